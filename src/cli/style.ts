@@ -1,0 +1,15 @@
+/** Minimal terminal styling: colour only on a TTY and only without NO_COLOR. */
+const enabled = (stream: NodeJS.WriteStream): boolean =>
+  Boolean(stream.isTTY) && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '') && process.env.TERM !== 'dumb';
+
+function wrap(open: number, close: number) {
+  return (text: string, stream: NodeJS.WriteStream = process.stdout): string =>
+    enabled(stream) ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+}
+
+export const bold = wrap(1, 22);
+export const dim = wrap(2, 22);
+export const red = wrap(31, 39);
+export const green = wrap(32, 39);
+export const yellow = wrap(33, 39);
+export const cyan = wrap(36, 39);

@@ -1,0 +1,54 @@
+/**
+ * One installer lock around every read-modify-write of the store and state
+ * files. A second process waits (saying so once); a lock left by a killed
+ * process goes stale after STALE_MS without a heartbeat and is taken over.
+ */
+import { mkdir } from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
+import { YepError, errnoCode, stateIoError } from './errors.js';
+import type { Context } from './context.js';
+
+const STALE_MS = 10_000;
+const UPDATE_MS = 2_000;
+
+export async function ensureStore(ctx: Context): Promise<void> {
+  try {
+    await mkdir(ctx.paths.storeDir, { recursive: true });
+  } catch (e) {
+    throw stateIoError('create the extension store at', ctx.paths.storeDir, e);
+  }
+}
+
+/** Run `fn` holding the installer lock. */
+export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  await ensureStore(ctx);
+  const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
+  const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
+  } catch (e) {
+    if (errnoCode(e) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, e);
+    ctx.log.info('Waiting for another yep-ext process to finish with the extension store…');
+    const started = Date.now();
+    for (;;) {
+      try {
+        release = await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
+        break;
+      } catch (err) {
+        if (errnoCode(err) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, err);
+        if (Date.now() - started > waitMs) {
+          throw new YepError('E_LOCKED', `Another yep-ext process has held ${ctx.paths.installLockFile} for over ${Math.round(waitMs / 1000)} s.`, {
+            hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 10 s.',
+          });
+        }
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 150));
+      }
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await release().catch(() => {});
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The only module that knows where yolop keeps things (host-compat §1). Every
+ * other module takes a Paths value, so tests point everything at a temp dir via
+ * YOLOP_CONFIG_DIR / YOLOP_EXTENSIONS_DIR and never touch the real home.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { assertValidName } from './names.js';
+
+export interface Paths {
+  /** The yolop config directory itself (…/yolop). */
+  configDir: string;
+  /** The extension store (<config>/extensions unless overridden). */
+  storeDir: string;
+  lockFile: string;
+  settingsFile: string;
+  secretsFile: string;
+  /** Installer lock file; a dot-file so the host never takes it for a package. */
+  installLockFile: string;
+  /** Private staging area inside the store (same filesystem, so rename is atomic). */
+  stagingDir: string;
+  /** Download cache and other scratch space owned by yep-ext. */
+  cacheDir: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v !== undefined && v !== '' ? v : undefined;
+}
+
+/** The config root the host would use on this platform (§1). */
+export function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+  const override = nonEmpty(env.YOLOP_CONFIG_DIR);
+  if (override) return resolve(override);
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'yolop');
+  if (platform === 'win32') return join(nonEmpty(env.APPDATA) ?? join(home, 'AppData', 'Roaming'), 'yolop');
+  const xdg = nonEmpty(env.XDG_CONFIG_HOME);
+  // XDG says relative values are invalid and must be ignored.
+  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.config'), 'yolop');
+}
+
+export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): Paths {
+  const configDir = defaultConfigDir(env, platform, home);
+  const storeOverride = nonEmpty(env.YOLOP_EXTENSIONS_DIR);
+  const storeDir = storeOverride ? resolve(storeOverride) : join(configDir, 'extensions');
+  return {
+    configDir,
+    storeDir,
+    lockFile: join(storeDir, 'extensions.lock'),
+    settingsFile: join(configDir, 'settings.toml'),
+    secretsFile: join(configDir, 'connections.toml'),
+    installLockFile: join(storeDir, '.yep-ext.lock'),
+    stagingDir: join(storeDir, '.yep-staging'),
+    cacheDir: join(storeDir, '.yep-cache'),
+  };
+}
+
+/** `<store>/<name>`, only ever built from a validated name. */
+export function packageDir(paths: Paths, name: string): string {
+  return join(paths.storeDir, assertValidName(name));
+}

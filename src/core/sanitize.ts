@@ -1,0 +1,13 @@
+/**
+ * Strings from packages and servers reach a terminal only through here: control
+ * characters (ANSI escapes, BEL, backspace, bidi overrides) are shown as visible
+ * escapes so a manifest cannot repaint or hide what the user approves (hardening D29).
+ */
+const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function sanitize(text: string, options: { keepNewlines?: boolean; max?: number } = {}): string {
+  let s = text.replace(CONTROL_RE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (!options.keepNewlines) s = s.replace(/\n/g, '\\n');
+  const max = options.max ?? 2000;
+  return s.length > max ? `${s.slice(0, max)}…(${s.length - max} more)` : s;
+}

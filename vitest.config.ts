@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // CLI tests spawn real processes (servers, git, registries): give them room on a 2-core box.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // Never let a developer's real home leak in: helpers set YOLOP_CONFIG_DIR per test.
+    env: { NO_COLOR: '1', YEP_EXT_NO_UPDATE_CHECK: '1' },
+  },
+});
