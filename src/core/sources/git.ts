@@ -24,6 +24,9 @@ import { createGit } from './git-run.js';
 import { scanPackageTree, type TreeStats } from './tree-scan.js';
 import type { FetchResult } from './types.js';
 
+/** What the git fetchers return: a FetchResult whose source is always a git source. */
+export type GitFetchResult = FetchResult & { source: GitSource };
+
 export interface GitLimits {
   /** Overall deadline for one git operation (ls-remote, or the whole fetch + checkout). */
   timeoutMs: number;
@@ -464,7 +467,7 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
  * commit, check it out, drop `.git`, and lstat-scan the tree. URL and ref are
  * validated before any process starts (E_USAGE).
  */
-export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits?: Partial<GitLimits>): Promise<FetchResult> {
+export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits?: Partial<GitLimits>): Promise<GitFetchResult> {
   const url = checkGitUrl(spec.url);
   const ref = spec.ref === undefined ? undefined : checkGitRef(spec.ref);
   const lim = limitsOf(limits);
@@ -491,7 +494,7 @@ export async function fetchGitCommit(
   pin: { url: string; rev: string; requested_ref?: string },
   into: string,
   limits?: Partial<GitLimits>,
-): Promise<FetchResult> {
+): Promise<GitFetchResult> {
   const url = checkGitUrl(pin.url);
   if (!isFullSha(pin.rev)) {
     throw new YepError('E_STATE', `The lock pins ${sanitize(pin.url, { max: 200 })} to ${JSON.stringify(sanitize(pin.rev, { max: 80 }))}, which is not a 40-hex commit.`, {
