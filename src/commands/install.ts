@@ -4,6 +4,7 @@ import { confirm } from '../cli/prompts.js';
 import { renderOutcome, renderPreview } from '../cli/render-install.js';
 import { YepError } from '../core/errors.js';
 import { installMany, type InstallOutcome } from '../core/operations/install.js';
+import { grantOf } from '../core/grants.js';
 
 export default class Install extends BaseCommand {
   static override summary = 'Install extensions from crates.io, git or a local directory.';
@@ -57,5 +58,5 @@ Sources:
 }
 
 function summarize(o: InstallOutcome) {
-  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, command: o.command, notes: o.notes };
+  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes };
 }

@@ -45,7 +45,8 @@ describe('install from a path, list, remove', () => {
     const pkg = writePackage(join(home.root, 'src', 'echo'), { name: 'echo' });
     const r = await runCli(['install', pkg], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('tools     echo_tool');
+    expect(r.stdout).toMatch(/tools \(1\)\s+echo_tool/);
+    expect(r.stdout).toMatch(/grant sha256:[0-9a-f]{64}/);
     expect(r.stdout).toContain('Installed echo 0.1.0');
     expect(readlinkSync(join(store(), 'echo'))).toBe(pkg);
 
@@ -70,7 +71,7 @@ describe('install from a path, list, remove', () => {
 
   it('re-installing the same path is a no-op; a different source needs --yes', async () => {
     const a = writePackage(join(home.root, 'a', 'echo'), { name: 'echo' });
-    const b = writePackage(join(home.root, 'b', 'echo'), { name: 'echo', version: '0.2.0' });
+    const b = writePackage(join(home.root, 'b', 'echo'), { name: 'echo', version: '0.2.0', yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: 'bash' }] } });
     expect((await runCli(['install', a], { env: home.env })).code).toBe(0);
     const again = await runCli(['install', a], { env: home.env });
     expect(again.stdout).toContain('Already installed');
@@ -82,7 +83,13 @@ describe('install from a path, list, remove', () => {
     expect(snapshot()).toEqual(before);
     const forced = await runCli(['install', b, '--yes'], { env: home.env });
     expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('Changes against the installed echo');
+    expect(forced.stdout).toMatch(/hook.*bash/);
     expect(readlinkSync(join(store(), 'echo'))).toBe(b);
+    const lock = parse(readFileSync(lockPath(), 'utf8')) as { extensions: Array<Record<string, any>> };
+    const json = jsonOf(await runCli(['install', b, '--json'], { env: home.env }));
+    expect(json.installed[0].status).toBe('unchanged');
+    expect(lock.extensions[0]!.grant).toBe(json.installed[0].grant);
   });
 
   it('a bare word is a crate even when a same-named directory exists', async () => {

@@ -21,6 +21,7 @@ import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
 import { placePackage } from '../transaction.js';
 import { resolveServerCommand } from '../command-path.js';
 import { checkpoint } from '../checkpoint.js';
+import { diffGrants, grantOf, summarizeGrant, type GrantDiff, type GrantSummary } from '../grants.js';
 import { lstat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { packageDir } from '../paths.js';
@@ -32,6 +33,8 @@ export interface InstallOutcome {
   version?: string;
   status: InstallStatus;
   content_hash: string;
+  /** Fingerprint of the grant recorded in the lock. */
+  grant: string;
   source: LockSource;
   /** The lock entry this replaced, if any. */
   previous?: LockEntry;
@@ -45,6 +48,10 @@ export interface InstallOutcome {
 export interface InstallPreview {
   spec: Spec;
   manifest: Manifest;
+  /** The grant the user approves by installing, with its fingerprint and warnings. */
+  grant: GrantSummary;
+  /** Contribution diff against the installed package, when this replaces one. */
+  diff?: GrantDiff;
   source: LockSource;
   content_hash: string;
   /** Present when an extension of that name is already installed. */
@@ -149,9 +156,17 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
     const command = resolveServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH);
     const notes = [...(fetched.notes ?? [])];
 
+    const grant = summarizeGrant(grantOf(manifest));
+    const installedGrant = await loadManifest(packageDir(ctx.paths, name)).then(
+      (m) => grantOf(m),
+      () => undefined,
+    );
+    const diff = installedGrant ? diffGrants(installedGrant, grant.grant) : undefined;
     const preview = (previous?: LockEntry): InstallPreview => ({
       spec,
       manifest,
+      grant,
+      ...(diff ? { diff } : {}),
       source: fetched.source,
       content_hash: hash,
       ...(previous ? { previous } : {}),
@@ -168,7 +183,7 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
       if (previous) {
         const sameOrigin = sourceOrigin(previous.source) === sourceOrigin(fetched.source);
         const samePin = sourcePin(previous.source) === sourcePin(fetched.source);
-        if (sameOrigin && samePin && previous.content_hash === hash && targetExists) {
+        if (sameOrigin && samePin && previous.content_hash === hash && previous.grant === grant.fingerprint && targetExists) {
           status = 'unchanged';
         } else if (sameOrigin && samePin) {
           status = 'repinned';
@@ -200,6 +215,7 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
           name,
           content_hash: hash,
           ...(manifest.version !== undefined ? { version: manifest.version } : {}),
+          grant: grant.fingerprint,
           source: fetched.source,
         };
         await placePackage(ctx, stage, name, tree, (current) => upsertEntry(current, entry), hash);
@@ -209,6 +225,7 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
         ...(manifest.version !== undefined ? { version: manifest.version } : {}),
         status,
         content_hash: hash,
+        grant: grant.fingerprint,
         source: fetched.source,
         ...(previous ? { previous } : {}),
         manifest,
