@@ -54,7 +54,7 @@ export function entryComponents(path: string, isDir: boolean, root: string, limi
   }
   if (comps[0] !== root) fail('root', `it is not under the crate's root directory "${root}/" (every entry must be)`);
   const depth = comps.length - 1;
-  if (depth > limits.maxDepth) fail('depth', `it is nested ${depth} directories deep (the limit is ${limits.maxDepth})`);
+  if (depth > limits.maxDepth) fail('depth', `it is ${depth} levels below the root (the limit is ${limits.maxDepth})`);
   return comps.slice(1);
 }
 

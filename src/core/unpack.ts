@@ -11,57 +11,25 @@
  * promise/stream round trip per file and was 8-10x slower than GNU tar on 5,000
  * small files; here nothing is buffered beyond one chunk, whatever the file sizes.
  */
-import {
-  closeSync,
-  constants as fsConstants,
-  createReadStream,
-  fchmodSync,
-  mkdirSync,
-  chmodSync,
-  openSync,
-  writeSync,
-} from 'node:fs';
+import { createReadStream, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { YepError, errnoCode, stateIoError } from './errors.js';
 import { sanitize } from './sanitize.js';
-import {
-  BLOCK,
-  TarFormatError,
-  decodeHeader,
-  decodePath,
-  describeType,
-  isZeroBlock,
-  parseLongName,
-  parsePaxRecords,
-  parsePaxSize,
-  type TarHeader,
-} from './tar-header.js';
-import { PolicyViolation, TreeIndex, entryComponents, normalizeMode } from './unpack-policy.js';
+import { TarExtractor, showPath, type ExtractLimits } from './tar-extract.js';
+import { TarFormatError } from './tar-header.js';
+import { PolicyViolation } from './unpack-policy.js';
 
-export interface UnpackLimits {
-  /** Sum of the sizes of all files (cargo: max(512 MiB, 20 x compressed size)). */
-  maxTotalBytes: number;
-  /** Files and directories, `.cargo-ok` included. */
-  maxEntries: number;
-  /** Directories below the crate root. */
-  maxDepth: number;
-  /** UTF-8 bytes of an entry's full path inside the archive. */
-  maxPathBytes: number;
-  /** Overall deadline for the whole unpack. */
+export interface UnpackLimits extends ExtractLimits {
+  /** Overall deadline for the whole unpack (one node-tar extraction in ~300 hung forever). */
   timeoutMs: number;
 }
 
 const MiB = 1024 * 1024;
+/** Read and inflate in 1 MiB chunks: zlib and the fs beat `gzip -dc` there; 64 KiB costs ~3x. */
 const CHUNK = MiB;
-/** A PAX header carries a path and a few numbers; anything bigger is not for us. */
-const MAX_PAX_BYTES = 64 * 1024;
-/** Extended headers allowed in front of one entry (PAX + GNU long name is 2). */
-const MAX_META_PER_ENTRY = 4;
-/** Zero padding tolerated after the end-of-archive marker (GNU tar pads to 10 KiB). */
-const MAX_TRAILING_BYTES = MiB;
 
 export const DEFAULT_UNPACK_LIMITS: Readonly<Omit<UnpackLimits, 'maxTotalBytes'>> = {
   maxEntries: 100_000,
@@ -111,26 +79,37 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
     throw stateIoError(`unpack ${label} into`, target, e);
   }
 
-  const extractor = new Extractor(target, `${opts.crateName}-${opts.version}`, limits);
+  const root = `${opts.crateName}-${opts.version}`;
+  let extractor: TarExtractor | undefined;
+  let failure: unknown;
   const controller = new AbortController();
   const deadline = new TarFormatError('deadline', `unpacking did not finish within ${Math.round(limits.timeoutMs / 1000)} s`);
   const timer = setTimeout(() => controller.abort(deadline), limits.timeoutMs);
   const onAbort = (): void => controller.abort(interrupted(label, opts.signal?.reason));
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    const tar = (extractor = new TarExtractor(target, root, limits));
     await pipeline(
       createReadStream(archiveFile, { highWaterMark: CHUNK }),
       createGunzip({ chunkSize: CHUNK }),
       async (source: AsyncIterable<Buffer>) => {
-        for await (const chunk of source) extractor.write(chunk);
+        try {
+          for await (const chunk of source) tar.write(chunk);
+        } catch (e) {
+          // Leaving the loop destroys the stream with an AbortError that pipeline
+          // would report instead of this, the real reason.
+          failure = e;
+          throw e;
+        }
       },
       { signal: controller.signal },
     );
-    extractor.finish();
+    tar.finish();
   } catch (e) {
-    extractor.abandon();
+    extractor?.abandon();
     await rm(target, { recursive: true, force: true, maxRetries: 2 });
-    throw toYepError(controller.signal.aborted ? controller.signal.reason : e, label, extractor.where(), archiveFile, target);
+    const cause = controller.signal.aborted ? controller.signal.reason : (failure ?? e);
+    throw toYepError(cause, { label, root, where: extractor?.where() ?? '', archiveFile, target, limits });
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
@@ -142,332 +121,41 @@ function interrupted(label: string, reason: unknown): YepError {
   return new YepError('E_INTERRUPTED', `Unpacking ${label} was interrupted.`, { cause: reason });
 }
 
-const POLICY_HINT = 'yep-ext installs only archives whose entries are plain files and directories under {root}/ (see docs/unpack.md). Nothing was installed; report the problem to the crate\'s authors.';
-
-function show(path: string): string {
-  return JSON.stringify(sanitize(path, { max: 200 }));
+interface ErrorContext {
+  label: string;
+  root: string;
+  where: string;
+  archiveFile: string;
+  target: string;
+  limits: UnpackLimits;
 }
 
-function toYepError(e: unknown, label: string, where: string, archiveFile: string, target: string): YepError {
+function toYepError(e: unknown, c: ErrorContext): YepError {
   if (e instanceof YepError) return e;
-  const root = label.replace('@', '-');
-  const hint = POLICY_HINT.replace('{root}', root);
+  const hint = `yep-ext installs only archives whose entries are plain files and directories under ${c.root}/ (see docs/unpack.md). Nothing was installed; report the problem to the crate's authors.`;
   if (e instanceof PolicyViolation) {
-    return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${label}: entry ${show(e.entry)} is not allowed: ${e.message}.`, {
+    return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${c.label}: entry ${showPath(e.entry)} is not allowed: ${e.message}.`, {
       hint,
       details: { rule: e.rule, entry: sanitize(e.entry, { max: 200 }) },
     });
   }
   if (e instanceof TarFormatError) {
-    return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${label}: ${e.message}${where}.`, {
-      hint,
+    return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${c.label}: ${e.message}${c.where}.`, {
+      hint:
+        e.rule === 'deadline'
+          ? `Unpacking is limited to ${Math.round(c.limits.timeoutMs / 1000)} s so that a hostile archive cannot hang yep-ext. If this machine is just very busy, try again.`
+          : hint,
       details: { rule: e.rule },
     });
   }
   const code = errnoCode(e);
   if (code?.startsWith('Z_')) {
-    return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${label}: the gzip stream is corrupt or truncated (${(e as Error).message}).`, {
+    return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${c.label}: the gzip stream is corrupt or truncated (${(e as Error).message})${c.where}.`, {
       hint,
       details: { rule: 'gzip', zlib: code },
     });
   }
-  if (code && (e as NodeJS.ErrnoException).path === archiveFile) return stateIoError('read', archiveFile, e);
-  if (code) return stateIoError(`unpack ${label} into`, target, e);
-  return new YepError('E_INTERNAL', `Unpacking ${label} failed unexpectedly: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-}
-
-const enum State {
-  Header,
-  FileData,
-  Meta,
-  Skip,
-  End,
-}
-
-const OPEN_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0);
-
-function readUmask(): number {
-  try {
-    return process.umask();
-  } catch {
-    return 0o777; // unknown: always chmod
-  }
-}
-
-/** The tar state machine: fed inflated chunks in order, it writes as it goes. */
-class Extractor {
-  private state = State.Header;
-  private readonly header = Buffer.alloc(BLOCK);
-  private headerFill = 0;
-  private fd = -1;
-  private remaining = 0; // data bytes left in the current file or meta body
-  private skip = 0; // bytes to discard (padding, ignored data)
-  private meta: Buffer = Buffer.alloc(0);
-  private metaFill = 0;
-  private metaType = '';
-  private metaCount = 0;
-  private paxPath: Buffer | undefined;
-  private paxSize: number | undefined;
-  private longName: Buffer | undefined;
-  private entries = 0;
-  private files = 0;
-  private totalBytes = 0;
-  private trailing = 0;
-  private readonly tree: TreeIndex;
-  /** chmod after create only when the umask would strip bits we want. */
-  private readonly chmodFiles: boolean;
-  private readonly chmodDirs: boolean;
-  /** The entry being processed and the one before it, for messages. */
-  current: string | undefined;
-  last: string | undefined;
-
-  constructor(
-    private readonly into: string,
-    private readonly root: string,
-    private readonly limits: UnpackLimits,
-  ) {
-    this.tree = new TreeIndex(root);
-    const umask = readUmask();
-    this.chmodFiles = (umask & 0o755) !== 0;
-    this.chmodDirs = this.chmodFiles;
-    if (this.chmodDirs) chmodSync(into, 0o755);
-  }
-
-  write(chunk: Buffer): void {
-    const len = chunk.length;
-    let pos = 0;
-    while (pos < len) {
-      switch (this.state) {
-        case State.Header: {
-          if (this.headerFill === 0 && len - pos >= BLOCK) {
-            this.onHeader(chunk, pos);
-            pos += BLOCK;
-          } else {
-            const n = Math.min(BLOCK - this.headerFill, len - pos);
-            chunk.copy(this.header, this.headerFill, pos, pos + n);
-            this.headerFill += n;
-            pos += n;
-            if (this.headerFill === BLOCK) {
-              this.headerFill = 0;
-              this.onHeader(this.header, 0);
-            }
-          }
-          break;
-        }
-        case State.FileData: {
-          const n = Math.min(this.remaining, len - pos);
-          let done = 0;
-          while (done < n) done += writeSync(this.fd, chunk, pos + done, n - done);
-          pos += n;
-          this.remaining -= n;
-          if (this.remaining === 0) {
-            closeSync(this.fd);
-            this.fd = -1;
-            this.state = this.skip > 0 ? State.Skip : State.Header;
-          }
-          break;
-        }
-        case State.Meta: {
-          const n = Math.min(this.remaining, len - pos);
-          chunk.copy(this.meta, this.metaFill, pos, pos + n);
-          this.metaFill += n;
-          pos += n;
-          this.remaining -= n;
-          if (this.remaining === 0) {
-            this.onMeta();
-            this.state = this.skip > 0 ? State.Skip : State.Header;
-          }
-          break;
-        }
-        case State.Skip: {
-          const n = Math.min(this.skip, len - pos);
-          pos += n;
-          this.skip -= n;
-          if (this.skip === 0) this.state = State.Header;
-          break;
-        }
-        case State.End: {
-          // After the end-of-archive marker only zero padding may follow: a reader
-          // that ignores the marker must not find entries we never looked at.
-          for (let i = pos; i < len; i++) {
-            if (chunk[i] !== 0) {
-              throw new TarFormatError('after-end', 'data follows the end-of-archive marker');
-            }
-          }
-          this.trailing += len - pos;
-          if (this.trailing > MAX_TRAILING_BYTES) throw new TarFormatError('after-end', 'more than 1 MiB of padding follows the end-of-archive marker');
-          pos = len;
-          break;
-        }
-      }
-    }
-  }
-
-  /** The whole stream has been read: it must have ended cleanly and held a file. */
-  finish(): void {
-    if (this.state !== State.End) {
-      const between = this.state === State.Header && this.headerFill === 0;
-      throw new TarFormatError('truncated', between ? 'the archive is truncated (no end-of-archive marker)' : 'the archive is truncated in the middle of an entry');
-    }
-    if (this.files === 0) {
-      throw new TarFormatError('no-content', `no installable content: the archive has no regular file under ${this.root}/`);
-    }
-  }
-
-  /** Release the open file, if any, before the caller removes the tree. */
-  abandon(): void {
-    if (this.fd !== -1) {
-      try {
-        closeSync(this.fd);
-      } catch {
-        // already failing; the directory is removed next
-      }
-      this.fd = -1;
-    }
-  }
-
-  /** Where in the archive a structural error was found. */
-  where(): string {
-    if (this.current !== undefined) return ` (in entry ${show(this.current)})`;
-    if (this.last !== undefined) return ` (after entry ${show(this.last)})`;
-    return '';
-  }
-
-  private onHeader(buf: Buffer, off: number): void {
-    if (this.current !== undefined) {
-      this.last = this.current;
-      this.current = undefined;
-    }
-    if (isZeroBlock(buf, off)) {
-      if (this.metaCount > 0) throw new TarFormatError('dangling-header', 'an extended header is not followed by an entry');
-      this.state = State.End;
-      return;
-    }
-    const h = decodeHeader(buf, off);
-    if (h.type === 'x' || h.type === 'g' || h.type === 'L') {
-      this.startMeta(h);
-      return;
-    }
-
-    const nameBytes = this.paxPath ?? this.longName ?? h.name;
-    if (this.paxPath && this.longName && !this.paxPath.equals(this.longName)) {
-      throw new TarFormatError('name-conflict', 'a PAX path and a GNU long name give the entry two different names');
-    }
-    const path = decodePath(nameBytes);
-    this.current = path;
-    let size = h.size;
-    if (this.paxSize !== undefined) {
-      // Readers disagree on which size wins; a real writer never makes them differ.
-      if (h.size !== 0 && h.size !== this.paxSize) throw new TarFormatError('size-conflict', 'the PAX size and the header size differ');
-      size = this.paxSize;
-    }
-    this.paxPath = undefined;
-    this.paxSize = undefined;
-    this.longName = undefined;
-    this.metaCount = 0;
-
-    const isDir = h.type === '5';
-    if (!isDir && h.type !== '0') {
-      throw new PolicyViolation('entry-type', path, `it is a ${describeType(h.type)}; only regular files and directories are allowed`);
-    }
-    if (h.linkname.length > 0) throw new PolicyViolation('link-target', path, 'it carries a link target, which only links have');
-    if (++this.entries > this.limits.maxEntries) {
-      throw new PolicyViolation('entry-count', path, `the archive has more than ${this.limits.maxEntries} entries`);
-    }
-    const comps = entryComponents(path, isDir, this.root, this.limits);
-
-    if (isDir) {
-      // Directory entries have no body; a size would make readers disagree on where the next header is.
-      if (size !== 0) throw new PolicyViolation('dir-size', path, `it is a directory with ${size} bytes of data`);
-      for (const rel of this.tree.addDir(comps, path)) this.makeDir(rel);
-      return;
-    }
-
-    if (comps.length === 0) throw new PolicyViolation('root', path, 'it is a file in place of the root directory');
-    this.totalBytes += size;
-    if (this.totalBytes > this.limits.maxTotalBytes) {
-      throw new PolicyViolation('total-size', path, `the unpacked files would exceed ${formatBytes(this.limits.maxTotalBytes)}`);
-    }
-    const pad = (BLOCK - (size % BLOCK)) % BLOCK;
-    if (comps.length === 1 && comps[0] === '.cargo-ok') {
-      // cargo's own "unpacked completely" marker: never trusted from an archive.
-      this.skip = size + pad;
-      this.state = this.skip > 0 ? State.Skip : State.Header;
-      return;
-    }
-    for (const rel of this.tree.addFile(comps, path)) this.makeDir(rel);
-    const mode = normalizeMode(h.mode, false);
-    const fd = openSync(`${this.into}/${comps.join('/')}`, OPEN_FLAGS, mode);
-    if (this.chmodFiles) {
-      try {
-        fchmodSync(fd, mode);
-      } catch (e) {
-        closeSync(fd);
-        throw e;
-      }
-    }
-    this.files++;
-    if (size === 0) {
-      closeSync(fd);
-      this.state = State.Header;
-      return;
-    }
-    this.fd = fd;
-    this.remaining = size;
-    this.skip = pad;
-    this.state = State.FileData;
-  }
-
-  private makeDir(rel: string): void {
-    const dir = `${this.into}/${rel}`;
-    mkdirSync(dir, { mode: 0o755 });
-    if (this.chmodDirs) chmodSync(dir, 0o755);
-  }
-
-  private startMeta(h: TarHeader): void {
-    if (++this.metaCount > MAX_META_PER_ENTRY) throw new TarFormatError('too-many-headers', 'too many extended headers in a row');
-    const cap = h.type === 'L' ? this.limits.maxPathBytes + 1 : MAX_PAX_BYTES;
-    if (h.size > cap) {
-      throw h.type === 'L'
-        ? new TarFormatError('path-length', `a GNU long name is ${h.size} bytes long (the path limit is ${this.limits.maxPathBytes})`)
-        : new TarFormatError('pax-too-large', `a PAX header of ${h.size} bytes (at most ${MAX_PAX_BYTES} are accepted)`);
-    }
-    this.metaType = h.type;
-    this.meta = Buffer.allocUnsafe(h.size);
-    this.metaFill = 0;
-    this.remaining = h.size;
-    this.skip = (BLOCK - (h.size % BLOCK)) % BLOCK;
-    if (h.size === 0) {
-      this.onMeta();
-      this.state = State.Header;
-    } else {
-      this.state = State.Meta;
-    }
-  }
-
-  private onMeta(): void {
-    const data = this.meta;
-    this.meta = Buffer.alloc(0);
-    if (this.metaType === 'L') {
-      this.longName = parseLongName(data);
-      return;
-    }
-    const records = parsePaxRecords(data);
-    const global = this.metaType === 'g';
-    for (const [key, value] of records) {
-      if (key.startsWith('GNU.sparse.')) throw new TarFormatError('sparse', `a PAX header declares a sparse file (${key})`);
-      if (key === 'linkpath') throw new TarFormatError('link-target', 'a PAX header carries a link target');
-      if (key === 'path' || key === 'size') {
-        // A global header would rename or resize every later entry: no real crate does that.
-        if (global) throw new TarFormatError('pax-global', `a PAX global header sets "${key}"`);
-        if (key === 'path') this.paxPath = value;
-        else this.paxSize = parsePaxSize(value);
-      }
-      // Everything else (mtime, uid, uname, comment, xattrs...) is not applied.
-    }
-  }
-}
-
-function formatBytes(n: number): string {
-  return n >= MiB ? `${Math.round((n / MiB) * 10) / 10} MiB` : `${n} bytes`;
+  if (code && (e as NodeJS.ErrnoException).path === c.archiveFile) return stateIoError('read', c.archiveFile, e);
+  if (code) return stateIoError(`unpack ${c.label} into`, c.target, e);
+  return new YepError('E_INTERNAL', `Unpacking ${c.label} failed unexpectedly: ${(e as Error)?.message ?? String(e)}`, { cause: e });
 }
