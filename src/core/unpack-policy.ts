@@ -25,6 +25,7 @@ export interface PathLimits {
 // garble a terminal or a log line.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const DRIVE = /^[A-Za-z]:/;
+const MAX_NAME_BYTES = 255;
 
 /**
  * Validate one entry path and return its components below the crate root (empty for
@@ -51,6 +52,8 @@ export function entryComponents(path: string, isDir: boolean, root: string, limi
     if (c === '..') fail('dotdot', 'its path contains a ".." component');
     if (c === '.') fail('dot', 'its path contains a "." component');
     if (DRIVE.test(c)) fail('drive-letter', 'its path contains a Windows drive letter');
+    // Filesystems cap a name at 255 bytes; failing later would look like a disk error.
+    if (c.length > 85 && Buffer.byteLength(c, 'utf8') > MAX_NAME_BYTES) fail('name-length', `a component of its path is longer than ${MAX_NAME_BYTES} bytes`);
   }
   if (comps[0] !== root) fail('root', `it is not under the crate's root directory "${root}/" (every entry must be)`);
   const depth = comps.length - 1;

@@ -107,7 +107,8 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
     tar.finish();
   } catch (e) {
     extractor?.abandon();
-    await rm(target, { recursive: true, force: true, maxRetries: 2 });
+    // A failed cleanup must not hide why we are cleaning up; staging is swept later anyway.
+    await rm(target, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
     const cause = controller.signal.aborted ? controller.signal.reason : (failure ?? e);
     throw toYepError(cause, { label, root, where: extractor?.where() ?? '', archiveFile, target, limits });
   } finally {

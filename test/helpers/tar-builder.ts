@@ -5,10 +5,13 @@
  *   buildCrate(crateEntries('lsp', '0.3.1', { 'plugin.json': '{...}', 'bin/server': { content: '#!/bin/sh', mode: 0o755 } }))
  *
  * makes a gzip'd GNU tar shaped like `cargo package` output (files only, root
- * `lsp-0.3.1/`, GNU long names). Lower level: TarEntry fields override single
- * header fields, and `raw` appends arbitrary bytes.
+ * `lsp-0.3.1/`, GNU long names); crateEntriesFromDir does the same for a source
+ * tree on disk. Lower level: TarEntry fields override single header fields
+ * (typeflag, size field, checksum, PAX records), tarHeader/paxRecord build raw
+ * blocks, and TarOptions.trailing appends arbitrary bytes.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 export type TarEntryType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo' | 'contiguous' | 'sparse';
@@ -206,4 +209,22 @@ export function crateEntries(name: string, version: string, files: Record<string
     const file: CrateFile = typeof f === 'string' || f instanceof Uint8Array ? { content: f } : f;
     return { path: `${name}-${version}/${rel}`, content: file.content, mode: file.mode ?? 0o644 };
   });
+}
+
+/**
+ * Entries for a source tree on disk (a fixture directory in the repo), files only,
+ * sorted, keeping each file's execute bit: `buildCrate(crateEntriesFromDir(dir, 'lsp', '0.3.1'))`.
+ */
+export function crateEntriesFromDir(dir: string, name: string, version: string): TarEntry[] {
+  const files: Record<string, CrateFile> = {};
+  const walk = (abs: string, rel: string): void => {
+    for (const e of readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      const p = join(abs, e.name);
+      if (e.isDirectory()) walk(p, r);
+      else if (e.isFile()) files[r] = { content: readFileSync(p), mode: statSync(p).mode & 0o111 ? 0o755 : 0o644 };
+    }
+  };
+  walk(dir, '');
+  return crateEntries(name, version, files);
 }

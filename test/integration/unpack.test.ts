@@ -27,7 +27,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { YepError } from '../../src/core/errors.js';
 import { TarExtractor } from '../../src/core/tar-extract.js';
 import { unpackCrate, unpackLimits, type UnpackLimits } from '../../src/core/unpack.js';
-import { buildCrate, buildTar, crateEntries, paxRecord, type TarEntry } from '../helpers/tar-builder.js';
+import { buildCrate, buildTar, crateEntries, crateEntriesFromDir, paxRecord, type TarEntry } from '../helpers/tar-builder.js';
 
 const NAME = 'demo';
 const VERSION = '1.0.0';
@@ -409,6 +409,13 @@ describe('A7: malformed archives', () => {
   it('refuses something that is not gzip at all, and an empty file', async () => {
     await expectRejected(tarOf([good]), /gzip stream is corrupt/, 'gzip');
     await expectRejected(Buffer.alloc(0), /gzip stream is corrupt or truncated/, 'gzip');
+    await expectRejected(Buffer.concat([buildCrate([good]), Buffer.from('trailing garbage')]), /gzip stream is corrupt/, 'gzip');
+  });
+
+  it('accepts concatenated gzip members, as gzip and tar do', async () => {
+    const t = buildTar([good, file('b', 'b')]);
+    await unpack(Buffer.concat([gzipSync(t.subarray(0, 1024)), gzipSync(t.subarray(1024))]));
+    expect(tree(into)).toEqual(['Cargo.toml', 'b']);
   });
 
   it('refuses a tar truncated inside an entry or missing its end marker', async () => {
@@ -513,5 +520,19 @@ describe('TarExtractor chunking', () => {
     }
     for (const r of results) expect(r).toEqual(results[0]);
     expect(results[0]).toEqual(['a.txt', 'empty', 'g'.repeat(120) + '.txt', 'p'.repeat(120) + '.txt', 'z/', 'z/y/', 'z/y/x']);
+  });
+});
+
+describe('tar-builder helper', () => {
+  it('builds a crate from a source tree, keeping execute bits', async () => {
+    const src = join(base, 'fixture');
+    mkdirSync(join(src, 'bin'), { recursive: true });
+    writeFileSync(join(src, 'plugin.json'), '{}');
+    writeFileSync(join(src, 'bin/server'), '#!/bin/sh\n', { mode: 0o755 });
+    const data = buildCrate(crateEntriesFromDir(src, NAME, VERSION));
+    rmSync(src, { recursive: true });
+    await unpack(data);
+    expect(tree(into)).toEqual(['bin/', 'bin/server', 'plugin.json']);
+    expect(mode(join(into, 'bin/server'))).toBe(0o755);
   });
 });

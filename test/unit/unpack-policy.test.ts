@@ -53,8 +53,14 @@ describe('entryComponents', () => {
     ['demo-1.0.0/file/', 'trailing-slash'],
     [`demo-1.0.0/${'a/'.repeat(65)}f`, 'depth'],
     [`demo-1.0.0/${'x'.repeat(1100)}`, 'path-length'],
+    [`demo-1.0.0/${'x'.repeat(256)}`, 'name-length'],
+    [`demo-1.0.0/${'é'.repeat(128)}/f`, 'name-length'],
   ])('refuses %j (%s)', (path, rule) => {
     expect(ruleOf(() => entryComponents(path, false, ROOT, LIMITS))).toBe(rule);
+  });
+
+  it('accepts a 255-byte name', () => {
+    expect(entryComponents(`demo-1.0.0/${'x'.repeat(255)}`, false, ROOT, LIMITS)).toEqual(['x'.repeat(255)]);
   });
 
   it('counts the path limit in UTF-8 bytes and depth below the root', () => {
