@@ -1,5 +1,11 @@
 #!/usr/bin/env -S node --import tsx
-// Development entry point: runs the TypeScript sources directly (no build step).
-import { execute } from '@oclif/core';
+// Development entry point: oclif in development mode with tsx loaded. CommonJS
+// like bin/run.js (bin/package.json); oclif is given the package root, since it
+// would otherwise take bin/package.json for the package.
+'use strict';
+const { join } = require('node:path');
 
-await execute({ development: true, dir: import.meta.url });
+(async () => {
+  const { execute } = await import('@oclif/core');
+  await execute({ development: true, dir: join(__dirname, '..') });
+})();

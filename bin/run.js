@@ -1,13 +1,25 @@
 #!/usr/bin/env node
-// Production entry point. `--version` is answered before oclif loads: it is the
-// command CI scripts call most and loading the framework costs ~70 ms.
-import { readFileSync } from 'node:fs';
+// Production entry point. Start-up is most of the cost of a quick command, so:
+// - this file is CommonJS (bin/package.json): an ES module entry costs the ESM
+//   loader, and `import` of node:fs evaluates all of fs's lazy getters;
+// - `--version` is answered here;
+// - `list` runs without oclif when its arguments are plain
+//   (dist/bundle/fast-path.cjs; it declines anything else, doing nothing);
+// - everything else runs the esbuild bundle of oclif and the commands.
+// See docs/performance.md.
+'use strict';
+const { join } = require('node:path');
 
+const root = join(__dirname, '..');
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  const pkg = JSON.parse(require('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));
   process.stdout.write(`yep-ext/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`);
 } else {
-  const { execute } = await import('@oclif/core');
-  await execute({ dir: import.meta.url });
+  (async () => {
+    if (argv[0] === 'list' && (await require('../dist/bundle/fast-path.cjs').runFastPath(argv))) return;
+    const { execute } = await import('../dist/bundle/yep-ext.js');
+    // The package root, not this directory: bin/package.json would pass for it.
+    await execute({ dir: root });
+  })();
 }

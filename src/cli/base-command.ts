@@ -5,10 +5,10 @@
  * "this is a bug" report with a stack.
  */
 import { Command, Flags, type Interfaces } from '@oclif/core';
-import { createContext, type Context } from '../core/context.js';
-import { YepError, isYepError, ERROR_CODES } from '../core/errors.js';
-import { stderrLogger } from './stderr-logger.js';
-import { bold, red } from './style.js';
+import type { Context } from '../core/context.js';
+import { YepError, isYepError } from '../core/errors.js';
+import { makeCliContext } from './cli-context.js';
+import { writeError } from './report-error.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 
@@ -26,19 +26,7 @@ export abstract class BaseCommand extends Command {
 
   /** Build the context for this run. `yes` disables prompts; prompts need stdin and stderr TTYs. */
   protected makeContext(options: { index?: string | undefined; yes?: boolean } = {}): Context {
-    const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !options.yes;
-    const jsonMode = this.jsonEnabled();
-    const ctx = createContext({
-      env: process.env,
-      log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: false }),
-      interactive: interactive && !jsonMode,
-      ...(options.index ? { indexUrl: options.index } : {}),
-      signal: this.abort.signal,
-    });
-    process.once('SIGINT', () => {
-      this.abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));
-    });
-    return ctx;
+    return makeCliContext({ ...options, json: this.jsonEnabled(), abort: this.abort });
   }
 
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
@@ -56,23 +44,8 @@ export abstract class BaseCommand extends Command {
   }
 
   private reportError(err: unknown): never {
-    const json = this.jsonEnabled();
-    if (isYepError(err)) {
-      if (json) {
-        process.stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } }, null, 2)}\n`);
-      } else {
-        process.stderr.write(`${red('error', process.stderr)}: ${err.message}\n`);
-        if (err.hint) process.stderr.write(`${bold('hint', process.stderr)}: ${err.hint}\n`);
-        if (process.env.YEP_EXT_DEBUG && err.cause) process.stderr.write(`cause: ${String((err.cause as Error)?.stack ?? err.cause)}\n`);
-      }
-      process.exitCode = err.exitCode;
-      return this.exit(err.exitCode);
-    }
-    const e = err as Error;
-    if (json) {
-      process.stdout.write(`${JSON.stringify({ error: { code: 'E_INTERNAL', message: e?.message ?? String(err), hint: 'This is a bug in yep-ext; please report it with the output above.' } }, null, 2)}\n`);
-    }
-    process.stderr.write(`${red('internal error', process.stderr)}: ${e?.message ?? String(err)}\n${e?.stack ?? ''}\nThis is a bug in yep-ext. Please report it with the command you ran and the output above.\n`);
-    return this.exit(ERROR_CODES.E_INTERNAL);
+    const code = writeError(err, this.jsonEnabled());
+    if (isYepError(err)) process.exitCode = code;
+    return this.exit(code);
   }
 }

@@ -7,19 +7,21 @@ function formatBytes(n: number): string {
 }
 
 export function stderrLogger(options: { debug?: boolean; quiet?: boolean } = {}): Logger {
-  const err = process.stderr;
+  // process.stderr is a lazy getter that loads Node's stream stack (~5 ms): only
+  // touch it when something is actually written.
   const write = (line: string): void => {
-    err.write(`${line}\n`);
+    process.stderr.write(`${line}\n`);
   };
   return {
     info: (m) => {
       if (!options.quiet) write(m);
     },
-    warn: (m) => write(`${yellow('warning', err)}: ${m}`),
+    warn: (m) => write(`${yellow('warning', process.stderr)}: ${m}`),
     debug: (m) => {
-      if (options.debug) write(dim(`debug: ${m}`, err));
+      if (options.debug) write(dim(`debug: ${m}`, process.stderr));
     },
     progress(label: string, total?: number): Progress {
+      const err = process.stderr;
       if (!err.isTTY || options.quiet) return { update() {}, stop() {} };
       let last = 0;
       let drawn = false;

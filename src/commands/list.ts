@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { renderTable } from '../cli/table.js';
-import { describeSource } from '../core/operations/install.js';
-import { listExtensions, type ListedExtension } from '../core/operations/list.js';
-import { sanitize } from '../core/sanitize.js';
+import { listJson, renderList } from '../cli/list-view.js';
+import { listExtensions } from '../core/operations/list.js';
 
+// `list` also has an oclif-free fast path (src/cli/fast-path.ts) for its common
+// argument shapes: keep its flags and output in step with this class (the
+// differential test in test/cli/fast-path.test.ts fails when they drift).
 export default class List extends BaseCommand {
   static override summary = 'List installed extensions with their version, state, source and problems.';
   static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --json', '<%= config.bin %> list --no-verify'];
@@ -17,25 +18,6 @@ export default class List extends BaseCommand {
     const ctx = this.makeContext({ index: flags.index });
     const items = await listExtensions(ctx, { verify: flags.verify });
     if (!this.jsonEnabled()) this.log(renderList(items));
-    return { extensions: items.map(toJson) };
+    return listJson(items);
   }
-}
-
-function toJson(e: ListedExtension) {
-  const { manifest: _m, ...rest } = e;
-  return { ...rest, version: e.version ?? null, enabled: e.enabled ?? false, source: e.source ?? null };
-}
-
-function renderList(items: ListedExtension[]): string {
-  if (items.length === 0) return 'No extensions installed. Try `yep-ext search` or `yep-ext install <source>`.';
-  return renderTable(
-    ['name', 'version', 'enabled', 'source', 'problems'],
-    items.map((e) => [
-      sanitize(e.name),
-      sanitize(e.version ?? '-'),
-      e.enabled === undefined ? '?' : e.enabled ? 'yes' : 'no',
-      e.source ? sanitize(describeSource(e.source)) : '(not in lock)',
-      e.problems.length ? sanitize(e.problems.join('; ')) : '',
-    ]),
-  );
 }

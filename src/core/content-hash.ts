@@ -2,63 +2,96 @@
  * The host's content hash (host-compat §4): regular files only (symlinks and
  * special files are not followed or hashed), every `.git` directory skipped,
  * paths relative with `/`, sorted by UTF-8 bytes; SHA-256 over
- * `path 0x00 len(u64 LE) content` per file. Files are streamed in 1 MiB reads.
+ * `path 0x00 len(u64 LE) content` per file. Files are read in 1 MiB chunks.
+ *
+ * Why synchronous I/O inside an async function: per-file overhead dominates
+ * (a crate can hold thousands of small files). fs/promises costs five thread-pool
+ * round trips per file (open, stat, read, read, close); the same work done with
+ * the sync calls hashed a 5,000-file, 60 MB tree in 0.2 s instead of 1.1-1.5 s.
+ * The event loop is handed back at least every YIELD_MS so signals, progress
+ * output and concurrent callers still get their turn.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { open, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { closeSync, fstatSync, openSync, readSync, readdirSync } from 'node:fs';
+// Paths are joined by hand: entry names come from readdir (no `..`, no separators)
+// and path.join's normalisation was a measurable part of hashing many small files.
+import { sep } from 'node:path';
 
 const CHUNK = 1024 * 1024;
+const YIELD_MS = 20;
 
-/** Relative paths (with `/`) of the regular files the hash covers, in hash order. */
-export async function listHashedFiles(root: string): Promise<string[]> {
+// One buffer for all callers: it is only used between a readSync and the
+// hash.update that copies it, with no await in between.
+let shared: Buffer | undefined;
+
+function walkSync(root: string): string[] {
   const out: Buffer[] = [];
-  async function walk(dir: string, rel: string): Promise<void> {
-    const entries = await readdir(dir, { withFileTypes: true });
-    for (const e of entries) {
+  const walk = (dir: string, rel: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
       const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
       if (e.isDirectory()) {
         if (e.name === '.git') continue;
-        await walk(join(dir, e.name), relPath);
+        walk(`${dir}${sep}${e.name}`, relPath);
       } else if (e.isFile()) {
         out.push(Buffer.from(relPath, 'utf8'));
       }
     }
-  }
-  await walk(root, '');
+  };
+  walk(root, '');
   out.sort(Buffer.compare);
   return out.map((b) => b.toString('utf8'));
 }
 
-async function feedFile(hash: Hash, file: string, buf: Buffer): Promise<void> {
-  const fh = await open(file, 'r');
+/** Relative paths (with `/`) of the regular files the hash covers, in hash order. */
+export async function listHashedFiles(root: string): Promise<string[]> {
+  return walkSync(root);
+}
+
+// Date.now, not performance.now: the `performance` global loads perf_hooks (~2 ms at start-up).
+class Yielder {
+  private last = Date.now();
+  async maybe(): Promise<void> {
+    if (Date.now() - this.last < YIELD_MS) return;
+    await new Promise((r) => setImmediate(r));
+    this.last = Date.now();
+  }
+}
+
+async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<void> {
+  const fd = openSync(file, 'r');
   try {
-    const { size } = await fh.stat();
+    const { size } = fstatSync(fd);
     const len = Buffer.alloc(8);
     len.writeBigUInt64LE(BigInt(size));
     hash.update(len);
     let read = 0;
     for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      const buf = (shared ??= Buffer.allocUnsafe(CHUNK));
+      const bytesRead = readSync(fd, buf, 0, buf.length, null);
       if (bytesRead === 0) break;
       hash.update(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
       read += bytesRead;
+      // A short read that reaches the size fstat gave is the end: skip the read
+      // that would return 0 (one syscall per file is a lot on small files).
+      if (bytesRead < buf.length && read === size) break;
+      await yielder.maybe();
     }
     if (read !== size) throw new Error(`${file} changed size while hashing`);
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 
 /** `sha256:<hex>` content hash of the package tree at `root`. */
 export async function contentHash(root: string): Promise<string> {
-  const files = await listHashedFiles(root);
+  const files = walkSync(root);
   const hash = createHash('sha256');
-  const buf = Buffer.allocUnsafe(CHUNK);
+  const yielder = new Yielder();
   for (const rel of files) {
     hash.update(Buffer.from(rel, 'utf8'));
     hash.update(Buffer.from([0]));
-    await feedFile(hash, join(root, ...rel.split('/')), buf);
+    await feedFile(hash, `${root}${sep}${sep === '/' ? rel : rel.split('/').join(sep)}`, yielder);
+    await yielder.maybe();
   }
   return `sha256:${hash.digest('hex')}`;
 }

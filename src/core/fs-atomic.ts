@@ -7,7 +7,6 @@
  */
 import { open, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import writeFileAtomicCb from 'write-file-atomic';
 import { stateIoError } from './errors.js';
 
 export interface AtomicWriteOptions {
@@ -27,6 +26,9 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
     // Missing or unreadable: fall through and write.
   }
   try {
+    // Loaded on first write: it pulls in worker_threads and signal-exit, and
+    // read-only commands (list) should not pay for that at start-up.
+    const { default: writeFileAtomicCb } = await import('write-file-atomic');
     await new Promise<void>((resolve, reject) => {
       writeFileAtomicCb(file, bytes, { fsync: true, ...(options.mode !== undefined ? { mode: options.mode } : {}) }, (err) =>
         err ? reject(err) : resolve(),

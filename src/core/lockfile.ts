@@ -4,7 +4,7 @@
  * round trip. An unreadable lock is an error naming the file: it is never reset
  * (the host treats it as empty and overwrites it; we refuse).
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { YepError, errnoCode, stateIoError } from './errors.js';
 import { writeFileAtomic } from './fs-atomic.js';
@@ -147,7 +147,8 @@ function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
 export async function loadLock(file: string): Promise<Lockfile> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // Sync: one small file, read by every command; a thread-pool hop buys nothing.
+    text = readFileSync(file, 'utf8');
   } catch (e) {
     if (errnoCode(e) === 'ENOENT') return { entries: [], extra: {} };
     if (errnoCode(e) === 'EISDIR') throw corrupt(file, 'it is a directory');

@@ -3,7 +3,7 @@
  * ignored where the host ignores them and refused where the host refuses them;
  * every problem is collected so the author sees them all at once.
  */
-import { lstat, readFile } from 'node:fs/promises';
+import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { YepError, errnoCode } from './errors.js';
 import { parseStrictJson, StrictJsonError } from './json-strict.js';
@@ -393,12 +393,16 @@ export function parseManifest(text: string, where: string): Manifest {
   return result.manifest;
 }
 
-/** Read and validate `<dir>/plugin.json`. */
+/**
+ * Read and validate `<dir>/plugin.json`. Synchronous reads on purpose: a manifest
+ * is small (capped), and `list` reads one per installed extension, where
+ * thread-pool round trips cost more than the reads (docs/performance.md).
+ */
 export async function loadManifest(dir: string): Promise<Manifest> {
   const file = join(dir, MANIFEST_FILE);
   let st;
   try {
-    st = await lstat(file);
+    st = lstatSync(file);
   } catch (e) {
     if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') {
       throw new YepError('E_MANIFEST', `No plugin.json in ${dir}.`, { hint: 'An extension package has a plugin.json with a "yolop" block at its root.' });
@@ -407,5 +411,5 @@ export async function loadManifest(dir: string): Promise<Manifest> {
   }
   if (!st.isFile()) throw new YepError('E_MANIFEST', `${file} is not a regular file.`, { hint: 'plugin.json must be a plain file (not a symlink or directory).' });
   if (st.size > MANIFEST_MAX_BYTES) throw new YepError('E_MANIFEST', `${file} is ${st.size} bytes; manifests are capped at ${MANIFEST_MAX_BYTES}.`);
-  return parseManifest(await readFile(file, 'utf8'), dir);
+  return parseManifest(readFileSync(file, 'utf8'), dir);
 }

@@ -88,16 +88,9 @@ function sourcePin(s: LockSource): string {
   }
 }
 
-export function describeSource(s: LockSource): string {
-  switch (s.type) {
-    case 'path':
-      return s.path;
-    case 'git':
-      return `${s.url}#${s.rev.slice(0, 12)}`;
-    case 'crate':
-      return `crates.io:${s.crate_name}@${s.version}`;
-  }
-}
+import { describeSource } from '../describe-source.js';
+
+export { describeSource };
 
 /** Run the fetcher for a spec into `stage`. Adding a source kind = one case here. */
 async function fetchSpec(ctx: Context, spec: Spec, stage: string): Promise<FetchResult> {

@@ -1,9 +1,11 @@
 /**
  * `list`: what the lock pins and what the store holds, with problems found on the
  * way (missing package, broken manifest, hash drift, unmanaged directories).
- * A broken package is reported, never fatal.
+ * A broken package is reported, never fatal. File-system checks are synchronous:
+ * `list` runs at the start of host sessions and scripts, and a thread-pool round
+ * trip per stat costs more than the stat (docs/performance.md).
  */
-import { lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { contentHash } from '../content-hash.js';
@@ -62,9 +64,14 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       problems: [],
     };
     try {
-      await stat(dir);
+      statSync(dir);
     } catch {
-      const link = await readlink(dir).catch(() => undefined);
+      let link: string | undefined;
+      try {
+        link = readlinkSync(dir);
+      } catch {
+        link = undefined;
+      }
       item.problems.push(link ? `missing: the linked directory ${link} is gone` : 'missing: not in the store (reinstall it, or `yep-ext install --frozen`)');
       return item;
     }
@@ -86,17 +93,19 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   const known = new Set(lock.entries.map((e) => e.name));
   let names: string[] = [];
   try {
-    names = await readdir(ctx.paths.storeDir);
+    names = readdirSync(ctx.paths.storeDir);
   } catch {
     names = [];
   }
   for (const n of names.sort()) {
     if (n.startsWith('.') || known.has(n) || !isValidName(n)) continue;
     const dir = join(ctx.paths.storeDir, n);
-    const isPkg = await lstat(join(dir, 'plugin.json')).then(
-      () => true,
-      () => false,
-    );
+    let isPkg = true;
+    try {
+      lstatSync(join(dir, 'plugin.json'));
+    } catch {
+      isPkg = false;
+    }
     if (!isPkg) continue;
     listed.push({ name: n, dir, problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
   }

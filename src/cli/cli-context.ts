@@ -1,0 +1,33 @@
+/**
+ * The Context a CLI run gets. Shared by BaseCommand and the oclif-free fast path
+ * (src/cli/fast-path.ts) so both build exactly the same one.
+ */
+import { createContext, type Context } from '../core/context.js';
+import { YepError } from '../core/errors.js';
+import { stderrLogger } from './stderr-logger.js';
+
+export interface CliContextOptions {
+  index?: string | undefined;
+  /** --yes: never prompt. */
+  yes?: boolean;
+  /** --json: never prompt (stdout is for the JSON document). */
+  json: boolean;
+  /** Aborted on the first Ctrl-C. */
+  abort: AbortController;
+}
+
+/** Prompts need stdin and stderr TTYs, and neither --yes nor --json. */
+export function makeCliContext(options: CliContextOptions): Context {
+  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !options.yes;
+  const ctx = createContext({
+    env: process.env,
+    log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: false }),
+    interactive: interactive && !options.json,
+    ...(options.index ? { indexUrl: options.index } : {}),
+    signal: options.abort.signal,
+  });
+  process.once('SIGINT', () => {
+    options.abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));
+  });
+  return ctx;
+}

@@ -1,0 +1,117 @@
+/**
+ * An oclif-free runner for the hottest command shape, `list` (host integrations
+ * and scripts call it on every start). Loading and configuring oclif costs about
+ * 3-4x a bare `node -e 0`; `list` itself needs a few milliseconds.
+ *
+ * Honest by construction: it accepts only argument lists whose meaning is
+ * unambiguous (`list` plus at most one each of --json, --verify/--no-verify,
+ * --index VALUE) and an environment in which oclif would print nothing extra;
+ * anything else (help, unknown flags, duplicates, debug variables, an oclif
+ * theme) returns false and the caller runs oclif as usual. Output, exit status
+ * and error reports come from the same functions the List command uses, and
+ * test/cli/fast-path.test.ts runs every shape both ways and compares the bytes.
+ */
+import { existsSync, writeFileSync, writeSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listExtensions } from '../core/operations/list.js';
+import { makeCliContext } from './cli-context.js';
+import { listJson, renderList } from './list-view.js';
+import { writeError } from './report-error.js';
+
+export interface FastListFlags {
+  json: boolean;
+  verify: boolean;
+  index?: string;
+}
+
+/** The flags of `list …` when every argument is one we fully understand, else undefined. */
+export function parseFastListArgs(args: string[]): FastListFlags | undefined {
+  const flags: FastListFlags = { json: false, verify: true };
+  const seen = new Set<string>();
+  const once = (key: string): boolean => {
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '--json') {
+      if (!once('json')) return undefined;
+      flags.json = true;
+    } else if (a === '--verify' || a === '--no-verify') {
+      if (!once('verify')) return undefined;
+      flags.verify = a === '--verify';
+    } else if (a === '--index' || a.startsWith('--index=')) {
+      const value = a === '--index' ? args[++i] : a.slice('--index='.length);
+      // Empty or flag-like values are parse errors (or surprises) in oclif: let it report them.
+      if (!once('index') || value === undefined || value === '' || value.startsWith('-')) return undefined;
+      flags.index = value;
+    } else {
+      return undefined;
+    }
+  }
+  return flags;
+}
+
+/** True when oclif would add output of its own (debug logs, a JSON theme, warnings), or we are told not to. */
+function oclifWouldDiffer(env: NodeJS.ProcessEnv, json: boolean): boolean {
+  const set = (k: string): boolean => env[k] !== undefined && env[k] !== '';
+  if (['YEP_EXT_NO_FAST_PATH', 'DEBUG', 'YEP_EXT_DEBUG', 'YEP_EXT_CONTENT_TYPE', 'CLI_FLAGS_DEBUG'].some(set)) return true;
+  if (env.NODE_ENV === 'development' || env.NODE_ENV === 'test') return true;
+  // oclif's engine warning (package.json engines: node >=20.18.1).
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 18)) return true;
+  if (json && !['1', 'true'].includes(env.YEP_EXT_DISABLE_THEME ?? '')) {
+    // oclif colours --json output with a user theme file: <oclif config dir>/theme.json.
+    const home = env.HOME || homedir() || tmpdir();
+    const configDir = env.YEP_EXT_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(home, '.config'), 'yep-ext');
+    if (existsSync(join(configDir, 'theme.json'))) return true;
+  }
+  return false;
+}
+
+/**
+ * Write to fd 1 directly: touching process.stdout loads Node's stream stack
+ * (~7 ms here). Handles partial writes and a non-blocking pipe (EAGAIN: wait and
+ * retry); a closed pipe (EPIPE) is ignored, as Node ignores it for console.log.
+ */
+function writeStdout(text: string): void {
+  let buf = Buffer.from(text, 'utf8');
+  while (buf.length > 0) {
+    try {
+      buf = buf.subarray(writeSync(1, buf));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') return;
+      if (code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+}
+
+/**
+ * Run `argv` (process.argv.slice(2)) without oclif if it is a shape we handle.
+ * Returns false, having done nothing, when the caller must run oclif instead.
+ */
+export async function runFastPath(argv: string[]): Promise<boolean> {
+  if (argv[0] !== 'list') return false;
+  const flags = parseFastListArgs(argv.slice(1));
+  if (!flags || oclifWouldDiffer(process.env, flags.json)) return false;
+  // Test-only: lets the differential test prove this path ran.
+  if (process.env.YEP_EXT_TEST_FAST_PATH_MARK) writeFileSync(process.env.YEP_EXT_TEST_FAST_PATH_MARK, 'list\n');
+  let text: string;
+  try {
+    const ctx = makeCliContext({ index: flags.index, json: flags.json, abort: new AbortController() });
+    const items = await listExtensions(ctx, { verify: flags.verify });
+    text = flags.json ? JSON.stringify(listJson(items), null, 2) : renderList(items);
+  } catch (e) {
+    process.exitCode = writeError(e, flags.json);
+    return true;
+  }
+  // oclif prints through console.log(util.format(text)), and util.format of a
+  // lone string is that string: text + newline are the same bytes. Outside the
+  // try on purpose: a failing stdout (ENOSPC) crashes both paths with status 1.
+  writeStdout(`${text}\n`);
+  return true;
+}

@@ -1,0 +1,28 @@
+/** What `list` prints: the table for people and the document for --json (shared with the fast path). */
+import { describeSource } from '../core/describe-source.js';
+import type { ListedExtension } from '../core/operations/list.js';
+import { sanitize } from '../core/sanitize.js';
+import { renderTable } from './table.js';
+
+export function listJson(items: ListedExtension[]) {
+  return { extensions: items.map(toJson) };
+}
+
+function toJson(e: ListedExtension) {
+  const { manifest: _m, ...rest } = e;
+  return { ...rest, version: e.version ?? null, enabled: e.enabled ?? false, source: e.source ?? null };
+}
+
+export function renderList(items: ListedExtension[]): string {
+  if (items.length === 0) return 'No extensions installed. Try `yep-ext search` or `yep-ext install <source>`.';
+  return renderTable(
+    ['name', 'version', 'enabled', 'source', 'problems'],
+    items.map((e) => [
+      sanitize(e.name),
+      sanitize(e.version ?? '-'),
+      e.enabled === undefined ? '?' : e.enabled ? 'yes' : 'no',
+      e.source ? sanitize(describeSource(e.source)) : '(not in lock)',
+      e.problems.length ? sanitize(e.problems.join('; ')) : '',
+    ]),
+  );
+}

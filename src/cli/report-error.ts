@@ -1,0 +1,27 @@
+/**
+ * How a failed run reports itself: a YepError as `error: … / hint: …` on stderr
+ * (or {"error": {code, message, hint}} on stdout with --json), anything else as a
+ * "this is a bug" report with its stack. Returns the exit status. Shared by
+ * BaseCommand and the oclif-free fast path so both fail identically.
+ */
+import { ERROR_CODES, isYepError } from '../core/errors.js';
+import { bold, red } from './style.js';
+
+export function writeError(err: unknown, json: boolean): number {
+  if (isYepError(err)) {
+    if (json) {
+      process.stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } }, null, 2)}\n`);
+    } else {
+      process.stderr.write(`${red('error', process.stderr)}: ${err.message}\n`);
+      if (err.hint) process.stderr.write(`${bold('hint', process.stderr)}: ${err.hint}\n`);
+      if (process.env.YEP_EXT_DEBUG && err.cause) process.stderr.write(`cause: ${String((err.cause as Error)?.stack ?? err.cause)}\n`);
+    }
+    return err.exitCode;
+  }
+  const e = err as Error;
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ error: { code: 'E_INTERNAL', message: e?.message ?? String(err), hint: 'This is a bug in yep-ext; please report it with the output above.' } }, null, 2)}\n`);
+  }
+  process.stderr.write(`${red('internal error', process.stderr)}: ${e?.message ?? String(err)}\n${e?.stack ?? ''}\nThis is a bug in yep-ext. Please report it with the command you ran and the output above.\n`);
+  return ERROR_CODES.E_INTERNAL;
+}

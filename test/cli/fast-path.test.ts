@@ -1,0 +1,189 @@
+/**
+ * The oclif-free `list` fast path (src/cli/fast-path.ts) must be invisible: for
+ * every argument shape it accepts, stdout, stderr and the exit status are
+ * byte-identical to the oclif path (YEP_EXT_NO_FAST_PATH=1), and every shape or
+ * environment it cannot match exactly is left to oclif.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/core/content-hash.js';
+import { loadLock, saveLock } from '../../src/core/lockfile.js';
+import { BIN, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+
+let home: TempHome;
+let mark: string;
+const store = () => join(home.configDir, 'extensions');
+
+async function both(args: string[], env: Record<string, string> = {}): Promise<{ fast: RunResult; oclif: RunResult; tookFastPath: boolean }> {
+  rmSync(mark, { force: true });
+  const fast = await runCli(args, { env: { ...home.env, ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
+  const tookFastPath = existsSync(mark);
+  rmSync(mark, { force: true });
+  const oclif = await runCli(args, { env: { ...home.env, ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark, YEP_EXT_NO_FAST_PATH: '1' } });
+  expect(existsSync(mark), 'YEP_EXT_NO_FAST_PATH=1 must force oclif').toBe(false);
+  return { fast, oclif, tookFastPath };
+}
+
+function expectSame(r: { fast: RunResult; oclif: RunResult }): void {
+  expect({ code: r.fast.code, stdout: r.fast.stdout, stderr: r.fast.stderr }).toEqual({ code: r.oclif.code, stdout: r.oclif.stdout, stderr: r.oclif.stderr });
+}
+
+beforeAll(async () => {
+  home = makeTempHome('yep-fast-');
+  mark = join(home.root, 'fast-path-taken');
+  // A store with something in every list column and problem kind:
+  // a path install, one whose linked directory is gone, a non-ASCII source path
+  // (the table falls back to cli-table3), a crate entry with hash drift, a
+  // missing crate entry, and a directory placed by hand.
+  const ok = writePackage(join(home.root, 'src', 'alpha'), { name: 'alpha', version: '1.2.3' });
+  const gone = writePackage(join(home.root, 'src', 'gone'), { name: 'gone' });
+  const wide = writePackage(join(home.root, 'src', 'ünïcödé-日本'), { name: 'wide' });
+  for (const dir of [ok, gone, wide]) {
+    const r = await runCli(['install', dir], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+  }
+  rmSync(gone, { recursive: true });
+  const drift = writePackage(join(store(), 'drift'), { name: 'drift', version: '0.3.0' });
+  const lock = await loadLock(join(store(), 'extensions.lock'));
+  lock.entries.push(
+    { name: 'drift', version: '0.3.0', content_hash: `sha256:${'0'.repeat(64)}`, source: { type: 'crate', crate_name: 'yolop-extension-drift', version: '0.3.0' } },
+    { name: 'missing', version: '2.0.0', content_hash: await contentHash(drift), source: { type: 'crate', crate_name: 'yolop-extension-missing', version: '2.0.0' } },
+  );
+  await saveLock(join(store(), 'extensions.lock'), lock);
+  writePackage(join(store(), 'byhand'), { name: 'byhand' });
+});
+afterAll(() => home.cleanup());
+
+describe('list fast path: same bytes as oclif', () => {
+  const shapes = [
+    ['list'],
+    ['list', '--json'],
+    ['list', '--no-verify'],
+    ['list', '--verify'],
+    ['list', '--json', '--no-verify'],
+    ['list', '--no-verify', '--json'],
+    ['list', '--index', 'http://127.0.0.1:1/index/'],
+    ['list', '--index=sparse+http://127.0.0.1:1/index/', '--json'],
+  ];
+  it.each(shapes.map((a) => [a.join(' '), a] as const))('%s', async (_name, args) => {
+    const r = await both(args);
+    expect(r.tookFastPath).toBe(true);
+    expect(r.fast.code).toBe(0);
+    expectSame(r);
+  });
+
+  it('shows every problem kind (so the comparison above covers them)', async () => {
+    const r = await both(['list', '--json']);
+    const problems = (JSON.parse(r.fast.stdout) as { extensions: { name: string; problems: string[] }[] }).extensions.map((e) => `${e.name}: ${e.problems.join('; ')}`);
+    expect(problems.join('\n')).toMatch(/gone: missing: the linked directory/);
+    expect(problems.join('\n')).toMatch(/drift: hash drift/);
+    expect(problems.join('\n')).toMatch(/missing: missing: not in the store/);
+    expect(problems.join('\n')).toMatch(/byhand: not in extensions.lock/);
+    expect((await both(['list'])).fast.stdout).toContain('日本');
+  });
+
+  it('an empty home', async () => {
+    const empty = makeTempHome('yep-fast-empty-');
+    try {
+      for (const args of [['list'], ['list', '--json']]) {
+        rmSync(mark, { force: true });
+        const fast = await runCli(args, { env: { ...empty.env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
+        expect(existsSync(mark)).toBe(true);
+        const oclif = await runCli(args, { env: { ...empty.env, YEP_EXT_NO_FAST_PATH: '1' } });
+        expect([fast.code, fast.stdout, fast.stderr]).toEqual([oclif.code, oclif.stdout, oclif.stderr]);
+      }
+    } finally {
+      empty.cleanup();
+    }
+  });
+
+  it('errors: a corrupt lock fails the same way, with and without --json', async () => {
+    const broken = makeTempHome('yep-fast-broken-');
+    try {
+      mkdirSync(join(broken.configDir, 'extensions'), { recursive: true });
+      writeFileSync(join(broken.configDir, 'extensions', 'extensions.lock'), '[[extensions]\nname = ');
+      for (const args of [['list'], ['list', '--json']]) {
+        rmSync(mark, { force: true });
+        const fast = await runCli(args, { env: { ...broken.env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
+        expect(existsSync(mark)).toBe(true);
+        const oclif = await runCli(args, { env: { ...broken.env, YEP_EXT_NO_FAST_PATH: '1' } });
+        expect(fast.code).not.toBe(0);
+        expect([fast.code, fast.stdout, fast.stderr]).toEqual([oclif.code, oclif.stdout, oclif.stderr]);
+      }
+    } finally {
+      broken.cleanup();
+    }
+  });
+});
+
+describe('list fast path: declines what it cannot match exactly', () => {
+  const declined = [
+    ['list', '--help'],
+    ['list', '-h'],
+    ['list', '--bogus'],
+    ['list', 'extra-argument'],
+    ['list', '--json', '--json'],
+    ['list', '--verify', '--no-verify'],
+    ['list', '--index'],
+    ['list', '--index='],
+    ['list', '--index', '--json'],
+    ['list', '--verify=false'],
+    ['list', '--', '--json'],
+  ];
+  it.each(declined.map((a) => [a.join(' '), a] as const))('%s', async (_name, args) => {
+    const r = await both(args);
+    expect(r.tookFastPath).toBe(false);
+    expectSame(r);
+  });
+
+  it.each([
+    [{ YEP_EXT_DEBUG: '1' }],
+    [{ DEBUG: '*' }],
+    [{ YEP_EXT_CONTENT_TYPE: 'json' }],
+    [{ NODE_ENV: 'development' }],
+  ])('in an environment oclif reacts to: %o', async (env) => {
+    const r = await both(['list'], env);
+    expect(r.tookFastPath).toBe(false);
+  });
+
+  it('with an oclif JSON theme file (it colours --json output)', async () => {
+    const oclifConfig = join(home.root, 'oclif-config');
+    mkdirSync(oclifConfig, { recursive: true });
+    writeFileSync(join(oclifConfig, 'theme.json'), JSON.stringify({ json: { key: 'red' } }));
+    const env = { YEP_EXT_CONFIG_DIR: oclifConfig };
+    expect((await both(['list', '--json'], env)).tookFastPath).toBe(false);
+    // The theme does not touch the table: the fast path still serves it.
+    expect((await both(['list'], env)).tookFastPath).toBe(true);
+  });
+});
+
+describe('list fast path: stdout failures', () => {
+  /** Run `list` with stdout set up by `shell` (bash), both ways; return exit statuses and stderr. */
+  function withStdout(shell: string, extra: Record<string, string>): { status: number | null; stderr: string } {
+    const r = spawnSync('bash', ['-c', `${shell} "${process.execPath}" "${BIN}" list`], { env: { ...home.env, ...extra }, encoding: 'utf8' });
+    return { status: r.status, stderr: r.stderr };
+  }
+
+  it('a reader that went away (EPIPE): exit 0 and nothing on stderr, like oclif', () => {
+    // The reader exits at once; the CLI writes ~50 ms later, into a pipe with no reader.
+    for (const extra of [{}, { YEP_EXT_NO_FAST_PATH: '1' }]) {
+      const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" list | true; echo "status=\${PIPESTATUS[0]}"`], {
+        env: { ...home.env, ...extra },
+        encoding: 'utf8',
+      });
+      expect(r.stdout.trim(), JSON.stringify(extra)).toBe('status=0');
+      expect(r.stderr).toBe('');
+    }
+  });
+
+  it('a full disk (ENOSPC) is a crash with status 1 on both paths', () => {
+    const fast = withStdout('exec >/dev/full;', {});
+    const oclif = withStdout('exec >/dev/full;', { YEP_EXT_NO_FAST_PATH: '1' });
+    expect(fast.status).toBe(1);
+    expect(oclif.status).toBe(1);
+    expect(fast.stderr).toContain('ENOSPC');
+  });
+});
