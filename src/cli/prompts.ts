@@ -30,6 +30,12 @@ function label(field: ConfigField, extension: string): string {
   return `${extension}.${field.key}${desc}`;
 }
 
+/** Yes/no question. Callers check ctx.interactive first: never prompt without a TTY. */
+export async function confirm(message: string, defaultValue = false): Promise<boolean> {
+  const { confirm: ask } = await import('@inquirer/prompts');
+  return guarded(() => ask({ message, default: defaultValue }, { output: process.stderr }));
+}
+
 /** Hidden entry of a secret; the typed text never echoes. */
 export async function promptSecret(message: string, validate?: PromptValidator): Promise<Secret> {
   const { password } = await import('@inquirer/prompts');
