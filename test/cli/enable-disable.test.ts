@@ -3,17 +3,23 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
-import { writeExtension } from '../helpers/extension-fixture.js';
+import { LOGFIRE_SCHEMA } from '../helpers/extension-fixture.js';
+import { writePackage } from '../helpers/packages.js';
 
 // Needs a build (npm run build): runs bin/run.js as a real child process without a TTY.
 let home: TempHome;
-let storeDir: string;
 let settingsFile: string;
-beforeEach(() => {
+/** A real path install, as a user would do it. */
+async function install(name: string, configSchema: Record<string, unknown>): Promise<void> {
+  const pkg = writePackage(join(home.root, 'src', name), { name, yolop: { config_schema: configSchema } });
+  const r = await runCli(['install', pkg], { env: home.env });
+  expect(r.code, r.stderr).toBe(0);
+}
+
+beforeEach(async () => {
   home = makeTempHome();
-  storeDir = join(home.configDir, 'extensions');
   settingsFile = join(home.configDir, 'settings.toml');
-  writeExtension(storeDir, 'logfire');
+  await install('logfire', LOGFIRE_SCHEMA);
 });
 afterEach(() => home.cleanup());
 
@@ -114,7 +120,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
   });
 
   it('a fully configured extension enables with exit 0 and reports field status', async () => {
-    writeExtension(storeDir, 'simple', { type: 'object', required: ['level'], properties: { level: { type: 'integer' } } });
+    await install('simple', { type: 'object', required: ['level'], properties: { level: { type: 'integer' } } });
     const r = await runCli(['enable', 'simple', '--config', 'level=3', '--json'], { env: home.env });
     expect(r.code).toBe(0);
     expect(jsonOf(r)).toMatchObject({ name: 'simple', enabled: true, changed: true, config_set: ['level'], fields: [{ key: 'level', set: true, source: 'settings' }] });
