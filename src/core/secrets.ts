@@ -12,7 +12,7 @@
  */
 import { lstat, mkdir, readFile, stat } from 'node:fs/promises';
 import { YepError, errnoCode, stateIoError } from './errors.js';
-import { writeFileAtomic } from './fs-atomic.js';
+import { sweepAtomicTemps, writeFileAtomic } from './fs-atomic.js';
 import {
   KeychainUnavailable,
   keychainDelete,
@@ -248,6 +248,8 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }
+  // A temp file left by a killed run holds secrets: sweep it before writing.
+  await sweepAtomicTemps(file);
   await writeFileAtomic(file, result.text, { mode: SECRETS_MODE });
   return { changed: true, warnings };
 }

@@ -12,7 +12,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { YepError, errnoCode, stateIoError } from './errors.js';
-import { writeFileAtomic } from './fs-atomic.js';
+import { sweepAtomicTemps, writeFileAtomic } from './fs-atomic.js';
 import { assertValidName, isValidName } from './names.js';
 import type { Paths } from './paths.js';
 import {
@@ -379,6 +379,7 @@ async function editSettings(paths: Paths, name: string, edit: SettingsEdit): Pro
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }
+  await sweepAtomicTemps(paths.settingsFile);
   await writeFileAtomic(paths.settingsFile, result.text);
   return { changed: true };
 }

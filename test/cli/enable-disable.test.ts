@@ -130,3 +130,20 @@ describe('yep-ext enable / disable (no TTY)', () => {
     expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
   });
 });
+
+describe('concurrent enables', () => {
+  it('two processes enabling different extensions both land in settings.toml', async () => {
+    await install('other', { type: 'object', properties: { level: { type: 'integer' } } });
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(settingsFile, USER_SETTINGS);
+    const [a, b] = await Promise.all([
+      runCli(['enable', 'logfire', '-c', 'mode=fast'], { env: home.env }),
+      runCli(['enable', 'other', '-c', 'level=2'], { env: home.env }),
+    ]);
+    expect([a.code, b.code].sort()).toEqual([0, 10]);
+    const text = readFileSync(settingsFile, 'utf8');
+    expect(text.startsWith(USER_SETTINGS.slice(0, USER_SETTINGS.indexOf('[profiles.work]')))).toBe(true);
+    const refs = (parse(text) as any).capabilities.map((c: any) => c.ref).sort();
+    expect(refs).toEqual(['ext:logfire', 'ext:other', 'lsp']);
+  });
+});
