@@ -25,10 +25,10 @@ import {
 import { assertValidName, isValidName } from './names.js';
 import type { Paths } from './paths.js';
 import { Secret, revealSecret } from './secret-value.js';
-import { describeTomlError } from './settings.js';
 import {
   applySplices,
   canonicalToml,
+  describeTomlError,
   detectEol,
   formatTomlKey,
   formatTomlString,

@@ -18,6 +18,7 @@ import type { Paths } from './paths.js';
 import {
   applySplices,
   canonicalToml,
+  describeTomlError,
   detectEol,
   formatTomlKey,
   formatTomlString,
@@ -97,13 +98,6 @@ function corrupt(file: string, why: string, cause?: unknown): YepError {
   });
 }
 
-/** A TOML parse failure described by position only: the snippet could quote a value. */
-export function describeTomlError(e: unknown): string {
-  const err = e as { line?: number; column?: number; message?: string };
-  const first = (err.message ?? String(e)).split('\n')[0]?.replace(/^Invalid TOML document: /, '') ?? 'invalid TOML';
-  return err.line !== undefined ? `${first} (line ${err.line}, column ${err.column ?? 0})` : first;
-}
-
 /** Parse and index a settings document; throws E_STATE naming `file` when it is not valid TOML. */
 function parseSettings(text: string, file: string): SettingsDoc {
   if (text.includes('\0')) throw corrupt(file, 'it contains NUL bytes (a torn write?)');
@@ -111,7 +105,8 @@ function parseSettings(text: string, file: string): SettingsDoc {
   try {
     data = parseTomlText(text);
   } catch (e) {
-    throw corrupt(file, `not valid TOML: ${describeTomlError(e)}`, e);
+    // No cause: the parser's code block would quote the line (users do paste tokens here).
+    throw corrupt(file, `not valid TOML: ${describeTomlError(e)}`);
   }
   let lines: TomlLine[];
   try {

@@ -32,6 +32,13 @@ export function parseTomlText(text: string): TomlTable {
   return parseToml(text, { integersAsBigInt: 'asNeeded' }) as TomlTable;
 }
 
+/** A TOML parse failure described by position only: the snippet could quote a value. */
+export function describeTomlError(e: unknown): string {
+  const err = e as { line?: number; column?: number; message?: string };
+  const first = (err.message ?? String(e)).split('\n')[0]?.replace(/^Invalid TOML document: /, '') ?? 'invalid TOML';
+  return err.line !== undefined ? `${first} (line ${err.line}, column ${err.column ?? 0})` : first;
+}
+
 /** The line ending a document mostly uses, so inserted lines match. */
 export function detectEol(text: string): '\n' | '\r\n' {
   const crlf = text.split('\r\n').length - 1;
