@@ -13,6 +13,7 @@ import { withInstallLock } from '../install-lock.js';
 import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../lockfile.js';
 import { packageDir } from '../paths.js';
 import { fetchPath } from '../sources/local-path.js';
+import { fetchGitCommit } from '../sources/git.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
 import { commitPackage, preparePackage, type PreparedPackage } from './prepare.js';
@@ -40,9 +41,8 @@ async function fetchLocked(ctx: Context, entry: LockEntry, into: string): Promis
     case 'crate':
       throw new YepError('E_UNSUPPORTED', `Frozen installs of crates are not available in this build (${entry.name}).`);
     case 'git':
-      throw new YepError('E_UNSUPPORTED', `Frozen installs of git sources are not available in this build (${entry.name}).`);
+      return fetchGitCommit(ctx, source, into);
   }
-  void into;
 }
 
 async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<boolean> {
