@@ -12,6 +12,8 @@ import { loadLock, type LockSource } from '../lockfile.js';
 import { loadManifest, type Manifest } from '../manifest.js';
 import { isValidName } from '../names.js';
 import { packageDir } from '../paths.js';
+import { loadSettingsText, readSettingsFromText } from '../settings.js';
+import { configStatus, missingFields, type FieldStatus } from '../config-status.js';
 
 export interface ListedExtension {
   name: string;
@@ -25,6 +27,8 @@ export interface ListedExtension {
   /** Where the package lives in the store (a link for path installs). */
   dir: string;
   problems: string[];
+  /** Each declared config field as set/unset (never a value). */
+  config?: FieldStatus[];
   manifest?: Manifest;
 }
 
@@ -50,6 +54,16 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
   const verify = options.verify ?? true;
   const lock = await loadLock(ctx.paths.lockFile);
+  // settings.toml is read once; a broken one makes `enabled` unknown, not the listing fatal.
+  let settingsText: string | undefined;
+  let settingsProblem: string | undefined;
+  try {
+    settingsText = await loadSettingsText(ctx.paths);
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+    settingsProblem = e.message;
+  }
+  const enabledOf = (name: string): boolean | undefined => (settingsText === undefined ? undefined : readSettingsFromText(settingsText, name, ctx.paths.settingsFile).enabled);
   const listed = await mapLimit(lock.entries, 8, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
@@ -59,8 +73,10 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       content_hash: entry.content_hash,
       ...(typeof entry.grant === 'string' ? { grant: entry.grant } : {}),
       dir,
-      problems: [],
+      problems: settingsProblem ? [`enabled state unknown: ${settingsProblem}`] : [],
     };
+    const enabled = enabledOf(entry.name);
+    if (enabled !== undefined) item.enabled = enabled;
     try {
       await stat(dir);
     } catch {
@@ -71,6 +87,12 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     try {
       item.manifest = await loadManifest(dir);
       if (item.manifest.description) item.description = item.manifest.description;
+      const config = await configStatus(ctx.paths, item.manifest).catch(() => undefined);
+      if (config && config.length > 0) {
+        item.config = config;
+        const missing = missingFields(config);
+        if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
+      }
       if (item.manifest.name !== entry.name) item.problems.push(`manifest name is "${item.manifest.name}", not "${entry.name}" (the host skips it)`);
     } catch (e) {
       if (!isYepError(e)) throw e;
