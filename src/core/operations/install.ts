@@ -16,6 +16,7 @@ import { loadManifest, type Manifest } from '../manifest.js';
 import { assertValidName } from '../names.js';
 import { describeSpec, parseSpec, type Spec } from '../spec.js';
 import { fetchPath } from '../sources/local-path.js';
+import { fetchCrate } from '../sources/crates-io.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
 import { placePackage } from '../transaction.js';
@@ -108,7 +109,7 @@ async function fetchSpec(ctx: Context, spec: Spec, stage: string): Promise<Fetch
     case 'path':
       return fetchPath(spec);
     case 'crate':
-      throw new YepError('E_UNSUPPORTED', `Installing from crates.io is not available in this build (${describeSpec(spec)}).`);
+      return fetchCrate(ctx, spec, join(stage, 'crate'));
     case 'git':
       throw new YepError('E_UNSUPPORTED', `Installing from git is not available in this build (${describeSpec(spec)}).`);
     case 'invalid':

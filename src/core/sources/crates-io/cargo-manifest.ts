@@ -53,11 +53,12 @@ export function manifestFromCargoToml(text: string, crateName: string): Obj | un
   const facet: Obj = {};
   for (const [k, v] of Object.entries(yolop)) if (!(TOP_LEVEL_KEYS as readonly string[]).includes(k)) facet[k] = toJson(v);
   const shortName = crateName.startsWith(CRATE_PREFIX) ? crateName.slice(CRATE_PREFIX.length) : crateName;
-  const pick = (key: (typeof TOP_LEVEL_KEYS)[number]): unknown => (yolop[key] !== undefined ? yolop[key] : pkg?.[key]);
+  // description and version default from [package]; the name is the extension name, not the crate's.
+  const pick = (key: 'description' | 'version'): unknown => (yolop[key] !== undefined ? yolop[key] : pkg?.[key]);
   const description = pick('description');
   const version = pick('version');
   return {
-    name: pick('name') ?? shortName,
+    name: typeof yolop.name === 'string' ? yolop.name : shortName,
     ...(typeof description === 'string' ? { description } : {}),
     ...(typeof version === 'string' ? { version } : {}),
     yolop: facet,
