@@ -18,6 +18,8 @@ export interface LoggedRequest {
   /** Raw request target (path and query, undecoded). */
   url: string;
   headers: Record<string, string | string[] | undefined>;
+  /** Date.now() when it arrived. */
+  at: number;
 }
 
 export type Fault =
@@ -296,7 +298,7 @@ export async function startRegistry(): Promise<TestRegistry> {
   };
 
   const server: Server = createServer((req, res) => {
-    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: { ...req.headers } });
+    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: { ...req.headers }, at: Date.now() });
     const rule = faults.find((f) => f.remaining > 0 && f.match(req.url ?? '/'));
     if (rule) rule.remaining--;
     send(req, res, route(req), rule?.fault);
