@@ -13,3 +13,5 @@ export { loadLock, saveLock, parseLock, serializeLock, type Lockfile, type LockE
 export { installSpec, installMany, type InstallOutcome, type InstallPreview, type InstallHooks } from './core/operations/install.js';
 export { listExtensions, type ListedExtension } from './core/operations/list.js';
 export { removeExtension, type RemoveOutcome } from './core/operations/remove.js';
+export { updateExtensions, type UpdateItem, type UpdateOptions } from './core/operations/update.js';
+export { grantOf, grantFingerprint, diffGrants, summarizeGrant, type Grant, type GrantDiff, type GrantChange } from './core/grants.js';

@@ -5,6 +5,7 @@ import { renderOutcome, renderPreview } from '../cli/render-install.js';
 import { YepError } from '../core/errors.js';
 import { installMany, type InstallOutcome } from '../core/operations/install.js';
 import { grantOf } from '../core/grants.js';
+import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 
 export default class Install extends BaseCommand {
   static override summary = 'Install extensions from crates.io, git or a local directory.';
@@ -22,6 +23,7 @@ Sources:
     "<%= config.bin %> install 'lsp@^0.3' crates.io:yolop-extension-logfire@1.2.0",
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
+    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
   ];
 
   static override strict = false;
@@ -29,11 +31,30 @@ Sources:
 
   static override flags = {
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name without asking.' }),
+    frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
+    lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
   };
+
+  private async runFrozen(lockfile: string | undefined, index: string | undefined): Promise<unknown> {
+    const ctx = this.makeContext({ index });
+    const json = this.jsonEnabled();
+    const items = await installFrozen(ctx, {
+      ...(lockfile ? { lockfile } : {}),
+      onItem: (item) => {
+        if (!json) this.logToStderr(frozenLine(item));
+      },
+    });
+    if (!json) this.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
+    return { frozen: items };
+  }
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Install);
     const specs = argv as string[];
+    if (flags.frozen) {
+      if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
+      return this.runFrozen(flags.lockfile, flags.index);
+    }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
     const json = this.jsonEnabled();
@@ -55,6 +76,10 @@ Sources:
     if (!json) for (const r of results) if (!r.ok) this.logToStderr(`✖ ${r.spec}: ${r.error.message}${r.error.hint ? `\n  hint: ${r.error.hint}` : ''}`);
     throw new YepError('E_PARTIAL', `${failed.length} of ${results.length} installs failed.`, { details: { installed, failed }, hint: 'The others were installed; fix the failures and run again.' });
   }
+}
+
+function frozenLine(item: FrozenItem): string {
+  return item.status === 'failed' ? `✖ ${item.name}: ${item.reason}` : item.status === 'skipped' ? `= ${item.name} (already as locked)` : `✔ ${item.name} verified`;
 }
 
 function summarize(o: InstallOutcome) {

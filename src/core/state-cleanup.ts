@@ -4,7 +4,8 @@
  * connections.toml. Shared by `remove` and by crash recovery of a remove.
  */
 import type { Context } from './context.js';
+import { removeApprovedGrant } from './approved-grants.js';
 
-export async function removeExtensionState(_ctx: Context, _name: string): Promise<void> {
-  // Filled in when the settings and secrets modules land.
+export async function removeExtensionState(ctx: Context, name: string): Promise<void> {
+  await removeApprovedGrant(ctx, name);
 }

@@ -5,24 +5,20 @@
  * Fetching happens outside the installer lock (so concurrent installs download in
  * parallel); only the read-modify-write of store + lock is serialised.
  */
-import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { contentHash } from '../content-hash.js';
 import { withInstallLock } from '../install-lock.js';
-import { findEntry, loadLock, upsertEntry, type LockEntry, type LockSource } from '../lockfile.js';
+import { findEntry, loadLock, type LockEntry, type LockSource } from '../lockfile.js';
 import { loadManifest, type Manifest } from '../manifest.js';
-import { assertValidName } from '../names.js';
 import { describeSpec, parseSpec, type Spec } from '../spec.js';
 import { fetchPath } from '../sources/local-path.js';
 import { fetchCrate } from '../sources/crates-io.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
-import { placePackage } from '../transaction.js';
-import { resolveServerCommand } from '../command-path.js';
-import { checkpoint } from '../checkpoint.js';
-import { diffGrants, grantOf, summarizeGrant, type GrantDiff, type GrantSummary } from '../grants.js';
+import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../grants.js';
+import { loadApprovedGrant } from '../approved-grants.js';
+import { commitPackage, preparePackage } from './prepare.js';
 import { lstat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { packageDir } from '../paths.js';
@@ -149,19 +145,17 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
   await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const stage = await makeStagingDir(ctx, spec.kind === 'path' ? 'path' : describeSpec(spec));
   try {
-    const fetched = await fetchSpec(ctx, spec, stage);
-    const manifest = await loadManifest(fetched.dir);
-    const name = assertValidName(manifest.name, 'manifest name');
-    const hash = await contentHash(fetched.dir);
-    await checkpoint(ctx.env, 'install:after-fetch');
-    const command = resolveServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH);
+    const prepared = await preparePackage(ctx, stage, () => fetchSpec(ctx, spec, stage));
+    const { fetched, manifest, name, grant, command } = prepared;
+    const hash = prepared.content_hash;
     const notes = [...(fetched.notes ?? [])];
-
-    const grant = summarizeGrant(grantOf(manifest));
-    const installedGrant = await loadManifest(packageDir(ctx.paths, name)).then(
-      (m) => grantOf(m),
-      () => undefined,
-    );
+    const before = findEntry(await loadLock(ctx.paths.lockFile), name);
+    const installedGrant =
+      (await loadApprovedGrant(ctx, name, before?.grant)) ??
+      (await loadManifest(packageDir(ctx.paths, name)).then(
+        (m) => grantOf(m),
+        () => undefined,
+      ));
     const diff = installedGrant ? diffGrants(installedGrant, grant.grant) : undefined;
     const preview = (previous?: LockEntry): InstallPreview => ({
       spec,
@@ -172,7 +166,6 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
       content_hash: hash,
       ...(previous ? { previous } : {}),
     });
-    const before = findEntry(await loadLock(ctx.paths.lockFile), name);
     await hooks.onPreview?.(preview(before));
 
     return await withInstallLock(ctx, async () => {
@@ -209,18 +202,7 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
         }
         status = 'replaced';
       }
-      if (status !== 'unchanged') {
-        const tree = fetched.source.type === 'path' ? join(stage, 'link') : fetched.dir;
-        if (fetched.source.type === 'path') await symlink(fetched.dir, tree, 'dir');
-        const entry: LockEntry = {
-          name,
-          content_hash: hash,
-          ...(manifest.version !== undefined ? { version: manifest.version } : {}),
-          grant: grant.fingerprint,
-          source: fetched.source,
-        };
-        await placePackage(ctx, stage, name, tree, (current) => upsertEntry(current, entry), hash);
-      }
+      if (status !== 'unchanged') await commitPackage(ctx, prepared);
       return {
         name,
         ...(manifest.version !== undefined ? { version: manifest.version } : {}),
