@@ -5,7 +5,7 @@
  * Needs `npm run build` first.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -219,5 +219,53 @@ describe('search', () => {
     const r2 = await runCli(['search', 'x', '--json'], { env: { ...env(), YEP_EXT_INDEX: 'http://127.0.0.1:9/' } });
     expect(r2.code).toBe(6);
     expect(jsonOf(r2).error.message).toMatch(/connection was refused/);
+  });
+});
+
+describe('update and --frozen for crates', () => {
+  it('moves to the highest version matching the recorded requirement, keeping it', async () => {
+    const UPD = 'yolop-extension-upd';
+    reg.publish({ name: UPD, vers: '0.1.0', data: fixtureCrate(HELLO, '0.1.0', { publishAs: UPD }) });
+    expect((await runCli(['install', `crates.io:${UPD}@^0.1`], { env: env() })).code).toBe(0);
+    const up0 = await runCli(['update', 'hello', '--json'], { env: env() });
+    expect(up0.code, up0.stderr).toBe(0);
+    expect(JSON.stringify(jsonOf(up0))).toMatch(/up-to-date/);
+
+    reg.publish({ name: UPD, vers: '0.1.1', data: fixtureCrate(HELLO, '0.1.1', { publishAs: UPD }) });
+    reg.publish({ name: UPD, vers: '0.2.0', data: fixtureCrate(HELLO, '0.2.0', { publishAs: UPD }) });
+    const up = await runCli(['update', 'hello', '--yes'], { env: env() });
+    expect(up.code, up.stderr).toBe(0);
+    expect(lock()[0]).toMatchObject({ name: 'hello', version: '0.1.1', source: { crate_name: UPD, version: '0.1.1', requirement: '^0.1' } });
+    expect(lock()[0]!.content_hash).toBe(await contentHash(join(store(), 'hello')));
+  });
+
+  it('reproduces a crate install from a lockfile without reading the index, and refuses tampered bytes', async () => {
+    expect((await runCli(['install', 'hello@0.2.0'], { env: env() })).code).toBe(0);
+    const pinned = readFileSync(lockFile(), 'utf8');
+    const projectLock = join(home.root, 'project.lock');
+    writeFileSync(projectLock, pinned);
+    const fresh = makeTempHome();
+    try {
+      reg.requests.length = 0;
+      const freshEnv = { ...fresh.env, ...FAST, YEP_EXT_INDEX: reg.indexUrl };
+      const r = await runCli(['install', '--frozen', '--lockfile', projectLock], { env: freshEnv });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readFileSync(join(fresh.configDir, 'extensions', 'extensions.lock'), 'utf8')).toBe(pinned);
+      expect(reg.requestsTo('/index/yo/')).toHaveLength(0);
+      expect(reg.requestsTo('/crates/')).toHaveLength(1);
+
+      const tampered = makeTempHome();
+      try {
+        reg.fault('/crates/', { kind: 'corrupt' });
+        const t = await runCli(['install', '--frozen', '--lockfile', projectLock], { env: { ...tampered.env, ...FAST, YEP_EXT_INDEX: reg.indexUrl } });
+        expect(t.code).toBe(5);
+        expect(t.stderr).toMatch(/hello: .*does not match the registry checksum/);
+        expect(existsSync(join(tampered.configDir, 'extensions', 'extensions.lock'))).toBe(false);
+      } finally {
+        tampered.cleanup();
+      }
+    } finally {
+      fresh.cleanup();
+    }
   });
 });

@@ -135,9 +135,9 @@ export function buildCrate(o: CrateOptions): Buffer {
 /**
  * A `.crate` from test/fixtures/crates/<crate>/ at `version`: the version in its
  * Cargo.toml and plugin.json is rewritten so one tree can be published at many
- * versions.
+ * versions (and, with `publishAs`, under another crate name).
  */
-export function fixtureCrate(crate: string, version: string, extra: Omit<CrateOptions, 'name' | 'version' | 'dir'> = {}): Buffer {
+export function fixtureCrate(crate: string, version: string, extra: Omit<CrateOptions, 'name' | 'version' | 'dir'> & { publishAs?: string } = {}): Buffer {
   const tree: Record<string, FileSpec> = readTree(join(FIXTURE_CRATES, crate));
   const patch = (rel: string, edit: (text: string) => string): void => {
     const f = tree[rel] as { content: Buffer; mode: number } | undefined;
@@ -145,7 +145,8 @@ export function fixtureCrate(crate: string, version: string, extra: Omit<CrateOp
   };
   patch('Cargo.toml', (t) => t.replace(/^version = ".*"$/m, `version = "${version}"`));
   patch('plugin.json', (t) => t.replace(/"version": "[^"]*"/, `"version": "${version}"`));
-  return buildCrate({ name: crate, version, ...extra, files: { ...tree, ...extra.files } });
+  const { publishAs, ...rest } = extra;
+  return buildCrate({ name: publishAs ?? crate, version, ...rest, files: { ...tree, ...rest.files } });
 }
 
 /** The committed, cargo-made `.crate` (see test/fixtures/packaged/README.md). */

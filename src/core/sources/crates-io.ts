@@ -13,6 +13,7 @@ import { CRATE_PREFIX } from '../names.js';
 import type { CrateSpec } from '../spec.js';
 import { unpackCrate } from '../unpack-temp.js';
 import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
+import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
 import { chooseVersion } from './crates-io/choose-version.js';
 import { downloadVerifiedCrate } from './crates-io/download.js';
 import { fetchIndexFile } from './crates-io/index-client.js';
@@ -99,9 +100,26 @@ async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirem
  * The version `requirement` (cargo dialect; undefined = latest stable) selects
  * for `crate` in the context's index. Used by install and by `update`.
  */
-export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string): Promise<ResolvedCrate> {
-  const e = await resolveIn(ctx, ctx.indexUrl, crate, requirement);
+export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string } = {}): Promise<ResolvedCrate> {
+  const e = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement);
   return { name: e.name, vers: e.vers, cksum: e.cksum, yanked: e.yanked };
+}
+
+/**
+ * `update` for a crate install: the version its recorded requirement selects
+ * now, or undefined when that is what is installed (same version and cksum) or
+ * older than it (a yanked newer release never triggers a silent downgrade).
+ */
+export async function findCrateUpdate(ctx: Context, source: CrateSource): Promise<ResolvedCrate | undefined> {
+  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, source.index ? { index: source.index } : {});
+  if (next.vers === source.version && next.cksum === source.cksum) return undefined;
+  const now = parseCargoVersion(source.version);
+  const then = parseCargoVersion(next.vers);
+  if (now && then && compareVersionsDesc(then, now) > 0) {
+    ctx.log.debug(`${source.crate_name}: ${next.vers} is older than the installed ${source.version}; keeping it`);
+    return undefined;
+  }
+  return next;
 }
 
 /** Download, verify, unpack into `into` (which must not exist yet) and provide plugin.json. */
