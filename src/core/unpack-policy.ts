@@ -1,0 +1,171 @@
+/**
+ * The per-entry rules of the crate unpack policy (docs/unpack.md), kept free of I/O
+ * so each rule is testable on its own: path shape, the `{name}-{version}/` root,
+ * depth and length caps, collisions, and mode normalisation.
+ */
+
+/** A rule the archive broke; `entry` is the path as found in the archive. */
+export class PolicyViolation extends Error {
+  constructor(
+    readonly rule: string,
+    readonly entry: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PolicyViolation';
+  }
+}
+
+export interface PathLimits {
+  maxPathBytes: number;
+  maxDepth: number;
+}
+
+// C0 controls and DEL: legal in Unix names, but they exist in an archive only to
+// garble a terminal or a log line.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const DRIVE = /^[A-Za-z]:/;
+const MAX_NAME_BYTES = 255;
+
+/**
+ * Validate one entry path and return its components below the crate root (empty for
+ * the root directory itself). A single trailing `/` is allowed on directories only.
+ */
+export function entryComponents(path: string, isDir: boolean, root: string, limits: PathLimits): string[] {
+  const fail = (rule: string, what: string): never => {
+    throw new PolicyViolation(rule, path, what);
+  };
+  const bytes = Buffer.byteLength(path, 'utf8');
+  if (bytes > limits.maxPathBytes) fail('path-length', `its path is ${bytes} bytes long (the limit is ${limits.maxPathBytes})`);
+  if (path === '') fail('empty-path', 'it has an empty path');
+  if (CONTROL.test(path)) fail('control-char', 'its path contains a control character');
+  if (path.includes('\\')) fail('backslash', 'its path contains a backslash (a Windows path separator)');
+  if (path.startsWith('/')) fail('absolute', 'it is an absolute path');
+  let body = path;
+  if (body.endsWith('/')) {
+    if (!isDir) fail('trailing-slash', 'it is a regular file whose path ends with "/"');
+    body = body.slice(0, -1);
+  }
+  const comps = body.split('/');
+  for (const c of comps) {
+    if (c === '') fail('empty-component', 'its path has an empty component ("//")');
+    if (c === '..') fail('dotdot', 'its path contains a ".." component');
+    if (c === '.') fail('dot', 'its path contains a "." component');
+    if (DRIVE.test(c)) fail('drive-letter', 'its path contains a Windows drive letter');
+    // Filesystems cap a name at 255 bytes; failing later would look like a disk error.
+    if (c.length > 85 && Buffer.byteLength(c, 'utf8') > MAX_NAME_BYTES) fail('name-length', `a component of its path is longer than ${MAX_NAME_BYTES} bytes`);
+  }
+  if (comps[0] !== root) fail('root', `it is not under the crate's root directory "${root}/" (every entry must be)`);
+  const depth = comps.length - 1;
+  if (depth > limits.maxDepth) fail('depth', `it is ${depth} levels below the root (the limit is ${limits.maxDepth})`);
+  return comps.slice(1);
+}
+
+/** Files: 0755 if any execute bit was set (so a server script stays runnable), else 0644. Directories: 0755. */
+export function normalizeMode(mode: number, isDir: boolean): number {
+  if (isDir) return 0o755;
+  return mode & 0o111 ? 0o755 : 0o644;
+}
+
+/** How names compare on case-insensitive or normalising filesystems (macOS, Windows). */
+export function foldName(path: string): string {
+  return path.toLowerCase().normalize('NFC');
+}
+
+interface Node {
+  path: string;
+  kind: 'file' | 'dir';
+  explicit: boolean;
+}
+
+/**
+ * Everything placed so far, by exact path and by folded path. It refuses the same
+ * path twice, a file and a directory of one name, and two names that only differ in
+ * case or Unicode normalisation (on macOS/Windows one would overwrite the other, and
+ * which one wins depends on archive order). It returns the directories the caller
+ * must create, parents first.
+ */
+export class TreeIndex {
+  private readonly exact = new Map<string, Node>();
+  private readonly folded = new Map<string, Node>();
+  private rootSeen = false;
+
+  constructor(private readonly root: string) {}
+
+  private full(rel: string): string {
+    return `${this.root}/${rel}`;
+  }
+
+  private ensureParents(comps: string[], entry: string, out: string[]): void {
+    let p = '';
+    for (let i = 0; i < comps.length - 1; i++) {
+      p = i === 0 ? comps[0]! : `${p}/${comps[i]}`;
+      const known = this.exact.get(p);
+      if (known) {
+        if (known.kind === 'file') {
+          throw new PolicyViolation('file-dir-conflict', entry, `it needs "${this.full(p)}" to be a directory, but that is a file in the archive`);
+        }
+        continue;
+      }
+      this.checkFold(p, entry);
+      this.add({ path: p, kind: 'dir', explicit: false });
+      out.push(p);
+    }
+  }
+
+  private checkFold(rel: string, entry: string): void {
+    const other = this.folded.get(foldName(rel));
+    if (other) {
+      throw new PolicyViolation(
+        'collision',
+        entry,
+        `"${this.full(rel)}" and "${this.full(other.path)}" differ only in letter case or Unicode normalization (one would overwrite the other on macOS and Windows)`,
+      );
+    }
+  }
+
+  private add(node: Node): void {
+    this.exact.set(node.path, node);
+    this.folded.set(foldName(node.path), node);
+  }
+
+  /** Register a regular file; returns the directories to create first. */
+  addFile(comps: string[], entry: string): string[] {
+    const out: string[] = [];
+    this.ensureParents(comps, entry, out);
+    const rel = comps.join('/');
+    const known = this.exact.get(rel);
+    if (known) {
+      throw known.kind === 'file'
+        ? new PolicyViolation('duplicate', entry, 'the same path appears twice in the archive')
+        : new PolicyViolation('file-dir-conflict', entry, 'it is a file, but the archive also has a directory of that name');
+    }
+    this.checkFold(rel, entry);
+    this.add({ path: rel, kind: 'file', explicit: true });
+    return out;
+  }
+
+  /** Register a directory entry; returns the directories to create (itself last). */
+  addDir(comps: string[], entry: string): string[] {
+    if (comps.length === 0) {
+      if (this.rootSeen) throw new PolicyViolation('duplicate', entry, 'the same path appears twice in the archive');
+      this.rootSeen = true;
+      return [];
+    }
+    const out: string[] = [];
+    this.ensureParents(comps, entry, out);
+    const rel = comps.join('/');
+    const known = this.exact.get(rel);
+    if (known) {
+      if (known.kind === 'file') throw new PolicyViolation('file-dir-conflict', entry, 'it is a directory, but the archive also has a file of that name');
+      // A directory first created implicitly (for a file inside it) may still get its own entry once.
+      if (known.explicit) throw new PolicyViolation('duplicate', entry, 'the same path appears twice in the archive');
+      known.explicit = true;
+      return out;
+    }
+    this.checkFold(rel, entry);
+    this.add({ path: rel, kind: 'dir', explicit: true });
+    out.push(rel);
+    return out;
+  }
+}
