@@ -11,7 +11,7 @@ import { YepError } from '../errors.js';
 import type { CrateSource } from '../lockfile.js';
 import { CRATE_PREFIX } from '../names.js';
 import type { CrateSpec } from '../spec.js';
-import { unpackCrate } from '../unpack-temp.js';
+import { unpackCrate } from '../unpack.js';
 import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
 import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
 import { chooseVersion } from './crates-io/choose-version.js';
