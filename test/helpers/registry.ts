@@ -101,6 +101,8 @@ export interface TestRegistry {
   clearFaults(): void;
   /** Requests whose raw URL starts with `prefix` (or all). */
   requestsTo(prefix?: string): LoggedRequest[];
+  /** Serve `body` at `path` (e.g. prebuilt binaries and their .sha256 files). */
+  serve(path: string, body: string | Buffer): void;
   /** Download URL (`{dl}/{crate}/{version}/download` form). */
   downloadUrl(name: string, vers: string): string;
   close(): Promise<void>;
@@ -121,6 +123,7 @@ export async function startRegistry(): Promise<TestRegistry> {
   const indexLines = new Map<string, string[]>(); // lower name -> lines
   const crates = new Map<string, CrateVersion[]>(); // lower name -> versions
   const requests: LoggedRequest[] = [];
+  const statics = new Map<string, Buffer>();
   let faults: FaultRule[] = [];
   let config: Record<string, unknown> | string | undefined;
   let missingStatus = 404;
@@ -129,6 +132,8 @@ export async function startRegistry(): Promise<TestRegistry> {
   const route = (req: IncomingMessage): Reply => {
     const url = new URL(req.url ?? '/', base);
     const path = url.pathname;
+    const fixed = statics.get(decodeURIComponent(path));
+    if (fixed) return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: fixed };
     if (path === '/index/config.json') {
       const body = config === undefined ? JSON.stringify({ dl: `${base}crates`, api: base.replace(/\/$/, '') }) : typeof config === 'string' ? config : JSON.stringify(config);
       return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(body) };
@@ -351,6 +356,9 @@ export async function startRegistry(): Promise<TestRegistry> {
     },
     requestsTo(prefix = '/') {
       return requests.filter((r) => r.url.startsWith(prefix));
+    },
+    serve(path, body) {
+      statics.set(path, Buffer.from(body));
     },
     downloadUrl(name, vers) {
       return `${base}crates/${name}/${vers}/download`;
