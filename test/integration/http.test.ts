@@ -277,6 +277,23 @@ describe('httpDownload', () => {
     expect(got.sha256).toBe(sha256Hex(big));
   });
 
+  it('asks the logger for a progress bar only for large downloads', async () => {
+    const calls: string[] = [];
+    const c = ctx();
+    c.log.progress = (label, total) => {
+      calls.push(`start ${label} ${total}`);
+      return { update: () => calls.push('update'), stop: () => calls.push('stop') };
+    };
+    await httpDownload(c, fileUrl(), join(home.root, 'small.partial'), opts({ progressLabel: 'small' }));
+    expect(calls).toEqual([]);
+    const big = Buffer.alloc(2 << 20, 7);
+    reg.publish({ name: 'big2', vers: '1.0.0', data: big });
+    await httpDownload(c, reg.downloadUrl('big2', '1.0.0'), join(home.root, 'big2.partial'), opts({ progressLabel: 'big', maxBytes: 4 << 20 }));
+    expect(calls[0]).toBe(`start big ${big.length}`);
+    expect(calls).toContain('update');
+    expect(calls.at(-1)).toBe('stop');
+  });
+
   it('stops an endless download at the cap and starts over cleanly on retry', async () => {
     reg.fault('/crates/', { kind: 'endless' });
     const err = await httpDownload(ctx(), fileUrl(), join(home.root, 'endless.partial'), opts({ maxBytes: 1 << 20 })).catch((e) => e);
