@@ -9,6 +9,8 @@
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { CRATE_PREFIX } from './names.js';
+import { sanitize } from './sanitize.js';
+import { gitRefProblem, gitUrlProblem } from './sources/git-url.js';
 
 export interface CrateSpec {
   kind: 'crate';
@@ -94,6 +96,12 @@ function parseGit(raw: string, text: string): Spec {
       }
     }
   }
+  // Validate here too, so a hostile URL or ref is refused before anything is planned
+  // (the git source validates again: library callers may skip parseSpec).
+  const urlProblem = gitUrlProblem(url);
+  if (urlProblem) return { kind: 'invalid', raw, reason: urlProblem };
+  const refProblem = ref === undefined ? undefined : gitRefProblem(ref);
+  if (refProblem) return { kind: 'invalid', raw, reason: `the git ref ${JSON.stringify(sanitize(ref ?? '', { max: 200 }))} ${refProblem}` };
   return { kind: 'git', raw, url, ...(ref !== undefined ? { ref } : {}) };
 }
 

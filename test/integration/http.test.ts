@@ -284,11 +284,11 @@ describe('httpDownload', () => {
       calls.push(`start ${label} ${total}`);
       return { update: () => calls.push('update'), stop: () => calls.push('stop') };
     };
-    await httpDownload(c, fileUrl(), join(home.root, 'small.partial'), opts({ progressLabel: 'small' }));
+    await httpDownload(c, fileUrl(), join(home.root, 'small.partial'), { ...opts(), progressLabel: 'small' });
     expect(calls).toEqual([]);
     const big = Buffer.alloc(2 << 20, 7);
     reg.publish({ name: 'big2', vers: '1.0.0', data: big });
-    await httpDownload(c, reg.downloadUrl('big2', '1.0.0'), join(home.root, 'big2.partial'), opts({ progressLabel: 'big', maxBytes: 4 << 20 }));
+    await httpDownload(c, reg.downloadUrl('big2', '1.0.0'), join(home.root, 'big2.partial'), { ...opts({ maxBytes: 4 << 20 }), progressLabel: 'big' });
     expect(calls[0]).toBe(`start big ${big.length}`);
     expect(calls).toContain('update');
     expect(calls.at(-1)).toBe('stop');

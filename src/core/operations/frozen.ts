@@ -14,6 +14,7 @@ import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '..
 import { packageDir } from '../paths.js';
 import { fetchPath } from '../sources/local-path.js';
 import { fetchCrateExact } from '../sources/crates-io.js';
+import { fetchGitCommit } from '../sources/git.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
 import { commitPackage, preparePackage, type PreparedPackage } from './prepare.js';
@@ -41,9 +42,8 @@ async function fetchLocked(ctx: Context, entry: LockEntry, into: string): Promis
     case 'crate':
       return fetchCrateExact(ctx, source, into);
     case 'git':
-      throw new YepError('E_UNSUPPORTED', `Frozen installs of git sources are not available in this build (${entry.name}).`);
+      return fetchGitCommit(ctx, source, into);
   }
-  void into;
 }
 
 async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<boolean> {

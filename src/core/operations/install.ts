@@ -12,6 +12,7 @@ import { withInstallLock } from '../install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../lockfile.js';
 import { loadManifest, type Manifest } from '../manifest.js';
 import { describeSpec, parseSpec, type Spec } from '../spec.js';
+import { assertSameCommitSameHash, fetchGit } from '../sources/git.js';
 import { fetchPath } from '../sources/local-path.js';
 import { fetchCrate } from '../sources/crates-io.js';
 import type { FetchResult } from '../sources/types.js';
@@ -107,7 +108,7 @@ async function fetchSpec(ctx: Context, spec: Spec, stage: string): Promise<Fetch
     case 'crate':
       return fetchCrate(ctx, spec, join(stage, 'crate'));
     case 'git':
-      throw new YepError('E_UNSUPPORTED', `Installing from git is not available in this build (${describeSpec(spec)}).`);
+      return fetchGit(ctx, spec, join(stage, 'pkg'));
     case 'invalid':
       throw new YepError('E_USAGE', `Cannot install "${spec.raw}": ${spec.reason}.`, {
         hint: 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
@@ -171,6 +172,8 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
     return await withInstallLock(ctx, async () => {
       const lock = await loadLock(ctx.paths.lockFile);
       const previous = findEntry(lock, name);
+      // Git objects are content-addressed: the same commit must hash the same.
+      if (fetched.source.type === 'git') assertSameCommitSameHash(previous, fetched.source, hash);
       const target = packageDir(ctx.paths, name);
       const targetExists = await pathExists(target);
       let status: InstallStatus = 'installed';

@@ -17,6 +17,7 @@ import { normalizeExtensionName } from '../names.js';
 import { packageDir } from '../paths.js';
 import { fetchPath } from '../sources/local-path.js';
 import { fetchCrateExact, findCrateUpdate } from '../sources/crates-io.js';
+import { fetchGitCommit, resolveGitRef } from '../sources/git.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
 import { commitPackage, lockEntryFor, preparePackage, type PreparedPackage } from './prepare.js';
@@ -62,8 +63,15 @@ async function refetchFor(ctx: Context, entry: LockEntry): Promise<Refetch> {
       const locked = { ...source, version: next.vers, cksum: next.cksum, crate_name: next.name };
       return { upToDate: false, fetch: (into) => fetchCrateExact(ctx, locked, into) };
     }
-    case 'git':
-      throw new YepError('E_UNSUPPORTED', `Updating git installs is not available in this build (${entry.name}).`);
+    case 'git': {
+      // A recorded ref (branch or tag) moves; a bare pinned commit never does.
+      const { rev } = await resolveGitRef(ctx, source.url, source.requested_ref);
+      if (rev === source.rev) return { upToDate: true };
+      return {
+        upToDate: false,
+        fetch: (into) => fetchGitCommit(ctx, { url: source.url, rev, ...(source.requested_ref ? { requested_ref: source.requested_ref } : {}) }, into),
+      };
+    }
   }
 }
 

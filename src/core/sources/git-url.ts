@@ -1,0 +1,188 @@
+/**
+ * Pure validation of git URLs and refs BEFORE any git process runs (hardening
+ * C20/C21). git itself has a history of turning URLs into commands (`ext::`,
+ * `fd::`, `--upload-pack`, `ssh://-oProxyCommand=`, CVE-2017-1000117), so we accept
+ * a small, explicit grammar and refuse everything else:
+ *
+ *   https://[user@]host[:port]/path     ssh://[user@]host[:port]/path
+ *   user@host:path (scp style, ssh)     file:///absolute/path (local repositories)
+ *   http://<loopback>[:port]/path       (127.x.x.x, [::1], localhost only)
+ *
+ * No component may begin with `-`; only printable ASCII; no passwords in the URL
+ * (it would be saved in extensions.lock); no `@` in the path (that is where a
+ * mistyped `url@feature/x` ends up: refs with `/` use `url#feature/x`).
+ */
+import { YepError } from '../errors.js';
+import { sanitize } from '../sanitize.js';
+
+export type GitTransport = 'https' | 'http' | 'ssh' | 'file';
+
+export interface GitUrl {
+  /** The URL exactly as it will be given to git (and written to the lock). */
+  url: string;
+  transport: GitTransport;
+  /** Value for GIT_ALLOW_PROTOCOL: the only transports git may use for this URL. */
+  allowedProtocols: readonly string[];
+}
+
+export const GIT_URL_MAX = 2048;
+export const GIT_REF_MAX = 255;
+
+const FULL_SHA_RE = /^[0-9a-fA-F]{40}$/;
+const USER_RE = /^[A-Za-z0-9._~%+][A-Za-z0-9._~%+-]*$/;
+const HOST_RE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])$/;
+// Deliberately narrow: no quotes, shell metacharacters, backslashes, `?`, `#`, `@`.
+const PATH_RE = /^[A-Za-z0-9._~%+,=:/-]+$/;
+const LOOPBACK_RE = /^(?:localhost|\[::1\]|127\.(?:25[0-5]|2[0-4]\d|1?\d?\d)\.(?:25[0-5]|2[0-4]\d|1?\d?\d)\.(?:25[0-5]|2[0-4]\d|1?\d?\d))$/i;
+const REMOTE_HELPER_RE = /^[A-Za-z][A-Za-z0-9+.-]*::/;
+
+/** True for a full 40-hex commit id (what the lock records). */
+export function isFullSha(text: string): boolean {
+  return FULL_SHA_RE.test(text);
+}
+
+function show(text: string): string {
+  return JSON.stringify(sanitize(text, { max: 200 }));
+}
+
+/** Why each path segment is unacceptable, if it is. */
+function pathProblem(path: string): string | undefined {
+  if (path.includes('@')) return 'has "@" in its path (to pin a ref containing "/", write url#ref, e.g. url#feature/x)';
+  if (!PATH_RE.test(path)) return 'has characters that are not allowed in a repository path';
+  if (path.split('/').some((seg) => seg.startsWith('-'))) return 'has a path component starting with "-"';
+  return undefined;
+}
+
+function authorityProblem(authority: string, transport: GitTransport): string | undefined {
+  const at = authority.lastIndexOf('@');
+  const userinfo = at === -1 ? undefined : authority.slice(0, at);
+  const hostport = at === -1 ? authority : authority.slice(at + 1);
+  if (userinfo !== undefined) {
+    if (userinfo.includes(':')) return 'contains a password or token (it would be saved in extensions.lock)';
+    if (userinfo.startsWith('-')) return 'has a user name starting with "-"';
+    if (!USER_RE.test(userinfo)) return 'has an invalid user name';
+  }
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/.exec(hostport);
+  const host = m?.[1] ?? '';
+  if (!m) return 'has an invalid host or port';
+  if (host === '') return 'has no host';
+  if (host.startsWith('-')) return 'has a host name starting with "-"';
+  if (!HOST_RE.test(host)) return 'has an invalid host name';
+  if (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535)) return 'has an invalid port';
+  if (transport === 'http' && !LOOPBACK_RE.test(host)) {
+    return 'uses plain http:// to a host that is not loopback (only 127.x.x.x, [::1] and localhost may use http://; use https://)';
+  }
+  return undefined;
+}
+
+/**
+ * Classify a URL, or say why it is refused. Pure and total: never throws.
+ */
+export function analyzeGitUrl(url: string): GitUrl | { problem: string } {
+  if (url === '') return { problem: 'is empty' };
+  if (url.length > GIT_URL_MAX) return { problem: `is longer than ${GIT_URL_MAX} characters` };
+  if (url.startsWith('-')) return { problem: 'starts with "-" (git would read it as an option)' };
+  if (/[^\x21-\x7e]/.test(url)) return { problem: 'contains spaces, control characters or non-ASCII characters' };
+  if (REMOTE_HELPER_RE.test(url)) return { problem: 'uses git\'s "<helper>::<address>" syntax (ext::, fd::...), which can run commands' };
+  if (url.includes('#')) return { problem: 'contains "#" (the ref goes after it: url#ref)' };
+
+  const sep = url.indexOf('://');
+  if (sep !== -1) {
+    const scheme = url.slice(0, sep).toLowerCase();
+    const rest = url.slice(sep + 3);
+    let transport: GitTransport;
+    if (scheme === 'https') transport = 'https';
+    else if (scheme === 'http') transport = 'http';
+    else if (scheme === 'ssh' || scheme === 'git+ssh' || scheme === 'ssh+git') transport = 'ssh';
+    else if (scheme === 'file') transport = 'file';
+    else if (scheme === 'git') return { problem: 'uses the unauthenticated git:// protocol (use https:// or ssh://)' };
+    else return { problem: `uses the unsupported scheme "${scheme}://" (use https://, ssh://, git@host:path or file://)` };
+
+    if (transport === 'file') {
+      const path = rest.startsWith('localhost/') ? rest.slice('localhost'.length) : rest;
+      if (!path.startsWith('/')) return { problem: 'is not an absolute file:///path' };
+      const bad = pathProblem(path);
+      return bad ? { problem: bad } : { url, transport, allowedProtocols: ['file'] };
+    }
+    const slash = rest.indexOf('/');
+    const badAuthority = authorityProblem(slash === -1 ? rest : rest.slice(0, slash), transport);
+    if (badAuthority) return { problem: badAuthority };
+    if (slash === -1 || slash === rest.length - 1) return { problem: 'has no repository path' };
+    const badPath = pathProblem(rest.slice(slash));
+    if (badPath) return { problem: badPath };
+    // A user's url.<base>.insteadOf may rewrite https <-> ssh (a common GitHub set-up),
+    // so both are allowed for either; loopback http stays http only.
+    return { url, transport, allowedProtocols: transport === 'http' ? ['http'] : ['https', 'ssh'] };
+  }
+
+  // scp style: user@host:path (the user part is required; a bare `host:path` is too
+  // easily a local path).
+  const scp = /^([^@/:]+)@(\[[^\]]*\]|[^:/]+):(.*)$/.exec(url);
+  if (!scp) return { problem: 'is not a URL yep-ext accepts (https://, ssh://, git@host:path or file://)' };
+  const [, user = '', host = '', path = ''] = scp;
+  const badAuthority = authorityProblem(`${user}@${host}`, 'ssh');
+  if (badAuthority) return { problem: badAuthority };
+  if (path === '') return { problem: 'has no repository path' };
+  if (path.startsWith('-')) return { problem: 'has a path starting with "-"' };
+  const badPath = pathProblem(path);
+  if (badPath) return { problem: badPath };
+  return { url, transport: 'ssh', allowedProtocols: ['https', 'ssh'] };
+}
+
+/** Why `url` is refused, or undefined when it is acceptable (for parseSpec). */
+export function gitUrlProblem(url: string): string | undefined {
+  const r = analyzeGitUrl(url);
+  return 'problem' in r ? `the git URL ${show(url)} ${r.problem}` : undefined;
+}
+
+/** Validate a git URL; throws E_USAGE naming the problem. */
+export function checkGitUrl(url: string): GitUrl {
+  const r = analyzeGitUrl(url);
+  if ('problem' in r) {
+    const credentials = r.problem.includes('password');
+    throw new YepError('E_USAGE', `Refusing the git URL ${show(url)}: it ${r.problem}.`, {
+      hint: credentials
+        ? 'Remove the credentials from the URL and let git authenticate: an ssh key in ssh-agent (git@host:org/repo.git) or a git credential helper (git config --global credential.helper ...).'
+        : 'Accepted forms: https://host/org/repo.git, ssh://git@host/org/repo.git, git@host:org/repo.git, file:///abs/path; add @tag, @branch or @<40-hex commit>, or #ref for refs containing "/". See docs/git.md.',
+      details: { url: sanitize(url, { max: 200 }) },
+    });
+  }
+  return r;
+}
+
+/**
+ * Why `ref` is refused, or undefined. A ref is a full 40-hex commit or a ref name
+ * by `git check-ref-format` rules (one-level names allowed), restricted to printable
+ * ASCII and never starting with `-`.
+ */
+export function gitRefProblem(ref: string): string | undefined {
+  if (ref === '') return 'is empty';
+  if (ref.length > GIT_REF_MAX) return `is longer than ${GIT_REF_MAX} characters`;
+  if (isFullSha(ref)) return undefined;
+  if (/[\x00-\x20\x7f]/.test(ref)) return 'contains spaces or control characters';
+  if (/[^\x21-\x7e]/.test(ref)) return 'contains non-ASCII characters';
+  if (ref.startsWith('-')) return 'starts with "-" (git would read it as an option)';
+  if (/[~^:?*[\\]/.test(ref)) return 'contains one of ~ ^ : ? * [ \\';
+  if (ref.includes('..')) return 'contains ".."';
+  if (ref.includes('@{')) return 'contains "@{"';
+  if (ref === '@') return 'is "@"';
+  if (ref.startsWith('/') || ref.endsWith('/') || ref.includes('//')) return 'has an empty path component';
+  if (ref.endsWith('.')) return 'ends with "."';
+  for (const part of ref.split('/')) {
+    if (part.startsWith('.')) return 'has a component starting with "."';
+    if (part.endsWith('.lock')) return 'has a component ending with ".lock"';
+  }
+  return undefined;
+}
+
+/** Validate a ref; returns it (a full commit id lower-cased). Throws E_USAGE. */
+export function checkGitRef(ref: string): string {
+  const problem = gitRefProblem(ref);
+  if (problem) {
+    throw new YepError('E_USAGE', `Refusing the git ref ${show(ref)}: it ${problem}.`, {
+      hint: 'Give a branch, a tag or a full 40-character commit (url@v1.2.0, url@main, url@<sha>); refs containing "/" use url#feature/x.',
+      details: { ref: sanitize(ref, { max: 200 }) },
+    });
+  }
+  return isFullSha(ref) ? ref.toLowerCase() : ref;
+}

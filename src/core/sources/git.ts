@@ -1,0 +1,534 @@
+/**
+ * The git source: resolve a ref to a commit, fetch exactly that commit into staging,
+ * check it out without running anything from the repository, and hand the tree to
+ * the install pipeline. Docs: docs/git.md. Hostile cases: hardening C20-C25.
+ *
+ * Shape of a fetch (git dir kept OUTSIDE the package tree, so `.git` never enters it):
+ *   <staging>/<into>.yep-git   bare repo: init --template=, fetch --depth 1 <sha>
+ *   <staging>/<into>           work tree: checkout --detach <sha>, HEAD re-checked
+ * then the git dir is deleted and the tree lstat-scanned before plugin.json is read.
+ */
+import { mkdir, readdir, lstat, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { GitError, GitPluginError, type SimpleGit } from 'simple-git';
+import type { Context } from '../context.js';
+import { YepError, stateIoError } from '../errors.js';
+import type { GitSource } from '../lockfile.js';
+import { sanitize } from '../sanitize.js';
+import type { GitSpec } from '../spec.js';
+import { checkGitRef, checkGitUrl, isFullSha, type GitUrl } from './git-url.js';
+import { gitFailure, isUnadvertisedRefusal } from './git-errors.js';
+import { createGit } from './git-run.js';
+import { scanPackageTree, type TreeStats } from './tree-scan.js';
+import type { FetchResult } from './types.js';
+
+/** What the git fetchers return: a FetchResult whose source is always a git source. */
+export type GitFetchResult = FetchResult & { source: GitSource };
+
+export interface GitLimits {
+  /** Overall deadline for one git operation (ls-remote, or the whole fetch + checkout). */
+  timeoutMs: number;
+  /** Kill git after this long without any output. */
+  idleTimeoutMs: number;
+  /** Cap on the fetched objects (the temporary git dir), checked while git runs. */
+  maxFetchBytes: number;
+  /** Cap on the checked-out tree (sum of file sizes), checked before checkout. */
+  maxTreeBytes: number;
+  /** Cap on the number of files in the tree. */
+  maxFiles: number;
+}
+
+export const DEFAULT_GIT_LIMITS: GitLimits = {
+  timeoutMs: 10 * 60_000,
+  idleTimeoutMs: 2 * 60_000,
+  maxFetchBytes: 512 * 1024 * 1024,
+  maxTreeBytes: 512 * 1024 * 1024,
+  maxFiles: 50_000,
+};
+
+export interface ResolvedGitRef {
+  /** The 40-hex commit the ref points to now. */
+  rev: string;
+  /** The full ref name that matched (refs/tags/v1, refs/heads/main), if any. */
+  refName?: string;
+  kind: 'commit' | 'tag' | 'branch' | 'ref' | 'default';
+}
+
+/** One ls-remote line set: ref name -> object id (with `^{}` peeled entries, and `HEAD`). */
+export interface RemoteRefs {
+  refs: Map<string, string>;
+  /** Where HEAD points (refs/heads/main), when the server says. */
+  headTarget?: string;
+}
+
+/** Parse `git ls-remote --symref` output. Pure; unknown lines are ignored. */
+export function parseLsRemote(text: string): RemoteRefs {
+  const refs = new Map<string, string>();
+  let headTarget: string | undefined;
+  for (const line of text.split('\n')) {
+    const sym = /^ref: (\S+)\tHEAD$/.exec(line);
+    if (sym) {
+      headTarget = sym[1];
+      continue;
+    }
+    const m = /^([0-9a-f]{40}|[0-9a-f]{64})\t(\S+)$/.exec(line);
+    if (m && !refs.has(m[2]!)) refs.set(m[2]!, m[1]!);
+  }
+  return { refs, ...(headTarget ? { headTarget } : {}) };
+}
+
+/** ls-remote patterns that can name `ref` (exact matches are picked afterwards). */
+function refPatterns(ref: string | undefined): string[] {
+  if (ref === undefined) return ['HEAD'];
+  if (ref.startsWith('refs/')) return [ref, `${ref}^{}`];
+  return [`refs/tags/${ref}`, `refs/tags/${ref}^{}`, `refs/heads/${ref}`];
+}
+
+/**
+ * Pick the commit `ref` names from ls-remote output, git's way: an exact `refs/...`
+ * name, else a tag (peeled to its commit), else a branch. Pure.
+ */
+export function pickRef(remote: RemoteRefs, ref: string | undefined): (ResolvedGitRef & { ambiguous?: boolean }) | undefined {
+  const { refs } = remote;
+  if (ref === undefined) {
+    const rev = refs.get('HEAD');
+    return rev ? { rev, kind: 'default', ...(remote.headTarget ? { refName: remote.headTarget } : {}) } : undefined;
+  }
+  if (ref.startsWith('refs/')) {
+    const rev = refs.get(`${ref}^{}`) ?? refs.get(ref);
+    return rev ? { rev, refName: ref, kind: ref.startsWith('refs/tags/') ? 'tag' : ref.startsWith('refs/heads/') ? 'branch' : 'ref' } : undefined;
+  }
+  const tag = refs.get(`refs/tags/${ref}^{}`) ?? refs.get(`refs/tags/${ref}`);
+  const branch = refs.get(`refs/heads/${ref}`);
+  if (tag) return { rev: tag, refName: `refs/tags/${ref}`, kind: 'tag', ...(branch && branch !== tag ? { ambiguous: true } : {}) };
+  if (branch) return { rev: branch, refName: `refs/heads/${ref}`, kind: 'branch' };
+  return undefined;
+}
+
+/** A deadline + cancellation scope for one operation. */
+interface Scope {
+  signal: AbortSignal;
+  /** Why we stopped git ourselves, if we did. */
+  reason(): 'timeout' | 'size' | undefined;
+  abortForSize(): void;
+  dispose(): void;
+}
+
+function openScope(ctx: Context, timeoutMs: number): Scope {
+  const ours = new AbortController();
+  let why: 'timeout' | 'size' | undefined;
+  const timer = setTimeout(() => {
+    why ??= 'timeout';
+    ours.abort();
+  }, timeoutMs);
+  timer.unref?.();
+  return {
+    signal: AbortSignal.any([ctx.signal, ours.signal]),
+    reason: () => why,
+    abortForSize() {
+      why ??= 'size';
+      ours.abort();
+    },
+    dispose: () => clearTimeout(timer),
+  };
+}
+
+interface RunContext {
+  ctx: Context;
+  url: GitUrl;
+  limits: GitLimits;
+  scope: Scope;
+}
+
+/** Run one git command; every failure becomes a YepError. */
+async function run(rc: RunContext, git: SimpleGit, args: string[], action: string): Promise<string> {
+  try {
+    return await git.raw(args);
+  } catch (e) {
+    throw toYepError(rc, e, action);
+  }
+}
+
+function toYepError(rc: RunContext, e: unknown, action: string): YepError {
+  if (e instanceof YepError) return e;
+  const url = sanitize(rc.url.url, { max: 200 });
+  if (rc.ctx.signal.aborted) return new YepError('E_INTERRUPTED', `Interrupted while git was working on ${url}.`, { cause: e });
+  const why = rc.scope.reason();
+  if (why === 'size') return fetchTooBig(rc.url.url, rc.limits.maxFetchBytes);
+  if (why === 'timeout' || (e instanceof GitPluginError && e.plugin === 'timeout')) {
+    const after = why === 'timeout' ? `${Math.round(rc.limits.timeoutMs / 1000)} s` : `${Math.round(rc.limits.idleTimeoutMs / 1000)} s without progress`;
+    return new YepError('E_NETWORK', `git timed out after ${after} trying to ${action} ${url}.`, {
+      hint: 'The server is slow or not answering. Check the URL and your connection, then try again.',
+      details: { url },
+      cause: e,
+    });
+  }
+  if (e instanceof GitPluginError) {
+    return new YepError('E_INTERNAL', `simple-git refused to run git (${e.plugin ?? 'plugin'}): ${sanitize(e.message)}`, { cause: e });
+  }
+  if (e instanceof GitError) return gitFailure(e.message, action, rc.url.url, e);
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT') {
+    return new YepError('E_GIT', 'git is not installed (or not on PATH).', { hint: 'Install git, then run the command again.', cause: e });
+  }
+  return gitFailure(String((e as Error)?.message ?? e), action, rc.url.url, e);
+}
+
+function fetchTooBig(url: string, max: number): YepError {
+  return new YepError('E_UNSAFE_PACKAGE', `Refusing ${sanitize(url, { max: 200 })}: the fetched git objects exceed ${max} bytes.`, {
+    hint: 'The repository is larger than an extension should be. Ask the author to publish a smaller package (or a crate).',
+    details: { url: sanitize(url, { max: 200 }), maxBytes: max },
+  });
+}
+
+/** Bytes under `dir` (lstat sizes; missing entries are skipped: git renames as we look). */
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of entries) {
+    const p = join(dir, name);
+    try {
+      const st = await lstat(p);
+      total += st.isDirectory() ? await dirBytes(p) : st.size;
+    } catch {
+      // vanished between readdir and lstat
+    }
+  }
+  return total;
+}
+
+/** Poll the size of `dir` while git writes into it; abort the scope above `max`. */
+function watchSize(dir: string, max: number, scope: Scope): { stop(): Promise<number> } {
+  let busy: Promise<number> = Promise.resolve(0);
+  let last = 0;
+  const tick = (): void => {
+    busy = busy.then(async () => {
+      last = await dirBytes(dir);
+      if (last > max) scope.abortForSize();
+      return last;
+    });
+  };
+  const timer = setInterval(tick, 200);
+  timer.unref?.();
+  return {
+    async stop() {
+      clearInterval(timer);
+      tick();
+      return busy;
+    },
+  };
+}
+
+/** A place git can run that is ours, and a GIT_DIR that exists nowhere (no repository discovery). */
+function neutralDirs(ctx: Context): { cwd: string; gitDir: string } {
+  const cwd = existsSync(ctx.paths.configDir) ? ctx.paths.configDir : tmpdir();
+  return { cwd, gitDir: join(ctx.paths.stagingDir, `.no-repository-${process.pid}`) };
+}
+
+function limitsOf(partial?: Partial<GitLimits>): GitLimits {
+  return { ...DEFAULT_GIT_LIMITS, ...(partial ?? {}) };
+}
+
+async function listRemote(rc: RunContext, patterns: string[]): Promise<RemoteRefs> {
+  const { cwd, gitDir } = neutralDirs(rc.ctx);
+  const git = createGit(rc.ctx, {
+    allowedProtocols: rc.url.allowedProtocols,
+    cwd,
+    gitDir,
+    signal: rc.scope.signal,
+    idleTimeoutMs: rc.limits.idleTimeoutMs,
+    noRedirects: rc.url.transport === 'http',
+  });
+  const out = await run(rc, git, ['ls-remote', '--symref', '--', rc.url.url, ...patterns], 'list the refs of');
+  return parseLsRemote(out);
+}
+
+async function resolveWith(rc: RunContext, ref: string | undefined): Promise<ResolvedGitRef> {
+  if (ref !== undefined && isFullSha(ref)) return { rev: ref.toLowerCase(), kind: 'commit' };
+  const remote = await listRemote(rc, refPatterns(ref));
+  const picked = pickRef(remote, ref);
+  const url = sanitize(rc.url.url, { max: 200 });
+  if (!picked) {
+    if (ref === undefined) {
+      throw new YepError('E_NOT_FOUND', `${url} has no default branch (is the repository empty?).`, {
+        hint: 'Name a branch or tag: url@<branch> or url#<ref>.',
+      });
+    }
+    const shown = JSON.stringify(sanitize(ref, { max: 200 }));
+    if (/^[0-9a-f]{4,39}$/i.test(ref)) {
+      throw new YepError('E_NOT_FOUND', `${url} has no branch or tag named ${shown}, and abbreviated commits cannot be fetched from a server.`, {
+        hint: 'Give the full 40-character commit id (git rev-parse <short-sha> in a clone prints it).',
+      });
+    }
+    throw new YepError('E_NOT_FOUND', `${url} has no branch or tag named ${shown}.`, {
+      hint: `List what it has with: git ls-remote ${rc.url.url}`,
+    });
+  }
+  if (!/^[0-9a-f]{40}$/.test(picked.rev)) {
+    throw new YepError('E_UNSUPPORTED', `${url} uses SHA-256 object ids, which yep-ext (and the lock format) do not support yet.`);
+  }
+  if (picked.ambiguous) {
+    rc.ctx.log.warn(`${url}: both a tag and a branch are named ${JSON.stringify(sanitize(ref ?? ''))}; using the tag (write refs/heads/${sanitize(ref ?? '')} for the branch).`);
+  }
+  const { ambiguous: _ignored, ...resolved } = picked;
+  return resolved;
+}
+
+/**
+ * The commit `ref` points to on `url` right now (`git ls-remote`, no download).
+ * A full 40-hex `ref` is returned as is (a commit never moves); no ref = the
+ * default branch. Validates url and ref first (E_USAGE).
+ */
+export async function resolveGitRef(ctx: Context, url: string, ref?: string, limits?: Partial<GitLimits>): Promise<ResolvedGitRef> {
+  const checkedUrl = checkGitUrl(url);
+  const checkedRef = ref === undefined ? undefined : checkGitRef(ref);
+  const lim = limitsOf(limits);
+  const scope = openScope(ctx, lim.timeoutMs);
+  try {
+    return await resolveWith({ ctx, url: checkedUrl, limits: lim, scope }, checkedRef);
+  } finally {
+    scope.dispose();
+  }
+}
+
+/** Parsed `git ls-tree -r -l -z` entry. */
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  size: number | undefined;
+  path: string;
+}
+
+/** Parse `git ls-tree -r -l -z` output. Pure. */
+export function parseLsTree(text: string): TreeEntry[] {
+  const out: TreeEntry[] = [];
+  for (const rec of text.split('\0')) {
+    if (rec === '') continue;
+    const m = /^(\d{6}) (\w+) ([0-9a-f]{40,64}) +(-|\d+)\t([\s\S]*)$/.exec(rec);
+    if (!m) throw new YepError('E_GIT', `Unexpected output from git ls-tree: ${sanitize(rec, { max: 200 })}`);
+    out.push({ mode: m[1]!, type: m[2]!, size: m[4] === '-' ? undefined : Number(m[4]), path: m[5]! });
+  }
+  return out;
+}
+
+/**
+ * Check a commit's tree from git's own listing, before anything is written:
+ * symlinks are refused (the same rule as the lstat scan, earlier), caps enforced,
+ * submodules reported (never fetched: they stay empty directories).
+ */
+export function inspectTree(entries: TreeEntry[], limits: Pick<GitLimits, 'maxFiles' | 'maxTreeBytes'>): { notes: string[] } {
+  const notes: string[] = [];
+  let files = 0;
+  let bytes = 0;
+  for (const e of entries) {
+    if (e.mode === '120000') {
+      throw new YepError('E_UNSAFE_PACKAGE', `Refusing the package: "${sanitize(e.path)}" is a symbolic link${e.path === 'plugin.json' ? ' (the manifest itself)' : ''}.`, {
+        hint: 'yep-ext installs only regular files and directories. Ask the extension author to replace links with real files.',
+        details: { path: sanitize(e.path, { max: 300 }) },
+      });
+    }
+    if (e.mode === '160000') {
+      notes.push(`Submodule "${sanitize(e.path)}" was not fetched (yep-ext never fetches submodules); it is an empty directory.`);
+      continue;
+    }
+    if (e.type !== 'blob') continue;
+    files++;
+    bytes += e.size ?? 0;
+  }
+  if (files > limits.maxFiles) {
+    throw new YepError('E_UNSAFE_PACKAGE', `Refusing the package: it has ${files} files (more than ${limits.maxFiles}).`);
+  }
+  if (bytes > limits.maxTreeBytes) {
+    throw new YepError('E_UNSAFE_PACKAGE', `Refusing the package: its files add up to ${bytes} bytes (more than ${limits.maxTreeBytes}).`);
+  }
+  return { notes };
+}
+
+const REFUSED = Symbol('refused');
+
+async function makeDir(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { mode });
+  } catch (e) {
+    throw stateIoError('create', dir, e);
+  }
+}
+
+/**
+ * Fetch commit `rev` of `url` into a new directory `into` (work tree only).
+ * Shallow fetch of the exact commit; a server that refuses unadvertised commits
+ * (protocol v0) gets `refName` shallowly, then, failing that, a full fetch.
+ */
+async function fetchCommitInto(rc: RunContext, rev: string, into: string, refName: string | undefined): Promise<{ notes: string[]; stats: TreeStats }> {
+  const parent = dirname(into);
+  const gitDir = join(parent, `${basename(into)}.yep-git`);
+  const base = {
+    allowedProtocols: rc.url.allowedProtocols,
+    cwd: parent,
+    gitDir,
+    signal: rc.scope.signal,
+    idleTimeoutMs: rc.limits.idleTimeoutMs,
+    noRedirects: rc.url.transport === 'http',
+  };
+  const git = createGit(rc.ctx, base);
+  const url = rc.url.url;
+  const shown = sanitize(url, { max: 200 });
+  const fetchArgs = ['fetch', '--no-tags', '--no-recurse-submodules', '--progress', '--no-write-fetch-head'];
+  let created = false;
+  let intoCreated = false;
+  try {
+    await makeDir(gitDir, 0o700);
+    created = true;
+    await run(rc, git, ['init', '--bare', '--quiet', '--template='], 'prepare a repository for');
+    const watcher = watchSize(gitDir, rc.limits.maxFetchBytes, rc.scope);
+    let commitPresent: boolean;
+    try {
+      const tryFetch = async (args: string[]): Promise<true | typeof REFUSED> => {
+        try {
+          await git.raw(args);
+          return true;
+        } catch (e) {
+          if (e instanceof GitError && !(e instanceof GitPluginError) && isUnadvertisedRefusal(e.message) && !rc.scope.signal.aborted) return REFUSED;
+          throw toYepError(rc, e, 'fetch from');
+        }
+      };
+      const hasCommit = async (): Promise<boolean> => {
+        try {
+          const out = await git.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
+          return out.trim() === rev;
+        } catch {
+          return false;
+        }
+      };
+      // 1. the exact commit, shallow (protocol v2 servers allow any commit).
+      commitPresent = (await tryFetch([...fetchArgs, '--depth=1', '--', url, rev])) === true && (await hasCommit());
+      // 2. the ref it came from, shallow (v0 servers advertise only ref tips).
+      if (!commitPresent && refName !== undefined) {
+        rc.ctx.log.debug(`git: ${shown} refused commit ${rev}; fetching ${refName}`);
+        const ok = await tryFetch([...fetchArgs, '--depth=1', '--', url, `+${refName}:refs/yep/wanted`]);
+        commitPresent = ok === true && (await hasCommit());
+      }
+      // 3. everything reachable from branches and tags.
+      if (!commitPresent) {
+        rc.ctx.log.debug(`git: ${shown} refused commit ${rev}; fetching all branches and tags`);
+        // Step 2 may have left a shallow repository whose boundary hides older commits.
+        const shallow = (await run(rc, git, ['rev-parse', '--is-shallow-repository'], 'inspect')).trim() === 'true';
+        const ok = await tryFetch([...fetchArgs, ...(shallow ? ['--unshallow'] : []), '--', url, '+refs/heads/*:refs/yep/heads/*', '+refs/tags/*:refs/yep/tags/*']);
+        commitPresent = ok === true && (await hasCommit());
+      }
+    } finally {
+      const size = await watcher.stop();
+      if (size > rc.limits.maxFetchBytes) throw fetchTooBig(url, rc.limits.maxFetchBytes);
+    }
+    if (!commitPresent) {
+      throw new YepError('E_NOT_FOUND', `Commit ${rev} is not on ${shown} (any more).`, {
+        hint: 'The branch was probably force-pushed or the commit deleted. Install a current ref (yep-ext install <url>@<ref>) or ask the author to restore the commit.',
+        details: { url: shown, rev },
+      });
+    }
+    const { notes } = inspectTree(parseLsTree(await run(rc, git, ['ls-tree', '-r', '-l', '-z', '--full-tree', rev], 'inspect')), rc.limits);
+
+    await makeDir(into, 0o755);
+    intoCreated = true;
+    const worktreeGit = createGit(rc.ctx, { ...base, workTree: into });
+    await run(rc, worktreeGit, ['checkout', '--quiet', '--force', '--no-recurse-submodules', '--detach', rev], 'check out');
+    const head = (await run(rc, worktreeGit, ['rev-parse', '--verify', 'HEAD'], 'check out')).trim();
+    if (head !== rev) {
+      throw new YepError('E_INTEGRITY', `After checkout HEAD is ${sanitize(head, { max: 80 })}, not the commit ${rev} that was asked for; refusing ${shown}.`, {
+        details: { wanted: rev, got: sanitize(head, { max: 80 }) },
+      });
+    }
+    const depth = (await run(rc, git, ['rev-list', '--count', rev], 'inspect')).trim();
+    rc.ctx.log.debug(`git: fetched ${depth} commit(s) of ${shown}, checked out ${rev}`);
+    await rm(gitDir, { recursive: true, force: true });
+    created = false;
+    const stats = await scanPackageTree(into, { maxFiles: rc.limits.maxFiles, maxBytes: rc.limits.maxTreeBytes });
+    for (const note of notes) rc.ctx.log.warn(note);
+    return { notes, stats };
+  } catch (e) {
+    // Only what we made: `into` must not have existed, but a caller's bug must not cost data.
+    if (intoCreated) await rm(into, { recursive: true, force: true });
+    throw toYepError(rc, e, 'fetch from');
+  } finally {
+    if (created) await rm(gitDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Fetch a git spec into `into` (which must not exist; its parent must): resolve the
+ * ref (default branch, tag, branch, `refs/...` or full commit), fetch only that
+ * commit, check it out, drop `.git`, and lstat-scan the tree. URL and ref are
+ * validated before any process starts (E_USAGE).
+ */
+export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits?: Partial<GitLimits>): Promise<GitFetchResult> {
+  const url = checkGitUrl(spec.url);
+  const ref = spec.ref === undefined ? undefined : checkGitRef(spec.ref);
+  const lim = limitsOf(limits);
+  const scope = openScope(ctx, lim.timeoutMs);
+  const rc: RunContext = { ctx, url, limits: lim, scope };
+  try {
+    const resolved = await resolveWith(rc, ref);
+    ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${resolved.rev.slice(0, 12)}${ref !== undefined && ref !== resolved.rev ? ` (${sanitize(ref)})` : ''}`);
+    const { notes } = await fetchCommitInto(rc, resolved.rev, into, resolved.refName);
+    const source: GitSource = { type: 'git', url: url.url, rev: resolved.rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
+    return { dir: into, source, ...(notes.length ? { notes } : {}) };
+  } finally {
+    scope.dispose();
+  }
+}
+
+/**
+ * Fetch exactly the commit a lock entry pins (frozen install, reinstall). Never
+ * follows the requested ref: if the commit is gone (force-push, deletion) this
+ * fails with E_NOT_FOUND instead of installing something else.
+ */
+export async function fetchGitCommit(
+  ctx: Context,
+  pin: { url: string; rev: string; requested_ref?: string },
+  into: string,
+  limits?: Partial<GitLimits>,
+): Promise<GitFetchResult> {
+  const url = checkGitUrl(pin.url);
+  if (!isFullSha(pin.rev)) {
+    throw new YepError('E_STATE', `The lock pins ${sanitize(pin.url, { max: 200 })} to ${JSON.stringify(sanitize(pin.rev, { max: 80 }))}, which is not a 40-hex commit.`, {
+      hint: 'Reinstall the extension from its source (yep-ext install <url>@<ref>) to record a proper commit.',
+    });
+  }
+  const rev = pin.rev.toLowerCase();
+  const lim = limitsOf(limits);
+  const scope = openScope(ctx, lim.timeoutMs);
+  try {
+    ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${rev.slice(0, 12)}`);
+    const { notes } = await fetchCommitInto({ ctx, url, limits: lim, scope }, rev, into, undefined);
+    const source: GitSource = { type: 'git', url: url.url, rev, ...(pin.requested_ref !== undefined ? { requested_ref: pin.requested_ref } : {}) };
+    return { dir: into, source, ...(notes.length ? { notes } : {}) };
+  } finally {
+    scope.dispose();
+  }
+}
+
+/**
+ * Reinstalling a pinned commit must reproduce its content hash: git objects are
+ * content-addressed, so a different hash means the checkout was altered (a filter,
+ * a changed policy, tampering). The pipeline calls this with the lock's entry.
+ */
+export function assertSameCommitSameHash(
+  previous: { content_hash: string; source: { type: string; rev?: unknown } } | undefined,
+  source: GitSource,
+  contentHash: string,
+): void {
+  if (!previous || previous.source.type !== 'git' || previous.source.rev !== source.rev) return;
+  if (previous.content_hash !== contentHash) {
+    throw new YepError('E_INTEGRITY', `Commit ${source.rev} of ${sanitize(source.url, { max: 200 })} produced content ${contentHash}, but the lock recorded ${previous.content_hash} for the same commit.`, {
+      hint: 'Something changed the checked-out files (a git filter or attribute in your git config, or tampering). Nothing was installed. Inspect the repository, then reinstall deliberately with `yep-ext remove` + `yep-ext install`.',
+      details: { rev: source.rev, wanted: previous.content_hash, got: contentHash },
+    });
+  }
+}

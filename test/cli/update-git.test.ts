@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureFiles, makeRepo, manifestFor, type TestRepo } from '../helpers/git-repo.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+
+let home: TempHome;
+let repo: TestRepo;
+const lockText = () => readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8');
+const withHook = () => {
+  const m = JSON.parse(manifestFor('gitext', '1.1.0'));
+  m.yolop.hooks = [{ event: 'pre_tool_use', tool_name_glob: 'bash' }];
+  return `${JSON.stringify(m, null, 2)}\n`;
+};
+
+beforeEach(async () => {
+  home = makeTempHome();
+  repo = makeRepo(join(home.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
+  const r = await runCli(['install', `${repo.url}@main`], { env: home.env });
+  expect(r.code, r.stderr).toBe(0);
+});
+afterEach(() => home.cleanup());
+
+describe('update (git: the recorded ref moves to its new commit)', () => {
+  it('no new commit: up to date, lock untouched', async () => {
+    const before = lockText();
+    const r = await runCli(['update', 'gitext'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('up to date');
+    expect(lockText()).toBe(before);
+  });
+
+  it('a new commit with the same grant updates without asking and pins the new commit', async () => {
+    const rev = repo.commit({ 'README.md': 'docs only\n' });
+    const r = await runCli(['update', 'gitext', '--json'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).updates[0]).toMatchObject({ status: 'updated', consent_needed: false });
+    expect(lockText()).toContain(`rev = "${rev}"`);
+    expect(lockText()).toContain('requested_ref = "main"');
+  });
+
+  it('a commit adding a hook is refused without a TTY, then accepted with --yes', async () => {
+    const before = lockText();
+    const rev = repo.commit({ 'plugin.json': withHook() });
+    const refused = await runCli(['update', 'gitext'], { env: home.env });
+    expect(refused.code).toBe(8);
+    expect(refused.stdout).toContain('+ hook pre_tool_use');
+    expect(lockText()).toBe(before);
+    const ok = await runCli(['update', 'gitext', '--yes'], { env: home.env });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(lockText()).toContain(`rev = "${rev}"`);
+  });
+
+  it('a repository that vanished fails the update and keeps the old version', async () => {
+    const before = lockText();
+    const { rmSync } = await import('node:fs');
+    rmSync(repo.bare, { recursive: true, force: true });
+    const r = await runCli(['update', 'gitext'], { env: home.env });
+    expect(r.code).not.toBe(0);
+    expect(lockText()).toBe(before);
+    const list = jsonOf(await runCli(['list', '--json'], { env: home.env }));
+    expect(list.extensions[0].problems).toEqual([]);
+  });
+});
