@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { buildArtifacts, SCHEMA_DIR } from '../../src/core/yep/schema-gen.js';
 import { findMethod } from '../../src/core/yep/protocol.js';
