@@ -8,8 +8,10 @@ import lockfile from 'proper-lockfile';
 import { YepError, errnoCode, stateIoError } from './errors.js';
 import type { Context } from './context.js';
 
-const STALE_MS = 10_000;
-const UPDATE_MS = 2_000;
+// A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
+// belongs to a dead process (kill -9) and is taken over.
+const STALE_MS = 5_000;
+const UPDATE_MS = 1_000;
 
 export async function ensureStore(ctx: Context): Promise<void> {
   try {
@@ -29,7 +31,7 @@ export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Pr
     release = await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
   } catch (e) {
     if (errnoCode(e) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, e);
-    ctx.log.info('Waiting for another yep-ext process to finish with the extension store…');
+    ctx.log.info('Waiting for another yep-ext process to finish with the extension store (a lock left by a killed process is taken over after 5 s)…');
     const started = Date.now();
     for (;;) {
       try {
@@ -39,7 +41,7 @@ export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Pr
         if (errnoCode(err) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, err);
         if (Date.now() - started > waitMs) {
           throw new YepError('E_LOCKED', `Another yep-ext process has held ${ctx.paths.installLockFile} for over ${Math.round(waitMs / 1000)} s.`, {
-            hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 10 s.',
+            hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 5 s.',
           });
         }
         await new Promise((r) => setTimeout(r, 100 + Math.random() * 150));

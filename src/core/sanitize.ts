@@ -1,9 +1,9 @@
 /**
  * Strings from packages and servers reach a terminal only through here: control
- * characters (ANSI escapes, BEL, backspace, bidi overrides) are shown as visible
+ * characters (ANSI escapes, BEL, backspace, bidi overrides, zero-width characters) are shown as visible
  * escapes so a manifest cannot repaint or hide what the user approves (hardening D29).
  */
-const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
 export function sanitize(text: string, options: { keepNewlines?: boolean; max?: number } = {}): string {
   let s = text.replace(CONTROL_RE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -8,6 +8,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stateIoError } from './errors.js';
 import type { Context } from './context.js';
+import { recoverStage } from './transaction.js';
 
 function isAlive(pid: number): boolean {
   try {
@@ -18,7 +19,10 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Remove staging directories whose owning process is gone. */
+/**
+ * Recover then remove staging directories whose owning process is gone
+ * (crash recovery; caller holds the installer lock). Returns what was done.
+ */
 export async function sweepStaging(ctx: Context): Promise<string[]> {
   let entries: string[];
   try {
@@ -31,8 +35,9 @@ export async function sweepStaging(ctx: Context): Promise<string[]> {
     const pid = Number(/^(\d+)-/.exec(e)?.[1]);
     if (pid && pid !== process.pid && isAlive(pid)) continue;
     if (pid === process.pid) continue;
+    const recovered = await recoverStage(ctx, join(ctx.paths.stagingDir, e));
+    if (recovered) swept.push(recovered);
     await rm(join(ctx.paths.stagingDir, e), { recursive: true, force: true });
-    swept.push(e);
   }
   return swept;
 }

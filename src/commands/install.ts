@@ -1,0 +1,87 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { confirm } from '../cli/prompts.js';
+import { renderOutcome, renderPreview } from '../cli/render-install.js';
+import { YepError } from '../core/errors.js';
+import { installMany, type InstallOutcome } from '../core/operations/install.js';
+import { grantOf } from '../core/grants.js';
+import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
+
+export default class Install extends BaseCommand {
+  static override summary = 'Install extensions from crates.io, git or a local directory.';
+  static override description = `Prints each package's contribution summary (server command, tools, hooks, MCP servers, prompt, commands) before placing it, verifies every download, and pins the result in extensions.lock. Install never enables: run \`yep-ext enable <name>\` afterwards.
+
+Sources:
+  lsp                             crate yolop-extension-lsp, latest stable
+  lsp@0.3.1 / 'lsp@^0.3'          exact version / cargo requirement
+  crates.io:<crate>[@req]         any crate name
+  https://host/org/repo.git[@rev] git, pinned to the resolved commit (#ref for refs with "/")
+  ./dir, ../dir, /abs, ~/dir      a local package, referenced in place`;
+
+  static override examples = [
+    '<%= config.bin %> install lsp',
+    "<%= config.bin %> install 'lsp@^0.3' crates.io:yolop-extension-logfire@1.2.0",
+    '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
+    '<%= config.bin %> install ./examples/echo-node',
+    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
+  ];
+
+  static override strict = false;
+  static override args = {};
+
+  static override flags = {
+    yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name without asking.' }),
+    frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
+    lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
+  };
+
+  private async runFrozen(lockfile: string | undefined, index: string | undefined): Promise<unknown> {
+    const ctx = this.makeContext({ index });
+    const json = this.jsonEnabled();
+    const items = await installFrozen(ctx, {
+      ...(lockfile ? { lockfile } : {}),
+      onItem: (item) => {
+        if (!json) this.logToStderr(frozenLine(item));
+      },
+    });
+    if (!json) this.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
+    return { frozen: items };
+  }
+
+  async run(): Promise<unknown> {
+    const { argv, flags } = await this.parse(Install);
+    const specs = argv as string[];
+    if (flags.frozen) {
+      if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
+      return this.runFrozen(flags.lockfile, flags.index);
+    }
+    if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
+    const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
+    const json = this.jsonEnabled();
+    const results = await installMany(ctx, specs, {
+      onPreview: (p) => {
+        if (!json) this.log(renderPreview(p));
+      },
+      confirmReplace: async (_p, why) => {
+        if (flags.yes) return true;
+        if (!ctx.interactive) return false;
+        return confirm(`${why}. Replace it?`);
+      },
+    });
+    const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome));
+    const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
+    if (!json) for (const r of results) if (r.ok) this.log(renderOutcome(r.outcome));
+    if (failed.length === 0) return { installed };
+    if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
+    if (!json) for (const r of results) if (!r.ok) this.logToStderr(`✖ ${r.spec}: ${r.error.message}${r.error.hint ? `\n  hint: ${r.error.hint}` : ''}`);
+    throw new YepError('E_PARTIAL', `${failed.length} of ${results.length} installs failed.`, { details: { installed, failed }, hint: 'The others were installed; fix the failures and run again.' });
+  }
+}
+
+function frozenLine(item: FrozenItem): string {
+  return item.status === 'failed' ? `✖ ${item.name}: ${item.reason}` : item.status === 'skipped' ? `= ${item.name} (already as locked)` : `✔ ${item.name} verified`;
+}
+
+function summarize(o: InstallOutcome) {
+  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes };
+}

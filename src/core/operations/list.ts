@@ -1,0 +1,104 @@
+/**
+ * `list`: what the lock pins and what the store holds, with problems found on the
+ * way (missing package, broken manifest, hash drift, unmanaged directories).
+ * A broken package is reported, never fatal.
+ */
+import { lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { contentHash } from '../content-hash.js';
+import { isYepError } from '../errors.js';
+import { loadLock, type LockSource } from '../lockfile.js';
+import { loadManifest, type Manifest } from '../manifest.js';
+import { isValidName } from '../names.js';
+import { packageDir } from '../paths.js';
+
+export interface ListedExtension {
+  name: string;
+  version?: string;
+  description?: string;
+  /** Undefined when settings could not be read. */
+  enabled?: boolean;
+  source?: LockSource;
+  content_hash?: string;
+  grant?: string;
+  /** Where the package lives in the store (a link for path installs). */
+  dir: string;
+  problems: string[];
+  manifest?: Manifest;
+}
+
+export interface ListOptions {
+  /** Re-hash crate and git packages to detect drift (default true). */
+  verify?: boolean;
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (i < items.length) {
+        const k = i++;
+        out[k] = await fn(items[k] as T);
+      }
+    }),
+  );
+  return out;
+}
+
+export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
+  const verify = options.verify ?? true;
+  const lock = await loadLock(ctx.paths.lockFile);
+  const listed = await mapLimit(lock.entries, 8, async (entry): Promise<ListedExtension> => {
+    const dir = packageDir(ctx.paths, entry.name);
+    const item: ListedExtension = {
+      name: entry.name,
+      ...(entry.version !== undefined ? { version: entry.version } : {}),
+      source: entry.source,
+      content_hash: entry.content_hash,
+      ...(typeof entry.grant === 'string' ? { grant: entry.grant } : {}),
+      dir,
+      problems: [],
+    };
+    try {
+      await stat(dir);
+    } catch {
+      const link = await readlink(dir).catch(() => undefined);
+      item.problems.push(link ? `missing: the linked directory ${link} is gone` : 'missing: not in the store (reinstall it, or `yep-ext install --frozen`)');
+      return item;
+    }
+    try {
+      item.manifest = await loadManifest(dir);
+      if (item.manifest.description) item.description = item.manifest.description;
+      if (item.manifest.name !== entry.name) item.problems.push(`manifest name is "${item.manifest.name}", not "${entry.name}" (the host skips it)`);
+    } catch (e) {
+      if (!isYepError(e)) throw e;
+      item.problems.push(`broken manifest: ${e.message.split('\n').join(' ')}`);
+    }
+    if (verify && entry.source.type !== 'path') {
+      const actual = await contentHash(dir).catch(() => undefined);
+      if (actual !== entry.content_hash) item.problems.push(`hash drift: the files changed since install (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`);
+    }
+    return item;
+  });
+  // Directories in the store the lock does not know (placed by hand, or by an older tool).
+  const known = new Set(lock.entries.map((e) => e.name));
+  let names: string[] = [];
+  try {
+    names = await readdir(ctx.paths.storeDir);
+  } catch {
+    names = [];
+  }
+  for (const n of names.sort()) {
+    if (n.startsWith('.') || known.has(n) || !isValidName(n)) continue;
+    const dir = join(ctx.paths.storeDir, n);
+    const isPkg = await lstat(join(dir, 'plugin.json')).then(
+      () => true,
+      () => false,
+    );
+    if (!isPkg) continue;
+    listed.push({ name: n, dir, problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
+  }
+  return listed.sort((a, b) => (a.name < b.name ? -1 : 1));
+}

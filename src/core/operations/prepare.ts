@@ -1,0 +1,68 @@
+/**
+ * The shared middle of install, update and frozen install: a fetched tree in
+ * staging becomes a PreparedPackage (manifest read by the host's rules, content
+ * hash, grant), and a PreparedPackage is committed to the store and lock by the
+ * crash-safe transaction. Only this module turns fetched bytes into store state.
+ */
+import { symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { saveApprovedGrant } from '../approved-grants.js';
+import { checkpoint } from '../checkpoint.js';
+import { resolveServerCommand, type CommandResolution } from '../command-path.js';
+import { contentHash } from '../content-hash.js';
+import { grantOf, summarizeGrant, type GrantSummary } from '../grants.js';
+import { upsertEntry, type LockEntry } from '../lockfile.js';
+import { loadManifest, type Manifest } from '../manifest.js';
+import { assertValidName } from '../names.js';
+import type { FetchResult } from '../sources/types.js';
+import { placePackage } from '../transaction.js';
+
+export interface PreparedPackage {
+  fetched: FetchResult;
+  manifest: Manifest;
+  name: string;
+  content_hash: string;
+  grant: GrantSummary;
+  command: CommandResolution;
+  stage: string;
+}
+
+export async function preparePackage(ctx: Context, stage: string, fetch: () => Promise<FetchResult>): Promise<PreparedPackage> {
+  const fetched = await fetch();
+  const manifest = await loadManifest(fetched.dir);
+  const name = assertValidName(manifest.name, 'manifest name');
+  const content_hash = await contentHash(fetched.dir);
+  await checkpoint(ctx.env, 'install:after-fetch');
+  return {
+    fetched,
+    manifest,
+    name,
+    content_hash,
+    grant: summarizeGrant(grantOf(manifest)),
+    command: resolveServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH),
+    stage,
+  };
+}
+
+/** The lock entry a prepared package gets. */
+export function lockEntryFor(p: PreparedPackage): LockEntry {
+  return {
+    name: p.name,
+    content_hash: p.content_hash,
+    ...(p.manifest.version !== undefined ? { version: p.manifest.version } : {}),
+    grant: p.grant.fingerprint,
+    source: p.fetched.source,
+  };
+}
+
+/** Place a prepared package at <store>/<name> and pin it. Caller holds the installer lock. */
+export async function commitPackage(ctx: Context, p: PreparedPackage, entry: LockEntry = lockEntryFor(p)): Promise<void> {
+  let tree = p.fetched.dir;
+  if (p.fetched.source.type === 'path') {
+    tree = join(p.stage, 'link');
+    await symlink(p.fetched.dir, tree, 'dir');
+  }
+  await saveApprovedGrant(ctx, p.name, p.grant.grant);
+  await placePackage(ctx, p.stage, p.name, tree, (current) => upsertEntry(current, entry), p.content_hash);
+}

@@ -1,0 +1,199 @@
+/**
+ * `update`: re-resolve each extension from its recorded source, then decide on
+ * the grant diff (data, never rendered text): hash-identical -> silent no-op;
+ * narrowing or neutral -> applied; widening -> applied only with consent (a TTY
+ * answer, --yes, or --accept naming exactly the new grant's fingerprint).
+ * Read -> plan (no writes) -> apply; `--dry-run` stops after the plan. The new
+ * tree is fully fetched, verified and unpacked before the old one is swapped out.
+ */
+import type { Context } from '../context.js';
+import { YepError, isYepError } from '../errors.js';
+import { loadApprovedGrant } from '../approved-grants.js';
+import { diffGrants, grantOf, type GrantDiff } from '../grants.js';
+import { withInstallLock } from '../install-lock.js';
+import { findEntry, loadLock, type LockEntry, type LockSource } from '../lockfile.js';
+import { loadManifest } from '../manifest.js';
+import { normalizeExtensionName } from '../names.js';
+import { packageDir } from '../paths.js';
+import { fetchPath } from '../sources/local-path.js';
+import type { FetchResult } from '../sources/types.js';
+import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
+import { commitPackage, lockEntryFor, preparePackage, type PreparedPackage } from './prepare.js';
+
+export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'refused' | 'failed';
+
+export interface UpdateItem {
+  name: string;
+  status: UpdateStatus;
+  from: { version?: string; content_hash: string; source: LockSource; grant?: string };
+  to?: { version?: string; content_hash: string; source: LockSource; grant: string };
+  /** The contribution diff; `widens` decides whether consent is needed. */
+  diff?: GrantDiff;
+  consent_needed: boolean;
+  error?: ReturnType<YepError['toJSON']>;
+}
+
+export interface UpdateOptions {
+  names: string[];
+  all?: boolean;
+  dryRun?: boolean;
+  yes?: boolean;
+  /** Fingerprints of new grants approved in advance (`--accept`). */
+  accept?: string[];
+  /** Asked on a TTY for each widening update; resolve true to apply it. */
+  confirm?: (item: UpdateItem) => Promise<boolean>;
+  /** Called with each planned item before anything is applied (print the diff here). */
+  onPlan?: (item: UpdateItem) => void;
+}
+
+/** What a source kind says when asked "anything newer?". */
+type Refetch = { upToDate: true } | { upToDate: false; fetch: (into: string) => Promise<FetchResult> };
+
+/** Re-resolve from the recorded source. Adding a source kind = one case here. */
+async function refetchFor(ctx: Context, entry: LockEntry): Promise<Refetch> {
+  const source = entry.source;
+  switch (source.type) {
+    case 'path':
+      return { upToDate: false, fetch: () => fetchPath({ kind: 'path', raw: source.path, path: source.path }) };
+    case 'crate':
+      throw new YepError('E_UNSUPPORTED', `Updating crates is not available in this build (${entry.name}).`);
+    case 'git':
+      throw new YepError('E_UNSUPPORTED', `Updating git installs is not available in this build (${entry.name}).`);
+  }
+}
+
+/** Keep what the user originally asked for (requirement, ref) across an update. */
+function carrySourceIntent(old: LockSource, next: LockSource): LockSource {
+  if (old.type === 'crate' && next.type === 'crate' && old.requirement !== undefined) return { ...next, requirement: old.requirement };
+  if (old.type === 'git' && next.type === 'git' && old.requested_ref !== undefined) return { ...next, requested_ref: old.requested_ref };
+  return next;
+}
+
+interface Planned {
+  item: UpdateItem;
+  prepared?: PreparedPackage;
+  stage?: string;
+}
+
+async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
+  const from = {
+    ...(entry.version !== undefined ? { version: entry.version } : {}),
+    content_hash: entry.content_hash,
+    source: entry.source,
+    ...(entry.grant ? { grant: entry.grant } : {}),
+  };
+  const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false };
+  const refetch = await refetchFor(ctx, entry);
+  if (refetch.upToDate) return { item: base };
+  const stage = await makeStagingDir(ctx, `update-${entry.name}`);
+  try {
+    const prepared = await preparePackage(ctx, stage, () => refetch.fetch(`${stage}/pkg`));
+    if (prepared.name !== entry.name) {
+      throw new YepError('E_MANIFEST', `The new version of ${entry.name} calls itself "${prepared.name}".`, {
+        hint: `Renaming is not an update: \`yep-ext remove ${entry.name}\` and install the new name.`,
+      });
+    }
+    prepared.fetched.source = carrySourceIntent(entry.source, prepared.fetched.source);
+    if (prepared.content_hash === entry.content_hash && prepared.grant.fingerprint === entry.grant) {
+      await removeDir(stage);
+      return { item: base };
+    }
+    const approved =
+      (await loadApprovedGrant(ctx, entry.name, entry.grant)) ??
+      (entry.source.type === 'path'
+        ? undefined // the manifest changed in place: the installed copy is the new one
+        : await loadManifest(packageDir(ctx.paths, entry.name)).then(
+            (m) => grantOf(m),
+            () => undefined,
+          ));
+    const diff = approved ? diffGrants(approved, prepared.grant.grant) : undefined;
+    // Without the approved grant we cannot prove the change narrows: ask.
+    const widens = diff ? diff.widens : prepared.grant.fingerprint !== entry.grant;
+    const next = lockEntryFor(prepared);
+    const item: UpdateItem = {
+      ...base,
+      status: 'would-update',
+      to: { ...(next.version !== undefined ? { version: next.version } : {}), content_hash: next.content_hash, source: next.source, grant: prepared.grant.fingerprint },
+      ...(diff ? { diff } : {}),
+      consent_needed: widens,
+    };
+    return { item, prepared, stage };
+  } catch (e) {
+    await removeDir(stage);
+    throw e;
+  }
+}
+
+export async function updateExtensions(ctx: Context, options: UpdateOptions): Promise<UpdateItem[]> {
+  if (options.names.length === 0 && !options.all) {
+    throw new YepError('E_USAGE', 'Name the extensions to update, or pass --all.', { hint: 'e.g. `yep-ext update lsp` or `yep-ext update --all`.' });
+  }
+  await withInstallLock(ctx, () => sweepStaging(ctx));
+  const lock = await loadLock(ctx.paths.lockFile);
+  const entries = options.all
+    ? lock.entries
+    : options.names.map((n) => {
+        const name = normalizeExtensionName(n);
+        const entry = findEntry(lock, name);
+        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Install it first: \`yep-ext install ${name}\`.` });
+        return entry;
+      });
+
+  // Plan concurrently (each is mostly one index request or one ls-remote).
+  const planned: Planned[] = new Array(entries.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(8, entries.length) }, async () => {
+      while (next < entries.length) {
+        const i = next++;
+        const entry = entries[i] as LockEntry;
+        try {
+          planned[i] = await planOne(ctx, entry);
+        } catch (e) {
+          if (!isYepError(e)) throw e;
+          planned[i] = {
+            item: { name: entry.name, status: 'failed', from: { content_hash: entry.content_hash, source: entry.source }, consent_needed: false, error: e.toJSON() },
+          };
+        }
+      }
+    }),
+  );
+  for (const p of planned) options.onPlan?.(p.item);
+
+  try {
+    if (options.dryRun) return planned.map((p) => p.item);
+    for (const p of planned) {
+      if (p.item.status !== 'would-update' || !p.prepared) continue;
+      const item = p.item;
+      if (item.consent_needed) {
+        const accepted =
+          options.yes === true ||
+          (options.accept ?? []).includes(item.to?.grant ?? '') ||
+          (options.confirm !== undefined && (await options.confirm(item)));
+        if (!accepted) {
+          item.status = 'refused';
+          continue;
+        }
+      }
+      await withInstallLock(ctx, async () => {
+        const current = findEntry(await loadLock(ctx.paths.lockFile), item.name);
+        if (!current || current.content_hash !== item.from.content_hash) {
+          throw new YepError('E_CONFLICT', `${item.name} changed while this update was being prepared.`, { hint: 'Run the update again.' });
+        }
+        await commitPackage(ctx, p.prepared as PreparedPackage);
+      }).then(
+        () => {
+          item.status = 'updated';
+        },
+        (e: unknown) => {
+          if (!isYepError(e)) throw e;
+          item.status = 'failed';
+          item.error = e.toJSON();
+        },
+      );
+    }
+    return planned.map((p) => p.item);
+  } finally {
+    for (const p of planned) if (p.stage) await removeDir(p.stage);
+  }
+}

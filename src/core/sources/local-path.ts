@@ -1,0 +1,25 @@
+/**
+ * Local path source: the package is referenced in place (the authoring loop), so
+ * the "fetch" is only canonicalising and checking the directory. The store gets
+ * a symlink to it, which the host's discovery follows.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import { YepError, errnoCode } from '../errors.js';
+import type { PathSpec } from '../spec.js';
+import type { FetchResult } from './types.js';
+
+export async function fetchPath(spec: PathSpec): Promise<FetchResult> {
+  let dir: string;
+  try {
+    dir = await realpath(spec.path);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') {
+      throw new YepError('E_NOT_FOUND', `No such directory: ${spec.path}`, { hint: 'Check the path; local sources are directories holding a plugin.json.' });
+    }
+    throw new YepError('E_NOT_FOUND', `Cannot read ${spec.path}: ${errnoCode(e) ?? String(e)}`, { cause: e });
+  }
+  if (!(await stat(dir)).isDirectory()) {
+    throw new YepError('E_USAGE', `${spec.path} is not a directory.`, { hint: 'Point at the package directory (the one holding plugin.json).' });
+  }
+  return { dir, source: { type: 'path', path: dir } };
+}

@@ -1,0 +1,17 @@
+/**
+ * yep-ext's programmatic API: the core operations and types, with no oclif import.
+ * Build a Context with createContext({env, log}) and call the operations.
+ */
+export { createContext, normalizeIndexUrl, DEFAULT_INDEX_URL, type Context, type ContextOptions } from './core/context.js';
+export { YepError, ERROR_CODES, isYepError, exitCodeFor, type ErrorCode } from './core/errors.js';
+export { resolvePaths, type Paths } from './core/paths.js';
+export { silentLogger, memoryLogger, type Logger, type Progress } from './core/log.js';
+export { parseSpec, describeSpec, type Spec, type CrateSpec, type GitSpec, type PathSpec } from './core/spec.js';
+export { loadManifest, parseManifest, validateManifest, configFields, type Manifest, type ConfigField } from './core/manifest.js';
+export { contentHash } from './core/content-hash.js';
+export { loadLock, saveLock, parseLock, serializeLock, type Lockfile, type LockEntry, type LockSource } from './core/lockfile.js';
+export { installSpec, installMany, type InstallOutcome, type InstallPreview, type InstallHooks } from './core/operations/install.js';
+export { listExtensions, type ListedExtension } from './core/operations/list.js';
+export { removeExtension, type RemoveOutcome } from './core/operations/remove.js';
+export { updateExtensions, type UpdateItem, type UpdateOptions } from './core/operations/update.js';
+export { grantOf, grantFingerprint, diffGrants, summarizeGrant, type Grant, type GrantDiff, type GrantChange } from './core/grants.js';

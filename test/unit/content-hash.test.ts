@@ -1,0 +1,52 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { contentHash, listHashedFiles } from '../../src/core/content-hash.js';
+
+function tree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'hash-'));
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(join(root, rel, '..'), { recursive: true });
+    writeFileSync(join(root, rel), content);
+  }
+  return root;
+}
+
+describe('contentHash (host-compat §4 vectors)', () => {
+  it('empty directory', async () => {
+    expect(await contentHash(tree({}))).toBe('sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+  it('plugin.json only', async () => {
+    expect(await contentHash(tree({ 'plugin.json': '{}' }))).toBe('sha256:b6a8e75897979e968f0ea7f1f882152a8c950c1c7340d368cd107a8bd24756ee');
+  });
+  it('skips .git', async () => {
+    expect(await contentHash(tree({ 'plugin.json': '{}', 'a/b.txt': 'x', '.git/HEAD': 'ignored' }))).toBe(
+      'sha256:a2e36ec2a69259f9f33427fa043a5d723b11649e65ff97263067af22c539a4c6',
+    );
+  });
+  it('skips nested .git directories too', async () => {
+    const a = await contentHash(tree({ 'plugin.json': '{}', 'a/b.txt': 'x' }));
+    expect(await contentHash(tree({ 'plugin.json': '{}', 'a/b.txt': 'x', 'a/.git/config': 'y' }))).toBe(a);
+  });
+  it('does not follow or hash symlinks and special files', async () => {
+    const root = tree({ 'plugin.json': '{}', 'a/b.txt': 'x' });
+    const base = await contentHash(root);
+    symlinkSync('/etc/passwd', join(root, 'link'));
+    symlinkSync(join(root, 'a'), join(root, 'dirlink'));
+    execFileSync('mkfifo', [join(root, 'fifo')]);
+    expect(await contentHash(root)).toBe(base);
+  });
+  it('sorts by UTF-8 bytes, not locale', async () => {
+    const root = tree({ 'é.txt': '1', 'z.txt': '2', 'Z.txt': '3', 'a/b': '4', 'a.b': '5', 'ä/x': '6' });
+    // Byte order: "Z" (0x5a) < "a.b" (0x61 0x2e) < "a/b" (0x61 0x2f) < "z" < "ä" (0xc3 0xa4) < "é" (0xc3 0xa9)
+    expect(await listHashedFiles(root)).toEqual(['Z.txt', 'a.b', 'a/b', 'z.txt', 'ä/x', 'é.txt']);
+  });
+  it('changes when content, a name or a length changes', async () => {
+    const a = await contentHash(tree({ 'plugin.json': '{}', f: 'ab' }));
+    expect(await contentHash(tree({ 'plugin.json': '{}', f: 'ac' }))).not.toBe(a);
+    expect(await contentHash(tree({ 'plugin.json': '{}', g: 'ab' }))).not.toBe(a);
+    expect(await contentHash(tree({ 'plugin.json': '{}', f: 'ab', e: '' }))).not.toBe(a);
+  });
+});

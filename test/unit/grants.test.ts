@@ -1,0 +1,582 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { renderDiff, renderSummary } from '../../src/cli/render-grant.js';
+import {
+  canonicalJson,
+  diffGrants,
+  envReferences,
+  globCovers,
+  grantFingerprint,
+  grantOf,
+  grantWarnings,
+  neverDeferOverflow,
+  normalizeGrant,
+  summarizeGrant,
+  type Grant,
+  type GrantChange,
+} from '../../src/core/grants.js';
+import { validateManifest, type Manifest } from '../../src/core/manifest.js';
+
+type Y = Record<string, unknown>;
+
+/** A validated manifest: tests go through the real parser, so they see what install sees. */
+function manifest(yolop: Y, top: Y = {}): Manifest {
+  const r = validateManifest({ name: 'demo', version: '1.0.0', ...top, yolop });
+  if ('problems' in r) throw new Error(r.problems.join('\n'));
+  return r.manifest;
+}
+
+const BASE: Y = {
+  capabilityServer: { command: 'demo-server', args: ['--stdio'] },
+  tools: [{ name: 'read' }, { name: 'write', schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+  hooks: [{ event: 'pre_tool_use', tool_name_glob: 'bash*', timeout_ms: 1000, on_error: 'warn' }],
+  mcpServers: {
+    gh: { command: 'gh-mcp', args: ['serve'], env: { GITHUB_TOKEN: '${GITHUB_TOKEN}', MODE: 'read-only' } },
+    docs: { type: 'http', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' } },
+  },
+  prompt: true,
+  dynamic_prompt: false,
+  commands: [{ name: 'hello', args: [{ name: 'who', required: true }] }],
+  status: true,
+  ui_ask: false,
+  trace: false,
+  skills: false,
+  config_schema: {
+    properties: { endpoint: { type: 'string' }, token: { type: 'string', secret: true, env: 'DEMO_TOKEN' } },
+    required: ['endpoint'],
+  },
+};
+
+const clone = <T>(v: T): T => structuredClone(v);
+const grantWith = (edit: (y: Y) => void): Grant => {
+  const y = clone(BASE);
+  edit(y);
+  return grantOf(manifest(y));
+};
+const base = (): Grant => grantOf(manifest(clone(BASE)));
+const mcp = (y: Y) => y.mcpServers as Record<string, Y>;
+const cfg = (y: Y) => (y.config_schema as { properties: Record<string, Y>; required: string[] });
+const hook0 = (y: Y) => (y.hooks as Y[])[0] as Y;
+
+type Row = [label: string, edit: (y: Y) => void, expected: [facet: string, kind: string, key: string, effect: string][]];
+
+// Each row edits BASE into a candidate and states every change diffGrants must report.
+const ROWS: Row[] = [
+  // server
+  ['server command changed', (y) => ((y.capabilityServer as Y).command = 'other-server'), [['server', 'changed', 'command', 'widening']]],
+  ['server args changed', (y) => ((y.capabilityServer as Y).args = ['--stdio', '--unsafe']), [['server', 'changed', 'args', 'widening']]],
+  ['server args reordered (argv order matters)', (y) => ((y.capabilityServer as Y).args = ['--x', '--stdio']), [['server', 'changed', 'args', 'widening']]],
+  ['server args removed (a dropped --read-only is not narrower)', (y) => ((y.capabilityServer as Y).args = []), [['server', 'changed', 'args', 'widening']]],
+  ['binaries template added', (y) => ((y.capabilityServer as Y).binaries = 'https://dl.example/{target}'), [['server', 'added', 'binaries', 'widening']]],
+  // tools
+  ['tool added', (y) => (y.tools as Y[]).push({ name: 'exec' }), [['tools', 'added', 'exec', 'widening']]],
+  ['never_defer tool added', (y) => (y.tools as Y[]).push({ name: 'exec', never_defer: true }), [['tools', 'added', 'exec', 'widening']]],
+  ['tool removed', (y) => (y.tools as Y[]).splice(0, 1), [['tools', 'removed', 'read', 'narrowing']]],
+  ['tool turned never_defer', (y) => (((y.tools as Y[])[0] as Y).never_defer = true), [['tools', 'changed', 'read', 'widening']]],
+  ['tool schema changed', (y) => (((y.tools as Y[])[1] as Y).schema = { type: 'object', properties: { path: { type: 'number' } } }), [['tools', 'changed', 'write', 'neutral']]],
+  ['tool renamed = removed + added', (y) => (((y.tools as Y[])[0] as Y).name = 'read2'), [
+    ['tools', 'removed', 'read', 'narrowing'],
+    ['tools', 'added', 'read2', 'widening'],
+  ]],
+  // hooks
+  ['hook added', (y) => (y.hooks as Y[]).push({ event: 'post_tool_use', tool_name_glob: 'edit' }), [['hooks', 'added', 'post_tool_use edit', 'widening']]],
+  ['match-all hook added (glob defaults to *)', (y) => (y.hooks as Y[]).push({ event: 'post_tool_use' }), [['hooks', 'added', 'post_tool_use *', 'widening']]],
+  ['hook removed', (y) => (y.hooks = []), [['hooks', 'removed', 'pre_tool_use bash*', 'narrowing']]],
+  ['hook glob broadened bash* -> b*', (y) => (hook0(y).tool_name_glob = 'b*'), [['hooks', 'changed', 'pre_tool_use b*', 'widening']]],
+  ['hook glob broadened to *', (y) => (hook0(y).tool_name_glob = '*'), [['hooks', 'changed', 'pre_tool_use *', 'widening']]],
+  ['hook glob unrelated bash* -> edit (not provably narrower)', (y) => (hook0(y).tool_name_glob = 'edit'), [['hooks', 'changed', 'pre_tool_use edit', 'widening']]],
+  ['hook glob narrowed bash* -> bash', (y) => (hook0(y).tool_name_glob = 'bash'), [['hooks', 'changed', 'pre_tool_use bash', 'narrowing']]],
+  ['hook glob narrowed bash* -> bash*x*', (y) => (hook0(y).tool_name_glob = 'bash*x*'), [['hooks', 'changed', 'pre_tool_use bash*x*', 'narrowing']]],
+  ['hook glob respelled bash* -> bash** (same tools)', (y) => (hook0(y).tool_name_glob = 'bash**'), [['hooks', 'changed', 'pre_tool_use bash**', 'neutral']]],
+  ['hook timeout raised', (y) => (hook0(y).timeout_ms = 30000), [['hooks', 'changed', 'pre_tool_use bash*', 'widening']]],
+  ['hook timeout lowered', (y) => (hook0(y).timeout_ms = 500), [['hooks', 'changed', 'pre_tool_use bash*', 'narrowing']]],
+  ['hook on_error warn -> block', (y) => (hook0(y).on_error = 'block'), [['hooks', 'changed', 'pre_tool_use bash*', 'widening']]],
+  ['hook narrowed but timeout raised (widening wins)', (y) => Object.assign(hook0(y), { tool_name_glob: 'bash', timeout_ms: 9000 }), [
+    ['hooks', 'changed', 'pre_tool_use bash', 'widening'],
+  ]],
+  ['hook moved to another event', (y) => (hook0(y).event = 'post_tool_use'), [
+    ['hooks', 'added', 'post_tool_use bash*', 'widening'],
+    ['hooks', 'removed', 'pre_tool_use bash*', 'narrowing'],
+  ]],
+  // MCP servers
+  ['stdio MCP server added', (y) => (mcp(y).fs = { command: 'fs-mcp' }), [['mcp_servers', 'added', 'fs', 'widening']]],
+  ['http MCP server added', (y) => (mcp(y).remote = { url: 'https://r.example' }), [['mcp_servers', 'added', 'remote', 'widening']]],
+  ['MCP server removed', (y) => delete mcp(y).docs, [['mcp_servers', 'removed', 'docs', 'narrowing']]],
+  ['MCP transport stdio -> http', (y) => (mcp(y).gh = { type: 'http', url: 'https://gh.example' }), [['mcp_servers', 'changed', 'gh', 'widening']]],
+  ['MCP transport http -> stdio', (y) => (mcp(y).docs = { command: 'docs-mcp' }), [['mcp_servers', 'changed', 'docs', 'widening']]],
+  ['MCP command changed', (y) => ((mcp(y).gh as Y).command = 'gh-mcp2'), [['mcp_servers', 'changed', 'gh.command', 'widening']]],
+  ['MCP args changed', (y) => ((mcp(y).gh as Y).args = ['serve', '--write']), [['mcp_servers', 'changed', 'gh.args', 'widening']]],
+  ['MCP env added', (y) => (((mcp(y).gh as Y).env as Y).AWS_KEY = '${AWS_SECRET_ACCESS_KEY}'), [['mcp_servers', 'added', 'gh.env.AWS_KEY', 'widening']]],
+  ['MCP env value changed', (y) => (((mcp(y).gh as Y).env as Y).MODE = 'read-write'), [['mcp_servers', 'changed', 'gh.env.MODE', 'widening']]],
+  ['MCP env removed (not provably narrower)', (y) => delete ((mcp(y).gh as Y).env as Y).MODE, [['mcp_servers', 'removed', 'gh.env.MODE', 'widening']]],
+  ['MCP url changed', (y) => ((mcp(y).docs as Y).url = 'https://elsewhere.example/mcp'), [['mcp_servers', 'changed', 'docs.url', 'widening']]],
+  ['MCP header added', (y) => (((mcp(y).docs as Y).headers as Y)['X-Extra'] = '${HOME}'), [['mcp_servers', 'added', 'docs.headers.X-Extra', 'widening']]],
+  ['MCP header value changed to forward another var', (y) => (((mcp(y).docs as Y).headers as Y).Authorization = 'Bearer ${GITHUB_TOKEN}'), [
+    ['mcp_servers', 'changed', 'docs.headers.Authorization', 'widening'],
+  ]],
+  ['MCP header removed', (y) => ((mcp(y).docs as Y).headers = {}), [['mcp_servers', 'removed', 'docs.headers.Authorization', 'widening']]],
+  // prompt
+  ['static prompt turned off', (y) => (y.prompt = false), [['prompt', 'changed', 'static', 'narrowing']]],
+  ['dynamic prompt turned on', (y) => (y.dynamic_prompt = true), [['prompt', 'changed', 'dynamic', 'widening']]],
+  // commands
+  ['command added', (y) => (y.commands as Y[]).push({ name: 'nuke' }), [['commands', 'added', 'nuke', 'widening']]],
+  ['command removed', (y) => (y.commands = []), [['commands', 'removed', 'hello', 'narrowing']]],
+  ['command args changed', (y) => (((y.commands as Y[])[0] as Y).args = [{ name: 'who' }, { name: 'greeting' }]), [['commands', 'changed', 'hello', 'neutral']]],
+  // opt-ins
+  ['status turned off', (y) => (y.status = false), [['opt_ins', 'changed', 'status', 'narrowing']]],
+  ['ui_ask turned on', (y) => (y.ui_ask = true), [['opt_ins', 'changed', 'ui_ask', 'widening']]],
+  ['trace turned on', (y) => (y.trace = true), [['opt_ins', 'changed', 'trace', 'widening']]],
+  ['skills turned on', (y) => (y.skills = true), [['opt_ins', 'changed', 'skills', 'widening']]],
+  // config
+  ['plain config field added', (y) => (cfg(y).properties.colour = { type: 'string' }), [['config', 'added', 'colour', 'neutral']]],
+  ['secret config field added', (y) => (cfg(y).properties.api_key = { type: 'string', secret: true }), [['config', 'added', 'api_key', 'widening']]],
+  ['env config field added', (y) => (cfg(y).properties.level = { type: 'string', env: 'LOG_LEVEL' }), [['config', 'added', 'level', 'widening']]],
+  ['config field removed', (y) => delete cfg(y).properties.token, [['config', 'removed', 'token', 'narrowing']]],
+  ['config field turned secret', (y) => (cfg(y).properties.endpoint!.secret = true), [['config', 'changed', 'endpoint', 'widening']]],
+  ['config field no longer secret', (y) => delete cfg(y).properties.token!.secret, [['config', 'changed', 'token', 'widening']]],
+  ['config field gains env', (y) => (cfg(y).properties.endpoint!.env = 'NODE_OPTIONS'), [['config', 'changed', 'endpoint', 'widening']]],
+  ['config env renamed', (y) => (cfg(y).properties.token!.env = 'LD_PRELOAD'), [['config', 'changed', 'token', 'widening']]],
+  ['config env dropped', (y) => delete cfg(y).properties.token!.env, [['config', 'changed', 'token', 'narrowing']]],
+  ['config field becomes optional', (y) => (cfg(y).required = []), [['config', 'changed', 'endpoint', 'neutral']]],
+];
+
+// The reverse of a row whose only change is a scalar or item toggle must flip its effect.
+const REVERSIBLE: [label: string, edit: (y: Y) => void, expected: [string, string, string, string][]][] = [
+  ['binaries template removed (not provably narrower)', (y) => ((y.capabilityServer as Y).binaries = 'https://dl.example/{target}'), [['server', 'removed', 'binaries', 'widening']]],
+  ['binaries template changed', (y) => ((y.capabilityServer as Y).binaries = 'https://dl.example/{target}'), [['server', 'changed', 'binaries', 'widening']]],
+  ['tool no longer never_defer', (y) => (((y.tools as Y[])[0] as Y).never_defer = true), [['tools', 'changed', 'read', 'narrowing']]],
+  ['hook on_error block -> warn', (y) => (hook0(y).on_error = 'block'), [['hooks', 'changed', 'pre_tool_use bash*', 'narrowing']]],
+  ['static prompt turned on', (y) => (y.prompt = false), [['prompt', 'changed', 'static', 'widening']]],
+  ['dynamic prompt turned off', (y) => (y.dynamic_prompt = true), [['prompt', 'changed', 'dynamic', 'narrowing']]],
+  ['status turned on', (y) => (y.status = false), [['opt_ins', 'changed', 'status', 'widening']]],
+  ['ui_ask turned off', (y) => (y.ui_ask = true), [['opt_ins', 'changed', 'ui_ask', 'narrowing']]],
+  ['trace turned off', (y) => (y.trace = true), [['opt_ins', 'changed', 'trace', 'narrowing']]],
+  ['skills turned off', (y) => (y.skills = true), [['opt_ins', 'changed', 'skills', 'narrowing']]],
+];
+
+const shape = (c: GrantChange) => [c.facet, c.kind, c.key, c.effect];
+
+describe('diffGrants: every facet', () => {
+  it.each(ROWS)('%s', (_label, edit, expected) => {
+    const diff = diffGrants(base(), grantWith(edit));
+    expect(diff.changes.map(shape)).toEqual(expected);
+    expect(diff.widens).toBe(expected.some((e) => e[3] === 'widening'));
+    for (const c of diff.changes) expect(c.reason.length).toBeGreaterThan(0);
+  });
+
+  it.each(REVERSIBLE)('%s', (label, edit, expected) => {
+    // The old grant is BASE edited; the new one is BASE (binaries rows build their own pair).
+    const old = grantWith(edit);
+    const next = label.startsWith('binaries template changed') ? grantWith((y) => ((y.capabilityServer as Y).binaries = 'https://mirror.example/{target}')) : base();
+    const diff = diffGrants(old, next);
+    expect(diff.changes.map(shape)).toEqual(expected);
+    expect(diff.widens).toBe(expected.some((e) => e[3] === 'widening'));
+  });
+
+  it('identical grants give an empty diff, whatever the declaration order', () => {
+    const reordered = clone(BASE);
+    (reordered.tools as Y[]).reverse();
+    reordered.mcpServers = { docs: mcp(reordered).docs, gh: mcp(reordered).gh };
+    const props = cfg(reordered).properties;
+    cfg(reordered).properties = { token: props.token!, endpoint: props.endpoint! };
+    (reordered.hooks as Y[]).unshift({ event: 'post_tool_use', tool_name_glob: 'x' });
+    const a = grantWith((y) => (y.hooks as Y[]).push({ event: 'post_tool_use', tool_name_glob: 'x' }));
+    const diff = diffGrants(a, grantOf(manifest(reordered)));
+    expect(diff).toEqual({ name: 'demo', from: diff.to, to: grantFingerprint(a), widens: false, changes: [] });
+    expect(diffGrants(base(), base()).changes).toEqual([]);
+  });
+
+  it('a version bump with the same grant is no change at all', () => {
+    const next = grantOf(manifest(clone(BASE), { version: '1.0.1', description: 'new words' }));
+    expect(diffGrants(base(), next).changes).toEqual([]);
+  });
+
+  it('only narrowing changes do not widen', () => {
+    const diff = diffGrants(base(), grantWith((y) => ((y.hooks = []), (y.tools as Y[]).pop(), (y.prompt = false))));
+    expect(diff.changes.map((c) => c.effect)).toEqual(['narrowing', 'narrowing', 'narrowing']);
+    expect(diff.widens).toBe(false);
+  });
+
+  it('pairs several hooks: a replaced glob is a change, the leftover a removal', () => {
+    const old = grantWith((y) => (y.hooks = [{ event: 'pre_tool_use', tool_name_glob: 'bash*' }, { event: 'pre_tool_use', tool_name_glob: 'read' }]));
+    const next = grantWith((y) => (y.hooks = [{ event: 'pre_tool_use', tool_name_glob: 'bash' }]));
+    expect(diffGrants(old, next).changes.map(shape)).toEqual([
+      ['hooks', 'changed', 'pre_tool_use bash', 'narrowing'],
+      ['hooks', 'removed', 'pre_tool_use read', 'narrowing'],
+    ]);
+    const wider = grantWith((y) => (y.hooks = [{ event: 'pre_tool_use', tool_name_glob: '*' }]));
+    const diff = diffGrants(old, wider);
+    expect(diff.changes.map(shape)).toEqual([
+      ['hooks', 'changed', 'pre_tool_use *', 'widening'],
+      ['hooks', 'removed', 'pre_tool_use read', 'narrowing'],
+    ]);
+    expect(diff.changes[0]!.reason).toMatch(/EVERY tool/);
+  });
+
+  it('a duplicated hook subscription is an addition', () => {
+    const diff = diffGrants(base(), grantWith((y) => (y.hooks as Y[]).push(clone(hook0(y)))));
+    expect(diff.changes.map(shape)).toEqual([['hooks', 'added', 'pre_tool_use bash*', 'widening']]);
+  });
+
+  it('names forwarded environment variables in MCP reasons', () => {
+    const diff = diffGrants(base(), grantWith((y) => (((mcp(y).docs as Y).headers as Y).Authorization = 'Bearer ${GITHUB_TOKEN}')));
+    expect(diff.changes[0]!.reason).toContain('$GITHUB_TOKEN');
+  });
+
+  it('reports the candidate fingerprint as `to` (what --accept must name)', () => {
+    const next = grantWith((y) => (y.trace = true));
+    const diff = diffGrants(base(), next);
+    expect(diff.from).toBe(grantFingerprint(base()));
+    expect(diff.to).toBe(grantFingerprint(next));
+    expect(diff.from).not.toBe(diff.to);
+  });
+});
+
+describe('grantOf', () => {
+  it('normalises and sorts a manifest into plain JSON', () => {
+    const g = grantOf(
+      manifest({
+        capabilityServer: { command: 'srv', args: ['b', 'a'] },
+        tools: [{ name: 'zeta', never_defer: true }, { name: 'alpha' }],
+        hooks: [
+          { event: 'pre_tool_use', tool_name_glob: 'z' },
+          { event: 'post_tool_use', tool_name_glob: '**', on_error: 'block', timeout_ms: 10 },
+          { event: 'pre_tool_use', tool_name_glob: 'a' },
+        ],
+        mcpServers: { zz: { url: 'https://z.example', headers: { b: '1', A: '${TOK:-x}' } }, aa: { command: 'c', args: ['2', '1'], env: { Z: 'lit', B: '${B} ${A}' } } },
+        commands: [{ name: 'z', args: [{ name: 'second' }, { name: 'first', required: true }] }, { name: 'a' }],
+        config_schema: { properties: { z: { secret: true, env: 'ZED' }, a: {} }, required: ['a'] },
+      }),
+    );
+    expect(g).toEqual({
+      format: 1,
+      name: 'demo',
+      server: { command: 'srv', args: ['b', 'a'] },
+      tools: [
+        { name: 'alpha', never_defer: false, schema_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) },
+        { name: 'zeta', never_defer: true, schema_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) },
+      ],
+      hooks: [
+        { event: 'post_tool_use', glob: '**', timeout_ms: 10, on_error: 'block', match_all: true },
+        { event: 'pre_tool_use', glob: 'a', timeout_ms: 5000, on_error: 'warn', match_all: false },
+        { event: 'pre_tool_use', glob: 'z', timeout_ms: 5000, on_error: 'warn', match_all: false },
+      ],
+      mcp_servers: [
+        {
+          name: 'aa',
+          transport: 'stdio',
+          command: 'c',
+          args: ['2', '1'],
+          env: [
+            { name: 'B', value_digest: expect.stringMatching(/^sha256:/), refs: ['A', 'B'] },
+            { name: 'Z', value_digest: expect.stringMatching(/^sha256:/), refs: [] },
+          ],
+        },
+        {
+          name: 'zz',
+          transport: 'http',
+          url: 'https://z.example',
+          headers: [
+            { name: 'A', value_digest: expect.stringMatching(/^sha256:/), refs: ['TOK'] },
+            { name: 'b', value_digest: expect.stringMatching(/^sha256:/), refs: [] },
+          ],
+        },
+      ],
+      prompt: { static: false, dynamic: false },
+      commands: [
+        { name: 'a', args: [] },
+        { name: 'z', args: [{ name: 'second', required: false }, { name: 'first', required: true }] },
+      ],
+      opt_ins: { status: false, ui_ask: false, trace: false, skills: false },
+      config: [
+        { key: 'a', secret: false, required: true },
+        { key: 'z', secret: true, env: 'ZED', required: false },
+      ],
+    });
+    expect(JSON.parse(JSON.stringify(g))).toEqual(g);
+  });
+
+  it('keeps literal env and header values out of the grant, but their digest in', () => {
+    const g = grantWith((y) => (((mcp(y).gh as Y).env as Y).API = 'sk-live-CANARY-123'));
+    expect(JSON.stringify(g)).not.toContain('CANARY');
+    const env = (g.mcp_servers.find((s) => s.name === 'gh') as { env: { name: string; value_digest: string }[] }).env;
+    expect(env.find((e) => e.name === 'API')!.value_digest).toBe(`sha256:${createHash('sha256').update('sk-live-CANARY-123').digest('hex')}`);
+  });
+
+  it('digests a tool schema canonically (key order does not matter, content does)', () => {
+    const a = grantWith((y) => (((y.tools as Y[])[0] as Y).schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } }));
+    const b = grantWith((y) => (((y.tools as Y[])[0] as Y).schema = { properties: { b: { type: 'number' }, a: { type: 'string' } }, type: 'object' }));
+    const c = grantWith((y) => (((y.tools as Y[])[0] as Y).schema = { type: 'object', properties: { a: { type: 'string' } } }));
+    expect(a.tools[0]!.schema_digest).toBe(b.tools[0]!.schema_digest);
+    expect(a.tools[0]!.schema_digest).not.toBe(c.tools[0]!.schema_digest);
+    // The default schema is the host's default, {"type":"object"}.
+    const digest = `sha256:${createHash('sha256').update('{"type":"object"}').digest('hex')}`;
+    expect(base().tools.find((t) => t.name === 'read')!.schema_digest).toBe(digest);
+  });
+
+  it('keeps only the fields a transport uses', () => {
+    const g = grantOf(manifest({ capabilityServer: { command: 's' }, mcpServers: { h: { type: 'http', url: 'https://h', command: 'ignored', env: { A: 'x' } } } }));
+    expect(g.mcp_servers).toEqual([{ name: 'h', transport: 'http', url: 'https://h', headers: [] }]);
+  });
+});
+
+describe('canonicalJson and grantFingerprint', () => {
+  it.each([
+    [{ b: 1, a: [true, null, 'x'] }, '{"a":[true,null,"x"],"b":1}'],
+    [{ z: { y: 1, x: 2 }, é: 0, A: 0 }, '{"A":0,"z":{"x":2,"y":1},"é":0}'],
+    [{ a: undefined, b: [undefined] }, '{"b":[null]}'],
+    ['line\n"q"', '"line\\n\\"q\\""'],
+    [[], '[]'],
+    [-0, '0'],
+  ])('canonicalJson(%j) = %s', (value, expected) => {
+    expect(canonicalJson(value)).toBe(expected);
+  });
+
+  it.each([[Number.NaN], [Infinity], [() => 1], [10n]])('refuses %s', (value) => {
+    expect(() => canonicalJson(value)).toThrow(TypeError);
+  });
+
+  const deepReverseKeys = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(deepReverseKeys) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, deepReverseKeys(x)])) : v;
+
+  it('is sha256 of the canonical grant, stable across key order', () => {
+    const g = base();
+    const fp = grantFingerprint(g);
+    expect(fp).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(fp).toBe(`sha256:${createHash('sha256').update(canonicalJson(g)).digest('hex')}`);
+    expect(grantFingerprint(deepReverseKeys(g) as Grant)).toBe(fp);
+  });
+
+  it('is stable across the order of order-free lists, not of argv', () => {
+    const g = base();
+    const shuffled: Grant = {
+      ...g,
+      tools: [...g.tools].reverse(),
+      hooks: [...g.hooks].reverse(),
+      mcp_servers: [...g.mcp_servers].reverse().map((s) => (s.transport === 'stdio' ? { ...s, env: [...s.env].reverse() } : s)),
+      config: [...g.config].reverse(),
+    };
+    expect(grantFingerprint(shuffled)).toBe(grantFingerprint(g));
+    expect(grantFingerprint({ ...g, server: { ...g.server, args: ['x', '--stdio'] } })).not.toBe(
+      grantFingerprint({ ...g, server: { ...g.server, args: ['--stdio', 'x'] } }),
+    );
+  });
+
+  it('changes with any grant change, including a hidden env value', () => {
+    const fps = new Set([
+      grantFingerprint(base()),
+      grantFingerprint(grantWith((y) => (((mcp(y).gh as Y).env as Y).MODE = 'read-write'))),
+      grantFingerprint(grantWith((y) => (y.trace = true))),
+      grantFingerprint(grantOf(manifest(clone(BASE), { name: 'other' }))),
+    ]);
+    expect(fps.size).toBe(4);
+  });
+
+  it('normalizeGrant is idempotent', () => {
+    const g = base();
+    expect(normalizeGrant(normalizeGrant(g))).toEqual(g);
+  });
+});
+
+describe('globCovers (L(inner) ⊆ L(outer))', () => {
+  it.each([
+    ['*', 'bash', true],
+    ['*', '*', true],
+    ['**', '*', true],
+    ['*', '**', true],
+    ['bash*', 'bash', true],
+    ['bash*', 'bash*x', true],
+    ['b*', 'bash*', true],
+    ['*a*', 'xay', true],
+    ['*a*', 'x*a', true],
+    ['a*b', 'a**b', true],
+    ['bash', 'bash*', false],
+    ['bash*', 'b*', false],
+    ['bash*', '*', false],
+    ['*a*', 'x*', false],
+    ['read', 'Read', false],
+    ['a*b', 'a*', false],
+  ])('globCovers(%s, %s) = %s', (outer, inner, expected) => {
+    expect(globCovers(outer, inner)).toBe(expected);
+  });
+
+  it('answers conservatively for huge globs instead of spending quadratic time', () => {
+    const huge = `${'a*'.repeat(2000)}b`;
+    expect(globCovers(`${huge}*`, huge)).toBe(false);
+    expect(globCovers(huge, huge)).toBe(true);
+    expect(globCovers('*', huge)).toBe(true);
+  });
+});
+
+describe('warnings', () => {
+  const tools = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `t${i}`, never_defer: true }));
+
+  it('flags more than 8 never_defer tools', () => {
+    expect(neverDeferOverflow(grantWith((y) => (y.tools = tools(8))))).toBeUndefined();
+    expect(neverDeferOverflow(grantWith((y) => (y.tools = tools(9))))).toEqual({ limit: 8, count: 9, tools: tools(9).map((t) => t.name).sort() });
+  });
+
+  it('lists match-all hooks and the overflow as data', () => {
+    const g = grantWith((y) => ((y.tools = tools(9)), (y.hooks as Y[]).push({ event: 'post_tool_use' })));
+    expect(grantWarnings(g).map((w) => w.code)).toEqual(['never_defer_overflow', 'match_all_hook']);
+    expect(summarizeGrant(g)).toEqual({ fingerprint: grantFingerprint(g), grant: g, warnings: grantWarnings(g) });
+  });
+
+  it('extracts ${VAR} references only', () => {
+    expect(envReferences('a ${B} $C ${D:-x} ${E-y} ${1X} ${B}')).toEqual(['B', 'D', 'E']);
+  });
+});
+
+// Any C0/C1 control, DEL or bidi control left in output would let a manifest repaint the terminal.
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const text = (lines: string[]) => lines.join('\n');
+
+describe('renderSummary', () => {
+  it('names every contribution, hooks and prompt explicitly', () => {
+    const out = text(renderSummary(manifest(clone(BASE), { description: 'Demo extension' })));
+    expect(out).toContain('demo 1.0.0 contributes:');
+    expect(out).toContain('Demo extension');
+    expect(out).toMatch(/server\s+runs demo-server --stdio \(argv, no shell\)/);
+    expect(out).toMatch(/tools \(2\)\s+read\n\s+write/);
+    expect(out).toContain('pre_tool_use on tools matching "bash*", on_error warn, timeout 1000 ms');
+    expect(out).toContain('gh (stdio, local): runs gh-mcp serve; env GITHUB_TOKEN, MODE (forwards your $GITHUB_TOKEN)');
+    expect(out).toContain('docs (http, remote): connects to https://docs.example/mcp; headers Authorization (forwards your $DOCS_TOKEN)');
+    expect(out).toContain('! static prompt (text supplied by the server at start)');
+    expect(out).not.toContain('dynamic prompt');
+    expect(out).toContain('demo:hello <who>');
+    expect(out).toMatch(/opt-ins\s+status bar text/);
+    expect(out).toContain('token (secret, env DEMO_TOKEN)');
+    expect(out).toContain('endpoint (required)');
+    expect(out).toContain(`grant ${grantFingerprint(base())}`);
+  });
+
+  it('says "none" for absent hooks and prompt, and never prints env values', () => {
+    const m = manifest({ capabilityServer: { command: 's' }, mcpServers: { x: { command: 'x', env: { K: 'sk-live-CANARY' } } } });
+    const out = text(renderSummary(m));
+    expect(out).toMatch(/hooks\s+none/);
+    expect(out).toMatch(/prompt\s+none/);
+    expect(out).not.toContain('CANARY');
+  });
+
+  it('calls a match-all hook out loudly and warns about never_defer overflow', () => {
+    const g = grantWith((y) => {
+      y.tools = Array.from({ length: 9 }, (_, i) => ({ name: `t${i}`, never_defer: true }));
+      y.hooks = [{ event: 'post_tool_use', on_error: 'block' }];
+      y.dynamic_prompt = true;
+    });
+    const out = text(renderSummary(g));
+    expect(out).toContain('! post_tool_use on EVERY tool ("*"): sees the arguments of every tool call, on_error block (a failing hook blocks the call)');
+    expect(out).toContain('t0 [never_defer: schema always in context]');
+    expect(out).toContain('! dynamic prompt (the server may add text every turn)');
+    expect(out).toContain('warning: 9 tools ask for never_defer; the host honours 8 and silently defers the rest.');
+  });
+
+  const hostile = (): Manifest =>
+    manifest(
+      {
+        capabilityServer: { command: 'srv\u001b[2J', args: ['--x\u0007', 'a\u202eb'], binaries: 'https://x/\u001b]0;pwned\u0007' },
+        hooks: [{ event: 'pre_tool_use', tool_name_glob: 'ba\u202esh\u001b[8m*' }],
+        mcpServers: {
+          m: { command: 'm\u001b[31m', args: ['\u009b2J'], env: { 'K\u001b[2J': 'v' } },
+          h: { url: 'https://h/\u001b[2J', headers: { 'X-\u0007': '${T}' } },
+        },
+        commands: [{ name: 'c', args: [{ name: 'who\u001b[2J\u2066', required: true }] }],
+        prompt: true,
+      },
+      { version: '1.0\u001b[2J', description: 'Hi\u001b[2J\u0007\u202e\nthere' },
+    );
+
+  it('neutralises terminal escapes, BEL and bidi overrides from the manifest', () => {
+    const out = text(renderSummary(hostile()));
+    expect(out).not.toMatch(RAW_CONTROL);
+    expect(out).toContain('srv\\u001b[2J');
+    expect(out).toContain('\\u0007');
+    expect(out).toContain('\\u202e');
+    expect(out).toContain('\\u009b2J');
+    expect(out).toContain('who\\u001b[2J\\u2066');
+    expect(out).toContain('Hi\\u001b[2J\\u0007\\u202e\\nthere');
+  });
+
+  it('adds only colour sequences of its own when colour is on', () => {
+    const saved = process.env.NO_COLOR;
+    const savedTerm = process.env.TERM;
+    delete process.env.NO_COLOR;
+    process.env.TERM = 'xterm-256color';
+    try {
+      const tty = { isTTY: true } as NodeJS.WriteStream;
+      const out = text([...renderSummary(hostile(), { stream: tty }), ...renderDiff(diffGrants(base(), grantOf(hostile())), { stream: tty })]);
+      expect(out).toContain('\u001b[1m');
+      // Strip our own SGR sequences: nothing controlling may remain.
+      expect(out.replace(/\u001b\[\d+m/g, '')).not.toMatch(RAW_CONTROL);
+    } finally {
+      if (saved !== undefined) process.env.NO_COLOR = saved;
+      if (savedTerm !== undefined) process.env.TERM = savedTerm;
+      else delete process.env.TERM;
+    }
+  });
+});
+
+describe('renderDiff', () => {
+  it('says so when nothing changed', () => {
+    expect(renderDiff(diffGrants(base(), base()))).toEqual(['demo: the grant is unchanged.']);
+  });
+
+  it('puts the sharpest edges first, marks widening, and names the new fingerprint', () => {
+    const next = grantWith((y) => {
+      (y.capabilityServer as Y).command = 'evil-server';
+      (y.hooks as Y[]).push({ event: 'post_tool_use' });
+      y.dynamic_prompt = true;
+      (y.tools as Y[]).push({ name: 'exec' });
+      y.status = false;
+      ((y.tools as Y[])[1] as Y).schema = { type: 'object' };
+    });
+    const diff = diffGrants(base(), next);
+    const lines = renderDiff(diff);
+    expect(lines[0]).toMatch(/^Grant changes for demo \(sha256:[0-9a-f]{12}… -> sha256:[0-9a-f]{12}…\):$/);
+    expect(lines[1]).toBe('Widens the grant (needs your consent):');
+    expect(lines[2]).toBe('  ! ~ server command: "demo-server" -> "evil-server" — the server command changed: a different program runs');
+    expect(lines[3]).toBe(
+      '  ! + hook post_tool_use on EVERY tool ("*"): sees the arguments of every tool call, on_error warn, timeout 5000 ms — new post_tool_use hook on EVERY tool: it sees every tool call',
+    );
+    expect(lines[4]).toBe('  ! ~ dynamic prompt: off -> on — the server may add text to the system prompt every turn');
+    expect(lines[5]).toBe('  + tool exec — new tool');
+    expect(lines[6]).toBe('Narrows the grant:');
+    expect(lines[7]).toBe('  ~ opt-in status: on -> off — no status bar text');
+    expect(lines[8]).toBe('Other changes:');
+    expect(lines[9]).toBe('  ~ tool write — argument schema changed');
+    expect(lines[10]).toBe(`4 widening changes including server command, hooks, prompt; the new grant is ${diff.to}`);
+  });
+
+  it('shows MCP field changes without revealing values', () => {
+    const next = grantWith((y) => {
+      (((mcp(y).gh as Y).env as Y).MODE = 'sk-live-CANARY');
+      (mcp(y).docs as Y).url = 'https://elsewhere.example';
+    });
+    const out = text(renderDiff(diffGrants(base(), next)));
+    expect(out).toContain('~ MCP server docs: url "https://docs.example/mcp" -> "https://elsewhere.example" — the MCP server URL changed: a different destination');
+    expect(out).toContain('~ MCP server gh: env MODE — environment variable value changed');
+    expect(out).not.toContain('CANARY');
+  });
+
+  it('reports narrowing-only diffs as needing no consent', () => {
+    const lines = renderDiff(diffGrants(base(), grantWith((y) => (y.hooks = []))));
+    expect(lines).toContain('  - hook pre_tool_use on tools matching "bash*", on_error warn, timeout 1000 ms — hook removed');
+    expect(lines.at(-1)).toBe('Nothing widens: no consent needed.');
+  });
+
+  it('neutralises escapes in changed values', () => {
+    const out = text(renderDiff(diffGrants(base(), grantOf(hostile()))));
+    expect(out).not.toMatch(RAW_CONTROL);
+    expect(out).toContain('"srv\\u001b[2J"');
+    expect(out).toContain('tools matching "ba\\u202esh\\u001b[8m*"');
+  });
+
+  function hostile(): Manifest {
+    return manifest({
+      capabilityServer: { command: 'srv\u001b[2J' },
+      hooks: [{ event: 'pre_tool_use', tool_name_glob: 'ba\u202esh\u001b[8m*' }],
+      mcpServers: { gh: { command: 'gh\u0007' } },
+      tools: [{ name: 'read' }],
+    });
+  }
+});
