@@ -15,7 +15,7 @@ import { loadManifest, type HookDecl, type Manifest } from './manifest.js';
 import { normalizeExtensionName } from './names.js';
 import { packageDir } from './paths.js';
 import { redactText, redactValue } from './redact.js';
-import { resolveServerCommand } from './resolve-command.js';
+import { inspectServerCommand } from './inspect-command.js';
 import { planConfigInjection, type ConfigInjection, type ServerConfig } from './server-config.js';
 import { YepClient, YepRequestError, type StopReport } from './yep/client.js';
 import { CAPABILITY_TOKENS, ERROR_CODE, HookDecision, PROTOCOL_VERSION, PromptContribution, type InitializeResult } from './yep/protocol.js';
@@ -247,7 +247,7 @@ export async function runDoctor(ctx: Context, options: DoctorOptions): Promise<D
 
   // command
   const inheritedPath = ctx.env.PATH ?? '';
-  const resolved = await resolveServerCommand(dir, y.capabilityServer.command, inheritedPath);
+  const resolved = await inspectServerCommand(dir, y.capabilityServer.command, inheritedPath);
   if (!resolved.ok) {
     report.add('command', 'fail', resolved.detail);
     return finish();

@@ -1,17 +1,18 @@
 /**
- * Finds the program a manifest's `capabilityServer.command` names, the way the
- * host's spawn would (host-compat §7: a bare name is looked up on `PATH` with
- * `<package>/bin` first), and says clearly why it would not start: missing, a
- * directory, a dangling symlink, not executable, built for another machine,
- * a `#!` interpreter that is not there, or a path leaving the package
- * (hardening D27, F39). Never runs anything.
+ * Doctor's inspection of `capabilityServer.command` (install's quick lookup is
+ * command-path.ts). Finds the program the way the host's spawn would
+ * (host-compat §7: a bare name is looked up on `PATH` with `<package>/bin`
+ * first), and says clearly why it would not start: missing, a directory, a
+ * dangling symlink, not executable, built for another machine, a `#!`
+ * interpreter that is not there, or a path leaving the package (hardening D27,
+ * F39). Never runs anything.
  */
 import { constants } from 'node:fs';
 import { access, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { errnoCode } from './errors.js';
 
-export type CommandResolution =
+export type CommandInspection =
   | {
       ok: true;
       /** Absolute path of the program to spawn. */
@@ -107,7 +108,7 @@ async function findOnPath(name: string, dirs: string[]): Promise<string | undefi
  * Resolve `command` for a package at `packageDir`, with `inheritedPath` the PATH
  * the server inherits (before `<package>/bin` is prepended).
  */
-export async function resolveServerCommand(packageDir: string, command: string, inheritedPath: string): Promise<CommandResolution> {
+export async function inspectServerCommand(packageDir: string, command: string, inheritedPath: string): Promise<CommandInspection> {
   if (command.trim() === '') return { ok: false, detail: 'capabilityServer.command is empty' };
   if (command.includes('\0')) return { ok: false, detail: 'capabilityServer.command contains a NUL byte' };
   const pkgReal = await realpath(packageDir).catch(() => resolve(packageDir));
