@@ -118,6 +118,20 @@ describe('YepClient against a real server process', () => {
     expect(((await c.request('tool/call', {}).catch((e: unknown) => e)) as YepRequestError).kind).toBe('exited');
   });
 
+  it('survives EPIPE: a server that closed its stdin gets requests that fail, not a crash', async () => {
+    const logs: unknown[] = [];
+    let closed!: () => void;
+    const stdinClosed = new Promise<void>((r) => (closed = r));
+    const c = start('closes-stdin.mjs', { requestTimeoutMs: 300, onNotification: (m, p) => (logs.push([m, p]), closed()) });
+    await stdinClosed; // the server says so after closing fd 0
+    const results: string[] = [];
+    for (let i = 0; i < 3; i++) results.push(await c.request('tool/call', { name: 'x' }).then(() => 'answered', (e: YepRequestError) => e.kind));
+    expect(results.every((k) => k === 'timeout' || k === 'exited')).toBe(true);
+    expect(logs).toEqual([['log', { level: 'info', message: 'stdin closed' }]]);
+    expect(c.notes.map((n) => n.text).join()).toMatch(/stdin closed by the server \(EPIPE\)|not delivered/);
+    expect(c.running).toBe(true);
+  });
+
   it('reports a command that cannot start without an unhandled error', async () => {
     const c = YepClient.start({ command: join(work, 'nope'), packageDir: work, workspaceRoot: work });
     expect(await c.spawned).toBe(false);

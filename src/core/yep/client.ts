@@ -65,8 +65,10 @@ export interface MessageRecord {
   /** For responses: the method of the request it answers (when known). */
   method?: string;
   id?: number;
-  /** The parsed (in) or sent (out) message; absent for malformed lines. */
+  /** The parsed (in) or sent (out) message; absent for malformed lines and for lines over RECORD_MESSAGE_MAX bytes. */
   message?: unknown;
+  /** Size of the received line in bytes. */
+  bytes?: number;
   /** Protocol/schema violations found in this message. */
   problems: string[];
   /** Things worth knowing that break no rule (a late answer, an unknown method). */
@@ -143,6 +145,9 @@ interface Pending {
   timer?: NodeJS.Timeout;
   onUpdate?: (update: ToolUpdateParams) => void;
 }
+
+/** Received messages larger than this are recorded without their body. */
+export const RECORD_MESSAGE_MAX = 64 * 1024;
 
 const live = new Set<YepClient>();
 let exitHookInstalled = false;
@@ -287,6 +292,9 @@ export class YepClient {
       }
       this.write({ id, method, ...(params === undefined ? {} : { params }) }, 'request');
     });
+    // A PendingCall is often awaited later (after a cancel, say): do not let Node report its
+    // rejection as unhandled in between. Awaiting `result` still throws.
+    result.catch(() => {});
     return { id, result };
   }
 
@@ -558,11 +566,12 @@ export class YepClient {
     const parsed = parseLine(bytes);
     if (parsed.kind === 'blank') return;
     if (parsed.kind === 'malformed') {
-      const rec = this.record({ direction: 'in', kind: 'malformed', problems: [...parsed.problems, parsed.reason] });
+      const rec = this.record({ direction: 'in', kind: 'malformed', bytes: bytes.length, problems: [...parsed.problems, parsed.reason] });
       this.finishRecord(rec);
       return;
     }
-    const rec = this.record({ direction: 'in', kind: parsed.kind, message: parsed.value, problems: [...parsed.problems] });
+    // Big payloads (file contents in a tool result) are validated but not kept: records must stay small.
+    const rec = this.record({ direction: 'in', kind: parsed.kind, bytes: bytes.length, ...(bytes.length <= RECORD_MESSAGE_MAX ? { message: parsed.value } : {}), problems: [...parsed.problems] });
     if (parsed.kind === 'response') this.onResponse(rec, parsed);
     else if (parsed.kind === 'request') this.onServerRequest(rec, parsed.method, parsed.id, parsed.params);
     else this.onServerNotification(rec, parsed.method, parsed.params);
