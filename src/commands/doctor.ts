@@ -38,7 +38,7 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
     const ctx = this.makeContext({ index: flags.index });
     const json = this.jsonEnabled();
     const report = await runDoctor(ctx, {
-      target: parseDoctorTarget(args.target, process.cwd()),
+      target: parseDoctorTarget(args.target, process.cwd(), process.env.HOME),
       workspaceRoot: process.cwd(),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       noConfig: flags['no-config'],

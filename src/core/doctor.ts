@@ -8,7 +8,7 @@
  * process group is always gone when this returns or throws.
  */
 import { existsSync, statSync } from 'node:fs';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { Context } from './context.js';
 import { YepError } from './errors.js';
 import { loadManifest, type HookDecl, type Manifest } from './manifest.js';
@@ -92,11 +92,13 @@ export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 20_000;
 const PROBE_METHOD = 'doctor/no-such-method';
 const UNUSED_REQUEST_ID = 999_999;
 
-/** `./dir`, `../dir`, `/abs`, `dir/sub` and `.` are paths; anything else is an extension name. */
-export function parseDoctorTarget(arg: string, cwd: string): DoctorTarget {
-  const looksLikePath = arg.includes('/') || arg.includes('\\') || arg === '.' || arg === '..' || arg.startsWith('~');
-  if (looksLikePath) return { kind: 'path', dir: isAbsolute(arg) ? arg : resolve(cwd, arg) };
-  return { kind: 'installed', name: normalizeExtensionName(arg) };
+/** `./dir`, `../dir`, `/abs`, `dir/sub`, `~/dir` and `.` are paths; anything else is an extension name. */
+export function parseDoctorTarget(arg: string, cwd: string, home?: string): DoctorTarget {
+  const looksLikePath = arg.includes('/') || arg.includes('\\') || arg === '.' || arg === '..' || arg === '~';
+  if (!looksLikePath) return { kind: 'installed', name: normalizeExtensionName(arg) };
+  // A quoted `~/x` reaches us unexpanded.
+  const expanded = home && (arg === '~' || arg.startsWith('~/')) ? join(home, arg.slice(1)) : arg;
+  return { kind: 'path', dir: isAbsolute(expanded) ? expanded : resolve(cwd, expanded) };
 }
 
 class Report {

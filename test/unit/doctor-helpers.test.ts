@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { validateManifest, type Manifest } from '../../src/core/manifest.js';
 import { planConfigInjection } from '../../src/core/server-config.js';
 import { redactText, redactValue } from '../../src/core/redact.js';
+import { parseDoctorTarget } from '../../src/core/doctor.js';
 
 function manifest(properties: Record<string, unknown>, required: string[] = []): Manifest {
   const r = validateManifest({ name: 'x', yolop: { capabilityServer: { command: 'x' }, tools: [{ name: 't' }], config_schema: { type: 'object', properties, required } } });
@@ -48,5 +49,25 @@ describe('redaction', () => {
     expect(redactText('token=abcdef and abc', ['abc', 'abcdef'])).toBe('token=[redacted] and [redacted]');
     expect(redactValue({ a: ['x abc'], abc: 1 }, ['abc'])).toEqual({ a: ['x [redacted]'], '[redacted]': 1 });
     expect(redactText('nothing', [''])).toBe('nothing');
+  });
+});
+
+describe('parseDoctorTarget', () => {
+  it.each([
+    ['lsp', { kind: 'installed', name: 'lsp' }],
+    ['yolop-extension-lsp', { kind: 'installed', name: 'lsp' }],
+    ['./ext', { kind: 'path', dir: '/work/ext' }],
+    ['../ext', { kind: 'path', dir: '/ext' }],
+    ['.', { kind: 'path', dir: '/work' }],
+    ['/abs/ext', { kind: 'path', dir: '/abs/ext' }],
+    ['sub/ext', { kind: 'path', dir: '/work/sub/ext' }],
+    ['~/ext', { kind: 'path', dir: '/home/me/ext' }],
+  ])('%j -> %j', (arg, want) => {
+    expect(parseDoctorTarget(arg, '/work', '/home/me')).toEqual(want);
+  });
+
+  it('validates names before any path is built', () => {
+    expect(() => parseDoctorTarget('bad name', '/work')).toThrow(/Invalid extension name/);
+    expect(() => parseDoctorTarget('', '/work')).toThrow(/Invalid extension name/);
   });
 });
