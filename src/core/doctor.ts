@@ -299,7 +299,7 @@ export async function runDoctor(ctx: Context, options: DoctorOptions): Promise<D
 
     if (init) {
       if (gradeHandshake(report, manifest, init)) {
-        await probeServer(client, report, manifest, probeMs);
+        await probeServer(client, report, manifest, probeMs, initParams);
         if (options.call) call = await runCall(client, report, manifest, init, options, timeoutMs, secrets);
       }
       if (ctx.signal.aborted) interrupted();
@@ -399,10 +399,40 @@ function gradeHandshake(report: Report, manifest: Manifest, init: InitializeResu
   return compatible;
 }
 
-/** Probes beyond the host: unknown method, cancel of an unused id, prompt/contribution, each hook. */
-async function probeServer(client: YepClient, report: Report, manifest: Manifest, probeMs: number): Promise<void> {
+/**
+ * Probes beyond the host. First the notifications a live host sends mid-session, with
+ * unchanged values (a config push, a workspace repoint, a trace event when `trace` is
+ * declared), followed by `cancel` of an id never used: that round trip shows whether the
+ * server took the notifications and kept running. Then an unknown method,
+ * prompt/contribution and each hook.
+ */
+async function probeServer(client: YepClient, report: Report, manifest: Manifest, probeMs: number, init: { workspace_root: string; config: unknown }): Promise<void> {
   const y = manifest.yolop;
   const alive = (): boolean => client.running;
+  if (!alive()) return;
+
+  const sent = ['config/changed', 'workspace/changed'];
+  client.notify('config/changed', { config: init.config });
+  client.notify('workspace/changed', { workspace_root: init.workspace_root });
+  if (y.trace) {
+    sent.push('trace/event');
+    client.notify('trace/event', { id: 'doctor-1', event_type: 'doctor.probe', session_id: 'doctor', ts: new Date().toISOString(), context: {}, data: {} });
+  }
+  let cancel: [CheckStatus, string];
+  try {
+    const outcome = await client.cancel(UNUSED_REQUEST_ID, { timeoutMs: probeMs, graceMs: 0 });
+    if (!outcome.supported) cancel = ['pass', 'cancel not supported (answered -32601, allowed)'];
+    else if (outcome.cancelled) cancel = ['warn', `claimed to cancel request ${UNUSED_REQUEST_ID}, which was never sent`];
+    else cancel = ['pass', 'cancel of an unknown id answered {"cancelled": false}'];
+  } catch (e) {
+    cancel = ['fail', `cancel of an unknown id: ${describeFailure(e, client)}`];
+  }
+  if (!alive()) {
+    report.add('notifications', 'fail', `after ${sent.join(', ')} the server ${describeExit(client)}`);
+    return;
+  }
+  report.add('notifications', 'pass', `took ${sent.join(', ')} (unchanged values) and kept running`);
+  report.add('cancel', ...cancel);
 
   if (!alive()) return;
   try {
@@ -413,16 +443,6 @@ async function probeServer(client: YepClient, report: Report, manifest: Manifest
       const code = e.remote?.code ?? 0;
       report.add('unknown_method', 'pass', `answered with error${code ? ` ${code}` : ''}${code !== ERROR_CODE.METHOD_NOT_FOUND ? ' (-32601 is the usual code)' : ''}`);
     } else report.add('unknown_method', 'fail', `an unknown method got no error answer: ${describeFailure(e, client)}`);
-  }
-
-  if (!alive()) return;
-  try {
-    const outcome = await client.cancel(UNUSED_REQUEST_ID, { timeoutMs: probeMs, graceMs: 0 });
-    if (!outcome.supported) report.add('cancel', 'pass', 'cancel not supported (answered -32601, allowed)');
-    else if (outcome.cancelled) report.add('cancel', 'warn', `claimed to cancel request ${UNUSED_REQUEST_ID}, which was never sent`);
-    else report.add('cancel', 'pass', 'cancel of an unknown id answered {"cancelled": false}');
-  } catch (e) {
-    report.add('cancel', 'fail', `cancel of an unknown id: ${describeFailure(e, client)}`);
   }
 
   if (y.dynamic_prompt && alive()) {

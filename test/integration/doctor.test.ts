@@ -43,7 +43,7 @@ describe('doctor: the grading rules', () => {
     expect(r.ok).toBe(true);
     expect(Object.keys(r.status)).toEqual([
       'manifest', 'command', 'spawn', 'handshake', 'protocol_version', 'name', 'capabilities', 'tools', 'prompt',
-      'unknown_method', 'cancel', 'dynamic_prompt', 'hooks', 'shutdown', 'stdin_eof', 'messages', 'processes',
+      'notifications', 'cancel', 'unknown_method', 'dynamic_prompt', 'hooks', 'shutdown', 'stdin_eof', 'messages', 'processes',
     ]);
     expect(r.server_pids).toHaveLength(2);
     expect(r.stderr_tail).toBeUndefined();
@@ -75,6 +75,13 @@ describe('doctor: the grading rules', () => {
     expect(r.status.name).toBe('warn');
     expect(r.status.prompt).toBe('warn');
     expect(r.status.capabilities).toBe('warn'); // advertises `prompt` without declaring it
+  });
+
+  it('fails a server that dies on a config push (config/changed notification)', async () => {
+    const r = await doctor(pkg('config-crash', { args: ['--name', 'config-crash', '--crash-on', 'config/changed'] }));
+    expect(r.status.notifications).toBe('fail');
+    expect(detail(r, 'notifications')).toContain('exited with code 4');
+    expect(r.stderr_tail).toContain('cannot handle config/changed');
   });
 
   it('fails an unknown method met with silence', async () => {
