@@ -137,6 +137,10 @@ describe('YepClient against a real server process', () => {
     expect(await c.spawned).toBe(false);
     expect((await c.exited).spawnError?.code).toBe('ENOENT');
     expect((await c.stop()).endedBy).toBe('never-started');
+    // argv or env with a NUL byte makes spawn throw synchronously: still just "could not start".
+    const nul = YepClient.start({ command: process.execPath, args: ['a\u0000b'], packageDir: work, workspaceRoot: work });
+    expect(await nul.spawned).toBe(false);
+    expect((await nul.exited).spawnError?.code).toBe('ERR_INVALID_ARG_VALUE');
   });
 
   it('stops gracefully: shutdown is answered and the server exits', async () => {

@@ -10,7 +10,7 @@
  * - the whole process group is gone after stop(), kill(), an abort, or when
  *   this process exits.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import {
   CANCELLED_MESSAGE,
   CancelResult,
@@ -202,15 +202,28 @@ export class YepClient {
     this.stderr = new ByteTail(this.opts.stderrTailBytes);
     this.exited = new Promise((r) => (this.resolveExited = r));
     installExitHook();
-    this.child = spawn(launch.command, launch.args ?? [], {
-      cwd: launch.workspaceRoot,
-      env: buildServerEnv(launch),
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true, // own process group: signals reach the server's children too
-      windowsHide: true,
-    });
+    let syncError: NodeJS.ErrnoException | undefined;
+    try {
+      this.child = spawn(launch.command, launch.args ?? [], {
+        cwd: launch.workspaceRoot,
+        env: buildServerEnv(launch),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true, // own process group: signals reach the server's children too
+        windowsHide: true,
+      });
+    } catch (e) {
+      // Invalid argv/env (a NUL byte from a manifest or a config value) throws synchronously:
+      // report it like any other failure to start.
+      syncError = e as NodeJS.ErrnoException;
+      this.child = new ChildProcess();
+    }
     live.add(this);
     this.spawned = new Promise((resolve) => {
+      if (syncError) {
+        resolve(false);
+        queueMicrotask(() => this.onExit(null, null, { ...(syncError.code ? { code: syncError.code } : {}), message: syncError.message }));
+        return;
+      }
       this.child.once('spawn', () => resolve(true));
       // `on`, not `once`: a second 'error' with no listener would crash us.
       this.child.on('error', (e: NodeJS.ErrnoException) => {
