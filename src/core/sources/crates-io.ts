@@ -161,7 +161,9 @@ export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): P
  * version must exist there with a valid one).
  */
 export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: string): Promise<FetchResult> {
-  const indexUrl = locked.index ? normalizeIndexUrl(locked.index) : ctx.indexUrl;
+  // An index chosen for this run (--index / YEP_EXT_INDEX, e.g. a fleet's mirror) wins over
+  // the one recorded at lock time: the locked cksum pins the bytes wherever they come from.
+  const indexUrl = ctx.indexUrl !== DEFAULT_INDEX_URL || !locked.index ? ctx.indexUrl : normalizeIndexUrl(locked.index);
   assertCrateName(locked.crate_name);
   let cksum = locked.cksum;
   let name = locked.crate_name;
