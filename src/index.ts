@@ -15,3 +15,26 @@ export { listExtensions, type ListedExtension } from './core/operations/list.js'
 export { removeExtension, type RemoveOutcome } from './core/operations/remove.js';
 export { updateExtensions, type UpdateItem, type UpdateOptions } from './core/operations/update.js';
 export { grantOf, grantFingerprint, diffGrants, summarizeGrant, type Grant, type GrantDiff, type GrantChange } from './core/grants.js';
+export {
+  readExtensionSettings,
+  enableExtension,
+  disableExtension,
+  setExtensionConfig,
+  removeExtensionSettings,
+  applySettingsEdit,
+  readSettingsFromText,
+  type ExtensionSettings,
+  type SettingsEdit,
+} from './core/settings.js';
+export { getSecrets, setSecret, unsetSecret, removeExtensionSecrets, secretStatus, chooseSecretStore, type SecretStoreKind, type SecretStatus } from './core/secrets.js';
+export { Secret } from './core/secret-value.js';
+export { configStatus, missingFields, type FieldStatus, type FieldSource } from './core/config-status.js';
+export { runEnable, type EnableResult, type EnableOptions, type FieldPrompter } from './core/operations/enable.js';
+export { runDisable, type DisableResult } from './core/operations/disable.js';
+export { runSetSecret, type SetSecretResult, type SetSecretOptions } from './core/operations/set-secret.js';
+export * from './core/yep/index.js';
+export { runDoctor, parseDoctorTarget, type DoctorReport, type DoctorCheck, type DoctorOptions } from './core/doctor.js';
+export { installFrozen, exportLock, type FrozenItem } from './core/operations/frozen.js';
+export { searchExtensions } from './core/operations/search.js';
+export { fetchCrate, fetchCrateExact, resolveCrateVersion } from './core/sources/crates-io.js';
+export { fetchGit, fetchGitCommit, resolveGitRef } from './core/sources/git.js';

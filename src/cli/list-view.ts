@@ -10,18 +10,19 @@ export function listJson(items: ListedExtension[]) {
 
 function toJson(e: ListedExtension) {
   const { manifest: _m, ...rest } = e;
-  return { ...rest, version: e.version ?? null, enabled: e.enabled ?? false, source: e.source ?? null };
+  return { ...rest, version: e.version ?? null, enabled: e.enabled ?? null, source: e.source ?? null };
 }
 
 export function renderList(items: ListedExtension[]): string {
   if (items.length === 0) return 'No extensions installed. Try `yep-ext search` or `yep-ext install <source>`.';
   return renderTable(
-    ['name', 'version', 'enabled', 'source', 'problems'],
+    ['name', 'version', 'enabled', 'source', 'config', 'problems'],
     items.map((e) => [
       sanitize(e.name),
       sanitize(e.version ?? '-'),
       e.enabled === undefined ? '?' : e.enabled ? 'yes' : 'no',
       e.source ? sanitize(describeSource(e.source)) : '(not in lock)',
+      (e.config ?? []).map((f) => `${sanitize(f.key)}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : f.source === 'default' ? 'default' : 'unset'}`).join('\n'),
       e.problems.length ? sanitize(e.problems.join('; ')) : '',
     ]),
   );

@@ -1,5 +1,69 @@
-/** The only place that prompts. Callers check ctx.interactive first: never prompt without a TTY. */
+/**
+ * The only place yep-ext prompts. Prompts draw on stderr (stdout carries
+ * results), run only when stdin is a TTY, and Ctrl-C becomes E_INTERRUPTED.
+ * @inquirer/prompts is imported lazily: most runs never prompt.
+ */
+import { YepError } from '../core/errors.js';
+import type { ConfigField } from '../core/manifest.js';
+import type { FieldPrompter, PromptValidator } from '../core/operations/enable.js';
+import { sanitize } from '../core/sanitize.js';
+import { Secret } from '../core/secret-value.js';
+
+function assertTty(): void {
+  if (!process.stdin.isTTY) throw new YepError('E_USAGE', 'Cannot prompt: standard input is not a terminal.', { hint: 'Pass the value another way (--stdin or --config).' });
+}
+
+async function guarded<T>(ask: () => Promise<T>): Promise<T> {
+  assertTty();
+  try {
+    return await ask();
+  } catch (e) {
+    if ((e as Error)?.name === 'ExitPromptError' || (e as Error)?.name === 'AbortPromptError') throw new YepError('E_INTERRUPTED', 'Cancelled.');
+    throw e;
+  }
+}
+
+const context = () => ({ output: process.stderr, clearPromptOnDone: false });
+
+function label(field: ConfigField, extension: string): string {
+  const desc = field.description ? ` - ${sanitize(field.description, { max: 200 })}` : '';
+  return `${extension}.${field.key}${desc}`;
+}
+
+/** Yes/no question. Callers check ctx.interactive first: never prompt without a TTY. */
 export async function confirm(message: string, defaultValue = false): Promise<boolean> {
   const { confirm: ask } = await import('@inquirer/prompts');
-  return ask({ message, default: defaultValue }, { output: process.stderr });
+  return guarded(() => ask({ message, default: defaultValue }, { output: process.stderr }));
+}
+
+/** Hidden entry of a secret; the typed text never echoes. */
+export async function promptSecret(message: string, validate?: PromptValidator): Promise<Secret> {
+  const { password } = await import('@inquirer/prompts');
+  const value = await guarded(() => password({ message, mask: '*', ...(validate ? { validate } : {}) }, context()));
+  return new Secret(value);
+}
+
+/** The prompter `enable` uses for setup. */
+export function cliPrompter(): FieldPrompter {
+  return {
+    secret: (field, extension, validate) => promptSecret(`${label(field, extension)} (hidden)`, validate),
+    async select(field, extension, choices) {
+      const { select } = await import('@inquirer/prompts');
+      return guarded(() => select({ message: label(field, extension), choices: choices.map((c) => ({ name: sanitize(c, { max: 200 }), value: c })) }, context()));
+    },
+    async text(field, extension, validate) {
+      const { input } = await import('@inquirer/prompts');
+      const def = field.default;
+      return guarded(() =>
+        input(
+          {
+            message: `${label(field, extension)}${field.type ? ` (${field.type})` : ''}`,
+            validate,
+            ...(def !== undefined && def !== null ? { default: typeof def === 'string' ? def : JSON.stringify(def) } : {}),
+          },
+          context(),
+        ),
+      );
+    },
+  };
 }

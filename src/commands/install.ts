@@ -2,7 +2,9 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderOutcome, renderPreview } from '../cli/render-install.js';
-import { YepError } from '../core/errors.js';
+import { YepError, isYepError } from '../core/errors.js';
+import type { Context } from '../core/context.js';
+import { runEnable } from '../core/operations/enable.js';
 import { installMany, type InstallOutcome } from '../core/operations/install.js';
 import { grantOf } from '../core/grants.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
@@ -32,10 +34,11 @@ Sources:
   static override flags = {
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name without asking.' }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
+    enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
     lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
   };
 
-  private async runFrozen(lockfile: string | undefined, index: string | undefined): Promise<unknown> {
+  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean): Promise<unknown> {
     const ctx = this.makeContext({ index });
     const json = this.jsonEnabled();
     const items = await installFrozen(ctx, {
@@ -45,7 +48,17 @@ Sources:
       },
     });
     if (!json) this.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
-    return { frozen: items };
+    if (!enable) return { frozen: items };
+    const enabled = await enableAll(ctx, items.map((i) => i.name));
+    if (!json) for (const e of enabled) this.logToStderr(e.ok ? `✔ ${e.name} enabled` : `! ${e.name}: ${e.error.message}`);
+    const incomplete = enabled.filter((e) => !e.ok);
+    if (incomplete.length > 0) {
+      throw new YepError(incomplete.every((e) => !e.ok && e.error.code === 'E_SETUP_INCOMPLETE') ? 'E_SETUP_INCOMPLETE' : 'E_PARTIAL', `${incomplete.map((e) => e.name).join(', ')}: not fully set up.`, {
+        hint: incomplete.flatMap((e) => (e.ok ? [] : [e.error.hint ?? ''])).join('\n'),
+        details: { frozen: items, enabled: enabled.map((e) => (e.ok ? { name: e.name, ok: true } : { name: e.name, ok: false, error: e.error.toJSON() })) },
+      });
+    }
+    return { frozen: items, enabled: enabled.map((e) => ({ name: e.name, ok: true })) };
   }
 
   async run(): Promise<unknown> {
@@ -53,7 +66,7 @@ Sources:
     const specs = argv as string[];
     if (flags.frozen) {
       if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
-      return this.runFrozen(flags.lockfile, flags.index);
+      return this.runFrozen(flags.lockfile, flags.index, flags.enable);
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
@@ -76,6 +89,21 @@ Sources:
     if (!json) for (const r of results) if (!r.ok) this.logToStderr(`✖ ${r.spec}: ${r.error.message}${r.error.hint ? `\n  hint: ${r.error.hint}` : ''}`);
     throw new YepError('E_PARTIAL', `${failed.length} of ${results.length} installs failed.`, { details: { installed, failed }, hint: 'The others were installed; fix the failures and run again.' });
   }
+}
+
+/** Enable each name; setup problems are collected, not thrown, so provisioning reports them all. */
+async function enableAll(ctx: Context, names: string[]): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
+  const out: Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }> = [];
+  for (const name of names) {
+    try {
+      await runEnable(ctx, name, {});
+      out.push({ name, ok: true });
+    } catch (e) {
+      if (!isYepError(e)) throw e;
+      out.push({ name, ok: false, error: e });
+    }
+  }
+  return out;
 }
 
 function frozenLine(item: FrozenItem): string {

@@ -82,9 +82,12 @@ async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<voi
   }
 }
 
-/** `sha256:<hex>` content hash of the package tree at `root`. */
-export async function contentHash(root: string): Promise<string> {
-  const files = walkSync(root);
+/**
+ * `sha256:<hex>` content hash of the package tree at `root`. `exclude` names
+ * relative paths left out (a provisioned binary, which the host does not hash).
+ */
+export async function contentHash(root: string, exclude: ReadonlySet<string> = new Set()): Promise<string> {
+  const files = walkSync(root).filter((f) => !exclude.has(f));
   const hash = createHash('sha256');
   const yielder = new Yielder();
   for (const rel of files) {

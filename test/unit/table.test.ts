@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { renderTable, renderTableWithCliTable3 } from '../../src/cli/table.js';
 
-/** Deterministic pseudo-random cells: printable ASCII, including runs of spaces and empty cells. */
+/** Deterministic pseudo-random cells: printable ASCII and newlines, including runs of spaces, empty lines and empty cells. */
 function cells(seed: number, count: number): string[] {
   let s = seed;
   const rnd = (n: number) => ((s = (s * 1103515245 + 12345) >>> 0) % n);
   return Array.from({ length: count }, () => {
     const len = rnd(4) === 0 ? 0 : rnd(30);
-    return Array.from({ length: len }, () => (rnd(5) === 0 ? ' ' : String.fromCharCode(0x20 + rnd(95)))).join('');
+    return Array.from({ length: len }, () => (rnd(5) === 0 ? ' ' : rnd(12) === 0 ? '\n' : String.fromCharCode(0x20 + rnd(95)))).join('');
   });
 }
 
@@ -31,6 +31,17 @@ describe('renderTable', () => {
     // And the wide row really is measured by display width, not code units.
     const out = renderTable(['x'], [['日本']]).split('\n');
     expect(out[0]).toBe('┌──────┐');
+  });
+
+  it('draws a multi-line cell as extra lines of its row', () => {
+    expect(renderTable(['k', 'config'], [['a', 'x: set\ny (secret): unset'], ['b', '']]).split('\n')).toEqual([
+      '┌───┬───────────────────┐',
+      '│ k │ config            │',
+      '│ a │ x: set            │',
+      '│   │ y (secret): unset │',
+      '│ b │                   │',
+      '└───┴───────────────────┘',
+    ]);
   });
 
   it('keeps the compact shape: no rule between the header and the rows', () => {

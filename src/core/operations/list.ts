@@ -14,6 +14,8 @@ import { loadLock, type LockSource } from '../lockfile.js';
 import { loadManifest, type Manifest } from '../manifest.js';
 import { isValidName } from '../names.js';
 import { packageDir } from '../paths.js';
+import { loadSettingsText, readSettingsFromText } from '../settings.js';
+import { configStatus, missingFields, type FieldStatus } from '../config-status.js';
 
 export interface ListedExtension {
   name: string;
@@ -27,6 +29,8 @@ export interface ListedExtension {
   /** Where the package lives in the store (a link for path installs). */
   dir: string;
   problems: string[];
+  /** Each declared config field as set/unset (never a value). */
+  config?: FieldStatus[];
   manifest?: Manifest;
 }
 
@@ -52,6 +56,16 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
   const verify = options.verify ?? true;
   const lock = await loadLock(ctx.paths.lockFile);
+  // settings.toml is read once; a broken one makes `enabled` unknown, not the listing fatal.
+  let settingsText: string | undefined;
+  let settingsProblem: string | undefined;
+  try {
+    settingsText = await loadSettingsText(ctx.paths);
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+    settingsProblem = e.message;
+  }
+  const enabledOf = (name: string): boolean | undefined => (settingsText === undefined ? undefined : readSettingsFromText(settingsText, name, ctx.paths.settingsFile).enabled);
   const listed = await mapLimit(lock.entries, 8, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
@@ -61,8 +75,10 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       content_hash: entry.content_hash,
       ...(typeof entry.grant === 'string' ? { grant: entry.grant } : {}),
       dir,
-      problems: [],
+      problems: settingsProblem ? [`enabled state unknown: ${settingsProblem}`] : [],
     };
+    const enabled = enabledOf(entry.name);
+    if (enabled !== undefined) item.enabled = enabled;
     try {
       statSync(dir);
     } catch {
@@ -78,13 +94,22 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     try {
       item.manifest = await loadManifest(dir);
       if (item.manifest.description) item.description = item.manifest.description;
+      const config = await configStatus(ctx.paths, item.manifest).catch(() => undefined);
+      if (config && config.length > 0) {
+        item.config = config;
+        const missing = missingFields(config);
+        if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
+      }
       if (item.manifest.name !== entry.name) item.problems.push(`manifest name is "${item.manifest.name}", not "${entry.name}" (the host skips it)`);
     } catch (e) {
       if (!isYepError(e)) throw e;
       item.problems.push(`broken manifest: ${e.message.split('\n').join(' ')}`);
     }
     if (verify && entry.source.type !== 'path') {
-      const actual = await contentHash(dir).catch(() => undefined);
+      // A provisioned binary was added after hashing: leave it out, as the host does.
+      const binary = entry.source.type === 'crate' || entry.source.type === 'git' ? entry.source.binary_sha256 : undefined;
+      const exclude = new Set(binary && item.manifest ? [`bin/${item.manifest.yolop.capabilityServer.command}`] : []);
+      const actual = await contentHash(dir, exclude).catch(() => undefined);
       if (actual !== entry.content_hash) item.problems.push(`hash drift: the files changed since install (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`);
     }
     return item;

@@ -1,0 +1,45 @@
+/** Human text for enable / disable / set-secret results (pure: data in, text out). */
+import type { FieldStatus } from '../core/config-status.js';
+import type { DisableResult } from '../core/operations/disable.js';
+import type { EnableResult } from '../core/operations/enable.js';
+import type { SetSecretResult } from '../core/operations/set-secret.js';
+import { keychainAccount, KEYCHAIN_SERVICE } from '../core/keychain.js';
+
+const SOURCE_TEXT: Record<FieldStatus['source'], string> = {
+  settings: 'set (settings.toml)',
+  secrets: 'set (connections.toml)',
+  keychain: 'set (OS keychain; yolop cannot read it)',
+  default: 'unset (schema default applies)',
+  unset: 'unset',
+};
+
+/** One line per field: key, kind, status. Never a value. */
+export function renderFields(fields: FieldStatus[]): string[] {
+  const width = Math.max(...fields.map((f) => f.key.length), 3);
+  return fields.map((f) => `  ${f.key.padEnd(width)}  ${(f.secret ? 'secret' : 'config').padEnd(6)}  ${f.required ? 'required' : 'optional'}  ${SOURCE_TEXT[f.source]}`);
+}
+
+export function renderEnable(r: EnableResult): string {
+  const lines = [r.was_enabled ? (r.changed ? `${r.name} was already enabled; configuration updated.` : `${r.name} is already enabled; nothing changed.`) : `Enabled ${r.name}.`];
+  if (r.config_set.length > 0) lines.push(`Saved ${r.config_set.join(', ')} in settings.toml.`);
+  for (const s of r.secrets_set) lines.push(`Stored secret ${s.key} in ${s.store === 'file' ? 'connections.toml (mode 0600)' : 'the OS keychain'}.`);
+  if (r.fields.length > 0) lines.push('Configuration:', ...renderFields(r.fields));
+  return lines.join('\n');
+}
+
+export function renderDisable(r: DisableResult): string {
+  return r.changed ? `Disabled ${r.name}; its configuration is kept for the next \`yep-ext enable ${r.name}\`.` : `${r.name} is already disabled; nothing changed.`;
+}
+
+export function renderSetSecret(r: SetSecretResult): string {
+  const id = `${r.name}.${r.field}`;
+  if (r.action === 'unset') return r.changed ? `Removed secret ${id}.` : `${id} was not set; nothing changed.`;
+  if (r.store === 'keychain') {
+    return [
+      `Stored ${id} in the OS keychain (service "${KEYCHAIN_SERVICE}", account "${keychainAccount(r.name, r.field)}").`,
+      'Note: yolop reads secrets only from connections.toml, so the agent will NOT pass this one to the server; `yep-ext doctor` will. See docs/secrets.md.',
+    ].join('\n');
+  }
+  const env = r.env ? `; yolop passes it to the server as ${r.env}` : '';
+  return r.changed ? `Stored ${id} in ${r.file} (mode 0600)${env}.` : `${id} already holds that value; nothing changed.`;
+}

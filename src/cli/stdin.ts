@@ -1,0 +1,33 @@
+/** Reading a secret piped on standard input (`set-secret --stdin`). */
+import { YepError } from '../core/errors.js';
+import { SECRET_MAX_BYTES } from '../core/secrets.js';
+import { Secret } from '../core/secret-value.js';
+
+/**
+ * The whole of stdin as one secret, minus one trailing newline (`echo` adds it).
+ * Refuses a terminal (typing there would echo the value) and oversize input.
+ */
+export async function readSecretFromStdin(stdin: NodeJS.ReadStream = process.stdin): Promise<Secret> {
+  if (stdin.isTTY) {
+    throw new YepError('E_USAGE', '--stdin was given but standard input is a terminal, where the value would be shown as you type.', {
+      hint: 'Leave out --stdin to get a hidden prompt, or pipe the value: printf %s "$TOKEN" | yep-ext set-secret <name> <field> --stdin',
+    });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stdin) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > SECRET_MAX_BYTES) throw new YepError('E_USAGE', `Standard input holds more than ${SECRET_MAX_BYTES} bytes; a secret is expected.`);
+    chunks.push(b);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new YepError('E_USAGE', 'The value on standard input is not UTF-8 text.');
+  }
+  text = text.replace(/\r?\n$/, '');
+  if (text.length === 0) throw new YepError('E_USAGE', 'Standard input was empty; no secret was stored.', { hint: 'Pipe the value in, e.g. printf %s "$TOKEN" | yep-ext set-secret <name> <field> --stdin' });
+  return new Secret(text);
+}

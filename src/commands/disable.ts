@@ -1,0 +1,25 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { renderDisable } from '../cli/render-config.js';
+import { runDisable, type DisableResult } from '../core/operations/disable.js';
+
+export default class Disable extends BaseCommand {
+  static override summary = 'Disable an extension, keeping its configuration.';
+
+  static override description =
+    'Marks the extension\'s [[capabilities]] table in settings.toml with `enabled = false` (yolop then skips it) instead of deleting it, so its inline config survives for the next `enable`. Nothing else in the file changes.';
+
+  static override examples = ['<%= config.bin %> disable logfire'];
+
+  static override args = {
+    name: Args.string({ required: true, description: 'Extension name (the crate spelling yolop-extension-<name> works too).' }),
+  };
+
+  async run(): Promise<DisableResult> {
+    const { args, flags } = await this.parse(Disable);
+    const ctx = this.makeContext({ index: flags.index });
+    const result = await runDisable(ctx, args.name);
+    this.log(renderDisable(result));
+    return result;
+  }
+}

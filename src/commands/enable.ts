@@ -1,0 +1,35 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { cliPrompter } from '../cli/prompts.js';
+import { renderEnable } from '../cli/render-config.js';
+import { runEnable, type EnableResult } from '../core/operations/enable.js';
+
+export default class Enable extends BaseCommand {
+  static override summary = 'Enable an installed extension for yolop, setting up required config it still lacks.';
+
+  static override description = `Adds (or switches back on) the extension's [[capabilities]] table in settings.toml, keeping everything else in the file byte for byte.
+On a terminal, each required field that is unset is asked for: secrets with hidden input (stored in connections.toml), choices with a selector, other values as text typed by the field's schema.
+Without a terminal nothing is asked: pass non-secret values with --config and secrets with \`yep-ext set-secret\`. If required fields are still unset the extension is enabled anyway, the values given are saved, and the command exits 10 (setup_incomplete) listing the commands that finish the setup.`;
+
+  static override examples = [
+    '<%= config.bin %> enable logfire',
+    '<%= config.bin %> enable logfire --config endpoint=https://logfire.example --config sample_rate=0.5',
+    '<%= config.bin %> enable yolop-extension-logfire --json',
+  ];
+
+  static override args = {
+    name: Args.string({ required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
+  };
+
+  static override flags = {
+    config: Flags.string({ char: 'c', multiple: true, description: 'Set a non-secret config field, typed by its schema (key=value; repeatable). Arrays: a,b or JSON.' }),
+  };
+
+  async run(): Promise<EnableResult> {
+    const { args, flags } = await this.parse(Enable);
+    const ctx = this.makeContext({ index: flags.index });
+    const result = await runEnable(ctx, args.name, { config: flags.config ?? [], prompter: cliPrompter() });
+    this.log(renderEnable(result));
+    return result;
+  }
+}

@@ -1,0 +1,72 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { promptSecret } from '../cli/prompts.js';
+import { renderSetSecret } from '../cli/render-config.js';
+import { readSecretFromStdin } from '../cli/stdin.js';
+import { YepError, isYepError } from '../core/errors.js';
+import { runSetSecret, type SetSecretResult } from '../core/operations/set-secret.js';
+
+export default class SetSecret extends BaseCommand {
+  static override summary = 'Store (or remove) a secret config field of an extension.';
+
+  static override description = `The value is read from a hidden prompt or, with --stdin, from standard input; never from the command line (argv is visible to other users and kept in shell history).
+Only fields the extension declares with "secret": true are accepted. Secrets go to connections.toml (mode 0600), the file yolop reads; --keychain stores in the OS keychain instead, which yolop does not read (see docs/secrets.md).`;
+
+  static override examples = [
+    '<%= config.bin %> set-secret logfire token',
+    'printf %s "$LOGFIRE_TOKEN" | <%= config.bin %> set-secret logfire token --stdin',
+    '<%= config.bin %> set-secret logfire token --unset',
+  ];
+
+  // Not strict: a value typed as an extra argument must reach run() to be refused
+  // without being echoed (oclif's own "unexpected argument" error would print it).
+  static override strict = false;
+
+  static override args = {
+    name: Args.string({ required: true, description: 'Extension name (the crate spelling works too).' }),
+    field: Args.string({ required: true, description: 'A config field declared "secret": true.' }),
+  };
+
+  static override flags = {
+    stdin: Flags.boolean({ description: 'Read the value from standard input (one trailing newline is dropped).' }),
+    unset: Flags.boolean({ description: 'Remove the secret instead of setting it.', exclusive: ['stdin', 'keychain'] }),
+    keychain: Flags.boolean({ description: 'Store in the OS keychain (falls back to connections.toml when none is reachable). yolop does not read the keychain.' }),
+  };
+
+  /** Parse errors quote the offending argv word, which may be a secret: say what went wrong without it. */
+  protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<unknown> {
+    if (!isYepError(err) && err.oclif?.exit !== undefined && err.oclif.exit !== 0 && !/^Missing \d+ required arg/.test(err.message ?? '')) {
+      return super.catch(
+        new YepError('E_USAGE', 'set-secret could not parse its options (the offending text is not shown: it may be a secret). Nothing was stored.', {
+          hint: 'Usage: yep-ext set-secret <name> <field> [--stdin] [--unset] [--keychain]. A value given on the command line should be considered exposed.',
+        }),
+      );
+    }
+    return super.catch(err);
+  }
+
+  async run(): Promise<SetSecretResult> {
+    const { args, flags, argv } = await this.parse(SetSecret);
+    if (argv.length > 2) {
+      throw new YepError('E_USAGE', 'set-secret does not take the value as an argument: command lines are visible to other users (ps) and saved in shell history. Nothing was stored.', {
+        hint: `Run \`yep-ext set-secret ${args.name} ${args.field}\` for a hidden prompt, or pipe the value with --stdin. Consider the value you typed exposed.`,
+      });
+    }
+    const ctx = this.makeContext({ index: flags.index });
+    const result = await runSetSecret(ctx, args.name, args.field, {
+      unset: flags.unset,
+      keychain: flags.keychain,
+      readValue: async (field, extension, validate) => {
+        if (flags.stdin) return readSecretFromStdin();
+        if (!ctx.interactive) {
+          throw new YepError('E_USAGE', 'No terminal to prompt on and no --stdin: nothing was stored.', {
+            hint: `Pipe the value: printf %s "$VALUE" | yep-ext set-secret ${extension} ${field.key} --stdin`,
+          });
+        }
+        return promptSecret(`${extension}.${field.key} (hidden)`, validate);
+      },
+    });
+    this.log(renderSetSecret(result));
+    return result;
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * `disable`: keep the extension's [[capabilities]] table and its inline config,
+ * marked `enabled = false` (the host deletes the table and loses the config).
+ * Works for a name that is no longer installed but still has a table, so a
+ * leftover entry can always be switched off.
+ */
+import type { Context } from '../context.js';
+import { withInstallLock } from '../install-lock.js';
+import { isInstalled, notInstalled } from '../installed-manifest.js';
+import { normalizeExtensionName } from '../names.js';
+import { disableExtension, readExtensionSettings } from '../settings.js';
+
+export interface DisableResult {
+  name: string;
+  enabled: false;
+  changed: boolean;
+  installed: boolean;
+}
+
+export async function runDisable(ctx: Context, input: string): Promise<DisableResult> {
+  const name = normalizeExtensionName(input);
+  return withInstallLock(ctx, async () => {
+    const installed = await isInstalled(ctx.paths, name);
+    if (!installed && !(await readExtensionSettings(ctx.paths, name)).present) throw notInstalled(name);
+    const { changed } = await disableExtension(ctx.paths, name);
+    return { name, enabled: false, changed, installed };
+  });
+}

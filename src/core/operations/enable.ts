@@ -1,0 +1,190 @@
+/**
+ * `enable` with setup: type and validate `--config` values, ask for whatever
+ * required field is still unset (only when interactive, through an injected
+ * prompter: core never prompts itself), then write config, secrets and the
+ * enabled flag under the installer lock. Prompting happens before the lock is
+ * taken so a slow typist never blocks another yep-ext.
+ *
+ * Decision (docs/configuration.md): when required fields are still missing the
+ * extension IS enabled and the values given are saved; the run then fails with
+ * E_SETUP_INCOMPLETE (exit 10) listing the exact commands that finish the setup.
+ */
+import { configFields, type ConfigField, type Manifest } from '../manifest.js';
+import type { Context } from '../context.js';
+import { YepError } from '../errors.js';
+import { withInstallLock } from '../install-lock.js';
+import { normalizeExtensionName } from '../names.js';
+import { configStatus, missingFields, type FieldStatus } from '../config-status.js';
+import { assertConfigValue, checkTypedText, coerceConfigValue, parseAssignment } from '../config-values.js';
+import { loadInstalledManifest } from '../installed-manifest.js';
+import { keychainOptionsFromEnv } from '../keychain.js';
+import { Secret } from '../secret-value.js';
+import { chooseSecretStore, setSecret, type SecretStoreKind } from '../secrets.js';
+import { enableExtension, readExtensionSettings, setExtensionConfig } from '../settings.js';
+
+/** Validation callback for prompts: true when fine, else the message to show. */
+export type PromptValidator = (raw: string) => true | string;
+
+/** How setup asks the user; the CLI supplies one (src/cli/prompts.ts), tests a script. */
+export interface FieldPrompter {
+  /** Masked entry. */
+  secret(field: ConfigField, extension: string, validate: PromptValidator): Promise<Secret>;
+  /** One of `choices`. */
+  select(field: ConfigField, extension: string, choices: string[]): Promise<string>;
+  /** Free text, typed afterwards by the schema. */
+  text(field: ConfigField, extension: string, validate: PromptValidator): Promise<string>;
+}
+
+export interface EnableOptions {
+  /** `key=value` assignments for non-secret fields. */
+  config?: string[];
+  /** Used only when ctx.interactive. */
+  prompter?: FieldPrompter;
+  /** Where prompted secrets go (default: chooseSecretStore(ctx.env)). */
+  secretStore?: SecretStoreKind;
+}
+
+export interface MissingField {
+  key: string;
+  secret: boolean;
+  /** The command that sets it. */
+  command: string;
+}
+
+export interface EnableResult {
+  name: string;
+  enabled: true;
+  /** Anything written (settings or secrets). */
+  changed: boolean;
+  was_enabled: boolean;
+  /** Non-secret keys written to settings.toml. */
+  config_set: string[];
+  /** Secret keys stored, and where. */
+  secrets_set: { key: string; store: SecretStoreKind }[];
+  fields: FieldStatus[];
+}
+
+/** Placeholder for a value in a suggested command: `<integer>`, `<a|b>`. */
+function placeholder(field: ConfigField): string {
+  if (field.enum && field.enum.length > 0) return `<${field.enum.join('|')}>`;
+  return `<${field.type ?? 'value'}>`;
+}
+
+/** The exact commands that set each missing field. */
+export function fixCommands(name: string, missing: { key: string; secret: boolean }[], manifest: Manifest): MissingField[] {
+  const byKey = new Map(configFields(manifest).map((f) => [f.key, f]));
+  return missing.map((m) => {
+    const field = byKey.get(m.key);
+    const command = m.secret ? `yep-ext set-secret ${name} ${m.key}` : `yep-ext enable ${name} --config ${m.key}=${field ? placeholder(field) : '<value>'}`;
+    return { key: m.key, secret: m.secret, command };
+  });
+}
+
+function setupIncomplete(name: string, manifest: Manifest, result: EnableResult, missing: FieldStatus[]): YepError {
+  const fixes = fixCommands(name, missing, manifest);
+  const list = missing.map((m) => (m.secret ? `${m.key} (secret)` : m.key)).join(', ');
+  return new YepError('E_SETUP_INCOMPLETE', `${name} is enabled but not configured: required ${missing.length === 1 ? 'field' : 'fields'} ${list} ${missing.length === 1 ? 'is' : 'are'} unset. yolop will start it without ${missing.length === 1 ? 'it' : 'them'}.`, {
+    hint: `Run:\n${fixes.map((f) => `  ${f.command}`).join('\n')}${fixes.some((f) => f.secret) ? '\n(set-secret prompts with hidden input; add --stdin to pipe the value instead)' : ''}`,
+    details: { status: 'setup_incomplete', ...result, missing: fixes },
+  });
+}
+
+/** Turn `--config` assignments into typed, validated values (refusing secrets and unknown keys). */
+export function parseConfigAssignments(manifest: Manifest, assignments: string[]): Record<string, unknown> {
+  const fields = new Map(configFields(manifest).map((f) => [f.key, f]));
+  const out: Record<string, unknown> = {};
+  for (const text of assignments) {
+    const { key, raw } = parseAssignment(text);
+    const field = fields.get(key);
+    if (!field) {
+      const declared = [...fields.values()].filter((f) => !f.secret).map((f) => f.key);
+      throw new YepError('E_USAGE', `${manifest.name} declares no config field "${key.slice(0, 60)}".`, {
+        hint: declared.length > 0 ? `Declared fields: ${declared.join(', ')}.` : `${manifest.name} declares no settable config.`,
+      });
+    }
+    if (field.secret) {
+      // Never echo the value: it was meant to be a secret and is already in argv.
+      throw new YepError('E_USAGE', `${manifest.name}.${key} is a secret and cannot be given with --config (command lines are visible to other processes).`, {
+        hint: `Run \`yep-ext set-secret ${manifest.name} ${key}\` (hidden prompt) or pipe it with --stdin.`,
+      });
+    }
+    const value = coerceConfigValue(field, raw, manifest.name);
+    assertConfigValue(field, value, manifest.name);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** Ask for every missing required field (interactive runs only). */
+async function askMissing(
+  manifest: Manifest,
+  missing: FieldStatus[],
+  prompter: FieldPrompter,
+): Promise<{ config: Record<string, unknown>; secrets: Map<string, Secret> }> {
+  const fields = new Map(configFields(manifest).map((f) => [f.key, f]));
+  const config: Record<string, unknown> = {};
+  const secrets = new Map<string, Secret>();
+  for (const m of missing) {
+    const field = fields.get(m.key) as ConfigField;
+    if (field.secret) secrets.set(field.key, await prompter.secret(field, manifest.name, (raw) => checkTypedText(field, raw, manifest.name)));
+    else if (field.enum && field.enum.length > 0) {
+      const choice = await prompter.select(field, manifest.name, field.enum);
+      assertConfigValue(field, choice, manifest.name);
+      config[field.key] = choice;
+    } else {
+      const raw = await prompter.text(field, manifest.name, (raw) => checkTypedText(field, raw, manifest.name));
+      const value = coerceConfigValue(field, raw, manifest.name);
+      assertConfigValue(field, value, manifest.name);
+      config[field.key] = value;
+    }
+  }
+  return { config, secrets };
+}
+
+/** Enable an installed extension, setting config and asking for missing required fields. */
+export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
+  const name = normalizeExtensionName(input);
+  const manifest = await loadInstalledManifest(ctx.paths, name);
+  const given = parseConfigAssignments(manifest, options.config ?? []);
+  const store = options.secretStore ?? chooseSecretStore(ctx.env);
+
+  const before = await configStatus(ctx.paths, manifest);
+  const stillMissing = missingFields(before).filter((f) => !(f.key in given));
+  let prompted = { config: {} as Record<string, unknown>, secrets: new Map<string, Secret>() };
+  if (ctx.interactive && options.prompter && stillMissing.length > 0) {
+    ctx.log.info(`${name} needs ${stillMissing.length === 1 ? 'a setting' : `${stillMissing.length} settings`} before it can work.`);
+    prompted = await askMissing(manifest, stillMissing, options.prompter);
+  }
+  const config = { ...given, ...prompted.config };
+
+  return withInstallLock(ctx, async () => {
+    const wasEnabled = (await readExtensionSettings(ctx.paths, name)).enabled;
+    let changed = false;
+    // Config first, then the flag: yolop never sees the table enabled but half-written.
+    if (Object.keys(config).length > 0) changed = (await setExtensionConfig(ctx.paths, name, config)).changed || changed;
+    const secretsSet: EnableResult['secrets_set'] = [];
+    for (const [key, value] of prompted.secrets) {
+      const r = await setSecret(ctx.paths, name, key, value, { store, keychain: keychainOptionsFromEnv(ctx.env) });
+      for (const w of r.warnings) ctx.log.warn(w);
+      secretsSet.push({ key, store: r.store });
+      changed = r.changed || changed;
+    }
+    changed = (await enableExtension(ctx.paths, name)).changed || changed;
+    const fields = await configStatus(ctx.paths, manifest);
+    const result: EnableResult = {
+      name,
+      enabled: true,
+      changed,
+      was_enabled: wasEnabled,
+      config_set: Object.keys(config),
+      secrets_set: secretsSet,
+      fields,
+    };
+    for (const f of fields) {
+      if (f.source === 'keychain') ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);
+    }
+    const missing = missingFields(fields);
+    if (missing.length > 0) throw setupIncomplete(name, manifest, result, missing);
+    return result;
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * `set-secret`: store (or with `unset`, remove) one field the manifest declares
+ * `secret: true`. The value arrives as a Secret from a hidden prompt or stdin,
+ * read by the CLI only after the field is known to be valid, so nobody types a
+ * credential for a field that will be refused.
+ */
+import type { Context } from '../context.js';
+import { assertConfigValue, checkTypedText } from '../config-values.js';
+import type { PromptValidator } from './enable.js';
+import { YepError } from '../errors.js';
+import { withInstallLock } from '../install-lock.js';
+import { loadInstalledManifest, isInstalled } from '../installed-manifest.js';
+import { keychainOptionsFromEnv } from '../keychain.js';
+import { configFields, type ConfigField, type Manifest } from '../manifest.js';
+import { normalizeExtensionName, isValidName } from '../names.js';
+import type { Secret } from '../secret-value.js';
+import { chooseSecretStore, setSecret, unsetSecret, type SecretStoreKind } from '../secrets.js';
+
+export interface SetSecretOptions {
+  /** Remove the secret instead of setting it. */
+  unset?: boolean;
+  /** Store in the OS keychain (falls back to connections.toml when unreachable). */
+  keychain?: boolean;
+  /** Called once the field is known to be valid; returns the value. */
+  readValue?: (field: ConfigField, extension: string, validate: PromptValidator) => Promise<Secret>;
+}
+
+export interface SetSecretResult {
+  name: string;
+  field: string;
+  action: 'set' | 'unset';
+  changed: boolean;
+  /** Where the value is (set) or was removed from (unset: both are cleared). */
+  store: SecretStoreKind;
+  /** connections.toml, the only secret store yolop reads. */
+  file: string;
+  /** yolop reads the value: false when it is in the keychain. */
+  host_visible: boolean;
+  /** The environment variable yolop passes it to the server as. */
+  env?: string;
+}
+
+function secretField(manifest: Manifest, key: string): ConfigField {
+  const fields = configFields(manifest);
+  const secrets = fields.filter((f) => f.secret).map((f) => f.key);
+  const field = fields.find((f) => f.key === key);
+  const shown = JSON.stringify(key.slice(0, 60));
+  if (!field) {
+    throw new YepError('E_USAGE', `${manifest.name} declares no config field ${shown}.`, {
+      hint: secrets.length > 0 ? `Secret fields of ${manifest.name}: ${secrets.join(', ')}.` : `${manifest.name} declares no secret fields.`,
+    });
+  }
+  if (!field.secret) {
+    throw new YepError('E_USAGE', `${manifest.name}.${key} is not a secret; it belongs in settings.toml.`, {
+      hint: `Run \`yep-ext enable ${manifest.name} --config ${key}=<value>\`.${secrets.length > 0 ? ` Secret fields: ${secrets.join(', ')}.` : ''}`,
+    });
+  }
+  return field;
+}
+
+export async function runSetSecret(ctx: Context, input: string, key: string, options: SetSecretOptions = {}): Promise<SetSecretResult> {
+  const name = normalizeExtensionName(input);
+  const keychain = keychainOptionsFromEnv(ctx.env);
+  const base = { name, field: key, file: ctx.paths.secretsFile };
+  if (options.unset) {
+    // Removing needs no manifest: a leftover secret of an uninstalled extension can go too.
+    if (await isInstalled(ctx.paths, name)) secretField(await loadInstalledManifest(ctx.paths, name), key);
+    else if (!isValidName(key)) throw new YepError('E_USAGE', `Invalid field name ${JSON.stringify(key.slice(0, 60))}.`);
+    const r = await withInstallLock(ctx, () => unsetSecret(ctx.paths, name, key, { keychain }));
+    for (const w of r.warnings) ctx.log.warn(w);
+    return { ...base, action: 'unset', changed: r.changed, store: 'file', host_visible: true };
+  }
+  const manifest = await loadInstalledManifest(ctx.paths, name);
+  const field = secretField(manifest, key);
+  const store = chooseSecretStore(ctx.env, options.keychain);
+  if (!options.readValue) throw new YepError('E_USAGE', 'No value source: give --stdin or run in a terminal.');
+  const value = await options.readValue(field, name, (raw) => checkTypedText(field, raw, name));
+  assertConfigValue(field, value.reveal(), name);
+  const r = await withInstallLock(ctx, () => setSecret(ctx.paths, name, key, value, { store, keychain }));
+  for (const w of r.warnings) ctx.log.warn(w);
+  return { ...base, action: 'set', changed: r.changed, store: r.store, host_visible: r.store === 'file', ...(field.env ? { env: field.env } : {}) };
+}

@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'smol-toml';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { LOGFIRE_SCHEMA } from '../helpers/extension-fixture.js';
+import { writePackage } from '../helpers/packages.js';
+
+// Needs a build (npm run build): runs bin/run.js as a real child process without a TTY.
+let home: TempHome;
+let settingsFile: string;
+/** A real path install, as a user would do it. */
+async function install(name: string, configSchema: Record<string, unknown>): Promise<void> {
+  const pkg = writePackage(join(home.root, 'src', name), { name, yolop: { config_schema: configSchema } });
+  const r = await runCli(['install', pkg], { env: home.env });
+  expect(r.code, r.stderr).toBe(0);
+}
+
+beforeEach(async () => {
+  home = makeTempHome();
+  settingsFile = join(home.configDir, 'settings.toml');
+  await install('logfire', LOGFIRE_SCHEMA);
+});
+afterEach(() => home.cleanup());
+
+const USER_SETTINGS = `# my settings — do not lose this comment
+theme = "dark"
+
+[[capabilities]]
+ref = "lsp"   # built-in
+[capabilities.overrides]
+timeout = 30
+
+[profiles.work]
+model = "big"
+`;
+
+describe('yep-ext enable / disable (no TTY)', () => {
+  it('missing required fields -> setup_incomplete, exit 10, enabled anyway, exact fix commands', async () => {
+    const r = await runCli(['enable', 'logfire', '--config', 'mode=fast'], { env: home.env });
+    expect(r.code).toBe(10);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('logfire is enabled but not configured');
+    expect(r.stderr).toContain('yep-ext set-secret logfire token');
+    expect(r.stderr).toContain('yep-ext enable logfire --config endpoint=<string>');
+    const settings = parse(readFileSync(settingsFile, 'utf8')) as any;
+    expect(settings.capabilities).toEqual([{ ref: 'ext:logfire', mode: 'fast' }]);
+
+    const j = await runCli(['enable', 'logfire', '--json'], { env: home.env });
+    expect(j.code).toBe(10);
+    const out = jsonOf(j);
+    expect(out.error.code).toBe('E_SETUP_INCOMPLETE');
+    expect(out.error.details).toMatchObject({
+      status: 'setup_incomplete',
+      name: 'logfire',
+      enabled: true,
+      missing: [
+        { key: 'token', secret: true, command: 'yep-ext set-secret logfire token' },
+        { key: 'endpoint', secret: false, command: 'yep-ext enable logfire --config endpoint=<string>' },
+      ],
+    });
+  });
+
+  it('--config sets typed values; everything else in settings.toml survives byte for byte', async () => {
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(settingsFile, USER_SETTINGS);
+    const r = await runCli(
+      ['enable', 'yolop-extension-logfire', '-c', 'endpoint=https://logfire.example', '-c', 'mode=slow', '-c', 'port=8080', '-c', 'ratio=0.5', '-c', 'verbose=false', '-c', 'tags=a,b', '--json'],
+      { env: home.env },
+    );
+    expect(r.code).toBe(10); // the secret is still missing
+    const text = readFileSync(settingsFile, 'utf8');
+    expect(text.startsWith(USER_SETTINGS.slice(0, USER_SETTINGS.indexOf('[profiles.work]')))).toBe(true);
+    expect(text.endsWith('[profiles.work]\nmodel = "big"\n')).toBe(true);
+    const ours = (parse(text) as any).capabilities[1];
+    expect(ours).toEqual({ ref: 'ext:logfire', endpoint: 'https://logfire.example', mode: 'slow', port: 8080, ratio: 0.5, verbose: false, tags: ['a', 'b'] });
+    expect(text).toContain('port = 8080\n');
+    expect(text).toContain('verbose = false\n');
+  });
+
+  it('a value that violates the schema is refused and nothing is written', async () => {
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(settingsFile, USER_SETTINGS);
+    for (const bad of ['port=0', 'port=http', 'mode=medium', 'endpoint=not-a-uri', 'ratio=2']) {
+      const r = await runCli(['enable', 'logfire', '--config', bad, '--json'], { env: home.env });
+      expect(r.code, bad).toBe(2);
+      expect(jsonOf(r).error).toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('Invalid value for logfire.') });
+    }
+    expect(readFileSync(settingsFile, 'utf8')).toBe(USER_SETTINGS);
+  });
+
+  it('enable / disable / enable keeps inline config and the rest of the file', async () => {
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(settingsFile, USER_SETTINGS);
+    await runCli(['enable', 'logfire', '-c', 'endpoint=https://e.example', '-c', 'mode=fast'], { env: home.env });
+    const enabled = readFileSync(settingsFile, 'utf8');
+    const d = await runCli(['disable', 'logfire', '--json'], { env: home.env });
+    expect(d.code).toBe(0);
+    expect(jsonOf(d)).toEqual({ name: 'logfire', enabled: false, changed: true, installed: true });
+    const disabled = readFileSync(settingsFile, 'utf8');
+    expect((parse(disabled) as any).capabilities[1]).toEqual({ ref: 'ext:logfire', enabled: false, endpoint: 'https://e.example', mode: 'fast' });
+    const d2 = await runCli(['disable', 'logfire'], { env: home.env });
+    expect(d2.stdout).toContain('already disabled; nothing changed');
+    await runCli(['enable', 'logfire'], { env: home.env });
+    expect(readFileSync(settingsFile, 'utf8')).toBe(enabled);
+  });
+
+  it('not installed -> exit 3 with an install hint; bad names -> exit 2; corrupt settings -> exit 7, file kept', async () => {
+    const r = await runCli(['enable', 'nothere'], { env: home.env });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('yep-ext install nothere');
+    expect((await runCli(['enable', '../etc'], { env: home.env })).code).toBe(2);
+    expect((await runCli(['disable', 'a/b'], { env: home.env })).code).toBe(2);
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(settingsFile, Buffer.alloc(32));
+    const c = await runCli(['enable', 'logfire', '--config', 'mode=fast'], { env: home.env });
+    expect(c.code).toBe(7);
+    expect(c.stderr).toContain(settingsFile);
+    expect(readFileSync(settingsFile).equals(Buffer.alloc(32))).toBe(true);
+  });
+
+  it('a fully configured extension enables with exit 0 and reports field status', async () => {
+    await install('simple', { type: 'object', required: ['level'], properties: { level: { type: 'integer' } } });
+    const r = await runCli(['enable', 'simple', '--config', 'level=3', '--json'], { env: home.env });
+    expect(r.code).toBe(0);
+    expect(jsonOf(r)).toMatchObject({ name: 'simple', enabled: true, changed: true, config_set: ['level'], fields: [{ key: 'level', set: true, source: 'settings' }] });
+    const again = await runCli(['enable', 'simple'], { env: home.env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already enabled; nothing changed');
+    expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
+  });
+});
+
+describe('concurrent enables', () => {
+  it('two processes enabling different extensions both land in settings.toml', async () => {
+    await install('other', { type: 'object', properties: { level: { type: 'integer' } } });
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(settingsFile, USER_SETTINGS);
+    const [a, b] = await Promise.all([
+      runCli(['enable', 'logfire', '-c', 'mode=fast'], { env: home.env }),
+      runCli(['enable', 'other', '-c', 'level=2'], { env: home.env }),
+    ]);
+    expect([a.code, b.code].sort()).toEqual([0, 10]);
+    const text = readFileSync(settingsFile, 'utf8');
+    expect(text.startsWith(USER_SETTINGS.slice(0, USER_SETTINGS.indexOf('[profiles.work]')))).toBe(true);
+    const refs = (parse(text) as any).capabilities.map((c: any) => c.ref).sort();
+    expect(refs).toEqual(['ext:logfire', 'ext:other', 'lsp']);
+  });
+});

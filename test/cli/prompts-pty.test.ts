@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'smol-toml';
+import { BIN, makeTempHome, type TempHome } from '../helpers/home.js';
+import { writeExtension } from '../helpers/extension-fixture.js';
+
+// Real terminal sessions through util-linux `script` (a PTY): the prompts only
+// appear when stdin is a TTY, and a masked prompt must never echo the value.
+const hasScript = spawnSync('script', ['--version']).status === 0;
+const CANARY = 'CANARYpty42';
+
+let home: TempHome;
+beforeEach(() => {
+  home = makeTempHome();
+  writeExtension(join(home.configDir, 'extensions'), 'logfire');
+});
+afterEach(() => home.cleanup());
+
+/** Drive a CLI run in a PTY: each step waits for a pattern in the output, then types. */
+async function inPty(args: string[], steps: [RegExp, string][]): Promise<{ code: number | null; output: string }> {
+  const cmd = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ');
+  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: { ...home.env, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  const waiters: { re: RegExp; from: number; resolve: () => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      if (w.re.test(output.slice(w.from))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  child.stdout.on('data', (d: Buffer) => {
+    output += d.toString();
+    check();
+  });
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const done = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  let from = 0;
+  for (const [re, keys] of steps) {
+    await new Promise<void>((resolve) => {
+      waiters.push({ re, from, resolve });
+      check();
+    });
+    from = output.length;
+    child.stdin.write(keys);
+  }
+  const code = await done;
+  clearTimeout(timer);
+  child.stdin.end();
+  return { code, output };
+}
+
+describe.skipIf(!hasScript)('prompts on a terminal', () => {
+  it('set-secret asks with hidden input and never echoes the value', async () => {
+    const r = await inPty(['set-secret', 'logfire', 'token'], [[/logfire\.token \(hidden\)/, `${CANARY}\r`]]);
+    expect(r.code, r.output).toBe(0);
+    expect(r.output).not.toContain(CANARY);
+    expect(r.output).toContain('*'.repeat(CANARY.length));
+    const file = join(home.configDir, 'connections.toml');
+    expect(readFileSync(file, 'utf8')).toContain(CANARY);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('enable asks for each missing required field by kind', async () => {
+    const r = await inPty(
+      ['enable', 'logfire'],
+      [
+        [/logfire\.token - API token \(hidden\)/, `${CANARY}\r`],
+        [/logfire\.endpoint - Where traces go \(string\)/, 'nope\r'],
+        [/must match format "uri"/, '\u0015https://logfire.example\r'],
+        [/logfire\.mode/, '\u001b[B\r'],
+      ],
+    );
+    expect(r.code, r.output).toBe(0);
+    expect(r.output).not.toContain(CANARY);
+    expect(r.output).toContain('Enabled logfire.');
+    const settings = parse(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')) as any;
+    expect(settings.capabilities).toEqual([{ ref: 'ext:logfire', endpoint: 'https://logfire.example', mode: 'slow' }]);
+    expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).toBe(`["ext:logfire"]\ntoken = "${CANARY}"\n`);
+  });
+});
