@@ -128,7 +128,9 @@ let undiciPromise: Promise<Undici> | undefined;
 const agents = new Map<number, unknown>();
 
 async function loadUndici(): Promise<Undici> {
-  undiciPromise ??= import('undici');
+  // Node gives a CommonJS module's exports as named exports; the esbuild bundle
+  // (scripts/build-cli.mjs) gives only `default` for a lazily imported one.
+  undiciPromise ??= import('undici').then((m) => ('Agent' in m ? m : (m as unknown as { default: Undici }).default));
   return undiciPromise;
 }
 
