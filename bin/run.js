@@ -5,7 +5,7 @@
 // - `--version` is answered here;
 // - `list` runs without oclif when its arguments are plain
 //   (dist/bundle/fast-path.cjs; it declines anything else, doing nothing);
-// - everything else runs the esbuild bundle of oclif and the commands.
+// - everything else runs oclif from the esbuild bundle (scripts/build-cli.mjs).
 // See docs/performance.md.
 'use strict';
 const { join } = require('node:path');
@@ -18,7 +18,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 } else {
   (async () => {
     if (argv[0] === 'list' && (await require('../dist/bundle/fast-path.cjs').runFastPath(argv))) return;
-    const { execute } = await import('../dist/bundle/yep-ext.js');
+    const { execute } = await import('../dist/bundle/oclif.js');
     // The package root, not this directory: bin/package.json would pass for it.
     await execute({ dir: root });
   })();

@@ -1,6 +1,11 @@
-/** yep-ext's own version, read once from package.json (used in User-Agent and output). */
+/** yep-ext's own version (used in User-Agent and output). */
 import { readFileSync } from 'node:fs';
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+// The CLI bundles (scripts/build-cli.mjs) define this at build time: they live
+// elsewhere in dist/ than this module, and it saves a file read at start-up.
+declare const YEP_EXT_BUNDLED_VERSION: string | undefined;
+
+export const VERSION: string =
+  typeof YEP_EXT_BUNDLED_VERSION === 'string'
+    ? YEP_EXT_BUNDLED_VERSION
+    : (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
