@@ -65,10 +65,14 @@ function buildCrate(dir, name, version, writeTree) {
   return { file, name, version, size: statSync(file).size };
 }
 
-export function buildSmallCrate(dir, { files = 5000, totalBytes = 60 * 1024 * 1024 } = {}) {
+/**
+ * `name`/`version` name the crate; `extra(root)` may add files (scripts/bench.mjs
+ * adds a plugin.json and a server so the crate installs as an extension).
+ */
+export function buildSmallCrate(dir, { files = 5000, totalBytes = 60 * 1024 * 1024, name = 'bench-small', version = '0.1.0', extra = () => {} } = {}) {
   const pool = makeTextPool(4 * 1024 * 1024);
   const per = Math.floor(totalBytes / files);
-  return buildCrate(dir, 'bench-small', '0.1.0', (root) => {
+  return buildCrate(dir, name, version, (root) => {
     for (let i = 0; i < files; i++) {
       const sub = join(root, 'src', `m${Math.floor(i / 100)}`);
       if (i % 100 === 0) mkdirSync(sub, { recursive: true });
@@ -76,13 +80,15 @@ export function buildSmallCrate(dir, { files = 5000, totalBytes = 60 * 1024 * 10
       const off = (i * 104729) % (pool.length - size);
       writeFileSync(join(sub, `file${i}.rs`), pool.subarray(off, off + size));
     }
-    writeFileSync(join(root, 'Cargo.toml'), '[package]\nname = "bench-small"\nversion = "0.1.0"\n');
+    writeFileSync(join(root, 'Cargo.toml'), `[package]\nname = "${name}"\nversion = "${version}"\n`);
+    extra(root);
   });
 }
 
-export function buildBigCrate(dir, { bytes = 200 * 1024 * 1024 } = {}) {
+export function buildBigCrate(dir, { bytes = 200 * 1024 * 1024, name = 'bench-big', version = '0.1.0', extra = () => {} } = {}) {
   const pool = makeTextPool(8 * 1024 * 1024);
-  return buildCrate(dir, 'bench-big', '0.1.0', (root) => {
+  return buildCrate(dir, name, version, (root) => {
+    extra(root);
     const chunks = [];
     for (let off = 0; off < bytes; off += pool.length) chunks.push(pool.subarray(0, Math.min(pool.length, bytes - off)));
     // Vary each copy a little so gzip cannot collapse the repeats.

@@ -5,7 +5,7 @@
 import { configFields, type ConfigField, type Manifest } from './manifest.js';
 import type { Paths } from './paths.js';
 import { secretStatus } from './secrets.js';
-import { readExtensionSettings } from './settings.js';
+import { readExtensionSettings, type ExtensionSettings } from './settings.js';
 
 export type FieldSource = 'settings' | 'secrets' | 'keychain' | 'default' | 'unset';
 
@@ -35,11 +35,15 @@ export function fieldStatus(field: ConfigField, config: Record<string, unknown>,
   return { key: field.key, secret: field.secret, required: field.required, set, source, ...(field.env ? { env: field.env } : {}) };
 }
 
-/** Per declared field: set or not and from where, in declaration order. */
-export async function configStatus(paths: Paths, manifest: Manifest): Promise<FieldStatus[]> {
+/**
+ * Per declared field: set or not and from where, in declaration order. `settings`
+ * is the extension's settings when the caller already has them (list reads the
+ * file once for all extensions).
+ */
+export async function configStatus(paths: Paths, manifest: Manifest, settings?: ExtensionSettings): Promise<FieldStatus[]> {
   const fields = configFields(manifest);
   if (fields.length === 0) return [];
-  const settings = await readExtensionSettings(paths, manifest.name);
+  settings ??= await readExtensionSettings(paths, manifest.name);
   const secrets = fields.some((f) => f.secret) ? await secretStatus(paths, manifest.name) : { file: [], keychain: [] };
   return fields.map((f) => fieldStatus(f, settings.config, secrets.file, secrets.keychain));
 }

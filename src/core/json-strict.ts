@@ -21,31 +21,43 @@ export function parseStrictJson(text: string): unknown {
   return value;
 }
 
-/** One pass over already-valid JSON text: duplicate keys per object, depth. */
+/**
+ * One pass over already-valid JSON text: duplicate keys per object, depth.
+ * Char codes, not one-character strings, and a key is decoded with JSON.parse
+ * only when it holds an escape: `list` runs this over every installed manifest.
+ */
 function scanStructure(text: string): void {
   const stack: (Set<string> | null)[] = []; // Set for objects, null for arrays
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
       let j = i + 1;
-      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      let escaped = false;
+      for (;;) {
+        const d = text.charCodeAt(j);
+        if (d === 0x22) break;
+        if (d === 0x5c /* \ */) {
+          escaped = true;
+          j += 2;
+        } else j += 1;
+      }
       const top = stack[stack.length - 1];
       if (expectKey && top) {
-        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        const key = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
         if (top.has(key)) throw new StrictJsonError(`duplicate key ${JSON.stringify(key)}`);
         top.add(key);
         expectKey = false;
       }
       i = j;
-    } else if (c === '{' || c === '[') {
-      stack.push(c === '{' ? new Set() : null);
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      stack.push(c === 0x7b ? new Set() : null);
       if (stack.length > MAX_DEPTH) throw new StrictJsonError(`nested deeper than ${MAX_DEPTH} levels`);
-      expectKey = c === '{';
-    } else if (c === '}' || c === ']') {
+      expectKey = c === 0x7b;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
       expectKey = false;
-    } else if (c === ',') {
+    } else if (c === 0x2c /* , */) {
       expectKey = stack[stack.length - 1] instanceof Set;
     }
   }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { YepError, errnoCode, stateIoError } from './errors.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { parseLockTomlFast } from './lock-fast-parse.js';
 import { isValidName } from './names.js';
 
 export interface PathSource {
@@ -98,7 +99,7 @@ export function parseLock(text: string, file = 'extensions.lock'): Lockfile {
   if (text.includes('\0')) throw corrupt(file, 'it contains NUL bytes (a torn write?)');
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text) as Record<string, unknown>;
+    doc = parseLockTomlFast(text) ?? (parseToml(text) as Record<string, unknown>);
   } catch (e) {
     throw corrupt(file, `invalid TOML (${(e as Error).message.split('\n')[0]})`, e);
   }

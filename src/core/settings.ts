@@ -158,13 +158,29 @@ function configOf(table: TomlTable): Record<string, unknown> {
 
 /** What the host would make of `name` in this settings text (pure). */
 export function readSettingsFromText(text: string, name: string, file = 'settings.toml'): ExtensionSettings {
+  return settingsLookup(text, file)(name);
+}
+
+/**
+ * Parse settings text once and answer readSettingsFromText for any number of
+ * names: `list` asks for every installed extension, and re-parsing the file per
+ * extension was most of its time with 50 installed (docs/performance.md).
+ */
+export function settingsLookup(text: string, file = 'settings.toml'): (name: string) => ExtensionSettings {
   const doc = parseSettings(text, file);
-  const tables = matching(doc.data, name);
-  return {
-    present: tables.length > 0,
-    enabled: tables.some((t) => t.enabled !== false),
-    config: tables[0] ? configOf(tables[0]) : {},
-    entries: tables.length,
+  const byRef = new Map<unknown, TomlTable[]>();
+  const caps = doc.data.capabilities;
+  if (Array.isArray(caps)) {
+    for (const c of caps) if (isTable(c)) byRef.set(refOf(c), [...(byRef.get(refOf(c)) ?? []), c]);
+  }
+  return (name) => {
+    const tables = byRef.get(extRef(name)) ?? [];
+    return {
+      present: tables.length > 0,
+      enabled: tables.some((t) => t.enabled !== false),
+      config: tables[0] ? configOf(tables[0]) : {},
+      entries: tables.length,
+    };
   };
 }
 

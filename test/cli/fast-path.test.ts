@@ -100,6 +100,26 @@ describe('list fast path: same bytes as oclif', () => {
     }
   });
 
+  it('a settings.toml that is not TOML makes `enabled` unknown, not the listing fatal (both paths)', async () => {
+    const broken = makeTempHome('yep-fast-settings-');
+    try {
+      const pkg = writePackage(join(broken.root, 'src', 'alpha'), { name: 'alpha' });
+      expect((await runCli(['install', pkg], { env: broken.env })).code).toBe(0);
+      writeFileSync(join(broken.configDir, 'settings.toml'), '[[capabilities]\nref = ');
+      for (const args of [['list'], ['list', '--json']]) {
+        rmSync(mark, { force: true });
+        const fast = await runCli(args, { env: { ...broken.env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
+        expect(existsSync(mark)).toBe(true);
+        const oclif = await runCli(args, { env: { ...broken.env, YEP_EXT_NO_FAST_PATH: '1' } });
+        expect(fast.code).toBe(0);
+        expect(fast.stdout).toContain('enabled state unknown');
+        expect([fast.code, fast.stdout, fast.stderr]).toEqual([oclif.code, oclif.stdout, oclif.stderr]);
+      }
+    } finally {
+      broken.cleanup();
+    }
+  });
+
   it('errors: a corrupt lock fails the same way, with and without --json', async () => {
     const broken = makeTempHome('yep-fast-broken-');
     try {

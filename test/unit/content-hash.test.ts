@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -48,5 +49,20 @@ describe('contentHash (host-compat §4 vectors)', () => {
     expect(await contentHash(tree({ 'plugin.json': '{}', f: 'ac' }))).not.toBe(a);
     expect(await contentHash(tree({ 'plugin.json': '{}', g: 'ab' }))).not.toBe(a);
     expect(await contentHash(tree({ 'plugin.json': '{}', f: 'ab', e: '' }))).not.toBe(a);
+  });
+  it('matches the plain definition for files around the 1 MiB read size (one read, several, exact multiples)', async () => {
+    const MiB = 1024 * 1024;
+    const sizes: Record<string, number> = { empty: 0, one: 1, under: MiB - 1, exact: MiB, over: MiB + 1, three: 3 * MiB };
+    const root = mkdtempSync(join(tmpdir(), 'hash-sizes-'));
+    for (const [name, size] of Object.entries(sizes)) writeFileSync(join(root, name), Buffer.alloc(size, name));
+    // The definition, computed the slow and obvious way: whole files in memory.
+    const h = createHash('sha256');
+    for (const name of Object.keys(sizes).sort()) {
+      const bytes = readFileSync(join(root, name));
+      const len = Buffer.alloc(8);
+      len.writeBigUInt64LE(BigInt(bytes.length));
+      h.update(Buffer.from(name, 'utf8')).update(Buffer.from([0])).update(len).update(bytes);
+    }
+    expect(await contentHash(root)).toBe(`sha256:${h.digest('hex')}`);
   });
 });

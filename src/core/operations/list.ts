@@ -14,7 +14,7 @@ import { loadLock, type LockSource } from '../lockfile.js';
 import { loadManifest, type Manifest } from '../manifest.js';
 import { isValidName } from '../names.js';
 import { packageDir } from '../paths.js';
-import { loadSettingsText, readSettingsFromText } from '../settings.js';
+import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../config-status.js';
 
 export interface ListedExtension {
@@ -65,7 +65,17 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     if (!isYepError(e)) throw e;
     settingsProblem = e.message;
   }
-  const enabledOf = (name: string): boolean | undefined => (settingsText === undefined ? undefined : readSettingsFromText(settingsText, name, ctx.paths.settingsFile).enabled);
+  // Parsed once for all extensions (a parse per extension dominated `list` with 50).
+  let settingsOf: ((name: string) => ExtensionSettings) | undefined;
+  if (settingsText !== undefined) {
+    try {
+      settingsOf = settingsLookup(settingsText, ctx.paths.settingsFile);
+    } catch (e) {
+      if (!isYepError(e)) throw e;
+      settingsProblem = e.message;
+    }
+  }
+  const enabledOf = (name: string): boolean | undefined => settingsOf?.(name).enabled;
   const listed = await mapLimit(lock.entries, 8, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
@@ -94,7 +104,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     try {
       item.manifest = await loadManifest(dir);
       if (item.manifest.description) item.description = item.manifest.description;
-      const config = await configStatus(ctx.paths, item.manifest).catch(() => undefined);
+      const config = await configStatus(ctx.paths, item.manifest, settingsOf?.(item.manifest.name)).catch(() => undefined);
       if (config && config.length > 0) {
         item.config = config;
         const missing = missingFields(config);
