@@ -21,8 +21,30 @@ export async function ensureStore(ctx: Context): Promise<void> {
   }
 }
 
-/** Run `fn` holding the installer lock. */
+// Callers in one process queue here before the file lock. proper-lockfile locks
+// per process, so without this the concurrent workers of one `install a b c d`
+// polled the file lock against each other (100-250 ms sleeps each time) while
+// printing that they waited for "another yep-ext process".
+const queues = new Map<string, Promise<void>>();
+
+/** Run `fn` holding the installer lock (not re-entrant: never call it from inside `fn`). */
 export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  const key = ctx.paths.installLockFile;
+  const before = queues.get(key) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const tail = before.then(() => mine);
+  queues.set(key, tail);
+  await before;
+  try {
+    return await withFileLock(ctx, fn);
+  } finally {
+    done();
+    if (queues.get(key) === tail) queues.delete(key);
+  }
+}
+
+async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   await ensureStore(ctx);
   const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
   const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };

@@ -1,0 +1,49 @@
+/**
+ * withInstallLock within one process: callers queue in order instead of polling
+ * the file lock against each other (which slept 100-250 ms per attempt and told
+ * the user it was waiting for "another yep-ext process").
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withInstallLock } from '../../src/core/install-lock.js';
+import { makeTempHome, type TempHome } from '../helpers/home.js';
+
+let home: TempHome;
+beforeEach(() => {
+  home = makeTempHome();
+});
+afterEach(() => home.cleanup());
+
+describe('withInstallLock in one process', () => {
+  it('runs concurrent callers one at a time, in call order, without waiting messages', async () => {
+    const ctx = home.ctx();
+    const events: string[] = [];
+    let inside = 0;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        withInstallLock(ctx, async () => {
+          inside++;
+          expect(inside).toBe(1);
+          events.push(`start ${i}`);
+          await new Promise((r) => setTimeout(r, 5));
+          events.push(`end ${i}`);
+          inside--;
+        }),
+      ),
+    );
+    expect(events).toEqual(Array.from({ length: 8 }, (_, i) => [`start ${i}`, `end ${i}`]).flat());
+    expect(ctx.log.lines.map((l) => l.message).join('\n')).not.toMatch(/Waiting/);
+    // Eight polls of the file lock would have cost at least 7 x 100 ms.
+    expect(Date.now() - started).toBeLessThan(700);
+  });
+
+  it('a failing caller releases the queue for the next one', async () => {
+    const ctx = home.ctx();
+    const first = withInstallLock(ctx, async () => {
+      throw new Error('boom');
+    });
+    const second = withInstallLock(ctx, async () => 'ran');
+    await expect(first).rejects.toThrow('boom');
+    await expect(second).resolves.toBe('ran');
+  });
+});
