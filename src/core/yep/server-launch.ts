@@ -1,0 +1,30 @@
+/**
+ * How the host starts a capability server (host-compat §7): `command` + `args`
+ * as argv (no shell), cwd = the workspace root, PATH = `<package>/bin:` + the
+ * inherited PATH, secrets and env-mapped config added to the environment.
+ */
+import { delimiter, join } from 'node:path';
+
+export interface ServerLaunch {
+  /** `capabilityServer.command`: a bare name (looked up on the server's PATH) or a path. */
+  command: string;
+  args?: string[];
+  /** The package directory; its `bin/` goes first on PATH. */
+  packageDir: string;
+  /** The server's cwd (the host uses the workspace root). */
+  workspaceRoot: string;
+  /** Environment to inherit (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Secrets and env-mapped config, added on top of `env`. */
+  injectedEnv?: Record<string, string>;
+}
+
+/** The environment a server runs with. PATH is prefixed last so config cannot displace `<package>/bin`. */
+export function buildServerEnv(launch: ServerLaunch): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(launch.env ?? process.env)) if (v !== undefined) out[k] = v;
+  Object.assign(out, launch.injectedEnv ?? {});
+  const bin = join(launch.packageDir, 'bin');
+  out.PATH = out.PATH ? `${bin}${delimiter}${out.PATH}` : bin;
+  return out;
+}

@@ -1,0 +1,286 @@
+/**
+ * doctor against real server processes: the clean case, the host's grading rules,
+ * the probes beyond the host, and every hostile case of hardening.md F39-F45
+ * (F46, Ctrl-C, is in test/cli/doctor-cli.test.ts). Each run must finish within
+ * its deadline and leave no process of the server's group behind.
+ */
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoctor, type DoctorOptions, type DoctorReport } from '../../src/core/doctor.js';
+import { listGroup } from '../../src/core/yep/process-group.js';
+import { makePackage } from '../helpers/ext-package.js';
+import { makeTempHome, type TempHome } from '../helpers/home.js';
+
+let home: TempHome;
+beforeAll(() => {
+  home = makeTempHome('yep-doctor-');
+  mkdirSync(join(home.root, 'pkgs'), { recursive: true });
+});
+afterAll(() => home.cleanup());
+
+const FAST = { timeoutMs: 3000, probeTimeoutMs: 1000, graceMs: 300 };
+
+async function doctor(dir: string, options: Partial<DoctorOptions> = {}, deadlineMs = 8000): Promise<DoctorReport & { status: Record<string, string> }> {
+  const t = Date.now();
+  const report = await runDoctor(home.ctx(), { target: { kind: 'path', dir }, workspaceRoot: home.root, ...FAST, ...options });
+  expect(Date.now() - t, 'doctor deadline').toBeLessThan(deadlineMs);
+  for (const pid of report.server_pids) expect(listGroup(pid), `process group ${pid} is gone`).toEqual([]);
+  return Object.assign(report, { status: Object.fromEntries(report.checks.map((c) => [c.name, c.status])) });
+}
+
+const detail = (r: DoctorReport, name: string): string => r.checks.find((c) => c.name === name)?.detail ?? '(no such check)';
+const pkg = (name: string, options: Parameters<typeof makePackage>[2] = {}): string => makePackage(join(home.root, 'pkgs'), name, options);
+
+describe('doctor: the grading rules', () => {
+  it('passes a clean server on every check', async () => {
+    const dir = pkg('clean', {
+      args: ['--name', 'clean', '--prompt', 'Be brief.'],
+      yolop: { prompt: true, dynamic_prompt: true, hooks: [{ event: 'pre_tool_use', tool_name_glob: 'ec*', timeout_ms: 1000 }] },
+    });
+    const r = await doctor(dir);
+    expect(r.checks.filter((c) => c.status !== 'pass')).toEqual([]);
+    expect(r.ok).toBe(true);
+    expect(Object.keys(r.status)).toEqual([
+      'manifest', 'command', 'spawn', 'handshake', 'protocol_version', 'name', 'capabilities', 'tools', 'prompt',
+      'notifications', 'cancel', 'unknown_method', 'dynamic_prompt', 'hooks', 'shutdown', 'stdin_eof', 'messages', 'processes',
+    ]);
+    expect(r.server_pids).toHaveLength(2);
+    expect(r.stderr_tail).toBeUndefined();
+  });
+
+  it('fails a server that serves a tool the manifest does not declare (D4 clamp)', async () => {
+    const r = await doctor(pkg('widened', { args: ['--name', 'widened', '--tools', 'echo,rm_rf'] }));
+    expect(r.status.tools).toBe('fail');
+    expect(detail(r, 'tools')).toContain('rm_rf');
+    expect(r.ok).toBe(false);
+  });
+
+  it('warns when a declared tool is not served', async () => {
+    const r = await doctor(pkg('unserved', { args: ['--name', 'unserved', '--tools', 'echo'], yolop: { tools: [{ name: 'echo' }, { name: 'grep' }] } }));
+    expect(r.status.tools).toBe('warn');
+    expect(detail(r, 'tools')).toContain('grep');
+    expect(r.ok).toBe(true);
+  });
+
+  it('fails a server speaking another major version', async () => {
+    const r = await doctor(pkg('major', { args: ['--name', 'major', '--version', '2.0'] }));
+    expect(r.status.protocol_version).toBe('fail');
+    expect(detail(r, 'protocol_version')).toContain('2.0');
+    expect(r.ok).toBe(false);
+  });
+
+  it('warns on a name mismatch and on a prompt offered but not declared', async () => {
+    const r = await doctor(pkg('misnamed', { args: ['--name', 'other', '--prompt', 'hi'] }));
+    expect(r.status.name).toBe('warn');
+    expect(r.status.prompt).toBe('warn');
+    expect(r.status.capabilities).toBe('warn'); // advertises `prompt` without declaring it
+  });
+
+  it('fails a server that dies on a config push (config/changed notification)', async () => {
+    const r = await doctor(pkg('config-crash', { args: ['--name', 'config-crash', '--crash-on', 'config/changed'] }));
+    expect(r.status.notifications).toBe('fail');
+    expect(detail(r, 'notifications')).toContain('exited with code 4');
+    expect(r.stderr_tail).toContain('cannot handle config/changed');
+  });
+
+  it('fails an unknown method met with silence', async () => {
+    const r = await doctor(pkg('silent-unknown', { args: ['--name', 'silent-unknown', '--silent-unknown'] }));
+    expect(r.status.unknown_method).toBe('fail');
+    expect(detail(r, 'unknown_method')).toContain('no answer');
+  });
+
+  it('fails a hook that does not answer within its timeout_ms', async () => {
+    const r = await doctor(pkg('slow-hook', { args: ['--name', 'slow-hook', '--hook-delay', '600'], yolop: { hooks: [{ event: 'post_tool_use', timeout_ms: 150, on_error: 'block' }] } }));
+    expect(r.status.hooks).toBe('fail');
+    expect(detail(r, 'hooks')).toContain('timeout_ms=150');
+    expect(detail(r, 'hooks')).toContain('on_error=block');
+  });
+
+  it('runs one tool call with --call and reports the streamed updates', async () => {
+    const seen: string[] = [];
+    const r = await doctor(pkg('caller', { args: ['--name', 'caller'] }), { call: { tool: 'echo', args: { text: 'hi', updates: 2 } }, onUpdate: (u) => seen.push(u) });
+    expect(r.status.call).toBe('pass');
+    expect(r.call).toMatchObject({ tool: 'echo', updates: ['update 1', 'update 2'], result: { text: 'hi' } });
+    expect(seen).toEqual(['update 1', 'update 2']);
+    const bad = await doctor(pkg('caller2', { args: ['--name', 'caller2'] }), { call: { tool: 'nope', args: {} } });
+    expect(bad.status.call).toBe('fail');
+  });
+});
+
+describe('doctor: config injection (the seam)', () => {
+  const secretManifest = {
+    args: ['--name', 'needs-secret', '--need-env', 'FIXTURE_TOKEN'],
+    yolop: { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'FIXTURE_TOKEN' }, region: { type: 'string' } }, required: ['token'] } },
+  };
+
+  it('passes when the secret is provided, and never shows its value', async () => {
+    const dir = pkg('needs-secret', secretManifest);
+    const r = await doctor(dir, { loadConfig: async () => ({ values: { region: 'eu' }, secrets: { token: 'canary-s3cr3t-value' } }) });
+    expect(r.ok).toBe(true);
+    expect(detail(r, 'config')).toContain('token (secret): set -> $FIXTURE_TOKEN');
+    expect(JSON.stringify(r)).not.toContain('canary-s3cr3t-value');
+  });
+
+  it('fails with a clear detail when the secret is not set, and redacts nothing it does not know', async () => {
+    const dir = pkg('needs-secret2', { ...secretManifest, args: ['--name', 'needs-secret2', '--need-env', 'FIXTURE_TOKEN'] });
+    const r = await doctor(dir, { loadConfig: async () => ({ values: {}, secrets: {} }) });
+    expect(r.ok).toBe(false);
+    expect(r.status.config).toBe('warn');
+    expect(r.status.handshake).toBe('fail');
+    expect(detail(r, 'handshake')).toContain('exited with code 2');
+    expect(detail(r, 'handshake')).toContain('required config is unset: token (secret) -> $FIXTURE_TOKEN');
+    expect(r.stderr_tail).toContain('FIXTURE_TOKEN is not set');
+  });
+
+  it('--no-config injects nothing even when config exists', async () => {
+    const dir = pkg('needs-secret3', { ...secretManifest, args: ['--name', 'needs-secret3', '--need-env', 'FIXTURE_TOKEN'] });
+    let asked = false;
+    const r = await doctor(dir, { noConfig: true, loadConfig: async () => ((asked = true), { values: {}, secrets: { token: 'x' } }) });
+    expect(asked).toBe(false);
+    expect(detail(r, 'config')).toContain('--no-config');
+    expect(r.status.handshake).toBe('fail');
+  });
+
+  it('redacts a secret the server echoes to stderr', async () => {
+    const dir = pkg('echoes-secret', { args: ['--name', 'echoes-secret', '--need-env', 'FIXTURE_TOKEN', '--version', '9.0'], yolop: secretManifest.yolop });
+    const r = await doctor(dir, { loadConfig: async () => ({ values: {}, secrets: { token: 'canary-echoed-secret' } }) });
+    expect(r.ok).toBe(false);
+    expect(r.stderr_tail).toContain('using token [redacted]');
+    expect(JSON.stringify(r)).not.toContain('canary-echoed-secret');
+  });
+});
+
+describe('doctor: hostile servers (hardening F39-F45)', () => {
+  it('F39: a missing command is a failed check, nothing spawned', async () => {
+    const r = await doctor(pkg('missing-cmd', { command: 'no-such-server-binary' }));
+    expect(r.status.command).toBe('fail');
+    expect(detail(r, 'command')).toContain('neither in the package');
+    expect(r.server_pids).toEqual([]);
+  });
+
+  it('F39: a command that is not executable, a directory, a dangling symlink', async () => {
+    const a = pkg('not-exec');
+    chmodSync(join(a, 'bin', 'not-exec'), 0o644);
+    expect(detail(await doctor(a), 'command')).toContain('not executable');
+
+    const b = pkg('is-dir', { command: 'tooldir' });
+    mkdirSync(join(b, 'bin', 'tooldir'));
+    expect(detail(await doctor(b), 'command')).toContain('is a directory');
+
+    const c = pkg('dangling', { command: 'gone' });
+    symlinkSync(join(c, 'bin', 'nowhere'), join(c, 'bin', 'gone'));
+    expect(detail(await doctor(c), 'command')).toContain('dangling symlink');
+  });
+
+  it('F39: a binary for another architecture, and a missing #! interpreter', async () => {
+    const a = pkg('wrong-arch');
+    const elf = Buffer.alloc(64);
+    elf.write('\x7fELF', 0, 'latin1');
+    elf[4] = 2; // 64-bit
+    elf[5] = 1; // little endian
+    elf.writeUInt16LE(process.arch === 'arm64' ? 0x3e : 0xb7, 18);
+    writeFileSync(join(a, 'bin', 'wrong-arch'), elf);
+    const r = await doctor(a);
+    expect(r.status.command).toBe('fail');
+    expect(detail(r, 'command')).toMatch(/built for (x64|arm64); this machine is/);
+
+    const b = pkg('bad-shebang');
+    writeFileSync(join(b, 'bin', 'bad-shebang'), '#!/nonexistent/interpreter\n');
+    expect(detail(await doctor(b), 'command')).toContain('/nonexistent/interpreter');
+  });
+
+  it('F39 / D27: a command leaving the package is reported, never run', async () => {
+    const a = pkg('escape', { command: '../../../../bin/sh' });
+    expect(detail(await doctor(a), 'command')).toContain('leaves the package');
+    const b = pkg('absolute', { command: '/bin/sh' });
+    expect(detail(await doctor(b), 'command')).toContain('outside the package');
+  });
+
+  it('F40: a server that never answers initialize: timeout, group killed', async () => {
+    const r = await doctor(pkg('silent', { server: 'silent.mjs' }), { timeoutMs: 800 }, 5000);
+    expect(r.status.handshake).toBe('fail');
+    expect(detail(r, 'handshake')).toContain('no answer');
+    expect(r.status.processes).toBe('pass');
+  });
+
+  it('F41: 1 GB with no newline: line cap hit, killed, memory bounded', async () => {
+    const before = process.memoryUsage().rss;
+    const r = await doctor(pkg('flood-out', { server: 'flood-stdout.mjs' }), { maxLineBytes: 1 << 20 }, 8000);
+    expect(r.status.handshake).toBe('fail');
+    expect(detail(r, 'handshake')).toContain('longer than 1048576 bytes');
+    expect(detail(r, 'messages')).toContain('cap');
+    expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it('F42: banner, partial JSON, invalid UTF-8, wrong ids, __proto__: reported, no crash, no pollution', async () => {
+    const r = await doctor(pkg('garbage', { server: 'garbage.mjs' }));
+    expect(r.status.handshake).toBe('pass');
+    expect(r.status.messages).toBe('fail');
+    const all = r.problems.join('\n');
+    expect(all).toContain('not JSON: Welcome to fixture server');
+    expect(all).toContain('invalid UTF-8');
+    expect(all).toContain('answer to id 4242, which we never sent');
+    expect(all).toContain('__proto__');
+    expect(all).toContain('cancel result: cancelled');
+    for (const p of r.problems) expect(p.length).toBeLessThan(400);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('F43: a stderr flood with stdout idle: no deadlock, only a bounded tail kept', async () => {
+    const r = await doctor(pkg('flood-err', { server: 'flood-stderr.mjs' }), { stderrTailBytes: 2048, call: { tool: 'nope', args: {} } }, 15000);
+    expect(r.status.handshake).toBe('pass');
+    expect(r.ok).toBe(false); // the bad --call makes the tail appear in the report
+    expect(r.stderr_tail).toContain('stderr flood done');
+    expect(r.stderr_tail!.length).toBeLessThan(2 * 2048 + 200);
+  });
+
+  it('F44: a server that exits at once: exit code and stderr tail reported', async () => {
+    const r = await doctor(pkg('exits', { server: 'exit-at-once.mjs' }));
+    expect(r.status.handshake).toBe('fail');
+    expect(detail(r, 'handshake')).toContain('exited with code 3');
+    expect(r.stderr_tail).toContain('cannot open ~/.fixture/config');
+  });
+
+  it('F44: a server that dies mid-response: signal, the partial line and the stderr tail reported', async () => {
+    const r = await doctor(pkg('dies', { server: 'die-mid-response.mjs' }));
+    expect(r.status.handshake).toBe('fail');
+    expect(detail(r, 'handshake')).toContain('killed by SIGKILL');
+    expect(r.problems.join()).toContain('incomplete line');
+    expect(r.stderr_tail).toContain('about to crash');
+  });
+
+  it('F45: ignores shutdown and EOF, traps SIGTERM, a child holds stdout: finishes in time, group killed', async () => {
+    const r = await doctor(pkg('stubborn', { server: 'stubborn.mjs' }), {}, 8000);
+    expect(r.status.shutdown).toBe('fail');
+    expect(detail(r, 'shutdown')).toContain('SIGKILL');
+    expect(r.status.stdin_eof).toBe('fail');
+    expect(r.status.processes).toBe('pass');
+  });
+
+  it('F45: a server that exits but leaves a child in its group: reported and killed', async () => {
+    const r = await doctor(pkg('orphan', { server: 'orphan.mjs' }));
+    expect(r.status.shutdown).toBe('pass');
+    expect(r.status.processes).toBe('fail');
+    expect(detail(r, 'processes')).toContain('left');
+  });
+});
+
+describe('doctor: targets', () => {
+  it('reads an installed extension by name and refuses bad names before touching paths', async () => {
+    const ctx = home.ctx();
+    makePackage(ctx.paths.storeDir, 'installed-one', { args: ['--name', 'installed-one'] });
+    const r = await runDoctor(ctx, { target: { kind: 'installed', name: 'installed-one' }, workspaceRoot: home.root, ...FAST });
+    expect(r).toMatchObject({ name: 'installed-one', ok: true, source: 'installed' });
+    await expect(runDoctor(ctx, { target: { kind: 'installed', name: 'not-there' }, workspaceRoot: home.root })).rejects.toMatchObject({ code: 'E_NOT_INSTALLED' });
+  });
+
+  it('reports a broken manifest as a failed check', async () => {
+    const dir = join(home.root, 'pkgs', 'broken');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'plugin.json'), '{"name": "broken", "yolop": {}}');
+    const r = await doctor(dir);
+    expect(r.status.manifest).toBe('fail');
+    expect(r.ok).toBe(false);
+  });
+});
