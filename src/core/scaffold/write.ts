@@ -66,6 +66,25 @@ async function checkTarget(target: string): Promise<'absent' | 'empty-dir'> {
   return 'empty-dir';
 }
 
+const TEMP_MARK = '.yep-new-';
+/** A temp directory older than this was left by a killed run (a live run renames its own within seconds). */
+const STALE_TEMP_MS = 10 * 60 * 1000;
+
+function tempName(target: string): string {
+  return `.${basename(target)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
+}
+
+/** Remove temp siblings a killed `new` of the same name left behind (only ours, only stale ones). */
+async function sweepStaleTemps(parent: string, target: string): Promise<void> {
+  const pattern = new RegExp(`^\\.${basename(target).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${TEMP_MARK.replace(/\./g, '\\.')}[0-9a-f]{12}$`);
+  const names = await readdir(parent).catch(() => [] as string[]);
+  for (const name of names.filter((n) => pattern.test(n))) {
+    const abs = join(parent, name);
+    const st = await lstat(abs).catch(() => undefined);
+    if (st?.isDirectory() && Date.now() - st.mtimeMs > STALE_TEMP_MS) await rm(abs, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
 /** Write `files` as the new directory `target`. */
 export async function writeScaffold(target: string, files: ScaffoldFiles, options: WriteOptions = {}): Promise<void> {
   const paths = Object.keys(files).sort();
@@ -78,9 +97,10 @@ export async function writeScaffold(target: string, files: ScaffoldFiles, option
     throw e;
   }
   await checkTarget(target);
+  await sweepStaleTemps(parent, target);
 
   // mkdir (not mkdtemp, which makes 0700): the package directory gets the usual umask-derived mode.
-  const temp = join(parent, `.${basename(target)}.yep-new-${randomBytes(6).toString('hex')}`);
+  const temp = join(parent, tempName(target));
   try {
     await mkdir(temp);
   } catch (e) {
