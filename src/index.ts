@@ -32,3 +32,7 @@ export { configStatus, missingFields, type FieldStatus, type FieldSource } from 
 export { runEnable, type EnableResult, type EnableOptions, type FieldPrompter } from './core/operations/enable.js';
 export { runDisable, type DisableResult } from './core/operations/disable.js';
 export { runSetSecret, type SetSecretResult, type SetSecretOptions } from './core/operations/set-secret.js';
+export { runNew, type NewResult, type NewOptions } from './core/operations/new.js';
+export { parseScaffoldRequest, LANGUAGES, DEFAULT_LANGUAGE, type ScaffoldSpec, type ScaffoldInput, type Language } from './core/scaffold/request.js';
+export { renderScaffold, buildStep, type ScaffoldFiles, type ScaffoldFile } from './core/scaffold/render.js';
+export { writeScaffold } from './core/scaffold/write.js';

@@ -10,14 +10,23 @@ function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, '0');
 }
 
-/** A double-quoted JavaScript string literal. */
-export function jsString(text: string): string {
-  // JSON.stringify escapes quotes, backslashes and controls; code units above ASCII become \uXXXX
-  // (a surrogate pair as two escapes, which JavaScript reads back as one character).
-  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => `\\u${hex(c.charCodeAt(0), 4)}`);
-}
-
 const SIMPLE_ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A single-quoted JavaScript string literal (the generated code's quote style). */
+export function jsString(text: string): string {
+  let out = "'";
+  // By UTF-16 code unit: a surrogate pair becomes two \u escapes, which JavaScript reads back as one character.
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    const unit = text.charCodeAt(i);
+    if (ch === "'") out += "\\'";
+    else if (SIMPLE_ESCAPES[ch] && ch !== '"') out += SIMPLE_ESCAPES[ch];
+    else if (unit < 0x20 || unit === 0x7f) out += `\\x${hex(unit, 2)}`;
+    else if (unit < 0x7f) out += ch;
+    else out += `\\u${hex(unit, 4)}`;
+  }
+  return `${out}'`;
+}
 
 /** A double-quoted Python 3 str literal. */
 export function pyString(text: string): string {

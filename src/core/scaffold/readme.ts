@@ -33,12 +33,12 @@ interface Names {
 
 function handlerNames(language: Language): Names {
   if (language === 'typescript') {
-    return { tool: 'handleTool', hook: 'handleHook', prompt: 'handlePrompt', command: 'handleCommand', status: 'setStatus', text: 'textResult', allow: 'allow()', block: "block('why')", commandResult: "commandResult('done')", log: 'log() or console.error()' };
+    return { tool: 'handleTool', hook: 'handleHook', prompt: 'handlePrompt', command: 'handleCommand', status: 'setStatus', text: 'textResult', allow: 'allow()', block: "block('why')", commandResult: "commandResult('done')", log: '`log()` or `console.log()` (this file sends console output to stderr)' };
   }
   if (language === 'python') {
-    return { tool: 'handle_tool', hook: 'handle_hook', prompt: 'handle_prompt', command: 'handle_command', status: 'set_status', text: 'text_result', allow: 'allow()', block: 'block("why")', commandResult: 'command_result("done")', log: 'log() or print() (sent to stderr)' };
+    return { tool: 'handle_tool', hook: 'handle_hook', prompt: 'handle_prompt', command: 'handle_command', status: 'set_status', text: 'text_result', allow: 'allow()', block: 'block("why")', commandResult: 'command_result("done")', log: '`log()` or `print()` (this file sends print() to stderr)' };
   }
-  return { tool: 'handle_tool', hook: 'handle_hook', prompt: 'handle_prompt', command: 'handle_command', status: 'set_status', text: 'text_result', allow: 'Ok(allow())', block: 'Ok(block("why", None))', commandResult: 'Ok(command_result("done", true))', log: 'log() or eprintln! (never println!)' };
+  return { tool: 'handle_tool', hook: 'handle_hook', prompt: 'handle_prompt', command: 'handle_command', status: 'set_status', text: 'text_result', allow: 'Ok(allow())', block: 'Ok(block("why", None))', commandResult: 'Ok(command_result("done", true))', log: '`log()` or `eprintln!` (never `println!`)' };
 }
 
 function list(items: readonly string[]): string {
@@ -48,6 +48,19 @@ function list(items: readonly string[]): string {
 /** A path argument as the user should type it for yep-ext (a bare word would be a crate name). */
 function dirArg(name: string): string {
   return `./${name}`;
+}
+
+/** The test commands with their comments aligned. */
+function testCommands(spec: ScaffoldSpec): string[] {
+  const rows: [string, string][] = [
+    [`yep-ext doctor ${dirArg(spec.name)}`, 'start the server as yolop would and check every facet'],
+    ...(spec.tools.length > 0 ? [[`yep-ext doctor ${dirArg(spec.name)} --call ${spec.tools[0]} --args '{"input": "hi"}'`, 'also call a tool'] as [string, string]] : []),
+    [`yep-ext install ${dirArg(spec.name)}`, 'install it (a local directory is used in place)'],
+    [`yep-ext enable ${spec.name}`, 'turn it on for yolop (asks for required config)'],
+    [`yep-ext doctor ${spec.name}`, 'the installed extension, with its configured values'],
+  ];
+  const width = Math.max(...rows.map(([c]) => c.length));
+  return rows.map(([c, why]) => `${c.padEnd(width)}  # ${why}`);
 }
 
 export function renderReadme(spec: ScaffoldSpec): string {
@@ -120,16 +133,12 @@ export function renderReadme(spec: ScaffoldSpec): string {
     '',
     edits,
     '',
-    `stdout is the protocol stream: log with ${n.log}, which go to stderr.`,
+    `stdout carries the protocol, so nothing else may be written there: log with ${n.log}.`,
     '',
     '## Test',
     '',
     '```sh',
-    `yep-ext doctor ${dirArg(spec.name)}        # start the server as yolop would and check every facet`,
-    spec.tools.length > 0 && `yep-ext doctor ${dirArg(spec.name)} --call ${spec.tools[0]} --args '{"input": "hi"}'   # also call a tool`,
-    `yep-ext install ${dirArg(spec.name)}       # install it (a local directory is used in place)`,
-    `yep-ext enable ${spec.name}`,
-    `yep-ext doctor ${spec.name}               # the installed extension, with the configured values`,
+    ...testCommands(spec),
     '```',
     '',
     `Run these from the directory that contains this package (or give its path). An enabled extension is started by yolop's next session.`,
