@@ -124,9 +124,9 @@ describe.each<Language>(['python', 'typescript'])('%s template', (language) => {
         .replace(/( {4}return "")\n/, '    return 42\n');
     } else {
       text = text
-        .replace(/( {4}case "work":\n)[^\n]*\n/, "$1      console.log('chatter on stdout');\n      progress('half way');\n      return textResult(config.endpoint + ' ' + process.env.FILLED_TOKEN);\n")
-        .replace(/( {4}case "boom":\n)[^\n]*\n/, "$1      throw new Error('it broke');\n")
-        .replace(/( {4}case "bad":\n)[^\n]*\n/, "$1      return /** @type {any} */ (['not', 'a', 'result']);\n")
+        .replace(/( {4}case 'work':\n)[^\n]*\n/, "$1      console.log('chatter on stdout');\n      progress('half way');\n      return textResult(config.endpoint + ' ' + process.env.FILLED_TOKEN);\n")
+        .replace(/( {4}case 'boom':\n)[^\n]*\n/, "$1      throw new Error('it broke');\n")
+        .replace(/( {4}case 'bad':\n)[^\n]*\n/, "$1      return /** @type {any} */ (['not', 'a', 'result']);\n")
         .replace(/( {2}return '';)\n/, '  return /** @type {any} */ (42);\n');
     }
     writeFileSync(file, text);
