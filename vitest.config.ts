@@ -7,6 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    reporters: ['default', './test/summary-reporter.ts'],
     // Never let a developer's real home leak in: helpers set YOLOP_CONFIG_DIR per test.
     env: { NO_COLOR: '1', YEP_EXT_NO_UPDATE_CHECK: '1' },
   },

@@ -32,6 +32,12 @@ export { configStatus, missingFields, type FieldStatus, type FieldSource } from 
 export { runEnable, type EnableResult, type EnableOptions, type FieldPrompter } from './core/operations/enable.js';
 export { runDisable, type DisableResult } from './core/operations/disable.js';
 export { runSetSecret, type SetSecretResult, type SetSecretOptions } from './core/operations/set-secret.js';
+export * from './core/yep/index.js';
+export { runDoctor, parseDoctorTarget, type DoctorReport, type DoctorCheck, type DoctorOptions } from './core/doctor.js';
+export { installFrozen, exportLock, type FrozenItem } from './core/operations/frozen.js';
+export { searchExtensions } from './core/operations/search.js';
+export { fetchCrate, fetchCrateExact, resolveCrateVersion } from './core/sources/crates-io.js';
+export { fetchGit, fetchGitCommit, resolveGitRef } from './core/sources/git.js';
 export { runNew, type NewResult, type NewOptions } from './core/operations/new.js';
 export { parseScaffoldRequest, LANGUAGES, DEFAULT_LANGUAGE, type ScaffoldSpec, type ScaffoldInput, type Language } from './core/scaffold/request.js';
 export { renderScaffold, buildStep, type ScaffoldFiles, type ScaffoldFile } from './core/scaffold/render.js';

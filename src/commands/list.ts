@@ -35,7 +35,7 @@ function renderList(items: ListedExtension[]): string {
       sanitize(e.version ?? '-'),
       e.enabled === undefined ? '?' : e.enabled ? 'yes' : 'no',
       e.source ? sanitize(describeSource(e.source)) : '(not in lock)',
-      (e.config ?? []).map((f) => `${sanitize(f.key)}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : 'unset'}`).join('\n'),
+      (e.config ?? []).map((f) => `${sanitize(f.key)}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : f.source === 'default' ? 'default' : 'unset'}`).join('\n'),
       e.problems.length ? sanitize(e.problems.join('; ')) : '',
     ]),
   );

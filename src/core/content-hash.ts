@@ -50,9 +50,12 @@ async function feedFile(hash: Hash, file: string, buf: Buffer): Promise<void> {
   }
 }
 
-/** `sha256:<hex>` content hash of the package tree at `root`. */
-export async function contentHash(root: string): Promise<string> {
-  const files = await listHashedFiles(root);
+/**
+ * `sha256:<hex>` content hash of the package tree at `root`. `exclude` names
+ * relative paths left out (a provisioned binary, which the host does not hash).
+ */
+export async function contentHash(root: string, exclude: ReadonlySet<string> = new Set()): Promise<string> {
+  const files = (await listHashedFiles(root)).filter((f) => !exclude.has(f));
   const hash = createHash('sha256');
   const buf = Buffer.allocUnsafe(CHUNK);
   for (const rel of files) {

@@ -28,14 +28,12 @@ import { Secret, revealSecret } from './secret-value.js';
 import {
   applySplices,
   canonicalToml,
-  describeTomlError,
-  detectEol,
   formatTomlKey,
   formatTomlString,
   insertionSplice,
   parseTomlText,
+  parseEditableToml,
   removalSplice,
-  scanTomlLines,
   type Splice,
   type TomlLine,
   type TomlTable,
@@ -68,20 +66,7 @@ interface SecretsDoc {
 }
 
 function parseSecrets(text: string, file: string): SecretsDoc {
-  if (text.includes('\0')) throw corrupt(file, 'it contains NUL bytes (a torn write?)');
-  let data: TomlTable;
-  try {
-    data = parseTomlText(text);
-  } catch (e) {
-    throw corrupt(file, `not valid TOML: ${describeTomlError(e)}`);
-  }
-  let lines: TomlLine[];
-  try {
-    lines = scanTomlLines(text);
-  } catch (e) {
-    throw corrupt(file, `yep-ext could not follow its layout (${(e as Error).message.split('\n')[0]})`);
-  }
-  return { file, text, data, lines, eol: detectEol(text) };
+  return { file, ...parseEditableToml(text, (why) => corrupt(file, why)) };
 }
 
 /** The string values of our table; E_STATE if the table holds anything else. */

@@ -18,15 +18,13 @@ import type { Paths } from './paths.js';
 import {
   applySplices,
   canonicalToml,
-  describeTomlError,
-  detectEol,
   formatTomlKey,
   formatTomlString,
   formatTomlValue,
   insertionSplice,
   parseTomlText,
+  parseEditableToml,
   removalSplice,
-  scanTomlLines,
   type Splice,
   type TomlLine,
   type TomlTable,
@@ -100,21 +98,9 @@ function corrupt(file: string, why: string, cause?: unknown): YepError {
 
 /** Parse and index a settings document; throws E_STATE naming `file` when it is not valid TOML. */
 function parseSettings(text: string, file: string): SettingsDoc {
-  if (text.includes('\0')) throw corrupt(file, 'it contains NUL bytes (a torn write?)');
-  let data: TomlTable;
-  try {
-    data = parseTomlText(text);
-  } catch (e) {
-    // No cause: the parser's code block would quote the line (users do paste tokens here).
-    throw corrupt(file, `not valid TOML: ${describeTomlError(e)}`);
-  }
-  let lines: TomlLine[];
-  try {
-    lines = scanTomlLines(text);
-  } catch (e) {
-    throw corrupt(file, `yep-ext could not follow its layout (${(e as Error).message})`, e);
-  }
-  const doc: SettingsDoc = { file, text, data, lines, eol: detectEol(text), elements: [] };
+  const parsed = parseEditableToml(text, (why) => corrupt(file, why));
+  const { data, lines } = parsed;
+  const doc: SettingsDoc = { file, ...parsed, elements: [] };
   const caps = data.capabilities;
   if (caps === undefined) return doc;
   if (!Array.isArray(caps)) {

@@ -216,6 +216,36 @@ export function scanTomlLines(text: string): TomlLine[] {
 }
 
 /** A text replacement on the original document. */
+/** A TOML document ready for byte-precise editing: its parse, its line map and its line ending. */
+export interface EditableToml {
+  text: string;
+  data: TomlTable;
+  lines: TomlLine[];
+  eol: '\n' | '\r\n';
+}
+
+/**
+ * Parse `text` for editing. `corrupt(why)` builds the caller's error (it names the
+ * file). No parser cause is attached: its code frame would quote the offending
+ * line, and users paste tokens into these files.
+ */
+export function parseEditableToml(text: string, corrupt: (why: string) => Error): EditableToml {
+  if (text.includes('\0')) throw corrupt('it contains NUL bytes (a torn write?)');
+  let data: TomlTable;
+  try {
+    data = parseTomlText(text);
+  } catch (e) {
+    throw corrupt(`not valid TOML: ${describeTomlError(e)}`);
+  }
+  let lines: TomlLine[];
+  try {
+    lines = scanTomlLines(text);
+  } catch (e) {
+    throw corrupt(`yep-ext could not follow its layout (${(e as Error).message.split('\n')[0]})`);
+  }
+  return { text, data, lines, eol: detectEol(text) };
+}
+
 export interface Splice {
   start: number;
   end: number;

@@ -8,6 +8,24 @@ import { LOGFIRE_SCHEMA } from '../helpers/extension-fixture.js';
 // A whole user session through the real CLI (path install, no network): the
 // canary secret must not appear in any byte of stdout or stderr, human or --json.
 const CANARY = 'CANARY-session-c0ffee';
+// A minimal YEP server that also logs its injected secret to stderr (doctor must redact it).
+const SERVER = `#!/usr/bin/env node
+process.stderr.write('starting with token ' + process.env.LOGFIRE_TOKEN + '\\n');
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+let buf = '';
+process.stdin.on('data', (d) => {
+  buf += d;
+  for (let i; (i = buf.indexOf('\\n')) >= 0; ) {
+    const line = buf.slice(0, i); buf = buf.slice(i + 1);
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.method === 'initialize') send({ id: m.id, result: { protocol_version: '1.0', name: 'logfire', capabilities: ['tools'], capability_params: { tools: [{ name: 'logfire_tool' }] } } });
+    else if (m.method === 'shutdown') { send({ id: m.id, result: {} }); process.exit(0); }
+    else if (m.method && m.id !== undefined) send({ id: m.id, error: { code: -32601, message: 'method not found' } });
+  }
+});
+process.stdin.on('end', () => process.exit(0));
+`;
 const USER_SETTINGS = '# my settings\ntheme = "dark"\n\n[[capabilities]]\nref = "lsp"\n';
 const HOST_SECRETS = '[github]\ntoken = "ghp_keep"\n';
 
@@ -20,9 +38,10 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-describe('install, enable, set-secret, list, disable, remove', () => {
+describe('install, enable, set-secret, list, doctor, disable, remove', () => {
   it('never shows the secret and leaves the user\'s other settings and secrets byte for byte', async () => {
     const pkg = writePackage(join(home.root, 'src', 'logfire'), { name: 'logfire', yolop: { config_schema: LOGFIRE_SCHEMA } });
+    writeFileSync(join(pkg, 'bin', 'logfire-server'), SERVER);
     const debug = { ...home.env, YEP_EXT_DEBUG: '1' };
     const runs: [string, RunResult][] = [];
     const run = async (args: string[], input?: string, env = home.env) => {
@@ -41,6 +60,11 @@ describe('install, enable, set-secret, list, disable, remove', () => {
     expect(jsonOf(enabledJson).fields.find((f: any) => f.key === 'token')).toEqual({ key: 'token', secret: true, required: true, set: true, source: 'secrets', env: 'LOGFIRE_TOKEN' });
     expect((await run(['list'], undefined, debug)).code).toBe(0);
     expect((await run(['list', '--json'])).code).toBe(0);
+    // doctor injects the secret as LOGFIRE_TOKEN, exactly as the host would, and never shows it.
+    const doctor = await run(['doctor', 'logfire'], undefined, debug);
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    const doctorJson = await run(['doctor', 'logfire', '--json']);
+    expect(jsonOf(doctorJson).ok).toBe(true);
     expect((await run(['disable', 'logfire'])).code).toBe(0);
     expect((await run(['enable', 'logfire', '--json'])).code).toBe(0);
     // Refusals along the way must not leak either.

@@ -13,6 +13,7 @@ import { withInstallLock } from '../install-lock.js';
 import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../lockfile.js';
 import { packageDir } from '../paths.js';
 import { fetchPath } from '../sources/local-path.js';
+import { fetchCrateExact } from '../sources/crates-io.js';
 import { fetchGitCommit } from '../sources/git.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
@@ -39,7 +40,7 @@ async function fetchLocked(ctx: Context, entry: LockEntry, into: string): Promis
     case 'path':
       return fetchPath({ kind: 'path', raw: source.path, path: source.path });
     case 'crate':
-      throw new YepError('E_UNSUPPORTED', `Frozen installs of crates are not available in this build (${entry.name}).`);
+      return fetchCrateExact(ctx, source, into);
     case 'git':
       return fetchGitCommit(ctx, source, into);
   }

@@ -14,6 +14,7 @@ import { loadManifest, type Manifest } from '../manifest.js';
 import { describeSpec, parseSpec, type Spec } from '../spec.js';
 import { assertSameCommitSameHash, fetchGit } from '../sources/git.js';
 import { fetchPath } from '../sources/local-path.js';
+import { fetchCrate } from '../sources/crates-io.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../grants.js';
@@ -105,7 +106,7 @@ async function fetchSpec(ctx: Context, spec: Spec, stage: string): Promise<Fetch
     case 'path':
       return fetchPath(spec);
     case 'crate':
-      throw new YepError('E_UNSUPPORTED', `Installing from crates.io is not available in this build (${describeSpec(spec)}).`);
+      return fetchCrate(ctx, spec, join(stage, 'crate'));
     case 'git':
       return fetchGit(ctx, spec, join(stage, 'pkg'));
     case 'invalid':

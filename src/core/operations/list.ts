@@ -99,7 +99,10 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       item.problems.push(`broken manifest: ${e.message.split('\n').join(' ')}`);
     }
     if (verify && entry.source.type !== 'path') {
-      const actual = await contentHash(dir).catch(() => undefined);
+      // A provisioned binary was added after hashing: leave it out, as the host does.
+      const binary = entry.source.type === 'crate' || entry.source.type === 'git' ? entry.source.binary_sha256 : undefined;
+      const exclude = new Set(binary && item.manifest ? [`bin/${item.manifest.yolop.capabilityServer.command}`] : []);
+      const actual = await contentHash(dir, exclude).catch(() => undefined);
       if (actual !== entry.content_hash) item.problems.push(`hash drift: the files changed since install (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`);
     }
     return item;

@@ -32,15 +32,25 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   const fetched = await fetch();
   const manifest = await loadManifest(fetched.dir);
   const name = assertValidName(manifest.name, 'manifest name');
+  // The host hashes the unpacked tree before a prebuilt binary is added (host-compat §4).
   const content_hash = await contentHash(fetched.dir);
   await checkpoint(ctx.env, 'install:after-fetch');
+  let command = resolveServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH);
+  // A prebuilt server binary, only into a tree we own (never into a user's path install).
+  if (!command.found && manifest.yolop.capabilityServer.binaries && fetched.source.type !== 'path') {
+    const { provisionBinary } = await import('../provision-binary.js');
+    const outcome = await provisionBinary(ctx, fetched.dir, manifest);
+    if (outcome.sha256) fetched.source = { ...fetched.source, binary_sha256: outcome.sha256 };
+    if (outcome.note) fetched.notes = [...(fetched.notes ?? []), outcome.note];
+    command = resolveServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH);
+  }
   return {
     fetched,
     manifest,
     name,
     content_hash,
     grant: summarizeGrant(grantOf(manifest)),
-    command: resolveServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH),
+    command,
     stage,
   };
 }

@@ -16,6 +16,7 @@ import { loadManifest } from '../manifest.js';
 import { normalizeExtensionName } from '../names.js';
 import { packageDir } from '../paths.js';
 import { fetchPath } from '../sources/local-path.js';
+import { fetchCrateExact, findCrateUpdate } from '../sources/crates-io.js';
 import { fetchGitCommit, resolveGitRef } from '../sources/git.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
@@ -56,8 +57,12 @@ async function refetchFor(ctx: Context, entry: LockEntry): Promise<Refetch> {
   switch (source.type) {
     case 'path':
       return { upToDate: false, fetch: () => fetchPath({ kind: 'path', raw: source.path, path: source.path }) };
-    case 'crate':
-      throw new YepError('E_UNSUPPORTED', `Updating crates is not available in this build (${entry.name}).`);
+    case 'crate': {
+      const next = await findCrateUpdate(ctx, source);
+      if (!next) return { upToDate: true };
+      const locked = { ...source, version: next.vers, cksum: next.cksum, crate_name: next.name };
+      return { upToDate: false, fetch: (into) => fetchCrateExact(ctx, locked, into) };
+    }
     case 'git': {
       // A recorded ref (branch or tag) moves; a bare pinned commit never does.
       const { rev } = await resolveGitRef(ctx, source.url, source.requested_ref);

@@ -1,0 +1,28 @@
+/** Human rendering of search results (pure: data in, text out; package text sanitised). */
+import type { SearchResult } from '../core/operations/search.js';
+import { sanitize } from '../core/sanitize.js';
+import { renderTable } from './table.js';
+
+function oneLine(text: string | null, max: number): string {
+  if (!text) return '';
+  const flat = sanitize(text.replace(/\s+/g, ' ').trim(), { max: 10_000 });
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function renderSearch(r: SearchResult): string {
+  if (r.hits.length === 0) {
+    return r.term
+      ? `No extensions match "${sanitize(r.term)}". Try a shorter term, or \`yep-ext search\` to list them all.`
+      : 'No extensions found in this registry.';
+  }
+  return renderTable(
+    ['name', 'version', 'downloads', 'description', 'installed'],
+    r.hits.map((h) => [
+      sanitize(h.install),
+      sanitize(h.version ?? '-'),
+      String(h.downloads),
+      oneLine(h.description, 60),
+      h.installed ? `yes (${sanitize(h.installed.version)})` : '',
+    ]),
+  );
+}

@@ -1,0 +1,188 @@
+/**
+ * The crates.io source: spec -> version choice in the sparse index -> verified
+ * `.crate` download -> safe unpack into staging -> plugin.json (written from
+ * Cargo.toml metadata when the crate declares its manifest there). Returns the
+ * lock record of exactly what was fetched; the install pipeline does the rest.
+ */
+import { rm } from 'node:fs/promises';
+import type { Context } from '../context.js';
+import { DEFAULT_INDEX_URL, normalizeIndexUrl } from '../context.js';
+import { YepError } from '../errors.js';
+import type { CrateSource } from '../lockfile.js';
+import { CRATE_PREFIX } from '../names.js';
+import type { CrateSpec } from '../spec.js';
+import { unpackCrate } from '../unpack.js';
+import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
+import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
+import { chooseVersion } from './crates-io/choose-version.js';
+import { downloadVerifiedCrate } from './crates-io/download.js';
+import { fetchIndexFile } from './crates-io/index-client.js';
+import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
+import { assertCrateName } from './crates-io/index-path.js';
+import { checkIndexUrl, loadRegistryConfig } from './crates-io/registry-config.js';
+import type { FetchResult } from './types.js';
+
+export interface ResolvedCrate {
+  /** The name as published in the index. */
+  name: string;
+  /** Raw version, build metadata included. */
+  vers: string;
+  cksum: string;
+  yanked: boolean;
+}
+
+/** What a frozen install knows from the lock. */
+export interface LockedCrate {
+  crate_name: string;
+  version: string;
+  cksum?: string;
+  /** Sparse index root, when the lock names one (absent = the context's index). */
+  index?: string;
+  /** The requirement recorded at install time, carried over unchanged. */
+  requirement?: string;
+}
+
+function registryLabel(indexUrl: string): string {
+  return indexUrl === DEFAULT_INDEX_URL ? 'crates.io' : indexUrl;
+}
+
+/** The other spellings cargo would suggest: all `-`, all `_` (and the same after our prefix). */
+function otherSpellings(crate: string): string[] {
+  const out = new Set([crate.replaceAll('_', '-'), crate.replaceAll('-', '_')]);
+  if (crate.startsWith(CRATE_PREFIX)) {
+    const rest = crate.slice(CRATE_PREFIX.length);
+    out.add(CRATE_PREFIX + rest.replaceAll('_', '-'));
+    out.add(CRATE_PREFIX + rest.replaceAll('-', '_'));
+  }
+  out.delete(crate);
+  return [...out];
+}
+
+async function notFound(ctx: Context, indexUrl: string, crate: string): Promise<YepError> {
+  let suggestion: string | undefined;
+  for (const alt of otherSpellings(crate)) {
+    const found = await fetchIndexFile(ctx, indexUrl, alt).catch(() => undefined);
+    if (found && found.entries.length > 0) {
+      suggestion = found.entries[0]!.name;
+      break;
+    }
+  }
+  const short = crate.startsWith(CRATE_PREFIX) ? crate.slice(CRATE_PREFIX.length) : undefined;
+  const hint = suggestion
+    ? `Did you mean ${suggestion}? Install it with \`yep-ext install ${suggestion.startsWith(CRATE_PREFIX) ? suggestion.slice(CRATE_PREFIX.length) : `crates.io:${suggestion}`}\`.`
+    : short
+      ? `Extensions on crates.io are named ${CRATE_PREFIX}<name>. Look for one with \`yep-ext search ${short}\`; for a local directory use ./${short}.`
+      : 'Check the spelling, or look for extensions with `yep-ext search`.';
+  return new YepError('E_NOT_FOUND', `No crate named ${crate} in ${registryLabel(indexUrl)}.`, {
+    hint,
+    details: { crate, ...(suggestion ? { suggestion } : {}) },
+  });
+}
+
+/** The index entries for `crate`, or a "no such crate" error (with a did-you-mean). */
+async function indexEntries(ctx: Context, indexUrl: string, crate: string): Promise<IndexEntry[]> {
+  assertCrateName(crate);
+  checkIndexUrl(indexUrl);
+  const parsed = await fetchIndexFile(ctx, indexUrl, crate);
+  if (!parsed) throw await notFound(ctx, indexUrl, crate);
+  if (parsed.skipped > 0) ctx.log.debug(`${crate}: ignored ${parsed.skipped} index line(s) yep-ext cannot read`);
+  return parsed.entries;
+}
+
+async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string): Promise<IndexEntry> {
+  const entries = await indexEntries(ctx, indexUrl, crate);
+  const choice = chooseVersion(entries[0]?.name ?? crate, entries, requirement);
+  for (const w of choice.warnings) ctx.log.warn(w);
+  return choice.entry;
+}
+
+/**
+ * The version `requirement` (cargo dialect; undefined = latest stable) selects
+ * for `crate` in the context's index. Used by install and by `update`.
+ */
+export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string } = {}): Promise<ResolvedCrate> {
+  const e = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement);
+  return { name: e.name, vers: e.vers, cksum: e.cksum, yanked: e.yanked };
+}
+
+/**
+ * `update` for a crate install: the version its recorded requirement selects
+ * now, or undefined when that is what is installed (same version and cksum) or
+ * older than it (a yanked newer release never triggers a silent downgrade).
+ */
+export async function findCrateUpdate(ctx: Context, source: CrateSource): Promise<ResolvedCrate | undefined> {
+  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, source.index ? { index: source.index } : {});
+  if (next.vers === source.version && next.cksum === source.cksum) return undefined;
+  const now = parseCargoVersion(source.version);
+  const then = parseCargoVersion(next.vers);
+  if (now && then && compareVersionsDesc(then, now) > 0) {
+    ctx.log.debug(`${source.crate_name}: ${next.vers} is older than the installed ${source.version}; keeping it`);
+    return undefined;
+  }
+  return next;
+}
+
+/** Download, verify, unpack into `into` (which must not exist yet) and provide plugin.json. */
+async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: string; vers: string; cksum: string }, into: string): Promise<void> {
+  const config = await loadRegistryConfig(ctx, indexUrl);
+  const verified = await downloadVerifiedCrate(ctx, config, crate, into);
+  try {
+    await unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal });
+  } finally {
+    await rm(verified.file, { force: true });
+  }
+  if (await writeManifestFromCargo(into, crate.name)) {
+    ctx.log.info(`${crate.name} declares its manifest in Cargo.toml [package.metadata.yolop]; wrote the equivalent plugin.json.`);
+  }
+}
+
+function crateSource(indexUrl: string, e: { name: string; vers: string; cksum: string }, requirement?: string): CrateSource {
+  return {
+    type: 'crate',
+    crate_name: e.name,
+    version: e.vers,
+    cksum: e.cksum,
+    ...(requirement !== undefined ? { requirement } : {}),
+    ...(indexUrl !== DEFAULT_INDEX_URL ? { index: indexUrl } : {}),
+  };
+}
+
+/** The fetcher for `crate` specs (install): resolve, download, verify, unpack into `into`. */
+export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): Promise<FetchResult> {
+  const indexUrl = ctx.indexUrl;
+  const entry = await resolveIn(ctx, indexUrl, spec.crate, spec.requirement);
+  await fetchVerified(ctx, indexUrl, entry, into);
+  return { dir: into, source: crateSource(indexUrl, entry, spec.requirement) };
+}
+
+/**
+ * Frozen installs: exactly the locked version, verified against the locked
+ * cksum. The index is consulted only when the lock has no cksum (and then the
+ * version must exist there with a valid one).
+ */
+export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: string): Promise<FetchResult> {
+  // An index chosen for this run (--index / YEP_EXT_INDEX, e.g. a fleet's mirror) wins over
+  // the one recorded at lock time: the locked cksum pins the bytes wherever they come from.
+  const indexUrl = ctx.indexUrl !== DEFAULT_INDEX_URL || !locked.index ? ctx.indexUrl : normalizeIndexUrl(locked.index);
+  assertCrateName(locked.crate_name);
+  let cksum = locked.cksum;
+  let name = locked.crate_name;
+  if (cksum === undefined) {
+    const entries = await indexEntries(ctx, indexUrl, locked.crate_name);
+    const entry = entries.find((e) => e.vers === locked.version);
+    if (!entry) {
+      throw new YepError('E_NOT_FOUND', `${locked.crate_name} ${locked.version} (pinned in the lock) is not in ${registryLabel(indexUrl)}.`, {
+        details: { crate: locked.crate_name, version: locked.version },
+      });
+    }
+    if (entry.yanked) ctx.log.warn(`${entry.name} ${entry.vers} is yanked; installing it because the lock pins it`);
+    cksum = entry.cksum;
+    name = entry.name;
+  }
+  if (!CKSUM_RE.test(cksum)) {
+    throw new YepError('E_INTEGRITY', `${locked.crate_name} ${locked.version}: the checksum ${JSON.stringify(cksum.slice(0, 80))} is not 64 lowercase hex digits; refusing to install it unverified.`);
+  }
+  const crate = { name, vers: locked.version, cksum };
+  await fetchVerified(ctx, indexUrl, crate, into);
+  return { dir: into, source: crateSource(indexUrl, crate, locked.requirement) };
+}

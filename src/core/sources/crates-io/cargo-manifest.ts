@@ -1,0 +1,82 @@
+/**
+ * The alternative manifest location for crates: `[package.metadata.yolop]` in
+ * Cargo.toml. The host reads only plugin.json, so when a crate declares its
+ * manifest this way we write the equivalent plugin.json into the package
+ * (host-compat §2). Mapping (docs/crates.md): `name`, `description` and
+ * `version` default from the crate; every other key is the `yolop` object.
+ */
+import { lstat, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { YepError, errnoCode } from '../../errors.js';
+import { writeFileAtomic } from '../../fs-atomic.js';
+import { MANIFEST_FILE } from '../../manifest.js';
+import { CRATE_PREFIX } from '../../names.js';
+
+const CARGO_TOML_MAX_BYTES = 1024 * 1024;
+const TOP_LEVEL_KEYS = ['name', 'description', 'version'] as const;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+async function regularFileSize(file: string): Promise<number | undefined> {
+  try {
+    const st = await lstat(file);
+    return st.isFile() ? st.size : undefined;
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** TOML values -> JSON values (dates become their TOML text). */
+function toJson(v: unknown): unknown {
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) return v.map(toJson);
+  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJson(x)]));
+  return v;
+}
+
+/** The plugin.json object a Cargo.toml declares, or undefined when it declares none. */
+export function manifestFromCargoToml(text: string, crateName: string): Obj | undefined {
+  let doc: Obj;
+  try {
+    doc = parseToml(text) as Obj;
+  } catch (e) {
+    throw new YepError('E_MANIFEST', `The crate's Cargo.toml is not valid TOML (${(e as Error).message.split('\n')[0]}).`);
+  }
+  const pkg = isObj(doc.package) ? doc.package : undefined;
+  const meta = pkg && isObj(pkg.metadata) ? pkg.metadata : undefined;
+  const yolop = meta?.yolop;
+  if (yolop === undefined) return undefined;
+  if (!isObj(yolop)) throw new YepError('E_MANIFEST', 'The crate\'s [package.metadata.yolop] must be a table.');
+  const facet: Obj = {};
+  for (const [k, v] of Object.entries(yolop)) if (!(TOP_LEVEL_KEYS as readonly string[]).includes(k)) facet[k] = toJson(v);
+  const shortName = crateName.startsWith(CRATE_PREFIX) ? crateName.slice(CRATE_PREFIX.length) : crateName;
+  // description and version default from [package]; the name is the extension name, not the crate's.
+  const pick = (key: 'description' | 'version'): unknown => (yolop[key] !== undefined ? yolop[key] : pkg?.[key]);
+  const description = pick('description');
+  const version = pick('version');
+  return {
+    name: typeof yolop.name === 'string' ? yolop.name : shortName,
+    ...(typeof description === 'string' ? { description } : {}),
+    ...(typeof version === 'string' ? { version } : {}),
+    yolop: facet,
+  };
+}
+
+/**
+ * If `dir` has no plugin.json but its Cargo.toml declares [package.metadata.yolop],
+ * write the equivalent plugin.json. Returns true when one was written.
+ */
+export async function writeManifestFromCargo(dir: string, crateName: string): Promise<boolean> {
+  if ((await regularFileSize(join(dir, MANIFEST_FILE))) !== undefined) return false;
+  const cargoToml = join(dir, 'Cargo.toml');
+  const size = await regularFileSize(cargoToml);
+  if (size === undefined) return false;
+  if (size > CARGO_TOML_MAX_BYTES) throw new YepError('E_MANIFEST', `The crate's Cargo.toml is larger than ${CARGO_TOML_MAX_BYTES} bytes; refused.`);
+  const manifest = manifestFromCargoToml(await readFile(cargoToml, 'utf8'), crateName);
+  if (!manifest) return false;
+  await writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o644 });
+  return true;
+}

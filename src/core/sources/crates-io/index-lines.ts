@@ -1,0 +1,90 @@
+/**
+ * Sparse index file body -> entries, parsed the way cargo does it (crates-io.md
+ * "Sparse index"): each line on its own; a line that does not parse is skipped
+ * (forward compatibility), never fatal; `v` > 2 skipped; unknown fields ignored;
+ * missing `yanked` = false. A whole HTML page (a captive portal or a wrong
+ * --index) is an error, not an empty crate.
+ */
+import { YepError } from '../../errors.js';
+import { parseCargoVersion, type CargoVersion } from './cargo-version.js';
+
+export const CKSUM_RE = /^[0-9a-f]{64}$/;
+/** The highest index schema version yep-ext understands (cargo's too). */
+export const MAX_INDEX_SCHEMA = 2;
+
+export interface IndexEntry {
+  /** The name as published (its case may differ from what the user typed). */
+  name: string;
+  /** Raw `vers`, build metadata included. */
+  vers: string;
+  version: CargoVersion;
+  /** As the index gave it; only `CKSUM_RE` values are installable. */
+  cksum: string;
+  yanked: boolean;
+}
+
+export interface ParsedIndex {
+  entries: IndexEntry[];
+  /** Lines that failed to parse or used a newer schema. */
+  skipped: number;
+}
+
+/** True when a body looks like an HTML page rather than JSON lines. */
+export function looksLikeHtml(body: string): boolean {
+  const head = body.trimStart().slice(0, 256).toLowerCase();
+  return head.startsWith('<!doctype html') || head.startsWith('<html') || head.startsWith('<?xml') || (head.startsWith('<') && head.includes('<head'));
+}
+
+/** The error for an HTML page where index lines were expected (hardening B12). */
+export function htmlPageError(where: string): YepError {
+  return new YepError('E_NETWORK', `${where} is an HTML page, not sparse index lines.`, {
+    hint: 'The registry URL may be wrong (it must be a sparse index root), or a proxy or captive portal answered instead. Check --index / YEP_EXT_INDEX.',
+  });
+}
+
+function parseLine(line: string, lowerName: string): IndexEntry | undefined {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
+  const o = obj as Record<string, unknown>;
+  if (typeof o.name !== 'string' || o.name.toLowerCase() !== lowerName) return undefined;
+  if (typeof o.vers !== 'string') return undefined;
+  const version = parseCargoVersion(o.vers);
+  if (!version) return undefined;
+  const v = o.v === undefined ? 1 : o.v;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v > MAX_INDEX_SCHEMA) return undefined;
+  if (o.yanked !== undefined && o.yanked !== null && typeof o.yanked !== 'boolean') return undefined;
+  // A missing or malformed cksum keeps the line: the version exists but is not
+  // installable, and the user deserves to hear that rather than "no such version".
+  const cksum = typeof o.cksum === 'string' ? o.cksum : '';
+  return { name: o.name, vers: o.vers, version, cksum, yanked: o.yanked === true };
+}
+
+/** Parse an index file for `crateName` (lines for other names are ignored). */
+export function parseIndexFile(body: string, crateName: string, where: string): ParsedIndex {
+  if (looksLikeHtml(body)) throw htmlPageError(where);
+  const lower = crateName.toLowerCase();
+  const entries: IndexEntry[] = [];
+  const seen = new Set<string>();
+  let skipped = 0;
+  for (const rawLine of body.split('\n')) {
+    const line = rawLine.trim();
+    if (line === '') continue;
+    const entry = parseLine(line, lower);
+    if (!entry || seen.has(entry.vers)) {
+      skipped++;
+      continue;
+    }
+    seen.add(entry.vers);
+    entries.push(entry);
+  }
+  return { entries, skipped };
+}
+
+export function isInstallableCksum(cksum: string): boolean {
+  return CKSUM_RE.test(cksum);
+}

@@ -1,0 +1,85 @@
+/**
+ * A sparse index's config.json: where `.crate` files (`dl`) and the web API
+ * (`api`) live. Never hard-coded: a mirror or a test registry says where its
+ * files are. `dl` must be https (http only for loopback), checked here so a
+ * hostile config.json is refused before any download (hardening B19).
+ */
+import type { Context } from '../../context.js';
+import { YepError } from '../../errors.js';
+import { checkFetchUrl, httpGet } from '../../http.js';
+import { looksLikeHtml } from './index-lines.js';
+import { buildDownloadUrl } from './dl-url.js';
+
+export interface RegistryConfig {
+  /** Sparse index root (ends with `/`). */
+  indexUrl: string;
+  dl: string;
+  api?: string;
+}
+
+const CONFIG_MAX_BYTES = 64 * 1024;
+const memo = new WeakMap<Context, Map<string, Promise<RegistryConfig>>>();
+
+/** Police the index root the user configured (E_USAGE: it came from a flag or env var). */
+export function checkIndexUrl(indexUrl: string): URL {
+  const url = checkFetchUrl(indexUrl, `The registry index ${indexUrl}`, 'E_USAGE');
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+/** Fetch and validate `<index>/config.json` (memoised per context). */
+export function loadRegistryConfig(ctx: Context, indexUrl: string): Promise<RegistryConfig> {
+  let perCtx = memo.get(ctx);
+  if (!perCtx) memo.set(ctx, (perCtx = new Map()));
+  let p = perCtx.get(indexUrl);
+  if (!p) {
+    p = fetchRegistryConfig(ctx, indexUrl);
+    perCtx.set(indexUrl, p);
+    p.catch(() => perCtx!.delete(indexUrl));
+  }
+  return p;
+}
+
+async function fetchRegistryConfig(ctx: Context, indexUrl: string): Promise<RegistryConfig> {
+  const root = checkIndexUrl(indexUrl);
+  const url = new URL('config.json', root).href;
+  const res = await httpGet(ctx, url, {
+    what: `The registry configuration ${url}`,
+    maxBytes: CONFIG_MAX_BYTES,
+    headers: { accept: 'application/json' },
+    passStatuses: [404, 410, 451],
+  });
+  if (res.status !== 200) {
+    throw new YepError('E_NOT_FOUND', `${root.href} has no config.json (status ${res.status}): it is not a sparse index root.`, {
+      hint: 'Check --index / YEP_EXT_INDEX: it must be the root of a sparse index such as https://index.crates.io/.',
+    });
+  }
+  return parseRegistryConfig(res.body.toString('utf8'), root.href);
+}
+
+/** Validate config.json text for the index at `indexUrl`. */
+export function parseRegistryConfig(text: string, indexUrl: string): RegistryConfig {
+  const where = `${indexUrl}config.json`;
+  if (looksLikeHtml(text)) {
+    throw new YepError('E_NETWORK', `${where} is an HTML page, not a registry configuration.`, {
+      hint: 'The index URL may be wrong, or a proxy or captive portal answered. Check --index / YEP_EXT_INDEX.',
+    });
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new YepError('E_NETWORK', `${where} is not valid JSON.`, { hint: 'The index URL may be wrong. Check --index / YEP_EXT_INDEX.' });
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new YepError('E_NETWORK', `${where} is not a JSON object.`);
+  const o = doc as Record<string, unknown>;
+  if (typeof o.dl !== 'string' || o.dl === '') throw new YepError('E_NETWORK', `${where} has no "dl" (where crates are downloaded from).`);
+  if (o['auth-required'] === true) {
+    throw new YepError('E_UNSUPPORTED', `The registry at ${indexUrl} requires authentication, which yep-ext does not support.`);
+  }
+  // Substitute harmless values for the markers so the scheme/host policy is checked now.
+  const sample = buildDownloadUrl(o.dl, { name: 'crate', vers: '0.0.0', cksum: '0'.repeat(64) });
+  checkFetchUrl(sample, `The download location in ${where}`);
+  const api = typeof o.api === 'string' && o.api !== '' ? o.api.replace(/\/+$/, '') : undefined;
+  return { indexUrl, dl: o.dl, ...(api ? { api } : {}) };
+}

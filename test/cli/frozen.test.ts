@@ -1,0 +1,128 @@
+/**
+ * install --frozen (issue 9): a lock with crate, git and path entries restores
+ * into an empty home byte-identically; every kind of divergence fails the whole
+ * run naming the culprit and leaves the home unchanged; a second run is offline.
+ */
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureCrate } from '../helpers/crates.js';
+import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const HELLO = 'yolop-extension-hello';
+let reg: TestRegistry;
+let source: TempHome; // where the lock was made
+let fresh: TempHome; // an empty machine
+let repo: TestRepo;
+let pathPkg: string;
+let lockCopy: string;
+
+const env = (h: TempHome) => ({ ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+const lockOf = (h: TempHome) => join(h.configDir, 'extensions', 'extensions.lock');
+function homeState(h: TempHome): string {
+  const store = join(h.configDir, 'extensions');
+  const entries = existsSync(store) ? readdirSync(store).filter((e) => !e.startsWith('.')).sort() : [];
+  return JSON.stringify({ entries, lock: existsSync(lockOf(h)) ? readFileSync(lockOf(h), 'utf8') : null });
+}
+
+beforeAll(async () => {
+  reg = await startRegistry();
+  reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0') });
+});
+afterAll(() => reg.close());
+
+beforeEach(async () => {
+  source = makeTempHome();
+  fresh = makeTempHome();
+  repo = makeRepo(join(source.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
+  repo.tag('v1.0.0');
+  pathPkg = writePackage(join(source.root, 'pkgs', 'local'), { name: 'local' });
+  const r = await runCli(['install', 'hello@0.3.0', `${repo.url}@v1.0.0`, pathPkg], { env: env(source) });
+  expect(r.code, r.stderr + r.stdout).toBe(0);
+  lockCopy = join(source.root, 'project.lock');
+  expect((await runCli(['lock', 'export', lockCopy], { env: env(source) })).code).toBe(0);
+});
+afterEach(() => {
+  reg.clearFaults();
+  source.cleanup();
+  fresh.cleanup();
+});
+
+describe('install --frozen', () => {
+  it('restores crate, git and path entries byte-identically, then a second run makes no request', async () => {
+    reg.requests.length = 0;
+    const r = await runCli(['install', '--frozen', '--lockfile', lockCopy, '--json'], { env: env(fresh) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).frozen.map((i: { name: string; status: string }) => [i.name, i.status])).toEqual([
+      ['gitext', 'installed'],
+      ['hello', 'installed'],
+      ['local', 'installed'],
+    ]);
+    expect(readFileSync(lockOf(fresh), 'utf8')).toBe(readFileSync(lockOf(source), 'utf8'));
+    // No version resolution: the locked cksum is used, the crate's index file is never read.
+    expect(reg.requests.filter((q) => q.url.includes('/index/') && !q.url.endsWith('/config.json'))).toEqual([]);
+
+    reg.requests.length = 0;
+    const again = await runCli(['install', '--frozen', '--lockfile', lockCopy, '--json'], { env: env(fresh) });
+    expect(again.code, again.stderr).toBe(0);
+    expect(jsonOf(again).frozen.every((i: { status: string }) => i.status === 'skipped')).toBe(true);
+    expect(reg.requests).toEqual([]);
+  });
+
+  it('--frozen with sources is a usage error', async () => {
+    const r = await runCli(['install', '--frozen', 'hello'], { env: env(fresh) });
+    expect(r.code).toBe(2);
+  });
+
+  const tamper: Array<[string, string, () => void]> = [
+    ['a tampered .crate', 'hello', () => reg.fault(/\/crates\//, { kind: 'corrupt' })],
+    ['a force-moved git tag (history rewritten, the locked commit gone)', 'gitext', () => {
+      repo.git(['commit', '--quiet', '--amend', '-m', 'rewritten']);
+      const moved = repo.git(['rev-parse', 'HEAD']);
+      repo.git(['tag', '-f', '-a', '-m', 'moved', 'v1.0.0', moved]);
+      repo.git(['push', '--quiet', '--force', 'origin', 'refs/tags/v1.0.0']);
+      repo.forcePush('main', moved);
+      repo.prune();
+    }],
+    ['a locally modified path source', 'local', () => writeFileSync(join(pathPkg, 'extra.txt'), 'changed\n')],
+  ];
+  it.each(tamper)('%s fails the whole run, names the culprit, leaves the home unchanged', async (_label, culprit, breakIt) => {
+    breakIt();
+    const before = homeState(fresh);
+    const r = await runCli(['install', '--frozen', '--lockfile', lockCopy], { env: env(fresh) });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`- ${culprit}:`);
+    expect(homeState(fresh)).toBe(before);
+  });
+
+  it.each([
+    ['with the cksum in the lock', false],
+    ['without one (the index is consulted, its value must match the locked content hash)', true],
+  ])('a registry that republished different bytes under a new cksum fails the run %s', async (_label, dropCksum) => {
+    const other = await startRegistry();
+    try {
+      other.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0', { files: { NOTICE: 'republished\n' } }) });
+      if (dropCksum) writeFileSync(lockCopy, readFileSync(lockCopy, 'utf8').replace(/^cksum = ".*"\n/m, ''));
+      const before = homeState(fresh);
+      const r = await runCli(['install', '--frozen', '--lockfile', lockCopy], { env: { ...env(fresh), YEP_EXT_INDEX: other.indexUrl } });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain('- hello:');
+      expect(homeState(fresh)).toBe(before);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('restores the store from its own lock after the packages were wiped', async () => {
+    cpSync(lockOf(source), join(fresh.root, 'keep.lock'));
+    const store = join(source.configDir, 'extensions');
+    for (const e of readdirSync(store)) if (e !== 'extensions.lock') rmSync(join(store, e), { recursive: true, force: true });
+    const r = await runCli(['install', '--frozen'], { env: env(source) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(lockOf(source), 'utf8')).toBe(readFileSync(join(fresh.root, 'keep.lock'), 'utf8'));
+    expect(jsonOf(await runCli(['list', '--json'], { env: env(source) })).extensions.map((e: { problems: string[] }) => e.problems)).toEqual([[], [], []]);
+  });
+});

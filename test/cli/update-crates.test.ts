@@ -1,0 +1,112 @@
+/**
+ * update against the loopback registry (issue 5 acceptance): same grant -> silent,
+ * a new hook -> refused without a TTY / --yes / --accept, a removed tool -> narrowing
+ * applied, --dry-run writes nothing, a failing download keeps the old version working.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureCrate } from '../helpers/crates.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const HELLO = 'yolop-extension-hello';
+let reg: TestRegistry;
+let home: TempHome;
+
+function manifest(version: string, yolop: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    name: 'hello',
+    version,
+    yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }, { name: 'wave' }], ...yolop },
+  });
+}
+const publish = (version: string, yolop: Record<string, unknown> = {}) =>
+  reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version, yolop) } }) });
+const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+const lockText = () => readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8');
+const storeState = () => JSON.stringify({ lock: lockText(), files: readdirSync(join(home.configDir, 'extensions', 'hello')).sort(), manifest: readFileSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'), 'utf8') });
+
+beforeEach(async () => {
+  reg = await startRegistry();
+  home = makeTempHome();
+  publish('1.0.0');
+  const r = await runCli(['install', 'hello@^1'], { env: env() });
+  expect(r.code, r.stderr).toBe(0);
+});
+afterEach(async () => {
+  await reg.close();
+  home.cleanup();
+});
+
+describe('update from crates.io', () => {
+  it('a patch release with the same grant updates silently', async () => {
+    publish('1.0.1');
+    const r = await runCli(['update', 'hello', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const item = jsonOf(r).updates[0];
+    expect(item).toMatchObject({ status: 'updated', consent_needed: false, to: { version: '1.0.1' } });
+    expect(item.diff.changes).toEqual([]);
+    expect(lockText()).toContain('version = "1.0.1"');
+    expect(lockText()).toContain('requirement = "^1"');
+  });
+
+  it('no newer release: up to date with one index request and no download', async () => {
+    reg.requests.length = 0;
+    const r = await runCli(['update', '--all'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('hello is up to date');
+    expect(reg.requestsTo('/crates/')).toEqual([]);
+  });
+
+  it('a release adding a hook: refused without a TTY (exit 8, store unchanged), wrong --accept refused, right --accept applied', async () => {
+    publish('1.1.0', { hooks: [{ event: 'pre_tool_use', tool_name_glob: '*' }] });
+    const before = storeState();
+    const refused = await runCli(['update', 'hello'], { env: env() });
+    expect(refused.code).toBe(8);
+    expect(refused.stdout).toMatch(/\+ hook pre_tool_use on EVERY tool/);
+    expect(storeState()).toBe(before);
+
+    const plan = jsonOf(await runCli(['update', 'hello', '--dry-run', '--json'], { env: env() }));
+    expect(plan.updates[0]).toMatchObject({ status: 'would-update', consent_needed: true });
+    expect(storeState()).toBe(before);
+
+    const wrong = await runCli(['update', 'hello', '--accept', `sha256:${'1'.repeat(64)}`], { env: env() });
+    expect(wrong.code).toBe(8);
+    expect(storeState()).toBe(before);
+
+    const right = await runCli(['update', 'hello', '--accept', plan.updates[0].to.grant], { env: env() });
+    expect(right.code, right.stderr).toBe(0);
+    expect(lockText()).toContain('version = "1.1.0"');
+    expect(lockText()).toContain(`grant = "${plan.updates[0].to.grant}"`);
+  });
+
+  it('a release adding a hook is accepted with --yes', async () => {
+    publish('1.1.0', { hooks: [{ event: 'post_tool_use' }] });
+    const r = await runCli(['update', 'hello', '--yes'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lockText()).toContain('version = "1.1.0"');
+  });
+
+  it('a release removing a tool updates and shows the narrowing', async () => {
+    publish('1.2.0', { tools: [{ name: 'greet' }] });
+    const r = await runCli(['update', 'hello'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/- tool wave/);
+    expect(lockText()).toContain('version = "1.2.0"');
+  });
+
+  it.each([
+    ['a failing download', { kind: 'status', status: 500 } as const],
+    ['a checksum mismatch', { kind: 'corrupt' } as const],
+  ])('%s leaves the old version installed and working', async (_label, fault) => {
+    publish('1.0.1');
+    reg.fault(/\/crates\/.*1\.0\.1/, fault);
+    const before = storeState();
+    const r = await runCli(['update', 'hello'], { env: env() });
+    expect(r.code).not.toBe(0);
+    expect(storeState()).toBe(before);
+    const list = jsonOf(await runCli(['list', '--json'], { env: env() }));
+    expect(list.extensions[0]).toMatchObject({ name: 'hello', version: '1.0.0', problems: [] });
+  });
+});

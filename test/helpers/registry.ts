@@ -1,0 +1,386 @@
+/**
+ * A loopback stand-in for crates.io: a real node:http server on 127.0.0.1 with an
+ * ephemeral port that serves a sparse index (config.json, index files with
+ * ETag/304 and 404/410/451), `.crate` downloads at both CDN URL forms (with `+`
+ * raw and `%2B`), and the search API, plus switches for the faults of
+ * hardening.md B (wrong checksum, 5xx then 200, 429 + Retry-After, slow drip,
+ * truncated or endless bodies, lying Content-Length, foreign redirects, HTML with
+ * status 200, resets, hangs). Every request is logged so tests can assert that
+ * nothing (or exactly what) was fetched.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { indexPath } from '../../src/core/sources/crates-io/index-path.js';
+
+export interface LoggedRequest {
+  method: string;
+  /** Raw request target (path and query, undecoded). */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Date.now() when it arrived. */
+  at: number;
+}
+
+export type Fault =
+  /** Answer this status (with an optional body and headers) instead. */
+  | { kind: 'status'; status: number; headers?: Record<string, string>; body?: string }
+  /** A captive-portal style HTML page with status 200. */
+  | { kind: 'html' }
+  | { kind: 'redirect'; location: string; status?: number }
+  /** The real body, `chunk` bytes every `intervalMs`. */
+  | { kind: 'slow-drip'; intervalMs: number; chunk?: number }
+  /** Announce the real length, send `afterBytes`, then cut the connection. */
+  | { kind: 'truncate'; afterBytes: number }
+  /** The real body under a false Content-Length. */
+  | { kind: 'lying-length'; declared: number }
+  /** A chunked body that never ends. */
+  | { kind: 'endless'; chunkBytes?: number }
+  /** The real body with one byte changed (a checksum mismatch). */
+  | { kind: 'corrupt' }
+  /** Destroy the socket before answering. */
+  | { kind: 'reset' }
+  /** Never answer. */
+  | { kind: 'hang' }
+  /** Any body (e.g. an API answer with `errors` and status 200). */
+  | { kind: 'body'; body: string | Buffer; status?: number; contentType?: string };
+
+export interface PublishOptions {
+  name: string;
+  vers: string;
+  data: Buffer;
+  yanked?: boolean;
+  /** Override the index cksum (a string), or drop the field (null). Default: the real SHA-256. */
+  cksum?: string | null;
+  /** Index schema version (`v`). */
+  v?: number;
+  description?: string;
+  keywords?: string[];
+  downloads?: number;
+  /** Extra fields on the index line (unknown to yep-ext). */
+  extra?: Record<string, unknown>;
+}
+
+interface CrateVersion {
+  name: string;
+  vers: string;
+  data: Buffer;
+  yanked: boolean;
+  description?: string;
+  keywords: string[];
+  downloads: number;
+}
+
+interface FaultRule {
+  match: (url: string) => boolean;
+  fault: Fault;
+  remaining: number;
+}
+
+interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface TestRegistry {
+  /** Server root, e.g. `http://127.0.0.1:40123/`. */
+  url: string;
+  /** Sparse index root: `<url>index/`. */
+  indexUrl: string;
+  requests: LoggedRequest[];
+  publish(options: PublishOptions): string;
+  /** Append a raw line (anything at all) to a crate's index file. */
+  addIndexLine(name: string, line: string): void;
+  /** Serve this config.json (object or raw text) instead of the default. */
+  setConfig(config: Record<string, unknown> | string): void;
+  /** Answer `status` for a missing crate's index file (default 404). */
+  setMissingStatus(status: 404 | 410 | 451): void;
+  /** Apply `fault` to requests whose URL matches, `times` times (default: always). */
+  fault(match: string | RegExp, fault: Fault, times?: number): void;
+  clearFaults(): void;
+  /** Requests whose raw URL starts with `prefix` (or all). */
+  requestsTo(prefix?: string): LoggedRequest[];
+  /** Serve `body` at `path` (e.g. prebuilt binaries and their .sha256 files). */
+  serve(path: string, body: string | Buffer): void;
+  /** Download URL (`{dl}/{crate}/{version}/download` form). */
+  downloadUrl(name: string, vers: string): string;
+  close(): Promise<void>;
+}
+
+export function sha256Hex(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+function json(status: number, value: unknown): Reply {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.from(JSON.stringify(value)) };
+}
+
+const HTML_PAGE = '<!DOCTYPE html>\n<html><head><title>Welcome to the hotel Wi-Fi</title></head><body><p>Please log in.</p></body></html>\n';
+
+/** Start a registry on 127.0.0.1 (ephemeral port). Close it in afterEach/afterAll. */
+export async function startRegistry(): Promise<TestRegistry> {
+  const indexLines = new Map<string, string[]>(); // lower name -> lines
+  const crates = new Map<string, CrateVersion[]>(); // lower name -> versions
+  const requests: LoggedRequest[] = [];
+  const statics = new Map<string, Buffer>();
+  let faults: FaultRule[] = [];
+  let config: Record<string, unknown> | string | undefined;
+  let missingStatus = 404;
+  let base = '';
+
+  const route = (req: IncomingMessage): Reply => {
+    const url = new URL(req.url ?? '/', base);
+    const path = url.pathname;
+    const fixed = statics.get(decodeURIComponent(path));
+    if (fixed) return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: fixed };
+    if (path === '/index/config.json') {
+      const body = config === undefined ? JSON.stringify({ dl: `${base}crates`, api: base.replace(/\/$/, '') }) : typeof config === 'string' ? config : JSON.stringify(config);
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(body) };
+    }
+    if (path.startsWith('/index/')) {
+      const rel = path.slice('/index/'.length);
+      const name = rel.split('/').pop() ?? '';
+      const lines = indexLines.get(name.toLowerCase());
+      let expected: string | undefined;
+      try {
+        expected = indexPath(name);
+      } catch {
+        expected = undefined;
+      }
+      if (!lines || expected !== rel) return { status: missingStatus, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found\n') };
+      const body = Buffer.from(lines.map((l) => `${l}\n`).join(''));
+      const etag = `"${sha256Hex(body).slice(0, 20)}"`;
+      if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag }, body: Buffer.alloc(0) };
+      return { status: 200, headers: { 'content-type': 'text/plain', etag, 'cache-control': 'public,max-age=600' }, body };
+    }
+    const dl = /^\/crates\/([^/]+)\/(?:([^/]+)\/download|([^/]+)\.crate)$/.exec(path);
+    if (dl) {
+      const name = decodeURIComponent(dl[1]!);
+      let vers: string | undefined;
+      if (dl[2] !== undefined) vers = decodeURIComponent(dl[2]);
+      else {
+        const file = decodeURIComponent(dl[3]!);
+        if (file.startsWith(`${name}-`)) vers = file.slice(name.length + 1);
+      }
+      const found = crates.get(name.toLowerCase())?.find((c) => c.vers === vers);
+      if (!found) return { status: 404, headers: { 'content-type': 'text/plain' }, body: Buffer.from('no such crate version\n') };
+      return { status: 200, headers: { 'content-type': 'application/gzip' }, body: found.data };
+    }
+    if (path === '/api/v1/crates') return search(url);
+    const one = /^\/api\/v1\/crates\/([^/]+)$/.exec(path);
+    if (one) {
+      const key = decodeURIComponent(one[1]!).toLowerCase().replaceAll('_', '-');
+      const hit = [...crates.entries()].find(([k]) => k.replaceAll('_', '-') === key);
+      if (!hit) return json(404, { errors: [{ detail: 'Not Found' }] });
+      return json(200, { crate: summary(hit[1]), versions: hit[1].map((c) => ({ num: c.vers, yanked: c.yanked })), keywords: [] });
+    }
+    return { status: 404, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found\n') };
+  };
+
+  const summary = (versions: CrateVersion[]): Record<string, unknown> => {
+    const live = versions.filter((v) => !v.yanked);
+    const newest = versions[versions.length - 1]!;
+    const stable = live.filter((v) => !v.vers.includes('-'));
+    const max = (stable.length ? stable : live).map((v) => v.vers).sort(compareLoose).pop() ?? null;
+    return {
+      name: newest.name,
+      description: newest.description ?? null,
+      max_version: max,
+      max_stable_version: stable.map((v) => v.vers).sort(compareLoose).pop() ?? null,
+      newest_version: newest.vers,
+      downloads: versions.reduce((n, v) => n + v.downloads, 0),
+      recent_downloads: 0,
+      updated_at: '2026-11-01T00:00:00.000000+00:00',
+      keywords: null,
+      versions: null,
+      categories: null,
+      repository: null,
+      homepage: null,
+    };
+  };
+
+  const search = (url: URL): Reply => {
+    const perPage = Number(url.searchParams.get('per_page') ?? '10');
+    const page = Number(url.searchParams.get('page') ?? '1');
+    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100) return json(400, { errors: [{ detail: 'invalid per_page' }] });
+    if (!Number.isInteger(page) || page < 1) return json(400, { errors: [{ detail: 'invalid page' }] });
+    const keyword = url.searchParams.get('keyword');
+    const words = (url.searchParams.get('q') ?? '').toLowerCase().split(/[\s]+/).filter(Boolean);
+    const all = [...crates.values()].filter((versions) => {
+      const newest = versions[versions.length - 1]!;
+      if (keyword && !newest.keywords.includes(keyword)) return false;
+      const hay = `${newest.name.replaceAll(/[-_]/g, ' ')} ${newest.name} ${newest.description ?? ''}`.toLowerCase();
+      return words.every((w) => hay.includes(w.replaceAll(/[-_]/g, ' ')) || hay.includes(w));
+    });
+    all.sort((a, b) => b.reduce((n, v) => n + v.downloads, 0) - a.reduce((n, v) => n + v.downloads, 0));
+    const slice = all.slice((page - 1) * perPage, page * perPage);
+    const params = new URLSearchParams(url.searchParams);
+    params.set('page', String(page + 1));
+    const next = page * perPage < all.length ? `?${params.toString()}` : null;
+    params.set('page', String(page - 1));
+    return json(200, { crates: slice.map(summary), meta: { total: all.length, next_page: next, prev_page: page > 1 ? `?${params.toString()}` : null } });
+  };
+
+  const send = (req: IncomingMessage, res: ServerResponse, reply: Reply, fault: Fault | undefined): void => {
+    if (!fault) {
+      res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
+      res.end(reply.body);
+      return;
+    }
+    switch (fault.kind) {
+      case 'status':
+        res.writeHead(fault.status, { 'content-type': 'text/plain', ...fault.headers });
+        res.end(fault.body ?? `status ${fault.status}\n`);
+        return;
+      case 'html':
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(HTML_PAGE)) });
+        res.end(HTML_PAGE);
+        return;
+      case 'redirect':
+        res.writeHead(fault.status ?? 302, { location: fault.location, 'content-length': '0' });
+        res.end();
+        return;
+      case 'body': {
+        const body = Buffer.from(fault.body);
+        res.writeHead(fault.status ?? 200, { 'content-type': fault.contentType ?? 'application/json', 'content-length': String(body.length) });
+        res.end(body);
+        return;
+      }
+      case 'corrupt': {
+        const body = Buffer.from(reply.body);
+        if (body.length > 0) body[body.length >> 1] = (body[body.length >> 1] ?? 0) ^ 0xff;
+        res.writeHead(reply.status, { ...reply.headers, 'content-length': String(body.length) });
+        res.end(body);
+        return;
+      }
+      case 'lying-length':
+        // Write through the socket: node:http would refuse a body longer than the header.
+        res.socket?.end(
+          Buffer.concat([
+            Buffer.from(`HTTP/1.1 ${reply.status} OK\r\ncontent-type: ${reply.headers['content-type'] ?? 'application/octet-stream'}\r\ncontent-length: ${fault.declared}\r\nconnection: close\r\n\r\n`),
+            reply.body,
+          ]),
+        );
+        return;
+      case 'truncate':
+        res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
+        res.write(reply.body.subarray(0, fault.afterBytes), () => setTimeout(() => res.socket?.destroy(), 20));
+        return;
+      case 'reset':
+        req.socket.destroy();
+        return;
+      case 'hang':
+        return;
+      case 'endless': {
+        res.writeHead(200, { 'content-type': reply.headers['content-type'] ?? 'application/octet-stream' });
+        const chunk = Buffer.alloc(fault.chunkBytes ?? 64 * 1024, 0x61);
+        const pump = (): void => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+        return;
+      }
+      case 'slow-drip': {
+        res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
+        const step = fault.chunk ?? 1;
+        let off = 0;
+        const timer = setInterval(() => {
+          if (res.destroyed || off >= reply.body.length) {
+            clearInterval(timer);
+            if (!res.destroyed) res.end();
+            return;
+          }
+          res.write(reply.body.subarray(off, off + step));
+          off += step;
+        }, fault.intervalMs);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: { ...req.headers }, at: Date.now() });
+    const rule = faults.find((f) => f.remaining > 0 && f.match(req.url ?? '/'));
+    if (rule) rule.remaining--;
+    send(req, res, route(req), rule?.fault);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}/`;
+
+  return {
+    url: base,
+    indexUrl: `${base}index/`,
+    requests,
+    publish(o) {
+      const key = o.name.toLowerCase();
+      const cksum = sha256Hex(o.data);
+      const line: Record<string, unknown> = {
+        name: o.name,
+        vers: o.vers,
+        deps: [],
+        ...(o.cksum === null ? {} : { cksum: o.cksum ?? cksum }),
+        features: {},
+        yanked: o.yanked ?? false,
+        ...(o.v !== undefined ? { v: o.v } : {}),
+        ...o.extra,
+      };
+      const text = JSON.stringify(line);
+      indexLines.set(key, [...(indexLines.get(key) ?? []), text]);
+      crates.set(key, [
+        ...(crates.get(key) ?? []),
+        { name: o.name, vers: o.vers, data: o.data, yanked: o.yanked ?? false, ...(o.description !== undefined ? { description: o.description } : {}), keywords: o.keywords ?? [], downloads: o.downloads ?? 0 },
+      ]);
+      return cksum;
+    },
+    addIndexLine(name, line) {
+      const key = name.toLowerCase();
+      indexLines.set(key, [...(indexLines.get(key) ?? []), line]);
+    },
+    setConfig(c) {
+      config = c;
+    },
+    setMissingStatus(status) {
+      missingStatus = status;
+    },
+    fault(match, fault, times = Infinity) {
+      const test = typeof match === 'string' ? (u: string) => u.startsWith(match) : (u: string) => match.test(u);
+      faults.push({ match: test, fault, remaining: times });
+    },
+    clearFaults() {
+      faults = [];
+    },
+    requestsTo(prefix = '/') {
+      return requests.filter((r) => r.url.startsWith(prefix));
+    },
+    serve(path, body) {
+      statics.set(path, Buffer.from(body));
+    },
+    downloadUrl(name, vers) {
+      return `${base}crates/${name}/${vers}/download`;
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
+  };
+}
+
+/** Plain numeric-ish ordering for the fake API's max_version (fixtures use simple versions). */
+function compareLoose(a: string, b: string): number {
+  const pa = a.split(/[.+-]/).map((x) => (/^\d+$/.test(x) ? Number(x) : x));
+  const pb = b.split(/[.+-]/).map((x) => (/^\d+$/.test(x) ? Number(x) : x));
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i] ?? -1;
+    const y = pb[i] ?? -1;
+    if (x === y) continue;
+    return typeof x === 'number' && typeof y === 'number' ? x - y : String(x) < String(y) ? -1 : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,119 @@
+/**
+ * Prebuilt server binaries from the `capabilityServer.binaries` template: verified
+ * against the mandatory `<url>.sha256`, written as bin/<command> mode 0755; every
+ * refusal is a note and leaves no file behind.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Manifest } from '../../src/core/manifest.js';
+import { parseManifest } from '../../src/core/manifest.js';
+import { binaryUrl, hostTarget, provisionBinary } from '../../src/core/provision-binary.js';
+import { makeTempHome, type TempHome } from '../helpers/home.js';
+import { sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { buildTar } from '../helpers/tar-builder.js';
+
+const FAST = { YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_HTTP_RETRY_BASE_MS: '10', YEP_EXT_HTTP_RETRY_MAX_MS: '20' };
+const SCRIPT = Buffer.from('#!/bin/sh\necho prebuilt-ok\n');
+let reg: TestRegistry;
+let home: TempHome;
+let pkg: string;
+const target = hostTarget()!;
+
+beforeAll(async () => {
+  reg = await startRegistry();
+});
+afterAll(() => reg.close());
+beforeEach(() => {
+  home = makeTempHome();
+  pkg = join(home.root, 'pkg');
+  mkdirSync(pkg);
+});
+afterEach(() => {
+  reg.requests.length = 0;
+  home.cleanup();
+});
+
+const ctx = () => home.ctx({ ...FAST, PATH: '/usr/bin:/bin' });
+function manifest(binaries: string | undefined, command = 'demo-server'): Manifest {
+  return parseManifest(JSON.stringify({ name: 'demo', version: '1.2.0', yolop: { capabilityServer: { command, ...(binaries ? { binaries } : {}) }, tools: [{ name: 't' }] } }), 'test');
+}
+/** Serve a binary and (unless `sha` is null) its .sha256 file. */
+function publish(path: string, body: Buffer, sha: string | null = sha256Hex(body)): string {
+  reg.serve(path, body);
+  if (sha !== null) reg.serve(`${path}.sha256`, `${sha}  ${path.split('/').pop()}\n`);
+  return `${reg.url.replace(/\/$/, '')}${path}`;
+}
+
+describe('provisionBinary', () => {
+  it('downloads a bare binary for this target, verifies it, and installs it executable', async () => {
+    const tpl = `${reg.url}releases/{name}-{version}-{target}`;
+    publish(`/releases/demo-1.2.0-${target}`, SCRIPT);
+    const out = await provisionBinary(ctx(), pkg, manifest(tpl));
+    expect(out).toEqual({ sha256: sha256Hex(SCRIPT), path: join(pkg, 'bin', 'demo-server') });
+    expect(statSync(out.path!).mode & 0o777).toBe(0o755);
+    expect(execFileSync(out.path!).toString()).toBe('prebuilt-ok\n');
+    expect(readdirSync(join(pkg, 'bin'))).toEqual(['demo-server']);
+  });
+
+  it('extracts the file named like the command from a .tar.gz', async () => {
+    const archive = gzipSync(buildTar([
+      { path: 'demo/README', content: 'docs' },
+      { path: 'demo/bin/demo-server', content: SCRIPT, mode: 0o644 },
+    ]));
+    const url = publish(`/releases/demo-${target}.tar.gz`, archive);
+    const out = await provisionBinary(ctx(), pkg, manifest(url.replace(target, '{target}')));
+    expect(out.sha256).toBe(sha256Hex(archive));
+    expect(statSync(join(pkg, 'bin', 'demo-server')).mode & 0o777).toBe(0o755);
+    expect(execFileSync(join(pkg, 'bin', 'demo-server')).toString()).toBe('prebuilt-ok\n');
+    expect(readdirSync(join(pkg, 'bin'))).toEqual(['demo-server']);
+  });
+
+  it('refuses a binary whose .sha256 is missing, malformed or different, leaving nothing behind', async () => {
+    const missing = publish(`/m/demo-${target}`, SCRIPT, null);
+    expect((await provisionBinary(ctx(), pkg, manifest(missing))).note).toMatch(/\.sha256 is missing \(status 404\).*never installs an unverified binary/);
+    reg.serve(`/bad/demo-${target}`, SCRIPT);
+    reg.serve(`/bad/demo-${target}.sha256`, `${sha256Hex(SCRIPT).toUpperCase()}\n`);
+    expect((await provisionBinary(ctx(), pkg, manifest(`${reg.url}bad/demo-${target}`))).note).toMatch(/does not start with a lowercase hex SHA-256/);
+    const wrong = publish(`/w/demo-${target}`, SCRIPT, 'f'.repeat(64));
+    const out = await provisionBinary(ctx(), pkg, manifest(wrong));
+    expect(out.sha256).toBeUndefined();
+    expect(out.note).toMatch(/does not match its published SHA-256/);
+    expect(existsSync(join(pkg, 'bin')) ? readdirSync(join(pkg, 'bin')) : []).toEqual([]);
+  });
+
+  it('does nothing when the command already resolves (package bin/ or PATH)', async () => {
+    mkdirSync(join(pkg, 'bin'));
+    writeFileSync(join(pkg, 'bin', 'demo-server'), SCRIPT);
+    chmodSync(join(pkg, 'bin', 'demo-server'), 0o755);
+    expect(await provisionBinary(ctx(), pkg, manifest(`${reg.url}x/{target}`))).toEqual({});
+    expect(await provisionBinary(ctx(), pkg, manifest(`${reg.url}x/{target}`, 'sh'))).toEqual({});
+    expect(reg.requests).toHaveLength(0);
+  });
+
+  it('does nothing without a template, and notes a template it must refuse', async () => {
+    expect(await provisionBinary(ctx(), pkg, manifest(undefined))).toEqual({});
+    expect((await provisionBinary(ctx(), pkg, manifest('http://downloads.example.com/{target}'))).note).toMatch(/refusing plain http/);
+    expect(reg.requests).toHaveLength(0);
+  });
+});
+
+describe('hostTarget and binaryUrl', () => {
+  it.each([
+    ['linux', 'x64', false, 'x86_64-unknown-linux-gnu'],
+    ['linux', 'arm64', true, 'aarch64-unknown-linux-musl'],
+    ['darwin', 'arm64', false, 'aarch64-apple-darwin'],
+    ['win32', 'x64', false, 'x86_64-pc-windows-msvc'],
+    ['aix', 'ppc64', false, undefined],
+    ['linux', 'ia32', false, undefined],
+  ] as const)('%s/%s (musl %s) -> %s', (platform, arch, musl, want) => {
+    expect(hostTarget(platform as NodeJS.Platform, arch, () => musl)).toBe(want);
+  });
+  it('fills the markers', () => {
+    expect(binaryUrl('https://x/{name}/v{version}/{name}-{target}.tar.gz', { name: 'lsp', version: '0.3.1', target: 'x86_64-unknown-linux-gnu' })).toBe(
+      'https://x/lsp/v0.3.1/lsp-x86_64-unknown-linux-gnu.tar.gz',
+    );
+  });
+});
