@@ -9,6 +9,7 @@ import { createContext, type Context } from '../core/context.js';
 import { YepError, isYepError, ERROR_CODES } from '../core/errors.js';
 import { stderrLogger } from './stderr-logger.js';
 import { bold, red } from './style.js';
+import { sanitize } from '../core/sanitize.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 
@@ -47,7 +48,10 @@ export abstract class BaseCommand extends Command {
       if (err.oclif.exit === 0) throw err;
       if (err.message && err.message !== `EEXIT: ${err.oclif.exit}`) {
         // Flag/arg parsing errors: our usage code.
-        const usage = new YepError('E_USAGE', err.message.split('\n')[0] ?? err.message, { hint: `Run \`yep-ext ${this.id ?? ''} --help\` for usage.` });
+        // oclif puts the useful part on the following lines for some errors ("Missing 1 required arg:\nname  …").
+        const lines = err.message.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('See more help'));
+        const message = lines.slice(0, 3).join(' ').replace(/:\s+/, ': ');
+        const usage = new YepError('E_USAGE', message || err.message, { hint: `Run \`yep-ext ${this.id ?? ''} --help\` for usage.` });
         return this.reportError(usage);
       }
       throw err;
@@ -61,8 +65,9 @@ export abstract class BaseCommand extends Command {
       if (json) {
         process.stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } }, null, 2)}\n`);
       } else {
-        process.stderr.write(`${red('error', process.stderr)}: ${err.message}\n`);
-        if (err.hint) process.stderr.write(`${bold('hint', process.stderr)}: ${err.hint}\n`);
+        // Messages quote package-supplied text (names, versions, descriptions): neutralise escapes.
+        process.stderr.write(`${red('error', process.stderr)}: ${sanitize(err.message, { keepNewlines: true, max: 8000 })}\n`);
+        if (err.hint) process.stderr.write(`${bold('hint', process.stderr)}: ${sanitize(err.hint, { keepNewlines: true, max: 8000 })}\n`);
         if (process.env.YEP_EXT_DEBUG && err.cause) process.stderr.write(`cause: ${String((err.cause as Error)?.stack ?? err.cause)}\n`);
       }
       process.exitCode = err.exitCode;

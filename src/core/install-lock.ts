@@ -15,14 +15,25 @@ const UPDATE_MS = 1_000;
 
 export async function ensureStore(ctx: Context): Promise<void> {
   try {
-    await mkdir(ctx.paths.storeDir, { recursive: true });
+    // Explicit modes: under umask 000 the store must still not be writable by others (it holds code yolop runs).
+    await mkdir(ctx.paths.storeDir, { recursive: true, mode: 0o755 });
   } catch (e) {
     throw stateIoError('create the extension store at', ctx.paths.storeDir, e);
   }
 }
 
+// Concurrent operations inside one process (install a b c) queue here first, so the
+// file lock only ever arbitrates between processes, and "waiting" means another process.
+let inProcess: Promise<unknown> = Promise.resolve();
+
 /** Run `fn` holding the installer lock. */
 export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  const run = inProcess.then(() => withFileLock(ctx, fn));
+  inProcess = run.catch(() => undefined);
+  return run;
+}
+
+async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   await ensureStore(ctx);
   const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
   const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };

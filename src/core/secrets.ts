@@ -208,7 +208,7 @@ async function loadSecretsText(paths: Paths): Promise<string> {
     throw stateIoError('read', file, e);
   }
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw corrupt(file, 'it is not UTF-8 text');
   }
@@ -229,7 +229,7 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
   if (!result.changed) return { changed: false, warnings };
   if (info.insecure) warnings.push(`${file} was readable by other users (mode ${info.mode?.toString(8).padStart(4, '0')}); it is now 0600.`);
   try {
-    await mkdir(paths.configDir, { recursive: true });
+    await mkdir(paths.configDir, { recursive: true, mode: 0o755 });
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }

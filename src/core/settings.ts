@@ -345,7 +345,7 @@ export async function loadSettingsText(paths: Paths): Promise<string> {
     throw stateIoError('read', file, e);
   }
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch (e) {
     throw corrupt(file, 'it is not UTF-8 text', e);
   }
@@ -356,7 +356,7 @@ async function editSettings(paths: Paths, name: string, edit: SettingsEdit): Pro
   const result = applySettingsEdit(text, name, edit, paths.settingsFile);
   if (!result.changed) return { changed: false };
   try {
-    await mkdir(paths.configDir, { recursive: true });
+    await mkdir(paths.configDir, { recursive: true, mode: 0o755 });
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }
