@@ -10,7 +10,7 @@
  * Optionally a field lives in the OS keychain instead (keychain.ts); the host
  * reads only this file. IO functions expect the caller to hold the installer lock.
  */
-import { lstat, mkdir, readFile, stat } from 'node:fs/promises';
+import { lstat, mkdir, stat } from 'node:fs/promises';
 import { YepError, errnoCode, stateIoError } from './errors.js';
 import { sweepAtomicTemps, writeFileAtomic } from './fs-atomic.js';
 import {
@@ -33,6 +33,7 @@ import {
   insertionSplice,
   parseTomlText,
   parseEditableToml,
+  loadEditableText,
   removalSplice,
   type Splice,
   type TomlLine,
@@ -199,19 +200,7 @@ export async function inspectSecretsFile(paths: Paths): Promise<SecretsFileInfo>
 }
 
 async function loadSecretsText(paths: Paths): Promise<string> {
-  const file = paths.secretsFile;
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return '';
-    throw stateIoError('read', file, e);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    throw corrupt(file, 'it is not UTF-8 text');
-  }
+  return loadEditableText(paths.secretsFile, (why) => corrupt(paths.secretsFile, why));
 }
 
 /** Edit connections.toml on disk: refuses symlinks, repairs loose modes (saying so), writes 0600. */
