@@ -38,3 +38,7 @@ export { installFrozen, exportLock, type FrozenItem } from './core/operations/fr
 export { searchExtensions } from './core/operations/search.js';
 export { fetchCrate, fetchCrateExact, resolveCrateVersion } from './core/sources/crates-io.js';
 export { fetchGit, fetchGitCommit, resolveGitRef } from './core/sources/git.js';
+export { runNew, type NewResult, type NewOptions } from './core/operations/new.js';
+export { parseScaffoldRequest, LANGUAGES, DEFAULT_LANGUAGE, type ScaffoldSpec, type ScaffoldInput, type Language } from './core/scaffold/request.js';
+export { renderScaffold, buildStep, type ScaffoldFiles, type ScaffoldFile } from './core/scaffold/render.js';
+export { writeScaffold } from './core/scaffold/write.js';

@@ -35,7 +35,10 @@ export abstract class BaseCommand extends Command {
       if (err.oclif.exit === 0) throw err;
       if (err.message && err.message !== `EEXIT: ${err.oclif.exit}`) {
         // Flag/arg parsing errors: our usage code.
-        const usage = new YepError('E_USAGE', err.message.split('\n')[0] ?? err.message, { hint: `Run \`yep-ext ${this.id ?? ''} --help\` for usage.` });
+        // oclif puts the useful part on the following lines for some errors ("Missing 1 required arg:\nname  …").
+        const lines = err.message.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('See more help'));
+        const message = lines.slice(0, 3).join(' ').replace(/:\s+/, ': ');
+        const usage = new YepError('E_USAGE', message || err.message, { hint: `Run \`yep-ext ${this.id ?? ''} --help\` for usage.` });
         return this.reportError(usage);
       }
       throw err;

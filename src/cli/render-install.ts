@@ -15,11 +15,11 @@ export function renderPreview(p: InstallPreview): string {
 }
 
 export function renderOutcome(o: InstallOutcome): string {
-  const what = `${o.name}${o.version ? ` ${o.version}` : ''}`;
+  const what = sanitize(`${o.name}${o.version ? ` ${o.version}` : ''}`);
   const verb = { installed: 'Installed', replaced: 'Replaced', repinned: 'Re-pinned', unchanged: 'Already installed:' }[o.status];
-  const lines = [`${green('✔')} ${verb} ${what} (${describeSource(o.source)})`];
-  if (!o.command.found) lines.push(`  ${yellow('note')}: the server command cannot be found yet: ${o.command.detail}`);
-  for (const n of o.notes) lines.push(`  ${yellow('note')}: ${n}`);
+  const lines = [`${green('✔')} ${verb} ${what} (${sanitize(describeSource(o.source))})`];
+  if (!o.command.found) lines.push(`  ${yellow('note')}: the server command cannot be found yet: ${sanitize(o.command.detail)}`);
+  for (const n of o.notes) lines.push(`  ${yellow('note')}: ${sanitize(n)}`);
   if (o.status === 'installed') lines.push(`  Not enabled. Run \`yep-ext enable ${o.name}\` to turn it on.`);
   return lines.join('\n');
 }

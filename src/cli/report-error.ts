@@ -5,6 +5,7 @@
  * BaseCommand and the oclif-free fast path so both fail identically.
  */
 import { ERROR_CODES, isYepError } from '../core/errors.js';
+import { sanitize } from '../core/sanitize.js';
 import { bold, red } from './style.js';
 
 export function writeError(err: unknown, json: boolean): number {
@@ -12,8 +13,9 @@ export function writeError(err: unknown, json: boolean): number {
     if (json) {
       process.stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } }, null, 2)}\n`);
     } else {
-      process.stderr.write(`${red('error', process.stderr)}: ${err.message}\n`);
-      if (err.hint) process.stderr.write(`${bold('hint', process.stderr)}: ${err.hint}\n`);
+      // Messages quote package-supplied text (names, versions, descriptions): neutralise escapes.
+      process.stderr.write(`${red('error', process.stderr)}: ${sanitize(err.message, { keepNewlines: true, max: 8000 })}\n`);
+      if (err.hint) process.stderr.write(`${bold('hint', process.stderr)}: ${sanitize(err.hint, { keepNewlines: true, max: 8000 })}\n`);
       if (process.env.YEP_EXT_DEBUG && err.cause) process.stderr.write(`cause: ${String((err.cause as Error)?.stack ?? err.cause)}\n`);
     }
     return err.exitCode;

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderOutcome, renderPreview } from '../cli/render-install.js';
@@ -7,6 +7,7 @@ import type { Context } from '../core/context.js';
 import { runEnable } from '../core/operations/enable.js';
 import { installMany, type InstallOutcome } from '../core/operations/install.js';
 import { grantOf } from '../core/grants.js';
+import { sanitize } from '../core/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 
 export default class Install extends BaseCommand {
@@ -29,10 +30,13 @@ Sources:
   ];
 
   static override strict = false;
-  static override args = {};
+  static override args = {
+    sources: Args.string({ description: 'What to install (repeatable): a name, crates.io:<crate>[@req], a git URL, or a path.' }),
+  };
 
   static override flags = {
-    yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name without asking.' }),
+    yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
+    accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
     enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
     lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
@@ -75,6 +79,11 @@ Sources:
       onPreview: (p) => {
         if (!json) this.log(renderPreview(p));
       },
+      confirmWiden: async (p) => {
+        if (flags.yes || (flags.accept ?? []).includes(p.grant.fingerprint)) return true;
+        if (!ctx.interactive) return false;
+        return confirm(`${p.manifest.name} asks for more than you approved (see the changes above). Install it?`);
+      },
       confirmReplace: async (_p, why) => {
         if (flags.yes) return true;
         if (!ctx.interactive) return false;
@@ -86,8 +95,12 @@ Sources:
     if (!json) for (const r of results) if (r.ok) this.log(renderOutcome(r.outcome));
     if (failed.length === 0) return { installed };
     if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
-    if (!json) for (const r of results) if (!r.ok) this.logToStderr(`✖ ${r.spec}: ${r.error.message}${r.error.hint ? `\n  hint: ${r.error.hint}` : ''}`);
-    throw new YepError('E_PARTIAL', `${failed.length} of ${results.length} installs failed.`, { details: { installed, failed }, hint: 'The others were installed; fix the failures and run again.' });
+    if (!json) for (const r of results) if (!r.ok) this.logToStderr(`✖ ${sanitize(r.spec)}: ${sanitize(r.error.message, { keepNewlines: true })}${r.error.hint ? `\n  hint: ${sanitize(r.error.hint, { keepNewlines: true })}` : ''}`);
+    const none = installed.length === 0;
+    throw new YepError('E_PARTIAL', none ? `All ${results.length} installs failed; nothing was installed.` : `${failed.length} of ${results.length} installs failed.`, {
+      details: { installed, failed },
+      hint: none ? 'See each error above.' : 'The others were installed; fix the failures and run again.',
+    });
   }
 }
 

@@ -45,7 +45,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       },
       ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirm(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
     });
-    if (!json) for (const item of items) if (item.status === 'updated') this.log(`${green('✔')} Updated ${item.name}${item.to?.version ? ` to ${item.to.version}` : ''}.`);
+    if (!json) for (const item of items) if (item.status === 'updated') this.log(`${green('✔')} Updated ${sanitize(item.name)}${item.to?.version ? ` to ${sanitize(item.to.version)}` : ''}.`);
     const refused = items.filter((i) => i.status === 'refused');
     const failed = items.filter((i) => i.status === 'failed');
     if (refused.length > 0) {
@@ -68,7 +68,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
 
 function renderPlanned(item: UpdateItem, dryRun: boolean): string {
   if (item.status === 'up-to-date') return `${item.name} is up to date.`;
-  if (item.status === 'failed') return `${yellow('✖')} ${item.name}: ${item.error?.message ?? 'failed'}`;
+  if (item.status === 'failed') return `${yellow('✖')} ${item.name}: ${sanitize(item.error?.message ?? 'failed', { keepNewlines: true })}`;
   const from = item.from.version ?? describeSource(item.from.source);
   const to = item.to?.version ?? (item.to ? describeSource(item.to.source) : '?');
   const lines = [`${bold(sanitize(item.name))} ${sanitize(from)} -> ${sanitize(to)}${dryRun ? ' (dry run)' : ''}`];

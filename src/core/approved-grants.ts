@@ -18,7 +18,7 @@ function grantFile(ctx: Context, name: string): string {
 
 export async function saveApprovedGrant(ctx: Context, name: string, grant: Grant): Promise<void> {
   const file = grantFile(ctx, name);
-  await mkdir(join(ctx.paths.storeDir, '.yep-grants'), { recursive: true });
+  await mkdir(join(ctx.paths.storeDir, '.yep-grants'), { recursive: true, mode: 0o755 });
   await writeFileAtomic(file, `${JSON.stringify(grant, null, 2)}\n`);
 }
 

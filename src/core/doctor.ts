@@ -9,6 +9,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
+import { resolveExtensionName } from './installed-name.js';
 import type { Context } from './context.js';
 import { YepError } from './errors.js';
 import { loadManifest, type HookDecl, type Manifest } from './manifest.js';
@@ -55,7 +56,7 @@ export interface DoctorReport {
   duration_ms: number;
 }
 
-export type DoctorTarget = { kind: 'installed'; name: string } | { kind: 'path'; dir: string };
+export type DoctorTarget = { kind: 'installed'; name: string; /** What was typed (an exact installed name wins over the crate spelling). */ raw?: string } | { kind: 'path'; dir: string };
 
 /**
  * SEAM(config): how doctor gets an extension's configured values and secrets.
@@ -95,7 +96,7 @@ const UNUSED_REQUEST_ID = 999_999;
 /** `./dir`, `../dir`, `/abs`, `dir/sub`, `~/dir` and `.` are paths; anything else is an extension name. */
 export function parseDoctorTarget(arg: string, cwd: string, home?: string): DoctorTarget {
   const looksLikePath = arg.includes('/') || arg.includes('\\') || arg === '.' || arg === '..' || arg === '~';
-  if (!looksLikePath) return { kind: 'installed', name: normalizeExtensionName(arg) };
+  if (!looksLikePath) return { kind: 'installed', name: normalizeExtensionName(arg), raw: arg };
   // A quoted `~/x` reaches us unexpanded.
   const expanded = home && (arg === '~' || arg.startsWith('~/')) ? join(home, arg.slice(1)) : arg;
   return { kind: 'path', dir: isAbsolute(expanded) ? expanded : resolve(cwd, expanded) };
@@ -142,6 +143,7 @@ function sampleToolName(glob: string): string {
 
 async function resolveTarget(ctx: Context, target: DoctorTarget): Promise<{ dir: string; source: 'installed' | 'path'; wanted?: string }> {
   if (target.kind === 'installed') {
+    target = { ...target, name: resolveExtensionName(ctx.paths, target.raw ?? target.name) };
     const dir = packageDir(ctx.paths, target.name);
     if (!existsSync(dir)) {
       throw new YepError('E_NOT_INSTALLED', `${target.name} is not installed (no ${dir}).`, {

@@ -10,27 +10,31 @@ import { basename, dirname, join } from 'node:path';
 import { stateIoError } from './errors.js';
 
 export interface AtomicWriteOptions {
-  /** File mode for a new file; an existing file keeps its mode unless this is set. */
+  /** File mode to write; default: an existing file's mode, else 0644 (never left to the umask). */
   mode?: number;
 }
+
+const DEFAULT_MODE = 0o644;
 
 /** Write `data` to `file` atomically. Returns false when the content was already identical. */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<boolean> {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+  let mode = options.mode;
   try {
+    const existingMode = (await stat(file)).mode & 0o777;
+    mode ??= existingMode;
     const current = await readFile(file);
-    if (current.equals(bytes)) {
-      if (options.mode === undefined || ((await stat(file)).mode & 0o777) === options.mode) return false;
-    }
+    if (current.equals(bytes) && existingMode === mode) return false;
   } catch {
     // Missing or unreadable: fall through and write.
   }
+  mode ??= DEFAULT_MODE;
   try {
     // Loaded on first write: it pulls in worker_threads and signal-exit, and
     // read-only commands (list) should not pay for that at start-up.
     const { default: writeFileAtomicCb } = await import('write-file-atomic');
     await new Promise<void>((resolve, reject) => {
-      writeFileAtomicCb(file, bytes, { fsync: true, ...(options.mode !== undefined ? { mode: options.mode } : {}) }, (err) =>
+      writeFileAtomicCb(file, bytes, { fsync: true, mode }, (err) =>
         err ? reject(err) : resolve(),
       );
     });

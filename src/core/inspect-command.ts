@@ -123,15 +123,18 @@ export async function inspectServerCommand(packageDir: string, command: string, 
     } else if (!inside(pkgReal, resolve(pkgReal, command))) {
       return { ok: false, detail: `command ${shownCmd} leaves the package (../); ship the server in bin/ and name it without a path` };
     }
-    const file = isAbsolute(command) ? command : resolve(pkgReal, command);
+    if (!isAbsolute(command)) {
+      // The host (host-compat §7) runs argv[0] with cwd = the workspace: "bin/srv" would be
+      // <workspace>/bin/srv, not the package's file. Never spawn what the host would not.
+      return { ok: false, detail: `command ${shownCmd} contains "/": the host runs it relative to the workspace, not the package, so it would not start there; name it \`${command.split('/').pop()}\` and keep it in bin/` };
+    }
+    const file = command;
     const shown = relative(pkgReal, file) || file;
     const problem = await executableProblem(file, shown);
     if (problem) return { ok: false, detail: problem === 'missing' ? `${shown} does not exist in the package` : problem };
     const fmt = await formatProblem(file, shown, searchPath);
     if (fmt.problem) return { ok: false, detail: fmt.problem };
-    const warning = isAbsolute(command)
-      ? fmt.warning
-      : [`the host resolves a command containing "/" against the workspace root, not the package: name it \`${command.split('/').pop()}\` and keep it in bin/`, fmt.warning].filter(Boolean).join('; ');
+    const warning = fmt.warning;
     return { ok: true, path: file, where: 'package', detail: `${shown} in the package`, ...(warning ? { warning } : {}) };
   }
 

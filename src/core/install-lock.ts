@@ -15,33 +15,22 @@ const UPDATE_MS = 1_000;
 
 export async function ensureStore(ctx: Context): Promise<void> {
   try {
-    await mkdir(ctx.paths.storeDir, { recursive: true });
+    // Explicit modes: under umask 000 the store must still not be writable by others (it holds code yolop runs).
+    await mkdir(ctx.paths.storeDir, { recursive: true, mode: 0o755 });
   } catch (e) {
     throw stateIoError('create the extension store at', ctx.paths.storeDir, e);
   }
 }
 
-// Callers in one process queue here before the file lock. proper-lockfile locks
-// per process, so without this the concurrent workers of one `install a b c d`
-// polled the file lock against each other (100-250 ms sleeps each time) while
-// printing that they waited for "another yep-ext process".
-const queues = new Map<string, Promise<void>>();
+// Concurrent operations inside one process (install a b c) queue here first, so the
+// file lock only ever arbitrates between processes, and "waiting" means another process.
+let inProcess: Promise<unknown> = Promise.resolve();
 
-/** Run `fn` holding the installer lock (not re-entrant: never call it from inside `fn`). */
+/** Run `fn` holding the installer lock. */
 export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
-  const key = ctx.paths.installLockFile;
-  const before = queues.get(key) ?? Promise.resolve();
-  let done!: () => void;
-  const mine = new Promise<void>((resolve) => (done = resolve));
-  const tail = before.then(() => mine);
-  queues.set(key, tail);
-  await before;
-  try {
-    return await withFileLock(ctx, fn);
-  } finally {
-    done();
-    if (queues.get(key) === tail) queues.delete(key);
-  }
+  const run = inProcess.then(() => withFileLock(ctx, fn));
+  inProcess = run.catch(() => undefined);
+  return run;
 }
 
 async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {

@@ -160,7 +160,7 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
     if (fields.length > 0) entries[k] = fields;
   }
   try {
-    await mkdir(paths.storeDir, { recursive: true });
+    await mkdir(paths.storeDir, { recursive: true, mode: 0o755 });
   } catch (e) {
     throw stateIoError('create', paths.storeDir, e);
   }

@@ -10,7 +10,7 @@
  * Optionally a field lives in the OS keychain instead (keychain.ts); the host
  * reads only this file. IO functions expect the caller to hold the installer lock.
  */
-import { lstat, mkdir, readFile, stat } from 'node:fs/promises';
+import { lstat, mkdir, stat } from 'node:fs/promises';
 import { YepError, errnoCode, stateIoError } from './errors.js';
 import { sweepAtomicTemps, writeFileAtomic } from './fs-atomic.js';
 import {
@@ -33,6 +33,7 @@ import {
   insertionSplice,
   parseTomlText,
   parseEditableToml,
+  loadEditableText,
   removalSplice,
   type Splice,
   type TomlLine,
@@ -199,19 +200,7 @@ export async function inspectSecretsFile(paths: Paths): Promise<SecretsFileInfo>
 }
 
 async function loadSecretsText(paths: Paths): Promise<string> {
-  const file = paths.secretsFile;
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return '';
-    throw stateIoError('read', file, e);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw corrupt(file, 'it is not UTF-8 text');
-  }
+  return loadEditableText(paths.secretsFile, (why) => corrupt(paths.secretsFile, why));
 }
 
 /** Edit connections.toml on disk: refuses symlinks, repairs loose modes (saying so), writes 0600. */
@@ -229,7 +218,7 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
   if (!result.changed) return { changed: false, warnings };
   if (info.insecure) warnings.push(`${file} was readable by other users (mode ${info.mode?.toString(8).padStart(4, '0')}); it is now 0600.`);
   try {
-    await mkdir(paths.configDir, { recursive: true });
+    await mkdir(paths.configDir, { recursive: true, mode: 0o755 });
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }

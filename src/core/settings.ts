@@ -10,8 +10,8 @@
  * The IO functions do not take the installer lock: callers (operations, `remove`)
  * already hold it, and the lock is not re-entrant.
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { YepError, errnoCode, stateIoError } from './errors.js';
+import { mkdir } from 'node:fs/promises';
+import { YepError, stateIoError } from './errors.js';
 import { sweepAtomicTemps, writeFileAtomic } from './fs-atomic.js';
 import { assertValidName, isValidName } from './names.js';
 import type { Paths } from './paths.js';
@@ -24,6 +24,7 @@ import {
   insertionSplice,
   parseTomlText,
   parseEditableToml,
+  loadEditableText,
   removalSplice,
   type Splice,
   type TomlLine,
@@ -352,19 +353,7 @@ function unsafeEdit(file: string, name: string, cause?: unknown): YepError {
 
 /** Read settings.toml as text: '' when missing; E_STATE when unreadable or not UTF-8. */
 export async function loadSettingsText(paths: Paths): Promise<string> {
-  const file = paths.settingsFile;
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return '';
-    throw stateIoError('read', file, e);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (e) {
-    throw corrupt(file, 'it is not UTF-8 text', e);
-  }
+  return loadEditableText(paths.settingsFile, (why) => corrupt(paths.settingsFile, why));
 }
 
 async function editSettings(paths: Paths, name: string, edit: SettingsEdit): Promise<{ changed: boolean }> {
@@ -372,7 +361,7 @@ async function editSettings(paths: Paths, name: string, edit: SettingsEdit): Pro
   const result = applySettingsEdit(text, name, edit, paths.settingsFile);
   if (!result.changed) return { changed: false };
   try {
-    await mkdir(paths.configDir, { recursive: true });
+    await mkdir(paths.configDir, { recursive: true, mode: 0o755 });
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }

@@ -6,6 +6,8 @@
  * included), callers splice only the spans they own, and the result is re-parsed
  * and compared with what was intended before anything is written.
  */
+import { readFile } from 'node:fs/promises';
+import { errnoCode, stateIoError } from './errors.js';
 import { parse as parseToml } from 'smol-toml';
 
 export type TomlTable = Record<string, unknown>;
@@ -216,6 +218,25 @@ export function scanTomlLines(text: string): TomlLine[] {
 }
 
 /** A text replacement on the original document. */
+/**
+ * Read a state file as text for editing: '' when missing; `corrupt(why)` when it is
+ * not UTF-8 (a BOM is kept, so an edit writes every byte outside ours back as it was).
+ */
+export async function loadEditableText(file: string, corrupt: (why: string) => Error): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return '';
+    throw stateIoError('read', file, e);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw corrupt('it is not UTF-8 text');
+  }
+}
+
 /** A TOML document ready for byte-precise editing: its parse, its line map and its line ending. */
 export interface EditableToml {
   text: string;

@@ -22,8 +22,8 @@ export interface Journal {
   name: string;
   /** For place: the content hash the lock will carry once committed. */
   newHash?: string;
-  /** For place: the source fingerprint, distinguishing a reinstall of the same hash. */
-  marker?: string;
+  /** For place: the staged tree (inside the stage) that is renamed into the store. */
+  tree?: string;
   pid: number;
 }
 
@@ -60,7 +60,7 @@ export async function placePackage(
   const target = packageDir(ctx.paths, name);
   const old = join(stage, 'old');
   const lock = await loadLock(ctx.paths.lockFile); // fail on a corrupt lock before touching anything
-  await writeJournal(stage, { op: 'place', name, newHash, pid: process.pid });
+  await writeJournal(stage, { op: 'place', name, newHash, tree, pid: process.pid });
   try {
     if (await exists(target)) await rename(target, old);
     await checkpoint(ctx.env, 'place:after-move-old');
@@ -95,12 +95,17 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
   const target = packageDir(ctx.paths, name);
   const lock = await loadLock(ctx.paths.lockFile);
   await writeJournal(stage, { op: 'remove', name, pid: process.pid });
-  if (await exists(target)) await rename(target, join(stage, 'old'));
+  await moveOut(target, join(stage, 'old'));
   await checkpoint(ctx.env, 'remove:before-lock');
   await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
   await checkpoint(ctx.env, 'remove:after-lock');
   await removeExtensionState(ctx, name);
   await rm(join(stage, 'old'), { recursive: true, force: true });
+}
+
+/** Move a store entry aside (into the stage) if it is still there. */
+async function moveOut(target: string, aside: string): Promise<void> {
+  if ((await exists(target)) && !(await exists(aside))) await rename(target, aside);
 }
 
 /**
@@ -117,19 +122,25 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
   const lock = await loadLock(ctx.paths.lockFile);
   const entry = findEntry(lock, journal.name);
   if (journal.op === 'remove') {
+    // The entry may not have been moved out yet: finish that first, then the lock and state.
+    await moveOut(packageDir(ctx.paths, journal.name), join(stage, 'old'));
     if (entry) await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== journal.name) });
     await removeExtensionState(ctx, journal.name);
     return `completed an interrupted removal of ${journal.name}`;
   }
-  // place: committed iff the lock already carries the new hash AND the new tree is in place.
+  // place: the staged tree is still in the stage until it has been renamed into the store.
   const target = packageDir(ctx.paths, journal.name);
-  const committed = entry?.content_hash === journal.newHash && (await exists(target)) && !(await exists(join(stage, 'pkg')));
-  if (committed) return `completed an interrupted install of ${journal.name}`;
-  const newTreeInPlace = !(await exists(join(stage, 'pkg'))) && !(await exists(join(stage, 'link')));
-  if (newTreeInPlace) await rollbackPlace(ctx, stage, journal.name);
-  else if (await exists(join(stage, 'old'))) {
-    // Crashed between moving the old entry out and moving the new one in.
-    if (!(await exists(target))) await rename(join(stage, 'old'), target);
+  const old = join(stage, 'old');
+  const treeMovedIn = journal.tree !== undefined && !(await exists(journal.tree));
+  if (treeMovedIn && entry?.content_hash === journal.newHash && (await exists(target))) {
+    return `completed an interrupted install of ${journal.name}`;
+  }
+  if (treeMovedIn) {
+    // New tree in place but the lock never learned of it: undo (old entry back, or nothing).
+    await rollbackPlace(ctx, stage, journal.name);
+  } else if ((await exists(old)) && !(await exists(target))) {
+    // Died between moving the old entry out and moving the new one in.
+    await rename(old, target);
   }
   return `rolled back an interrupted install of ${journal.name}`;
 }

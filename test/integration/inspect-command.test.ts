@@ -28,7 +28,7 @@ describe('inspectServerCommand', () => {
     ['on-path', true, 'found on PATH'],
     ['needs-env-prog', false, 'not on the server\'s PATH'],
     ['tool.sh', false, 'neither in the package'],
-    ['./tool.sh', true, 'in the package'],
+    ['./tool.sh', false, 'relative to the workspace'],
     ['bin/../../elsewhere/on-path', false, 'leaves the package'],
     [join(other, 'on-path'), false, 'outside the package'],
     ['', false, 'empty'],
@@ -38,9 +38,10 @@ describe('inspectServerCommand', () => {
     expect(r.detail).toContain(text);
   });
 
-  it('warns for a path with a slash (the host resolves it against the workspace) and for a missing #!', async () => {
+  it('fails a path with a slash (the host resolves it against the workspace) and warns for a missing #!', async () => {
     const slash = await inspectServerCommand(pkg, './tool.sh', '/usr/bin:/bin');
-    expect(slash.ok && slash.warning).toContain('workspace root');
+    expect(slash.ok).toBe(false);
+    expect(slash.detail).toContain('would not start there');
     const bare = await inspectServerCommand(pkg, 'no-shebang', '/usr/bin:/bin');
     expect(bare.ok && bare.warning).toContain('no #! line');
   });

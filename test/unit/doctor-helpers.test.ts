@@ -54,8 +54,8 @@ describe('redaction', () => {
 
 describe('parseDoctorTarget', () => {
   it.each([
-    ['lsp', { kind: 'installed', name: 'lsp' }],
-    ['yolop-extension-lsp', { kind: 'installed', name: 'lsp' }],
+    ['lsp', { kind: 'installed', name: 'lsp', raw: 'lsp' }],
+    ['yolop-extension-lsp', { kind: 'installed', name: 'lsp', raw: 'yolop-extension-lsp' }],
     ['./ext', { kind: 'path', dir: '/work/ext' }],
     ['../ext', { kind: 'path', dir: '/ext' }],
     ['.', { kind: 'path', dir: '/work' }],

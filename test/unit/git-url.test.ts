@@ -8,7 +8,7 @@ describe('analyzeGitUrl accepts the documented forms', () => {
   test.each([
     ['https://github.com/acme/ext.git', 'https', ['https', 'ssh']],
     ['https://github.com/acme/ext', 'https', ['https', 'ssh']],
-    ['https://git@host.example:8443/a/b/c.git', 'https', ['https', 'ssh']],
+    ['https://host.example:8443/a/b/c.git', 'https', ['https', 'ssh']],
     ['HTTPS://host.example/x', 'https', ['https', 'ssh']],
     ['ssh://git@host.example/acme/ext.git', 'ssh', ['https', 'ssh']],
     ['ssh://git@host.example:2222/~user/ext.git', 'ssh', ['https', 'ssh']],
@@ -30,6 +30,8 @@ describe('analyzeGitUrl accepts the documented forms', () => {
 describe('analyzeGitUrl refuses (hardening C20 and friends)', () => {
   test.each([
     ['--upload-pack=touch /tmp/pwned', /starts with "-"/],
+    ['https://ghp_abc123@github.com/o/r.git', /often a token/],
+    ['https://git@host.example:8443/a/b/c.git', /often a token/],
     ['-oProxyCommand=touch /tmp/pwned', /spaces|starts with "-"/],
     ['ext::sh -c touch% /tmp/pwned', /spaces/],
     ['ext::sh', /helper/],

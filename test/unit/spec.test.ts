@@ -15,7 +15,7 @@ describe('parseSpec', () => {
     ['  lsp  ', { kind: 'crate', crate: 'yolop-extension-lsp' }],
     ['https://example.com/acme/ext.git', { kind: 'git', url: 'https://example.com/acme/ext.git' }],
     ['https://example.com/acme/ext.git@v1.2.0', { kind: 'git', url: 'https://example.com/acme/ext.git', ref: 'v1.2.0' }],
-    ['https://user@example.com/acme/ext.git', { kind: 'git', url: 'https://user@example.com/acme/ext.git' }],
+    ['ssh://git@example.com/acme/ext.git', { kind: 'git', url: 'ssh://git@example.com/acme/ext.git' }],
     ['https://example.com/acme/ext.git#feature/x', { kind: 'git', url: 'https://example.com/acme/ext.git', ref: 'feature/x' }],
     ['git@github.com:acme/ext.git', { kind: 'git', url: 'git@github.com:acme/ext.git' }],
     ['git@github.com:acme/ext.git@main', { kind: 'git', url: 'git@github.com:acme/ext.git', ref: 'main' }],
@@ -41,6 +41,7 @@ describe('parseSpec', () => {
     ['lsp\u001b[2J', 'control'],
     ['https://h/x.git#', 'nothing after "#"'],
     ['1abc', 'not a valid'],
+    ['https://ghp_secret@github.com/o/r.git', 'often a token'],
   ])('%j is invalid', (text, reason) => {
     const s = parseSpec(text, cwd, home);
     expect(s.kind).toBe('invalid');

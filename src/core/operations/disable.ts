@@ -4,10 +4,10 @@
  * Works for a name that is no longer installed but still has a table, so a
  * leftover entry can always be switched off.
  */
+import { resolveExtensionName } from '../installed-name.js';
 import type { Context } from '../context.js';
 import { withInstallLock } from '../install-lock.js';
 import { isInstalled, notInstalled } from '../installed-manifest.js';
-import { normalizeExtensionName } from '../names.js';
 import { disableExtension, readExtensionSettings } from '../settings.js';
 
 export interface DisableResult {
@@ -18,7 +18,7 @@ export interface DisableResult {
 }
 
 export async function runDisable(ctx: Context, input: string): Promise<DisableResult> {
-  const name = normalizeExtensionName(input);
+  const name = resolveExtensionName(ctx.paths, input);
   return withInstallLock(ctx, async () => {
     const installed = await isInstalled(ctx.paths, name);
     if (!installed && !(await readExtensionSettings(ctx.paths, name)).present) throw notInstalled(name);

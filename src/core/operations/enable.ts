@@ -10,10 +10,10 @@
  * E_SETUP_INCOMPLETE (exit 10) listing the exact commands that finish the setup.
  */
 import { configFields, type ConfigField, type Manifest } from '../manifest.js';
+import { resolveExtensionName } from '../installed-name.js';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
 import { withInstallLock } from '../install-lock.js';
-import { normalizeExtensionName } from '../names.js';
 import { configStatus, missingFields, type FieldStatus } from '../config-status.js';
 import { assertConfigValue, checkTypedText, coerceConfigValue, parseAssignment } from '../config-values.js';
 import { loadInstalledManifest } from '../installed-manifest.js';
@@ -143,7 +143,7 @@ async function askMissing(
 
 /** Enable an installed extension, setting config and asking for missing required fields. */
 export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
-  const name = normalizeExtensionName(input);
+  const name = resolveExtensionName(ctx.paths, input);
   const manifest = await loadInstalledManifest(ctx.paths, name);
   const given = parseConfigAssignments(manifest, options.config ?? []);
   const store = options.secretStore ?? chooseSecretStore(ctx.env);

@@ -12,6 +12,7 @@ import { YepError, isYepError } from '../errors.js';
 import { withInstallLock } from '../install-lock.js';
 import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../lockfile.js';
 import { packageDir } from '../paths.js';
+import { contentHash } from '../content-hash.js';
 import { fetchPath } from '../sources/local-path.js';
 import { fetchCrateExact } from '../sources/crates-io.js';
 import { fetchGitCommit } from '../sources/git.js';
@@ -38,7 +39,7 @@ async function fetchLocked(ctx: Context, entry: LockEntry, into: string): Promis
   const source = entry.source;
   switch (source.type) {
     case 'path':
-      return fetchPath({ kind: 'path', raw: source.path, path: source.path });
+      return fetchPath({ kind: 'path', raw: source.path, path: source.path }, ctx.paths.storeDir);
     case 'crate':
       return fetchCrateExact(ctx, source, into);
     case 'git':
@@ -49,10 +50,15 @@ async function fetchLocked(ctx: Context, entry: LockEntry, into: string): Promis
 async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<boolean> {
   const have = findEntry(current, entry.name);
   if (!have || have.content_hash !== entry.content_hash) return false;
-  return lstat(packageDir(ctx.paths, entry.name)).then(
+  if (typeof entry.grant === 'string' && have.grant !== entry.grant) return false;
+  const dir = packageDir(ctx.paths, entry.name);
+  const present = await lstat(dir).then(
     () => true,
     () => false,
   );
+  // A path install is linked in place and may have been edited since: re-hash it (local, small).
+  if (present && entry.source.type === 'path') return (await contentHash(dir).catch(() => undefined)) === entry.content_hash;
+  return present;
 }
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {

@@ -64,6 +64,11 @@ export interface InstallHooks {
    * different source or at another version. Return true to go ahead.
    */
   confirmReplace?: (preview: InstallPreview, why: string) => Promise<boolean>;
+  /**
+   * Asked when the new package's grant is wider than the approved one (the diff is in
+   * the preview). Return true to approve. Without it a widening install is refused.
+   */
+  confirmWiden?: (preview: InstallPreview) => Promise<boolean>;
 }
 
 /** Identity of where a package comes from, ignoring the pinned version. */
@@ -97,9 +102,9 @@ export { describeSource };
 async function fetchSpec(ctx: Context, spec: Spec, stage: string): Promise<FetchResult> {
   switch (spec.kind) {
     case 'path':
-      return fetchPath(spec);
+      return fetchPath(spec, ctx.paths.storeDir);
     case 'crate':
-      return fetchCrate(ctx, spec, join(stage, 'crate'));
+      return fetchCrate(ctx, spec, join(stage, 'pkg'));
     case 'git':
       return fetchGit(ctx, spec, join(stage, 'pkg'));
     case 'invalid':
@@ -115,6 +120,20 @@ async function pathExists(p: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * crates.io versions are immutable: the same crate at the same version with other
+ * bytes means a republish, a tampered mirror or a compromised registry.
+ */
+export function assertCrateImmutable(previous: LockSource, next: LockSource, name: string): void {
+  if (previous.type !== 'crate' || next.type !== 'crate' || previous.version !== next.version) return;
+  if (previous.cksum !== undefined && next.cksum !== undefined && previous.cksum !== next.cksum) {
+    throw new YepError('E_INTEGRITY', `${name}: ${next.crate_name} ${next.version} now has checksum ${next.cksum.slice(0, 16)}…, but it was installed with ${previous.cksum.slice(0, 16)}…. A published version must never change.`, {
+      hint: 'Do not trust this registry answer: check the registry or mirror. If the change is legitimate, remove the extension and install it again.',
+      details: { wanted: previous.cksum, got: next.cksum },
+    });
   }
 }
 
@@ -176,6 +195,7 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
         if (sameOrigin && samePin && previous.content_hash === hash && previous.grant === grant.fingerprint && targetExists) {
           status = 'unchanged';
         } else if (sameOrigin && samePin) {
+          assertCrateImmutable(previous.source, fetched.source, name);
           status = 'repinned';
         } else {
           const why = sameOrigin
@@ -183,11 +203,22 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
             : `${name} is already installed from ${describeSource(previous.source)}; this would replace it with ${describeSource(fetched.source)}`;
           const ok = (await hooks.confirmReplace?.(preview(previous), why)) ?? false;
           if (!ok) {
+            const exact = fetched.source.type === 'crate' && previous.source.type === 'crate' && /^=?\d/.test(previous.source.requirement ?? '=');
             throw new YepError('E_CONFLICT', `${why}.`, {
-              hint: `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it within its source.`,
+              hint: sameOrigin && exact ? 'Pass --yes to replace it (it was installed at an exact version, so `update` keeps it there).' : `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it within its source.`,
             });
           }
           status = 'replaced';
+        }
+        // The manifest is the approval boundary: a wider grant is never taken silently.
+        if (status !== 'unchanged' && diff?.widens) {
+          const approved = (await hooks.confirmWiden?.(preview(previous))) ?? false;
+          if (!approved) {
+            throw new YepError('E_CONSENT_REQUIRED', `${name}: this package asks for more than the installed one was approved for; nothing was changed.`, {
+              hint: `Review the changes above, then re-run with --accept ${grant.fingerprint} (exactly this grant) or --yes.`,
+              details: { diff },
+            });
+          }
         }
       } else if (targetExists) {
         const ok = (await hooks.confirmReplace?.(preview(), `${target} exists but is not in the lock (placed by hand?)`)) ?? false;

@@ -115,6 +115,11 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       if (!isYepError(e)) throw e;
       item.problems.push(`broken manifest: ${e.message.split('\n').join(' ')}`);
     }
+    if (verify && entry.source.type === 'path') {
+      // Linked in place: the host runs whatever is there now, so say when it is not what was pinned.
+      const actual = await contentHash(dir).catch(() => undefined);
+      if (actual !== entry.content_hash) item.problems.push(`changed since it was pinned: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`);
+    }
     if (verify && entry.source.type !== 'path') {
       // A provisioned binary was added after hashing: leave it out, as the host does.
       const binary = entry.source.type === 'crate' || entry.source.type === 'git' ? entry.source.binary_sha256 : undefined;

@@ -73,6 +73,7 @@ export async function commitPackage(ctx: Context, p: PreparedPackage, entry: Loc
     tree = join(p.stage, 'link');
     await symlink(p.fetched.dir, tree, 'dir');
   }
-  await saveApprovedGrant(ctx, p.name, p.grant.grant);
   await placePackage(ctx, p.stage, p.name, tree, (current) => upsertEntry(current, entry), p.content_hash);
+  // After the lock commit: a failed commit must not replace the record of what was approved.
+  await saveApprovedGrant(ctx, p.name, p.grant.grant);
 }

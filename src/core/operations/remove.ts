@@ -1,9 +1,9 @@
 /** `remove`: the store entry (only the link, for a path install), the lock entry, settings and secrets. */
+import { resolveExtensionName } from '../installed-name.js';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
 import { withInstallLock } from '../install-lock.js';
 import { findEntry, loadLock, type LockEntry } from '../lockfile.js';
-import { normalizeExtensionName } from '../names.js';
 import { packageDir } from '../paths.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
 import { removePackage } from '../transaction.js';
@@ -16,7 +16,7 @@ export interface RemoveOutcome {
 }
 
 export async function removeExtension(ctx: Context, input: string): Promise<RemoveOutcome> {
-  const name = normalizeExtensionName(input);
+  const name = resolveExtensionName(ctx.paths, input);
   return withInstallLock(ctx, async () => {
     (await sweepStaging(ctx)).forEach((m) => ctx.log.info(`Recovered: ${m}.`));
     const lock = await loadLock(ctx.paths.lockFile);

@@ -4,6 +4,7 @@
  * read by the CLI only after the field is known to be valid, so nobody types a
  * credential for a field that will be refused.
  */
+import { resolveExtensionName } from '../installed-name.js';
 import type { Context } from '../context.js';
 import { assertConfigValue, checkTypedText } from '../config-values.js';
 import type { PromptValidator } from './enable.js';
@@ -12,7 +13,7 @@ import { withInstallLock } from '../install-lock.js';
 import { loadInstalledManifest, isInstalled } from '../installed-manifest.js';
 import { keychainOptionsFromEnv } from '../keychain.js';
 import { configFields, type ConfigField, type Manifest } from '../manifest.js';
-import { normalizeExtensionName, isValidName } from '../names.js';
+import { isValidName } from '../names.js';
 import type { Secret } from '../secret-value.js';
 import { chooseSecretStore, setSecret, unsetSecret, type SecretStoreKind } from '../secrets.js';
 
@@ -59,7 +60,7 @@ function secretField(manifest: Manifest, key: string): ConfigField {
 }
 
 export async function runSetSecret(ctx: Context, input: string, key: string, options: SetSecretOptions = {}): Promise<SetSecretResult> {
-  const name = normalizeExtensionName(input);
+  const name = resolveExtensionName(ctx.paths, input);
   const keychain = keychainOptionsFromEnv(ctx.env);
   const base = { name, field: key, file: ctx.paths.secretsFile };
   if (options.unset) {

@@ -6,6 +6,7 @@
  * Read -> plan (no writes) -> apply; `--dry-run` stops after the plan. The new
  * tree is fully fetched, verified and unpacked before the old one is swapped out.
  */
+import { resolveExtensionName } from '../installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { loadApprovedGrant } from '../approved-grants.js';
@@ -13,7 +14,6 @@ import { diffGrants, grantOf, type GrantDiff } from '../grants.js';
 import { withInstallLock } from '../install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../lockfile.js';
 import { loadManifest } from '../manifest.js';
-import { normalizeExtensionName } from '../names.js';
 import { packageDir } from '../paths.js';
 import { fetchPath } from '../sources/local-path.js';
 import { fetchCrateExact, findCrateUpdate } from '../sources/crates-io.js';
@@ -21,6 +21,7 @@ import { fetchGitCommit, resolveGitRef } from '../sources/git.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
 import { commitPackage, lockEntryFor, preparePackage, type PreparedPackage } from './prepare.js';
+import { assertCrateImmutable } from './install.js';
 
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'refused' | 'failed';
 
@@ -56,7 +57,7 @@ async function refetchFor(ctx: Context, entry: LockEntry): Promise<Refetch> {
   const source = entry.source;
   switch (source.type) {
     case 'path':
-      return { upToDate: false, fetch: () => fetchPath({ kind: 'path', raw: source.path, path: source.path }) };
+      return { upToDate: false, fetch: () => fetchPath({ kind: 'path', raw: source.path, path: source.path }, ctx.paths.storeDir) };
     case 'crate': {
       const next = await findCrateUpdate(ctx, source);
       if (!next) return { upToDate: true };
@@ -107,6 +108,7 @@ async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
       });
     }
     prepared.fetched.source = carrySourceIntent(entry.source, prepared.fetched.source);
+    assertCrateImmutable(entry.source, prepared.fetched.source, entry.name);
     if (prepared.content_hash === entry.content_hash && prepared.grant.fingerprint === entry.grant) {
       await removeDir(stage);
       return { item: base };
@@ -141,12 +143,13 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
   if (options.names.length === 0 && !options.all) {
     throw new YepError('E_USAGE', 'Name the extensions to update, or pass --all.', { hint: 'e.g. `yep-ext update lsp` or `yep-ext update --all`.' });
   }
-  await withInstallLock(ctx, () => sweepStaging(ctx));
+  // Crash recovery writes; a dry run only reads.
+  if (!options.dryRun) await withInstallLock(ctx, () => sweepStaging(ctx));
   const lock = await loadLock(ctx.paths.lockFile);
   const entries = options.all
     ? lock.entries
     : options.names.map((n) => {
-        const name = normalizeExtensionName(n);
+        const name = resolveExtensionName(ctx.paths, n);
         const entry = findEntry(lock, name);
         if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Install it first: \`yep-ext install ${name}\`.` });
         return entry;

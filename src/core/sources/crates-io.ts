@@ -110,9 +110,20 @@ export async function resolveCrateVersion(ctx: Context, crate: string, requireme
  * now, or undefined when that is what is installed (same version and cksum) or
  * older than it (a yanked newer release never triggers a silent downgrade).
  */
+/**
+ * The index to use for a recorded source: one chosen for this run (--index /
+ * YEP_EXT_INDEX, e.g. a fleet's mirror) wins over the one recorded at install time;
+ * the locked cksum pins the bytes wherever they come from.
+ */
+function indexFor(ctx: Context, recorded: string | undefined): string {
+  return ctx.indexUrl !== DEFAULT_INDEX_URL || !recorded ? ctx.indexUrl : normalizeIndexUrl(recorded);
+}
+
 export async function findCrateUpdate(ctx: Context, source: CrateSource): Promise<ResolvedCrate | undefined> {
-  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, source.index ? { index: source.index } : {});
-  if (next.vers === source.version && next.cksum === source.cksum) return undefined;
+  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index) });
+  // Same version: up to date. A lock the host wrote has no cksum (nothing to compare, no
+  // re-download); a different cksum is returned so the caller refuses the republish.
+  if (next.vers === source.version && (source.cksum === undefined || next.cksum === source.cksum)) return undefined;
   const now = parseCargoVersion(source.version);
   const then = parseCargoVersion(next.vers);
   if (now && then && compareVersionsDesc(then, now) > 0) {
@@ -161,9 +172,7 @@ export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): P
  * version must exist there with a valid one).
  */
 export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: string): Promise<FetchResult> {
-  // An index chosen for this run (--index / YEP_EXT_INDEX, e.g. a fleet's mirror) wins over
-  // the one recorded at lock time: the locked cksum pins the bytes wherever they come from.
-  const indexUrl = ctx.indexUrl !== DEFAULT_INDEX_URL || !locked.index ? ctx.indexUrl : normalizeIndexUrl(locked.index);
+  const indexUrl = indexFor(ctx, locked.index);
   assertCrateName(locked.crate_name);
   let cksum = locked.cksum;
   let name = locked.crate_name;

@@ -59,6 +59,8 @@ function authorityProblem(authority: string, transport: GitTransport): string | 
   const hostport = at === -1 ? authority : authority.slice(at + 1);
   if (userinfo !== undefined) {
     if (userinfo.includes(':')) return 'contains a password or token (it would be saved in extensions.lock)';
+    // https://<token>@host is a common way to paste a credential; an https user name has no other use here.
+    if (transport === 'https' || transport === 'http') return 'has a user name, which is often a token (it would be saved in extensions.lock); use a credential helper instead';
     if (userinfo.startsWith('-')) return 'has a user name starting with "-"';
     if (!USER_RE.test(userinfo)) return 'has an invalid user name';
   }

@@ -4,11 +4,16 @@
  * a symlink to it, which the host's discovery follows.
  */
 import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative } from 'node:path';
 import { YepError, errnoCode } from '../errors.js';
 import type { PathSpec } from '../spec.js';
 import type { FetchResult } from './types.js';
 
-export async function fetchPath(spec: PathSpec): Promise<FetchResult> {
+/**
+ * `storeDir` guards against linking the store to itself: a directory inside the
+ * store (a hand-placed package) would be moved aside and deleted by the swap.
+ */
+export async function fetchPath(spec: PathSpec, storeDir?: string): Promise<FetchResult> {
   let dir: string;
   try {
     dir = await realpath(spec.path);
@@ -20,6 +25,15 @@ export async function fetchPath(spec: PathSpec): Promise<FetchResult> {
   }
   if (!(await stat(dir)).isDirectory()) {
     throw new YepError('E_USAGE', `${spec.path} is not a directory.`, { hint: 'Point at the package directory (the one holding plugin.json).' });
+  }
+  if (storeDir) {
+    const store = await realpath(storeDir).catch(() => storeDir);
+    const rel = relative(store, dir);
+    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) {
+      throw new YepError('E_USAGE', `${spec.path} is inside the extension store (${store}); it cannot be installed from there.`, {
+        hint: 'Move the package out of the store (e.g. to ~/src/<name>) and install it from there; path installs are linked in place.',
+      });
+    }
   }
   return { dir, source: { type: 'path', path: dir } };
 }

@@ -1,0 +1,60 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { renderNew } from '../cli/render-new.js';
+import { runNew, type NewResult } from '../core/operations/new.js';
+import { DEFAULT_LANGUAGE, LANGUAGES } from '../core/scaffold/request.js';
+
+export default class New extends BaseCommand {
+  static override summary = 'Scaffold a new extension package that passes doctor before any logic is written.';
+
+  static override description = `Writes <dir>/<name>/ with a plugin.json declaring exactly the facets you ask for, a capability server whose only parts to edit are its handler functions (handle_tool / handleTool, hook, prompt, command), and a README saying what to edit and how to test.
+
+typescript (the default) and python are one executable file, bin/<name>, with no dependencies and no build. rust is a crate depending only on serde_json; build it into bin/ with the step the command prints.
+
+At least one contribution is required: --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --skills. The target directory must not exist or be empty. Details: docs/new.md.`;
+
+  static override examples = [
+    '<%= config.bin %> new weather --tool forecast',
+    '<%= config.bin %> new guard --language python --hook pre_tool_use:bash',
+    "<%= config.bin %> new deploy --command ship --prompt 'Use /deploy:ship to release.' --status",
+    '<%= config.bin %> new tracker --language rust --tool issues --config endpoint --config token:secret:env=TRACKER_TOKEN --dir ~/exts',
+  ];
+
+  static override args = {
+    name: Args.string({ required: true, description: 'Extension name (letters, digits, _ and -); also the directory and the server command.' }),
+  };
+
+  static override flags = {
+    language: Flags.string({ char: 'l', options: [...LANGUAGES], default: DEFAULT_LANGUAGE, description: 'Language of the server.' }),
+    tool: Flags.string({ char: 't', multiple: true, description: 'A tool the server serves (repeatable).' }),
+    hook: Flags.string({ multiple: true, description: 'A hook: pre_tool_use or post_tool_use, optionally :GLOB for the tool names it fires on (default *). Repeatable.' }),
+    command: Flags.string({ multiple: true, description: 'A slash command, shown as /<name>:<command> (repeatable).' }),
+    prompt: Flags.string({ description: 'Static text the server adds to the system prompt.' }),
+    'dynamic-prompt': Flags.boolean({ description: 'The server computes a system-prompt contribution every turn.' }),
+    status: Flags.boolean({ description: 'The server shows a status in the status bar.' }),
+    skills: Flags.boolean({ description: 'Ship a starter skills/<name>/SKILL.md.' }),
+    config: Flags.string({ char: 'c', multiple: true, description: 'A config field: FIELD[:secret][:env=NAME] (repeatable). A secret without env= gets <NAME>_<FIELD>.' }),
+    dir: Flags.string({ char: 'd', description: 'Parent directory for the package (default: the current directory).' }),
+  };
+
+  async run(): Promise<NewResult> {
+    const { args, flags } = await this.parse(New);
+    const result = await runNew(
+      {
+        name: args.name,
+        language: flags.language,
+        tools: flags.tool ?? [],
+        hooks: flags.hook ?? [],
+        commands: flags.command ?? [],
+        ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
+        dynamicPrompt: flags['dynamic-prompt'],
+        status: flags.status,
+        skills: flags.skills,
+        config: flags.config ?? [],
+      },
+      { cwd: process.cwd(), ...(flags.dir !== undefined ? { dir: flags.dir } : {}), ...(process.env.HOME ? { home: process.env.HOME } : {}), env: process.env },
+    );
+    this.log(renderNew(result));
+    return result;
+  }
+}

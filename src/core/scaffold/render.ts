@@ -1,0 +1,50 @@
+/**
+ * ScaffoldSpec -> the package as a map of files. Pure: no filesystem, no clock,
+ * so the same request always renders the same bytes (tests and the write step
+ * both rely on it).
+ */
+import { renderManifestText } from './manifest.js';
+import { renderPythonServer } from './python.js';
+import { renderReadme, renderSkill } from './readme.js';
+import { renderCargoToml, renderRustServer, rustBuildStep } from './rust.js';
+import { renderTypescriptServer } from './typescript.js';
+import type { ScaffoldSpec } from './request.js';
+
+export interface ScaffoldFile {
+  content: string;
+  /** Permission bits, applied exactly (the umask does not narrow them). */
+  mode: number;
+}
+
+/** Relative path (with `/`) -> file. Directories are implied by the paths. */
+export type ScaffoldFiles = Record<string, ScaffoldFile>;
+
+export const EXECUTABLE_MODE = 0o755;
+export const FILE_MODE = 0o644;
+
+const file = (content: string): ScaffoldFile => ({ content, mode: FILE_MODE });
+
+/** Every file of the package. */
+export function renderScaffold(spec: ScaffoldSpec): ScaffoldFiles {
+  const files: ScaffoldFiles = {
+    'plugin.json': file(renderManifestText(spec)),
+    'README.md': file(renderReadme(spec)),
+  };
+  if (spec.language === 'rust') {
+    files['Cargo.toml'] = file(renderCargoToml(spec));
+    files['src/main.rs'] = file(renderRustServer(spec));
+    files['.gitignore'] = file('/target\n');
+    // bin/ must exist for the build step's `cp … bin/`; the binary itself is built, not generated.
+    files['bin/.gitkeep'] = file('');
+  } else {
+    const server = spec.language === 'python' ? renderPythonServer(spec) : renderTypescriptServer(spec);
+    files[`bin/${spec.name}`] = { content: server, mode: EXECUTABLE_MODE };
+  }
+  if (spec.skills) files[`skills/${spec.name}/SKILL.md`] = file(renderSkill(spec));
+  return files;
+}
+
+/** The command that must run in the package directory before install/doctor, if any. */
+export function buildStep(spec: ScaffoldSpec): string | undefined {
+  return spec.language === 'rust' ? rustBuildStep(spec.name) : undefined;
+}

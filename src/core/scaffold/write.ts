@@ -1,0 +1,136 @@
+/**
+ * The one effectful step of `new`: put a rendered file map on disk as a new
+ * directory, all or nothing. Everything is written into a hidden sibling
+ * directory first and renamed into place at the end, so a failure (or a kill)
+ * at any point leaves either no package or the whole package, never half of one.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, lstat, mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { checkpoint } from '../checkpoint.js';
+import { YepError, errnoCode } from '../errors.js';
+import { sanitize } from '../sanitize.js';
+import type { ScaffoldFiles } from './render.js';
+
+export interface WriteOptions {
+  /** For test-only checkpoints (YEP_EXT_TEST_PAUSE_AT=new-before-rename). */
+  env?: Record<string, string | undefined>;
+}
+
+function assertRelative(path: string): void {
+  const parts = path.split('/');
+  if (path === '' || path.startsWith('/') || path.includes('\\') || parts.some((p) => p === '' || p === '.' || p === '..')) {
+    throw new Error(`scaffold: refusing file path ${JSON.stringify(path)}`);
+  }
+}
+
+function conflict(target: string, why: string): YepError {
+  return new YepError('E_CONFLICT', `Refusing to write into ${sanitize(target)}: ${why}.`, {
+    hint: 'Choose another name, another --dir, or move the existing one aside. `new` only writes into a new or empty directory.',
+  });
+}
+
+function writeFailure(parent: string, e: unknown): YepError {
+  const code = errnoCode(e);
+  const hint =
+    code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+      ? `Check that ${parent} is writable by you, or pass --dir with a directory you can write to.`
+      : code === 'ENOSPC'
+        ? 'The disk is full: free some space and run the command again.'
+        : undefined;
+  return new YepError('E_STATE', `Could not write the package in ${sanitize(parent)}: ${code ?? (e as Error)?.message ?? String(e)}. Nothing was left behind.`, {
+    cause: e,
+    ...(hint ? { hint } : {}),
+  });
+}
+
+/**
+ * Whether `target` may be created: absent, or an empty directory (replaced).
+ * Throws E_CONFLICT for anything else.
+ */
+async function checkTarget(target: string): Promise<'absent' | 'empty-dir'> {
+  let st;
+  try {
+    st = await lstat(target);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return 'absent';
+    throw e;
+  }
+  if (st.isSymbolicLink()) throw conflict(target, 'it is a symbolic link');
+  if (!st.isDirectory()) throw conflict(target, 'a file of that name exists');
+  const entries = await readdir(target);
+  if (entries.length > 0) {
+    const shown = entries.slice(0, 3).map((n) => sanitize(n, { max: 40 })).join(', ');
+    throw conflict(target, `the directory is not empty (${shown}${entries.length > 3 ? `, … ${entries.length} entries` : ''})`);
+  }
+  return 'empty-dir';
+}
+
+const TEMP_MARK = '.yep-new-';
+/** A temp directory older than this was left by a killed run (a live run renames its own within seconds). */
+const STALE_TEMP_MS = 10 * 60 * 1000;
+
+function tempName(target: string): string {
+  return `.${basename(target)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
+}
+
+/** Remove temp siblings a killed `new` of the same name left behind (only ours, only stale ones). */
+async function sweepStaleTemps(parent: string, target: string): Promise<void> {
+  const pattern = new RegExp(`^\\.${basename(target).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${TEMP_MARK.replace(/\./g, '\\.')}[0-9a-f]{12}$`);
+  const names = await readdir(parent).catch(() => [] as string[]);
+  for (const name of names.filter((n) => pattern.test(n))) {
+    const abs = join(parent, name);
+    const st = await lstat(abs).catch(() => undefined);
+    if (st?.isDirectory() && Date.now() - st.mtimeMs > STALE_TEMP_MS) await rm(abs, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/** Write `files` as the new directory `target`. */
+export async function writeScaffold(target: string, files: ScaffoldFiles, options: WriteOptions = {}): Promise<void> {
+  const paths = Object.keys(files).sort();
+  paths.forEach(assertRelative);
+  const parent = dirname(target);
+  try {
+    if (!(await stat(parent)).isDirectory()) throw new YepError('E_USAGE', `${sanitize(parent)} is not a directory.`, { hint: 'Pass --dir with an existing directory.' });
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') throw new YepError('E_NOT_FOUND', `The directory ${sanitize(parent)} does not exist.`, { hint: `Create it first (mkdir -p ${sanitize(parent)}), or pass another --dir.` });
+    throw e;
+  }
+  await checkTarget(target);
+  await sweepStaleTemps(parent, target);
+
+  // mkdir (not mkdtemp, which makes 0700): the package directory gets the usual umask-derived mode.
+  const temp = join(parent, tempName(target));
+  try {
+    await mkdir(temp);
+  } catch (e) {
+    throw writeFailure(parent, e);
+  }
+  try {
+    for (const rel of paths) {
+      const file = files[rel]!;
+      const abs = join(temp, ...rel.split('/'));
+      await mkdir(dirname(abs), { recursive: true });
+      await writeFile(abs, file.content, { flag: 'wx', mode: file.mode });
+      // writeFile's mode is narrowed by the umask; the package's modes are part of what it is (bin/ must be 0755).
+      await chmod(abs, file.mode);
+    }
+    await checkpoint(options.env ?? {}, 'new-before-rename');
+    // Checked again: something may have appeared in the target while we wrote.
+    const state = await checkTarget(target);
+    try {
+      await rename(temp, target);
+    } catch (e) {
+      const code = errnoCode(e);
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') throw conflict(target, 'it was filled while the package was being written');
+      // Some systems will not rename over an existing (empty) directory.
+      if (state === 'empty-dir' && (code === 'EPERM' || code === 'EACCES' || code === 'EISDIR')) {
+        await rmdir(target);
+        await rename(temp, target);
+      } else throw e;
+    }
+  } catch (e) {
+    await rm(temp, { recursive: true, force: true }).catch(() => {});
+    throw e instanceof YepError ? e : writeFailure(parent, e);
+  }
+}
