@@ -7,12 +7,14 @@
  * one whose lock write happened is completed; a remove is always completed.
  * Either way store, lock, settings and secrets end entirely before or after.
  */
-import { lstat, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Context } from './context.js';
 import { errnoCode, stateIoError } from './errors.js';
 import { fsyncDir } from './fs-atomic.js';
-import { loadLock, saveLock, findEntry, type Lockfile } from './lockfile.js';
+import { saveApprovedGrant } from './approved-grants.js';
+import type { Grant } from './grants.js';
+import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry } from './lockfile.js';
 import { packageDir } from './paths.js';
 import { checkpoint } from './checkpoint.js';
 import { removeExtensionState } from './state-cleanup.js';
@@ -20,10 +22,18 @@ import { removeExtensionState } from './state-cleanup.js';
 export interface Journal {
   op: 'place' | 'remove';
   name: string;
-  /** For place: the content hash the lock will carry once committed. */
+  /**
+   * For place: the exact lock entry being committed. Committed means the lock
+   * holds this entry, not merely its content hash: replacing an extension with
+   * the same bytes from another source keeps the hash and changes the source.
+   */
+  entry?: LockEntry;
+  /** For place, journals written before `entry` existed: the new content hash. */
   newHash?: string;
   /** For place: the staged tree (inside the stage) that is renamed into the store. */
   tree?: string;
+  /** For place: the grant approved with this install, saved beside the lock once committed. */
+  grant?: Grant;
   pid: number;
 }
 
@@ -39,35 +49,54 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
+/**
+ * The journal must be on disk before the first rename it describes: after a power
+ * loss, a journal whose bytes never made it would let the sweep delete a moved-out
+ * entry as junk. (writeFile alone does not fsync the file's data.)
+ */
 async function writeJournal(stage: string, journal: Journal): Promise<void> {
-  await writeFile(join(stage, JOURNAL), JSON.stringify(journal), { flag: 'w' });
+  const fh = await open(join(stage, JOURNAL), 'w', 0o600);
+  try {
+    await fh.writeFile(JSON.stringify(journal));
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
   await fsyncDir(stage);
+}
+
+/** Key-order-independent JSON, to compare a lock entry read back with the one written. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 
 /**
- * Place `tree` (a directory or a symlink inside `stage`) at <store>/<name> and
- * write the lock produced by `nextLock`. Caller holds the installer lock.
+ * Place `tree` (a directory or a symlink inside `stage`) at <store>/<entry.name>,
+ * pin `entry` in the lock (the commit point), then save the approved `grant`
+ * beside the lock. Caller holds the installer lock.
  */
-export async function placePackage(
-  ctx: Context,
-  stage: string,
-  name: string,
-  tree: string,
-  nextLock: (current: Lockfile) => Lockfile,
-  newHash: string,
-): Promise<void> {
+export async function placePackage(ctx: Context, stage: string, entry: LockEntry, tree: string, grant?: Grant): Promise<void> {
+  const name = entry.name;
   const target = packageDir(ctx.paths, name);
   const old = join(stage, 'old');
   const lock = await loadLock(ctx.paths.lockFile); // fail on a corrupt lock before touching anything
-  await writeJournal(stage, { op: 'place', name, newHash, tree, pid: process.pid });
+  await writeJournal(stage, { op: 'place', name, entry, tree, ...(grant ? { grant } : {}), pid: process.pid });
   try {
     if (await exists(target)) await rename(target, old);
     await checkpoint(ctx.env, 'place:after-move-old');
     await rename(tree, target);
     await fsyncDir(ctx.paths.storeDir);
     await checkpoint(ctx.env, 'place:before-lock');
-    await saveLock(ctx.paths.lockFile, nextLock(lock));
+    await saveLock(ctx.paths.lockFile, upsertEntry(lock, entry));
   } catch (e) {
     // Roll back in-process: put the old entry back where it was.
     await rollbackPlace(ctx, stage, name).catch(() => {});
@@ -75,6 +104,9 @@ export async function placePackage(
     throw e;
   }
   await checkpoint(ctx.env, 'place:after-lock');
+  // After the commit: a failed install must not replace the record of what was
+  // approved. A crash before this line is completed by recovery (the journal has it).
+  if (grant) await saveApprovedGrant(ctx, name, grant);
   await rm(old, { recursive: true, force: true });
 }
 
@@ -97,7 +129,14 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
   await writeJournal(stage, { op: 'remove', name, pid: process.pid });
   await moveOut(target, join(stage, 'old'));
   await checkpoint(ctx.env, 'remove:before-lock');
-  await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
+  try {
+    await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
+  } catch (e) {
+    // The lock still lists the extension (a full disk, a read-only lock): put the
+    // entry back, or the caller's clean-up of the stage would delete it for good.
+    await moveBack(join(stage, 'old'), target).catch(() => {});
+    throw e;
+  }
   await checkpoint(ctx.env, 'remove:after-lock');
   await removeExtensionState(ctx, name);
   await rm(join(stage, 'old'), { recursive: true, force: true });
@@ -106,6 +145,11 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
 /** Move a store entry aside (into the stage) if it is still there. */
 async function moveOut(target: string, aside: string): Promise<void> {
   if ((await exists(target)) && !(await exists(aside))) await rename(target, aside);
+}
+
+async function moveBack(aside: string, target: string): Promise<void> {
+  if ((await exists(aside)) && !(await exists(target))) await rename(aside, target);
+  await fsyncDir(dirname(target));
 }
 
 /**
@@ -132,7 +176,9 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
   const target = packageDir(ctx.paths, journal.name);
   const old = join(stage, 'old');
   const treeMovedIn = journal.tree !== undefined && !(await exists(journal.tree));
-  if (treeMovedIn && entry?.content_hash === journal.newHash && (await exists(target))) {
+  const lockCommitted = journal.entry ? entry !== undefined && canonical(entry) === canonical(journal.entry) : entry?.content_hash === journal.newHash;
+  if (treeMovedIn && lockCommitted && (await exists(target))) {
+    if (journal.grant) await saveApprovedGrant(ctx, journal.name, journal.grant);
     return `completed an interrupted install of ${journal.name}`;
   }
   if (treeMovedIn) {

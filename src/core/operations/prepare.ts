@@ -7,12 +7,11 @@
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { saveApprovedGrant } from '../approved-grants.js';
 import { checkpoint } from '../checkpoint.js';
 import { resolveServerCommand, type CommandResolution } from '../command-path.js';
 import { contentHash } from '../content-hash.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../grants.js';
-import { upsertEntry, type LockEntry } from '../lockfile.js';
+import type { LockEntry } from '../lockfile.js';
 import { loadManifest, type Manifest } from '../manifest.js';
 import { assertValidName } from '../names.js';
 import type { FetchResult } from '../sources/types.js';
@@ -73,7 +72,6 @@ export async function commitPackage(ctx: Context, p: PreparedPackage, entry: Loc
     tree = join(p.stage, 'link');
     await symlink(p.fetched.dir, tree, 'dir');
   }
-  await placePackage(ctx, p.stage, p.name, tree, (current) => upsertEntry(current, entry), p.content_hash);
-  // After the lock commit: a failed commit must not replace the record of what was approved.
-  await saveApprovedGrant(ctx, p.name, p.grant.grant);
+  // The approved grant is saved by the transaction, after the lock commit.
+  await placePackage(ctx, p.stage, entry, tree, p.grant.grant);
 }
