@@ -8,6 +8,7 @@
  */
 import type { Context } from './context.js';
 import { removeApprovedGrant } from './approved-grants.js';
+import { checkpoint } from './checkpoint.js';
 import { isYepError } from './errors.js';
 import { keychainOptionsFromEnv } from './keychain.js';
 import { removeExtensionSecrets } from './secrets.js';
@@ -21,6 +22,7 @@ export async function removeExtensionState(ctx: Context, name: string): Promise<
     if (!isYepError(e)) throw e;
     ctx.log.warn(`Left settings.toml unchanged: ${e.message} Remove the [[capabilities]] table with ref = "ext:${name}" by hand.`);
   }
+  await checkpoint(ctx.env, 'remove:between-settings-and-secrets');
   try {
     const r = await removeExtensionSecrets(ctx.paths, name, { keychain: keychainOptionsFromEnv(ctx.env) });
     for (const w of r.warnings) ctx.log.warn(w);

@@ -16,6 +16,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { checkpoint } from './checkpoint.js';
 import { YepError, errnoCode, stateIoError } from './errors.js';
 import { sanitize } from './sanitize.js';
 import { TarExtractor, showPath, type ExtractLimits } from './tar-extract.js';
@@ -55,6 +56,8 @@ export interface UnpackOptions {
   compressedSize: number;
   signal?: AbortSignal;
   limits?: Partial<UnpackLimits>;
+  /** The environment, for the crash-test pause point `unpack:mid` (see checkpoint.ts). */
+  env?: Record<string, string | undefined>;
 }
 
 /**
@@ -94,7 +97,12 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
       createGunzip({ chunkSize: CHUNK }),
       async (source: AsyncIterable<Buffer>) => {
         try {
-          for await (const chunk of source) tar.write(chunk);
+          let chunks = 0;
+          for await (const chunk of source) {
+            tar.write(chunk);
+            // Crash tests: files of the first chunk are on disk, the rest are not.
+            if (chunks++ === 0 && opts.env) await checkpoint(opts.env, 'unpack:mid');
+          }
         } catch (e) {
           // Leaving the loop destroys the stream with an AbortError that pipeline
           // would report instead of this, the real reason.

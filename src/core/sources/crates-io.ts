@@ -138,7 +138,7 @@ async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: stri
   const config = await loadRegistryConfig(ctx, indexUrl);
   const verified = await downloadVerifiedCrate(ctx, config, crate, into);
   try {
-    await unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal });
+    await unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, env: ctx.env });
   } finally {
     await rm(verified.file, { force: true });
   }

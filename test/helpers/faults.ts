@@ -1,0 +1,115 @@
+/**
+ * Crash-test helpers: run the CLI until it reaches a named pause point
+ * (src/core/checkpoint.ts), kill -9 it there, and compare homes by everything
+ * that makes up the installed state (store tree, lock, grants, settings,
+ * secrets) in a form that does not depend on where the home lives.
+ */
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, type TempHome } from './home.js';
+import { buildCrate } from './crates.js';
+
+export interface Killed {
+  /** stderr of the killed process (for failure messages). */
+  stderr: string;
+}
+
+/**
+ * Run `yep-ext args` until it pauses at `point`, then SIGKILL it. Fails if it
+ * exits without reaching the point (the test would otherwise prove nothing).
+ */
+export async function killAt(point: string, args: string[], env: Record<string, string>, pauseFile: string): Promise<Killed> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...env, YEP_EXT_TEST_PAUSE_AT: point, YEP_EXT_TEST_PAUSE_FILE: pauseFile },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  let exited: number | null | undefined;
+  child.on('exit', (code) => (exited = code));
+  const started = Date.now();
+  while (!existsSync(pauseFile)) {
+    if (exited !== undefined) throw new Error(`yep-ext ${args.join(' ')} exited (${exited}) before reaching ${point}:\n${stderr}`);
+    if (Date.now() - started > 30_000) {
+      child.kill('SIGKILL');
+      throw new Error(`yep-ext ${args.join(' ')} never reached ${point}:\n${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  child.kill('SIGKILL');
+  await new Promise((r) => (exited !== undefined ? r(undefined) : child.on('exit', r)));
+  return { stderr };
+}
+
+function digest(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+/** Every entry under `dir` as `path: kind mode digest` lines (symlinks by target). */
+function tree(dir: string, rel = ''): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    const r = rel ? `${rel}/${name}` : name;
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) out.push(`${r}: link -> ${readlinkSync(p)}`);
+    else if (st.isDirectory()) out.push(`${r}/`, ...tree(p, r));
+    else out.push(`${r}: ${(st.mode & 0o777).toString(8)} ${digest(readFileSync(p))}`);
+  }
+  return out;
+}
+
+export interface StateSnapshot {
+  /** Store packages (and the approved grants beside the lock); staging and lock files excluded. */
+  store: string[];
+  lock: string | null;
+  settings: string | null;
+  secrets: string | null;
+}
+
+/** The installed state of a home, comparable across homes. */
+export function snapshot(home: TempHome): StateSnapshot {
+  const store = join(home.configDir, 'extensions');
+  const read = (p: string): string | null => (existsSync(p) ? readFileSync(p, 'utf8') : null);
+  // Staging, the installer lock and the download cache are not state; the lock is compared whole below.
+  const skip = ['.yep-staging', '.yep-ext.lock', '.yep-cache', 'extensions.lock'];
+  const entries = tree(store).filter((l) => !skip.some((x) => l === `${x}/` || l.startsWith(`${x}/`) || l.startsWith(`${x}:`)));
+  return {
+    store: entries,
+    lock: read(join(store, 'extensions.lock')),
+    settings: read(join(home.configDir, 'settings.toml')),
+    secrets: read(join(home.configDir, 'connections.toml')),
+  };
+}
+
+/** Staging directories left in a home (crash leftovers until the next command sweeps them). */
+export function stagingLeft(home: TempHome): string[] {
+  const dir = join(home.configDir, 'extensions', '.yep-staging');
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
+/**
+ * A `.crate` for an extension whose body is large enough to cross the 1 MiB
+ * marks of the download and unpack pause points (incompressible data).
+ */
+export function faultCrate(name: string, version: string, options: { tools?: string[]; seed?: number } = {}): Buffer {
+  const manifest = {
+    name,
+    version,
+    description: `fault-test extension ${name} ${version}`,
+    yolop: { capabilityServer: { command: `${name}-server` }, tools: (options.tools ?? ['one']).map((t) => ({ name: t })) },
+  };
+  return buildCrate({
+    name: `yolop-extension-${name}`,
+    version,
+    files: {
+      'Cargo.toml': `[package]\nname = "yolop-extension-${name}"\nversion = "${version}"\n`,
+      'plugin.json': JSON.stringify(manifest, null, 2),
+      [`bin/${name}-server`]: { content: Buffer.from('#!/bin/sh\nexec cat >/dev/null\n'), mode: 0o755 },
+      'data/blob.bin': randomBytes(3 * 1024 * 1024),
+    },
+  });
+}
