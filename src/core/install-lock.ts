@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
 import { YepError, errnoCode, stateIoError } from './errors.js';
 import type { Context } from './context.js';
+import { sweepStaging } from './staging.js';
 
 // A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
 // belongs to a dead process (kill -9) and is taken over.
@@ -25,6 +26,7 @@ export async function ensureStore(ctx: Context): Promise<void> {
 // Concurrent operations inside one process (install a b c) queue here first, so the
 // file lock only ever arbitrates between processes, and "waiting" means another process.
 let inProcess: Promise<unknown> = Promise.resolve();
+const recovered = new Set<string>();
 
 /** Run `fn` holding the installer lock. */
 export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
@@ -60,6 +62,13 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
     }
   }
   try {
+    // The first holder in a process finishes or undoes the transactions of dead
+    // processes (kill -9, power loss), so whichever command runs next after a
+    // crash recovers, not only install, update and remove.
+    if (!recovered.has(ctx.paths.stagingDir)) {
+      recovered.add(ctx.paths.stagingDir);
+      for (const m of await sweepStaging(ctx)) ctx.log.info(`Recovered: ${m}.`);
+    }
     return await fn();
   } finally {
     await release().catch(() => {});
