@@ -95,12 +95,19 @@ export function stagingLeft(home: TempHome): string[] {
  * A `.crate` for an extension whose body is large enough to cross the 1 MiB
  * marks of the download and unpack pause points (incompressible data).
  */
-export function faultCrate(name: string, version: string, options: { tools?: string[]; seed?: number } = {}): Buffer {
+export function faultCrate(name: string, version: string, options: { tools?: string[]; config?: boolean } = {}): Buffer {
   const manifest = {
     name,
     version,
     description: `fault-test extension ${name} ${version}`,
-    yolop: { capabilityServer: { command: `${name}-server` }, tools: (options.tools ?? ['one']).map((t) => ({ name: t })) },
+    yolop: {
+      capabilityServer: { command: `${name}-server` },
+      tools: (options.tools ?? ['one']).map((t) => ({ name: t })),
+      // A non-secret field (kept in settings.toml) and a secret one (connections.toml).
+      ...(options.config
+        ? { config_schema: { type: 'object', properties: { level: { type: 'string' }, token: { type: 'string', secret: true, env: 'FX_TOKEN' } } } }
+        : {}),
+    },
   };
   return buildCrate({
     name: `yolop-extension-${name}`,

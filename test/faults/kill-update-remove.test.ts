@@ -1,0 +1,127 @@
+/**
+ * kill -9 at every named point of `update` and `remove`, then the next command
+ * that takes the installer lock recovers to entirely-before or entirely-after
+ * (store, lock, grants, settings.toml, connections.toml), and repeating the
+ * command ends exactly like a clean run. See kill-install.test.ts for install.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot } from '../helpers/faults.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const FAST = { YEP_EXT_HTTP_TIMEOUT_MS: '10000', YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_HTTP_RETRY_BASE_MS: '10', YEP_EXT_HTTP_RETRY_MAX_MS: '20' };
+const homes: TempHome[] = [];
+const registries: TestRegistry[] = [];
+
+afterAll(async () => {
+  for (const h of homes) h.cleanup();
+  for (const r of registries) await r.close();
+});
+
+function newHome(): TempHome {
+  const h = makeTempHome('yep-fault-');
+  homes.push(h);
+  return h;
+}
+
+async function ok(h: TempHome, reg: TestRegistry, args: string[], input?: string): Promise<void> {
+  const r = await runCli(args, { env: { ...h.env, ...FAST, YEP_EXT_INDEX: reg.indexUrl }, ...(input !== undefined ? { input } : {}) });
+  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+}
+
+/**
+ * Kill at `point`, run `probe` (any command that takes the installer lock, which
+ * recovers), check before-or-after, then finish with `op` and compare with `after`.
+ */
+async function crashAndRecover(
+  h: TempHome,
+  reg: TestRegistry,
+  op: string[],
+  point: string,
+  before: StateSnapshot,
+  after: StateSnapshot,
+  probe: { args: string[]; codes: number[] } = { args: ['remove', 'not-installed'], codes: [3] },
+): Promise<void> {
+  const env = { ...h.env, ...FAST, YEP_EXT_INDEX: reg.indexUrl };
+  expect(snapshot(h)).toEqual(before);
+  await killAt(point, op, env, join(h.root, 'paused'));
+  const probed = await runCli(probe.args, { env });
+  expect(probe.codes, probed.stderr).toContain(probed.code);
+  // Only a crash inside a transaction (journal written) has something to report.
+  if (/^(place|remove):/.test(point)) expect(probed.stderr).toMatch(/Recovered: (completed|rolled back) an interrupted/);
+  const recovered = snapshot(h);
+  expect([before, after], `state after recovery at ${point}:\n${JSON.stringify(recovered, null, 1)}`).toContainEqual(recovered);
+  expect(stagingLeft(h)).toEqual([]);
+  const again = await runCli(op, { env });
+  // Repeating a completed remove is "not installed" (3); anything else must succeed.
+  expect([0, 3], again.stderr).toContain(again.code);
+  expect(snapshot(h)).toEqual(after);
+  expect(stagingLeft(h)).toEqual([]);
+  const list = jsonOf(await runCli(['list', '--json'], { env }));
+  expect(list.extensions.flatMap((e: { problems: string[] }) => e.problems)).toEqual([]);
+}
+
+describe('kill -9 during update --all (1.0.0 -> 1.1.0 with the same grant)', () => {
+  // Each point gets its own registry: 1.1.0 is published only after both homes installed 1.0.0.
+  it.concurrent.each(['download:mid', 'unpack:mid', 'install:after-fetch', 'place:after-move-old', 'place:before-lock', 'place:after-lock'])(
+    'at %s',
+    async (point) => {
+      const reg = await startRegistry();
+      registries.push(reg);
+      reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
+      reg.publish({ name: 'yolop-extension-up', vers: '1.0.0', data: faultCrate('up', '1.0.0', { config: true }) });
+      const [twin, h] = [newHome(), newHome()];
+      for (const home of [twin, h]) {
+        await ok(home, reg, ['install', 'keep', 'up']);
+        await ok(home, reg, ['enable', 'up', '--config', 'level=debug']);
+      }
+      reg.publish({ name: 'yolop-extension-up', vers: '1.1.0', data: faultCrate('up', '1.1.0', { config: true }) });
+      const before = snapshot(twin);
+      await ok(twin, reg, ['update', '--all']);
+      const after = snapshot(twin);
+      expect(after.lock).toContain('version = "1.1.0"');
+      await crashAndRecover(h, reg, ['update', '--all'], point, before, after);
+    },
+  );
+});
+
+describe('kill -9 during remove (package, lock, approved grant, settings and secrets)', () => {
+  let reg: TestRegistry;
+  let before: StateSnapshot;
+  let after: StateSnapshot;
+  const setup = async (h: TempHome): Promise<void> => {
+    await ok(h, reg, ['install', 'keep', 'fx']);
+    await ok(h, reg, ['enable', 'fx', '--config', 'level=debug']);
+    await ok(h, reg, ['set-secret', 'fx', 'token', '--stdin'], 's3cret-value\n');
+  };
+
+  beforeAll(async () => {
+    reg = await startRegistry();
+    registries.push(reg);
+    reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
+    reg.publish({ name: 'yolop-extension-fx', vers: '1.0.0', data: faultCrate('fx', '1.0.0', { config: true }) });
+    const twin = newHome();
+    await setup(twin);
+    before = snapshot(twin);
+    expect(before.settings).toContain('ext:fx');
+    expect(before.secrets).toContain('s3cret-value');
+    await ok(twin, reg, ['remove', 'fx']);
+    after = snapshot(twin);
+    expect(after.settings ?? '').not.toContain('ext:fx');
+    expect(after.secrets ?? '').not.toContain('s3cret-value');
+  });
+
+  it.concurrent.each(['remove:before-lock', 'remove:after-lock', 'remove:between-settings-and-secrets'])('at %s', async (point) => {
+    const h = newHome();
+    await setup(h);
+    await crashAndRecover(h, reg, ['remove', 'fx'], point, before, after);
+  });
+
+  it('the next command may be any that takes the installer lock: disable recovers too', async () => {
+    const h = newHome();
+    await setup(h);
+    // `disable keep` changes nothing (keep was never enabled), so the state is still comparable.
+    await crashAndRecover(h, reg, ['remove', 'fx'], 'remove:before-lock', before, after, { args: ['disable', 'keep'], codes: [0] });
+  });
+});
