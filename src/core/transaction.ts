@@ -10,7 +10,7 @@
 import { lstat, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from './context.js';
-import { errnoCode, stateIoError } from './errors.js';
+import { errnoCode, isYepError, stateIoError } from './errors.js';
 import { fsyncDir } from './fs-atomic.js';
 import { saveApprovedGrant } from './approved-grants.js';
 import type { Grant } from './grants.js';
@@ -55,12 +55,18 @@ async function exists(p: string): Promise<boolean> {
  * entry as junk. (writeFile alone does not fsync the file's data.)
  */
 async function writeJournal(stage: string, journal: Journal): Promise<void> {
-  const fh = await open(join(stage, JOURNAL), 'w', 0o600);
+  const file = join(stage, JOURNAL);
   try {
-    await fh.writeFile(JSON.stringify(journal));
-    await fh.sync();
-  } finally {
-    await fh.close();
+    const fh = await open(file, 'w', 0o600);
+    try {
+      await fh.writeFile(JSON.stringify(journal));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    // Nothing has been moved yet (a full disk, typically): a plain state error.
+    throw stateIoError('write the transaction journal', file, e);
   }
   await fsyncDir(stage);
 }
@@ -100,7 +106,9 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
   } catch (e) {
     // Roll back in-process: put the old entry back where it was.
     await rollbackPlace(ctx, stage, name).catch(() => {});
-    if (errnoCode(e)) throw stateIoError('update', target, e);
+    // A YepError (the lock write's "Could not write …: ENOSPC" with its hint) is
+    // already the right report; wrapping it again printed "…: E_STATE".
+    if (!isYepError(e) && errnoCode(e)) throw stateIoError('update', target, e);
     throw e;
   }
   await checkpoint(ctx.env, 'place:after-lock');
