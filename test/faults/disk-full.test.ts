@@ -1,0 +1,163 @@
+/**
+ * A full disk during a write leaves the old files intact. The home lives on a
+ * small tmpfs (needs root to mount; the test is skipped, saying so, elsewhere).
+ * With the disk filled, every state-changing command fails with a clear error,
+ * the lock, settings, secrets, grants and store are byte-identical afterwards and
+ * no temp file is left; once space is freed the same commands succeed.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { faultCrate, snapshot, stagingLeft, type StateSnapshot } from '../helpers/faults.js';
+import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const base = mkdtempSync(join(tmpdir(), 'yep-diskfull-'));
+const mnt = join(base, 'mnt');
+mkdirSync(mnt);
+// 2 MiB: room for a few small extensions and state files, not for a 3 MiB crate.
+const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0755', 'tmpfs', mnt], { encoding: 'utf8' });
+const mounted = mount.status === 0;
+if (!mounted) console.warn(`disk-full tests skipped: cannot mount a tmpfs here (${(mount.stderr || mount.error?.message || '').trim()})`);
+
+let reg: TestRegistry;
+let home: TempHome;
+let pkgs: string;
+let env: Record<string, string>;
+const filler = join(mnt, 'filler');
+
+/** Write to the tmpfs until it refuses (ENOSPC); `more` tops up an existing filler. */
+function fillDisk(more = false): void {
+  const fd = openSync(filler, more ? 'a' : 'w');
+  const chunk = Buffer.alloc(more ? 1024 : 16 * 1024, 1);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Temp files a writer may leave beside state files (write-file-atomic: `<name>.<digits>`). */
+function strayTemps(): string[] {
+  const dirs = [join(mnt, 'config'), join(mnt, 'config', 'extensions'), join(mnt, 'config', 'extensions', '.yep-grants')];
+  return dirs.flatMap((d) => {
+    try {
+      return readdirSync(d).filter((f) => /\.\d+$/.test(f) || f.endsWith('.partial') || f.endsWith('.tmp'));
+    } catch {
+      return [];
+    }
+  });
+}
+
+beforeAll(async () => {
+  if (!mounted) return;
+  reg = await startRegistry();
+  reg.publish({ name: 'yolop-extension-big', vers: '1.0.0', data: faultCrate('big', '1.0.0') });
+  home = makeTempHome('yep-diskfull-home-');
+  pkgs = join(home.root, 'pkgs');
+  env = { ...home.env, YOLOP_CONFIG_DIR: join(mnt, 'config'), YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' };
+  const a = writePackage(join(pkgs, 'alpha'), {
+    name: 'alpha',
+    yolop: { config_schema: { type: 'object', properties: { level: { type: 'string' }, token: { type: 'string', secret: true, env: 'ALPHA_TOKEN' } } } },
+  });
+  writePackage(join(pkgs, 'beta'), { name: 'beta' });
+  for (const [args, input] of [
+    [['install', a], undefined],
+    [['enable', 'alpha', '--config', 'level=debug'], undefined],
+    [['set-secret', 'alpha', 'token', '--stdin'], 'first-secret\n'],
+  ] as const) {
+    const r = await runCli([...args], { env, ...(input ? { input } : {}) });
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+  }
+});
+
+afterAll(async () => {
+  if (mounted) {
+    await reg.close();
+    home.cleanup();
+    spawnSync('umount', [mnt]);
+  }
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe.skipIf(!mounted)('a full disk', () => {
+  let before: StateSnapshot;
+  const homeView = (): TempHome => ({ ...home, configDir: join(mnt, 'config') });
+
+  beforeAll(() => {
+    before = snapshot(homeView());
+    expect(before.settings).toContain('ext:alpha');
+    expect(before.secrets).toContain('first-secret');
+    fillDisk();
+  });
+
+  const attempts: Array<[string, string[], string | undefined]> = [
+    ['disable (settings.toml)', ['disable', 'alpha'], undefined],
+    ['enable with new config (settings.toml)', ['enable', 'alpha', '--config', 'level=trace'], undefined],
+    ['set-secret (connections.toml)', ['set-secret', 'alpha', 'token', '--stdin'], 'second-secret\n'],
+    ['install of a directory (link + lock)', ['install', '__BETA__'], undefined],
+    ['install of a crate (download + unpack)', ['install', 'big'], undefined],
+    ['remove (lock, then settings and secrets)', ['remove', 'alpha'], undefined],
+  ];
+
+  it.each(attempts)('%s fails cleanly and changes nothing', async (_what, args, input) => {
+    const r = await runCli(
+      args.map((a) => (a === '__BETA__' ? join(pkgs, 'beta') : a)),
+      { env, ...(input ? { input } : {}) },
+    );
+    expect(r.code, r.stdout + r.stderr).not.toBe(0);
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.stderr).toMatch(/no space|ENOSPC|disk/i);
+    expect(snapshot(homeView())).toEqual(before);
+    expect(strayTemps()).toEqual([]);
+    expect(stagingLeft(homeView())).toEqual([]);
+  });
+
+  // One free page: the transaction journal fits, the new lock does not. The
+  // entry has already been moved (into the store, or out of it) when the lock
+  // write fails, so this is the rollback path, not the early refusal above.
+  it.each([
+    ['remove', ['remove', 'alpha']],
+    ['install of a directory', ['install', '__BETA__']],
+  ] as const)('%s, when only the journal fits, rolls back to exactly before', async (_what, args) => {
+    const { truncateSync, statSync } = await import('node:fs');
+    truncateSync(filler, statSync(filler).size - 4096);
+    try {
+      const r = await runCli(
+        args.map((a) => (a === '__BETA__' ? join(pkgs, 'beta') : a)),
+        { env },
+      );
+      expect(r.code, r.stdout + r.stderr).not.toBe(0);
+      expect(r.stderr).not.toMatch(/internal error/);
+      expect(r.stderr).toMatch(/ENOSPC/);
+      expect(r.stderr).toMatch(/extensions\.lock/);
+      expect(snapshot(homeView())).toEqual(before);
+      expect(strayTemps()).toEqual([]);
+      expect(stagingLeft(homeView())).toEqual([]);
+    } finally {
+      fillDisk(true);
+    }
+  });
+
+  it('once space is freed, the same commands work', async () => {
+    rmSync(filler);
+    for (const [args, input] of [
+      [['disable', 'alpha'], undefined],
+      [['set-secret', 'alpha', 'token', '--stdin'], 'second-secret\n'],
+      [['install', join(pkgs, 'beta')], undefined],
+      [['remove', 'alpha'], undefined],
+    ] as const) {
+      const r = await runCli([...args], { env, ...(input ? { input } : {}) });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    const after = snapshot(homeView());
+    expect(after.lock).toContain('name = "beta"');
+    expect(after.lock).not.toContain('name = "alpha"');
+    expect(after.secrets ?? '').not.toContain('secret');
+  });
+});
