@@ -15,19 +15,26 @@ import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
-const base = mkdtempSync(join(tmpdir(), 'yep-diskfull-'));
-const mnt = join(base, 'mnt');
-mkdirSync(mnt);
 // 2 MiB: room for a few small extensions and state files, not for a 3 MiB crate.
-const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0755', 'tmpfs', mnt], { encoding: 'utf8' });
-const mounted = mount.status === 0;
-if (!mounted) console.warn(`disk-full tests skipped: cannot mount a tmpfs here (${(mount.stderr || mount.error?.message || '').trim()})`);
+const mountTmpfs = (at: string) => spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0755', 'tmpfs', at], { encoding: 'utf8' });
+// Probe now (the skip decision is made while collecting), mount for real in beforeAll:
+// a file whose tests are all filtered out (vitest -t) runs no hooks and must leave nothing.
+const mounted = ((): boolean => {
+  const at = mkdtempSync(join(tmpdir(), 'yep-diskfull-probe-'));
+  const probe = mountTmpfs(at);
+  if (probe.status === 0) spawnSync('umount', [at]);
+  else console.warn(`disk-full tests skipped: cannot mount a tmpfs here (${(probe.stderr || probe.error?.message || '').trim()})`);
+  rmSync(at, { recursive: true, force: true });
+  return probe.status === 0;
+})();
+let base: string;
+let mnt: string;
+let filler: string;
 
 let reg: TestRegistry;
 let home: TempHome;
 let pkgs: string;
 let env: Record<string, string>;
-const filler = join(mnt, 'filler');
 
 /** Write to the tmpfs until it refuses (ENOSPC); `more` tops up an existing filler. */
 function fillDisk(more = false): void {
@@ -56,6 +63,12 @@ function strayTemps(): string[] {
 
 beforeAll(async () => {
   if (!mounted) return;
+  base = mkdtempSync(join(tmpdir(), 'yep-diskfull-'));
+  mnt = join(base, 'mnt');
+  filler = join(mnt, 'filler');
+  mkdirSync(mnt);
+  const m = mountTmpfs(mnt);
+  expect(m.status, m.stderr).toBe(0);
   reg = await startRegistry();
   reg.publish({ name: 'yolop-extension-big', vers: '1.0.0', data: faultCrate('big', '1.0.0') });
   home = makeTempHome('yep-diskfull-home-');
@@ -77,11 +90,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (mounted) {
-    await reg.close();
-    home.cleanup();
-    spawnSync('umount', [mnt]);
-  }
+  if (!mounted) return;
+  await reg.close();
+  home.cleanup();
+  spawnSync('umount', [mnt]);
   rmSync(base, { recursive: true, force: true });
 });
 
