@@ -519,23 +519,43 @@ export interface HttpResult {
   body: Buffer;
 }
 
+/**
+ * The body's chunks, counted by the stall/throughput guard and stopped at the byte
+ * cap (Content-Length is never trusted for that). Shared by every reader of bodies.
+ */
+async function* cappedBody(
+  body: BodyInfo['body'],
+  guard: AttemptGuard,
+  options: { what: string; maxBytes: number },
+  url: string,
+): AsyncGenerator<Buffer> {
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    guard.count(chunk.length);
+    if (total > options.maxBytes) {
+      discard(body);
+      throw capError(options.what, options.maxBytes, 'it kept sending', new URL(url));
+    }
+    yield chunk;
+  }
+}
+
+/** A body shorter or longer than announced was cut or padded on the way: retry it. */
+function checkDeclaredLength(what: string, total: number, declared: number | undefined): void {
+  if (declared !== undefined && total !== declared) throw new Transient(`the ${what} was ${total} bytes but Content-Length said ${declared}`);
+}
+
 /** GET a small body (index file, config.json, API page) into memory, capped. */
 export async function httpGet(ctx: Context, url: string, options: RequestOptions): Promise<HttpResult> {
   const out = await perform(ctx, url, options, async ({ body, declaredLength, guard }) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    for await (const chunk of body) {
+    for await (const chunk of cappedBody(body, guard, options, url)) {
       total += chunk.length;
-      guard.count(chunk.length);
-      if (total > options.maxBytes) {
-        discard(body);
-        throw capError(options.what, options.maxBytes, 'it kept sending', new URL(url));
-      }
       chunks.push(chunk);
     }
-    if (declaredLength !== undefined && total !== declaredLength) {
-      throw new Transient(`the body was ${total} bytes but Content-Length said ${declaredLength}`);
-    }
+    checkDeclaredLength('body', total, declaredLength);
     return Buffer.concat(chunks, total);
   });
   return { status: out.status, headers: out.headers, url: out.url, body: out.value ?? Buffer.alloc(0) };
@@ -585,13 +605,8 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
       pendingBytes = 0;
     };
     try {
-      for await (const chunk of body) {
+      for await (const chunk of cappedBody(body, guard, options, url)) {
         total += chunk.length;
-        guard.count(chunk.length);
-        if (total > options.maxBytes) {
-          discard(body);
-          throw capError(options.what, options.maxBytes, 'it kept sending', new URL(url));
-        }
         pending.push(chunk);
         pendingBytes += chunk.length;
         if (pendingBytes >= HASH_CHUNK) {
@@ -606,9 +621,7 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
       closeSync(fd);
       progress?.stop();
     }
-    if (declaredLength !== undefined && total !== declaredLength) {
-      throw new Transient(`the download was ${total} bytes but Content-Length said ${declaredLength}`);
-    }
+    checkDeclaredLength('download', total, declaredLength);
     return { size: total, sha256: hash.digest('hex') };
   });
   return { url: out.url, size: out.value!.size, sha256: out.value!.sha256 };
