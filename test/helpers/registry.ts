@@ -108,6 +108,22 @@ export interface TestRegistry {
   close(): Promise<void>;
 }
 
+/**
+ * HTTP timings for tests: short deadlines, few fast retries, so fault cases
+ * (stalls, 5xx, Retry-After) finish in a second or two instead of minutes.
+ */
+export const FAST_HTTP_ENV: Record<string, string> = {
+  YEP_EXT_HTTP_TIMEOUT_MS: '3000',
+  YEP_EXT_HTTP_DOWNLOAD_TIMEOUT_MS: '3000',
+  YEP_EXT_HTTP_STALL_MS: '1500',
+  YEP_EXT_HTTP_MIN_RATE: '2048',
+  YEP_EXT_HTTP_RATE_WINDOW_MS: '400',
+  YEP_EXT_HTTP_RETRIES: '2',
+  YEP_EXT_HTTP_RETRY_BASE_MS: '10',
+  YEP_EXT_HTTP_RETRY_MAX_MS: '40',
+  YEP_EXT_HTTP_RETRY_AFTER_MAX_MS: '2000',
+};
+
 export function sha256Hex(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }

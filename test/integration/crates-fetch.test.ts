@@ -10,19 +10,9 @@ import { parseRegistryConfig } from '../../src/core/sources/crates-io/registry-c
 import type { CrateSpec } from '../../src/core/spec.js';
 import { buildCrate, FIXTURE_CRATES, fixtureCrate, packagedCrate } from '../helpers/crates.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
-const FAST = {
-  YEP_EXT_HTTP_TIMEOUT_MS: '3000',
-  YEP_EXT_HTTP_DOWNLOAD_TIMEOUT_MS: '3000',
-  YEP_EXT_HTTP_STALL_MS: '1500',
-  YEP_EXT_HTTP_MIN_RATE: '2048',
-  YEP_EXT_HTTP_RATE_WINDOW_MS: '400',
-  YEP_EXT_HTTP_RETRIES: '2',
-  YEP_EXT_HTTP_RETRY_BASE_MS: '10',
-  YEP_EXT_HTTP_RETRY_MAX_MS: '40',
-  YEP_EXT_HTTP_RETRY_AFTER_MAX_MS: '2000',
-};
+const FAST = FAST_HTTP_ENV;
 const HELLO = 'yolop-extension-hello';
 
 let reg: TestRegistry;

@@ -7,19 +7,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkFetchUrl, httpDownload, httpGet, type RequestOptions } from '../../src/core/http.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { FAST_HTTP_ENV, sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
-const FAST = {
-  YEP_EXT_HTTP_TIMEOUT_MS: '3000',
-  YEP_EXT_HTTP_DOWNLOAD_TIMEOUT_MS: '3000',
-  YEP_EXT_HTTP_STALL_MS: '1500',
-  YEP_EXT_HTTP_MIN_RATE: '2048',
-  YEP_EXT_HTTP_RATE_WINDOW_MS: '400',
-  YEP_EXT_HTTP_RETRIES: '2',
-  YEP_EXT_HTTP_RETRY_BASE_MS: '10',
-  YEP_EXT_HTTP_RETRY_MAX_MS: '40',
-  YEP_EXT_HTTP_RETRY_AFTER_MAX_MS: '2000',
-};
+const FAST = FAST_HTTP_ENV;
 
 let reg: TestRegistry;
 let home: TempHome;
