@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { renderNew } from '../cli/render-new.js';
 import { runNew, type NewResult } from '../core/operations/new.js';
-import { DEFAULT_LANGUAGE, LANGUAGES } from '../core/scaffold/request.js';
+import { DEFAULT_LANGUAGE, LANGUAGES } from '../scaffold/request.js';
 
 export default class New extends BaseCommand {
   static override summary = 'Scaffold a new extension package that passes doctor before any logic is written.';

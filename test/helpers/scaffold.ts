@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 import { YepClient, YepRequestError, type MessageRecord } from '../../src/core/yep/client.js';
-import type { Language } from '../../src/core/scaffold/request.js';
+import type { Language } from '../../src/scaffold/request.js';
 import { REPO_ROOT } from './home.js';
 
 type Validator = ((value: unknown) => boolean) & { errors?: unknown };

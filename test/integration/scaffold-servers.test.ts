@@ -11,8 +11,8 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runNew } from '../../src/core/operations/new.js';
-import { capabilityTokens } from '../../src/core/scaffold/facets.js';
-import { parseScaffoldRequest, type Language, type ScaffoldInput } from '../../src/core/scaffold/request.js';
+import { capabilityTokens } from '../../src/scaffold/facets.js';
+import { parseScaffoldRequest, type Language, type ScaffoldInput } from '../../src/scaffold/request.js';
 import { makeTempHome } from '../helpers/home.js';
 import { fillHookHandler, inboundProblems, remoteError, runScriptedSession, startServer } from '../helpers/scaffold.js';
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { YepError } from '../../src/core/errors.js';
-import type { ScaffoldFiles } from '../../src/core/scaffold/render.js';
-import { writeScaffold } from '../../src/core/scaffold/write.js';
+import type { ScaffoldFiles } from '../../src/scaffold/render.js';
+import { writeScaffold } from '../../src/scaffold/write.js';
 
 let root: string;
 beforeEach(() => {

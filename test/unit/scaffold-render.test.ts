@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { validateManifest } from '../../src/core/manifest.js';
-import { capabilityTokens } from '../../src/core/scaffold/facets.js';
-import { jsString, pyString, rustString } from '../../src/core/scaffold/literals.js';
-import { TEMPLATE_PROTOCOL_VERSION, renderManifest } from '../../src/core/scaffold/manifest.js';
-import { buildStep, renderScaffold } from '../../src/core/scaffold/render.js';
-import { LANGUAGES, parseScaffoldRequest, type ScaffoldInput } from '../../src/core/scaffold/request.js';
+import { capabilityTokens } from '../../src/scaffold/facets.js';
+import { jsString, pyString, rustString } from '../../src/scaffold/literals.js';
+import { TEMPLATE_PROTOCOL_VERSION, renderManifest } from '../../src/scaffold/manifest.js';
+import { buildStep, renderScaffold } from '../../src/scaffold/render.js';
+import { LANGUAGES, parseScaffoldRequest, type ScaffoldInput } from '../../src/scaffold/request.js';
 import { PROTOCOL_VERSION } from '../../src/core/yep/protocol.js';
 import { artifactProblems } from '../helpers/scaffold.js';
 

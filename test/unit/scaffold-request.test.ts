@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { YepError } from '../../src/core/errors.js';
-import { defaultSecretEnv, parseConfigFlag, parseHookFlag, parseScaffoldRequest } from '../../src/core/scaffold/request.js';
+import { defaultSecretEnv, parseConfigFlag, parseHookFlag, parseScaffoldRequest } from '../../src/scaffold/request.js';
 
 function refusal(fn: () => unknown): YepError {
   try {

@@ -5,10 +5,10 @@
  */
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CRATE_PREFIX } from '../names.js';
-import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldSpec } from '../scaffold/request.js';
-import { serverSourcePath } from '../scaffold/readme.js';
-import { buildStep, renderScaffold } from '../scaffold/render.js';
-import { writeScaffold } from '../scaffold/write.js';
+import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldSpec } from '../../scaffold/request.js';
+import { serverSourcePath } from '../../scaffold/readme.js';
+import { buildStep, renderScaffold } from '../../scaffold/render.js';
+import { writeScaffold } from '../../scaffold/write.js';
 
 export interface NewOptions {
   /** Resolves a relative --dir and is where the printed commands are meant to run. */

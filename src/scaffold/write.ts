@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { checkpoint } from '../checkpoint.js';
-import { YepError, errnoCode } from '../errors.js';
-import { sanitize } from '../sanitize.js';
+import { checkpoint } from '../core/checkpoint.js';
+import { YepError, errnoCode } from '../core/errors.js';
+import { sanitize } from '../core/sanitize.js';
 import type { ScaffoldFiles } from './render.js';
 
 export interface WriteOptions {

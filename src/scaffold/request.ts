@@ -4,9 +4,9 @@
  * The rules are the host's (names, hook events, contributions: host-compat §2)
  * plus what the templates need (prompt text they can embed, Cargo-safe names).
  */
-import { YepError } from '../errors.js';
-import { HOOK_EVENTS, type HookEvent } from '../manifest.js';
-import { CRATE_PREFIX, assertValidName, isValidName } from '../names.js';
+import { YepError } from '../core/errors.js';
+import { HOOK_EVENTS, type HookEvent } from '../core/manifest.js';
+import { CRATE_PREFIX, assertValidName, isValidName } from '../core/names.js';
 
 export const LANGUAGES = ['typescript', 'python', 'rust'] as const;
 export type Language = (typeof LANGUAGES)[number];
