@@ -1,6 +1,7 @@
 /**
- * Doctor's inspection of `capabilityServer.command` (install's quick lookup is
- * command-path.ts). Finds the program the way the host's spawn would
+ * The one inspection of `capabilityServer.command`, used by install (to say when
+ * the server cannot start yet, and whether to fetch a prebuilt binary) and by
+ * doctor. Finds the program the way the host's spawn would
  * (host-compat §7: a bare name is looked up on `PATH` with `<package>/bin`
  * first), and says clearly why it would not start: missing, a directory, a
  * dangling symlink, not executable, built for another machine, a `#!`

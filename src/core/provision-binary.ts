@@ -9,7 +9,7 @@
 import { chmod, lstat, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import * as tar from 'tar';
-import { resolveServerCommand } from './command-path.js';
+import { inspectServerCommand } from './inspect-command.js';
 import type { Context } from './context.js';
 import { isYepError } from './errors.js';
 import { checkFetchUrl, httpDownload, httpGet } from './http.js';
@@ -99,7 +99,7 @@ async function extractCommand(archive: string, command: string, dest: string, tm
 export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Manifest): Promise<BinaryOutcome> {
   const server = manifest.yolop.capabilityServer;
   if (!server.binaries) return {};
-  if (resolveServerCommand(pkgDir, server.command, ctx.env.PATH).found) return {};
+  if ((await inspectServerCommand(pkgDir, server.command, ctx.env.PATH ?? '')).ok) return {};
   const command = server.command;
   if (!COMMAND_RE.test(command)) return { note: `no prebuilt binary: the command "${command}" is not a plain file name` };
   const target = hostTarget();

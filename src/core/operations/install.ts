@@ -239,7 +239,7 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
         source: fetched.source,
         ...(previous ? { previous } : {}),
         manifest,
-        command: command.found ? { found: true, detail: command.path } : { found: false, detail: command.reason },
+        command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
         notes,
       };
     });

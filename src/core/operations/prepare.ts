@@ -8,7 +8,7 @@ import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { checkpoint } from '../checkpoint.js';
-import { resolveServerCommand, type CommandResolution } from '../command-path.js';
+import { inspectServerCommand, type CommandInspection } from '../inspect-command.js';
 import { contentHash } from '../content-hash.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../grants.js';
 import type { LockEntry } from '../lockfile.js';
@@ -23,7 +23,7 @@ export interface PreparedPackage {
   name: string;
   content_hash: string;
   grant: GrantSummary;
-  command: CommandResolution;
+  command: CommandInspection;
   stage: string;
 }
 
@@ -34,14 +34,15 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   // The host hashes the unpacked tree before a prebuilt binary is added (host-compat §4).
   const content_hash = await contentHash(fetched.dir);
   await checkpoint(ctx.env, 'install:after-fetch');
-  let command = resolveServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH);
+  const inspect = () => inspectServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
+  let command = await inspect();
   // A prebuilt server binary, only into a tree we own (never into a user's path install).
-  if (!command.found && manifest.yolop.capabilityServer.binaries && fetched.source.type !== 'path') {
+  if (!command.ok && manifest.yolop.capabilityServer.binaries && fetched.source.type !== 'path') {
     const { provisionBinary } = await import('../provision-binary.js');
     const outcome = await provisionBinary(ctx, fetched.dir, manifest);
     if (outcome.sha256) fetched.source = { ...fetched.source, binary_sha256: outcome.sha256 };
     if (outcome.note) fetched.notes = [...(fetched.notes ?? []), outcome.note];
-    command = resolveServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH);
+    command = await inspect();
   }
   return {
     fetched,
