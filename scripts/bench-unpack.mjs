@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Benchmark: unpackCrate (dist/core/unpack.js) against `tar -xzf` on the same file.
+ * Benchmark: unpackCrate (dist/core/archive/unpack.js) against `tar -xzf` on the same file.
  *
  *   npm run build && node scripts/bench-unpack.mjs [--runs 5] [--dir /dev/shm] [--node-tar] [--keep]
  *
@@ -24,7 +24,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const UNPACK_MODULE = pathToFileURL(resolve(HERE, '../dist/core/unpack.js')).href;
+const UNPACK_MODULE = pathToFileURL(resolve(HERE, '../dist/core/archive/unpack.js')).href;
 const TAR_MODULE = pathToFileURL(resolve(HERE, '../node_modules/tar/dist/esm/index.js')).href;
 
 /** Deterministic, gzip-realistic text (source-code-like compression ratio ~3-4x). */

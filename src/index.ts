@@ -6,15 +6,15 @@ export { createContext, normalizeIndexUrl, DEFAULT_INDEX_URL, type Context, type
 export { YepError, ERROR_CODES, isYepError, exitCodeFor, type ErrorCode } from './core/errors.js';
 export { resolvePaths, type Paths } from './core/paths.js';
 export { silentLogger, memoryLogger, type Logger, type Progress } from './core/log.js';
-export { parseSpec, describeSpec, type Spec, type CrateSpec, type GitSpec, type PathSpec } from './core/spec.js';
-export { loadManifest, parseManifest, validateManifest, configFields, type Manifest, type ConfigField } from './core/manifest.js';
-export { contentHash } from './core/content-hash.js';
-export { loadLock, saveLock, parseLock, serializeLock, type Lockfile, type LockEntry, type LockSource } from './core/lockfile.js';
+export { parseSpec, describeSpec, type Spec, type CrateSpec, type GitSpec, type PathSpec } from './core/sources/spec.js';
+export { loadManifest, parseManifest, validateManifest, configFields, type Manifest, type ConfigField } from './core/package/manifest.js';
+export { contentHash } from './core/package/content-hash.js';
+export { loadLock, saveLock, parseLock, serializeLock, type Lockfile, type LockEntry, type LockSource } from './core/store/lockfile.js';
 export { installSpec, installMany, type InstallOutcome, type InstallPreview, type InstallHooks } from './core/operations/install.js';
 export { listExtensions, type ListedExtension } from './core/operations/list.js';
 export { removeExtension, type RemoveOutcome } from './core/operations/remove.js';
 export { updateExtensions, type UpdateItem, type UpdateOptions } from './core/operations/update.js';
-export { grantOf, grantFingerprint, diffGrants, summarizeGrant, type Grant, type GrantDiff, type GrantChange } from './core/grants.js';
+export { grantOf, grantFingerprint, diffGrants, summarizeGrant, type Grant, type GrantDiff, type GrantChange } from './core/package/grants.js';
 export {
   readExtensionSettings,
   enableExtension,
@@ -25,15 +25,15 @@ export {
   readSettingsFromText,
   type ExtensionSettings,
   type SettingsEdit,
-} from './core/settings.js';
-export { getSecrets, setSecret, unsetSecret, removeExtensionSecrets, secretStatus, chooseSecretStore, type SecretStoreKind, type SecretStatus } from './core/secrets.js';
-export { Secret } from './core/secret-value.js';
-export { configStatus, missingFields, type FieldStatus, type FieldSource } from './core/config-status.js';
+} from './core/settings/settings.js';
+export { getSecrets, setSecret, unsetSecret, removeExtensionSecrets, secretStatus, chooseSecretStore, type SecretStoreKind, type SecretStatus } from './core/settings/secrets.js';
+export { Secret } from './core/settings/secret-value.js';
+export { configStatus, missingFields, type FieldStatus, type FieldSource } from './core/settings/config-status.js';
 export { runEnable, type EnableResult, type EnableOptions, type FieldPrompter } from './core/operations/enable.js';
 export { runDisable, type DisableResult } from './core/operations/disable.js';
 export { runSetSecret, type SetSecretResult, type SetSecretOptions } from './core/operations/set-secret.js';
 export * from './core/yep/index.js';
-export { runDoctor, parseDoctorTarget, type DoctorReport, type DoctorCheck, type DoctorOptions } from './core/doctor.js';
+export { runDoctor, parseDoctorTarget, type DoctorReport, type DoctorCheck, type DoctorOptions } from './core/doctor/doctor.js';
 export { installFrozen, exportLock, type FrozenItem } from './core/operations/frozen.js';
 export { searchExtensions } from './core/operations/search.js';
 export { fetchCrate, fetchCrateExact, resolveCrateVersion } from './core/sources/crates-io.js';

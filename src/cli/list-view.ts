@@ -1,7 +1,7 @@
 /** What `list` prints: the table for people and the document for --json (shared with the fast path). */
-import { describeSource } from '../core/describe-source.js';
+import { describeSource } from '../core/sources/describe-source.js';
 import type { ListedExtension } from '../core/operations/list.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize } from '../core/text/sanitize.js';
 import { renderTable } from './table.js';
 
 export function listJson(items: ListedExtension[]) {

@@ -4,10 +4,10 @@
  * @inquirer/prompts is imported lazily: most runs never prompt.
  */
 import { YepError } from '../core/errors.js';
-import type { ConfigField } from '../core/manifest.js';
+import type { ConfigField } from '../core/package/manifest.js';
 import type { FieldPrompter, PromptValidator } from '../core/operations/enable.js';
-import { sanitize } from '../core/sanitize.js';
-import { Secret } from '../core/secret-value.js';
+import { sanitize } from '../core/text/sanitize.js';
+import { Secret } from '../core/settings/secret-value.js';
 
 function assertTty(): void {
   if (!process.stdin.isTTY) throw new YepError('E_USAGE', 'Cannot prompt: standard input is not a terminal.', { hint: 'Pass the value another way (--stdin or --config).' });

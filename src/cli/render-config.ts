@@ -1,9 +1,9 @@
 /** Human text for enable / disable / set-secret results (pure: data in, text out). */
-import type { FieldStatus } from '../core/config-status.js';
+import type { FieldStatus } from '../core/settings/config-status.js';
 import type { DisableResult } from '../core/operations/disable.js';
 import type { EnableResult } from '../core/operations/enable.js';
 import type { SetSecretResult } from '../core/operations/set-secret.js';
-import { keychainAccount, KEYCHAIN_SERVICE } from '../core/keychain.js';
+import { keychainAccount, KEYCHAIN_SERVICE } from '../core/settings/keychain.js';
 
 const SOURCE_TEXT: Record<FieldStatus['source'], string> = {
   settings: 'set (settings.toml)',

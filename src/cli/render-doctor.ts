@@ -1,6 +1,6 @@
 /** Human rendering of a doctor report (pure: data in, text out). Server-controlled text is sanitised. */
-import type { DoctorReport } from '../core/doctor.js';
-import { sanitize } from '../core/sanitize.js';
+import type { DoctorReport } from '../core/doctor/doctor.js';
+import { sanitize } from '../core/text/sanitize.js';
 import { bold, dim, green, red, yellow } from './style.js';
 
 const TAIL_LINES = 20;

@@ -19,9 +19,9 @@ import {
   type GrantHook,
   type GrantMcpServer,
   type GrantTool,
-} from '../core/grants.js';
-import type { Manifest } from '../core/manifest.js';
-import { sanitize } from '../core/sanitize.js';
+} from '../core/package/grants.js';
+import type { Manifest } from '../core/package/manifest.js';
+import { sanitize } from '../core/text/sanitize.js';
 import { bold, dim, red, yellow } from './style.js';
 
 /** Where the lines will be written: colour is decided per stream (TTY, NO_COLOR). */

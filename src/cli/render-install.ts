@@ -1,7 +1,7 @@
 /** Human rendering of install results (pure: data in, lines out). */
 import type { InstallOutcome, InstallPreview } from '../core/operations/install.js';
 import { describeSource } from '../core/operations/install.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize } from '../core/text/sanitize.js';
 import { renderDiff, renderSummary } from './render-grant.js';
 import { bold, green, yellow } from './style.js';
 

@@ -1,6 +1,6 @@
 /** Human rendering of search results (pure: data in, text out; package text sanitised). */
 import type { SearchResult } from '../core/operations/search.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize } from '../core/text/sanitize.js';
 import { renderTable } from './table.js';
 
 function oneLine(text: string | null, max: number): string {

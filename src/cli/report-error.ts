@@ -5,7 +5,7 @@
  * BaseCommand and the oclif-free fast path so both fail identically.
  */
 import { ERROR_CODES, isYepError } from '../core/errors.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize } from '../core/text/sanitize.js';
 import { bold, red } from './style.js';
 
 export function writeError(err: unknown, json: boolean): number {

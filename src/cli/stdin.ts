@@ -1,7 +1,7 @@
 /** Reading a secret piped on standard input (`set-secret --stdin`). */
 import { YepError } from '../core/errors.js';
-import { SECRET_MAX_BYTES } from '../core/secrets.js';
-import { Secret } from '../core/secret-value.js';
+import { SECRET_MAX_BYTES } from '../core/settings/secrets.js';
+import { Secret } from '../core/settings/secret-value.js';
 
 /**
  * The whole of stdin as one secret, minus one trailing newline (`echo` adds it).

@@ -2,10 +2,10 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { renderDoctorReport } from '../cli/render-doctor.js';
 import { dim } from '../cli/style.js';
-import { doctorConfigLoader } from '../core/doctor-config.js';
-import { DEFAULT_HANDSHAKE_TIMEOUT_MS, parseDoctorTarget, runDoctor } from '../core/doctor.js';
+import { doctorConfigLoader } from '../core/doctor/doctor-config.js';
+import { DEFAULT_HANDSHAKE_TIMEOUT_MS, parseDoctorTarget, runDoctor } from '../core/doctor/doctor.js';
 import { YepError } from '../core/errors.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize } from '../core/text/sanitize.js';
 
 export default class Doctor extends BaseCommand {
   static override summary = "Start an extension's server and check that it speaks YEP v1 correctly.";

@@ -6,8 +6,8 @@ import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { runEnable } from '../core/operations/enable.js';
 import { installMany, type InstallOutcome } from '../core/operations/install.js';
-import { grantOf } from '../core/grants.js';
-import { sanitize } from '../core/sanitize.js';
+import { grantOf } from '../core/package/grants.js';
+import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 
 export default class Install extends BaseCommand {

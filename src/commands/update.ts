@@ -6,7 +6,7 @@ import { bold, green, yellow } from '../cli/style.js';
 import { YepError } from '../core/errors.js';
 import { describeSource } from '../core/operations/install.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize } from '../core/text/sanitize.js';
 
 export default class Update extends BaseCommand {
   static override summary = 'Update extensions from their recorded sources, asking again when the grant widens.';

@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { assertValidName } from './names.js';
+import { assertValidName } from './package/names.js';
 
 export interface Paths {
   /** The yolop config directory itself (…/yolop). */

@@ -5,8 +5,8 @@
  * plus what the templates need (prompt text they can embed, Cargo-safe names).
  */
 import { YepError } from '../core/errors.js';
-import { HOOK_EVENTS, type HookEvent } from '../core/manifest.js';
-import { CRATE_PREFIX, assertValidName, isValidName } from '../core/names.js';
+import { HOOK_EVENTS, type HookEvent } from '../core/package/manifest.js';
+import { CRATE_PREFIX, assertValidName, isValidName } from '../core/package/names.js';
 
 export const LANGUAGES = ['typescript', 'python', 'rust'] as const;
 export type Language = (typeof LANGUAGES)[number];

@@ -6,7 +6,7 @@
 import { capabilityTokens, configLines, joinParts } from './facets.js';
 import { rustString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
-import { CRATE_PREFIX } from '../core/names.js';
+import { CRATE_PREFIX } from '../core/package/names.js';
 import type { ScaffoldSpec } from './request.js';
 
 const RULE = '// ' + '='.repeat(76);

@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { checkpoint } from '../core/checkpoint.js';
+import { checkpoint } from '../core/store/checkpoint.js';
 import { YepError, errnoCode } from '../core/errors.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize } from '../core/text/sanitize.js';
 import type { ScaffoldFiles } from './render.js';
 
 export interface WriteOptions {

@@ -9,7 +9,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/core/content-hash.js';
+import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, FIXTURE_CRATES, fixtureCrate, packagedCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';

@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/core/content-hash.js';
-import { loadLock, saveLock } from '../../src/core/lockfile.js';
+import { contentHash } from '../../src/core/package/content-hash.js';
+import { loadLock, saveLock } from '../../src/core/store/lockfile.js';
 import { BIN, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync,
 import { dirname, join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/core/content-hash.js';
+import { contentHash } from '../../src/core/package/content-hash.js';
 import { fixtureFiles, git, makeRepo, manifestFor, type TestRepo } from '../helpers/git-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';

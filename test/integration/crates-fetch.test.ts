@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchCrate, fetchCrateExact, resolveCrateVersion } from '../../src/core/sources/crates-io.js';
 import { parseRegistryConfig } from '../../src/core/sources/crates-io/registry-config.js';
-import type { CrateSpec } from '../../src/core/spec.js';
+import type { CrateSpec } from '../../src/core/sources/spec.js';
 import { buildCrate, FIXTURE_CRATES, fixtureCrate, packagedCrate } from '../helpers/crates.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';

@@ -7,7 +7,7 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDoctor, type DoctorOptions, type DoctorReport } from '../../src/core/doctor.js';
+import { runDoctor, type DoctorOptions, type DoctorReport } from '../../src/core/doctor/doctor.js';
 import { listGroup } from '../../src/core/yep/process-group.js';
 import { makePackage } from '../helpers/ext-package.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';

@@ -6,9 +6,9 @@ import { writeExtension } from '../helpers/extension-fixture.js';
 import { runEnable, type FieldPrompter } from '../../src/core/operations/enable.js';
 import { runDisable } from '../../src/core/operations/disable.js';
 import { runSetSecret } from '../../src/core/operations/set-secret.js';
-import { configStatus } from '../../src/core/config-status.js';
-import { loadInstalledManifest } from '../../src/core/installed-manifest.js';
-import { Secret } from '../../src/core/secret-value.js';
+import { configStatus } from '../../src/core/settings/config-status.js';
+import { loadInstalledManifest } from '../../src/core/store/installed-manifest.js';
+import { Secret } from '../../src/core/settings/secret-value.js';
 import { YepError } from '../../src/core/errors.js';
 
 const CANARY = 'CANARY-op-91c3';

@@ -1,7 +1,7 @@
 /** The example extensions (README quick start) pass doctor with no failure and no warning, and do what they say. */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runDoctor } from '../../src/core/doctor.js';
+import { runDoctor } from '../../src/core/doctor/doctor.js';
 import { YepClient } from '../../src/core/yep/client.js';
 import { REPO_ROOT, makeTempHome } from '../helpers/home.js';
 

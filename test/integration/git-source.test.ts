@@ -5,11 +5,11 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { contentHash } from '../../src/core/content-hash.js';
+import { contentHash } from '../../src/core/package/content-hash.js';
 import { YepError } from '../../src/core/errors.js';
 import { fetchGit, fetchGitCommit, resolveGitRef } from '../../src/core/sources/git.js';
-import type { GitSpec } from '../../src/core/spec.js';
-import { makeStagingDir } from '../../src/core/staging.js';
+import type { GitSpec } from '../../src/core/sources/spec.js';
+import { makeStagingDir } from '../../src/core/store/staging.js';
 import { fixtureFiles, makeRepo, manifestFor, type TestRepo } from '../helpers/git-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { checkFetchUrl, httpDownload, httpGet, type RequestOptions } from '../../src/core/http.js';
+import { checkFetchUrl, httpDownload, httpGet, type RequestOptions } from '../../src/core/net/http.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { FAST_HTTP_ENV, sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
 

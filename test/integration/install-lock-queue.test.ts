@@ -4,7 +4,7 @@
  * the user it was waiting for "another yep-ext process").
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withInstallLock } from '../../src/core/install-lock.js';
+import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;

@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync, chmodSync 
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Manifest } from '../../src/core/manifest.js';
-import { parseManifest } from '../../src/core/manifest.js';
-import { binaryUrl, hostTarget, provisionBinary } from '../../src/core/provision-binary.js';
+import type { Manifest } from '../../src/core/package/manifest.js';
+import { parseManifest } from '../../src/core/package/manifest.js';
+import { binaryUrl, hostTarget, provisionBinary } from '../../src/core/binary/provision-binary.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { buildTar } from '../helpers/tar-builder.js';

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { saveLock } from '../../src/core/lockfile.js';
+import { saveLock } from '../../src/core/store/lockfile.js';
 import { searchExtensions } from '../../src/core/operations/search.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';

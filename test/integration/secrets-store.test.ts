@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { getSecrets, removeExtensionSecrets, secretStatus, setSecret, unsetSecret } from '../../src/core/secrets.js';
-import { keychainGet, KeychainUnavailable, keychainIndexFile } from '../../src/core/keychain.js';
-import { Secret } from '../../src/core/secret-value.js';
+import { getSecrets, removeExtensionSecrets, secretStatus, setSecret, unsetSecret } from '../../src/core/settings/secrets.js';
+import { keychainGet, KeychainUnavailable, keychainIndexFile } from '../../src/core/settings/keychain.js';
+import { Secret } from '../../src/core/settings/secret-value.js';
 import type { Paths } from '../../src/core/paths.js';
 
 const FAKE = resolve(import.meta.dirname, '../fixtures/fake-keyring.mjs');

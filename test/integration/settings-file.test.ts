@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { disableExtension, enableExtension, readExtensionSettings, removeExtensionSettings, setExtensionConfig } from '../../src/core/settings.js';
+import { disableExtension, enableExtension, readExtensionSettings, removeExtensionSettings, setExtensionConfig } from '../../src/core/settings/settings.js';
 import type { Paths } from '../../src/core/paths.js';
 
 let home: TempHome;

@@ -25,8 +25,8 @@ import { gzipSync } from 'node:zlib';
 import * as tar from 'tar';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { YepError } from '../../src/core/errors.js';
-import { TarExtractor } from '../../src/core/tar-extract.js';
-import { unpackCrate, unpackLimits, type UnpackLimits } from '../../src/core/unpack.js';
+import { TarExtractor } from '../../src/core/archive/tar-extract.js';
+import { unpackCrate, unpackLimits, type UnpackLimits } from '../../src/core/archive/unpack.js';
 import { buildCrate, buildTar, crateEntries, crateEntriesFromDir, paxRecord, type TarEntry } from '../helpers/tar-builder.js';
 
 const NAME = 'demo';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assertConfigValue, checkTypedText, coerceConfigValue, parseAssignment } from '../../src/core/config-values.js';
-import type { ConfigField } from '../../src/core/manifest.js';
+import { assertConfigValue, checkTypedText, coerceConfigValue, parseAssignment } from '../../src/core/settings/config-values.js';
+import type { ConfigField } from '../../src/core/package/manifest.js';
 
 const field = (key: string, schema: Record<string, unknown>, extra: Partial<ConfigField> = {}): ConfigField => ({
   key,

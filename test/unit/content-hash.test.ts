@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { contentHash, listHashedFiles } from '../../src/core/content-hash.js';
+import { contentHash, listHashedFiles } from '../../src/core/package/content-hash.js';
 
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'hash-'));

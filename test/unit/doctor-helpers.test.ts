@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { validateManifest, type Manifest } from '../../src/core/manifest.js';
-import { planConfigInjection } from '../../src/core/server-config.js';
-import { redactText, redactValue } from '../../src/core/redact.js';
-import { parseDoctorTarget } from '../../src/core/doctor.js';
+import { validateManifest, type Manifest } from '../../src/core/package/manifest.js';
+import { planConfigInjection } from '../../src/core/settings/server-config.js';
+import { redactText, redactValue } from '../../src/core/text/redact.js';
+import { parseDoctorTarget } from '../../src/core/doctor/doctor.js';
 
 function manifest(properties: Record<string, unknown>, required: string[] = []): Manifest {
   const r = validateManifest({ name: 'x', yolop: { capabilityServer: { command: 'x' }, tools: [{ name: 't' }], config_schema: { type: 'object', properties, required } } });

@@ -14,8 +14,8 @@ import {
   summarizeGrant,
   type Grant,
   type GrantChange,
-} from '../../src/core/grants.js';
-import { validateManifest, type Manifest } from '../../src/core/manifest.js';
+} from '../../src/core/package/grants.js';
+import { validateManifest, type Manifest } from '../../src/core/package/manifest.js';
 
 type Y = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { parseLockTomlFast } from '../../src/core/lock-fast-parse.js';
-import { serializeLock, type LockEntry } from '../../src/core/lockfile.js';
+import { parseLockTomlFast } from '../../src/core/store/lock-fast-parse.js';
+import { serializeLock, type LockEntry } from '../../src/core/store/lockfile.js';
 
 /** Deep comparison that also checks prototypes (smol-toml tables have none). */
 function sameAsSmolToml(text: string): void {
@@ -109,7 +109,7 @@ describe('parseLockTomlFast', () => {
   });
 
   it('is what parseLock uses: the result validates the same way', async () => {
-    const { parseLock } = await import('../../src/core/lockfile.js');
+    const { parseLock } = await import('../../src/core/store/lockfile.js');
     const text = serializeLock({ entries: [entry(0, 'a'), entry(1, 'b'), entry(2, 'c')], extra: { version: 1 } });
     const lock = parseLock(text);
     expect(lock.entries.map((e) => e.name)).toEqual(['a', 'b', 'c']);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { loadLock, parseLock, saveLock, serializeLock, type Lockfile } from '../../src/core/lockfile.js';
+import { loadLock, parseLock, saveLock, serializeLock, type Lockfile } from '../../src/core/store/lockfile.js';
 
 const H = `sha256:${'a'.repeat(64)}`;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configFields, parseManifest } from '../../src/core/manifest.js';
+import { configFields, parseManifest } from '../../src/core/package/manifest.js';
 
 const base = { name: 'echo', version: '0.1.0', yolop: { capabilityServer: { command: 'echo-server' }, tools: [{ name: 'echo' }] } };
 const text = (v: unknown) => JSON.stringify(v);

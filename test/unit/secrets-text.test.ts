@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'smol-toml';
-import { applySecretsEdit, readSecretsFromText } from '../../src/core/secrets.js';
-import { Secret } from '../../src/core/secret-value.js';
+import { applySecretsEdit, readSecretsFromText } from '../../src/core/settings/secrets.js';
+import { Secret } from '../../src/core/settings/secret-value.js';
 import { YepError } from '../../src/core/errors.js';
 import { inspect } from 'node:util';
 

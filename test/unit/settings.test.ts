@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'smol-toml';
-import { applySettingsEdit, readSettingsFromText, type SettingsEdit } from '../../src/core/settings.js';
+import { applySettingsEdit, readSettingsFromText, type SettingsEdit } from '../../src/core/settings/settings.js';
 import { YepError } from '../../src/core/errors.js';
 
 /**

@@ -1,6 +1,6 @@
 /** parseSpec's git branch: how refs are split off, and hostile URLs/refs refused as `invalid`. */
 import { describe, expect, test } from 'vitest';
-import { parseSpec } from '../../src/core/spec.js';
+import { parseSpec } from '../../src/core/sources/spec.js';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 

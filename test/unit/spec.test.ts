@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSpec } from '../../src/core/spec.js';
+import { parseSpec } from '../../src/core/sources/spec.js';
 
 const cwd = '/work/here';
 const home = '/home/u';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'smol-toml';
-import { canonicalToml, formatTomlKey, formatTomlValue, scanTomlLines } from '../../src/core/toml-edit.js';
+import { canonicalToml, formatTomlKey, formatTomlValue, scanTomlLines } from '../../src/core/settings/toml-edit.js';
 
 const DOCS: Record<string, string> = {
   'plain': 'a = 1\nb = "two"\n',

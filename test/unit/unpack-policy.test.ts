@@ -6,8 +6,8 @@ import {
   parseLongName,
   parsePaxRecords,
   parsePaxSize,
-} from '../../src/core/tar-header.js';
-import { PolicyViolation, TreeIndex, entryComponents, foldName, normalizeMode } from '../../src/core/unpack-policy.js';
+} from '../../src/core/archive/tar-header.js';
+import { PolicyViolation, TreeIndex, entryComponents, foldName, normalizeMode } from '../../src/core/archive/unpack-policy.js';
 import { paxRecord, tarHeader } from '../helpers/tar-builder.js';
 
 const ROOT = 'demo-1.0.0';

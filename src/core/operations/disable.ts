@@ -4,11 +4,11 @@
  * Works for a name that is no longer installed but still has a table, so a
  * leftover entry can always be switched off.
  */
-import { resolveExtensionName } from '../installed-name.js';
+import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
-import { withInstallLock } from '../install-lock.js';
-import { isInstalled, notInstalled } from '../installed-manifest.js';
-import { disableExtension, readExtensionSettings } from '../settings.js';
+import { withInstallLock } from '../store/install-lock.js';
+import { isInstalled, notInstalled } from '../store/installed-manifest.js';
+import { disableExtension, readExtensionSettings } from '../settings/settings.js';
 
 export interface DisableResult {
   name: string;

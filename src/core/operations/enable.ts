@@ -9,18 +9,18 @@
  * extension IS enabled and the values given are saved; the run then fails with
  * E_SETUP_INCOMPLETE (exit 10) listing the exact commands that finish the setup.
  */
-import { configFields, type ConfigField, type Manifest } from '../manifest.js';
-import { resolveExtensionName } from '../installed-name.js';
+import { configFields, type ConfigField, type Manifest } from '../package/manifest.js';
+import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
-import { withInstallLock } from '../install-lock.js';
-import { configStatus, missingFields, type FieldStatus } from '../config-status.js';
-import { assertConfigValue, checkTypedText, coerceConfigValue, parseAssignment } from '../config-values.js';
-import { loadInstalledManifest } from '../installed-manifest.js';
-import { keychainOptionsFromEnv } from '../keychain.js';
-import { Secret } from '../secret-value.js';
-import { chooseSecretStore, setSecret, type SecretStoreKind } from '../secrets.js';
-import { enableExtension, readExtensionSettings, setExtensionConfig } from '../settings.js';
+import { withInstallLock } from '../store/install-lock.js';
+import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
+import { assertConfigValue, checkTypedText, coerceConfigValue, parseAssignment } from '../settings/config-values.js';
+import { loadInstalledManifest } from '../store/installed-manifest.js';
+import { keychainOptionsFromEnv } from '../settings/keychain.js';
+import { Secret } from '../settings/secret-value.js';
+import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
+import { enableExtension, readExtensionSettings, setExtensionConfig } from '../settings/settings.js';
 
 /** Validation callback for prompts: true when fine, else the message to show. */
 export type PromptValidator = (raw: string) => true | string;

@@ -9,15 +9,15 @@
 import { lstat } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { withInstallLock } from '../install-lock.js';
-import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../lockfile.js';
+import { withInstallLock } from '../store/install-lock.js';
+import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
-import { contentHash } from '../content-hash.js';
+import { contentHash } from '../package/content-hash.js';
 import { fetchPath } from '../sources/local-path.js';
 import { fetchCrateExact } from '../sources/crates-io.js';
 import { fetchGitCommit } from '../sources/git.js';
 import type { FetchResult } from '../sources/types.js';
-import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
+import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, preparePackage, type PreparedPackage } from './prepare.js';
 
 export interface FrozenItem {

@@ -8,17 +8,17 @@
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { withInstallLock } from '../install-lock.js';
-import { findEntry, loadLock, type LockEntry, type LockSource } from '../lockfile.js';
-import { loadManifest, type Manifest } from '../manifest.js';
-import { describeSpec, parseSpec, type Spec } from '../spec.js';
+import { withInstallLock } from '../store/install-lock.js';
+import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { loadManifest, type Manifest } from '../package/manifest.js';
+import { describeSpec, parseSpec, type Spec } from '../sources/spec.js';
 import { assertSameCommitSameHash, fetchGit } from '../sources/git.js';
 import { fetchPath } from '../sources/local-path.js';
 import { fetchCrate } from '../sources/crates-io.js';
 import type { FetchResult } from '../sources/types.js';
-import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
-import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../grants.js';
-import { loadApprovedGrant } from '../approved-grants.js';
+import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
+import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
+import { loadApprovedGrant } from '../store/approved-grants.js';
 import { commitPackage, preparePackage } from './prepare.js';
 import { lstat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
@@ -94,7 +94,7 @@ function sourcePin(s: LockSource): string {
   }
 }
 
-import { describeSource } from '../describe-source.js';
+import { describeSource } from '../sources/describe-source.js';
 
 export { describeSource };
 

@@ -8,14 +8,14 @@
 import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { contentHash } from '../content-hash.js';
+import { contentHash } from '../package/content-hash.js';
 import { isYepError } from '../errors.js';
-import { loadLock, type LockSource } from '../lockfile.js';
-import { loadManifest, type Manifest } from '../manifest.js';
-import { isValidName } from '../names.js';
+import { loadLock, type LockSource } from '../store/lockfile.js';
+import { loadManifest, type Manifest } from '../package/manifest.js';
+import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
-import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings.js';
-import { configStatus, missingFields, type FieldStatus } from '../config-status.js';
+import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
+import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
 
 export interface ListedExtension {
   name: string;

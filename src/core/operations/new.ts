@@ -4,7 +4,7 @@
  * way) throws before anything touches the disk.
  */
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CRATE_PREFIX } from '../names.js';
+import { CRATE_PREFIX } from '../package/names.js';
 import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldSpec } from '../../scaffold/request.js';
 import { serverSourcePath } from '../../scaffold/readme.js';
 import { buildStep, renderScaffold } from '../../scaffold/render.js';

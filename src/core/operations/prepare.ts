@@ -7,15 +7,15 @@
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { checkpoint } from '../checkpoint.js';
-import { inspectServerCommand, type CommandInspection } from '../inspect-command.js';
-import { contentHash } from '../content-hash.js';
-import { grantOf, summarizeGrant, type GrantSummary } from '../grants.js';
-import type { LockEntry } from '../lockfile.js';
-import { loadManifest, type Manifest } from '../manifest.js';
-import { assertValidName } from '../names.js';
+import { checkpoint } from '../store/checkpoint.js';
+import { inspectServerCommand, type CommandInspection } from '../doctor/inspect-command.js';
+import { contentHash } from '../package/content-hash.js';
+import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
+import type { LockEntry } from '../store/lockfile.js';
+import { loadManifest, type Manifest } from '../package/manifest.js';
+import { assertValidName } from '../package/names.js';
 import type { FetchResult } from '../sources/types.js';
-import { placePackage } from '../transaction.js';
+import { placePackage } from '../store/transaction.js';
 
 export interface PreparedPackage {
   fetched: FetchResult;
@@ -38,7 +38,7 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   let command = await inspect();
   // A prebuilt server binary, only into a tree we own (never into a user's path install).
   if (!command.ok && manifest.yolop.capabilityServer.binaries && fetched.source.type !== 'path') {
-    const { provisionBinary } = await import('../provision-binary.js');
+    const { provisionBinary } = await import('../binary/provision-binary.js');
     const outcome = await provisionBinary(ctx, fetched.dir, manifest);
     if (outcome.sha256) fetched.source = { ...fetched.source, binary_sha256: outcome.sha256 };
     if (outcome.note) fetched.notes = [...(fetched.notes ?? []), outcome.note];

@@ -1,12 +1,12 @@
 /** `remove`: the store entry (only the link, for a path install), the lock entry, settings and secrets. */
-import { resolveExtensionName } from '../installed-name.js';
+import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
-import { withInstallLock } from '../install-lock.js';
-import { findEntry, loadLock, type LockEntry } from '../lockfile.js';
+import { withInstallLock } from '../store/install-lock.js';
+import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
-import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
-import { removePackage } from '../transaction.js';
+import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
+import { removePackage } from '../store/transaction.js';
 import { lstat } from 'node:fs/promises';
 
 export interface RemoveOutcome {

@@ -8,9 +8,9 @@
  */
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { httpGet } from '../http.js';
-import { loadLock, type LockEntry } from '../lockfile.js';
-import { CRATE_PREFIX } from '../names.js';
+import { httpGet } from '../net/http.js';
+import { loadLock, type LockEntry } from '../store/lockfile.js';
+import { CRATE_PREFIX } from '../package/names.js';
 import { loadRegistryConfig } from '../sources/crates-io/registry-config.js';
 
 export const EXTENSION_KEYWORD = 'yolop-extension';

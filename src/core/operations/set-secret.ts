@@ -4,18 +4,18 @@
  * read by the CLI only after the field is known to be valid, so nobody types a
  * credential for a field that will be refused.
  */
-import { resolveExtensionName } from '../installed-name.js';
+import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
-import { assertConfigValue, checkTypedText } from '../config-values.js';
+import { assertConfigValue, checkTypedText } from '../settings/config-values.js';
 import type { PromptValidator } from './enable.js';
 import { YepError } from '../errors.js';
-import { withInstallLock } from '../install-lock.js';
-import { loadInstalledManifest, isInstalled } from '../installed-manifest.js';
-import { keychainOptionsFromEnv } from '../keychain.js';
-import { configFields, type ConfigField, type Manifest } from '../manifest.js';
-import { isValidName } from '../names.js';
-import type { Secret } from '../secret-value.js';
-import { chooseSecretStore, setSecret, unsetSecret, type SecretStoreKind } from '../secrets.js';
+import { withInstallLock } from '../store/install-lock.js';
+import { loadInstalledManifest, isInstalled } from '../store/installed-manifest.js';
+import { keychainOptionsFromEnv } from '../settings/keychain.js';
+import { configFields, type ConfigField, type Manifest } from '../package/manifest.js';
+import { isValidName } from '../package/names.js';
+import type { Secret } from '../settings/secret-value.js';
+import { chooseSecretStore, setSecret, unsetSecret, type SecretStoreKind } from '../settings/secrets.js';
 
 export interface SetSecretOptions {
   /** Remove the secret instead of setting it. */

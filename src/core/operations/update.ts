@@ -6,20 +6,20 @@
  * Read -> plan (no writes) -> apply; `--dry-run` stops after the plan. The new
  * tree is fully fetched, verified and unpacked before the old one is swapped out.
  */
-import { resolveExtensionName } from '../installed-name.js';
+import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { loadApprovedGrant } from '../approved-grants.js';
-import { diffGrants, grantOf, type GrantDiff } from '../grants.js';
-import { withInstallLock } from '../install-lock.js';
-import { findEntry, loadLock, type LockEntry, type LockSource } from '../lockfile.js';
-import { loadManifest } from '../manifest.js';
+import { loadApprovedGrant } from '../store/approved-grants.js';
+import { diffGrants, grantOf, type GrantDiff } from '../package/grants.js';
+import { withInstallLock } from '../store/install-lock.js';
+import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { fetchPath } from '../sources/local-path.js';
 import { fetchCrateExact, findCrateUpdate } from '../sources/crates-io.js';
 import { fetchGitCommit, resolveGitRef } from '../sources/git.js';
 import type { FetchResult } from '../sources/types.js';
-import { makeStagingDir, removeDir, sweepStaging } from '../staging.js';
+import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, preparePackage, type PreparedPackage } from './prepare.js';
 import { assertCrateImmutable } from './install.js';
 

@@ -4,7 +4,7 @@
  * classification is by text; anything unrecognised keeps git's last lines.
  */
 import { YepError } from '../errors.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 
 export const CREDENTIALS_HINT =
   'If the repository is private, let git authenticate without a prompt: for git@host:... or ssh:// URLs load your key into ssh-agent (ssh-add) or name it in ~/.ssh/config; for https:// URLs configure a git credential helper (git config --global credential.helper ...). Putting a token in the URL is not recommended: the URL is saved in extensions.lock.';

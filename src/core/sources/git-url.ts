@@ -13,7 +13,7 @@
  * mistyped `url@feature/x` ends up: refs with `/` use `url#feature/x`).
  */
 import { YepError } from '../errors.js';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../text/sanitize.js';
 
 export type GitTransport = 'https' | 'http' | 'ssh' | 'file';
 

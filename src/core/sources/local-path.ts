@@ -6,7 +6,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import { YepError, errnoCode } from '../errors.js';
-import type { PathSpec } from '../spec.js';
+import type { PathSpec } from './spec.js';
 import type { FetchResult } from './types.js';
 
 /**

@@ -10,8 +10,8 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
-import { MANIFEST_FILE } from '../manifest.js';
-import { sanitize } from '../sanitize.js';
+import { MANIFEST_FILE } from '../package/manifest.js';
+import { sanitize } from '../text/sanitize.js';
 
 export interface TreeLimits {
   /** Most regular files a package may hold. */

@@ -4,7 +4,7 @@
  * directory plus the lock record that says exactly what was fetched. Only the
  * pipeline (operations/install) reads the manifest, hashes, and places the tree.
  */
-import type { LockSource } from '../lockfile.js';
+import type { LockSource } from '../store/lockfile.js';
 
 export interface FetchResult {
   /**

@@ -9,9 +9,9 @@ import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { YepError, errnoCode } from '../../errors.js';
-import { writeFileAtomic } from '../../fs-atomic.js';
-import { MANIFEST_FILE } from '../../manifest.js';
-import { CRATE_PREFIX } from '../../names.js';
+import { writeFileAtomic } from '../../store/fs-atomic.js';
+import { MANIFEST_FILE } from '../../package/manifest.js';
+import { CRATE_PREFIX } from '../../package/names.js';
 
 const CARGO_TOML_MAX_BYTES = 1024 * 1024;
 const TOP_LEVEL_KEYS = ['name', 'description', 'version'] as const;

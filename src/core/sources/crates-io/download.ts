@@ -7,7 +7,7 @@
 import { rename, rm } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
-import { httpDownload } from '../../http.js';
+import { httpDownload } from '../../net/http.js';
 import { buildDownloadUrl } from './dl-url.js';
 import { isInstallableCksum } from './index-lines.js';
 import type { RegistryConfig } from './registry-config.js';

@@ -6,7 +6,7 @@
  */
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
-import { checkFetchUrl, httpGet } from '../../http.js';
+import { checkFetchUrl, httpGet } from '../../net/http.js';
 import { looksLikeHtml } from './index-lines.js';
 import { buildDownloadUrl } from './dl-url.js';
 

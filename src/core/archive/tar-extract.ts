@@ -1,0 +1,357 @@
+/**
+ * The tar state machine behind unpackCrate: fed inflated chunks in order (any sizes),
+ * it decodes headers strictly, applies the per-entry policy and writes regular files
+ * and directories under `into` with synchronous calls as it goes. Nothing is
+ * buffered beyond one header, one extended header (<= 64 KiB) and the chunk at hand.
+ * Sync writes are deliberate: one promise per file is what makes node-tar's async
+ * extraction 8-10x slower than GNU tar on many small files.
+ */
+import { chmodSync, closeSync, constants as fsConstants, fchmodSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { sanitize } from '../text/sanitize.js';
+import {
+  BLOCK,
+  TarFormatError,
+  decodeHeader,
+  decodePath,
+  describeType,
+  isZeroBlock,
+  parseLongName,
+  parsePaxRecords,
+  parsePaxSize,
+  type TarHeader,
+} from './tar-header.js';
+import { PolicyViolation, TreeIndex, entryComponents, normalizeMode } from './unpack-policy.js';
+
+export interface ExtractLimits {
+  /** Sum of the sizes of all files. */
+  maxTotalBytes: number;
+  /** Files and directories created (implicit directories included), `.cargo-ok` counted. */
+  maxEntries: number;
+  /** Path components below the crate root (a file at the root is 1). */
+  maxDepth: number;
+  /** UTF-8 bytes of an entry's full path inside the archive. */
+  maxPathBytes: number;
+}
+
+const MiB = 1024 * 1024;
+/** A PAX header carries a path and a few numbers; anything bigger is not for us. */
+const MAX_PAX_BYTES = 64 * 1024;
+/** Extended headers allowed in front of one entry (PAX + GNU long name is 2). */
+const MAX_META_PER_ENTRY = 4;
+/** Zero padding tolerated after the end-of-archive marker (GNU tar pads to 10 KiB). */
+const MAX_TRAILING_BYTES = MiB;
+
+/** An archive path, quoted and with control characters neutralised, for messages. */
+export function showPath(path: string): string {
+  return JSON.stringify(sanitize(path, { max: 200 }));
+}
+
+const enum State {
+  Header,
+  FileData,
+  Meta,
+  Skip,
+  End,
+}
+
+const OPEN_FLAGS = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0);
+
+function readUmask(): number {
+  try {
+    return process.umask();
+  } catch {
+    return 0o777; // unknown: always chmod
+  }
+}
+
+/** The tar state machine: fed inflated chunks in order, it writes as it goes. */
+export class TarExtractor {
+  private state = State.Header;
+  private readonly header = Buffer.alloc(BLOCK);
+  private headerFill = 0;
+  private fd = -1;
+  private remaining = 0; // data bytes left in the current file or meta body
+  private skip = 0; // bytes to discard (padding, ignored data)
+  private meta: Buffer = Buffer.alloc(0);
+  private metaFill = 0;
+  private metaType = '';
+  private metaCount = 0;
+  private paxPath: Buffer | undefined;
+  private paxSize: number | undefined;
+  private longName: Buffer | undefined;
+  private entries = 0;
+  private files = 0;
+  private totalBytes = 0;
+  private trailing = 0;
+  private sawBlock = false;
+  private readonly tree: TreeIndex;
+  /** chmod after create only when the umask would strip bits we want. */
+  private readonly chmodFiles: boolean;
+  private readonly chmodDirs: boolean;
+  /** The entry being processed and the one before it, for messages. */
+  current: string | undefined;
+  last: string | undefined;
+
+  constructor(
+    private readonly into: string,
+    private readonly root: string,
+    private readonly limits: ExtractLimits,
+  ) {
+    this.tree = new TreeIndex(root);
+    const umask = readUmask();
+    this.chmodFiles = (umask & 0o755) !== 0;
+    this.chmodDirs = this.chmodFiles;
+    if (this.chmodDirs) chmodSync(into, 0o755);
+  }
+
+  write(chunk: Buffer): void {
+    const len = chunk.length;
+    let pos = 0;
+    while (pos < len) {
+      switch (this.state) {
+        case State.Header: {
+          if (this.headerFill === 0 && len - pos >= BLOCK) {
+            this.onHeader(chunk, pos);
+            pos += BLOCK;
+          } else {
+            const n = Math.min(BLOCK - this.headerFill, len - pos);
+            chunk.copy(this.header, this.headerFill, pos, pos + n);
+            this.headerFill += n;
+            pos += n;
+            if (this.headerFill === BLOCK) {
+              this.headerFill = 0;
+              this.onHeader(this.header, 0);
+            }
+          }
+          break;
+        }
+        case State.FileData: {
+          const n = Math.min(this.remaining, len - pos);
+          let done = 0;
+          while (done < n) done += writeSync(this.fd, chunk, pos + done, n - done);
+          pos += n;
+          this.remaining -= n;
+          if (this.remaining === 0) {
+            closeSync(this.fd);
+            this.fd = -1;
+            this.state = this.skip > 0 ? State.Skip : State.Header;
+          }
+          break;
+        }
+        case State.Meta: {
+          const n = Math.min(this.remaining, len - pos);
+          chunk.copy(this.meta, this.metaFill, pos, pos + n);
+          this.metaFill += n;
+          pos += n;
+          this.remaining -= n;
+          if (this.remaining === 0) {
+            this.onMeta();
+            this.state = this.skip > 0 ? State.Skip : State.Header;
+          }
+          break;
+        }
+        case State.Skip: {
+          const n = Math.min(this.skip, len - pos);
+          pos += n;
+          this.skip -= n;
+          if (this.skip === 0) this.state = State.Header;
+          break;
+        }
+        case State.End: {
+          // After the end-of-archive marker only zero padding may follow: a reader
+          // that ignores the marker must not find entries we never looked at.
+          for (let i = pos; i < len; i++) {
+            if (chunk[i] !== 0) {
+              throw new TarFormatError('after-end', 'data follows the end-of-archive marker');
+            }
+          }
+          this.trailing += len - pos;
+          if (this.trailing > MAX_TRAILING_BYTES) throw new TarFormatError('after-end', 'more than 1 MiB of padding follows the end-of-archive marker');
+          pos = len;
+          break;
+        }
+      }
+    }
+  }
+
+  /** The whole stream has been read: it must have ended cleanly and held a file. */
+  finish(): void {
+    if (this.state === State.Header && this.headerFill === 0 && !this.sawBlock) {
+      throw new TarFormatError('no-content', `no installable content: the archive is empty`);
+    }
+    if (this.state !== State.End) {
+      const between = this.state === State.Header && this.headerFill === 0;
+      throw new TarFormatError('truncated', between ? 'the archive is truncated (no end-of-archive marker)' : 'the archive is truncated in the middle of an entry');
+    }
+    if (this.files === 0) {
+      throw new TarFormatError('no-content', `no installable content: the archive has no regular file under ${this.root}/`);
+    }
+  }
+
+  /** Release the open file, if any, before the caller removes the tree. */
+  abandon(): void {
+    if (this.fd !== -1) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // already failing; the directory is removed next
+      }
+      this.fd = -1;
+    }
+  }
+
+  /** Where in the archive a structural error was found. */
+  where(): string {
+    if (this.current !== undefined) return ` (in entry ${showPath(this.current)})`;
+    if (this.last !== undefined) return ` (after entry ${showPath(this.last)})`;
+    return '';
+  }
+
+  private onHeader(buf: Buffer, off: number): void {
+    this.sawBlock = true;
+    if (this.current !== undefined) {
+      this.last = this.current;
+      this.current = undefined;
+    }
+    if (isZeroBlock(buf, off)) {
+      if (this.metaCount > 0) throw new TarFormatError('dangling-header', 'an extended header is not followed by an entry');
+      this.state = State.End;
+      return;
+    }
+    const h = decodeHeader(buf, off);
+    if (h.type === 'x' || h.type === 'g' || h.type === 'L') {
+      this.startMeta(h);
+      return;
+    }
+
+    const nameBytes = this.paxPath ?? this.longName ?? h.name;
+    if (this.paxPath && this.longName && !this.paxPath.equals(this.longName)) {
+      throw new TarFormatError('name-conflict', 'a PAX path and a GNU long name give the entry two different names');
+    }
+    const path = decodePath(nameBytes);
+    this.current = path;
+    let size = h.size;
+    if (this.paxSize !== undefined) {
+      // Readers disagree on which size wins; a real writer never makes them differ.
+      if (h.size !== 0 && h.size !== this.paxSize) throw new TarFormatError('size-conflict', 'the PAX size and the header size differ');
+      size = this.paxSize;
+    }
+    this.paxPath = undefined;
+    this.paxSize = undefined;
+    this.longName = undefined;
+    this.metaCount = 0;
+
+    const isDir = h.type === '5';
+    if (!isDir && h.type !== '0') {
+      throw new PolicyViolation('entry-type', path, `it is a ${describeType(h.type)}; only regular files and directories are allowed`);
+    }
+    if (h.linkname.length > 0) throw new PolicyViolation('link-target', path, 'it carries a link target, which only links have');
+    const comps = entryComponents(path, isDir, this.root, this.limits);
+
+    if (isDir) {
+      // Directory entries have no body; a size would make readers disagree on where the next header is.
+      if (size !== 0) throw new PolicyViolation('dir-size', path, `it is a directory with ${size} bytes of data`);
+      for (const rel of this.tree.addDir(comps, path)) this.makeDir(rel, path);
+      return;
+    }
+
+    if (comps.length === 0) throw new PolicyViolation('root', path, 'it is a file in place of the root directory');
+    this.totalBytes += size;
+    if (this.totalBytes > this.limits.maxTotalBytes) {
+      throw new PolicyViolation('total-size', path, `the unpacked files would exceed ${formatBytes(this.limits.maxTotalBytes)}`);
+    }
+    this.countEntry(path);
+    const pad = (BLOCK - (size % BLOCK)) % BLOCK;
+    if (comps.length === 1 && comps[0] === '.cargo-ok') {
+      // cargo's own "unpacked completely" marker: never trusted from an archive.
+      this.skip = size + pad;
+      this.state = this.skip > 0 ? State.Skip : State.Header;
+      return;
+    }
+    for (const rel of this.tree.addFile(comps, path)) this.makeDir(rel, path);
+    const mode = normalizeMode(h.mode, false);
+    const fd = openSync(`${this.into}/${comps.join('/')}`, OPEN_FLAGS, mode);
+    if (this.chmodFiles) {
+      try {
+        fchmodSync(fd, mode);
+      } catch (e) {
+        closeSync(fd);
+        throw e;
+      }
+    }
+    this.files++;
+    if (size === 0) {
+      closeSync(fd);
+      this.state = State.Header;
+      return;
+    }
+    this.fd = fd;
+    this.remaining = size;
+    this.skip = pad;
+    this.state = State.FileData;
+  }
+
+  /**
+   * Files and directories (implicit ones too: one deep path can create 64 of them)
+   * count towards the entry cap, so inodes are bounded as well as bytes.
+   */
+  private countEntry(path: string): void {
+    if (++this.entries > this.limits.maxEntries) {
+      throw new PolicyViolation('entry-count', path, `the archive would create more than ${this.limits.maxEntries} files and directories`);
+    }
+  }
+
+  private makeDir(rel: string, path: string): void {
+    this.countEntry(path);
+    const dir = `${this.into}/${rel}`;
+    mkdirSync(dir, { mode: 0o755 });
+    if (this.chmodDirs) chmodSync(dir, 0o755);
+  }
+
+  private startMeta(h: TarHeader): void {
+    if (++this.metaCount > MAX_META_PER_ENTRY) throw new TarFormatError('too-many-headers', 'too many extended headers in a row');
+    const cap = h.type === 'L' ? this.limits.maxPathBytes + 1 : MAX_PAX_BYTES;
+    if (h.size > cap) {
+      throw h.type === 'L'
+        ? new TarFormatError('path-length', `a GNU long name record of ${h.size} bytes exceeds the path limit (${this.limits.maxPathBytes} bytes)`)
+        : new TarFormatError('pax-too-large', `a PAX header of ${h.size} bytes (at most ${MAX_PAX_BYTES} are accepted)`);
+    }
+    this.metaType = h.type;
+    this.meta = Buffer.allocUnsafe(h.size);
+    this.metaFill = 0;
+    this.remaining = h.size;
+    this.skip = (BLOCK - (h.size % BLOCK)) % BLOCK;
+    if (h.size === 0) {
+      this.onMeta();
+      this.state = State.Header;
+    } else {
+      this.state = State.Meta;
+    }
+  }
+
+  private onMeta(): void {
+    const data = this.meta;
+    this.meta = Buffer.alloc(0);
+    if (this.metaType === 'L') {
+      this.longName = parseLongName(data);
+      return;
+    }
+    const records = parsePaxRecords(data);
+    const global = this.metaType === 'g';
+    for (const [key, value] of records) {
+      if (key.startsWith('GNU.sparse.')) throw new TarFormatError('sparse', `a PAX header declares a sparse file (${key})`);
+      if (key === 'linkpath') throw new TarFormatError('link-target', 'a PAX header carries a link target');
+      if (key === 'path' || key === 'size') {
+        // A global header would rename or resize every later entry: no real crate does that.
+        if (global) throw new TarFormatError('pax-global', `a PAX global header sets "${key}"`);
+        if (key === 'path') this.paxPath = value;
+        else this.paxSize = parsePaxSize(value);
+      }
+      // Everything else (mtime, uid, uname, comment, xattrs...) is not applied.
+    }
+  }
+}
+
+function formatBytes(n: number): string {
+  return n >= MiB ? `${Math.round((n / MiB) * 10) / 10} MiB` : `${n} bytes`;
+}

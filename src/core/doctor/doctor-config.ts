@@ -1,0 +1,22 @@
+/**
+ * Where `yep-ext doctor` gets an installed extension's configured values and
+ * secrets, so the server runs with what the host would give it (the host's own
+ * doctor injects nothing, so servers that need config fail it but work live):
+ *   values  <- settings.toml, the `[[capabilities]]` entry with ref "ext:<name>"
+ *   secrets <- connections.toml table ["ext:<name>"] (plus keychain-held fields)
+ * An uninstalled package being authored gets its config the same way when one
+ * is on record under its name; otherwise the caller's environment is all it sees.
+ */
+import type { Context } from '../context.js';
+import type { DoctorConfigLoader } from './doctor.js';
+import { keychainOptionsFromEnv } from '../settings/keychain.js';
+import { getSecrets } from '../settings/secrets.js';
+import { readExtensionSettings } from '../settings/settings.js';
+
+export function doctorConfigLoader(ctx: Context): DoctorConfigLoader {
+  return async (name) => {
+    const settings = await readExtensionSettings(ctx.paths, name);
+    const secrets = await getSecrets(ctx.paths, name, { keychain: keychainOptionsFromEnv(ctx.env) });
+    return { values: settings.config, secrets };
+  };
+}

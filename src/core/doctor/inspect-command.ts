@@ -1,0 +1,156 @@
+/**
+ * The one inspection of `capabilityServer.command`, used by install (to say when
+ * the server cannot start yet, and whether to fetch a prebuilt binary) and by
+ * doctor. Finds the program the way the host's spawn would
+ * (host-compat §7: a bare name is looked up on `PATH` with `<package>/bin`
+ * first), and says clearly why it would not start: missing, a directory, a
+ * dangling symlink, not executable, built for another machine, a `#!`
+ * interpreter that is not there, or a path leaving the package (hardening D27,
+ * F39). Never runs anything.
+ */
+import { constants } from 'node:fs';
+import { access, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { errnoCode } from '../errors.js';
+
+export type CommandInspection =
+  | {
+      ok: true;
+      /** Absolute path of the program to spawn. */
+      path: string;
+      where: 'package-bin' | 'package' | 'path';
+      detail: string;
+      /** Works, but not the way it should (shown as a warning). */
+      warning?: string;
+    }
+  | { ok: false; detail: string };
+
+const inside = (root: string, p: string): boolean => {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+};
+
+/** Why `file` cannot be executed, or undefined when it can. */
+async function executableProblem(file: string, shown: string): Promise<string | undefined> {
+  let l;
+  try {
+    l = await lstat(file);
+  } catch (e) {
+    return errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? 'missing' : `cannot be read (${errnoCode(e) ?? String(e)})`;
+  }
+  let s;
+  try {
+    s = await stat(file);
+  } catch {
+    const target = l.isSymbolicLink() ? await readlink(file).catch(() => '?') : '?';
+    return `${shown} is a dangling symlink (-> ${target})`;
+  }
+  if (s.isDirectory()) return `${shown} is a directory, not a program`;
+  if (!s.isFile()) return `${shown} is not a regular file`;
+  try {
+    await access(file, constants.X_OK);
+  } catch {
+    return `${shown} is not executable (run \`chmod +x ${shown}\`)`;
+  }
+  return undefined;
+}
+
+const ELF_MACHINES: Record<number, string> = { 0x03: 'ia32', 0x28: 'arm', 0x3e: 'x64', 0xb7: 'arm64', 0xf3: 'riscv64', 0x08: 'mips', 0x15: 'ppc64', 0x16: 's390x' };
+
+/** Problems visible in the first bytes: wrong architecture, foreign format, a missing interpreter. */
+async function formatProblem(file: string, shown: string, searchPath: string[]): Promise<{ problem?: string; warning?: string }> {
+  let head: Buffer;
+  const fh = await open(file, 'r').catch(() => undefined);
+  if (!fh) return {};
+  try {
+    const buf = Buffer.alloc(256);
+    const { bytesRead } = await fh.read(buf, 0, 256, 0);
+    head = buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+  if (head.length >= 20 && head[0] === 0x7f && head.toString('latin1', 1, 4) === 'ELF') {
+    if (process.platform !== 'linux' && process.platform !== 'freebsd') return { problem: `${shown} is a Linux (ELF) executable; this is ${process.platform}` };
+    const machine = head[5] === 2 ? head.readUInt16BE(18) : head.readUInt16LE(18);
+    const arch = ELF_MACHINES[machine];
+    if (arch !== process.arch) return { problem: `${shown} is built for ${arch ?? `machine 0x${machine.toString(16)}`}; this machine is ${process.arch}` };
+    return {};
+  }
+  const magic = head.length >= 4 ? head.readUInt32BE(0) : 0;
+  if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe].includes(magic) && process.platform !== 'darwin') {
+    return { problem: `${shown} is a macOS (Mach-O) executable; this is ${process.platform}` };
+  }
+  if (head.length >= 2 && head.toString('latin1', 0, 2) === 'MZ' && process.platform !== 'win32') {
+    return { problem: `${shown} is a Windows executable; this is ${process.platform}` };
+  }
+  if (head.toString('latin1', 0, 2) === '#!') {
+    const line = head.toString('utf8').split('\n')[0]!.slice(2).trim();
+    const [interp, ...rest] = line.split(/\s+/);
+    if (!interp) return { problem: `${shown} has an empty #! line` };
+    if ((await executableProblem(interp, interp)) !== undefined) return { problem: `${shown} needs the interpreter ${interp}, which is not there or not executable` };
+    if (interp.endsWith('/env')) {
+      const prog = rest.find((a) => !a.startsWith('-'));
+      if (prog && !prog.includes('=') && !(await findOnPath(prog, searchPath))) return { problem: `${shown} runs \`${prog}\` (#!${line}), which is not on the server's PATH` };
+    }
+    return {};
+  }
+  return { warning: `${shown} has no #! line and is not a known binary format: it would run as a /bin/sh script` };
+}
+
+async function findOnPath(name: string, dirs: string[]): Promise<string | undefined> {
+  for (const dir of dirs) {
+    const candidate = join(dir, name);
+    if ((await executableProblem(candidate, candidate)) === undefined) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * Resolve `command` for a package at `packageDir`, with `inheritedPath` the PATH
+ * the server inherits (before `<package>/bin` is prepended).
+ */
+export async function inspectServerCommand(packageDir: string, command: string, inheritedPath: string): Promise<CommandInspection> {
+  if (command.trim() === '') return { ok: false, detail: 'capabilityServer.command is empty' };
+  if (command.includes('\0')) return { ok: false, detail: 'capabilityServer.command contains a NUL byte' };
+  const pkgReal = await realpath(packageDir).catch(() => resolve(packageDir));
+  const bin = join(pkgReal, 'bin');
+  // Empty PATH entries mean "the current directory" to execvp: never search those.
+  const searchPath = [bin, ...inheritedPath.split(delimiter).filter((d) => d !== '' && isAbsolute(d))];
+  const shownCmd = JSON.stringify(command);
+
+  if (command.includes('/')) {
+    if (isAbsolute(command)) {
+      if (!inside(pkgReal, normalize(command))) return { ok: false, detail: `command ${shownCmd} is an absolute path outside the package; ship the server in bin/ and name it without a path` };
+    } else if (!inside(pkgReal, resolve(pkgReal, command))) {
+      return { ok: false, detail: `command ${shownCmd} leaves the package (../); ship the server in bin/ and name it without a path` };
+    }
+    if (!isAbsolute(command)) {
+      // The host (host-compat §7) runs argv[0] with cwd = the workspace: "bin/srv" would be
+      // <workspace>/bin/srv, not the package's file. Never spawn what the host would not.
+      return { ok: false, detail: `command ${shownCmd} contains "/": the host runs it relative to the workspace, not the package, so it would not start there; name it \`${command.split('/').pop()}\` and keep it in bin/` };
+    }
+    const file = command;
+    const shown = relative(pkgReal, file) || file;
+    const problem = await executableProblem(file, shown);
+    if (problem) return { ok: false, detail: problem === 'missing' ? `${shown} does not exist in the package` : problem };
+    const fmt = await formatProblem(file, shown, searchPath);
+    if (fmt.problem) return { ok: false, detail: fmt.problem };
+    const warning = fmt.warning;
+    return { ok: true, path: file, where: 'package', detail: `${shown} in the package`, ...(warning ? { warning } : {}) };
+  }
+
+  const inBin = join(bin, command);
+  const binProblem = await executableProblem(inBin, `bin/${command}`);
+  if (binProblem === undefined) {
+    const fmt = await formatProblem(inBin, `bin/${command}`, searchPath);
+    if (fmt.problem) return { ok: false, detail: fmt.problem };
+    return { ok: true, path: inBin, where: 'package-bin', detail: `bin/${command} (executable)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
+  }
+  // Something named like the command in bin/ that cannot run is the author's bug, even if PATH has another.
+  if (binProblem !== 'missing') return { ok: false, detail: binProblem };
+  const found = await findOnPath(command, searchPath.slice(1));
+  if (!found) return { ok: false, detail: `${shownCmd} is neither in the package's bin/ nor on PATH` };
+  const fmt = await formatProblem(found, found, searchPath);
+  if (fmt.problem) return { ok: false, detail: fmt.problem };
+  return { ok: true, path: found, where: 'path', detail: `${command} found on PATH at ${found} (not shipped in the package)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
+}

@@ -1,0 +1,168 @@
+/**
+ * Optional OS keychain backend (@napi-rs/keyring, an optionalDependency): loaded
+ * only when a secret is explicitly stored there or read back, every call under a
+ * timeout, and any failure (module missing, no Secret Service, AccessDenied on
+ * headless Linux, a hung D-Bus) reported as KeychainUnavailable so the caller can
+ * fall back to connections.toml. The host never reads the keychain (see
+ * docs/secrets.md); a small index of which fields live there lets `list` report
+ * them without touching the keychain.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { writeFileAtomic } from '../store/fs-atomic.js';
+import type { Paths } from '../paths.js';
+
+export const KEYCHAIN_SERVICE = 'yolop';
+export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
+
+export interface KeychainOptions {
+  timeoutMs?: number;
+  /** Module to load instead of @napi-rs/keyring (a test seam: YEP_EXT_KEYCHAIN_MODULE). */
+  module?: string;
+}
+
+/** The keychain could not be used; `reason` is one short line, never a secret. */
+export class KeychainUnavailable extends Error {
+  constructor(readonly reason: string) {
+    super(`the OS keychain is not available: ${reason}`);
+    this.name = 'KeychainUnavailable';
+  }
+}
+
+interface AsyncEntryLike {
+  setPassword(password: string): Promise<void>;
+  getPassword(): Promise<string | undefined | null>;
+  deletePassword(): Promise<unknown>;
+}
+interface KeyringModule {
+  AsyncEntry: new (service: string, account: string) => AsyncEntryLike;
+}
+
+/** The keychain account for one field: `ext:<name>/<field>` (both are ^[A-Za-z0-9_-]+$). */
+export const keychainAccount = (name: string, field: string): string => `ext:${name}/${field}`;
+
+/** Keychain options from the environment (YEP_EXT_KEYCHAIN_TIMEOUT_MS, YEP_EXT_KEYCHAIN_MODULE). */
+export function keychainOptionsFromEnv(env: Record<string, string | undefined>): KeychainOptions {
+  const t = Number(env.YEP_EXT_KEYCHAIN_TIMEOUT_MS);
+  return {
+    ...(Number.isFinite(t) && t > 0 ? { timeoutMs: t } : {}),
+    ...(env.YEP_EXT_KEYCHAIN_MODULE ? { module: env.YEP_EXT_KEYCHAIN_MODULE } : {}),
+  };
+}
+
+/** First line of a native error, without the Rust backtrace it carries. */
+function shortReason(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  return (message.split('\n')[0] ?? '').slice(0, 200) || 'unknown error';
+}
+
+async function loadModule(options: KeychainOptions): Promise<KeyringModule> {
+  try {
+    const mod = (await import(options.module ?? '@napi-rs/keyring')) as Partial<KeyringModule> & { default?: Partial<KeyringModule> };
+    const ctor = mod.AsyncEntry ?? mod.default?.AsyncEntry;
+    if (typeof ctor !== 'function') throw new Error('the module has no AsyncEntry');
+    return { AsyncEntry: ctor };
+  } catch (e) {
+    throw new KeychainUnavailable(`@napi-rs/keyring could not be loaded (${shortReason(e)}); it is an optional dependency`);
+  }
+}
+
+async function withTimeout<T>(what: string, options: KeychainOptions, work: () => Promise<T>): Promise<T> {
+  const ms = options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new KeychainUnavailable(`${what} did not answer within ${ms} ms`)), ms);
+    // A hung native call must not keep the CLI alive after we gave up on it.
+    timer.unref();
+  });
+  try {
+    return await Promise.race([
+      work().catch((e: unknown) => {
+        throw e instanceof KeychainUnavailable ? e : new KeychainUnavailable(shortReason(e));
+      }),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function entry(name: string, field: string, options: KeychainOptions): Promise<AsyncEntryLike> {
+  const mod = await loadModule(options);
+  try {
+    return new mod.AsyncEntry(KEYCHAIN_SERVICE, keychainAccount(name, field));
+  } catch (e) {
+    throw new KeychainUnavailable(shortReason(e));
+  }
+}
+
+export async function keychainSet(name: string, field: string, value: string, options: KeychainOptions = {}): Promise<void> {
+  await withTimeout('the keychain', options, async () => {
+    await (await entry(name, field, options)).setPassword(value);
+  });
+}
+
+/** The stored value, or undefined when there is none. */
+export async function keychainGet(name: string, field: string, options: KeychainOptions = {}): Promise<string | undefined> {
+  return withTimeout('the keychain', options, async () => (await (await entry(name, field, options)).getPassword()) ?? undefined);
+}
+
+export async function keychainDelete(name: string, field: string, options: KeychainOptions = {}): Promise<void> {
+  await withTimeout('the keychain', options, async () => {
+    try {
+      await (await entry(name, field, options)).deletePassword();
+    } catch (e) {
+      // Deleting what is not there is success.
+      if (!/no ?entry|not found/i.test(shortReason(e))) throw e;
+    }
+  });
+}
+
+/**
+ * Which fields of which extension live in the keychain: names only, never values.
+ * Kept in the store beside the installer lock (a dot-file, never a package).
+ */
+export type KeychainIndex = Record<string, string[]>;
+
+export const keychainIndexFile = (paths: Paths): string => join(paths.storeDir, '.yep-keychain.json');
+
+export async function readKeychainIndex(paths: Paths): Promise<KeychainIndex> {
+  const file = keychainIndexFile(paths);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return {};
+    throw stateIoError('read', file, e);
+  }
+  try {
+    const value = JSON.parse(text) as { version?: unknown; entries?: unknown };
+    const entries = value.entries;
+    if (value.version !== 1 || typeof entries !== 'object' || entries === null || Array.isArray(entries)) throw new Error('unexpected shape');
+    const out: KeychainIndex = {};
+    for (const [k, v] of Object.entries(entries)) {
+      if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new Error(`entry ${JSON.stringify(k)} is not a list of field names`);
+      out[k] = v as string[];
+    }
+    return out;
+  } catch (e) {
+    throw new YepError('E_STATE', `The keychain index ${file} is unreadable: ${(e as Error).message}.`, {
+      hint: `It only lists which secrets are in the OS keychain. Move it aside (mv "${file}" "${file}.bak") and set those secrets again.`,
+    });
+  }
+}
+
+export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Promise<void> {
+  const entries: KeychainIndex = {};
+  for (const k of Object.keys(index).sort()) {
+    const fields = [...new Set(index[k])].sort();
+    if (fields.length > 0) entries[k] = fields;
+  }
+  try {
+    await mkdir(paths.storeDir, { recursive: true, mode: 0o755 });
+  } catch (e) {
+    throw stateIoError('create', paths.storeDir, e);
+  }
+  await writeFileAtomic(keychainIndexFile(paths), `${JSON.stringify({ version: 1, entries }, null, 2)}\n`, { mode: 0o600 });
+}

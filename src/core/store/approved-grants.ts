@@ -1,0 +1,38 @@
+/**
+ * The approved grant of each installed extension, kept beside the lock in
+ * `<store>/.yep-grants/<name>.json` (a dot-directory: the host ignores it). The
+ * lock holds only the fingerprint; this copy lets `update` show a real diff even
+ * for path installs, whose manifest changes in place. A copy whose fingerprint
+ * does not match the lock is ignored (a crash between the two writes).
+ */
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { writeFileAtomic } from './fs-atomic.js';
+import { grantFingerprint, type Grant } from '../package/grants.js';
+import { assertValidName } from '../package/names.js';
+
+function grantFile(ctx: Context, name: string): string {
+  return join(ctx.paths.storeDir, '.yep-grants', `${assertValidName(name)}.json`);
+}
+
+export async function saveApprovedGrant(ctx: Context, name: string, grant: Grant): Promise<void> {
+  const file = grantFile(ctx, name);
+  await mkdir(join(ctx.paths.storeDir, '.yep-grants'), { recursive: true, mode: 0o755 });
+  await writeFileAtomic(file, `${JSON.stringify(grant, null, 2)}\n`);
+}
+
+/** The approved grant whose fingerprint is `fingerprint`, if we still have it. */
+export async function loadApprovedGrant(ctx: Context, name: string, fingerprint: string | undefined): Promise<Grant | undefined> {
+  if (!fingerprint) return undefined;
+  try {
+    const grant = JSON.parse(await readFile(grantFile(ctx, name), 'utf8')) as Grant;
+    return grantFingerprint(grant) === fingerprint ? grant : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function removeApprovedGrant(ctx: Context, name: string): Promise<void> {
+  await rm(grantFile(ctx, name), { force: true });
+}

@@ -1,0 +1,76 @@
+/**
+ * The only writer of state files (lock, settings, secrets, generated manifests).
+ * Temp file in the same directory created with the final mode, fsync, rename,
+ * fsync the directory: a crash leaves the old file or the new one, never a torn
+ * or NUL-filled file (cargo#2836). Writing bytes identical to what is there is a
+ * no-op, so unchanged state keeps its mtime.
+ */
+import { open, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { stateIoError } from '../errors.js';
+
+export interface AtomicWriteOptions {
+  /** File mode to write; default: an existing file's mode, else 0644 (never left to the umask). */
+  mode?: number;
+}
+
+const DEFAULT_MODE = 0o644;
+
+/** Write `data` to `file` atomically. Returns false when the content was already identical. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<boolean> {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+  let mode = options.mode;
+  try {
+    const existingMode = (await stat(file)).mode & 0o777;
+    mode ??= existingMode;
+    const current = await readFile(file);
+    if (current.equals(bytes) && existingMode === mode) return false;
+  } catch {
+    // Missing or unreadable: fall through and write.
+  }
+  mode ??= DEFAULT_MODE;
+  try {
+    // Loaded on first write: it pulls in worker_threads and signal-exit, and
+    // read-only commands (list) should not pay for that at start-up.
+    const { default: writeFileAtomicCb } = await import('write-file-atomic');
+    await new Promise<void>((resolve, reject) => {
+      writeFileAtomicCb(file, bytes, { fsync: true, mode }, (err) =>
+        err ? reject(err) : resolve(),
+      );
+    });
+    await fsyncDir(dirname(file));
+  } catch (e) {
+    throw stateIoError('write', file, e);
+  }
+  return true;
+}
+
+/** fsync a directory so a rename inside it survives power loss (best effort off Linux). */
+export async function fsyncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // Some platforms (Windows) cannot open directories; the rename is still atomic.
+  } finally {
+    await fh?.close();
+  }
+}
+
+/**
+ * Remove temp files write-file-atomic left beside `file` after a kill -9
+ * (`<base>.<digits>` in the same directory). Called before each write session.
+ */
+export async function sweepAtomicTemps(file: string): Promise<void> {
+  const dir = dirname(file);
+  const base = basename(file);
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return;
+  }
+  const pattern = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.\\d+$`);
+  await Promise.all(entries.filter((e) => pattern.test(e)).map((e) => rm(join(dir, e), { force: true })));
+}

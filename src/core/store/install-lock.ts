@@ -1,0 +1,76 @@
+/**
+ * One installer lock around every read-modify-write of the store and state
+ * files. A second process waits (saying so once); a lock left by a killed
+ * process goes stale after STALE_MS without a heartbeat and is taken over.
+ */
+import { mkdir } from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
+import { YepError, errnoCode, stateIoError } from '../errors.js';
+import type { Context } from '../context.js';
+import { sweepStaging } from './staging.js';
+
+// A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
+// belongs to a dead process (kill -9) and is taken over.
+const STALE_MS = 5_000;
+const UPDATE_MS = 1_000;
+
+export async function ensureStore(ctx: Context): Promise<void> {
+  try {
+    // Explicit modes: under umask 000 the store must still not be writable by others (it holds code yolop runs).
+    await mkdir(ctx.paths.storeDir, { recursive: true, mode: 0o755 });
+  } catch (e) {
+    throw stateIoError('create the extension store at', ctx.paths.storeDir, e);
+  }
+}
+
+// Concurrent operations inside one process (install a b c) queue here first, so the
+// file lock only ever arbitrates between processes, and "waiting" means another process.
+let inProcess: Promise<unknown> = Promise.resolve();
+const recovered = new Set<string>();
+
+/** Run `fn` holding the installer lock. */
+export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  const run = inProcess.then(() => withFileLock(ctx, fn));
+  inProcess = run.catch(() => undefined);
+  return run;
+}
+
+async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  await ensureStore(ctx);
+  const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
+  const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
+  } catch (e) {
+    if (errnoCode(e) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, e);
+    ctx.log.info('Waiting for another yep-ext process to finish with the extension store (a lock left by a killed process is taken over after 5 s)…');
+    const started = Date.now();
+    for (;;) {
+      try {
+        release = await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
+        break;
+      } catch (err) {
+        if (errnoCode(err) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, err);
+        if (Date.now() - started > waitMs) {
+          throw new YepError('E_LOCKED', `Another yep-ext process has held ${ctx.paths.installLockFile} for over ${Math.round(waitMs / 1000)} s.`, {
+            hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 5 s.',
+          });
+        }
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 150));
+      }
+    }
+  }
+  try {
+    // The first holder in a process finishes or undoes the transactions of dead
+    // processes (kill -9, power loss), so whichever command runs next after a
+    // crash recovers, not only install, update and remove.
+    if (!recovered.has(ctx.paths.stagingDir)) {
+      recovered.add(ctx.paths.stagingDir);
+      for (const m of await sweepStaging(ctx)) ctx.log.info(`Recovered: ${m}.`);
+    }
+    return await fn();
+  } finally {
+    await release().catch(() => {});
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * extensions.lock (host-compat §4): parse, serialise, load and save.
+ * Host keys are kept exactly; extra keys (ours or a newer tool's) survive a
+ * round trip. An unreadable lock is an error naming the file: it is never reset
+ * (the host treats it as empty and overwrites it; we refuse).
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
+import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { writeFileAtomic } from './fs-atomic.js';
+import { parseLockTomlFast } from './lock-fast-parse.js';
+import { isValidName } from '../package/names.js';
+
+export interface PathSource {
+  type: 'path';
+  /** Canonical absolute directory the store entry links to. */
+  path: string;
+  [extra: string]: unknown;
+}
+
+export interface GitSource {
+  type: 'git';
+  url: string;
+  /** Always the resolved 40-hex commit. */
+  rev: string;
+  /** What the user asked for (branch, tag, sha); lets `update` move a branch or tag. */
+  requested_ref?: string;
+  [extra: string]: unknown;
+}
+
+export interface CrateSource {
+  type: 'crate';
+  crate_name: string;
+  /** The resolved crate version (raw `vers`). */
+  version: string;
+  /** Registry SHA-256 of the .crate (lowercase hex). */
+  cksum?: string;
+  /** The requirement the user gave (`^0.3`, `=1.2.3`); absent = latest. */
+  requirement?: string;
+  /** Sparse index root the crate came from, when it is not the default. */
+  index?: string;
+  /** SHA-256 of a prebuilt server binary, when one was provisioned. */
+  binary_sha256?: string;
+  [extra: string]: unknown;
+}
+
+export type LockSource = PathSource | GitSource | CrateSource;
+
+export interface LockEntry {
+  name: string;
+  content_hash: string;
+  /** The manifest version; omitted when the manifest has none. */
+  version?: string;
+  source: LockSource;
+  /** Fingerprint of the approved grant (`sha256:…`), see grants. */
+  grant?: string;
+  [extra: string]: unknown;
+}
+
+export interface Lockfile {
+  entries: LockEntry[];
+  /** Top-level keys other than `extensions`, kept verbatim. */
+  extra: Record<string, unknown>;
+}
+
+export const LOCK_HEADER =
+  '# extensions.lock: what is installed, pinned by content hash.\n# Written by yep-ext (and read by yolop). Edit with `yep-ext`, not by hand.\n\n';
+
+const HASH_RE = /^sha256:[0-9a-f]{64}$/;
+
+function corrupt(file: string, why: string, cause?: unknown): YepError {
+  return new YepError('E_STATE', `The lockfile ${file} is unreadable: ${why}.`, {
+    hint: `yep-ext will not overwrite it. Fix it, or move it aside (mv "${file}" "${file}.bak") and reinstall your extensions.`,
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkSource(src: unknown): string | undefined {
+  if (!isRecord(src)) return 'missing [extensions.source]';
+  switch (src.type) {
+    case 'path':
+      return typeof src.path === 'string' ? undefined : 'path source without `path`';
+    case 'git':
+      return typeof src.url === 'string' && typeof src.rev === 'string' ? undefined : 'git source without `url`/`rev`';
+    case 'crate':
+      return typeof src.crate_name === 'string' && typeof src.version === 'string' ? undefined : 'crate source without `crate_name`/`version`';
+    default:
+      return `unknown source type ${JSON.stringify(src.type)}`;
+  }
+}
+
+/** Parse lock text. Throws E_STATE (naming `file`) on anything unreadable. */
+export function parseLock(text: string, file = 'extensions.lock'): Lockfile {
+  if (text.trim() === '') throw corrupt(file, 'it is empty (a healthy lock always has a header)');
+  if (text.includes('\0')) throw corrupt(file, 'it contains NUL bytes (a torn write?)');
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseLockTomlFast(text) ?? (parseToml(text) as Record<string, unknown>);
+  } catch (e) {
+    throw corrupt(file, `invalid TOML (${(e as Error).message.split('\n')[0]})`, e);
+  }
+  const { extensions = [], ...extra } = doc;
+  if (!Array.isArray(extensions)) throw corrupt(file, '`extensions` is not an array of tables');
+  const seen = new Set<string>();
+  const entries = extensions.map((raw, i): LockEntry => {
+    if (!isRecord(raw)) throw corrupt(file, `entry ${i + 1} is not a table`);
+    const name = raw.name;
+    if (typeof name !== 'string' || !isValidName(name)) throw corrupt(file, `entry ${i + 1} has an invalid name ${JSON.stringify(name)}`);
+    if (seen.has(name)) throw corrupt(file, `"${name}" appears twice`);
+    seen.add(name);
+    if (typeof raw.content_hash !== 'string' || !HASH_RE.test(raw.content_hash)) {
+      throw corrupt(file, `"${name}" has no valid content_hash`);
+    }
+    const bad = checkSource(raw.source);
+    if (bad) throw corrupt(file, `"${name}": ${bad}`);
+    return raw as LockEntry;
+  });
+  return { entries, extra };
+}
+
+/** Serialise with entries sorted by name (byte order), host keys first. */
+export function serializeLock(lock: Lockfile): string {
+  const entries = [...lock.entries]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map(({ name, content_hash, version, source, ...rest }) => {
+      const { type, ...sourceRest } = source;
+      return {
+        name,
+        content_hash,
+        ...(version !== undefined ? { version } : {}),
+        ...dropUndefined(rest),
+        source: { type, ...dropUndefined(sourceRest) },
+      };
+    });
+  const body = stringifyToml({ ...lock.extra, extensions: entries });
+  return LOCK_HEADER + body + (body.endsWith('\n') ? '' : '\n');
+}
+
+function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** Load the lock; a missing file is an empty lock, anything unreadable throws. */
+export async function loadLock(file: string): Promise<Lockfile> {
+  let text: string;
+  try {
+    // Sync: one small file, read by every command; a thread-pool hop buys nothing.
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return { entries: [], extra: {} };
+    if (errnoCode(e) === 'EISDIR') throw corrupt(file, 'it is a directory');
+    throw stateIoError('read', file, e);
+  }
+  return parseLock(text, file);
+}
+
+export async function saveLock(file: string, lock: Lockfile): Promise<boolean> {
+  return writeFileAtomic(file, serializeLock(lock));
+}
+
+export function findEntry(lock: Lockfile, name: string): LockEntry | undefined {
+  return lock.entries.find((e) => e.name === name);
+}
+
+/** A new lock with `entry` inserted or replacing the same name. */
+export function upsertEntry(lock: Lockfile, entry: LockEntry): Lockfile {
+  return { ...lock, entries: [...lock.entries.filter((e) => e.name !== entry.name), entry] };
+}
+
+export function removeEntry(lock: Lockfile, name: string): Lockfile {
+  return { ...lock, entries: lock.entries.filter((e) => e.name !== name) };
+}
