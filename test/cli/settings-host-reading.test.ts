@@ -12,6 +12,7 @@ import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js'
 import { writePackage } from '../helpers/packages.js';
 import { hostRuns, subjectEntries } from '../helpers/settings-model.js';
 import { doctorConfigLoader } from '../../src/core/doctor/doctor-config.js';
+import { loadInstalledManifest } from '../../src/core/store/installed-manifest.js';
 
 const SCHEMA = { type: 'object', properties: { endpoint: { type: 'string' }, port: { type: 'integer' } } };
 
@@ -33,6 +34,11 @@ async function ok(args: string[]): Promise<any> {
 }
 const listed = async () => (await ok(['list'])).extensions.find((e: { name: string }) => e.name === 'x');
 const host = () => hostRuns(readFileSync(settingsFile, 'utf8'), 'x');
+/** The values `yep-ext doctor x` would give the server. */
+const doctorValues = async () => {
+  const ctx = home.ctx();
+  return doctorConfigLoader(ctx)('x', await loadInstalledManifest(ctx.paths, 'x'));
+};
 const field = (item: any, key: string) => item.config.find((f: { key: string }) => f.key === key);
 
 describe('observation 1: enable after a later `enabled = false` entry', () => {
@@ -73,7 +79,7 @@ describe('observation 2: config on a disabled entry after the host appends a bar
     const table = await runCli(['list'], { env: home.env });
     expect(table.stdout).toContain('endpoint: kept, not in effect');
     // doctor gives the server what the host gives it: nothing.
-    expect((await doctorConfigLoader(home.ctx())('x'))?.values).toEqual({});
+    expect((await doctorValues())?.values).toEqual({});
 
     const e = await ok(['enable', 'x']);
     expect(e).toMatchObject({ enabled: true, was_enabled: true, changed: true });
@@ -93,6 +99,6 @@ describe('observation 2: config on a disabled entry after the host appends a bar
     expect(field(item, 'endpoint')).toMatchObject({ set: false, kept: true });
     expect(field(item, 'port')).not.toHaveProperty('kept');
     expect(item.problems).toEqual([]);
-    expect((await doctorConfigLoader(home.ctx())('x'))?.values).toEqual({ endpoint: 'https://e.example' });
+    expect((await doctorValues())?.values).toEqual({ endpoint: 'https://e.example' });
   });
 });

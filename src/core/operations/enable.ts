@@ -1,9 +1,10 @@
 /**
  * `enable` with setup: type and validate `--config` values, ask for whatever
  * required field is still unset (only when interactive, through an injected
- * prompter: core never prompts itself), then write config, secrets and the
- * enabled flag under the installer lock. Prompting happens before the lock is
- * taken so a slow typist never blocks another yep-ext.
+ * prompter: core never prompts itself), then, under the installer lock, store
+ * the secrets and write the switch and config to settings.toml in one atomic
+ * write. Prompting happens before the lock is taken so a slow typist never
+ * blocks another yep-ext.
  *
  * Decision (docs/configuration.md): when required fields are still missing the
  * extension IS enabled and the values given are saved; the run then fails with
