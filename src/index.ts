@@ -23,6 +23,7 @@ export {
   removeExtensionSettings,
   applySettingsEdit,
   readSettingsFromText,
+  hostReading,
   type ExtensionSettings,
   type SettingsEdit,
 } from './core/settings/settings.js';

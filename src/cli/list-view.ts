@@ -22,7 +22,7 @@ export function renderList(items: ListedExtension[]): string {
       sanitize(e.version ?? '-'),
       e.enabled === undefined ? '?' : e.enabled ? 'yes' : 'no',
       e.source ? sanitize(describeSource(e.source)) : '(not in lock)',
-      (e.config ?? []).map((f) => `${sanitize(f.key)}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : f.source === 'default' ? 'default' : 'unset'}`).join('\n'),
+      (e.config ?? []).map((f) => `${sanitize(f.key)}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : f.kept ? 'kept, not in effect' : f.source === 'default' ? 'default' : 'unset'}`).join('\n'),
       e.problems.length ? sanitize(e.problems.join('; ')) : '',
     ]),
   );

@@ -13,10 +13,13 @@ const SOURCE_TEXT: Record<FieldStatus['source'], string> = {
   unset: 'unset',
 };
 
+/** A value settings.toml keeps on an entry the host ignores. */
+const KEPT_TEXT = '; kept in settings.toml, not in effect';
+
 /** One line per field: key, kind, status. Never a value. */
 export function renderFields(fields: FieldStatus[]): string[] {
   const width = Math.max(...fields.map((f) => f.key.length), 3);
-  return fields.map((f) => `  ${f.key.padEnd(width)}  ${(f.secret ? 'secret' : 'config').padEnd(6)}  ${f.required ? 'required' : 'optional'}  ${SOURCE_TEXT[f.source]}`);
+  return fields.map((f) => `  ${f.key.padEnd(width)}  ${(f.secret ? 'secret' : 'config').padEnd(6)}  ${f.required ? 'required' : 'optional'}  ${SOURCE_TEXT[f.source]}${f.kept ? KEPT_TEXT : ''}`);
 }
 
 export function renderEnable(r: EnableResult): string {

@@ -120,6 +120,46 @@ describe('list fast path: same bytes as oclif', () => {
     }
   });
 
+  it('several entries per extension: enabled, set and kept config as the host reads them (both paths)', async () => {
+    const multi = makeTempHome('yep-fast-multi-');
+    try {
+      const schema = { type: 'object', properties: { endpoint: { type: 'string' }, port: { type: 'integer' } } };
+      for (const name of ['kept', 'off', 'on']) {
+        const pkg = writePackage(join(multi.root, 'src', name), { name, yolop: { config_schema: schema } });
+        expect((await runCli(['install', pkg], { env: multi.env })).code).toBe(0);
+      }
+      writeFileSync(
+        join(multi.configDir, 'settings.toml'),
+        [
+          '[[capabilities]]\nref = "ext:kept"\nenabled = false\nendpoint = "e"\n', // then the host's bare enable
+          '[[capabilities]]\nref = "ext:on"\nenabled = false\n',
+          "[[capabilities]]\nid = 'ext:off'\nport = 1\n",
+          '[[capabilities]]\nref = "ext:kept"\n',
+          '[[capabilities]]\nref = "ext:on"\nport = 2\n',
+          '[[capabilities]]\nref = "ext:off"\nenabled = false\n',
+        ].join('\n'),
+      );
+      for (const args of [['list'], ['list', '--json']]) {
+        rmSync(mark, { force: true });
+        const fast = await runCli(args, { env: { ...multi.env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
+        expect(existsSync(mark)).toBe(true);
+        const oclif = await runCli(args, { env: { ...multi.env, YEP_EXT_NO_FAST_PATH: '1' } });
+        expect(fast.code).toBe(0);
+        expect([fast.code, fast.stdout, fast.stderr]).toEqual([oclif.code, oclif.stdout, oclif.stderr]);
+      }
+      const doc = JSON.parse((await runCli(['list', '--json'], { env: multi.env })).stdout) as { extensions: { name: string; enabled: boolean; config: { key: string; set: boolean; kept?: boolean }[] }[] };
+      const state = Object.fromEntries(doc.extensions.map((e) => [e.name, { enabled: e.enabled, set: e.config.filter((f) => f.set).map((f) => f.key), kept: e.config.filter((f) => f.kept).map((f) => f.key) }]));
+      expect(state).toEqual({
+        kept: { enabled: true, set: [], kept: ['endpoint'] },
+        off: { enabled: false, set: [], kept: ['port'] },
+        on: { enabled: true, set: ['port'], kept: [] },
+      });
+      expect((await runCli(['list'], { env: multi.env })).stdout).toContain('endpoint: kept, not in effect');
+    } finally {
+      multi.cleanup();
+    }
+  });
+
   it('errors: a corrupt lock fails the same way, with and without --json', async () => {
     const broken = makeTempHome('yep-fast-broken-');
     try {

@@ -215,7 +215,8 @@ describe('adding a table to a file that has none for us', () => {
   it('config for an extension without a table is written disabled (never enables as a side effect)', () => {
     const r = apply('a = 1\n', { op: 'set', values: { endpoint: 'e' } });
     expect(r.text).toBe('a = 1\n\n[[capabilities]]\nref = "ext:logfire"\nenabled = false\nendpoint = "e"\n');
-    expect(readSettingsFromText(r.text, 'logfire')).toEqual({ present: true, enabled: false, config: { endpoint: 'e' }, entries: 1 });
+    // Disabled: the host applies no config; the value is kept for `enable`.
+    expect(readSettingsFromText(r.text, 'logfire')).toEqual({ present: true, enabled: false, config: {}, kept: { endpoint: 'e' }, entries: 1 });
   });
 
   it('disable and remove of an absent extension change nothing', () => {
@@ -246,14 +247,50 @@ describe('golden edits', () => {
     expect(ours(r.text)[0].s).toBe(value);
   });
 
-  it('duplicates: disable marks every table, enable flips the first', () => {
+  // Several entries for one ref (host-compat §5): the host applies them in order and the
+  // last decides; every edit folds them into the one entry the host then reads.
+  it('duplicates: disable folds into one disabled entry with the user config, enable brings it back', () => {
     const t = '[[capabilities]]\nref = "ext:logfire"\na = 1\n\n[[capabilities]]\nid = "ext:logfire"\nb = 2\n';
+    // Both enabled: the later one replaced the earlier, so the host runs it with b = 2.
+    expect(readSettingsFromText(t, 'logfire')).toEqual({ present: true, enabled: true, config: { b: 2 }, kept: {}, entries: 2 });
     const d = apply(t, { op: 'disable' }).text;
-    expect(ours(d).map((c: any) => c.enabled)).toEqual([false, false]);
-    expect(readSettingsFromText(d, 'logfire')).toMatchObject({ enabled: false, entries: 2, config: { a: 1 } });
+    expect(d).toBe('[[capabilities]]\nid = "ext:logfire"\nenabled = false\nb = 2\n');
+    expect(readSettingsFromText(d, 'logfire')).toEqual({ present: true, enabled: false, config: {}, kept: { b: 2 }, entries: 1 });
     const e = apply(d, { op: 'enable' }).text;
-    expect(readSettingsFromText(e, 'logfire').enabled).toBe(true);
+    expect(e).toBe('[[capabilities]]\nid = "ext:logfire"\nb = 2\n');
+    expect(readSettingsFromText(e, 'logfire')).toEqual({ present: true, enabled: true, config: { b: 2 }, kept: {}, entries: 1 });
     expect(apply(t, { op: 'remove' }).text).toBe('');
+  });
+
+  it('the last entry decides: a later enabled = false disables, and enable folds (observation 1)', () => {
+    const t = '[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\nenabled = false\n';
+    expect(readSettingsFromText(t, 'logfire')).toEqual({ present: true, enabled: false, config: {}, kept: { endpoint: 'e' }, entries: 2 });
+    const e = apply(t, { op: 'enable' });
+    expect(e.text).toBe('[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n');
+    expect(readSettingsFromText(e.text, 'logfire')).toEqual({ present: true, enabled: true, config: { endpoint: 'e' }, kept: {}, entries: 1 });
+  });
+
+  it('a bare entry appended by the host enables without config; the kept config is reported and enable restores it (observation 2)', () => {
+    const t = '[[capabilities]]\nref = "ext:logfire"\nenabled = false # mine\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\n';
+    expect(readSettingsFromText(t, 'logfire')).toEqual({ present: true, enabled: true, config: {}, kept: { endpoint: 'e' }, entries: 2 });
+    const e = apply(t, { op: 'enable' });
+    expect(e).toEqual({ text: '[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n', changed: true });
+    // Config set while such a pair is on file lands in the one entry the host reads, still enabled.
+    const s = apply(t, { op: 'set', values: { port: 1 } }).text;
+    expect(s).toBe('[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\nport = 1\n');
+  });
+
+  it('precedence of the kept config: last enabled entry holding config, else last entry holding config', () => {
+    const entry = (body: string) => `[[capabilities]]\nref = "ext:logfire"\n${body}`;
+    const read = (...bodies: string[]) => readSettingsFromText(bodies.map(entry).join('\n'), 'logfire');
+    expect(read('a = 1\n', 'enabled = false\nb = 2\n')).toMatchObject({ enabled: false, config: {}, kept: { a: 1 } });
+    expect(read('enabled = false\na = 1\n', 'enabled = false\nb = 2\n')).toMatchObject({ enabled: false, kept: { b: 2 } });
+    expect(read('a = 1\n', 'b = 2\n', '')).toMatchObject({ enabled: true, config: {}, kept: { b: 2 } });
+    expect(read('a = 1\n', 'enabled = true\nb = 2\n')).toMatchObject({ enabled: true, config: { b: 2 }, kept: {} });
+    expect(read('', 'enabled = false\n')).toMatchObject({ enabled: false, config: {}, kept: {} });
+    // Enable keeps the chosen entry in place (its comments and layout) and drops the others.
+    const t = [entry('a = 1 # first\n'), entry('enabled = false\nb = 2\n')].join('\n');
+    expect(apply(t, { op: 'enable' }).text).toBe(entry('a = 1 # first\n'));
   });
 });
 
@@ -279,7 +316,8 @@ describe('files yep-ext refuses to touch', () => {
   });
 
   it('reading an inline-array file still works (only editing is refused)', () => {
-    expect(readSettingsFromText('capabilities = [{ ref = "ext:logfire", enabled = false, x = 1 }]\n', 'logfire')).toEqual({ present: true, enabled: false, config: { x: 1 }, entries: 1 });
+    expect(readSettingsFromText('capabilities = [{ ref = "ext:logfire", enabled = false, x = 1 }]\n', 'logfire')).toEqual({ present: true, enabled: false, config: {}, kept: { x: 1 }, entries: 1 });
+    expect(readSettingsFromText('capabilities = [{ ref = "ext:logfire", x = 1 }]\n', 'logfire')).toEqual({ present: true, enabled: true, config: { x: 1 }, kept: {}, entries: 1 });
   });
 
   it('dotted keys inside our table are not rewritten', () => {

@@ -2,7 +2,9 @@
  * Where `yep-ext doctor` gets an installed extension's configured values and
  * secrets, so the server runs with what the host would give it (the host's own
  * doctor injects nothing, so servers that need config fail it but work live):
- *   values  <- settings.toml, the `[[capabilities]]` entry with ref "ext:<name>"
+ *   values  <- settings.toml: the config the host gives an enabled extension (the
+ *              last `ext:<name>` entry's, host-reading.ts); for a disabled one, the
+ *              config `yep-ext enable` would put in effect (its kept config)
  *   secrets <- connections.toml table ["ext:<name>"] (plus keychain-held fields)
  * An uninstalled package being authored gets its config the same way when one
  * is on record under its name; otherwise the caller's environment is all it sees.
@@ -17,6 +19,6 @@ export function doctorConfigLoader(ctx: Context): DoctorConfigLoader {
   return async (name) => {
     const settings = await readExtensionSettings(ctx.paths, name);
     const secrets = await getSecrets(ctx.paths, name, { keychain: keychainOptionsFromEnv(ctx.env) });
-    return { values: settings.config, secrets };
+    return { values: settings.enabled ? settings.config : settings.kept, secrets };
   };
 }

@@ -1,9 +1,10 @@
 /**
  * `enable` with setup: type and validate `--config` values, ask for whatever
  * required field is still unset (only when interactive, through an injected
- * prompter: core never prompts itself), then write config, secrets and the
- * enabled flag under the installer lock. Prompting happens before the lock is
- * taken so a slow typist never blocks another yep-ext.
+ * prompter: core never prompts itself), then, under the installer lock, store
+ * the secrets and write the switch and config to settings.toml in one atomic
+ * write. Prompting happens before the lock is taken so a slow typist never
+ * blocks another yep-ext.
  *
  * Decision (docs/configuration.md): when required fields are still missing the
  * extension IS enabled and the values given are saved; the run then fails with
@@ -20,7 +21,7 @@ import { loadInstalledManifest } from '../store/installed-manifest.js';
 import { keychainOptionsFromEnv } from '../settings/keychain.js';
 import { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
-import { enableExtension, readExtensionSettings, setExtensionConfig } from '../settings/settings.js';
+import { enableExtension, readExtensionSettings } from '../settings/settings.js';
 
 /** Validation callback for prompts: true when fine, else the message to show. */
 export type PromptValidator = (raw: string) => true | string;
@@ -160,8 +161,10 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   return withInstallLock(ctx, async () => {
     const wasEnabled = (await readExtensionSettings(ctx.paths, name)).enabled;
     let changed = false;
-    // Config first, then the flag: yolop never sees the table enabled but half-written.
-    if (Object.keys(config).length > 0) changed = (await setExtensionConfig(ctx.paths, name, config)).changed || changed;
+    // Secrets first, then settings.toml in ONE write (the switch and the config
+    // together). The host reads a secret only for an enabled extension, so until
+    // settings.toml is renamed into place it loads what it loaded before; after
+    // the rename it loads the new state (docs/reliability.md, "enable").
     const secretsSet: EnableResult['secrets_set'] = [];
     for (const [key, value] of prompted.secrets) {
       const r = await setSecret(ctx.paths, name, key, value, { store, keychain: keychainOptionsFromEnv(ctx.env) });
@@ -169,7 +172,7 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
       secretsSet.push({ key, store: r.store });
       changed = r.changed || changed;
     }
-    changed = (await enableExtension(ctx.paths, name)).changed || changed;
+    changed = (await enableExtension(ctx.paths, name, config)).changed || changed;
     const fields = await configStatus(ctx.paths, manifest);
     const result: EnableResult = {
       name,

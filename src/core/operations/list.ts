@@ -75,7 +75,6 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       settingsProblem = e.message;
     }
   }
-  const enabledOf = (name: string): boolean | undefined => settingsOf?.(name).enabled;
   const listed = await mapLimit(lock.entries, 8, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
@@ -87,8 +86,15 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       dir,
       problems: settingsProblem ? [`enabled state unknown: ${settingsProblem}`] : [],
     };
-    const enabled = enabledOf(entry.name);
-    if (enabled !== undefined) item.enabled = enabled;
+    // Enabled and config exactly as the host reads them (host-reading.ts).
+    const settings = settingsOf?.(entry.name);
+    if (settings) {
+      item.enabled = settings.enabled;
+      const kept = Object.keys(settings.kept);
+      if (settings.enabled && kept.length > 0) {
+        item.problems.push(`config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later ext:${entry.name} entry replaced it); run \`yep-ext enable ${entry.name}\` to apply it`);
+      }
+    }
     try {
       statSync(dir);
     } catch {

@@ -1,6 +1,8 @@
 /**
  * Which config fields of an installed extension have a value and where it comes
  * from, never what it is: `list`, `enable` and `doctor` report set/unset only.
+ * "Set" means set as the host reads it (host-reading.ts): a value on an entry
+ * the host ignores is `kept`, not set.
  */
 import { configFields, type ConfigField, type Manifest } from '../package/manifest.js';
 import type { Paths } from '../paths.js';
@@ -23,16 +25,26 @@ export interface FieldStatus {
   source: FieldSource;
   /** Environment variable the host injects the value as, if any. */
   env?: string;
+  /**
+   * Not in effect, but settings.toml keeps a value for it (on a disabled entry,
+   * or one a later entry replaced): `yep-ext enable` brings it back. Absent otherwise.
+   */
+  kept?: true;
 }
 
-/** Status of one field given what settings and secrets hold. */
-export function fieldStatus(field: ConfigField, config: Record<string, unknown>, fileSecrets: string[], keychainSecrets: string[]): FieldStatus {
+/**
+ * Status of one field given what settings and secrets hold. `config` is the
+ * config in effect (what the host gives the server), `kept` the config the file
+ * keeps that is not in effect (ExtensionSettings).
+ */
+export function fieldStatus(field: ConfigField, config: Record<string, unknown>, fileSecrets: string[], keychainSecrets: string[], kept: Record<string, unknown> = {}): FieldStatus {
   let source: FieldSource;
   if (field.secret) source = fileSecrets.includes(field.key) ? 'secrets' : keychainSecrets.includes(field.key) ? 'keychain' : 'unset';
   else source = field.key in config ? 'settings' : 'unset';
   const set = source !== 'unset';
   if (!set && field.default !== undefined) source = 'default';
-  return { key: field.key, secret: field.secret, required: field.required, set, source, ...(field.env ? { env: field.env } : {}) };
+  const isKept = !set && !field.secret && field.key in kept;
+  return { key: field.key, secret: field.secret, required: field.required, set, source, ...(field.env ? { env: field.env } : {}), ...(isKept ? { kept: true as const } : {}) };
 }
 
 /**
@@ -45,7 +57,7 @@ export async function configStatus(paths: Paths, manifest: Manifest, settings?: 
   if (fields.length === 0) return [];
   settings ??= await readExtensionSettings(paths, manifest.name);
   const secrets = fields.some((f) => f.secret) ? await secretStatus(paths, manifest.name) : { file: [], keychain: [] };
-  return fields.map((f) => fieldStatus(f, settings.config, secrets.file, secrets.keychain));
+  return fields.map((f) => fieldStatus(f, settings.config, secrets.file, secrets.keychain, settings.kept));
 }
 
 /** Required fields with neither a value nor a default: what keeps an extension from working. */

@@ -1,11 +1,12 @@
 /**
- * settings.toml (host-compat §5): an extension is enabled while a
- * `[[capabilities]]` table with `ref = "ext:<name>"` (or `id`) exists that does
- * not say `enabled = false`; its non-secret config sits inline in that table.
- * The file is the user's: yep-ext rewrites only the byte spans of its own
- * `ext:<name>` tables, proves by re-parsing that nothing else changed, and never
- * overwrites a file it cannot read. Disabling keeps the table (and its config)
- * with `enabled = false` instead of deleting it as the host does.
+ * settings.toml (host-compat §5): the host applies the `[[capabilities]]` entries
+ * for `ref = "ext:<name>"` (or `id`) in file order and the last one decides
+ * (host-reading.ts computes that reading; every report uses it). Each edit folds
+ * the extension's entries into the one entry that makes the host's reading what
+ * the command promises. The file is the user's: yep-ext rewrites only the byte
+ * spans of its own `ext:<name>` tables, proves by re-parsing that nothing else
+ * changed, and never overwrites a file it cannot read. Disabling keeps the entry
+ * (and its config) with `enabled = false` instead of deleting it as the host does.
  *
  * The IO functions do not take the installer lock: callers (operations, `remove`)
  * already hold it, and the lock is not re-entrant.
@@ -31,26 +32,16 @@ import {
   type TomlTable,
 } from './toml-edit.js';
 
-/** Keys the host reserves inside a capability table; never config keys. */
-export const RESERVED_KEYS: readonly string[] = ['ref', 'id', 'enabled', 'append'];
+import { RESERVED_KEYS, entriesFor, extRef, hostReading, isTable, refOf, userConfigIndex, type ExtensionSettings } from './host-reading.js';
 
-export const extRef = (name: string): string => `ext:${name}`;
-
-export interface ExtensionSettings {
-  /** A `[[capabilities]]` table for this extension exists. */
-  present: boolean;
-  /** The host would load it: some table exists that does not say `enabled = false`. */
-  enabled: boolean;
-  /** Inline config of the first matching table, reserved keys removed. */
-  config: Record<string, unknown>;
-  /** How many tables name this extension (more than one is suspicious). */
-  entries: number;
-}
+export { RESERVED_KEYS, extRef, hostReading, type ExtensionSettings };
 
 export type SettingsEdit =
-  | { op: 'enable' }
+  /** Fold into one enabled entry; `values` (`undefined` removes a key) are set on the way, in the same write. */
+  | { op: 'enable'; values?: Record<string, unknown> }
+  /** Fold into one `enabled = false` entry keeping the user's config. */
   | { op: 'disable' }
-  /** `undefined` removes a key. */
+  /** Set config, keeping the host's enabled state (`undefined` removes a key). */
   | { op: 'set'; values: Record<string, unknown> }
   | { op: 'remove' };
 
@@ -82,12 +73,6 @@ interface SettingsDoc {
   elements: Element[];
   /** Why the capabilities cannot be edited as text (inline array, plain table...). */
   uneditable?: string;
-}
-
-const isTable = (v: unknown): v is TomlTable => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-
-function refOf(table: TomlTable): unknown {
-  return typeof table.ref === 'string' ? table.ref : table.id;
 }
 
 function corrupt(file: string, why: string, cause?: unknown): YepError {
@@ -137,11 +122,6 @@ function parseSettings(text: string, file: string): SettingsDoc {
   return doc;
 }
 
-function matching(data: TomlTable, name: string): TomlTable[] {
-  const caps = data.capabilities;
-  return Array.isArray(caps) ? caps.filter((c): c is TomlTable => isTable(c) && refOf(c) === extRef(name)) : [];
-}
-
 function withoutExtension(data: TomlTable, name: string): TomlTable {
   const copy: TomlTable = { ...data };
   if (Array.isArray(copy.capabilities)) {
@@ -151,13 +131,7 @@ function withoutExtension(data: TomlTable, name: string): TomlTable {
   return copy;
 }
 
-function configOf(table: TomlTable): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(table)) if (!RESERVED_KEYS.includes(k)) out[k] = v;
-  return out;
-}
-
-/** What the host would make of `name` in this settings text (pure). */
+/** What the host makes of `name` in this settings text (pure; see host-reading.ts). */
 export function readSettingsFromText(text: string, name: string, file = 'settings.toml'): ExtensionSettings {
   return settingsLookup(text, file)(name);
 }
@@ -174,15 +148,7 @@ export function settingsLookup(text: string, file = 'settings.toml'): (name: str
   if (Array.isArray(caps)) {
     for (const c of caps) if (isTable(c)) byRef.set(refOf(c), [...(byRef.get(refOf(c)) ?? []), c]);
   }
-  return (name) => {
-    const tables = byRef.get(extRef(name)) ?? [];
-    return {
-      present: tables.length > 0,
-      enabled: tables.some((t) => t.enabled !== false),
-      config: tables[0] ? configOf(tables[0]) : {},
-      entries: tables.length,
-    };
-  };
+  return (name) => hostReading(byRef.get(extRef(name)) ?? []);
 }
 
 function assertConfigKey(key: string): void {
@@ -244,76 +210,85 @@ function mergeDeletions(splices: Splice[]): Splice[] {
   return out;
 }
 
+/** Splices that set (or, with `undefined`, remove) config keys in `el`, and the table they produce from `base`. */
+function configSplices(doc: SettingsDoc, el: Element, values: [string, unknown][], base: TomlTable): { splices: Splice[]; table: TomlTable } {
+  const splices: Splice[] = [];
+  const inserts: string[] = [];
+  const table: TomlTable = { ...base };
+  for (const [key, value] of values) {
+    const existing = directKeyLines(doc, el, key);
+    if (value === undefined) {
+      for (const l of existing) splices.push({ start: l.start, end: l.end, text: '' });
+      delete table[key];
+      continue;
+    }
+    const line = existing[0];
+    if (line && key in el.table && canonicalToml(el.table[key]) === canonicalToml(value)) continue;
+    if (line) splices.push({ start: line.valueStart, end: line.valueEnd, text: formatValueFor(key, value) });
+    else inserts.push(`${formatTomlKey(key)} = ${formatValueFor(key, value)}`);
+    table[key] = value;
+  }
+  if (inserts.length > 0) {
+    const lastKv = el.directKvs[el.directKvs.length - 1];
+    const indent = lastKv === undefined ? '' : (doc.lines[lastKv] as TomlLine).indent;
+    splices.push(linesAt(doc, directInsertPos(doc, el), inserts.map((row) => indent + row)));
+  }
+  return { splices, table };
+}
+
+/** Splices that make `el` say `enabled = false` (or drop that line), and the resulting table. */
+function switchSplices(doc: SettingsDoc, el: Element, enabled: boolean): { splices: Splice[]; table: TomlTable } {
+  const wasEnabled = el.table.enabled !== false;
+  if (enabled === wasEnabled) return { splices: [], table: { ...el.table } };
+  if (enabled) {
+    const { enabled: _dropped, ...rest } = el.table;
+    return { splices: directKeyLines(doc, el, 'enabled').map((l): Splice => ({ start: l.start, end: l.end, text: '' })), table: rest };
+  }
+  const table = { ...el.table, enabled: false };
+  const existing = directKeyLines(doc, el, 'enabled')[0];
+  if (existing) return { splices: [{ start: existing.valueStart, end: existing.valueEnd, text: 'false' }], table };
+  const refLine = el.directKvs.map((i) => doc.lines[i] as TomlLine).find((l) => l.path.length === 1 && (l.path[0] === 'ref' || l.path[0] === 'id'));
+  const at = refLine ?? (doc.lines[el.first] as TomlLine);
+  return { splices: [linesAt(doc, at.end, [`${refLine?.indent ?? ''}enabled = false`])], table };
+}
+
+/**
+ * The edit as splices, and the one entry (or none) it must leave for `name`.
+ * enable, disable and set fold every entry for `name` into one: the entry
+ * holding the user's config (host-reading.ts, userConfigIndex; the last entry
+ * when none holds config) is kept in place with its layout and comments, gets
+ * the wanted switch and values, and every other entry for `name` is deleted.
+ * The host then reads exactly that entry: enabled or not, with that config.
+ */
 function plan(doc: SettingsDoc, name: string, edit: SettingsEdit): { splices: Splice[]; expected: TomlTable[] } {
   const els = doc.elements.filter((el) => refOf(el.table) === extRef(name));
   const tables = els.map((el) => el.table);
-  const endOfCapabilities = (): number => {
-    const lastEl = doc.elements[doc.elements.length - 1];
-    return lastEl ? (doc.lines[lastEl.last] as TomlLine).end : doc.text.length;
-  };
-  const appendTable = (extra: [string, unknown][]): Splice => insertionSplice(doc.text, endOfCapabilities(), doc.eol, newTableBlock(name, doc.eol, extra));
+  if (edit.op === 'remove') return { splices: mergeDeletions(els.map((el) => removalSplice(doc.lines, el.first, el.last))), expected: [] };
 
-  switch (edit.op) {
-    case 'enable': {
-      if (tables.length === 0) return { splices: [appendTable([])], expected: [{ ref: extRef(name) }] };
-      if (tables.some((t) => t.enabled !== false)) return { splices: [], expected: tables };
-      const el = els[0] as Element;
-      const splices = directKeyLines(doc, el, 'enabled').map((l): Splice => ({ start: l.start, end: l.end, text: '' }));
-      const { enabled: _dropped, ...rest } = el.table;
-      return { splices, expected: [rest, ...tables.slice(1)] };
-    }
-    case 'disable': {
-      const splices: Splice[] = [];
-      for (const el of els) {
-        if (el.table.enabled === false) continue;
-        const existing = directKeyLines(doc, el, 'enabled')[0];
-        if (existing) splices.push({ start: existing.valueStart, end: existing.valueEnd, text: 'false' });
-        else {
-          const refLine = el.directKvs.map((i) => doc.lines[i] as TomlLine).find((l) => l.path.length === 1 && (l.path[0] === 'ref' || l.path[0] === 'id'));
-          const at = refLine ?? (doc.lines[el.first] as TomlLine);
-          splices.push(linesAt(doc, at.end, [`${refLine?.indent ?? ''}enabled = false`]));
-        }
-      }
-      return { splices, expected: tables.map((t) => ({ ...t, enabled: false })) };
-    }
-    case 'set': {
-      const entries = Object.entries(edit.values);
-      for (const [k] of entries) assertConfigKey(k);
-      const el = els[0];
-      if (!el) {
-        // Config for an extension that is not enabled: write the table disabled
-        // (the host's flaw is to enable it as a side effect).
-        const defined = entries.filter(([, v]) => v !== undefined);
-        if (defined.length === 0) return { splices: [], expected: [] };
-        const expected: TomlTable = { ref: extRef(name), enabled: false, ...Object.fromEntries(defined) };
-        return { splices: [appendTable([['enabled', false], ...defined])], expected: [expected] };
-      }
-      const splices: Splice[] = [];
-      const inserts: string[] = [];
-      const next: TomlTable = { ...el.table };
-      for (const [key, value] of entries) {
-        const existing = directKeyLines(doc, el, key);
-        if (value === undefined) {
-          for (const l of existing) splices.push({ start: l.start, end: l.end, text: '' });
-          delete next[key];
-          continue;
-        }
-        const line = existing[0];
-        if (line && key in el.table && canonicalToml(el.table[key]) === canonicalToml(value)) continue;
-        if (line) splices.push({ start: line.valueStart, end: line.valueEnd, text: formatValueFor(key, value) });
-        else inserts.push(`${formatTomlKey(key)} = ${formatValueFor(key, value)}`);
-        next[key] = value;
-      }
-      if (inserts.length > 0) {
-        const lastKv = el.directKvs[el.directKvs.length - 1];
-        const indent = lastKv === undefined ? '' : (doc.lines[lastKv] as TomlLine).indent;
-        splices.push(linesAt(doc, directInsertPos(doc, el), inserts.map((row) => indent + row)));
-      }
-      return { splices, expected: [next, ...tables.slice(1)] };
-    }
-    case 'remove':
-      return { splices: mergeDeletions(els.map((el) => removalSplice(doc.lines, el.first, el.last))), expected: [] };
+  const values = Object.entries(edit.op === 'disable' ? {} : (edit.values ?? {}));
+  for (const [k] of values) assertConfigKey(k);
+  // `set` keeps what the host reads today; enable and disable say what they want.
+  const enabled = edit.op === 'set' ? hostReading(tables).enabled : edit.op === 'enable';
+
+  if (els.length === 0) {
+    const defined = values.filter(([, v]) => v !== undefined);
+    // Config alone never enables (the host's flaw is to enable as a side effect): write it disabled.
+    if (!enabled && defined.length === 0) return { splices: [], expected: [] };
+    const extra: [string, unknown][] = enabled ? defined : [['enabled', false], ...defined];
+    const lastEl = doc.elements[doc.elements.length - 1];
+    const endOfCapabilities = lastEl ? (doc.lines[lastEl.last] as TomlLine).end : doc.text.length;
+    return {
+      splices: [insertionSplice(doc.text, endOfCapabilities, doc.eol, newTableBlock(name, doc.eol, extra))],
+      expected: [{ ref: extRef(name), ...Object.fromEntries(extra) }],
+    };
   }
+
+  const userIndex = userConfigIndex(tables);
+  const keep = els[userIndex === -1 ? els.length - 1 : userIndex] as Element;
+  const switched = switchSplices(doc, keep, enabled);
+  const configured = configSplices(doc, keep, values, switched.table);
+  const deletions = mergeDeletions(els.filter((el) => el !== keep).map((el) => removalSplice(doc.lines, el.first, el.last)));
+  return { splices: [...deletions, ...switched.splices, ...configured.splices], expected: [configured.table] };
 }
 
 /**
@@ -323,7 +298,7 @@ function plan(doc: SettingsDoc, name: string, edit: SettingsEdit): { splices: Sp
 export function applySettingsEdit(text: string, name: string, edit: SettingsEdit, file = 'settings.toml'): EditResult {
   assertValidName(name);
   const doc = parseSettings(text, file);
-  const needsText = edit.op === 'remove' ? matching(doc.data, name).length > 0 : true;
+  const needsText = edit.op === 'remove' ? entriesFor(doc.data, name).length > 0 : true;
   if (doc.uneditable && needsText) {
     throw new YepError('E_STATE', `yep-ext cannot edit ${file}: ${doc.uneditable}.`, {
       hint: `Write each capability as its own [[capabilities]] table (see docs/configuration.md), then run the command again. Nothing was changed.`,
@@ -339,7 +314,7 @@ export function applySettingsEdit(text: string, name: string, edit: SettingsEdit
     throw unsafeEdit(file, name, e);
   }
   const othersSame = canonicalToml(withoutExtension(doc.data, name)) === canonicalToml(withoutExtension(parsed, name));
-  const oursRight = canonicalToml(matching(parsed, name)) === canonicalToml(expected);
+  const oursRight = canonicalToml(entriesFor(parsed, name)) === canonicalToml(expected);
   if (!othersSame || !oursRight) throw unsafeEdit(file, name);
   return { text: next, changed: next !== text };
 }
@@ -375,20 +350,26 @@ export async function readExtensionSettings(paths: Paths, name: string): Promise
   return readSettingsFromText(await loadSettingsText(paths), assertValidName(name), paths.settingsFile);
 }
 
-/** Enable `name` (flip `enabled = false` back or add a table). Caller holds the installer lock. */
-export async function enableExtension(paths: Paths, name: string): Promise<{ changed: boolean }> {
-  return editSettings(paths, name, { op: 'enable' });
+/**
+ * Enable `name`: fold its entries into one enabled entry (or add one) holding
+ * the user's config plus `values` (`undefined` removes a key), in one atomic
+ * write, so the host never reads the switch without the config or the reverse.
+ * Caller holds the installer lock.
+ */
+export async function enableExtension(paths: Paths, name: string, values: Record<string, unknown> = {}): Promise<{ changed: boolean }> {
+  return editSettings(paths, name, { op: 'enable', values });
 }
 
-/** Disable `name`, keeping its table and inline config (`enabled = false`). Caller holds the lock. */
+/** Disable `name`: fold its entries into one `enabled = false` entry keeping the user's config. Caller holds the lock. */
 export async function disableExtension(paths: Paths, name: string): Promise<{ changed: boolean }> {
   return editSettings(paths, name, { op: 'disable' });
 }
 
 /**
- * Set (or, with `undefined`, remove) inline config keys of `name`. Values keep
- * their types (numbers, booleans, strings, arrays, tables). Never enables a
- * disabled extension. Caller holds the lock.
+ * Set (or, with `undefined`, remove) inline config keys of `name`, folding its
+ * entries into one that the host reads as enabled exactly when it did before.
+ * Values keep their types (numbers, booleans, strings, arrays, tables). Never
+ * enables a disabled extension. Caller holds the lock.
  */
 export async function setExtensionConfig(paths: Paths, name: string, values: Record<string, unknown>): Promise<{ changed: boolean }> {
   return editSettings(paths, name, { op: 'set', values });

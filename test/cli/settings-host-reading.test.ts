@@ -1,0 +1,104 @@
+/**
+ * Regressions for issue 17, observations 1 and 2, through the CLI on a real temp
+ * home, checking settings.toml as the host reads it: entries in file order, the
+ * last for a ref decides, only an enabled entry's config reaches the server
+ * (host-compat §5; the in-order reading is test/helpers/settings-model.ts).
+ * Needs a build (npm run build).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { hostRuns, subjectEntries } from '../helpers/settings-model.js';
+import { doctorConfigLoader } from '../../src/core/doctor/doctor-config.js';
+import { loadInstalledManifest } from '../../src/core/store/installed-manifest.js';
+
+const SCHEMA = { type: 'object', properties: { endpoint: { type: 'string' }, port: { type: 'integer' } } };
+
+let home: TempHome;
+let settingsFile: string;
+beforeEach(async () => {
+  home = makeTempHome();
+  settingsFile = join(home.configDir, 'settings.toml');
+  const pkg = writePackage(join(home.root, 'src', 'x'), { name: 'x', yolop: { config_schema: SCHEMA } });
+  const r = await runCli(['install', pkg], { env: home.env });
+  expect(r.code, r.stderr).toBe(0);
+});
+afterEach(() => home.cleanup());
+
+async function ok(args: string[]): Promise<any> {
+  const r = await runCli([...args, '--json'], { env: home.env });
+  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+  return jsonOf(r);
+}
+const listed = async () => (await ok(['list'])).extensions.find((e: { name: string }) => e.name === 'x');
+const host = () => hostRuns(readFileSync(settingsFile, 'utf8'), 'x');
+/** The values `yep-ext doctor x` would give the server. */
+const doctorValues = async () => {
+  const ctx = home.ctx();
+  return doctorConfigLoader(ctx)('x', await loadInstalledManifest(ctx.paths, 'x'));
+};
+const field = (item: any, key: string) => item.config.find((f: { key: string }) => f.key === key);
+
+describe('observation 1: enable after a later `enabled = false` entry', () => {
+  it('disable then enable leaves the host loading the extension, with its config', async () => {
+    mkdirSync(home.configDir, { recursive: true });
+    // What the host's own enable and disable leave: the first entry with config, a later one disabling it.
+    writeFileSync(settingsFile, '# mine\n[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\nenabled = false\n');
+    expect(host()).toEqual({ enabled: false, config: {} });
+    expect((await ok(['disable', 'x'])).enabled).toBe(false);
+    expect(host().enabled).toBe(false);
+    const e = await ok(['enable', 'x']);
+    expect(e).toMatchObject({ name: 'x', enabled: true, was_enabled: false });
+    // The claim, checked as the host reads the file.
+    expect(host()).toEqual({ enabled: true, config: { endpoint: 'https://e.example' } });
+    expect(subjectEntries(readFileSync(settingsFile, 'utf8'), 'x')).toHaveLength(1);
+    expect(readFileSync(settingsFile, 'utf8').startsWith('# mine\n')).toBe(true);
+    const item = await listed();
+    expect(item.enabled).toBe(true);
+    expect(field(item, 'endpoint')).toMatchObject({ set: true, source: 'settings' });
+  });
+});
+
+describe('observation 2: config on a disabled entry after the host appends a bare one', () => {
+  it('list --json reports the config as kept, not set; enable brings it back', async () => {
+    await ok(['enable', 'x', '--config', 'endpoint=https://e.example', '--config', 'port=8080']);
+    await ok(['disable', 'x']);
+    // The host's enable appends `{ ref }` after the disabled entry and leaves that one in place.
+    appendFileSync(settingsFile, '\n[[capabilities]]\nref = "ext:x"\n');
+    expect(host()).toEqual({ enabled: true, config: {} });
+
+    const item = await listed();
+    expect(item.enabled).toBe(true);
+    for (const key of ['endpoint', 'port']) {
+      expect(field(item, key)).toMatchObject({ key, set: false, source: 'unset', kept: true });
+      expect(key in host().config).toBe(false);
+    }
+    expect(item.problems).toEqual([expect.stringContaining('config not in effect: settings.toml keeps endpoint, port')]);
+    const table = await runCli(['list'], { env: home.env });
+    expect(table.stdout).toContain('endpoint: kept, not in effect');
+    // doctor gives the server what the host gives it: nothing.
+    expect((await doctorValues())?.values).toEqual({});
+
+    const e = await ok(['enable', 'x']);
+    expect(e).toMatchObject({ enabled: true, was_enabled: true, changed: true });
+    expect(host()).toEqual({ enabled: true, config: { endpoint: 'https://e.example', port: 8080 } });
+    const after = await listed();
+    expect(field(after, 'endpoint')).toMatchObject({ set: true, source: 'settings' });
+    expect(field(after, 'endpoint')).not.toHaveProperty('kept');
+    expect(after.problems).toEqual([]);
+  });
+
+  it('a disabled extension shows its config as kept, and doctor checks it with that config', async () => {
+    await ok(['enable', 'x', '--config', 'endpoint=https://e.example']);
+    await ok(['disable', 'x']);
+    expect(host()).toEqual({ enabled: false, config: {} });
+    const item = await listed();
+    expect(item.enabled).toBe(false);
+    expect(field(item, 'endpoint')).toMatchObject({ set: false, kept: true });
+    expect(field(item, 'port')).not.toHaveProperty('kept');
+    expect(item.problems).toEqual([]);
+    expect((await doctorValues())?.values).toEqual({ endpoint: 'https://e.example' });
+  });
+});

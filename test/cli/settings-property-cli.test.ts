@@ -1,0 +1,73 @@
+/**
+ * Property test (issue 17, "host-exact settings"), through the built CLI: 24
+ * generated multi-entry settings files (seeds apart from the in-process bulk in
+ * test/integration/settings-property.test.ts, same generator and model), each
+ * driven by real `yep-ext enable`, `enable --config k=v`, `disable`, `remove`
+ * processes and the fast `list --json` after every command, on a real temp home.
+ * After each, yep-ext's report and the file must agree with the independent
+ * in-order reading, and every byte outside ext:alpha's entries must be unchanged.
+ * Needs a build (npm run build). A failure names its seed.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { generateFile, SUBJECT_SCHEMA } from '../helpers/settings-model.js';
+import { disagreements, hostEnable, opsFor, SUBJECT, type Op } from '../helpers/settings-property.js';
+import { installSpec } from '../../src/core/operations/install.js';
+
+const SEEDS = Array.from({ length: 20 }, (_, i) => 50_000 + i * 7);
+
+let home: TempHome;
+beforeEach(() => {
+  home = makeTempHome();
+});
+afterEach(() => home.cleanup());
+
+async function cli(args: string[], expectCode = 0): Promise<any> {
+  const r = await runCli([...args, '--json'], { env: home.env });
+  if (r.code !== expectCode) throw new Error(`yep-ext ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
+  return jsonOf(r);
+}
+
+async function run(op: Op, settingsFile: string): Promise<unknown> {
+  switch (op.kind) {
+    case 'enable':
+      return cli(['enable', SUBJECT]);
+    case 'enable-config':
+      return cli(['enable', SUBJECT, '--config', `${op.key}=${op.raw}`]);
+    case 'disable':
+      return cli(['disable', SUBJECT]);
+    case 'remove':
+      return cli(['remove', SUBJECT]);
+    case 'host-enable':
+      writeFileSync(settingsFile, hostEnable(readFileSync(settingsFile, 'utf8')));
+      return undefined;
+    case 'list':
+      return (await cli(['list'])).extensions.find((e: { name: string }) => e.name === SUBJECT);
+  }
+}
+
+describe('settings.toml: yep-ext reports what the host reads, over generated files (CLI)', () => {
+  it.each(SEEDS)('seed %i', async (seed) => {
+    const ctx = home.ctx();
+    const pkg = writePackage(join(home.root, 'src', SUBJECT), { name: SUBJECT, yolop: { config_schema: SUBJECT_SCHEMA } });
+    await installSpec(ctx, pkg);
+    const file = generateFile(seed, SUBJECT);
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(ctx.paths.settingsFile, file.text);
+    const failures: string[] = [];
+    for (const op of opsFor(seed)) {
+      const before = readFileSync(ctx.paths.settingsFile, 'utf8');
+      const report = await run(op, ctx.paths.settingsFile);
+      const after = existsSync(ctx.paths.settingsFile) ? readFileSync(ctx.paths.settingsFile, 'utf8') : '';
+      failures.push(...disagreements(file, op, before, after, report).map((d) => `after ${op.kind}: ${d}`));
+      if (op.kind !== 'list' && op.kind !== 'remove') {
+        const item = await run({ kind: 'list' }, ctx.paths.settingsFile);
+        failures.push(...disagreements(file, { kind: 'list' }, after, after, item).map((d) => `list after ${op.kind}: ${d}`));
+      }
+    }
+    expect(failures, `seed ${seed}:\n${failures.join('\n')}`).toEqual([]);
+  }, 60_000);
+});

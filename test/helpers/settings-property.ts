@@ -1,0 +1,137 @@
+/**
+ * Shared driver of the settings property tests (test/integration/settings-property.test.ts
+ * runs it in-process over 200+ files, test/cli/settings-property-cli.test.ts through
+ * the built CLI over a subset): a seeded sequence of commands per generated file,
+ * and the checks after each command against the independent model in settings-model.ts.
+ */
+import { Gen, hostRuns, keptConfig, othersUntouched, prng, sortKeys, subjectEntries, userConfig, withoutSubject, DECLARED_KEYS, type GeneratedFile } from './settings-model.js';
+
+export const SUBJECT = 'alpha';
+
+export type Op =
+  | { kind: 'enable' }
+  /** `--config key=raw`, and the value the schema types it to. */
+  | { kind: 'enable-config'; key: string; raw: string; typed: unknown }
+  | { kind: 'disable' }
+  | { kind: 'list' }
+  /** What the host's own enable does to a disabled extension: append a bare entry. */
+  | { kind: 'host-enable' }
+  | { kind: 'remove' };
+
+const ENDPOINTS = ['https://e.example/x', 'quote " back \\ slash', "it's # not a comment", 'café ✓', 'a=b=c', ''];
+
+/** 2-6 commands in a seeded order, always ending with remove. */
+export function opsFor(seed: number): Op[] {
+  const g = new Gen(prng(seed ^ 0x5eed));
+  const ops: Op[] = [];
+  for (let i = g.int(2, 6); i > 0; i--) {
+    switch (g.int(0, 4)) {
+      case 0:
+        ops.push({ kind: 'enable' });
+        break;
+      case 1: {
+        if (g.chance(0.5)) {
+          const port = g.int(1, 65535);
+          ops.push({ kind: 'enable-config', key: 'port', raw: String(port), typed: port });
+        } else {
+          const endpoint = g.pick(ENDPOINTS);
+          ops.push({ kind: 'enable-config', key: 'endpoint', raw: endpoint, typed: endpoint });
+        }
+        break;
+      }
+      case 2:
+        ops.push({ kind: 'disable' });
+        break;
+      case 3:
+        ops.push({ kind: 'host-enable' });
+        break;
+      default:
+        ops.push({ kind: 'list' });
+    }
+  }
+  ops.push({ kind: 'remove' });
+  return ops;
+}
+
+/** Apply the host's enable to settings text (appends `{ ref }` when the host reads it as disabled). */
+export function hostEnable(text: string): string {
+  if (hostRuns(text, SUBJECT).enabled) return text;
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const sep = text === '' || text.endsWith('\n') ? '' : eol;
+  return `${text}${sep}${eol}[[capabilities]]${eol}ref = "ext:${SUBJECT}"${eol}`;
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+const show = (v: unknown): string => JSON.stringify(sortKeys(v));
+
+/**
+ * Disagreements between what a command did/reported and the in-order reading of
+ * the file before and after it. `report` is the command's --json document (for
+ * list: the subject's item of `list --json`). Empty when all is well.
+ */
+export function disagreements(file: GeneratedFile, op: Op, before: string, after: string, report: any): string[] {
+  const out: string[] = [];
+  const untouched = othersUntouched(file, after, SUBJECT);
+  if (untouched) out.push(`bytes outside ext:${SUBJECT} changed: ${untouched}`);
+  if (!same(withoutSubject(before, SUBJECT), withoutSubject(after, SUBJECT))) out.push('the parsed document outside ext:alpha changed');
+  const runs = hostRuns(after, SUBJECT);
+  const entries = subjectEntries(after, SUBJECT).length;
+  switch (op.kind) {
+    case 'enable':
+    case 'enable-config': {
+      const want = { ...userConfig(before, SUBJECT), ...(op.kind === 'enable-config' ? { [op.key]: op.typed } : {}) };
+      if (!runs.enabled) out.push('host reads it disabled after enable');
+      if (!same(runs.config, want)) out.push(`host config after enable ${show(runs.config)}, want ${show(want)}`);
+      if (entries !== 1) out.push(`${entries} entries after enable, want 1`);
+      if (report?.enabled !== true) out.push(`enable reported enabled=${report?.enabled}`);
+      if (report?.was_enabled !== hostRuns(before, SUBJECT).enabled) out.push(`enable reported was_enabled=${report?.was_enabled}, the host read ${hostRuns(before, SUBJECT).enabled}`);
+      break;
+    }
+    case 'disable': {
+      if (subjectEntries(before, SUBJECT).length === 0) {
+        if (after !== before) out.push('disable without entries changed the file');
+      } else {
+        if (runs.enabled) out.push('host reads it enabled after disable');
+        if (entries !== 1) out.push(`${entries} entries after disable, want 1`);
+        if (!same(userConfig(after, SUBJECT), userConfig(before, SUBJECT))) out.push(`disable changed the kept config: ${show(userConfig(before, SUBJECT))} -> ${show(userConfig(after, SUBJECT))}`);
+      }
+      if (report?.enabled !== false) out.push(`disable reported enabled=${report?.enabled}`);
+      break;
+    }
+    case 'remove':
+      if (entries !== 0) out.push(`${entries} entries left after remove`);
+      break;
+    case 'list':
+      out.push(...listDisagreements(after, report));
+      break;
+    case 'host-enable':
+      break;
+  }
+  return out;
+}
+
+/** `list --json`'s item for the subject against the in-order reading of `text`. */
+export function listDisagreements(text: string, item: any): string[] {
+  const out: string[] = [];
+  if (!item) return ['the subject is missing from list --json'];
+  const runs = hostRuns(text, SUBJECT);
+  const kept = keptConfig(text, SUBJECT);
+  if (item.enabled !== runs.enabled) out.push(`list says enabled=${item.enabled}, the host reads ${runs.enabled}`);
+  const fields = new Map<string, any>((item.config ?? []).map((f: any) => [f.key, f]));
+  for (const key of DECLARED_KEYS) {
+    const f = fields.get(key);
+    if (!f) {
+      out.push(`list --json has no status for ${key}`);
+      continue;
+    }
+    const set = key in runs.config;
+    if (f.set !== set) out.push(`list says ${key} set=${f.set}, the host ${set ? 'passes' : 'does not pass'} it`);
+    if (f.source !== (set ? 'settings' : 'unset')) out.push(`list says ${key} source=${f.source}`);
+    const isKept = !set && key in kept;
+    if ((f.kept === true) !== isKept) out.push(`list says ${key} kept=${f.kept}, want ${isKept}`);
+  }
+  const notice = (item.problems as string[]).some((p) => p.startsWith('config not in effect'));
+  const wantNotice = runs.enabled && Object.keys(kept).length > 0;
+  if (notice !== wantNotice) out.push(`list ${notice ? 'reports' : 'does not report'} config not in effect; want ${wantNotice}`);
+  return out;
+}
