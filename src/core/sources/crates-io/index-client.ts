@@ -6,10 +6,11 @@
  * never staler.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { httpGet } from '../../net/http.js';
+import { readRegularTextSync } from '../../store/read-regular-file.js';
 import { indexPath } from './index-path.js';
 import { htmlPageError, parseIndexFile, type ParsedIndex } from './index-lines.js';
 
@@ -29,8 +30,11 @@ function cacheFile(ctx: Context, url: string): string {
 }
 
 async function readCache(file: string, url: string): Promise<CacheRecord | undefined> {
+  // Not a regular file (a FIFO would block the read): refused, naming it, like every state file.
+  const text = readRegularTextSync(file, 'The index cache entry', { followSymlinks: false, maxBytes: 2 * INDEX_MAX_BYTES });
+  if (text === undefined) return undefined;
   try {
-    const rec = JSON.parse(await readFile(file, 'utf8')) as CacheRecord;
+    const rec = JSON.parse(text) as CacheRecord;
     return rec.url === url && typeof rec.body === 'string' && (rec.etag || rec.lastModified) ? rec : undefined;
   } catch {
     return undefined;
