@@ -11,6 +11,10 @@
  * One deliberate difference, documented in docs/crates.md: a lone full version
  * without an operator (`1.2.3`) means exactly that version, as `cargo install
  * --version` reads it, not `^1.2.3` as Cargo.toml does.
+ *
+ * About 470 lines, on purpose in one file: parsing and matching follow the
+ * crate's parse.rs and eval.rs function by function, so the two can be read side
+ * by side when cargo changes.
  */
 import { YepError } from '../../errors.js';
 
