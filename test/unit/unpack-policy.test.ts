@@ -213,3 +213,52 @@ describe('PAX records and GNU long names', () => {
     expect(ruleOf(() => parseLongName(Buffer.from('abc\0../x')))).toBe('longname-nul');
   });
 });
+
+describe('collision key: full Unicode case folding after normalisation (issue 19, item 6)', () => {
+  // Pairs one file system or another treats as one name; the key must join each.
+  it.each([
+    ['server', 'ſerver', 'long s (U+017F) folds to s'],
+    ['σ.txt', 'ς.txt', 'final sigma folds to sigma'],
+    ['Σ.txt', 'ς.txt', 'capital sigma and final sigma'],
+    ['β.txt', 'ϐ.txt', 'beta symbol (U+03D0) folds to beta'],
+    ['θ', 'ϑ', 'theta symbol (U+03D1)'],
+    ['\u00b5', '\u03bc', 'micro sign (U+00B5) and mu'],
+    ['K', '\u212a', 'Kelvin sign (U+212A) and K'],
+    ['\u00c5', '\u212b', 'Angstrom sign (U+212B) and A with ring'],
+    ['straße', 'STRASSE', 'sharp s folds to ss (status F)'],
+    ['ẞ', 'ß', 'capital sharp s (U+1E9E)'],
+    ['ﬁle', 'file', 'fi ligature (U+FB01, status F)'],
+    ['ı', 'I', 'dotless i: NTFS upcases it to I'],
+    ['ı', 'i', 'dotless i and i: NTFS upcases both to I'],
+    ['ͅ', 'ι', 'combining ypogegrammeni (U+0345) folds to iota'],
+    ['ᾳ', 'αι', 'alpha with ypogegrammeni (status F)'],
+    ['café', 'cafe\u0301', 'NFC vs NFD'],
+    ['CAFÉ', 'cafe\u0301', 'case and normalisation together'],
+    ['Ǆ', 'ǆ', 'titlecase digraphs'],
+    ['ǅ', 'ǆ', 'titlecase digraphs'],
+    ['Ꭰ', 'ꭰ', 'Cherokee (folds to upper case)'],
+    ['𐐀', '𐐨', 'Deseret, outside the BMP'],
+  ])('%s ~ %s (%s)', (a, b) => {
+    expect(foldName(a)).toBe(foldName(b));
+    const t = new TreeIndex(ROOT);
+    t.addFile(['bin', a], `bin/${a}`);
+    expect(ruleOf(() => t.addFile(['bin', b], `bin/${b}`))).toBe('collision');
+  });
+
+  it.each([
+    ['i', 'İ', 'dotted capital I folds to i + combining dot, not i'],
+    ['a', 'b', 'different letters'],
+    ['ss', 's', 'different lengths'],
+    ['ﬀ', 'f', 'ff ligature is two letters'],
+    ['Ａ', 'A', 'full-width letters are other names (no file system joins them)'],
+  ])('%s and %s stay apart (%s)', (a, b) => {
+    expect(foldName(a)).not.toBe(foldName(b));
+  });
+
+  it('the ASCII fast path agrees with the full key', () => {
+    for (let c = 0; c < 128; c++) {
+      const s = `x${String.fromCharCode(c)}Y`;
+      expect(foldName(s)).toBe(foldName(`${s}\u00e9`).slice(0, -2));
+    }
+  });
+});

@@ -3,6 +3,7 @@
  * so each rule is testable on its own: path shape, the `{name}-{version}/` root,
  * depth and length caps, collisions, and mode normalisation.
  */
+import { foldName } from './fold-name.js';
 
 /** A rule the archive broke; `entry` is the path as found in the archive. */
 export class PolicyViolation extends Error {
@@ -67,10 +68,8 @@ export function normalizeMode(mode: number, isDir: boolean): number {
   return mode & 0o111 ? 0o755 : 0o644;
 }
 
-/** How names compare on case-insensitive or normalising filesystems (macOS, Windows). */
-export function foldName(path: string): string {
-  return path.toLowerCase().normalize('NFC');
-}
+/** How names compare on case-insensitive or normalising filesystems (macOS, Windows): fold-name.ts. */
+export { foldName };
 
 interface Node {
   path: string;

@@ -13,10 +13,11 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { checkpoint } from '../store/checkpoint.js';
 import type { Context } from '../context.js';
 import { YepError, type ErrorCode } from '../errors.js';
+import { isLinkLocalAddress, isLoopbackHost, normalizeHost } from './address.js';
+import { RESOLVE_ENV, guardedConnector, parseResolveOverrides } from './guarded-connect.js';
 
 /** Tunables; every one can be set from the environment so tests run fast. */
 export interface HttpSettings {
@@ -78,17 +79,8 @@ export function httpSettings(env: Record<string, string | undefined>): HttpSetti
 
 // ---------------------------------------------------------------- URL policy
 
-/** True for hosts that never leave this machine: localhost, 127.0.0.0/8, ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
-}
-
-function isLinkLocal(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return (isIP(h) === 4 && h.startsWith('169.254.')) || (isIP(h) === 6 && /^fe[89ab]/.test(h));
-}
+// The address rules, on every spelling of an address: address.ts. After DNS: guarded-connect.ts.
+export { isLoopbackHost };
 
 /**
  * Parse and police a URL before anything is sent to it: https, or http to a
@@ -115,8 +107,10 @@ export function checkFetchUrl(text: string, what: string, code: ErrorCode = 'E_N
       hint: 'yep-ext never sends credentials; use a registry that serves files without authentication.',
     });
   }
-  if (isLinkLocal(url.hostname)) {
-    throw new YepError(code, `${what}: refusing the link-local address ${url.hostname}.`);
+  if (isLinkLocalAddress(url.hostname)) {
+    throw new YepError(code, `${what}: refusing the link-local address ${url.hostname} (${normalizeHost(url.hostname)} is in 169.254.0.0/16 or fe80::/10).`, {
+      hint: 'Link-local addresses are never contacted, however they are written: cloud metadata services live there.',
+    });
   }
   url.hash = '';
   return url;
@@ -126,7 +120,7 @@ export function checkFetchUrl(text: string, what: string, code: ErrorCode = 'E_N
 
 type Undici = typeof import('undici');
 let undiciPromise: Promise<Undici> | undefined;
-const agents = new Map<number, unknown>();
+const agents = new Map<string, unknown>();
 
 async function loadUndici(): Promise<Undici> {
   if (!undiciPromise) {
@@ -145,17 +139,20 @@ async function loadUndici(): Promise<Undici> {
   return undiciPromise;
 }
 
-async function dispatcherFor(stallMs: number): Promise<import('undici').Dispatcher> {
+async function dispatcherFor(stallMs: number, env: Record<string, string | undefined>): Promise<import('undici').Dispatcher> {
   const undici = await loadUndici();
-  let agent = agents.get(stallMs) as import('undici').Dispatcher | undefined;
+  const resolve = env[RESOLVE_ENV] ?? '';
+  const key = `${stallMs}\n${resolve}`;
+  let agent = agents.get(key) as import('undici').Dispatcher | undefined;
   if (!agent) {
     agent = new undici.Agent({
-      connect: { timeout: stallMs },
+      // The link-local rule again after DNS and on the connected peer (guarded-connect.ts).
+      connect: guardedConnector(undici.buildConnector, { timeout: stallMs }, parseResolveOverrides(resolve)),
       headersTimeout: stallMs,
       bodyTimeout: stallMs,
       keepAliveTimeout: 4_000,
     });
-    agents.set(stallMs, agent);
+    agents.set(key, agent);
   }
   return agent;
 }
@@ -366,7 +363,7 @@ async function perform<T>(
   let attempt = 0;
   const deadlineMs = options.timeoutMs ?? (options.download ? settings.downloadTimeoutMs : settings.timeoutMs);
   const { request } = await loadUndici();
-  const dispatcher = await dispatcherFor(settings.stallMs);
+  const dispatcher = await dispatcherFor(settings.stallMs, ctx.env);
 
   const retryOrThrow = async (why: string, delayMs: number | undefined, cause?: unknown): Promise<void> => {
     if (attempt >= settings.retries) {

@@ -12,7 +12,7 @@
  * output and concurrent callers still get their turn.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, readdirSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, readdirSync } from 'node:fs';
 // Paths are joined by hand: entry names come from readdir (no `..`, no separators)
 // and path.join's normalisation was a measurable part of hashing many small files.
 import { sep } from 'node:path';
@@ -63,8 +63,12 @@ function lengthPrefix(size: number): Buffer {
   return len;
 }
 
+// The walk saw a regular file; should it have been swapped for a FIFO or a link
+// since, O_NONBLOCK keeps the open and read from blocking and O_NOFOLLOW refuses the link.
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
 async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<void> {
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, OPEN_FLAGS);
   try {
     const buf = (shared ??= Buffer.allocUnsafe(CHUNK));
     const first = readSync(fd, buf, 0, buf.length, null);

@@ -3,9 +3,9 @@
  * ignored where the host ignores them and refused where the host refuses them;
  * every problem is collected so the author sees them all at once.
  */
-import { lstatSync, readFileSync } from 'node:fs';
+import { inspectRegularFile, readRegularTextSync } from '../store/read-regular-file.js';
 import { join } from 'node:path';
-import { YepError, errnoCode } from '../errors.js';
+import { YepError } from '../errors.js';
 import { parseStrictJson, StrictJsonError } from './json-strict.js';
 import { NAME_RE, isValidName } from './names.js';
 
@@ -400,16 +400,14 @@ export function parseManifest(text: string, where: string): Manifest {
  */
 export async function loadManifest(dir: string): Promise<Manifest> {
   const file = join(dir, MANIFEST_FILE);
-  let st;
-  try {
-    st = lstatSync(file);
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') {
-      throw new YepError('E_MANIFEST', `No plugin.json in ${dir}.`, { hint: 'An extension package has a plugin.json with a "yolop" block at its root.' });
-    }
-    throw e;
+  // A FIFO, socket, device, directory or symlink here is refused (E_STATE) before any open that could block.
+  const regular = { followSymlinks: false, hint: 'plugin.json must be a plain file (not a symlink, directory, FIFO or device).' };
+  const info = inspectRegularFile(file, 'The manifest', regular);
+  if (!info) {
+    throw new YepError('E_MANIFEST', `No plugin.json in ${dir}.`, { hint: 'An extension package has a plugin.json with a "yolop" block at its root.' });
   }
-  if (!st.isFile()) throw new YepError('E_MANIFEST', `${file} is not a regular file.`, { hint: 'plugin.json must be a plain file (not a symlink or directory).' });
-  if (st.size > MANIFEST_MAX_BYTES) throw new YepError('E_MANIFEST', `${file} is ${st.size} bytes; manifests are capped at ${MANIFEST_MAX_BYTES}.`);
-  return parseManifest(readFileSync(file, 'utf8'), dir);
+  if (info.stat.size > MANIFEST_MAX_BYTES) throw new YepError('E_MANIFEST', `${file} is ${info.stat.size} bytes; manifests are capped at ${MANIFEST_MAX_BYTES}.`);
+  const text = readRegularTextSync(file, 'The manifest', { ...regular, maxBytes: MANIFEST_MAX_BYTES });
+  if (text === undefined) throw new YepError('E_MANIFEST', `No plugin.json in ${dir}.`);
+  return parseManifest(text, dir);
 }

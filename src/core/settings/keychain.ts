@@ -7,9 +7,10 @@
  * docs/secrets.md); a small index of which fields live there lets `list` report
  * them without touching the keychain.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { readRegularTextSync } from '../store/read-regular-file.js';
 import { join } from 'node:path';
-import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { YepError, stateIoError } from '../errors.js';
 import { writeFileAtomic } from '../store/fs-atomic.js';
 import type { Paths } from '../paths.js';
 
@@ -129,13 +130,8 @@ export const keychainIndexFile = (paths: Paths): string => join(paths.storeDir, 
 
 export async function readKeychainIndex(paths: Paths): Promise<KeychainIndex> {
   const file = keychainIndexFile(paths);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return {};
-    throw stateIoError('read', file, e);
-  }
+  const text = readRegularTextSync(file, 'The keychain index');
+  if (text === undefined) return {};
   try {
     const value = JSON.parse(text) as { version?: unknown; entries?: unknown };
     const entries = value.entries;
@@ -164,5 +160,5 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
   } catch (e) {
     throw stateIoError('create', paths.storeDir, e);
   }
-  await writeFileAtomic(keychainIndexFile(paths), `${JSON.stringify({ version: 1, entries }, null, 2)}\n`, { mode: 0o600 });
+  await writeFileAtomic(keychainIndexFile(paths), `${JSON.stringify({ version: 1, entries }, null, 2)}\n`, { mode: 0o600, what: 'The keychain index' });
 }

@@ -10,13 +10,15 @@
  * Optionally a field lives in the OS keychain instead (keychain.ts); the host
  * reads only this file. IO functions expect the caller to hold the installer lock.
  */
-import { lstat, mkdir, stat } from 'node:fs/promises';
-import { YepError, errnoCode, stateIoError } from '../errors.js';
-import { sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
+import { mkdir } from 'node:fs/promises';
+import { YepError, stateIoError } from '../errors.js';
+import { inspectRegularFile } from '../store/read-regular-file.js';
+import { assertReplaceable, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
 import {
   KeychainUnavailable,
   keychainDelete,
   keychainGet,
+  keychainIndexFile,
   keychainSet,
   readKeychainIndex,
   writeKeychainIndex,
@@ -186,21 +188,14 @@ export interface SecretsFileInfo {
 
 export async function inspectSecretsFile(paths: Paths): Promise<SecretsFileInfo> {
   const file = paths.secretsFile;
-  try {
-    const l = await lstat(file);
-    const s = l.isSymbolicLink() ? await stat(file) : l;
-    if (!s.isFile()) throw new YepError('E_STATE', `${file} is not a regular file.`, { hint: 'Move it aside; yolop keeps secrets in a plain file there.' });
-    const mode = s.mode & 0o777;
-    return { file, exists: true, symlink: l.isSymbolicLink(), mode, insecure: (mode & 0o077) !== 0 };
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return { file, exists: false, symlink: false, insecure: false };
-    if (e instanceof YepError) throw e;
-    throw stateIoError('inspect', file, e);
-  }
+  const info = inspectRegularFile(file, 'The secrets file', { hint: 'Move it aside; yolop keeps secrets in a plain file there.' });
+  if (!info) return { file, exists: false, symlink: false, insecure: false };
+  const mode = info.stat.mode & 0o777;
+  return { file, exists: true, symlink: info.symlinkTarget !== undefined, mode, insecure: (mode & 0o077) !== 0 };
 }
 
 async function loadSecretsText(paths: Paths): Promise<string> {
-  return loadEditableText(paths.secretsFile, (why) => corrupt(paths.secretsFile, why));
+  return loadEditableText(paths.secretsFile, (why) => corrupt(paths.secretsFile, why), 'The secrets file');
 }
 
 /** Edit connections.toml on disk: refuses symlinks, repairs loose modes (saying so), writes 0600. */
@@ -224,7 +219,7 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
   }
   // A temp file left by a killed run holds secrets: sweep it before writing.
   await sweepAtomicTemps(file);
-  await writeFileAtomic(file, result.text, { mode: SECRETS_MODE });
+  await writeFileAtomic(file, result.text, { mode: SECRETS_MODE, what: 'The secrets file' });
   return { changed: true, warnings };
 }
 
@@ -258,6 +253,16 @@ export interface SecretWriteResult {
   /** Where the value ended up (a keychain request may fall back to the file). */
   store: SecretStoreKind;
   warnings: string[];
+}
+
+/**
+ * Both stores are checked before either is written: a keychain index that cannot
+ * be read or replaced (a FIFO, a symlink) must not surface after connections.toml
+ * already holds the change.
+ */
+async function preflightKeychainIndex(paths: Paths): Promise<void> {
+  await readKeychainIndex(paths);
+  assertReplaceable(keychainIndexFile(paths), { what: 'The keychain index' });
 }
 
 /** Forget a keychain copy of a field (best effort, with a warning when the keychain is unreachable). */
@@ -297,6 +302,7 @@ export async function setSecret(
   const plain = revealSecret(value);
   if (plain.length === 0) throw new YepError('E_USAGE', `Refusing to store an empty value for ${name}.${field}.`, { hint: `To remove it, run \`yep-ext set-secret ${name} ${field} --unset\`.` });
   if (Buffer.byteLength(plain) > SECRET_MAX_BYTES) throw new YepError('E_USAGE', `The value for ${name}.${field} is larger than ${SECRET_MAX_BYTES} bytes.`);
+  await preflightKeychainIndex(paths);
   const warnings: string[] = [];
   if (options.store === 'keychain') {
     try {
@@ -320,6 +326,7 @@ export async function setSecret(
 export async function unsetSecret(paths: Paths, name: string, field: string, options: SecretStoreOptions = {}): Promise<{ changed: boolean; warnings: string[] }> {
   assertValidName(name);
   assertField(field);
+  await preflightKeychainIndex(paths);
   const file = await editSecretsFile(paths, name, { op: 'unset', field });
   const keychain = await dropKeychainCopy(paths, name, field, options);
   return { changed: file.changed || keychain.changed, warnings: [...file.warnings, ...keychain.warnings] };
@@ -328,6 +335,7 @@ export async function unsetSecret(paths: Paths, name: string, field: string, opt
 /** Remove every secret of `name` (used by `remove`); other tables stay byte for byte. */
 export async function removeExtensionSecrets(paths: Paths, name: string, options: SecretStoreOptions = {}): Promise<{ changed: boolean; warnings: string[] }> {
   assertValidName(name);
+  await preflightKeychainIndex(paths);
   const file = await editSecretsFile(paths, name, { op: 'remove' });
   const keychain = await dropKeychainCopy(paths, name, undefined, options);
   return { changed: file.changed || keychain.changed, warnings: [...file.warnings, ...keychain.warnings] };

@@ -328,7 +328,7 @@ function unsafeEdit(file: string, name: string, cause?: unknown): YepError {
 
 /** Read settings.toml as text: '' when missing; E_STATE when unreadable or not UTF-8. */
 export async function loadSettingsText(paths: Paths): Promise<string> {
-  return loadEditableText(paths.settingsFile, (why) => corrupt(paths.settingsFile, why));
+  return loadEditableText(paths.settingsFile, (why) => corrupt(paths.settingsFile, why), 'The settings file');
 }
 
 async function editSettings(paths: Paths, name: string, edit: SettingsEdit): Promise<{ changed: boolean }> {
@@ -341,7 +341,7 @@ async function editSettings(paths: Paths, name: string, edit: SettingsEdit): Pro
     throw stateIoError('create', paths.configDir, e);
   }
   await sweepAtomicTemps(paths.settingsFile);
-  await writeFileAtomic(paths.settingsFile, result.text);
+  await writeFileAtomic(paths.settingsFile, result.text, { symlinks: 'follow', what: 'The settings file' });
   return { changed: true };
 }
 

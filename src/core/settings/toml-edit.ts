@@ -6,8 +6,7 @@
  * included), callers splice only the spans they own, and the result is re-parsed
  * and compared with what was intended before anything is written.
  */
-import { readFile } from 'node:fs/promises';
-import { errnoCode, stateIoError } from '../errors.js';
+import { readRegularFileSync } from '../store/read-regular-file.js';
 import { parse as parseToml } from 'smol-toml';
 
 export type TomlTable = Record<string, unknown>;
@@ -221,15 +220,11 @@ export function scanTomlLines(text: string): TomlLine[] {
 /**
  * Read a state file as text for editing: '' when missing; `corrupt(why)` when it is
  * not UTF-8 (a BOM is kept, so an edit writes every byte outside ours back as it was).
+ * Anything but a regular file (or a symlink to one) is refused, naming `what` and the file.
  */
-export async function loadEditableText(file: string, corrupt: (why: string) => Error): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return '';
-    throw stateIoError('read', file, e);
-  }
+export async function loadEditableText(file: string, corrupt: (why: string) => Error, what = 'The file'): Promise<string> {
+  const bytes = readRegularFileSync(file, what);
+  if (bytes === undefined) return '';
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {

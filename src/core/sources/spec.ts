@@ -45,6 +45,9 @@ export interface InvalidSpec {
 
 export type Spec = CrateSpec | GitSpec | PathSpec | InvalidSpec;
 
+/** Trim U+0020 only (String#trim would also drop tabs, no-break spaces and BOMs). */
+const trimSpaces = (s: string): string => s.replace(/^ +| +$/g, '');
+
 const CRATE_NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 function isExplicitPath(text: string): boolean {
@@ -66,7 +69,7 @@ function isExplicitPath(text: string): boolean {
 function parseCrate(raw: string, body: string, expandShorthand: boolean): Spec {
   const at = body.indexOf('@');
   const name = at === -1 ? body : body.slice(0, at);
-  const requirement = at === -1 ? undefined : body.slice(at + 1).trim();
+  const requirement = at === -1 ? undefined : trimSpaces(body.slice(at + 1));
   if (!CRATE_NAME_RE.test(name)) {
     return { kind: 'invalid', raw, reason: `${JSON.stringify(name)} is not a valid crate or extension name` };
   }
@@ -111,9 +114,12 @@ function parseGit(raw: string, text: string): Spec {
  */
 export function parseSpec(input: string, cwd: string = process.cwd(), home: string = homedir()): Spec {
   const raw = input;
-  const text = input.trim();
+  // Control characters are refused before any trimming (a trailing tab is not
+  // whitespace to drop but a character cargo refuses), and only plain spaces
+  // (U+0020) are trimmed: cargo's grammar allows no other whitespace either.
+  if (/[\x00-\x1f\x7f]/.test(input)) return { kind: 'invalid', raw, reason: 'the source contains control characters' };
+  const text = trimSpaces(input);
   if (text === '') return { kind: 'invalid', raw, reason: 'empty source' };
-  if (/[\x00-\x1f\x7f]/.test(text)) return { kind: 'invalid', raw, reason: 'the source contains control characters' };
   if (text.startsWith('crates.io:')) return parseCrate(raw, text.slice('crates.io:'.length), false);
   if (text.startsWith('git+')) return parseGit(raw, text.slice(4));
   if (text.includes('://') || text.startsWith('git@')) return parseGit(raw, text);

@@ -5,28 +5,35 @@
  * for path installs, whose manifest changes in place. A copy whose fingerprint
  * does not match the lock is ignored (a crash between the two writes).
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { readRegularTextSync } from './read-regular-file.js';
 import { grantFingerprint, type Grant } from '../package/grants.js';
 import { assertValidName } from '../package/names.js';
 
-function grantFile(ctx: Context, name: string): string {
+/** `<store>/.yep-grants/<name>.json`. */
+export function approvedGrantFile(ctx: Context, name: string): string {
   return join(ctx.paths.storeDir, '.yep-grants', `${assertValidName(name)}.json`);
 }
 
 export async function saveApprovedGrant(ctx: Context, name: string, grant: Grant): Promise<void> {
-  const file = grantFile(ctx, name);
+  const file = approvedGrantFile(ctx, name);
   await mkdir(join(ctx.paths.storeDir, '.yep-grants'), { recursive: true, mode: 0o755 });
-  await writeFileAtomic(file, `${JSON.stringify(grant, null, 2)}\n`);
+  await writeFileAtomic(file, `${JSON.stringify(grant, null, 2)}\n`, { what: 'The approved grant' });
 }
 
-/** The approved grant whose fingerprint is `fingerprint`, if we still have it. */
+/**
+ * The approved grant whose fingerprint is `fingerprint`, if we still have it. A copy
+ * that does not parse or match is ignored; one that is not a regular file is refused.
+ */
 export async function loadApprovedGrant(ctx: Context, name: string, fingerprint: string | undefined): Promise<Grant | undefined> {
   if (!fingerprint) return undefined;
+  const text = readRegularTextSync(approvedGrantFile(ctx, name), 'The approved grant');
+  if (text === undefined) return undefined;
   try {
-    const grant = JSON.parse(await readFile(grantFile(ctx, name), 'utf8')) as Grant;
+    const grant = JSON.parse(text) as Grant;
     return grantFingerprint(grant) === fingerprint ? grant : undefined;
   } catch {
     return undefined;
@@ -34,5 +41,5 @@ export async function loadApprovedGrant(ctx: Context, name: string, fingerprint:
 }
 
 export async function removeApprovedGrant(ctx: Context, name: string): Promise<void> {
-  await rm(grantFile(ctx, name), { force: true });
+  await rm(approvedGrantFile(ctx, name), { force: true });
 }

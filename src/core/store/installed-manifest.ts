@@ -3,9 +3,9 @@
  * directory `<store>/<name>` (a symlink to a directory counts, as for the host)
  * holding a plugin.json whose `name` is `<name>`.
  */
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { YepError } from '../errors.js';
+import { inspectRegularFile } from './read-regular-file.js';
 import { MANIFEST_FILE, loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir, type Paths } from '../paths.js';
 
@@ -15,15 +15,13 @@ export function notInstalled(name: string): YepError {
   });
 }
 
-/** True when `<store>/<name>/plugin.json` exists. */
+/**
+ * True when `<store>/<name>/plugin.json` exists. One that is there but is not a
+ * regular file (a FIFO, a directory, a dangling link) is an E_STATE error naming
+ * it, not "not installed": the user must see what is wrong with it.
+ */
 export async function isInstalled(paths: Paths, name: string): Promise<boolean> {
-  try {
-    return (await stat(join(packageDir(paths, name), MANIFEST_FILE))).isFile();
-  } catch (e) {
-    const code = errnoCode(e);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw stateIoError('read', join(packageDir(paths, name), MANIFEST_FILE), e);
-  }
+  return inspectRegularFile(join(packageDir(paths, name), MANIFEST_FILE), 'The manifest') !== undefined;
 }
 
 /** Load the installed manifest of `name`: E_NOT_INSTALLED when absent, E_MANIFEST when the host would skip it. */

@@ -4,9 +4,9 @@
  * round trip. An unreadable lock is an error naming the file: it is never reset
  * (the host treats it as empty and overwrites it; we refuse).
  */
-import { readFileSync } from 'node:fs';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
-import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { YepError } from '../errors.js';
+import { readRegularFileSync } from './read-regular-file.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { parseLockTomlFast } from './lock-fast-parse.js';
 import { isValidName } from '../package/names.js';
@@ -144,22 +144,22 @@ function dropUndefined(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }
 
-/** Load the lock; a missing file is an empty lock, anything unreadable throws. */
+/** Load the lock; a missing file is an empty lock, anything unreadable (or not a regular file) throws. */
 export async function loadLock(file: string): Promise<Lockfile> {
-  let text: string;
-  try {
-    // Sync: one small file, read by every command; a thread-pool hop buys nothing.
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return { entries: [], extra: {} };
-    if (errnoCode(e) === 'EISDIR') throw corrupt(file, 'it is a directory');
-    throw stateIoError('read', file, e);
-  }
-  return parseLock(text, file);
+  // Sync: one small file, read by every command; a thread-pool hop buys nothing.
+  const bytes = readRegularFileSync(file, 'The lockfile', {
+    hint: `yep-ext will not overwrite it. Move it aside (mv "${file}" "${file}.bak") and reinstall your extensions.`,
+  });
+  if (bytes === undefined) return { entries: [], extra: {} };
+  return parseLock(bytes.toString('utf8'), file);
 }
 
+/**
+ * Write the lock. Never through a symlink: a lock linked to a file outside the
+ * store would have the install rewrite that file (connections.toml has the same rule).
+ */
 export async function saveLock(file: string, lock: Lockfile): Promise<boolean> {
-  return writeFileAtomic(file, serializeLock(lock));
+  return writeFileAtomic(file, serializeLock(lock), { what: 'The lockfile' });
 }
 
 export function findEntry(lock: Lockfile, name: string): LockEntry | undefined {

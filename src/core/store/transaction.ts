@@ -7,12 +7,13 @@
  * one whose lock write happened is completed; a remove is always completed.
  * Either way store, lock, settings and secrets end entirely before or after.
  */
-import { lstat, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, open, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { errnoCode, isYepError, stateIoError } from '../errors.js';
-import { fsyncDir } from './fs-atomic.js';
-import { saveApprovedGrant } from './approved-grants.js';
+import { assertReplaceable, fsyncDir } from './fs-atomic.js';
+import { readRegularTextSync } from './read-regular-file.js';
+import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
 import type { Grant } from '../package/grants.js';
 import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry } from './lockfile.js';
 import { packageDir } from '../paths.js';
@@ -95,6 +96,9 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
   const target = packageDir(ctx.paths, name);
   const old = join(stage, 'old');
   const lock = await loadLock(ctx.paths.lockFile); // fail on a corrupt lock before touching anything
+  // ...and on a lock or grant that cannot be replaced (a symlink out of the store): refused before any move.
+  assertReplaceable(ctx.paths.lockFile, { what: 'The lockfile' });
+  if (grant) assertReplaceable(approvedGrantFile(ctx, name), { what: 'The approved grant' });
   await writeJournal(stage, { op: 'place', name, entry, tree, ...(grant ? { grant } : {}), pid: process.pid });
   try {
     if (await exists(target)) await rename(target, old);
@@ -134,6 +138,7 @@ async function rollbackPlace(ctx: Context, stage: string, name: string): Promise
 export async function removePackage(ctx: Context, stage: string, name: string): Promise<void> {
   const target = packageDir(ctx.paths, name);
   const lock = await loadLock(ctx.paths.lockFile);
+  assertReplaceable(ctx.paths.lockFile, { what: 'The lockfile' });
   await writeJournal(stage, { op: 'remove', name, pid: process.pid });
   await moveOut(target, join(stage, 'old'));
   await checkpoint(ctx.env, 'remove:before-lock');
@@ -166,8 +171,11 @@ async function moveBack(aside: string, target: string): Promise<void> {
  */
 export async function recoverStage(ctx: Context, stage: string): Promise<string | undefined> {
   let journal: Journal;
+  // A journal that is not a regular file is refused (E_STATE) rather than read: a FIFO would block.
+  const text = readRegularTextSync(join(stage, JOURNAL), 'The transaction journal', { followSymlinks: false });
+  if (text === undefined) return undefined;
   try {
-    journal = JSON.parse(await readFile(join(stage, JOURNAL), 'utf8')) as Journal;
+    journal = JSON.parse(text) as Journal;
   } catch {
     return undefined;
   }

@@ -5,10 +5,10 @@
  * (host-compat §2). Mapping (docs/crates.md): `name`, `description` and
  * `version` default from the crate; every other key is the `yolop` object.
  */
-import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { YepError, errnoCode } from '../../errors.js';
+import { YepError } from '../../errors.js';
+import { inspectRegularFile, readRegularTextSync } from '../../store/read-regular-file.js';
 import { writeFileAtomic } from '../../store/fs-atomic.js';
 import { MANIFEST_FILE } from '../../package/manifest.js';
 import { CRATE_PREFIX } from '../../package/names.js';
@@ -18,16 +18,6 @@ const TOP_LEVEL_KEYS = ['name', 'description', 'version'] as const;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-
-async function regularFileSize(file: string): Promise<number | undefined> {
-  try {
-    const st = await lstat(file);
-    return st.isFile() ? st.size : undefined;
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return undefined;
-    throw e;
-  }
-}
 
 /** TOML values -> JSON values (dates become their TOML text). */
 function toJson(v: unknown): unknown {
@@ -70,13 +60,17 @@ export function manifestFromCargoToml(text: string, crateName: string): Obj | un
  * write the equivalent plugin.json. Returns true when one was written.
  */
 export async function writeManifestFromCargo(dir: string, crateName: string): Promise<boolean> {
-  if ((await regularFileSize(join(dir, MANIFEST_FILE))) !== undefined) return false;
+  // Package files are never opened before an lstat says regular file (a FIFO would block the read).
+  const regular = { followSymlinks: false };
+  if (inspectRegularFile(join(dir, MANIFEST_FILE), 'The manifest', regular) !== undefined) return false;
   const cargoToml = join(dir, 'Cargo.toml');
-  const size = await regularFileSize(cargoToml);
-  if (size === undefined) return false;
-  if (size > CARGO_TOML_MAX_BYTES) throw new YepError('E_MANIFEST', `The crate's Cargo.toml is larger than ${CARGO_TOML_MAX_BYTES} bytes; refused.`);
-  const manifest = manifestFromCargoToml(await readFile(cargoToml, 'utf8'), crateName);
+  const info = inspectRegularFile(cargoToml, "The crate's Cargo.toml", regular);
+  if (info === undefined) return false;
+  if (info.stat.size > CARGO_TOML_MAX_BYTES) throw new YepError('E_MANIFEST', `The crate's Cargo.toml is larger than ${CARGO_TOML_MAX_BYTES} bytes; refused.`);
+  const text = readRegularTextSync(cargoToml, "The crate's Cargo.toml", { ...regular, maxBytes: CARGO_TOML_MAX_BYTES });
+  if (text === undefined) return false;
+  const manifest = manifestFromCargoToml(text, crateName);
   if (!manifest) return false;
-  await writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o644 });
+  await writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o644, what: 'The manifest' });
   return true;
 }

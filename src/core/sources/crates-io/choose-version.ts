@@ -5,7 +5,6 @@
  * only versions with a well-formed cksum are installable, since nothing is ever
  * installed unverified. Every dead end gets its own message.
  */
-import semver from 'semver';
 import { YepError } from '../../errors.js';
 import { compareVersionsDesc, parseCargoRequirement, satisfiesRequirement, type CargoRequirement } from './cargo-version.js';
 import { isInstallableCksum, type IndexEntry } from './index-lines.js';
@@ -88,7 +87,7 @@ function noMatch(crate: string, sorted: IndexEntry[], matching: IndexEntry[], re
       details: { crate, requirement: req.raw, reason: 'only-yanked' },
     });
   }
-  const preMatch = live.filter((e) => e.version.prerelease && semver.satisfies(e.version.canonical, req.range, { includePrerelease: true }));
+  const preMatch = live.filter((e) => e.version.prerelease && satisfiesRequirement(e.version, req, { includePrerelease: true }));
   const hint =
     preMatch.length > 0
       ? `Pre-releases match only when the requirement names one: try ${crate}@${preMatch[0]!.vers}.`

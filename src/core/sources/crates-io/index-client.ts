@@ -3,13 +3,17 @@
  * index (`cargo-protocol: version=1`, `accept: text/plain`), with an ETag /
  * Last-Modified cache under the store's cache dir. The cache is only ever used
  * after the server confirmed it with a 304, so it can make things faster but
- * never staler.
+ * never staler. A 304 confirms the server's copy, not ours: each entry carries a
+ * SHA-256 of its own fields, and an entry that does not match (tampered, torn,
+ * an older format) is a miss, fetched again without If-None-Match.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { httpGet } from '../../net/http.js';
+import { writeFileAtomic } from '../../store/fs-atomic.js';
+import { readRegularTextSync } from '../../store/read-regular-file.js';
 import { indexPath } from './index-path.js';
 import { htmlPageError, parseIndexFile, type ParsedIndex } from './index-lines.js';
 
@@ -23,28 +27,54 @@ interface CacheRecord {
   body: string;
 }
 
+/** On disk: the record plus the SHA-256 of its fields (format 2; format 1 had none). */
+interface StoredCacheRecord extends CacheRecord {
+  v: 2;
+  sha256: string;
+}
+
 function cacheFile(ctx: Context, url: string): string {
   const key = createHash('sha256').update(url).digest('hex').slice(0, 32);
   return join(ctx.paths.cacheDir, 'index', key.slice(0, 2), `${key}.json`);
 }
 
-async function readCache(file: string, url: string): Promise<CacheRecord | undefined> {
+/** The digest of every field the cache relies on (JSON of a fixed-order array: unambiguous). */
+export function cacheRecordDigest(rec: CacheRecord): string {
+  return createHash('sha256')
+    .update(JSON.stringify([rec.url, rec.etag ?? null, rec.lastModified ?? null, rec.body]))
+    .digest('hex');
+}
+
+async function readCache(ctx: Context, file: string, url: string): Promise<CacheRecord | undefined> {
+  // Not a regular file (a FIFO would block the read): refused, naming it, like every state file.
+  const text = readRegularTextSync(file, 'The index cache entry', { followSymlinks: false, maxBytes: 2 * INDEX_MAX_BYTES });
+  if (text === undefined) return undefined;
+  let rec: Partial<StoredCacheRecord>;
   try {
-    const rec = JSON.parse(await readFile(file, 'utf8')) as CacheRecord;
-    return rec.url === url && typeof rec.body === 'string' && (rec.etag || rec.lastModified) ? rec : undefined;
+    rec = JSON.parse(text) as Partial<StoredCacheRecord>;
   } catch {
     return undefined;
   }
+  if (rec.v !== 2 || rec.url !== url || typeof rec.body !== 'string' || !(rec.etag || rec.lastModified)) return undefined;
+  const fields: CacheRecord = {
+    url,
+    ...(typeof rec.etag === 'string' ? { etag: rec.etag } : {}),
+    ...(typeof rec.lastModified === 'string' ? { lastModified: rec.lastModified } : {}),
+    body: rec.body,
+  };
+  if (rec.sha256 !== cacheRecordDigest(fields)) {
+    ctx.log.debug(`index cache entry ${file} does not match its digest; fetching it again`);
+    return undefined;
+  }
+  return fields;
 }
 
 async function writeCache(ctx: Context, file: string, rec: CacheRecord): Promise<void> {
-  // A cache, not state: temp + rename keeps readers from seeing half a file;
-  // a lost write just means one more full download next time.
+  // A lost or refused write just means one more full download next time.
   try {
     await mkdir(dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(tmp, JSON.stringify(rec), { mode: 0o600 });
-    await rename(tmp, file);
+    const stored: StoredCacheRecord = { v: 2, ...rec, sha256: cacheRecordDigest(rec) };
+    await writeFileAtomic(file, JSON.stringify(stored), { mode: 0o600, what: 'The index cache entry' });
   } catch (e) {
     ctx.log.debug(`index cache not written (${(e as Error).message})`);
   }
@@ -57,7 +87,7 @@ async function writeCache(ctx: Context, file: string, rec: CacheRecord): Promise
 export async function fetchIndexFile(ctx: Context, indexUrl: string, crate: string): Promise<ParsedIndex | undefined> {
   const url = new URL(indexPath(crate), indexUrl).href;
   const file = cacheFile(ctx, url);
-  const cached = await readCache(file, url);
+  const cached = await readCache(ctx, file, url);
   const res = await httpGet(ctx, url, {
     what: `The index file for ${crate}`,
     maxBytes: INDEX_MAX_BYTES,

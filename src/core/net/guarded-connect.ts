@@ -1,0 +1,95 @@
+/**
+ * The address rule after name resolution. A URL can name a host whose DNS answer
+ * is link-local (a name pointed at 169.254.169.254), which no check of the URL
+ * text can see. So the HTTP client connects through this connector: its DNS lookup
+ * refuses a name if any of its addresses is link-local (before any packet is
+ * sent to it), an IP-literal host is checked before connecting, and the connected
+ * peer's address is checked again before a byte of the request is written.
+ *
+ * Test seam: YEP_EXT_TEST_RESOLVE="name=address[,name=address]" answers those
+ * names without DNS (like curl --resolve), so a test can point a name at any
+ * address without touching /etc/hosts or the network.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type Socket } from 'node:net';
+import type { buildConnector } from 'undici';
+import { YepError } from '../errors.js';
+import { isLinkLocalAddress, normalizeHost } from './address.js';
+
+export const RESOLVE_ENV = 'YEP_EXT_TEST_RESOLVE';
+
+/** `name=address,…` -> Map(lower-case name -> address); malformed pairs are ignored. */
+export function parseResolveOverrides(text: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of (text ?? '').split(',')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) continue;
+    const name = pair.slice(0, eq).trim().toLowerCase();
+    const address = pair.slice(eq + 1).trim();
+    if (name !== '' && isIP(address) !== 0) out.set(name, address);
+  }
+  return out;
+}
+
+export function linkLocalRefusal(host: string, address: string): YepError {
+  const addr = normalizeHost(address);
+  return new YepError('E_NETWORK', `refusing to connect to ${host}: it resolves to the link-local address ${addr}.`, {
+    hint: 'Link-local addresses (169.254.0.0/16, fe80::/10, in any spelling) are never contacted: cloud metadata services live there.',
+    details: { host, address: addr },
+  });
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type LookupOptions = { family?: number | string; all?: boolean; hints?: number; verbatim?: boolean };
+
+/** A `net.connect` lookup that refuses names with a link-local address (see the module comment). */
+export function guardedLookup(overrides: Map<string, string>) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    const answer = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]): void => {
+      if (err) return callback(err, options.all ? [] : '');
+      const bad = addresses.find((a) => isLinkLocalAddress(a.address));
+      if (bad) return callback(linkLocalRefusal(hostname, bad.address) as unknown as NodeJS.ErrnoException, options.all ? [] : '');
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '');
+      callback(null, first.address, first.family);
+    };
+    const fixed = overrides.get(hostname.toLowerCase());
+    if (fixed !== undefined) {
+      process.nextTick(answer, null, [{ address: fixed, family: isIP(fixed) }]);
+      return;
+    }
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : typeof options.family === 'number' ? options.family : 0;
+    dnsLookup(hostname, { family, all: true, ...(options.hints !== undefined ? { hints: options.hints } : {}) }, (err, addresses) => answer(err, addresses ?? []));
+  };
+}
+
+type Connector = buildConnector.connector;
+
+/**
+ * undici's connector with the address rule applied before connecting (IP-literal
+ * hosts; names through the guarded lookup) and after (the peer's address).
+ */
+export function guardedConnector(build: typeof buildConnector, options: { timeout: number }, overrides: Map<string, string>): Connector {
+  const base = build({ timeout: options.timeout, lookup: guardedLookup(overrides) } as buildConnector.BuildOptions);
+  return (opts, callback) => {
+    const host = opts.hostname;
+    if (isLinkLocalAddress(host)) {
+      callback(linkLocalRefusal(host, host), null);
+      return;
+    }
+    base(opts, (err, socket) => {
+      if (err || !socket) {
+        callback(err ?? new Error('connect failed'), null);
+        return;
+      }
+      const peer = (socket as Socket).remoteAddress;
+      if (peer !== undefined && isLinkLocalAddress(peer)) {
+        socket.destroy();
+        callback(linkLocalRefusal(host, peer), null);
+        return;
+      }
+      callback(null, socket);
+    });
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The one way yep-ext reads a file from a home or a package: state files (lock,
+ * settings, connections, grants, keychain index, index cache, journals) and
+ * package files (plugin.json, Cargo.toml). A FIFO there would block `open` or
+ * `read` forever, a device could be endless, a directory or socket gives an
+ * errno nobody can act on, and a dangling symlink would read as "missing" and
+ * get a fresh file written through it. So: lstat first (a symlink is followed only
+ * when the caller allows it, and only to a regular file), then open with
+ * O_NONBLOCK (and O_NOFOLLOW when links are refused) and fstat the descriptor, so
+ * a file swapped for a FIFO between the two checks still cannot block. Anything
+ * but a regular file is a YepError (E_STATE unless the caller says otherwise)
+ * naming the file and what it is.
+ */
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { YepError, errnoCode, stateIoError, type ErrorCode } from '../errors.js';
+
+export interface RegularFileOptions {
+  /** Follow a symlink to a regular file (default true: the host reads through links too). */
+  followSymlinks?: boolean;
+  /** Refuse files larger than this many bytes (checked before reading, and while reading). */
+  maxBytes?: number;
+  /** Error code of a refusal (default E_STATE, exit 7). */
+  code?: ErrorCode;
+  /** What to do about it (default: move the file aside). */
+  hint?: string;
+}
+
+/** What a non-regular file is, in words: "a FIFO (named pipe)", "a directory", ... */
+export function describeFileKind(st: Stats): string {
+  if (st.isFile()) return 'a regular file';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  return 'not a regular file';
+}
+
+function linkTarget(file: string): string {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return '?';
+  }
+}
+
+function refusal(file: string, what: string, is: string, options: RegularFileOptions): YepError {
+  return new YepError(options.code ?? 'E_STATE', `${what} ${file} is ${is}, not a regular file.`, {
+    hint: options.hint ?? `yep-ext reads and writes only regular files there. Move it aside (mv "${file}" "${file}.bak") and run the command again.`,
+    details: { file, is },
+  });
+}
+
+/** True for the refusals above (the file is something other than a regular file). */
+export function isFileKindRefusal(e: unknown): boolean {
+  return e instanceof YepError && typeof e.details?.is === 'string';
+}
+
+export interface RegularFileInfo {
+  /** The file's own stat (the target's, for a followed symlink). */
+  stat: Stats;
+  /** The link text when `file` is a symlink that was followed. */
+  symlinkTarget?: string;
+}
+
+/**
+ * Check, without opening it, that `file` is a regular file (or an allowed symlink
+ * to one). Undefined when nothing is there; a refusal for anything else.
+ */
+export function inspectRegularFile(file: string, what: string, options: RegularFileOptions = {}): RegularFileInfo | undefined {
+  let l: Stats;
+  try {
+    l = lstatSync(file);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return undefined;
+    throw stateIoError('read', file, e);
+  }
+  if (!l.isSymbolicLink()) {
+    if (!l.isFile()) throw refusal(file, what, describeFileKind(l), options);
+    return { stat: l };
+  }
+  const target = linkTarget(file);
+  if (options.followSymlinks === false) throw refusal(file, what, `a symbolic link (to ${target})`, options);
+  let s: Stats;
+  try {
+    s = statSync(file);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw refusal(file, what, `a dangling symbolic link (to ${target}, which does not exist)`, options);
+    if (code === 'ELOOP') throw refusal(file, what, `a symbolic link loop (to ${target})`, options);
+    throw stateIoError('read', file, e);
+  }
+  if (!s.isFile()) throw refusal(file, what, `a symbolic link to ${describeFileKind(s)} (${target})`, options);
+  return { stat: s, symlinkTarget: target };
+}
+
+function tooBig(file: string, what: string, max: number, options: RegularFileOptions): YepError {
+  return new YepError(options.code ?? 'E_STATE', `${what} ${file} is larger than ${max} bytes; refused.`, { details: { file, maxBytes: max } });
+}
+
+/**
+ * The bytes of `file`, or undefined when it does not exist. Never blocks on a
+ * FIFO or device; refuses (see the module comment) anything but a regular file.
+ * Synchronous on purpose: these files are small, and `list` reads several per run.
+ */
+export function readRegularFileSync(file: string, what: string, options: RegularFileOptions = {}): Buffer | undefined {
+  const info = inspectRegularFile(file, what, options);
+  if (!info) return undefined;
+  const max = options.maxBytes;
+  if (max !== undefined && info.stat.size > max) throw tooBig(file, what, max, options);
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK | (options.followSymlinks === false ? constants.O_NOFOLLOW : 0);
+  let fd: number;
+  try {
+    fd = openSync(file, flags);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ENOENT') return undefined; // removed since the lstat
+    // Swapped since the lstat: a link (O_NOFOLLOW) or a socket (ENXIO). Describe what is there now.
+    if (code === 'ELOOP' || code === 'ENXIO') inspectRegularFile(file, what, options);
+    throw stateIoError('read', file, e);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw refusal(file, what, describeFileKind(st), options);
+    if (max !== undefined && st.size > max) throw tooBig(file, what, max, options);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    // Read to EOF rather than trusting st.size: the file may grow while we read.
+    let buf = Buffer.allocUnsafe(Math.max(st.size + 1, 4096));
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (max !== undefined && total > max) throw tooBig(file, what, max, options);
+      chunks.push(buf.subarray(0, n));
+      buf = Buffer.allocUnsafe(64 * 1024);
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  } catch (e) {
+    if (e instanceof YepError) throw e;
+    throw stateIoError('read', file, e);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** readRegularFileSync as UTF-8 text (a BOM, if any, is kept). */
+export function readRegularTextSync(file: string, what: string, options: RegularFileOptions = {}): string | undefined {
+  return readRegularFileSync(file, what, options)?.toString('utf8');
+}
