@@ -1,6 +1,6 @@
 /** Human rendering of install results (pure: data in, lines out). */
 import type { InstallOutcome, InstallPreview } from '../core/operations/install.js';
-import { describeSource } from '../core/operations/install.js';
+import { describeSource } from '../core/sources/index.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderDiff, renderSummary } from './render-grant.js';
 import { bold, green, yellow } from './style.js';

@@ -13,12 +13,9 @@ import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
 import { contentHash } from '../package/content-hash.js';
-import { fetchPath } from '../sources/local-path.js';
-import { fetchCrateExact } from '../sources/crates-io.js';
-import { fetchGitCommit } from '../sources/git.js';
-import type { FetchResult } from '../sources/types.js';
+import { isLinked } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
-import { commitPackage, preparePackage, type PreparedPackage } from './prepare.js';
+import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';
 
 export interface FrozenItem {
   name: string;
@@ -34,19 +31,6 @@ export interface FrozenOptions {
   onItem?: (item: FrozenItem) => void;
 }
 
-/** Fetch exactly what an entry pins. Adding a source kind = one case here. */
-async function fetchLocked(ctx: Context, entry: LockEntry, into: string): Promise<FetchResult> {
-  const source = entry.source;
-  switch (source.type) {
-    case 'path':
-      return fetchPath({ kind: 'path', raw: source.path, path: source.path }, ctx.paths.storeDir);
-    case 'crate':
-      return fetchCrateExact(ctx, source, into);
-    case 'git':
-      return fetchGitCommit(ctx, source, into);
-  }
-}
-
 async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<boolean> {
   const have = findEntry(current, entry.name);
   if (!have || have.content_hash !== entry.content_hash) return false;
@@ -56,8 +40,8 @@ async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockE
     () => true,
     () => false,
   );
-  // A path install is linked in place and may have been edited since: re-hash it (local, small).
-  if (present && entry.source.type === 'path') return (await contentHash(dir).catch(() => undefined)) === entry.content_hash;
+  // A linked install (a path) may have been edited in place since: re-hash it (local, small).
+  if (present && isLinked(entry.source)) return (await contentHash(dir).catch(() => undefined)) === entry.content_hash;
   return present;
 }
 
@@ -87,13 +71,7 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
           const entry = todo[next++] as LockEntry;
           const stage = await makeStagingDir(ctx, `frozen-${entry.name}`);
           try {
-            const p = await preparePackage(ctx, stage, () => fetchLocked(ctx, entry, `${stage}/pkg`));
-            const problems: string[] = [];
-            if (p.name !== entry.name) problems.push(`its manifest names it "${p.name}"`);
-            if (p.content_hash !== entry.content_hash) problems.push(`content hash ${p.content_hash} differs from the locked ${entry.content_hash}`);
-            if (typeof entry.grant === 'string' && p.grant.fingerprint !== entry.grant) problems.push(`its grant ${p.grant.fingerprint} differs from the locked ${entry.grant} (the lock cannot approve a different grant)`);
-            if (problems.length > 0) throw new YepError('E_INTEGRITY', problems.join('; '));
-            prepared.push(p);
+            prepared.push(await prepareExactly(ctx, entry, stage));
             options.onItem?.({ name: entry.name, status: 'installed' });
           } catch (e) {
             await removeDir(stage);

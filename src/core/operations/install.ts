@@ -11,17 +11,13 @@ import { YepError, isYepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
-import { describeSpec, parseSpec, type Spec } from '../sources/spec.js';
-import { assertSameCommitSameHash, fetchGit } from '../sources/git.js';
-import { fetchPath } from '../sources/local-path.js';
-import { fetchCrate } from '../sources/crates-io.js';
-import type { FetchResult } from '../sources/types.js';
+import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
+import { describeSource, sameOrigin as isSameOrigin, samePin as isSamePin, sourceFor, type ValidSpec } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
-import { commitPackage, preparePackage } from './prepare.js';
+import { commitPackage, preparePackage, type FetchResult } from './prepare.js';
 import { lstat } from 'node:fs/promises';
-import { statSync } from 'node:fs';
 import { packageDir } from '../paths.js';
 
 export type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged';
@@ -71,47 +67,15 @@ export interface InstallHooks {
   confirmWiden?: (preview: InstallPreview) => Promise<boolean>;
 }
 
-/** Identity of where a package comes from, ignoring the pinned version. */
-function sourceOrigin(s: LockSource): string {
-  switch (s.type) {
-    case 'path':
-      return `path:${s.path}`;
-    case 'git':
-      return `git:${s.url}`;
-    case 'crate':
-      return `crate:${s.crate_name.toLowerCase()}`;
-  }
+function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>): YepError {
+  return new YepError('E_USAGE', `Cannot install "${spec.raw}": ${spec.reason}.`, {
+    hint: 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
+  });
 }
 
-function sourcePin(s: LockSource): string {
-  switch (s.type) {
-    case 'path':
-      return '';
-    case 'git':
-      return s.rev;
-    case 'crate':
-      return s.version;
-  }
-}
-
-import { describeSource } from '../sources/describe-source.js';
-
-export { describeSource };
-
-/** Run the fetcher for a spec into `stage`. Adding a source kind = one case here. */
-async function fetchSpec(ctx: Context, spec: Spec, stage: string): Promise<FetchResult> {
-  switch (spec.kind) {
-    case 'path':
-      return fetchPath(spec, ctx.paths.storeDir);
-    case 'crate':
-      return fetchCrate(ctx, spec, join(stage, 'pkg'));
-    case 'git':
-      return fetchGit(ctx, spec, join(stage, 'pkg'));
-    case 'invalid':
-      throw new YepError('E_USAGE', `Cannot install "${spec.raw}": ${spec.reason}.`, {
-        hint: 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
-      });
-  }
+/** Run the spec's Source into `stage` (a linked kind ignores the directory). */
+function fetchSpec(ctx: Context, spec: ValidSpec, stage: string): Promise<FetchResult> {
+  return sourceFor(spec.kind).fetch(ctx, spec, join(stage, 'pkg'));
 }
 
 async function pathExists(p: string): Promise<boolean> {
@@ -123,40 +87,13 @@ async function pathExists(p: string): Promise<boolean> {
   }
 }
 
-/**
- * crates.io versions are immutable: the same crate at the same version with other
- * bytes means a republish, a tampered mirror or a compromised registry.
- */
-export function assertCrateImmutable(previous: LockSource, next: LockSource, name: string): void {
-  if (previous.type !== 'crate' || next.type !== 'crate' || previous.version !== next.version) return;
-  if (previous.cksum !== undefined && next.cksum !== undefined && previous.cksum !== next.cksum) {
-    throw new YepError('E_INTEGRITY', `${name}: ${next.crate_name} ${next.version} now has checksum ${next.cksum.slice(0, 16)}…, but it was installed with ${previous.cksum.slice(0, 16)}…. A published version must never change.`, {
-      hint: 'Do not trust this registry answer: check the registry or mirror. If the change is legitimate, remove the extension and install it again.',
-      details: { wanted: previous.cksum, got: next.cksum },
-    });
-  }
-}
-
-/** Host flaw fixed: a bare word is a crate, but say so when a same-named directory exists. */
-function warnIfDirectory(ctx: Context, text: string, cwd: string): void {
-  if (text.startsWith('crates.io:')) return;
-  const word = text.split('@')[0] ?? text;
-  try {
-    if (statSync(join(cwd, word)).isDirectory()) {
-      ctx.log.warn(`"${word}" means the crate ${word.startsWith('yolop-extension-') ? word : `yolop-extension-${word}`}, not the directory ./${word}. To install the directory, run \`yep-ext install ./${word}\`.`);
-    }
-  } catch {
-    // No such directory: nothing to say.
-  }
-}
-
 /** Install one spec. Throws YepError on failure; leaves no trace in that case. */
 export async function installSpec(ctx: Context, input: string | Spec, hooks: InstallHooks = {}, cwd = process.cwd()): Promise<InstallOutcome> {
   const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
-  if (spec.kind === 'invalid') await fetchSpec(ctx, spec, '');
-  if (spec.kind === 'crate') warnIfDirectory(ctx, spec.raw.trim(), cwd);
+  if (spec.kind === 'invalid') throw invalidSpec(spec);
+  sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
-  const stage = await makeStagingDir(ctx, spec.kind === 'path' ? 'path' : describeSpec(spec));
+  const stage = await makeStagingDir(ctx, stageLabel(spec));
   try {
     const prepared = await preparePackage(ctx, stage, () => fetchSpec(ctx, spec, stage));
     const { fetched, manifest, name, grant, command } = prepared;
@@ -184,18 +121,20 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
     return await withInstallLock(ctx, async () => {
       const lock = await loadLock(ctx.paths.lockFile);
       const previous = findEntry(lock, name);
-      // Git objects are content-addressed: the same commit must hash the same.
-      if (fetched.source.type === 'git') assertSameCommitSameHash(previous, fetched.source, hash);
       const target = packageDir(ctx.paths, name);
       const targetExists = await pathExists(target);
       let status: InstallStatus = 'installed';
       if (previous) {
-        const sameOrigin = sourceOrigin(previous.source) === sourceOrigin(fetched.source);
-        const samePin = sourcePin(previous.source) === sourcePin(fetched.source);
-        if (sameOrigin && samePin && previous.content_hash === hash && previous.grant === grant.fingerprint && targetExists) {
+        const sameOrigin = isSameOrigin(previous.source, fetched.source);
+        const samePin = isSamePin(previous.source, fetched.source);
+        const unchanged = samePin && previous.content_hash === hash && previous.grant === grant.fingerprint && targetExists;
+        // Same pin, same bytes (a republished crate, an altered checkout): the kind decides.
+        if (!unchanged && previous.source.type === fetched.source.type) {
+          sourceFor(fetched.source.type).checkRepin(previous, { content_hash: hash, source: fetched.source }, name);
+        }
+        if (unchanged) {
           status = 'unchanged';
-        } else if (sameOrigin && samePin) {
-          assertCrateImmutable(previous.source, fetched.source, name);
+        } else if (samePin) {
           status = 'repinned';
         } else {
           const why = sameOrigin
@@ -203,9 +142,9 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
             : `${name} is already installed from ${describeSource(previous.source)}; this would replace it with ${describeSource(fetched.source)}`;
           const ok = (await hooks.confirmReplace?.(preview(previous), why)) ?? false;
           if (!ok) {
-            const exact = fetched.source.type === 'crate' && previous.source.type === 'crate' && /^=?\d/.test(previous.source.requirement ?? '=');
+            const exact = sameOrigin && sourceFor(previous.source.type).pinnedExactly(previous.source);
             throw new YepError('E_CONFLICT', `${why}.`, {
-              hint: sameOrigin && exact ? 'Pass --yes to replace it (it was installed at an exact version, so `update` keeps it there).' : `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it within its source.`,
+              hint: exact ? 'Pass --yes to replace it (it was installed at an exact version, so `update` keeps it there).' : `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it within its source.`,
             });
           }
           status = 'replaced';

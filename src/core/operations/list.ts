@@ -11,6 +11,7 @@ import type { Context } from '../context.js';
 import { contentHash } from '../package/content-hash.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockSource } from '../store/lockfile.js';
+import { isLinked } from '../sources/index.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
@@ -115,14 +116,15 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       if (!isYepError(e)) throw e;
       item.problems.push(`broken manifest: ${e.message.split('\n').join(' ')}`);
     }
-    if (verify && entry.source.type === 'path') {
+    const linked = isLinked(entry.source);
+    if (verify && linked) {
       // Linked in place: the host runs whatever is there now, so say when it is not what was pinned.
       const actual = await contentHash(dir).catch(() => undefined);
       if (actual !== entry.content_hash) item.problems.push(`changed since it was pinned: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`);
     }
-    if (verify && entry.source.type !== 'path') {
+    if (verify && !linked) {
       // A provisioned binary was added after hashing: leave it out, as the host does.
-      const binary = entry.source.type === 'crate' || entry.source.type === 'git' ? entry.source.binary_sha256 : undefined;
+      const binary = entry.source.binary_sha256;
       const exclude = new Set(binary && item.manifest ? [`bin/${item.manifest.yolop.capabilityServer.command}`] : []);
       const actual = await contentHash(dir, exclude).catch(() => undefined);
       if (actual !== entry.content_hash) item.problems.push(`hash drift: the files changed since install (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`);

@@ -7,7 +7,7 @@
  * one whose lock write happened is completed; a remove is always completed.
  * Either way store, lock, settings and secrets end entirely before or after.
  */
-import { lstat, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { errnoCode, isYepError, stateIoError } from '../errors.js';
@@ -197,12 +197,4 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
     await rename(old, target);
   }
   return `rolled back an interrupted install of ${journal.name}`;
-}
-
-export async function listStages(ctx: Context): Promise<string[]> {
-  try {
-    return (await readdir(ctx.paths.stagingDir)).map((e) => join(ctx.paths.stagingDir, e));
-  } catch {
-    return [];
-  }
 }
