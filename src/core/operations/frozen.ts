@@ -4,7 +4,8 @@
  * bounded) into staging and must hash to the locked content_hash and, when the
  * lock records one, carry the locked grant; any mismatch fails the whole run
  * before anything is placed. Entries already installed with the locked hash cost
- * one stat and no network.
+ * one stat and no network. Every write of the store's lock goes through the
+ * transaction (store/transaction.ts), the lock's only writer.
  */
 import { lstat } from 'node:fs/promises';
 import type { Context } from '../context.js';
@@ -15,6 +16,7 @@ import { packageDir } from '../paths.js';
 import { contentHash } from '../package/content-hash.js';
 import { isLinked } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
+import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';
 
 export interface FrozenItem {
@@ -89,18 +91,19 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
         details: { failed: failures },
       });
     }
+    // The store's lock ends up carrying exactly the target's entries for its names, and
+    // its top-level keys. Each placed package commits its exact locked entry; what moves
+    // no files (the entries already in place, the top-level keys) rides on the first
+    // commit's single lock write, or is one write of its own when nothing is placed.
+    const installedNames = new Set(todo.map((e) => e.name));
+    const changes: LockChanges = options.lockfile ? { pin: target.entries.filter((e) => !installedNames.has(e.name)), extra: target.extra } : {};
     await withInstallLock(ctx, async () => {
-      for (const p of prepared) {
+      for (const [i, p] of prepared.entries()) {
         const locked = target.entries.find((e) => e.name === p.name) as LockEntry;
-        await commitPackage(ctx, p, locked);
+        await commitPackage(ctx, p, locked, i === 0 ? changes : {});
         items.push({ name: p.name, status: 'installed' });
       }
-      // The store's lock ends up carrying exactly the target's entries for these names.
-      if (options.lockfile) {
-        const mine = await loadLock(ctx.paths.lockFile);
-        const names = new Set(target.entries.map((e) => e.name));
-        await saveLock(ctx.paths.lockFile, { extra: { ...mine.extra, ...target.extra }, entries: [...mine.entries.filter((e) => !names.has(e.name)), ...target.entries] });
-      }
+      if (prepared.length === 0 && options.lockfile) await pinEntries(ctx, changes);
     });
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {

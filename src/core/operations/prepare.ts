@@ -17,7 +17,7 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
 import { isLinked, sourceFor, type LockSource } from '../sources/index.js';
 import type { Fetched } from '../sources/source.js';
-import { placePackage } from '../store/transaction.js';
+import { placePackage, type LockChanges } from '../store/transaction.js';
 
 /** What a fetch returned, typed for the pipeline (any kind's record). */
 export type FetchResult = Fetched<LockSource>;
@@ -88,8 +88,11 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
   };
 }
 
-/** Place a prepared package at <store>/<name> and pin it. Caller holds the installer lock. */
-export async function commitPackage(ctx: Context, p: PreparedPackage, entry: LockEntry = lockEntryFor(p)): Promise<void> {
+/**
+ * Place a prepared package at <store>/<name> and pin it, with any other lock
+ * `changes` in the same write. Caller holds the installer lock.
+ */
+export async function commitPackage(ctx: Context, p: PreparedPackage, entry: LockEntry = lockEntryFor(p), changes: LockChanges = {}): Promise<void> {
   let tree = p.fetched.dir;
   if (isLinked(p.fetched.source)) {
     // The store entry is a link to the user's directory, swapped in like a tree.
@@ -97,5 +100,5 @@ export async function commitPackage(ctx: Context, p: PreparedPackage, entry: Loc
     await symlink(p.fetched.dir, tree, 'dir');
   }
   // The approved grant is saved by the transaction, after the lock commit.
-  await placePackage(ctx, p.stage, entry, tree, p.grant.grant);
+  await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes);
 }
