@@ -8,6 +8,7 @@
  * transaction (store/transaction.ts), the lock's only writer.
  */
 import { lstat } from 'node:fs/promises';
+import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
@@ -65,25 +66,23 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
 
   const prepared: PreparedPackage[] = [];
   const failures: FrozenItem[] = [];
-  let next = 0;
   try {
-    await Promise.all(
-      Array.from({ length: Math.min(options.concurrency ?? 4, todo.length) }, async () => {
-        while (next < todo.length) {
-          const entry = todo[next++] as LockEntry;
-          const stage = await makeStagingDir(ctx, `frozen-${entry.name}`);
-          try {
-            prepared.push(await prepareExactly(ctx, entry, stage));
-            options.onItem?.({ name: entry.name, status: 'installed' });
-          } catch (e) {
-            await removeDir(stage);
-            if (!isYepError(e)) throw e;
-            const item: FrozenItem = { name: entry.name, status: 'failed', reason: e.message };
-            failures.push(item);
-            options.onItem?.(item);
-          }
+    await pMap(
+      todo,
+      async (entry) => {
+        const stage = await makeStagingDir(ctx, `frozen-${entry.name}`);
+        try {
+          prepared.push(await prepareExactly(ctx, entry, stage));
+          options.onItem?.({ name: entry.name, status: 'installed' });
+        } catch (e) {
+          await removeDir(stage);
+          if (!isYepError(e)) throw e;
+          const item: FrozenItem = { name: entry.name, status: 'failed', reason: e.message };
+          failures.push(item);
+          options.onItem?.(item);
         }
-      }),
+      },
+      { concurrency: options.concurrency ?? 4 },
     );
     if (failures.length > 0) {
       throw new YepError('E_INTEGRITY', `The lockfile could not be reproduced; nothing was installed:\n${failures.map((f) => `  - ${f.name}: ${f.reason}`).join('\n')}`, {

@@ -6,6 +6,7 @@
  * parallel); only the read-modify-write of store + lock is serialised.
  */
 import { join } from 'node:path';
+import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
@@ -195,20 +196,16 @@ export type BatchResult = { spec: string; ok: true; outcome: InstallOutcome } | 
  * must not be dressed up as per-item errors.
  */
 export async function installMany(ctx: Context, specs: string[], hooks: InstallHooks = {}, cwd = process.cwd(), concurrency = 4): Promise<BatchResult[]> {
-  const results: BatchResult[] = new Array(specs.length);
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < specs.length) {
-      const i = next++;
-      const text = specs[i] as string;
+  return pMap(
+    specs,
+    async (text): Promise<BatchResult> => {
       try {
-        results[i] = { spec: text, ok: true, outcome: await installSpec(ctx, text, hooks, cwd) };
+        return { spec: text, ok: true, outcome: await installSpec(ctx, text, hooks, cwd) };
       } catch (e) {
         if (!isYepError(e)) throw e;
-        results[i] = { spec: text, ok: false, error: e };
+        return { spec: text, ok: false, error: e };
       }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(concurrency, specs.length) }, worker));
-  return results;
+    },
+    { concurrency },
+  );
 }

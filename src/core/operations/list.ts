@@ -7,6 +7,7 @@
  */
 import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { contentHash } from '../package/content-hash.js';
 import { isYepError } from '../errors.js';
@@ -40,20 +41,6 @@ export interface ListOptions {
   verify?: boolean;
 }
 
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (i < items.length) {
-        const k = i++;
-        out[k] = await fn(items[k] as T);
-      }
-    }),
-  );
-  return out;
-}
-
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
   const verify = options.verify ?? true;
   const lock = await loadLock(ctx.paths.lockFile);
@@ -77,7 +64,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     }
   }
   const enabledOf = (name: string): boolean | undefined => settingsOf?.(name).enabled;
-  const listed = await mapLimit(lock.entries, 8, async (entry): Promise<ListedExtension> => {
+  const listed = await pMap(lock.entries, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
       name: entry.name,
@@ -130,7 +117,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       if (actual !== entry.content_hash) item.problems.push(`hash drift: the files changed since install (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`);
     }
     return item;
-  });
+  }, { concurrency: 8 });
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   const known = new Set(lock.entries.map((e) => e.name));
   let names: string[] = [];

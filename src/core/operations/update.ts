@@ -6,6 +6,7 @@
  * Read -> plan (no writes) -> apply; `--dry-run` stops after the plan. The new
  * tree is fully fetched, verified and unpacked before the old one is swapped out.
  */
+import pMap from 'p-map';
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
@@ -119,23 +120,19 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
       });
 
   // Plan concurrently (each is mostly one index request or one ls-remote).
-  const planned: Planned[] = new Array(entries.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(8, entries.length) }, async () => {
-      while (next < entries.length) {
-        const i = next++;
-        const entry = entries[i] as LockEntry;
-        try {
-          planned[i] = await planOne(ctx, entry);
-        } catch (e) {
-          if (!isYepError(e)) throw e;
-          planned[i] = {
-            item: { name: entry.name, status: 'failed', from: { content_hash: entry.content_hash, source: entry.source }, consent_needed: false, error: e.toJSON() },
-          };
-        }
+  const planned = await pMap(
+    entries,
+    async (entry): Promise<Planned> => {
+      try {
+        return await planOne(ctx, entry);
+      } catch (e) {
+        if (!isYepError(e)) throw e;
+        return {
+          item: { name: entry.name, status: 'failed', from: { content_hash: entry.content_hash, source: entry.source }, consent_needed: false, error: e.toJSON() },
+        };
       }
-    }),
+    },
+    { concurrency: 8 },
   );
   for (const p of planned) options.onPlan?.(p.item);
 
