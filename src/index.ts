@@ -38,7 +38,7 @@ export { installFrozen, exportLock, type FrozenItem } from './core/operations/fr
 export { searchExtensions } from './core/operations/search.js';
 export { fetchCrate, fetchCrateExact, resolveCrateVersion } from './core/sources/crates-io.js';
 export { fetchGit, fetchGitCommit, resolveGitRef } from './core/sources/git.js';
-export { runNew, type NewResult, type NewOptions } from './core/operations/new.js';
+export { runNew, type NewResult, type NewOptions } from './scaffold/run-new.js';
 export { parseScaffoldRequest, LANGUAGES, DEFAULT_LANGUAGE, type ScaffoldSpec, type ScaffoldInput, type Language } from './scaffold/request.js';
 export { renderScaffold, buildStep, type ScaffoldFiles, type ScaffoldFile } from './scaffold/render.js';
 export { writeScaffold } from './scaffold/write.js';
