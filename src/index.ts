@@ -10,7 +10,7 @@ export { parseSpec, describeSpec, type Spec, type CrateSpec, type GitSpec, type 
 export { loadManifest, parseManifest, validateManifest, configFields, type Manifest, type ConfigField } from './core/package/manifest.js';
 export { contentHash } from './core/package/content-hash.js';
 export { loadLock, saveLock, parseLock, serializeLock, type Lockfile, type LockEntry, type LockSource } from './core/store/lockfile.js';
-export { installSpec, installMany, type InstallOutcome, type InstallPreview, type InstallHooks } from './core/operations/install.js';
+export { installSpec, installMany, planInstall, planMany, type InstallOutcome, type InstallPreview, type InstallHooks, type InstallPlan, type InstallAction } from './core/operations/install.js';
 export { listExtensions, type ListedExtension } from './core/operations/list.js';
 export { removeExtension, type RemoveOutcome } from './core/operations/remove.js';
 export { updateExtensions, type UpdateItem, type UpdateOptions } from './core/operations/update.js';
