@@ -72,7 +72,8 @@ async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
         hint: `Renaming is not an update: \`yep-ext remove ${entry.name}\` and install the new name.`,
       });
     }
-    if (prepared.fetched.source.type === entry.source.type) source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
+    // Same pin, same bytes (a republished crate): the kind decides.
+    source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
     if (prepared.content_hash === entry.content_hash && prepared.grant.fingerprint === entry.grant) {
       await removeDir(stage);
       return { item: base };
