@@ -51,6 +51,22 @@ const common = {
   metafile: metaIndex > 0,
   logLevel: 'warning',
 };
+// `list` never fetches. Each source kind (src/core/sources/*-source.ts) imports its
+// fetcher (http, git, the .crate unpacker) lazily; CommonJS has no chunks, so the
+// fast path would inline them all (a megabyte to parse on every `list`). There they
+// resolve to a module that throws: a fetch reached from the fast path is a bug.
+const noFetchers = {
+  name: 'no-fetchers-in-the-fast-path',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) =>
+      args.kind === 'dynamic-import' && /[\\/]core[\\/]sources[\\/][^\\/]+-source\.js$/.test(args.importer) ? { path: args.path, namespace: 'no-fetchers' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'no-fetchers' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not bundled into the list fast path`)});`,
+      loader: 'js',
+    }));
+  },
+};
 rmSync(join(DIST, 'bundle'), { recursive: true, force: true });
 const [main, fast] = await Promise.all([
   build({
@@ -87,6 +103,7 @@ const [main, fast] = await Promise.all([
     // Less text to scan at load; identifiers are kept so stack traces stay readable.
     minifyWhitespace: true,
     minifySyntax: true,
+    plugins: [noFetchers],
     define: { ...common.define, 'import.meta.url': '__yepImportMetaUrl' },
     banner: { js: "const __yepImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   }),

@@ -10,7 +10,7 @@ export { parseSpec, describeSpec, type Spec, type CrateSpec, type GitSpec, type 
 export { loadManifest, parseManifest, validateManifest, configFields, type Manifest, type ConfigField } from './core/package/manifest.js';
 export { contentHash } from './core/package/content-hash.js';
 export { loadLock, saveLock, parseLock, serializeLock, type Lockfile, type LockEntry, type LockSource } from './core/store/lockfile.js';
-export { installSpec, installMany, type InstallOutcome, type InstallPreview, type InstallHooks } from './core/operations/install.js';
+export { installSpec, installMany, planInstall, planMany, type InstallOutcome, type InstallPreview, type InstallHooks, type InstallPlan, type InstallAction } from './core/operations/install.js';
 export { listExtensions, type ListedExtension } from './core/operations/list.js';
 export { removeExtension, type RemoveOutcome } from './core/operations/remove.js';
 export { updateExtensions, type UpdateItem, type UpdateOptions } from './core/operations/update.js';
@@ -39,7 +39,7 @@ export { installFrozen, exportLock, type FrozenItem } from './core/operations/fr
 export { searchExtensions } from './core/operations/search.js';
 export { fetchCrate, fetchCrateExact, resolveCrateVersion } from './core/sources/crates-io.js';
 export { fetchGit, fetchGitCommit, resolveGitRef } from './core/sources/git.js';
-export { runNew, type NewResult, type NewOptions } from './core/operations/new.js';
+export { runNew, type NewResult, type NewOptions } from './scaffold/run-new.js';
 export { parseScaffoldRequest, LANGUAGES, DEFAULT_LANGUAGE, type ScaffoldSpec, type ScaffoldInput, type Language } from './scaffold/request.js';
 export { renderScaffold, buildStep, type ScaffoldFiles, type ScaffoldFile } from './scaffold/render.js';
 export { writeScaffold } from './scaffold/write.js';

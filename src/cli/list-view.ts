@@ -1,5 +1,5 @@
 /** What `list` prints: the table for people and the document for --json (shared with the fast path). */
-import { describeSource } from '../core/sources/describe-source.js';
+import { describeSource } from '../core/sources/index.js';
 import type { ListedExtension } from '../core/operations/list.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderTable } from './table.js';

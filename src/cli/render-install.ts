@@ -1,6 +1,6 @@
 /** Human rendering of install results (pure: data in, lines out). */
-import type { InstallOutcome, InstallPreview } from '../core/operations/install.js';
-import { describeSource } from '../core/operations/install.js';
+import type { InstallOutcome, InstallPlan, InstallPreview } from '../core/operations/install.js';
+import { describeSource } from '../core/sources/index.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderDiff, renderSummary } from './render-grant.js';
 import { bold, green, yellow } from './style.js';
@@ -21,5 +21,21 @@ export function renderOutcome(o: InstallOutcome): string {
   if (!o.command.found) lines.push(`  ${yellow('note')}: the server command cannot be found yet: ${sanitize(o.command.detail)}`);
   for (const n of o.notes) lines.push(`  ${yellow('note')}: ${sanitize(n)}`);
   if (o.status === 'installed') lines.push(`  Not enabled. Run \`yep-ext enable ${o.name}\` to turn it on.`);
+  return lines.join('\n');
+}
+
+/** One plan line (`install --dry-run`), printed after the preview. */
+export function renderPlan(p: InstallPlan): string {
+  const what = sanitize(`${p.name}${p.version ? ` ${p.version}` : ''}`);
+  const from = sanitize(describeSource(p.source));
+  const lines = [
+    {
+      new: `Would install ${what} (${from}).`,
+      unchanged: `${what} is already installed from ${from}: nothing to do.`,
+      repinned: `Would re-pin ${what} (${from}).`,
+      replaced: `Would replace ${sanitize(p.name)}: ${sanitize(p.replace_reason ?? '')}; this asks first (or needs --yes).`,
+    }[p.action] + ' (dry run)',
+  ];
+  if (p.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${p.grant} (answer on a TTY, or --accept ${p.grant}, or --yes)`);
   return lines.join('\n');
 }

@@ -1,5 +1,5 @@
 /** Human text for `new` (pure: data in, text out). */
-import type { NewResult } from '../core/operations/new.js';
+import type { NewResult } from '../scaffold/run-new.js';
 import { bold } from './style.js';
 
 const LANGUAGE_TEXT = { typescript: 'TypeScript (plain Node.js, no build)', python: 'Python 3 (standard library, no build)', rust: 'Rust (serde_json only)' } as const;

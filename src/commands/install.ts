@@ -1,11 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
-import { renderOutcome, renderPreview } from '../cli/render-install.js';
+import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { runEnable } from '../core/operations/enable.js';
-import { installMany, type InstallOutcome } from '../core/operations/install.js';
+import { installMany, planMany, type InstallOutcome } from '../core/operations/install.js';
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
@@ -26,6 +26,7 @@ Sources:
     "<%= config.bin %> install 'lsp@^0.3' crates.io:yolop-extension-logfire@1.2.0",
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
+    "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
     '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
   ];
 
@@ -40,6 +41,10 @@ Sources:
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
     enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
     lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
+    'dry-run': Flags.boolean({
+      description: 'Fetch and verify, then print the plan (new, unchanged, re-pinned or replaced; the grant diff; whether consent is needed) without changing anything.',
+      exclusive: ['frozen'],
+    }),
   };
 
   private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean): Promise<unknown> {
@@ -73,6 +78,7 @@ Sources:
       return this.runFrozen(flags.lockfile, flags.index, flags.enable);
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
+    if (flags['dry-run']) return this.runDryRun(specs, flags.index);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
@@ -95,13 +101,38 @@ Sources:
     if (!json) for (const r of results) if (r.ok) this.log(renderOutcome(r.outcome));
     if (failed.length === 0) return { installed };
     if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
-    if (!json) for (const r of results) if (!r.ok) this.logToStderr(`✖ ${sanitize(r.spec)}: ${sanitize(r.error.message, { keepNewlines: true })}${r.error.hint ? `\n  hint: ${sanitize(r.error.hint, { keepNewlines: true })}` : ''}`);
+    if (!json) for (const r of results) if (!r.ok) this.logToStderr(failureLine(r.spec, r.error));
     const none = installed.length === 0;
     throw new YepError('E_PARTIAL', none ? `All ${results.length} installs failed; nothing was installed.` : `${failed.length} of ${results.length} installs failed.`, {
       details: { installed, failed },
       hint: none ? 'See each error above.' : 'The others were installed; fix the failures and run again.',
     });
   }
+
+  /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
+  private async runDryRun(specs: string[], index: string | undefined): Promise<unknown> {
+    const ctx = this.makeContext({ index });
+    const json = this.jsonEnabled();
+    const results = await planMany(ctx, specs, {
+      onPreview: (p) => {
+        if (!json) this.log(renderPreview(p));
+      },
+    });
+    const plan = results.flatMap((r) => (r.ok ? [r.plan] : []));
+    const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
+    if (!json) for (const p of plan) this.log(renderPlan(p));
+    if (failed.length === 0) return { plan };
+    if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
+    if (!json) for (const r of results) if (!r.ok) this.logToStderr(failureLine(r.spec, r.error));
+    throw new YepError('E_PARTIAL', `${failed.length} of ${results.length} sources could not be planned; nothing was changed.`, {
+      details: { plan, failed },
+      hint: 'See each error above.',
+    });
+  }
+}
+
+function failureLine(spec: string, error: YepError): string {
+  return `✖ ${sanitize(spec)}: ${sanitize(error.message, { keepNewlines: true })}${error.hint ? `\n  hint: ${sanitize(error.hint, { keepNewlines: true })}` : ''}`;
 }
 
 /** Enable each name; setup problems are collected, not thrown, so provisioning reports them all. */

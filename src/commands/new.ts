@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { renderNew } from '../cli/render-new.js';
-import { runNew, type NewResult } from '../core/operations/new.js';
+import { runNew, type NewResult } from '../scaffold/run-new.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from '../scaffold/request.js';
 
 export default class New extends BaseCommand {

@@ -4,7 +4,7 @@ import { confirm } from '../cli/prompts.js';
 import { renderDiff } from '../cli/render-grant.js';
 import { bold, green, yellow } from '../cli/style.js';
 import { YepError } from '../core/errors.js';
-import { describeSource } from '../core/operations/install.js';
+import { describeSource } from '../core/sources/index.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
 import { sanitize } from '../core/text/sanitize.js';
 

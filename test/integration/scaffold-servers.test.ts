@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runNew } from '../../src/core/operations/new.js';
+import { runNew } from '../../src/scaffold/run-new.js';
 import { capabilityTokens } from '../../src/scaffold/facets.js';
 import { parseScaffoldRequest, type Language, type ScaffoldInput } from '../../src/scaffold/request.js';
 import { makeTempHome } from '../helpers/home.js';

@@ -1,7 +1,8 @@
 /** Pure helpers of the git source: ls-remote/ls-tree parsing, ref picking, tree policy, the reinstall check. */
 import { describe, expect, test } from 'vitest';
 import { YepError } from '../../src/core/errors.js';
-import { assertSameCommitSameHash, inspectTree, parseLsRemote, parseLsTree, pickRef } from '../../src/core/sources/git.js';
+import { inspectTree, parseLsRemote, parseLsTree, pickRef } from '../../src/core/sources/git.js';
+import { assertSameCommitSameHash } from '../../src/core/sources/git-source.js';
 import { gitFailure, isUnadvertisedRefusal } from '../../src/core/sources/git-errors.js';
 
 const A = 'a'.repeat(40);

@@ -4,21 +4,21 @@
  * bounded) into staging and must hash to the locked content_hash and, when the
  * lock records one, carry the locked grant; any mismatch fails the whole run
  * before anything is placed. Entries already installed with the locked hash cost
- * one stat and no network.
+ * one stat and no network. Every write of the store's lock goes through the
+ * transaction (store/transaction.ts), the lock's only writer.
  */
 import { lstat } from 'node:fs/promises';
+import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
 import { contentHash } from '../package/content-hash.js';
-import { fetchPath } from '../sources/local-path.js';
-import { fetchCrateExact } from '../sources/crates-io.js';
-import { fetchGitCommit } from '../sources/git.js';
-import type { FetchResult } from '../sources/types.js';
+import { isLinked } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
-import { commitPackage, preparePackage, type PreparedPackage } from './prepare.js';
+import { pinEntries, type LockChanges } from '../store/transaction.js';
+import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';
 
 export interface FrozenItem {
   name: string;
@@ -34,19 +34,6 @@ export interface FrozenOptions {
   onItem?: (item: FrozenItem) => void;
 }
 
-/** Fetch exactly what an entry pins. Adding a source kind = one case here. */
-async function fetchLocked(ctx: Context, entry: LockEntry, into: string): Promise<FetchResult> {
-  const source = entry.source;
-  switch (source.type) {
-    case 'path':
-      return fetchPath({ kind: 'path', raw: source.path, path: source.path }, ctx.paths.storeDir);
-    case 'crate':
-      return fetchCrateExact(ctx, source, into);
-    case 'git':
-      return fetchGitCommit(ctx, source, into);
-  }
-}
-
 async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<boolean> {
   const have = findEntry(current, entry.name);
   if (!have || have.content_hash !== entry.content_hash) return false;
@@ -56,8 +43,8 @@ async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockE
     () => true,
     () => false,
   );
-  // A path install is linked in place and may have been edited since: re-hash it (local, small).
-  if (present && entry.source.type === 'path') return (await contentHash(dir).catch(() => undefined)) === entry.content_hash;
+  // A linked install (a path) may have been edited in place since: re-hash it (local, small).
+  if (present && isLinked(entry.source)) return (await contentHash(dir).catch(() => undefined)) === entry.content_hash;
   return present;
 }
 
@@ -79,31 +66,23 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
 
   const prepared: PreparedPackage[] = [];
   const failures: FrozenItem[] = [];
-  let next = 0;
   try {
-    await Promise.all(
-      Array.from({ length: Math.min(options.concurrency ?? 4, todo.length) }, async () => {
-        while (next < todo.length) {
-          const entry = todo[next++] as LockEntry;
-          const stage = await makeStagingDir(ctx, `frozen-${entry.name}`);
-          try {
-            const p = await preparePackage(ctx, stage, () => fetchLocked(ctx, entry, `${stage}/pkg`));
-            const problems: string[] = [];
-            if (p.name !== entry.name) problems.push(`its manifest names it "${p.name}"`);
-            if (p.content_hash !== entry.content_hash) problems.push(`content hash ${p.content_hash} differs from the locked ${entry.content_hash}`);
-            if (typeof entry.grant === 'string' && p.grant.fingerprint !== entry.grant) problems.push(`its grant ${p.grant.fingerprint} differs from the locked ${entry.grant} (the lock cannot approve a different grant)`);
-            if (problems.length > 0) throw new YepError('E_INTEGRITY', problems.join('; '));
-            prepared.push(p);
-            options.onItem?.({ name: entry.name, status: 'installed' });
-          } catch (e) {
-            await removeDir(stage);
-            if (!isYepError(e)) throw e;
-            const item: FrozenItem = { name: entry.name, status: 'failed', reason: e.message };
-            failures.push(item);
-            options.onItem?.(item);
-          }
+    await pMap(
+      todo,
+      async (entry) => {
+        const stage = await makeStagingDir(ctx, `frozen-${entry.name}`);
+        try {
+          prepared.push(await prepareExactly(ctx, entry, stage));
+          options.onItem?.({ name: entry.name, status: 'installed' });
+        } catch (e) {
+          await removeDir(stage);
+          if (!isYepError(e)) throw e;
+          const item: FrozenItem = { name: entry.name, status: 'failed', reason: e.message };
+          failures.push(item);
+          options.onItem?.(item);
         }
-      }),
+      },
+      { concurrency: options.concurrency ?? 4 },
     );
     if (failures.length > 0) {
       throw new YepError('E_INTEGRITY', `The lockfile could not be reproduced; nothing was installed:\n${failures.map((f) => `  - ${f.name}: ${f.reason}`).join('\n')}`, {
@@ -111,18 +90,19 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
         details: { failed: failures },
       });
     }
+    // The store's lock ends up carrying exactly the target's entries for its names, and
+    // its top-level keys. Each placed package commits its exact locked entry; what moves
+    // no files (the entries already in place, the top-level keys) rides on the first
+    // commit's single lock write, or is one write of its own when nothing is placed.
+    const installedNames = new Set(todo.map((e) => e.name));
+    const changes: LockChanges = options.lockfile ? { pin: target.entries.filter((e) => !installedNames.has(e.name)), extra: target.extra } : {};
     await withInstallLock(ctx, async () => {
-      for (const p of prepared) {
+      for (const [i, p] of prepared.entries()) {
         const locked = target.entries.find((e) => e.name === p.name) as LockEntry;
-        await commitPackage(ctx, p, locked);
+        await commitPackage(ctx, p, locked, i === 0 ? changes : {});
         items.push({ name: p.name, status: 'installed' });
       }
-      // The store's lock ends up carrying exactly the target's entries for these names.
-      if (options.lockfile) {
-        const mine = await loadLock(ctx.paths.lockFile);
-        const names = new Set(target.entries.map((e) => e.name));
-        await saveLock(ctx.paths.lockFile, { extra: { ...mine.extra, ...target.extra }, entries: [...mine.entries.filter((e) => !names.has(e.name)), ...target.entries] });
-      }
+      if (prepared.length === 0 && options.lockfile) await pinEntries(ctx, changes);
     });
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {

@@ -4,25 +4,28 @@
  * contribution summary, and places the package with a crash-safe transaction.
  * Fetching happens outside the installer lock (so concurrent installs download in
  * parallel); only the read-modify-write of store + lock is serialised.
+ * Plan, then apply: each spec is fetched, verified and planned as data
+ * (install-plan.ts) before the lock; `--dry-run` stops there.
  */
 import { join } from 'node:path';
+import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
-import { describeSpec, parseSpec, type Spec } from '../sources/spec.js';
-import { assertSameCommitSameHash, fetchGit } from '../sources/git.js';
-import { fetchPath } from '../sources/local-path.js';
-import { fetchCrate } from '../sources/crates-io.js';
-import type { FetchResult } from '../sources/types.js';
+import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
+import { sourceFor, type ValidSpec } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
-import { commitPackage, preparePackage } from './prepare.js';
-import { lstat } from 'node:fs/promises';
-import { statSync } from 'node:fs';
+import { commitPackage, preparePackage, type FetchResult, type PreparedPackage } from './prepare.js';
+import { decideInstall, type InstallDecision, type InstallPlan } from './install-plan.js';
+import { lstat, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { packageDir } from '../paths.js';
+
+export type { InstallAction, InstallPlan } from './install-plan.js';
 
 export type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged';
 
@@ -71,47 +74,15 @@ export interface InstallHooks {
   confirmWiden?: (preview: InstallPreview) => Promise<boolean>;
 }
 
-/** Identity of where a package comes from, ignoring the pinned version. */
-function sourceOrigin(s: LockSource): string {
-  switch (s.type) {
-    case 'path':
-      return `path:${s.path}`;
-    case 'git':
-      return `git:${s.url}`;
-    case 'crate':
-      return `crate:${s.crate_name.toLowerCase()}`;
-  }
+function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>): YepError {
+  return new YepError('E_USAGE', `Cannot install "${spec.raw}": ${spec.reason}.`, {
+    hint: 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
+  });
 }
 
-function sourcePin(s: LockSource): string {
-  switch (s.type) {
-    case 'path':
-      return '';
-    case 'git':
-      return s.rev;
-    case 'crate':
-      return s.version;
-  }
-}
-
-import { describeSource } from '../sources/describe-source.js';
-
-export { describeSource };
-
-/** Run the fetcher for a spec into `stage`. Adding a source kind = one case here. */
-async function fetchSpec(ctx: Context, spec: Spec, stage: string): Promise<FetchResult> {
-  switch (spec.kind) {
-    case 'path':
-      return fetchPath(spec, ctx.paths.storeDir);
-    case 'crate':
-      return fetchCrate(ctx, spec, join(stage, 'pkg'));
-    case 'git':
-      return fetchGit(ctx, spec, join(stage, 'pkg'));
-    case 'invalid':
-      throw new YepError('E_USAGE', `Cannot install "${spec.raw}": ${spec.reason}.`, {
-        hint: 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
-      });
-  }
+/** Run the spec's Source into `stage` (a linked kind ignores the directory). */
+function fetchSpec(ctx: Context, spec: ValidSpec, stage: string): Promise<FetchResult> {
+  return sourceFor(spec.kind).fetch(ctx, spec, join(stage, 'pkg'));
 }
 
 async function pathExists(p: string): Promise<boolean> {
@@ -123,132 +94,166 @@ async function pathExists(p: string): Promise<boolean> {
   }
 }
 
-/**
- * crates.io versions are immutable: the same crate at the same version with other
- * bytes means a republish, a tampered mirror or a compromised registry.
- */
-export function assertCrateImmutable(previous: LockSource, next: LockSource, name: string): void {
-  if (previous.type !== 'crate' || next.type !== 'crate' || previous.version !== next.version) return;
-  if (previous.cksum !== undefined && next.cksum !== undefined && previous.cksum !== next.cksum) {
-    throw new YepError('E_INTEGRITY', `${name}: ${next.crate_name} ${next.version} now has checksum ${next.cksum.slice(0, 16)}…, but it was installed with ${previous.cksum.slice(0, 16)}…. A published version must never change.`, {
-      hint: 'Do not trust this registry answer: check the registry or mirror. If the change is legitimate, remove the extension and install it again.',
-      details: { wanted: previous.cksum, got: next.cksum },
-    });
-  }
+/** A fetched, verified package and what installing it would do (before the installer lock). */
+interface Planned {
+  plan: InstallPlan;
+  prepared: PreparedPackage;
+  /** The decision's refusal (same pin, other bytes), raised after the preview as an install would. */
+  problem?: unknown;
+  preview(previous?: LockEntry): InstallPreview;
 }
 
-/** Host flaw fixed: a bare word is a crate, but say so when a same-named directory exists. */
-function warnIfDirectory(ctx: Context, text: string, cwd: string): void {
-  if (text.startsWith('crates.io:')) return;
-  const word = text.split('@')[0] ?? text;
+/** Fetch `spec` into `stage`, verify it, compare it with what is installed. Writes nothing outside `stage`. */
+async function planSpec(ctx: Context, spec: ValidSpec, stage: string): Promise<Planned> {
+  const prepared = await preparePackage(ctx, stage, () => fetchSpec(ctx, spec, stage));
+  const { fetched, manifest, name, grant } = prepared;
+  const before = findEntry(await loadLock(ctx.paths.lockFile), name);
+  const target = packageDir(ctx.paths, name);
+  const installedGrant =
+    (await loadApprovedGrant(ctx, name, before?.grant)) ??
+    (await loadManifest(target).then(
+      (m) => grantOf(m),
+      () => undefined,
+    ));
+  const diff = installedGrant ? diffGrants(installedGrant, grant.grant) : undefined;
+  const candidate = { source: fetched.source, content_hash: prepared.content_hash, grant: grant.fingerprint };
+  let decision: InstallDecision | undefined;
+  let problem: unknown;
   try {
-    if (statSync(join(cwd, word)).isDirectory()) {
-      ctx.log.warn(`"${word}" means the crate ${word.startsWith('yolop-extension-') ? word : `yolop-extension-${word}`}, not the directory ./${word}. To install the directory, run \`yep-ext install ./${word}\`.`);
-    }
-  } catch {
-    // No such directory: nothing to say.
+    decision = decideInstall(name, target, before, candidate, await pathExists(target), diff);
+  } catch (e) {
+    problem = e;
   }
-}
-
-/** Install one spec. Throws YepError on failure; leaves no trace in that case. */
-export async function installSpec(ctx: Context, input: string | Spec, hooks: InstallHooks = {}, cwd = process.cwd()): Promise<InstallOutcome> {
-  const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
-  if (spec.kind === 'invalid') await fetchSpec(ctx, spec, '');
-  if (spec.kind === 'crate') warnIfDirectory(ctx, spec.raw.trim(), cwd);
-  await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
-  const stage = await makeStagingDir(ctx, spec.kind === 'path' ? 'path' : describeSpec(spec));
-  try {
-    const prepared = await preparePackage(ctx, stage, () => fetchSpec(ctx, spec, stage));
-    const { fetched, manifest, name, grant, command } = prepared;
-    const hash = prepared.content_hash;
-    const notes = [...(fetched.notes ?? [])];
-    const before = findEntry(await loadLock(ctx.paths.lockFile), name);
-    const installedGrant =
-      (await loadApprovedGrant(ctx, name, before?.grant)) ??
-      (await loadManifest(packageDir(ctx.paths, name)).then(
-        (m) => grantOf(m),
-        () => undefined,
-      ));
-    const diff = installedGrant ? diffGrants(installedGrant, grant.grant) : undefined;
-    const preview = (previous?: LockEntry): InstallPreview => ({
+  const plan: InstallPlan = {
+    spec: spec.raw,
+    name,
+    ...(manifest.version !== undefined ? { version: manifest.version } : {}),
+    action: decision?.action ?? 'repinned',
+    ...candidate,
+    ...(before ? { previous: before } : {}),
+    ...(diff ? { diff } : {}),
+    ...(decision?.why !== undefined ? { replace_reason: decision.why } : {}),
+    consent_needed: decision?.consent_needed ?? false,
+  };
+  return {
+    plan,
+    prepared,
+    ...(problem !== undefined ? { problem } : {}),
+    preview: (previous) => ({
       spec,
       manifest,
       grant,
       ...(diff ? { diff } : {}),
       source: fetched.source,
-      content_hash: hash,
+      content_hash: prepared.content_hash,
       ...(previous ? { previous } : {}),
-    });
-    await hooks.onPreview?.(preview(before));
+    }),
+  };
+}
 
-    return await withInstallLock(ctx, async () => {
-      const lock = await loadLock(ctx.paths.lockFile);
-      const previous = findEntry(lock, name);
-      // Git objects are content-addressed: the same commit must hash the same.
-      if (fetched.source.type === 'git') assertSameCommitSameHash(previous, fetched.source, hash);
-      const target = packageDir(ctx.paths, name);
-      const targetExists = await pathExists(target);
-      let status: InstallStatus = 'installed';
-      if (previous) {
-        const sameOrigin = sourceOrigin(previous.source) === sourceOrigin(fetched.source);
-        const samePin = sourcePin(previous.source) === sourcePin(fetched.source);
-        if (sameOrigin && samePin && previous.content_hash === hash && previous.grant === grant.fingerprint && targetExists) {
-          status = 'unchanged';
-        } else if (sameOrigin && samePin) {
-          assertCrateImmutable(previous.source, fetched.source, name);
-          status = 'repinned';
-        } else {
-          const why = sameOrigin
-            ? `${name} is installed at ${describeSource(previous.source)}; this would replace it with ${describeSource(fetched.source)}`
-            : `${name} is already installed from ${describeSource(previous.source)}; this would replace it with ${describeSource(fetched.source)}`;
-          const ok = (await hooks.confirmReplace?.(preview(previous), why)) ?? false;
-          if (!ok) {
-            const exact = fetched.source.type === 'crate' && previous.source.type === 'crate' && /^=?\d/.test(previous.source.requirement ?? '=');
-            throw new YepError('E_CONFLICT', `${why}.`, {
-              hint: sameOrigin && exact ? 'Pass --yes to replace it (it was installed at an exact version, so `update` keeps it there).' : `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it within its source.`,
-            });
-          }
-          status = 'replaced';
+/**
+ * Apply a plan under the installer lock: decide again against the lock and store
+ * as they are now (another process may have installed meanwhile), ask what the
+ * decision needs (replace, widen), then commit through the transaction.
+ */
+async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks): Promise<InstallOutcome> {
+  const { prepared, plan } = planned;
+  const { name, manifest, grant, command, fetched } = prepared;
+  return withInstallLock(ctx, async () => {
+    const previous = findEntry(await loadLock(ctx.paths.lockFile), name);
+    const target = packageDir(ctx.paths, name);
+    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, await pathExists(target), plan.diff);
+    if (decision.action === 'replaced') {
+      const ok = (await hooks.confirmReplace?.(planned.preview(previous), decision.why ?? '')) ?? false;
+      if (!ok) {
+        if (!previous) {
+          throw new YepError('E_CONFLICT', `${target} already exists and yep-ext did not install it.`, { hint: 'Move it aside, or pass --yes to replace it.' });
         }
-        // The manifest is the approval boundary: a wider grant is never taken silently.
-        if (status !== 'unchanged' && diff?.widens) {
-          const approved = (await hooks.confirmWiden?.(preview(previous))) ?? false;
-          if (!approved) {
-            throw new YepError('E_CONSENT_REQUIRED', `${name}: this package asks for more than the installed one was approved for; nothing was changed.`, {
-              hint: `Review the changes above, then re-run with --accept ${grant.fingerprint} (exactly this grant) or --yes.`,
-              details: { diff },
-            });
-          }
-        }
-      } else if (targetExists) {
-        const ok = (await hooks.confirmReplace?.(preview(), `${target} exists but is not in the lock (placed by hand?)`)) ?? false;
-        if (!ok) {
-          throw new YepError('E_CONFLICT', `${target} already exists and yep-ext did not install it.`, {
-            hint: 'Move it aside, or pass --yes to replace it.',
-          });
-        }
-        status = 'replaced';
+        throw new YepError('E_CONFLICT', `${decision.why}.`, {
+          hint: decision.exact ? 'Pass --yes to replace it (it was installed at an exact version, so `update` keeps it there).' : `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it within its source.`,
+        });
       }
-      if (status !== 'unchanged') await commitPackage(ctx, prepared);
-      return {
-        name,
-        ...(manifest.version !== undefined ? { version: manifest.version } : {}),
-        status,
-        content_hash: hash,
-        grant: grant.fingerprint,
-        source: fetched.source,
-        ...(previous ? { previous } : {}),
-        manifest,
-        command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
-        notes,
-      };
-    });
+    }
+    if (decision.consent_needed) {
+      const approved = (await hooks.confirmWiden?.(planned.preview(previous))) ?? false;
+      if (!approved) {
+        throw new YepError('E_CONSENT_REQUIRED', `${name}: this package asks for more than the installed one was approved for; nothing was changed.`, {
+          hint: `Review the changes above, then re-run with --accept ${grant.fingerprint} (exactly this grant) or --yes.`,
+          details: { diff: plan.diff },
+        });
+      }
+    }
+    if (decision.action !== 'unchanged') await commitPackage(ctx, prepared);
+    return {
+      name,
+      ...(manifest.version !== undefined ? { version: manifest.version } : {}),
+      status: decision.action === 'new' ? 'installed' : decision.action,
+      content_hash: plan.content_hash,
+      grant: grant.fingerprint,
+      source: fetched.source,
+      ...(previous ? { previous } : {}),
+      manifest,
+      command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
+      notes: [...(fetched.notes ?? [])],
+    };
+  });
+}
+
+/**
+ * Parse, fetch and plan one spec, show its preview, then hand the plan to `use`.
+ * A dry run stages in the OS temp directory and skips crash recovery: it writes
+ * nothing in the store (the download cache aside) and takes no lock.
+ */
+async function withPlan<T>(ctx: Context, input: string | Spec, hooks: InstallHooks, cwd: string, dryRun: boolean, use: (planned: Planned) => Promise<T>): Promise<T> {
+  const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
+  if (spec.kind === 'invalid') throw invalidSpec(spec);
+  sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
+  if (!dryRun) await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+  const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));
+  try {
+    const planned = await planSpec(ctx, spec, stage);
+    await hooks.onPreview?.(planned.preview(planned.plan.previous));
+    return await use(planned);
   } finally {
     await removeDir(stage);
   }
 }
 
+/** Install one spec. Throws YepError on failure; leaves no trace in that case. */
+export async function installSpec(ctx: Context, input: string | Spec, hooks: InstallHooks = {}, cwd = process.cwd()): Promise<InstallOutcome> {
+  return withPlan(ctx, input, hooks, cwd, false, (planned) => applyPlanned(ctx, planned, hooks));
+}
+
+/**
+ * What installing one spec would do, as data: fetched and verified like an
+ * install, compared with what is installed, and nothing placed (`install --dry-run`).
+ * Throws what the install would throw before asking anything.
+ */
+export async function planInstall(ctx: Context, input: string | Spec, hooks: Pick<InstallHooks, 'onPreview'> = {}, cwd = process.cwd()): Promise<InstallPlan> {
+  return withPlan(ctx, input, hooks, cwd, true, async (planned) => {
+    if (planned.problem !== undefined) throw planned.problem;
+    return planned.plan;
+  });
+}
+
 export type BatchResult = { spec: string; ok: true; outcome: InstallOutcome } | { spec: string; ok: false; error: YepError };
+export type PlanResult = { spec: string; ok: true; plan: InstallPlan } | { spec: string; ok: false; error: YepError };
+
+/** Run `fn` over specs (bounded), each failure a result; non-YepErrors (bugs) propagate. */
+function eachSpec<T>(specs: string[], concurrency: number, fn: (text: string) => Promise<T>): Promise<Array<{ spec: string; ok: true; value: T } | { spec: string; ok: false; error: YepError }>> {
+  return pMap(
+    specs,
+    async (text) => {
+      try {
+        return { spec: text, ok: true as const, value: await fn(text) };
+      } catch (e) {
+        if (!isYepError(e)) throw e;
+        return { spec: text, ok: false as const, error: e };
+      }
+    },
+    { concurrency },
+  );
+}
 
 /**
  * Install several specs: fetched concurrently (bounded), each committed on its
@@ -256,20 +261,12 @@ export type BatchResult = { spec: string; ok: true; outcome: InstallOutcome } | 
  * must not be dressed up as per-item errors.
  */
 export async function installMany(ctx: Context, specs: string[], hooks: InstallHooks = {}, cwd = process.cwd(), concurrency = 4): Promise<BatchResult[]> {
-  const results: BatchResult[] = new Array(specs.length);
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < specs.length) {
-      const i = next++;
-      const text = specs[i] as string;
-      try {
-        results[i] = { spec: text, ok: true, outcome: await installSpec(ctx, text, hooks, cwd) };
-      } catch (e) {
-        if (!isYepError(e)) throw e;
-        results[i] = { spec: text, ok: false, error: e };
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(concurrency, specs.length) }, worker));
-  return results;
+  const results = await eachSpec(specs, concurrency, (text) => installSpec(ctx, text, hooks, cwd));
+  return results.map((r) => (r.ok ? { spec: r.spec, ok: true, outcome: r.value } : r));
+}
+
+/** Plan several specs (`install --dry-run`): like installMany, and nothing is placed. */
+export async function planMany(ctx: Context, specs: string[], hooks: Pick<InstallHooks, 'onPreview'> = {}, cwd = process.cwd(), concurrency = 4): Promise<PlanResult[]> {
+  const results = await eachSpec(specs, concurrency, (text) => planInstall(ctx, text, hooks, cwd));
+  return results.map((r) => (r.ok ? { spec: r.spec, ok: true, plan: r.value } : r));
 }

@@ -7,10 +7,12 @@
  */
 import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { contentHash } from '../package/content-hash.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockSource } from '../store/lockfile.js';
+import { isLinked } from '../sources/index.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
@@ -39,20 +41,6 @@ export interface ListOptions {
   verify?: boolean;
 }
 
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let i = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (i < items.length) {
-        const k = i++;
-        out[k] = await fn(items[k] as T);
-      }
-    }),
-  );
-  return out;
-}
-
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
   const verify = options.verify ?? true;
   const lock = await loadLock(ctx.paths.lockFile);
@@ -75,7 +63,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       settingsProblem = e.message;
     }
   }
-  const listed = await mapLimit(lock.entries, 8, async (entry): Promise<ListedExtension> => {
+  const listed = await pMap(lock.entries, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
       name: entry.name,
@@ -121,20 +109,21 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       if (!isYepError(e)) throw e;
       item.problems.push(`broken manifest: ${e.message.split('\n').join(' ')}`);
     }
-    if (verify && entry.source.type === 'path') {
+    const linked = isLinked(entry.source);
+    if (verify && linked) {
       // Linked in place: the host runs whatever is there now, so say when it is not what was pinned.
       const actual = await contentHash(dir).catch(() => undefined);
       if (actual !== entry.content_hash) item.problems.push(`changed since it was pinned: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`);
     }
-    if (verify && entry.source.type !== 'path') {
+    if (verify && !linked) {
       // A provisioned binary was added after hashing: leave it out, as the host does.
-      const binary = entry.source.type === 'crate' || entry.source.type === 'git' ? entry.source.binary_sha256 : undefined;
+      const binary = entry.source.binary_sha256;
       const exclude = new Set(binary && item.manifest ? [`bin/${item.manifest.yolop.capabilityServer.command}`] : []);
       const actual = await contentHash(dir, exclude).catch(() => undefined);
       if (actual !== entry.content_hash) item.problems.push(`hash drift: the files changed since install (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`);
     }
     return item;
-  });
+  }, { concurrency: 8 });
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   const known = new Set(lock.entries.map((e) => e.name));
   let names: string[] = [];

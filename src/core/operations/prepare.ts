@@ -12,10 +12,15 @@ import { inspectServerCommand, type CommandInspection } from '../doctor/inspect-
 import { contentHash } from '../package/content-hash.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
 import type { LockEntry } from '../store/lockfile.js';
+import { YepError } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
-import type { FetchResult } from '../sources/types.js';
-import { placePackage } from '../store/transaction.js';
+import { isLinked, sourceFor, type LockSource } from '../sources/index.js';
+import type { Fetched } from '../sources/source.js';
+import { placePackage, type LockChanges } from '../store/transaction.js';
+
+/** What a fetch returned, typed for the pipeline (any kind's record). */
+export type FetchResult = Fetched<LockSource>;
 
 export interface PreparedPackage {
   fetched: FetchResult;
@@ -37,7 +42,7 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   const inspect = () => inspectServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
   let command = await inspect();
   // A prebuilt server binary, only into a tree we own (never into a user's path install).
-  if (!command.ok && manifest.yolop.capabilityServer.binaries && fetched.source.type !== 'path') {
+  if (!command.ok && manifest.yolop.capabilityServer.binaries && !isLinked(fetched.source)) {
     const { provisionBinary } = await import('../binary/provision-binary.js');
     const outcome = await provisionBinary(ctx, fetched.dir, manifest);
     if (outcome.sha256) fetched.source = { ...fetched.source, binary_sha256: outcome.sha256 };
@@ -55,6 +60,23 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   };
 }
 
+/**
+ * Fetch exactly what a lock entry pins (no resolution) and prove it is what the
+ * lock says: the manifest's name, the content hash and, when the lock records one,
+ * the grant (a lock cannot approve a different grant). The one call for
+ * `install --frozen`, and for reinstall, verify/repair and mirroring. Throws
+ * E_INTEGRITY naming every difference; the caller removes `stage`.
+ */
+export async function prepareExactly(ctx: Context, entry: LockEntry, stage: string): Promise<PreparedPackage> {
+  const p = await preparePackage(ctx, stage, () => sourceFor(entry.source.type).fetchExactly(ctx, entry.source, join(stage, 'pkg')));
+  const problems: string[] = [];
+  if (p.name !== entry.name) problems.push(`its manifest names it "${p.name}"`);
+  if (p.content_hash !== entry.content_hash) problems.push(`content hash ${p.content_hash} differs from the locked ${entry.content_hash}`);
+  if (typeof entry.grant === 'string' && p.grant.fingerprint !== entry.grant) problems.push(`its grant ${p.grant.fingerprint} differs from the locked ${entry.grant} (the lock cannot approve a different grant)`);
+  if (problems.length > 0) throw new YepError('E_INTEGRITY', problems.join('; '));
+  return p;
+}
+
 /** The lock entry a prepared package gets. */
 export function lockEntryFor(p: PreparedPackage): LockEntry {
   return {
@@ -66,13 +88,17 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
   };
 }
 
-/** Place a prepared package at <store>/<name> and pin it. Caller holds the installer lock. */
-export async function commitPackage(ctx: Context, p: PreparedPackage, entry: LockEntry = lockEntryFor(p)): Promise<void> {
+/**
+ * Place a prepared package at <store>/<name> and pin it, with any other lock
+ * `changes` in the same write. Caller holds the installer lock.
+ */
+export async function commitPackage(ctx: Context, p: PreparedPackage, entry: LockEntry = lockEntryFor(p), changes: LockChanges = {}): Promise<void> {
   let tree = p.fetched.dir;
-  if (p.fetched.source.type === 'path') {
+  if (isLinked(p.fetched.source)) {
+    // The store entry is a link to the user's directory, swapped in like a tree.
     tree = join(p.stage, 'link');
     await symlink(p.fetched.dir, tree, 'dir');
   }
   // The approved grant is saved by the transaction, after the lock commit.
-  await placePackage(ctx, p.stage, entry, tree, p.grant.grant);
+  await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes);
 }

@@ -12,6 +12,7 @@ import { httpGet } from '../net/http.js';
 import { loadLock, type LockEntry } from '../store/lockfile.js';
 import { CRATE_PREFIX } from '../package/names.js';
 import { loadRegistryConfig } from '../sources/crates-io/registry-config.js';
+import { asCrateRecord } from '../sources/crate-source.js';
 
 export const EXTENSION_KEYWORD = 'yolop-extension';
 /** crates.io's crawler policy: at most one request per second. */
@@ -148,7 +149,8 @@ async function installedCrates(ctx: Context): Promise<Map<string, LockEntry>> {
   const map = new Map<string, LockEntry>();
   try {
     for (const e of (await loadLock(ctx.paths.lockFile)).entries) {
-      if (e.source.type === 'crate') map.set(crateKey(e.source.crate_name), e);
+      const crate = asCrateRecord(e.source);
+      if (crate) map.set(crateKey(crate.crate_name), e);
     }
   } catch (e) {
     if (!isYepError(e)) throw e;
@@ -186,7 +188,7 @@ export async function searchExtensions(ctx: Context, options: SearchOptions = {}
         version: c.version,
         downloads: c.downloads,
         description: c.description,
-        installed: entry ? { name: entry.name, version: entry.source.type === 'crate' ? entry.source.version : (entry.version ?? '') } : null,
+        installed: entry ? { name: entry.name, version: asCrateRecord(entry.source)?.version ?? entry.version ?? '' } : null,
       };
     }),
   };

@@ -6,6 +6,7 @@
  * Read -> plan (no writes) -> apply; `--dry-run` stops after the plan. The new
  * tree is fully fetched, verified and unpacked before the old one is swapped out.
  */
+import pMap from 'p-map';
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
@@ -15,13 +16,9 @@ import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { fetchPath } from '../sources/local-path.js';
-import { fetchCrateExact, findCrateUpdate } from '../sources/crates-io.js';
-import { fetchGitCommit, resolveGitRef } from '../sources/git.js';
-import type { FetchResult } from '../sources/types.js';
+import { sourceFor } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, preparePackage, type PreparedPackage } from './prepare.js';
-import { assertCrateImmutable } from './install.js';
 
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'refused' | 'failed';
 
@@ -49,40 +46,6 @@ export interface UpdateOptions {
   onPlan?: (item: UpdateItem) => void;
 }
 
-/** What a source kind says when asked "anything newer?". */
-type Refetch = { upToDate: true } | { upToDate: false; fetch: (into: string) => Promise<FetchResult> };
-
-/** Re-resolve from the recorded source. Adding a source kind = one case here. */
-async function refetchFor(ctx: Context, entry: LockEntry): Promise<Refetch> {
-  const source = entry.source;
-  switch (source.type) {
-    case 'path':
-      return { upToDate: false, fetch: () => fetchPath({ kind: 'path', raw: source.path, path: source.path }, ctx.paths.storeDir) };
-    case 'crate': {
-      const next = await findCrateUpdate(ctx, source);
-      if (!next) return { upToDate: true };
-      const locked = { ...source, version: next.vers, cksum: next.cksum, crate_name: next.name };
-      return { upToDate: false, fetch: (into) => fetchCrateExact(ctx, locked, into) };
-    }
-    case 'git': {
-      // A recorded ref (branch or tag) moves; a bare pinned commit never does.
-      const { rev } = await resolveGitRef(ctx, source.url, source.requested_ref);
-      if (rev === source.rev) return { upToDate: true };
-      return {
-        upToDate: false,
-        fetch: (into) => fetchGitCommit(ctx, { url: source.url, rev, ...(source.requested_ref ? { requested_ref: source.requested_ref } : {}) }, into),
-      };
-    }
-  }
-}
-
-/** Keep what the user originally asked for (requirement, ref) across an update. */
-function carrySourceIntent(old: LockSource, next: LockSource): LockSource {
-  if (old.type === 'crate' && next.type === 'crate' && old.requirement !== undefined) return { ...next, requirement: old.requirement };
-  if (old.type === 'git' && next.type === 'git' && old.requested_ref !== undefined) return { ...next, requested_ref: old.requested_ref };
-  return next;
-}
-
 interface Planned {
   item: UpdateItem;
   prepared?: PreparedPackage;
@@ -97,25 +60,27 @@ async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
     ...(entry.grant ? { grant: entry.grant } : {}),
   };
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false };
-  const refetch = await refetchFor(ctx, entry);
-  if (refetch.upToDate) return { item: base };
+  // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
+  const source = sourceFor(entry.source.type);
+  const newer = await source.findUpdate(ctx, entry.source);
+  if (!newer) return { item: base };
   const stage = await makeStagingDir(ctx, `update-${entry.name}`);
   try {
-    const prepared = await preparePackage(ctx, stage, () => refetch.fetch(`${stage}/pkg`));
+    const prepared = await preparePackage(ctx, stage, () => source.fetchExactly(ctx, newer, `${stage}/pkg`));
     if (prepared.name !== entry.name) {
       throw new YepError('E_MANIFEST', `The new version of ${entry.name} calls itself "${prepared.name}".`, {
         hint: `Renaming is not an update: \`yep-ext remove ${entry.name}\` and install the new name.`,
       });
     }
-    prepared.fetched.source = carrySourceIntent(entry.source, prepared.fetched.source);
-    assertCrateImmutable(entry.source, prepared.fetched.source, entry.name);
+    // Same pin, same bytes (a republished crate): the kind decides.
+    source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
     if (prepared.content_hash === entry.content_hash && prepared.grant.fingerprint === entry.grant) {
       await removeDir(stage);
       return { item: base };
     }
     const approved =
       (await loadApprovedGrant(ctx, entry.name, entry.grant)) ??
-      (entry.source.type === 'path'
+      (source.linked
         ? undefined // the manifest changed in place: the installed copy is the new one
         : await loadManifest(packageDir(ctx.paths, entry.name)).then(
             (m) => grantOf(m),
@@ -156,23 +121,19 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
       });
 
   // Plan concurrently (each is mostly one index request or one ls-remote).
-  const planned: Planned[] = new Array(entries.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(8, entries.length) }, async () => {
-      while (next < entries.length) {
-        const i = next++;
-        const entry = entries[i] as LockEntry;
-        try {
-          planned[i] = await planOne(ctx, entry);
-        } catch (e) {
-          if (!isYepError(e)) throw e;
-          planned[i] = {
-            item: { name: entry.name, status: 'failed', from: { content_hash: entry.content_hash, source: entry.source }, consent_needed: false, error: e.toJSON() },
-          };
-        }
+  const planned = await pMap(
+    entries,
+    async (entry): Promise<Planned> => {
+      try {
+        return await planOne(ctx, entry);
+      } catch (e) {
+        if (!isYepError(e)) throw e;
+        return {
+          item: { name: entry.name, status: 'failed', from: { content_hash: entry.content_hash, source: entry.source }, consent_needed: false, error: e.toJSON() },
+        };
       }
-    }),
+    },
+    { concurrency: 8 },
   );
   for (const p of planned) options.onPlan?.(p.item);
 

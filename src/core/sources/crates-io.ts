@@ -8,7 +8,6 @@ import { rm } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { DEFAULT_INDEX_URL, normalizeIndexUrl } from '../context.js';
 import { YepError } from '../errors.js';
-import type { CrateSource } from '../store/lockfile.js';
 import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateSpec } from './spec.js';
 import { unpackCrate } from '../archive/unpack.js';
@@ -20,7 +19,24 @@ import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
 import { assertCrateName } from './crates-io/index-path.js';
 import { checkIndexUrl, loadRegistryConfig } from './crates-io/registry-config.js';
-import type { FetchResult } from './types.js';
+import type { Fetched } from './source.js';
+
+/** The lock record of a crate install (host-compat §4). */
+export interface CrateRecord {
+  type: 'crate';
+  crate_name: string;
+  /** The resolved crate version (raw `vers`). */
+  version: string;
+  /** Registry SHA-256 of the .crate (lowercase hex). */
+  cksum?: string;
+  /** The requirement the user gave (`^0.3`, `=1.2.3`); absent = latest. */
+  requirement?: string;
+  /** Sparse index root the crate came from, when it is not the default. */
+  index?: string;
+  /** SHA-256 of a prebuilt server binary, when one was provisioned. */
+  binary_sha256?: string;
+  [extra: string]: unknown;
+}
 
 export interface ResolvedCrate {
   /** The name as published in the index. */
@@ -119,7 +135,7 @@ function indexFor(ctx: Context, recorded: string | undefined): string {
   return ctx.indexUrl !== DEFAULT_INDEX_URL || !recorded ? ctx.indexUrl : normalizeIndexUrl(recorded);
 }
 
-export async function findCrateUpdate(ctx: Context, source: CrateSource): Promise<ResolvedCrate | undefined> {
+export async function findCrateUpdate(ctx: Context, source: CrateRecord): Promise<ResolvedCrate | undefined> {
   const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index) });
   // Same version: up to date. A lock the host wrote has no cksum (nothing to compare, no
   // re-download); a different cksum is returned so the caller refuses the republish.
@@ -147,7 +163,7 @@ async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: stri
   }
 }
 
-function crateSource(indexUrl: string, e: { name: string; vers: string; cksum: string }, requirement?: string): CrateSource {
+function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: string }, requirement?: string): CrateRecord {
   return {
     type: 'crate',
     crate_name: e.name,
@@ -159,11 +175,11 @@ function crateSource(indexUrl: string, e: { name: string; vers: string; cksum: s
 }
 
 /** The fetcher for `crate` specs (install): resolve, download, verify, unpack into `into`. */
-export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): Promise<FetchResult> {
+export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): Promise<Fetched<CrateRecord>> {
   const indexUrl = ctx.indexUrl;
   const entry = await resolveIn(ctx, indexUrl, spec.crate, spec.requirement);
   await fetchVerified(ctx, indexUrl, entry, into);
-  return { dir: into, source: crateSource(indexUrl, entry, spec.requirement) };
+  return { dir: into, source: crateRecord(indexUrl, entry, spec.requirement) };
 }
 
 /**
@@ -171,7 +187,7 @@ export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): P
  * cksum. The index is consulted only when the lock has no cksum (and then the
  * version must exist there with a valid one).
  */
-export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: string): Promise<FetchResult> {
+export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: string): Promise<Fetched<CrateRecord>> {
   const indexUrl = indexFor(ctx, locked.index);
   assertCrateName(locked.crate_name);
   let cksum = locked.cksum;
@@ -193,5 +209,5 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
   }
   const crate = { name, vers: locked.version, cksum };
   await fetchVerified(ctx, indexUrl, crate, into);
-  return { dir: into, source: crateSource(indexUrl, crate, locked.requirement) };
+  return { dir: into, source: crateRecord(indexUrl, crate, locked.requirement) };
 }

@@ -15,17 +15,29 @@ import { tmpdir } from 'node:os';
 import { GitError, GitPluginError, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
 import { YepError, stateIoError } from '../errors.js';
-import type { GitSource } from '../store/lockfile.js';
 import { sanitize } from '../text/sanitize.js';
 import type { GitSpec } from './spec.js';
 import { checkGitRef, checkGitUrl, isFullSha, type GitUrl } from './git-url.js';
 import { gitFailure, isUnadvertisedRefusal } from './git-errors.js';
 import { createGit } from './git-run.js';
 import { scanPackageTree, type TreeStats } from './tree-scan.js';
-import type { FetchResult } from './types.js';
+import type { Fetched } from './source.js';
 
-/** What the git fetchers return: a FetchResult whose source is always a git source. */
-export type GitFetchResult = FetchResult & { source: GitSource };
+/** The lock record of a git install (host-compat §4). */
+export interface GitRecord {
+  type: 'git';
+  url: string;
+  /** Always the resolved 40-hex commit. */
+  rev: string;
+  /** What the user asked for (branch, tag, sha); lets `update` move a branch or tag. */
+  requested_ref?: string;
+  /** SHA-256 of a prebuilt server binary, when one was provisioned. */
+  binary_sha256?: string;
+  [extra: string]: unknown;
+}
+
+/** What the git fetchers return. */
+export type GitFetchResult = Fetched<GitRecord>;
 
 export interface GitLimits {
   /** Overall deadline for one git operation (ls-remote, or the whole fetch + checkout). */
@@ -477,7 +489,7 @@ export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits
     const resolved = await resolveWith(rc, ref);
     ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${resolved.rev.slice(0, 12)}${ref !== undefined && ref !== resolved.rev ? ` (${sanitize(ref)})` : ''}`);
     const { notes } = await fetchCommitInto(rc, resolved.rev, into, resolved.refName);
-    const source: GitSource = { type: 'git', url: url.url, rev: resolved.rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
+    const source: GitRecord = { type: 'git', url: url.url, rev: resolved.rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
   } finally {
     scope.dispose();
@@ -507,28 +519,9 @@ export async function fetchGitCommit(
   try {
     ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${rev.slice(0, 12)}`);
     const { notes } = await fetchCommitInto({ ctx, url, limits: lim, scope }, rev, into, undefined);
-    const source: GitSource = { type: 'git', url: url.url, rev, ...(pin.requested_ref !== undefined ? { requested_ref: pin.requested_ref } : {}) };
+    const source: GitRecord = { type: 'git', url: url.url, rev, ...(pin.requested_ref !== undefined ? { requested_ref: pin.requested_ref } : {}) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
   } finally {
     scope.dispose();
-  }
-}
-
-/**
- * Reinstalling a pinned commit must reproduce its content hash: git objects are
- * content-addressed, so a different hash means the checkout was altered (a filter,
- * a changed policy, tampering). The pipeline calls this with the lock's entry.
- */
-export function assertSameCommitSameHash(
-  previous: { content_hash: string; source: { type: string; rev?: unknown } } | undefined,
-  source: GitSource,
-  contentHash: string,
-): void {
-  if (!previous || previous.source.type !== 'git' || previous.source.rev !== source.rev) return;
-  if (previous.content_hash !== contentHash) {
-    throw new YepError('E_INTEGRITY', `Commit ${source.rev} of ${sanitize(source.url, { max: 200 })} produced content ${contentHash}, but the lock recorded ${previous.content_hash} for the same commit.`, {
-      hint: 'Something changed the checked-out files (a git filter or attribute in your git config, or tampering). Nothing was installed. Inspect the repository, then reinstall deliberately with `yep-ext remove` + `yep-ext install`.',
-      details: { rev: source.rev, wanted: previous.content_hash, got: contentHash },
-    });
   }
 }

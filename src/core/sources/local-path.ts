@@ -7,13 +7,21 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import { YepError, errnoCode } from '../errors.js';
 import type { PathSpec } from './spec.js';
-import type { FetchResult } from './types.js';
+import type { Fetched } from './source.js';
+
+/** The lock record of a path install (host-compat §4). */
+export interface PathRecord {
+  type: 'path';
+  /** Canonical absolute directory the store entry links to. */
+  path: string;
+  [extra: string]: unknown;
+}
 
 /**
  * `storeDir` guards against linking the store to itself: a directory inside the
  * store (a hand-placed package) would be moved aside and deleted by the swap.
  */
-export async function fetchPath(spec: PathSpec, storeDir?: string): Promise<FetchResult> {
+export async function fetchPath(spec: PathSpec, storeDir?: string): Promise<Fetched<PathRecord>> {
   let dir: string;
   try {
     dir = await realpath(spec.path);

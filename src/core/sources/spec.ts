@@ -144,3 +144,8 @@ export function describeSpec(spec: Spec): string {
       return spec.raw;
   }
 }
+
+/** A short, path-free label for a spec's staging directory name. */
+export function stageLabel(spec: Spec): string {
+  return spec.kind === 'path' ? 'path' : describeSpec(spec);
+}

@@ -10,41 +10,10 @@ import { readRegularFileSync } from './read-regular-file.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { parseLockTomlFast } from './lock-fast-parse.js';
 import { isValidName } from '../package/names.js';
+import { checkRecord, isKind, sourceFor, type LockSource } from '../sources/index.js';
+import { recordTable } from '../sources/source.js';
 
-export interface PathSource {
-  type: 'path';
-  /** Canonical absolute directory the store entry links to. */
-  path: string;
-  [extra: string]: unknown;
-}
-
-export interface GitSource {
-  type: 'git';
-  url: string;
-  /** Always the resolved 40-hex commit. */
-  rev: string;
-  /** What the user asked for (branch, tag, sha); lets `update` move a branch or tag. */
-  requested_ref?: string;
-  [extra: string]: unknown;
-}
-
-export interface CrateSource {
-  type: 'crate';
-  crate_name: string;
-  /** The resolved crate version (raw `vers`). */
-  version: string;
-  /** Registry SHA-256 of the .crate (lowercase hex). */
-  cksum?: string;
-  /** The requirement the user gave (`^0.3`, `=1.2.3`); absent = latest. */
-  requirement?: string;
-  /** Sparse index root the crate came from, when it is not the default. */
-  index?: string;
-  /** SHA-256 of a prebuilt server binary, when one was provisioned. */
-  binary_sha256?: string;
-  [extra: string]: unknown;
-}
-
-export type LockSource = PathSource | GitSource | CrateSource;
+export type { LockSource };
 
 export interface LockEntry {
   name: string;
@@ -79,20 +48,6 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function checkSource(src: unknown): string | undefined {
-  if (!isRecord(src)) return 'missing [extensions.source]';
-  switch (src.type) {
-    case 'path':
-      return typeof src.path === 'string' ? undefined : 'path source without `path`';
-    case 'git':
-      return typeof src.url === 'string' && typeof src.rev === 'string' ? undefined : 'git source without `url`/`rev`';
-    case 'crate':
-      return typeof src.crate_name === 'string' && typeof src.version === 'string' ? undefined : 'crate source without `crate_name`/`version`';
-    default:
-      return `unknown source type ${JSON.stringify(src.type)}`;
-  }
-}
-
 /** Parse lock text. Throws E_STATE (naming `file`) on anything unreadable. */
 export function parseLock(text: string, file = 'extensions.lock'): Lockfile {
   if (text.trim() === '') throw corrupt(file, 'it is empty (a healthy lock always has a header)');
@@ -115,8 +70,9 @@ export function parseLock(text: string, file = 'extensions.lock'): Lockfile {
     if (typeof raw.content_hash !== 'string' || !HASH_RE.test(raw.content_hash)) {
       throw corrupt(file, `"${name}" has no valid content_hash`);
     }
-    const bad = checkSource(raw.source);
-    if (bad) throw corrupt(file, `"${name}": ${bad}`);
+    // The kind's Source validates its own keys (sources/index.ts).
+    const checked = checkRecord(raw.source);
+    if ('problem' in checked) throw corrupt(file, `"${name}": ${checked.problem}`);
     return raw as LockEntry;
   });
   return { entries, extra };
@@ -127,13 +83,13 @@ export function serializeLock(lock: Lockfile): string {
   const entries = [...lock.entries]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(({ name, content_hash, version, source, ...rest }) => {
-      const { type, ...sourceRest } = source;
       return {
         name,
         content_hash,
         ...(version !== undefined ? { version } : {}),
         ...dropUndefined(rest),
-        source: { type, ...dropUndefined(sourceRest) },
+        // A library caller may hand us a kind we do not know: keep its keys as they are.
+        source: isKind(source.type) ? sourceFor(source.type).writeRecord(source) : recordTable(source),
       };
     });
   const body = stringifyToml({ ...lock.extra, extensions: entries });
@@ -169,8 +125,4 @@ export function findEntry(lock: Lockfile, name: string): LockEntry | undefined {
 /** A new lock with `entry` inserted or replacing the same name. */
 export function upsertEntry(lock: Lockfile, entry: LockEntry): Lockfile {
   return { ...lock, entries: [...lock.entries.filter((e) => e.name !== entry.name), entry] };
-}
-
-export function removeEntry(lock: Lockfile, name: string): Lockfile {
-  return { ...lock, entries: lock.entries.filter((e) => e.name !== name) };
 }

@@ -6,8 +6,9 @@
  * finishes the job: an install whose lock write did not happen is rolled back,
  * one whose lock write happened is completed; a remove is always completed.
  * Either way store, lock, settings and secrets end entirely before or after.
+ * This module is the only writer of the store's extensions.lock.
  */
-import { lstat, open, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { errnoCode, isYepError, stateIoError } from '../errors.js';
@@ -15,7 +16,7 @@ import { assertReplaceable, fsyncDir } from './fs-atomic.js';
 import { readRegularTextSync } from './read-regular-file.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
 import type { Grant } from '../package/grants.js';
-import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry } from './lockfile.js';
+import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry, type Lockfile } from './lockfile.js';
 import { packageDir } from '../paths.js';
 import { checkpoint } from './checkpoint.js';
 import { removeExtensionState } from './state-cleanup.js';
@@ -86,16 +87,29 @@ function canonical(value: unknown): string {
 }
 
 
+/** Lock changes that ride on a commit's single lock write (or make one on their own: pinEntries). */
+export interface LockChanges {
+  /** Exact entries to pin whose files are already in place (e.g. a target lock's entries already installed). */
+  pin?: LockEntry[];
+  /** Top-level keys merged over the lock's own (a target lock's extra tables). */
+  extra?: Record<string, unknown>;
+}
+
+function withChanges(lock: Lockfile, changes: LockChanges): Lockfile {
+  const pinned = (changes.pin ?? []).reduce(upsertEntry, lock);
+  return changes.extra ? { ...pinned, extra: { ...pinned.extra, ...changes.extra } } : pinned;
+}
+
 /**
  * Place `tree` (a directory or a symlink inside `stage`) at <store>/<entry.name>,
- * pin `entry` in the lock (the commit point), then save the approved `grant`
- * beside the lock. Caller holds the installer lock.
+ * pin `entry` (with any `changes`) in one lock write (the commit point), then save
+ * the approved `grant` beside the lock. Caller holds the installer lock.
  */
-export async function placePackage(ctx: Context, stage: string, entry: LockEntry, tree: string, grant?: Grant): Promise<void> {
+export async function placePackage(ctx: Context, stage: string, entry: LockEntry, tree: string, grant?: Grant, changes: LockChanges = {}): Promise<void> {
   const name = entry.name;
   const target = packageDir(ctx.paths, name);
   const old = join(stage, 'old');
-  const lock = await loadLock(ctx.paths.lockFile); // fail on a corrupt lock before touching anything
+  const lock = withChanges(await loadLock(ctx.paths.lockFile), changes); // fail on a corrupt lock before touching anything
   // ...and on a lock or grant that cannot be replaced (a symlink out of the store): refused before any move.
   assertReplaceable(ctx.paths.lockFile, { what: 'The lockfile' });
   if (grant) assertReplaceable(approvedGrantFile(ctx, name), { what: 'The approved grant' });
@@ -120,6 +134,15 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
   // approved. A crash before this line is completed by recovery (the journal has it).
   if (grant) await saveApprovedGrant(ctx, name, grant);
   await rm(old, { recursive: true, force: true });
+}
+
+/**
+ * Commit lock changes that move no files (entries already in place, top-level
+ * keys): one atomic write, which is its own commit point, so there is nothing to
+ * journal. Caller holds the installer lock.
+ */
+export async function pinEntries(ctx: Context, changes: LockChanges): Promise<void> {
+  await saveLock(ctx.paths.lockFile, withChanges(await loadLock(ctx.paths.lockFile), changes));
 }
 
 async function rollbackPlace(ctx: Context, stage: string, name: string): Promise<void> {
@@ -205,12 +228,4 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
     await rename(old, target);
   }
   return `rolled back an interrupted install of ${journal.name}`;
-}
-
-export async function listStages(ctx: Context): Promise<string[]> {
-  try {
-    return (await readdir(ctx.paths.stagingDir)).map((e) => join(ctx.paths.stagingDir, e));
-  } catch {
-    return [];
-  }
 }

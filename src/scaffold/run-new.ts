@@ -4,11 +4,11 @@
  * way) throws before anything touches the disk.
  */
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { CRATE_PREFIX } from '../package/names.js';
-import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldSpec } from '../../scaffold/request.js';
-import { serverSourcePath } from '../../scaffold/readme.js';
-import { buildStep, renderScaffold } from '../../scaffold/render.js';
-import { writeScaffold } from '../../scaffold/write.js';
+import { CRATE_PREFIX } from '../core/package/names.js';
+import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldSpec } from './request.js';
+import { serverSourcePath } from './readme.js';
+import { buildStep, renderScaffold } from './render.js';
+import { writeScaffold } from './write.js';
 
 export interface NewOptions {
   /** Resolves a relative --dir and is where the printed commands are meant to run. */

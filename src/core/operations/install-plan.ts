@@ -1,0 +1,76 @@
+/**
+ * Install's plan as data (changesets' read -> plan -> apply): what installing a
+ * fetched package would do to what is installed, decided on structured data (lock
+ * records, content hashes, the grant diff), never on rendered text. Pure: the
+ * pipeline decides once before the installer lock (the plan `--dry-run` prints)
+ * and again under it against the state it is about to change.
+ */
+import type { GrantDiff } from '../package/grants.js';
+import { describeSource, sameOrigin, samePin, sourceFor } from '../sources/index.js';
+import type { LockEntry, LockSource } from '../store/lockfile.js';
+
+/** new: nothing of that name; unchanged: exactly this is installed; repinned: same pin, other bytes or grant; replaced: another origin or pin. */
+export type InstallAction = 'new' | 'unchanged' | 'repinned' | 'replaced';
+
+/** What installing one spec would do (`install --dry-run` prints it; `--json` as is). */
+export interface InstallPlan {
+  /** The spec as typed. */
+  spec: string;
+  name: string;
+  version?: string;
+  action: InstallAction;
+  /** The lock record it would pin. */
+  source: LockSource;
+  content_hash: string;
+  /** Fingerprint of the grant it would record. */
+  grant: string;
+  /** The installed entry it would replace or re-pin. */
+  previous?: LockEntry;
+  /** Contribution diff against the approved (or installed) grant, when there is one. */
+  diff?: GrantDiff;
+  /** For `replaced`: why it asks first (without a TTY it needs --yes). */
+  replace_reason?: string;
+  /** The grant widens what was approved: it needs a TTY answer, `--accept <grant>` or --yes. */
+  consent_needed: boolean;
+}
+
+export interface InstallDecision {
+  action: InstallAction;
+  /** For `replaced`: the question asked (and the refusal given without a yes). */
+  why?: string;
+  /** The previous install pinned exactly this origin's pin, so `update` would not move it. */
+  exact: boolean;
+  consent_needed: boolean;
+}
+
+export interface Candidate {
+  source: LockSource;
+  content_hash: string;
+  /** Grant fingerprint. */
+  grant: string;
+}
+
+/**
+ * Decide what installing `next` as `name` does, given the lock entry of that name
+ * (if any), whether `<store>/<name>` exists, and the grant diff. Throws
+ * E_INTEGRITY when the kind says the same pin came back with other bytes.
+ */
+export function decideInstall(name: string, target: string, previous: LockEntry | undefined, next: Candidate, targetExists: boolean, diff: GrantDiff | undefined): InstallDecision {
+  if (!previous) {
+    if (!targetExists) return { action: 'new', exact: false, consent_needed: false };
+    return { action: 'replaced', why: `${target} exists but is not in the lock (placed by hand?)`, exact: false, consent_needed: false };
+  }
+  const origin = sameOrigin(previous.source, next.source);
+  const pin = samePin(previous.source, next.source);
+  const unchanged = pin && previous.content_hash === next.content_hash && previous.grant === next.grant && targetExists;
+  if (unchanged) return { action: 'unchanged', exact: false, consent_needed: false };
+  // Same pin, same bytes (a republished crate, an altered checkout): the kind decides.
+  if (previous.source.type === next.source.type) sourceFor(next.source.type).checkRepin(previous, next, name);
+  // The manifest is the approval boundary: a wider grant is never taken silently.
+  const consent_needed = diff?.widens === true;
+  if (pin) return { action: 'repinned', exact: false, consent_needed };
+  const why = origin
+    ? `${name} is installed at ${describeSource(previous.source)}; this would replace it with ${describeSource(next.source)}`
+    : `${name} is already installed from ${describeSource(previous.source)}; this would replace it with ${describeSource(next.source)}`;
+  return { action: 'replaced', why, exact: origin && sourceFor(previous.source.type).pinnedExactly(previous.source), consent_needed };
+}

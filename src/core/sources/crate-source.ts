@@ -1,0 +1,72 @@
+/**
+ * The crate kind: a crate in a sparse cargo index (crates.io by default), pinned
+ * by version and the index's cksum. `fetch` resolves the requirement the user
+ * typed, `findUpdate` the recorded one, `fetchExactly` downloads the locked version
+ * and verifies it against the locked cksum. The heavy half (http, the .crate
+ * unpacker) lives in ./crates-io.ts and loads only on a fetch.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { YepError } from '../errors.js';
+import { CRATE_PREFIX } from '../package/names.js';
+import type { CrateRecord } from './crates-io.js';
+import { recordTable, type Source } from './source.js';
+import type { CrateSpec } from './spec.js';
+
+export type { CrateRecord };
+
+const crates = () => import('./crates-io.js');
+
+/** The record when `rec` is a crate install (search marks installed results with it). */
+export function asCrateRecord(rec: { type: string }): CrateRecord | undefined {
+  return rec.type === crateSource.kind ? (rec as CrateRecord) : undefined;
+}
+
+export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
+  kind: 'crate',
+  linked: false,
+
+  parseRecord(t) {
+    return typeof t.crate_name === 'string' && typeof t.version === 'string' ? { record: t as CrateRecord } : { problem: 'crate source without `crate_name`/`version`' };
+  },
+  writeRecord: recordTable,
+
+  describe: (rec) => `crates.io:${rec.crate_name}@${rec.version}`,
+  // crates.io treats names case-insensitively.
+  sameOrigin: (a, b) => a.crate_name.toLowerCase() === b.crate_name.toLowerCase(),
+  pin: (rec) => rec.version,
+  // A bare or `=` version; cargo would read `1.2.3` as `^1.2.3`, the host reads it as exact.
+  pinnedExactly: (rec) => /^=?\d/.test(rec.requirement ?? '='),
+  checkRepin(previous, next, name) {
+    // crates.io versions are immutable: the same crate at the same version with other
+    // bytes means a republish, a tampered mirror or a compromised registry.
+    const [a, b] = [previous.source, next.source];
+    if (!crateSource.sameOrigin(a, b) || a.version !== b.version) return;
+    if (a.cksum !== undefined && b.cksum !== undefined && a.cksum !== b.cksum) {
+      throw new YepError('E_INTEGRITY', `${name}: ${b.crate_name} ${b.version} now has checksum ${b.cksum.slice(0, 16)}…, but it was installed with ${a.cksum.slice(0, 16)}…. A published version must never change.`, {
+        hint: 'Do not trust this registry answer: check the registry or mirror. If the change is legitimate, remove the extension and install it again.',
+        details: { wanted: a.cksum, got: b.cksum },
+      });
+    }
+  },
+
+  preflight(ctx, spec, cwd) {
+    // Host flaw fixed: a bare word is a crate, but say so when a same-named directory exists.
+    const text = spec.raw.trim();
+    if (text.startsWith('crates.io:')) return;
+    const word = text.split('@')[0] ?? text;
+    try {
+      if (statSync(join(cwd, word)).isDirectory()) {
+        ctx.log.warn(`"${word}" means the crate ${word.startsWith(CRATE_PREFIX) ? word : `${CRATE_PREFIX}${word}`}, not the directory ./${word}. To install the directory, run \`yep-ext install ./${word}\`.`);
+      }
+    } catch {
+      // No such directory: nothing to say.
+    }
+  },
+  fetch: async (ctx, spec, into) => (await crates()).fetchCrate(ctx, spec, into),
+  async findUpdate(ctx, rec) {
+    const next = await (await crates()).findCrateUpdate(ctx, rec);
+    return next ? { ...rec, version: next.vers, cksum: next.cksum, crate_name: next.name } : undefined;
+  },
+  fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
+};

@@ -1,0 +1,63 @@
+/**
+ * The git kind: a repository pinned by commit. `fetch` resolves the ref the user
+ * typed, `findUpdate` moves the recorded ref (a bare commit never moves) and
+ * `fetchExactly` fetches the locked commit and nothing else. The heavy half
+ * (simple-git, the checkout policy) lives in ./git.ts and loads only on a fetch.
+ */
+import { YepError } from '../errors.js';
+import { sanitize } from '../text/sanitize.js';
+import type { GitRecord } from './git.js';
+import { recordTable, type Source } from './source.js';
+import type { GitSpec } from './spec.js';
+
+export type { GitRecord };
+
+const git = () => import('./git.js');
+
+/** git-url's full-commit rule, kept here so reading a lock does not load the URL checker. */
+const FULL_SHA = /^[0-9a-fA-F]{40}$/;
+
+/**
+ * Reinstalling a pinned commit must reproduce its content hash: git objects are
+ * content-addressed, so a different hash means the checkout was altered (a filter,
+ * a changed policy, tampering). Compared with the lock's entry, whatever its URL.
+ */
+export function assertSameCommitSameHash(
+  previous: { content_hash: string; source: { type: string; rev?: unknown } } | undefined,
+  source: GitRecord,
+  contentHash: string,
+): void {
+  if (!previous || previous.source.type !== 'git' || previous.source.rev !== source.rev) return;
+  if (previous.content_hash !== contentHash) {
+    throw new YepError('E_INTEGRITY', `Commit ${source.rev} of ${sanitize(source.url, { max: 200 })} produced content ${contentHash}, but the lock recorded ${previous.content_hash} for the same commit.`, {
+      hint: 'Something changed the checked-out files (a git filter or attribute in your git config, or tampering). Nothing was installed. Inspect the repository, then reinstall deliberately with `yep-ext remove` + `yep-ext install`.',
+      details: { rev: source.rev, wanted: previous.content_hash, got: contentHash },
+    });
+  }
+}
+
+export const gitSource: Source<'git', GitSpec, GitRecord> = {
+  kind: 'git',
+  linked: false,
+
+  parseRecord(t) {
+    return typeof t.url === 'string' && typeof t.rev === 'string' ? { record: t as GitRecord } : { problem: 'git source without `url`/`rev`' };
+  },
+  writeRecord: recordTable,
+
+  describe: (rec) => `${rec.url}#${rec.rev.slice(0, 12)}`,
+  sameOrigin: (a, b) => a.url === b.url,
+  pin: (rec) => rec.rev,
+  // A full commit as the requested ref resolves to itself: `update` keeps it there.
+  pinnedExactly: (rec) => rec.requested_ref !== undefined && FULL_SHA.test(rec.requested_ref),
+  checkRepin: (previous, next) => assertSameCommitSameHash(previous, next.source, next.content_hash),
+
+  fetch: async (ctx, spec, into) => (await git()).fetchGit(ctx, spec, into),
+  async findUpdate(ctx, rec) {
+    // A recorded ref (branch or tag) moves; a bare pinned commit never does.
+    const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);
+    if (rev === rec.rev) return undefined;
+    return { type: 'git', url: rec.url, rev, ...(rec.requested_ref !== undefined ? { requested_ref: rec.requested_ref } : {}) };
+  },
+  fetchExactly: async (ctx, rec, into) => (await git()).fetchGitCommit(ctx, rec, into),
+};

@@ -1,0 +1,66 @@
+/**
+ * The one table from source kind to Source (see ./source.ts): the only place,
+ * with the spec parser, where a kind is named. Adding a kind = one module
+ * implementing Source + one line here (+ its case in the parser); the compiler
+ * then checks the table covers every kind the parser produces.
+ */
+import { crateSource } from './crate-source.js';
+import { gitSource } from './git-source.js';
+import { pathSource } from './path-source.js';
+import type { RecordBase, RecordCheck, Source } from './source.js';
+import type { Spec } from './spec.js';
+
+/** A parse result that names a kind (the parser's `invalid` is not one). */
+export type ValidSpec = Exclude<Spec, { kind: 'invalid' }>;
+export type Kind = ValidSpec['kind'];
+
+export const SOURCES = {
+  crate: crateSource,
+  git: gitSource,
+  path: pathSource,
+} satisfies { [K in Kind]: Source<K, Extract<ValidSpec, { kind: K }>, RecordBase<K>> };
+
+type RecordOf<X> = X extends Source<string, never, infer R> ? R : never;
+
+/** Any lock record: the union of every kind's record, derived from the table. */
+export type LockSource = { [K in Kind]: RecordOf<(typeof SOURCES)[K]> }[Kind];
+
+/** A Source whose methods accept any kind's spec or record: pass it only its own kind's. */
+export type AnySource = Source<Kind, ValidSpec, LockSource>;
+
+export function isKind(value: unknown): value is Kind {
+  return typeof value === 'string' && Object.hasOwn(SOURCES, value);
+}
+
+/** The Source for a kind (a spec's `kind` or a record's `type`). */
+export function sourceFor(kind: Kind): AnySource {
+  return SOURCES[kind];
+}
+
+/** Validate a lock's [extensions.source] table: a known kind with that kind's keys. */
+export function checkRecord(table: unknown): RecordCheck<LockSource> {
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) return { problem: 'missing [extensions.source]' };
+  const type = (table as Record<string, unknown>).type;
+  if (!isKind(type)) return { problem: `unknown source type ${JSON.stringify(type)}` };
+  return sourceFor(type).parseRecord(table as Record<string, unknown>);
+}
+
+/** One line for people: where a locked package comes from. */
+export function describeSource(rec: LockSource): string {
+  return sourceFor(rec.type).describe(rec);
+}
+
+/** Same kind and same origin (the pin aside). */
+export function sameOrigin(a: LockSource, b: LockSource): boolean {
+  return a.type === b.type && sourceFor(a.type).sameOrigin(a, b);
+}
+
+/** Same kind, same origin and the same pin. */
+export function samePin(a: LockSource, b: LockSource): boolean {
+  return sameOrigin(a, b) && sourceFor(a.type).pin(a) === sourceFor(b.type).pin(b);
+}
+
+/** True when the store entry for this record links to the user's directory. */
+export function isLinked(rec: LockSource): boolean {
+  return sourceFor(rec.type).linked;
+}

@@ -1,0 +1,33 @@
+/**
+ * The path kind: a local package referenced in place (the authoring loop). The
+ * store entry is a symlink to the user's directory, so nothing is copied, every
+ * check re-hashes it, and `update` re-reads it and re-pins what it finds.
+ */
+import type { Context } from '../context.js';
+import { fetchPath, type PathRecord } from './local-path.js';
+import { recordTable, type Source } from './source.js';
+import type { PathSpec } from './spec.js';
+
+export type { PathRecord };
+
+export const pathSource: Source<'path', PathSpec, PathRecord> = {
+  kind: 'path',
+  linked: true,
+
+  parseRecord(t) {
+    return typeof t.path === 'string' ? { record: t as PathRecord } : { problem: 'path source without `path`' };
+  },
+  writeRecord: recordTable,
+
+  describe: (rec) => rec.path,
+  sameOrigin: (a, b) => a.path === b.path,
+  pin: () => '',
+  pinnedExactly: () => false,
+  // Nothing is pinned but the content hash itself.
+  checkRepin() {},
+
+  fetch: (ctx: Context, spec) => fetchPath(spec, ctx.paths.storeDir),
+  // The directory is re-read every time: its content hash decides whether anything changed.
+  findUpdate: async (_ctx, rec) => rec,
+  fetchExactly: (ctx, rec) => fetchPath({ kind: 'path', raw: rec.path, path: rec.path }, ctx.paths.storeDir),
+};

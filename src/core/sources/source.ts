@@ -1,0 +1,101 @@
+/**
+ * The contract every source kind implements (pacote's shape): one object per kind
+ * owns everything kind-specific, from fetching a parsed spec into staging to the
+ * keys it records in the lock, and the table in `./index.ts` is the only place a
+ * kind is selected. Operations ask the Source; they never test `type === '…'`.
+ *
+ * Every fetch returns `Fetched`: the package tree plus the lock record of exactly
+ * what was fetched. Only the one pipeline (operations/prepare) reads the manifest,
+ * hashes and places the tree. Methods take `ctx: Context` so the outside world
+ * (http, git, spawn, clock) can be injected through it without changing them.
+ */
+import type { Context } from '../context.js';
+
+/** The kind-specific table under `[extensions.source]`; unknown keys round-trip. */
+export interface RecordBase<K extends string = string> {
+  type: K;
+  [extra: string]: unknown;
+}
+
+/** What a fetch returns: a package tree and exactly what the lock records for it. */
+export interface Fetched<R extends RecordBase = RecordBase> {
+  /**
+   * Root of the package tree: `into` for a tree yep-ext owns (the pipeline
+   * renames it into the store), the user's canonical directory for a linked kind.
+   */
+  dir: string;
+  /** What gets written under [extensions.source] in the lock. */
+  source: R;
+  /** Human notes to show after install (warnings already went to the logger). */
+  notes?: string[];
+}
+
+/** A lock table read back: the typed record, or why it is unusable (the lock then fails to load). */
+export type RecordCheck<R> = { record: R } | { problem: string };
+
+/** The two things "same pin, same bytes" compares. */
+export interface PinnedEntry<R> {
+  content_hash: string;
+  source: R;
+}
+
+/**
+ * One source kind. `K` is its kind name (the parser's `spec.kind` and the lock's
+ * `source.type`), `S` its parsed spec, `R` its lock record. Declared with method
+ * syntax on purpose: a `Source<'git', GitSpec, GitRecord>` is then usable where a
+ * `Source<Kind, ValidSpec, LockSource>` is expected (the table's dispatch).
+ */
+export interface Source<K extends string, S extends { kind: K }, R extends RecordBase<K>> {
+  readonly kind: K;
+  /**
+   * True when the store entry is a symlink to the user's own directory (edited in
+   * place, re-hashed on every check, never written into); false when it is a tree
+   * yep-ext owns (verified once, may receive a provisioned binary).
+   */
+  readonly linked: boolean;
+
+  /** Validate a lock table whose `type` is this kind. Keep unknown keys (they round-trip). */
+  parseRecord(table: Readonly<Record<string, unknown>>): RecordCheck<R>;
+  /** The table written under [extensions.source]: `type` first, then the record's keys, undefined dropped. */
+  writeRecord(rec: R): Record<string, unknown>;
+
+  /** One line for people: `crates.io:yolop-extension-lsp@0.3.1`, `https://h/r.git#abc123…`, `/home/me/ext`. */
+  describe(rec: R): string;
+  /** Same place, ignoring the pin: reinstalling from another origin asks first. */
+  sameOrigin(a: R, b: R): boolean;
+  /** What the record pins within its origin (version, commit; "" when nothing is pinned). */
+  pin(rec: R): string;
+  /** The user asked for exactly this pin, so `update` will not move it. */
+  pinnedExactly(rec: R): boolean;
+  /**
+   * Same pin must mean same bytes: throw E_INTEGRITY when `next` pins what
+   * `previous` pinned and the bytes differ (a republished crate, an altered checkout).
+   */
+  checkRepin(previous: PinnedEntry<R>, next: PinnedEntry<R>, name: string): void;
+
+  /** Warnings (through ctx.log) or refusals before anything is created for `spec`. */
+  preflight?(ctx: Context, spec: S, cwd: string): void;
+  /** Install: resolve `spec` and fetch it into `into` (which must not exist; its parent does). */
+  fetch(ctx: Context, spec: S, into: string): Promise<Fetched<R>>;
+  /**
+   * Update: the record that the user's recorded intent (requirement, ref) selects
+   * now, or undefined when `rec` is already that. The result keeps the intent, so
+   * `fetchExactly` of it is the update. A linked kind returns `rec` (re-read; the
+   * content hash decides).
+   */
+  findUpdate(ctx: Context, rec: R): Promise<R | undefined>;
+  /**
+   * Fetch exactly what `rec` pins into `into`, never resolving anything newer:
+   * `install --frozen`, and the base of reinstall, verify/repair and mirroring.
+   * The returned record is `rec`'s pin (fields the lock lacked, such as a crate's
+   * cksum, filled in). The caller compares the content hash with the lock entry:
+   * use `prepareExactly` (operations/prepare) to get both in one call.
+   */
+  fetchExactly(ctx: Context, rec: R, into: string): Promise<Fetched<R>>;
+}
+
+/** `writeRecord` for kinds whose keys are plain TOML values: `type` first, undefined dropped, order kept. */
+export function recordTable(rec: RecordBase): Record<string, unknown> {
+  const { type, ...rest } = rec;
+  return { type, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) };
+}
