@@ -30,13 +30,3 @@ export async function waitGone(pid: number, ms = 2000): Promise<boolean> {
   }
   return true;
 }
-
-/** Every 6-character piece of `secret` found in `text` (a secret leaks if any is). */
-export function secretFragments(text: string, secret: string, min = 6): string[] {
-  const found = new Set<string>();
-  for (let i = 0; i + min <= secret.length; i++) {
-    const piece = secret.slice(i, i + min);
-    if (text.includes(piece)) found.add(piece);
-  }
-  return [...found];
-}

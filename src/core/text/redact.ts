@@ -102,15 +102,24 @@ export function truncateRedacted(text: string, max: number, secrets: readonly st
   if (options.keep === 'tail') {
     let start = whole.length - n;
     if (isLowSurrogate(whole.charCodeAt(start))) start++;
+    start = outsideMarker(whole, start, 'after');
     const kept = maskCut(whole.slice(start), secrets, { start: true, ...(pre.end ? { end: true } : {}) });
     const marker = options.marker ?? ((total: number, k: number) => `…(${total - k} earlier chars dropped) `);
     return marker(whole.length, whole.length - start) + kept;
   }
   let end = n;
   if (end > 0 && isHighSurrogate(whole.charCodeAt(end - 1))) end--;
+  end = outsideMarker(whole, end, 'before');
   const kept = maskCut(whole.slice(0, end), secrets, { end: true, ...(pre.start ? { start: true } : {}) });
   const marker = options.marker ?? ((total: number) => `… (${total} chars)`);
   return kept + marker(whole.length, end);
+}
+
+/** A cut inside a `[redacted]` marker moves to its edge (before it for a head, after it for a tail). */
+function outsideMarker(text: string, at: number, side: 'before' | 'after'): number {
+  const from = text.lastIndexOf(REDACTED, at - 1);
+  if (from === -1 || from + REDACTED.length <= at || from >= at) return at;
+  return side === 'before' ? from : from + REDACTED.length;
 }
 
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
