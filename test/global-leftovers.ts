@@ -2,7 +2,7 @@
  * vitest globalSetup: after the whole suite, nothing the suite started may still
  * be alive (issue 19 acceptance). The main vitest process tracks its process
  * tree through /proc with the tracker doctor uses (src/core/yep/process-tree.ts):
- * the parent chain, snapshotted every 250 ms while the suite runs, plus a tag in
+ * the parent chain, snapshotted every 500 ms while the suite runs, plus a tag in
  * the environment every worker (and every process started with the inherited
  * environment) carries, which survives setsid and double forks. At teardown,
  * anything still alive fails the run (exit code 1), is listed with pid and
@@ -23,9 +23,10 @@ export default function setup(): (() => Promise<void>) | undefined {
   }
   const value = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   process.env[SUITE_TAG_NAME] = value;
-  const tracker = new ProcessTracker(process.pid, { tag: `${SUITE_TAG_NAME}=${value}` });
+  // Not by stdio: vitest's stdout may be shared with processes that are not the suite's.
+  const tracker = new ProcessTracker(process.pid, { tag: `${SUITE_TAG_NAME}=${value}`, stdio: false });
   tracker.snapshot();
-  const timer = setInterval(() => tracker.snapshot(), 250);
+  const timer = setInterval(() => tracker.snapshot(), 500);
   timer.unref();
   return async () => {
     clearInterval(timer);
@@ -33,7 +34,7 @@ export default function setup(): (() => Promise<void>) | undefined {
     const deadline = Date.now() + GRACE_MS;
     let left: LiveDescendant[];
     for (;;) {
-      tracker.snapshot();
+      tracker.snapshot({ full: true });
       left = tracker.alive();
       if (left.length === 0 || Date.now() >= deadline) break;
       await new Promise((r) => setTimeout(r, 100));

@@ -9,7 +9,8 @@
  *     so a double fork without setsid stays there);
  *   - it carries the run's tag in its environment (inherited through setsid and
  *     double forks alike);
- *   - it holds one of the server's stdio pipes (a daemon keeping them open).
+ *   - it holds one of the server's stdio pipes (a daemon keeping them open; Node's
+ *     'pipe' stdio are socketpairs, so a socket counts as well).
  * Session, tag and pipe claims only consider processes started no earlier than
  * the server. Snapshots are taken while the server runs (a timer) and again at
  * stop, so a chain broken between two snapshots is usually caught by another
@@ -39,7 +40,7 @@ export interface ProcStat {
 export interface TrackedProcess {
   pid: number;
   startTime: number;
-  /** Its command line (or `[comm]`), as read when it was claimed. */
+  /** Its command line (or `[comm]`), as last read. */
   command: string;
   /** How it was claimed. */
   via: 'parent' | 'session' | 'tag' | 'pipe';
@@ -120,13 +121,14 @@ export function isSameProcess(pid: number, startTime: number): boolean {
   return s !== undefined && s.startTime === startTime && !dead(s);
 }
 
-function pipesOf(pid: number, only?: ReadonlySet<string>): Set<string> {
+/** The pipes and sockets among `pid`'s fds (0-2 only, without `only`); undefined when they cannot be read (gone, not ours, mid-exec). */
+function pipesOf(pid: number, only?: ReadonlySet<string>): Set<string> | undefined {
   const out = new Set<string>();
   let fds: string[];
   try {
     fds = readdirSync(`/proc/${pid}/fd`);
   } catch {
-    return out;
+    return undefined;
   }
   for (const fd of fds) {
     if (only === undefined && Number(fd) > 2) continue;
@@ -136,47 +138,73 @@ function pipesOf(pid: number, only?: ReadonlySet<string>): Set<string> {
     } catch {
       continue;
     }
-    if (target.startsWith('pipe:') && (only === undefined || only.has(target))) out.add(target);
+    // Node gives a child socketpairs, not pipes, for stdio 'pipe': both count.
+    if ((target.startsWith('pipe:') || target.startsWith('socket:')) && (only === undefined || only.has(target))) out.add(target);
   }
   return out;
 }
 
-function hasTag(pid: number, tag: string): boolean {
+/** Whether `pid`'s environment holds `tag`; undefined when it cannot be read. */
+function hasTag(pid: number, tag: string): boolean | undefined {
   try {
     // `\0NAME=value\0` anywhere, or at the start.
     const env = readFileSync(`/proc/${pid}/environ`, 'latin1');
     return env.startsWith(tag + '\0') || env.includes('\0' + tag + '\0') || env === tag;
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+/** How often a look re-reads every process, older ones included (to notice a reused pid). */
+const FULL_EVERY_MS = 2000;
 
 export interface TrackerOptions {
   /** `NAME=value` set in the server's environment (see serverRunTag). */
   tag?: string;
+  /**
+   * Claim processes holding the root's stdio pipes (default true). Right for a server,
+   * whose pipes are made for it; wrong for a root whose stdio it shares with others.
+   */
+  stdio?: boolean;
 }
 
 /** Claims and kills the descendants of one server (see the header). */
 export class ProcessTracker {
   private readonly claimed = new Map<number, TrackedProcess>();
+  /** pid -> start time of processes checked for the costly marks and found not ours. */
+  private readonly notOurs = new Map<number, number>();
+  /** pid -> start time of processes older than the server: never ours, not re-read but on a full pass. */
+  private readonly older = new Map<number, number>();
   private rootStart?: number;
   private pipes?: Set<string>;
+  private lastAt = 0;
+  private lastFullAt = 0;
 
   constructor(
     readonly rootPid: number,
     private readonly options: TrackerOptions = {},
   ) {}
 
-  /** Read /proc and claim new descendants. Cheap (a few ms); a no-op off Linux. */
-  snapshot(): void {
+  /**
+   * Read /proc and claim new descendants; a no-op off Linux, or when the last
+   * look is younger than `maxAgeMs`. Processes older than the server are read
+   * again only every FULL_EVERY_MS (a reused pid is noticed then) or on a `full`
+   * look (the final ones before a verdict).
+   */
+  snapshot(options: { maxAgeMs?: number; full?: boolean } = {}): void {
     if (!PROC_TRACKING) return;
-    const procs = listProcs();
+    if (!options.full && options.maxAgeMs && Date.now() - this.lastAt < options.maxAgeMs) return;
+    this.lastAt = Date.now();
+    const full = options.full === true || this.lastFullAt === 0 || Date.now() - this.lastFullAt >= FULL_EVERY_MS;
+    if (full) this.lastFullAt = Date.now();
+    const procs = this.scan(full);
     const byPid = new Map(procs.map((p) => [p.pid, p]));
     const root = byPid.get(this.rootPid);
     if (this.rootStart === undefined) {
       if (!root || dead(root)) return; // never seen alive: nothing of ours can exist yet
       this.rootStart = root.startTime;
-      this.pipes = pipesOf(this.rootPid);
+      this.pipes = this.options.stdio === false ? new Set() : (pipesOf(this.rootPid) ?? new Set());
+      for (const p of procs) if (p.startTime < root.startTime) this.older.set(p.pid, p.startTime);
     }
     const rootAlive = root !== undefined && root.startTime === this.rootStart && !dead(root);
     const isOurs = (p: ProcStat): boolean => {
@@ -190,26 +218,75 @@ export class ProcessTracker {
       this.claimed.set(p.pid, { pid: p.pid, startTime: p.startTime, command: readCommand(p.pid, p.comm), via });
     };
     const rootStart = this.rootStart;
-    // After the server died its pid may be reused, and a new session leader would carry the same id.
-    const sessionIsOurs = !root || dead(root) ? true : root.startTime === rootStart;
-    for (const p of procs) {
-      if (p.pid === this.rootPid || isOurs(p) || dead(p) || p.startTime < rootStart) continue;
-      if (sessionIsOurs && p.session === this.rootPid) claim(p, 'session');
-      else if (this.options.tag && hasTag(p.pid, this.options.tag)) claim(p, 'tag');
-      else if (this.pipes && this.pipes.size > 0 && pipesOf(p.pid, this.pipes).size > 0) claim(p, 'pipe');
-    }
+    const candidate = (p: ProcStat): boolean => p.pid !== this.rootPid && !isOurs(p) && !dead(p) && p.startTime >= rootStart;
     // The parent chain, to a fixed point (a child listed before its parent).
-    for (let changed = true; changed; ) {
-      changed = false;
-      for (const p of procs) {
-        if (p.pid === this.rootPid || isOurs(p) || p.startTime < rootStart) continue;
-        const parent = byPid.get(p.ppid);
-        if (parent && isOurs(parent)) {
-          claim(p, 'parent');
-          changed = true;
+    const chain = (): void => {
+      for (let changed = true; changed; ) {
+        changed = false;
+        for (const p of procs) {
+          if (!candidate(p)) continue;
+          const parent = byPid.get(p.ppid);
+          if (parent && isOurs(parent)) {
+            claim(p, 'parent');
+            changed = true;
+          }
         }
       }
+    };
+    chain();
+    // After the server died its pid may be reused, and a new session leader would carry the same id.
+    const sessionIsOurs = !root || dead(root) ? true : root.startTime === rootStart;
+    let more = false;
+    for (const p of procs) {
+      if (!candidate(p)) continue;
+      if (sessionIsOurs && p.session === this.rootPid) {
+        claim(p, 'session');
+        more = true;
+        continue;
+      }
+      // The costly marks only where a chain was cut: a process whose parent is older than the
+      // server (init or a subreaper took it) or gone. One that is not ours never becomes ours,
+      // so each is looked at once.
+      const parent = byPid.get(p.ppid);
+      if (parent && parent.startTime >= rootStart) continue;
+      if (this.notOurs.get(p.pid) === p.startTime) continue;
+      const tagged = this.options.tag ? hasTag(p.pid, this.options.tag) : false;
+      const pipes = this.pipes && this.pipes.size > 0 ? pipesOf(p.pid, this.pipes) : new Set<string>();
+      if (tagged) claim(p, 'tag');
+      else if (pipes && pipes.size > 0) claim(p, 'pipe');
+      else {
+        // Only a clean "no" is remembered: /proc may refuse a read for a moment (mid-exec).
+        if (tagged === false && pipes !== undefined) {
+          if (this.notOurs.size > 10_000) this.notOurs.clear();
+          this.notOurs.set(p.pid, p.startTime);
+        }
+        continue;
+      }
+      more = true;
     }
+    if (more) chain();
+  }
+
+  /** Every process but the older ones this tracker already knows (all of them on a full pass). */
+  private scan(full: boolean): ProcStat[] {
+    let entries: string[];
+    try {
+      entries = readdirSync('/proc');
+    } catch {
+      return [];
+    }
+    if (full) this.older.clear();
+    const out: ProcStat[] = [];
+    for (const e of entries) {
+      if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
+      const pid = Number(e);
+      if (!full && this.older.has(pid) && pid !== this.rootPid) continue;
+      const s = readProcStat(pid);
+      if (!s) continue;
+      if (this.rootStart !== undefined && s.startTime < this.rootStart && pid !== this.rootPid) this.older.set(pid, s.startTime);
+      out.push(s);
+    }
+    return out;
   }
 
   /** Claimed processes (not the server itself) that are still alive. */
@@ -217,7 +294,11 @@ export class ProcessTracker {
     const out: LiveDescendant[] = [];
     for (const c of this.claimed.values()) {
       const s = readProcStat(c.pid);
-      if (s && s.startTime === c.startTime && !dead(s)) out.push({ ...c, pgrp: s.pgrp, session: s.session });
+      if (s && s.startTime === c.startTime && !dead(s)) {
+        // Read again: claimed between fork and exec, it showed its parent's command line.
+        c.command = readCommand(c.pid, s.comm);
+        out.push({ ...c, pgrp: s.pgrp, session: s.session });
+      }
       else this.claimed.delete(c.pid); // gone: its pid may be reused, forget it
     }
     return out;
@@ -244,7 +325,7 @@ export class ProcessTracker {
   async killAll(timeoutMs = 2000, intervalMs = 20): Promise<LiveDescendant[]> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      this.snapshot();
+      this.snapshot({ full: true });
       const live = this.killAlive();
       if (live.length === 0) return [];
       if (Date.now() >= deadline) return this.alive();

@@ -219,10 +219,10 @@ export class ServerProcess {
     this.child.stdin?.end();
   }
 
-  /** Descendants alive now (Linux), after a fresh look at /proc. */
-  descendants(): LiveDescendant[] {
+  /** Descendants alive now (Linux), after a look at /proc (`full`: every process re-read). */
+  descendants(look: { maxAgeMs?: number; full?: boolean } = {}): LiveDescendant[] {
     if (!this.tracker) return [];
-    this.tracker.snapshot();
+    this.tracker.snapshot(look);
     return this.tracker.alive();
   }
 
@@ -234,7 +234,7 @@ export class ServerProcess {
     if (this.exitInfo && !live.has(this)) return;
     signalGroup(pgid, 'SIGKILL');
     if (this.tracker) {
-      this.tracker.snapshot();
+      this.tracker.snapshot({ full: true });
       this.tracker.killAlive();
     }
   }
@@ -274,7 +274,7 @@ export class ServerProcess {
       }
       if (!this.exitInfo) {
         endedBy = 'eof';
-        this.tracker?.snapshot();
+        this.tracker?.snapshot({ maxAgeMs: 50 });
         this.closeStdin();
         if (!(await exitedWithin(grace))) {
           endedBy = 'sigterm';
@@ -294,7 +294,7 @@ export class ServerProcess {
   /** After the server exited: find, kill and report what it left running. */
   private async reap(pgid: number): Promise<Pick<StopReport, 'leftovers' | 'descendants' | 'survivors' | 'groupGone'>> {
     const leftovers = listGroup(pgid);
-    const alive = this.descendants();
+    const alive = this.descendants({ full: true });
     const descendants: LeftoverProcess[] = alive.map((p) => ({ pid: p.pid, command: p.command, inGroup: p.pgrp === pgid }));
     // Off Linux (no tracker) the group is all we know of.
     for (const pid of leftovers) if (!descendants.some((d) => d.pid === pid)) descendants.push({ pid, command: '?', inGroup: true });
@@ -351,7 +351,7 @@ export class ServerProcess {
       this.child.stderr?.destroy();
       this.resolveExited(this.exitInfo!);
       // Keep the exit hook (and the tracking) until nothing the server started is alive (stop() removes it).
-      if (this.child.pid === undefined || (listGroup(this.child.pid).length === 0 && this.descendants().length === 0)) {
+      if (this.child.pid === undefined || (listGroup(this.child.pid).length === 0 && this.descendants({ maxAgeMs: 50 }).length === 0)) {
         this.stopTracking();
         live.delete(this);
       }
