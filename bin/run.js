@@ -18,6 +18,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 } else {
   (async () => {
     if (argv[0] === 'list' && (await require('../dist/bundle/fast-path.cjs').runFastPath(argv))) return;
+    // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
+    // functions up with TurboFan on a background thread, and Node's exit joins
+    // that thread: ~200 ms of every network command went to waiting for a compile
+    // nobody would use (docs/performance.md). Baseline (Liftoff) code is plenty for
+    // headers and body bytes, and this process runs no other wasm. Set here, in the
+    // CLI only: the library (src/index.ts) changes nothing process-wide (issue 13).
+    require('node:v8').setFlagsFromString('--liftoff-only');
     const { execute } = await import('../dist/bundle/oclif.js');
     // The package root, not this directory: bin/package.json would pass for it.
     await execute({ dir: root });

@@ -1,11 +1,13 @@
 /** Human rendering of search results (pure: data in, text out; package text sanitised). */
 import type { SearchResult } from '../core/operations/search.js';
+import { truncateRedacted } from '../core/text/redact.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderTable } from './table.js';
 
 function oneLine(text: string | null, max: number): string {
   if (!text) return '';
-  const flat = sanitize(text.replace(/\s+/g, ' ').trim(), { max: 10_000 });
+  // Redacted whole, then cut (text/redact.ts); escaping may lengthen it again: that cut is of redacted text.
+  const flat = sanitize(truncateRedacted(text.replace(/\s+/g, ' ').trim(), max - 1, [], { marker: () => '…' }), { max: 10_000 });
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
