@@ -5,7 +5,8 @@
 // - `--version` is answered here;
 // - `list` runs without oclif when its arguments are plain
 //   (dist/bundle/fast-path.cjs; it declines anything else, doing nothing);
-// - everything else runs oclif from the esbuild bundle (scripts/build-cli.mjs).
+// - everything else runs oclif from the esbuild bundle (scripts/build-cli.mjs),
+//   through src/cli/oclif-main.ts (our error reports instead of oclif's).
 // See docs/performance.md.
 'use strict';
 const { join } = require('node:path');
@@ -18,8 +19,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 } else {
   (async () => {
     if (argv[0] === 'list' && (await require('../dist/bundle/fast-path.cjs').runFastPath(argv))) return;
-    const { execute } = await import('../dist/bundle/oclif.js');
+    const { main } = await import('../dist/bundle/oclif.js');
     // The package root, not this directory: bin/package.json would pass for it.
-    await execute({ dir: root });
+    await main(root);
   })();
 }

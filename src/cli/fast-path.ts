@@ -4,8 +4,8 @@
  * 3-4x a bare `node -e 0`; `list` itself needs a few milliseconds.
  *
  * Honest by construction: it accepts only argument lists whose meaning is
- * unambiguous (`list` plus at most one each of --json, --verify/--no-verify,
- * --index VALUE) and an environment in which oclif would print nothing extra;
+ * unambiguous (`list` plus at most one each of --json and --verify/--no-verify)
+ * and an environment in which oclif would print nothing extra;
  * anything else (help, unknown flags, duplicates, debug variables, an oclif
  * theme) returns false and the caller runs oclif as usual. Output, exit status
  * and error reports come from the same functions the List command uses, and
@@ -22,7 +22,6 @@ import { writeError } from './report-error.js';
 export interface FastListFlags {
   json: boolean;
   verify: boolean;
-  index?: string;
 }
 
 /** The flags of `list …` when every argument is one we fully understand, else undefined. */
@@ -34,19 +33,13 @@ export function parseFastListArgs(args: string[]): FastListFlags | undefined {
     seen.add(key);
     return true;
   };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as string;
+  for (const a of args) {
     if (a === '--json') {
       if (!once('json')) return undefined;
       flags.json = true;
     } else if (a === '--verify' || a === '--no-verify') {
       if (!once('verify')) return undefined;
       flags.verify = a === '--verify';
-    } else if (a === '--index' || a.startsWith('--index=')) {
-      const value = a === '--index' ? args[++i] : a.slice('--index='.length);
-      // Empty or flag-like values are parse errors (or surprises) in oclif: let it report them.
-      if (!once('index') || value === undefined || value === '' || value.startsWith('-')) return undefined;
-      flags.index = value;
     } else {
       return undefined;
     }
@@ -102,7 +95,7 @@ export async function runFastPath(argv: string[]): Promise<boolean> {
   if (process.env.YEP_EXT_TEST_FAST_PATH_MARK) writeFileSync(process.env.YEP_EXT_TEST_FAST_PATH_MARK, 'list\n');
   let text: string;
   try {
-    const ctx = makeCliContext({ index: flags.index, json: flags.json, abort: new AbortController() });
+    const ctx = makeCliContext({ json: flags.json, abort: new AbortController() });
     const items = await listExtensions(ctx, { verify: flags.verify });
     text = flags.json ? JSON.stringify(listJson(items), null, 2) : renderList(items);
   } catch (e) {

@@ -108,10 +108,23 @@ async function fetchSpec(ctx: Context, spec: Spec, stage: string): Promise<Fetch
     case 'git':
       return fetchGit(ctx, spec, join(stage, 'pkg'));
     case 'invalid':
-      throw new YepError('E_USAGE', `Cannot install "${spec.raw}": ${spec.reason}.`, {
-        hint: 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
-      });
+      throw invalidSpecError(spec);
   }
+}
+
+/** A source that parses as nothing; when it names a directory here (`examples/echo-node`), say to write ./ before it. */
+function invalidSpecError(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): YepError {
+  let isDir = false;
+  try {
+    isDir = cwd !== undefined && spec.raw.trim() !== '' && statSync(join(cwd, spec.raw.trim())).isDirectory();
+  } catch {
+    // Not a directory here: the generic hint.
+  }
+  return new YepError('E_USAGE', `Cannot install "${spec.raw}": ${spec.reason}.`, {
+    hint: isDir
+      ? `"${spec.raw.trim()}" is a directory here: a path needs ./ (or ../, /, ~/) in front, so run \`yep-ext install ./${spec.raw.trim()}\`.`
+      : 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
+  });
 }
 
 async function pathExists(p: string): Promise<boolean> {
@@ -153,7 +166,7 @@ function warnIfDirectory(ctx: Context, text: string, cwd: string): void {
 /** Install one spec. Throws YepError on failure; leaves no trace in that case. */
 export async function installSpec(ctx: Context, input: string | Spec, hooks: InstallHooks = {}, cwd = process.cwd()): Promise<InstallOutcome> {
   const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
-  if (spec.kind === 'invalid') await fetchSpec(ctx, spec, '');
+  if (spec.kind === 'invalid') throw invalidSpecError(spec, cwd);
   if (spec.kind === 'crate') warnIfDirectory(ctx, spec.raw.trim(), cwd);
   await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const stage = await makeStagingDir(ctx, spec.kind === 'path' ? 'path' : describeSpec(spec));
