@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { listExtensions } from '../core/operations/list.js';
 import { makeCliContext } from './cli-context.js';
 import { listJson, renderList } from './list-view.js';
+import { stdoutShape } from './terminal.js';
 import { writeError } from './report-error.js';
 
 export interface FastListFlags {
@@ -97,7 +98,7 @@ export async function runFastPath(argv: string[]): Promise<boolean> {
   try {
     const ctx = makeCliContext({ json: flags.json, abort: new AbortController() });
     const items = await listExtensions(ctx, { verify: flags.verify });
-    text = flags.json ? JSON.stringify(listJson(items), null, 2) : renderList(items);
+    text = flags.json ? JSON.stringify(listJson(items), null, 2) : await renderList(items, stdoutShape());
   } catch (e) {
     process.exitCode = writeError(e, flags.json);
     return true;

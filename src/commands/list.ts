@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { listJson, renderList } from '../cli/list-view.js';
+import { stdoutShape } from '../cli/terminal.js';
 import { listExtensions } from '../core/operations/list.js';
 
 // `list` also has an oclif-free fast path (src/cli/fast-path.ts) for its common
@@ -18,7 +19,7 @@ export default class List extends BaseCommand {
     const { flags } = await this.parse(List);
     const ctx = this.makeContext();
     const items = await listExtensions(ctx, { verify: flags.verify });
-    if (!this.jsonEnabled()) this.log(renderList(items));
+    if (!this.jsonEnabled()) this.log(await renderList(items, stdoutShape()));
     return listJson(items);
   }
 }

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, indexFlag } from '../cli/base-command.js';
 import { renderSearch } from '../cli/render-search.js';
+import { stdoutShape } from '../cli/terminal.js';
 import { searchExtensions } from '../core/operations/search.js';
 
 export default class Search extends BaseCommand {
@@ -23,7 +24,7 @@ export default class Search extends BaseCommand {
     const { args, flags } = await this.parse(Search);
     const ctx = this.makeContext({ index: flags.index });
     const result = await searchExtensions(ctx, { ...(args.term ? { term: args.term } : {}), limit: flags.limit });
-    if (!this.jsonEnabled()) this.log(renderSearch(result));
+    if (!this.jsonEnabled()) this.log(await renderSearch(result, stdoutShape()));
     return result;
   }
 }
