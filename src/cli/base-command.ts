@@ -78,7 +78,9 @@ export abstract class BaseCommand extends Command {
     const flags = toShape({ ...(ctor.baseFlags as object), ...(ctor.flags as object) } as Record<string, FlagShape>);
     if (ctor.enableJsonFlag) flags.json = { name: 'json', type: 'boolean', description: 'Format output as json.' };
     const args = Object.fromEntries(
-      Object.entries((ctor.args ?? {}) as Record<string, { description?: string; required?: boolean }>).map(([name, a]) => [name, { name, description: a.description, required: a.required }]),
+      Object.entries((ctor.args ?? {}) as Record<string, { description?: string; required?: boolean; options?: string[]; hidden?: boolean }>)
+        .filter(([, a]) => !a.hidden)
+        .map(([name, a]) => [name, { name, description: a.description, required: a.required, options: a.options }]),
     );
     const others = (this.config?.commands ?? [])
       // config.commands holds an entry per alias too (id = the alias): keep the commands themselves.

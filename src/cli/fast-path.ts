@@ -11,13 +11,15 @@
  * and error reports come from the same functions the List command uses, and
  * test/cli/fast-path.test.ts runs every shape both ways and compares the bytes.
  */
-import { existsSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listExtensions } from '../core/operations/list.js';
 import { makeCliContext } from './cli-context.js';
 import { listJson, renderList } from './list-view.js';
 import { stdoutShape } from './terminal.js';
+import { completionOutput } from './complete-run.js';
+import type { CompletionCommand } from './complete.js';
 import { writeError } from './report-error.js';
 
 export interface FastListFlags {
@@ -89,6 +91,7 @@ function writeStdout(text: string): void {
  * Returns false, having done nothing, when the caller must run oclif instead.
  */
 export async function runFastPath(argv: string[]): Promise<boolean> {
+  if (argv[0] === '__complete') return runComplete(argv.slice(1));
   if (argv[0] !== 'list') return false;
   const flags = parseFastListArgs(argv.slice(1));
   if (!flags || oclifWouldDiffer(process.env, flags.json)) return false;
@@ -107,5 +110,25 @@ export async function runFastPath(argv: string[]): Promise<boolean> {
   // lone string is that string: text + newline are the same bytes. Outside the
   // try on purpose: a failing stdout (ENOSPC) crashes both paths with status 1.
   writeStdout(`${text}\n`);
+  return true;
+}
+
+/**
+ * `__complete` (a Tab press in a shell; the scripts of `yep-ext completion`
+ * call it): answered here only, never by oclif (it is no oclif command, so it
+ * is in no help), from oclif.manifest.json, the data oclif itself would load.
+ * A Tab press should not wait for oclif to load.
+ */
+async function runComplete(words: string[]): Promise<boolean> {
+  let commands: CompletionCommand[];
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as { commands: Record<string, CompletionCommand> };
+    commands = Object.values(manifest.commands);
+  } catch {
+    return false;
+  }
+  if (process.env.YEP_EXT_TEST_FAST_PATH_MARK) writeFileSync(process.env.YEP_EXT_TEST_FAST_PATH_MARK, '__complete\n');
+  const text = await completionOutput(commands, words, process.env);
+  if (text) writeStdout(`${text}\n`);
   return true;
 }

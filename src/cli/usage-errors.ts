@@ -32,6 +32,7 @@ export interface ArgShape {
   name: string;
   description?: string | undefined;
   required?: boolean | undefined;
+  options?: readonly string[] | undefined;
 }
 
 export interface CommandShape {
@@ -202,6 +203,15 @@ export function translateParseError(err: Error & { flags?: unknown; args?: unkno
   if (m) return badInteger(shape, m[1]!, m[2]!);
   m = /^Expected --([\w-]+)=([\s\S]*) to be one of: /.exec(plain);
   if (m) return badOption(shape, m[1]!, m[2]!);
+  m = /^Expected ([\s\S]*) to be one of: (.*)$/.exec(plain);
+  if (m) {
+    const options = m[2]!.split(', ');
+    const arg = Object.values(shape.args).find((a) => a.options?.join(', ') === m![2]);
+    const [guess] = closestMatches(m[1]!, options);
+    return new YepError('E_USAGE', `${arg ? arg.name.toUpperCase() : 'The argument'} must be one of ${options.join(', ')} (got ${JSON.stringify(m[1])}).`, {
+      hint: guess ? `Did you mean \`${BIN} ${shape.id} ${guess}\`?` : `For example: ${BIN} ${shape.id} ${options[0]}`,
+    });
+  }
   m = /^Flag --([\w-]+) expects a value$/.exec(plain);
   if (m) return new YepError('E_USAGE', `--${m[1]} needs a value.`, { hint: usageHint(shape, [`--${m[1]}`]) });
   m = /^Flag --([\w-]+) expects one of these values: (.*)$/.exec(plain);
