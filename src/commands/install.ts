@@ -26,7 +26,7 @@ Sources:
     "<%= config.bin %> install 'lsp@^0.3' crates.io:yolop-extension-logfire@1.2.0",
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
-    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
+    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
   ];
 
   static override strict = false;
