@@ -6,6 +6,7 @@
  *                     (src/cli/oclif-main.ts; bin/run.js calls its `main`);
  *   help.js, hooks/*  the help class and the command_not_found hook
  *                     (package.json oclif.helpClass / oclif.hooks);
+ *   index.js          the programmatic API (src/index.ts; package.json exports);
  *   commands/*.js     one entry per dist/commands file: oclif still discovers
  *                     commands by file name (package.json oclif.commands), so a
  *                     new command needs no registration, and each loads only the
@@ -14,7 +15,9 @@
  *                     (undici, @inquirer/prompts, write-file-atomic, ...);
  *   fast-path.cjs     the oclif-free runner for `list` (src/cli/fast-path.ts), one
  *                     self-contained CommonJS file.
- * Runs after tsc: it bundles dist/, not src/.
+ * Runs after tsc: it bundles dist/, not src/. Every dependency is bundled (the
+ * published package has no runtime dependencies; package.json devDependencies),
+ * except the optional native @napi-rs/keyring.
  *
  *   node scripts/build-cli.mjs [--meta FILE]   (--meta writes esbuild's metafile)
  */
@@ -62,6 +65,7 @@ const [main, fast] = await Promise.all([
     entryPoints: {
       oclif: join(DIST, 'cli', 'oclif-main.js'),
       help: join(DIST, 'cli', 'help.js'),
+      index: join(DIST, 'index.js'),
       'hooks/command-not-found': join(DIST, 'cli', 'hooks', 'command-not-found.js'),
       ...Object.fromEntries(files.map((f) => [`commands/${relative(COMMANDS_DIR, f).replace(/\.js$/, '')}`, f])),
     },
