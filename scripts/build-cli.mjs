@@ -13,8 +13,10 @@
  *                     chunks it imports;
  *   chunks/*.js       code shared between entries, and lazily imported modules
  *                     (undici, @inquirer/prompts, write-file-atomic, ...);
- *   fast-path.cjs     the oclif-free runner for `list` (src/cli/fast-path.ts), one
- *                     self-contained CommonJS file.
+ *   fast-path.cjs     the oclif-free runner for `list` and `__complete`
+ *                     (src/cli/fast-path.ts), one self-contained CommonJS file,
+ *   table-engine.cjs  but for the table engine for non-ASCII text (cli-table3),
+ *                     which it requires only when it draws such a table.
  * Runs after tsc: it bundles dist/, not src/. Every dependency is bundled (the
  * published package has no runtime dependencies; package.json devDependencies),
  * except the optional native @napi-rs/keyring.
@@ -88,9 +90,19 @@ const [main, fast] = await Promise.all([
   // evaluates all of its lazy getters (which loads Node's stream stack).
   build({
     ...common,
-    entryPoints: [join(DIST, 'cli', 'fast-path.js')],
+    entryPoints: { 'fast-path': join(DIST, 'cli', 'fast-path.js'), 'table-engine': join(DIST, 'cli', 'table-engine.js') },
     format: 'cjs',
-    outfile: join(DIST, 'bundle', 'fast-path.cjs'),
+    outdir: join(DIST, 'bundle'),
+    outExtension: { '.js': '.cjs' },
+    // fast-path.cjs requires table-engine.cjs at run time instead of holding it.
+    plugins: [
+      {
+        name: 'table-engine-apart',
+        setup(b) {
+          b.onResolve({ filter: /\/table-engine\.js$/ }, (args) => (args.kind === 'entry-point' ? undefined : { path: './table-engine.cjs', external: true }));
+        },
+      },
+    ],
     // Less text to scan at load; identifiers are kept so stack traces stay readable.
     minifyWhitespace: true,
     minifySyntax: true,

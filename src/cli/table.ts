@@ -7,7 +7,7 @@
  *   borders, nothing cut, one line per row (as gh does), for cut/awk/grep.
  * Printable-ASCII boxes are drawn here in well under a millisecond; anything else
  * (wide characters, emoji, tabs) goes to cli-table3, whose width rules we do not
- * re-implement (it and string-width are loaded only then). cli-table3 costs
+ * re-implement (it and string-width are loaded only then: table-engine.ts). cli-table3 costs
  * ~35 ms for 50 rows plus its load time, which dominated `list`.
  * test/unit/table.test.ts checks the two produce identical output, fitted or not.
  */
@@ -62,7 +62,7 @@ export function fitColumns(natural: number[], headers: number[], width: number):
 
 /** The cli-table3 rendering (the reference; used for non-ASCII text). `width` 0: no fitting. */
 export async function renderTableWithCliTable3(head: string[], rows: string[][], width = 0): Promise<string> {
-  const [{ default: Table }, { default: stringWidth }] = await Promise.all([import('cli-table3'), import('string-width')]);
+  const { Table, stringWidth } = await import('./table-engine.js');
   const all = head.length ? [head, ...rows] : rows;
   const columns = all.reduce((n, r) => Math.max(n, r.length), 0);
   const measure = (cell: string | undefined): number => Math.max(0, ...(cell ?? '').split('\n').map((l) => stringWidth(l)));
