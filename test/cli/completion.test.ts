@@ -14,7 +14,11 @@ import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/hom
 import { writePackage } from '../helpers/packages.js';
 
 const has = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
-const require = (shell: string): boolean => !has(shell) && process.env.YEP_EXT_REQUIRE_ALL !== '1';
+/** describe.skipIf: skip without the shell unless every test is required (then the test fails, saying why). */
+const missing = (shell: string): boolean => !has(shell) && process.env.YEP_EXT_REQUIRE_ALL !== '1';
+const needs = (shell: string): void => {
+  if (!has(shell)) throw new Error(`${shell} is needed for this test (apt-get install ${shell}); YEP_EXT_REQUIRE_ALL=1 does not let it skip`);
+};
 
 let home: TempHome;
 let env: Record<string, string>;
@@ -131,9 +135,10 @@ describe('bash', () => {
   });
 });
 
-describe.skipIf(require('zsh'))('zsh', () => {
+describe.skipIf(missing('zsh'))('zsh', () => {
   /** Run the zsh completion function for `words` (CURRENT = the last), with the completion system's output functions recorded. */
   function zsh(words: string[]): string[] {
+    needs('zsh');
     const script = [
       // Stand-ins for the completion system (only available inside a completion widget): they print what they are given.
       'compdef() { :; }',
@@ -162,9 +167,10 @@ describe.skipIf(require('zsh'))('zsh', () => {
   });
 });
 
-describe.skipIf(require('fish'))('fish', () => {
+describe.skipIf(missing('fish'))('fish', () => {
   /** fish's own completion of `line` (complete -C), with the script installed as fish would load it. */
   function fish(line: string): string[] {
+    needs('fish');
     const dir = join(home.root, 'fish', 'completions');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'yep-ext.fish'), spawnSync('yep-ext', ['completion', 'fish'], { env, encoding: 'utf8' }).stdout);

@@ -192,6 +192,14 @@ describe('forgiveness that succeeds', () => {
     expect(leaks(r.stdout, [])).toEqual([]);
   });
 
+  it('no help page shows oclif or a colon-joined command id', async () => {
+    for (const words of [[], ['install'], ['list'], ['lock'], ['lock', 'export'], ['set-secret'], ['update'], ['completion'], ['doctor']]) {
+      const r = await run([...words, '--help']);
+      expect(r.code).toBe(0);
+      expect(leaks(r.stdout + r.stderr, words), words.join(' ')).toEqual([]);
+    }
+  });
+
   it('set-secret shows its two arguments as two, not as lists', async () => {
     const r = await run(['set-secret', '--help']);
     expect(r.stdout).toContain('$ yep-ext set-secret NAME FIELD');
