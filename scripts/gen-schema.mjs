@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes schema/yep/v1/{meta,schema}.json from the protocol types (via the built
-// dist/, which `npm ci` produces through `prepare`; `npm run schema` rebuilds first).
+// dist/, which `npm run build` produces; `npm run schema` compiles first).
 // `--check` writes nothing and exits 1 when a committed file is missing or stale.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

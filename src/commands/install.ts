@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, indexFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
@@ -27,15 +27,16 @@ Sources:
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
-    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
+    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
   ];
 
   static override strict = false;
   static override args = {
-    sources: Args.string({ description: 'What to install (repeatable): a name, crates.io:<crate>[@req], a git URL, or a path.' }),
+    sources: Args.string({ ignoreStdin: true, description: 'What to install (repeatable): a name, crates.io:<crate>[@req], a git URL, or a path.' }),
   };
 
   static override flags = {
+    ...indexFlag,
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
     accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),

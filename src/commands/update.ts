@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, indexFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderDiff } from '../cli/render-grant.js';
 import { bold, green, yellow } from '../cli/style.js';
@@ -14,6 +14,7 @@ export default class Update extends BaseCommand {
 
 A hash-identical update is silent. An update that only narrows what the extension may do is applied and its diff shown. An update that widens the grant (new tools, hooks, MCP servers, commands, prompt, secrets, a changed server command) shows the contribution diff and asks; without a TTY it is refused with exit status 8 and nothing changes, unless --yes, or --accept with the exact fingerprint of the new grant (what a CI pipeline approves after review).`;
 
+  static override aliases = ['upgrade'];
   static override examples = [
     '<%= config.bin %> update lsp',
     '<%= config.bin %> update --all --dry-run',
@@ -22,8 +23,9 @@ A hash-identical update is silent. An update that only narrows what the extensio
   ];
 
   static override strict = false;
-  static override args = { names: Args.string({ description: 'Extensions to update (or --all).' }) };
+  static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (or --all).' }) };
   static override flags = {
+    ...indexFlag,
     all: Flags.boolean({ description: 'Update every installed extension.' }),
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),
     yes: Flags.boolean({ char: 'y', description: 'Accept widened grants without asking.' }),

@@ -8,6 +8,7 @@
  * (install-plan.ts) before the lock; `--dry-run` stops there.
  */
 import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
@@ -74,9 +75,18 @@ export interface InstallHooks {
   confirmWiden?: (preview: InstallPreview) => Promise<boolean>;
 }
 
-function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>): YepError {
+/** A source that parses as nothing; when it names a directory here (`examples/echo-node`), say to write ./ before it. */
+function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): YepError {
+  let isDir = false;
+  try {
+    isDir = cwd !== undefined && spec.raw.trim() !== '' && statSync(join(cwd, spec.raw.trim())).isDirectory();
+  } catch {
+    // Not a directory here: the generic hint.
+  }
   return new YepError('E_USAGE', `Cannot install "${spec.raw}": ${spec.reason}.`, {
-    hint: 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
+    hint: isDir
+      ? `"${spec.raw.trim()}" is a directory here: a path needs ./ (or ../, /, ~/) in front, so run \`yep-ext install ./${spec.raw.trim()}\`.`
+      : 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
   });
 }
 
@@ -206,7 +216,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
  */
 async function withPlan<T>(ctx: Context, input: string | Spec, hooks: InstallHooks, cwd: string, dryRun: boolean, use: (planned: Planned) => Promise<T>): Promise<T> {
   const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
-  if (spec.kind === 'invalid') throw invalidSpec(spec);
+  if (spec.kind === 'invalid') throw invalidSpec(spec, cwd);
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   if (!dryRun) await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));

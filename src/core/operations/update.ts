@@ -116,7 +116,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
     : options.names.map((n) => {
         const name = resolveExtensionName(ctx.paths, n);
         const entry = findEntry(lock, name);
-        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Install it first: \`yep-ext install ${name}\`.` });
+        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).` });
         return entry;
       });
 
