@@ -19,7 +19,8 @@ import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
-import { commitPackage, preparePackage } from './prepare.js';
+import { commitPackage, preparePackage, type PrepareOptions } from './prepare.js';
+import { describeBinaryStep } from '../binary/binary-step.js';
 import { lstat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { packageDir } from '../paths.js';
@@ -54,6 +55,8 @@ export interface InstallPreview {
   content_hash: string;
   /** Present when an extension of that name is already installed. */
   previous?: LockEntry;
+  /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
+  binary?: string;
 }
 
 export interface InstallHooks {
@@ -69,6 +72,8 @@ export interface InstallHooks {
    * the preview). Return true to approve. Without it a widening install is refused.
    */
   confirmWiden?: (preview: InstallPreview) => Promise<boolean>;
+  /** Server-binary options (`--build` / `--no-build`). */
+  prepare?: PrepareOptions;
 }
 
 /** Identity of where a package comes from, ignoring the pinned version. */
@@ -158,10 +163,10 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
   await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const stage = await makeStagingDir(ctx, spec.kind === 'path' ? 'path' : describeSpec(spec));
   try {
-    const prepared = await preparePackage(ctx, stage, () => fetchSpec(ctx, spec, stage));
-    const { fetched, manifest, name, grant, command } = prepared;
+    const prepared = await preparePackage(ctx, stage, () => fetchSpec(ctx, spec, stage), hooks.prepare);
+    const { fetched, manifest, name, grant } = prepared;
     const hash = prepared.content_hash;
-    const notes = [...(fetched.notes ?? [])];
+    const binaryLine = describeBinaryStep(prepared.binary);
     const before = findEntry(await loadLock(ctx.paths.lockFile), name);
     const installedGrant =
       (await loadApprovedGrant(ctx, name, before?.grant)) ??
@@ -178,6 +183,7 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
       source: fetched.source,
       content_hash: hash,
       ...(previous ? { previous } : {}),
+      ...(binaryLine ? { binary: binaryLine } : {}),
     });
     await hooks.onPreview?.(preview(before));
 
@@ -230,6 +236,9 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
         status = 'replaced';
       }
       if (status !== 'unchanged') await commitPackage(ctx, prepared);
+      // Read after the commit: a build from source runs there and changes both.
+      const { command } = prepared;
+      const notes = [...(fetched.notes ?? [])];
       return {
         name,
         ...(manifest.version !== undefined ? { version: manifest.version } : {}),

@@ -20,7 +20,7 @@ import { fetchCrateExact, findCrateUpdate } from '../sources/crates-io.js';
 import { fetchGitCommit, resolveGitRef } from '../sources/git.js';
 import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
-import { commitPackage, lockEntryFor, preparePackage, type PreparedPackage } from './prepare.js';
+import { commitPackage, lockEntryFor, preparePackage, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { assertCrateImmutable } from './install.js';
 
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'refused' | 'failed';
@@ -47,6 +47,8 @@ export interface UpdateOptions {
   confirm?: (item: UpdateItem) => Promise<boolean>;
   /** Called with each planned item before anything is applied (print the diff here). */
   onPlan?: (item: UpdateItem) => void;
+  /** Server-binary options (`--build` / `--no-build`). */
+  prepare?: PrepareOptions;
 }
 
 /** What a source kind says when asked "anything newer?". */
@@ -89,7 +91,7 @@ interface Planned {
   stage?: string;
 }
 
-async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
+async function planOne(ctx: Context, entry: LockEntry, prepare: PrepareOptions = {}): Promise<Planned> {
   const from = {
     ...(entry.version !== undefined ? { version: entry.version } : {}),
     content_hash: entry.content_hash,
@@ -101,7 +103,7 @@ async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
   if (refetch.upToDate) return { item: base };
   const stage = await makeStagingDir(ctx, `update-${entry.name}`);
   try {
-    const prepared = await preparePackage(ctx, stage, () => refetch.fetch(`${stage}/pkg`));
+    const prepared = await preparePackage(ctx, stage, () => refetch.fetch(`${stage}/pkg`), prepare);
     if (prepared.name !== entry.name) {
       throw new YepError('E_MANIFEST', `The new version of ${entry.name} calls itself "${prepared.name}".`, {
         hint: `Renaming is not an update: \`yep-ext remove ${entry.name}\` and install the new name.`,
@@ -164,7 +166,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
         const i = next++;
         const entry = entries[i] as LockEntry;
         try {
-          planned[i] = await planOne(ctx, entry);
+          planned[i] = await planOne(ctx, entry, options.prepare);
         } catch (e) {
           if (!isYepError(e)) throw e;
           planned[i] = {
@@ -200,6 +202,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
       }).then(
         () => {
           item.status = 'updated';
+          if (item.to && p.prepared) item.to.source = p.prepared.fetched.source; // a build at commit adds its digest
         },
         (e: unknown) => {
           if (!isYepError(e)) throw e;
