@@ -32,6 +32,11 @@ export interface BuildPlan {
   target?: string;
 }
 
+/** `--build` -> force, `--no-build` -> never, neither -> auto. */
+export function buildModeOf(flag: boolean | undefined): BuildMode {
+  return flag === undefined ? 'auto' : flag ? 'force' : 'never';
+}
+
 const DEFAULT_TIMEOUT_MS = 20 * 60_000;
 
 /** An executable regular file named `name` on PATH, or undefined. */

@@ -14,8 +14,7 @@
  * Only Ctrl-C propagates.
  */
 import { chmod, lstat, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createReadStream } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { sha256File } from './file-digest.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { isYepError } from '../errors.js';
@@ -78,11 +77,7 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
+export { sha256File };
 
 /** Download the first candidate the release host has; undefined when it has none (all 404/410/451). */
 async function downloadFirst(ctx: Context, plan: ArtifactPlan, file: string, label: string): Promise<{ got: DownloadResult; url: string; fmt: PkgFmt } | undefined> {

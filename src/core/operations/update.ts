@@ -22,6 +22,7 @@ import type { FetchResult } from '../sources/types.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, preparePackage, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { assertCrateImmutable } from './install.js';
+import { describeBinaryStep } from '../binary/binary-step.js';
 
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'refused' | 'failed';
 
@@ -33,6 +34,8 @@ export interface UpdateItem {
   /** The contribution diff; `widens` decides whether consent is needed. */
   diff?: GrantDiff;
   consent_needed: boolean;
+  /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
+  binary?: string;
   error?: ReturnType<YepError['toJSON']>;
 }
 
@@ -133,6 +136,7 @@ async function planOne(ctx: Context, entry: LockEntry, prepare: PrepareOptions =
       to: { ...(next.version !== undefined ? { version: next.version } : {}), content_hash: next.content_hash, source: next.source, grant: prepared.grant.fingerprint },
       ...(diff ? { diff } : {}),
       consent_needed: widens,
+      ...(describeBinaryStep(prepared.binary) ? { binary: describeBinaryStep(prepared.binary) as string } : {}),
     };
     return { item, prepared, stage };
   } catch (e) {
