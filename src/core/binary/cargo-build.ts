@@ -121,7 +121,8 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
       while ((i = rest.s.indexOf('\n')) !== -1) {
         const line = rest.s.slice(0, i).trimEnd();
         rest.s = rest.s.slice(i + 1);
-        if (!line.trim()) continue;
+        // cargo's "add <root>/bin to your PATH" is about its temporary root: not for the user.
+        if (!line.trim() || /be sure to add .* to your PATH/.test(line)) continue;
         tail.push(line);
         if (tail.length > 12) tail.shift();
         ctx.log.info(`  cargo: ${line.trim()}`);
