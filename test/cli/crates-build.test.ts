@@ -132,6 +132,27 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
     expect(lockSource('builtpre')).toMatchObject({ binary_source: 'cargo', binary_sha256: sha(readFileSync(bin)) });
   }, BUILD_TIMEOUT);
 
+  it(
+    'update builds the new version after consent, and says so in its plan',
+    async () => {
+      const crate = 'yolop-extension-builtup';
+      publishBuilt('builtup');
+      expect((await runCli(['install', 'builtup', '--no-build'], { env: env() })).code).toBe(0);
+      expect(existsSync(join(pkgDir('builtup'), 'bin'))).toBe(false);
+      const tree = readTree(SOURCE);
+      const text = (rel: string) => Buffer.from(tree[rel]!.content).toString('utf8').replaceAll('yolop-extension-built', crate).replaceAll('0.1.0', '0.2.0');
+      const plugin = JSON.parse(text('plugin.json'));
+      plugin.name = 'builtup';
+      reg.publish({ name: crate, vers: '0.2.0', data: buildCrate({ name: crate, version: '0.2.0', files: { ...tree, 'Cargo.toml': text('Cargo.toml'), 'Cargo.lock': text('Cargo.lock'), 'plugin.json': JSON.stringify(plugin) } }) });
+      const r = await runCli(['update', 'builtup'], { env: env(), timeoutMs: BUILD_TIMEOUT });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('will be BUILT FROM SOURCE');
+      const bin = join(pkgDir('builtup'), 'bin', 'built-server');
+      expect(lockSource('builtup')).toMatchObject({ version: '0.2.0', binary_source: 'cargo', binary_sha256: sha(readFileSync(bin)) });
+    },
+    BUILD_TIMEOUT,
+  );
+
   it('without cargo on PATH, or when the crate does not compile, the package is installed with a note', async () => {
     const noCargo = await runCli(['install', 'built'], { env: env({ PATH: join(home.root, 'empty-path') }) });
     expect(noCargo.code, noCargo.stderr).toBe(0);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Context } from '../context.js';
 import type { Manifest } from '../package/manifest.js';
 import { cargoFacts, type CargoFacts } from './binstall-meta.js';
-import { decideBuild, runCargoBuild, type BuildMode, type BuildPlan } from './cargo-build.js';
+import { decideBuild, hasBinTarget, runCargoBuild, type BuildMode, type BuildPlan } from './cargo-build.js';
 import { provisionBinary, type BinaryOutcome } from './provision-binary.js';
 import { hostTarget } from './target.js';
 
@@ -47,7 +47,9 @@ export async function prepareBinary(ctx: Context, dir: string, manifest: Manifes
   const notes: string[] = [];
   let outcome: BinaryOutcome | undefined;
   const declaresArtifact = server.binaries !== undefined || facts?.binstall !== undefined;
-  if (declaresArtifact && mode !== 'force') {
+  // --build skips the prebuilt only when there is something to build.
+  const buildable = sourceType === 'crate' && facts !== undefined && hasBinTarget(dir, facts, server.command);
+  if (declaresArtifact && !(mode === 'force' && buildable)) {
     outcome = await provisionBinary(ctx, dir, manifest, facts ? { cargo: facts } : {});
     if (outcome.record) return { outcome, notes };
   }
