@@ -68,6 +68,12 @@ export interface CapabilityServer {
   command: string;
   args: string[];
   binaries?: string;
+  /**
+   * yep-ext: per-target SHA-256 of the prebuilt artifact (target triple -> 64 lowercase
+   * hex), inside the checksummed crate (docs/binaries.md). A sibling of `binaries`,
+   * which the host ignores.
+   */
+  binary_sha256?: Record<string, string>;
 }
 
 export interface YolopFacet {
@@ -299,6 +305,23 @@ function checkConfigSchema(p: Problems, v: unknown): Record<string, unknown> | u
   return v;
 }
 
+/** `capabilityServer.binary_sha256`: {target triple: hex SHA-256}; hex is normalised to lower case. */
+function artifactDigests(p: Problems, v: unknown): Record<string, string> | undefined {
+  if (v === undefined || v === null) return undefined;
+  const where = 'yolop.capabilityServer.binary_sha256';
+  if (!isObj(v)) {
+    p.add(where, 'must be an object of target triple -> SHA-256 hex');
+    return undefined;
+  }
+  const out: Record<string, string> = {};
+  for (const [target, hex] of Object.entries(v)) {
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(target)) p.add(`${where}.${target.slice(0, 80)}`, 'is not a target triple');
+    else if (typeof hex !== 'string' || !/^[0-9a-fA-F]{64}$/.test(hex)) p.add(`${where}.${target}`, 'must be 64 hex digits (a SHA-256)');
+    else out[target] = hex.toLowerCase();
+  }
+  return out;
+}
+
 /** Validate a parsed plugin.json value. Returns the manifest or the list of problems. */
 export function validateManifest(value: unknown): { manifest: Manifest } | { problems: string[] } {
   const p = new Problems();
@@ -326,7 +349,13 @@ export function validateManifest(value: unknown): { manifest: Manifest } | { pro
     const command = optString(p, cs, 'command', 'yolop.capabilityServer');
     if (!command || command.trim() === '') p.add('yolop.capabilityServer.command', 'is required and must not be empty');
     const binaries = optString(p, cs, 'binaries', 'yolop.capabilityServer');
-    server = { command: command ?? '', args: stringArray(p, cs.args, 'yolop.capabilityServer.args'), ...(binaries !== undefined ? { binaries } : {}) };
+    const digests = artifactDigests(p, cs.binary_sha256);
+    server = {
+      command: command ?? '',
+      args: stringArray(p, cs.args, 'yolop.capabilityServer.args'),
+      ...(binaries !== undefined ? { binaries } : {}),
+      ...(digests !== undefined ? { binary_sha256: digests } : {}),
+    };
   }
   const facet: YolopFacet = {
     ...(protocol !== undefined ? { protocol_version: protocol } : {}),
