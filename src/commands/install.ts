@@ -28,6 +28,7 @@ Sources:
     '<%= config.bin %> install lsp --no-build',
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
+    "<%= config.bin %> install 'lsp@^0.4' --dry-run",
     "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
     '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
   ];
