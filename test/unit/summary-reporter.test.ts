@@ -5,25 +5,10 @@
  * afterAll, a file whose import fails and an unhandled rejection, beside tests
  * skipped on purpose and a todo.
  */
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runFixtureSuite as runSuite } from '../helpers/vitest-child.js';
 
-const REPO = resolve(import.meta.dirname, '../..');
-const CONFIG = join(REPO, 'test/fixtures/reporter-suite/vitest.config.ts');
-
-/** Run the fixture suite on the Node under test, without this run's own vitest variables. */
-function runFixtureSuite(...filter: string[]): Promise<{ code: number | null; lines: string[] }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'TEST' && k !== 'NODE_ENV'));
-  const child = spawn(process.execPath, [join(REPO, 'node_modules/vitest/vitest.mjs'), 'run', '--config', CONFIG, ...filter], {
-    cwd: REPO,
-    env: { ...env, NO_COLOR: '1', CI: '1' },
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.resume();
-  return new Promise((r) => child.on('close', (code) => r({ code, lines: out.trimEnd().split('\n') })));
-}
+const runFixtureSuite = (...filter: string[]) => runSuite('test/fixtures/reporter-suite/vitest.config.ts', filter);
 
 describe('the summary reporter', () => {
   it('counts failed tests, tests under a failed hook, hook errors, broken files and unhandled errors as failed', async () => {
