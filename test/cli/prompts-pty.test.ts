@@ -55,7 +55,7 @@ async function inPty(args: string[], steps: [RegExp, string][]): Promise<{ code:
   return { code, output };
 }
 
-describeNeeding(need(hasScript, '`script` (Debian package util-linux)'), 'prompts on a terminal', () => {
+describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsdutils)'), 'prompts on a terminal', () => {
   it('set-secret asks with hidden input and never echoes the value', async () => {
     const r = await inPty(['set-secret', 'logfire', 'token'], [[/logfire\.token \(hidden\)/, `${CANARY}\r`]]);
     expect(r.code, r.output).toBe(0);
