@@ -3,6 +3,7 @@
  * with the host's committed artifacts (copied into test/fixtures/host-yep-v1, and
  * that copy checked against ../shared/reference/yep-v1 wherever it is present).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -114,21 +115,21 @@ function incompatibilities(path: string, hostNode: Node, ourNode: Node): string[
 }
 
 describe("the copy of the host's artifacts in test/fixtures/host-yep-v1", () => {
-  // Where the host's directory is not beside the repo (a clone on its own) there is
-  // nothing to compare with; the copy is then what the tests below use. Naming
-  // YEP_SHARED_DIR makes the comparison mandatory.
+  // The copy is what the tests below use in any clone. It must be the bytes taken from
+  // the host (SHA256SUMS, written when copying) and, wherever the host's directory is
+  // beside the repo, still equal to it. Naming YEP_SHARED_DIR makes that comparison
+  // mandatory.
   const where = HOST_DIR ?? (process.env.YEP_SHARED_DIR ? join(process.env.YEP_SHARED_DIR, 'reference/yep-v1') : undefined);
-  it.skipIf(where === undefined)(
-    `is byte-identical to the host's ${where ?? '../shared/reference/yep-v1 [SKIPPED: not beside this clone; set YEP_SHARED_DIR to compare]'}`,
-    () => {
-      for (const file of ARTIFACTS) {
-        expect(existsSync(join(where!, file)), `${where}/${file}`).toBe(true);
-        expect(readFileSync(join(HOST_FIXTURE, file), 'utf8'), `test/fixtures/host-yep-v1/${file} differs from ${where}/${file}: copy the host's over`).toBe(
-          readFileSync(join(where!, file), 'utf8'),
-        );
-      }
-    },
-  );
+  it(`holds the bytes recorded in its SHA256SUMS${where ? `, byte-identical to ${where}` : ' (no host directory beside this clone to compare with)'}`, () => {
+    const sums = readFileSync(join(HOST_FIXTURE, 'SHA256SUMS'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/) as [string, string]);
+    expect(sums.map(([, f]) => f).sort()).toEqual([...ARTIFACTS].sort());
+    for (const [sum, file] of sums) expect(createHash('sha256').update(readFileSync(join(HOST_FIXTURE, file))).digest('hex'), file).toBe(sum);
+    if (where === undefined) return;
+    for (const file of ARTIFACTS) {
+      expect(existsSync(join(where, file)), `${where}/${file}`).toBe(true);
+      expect(readFileSync(join(HOST_FIXTURE, file), 'utf8'), `test/fixtures/host-yep-v1/${file} differs from ${where}/${file}: copy the host's over`).toBe(readFileSync(join(where, file), 'utf8'));
+    }
+  });
 });
 
 describe("compatibility with the host's committed artifacts", () => {
