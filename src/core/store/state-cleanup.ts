@@ -10,7 +10,7 @@ import type { Context } from '../context.js';
 import { removeApprovedGrant } from './approved-grants.js';
 import { checkpoint } from './checkpoint.js';
 import { isYepError } from '../errors.js';
-import { keychainOptionsFromEnv } from '../settings/keychain.js';
+import { keychainOptions } from '../settings/keychain.js';
 import { removeExtensionSecrets } from '../settings/secrets.js';
 import { removeExtensionSettings } from '../settings/settings.js';
 
@@ -22,9 +22,9 @@ export async function removeExtensionState(ctx: Context, name: string): Promise<
     if (!isYepError(e)) throw e;
     ctx.log.warn(`Left settings.toml unchanged: ${e.message} Remove the [[capabilities]] table with ref = "ext:${name}" by hand.`);
   }
-  await checkpoint(ctx.env, 'remove:between-settings-and-secrets');
+  await checkpoint(ctx, 'remove:between-settings-and-secrets');
   try {
-    const r = await removeExtensionSecrets(ctx.paths, name, { keychain: keychainOptionsFromEnv(ctx.env) });
+    const r = await removeExtensionSecrets(ctx.paths, name, { keychain: keychainOptions(ctx) });
     for (const w of r.warnings) ctx.log.warn(w);
   } catch (e) {
     if (!isYepError(e)) throw e;

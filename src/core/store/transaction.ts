@@ -116,10 +116,10 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
   await writeJournal(stage, { op: 'place', name, entry, tree, ...(grant ? { grant } : {}), pid: process.pid });
   try {
     if (await exists(target)) await rename(target, old);
-    await checkpoint(ctx.env, 'place:after-move-old');
+    await checkpoint(ctx, 'place:after-move-old');
     await rename(tree, target);
     await fsyncDir(ctx.paths.storeDir);
-    await checkpoint(ctx.env, 'place:before-lock');
+    await checkpoint(ctx, 'place:before-lock');
     await saveLock(ctx.paths.lockFile, upsertEntry(lock, entry));
   } catch (e) {
     // Roll back in-process: put the old entry back where it was.
@@ -129,7 +129,7 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
     if (!isYepError(e) && errnoCode(e)) throw stateIoError('update', target, e);
     throw e;
   }
-  await checkpoint(ctx.env, 'place:after-lock');
+  await checkpoint(ctx, 'place:after-lock');
   // After the commit: a failed install must not replace the record of what was
   // approved. A crash before this line is completed by recovery (the journal has it).
   if (grant) await saveApprovedGrant(ctx, name, grant);
@@ -164,7 +164,7 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
   assertReplaceable(ctx.paths.lockFile, { what: 'The lockfile' });
   await writeJournal(stage, { op: 'remove', name, pid: process.pid });
   await moveOut(target, join(stage, 'old'));
-  await checkpoint(ctx.env, 'remove:before-lock');
+  await checkpoint(ctx, 'remove:before-lock');
   try {
     await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
   } catch (e) {
@@ -173,7 +173,7 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
     await moveBack(join(stage, 'old'), target).catch(() => {});
     throw e;
   }
-  await checkpoint(ctx.env, 'remove:after-lock');
+  await checkpoint(ctx, 'remove:after-lock');
   await removeExtensionState(ctx, name);
   await rm(join(stage, 'old'), { recursive: true, force: true });
 }
