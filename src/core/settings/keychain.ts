@@ -7,11 +7,10 @@
  * docs/secrets.md); a small index of which fields live there lets `list` report
  * them without touching the keychain.
  */
-import { mkdir } from 'node:fs/promises';
 import { readRegularTextSync } from '../store/read-regular-file.js';
 import { join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
-import { writeFileAtomic } from '../store/fs-atomic.js';
+import { ensureDir, writeFileAtomic } from '../store/fs-atomic.js';
 import type { Paths } from '../paths.js';
 
 export const KEYCHAIN_SERVICE = 'yolop';
@@ -156,7 +155,7 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
     if (fields.length > 0) entries[k] = fields;
   }
   try {
-    await mkdir(paths.storeDir, { recursive: true, mode: 0o755 });
+    await ensureDir(paths.storeDir, 0o755);
   } catch (e) {
     throw stateIoError('create', paths.storeDir, e);
   }

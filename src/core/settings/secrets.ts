@@ -10,10 +10,9 @@
  * Optionally a field lives in the OS keychain instead (keychain.ts); the host
  * reads only this file. IO functions expect the caller to hold the installer lock.
  */
-import { mkdir } from 'node:fs/promises';
 import { YepError, stateIoError } from '../errors.js';
 import { inspectRegularFile } from '../store/read-regular-file.js';
-import { assertReplaceable, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
+import { assertReplaceable, ensureDir, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
 import {
   KeychainUnavailable,
   keychainDelete,
@@ -213,7 +212,7 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
   if (!result.changed) return { changed: false, warnings };
   if (info.insecure) warnings.push(`${file} was readable by other users (mode ${info.mode?.toString(8).padStart(4, '0')}); it is now 0600.`);
   try {
-    await mkdir(paths.configDir, { recursive: true, mode: 0o755 });
+    await ensureDir(paths.configDir, 0o755);
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }
