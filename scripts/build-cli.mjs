@@ -8,7 +8,7 @@
  *                     new command needs no registration, and each loads only the
  *                     chunks it imports;
  *   chunks/*.js       code shared between entries, and lazily imported modules
- *                     (undici, @inquirer/prompts, write-file-atomic, ...);
+ *                     (undici, @inquirer/prompts, ...);
  *   fast-path.cjs     the oclif-free runner for `list` (src/cli/fast-path.ts), one
  *                     self-contained CommonJS file.
  * Runs after tsc: it bundles dist/, not src/.
