@@ -7,6 +7,7 @@
  * docs/secrets.md); a small index of which fields live there lets `list` report
  * them without touching the keychain.
  */
+import { rm } from 'node:fs/promises';
 import { readRegularTextSync } from '../store/read-regular-file.js';
 import { join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
@@ -153,6 +154,15 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
   for (const k of Object.keys(index).sort()) {
     const fields = [...new Set(index[k])].sort();
     if (fields.length > 0) entries[k] = fields;
+  }
+  if (Object.keys(entries).length === 0) {
+    // The index exists only while it names a field: empty, it is what it was before the first keychain secret.
+    try {
+      await rm(keychainIndexFile(paths), { force: true });
+    } catch (e) {
+      throw stateIoError('remove', keychainIndexFile(paths), e);
+    }
+    return;
   }
   try {
     await ensureDir(paths.storeDir, 0o755);

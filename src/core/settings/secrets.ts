@@ -21,6 +21,7 @@ import {
   keychainSet,
   readKeychainIndex,
   writeKeychainIndex,
+  type KeychainIndex,
   type KeychainOptions,
 } from './keychain.js';
 import { assertValidName, isValidName } from '../package/names.js';
@@ -338,6 +339,31 @@ export async function removeExtensionSecrets(paths: Paths, name: string, options
   const file = await editSecretsFile(paths, name, { op: 'remove' });
   const keychain = await dropKeychainCopy(paths, name, undefined, options);
   return { changed: file.changed || keychain.changed, warnings: [...file.warnings, ...keychain.warnings] };
+}
+
+/**
+ * Crash recovery for set-secret's two files: a field that both connections.toml
+ * and the keychain index name is the file's (every reader, yolop included, takes
+ * the file's value), and a kill between set-secret's two writes leaves exactly
+ * that. Dropping such fields from the index makes the files read as before or
+ * after byte for byte as well (an orphaned keychain entry may remain: the host
+ * never reads it). Returns whether the index changed. Caller holds the installer lock.
+ */
+export async function dropShadowedKeychainEntries(paths: Paths): Promise<boolean> {
+  const index = await readKeychainIndex(paths);
+  const names = Object.keys(index);
+  if (names.length === 0) return false;
+  const doc = parseSecrets(await loadSecretsText(paths), paths.secretsFile);
+  let changed = false;
+  const next: KeychainIndex = {};
+  for (const name of names) {
+    const inFile = isValidName(name) ? ourTable(doc, name) : {};
+    const kept = (index[name] ?? []).filter((f) => !(f in inFile));
+    if (kept.length !== (index[name] ?? []).length) changed = true;
+    next[name] = kept;
+  }
+  if (changed) await writeKeychainIndex(paths, next);
+  return changed;
 }
 
 export interface SecretStatus {

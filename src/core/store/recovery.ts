@@ -8,7 +8,9 @@
  *      settings.toml and connections.toml in the config directory (a temp of
  *      connections.toml may hold a secret). Only yep-ext's own temp names whose
  *      writer is dead are touched (temp-files.ts), plus an older yep-ext's
- *      `<base>.<digits>` temps of the files written under this lock.
+ *      `<base>.<digits>` temps of the files written under this lock;
+ *   4. reconcile set-secret's two files: a field both connections.toml and the
+ *      keychain index name is the file's, so the index stops naming it.
  */
 import { readdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -17,12 +19,20 @@ import { inspectRegularFile } from './read-regular-file.js';
 import { sweepUnreferencedVersions } from './package-versions.js';
 import { sweepStaging } from './staging.js';
 import { sweepDeadTemps } from './temp-files.js';
+import { isYepError } from '../errors.js';
+import { dropShadowedKeychainEntries } from '../settings/secrets.js';
 
 /** Recover the home after crashes. Caller holds the installer lock. Returns what was recovered, for `Recovered: …`. */
 export async function recoverHome(ctx: Context): Promise<string[]> {
   const recovered = await sweepStaging(ctx);
   await sweepUnreferencedVersions(ctx.paths);
   await sweepStateTemps(ctx);
+  try {
+    await dropShadowedKeychainEntries(ctx.paths);
+  } catch (e) {
+    // An unreadable secrets file or index is the next command's to report, not recovery's.
+    if (!isYepError(e)) throw e;
+  }
   return recovered;
 }
 

@@ -122,7 +122,7 @@ const asideOf = (stage: string): string => join(stage, 'old');
 async function swapLink(stage: string, target: string, text: string, label: string): Promise<void> {
   const temp = join(stage, label);
   await rm(temp, { force: true });
-  await symlink(text, temp);
+  await symlink(text, temp, 'dir');
   await rename(temp, target);
 }
 
@@ -170,7 +170,7 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
       await rename(tree, join(paths.packagesDir, version));
       await fsyncDir(paths.packagesDir);
       newLink = join(stage, 'link');
-      await symlink(link, newLink);
+      await symlink(link, newLink, 'dir');
     }
     if (previous && 'aside' in previous) await rename(target, asideOf(stage));
     await checkpoint(ctx.env, 'place:after-move-old');
