@@ -18,7 +18,7 @@ Without a terminal nothing is asked: pass non-secret values with --config and se
   ];
 
   static override args = {
-    name: Args.string({ required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
+    name: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
   };
 
   static override flags = {
@@ -27,7 +27,7 @@ Without a terminal nothing is asked: pass non-secret values with --config and se
 
   async run(): Promise<EnableResult> {
     const { args, flags } = await this.parse(Enable);
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext();
     const result = await runEnable(ctx, args.name, { config: flags.config ?? [], prompter: cliPrompter() });
     this.log(renderEnable(result));
     return result;

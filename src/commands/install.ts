@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, indexFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
@@ -9,6 +9,7 @@ import { installMany, planMany, type InstallOutcome } from '../core/operations/i
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
+import { buildModeOf } from '../core/binary/cargo-build.js';
 
 export default class Install extends BaseCommand {
   static override summary = 'Install extensions from crates.io, git or a local directory.';
@@ -24,23 +25,30 @@ Sources:
   static override examples = [
     '<%= config.bin %> install lsp',
     "<%= config.bin %> install 'lsp@^0.3' crates.io:yolop-extension-logfire@1.2.0",
+    '<%= config.bin %> install lsp --no-build',
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
+    "<%= config.bin %> install 'lsp@^0.4' --dry-run",
     "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
-    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
+    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
   ];
 
   static override strict = false;
   static override args = {
-    sources: Args.string({ description: 'What to install (repeatable): a name, crates.io:<crate>[@req], a git URL, or a path.' }),
+    sources: Args.string({ ignoreStdin: true, description: 'What to install (repeatable): a name, crates.io:<crate>[@req], a git URL, or a path.' }),
   };
 
   static override flags = {
+    ...indexFlag,
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
     accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
     enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
     lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
+    build: Flags.boolean({
+      allowNo: true,
+      description: 'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
+    }),
     'dry-run': Flags.boolean({
       description: 'Fetch and verify, then print the plan (new, unchanged, re-pinned or replaced; the grant diff; whether consent is needed) without changing anything.',
       exclusive: ['frozen'],
@@ -82,6 +90,7 @@ Sources:
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
+      prepare: { build: buildModeOf(flags.build) },
       onPreview: (p) => {
         if (!json) this.log(renderPreview(p));
       },

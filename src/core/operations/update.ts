@@ -18,7 +18,8 @@ import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
-import { commitPackage, lockEntryFor, preparePackage, type PreparedPackage } from './prepare.js';
+import { commitPackage, lockEntryFor, preparePackage, type PrepareOptions, type PreparedPackage } from './prepare.js';
+import { describeBinaryStep } from '../binary/binary-step.js';
 
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'refused' | 'failed';
 
@@ -30,6 +31,8 @@ export interface UpdateItem {
   /** The contribution diff; `widens` decides whether consent is needed. */
   diff?: GrantDiff;
   consent_needed: boolean;
+  /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
+  binary?: string;
   error?: ReturnType<YepError['toJSON']>;
 }
 
@@ -44,6 +47,8 @@ export interface UpdateOptions {
   confirm?: (item: UpdateItem) => Promise<boolean>;
   /** Called with each planned item before anything is applied (print the diff here). */
   onPlan?: (item: UpdateItem) => void;
+  /** Server-binary options (`--build` / `--no-build`). */
+  prepare?: PrepareOptions;
 }
 
 interface Planned {
@@ -52,7 +57,7 @@ interface Planned {
   stage?: string;
 }
 
-async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
+async function planOne(ctx: Context, entry: LockEntry, prepare: PrepareOptions = {}): Promise<Planned> {
   const from = {
     ...(entry.version !== undefined ? { version: entry.version } : {}),
     content_hash: entry.content_hash,
@@ -66,7 +71,7 @@ async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
   if (!newer) return { item: base };
   const stage = await makeStagingDir(ctx, `update-${entry.name}`);
   try {
-    const prepared = await preparePackage(ctx, stage, () => source.fetchExactly(ctx, newer, `${stage}/pkg`));
+    const prepared = await preparePackage(ctx, stage, () => source.fetchExactly(ctx, newer, `${stage}/pkg`), prepare);
     if (prepared.name !== entry.name) {
       throw new YepError('E_MANIFEST', `The new version of ${entry.name} calls itself "${prepared.name}".`, {
         hint: `Renaming is not an update: \`yep-ext remove ${entry.name}\` and install the new name.`,
@@ -96,6 +101,7 @@ async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
       to: { ...(next.version !== undefined ? { version: next.version } : {}), content_hash: next.content_hash, source: next.source, grant: prepared.grant.fingerprint },
       ...(diff ? { diff } : {}),
       consent_needed: widens,
+      ...(describeBinaryStep(prepared.binary) ? { binary: describeBinaryStep(prepared.binary) as string } : {}),
     };
     return { item, prepared, stage };
   } catch (e) {
@@ -116,7 +122,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
     : options.names.map((n) => {
         const name = resolveExtensionName(ctx.paths, n);
         const entry = findEntry(lock, name);
-        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Install it first: \`yep-ext install ${name}\`.` });
+        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).` });
         return entry;
       });
 
@@ -125,7 +131,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
     entries,
     async (entry): Promise<Planned> => {
       try {
-        return await planOne(ctx, entry);
+        return await planOne(ctx, entry, options.prepare);
       } catch (e) {
         if (!isYepError(e)) throw e;
         return {
@@ -161,6 +167,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
       }).then(
         () => {
           item.status = 'updated';
+          if (item.to && p.prepared) item.to.source = p.prepared.fetched.source; // a build at commit adds its digest
         },
         (e: unknown) => {
           if (!isYepError(e)) throw e;
