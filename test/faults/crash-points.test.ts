@@ -16,7 +16,7 @@
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createContext } from '../../src/core/context.js';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { agentView } from '../helpers/agent-view.js';
@@ -25,9 +25,11 @@ import { homeState, strayFiles, type HomeState } from '../helpers/home-state.js'
 import { REPO_ROOT, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { killPlan, limiter, parseCalls, requireStrace, tracedRun } from '../helpers/syscall-kill.js';
+import { killPlan, limiter, parseCalls, straceNeed, tracedRun } from '../helpers/syscall-kill.js';
+import { describeNeeding } from '../helpers/needs.js';
 
-const hasStrace = requireStrace('crash-point tests');
+const strace = straceNeed();
+const hasStrace = strace.ok;
 /** Two traced runs at a time over all scenarios (the CI machine has two cores). */
 const slot = limiter(2);
 
@@ -297,7 +299,7 @@ const scenarios: Scenario[] = [
   },
 ];
 
-describe.skipIf(!hasStrace)('every state-changing command, killed at every state-changing system call', () => {
+describeNeeding(strace, 'every state-changing command, killed at every state-changing system call', () => {
   it.concurrent.each(scenarios.map((s) => [s.title, s] as const))('%s', async (_title, s) => {
     const n = await enumerate(s);
     expect(n).toBeGreaterThan(3);

@@ -11,16 +11,18 @@
  * Needs strace (ptrace). Without it the suite is skipped with the reason shown,
  * or fails when YEP_EXT_REQUIRE_ALL=1 (CI).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { hostRuns, sortKeys } from '../helpers/settings-model.js';
-import { limiter, parseCalls, requireStrace, tracedRun } from '../helpers/syscall-kill.js';
+import { limiter, parseCalls, straceNeed, tracedRun } from '../helpers/syscall-kill.js';
+import { describeNeeding } from '../helpers/needs.js';
 
-const hasStrace = requireStrace('kill-enable tests');
+const strace = straceNeed();
+const hasStrace = strace.ok;
 
 /** Every system call that changes what is on disk on the way to settings.toml. */
 const SYSCALLS = ['fsync', 'fdatasync', 'rename', 'renameat', 'renameat2', 'unlink', 'unlinkat', 'mkdir', 'rmdir'];
@@ -108,7 +110,7 @@ async function enumerateKills(args: string[], start: string | null): Promise<{ a
   }
 }
 
-describe.skipIf(!hasStrace)('enable --config: killed at every state-changing system call', () => {
+describeNeeding(strace, 'enable --config: killed at every state-changing system call', () => {
   it('a first enable with config: before (no entry) or after (enabled with the config), never between', async () => {
     const { after, kills } = await enumerateKills(['enable', 'alpha', '--config', 'endpoint=https://e.example', '--config', 'port=8080'], '# mine\ntheme = "dark"\n');
     expect(hostRuns(after as string, 'alpha')).toEqual({ enabled: true, config: { endpoint: 'https://e.example', port: 8080 } });

@@ -9,24 +9,22 @@
  * yep-ext's state writes all go through fs/promises, i.e. that thread), and
  * `countCalls` fails when a syscall comes from more than one thread.
  *
- * Needs strace (ptrace). Without it, `requireStrace` says why: the suite is then
- * skipped with the reason shown, or fails when YEP_EXT_REQUIRE_ALL=1 (CI).
+ * Needs strace (ptrace): suites declare it with `straceNeed()` and `describeNeeding`
+ * (skipped with the reason shown, or failing when YEP_EXT_REQUIRE_ALL=1, as in CI).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { BIN, REPO_ROOT } from './home.js';
+import { need, type Need } from './needs.js';
 
 /** Every system call by which a command changes what is on disk. */
 export const STATE_SYSCALLS = ['rename', 'renameat', 'renameat2', 'unlink', 'unlinkat', 'rmdir', 'symlink', 'symlinkat', 'fsync', 'fdatasync', 'mkdir', 'mkdirat'];
 
-/** Whether strace works here; throws under YEP_EXT_REQUIRE_ALL=1 when it does not. */
-export function requireStrace(suite: string): boolean {
+/** Whether strace works here, as a need (test/helpers/needs.ts: skipped with the reason, or failing under YEP_EXT_REQUIRE_ALL=1). */
+export function straceNeed(): Need {
   const probe = spawnSync('strace', ['-f', '-qq', '-o', '/dev/null', 'true'], { encoding: 'utf8' });
-  if (probe.status === 0) return true;
-  const why = `strace is not usable here (${(probe.stderr || probe.error?.message || '').trim()})`;
-  if (process.env.YEP_EXT_REQUIRE_ALL === '1') throw new Error(`${suite} needs strace: ${why}. Install it (apt-get install strace).`);
-  console.warn(`${suite} skipped: ${why}`);
-  return false;
+  const why = (probe.stderr || probe.error?.message || '').trim();
+  return need(probe.status === 0, `a working strace (Debian package strace, and ptrace allowed${why ? `; here: ${why}` : ''})`);
 }
 
 export interface TracedRun {
