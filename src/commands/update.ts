@@ -67,7 +67,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
     }
     if (failed.length === 1 && items.length === 1) {
       const e = failed[0]!.error!;
-      throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}) });
+      throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) });
     }
     if (failed.length > 0) {
       if (!json) for (const f of failed) this.logToStderr(`✖ ${f.name}: ${f.error?.message}`);
