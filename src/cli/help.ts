@@ -12,6 +12,8 @@ export const ENVIRONMENT: Array<[string, string]> = [
   ['YOLOP_CONFIG_DIR', "yolop's config root (default $XDG_CONFIG_HOME/yolop or ~/.config/yolop): settings.toml, connections.toml, the store."],
   ['YOLOP_EXTENSIONS_DIR', 'The store of installed packages and extensions.lock (default <config>/extensions).'],
   ['YEP_EXT_INDEX', 'Sparse index root to use instead of crates.io (like --index).'],
+  ['YEP_EXT_MIN_AGE', 'Skip versions published less than this long ago (90m, 36h, 3d, 1w; like --min-age).'],
+  ['YEP_EXT_POLICY', 'The system policy file (default /etc/yolop/yep-ext-policy.toml).'],
   ['YEP_EXT_SECRET_STORE', 'Where new secrets go: file (connections.toml, the default) or keychain.'],
   ['YEP_EXT_KEYCHAIN_TIMEOUT_MS', 'Give up on an OS keychain call after this long (default 5000).'],
   ['YEP_EXT_HTTP_TIMEOUT_MS', 'Deadline of one attempt at an index file or API page (default 60000).'],

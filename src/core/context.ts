@@ -20,6 +20,7 @@ import { systemSpawn } from './spawn.js';
 
 export type { Clock } from './clock.js';
 export type { HttpSettings } from './net/http-settings.js';
+import type { CooldownOptions } from './policy/cooldown.js';
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
@@ -83,6 +84,8 @@ export interface Context {
    * stop the process there and kill it.
    */
   checkpoint?: (point: string) => void | Promise<void>;
+  /** Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age); YEP_EXT_MIN_AGE is read from `env`. */
+  cooldown?: CooldownOptions;
 }
 
 export interface ContextOptions {
