@@ -163,7 +163,7 @@ async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: stri
   const config = await loadRegistryConfig(ctx, indexUrl);
   const verified = await downloadVerifiedCrate(ctx, config, crate, into);
   try {
-    await unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, env: ctx.env });
+    await unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, checkpoint: ctx.checkpoint });
   } finally {
     await rm(verified.file, { force: true });
   }
