@@ -18,7 +18,11 @@ import { YepError } from '../errors.js';
 import { signalGroup } from '../yep/process-group.js';
 import type { CargoFacts } from './binstall-meta.js';
 import type { BinaryRecord } from './binary-record.js';
-import { COMMAND_RE, sha256File, type BinaryOutcome } from './provision-binary.js';
+// Not from provision-binary.js (which re-exports both): that would load the
+// provisioner and tar into every command that only asks for the build mode.
+import { COMMAND_RE } from './command-name.js';
+import { sha256File } from './file-digest.js';
+import type { BinaryOutcome } from './provision-binary.js';
 
 /** auto: build when no artifact fits; never: --no-build; force: --build (even over a prebuilt). */
 export type BuildMode = 'auto' | 'never' | 'force';
