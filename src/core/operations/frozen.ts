@@ -13,10 +13,11 @@ import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
-import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
 import { contentHash } from '../package/content-hash.js';
 import { isLinked } from '../sources/index.js';
+import { readRegularFileSync } from '../store/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';
@@ -62,11 +63,22 @@ async function loadGivenLockfile(file: string): Promise<Lockfile> {
   if (st.isDirectory()) {
     throw new YepError('E_USAGE', `--lockfile ${file} is a directory, not a lockfile.`, { hint: `Give the lock file itself, e.g. --lockfile ${join(file, 'yolop-extensions.lock')}.` });
   }
-  return loadLock(file);
+  const bytes = readRegularFileSync(file, 'The lockfile', { hint: `Give --lockfile a lockfile written by \`yep-ext lock export\` (or the store's extensions.lock).` });
+  if (bytes === undefined) throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}.`, { hint: 'Check the path given to --lockfile.' });
+  const text = bytes.toString('utf8');
+  const lock = parseLock(text, file);
+  // A TOML file that is not a lock (a Cargo.toml given by mistake) parses to no entries: refuse
+  // it rather than "install" nothing. A lock always has `extensions` unless it is comments only.
+  const hasContent = text.split('\n').some((l) => l.trim() !== '' && !l.trim().startsWith('#'));
+  if (lock.entries.length === 0 && hasContent && !/^\s*(\[\[\s*extensions\s*\]\]|extensions\s*=)/m.test(text)) {
+    throw new YepError('E_STATE', `${file} is not a lockfile: it has no \`extensions\` table.`, { hint: 'Give --lockfile a lockfile written by `yep-ext lock export` (or the store\'s extensions.lock).' });
+  }
+  return lock;
 }
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
   const target = options.lockfile ? await loadGivenLockfile(options.lockfile) : await loadLock(ctx.paths.lockFile);
+  if (target.entries.length === 0) ctx.log.warn(`${options.lockfile ?? ctx.paths.lockFile} pins no extensions: nothing to install.`);
   const current = await withInstallLock(ctx, async () => {
     await sweepStaging(ctx);
     return loadLock(ctx.paths.lockFile);

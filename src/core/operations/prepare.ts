@@ -11,7 +11,7 @@ import { checkpoint } from '../store/checkpoint.js';
 import { inspectServerCommand, type CommandInspection } from '../doctor/inspect-command.js';
 import { contentHash } from '../package/content-hash.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
-import type { LockEntry } from '../store/lockfile.js';
+import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { YepError } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
@@ -116,6 +116,16 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
   };
 }
 
+/** The entry keys yep-ext writes itself; any other key (a newer tool's) is carried over on a rewrite. */
+const OWN_ENTRY_KEYS = new Set(['name', 'content_hash', 'version', 'source', 'grant']);
+
+/** `next` with the keys of `previous` that yep-ext does not know (kept verbatim, as the host ignores them). */
+export function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): LockEntry {
+  if (!previous) return next;
+  const carried = Object.fromEntries(Object.entries(previous).filter(([k]) => !OWN_ENTRY_KEYS.has(k) && !(k in next)));
+  return { ...carried, ...next };
+}
+
 /**
  * Place a prepared package at <store>/<name> and pin it, with any other lock
  * `changes` in the same write. Caller holds the installer lock, and every consent
@@ -123,7 +133,8 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
  */
 export async function commitPackage(ctx: Context, p: PreparedPackage, given?: LockEntry, changes: LockChanges = {}): Promise<void> {
   await finishPreparedBinary(ctx, p);
-  const entry = given ?? lockEntryFor(p);
+  // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).
+  const entry = given ?? carryUnknownKeys(lockEntryFor(p), findEntry(await loadLock(ctx.paths.lockFile), p.name));
   let tree = p.fetched.dir;
   if (isLinked(p.fetched.source)) {
     // The store entry is a link to the user's directory, swapped in like a tree.
