@@ -7,15 +7,14 @@
  * one stat and no network. Every write of the store's lock goes through the
  * transaction (store/transaction.ts), the lock's only writer.
  */
-import { lstat, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { packageDir } from '../paths.js';
-import { contentHash } from '../package/content-hash.js';
+import { checkEntry, recordCleanState, type EntryCheck } from './verify.js';
 import { isLinked } from '../sources/index.js';
 import { readRegularFileSync } from '../store/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
@@ -36,18 +35,21 @@ export interface FrozenOptions {
   onItem?: (item: FrozenItem) => void;
 }
 
-async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<boolean> {
+/**
+ * Is `entry` installed exactly? Same lock record (hash, grant, binary digest) and the
+ * shared check (verify.ts) in cheap mode: an unchanged stat signature stands for the
+ * hash, anything else is re-hashed. A tree or binary that fails is fetched again
+ * (repair); a server command that resolves nowhere is not something a fetch fixes.
+ */
+async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<EntryCheck | undefined> {
   const have = findEntry(current, entry.name);
-  if (!have || have.content_hash !== entry.content_hash) return false;
-  if (typeof entry.grant === 'string' && have.grant !== entry.grant) return false;
-  const dir = packageDir(ctx.paths, entry.name);
-  const present = await lstat(dir).then(
-    () => true,
-    () => false,
-  );
-  // A linked install (a path) may have been edited in place since: re-hash it (local, small).
-  if (present && isLinked(entry.source)) return (await contentHash(dir).catch(() => undefined)) === entry.content_hash;
-  return present;
+  if (!have || have.content_hash !== entry.content_hash) return undefined;
+  if (typeof entry.grant === 'string' && have.grant !== entry.grant) return undefined;
+  if (have.source.binary_file_sha256 !== entry.source.binary_file_sha256) return undefined;
+  const check = await checkEntry(ctx, have, { mode: 'cheap' });
+  const linked = isLinked(entry.source);
+  const needsFetch = check.result.problems.some((p) => p.kind !== 'command' && p.kind !== 'engines' && !(linked && p.kind === 'not-executable'));
+  return needsFetch ? undefined : check;
 }
 
 /**
@@ -85,8 +87,11 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
   });
   const items: FrozenItem[] = [];
   const todo: LockEntry[] = [];
+  const rehashed: Array<[LockEntry, EntryCheck]> = [];
   for (const entry of target.entries) {
-    if (await isInstalledAsLocked(ctx, current, entry)) {
+    const check = await installedAsLocked(ctx, current, entry);
+    if (check) {
+      if (check.clean) rehashed.push([entry, check]);
       const item: FrozenItem = { name: entry.name, status: 'skipped', reason: 'already installed with the locked hash' };
       items.push(item);
       options.onItem?.(item);
@@ -132,6 +137,8 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
         items.push({ name: p.name, status: 'installed' });
       }
       if (prepared.length === 0 && options.lockfile) await pinEntries(ctx, changes);
+      // Trees re-hashed clean (no signature yet, or a touched file): record it, so the next run is stat-only.
+      for (const [entry, check] of rehashed) await recordCleanState(ctx, entry, check);
     });
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {

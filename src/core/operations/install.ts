@@ -29,7 +29,7 @@ import { packageDir } from '../paths.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
-export type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged';
+export type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged' | 'reinstalled';
 
 export interface InstallOutcome {
   name: string;
@@ -78,6 +78,8 @@ export interface InstallHooks {
   confirmWiden?: (preview: InstallPreview) => Promise<boolean>;
   /** Server-binary options (`--build` / `--no-build`). */
   prepare?: PrepareOptions;
+  /** `--force`: place the fetched package even when exactly this is installed (repair). */
+  force?: boolean;
 }
 
 /** A source that parses as nothing; when it names a directory here (`examples/echo-node`), say to write ./ before it. */
@@ -200,13 +202,14 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
         });
       }
     }
-    if (decision.action !== 'unchanged') await commitPackage(ctx, prepared);
+    const reinstall = decision.action === 'unchanged' && hooks.force === true;
+    if (decision.action !== 'unchanged' || reinstall) await commitPackage(ctx, prepared);
     // Read after the commit: a build from source runs there and changes both.
     const { command } = prepared;
     return {
       name,
       ...(manifest.version !== undefined ? { version: manifest.version } : {}),
-      status: decision.action === 'new' ? 'installed' : decision.action,
+      status: decision.action === 'new' ? 'installed' : reinstall ? 'reinstalled' : decision.action,
       content_hash: plan.content_hash,
       grant: grant.fingerprint,
       source: fetched.source,
@@ -280,7 +283,9 @@ function eachSpec<T>(specs: string[], concurrency: number, fn: (text: string) =>
  * must not be dressed up as per-item errors.
  */
 export async function installMany(ctx: Context, specs: string[], hooks: InstallHooks = {}, cwd = process.cwd(), concurrency = 4): Promise<BatchResult[]> {
-  const results = await eachSpec(specs, concurrency, (text) => installSpec(ctx, text, hooks, cwd));
+  // --force: a name of an installed extension is fetched again exactly as locked (repair.ts).
+  const one = hooks.force ? (await import('./repair.js')).forceInstall : installSpec;
+  const results = await eachSpec(specs, concurrency, (text) => one(ctx, text, hooks, cwd));
   return results.map((r) => (r.ok ? { spec: r.spec, ok: true, outcome: r.value } : r));
 }
 

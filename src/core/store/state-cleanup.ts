@@ -8,6 +8,7 @@
  */
 import type { Context } from '../context.js';
 import { removeApprovedGrant } from './approved-grants.js';
+import { removeTreeState } from './tree-state.js';
 import { checkpoint } from './checkpoint.js';
 import { isYepError } from '../errors.js';
 import { keychainOptionsFromEnv } from '../settings/keychain.js';
@@ -16,6 +17,7 @@ import { removeExtensionSettings } from '../settings/settings.js';
 
 export async function removeExtensionState(ctx: Context, name: string): Promise<void> {
   await removeApprovedGrant(ctx, name);
+  removeTreeState(ctx.paths, name);
   try {
     await removeExtensionSettings(ctx.paths, name);
   } catch (e) {
