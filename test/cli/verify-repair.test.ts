@@ -7,7 +7,7 @@
  * placed). Checked on disk, through the CLI, on real temp homes.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
@@ -76,7 +76,7 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
         {
           name: 'binny',
           ok: true,
-          dir: pkg(),
+          dir: realpathSync(pkg()),
           content_hash: { expected: expect.stringMatching(/^sha256:/), actual: expect.stringMatching(/^sha256:/), checked: 'hashed' },
           binary: { path: 'bin/binny-server', expected: sha(BINARY), actual: sha(BINARY) },
           command: { ok: true, detail: 'bin/binny-server (executable)' },
@@ -86,7 +86,7 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
     });
     // The stat signature recorded at install (docs/formats.md).
     const state = JSON.parse(readFileSync(join(store(), '.yep-state', 'binny.json'), 'utf8'));
-    expect(state).toMatchObject({ format: 1, name: 'binny', dir: pkg(), binary_file_sha256: sha(BINARY) });
+    expect(state).toMatchObject({ format: 1, name: 'binny', dir: realpathSync(pkg()), binary_file_sha256: sha(BINARY) });
     expect(Object.keys(state.files).sort()).toEqual(['Cargo.toml', 'README.md', 'bin/binny-server', 'plugin.json', 'src/lib.txt']);
     const human = await runCli(['verify'], { env: env() });
     expect(human.code).toBe(0);

@@ -68,10 +68,11 @@ export interface EntryCheck {
   clean?: Record<string, FileSignature>;
 }
 
-function missingProblem(ctx: Context, name: string): VerifyProblem {
+function missingProblem(ctx: Context, entry: LockEntry): VerifyProblem {
+  // A linked kind's entry points at the user's directory; an owned one's at its version in the store.
   let link: string | undefined;
   try {
-    link = lstatSync(packageDir(ctx.paths, name)).isSymbolicLink() ? readlinkSync(packageDir(ctx.paths, name)) : undefined;
+    link = isLinked(entry.source) ? readlinkSync(packageDir(ctx.paths, entry.name)) : undefined;
   } catch {
     link = undefined;
   }
@@ -100,7 +101,7 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
   };
   const dir = resolveInstalledDir(ctx.paths, entry.name);
   if (!dir) {
-    result.problems.push(missingProblem(ctx, entry.name));
+    result.problems.push(missingProblem(ctx, entry));
     return done();
   }
   result.dir = dir;
