@@ -358,6 +358,40 @@ async function updateCase(base, reg, installed) {
   });
 }
 
+/**
+ * A warm `install --frozen` over 20 unchanged entries (a CI cache hit): no network,
+ * and no re-hash while the stat signatures recorded at install still match
+ * (issue 17). Baseline: `list --no-verify` on the same home (start-up, lock and
+ * manifests read, nothing checked), so the ratio is what checking costs.
+ */
+async function frozenWarmCase(base, reg, names) {
+  const home = tempDir(base, 'frozen20-');
+  const env = homeEnv(home, reg);
+  const twenty = names.slice(0, 20);
+  must(await yep(['install', ...twenty], env), 'installing 20 extensions');
+  const lock = join(home, 'project.lock');
+  must(await yep(['lock', 'export', lock], env), 'lock export');
+  must(await yep(['install', '--frozen', '--lockfile', lock], env), 'first frozen run');
+  reg.requests.length = 0;
+  const got = await pair(RUNS, () => yep(['install', '--frozen', '--lockfile', lock], env).then((r) => must(r, 'install --frozen')), () => yep(['list', '--no-verify'], env).then((r) => must(r, 'list --no-verify')));
+  const requests = reg.requests.length;
+  const a = median(got.a.map((r) => r.ms));
+  const b = median(got.b.map((r) => r.ms));
+  addRow({
+    id: 'frozen-warm',
+    case: 'install --frozen: 20 unchanged entries (warm)',
+    yep_ms: a,
+    baseline: 'list --no-verify (same home)',
+    baseline_ms: b,
+    ratio: a / b,
+    target: '0 requests; <= 1.5x the pre-signature cost (docs/performance.md)',
+    met: requests === 0,
+    runs: RUNS,
+    note: `${requests} requests`,
+    samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
+  });
+}
+
 /** Bytes under a path (files' sizes, as `du --apparent-size` counts them). */
 function du(path) {
   const st = statSync(path, { throwIfNoEntry: false });
@@ -456,7 +490,7 @@ async function main() {
     }
     let installed = [];
     if (reg) {
-      if (wanted('startup') || wanted('update')) installed = (await startupCases(base, reg)).names;
+      if (wanted('startup') || wanted('update') || wanted('frozen')) installed = (await startupCases(base, reg)).names;
       await installCases(base, reg);
     } else {
       for (const [id, title] of [
@@ -468,6 +502,7 @@ async function main() {
     }
     if (wanted('doctor')) await doctorCase();
     if (reg && wanted('update')) await updateCase(base, reg, installed);
+    if (reg && wanted('frozen') && installed.length >= 20) await frozenWarmCase(base, reg, installed);
     if (wanted('package')) await packageCase(base);
   } finally {
     await reg?.close();
