@@ -134,11 +134,18 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
     expect(reg.requests).toEqual([]);
   });
 
-  it('install binny (no --force) still says already installed; --force is what repairs', async () => {
+  it('install --force on an intact entry reinstalls it; a plain install over a drifted tree places it afresh instead of "already installed"', async () => {
+    const forced = await runCli(['install', '--force', 'binny', '--json'], { env: env() });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(jsonOf(forced).installed[0].status).toBe('reinstalled');
+    const same = await runCli(['install', 'binny', '--json'], { env: env() });
+    expect(jsonOf(same).installed[0].status).toBe('unchanged');
     appendFileSync(join(pkg(), 'README.md'), 'edited\n');
-    const r = await runCli(['install', '--force', 'binny', '--json'], { env: env() });
-    expect(r.code, r.stderr).toBe(0);
-    expect(jsonOf(r).installed[0].status).toBe('reinstalled');
+    const plain = await runCli(['install', 'binny', '--json'], { env: env() });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(jsonOf(plain).installed[0].status).not.toBe('unchanged');
+    expect(readFileSync(join(pkg(), 'README.md'), 'utf8')).toBe('hello\n');
+    expect((await verify()).code).toBe(0);
   });
 
   it('observation 7: a wiped store and a release host serving another binary with a matching .sha256: --frozen refuses (exit 5), nothing placed', async () => {

@@ -111,6 +111,19 @@ async function pathExists(p: string): Promise<boolean> {
   }
 }
 
+/**
+ * Whether the store holds what `entry` pins (the cheap shared check of verify.ts): a tree
+ * whose files or binary drifted is not "already installed", so installing the same pin
+ * again places it afresh (a repair) instead of reporting success over a changed tree.
+ * Without an entry: whether anything is at `target`.
+ */
+async function installedIntact(ctx: Context, entry: LockEntry | undefined, target: string): Promise<boolean> {
+  if (!entry) return pathExists(target);
+  const { checkEntry } = await import('./verify.js');
+  const check = await checkEntry(ctx, entry, { mode: 'cheap' });
+  return !check.result.problems.some((p) => p.kind === 'missing' || p.kind === 'content' || p.kind === 'binary' || p.kind === 'manifest');
+}
+
 /** A fetched, verified package and what installing it would do (before the installer lock). */
 interface Planned {
   plan: InstallPlan;
@@ -138,7 +151,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, options: P
   let decision: InstallDecision | undefined;
   let problem: unknown;
   try {
-    decision = decideInstall(name, target, before, candidate, await pathExists(target), diff);
+    decision = decideInstall(name, target, before, candidate, await installedIntact(ctx, before, target), diff);
   } catch (e) {
     problem = e;
   }
@@ -181,7 +194,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
   return withInstallLock(ctx, async () => {
     const previous = findEntry(await loadLock(ctx.paths.lockFile), name);
     const target = packageDir(ctx.paths, name);
-    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, await pathExists(target), plan.diff);
+    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, await installedIntact(ctx, previous, target), plan.diff);
     if (decision.action === 'replaced') {
       const ok = (await hooks.confirmReplace?.(planned.preview(previous), decision.why ?? '')) ?? false;
       if (!ok) {
