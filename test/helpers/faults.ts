@@ -76,7 +76,11 @@ export function snapshot(home: TempHome): StateSnapshot {
   const store = join(home.configDir, 'extensions');
   const read = (p: string): string | null => (existsSync(p) ? readFileSync(p, 'utf8') : null);
   // Staging, the installer lock and the download cache are not state; the lock is compared whole below.
-  const skip = ['.yep-staging', '.yep-ext.lock', '.yep-cache', 'extensions.lock'];
+  // `.yep-state/` holds stat signatures (inodes, times, this home's paths): a cache that is used
+  // only while it names the lock's current content hash and directory (docs/formats.md), so it
+  // differs between two homes in the same state and a stale one is never believed
+  // (test/cli/verify-repair.test.ts covers what it vouches for).
+  const skip = ['.yep-staging', '.yep-ext.lock', '.yep-cache', '.yep-state', 'extensions.lock'];
   const entries = tree(store).filter((l) => !skip.some((x) => l === `${x}/` || l.startsWith(`${x}/`) || l.startsWith(`${x}:`)));
   return {
     store: entries,

@@ -13,6 +13,13 @@ import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync } from '
 import { join } from 'node:path';
 
 const CACHE = 'extensions/.yep-cache';
+/**
+ * Stat signatures (store/tree-state.ts): a cache of "this tree was hashed", believed
+ * only while it names the lock's content hash and directory, so a kill between the lock
+ * and its signature costs one re-hash, not a wrong answer. Like the download cache it
+ * is checked for stray temps, not compared.
+ */
+const STATE_CACHE = 'extensions/.yep-state';
 /** Temp and partial files of any writer (yep-ext's, write-file-atomic's, downloads). */
 export const STRAY = /(\.yep-\d+-\d+\.tmp|\.partial|^(settings\.toml|connections\.toml|extensions\.lock|[^/]+\.json)\.\d+)$/;
 
@@ -21,7 +28,7 @@ function walk(dir: string, rel: string, out: string[], cache: string[]): void {
     const p = join(dir, n);
     const r = rel ? `${rel}/${n}` : n;
     const st = lstatSync(p);
-    if (r === CACHE || r.startsWith(`${CACHE}/`)) {
+    if (r === CACHE || r.startsWith(`${CACHE}/`) || r === STATE_CACHE || r.startsWith(`${STATE_CACHE}/`)) {
       if (st.isDirectory()) walk(p, r, out, cache);
       else cache.push(r);
       continue;

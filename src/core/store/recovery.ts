@@ -54,6 +54,8 @@ async function sweepStateTemps(ctx: Context): Promise<void> {
   // The store: the lock and the keychain index (legacy temps of those two), and any dead yep-ext temp.
   await sweepDeadTemps(paths.storeDir, { legacy: /^(extensions\.lock|\.yep-keychain\.json)\.\d+$/ });
   await sweepDeadTemps(join(paths.storeDir, '.yep-grants'), { legacy: /^[A-Za-z0-9_-]+\.json\.\d+$/ });
+  // Stat signatures (tree-state.ts): a cache, but its temps are a dead writer's leftovers all the same.
+  await sweepDeadTemps(join(paths.storeDir, '.yep-state'));
   // The config directory: settings.toml and connections.toml (and the file a symlinked settings.toml points at).
   await sweepDeadTemps(paths.configDir, { legacy: /^(settings\.toml|connections\.toml)\.\d+$/ });
   const settings = await writtenFile(paths.settingsFile);

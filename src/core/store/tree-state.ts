@@ -11,11 +11,12 @@
  * about content (ctime cannot be set back by a user, so an edit that restores
  * size and mtime is still seen).
  */
-import { lstatSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Paths } from '../paths.js';
 import { assertValidName } from '../package/names.js';
-import { writeFileAtomic } from './fs-atomic.js';
+import { ensureDir, writeFileAtomic } from './fs-atomic.js';
 import { readRegularTextSync } from './read-regular-file.js';
 
 /** [size, mtime ns, ctime ns, inode, mode] */
@@ -98,17 +99,21 @@ export function readTreeState(paths: Paths, name: string): TreeState | undefined
 
 /** Record the state (caller holds the installer lock). A cache: a failed write is not an error worth failing a command for. */
 export async function writeTreeState(paths: Paths, state: TreeState): Promise<void> {
-  const { mkdirSync } = await import('node:fs');
   const file = treeStateFile(paths, state.name);
   try {
-    mkdirSync(join(paths.storeDir, '.yep-state'), { recursive: true, mode: 0o700 });
+    // ensureDir: no mkdir system call when the directory is there (each one is a crash point).
+    await ensureDir(join(paths.storeDir, '.yep-state'), 0o700);
     await writeFileAtomic(file, `${JSON.stringify(state)}\n`, { what: 'The stat signature', mode: 0o600 });
   } catch {
     // Next time costs a re-hash; nothing else depends on it.
   }
 }
 
-/** Forget the state of a removed extension. */
-export function removeTreeState(paths: Paths, name: string): void {
-  rmSync(treeStateFile(paths, name), { force: true });
+/**
+ * Forget the state of a removed extension. Asynchronous on purpose: every other
+ * unlink of a removal runs in libuv's pool, and one on the main thread would be a
+ * call the crash-point suite cannot reach (strace counts calls per thread).
+ */
+export async function removeTreeState(paths: Paths, name: string): Promise<void> {
+  await rm(treeStateFile(paths, name), { force: true });
 }
