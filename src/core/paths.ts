@@ -19,8 +19,13 @@ export interface Paths {
   installLockFile: string;
   /** Private staging area inside the store (same filesystem, so rename is atomic). */
   stagingDir: string;
-  /** Download cache and other scratch space owned by yep-ext. */
+  /** Scratch space owned by yep-ext inside the store (the index file cache). */
   cacheDir: string;
+  /**
+   * The download cache shared by every home of this user (docs/fleet.md):
+   * verified `.crate`s and binaries, content-addressed. Outside the store on purpose.
+   */
+  sharedCacheDir: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -40,6 +45,20 @@ export function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platfo
   return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.config'), 'yolop');
 }
 
+/**
+ * The shared download cache: YEP_EXT_CACHE_DIR, else the platform's cache
+ * directory (`$XDG_CACHE_HOME/yep-ext` or `~/.cache/yep-ext`, macOS
+ * `~/Library/Caches/yep-ext`, Windows `%LOCALAPPDATA%\yep-ext\Cache`).
+ */
+export function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+  const override = nonEmpty(env.YEP_EXT_CACHE_DIR);
+  if (override) return resolve(override);
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'yep-ext');
+  if (platform === 'win32') return join(nonEmpty(env.LOCALAPPDATA) ?? join(home, 'AppData', 'Local'), 'yep-ext', 'Cache');
+  const xdg = nonEmpty(env.XDG_CACHE_HOME);
+  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.cache'), 'yep-ext');
+}
+
 export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): Paths {
   const configDir = defaultConfigDir(env, platform, home);
   const storeOverride = nonEmpty(env.YOLOP_EXTENSIONS_DIR);
@@ -53,6 +72,7 @@ export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform =
     installLockFile: join(storeDir, '.yep-ext.lock'),
     stagingDir: join(storeDir, '.yep-staging'),
     cacheDir: join(storeDir, '.yep-cache'),
+    sharedCacheDir: defaultSharedCacheDir(env, platform, home),
   };
 }
 
