@@ -7,7 +7,7 @@
 import { rename, rm } from 'node:fs/promises';
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
-import { httpDownload } from '../../net/http.js';
+import { downloadUrl } from '../../net/transport.js';
 import { buildDownloadUrl } from './dl-url.js';
 import { isInstallableCksum } from './index-lines.js';
 import type { RegistryConfig } from './registry-config.js';
@@ -48,7 +48,7 @@ export async function downloadVerifiedCrate(ctx: Context, config: RegistryConfig
   const partial = `${base}.crate.partial`;
   const file = `${base}.crate`;
   try {
-    const got = await httpDownload(ctx, url, partial, {
+    const got = await downloadUrl(ctx, url, partial, {
       what: `Downloading ${label}`,
       maxBytes: maxCrateBytes(ctx.env),
       progressLabel: `Downloading ${label}`,
