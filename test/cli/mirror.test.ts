@@ -7,12 +7,13 @@
  * re-running mirror keeps what is pinned and never rewrites a file with other bytes.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { fixtureCrate } from '../helpers/crates.js';
+import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding } from '../helpers/needs.js';
 import { NEEDS_NGINX, startNginx, type Nginx } from '../helpers/nginx.js';
@@ -24,6 +25,7 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 let reg: TestRegistry;
 let source: TempHome;
 let lockCopy: string;
+let repo: TestRepo;
 const homes: TempHome[] = [];
 const home = (): TempHome => {
   const h = makeTempHome();
@@ -42,7 +44,9 @@ beforeAll(async () => {
   reg.publish({ name: HELLO, vers: '0.3.1', data: fixtureCrate(HELLO, '0.3.1') });
   source = home();
   const pathPkg = writePackage(join(source.root, 'pkgs', 'local'), { name: 'local' });
-  const r = await runCli(['install', 'hello@=0.3.0', pathPkg], { env: originEnv(source) });
+  repo = makeRepo(join(source.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
+  repo.tag('v1.0.0');
+  const r = await runCli(['install', 'hello@=0.3.0', `${repo.url}@v1.0.0`, pathPkg], { env: originEnv(source) });
   expect(r.code, r.stderr + r.stdout).toBe(0);
   lockCopy = join(source.root, 'project.lock');
   expect((await runCli(['lock', 'export', lockCopy], { env: originEnv(source) })).code).toBe(0);
@@ -61,14 +65,29 @@ async function buildMirror(dir: string, extra: string[] = []) {
 async function expectSameAsOrigin(fresh: TempHome): Promise<void> {
   expect(readFileSync(lockOf(fresh), 'utf8')).toBe(readFileSync(lockOf(source), 'utf8'));
   expect(storeEntries(fresh)).toEqual(storeEntries(source));
-  expect(await contentHash(join(store(fresh), 'hello'))).toBe(await contentHash(join(store(source), 'hello')));
+  for (const name of ['hello', 'gitext']) expect(await contentHash(join(store(fresh), name)), name).toBe(await contentHash(join(store(source), name)));
 }
+
+/** Run `fn` with the origin git repository moved away: any fetch from it would fail. */
+async function withoutGitOrigin<T>(fn: () => Promise<T>): Promise<T> {
+  renameSync(repo.bare, `${repo.bare}.away`);
+  try {
+    return await fn();
+  } finally {
+    renameSync(`${repo.bare}.away`, repo.bare);
+  }
+}
+const gitMirrorOf = (dir: string) => `${pathToFileURL(join(dir, 'git')).href}/`;
 
 describe('yep-ext mirror', () => {
   it('writes the locked index line byte-for-byte, the verified .crate, config.json and mirror.json; skips path sources', async () => {
     const dir = join(home().root, 'mirror');
     const j = await buildMirror(dir);
     expect(j.crates.map((c: { crate: string; version: string; added: boolean }) => [c.crate, c.version, c.added])).toEqual([[HELLO, '0.3.0', true]]);
+    // The git source: a bare repository holding the locked commit, at the documented path.
+    const rev = repo.rev('v1.0.0^{commit}');
+    expect(j.git.map((g: { name: string; url: string; commit: string; path: string }) => [g.name, g.url, g.commit, g.path])).toEqual([['gitext', repo.url, rev, `git/file${repo.bare}`]]);
+    expect(existsSync(join(dir, `git/file${repo.bare}`, 'info', 'refs'))).toBe(true);
     expect(j.skipped.map((s: { name: string }) => s.name)).toEqual(['local']);
     const base = pathToFileURL(dir).href + '/';
     expect(JSON.parse(readFileSync(join(dir, 'index', 'config.json'), 'utf8'))).toEqual({ dl: `${base}crates/{crate}/{crate}-{version}.crate` });
@@ -81,12 +100,14 @@ describe('yep-ext mirror', () => {
     expect(manifest.lock.path).toBe(lockCopy);
     for (const [rel, digest] of Object.entries(manifest.files)) expect(sha(readFileSync(join(dir, rel))), rel).toBe(digest);
     expect(Object.keys(manifest.files).sort()).toEqual(['crates/yolop-extension-hello/yolop-extension-hello-0.3.0.crate', 'index/config.json', 'index/yo/lo/yolop-extension-hello']);
-    expect(readdirSync(dir).sort()).toEqual(['crates', 'index', 'mirror.json']);
+    expect(manifest.git).toEqual([{ url: repo.url, commit: rev, path: `git/file${repo.bare}` }]);
+    expect(readdirSync(dir).sort()).toEqual(['crates', 'git', 'index', 'mirror.json']);
 
     // Again: nothing new, nothing rewritten, no download.
     reg.requests.length = 0;
     const again = await buildMirror(dir);
     expect(again.crates[0].added).toBe(false);
+    expect(again.git[0].added).toBe(false);
     expect(reg.requestsTo('/crates/')).toEqual([]);
   });
 
@@ -110,7 +131,9 @@ describe('install --frozen from a file:// mirror (no server at all)', () => {
     await buildMirror(dir);
     const fresh = home();
     reg.requests.length = 0;
-    const r = await runCli(['install', '--frozen', '--lockfile', lockCopy, '--json'], { env: mirrorEnv(fresh, pathToFileURL(join(dir, 'index')).href) });
+    const r = await withoutGitOrigin(() =>
+      runCli(['install', '--frozen', '--lockfile', lockCopy, '--json'], { env: { ...mirrorEnv(fresh, pathToFileURL(join(dir, 'index')).href), YEP_EXT_GIT_MIRROR: gitMirrorOf(dir) } }),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(reg.requests).toEqual([]);
     await expectSameAsOrigin(fresh);
@@ -176,12 +199,16 @@ describeNeeding(NEEDS_NGINX, 'install --frozen from a mirror served by nginx', (
     const fresh = home();
     reg.requests.length = 0;
     const before = nginx.accessLog().length;
-    const r = await runCli(['install', '--frozen', '--lockfile', lockCopy, '--json'], { env: mirrorEnv(fresh, `${nginx.url}index/`) });
+    const r = await withoutGitOrigin(() =>
+      runCli(['install', '--frozen', '--lockfile', lockCopy, '--git-mirror', `${nginx.url}git/`, '--json'], { env: mirrorEnv(fresh, `${nginx.url}index/`) }),
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(reg.requests).toEqual([]);
     await expectSameAsOrigin(fresh);
     const served = nginx.accessLog().slice(before);
-    expect(served.map((l) => `${l.status} ${l.path}`).sort()).toEqual([`200 /crates/${HELLO}/${HELLO}-0.3.0.crate`, '200 /index/config.json']);
+    expect(served.filter((l) => !l.path.startsWith('/git/')).map((l) => `${l.status} ${l.path}`).sort()).toEqual([`200 /crates/${HELLO}/${HELLO}-0.3.0.crate`, '200 /index/config.json']);
+    // git fetched the locked commit by dumb HTTP from the mirror's bare repository.
+    expect(served.some((l) => l.path === `/git/file${repo.bare}/info/refs` && l.status === 200)).toBe(true);
   });
 
   it('index files come back 304 from nginx on the second resolve (ETag), and the install still works', async () => {

@@ -16,7 +16,8 @@ export interface MirrorManifest {
   /** The lock of the latest run: where it was read and its SHA-256. */
   lock: { path: string; sha256: string };
   crates: Array<{ crate: string; version: string; cksum: string; file: string; index_file: string; origin: string }>;
-  git: Array<{ url: string; commit: string; file: string; sha256: string }>;
+  /** Bare repositories (served by dumb HTTP) and the locked commits each holds. */
+  git: Array<{ url: string; commit: string; path: string }>;
   /** Entries not mirrored (path sources) and why, from the latest run. */
   skipped: Array<{ name: string; reason: string }>;
   /** Relative path -> SHA-256 of every file the mirror holds (mirror.json aside). */
@@ -41,7 +42,7 @@ export async function writeManifest(root: string, m: MirrorManifest): Promise<vo
   const sorted: MirrorManifest = {
     ...m,
     crates: [...m.crates].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
-    git: [...m.git].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
+    git: [...m.git].sort((a, b) => (`${a.path} ${a.commit}` < `${b.path} ${b.commit}` ? -1 : 1)),
     files: Object.fromEntries(Object.entries(m.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   };
   await writeFileAtomic(join(root, MIRROR_MANIFEST), `${JSON.stringify(sorted, null, 2)}\n`, { mode: 0o644, what: 'The mirror manifest' });

@@ -2,7 +2,8 @@
  * `yep-ext mirror <dir>` (issue 14, docs/fleet.md): write a static tree holding
  * exactly what a lock pins, for a fleet to install from with `--index` /
  * YEP_EXT_INDEX (and `--git-mirror` for git sources). Crates: the locked index
- * lines and verified `.crate`s (mirror/mirror-crates.ts); path sources are local
+ * lines and verified `.crate`s (mirror/mirror-crates.ts); git: bare repositories
+ * holding the locked commits, servable by dumb HTTP (mirror/mirror-git.ts); path sources are local
  * by definition and skipped with a note. Re-running adds what is new and keeps
  * what is pinned; a pinned file is never rewritten with other bytes.
  */
@@ -11,6 +12,8 @@ import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode } from '../errors.js';
 import { mirrorCrate, type MirroredCrate } from '../mirror/mirror-crates.js';
+import { mirrorGit, type MirroredGit } from '../mirror/mirror-git.js';
+import type { GitRecord } from '../sources/git.js';
 import { readManifest, writeManifest, type MirrorManifest } from '../mirror/mirror-manifest.js';
 import { MIRROR_MANIFEST, dlTemplate, mirrorBase, readMirrorFile, sha256Hex } from '../mirror/mirror-tree.js';
 import { checkSourceUrl } from '../net/transport.js';
@@ -31,6 +34,9 @@ export interface MirrorResult {
   base_url: string;
   index_url: string;
   crates: MirroredCrate[];
+  git: MirroredGit[];
+  /** The value for --git-mirror / YEP_EXT_GIT_MIRROR. */
+  git_mirror_url: string;
   skipped: Array<{ name: string; reason: string }>;
   files: number;
 }
@@ -67,6 +73,7 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
 
   const scratch = await mkdtemp(join(root, '.yep-mirror-'));
   const crates: MirroredCrate[] = [];
+  const gits: MirroredGit[] = [];
   try {
     for (const entry of lock.entries) {
       const src = entry.source;
@@ -78,10 +85,12 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
         }
         manifest.files[m.file] = m.cksum;
         manifest.files[m.index_file] = sha256Hex(readMirrorFile(root, m.index_file)!);
-      } else if (src.type === 'path') {
-        manifest.skipped.push({ name: entry.name, reason: 'a path source is local by definition; install it from its directory' });
+      } else if (src.type === 'git') {
+        const g = await mirrorGit(ctx, root, entry.name, src as GitRecord);
+        gits.push(g);
+        if (!manifest.git.some((x) => x.path === g.path && x.commit === g.commit)) manifest.git.push({ url: g.url, commit: g.commit, path: g.path });
       } else {
-        manifest.skipped.push({ name: entry.name, reason: `${src.type} sources are not mirrored yet` });
+        manifest.skipped.push({ name: entry.name, reason: 'a path source is local by definition; install it from its directory' });
       }
     }
   } finally {
@@ -94,6 +103,8 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
     base_url: base,
     index_url: `${base}index/`,
     crates,
+    git: gits,
+    git_mirror_url: `${base}git/`,
     skipped: manifest.skipped,
     files: Object.keys(manifest.files).length + 1,
   };
