@@ -26,6 +26,11 @@ export interface Paths {
    * verified `.crate`s and binaries, content-addressed. Outside the store on purpose.
    */
   sharedCacheDir: string;
+  /**
+   * Immutable package versions: `<store>/<name>` of a tree yep-ext owns is a
+   * relative symlink to `.yep-packages/<name>.<id>` (store/package-versions.ts).
+   */
+  packagesDir: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -73,6 +78,7 @@ export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform =
     stagingDir: join(storeDir, '.yep-staging'),
     cacheDir: join(storeDir, '.yep-cache'),
     sharedCacheDir: defaultSharedCacheDir(env, platform, home),
+    packagesDir: join(storeDir, '.yep-packages'),
   };
 }
 
