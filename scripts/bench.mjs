@@ -437,6 +437,73 @@ function printTable() {
   console.log([line(head), line(widths.map((w) => '-'.repeat(w))), ...lines.map(line)].join('\n'));
 }
 
+/**
+ * Fleet (issue 14, docs/fleet.md): N runners (N = 1, 8, 32) each `install --frozen`
+ * the same lock of 3 crates concurrently, into their own empty homes, from one
+ * nginx-served `yep-ext mirror`. Per runner: wall time (median and max), requests
+ * and bytes nginx served (from its access log); the origin registry must see none.
+ * Baseline: the N = 1 wall time (the goal is per-runner time flat in N up to the
+ * machine's cores). The shared download cache is not built yet, so there is no
+ * "with cache" half.
+ */
+async function fleetCase(base, reg) {
+  const nginxHelper = join(ROOT, 'test', 'helpers', 'nginx.ts');
+  if (!existsSync(nginxHelper)) return skip('fleet', 'fleet: install --frozen from a mirror', 'test/helpers/nginx.ts is not in this tree');
+  const { NGINX, startNginx } = await import(nginxHelper);
+  if (!NGINX) return skip('fleet', 'fleet: install --frozen from a mirror', 'nginx is not installed (apt-get install nginx)');
+  const names = ['fleet-a', 'fleet-b', 'fleet-c'];
+  for (const n of names) reg.publish({ name: `yolop-extension-${n}`, vers: '1.0.0', data: smallExtensionCrate(base, n, false) });
+  const src = tempDir(base, 'fleet-src-');
+  must(await yep(['install', ...names.map((n) => `${n}@=1.0.0`)], homeEnv(src, reg)), 'fleet: source install');
+  const lock = join(src, 'fleet.lock');
+  must(await yep(['lock', 'export', lock], homeEnv(src, reg)), 'fleet: lock export');
+  const mirror = join(tempDir(base, 'fleet-mirror-'), 'm');
+  must(await yep(['mirror', mirror, '--lockfile', lock], homeEnv(src, reg)), 'fleet: mirror');
+  const nginx = await startNginx(mirror);
+  try {
+    must(await yep(['mirror', mirror, '--lockfile', lock, '--base-url', nginx.url], homeEnv(src, reg)), 'fleet: mirror --base-url');
+    let single;
+    for (const n of [1, 8, 32]) {
+      const samples = [];
+      let served = [];
+      let originRequests = 0;
+      for (let i = 0; i < Math.max(1, Math.ceil(RUNS / 2)); i++) {
+        const homes = Array.from({ length: n }, () => tempDir(base, 'fleet-run-'));
+        const before = nginx.accessLog().length;
+        const originBefore = reg.requests.length;
+        const results = await Promise.all(
+          homes.map(async (h) => must(await yep(['install', '--frozen', '--lockfile', lock], { ...homeEnv(h), YEP_EXT_INDEX: `${nginx.url}index/` }), 'fleet: frozen install')),
+        );
+        served = nginx.accessLog().slice(before);
+        originRequests += reg.requests.length - originBefore;
+        samples.push(...results.map((r) => r.ms));
+        for (const h of homes) rmSync(h, { recursive: true, force: true });
+      }
+      const perRunner = median(samples);
+      if (n === 1) single = perRunner;
+      const bytes = served.reduce((t, l) => t + l.bytes, 0);
+      addRow({
+        id: `fleet-${n}`,
+        case: `fleet: ${n} concurrent install --frozen (3 crates) from nginx`,
+        yep_ms: perRunner,
+        baseline: 'N = 1',
+        baseline_ms: single,
+        ratio: perRunner / single,
+        target: n <= cpus().length ? '<= 1.5x (flat up to cores)' : `informational (N > ${cpus().length} cores)`,
+        met: n <= cpus().length ? perRunner / single <= 1.5 : originRequests === 0,
+        note: `per runner: ${(served.length / n).toFixed(1)} requests, ${(bytes / n / 1024).toFixed(1)} KiB served, max wall ${Math.round(Math.max(...samples))} ms; origin requests: ${originRequests}; no shared cache yet`,
+        runners: n,
+        requests_per_runner: served.length / n,
+        bytes_per_runner: bytes / n,
+        origin_requests: originRequests,
+        samples: { yep: samples },
+      });
+    }
+  } finally {
+    await nginx.stop();
+  }
+}
+
 function gitCommit() {
   const r = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : undefined;
@@ -469,6 +536,7 @@ async function main() {
     if (wanted('doctor')) await doctorCase();
     if (reg && wanted('update')) await updateCase(base, reg, installed);
     if (wanted('package')) await packageCase(base);
+    if (reg && wanted('fleet')) await fleetCase(base, reg);
   } finally {
     await reg?.close();
     if (!KEEP) rmSync(base, { recursive: true, force: true });
