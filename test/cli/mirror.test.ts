@@ -3,13 +3,17 @@
  * lock (crate + path entries) -> mirror -> install --frozen into an empty home
  * from a file:// root and from a real nginx serving the tree: the lock bytes and
  * the store's content hashes equal the origin install's, and the origin registry
- * sees zero requests. A tampered .crate is refused (exit 5), nothing placed;
+ * sees zero requests; the same from a plain static server from npm (serve-handler).
+ * A tampered .crate is refused (exit 5), nothing placed;
  * re-running mirror keeps what is pinned and never rewrites a file with other bytes.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import serveHandler from 'serve-handler';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { fixtureCrate } from '../helpers/crates.js';
@@ -220,5 +224,40 @@ describeNeeding(NEEDS_NGINX, 'install --frozen from a mirror served by nginx', (
     }
     const indexHits = nginx.accessLog().slice(before).filter((l) => l.path === `/index/yo/lo/${HELLO}`);
     expect(indexHits.map((l) => l.status)).toEqual([200, 304]);
+  });
+});
+
+describe('install --frozen from a mirror served by a plain static file server from npm (serve-handler)', () => {
+  let server: Server;
+  let url: string;
+  let dir: string;
+  const served: string[] = [];
+  beforeAll(async () => {
+    dir = join(home().root, 'mirror');
+    server = createServer((req, res) => {
+      served.push(`${req.method} ${req.url}`);
+      void serveHandler(req, res, { public: dir, etag: true, directoryListing: false });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    await buildMirror(dir, ['--base-url', url]);
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('reproduces the origin install with zero origin requests (crates and git by dumb HTTP)', async () => {
+    const fresh = home();
+    reg.requests.length = 0;
+    served.length = 0;
+    const r = await withoutGitOrigin(() =>
+      runCli(['install', '--frozen', '--lockfile', lockCopy, '--json'], { env: { ...mirrorEnv(fresh, `${url}index/`), YEP_EXT_GIT_MIRROR: `${url}git/` } }),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(reg.requests).toEqual([]);
+    await expectSameAsOrigin(fresh);
+    expect(served).toContain(`GET /crates/${HELLO}/${HELLO}-0.3.0.crate`);
+    expect(served.some((s) => s.startsWith(`GET /git/file${repo.bare}/info/refs`))).toBe(true);
   });
 });
