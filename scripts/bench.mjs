@@ -443,8 +443,8 @@ function printTable() {
  * nginx-served `yep-ext mirror`. Per runner: wall time (median and max), requests
  * and bytes nginx served (from its access log); the origin registry must see none.
  * Baseline: the N = 1 wall time (the goal is per-runner time flat in N up to the
- * machine's cores). The shared download cache is not built yet, so there is no
- * "with cache" half.
+ * machine's cores). Each runner has its own home and so its own download cache:
+ * the "with cache" half is not here yet.
  */
 async function fleetCase(base, reg) {
   const nginxHelper = join(ROOT, 'test', 'helpers', 'nginx.ts');
@@ -491,7 +491,7 @@ async function fleetCase(base, reg) {
         ratio: perRunner / single,
         target: n <= cpus().length ? '<= 1.5x (flat up to cores)' : `informational (N > ${cpus().length} cores)`,
         met: n <= cpus().length ? perRunner / single <= 1.5 : originRequests === 0,
-        note: `per runner: ${(served.length / n).toFixed(1)} requests, ${(bytes / n / 1024).toFixed(1)} KiB served, max wall ${Math.round(Math.max(...samples))} ms; origin requests: ${originRequests}; no shared cache yet`,
+        note: `per runner: ${(served.length / n).toFixed(1)} requests, ${(bytes / n / 1024).toFixed(1)} KiB served, max wall ${Math.round(Math.max(...samples))} ms; origin requests: ${originRequests}; no shared cache`,
         runners: n,
         requests_per_runner: served.length / n,
         bytes_per_runner: bytes / n,

@@ -55,7 +55,7 @@ export function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platfo
  * directory (`$XDG_CACHE_HOME/yep-ext` or `~/.cache/yep-ext`, macOS
  * `~/Library/Caches/yep-ext`, Windows `%LOCALAPPDATA%\yep-ext\Cache`).
  */
-export function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+export function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = nonEmpty(env.HOME) ?? homedir()): string {
   const override = nonEmpty(env.YEP_EXT_CACHE_DIR);
   if (override) return resolve(override);
   if (platform === 'darwin') return join(home, 'Library', 'Caches', 'yep-ext');
@@ -64,7 +64,8 @@ export function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.P
   return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.cache'), 'yep-ext');
 }
 
-export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): Paths {
+export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform = process.platform, homeArg?: string): Paths {
+  const home = homeArg ?? homedir();
   const configDir = defaultConfigDir(env, platform, home);
   const storeOverride = nonEmpty(env.YOLOP_EXTENSIONS_DIR);
   const storeDir = storeOverride ? resolve(storeOverride) : join(configDir, 'extensions');
@@ -77,7 +78,8 @@ export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform =
     installLockFile: join(storeDir, '.yep-ext.lock'),
     stagingDir: join(storeDir, '.yep-staging'),
     cacheDir: join(storeDir, '.yep-cache'),
-    sharedCacheDir: defaultSharedCacheDir(env, platform, home),
+    // The context's HOME (a library caller's or a test's env), not only this process's.
+    sharedCacheDir: defaultSharedCacheDir(env, platform, homeArg ?? nonEmpty(env.HOME) ?? home),
     packagesDir: join(storeDir, '.yep-packages'),
   };
 }

@@ -30,6 +30,8 @@ describe('resolvePaths (host-compat §1)', () => {
     expect(resolvePaths({ LOCALAPPDATA: '/lad' }, 'win32', '/u').sharedCacheDir).toBe(join('/lad', 'yep-ext', 'Cache'));
     expect(resolvePaths({ YEP_EXT_CACHE_DIR: '/shared', XDG_CACHE_HOME: '/xc' }, 'linux', '/h').sharedCacheDir).toBe('/shared');
     expect(resolvePaths({ YEP_EXT_CACHE_DIR: 'rel' }, 'linux', '/h').sharedCacheDir).toBe(`${process.cwd()}/rel`);
+    // The environment's HOME (a test's or a library caller's), not only this process's.
+    expect(resolvePaths({ HOME: '/hh' }, 'linux').sharedCacheDir).toBe('/hh/.cache/yep-ext');
     // Not inside the store: several homes share it.
     expect(resolvePaths({ YOLOP_CONFIG_DIR: '/c' }, 'linux', '/h').sharedCacheDir.startsWith('/c/')).toBe(false);
   });
