@@ -443,8 +443,9 @@ function printTable() {
  * nginx-served `yep-ext mirror`. Per runner: wall time (median and max), requests
  * and bytes nginx served (from its access log); the origin registry must see none.
  * Baseline: the N = 1 wall time (the goal is per-runner time flat in N up to the
- * machine's cores). Each runner has its own home and so its own download cache:
- * the "with cache" half is not here yet.
+ * machine's cores). Each N runs twice: every runner with its own (cold) download
+ * cache, then all sharing one machine-wide cache warmed by one earlier runner
+ * (YEP_EXT_CACHE_DIR), where each runner should fetch only config.json.
  */
 async function fleetCase(base, reg) {
   const nginxHelper = join(ROOT, 'test', 'helpers', 'nginx.ts');
@@ -463,7 +464,13 @@ async function fleetCase(base, reg) {
   try {
     must(await yep(['mirror', mirror, '--lockfile', lock, '--base-url', nginx.url], homeEnv(src, reg)), 'fleet: mirror --base-url');
     let single;
-    for (const n of [1, 8, 32]) {
+    for (const [n, cached] of [1, 8, 32].flatMap((k) => [[k, false], [k, true]])) {
+      // With a cache: one machine-wide YEP_EXT_CACHE_DIR, warmed by one earlier runner.
+      const cacheDir = cached ? tempDir(base, 'fleet-cache-') : undefined;
+      if (cacheDir) {
+        const warm = tempDir(base, 'fleet-warm-');
+        must(await yep(['install', '--frozen', '--lockfile', lock], { ...homeEnv(warm), YEP_EXT_INDEX: `${nginx.url}index/`, YEP_EXT_CACHE_DIR: cacheDir }), 'fleet: warm the cache');
+      }
       const samples = [];
       let served = [];
       let originRequests = 0;
@@ -472,7 +479,7 @@ async function fleetCase(base, reg) {
         const before = nginx.accessLog().length;
         const originBefore = reg.requests.length;
         const results = await Promise.all(
-          homes.map(async (h) => must(await yep(['install', '--frozen', '--lockfile', lock], { ...homeEnv(h), YEP_EXT_INDEX: `${nginx.url}index/` }), 'fleet: frozen install')),
+          homes.map(async (h) => must(await yep(['install', '--frozen', '--lockfile', lock], { ...homeEnv(h), YEP_EXT_INDEX: `${nginx.url}index/`, ...(cacheDir ? { YEP_EXT_CACHE_DIR: cacheDir } : {}) }), 'fleet: frozen install')),
         );
         served = nginx.accessLog().slice(before);
         originRequests += reg.requests.length - originBefore;
@@ -480,22 +487,23 @@ async function fleetCase(base, reg) {
         for (const h of homes) rmSync(h, { recursive: true, force: true });
       }
       const perRunner = median(samples);
-      if (n === 1) single = perRunner;
+      if (n === 1 && !cached) single = perRunner;
       const bytes = served.reduce((t, l) => t + l.bytes, 0);
       addRow({
-        id: `fleet-${n}`,
-        case: `fleet: ${n} concurrent install --frozen (3 crates) from nginx`,
+        id: `fleet-${n}${cached ? '-cache' : ''}`,
+        case: `fleet: ${n} concurrent install --frozen (3 crates) from nginx${cached ? ', shared cache' : ''}`,
         yep_ms: perRunner,
         baseline: 'N = 1',
         baseline_ms: single,
         ratio: perRunner / single,
         target: n <= cpus().length ? '<= 1.5x (flat up to cores)' : `informational (N > ${cpus().length} cores)`,
         met: n <= cpus().length ? perRunner / single <= 1.5 : originRequests === 0,
-        note: `per runner: ${(served.length / n).toFixed(1)} requests, ${(bytes / n / 1024).toFixed(1)} KiB served, max wall ${Math.round(Math.max(...samples))} ms; origin requests: ${originRequests}; no shared cache`,
+        note: `per runner: ${(served.length / n).toFixed(1)} requests, ${(bytes / n / 1024).toFixed(1)} KiB served, max wall ${Math.round(Math.max(...samples))} ms; origin requests: ${originRequests}${cached ? '; one warmed download cache for all runners' : '; a cache per runner (cold)'}`,
         runners: n,
         requests_per_runner: served.length / n,
         bytes_per_runner: bytes / n,
         origin_requests: originRequests,
+        shared_cache: cached,
         samples: { yep: samples },
       });
     }
