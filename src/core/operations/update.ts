@@ -19,7 +19,7 @@ import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, preparePackage, type PrepareOptions, type PreparedPackage } from './prepare.js';
-import { describeBinaryStep } from '../binary/binary-step.js';
+import { describeBinaryStep } from '../binary/binary-describe.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
 import type { Policy } from '../policy/policy-file.js';
 
