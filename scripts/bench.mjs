@@ -480,6 +480,40 @@ async function suiteCase() {
   addRow({ id: 'suite', case: '`npm test` wall time', yep_ms: r.ms, baseline: '-', baseline_text: '-', target: '<= 180 s, green', met: r.code === 0 && r.ms <= 180_000, note: `exit ${r.code}` });
 }
 
+/**
+ * A warm `install --frozen` over 20 unchanged entries (a CI cache hit): no network,
+ * and no re-hash while the stat signatures recorded at install still match
+ * (issue 17). Baseline: `list --no-verify` on the same home (start-up, lock and
+ * manifests read, nothing checked), so the ratio is what checking costs.
+ */
+async function frozenWarmCase(base, reg, names) {
+  const home = tempDir(base, 'frozen20-');
+  const env = homeEnv(home, reg);
+  const twenty = names.slice(0, 20);
+  must(await yep(['install', ...twenty], env), 'installing 20 extensions');
+  const lock = join(home, 'project.lock');
+  must(await yep(['lock', 'export', lock], env), 'lock export');
+  must(await yep(['install', '--frozen', '--lockfile', lock], env), 'first frozen run');
+  reg.requests.length = 0;
+  const got = await pair(RUNS, () => yep(['install', '--frozen', '--lockfile', lock], env).then((r) => must(r, 'install --frozen')), () => yep(['list', '--no-verify'], env).then((r) => must(r, 'list --no-verify')));
+  const requests = reg.requests.length;
+  const a = median(got.a.map((r) => r.ms));
+  const b = median(got.b.map((r) => r.ms));
+  addRow({
+    id: 'frozen-requests',
+    case: 'install --frozen --lockfile: 20 unchanged entries, requests and checking cost',
+    yep_ms: a,
+    baseline: 'list --no-verify (same home)',
+    baseline_ms: b,
+    ratio: a / b,
+    target: '0 requests; <= 1.5x the pre-signature cost (docs/performance.md)',
+    met: requests === 0,
+    runs: RUNS,
+    note: `${requests} requests`,
+    samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
+  });
+}
+
 /** Bytes under a path (files' sizes, as `du --apparent-size` counts them). */
 function du(path) {
   const st = statSync(path, { throwIfNoEntry: false });
@@ -681,6 +715,7 @@ async function main() {
     }
     if (wanted('doctor')) await doctorCase();
     if (reg && (wanted('update') || wanted('frozen'))) await updateCase(base, reg, installed);
+    if (reg && wanted('frozen') && installed.length >= 20) await frozenWarmCase(base, reg, installed);
     if (wanted('package')) await packageCase(base);
     if (reg && wanted('fleet')) await fleetCase(base, reg);
     if (wanted('suite')) await suiteCase();

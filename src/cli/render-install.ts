@@ -17,7 +17,7 @@ export function renderPreview(p: InstallPreview): string {
 
 export function renderOutcome(o: InstallOutcome): string {
   const what = sanitize(`${o.name}${o.version ? ` ${o.version}` : ''}`);
-  const verb = { installed: 'Installed', replaced: 'Replaced', repinned: 'Re-pinned', unchanged: 'Already installed:' }[o.status];
+  const verb = { installed: 'Installed', replaced: 'Replaced', repinned: 'Re-pinned', unchanged: 'Already installed:', reinstalled: 'Reinstalled' }[o.status];
   const lines = [`${green('✔')} ${verb} ${what} (${sanitize(describeSource(o.source))})`];
   if (!o.command.found) lines.push(`  ${yellow('note')}: the server command cannot be found yet: ${sanitize(o.command.detail)}`);
   for (const n of o.notes) lines.push(`  ${yellow('note')}: ${sanitize(n)}`);

@@ -32,6 +32,7 @@ Sources:
     "<%= config.bin %> install 'lsp@^0.4' --dry-run",
     '<%= config.bin %> install lsp --min-age 3d',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
+    '<%= config.bin %> install --force lsp',
     '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
   ];
 
@@ -46,6 +47,10 @@ Sources:
     'allow-fresh': Flags.boolean({ description: 'Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file\'s min_age).' }),
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
     accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
+    force: Flags.boolean({
+      description: 'Fetch again and replace even when the lock says it is installed (repair after `yep-ext verify`): a name is fetched at exactly its locked version or commit and must match the lock; a path install is re-read and re-pinned.',
+      exclusive: ['frozen', 'dry-run'],
+    }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
     enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
     lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
@@ -103,6 +108,7 @@ Sources:
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
       prepare: { build: buildModeOf(flags.build) },
+      ...(flags.force ? { force: true } : {}),
       onPreview: (p) => {
         if (!json) this.log(renderPreview(p));
       },

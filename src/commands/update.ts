@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, indexFlag, minAgeFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
-import { renderDiff } from '../cli/render-grant.js';
+import { renderDiff, renderSummary } from '../cli/render-grant.js';
 import { bold, green, yellow } from '../cli/style.js';
 import { YepError } from '../core/errors.js';
 import { describeSource } from '../core/sources/index.js';
@@ -60,7 +60,8 @@ A hash-identical update is silent. An update that only narrows what the extensio
     const refused = items.filter((i) => i.status === 'refused');
     const failed = items.filter((i) => i.status === 'failed');
     if (refused.length > 0) {
-      throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: the update widens the grant and was not approved; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
+      const why = refused.every((i) => i.first_approval) ? 'the update needs its grant approved (none is on record)' : 'the update widens the grant';
+      throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: ${why} and was not approved; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
         hint: `Review the diff, then re-run with ${refused.map((i) => `--accept ${i.to?.grant}`).join(' ')} (exactly this grant) or --yes.`,
         details: { updates: items },
       });
@@ -83,7 +84,11 @@ function renderPlanned(item: UpdateItem, dryRun: boolean): string {
   const from = item.from.version ?? describeSource(item.from.source);
   const to = item.to?.version ?? (item.to ? describeSource(item.to.source) : '?');
   const lines = [`${bold(sanitize(item.name))} ${sanitize(from)} -> ${sanitize(to)}${dryRun ? ' (dry run)' : ''}`];
-  if (item.diff) lines.push(...renderDiff(item.diff).map((l) => `  ${l}`));
+  if (item.first_approval && item.contributions) {
+    // Installed by yolop (no grant on record): the whole contribution summary, as for a new install.
+    lines.push('  no grant was ever approved for it through yep-ext (installed by yolop); it asks for:');
+    lines.push(...renderSummary(item.contributions).map((l) => `  ${l}`));
+  } else if (item.diff) lines.push(...renderDiff(item.diff).map((l) => `  ${l}`));
   else if (item.consent_needed) lines.push('  the grant changed (the previously approved grant is not on record, so it cannot be shown as a diff)');
   if (item.binary) lines.push(`  ${sanitize(item.binary)}`);
   if (item.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${item.to?.grant}`);

@@ -13,10 +13,10 @@ import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
-import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { packageDir } from '../paths.js';
-import { contentHash } from '../package/content-hash.js';
+import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { checkEntry, recordCleanState, type EntryCheck } from './verify.js';
 import { isLinked } from '../sources/index.js';
+import { readRegularFileSync } from '../store/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';
@@ -37,19 +37,21 @@ export interface FrozenOptions {
   onItem?: (item: FrozenItem) => void;
 }
 
-async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<boolean> {
+/**
+ * Is `entry` installed exactly? Same lock record (hash, grant, binary digest) and the
+ * shared check (verify.ts) in cheap mode: an unchanged stat signature stands for the
+ * hash, anything else is re-hashed. A tree or binary that fails is fetched again
+ * (repair); a server command that resolves nowhere is not something a fetch fixes.
+ */
+async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<EntryCheck | undefined> {
   const have = findEntry(current, entry.name);
-  if (!have || have.content_hash !== entry.content_hash) return false;
-  if (typeof entry.grant === 'string' && have.grant !== entry.grant) return false;
-  const dir = packageDir(ctx.paths, entry.name);
-  // Followed: an owned entry is a symlink to its version directory, which must be there too.
-  const present = await stat(dir).then(
-    (st) => st.isDirectory(),
-    () => false,
-  );
-  // A linked install (a path) may have been edited in place since: re-hash it (local, small).
-  if (present && isLinked(entry.source)) return (await contentHash(dir).catch(() => undefined)) === entry.content_hash;
-  return present;
+  if (!have || have.content_hash !== entry.content_hash) return undefined;
+  if (typeof entry.grant === 'string' && have.grant !== entry.grant) return undefined;
+  if (have.source.binary_file_sha256 !== entry.source.binary_file_sha256) return undefined;
+  const check = await checkEntry(ctx, have, { mode: 'cheap' });
+  const linked = isLinked(entry.source);
+  const needsFetch = check.result.problems.some((p) => p.kind !== 'command' && p.kind !== 'engines' && !(linked && p.kind === 'not-executable'));
+  return needsFetch ? undefined : check;
 }
 
 /**
@@ -65,11 +67,22 @@ export async function loadGivenLockfile(file: string): Promise<Lockfile> {
   if (st.isDirectory()) {
     throw new YepError('E_USAGE', `--lockfile ${file} is a directory, not a lockfile.`, { hint: `Give the lock file itself, e.g. --lockfile ${join(file, 'yolop-extensions.lock')}.` });
   }
-  return loadLock(file);
+  const bytes = readRegularFileSync(file, 'The lockfile', { hint: `Give --lockfile a lockfile written by \`yep-ext lock export\` (or the store's extensions.lock).` });
+  if (bytes === undefined) throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}.`, { hint: 'Check the path given to --lockfile.' });
+  const text = bytes.toString('utf8');
+  const lock = parseLock(text, file);
+  // A TOML file that is not a lock (a Cargo.toml given by mistake) parses to no entries: refuse
+  // it rather than "install" nothing. A lock always has `extensions` unless it is comments only.
+  const hasContent = text.split('\n').some((l) => l.trim() !== '' && !l.trim().startsWith('#'));
+  if (lock.entries.length === 0 && hasContent && !/^\s*(\[\[\s*extensions\s*\]\]|extensions\s*=)/m.test(text)) {
+    throw new YepError('E_STATE', `${file} is not a lockfile: it has no \`extensions\` table.`, { hint: 'Give --lockfile a lockfile written by `yep-ext lock export` (or the store\'s extensions.lock).' });
+  }
+  return lock;
 }
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
   const target = options.lockfile ? await loadGivenLockfile(options.lockfile) : await loadLock(ctx.paths.lockFile);
+  if (target.entries.length === 0) ctx.log.warn(`${options.lockfile ?? ctx.paths.lockFile} pins no extensions: nothing to install.`);
   const current = await withInstallLock(ctx, async () => {
     await sweepStaging(ctx);
     return loadLock(ctx.paths.lockFile);
@@ -80,9 +93,12 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
   if (early.length > 0) throw policyError(early);
   const items: FrozenItem[] = [];
   const todo: LockEntry[] = [];
+  const rehashed: Array<[LockEntry, EntryCheck]> = [];
   const late: PolicyViolation[] = [];
   for (const entry of target.entries) {
-    if (await isInstalledAsLocked(ctx, current, entry)) {
+    const check = await installedAsLocked(ctx, current, entry);
+    if (check) {
+      if (check.clean) rehashed.push([entry, check]);
       late.push(...(await installedViolations(ctx, policy, entry)));
       const item: FrozenItem = { name: entry.name, status: 'skipped', reason: 'already installed with the locked hash' };
       items.push(item);
@@ -132,6 +148,8 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
         items.push({ name: p.name, status: 'installed' });
       }
       if (prepared.length === 0 && options.lockfile) await pinEntries(ctx, changes);
+      // Trees re-hashed clean (no signature yet, or a touched file): record it, so the next run is stat-only.
+      for (const [entry, check] of rehashed) await recordCleanState(ctx, entry, check);
     });
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {

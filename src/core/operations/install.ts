@@ -32,7 +32,7 @@ import type { Policy } from '../policy/policy-file.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
-export type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged';
+export type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged' | 'reinstalled';
 
 export interface InstallOutcome {
   name: string;
@@ -81,6 +81,8 @@ export interface InstallHooks {
   confirmWiden?: (preview: InstallPreview) => Promise<boolean>;
   /** Server-binary options (`--build` / `--no-build`). */
   prepare?: PrepareOptions;
+  /** `--force`: place the fetched package even when exactly this is installed (repair). */
+  force?: boolean;
 }
 
 /** A source that parses as nothing; when it names a directory here (`examples/echo-node`), say to write ./ before it. */
@@ -112,6 +114,19 @@ async function pathExists(p: string): Promise<boolean> {
   }
 }
 
+/**
+ * Whether the store holds what `entry` pins (the cheap shared check of verify.ts): a tree
+ * whose files or binary drifted is not "already installed", so installing the same pin
+ * again places it afresh (a repair) instead of reporting success over a changed tree.
+ * Without an entry: whether anything is at `target`.
+ */
+async function installedIntact(ctx: Context, entry: LockEntry | undefined, target: string): Promise<boolean> {
+  if (!entry) return pathExists(target);
+  const { checkEntry } = await import('./verify.js');
+  const check = await checkEntry(ctx, entry, { mode: 'cheap' });
+  return !check.result.problems.some((p) => p.kind === 'missing' || p.kind === 'content' || p.kind === 'binary' || p.kind === 'manifest');
+}
+
 /** A fetched, verified package and what installing it would do (before the installer lock). */
 interface Planned {
   plan: InstallPlan;
@@ -141,7 +156,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Po
   let decision: InstallDecision | undefined;
   let problem: unknown;
   try {
-    decision = decideInstall(name, target, before, candidate, await pathExists(target), diff);
+    decision = decideInstall(name, target, before, candidate, await installedIntact(ctx, before, target), diff);
   } catch (e) {
     problem = e;
   }
@@ -184,7 +199,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
   return withInstallLock(ctx, async () => {
     const previous = findEntry(await loadLock(ctx.paths.lockFile), name);
     const target = packageDir(ctx.paths, name);
-    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, await pathExists(target), plan.diff);
+    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, await installedIntact(ctx, previous, target), plan.diff);
     if (decision.action === 'replaced') {
       const ok = (await hooks.confirmReplace?.(planned.preview(previous), decision.why ?? '')) ?? false;
       if (!ok) {
@@ -205,13 +220,14 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
         });
       }
     }
-    if (decision.action !== 'unchanged') await commitPackage(ctx, prepared);
+    const reinstall = decision.action === 'unchanged' && hooks.force === true;
+    if (decision.action !== 'unchanged' || reinstall) await commitPackage(ctx, prepared);
     // Read after the commit: a build from source runs there and changes both.
     const { command } = prepared;
     return {
       name,
       ...(manifest.version !== undefined ? { version: manifest.version } : {}),
-      status: decision.action === 'new' ? 'installed' : decision.action,
+      status: decision.action === 'new' ? 'installed' : reinstall ? 'reinstalled' : decision.action,
       content_hash: plan.content_hash,
       grant: grant.fingerprint,
       source: fetched.source,
@@ -289,7 +305,9 @@ function eachSpec<T>(specs: string[], concurrency: number, fn: (text: string) =>
  * must not be dressed up as per-item errors.
  */
 export async function installMany(ctx: Context, specs: string[], hooks: InstallHooks = {}, cwd = process.cwd(), concurrency = 4): Promise<BatchResult[]> {
-  const results = await eachSpec(specs, concurrency, (text) => installSpec(ctx, text, hooks, cwd));
+  // --force: a name of an installed extension is fetched again exactly as locked (repair.ts).
+  const one = hooks.force ? (await import('./repair.js')).forceInstall : installSpec;
+  const results = await eachSpec(specs, concurrency, (text) => one(ctx, text, hooks, cwd));
   return results.map((r) => (r.ok ? { spec: r.spec, ok: true, outcome: r.value } : r));
 }
 

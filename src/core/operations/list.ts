@@ -5,17 +5,15 @@
  * `list` runs at the start of host sessions and scripts, and a thread-pool round
  * trip per stat costs more than the stat (docs/performance.md).
  */
-import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { contentHash } from '../package/content-hash.js';
-import { sha256File } from '../binary/file-digest.js';
+import { checkEntry } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockSource } from '../store/lockfile.js';
-import { isLinked } from '../sources/index.js';
-import { loadManifest, type Manifest } from '../package/manifest.js';
+import type { Manifest } from '../package/manifest.js';
 import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
@@ -85,21 +83,11 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
         item.problems.push(`config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later ext:${entry.name} entry replaced it); run \`yep-ext enable ${entry.name}\` to apply it`);
       }
     }
-    try {
-      statSync(dir);
-    } catch {
-      // A linked kind's entry points at the user's directory; an owned one's at its version in .yep-packages.
-      let link: string | undefined;
-      try {
-        link = isLinked(entry.source) ? readlinkSync(dir) : undefined;
-      } catch {
-        link = undefined;
-      }
-      item.problems.push(link ? `missing: the linked directory ${link} is gone` : 'missing: not in the store (reinstall it, or `yep-ext install --frozen`)');
-      return item;
-    }
-    try {
-      item.manifest = await loadManifest(dir);
+    // The one check shared with `verify` (operations/verify.ts), cheap: an unchanged stat
+    // signature stands for the hash; only a changed tree is re-hashed.
+    const check = await checkEntry(ctx, entry, { mode: 'cheap', skipHashes: !verify });
+    if (check.manifest) {
+      item.manifest = check.manifest;
       if (item.manifest.description) item.description = item.manifest.description;
       const config = await configStatus(ctx.paths, item.manifest, settingsOf?.(item.manifest.name)).catch(() => undefined);
       if (config && config.length > 0) {
@@ -107,31 +95,11 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
         const missing = missingFields(config);
         if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
       }
-      if (item.manifest.name !== entry.name) item.problems.push(`manifest name is "${item.manifest.name}", not "${entry.name}" (the host skips it)`);
-    } catch (e) {
-      if (!isYepError(e)) throw e;
-      item.problems.push(`broken manifest: ${e.message.split('\n').join(' ')}`);
     }
-    const linked = isLinked(entry.source);
-    if (verify && linked) {
-      // Linked in place: the host runs whatever is there now, so say when it is not what was pinned.
-      const actual = await contentHash(dir).catch(() => undefined);
-      if (actual !== entry.content_hash) item.problems.push(`changed since it was pinned: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`);
-    }
-    if (verify && !linked) {
-      // A provisioned binary was added after hashing: leave it out, as the host does.
-      const binary = entry.source.binary_sha256;
-      const exclude = new Set(binary && item.manifest ? [`bin/${item.manifest.yolop.capabilityServer.command}`] : []);
-      const actual = await contentHash(dir, exclude).catch(() => undefined);
-      if (actual !== entry.content_hash) item.problems.push(`hash drift: the files changed since install (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`);
-      // The binary itself, when the lock recorded the placed file's digest (docs/binaries.md).
-      const fileSha = entry.source.binary_file_sha256;
-      if (typeof fileSha === 'string' && item.manifest) {
-        const rel = `bin/${item.manifest.yolop.capabilityServer.command}`;
-        const got = await sha256File(join(dir, rel)).catch(() => undefined);
-        if (got !== fileSha) item.problems.push(got === undefined ? `binary missing: ${rel} is gone (reinstall it)` : `binary drift: ${rel} changed since install (expected sha256 ${fileSha.slice(0, 12)}…, found ${got.slice(0, 12)}…)`);
-      }
-    }
+    // An unresolvable command is doctor's and verify's to report (a package-only install is normal);
+    // a server file in the package that cannot run is a problem everywhere.
+    for (const p of check.result.problems) if (p.kind !== 'command') item.problems.push(p.message);
+    if (check.result.problems.some((p) => p.kind === 'missing')) return item;
     const weak = weakBinaryProblem(entry.source);
     if (weak) item.problems.push(weak);
     return item;

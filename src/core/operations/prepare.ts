@@ -11,7 +11,7 @@ import { checkpoint } from '../store/checkpoint.js';
 import { inspectServerCommand, type CommandInspection } from '../doctor/inspect-command.js';
 import { contentHash } from '../package/content-hash.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
-import type { LockEntry } from '../store/lockfile.js';
+import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { YepError } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
@@ -101,6 +101,15 @@ export async function prepareExactly(ctx: Context, entry: LockEntry, stage: stri
   if (p.name !== entry.name) problems.push(`its manifest names it "${p.name}"`);
   if (p.content_hash !== entry.content_hash) problems.push(`content hash ${p.content_hash} differs from the locked ${entry.content_hash}`);
   if (typeof entry.grant === 'string' && p.grant.fingerprint !== entry.grant) problems.push(`its grant ${p.grant.fingerprint} differs from the locked ${entry.grant} (the lock cannot approve a different grant)`);
+  // The binary is pinned too: a prebuilt one must be the locked artifact (a release host can serve
+  // another binary with a matching .sha256). A local cargo build is not reproducible byte for byte.
+  const refused = p.binary?.outcome?.refused;
+  if (refused) problems.push(`its prebuilt binary was refused (${refused})`);
+  const lockedBinary = entry.source.binary_sha256;
+  if (!refused && typeof lockedBinary === 'string' && entry.source.binary_source !== 'cargo' && !isLinked(entry.source)) {
+    const got = p.fetched.source.binary_sha256;
+    if (got !== lockedBinary) problems.push(got === undefined ? `the locked prebuilt binary (sha256 ${lockedBinary}) could not be provisioned again` : `its prebuilt binary sha256 ${got} differs from the locked binary_sha256 ${lockedBinary}`);
+  }
   if (problems.length > 0) throw new YepError('E_INTEGRITY', problems.join('; '));
   return p;
 }
@@ -116,6 +125,16 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
   };
 }
 
+/** The entry keys yep-ext writes itself; any other key (a newer tool's) is carried over on a rewrite. */
+const OWN_ENTRY_KEYS = new Set(['name', 'content_hash', 'version', 'source', 'grant']);
+
+/** `next` with the keys of `previous` that yep-ext does not know (kept verbatim, as the host ignores them). */
+export function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): LockEntry {
+  if (!previous) return next;
+  const carried = Object.fromEntries(Object.entries(previous).filter(([k]) => !OWN_ENTRY_KEYS.has(k) && !(k in next)));
+  return { ...carried, ...next };
+}
+
 /**
  * Place a prepared package at <store>/<name> and pin it, with any other lock
  * `changes` in the same write. Caller holds the installer lock, and every consent
@@ -123,7 +142,8 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
  */
 export async function commitPackage(ctx: Context, p: PreparedPackage, given?: LockEntry, changes: LockChanges = {}): Promise<void> {
   await finishPreparedBinary(ctx, p);
-  const entry = given ?? lockEntryFor(p);
+  // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).
+  const entry = given ?? carryUnknownKeys(lockEntryFor(p), findEntry(await loadLock(ctx.paths.lockFile), p.name));
   let tree = p.fetched.dir;
   if (isLinked(p.fetched.source)) {
     // The store entry is a link to the user's directory, swapped in like a tree.
@@ -132,4 +152,7 @@ export async function commitPackage(ctx: Context, p: PreparedPackage, given?: Lo
   }
   // The approved grant is saved by the transaction, after the lock commit.
   await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes);
+  // The stat signature of the tree just placed (verified in staging): later checks skip the re-hash.
+  const { recordPlacedState } = await import('./verify.js');
+  await recordPlacedState(ctx, entry);
 }

@@ -10,8 +10,9 @@ import pMap from 'p-map';
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { loadApprovedGrant } from '../store/approved-grants.js';
-import { diffGrants, grantOf, type GrantDiff } from '../package/grants.js';
+import { loadApprovedGrant, saveApprovedGrant } from '../store/approved-grants.js';
+import { pinEntries } from '../store/transaction.js';
+import { diffGrants, grantOf, type Grant, type GrantDiff } from '../package/grants.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { loadManifest } from '../package/manifest.js';
@@ -32,6 +33,13 @@ export interface UpdateItem {
   to?: { version?: string; content_hash: string; source: LockSource; grant: string };
   /** The contribution diff; `widens` decides whether consent is needed. */
   diff?: GrantDiff;
+  /**
+   * The lock records no approved grant (an entry written by the host) and the content
+   * changed: consent is asked for the whole new grant, as for a new install.
+   */
+  first_approval?: boolean;
+  /** With first_approval: the new package's full grant (the contribution summary). */
+  contributions?: Grant;
   consent_needed: boolean;
   /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
   binary?: string;
@@ -55,6 +63,8 @@ export interface UpdateOptions {
 
 interface Planned {
   item: UpdateItem;
+  /** Unchanged content under an entry with no recorded grant: the grant to record silently. */
+  record?: { entry: LockEntry; grant: Grant };
   prepared?: PreparedPackage;
   stage?: string;
 }
@@ -83,27 +93,32 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, prepare: 
     admitPrepared(policy, prepared);
     // Same pin, same bytes (a republished crate): the kind decides.
     source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
-    if (prepared.content_hash === entry.content_hash && prepared.grant.fingerprint === entry.grant) {
+    // The host writes no `grant`: unchanged bytes are up to date, and the grant is recorded silently.
+    const unrecorded = typeof entry.grant !== 'string';
+    if (prepared.content_hash === entry.content_hash && (unrecorded || prepared.grant.fingerprint === entry.grant)) {
       await removeDir(stage);
-      return { item: base };
+      return { item: base, ...(unrecorded ? { record: { entry: { ...entry, grant: prepared.grant.fingerprint }, grant: prepared.grant.grant } } : {}) };
     }
-    const approved =
-      (await loadApprovedGrant(ctx, entry.name, entry.grant)) ??
-      (source.linked
-        ? undefined // the manifest changed in place: the installed copy is the new one
-        : await loadManifest(packageDir(ctx.paths, entry.name)).then(
-            (m) => grantOf(m),
-            () => undefined,
-          ));
+    // Nothing was ever approved through yep-ext (no grant recorded): ask for the whole grant.
+    const approved = unrecorded
+      ? undefined
+      : ((await loadApprovedGrant(ctx, entry.name, entry.grant)) ??
+        (source.linked
+          ? undefined // the manifest changed in place: the installed copy is the new one
+          : await loadManifest(packageDir(ctx.paths, entry.name)).then(
+              (m) => grantOf(m),
+              () => undefined,
+            )));
     const diff = approved ? diffGrants(approved, prepared.grant.grant) : undefined;
     // Without the approved grant we cannot prove the change narrows: ask.
-    const widens = diff ? diff.widens : prepared.grant.fingerprint !== entry.grant;
+    const widens = unrecorded || (diff ? diff.widens : prepared.grant.fingerprint !== entry.grant);
     const next = lockEntryFor(prepared);
     const item: UpdateItem = {
       ...base,
       status: 'would-update',
       to: { ...(next.version !== undefined ? { version: next.version } : {}), content_hash: next.content_hash, source: next.source, grant: prepared.grant.fingerprint },
       ...(diff ? { diff } : {}),
+      ...(unrecorded ? { first_approval: true, contributions: prepared.grant.grant } : {}),
       consent_needed: widens,
       ...(describeBinaryStep(prepared.binary) ? { binary: describeBinaryStep(prepared.binary) as string } : {}),
     };
@@ -112,6 +127,16 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, prepare: 
     await removeDir(stage);
     throw e;
   }
+}
+
+/** Record the grant of an unchanged host-written entry (one lock write), unless the entry moved meanwhile. */
+async function recordGrant(ctx: Context, entry: LockEntry, grant: Grant): Promise<void> {
+  await withInstallLock(ctx, async () => {
+    const current = findEntry(await loadLock(ctx.paths.lockFile), entry.name);
+    if (!current || current.content_hash !== entry.content_hash || typeof current.grant === 'string') return;
+    await pinEntries(ctx, { pin: [{ ...current, grant: entry.grant }] });
+    await saveApprovedGrant(ctx, entry.name, grant);
+  });
 }
 
 export async function updateExtensions(runCtx: Context, options: UpdateOptions): Promise<UpdateItem[]> {
@@ -150,6 +175,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
 
   try {
     if (options.dryRun) return planned.map((p) => p.item);
+    for (const p of planned) if (p.record) await recordGrant(ctx, p.record.entry, p.record.grant);
     for (const p of planned) {
       if (p.item.status !== 'would-update' || !p.prepared) continue;
       const item = p.item;

@@ -1,0 +1,25 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../cli/base-command.js';
+import { green } from '../cli/style.js';
+import { sanitize } from '../core/text/sanitize.js';
+import { verifyExtensions } from '../core/operations/verify.js';
+
+export default class Verify extends BaseCommand {
+  static override summary = 'Check that installed extensions are exactly what the lock pins (exit 5 when not).';
+  static override description = `For each lock entry (or each name given): the store entry is there, its files hash to the locked content hash (the host's algorithm), a provisioned server binary matches its recorded digest, plugin.json parses, and the server command resolves to an executable. Every file is re-hashed. Exit 0 when all hold; exit 5 naming each problem otherwise (repair with \`yep-ext install --force <name>\` or \`yep-ext install --frozen\`). With --json the report is printed as is (on failure under error.details).`;
+
+  static override examples = ['<%= config.bin %> verify', '<%= config.bin %> verify lsp logfire', '<%= config.bin %> verify --json'];
+  static override strict = false;
+  static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to verify (default: every installed one).' }) };
+
+  async run(): Promise<unknown> {
+    const { argv } = await this.parse(Verify);
+    const ctx = this.makeContext();
+    const report = await verifyExtensions(ctx, argv as string[]);
+    if (!this.jsonEnabled()) {
+      for (const e of report.extensions) this.log(`${green('✔')} ${sanitize(e.name)}`);
+      this.log(`${report.extensions.length} verified.`);
+    }
+    return report;
+  }
+}

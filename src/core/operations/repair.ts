@@ -1,0 +1,60 @@
+/**
+ * `install --force <name|spec>`: re-fetch and replace an entry even when the lock
+ * says it is installed (repair after `verify` found drift). A name of an installed
+ * crate or git extension is fetched at exactly its locked version or commit
+ * (`prepareExactly`: the locked content hash, grant and binary digest must come
+ * back, or nothing is placed) and committed with its lock entry as it was; a name
+ * of a path install re-reads its directory and re-pins it; anything else is an
+ * ordinary install that also replaces an identical one.
+ */
+import type { Context } from '../context.js';
+import { YepError } from '../errors.js';
+import { isLinked } from '../sources/index.js';
+import { isValidName } from '../package/names.js';
+import { withInstallLock } from '../store/install-lock.js';
+import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
+import { resolveExtensionName } from '../store/installed-name.js';
+import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
+import { commitPackage, prepareExactly } from './prepare.js';
+import { installSpec, type InstallHooks, type InstallOutcome } from './install.js';
+
+/** The lock entry a `--force` argument names, if it is the name of an installed extension. */
+async function lockedEntryNamed(ctx: Context, text: string): Promise<LockEntry | undefined> {
+  if (text.includes('@') || text.includes(':') || text.includes('/') || !isValidName(text)) return undefined;
+  const name = resolveExtensionName(ctx.paths, text);
+  return findEntry(await loadLock(ctx.paths.lockFile), name);
+}
+
+export async function forceInstall(ctx: Context, text: string, hooks: InstallHooks = {}, cwd = process.cwd()): Promise<InstallOutcome> {
+  const entry = await lockedEntryNamed(ctx, text);
+  if (!entry) return installSpec(ctx, text, { ...hooks, force: true }, cwd);
+  if (isLinked(entry.source)) return installSpec(ctx, String(entry.source.path), { ...hooks, force: true }, cwd);
+  await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+  const stage = await makeStagingDir(ctx, `force-${entry.name}`);
+  try {
+    const prepared = await prepareExactly(ctx, entry, stage).catch((e: unknown) => {
+      if (e instanceof YepError) throw new YepError(e.code, `${entry.name} cannot be fetched again as locked: ${e.message}`, { hint: 'Nothing was changed. If the source really changed, `yep-ext update` reviews it.' });
+      throw e;
+    });
+    await withInstallLock(ctx, async () => {
+      const now = findEntry(await loadLock(ctx.paths.lockFile), entry.name);
+      if (!now || now.content_hash !== entry.content_hash) throw new YepError('E_CONFLICT', `${entry.name} changed while it was being fetched again.`, { hint: 'Run the command again.' });
+      await commitPackage(ctx, prepared, now);
+    });
+    const { command } = prepared;
+    return {
+      name: entry.name,
+      ...(entry.version !== undefined ? { version: entry.version } : {}),
+      status: 'reinstalled',
+      content_hash: entry.content_hash,
+      grant: prepared.grant.fingerprint,
+      source: entry.source,
+      previous: entry,
+      manifest: prepared.manifest,
+      command: command.ok ? { found: true, detail: command.path } : { found: false, detail: command.detail },
+      notes: [...(prepared.fetched.notes ?? [])],
+    };
+  } finally {
+    await removeDir(stage);
+  }
+}

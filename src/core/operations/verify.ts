@@ -1,0 +1,250 @@
+/**
+ * `verify` and the shared check behind `list` and `install --frozen`: is an
+ * installed extension what its lock entry says? For one entry: the store entry
+ * is present, the manifest parses (and names it), the tree hashes to the locked
+ * content hash (the host's algorithm, a provisioned binary left out as the host
+ * does), the provisioned binary matches `binary_file_sha256`, and the server
+ * command resolves to something executable. `verifyEntry` is the one check
+ * (exported for info/outdated); `mode: 'cheap'` trusts an unchanged stat
+ * signature (store/tree-state.ts) instead of re-hashing, `mode: 'full'` always
+ * re-hashes. Problems are data (a kind, a message, the files when known).
+ */
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { YepError, isYepError } from '../errors.js';
+import { contentHash } from '../package/content-hash.js';
+import { sha256File } from '../binary/file-digest.js';
+import { inspectServerCommand } from '../doctor/inspect-command.js';
+import { loadManifest, type Manifest } from '../package/manifest.js';
+import { isLinked } from '../sources/index.js';
+import { packageDir } from '../paths.js';
+import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
+import { resolveExtensionName } from '../store/installed-name.js';
+import { resolveInstalledDir } from '../store/installed-dir.js';
+import { diffSignatures, readTreeState, signTree, writeTreeState, type FileSignature } from '../store/tree-state.js';
+import { lstatSync, readlinkSync } from 'node:fs';
+
+/**
+ * missing: no store entry; manifest: plugin.json unreadable or naming another
+ * extension; content: the tree's hash differs; binary: the provisioned binary
+ * differs or is gone; not-executable: the server file is in the package but
+ * cannot run; command: the server command resolves nowhere; engines: reserved
+ * for the host-version check (engines.yolop).
+ */
+export type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines';
+
+export interface VerifyProblem {
+  kind: VerifyProblemKind;
+  message: string;
+  /** Files concerned (relative to the package), when cheap to say; else null. */
+  files: string[] | null;
+}
+
+export interface EntryVerification {
+  name: string;
+  ok: boolean;
+  /** The real directory checked (null when the entry is missing). */
+  dir: string | null;
+  content_hash: { expected: string; actual: string | null; checked: 'hashed' | 'signature' | 'skipped' };
+  /** The provisioned binary, when the lock records its digest. */
+  binary: { path: string; expected: string; actual: string | null } | null;
+  /** Where the server command resolves (null when the manifest could not be read). */
+  command: { ok: boolean; detail: string } | null;
+  problems: VerifyProblem[];
+}
+
+export interface VerifyEntryOptions {
+  /** 'full' re-hashes (verify); 'cheap' trusts an unchanged stat signature (list, frozen). */
+  mode: 'full' | 'cheap';
+  /** Skip the content and binary checks (`list --no-verify`). */
+  skipHashes?: boolean;
+}
+
+/** The result with what a caller may need besides the JSON: the parsed manifest and the fresh signatures. */
+export interface EntryCheck {
+  result: EntryVerification;
+  manifest?: Manifest;
+  /** Set when the tree was re-hashed and everything matched: signatures to record. */
+  clean?: Record<string, FileSignature>;
+}
+
+function missingProblem(ctx: Context, entry: LockEntry): VerifyProblem {
+  // A linked kind's entry points at the user's directory; an owned one's at its version in the store.
+  let link: string | undefined;
+  try {
+    link = isLinked(entry.source) ? readlinkSync(packageDir(ctx.paths, entry.name)) : undefined;
+  } catch {
+    link = undefined;
+  }
+  return { kind: 'missing', message: link ? `missing: the linked directory ${link} is gone` : 'missing: not in the store (reinstall it, or `yep-ext install --frozen`)', files: null };
+}
+
+function describeFiles(d: { changed: string[]; deleted: string[]; added: string[] }): string {
+  const parts = [d.changed.length ? `edited ${d.changed.join(', ')}` : '', d.deleted.length ? `deleted ${d.deleted.join(', ')}` : '', d.added.length ? `added ${d.added.join(', ')}` : ''].filter(Boolean);
+  return parts.length ? ` (${parts.join('; ')})` : '';
+}
+
+/** Check one lock entry against the store. Never throws for a broken package: problems are returned. */
+export async function checkEntry(ctx: Context, entry: LockEntry, options: VerifyEntryOptions): Promise<EntryCheck> {
+  const result: EntryVerification = {
+    name: entry.name,
+    ok: true,
+    dir: null,
+    content_hash: { expected: entry.content_hash, actual: null, checked: 'skipped' },
+    binary: null,
+    command: null,
+    problems: [],
+  };
+  const done = (extra: Omit<EntryCheck, 'result'> = {}): EntryCheck => {
+    result.ok = result.problems.length === 0;
+    return { result, ...extra };
+  };
+  const dir = resolveInstalledDir(ctx.paths, entry.name);
+  if (!dir) {
+    result.problems.push(missingProblem(ctx, entry));
+    return done();
+  }
+  result.dir = dir;
+  let manifest: Manifest | undefined;
+  try {
+    manifest = await loadManifest(dir);
+    if (manifest.name !== entry.name) result.problems.push({ kind: 'manifest', message: `manifest name is "${manifest.name}", not "${entry.name}" (the host skips it)`, files: ['plugin.json'] });
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+    result.problems.push({ kind: 'manifest', message: `broken manifest: ${e.message.split('\n').join(' ')}`, files: ['plugin.json'] });
+  }
+  const linked = isLinked(entry.source);
+  const command = manifest?.yolop.capabilityServer.command;
+  const binRel = command !== undefined && !command.includes('/') ? `bin/${command}` : undefined;
+  const fileSha = typeof entry.source.binary_file_sha256 === 'string' && !linked ? entry.source.binary_file_sha256 : undefined;
+  if (fileSha && binRel) result.binary = { path: binRel, expected: fileSha, actual: null };
+  let clean: Record<string, FileSignature> | undefined;
+
+  if (!options.skipHashes) {
+    let sigs: Record<string, FileSignature> | undefined;
+    try {
+      sigs = signTree(dir);
+    } catch {
+      sigs = undefined;
+    }
+    const state = readTreeState(ctx.paths, entry.name);
+    const sameEntry = state !== undefined && state.dir === dir && state.content_hash === entry.content_hash && state.binary_file_sha256 === (fileSha ?? null);
+    const diff = sameEntry && sigs ? diffSignatures(state.files, sigs) : undefined;
+    const unchanged = diff !== undefined && diff.changed.length + diff.deleted.length + diff.added.length + diff.modeOnly.length === 0;
+    if (options.mode === 'cheap' && unchanged) {
+      result.content_hash = { expected: entry.content_hash, actual: entry.content_hash, checked: 'signature' };
+      if (result.binary) result.binary.actual = fileSha ?? null;
+    } else {
+      // A provisioned binary was added after hashing: leave it out, as the host does.
+      const exclude = new Set(typeof entry.source.binary_sha256 === 'string' && binRel && !linked ? [binRel] : []);
+      const actual = await contentHash(dir, exclude).catch(() => null);
+      result.content_hash = { expected: entry.content_hash, actual, checked: 'hashed' };
+      if (actual !== entry.content_hash) {
+        const named = diff ? { changed: diff.changed.filter((f) => !exclude.has(f)), deleted: diff.deleted.filter((f) => !exclude.has(f)), added: diff.added.filter((f) => !exclude.has(f)) } : undefined;
+        const files = named ? [...named.changed, ...named.deleted, ...named.added].sort() : [];
+        const which = named ? describeFiles(named) : '';
+        result.problems.push(
+          linked
+            ? { kind: 'content', message: `changed since it was pinned${which}: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`, files: files.length ? files : null }
+            : { kind: 'content', message: `hash drift: the files changed since install${which} (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`, files: files.length ? files : null },
+        );
+      }
+      if (result.binary && binRel) {
+        const got = await sha256File(join(dir, binRel)).catch(() => undefined);
+        result.binary.actual = got ?? null;
+        if (got !== fileSha) {
+          result.problems.push({
+            kind: 'binary',
+            message: got === undefined ? `binary missing: ${binRel} is gone (reinstall it)` : `binary drift: ${binRel} changed since install (expected sha256 ${fileSha?.slice(0, 12)}…, found ${got.slice(0, 12)}…)`,
+            files: [binRel],
+          });
+        }
+      }
+      if (sigs && result.problems.every((p) => p.kind !== 'content' && p.kind !== 'binary')) clean = sigs;
+    }
+  }
+
+  if (manifest && command !== undefined) {
+    const inspected = await inspectServerCommand(dir, command, ctx.env.PATH ?? '');
+    result.command = { ok: inspected.ok, detail: inspected.ok ? inspected.detail : inspected.detail };
+    if (!inspected.ok) {
+      let inPackage = false;
+      try {
+        inPackage = binRel !== undefined && lstatSync(join(dir, binRel)) !== undefined;
+      } catch {
+        inPackage = false;
+      }
+      result.problems.push(
+        inPackage
+          ? { kind: 'not-executable', message: `server will not start: ${inspected.detail}`, files: [binRel as string] }
+          : { kind: 'command', message: `server command does not resolve: ${inspected.detail}`, files: null },
+      );
+    }
+  }
+  return done(clean ? { ...(manifest ? { manifest } : {}), clean } : manifest ? { manifest } : {});
+}
+
+/** The exported one-entry check (for info/outdated): the JSON-ready result. */
+export async function verifyEntry(ctx: Context, entry: LockEntry, options: VerifyEntryOptions = { mode: 'full' }): Promise<EntryVerification> {
+  return (await checkEntry(ctx, entry, options)).result;
+}
+
+/** Record the signatures of a tree that was just re-hashed clean (caller holds the installer lock). */
+export async function recordCleanState(ctx: Context, entry: LockEntry, check: EntryCheck): Promise<void> {
+  if (!check.clean || !check.result.dir) return;
+  await writeTreeState(ctx.paths, {
+    format: 1,
+    name: entry.name,
+    dir: check.result.dir,
+    content_hash: entry.content_hash,
+    binary_file_sha256: check.result.binary?.expected ?? null,
+    files: check.clean,
+  });
+}
+
+/** Record the signatures of a tree just placed for `entry` (its hash and binary were verified in staging). */
+export async function recordPlacedState(ctx: Context, entry: LockEntry): Promise<void> {
+  const dir = resolveInstalledDir(ctx.paths, entry.name);
+  if (!dir) return;
+  let files: Record<string, FileSignature>;
+  try {
+    files = signTree(dir);
+  } catch {
+    return;
+  }
+  const fileSha = typeof entry.source.binary_file_sha256 === 'string' && !isLinked(entry.source) ? entry.source.binary_file_sha256 : null;
+  await writeTreeState(ctx.paths, { format: 1, name: entry.name, dir, content_hash: entry.content_hash, binary_file_sha256: fileSha, files });
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  extensions: EntryVerification[];
+}
+
+/**
+ * `yep-ext verify [names…]`: every named (default: every locked) extension,
+ * always re-hashed. Throws E_INTEGRITY (exit 5) with the report in `details`
+ * when anything does not hold.
+ */
+export async function verifyExtensions(ctx: Context, names: string[] = []): Promise<VerifyReport> {
+  const lock = await loadLock(ctx.paths.lockFile);
+  const entries = names.length === 0
+    ? lock.entries
+    : names.map((n) => {
+        const name = resolveExtensionName(ctx.paths, n);
+        const entry = findEntry(lock, name);
+        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see what is installed.' });
+        return entry;
+      });
+  const { default: pMap } = await import('p-map');
+  const extensions = await pMap(entries, (e) => verifyEntry(ctx, e, { mode: 'full' }), { concurrency: 4 });
+  const report: VerifyReport = { ok: extensions.every((e) => e.ok), extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)) };
+  if (!report.ok) {
+    const bad = report.extensions.filter((e) => !e.ok);
+    throw new YepError('E_INTEGRITY', `${bad.length} of ${report.extensions.length} extensions do not match their lock entry:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`, {
+      hint: `Repair with \`yep-ext install --force ${bad.map((e) => e.name).join(' ')}\` (or \`yep-ext install --frozen\`), then run \`yep-ext verify\` again.`,
+      details: report as unknown as Record<string, unknown>,
+    });
+  }
+  return report;
+}

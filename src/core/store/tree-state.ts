@@ -1,0 +1,114 @@
+/**
+ * The stat signature of an installed tree (git's index idea): for each file the
+ * content hash covers, plus the provisioned binary, its size, mtime, ctime,
+ * inode and mode, recorded when yep-ext placed or last fully verified the tree.
+ * While every signature is unchanged the files are the ones that were hashed, so
+ * `list` and a warm `install --frozen` skip re-hashing; any difference (or no
+ * record) means re-hash. The record lives at `<store>/.yep-state/<name>.json`
+ * (a dot-directory the host ignores; docs/formats.md) and is only a cache: it
+ * is valid only for the lock entry (content hash, binary digest) and directory
+ * it names, and a bad or missing one costs a re-hash, never a wrong answer
+ * about content (ctime cannot be set back by a user, so an edit that restores
+ * size and mtime is still seen).
+ */
+import { lstatSync, readdirSync, rmSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import type { Paths } from '../paths.js';
+import { assertValidName } from '../package/names.js';
+import { writeFileAtomic } from './fs-atomic.js';
+import { readRegularTextSync } from './read-regular-file.js';
+
+/** [size, mtime ns, ctime ns, inode, mode] */
+export type FileSignature = [number, string, string, number, number];
+
+export interface TreeState {
+  format: 1;
+  name: string;
+  /** The real directory the signature was taken in. */
+  dir: string;
+  /** The lock entry's content_hash the tree matched. */
+  content_hash: string;
+  /** The lock entry's binary_file_sha256 the binary matched (null: none recorded). */
+  binary_file_sha256: string | null;
+  /** Relative path (`/`) -> signature, every regular file outside `.git`. */
+  files: Record<string, FileSignature>;
+}
+
+export function treeStateFile(paths: Paths, name: string): string {
+  return join(paths.storeDir, '.yep-state', `${assertValidName(name)}.json`);
+}
+
+/** Signatures of the regular files under `root` (`.git` skipped, links not followed), as the content hash walks. */
+export function signTree(root: string): Record<string, FileSignature> {
+  const out: Record<string, FileSignature> = {};
+  const walk = (dir: string, rel: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (e.name !== '.git') walk(`${dir}${sep}${e.name}`, relPath);
+      } else if (e.isFile()) {
+        const st = lstatSync(`${dir}${sep}${e.name}`, { bigint: true });
+        out[relPath] = [Number(st.size), st.mtimeNs.toString(), st.ctimeNs.toString(), Number(st.ino), Number(st.mode)];
+      }
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+/** What differs between two signature sets, by file: changed, deleted and added paths (sorted). */
+export function diffSignatures(before: Record<string, FileSignature>, now: Record<string, FileSignature>): { changed: string[]; deleted: string[]; added: string[]; modeOnly: string[] } {
+  const changed: string[] = [];
+  const deleted: string[] = [];
+  const modeOnly: string[] = [];
+  for (const [rel, sig] of Object.entries(before)) {
+    const cur = now[rel];
+    if (!cur) deleted.push(rel);
+    // [size, mtime, ctime, inode, mode]: a mode-only change (chmod) is not an edit; other differences may be.
+    else if (cur[0] !== sig[0] || cur[1] !== sig[1] || cur[3] !== sig[3] || (cur[2] !== sig[2] && cur[4] === sig[4])) changed.push(rel);
+    else if (cur[4] !== sig[4]) modeOnly.push(rel);
+  }
+  const added = Object.keys(now).filter((rel) => !(rel in before));
+  return { changed: changed.sort(), deleted: deleted.sort(), added: added.sort(), modeOnly: modeOnly.sort() };
+}
+
+function isSignature(v: unknown): v is FileSignature {
+  return Array.isArray(v) && v.length === 5 && typeof v[0] === 'number' && typeof v[1] === 'string' && typeof v[2] === 'string' && typeof v[3] === 'number' && typeof v[4] === 'number';
+}
+
+/** The recorded state, or undefined when there is none or it is unreadable (a cache: re-hash instead). */
+export function readTreeState(paths: Paths, name: string): TreeState | undefined {
+  let text: string | undefined;
+  try {
+    text = readRegularTextSync(treeStateFile(paths, name), 'The stat signature', { maxBytes: 64 * 1024 * 1024 });
+  } catch {
+    return undefined;
+  }
+  if (text === undefined) return undefined;
+  try {
+    const s = JSON.parse(text) as TreeState;
+    if (s.format !== 1 || s.name !== name || typeof s.dir !== 'string' || typeof s.content_hash !== 'string') return undefined;
+    if (s.binary_file_sha256 !== null && typeof s.binary_file_sha256 !== 'string') return undefined;
+    if (typeof s.files !== 'object' || s.files === null || !Object.values(s.files).every(isSignature)) return undefined;
+    return s;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Record the state (caller holds the installer lock). A cache: a failed write is not an error worth failing a command for. */
+export async function writeTreeState(paths: Paths, state: TreeState): Promise<void> {
+  const { mkdirSync } = await import('node:fs');
+  const file = treeStateFile(paths, state.name);
+  try {
+    mkdirSync(join(paths.storeDir, '.yep-state'), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(file, `${JSON.stringify(state)}\n`, { what: 'The stat signature', mode: 0o600 });
+  } catch {
+    // Next time costs a re-hash; nothing else depends on it.
+  }
+}
+
+/** Forget the state of a removed extension. */
+export function removeTreeState(paths: Paths, name: string): void {
+  rmSync(treeStateFile(paths, name), { force: true });
+}

@@ -1,0 +1,154 @@
+/**
+ * Issue 17, observations 3-5: `update` over lock entries the host wrote (no
+ * `grant` key), unknown entry keys surviving every rewrite, and `install
+ * --frozen` strict about the lockfile it is given. State is checked on disk.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+
+let home: TempHome;
+let pkg: string;
+const store = () => join(home.configDir, 'extensions');
+const lockFile = () => join(store(), 'extensions.lock');
+const lockText = () => readFileSync(lockFile(), 'utf8');
+const setManifest = (yolop: Record<string, unknown>, version = '0.2.0') => {
+  const m = JSON.parse(readFileSync(join(pkg, 'plugin.json'), 'utf8'));
+  writeFileSync(join(pkg, 'plugin.json'), JSON.stringify({ ...m, version, yolop: { ...m.yolop, ...yolop } }));
+};
+/** Make the lock look as the host writes it: no `grant` key, no approved-grant record. */
+const hostify = () => {
+  writeFileSync(lockFile(), lockText().replace(/^grant = ".*"\n/m, ''));
+  rmSync(join(store(), '.yep-grants'), { recursive: true, force: true });
+};
+
+beforeEach(async () => {
+  home = makeTempHome();
+  pkg = writePackage(join(home.root, 'src', 'echo'), { name: 'echo', yolop: { tools: [{ name: 'a' }, { name: 'b' }] } });
+  expect((await runCli(['install', pkg], { env: home.env })).code).toBe(0);
+});
+afterEach(() => home.cleanup());
+
+describe('update over a host-written entry (no grant recorded)', () => {
+  it('unchanged content is up to date, and the grant is recorded silently', async () => {
+    hostify();
+    expect(lockText()).not.toMatch(/^grant = /m);
+    const r = await runCli(['update', 'echo'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('echo is up to date.');
+    expect(lockText()).toMatch(/^grant = "sha256:[0-9a-f]{64}"$/m);
+    expect(existsSync(join(store(), '.yep-grants', 'echo.json'))).toBe(true);
+  });
+
+  it('a dry run records nothing', async () => {
+    hostify();
+    const before = lockText();
+    const r = await runCli(['update', 'echo', '--dry-run'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lockText()).toBe(before);
+  });
+
+  it('changed content asks for the whole grant, as a new install does (not "widens")', async () => {
+    hostify();
+    setManifest({ tools: [{ name: 'a' }] }); // narrower than installed: still, nothing was approved
+    const before = lockText();
+    const r = await runCli(['update', 'echo'], { env: home.env });
+    expect(r.code).toBe(8);
+    expect(r.stdout).toContain('echo contributes:');
+    expect(r.stdout).toContain('tools (1)');
+    expect(r.stderr).not.toContain('widens');
+    expect(lockText()).toBe(before);
+    const json = jsonOf(await runCli(['update', 'echo', '--dry-run', '--json'], { env: home.env }));
+    expect(json.updates[0]).toMatchObject({ first_approval: true, consent_needed: true });
+    const ok = await runCli(['update', 'echo', '--accept', json.updates[0].to.grant], { env: home.env });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(lockText()).toContain(`grant = "${json.updates[0].to.grant}"`);
+  });
+});
+
+describe('unknown lock-entry keys survive every rewrite', () => {
+  const addKey = () => writeFileSync(lockFile(), lockText().replace(/^name = "echo"\n/m, 'name = "echo"\nfuture_key = "kept"\n'));
+
+  it('update', async () => {
+    addKey();
+    setManifest({ tools: [{ name: 'a' }] });
+    const r = await runCli(['update', 'echo'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lockText()).toContain('version = "0.2.0"');
+    expect(lockText()).toContain('future_key = "kept"');
+  });
+
+  it('install (re-pin)', async () => {
+    addKey();
+    setManifest({ tools: [{ name: 'a' }] });
+    const r = await runCli(['install', pkg], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lockText()).toContain('version = "0.2.0"');
+    expect(lockText()).toContain('future_key = "kept"');
+  });
+
+  it('install --frozen after the store was wiped', async () => {
+    addKey();
+    rmSync(join(store(), 'echo'), { recursive: true, force: true });
+    const r = await runCli(['install', '--frozen'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(store(), 'echo', 'plugin.json'))).toBe(true);
+    expect(lockText()).toContain('future_key = "kept"');
+  });
+});
+
+describe('install --frozen is strict about --lockfile', () => {
+  const storeNames = () => (existsSync(store()) ? readdirSync(store()).filter((n) => !n.startsWith('.') && n !== 'extensions.lock') : []);
+
+  it('a missing lockfile: exit 3 naming the path, nothing installed', async () => {
+    const fresh = makeTempHome();
+    try {
+      const file = join(fresh.root, 'no-such.lock');
+      const r = await runCli(['install', '--frozen', '--lockfile', file], { env: fresh.env });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain(file);
+      expect(existsSync(join(fresh.configDir, 'extensions', 'extensions.lock'))).toBe(false);
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
+  it('an unreadable lockfile (a FIFO): exit 7 naming the path', async () => {
+    const fifo = join(home.root, 'pipe.lock');
+    execFileSync('mkfifo', [fifo]);
+    const before = lockText();
+    const r = await runCli(['install', '--frozen', '--lockfile', fifo], { env: home.env, timeoutMs: 10_000 });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain(fifo);
+    expect(lockText()).toBe(before);
+  });
+
+  it('a file that is not a lock (valid TOML, no extensions): exit 7 naming the path', async () => {
+    const file = join(home.root, 'Cargo.toml');
+    writeFileSync(file, '[package]\nname = "x"\nversion = "0.1.0"\n');
+    const before = lockText();
+    const r = await runCli(['install', '--frozen', '--lockfile', file], { env: home.env });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain(file);
+    expect(lockText()).toBe(before);
+  });
+
+  it('an empty lock installs nothing and says so on stderr, exit 0', async () => {
+    const fresh = makeTempHome();
+    try {
+      const file = join(fresh.root, 'empty.lock');
+      writeFileSync(file, '# extensions.lock: nothing yet\n');
+      const r = await runCli(['install', '--frozen', '--lockfile', file, '--json'], { env: fresh.env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(jsonOf(r).frozen).toEqual([]);
+      expect(r.stderr).toMatch(/pins no extensions: nothing to install/);
+      home = Object.assign(home, {}); // the other home is untouched
+      expect(storeNames()).toEqual(['echo']);
+    } finally {
+      fresh.cleanup();
+    }
+  });
+});

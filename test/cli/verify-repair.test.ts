@@ -1,0 +1,162 @@
+/**
+ * Issue 17, observations 6-8 and the verify/repair acceptance: `yep-ext verify`
+ * re-hashes every entry (files, provisioned binary, manifest, server command)
+ * and exits 5 naming each problem; `list` reports the same problems cheaply;
+ * `install --force <name>` and `install --frozen` fetch the locked bytes again
+ * and repair; a swapped prebuilt binary is refused by --frozen (exit 5, nothing
+ * placed). Checked on disk, through the CLI, on real temp homes.
+ */
+import { createHash } from 'node:crypto';
+import { appendFileSync, chmodSync, existsSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hostTarget } from '../../src/core/binary/provision-binary.js';
+import { buildCrate } from '../helpers/crates.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { describeNeeding, need } from '../helpers/needs.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+let reg: TestRegistry;
+let home: TempHome;
+const BINARY = '#!/bin/sh\nexec cat\n';
+const OTHER = '#!/bin/sh\necho swapped\nexec cat\n';
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const binPath = () => `/bin/binny-1.0.0-${hostTarget()}`;
+const store = () => join(home.configDir, 'extensions');
+const pkg = () => join(store(), 'binny');
+const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
+const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+
+function serveBinary(content: string): void {
+  reg.serve(binPath(), content);
+  reg.serve(`${binPath()}.sha256`, `${sha(content)}  binny-server\n`);
+}
+
+beforeAll(async () => {
+  reg = await startRegistry();
+  const crate = 'yolop-extension-binny';
+  const manifest = { name: 'binny', version: '1.0.0', yolop: { capabilityServer: { command: 'binny-server', binaries: `${reg.url}bin/{name}-{version}-{target}` }, tools: [{ name: 't' }] } };
+  reg.publish({
+    name: crate,
+    vers: '1.0.0',
+    data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n`, 'README.md': 'hello\n', 'src/lib.txt': 'code\n' } }),
+  });
+});
+afterAll(() => reg.close());
+beforeEach(async () => {
+  home = makeTempHome();
+  serveBinary(BINARY);
+  const r = await runCli(['install', 'binny'], { env: env() });
+  expect(r.code, r.stderr).toBe(0);
+});
+afterEach(() => {
+  reg.clearFaults();
+  home.cleanup();
+});
+
+interface Problem {
+  kind: string;
+  message: string;
+  files: string[] | null;
+}
+async function verify(): Promise<{ code: number | null; problems: Problem[]; report: Record<string, unknown> }> {
+  const r = await runCli(['verify', '--json'], { env: env() });
+  const json = jsonOf(r);
+  const report = r.code === 0 ? json : json.error.details;
+  return { code: r.code, problems: report.extensions.flatMap((e: { problems: Problem[] }) => e.problems), report };
+}
+
+describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'verify and repair', () => {
+  it('a clean home verifies (exit 0) with every key of the report present', async () => {
+    const v = await verify();
+    expect(v.code).toBe(0);
+    expect(v.report).toEqual({
+      ok: true,
+      extensions: [
+        {
+          name: 'binny',
+          ok: true,
+          dir: realpathSync(pkg()),
+          content_hash: { expected: expect.stringMatching(/^sha256:/), actual: expect.stringMatching(/^sha256:/), checked: 'hashed' },
+          binary: { path: 'bin/binny-server', expected: sha(BINARY), actual: sha(BINARY) },
+          command: { ok: true, detail: 'bin/binny-server (executable)' },
+          problems: [],
+        },
+      ],
+    });
+    // The stat signature recorded at install (docs/formats.md).
+    const state = JSON.parse(readFileSync(join(store(), '.yep-state', 'binny.json'), 'utf8'));
+    expect(state).toMatchObject({ format: 1, name: 'binny', dir: realpathSync(pkg()), binary_file_sha256: sha(BINARY) });
+    expect(Object.keys(state.files).sort()).toEqual(['Cargo.toml', 'README.md', 'bin/binny-server', 'plugin.json', 'src/lib.txt']);
+    const human = await runCli(['verify'], { env: env() });
+    expect(human.code).toBe(0);
+  });
+
+  const damage: Array<[string, () => void, string, string]> = [
+    ['editing one file', () => appendFileSync(join(pkg(), 'README.md'), 'edited\n'), 'content', 'README.md'],
+    ['deleting one file', () => rmSync(join(pkg(), 'src', 'lib.txt')), 'content', 'src/lib.txt'],
+    ['adding one file', () => writeFileSync(join(pkg(), 'added.txt'), 'x\n'), 'content', 'added.txt'],
+    ['overwriting the binary', () => writeFileSync(join(pkg(), 'bin', 'binny-server'), OTHER), 'binary', 'bin/binny-server'],
+    ['chmod -x on the server (a host-extracted crate)', () => chmodSync(join(pkg(), 'bin', 'binny-server'), 0o644), 'not-executable', 'bin/binny-server'],
+  ];
+  describe.each([
+    ['install --force binny', ['install', '--force', 'binny']],
+    ['install --frozen', ['install', '--frozen']],
+  ])('repaired by %s', (_label, repair) => {
+    it.each(damage)('%s: verify and list name it (exit 5), the repair restores it, verify exits 0', async (_what, breakIt, kind, file) => {
+      const lockBefore = lockText();
+      breakIt();
+      const v = await verify();
+      expect(v.code).toBe(5);
+      expect(v.problems.map((p) => [p.kind, p.files])).toEqual([[kind, [file]]]);
+      const human = await runCli(['verify'], { env: env() });
+      expect(human.code).toBe(5);
+      expect(human.stderr).toContain(file);
+      const list = jsonOf(await runCli(['list', '--json'], { env: env() }));
+      expect(list.extensions[0].problems).toContain(v.problems[0]!.message);
+
+      const r = await runCli(repair, { env: env() });
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect((await verify()).code).toBe(0);
+      expect(lockText()).toBe(lockBefore);
+      expect(readFileSync(join(pkg(), 'bin', 'binny-server'), 'utf8')).toBe(BINARY);
+      expect(statSync(join(pkg(), 'bin', 'binny-server')).mode & 0o111).not.toBe(0);
+      expect(existsSync(join(pkg(), 'added.txt'))).toBe(false);
+      expect(readFileSync(join(pkg(), 'README.md'), 'utf8')).toBe('hello\n');
+    });
+  });
+
+  it('an unchanged store: --frozen makes no request and re-hashes nothing it has a signature for', async () => {
+    reg.requests.length = 0;
+    const r = await runCli(['install', '--frozen', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).frozen).toEqual([{ name: 'binny', status: 'skipped', reason: 'already installed with the locked hash' }]);
+    expect(reg.requests).toEqual([]);
+  });
+
+  it('install --force on an intact entry reinstalls it; a plain install over a drifted tree places it afresh instead of "already installed"', async () => {
+    const forced = await runCli(['install', '--force', 'binny', '--json'], { env: env() });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(jsonOf(forced).installed[0].status).toBe('reinstalled');
+    const same = await runCli(['install', 'binny', '--json'], { env: env() });
+    expect(jsonOf(same).installed[0].status).toBe('unchanged');
+    appendFileSync(join(pkg(), 'README.md'), 'edited\n');
+    const plain = await runCli(['install', 'binny', '--json'], { env: env() });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(jsonOf(plain).installed[0].status).not.toBe('unchanged');
+    expect(readFileSync(join(pkg(), 'README.md'), 'utf8')).toBe('hello\n');
+    expect((await verify()).code).toBe(0);
+  });
+
+  it('observation 7: a wiped store and a release host serving another binary with a matching .sha256: --frozen refuses (exit 5), nothing placed', async () => {
+    const lockBefore = lockText();
+    rmSync(pkg(), { recursive: true, force: true });
+    serveBinary(OTHER);
+    const r = await runCli(['install', '--frozen'], { env: env() });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('- binny:');
+    expect(r.stderr).toContain('binary_sha256');
+    expect(existsSync(pkg())).toBe(false);
+    expect(lockText()).toBe(lockBefore);
+  });
+});

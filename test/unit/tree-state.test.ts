@@ -1,0 +1,46 @@
+/** The stat signature behind list's cheap check (store/tree-state.ts): what counts as a change, and a bad record is no record. */
+import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { diffSignatures, readTreeState, signTree, treeStateFile, writeTreeState } from '../../src/core/store/tree-state.js';
+import { makeTempHome, type TempHome } from '../helpers/home.js';
+
+let home: TempHome;
+let dir: string;
+beforeEach(() => {
+  home = makeTempHome();
+  dir = join(home.root, 'pkg');
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  mkdirSync(join(dir, '.git'), { recursive: true });
+  writeFileSync(join(dir, 'plugin.json'), '{}');
+  writeFileSync(join(dir, 'bin', 'srv'), '#!/bin/sh\n');
+  writeFileSync(join(dir, '.git', 'HEAD'), 'x');
+});
+afterEach(() => home.cleanup());
+
+describe('tree-state', () => {
+  it('signs the files the content hash walks (no .git) and names edits, deletions, additions and mode-only changes apart', () => {
+    const before = signTree(dir);
+    expect(Object.keys(before).sort()).toEqual(['bin/srv', 'plugin.json']);
+    expect(diffSignatures(before, signTree(dir))).toEqual({ changed: [], deleted: [], added: [], modeOnly: [] });
+    appendFileSync(join(dir, 'plugin.json'), ' ');
+    chmodSync(join(dir, 'bin', 'srv'), 0o600);
+    writeFileSync(join(dir, 'new.txt'), 'n');
+    const d = diffSignatures(before, signTree(dir));
+    expect(d).toEqual({ changed: ['plugin.json'], deleted: [], added: ['new.txt'], modeOnly: ['bin/srv'] });
+    rmSync(join(dir, 'plugin.json'));
+    expect(diffSignatures(before, signTree(dir)).deleted).toEqual(['plugin.json']);
+  });
+
+  it('round-trips through the state file, and a malformed or foreign record reads as none', async () => {
+    const ctx = home.ctx();
+    const state = { format: 1 as const, name: 'demo', dir, content_hash: `sha256:${'0'.repeat(64)}`, binary_file_sha256: null, files: signTree(dir) };
+    await writeTreeState(ctx.paths, state);
+    expect(readTreeState(ctx.paths, 'demo')).toEqual(state);
+    for (const bad of ['not json', '{"format":2}', JSON.stringify({ ...state, name: 'other' }), JSON.stringify({ ...state, files: { a: [1, 2] } })]) {
+      writeFileSync(treeStateFile(ctx.paths, 'demo'), bad);
+      expect(readTreeState(ctx.paths, 'demo')).toBeUndefined();
+    }
+    expect(readTreeState(ctx.paths, 'missing')).toBeUndefined();
+  });
+});
