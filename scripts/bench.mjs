@@ -609,6 +609,81 @@ function printTable() {
   }
 }
 
+/**
+ * Fleet (issue 14, docs/fleet.md): N runners (N = 1, 8, 32) each `install --frozen`
+ * the same lock of 3 crates concurrently, into their own empty homes, from one
+ * nginx-served `yep-ext mirror`. Per runner: wall time (median and max), requests
+ * and bytes nginx served (from its access log); the origin registry must see none.
+ * Baseline: the N = 1 wall time (the goal is per-runner time flat in N up to the
+ * machine's cores). Each N runs twice: every runner with its own (cold) download
+ * cache, then all sharing one machine-wide cache warmed by one earlier runner
+ * (YEP_EXT_CACHE_DIR), where each runner should fetch only config.json.
+ */
+async function fleetCase(base, reg) {
+  const nginxHelper = join(ROOT, 'test', 'helpers', 'nginx.ts');
+  if (!existsSync(nginxHelper)) return skip('fleet', 'fleet: install --frozen from a mirror', 'test/helpers/nginx.ts is not in this tree');
+  const { NGINX, startNginx } = await import(nginxHelper);
+  if (!NGINX) return skip('fleet', 'fleet: install --frozen from a mirror', 'nginx is not installed (apt-get install nginx)');
+  const names = ['fleet-a', 'fleet-b', 'fleet-c'];
+  for (const n of names) reg.publish({ name: `yolop-extension-${n}`, vers: '1.0.0', data: smallExtensionCrate(base, n, false) });
+  const src = tempDir(base, 'fleet-src-');
+  must(await yep(['install', ...names.map((n) => `${n}@=1.0.0`)], homeEnv(src, reg)), 'fleet: source install');
+  const lock = join(src, 'fleet.lock');
+  must(await yep(['lock', 'export', lock], homeEnv(src, reg)), 'fleet: lock export');
+  const mirror = join(tempDir(base, 'fleet-mirror-'), 'm');
+  must(await yep(['mirror', mirror, '--lockfile', lock], homeEnv(src, reg)), 'fleet: mirror');
+  const nginx = await startNginx(mirror);
+  try {
+    must(await yep(['mirror', mirror, '--lockfile', lock, '--base-url', nginx.url], homeEnv(src, reg)), 'fleet: mirror --base-url');
+    let single;
+    for (const [n, cached] of [1, 8, 32].flatMap((k) => [[k, false], [k, true]])) {
+      // With a cache: one machine-wide YEP_EXT_CACHE_DIR, warmed by one earlier runner.
+      const cacheDir = cached ? tempDir(base, 'fleet-cache-') : undefined;
+      if (cacheDir) {
+        const warm = tempDir(base, 'fleet-warm-');
+        must(await yep(['install', '--frozen', '--lockfile', lock], { ...homeEnv(warm), YEP_EXT_INDEX: `${nginx.url}index/`, YEP_EXT_CACHE_DIR: cacheDir }), 'fleet: warm the cache');
+      }
+      const samples = [];
+      let served = [];
+      let originRequests = 0;
+      for (let i = 0; i < Math.max(1, Math.ceil(RUNS / 2)); i++) {
+        const homes = Array.from({ length: n }, () => tempDir(base, 'fleet-run-'));
+        const before = nginx.accessLog().length;
+        const originBefore = reg.requests.length;
+        const results = await Promise.all(
+          homes.map(async (h) => must(await yep(['install', '--frozen', '--lockfile', lock], { ...homeEnv(h), YEP_EXT_INDEX: `${nginx.url}index/`, ...(cacheDir ? { YEP_EXT_CACHE_DIR: cacheDir } : {}) }), 'fleet: frozen install')),
+        );
+        served = nginx.accessLog().slice(before);
+        originRequests += reg.requests.length - originBefore;
+        samples.push(...results.map((r) => r.ms));
+        for (const h of homes) rmSync(h, { recursive: true, force: true });
+      }
+      const perRunner = median(samples);
+      if (n === 1 && !cached) single = perRunner;
+      const bytes = served.reduce((t, l) => t + l.bytes, 0);
+      addRow({
+        id: `fleet-${n}${cached ? '-cache' : ''}`,
+        case: `fleet: ${n} concurrent install --frozen (3 crates) from nginx${cached ? ', shared cache' : ''}`,
+        yep_ms: perRunner,
+        baseline: 'N = 1',
+        baseline_ms: single,
+        ratio: perRunner / single,
+        target: n <= cpus().length ? '<= 1.5x (flat up to cores)' : `informational (N > ${cpus().length} cores)`,
+        met: n <= cpus().length ? perRunner / single <= 1.5 : originRequests === 0,
+        note: `per runner: ${(served.length / n).toFixed(1)} requests, ${(bytes / n / 1024).toFixed(1)} KiB served, max wall ${Math.round(Math.max(...samples))} ms; origin requests: ${originRequests}${cached ? '; one warmed download cache for all runners' : '; a cache per runner (cold)'}`,
+        runners: n,
+        requests_per_runner: served.length / n,
+        bytes_per_runner: bytes / n,
+        origin_requests: originRequests,
+        shared_cache: cached,
+        samples: { yep: samples },
+      });
+    }
+  } finally {
+    await nginx.stop();
+  }
+}
+
 function gitCommit() {
   const r = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: BIN_ROOT, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : undefined;
@@ -642,6 +717,7 @@ async function main() {
     if (reg && (wanted('update') || wanted('frozen'))) await updateCase(base, reg, installed);
     if (reg && wanted('frozen') && installed.length >= 20) await frozenWarmCase(base, reg, installed);
     if (wanted('package')) await packageCase(base);
+    if (reg && wanted('fleet')) await fleetCase(base, reg);
     if (wanted('suite')) await suiteCase();
   } finally {
     await reg?.close();

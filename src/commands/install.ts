@@ -9,6 +9,7 @@ import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
+import { GIT_MIRROR_ENV } from '../core/mirror/git-mirror-url.js';
 import type { CooldownOptions } from '../core/policy/cooldown.js';
 
 export default class Install extends BaseCommand {
@@ -53,6 +54,11 @@ Sources:
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
     enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
     lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
+    'git-mirror': Flags.string({
+      description: 'With --frozen: fetch locked git commits from this mirror (the git/ root of a `yep-ext mirror` tree; also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
+      helpValue: '<url>',
+      dependsOn: ['frozen'],
+    }),
     build: Flags.boolean({
       allowNo: true,
       description: 'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
@@ -63,8 +69,9 @@ Sources:
     }),
   };
 
-  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean): Promise<unknown> {
+  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean, gitMirror: string | undefined): Promise<unknown> {
     const ctx = this.makeContext({ index });
+    if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
     const json = this.jsonEnabled();
     const items = await installFrozen(ctx, {
       ...(lockfile ? { lockfile } : {}),
@@ -91,7 +98,7 @@ Sources:
     const specs = argv as string[];
     if (flags.frozen) {
       if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
-      return this.runFrozen(flags.lockfile, flags.index, flags.enable);
+      return this.runFrozen(flags.lockfile, flags.index, flags.enable, flags['git-mirror']);
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
     const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };

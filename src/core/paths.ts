@@ -19,8 +19,13 @@ export interface Paths {
   installLockFile: string;
   /** Private staging area inside the store (same filesystem, so rename is atomic). */
   stagingDir: string;
-  /** Download cache and other scratch space owned by yep-ext. */
+  /** Scratch space owned by yep-ext inside the store (the index file cache). */
   cacheDir: string;
+  /**
+   * The download cache shared by every home of this user (docs/fleet.md):
+   * verified `.crate`s and binaries, content-addressed. Outside the store on purpose.
+   */
+  sharedCacheDir: string;
   /**
    * Immutable package versions: `<store>/<name>` of a tree yep-ext owns is a
    * relative symlink to `.yep-packages/<name>.<id>` (store/package-versions.ts).
@@ -45,7 +50,22 @@ export function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platfo
   return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.config'), 'yolop');
 }
 
-export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): Paths {
+/**
+ * The shared download cache: YEP_EXT_CACHE_DIR, else the platform's cache
+ * directory (`$XDG_CACHE_HOME/yep-ext` or `~/.cache/yep-ext`, macOS
+ * `~/Library/Caches/yep-ext`, Windows `%LOCALAPPDATA%\yep-ext\Cache`).
+ */
+export function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = nonEmpty(env.HOME) ?? homedir()): string {
+  const override = nonEmpty(env.YEP_EXT_CACHE_DIR);
+  if (override) return resolve(override);
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'yep-ext');
+  if (platform === 'win32') return join(nonEmpty(env.LOCALAPPDATA) ?? join(home, 'AppData', 'Local'), 'yep-ext', 'Cache');
+  const xdg = nonEmpty(env.XDG_CACHE_HOME);
+  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.cache'), 'yep-ext');
+}
+
+export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform = process.platform, homeArg?: string): Paths {
+  const home = homeArg ?? homedir();
   const configDir = defaultConfigDir(env, platform, home);
   const storeOverride = nonEmpty(env.YOLOP_EXTENSIONS_DIR);
   const storeDir = storeOverride ? resolve(storeOverride) : join(configDir, 'extensions');
@@ -58,6 +78,8 @@ export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform =
     installLockFile: join(storeDir, '.yep-ext.lock'),
     stagingDir: join(storeDir, '.yep-staging'),
     cacheDir: join(storeDir, '.yep-cache'),
+    // The context's HOME (a library caller's or a test's env), not only this process's.
+    sharedCacheDir: defaultSharedCacheDir(env, platform, homeArg ?? nonEmpty(env.HOME) ?? home),
     packagesDir: join(storeDir, '.yep-packages'),
   };
 }

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { indexPath } from '../../src/core/sources/crates-io/index-path.js';
 
@@ -134,8 +135,15 @@ function json(status: number, value: unknown): Reply {
 
 const HTML_PAGE = '<!DOCTYPE html>\n<html><head><title>Welcome to the hotel Wi-Fi</title></head><body><p>Please log in.</p></body></html>\n';
 
+export interface RegistryOptions {
+  /** Serve https with this key and certificate (PEM) instead of plain http. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
+  /** The host name in the registry's own URLs (config.json `dl`/`api`, `url`); default 127.0.0.1. */
+  host?: string;
+}
+
 /** Start a registry on 127.0.0.1 (ephemeral port). Close it in afterEach/afterAll. */
-export async function startRegistry(): Promise<TestRegistry> {
+export async function startRegistry(options: RegistryOptions = {}): Promise<TestRegistry> {
   const indexLines = new Map<string, string[]>(); // lower name -> lines
   const crates = new Map<string, CrateVersion[]>(); // lower name -> versions
   const requests: LoggedRequest[] = [];
@@ -318,15 +326,16 @@ export async function startRegistry(): Promise<TestRegistry> {
     }
   };
 
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: { ...req.headers }, at: Date.now() });
     const rule = faults.find((f) => f.remaining > 0 && f.match(req.url ?? '/'));
     if (rule) rule.remaining--;
     send(req, res, route(req), rule?.fault);
-  });
+  };
+  const server: Server | import('node:https').Server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  base = `http://127.0.0.1:${port}/`;
+  base = `${options.tls ? 'https' : 'http'}://${options.host ?? '127.0.0.1'}:${port}/`;
 
   return {
     url: base,

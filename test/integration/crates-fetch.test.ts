@@ -330,7 +330,8 @@ describe('hostile index and HTTP (B12, B14-B19)', () => {
       expect(r.source.version).toBe('0.3.1');
       expect(cdn.requestsTo('/crates/')).toHaveLength(1);
       cdn.fault('/crates/', { kind: 'corrupt' });
-      expect((await fail(fetchCrate(ctx(), spec(HELLO), into()))).code).toBe('E_INTEGRITY');
+      // Download again (not from the shared download cache, which now holds the verified copy).
+      expect((await fail(fetchCrate(ctx({ YEP_EXT_CACHE_DIR: 'off' }), spec(HELLO), into()))).code).toBe('E_INTEGRITY');
     } finally {
       reg.setConfig(undefined as never);
       await cdn.close();

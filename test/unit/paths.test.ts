@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageDir, resolvePaths } from '../../src/core/paths.js';
 
@@ -20,6 +21,19 @@ describe('resolvePaths (host-compat §1)', () => {
     const p = resolvePaths({ YOLOP_CONFIG_DIR: '/c' }, 'linux', '/h');
     expect(p).toMatchObject({ storeDir: '/c/extensions', lockFile: '/c/extensions/extensions.lock', settingsFile: '/c/settings.toml', secretsFile: '/c/connections.toml' });
     expect(resolvePaths({ YOLOP_CONFIG_DIR: '/c', YOLOP_EXTENSIONS_DIR: '/s' }, 'linux', '/h').lockFile).toBe('/s/extensions.lock');
+  });
+  it('the shared download cache: YEP_EXT_CACHE_DIR, else the platform cache directory (issue 14)', () => {
+    expect(resolvePaths({}, 'linux', '/home/u').sharedCacheDir).toBe('/home/u/.cache/yep-ext');
+    expect(resolvePaths({ XDG_CACHE_HOME: '/xc' }, 'linux', '/home/u').sharedCacheDir).toBe('/xc/yep-ext');
+    expect(resolvePaths({ XDG_CACHE_HOME: 'relative' }, 'linux', '/home/u').sharedCacheDir).toBe('/home/u/.cache/yep-ext');
+    expect(resolvePaths({}, 'darwin', '/Users/u').sharedCacheDir).toBe('/Users/u/Library/Caches/yep-ext');
+    expect(resolvePaths({ LOCALAPPDATA: '/lad' }, 'win32', '/u').sharedCacheDir).toBe(join('/lad', 'yep-ext', 'Cache'));
+    expect(resolvePaths({ YEP_EXT_CACHE_DIR: '/shared', XDG_CACHE_HOME: '/xc' }, 'linux', '/h').sharedCacheDir).toBe('/shared');
+    expect(resolvePaths({ YEP_EXT_CACHE_DIR: 'rel' }, 'linux', '/h').sharedCacheDir).toBe(`${process.cwd()}/rel`);
+    // The environment's HOME (a test's or a library caller's), not only this process's.
+    expect(resolvePaths({ HOME: '/hh' }, 'linux').sharedCacheDir).toBe('/hh/.cache/yep-ext');
+    // Not inside the store: several homes share it.
+    expect(resolvePaths({ YOLOP_CONFIG_DIR: '/c' }, 'linux', '/h').sharedCacheDir.startsWith('/c/')).toBe(false);
   });
   it('packageDir refuses names that would escape the store', () => {
     const p = resolvePaths({ YOLOP_CONFIG_DIR: '/c' }, 'linux', '/h');

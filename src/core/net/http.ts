@@ -20,6 +20,7 @@ import { isLinkLocalAddress, isLoopbackHost, normalizeHost } from './address.js'
 import { guardedConnector } from './guarded-connect.js';
 import type { Clock } from '../clock.js';
 import type { HttpSettings } from './http-settings.js';
+import { proxyFor, proxySettings, showProxy } from './proxy.js';
 
 // Tunables: ctx.http.limits (defaults and the user-facing variables: http-settings.ts).
 export { httpSettings, type HttpSettings } from './http-settings.js';
@@ -80,21 +81,34 @@ async function loadUndici(): Promise<Undici> {
 
 const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
 
-async function dispatcherFor(stallMs: number, resolve: ReadonlyMap<string, string> = NO_OVERRIDES): Promise<import('undici').Dispatcher> {
+/**
+ * The dispatcher for a request to `url`: a direct agent whose connector applies the
+ * address rules after DNS (guarded-connect.ts), or undici's own ProxyAgent when the
+ * environment names a proxy for this URL (proxy.ts says which, and why loopback
+ * never is). One per settings, reused across requests (keep-alive).
+ */
+async function dispatcherFor(
+  url: URL,
+  stallMs: number,
+  env: Record<string, string | undefined>,
+  resolve: ReadonlyMap<string, string> = NO_OVERRIDES,
+): Promise<{ dispatcher: import('undici').Dispatcher; proxy?: string }> {
   const undici = await loadUndici();
-  const key = `${stallMs}\n${[...resolve].join(',')}`;
+  const proxy = proxyFor(url, proxySettings(env));
+  const key = `${stallMs}\n${[...resolve].join(',')}\n${proxy ?? ''}`;
   let agent = agents.get(key) as import('undici').Dispatcher | undefined;
   if (!agent) {
-    agent = new undici.Agent({
-      // The link-local rule again after DNS and on the connected peer (guarded-connect.ts).
-      connect: guardedConnector(undici.buildConnector, { timeout: stallMs }, resolve),
-      headersTimeout: stallMs,
-      bodyTimeout: stallMs,
-      keepAliveTimeout: 4_000,
-    });
+    const common = { headersTimeout: stallMs, bodyTimeout: stallMs, keepAliveTimeout: 4_000 };
+    agent = proxy
+      ? new undici.ProxyAgent({ uri: proxy, ...common, proxyTls: { timeout: stallMs }, requestTls: { timeout: stallMs } })
+      : new undici.Agent({
+          // The link-local rule again after DNS and on the connected peer (guarded-connect.ts).
+          connect: guardedConnector(undici.buildConnector, { timeout: stallMs }, resolve),
+          ...common,
+        });
     agents.set(key, agent);
   }
-  return agent;
+  return { dispatcher: agent, ...(proxy ? { proxy } : {}) };
 }
 
 // ---------------------------------------------------------------- one attempt's guard
@@ -210,6 +224,27 @@ function describeNetError(e: unknown): string {
   }
 }
 
+const TLS_TRUST_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+]);
+
+/** What to do next for the failures a person can fix (a private CA, a proxy that refused). */
+function networkHint(e: unknown, proxy: string | undefined): string | undefined {
+  const code = errCode(e);
+  if (code && TLS_TRUST_CODES.has(code)) {
+    return 'The server\'s certificate is not signed by a CA Node trusts. If your network uses a private CA (an internal registry or mirror, a TLS-inspecting proxy), set NODE_EXTRA_CA_CERTS to its PEM file (docs/fleet.md).';
+  }
+  if (proxy && /Proxy response \(\d+\)/.test(e instanceof Error ? e.message : '')) {
+    return `The proxy ${showProxy(proxy)} refused to open a tunnel. Check HTTPS_PROXY (and its credentials), or list the host in NO_PROXY to reach it directly.`;
+  }
+  return undefined;
+}
+
 /** Jittered exponential backoff ("equal jitter": half fixed, half random). */
 export function backoffMs(attempt: number, settings: Pick<HttpSettings, 'retryBaseMs' | 'retryMaxMs'>, random = Math.random): number {
   const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** attempt);
@@ -295,12 +330,13 @@ async function perform<T>(
   let attempt = 0;
   const deadlineMs = options.timeoutMs ?? (options.download ? settings.downloadTimeoutMs : settings.timeoutMs);
   const request = ctx.http.request ?? (await loadUndici()).request;
-  const dispatcher = await dispatcherFor(settings.stallMs, ctx.http.resolve);
+  const { dispatcher, proxy } = await dispatcherFor(first, settings.stallMs, ctx.env, ctx.http.resolve);
+  const via = proxy ? ` through the proxy ${showProxy(proxy)}` : '';
 
   const retryOrThrow = async (why: string, delayMs: number | undefined, cause?: unknown): Promise<void> => {
     if (attempt >= settings.retries) {
       throw new YepError('E_NETWORK', `${what}: ${why} (gave up after ${attempt + 1} attempt${attempt ? 's' : ''}).`, {
-        hint: `Check your connection and the registry (${first.host}), then run the command again.`,
+        hint: `Check your connection and the registry (${first.host})${via ? `, and the proxy (${showProxy(proxy!)}; NO_PROXY lists hosts to reach directly)` : ''}, then run the command again.`,
         ...(cause !== undefined ? { cause } : {}),
         details: { url: url.href, attempts: attempt + 1 },
       });
@@ -316,7 +352,7 @@ async function perform<T>(
     const guard = new AttemptGuard(ctx.signal, deadlineMs, settings, ctx.clock);
     let retry: { why: string; delay?: number; cause?: unknown } | undefined;
     try {
-      ctx.log.debug(`GET ${url.href}`);
+      ctx.log.debug(`GET ${url.href}${via}`);
       const res = await request(url, {
         method: 'GET',
         headers: { 'user-agent': ctx.userAgent, ...options.headers },
@@ -383,7 +419,10 @@ async function perform<T>(
       } else {
         const code = errCode(e);
         if (code && RETRYABLE_CODES.has(code)) retry = { why: describeNetError(e), cause: e };
-        else throw new YepError('E_NETWORK', `${what}: ${describeNetError(e)}.`, { cause: e, details: { url: url.href } });
+        else {
+          const hint = networkHint(e, proxy);
+          throw new YepError('E_NETWORK', `${what}: ${describeNetError(e)}${via}.`, { cause: e, ...(hint ? { hint } : {}), details: { url: url.href } });
+        }
       }
     } finally {
       guard.dispose();

@@ -59,7 +59,7 @@ async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEnt
  * may be absent, meaning nothing is installed; a lockfile named on the command
  * line that is absent is a mistyped path, and a directory is not a lockfile.)
  */
-async function loadGivenLockfile(file: string): Promise<Lockfile> {
+export async function loadGivenLockfile(file: string): Promise<Lockfile> {
   const st = await stat(file).catch((e: unknown) => {
     if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}.`, { hint: 'Check the path given to --lockfile (write one with `yep-ext lock export <path>`).' });
     throw stateIoError('read', file, e);

@@ -140,7 +140,7 @@ export async function resolveCrateVersion(ctx: Context, crate: string, requireme
  * YEP_EXT_INDEX, e.g. a fleet's mirror) wins over the one recorded at install time;
  * the locked cksum pins the bytes wherever they come from.
  */
-function indexFor(ctx: Context, recorded: string | undefined): string {
+export function indexFor(ctx: Context, recorded: string | undefined): string {
   return ctx.indexUrl !== DEFAULT_INDEX_URL || !recorded ? ctx.indexUrl : normalizeIndexUrl(recorded);
 }
 
@@ -229,5 +229,8 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
   }
   const crate = { name, vers: locked.version, cksum };
   await fetchVerified(ctx, indexUrl, crate, into, configFetch);
-  return { dir: into, source: crateRecord(indexUrl, crate, locked.requirement) };
+  // The record keeps the index the lock names, not the one the bytes came through: a
+  // mirror given with --index is a transport, not a new origin (docs/fleet.md).
+  const { index: _transport, ...pinned } = crateRecord(indexUrl, crate, locked.requirement);
+  return { dir: into, source: { ...pinned, ...(locked.index !== undefined ? { index: locked.index } : {}) } };
 }

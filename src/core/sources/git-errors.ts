@@ -28,7 +28,8 @@ export function gitOutputTail(text: string, lines = 4): string {
 
 /** Did the server refuse a want for a commit it did not advertise (protocol v0)? */
 export function isUnadvertisedRefusal(text: string): boolean {
-  return /not our ref|unadvertised object|couldn't find remote ref|no such remote ref|Server does not allow request/i.test(text);
+  // A dumb-HTTP server (a static mirror, docs/fleet.md) cannot fetch shallowly: fall back like a refusal.
+  return /not our ref|unadvertised object|couldn't find remote ref|no such remote ref|Server does not allow request|dumb http transport does not support shallow/i.test(text);
 }
 
 /** Classify git's failure output for `action` ("fetch", "list refs of") on `url`. */

@@ -19,6 +19,7 @@ import { sanitize } from '../text/sanitize.js';
 import type { GitSpec } from './spec.js';
 import { checkGitRef, checkGitUrl, isFullSha, type GitUrl } from './git-url.js';
 import { gitFailure, isUnadvertisedRefusal } from './git-errors.js';
+import { gitMirrorUrl } from '../mirror/git-mirror-url.js';
 import { createGit } from './git-run.js';
 import { scanPackageTree, type TreeStats } from './tree-scan.js';
 import type { Fetched } from './source.js';
@@ -516,9 +517,12 @@ export async function fetchGitCommit(
   const rev = pin.rev.toLowerCase();
   const lim = limitsOf(limits);
   const scope = openScope(ctx, lim.timeoutMs);
+  // A git mirror (docs/fleet.md) is a transport: fetch from it, record the origin URL.
+  const mirrored = gitMirrorUrl(ctx.env, url.url);
+  const from = mirrored !== undefined ? checkGitUrl(mirrored) : url;
   try {
-    ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${rev.slice(0, 12)}`);
-    const { notes } = await fetchCommitInto({ ctx, url, limits: lim, scope }, rev, into, undefined);
+    ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${rev.slice(0, 12)}${mirrored !== undefined ? ` from the mirror ${sanitize(mirrored, { max: 200 })}` : ''}`);
+    const { notes } = await fetchCommitInto({ ctx, url: from, limits: lim, scope }, rev, into, undefined);
     const source: GitRecord = { type: 'git', url: url.url, rev, ...(pin.requested_ref !== undefined ? { requested_ref: pin.requested_ref } : {}) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
   } finally {

@@ -5,9 +5,10 @@
  * Nothing is ever unpacked from a stream (hardening B10 and "Runtime traps").
  */
 import { rename, rm } from 'node:fs/promises';
+import { readCachedInto, storeInCache } from '../../cache/download-cache.js';
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
-import { httpDownload } from '../../net/http.js';
+import { downloadUrl } from '../../net/transport.js';
 import { buildDownloadUrl } from './dl-url.js';
 import { isInstallableCksum } from './index-lines.js';
 import type { RegistryConfig } from './registry-config.js';
@@ -47,8 +48,11 @@ export async function downloadVerifiedCrate(ctx: Context, config: RegistryConfig
   const url = buildDownloadUrl(config.dl, crate);
   const partial = `${base}.crate.partial`;
   const file = `${base}.crate`;
+  // The shared download cache, keyed by the pinned digest (cache/download-cache.ts).
+  const cached = await readCachedInto(ctx, crate.cksum, file);
+  if (cached !== undefined) return { file, size: cached, url: 'cache' };
   try {
-    const got = await httpDownload(ctx, url, partial, {
+    const got = await downloadUrl(ctx, url, partial, {
       what: `Downloading ${label}`,
       maxBytes: maxCrateBytes(ctx.env),
       progressLabel: `Downloading ${label}`,
@@ -60,6 +64,7 @@ export async function downloadVerifiedCrate(ctx: Context, config: RegistryConfig
       });
     }
     await rename(partial, file);
+    await storeInCache(ctx, crate.cksum, file);
     return { file, size: got.size, url: got.url };
   } catch (e) {
     await rm(partial, { force: true });

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
-import { httpGet } from '../../net/http.js';
+import { getUrl, isFileUrl } from '../../net/transport.js';
 import { ensureDir, writeFileAtomic } from '../../store/fs-atomic.js';
 import { readRegularTextSync } from '../../store/read-regular-file.js';
 import { indexPath } from './index-path.js';
@@ -84,10 +84,19 @@ async function writeCache(ctx: Context, file: string, rec: CacheRecord): Promise
  * is no such crate (404, 410 and 451 all mean that, as in cargo).
  */
 export async function fetchIndexFile(ctx: Context, indexUrl: string, crate: string): Promise<ParsedIndex | undefined> {
+  return (await fetchIndexText(ctx, indexUrl, crate))?.parsed;
+}
+
+/**
+ * The index file for `crate` as the registry served it (the exact text, for a
+ * mirror to copy byte-for-byte) and parsed, or undefined when there is no such crate.
+ */
+export async function fetchIndexText(ctx: Context, indexUrl: string, crate: string): Promise<{ url: string; body: string; parsed: ParsedIndex } | undefined> {
   const url = new URL(indexPath(crate), indexUrl).href;
   const file = cacheFile(ctx, url);
-  const cached = await readCache(ctx, file, url);
-  const res = await httpGet(ctx, url, {
+  // A mirror on disk (file://) is read in place: no conditional request, nothing to cache.
+  const cached = isFileUrl(url) ? undefined : await readCache(ctx, file, url);
+  const res = await getUrl(ctx, url, {
     what: `The index file for ${crate}`,
     maxBytes: INDEX_MAX_BYTES,
     headers: {
@@ -114,7 +123,7 @@ export async function fetchIndexFile(ctx: Context, indexUrl: string, crate: stri
         body,
       });
     }
-    return parsed;
+    return { url, body, parsed };
   }
-  return parseIndexFile(body, crate, url);
+  return { url, body, parsed: parseIndexFile(body, crate, url) };
 }

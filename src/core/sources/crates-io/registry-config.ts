@@ -2,11 +2,12 @@
  * A sparse index's config.json: where `.crate` files (`dl`) and the web API
  * (`api`) live. Never hard-coded: a mirror or a test registry says where its
  * files are. `dl` must be https (http only for loopback), checked here so a
- * hostile config.json is refused before any download (hardening B19).
+ * hostile config.json is refused before any download (hardening B19). A
+ * `file://` root (a mirror on disk) may name a `file://` `dl`; a remote one may not.
  */
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
-import { checkFetchUrl, httpGet } from '../../net/http.js';
+import { checkSourceUrl, getUrl, isFileUrl } from '../../net/transport.js';
 import { looksLikeHtml } from './index-lines.js';
 import { buildDownloadUrl } from './dl-url.js';
 
@@ -22,7 +23,8 @@ const memo = new WeakMap<Context, Map<string, Promise<RegistryConfig>>>();
 
 /** Police the index root the user configured (E_USAGE: it came from a flag or env var). */
 export function checkIndexUrl(indexUrl: string): URL {
-  const url = checkFetchUrl(indexUrl, `The registry index ${indexUrl}`, 'E_USAGE');
+  // A file:// root is a mirror on disk (docs/fleet.md): the user chose it, so it may be local.
+  const url = checkSourceUrl(indexUrl, `The registry index ${indexUrl}`, { allowFile: true, code: 'E_USAGE' });
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   return url;
 }
@@ -43,7 +45,7 @@ export function loadRegistryConfig(ctx: Context, indexUrl: string): Promise<Regi
 async function fetchRegistryConfig(ctx: Context, indexUrl: string): Promise<RegistryConfig> {
   const root = checkIndexUrl(indexUrl);
   const url = new URL('config.json', root).href;
-  const res = await httpGet(ctx, url, {
+  const res = await getUrl(ctx, url, {
     what: `The registry configuration ${url}`,
     maxBytes: CONFIG_MAX_BYTES,
     headers: { accept: 'application/json' },
@@ -79,7 +81,8 @@ export function parseRegistryConfig(text: string, indexUrl: string): RegistryCon
   }
   // Substitute harmless values for the markers so the scheme/host policy is checked now.
   const sample = buildDownloadUrl(o.dl, { name: 'crate', vers: '0.0.0', cksum: '0'.repeat(64) });
-  checkFetchUrl(sample, `The download location in ${where}`);
+  // A `dl` on the local disk only for an index that is itself on the local disk.
+  checkSourceUrl(sample, `The download location in ${where}`, { allowFile: isFileUrl(indexUrl) });
   const api = typeof o.api === 'string' && o.api !== '' ? o.api.replace(/\/+$/, '') : undefined;
   return { indexUrl, dl: o.dl, ...(api ? { api } : {}) };
 }

@@ -1,0 +1,44 @@
+/**
+ * Where a git repository lives in a mirror (docs/fleet.md, "Git in the mirror"):
+ * a bare repository at `git/<host>/<path>.git`, served as files (dumb HTTP) or read
+ * in place (`file://`). The mapping from the locked URL is fixed and readable, so
+ * `--git-mirror <url>` / YEP_EXT_GIT_MIRROR (the mirror's `git/` root) is all an
+ * installer needs:
+ *
+ *   https://github.com/acme/ext.git      -> <git-mirror>/github.com/acme/ext.git
+ *   ssh://git@host:2222/org/ext          -> <git-mirror>/host_2222/org/ext.git
+ *   git@host:org/ext.git                 -> <git-mirror>/host/org/ext.git
+ *   file:///srv/repos/ext                -> <git-mirror>/file/srv/repos/ext.git
+ *
+ * Host lower-cased, user and credentials dropped, a port kept as `_port`, a trailing
+ * `/` or `.git` dropped and `.git` added. The lock keeps the origin URL: the mirror
+ * is a transport, and the commit id pins the bytes wherever they come from.
+ */
+import { YepError } from '../errors.js';
+
+export const GIT_MIRROR_ENV = 'YEP_EXT_GIT_MIRROR';
+
+function clean(path: string): string {
+  const segs = path.split('/').filter((s) => s !== '' && s !== '.');
+  if (segs.some((s) => s === '..' || s.startsWith('.'))) throw new YepError('E_USAGE', `The git URL path ${JSON.stringify(path)} cannot be mapped into a mirror (a segment starts with ".").`);
+  const joined = segs.join('/').replace(/\.git$/, '');
+  if (joined === '') throw new YepError('E_USAGE', 'A git URL without a repository path cannot be mapped into a mirror.');
+  return `${joined}.git`;
+}
+
+/** The repository's path inside the mirror's `git/` root, from its (validated) URL. */
+export function gitMirrorPath(url: string): string {
+  const scp = /^([^@/:]+)@(\[[^\]]*\]|[^:/]+):(.*)$/.exec(url);
+  if (scp && !/^[a-z+]+:\/\//i.test(url)) return `${scp[2]!.toLowerCase()}/${clean(scp[3]!)}`;
+  const u = new URL(url);
+  if (u.protocol === 'file:') return `file/${clean(decodeURIComponent(u.pathname))}`;
+  const host = u.hostname.toLowerCase().replace(/^\[|\]$/g, '').replaceAll(':', '_');
+  return `${host}${u.port ? `_${u.port}` : ''}/${clean(decodeURIComponent(u.pathname))}`;
+}
+
+/** The URL to fetch `url` from when a git mirror is configured, else undefined. */
+export function gitMirrorUrl(env: Record<string, string | undefined>, url: string): string | undefined {
+  const base = env[GIT_MIRROR_ENV]?.trim();
+  if (!base) return undefined;
+  return `${base.endsWith('/') ? base : `${base}/`}${gitMirrorPath(url)}`;
+}

@@ -1,0 +1,79 @@
+/**
+ * Where registry bytes come from: http(s) through the one HTTP client (http.ts),
+ * or a `file://` URL for a mirror on a mounted disk or in the workspace (issue 14,
+ * docs/fleet.md). A `file://` root is the same static tree nginx would serve, read
+ * in place: the same caps apply, only regular files are read (a FIFO or device in
+ * the tree is refused, never blocks), and a missing file answers 404 so callers
+ * treat it exactly like a missing file on a server.
+ *
+ * `file://` is allowed only where the user chose it: an index root from --index /
+ * YEP_EXT_INDEX, and a `dl` in a config.json that itself came from a `file://`
+ * root. A remote index can never send us to the local disk.
+ */
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Context } from '../context.js';
+import { YepError, type ErrorCode } from '../errors.js';
+import { readRegularFileSync } from '../store/read-regular-file.js';
+import { checkFetchUrl, httpDownload, httpGet, type DownloadOptions, type DownloadResult, type HttpResult, type RequestOptions } from './http.js';
+
+export function isFileUrl(text: string): boolean {
+  return /^file:/i.test(text.trim());
+}
+
+/**
+ * Police a URL: `checkFetchUrl`'s rules for http(s); a `file://` URL only when
+ * `allowFile`, and then only a local one (no host but `localhost`, no query).
+ */
+export function checkSourceUrl(text: string, what: string, options: { allowFile: boolean; code?: ErrorCode }): URL {
+  const code = options.code ?? 'E_NETWORK';
+  if (!isFileUrl(text)) return checkFetchUrl(text, what, code);
+  if (!options.allowFile) {
+    throw new YepError(code, `${what}: refusing a file:// URL here; only a registry root given with --index / YEP_EXT_INDEX may be on the local disk.`);
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new YepError(code, `${what}: ${JSON.stringify(text)} is not a valid URL.`);
+  }
+  if (url.host !== '' && url.host !== 'localhost') {
+    throw new YepError(code, `${what}: refusing the file URL ${url.href}: it names the host ${url.host}; only local paths (file:///…) are read.`);
+  }
+  url.hash = '';
+  url.search = '';
+  return url;
+}
+
+function localPath(url: string): string {
+  return fileURLToPath(url);
+}
+
+function readLocal(url: string, what: string, maxBytes: number): Buffer | undefined {
+  return readRegularFileSync(localPath(url), what, { maxBytes, code: 'E_NETWORK', hint: 'Check the mirror: every file in it must be a regular file.' });
+}
+
+/** GET `url`: a file:// URL reads the file (404 when missing), anything else goes through http.ts. */
+export async function getUrl(ctx: Context, url: string, options: RequestOptions): Promise<HttpResult> {
+  if (!isFileUrl(url)) return httpGet(ctx, url, options);
+  const body = readLocal(url, options.what, options.maxBytes);
+  if (body === undefined) {
+    if (options.passStatuses?.includes(404)) return { status: 404, headers: {}, url, body: Buffer.alloc(0) };
+    throw new YepError('E_NOT_FOUND', `${options.what}: ${localPath(url)} does not exist.`);
+  }
+  ctx.log.debug(`READ ${url}`);
+  return { status: 200, headers: {}, url, body };
+}
+
+/** Download `url` into `file` while hashing it; file:// copies the local file (same caps, same digest). */
+export async function downloadUrl(ctx: Context, url: string, file: string, options: DownloadOptions): Promise<DownloadResult> {
+  if (!isFileUrl(url)) return httpDownload(ctx, url, file, options);
+  const body = readLocal(url, options.what, options.maxBytes);
+  if (body === undefined) {
+    throw new YepError('E_NOT_FOUND', `${options.what}: ${localPath(url)} does not exist.`, { hint: 'The mirror does not hold this file: rebuild it with `yep-ext mirror` from the lock.' });
+  }
+  ctx.log.debug(`READ ${url}`);
+  await writeFile(file, body, { mode: 0o600 });
+  return { url, size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+}

@@ -1,0 +1,113 @@
+/**
+ * `yep-ext mirror <dir>` (issue 14, docs/fleet.md): write a static tree holding
+ * exactly what a lock pins, for a fleet to install from with `--index` /
+ * YEP_EXT_INDEX (and `--git-mirror` for git sources). Crates: the locked index
+ * lines and verified `.crate`s (mirror/mirror-crates.ts); git: bare repositories
+ * holding the locked commits, servable by dumb HTTP (mirror/mirror-git.ts); path sources are local
+ * by definition and skipped with a note. Re-running adds what is new and keeps
+ * what is pinned; a pinned file is never rewritten with other bytes.
+ */
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { YepError, errnoCode } from '../errors.js';
+import { mirrorCrate, type MirroredCrate } from '../mirror/mirror-crates.js';
+import { mirrorGit, type MirroredGit } from '../mirror/mirror-git.js';
+import type { GitRecord } from '../sources/git.js';
+import { readManifest, writeManifest, type MirrorManifest } from '../mirror/mirror-manifest.js';
+import { MIRROR_MANIFEST, dlTemplate, mirrorBase, readMirrorFile, sha256Hex } from '../mirror/mirror-tree.js';
+import { checkSourceUrl } from '../net/transport.js';
+import { writeFileAtomic } from '../store/fs-atomic.js';
+import { serializeLock, loadLock } from '../store/lockfile.js';
+import type { CrateRecord } from '../sources/crates-io.js';
+import { loadGivenLockfile } from './frozen.js';
+
+export interface MirrorOptions {
+  /** The lock to mirror (default: the store's own extensions.lock). */
+  lockfile?: string;
+  /** The URL the mirror will be served at (default: the directory as file://). */
+  baseUrl?: string;
+}
+
+export interface MirrorResult {
+  dir: string;
+  base_url: string;
+  index_url: string;
+  crates: MirroredCrate[];
+  git: MirroredGit[];
+  /** The value for --git-mirror / YEP_EXT_GIT_MIRROR. */
+  git_mirror_url: string;
+  skipped: Array<{ name: string; reason: string }>;
+  files: number;
+}
+
+async function ensureDir(dir: string): Promise<void> {
+  const st = await stat(dir).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(e)));
+  if (st && !st.isDirectory()) throw new YepError('E_USAGE', `${dir} exists and is not a directory.`, { hint: 'Give a new or existing directory for the mirror.' });
+  await mkdir(dir, { recursive: true });
+}
+
+export async function buildMirror(ctx: Context, dirArg: string, options: MirrorOptions = {}): Promise<MirrorResult> {
+  const root = resolve(dirArg);
+  if (options.baseUrl !== undefined) checkSourceUrl(options.baseUrl, '--base-url', { allowFile: true, code: 'E_USAGE' });
+  const lockPath = options.lockfile ? resolve(options.lockfile) : ctx.paths.lockFile;
+  const lock = options.lockfile ? await loadGivenLockfile(lockPath) : await loadLock(lockPath);
+  await ensureDir(root);
+  const previous = readManifest(root);
+  const base = mirrorBase(root, options.baseUrl);
+
+  const manifest: MirrorManifest = {
+    format: 1,
+    base_url: base,
+    lock: { path: lockPath, sha256: sha256Hex(Buffer.from(serializeLock(lock))) },
+    crates: previous?.crates ?? [],
+    git: previous?.git ?? [],
+    skipped: [],
+    files: { ...(previous?.files ?? {}) },
+  };
+  // config.json names where the .crates are: the one file that depends on the base URL.
+  const config = `${JSON.stringify({ dl: dlTemplate(base) })}\n`;
+  await mkdir(join(root, 'index'), { recursive: true });
+  await writeFileAtomic(join(root, 'index', 'config.json'), config, { mode: 0o644, what: 'The mirror file' });
+  manifest.files['index/config.json'] = sha256Hex(Buffer.from(config));
+
+  const scratch = await mkdtemp(join(root, '.yep-mirror-'));
+  const crates: MirroredCrate[] = [];
+  const gits: MirroredGit[] = [];
+  try {
+    for (const entry of lock.entries) {
+      const src = entry.source;
+      if (src.type === 'crate') {
+        const m = await mirrorCrate(ctx, root, entry.name, src as CrateRecord, scratch);
+        crates.push(m);
+        if (!manifest.crates.some((c) => c.file === m.file)) {
+          manifest.crates.push({ crate: m.crate, version: m.version, cksum: m.cksum, file: m.file, index_file: m.index_file, origin: m.origin });
+        }
+        manifest.files[m.file] = m.cksum;
+        manifest.files[m.index_file] = sha256Hex(readMirrorFile(root, m.index_file)!);
+      } else if (src.type === 'git') {
+        const g = await mirrorGit(ctx, root, entry.name, src as GitRecord);
+        gits.push(g);
+        if (!manifest.git.some((x) => x.path === g.path && x.commit === g.commit)) manifest.git.push({ url: g.url, commit: g.commit, path: g.path });
+      } else {
+        manifest.skipped.push({ name: entry.name, reason: 'a path source is local by definition; install it from its directory' });
+      }
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  for (const s of manifest.skipped) ctx.log.info(`${s.name}: skipped (${s.reason})`);
+  await writeManifest(root, manifest);
+  return {
+    dir: root,
+    base_url: base,
+    index_url: `${base}index/`,
+    crates,
+    git: gits,
+    git_mirror_url: `${base}git/`,
+    skipped: manifest.skipped,
+    files: Object.keys(manifest.files).length + 1,
+  };
+}
+
+export { MIRROR_MANIFEST };

@@ -1,0 +1,146 @@
+/**
+ * Proxies and private CAs (issue 14), end to end through the built CLI:
+ * - an HTTPS registry on loopback whose certificate is signed by a CA made in the
+ *   test (openssl), under a real name (`registry.yep.test`) that does not resolve:
+ *   only the proxy (the npm `proxy` package, counting CONNECTs) can reach it, so a
+ *   request that arrives at the registry went through the proxy;
+ * - install, update, search and install --frozen all succeed through HTTPS_PROXY
+ *   with NODE_EXTRA_CA_CERTS, and the proxy saw a CONNECT for every connection;
+ * - NO_PROXY naming the host: no CONNECT at all (the name is answered by the
+ *   client's test resolver instead);
+ * - without the CA: a certificate error whose hint names NODE_EXTRA_CA_CERTS.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { fixtureCrate } from '../helpers/crates.js';
+import { startProxy, type TestProxy } from '../helpers/http-proxy.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { describeNeeding } from '../helpers/needs.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { NEEDS_OPENSSL, makeTestCa, type TestCa } from '../helpers/tls-ca.js';
+
+const HELLO = 'yolop-extension-hello';
+const NAME = 'registry.yep.test';
+let ca: TestCa;
+let reg: TestRegistry;
+let proxy: TestProxy;
+let port: number;
+const homes: TempHome[] = [];
+
+const home = (): TempHome => {
+  const h = makeTempHome();
+  homes.push(h);
+  return h;
+};
+const lockText = (h: TempHome) => readFileSync(join(h.configDir, 'extensions', 'extensions.lock'), 'utf8');
+
+describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
+  beforeAll(async () => {
+    ca = makeTestCa([NAME]);
+    reg = await startRegistry({ tls: { key: ca.key, cert: ca.cert }, host: NAME });
+    port = Number(new URL(reg.url).port);
+    reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0'), description: 'Says hello' });
+    proxy = await startProxy({ [`${NAME}:${port}`]: `127.0.0.1:${port}` });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await reg?.close();
+    ca?.cleanup();
+    for (const h of homes) h.cleanup();
+  });
+
+  const env = (h: TempHome, extra: Record<string, string> = {}) => ({
+    ...h.env,
+    YEP_EXT_INDEX: reg.indexUrl,
+    YEP_EXT_HTTP_RETRIES: '0',
+    NODE_EXTRA_CA_CERTS: ca.caFile,
+    HTTPS_PROXY: proxy.url,
+    ...extra,
+  });
+
+  it('install, search, update and install --frozen go through the proxy, trusting the private CA', async () => {
+    const h = home();
+    proxy.seen.length = 0;
+    reg.requests.length = 0;
+    const install = await runCli(['install', 'hello@^0.3'], { env: env(h) });
+    expect(install.code, install.stderr).toBe(0);
+    expect(lockText(h)).toContain('version = "0.3.0"');
+    // Every connection to the registry was a tunnel the proxy opened (the name resolves nowhere else).
+    expect(proxy.connects().length).toBeGreaterThan(0);
+    expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${NAME}:${port}`]));
+    expect(reg.requestsTo('/crates/').length).toBe(1);
+
+    const before = proxy.connects().length;
+    const search = await runCli(['search', 'hello', '--json'], { env: env(h) });
+    expect(search.code, search.stderr).toBe(0);
+    expect(jsonOf(search).hits.map((x: { crate: string }) => x.crate)).toEqual([HELLO]);
+    expect(proxy.connects().length).toBeGreaterThan(before);
+
+    reg.publish({ name: HELLO, vers: '0.3.1', data: fixtureCrate(HELLO, '0.3.1') });
+    const mid = proxy.connects().length;
+    const update = await runCli(['update', 'hello', '--json'], { env: env(h) });
+    expect(update.code, update.stderr).toBe(0);
+    expect(lockText(h)).toContain('version = "0.3.1"');
+    expect(proxy.connects().length).toBeGreaterThan(mid);
+
+    const lockFile = join(h.configDir, 'extensions', 'extensions.lock');
+    const fresh = home();
+    const last = proxy.connects().length;
+    reg.requests.length = 0;
+    const frozen = await runCli(['install', '--frozen', '--lockfile', lockFile], { env: env(fresh) });
+    expect(frozen.code, frozen.stderr).toBe(0);
+    expect(lockText(fresh)).toBe(lockText(h));
+    expect(reg.requestsTo('/crates/').length).toBe(1);
+    expect(proxy.connects().length).toBeGreaterThan(last);
+    expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${NAME}:${port}`]));
+  }, 180_000); // five CLI runs: under load on 2 cores they took over 60 s
+
+  it('lower-case https_proxy wins over HTTPS_PROXY, as curl reads them', async () => {
+    const h = home();
+    proxy.seen.length = 0;
+    const r = await runCli(['install', 'hello@0.3.0'], { env: env(h, { HTTPS_PROXY: 'http://127.0.0.1:9', https_proxy: proxy.url }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.connects().length).toBeGreaterThan(0);
+  });
+
+  it('NO_PROXY naming the host: connects directly, the proxy sees nothing', async () => {
+    for (const noProxy of [NAME, `.yep.test`, `other.example,${NAME}:${port}`, '*']) {
+      const h = home();
+      proxy.seen.length = 0;
+      reg.requests.length = 0;
+      const r = await runCli(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: noProxy, YEP_EXT_TEST_RESOLVE: `${NAME}=127.0.0.1` }) });
+      expect(r.code, `${noProxy}: ${r.stderr}`).toBe(0);
+      expect(proxy.seen, noProxy).toEqual([]);
+      expect(reg.requestsTo('/crates/').length).toBe(1);
+    }
+  });
+
+  it('NO_PROXY for another port of the host does not bypass the proxy', async () => {
+    const h = home();
+    proxy.seen.length = 0;
+    const r = await runCli(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: `${NAME}:1` }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.connects().length).toBeGreaterThan(0);
+  });
+
+  it('without NODE_EXTRA_CA_CERTS the private certificate is refused, with a hint naming it; nothing installed', async () => {
+    const h = home();
+    const e = env(h);
+    delete (e as Record<string, string>).NODE_EXTRA_CA_CERTS;
+    const r = await runCli(['install', 'hello@0.3.0', '--json'], { env: e });
+    expect(r.code).toBe(6);
+    const err = jsonOf(r).error;
+    expect(err.code).toBe('E_NETWORK');
+    expect(err.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
+    expect(() => lockText(h)).toThrow();
+  });
+
+  it('a proxy that refuses the tunnel: a network error naming the proxy (without its credentials)', async () => {
+    const h = home();
+    const r = await runCli(['install', 'hello@0.3.0', '--json'], { env: env(h, { HTTPS_PROXY: `http://user:s3cret@127.0.0.1:9` }) });
+    expect(r.code).toBe(6);
+    expect(r.stdout + r.stderr).not.toContain('s3cret');
+    expect(jsonOf(r).error.message + jsonOf(r).error.hint).toContain('http://127.0.0.1:9');
+  });
+});

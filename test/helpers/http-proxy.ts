@@ -1,0 +1,41 @@
+/**
+ * A real HTTP proxy on loopback: the npm `proxy` package (issue 14), which tunnels
+ * CONNECT requests itself. Its `authenticate` hook sees every request first; we use
+ * it to log each one and to play the proxy's DNS: `routes` maps a `host:port` the
+ * client asked for to the loopback address that serves it, so a test registry can
+ * have a real name (`registry.yep.test`) that only the proxy can reach.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createProxy } from 'proxy';
+
+export interface TestProxy {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** Every request the proxy received: `CONNECT host:port` or `GET http://…`. */
+  seen: string[];
+  connects(): string[];
+  close(): Promise<void>;
+}
+
+export async function startProxy(routes: Record<string, string> = {}): Promise<TestProxy> {
+  const seen: string[] = [];
+  const server = createProxy(createServer());
+  server.authenticate = (req: IncomingMessage) => {
+    seen.push(`${req.method} ${req.url}`);
+    if (req.method === 'CONNECT' && req.url && routes[req.url.toLowerCase()]) req.url = routes[req.url.toLowerCase()];
+    return true;
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    connects: () => seen.filter((s) => s.startsWith('CONNECT ')),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
