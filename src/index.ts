@@ -5,7 +5,7 @@
 export { createContext, normalizeIndexUrl, DEFAULT_INDEX_URL, type Context, type ContextOptions } from './core/context.js';
 export { YepError, ERROR_CODES, isYepError, exitCodeFor, type ErrorCode } from './core/errors.js';
 export { resolvePaths, type Paths } from './core/paths.js';
-export { silentLogger, memoryLogger, type Logger, type Progress } from './core/log.js';
+export { silentLogger, memoryLogger, startStep, withStep, type Logger, type Step, type StepState } from './core/log.js';
 export { parseSpec, describeSpec, type Spec, type CrateSpec, type GitSpec, type PathSpec } from './core/sources/spec.js';
 export { loadManifest, parseManifest, validateManifest, configFields, type Manifest, type ConfigField } from './core/package/manifest.js';
 export { contentHash } from './core/package/content-hash.js';

@@ -14,6 +14,10 @@ export interface CliContextOptions {
   json: boolean;
   /** Aborted on the first Ctrl-C. */
   abort: AbortController;
+  /** --quiet: no progress, no info lines (warnings and errors only). */
+  quiet?: boolean;
+  /** --verbose: request-level detail (and line-per-step logs without a terminal). */
+  verbose?: boolean;
 }
 
 /** Prompts need stdin and stderr TTYs, and neither --yes nor --json. */
@@ -21,7 +25,7 @@ export function makeCliContext(options: CliContextOptions): Context {
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !options.yes;
   const ctx = createContext({
     env: process.env,
-    log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: false }),
+    log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: Boolean(options.quiet), verbose: Boolean(options.verbose) }),
     interactive: interactive && !options.json,
     ...(options.index ? { indexUrl: options.index } : {}),
     signal: options.abort.signal,

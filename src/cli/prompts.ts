@@ -8,6 +8,7 @@ import type { ConfigField } from '../core/package/manifest.js';
 import type { FieldPrompter, PromptValidator } from '../core/operations/enable.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { Secret } from '../core/settings/secret-value.js';
+import { withStatusSuspended } from './status-area.js';
 
 function assertTty(): void {
   if (!process.stdin.isTTY) throw new YepError('E_USAGE', 'Cannot prompt: standard input is not a terminal.', { hint: 'Pass the value another way (--stdin or --config).' });
@@ -16,7 +17,7 @@ function assertTty(): void {
 async function guarded<T>(ask: () => Promise<T>): Promise<T> {
   assertTty();
   try {
-    return await ask();
+    return await withStatusSuspended(ask);
   } catch (e) {
     if ((e as Error)?.name === 'ExitPromptError' || (e as Error)?.name === 'AbortPromptError') throw new YepError('E_INTERRUPTED', 'Cancelled.');
     throw e;

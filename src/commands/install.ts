@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
@@ -10,6 +10,12 @@ import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
+
+/** --quiet / --verbose, handed to the context. */
+interface Feedback {
+  quiet: boolean;
+  verbose: boolean;
+}
 
 export default class Install extends BaseCommand {
   static override summary = 'Install extensions from crates.io, git or a local directory.';
@@ -40,6 +46,7 @@ Sources:
 
   static override flags = {
     ...indexFlag,
+    ...feedbackFlags,
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
     accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
@@ -55,8 +62,8 @@ Sources:
     }),
   };
 
-  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean): Promise<unknown> {
-    const ctx = this.makeContext({ index });
+  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean, feedback: Feedback): Promise<unknown> {
+    const ctx = this.makeContext({ index, ...feedback });
     const json = this.jsonEnabled();
     const items = await installFrozen(ctx, {
       ...(lockfile ? { lockfile } : {}),
@@ -81,13 +88,14 @@ Sources:
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Install);
     const specs = argv as string[];
+    const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose };
     if (flags.frozen) {
       if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
-      return this.runFrozen(flags.lockfile, flags.index, flags.enable);
+      return this.runFrozen(flags.lockfile, flags.index, flags.enable, feedback);
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
-    if (flags['dry-run']) return this.runDryRun(specs, flags.index);
-    const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
+    if (flags['dry-run']) return this.runDryRun(specs, flags.index, feedback);
+    const ctx = this.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
       prepare: { build: buildModeOf(flags.build) },
@@ -119,8 +127,8 @@ Sources:
   }
 
   /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-  private async runDryRun(specs: string[], index: string | undefined): Promise<unknown> {
-    const ctx = this.makeContext({ index });
+  private async runDryRun(specs: string[], index: string | undefined, feedback: Feedback): Promise<unknown> {
+    const ctx = this.makeContext({ index, ...feedback });
     const json = this.jsonEnabled();
     const results = await planMany(ctx, specs, {
       onPreview: (p) => {

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
 import { renderSearch } from '../cli/render-search.js';
 import { stdoutShape } from '../cli/terminal.js';
 import { searchExtensions } from '../core/operations/search.js';
@@ -17,12 +17,13 @@ export default class Search extends BaseCommand {
 
   static override flags = {
     ...indexFlag,
+    ...feedbackFlags,
     limit: Flags.integer({ default: 20, min: 1, max: 1000, description: 'Show at most this many results.' }),
   };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Search);
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext({ index: flags.index, quiet: flags.quiet, verbose: flags.verbose });
     const result = await searchExtensions(ctx, { ...(args.term ? { term: args.term } : {}), limit: flags.limit });
     if (!this.jsonEnabled()) this.log(await renderSearch(result, stdoutShape()));
     return result;

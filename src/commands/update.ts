@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderDiff } from '../cli/render-grant.js';
 import { bold, green, yellow } from '../cli/style.js';
@@ -27,6 +27,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
   static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (or --all).' }) };
   static override flags = {
     ...indexFlag,
+    ...feedbackFlags,
     all: Flags.boolean({ description: 'Update every installed extension.' }),
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),
     yes: Flags.boolean({ char: 'y', description: 'Accept widened grants without asking.' }),
@@ -39,7 +40,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Update);
-    const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
+    const ctx = this.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
     const json = this.jsonEnabled();
     const items = await updateExtensions(ctx, {
       names: argv as string[],

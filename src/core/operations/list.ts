@@ -20,6 +20,7 @@ import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
+import { withStep } from '../log.js';
 
 export interface ListedExtension {
   name: string;
@@ -114,14 +115,14 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     const linked = isLinked(entry.source);
     if (verify && linked) {
       // Linked in place: the host runs whatever is there now, so say when it is not what was pinned.
-      const actual = await contentHash(dir).catch(() => undefined);
+      const actual = await withStep(ctx.log, `Hashing ${entry.name}`, () => contentHash(dir)).catch(() => undefined);
       if (actual !== entry.content_hash) item.problems.push(`changed since it was pinned: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`);
     }
     if (verify && !linked) {
       // A provisioned binary was added after hashing: leave it out, as the host does.
       const binary = entry.source.binary_sha256;
       const exclude = new Set(binary && item.manifest ? [`bin/${item.manifest.yolop.capabilityServer.command}`] : []);
-      const actual = await contentHash(dir, exclude).catch(() => undefined);
+      const actual = await withStep(ctx.log, `Hashing ${entry.name}`, () => contentHash(dir, exclude)).catch(() => undefined);
       if (actual !== entry.content_hash) item.problems.push(`hash drift: the files changed since install (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`);
       // The binary itself, when the lock recorded the placed file's digest (docs/binaries.md).
       const fileSha = entry.source.binary_file_sha256;

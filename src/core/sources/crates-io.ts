@@ -38,6 +38,7 @@ export interface CrateRecord {
   [extra: string]: unknown;
 }
 import { truncateRedacted } from '../text/redact.js';
+import { withStep } from '../log.js';
 
 export interface ResolvedCrate {
   /** The name as published in the index. */
@@ -155,7 +156,9 @@ async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: stri
   const config = await loadRegistryConfig(ctx, indexUrl);
   const verified = await downloadVerifiedCrate(ctx, config, crate, into);
   try {
-    await unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, env: ctx.env });
+    await withStep(ctx.log, `Unpacking ${crate.name} ${crate.vers}`, () =>
+      unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, env: ctx.env }),
+    );
   } finally {
     await rm(verified.file, { force: true });
   }
