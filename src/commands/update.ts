@@ -1,12 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
-import { renderDiff } from '../cli/render-grant.js';
-import { bold, green, yellow } from '../cli/style.js';
+import { renderPlanned, renderUpdated } from '../cli/render-update.js';
 import { YepError } from '../core/errors.js';
-import { describeSource } from '../core/sources/index.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
-import { sanitize } from '../core/text/sanitize.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
 
 export default class Update extends BaseCommand {
@@ -54,7 +51,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       },
       ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirm(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
     });
-    if (!json) for (const item of items) if (item.status === 'updated') this.log(`${green('✔')} Updated ${sanitize(item.name)}${item.to?.version ? ` to ${sanitize(item.to.version)}` : ''}.`);
+    if (!json) for (const item of items) if (item.status === 'updated') this.log(renderUpdated(item));
     const refused = items.filter((i) => i.status === 'refused');
     const failed = items.filter((i) => i.status === 'failed');
     if (refused.length > 0) {
@@ -73,17 +70,4 @@ A hash-identical update is silent. An update that only narrows what the extensio
     }
     return { updates: items };
   }
-}
-
-function renderPlanned(item: UpdateItem, dryRun: boolean): string {
-  if (item.status === 'up-to-date') return `${item.name} is up to date.`;
-  if (item.status === 'failed') return `${yellow('✖')} ${item.name}: ${sanitize(item.error?.message ?? 'failed', { keepNewlines: true })}`;
-  const from = item.from.version ?? describeSource(item.from.source);
-  const to = item.to?.version ?? (item.to ? describeSource(item.to.source) : '?');
-  const lines = [`${bold(sanitize(item.name))} ${sanitize(from)} -> ${sanitize(to)}${dryRun ? ' (dry run)' : ''}`];
-  if (item.diff) lines.push(...renderDiff(item.diff).map((l) => `  ${l}`));
-  else if (item.consent_needed) lines.push('  the grant changed (the previously approved grant is not on record, so it cannot be shown as a diff)');
-  if (item.binary) lines.push(`  ${sanitize(item.binary)}`);
-  if (item.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${item.to?.grant}`);
-  return lines.join('\n');
 }

@@ -19,7 +19,7 @@ import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
 import { assertCrateName } from './crates-io/index-path.js';
 import { checkIndexUrl, loadRegistryConfig } from './crates-io/registry-config.js';
-import type { Fetched } from './source.js';
+import type { Fetched, UpdateNotes } from './source.js';
 
 /** The lock record of a crate install (host-compat §4). */
 export interface CrateRecord {
@@ -107,19 +107,29 @@ async function indexEntries(ctx: Context, indexUrl: string, crate: string): Prom
   return parsed.entries;
 }
 
-async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string): Promise<IndexEntry> {
+async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string, notes?: UpdateNotes): Promise<IndexEntry> {
   const entries = await indexEntries(ctx, indexUrl, crate);
   const choice = chooseVersion(entries[0]?.name ?? crate, entries, requirement);
   for (const w of choice.warnings) ctx.log.warn(w);
+  if (notes && requirement !== undefined) {
+    // The same index lines say whether something newer exists outside the requirement.
+    const newest = newestStable(entries);
+    if (newest && compareVersionsDesc(newest.version, choice.entry.version) < 0) notes.newerOutside = { version: newest.vers, requirement };
+  }
   return choice.entry;
+}
+
+/** The highest non-yanked stable version with an installable cksum. */
+function newestStable(entries: IndexEntry[]): IndexEntry | undefined {
+  return [...entries].filter((e) => !e.yanked && !e.version.prerelease && CKSUM_RE.test(e.cksum)).sort((a, b) => compareVersionsDesc(a.version, b.version))[0];
 }
 
 /**
  * The version `requirement` (cargo dialect; undefined = latest stable) selects
  * for `crate` in the context's index. Used by install and by `update`.
  */
-export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string } = {}): Promise<ResolvedCrate> {
-  const e = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement);
+export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string; notes?: UpdateNotes } = {}): Promise<ResolvedCrate> {
+  const e = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement, options.notes);
   return { name: e.name, vers: e.vers, cksum: e.cksum, yanked: e.yanked };
 }
 
@@ -137,8 +147,8 @@ function indexFor(ctx: Context, recorded: string | undefined): string {
   return ctx.indexUrl !== DEFAULT_INDEX_URL || !recorded ? ctx.indexUrl : normalizeIndexUrl(recorded);
 }
 
-export async function findCrateUpdate(ctx: Context, source: CrateRecord): Promise<ResolvedCrate | undefined> {
-  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index) });
+export async function findCrateUpdate(ctx: Context, source: CrateRecord, notes?: UpdateNotes): Promise<ResolvedCrate | undefined> {
+  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index), ...(notes ? { notes } : {}) });
   // Same version: up to date. A lock the host wrote has no cksum (nothing to compare, no
   // re-download); a different cksum is returned so the caller refuses the republish.
   if (next.vers === source.version && (source.cksum === undefined || next.cksum === source.cksum)) return undefined;
