@@ -37,6 +37,16 @@ export async function confirm(message: string, defaultValue = false): Promise<bo
   return guarded(() => ask({ message, default: defaultValue }, { output: process.stderr }));
 }
 
+/**
+ * A yes/no question whose No stops the command: "Cancelled." with exit 130, as
+ * Ctrl-C at the prompt does (docs/exit-codes.md). Nothing that was still to be
+ * done after the question is done.
+ */
+export async function confirmOrCancel(message: string): Promise<true> {
+  if (await confirm(message)) return true;
+  throw new YepError('E_INTERRUPTED', 'Cancelled.');
+}
+
 /** Hidden entry of a secret; the typed text never echoes. */
 export async function promptSecret(message: string, validate?: PromptValidator): Promise<Secret> {
   const { password } = await import('@inquirer/prompts');

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
-import { confirm } from '../cli/prompts.js';
+import { confirmOrCancel } from '../cli/prompts.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
@@ -105,12 +105,12 @@ Sources:
       confirmWiden: async (p) => {
         if (flags.yes || (flags.accept ?? []).includes(p.grant.fingerprint)) return true;
         if (!ctx.interactive) return false;
-        return confirm(`${p.manifest.name} asks for more than you approved (see the changes above). Install it?`);
+        return confirmOrCancel(`${p.manifest.name} asks for more than you approved (see the changes above). Install it?`);
       },
       confirmReplace: async (_p, why) => {
         if (flags.yes) return true;
         if (!ctx.interactive) return false;
-        return confirm(`${why}. Replace it?`);
+        return confirmOrCancel(`${why}. Replace it?`);
       },
     });
     const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome));

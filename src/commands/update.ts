@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
-import { confirm } from '../cli/prompts.js';
+import { confirmOrCancel } from '../cli/prompts.js';
 import { renderPlanned, renderUpdated } from '../cli/render-update.js';
 import { YepError } from '../core/errors.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
@@ -49,7 +49,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       onPlan: (item) => {
         if (!json) this.log(renderPlanned(item, Boolean(flags['dry-run'])));
       },
-      ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirm(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
+      ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirmOrCancel(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
     });
     if (!json) for (const item of items) if (item.status === 'updated') this.log(renderUpdated(item));
     const refused = items.filter((i) => i.status === 'refused');
