@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
 import { confirmOrCancel } from '../cli/prompts.js';
+import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
@@ -94,6 +95,7 @@ Sources:
       return this.runFrozen(flags.lockfile, flags.index, flags.enable, feedback);
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
+    const accept = parseAccept(flags.accept);
     if (flags['dry-run']) return this.runDryRun(specs, flags.index, feedback);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
     const json = this.jsonEnabled();
@@ -103,7 +105,13 @@ Sources:
         if (!json) this.log(renderPreview(p));
       },
       confirmWiden: async (p) => {
-        if (flags.yes || (flags.accept ?? []).includes(p.grant.fingerprint)) return true;
+        if (flags.yes || accept.includes(p.grant.fingerprint)) return true;
+        const mismatch = acceptMismatch(accept, p.grant.fingerprint);
+        if (mismatch) {
+          throw new YepError('E_CONSENT_REQUIRED', `${p.manifest.name}: ${mismatch}; nothing was changed.`, {
+            hint: `Review the changes above, then re-run with --accept ${p.grant.fingerprint} (exactly this grant) or --yes.`,
+          });
+        }
         if (!ctx.interactive) return false;
         return confirmOrCancel(`${p.manifest.name} asks for more than you approved (see the changes above). Install it?`);
       },

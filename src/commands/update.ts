@@ -1,8 +1,10 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
 import { confirmOrCancel } from '../cli/prompts.js';
+import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
 import { renderPlanned, renderUpdated } from '../cli/render-update.js';
 import { YepError } from '../core/errors.js';
+import { sanitize } from '../core/text/sanitize.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
 
@@ -37,6 +39,12 @@ A hash-identical update is silent. An update that only narrows what the extensio
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Update);
+    const accept = parseAccept(flags.accept);
+    if (flags.all && argv.length > 0) {
+      throw new YepError('E_USAGE', `--all updates every installed extension; it takes no names (got ${(argv as string[]).map((a) => JSON.stringify(sanitize(a, { max: 80 }))).join(', ')}).`, {
+        hint: `Drop the names (\`yep-ext update --all\`), or drop --all (\`yep-ext update ${(argv as string[]).map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,
+      });
+    }
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
     const json = this.jsonEnabled();
     const items = await updateExtensions(ctx, {
@@ -44,7 +52,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       all: flags.all,
       dryRun: flags['dry-run'],
       yes: flags.yes,
-      accept: flags.accept ?? [],
+      accept,
       prepare: { build: buildModeOf(flags.build) },
       onPlan: (item) => {
         if (!json) this.log(renderPlanned(item, Boolean(flags['dry-run'])));
@@ -55,7 +63,12 @@ A hash-identical update is silent. An update that only narrows what the extensio
     const refused = items.filter((i) => i.status === 'refused');
     const failed = items.filter((i) => i.status === 'failed');
     if (refused.length > 0) {
-      throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: the update widens the grant and was not approved; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
+      const mismatches = refused.flatMap((i) => {
+        const m = i.to ? acceptMismatch(accept, i.to.grant) : undefined;
+        return m ? [`${i.name}: ${m}`] : [];
+      });
+      const why = mismatches.length > 0 ? ` (${mismatches.join('; ')})` : '';
+      throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: the update widens the grant and was not approved${why}; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
         hint: `Review the diff, then re-run with ${refused.map((i) => `--accept ${i.to?.grant}`).join(' ')} (exactly this grant) or --yes.`,
         details: { updates: items },
       });
