@@ -7,11 +7,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { describeBinaryTrust } from '../../src/core/binary/binary-record.js';
 import { buildCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { describeNeeding, need } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 let reg: TestRegistry;
@@ -44,7 +45,7 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl });
 
-describe.skipIf(!hostTarget())('prebuilt server binary', () => {
+describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'prebuilt server binary', () => {
   it('is fetched, verified, made executable, recorded, and not reported as drift', async () => {
     const r = await runCli(['install', 'binny'], { env: env() });
     expect(r.code, r.stderr).toBe(0);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/core/package/manifest.js';
-import { parseManifest } from '../../src/core/package/manifest.js';
+import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { binaryUrl, hostTarget, provisionBinary } from '../../src/core/binary/provision-binary.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';

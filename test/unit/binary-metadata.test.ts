@@ -10,7 +10,7 @@ import { binstallFor, cargoFacts, evalCfg } from '../../src/core/binary/binstall
 import { targetInfo } from '../../src/core/binary/target.js';
 import { parseTemplate, renderTemplate } from '../../src/core/binary/template.js';
 import { zipEntries, zipRead } from '../../src/core/binary/zip-pick.js';
-import { parseManifest, validateManifest } from '../../src/core/package/manifest.js';
+import { parseManifest, validateManifest } from '../../src/core/package/manifest-validate.js';
 import { buildZip } from '../helpers/zip-builder.js';
 
 const LINUX = 'x86_64-unknown-linux-gnu';
@@ -125,8 +125,8 @@ describe('capabilityServer.binary_sha256 in plugin.json', () => {
   const v = (d: unknown) => validateManifest({ name: 'x', yolop: { capabilityServer: { command: 'c', binary_sha256: d }, tools: [{ name: 't' }] } });
   it('accepts target -> hex (normalised to lower case) and refuses anything else', () => {
     expect(v({ [LINUX]: HEX.toUpperCase() })).toMatchObject({ manifest: { yolop: { capabilityServer: { binary_sha256: { [LINUX]: HEX } } } } });
-    expect(v('abc')).toEqual({ problems: ['yolop.capabilityServer.binary_sha256: must be an object of target triple -> SHA-256 hex'] });
-    expect(v({ [LINUX]: 'abc' })).toEqual({ problems: [`yolop.capabilityServer.binary_sha256.${LINUX}: must be 64 hex digits (a SHA-256)`] });
+    expect(v('abc')).toMatchObject({ problems: ['yolop.capabilityServer.binary_sha256: must be an object of target triple -> SHA-256 hex'] });
+    expect(v({ [LINUX]: 'abc' })).toMatchObject({ problems: [`yolop.capabilityServer.binary_sha256.${LINUX}: must be 64 hex digits (a SHA-256)`] });
     expect(v({ 'a b': HEX })).toMatchObject({ problems: [expect.stringContaining('is not a target triple')] });
   });
 });
