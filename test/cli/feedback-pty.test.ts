@@ -12,7 +12,8 @@ import { fixtureCrate } from '../helpers/crates.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { fixtureFiles, makeRepo } from '../helpers/git-repo.js';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
-import { SKIP_PTY, runCliInPty } from '../helpers/pty.js';
+import { describeNeeding, need } from '../helpers/needs.js';
+import { HAS_SCRIPT, runCliInPty } from '../helpers/pty.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
@@ -50,7 +51,7 @@ const env = (extra: Record<string, string> = {}): Record<string, string> => ({ .
 const slowDownload = (): void => reg.fault('/crates/', { kind: 'slow-drip', intervalMs: 100, chunk: Math.ceil(crate.length / 20) });
 const installed = (): boolean => existsSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'));
 
-describe.skipIf(SKIP_PTY)('feedback in a terminal', () => {
+describeNeeding(need(HAS_SCRIPT, '`script` from util-linux (Debian package bsdutils)'), 'feedback in a terminal', () => {
   it('a slow download shows its bytes, total and rate as they arrive', async () => {
     slowDownload();
     const r = await runCliInPty(['install', 'hello', '--yes'], { env: env(), cols: 160 });
