@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
 import { confirmOrCancel } from '../cli/prompts.js';
 import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
@@ -11,6 +11,7 @@ import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
+import type { CooldownOptions } from '../core/policy/cooldown.js';
 
 /** --quiet / --verbose, handed to the context. */
 interface Feedback {
@@ -36,6 +37,7 @@ Sources:
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run",
+    '<%= config.bin %> install lsp --min-age 3d',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
     '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
   ];
@@ -48,6 +50,8 @@ Sources:
   static override flags = {
     ...indexFlag,
     ...feedbackFlags,
+    ...minAgeFlag,
+    'allow-fresh': Flags.boolean({ description: 'Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file\'s min_age).' }),
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
     accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
@@ -96,8 +100,10 @@ Sources:
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
     const accept = parseAccept(flags.accept);
-    if (flags['dry-run']) return this.runDryRun(specs, flags.index, feedback);
+    const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
+    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, feedback);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
+    ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
       prepare: { build: buildModeOf(flags.build) },
@@ -135,8 +141,9 @@ Sources:
   }
 
   /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-  private async runDryRun(specs: string[], index: string | undefined, feedback: Feedback): Promise<unknown> {
+  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions, feedback: Feedback): Promise<unknown> {
     const ctx = this.makeContext({ index, ...feedback });
+    ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await planMany(ctx, specs, {
       onPreview: (p) => {

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
 import { confirmOrCancel } from '../cli/prompts.js';
 import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
 import { renderPlanned, renderUpdated } from '../cli/render-update.js';
@@ -18,6 +18,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
   static override examples = [
     '<%= config.bin %> update lsp',
     '<%= config.bin %> update --all --dry-run',
+    '<%= config.bin %> update --all --min-age 3d',
     '<%= config.bin %> update --all --json',
     '<%= config.bin %> update lsp --accept sha256:3f1c…',
   ];
@@ -27,6 +28,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
   static override flags = {
     ...indexFlag,
     ...feedbackFlags,
+    ...minAgeFlag,
     all: Flags.boolean({ description: 'Update every installed extension.' }),
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),
     yes: Flags.boolean({ char: 'y', description: 'Accept widened grants without asking.' }),
@@ -46,6 +48,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       });
     }
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
+    if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
     const json = this.jsonEnabled();
     const items = await updateExtensions(ctx, {
       names: argv as string[],
@@ -75,7 +78,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
     }
     if (failed.length === 1 && items.length === 1) {
       const e = failed[0]!.error!;
-      throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}) });
+      throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) });
     }
     if (failed.length > 0) {
       if (!json) for (const f of failed) this.logToStderr(`✖ ${f.name}: ${f.error?.message}`);

@@ -22,6 +22,9 @@ import { keychainOptionsFromEnv } from '../settings/keychain.js';
 import { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
 import { enableExtension, readExtensionSettings } from '../settings/settings.js';
+import { findEntry, loadLock } from '../store/lockfile.js';
+import { policyError } from '../policy/evaluate.js';
+import { installedViolations, withPolicy } from './policy-gate.js';
 
 /** Validation callback for prompts: true when fine, else the message to show. */
 export type PromptValidator = (raw: string) => true | string;
@@ -146,6 +149,13 @@ async function askMissing(
 export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
   const name = resolveExtensionName(ctx.paths, input);
   const manifest = await loadInstalledManifest(ctx.paths, name);
+  // The policy file may forbid what is already installed: it is never switched on (docs/policy.md).
+  const { policy } = withPolicy(ctx);
+  const entry = policy.files.length > 0 ? findEntry(await loadLock(ctx.paths.lockFile), name) : undefined;
+  if (entry) {
+    const violations = await installedViolations(ctx, policy, entry, manifest);
+    if (violations.length > 0) throw policyError(violations);
+  }
   const given = parseConfigAssignments(manifest, options.config ?? []);
   const store = options.secretStore ?? chooseSecretStore(ctx.env);
 

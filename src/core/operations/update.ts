@@ -21,6 +21,8 @@ import type { UpdateNotes } from '../sources/source.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, preparePackage, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { describeBinaryStep } from '../binary/binary-step.js';
+import { admitPrepared, withPolicy } from './policy-gate.js';
+import type { Policy } from '../policy/policy-file.js';
 
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'refused' | 'failed';
 
@@ -60,7 +62,7 @@ interface Planned {
   stage?: string;
 }
 
-async function planOne(ctx: Context, entry: LockEntry, prepare: PrepareOptions = {}): Promise<Planned> {
+async function planOne(ctx: Context, entry: LockEntry, policy: Policy, prepare: PrepareOptions = {}): Promise<Planned> {
   const from = {
     ...(entry.version !== undefined ? { version: entry.version } : {}),
     content_hash: entry.content_hash,
@@ -81,6 +83,8 @@ async function planOne(ctx: Context, entry: LockEntry, prepare: PrepareOptions =
         hint: `Renaming is not an update: \`yep-ext remove ${entry.name}\` and install the new name.`,
       });
     }
+    // The policy file decides on the verified new version before anything is planned.
+    admitPrepared(policy, prepared);
     // Same pin, same bytes (a republished crate): the kind decides.
     source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
     if (prepared.content_hash === entry.content_hash && prepared.grant.fingerprint === entry.grant) {
@@ -114,7 +118,8 @@ async function planOne(ctx: Context, entry: LockEntry, prepare: PrepareOptions =
   }
 }
 
-export async function updateExtensions(ctx: Context, options: UpdateOptions): Promise<UpdateItem[]> {
+export async function updateExtensions(runCtx: Context, options: UpdateOptions): Promise<UpdateItem[]> {
+  const { ctx, policy } = withPolicy(runCtx);
   if (options.names.length === 0 && !options.all) {
     throw new YepError('E_USAGE', 'Name the extensions to update, or pass --all.', { hint: 'e.g. `yep-ext update lsp` or `yep-ext update --all`.' });
   }
@@ -135,7 +140,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
     entries,
     async (entry): Promise<Planned> => {
       try {
-        return await planOne(ctx, entry, options.prepare);
+        return await planOne(ctx, entry, policy, options.prepare);
       } catch (e) {
         if (!isYepError(e)) throw e;
         return {

@@ -13,7 +13,8 @@ import type { CrateSpec } from './spec.js';
 import { unpackCrate } from '../archive/unpack.js';
 import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
 import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
-import { chooseVersion } from './crates-io/choose-version.js';
+import { chooseUnderCooldown, isExactRequirement } from './crates-io/cooldown.js';
+import { effectiveCooldown } from '../policy/cooldown.js';
 import { downloadVerifiedCrate } from './crates-io/download.js';
 import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
@@ -107,16 +108,23 @@ async function indexEntries(ctx: Context, indexUrl: string, crate: string): Prom
   return parsed.entries;
 }
 
-async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string, notes?: UpdateNotes): Promise<IndexEntry> {
+/**
+ * Index entries -> the version to take, under the run's release-age cooldown
+ * (`update` of an exact pin skips it: that version was chosen at install time).
+ */
+async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string, options: { update?: boolean; notes?: UpdateNotes } = {}): Promise<{ entry: IndexEntry; skipped: string[] }> {
+  const cooldown = options.update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
   const entries = await indexEntries(ctx, indexUrl, crate);
-  const choice = chooseVersion(entries[0]?.name ?? crate, entries, requirement);
+  const choice = chooseUnderCooldown(entries[0]?.name ?? crate, entries, requirement, cooldown, Date.now());
   for (const w of choice.warnings) ctx.log.warn(w);
-  if (notes && requirement !== undefined) {
+  if (options.notes && requirement !== undefined) {
     // The same index lines say whether something newer exists outside the requirement.
     const newest = newestStable(entries);
-    if (newest && compareVersionsDesc(newest.version, choice.entry.version) < 0) notes.newerOutside = { version: newest.vers, requirement };
+    if (newest && compareVersionsDesc(newest.version, choice.entry.version) < 0) options.notes.newerOutside = { version: newest.vers, requirement };
   }
-  return choice.entry;
+  // An install reports the skip as a note of its outcome (also in --json); update has no notes: log it.
+  if (choice.skipNote && options.update) ctx.log.warn(choice.skipNote);
+  return { entry: choice.entry, skipped: choice.skipNote ? [choice.skipNote] : [] };
 }
 
 /** The highest non-yanked stable version with an installable cksum. */
@@ -128,8 +136,8 @@ function newestStable(entries: IndexEntry[]): IndexEntry | undefined {
  * The version `requirement` (cargo dialect; undefined = latest stable) selects
  * for `crate` in the context's index. Used by install and by `update`.
  */
-export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string; notes?: UpdateNotes } = {}): Promise<ResolvedCrate> {
-  const e = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement, options.notes);
+export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string; update?: boolean; notes?: UpdateNotes } = {}): Promise<ResolvedCrate> {
+  const { entry: e } = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement, { update: options.update === true, ...(options.notes ? { notes: options.notes } : {}) });
   return { name: e.name, vers: e.vers, cksum: e.cksum, yanked: e.yanked };
 }
 
@@ -148,7 +156,7 @@ function indexFor(ctx: Context, recorded: string | undefined): string {
 }
 
 export async function findCrateUpdate(ctx: Context, source: CrateRecord, notes?: UpdateNotes): Promise<ResolvedCrate | undefined> {
-  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index), ...(notes ? { notes } : {}) });
+  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index), update: true, ...(notes ? { notes } : {}) });
   // Same version: up to date. A lock the host wrote has no cksum (nothing to compare, no
   // re-download); a different cksum is returned so the caller refuses the republish.
   if (next.vers === source.version && (source.cksum === undefined || next.cksum === source.cksum)) return undefined;
@@ -191,9 +199,9 @@ function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: s
 /** The fetcher for `crate` specs (install): resolve, download, verify, unpack into `into`. */
 export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): Promise<Fetched<CrateRecord>> {
   const indexUrl = ctx.indexUrl;
-  const entry = await resolveIn(ctx, indexUrl, spec.crate, spec.requirement);
+  const { entry, skipped } = await resolveIn(ctx, indexUrl, spec.crate, spec.requirement);
   await fetchVerified(ctx, indexUrl, entry, into);
-  return { dir: into, source: crateRecord(indexUrl, entry, spec.requirement) };
+  return { dir: into, source: crateRecord(indexUrl, entry, spec.requirement), ...(skipped.length > 0 ? { notes: skipped } : {}) };
 }
 
 /**

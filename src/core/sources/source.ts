@@ -84,6 +84,13 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    */
   checkRepin(previous: PinnedEntry<R>, next: PinnedEntry<R>, name: string): void;
 
+  /**
+   * Where the record comes from, in the terms a policy file restricts
+   * (docs/policy.md): the sparse index root of a registry kind, the host of a git
+   * kind. A kind without either (a local path) leaves it out.
+   */
+  originFacts?(rec: R): OriginFacts;
+
   /** Warnings (through ctx.log) or refusals before anything is created for `spec`. */
   preflight?(ctx: Context, spec: S, cwd: string): void;
   /** Install: resolve `spec` and fetch it into `into` (which must not exist; its parent does). */
@@ -103,6 +110,14 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * use `prepareExactly` (operations/prepare) to get both in one call.
    */
   fetchExactly(ctx: Context, rec: R, into: string): Promise<Fetched<R>>;
+}
+
+/** What `originFacts` reports. */
+export interface OriginFacts {
+  /** Sparse index root, normalised (ending in `/`, no `sparse+`). */
+  index_url?: string;
+  /** Lower-cased host of a git URL (`file` for a local repository). */
+  git_host?: string;
 }
 
 /** `writeRecord` for kinds whose keys are plain TOML values: `type` first, undefined dropped, order kept. */
