@@ -41,6 +41,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 } else {
   (async () => {
     buildCheckout();
+    // V8's code cache for the bundle, on disk (Node 22.1+; Node's default directory,
+    // <tmp>/node-compile-cache, as tsc does; NODE_COMPILE_CACHE moves it and
+    // NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such call: skipped.
+    require('node:module').enableCompileCache?.();
     if ((argv[0] === 'list' || argv[0] === '__complete') && (await require('../dist/bundle/fast-path.cjs').runFastPath(argv))) return;
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
     // functions up with TurboFan on a background thread, and Node's exit joins

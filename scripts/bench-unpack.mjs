@@ -18,7 +18,7 @@
  * Reusable: `import { benchUnpack } from './bench-unpack.mjs'` returns the rows.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -89,10 +89,15 @@ export function buildBigCrate(dir, { bytes = 200 * 1024 * 1024, name = 'bench-bi
   const pool = makeTextPool(8 * 1024 * 1024);
   return buildCrate(dir, name, version, (root) => {
     extra(root);
-    const chunks = [];
-    for (let off = 0; off < bytes; off += pool.length) chunks.push(pool.subarray(0, Math.min(pool.length, bytes - off)));
-    // Vary each copy a little so gzip cannot collapse the repeats.
-    writeFileSync(join(root, 'data.bin'), Buffer.concat(chunks.map((c, i) => { const b = Buffer.from(c); b.writeUInt32LE(i, 0); return b; })));
+    // Written copy by copy (a 500 MB file is never held in memory); each copy is
+    // varied a little so gzip cannot collapse the repeats.
+    const fd = openSync(join(root, 'data.bin'), 'w');
+    for (let off = 0, i = 0; off < bytes; off += pool.length, i++) {
+      const b = Buffer.from(pool.subarray(0, Math.min(pool.length, bytes - off)));
+      if (b.length >= 4) b.writeUInt32LE(i, 0);
+      writeSync(fd, b);
+    }
+    closeSync(fd);
   });
 }
 

@@ -2,7 +2,19 @@
  * yep-ext's programmatic API: the core operations and types, with no oclif import.
  * Build a Context with createContext({env, log}) and call the operations.
  */
-export { createContext, normalizeIndexUrl, DEFAULT_INDEX_URL, type Context, type ContextOptions } from './core/context.js';
+export {
+  createContext,
+  normalizeIndexUrl,
+  DEFAULT_INDEX_URL,
+  type Context,
+  type ContextOptions,
+  type HttpSeam,
+  type HttpSettings,
+  type KeychainBackend,
+  type Spawn,
+  type GitFactory,
+} from './core/context.js';
+export { systemClock, type Clock } from './core/clock.js';
 export { YepError, ERROR_CODES, isYepError, exitCodeFor, type ErrorCode } from './core/errors.js';
 export { resolvePaths, type Paths } from './core/paths.js';
 export { silentLogger, memoryLogger, startStep, withStep, type Logger, type Step, type StepState } from './core/log.js';

@@ -5,6 +5,7 @@
 import { createContext, type Context } from '../core/context.js';
 import { YepError } from '../core/errors.js';
 import { stderrLogger } from './stderr-logger.js';
+import { seamOptions, testSeams } from './test-seams.js';
 
 export interface CliContextOptions {
   index?: string | undefined;
@@ -24,6 +25,8 @@ export interface CliContextOptions {
 export function makeCliContext(options: CliContextOptions): Context {
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !options.yes;
   const ctx = createContext({
+    // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
+    ...seamOptions(),
     env: process.env,
     log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: Boolean(options.quiet), verbose: Boolean(options.verbose) }),
     interactive: interactive && !options.json,
@@ -34,4 +37,9 @@ export function makeCliContext(options: CliContextOptions): Context {
     options.abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));
   });
   return ctx;
+}
+
+/** The crash-test pause point hook, for a command that builds no Context (`new`). */
+export function cliCheckpoint(): Context['checkpoint'] {
+  return testSeams()?.checkpoint;
 }

@@ -11,11 +11,12 @@
  * and error reports come from the same functions the List command uses, and
  * test/cli/fast-path.test.ts runs every shape both ways and compares the bytes.
  */
-import { existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listExtensions } from '../core/operations/list.js';
 import { makeCliContext } from './cli-context.js';
+import { testSeams } from './test-seams.js';
 import { listJson, renderList } from './list-view.js';
 import { stdoutShape } from './terminal.js';
 import { completionOutput } from './complete-run.js';
@@ -95,8 +96,8 @@ export async function runFastPath(argv: string[]): Promise<boolean> {
   if (argv[0] !== 'list') return false;
   const flags = parseFastListArgs(argv.slice(1));
   if (!flags || oclifWouldDiffer(process.env, flags.json)) return false;
-  // Test-only: lets the differential test prove this path ran.
-  if (process.env.YEP_EXT_TEST_FAST_PATH_MARK) writeFileSync(process.env.YEP_EXT_TEST_FAST_PATH_MARK, 'list\n');
+  // Test-only (a preload's seam): lets the differential test prove this path ran.
+  testSeams()?.fastPath?.('list');
   let text: string;
   try {
     const ctx = makeCliContext({ json: flags.json, abort: new AbortController() });
@@ -127,7 +128,7 @@ async function runComplete(words: string[]): Promise<boolean> {
   } catch {
     return false;
   }
-  if (process.env.YEP_EXT_TEST_FAST_PATH_MARK) writeFileSync(process.env.YEP_EXT_TEST_FAST_PATH_MARK, '__complete\n');
+  testSeams()?.fastPath?.('__complete');
   const text = await completionOutput(commands, words, process.env);
   if (text) writeStdout(`${text}\n`);
   return true;

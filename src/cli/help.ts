@@ -1,17 +1,31 @@
 /**
  * The help class (package.json oclif.helpClass): oclif's own rendering, plus an
- * ENVIRONMENT section on the root help (the directory and registry overrides
- * docs/configuration.md points to), and unknown subjects (`yep-ext help instal`,
- * `yep-ext instal --help`) reported like any unknown command instead of oclif's
+ * ENVIRONMENT section on the root help (the variables docs/configuration.md
+ * lists), and unknown subjects (`yep-ext help instal`, `yep-ext instal --help`) reported like any unknown command instead of oclif's
  * "Command instal not found.".
  */
 import { Help } from '@oclif/core';
 import { failUnknownCommand } from './unknown-command.js';
 
-const ENVIRONMENT: Array<[string, string]> = [
+/** The root help's ENVIRONMENT section: every variable of docs/configuration.md's table (test/unit/env-doc.test.ts). */
+export const ENVIRONMENT: Array<[string, string]> = [
   ['YOLOP_CONFIG_DIR', "yolop's config root (default $XDG_CONFIG_HOME/yolop or ~/.config/yolop): settings.toml, connections.toml, the store."],
   ['YOLOP_EXTENSIONS_DIR', 'The store of installed packages and extensions.lock (default <config>/extensions).'],
   ['YEP_EXT_INDEX', 'Sparse index root to use instead of crates.io (like --index).'],
+  ['YEP_EXT_MIN_AGE', 'Skip versions published less than this long ago (90m, 36h, 3d, 1w; like --min-age).'],
+  ['YEP_EXT_POLICY', 'The system policy file (default /etc/yolop/yep-ext-policy.toml).'],
+  ['YEP_EXT_SECRET_STORE', 'Where new secrets go: file (connections.toml, the default) or keychain.'],
+  ['YEP_EXT_KEYCHAIN_TIMEOUT_MS', 'Give up on an OS keychain call after this long (default 5000).'],
+  ['YEP_EXT_HTTP_TIMEOUT_MS', 'Deadline of one attempt at an index file or API page (default 60000).'],
+  ['YEP_EXT_HTTP_DOWNLOAD_TIMEOUT_MS', 'Deadline of one attempt at a download (default 900000).'],
+  ['YEP_EXT_HTTP_STALL_MS', 'Longest silence from a server (default 30000).'],
+  ['YEP_EXT_HTTP_MIN_RATE', 'Slowest transfer accepted, bytes/s (default 1024; 0: no floor).'],
+  ['YEP_EXT_HTTP_RETRIES', 'Retries after a failed request (default 3).'],
+  ['YEP_EXT_MAX_CRATE_BYTES', 'Largest .crate accepted (default 512 MiB).'],
+  ['YEP_EXT_MAX_BINARY_BYTES', 'Largest prebuilt binary accepted (default 512 MiB).'],
+  ['YEP_EXT_BUILD_TIMEOUT_MS', 'Kill a cargo build from source after this long (default 1200000).'],
+  ['YEP_EXT_LOCK_WAIT_MS', 'Wait this long for another yep-ext holding the store lock (default 300000).'],
+  ['YEP_EXT_NO_FAST_PATH', 'Set to run list through the full command framework.'],
   ['NO_COLOR', 'Set to turn colours off.'],
   ['YEP_EXT_DEBUG', 'Set to print the causes of errors.'],
 ];

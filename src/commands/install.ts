@@ -5,7 +5,6 @@ import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
-import { runEnable } from '../core/operations/enable.js';
 import { installMany, planMany, type InstallOutcome } from '../core/operations/install.js';
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
@@ -170,6 +169,8 @@ function failureLine(spec: string, error: YepError): string {
 /** Enable each name; setup problems are collected, not thrown, so provisioning reports them all. */
 async function enableAll(ctx: Context, names: string[]): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
   const out: Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }> = [];
+  // Loaded here, not at the top: enable brings ajv (~260 KB), which a plain install never needs.
+  const { runEnable } = await import('../core/operations/enable.js');
   for (const name of names) {
     try {
       await runEnable(ctx, name, {});

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
+import { cliCheckpoint } from '../cli/cli-context.js';
 import { renderNew } from '../cli/render-new.js';
 import { runNew, type NewResult } from '../scaffold/run-new.js';
 import { DEFAULT_LANGUAGE, LANGUAGES } from '../scaffold/request.js';
@@ -39,6 +40,8 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
 
   async run(): Promise<NewResult> {
     const { args, flags } = await this.parse(New);
+    // `new` needs no Context (it touches no store): only its crash-test pause point.
+    const checkpoint = cliCheckpoint();
     const result = await runNew(
       {
         name: args.name,
@@ -52,7 +55,7 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
         skills: flags.skills,
         config: flags.config ?? [],
       },
-      { cwd: process.cwd(), ...(flags.dir !== undefined ? { dir: flags.dir } : {}), ...(process.env.HOME ? { home: process.env.HOME } : {}), env: process.env },
+      { cwd: process.cwd(), ...(flags.dir !== undefined ? { dir: flags.dir } : {}), ...(process.env.HOME ? { home: process.env.HOME } : {}), ...(checkpoint ? { checkpoint } : {}) },
     );
     this.log(renderNew(result));
     return result;

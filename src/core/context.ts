@@ -1,14 +1,60 @@
 /**
  * Context: the only door from core to the outside world (paths, environment,
- * logging, interactivity, registry location). Commands build one; library users
- * build one with createContext(); tests build one over a temp home.
+ * logging, interactivity, registry location, and the seams: HTTP, git, process
+ * spawning, time, the OS keychain, crash-test pause points). Commands build one
+ * (src/cli/cli-context.ts); library users build one with createContext(); tests
+ * build one over a temp home and pass their own seams.
+ *
+ * createContext() fills production defaults without loading what they stand for:
+ * the defaults for spawn, git and the keychain load their modules on first use,
+ * so a `list` pays nothing for them (docs/performance.md).
  */
+import type { SpawnOptions, ChildProcess } from 'node:child_process';
+import type { SimpleGit, SimpleGitOptions } from 'simple-git';
 import { resolvePaths, type Paths } from './paths.js';
 import { silentLogger, type Logger } from './log.js';
 import { VERSION } from './version.js';
+import { systemClock, type Clock } from './clock.js';
+import { httpSettings, type HttpSettings } from './net/http-settings.js';
+import { systemSpawn } from './spawn.js';
+
+export type { Clock } from './clock.js';
+export type { HttpSettings } from './net/http-settings.js';
 import type { CooldownOptions } from './policy/cooldown.js';
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
+export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
+
+/** Starts a process: node's `child_process.spawn` (always called with an options object). */
+export type Spawn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+
+/** Makes a simple-git instance from the hardened options src/core/sources/git-run.ts builds. */
+export type GitFactory = (options: Partial<SimpleGitOptions>) => SimpleGit;
+
+/** The shape of @napi-rs/keyring that yep-ext uses. */
+export interface KeyringModule {
+  AsyncEntry: new (service: string, account: string) => {
+    setPassword(password: string): Promise<void>;
+    getPassword(): Promise<string | undefined | null>;
+    deletePassword(): Promise<unknown>;
+  };
+}
+
+export interface KeychainBackend {
+  /** Every keychain call gives up after this long (a hung D-Bus). */
+  timeoutMs: number;
+  /** Loads the backend; default: import('@napi-rs/keyring') (an optional dependency). */
+  load?: () => Promise<unknown>;
+}
+
+export interface HttpSeam {
+  /** Timeouts, throughput floor, retries, backoff (src/core/net/http-settings.ts). */
+  limits: HttpSettings;
+  /** Host names answered without DNS (lower-case name -> IP address), like curl --resolve. */
+  resolve?: ReadonlyMap<string, string>;
+  /** The request function; default: undici's `request`, loaded on first use. */
+  request?: typeof import('undici').request;
+}
 
 export interface Context {
   paths: Paths;
@@ -22,6 +68,22 @@ export interface Context {
   userAgent: string;
   /** Aborted on Ctrl-C; long work should stop promptly. */
   signal: AbortSignal;
+  /** Time: deadlines, retry backoff, lock polling, stale-lock timing. */
+  clock: Clock;
+  /** The HTTP client's limits and transport (src/core/net/http.ts). */
+  http: HttpSeam;
+  /** The git runner (src/core/sources/git-run.ts); default: simple-git. */
+  git?: GitFactory;
+  /** Starts capability servers and cargo builds. */
+  spawn: Spawn;
+  /** The OS keychain backend (src/core/settings/keychain.ts). */
+  keychain: KeychainBackend;
+  /**
+   * Named points inside state-changing work (`place:after-lock`, `download:mid`,
+   * …: src/core/store/checkpoint.ts). Unset in production; crash tests set it to
+   * stop the process there and kill it.
+   */
+  checkpoint?: (point: string) => void | Promise<void>;
   /** Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age); YEP_EXT_MIN_AGE is read from `env`. */
   cooldown?: CooldownOptions;
 }
@@ -32,6 +94,13 @@ export interface ContextOptions {
   interactive?: boolean;
   indexUrl?: string;
   signal?: AbortSignal;
+  clock?: Clock;
+  /** Limits set here win over the environment's. */
+  http?: { limits?: Partial<HttpSettings>; resolve?: ReadonlyMap<string, string>; request?: HttpSeam['request'] };
+  git?: GitFactory;
+  spawn?: Spawn;
+  keychain?: Partial<KeychainBackend>;
+  checkpoint?: Context['checkpoint'];
 }
 
 /** Normalise a sparse index root: strip `sparse+`, ensure the trailing slash. */
@@ -40,8 +109,15 @@ export function normalizeIndexUrl(url: string): string {
   return stripped.endsWith('/') ? stripped : `${stripped}/`;
 }
 
+/** YEP_EXT_KEYCHAIN_TIMEOUT_MS when it is a positive number. */
+function keychainTimeout(env: Record<string, string | undefined>): number {
+  const t = Number(env.YEP_EXT_KEYCHAIN_TIMEOUT_MS);
+  return Number.isFinite(t) && t > 0 ? t : DEFAULT_KEYCHAIN_TIMEOUT_MS;
+}
+
 export function createContext(options: ContextOptions = {}): Context {
   const env = options.env ?? process.env;
+  const http = options.http ?? {};
   return {
     paths: resolvePaths(env),
     env,
@@ -50,5 +126,15 @@ export function createContext(options: ContextOptions = {}): Context {
     indexUrl: normalizeIndexUrl(options.indexUrl ?? (env.YEP_EXT_INDEX || DEFAULT_INDEX_URL)),
     userAgent: `yep-ext/${VERSION} (+https://github.com/yolop/yep-ext)`,
     signal: options.signal ?? new AbortController().signal,
+    clock: options.clock ?? systemClock,
+    http: {
+      limits: httpSettings(env, http.limits),
+      ...(http.resolve ? { resolve: http.resolve } : {}),
+      ...(http.request ? { request: http.request } : {}),
+    },
+    ...(options.git ? { git: options.git } : {}),
+    spawn: options.spawn ?? systemSpawn,
+    keychain: { timeoutMs: keychainTimeout(env), ...options.keychain },
+    ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldS
 import { serverSourcePath } from './readme.js';
 import { buildStep, renderScaffold } from './render.js';
 import { writeScaffold } from './write.js';
+import type { CheckpointHost } from '../core/store/checkpoint.js';
 
 export interface NewOptions {
   /** Resolves a relative --dir and is where the printed commands are meant to run. */
@@ -16,8 +17,8 @@ export interface NewOptions {
   /** Parent directory of the package (default cwd). `~/` is expanded with `home`. */
   dir?: string;
   home?: string;
-  /** For test-only checkpoints. */
-  env?: Record<string, string | undefined>;
+  /** Crash-test pause points (ctx.checkpoint). */
+  checkpoint?: CheckpointHost['checkpoint'];
 }
 
 export interface NewResult {
@@ -70,7 +71,7 @@ export async function runNew(input: ScaffoldInput, options: NewOptions): Promise
   const expanded = options.home && (parentText === '~' || parentText.startsWith('~/')) ? join(options.home, parentText.slice(1)) : parentText;
   const dir = resolve(options.cwd, expanded, spec.name);
   const files = renderScaffold(spec);
-  await writeScaffold(dir, files, { ...(options.env ? { env: options.env } : {}) });
+  await writeScaffold(dir, files, { ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}) });
 
   const notes: string[] = [];
   if (input.name.trim() !== spec.name) notes.push(`${CRATE_PREFIX}${spec.name} is the crate spelling: the extension is named ${spec.name}.`);

@@ -7,14 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { checkpoint } from '../core/store/checkpoint.js';
+import { checkpoint, type CheckpointHost } from '../core/store/checkpoint.js';
 import { YepError, errnoCode } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import type { ScaffoldFiles } from './render.js';
 
 export interface WriteOptions {
-  /** For test-only checkpoints (YEP_EXT_TEST_PAUSE_AT=new-before-rename). */
-  env?: Record<string, string | undefined>;
+  /** The crash-test pause point `new-before-rename` (ctx.checkpoint; see core/store/checkpoint.ts). */
+  checkpoint?: CheckpointHost['checkpoint'];
 }
 
 function assertRelative(path: string): void {
@@ -115,7 +115,7 @@ export async function writeScaffold(target: string, files: ScaffoldFiles, option
       // writeFile's mode is narrowed by the umask; the package's modes are part of what it is (bin/ must be 0755).
       await chmod(abs, file.mode);
     }
-    await checkpoint(options.env ?? {}, 'new-before-rename');
+    await checkpoint(options, 'new-before-rename');
     // Checked again: something may have appeared in the target while we wrote.
     const state = await checkTarget(target);
     try {

@@ -5,6 +5,7 @@ import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { withSeams } from '../helpers/seams.mjs';
 import { writePackage } from '../helpers/packages.js';
 
 let home: TempHome;
@@ -190,7 +191,7 @@ describe('concurrency and crashes', () => {
     const fresh = writePackage(join(home.root, 'new'), { name: 'echo', version: '0.2.0' });
     const pauseFile = join(home.root, 'paused');
     const child = spawn(process.execPath, [BIN, 'install', fresh, '--yes'], {
-      env: { ...home.env, YEP_EXT_TEST_PAUSE_AT: point, YEP_EXT_TEST_PAUSE_FILE: pauseFile },
+      env: withSeams({ ...home.env, YEP_EXT_TEST_PAUSE_AT: point, YEP_EXT_TEST_PAUSE_FILE: pauseFile }),
       stdio: 'ignore',
     });
     const started = Date.now();

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, uti
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { withSeams } from '../helpers/seams.mjs';
 import { itNeeding, need } from '../helpers/needs.js';
 import { detectRustBuild, fillHookHandler, prepareRustRoot, runScriptedSession, runShell, startServer } from '../helpers/scaffold.js';
 
@@ -179,7 +180,7 @@ describe('refusals: a clear message, the documented exit code, nothing written',
     const pauseFile = join(home.root, 'paused');
     const child = spawn(process.execPath, [BIN, 'new', 'crashy', '--tool', 't'], {
       cwd: work,
-      env: { ...env, YEP_EXT_TEST_PAUSE_AT: 'new-before-rename', YEP_EXT_TEST_PAUSE_FILE: pauseFile },
+      env: withSeams({ ...env, YEP_EXT_TEST_PAUSE_AT: 'new-before-rename', YEP_EXT_TEST_PAUSE_FILE: pauseFile }),
       stdio: 'ignore',
     });
     const started = Date.now();

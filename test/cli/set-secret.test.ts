@@ -107,7 +107,7 @@ describe('yep-ext set-secret', () => {
   });
 
   it('--keychain without a reachable keychain falls back to the file, saying so', async () => {
-    const env = { ...home.env, YEP_EXT_KEYCHAIN_MODULE: FAKE, FAKE_KEYRING_MODE: 'denied' };
+    const env = { ...home.env, YEP_EXT_TEST_KEYCHAIN_MODULE: FAKE, FAKE_KEYRING_MODE: 'denied' };
     const r = await runCli(['set-secret', 'logfire', 'token', '--stdin', '--keychain', '--json'], { env, input: CANARY });
     expect(r.code).toBe(0);
     noCanary(r);
@@ -117,7 +117,7 @@ describe('yep-ext set-secret', () => {
   });
 
   it('--keychain with a working keychain stores there and says yolop will not see it', async () => {
-    const env = { ...home.env, YEP_EXT_KEYCHAIN_MODULE: FAKE, FAKE_KEYRING_MODE: 'ok' };
+    const env = { ...home.env, YEP_EXT_TEST_KEYCHAIN_MODULE: FAKE, FAKE_KEYRING_MODE: 'ok' };
     const r = await runCli(['set-secret', 'logfire', 'token', '--stdin', '--keychain'], { env, input: CANARY });
     expect(r.code, r.stderr).toBe(0);
     noCanary(r);

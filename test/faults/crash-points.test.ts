@@ -33,7 +33,7 @@ const hasStrace = strace.ok;
 /** Two traced runs at a time over all scenarios (the CI machine has two cores). */
 const slot = limiter(2);
 
-const FAST = { YEP_EXT_HTTP_TIMEOUT_MS: '10000', YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_HTTP_RETRY_BASE_MS: '10', YEP_EXT_HTTP_RETRY_MAX_MS: '20' };
+const FAST = { YEP_EXT_HTTP_TIMEOUT_MS: '10000', YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '10', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '20' };
 
 let reg: TestRegistry;
 let shared: TempHome; // templates, path packages and project locks; never a home that is run in
@@ -288,7 +288,7 @@ const scenarios: Scenario[] = [
     template: () => T.base as string,
     args: () => ['set-secret', 'up', 'token', '--stdin', '--keychain'],
     input: 'keychain-secret\n',
-    env: { YEP_EXT_KEYCHAIN_MODULE: join(REPO_ROOT, 'test', 'fixtures', 'fake-keyring.mjs') },
+    env: { YEP_EXT_TEST_KEYCHAIN_MODULE: join(REPO_ROOT, 'test', 'fixtures', 'fake-keyring.mjs') },
     expectAfter: (after) => expect(after.up?.secrets).toEqual({}),
   },
   {

@@ -15,7 +15,7 @@ import { faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot } from '.
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
-const FAST = { YEP_EXT_HTTP_TIMEOUT_MS: '10000', YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_HTTP_RETRY_BASE_MS: '10', YEP_EXT_HTTP_RETRY_MAX_MS: '20' };
+const FAST = { YEP_EXT_HTTP_TIMEOUT_MS: '10000', YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '10', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '20' };
 
 let reg: TestRegistry;
 let pkgRoot: TempHome; // holds path packages shared by all homes (lock entries name their absolute path)

@@ -10,6 +10,7 @@ import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync } from '
 import { join } from 'node:path';
 import { BIN, type TempHome } from './home.js';
 import { buildCrate } from './crates.js';
+import { withSeams } from './seams.mjs';
 
 export interface Killed {
   /** stderr of the killed process (for failure messages). */
@@ -22,7 +23,7 @@ export interface Killed {
  */
 export async function killAt(point: string, args: string[], env: Record<string, string>, pauseFile: string): Promise<Killed> {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...env, YEP_EXT_TEST_PAUSE_AT: point, YEP_EXT_TEST_PAUSE_FILE: pauseFile },
+    env: withSeams({ ...env, YEP_EXT_TEST_PAUSE_AT: point, YEP_EXT_TEST_PAUSE_FILE: pauseFile }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createContext, type Context } from '../../src/core/context.js';
 import { memoryLogger } from '../../src/core/log.js';
+import { seamsFromEnv, withSeams } from './seams.mjs';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO_ROOT, 'bin', 'run.js');
@@ -35,7 +36,10 @@ export function makeTempHome(prefix = 'yep-home-'): TempHome {
     env,
     ctx(extra = {}) {
       const log = memoryLogger();
-      return Object.assign(createContext({ env: { ...env, ...extra }, log }), { log });
+      const all = { ...env, ...extra };
+      // YEP_EXT_TEST_* variables become seams here, as the CLI gets them from the preload (./seams.mjs).
+      const { fastPath: _fastPath, ...seams } = seamsFromEnv(all);
+      return Object.assign(createContext({ ...seams, env: all, log }), { log });
     },
     cleanup() {
       rmSync(root, { recursive: true, force: true });
@@ -50,7 +54,7 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Run the built CLI (bin/run.js) as a real child process. */
+/** Run the built CLI (bin/run.js) as a real child process (with the test preload when the env asks for seams: ./seams.mjs). */
 export function runCli(
   args: string[],
   options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {},
@@ -58,7 +62,7 @@ export function runCli(
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
-      env: { ...(options.env ?? {}) } as NodeJS.ProcessEnv,
+      env: withSeams({ ...(options.env ?? {}) }) as NodeJS.ProcessEnv,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { BIN, REPO_ROOT } from './home.js';
+import { withSeams } from './seams.mjs';
 
 export const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
 /** describe.skipIf(SKIP_PTY): skip without `script`, unless every test is required. */
@@ -22,7 +23,7 @@ export function runCliInPty(args: string[], options: { env: Record<string, strin
   if (!HAS_SCRIPT) return Promise.reject(new Error('util-linux `script` is needed for the terminal tests (apt-get install util-linux)'));
   const cmd = `stty cols ${options.cols} rows ${options.rows ?? 50} && exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: options.cwd ?? REPO_ROOT, env: { TERM: 'xterm', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: options.cwd ?? REPO_ROOT, env: withSeams({ TERM: 'xterm', ...options.env }), stdio: ['pipe', 'pipe', 'pipe'] });
     // Decoded once at the end: a chunk may end inside a UTF-8 sequence (│, …, 日本).
     const chunks: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => chunks.push(d));

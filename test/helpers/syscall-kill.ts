@@ -15,6 +15,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { BIN, REPO_ROOT } from './home.js';
+import { withSeams } from './seams.mjs';
 import { need, type Need } from './needs.js';
 
 /** Every system call by which a command changes what is on disk. */
@@ -57,7 +58,7 @@ export function tracedRun(args: string[], options: TraceOptions): Promise<Traced
     // (No --seccomp-bpf: with it strace 6.1 stops counting for when=N after the first call.)
     const child = spawn('strace', ['-f', '-qq', '-o', options.traceFile, '-e', `trace=${syscalls.join(',')}`, ...inject, process.execPath, BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
-      env: { ...options.env, UV_THREADPOOL_SIZE: '1' },
+      env: withSeams({ ...options.env, UV_THREADPOOL_SIZE: '1' }),
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -163,6 +163,21 @@ describe('fetchCrate', () => {
     }
   });
 
+  it('asks for config.json while the index file is still arriving, not after it (issue 20)', async () => {
+    // The index file dripped over >= 2 s: fetched one after the other, config.json
+    // would be requested only once it is complete.
+    const indexFile = `/index/yo/lo/${HELLO}`;
+    const size = reg.requests.length;
+    const body = await (await fetch(`${reg.url}${indexFile.slice(1)}`)).arrayBuffer();
+    reg.requests.length = size;
+    const chunk = Math.ceil(body.byteLength / 20);
+    reg.fault(indexFile, { kind: 'slow-drip', intervalMs: 100, chunk });
+    await fetchCrate(ctx({ YEP_EXT_HTTP_MIN_RATE: '1' }), spec(HELLO, '0.1.0'), into());
+    const index = reg.requestsTo(indexFile)[0]!;
+    const config = reg.requestsTo('/index/config.json')[0]!;
+    expect(config.at - index.at).toBeLessThan(1000);
+  });
+
   it('revalidates the cached index file with If-None-Match and uses it on 304', async () => {
     await resolveCrateVersion(ctx(), HELLO);
     reg.requests.length = 0;

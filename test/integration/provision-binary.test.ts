@@ -15,7 +15,7 @@ import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { buildTar } from '../helpers/tar-builder.js';
 
-const FAST = { YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_HTTP_RETRY_BASE_MS: '10', YEP_EXT_HTTP_RETRY_MAX_MS: '20' };
+const FAST = { YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '10', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '20' };
 const SCRIPT = Buffer.from('#!/bin/sh\necho prebuilt-ok\n');
 let reg: TestRegistry;
 let home: TempHome;

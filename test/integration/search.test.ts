@@ -12,7 +12,7 @@ import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
-const FAST = { YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_HTTP_RETRY_BASE_MS: '10', YEP_EXT_HTTP_RETRY_MAX_MS: '20' };
+const FAST = { YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '10', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '20' };
 let reg: TestRegistry;
 let home: TempHome;
 

@@ -83,7 +83,7 @@ describe('connections.toml on disk', () => {
 });
 
 describe('keychain backend (fake module)', () => {
-  const keychain = { module: FAKE, timeoutMs: 300 };
+  const keychain = { load: () => import(FAKE), timeoutMs: 300 };
 
   it('stores in the keychain, keeps only names in the index, reads back for doctor', async () => {
     const r = await setSecret(paths, 'logfire', 'token', new Secret(CANARY), { store: 'keychain', keychain });
@@ -138,7 +138,7 @@ describe('keychain backend (fake module)', () => {
   });
 
   it('a missing module is reported as an optional dependency', async () => {
-    const r = await setSecret(paths, 'logfire', 'token', 't', { store: 'keychain', keychain: { module: join(home.root, 'nope.mjs') } });
+    const r = await setSecret(paths, 'logfire', 'token', 't', { store: 'keychain', keychain: { load: () => import(join(home.root, 'nope.mjs')) } });
     expect(r.store).toBe('file');
     expect(r.warnings[0]).toMatch(/could not be loaded .*optional dependency/);
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { contentHash, listHashedFiles } from '../../src/core/package/content-hash.js';
+import { contentHash, listHashedFiles, sortByUtf8 } from '../../src/core/package/content-hash.js';
 
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'hash-'));
@@ -44,6 +44,14 @@ describe('contentHash (host-compat §4 vectors)', () => {
     // Byte order: "Z" (0x5a) < "a.b" (0x61 0x2e) < "a/b" (0x61 0x2f) < "z" < "ä" (0xc3 0xa4) < "é" (0xc3 0xa9)
     expect(await listHashedFiles(root)).toEqual(['Z.txt', 'a.b', 'a/b', 'z.txt', 'ä/x', 'é.txt']);
   });
+  it('sorts astral characters after U+E000..U+FFFF, as their UTF-8 bytes do (not as UTF-16 would)', async () => {
+    // UTF-8: U+FF21 is EF BC A1, U+1F600 is F0 9F 98 80, so U+FF21 first; UTF-16 code units
+    // (D83D DE00 vs FF21) would put the emoji first.
+    const root = tree({ '\u{1F600}.txt': '1', '\uFF21.txt': '2', 'b.txt': '3' });
+    expect(await listHashedFiles(root)).toEqual(['b.txt', '\uFF21.txt', '\u{1F600}.txt']);
+    expect(sortByUtf8(['\u{1F600}', '\uFF21', '\uE000', '\uD7FF', 'z'])).toEqual(['z', '\uD7FF', '\uE000', '\uFF21', '\u{1F600}']);
+  });
+
   it('changes when content, a name or a length changes', async () => {
     const a = await contentHash(tree({ 'plugin.json': '{}', f: 'ab' }));
     expect(await contentHash(tree({ 'plugin.json': '{}', f: 'ac' }))).not.toBe(a);
@@ -64,5 +72,29 @@ describe('contentHash (host-compat §4 vectors)', () => {
       h.update(Buffer.from(name, 'utf8')).update(Buffer.from([0])).update(len).update(bytes);
     }
     expect(await contentHash(root)).toBe(`sha256:${h.digest('hex')}`);
+  });
+  it('matches the plain definition on random trees of mixed-script names', async () => {
+    // Names from ASCII, Latin-1, U+E000..U+FFFF and astral letters, nested up to 3 deep.
+    const alphabet = ['a', 'B', '.', '-', 'é', 'ä', '\uE000', '\uFF21', '\u{1F600}', '\u{10000}', '0'];
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    for (let t = 0; t < 20; t++) {
+      const files: Record<string, string> = {};
+      for (let f = 0; f < 15; f++) {
+        const parts = Array.from({ length: 1 + rnd(3) }, () => `n${Array.from({ length: 1 + rnd(4) }, () => alphabet[rnd(alphabet.length)]).join('')}`);
+        files[parts.join('/')] = 'x'.repeat(rnd(50));
+      }
+      // A file name that is also a directory prefix elsewhere would fail to write: keep leaves only.
+      const names = Object.keys(files).filter((n) => !Object.keys(files).some((o) => o.startsWith(`${n}/`)));
+      const root = tree(Object.fromEntries(names.map((n) => [n, files[n]!])));
+      const h = createHash('sha256');
+      for (const b of names.map((n) => Buffer.from(n, 'utf8')).sort(Buffer.compare)) {
+        const bytes = readFileSync(join(root, b.toString('utf8')));
+        const len = Buffer.alloc(8);
+        len.writeBigUInt64LE(BigInt(bytes.length));
+        h.update(b).update(Buffer.from([0])).update(len).update(bytes);
+      }
+      expect(await contentHash(root)).toBe(`sha256:${h.digest('hex')}`);
+    }
   });
 });

@@ -16,7 +16,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { checkpoint } from '../store/checkpoint.js';
+import { checkpoint, type CheckpointHost } from '../store/checkpoint.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
 import { TarExtractor, showPath, type ExtractLimits } from './tar-extract.js';
@@ -56,8 +56,8 @@ export interface UnpackOptions {
   compressedSize: number;
   signal?: AbortSignal;
   limits?: Partial<UnpackLimits>;
-  /** The environment, for the crash-test pause point `unpack:mid` (see checkpoint.ts). */
-  env?: Record<string, string | undefined>;
+  /** The crash-test pause point `unpack:mid` (ctx.checkpoint; see checkpoint.ts). */
+  checkpoint?: CheckpointHost['checkpoint'];
 }
 
 /**
@@ -105,7 +105,7 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
           for await (const chunk of source) {
             tar.write(chunk);
             // Crash tests: files of the first chunk are on disk, the rest are not.
-            if (chunks++ === 0 && opts.env) await checkpoint(opts.env, 'unpack:mid');
+            if (chunks++ === 0) await checkpoint(opts, 'unpack:mid');
           }
         } catch (e) {
           // Leaving the loop destroys the stream with an AbortError that pipeline

@@ -10,7 +10,6 @@
  * Environment: YEP_EXT_BUILD_TIMEOUT_MS (default 20 min); cargo's own
  * variables pass through (CARGO_NET_OFFLINE=true builds offline).
  */
-import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { chmod, cp, mkdir, rename } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
@@ -19,7 +18,11 @@ import { YepError } from '../errors.js';
 import { signalGroup } from '../yep/process-group.js';
 import type { CargoFacts } from './binstall-meta.js';
 import type { BinaryRecord } from './binary-record.js';
-import { COMMAND_RE, sha256File, type BinaryOutcome } from './provision-binary.js';
+// Not from provision-binary.js (which re-exports both): that would load the
+// provisioner and tar into every command that only asks for the build mode.
+import { COMMAND_RE } from './command-name.js';
+import { sha256File } from './file-digest.js';
+import type { BinaryOutcome } from './provision-binary.js';
 import { startStep } from '../log.js';
 
 /** auto: build when no artifact fits; never: --no-build; force: --build (even over a prebuilt). */
@@ -108,13 +111,13 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
   const tail: string[] = [];
   const step = startStep(ctx.log, `Building ${plan.command} with cargo`, { deadlineAt: Date.now() + limit });
   const result = await new Promise<{ code: number | null; why?: string }>((resolve) => {
-    const child = spawn(plan.cargo, args, { cwd: workDir, env: ctx.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = ctx.spawn(plan.cargo, args, { cwd: workDir, env: ctx.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let why: string | undefined;
     const kill = (reason: string): void => {
       why ??= reason;
       if (child.pid) signalGroup(child.pid, 'SIGKILL');
     };
-    const timer = setTimeout(() => kill(`timed out after ${Math.round(limit / 1000)} s (YEP_EXT_BUILD_TIMEOUT_MS)`), limit);
+    const cancelTimer = ctx.clock.timeout(() => kill(`timed out after ${Math.round(limit / 1000)} s (YEP_EXT_BUILD_TIMEOUT_MS)`), limit);
     const onAbort = (): void => kill('interrupted');
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     const lines = (chunk: Buffer, rest: { s: string }): void => {
@@ -133,13 +136,14 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
     };
     const out = { s: '' };
     const err = { s: '' };
-    child.stdout.on('data', (c: Buffer) => lines(c, out));
-    child.stderr.on('data', (c: Buffer) => lines(c, err));
+    // Both are pipes (stdio above).
+    child.stdout!.on('data', (c: Buffer) => lines(c, out));
+    child.stderr!.on('data', (c: Buffer) => lines(c, err));
     child.on('error', (e) => {
       why ??= e.message;
     });
     child.on('close', (code) => {
-      clearTimeout(timer);
+      cancelTimer();
       step.end();
       ctx.signal.removeEventListener('abort', onAbort);
       resolve({ code, ...(why !== undefined ? { why } : {}) });

@@ -28,6 +28,7 @@ import { LEGACY_MAX_BYTES, MinisignError, parsePublicKey, parseSignature, verify
 import { hostTarget } from './target.js';
 import { inspectServerCommand } from '../doctor/inspect-command.js';
 import { TemplateError } from './template.js';
+import { COMMAND_RE } from './command-name.js';
 
 export { hostTarget } from './target.js';
 export { binaryUrl } from './artifact-source.js';
@@ -62,7 +63,6 @@ export interface ProvisionOptions {
 }
 
 const DEFAULT_MAX_BINARY_BYTES = 512 * 1024 * 1024;
-export const COMMAND_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 const SHA_LINE_RE = /^([0-9a-f]{64})(?:\s|$)/;
 
 export function maxBinaryBytes(env: Record<string, string | undefined>): number {
@@ -78,6 +78,7 @@ async function exists(p: string): Promise<boolean> {
 }
 
 export { sha256File };
+export { COMMAND_RE } from './command-name.js';
 
 /** Download the first candidate the release host has; undefined when it has none (all 404/410/451). */
 async function downloadFirst(ctx: Context, plan: ArtifactPlan, file: string, label: string): Promise<{ got: DownloadResult; url: string; fmt: PkgFmt } | undefined> {

@@ -11,14 +11,14 @@
  */
 import type { Context } from '../context.js';
 import type { DoctorConfigLoader } from './doctor.js';
-import { keychainOptionsFromEnv } from '../settings/keychain.js';
+import { keychainOptions } from '../settings/keychain.js';
 import { getSecrets } from '../settings/secrets.js';
 import { readExtensionSettings } from '../settings/settings.js';
 
 export function doctorConfigLoader(ctx: Context): DoctorConfigLoader {
   return async (name) => {
     const settings = await readExtensionSettings(ctx.paths, name);
-    const secrets = await getSecrets(ctx.paths, name, { keychain: keychainOptionsFromEnv(ctx.env) });
+    const secrets = await getSecrets(ctx.paths, name, { keychain: keychainOptions(ctx) });
     return { values: settings.enabled ? settings.config : settings.kept, secrets };
   };
 }

@@ -210,6 +210,7 @@ function startClient(run: Run, plan: ServerPlan): YepClient {
       stderrTailBytes: options.stderrTailBytes ?? 4096,
       secrets: run.secrets,
       signal: ctx.signal,
+      spawn: ctx.spawn,
     },
   );
   run.clients.push(c);

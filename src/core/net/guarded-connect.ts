@@ -6,17 +6,16 @@
  * sent to it), an IP-literal host is checked before connecting, and the connected
  * peer's address is checked again before a byte of the request is written.
  *
- * Test seam: YEP_EXT_TEST_RESOLVE="name=address[,name=address]" answers those
- * names without DNS (like curl --resolve), so a test can point a name at any
- * address without touching /etc/hosts or the network.
+ * Seam: ctx.http.resolve (name -> address) answers those names without DNS (like
+ * curl --resolve), so a test can point a name at any address without touching
+ * /etc/hosts or the network. The CLI sets it only from a test preload
+ * (src/cli/test-seams.ts); the address rules apply to its answers too.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type Socket } from 'node:net';
 import type { buildConnector } from 'undici';
 import { YepError } from '../errors.js';
 import { isLinkLocalAddress, normalizeHost } from './address.js';
-
-export const RESOLVE_ENV = 'YEP_EXT_TEST_RESOLVE';
 
 /** `name=address,…` -> Map(lower-case name -> address); malformed pairs are ignored. */
 export function parseResolveOverrides(text: string | undefined): Map<string, string> {
@@ -43,7 +42,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 type LookupOptions = { family?: number | string; all?: boolean; hints?: number; verbatim?: boolean };
 
 /** A `net.connect` lookup that refuses names with a link-local address (see the module comment). */
-export function guardedLookup(overrides: Map<string, string>) {
+export function guardedLookup(overrides: ReadonlyMap<string, string>) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     const answer = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]): void => {
       if (err) return callback(err, options.all ? [] : '');
@@ -70,7 +69,7 @@ type Connector = buildConnector.connector;
  * undici's connector with the address rule applied before connecting (IP-literal
  * hosts; names through the guarded lookup) and after (the peer's address).
  */
-export function guardedConnector(build: typeof buildConnector, options: { timeout: number }, overrides: Map<string, string>): Connector {
+export function guardedConnector(build: typeof buildConnector, options: { timeout: number }, overrides: ReadonlyMap<string, string>): Connector {
   const base = build({ timeout: options.timeout, lookup: guardedLookup(overrides) } as buildConnector.BuildOptions);
   return (opts, callback) => {
     const host = opts.hostname;

@@ -17,66 +17,13 @@ import { checkpoint } from '../store/checkpoint.js';
 import type { Context } from '../context.js';
 import { YepError, type ErrorCode } from '../errors.js';
 import { isLinkLocalAddress, isLoopbackHost, normalizeHost } from './address.js';
-import { RESOLVE_ENV, guardedConnector, parseResolveOverrides } from './guarded-connect.js';
+import { guardedConnector } from './guarded-connect.js';
+import type { Clock } from '../clock.js';
+import type { HttpSettings } from './http-settings.js';
 import { RequestReport } from './request-report.js';
 
-/** Tunables; every one can be set from the environment so tests run fast. */
-export interface HttpSettings {
-  /** Overall deadline for one attempt at a small request (headers and body). */
-  timeoutMs: number;
-  /** Overall deadline for one attempt at a download. */
-  downloadTimeoutMs: number;
-  /** Longest silence allowed while connecting, waiting for headers or between body chunks. */
-  stallMs: number;
-  /** Minimum average body throughput (bytes/s) over each rate window. */
-  minRate: number;
-  rateWindowMs: number;
-  /** Retries after the first attempt (so attempts = retries + 1). */
-  retries: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-  /** A Retry-After longer than this is not waited for: the request fails at once. */
-  retryAfterMaxMs: number;
-  maxRedirects: number;
-}
-
-const DEFAULTS: HttpSettings = {
-  timeoutMs: 60_000,
-  downloadTimeoutMs: 15 * 60_000,
-  stallMs: 30_000,
-  minRate: 1024,
-  rateWindowMs: 15_000,
-  retries: 3,
-  retryBaseMs: 500,
-  retryMaxMs: 8_000,
-  retryAfterMaxMs: 60_000,
-  maxRedirects: 5,
-};
-
-const ENV_KEYS: Record<keyof HttpSettings, string> = {
-  timeoutMs: 'YEP_EXT_HTTP_TIMEOUT_MS',
-  downloadTimeoutMs: 'YEP_EXT_HTTP_DOWNLOAD_TIMEOUT_MS',
-  stallMs: 'YEP_EXT_HTTP_STALL_MS',
-  minRate: 'YEP_EXT_HTTP_MIN_RATE',
-  rateWindowMs: 'YEP_EXT_HTTP_RATE_WINDOW_MS',
-  retries: 'YEP_EXT_HTTP_RETRIES',
-  retryBaseMs: 'YEP_EXT_HTTP_RETRY_BASE_MS',
-  retryMaxMs: 'YEP_EXT_HTTP_RETRY_MAX_MS',
-  retryAfterMaxMs: 'YEP_EXT_HTTP_RETRY_AFTER_MAX_MS',
-  maxRedirects: 'YEP_EXT_HTTP_MAX_REDIRECTS',
-};
-
-/** Settings from the environment (unset, empty or non-numeric values keep the default). */
-export function httpSettings(env: Record<string, string | undefined>): HttpSettings {
-  const out = { ...DEFAULTS };
-  for (const key of Object.keys(ENV_KEYS) as (keyof HttpSettings)[]) {
-    const raw = env[ENV_KEYS[key]];
-    if (raw === undefined || raw.trim() === '') continue;
-    const n = Number(raw);
-    if (Number.isFinite(n) && n >= 0) out[key] = Math.floor(n);
-  }
-  return out;
-}
+// Tunables: ctx.http.limits (defaults and the user-facing variables: http-settings.ts).
+export { httpSettings, type HttpSettings } from './http-settings.js';
 
 // ---------------------------------------------------------------- URL policy
 
@@ -132,15 +79,16 @@ async function loadUndici(): Promise<Undici> {
   return undiciPromise;
 }
 
-async function dispatcherFor(stallMs: number, env: Record<string, string | undefined>): Promise<import('undici').Dispatcher> {
+const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
+
+async function dispatcherFor(stallMs: number, resolve: ReadonlyMap<string, string> = NO_OVERRIDES): Promise<import('undici').Dispatcher> {
   const undici = await loadUndici();
-  const resolve = env[RESOLVE_ENV] ?? '';
-  const key = `${stallMs}\n${resolve}`;
+  const key = `${stallMs}\n${[...resolve].join(',')}`;
   let agent = agents.get(key) as import('undici').Dispatcher | undefined;
   if (!agent) {
     agent = new undici.Agent({
       // The link-local rule again after DNS and on the connected peer (guarded-connect.ts).
-      connect: guardedConnector(undici.buildConnector, { timeout: stallMs }, parseResolveOverrides(resolve)),
+      connect: guardedConnector(undici.buildConnector, { timeout: stallMs }, resolve),
       headersTimeout: stallMs,
       bodyTimeout: stallMs,
       keepAliveTimeout: 4_000,
@@ -159,7 +107,7 @@ class AttemptGuard {
   readonly controller = new AbortController();
   readonly signal: AbortSignal;
   reason: StopReason | undefined;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers: (() => void)[] = [];
   private windowBytes = 0;
   private readonly onOuterAbort = (): void => this.stop('interrupted');
 
@@ -167,11 +115,12 @@ class AttemptGuard {
     private readonly outer: AbortSignal,
     readonly deadlineMs: number,
     private readonly settings: HttpSettings,
+    private readonly clock: Clock,
   ) {
     this.signal = this.controller.signal;
     if (outer.aborted) this.stop('interrupted');
     else outer.addEventListener('abort', this.onOuterAbort, { once: true });
-    this.timers.push(setTimeout(() => this.stop('deadline'), deadlineMs));
+    this.timers.push(clock.timeout(() => this.stop('deadline'), deadlineMs));
   }
 
   /** Body bytes have started flowing: from now on, every window must carry minRate. */
@@ -180,7 +129,7 @@ class AttemptGuard {
     if (minRate <= 0 || rateWindowMs <= 0) return;
     const need = (minRate * rateWindowMs) / 1000;
     this.timers.push(
-      setInterval(() => {
+      this.clock.interval(() => {
         if (this.windowBytes < need) this.stop('slow');
         this.windowBytes = 0;
       }, rateWindowMs),
@@ -198,7 +147,7 @@ class AttemptGuard {
   }
 
   dispose(): void {
-    for (const t of this.timers) clearTimeout(t);
+    for (const cancel of this.timers) cancel();
     this.outer.removeEventListener('abort', this.onOuterAbort);
   }
 }
@@ -277,18 +226,9 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Number.isNaN(t) ? undefined : Math.max(0, t - now);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(interrupted(signal));
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(interrupted(signal));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return clock.sleep(ms, signal).catch(() => {
+    throw interrupted(signal);
   });
 }
 
@@ -351,7 +291,7 @@ async function perform<T>(
   options: RequestOptions & { download?: boolean },
   consume: (info: BodyInfo) => Promise<T>,
 ): Promise<Outcome<T>> {
-  const settings = httpSettings(ctx.env);
+  const settings = ctx.http.limits;
   const deadlineMs = options.timeoutMs ?? (options.download ? settings.downloadTimeoutMs : settings.timeoutMs);
   const report = new RequestReport(ctx, options.step ?? stepLabel(options.what, startUrl), { stallMs: settings.stallMs, deadlineMs, attempts: settings.retries + 1 }, Boolean(options.download));
   try {
@@ -379,7 +319,7 @@ async function performAttempts<T>(
   consume: (info: BodyInfo) => Promise<T>,
   report: RequestReport,
 ): Promise<Outcome<T>> {
-  const settings = httpSettings(ctx.env);
+  const settings = ctx.http.limits;
   const { what } = options;
   const first = checkFetchUrl(startUrl, what);
   let url = first;
@@ -387,8 +327,8 @@ async function performAttempts<T>(
   let redirects = 0;
   let attempt = 0;
   const deadlineMs = options.timeoutMs ?? (options.download ? settings.downloadTimeoutMs : settings.timeoutMs);
-  const { request } = await loadUndici();
-  const dispatcher = await dispatcherFor(settings.stallMs, ctx.env);
+  const request = ctx.http.request ?? (await loadUndici()).request;
+  const dispatcher = await dispatcherFor(settings.stallMs, ctx.http.resolve);
 
   const retryOrThrow = async (why: string, delayMs: number | undefined, cause?: unknown): Promise<void> => {
     if (attempt >= settings.retries) {
@@ -401,12 +341,12 @@ async function performAttempts<T>(
     const wait = delayMs ?? backoffMs(attempt, settings);
     report.retrying(what, why, wait);
     attempt++;
-    await sleep(wait, ctx.signal);
+    await sleep(ctx.clock, wait, ctx.signal);
   };
 
   for (;;) {
     if (ctx.signal.aborted) throw interrupted(ctx.signal);
-    const guard = new AttemptGuard(ctx.signal, deadlineMs, settings);
+    const guard = new AttemptGuard(ctx.signal, deadlineMs, settings, ctx.clock);
     let retry: { why: string; delay?: number; cause?: unknown } | undefined;
     try {
       report.attemptStarted(attempt, url.href);
@@ -430,7 +370,7 @@ async function performAttempts<T>(
       }
       if (status === 429 || (status >= 500 && status <= 599)) {
         await dump();
-        const after = parseRetryAfter(headers['retry-after']);
+        const after = parseRetryAfter(headers['retry-after'], ctx.clock.now());
         if (after !== undefined && after > settings.retryAfterMaxMs) {
           throw new YepError('E_NETWORK', `${what}: the server answered ${status} and asks to retry after ${seconds(after)}, longer than yep-ext waits (${seconds(settings.retryAfterMaxMs)}).`, {
             hint: 'Try again later.',
@@ -633,7 +573,7 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
         if (pendingBytes >= HASH_CHUNK) {
           flush();
           // Crash tests: the .partial file holds part of the body.
-          if (total - chunk.length < HASH_CHUNK) await checkpoint(ctx.env, 'download:mid');
+          if (total - chunk.length < HASH_CHUNK) await checkpoint(ctx, 'download:mid');
         }
       }
       flush();

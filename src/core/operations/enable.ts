@@ -18,7 +18,7 @@ import { withInstallLock } from '../store/install-lock.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
 import { assertConfigValue, checkTypedText, coerceConfigValue, parseAssignment } from '../settings/config-values.js';
 import { loadInstalledManifest } from '../store/installed-manifest.js';
-import { keychainOptionsFromEnv } from '../settings/keychain.js';
+import { keychainOptions } from '../settings/keychain.js';
 import { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
 import { enableExtension, readExtensionSettings } from '../settings/settings.js';
@@ -177,7 +177,7 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
     // the rename it loads the new state (docs/reliability.md, "enable").
     const secretsSet: EnableResult['secrets_set'] = [];
     for (const [key, value] of prompted.secrets) {
-      const r = await setSecret(ctx.paths, name, key, value, { store, keychain: keychainOptionsFromEnv(ctx.env) });
+      const r = await setSecret(ctx.paths, name, key, value, { store, keychain: keychainOptions(ctx) });
       for (const w of r.warnings) ctx.log.warn(w);
       secretsSet.push({ key, store: r.store });
       changed = r.changed || changed;

@@ -21,7 +21,7 @@ import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
 import { commitPackage, preparePackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
-import { describeBinaryStep } from '../binary/binary-step.js';
+import { describeBinaryStep } from '../binary/binary-describe.js';
 import { decideInstall, type InstallDecision, type InstallPlan } from './install-plan.js';
 import { lstat, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

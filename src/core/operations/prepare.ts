@@ -53,7 +53,7 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   const name = assertValidName(manifest.name, 'manifest name');
   // The host hashes the unpacked tree before a prebuilt binary is added (host-compat §4).
   const content_hash = await withStep(ctx.log, `Hashing ${name}`, () => contentHash(fetched.dir));
-  await checkpoint(ctx.env, 'install:after-fetch');
+  await checkpoint(ctx, 'install:after-fetch');
   const inspect = () => inspectServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
   let command = await inspect();
   // The server binary (prebuilt, else a planned build), only into a tree we own (never into a user's path install).

@@ -11,7 +11,7 @@ import type { PromptValidator } from './enable.js';
 import { YepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { loadInstalledManifest, isInstalled } from '../store/installed-manifest.js';
-import { keychainOptionsFromEnv } from '../settings/keychain.js';
+import { keychainOptions } from '../settings/keychain.js';
 import { configFields, type ConfigField, type Manifest } from '../package/manifest.js';
 import { isValidName } from '../package/names.js';
 import type { Secret } from '../settings/secret-value.js';
@@ -61,7 +61,7 @@ function secretField(manifest: Manifest, key: string): ConfigField {
 
 export async function runSetSecret(ctx: Context, input: string, key: string, options: SetSecretOptions = {}): Promise<SetSecretResult> {
   const name = resolveExtensionName(ctx.paths, input);
-  const keychain = keychainOptionsFromEnv(ctx.env);
+  const keychain = keychainOptions(ctx);
   const base = { name, field: key, file: ctx.paths.secretsFile };
   if (options.unset) {
     // Removing needs no manifest: a leftover secret of an uninstalled extension can go too.

@@ -20,7 +20,7 @@ import { sourceFor } from '../sources/index.js';
 import type { UpdateNotes } from '../sources/source.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, preparePackage, type PrepareOptions, type PreparedPackage } from './prepare.js';
-import { describeBinaryStep } from '../binary/binary-step.js';
+import { describeBinaryStep } from '../binary/binary-describe.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
 import type { Policy } from '../policy/policy-file.js';
 

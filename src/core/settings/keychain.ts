@@ -14,15 +14,20 @@ import { YepError, stateIoError } from '../errors.js';
 import { ensureDir, writeFileAtomic } from '../store/fs-atomic.js';
 import type { Paths } from '../paths.js';
 import { MIN_FRAGMENT, truncateRedacted } from '../text/redact.js';
+import { DEFAULT_KEYCHAIN_TIMEOUT_MS, type Context, type KeychainBackend, type KeyringModule } from '../context.js';
+import { systemClock, type Clock } from '../clock.js';
 
 export const KEYCHAIN_SERVICE = 'yolop';
-export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
+export { DEFAULT_KEYCHAIN_TIMEOUT_MS } from '../context.js';
 
-export interface KeychainOptions {
-  timeoutMs?: number;
-  /** Module to load instead of @napi-rs/keyring (a test seam: YEP_EXT_KEYCHAIN_MODULE). */
-  module?: string;
-}
+/**
+ * Which backend and how long to wait: ctx.keychain (createContext fills the
+ * timeout from YEP_EXT_KEYCHAIN_TIMEOUT_MS; tests pass their own `load`).
+ */
+export type KeychainOptions = Partial<KeychainBackend> & { clock?: Clock };
+
+/** The keychain options of a Context: its backend and its clock. */
+export const keychainOptions = (ctx: Pick<Context, 'keychain' | 'clock'>): KeychainOptions => ({ ...ctx.keychain, clock: ctx.clock });
 
 /** The keychain could not be used; `reason` is one short line, never a secret. */
 export class KeychainUnavailable extends Error {
@@ -32,26 +37,10 @@ export class KeychainUnavailable extends Error {
   }
 }
 
-interface AsyncEntryLike {
-  setPassword(password: string): Promise<void>;
-  getPassword(): Promise<string | undefined | null>;
-  deletePassword(): Promise<unknown>;
-}
-interface KeyringModule {
-  AsyncEntry: new (service: string, account: string) => AsyncEntryLike;
-}
+type AsyncEntryLike = InstanceType<KeyringModule['AsyncEntry']>;
 
 /** The keychain account for one field: `ext:<name>/<field>` (both are ^[A-Za-z0-9_-]+$). */
 export const keychainAccount = (name: string, field: string): string => `ext:${name}/${field}`;
-
-/** Keychain options from the environment (YEP_EXT_KEYCHAIN_TIMEOUT_MS, YEP_EXT_KEYCHAIN_MODULE). */
-export function keychainOptionsFromEnv(env: Record<string, string | undefined>): KeychainOptions {
-  const t = Number(env.YEP_EXT_KEYCHAIN_TIMEOUT_MS);
-  return {
-    ...(Number.isFinite(t) && t > 0 ? { timeoutMs: t } : {}),
-    ...(env.YEP_EXT_KEYCHAIN_MODULE ? { module: env.YEP_EXT_KEYCHAIN_MODULE } : {}),
-  };
-}
 
 /** First line of a native error, without the Rust backtrace it carries; `secrets` (the value being stored) redacted before the cut. */
 function shortReason(e: unknown, secrets: readonly string[] = []): string {
@@ -59,9 +48,11 @@ function shortReason(e: unknown, secrets: readonly string[] = []): string {
   return truncateRedacted(message.split('\n')[0] ?? '', 200, secrets, { marker: () => '…' }) || 'unknown error';
 }
 
+const loadKeyring = (): Promise<unknown> => import('@napi-rs/keyring');
+
 async function loadModule(options: KeychainOptions): Promise<KeyringModule> {
   try {
-    const mod = (await import(options.module ?? '@napi-rs/keyring')) as Partial<KeyringModule> & { default?: Partial<KeyringModule> };
+    const mod = (await (options.load ?? loadKeyring)()) as Partial<KeyringModule> & { default?: Partial<KeyringModule> };
     const ctor = mod.AsyncEntry ?? mod.default?.AsyncEntry;
     if (typeof ctor !== 'function') throw new Error('the module has no AsyncEntry');
     return { AsyncEntry: ctor };
@@ -72,11 +63,10 @@ async function loadModule(options: KeychainOptions): Promise<KeyringModule> {
 
 async function withTimeout<T>(what: string, options: KeychainOptions, work: () => Promise<T>, secrets: readonly string[] = []): Promise<T> {
   const ms = options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS;
-  let timer: NodeJS.Timeout | undefined;
+  let cancel: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new KeychainUnavailable(`${what} did not answer within ${ms} ms`)), ms);
-    // A hung native call must not keep the CLI alive after we gave up on it.
-    timer.unref();
+    // unref: a hung native call must not keep the CLI alive after we gave up on it.
+    cancel = (options.clock ?? systemClock).timeout(() => reject(new KeychainUnavailable(`${what} did not answer within ${ms} ms`)), ms, { unref: true });
   });
   try {
     return await Promise.race([
@@ -86,7 +76,7 @@ async function withTimeout<T>(what: string, options: KeychainOptions, work: () =
       timeout,
     ]);
   } finally {
-    clearTimeout(timer);
+    cancel?.();
   }
 }
 

@@ -19,7 +19,7 @@ import { downloadVerifiedCrate } from './crates-io/download.js';
 import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
 import { assertCrateName } from './crates-io/index-path.js';
-import { checkIndexUrl, loadRegistryConfig } from './crates-io/registry-config.js';
+import { checkIndexUrl, loadRegistryConfig, type RegistryConfig } from './crates-io/registry-config.js';
 import type { Fetched, UpdateNotes } from './source.js';
 
 /** The lock record of a crate install (host-compat §4). */
@@ -169,13 +169,18 @@ export async function findCrateUpdate(ctx: Context, source: CrateRecord, notes?:
   return next;
 }
 
-/** Download, verify, unpack into `into` (which must not exist yet) and provide plugin.json. */
-async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: string; vers: string; cksum: string }, into: string): Promise<void> {
-  const config = await loadRegistryConfig(ctx, indexUrl);
+/**
+ * Download, verify, unpack into `into` (which must not exist yet) and provide
+ * plugin.json. `configFetch`: config.json already being fetched (concurrently
+ * with the index file, which saves a round trip); a failure of it surfaces here,
+ * after the index file's own errors, as when the two were sequential.
+ */
+async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: string; vers: string; cksum: string }, into: string, configFetch?: Promise<RegistryConfig>): Promise<void> {
+  const config = await (configFetch ?? loadRegistryConfig(ctx, indexUrl));
   const verified = await downloadVerifiedCrate(ctx, config, crate, into);
   try {
     await withStep(ctx.log, `Unpacking ${crate.name} ${crate.vers}`, () =>
-      unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, env: ctx.env }),
+      unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, checkpoint: ctx.checkpoint }),
     );
   } finally {
     await rm(verified.file, { force: true });
@@ -199,8 +204,12 @@ function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: s
 /** The fetcher for `crate` specs (install): resolve, download, verify, unpack into `into`. */
 export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): Promise<Fetched<CrateRecord>> {
   const indexUrl = ctx.indexUrl;
+  // config.json in parallel with the index file (memoised per context; a rejection
+  // is handled there, so a crate that does not exist leaves no unhandled promise,
+  // and an index file's error still comes first: it is awaited first).
+  const configFetch = loadRegistryConfig(ctx, indexUrl);
   const { entry, skipped } = await resolveIn(ctx, indexUrl, spec.crate, spec.requirement);
-  await fetchVerified(ctx, indexUrl, entry, into);
+  await fetchVerified(ctx, indexUrl, entry, into, configFetch);
   return { dir: into, source: crateRecord(indexUrl, entry, spec.requirement), ...(skipped.length > 0 ? { notes: skipped } : {}) };
 }
 
@@ -214,7 +223,9 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
   assertCrateName(locked.crate_name);
   let cksum = locked.cksum;
   let name = locked.crate_name;
+  let configFetch: Promise<RegistryConfig> | undefined;
   if (cksum === undefined) {
+    configFetch = loadRegistryConfig(ctx, indexUrl);
     const entries = await indexEntries(ctx, indexUrl, locked.crate_name);
     const entry = entries.find((e) => e.vers === locked.version);
     if (!entry) {
@@ -230,6 +241,6 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
     throw new YepError('E_INTEGRITY', `${locked.crate_name} ${locked.version}: the checksum ${JSON.stringify(truncateRedacted(cksum, 80, [], { marker: () => '…' }))} is not 64 lowercase hex digits; refusing to install it unverified.`);
   }
   const crate = { name, vers: locked.version, cksum };
-  await fetchVerified(ctx, indexUrl, crate, into);
+  await fetchVerified(ctx, indexUrl, crate, into, configFetch);
   return { dir: into, source: crateRecord(indexUrl, crate, locked.requirement) };
 }

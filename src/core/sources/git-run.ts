@@ -113,9 +113,9 @@ export function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs' | 'no
   ];
 }
 
-/** A simple-git instance bound to one hardened environment. */
+/** A simple-git instance bound to one hardened environment, from ctx.git (default simple-git itself). */
 export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
-  return simpleGit({
+  return (ctx.git ?? simpleGit)({
     baseDir: options.cwd,
     binary: 'git',
     maxConcurrentProcesses: 1,

@@ -1,14 +1,15 @@
 /**
- * Test-only pause points for crash tests: when YEP_EXT_TEST_PAUSE_AT names this
- * point, the process writes YEP_EXT_TEST_PAUSE_FILE and waits to be killed.
- * Inert (one env lookup) in normal runs.
+ * Named pause points for crash tests (`place:after-lock`, `download:mid`, …):
+ * state-changing code calls checkpoint(ctx, name) at the moments a kill -9 is
+ * worth testing. In production `ctx.checkpoint` is unset and this is one
+ * property lookup. The crash tests set it through the test preload
+ * (test/helpers/seams-preload.mjs, read by src/cli/test-seams.ts): it records the
+ * pid and waits to be killed. Core reads no environment variable for it.
  */
-import { writeFileSync } from 'node:fs';
+export interface CheckpointHost {
+  checkpoint?: ((point: string) => void | Promise<void>) | undefined;
+}
 
-export async function checkpoint(env: Record<string, string | undefined>, point: string): Promise<void> {
-  if (env.YEP_EXT_TEST_PAUSE_AT !== point) return;
-  if (env.YEP_EXT_TEST_PAUSE_FILE) writeFileSync(env.YEP_EXT_TEST_PAUSE_FILE, `${process.pid}\n`);
-  await new Promise(() => {
-    setInterval(() => {}, 1 << 30);
-  });
+export async function checkpoint(host: CheckpointHost, point: string): Promise<void> {
+  if (host.checkpoint) await host.checkpoint(point);
 }

@@ -2,6 +2,8 @@
  * One installer lock around every read-modify-write of the store and state
  * files. A second process waits (saying so once); a lock left by a killed
  * process goes stale after STALE_MS without a heartbeat and is taken over.
+ * The wait is timed on ctx.clock (YEP_EXT_LOCK_WAIT_MS, default 5 min); the
+ * heartbeat and staleness are proper-lockfile's own timers.
  */
 import { ensureDir } from './fs-atomic.js';
 import lockfile from 'proper-lockfile';
@@ -45,19 +47,20 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   } catch (e) {
     if (errnoCode(e) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, e);
     ctx.log.info('Waiting for another yep-ext process to finish with the extension store (a lock left by a killed process is taken over after 5 s)…');
-    const started = Date.now();
+    const started = ctx.clock.now();
     for (;;) {
       try {
         release = await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
         break;
       } catch (err) {
         if (errnoCode(err) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, err);
-        if (Date.now() - started > waitMs) {
+        if (ctx.clock.now() - started > waitMs) {
           throw new YepError('E_LOCKED', `Another yep-ext process has held ${ctx.paths.installLockFile} for over ${Math.round(waitMs / 1000)} s.`, {
             hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 5 s.',
           });
         }
-        await new Promise((r) => setTimeout(r, 100 + Math.random() * 150));
+        // The poll is not cancelled by Ctrl-C on purpose: the lock attempt right after it is quick.
+        await ctx.clock.sleep(100 + Math.random() * 150);
       }
     }
   }

@@ -18,7 +18,7 @@ import type { Context } from '../context.js';
 import { removeApprovedGrant } from './approved-grants.js';
 import { checkpoint } from './checkpoint.js';
 import { YepError, isYepError } from '../errors.js';
-import { keychainOptionsFromEnv } from '../settings/keychain.js';
+import { keychainOptions } from '../settings/keychain.js';
 import { removeExtensionSecrets } from '../settings/secrets.js';
 import { applySettingsEdit, loadSettingsText, readSettingsFromText, removeExtensionSettings } from '../settings/settings.js';
 
@@ -75,9 +75,9 @@ export async function disableForRemoval(ctx: Context, name: string): Promise<voi
 /** The last step of a removal: the approved grant and the secrets. */
 export async function removeGrantAndSecrets(ctx: Context, name: string): Promise<void> {
   await removeApprovedGrant(ctx, name);
-  await checkpoint(ctx.env, 'remove:between-settings-and-secrets');
+  await checkpoint(ctx, 'remove:between-settings-and-secrets');
   try {
-    const r = await removeExtensionSecrets(ctx.paths, name, { keychain: keychainOptionsFromEnv(ctx.env) });
+    const r = await removeExtensionSecrets(ctx.paths, name, { keychain: keychainOptions(ctx) });
     for (const w of r.warnings) ctx.log.warn(w);
   } catch (e) {
     if (!isYepError(e)) throw e;

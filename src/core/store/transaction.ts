@@ -173,10 +173,10 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
       await symlink(link, newLink, 'dir');
     }
     if (previous && 'aside' in previous) await rename(target, asideOf(stage));
-    await checkpoint(ctx.env, 'place:after-move-old');
+    await checkpoint(ctx, 'place:after-move-old');
     await rename(newLink, target);
     await fsyncDir(paths.storeDir);
-    await checkpoint(ctx.env, 'place:before-lock');
+    await checkpoint(ctx, 'place:before-lock');
     await saveLock(paths.lockFile, upsertEntry(lock, entry));
   } catch (e) {
     // Roll back in-process: the old entry back where it was.
@@ -186,7 +186,7 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
     if (!isYepError(e) && errnoCode(e)) throw stateIoError('update', target, e);
     throw e;
   }
-  await checkpoint(ctx.env, 'place:after-lock');
+  await checkpoint(ctx, 'place:after-lock');
   // After the commit: a failed install must not replace the record of what was
   // approved. A crash before this line is completed by recovery (the journal has it).
   if (grant) await saveApprovedGrant(ctx, name, grant);
@@ -243,9 +243,9 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
   await preflightRemoval(ctx, name);
   const before = await readStoreEntry(ctx.paths, name);
   await writeJournal(stage, { op: 'remove', name, pid: process.pid, ...(before.kind === 'link' ? { previous: { link: before.text } } : {}) });
-  await checkpoint(ctx.env, 'remove:before-lock');
+  await checkpoint(ctx, 'remove:before-lock');
   if (findEntry(lock, name)) await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
-  await checkpoint(ctx.env, 'remove:after-lock');
+  await checkpoint(ctx, 'remove:after-lock');
   try {
     await finishRemove(ctx, stage, name);
   } catch (e) {

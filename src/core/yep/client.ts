@@ -15,6 +15,7 @@
 import type { InitializeParams, InitializeResult, UiAskParams, UiAskResult } from './protocol.js';
 import { DEFAULT_MAX_LINE_BYTES } from './framing.js';
 import type { ServerLaunch } from './server-launch.js';
+import type { Spawn } from '../context.js';
 import { ServerProcess, type ExitInfo, type StopReport } from './server-process.js';
 import { RpcSession, type AskContext, type CancelOutcome, type MessageRecord, type PendingCall, type RequestOptions } from './rpc-session.js';
 
@@ -45,6 +46,8 @@ export interface YepClientOptions {
   onMessage?: (record: MessageRecord) => void;
   /** Aborting kills the server and everything it started at once (Ctrl-C forwarding). */
   signal?: AbortSignal;
+  /** Starts the server process (ctx.spawn; default node's child_process.spawn). */
+  spawn?: Spawn;
 }
 
 export interface StopOptions {
@@ -69,7 +72,7 @@ export class YepClient {
     let session!: RpcSession;
     this.process = new ServerProcess(
       launch,
-      { ...(options.stderrTailBytes !== undefined ? { stderrTailBytes: options.stderrTailBytes } : {}), secrets },
+      { ...(options.stderrTailBytes !== undefined ? { stderrTailBytes: options.stderrTailBytes } : {}), ...(options.spawn ? { spawn: options.spawn } : {}), secrets },
       {
         stdout: (chunk) => session.push(chunk),
         stdoutEnd: () => session.end(),

@@ -14,6 +14,7 @@
  *   through /proc (process-tree.ts), other sessions and groups included.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import type { Spawn } from '../context.js';
 import { buildServerEnv, type ServerLaunch } from './server-launch.js';
 import { ByteTail } from './stderr-tail.js';
 import { listGroup, signalGroup, waitGroupGone } from './process-group.js';
@@ -61,6 +62,8 @@ export interface ServerProcessOptions {
   secrets?: readonly string[];
   /** How often /proc is read for descendants while the server runs (default 200 ms). */
   trackIntervalMs?: number;
+  /** Starts the process (ctx.spawn; default node's child_process.spawn). */
+  spawn?: Spawn;
 }
 
 export interface ServerProcessEvents {
@@ -123,7 +126,7 @@ export class ServerProcess {
     try {
       const env = buildServerEnv(launch);
       if (tag) env[tag.name] = tag.value;
-      this.child = spawn(launch.command, launch.args ?? [], {
+      this.child = (options.spawn ?? spawn)(launch.command, launch.args ?? [], {
         cwd: launch.workspaceRoot,
         env,
         stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,0 +1,47 @@
+/**
+ * The CLI's one test-only entry: seams a test preload installs before the CLI
+ * starts (`node --import test/helpers/seams-preload.mjs bin/run.js …`), read here,
+ * in the CLI layer, and only when the Context is built. Core never looks for them
+ * and reads no test-only environment variable (issue 13).
+ *
+ * Why this is safe: the seams live on a global symbol that only code running
+ * inside this process can set. Whoever can pass `--import` (or NODE_OPTIONS) to
+ * node already runs code of their choosing in the process, so honouring what
+ * such code installs grants nothing new; an environment variable naming a
+ * module to import (the keychain seam before issue 13) did, to anyone who could
+ * set a variable.
+ */
+import type { ContextOptions } from '../core/context.js';
+
+export const TEST_SEAMS_KEY = Symbol.for('yep-ext.test-seams');
+
+export interface TestSeams {
+  /** Crash-test pause points (ctx.checkpoint). */
+  checkpoint?: ContextOptions['checkpoint'];
+  http?: ContextOptions['http'];
+  keychain?: ContextOptions['keychain'];
+  clock?: ContextOptions['clock'];
+  spawn?: ContextOptions['spawn'];
+  git?: ContextOptions['git'];
+  /** Called when the oclif-free fast path answers (`list` or `__complete`): the differential tests' proof. */
+  fastPath?: (which: 'list' | '__complete') => void;
+}
+
+/** The seams a preload installed, or undefined (every production run). */
+export function testSeams(): TestSeams | undefined {
+  return (globalThis as Record<symbol, TestSeams | undefined>)[TEST_SEAMS_KEY];
+}
+
+/** The seams as createContext options: only the keys that are set. */
+export function seamOptions(): Partial<ContextOptions> {
+  const seams = testSeams();
+  if (!seams) return {};
+  const out: Partial<ContextOptions> = {};
+  if (seams.checkpoint) out.checkpoint = seams.checkpoint;
+  if (seams.http) out.http = seams.http;
+  if (seams.keychain) out.keychain = seams.keychain;
+  if (seams.clock) out.clock = seams.clock;
+  if (seams.spawn) out.spawn = seams.spawn;
+  if (seams.git) out.git = seams.git;
+  return out;
+}

@@ -1,0 +1,54 @@
+/**
+ * Time as a seam (ctx.clock): every deadline, retry backoff, lock poll and
+ * "how long did that take" in core goes through a Clock, so a test can watch or
+ * drive time instead of waiting for it. systemClock is the real one; it calls
+ * the global timers at call time, so vitest's fake timers drive it too.
+ */
+
+export interface Clock {
+  /** Milliseconds since the epoch (Date.now). */
+  now(): number;
+  /** Run `fn` once after `ms`; returns the cancel function. `unref`: do not keep the process alive for it. */
+  timeout(fn: () => void, ms: number, options?: { unref?: boolean }): () => void;
+  /** Run `fn` every `ms` until cancelled. */
+  interval(fn: () => void, ms: number, options?: { unref?: boolean }): () => void;
+  /**
+   * Wait `ms` (a backoff, a poll interval: a pause nothing else depends on).
+   * Rejects with `signal.reason` when the signal aborts first.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+function unrefIf<T extends { unref?(): unknown }>(timer: T, unref: boolean | undefined): T {
+  if (unref) timer.unref?.();
+  return timer;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  timeout(fn, ms, options) {
+    const t = unrefIf(setTimeout(fn, ms), options?.unref);
+    return () => clearTimeout(t);
+  },
+  interval(fn, ms, options) {
+    const t = unrefIf(setInterval(fn, ms), options?.unref);
+    return () => clearInterval(t);
+  },
+  sleep: (ms, signal) => sleepOn(systemClock, ms, signal),
+};
+
+/** `sleep` built on a clock's `timeout`: what a Clock implementation can use for its own. */
+export function sleepOn(clock: Pick<Clock, 'timeout'>, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      cancel();
+      reject(signal!.reason);
+    };
+    const cancel = clock.timeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * Time through ctx.clock: the HTTP client's backoff, Retry-After, deadline and
+ * throughput rule, the keychain timeout and the installer-lock wait, each at
+ * its production default, checked on a ManualClock instead of a wall clock
+ * (so the 60 s, 15 s, 5 s and 5 min figures are tested without waiting them).
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { httpGet } from '../../src/core/net/http.js';
+import { keychainGet } from '../../src/core/settings/keychain.js';
+import { withInstallLock } from '../../src/core/store/install-lock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { makeTempHome, type TempHome } from '../helpers/home.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const FAKE = resolve(import.meta.dirname, '../fixtures/fake-keyring.mjs');
+const DATA = Buffer.from('y'.repeat(4000));
+
+let reg: TestRegistry;
+let home: TempHome;
+
+beforeAll(async () => {
+  reg = await startRegistry();
+  reg.publish({ name: 'fixture', vers: '1.0.0', data: DATA });
+  home = makeTempHome();
+});
+afterAll(async () => {
+  await reg.close();
+  home.cleanup();
+});
+afterEach(() => {
+  reg.clearFaults();
+  reg.requests.length = 0;
+});
+
+/** A context with production limits (no FAST_HTTP_ENV) on a manual clock. */
+function clocked(): { clock: ManualClock; ctx: ReturnType<TempHome['ctx']> } {
+  const clock = new ManualClock();
+  return { clock, ctx: Object.assign(home.ctx(), { clock }) };
+}
+const url = () => reg.downloadUrl('fixture', '1.0.0');
+const opts = { what: 'the test file', maxBytes: 1 << 20 };
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const started = Date.now();
+  while (!cond()) {
+    if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('HTTP on ctx.clock', () => {
+  it('backs off 250-500, 500-1000, 1000-2000 ms (the default curve) and gives up after 4 attempts', async () => {
+    reg.fault('/crates/', { kind: 'status', status: 503 });
+    const { clock, ctx } = clocked();
+    const started = Date.now();
+    const err = await httpGet(ctx, url(), opts).catch((e) => e);
+    expect(err.code).toBe('E_NETWORK');
+    expect(err.message).toMatch(/answered 503.*gave up after 4 attempts/);
+    expect(reg.requests).toHaveLength(4);
+    expect(clock.sleeps).toHaveLength(3);
+    clock.sleeps.forEach((ms, i) => {
+      const ceiling = 500 * 2 ** i;
+      expect(ms).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(ms).toBeLessThanOrEqual(ceiling);
+    });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('waits exactly what Retry-After asks when it is under the 60 s ceiling', async () => {
+    reg.fault('/crates/', { kind: 'status', status: 429, headers: { 'retry-after': '45' } }, 1);
+    const { clock, ctx } = clocked();
+    const res = await httpGet(ctx, url(), opts);
+    expect(res.body.equals(DATA)).toBe(true);
+    expect(clock.sleeps).toEqual([45_000]);
+    expect(reg.requests).toHaveLength(2);
+  });
+
+  it('gives up on a silent server at the 60 s deadline of the clock', async () => {
+    reg.fault('/crates/', { kind: 'hang' });
+    const { clock, ctx } = clocked();
+    const pending = httpGet(ctx, url(), opts).catch((e) => e);
+    await until(() => reg.requests.length === 1, 'the request');
+    clock.advance(59_999);
+    expect(clock.pending).toBe(1);
+    clock.advance(1);
+    const err = await pending;
+    expect(err.code).toBe('E_NETWORK');
+    expect(err.message).toMatch(/no complete answer within 60s/);
+    expect(clock.pending).toBe(0);
+    expect(reg.requests).toHaveLength(1);
+  });
+
+  it('stops a body slower than 1 KiB/s over a 15 s window of the clock', async () => {
+    reg.fault('/crates/', { kind: 'slow-drip', intervalMs: 100, chunk: 100 });
+    const { clock, ctx } = clocked();
+    const pending = httpGet(ctx, url(), opts).catch((e) => e);
+    // The deadline and, once the body flows, the throughput window.
+    await until(() => clock.pending === 2, 'the body to start');
+    clock.advance(15_000);
+    const err = await pending;
+    expect(err.code).toBe('E_NETWORK');
+    expect(err.message).toMatch(/slower than 1 KiB\/s for 15s/);
+    expect(clock.pending).toBe(0);
+  });
+});
+
+describe('keychain on ctx.clock', () => {
+  afterEach(() => {
+    delete process.env.FAKE_KEYRING_MODE;
+  });
+
+  it('abandons a keychain that never answers after 5 s of the clock', async () => {
+    process.env.FAKE_KEYRING_MODE = 'hang';
+    const { clock, ctx } = clocked();
+    const pending = keychainGet('logfire', 'token', { ...ctx.keychain, load: () => import(FAKE), clock }).catch((e) => e);
+    await until(() => clock.pending === 1, 'the keychain call');
+    clock.advance(4_999);
+    clock.advance(1);
+    const err = await pending;
+    expect(err.name).toBe('KeychainUnavailable');
+    expect(err.message).toMatch(/did not answer within 5000 ms/);
+  });
+});
+
+describe('installer lock on ctx.clock', () => {
+  it('waits 5 min of the clock for a live holder, polling, then fails with E_LOCKED', async () => {
+    const { clock, ctx } = clocked();
+    mkdirSync(ctx.paths.storeDir, { recursive: true });
+    const release = await lockfile.lock(ctx.paths.storeDir, { lockfilePath: ctx.paths.installLockFile, realpath: false, stale: 5_000, update: 1_000 });
+    try {
+      let ran = false;
+      const started = Date.now();
+      const err = await withInstallLock(ctx, async () => {
+        ran = true;
+      }).catch((e) => e);
+      expect(err.code).toBe('E_LOCKED');
+      expect(err.message).toMatch(/for over 300 s/);
+      expect(ran).toBe(false);
+      const waited = clock.sleeps.reduce((a, b) => a + b, 0);
+      expect(waited).toBeGreaterThan(300_000);
+      expect(waited).toBeLessThan(300_000 + 250);
+      for (const ms of clock.sleeps) expect(ms >= 100 && ms <= 250).toBe(true);
+      expect(Date.now() - started).toBeLessThan(4_000);
+    } finally {
+      await release();
+    }
+  });
+});
