@@ -17,7 +17,7 @@ export {
 export { systemClock, type Clock } from './core/clock.js';
 export { YepError, ERROR_CODES, isYepError, exitCodeFor, type ErrorCode } from './core/errors.js';
 export { resolvePaths, type Paths } from './core/paths.js';
-export { silentLogger, memoryLogger, type Logger, type Progress } from './core/log.js';
+export { silentLogger, memoryLogger, startStep, withStep, type Logger, type Step, type StepState } from './core/log.js';
 export { parseSpec, describeSpec, type Spec, type CrateSpec, type GitSpec, type PathSpec } from './core/sources/spec.js';
 export { loadManifest, configFields, type Manifest, type ConfigField } from './core/package/manifest.js';
 export { parseManifest, validateManifest } from './core/package/manifest-validate.js';

@@ -12,6 +12,7 @@ import { resolvePaths } from '../core/paths.js';
 import { installedNames } from '../core/store/installed-name.js';
 import { closestMatches } from '../core/text/closest.js';
 import { makeCliContext } from './cli-context.js';
+import { clearStatus } from './status-area.js';
 import { writeError } from './report-error.js';
 import { displayId, exampleLines, translateParseError, type CommandShape, type FlagShape } from './usage-errors.js';
 
@@ -25,6 +26,19 @@ export const indexFlag = {
   index: Flags.string({
     description: 'Sparse index root to use instead of crates.io (also YEP_EXT_INDEX). Accepts a sparse+ prefix.',
     helpValue: '<url>',
+  }),
+};
+
+/**
+ * --quiet and --verbose, for the commands that wait on the network, git, a
+ * spawned process or a large hash (install, update, search, doctor, list): what
+ * is shown while they wait is docs/feedback.md.
+ */
+export const feedbackFlags = {
+  quiet: Flags.boolean({ char: 'q', description: 'Show no progress and no notes while working: only warnings, errors and the result.', exclusive: ['verbose'] }),
+  verbose: Flags.boolean({
+    description: 'Show each request, retry and git command; without a terminal, also one line per step (for CI logs).',
+    exclusive: ['quiet'],
   }),
 };
 
@@ -46,8 +60,19 @@ export abstract class BaseCommand extends Command {
   private abort = new AbortController();
 
   /** Build the context for this run. `yes` disables prompts; prompts need stdin and stderr TTYs. */
-  protected makeContext(options: { index?: string | undefined; yes?: boolean } = {}): Context {
+  protected makeContext(options: { index?: string | undefined; yes?: boolean; quiet?: boolean; verbose?: boolean } = {}): Context {
     return makeCliContext({ ...options, json: this.jsonEnabled(), abort: this.abort });
+  }
+
+  // Results and messages first clear the live progress display (it is redrawn below them).
+  override log(message?: string, ...args: unknown[]): void {
+    clearStatus();
+    super.log(message, ...args);
+  }
+
+  override logToStderr(message?: string, ...args: unknown[]): void {
+    clearStatus();
+    super.logToStderr(message, ...args);
   }
 
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {

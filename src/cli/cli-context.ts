@@ -15,6 +15,10 @@ export interface CliContextOptions {
   json: boolean;
   /** Aborted on the first Ctrl-C. */
   abort: AbortController;
+  /** --quiet: no progress, no info lines (warnings and errors only). */
+  quiet?: boolean;
+  /** --verbose: request-level detail (and line-per-step logs without a terminal). */
+  verbose?: boolean;
 }
 
 /** Prompts need stdin and stderr TTYs, and neither --yes nor --json. */
@@ -24,7 +28,7 @@ export function makeCliContext(options: CliContextOptions): Context {
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
     ...seamOptions(),
     env: process.env,
-    log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: false }),
+    log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: Boolean(options.quiet), verbose: Boolean(options.verbose) }),
     interactive: interactive && !options.json,
     ...(options.index ? { indexUrl: options.index } : {}),
     signal: options.abort.signal,

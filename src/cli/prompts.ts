@@ -8,6 +8,7 @@ import type { ConfigField } from '../core/package/manifest.js';
 import type { FieldPrompter, PromptValidator } from '../core/operations/enable.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { Secret } from '../core/settings/secret-value.js';
+import { withStatusSuspended } from './status-area.js';
 
 function assertTty(): void {
   if (!process.stdin.isTTY) throw new YepError('E_USAGE', 'Cannot prompt: standard input is not a terminal.', { hint: 'Pass the value another way (--stdin or --config).' });
@@ -16,7 +17,7 @@ function assertTty(): void {
 async function guarded<T>(ask: () => Promise<T>): Promise<T> {
   assertTty();
   try {
-    return await ask();
+    return await withStatusSuspended(ask);
   } catch (e) {
     if ((e as Error)?.name === 'ExitPromptError' || (e as Error)?.name === 'AbortPromptError') throw new YepError('E_INTERRUPTED', 'Cancelled.');
     throw e;
@@ -34,6 +35,16 @@ function label(field: ConfigField, extension: string): string {
 export async function confirm(message: string, defaultValue = false): Promise<boolean> {
   const { confirm: ask } = await import('@inquirer/prompts');
   return guarded(() => ask({ message, default: defaultValue }, { output: process.stderr }));
+}
+
+/**
+ * A yes/no question whose No stops the command: "Cancelled." with exit 130, as
+ * Ctrl-C at the prompt does (docs/exit-codes.md). Nothing that was still to be
+ * done after the question is done.
+ */
+export async function confirmOrCancel(message: string): Promise<true> {
+  if (await confirm(message)) return true;
+  throw new YepError('E_INTERRUPTED', 'Cancelled.');
 }
 
 /** Hidden entry of a secret; the typed text never echoes. */

@@ -31,3 +31,10 @@ export async function renderSearch(r: SearchResult, out: OutputShape): Promise<s
     out,
   );
 }
+
+/** "Showing the first 20 matches; there are more: …" when the limit cut the list. */
+export function truncationNote(r: SearchResult, limit: number): string | undefined {
+  if (!r.truncated) return undefined;
+  const term = r.term ? ` ${/^[\w.-]+$/.test(r.term) ? r.term : JSON.stringify(sanitize(r.term))}` : '';
+  return `Showing the first ${r.hits.length} ${r.hits.length === 1 ? 'match' : 'matches'}; there are more: \`yep-ext search${term} --limit ${Math.min(1000, limit * 5)}\` shows more.`;
+}

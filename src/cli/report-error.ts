@@ -7,8 +7,10 @@
 import { ERROR_CODES, isYepError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { bold, red } from './style.js';
+import { clearStatus } from './status-area.js';
 
 export function writeError(err: unknown, json: boolean): number {
+  clearStatus();
   if (isYepError(err)) {
     if (json) {
       process.stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } }, null, 2)}\n`);

@@ -1,17 +1,36 @@
-/** The CLI's Logger: everything on stderr; progress drawn only when stderr is a TTY. */
-import type { Logger, Progress } from '../core/log.js';
+/**
+ * The CLI's Logger: everything on stderr. Waits (steps) are drawn live only
+ * when stderr is a terminal (status-area.ts); without one, stderr stays quiet
+ * for scripts unless --verbose asks for plain line-per-step logs (what a CI log
+ * wants). --quiet keeps only warnings and errors. docs/feedback.md.
+ */
+import type { Logger, Step, StepState } from '../core/log.js';
+import { sanitize } from '../core/text/sanitize.js';
+import { formatBytes, formatDuration, stderrStatus } from './status-area.js';
 import { dim, yellow } from './style.js';
 
-function formatBytes(n: number): string {
-  return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(0)} KiB` : `${n} B`;
+export interface StderrLoggerOptions {
+  /** YEP_EXT_DEBUG: developer detail. */
+  debug?: boolean;
+  /** --quiet: warnings and errors only. */
+  quiet?: boolean;
+  /** --verbose: request-level detail, and line-per-step logs when stderr is not a terminal. */
+  verbose?: boolean;
+  /** Override for tests; default: process.stderr.isTTY. */
+  tty?: boolean;
 }
 
-export function stderrLogger(options: { debug?: boolean; quiet?: boolean } = {}): Logger {
+const noStep: Step = { update() {}, note() {}, end() {} };
+
+export function stderrLogger(options: StderrLoggerOptions = {}): Logger {
   // process.stderr is a lazy getter that loads Node's stream stack (~5 ms): only
   // touch it when something is actually written.
+  const tty = (): boolean => options.tty ?? Boolean(process.stderr.isTTY);
   const write = (line: string): void => {
-    process.stderr.write(`${line}\n`);
+    if (tty()) stderrStatus().print(line);
+    else process.stderr.write(`${line}\n`);
   };
+  const detailed = Boolean(options.verbose || options.debug) && !options.quiet;
   return {
     info: (m) => {
       if (!options.quiet) write(m);
@@ -20,26 +39,54 @@ export function stderrLogger(options: { debug?: boolean; quiet?: boolean } = {})
     debug: (m) => {
       if (options.debug) write(dim(`debug: ${m}`, process.stderr));
     },
-    progress(label: string, total?: number): Progress {
-      const err = process.stderr;
-      if (!err.isTTY || options.quiet) return { update() {}, stop() {} };
-      let last = 0;
-      let drawn = false;
-      return {
-        update(done: number, t?: number) {
-          const now = Date.now();
-          if (now - last < 100) return;
-          last = now;
-          const all = t ?? total;
-          const width = 24;
-          const bar = all ? '█'.repeat(Math.min(width, Math.round((done / all) * width))).padEnd(width, '░') : '';
-          err.write(`\r\u001b[2K${label} ${bar} ${formatBytes(done)}${all ? ` / ${formatBytes(all)}` : ''}`);
-          drawn = true;
-        },
-        stop() {
-          if (drawn) err.write('\r\u001b[2K');
-        },
-      };
+    verbose: (m) => {
+      if (detailed) write(dim(sanitize(m), process.stderr));
+    },
+    step(label: string, state: StepState = {}): Step {
+      if (options.quiet) return noStep;
+      const shown = sanitize(label, { max: 300 });
+      if (tty()) return liveStep(shown, state);
+      return options.verbose ? plainStep(shown, state, write) : noStep;
+    },
+  };
+}
+
+/** A step drawn in the live display. */
+function liveStep(label: string, state: StepState): Step {
+  const area = stderrStatus();
+  const live = area.add(label, state);
+  let ended = false;
+  return {
+    update: (s) => {
+      if (!ended) area.update(live, s);
+    },
+    note: (m) => {
+      if (!ended) area.print(`  ${yellow('↻', process.stderr)} ${sanitize(m, { max: 500 })}`);
+    },
+    end: () => {
+      if (ended) return;
+      ended = true;
+      area.remove(live);
+    },
+  };
+}
+
+/** Without a terminal, with --verbose: a line when a step starts, each note, and one when it ends. */
+function plainStep(label: string, initial: StepState, write: (line: string) => void): Step {
+  const started = Date.now();
+  const state: StepState = { ...initial };
+  let ended = false;
+  write(`${label}…`);
+  return {
+    update: (s) => Object.assign(state, s),
+    note: (m) => {
+      if (!ended) write(`  retry: ${sanitize(m, { max: 500 })}`);
+    },
+    end: () => {
+      if (ended) return;
+      ended = true;
+      const size = state.unit === 'bytes' && state.done !== undefined ? `${formatBytes(state.done)} in ` : '';
+      write(`${label}: done (${size}${formatDuration(Date.now() - started)})`);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags } from '../cli/base-command.js';
 import { renderDoctorReport } from '../cli/render-doctor.js';
 import { dim } from '../cli/style.js';
 import { doctorConfigLoader } from '../core/doctor/doctor-config.js';
@@ -25,6 +25,7 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
   };
 
   static override flags = {
+    ...feedbackFlags,
     timeout: Flags.string({ description: `Seconds to wait for the handshake (default ${DEFAULT_HANDSHAKE_TIMEOUT_MS / 1000}, like yolop).` }),
     'no-config': Flags.boolean({ description: 'Do not inject configured secrets and config (see what the server does without them).' }),
     call: Flags.string({ description: 'After the checks, call this tool once and show its streamed updates.' }),
@@ -35,7 +36,7 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
     const { args, flags } = await this.parse(Doctor);
     const timeoutMs = parseTimeout(flags.timeout);
     const call = flags.call === undefined ? undefined : { tool: flags.call, args: parseArgs(flags.args) };
-    const ctx = this.makeContext();
+    const ctx = this.makeContext({ quiet: flags.quiet, verbose: flags.verbose });
     const json = this.jsonEnabled();
     const report = await runDoctor(ctx, {
       target: parseDoctorTarget(args.target, process.cwd(), process.env.HOME),

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, indexFlag, minAgeFlag } from '../cli/base-command.js';
-import { confirm } from '../cli/prompts.js';
+import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { confirmOrCancel } from '../cli/prompts.js';
+import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
@@ -11,6 +12,12 @@ import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
 import { GIT_MIRROR_ENV } from '../core/mirror/git-mirror-url.js';
 import type { CooldownOptions } from '../core/policy/cooldown.js';
+
+/** --quiet / --verbose, handed to the context. */
+interface Feedback {
+  quiet: boolean;
+  verbose: boolean;
+}
 
 export default class Install extends BaseCommand {
   static override summary = 'Install extensions from crates.io, git or a local directory.';
@@ -43,6 +50,7 @@ Sources:
 
   static override flags = {
     ...indexFlag,
+    ...feedbackFlags,
     ...minAgeFlag,
     'allow-fresh': Flags.boolean({ description: 'Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file\'s min_age).' }),
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
@@ -69,8 +77,8 @@ Sources:
     }),
   };
 
-  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean, gitMirror: string | undefined): Promise<unknown> {
-    const ctx = this.makeContext({ index });
+  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
+    const ctx = this.makeContext({ index, ...feedback });
     if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
     const json = this.jsonEnabled();
     const items = await installFrozen(ctx, {
@@ -96,14 +104,16 @@ Sources:
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Install);
     const specs = argv as string[];
+    const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose };
     if (flags.frozen) {
       if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
-      return this.runFrozen(flags.lockfile, flags.index, flags.enable, flags['git-mirror']);
+      return this.runFrozen(flags.lockfile, flags.index, flags.enable, feedback, flags['git-mirror']);
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
+    const accept = parseAccept(flags.accept);
     const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
-    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown);
-    const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
+    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, feedback);
+    const ctx = this.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
     ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
@@ -113,14 +123,20 @@ Sources:
         if (!json) this.log(renderPreview(p));
       },
       confirmWiden: async (p) => {
-        if (flags.yes || (flags.accept ?? []).includes(p.grant.fingerprint)) return true;
+        if (flags.yes || accept.includes(p.grant.fingerprint)) return true;
+        const mismatch = acceptMismatch(accept, p.grant.fingerprint);
+        if (mismatch) {
+          throw new YepError('E_CONSENT_REQUIRED', `${p.manifest.name}: ${mismatch}; nothing was changed.`, {
+            hint: `Review the changes above, then re-run with --accept ${p.grant.fingerprint} (exactly this grant) or --yes.`,
+          });
+        }
         if (!ctx.interactive) return false;
-        return confirm(`${p.manifest.name} asks for more than you approved (see the changes above). Install it?`);
+        return confirmOrCancel(`${p.manifest.name} asks for more than you approved (see the changes above). Install it?`);
       },
       confirmReplace: async (_p, why) => {
         if (flags.yes) return true;
         if (!ctx.interactive) return false;
-        return confirm(`${why}. Replace it?`);
+        return confirmOrCancel(`${why}. Replace it?`);
       },
     });
     const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome));
@@ -137,8 +153,8 @@ Sources:
   }
 
   /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions): Promise<unknown> {
-    const ctx = this.makeContext({ index });
+  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions, feedback: Feedback): Promise<unknown> {
+    const ctx = this.makeContext({ index, ...feedback });
     ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await planMany(ctx, specs, {

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags } from '../cli/base-command.js';
 import { listJson, renderList } from '../cli/list-view.js';
 import { stdoutShape } from '../cli/terminal.js';
 import { listExtensions } from '../core/operations/list.js';
@@ -12,12 +12,13 @@ export default class List extends BaseCommand {
   static override aliases = ['ls'];
   static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --json', '<%= config.bin %> list --no-verify'];
   static override flags = {
+    ...feedbackFlags,
     verify: Flags.boolean({ default: true, allowNo: true, description: 'Re-hash crate and git packages to detect files changed since install.' }),
   };
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(List);
-    const ctx = this.makeContext();
+    const ctx = this.makeContext({ quiet: flags.quiet, verbose: flags.verbose });
     const items = await listExtensions(ctx, { verify: flags.verify });
     if (!this.jsonEnabled()) this.log(await renderList(items, stdoutShape()));
     return listJson(items);

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, indexFlag } from '../cli/base-command.js';
-import { renderSearch } from '../cli/render-search.js';
+import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
+import { renderSearch, truncationNote } from '../cli/render-search.js';
 import { stdoutShape } from '../cli/terminal.js';
 import { searchExtensions } from '../core/operations/search.js';
 
@@ -17,14 +17,20 @@ export default class Search extends BaseCommand {
 
   static override flags = {
     ...indexFlag,
+    ...feedbackFlags,
     limit: Flags.integer({ default: 20, min: 1, max: 1000, description: 'Show at most this many results.' }),
   };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Search);
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext({ index: flags.index, quiet: flags.quiet, verbose: flags.verbose });
     const result = await searchExtensions(ctx, { ...(args.term ? { term: args.term } : {}), limit: flags.limit });
-    if (!this.jsonEnabled()) this.log(await renderSearch(result, stdoutShape()));
+    if (!this.jsonEnabled()) {
+      this.log(await renderSearch(result, stdoutShape()));
+      // On stderr: a piped table stays rows only.
+      const note = truncationNote(result, flags.limit);
+      if (note) this.logToStderr(note);
+    }
     return result;
   }
 }

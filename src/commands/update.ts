@@ -1,12 +1,11 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, indexFlag, minAgeFlag } from '../cli/base-command.js';
-import { confirm } from '../cli/prompts.js';
-import { renderDiff, renderSummary } from '../cli/render-grant.js';
-import { bold, green, yellow } from '../cli/style.js';
+import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { confirmOrCancel } from '../cli/prompts.js';
+import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
+import { renderPlanned, renderUpdated } from '../cli/render-update.js';
 import { YepError } from '../core/errors.js';
-import { describeSource } from '../core/sources/index.js';
-import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
 import { sanitize } from '../core/text/sanitize.js';
+import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
 
 export default class Update extends BaseCommand {
@@ -28,6 +27,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
   static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (or --all).' }) };
   static override flags = {
     ...indexFlag,
+    ...feedbackFlags,
     ...minAgeFlag,
     all: Flags.boolean({ description: 'Update every installed extension.' }),
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),
@@ -41,7 +41,13 @@ A hash-identical update is silent. An update that only narrows what the extensio
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Update);
-    const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
+    const accept = parseAccept(flags.accept);
+    if (flags.all && argv.length > 0) {
+      throw new YepError('E_USAGE', `--all updates every installed extension; it takes no names (got ${(argv as string[]).map((a) => JSON.stringify(sanitize(a, { max: 80 }))).join(', ')}).`, {
+        hint: `Drop the names (\`yep-ext update --all\`), or drop --all (\`yep-ext update ${(argv as string[]).map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,
+      });
+    }
+    const ctx = this.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
     if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
     const json = this.jsonEnabled();
     const items = await updateExtensions(ctx, {
@@ -49,19 +55,24 @@ A hash-identical update is silent. An update that only narrows what the extensio
       all: flags.all,
       dryRun: flags['dry-run'],
       yes: flags.yes,
-      accept: flags.accept ?? [],
+      accept,
       prepare: { build: buildModeOf(flags.build) },
       onPlan: (item) => {
         if (!json) this.log(renderPlanned(item, Boolean(flags['dry-run'])));
       },
-      ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirm(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
+      ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirmOrCancel(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
     });
-    if (!json) for (const item of items) if (item.status === 'updated') this.log(`${green('✔')} Updated ${sanitize(item.name)}${item.to?.version ? ` to ${sanitize(item.to.version)}` : ''}.`);
+    if (!json) for (const item of items) if (item.status === 'updated') this.log(renderUpdated(item));
     const refused = items.filter((i) => i.status === 'refused');
     const failed = items.filter((i) => i.status === 'failed');
     if (refused.length > 0) {
+      const mismatches = refused.flatMap((i) => {
+        const m = i.to ? acceptMismatch(accept, i.to.grant) : undefined;
+        return m ? [`${i.name}: ${m}`] : [];
+      });
+      const mismatch = mismatches.length > 0 ? ` (${mismatches.join('; ')})` : '';
       const why = refused.every((i) => i.first_approval) ? 'the update needs its grant approved (none is on record)' : 'the update widens the grant';
-      throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: ${why} and was not approved; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
+      throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: ${why} and was not approved${mismatch}; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
         hint: `Review the diff, then re-run with ${refused.map((i) => `--accept ${i.to?.grant}`).join(' ')} (exactly this grant) or --yes.`,
         details: { updates: items },
       });
@@ -76,21 +87,4 @@ A hash-identical update is silent. An update that only narrows what the extensio
     }
     return { updates: items };
   }
-}
-
-function renderPlanned(item: UpdateItem, dryRun: boolean): string {
-  if (item.status === 'up-to-date') return `${item.name} is up to date.`;
-  if (item.status === 'failed') return `${yellow('✖')} ${item.name}: ${sanitize(item.error?.message ?? 'failed', { keepNewlines: true })}`;
-  const from = item.from.version ?? describeSource(item.from.source);
-  const to = item.to?.version ?? (item.to ? describeSource(item.to.source) : '?');
-  const lines = [`${bold(sanitize(item.name))} ${sanitize(from)} -> ${sanitize(to)}${dryRun ? ' (dry run)' : ''}`];
-  if (item.first_approval && item.contributions) {
-    // Installed by yolop (no grant on record): the whole contribution summary, as for a new install.
-    lines.push('  no grant was ever approved for it through yep-ext (installed by yolop); it asks for:');
-    lines.push(...renderSummary(item.contributions).map((l) => `  ${l}`));
-  } else if (item.diff) lines.push(...renderDiff(item.diff).map((l) => `  ${l}`));
-  else if (item.consent_needed) lines.push('  the grant changed (the previously approved grant is not on record, so it cannot be shown as a diff)');
-  if (item.binary) lines.push(`  ${sanitize(item.binary)}`);
-  if (item.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${item.to?.grant}`);
-  return lines.join('\n');
 }

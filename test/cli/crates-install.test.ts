@@ -207,6 +207,17 @@ describe('search', () => {
     ]);
   });
 
+  it('--limit says when it cut the list (on stderr: the table stays rows only), and not when it did not', async () => {
+    const cut = await runCli(['search', '--limit', '1'], { env: env() });
+    expect(cut.code, cut.stderr).toBe(0);
+    expect(cut.stderr).toContain('Showing the first 1 match; there are more: `yep-ext search --limit 5` shows more.');
+    expect(cut.stdout).not.toMatch(/Showing/);
+    expect(jsonOf(await runCli(['search', '--limit', '1', '--json'], { env: env() }))).toMatchObject({ truncated: true });
+    const all = await runCli(['search', '--json'], { env: env() });
+    expect(jsonOf(all)).toMatchObject({ truncated: false });
+    expect(all.stderr).not.toMatch(/Showing/);
+  });
+
   it('says so when nothing matches', async () => {
     const r = await runCli(['search', 'zzz-nothing'], { env: env() });
     expect(r.code).toBe(0);

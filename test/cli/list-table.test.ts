@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
-import { SKIP_PTY, runCliInPty } from '../helpers/pty.js';
+import { SKIP_PTY, runCliInPty, screenOf } from '../helpers/pty.js';
+
+/** The output as the terminal shows it (the live wait display erases itself). */
+const screened = (r: { code: number | null; output: string }) => ({ ...r, output: screenOf(r.output) });
 import { fixtureCrate } from '../helpers/crates.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -41,7 +44,7 @@ afterAll(() => home.cleanup());
 
 describe.skipIf(SKIP_PTY)('list in a terminal', () => {
   it.each([60, 80, 200])('at %i columns: no line wider than the terminal, one line per row, names whole', async (cols) => {
-    const r = await runCliInPty(['list'], { env: home.env, cols });
+    const r = screened(await runCliInPty(['list'], { env: home.env, cols }));
     expect(r.code, r.output).toBe(0);
     const lines = r.output.replace(/\n$/, '').split('\n');
     for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(cols);
@@ -57,19 +60,19 @@ describe.skipIf(SKIP_PTY)('list in a terminal', () => {
   });
 
   it('wider than the content (400 columns): nothing is cut', async () => {
-    const r = await runCliInPty(['list'], { env: home.env, cols: 400 });
+    const r = screened(await runCliInPty(['list'], { env: home.env, cols: 400 }));
     expect(r.output).not.toContain('…');
     expect(r.output).toContain(deepDir);
   });
 
   it('COLUMNS overrides the terminal width', async () => {
-    const r = await runCliInPty(['list'], { env: { ...home.env, COLUMNS: '70' }, cols: 200 });
+    const r = screened(await runCliInPty(['list'], { env: { ...home.env, COLUMNS: '70' }, cols: 200 }));
     for (const line of r.output.trimEnd().split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(70);
     expect(r.output).toContain('…');
   });
 
   it('--json is the same document in a terminal and in a pipe', async () => {
-    const tty = await runCliInPty(['list', '--json'], { env: home.env, cols: 60 });
+    const tty = screened(await runCliInPty(['list', '--json'], { env: home.env, cols: 60 }));
     const piped = await runCli(['list', '--json'], { env: home.env });
     expect(JSON.parse(tty.output)).toEqual(jsonOf(piped));
   });
@@ -108,7 +111,7 @@ describe('search tables', () => {
   const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl });
 
   it.skipIf(SKIP_PTY)('in a 60-column terminal: fitted, cut with …', async () => {
-    const r = await runCliInPty(['search'], { env: env(), cols: 60 });
+    const r = screened(await runCliInPty(['search'], { env: env(), cols: 60 }));
     expect(r.code, r.output).toBe(0);
     const lines = r.output.trimEnd().split('\n');
     for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(60);

@@ -83,4 +83,19 @@ describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsduti
     expect(settings.capabilities).toEqual([{ ref: 'ext:logfire', endpoint: 'https://logfire.example', mode: 'slow' }]);
     expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).toBe(`["ext:logfire"]\ntoken = "${CANARY}"\n`);
   });
+
+  it('No at the replace prompt is "Cancelled", exit 130 as for Ctrl-C, and nothing changes', async () => {
+    const src = join(home.root, 'src');
+    const a = writeExtension(join(src, 'a'), 'twin', null);
+    const b = writeExtension(join(src, 'b'), 'twin', null);
+    const first = spawnSync(process.execPath, [BIN, 'install', a], { env: home.env, encoding: 'utf8' });
+    expect(first.status, first.stderr).toBe(0);
+    const lock = join(home.configDir, 'extensions', 'extensions.lock');
+    const before = readFileSync(lock, 'utf8');
+    const r = await inPty(['install', b], [[/Replace it\?/, 'n\r']]);
+    expect(r.code, r.output).toBe(130);
+    expect(r.output).toMatch(/Cancelled\./);
+    expect(r.output).not.toMatch(/E_CONFLICT|already installed[^\n]*\n[^\n]*hint/i);
+    expect(readFileSync(lock, 'utf8')).toBe(before);
+  });
 });

@@ -51,6 +51,26 @@ describe('update from crates.io', () => {
     expect(lockText()).toContain('requirement = "^1"');
   });
 
+  it('up to date within the requirement names the newer release outside it, from the same index request', async () => {
+    publish('2.1.0');
+    reg.requests.length = 0;
+    const r = await runCli(['update', 'hello'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('hello is up to date. 2.1.0 exists outside ^1: `yep-ext install hello@2`');
+    expect(reg.requestsTo('/crates/')).toEqual([]);
+    expect(reg.requests.filter((q) => q.url.includes(HELLO))).toHaveLength(1);
+    const json = await runCli(['update', 'hello', '--json'], { env: env() });
+    expect(jsonOf(json).updates[0]).toMatchObject({ status: 'up-to-date', newer_outside: { version: '2.1.0', requirement: '^1' } });
+    expect(lockText()).toContain('version = "1.0.0"');
+  });
+
+  it('an update names both versions', async () => {
+    publish('1.0.1');
+    const r = await runCli(['update', 'hello'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Updated hello: 1.0.0 → 1.0.1.');
+  });
+
   it('no newer release: up to date with one index request and no download', async () => {
     reg.requests.length = 0;
     const r = await runCli(['update', '--all'], { env: env() });
@@ -73,6 +93,7 @@ describe('update from crates.io', () => {
 
     const wrong = await runCli(['update', 'hello', '--accept', `sha256:${'1'.repeat(64)}`], { env: env() });
     expect(wrong.code).toBe(8);
+    expect(wrong.stderr).toContain(`the fingerprint you passed is not the new grant's: the new grant is ${plan.updates[0].to.grant}`);
     expect(storeState()).toBe(before);
 
     const right = await runCli(['update', 'hello', '--accept', plan.updates[0].to.grant], { env: env() });

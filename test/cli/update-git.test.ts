@@ -39,6 +39,18 @@ describe('update (git: the recorded ref moves to its new commit)', () => {
     expect(lockText()).toContain('requested_ref = "main"');
   });
 
+  it('says which commits moved when the version stays the same', async () => {
+    const before = repo.rev('main');
+    const rev = repo.commit({ 'README.md': 'docs only\n' });
+    const r = await runCli(['update', 'gitext'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    const move = `1.0.0 (${before.slice(0, 7)} → ${rev.slice(0, 7)})`;
+    expect(r.stdout).toContain(`gitext ${move}`);
+    expect(r.stdout).toContain(`Updated gitext: ${move}.`);
+    expect(r.stdout).not.toMatch(/1\.0\.0 -> 1\.0\.0/);
+    expect(lockText()).toContain(`rev = "${rev}"`);
+  });
+
   it('a commit adding a hook is refused without a TTY, then accepted with --yes', async () => {
     const before = lockText();
     const rev = repo.commit({ 'plugin.json': withHook() });

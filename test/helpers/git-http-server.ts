@@ -24,6 +24,8 @@ export interface GitHttpServerOptions {
   /** Paths starting with this (e.g. "/private/") need Basic auth `user:secret`. */
   privatePrefix?: string;
   credentials?: { user: string; password: string };
+  /** Wait this long before answering each request (a slow host: progress tests). */
+  delayMs?: number;
 }
 
 function serveCgi(root: string, req: IncomingMessage, res: ServerResponse, remoteUser?: string): void {
@@ -96,7 +98,8 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       }
       user = creds.user;
     }
-    serveCgi(options.root, req, res, user);
+    if (options.delayMs) setTimeout(() => serveCgi(options.root, req, res, user), options.delayMs);
+    else serveCgi(options.root, req, res, user);
   });
   const sockets = new Set<Socket>();
   server.on('connection', (s) => {

@@ -36,3 +36,43 @@ export function runCliInPty(args: string[], options: { env: Record<string, strin
     });
   });
 }
+
+/**
+ * What a terminal shows after `output` (runCliInPty's, \r\n already \n): lines
+ * as left on screen once the live wait display (docs/feedback.md) has erased
+ * itself. Models the few controls yep-ext writes: \r, \n, ESC[2K (erase line),
+ * ESC[1A (up); other escape sequences (colours) are dropped. Tests of what
+ * a table looks like read this instead of the raw byte stream.
+ */
+export function screenOf(output: string): string {
+  const lines: string[][] = [[]];
+  let row = 0;
+  let col = 0;
+  for (let i = 0; i < output.length; i++) {
+    const c = output[i]!;
+    if (c === '\u001b') {
+      const m = /^\u001b\[([0-9;?]*)([A-Za-z])/.exec(output.slice(i, i + 16));
+      if (m) {
+        if (m[2] === 'K' && m[1] === '2') lines[row] = [];
+        else if (m[2] === 'A') row = Math.max(0, row - Number(m[1] || 1));
+        i += m[0].length - 1;
+      }
+      continue;
+    }
+    if (c === '\n') {
+      row++;
+      col = 0;
+      lines[row] ??= [];
+      continue;
+    }
+    if (c === '\r') {
+      col = 0;
+      continue;
+    }
+    const line = (lines[row] ??= []);
+    line[col++] = c;
+  }
+  // Erased rows at the bottom (a display cleared for good) are gone.
+  while (lines.length > 1 && lines.at(-1)!.length === 0 && lines.at(-2)!.length === 0) lines.pop();
+  return lines.map((l) => Array.from(l, (ch) => ch ?? ' ').join('')).join('\n');
+}

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkFetchUrl, httpDownload, httpGet, type RequestOptions } from '../../src/core/net/http.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { FAST_HTTP_ENV, sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { memoryLogger } from '../../src/core/log.js';
 
 const FAST = FAST_HTTP_ENV;
 
@@ -267,21 +268,31 @@ describe('httpDownload', () => {
     expect(got.sha256).toBe(sha256Hex(big));
   });
 
-  it('asks the logger for a progress bar only for large downloads', async () => {
-    const calls: string[] = [];
+  it('reports every download as a step with bytes from the first byte, whatever its size', async () => {
     const c = ctx();
-    c.log.progress = (label, total) => {
-      calls.push(`start ${label} ${total}`);
-      return { update: () => calls.push('update'), stop: () => calls.push('stop') };
-    };
+    const log = memoryLogger();
+    c.log = log;
     await httpDownload(c, fileUrl(), join(home.root, 'small.partial'), { ...opts(), progressLabel: 'small' });
-    expect(calls).toEqual([]);
     const big = Buffer.alloc(2 << 20, 7);
     reg.publish({ name: 'big2', vers: '1.0.0', data: big });
     await httpDownload(c, reg.downloadUrl('big2', '1.0.0'), join(home.root, 'big2.partial'), { ...opts({ maxBytes: 4 << 20 }), progressLabel: 'big' });
-    expect(calls[0]).toBe(`start big ${big.length}`);
-    expect(calls).toContain('update');
-    expect(calls.at(-1)).toBe('stop');
+    expect(log.steps.map((s) => s.label)).toEqual(['small', 'big']);
+    for (const [step, size] of [[log.steps[0]!, DATA.length], [log.steps[1]!, big.length]] as const) {
+      expect(step.ended).toBe(true);
+      expect(step.states.some((s) => s.unit === 'bytes' && s.total === size)).toBe(true);
+      expect(Math.max(...step.states.map((s) => s.done ?? 0))).toBe(size);
+    }
+  });
+
+  it('reports each retry as a note with the attempt and the wait', async () => {
+    reg.fault('/crates/', { kind: 'status', status: 503 }, 1);
+    const c = ctx();
+    const log = memoryLogger();
+    c.log = log;
+    await httpDownload(c, fileUrl(), join(home.root, 'r.partial'), { ...opts(), progressLabel: 'retrying' });
+    expect(log.steps[0]!.notes).toHaveLength(1);
+    expect(log.steps[0]!.notes[0]).toMatch(/503.*attempt 2\/3 in \d+ms/);
+    expect(log.steps[0]!.states.some((s) => (s.retryAt ?? 0) > 0)).toBe(true);
   });
 
   it('stops an endless download at the cap and starts over cleanly on retry', async () => {

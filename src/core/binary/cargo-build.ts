@@ -23,6 +23,7 @@ import type { BinaryRecord } from './binary-record.js';
 import { COMMAND_RE } from './command-name.js';
 import { sha256File } from './file-digest.js';
 import type { BinaryOutcome } from './provision-binary.js';
+import { startStep } from '../log.js';
 
 /** auto: build when no artifact fits; never: --no-build; force: --build (even over a prebuilt). */
 export type BuildMode = 'auto' | 'never' | 'force';
@@ -108,6 +109,7 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
   ctx.log.info(`Building ${plan.command} from source: cargo ${args.join(' ')}`);
   const limit = timeoutMs(ctx.env);
   const tail: string[] = [];
+  const step = startStep(ctx.log, `Building ${plan.command} with cargo`, { deadlineAt: Date.now() + limit });
   const result = await new Promise<{ code: number | null; why?: string }>((resolve) => {
     const child = ctx.spawn(plan.cargo, args, { cwd: workDir, env: ctx.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let why: string | undefined;
@@ -129,6 +131,7 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
         tail.push(line);
         if (tail.length > 12) tail.shift();
         ctx.log.info(`  cargo: ${line.trim()}`);
+        step.update({ detail: line.trim().slice(0, 80) });
       }
     };
     const out = { s: '' };
@@ -141,6 +144,7 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
     });
     child.on('close', (code) => {
       cancelTimer();
+      step.end();
       ctx.signal.removeEventListener('abort', onAbort);
       resolve({ code, ...(why !== undefined ? { why } : {}) });
     });

@@ -32,6 +32,7 @@ import { gradeHandshake } from './check-handshake.js';
 import { probeServer, runCall, type ProbeContext } from './check-probes.js';
 import { checkMessages, checkProcesses, stopAndGrade } from './check-stop.js';
 import { Report, describeExit, describeFailure, ms, type DoctorCallReport, type DoctorReport } from './report.js';
+import { withStep } from '../log.js';
 
 export type { CheckStatus, DoctorCheck, DoctorCallReport, DoctorReport } from './report.js';
 
@@ -220,7 +221,9 @@ function startClient(run: Run, plan: ServerPlan): YepClient {
 async function checkHandshake(run: Run, client: YepClient, initParams: Record<string, unknown>, injection: ConfigInjection): Promise<InitializeResult | undefined> {
   const t = Date.now();
   try {
-    const init = await client.initialize(initParams, { timeoutMs: run.timeoutMs });
+    const init = await withStep(run.ctx.log, `Waiting for the server (pid ${client.pid}) to answer initialize`, () => client.initialize(initParams, { timeoutMs: run.timeoutMs }), {
+      deadlineAt: t + run.timeoutMs,
+    });
     run.report.add('handshake', 'pass', `answered initialize in ${ms(Date.now() - t)}`);
     return init;
   } catch (e) {

@@ -21,6 +21,7 @@ import { guardedConnector } from './guarded-connect.js';
 import type { Clock } from '../clock.js';
 import type { HttpSettings } from './http-settings.js';
 import { proxyFor, proxySettings, showProxy } from './proxy.js';
+import { RequestReport } from './request-report.js';
 
 // Tunables: ctx.http.limits (defaults and the user-facing variables: http-settings.ts).
 export { httpSettings, type HttpSettings } from './http-settings.js';
@@ -296,6 +297,8 @@ export interface RequestOptions {
   passStatuses?: readonly number[];
   /** Override the per-attempt deadline. */
   timeoutMs?: number;
+  /** What the user sees while waiting ("Fetching the index entry for …"); default from `what`. */
+  step?: string;
 }
 
 interface BodyInfo {
@@ -303,6 +306,7 @@ interface BodyInfo {
   headers: Record<string, string>;
   declaredLength: number | undefined;
   guard: AttemptGuard;
+  report: RequestReport;
 }
 
 interface Outcome<T> {
@@ -315,11 +319,40 @@ interface Outcome<T> {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NO_RETRY_NOT_FOUND = new Set([404, 410, 451]);
 
+/** The request loop, inside the step the user sees (request-report.ts). */
 async function perform<T>(
   ctx: Context,
   startUrl: string,
   options: RequestOptions & { download?: boolean },
   consume: (info: BodyInfo) => Promise<T>,
+): Promise<Outcome<T>> {
+  const settings = ctx.http.limits;
+  const deadlineMs = options.timeoutMs ?? (options.download ? settings.downloadTimeoutMs : settings.timeoutMs);
+  const report = new RequestReport(ctx, options.step ?? stepLabel(options.what, startUrl), { stallMs: settings.stallMs, deadlineMs, attempts: settings.retries + 1 }, Boolean(options.download));
+  try {
+    return await performAttempts(ctx, startUrl, options, consume, report);
+  } finally {
+    report.end();
+  }
+}
+
+/** "Waiting for index.crates.io: the index file for …" when the caller gave no label. */
+function stepLabel(what: string, url: string): string {
+  let host = '';
+  try {
+    host = new URL(url).host;
+  } catch {
+    // checkFetchUrl refuses it next.
+  }
+  return `Waiting for ${host}: ${what.charAt(0).toLowerCase()}${what.slice(1)}`;
+}
+
+async function performAttempts<T>(
+  ctx: Context,
+  startUrl: string,
+  options: RequestOptions & { download?: boolean },
+  consume: (info: BodyInfo) => Promise<T>,
+  report: RequestReport,
 ): Promise<Outcome<T>> {
   const settings = ctx.http.limits;
   const { what } = options;
@@ -342,7 +375,7 @@ async function perform<T>(
       });
     }
     const wait = delayMs ?? backoffMs(attempt, settings);
-    ctx.log.debug(`${what}: ${why}; retrying in ${seconds(wait)}`);
+    report.retrying(what, why, wait);
     attempt++;
     await sleep(ctx.clock, wait, ctx.signal);
   };
@@ -353,6 +386,7 @@ async function perform<T>(
     let retry: { why: string; delay?: number; cause?: unknown } | undefined;
     try {
       ctx.log.debug(`GET ${url.href}${via}`);
+      report.attemptStarted(attempt, url.href);
       const res = await request(url, {
         method: 'GET',
         headers: { 'user-agent': ctx.userAgent, ...options.headers },
@@ -361,6 +395,7 @@ async function perform<T>(
       });
       const status = res.statusCode;
       const headers = headerMap(res.headers);
+      report.answered(status, url.href, headers['content-length'] !== undefined ? Number(headers['content-length']) : undefined);
       const dump = async (): Promise<void> => {
         await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       };
@@ -388,7 +423,9 @@ async function perform<T>(
           throw capError(what, options.maxBytes, `it announces ${formatBytes(declared)}`, url);
         }
         guard.startBody();
-        const value = await consume({ body: res.body as BodyInfo['body'], headers, declaredLength: declared, guard });
+        report.bodyStarted(declared);
+        const value = await consume({ body: res.body as BodyInfo['body'], headers, declaredLength: declared, guard, report });
+        report.finished(url.href);
         return { status, headers, url: url.href, value };
       } else if (options.passStatuses?.includes(status)) {
         await dump();
@@ -492,8 +529,7 @@ export interface HttpResult {
  * cap (Content-Length is never trusted for that). Shared by every reader of bodies.
  */
 async function* cappedBody(
-  body: BodyInfo['body'],
-  guard: AttemptGuard,
+  { body, guard, report }: Pick<BodyInfo, 'body' | 'guard' | 'report'>,
   options: { what: string; maxBytes: number },
   url: string,
 ): AsyncGenerator<Buffer> {
@@ -501,6 +537,7 @@ async function* cappedBody(
   for await (const chunk of body) {
     total += chunk.length;
     guard.count(chunk.length);
+    report.bytes(total);
     if (total > options.maxBytes) {
       discard(body);
       throw capError(options.what, options.maxBytes, 'it kept sending', new URL(url));
@@ -516,14 +553,14 @@ function checkDeclaredLength(what: string, total: number, declared: number | und
 
 /** GET a small body (index file, config.json, API page) into memory, capped. */
 export async function httpGet(ctx: Context, url: string, options: RequestOptions): Promise<HttpResult> {
-  const out = await perform(ctx, url, options, async ({ body, declaredLength, guard }) => {
+  const out = await perform(ctx, url, options, async (info) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    for await (const chunk of cappedBody(body, guard, options, url)) {
+    for await (const chunk of cappedBody(info, options, url)) {
       total += chunk.length;
       chunks.push(chunk);
     }
-    checkDeclaredLength('body', total, declaredLength);
+    checkDeclaredLength('body', total, info.declaredLength);
     return Buffer.concat(chunks, total);
   });
   return { status: out.status, headers: out.headers, url: out.url, body: out.value ?? Buffer.alloc(0) };
@@ -533,7 +570,7 @@ export interface DownloadOptions {
   what: string;
   maxBytes: number;
   timeoutMs?: number;
-  /** Label for the progress bar (drawn by the logger only on a TTY, and only for large bodies). */
+  /** What the user sees while it downloads (with bytes, rate and ETA from the first byte). */
   progressLabel?: string;
 }
 
@@ -545,20 +582,16 @@ export interface DownloadResult {
 }
 
 const HASH_CHUNK = 1 << 20;
-const PROGRESS_MIN_BYTES = 1 << 20;
 
 /**
  * Stream a body into `file` (created or truncated on each attempt) while hashing
  * it. The caller compares the digest and only then uses the file.
  */
 export async function httpDownload(ctx: Context, url: string, file: string, options: DownloadOptions): Promise<DownloadResult> {
-  const out = await perform(ctx, url, { ...options, download: true }, async ({ body, declaredLength, guard }) => {
+  const out = await perform(ctx, url, { ...options, download: true, ...(options.progressLabel ? { step: options.progressLabel } : {}) }, async (info) => {
+    const { declaredLength } = info;
     const hash = createHash('sha256');
     const fd = openSync(file, 'w', 0o600);
-    const progress =
-      options.progressLabel && (declaredLength === undefined || declaredLength >= PROGRESS_MIN_BYTES)
-        ? ctx.log.progress(options.progressLabel, declaredLength)
-        : undefined;
     // Hash and write in 1 MiB batches: 64 KiB updates cost ~3x (hardening "Hashing").
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -573,7 +606,7 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
       pendingBytes = 0;
     };
     try {
-      for await (const chunk of cappedBody(body, guard, options, url)) {
+      for await (const chunk of cappedBody(info, options, url)) {
         total += chunk.length;
         pending.push(chunk);
         pendingBytes += chunk.length;
@@ -582,12 +615,10 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
           // Crash tests: the .partial file holds part of the body.
           if (total - chunk.length < HASH_CHUNK) await checkpoint(ctx, 'download:mid');
         }
-        progress?.update(total, declaredLength);
       }
       flush();
     } finally {
       closeSync(fd);
-      progress?.stop();
     }
     checkDeclaredLength('download', total, declaredLength);
     return { size: total, sha256: hash.digest('hex') };

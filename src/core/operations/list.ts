@@ -18,6 +18,7 @@ import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
+import { withStep } from '../log.js';
 
 export interface ListedExtension {
   name: string;

@@ -20,6 +20,7 @@ import type { Fetched } from '../sources/source.js';
 import { placePackage, type LockChanges } from '../store/transaction.js';
 import type { BinaryStep, BuildMode } from '../binary/binary-step.js';
 import { withBinaryRecord } from '../binary/binary-record.js';
+import { withStep } from '../log.js';
 
 /** What a fetch returned, typed for the pipeline (any kind's record). */
 export type FetchResult = Fetched<LockSource>;
@@ -51,7 +52,7 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   const manifest = await loadManifest(fetched.dir);
   const name = assertValidName(manifest.name, 'manifest name');
   // The host hashes the unpacked tree before a prebuilt binary is added (host-compat §4).
-  const content_hash = await contentHash(fetched.dir);
+  const content_hash = await withStep(ctx.log, `Hashing ${name}`, () => contentHash(fetched.dir));
   await checkpoint(ctx, 'install:after-fetch');
   const inspect = () => inspectServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
   let command = await inspect();

@@ -45,6 +45,8 @@ export interface SearchResult {
   term: string | null;
   api: string;
   hits: SearchHit[];
+  /** More extensions matched than `limit` let through (the registry had more, or a second query did). */
+  truncated: boolean;
 }
 
 let lastRequestAt = 0;
@@ -133,15 +135,17 @@ async function fetchPage(ctx: Context, api: string, params: Record<string, strin
 }
 
 /** Up to `limit` crates for one query, following pages. */
-async function collect(ctx: Context, api: string, params: Record<string, string>, limit: number, keep: (c: ApiCrate) => boolean): Promise<ApiCrate[]> {
+async function collect(ctx: Context, api: string, params: Record<string, string>, limit: number, keep: (c: ApiCrate) => boolean): Promise<{ crates: ApiCrate[]; more: boolean }> {
   const out: ApiCrate[] = [];
   const perPage = Math.min(PAGE_MAX, limit);
+  let more = false;
   for (let page = 1; page <= MAX_PAGES_PER_QUERY && out.length < limit; page++) {
     const got = await fetchPage(ctx, api, { ...params, per_page: String(perPage), page: String(page) });
     out.push(...got.crates.filter(keep));
-    if (!got.hasNext || got.crates.length === 0) break;
+    more = got.hasNext && got.crates.length > 0;
+    if (!more) break;
   }
-  return out.slice(0, limit);
+  return { crates: out.slice(0, limit), more: more || out.length > limit };
 }
 
 const crateKey = (name: string): string => name.toLowerCase().replaceAll('_', '-');
@@ -171,16 +175,25 @@ export async function searchExtensions(ctx: Context, options: SearchOptions = {}
     });
   }
   const api = config.api;
-  const byKeyword = await collect(ctx, api, { ...(term ? { q: term } : {}), keyword: EXTENSION_KEYWORD }, limit, () => true);
+  const keyword = await collect(ctx, api, { ...(term ? { q: term } : {}), keyword: EXTENSION_KEYWORD }, limit, () => true);
+  const byKeyword = keyword.crates;
   const prefixQuery = term ? `${CRATE_PREFIX}${term.startsWith(CRATE_PREFIX) ? term.slice(CRATE_PREFIX.length) : term}` : CRATE_PREFIX.slice(0, -1);
   // Only ask again when the keyword query left room: every request costs a second.
-  const byName = byKeyword.length < limit ? await collect(ctx, api, { q: prefixQuery }, limit, (c) => crateKey(c.name).startsWith(CRATE_PREFIX)) : [];
+  const named = byKeyword.length < limit ? await collect(ctx, api, { q: prefixQuery }, limit, (c) => crateKey(c.name).startsWith(CRATE_PREFIX)) : { crates: [], more: false };
   const merged = new Map<string, ApiCrate>();
-  for (const c of [...byKeyword, ...byName]) if (!merged.has(crateKey(c.name)) && merged.size < limit) merged.set(crateKey(c.name), c);
+  let dropped = false;
+  for (const c of [...byKeyword, ...named.crates]) {
+    if (merged.has(crateKey(c.name))) continue;
+    if (merged.size < limit) merged.set(crateKey(c.name), c);
+    else dropped = true;
+  }
+  // The keyword query filled the limit with more pages left; or the name query had more; or merging cut some.
+  const truncated = (keyword.more && byKeyword.length >= limit) || (named.more && merged.size >= limit) || dropped;
   const installed = await installedCrates(ctx);
   return {
     term: term ?? null,
     api,
+    truncated,
     hits: [...merged.values()].map((c) => {
       const entry = installed.get(crateKey(c.name));
       return {

@@ -18,6 +18,7 @@ import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/l
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
+import type { UpdateNotes } from '../sources/source.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, preparePackage, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
@@ -43,6 +44,8 @@ export interface UpdateItem {
   consent_needed: boolean;
   /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
   binary?: string;
+  /** A crate's newest stable version when it is outside the recorded requirement (from the same index lines). */
+  newer_outside?: { version: string; requirement: string };
   error?: ReturnType<YepError['toJSON']>;
 }
 
@@ -76,10 +79,11 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, prepare: 
     source: entry.source,
     ...(entry.grant ? { grant: entry.grant } : {}),
   };
-  const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false };
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
   const source = sourceFor(entry.source.type);
-  const newer = await source.findUpdate(ctx, entry.source);
+  const notes: UpdateNotes = {};
+  const newer = await source.findUpdate(ctx, entry.source, notes);
+  const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(notes.newerOutside ? { newer_outside: notes.newerOutside } : {}) };
   if (!newer) return { item: base };
   const stage = await makeStagingDir(ctx, `update-${entry.name}`);
   try {

@@ -67,8 +67,8 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     }
   },
   fetch: async (ctx, spec, into) => (await crates()).fetchCrate(ctx, spec, into),
-  async findUpdate(ctx, rec) {
-    const next = await (await crates()).findCrateUpdate(ctx, rec);
+  async findUpdate(ctx, rec, notes) {
+    const next = await (await crates()).findCrateUpdate(ctx, rec, notes);
     return next ? { ...rec, version: next.vers, cksum: next.cksum, crate_name: next.name } : undefined;
   },
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),

@@ -20,7 +20,7 @@ import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
 import { assertCrateName } from './crates-io/index-path.js';
 import { checkIndexUrl, loadRegistryConfig, type RegistryConfig } from './crates-io/registry-config.js';
-import type { Fetched } from './source.js';
+import type { Fetched, UpdateNotes } from './source.js';
 
 /** The lock record of a crate install (host-compat §4). */
 export interface CrateRecord {
@@ -39,6 +39,7 @@ export interface CrateRecord {
   [extra: string]: unknown;
 }
 import { truncateRedacted } from '../text/redact.js';
+import { withStep } from '../log.js';
 
 export interface ResolvedCrate {
   /** The name as published in the index. */
@@ -111,22 +112,32 @@ async function indexEntries(ctx: Context, indexUrl: string, crate: string): Prom
  * Index entries -> the version to take, under the run's release-age cooldown
  * (`update` of an exact pin skips it: that version was chosen at install time).
  */
-async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string, options: { update?: boolean } = {}): Promise<{ entry: IndexEntry; skipped: string[] }> {
+async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string, options: { update?: boolean; notes?: UpdateNotes } = {}): Promise<{ entry: IndexEntry; skipped: string[] }> {
   const cooldown = options.update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
   const entries = await indexEntries(ctx, indexUrl, crate);
   const choice = chooseUnderCooldown(entries[0]?.name ?? crate, entries, requirement, cooldown, Date.now());
   for (const w of choice.warnings) ctx.log.warn(w);
+  if (options.notes && requirement !== undefined) {
+    // The same index lines say whether something newer exists outside the requirement.
+    const newest = newestStable(entries);
+    if (newest && compareVersionsDesc(newest.version, choice.entry.version) < 0) options.notes.newerOutside = { version: newest.vers, requirement };
+  }
   // An install reports the skip as a note of its outcome (also in --json); update has no notes: log it.
   if (choice.skipNote && options.update) ctx.log.warn(choice.skipNote);
   return { entry: choice.entry, skipped: choice.skipNote ? [choice.skipNote] : [] };
+}
+
+/** The highest non-yanked stable version with an installable cksum. */
+function newestStable(entries: IndexEntry[]): IndexEntry | undefined {
+  return [...entries].filter((e) => !e.yanked && !e.version.prerelease && CKSUM_RE.test(e.cksum)).sort((a, b) => compareVersionsDesc(a.version, b.version))[0];
 }
 
 /**
  * The version `requirement` (cargo dialect; undefined = latest stable) selects
  * for `crate` in the context's index. Used by install and by `update`.
  */
-export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string; update?: boolean } = {}): Promise<ResolvedCrate> {
-  const { entry: e } = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement, { update: options.update === true });
+export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string; update?: boolean; notes?: UpdateNotes } = {}): Promise<ResolvedCrate> {
+  const { entry: e } = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement, { update: options.update === true, ...(options.notes ? { notes: options.notes } : {}) });
   return { name: e.name, vers: e.vers, cksum: e.cksum, yanked: e.yanked };
 }
 
@@ -144,8 +155,8 @@ export function indexFor(ctx: Context, recorded: string | undefined): string {
   return ctx.indexUrl !== DEFAULT_INDEX_URL || !recorded ? ctx.indexUrl : normalizeIndexUrl(recorded);
 }
 
-export async function findCrateUpdate(ctx: Context, source: CrateRecord): Promise<ResolvedCrate | undefined> {
-  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index), update: true });
+export async function findCrateUpdate(ctx: Context, source: CrateRecord, notes?: UpdateNotes): Promise<ResolvedCrate | undefined> {
+  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index), update: true, ...(notes ? { notes } : {}) });
   // Same version: up to date. A lock the host wrote has no cksum (nothing to compare, no
   // re-download); a different cksum is returned so the caller refuses the republish.
   if (next.vers === source.version && (source.cksum === undefined || next.cksum === source.cksum)) return undefined;
@@ -168,7 +179,9 @@ async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: stri
   const config = await (configFetch ?? loadRegistryConfig(ctx, indexUrl));
   const verified = await downloadVerifiedCrate(ctx, config, crate, into);
   try {
-    await unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, checkpoint: ctx.checkpoint });
+    await withStep(ctx.log, `Unpacking ${crate.name} ${crate.vers}`, () =>
+      unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, checkpoint: ctx.checkpoint }),
+    );
   } finally {
     await rm(verified.file, { force: true });
   }

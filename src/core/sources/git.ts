@@ -16,6 +16,7 @@ import { GitError, GitPluginError, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
 import { YepError, stateIoError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
+import { logVerbose, withStep } from '../log.js';
 import type { GitSpec } from './spec.js';
 import { checkGitRef, checkGitUrl, isFullSha, type GitUrl } from './git-url.js';
 import { gitFailure, isUnadvertisedRefusal } from './git-errors.js';
@@ -127,6 +128,8 @@ interface Scope {
   reason(): 'timeout' | 'size' | undefined;
   abortForSize(): void;
   dispose(): void;
+  /** When the timer gives up (epoch ms): shown as the wait's deadline. */
+  deadlineAt: number;
 }
 
 function openScope(ctx: Context, timeoutMs: number): Scope {
@@ -145,6 +148,7 @@ function openScope(ctx: Context, timeoutMs: number): Scope {
       ours.abort();
     },
     dispose: () => clearTimeout(timer),
+    deadlineAt: Date.now() + timeoutMs,
   };
 }
 
@@ -157,6 +161,7 @@ interface RunContext {
 
 /** Run one git command; every failure becomes a YepError. */
 async function run(rc: RunContext, git: SimpleGit, args: string[], action: string): Promise<string> {
+  logVerbose(rc.ctx.log, `git ${args.join(' ')}`);
   try {
     return await git.raw(args);
   } catch (e) {
@@ -265,7 +270,10 @@ async function listRemote(rc: RunContext, patterns: string[]): Promise<RemoteRef
 
 async function resolveWith(rc: RunContext, ref: string | undefined): Promise<ResolvedGitRef> {
   if (ref !== undefined && isFullSha(ref)) return { rev: ref.toLowerCase(), kind: 'commit' };
-  const remote = await listRemote(rc, refPatterns(ref));
+  const host = sanitize(rc.url.url, { max: 200 });
+  const remote = await withStep(rc.ctx.log, `Resolving ${ref === undefined ? 'the default branch' : sanitize(ref, { max: 100 })} on ${host}`, () => listRemote(rc, refPatterns(ref)), {
+    deadlineAt: rc.scope.deadlineAt,
+  });
   const picked = pickRef(remote, ref);
   const url = sanitize(rc.url.url, { max: 200 });
   if (!picked) {
@@ -405,6 +413,7 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
     try {
       const tryFetch = async (args: string[]): Promise<true | typeof REFUSED> => {
         try {
+          logVerbose(rc.ctx.log, `git ${args.join(' ')}`);
           await git.raw(args);
           return true;
         } catch (e) {
@@ -474,6 +483,11 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
   }
 }
 
+/** The clone as a wait the user sees, with the operation's deadline. */
+function cloning<T>(rc: RunContext, rev: string, work: () => Promise<T>): Promise<T> {
+  return withStep(rc.ctx.log, `Cloning ${sanitize(rc.url.url, { max: 200 })} at ${rev.slice(0, 12)}`, work, { deadlineAt: rc.scope.deadlineAt });
+}
+
 /**
  * Fetch a git spec into `into` (which must not exist; its parent must): resolve the
  * ref (default branch, tag, branch, `refs/...` or full commit), fetch only that
@@ -489,7 +503,7 @@ export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits
   try {
     const resolved = await resolveWith(rc, ref);
     ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${resolved.rev.slice(0, 12)}${ref !== undefined && ref !== resolved.rev ? ` (${sanitize(ref)})` : ''}`);
-    const { notes } = await fetchCommitInto(rc, resolved.rev, into, resolved.refName);
+    const { notes } = await cloning(rc, resolved.rev, () => fetchCommitInto(rc, resolved.rev, into, resolved.refName));
     const source: GitRecord = { type: 'git', url: url.url, rev: resolved.rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
   } finally {
@@ -522,7 +536,8 @@ export async function fetchGitCommit(
   const from = mirrored !== undefined ? checkGitUrl(mirrored) : url;
   try {
     ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${rev.slice(0, 12)}${mirrored !== undefined ? ` from the mirror ${sanitize(mirrored, { max: 200 })}` : ''}`);
-    const { notes } = await fetchCommitInto({ ctx, url: from, limits: lim, scope }, rev, into, undefined);
+    const rc: RunContext = { ctx, url: from, limits: lim, scope };
+    const { notes } = await cloning(rc, rev, () => fetchCommitInto(rc, rev, into, undefined));
     const source: GitRecord = { type: 'git', url: url.url, rev, ...(pin.requested_ref !== undefined ? { requested_ref: pin.requested_ref } : {}) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
   } finally {

@@ -12,6 +12,12 @@
 import type { Context } from '../context.js';
 
 /** The kind-specific table under `[extensions.source]`; unknown keys round-trip. */
+/** What an update check learned on the way, without another request (filled by the kind). */
+export interface UpdateNotes {
+  /** The newest stable version outside the recorded requirement, when newer than what it selects. */
+  newerOutside?: { version: string; requirement: string };
+}
+
 export interface RecordBase<K extends string = string> {
   type: K;
   [extra: string]: unknown;
@@ -95,7 +101,7 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * `fetchExactly` of it is the update. A linked kind returns `rec` (re-read; the
    * content hash decides).
    */
-  findUpdate(ctx: Context, rec: R): Promise<R | undefined>;
+  findUpdate(ctx: Context, rec: R, notes?: UpdateNotes): Promise<R | undefined>;
   /**
    * Fetch exactly what `rec` pins into `into`, never resolving anything newer:
    * `install --frozen`, and the base of reinstall, verify/repair and mirroring.

@@ -1,0 +1,69 @@
+/**
+ * What `update` prints, pure: each planned item with what moved (versions, and
+ * for git the commits: `0.1.0 (e76da27 → e87d0a2)`), the "Updated" line, and the
+ * newer release that the recorded requirement keeps out, with the install
+ * command that takes it.
+ */
+import type { UpdateItem } from '../core/operations/update.js';
+import { describeSource } from '../core/sources/index.js';
+import type { LockSource } from '../core/sources/index.js';
+import { parseCargoVersion } from '../core/sources/crates-io/cargo-version.js';
+import { sanitize } from '../core/text/sanitize.js';
+import { renderDiff, renderSummary } from './render-grant.js';
+import { bold, green, yellow } from './style.js';
+
+const ARROW = '→';
+
+function commitOf(source: LockSource | undefined): string | undefined {
+  const rev = source?.type === 'git' ? (source as { rev?: unknown }).rev : undefined;
+  return typeof rev === 'string' ? rev.slice(0, 7) : undefined;
+}
+
+/** `0.1.0 → 0.2.0`, `0.1.0 (e76da27 → e87d0a2)`, `0.1.0 → 0.2.0 (e76da27 → e87d0a2)`. */
+export function describeMove(item: Pick<UpdateItem, 'from' | 'to'>): string {
+  const from = item.from.version ?? describeSource(item.from.source);
+  const to = item.to?.version ?? (item.to ? describeSource(item.to.source) : '?');
+  const [a, b] = [commitOf(item.from.source), commitOf(item.to?.source)];
+  const commits = a && b && a !== b ? `${a} ${ARROW} ${b}` : undefined;
+  const versions = from === to ? sanitize(from) : `${sanitize(from)} ${ARROW} ${sanitize(to)}`;
+  if (commits) return `${versions} (${commits})`;
+  if (from === to && item.from.content_hash !== item.to?.content_hash) return `${versions} (new content ${item.to?.content_hash.slice(7, 19) ?? ''})`;
+  return versions;
+}
+
+/** The requirement that takes `version`: `0.4` for 0.4.x, `2` for 2.x (cargo's caret rule). */
+export function requirementFor(version: string): string {
+  const v = parseCargoVersion(version);
+  if (!v) return version;
+  if (v.major > 0n) return String(v.major);
+  if (v.minor > 0n) return `0.${v.minor}`;
+  return `0.0.${v.patch}`;
+}
+
+/** "0.4.0 exists outside ^0.1: `yep-ext install greet@0.4`", or undefined. */
+export function outsideNote(item: UpdateItem): string | undefined {
+  const o = item.newer_outside;
+  if (!o) return undefined;
+  return `${sanitize(o.version)} exists outside ${sanitize(o.requirement)}: \`yep-ext install ${sanitize(item.name)}@${sanitize(requirementFor(o.version))}\``;
+}
+
+export function renderPlanned(item: UpdateItem, dryRun: boolean): string {
+  const outside = outsideNote(item);
+  if (item.status === 'up-to-date') return `${sanitize(item.name)} is up to date.${outside ? ` ${outside}` : ''}`;
+  if (item.status === 'failed') return `${yellow('✖')} ${sanitize(item.name)}: ${sanitize(item.error?.message ?? 'failed', { keepNewlines: true })}`;
+  const lines = [`${bold(sanitize(item.name))} ${describeMove(item)}${dryRun ? ' (dry run)' : ''}`];
+  if (item.first_approval && item.contributions) {
+    // Installed by yolop (no grant on record): the whole contribution summary, as for a new install.
+    lines.push('  no grant was ever approved for it through yep-ext (installed by yolop); it asks for:');
+    lines.push(...renderSummary(item.contributions).map((l) => `  ${l}`));
+  } else if (item.diff) lines.push(...renderDiff(item.diff).map((l) => `  ${l}`));
+  else if (item.consent_needed) lines.push('  the grant changed (the previously approved grant is not on record, so it cannot be shown as a diff)');
+  if (item.binary) lines.push(`  ${sanitize(item.binary)}`);
+  if (item.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${item.to?.grant}`);
+  if (outside) lines.push(`  ${outside}`);
+  return lines.join('\n');
+}
+
+export function renderUpdated(item: UpdateItem): string {
+  return `${green('✔')} Updated ${sanitize(item.name)}: ${describeMove(item)}.`;
+}
