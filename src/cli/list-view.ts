@@ -10,7 +10,7 @@ export function listJson(items: ListedExtension[]) {
 
 function toJson(e: ListedExtension) {
   const { manifest: _m, ...rest } = e;
-  return { ...rest, version: e.version ?? null, enabled: e.enabled ?? null, source: e.source ?? null };
+  return { ...rest, version: e.version ?? null, enabled: e.enabled ?? null, source: e.source ?? null, engines: e.engines ?? null };
 }
 
 export function renderList(items: ListedExtension[]): string {

@@ -27,6 +27,7 @@ Sources:
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
+    '<%= config.bin %> install lsp@0.5.0 --ignore-engines',
     '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
   ];
 
@@ -41,13 +42,16 @@ Sources:
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
     enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
     lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
+    'ignore-engines': Flags.boolean({
+      description: "Install the newest version even when its engines.yolop excludes the installed yolop (also enables such packages with --frozen --enable). Without it, install picks the newest version your yolop can run, and refuses an exact version it cannot.",
+    }),
     'dry-run': Flags.boolean({
       description: 'Fetch and verify, then print the plan (new, unchanged, re-pinned or replaced; the grant diff; whether consent is needed) without changing anything.',
       exclusive: ['frozen'],
     }),
   };
 
-  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean): Promise<unknown> {
+  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean, ignoreEngines: boolean): Promise<unknown> {
     const ctx = this.makeContext({ index });
     const json = this.jsonEnabled();
     const items = await installFrozen(ctx, {
@@ -58,7 +62,7 @@ Sources:
     });
     if (!json) this.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
     if (!enable) return { frozen: items };
-    const enabled = await enableAll(ctx, items.map((i) => i.name));
+    const enabled = await enableAll(ctx, items.map((i) => i.name), ignoreEngines);
     if (!json) for (const e of enabled) this.logToStderr(e.ok ? `✔ ${e.name} enabled` : `! ${e.name}: ${e.error.message}`);
     const incomplete = enabled.filter((e) => !e.ok);
     if (incomplete.length > 0) {
@@ -75,13 +79,14 @@ Sources:
     const specs = argv as string[];
     if (flags.frozen) {
       if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
-      return this.runFrozen(flags.lockfile, flags.index, flags.enable);
+      return this.runFrozen(flags.lockfile, flags.index, flags.enable, flags['ignore-engines']);
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
-    if (flags['dry-run']) return this.runDryRun(specs, flags.index);
+    if (flags['dry-run']) return this.runDryRun(specs, flags.index, flags['ignore-engines']);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
+      ignoreEngines: flags['ignore-engines'],
       onPreview: (p) => {
         if (!json) this.log(renderPreview(p));
       },
@@ -110,10 +115,11 @@ Sources:
   }
 
   /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-  private async runDryRun(specs: string[], index: string | undefined): Promise<unknown> {
+  private async runDryRun(specs: string[], index: string | undefined, ignoreEngines: boolean): Promise<unknown> {
     const ctx = this.makeContext({ index });
     const json = this.jsonEnabled();
     const results = await planMany(ctx, specs, {
+      ignoreEngines,
       onPreview: (p) => {
         if (!json) this.log(renderPreview(p));
       },
@@ -136,11 +142,11 @@ function failureLine(spec: string, error: YepError): string {
 }
 
 /** Enable each name; setup problems are collected, not thrown, so provisioning reports them all. */
-async function enableAll(ctx: Context, names: string[]): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
+async function enableAll(ctx: Context, names: string[], ignoreEngines: boolean): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
   const out: Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }> = [];
   for (const name of names) {
     try {
-      await runEnable(ctx, name, {});
+      await runEnable(ctx, name, { ignoreEngines });
       out.push({ name, ok: true });
     } catch (e) {
       if (!isYepError(e)) throw e;
@@ -155,5 +161,5 @@ function frozenLine(item: FrozenItem): string {
 }
 
 function summarize(o: InstallOutcome) {
-  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes };
+  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes, engines: o.engines };
 }

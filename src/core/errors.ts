@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   E_NOT_FOUND: 3, // a crate, version, path, ref or file that does not exist
   E_MANIFEST: 4, // plugin.json missing, unparsable or against the host's rules
   E_UNSAFE_PACKAGE: 4, // an archive or tree that breaks the unpack policy
+  E_ENGINES: 4, // the package's engines.yolop excludes the installed agent
   E_INTEGRITY: 5, // checksum or content-hash mismatch
   E_NETWORK: 6, // HTTP failures, timeouts, caps, refused redirects
   E_GIT: 6, // git failed (clone, fetch, auth)

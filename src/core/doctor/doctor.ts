@@ -17,6 +17,7 @@ import { normalizeExtensionName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { redactText, redactValue } from '../text/redact.js';
 import { inspectServerCommand } from './inspect-command.js';
+import { enginesCheck } from './engines-check.js';
 import { planConfigInjection, type ConfigInjection, type ServerConfig } from '../settings/server-config.js';
 import { YepClient, YepRequestError, type StopReport } from '../yep/client.js';
 import { CAPABILITY_TOKENS, ERROR_CODE, HookDecision, PROTOCOL_VERSION, PromptContribution, type InitializeResult } from '../yep/protocol.js';
@@ -228,6 +229,8 @@ export async function runDoctor(ctx: Context, options: DoctorOptions): Promise<D
     y.trace ? 'trace' : '',
   ].filter(Boolean);
   report.add('manifest', 'pass', `${manifest.name}${manifest.version ? ` ${manifest.version}` : ''}: ${facets.join(', ')}`);
+  const engines = await enginesCheck(ctx, manifest);
+  if (engines) report.add(engines.name, engines.status, engines.detail);
 
   // config
   let injection: ConfigInjection;

@@ -19,11 +19,16 @@ import { isLinked } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';
+import { checkAgainstAgent } from '../agent/agent-version.js';
+import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
+import { loadManifest } from '../package/manifest.js';
 
 export interface FrozenItem {
   name: string;
   status: 'skipped' | 'installed' | 'failed';
   reason?: string;
+  /** `engines.yolop` against the installed agent, when the package declares it (a warning at most: the lock rules). */
+  engines?: EnginesVerdict;
 }
 
 export interface FrozenOptions {
@@ -46,6 +51,23 @@ async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockE
   // A linked install (a path) may have been edited in place since: re-hash it (local, small).
   if (present && isLinked(entry.source)) return (await contentHash(dir).catch(() => undefined)) === entry.content_hash;
   return present;
+}
+
+/**
+ * The lock rules a frozen install, so a package whose `engines.yolop` excludes the
+ * installed agent is installed as pinned, with a warning (and `enable` refuses it).
+ */
+async function reportEngines(ctx: Context, items: FrozenItem[]): Promise<void> {
+  for (const item of items) {
+    const manifest = await loadManifest(packageDir(ctx.paths, item.name)).catch(() => undefined);
+    if (!manifest) continue;
+    const verdict = await checkAgainstAgent(ctx, manifest);
+    if (verdict.status === 'none') continue;
+    item.engines = verdict;
+    const label = `${manifest.name}${manifest.version !== undefined ? ` ${manifest.version}` : ''}`;
+    if (verdict.status === 'excludes') ctx.log.warn(`${describeVerdict(label, verdict)}: installed as the lock pins it, but yolop cannot run it (\`yep-ext enable\` refuses it).`);
+    if (verdict.status === 'malformed') ctx.log.warn(`${describeVerdict(label, verdict)}.`);
+  }
 }
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
@@ -104,6 +126,7 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
       }
       if (prepared.length === 0 && options.lockfile) await pinEntries(ctx, changes);
     });
+    await reportEngines(ctx, items);
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {
     for (const p of prepared) await removeDir(p.stage);

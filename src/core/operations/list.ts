@@ -18,6 +18,8 @@ import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
+import { detectAgentVersion } from '../agent/agent-version.js';
+import { checkEngines, enginesRequirement, type AgentVersion, type EnginesVerdict } from '../agent/engines.js';
 
 export interface ListedExtension {
   name: string;
@@ -33,12 +35,29 @@ export interface ListedExtension {
   problems: string[];
   /** Each declared config field as set/unset (never a value). */
   config?: FieldStatus[];
+  /** `engines.yolop` against the installed agent (absent when the manifest could not be read). */
+  engines?: EnginesVerdict;
   manifest?: Manifest;
 }
 
 export interface ListOptions {
   /** Re-hash crate and git packages to detect drift (default true). */
   verify?: boolean;
+}
+
+/**
+ * `engines.yolop` of every readable manifest. The agent is asked (a cached
+ * `yolop --version`) only when some manifest declares a range: most stores cost nothing.
+ */
+async function addEngines(ctx: Context, items: ListedExtension[]): Promise<void> {
+  const declared = items.some((i) => i.manifest && enginesRequirement(i.manifest.engines).declared);
+  const agent: AgentVersion = declared ? await detectAgentVersion(ctx) : { known: false, reason: 'not needed' };
+  for (const item of items) {
+    if (!item.manifest) continue;
+    item.engines = checkEngines(item.manifest, agent);
+    if (item.engines.status === 'excludes') item.problems.push(`engines: ${item.engines.detail} (yolop cannot run it)`);
+    if (item.engines.status === 'malformed') item.problems.push(`engines: ${item.engines.detail}`);
+  }
 }
 
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
@@ -124,6 +143,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     }
     return item;
   }, { concurrency: 8 });
+  await addEngines(ctx, listed);
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   const known = new Set(lock.entries.map((e) => e.name));
   let names: string[] = [];

@@ -32,10 +32,19 @@ export interface PreparedPackage {
   stage: string;
 }
 
-export async function preparePackage(ctx: Context, stage: string, fetch: () => Promise<FetchResult>): Promise<PreparedPackage> {
+export interface PrepareOptions {
+  /**
+   * Told the manifest before anything more is done for the package (hashing,
+   * provisioning a binary): throw to reject it (the engines walk, operations/agent-walk).
+   */
+  accept?: (manifest: Manifest, fetched: FetchResult) => Promise<void>;
+}
+
+export async function preparePackage(ctx: Context, stage: string, fetch: () => Promise<FetchResult>, options: PrepareOptions = {}): Promise<PreparedPackage> {
   const fetched = await fetch();
   const manifest = await loadManifest(fetched.dir);
   const name = assertValidName(manifest.name, 'manifest name');
+  await options.accept?.(manifest, fetched);
   // The host hashes the unpacked tree before a prebuilt binary is added (host-compat §4).
   const content_hash = await contentHash(fetched.dir);
   await checkpoint(ctx.env, 'install:after-fetch');

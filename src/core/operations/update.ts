@@ -18,9 +18,11 @@ import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
-import { commitPackage, lockEntryFor, preparePackage, type PreparedPackage } from './prepare.js';
+import { commitPackage, lockEntryFor, type PreparedPackage } from './prepare.js';
+import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 
-export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'refused' | 'failed';
+/** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
+export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'held' | 'refused' | 'failed';
 
 export interface UpdateItem {
   name: string;
@@ -30,6 +32,8 @@ export interface UpdateItem {
   /** The contribution diff; `widens` decides whether consent is needed. */
   diff?: GrantDiff;
   consent_needed: boolean;
+  /** `engines.yolop` of the version moved to (or, when held, of the newest skipped) and what was skipped. */
+  engines?: EnginesReport;
   error?: ReturnType<YepError['toJSON']>;
 }
 
@@ -44,6 +48,8 @@ export interface UpdateOptions {
   confirm?: (item: UpdateItem) => Promise<boolean>;
   /** Called with each planned item before anything is applied (print the diff here). */
   onPlan?: (item: UpdateItem) => void;
+  /** Move to the newest version even when its `engines.yolop` excludes the installed agent. */
+  ignoreEngines?: boolean;
 }
 
 interface Planned {
@@ -52,7 +58,15 @@ interface Planned {
   stage?: string;
 }
 
-async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
+/** The records the entry could move to, best first (see Source.updateCandidates). */
+async function updateCandidates(ctx: Context, entry: LockEntry, ignoreEngines: boolean): Promise<LockSource[]> {
+  const source = sourceFor(entry.source.type);
+  if (source.updateCandidates && !ignoreEngines) return source.updateCandidates(ctx, entry.source);
+  const newer = await source.findUpdate(ctx, entry.source);
+  return newer ? [newer] : [];
+}
+
+async function planOne(ctx: Context, entry: LockEntry, ignoreEngines: boolean): Promise<Planned> {
   const from = {
     ...(entry.version !== undefined ? { version: entry.version } : {}),
     content_hash: entry.content_hash,
@@ -62,11 +76,17 @@ async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false };
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
   const source = sourceFor(entry.source.type);
-  const newer = await source.findUpdate(ctx, entry.source);
-  if (!newer) return { item: base };
+  const candidates = await updateCandidates(ctx, entry, ignoreEngines);
+  if (candidates.length === 0) return { item: base };
   const stage = await makeStagingDir(ctx, `update-${entry.name}`);
   try {
-    const prepared = await preparePackage(ctx, stage, () => source.fetchExactly(ctx, newer, `${stage}/pkg`));
+    const walk = await prepareForAgent(ctx, stage, candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)), { ignoreEngines });
+    if (!walk.prepared) {
+      // Newer versions exist, and none tried runs on this agent: keep what is installed.
+      await removeDir(stage);
+      return { item: { ...base, status: 'held', engines: walk.engines } };
+    }
+    const prepared = walk.prepared;
     if (prepared.name !== entry.name) {
       throw new YepError('E_MANIFEST', `The new version of ${entry.name} calls itself "${prepared.name}".`, {
         hint: `Renaming is not an update: \`yep-ext remove ${entry.name}\` and install the new name.`,
@@ -96,6 +116,7 @@ async function planOne(ctx: Context, entry: LockEntry): Promise<Planned> {
       to: { ...(next.version !== undefined ? { version: next.version } : {}), content_hash: next.content_hash, source: next.source, grant: prepared.grant.fingerprint },
       ...(diff ? { diff } : {}),
       consent_needed: widens,
+      engines: walk.engines,
     };
     return { item, prepared, stage };
   } catch (e) {
@@ -125,7 +146,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
     entries,
     async (entry): Promise<Planned> => {
       try {
-        return await planOne(ctx, entry);
+        return await planOne(ctx, entry, options.ignoreEngines === true);
       } catch (e) {
         if (!isYepError(e)) throw e;
         return {

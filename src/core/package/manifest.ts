@@ -90,6 +90,11 @@ export interface Manifest {
   name: string;
   version?: string;
   description?: string;
+  /**
+   * The top-level `engines` value as written, unchecked: the host ignores it, so it
+   * never makes a manifest invalid. `engines.yolop` is read by agent/engines.ts.
+   */
+  engines?: unknown;
   yolop: YolopFacet;
 }
 
@@ -365,6 +370,7 @@ export function validateManifest(value: unknown): { manifest: Manifest } | { pro
       name: name as string,
       ...(version !== undefined ? { version } : {}),
       ...(description !== undefined ? { description } : {}),
+      ...(value.engines !== undefined ? { engines: value.engines } : {}),
       yolop: facet,
     },
   };

@@ -69,4 +69,6 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     return next ? { ...rec, version: next.vers, cksum: next.cksum, crate_name: next.name } : undefined;
   },
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
+  candidates: async (ctx, spec) => (await crates()).crateCandidates(ctx, spec),
+  updateCandidates: async (ctx, rec) => (await crates()).crateUpdateCandidates(ctx, rec),
 };

@@ -13,7 +13,7 @@ import type { CrateSpec } from './spec.js';
 import { unpackCrate } from '../archive/unpack.js';
 import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
 import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
-import { chooseVersion } from './crates-io/choose-version.js';
+import { chooseCandidates, chooseVersion } from './crates-io/choose-version.js';
 import { downloadVerifiedCrate } from './crates-io/download.js';
 import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
@@ -172,6 +172,42 @@ function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: s
     ...(requirement !== undefined ? { requirement } : {}),
     ...(indexUrl !== DEFAULT_INDEX_URL ? { index: indexUrl } : {}),
   };
+}
+
+/**
+ * Install candidates for `spec`, best first, as records `fetchCrateExact` fetches
+ * (cksum included, so no second index read): the first is what `fetchCrate` would
+ * install. The engines walk tries the next ones when a newer one needs a newer agent.
+ */
+export async function crateCandidates(ctx: Context, spec: CrateSpec): Promise<CrateRecord[]> {
+  const indexUrl = ctx.indexUrl;
+  const entries = await indexEntries(ctx, indexUrl, spec.crate);
+  const choice = chooseCandidates(entries[0]?.name ?? spec.crate, entries, spec.requirement);
+  for (const w of choice.warnings) ctx.log.warn(w);
+  return choice.entries.map((e) => crateRecord(indexUrl, e, spec.requirement));
+}
+
+/**
+ * Update candidates for an installed crate, best first: the first is what
+ * `findCrateUpdate` returns, the rest are the other versions the recorded
+ * requirement selects that are still newer than the installed one. Empty = up to date.
+ */
+export async function crateUpdateCandidates(ctx: Context, source: CrateRecord): Promise<CrateRecord[]> {
+  const indexUrl = indexFor(ctx, source.index);
+  const entries = await indexEntries(ctx, indexUrl, source.crate_name);
+  const choice = chooseCandidates(entries[0]?.name ?? source.crate_name, entries, source.requirement);
+  for (const w of choice.warnings) ctx.log.warn(w);
+  const [first, ...rest] = choice.entries;
+  if (!first) return [];
+  // The same rules as findCrateUpdate for the best one.
+  if (first.vers === source.version && (source.cksum === undefined || first.cksum === source.cksum)) return [];
+  const now = parseCargoVersion(source.version);
+  if (now && compareVersionsDesc(first.version, now) > 0) {
+    ctx.log.debug(`${source.crate_name}: ${first.vers} is older than the installed ${source.version}; keeping it`);
+    return [];
+  }
+  const newer = now ? rest.filter((e) => compareVersionsDesc(e.version, now) < 0) : [];
+  return [first, ...newer].map((e) => ({ ...source, version: e.vers, cksum: e.cksum, crate_name: e.name }));
 }
 
 /** The fetcher for `crate` specs (install): resolve, download, verify, unpack into `into`. */

@@ -92,6 +92,21 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * use `prepareExactly` (operations/prepare) to get both in one call.
    */
   fetchExactly(ctx: Context, rec: R, into: string): Promise<Fetched<R>>;
+
+  /**
+   * Kinds with several versions to choose from (crates): every record `spec` could
+   * install, best first; `fetchExactly` of the first is what `fetch` does. The
+   * `engines.yolop` walk (operations/agent-walk) tries them in turn, since a
+   * version's agent requirement is known only after its download. A kind without
+   * it has one candidate: what `fetch` returns.
+   */
+  candidates?(ctx: Context, spec: S): Promise<R[]>;
+  /**
+   * The same for `update`: the records newer than `rec` that its recorded intent
+   * selects, best first (the first is what `findUpdate` returns; empty = up to
+   * date). Without it, `findUpdate` is the one candidate.
+   */
+  updateCandidates?(ctx: Context, rec: R): Promise<R[]>;
 }
 
 /** `writeRecord` for kinds whose keys are plain TOML values: `type` first, undefined dropped, order kept. */
