@@ -13,6 +13,9 @@
 import satisfies from 'semver/functions/satisfies.js';
 import validRange from 'semver/ranges/valid.js';
 import { sanitize } from '../text/sanitize.js';
+import { NO_ENGINES, declaresEngines } from './engines-declared.js';
+
+export { NO_ENGINES, declaresEngines };
 
 /** What is known of the installed agent (agent-version.ts finds it). */
 export type AgentVersion =
@@ -46,10 +49,9 @@ const shown = (text: string): string => sanitize(text, { max: 120 });
 
 /** What the manifest's `engines` says about yolop. */
 export function enginesRequirement(engines: unknown): EnginesRequirement {
-  if (engines === undefined || engines === null) return { declared: false };
+  if (!declaresEngines(engines)) return { declared: false };
   if (!isObj(engines)) return { declared: true, malformed: `"engines" is ${JSON.stringify(engines)?.slice(0, 80) ?? typeof engines}, not an object` };
-  const range = Object.hasOwn(engines, 'yolop') ? engines.yolop : undefined;
-  if (range === undefined || range === null) return { declared: false };
+  const range = engines.yolop;
   if (typeof range !== 'string') return { declared: true, malformed: `"engines.yolop" is ${JSON.stringify(range)?.slice(0, 80) ?? typeof range}, not a string` };
   if (validRange(range) === null) return { declared: true, malformed: `"engines.yolop" ${JSON.stringify(range.slice(0, 80))} is not a version range` };
   return { declared: true, range };
@@ -62,7 +64,7 @@ export function enginesRequirement(engines: unknown): EnginesRequirement {
 export function checkEngines(manifest: { engines?: unknown }, agent: AgentVersion): EnginesVerdict {
   const req = enginesRequirement(manifest.engines);
   const version = agent.known ? agent.version : null;
-  if (!req.declared) return { status: 'none', requires: null, agent: version, detail: 'declares no engines.yolop' };
+  if (!req.declared) return { ...NO_ENGINES };
   if ('malformed' in req) {
     const raw = isObj(manifest.engines) ? manifest.engines.yolop : manifest.engines;
     return {

@@ -18,8 +18,8 @@ import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
-import { detectAgentVersion } from '../agent/agent-version.js';
-import { checkEngines, enginesRequirement, type AgentVersion, type EnginesVerdict } from '../agent/engines.js';
+import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
+import type { EnginesVerdict } from '../agent/engines.js';
 
 export interface ListedExtension {
   name: string;
@@ -50,8 +50,13 @@ export interface ListOptions {
  * `yolop --version`) only when some manifest declares a range: most stores cost nothing.
  */
 async function addEngines(ctx: Context, items: ListedExtension[]): Promise<void> {
-  const declared = items.some((i) => i.manifest && enginesRequirement(i.manifest.engines).declared);
-  const agent: AgentVersion = declared ? await detectAgentVersion(ctx) : { known: false, reason: 'not needed' };
+  if (!items.some((i) => i.manifest && declaresEngines(i.manifest.engines))) {
+    for (const item of items) if (item.manifest) item.engines = { ...NO_ENGINES };
+    return;
+  }
+  // Loaded only now: semver and the agent probe are not paid for by stores without ranges.
+  const [{ detectAgentVersion }, { checkEngines }] = await Promise.all([import('../agent/agent-version.js'), import('../agent/engines.js')]);
+  const agent = await detectAgentVersion(ctx);
   for (const item of items) {
     if (!item.manifest) continue;
     item.engines = checkEngines(item.manifest, agent);
