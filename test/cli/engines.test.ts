@@ -312,7 +312,7 @@ describe('a broken agent is "unknown", never a hang or a crash', () => {
 
   it('a hanging agent (and the child it forked) is killed after the timeout; install goes on', async () => {
     const pids = join(home.root, 'hang-pids');
-    const agent = fakeAgentScript(join(home.root, 'hang'), `sleep 300 &\necho $! >> '${pids}'\necho $$ >> '${pids}'\nsleep 300`);
+    const agent = fakeAgentScript(join(home.root, 'hang'), `sleep 300 &\necho $! >> '${pids}'\necho $$ >> '${pids}'\nexec sleep 300`);
     const t0 = Date.now();
     const r = await runCli(['install', 'hello', '--json'], { env: { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}`, YEP_EXT_AGENT_TIMEOUT_MS: '700' }, timeoutMs: 30_000 });
     expect(r.code, r.stderr).toBe(0);

@@ -43,6 +43,21 @@ export interface EnginesVerdict {
 /** `engines.yolop` read out of a manifest's raw `engines` value. */
 export type EnginesRequirement = { declared: false } | { declared: true; range: string } | { declared: true; malformed: string };
 
+/**
+ * semver parses a range anew on every call; a store repeats a few ranges many
+ * times (`list` checks every package). Answers are remembered per string, bounded.
+ */
+const memo = new Map<string, boolean>();
+function remembered(key: string, compute: () => boolean): boolean {
+  let v = memo.get(key);
+  if (v === undefined) {
+    if (memo.size >= 512) memo.clear();
+    v = compute();
+    memo.set(key, v);
+  }
+  return v;
+}
+
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Package text in a message: control characters shown, length capped. */
 const shown = (text: string): string => sanitize(text, { max: 120 });
@@ -53,7 +68,7 @@ export function enginesRequirement(engines: unknown): EnginesRequirement {
   if (!isObj(engines)) return { declared: true, malformed: `"engines" is ${JSON.stringify(engines)?.slice(0, 80) ?? typeof engines}, not an object` };
   const range = engines.yolop;
   if (typeof range !== 'string') return { declared: true, malformed: `"engines.yolop" is ${JSON.stringify(range)?.slice(0, 80) ?? typeof range}, not a string` };
-  if (validRange(range) === null) return { declared: true, malformed: `"engines.yolop" ${JSON.stringify(range.slice(0, 80))} is not a version range` };
+  if (!remembered(`valid\0${range}`, () => validRange(range) !== null)) return { declared: true, malformed: `"engines.yolop" ${JSON.stringify(range.slice(0, 80))} is not a version range` };
   return { declared: true, range };
 }
 
@@ -79,7 +94,7 @@ export function checkEngines(manifest: { engines?: unknown }, agent: AgentVersio
   // Both sides are valid here; a throw would be a semver bug, and a check must never crash.
   let ok: boolean;
   try {
-    ok = satisfies(agent.version, range, { includePrerelease: true });
+    ok = remembered(`satisfies\0${agent.version}\0${range}`, () => satisfies(agent.version, range, { includePrerelease: true }));
   } catch {
     return { status: 'malformed', requires: range, agent: agent.version, detail: `"engines.yolop" ${JSON.stringify(shown(range))} cannot be checked (ignored)` };
   }
