@@ -199,6 +199,7 @@ describe('update moves only as far as the agent allows', () => {
     const r = await runCli(['update', 'hello', '--ignore-engines', '--json'], { env: withAgent('0.12.1') });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonOf(r).updates[0]).toMatchObject({ status: 'updated', to: { version: '0.5.0' }, engines: { status: 'excludes', ignored: true } });
+    expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1; updating to it anyway (--ignore-engines).');
     expect(installedVersion()).toBe('0.5.0');
   });
 });
@@ -321,6 +322,19 @@ describe('a broken agent is "unknown", never a hang or a crash', () => {
     expect(r.stderr).toMatch(/--version` did not answer within 700 ms/);
     const started = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
     expect(started).toHaveLength(2);
+    expect(alive(started)).toEqual([]);
+  });
+
+  it('an agent that prints its version and leaves a background child holding the pipes: version read, child killed', async () => {
+    const pids = join(home.root, 'daemon-pids');
+    const agent = fakeAgentScript(join(home.root, 'daemon'), `echo 'yolop 0.12.1'\nsleep 300 &\necho $! >> '${pids}'\nexit 0`);
+    const t0 = Date.now();
+    const r = await runCli(['install', 'hello', '--json'], { env: { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}` }, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(jsonOf(r).installed[0]).toMatchObject({ version: '0.4.0', engines: { status: 'admits', agent: '0.12.1' } });
+    const started = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
+    expect(started).toHaveLength(1);
     expect(alive(started)).toEqual([]);
   });
 

@@ -98,8 +98,9 @@ export function probeAgentVersion(file: string, env: Record<string, string | und
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       // Output may still be in flight: wait for the pipes to close, but not for a
-      // background child that inherited them.
-      grace = setTimeout(() => finish(fromOutput(), false), 250);
+      // background child that inherited them (it is killed with the group: while it
+      // holds the pipes the group exists, so its id cannot have been reused).
+      grace = setTimeout(() => finish(fromOutput(), true), 250);
     });
     child.on('close', () => finish(fromOutput(), false));
   });

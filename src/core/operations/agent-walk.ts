@@ -65,7 +65,7 @@ function versionLabel(manifest: Manifest, source: LockSource): string {
  * (an exclusion is still reported, as a warning). Errors other than an exclusion
  * (a failed download, a bad manifest) end the walk: they are not skipped silently.
  */
-export async function prepareForAgent(ctx: Context, stage: string, candidates: CandidateFetch[], options: { ignoreEngines?: boolean } = {}): Promise<WalkResult> {
+export async function prepareForAgent(ctx: Context, stage: string, candidates: CandidateFetch[], options: { ignoreEngines?: boolean; /** For the override warning: "installing" (default), "updating to". */ doing?: string } = {}): Promise<WalkResult> {
   const into = join(stage, 'pkg');
   const skipped: SkippedCandidate[] = [];
   let last: EnginesVerdict | undefined;
@@ -78,7 +78,7 @@ export async function prepareForAgent(ctx: Context, stage: string, candidates: C
           const label = `${manifest.name} ${versionLabel(manifest, fetched.source)}`;
           if (verdict.status === 'excludes') {
             if (options.ignoreEngines) {
-              ctx.log.warn(`${describeVerdict(label, verdict)}; installing it anyway (--ignore-engines).`);
+              ctx.log.warn(`${describeVerdict(label, verdict)}; ${options.doing ?? 'installing'} it anyway (--ignore-engines).`);
               return;
             }
             const version = versionLabel(manifest, fetched.source);
@@ -105,8 +105,8 @@ export async function prepareForAgent(ctx: Context, stage: string, candidates: C
 
 /**
  * The refusal when no candidate admits the agent (install: exit 4). `what` names
- * what was asked for (`hello`, `hello@^0.5`); `single` when only one version was
- * possible (an exact version, a git commit, a directory).
+ * what was asked for (`hello`, `hello@^0.5`); a walk of one candidate (an exact
+ * version, a git commit, a directory) gets that version's reason alone.
  */
 export function enginesRefusal(what: string, walk: WalkResult): YepError {
   const { skipped, agent } = walk.engines;

@@ -80,7 +80,7 @@ async function planOne(ctx: Context, entry: LockEntry, ignoreEngines: boolean): 
   if (candidates.length === 0) return { item: base };
   const stage = await makeStagingDir(ctx, `update-${entry.name}`);
   try {
-    const walk = await prepareForAgent(ctx, stage, candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)), { ignoreEngines });
+    const walk = await prepareForAgent(ctx, stage, candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)), { ignoreEngines, doing: 'updating to' });
     if (!walk.prepared) {
       // Newer versions exist, and none tried runs on this agent: keep what is installed.
       await removeDir(stage);
