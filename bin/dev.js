@@ -6,6 +6,7 @@
 const { join } = require('node:path');
 
 (async () => {
+  require('node:v8').setFlagsFromString('--liftoff-only'); // as bin/run.js: the CLI only, never the library
   const { execute } = await import('@oclif/core');
   await execute({ development: true, dir: join(__dirname, '..') });
 })();

@@ -3,23 +3,54 @@
 // - this file is CommonJS (bin/package.json): an ES module entry costs the ESM
 //   loader, and `import` of node:fs evaluates all of fs's lazy getters;
 // - `--version` is answered here;
-// - `list` runs without oclif when its arguments are plain
-//   (dist/bundle/fast-path.cjs; it declines anything else, doing nothing);
-// - everything else runs oclif from the esbuild bundle (scripts/build-cli.mjs).
+// - `list` runs without oclif when its arguments are plain, and so does
+//   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
+//   anything else, doing nothing);
+// - everything else runs oclif from the esbuild bundle (scripts/build-cli.mjs),
+//   through src/cli/oclif-main.ts (our error reports instead of oclif's).
+// The published package ships the bundle. A source checkout builds it with
+// `npm run build` (npm test does); `npx yep-ext` right after `npm ci` builds it
+// once, here, since the package has no install-time script to do it.
 // See docs/performance.md.
 'use strict';
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
 const argv = process.argv.slice(2);
+
+/** A source checkout that was never built: build it once (loudly, on stderr), or explain and exit. */
+function buildCheckout() {
+  const fs = require('node:fs');
+  if (fs.existsSync(join(root, 'dist', 'bundle', 'oclif.js')) || !fs.existsSync(join(root, 'scripts', 'build-cli.mjs'))) return;
+  process.stderr.write('yep-ext: this checkout is not built yet; running `npm run build` once (about 15 s)...\n');
+  const npm = process.env.npm_execpath;
+  const r = require('node:child_process').spawnSync(npm ? process.execPath : 'npm', [...(npm ? [npm] : []), 'run', '--silent', 'build'], {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+    shell: !npm && process.platform === 'win32',
+  });
+  if (r.status !== 0) {
+    process.stderr.write(`error: the build failed${r.error ? ` (${r.error.message})` : ''}.\nhint: run \`npm ci && npm run build\` in ${root}.\n`);
+    process.exit(1);
+  }
+}
+
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const pkg = JSON.parse(require('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));
   process.stdout.write(`yep-ext/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`);
 } else {
   (async () => {
-    if (argv[0] === 'list' && (await require('../dist/bundle/fast-path.cjs').runFastPath(argv))) return;
-    const { execute } = await import('../dist/bundle/oclif.js');
+    buildCheckout();
+    if ((argv[0] === 'list' || argv[0] === '__complete') && (await require('../dist/bundle/fast-path.cjs').runFastPath(argv))) return;
+    // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
+    // functions up with TurboFan on a background thread, and Node's exit joins
+    // that thread: ~200 ms of every network command went to waiting for a compile
+    // nobody would use (docs/performance.md). Baseline (Liftoff) code is plenty for
+    // headers and body bytes, and this process runs no other wasm. Set here, in the
+    // CLI only: the library (src/index.ts) changes nothing process-wide (issue 13).
+    require('node:v8').setFlagsFromString('--liftoff-only');
+    const { main } = await import('../dist/bundle/oclif.js');
     // The package root, not this directory: bin/package.json would pass for it.
-    await execute({ dir: root });
+    await main(root);
   })();
 }

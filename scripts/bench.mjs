@@ -16,7 +16,7 @@
  * process here), in a fresh temp home, with stdout and stderr captured.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -358,6 +358,63 @@ async function updateCase(base, reg, installed) {
   });
 }
 
+/** Bytes under a path (files' sizes, as `du --apparent-size` counts them). */
+function du(path) {
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st) return 0;
+  return st.isDirectory() ? readdirSync(path).reduce((n, e) => n + du(join(path, e)), 0) : st.size;
+}
+
+/**
+ * Installing yep-ext itself as users will: `npm install -g` of the packed tarball
+ * into a fresh prefix each run (offline: the package has no runtime dependency
+ * but the optional keyring, which comes from npm's cache), against unpacking the
+ * same tarball with tar. Records the installed size and any npm warning.
+ */
+async function packageCase(base) {
+  const dir = tempDir(base, 'pack-');
+  const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' });
+  if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
+  const [info] = JSON.parse(pack.stdout);
+  const tgz = join(dir, info.filename);
+  let n = 0;
+  let warnings = '';
+  const got = await pair(
+    RUNS,
+    async () => {
+      const r = must(await run('npm', ['install', '-g', '--prefix', join(dir, `prefix-${n++}`), '--offline', '--no-audit', '--no-fund', tgz]), 'npm install -g');
+      warnings += r.stderr.split('\n').filter((l) => /warn/i.test(l)).join('\n');
+      return r;
+    },
+    async () => {
+      const out = join(dir, `tar-${n++}`);
+      mkdirSync(out);
+      return must(await run('tar', ['xzf', tgz, '-C', out]), 'tar xzf');
+    },
+  );
+  const installed = join(dir, 'prefix-0', 'lib', 'node_modules', 'yep-ext');
+  const total = du(installed);
+  const keyring = du(join(installed, 'node_modules'));
+  const a = median(got.a.map((r) => r.ms));
+  const b = median(got.b.map((r) => r.ms));
+  addRow({
+    id: 'package',
+    case: 'npm install -g of the packed tarball (offline, fresh prefix)',
+    yep_ms: a,
+    baseline: 'tar xzf of the same tarball',
+    baseline_ms: b,
+    ratio: a / b,
+    target: 'no warning; size recorded',
+    met: warnings === '',
+    runs: RUNS,
+    note: `installed ${(total / MiB).toFixed(1)} MiB (${((total - keyring) / MiB).toFixed(1)} MiB yep-ext + ${(keyring / MiB).toFixed(1)} MiB optional keyring); tarball ${(info.size / MiB).toFixed(1)} MiB, ${info.entryCount} files${warnings ? `; npm warned: ${warnings}` : ''}`,
+    installed_bytes: total,
+    keyring_bytes: keyring,
+    tarball_bytes: info.size,
+    samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
+  });
+}
+
 // ---------------------------------------------------------------- table and JSON
 
 function printTable() {
@@ -371,7 +428,7 @@ function printTable() {
           `${fmt(r.baseline_ms, r.baseline_text)}  ${r.baseline}`,
           r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`,
           r.target,
-          `${r.met ? 'met' : 'MISSED'}${r.yep_peak_rss_mib !== undefined && r.id !== 'rss' ? `; peak RSS ${r.yep_peak_rss_mib.toFixed(0)} MiB` : ''}${r.requests ? `; requests: ${r.requests.index_files} index + ${r.requests.config_json} config.json + ${r.requests.other} other, within ${r.requests.first_to_last_ms} ms (first at ${r.timeline.first_request_ms} ms)` : ''}${r.doctor_checks_ms !== undefined ? `; checks ${Math.round(r.doctor_checks_ms)} ms of it` : ''}`,
+          `${r.met ? 'met' : 'MISSED'}${r.yep_peak_rss_mib !== undefined && r.id !== 'rss' ? `; peak RSS ${r.yep_peak_rss_mib.toFixed(0)} MiB` : ''}${r.requests ? `; requests: ${r.requests.index_files} index + ${r.requests.config_json} config.json + ${r.requests.other} other, within ${r.requests.first_to_last_ms} ms (first at ${r.timeline.first_request_ms} ms)` : ''}${r.doctor_checks_ms !== undefined ? `; checks ${Math.round(r.doctor_checks_ms)} ms of it` : ''}${r.note ? `; ${r.note}` : ''}`,
         ],
   );
   const head = ['case', 'yep-ext', 'baseline (median)', 'ratio', 'target', 'result'];
@@ -411,6 +468,7 @@ async function main() {
     }
     if (wanted('doctor')) await doctorCase();
     if (reg && wanted('update')) await updateCase(base, reg, installed);
+    if (wanted('package')) await packageCase(base);
   } finally {
     await reg?.close();
     if (!KEEP) rmSync(base, { recursive: true, force: true });

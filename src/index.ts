@@ -7,7 +7,8 @@ export { YepError, ERROR_CODES, isYepError, exitCodeFor, type ErrorCode } from '
 export { resolvePaths, type Paths } from './core/paths.js';
 export { silentLogger, memoryLogger, type Logger, type Progress } from './core/log.js';
 export { parseSpec, describeSpec, type Spec, type CrateSpec, type GitSpec, type PathSpec } from './core/sources/spec.js';
-export { loadManifest, parseManifest, validateManifest, configFields, type Manifest, type ConfigField } from './core/package/manifest.js';
+export { loadManifest, configFields, type Manifest, type ConfigField } from './core/package/manifest.js';
+export { parseManifest, validateManifest } from './core/package/manifest-validate.js';
 export { contentHash } from './core/package/content-hash.js';
 export { loadLock, saveLock, parseLock, serializeLock, type Lockfile, type LockEntry, type LockSource } from './core/store/lockfile.js';
 export { installSpec, installMany, planInstall, planMany, type InstallOutcome, type InstallPreview, type InstallHooks, type InstallPlan, type InstallAction } from './core/operations/install.js';

@@ -1,26 +1,39 @@
 /**
  * Base for every command: builds the Context (the only door to the outside),
  * maps YepError codes to exit statuses, prints `--json` errors as
- * {"error": {code, message, hint}}, and turns anything unexpected into a
- * "this is a bug" report with a stack.
+ * {"error": {code, message, hint}}, says oclif's flag and argument errors our
+ * way (usage-errors.ts), and turns anything unexpected into a "this is a bug"
+ * report with a stack.
  */
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Context } from '../core/context.js';
 import { YepError, isYepError } from '../core/errors.js';
+import { resolvePaths } from '../core/paths.js';
+import { installedNames } from '../core/store/installed-name.js';
+import { closestMatches } from '../core/text/closest.js';
 import { makeCliContext } from './cli-context.js';
 import { writeError } from './report-error.js';
+import { displayId, exampleLines, translateParseError, type CommandShape, type FlagShape } from './usage-errors.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 
+/**
+ * --index, for the commands that talk to a registry (install, update, search)
+ * and only those: a flag a command ignores is a flag that lies.
+ */
+export const indexFlag = {
+  index: Flags.string({
+    description: 'Sparse index root to use instead of crates.io (also YEP_EXT_INDEX). Accepts a sparse+ prefix.',
+    helpValue: '<url>',
+  }),
+};
+
+// Every argument is declared with `ignoreStdin: true`: oclif otherwise fills a
+// missing argument from piped standard input (`printf lsp | yep-ext disable`
+// would disable lsp, and set-secret's piped secret would land in an argument).
+
 export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true;
-
-  static override baseFlags = {
-    index: Flags.string({
-      helpGroup: 'GLOBAL',
-      description: 'Sparse index root to use instead of crates.io (also YEP_EXT_INDEX). Accepts a sparse+ prefix.',
-    }),
-  };
 
   private abort = new AbortController();
 
@@ -34,19 +47,57 @@ export abstract class BaseCommand extends Command {
     if (err.oclif?.exit !== undefined && !isYepError(err)) {
       if (err.oclif.exit === 0) throw err;
       if (err.message && err.message !== `EEXIT: ${err.oclif.exit}`) {
-        // Flag/arg parsing errors: our usage code.
-        // oclif puts the useful part on the following lines for some errors ("Missing 1 required arg:\nname  …").
-        const lines = err.message.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('See more help'));
-        const message = lines.slice(0, 3).join(' ').replace(/:\s+/, ': ');
-        const usage = new YepError('E_USAGE', message || err.message, { hint: `Run \`yep-ext ${this.id ?? ''} --help\` for usage.` });
-        return this.reportError(usage);
+        // Flag/arg parsing errors: our usage code and our words.
+        return this.reportError(translateParseError(err, this.shape()) ?? this.genericUsageError(err));
       }
       throw err;
     }
-    return this.reportError(err);
+    return this.reportError(isYepError(err) && err.code === 'E_NOT_INSTALLED' ? this.withNameSuggestion(err) : err);
   }
 
-  private reportError(err: unknown): never {
+  /** "Did you mean `lsp`?" when the name that is not installed is a typo of one that is. */
+  private withNameSuggestion(err: YepError): YepError {
+    const typed = (this.argv ?? []).filter((a) => !a.startsWith('-') && err.message.includes(a));
+    const names = typed.length > 0 ? installedNames(resolvePaths(process.env)) : [];
+    const [guess] = typed.flatMap((t) => closestMatches(t, names));
+    if (!guess) return err;
+    const hint = `Did you mean \`${guess}\`? ${err.hint ?? ''}`.trim();
+    return new YepError(err.code, err.message, { hint, ...(err.details ? { details: err.details } : {}), ...(err.cause !== undefined ? { cause: err.cause } : {}) });
+  }
+
+  /** This command's flags, args and examples, and the other commands' flags, as usage-errors.ts wants them. */
+  protected shape(): CommandShape {
+    const ctor = this.ctor as typeof Command & { enableJsonFlag?: boolean };
+    const toShape = (flags: Record<string, Partial<FlagShape> & { type?: string }> | undefined): Record<string, FlagShape> =>
+      Object.fromEntries(
+        Object.entries(flags ?? {}).map(([name, f]) => [
+          name,
+          { name, char: f.char, type: f.type === 'boolean' ? 'boolean' : 'option', options: f.options, allowNo: f.allowNo, description: f.description, summary: f.summary, hidden: f.hidden },
+        ]),
+      );
+    const flags = toShape({ ...(ctor.baseFlags as object), ...(ctor.flags as object) } as Record<string, FlagShape>);
+    if (ctor.enableJsonFlag) flags.json = { name: 'json', type: 'boolean', description: 'Format output as json.' };
+    const args = Object.fromEntries(
+      Object.entries((ctor.args ?? {}) as Record<string, { description?: string; required?: boolean; options?: string[]; hidden?: boolean }>)
+        .filter(([, a]) => !a.hidden)
+        .map(([name, a]) => [name, { name, description: a.description, required: a.required, options: a.options }]),
+    );
+    const others = (this.config?.commands ?? [])
+      // config.commands holds an entry per alias too (id = the alias): keep the commands themselves.
+      .filter((c) => c.id !== this.id && !c.hidden && !(c.aliases ?? []).includes(c.id))
+      .map((c) => ({ id: displayId(c.id), flags: Object.keys(c.flags ?? {}) }));
+    return { id: displayId(this.id), flags, args, examples: exampleLines(ctor.examples), others, argv: this.argv };
+  }
+
+  private genericUsageError(err: Error): YepError {
+    const lines = err.message
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('See more help'));
+    return new YepError('E_USAGE', lines.slice(0, 3).join(' ') || err.message, { hint: `\`yep-ext ${displayId(this.id)} --help\` shows its usage.` });
+  }
+
+  protected reportError(err: unknown): never {
     const code = writeError(err, this.jsonEnabled());
     if (isYepError(err)) process.exitCode = code;
     return this.exit(code);

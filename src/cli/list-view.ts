@@ -2,7 +2,8 @@
 import { describeSource } from '../core/sources/index.js';
 import type { ListedExtension } from '../core/operations/list.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { renderTable } from './table.js';
+import { renderRows } from './table.js';
+import type { OutputShape } from './terminal.js';
 
 export function listJson(items: ListedExtension[]) {
   return { extensions: items.map(toJson) };
@@ -13,9 +14,10 @@ function toJson(e: ListedExtension) {
   return { ...rest, version: e.version ?? null, enabled: e.enabled ?? null, source: e.source ?? null, engines: e.engines ?? null };
 }
 
-export function renderList(items: ListedExtension[]): string {
+/** The table (fitted boxes on a terminal, tab-separated lines otherwise; see table.ts). */
+export async function renderList(items: ListedExtension[], out: OutputShape): Promise<string> {
   if (items.length === 0) return 'No extensions installed. Try `yep-ext search` or `yep-ext install <source>`.';
-  return renderTable(
+  return renderRows(
     ['name', 'version', 'enabled', 'source', 'config', 'problems'],
     items.map((e) => [
       sanitize(e.name),
@@ -25,5 +27,6 @@ export function renderList(items: ListedExtension[]): string {
       (e.config ?? []).map((f) => `${sanitize(f.key)}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : f.kept ? 'kept, not in effect' : f.source === 'default' ? 'default' : 'unset'}`).join('\n'),
       e.problems.length ? sanitize(e.problems.join('; ')) : '',
     ]),
+    out,
   );
 }

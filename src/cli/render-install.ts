@@ -10,6 +10,7 @@ export function renderPreview(p: InstallPreview): string {
   const m = p.manifest;
   const head = `${bold(`${sanitize(m.name)}${m.version ? ` ${sanitize(m.version)}` : ''}`)} from ${sanitize(describeSource(p.source))}`;
   const lines = [head, ...renderSummary(p.grant.grant).map((l) => `  ${l}`)];
+  if (p.binary) lines.push(`  ${sanitize(p.binary)}`);
   if (p.diff && p.diff.changes.length > 0) lines.push('', `Changes against the installed ${sanitize(m.name)}:`, ...renderDiff(p.diff).map((l) => `  ${l}`));
   return lines.join('\n');
 }

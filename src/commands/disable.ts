@@ -12,12 +12,12 @@ export default class Disable extends BaseCommand {
   static override examples = ['<%= config.bin %> disable logfire'];
 
   static override args = {
-    name: Args.string({ required: true, description: 'Extension name (the crate spelling yolop-extension-<name> works too).' }),
+    name: Args.string({ ignoreStdin: true, required: true, description: 'Extension name (the crate spelling yolop-extension-<name> works too).' }),
   };
 
   async run(): Promise<DisableResult> {
-    const { args, flags } = await this.parse(Disable);
-    const ctx = this.makeContext({ index: flags.index });
+    const { args } = await this.parse(Disable);
+    const ctx = this.makeContext();
     const result = await runDisable(ctx, args.name);
     this.log(renderDisable(result));
     return result;

@@ -21,7 +21,7 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
   ];
 
   static override args = {
-    target: Args.string({ required: true, description: 'Installed extension name, or a package directory (./dir, /abs/dir).' }),
+    target: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name, or a package directory (./dir, /abs/dir).' }),
   };
 
   static override flags = {
@@ -35,7 +35,7 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
     const { args, flags } = await this.parse(Doctor);
     const timeoutMs = parseTimeout(flags.timeout);
     const call = flags.call === undefined ? undefined : { tool: flags.call, args: parseArgs(flags.args) };
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext();
     const json = this.jsonEnabled();
     const report = await runDoctor(ctx, {
       target: parseDoctorTarget(args.target, process.cwd(), process.env.HOME),
@@ -68,7 +68,7 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
 function parseTimeout(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new YepError('E_USAGE', `--timeout ${JSON.stringify(text)} is not a number of seconds between 0 and 3600.`, { hint: 'For example --timeout 5 or --timeout 0.5.' });
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new YepError('E_USAGE', `--timeout takes seconds, more than 0 and at most 3600 (got ${JSON.stringify(text)}).`, { hint: 'For example --timeout 5 or --timeout 0.5.' });
   return Math.round(seconds * 1000);
 }
 

@@ -19,7 +19,7 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
   ];
 
   static override args = {
-    name: Args.string({ required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
+    name: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
   };
 
   static override flags = {
@@ -29,7 +29,7 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
 
   async run(): Promise<EnableResult> {
     const { args, flags } = await this.parse(Enable);
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext();
     const result = await runEnable(ctx, args.name, { config: flags.config ?? [], prompter: cliPrompter(), ignoreEngines: flags['ignore-engines'] });
     this.log(renderEnable(result));
     return result;

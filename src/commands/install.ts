@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, indexFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
@@ -9,6 +9,7 @@ import { installMany, planMany, type InstallOutcome } from '../core/operations/i
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
+import { buildModeOf } from '../core/binary/cargo-build.js';
 
 export default class Install extends BaseCommand {
   static override summary = 'Install extensions from crates.io, git or a local directory.';
@@ -24,19 +25,22 @@ Sources:
   static override examples = [
     '<%= config.bin %> install lsp',
     "<%= config.bin %> install 'lsp@^0.3' crates.io:yolop-extension-logfire@1.2.0",
+    '<%= config.bin %> install lsp --no-build',
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
+    "<%= config.bin %> install 'lsp@^0.4' --dry-run",
     "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
     '<%= config.bin %> install lsp@0.5.0 --ignore-engines',
-    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
+    '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
   ];
 
   static override strict = false;
   static override args = {
-    sources: Args.string({ description: 'What to install (repeatable): a name, crates.io:<crate>[@req], a git URL, or a path.' }),
+    sources: Args.string({ ignoreStdin: true, description: 'What to install (repeatable): a name, crates.io:<crate>[@req], a git URL, or a path.' }),
   };
 
   static override flags = {
+    ...indexFlag,
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
     accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
@@ -44,6 +48,10 @@ Sources:
     lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
     'ignore-engines': Flags.boolean({
       description: "Install the newest version even when its engines.yolop excludes the installed yolop (also enables such packages with --frozen --enable). Without it, install picks the newest version your yolop can run, and refuses an exact version it cannot.",
+    }),
+    build: Flags.boolean({
+      allowNo: true,
+      description: 'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
     }),
     'dry-run': Flags.boolean({
       description: 'Fetch and verify, then print the plan (new, unchanged, re-pinned or replaced; the grant diff; whether consent is needed) without changing anything.',
@@ -87,6 +95,7 @@ Sources:
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
       ignoreEngines: flags['ignore-engines'],
+      prepare: { build: buildModeOf(flags.build) },
       onPreview: (p) => {
         if (!json) this.log(renderPreview(p));
       },

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { listJson, renderList } from '../cli/list-view.js';
+import { stdoutShape } from '../cli/terminal.js';
 import { listExtensions } from '../core/operations/list.js';
 
 // `list` also has an oclif-free fast path (src/cli/fast-path.ts) for its common
@@ -8,6 +9,7 @@ import { listExtensions } from '../core/operations/list.js';
 // differential test in test/cli/fast-path.test.ts fails when they drift).
 export default class List extends BaseCommand {
   static override summary = 'List installed extensions with their version, state, source and problems.';
+  static override aliases = ['ls'];
   static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --json', '<%= config.bin %> list --no-verify'];
   static override flags = {
     verify: Flags.boolean({ default: true, allowNo: true, description: 'Re-hash crate and git packages to detect files changed since install.' }),
@@ -15,9 +17,9 @@ export default class List extends BaseCommand {
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(List);
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext();
     const items = await listExtensions(ctx, { verify: flags.verify });
-    if (!this.jsonEnabled()) this.log(renderList(items));
+    if (!this.jsonEnabled()) this.log(await renderList(items, stdoutShape()));
     return listJson(items);
   }
 }

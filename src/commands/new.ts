@@ -21,7 +21,7 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
   ];
 
   static override args = {
-    name: Args.string({ required: true, description: 'Extension name (letters, digits, _ and -); also the directory and the server command.' }),
+    name: Args.string({ ignoreStdin: true, required: true, description: 'Extension name (letters, digits, _ and -); also the directory and the server command.' }),
   };
 
   static override flags = {

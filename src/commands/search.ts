@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, indexFlag } from '../cli/base-command.js';
 import { renderSearch } from '../cli/render-search.js';
+import { stdoutShape } from '../cli/terminal.js';
 import { searchExtensions } from '../core/operations/search.js';
 
 export default class Search extends BaseCommand {
@@ -11,10 +12,11 @@ export default class Search extends BaseCommand {
   static override examples = ['<%= config.bin %> search', '<%= config.bin %> search lsp', '<%= config.bin %> search --limit 50 --json'];
 
   static override args = {
-    term: Args.string({ required: false, description: 'Words to look for in names and descriptions.' }),
+    term: Args.string({ ignoreStdin: true, required: false, description: 'Words to look for in names and descriptions.' }),
   };
 
   static override flags = {
+    ...indexFlag,
     limit: Flags.integer({ default: 20, min: 1, max: 1000, description: 'Show at most this many results.' }),
   };
 
@@ -22,7 +24,7 @@ export default class Search extends BaseCommand {
     const { args, flags } = await this.parse(Search);
     const ctx = this.makeContext({ index: flags.index });
     const result = await searchExtensions(ctx, { ...(args.term ? { term: args.term } : {}), limit: flags.limit });
-    if (!this.jsonEnabled()) this.log(renderSearch(result));
+    if (!this.jsonEnabled()) this.log(await renderSearch(result, stdoutShape()));
     return result;
   }
 }

@@ -18,13 +18,15 @@ Only fields the extension declares with "secret": true are accepted. Secrets go 
     '<%= config.bin %> set-secret logfire token --unset',
   ];
 
-  // Not strict: a value typed as an extra argument must reach run() to be refused
-  // without being echoed (oclif's own "unexpected argument" error would print it).
-  static override strict = false;
-
   static override args = {
-    name: Args.string({ required: true, description: 'Extension name (the crate spelling works too).' }),
-    field: Args.string({ required: true, description: 'A config field declared "secret": true.' }),
+    name: Args.string({ ignoreStdin: true, required: true, description: 'Extension name (the crate spelling works too).' }),
+    field: Args.string({ ignoreStdin: true, required: true, description: 'A config field declared "secret": true.' }),
+    // A value typed as a third argument must reach run() to be refused with a
+    // clear message and without being echoed (oclif's own "unexpected argument"
+    // error would print it; catch() below hides any further ones). Hidden: it
+    // is not an argument anyone should give. (Not `strict = false`, which
+    // makes help show NAME... FIELD... as lists.)
+    value: Args.string({ ignoreStdin: true, hidden: true }),
   };
 
   static override flags = {
@@ -33,9 +35,13 @@ Only fields the extension declares with "secret": true are accepted. Secrets go 
     keychain: Flags.boolean({ description: 'Store in the OS keychain (falls back to connections.toml when none is reachable). yolop does not read the keychain.' }),
   };
 
-  /** Parse errors quote the offending argv word, which may be a secret: say what went wrong without it. */
+  /**
+   * Parse errors quote the offending argv word, which may be a secret: say what
+   * went wrong without it. Missing arguments and flag conflicts (--unset with
+   * --stdin) name only declared arguments and flags, so they keep their message.
+   */
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<unknown> {
-    if (!isYepError(err) && err.oclif?.exit !== undefined && err.oclif.exit !== 0 && !/^Missing \d+ required arg/.test(err.message ?? '')) {
+    if (!isYepError(err) && err.oclif?.exit !== undefined && err.oclif.exit !== 0 && !/^(Missing \d+ required arg|The following errors? occurred)/.test(err.message ?? '')) {
       return super.catch(
         new YepError('E_USAGE', 'set-secret could not parse its options (the offending text is not shown: it may be a secret). Nothing was stored.', {
           hint: 'Usage: yep-ext set-secret <name> <field> [--stdin] [--unset] [--keychain]. A value given on the command line should be considered exposed.',
@@ -46,13 +52,13 @@ Only fields the extension declares with "secret": true are accepted. Secrets go 
   }
 
   async run(): Promise<SetSecretResult> {
-    const { args, flags, argv } = await this.parse(SetSecret);
-    if (argv.length > 2) {
+    const { args, flags } = await this.parse(SetSecret);
+    if (args.value !== undefined) {
       throw new YepError('E_USAGE', 'set-secret does not take the value as an argument: command lines are visible to other users (ps) and saved in shell history. Nothing was stored.', {
         hint: `Run \`yep-ext set-secret ${args.name} ${args.field}\` for a hidden prompt, or pipe the value with --stdin. Consider the value you typed exposed.`,
       });
     }
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext();
     const result = await runSetSecret(ctx, args.name, args.field, {
       unset: flags.unset,
       keychain: flags.keychain,

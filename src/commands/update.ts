@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, indexFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderDiff } from '../cli/render-grant.js';
 import { bold, green, yellow } from '../cli/style.js';
@@ -7,6 +7,7 @@ import { YepError } from '../core/errors.js';
 import { describeSource } from '../core/sources/index.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
 import { sanitize } from '../core/text/sanitize.js';
+import { buildModeOf } from '../core/binary/cargo-build.js';
 
 export default class Update extends BaseCommand {
   static override summary = 'Update extensions from their recorded sources, asking again when the grant widens.';
@@ -14,6 +15,7 @@ export default class Update extends BaseCommand {
 
 A hash-identical update is silent. An update that only narrows what the extension may do is applied and its diff shown. An update that widens the grant (new tools, hooks, MCP servers, commands, prompt, secrets, a changed server command) shows the contribution diff and asks; without a TTY it is refused with exit status 8 and nothing changes, unless --yes, or --accept with the exact fingerprint of the new grant (what a CI pipeline approves after review).`;
 
+  static override aliases = ['upgrade'];
   static override examples = [
     '<%= config.bin %> update lsp',
     '<%= config.bin %> update --all --dry-run',
@@ -22,13 +24,18 @@ A hash-identical update is silent. An update that only narrows what the extensio
   ];
 
   static override strict = false;
-  static override args = { names: Args.string({ description: 'Extensions to update (or --all).' }) };
+  static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (or --all).' }) };
   static override flags = {
+    ...indexFlag,
     all: Flags.boolean({ description: 'Update every installed extension.' }),
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),
     yes: Flags.boolean({ char: 'y', description: 'Accept widened grants without asking.' }),
     accept: Flags.string({ multiple: true, description: 'Accept exactly this new grant fingerprint (repeatable); any other widening is refused.' }),
     'ignore-engines': Flags.boolean({ description: "Move to the newest version even when its engines.yolop excludes the installed yolop (by default update moves to the newest your yolop can run)." }),
+    build: Flags.boolean({
+      allowNo: true,
+      description: 'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
+    }),
   };
 
   async run(): Promise<unknown> {
@@ -42,6 +49,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       yes: flags.yes,
       accept: flags.accept ?? [],
       ignoreEngines: flags['ignore-engines'],
+      prepare: { build: buildModeOf(flags.build) },
       onPlan: (item) => {
         if (!json) this.log(renderPlanned(item, Boolean(flags['dry-run'])));
       },
@@ -80,6 +88,7 @@ function renderPlanned(item: UpdateItem, dryRun: boolean): string {
   const lines = [`${bold(sanitize(item.name))} ${sanitize(from)} -> ${sanitize(to)}${dryRun ? ' (dry run)' : ''}`];
   if (item.diff) lines.push(...renderDiff(item.diff).map((l) => `  ${l}`));
   else if (item.consent_needed) lines.push('  the grant changed (the previously approved grant is not on record, so it cannot be shown as a diff)');
+  if (item.binary) lines.push(`  ${sanitize(item.binary)}`);
   if (item.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${item.to?.grant}`);
   return lines.join('\n');
 }

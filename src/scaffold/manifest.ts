@@ -1,8 +1,9 @@
 /**
- * The generated plugin.json: exactly the requested facets, every host default
- * written out (hook timeout and on_error, empty args) so the author sees the
- * knobs, and TODO markers where only the author knows the words.
+ * The generated plugin.json: a `$schema` pointer for editors, exactly the requested
+ * facets, every host default written out (hook timeout and on_error, empty args) so
+ * the author sees the knobs, and TODO markers where only the author knows the words.
  */
+import { PLUGIN_SCHEMA_URL } from '../core/package/manifest-rules.js';
 import type { ScaffoldSpec } from './request.js';
 
 /**
@@ -58,6 +59,8 @@ export function renderManifest(spec: ScaffoldSpec): Record<string, unknown> {
   if (spec.status) yolop.status = true;
   if (spec.skills) yolop.skills = true;
   return {
+    // Editors validate and complete the manifest from it; the host ignores the key (host-compat §2).
+    $schema: PLUGIN_SCHEMA_URL,
     name: spec.name,
     version: '0.1.0',
     description: `TODO: one line saying what ${spec.name} does.`,

@@ -86,10 +86,27 @@ function show(text: string): string {
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 }
 
+/** assertValidName with a hint for `new` (the shared one points to `yep-ext list`, which is no help here). */
+function validName(value: string, what: string, hint: string): string {
+  try {
+    return assertValidName(value, what);
+  } catch (e) {
+    throw new YepError('E_NAME', (e as Error).message, { hint });
+  }
+}
+
+/** The hint for a bad extension name: `new dir/name` most likely meant --dir. */
+function extensionNameHint(raw: string): string {
+  const slash = raw.lastIndexOf('/');
+  const base = raw.slice(slash + 1);
+  if (slash > 0 && isValidName(base)) return `To create it in another directory, use --dir: \`yep-ext new ${base} --dir ${raw.slice(0, slash)}\`.`;
+  return 'Use letters, digits, _ and -, e.g. `yep-ext new my-ext --tool greet`.';
+}
+
 function uniqueNames(values: readonly string[], what: string, flag: string): string[] {
   const seen = new Set<string>();
   for (const v of values) {
-    assertValidName(v, `${what} name`);
+    validName(v, `${what} name`, `Use letters, digits, _ and - (the host's rule), e.g. ${flag} ${what === 'tool' ? 'forecast' : 'ship'}.`);
     if (seen.has(v)) throw usage(`${flag} ${v} is given twice.`, `Each ${what} name must be unique (the host refuses duplicates).`);
     seen.add(v);
   }
@@ -156,7 +173,7 @@ function checkPrompt(text: string): string {
 export function parseScaffoldRequest(input: ScaffoldInput): ScaffoldSpec {
   const raw = input.name.trim();
   // The crate spelling means the same extension everywhere else in yep-ext (enable, doctor…).
-  const name = assertValidName(raw.startsWith(CRATE_PREFIX) && raw.length > CRATE_PREFIX.length ? raw.slice(CRATE_PREFIX.length) : raw);
+  const name = validName(raw.startsWith(CRATE_PREFIX) && raw.length > CRATE_PREFIX.length ? raw.slice(CRATE_PREFIX.length) : raw, 'extension name', extensionNameHint(raw));
   const language = (input.language ?? DEFAULT_LANGUAGE) as Language;
   if (!LANGUAGES.includes(language)) {
     throw usage(`--language ${show(String(input.language))} is not supported.`, `Choose one of ${LANGUAGES.join(', ')} (default ${DEFAULT_LANGUAGE}).`);

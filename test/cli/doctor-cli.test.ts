@@ -1,11 +1,13 @@
 /** `yep-ext doctor` as a user runs it: exit statuses, --json shape, Ctrl-C (hardening F46). Needs `npm run build`. */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listGroup } from '../../src/core/yep/process-group.js';
 import { makePackage } from '../helpers/ext-package.js';
 import { BIN, REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { procAlive } from '../helpers/proc.js';
+import { secretFragments } from '../helpers/secret-fragments.js';
 
 let home: TempHome;
 beforeEach(() => {
@@ -79,5 +81,37 @@ describe('yep-ext doctor', () => {
     expect(code).toBe(130);
     expect(stderr).toContain('Interrupted');
     expect(listGroup(serverPid)).toEqual([]);
+  });
+
+  it('issue 19: a secret across the cut of a long non-JSON line never shows, human or --json', async () => {
+    const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41-Hd3L-Yc8U';
+    const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'FIXTURE_TOKEN' } }, required: ['token'] } };
+    const dir = makePackage(join(home.root, 'pkgs'), 'leaky', { server: 'leaky.mjs', args: ['--stdout-banner', '--stderr-cut', String(4096 - 12)], yolop: schema });
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(join(home.configDir, 'connections.toml'), `["ext:leaky"]\ntoken = "${secret}"\n`, { mode: 0o600 });
+    const human = await runCli(['doctor', dir, '--timeout', '5'], { env: home.env });
+    const json = await runCli(['doctor', dir, '--json', '--timeout', '5'], { env: home.env });
+    expect(human.code).toBe(9);
+    expect(json.code).toBe(9);
+    expect(human.stdout).toMatch(/not JSON: b{20}/);
+    expect(human.stdout).toContain('earlier bytes dropped');
+    expect(jsonOf(json).problems.join('\n')).toMatch(/not JSON: b{20}/);
+    for (const r of [human, json]) expect(secretFragments(r.stdout + r.stderr, secret)).toEqual([]);
+  });
+
+  it('issue 19: a server that leaves a daemon in another session fails `processes` naming it, and the daemon is dead', async () => {
+    const pidFile = join(home.root, 'daemon.pid');
+    const dir = makePackage(join(home.root, 'pkgs'), 'daemon', { server: 'daemonize.mjs', args: ['--mode', 'setsid', '--pid-file', pidFile, '--sleep', '377'] });
+    const r = await runCli(['doctor', dir, '--json', '--timeout', '5'], { env: home.env });
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    try {
+      expect(procAlive(pid), `pid ${pid} survived yep-ext doctor`).toBe(false);
+      expect(r.code).toBe(9);
+      const processes = jsonOf(r).checks.find((c: { name: string }) => c.name === 'processes');
+      expect(processes.status).toBe('fail');
+      expect(processes.detail).toContain(`pid ${pid} (sleep 377, outside its process group)`);
+    } finally {
+      if (procAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
   });
 });

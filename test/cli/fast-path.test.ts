@@ -13,6 +13,7 @@ import { loadLock, saveLock } from '../../src/core/store/lockfile.js';
 import { BIN, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
+import { SKIP_PTY, runCliInPty } from '../helpers/pty.js';
 
 let home: TempHome;
 let mark: string;
@@ -66,8 +67,6 @@ describe('list fast path: same bytes as oclif', () => {
     ['list', '--verify'],
     ['list', '--json', '--no-verify'],
     ['list', '--no-verify', '--json'],
-    ['list', '--index', 'http://127.0.0.1:1/index/'],
-    ['list', '--index=sparse+http://127.0.0.1:1/index/', '--json'],
   ];
   it.each(shapes.map((a) => [a.join(' '), a] as const))('%s', async (_name, args) => {
     const r = await both(args);
@@ -209,6 +208,33 @@ describe('list fast path: same bytes as oclif', () => {
   });
 });
 
+describe('list fast path: piped and in a terminal', () => {
+  it('piped, both paths print the tab-separated form (a header, no box characters)', async () => {
+    const r = await both(['list']);
+    expect(r.tookFastPath).toBe(true);
+    expectSame(r);
+    expect(r.fast.stdout.split('\n')[0]).toBe('name\tversion\tenabled\tsource\tconfig\tproblems');
+    expect(r.fast.stdout).not.toMatch(/[│─┌┐└┘]/);
+  });
+
+  describe.skipIf(SKIP_PTY)('in a real terminal (script)', () => {
+    it.each([60, 200])('at %i columns: the same bytes as oclif, fitted boxes', async (cols) => {
+      for (const args of [['list'], ['list', '--no-verify'], ['list', '--json']]) {
+        rmSync(mark, { force: true });
+        const fast = await runCliInPty(args, { env: { ...home.env, YEP_EXT_TEST_FAST_PATH_MARK: mark }, cols });
+        expect(existsSync(mark), `${args.join(' ')}: the fast path must serve a terminal too`).toBe(true);
+        rmSync(mark, { force: true });
+        const oclif = await runCliInPty(args, { env: { ...home.env, YEP_EXT_TEST_FAST_PATH_MARK: mark, YEP_EXT_NO_FAST_PATH: '1' }, cols });
+        expect(existsSync(mark)).toBe(false);
+        expect(fast).toEqual(oclif);
+        if (args.includes('--json')) continue;
+        expect(fast.output).toMatch(/^┌─/);
+        for (const line of fast.output.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(cols);
+      }
+    });
+  });
+});
+
 describe('list fast path: declines what it cannot match exactly', () => {
   const declined = [
     ['list', '--help'],
@@ -217,6 +243,9 @@ describe('list fast path: declines what it cannot match exactly', () => {
     ['list', 'extra-argument'],
     ['list', '--json', '--json'],
     ['list', '--verify', '--no-verify'],
+    // list has no --index (it never reads a registry): oclif reports the unknown flag.
+    ['list', '--index', 'http://127.0.0.1:1/index/'],
+    ['list', '--index=sparse+http://127.0.0.1:1/index/', '--json'],
     ['list', '--index'],
     ['list', '--index='],
     ['list', '--index', '--json'],

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, uti
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { itNeeding, need } from '../helpers/needs.js';
 import { detectRustBuild, fillHookHandler, prepareRustRoot, runScriptedSession, runShell, startServer } from '../helpers/scaffold.js';
 
 let home: TempHome;
@@ -226,8 +227,9 @@ describe('rust template', () => {
     expect(jsonOf<{ checks: Check[] }>(d).checks.find((c) => c.name === 'command')?.status).toBe('fail');
   });
 
-  it.skipIf(!rust.ok)(
-    `builds with the printed step; doctor clean before and after install+enable; the scripted session validates; a filled-in hook blocks "bash"${rust.ok ? ` (serde_json from ${rust.how})` : ` -- SKIPPED: ${(rust as { reason: string }).reason}`}`,
+  itNeeding(
+    need(rust.ok, rust.ok ? '' : rust.missing),
+    `builds with the printed step; doctor clean before and after install+enable; the scripted session validates; a filled-in hook blocks "bash"${rust.ok ? ` (serde_json from ${rust.how})` : ''}`,
     async () => {
       prepareRustRoot(home.root, rust);
       const created = await cli(['new', 'rusty', '-l', 'rust', ...FULL, '--json']);

@@ -1,10 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { BIN, makeTempHome, type TempHome } from '../helpers/home.js';
 import { writeExtension } from '../helpers/extension-fixture.js';
+import { describeNeeding, need } from '../helpers/needs.js';
 
 // Real terminal sessions through util-linux `script` (a PTY): the prompts only
 // appear when stdin is a TTY, and a masked prompt must never echo the value.
@@ -54,7 +55,7 @@ async function inPty(args: string[], steps: [RegExp, string][]): Promise<{ code:
   return { code, output };
 }
 
-describe.skipIf(!hasScript)('prompts on a terminal', () => {
+describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsdutils)'), 'prompts on a terminal', () => {
   it('set-secret asks with hidden input and never echoes the value', async () => {
     const r = await inPty(['set-secret', 'logfire', 'token'], [[/logfire\.token \(hidden\)/, `${CANARY}\r`]]);
     expect(r.code, r.output).toBe(0);

@@ -1,6 +1,7 @@
 /**
  * A full disk during a write leaves the old files intact. The home lives on a
- * small tmpfs (needs root to mount; the test is skipped, saying so, elsewhere).
+ * small tmpfs (needs root to mount: without it the suite is skipped, saying so, or
+ * fails under YEP_EXT_REQUIRE_ALL=1).
  * With the disk filled, every state-changing command fails with a clear error,
  * the lock, settings, secrets, grants and store are byte-identical afterwards and
  * no temp file is left; once space is freed the same commands succeed.
@@ -10,6 +11,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeNeeding, need } from '../helpers/needs.js';
 import { faultCrate, snapshot, stagingLeft, type StateSnapshot } from '../helpers/faults.js';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
@@ -19,14 +21,14 @@ import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 const mountTmpfs = (at: string) => spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0755', 'tmpfs', at], { encoding: 'utf8' });
 // Probe now (the skip decision is made while collecting), mount for real in beforeAll:
 // a file whose tests are all filtered out (vitest -t) runs no hooks and must leave nothing.
-const mounted = ((): boolean => {
+const mountable = ((): { ok: boolean; why: string } => {
   const at = mkdtempSync(join(tmpdir(), 'yep-diskfull-probe-'));
   const probe = mountTmpfs(at);
   if (probe.status === 0) spawnSync('umount', [at]);
-  else console.warn(`disk-full tests skipped: cannot mount a tmpfs here (${(probe.stderr || probe.error?.message || '').trim()})`);
   rmSync(at, { recursive: true, force: true });
-  return probe.status === 0;
+  return { ok: probe.status === 0, why: (probe.stderr || probe.error?.message || '').trim() };
 })();
+const mounted = mountable.ok;
 let base: string;
 let mnt: string;
 let filler: string;
@@ -97,7 +99,7 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true });
 });
 
-describe.skipIf(!mounted)('a full disk', () => {
+describeNeeding(need(mounted, `root and a mountable tmpfs (mount -t tmpfs said: ${mountable.why})`), 'a full disk', () => {
   let before: StateSnapshot;
   const homeView = (): TempHome => ({ ...home, configDir: join(mnt, 'config') });
 

@@ -108,6 +108,7 @@ for (const s of scenarios) {
     });
 
     // Concurrent: most of each test is the 5 s a killed holder's installer lock takes to go stale.
+    // Seven at once on 2 cores take 30-45 s each under load, near the config's 60 s: give them room.
     it.concurrent.each(s.points)('at %s: recovered to before or after, and the install then completes', async (point) => {
       const h = newHome();
       await s.setup(h);
@@ -126,6 +127,6 @@ for (const s of scenarios) {
       expect(stagingLeft(h)).toEqual([]);
       const list = jsonOf(await runCli(['list', '--json'], { env: envOf(h) }));
       expect(list.extensions.flatMap((e: { problems: string[] }) => e.problems)).toEqual([]);
-    });
+    }, 180_000);
   });
 }

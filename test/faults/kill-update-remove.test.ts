@@ -62,6 +62,13 @@ async function crashAndRecover(
   expect(list.extensions.flatMap((e: { problems: string[] }) => e.problems)).toEqual([]);
 }
 
+/**
+ * Six crash-and-recover sequences at once (a dozen CLI runs each, one 5 s stale-lock
+ * wait) share 2 cores: 40-58 s each on a loaded machine (Node 24 the slower), over the
+ * config's 60 s per test. Alone, one takes 15 s.
+ */
+const CONCURRENT_TIMEOUT = 180_000;
+
 describe('kill -9 during update --all (1.0.0 -> 1.1.0 with the same grant)', () => {
   // Each point gets its own registry: 1.1.0 is published only after both homes installed 1.0.0.
   it.concurrent.each(['download:mid', 'unpack:mid', 'install:after-fetch', 'place:after-move-old', 'place:before-lock', 'place:after-lock'])(
@@ -83,6 +90,7 @@ describe('kill -9 during update --all (1.0.0 -> 1.1.0 with the same grant)', () 
       expect(after.lock).toContain('version = "1.1.0"');
       await crashAndRecover(h, reg, ['update', '--all'], point, before, after);
     },
+    CONCURRENT_TIMEOUT,
   );
 });
 
@@ -116,7 +124,7 @@ describe('kill -9 during remove (package, lock, approved grant, settings and sec
     const h = newHome();
     await setup(h);
     await crashAndRecover(h, reg, ['remove', 'fx'], point, before, after);
-  });
+  }, CONCURRENT_TIMEOUT);
 
   it('the next command may be any that takes the installer lock: disable recovers too', async () => {
     const h = newHome();

@@ -173,7 +173,8 @@ export function fillHookHandler(file: string, language: Language): void {
 
 const DEBIAN_REGISTRY = '/usr/share/cargo/registry';
 
-export type RustBuild = { ok: true; how: string } | { ok: false; reason: string };
+/** `missing`: what this machine lacks and how to get it (for tests/helpers/needs.ts). */
+export type RustBuild = { ok: true; how: string } | { ok: false; missing: string };
 
 /**
  * Can a serde_json crate be built offline here? Either serde_json is in the
@@ -184,7 +185,7 @@ export type RustBuild = { ok: true; how: string } | { ok: false; reason: string 
  */
 export function detectRustBuild(): RustBuild {
   const cargo = spawnSync('cargo', ['--version'], { encoding: 'utf8' });
-  if (cargo.status !== 0) return { ok: false, reason: 'cargo is not installed' };
+  if (cargo.status !== 0) return { ok: false, missing: 'cargo (https://rustup.rs)' };
   const cargoHome = process.env.CARGO_HOME ?? join(process.env.HOME ?? '/root', '.cargo');
   const cache = join(cargoHome, 'registry', 'cache');
   const cached = existsSync(cache) && readdirSync(cache).some((index) => readdirSync(join(cache, index)).some((f) => /^serde_json-1\./.test(f)));
@@ -192,7 +193,7 @@ export function detectRustBuild(): RustBuild {
   if (existsSync(DEBIAN_REGISTRY) && readdirSync(DEBIAN_REGISTRY).some((f) => /^serde_json-1\./.test(f))) return { ok: true, how: 'debian' };
   return {
     ok: false,
-    reason: `cargo is present but serde_json is neither in the cargo cache (${cache}) nor in ${DEBIAN_REGISTRY} (apt-get install librust-serde-json-dev), so a serde_json crate cannot be built offline`,
+    missing: `serde_json for an offline cargo build, in the cargo cache (${cache}) or in ${DEBIAN_REGISTRY} (Debian package librust-serde-json-dev)`,
   };
 }
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../src/core/package/manifest.js';
-import { parseManifest } from '../../src/core/package/manifest.js';
+import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { binaryUrl, hostTarget, provisionBinary } from '../../src/core/binary/provision-binary.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -52,7 +52,13 @@ describe('provisionBinary', () => {
     const tpl = `${reg.url}releases/{name}-{version}-{target}`;
     publish(`/releases/demo-1.2.0-${target}`, SCRIPT);
     const out = await provisionBinary(ctx(), pkg, manifest(tpl));
-    expect(out).toEqual({ sha256: sha256Hex(SCRIPT), path: join(pkg, 'bin', 'demo-server') });
+    const digest = sha256Hex(SCRIPT);
+    expect(out).toEqual({
+      sha256: digest,
+      path: join(pkg, 'bin', 'demo-server'),
+      url: `${reg.url}releases/demo-1.2.0-${target}`,
+      record: { binary_sha256: digest, binary_file_sha256: digest, binary_source: 'prebuilt', binary_digest_source: 'release-host', binary_target: target },
+    });
     expect(statSync(out.path!).mode & 0o777).toBe(0o755);
     expect(execFileSync(out.path!).toString()).toBe('prebuilt-ok\n');
     expect(readdirSync(join(pkg, 'bin'))).toEqual(['demo-server']);

@@ -10,6 +10,7 @@ import { saveLock } from '../../src/core/store/lockfile.js';
 import { searchExtensions } from '../../src/core/operations/search.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { secretFragments } from '../helpers/secret-fragments.js';
 
 const FAST = { YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_HTTP_RETRY_BASE_MS: '10', YEP_EXT_HTTP_RETRY_MAX_MS: '20' };
 let reg: TestRegistry;
@@ -79,6 +80,14 @@ describe('searchExtensions', () => {
     const e = await searchExtensions(ctx()).catch((x) => x);
     expect(e.code).toBe('E_NETWORK');
     expect(e.message).toMatch(/answered with an error: the search backend is down/);
+  });
+
+  it('an error body is redacted before its 300-character cut (issue 19 item 1: a URL credential across the cut)', async () => {
+    const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41';
+    reg.fault('/api/v1/crates', { kind: 'body', body: JSON.stringify({ errors: [{ detail: `${'u'.repeat(270)} upstream https://svc:${secret}@backend.example/ failed` }] }) });
+    const e = await searchExtensions(ctx()).catch((x) => x);
+    expect(e.message).toMatch(/answered with an error: u{20}/);
+    expect(secretFragments(`${e.message}\n${JSON.stringify(e.details ?? {})}`, secret)).toEqual([]);
   });
 
   it('reports an unreachable API clearly', async () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
+import { secretFragments } from '../helpers/secret-fragments.js';
 import { getSecrets, removeExtensionSecrets, secretStatus, setSecret, unsetSecret } from '../../src/core/settings/secrets.js';
 import { keychainGet, KeychainUnavailable, keychainIndexFile } from '../../src/core/settings/keychain.js';
 import { Secret } from '../../src/core/settings/secret-value.js';
@@ -116,6 +117,15 @@ describe('keychain backend (fake module)', () => {
     expect(r.warnings[0]).toMatch(/not reachable \(Couldn't access platform storage: AccessDenied\); storing logfire\.token in .*connections\.toml \(mode 0600\) instead/);
     expect(r.warnings[0]).not.toMatch(/backtrace/i);
     expect(await getSecrets(paths, 'logfire')).toEqual({ token: 't' });
+  });
+
+  it('a keychain error quoting the value is redacted before its cut (issue 19 item 1)', async () => {
+    process.env.FAKE_KEYRING_MODE = 'echo';
+    const value = 'Kc7-qz41Wm93-Jx58-Rt27-vB90';
+    const r = await setSecret(paths, 'logfire', 'token', new Secret(value), { store: 'keychain', keychain });
+    expect(r.store).toBe('file');
+    expect(r.warnings[0]).toMatch(/not reachable \(backend refused: k+/);
+    expect(secretFragments(r.warnings.join('\n'), value)).toEqual([]);
   });
 
   it('a keychain that never answers is abandoned after the timeout', async () => {

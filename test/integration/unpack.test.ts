@@ -28,6 +28,7 @@ import { YepError } from '../../src/core/errors.js';
 import { TarExtractor } from '../../src/core/archive/tar-extract.js';
 import { unpackCrate, unpackLimits, type UnpackLimits } from '../../src/core/archive/unpack.js';
 import { buildCrate, buildTar, crateEntries, crateEntriesFromDir, paxRecord, type TarEntry } from '../helpers/tar-builder.js';
+import { itNeeding, need } from '../helpers/needs.js';
 
 const NAME = 'demo';
 const VERSION = '1.0.0';
@@ -213,7 +214,7 @@ describe('accepted archives', () => {
   });
 
   const cargo = spawnSync('cargo', ['--version']).status === 0;
-  it.skipIf(!cargo)('unpacks a real .crate made by `cargo package`', async () => {
+  itNeeding(need(cargo, 'cargo (https://rustup.rs)'), 'unpacks a real .crate made by `cargo package`', async () => {
     const src = join(base, 'cargo-src');
     mkdirSync(join(src, 'src'), { recursive: true });
     mkdirSync(join(src, 'bin'));

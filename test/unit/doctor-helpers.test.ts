@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateManifest, type Manifest } from '../../src/core/package/manifest.js';
+import type { Manifest } from '../../src/core/package/manifest.js';
+import { validateManifest } from '../../src/core/package/manifest-validate.js';
 import { planConfigInjection } from '../../src/core/settings/server-config.js';
 import { redactText, redactValue } from '../../src/core/text/redact.js';
 import { parseDoctorTarget } from '../../src/core/doctor/doctor.js';

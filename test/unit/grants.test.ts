@@ -15,7 +15,8 @@ import {
   type Grant,
   type GrantChange,
 } from '../../src/core/package/grants.js';
-import { validateManifest, type Manifest } from '../../src/core/package/manifest.js';
+import type { Manifest } from '../../src/core/package/manifest.js';
+import { validateManifest } from '../../src/core/package/manifest-validate.js';
 
 type Y = Record<string, unknown>;
 

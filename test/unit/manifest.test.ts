@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configFields, parseManifest } from '../../src/core/package/manifest.js';
+import { configFields } from '../../src/core/package/manifest.js';
+import { parseManifest } from '../../src/core/package/manifest-validate.js';
 
 const base = { name: 'echo', version: '0.1.0', yolop: { capabilityServer: { command: 'echo-server' }, tools: [{ name: 'echo' }] } };
 const text = (v: unknown) => JSON.stringify(v);

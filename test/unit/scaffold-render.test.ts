@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { validateManifest } from '../../src/core/package/manifest.js';
+import { validateManifest } from '../../src/core/package/manifest-validate.js';
 import { capabilityTokens } from '../../src/scaffold/facets.js';
 import { jsString, pyString, rustString } from '../../src/scaffold/literals.js';
 import { TEMPLATE_PROTOCOL_VERSION, renderManifest } from '../../src/scaffold/manifest.js';

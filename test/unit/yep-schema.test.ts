@@ -1,8 +1,9 @@
 /**
  * The published schema artifacts: generated == committed (drift), and compatible
- * with the host's committed artifacts (../shared/reference/yep-v1, a copy beside
- * the repo in CI).
+ * with the host's committed artifacts (copied into test/fixtures/host-yep-v1, and
+ * that copy checked against ../shared/reference/yep-v1 wherever it is present).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -17,12 +18,18 @@ const ours = {
   schema: JSON.parse(readFileSync(join(REPO, SCHEMA_DIR, 'schema.json'), 'utf8')),
 };
 
-// CI puts shared/ beside the repo; a worktree one level deeper finds it one more level up.
+// The host's artifacts, copied into the repo as test data (test/fixtures/host-yep-v1) so
+// these tests run in any clone; the copy is checked against the host's own directory
+// (../shared/reference/yep-v1 beside the repo, a worktree one level deeper finds it one
+// more level up, or $YEP_SHARED_DIR) wherever that is present.
+const HOST_FIXTURE = join(REPO, 'test/fixtures/host-yep-v1');
+const ARTIFACTS = ['meta.json', 'schema.json'];
+const host = {
+  meta: JSON.parse(readFileSync(join(HOST_FIXTURE, 'meta.json'), 'utf8')),
+  schema: JSON.parse(readFileSync(join(HOST_FIXTURE, 'schema.json'), 'utf8')),
+};
 const SHARED_CANDIDATES = [process.env.YEP_SHARED_DIR, resolve(REPO, '../shared'), resolve(REPO, '../../shared')].filter((d): d is string => Boolean(d));
 const HOST_DIR = SHARED_CANDIDATES.map((d) => join(d, 'reference/yep-v1')).find((d) => existsSync(join(d, 'meta.json')));
-const host = HOST_DIR
-  ? { meta: JSON.parse(readFileSync(join(HOST_DIR, 'meta.json'), 'utf8')), schema: JSON.parse(readFileSync(join(HOST_DIR, 'schema.json'), 'utf8')) }
-  : undefined;
 
 /** Methods the host's method table lists but its artifact does not (see docs/protocol.md). */
 const DOCUMENTED_EXTRAS = ['cancel', 'log', 'workspace/changed'];
@@ -77,9 +84,9 @@ function typesOf(schema: { $defs: Record<string, Node> }, node: Node): Set<strin
 
 /** Differences that would make a payload the host writes or reads mean something else to us. */
 function incompatibilities(path: string, hostNode: Node, ourNode: Node): string[] {
-  const h = deref(host!.schema, hostNode);
+  const h = deref(host.schema, hostNode);
   const o = deref(ours.schema, ourNode);
-  const ht = typesOf(host!.schema, h);
+  const ht = typesOf(host.schema, h);
   const ot = typesOf(ours.schema, o);
   const out: string[] = [];
   if (ot !== 'any') {
@@ -101,33 +108,50 @@ function incompatibilities(path: string, hostNode: Node, ourNode: Node): string[
   // anyOf with a $ref alternative (CapabilityParams.prompt): compare the object alternatives.
   const objAlt = (s: { $defs: Record<string, Node> }, n: Node): Node | undefined =>
     typeof n === 'object' && Array.isArray(n.anyOf) ? (n.anyOf as Node[]).find((a) => typeof a === 'object' && typeof a.$ref === 'string') : undefined;
-  const ha = objAlt(host!.schema, h);
+  const ha = objAlt(host.schema, h);
   const oa = objAlt(ours.schema, o);
   if (ha && oa) out.push(...incompatibilities(`${path}(object)`, ha, oa));
   return out;
 }
 
-const reason = HOST_DIR ? '' : ' [SKIPPED: ../shared/reference/yep-v1 not found beside the repo; set YEP_SHARED_DIR]';
-describe.skipIf(!host)(`compatibility with the host's committed artifacts${reason}`, () => {
+describe("the copy of the host's artifacts in test/fixtures/host-yep-v1", () => {
+  // The copy is what the tests below use in any clone. It must be the bytes taken from
+  // the host (SHA256SUMS, written when copying) and, wherever the host's directory is
+  // beside the repo, still equal to it. Naming YEP_SHARED_DIR makes that comparison
+  // mandatory.
+  const where = HOST_DIR ?? (process.env.YEP_SHARED_DIR ? join(process.env.YEP_SHARED_DIR, 'reference/yep-v1') : undefined);
+  it(`holds the bytes recorded in its SHA256SUMS${where ? `, byte-identical to ${where}` : ' (no host directory beside this clone to compare with)'}`, () => {
+    const sums = readFileSync(join(HOST_FIXTURE, 'SHA256SUMS'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/) as [string, string]);
+    expect(sums.map(([, f]) => f).sort()).toEqual([...ARTIFACTS].sort());
+    for (const [sum, file] of sums) expect(createHash('sha256').update(readFileSync(join(HOST_FIXTURE, file))).digest('hex'), file).toBe(sum);
+    if (where === undefined) return;
+    for (const file of ARTIFACTS) {
+      expect(existsSync(join(where, file)), `${where}/${file}`).toBe(true);
+      expect(readFileSync(join(HOST_FIXTURE, file), 'utf8'), `test/fixtures/host-yep-v1/${file} differs from ${where}/${file}: copy the host's over`).toBe(readFileSync(join(where, file), 'utf8'));
+    }
+  });
+});
+
+describe("compatibility with the host's committed artifacts", () => {
   it('has the same version and capability tokens', () => {
-    expect(ours.meta.version).toBe(host!.meta.version);
-    expect(ours.meta.min_version).toBe(host!.meta.min_version);
-    expect([...ours.meta.capabilities].sort()).toEqual([...host!.meta.capabilities].sort());
+    expect(ours.meta.version).toBe(host.meta.version);
+    expect(ours.meta.min_version).toBe(host.meta.min_version);
+    expect([...ours.meta.capabilities].sort()).toEqual([...host.meta.capabilities].sort());
   });
 
   it('has every host method with the same direction; extras are only the documented ones', () => {
     const ourByName = new Map<string, { direction: string }>(ours.meta.methods.map((m: { name: string; direction: string }) => [m.name, m]));
-    for (const m of host!.meta.methods as { name: string; direction: string }[]) {
+    for (const m of host.meta.methods as { name: string; direction: string }[]) {
       expect(ourByName.get(m.name)?.direction, m.name).toBe(m.direction);
     }
-    const hostNames = new Set(host!.meta.methods.map((m: { name: string }) => m.name));
+    const hostNames = new Set(host.meta.methods.map((m: { name: string }) => m.name));
     const extras = [...ourByName.keys()].filter((n) => !hostNames.has(n)).sort();
     expect(extras).toEqual([...DOCUMENTED_EXTRAS].sort());
   });
 
   it('has a compatible payload shape for every host message, error and capability_params', () => {
     const problems: string[] = [];
-    for (const [method, parts] of Object.entries(host!.schema.messages as Record<string, Record<string, Node>>)) {
+    for (const [method, parts] of Object.entries(host.schema.messages as Record<string, Record<string, Node>>)) {
       const mine = ours.schema.messages[method] as Record<string, Node> | undefined;
       if (!mine) {
         problems.push(`${method}: missing`);
@@ -138,13 +162,13 @@ describe.skipIf(!host)(`compatibility with the host's committed artifacts${reaso
         else problems.push(...incompatibilities(`${method}.${part}`, node, mine[part]!));
       }
     }
-    problems.push(...incompatibilities('error', host!.schema.error, ours.schema.error));
-    problems.push(...incompatibilities('capability_params', host!.schema.capability_params, ours.schema.capability_params));
+    problems.push(...incompatibilities('error', host.schema.error, ours.schema.error));
+    problems.push(...incompatibilities('capability_params', host.schema.capability_params, ours.schema.capability_params));
     expect(problems).toEqual([]);
   });
 
   it('every host $defs type exists under the same name', () => {
-    expect(Object.keys(host!.schema.$defs).filter((k) => !(k in ours.schema.$defs))).toEqual([]);
+    expect(Object.keys(host.schema.$defs).filter((k) => !(k in ours.schema.$defs))).toEqual([]);
   });
 
   // The same verdicts from three validators: the host's schema, ours (via ajv), and the zod types.
@@ -185,6 +209,6 @@ describe.skipIf(!host)(`compatibility with the host's committed artifacts${reaso
     const zodOk = payloadProblems(method, part, value).length === 0;
     expect(findMethod(method)?.[part]).toBeDefined();
     expect(verdict(ours.schema)).toBe(zodOk);
-    expect(verdict(host!.schema)).toBe(zodOk);
+    expect(verdict(host.schema)).toBe(zodOk);
   });
 });

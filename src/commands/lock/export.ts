@@ -7,11 +7,11 @@ export default class LockExport extends BaseCommand {
   static override summary = 'Write the current extensions.lock to a path, for committing to a project repository.';
   static override description = 'Provision another machine from it with `yep-ext install --frozen --lockfile <path>`.';
   static override examples = ['<%= config.bin %> lock export ./yolop-extensions.lock'];
-  static override args = { path: Args.string({ required: true, description: 'Where to write the lock.' }) };
+  static override args = { path: Args.string({ ignoreStdin: true, required: true, description: 'Where to write the lock.' }) };
 
   async run(): Promise<unknown> {
-    const { args, flags } = await this.parse(LockExport);
-    const ctx = this.makeContext({ index: flags.index });
+    const { args } = await this.parse(LockExport);
+    const ctx = this.makeContext();
     const result = await exportLock(ctx, resolve(args.path));
     if (!this.jsonEnabled()) this.log(`Wrote ${result.entries} entr${result.entries === 1 ? 'y' : 'ies'} to ${result.path}.`);
     return result;

@@ -92,7 +92,11 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const tar = (extractor = new TarExtractor(target, root, limits));
-    await pipeline(
+    // On Node 24 an aborted pipeline settles only once a read stuck in the thread
+    // pool returns (a FIFO, a hung network file system): stop waiting at the abort.
+    const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+    aborted.catch(() => undefined);
+    const streams = pipeline(
       createReadStream(archiveFile, { highWaterMark: CHUNK }),
       createGunzip({ chunkSize: CHUNK }),
       async (source: AsyncIterable<Buffer>) => {
@@ -112,6 +116,8 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
       },
       { signal: controller.signal },
     );
+    streams.catch(() => undefined);
+    await Promise.race([streams, aborted]);
     tar.finish();
   } catch (e) {
     extractor?.abandon();

@@ -1,61 +1,71 @@
 /**
- * Prebuilt server binaries (host-compat §2, `capabilityServer.binaries`): when
- * the server command cannot be resolved, download `<url>` for this host's Rust
- * target triple, verify it against the mandatory `<url>.sha256`, and install the
- * file named like the command as `<package>/bin/<command>` (mode 0755). Every
- * failure is a note, not an error: the package stays installed and the user is
- * told why its server cannot start yet. Only Ctrl-C propagates.
+ * Prebuilt server binaries (docs/binaries.md, step 1): when the server command
+ * cannot be resolved, download this host target's artifact named by the
+ * crate's metadata (the yolop `binaries` template, else cargo-binstall's
+ * `pkg-url`), verify it, and place the one file named like the command at
+ * `<package>/bin/<command>` (mode 0755). Verification, strongest first:
+ *   - a digest inside the checksummed crate (`capabilityServer.binary_sha256`):
+ *     then it is the only digest that counts, no `.sha256` is fetched;
+ *   - a minisign signature by the key the crate declares (binstall `signing`):
+ *     a bad or missing signature refuses the binary;
+ *   - otherwise the host's form: a mandatory `<url>.sha256` from the release host.
+ * Every failure is a note, not an error: the package stays installed, nothing is
+ * placed, and `refused` tells integrity refusals apart (for `install --frozen`).
+ * Only Ctrl-C propagates.
  */
-import { chmod, lstat, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import * as tar from 'tar';
-import { inspectServerCommand } from '../doctor/inspect-command.js';
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { sha256File } from './file-digest.js';
+import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { isYepError } from '../errors.js';
-import { checkFetchUrl, httpDownload, httpGet } from '../net/http.js';
+import { checkFetchUrl, httpDownload, httpGet, type DownloadResult } from '../net/http.js';
 import type { Manifest } from '../package/manifest.js';
+import { decideArtifact, type ArtifactPlan } from './artifact-source.js';
+import type { CargoFacts, PkgFmt } from './binstall-meta.js';
+import type { BinaryRecord, DigestSource } from './binary-record.js';
+import { extractArtifact } from './extract-artifact.js';
+import { LEGACY_MAX_BYTES, MinisignError, parsePublicKey, parseSignature, verifyFile } from './minisign.js';
+import { hostTarget } from './target.js';
+import { inspectServerCommand } from '../doctor/inspect-command.js';
+import { TemplateError } from './template.js';
+
+export { hostTarget } from './target.js';
+export { binaryUrl } from './artifact-source.js';
+
+/** Why a binary that was there to take was refused (an integrity failure, not a gap). */
+export type BinaryRefusal = 'digest-mismatch' | 'signature-invalid' | 'unverifiable';
 
 export interface BinaryOutcome {
-  /** SHA-256 of the verified download (record it in the lock as binary_sha256). */
+  /** SHA-256 of the verified download, when a binary was placed (the lock's binary_sha256). */
   sha256?: string;
+  /** Set when a binary was placed: the lock keys to record (binary-record.ts). */
+  record?: BinaryRecord;
   /** Where the binary was written. */
   path?: string;
+  /** The artifact URL used. */
+  url?: string;
   /** Why no binary was installed, when one was wanted. */
   note?: string;
+  /** Set when an artifact was found but failed verification: nothing was placed. */
+  refused?: BinaryRefusal;
+  /** No artifact matches this host target (none declared, or the release host has none): a build may step in. */
+  unavailable?: boolean;
+  /** The minisign trusted comment, when a signature was verified. */
+  trustedComment?: string;
+}
+
+export interface ProvisionOptions {
+  /** The crate's Cargo.toml facts (binstall metadata), when it has one. */
+  cargo?: CargoFacts;
+  /** Override the host target (tests). */
+  target?: string;
 }
 
 const DEFAULT_MAX_BINARY_BYTES = 512 * 1024 * 1024;
-const COMMAND_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+export const COMMAND_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 const SHA_LINE_RE = /^([0-9a-f]{64})(?:\s|$)/;
 
-function isMusl(): boolean {
-  // glibcVersionRuntime is absent on musl (Alpine) builds of Node.
-  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
-  return header !== undefined && header.glibcVersionRuntime === undefined;
-}
-
-/** This host as a Rust target triple, or undefined when no prebuilt binary can fit it. */
-export function hostTarget(platform: NodeJS.Platform = process.platform, arch: string = process.arch, musl: () => boolean = isMusl): string | undefined {
-  const cpu = ({ x64: 'x86_64', arm64: 'aarch64' } as Record<string, string>)[arch];
-  if (!cpu) return undefined;
-  switch (platform) {
-    case 'linux':
-      return `${cpu}-unknown-linux-${musl() ? 'musl' : 'gnu'}`;
-    case 'darwin':
-      return `${cpu}-apple-darwin`;
-    case 'win32':
-      return `${cpu}-pc-windows-msvc`;
-    default:
-      return undefined;
-  }
-}
-
-/** Fill the `{name}`, `{version}`, `{target}` markers. */
-export function binaryUrl(template: string, values: { name: string; version: string; target: string }): string {
-  return template.replaceAll('{name}', values.name).replaceAll('{version}', values.version).replaceAll('{target}', values.target);
-}
-
-function maxBinaryBytes(env: Record<string, string | undefined>): number {
+export function maxBinaryBytes(env: Record<string, string | undefined>): number {
   const n = Number(env.YEP_EXT_MAX_BINARY_BYTES);
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : DEFAULT_MAX_BINARY_BYTES;
 }
@@ -67,78 +77,120 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-/** Pull the one regular file named `command` out of a .tar.gz into `dest`. */
-async function extractCommand(archive: string, command: string, dest: string, tmpParent: string): Promise<boolean> {
-  const tmp = await mkdtemp(join(tmpParent, '.yep-binary-'));
+export { sha256File };
+
+/** Download the first candidate the release host has; undefined when it has none (all 404/410/451). */
+async function downloadFirst(ctx: Context, plan: ArtifactPlan, file: string, label: string): Promise<{ got: DownloadResult; url: string; fmt: PkgFmt } | undefined> {
+  for (const [i, url] of plan.urls.entries()) {
+    checkFetchUrl(url, 'The prebuilt binary URL');
+    try {
+      const got = await httpDownload(ctx, url, file, { what: `Downloading the ${plan.target} binary`, maxBytes: maxBinaryBytes(ctx.env), progressLabel: label });
+      return { got, url, fmt: plan.fmts[i] as PkgFmt };
+    } catch (e) {
+      if (isYepError(e) && e.code === 'E_NOT_FOUND') continue;
+      throw e;
+    }
+  }
+  return undefined;
+}
+
+type Check = { ok: true; trustedComment?: string } | { ok: false; refused: BinaryRefusal; why: string };
+
+async function checkSignature(ctx: Context, plan: ArtifactPlan, url: string, file: string): Promise<Check> {
+  const signing = plan.signing;
+  if (!signing) return { ok: true };
+  if (signing.algorithm !== 'minisign') return { ok: false, refused: 'unverifiable', why: `the crate signs with ${JSON.stringify(signing.algorithm)}, which yep-ext cannot verify (only minisign)` };
+  let sigUrl: string;
   try {
-    let picked: string | undefined;
-    tar.x({
-      file: archive,
-      cwd: tmp,
-      sync: true,
-      strict: true,
-      maxReadSize: 1 << 20,
-      filter: (p, entry) => {
-        const ok = picked === undefined && (entry as { type?: string }).type === 'File' && basename(p) === command && !p.split(/[\\/]/).includes('..') && !p.startsWith('/');
-        if (ok) picked = p;
-        return ok;
-      },
+    sigUrl = (plan.signatureUrl as (u: string) => string)(url);
+  } catch (e) {
+    if (e instanceof TemplateError) return { ok: false, refused: 'unverifiable', why: `the crate's signing.file template: ${e.message}` };
+    throw e;
+  }
+  try {
+    const key = parsePublicKey(signing.pubkey);
+    const res = await httpGet(ctx, sigUrl, { what: `The signature ${sigUrl}`, maxBytes: 8192, passStatuses: [404, 410, 451] });
+    if (res.status !== 200) return { ok: false, refused: 'signature-invalid', why: `the crate declares a minisign key but ${sigUrl} is missing (status ${res.status})` };
+    const trustedComment = await verifyFile(key, parseSignature(res.body.toString('utf8')), file, async (f) => {
+      const buf = await readFile(f);
+      if (buf.length > LEGACY_MAX_BYTES) throw new MinisignError(`legacy (not pre-hashed) signatures are checked only up to ${LEGACY_MAX_BYTES} bytes`);
+      return buf;
     });
-    if (picked === undefined) return false;
-    await rename(join(tmp, picked), dest);
-    return true;
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
+    return { ok: true, trustedComment };
+  } catch (e) {
+    if (e instanceof MinisignError) return { ok: false, refused: 'signature-invalid', why: `minisign signature check failed: ${e.message}` };
+    throw e;
   }
 }
 
+async function checkDigest(ctx: Context, plan: ArtifactPlan, url: string, got: string): Promise<Check & { source?: DigestSource }> {
+  if (plan.expected !== undefined) {
+    if (got === plan.expected) return { ok: true, source: 'crate' };
+    return { ok: false, refused: 'digest-mismatch', why: `${url} does not match the digest inside the crate (wanted ${plan.expected}, got ${got})` };
+  }
+  // A signature by the crate's key vouches for the bytes by itself.
+  if (plan.signing) return { ok: true, source: 'signature' };
+  const shaUrl = `${url}.sha256`;
+  const res = await httpGet(ctx, shaUrl, { what: `The checksum file ${shaUrl}`, maxBytes: 4096, passStatuses: [404, 410, 451] });
+  if (res.status !== 200) return { ok: false, refused: 'unverifiable', why: `${shaUrl} is missing (status ${res.status}), and yep-ext never installs an unverified binary` };
+  const wanted = SHA_LINE_RE.exec(res.body.toString('utf8').trimStart())?.[1];
+  if (!wanted) return { ok: false, refused: 'unverifiable', why: `${shaUrl} does not start with a lowercase hex SHA-256` };
+  if (wanted !== got) return { ok: false, refused: 'digest-mismatch', why: `${url} does not match its published SHA-256 (wanted ${wanted}, got ${got})` };
+  return { ok: true, source: 'release-host' };
+}
+
 /**
- * Provide the server binary for the package at `pkgDir` when its manifest names a
- * `binaries` template and the command is not already resolvable.
+ * Provide the server binary for the package at `pkgDir` from a prebuilt
+ * artifact. The caller has already seen that the command does not resolve.
  */
-export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Manifest): Promise<BinaryOutcome> {
+export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Manifest, options: ProvisionOptions = {}): Promise<BinaryOutcome> {
   const server = manifest.yolop.capabilityServer;
-  if (!server.binaries) return {};
+  if (server.binaries === undefined && options.cargo?.binstall === undefined) return {};
   if ((await inspectServerCommand(pkgDir, server.command, ctx.env.PATH ?? '')).ok) return {};
   const command = server.command;
   if (!COMMAND_RE.test(command)) return { note: `no prebuilt binary: the command "${command}" is not a plain file name` };
-  const target = hostTarget();
-  if (!target) return { note: `no prebuilt binary for ${process.platform}-${process.arch}; put ${command} on PATH or in the package's bin/` };
+  const target = options.target ?? hostTarget();
+  if (!target) return { unavailable: true, note: `no prebuilt binary for ${process.platform}-${process.arch}` };
+  const decision = decideArtifact({ manifest, ...(options.cargo ? { cargo: options.cargo } : {}), target });
+  if (decision.kind === 'none') return { unavailable: true, note: `no prebuilt binary: ${decision.reason}` };
+  if (decision.kind === 'unusable') return { note: `no prebuilt binary installed: ${decision.reason}` };
+  const plan = decision.plan;
   const binDir = join(pkgDir, 'bin');
   const dest = join(binDir, command);
   if (await exists(dest)) return { note: `bin/${command} exists but is not executable; not replacing it with a download` };
 
-  const url = binaryUrl(server.binaries, { name: manifest.name, version: manifest.version ?? '', target });
-  const partial = join(binDir, `.${command}.download.partial`);
+  // Downloads land beside the package (in staging), never inside it until verified.
+  const tmp = await mkdtemp(join(dirname(pkgDir), '.yep-artifact-'));
+  const partial = join(tmp, 'artifact');
   try {
-    checkFetchUrl(url, 'The prebuilt binary URL');
-    const shaUrl = `${url}.sha256`;
-    const shaRes = await httpGet(ctx, shaUrl, { what: `The checksum file ${shaUrl}`, maxBytes: 4096, passStatuses: [404, 410, 451] });
-    if (shaRes.status !== 200) return { note: `no prebuilt binary installed: ${shaUrl} is missing (status ${shaRes.status}), and yep-ext never installs an unverified binary` };
-    const wanted = SHA_LINE_RE.exec(shaRes.body.toString('utf8').trimStart())?.[1];
-    if (!wanted) return { note: `no prebuilt binary installed: ${shaUrl} does not start with a lowercase hex SHA-256` };
+    const found = await downloadFirst(ctx, plan, partial, `Downloading ${command}`);
+    if (!found) return { unavailable: true, note: `no prebuilt binary: the release host has no ${target} artifact (${plan.urls.join(', ')})` };
+    const { got, url, fmt } = found;
+    const digest = await checkDigest(ctx, plan, url, got.sha256);
+    if (!digest.ok) return { url, refused: digest.refused, note: `no prebuilt binary installed: ${digest.why}` };
+    const signature = await checkSignature(ctx, plan, url, partial);
+    if (!signature.ok) return { url, refused: signature.refused, note: `no prebuilt binary installed: ${url}: ${signature.why}` };
 
     await mkdir(binDir, { recursive: true, mode: 0o755 });
-    const got = await httpDownload(ctx, url, partial, { what: `Downloading the ${target} binary of ${manifest.name}`, maxBytes: maxBinaryBytes(ctx.env), progressLabel: `Downloading ${command}` });
-    if (got.sha256 !== wanted) {
-      return { note: `no prebuilt binary installed: ${url} does not match its published SHA-256 (wanted ${wanted}, got ${got.sha256})` };
-    }
-    const path = new URL(url).pathname.toLowerCase();
-    if (path.endsWith('.tar.gz') || path.endsWith('.tgz')) {
-      if (!(await extractCommand(partial, command, dest, binDir))) return { note: `no prebuilt binary installed: the archive at ${url} holds no file named ${command}` };
-    } else if (path.endsWith('.zip') || path.endsWith('.tar.xz') || path.endsWith('.tar.zst')) {
-      return { note: `no prebuilt binary installed: ${url} is an archive format yep-ext does not unpack (use .tar.gz or a bare binary)` };
-    } else {
-      await rename(partial, dest);
-    }
+    const why = await extractArtifact(partial, fmt, plan.pick, dest, tmp, maxBinaryBytes(ctx.env));
+    if (why) return { url, note: `no prebuilt binary installed: ${url}: ${why}` };
     await chmod(dest, 0o755);
-    ctx.log.info(`Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…).`);
-    return { sha256: got.sha256, path: dest };
+    const fileSha = fmt === 'bin' ? got.sha256 : await sha256File(dest);
+    const record: BinaryRecord = {
+      binary_sha256: got.sha256,
+      binary_file_sha256: fileSha,
+      binary_source: 'prebuilt',
+      ...(digest.source ? { binary_digest_source: digest.source } : {}),
+      ...(plan.signing ? { binary_signature: 'minisign' as const } : {}),
+      binary_target: target,
+    };
+    const how = digest.source === 'crate' ? "the crate's digest" : digest.source === 'signature' ? "the crate's minisign key" : 'the release host\'s .sha256 (weaker: same host as the binary)';
+    ctx.log.info(`Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…, verified with ${how}${plan.signing && digest.source === 'crate' ? ' and its minisign key' : ''}).`);
+    return { sha256: got.sha256, path: dest, url, record, ...(signature.trustedComment !== undefined ? { trustedComment: signature.trustedComment } : {}) };
   } catch (e) {
     if (!isYepError(e) || e.code === 'E_INTERRUPTED') throw e;
     return { note: `no prebuilt binary installed: ${e.message}` };
   } finally {
-    await rm(partial, { force: true });
+    await rm(tmp, { recursive: true, force: true });
   }
 }
-

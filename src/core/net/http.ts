@@ -123,16 +123,8 @@ let undiciPromise: Promise<Undici> | undefined;
 const agents = new Map<string, unknown>();
 
 async function loadUndici(): Promise<Undici> {
-  if (!undiciPromise) {
-    // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
-    // functions up with TurboFan on a background thread, and Node's exit joins
-    // that thread: ~200 ms of every network command here went to waiting for a
-    // compile nobody would use (measured on update --all; docs/performance.md).
-    // Baseline (Liftoff) code is plenty for parsing headers and counting body
-    // bytes. Set before undici compiles its module; this process runs no other wasm.
-    const { setFlagsFromString } = await import('node:v8');
-    setFlagsFromString('--liftoff-only');
-  }
+  // The CLI entry (bin/run.js) sets V8's --liftoff-only for undici's wasm parser; a
+  // library embedder keeps its own V8 flags (issue 13: no process-wide side effects).
   // Node gives a CommonJS module's exports as named exports; the esbuild bundle
   // (scripts/build-cli.mjs) gives only `default` for a lazily imported one.
   undiciPromise ??= import('undici').then((m) => ('Agent' in m ? m : (m as unknown as { default: Undici }).default));

@@ -15,7 +15,7 @@ import { checkAgainstAgent } from '../agent/agent-version.js';
 import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
 import { sourceFor, type LockSource } from '../sources/index.js';
-import { preparePackage, type FetchResult, type PreparedPackage } from './prepare.js';
+import { preparePackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
 
 /** At most this many candidates are downloaded looking for one the agent can run. */
 export const ENGINES_WALK_CAP = 5;
@@ -65,7 +65,13 @@ function versionLabel(manifest: Manifest, source: LockSource): string {
  * (an exclusion is still reported, as a warning). Errors other than an exclusion
  * (a failed download, a bad manifest) end the walk: they are not skipped silently.
  */
-export async function prepareForAgent(ctx: Context, stage: string, candidates: CandidateFetch[], options: { ignoreEngines?: boolean; /** For the override warning: "installing" (default), "updating to". */ doing?: string } = {}): Promise<WalkResult> {
+export async function prepareForAgent(ctx: Context, stage: string, candidates: CandidateFetch[], options: {
+    ignoreEngines?: boolean;
+    /** For the override warning: "installing" (default), "updating to". */
+    doing?: string;
+    /** Passed on to preparePackage (the server-binary mode); its `accept` is the walk's own. */
+    prepare?: PrepareOptions;
+  } = {}): Promise<WalkResult> {
   const into = join(stage, 'pkg');
   const skipped: SkippedCandidate[] = [];
   let last: EnginesVerdict | undefined;
@@ -73,6 +79,7 @@ export async function prepareForAgent(ctx: Context, stage: string, candidates: C
     let verdict: EnginesVerdict | undefined;
     try {
       const prepared = await preparePackage(ctx, stage, () => fetch(into), {
+        ...options.prepare,
         accept: async (manifest, fetched) => {
           verdict = await checkAgainstAgent(ctx, manifest);
           const label = `${manifest.name} ${versionLabel(manifest, fetched.source)}`;

@@ -21,7 +21,7 @@ export async function runDisable(ctx: Context, input: string): Promise<DisableRe
   const name = resolveExtensionName(ctx.paths, input);
   return withInstallLock(ctx, async () => {
     const installed = await isInstalled(ctx.paths, name);
-    if (!installed && !(await readExtensionSettings(ctx.paths, name)).present) throw notInstalled(name);
+    if (!installed && !(await readExtensionSettings(ctx.paths, name)).present) throw notInstalled(name, 'Run `yep-ext list` to see what is installed.');
     const { changed } = await disableExtension(ctx.paths, name);
     return { name, enabled: false, changed, installed };
   });

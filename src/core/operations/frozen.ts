@@ -7,10 +7,11 @@
  * one stat and no network. Every write of the store's lock goes through the
  * transaction (store/transaction.ts), the lock's only writer.
  */
-import { lstat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { YepError, isYepError } from '../errors.js';
+import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
@@ -70,8 +71,24 @@ async function reportEngines(ctx: Context, items: FrozenItem[]): Promise<void> {
   }
 }
 
+/**
+ * The lockfile given with --lockfile: it must be a file. (The store's own lock
+ * may be absent, meaning nothing is installed; a lockfile named on the command
+ * line that is absent is a mistyped path, and a directory is not a lockfile.)
+ */
+async function loadGivenLockfile(file: string): Promise<Lockfile> {
+  const st = await stat(file).catch((e: unknown) => {
+    if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}.`, { hint: 'Check the path given to --lockfile (write one with `yep-ext lock export <path>`).' });
+    throw stateIoError('read', file, e);
+  });
+  if (st.isDirectory()) {
+    throw new YepError('E_USAGE', `--lockfile ${file} is a directory, not a lockfile.`, { hint: `Give the lock file itself, e.g. --lockfile ${join(file, 'yolop-extensions.lock')}.` });
+  }
+  return loadLock(file);
+}
+
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
-  const target = await loadLock(options.lockfile ?? ctx.paths.lockFile);
+  const target = options.lockfile ? await loadGivenLockfile(options.lockfile) : await loadLock(ctx.paths.lockFile);
   const current = await withInstallLock(ctx, async () => {
     await sweepStaging(ctx);
     return loadLock(ctx.paths.lockFile);

@@ -8,6 +8,7 @@
  * (install-plan.ts) before the lock; `--dry-run` stops there.
  */
 import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
@@ -19,7 +20,8 @@ import { sourceFor, type ValidSpec } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
-import { commitPackage, type FetchResult, type PreparedPackage } from './prepare.js';
+import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
+import { describeBinaryStep } from '../binary/binary-step.js';
 import { decideInstall, type InstallDecision, type InstallPlan } from './install-plan.js';
 import { enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesReport } from './agent-walk.js';
 import { lstat, mkdtemp } from 'node:fs/promises';
@@ -60,6 +62,8 @@ export interface InstallPreview {
   content_hash: string;
   /** Present when an extension of that name is already installed. */
   previous?: LockEntry;
+  /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
+  binary?: string;
 }
 
 export interface InstallHooks {
@@ -80,11 +84,22 @@ export interface InstallHooks {
    * its `engines.yolop` excludes the installed agent (still reported, as a warning).
    */
   ignoreEngines?: boolean;
+  /** Server-binary options (`--build` / `--no-build`). */
+  prepare?: PrepareOptions;
 }
 
-function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>): YepError {
+/** A source that parses as nothing; when it names a directory here (`examples/echo-node`), say to write ./ before it. */
+function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): YepError {
+  let isDir = false;
+  try {
+    isDir = cwd !== undefined && spec.raw.trim() !== '' && statSync(join(cwd, spec.raw.trim())).isDirectory();
+  } catch {
+    // Not a directory here: the generic hint.
+  }
   return new YepError('E_USAGE', `Cannot install "${spec.raw}": ${spec.reason}.`, {
-    hint: 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
+    hint: isDir
+      ? `"${spec.raw.trim()}" is a directory here: a path needs ./ (or ../, /, ~/) in front, so run \`yep-ext install ./${spec.raw.trim()}\`.`
+      : 'Sources: a bare name (lsp), crates.io:<crate>[@req], a git URL [@rev|#ref], or an explicit path (./dir).',
   });
 }
 
@@ -119,10 +134,11 @@ interface Planned {
 }
 
 /** Fetch `spec` into `stage`, verify it, compare it with what is installed. Writes nothing outside `stage`. */
-async function planSpec(ctx: Context, spec: ValidSpec, stage: string, ignoreEngines: boolean): Promise<Planned> {
-  const walk = await prepareForAgent(ctx, stage, await specCandidates(ctx, spec, ignoreEngines), { ignoreEngines });
+async function planSpec(ctx: Context, spec: ValidSpec, stage: string, ignoreEngines: boolean, options: PrepareOptions = {}): Promise<Planned> {
+  const walk = await prepareForAgent(ctx, stage, await specCandidates(ctx, spec, ignoreEngines), { ignoreEngines, prepare: options });
   if (!walk.prepared) throw enginesRefusal(spec.raw.trim(), walk);
   const prepared = walk.prepared;
+  const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
   const before = findEntry(await loadLock(ctx.paths.lockFile), name);
   const target = packageDir(ctx.paths, name);
@@ -165,6 +181,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, ignoreEngi
       source: fetched.source,
       content_hash: prepared.content_hash,
       ...(previous ? { previous } : {}),
+      ...(binaryLine ? { binary: binaryLine } : {}),
     }),
   };
 }
@@ -176,7 +193,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, ignoreEngi
  */
 async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks): Promise<InstallOutcome> {
   const { prepared, plan } = planned;
-  const { name, manifest, grant, command, fetched } = prepared;
+  const { name, manifest, grant, fetched } = prepared;
   return withInstallLock(ctx, async () => {
     const previous = findEntry(await loadLock(ctx.paths.lockFile), name);
     const target = packageDir(ctx.paths, name);
@@ -202,6 +219,8 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
       }
     }
     if (decision.action !== 'unchanged') await commitPackage(ctx, prepared);
+    // Read after the commit: a build from source runs there and changes both.
+    const { command } = prepared;
     return {
       name,
       ...(manifest.version !== undefined ? { version: manifest.version } : {}),
@@ -225,12 +244,12 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
  */
 async function withPlan<T>(ctx: Context, input: string | Spec, hooks: InstallHooks, cwd: string, dryRun: boolean, use: (planned: Planned) => Promise<T>): Promise<T> {
   const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
-  if (spec.kind === 'invalid') throw invalidSpec(spec);
+  if (spec.kind === 'invalid') throw invalidSpec(spec, cwd);
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   if (!dryRun) await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));
   try {
-    const planned = await planSpec(ctx, spec, stage, hooks.ignoreEngines === true);
+    const planned = await planSpec(ctx, spec, stage, hooks.ignoreEngines === true, hooks.prepare);
     await hooks.onPreview?.(planned.preview(planned.plan.previous));
     return await use(planned);
   } finally {

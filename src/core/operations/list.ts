@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { contentHash } from '../package/content-hash.js';
+import { sha256File } from '../binary/file-digest.js';
+import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockSource } from '../store/lockfile.js';
 import { isLinked } from '../sources/index.js';
@@ -145,7 +147,16 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       const exclude = new Set(binary && item.manifest ? [`bin/${item.manifest.yolop.capabilityServer.command}`] : []);
       const actual = await contentHash(dir, exclude).catch(() => undefined);
       if (actual !== entry.content_hash) item.problems.push(`hash drift: the files changed since install (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`);
+      // The binary itself, when the lock recorded the placed file's digest (docs/binaries.md).
+      const fileSha = entry.source.binary_file_sha256;
+      if (typeof fileSha === 'string' && item.manifest) {
+        const rel = `bin/${item.manifest.yolop.capabilityServer.command}`;
+        const got = await sha256File(join(dir, rel)).catch(() => undefined);
+        if (got !== fileSha) item.problems.push(got === undefined ? `binary missing: ${rel} is gone (reinstall it)` : `binary drift: ${rel} changed since install (expected sha256 ${fileSha.slice(0, 12)}…, found ${got.slice(0, 12)}…)`);
+      }
     }
+    const weak = weakBinaryProblem(entry.source);
+    if (weak) item.problems.push(weak);
     return item;
   }, { concurrency: 8 });
   await addEngines(ctx, listed);

@@ -4,7 +4,7 @@
  * hash, grant), and a PreparedPackage is committed to the store and lock by the
  * crash-safe transaction. Only this module turns fetched bytes into store state.
  */
-import { symlink } from 'node:fs/promises';
+import { mkdtemp, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { checkpoint } from '../store/checkpoint.js';
@@ -15,9 +15,11 @@ import type { LockEntry } from '../store/lockfile.js';
 import { YepError } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
-import { isLinked, sourceFor, type LockSource } from '../sources/index.js';
+import { isBuildable, isLinked, sourceFor, type LockSource } from '../sources/index.js';
 import type { Fetched } from '../sources/source.js';
 import { placePackage, type LockChanges } from '../store/transaction.js';
+import type { BinaryStep, BuildMode } from '../binary/binary-step.js';
+import { withBinaryRecord } from '../binary/binary-record.js';
 
 /** What a fetch returned, typed for the pipeline (any kind's record). */
 export type FetchResult = Fetched<LockSource>;
@@ -30,6 +32,13 @@ export interface PreparedPackage {
   grant: GrantSummary;
   command: CommandInspection;
   stage: string;
+  /**
+   * The server-binary step (docs/binaries.md), present when the command did not
+   * resolve in a tree we own: `binary.outcome.refused` marks a prebuilt binary
+   * refused for integrity reasons; `binary.build` a cargo build that
+   * commitPackage runs after consent.
+   */
+  binary?: BinaryStep;
 }
 
 export interface PrepareOptions {
@@ -38,6 +47,8 @@ export interface PrepareOptions {
    * provisioning a binary): throw to reject it (the engines walk, operations/agent-walk).
    */
   accept?: (manifest: Manifest, fetched: FetchResult) => Promise<void>;
+  /** `--build` = 'force', `--no-build` = 'never'; default 'auto'. */
+  build?: BuildMode;
 }
 
 export async function preparePackage(ctx: Context, stage: string, fetch: () => Promise<FetchResult>, options: PrepareOptions = {}): Promise<PreparedPackage> {
@@ -50,12 +61,13 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   await checkpoint(ctx.env, 'install:after-fetch');
   const inspect = () => inspectServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
   let command = await inspect();
-  // A prebuilt server binary, only into a tree we own (never into a user's path install).
-  if (!command.ok && manifest.yolop.capabilityServer.binaries && !isLinked(fetched.source)) {
-    const { provisionBinary } = await import('../binary/provision-binary.js');
-    const outcome = await provisionBinary(ctx, fetched.dir, manifest);
-    if (outcome.sha256) fetched.source = { ...fetched.source, binary_sha256: outcome.sha256 };
-    if (outcome.note) fetched.notes = [...(fetched.notes ?? []), outcome.note];
+  // The server binary (prebuilt, else a planned build), only into a tree we own (never into a user's path install).
+  let binary: BinaryStep | undefined;
+  if (!command.ok && !isLinked(fetched.source)) {
+    const { prepareBinary } = await import('../binary/binary-step.js');
+    binary = await prepareBinary(ctx, fetched.dir, manifest, isBuildable(fetched.source), options.build ?? 'auto');
+    if (binary.outcome?.record) fetched.source = withBinaryRecord(fetched.source, binary.outcome.record);
+    if (binary.notes.length > 0) fetched.notes = [...(fetched.notes ?? []), ...binary.notes];
     command = await inspect();
   }
   return {
@@ -66,7 +78,20 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
     grant: summarizeGrant(grantOf(manifest)),
     command,
     stage,
+    ...(binary ? { binary } : {}),
   };
+}
+
+/** Run a planned cargo build (after consent); the lock record, notes and command follow. */
+async function finishPreparedBinary(ctx: Context, p: PreparedPackage): Promise<void> {
+  if (!p.binary?.build) return;
+  const { finishBinary } = await import('../binary/binary-step.js');
+  const before = p.binary.notes.length;
+  const outcome = await finishBinary(ctx, p.binary, p.fetched.dir, await mkdtemp(join(p.stage, 'build-')));
+  if (outcome?.record) p.fetched.source = withBinaryRecord(p.fetched.source, outcome.record);
+  const added = p.binary.notes.slice(before);
+  if (added.length > 0) p.fetched.notes = [...(p.fetched.notes ?? []), ...added];
+  p.command = await inspectServerCommand(p.fetched.dir, p.manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
 }
 
 /**
@@ -99,9 +124,12 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
 
 /**
  * Place a prepared package at <store>/<name> and pin it, with any other lock
- * `changes` in the same write. Caller holds the installer lock.
+ * `changes` in the same write. Caller holds the installer lock, and every consent
+ * has been given: a planned build from source runs here.
  */
-export async function commitPackage(ctx: Context, p: PreparedPackage, entry: LockEntry = lockEntryFor(p), changes: LockChanges = {}): Promise<void> {
+export async function commitPackage(ctx: Context, p: PreparedPackage, given?: LockEntry, changes: LockChanges = {}): Promise<void> {
+  await finishPreparedBinary(ctx, p);
+  const entry = given ?? lockEntryFor(p);
   let tree = p.fetched.dir;
   if (isLinked(p.fetched.source)) {
     // The store entry is a link to the user's directory, swapped in like a tree.

@@ -13,6 +13,7 @@ import { loadLock, type LockEntry } from '../store/lockfile.js';
 import { CRATE_PREFIX } from '../package/names.js';
 import { loadRegistryConfig } from '../sources/crates-io/registry-config.js';
 import { asCrateRecord } from '../sources/crate-source.js';
+import { truncateRedacted } from '../text/redact.js';
 
 export const EXTENSION_KEYWORD = 'yolop-extension';
 /** crates.io's crawler policy: at most one request per second. */
@@ -106,7 +107,7 @@ async function fetchPage(ctx: Context, api: string, params: Record<string, strin
   // crates.io can report errors with status 200: never take that for "no results".
   const errors = apiErrors(doc);
   if (errors !== undefined || res.status !== 200) {
-    throw new YepError('E_NETWORK', `The search API at ${api} answered with an error${res.status !== 200 ? ` (status ${res.status})` : ''}: ${(errors ?? 'no details').slice(0, 300)}`, {
+    throw new YepError('E_NETWORK', `The search API at ${api} answered with an error${res.status !== 200 ? ` (status ${res.status})` : ''}: ${truncateRedacted(errors ?? 'no details', 300)}`, {
       ...(res.status === 403 ? { hint: 'crates.io refuses requests without a proper User-Agent or above its rate limit; try again later.' } : {}),
     });
   }

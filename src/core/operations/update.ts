@@ -18,8 +18,9 @@ import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
-import { commitPackage, lockEntryFor, type PreparedPackage } from './prepare.js';
+import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
+import { describeBinaryStep } from '../binary/binary-step.js';
 
 /** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'held' | 'refused' | 'failed';
@@ -34,6 +35,8 @@ export interface UpdateItem {
   consent_needed: boolean;
   /** `engines.yolop` of the version moved to (or, when held, of the newest skipped) and what was skipped. */
   engines?: EnginesReport;
+  /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
+  binary?: string;
   error?: ReturnType<YepError['toJSON']>;
 }
 
@@ -50,6 +53,8 @@ export interface UpdateOptions {
   onPlan?: (item: UpdateItem) => void;
   /** Move to the newest version even when its `engines.yolop` excludes the installed agent. */
   ignoreEngines?: boolean;
+  /** Server-binary options (`--build` / `--no-build`). */
+  prepare?: PrepareOptions;
 }
 
 interface Planned {
@@ -66,7 +71,7 @@ async function updateCandidates(ctx: Context, entry: LockEntry, ignoreEngines: b
   return newer ? [newer] : [];
 }
 
-async function planOne(ctx: Context, entry: LockEntry, ignoreEngines: boolean): Promise<Planned> {
+async function planOne(ctx: Context, entry: LockEntry, ignoreEngines: boolean, prepare: PrepareOptions = {}): Promise<Planned> {
   const from = {
     ...(entry.version !== undefined ? { version: entry.version } : {}),
     content_hash: entry.content_hash,
@@ -80,7 +85,7 @@ async function planOne(ctx: Context, entry: LockEntry, ignoreEngines: boolean): 
   if (candidates.length === 0) return { item: base };
   const stage = await makeStagingDir(ctx, `update-${entry.name}`);
   try {
-    const walk = await prepareForAgent(ctx, stage, candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)), { ignoreEngines, doing: 'updating to' });
+    const walk = await prepareForAgent(ctx, stage, candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)), { ignoreEngines, doing: 'updating to', prepare });
     if (!walk.prepared) {
       // Newer versions exist, and none tried runs on this agent: keep what is installed.
       await removeDir(stage);
@@ -117,6 +122,7 @@ async function planOne(ctx: Context, entry: LockEntry, ignoreEngines: boolean): 
       ...(diff ? { diff } : {}),
       consent_needed: widens,
       engines: walk.engines,
+      ...(describeBinaryStep(prepared.binary) ? { binary: describeBinaryStep(prepared.binary) as string } : {}),
     };
     return { item, prepared, stage };
   } catch (e) {
@@ -137,7 +143,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
     : options.names.map((n) => {
         const name = resolveExtensionName(ctx.paths, n);
         const entry = findEntry(lock, name);
-        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Install it first: \`yep-ext install ${name}\`.` });
+        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).` });
         return entry;
       });
 
@@ -146,7 +152,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
     entries,
     async (entry): Promise<Planned> => {
       try {
-        return await planOne(ctx, entry, options.ignoreEngines === true);
+        return await planOne(ctx, entry, options.ignoreEngines === true, options.prepare);
       } catch (e) {
         if (!isYepError(e)) throw e;
         return {
@@ -182,6 +188,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
       }).then(
         () => {
           item.status = 'updated';
+          if (item.to && p.prepared) item.to.source = p.prepared.fetched.source; // a build at commit adds its digest
         },
         (e: unknown) => {
           if (!isYepError(e)) throw e;

@@ -1,19 +1,23 @@
 /**
- * plugin.json -> Manifest, by the host's rules (host-compat §2). Unknown keys are
- * ignored where the host ignores them and refused where the host refuses them;
- * every problem is collected so the author sees them all at once.
+ * plugin.json -> Manifest, by the host's rules (host-compat §2; the rules themselves
+ * are the zod schemas of manifest-schema.ts). This module is what every command
+ * loads, so it judges without zod: the check generated from those schemas
+ * (plugin-check.generated.ts) plus the rules JSON Schema cannot say
+ * (manifest-rules.ts). A manifest it rejects goes to manifest-validate.ts (zod)
+ * for the full verdict and every problem at once.
  */
 import { inspectRegularFile, readRegularTextSync } from '../store/read-regular-file.js';
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
 import { parseStrictJson, StrictJsonError } from './json-strict.js';
-import { NAME_RE, isValidName } from './names.js';
+import { HOOK_EVENTS, HOST_PROTOCOL_MAJOR, rulesHold } from './manifest-rules.js';
+import { checkPluginJson } from './plugin-check.generated.js';
+
+export { HOOK_EVENTS, HOST_PROTOCOL_MAJOR };
 
 export const MANIFEST_FILE = 'plugin.json';
 /** A manifest larger than this is refused before parsing (hardening D28). */
 export const MANIFEST_MAX_BYTES = 1024 * 1024;
-export const HOST_PROTOCOL_MAJOR = 1;
-export const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 export interface ToolDecl {
@@ -68,6 +72,12 @@ export interface CapabilityServer {
   command: string;
   args: string[];
   binaries?: string;
+  /**
+   * yep-ext: per-target SHA-256 of the prebuilt artifact (target triple -> 64 lowercase
+   * hex), inside the checksummed crate (docs/binaries.md). A sibling of `binaries`,
+   * which the host ignores.
+   */
+  binary_sha256?: Record<string, string>;
 }
 
 export interface YolopFacet {
@@ -91,8 +101,9 @@ export interface Manifest {
   version?: string;
   description?: string;
   /**
-   * The top-level `engines` value as written, unchecked: the host ignores it, so it
-   * never makes a manifest invalid. `engines.yolop` is read by agent/engines.ts.
+   * The top-level `engines` value as written: the schema accepts any value there
+   * (the host ignores it), so it never makes a manifest invalid; `engines.yolop`
+   * is judged by agent/engines.ts, where a malformed range is a warning.
    */
   engines?: unknown;
   yolop: YolopFacet;
@@ -100,161 +111,69 @@ export interface Manifest {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// The reader below runs on values manifestProblems found valid: it only fills in
+// the host's defaults (null counts as absent) and never judges.
+const opt = <T>(v: unknown): T | undefined => (v === null ? undefined : (v as T | undefined));
+const optional = <K extends string, T>(key: K, v: T | undefined): { [P in K]?: T } => (v === undefined ? {} : ({ [key]: v } as { [P in K]?: T }));
 
-class Problems {
-  list: string[] = [];
-  add(path: string, msg: string): void {
-    this.list.push(`${path}: ${msg}`);
-  }
-}
+/** Digests are compared as lower-case hex. */
+const lowerHexValues = (m: Record<string, string> | undefined) => (m === undefined ? undefined : Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.toLowerCase()])));
 
-function optString(p: Problems, o: Obj, key: string, path: string): string | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') {
-    p.add(`${path}.${key}`, 'must be a string');
-    return undefined;
-  }
-  return v;
-}
-
-function optBool(p: Problems, o: Obj, key: string, path: string): boolean {
-  const v = o[key];
-  if (v === undefined || v === null) return false;
-  if (typeof v !== 'boolean') {
-    p.add(`${path}.${key}`, 'must be true or false');
-    return false;
-  }
-  return v;
-}
-
-function stringArray(p: Problems, v: unknown, path: string): string[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
-    p.add(path, 'must be an array of strings');
-    return [];
-  }
-  return v as string[];
-}
-
-function stringMap(p: Problems, v: unknown, path: string): Record<string, string> {
-  if (v === undefined || v === null) return {};
-  if (!isObj(v) || Object.values(v).some((x) => typeof x !== 'string')) {
-    p.add(path, 'must be an object of strings');
-    return {};
-  }
-  return { ...(v as Record<string, string>) };
-}
-
-function unknownKeys(p: Problems, o: Obj, allowed: readonly string[], path: string): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) p.add(`${path}.${k}`, 'unknown key (the host refuses it)');
-}
-
-function arrayOf(p: Problems, v: unknown, path: string): unknown[] {
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) {
-    p.add(path, 'must be an array');
-    return [];
-  }
-  return v;
-}
-
-function parseTools(p: Problems, v: unknown): ToolDecl[] {
-  const seen = new Set<string>();
-  return arrayOf(p, v, 'yolop.tools').flatMap((t, i) => {
-    const path = `yolop.tools[${i}]`;
-    if (!isObj(t)) return p.add(path, 'must be an object'), [];
-    const name = optString(p, t, 'name', path);
-    if (!name) return p.add(`${path}.name`, 'is required'), [];
-    if (!NAME_RE.test(name)) p.add(`${path}.name`, `${JSON.stringify(name)} must match ^[A-Za-z0-9_-]+$`);
-    if (seen.has(name)) p.add(`${path}.name`, `duplicate tool ${JSON.stringify(name)}`);
-    seen.add(name);
-    const schema = t.schema === undefined || t.schema === null ? { type: 'object' } : t.schema;
-    if (!isObj(schema)) p.add(`${path}.schema`, 'must be a JSON Schema object');
-    const description = optString(p, t, 'description', path);
-    return [{ name, ...(description !== undefined ? { description } : {}), schema: isObj(schema) ? schema : {}, never_defer: optBool(p, t, 'never_defer', path) }];
-  });
-}
-
-function parseHooks(p: Problems, v: unknown): HookDecl[] {
-  return arrayOf(p, v, 'yolop.hooks').flatMap((h, i) => {
-    const path = `yolop.hooks[${i}]`;
-    if (!isObj(h)) return p.add(path, 'must be an object'), [];
-    unknownKeys(p, h, ['event', 'tool_name_glob', 'timeout_ms', 'on_error'], path);
-    const event = h.event;
-    if (!HOOK_EVENTS.includes(event as HookEvent)) p.add(`${path}.event`, `must be one of ${HOOK_EVENTS.join(', ')}`);
-    const glob = optString(p, h, 'tool_name_glob', path) ?? '*';
-    if (glob === '') p.add(`${path}.tool_name_glob`, 'must not be empty');
-    const timeout = h.timeout_ms ?? 5000;
-    if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout <= 0) p.add(`${path}.timeout_ms`, 'must be a positive integer');
-    const onError = h.on_error ?? 'warn';
-    if (onError !== 'warn' && onError !== 'block') p.add(`${path}.on_error`, 'must be "warn" or "block"');
-    return [
-      {
-        event: event as HookEvent,
-        tool_name_glob: glob,
-        timeout_ms: typeof timeout === 'number' ? timeout : 5000,
-        on_error: onError === 'block' ? 'block' : 'warn',
-      },
-    ];
-  });
-}
-
-function parseMcpServers(p: Problems, v: unknown): Record<string, McpServerDecl> {
-  if (v === undefined || v === null) return {};
-  // The seed spec sketched `mcpServers: []`; an empty array means "none" and is accepted.
-  if (Array.isArray(v) && v.length === 0) return {};
-  if (!isObj(v)) return p.add('yolop.mcpServers', 'must be an object mapping server names to definitions'), {};
-  const out: Record<string, McpServerDecl> = {};
-  for (const [name, s] of Object.entries(v)) {
-    const path = `yolop.mcpServers.${name}`;
-    if (!isValidName(name)) p.add(path, 'server names must match ^[A-Za-z0-9_-]+$');
-    if (!isObj(s)) {
-      p.add(path, 'must be an object');
-      continue;
-    }
-    unknownKeys(p, s, ['type', 'command', 'args', 'env', 'url', 'headers'], path);
-    const command = optString(p, s, 'command', path);
-    const url = optString(p, s, 'url', path);
-    const type = s.type ?? (url !== undefined && command === undefined ? 'http' : 'stdio');
-    if (type !== 'stdio' && type !== 'http') p.add(`${path}.type`, 'must be "stdio" or "http"');
-    if (type === 'stdio' && !command) p.add(`${path}.command`, 'is required for a stdio server');
-    if (type === 'http' && !url) p.add(`${path}.url`, 'is required for an http server');
-    out[name] = {
-      type: type === 'http' ? 'http' : 'stdio',
-      ...(command !== undefined ? { command } : {}),
-      args: stringArray(p, s.args, `${path}.args`),
-      env: stringMap(p, s.env, `${path}.env`),
-      ...(url !== undefined ? { url } : {}),
-      headers: stringMap(p, s.headers, `${path}.headers`),
-    };
-  }
-  return out;
-}
-
-function parseCommands(p: Problems, v: unknown): CommandDecl[] {
-  const seen = new Set<string>();
-  return arrayOf(p, v, 'yolop.commands').flatMap((c, i) => {
-    const path = `yolop.commands[${i}]`;
-    if (!isObj(c)) return p.add(path, 'must be an object'), [];
-    unknownKeys(p, c, ['name', 'description', 'args'], path);
-    const name = optString(p, c, 'name', path);
-    if (!name || !isValidName(name)) return p.add(`${path}.name`, 'is required and must match ^[A-Za-z0-9_-]+$'), [];
-    if (seen.has(name)) p.add(`${path}.name`, `duplicate command ${JSON.stringify(name)}`);
-    seen.add(name);
-    const args = arrayOf(p, c.args, `${path}.args`).flatMap((a, j): CommandArgDecl[] => {
-      const apath = `${path}.args[${j}]`;
-      if (!isObj(a)) return p.add(apath, 'must be an object'), [];
-      unknownKeys(p, a, ['name', 'description', 'required'], apath);
-      const an = optString(p, a, 'name', apath);
-      if (!an) return p.add(`${apath}.name`, 'is required'), [];
-      const ad = optString(p, a, 'description', apath);
-      return [{ name: an, ...(ad !== undefined ? { description: ad } : {}), required: optBool(p, a, 'required', apath) }];
-    });
-    const description = optString(p, c, 'description', path);
-    return [{ name, ...(description !== undefined ? { description } : {}), args }];
-  });
+function toManifest(value: Obj): Manifest {
+  const y = value.yolop as Obj;
+  const cs = y.capabilityServer as Obj;
+  const configSchema = opt<Record<string, unknown>>(y.config_schema);
+  const mcp = isObj(y.mcpServers) ? (y.mcpServers as Record<string, Obj>) : {};
+  return {
+    name: value.name as string,
+    ...optional('version', opt<string>(value.version)),
+    ...optional('description', opt<string>(value.description)),
+    ...optional('engines', opt<unknown>(value.engines)),
+    yolop: {
+      ...optional('protocol_version', opt<string>(y.protocol_version)),
+      capabilityServer: { command: cs.command as string, args: opt<string[]>(cs.args) ?? [], ...optional('binaries', opt<string>(cs.binaries)), ...optional('binary_sha256', lowerHexValues(opt<Record<string, string>>(cs.binary_sha256))) },
+      ...optional('config_schema', configSchema),
+      tools: (opt<Obj[]>(y.tools) ?? []).map((t) => ({
+        name: t.name as string,
+        ...optional('description', opt<string>(t.description)),
+        schema: opt<Record<string, unknown>>(t.schema) ?? { type: 'object' },
+        never_defer: opt<boolean>(t.never_defer) ?? false,
+      })),
+      prompt: opt<boolean>(y.prompt) ?? false,
+      dynamic_prompt: opt<boolean>(y.dynamic_prompt) ?? false,
+      mcpServers: Object.fromEntries(
+        Object.entries(mcp).map(([name, s]) => {
+          const command = opt<string>(s.command);
+          const url = opt<string>(s.url);
+          const type = opt<'stdio' | 'http'>(s.type) ?? (url !== undefined && command === undefined ? 'http' : 'stdio');
+          const decl: McpServerDecl = {
+            type,
+            ...optional('command', command),
+            args: opt<string[]>(s.args) ?? [],
+            env: { ...(opt<Record<string, string>>(s.env) ?? {}) },
+            ...optional('url', url),
+            headers: { ...(opt<Record<string, string>>(s.headers) ?? {}) },
+          };
+          return [name, decl];
+        }),
+      ),
+      hooks: (opt<Obj[]>(y.hooks) ?? []).map((h) => ({
+        event: h.event as HookEvent,
+        tool_name_glob: opt<string>(h.tool_name_glob) ?? '*',
+        timeout_ms: opt<number>(h.timeout_ms) ?? 5000,
+        on_error: opt<'warn' | 'block'>(h.on_error) ?? 'warn',
+      })),
+      commands: (opt<Obj[]>(y.commands) ?? []).map((c) => ({
+        name: c.name as string,
+        ...optional('description', opt<string>(c.description)),
+        args: (opt<Obj[]>(c.args) ?? []).map((a) => ({ name: a.name as string, ...optional('description', opt<string>(a.description)), required: opt<boolean>(a.required) ?? false })),
+      })),
+      status: opt<boolean>(y.status) ?? false,
+      skills: opt<boolean>(y.skills) ?? false,
+      ui_ask: opt<boolean>(y.ui_ask) ?? false,
+      trace: opt<boolean>(y.trace) ?? false,
+    },
+  };
 }
 
 /** The config fields a manifest declares, in declaration order. */
@@ -280,129 +199,53 @@ export function configFields(manifest: Manifest): ConfigField[] {
   });
 }
 
-function checkConfigSchema(p: Problems, v: unknown): Record<string, unknown> | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (!isObj(v)) return p.add('yolop.config_schema', 'must be a JSON Schema object'), undefined;
-  if (v.properties !== undefined) {
-    if (!isObj(v.properties)) p.add('yolop.config_schema.properties', 'must be an object');
-    else
-      for (const [key, prop] of Object.entries(v.properties)) {
-        const path = `yolop.config_schema.properties.${key}`;
-        if (!isValidName(key)) p.add(path, 'config keys must match ^[A-Za-z0-9_-]+$');
-        if (!isObj(prop)) {
-          p.add(path, 'must be an object');
-          continue;
-        }
-        if (prop.secret !== undefined && typeof prop.secret !== 'boolean') p.add(`${path}.secret`, 'must be true or false');
-        if (prop.env !== undefined && (typeof prop.env !== 'string' || !ENV_NAME_RE.test(prop.env))) p.add(`${path}.env`, 'must be an environment variable name');
-        if (prop.enum !== undefined && (!Array.isArray(prop.enum) || prop.enum.some((x) => typeof x !== 'string'))) p.add(`${path}.enum`, 'must be an array of strings');
-      }
-  }
-  if (v.required !== undefined && (!Array.isArray(v.required) || v.required.some((x) => typeof x !== 'string'))) {
-    p.add('yolop.config_schema.required', 'must be an array of strings');
-  }
-  return v;
+/** The parsed value, when the quick verdict accepts it: the generated check, then the rules JSON Schema cannot say. */
+export function quickAccept(value: unknown): value is Obj {
+  return isObj(value) && checkPluginJson(value) && rulesHold(value);
 }
 
-/** Validate a parsed plugin.json value. Returns the manifest or the list of problems. */
-export function validateManifest(value: unknown): { manifest: Manifest } | { problems: string[] } {
-  const p = new Problems();
-  if (!isObj(value)) return { problems: ['plugin.json must hold a JSON object'] };
-  const name = optString(p, value, 'name', '');
-  if (name === undefined) p.add('name', 'is required');
-  else if (!isValidName(name)) p.add('name', `${JSON.stringify(name.slice(0, 80))} must match ^[A-Za-z0-9_-]+$ (at most 128 characters)`);
-  const version = typeof value.version === 'string' ? value.version : undefined;
-  const description = typeof value.description === 'string' ? value.description : undefined;
-  const y = value.yolop;
-  if (!isObj(y)) {
-    p.add('yolop', 'is required (the yolop facet block)');
-    return { problems: p.list };
-  }
-  const protocol = optString(p, y, 'protocol_version', 'yolop');
-  if (protocol !== undefined) {
-    const m = /^(\d+)(?:\.(\d+))?$/.exec(protocol);
-    if (!m) p.add('yolop.protocol_version', `${JSON.stringify(protocol)} is not MAJOR.MINOR`);
-    else if (Number(m[1]) !== HOST_PROTOCOL_MAJOR) p.add('yolop.protocol_version', `major ${m[1]} is not supported (the host speaks YEP ${HOST_PROTOCOL_MAJOR}.x)`);
-  }
-  const cs = y.capabilityServer;
-  let server: CapabilityServer = { command: '', args: [] };
-  if (!isObj(cs)) p.add('yolop.capabilityServer', 'is required');
-  else {
-    const command = optString(p, cs, 'command', 'yolop.capabilityServer');
-    if (!command || command.trim() === '') p.add('yolop.capabilityServer.command', 'is required and must not be empty');
-    const binaries = optString(p, cs, 'binaries', 'yolop.capabilityServer');
-    server = { command: command ?? '', args: stringArray(p, cs.args, 'yolop.capabilityServer.args'), ...(binaries !== undefined ? { binaries } : {}) };
-  }
-  const facet: YolopFacet = {
-    ...(protocol !== undefined ? { protocol_version: protocol } : {}),
-    capabilityServer: server,
-    ...(() => {
-      const c = checkConfigSchema(p, y.config_schema);
-      return c ? { config_schema: c } : {};
-    })(),
-    tools: parseTools(p, y.tools),
-    prompt: optBool(p, y, 'prompt', 'yolop'),
-    dynamic_prompt: optBool(p, y, 'dynamic_prompt', 'yolop'),
-    mcpServers: parseMcpServers(p, y.mcpServers),
-    hooks: parseHooks(p, y.hooks),
-    commands: parseCommands(p, y.commands),
-    status: optBool(p, y, 'status', 'yolop'),
-    skills: optBool(p, y, 'skills', 'yolop'),
-    ui_ask: optBool(p, y, 'ui_ask', 'yolop'),
-    trace: optBool(p, y, 'trace', 'yolop'),
-  };
-  const contributes =
-    facet.tools.length > 0 ||
-    facet.prompt ||
-    facet.dynamic_prompt ||
-    Object.keys(facet.mcpServers).length > 0 ||
-    facet.hooks.length > 0 ||
-    facet.commands.length > 0 ||
-    facet.status ||
-    facet.skills ||
-    facet.trace;
-  if (!contributes && p.list.length === 0) {
-    p.add('yolop', 'contributes nothing: declare at least one of tools, prompt, dynamic_prompt, mcpServers, hooks, commands, status, skills or trace');
-  }
-  if (p.list.length > 0) return { problems: p.list };
-  return {
-    manifest: {
-      name: name as string,
-      ...(version !== undefined ? { version } : {}),
-      ...(description !== undefined ? { description } : {}),
-      ...(value.engines !== undefined ? { engines: value.engines } : {}),
-      yolop: facet,
-    },
-  };
+/** A valid value as a Manifest (defaults filled in). Only for values the verdict accepted. */
+export function manifestOf(value: unknown): Manifest {
+  return toManifest(value as Obj);
 }
 
-/** Parse plugin.json text; throws E_MANIFEST listing every problem. `where` names the package. */
-export function parseManifest(text: string, where: string): Manifest {
-  let value: unknown;
+/** E_MANIFEST listing `problems` (the first of `total`). */
+export function manifestError(where: string, problems: string[], total: number): YepError {
+  const shown = problems.slice(0, 12).map((s) => `  - ${s}`);
+  if (total > 12) shown.push(`  - …and ${total - 12} more`);
+  return new YepError('E_MANIFEST', `${where}/plugin.json is not a valid extension manifest:\n${shown.join('\n')}`, {
+    hint: 'See the manifest rules in docs/formats.md; `yep-ext doctor <dir>` re-checks after each edit.',
+    details: { problems, ...(total > problems.length ? { problem_count: total } : {}) },
+  });
+}
+
+function tooLarge(file: string, bytes: number): YepError {
+  return new YepError('E_MANIFEST', `${file} is ${bytes} bytes; manifests are capped at ${MANIFEST_MAX_BYTES}.`, {
+    hint: 'A manifest declares; it does not carry data. Move large text (prompts, schemas) into files the server reads.',
+  });
+}
+
+/** plugin.json text as a JSON value: the size cap, then strict JSON (json-strict.ts). Throws E_MANIFEST. */
+export function manifestValue(text: string, where: string): unknown {
+  // Callers of the library may hand over any text: the cap holds here too, not only for files.
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MANIFEST_MAX_BYTES) throw tooLarge(`${where}/plugin.json`, bytes);
   try {
-    value = parseStrictJson(text);
+    return parseStrictJson(text);
   } catch (e) {
     if (e instanceof StrictJsonError) {
       throw new YepError('E_MANIFEST', `${where}/plugin.json is not valid: ${e.message}.`, { hint: 'Fix the file; `yep-ext doctor <dir>` checks a package before you install it.' });
     }
     throw e;
   }
-  const result = validateManifest(value);
-  if ('problems' in result) {
-    const shown = result.problems.slice(0, 12).map((s) => `  - ${s}`);
-    if (result.problems.length > 12) shown.push(`  - …and ${result.problems.length - 12} more`);
-    throw new YepError('E_MANIFEST', `${where}/plugin.json is not a valid extension manifest:\n${shown.join('\n')}`, {
-      hint: 'See the manifest rules in docs/formats.md; `yep-ext doctor <dir>` re-checks after each edit.',
-      details: { problems: result.problems },
-    });
-  }
-  return result.manifest;
 }
 
 /**
  * Read and validate `<dir>/plugin.json`. Synchronous reads on purpose: a manifest
  * is small (capped), and `list` reads one per installed extension, where
- * thread-pool round trips cost more than the reads (docs/performance.md).
+ * thread-pool round trips cost more than the reads (docs/performance.md). A valid
+ * manifest is judged by the generated check alone; only a rejected one loads the
+ * zod schemas (manifest-validate.ts), for the verdict in full and the messages.
  */
 export async function loadManifest(dir: string): Promise<Manifest> {
   const file = join(dir, MANIFEST_FILE);
@@ -412,8 +255,11 @@ export async function loadManifest(dir: string): Promise<Manifest> {
   if (!info) {
     throw new YepError('E_MANIFEST', `No plugin.json in ${dir}.`, { hint: 'An extension package has a plugin.json with a "yolop" block at its root.' });
   }
-  if (info.stat.size > MANIFEST_MAX_BYTES) throw new YepError('E_MANIFEST', `${file} is ${info.stat.size} bytes; manifests are capped at ${MANIFEST_MAX_BYTES}.`);
+  if (info.stat.size > MANIFEST_MAX_BYTES) throw tooLarge(file, info.stat.size);
   const text = readRegularTextSync(file, 'The manifest', { ...regular, maxBytes: MANIFEST_MAX_BYTES });
   if (text === undefined) throw new YepError('E_MANIFEST', `No plugin.json in ${dir}.`);
-  return parseManifest(text, dir);
+  const value = manifestValue(text, dir);
+  if (quickAccept(value)) return toManifest(value);
+  const { manifestFromValue } = await import('./manifest-validate.js');
+  return manifestFromValue(value, dir);
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
 import { writeFileAtomic } from '../store/fs-atomic.js';
 import type { Paths } from '../paths.js';
+import { MIN_FRAGMENT, truncateRedacted } from '../text/redact.js';
 
 export const KEYCHAIN_SERVICE = 'yolop';
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
@@ -52,10 +53,10 @@ export function keychainOptionsFromEnv(env: Record<string, string | undefined>):
   };
 }
 
-/** First line of a native error, without the Rust backtrace it carries. */
-function shortReason(e: unknown): string {
+/** First line of a native error, without the Rust backtrace it carries; `secrets` (the value being stored) redacted before the cut. */
+function shortReason(e: unknown, secrets: readonly string[] = []): string {
   const message = e instanceof Error ? e.message : String(e);
-  return (message.split('\n')[0] ?? '').slice(0, 200) || 'unknown error';
+  return truncateRedacted(message.split('\n')[0] ?? '', 200, secrets, { marker: () => '…' }) || 'unknown error';
 }
 
 async function loadModule(options: KeychainOptions): Promise<KeyringModule> {
@@ -69,7 +70,7 @@ async function loadModule(options: KeychainOptions): Promise<KeyringModule> {
   }
 }
 
-async function withTimeout<T>(what: string, options: KeychainOptions, work: () => Promise<T>): Promise<T> {
+async function withTimeout<T>(what: string, options: KeychainOptions, work: () => Promise<T>, secrets: readonly string[] = []): Promise<T> {
   const ms = options.timeoutMs ?? DEFAULT_KEYCHAIN_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -80,7 +81,7 @@ async function withTimeout<T>(what: string, options: KeychainOptions, work: () =
   try {
     return await Promise.race([
       work().catch((e: unknown) => {
-        throw e instanceof KeychainUnavailable ? e : new KeychainUnavailable(shortReason(e));
+        throw e instanceof KeychainUnavailable ? e : new KeychainUnavailable(shortReason(e, secrets));
       }),
       timeout,
     ]);
@@ -101,7 +102,8 @@ async function entry(name: string, field: string, options: KeychainOptions): Pro
 export async function keychainSet(name: string, field: string, value: string, options: KeychainOptions = {}): Promise<void> {
   await withTimeout('the keychain', options, async () => {
     await (await entry(name, field, options)).setPassword(value);
-  });
+    // A value shorter than a fragment cannot be told from ordinary text: redacting it would garble the reason.
+  }, value.length >= MIN_FRAGMENT ? [value] : []);
 }
 
 /** The stored value, or undefined when there is none. */

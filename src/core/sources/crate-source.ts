@@ -25,6 +25,7 @@ export function asCrateRecord(rec: { type: string }): CrateRecord | undefined {
 export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   kind: 'crate',
   linked: false,
+  buildable: true,
 
   parseRecord(t) {
     return typeof t.crate_name === 'string' && typeof t.version === 'string' ? { record: t as CrateRecord } : { problem: 'crate source without `crate_name`/`version`' };

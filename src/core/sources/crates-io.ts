@@ -37,6 +37,7 @@ export interface CrateRecord {
   binary_sha256?: string;
   [extra: string]: unknown;
 }
+import { truncateRedacted } from '../text/redact.js';
 
 export interface ResolvedCrate {
   /** The name as published in the index. */
@@ -241,7 +242,7 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
     name = entry.name;
   }
   if (!CKSUM_RE.test(cksum)) {
-    throw new YepError('E_INTEGRITY', `${locked.crate_name} ${locked.version}: the checksum ${JSON.stringify(cksum.slice(0, 80))} is not 64 lowercase hex digits; refusing to install it unverified.`);
+    throw new YepError('E_INTEGRITY', `${locked.crate_name} ${locked.version}: the checksum ${JSON.stringify(truncateRedacted(cksum, 80, [], { marker: () => '…' }))} is not 64 lowercase hex digits; refusing to install it unverified.`);
   }
   const crate = { name, vers: locked.version, cksum };
   await fetchVerified(ctx, indexUrl, crate, into);

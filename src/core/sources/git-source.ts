@@ -39,6 +39,7 @@ export function assertSameCommitSameHash(
 export const gitSource: Source<'git', GitSpec, GitRecord> = {
   kind: 'git',
   linked: false,
+  buildable: false,
 
   parseRecord(t) {
     return typeof t.url === 'string' && typeof t.rev === 'string' ? { record: t as GitRecord } : { problem: 'git source without `url`/`rev`' };

@@ -64,3 +64,8 @@ export function samePin(a: LockSource, b: LockSource): boolean {
 export function isLinked(rec: LockSource): boolean {
   return sourceFor(rec.type).linked;
 }
+
+/** Whether a package from this record may have its server built with cargo (crates). */
+export function isBuildable(rec: LockSource): boolean {
+  return sourceFor(rec.type).buildable;
+}

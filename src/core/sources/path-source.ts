@@ -13,6 +13,7 @@ export type { PathRecord };
 export const pathSource: Source<'path', PathSpec, PathRecord> = {
   kind: 'path',
   linked: true,
+  buildable: false,
 
   parseRecord(t) {
     return typeof t.path === 'string' ? { record: t as PathRecord } : { problem: 'path source without `path`' };

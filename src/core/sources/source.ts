@@ -53,6 +53,11 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * yep-ext owns (verified once, may receive a provisioned binary).
    */
   readonly linked: boolean;
+  /**
+   * True when the fetched tree is a published cargo package whose server binary
+   * may be built from it with `cargo install` (docs/binaries.md): crates only.
+   */
+  readonly buildable: boolean;
 
   /** Validate a lock table whose `type` is this kind. Keep unknown keys (they round-trip). */
   parseRecord(table: Readonly<Record<string, unknown>>): RecordCheck<R>;

@@ -9,9 +9,10 @@ import { inspectRegularFile } from './read-regular-file.js';
 import { MANIFEST_FILE, loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir, type Paths } from '../paths.js';
 
-export function notInstalled(name: string): YepError {
+/** `hint` replaces the default, which suggests installing (wrong for commands such as disable). */
+export function notInstalled(name: string, hint?: string): YepError {
   return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed.`, {
-    hint: `Install it first (yep-ext install ${name}), or run \`yep-ext list\` to see what is installed.`,
+    hint: hint ?? `Install it first (yep-ext install ${name}), or run \`yep-ext list\` to see what is installed.`,
   });
 }
 

@@ -3,8 +3,8 @@
  * spelling) means `lsp` -- unless an extension is installed under the exact
  * name typed, which always wins (a manifest may be named `yolop-extension-x`).
  */
-import { lstatSync } from 'node:fs';
-import { assertValidName, normalizeExtensionName } from '../package/names.js';
+import { lstatSync, readdirSync } from 'node:fs';
+import { assertValidName, isValidName, normalizeExtensionName } from '../package/names.js';
 import { packageDir, type Paths } from '../paths.js';
 
 export function resolveExtensionName(paths: Paths, input: string): string {
@@ -15,5 +15,14 @@ export function resolveExtensionName(paths: Paths, input: string): string {
     return exact;
   } catch {
     return normalizeExtensionName(input);
+  }
+}
+
+/** Names of the packages in the store (for "did you mean"); [] when the store cannot be read. */
+export function installedNames(paths: Paths): string[] {
+  try {
+    return readdirSync(paths.storeDir).filter((n) => isValidName(n) && !n.startsWith('.'));
+  } catch {
+    return [];
   }
 }

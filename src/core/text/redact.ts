@@ -1,20 +1,44 @@
 /**
- * Secret values never reach output (hardening E37): anything a server echoes
- * (stderr, error messages, tool results) passes through here before a report
- * is built.
+ * Secret values never reach output (hardening E37, issue 19 item 1). Text from a
+ * server, git, a registry or a file passes through here before it is shown, and
+ * the rule is: redact the WHOLE text first, cut it only after. A cut made the
+ * other way round leaves the first or last characters of a secret that exact
+ * matching no longer finds. Where a cut happened before we could see the whole
+ * text (the tail of a stream, a line a caller cut), every piece of a secret of
+ * MIN_FRAGMENT characters or more left at the cut is masked too.
+ *
+ * Every truncation of such text goes through `truncateRedacted`; a stream's tail
+ * through `maskCut` with `start: true` (src/core/yep/stderr-tail.ts).
  */
 export const REDACTED = '[redacted]';
 
-/** Replace every occurrence of each secret value in `text`. Longest first, so a secret containing another is fully hidden. */
+/** Pieces of a secret shorter than this may remain at a cut (shorter ones match too much ordinary text). */
+export const MIN_FRAGMENT = 6;
+
+/** `scheme://user:password@`: a credential in a URL, whoever printed it (a proxy URL in an error, a git remote line). */
+const URL_CREDENTIALS_RE = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:'"]*:[^\s/?#@'"]*@/gi;
+
+/** The spellings of each secret that text may carry: as is, and escaped inside a JSON string. Longest first. */
+function spellings(secrets: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const s of secrets) {
+    if (typeof s !== 'string' || s.length === 0) continue;
+    out.add(s);
+    const json = JSON.stringify(s).slice(1, -1);
+    if (json !== s) out.add(json);
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/** Replace every occurrence of each secret value in `text`, and every credential in a URL. Longest first, so a secret containing another is fully hidden. */
 export function redactText(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const s of [...secrets].filter((v) => v.length > 0).sort((a, b) => b.length - a.length)) out = out.split(s).join(REDACTED);
-  return out;
+  for (const s of spellings(secrets)) out = out.split(s).join(REDACTED);
+  return out.replace(URL_CREDENTIALS_RE, `$1${REDACTED}@`);
 }
 
 /** Deep copy of a JSON-like value with every string redacted. */
 export function redactValue<T>(value: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return value;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return redactText(v, secrets);
     if (Array.isArray(v)) return v.map(walk);
@@ -24,3 +48,79 @@ export function redactValue<T>(value: T, secrets: readonly string[]): T {
   };
   return walk(value) as T;
 }
+
+/**
+ * Mask what a cut left of a secret: at an end cut, a prefix of a secret ending
+ * the text; at a start cut, a suffix of a secret opening it (>= MIN_FRAGMENT
+ * characters); with both, a text lying wholly inside a secret. Run it on text
+ * that `redactText` already saw whole.
+ */
+export function maskCut(text: string, secrets: readonly string[], cut: { start?: boolean; end?: boolean }): string {
+  let out = text;
+  for (const s of spellings(secrets)) {
+    if (s.length <= MIN_FRAGMENT) continue;
+    if (cut.start && cut.end && out.length >= MIN_FRAGMENT && s.includes(out)) return REDACTED;
+    if (cut.end) {
+      for (let k = Math.min(s.length - 1, out.length); k >= MIN_FRAGMENT; k--) {
+        if (out.endsWith(s.slice(0, k))) {
+          out = out.slice(0, out.length - k) + REDACTED;
+          break;
+        }
+      }
+    }
+    if (cut.start) {
+      for (let k = Math.min(s.length - 1, out.length); k >= MIN_FRAGMENT; k--) {
+        if (out.startsWith(s.slice(s.length - k))) {
+          out = REDACTED + out.slice(k);
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+export interface TruncateOptions {
+  /** Keep the start (default) or the end of the text. */
+  keep?: 'head' | 'tail';
+  /** What marks the cut, given the redacted length; default `… (N chars)` after a head, `…(N earlier chars dropped) ` before a tail. */
+  marker?: (total: number, kept: number) => string;
+  /** The caller's text was itself already cut here: mask those edges too. */
+  alreadyCut?: { start?: boolean; end?: boolean };
+}
+
+/**
+ * The one way to shorten text that may hold a secret: redact the whole text,
+ * cut it to `max` characters (never inside a surrogate pair), mask any piece of
+ * a secret left at the cut, then add the marker (not counted in `max`).
+ */
+export function truncateRedacted(text: string, max: number, secrets: readonly string[] = [], options: TruncateOptions = {}): string {
+  const whole = redactText(text, secrets);
+  const pre = options.alreadyCut ?? {};
+  if (whole.length <= max) return pre.start || pre.end ? maskCut(whole, secrets, pre) : whole;
+  const n = Math.max(0, max);
+  if (options.keep === 'tail') {
+    let start = whole.length - n;
+    if (isLowSurrogate(whole.charCodeAt(start))) start++;
+    start = outsideMarker(whole, start, 'after');
+    const kept = maskCut(whole.slice(start), secrets, { start: true, ...(pre.end ? { end: true } : {}) });
+    const marker = options.marker ?? ((total: number, k: number) => `…(${total - k} earlier chars dropped) `);
+    return marker(whole.length, whole.length - start) + kept;
+  }
+  let end = n;
+  if (end > 0 && isHighSurrogate(whole.charCodeAt(end - 1))) end--;
+  end = outsideMarker(whole, end, 'before');
+  const kept = maskCut(whole.slice(0, end), secrets, { end: true, ...(pre.start ? { start: true } : {}) });
+  const marker = options.marker ?? ((total: number) => `… (${total} chars)`);
+  return kept + marker(whole.length, end);
+}
+
+/** A cut inside a `[redacted]` marker moves to its edge (before it for a head, after it for a tail). */
+function outsideMarker(text: string, at: number, side: 'before' | 'after'): number {
+  const from = text.lastIndexOf(REDACTED, at - 1);
+  if (from === -1 || from + REDACTED.length <= at || from >= at) return at;
+  return side === 'before' ? from : from + REDACTED.length;
+}
+
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;

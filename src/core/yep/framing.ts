@@ -4,9 +4,11 @@
  * line without limit (hardening F41); a line longer than the cap is reported
  * once and then skipped up to its newline, so memory stays bounded.
  */
+import { truncateRedacted } from '../text/redact.js';
 
 /** Default cap on one protocol line (bytes, without the newline). */
 export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+
 /** How much of a bad line is kept for reports. */
 export const SNIPPET_CHARS = 200;
 
@@ -81,11 +83,15 @@ export type ParsedLine =
   | (Classified & { value?: Record<string, unknown>; problems: string[] });
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
+const snippetOf = (text: string, max: number, secrets: readonly string[]): string => snippet(text, max, secrets);
 
-/** A short, single-line excerpt of a bad line for reports. */
-export function snippet(text: string, max = SNIPPET_CHARS): string {
-  const flat = text.replace(/[\r\n]+/g, ' ');
-  return flat.length > max ? `${flat.slice(0, max)}… (${flat.length} chars)` : flat;
+/**
+ * A short, single-line excerpt of a bad line for reports. `secrets` are redacted
+ * from the whole line before it is cut, and what the cut leaves of one is masked
+ * (text/redact.ts): a report redacted later would no longer find a cut secret.
+ */
+export function snippet(text: string, max = SNIPPET_CHARS, secrets: readonly string[] = []): string {
+  return truncateRedacted(text.replace(/[\r\n]+/g, ' '), max, secrets);
 }
 
 /**
@@ -127,13 +133,14 @@ export function classifyMessage(value: unknown): Classified {
   return { kind: 'malformed', reason: 'neither `method` nor `id`: not a request, notification or response' };
 }
 
-/** Decode, parse and classify one line (without its `\n`). Never throws. */
-export function parseLine(bytes: Buffer): ParsedLine {
+/** Decode, parse and classify one line (without its `\n`). Never throws. `secrets` never appear in the excerpts it quotes. */
+export function parseLine(bytes: Buffer, secrets: readonly string[] = []): ParsedLine {
+  const snippet = (text: string): string => snippetOf(text, SNIPPET_CHARS, secrets);
   let text: string;
   try {
     text = decoder.decode(bytes);
   } catch {
-    return { kind: 'malformed', reason: `invalid UTF-8: ${snippet(bytes.toString('latin1'))}`, problems: [] };
+    return { kind: 'malformed', reason: `invalid UTF-8: ${snippet(bytes.toString('utf8'))}`, problems: [] };
   }
   if (text.endsWith('\r')) text = text.slice(0, -1);
   if (text.trim() === '') return { kind: 'blank' };

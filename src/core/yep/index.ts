@@ -3,7 +3,7 @@
  * the client, the protocol types and vocabulary, versions, framing and validation.
  */
 export { YepClient, YepRequestError, RECORD_MESSAGE_MAX } from './client.js';
-export type { YepClientOptions, RequestOptions, PendingCall, StopOptions, StopReport, CancelOutcome, ExitInfo, MessageRecord, AskContext, RequestFailure } from './client.js';
+export type { YepClientOptions, RequestOptions, PendingCall, StopOptions, StopReport, LeftoverProcess, CancelOutcome, ExitInfo, MessageRecord, AskContext, RequestFailure } from './client.js';
 export { buildServerEnv, type ServerLaunch } from './server-launch.js';
 export * from './protocol.js';
 export { parseProtocolVersion, checkCompatibility, type ProtocolVersion, type Compatibility } from './version.js';

@@ -8,6 +8,7 @@
 import { YepError } from '../../errors.js';
 import { compareVersionsDesc, parseCargoRequirement, satisfiesRequirement, type CargoRequirement } from './cargo-version.js';
 import { isInstallableCksum, type IndexEntry } from './index-lines.js';
+import { truncateRedacted } from '../../text/redact.js';
 
 export interface VersionChoice {
   entry: IndexEntry;
@@ -62,7 +63,7 @@ export function chooseCandidates(crate: string, entries: IndexEntry[], requireme
   if (verifiable.length === 0) {
     throw new YepError('E_INTEGRITY', `${crate} ${best.vers} cannot be installed: the index gives no valid checksum for it${usable.length > 1 ? ' (nor for any other matching version)' : ''}.`, {
       hint: 'yep-ext never installs a crate it cannot verify. Report this to the registry.',
-      details: { crate, version: best.vers, cksum: best.cksum.slice(0, 80) },
+      details: { crate, version: best.vers, cksum: truncateRedacted(best.cksum, 80, [], { marker: () => '…' }) },
     });
   }
   const chosen = verifiable[0]!;

@@ -1,0 +1,56 @@
+/**
+ * What `yep-ext instal lsp`, `yep-ext lock exprt` and `yep-ext help instal` say:
+ * the word as typed (oclif hands over `instal:lsp`, its internal id, which is
+ * never shown), the nearest command if one is within a typo's reach, and where
+ * the list of commands is. Shared by the command_not_found hook and the help
+ * class, which then print it like any other error (`--json` included) and exit 2.
+ */
+import { Errors, type Interfaces } from '@oclif/core';
+
+type Config = Interfaces.Config;
+import { YepError } from '../core/errors.js';
+import { closestMatches } from '../core/text/closest.js';
+import { writeError } from './report-error.js';
+
+/** Visible command names and aliases as typed (`lock export`, `rm`). */
+export function commandNames(config: Config): string[] {
+  return [...new Set(config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...(c.aliases ?? [])].map((id) => id.split(':').join(' '))))];
+}
+
+/** The E_USAGE error for an unknown command id (oclif's colon-joined words). */
+export function unknownCommandError(config: Config, id: string): YepError {
+  if (id.startsWith('-')) {
+    return new YepError('E_USAGE', `${id.split(':')[0]} is not a flag of yep-ext itself: flags go after a command.`, {
+      hint: 'For example `yep-ext list --json`; `yep-ext help` lists every command.',
+    });
+  }
+  const words = id.split(/[: ]/).filter(Boolean);
+  // oclif joins the words after a command that takes no arguments into one id
+  // (`list x` → list:x): that is an unexpected argument, not an unknown command.
+  for (let k = words.length - 1; k >= 1; k--) {
+    const known = config.findCommand(words.slice(0, k).join(':'));
+    if (known && !known.hidden) {
+      const name = words.slice(0, k).join(' ');
+      const extra = words.slice(k).map((w) => JSON.stringify(w.length > 60 ? `${w.slice(0, 60)}…` : w));
+      return new YepError('E_USAGE', `\`yep-ext ${name}\` takes no arguments; unexpected: ${extra.join(', ')}.`, { hint: `\`yep-ext ${name} --help\` shows its usage.` });
+    }
+  }
+  // `lock exprt`: a known topic followed by an unknown word is the command the user meant to name.
+  const typed = words.length > 1 && config.findTopic(words[0]!) ? `${words[0]} ${words[1]}` : (words[0] ?? id);
+  const [guess] = closestMatches(typed, commandNames(config));
+  const list = '`yep-ext help` lists every command.';
+  return new YepError('E_USAGE', `"${typed}" is not a yep-ext command.`, { hint: guess ? `Did you mean \`yep-ext ${guess}\`? ${list}` : list });
+}
+
+/** True when --json comes before any `--` in argv (as oclif's own jsonEnabled decides). */
+export function jsonRequested(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** Report an unknown command and stop with its exit status (oclif's silent exit). */
+export function failUnknownCommand(config: Config, id: string, argv: string[]): never {
+  const err = unknownCommandError(config, id);
+  process.exitCode = writeError(err, jsonRequested(argv));
+  return Errors.exit(err.exitCode);
+}

@@ -1,0 +1,93 @@
+/**
+ * The binary step of the install pipeline, as two calls with a small
+ * interface for operations/prepare.ts:
+ *   prepareBinary  before the contribution summary: a prebuilt artifact is
+ *                  downloaded and verified now (nothing runs), or a cargo
+ *                  build is planned (and said in the summary);
+ *   finishBinary   after consent, while committing: runs the planned build.
+ * Order (docs/binaries.md): prebuilt artifact -> cargo build -> package-only.
+ */
+import { lstat, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import type { Manifest } from '../package/manifest.js';
+import { cargoFacts, type CargoFacts } from './binstall-meta.js';
+import { decideBuild, hasBinTarget, runCargoBuild, type BuildMode, type BuildPlan } from './cargo-build.js';
+import { provisionBinary, type BinaryOutcome } from './provision-binary.js';
+import { hostTarget } from './target.js';
+
+export type { BuildMode } from './cargo-build.js';
+
+export interface BinaryStep {
+  /** The prebuilt attempt (undefined when none was made). `refused` marks integrity failures. */
+  outcome?: BinaryOutcome;
+  /** A build to run after consent. */
+  build?: BuildPlan;
+  /** Notes for the user (why the package is or may stay without its server). */
+  notes: string[];
+}
+
+const CARGO_TOML_MAX_BYTES = 1024 * 1024;
+
+/** Facts from `<dir>/Cargo.toml`, or undefined when there is none (or it is not a small regular file). */
+export async function readCargoFacts(dir: string): Promise<CargoFacts | undefined> {
+  const file = join(dir, 'Cargo.toml');
+  const st = await lstat(file).catch(() => undefined);
+  if (!st || !st.isFile() || st.size > CARGO_TOML_MAX_BYTES) return undefined;
+  return cargoFacts(await readFile(file, 'utf8'));
+}
+
+/**
+ * Called when the server command does not resolve in a fetched (crate or git)
+ * tree. `buildable` (the source kind's say: crates) decides whether a build is possible.
+ */
+export async function prepareBinary(ctx: Context, dir: string, manifest: Manifest, buildable: boolean, mode: BuildMode): Promise<BinaryStep> {
+  const facts = await readCargoFacts(dir);
+  const server = manifest.yolop.capabilityServer;
+  const notes: string[] = [];
+  let outcome: BinaryOutcome | undefined;
+  const declaresArtifact = server.binaries !== undefined || facts?.binstall !== undefined;
+  // --build skips the prebuilt only when there is something to build.
+  const canBuild = buildable && facts !== undefined && hasBinTarget(dir, facts, server.command);
+  if (declaresArtifact && !(mode === 'force' && canBuild)) {
+    outcome = await provisionBinary(ctx, dir, manifest, facts ? { cargo: facts } : {});
+    if (outcome.record) return { outcome, notes };
+  }
+  const target = hostTarget();
+  const decision = decideBuild({
+    mode,
+    prebuiltMissing: outcome === undefined || outcome.unavailable === true,
+    crateDir: dir,
+    facts,
+    command: server.command,
+    env: ctx.env,
+    isCrate: buildable,
+    ...(target ? { target } : {}),
+  });
+  if (outcome?.note && !('build' in decision)) notes.push(outcome.note);
+  if ('note' in decision) notes.push(decision.note);
+  if ('build' in decision) {
+    if (outcome?.note) ctx.log.info(outcome.note.replace(/^no prebuilt binary(?: installed)?: /, 'No prebuilt binary: '));
+    return { ...(outcome ? { outcome } : {}), build: decision.build, notes };
+  }
+  return { ...(outcome ? { outcome } : {}), notes };
+}
+
+/** Run the planned build (after consent). `workDir` is a fresh directory in staging. */
+export async function finishBinary(ctx: Context, step: BinaryStep, pkgDir: string, workDir: string): Promise<BinaryOutcome | undefined> {
+  if (!step.build) return undefined;
+  const outcome = await runCargoBuild(ctx, step.build, pkgDir, workDir);
+  delete step.build;
+  if (outcome.note) step.notes.push(outcome.note);
+  return outcome;
+}
+
+/** The contribution-summary line about the server binary, if there is one to say. */
+export function describeBinaryStep(step: BinaryStep | undefined): string | undefined {
+  if (!step) return undefined;
+  if (step.build) return `server binary: will be BUILT FROM SOURCE with cargo after you consent (the crate's build scripts and proc-macros run on this machine); --no-build skips it`;
+  const r = step.outcome?.record;
+  if (!r) return undefined;
+  const how = r.binary_digest_source === 'crate' ? "a digest inside the crate" : r.binary_digest_source === 'signature' ? "the crate's minisign key" : "the release host's .sha256 only (weaker)";
+  return `server binary: prebuilt ${r.binary_target ?? ''} from ${step.outcome?.url ?? '?'}, verified with ${how}${r.binary_signature && r.binary_digest_source === 'crate' ? ' and a minisign signature' : ''}`;
+}

@@ -1,0 +1,165 @@
+/**
+ * Probes beyond the host, one function per check group, on a server that
+ * passed the handshake: `notifications` and `cancel` (a live host's mid-session
+ * notifications, then `cancel` of an id never used), `unknown_method`,
+ * `dynamic_prompt`, `hooks`, and the optional `call` (--call). Text the server
+ * sends back is quoted only through truncateRedacted.
+ */
+import type { HookDecl, Manifest } from '../package/manifest.js';
+import { truncateRedacted, redactText } from '../text/redact.js';
+import { YepRequestError, type YepClient } from '../yep/client.js';
+import { ERROR_CODE, HookDecision, PromptContribution, type InitializeResult } from '../yep/protocol.js';
+import { decodeLenient, payloadProblems } from '../yep/validate.js';
+import { describeExit, describeFailure, ms, type CheckStatus, type DoctorCallReport, type Report } from './report.js';
+
+const PROBE_METHOD = 'doctor/no-such-method';
+const UNUSED_REQUEST_ID = 999_999;
+
+export interface ProbeContext {
+  client: YepClient;
+  report: Report;
+  manifest: Manifest;
+  probeMs: number;
+  secrets: readonly string[];
+}
+
+/** Every probe group in order; each is skipped once the server is gone. */
+export async function probeServer(p: ProbeContext, init: { workspace_root: string; config: unknown }): Promise<void> {
+  if (!p.client.running) return;
+  if (!(await checkNotifications(p, init))) return;
+  if (p.client.running) await checkUnknownMethod(p);
+  if (p.manifest.yolop.dynamic_prompt && p.client.running) await checkDynamicPrompt(p);
+  if (p.manifest.yolop.hooks.length && p.client.running) await checkHooks(p);
+}
+
+/**
+ * `notifications` and `cancel`: the notifications a live host sends mid-session,
+ * with unchanged values (a config push, a workspace repoint, a trace event when
+ * `trace` is declared), then `cancel` of an id never used, whose round trip
+ * shows the server took them and kept running. False when the server is gone.
+ */
+async function checkNotifications({ client, report, manifest, probeMs }: ProbeContext, init: { workspace_root: string; config: unknown }): Promise<boolean> {
+  const sent = ['config/changed', 'workspace/changed'];
+  client.notify('config/changed', { config: init.config });
+  client.notify('workspace/changed', { workspace_root: init.workspace_root });
+  if (manifest.yolop.trace) {
+    sent.push('trace/event');
+    client.notify('trace/event', { id: 'doctor-1', event_type: 'doctor.probe', session_id: 'doctor', ts: new Date().toISOString(), context: {}, data: {} });
+  }
+  let cancel: [CheckStatus, string];
+  try {
+    const outcome = await client.cancel(UNUSED_REQUEST_ID, { timeoutMs: probeMs, graceMs: 0 });
+    if (!outcome.supported) cancel = ['pass', 'cancel not supported (answered -32601, allowed)'];
+    else if (outcome.cancelled) cancel = ['warn', `claimed to cancel request ${UNUSED_REQUEST_ID}, which was never sent`];
+    else cancel = ['pass', 'cancel of an unknown id answered {"cancelled": false}'];
+  } catch (e) {
+    cancel = ['fail', `cancel of an unknown id: ${describeFailure(e, client)}`];
+  }
+  if (!client.running) {
+    report.add('notifications', 'fail', `after ${sent.join(', ')} the server ${describeExit(client)}`);
+    return false;
+  }
+  report.add('notifications', 'pass', `took ${sent.join(', ')} (unchanged values) and kept running`);
+  report.add('cancel', ...cancel);
+  return true;
+}
+
+/** `unknown_method`: a method nobody defines must get an error answer. */
+async function checkUnknownMethod({ client, report, probeMs, secrets }: ProbeContext): Promise<void> {
+  try {
+    const r = await client.request(PROBE_METHOD, {}, { timeoutMs: probeMs });
+    const excerpt = truncateRedacted(JSON.stringify(r) ?? 'null', 80, secrets, { marker: () => '…' });
+    report.add('unknown_method', 'warn', `answered ${PROBE_METHOD} with success (${excerpt}); unknown methods should get error -32601`);
+  } catch (e) {
+    if (e instanceof YepRequestError && (e.kind === 'remote' || e.kind === 'cancelled')) {
+      const code = e.remote?.code ?? 0;
+      report.add('unknown_method', 'pass', `answered with error${code ? ` ${code}` : ''}${code !== ERROR_CODE.METHOD_NOT_FOUND ? ' (-32601 is the usual code)' : ''}`);
+    } else report.add('unknown_method', 'fail', `an unknown method got no error answer: ${describeFailure(e, client)}`);
+  }
+}
+
+/** `dynamic_prompt`: prompt/contribution answers with a valid result in time. */
+async function checkDynamicPrompt({ client, report, probeMs }: ProbeContext): Promise<void> {
+  const t = Date.now();
+  try {
+    const raw = await client.request('prompt/contribution', {}, { timeoutMs: probeMs });
+    const problems = payloadProblems('prompt/contribution', 'result', raw);
+    const text = decodeLenient(PromptContribution, raw ?? {}).value.text;
+    report.add('dynamic_prompt', problems.length ? 'fail' : 'pass', problems.length ? `invalid result: ${problems.join('; ')}` : `answered in ${ms(Date.now() - t)}, ${text.length} characters`);
+  } catch (e) {
+    report.add('dynamic_prompt', 'fail', `prompt/contribution: ${describeFailure(e, client)}`);
+  }
+}
+
+/** `hooks`: each declared hook fired once with a synthetic call, within its own timeout_ms. */
+async function checkHooks({ client, report, manifest }: ProbeContext): Promise<void> {
+  const results: string[] = [];
+  let status: CheckStatus = 'pass';
+  for (const hook of manifest.yolop.hooks) {
+    if (!client.running) break;
+    const line = await fireHook(client, hook);
+    results.push(line.text);
+    if (line.status === 'fail') status = 'fail';
+  }
+  report.add('hooks', status, results.join('; '));
+}
+
+function sampleToolName(glob: string): string {
+  return glob.replace(/\*/g, 'doctor_probe') || 'doctor_probe';
+}
+
+async function fireHook(client: YepClient, hook: HookDecl): Promise<{ status: CheckStatus; text: string }> {
+  const label = `${hook.event} ${hook.tool_name_glob}`;
+  const t = Date.now();
+  try {
+    const raw = await client.request('hook/fire', { event: hook.event, tool_name: sampleToolName(hook.tool_name_glob), args: {} }, { timeoutMs: hook.timeout_ms });
+    const problems = payloadProblems('hook/fire', 'result', raw);
+    if (problems.length) return { status: 'fail', text: `${label}: invalid decision: ${problems.join('; ')}` };
+    const d = decodeLenient(HookDecision, raw ?? {}).value;
+    return { status: 'pass', text: `${label}: ${d.block ? `blocks the synthetic call (${d.reason || 'no reason'})` : 'allow'} in ${ms(Date.now() - t)} (limit ${ms(hook.timeout_ms)})` };
+  } catch (e) {
+    const why = e instanceof YepRequestError && e.kind === 'timeout' ? `no answer within timeout_ms=${hook.timeout_ms} (the host would apply on_error=${hook.on_error})` : describeFailure(e, client);
+    return { status: 'fail', text: `${label}: ${why}` };
+  }
+}
+
+/** `call` (--call): one tool call, its streamed updates (redacted) and its result. */
+export async function runCall(
+  { client, report, manifest, secrets }: ProbeContext,
+  init: InitializeResult,
+  call: { tool: string; args: unknown },
+  timeoutMs: number,
+  onUpdate?: (output: string) => void,
+): Promise<DoctorCallReport> {
+  const { tool, args } = call;
+  const out: DoctorCallReport = { tool, updates: [] };
+  if (!manifest.yolop.tools.some((t) => t.name === tool)) {
+    report.add('call', 'fail', `${tool} is not a tool in the manifest`);
+    return out;
+  }
+  if (!(init.capability_params?.tools ?? []).some((t) => t.name === tool)) {
+    report.add('call', 'fail', `${tool} is declared but this server run does not serve it`);
+    return out;
+  }
+  if (!client.running) return out;
+  const t = Date.now();
+  try {
+    const pending = client.callTool(tool, args, {
+      toolCallId: 'doctor-call-1',
+      timeoutMs,
+      onUpdate: (u) => {
+        const text = redactText(u.output, secrets);
+        if (out.updates.length < 1000) out.updates.push(text);
+        onUpdate?.(text);
+      },
+    });
+    out.result = await pending.result;
+    out.duration_ms = Date.now() - t;
+    report.add('call', 'pass', `${tool} answered in ${ms(out.duration_ms)} with ${out.updates.length} streamed update(s)`);
+  } catch (e) {
+    out.duration_ms = Date.now() - t;
+    out.error = describeFailure(e, client);
+    report.add('call', 'fail', `${tool}: ${out.error}`);
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+/**
+ * The check groups at the end of a run: `shutdown` and `stdin_eof` (how each
+ * run stopped), `messages` (every message of every run against the schema) and
+ * `processes` (nothing the server started is left: its process group, and on
+ * Linux every descendant, other sessions and groups included; issue 19 item 2).
+ */
+import { truncateRedacted } from '../text/redact.js';
+import type { LeftoverProcess, StopReport, YepClient } from '../yep/client.js';
+import { describeExit, ms, type Report } from './report.js';
+
+/** Stop a run and grade it as `shutdown` (shutdown request first) or `stdin_eof` (EOF only). */
+export async function stopAndGrade(client: YepClient, report: Report, graceMs: number, as: 'shutdown' | 'stdin_eof'): Promise<StopReport> {
+  const wasRunning = client.running;
+  const r = await client.stop({ graceMs, shutdown: as === 'shutdown' });
+  if (!wasRunning) {
+    report.add(as, 'fail', `the server ${describeExit(client)} before ${as === 'shutdown' ? 'shutdown was sent' : 'stdin was closed'}`);
+    return r;
+  }
+  const after = `after ${ms(r.durationMs)}`;
+  if (as === 'shutdown') {
+    const answered = r.shutdown === 'answered' ? 'answered shutdown' : r.shutdown === 'error' ? 'answered shutdown with an error' : 'did not answer shutdown';
+    if (r.endedBy === 'shutdown' || r.endedBy === 'eof') {
+      const how = r.endedBy === 'shutdown' ? 'exited' : 'exited once stdin closed';
+      report.add('shutdown', r.shutdown === 'answered' ? 'pass' : 'warn', `${answered} and ${how} ${after}`);
+    } else if (r.endedBy === 'sigterm') report.add('shutdown', 'fail', `${answered} but did not exit on it or on EOF; stopped by SIGTERM ${after}`);
+    else report.add('shutdown', 'fail', `${answered} but did not exit on it, on EOF or on SIGTERM; killed with SIGKILL ${after}`);
+  } else if (r.endedBy === 'eof') report.add('stdin_eof', 'pass', `exited on EOF ${after}`);
+  else if (r.endedBy === 'sigterm') report.add('stdin_eof', 'fail', `kept running after stdin closed; stopped by SIGTERM ${after}`);
+  else if (r.endedBy === 'sigkill') report.add('stdin_eof', 'fail', `kept running after stdin closed and ignored SIGTERM; killed with SIGKILL ${after}`);
+  else report.add('stdin_eof', 'fail', `the server ${describeExit(client)}`);
+  return r;
+}
+
+/** `messages`: every message of every run was valid YEP v1. */
+export function checkMessages(report: Report, clients: readonly YepClient[]): void {
+  const problemTotal = clients.reduce((n, c) => n + c.problemTotal, 0);
+  const received = clients.reduce((n, c) => n + c.records.filter((r) => r.direction === 'in' && r.kind !== 'malformed').length, 0);
+  if (problemTotal === 0) {
+    report.add('messages', 'pass', `${received} message(s) received, all valid YEP v1 (schema/yep/v1/schema.json)`);
+    return;
+  }
+  const firstFew = clients.flatMap((c) => c.problems.map((p) => p.text)).slice(0, 3);
+  report.add('messages', 'fail', `${problemTotal} problem(s): ${firstFew.join(' | ')}${problemTotal > 3 ? ' | …' : ''}`);
+}
+
+/** `processes`: nothing the server started outlived it; names every process that did (doctor killed them). */
+export function checkProcesses(report: Report, stops: readonly StopReport[], secrets: readonly string[]): void {
+  const name = (p: LeftoverProcess): string => `pid ${p.pid} (${truncateRedacted(p.command, 80, secrets, { marker: () => '…' })}${p.inGroup ? '' : ', outside its process group'})`;
+  const list = (ps: readonly LeftoverProcess[]): string => {
+    const shown = ps.slice(0, 5).map(name).join(', ');
+    return ps.length > 5 ? `${shown} and ${ps.length - 5} more` : shown;
+  };
+  const survivors = stops.flatMap((r) => r.survivors);
+  const descendants = stops.flatMap((r) => r.descendants);
+  const escaped = descendants.filter((p) => !p.inGroup);
+  if (survivors.length) {
+    report.add('processes', 'fail', `processes the server started survived SIGKILL: ${list(survivors)}`);
+  } else if (stops.some((r) => !r.groupGone)) {
+    report.add('processes', 'fail', "processes of the server's group survived SIGKILL");
+  } else if (escaped.length) {
+    report.add('processes', 'fail', `the server left ${descendants.length} process(es) running that would outlive it, ${escaped.length} of them outside its process group (another session or group): ${list(descendants)}; doctor killed them`);
+  } else if (descendants.length) {
+    report.add('processes', 'fail', `the server exited but left ${descendants.length} process(es) of its group running: ${list(descendants)}; doctor killed them`);
+  } else report.add('processes', 'pass', 'nothing left running (no process the server started is alive)');
+}

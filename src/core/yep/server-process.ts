@@ -1,0 +1,370 @@
+/**
+ * The process half of a YEP client: spawns a capability server the way the
+ * host does (server-launch.ts), owns its pipes and its stderr tail, and ends
+ * it, with everything it started. The protocol half is rpc-session.ts;
+ * client.ts joins the two.
+ *
+ * What it guarantees, whatever the server does (hardening F39-F46, issue 19):
+ * - no unhandled 'error' event (spawn failures, EPIPE on stdin);
+ * - bounded memory (a byte tail of stderr; stdout goes to the caller as it comes);
+ * - the stop sequence (shutdown -> EOF -> SIGTERM -> SIGKILL) acts on the whole
+ *   process group, each step bounded;
+ * - after stop(), kill(), an abort, or this process exiting, nothing the server
+ *   started is left: its process group, and on Linux every descendant found
+ *   through /proc (process-tree.ts), other sessions and groups included.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { buildServerEnv, type ServerLaunch } from './server-launch.js';
+import { ByteTail } from './stderr-tail.js';
+import { listGroup, signalGroup, waitGroupGone } from './process-group.js';
+import { PROC_TRACKING, ProcessTracker, serverRunTag, type LiveDescendant } from './process-tree.js';
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all (ENOENT, EACCES, ENOEXEC…). */
+  spawnError?: { code?: string; message: string };
+  /** Milliseconds since start. */
+  at: number;
+}
+
+/** A process the server started that was still alive after the server itself was gone. */
+export interface LeftoverProcess {
+  pid: number;
+  /** Its command line (as /proc showed it; `[comm]` when it has none). */
+  command: string;
+  /** True when it had stayed in the server's process group; false when it left it (setsid, setpgid). */
+  inGroup: boolean;
+}
+
+export interface StopReport {
+  /** What ended the process: it had already exited, the shutdown request, EOF on stdin, SIGTERM or SIGKILL. */
+  endedBy: 'already' | 'shutdown' | 'eof' | 'sigterm' | 'sigkill' | 'never-started';
+  /** How the shutdown request went (when sent). */
+  shutdown: 'answered' | 'error' | 'no-answer' | 'not-sent';
+  exit?: ExitInfo;
+  /** Pids of group members still alive after the server exited (then killed). */
+  leftovers: number[];
+  /** Every descendant still alive after the server exited, in its group or not (then killed). Linux only; elsewhere the group members. */
+  descendants: LeftoverProcess[];
+  /** Descendants still alive after SIGKILL (not ours to kill, or stuck). */
+  survivors: LeftoverProcess[];
+  /** True when the process group is empty at the end. */
+  groupGone: boolean;
+  durationMs: number;
+}
+
+export interface ServerProcessOptions {
+  /** Bytes of stderr kept (default 16 KiB). */
+  stderrTailBytes?: number;
+  /** Values never shown: redacted from the stderr tail, including what a cut leaves of them. */
+  secrets?: readonly string[];
+  /** How often /proc is read for descendants while the server runs (default 200 ms). */
+  trackIntervalMs?: number;
+}
+
+export interface ServerProcessEvents {
+  stdout(chunk: Buffer): void;
+  /** stdout reached EOF (not called when it is cut off at exit). */
+  stdoutEnd(): void;
+  /** Writing to stdin failed: the server closed it. */
+  stdinError(reason: string): void;
+  /** The server is gone (after stdout drained, or a bounded wait for it); before `exited` resolves. */
+  exit(info: ExitInfo): void;
+}
+
+/** The outcome of asking the server to exit (the `shutdown` request), from the session. */
+export type ShutdownOutcome = 'answered' | 'error' | 'no-answer';
+
+const live = new Set<ServerProcess>();
+let exitHookInstalled = false;
+
+/** Kill every live server (group and descendants) if this process exits with servers still running. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const p of live) p.kill();
+  });
+}
+
+const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
+
+export class ServerProcess {
+  /** Resolves when the server is running, false when it could not start. Never rejects. */
+  readonly spawned: Promise<boolean>;
+  /** Resolves once the process has exited or failed to start. Never rejects. */
+  readonly exited: Promise<ExitInfo>;
+
+  private readonly child: ChildProcess;
+  private readonly started = Date.now();
+  private readonly stderr: ByteTail;
+  private readonly secrets: readonly string[];
+  private readonly tracker?: ProcessTracker;
+  private trackTimer?: NodeJS.Timeout;
+  private exitInfo?: ExitInfo;
+  private stdinIsOpen = true;
+  private stdoutEnded = false;
+  private stdoutEndWaiter?: () => void;
+  private stopping?: Promise<StopReport>;
+  private resolveExited!: (info: ExitInfo) => void;
+
+  constructor(
+    launch: ServerLaunch,
+    options: ServerProcessOptions,
+    private readonly events: ServerProcessEvents,
+  ) {
+    this.stderr = new ByteTail(options.stderrTailBytes ?? 16 * 1024);
+    this.secrets = options.secrets ?? [];
+    this.exited = new Promise((r) => (this.resolveExited = r));
+    installExitHook();
+    const tag = PROC_TRACKING ? serverRunTag() : undefined;
+    let syncError: NodeJS.ErrnoException | undefined;
+    try {
+      const env = buildServerEnv(launch);
+      if (tag) env[tag.name] = tag.value;
+      this.child = spawn(launch.command, launch.args ?? [], {
+        cwd: launch.workspaceRoot,
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true, // own session and process group: signals reach the server's children too
+        windowsHide: true,
+      });
+    } catch (e) {
+      // Invalid argv/env (a NUL byte from a manifest or a config value) throws synchronously:
+      // report it like any other failure to start.
+      syncError = e as NodeJS.ErrnoException;
+      this.child = new ChildProcess();
+    }
+    if (this.child.pid !== undefined && tag) this.tracker = new ProcessTracker(this.child.pid, { tag: `${tag.name}=${tag.value}` });
+    live.add(this);
+    this.spawned = new Promise((resolve) => {
+      if (syncError) {
+        resolve(false);
+        queueMicrotask(() => this.onExit(null, null, { ...(syncError.code ? { code: syncError.code } : {}), message: syncError.message }));
+        return;
+      }
+      this.child.once('spawn', () => {
+        this.startTracking(options.trackIntervalMs ?? 200);
+        resolve(true);
+      });
+      // `on`, not `once`: a second 'error' with no listener would crash us.
+      this.child.on('error', (e: NodeJS.ErrnoException) => {
+        // With a pid, the process did start (this is a failed kill): the exit path still runs.
+        if (this.child.pid !== undefined) return;
+        resolve(false);
+        this.onExit(null, null, { ...(e.code ? { code: e.code } : {}), message: e.message });
+      });
+    });
+    this.wireStreams();
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** The server's process group id (its pid: it is spawned as a group leader). */
+  get pgid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get exit(): ExitInfo | undefined {
+    return this.exitInfo;
+  }
+
+  get running(): boolean {
+    return this.child.pid !== undefined && this.exitInfo === undefined;
+  }
+
+  get hasExited(): boolean {
+    return this.exitInfo !== undefined;
+  }
+
+  get stdinOpen(): boolean {
+    return this.stdinIsOpen && !!this.child.stdin && !this.child.stdin.destroyed;
+  }
+
+  /** The last bytes the server wrote to stderr, secrets redacted (also what a cut left of one). */
+  stderrTail(): string {
+    return this.stderr.text(this.secrets);
+  }
+
+  get stderrBytes(): number {
+    return this.stderr.total;
+  }
+
+  /** Milliseconds since start. */
+  elapsed(): number {
+    return Date.now() - this.started;
+  }
+
+  /** How the process is doing, as a phrase after "the server". */
+  describeExit(): string {
+    const x = this.exitInfo;
+    if (!x) return this.child.pid === undefined ? 'is not running' : 'is running';
+    if (x.spawnError) return `could not be started (${x.spawnError.code ?? x.spawnError.message})`;
+    return x.signal ? `was killed by ${x.signal}` : `exited with code ${x.code}`;
+  }
+
+  /** Write to stdin; false when it is closed (nothing written). */
+  write(data: string): boolean {
+    if (!this.stdinOpen) return false;
+    this.child.stdin!.write(data);
+    return true;
+  }
+
+  closeStdin(): void {
+    if (!this.stdinIsOpen) return;
+    this.stdinIsOpen = false;
+    this.child.stdin?.end();
+  }
+
+  /** Descendants alive now (Linux), after a look at /proc (`full`: every process re-read). */
+  descendants(look: { maxAgeMs?: number; full?: boolean } = {}): LiveDescendant[] {
+    if (!this.tracker) return [];
+    this.tracker.snapshot(look);
+    return this.tracker.alive();
+  }
+
+  /** SIGKILL the whole process group and every tracked descendant now. Synchronous: safe in an 'exit' handler. */
+  kill(): void {
+    const pgid = this.pgid;
+    if (pgid === undefined) return;
+    // Once the server has exited and everything it started is known gone, its pgid may be reused: never signal it then.
+    if (this.exitInfo && !live.has(this)) return;
+    signalGroup(pgid, 'SIGKILL');
+    if (this.tracker) {
+      this.tracker.snapshot({ full: true });
+      this.tracker.killAlive();
+    }
+  }
+
+  /**
+   * Graceful stop: `askToExit` (the session's shutdown request) -> close stdin
+   * -> SIGTERM -> SIGKILL, each step with a grace period, on the whole process
+   * group; then whatever the server started and left running (its group, other
+   * groups and sessions) is killed and reported.
+   */
+  stop(options: { graceMs?: number; askToExit?: () => Promise<ShutdownOutcome> } = {}): Promise<StopReport> {
+    this.stopping ??= this.doStop(options);
+    return this.stopping;
+  }
+
+  private async doStop(options: { graceMs?: number; askToExit?: () => Promise<ShutdownOutcome> }): Promise<StopReport> {
+    const t0 = Date.now();
+    const grace = options.graceMs ?? 2000;
+    const pgid = this.pgid;
+    if (pgid === undefined) {
+      await this.exited;
+      return { endedBy: 'never-started', shutdown: 'not-sent', ...(this.exitInfo ? { exit: this.exitInfo } : {}), leftovers: [], descendants: [], survivors: [], groupGone: true, durationMs: Date.now() - t0 };
+    }
+    const exitedWithin = async (ms: number): Promise<boolean> => {
+      if (this.exitInfo) return true;
+      return Promise.race([this.exited.then(() => true), delay(ms).then(() => false)]);
+    };
+    this.tracker?.snapshot();
+    let endedBy: StopReport['endedBy'] = 'already';
+    let shutdown: StopReport['shutdown'] = 'not-sent';
+    if (this.running) {
+      if (options.askToExit && this.stdinOpen) {
+        shutdown = await options.askToExit();
+        endedBy = 'shutdown';
+        // A server that answers and then exits by itself should get the credit for it.
+        if (shutdown === 'answered') await exitedWithin(100);
+      }
+      if (!this.exitInfo) {
+        endedBy = 'eof';
+        this.tracker?.snapshot({ maxAgeMs: 50 });
+        this.closeStdin();
+        if (!(await exitedWithin(grace))) {
+          endedBy = 'sigterm';
+          this.tracker?.snapshot();
+          signalGroup(pgid, 'SIGTERM');
+          if (!(await exitedWithin(grace))) {
+            endedBy = 'sigkill';
+            signalGroup(pgid, 'SIGKILL');
+            await exitedWithin(5000);
+          }
+        }
+      }
+    }
+    return { endedBy, shutdown, ...(this.exitInfo ? { exit: this.exitInfo } : {}), ...(await this.reap(pgid)), durationMs: Date.now() - t0 };
+  }
+
+  /** After the server exited: find, kill and report what it left running. */
+  private async reap(pgid: number): Promise<Pick<StopReport, 'leftovers' | 'descendants' | 'survivors' | 'groupGone'>> {
+    const leftovers = listGroup(pgid);
+    const alive = this.descendants({ full: true });
+    const descendants: LeftoverProcess[] = alive.map((p) => ({ pid: p.pid, command: p.command, inGroup: p.pgrp === pgid }));
+    // Off Linux (no tracker) the group is all we know of.
+    for (const pid of leftovers) if (!descendants.some((d) => d.pid === pid)) descendants.push({ pid, command: '?', inGroup: true });
+    if (leftovers.length > 0) signalGroup(pgid, 'SIGKILL');
+    const stuck = this.tracker ? await this.tracker.killAll(2000) : [];
+    const groupGone = await waitGroupGone(pgid, 2000);
+    this.stopTracking();
+    live.delete(this);
+    const survivors = stuck.map((p) => ({ pid: p.pid, command: p.command, inGroup: p.pgrp === pgid }));
+    return { leftovers, descendants, survivors, groupGone };
+  }
+
+  private startTracking(intervalMs: number): void {
+    if (!this.tracker || intervalMs <= 0) return;
+    this.tracker.snapshot();
+    this.trackTimer = setInterval(() => this.tracker!.snapshot(), intervalMs);
+    this.trackTimer.unref();
+  }
+
+  private stopTracking(): void {
+    if (this.trackTimer) clearInterval(this.trackTimer);
+    this.trackTimer = undefined;
+  }
+
+  private wireStreams(): void {
+    const { stdin, stdout, stderr } = this.child;
+    // EPIPE/ECONNRESET when the server is gone: never let it crash us.
+    stdin?.on('error', (e: NodeJS.ErrnoException) => {
+      this.stdinIsOpen = false;
+      this.events.stdinError(e.code ?? e.message);
+    });
+    stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    stderr?.on('error', () => {});
+    stdout?.on('data', (chunk: Buffer) => this.events.stdout(chunk));
+    stdout?.on('error', () => {});
+    stdout?.on('end', () => {
+      this.events.stdoutEnd();
+      this.stdoutEnded = true;
+      this.stdoutEndWaiter?.();
+    });
+    this.child.on('exit', (code, signal) => this.onExit(code, signal));
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null, spawnError?: ExitInfo['spawnError']): void {
+    if (this.exitInfo) return;
+    this.exitInfo = { code, signal, ...(spawnError ? { spawnError } : {}), at: this.elapsed() };
+    this.stdinIsOpen = false;
+    // The server is gone: a last look for what it left behind before the chain to it is lost.
+    this.tracker?.snapshot();
+    const finish = (): void => {
+      this.events.exit(this.exitInfo!);
+      // A forked child may still hold stdout open: stop reading, the session is over.
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+      this.resolveExited(this.exitInfo!);
+      // Keep the exit hook (and the tracking) until nothing the server started is alive (stop() removes it).
+      if (this.child.pid === undefined || (listGroup(this.child.pid).length === 0 && this.descendants({ maxAgeMs: 50 }).length === 0)) {
+        this.stopTracking();
+        live.delete(this);
+      }
+    };
+    // 'exit' can come before the last stdout bytes are read: let the pipe drain (bounded,
+    // because a grandchild holding stdout keeps it open).
+    if (this.stdoutEnded || this.child.stdout === null || spawnError) finish();
+    else {
+      const timer = setTimeout(finish, 250);
+      this.stdoutEndWaiter = () => {
+        clearTimeout(timer);
+        finish();
+      };
+    }
+  }
+}

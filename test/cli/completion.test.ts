@@ -1,0 +1,191 @@
+/**
+ * Shell completion end to end: `yep-ext completion bash|zsh|fish` scripts run in
+ * the real shells (a `yep-ext` on PATH that is this checkout's bin/run.js) and
+ * complete commands, topics, flags, flag values, installed extension names,
+ * secret field names and paths; `__complete` (answered without oclif, by the
+ * fast path) is checked directly. zsh and fish are needed (apt-get install zsh fish);
+ * without them their tests skip, unless YEP_EXT_REQUIRE_ALL=1 (then they fail).
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+
+const has = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+/** describe.skipIf: skip without the shell unless every test is required (then the test fails, saying why). */
+const missing = (shell: string): boolean => !has(shell) && process.env.YEP_EXT_REQUIRE_ALL !== '1';
+const needs = (shell: string): void => {
+  if (!has(shell)) throw new Error(`${shell} is needed for this test (apt-get install ${shell}); YEP_EXT_REQUIRE_ALL=1 does not let it skip`);
+};
+
+let home: TempHome;
+let env: Record<string, string>;
+let work: string;
+
+beforeAll(async () => {
+  home = makeTempHome('yep-complete-');
+  const secret = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'T' }, api_key: { type: 'string', secret: true, env: 'K' }, endpoint: { type: 'string' } } } };
+  for (const [name, yolop] of [['logfire', secret], ['lsp', {}], ['lsp-extra', {}]] as const) {
+    const r = await runCli(['install', writePackage(join(home.root, 'src', name), { name, yolop })], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+  }
+  // A `yep-ext` command on PATH, as after `npm install -g`.
+  const bin = join(home.root, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'yep-ext'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(bin, 'yep-ext'), 0o755);
+  env = { ...home.env, PATH: `${bin}:${home.env.PATH}` };
+  work = join(home.root, 'work');
+  mkdirSync(join(work, 'locks'), { recursive: true });
+  writeFileSync(join(work, 'team.lock'), '');
+});
+afterAll(() => home.cleanup());
+
+/** `__complete` output lines, values only. */
+async function complete(words: string[], extra: Record<string, string> = {}): Promise<string[]> {
+  const r = await runCli(['__complete', ...words], { env: { ...env, ...extra } });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toBe('');
+  return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+}
+
+describe('__complete', () => {
+  const cases: Array<[string, string[], (out: string[]) => void]> = [
+    ['commands, aliases and topics at the start', [''], (o) => expect(o).toEqual(expect.arrayContaining(['install', 'list', 'ls', 'remove', 'rm', 'uninstall', 'upgrade', 'lock', 'help', 'completion']))],
+    ['no hidden command', [''], (o) => expect(o).not.toContain('__complete')],
+    ["a topic's commands", ['lock', ''], (o) => expect(o).toEqual(['export'])],
+    ['installed names for disable', ['disable', ''], (o) => expect(o).toEqual(['logfire', 'lsp', 'lsp-extra'])],
+    ['installed names through an alias', ['rm', 'l'], (o) => expect(o).toEqual(['logfire', 'lsp', 'lsp-extra'])],
+    ['update: names not given yet', ['update', 'lsp', ''], (o) => expect(o).toEqual(['logfire', 'lsp-extra'])],
+    ["set-secret: the extension's secret fields", ['set-secret', 'logfire', ''], (o) => expect(o).toEqual(['api_key', 'token'])],
+    ['set-secret: nothing after the field', ['set-secret', 'logfire', 'token', ''], (o) => expect(o).toEqual([])],
+    ['doctor: names and directories', ['doctor', ''], (o) => expect(o).toEqual(['logfire', 'lsp', 'lsp-extra', ':dirs'])],
+    ['install: paths', ['install', './'], (o) => expect(o).toEqual([':files'])],
+    ['flags', ['list', '--'], (o) => expect(o).toEqual(['--json', '--verify', '--no-verify', '--help'])],
+    ['flag choices', ['new', 'x', '--language', ''], (o) => expect(o).toEqual(['typescript', 'python', 'rust'])],
+    ['flag choices after a short flag', ['new', 'x', '-l', ''], (o) => expect(o).toEqual(['typescript', 'python', 'rust'])],
+    ['a path flag', ['install', '--frozen', '--lockfile', ''], (o) => expect(o).toEqual([':files'])],
+    ['after a flag value, arguments again', ['enable', '--config', 'a=b', ''], (o) => expect(o).toEqual(['logfire', 'lsp', 'lsp-extra'])],
+    ['help: command names', ['help', 'lo'], (o) => expect(o).toContain('lock')],
+    ['completion: the shells', ['completion', ''], (o) => expect(o).toEqual(['bash', 'zsh', 'fish'])],
+    ['--index only where it exists', ['search', '--'], (o) => expect(o).toContain('--index')],
+  ];
+  it.each(cases)('%s', async (_what, words, check) => check(await complete(words)));
+
+  it('is answered without oclif, in every environment', async () => {
+    const mark = join(home.root, 'mark');
+    for (const extra of [{}, { YEP_EXT_NO_FAST_PATH: '1', YEP_EXT_DEBUG: '1' }]) {
+      rmSync(mark, { force: true });
+      const r = await runCli(['__complete', 'disable', ''], { env: { ...env, ...extra, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
+      expect(existsSync(mark)).toBe(true);
+      expect(r.stdout).toBe('logfire\nlsp\nlsp-extra\n');
+    }
+  });
+
+  it('is no command of the help or of the suggestions', async () => {
+    expect((await runCli(['--help'], { env })).stdout).not.toContain('__complete');
+    expect((await runCli(['__complet'], { env })).stderr).not.toContain('__complete');
+  });
+
+  it('an unreadable store only means no names', async () => {
+    expect(await complete(['disable', ''], { YOLOP_EXTENSIONS_DIR: join(home.root, 'nowhere') })).toEqual([]);
+  });
+});
+
+describe('yep-ext completion', () => {
+  it.each(['bash', 'zsh', 'fish'])('prints the %s script (and it as JSON with --json)', async (shell) => {
+    const r = await runCli(['completion', shell], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('yep-ext __complete');
+    expect(jsonOf(await runCli(['completion', shell, '--json'], { env }))).toEqual({ shell, script: r.stdout });
+  });
+
+  it('names the shells it knows when given another', async () => {
+    const r = await runCli(['completion', 'tcsh'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/SHELL must be one of bash, zsh, fish/);
+    expect(r.stderr).not.toMatch(/oclif/i);
+  });
+});
+
+describe('bash', () => {
+  /** Complete `line` in bash with the script loaded; the COMPREPLY entries. */
+  function bash(line: string): string[] {
+    const script = `eval "$(yep-ext completion bash)"; COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}; _yep_ext_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const r = spawnSync('bash', ['--norc', '-c', script], { env, cwd: work, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout.split('\n').filter(Boolean);
+  }
+  it('completes a command', () => expect(bash('yep-ext dis')).toEqual(['disable']));
+  it('completes installed names', () => expect(bash('yep-ext enable ls')).toEqual(['lsp', 'lsp-extra']));
+  it('completes a secret field', () => expect(bash('yep-ext set-secret logfire t')).toEqual(['token']));
+  it('completes flags and their values', () => {
+    expect(bash('yep-ext list --no')).toEqual(['--no-verify']);
+    expect(bash('yep-ext new x --language p')).toEqual(['python']);
+  });
+  it('completes paths where a command takes one', () => {
+    expect(bash('yep-ext install --frozen --lockfile te')).toEqual(['team.lock']);
+    expect(bash('yep-ext doctor lo').sort()).toEqual(['locks', 'logfire']);
+  });
+  it('is registered for the yep-ext command', () => {
+    const r = spawnSync('bash', ['--norc', '-c', 'eval "$(yep-ext completion bash)"; complete -p yep-ext'], { env, encoding: 'utf8' });
+    expect(r.stdout).toContain('-F _yep_ext_complete yep-ext');
+  });
+});
+
+describe.skipIf(missing('zsh'))('zsh', () => {
+  /** Run the zsh completion function for `words` (CURRENT = the last), with the completion system's output functions recorded. */
+  function zsh(words: string[]): string[] {
+    needs('zsh');
+    const script = [
+      // Stand-ins for the completion system (only available inside a completion widget): they print what they are given.
+      'compdef() { :; }',
+      '_describe() { print -rl -- "${(@P)4}"; }',
+      '_files() { print -r -- "FILES $*"; }',
+      'eval "$(yep-ext completion zsh)"',
+      `words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}`,
+      '_yep_ext',
+    ].join('\n');
+    const r = spawnSync('zsh', ['-f', '-c', script], { env, cwd: work, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout.split('\n').filter(Boolean);
+  }
+  it('offers commands with their descriptions', () => {
+    const out = zsh(['yep-ext', 'dis']);
+    expect(out).toContain('disable:Disable an extension, keeping its configuration.');
+    expect(out).toContain('lock');
+  });
+  it('offers installed names and secret fields', () => {
+    expect(zsh(['yep-ext', 'disable', ''])).toEqual(['logfire', 'lsp', 'lsp-extra']);
+    expect(zsh(['yep-ext', 'set-secret', 'logfire', ''])).toEqual(['api_key', 'token']);
+  });
+  it('hands paths to _files', () => {
+    expect(zsh(['yep-ext', 'install', ''])).toEqual(['FILES ']);
+    expect(zsh(['yep-ext', 'new', 'x', '--dir', ''])).toEqual(['FILES -/']);
+  });
+});
+
+describe.skipIf(missing('fish'))('fish', () => {
+  /** fish's own completion of `line` (complete -C), with the script installed as fish would load it. */
+  function fish(line: string): string[] {
+    needs('fish');
+    const dir = join(home.root, 'fish', 'completions');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'yep-ext.fish'), spawnSync('yep-ext', ['completion', 'fish'], { env, encoding: 'utf8' }).stdout);
+    const r = spawnSync('fish', ['--no-config', '-c', `source ${dir}/yep-ext.fish; complete -C${JSON.stringify(line)}`], { env: { ...env, HOME: join(home.root, 'home') }, cwd: work, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout.split('\n').filter(Boolean);
+  }
+  it('completes commands with descriptions', () => expect(fish('yep-ext dis')).toEqual(['disable\tDisable an extension, keeping its configuration.']));
+  it('completes installed names and secret fields', () => {
+    expect(fish('yep-ext remove ls')).toEqual(['lsp', 'lsp-extra']);
+    expect(fish('yep-ext set-secret logfire ')).toEqual(['api_key', 'token']);
+  });
+  it('completes flags, values and paths', () => {
+    expect(fish('yep-ext list --j')).toEqual(['--json\tFormat output as json.']);
+    expect(fish('yep-ext new x -l r')).toEqual(['rust']);
+    expect(fish('yep-ext install --frozen --lockfile te')).toEqual(['team.lock']);
+  });
+});

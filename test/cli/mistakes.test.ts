@@ -1,0 +1,214 @@
+/**
+ * The mistakes people make at a command line, each run through the built CLI,
+ * in human mode and with --json: the exit status, the message and the hint are
+ * ours (what went wrong, what to type instead), in both modes the same, and no
+ * output shows oclif's internals: its name, command ids joined with ":"
+ * (`instal:lsp`, `lock:export`), "The following error occurred", " ›   Error:".
+ * The state checks at the end: a mistake changes nothing on disk.
+ */
+import { mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+
+let home: TempHome;
+/** The working directory of every run: ./examples (a link to the repository's) and ./lock-dir. */
+let cwd: string;
+const run = (argv: string[]) => runCli(argv, { env: home.env, cwd });
+
+interface Mistake {
+  what: string;
+  argv: string[];
+  /** argv for the --json run when appending --json would change the mistake. */
+  jsonArgv?: string[];
+  exit: number;
+  message: RegExp;
+  hint: RegExp;
+  /** The hint must not say this (a misleading next step). */
+  notHint?: RegExp;
+}
+
+const LOCKDIR = 'lock-dir';
+
+const mistakes: Mistake[] = [
+  // Commands: typos, topics, help.
+  { what: 'a typo of a command', argv: ['instal', 'lsp'], exit: 2, message: /^"instal" is not a yep-ext command\.$/, hint: /Did you mean `yep-ext install`\?/ },
+  { what: 'swapped letters', argv: ['isntall', 'lsp'], exit: 2, message: /"isntall" is not a yep-ext command/, hint: /`yep-ext install`/ },
+  { what: 'a typo of list', argv: ['lsit'], exit: 2, message: /"lsit" is not/, hint: /`yep-ext list`/ },
+  { what: 'a typo of remove', argv: ['remvoe', 'echo-node'], exit: 2, message: /"remvoe" is not/, hint: /`yep-ext remove`/ },
+  { what: 'a typo inside a topic', argv: ['lock', 'exprt', 'x.lock'], exit: 2, message: /^"lock exprt" is not a yep-ext command\.$/, hint: /`yep-ext lock export`/ },
+  { what: 'help for a mistyped command', argv: ['help', 'instal'], exit: 2, message: /"instal" is not/, hint: /`yep-ext install`/ },
+  { what: '--help on a mistyped command', argv: ['instal', '--help'], jsonArgv: ['instal', '--json', '--help'], exit: 2, message: /"instal" is not/, hint: /`yep-ext install`/ },
+  { what: 'a word that is no command at all', argv: ['frobnicate'], exit: 2, message: /"frobnicate" is not a yep-ext command/, hint: /^`yep-ext help` lists every command\.$/ },
+  { what: 'a flag before any command', argv: ['--bogus'], jsonArgv: ['--bogus', '--json'], exit: 2, message: /--bogus is not a flag of yep-ext itself/, hint: /yep-ext list --json/ },
+  // Flags.
+  { what: 'a typo of --json', argv: ['list', '--jsn'], jsonArgv: ['list', '--jsn', '--json'], exit: 2, message: /^Unknown flag --jsn for `yep-ext list`\.$/, hint: /Did you mean --json\?/ },
+  { what: 'a typo of --no-verify', argv: ['list', '--no-verfy'], exit: 2, message: /Unknown flag --no-verfy/, hint: /Did you mean --no-verify\?/ },
+  { what: 'a typo of --frozen', argv: ['install', '--froze'], exit: 2, message: /Unknown flag --froze for `yep-ext install`/, hint: /Did you mean --frozen\?/ },
+  { what: 'a flag of another command', argv: ['remove', 'echo-node', '--index', 'http://127.0.0.1:1/'], exit: 2, message: /Unknown flag --index for `yep-ext remove`/, hint: /--index is a flag of `install`, `search`, `update`, not of `remove`/ },
+  { what: 'an unknown short flag', argv: ['install', '-z', 'lsp'], exit: 2, message: /Unknown flag -z for `yep-ext install`/, hint: /-y \(--yes\)/ },
+  { what: 'a value given to a switch', argv: ['list', '--verify=false'], exit: 2, message: /^--verify is a switch: it takes no value/, hint: /--no-verify/ },
+  { what: 'an option flag without its value', argv: ['search', '--limit'], jsonArgv: ['search', '--json', '--limit'], exit: 2, message: /^--limit needs a value\.$/, hint: /--limit 50/ },
+  { what: 'a word for a number', argv: ['search', '--limit', 'ten'], exit: 2, message: /^--limit needs a whole number, not "ten"\.$/, hint: /--limit: Show at most/ },
+  { what: 'a number under the minimum', argv: ['search', '--limit', '0'], exit: 2, message: /^--limit must be at least 1 \(got 0\)\.$/, hint: /--limit 50/ },
+  { what: 'a number over the maximum', argv: ['search', '--limit', '5000'], exit: 2, message: /^--limit must be at most 1000 \(got 5000\)\.$/, hint: /--limit 50/ },
+  { what: 'a zero timeout', argv: ['doctor', './examples/echo-node', '--timeout', '0'], exit: 2, message: /^--timeout takes seconds, more than 0 and at most 3600 \(got "0"\)\.$/, hint: /--timeout 5/ },
+  { what: 'a value outside the choices', argv: ['new', 'x', '--tool', 't', '--language', 'go'], exit: 2, message: /^--language must be one of typescript, python, rust \(got "go"\)\.$/, hint: /--language typescript/ },
+  { what: 'a typo of a choice', argv: ['new', 'x', '--tool', 't', '--language', 'pyton'], exit: 2, message: /--language must be one of/, hint: /Did you mean --language python\?/ },
+  { what: '--lockfile without --frozen', argv: ['install', '--lockfile', 'x.lock'], exit: 2, message: /^--lockfile only works together with --frozen\.$/, hint: /yep-ext install --frozen --lockfile/ },
+  { what: '--enable without --frozen', argv: ['install', '--enable'], exit: 2, message: /^--enable only works together with --frozen\.$/, hint: /--frozen/ },
+  { what: '--args without --call', argv: ['doctor', './examples/echo-node', '--args', '{}'], exit: 2, message: /^--args only works together with --call\.$/, hint: /--call echo --args/ },
+  { what: 'two flags that exclude each other', argv: ['set-secret', 'echo-node', 'token', '--unset', '--stdin'], exit: 2, message: /^--unset and --stdin cannot be used together\.$/, hint: /Keep one of them/ },
+  { what: 'sources with --frozen', argv: ['install', '--frozen', 'lsp'], exit: 2, message: /takes no sources/, hint: /Drop the sources/ },
+  { what: 'an argument outside its choices', argv: ['completion', 'tcsh'], exit: 2, message: /^SHELL must be one of bash, zsh, fish \(got "tcsh"\)\.$/, hint: /yep-ext completion bash/ },
+  { what: 'a typo of an argument choice', argv: ['completion', 'fihs'], exit: 2, message: /SHELL must be one of/, hint: /^Did you mean `yep-ext completion fish`\?$/ },
+  // Arguments.
+  { what: 'a missing name', argv: ['disable'], exit: 2, message: /^`yep-ext disable` needs NAME \(Extension name/, hint: /^For example: yep-ext disable logfire$/ },
+  { what: 'two missing arguments', argv: ['set-secret'], exit: 2, message: /^`yep-ext set-secret` needs NAME and FIELD\.$/, hint: /yep-ext set-secret logfire token/ },
+  { what: 'one of two arguments missing', argv: ['set-secret', 'echo-node'], exit: 2, message: /needs FIELD/, hint: /yep-ext set-secret logfire token/ },
+  { what: 'a missing path in a topic command', argv: ['lock', 'export'], exit: 2, message: /^`yep-ext lock export` needs PATH/, hint: /yep-ext lock export \.\/yolop-extensions\.lock/ },
+  { what: 'an argument to a command that takes none', argv: ['list', 'everything'], exit: 2, message: /^`yep-ext list` takes no arguments; unexpected: "everything"\.$/, hint: /yep-ext list --help/ },
+  { what: 'nothing to install', argv: ['install'], exit: 2, message: /^Nothing to install\.$/, hint: /yep-ext install lsp/ },
+  { what: 'update without names or --all', argv: ['update'], exit: 2, message: /--all/, hint: /yep-ext update --all/ },
+  // Wrong kinds of paths and names.
+  { what: 'a directory without ./', argv: ['install', 'examples/echo-node'], exit: 2, message: /not a valid crate or extension name/, hint: /yep-ext install \.\/examples\/echo-node/ },
+  { what: 'a path that does not exist', argv: ['install', './no-such-dir'], exit: 3, message: /No such directory/, hint: /Check the path/ },
+  { what: 'a directory given as --lockfile', argv: ['install', '--frozen', '--lockfile', LOCKDIR], exit: 2, message: /^--lockfile lock-dir is a directory, not a lockfile\.$/, hint: /--lockfile lock-dir\/yolop-extensions\.lock/, notHint: /mv |reinstall/ },
+  { what: 'a lockfile that does not exist', argv: ['install', '--frozen', '--lockfile', 'no-such.lock'], exit: 3, message: /There is no lockfile at no-such\.lock/, hint: /--lockfile/ },
+  { what: 'a path as a new extension name', argv: ['new', 'bad/name', '--tool', 't'], exit: 2, message: /Invalid extension name "bad\/name"/, hint: /yep-ext new name --dir bad/, notHint: /yep-ext list/ },
+  { what: 'a bad tool name for new', argv: ['new', 'good', '--tool', 'a b'], exit: 2, message: /Invalid tool name "a b"/, hint: /--tool forecast/, notHint: /yep-ext list/ },
+  { what: 'disabling what is not installed', argv: ['disable', 'nosuch'], exit: 3, message: /"nosuch" is not installed/, hint: /yep-ext list/, notHint: /install nosuch|Install it/ },
+  { what: 'a typo of an installed name', argv: ['disable', 'echo-nod'], exit: 3, message: /"echo-nod" is not installed/, hint: /^Did you mean `echo-node`\?/ },
+  { what: 'updating what is not installed', argv: ['update', 'echo-nde'], exit: 3, message: /echo-nde is not installed/, hint: /Did you mean `echo-node`\?.*yep-ext list/ },
+  { what: 'removing what is not installed', argv: ['remove', 'nosuch'], exit: 3, message: /nosuch is not installed/, hint: /yep-ext list/ },
+  { what: 'an aliased command with a typo of a name', argv: ['rm', 'echonode'], exit: 3, message: /echonode is not installed/, hint: /Did you mean `echo-node`\?/ },
+];
+
+function parseHuman(stderr: string): { message: string; hint: string } {
+  const m = /^error: ([\s\S]*?)(?:\nhint: ([\s\S]*?))?\n?$/.exec(stderr);
+  if (!m) throw new Error(`stderr is not "error: …\\nhint: …":\n${stderr}`);
+  return { message: m[1]!, hint: m[2] ?? '' };
+}
+
+/** Output that shows oclif's internals instead of ours. */
+function leaks(text: string, argv: string[]): string[] {
+  const found: string[] = [];
+  if (/oclif/i.test(text)) found.push('the word oclif');
+  if (/The following errors? occurred/.test(text)) found.push('"The following error occurred"');
+  if (text.includes(' ›   ')) found.push("oclif's ›  error block");
+  if (/\b(?:lock:export|help:\w+)/.test(text)) found.push('a colon-joined command id');
+  const words = argv.filter((a) => !a.startsWith('-'));
+  for (let i = 0; i + 1 < words.length; i++) if (text.includes(`${words[i]}:${words[i + 1]}`)) found.push(`${words[i]}:${words[i + 1]}`);
+  return found;
+}
+
+beforeAll(async () => {
+  home = makeTempHome('yep-mistakes-');
+  cwd = join(home.root, 'work');
+  mkdirSync(join(cwd, LOCKDIR), { recursive: true });
+  symlinkSync(join(REPO_ROOT, 'examples'), join(cwd, 'examples'));
+  const r = await run(['install', './examples/echo-node']);
+  expect(r.code, r.stderr).toBe(0);
+});
+afterAll(() => home.cleanup());
+
+describe(`${mistakes.length} mistakes a user makes`, () => {
+  it('covers at least 30 of them', () => {
+    expect(mistakes.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it.each(mistakes.map((m) => [m.what, m] as const))('%s', async (_what, m) => {
+    const before = readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8');
+
+    const human = await run(m.argv);
+    expect(human.code, `${m.argv.join(' ')}\n${human.stderr}`).toBe(m.exit);
+    expect(human.stdout).toBe('');
+    const h = parseHuman(human.stderr);
+    expect(h.message).toMatch(m.message);
+    expect(h.hint).toMatch(m.hint);
+    if (m.notHint) expect(h.hint).not.toMatch(m.notHint);
+    expect(leaks(human.stderr, m.argv)).toEqual([]);
+
+    const jsonArgv = m.jsonArgv ?? [...m.argv, '--json'];
+    const json = await run(jsonArgv);
+    expect(json.code, `${jsonArgv.join(' ')}\n${json.stdout}${json.stderr}`).toBe(m.exit);
+    expect(json.stderr).toBe('');
+    const { error } = jsonOf<{ error: { code: string; message: string; hint: string } }>(json);
+    expect(error.code).toMatch(/^E_[A-Z_]+$/);
+    // The same words in both modes.
+    expect(error.message).toBe(h.message);
+    expect(error.hint).toBe(h.hint);
+    expect(leaks(json.stdout, jsonArgv)).toEqual([]);
+
+    // A mistake changes nothing.
+    expect(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')).toBe(before);
+  });
+});
+
+describe('standard input is never an argument', () => {
+  it('a name piped to `disable` with no NAME is a usage error, and settings.toml is untouched', async () => {
+    expect((await run(['enable', 'echo-node'])).code).toBe(0);
+    const settings = join(home.configDir, 'settings.toml');
+    const before = readFileSync(settings, 'utf8');
+    const r = await runCli(['disable'], { env: home.env, cwd, input: 'echo-node' });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/needs NAME/);
+    expect(readFileSync(settings, 'utf8')).toBe(before);
+    expect(before).not.toMatch(/enabled = false/);
+  });
+});
+
+describe('forgiveness that succeeds', () => {
+  it('help <command> prints that command’s help, like <command> --help', async () => {
+    for (const words of [['install'], ['lock', 'export'], ['set-secret']]) {
+      const viaHelp = await run(['help', ...words]);
+      const viaFlag = await run([...words, '--help']);
+      expect(viaHelp.code).toBe(0);
+      expect(viaHelp.stdout).toBe(viaFlag.stdout);
+      expect(viaHelp.stdout).toContain(`$ yep-ext ${words.join(' ')}`);
+    }
+  });
+
+  it('aliases: uninstall and rm remove, ls lists, upgrade updates', async () => {
+    const ls = await run(['ls', '--json']);
+    expect(jsonOf(ls).extensions.map((e: { name: string }) => e.name)).toEqual(['echo-node']);
+    const up = await run(['upgrade', 'echo-node', '--json']);
+    expect(up.code, up.stderr).toBe(0);
+    expect(jsonOf(up).updates[0]).toMatchObject({ name: 'echo-node' });
+    for (const alias of ['uninstall', 'rm']) {
+      const r = await run([alias, 'echo-node', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(readdirSync(join(home.configDir, 'extensions'))).not.toContain('echo-node');
+      expect(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')).not.toContain('echo-node');
+      expect((await run(['install', './examples/echo-node'])).code).toBe(0);
+    }
+  });
+
+  it('root help lists commands once (no alias rows) and the environment overrides', async () => {
+    const r = await run(['--help']);
+    expect(r.stdout).toMatch(/^ {2}remove {2,}/m);
+    expect(r.stdout).not.toMatch(/^ {2}(rm|uninstall|ls|upgrade) {2,}/m);
+    for (const v of ['YOLOP_CONFIG_DIR', 'YOLOP_EXTENSIONS_DIR', 'YEP_EXT_INDEX', 'NO_COLOR']) expect(r.stdout).toContain(v);
+    expect(leaks(r.stdout, [])).toEqual([]);
+  });
+
+  it('no help page shows oclif or a colon-joined command id', async () => {
+    for (const words of [[], ['install'], ['list'], ['lock'], ['lock', 'export'], ['set-secret'], ['update'], ['completion'], ['doctor']]) {
+      const r = await run([...words, '--help']);
+      expect(r.code).toBe(0);
+      expect(leaks(r.stdout + r.stderr, words), words.join(' ')).toEqual([]);
+    }
+  });
+
+  it('set-secret shows its two arguments as two, not as lists', async () => {
+    const r = await run(['set-secret', '--help']);
+    expect(r.stdout).toContain('$ yep-ext set-secret NAME FIELD');
+    expect(r.stdout).not.toContain('NAME...');
+  });
+
+  it('global flags only where they act: --index on install, update and search only', async () => {
+    for (const cmd of ['install', 'update', 'search']) expect((await run([cmd, '--help'])).stdout, cmd).toContain('--index');
+    for (const cmd of ['list', 'remove', 'enable', 'disable', 'doctor', 'set-secret', 'new', 'lock export'])
+      expect((await run([...cmd.split(' '), '--help'])).stdout, cmd).not.toContain('--index');
+  });
+});

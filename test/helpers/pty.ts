@@ -1,0 +1,37 @@
+/**
+ * The built CLI in a real pseudo-terminal of a given size, through util-linux
+ * `script`: stdout and stderr are the terminal (isTTY, columns), as for a person
+ * at a shell. Tests that need it skip only when `script` is missing and
+ * YEP_EXT_REQUIRE_ALL is not set (CI sets it: there a missing `script` fails).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { BIN, REPO_ROOT } from './home.js';
+
+export const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
+/** describe.skipIf(SKIP_PTY): skip without `script`, unless every test is required. */
+export const SKIP_PTY = !HAS_SCRIPT && process.env.YEP_EXT_REQUIRE_ALL !== '1';
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Run `yep-ext args…` in a `cols`-column terminal. Output has the terminal's
+ * \r\n turned back into \n. Asynchronous: a test's own servers (the loopback
+ * registry) keep answering while it runs.
+ */
+export function runCliInPty(args: string[], options: { env: Record<string, string>; cols: number; rows?: number; cwd?: string }): Promise<{ code: number | null; output: string }> {
+  if (!HAS_SCRIPT) return Promise.reject(new Error('util-linux `script` is needed for the terminal tests (apt-get install util-linux)'));
+  const cmd = `stty cols ${options.cols} rows ${options.rows ?? 50} && exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: options.cwd ?? REPO_ROOT, env: { TERM: 'xterm', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Decoded once at the end: a chunk may end inside a UTF-8 sequence (│, …, 日本).
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => chunks.push(d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      child.stdin.destroy();
+      resolve({ code, output: Buffer.concat(chunks).toString('utf8').replace(/\r\n/g, '\n') });
+    });
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * Issue 13: the library API changes nothing process-wide. Importing yep-ext
+ * (dist/index.js) and making a network request through it must not set V8
+ * flags; the CLI (bin/run.js) still sets --liftoff-only for undici's wasm
+ * (docs/performance.md). Observed by wrapping v8.setFlagsFromString in the
+ * child before anything else runs. Needs `npm run build`.
+ */
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, REPO_ROOT } from '../helpers/home.js';
+
+let server: Server;
+let url = '';
+let work = '';
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'yep-side-effects-'));
+  // A registry whose config.json has no API: the request is made (undici loads), then a clean error.
+  server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(req.url === '/config.json' ? JSON.stringify({ dl: 'http://127.0.0.1:9/crates' }) : '{}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address();
+  url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/`;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Run node asynchronously: the registry above lives in this process and must keep answering. */
+function node(args: string[], env?: Record<string, string | undefined>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { encoding: 'utf8', timeout: 30_000, ...(env ? { env } : {}) }, (error, stdout, stderr) => {
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** A preload that records every V8 flag set in the process into `log`. */
+function flagRecorder(log: string): string {
+  const file = join(work, 'record-v8-flags.cjs');
+  writeFileSync(
+    file,
+    `const v8 = require('node:v8'); const fs = require('node:fs'); const orig = v8.setFlagsFromString;
+     v8.setFlagsFromString = (f) => { fs.appendFileSync(${JSON.stringify(log)}, f + '\\n'); return orig(f); };
+     require('node:module').syncBuiltinESMExports();`,
+  );
+  return file;
+}
+
+describe('no process-wide side effects from the library API (issue 13)', () => {
+  it('importing yep-ext and searching a registry sets no V8 flag', async () => {
+    const log = join(work, 'library.log');
+    writeFileSync(log, '');
+    const script = `
+      const { createContext, searchExtensions, silentLogger } = await import(${JSON.stringify(join(REPO_ROOT, 'dist/index.js'))});
+      const ctx = createContext({ env: { YEP_EXT_INDEX: ${JSON.stringify(url)}, YOLOP_CONFIG_DIR: ${JSON.stringify(join(work, 'cfg'))} }, log: silentLogger });
+      const e = await searchExtensions(ctx, { term: 'x' }).catch((x) => x);
+      console.log(e.code);`;
+    const r = await node(['--require', flagRecorder(log), '--input-type=module', '-e', script]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('E_UNSUPPORTED'); // the request went out: undici was loaded
+    expect(readFileSync(log, 'utf8')).toBe('');
+  });
+
+  it('the CLI still sets --liftoff-only (control for the test above)', async () => {
+    const log = join(work, 'cli.log');
+    writeFileSync(log, '');
+    const r = await node(['--require', flagRecorder(log), BIN, 'search', 'x', '--json'], { PATH: process.env.PATH, HOME: work, YOLOP_CONFIG_DIR: join(work, 'cfg'), YEP_EXT_INDEX: url, YEP_EXT_NO_UPDATE_CHECK: '1' });
+    expect(r.stdout).toContain('E_UNSUPPORTED');
+    expect(readFileSync(log, 'utf8')).toBe('--liftoff-only\n');
+  });
+});
