@@ -45,6 +45,8 @@ export interface ListedExtension {
 export interface ListOptions {
   /** Re-hash crate and git packages to detect drift (default true). */
   verify?: boolean;
+  /** Only these lock entries (`info`): the store's unmanaged directories are not scanned. */
+  only?: string[];
 }
 
 /**
@@ -89,7 +91,8 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       settingsProblem = e.message;
     }
   }
-  const listed = await pMap(lock.entries, async (entry): Promise<ListedExtension> => {
+  const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
+  const listed = await pMap(entries, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
       name: entry.name,
@@ -160,6 +163,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     return item;
   }, { concurrency: 8 });
   await addEngines(ctx, listed);
+  if (options.only) return listed;
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   const known = new Set(lock.entries.map((e) => e.name));
   let names: string[] = [];

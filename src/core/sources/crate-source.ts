@@ -72,4 +72,5 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
   candidates: async (ctx, spec) => (await crates()).crateCandidates(ctx, spec),
   updateCandidates: async (ctx, rec) => (await crates()).crateUpdateCandidates(ctx, rec),
+  upstream: async (ctx, rec) => (await crates()).crateUpstream(ctx, rec),
 };

@@ -19,7 +19,7 @@ import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
 import { assertCrateName } from './crates-io/index-path.js';
 import { checkIndexUrl, loadRegistryConfig } from './crates-io/registry-config.js';
-import type { Fetched } from './source.js';
+import type { Fetched, Upstream } from './source.js';
 
 /** The lock record of a crate install (host-compat §4). */
 export interface CrateRecord {
@@ -209,6 +209,51 @@ export async function crateUpdateCandidates(ctx: Context, source: CrateRecord): 
   }
   const newer = now ? rest.filter((e) => compareVersionsDesc(e.version, now) < 0) : [];
   return [first, ...newer].map((e) => ({ ...source, version: e.vers, cksum: e.cksum, crate_name: e.name }));
+}
+
+/** Newest first: a release before pre-releases, yanked ones last. */
+function newest(entries: IndexEntry[]): IndexEntry | undefined {
+  const live = entries.filter((e) => !e.yanked).sort((a, b) => compareVersionsDesc(a.version, b.version));
+  return live.find((e) => !e.version.prerelease) ?? live[0];
+}
+
+/** The versions an index lists, newest first (what `info` shows). */
+function versionList(entries: IndexEntry[]): Upstream['versions'] {
+  return [...entries].sort((a, b) => compareVersionsDesc(a.version, b.version)).map((e) => ({ version: e.vers, yanked: e.yanked }));
+}
+
+/**
+ * `outdated` and `info` for an installed crate, from one index read: `wanted` is
+ * what `update` would move to (never older than the installed version, as update
+ * never downgrades), `latest` the newest non-yanked release whatever the requirement.
+ */
+export async function crateUpstream(ctx: Context, source: CrateRecord): Promise<Upstream> {
+  const entries = await indexEntries(ctx, indexFor(ctx, source.index), source.crate_name);
+  const now = parseCargoVersion(source.version);
+  let chosen: IndexEntry | undefined;
+  try {
+    chosen = chooseCandidates(entries[0]?.name ?? source.crate_name, entries, source.requirement).entries[0];
+  } catch {
+    chosen = undefined; // nothing the requirement selects is installable now (all yanked, say)
+  }
+  const newerThanNow = (e: IndexEntry | undefined): boolean => e !== undefined && now !== undefined && compareVersionsDesc(e.version, now) < 0;
+  const wanted = chosen && (now === undefined || newerThanNow(chosen)) ? chosen.vers : source.version;
+  const top = newest(entries);
+  const latest = top ? (newerThanNow(top) || now === undefined ? top.vers : source.version) : null;
+  const wantedVersion = parseCargoVersion(wanted);
+  return {
+    wanted,
+    latest,
+    update: wanted !== source.version,
+    beyond: top !== undefined && wantedVersion !== undefined && compareVersionsDesc(top.version, wantedVersion) < 0,
+    versions: versionList(entries),
+  };
+}
+
+/** `info` for a crate that is not installed: what the index lists, without installing. */
+export async function crateRegistryInfo(ctx: Context, crate: string): Promise<{ crate: string; index: string; latest: string | null; versions: Upstream['versions'] }> {
+  const entries = await indexEntries(ctx, ctx.indexUrl, crate);
+  return { crate: entries[0]?.name ?? crate, index: registryLabel(ctx.indexUrl), latest: newest(entries)?.vers ?? null, versions: versionList(entries) };
 }
 
 /** The fetcher for `crate` specs (install): resolve, download, verify, unpack into `into`. */

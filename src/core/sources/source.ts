@@ -112,6 +112,28 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * date). Without it, `findUpdate` is the one candidate.
    */
   updateCandidates?(ctx: Context, rec: R): Promise<R[]>;
+  /**
+   * `outdated` and `info`: what the origin offers now, read without downloading a
+   * package (one index read, one ls-remote). A linked kind has none (`local`).
+   */
+  upstream?(ctx: Context, rec: R): Promise<Upstream>;
+}
+
+/**
+ * What the origin offers now, for `outdated` and `info` (no download): the pin the
+ * recorded intent selects (`wanted`) and the newest pin at all (`latest`).
+ */
+export interface Upstream {
+  /** What `update` would move to now (a version, a commit); null when nothing the intent selects is available. */
+  wanted: string | null;
+  /** The newest the origin offers whatever the intent (crates: newest non-yanked release; git: = wanted). */
+  latest: string | null;
+  /** `wanted` is newer than the pin: `yep-ext update` moves it. */
+  update: boolean;
+  /** `latest` is newer than `wanted`, outside the recorded intent: only a new install reaches it. */
+  beyond: boolean;
+  /** The versions the registry lists, newest first, yanked ones marked (crates; [] for other kinds). */
+  versions: { version: string; yanked: boolean }[];
 }
 
 /** `writeRecord` for kinds whose keys are plain TOML values: `type` first, undefined dropped, order kept. */
