@@ -66,16 +66,21 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
   const source = sourceFor(entry.source.type);
   const rec = entry.source as Record<string, unknown>;
   const requirement = typeof rec.requirement === 'string' ? rec.requirement : typeof rec.requested_ref === 'string' ? rec.requested_ref : null;
-  const base = {
+  const current = source.linked ? (entry.version ?? null) : source.pin(entry.source) || null;
+  const row = (wanted: string | null, latest: string | null, status: OutdatedStatus, hint: string | null): OutdatedItem => ({
     name: entry.name,
     kind: entry.source.type,
     source: describeSource(entry.source),
-    current: source.linked ? (entry.version ?? null) : source.pin(entry.source) || null,
+    current,
+    wanted,
+    latest,
     requirement,
+    status,
     engines,
+    hint,
     error: null,
-  };
-  if (!up) return { ...base, wanted: null, latest: null, status: 'local', hint: null };
+  });
+  if (!up) return row(null, null, 'local', null);
   const status: OutdatedStatus = up.update ? 'update' : up.beyond ? 'beyond' : 'up-to-date';
   const crate = typeof rec.crate_name === 'string' ? rec.crate_name : undefined;
   const hint =
@@ -84,7 +89,7 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
       : status === 'beyond' && crate && up.latest
         ? `yep-ext install '${crateSpecFor(entry.name, crate, up.latest)}'`
         : null;
-  return { ...base, wanted: up.wanted, latest: up.latest, status, hint };
+  return row(up.wanted, up.latest, status, hint);
 }
 
 /** `name`'s upstream, or undefined for a kind without one (path). Throws what the lookup throws. */
