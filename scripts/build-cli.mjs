@@ -12,7 +12,7 @@
  *                     new command needs no registration, and each loads only the
  *                     chunks it imports;
  *   chunks/*.js       code shared between entries, and lazily imported modules
- *                     (undici, @inquirer/prompts, write-file-atomic, ...);
+ *                     (undici, @inquirer/prompts, ...);
  *   fast-path.cjs     the oclif-free runner for `list` and `__complete`
  *                     (src/cli/fast-path.ts), one self-contained CommonJS file,
  *   table-engine.cjs  but for the table engine for non-ASCII text (cli-table3),

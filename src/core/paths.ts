@@ -21,6 +21,11 @@ export interface Paths {
   stagingDir: string;
   /** Download cache and other scratch space owned by yep-ext. */
   cacheDir: string;
+  /**
+   * Immutable package versions: `<store>/<name>` of a tree yep-ext owns is a
+   * relative symlink to `.yep-packages/<name>.<id>` (store/package-versions.ts).
+   */
+  packagesDir: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -53,6 +58,7 @@ export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform =
     installLockFile: join(storeDir, '.yep-ext.lock'),
     stagingDir: join(storeDir, '.yep-staging'),
     cacheDir: join(storeDir, '.yep-cache'),
+    packagesDir: join(storeDir, '.yep-packages'),
   };
 }
 

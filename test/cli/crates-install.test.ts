@@ -5,7 +5,7 @@
  * Needs `npm run build` first.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -187,7 +187,9 @@ describe('hostile registry: rejected, home unchanged', () => {
     expect(r.code, r.stderr).toBe(code);
     expect(r.stderr).toMatch(message);
     expect(snapshot()).toEqual(before);
-    expect(lstatSync(join(store(), 'hello')).isDirectory()).toBe(true);
+    // The existing install is still in place: its entry links to its version directory.
+    expect(readlinkSync(join(store(), 'hello'))).toMatch(/^\.yep-packages\/hello\.[0-9a-f]{16}$/);
+    expect(statSync(join(store(), 'hello')).isDirectory()).toBe(true);
   });
 });
 

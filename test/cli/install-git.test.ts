@@ -4,7 +4,7 @@
  * reinstall reproducibility, and hardening C20-C25 with the state left untouched.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,7 +95,9 @@ describe('install from git', () => {
     const expectedRef = requested === 'SHA' ? revs.v1 : requested;
     expect(entry?.source).toEqual({ type: 'git', url: repo.url, rev: rev(), ...(expectedRef ? { requested_ref: expectedRef } : {}) });
     const pkg = join(store(), 'gitext');
-    expect(lstatSync(pkg).isDirectory()).toBe(true);
+    // A tree yep-ext owns: the entry is a relative link to its immutable version directory (a copy, not the checkout).
+    expect(readlinkSync(pkg)).toBe(`.yep-packages/gitext.${entry?.content_hash.slice(7, 23)}`);
+    expect(lstatSync(join(store(), '.yep-packages', `gitext.${entry?.content_hash.slice(7, 23)}`)).isDirectory()).toBe(true);
     expect(existsSync(join(pkg, '.git'))).toBe(false);
     expect(statSync(join(pkg, 'bin/gitext-server')).mode & 0o111).not.toBe(0);
     expect(entry?.content_hash).toBe(await contentHash(pkg));

@@ -6,34 +6,34 @@
  * after every kill settings.toml must be byte for byte the text before or the
  * text after, and read by the host (in order, test/helpers/settings-model.ts) as
  * before or after. A completed run renames onto settings.toml exactly once.
+ * (test/faults/crash-points.test.ts does the same for every command and the whole home.)
  *
  * Needs strace (ptrace). Without it the suite is skipped with the reason shown,
  * or fails when YEP_EXT_REQUIRE_ALL=1 (CI).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { hostRuns, sortKeys } from '../helpers/settings-model.js';
+import { limiter, parseCalls, straceNeed, tracedRun } from '../helpers/syscall-kill.js';
+import { describeNeeding } from '../helpers/needs.js';
 
-const probe = spawnSync('strace', ['-f', '-qq', '-o', '/dev/null', 'true'], { encoding: 'utf8' });
-const hasStrace = probe.status === 0;
-if (!hasStrace) {
-  const why = `strace is not usable here (${(probe.stderr || probe.error?.message || '').trim()})`;
-  if (process.env.YEP_EXT_REQUIRE_ALL === '1') throw new Error(`kill-enable tests need strace: ${why}. Install it (apt-get install strace).`);
-  console.warn(`kill-enable tests skipped: ${why}`);
-}
+const strace = straceNeed();
+const hasStrace = strace.ok;
 
 /** Every system call that changes what is on disk on the way to settings.toml. */
 const SYSCALLS = ['fsync', 'fdatasync', 'rename', 'renameat', 'renameat2', 'unlink', 'unlinkat', 'mkdir', 'rmdir'];
+/** Two traced runs at a time (the machine has two cores). */
+const slot = limiter(2);
+/** Temp files of settings.toml: yep-ext's own (`.settings.toml.yep-<pid>-<n>.tmp`) and write-file-atomic's. */
+const SETTINGS_TEMP = /^(\.settings\.toml\.yep-\d+-\d+\.tmp|settings\.toml\.\d+)$/;
 
 let home: TempHome;
-let settingsFile: string;
 beforeEach(async () => {
   home = makeTempHome();
-  settingsFile = join(home.configDir, 'settings.toml');
   const pkg = writePackage(join(home.root, 'src', 'alpha'), {
     name: 'alpha',
     yolop: { config_schema: { type: 'object', required: ['endpoint'], properties: { endpoint: { type: 'string' }, port: { type: 'integer' } } } },
@@ -43,78 +43,85 @@ beforeEach(async () => {
 });
 afterEach(() => home.cleanup());
 
-/**
- * Run `yep-ext args` under strace tracing `syscalls`, killed at the `n`th call of
- * `kill` (when given). strace counts calls per thread, so libuv's pool is held to
- * one thread and the complete run checks that each call came from one thread.
- */
-function traced(args: string[], syscalls: string[], kill?: { syscall: string; n: number }): { status: number | null; signal: string | null; trace: string } {
-  const traceFile = join(home.root, 'trace');
-  const inject = kill ? ['-e', `inject=${kill.syscall}:signal=KILL:when=${kill.n}`] : [];
-  const r = spawnSync('strace', ['-f', '-qq', '-o', traceFile, '-e', `trace=${syscalls.join(',')}`, ...inject, process.execPath, BIN, ...args], {
-    env: { ...home.env, UV_THREADPOOL_SIZE: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: r.status, signal: r.signal, trace: existsSync(traceFile) ? readFileSync(traceFile, 'utf8') : '' };
-}
-
 /** Everything the host would make of settings.toml for ext:alpha. */
 const hostState = (text: string | null) => JSON.stringify(sortKeys(text === null ? { enabled: false, config: {} } : hostRuns(text, 'alpha')));
-const read = (): string | null => (existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : null);
+const readSettings = (configDir: string): string | null => (existsSync(join(configDir, 'settings.toml')) ? readFileSync(join(configDir, 'settings.toml'), 'utf8') : null);
 
-/** Enumerate every kill point of `args` starting from settings text `start` (null: no file). */
-function enumerateKills(args: string[], start: string | null): { after: string | null; kills: number } {
-  // Each run starts from the same disk: a killed run leaves the installer lock (a later
-  // command waits for it to go stale) and maybe a temp file, which would shift the counts.
-  const reset = () => {
-    mkdirSync(home.configDir, { recursive: true });
-    rmSync(join(home.configDir, 'extensions', '.yep-ext.lock'), { recursive: true, force: true });
-    for (const n of readdirSync(home.configDir)) if (n.startsWith('settings.toml.')) rmSync(join(home.configDir, n));
-    if (start === null) rmSync(settingsFile, { force: true });
-    else writeFileSync(settingsFile, start);
+/**
+ * Enumerate every kill point of `args` starting from settings text `start` (null: no file).
+ * Each run starts from its own copy of the same home: a killed run leaves the installer
+ * lock (a later command would wait for it to go stale) and maybe a temp file.
+ */
+async function enumerateKills(args: string[], start: string | null): Promise<{ after: string | null; kills: number; afterDir: string }> {
+  const template = home.configDir;
+  if (start === null) rmSync(join(template, 'settings.toml'), { force: true });
+  else writeFileSync(join(template, 'settings.toml'), start);
+  const copies: string[] = [];
+  const copy = (): { root: string; configDir: string; env: Record<string, string> } => {
+    const root = mkdtempSync(join(tmpdir(), 'yep-kill-enable-'));
+    copies.push(root);
+    const configDir = join(root, 'yolop');
+    cpSync(template, configDir, { recursive: true, verbatimSymlinks: true });
+    return { root, configDir, env: { ...home.env, YOLOP_CONFIG_DIR: configDir } };
   };
-  // The completed run first: the "after" text, and how many calls of each syscall there are to kill at.
-  reset();
-  const full = traced(args, SYSCALLS);
-  expect(full.status, full.trace).toBe(0);
-  const calls = full.trace.split('\n').map((l) => /^(\d+)\s+(\w+)\(/.exec(l)).filter((m): m is RegExpExecArray => m !== null && SYSCALLS.includes(m[2] as string));
-  const renames = calls.filter((m) => m[2]?.startsWith('rename') && /, "[^"]*\/settings\.toml"/.test(m.input));
-  expect(renames.map((m) => m.input), 'renames onto settings.toml').toHaveLength(1);
-  const after = read();
-  expect(after).not.toBe(start);
+  try {
+    // The completed run first: the "after" text, and how many calls of each syscall there are to kill at.
+    const full = copy();
+    const done = await slot(() => tracedRun(args, { env: full.env, traceFile: join(full.root, 'trace'), syscalls: SYSCALLS }));
+    expect(done.status, done.trace).toBe(0);
+    const calls = parseCalls(done.trace, SYSCALLS);
+    const renames = calls.filter((c) => c.syscall.startsWith('rename') && /, "[^"]*\/settings\.toml"/.test(c.line));
+    expect(renames.map((c) => c.line), 'renames onto settings.toml').toHaveLength(1);
+    const after = readSettings(full.configDir);
+    expect(after).not.toBe(start);
 
-  let kills = 0;
-  for (const syscall of SYSCALLS) {
-    const mine = calls.filter((m) => m[2] === syscall);
-    expect(new Set(mine.map((m) => m[1])).size, `${syscall} called from several threads: when=N would not enumerate`).toBeLessThanOrEqual(1);
-    for (let n = 1; n <= mine.length + 1; n++) {
-      reset();
-      const r = traced(args, [syscall], { syscall, n });
-      const now = read();
-      expect([start, after], `killed at ${syscall} #${n}: settings.toml is neither before nor after:\n${now}`).toContain(now);
-      expect([hostState(start), hostState(after)]).toContain(hostState(now));
-      if (n <= mine.length) {
-        expect(r.signal, `${syscall} #${n} of ${mine.length} was not reached`).toBe('SIGKILL');
-        kills++;
-      } else expect(r.status, `no ${syscall} #${n}, so the run completes`).toBe(0);
+    const runs: Array<Promise<number>> = [];
+    for (const syscall of SYSCALLS) {
+      const mine = calls.filter((c) => c.syscall === syscall);
+      expect(new Set(mine.map((c) => c.tid)).size, `${syscall} called from several threads: when=N would not enumerate`).toBeLessThanOrEqual(1);
+      for (let n = 1; n <= mine.length + 1; n++) {
+        runs.push(
+          slot(async () => {
+            const h = copy();
+            const r = await tracedRun(args, { env: h.env, traceFile: join(h.root, 'trace'), syscalls: [syscall], kill: { syscall, n } });
+            const now = readSettings(h.configDir);
+            expect([start, after], `killed at ${syscall} #${n}: settings.toml is neither before nor after:\n${now}`).toContain(now);
+            expect([hostState(start), hostState(after)]).toContain(hostState(now));
+            if (n <= mine.length) {
+              expect(r.signal, `${syscall} #${n} of ${mine.length} was not reached`).toBe('SIGKILL');
+              return 1;
+            }
+            expect(r.status, `no ${syscall} #${n}, so the run completes`).toBe(0);
+            return 0;
+          }),
+        );
+      }
     }
+    // Every run finishes before any failure is reported (and before the copies are removed).
+    const settled = await Promise.allSettled(runs);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const kills = settled.reduce((a, r) => a + (r.status === 'fulfilled' ? r.value : 0), 0);
+    const afterDir = join(home.root, 'after');
+    cpSync(full.configDir, afterDir, { recursive: true, verbatimSymlinks: true });
+    return { after, kills, afterDir };
+  } finally {
+    for (const c of copies) rmSync(c, { recursive: true, force: true });
   }
-  return { after, kills };
 }
 
-describe.skipIf(!hasStrace)('enable --config: killed at every state-changing system call', () => {
-  it('a first enable with config: before (no entry) or after (enabled with the config), never between', () => {
-    const { after, kills } = enumerateKills(['enable', 'alpha', '--config', 'endpoint=https://e.example', '--config', 'port=8080'], '# mine\ntheme = "dark"\n');
+describeNeeding(strace, 'enable --config: killed at every state-changing system call', () => {
+  it('a first enable with config: before (no entry) or after (enabled with the config), never between', async () => {
+    const { after, kills } = await enumerateKills(['enable', 'alpha', '--config', 'endpoint=https://e.example', '--config', 'port=8080'], '# mine\ntheme = "dark"\n');
     expect(hostRuns(after as string, 'alpha')).toEqual({ enabled: true, config: { endpoint: 'https://e.example', port: 8080 } });
     expect(kills).toBeGreaterThan(0);
   }, 300_000);
 
-  it('a disabled entry plus a host-appended one, folded with new config in one write', () => {
+  it('a disabled entry plus a host-appended one, folded with new config in one write', async () => {
     const start = '[[capabilities]]\nref = "ext:alpha"\nenabled = false\nendpoint = "old"\n\n[[capabilities]]\nref = "lsp"\n\n[[capabilities]]\nref = "ext:alpha"\nenabled = false\n';
-    const { after } = enumerateKills(['enable', 'alpha', '--config', 'port=1'], start);
+    const { after, afterDir } = await enumerateKills(['enable', 'alpha', '--config', 'port=1'], start);
     expect(hostRuns(after as string, 'alpha')).toEqual({ enabled: true, config: { endpoint: 'old', port: 1 } });
     // No temp file of a completed run is left behind.
-    expect(readdirSync(home.configDir).filter((n) => n.startsWith('settings.toml.'))).toEqual([]);
+    expect(readdirSync(afterDir).filter((n) => SETTINGS_TEMP.test(n))).toEqual([]);
   }, 300_000);
 });

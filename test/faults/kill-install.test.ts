@@ -82,9 +82,9 @@ const scenarios: Scenario[] = [
     title: 'install replacing a crate with the same content from a directory',
     setup: async (h) => {
       await ok(h, ['install', 'fx@=1.0.0']);
-      // Copy the installed tree out (same bytes, so the same content hash), once.
+      // Copy the installed tree out (same bytes, so the same content hash), once; the store entry is a symlink to it.
       const dir = fxAsDirectory();
-      if (!existsSync(join(dir, 'plugin.json'))) cpSync(join(h.configDir, 'extensions', 'fx'), dir, { recursive: true });
+      if (!existsSync(join(dir, 'plugin.json'))) cpSync(join(h.configDir, 'extensions', 'fx'), dir, { recursive: true, dereference: true });
     },
     op: () => ['install', fxAsDirectory(), '--yes'],
     points: ['place:after-move-old', 'place:before-lock', 'place:after-lock'],

@@ -120,7 +120,8 @@ export async function inspectServerCommand(packageDir: string, command: string, 
 
   if (command.includes('/')) {
     if (isAbsolute(command)) {
-      if (!inside(pkgReal, normalize(command))) return { ok: false, detail: `command ${shownCmd} is an absolute path outside the package; ship the server in bin/ and name it without a path` };
+      // Inside the package as named or as resolved (an owned store entry is a symlink to its version directory).
+      if (!inside(pkgReal, normalize(command)) && !inside(resolve(packageDir), normalize(command))) return { ok: false, detail: `command ${shownCmd} is an absolute path outside the package; ship the server in bin/ and name it without a path` };
     } else if (!inside(pkgReal, resolve(pkgReal, command))) {
       return { ok: false, detail: `command ${shownCmd} leaves the package (../); ship the server in bin/ and name it without a path` };
     }

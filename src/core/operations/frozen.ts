@@ -7,7 +7,7 @@
  * one stat and no network. Every write of the store's lock goes through the
  * transaction (store/transaction.ts), the lock's only writer.
  */
-import { lstat, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
@@ -45,8 +45,9 @@ async function isInstalledAsLocked(ctx: Context, current: Lockfile, entry: LockE
   if (!have || have.content_hash !== entry.content_hash) return false;
   if (typeof entry.grant === 'string' && have.grant !== entry.grant) return false;
   const dir = packageDir(ctx.paths, entry.name);
-  const present = await lstat(dir).then(
-    () => true,
+  // Followed: an owned entry is a symlink to its version directory, which must be there too.
+  const present = await stat(dir).then(
+    (st) => st.isDirectory(),
     () => false,
   );
   // A linked install (a path) may have been edited in place since: re-hash it (local, small).

@@ -115,9 +115,10 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     try {
       statSync(dir);
     } catch {
+      // A linked kind's entry points at the user's directory; an owned one's at its version in .yep-packages.
       let link: string | undefined;
       try {
-        link = readlinkSync(dir);
+        link = isLinked(entry.source) ? readlinkSync(dir) : undefined;
       } catch {
         link = undefined;
       }

@@ -7,11 +7,11 @@
  * docs/secrets.md); a small index of which fields live there lets `list` report
  * them without touching the keychain.
  */
-import { mkdir } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { readRegularTextSync } from '../store/read-regular-file.js';
 import { join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
-import { writeFileAtomic } from '../store/fs-atomic.js';
+import { ensureDir, writeFileAtomic } from '../store/fs-atomic.js';
 import type { Paths } from '../paths.js';
 import { MIN_FRAGMENT, truncateRedacted } from '../text/redact.js';
 
@@ -157,8 +157,17 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
     const fields = [...new Set(index[k])].sort();
     if (fields.length > 0) entries[k] = fields;
   }
+  if (Object.keys(entries).length === 0) {
+    // The index exists only while it names a field: empty, it is what it was before the first keychain secret.
+    try {
+      await rm(keychainIndexFile(paths), { force: true });
+    } catch (e) {
+      throw stateIoError('remove', keychainIndexFile(paths), e);
+    }
+    return;
+  }
   try {
-    await mkdir(paths.storeDir, { recursive: true, mode: 0o755 });
+    await ensureDir(paths.storeDir, 0o755);
   } catch (e) {
     throw stateIoError('create', paths.storeDir, e);
   }

@@ -10,10 +10,9 @@
  * Optionally a field lives in the OS keychain instead (keychain.ts); the host
  * reads only this file. IO functions expect the caller to hold the installer lock.
  */
-import { mkdir } from 'node:fs/promises';
 import { YepError, stateIoError } from '../errors.js';
 import { inspectRegularFile } from '../store/read-regular-file.js';
-import { assertReplaceable, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
+import { assertReplaceable, ensureDir, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
 import {
   KeychainUnavailable,
   keychainDelete,
@@ -22,6 +21,7 @@ import {
   keychainSet,
   readKeychainIndex,
   writeKeychainIndex,
+  type KeychainIndex,
   type KeychainOptions,
 } from './keychain.js';
 import { assertValidName, isValidName } from '../package/names.js';
@@ -213,7 +213,7 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
   if (!result.changed) return { changed: false, warnings };
   if (info.insecure) warnings.push(`${file} was readable by other users (mode ${info.mode?.toString(8).padStart(4, '0')}); it is now 0600.`);
   try {
-    await mkdir(paths.configDir, { recursive: true, mode: 0o755 });
+    await ensureDir(paths.configDir, 0o755);
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }
@@ -339,6 +339,31 @@ export async function removeExtensionSecrets(paths: Paths, name: string, options
   const file = await editSecretsFile(paths, name, { op: 'remove' });
   const keychain = await dropKeychainCopy(paths, name, undefined, options);
   return { changed: file.changed || keychain.changed, warnings: [...file.warnings, ...keychain.warnings] };
+}
+
+/**
+ * Crash recovery for set-secret's two files: a field that both connections.toml
+ * and the keychain index name is the file's (every reader, yolop included, takes
+ * the file's value), and a kill between set-secret's two writes leaves exactly
+ * that. Dropping such fields from the index makes the files read as before or
+ * after byte for byte as well (an orphaned keychain entry may remain: the host
+ * never reads it). Returns whether the index changed. Caller holds the installer lock.
+ */
+export async function dropShadowedKeychainEntries(paths: Paths): Promise<boolean> {
+  const index = await readKeychainIndex(paths);
+  const names = Object.keys(index);
+  if (names.length === 0) return false;
+  const doc = parseSecrets(await loadSecretsText(paths), paths.secretsFile);
+  let changed = false;
+  const next: KeychainIndex = {};
+  for (const name of names) {
+    const inFile = isValidName(name) ? ourTable(doc, name) : {};
+    const kept = (index[name] ?? []).filter((f) => !(f in inFile));
+    if (kept.length !== (index[name] ?? []).length) changed = true;
+    next[name] = kept;
+  }
+  if (changed) await writeKeychainIndex(paths, next);
+  return changed;
 }
 
 export interface SecretStatus {

@@ -11,9 +11,8 @@
  * The IO functions do not take the installer lock: callers (operations, `remove`)
  * already hold it, and the lock is not re-entrant.
  */
-import { mkdir } from 'node:fs/promises';
 import { YepError, stateIoError } from '../errors.js';
-import { sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
+import { ensureDir, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
 import { assertValidName, isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
 import {
@@ -336,7 +335,7 @@ async function editSettings(paths: Paths, name: string, edit: SettingsEdit): Pro
   const result = applySettingsEdit(text, name, edit, paths.settingsFile);
   if (!result.changed) return { changed: false };
   try {
-    await mkdir(paths.configDir, { recursive: true, mode: 0o755 });
+    await ensureDir(paths.configDir, 0o755);
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }

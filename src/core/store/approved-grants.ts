@@ -5,10 +5,10 @@
  * for path installs, whose manifest changes in place. A copy whose fingerprint
  * does not match the lock is ignored (a crash between the two writes).
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { writeFileAtomic } from './fs-atomic.js';
+import { ensureDir, writeFileAtomic } from './fs-atomic.js';
 import { readRegularTextSync } from './read-regular-file.js';
 import { grantFingerprint, type Grant } from '../package/grants.js';
 import { assertValidName } from '../package/names.js';
@@ -20,7 +20,7 @@ export function approvedGrantFile(ctx: Context, name: string): string {
 
 export async function saveApprovedGrant(ctx: Context, name: string, grant: Grant): Promise<void> {
   const file = approvedGrantFile(ctx, name);
-  await mkdir(join(ctx.paths.storeDir, '.yep-grants'), { recursive: true, mode: 0o755 });
+  await ensureDir(join(ctx.paths.storeDir, '.yep-grants'), 0o755);
   await writeFileAtomic(file, `${JSON.stringify(grant, null, 2)}\n`, { what: 'The approved grant' });
 }
 

@@ -2,15 +2,19 @@
  * The only writer of state files (lock, settings, secrets, generated manifests).
  * Temp file in the same directory created with the final mode, fsync, rename,
  * fsync the directory: a crash leaves the old file or the new one, never a torn
- * or NUL-filled file (cargo#2836). Writing bytes identical to what is there is a
+ * or NUL-filled file (cargo#2836). The temp file names its writer's pid
+ * (temp-files.ts), so crash recovery removes a dead writer's temp (which may
+ * hold a secret) and never a live one's. Writing bytes identical to what is there is a
  * no-op, so unchanged state keeps its mtime. What is there must be a regular file
  * (a FIFO would block the comparison read, and a directory or device is nothing
  * to replace); a symlink is refused unless the caller opts in (settings.toml in a
- * dotfile setup), because write-file-atomic would write into the link's target.
+ * dotfile setup), because the write would replace the link's target.
  */
-import { open, readdir, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
+import { tempNameFor, sweepDeadTemps } from './temp-files.js';
 import { inspectRegularFile, isFileKindRefusal, readRegularFileSync, type RegularFileInfo } from './read-regular-file.js';
 
 export interface AtomicWriteOptions {
@@ -62,19 +66,54 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   }
   mode ??= DEFAULT_MODE;
   try {
-    // Loaded on first write: it pulls in worker_threads and signal-exit, and
-    // read-only commands (list) should not pay for that at start-up.
-    const { default: writeFileAtomicCb } = await import('write-file-atomic');
-    await new Promise<void>((resolve, reject) => {
-      writeFileAtomicCb(file, bytes, { fsync: true, mode }, (err) =>
-        err ? reject(err) : resolve(),
-      );
-    });
-    await fsyncDir(dirname(file));
+    // A followed symlink (settings.toml in a dotfile setup): replace the file it points at, keep the link.
+    const target = info?.symlinkTarget !== undefined ? await realpath(file) : file;
+    await replaceFile(target, bytes, mode);
   } catch (e) {
     throw stateIoError('write', file, e);
   }
   return true;
+}
+
+/**
+ * Temp file beside `target` (temp-files.ts names it after this process), created
+ * exclusively with the final mode (fchmod: never left to the umask), written,
+ * fsynced, renamed over `target`, and the directory fsynced. On failure the temp
+ * file is removed; after a kill it is left for the sweep of dead writers' temps.
+ */
+async function replaceFile(target: string, bytes: Buffer, mode: number): Promise<void> {
+  const dir = dirname(target);
+  const temp = join(dir, tempNameFor(basename(target)));
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    await fh.chmod(mode);
+    await fh.writeFile(bytes);
+    await fh.sync();
+    await fh.close();
+    fh = undefined;
+    await rename(temp, target);
+  } catch (e) {
+    await fh?.close().catch(() => {});
+    await rm(temp, { force: true }).catch(() => {});
+    throw e;
+  }
+  await fsyncDir(dir);
+}
+
+/**
+ * `mkdir -p` with an explicit mode (never left to the umask), and no system call
+ * that changes nothing when the directory is there: a stat first. (A failing
+ * mkdir is harmless, but every command made several, and each is one more
+ * point the crash-point suite must kill at.)
+ */
+export async function ensureDir(dir: string, mode = 0o755): Promise<void> {
+  try {
+    if ((await stat(dir)).isDirectory()) return;
+  } catch {
+    // missing (or unreadable): mkdir says which
+  }
+  await mkdir(dir, { recursive: true, mode });
 }
 
 /** fsync a directory so a rename inside it survives power loss (best effort off Linux). */
@@ -91,18 +130,10 @@ export async function fsyncDir(dir: string): Promise<void> {
 }
 
 /**
- * Remove temp files write-file-atomic left beside `file` after a kill -9
- * (`<base>.<digits>` in the same directory). Called before each write session.
+ * Remove temp files that killed writers left beside `file`: yep-ext's own whose
+ * writer is dead, and an older yep-ext's `<base>.<digits>` (callers hold the
+ * installer lock, under which no other yep-ext writes these files).
  */
 export async function sweepAtomicTemps(file: string): Promise<void> {
-  const dir = dirname(file);
-  const base = basename(file);
-  let entries: string[];
-  try {
-    entries = await readdir(dir);
-  } catch {
-    return;
-  }
-  const pattern = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.\\d+$`);
-  await Promise.all(entries.filter((e) => pattern.test(e)).map((e) => rm(join(dir, e), { force: true })));
+  await sweepDeadTemps(dirname(file), { base: basename(file), legacy: true });
 }

@@ -3,11 +3,11 @@
  * files. A second process waits (saying so once); a lock left by a killed
  * process goes stale after STALE_MS without a heartbeat and is taken over.
  */
-import { mkdir } from 'node:fs/promises';
+import { ensureDir } from './fs-atomic.js';
 import lockfile from 'proper-lockfile';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import type { Context } from '../context.js';
-import { sweepStaging } from './staging.js';
+import { recoverHome } from './recovery.js';
 
 // A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
 // belongs to a dead process (kill -9) and is taken over.
@@ -17,7 +17,7 @@ const UPDATE_MS = 1_000;
 export async function ensureStore(ctx: Context): Promise<void> {
   try {
     // Explicit modes: under umask 000 the store must still not be writable by others (it holds code yolop runs).
-    await mkdir(ctx.paths.storeDir, { recursive: true, mode: 0o755 });
+    await ensureDir(ctx.paths.storeDir, 0o755);
   } catch (e) {
     throw stateIoError('create the extension store at', ctx.paths.storeDir, e);
   }
@@ -63,11 +63,12 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   }
   try {
     // The first holder in a process finishes or undoes the transactions of dead
-    // processes (kill -9, power loss), so whichever command runs next after a
-    // crash recovers, not only install, update and remove.
+    // processes (kill -9, power loss) and sweeps their leftovers (recovery.ts), so
+    // whichever command runs next after a crash recovers, not only install,
+    // update and remove.
     if (!recovered.has(ctx.paths.stagingDir)) {
       recovered.add(ctx.paths.stagingDir);
-      for (const m of await sweepStaging(ctx)) ctx.log.info(`Recovered: ${m}.`);
+      for (const m of await recoverHome(ctx)) ctx.log.info(`Recovered: ${m}.`);
     }
     return await fn();
   } finally {

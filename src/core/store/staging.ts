@@ -6,18 +6,10 @@
  */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stateIoError } from '../errors.js';
+import { isYepError, stateIoError } from '../errors.js';
+import { isProcessAlive } from './temp-files.js';
 import type { Context } from '../context.js';
 import { recoverStage } from './transaction.js';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Recover then remove staging directories whose owning process is gone
@@ -33,9 +25,17 @@ export async function sweepStaging(ctx: Context): Promise<string[]> {
   const swept: string[] = [];
   for (const e of entries) {
     const pid = Number(/^(\d+)-/.exec(e)?.[1]);
-    if (pid && pid !== process.pid && isAlive(pid)) continue;
-    if (pid === process.pid) continue;
-    const recovered = await recoverStage(ctx, join(ctx.paths.stagingDir, e));
+    if (pid && isProcessAlive(pid)) continue;
+    let recovered: string | undefined;
+    try {
+      recovered = await recoverStage(ctx, join(ctx.paths.stagingDir, e));
+    } catch (err) {
+      // Not finishable now (settings.toml cannot be written while it still enables
+      // a removed extension): keep the journal for the next command, and go on.
+      if (!isYepError(err) || err.details?.pending !== true) throw err;
+      ctx.log.warn(`Could not finish an interrupted change yet (${err.message}); the next yep-ext command tries again.`);
+      continue;
+    }
     if (recovered) swept.push(recovered);
     await rm(join(ctx.paths.stagingDir, e), { recursive: true, force: true });
   }

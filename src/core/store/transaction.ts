@@ -1,25 +1,29 @@
 /**
  * Crash-safe changes to one store entry. A transaction lives in its own staging
- * directory with a journal; the store entry is swapped by renames on the same
- * filesystem and the lock is written once. If the process dies half-way, the
- * next run (holding the installer lock) finds the journal of a dead process and
- * finishes the job: an install whose lock write did not happen is rolled back,
- * one whose lock write happened is completed; a remove is always completed.
- * Either way store, lock, settings and secrets end entirely before or after.
+ * directory with a journal; the store entry is a symlink swapped by one rename
+ * on the same filesystem (package-versions.ts) and the lock is written once. If
+ * the process dies half-way, the next run (holding the installer lock) finds the
+ * journal of a dead process and finishes the job: an install whose lock write did
+ * not happen is rolled back, one whose lock write happened is completed; a remove
+ * is always completed. Either way store, lock, settings and secrets end entirely
+ * before or after. Without any recovery, what the agent loads (the enabled
+ * extensions' packages, config and secrets) is before or after at every instant:
+ * the symlink rename is the switch of an install, and a remove disables first.
  * This module is the only writer of the store's extensions.lock.
  */
-import { lstat, open, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat, open, readlink, rename, rm, symlink, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { errnoCode, isYepError, stateIoError } from '../errors.js';
-import { assertReplaceable, fsyncDir } from './fs-atomic.js';
+import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
+import { assertReplaceable, ensureDir, fsyncDir } from './fs-atomic.js';
 import { readRegularTextSync } from './read-regular-file.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
 import type { Grant } from '../package/grants.js';
 import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry, type Lockfile } from './lockfile.js';
 import { packageDir } from '../paths.js';
 import { checkpoint } from './checkpoint.js';
-import { removeExtensionState } from './state-cleanup.js';
+import { disableForRemoval, preflightRemoval, removeGrantAndSecrets } from './state-cleanup.js';
+import { dropVersionIfUnused, freeVersionId, readStoreEntry, versionLinkText, versionOfLink } from './package-versions.js';
 
 export interface Journal {
   op: 'place' | 'remove';
@@ -32,8 +36,18 @@ export interface Journal {
   entry?: LockEntry;
   /** For place, journals written before `entry` existed: the new content hash. */
   newHash?: string;
-  /** For place: the staged tree (inside the stage) that is renamed into the store. */
+  /** For place: the staged tree or symlink (inside the stage) that goes into the store. */
   tree?: string;
+  /**
+   * For place: the text of the symlink that becomes <store>/<name> (`.yep-packages/<id>`,
+   * or the user's directory). Absent in journals of an older yep-ext, which renamed
+   * the tree itself into place.
+   */
+  link?: string;
+  /** For place of a tree: its version directory in `.yep-packages`. */
+  version?: string;
+  /** What <store>/<name> was: a symlink (its text), or an entry set aside in the stage as `old`; absent: nothing. */
+  previous?: { link: string } | { aside: true };
   /** For place: the grant approved with this install, saved beside the lock once committed. */
   grant?: Grant;
   pid: number;
@@ -100,30 +114,73 @@ function withChanges(lock: Lockfile, changes: LockChanges): Lockfile {
   return changes.extra ? { ...pinned, extra: { ...pinned.extra, ...changes.extra } } : pinned;
 }
 
+
+/** `<stage>/old`: where an entry that is not a symlink (a real directory) is set aside. */
+const asideOf = (stage: string): string => join(stage, 'old');
+
+/** Put symlink `text` at `target` in one rename (whatever is there is replaced atomically). */
+async function swapLink(stage: string, target: string, text: string, label: string): Promise<void> {
+  const temp = join(stage, label);
+  await rm(temp, { force: true });
+  await symlink(text, temp, 'dir');
+  await rename(temp, target);
+}
+
+async function linkTextAt(target: string): Promise<string | undefined> {
+  try {
+    return await readlink(target);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Place `tree` (a directory or a symlink inside `stage`) at <store>/<entry.name>,
- * pin `entry` (with any `changes`) in one lock write (the commit point), then save
- * the approved `grant` beside the lock. Caller holds the installer lock.
+ * Place `tree` (a directory, or a symlink to the user's directory, inside `stage`)
+ * at <store>/<entry.name>, pin `entry` (with any `changes`) in one lock write (the
+ * commit point), then save the approved `grant` beside the lock. Caller holds the
+ * installer lock.
+ *
+ * A directory moves to `.yep-packages/<name>.<id>` first (package-versions.ts);
+ * then one rename puts a symlink to it (or the user's directory) at
+ * <store>/<name>, replacing an older symlink in the same step. That rename is the
+ * switch for the agent, which runs no recovery: before it, it loads the old
+ * package, after it the new one. An entry that is a real directory (the host's,
+ * or an older yep-ext's) is set aside first: between those two renames the name is
+ * absent (docs/reliability.md, "The first replacement of a directory entry").
  */
 export async function placePackage(ctx: Context, stage: string, entry: LockEntry, tree: string, grant?: Grant, changes: LockChanges = {}): Promise<void> {
+  const { paths } = ctx;
   const name = entry.name;
-  const target = packageDir(ctx.paths, name);
-  const old = join(stage, 'old');
-  const lock = withChanges(await loadLock(ctx.paths.lockFile), changes); // fail on a corrupt lock before touching anything
+  const target = packageDir(paths, name);
+  const lock = withChanges(await loadLock(paths.lockFile), changes); // fail on a corrupt lock before touching anything
   // ...and on a lock or grant that cannot be replaced (a symlink out of the store): refused before any move.
-  assertReplaceable(ctx.paths.lockFile, { what: 'The lockfile' });
+  assertReplaceable(paths.lockFile, { what: 'The lockfile' });
   if (grant) assertReplaceable(approvedGrantFile(ctx, name), { what: 'The approved grant' });
-  await writeJournal(stage, { op: 'place', name, entry, tree, ...(grant ? { grant } : {}), pid: process.pid });
+  const owned = !(await lstat(tree)).isSymbolicLink();
+  const version = owned ? await freeVersionId(paths, name, entry.content_hash) : undefined;
+  const link = version !== undefined ? versionLinkText(paths, version) : await readlink(tree);
+  const before = await readStoreEntry(paths, name);
+  const previous: Journal['previous'] = before.kind === 'link' ? { link: before.text } : before.kind === 'none' ? undefined : { aside: true };
+  const journal: Journal = { op: 'place', name, entry, tree, link, ...(version !== undefined ? { version } : {}), ...(previous ? { previous } : {}), ...(grant ? { grant } : {}), pid: process.pid };
+  await writeJournal(stage, journal);
   try {
-    if (await exists(target)) await rename(target, old);
+    let newLink = tree;
+    if (version !== undefined) {
+      await ensureDir(paths.packagesDir, 0o755);
+      await rename(tree, join(paths.packagesDir, version));
+      await fsyncDir(paths.packagesDir);
+      newLink = join(stage, 'link');
+      await symlink(link, newLink, 'dir');
+    }
+    if (previous && 'aside' in previous) await rename(target, asideOf(stage));
     await checkpoint(ctx.env, 'place:after-move-old');
-    await rename(tree, target);
-    await fsyncDir(ctx.paths.storeDir);
+    await rename(newLink, target);
+    await fsyncDir(paths.storeDir);
     await checkpoint(ctx.env, 'place:before-lock');
-    await saveLock(ctx.paths.lockFile, upsertEntry(lock, entry));
+    await saveLock(paths.lockFile, upsertEntry(lock, entry));
   } catch (e) {
-    // Roll back in-process: put the old entry back where it was.
-    await rollbackPlace(ctx, stage, name).catch(() => {});
+    // Roll back in-process: the old entry back where it was.
+    await rollbackPlace(ctx, stage, journal).catch(() => {});
     // A YepError (the lock write's "Could not write …: ENOSPC" with its hint) is
     // already the right report; wrapping it again printed "…: E_STATE".
     if (!isYepError(e) && errnoCode(e)) throw stateIoError('update', target, e);
@@ -133,7 +190,14 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
   // After the commit: a failed install must not replace the record of what was
   // approved. A crash before this line is completed by recovery (the journal has it).
   if (grant) await saveApprovedGrant(ctx, name, grant);
-  await rm(old, { recursive: true, force: true });
+  await dropReplaced(ctx, stage, journal);
+}
+
+/** After a committed place: the replaced version directory and a set-aside entry go. */
+async function dropReplaced(ctx: Context, stage: string, journal: Journal): Promise<void> {
+  const old = journal.previous && 'link' in journal.previous ? versionOfLink(ctx.paths, journal.previous.link) : undefined;
+  if (old !== journal.version) await dropVersionIfUnused(ctx.paths, old);
+  await rm(asideOf(stage), { recursive: true, force: true });
 }
 
 /**
@@ -145,47 +209,66 @@ export async function pinEntries(ctx: Context, changes: LockChanges): Promise<vo
   await saveLock(ctx.paths.lockFile, withChanges(await loadLock(ctx.paths.lockFile), changes));
 }
 
-async function rollbackPlace(ctx: Context, stage: string, name: string): Promise<void> {
-  const target = packageDir(ctx.paths, name);
-  const old = join(stage, 'old');
-  if (await exists(old)) {
-    await rm(target, { recursive: true, force: true });
-    await rename(old, target);
-  } else {
-    await rm(target, { recursive: true, force: true });
+/** Undo a place whose lock write did not happen: the previous entry back (a symlink in one rename), the new version gone. */
+async function rollbackPlace(ctx: Context, stage: string, journal: Journal): Promise<void> {
+  const { paths } = ctx;
+  const target = packageDir(paths, journal.name);
+  const now = await linkTextAt(target);
+  const ours = now !== undefined && now === journal.link;
+  const absent = !(await exists(target));
+  const previous = journal.previous;
+  if (previous && 'link' in previous) {
+    if (ours || absent) await swapLink(stage, target, previous.link, 'link.restore');
+  } else if (previous && 'aside' in previous) {
+    if (await exists(asideOf(stage))) {
+      if (ours) await unlink(target);
+      if (ours || absent) await rename(asideOf(stage), target);
+    }
+  } else if (ours) {
+    await unlink(target);
   }
-  await fsyncDir(ctx.paths.storeDir);
+  await fsyncDir(paths.storeDir);
+  await dropVersionIfUnused(paths, journal.version);
 }
 
-/** Remove <store>/<name> and its lock entry (then the registered hooks). Caller holds the lock. */
+/**
+ * Remove <store>/<name> and its lock entry, settings entries, grant and secrets.
+ * Caller holds the lock. The lock write is the commit point (a full disk there
+ * changes nothing); then settings (the agent stops loading it), then the store
+ * entry, then grant and secrets (state-cleanup.ts says why in that order).
+ */
 export async function removePackage(ctx: Context, stage: string, name: string): Promise<void> {
-  const target = packageDir(ctx.paths, name);
   const lock = await loadLock(ctx.paths.lockFile);
   assertReplaceable(ctx.paths.lockFile, { what: 'The lockfile' });
-  await writeJournal(stage, { op: 'remove', name, pid: process.pid });
-  await moveOut(target, join(stage, 'old'));
+  await preflightRemoval(ctx, name);
+  const before = await readStoreEntry(ctx.paths, name);
+  await writeJournal(stage, { op: 'remove', name, pid: process.pid, ...(before.kind === 'link' ? { previous: { link: before.text } } : {}) });
   await checkpoint(ctx.env, 'remove:before-lock');
+  if (findEntry(lock, name)) await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
+  await checkpoint(ctx.env, 'remove:after-lock');
   try {
-    await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
+    await finishRemove(ctx, stage, name);
   } catch (e) {
-    // The lock still lists the extension (a full disk, a read-only lock): put the
-    // entry back, or the caller's clean-up of the stage would delete it for good.
-    await moveBack(join(stage, 'old'), target).catch(() => {});
+    // Committed but not finished (settings.toml could not be written, so the
+    // package stays): keep the journal for the next command to finish.
+    await rename(stage, `${stage}.pending`).catch(() => {});
     throw e;
   }
-  await checkpoint(ctx.env, 'remove:after-lock');
-  await removeExtensionState(ctx, name);
-  await rm(join(stage, 'old'), { recursive: true, force: true });
 }
 
-/** Move a store entry aside (into the stage) if it is still there. */
-async function moveOut(target: string, aside: string): Promise<void> {
-  if ((await exists(target)) && !(await exists(aside))) await rename(target, aside);
-}
-
-async function moveBack(aside: string, target: string): Promise<void> {
-  if ((await exists(aside)) && !(await exists(target))) await rename(aside, target);
-  await fsyncDir(dirname(target));
+/** Everything after a removal's commit, in the agent-safe order; idempotent (recovery runs it again). */
+async function finishRemove(ctx: Context, stage: string, name: string): Promise<void> {
+  await disableForRemoval(ctx, name);
+  const target = packageDir(ctx.paths, name);
+  const was = await readStoreEntry(ctx.paths, name);
+  if (was.kind !== 'none' && !(await exists(asideOf(stage)))) {
+    await rename(target, asideOf(stage));
+    await fsyncDir(ctx.paths.storeDir);
+  }
+  await removeGrantAndSecrets(ctx, name);
+  // A symlink is removed, never followed: a path install's directory is the user's.
+  await rm(asideOf(stage), { recursive: true, force: true });
+  if (was.kind === 'link') await dropVersionIfUnused(ctx.paths, was.version);
 }
 
 /**
@@ -205,27 +288,50 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
   const lock = await loadLock(ctx.paths.lockFile);
   const entry = findEntry(lock, journal.name);
   if (journal.op === 'remove') {
-    // The entry may not have been moved out yet: finish that first, then the lock and state.
-    await moveOut(packageDir(ctx.paths, journal.name), join(stage, 'old'));
+    // A removal is always completed, from wherever it stopped.
     if (entry) await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== journal.name) });
-    await removeExtensionState(ctx, journal.name);
+    try {
+      await finishRemove(ctx, stage, journal.name);
+    } catch (e) {
+      // settings.toml still enables it and cannot be written: keep the package and the journal for later.
+      if (!isYepError(e)) throw e;
+      throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}), details: { ...e.details, pending: true }, cause: e });
+    }
+    // The entry may have been moved aside before the kill: its version directory is swept with the others.
     return `completed an interrupted removal of ${journal.name}`;
   }
-  // place: the staged tree is still in the stage until it has been renamed into the store.
-  const target = packageDir(ctx.paths, journal.name);
-  const old = join(stage, 'old');
-  const treeMovedIn = journal.tree !== undefined && !(await exists(journal.tree));
   const lockCommitted = journal.entry ? entry !== undefined && canonical(entry) === canonical(journal.entry) : entry?.content_hash === journal.newHash;
+  if (journal.link === undefined) return recoverOlderPlace(ctx, stage, journal, lockCommitted);
+  const target = packageDir(ctx.paths, journal.name);
+  if (lockCommitted) {
+    // The switch precedes the commit, so the new entry is in place; put it there if not (and if it still exists).
+    if ((await linkTextAt(target)) !== journal.link && (journal.version === undefined || (await exists(join(ctx.paths.packagesDir, journal.version))))) {
+      await swapLink(stage, target, journal.link, 'link.recover');
+      await fsyncDir(ctx.paths.storeDir);
+    }
+    if (journal.grant) await saveApprovedGrant(ctx, journal.name, journal.grant);
+    await dropReplaced(ctx, stage, journal);
+    return `completed an interrupted install of ${journal.name}`;
+  }
+  await rollbackPlace(ctx, stage, journal);
+  return `rolled back an interrupted install of ${journal.name}`;
+}
+
+/** A journal of an older yep-ext (a tree renamed straight to <store>/<name>, no symlink swap). */
+async function recoverOlderPlace(ctx: Context, stage: string, journal: Journal, lockCommitted: boolean): Promise<string> {
+  const target = packageDir(ctx.paths, journal.name);
+  const old = asideOf(stage);
+  const treeMovedIn = journal.tree !== undefined && !(await exists(journal.tree));
   if (treeMovedIn && lockCommitted && (await exists(target))) {
     if (journal.grant) await saveApprovedGrant(ctx, journal.name, journal.grant);
     return `completed an interrupted install of ${journal.name}`;
   }
   if (treeMovedIn) {
-    // New tree in place but the lock never learned of it: undo (old entry back, or nothing).
-    await rollbackPlace(ctx, stage, journal.name);
+    await rm(target, { recursive: true, force: true });
+    if (await exists(old)) await rename(old, target);
   } else if ((await exists(old)) && !(await exists(target))) {
-    // Died between moving the old entry out and moving the new one in.
     await rename(old, target);
   }
+  await fsyncDir(ctx.paths.storeDir);
   return `rolled back an interrupted install of ${journal.name}`;
 }

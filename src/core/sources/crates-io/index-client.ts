@@ -8,11 +8,10 @@
  * an older format) is a miss, fetched again without If-None-Match.
  */
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { httpGet } from '../../net/http.js';
-import { writeFileAtomic } from '../../store/fs-atomic.js';
+import { ensureDir, writeFileAtomic } from '../../store/fs-atomic.js';
 import { readRegularTextSync } from '../../store/read-regular-file.js';
 import { indexPath } from './index-path.js';
 import { htmlPageError, parseIndexFile, type ParsedIndex } from './index-lines.js';
@@ -72,7 +71,7 @@ async function readCache(ctx: Context, file: string, url: string): Promise<Cache
 async function writeCache(ctx: Context, file: string, rec: CacheRecord): Promise<void> {
   // A lost or refused write just means one more full download next time.
   try {
-    await mkdir(dirname(file), { recursive: true });
+    await ensureDir(dirname(file), 0o755);
     const stored: StoredCacheRecord = { v: 2, ...rec, sha256: cacheRecordDigest(rec) };
     await writeFileAtomic(file, JSON.stringify(stored), { mode: 0o600, what: 'The index cache entry' });
   } catch (e) {

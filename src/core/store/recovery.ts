@@ -1,0 +1,70 @@
+/**
+ * Crash recovery, run by the first holder of the installer lock in each process
+ * (install-lock.ts), so whichever command runs next after a crash recovers:
+ *   1. finish or undo the transactions of dead processes (staging journals);
+ *   2. remove package versions no store entry points at (package-versions.ts);
+ *   3. remove temp files of dead writers beside every state file: the lock, the
+ *      keychain index, approved grants and index cache entries in the store, and
+ *      settings.toml and connections.toml in the config directory (a temp of
+ *      connections.toml may hold a secret). Only yep-ext's own temp names whose
+ *      writer is dead are touched (temp-files.ts), plus an older yep-ext's
+ *      `<base>.<digits>` temps of the files written under this lock;
+ *   4. reconcile set-secret's two files: a field both connections.toml and the
+ *      keychain index name is the file's, so the index stops naming it.
+ */
+import { readdir, realpath } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Context } from '../context.js';
+import { inspectRegularFile } from './read-regular-file.js';
+import { sweepUnreferencedVersions } from './package-versions.js';
+import { sweepStaging } from './staging.js';
+import { sweepDeadTemps } from './temp-files.js';
+import { isYepError } from '../errors.js';
+import { dropShadowedKeychainEntries } from '../settings/secrets.js';
+
+/** Recover the home after crashes. Caller holds the installer lock. Returns what was recovered, for `Recovered: …`. */
+export async function recoverHome(ctx: Context): Promise<string[]> {
+  const recovered = await sweepStaging(ctx);
+  await sweepUnreferencedVersions(ctx.paths);
+  await sweepStateTemps(ctx);
+  try {
+    await dropShadowedKeychainEntries(ctx.paths);
+  } catch (e) {
+    // An unreadable secrets file or index is the next command's to report, not recovery's.
+    if (!isYepError(e)) throw e;
+  }
+  return recovered;
+}
+
+/** The directory and name of the file a state file's writes replace (settings.toml may be a symlink). */
+async function writtenFile(file: string): Promise<{ dir: string; base: string }> {
+  try {
+    if (inspectRegularFile(file, 'The settings file')?.symlinkTarget !== undefined) {
+      const real = await realpath(file);
+      return { dir: dirname(real), base: basename(real) };
+    }
+  } catch {
+    // Not a readable regular file: nothing was written through it.
+  }
+  return { dir: dirname(file), base: basename(file) };
+}
+
+async function sweepStateTemps(ctx: Context): Promise<void> {
+  const { paths } = ctx;
+  // The store: the lock and the keychain index (legacy temps of those two), and any dead yep-ext temp.
+  await sweepDeadTemps(paths.storeDir, { legacy: /^(extensions\.lock|\.yep-keychain\.json)\.\d+$/ });
+  await sweepDeadTemps(join(paths.storeDir, '.yep-grants'), { legacy: /^[A-Za-z0-9_-]+\.json\.\d+$/ });
+  // The config directory: settings.toml and connections.toml (and the file a symlinked settings.toml points at).
+  await sweepDeadTemps(paths.configDir, { legacy: /^(settings\.toml|connections\.toml)\.\d+$/ });
+  const settings = await writtenFile(paths.settingsFile);
+  if (settings.dir !== paths.configDir) await sweepDeadTemps(settings.dir, { base: settings.base, legacy: true });
+  // Index cache entries (written outside the lock, so only temps whose writer is dead).
+  const index = join(paths.cacheDir, 'index');
+  let shards: string[] = [];
+  try {
+    shards = await readdir(index);
+  } catch {
+    shards = [];
+  }
+  for (const s of shards) await sweepDeadTemps(join(index, s));
+}

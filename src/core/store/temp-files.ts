@@ -1,0 +1,79 @@
+/**
+ * Names of yep-ext's temp files, and the sweep of those whose writer died.
+ *
+ * A temp file for `<dir>/<base>` is `<dir>/.<base>.yep-<pid>-<n>.tmp`: in the same
+ * directory (so the final rename is atomic), a dot-file (the host never takes it
+ * for a package), naming the writing process (so a sweep can tell a crashed
+ * writer's leftover from a live writer's file: only the first is removed) and a
+ * per-process counter (two writes in one process never share a name).
+ *
+ * Temp files of an older yep-ext (write-file-atomic's `<base>.<digits>`) name no
+ * writer; they are swept only for files whose every writer holds the installer
+ * lock (lock, settings, secrets, grants, keychain index), and only by the holder
+ * of that lock, which no other yep-ext can be writing under.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const TEMP = /^\.(.+)\.yep-(\d+)-(\d+)\.tmp$/;
+
+let counter = 0;
+
+/** The temp file name for `base` in this process (unique per call). */
+export function tempNameFor(base: string): string {
+  return `.${base}.yep-${process.pid}-${counter++}.tmp`;
+}
+
+/** Whether process `pid` exists (EPERM: it does, owned by someone else). */
+export function isProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The writer pid of a yep-ext temp file name, or undefined when `name` is not one (of `base`, when given). */
+export function tempWriter(name: string, base?: string): number | undefined {
+  const m = TEMP.exec(name);
+  if (!m || (base !== undefined && m[1] !== base)) return undefined;
+  const pid = Number(m[2]);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export interface SweepOptions {
+  /** Only temps of this file name (default: any yep-ext temp in the directory). */
+  base?: string;
+  /**
+   * Also remove an older yep-ext's temps (write-file-atomic's `<base>.<digits>`): of
+   * `base` when true, or names matching the pattern. Caller holds the installer lock.
+   */
+  legacy?: boolean | RegExp;
+}
+
+/**
+ * Remove the temp files in `dir` whose writer is dead. Returns the names removed.
+ * A missing directory is nothing to sweep.
+ */
+export async function sweepDeadTemps(dir: string, options: SweepOptions = {}): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const legacy = options.legacy instanceof RegExp ? options.legacy : options.legacy && options.base !== undefined ? new RegExp(`^${escape(options.base)}\\.\\d+$`) : undefined;
+  const dead = names.filter((n) => {
+    const pid = tempWriter(n, options.base);
+    if (pid !== undefined) return !isProcessAlive(pid);
+    return legacy?.test(n) ?? false;
+  });
+  for (const n of dead) await rm(join(dir, n), { force: true });
+  return dead;
+}

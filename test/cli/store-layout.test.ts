@@ -1,0 +1,198 @@
+/**
+ * The store layout and recovery's sweeps (issue 17, docs/formats.md "The store",
+ * docs/reliability.md): owned packages in immutable version directories behind a
+ * relative symlink; crash leftovers (unreferenced versions, temp files of dead
+ * writers) removed by the next lock-taking command and nothing else; `remove`
+ * never takes the package away while settings.toml still enables it.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildCrate } from '../helpers/crates.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+let reg: TestRegistry;
+let home: TempHome;
+const store = () => join(home.configDir, 'extensions');
+const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl });
+const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
+
+function crate(name: string, version: string): Buffer {
+  const manifest = { name, version, yolop: { capabilityServer: { command: `${name}-server` }, tools: [{ name: 'one' }] } };
+  return buildCrate({
+    name: `yolop-extension-${name}`,
+    version,
+    files: {
+      'Cargo.toml': `[package]\nname = "yolop-extension-${name}"\nversion = "${version}"\n`,
+      'plugin.json': JSON.stringify(manifest),
+      [`bin/${name}-server`]: { content: Buffer.from(`#!/bin/sh\n# ${version}\n`), mode: 0o755 },
+    },
+  });
+}
+
+async function ok(args: string[]): Promise<void> {
+  const r = await runCli(args, { env: env() });
+  expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+}
+
+/** The pid of a process that has exited (so a temp file naming it belongs to a dead writer). */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(r.stdout);
+}
+
+beforeAll(async () => {
+  reg = await startRegistry();
+  reg.publish({ name: 'yolop-extension-lay', vers: '1.0.0', data: crate('lay', '1.0.0') });
+  reg.publish({ name: 'yolop-extension-lay', vers: '1.1.0', data: crate('lay', '1.1.0') });
+});
+afterAll(() => reg.close());
+beforeEach(() => {
+  home = makeTempHome();
+});
+afterEach(() => home.cleanup());
+
+describe('owned packages live in immutable version directories', () => {
+  it('install links <store>/<name> to .yep-packages/<name>.<hash16>; update swaps the link and deletes the old version', async () => {
+    await ok(['install', 'lay@=1.0.0']);
+    const first = readlinkSync(join(store(), 'lay'));
+    const hash1 = /content_hash = "sha256:([0-9a-f]{16})/.exec(lockText())?.[1];
+    expect(first).toBe(`.yep-packages/lay.${hash1}`);
+    expect(readdirSync(join(store(), '.yep-packages'))).toEqual([`lay.${hash1}`]);
+    await ok(['install', 'lay@=1.1.0', '--yes']);
+    const second = readlinkSync(join(store(), 'lay'));
+    expect(second).not.toBe(first);
+    expect(readdirSync(join(store(), '.yep-packages'))).toEqual([second.split('/')[1]]);
+    expect(readFileSync(join(store(), 'lay', 'bin', 'lay-server'), 'utf8')).toContain('1.1.0');
+    await ok(['remove', 'lay']);
+    expect(existsSync(join(store(), 'lay'))).toBe(false);
+    expect(readdirSync(join(store(), '.yep-packages'))).toEqual([]);
+  });
+
+  it('a path install over an owned package deletes its version directory, never the user\'s directory', async () => {
+    await ok(['install', 'lay@=1.0.0']);
+    const first = readlinkSync(join(store(), 'lay'));
+    // A copy of the installed tree as a directory: same content hash, another source.
+    const dir = join(home.root, 'lay-copy');
+    mkdirSync(join(dir, 'bin'), { recursive: true });
+    for (const f of ['plugin.json', 'Cargo.toml', 'bin/lay-server']) writeFileSync(join(dir, f), readFileSync(join(store(), 'lay', f)));
+    await ok(['install', dir, '--yes']);
+    expect(readlinkSync(join(store(), 'lay'))).toBe(dir); // a path install links the user's directory
+    await ok(['install', 'lay@=1.0.0', '--yes']);
+    expect(readlinkSync(join(store(), 'lay'))).toBe(first); // the old version was deleted, so its name is free again
+    expect(readdirSync(dir).sort()).toEqual(['Cargo.toml', 'bin', 'plugin.json']); // the user's directory is never deleted
+  });
+
+  it('an entry that is a real directory (an older yep-ext, the host) is read as installed and migrated on its next replacement', async () => {
+    await ok(['install', 'lay@=1.0.0']);
+    const link = join(store(), 'lay');
+    const version = join(store(), readlinkSync(link));
+    rmSync(link);
+    mkdirSync(link);
+    for (const f of ['plugin.json', 'Cargo.toml']) writeFileSync(join(link, f), readFileSync(join(version, f)));
+    mkdirSync(join(link, 'bin'));
+    writeFileSync(join(link, 'bin', 'lay-server'), readFileSync(join(version, 'bin', 'lay-server')), { mode: 0o755 });
+    rmSync(version, { recursive: true });
+    const listed = jsonOf(await runCli(['list', '--json'], { env: env() }));
+    expect(listed.extensions[0].problems).toEqual([]);
+    await ok(['install', 'lay@=1.1.0', '--yes']);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(link, 'bin', 'lay-server'), 'utf8')).toContain('1.1.0');
+    expect(readdirSync(join(store(), '.yep-staging'))).toEqual([]);
+  });
+
+  it('a missing version directory: list says the package is missing (not a linked directory), install --frozen fetches it again', async () => {
+    await ok(['install', 'lay@=1.0.0']);
+    const target = join(store(), readlinkSync(join(store(), 'lay')));
+    rmSync(target, { recursive: true });
+    const listed = jsonOf(await runCli(['list', '--json'], { env: env() }));
+    expect(listed.extensions[0].problems).toEqual(['missing: not in the store (reinstall it, or `yep-ext install --frozen`)']);
+    const r = await runCli(['install', '--frozen'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(statSync(join(store(), 'lay')).isDirectory()).toBe(true);
+    expect(readFileSync(join(store(), 'lay', 'plugin.json'), 'utf8')).toContain('"lay"');
+  });
+});
+
+describe('recovery sweeps crash leftovers, and only those', () => {
+  it('unreferenced version directories go; referenced ones and user files stay', async () => {
+    await ok(['install', 'lay@=1.0.0']);
+    const inUse = readlinkSync(join(store(), 'lay')).split('/')[1] as string;
+    mkdirSync(join(store(), '.yep-packages', 'lay.0123456789abcdef', 'bin'), { recursive: true });
+    writeFileSync(join(store(), '.yep-packages', 'lay.0123456789abcdef', 'plugin.json'), '{}');
+    const r = await runCli(['disable', 'lay'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(join(store(), '.yep-packages'))).toEqual([inUse]);
+  });
+
+  it('temp files of dead writers are removed from the store and the config directory; live writers, user files and other names stay', async () => {
+    const pkg = writePackage(join(home.root, 'src', 'alpha'), { name: 'alpha' });
+    await ok(['install', pkg]);
+    const dead = deadPid();
+    const live = process.pid;
+    const cfg = home.configDir;
+    const files: Record<string, boolean> = {
+      // path -> should survive
+      [join(cfg, `.connections.toml.yep-${dead}-0.tmp`)]: false, // may hold a secret
+      [join(cfg, `.settings.toml.yep-${dead}-3.tmp`)]: false,
+      [join(cfg, `.settings.toml.yep-${live}-0.tmp`)]: true, // its writer is alive
+      [join(cfg, 'settings.toml.12345')]: false, // an older yep-ext's temp, under the installer lock
+      [join(cfg, 'connections.toml.987')]: false,
+      [join(cfg, 'notes.txt.123')]: true, // not ours
+      [join(cfg, 'settings.toml.bak')]: true,
+      [join(store(), `.extensions.lock.yep-${dead}-1.tmp`)]: false,
+      [join(store(), 'extensions.lock.4242')]: false,
+      [join(store(), `..yep-keychain.json.yep-${dead}-2.tmp`)]: false,
+      [join(store(), '.yep-grants', `.alpha.json.yep-${dead}-0.tmp`)]: false,
+      [join(store(), '.yep-grants', 'alpha.json.777')]: false,
+      [join(store(), '.yep-cache', 'index', 'ab', `.abcd.json.yep-${dead}-0.tmp`)]: false,
+      [join(store(), '.yep-cache', 'index', 'ab', `.abcd.json.yep-${live}-0.tmp`)]: true,
+    };
+    for (const f of Object.keys(files)) {
+      mkdirSync(join(f, '..'), { recursive: true });
+      writeFileSync(f, 'token = "s3cret"\n');
+    }
+    // Any command that takes the installer lock recovers (this one then fails: nothing to remove).
+    const r = await runCli(['remove', 'not-installed'], { env: env() });
+    expect(r.code, r.stderr).toBe(3);
+    for (const [f, survives] of Object.entries(files)) expect(existsSync(f), f).toBe(survives);
+  });
+
+  it('list does not sweep (it takes no lock)', async () => {
+    const f = join(home.configDir, `.settings.toml.yep-${deadPid()}-0.tmp`);
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(f, 'x');
+    await runCli(['list', '--json'], { env: env() });
+    expect(existsSync(f)).toBe(true);
+  });
+});
+
+describe('remove never takes the package away while settings.toml still enables it', () => {
+  it('an inline capabilities array that enables it: refused (exit 7) before anything changes', async () => {
+    const pkg = writePackage(join(home.root, 'src', 'alpha'), { name: 'alpha' });
+    await ok(['install', pkg]);
+    const settings = 'capabilities = [{ ref = "ext:alpha" }]\n';
+    writeFileSync(join(home.configDir, 'settings.toml'), settings);
+    const lock = lockText();
+    const r = await runCli(['remove', 'alpha'], { env: env() });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toMatch(/cannot edit.*nothing was removed/s);
+    expect(lockText()).toBe(lock);
+    expect(readlinkSync(join(store(), 'alpha'))).toBe(pkg);
+    expect(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')).toBe(settings);
+    expect(readdirSync(join(store(), '.yep-staging'))).toEqual([]);
+  });
+
+  it('the same array that does not enable it: removed with a warning, as before', async () => {
+    const pkg = writePackage(join(home.root, 'src', 'alpha'), { name: 'alpha' });
+    await ok(['install', pkg]);
+    writeFileSync(join(home.configDir, 'settings.toml'), 'capabilities = [{ ref = "ext:alpha", enabled = false }]\n');
+    const r = await runCli(['remove', 'alpha'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/Left settings.toml unchanged/);
+    expect(existsSync(join(store(), 'alpha'))).toBe(false);
+  });
+});
