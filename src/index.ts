@@ -41,6 +41,11 @@ export { checkEngines, enginesRequirement, describeVerdict, type EnginesVerdict,
 export { detectAgentVersion, checkAgainstAgent } from './core/agent/agent-version.js';
 export { ENGINES_WALK_CAP, type EnginesReport, type SkippedCandidate } from './core/operations/agent-walk.js';
 export { searchExtensions } from './core/operations/search.js';
+export { checkPolicy, initPolicyFromLock, policyFromLock, type PolicyCheckResult, type PolicyInitResult } from './core/operations/policy.js';
+export { loadPolicy, policyPaths } from './core/policy/load-policy.js';
+export { parsePolicy, mergePolicy, type Policy, type PolicyLayer } from './core/policy/policy-file.js';
+export { policyViolations, type PolicySubject, type PolicyViolation } from './core/policy/evaluate.js';
+export type { CooldownOptions } from './core/policy/cooldown.js';
 export { fetchCrate, fetchCrateExact, resolveCrateVersion } from './core/sources/crates-io.js';
 export { fetchGit, fetchGitCommit, resolveGitRef } from './core/sources/git.js';
 export { runNew, type NewResult, type NewOptions } from './scaffold/run-new.js';

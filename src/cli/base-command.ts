@@ -28,6 +28,14 @@ export const indexFlag = {
   }),
 };
 
+/** The release-age cooldown flags of install and update (issue 15, docs/policy.md). */
+export const minAgeFlag = {
+  'min-age': Flags.string({
+    description: 'Skip versions published less than this long ago (90m, 36h, 3d, 1w; also YEP_EXT_MIN_AGE). The policy file may set a floor.',
+    helpValue: '<duration>',
+  }),
+};
+
 // Every argument is declared with `ignoreStdin: true`: oclif otherwise fills a
 // missing argument from piped standard input (`printf lsp | yep-ext disable`
 // would disable lsp, and set-secret's piped secret would land in an argument).

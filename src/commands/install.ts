@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, indexFlag, minAgeFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
@@ -10,6 +10,7 @@ import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
+import type { CooldownOptions } from '../core/policy/cooldown.js';
 
 export default class Install extends BaseCommand {
   static override summary = 'Install extensions from crates.io, git or a local directory.';
@@ -29,6 +30,7 @@ Sources:
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run",
+    '<%= config.bin %> install lsp --min-age 3d',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
     '<%= config.bin %> install lsp@0.5.0 --ignore-engines',
     '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
@@ -41,6 +43,8 @@ Sources:
 
   static override flags = {
     ...indexFlag,
+    ...minAgeFlag,
+    'allow-fresh': Flags.boolean({ description: 'Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file\'s min_age).' }),
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
     accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
@@ -90,8 +94,10 @@ Sources:
       return this.runFrozen(flags.lockfile, flags.index, flags.enable, flags['ignore-engines']);
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
-    if (flags['dry-run']) return this.runDryRun(specs, flags.index, flags['ignore-engines']);
+    const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
+    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, flags['ignore-engines']);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
+    ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
       ignoreEngines: flags['ignore-engines'],
@@ -124,8 +130,9 @@ Sources:
   }
 
   /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-  private async runDryRun(specs: string[], index: string | undefined, ignoreEngines: boolean): Promise<unknown> {
+  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions, ignoreEngines: boolean): Promise<unknown> {
     const ctx = this.makeContext({ index });
+    ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await planMany(ctx, specs, {
       ignoreEngines,

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, indexFlag, minAgeFlag } from '../cli/base-command.js';
 import { confirm } from '../cli/prompts.js';
 import { renderDiff } from '../cli/render-grant.js';
 import { bold, green, yellow } from '../cli/style.js';
@@ -19,6 +19,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
   static override examples = [
     '<%= config.bin %> update lsp',
     '<%= config.bin %> update --all --dry-run',
+    '<%= config.bin %> update --all --min-age 3d',
     '<%= config.bin %> update --all --json',
     '<%= config.bin %> update lsp --accept sha256:3f1c…',
   ];
@@ -27,6 +28,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
   static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (or --all).' }) };
   static override flags = {
     ...indexFlag,
+    ...minAgeFlag,
     all: Flags.boolean({ description: 'Update every installed extension.' }),
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),
     yes: Flags.boolean({ char: 'y', description: 'Accept widened grants without asking.' }),
@@ -41,6 +43,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Update);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes });
+    if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
     const json = this.jsonEnabled();
     const items = await updateExtensions(ctx, {
       names: argv as string[],
@@ -66,7 +69,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
     }
     if (failed.length === 1 && items.length === 1) {
       const e = failed[0]!.error!;
-      throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}) });
+      throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) });
     }
     if (failed.length > 0) {
       if (!json) for (const f of failed) this.logToStderr(`✖ ${f.name}: ${f.error?.message}`);

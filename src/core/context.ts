@@ -6,6 +6,7 @@
 import { resolvePaths, type Paths } from './paths.js';
 import { silentLogger, type Logger } from './log.js';
 import { VERSION } from './version.js';
+import type { CooldownOptions } from './policy/cooldown.js';
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
 
@@ -21,6 +22,8 @@ export interface Context {
   userAgent: string;
   /** Aborted on Ctrl-C; long work should stop promptly. */
   signal: AbortSignal;
+  /** Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age); YEP_EXT_MIN_AGE is read from `env`. */
+  cooldown?: CooldownOptions;
 }
 
 export interface ContextOptions {

@@ -25,7 +25,8 @@ export const ERROR_CODES = {
   E_SETUP_INCOMPLETE: 10, // required config/secrets still missing after enable
   E_PARTIAL: 11, // several operations, some failed (each reported)
   E_UNSUPPORTED: 12, // a feature or platform yep-ext does not handle
-  E_OUTDATED: 14, // not a failure: `outdated --exit-code` found a newer version (13 is E_POLICY)
+  E_POLICY: 13, // refused by the administrator's policy file or a release-age cooldown
+  E_OUTDATED: 14, // not a failure: `outdated --exit-code` found a newer version
   E_INTERRUPTED: 130, // Ctrl-C
   E_INTERNAL: 70, // a bug in yep-ext
 } as const;

@@ -26,6 +26,8 @@ export function makeTempHome(prefix = 'yep-home-'): TempHome {
     YOLOP_CONFIG_DIR: configDir,
     NO_COLOR: '1',
     LANG: 'C.UTF-8',
+    // The system policy file: absent unless a test writes it (never the real /etc/yolop).
+    YEP_EXT_POLICY: join(root, 'system-policy.toml'),
   };
   return {
     root,

@@ -24,6 +24,9 @@ import { keychainOptionsFromEnv } from '../settings/keychain.js';
 import { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
 import { enableExtension, readExtensionSettings } from '../settings/settings.js';
+import { findEntry, loadLock } from '../store/lockfile.js';
+import { policyError } from '../policy/evaluate.js';
+import { installedViolations, withPolicy } from './policy-gate.js';
 
 /** Validation callback for prompts: true when fine, else the message to show. */
 export type PromptValidator = (raw: string) => true | string;
@@ -169,6 +172,13 @@ function assertAgentCanRun(ctx: Context, manifest: Manifest, engines: EnginesVer
 export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
   const name = resolveExtensionName(ctx.paths, input);
   const manifest = await loadInstalledManifest(ctx.paths, name);
+  // The policy file may forbid what is already installed: it is never switched on (docs/policy.md).
+  const { policy } = withPolicy(ctx);
+  const entry = policy.files.length > 0 ? findEntry(await loadLock(ctx.paths.lockFile), name) : undefined;
+  if (entry) {
+    const violations = await installedViolations(ctx, policy, entry, manifest);
+    if (violations.length > 0) throw policyError(violations);
+  }
   // Enabling is what would break the agent: refuse before anything is asked or written.
   const engines = await checkAgainstAgent(ctx, manifest);
   assertAgentCanRun(ctx, manifest, engines, options.ignoreEngines === true);

@@ -23,6 +23,8 @@ import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.j
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
 import { loadManifest } from '../package/manifest.js';
+import { installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
+import { policyError, policyViolations, type PolicyViolation } from '../policy/evaluate.js';
 
 export interface FrozenItem {
   name: string;
@@ -94,10 +96,16 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
     await sweepStaging(ctx);
     return loadLock(ctx.paths.lockFile);
   });
+  // The policy file applies to a lockfile too: what the lock says is refused before any fetch.
+  const { policy } = withPolicy(ctx);
+  const early = target.entries.flatMap((e) => policyViolations(policy, { name: e.name, source: e.source, content_hash: e.content_hash }));
+  if (early.length > 0) throw policyError(early);
   const items: FrozenItem[] = [];
   const todo: LockEntry[] = [];
+  const late: PolicyViolation[] = [];
   for (const entry of target.entries) {
     if (await isInstalledAsLocked(ctx, current, entry)) {
+      late.push(...(await installedViolations(ctx, policy, entry)));
       const item: FrozenItem = { name: entry.name, status: 'skipped', reason: 'already installed with the locked hash' };
       items.push(item);
       options.onItem?.(item);
@@ -124,6 +132,9 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
       },
       { concurrency: options.concurrency ?? 4 },
     );
+    // The grant and server command are known once verified: checked before anything is placed.
+    for (const p of prepared) late.push(...policyViolations(policy, preparedSubject(p)));
+    if (failures.length === 0 && late.length > 0) throw policyError(late);
     if (failures.length > 0) {
       throw new YepError('E_INTEGRITY', `The lockfile could not be reproduced; nothing was installed:\n${failures.map((f) => `  - ${f.name}: ${f.reason}`).join('\n')}`, {
         hint: 'Each listed extension differs from what the lock pins. If the change is expected, run `yep-ext update <name>` where the lock is maintained and commit the new lock.',

@@ -27,6 +27,9 @@ import { enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesRepor
 import { lstat, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { packageDir } from '../paths.js';
+import { admitPrepared, withPolicy } from './policy-gate.js';
+import { kindViolation, policyError } from '../policy/evaluate.js';
+import type { Policy } from '../policy/policy-file.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
@@ -134,10 +137,12 @@ interface Planned {
 }
 
 /** Fetch `spec` into `stage`, verify it, compare it with what is installed. Writes nothing outside `stage`. */
-async function planSpec(ctx: Context, spec: ValidSpec, stage: string, ignoreEngines: boolean, options: PrepareOptions = {}): Promise<Planned> {
+async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}): Promise<Planned> {
   const walk = await prepareForAgent(ctx, stage, await specCandidates(ctx, spec, ignoreEngines), { ignoreEngines, prepare: options });
   if (!walk.prepared) throw enginesRefusal(spec.raw.trim(), walk);
   const prepared = walk.prepared;
+  // The policy file (docs/policy.md) decides on the verified package, before any plan or placement.
+  admitPrepared(policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
   const before = findEntry(await loadLock(ctx.paths.lockFile), name);
@@ -242,14 +247,18 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
  * A dry run stages in the OS temp directory and skips crash recovery: it writes
  * nothing in the store (the download cache aside) and takes no lock.
  */
-async function withPlan<T>(ctx: Context, input: string | Spec, hooks: InstallHooks, cwd: string, dryRun: boolean, use: (planned: Planned) => Promise<T>): Promise<T> {
+async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: InstallHooks, cwd: string, dryRun: boolean, use: (planned: Planned) => Promise<T>): Promise<T> {
   const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
   if (spec.kind === 'invalid') throw invalidSpec(spec, cwd);
+  const { ctx, policy } = withPolicy(runCtx);
+  // A kind the policy refuses is refused before anything is fetched.
+  const kind = kindViolation(policy, spec.kind, `${spec.raw.trim()}`);
+  if (kind) throw policyError([kind]);
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   if (!dryRun) await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));
   try {
-    const planned = await planSpec(ctx, spec, stage, hooks.ignoreEngines === true, hooks.prepare);
+    const planned = await planSpec(ctx, spec, stage, policy, hooks.ignoreEngines === true, hooks.prepare);
     await hooks.onPreview?.(planned.preview(planned.plan.previous));
     return await use(planned);
   } finally {

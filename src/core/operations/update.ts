@@ -21,6 +21,8 @@ import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-step.js';
+import { admitPrepared, withPolicy } from './policy-gate.js';
+import type { Policy } from '../policy/policy-file.js';
 
 /** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'held' | 'refused' | 'failed';
@@ -71,7 +73,7 @@ async function updateCandidates(ctx: Context, entry: LockEntry, ignoreEngines: b
   return newer ? [newer] : [];
 }
 
-async function planOne(ctx: Context, entry: LockEntry, ignoreEngines: boolean, prepare: PrepareOptions = {}): Promise<Planned> {
+async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEngines: boolean, prepare: PrepareOptions = {}): Promise<Planned> {
   const from = {
     ...(entry.version !== undefined ? { version: entry.version } : {}),
     content_hash: entry.content_hash,
@@ -97,6 +99,8 @@ async function planOne(ctx: Context, entry: LockEntry, ignoreEngines: boolean, p
         hint: `Renaming is not an update: \`yep-ext remove ${entry.name}\` and install the new name.`,
       });
     }
+    // The policy file decides on the verified new version before anything is planned.
+    admitPrepared(policy, prepared);
     // Same pin, same bytes (a republished crate): the kind decides.
     source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
     if (prepared.content_hash === entry.content_hash && prepared.grant.fingerprint === entry.grant) {
@@ -131,7 +135,8 @@ async function planOne(ctx: Context, entry: LockEntry, ignoreEngines: boolean, p
   }
 }
 
-export async function updateExtensions(ctx: Context, options: UpdateOptions): Promise<UpdateItem[]> {
+export async function updateExtensions(runCtx: Context, options: UpdateOptions): Promise<UpdateItem[]> {
+  const { ctx, policy } = withPolicy(runCtx);
   if (options.names.length === 0 && !options.all) {
     throw new YepError('E_USAGE', 'Name the extensions to update, or pass --all.', { hint: 'e.g. `yep-ext update lsp` or `yep-ext update --all`.' });
   }
@@ -152,7 +157,7 @@ export async function updateExtensions(ctx: Context, options: UpdateOptions): Pr
     entries,
     async (entry): Promise<Planned> => {
       try {
-        return await planOne(ctx, entry, options.ignoreEngines === true, options.prepare);
+        return await planOne(ctx, entry, policy, options.ignoreEngines === true, options.prepare);
       } catch (e) {
         if (!isYepError(e)) throw e;
         return {

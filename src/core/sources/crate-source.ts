@@ -8,6 +8,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
+import { DEFAULT_INDEX_URL, normalizeIndexUrl } from '../context.js';
 import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateRecord } from './crates-io.js';
 import { recordTable, type Source } from './source.js';
@@ -36,6 +37,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   // crates.io treats names case-insensitively.
   sameOrigin: (a, b) => a.crate_name.toLowerCase() === b.crate_name.toLowerCase(),
   pin: (rec) => rec.version,
+  originFacts: (rec) => ({ index_url: normalizeIndexUrl(typeof rec.index === 'string' ? rec.index : DEFAULT_INDEX_URL) }),
   // A bare or `=` version; cargo would read `1.2.3` as `^1.2.3`, the host reads it as exact.
   pinnedExactly: (rec) => /^=?\d/.test(rec.requirement ?? '='),
   checkRepin(previous, next, name) {

@@ -14,6 +14,8 @@ import { unpackCrate } from '../archive/unpack.js';
 import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
 import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
 import { chooseCandidates, chooseVersion } from './crates-io/choose-version.js';
+import { chooseUnderCooldown, isExactRequirement } from './crates-io/cooldown.js';
+import { effectiveCooldown } from '../policy/cooldown.js';
 import { downloadVerifiedCrate } from './crates-io/download.js';
 import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
@@ -106,19 +108,26 @@ async function indexEntries(ctx: Context, indexUrl: string, crate: string): Prom
   return parsed.entries;
 }
 
-async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string): Promise<IndexEntry> {
+/**
+ * Index entries -> the version to take, under the run's release-age cooldown
+ * (`update` of an exact pin skips it: that version was chosen at install time).
+ */
+async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string, options: { update?: boolean } = {}): Promise<{ entry: IndexEntry; skipped: string[] }> {
+  const cooldown = options.update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
   const entries = await indexEntries(ctx, indexUrl, crate);
-  const choice = chooseVersion(entries[0]?.name ?? crate, entries, requirement);
+  const choice = chooseUnderCooldown(entries[0]?.name ?? crate, entries, requirement, cooldown, Date.now());
   for (const w of choice.warnings) ctx.log.warn(w);
-  return choice.entry;
+  // An install reports the skip as a note of its outcome (also in --json); update has no notes: log it.
+  if (choice.skipNote && options.update) ctx.log.warn(choice.skipNote);
+  return { entry: choice.entry, skipped: choice.skipNote ? [choice.skipNote] : [] };
 }
 
 /**
  * The version `requirement` (cargo dialect; undefined = latest stable) selects
  * for `crate` in the context's index. Used by install and by `update`.
  */
-export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string } = {}): Promise<ResolvedCrate> {
-  const e = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement);
+export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string; update?: boolean } = {}): Promise<ResolvedCrate> {
+  const { entry: e } = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement, { update: options.update === true });
   return { name: e.name, vers: e.vers, cksum: e.cksum, yanked: e.yanked };
 }
 
@@ -137,7 +146,7 @@ function indexFor(ctx: Context, recorded: string | undefined): string {
 }
 
 export async function findCrateUpdate(ctx: Context, source: CrateRecord): Promise<ResolvedCrate | undefined> {
-  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index) });
+  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index), update: true });
   // Same version: up to date. A lock the host wrote has no cksum (nothing to compare, no
   // re-download); a different cksum is returned so the caller refuses the republish.
   if (next.vers === source.version && (source.cksum === undefined || next.cksum === source.cksum)) return undefined;
@@ -176,6 +185,24 @@ function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: s
 }
 
 /**
+ * The engines walk's candidates, best first, under the run's release-age cooldown
+ * as resolveIn applies it: the walk starts at the version the cooldown lets through
+ * (its note is logged) and goes to older ones. (An older version published within
+ * the cooldown is not skipped here: the walk only reaches it when every newer one
+ * needs a newer yolop.)
+ */
+function cooledCandidates(ctx: Context, crate: string, entries: IndexEntry[], requirement: string | undefined, update: boolean): IndexEntry[] {
+  const name = entries[0]?.name ?? crate;
+  const all = chooseCandidates(name, entries, requirement);
+  for (const w of all.warnings) ctx.log.warn(w);
+  const cooldown = update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
+  if (!cooldown) return all.entries;
+  const cooled = chooseUnderCooldown(name, entries, requirement, cooldown, Date.now());
+  if (cooled.skipNote) ctx.log.warn(cooled.skipNote);
+  return all.entries.filter((e) => compareVersionsDesc(e.version, cooled.entry.version) >= 0);
+}
+
+/**
  * Install candidates for `spec`, best first, as records `fetchCrateExact` fetches
  * (cksum included, so no second index read): the first is what `fetchCrate` would
  * install. The engines walk tries the next ones when a newer one needs a newer agent.
@@ -183,9 +210,7 @@ function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: s
 export async function crateCandidates(ctx: Context, spec: CrateSpec): Promise<CrateRecord[]> {
   const indexUrl = ctx.indexUrl;
   const entries = await indexEntries(ctx, indexUrl, spec.crate);
-  const choice = chooseCandidates(entries[0]?.name ?? spec.crate, entries, spec.requirement);
-  for (const w of choice.warnings) ctx.log.warn(w);
-  return choice.entries.map((e) => crateRecord(indexUrl, e, spec.requirement));
+  return cooledCandidates(ctx, spec.crate, entries, spec.requirement, false).map((e) => crateRecord(indexUrl, e, spec.requirement));
 }
 
 /**
@@ -196,9 +221,7 @@ export async function crateCandidates(ctx: Context, spec: CrateSpec): Promise<Cr
 export async function crateUpdateCandidates(ctx: Context, source: CrateRecord): Promise<CrateRecord[]> {
   const indexUrl = indexFor(ctx, source.index);
   const entries = await indexEntries(ctx, indexUrl, source.crate_name);
-  const choice = chooseCandidates(entries[0]?.name ?? source.crate_name, entries, source.requirement);
-  for (const w of choice.warnings) ctx.log.warn(w);
-  const [first, ...rest] = choice.entries;
+  const [first, ...rest] = cooledCandidates(ctx, source.crate_name, entries, source.requirement, true);
   if (!first) return [];
   // The same rules as findCrateUpdate for the best one.
   if (first.vers === source.version && (source.cksum === undefined || first.cksum === source.cksum)) return [];
@@ -259,9 +282,9 @@ export async function crateRegistryInfo(ctx: Context, crate: string): Promise<{ 
 /** The fetcher for `crate` specs (install): resolve, download, verify, unpack into `into`. */
 export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): Promise<Fetched<CrateRecord>> {
   const indexUrl = ctx.indexUrl;
-  const entry = await resolveIn(ctx, indexUrl, spec.crate, spec.requirement);
+  const { entry, skipped } = await resolveIn(ctx, indexUrl, spec.crate, spec.requirement);
   await fetchVerified(ctx, indexUrl, entry, into);
-  return { dir: into, source: crateRecord(indexUrl, entry, spec.requirement) };
+  return { dir: into, source: crateRecord(indexUrl, entry, spec.requirement), ...(skipped.length > 0 ? { notes: skipped } : {}) };
 }
 
 /**

@@ -48,6 +48,7 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
 
   describe: (rec) => `${rec.url}#${rec.rev.slice(0, 12)}`,
   sameOrigin: (a, b) => a.url === b.url,
+  originFacts: (rec) => ({ git_host: gitHostOf(rec.url) }),
   pin: (rec) => rec.rev,
   // A full commit as the requested ref resolves to itself: `update` keeps it there.
   pinnedExactly: (rec) => rec.requested_ref !== undefined && FULL_SHA.test(rec.requested_ref),
@@ -67,3 +68,19 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   },
   fetchExactly: async (ctx, rec, into) => (await git()).fetchGitCommit(ctx, rec, into),
 };
+
+/** The host of a git URL as written in the lock: `https://h/…`, `ssh://u@h:p/…`, `u@h:path`; `file` for file://. */
+export function gitHostOf(url: string): string {
+  if (url.startsWith('file:')) return 'file';
+  const scheme = url.indexOf('://');
+  if (scheme === -1) {
+    // scp style: user@host:path
+    const at = url.indexOf('@');
+    return url.slice(at + 1, url.indexOf(':', at + 1)).toLowerCase();
+  }
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return url.slice(scheme + 3).split(/[/:@]/)[0]?.toLowerCase() ?? '';
+  }
+}

@@ -7,7 +7,7 @@
 import { crateSource } from './crate-source.js';
 import { gitSource } from './git-source.js';
 import { pathSource } from './path-source.js';
-import type { RecordBase, RecordCheck, Source } from './source.js';
+import type { OriginFacts, RecordBase, RecordCheck, Source } from './source.js';
 import type { Spec } from './spec.js';
 
 /** A parse result that names a kind (the parser's `invalid` is not one). */
@@ -27,6 +27,9 @@ export type LockSource = { [K in Kind]: RecordOf<(typeof SOURCES)[K]> }[Kind];
 
 /** A Source whose methods accept any kind's spec or record: pass it only its own kind's. */
 export type AnySource = Source<Kind, ValidSpec, LockSource>;
+
+/** Every kind name, for policy files and their messages (nothing else spells them). */
+export const KINDS = Object.keys(SOURCES) as Kind[];
 
 export function isKind(value: unknown): value is Kind {
   return typeof value === 'string' && Object.hasOwn(SOURCES, value);
@@ -68,4 +71,9 @@ export function isLinked(rec: LockSource): boolean {
 /** Whether a package from this record may have its server built with cargo (crates). */
 export function isBuildable(rec: LockSource): boolean {
   return sourceFor(rec.type).buildable;
+}
+
+/** Where a record comes from, in a policy file's terms (index root, git host). */
+export function originFacts(rec: LockSource): OriginFacts {
+  return sourceFor(rec.type).originFacts?.(rec) ?? {};
 }

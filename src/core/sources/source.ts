@@ -78,6 +78,13 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    */
   checkRepin(previous: PinnedEntry<R>, next: PinnedEntry<R>, name: string): void;
 
+  /**
+   * Where the record comes from, in the terms a policy file restricts
+   * (docs/policy.md): the sparse index root of a registry kind, the host of a git
+   * kind. A kind without either (a local path) leaves it out.
+   */
+  originFacts?(rec: R): OriginFacts;
+
   /** Warnings (through ctx.log) or refusals before anything is created for `spec`. */
   preflight?(ctx: Context, spec: S, cwd: string): void;
   /** Install: resolve `spec` and fetch it into `into` (which must not exist; its parent does). */
@@ -134,6 +141,14 @@ export interface Upstream {
   beyond: boolean;
   /** The versions the registry lists, newest first, yanked ones marked (crates; [] for other kinds). */
   versions: { version: string; yanked: boolean }[];
+}
+
+/** What `originFacts` reports. */
+export interface OriginFacts {
+  /** Sparse index root, normalised (ending in `/`, no `sparse+`). */
+  index_url?: string;
+  /** Lower-cased host of a git URL (`file` for a local repository). */
+  git_host?: string;
 }
 
 /** `writeRecord` for kinds whose keys are plain TOML values: `type` first, undefined dropped, order kept. */

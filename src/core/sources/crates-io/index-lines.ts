@@ -9,6 +9,8 @@ import { YepError } from '../../errors.js';
 import { parseCargoVersion, type CargoVersion } from './cargo-version.js';
 
 export const CKSUM_RE = /^[0-9a-f]{64}$/;
+/** The index's `pubtime` form (RFC 3339 in UTC, seconds optional fractions). */
+const PUBTIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /** The highest index schema version yep-ext understands (cargo's too). */
 export const MAX_INDEX_SCHEMA = 2;
 
@@ -21,6 +23,8 @@ export interface IndexEntry {
   /** As the index gave it; only `CKSUM_RE` values are installable. */
   cksum: string;
   yanked: boolean;
+  /** Publication time (`pubtime`, ms since the epoch); undefined when the index gives none or an unreadable one. */
+  pubtime?: number;
 }
 
 export interface ParsedIndex {
@@ -61,7 +65,10 @@ function parseLine(line: string, lowerName: string): IndexEntry | undefined {
   // A missing or malformed cksum keeps the line: the version exists but is not
   // installable, and the user deserves to hear that rather than "no such version".
   const cksum = typeof o.cksum === 'string' ? o.cksum : '';
-  return { name: o.name, vers: o.vers, version, cksum, yanked: o.yanked === true };
+  // `pubtime` (YYYY-MM-DDTHH:MM:SSZ) feeds the release-age cooldown; a missing or
+  // unreadable one counts as old (crates-io.md), so it never hides a version.
+  const pubtime = typeof o.pubtime === 'string' && PUBTIME_RE.test(o.pubtime) ? Date.parse(o.pubtime) : Number.NaN;
+  return { name: o.name, vers: o.vers, version, cksum, yanked: o.yanked === true, ...(Number.isFinite(pubtime) ? { pubtime } : {}) };
 }
 
 /** Parse an index file for `crateName` (lines for other names are ignored). */

@@ -1,0 +1,54 @@
+/**
+ * The policy file at the doors of install, update, install --frozen and enable
+ * (docs/policy.md): load it once per operation, hand its `min_age` to resolution
+ * through the Context, and check a package (fetched or installed) before it is
+ * placed or switched on. The rules themselves live in core/policy.
+ */
+import type { Context } from '../context.js';
+import { inspectServerCommand, type CommandInspection } from '../doctor/inspect-command.js';
+import { grantOf } from '../package/grants.js';
+import type { Manifest } from '../package/manifest.js';
+import { packageDir } from '../paths.js';
+import { assertAdmitted, policyViolations, type PolicySubject, type PolicyViolation } from '../policy/evaluate.js';
+import { loadPolicy } from '../policy/load-policy.js';
+import type { Policy } from '../policy/policy-file.js';
+import { loadInstalledManifest } from '../store/installed-manifest.js';
+import type { LockEntry } from '../store/lockfile.js';
+import type { PreparedPackage } from './prepare.js';
+
+/** The effective policy, and `ctx` with the policy's min_age as the cooldown floor. */
+export function withPolicy(ctx: Context): { ctx: Context; policy: Policy } {
+  const policy = loadPolicy(ctx);
+  if (policy.min_age_ms === 0) return { ctx, policy };
+  return { ctx: { ...ctx, cooldown: { ...ctx.cooldown, policy: { minAgeMs: policy.min_age_ms, file: policy.min_age_file ?? policy.files.join(' + ') } } }, policy };
+}
+
+function outside(command: CommandInspection, manifest: Manifest): PolicySubject['serverOutside'] {
+  return command.ok && command.where === 'path' ? { command: manifest.yolop.capabilityServer.command } : undefined;
+}
+
+/** What the policy sees of a fetched, verified package. */
+export function preparedSubject(p: PreparedPackage): PolicySubject {
+  const serverOutside = outside(p.command, p.manifest);
+  return { name: p.name, source: p.fetched.source, content_hash: p.content_hash, grant: p.grant.grant, ...(serverOutside ? { serverOutside } : {}) };
+}
+
+/** Refuse (E_POLICY) a fetched package the policy does not admit. */
+export function admitPrepared(policy: Policy, p: PreparedPackage): void {
+  assertAdmitted(policy, preparedSubject(p));
+}
+
+/** What the policy sees of an installed package: its lock entry, manifest and where its command resolves. */
+export async function installedSubject(ctx: Context, entry: LockEntry, manifest?: Manifest): Promise<PolicySubject> {
+  const m = manifest ?? (await loadInstalledManifest(ctx.paths, entry.name).catch(() => undefined));
+  if (!m) return { name: entry.name, source: entry.source, content_hash: entry.content_hash };
+  const command = await inspectServerCommand(packageDir(ctx.paths, entry.name), m.yolop.capabilityServer.command, ctx.env.PATH ?? '');
+  const serverOutside = outside(command, m);
+  return { name: entry.name, source: entry.source, content_hash: entry.content_hash, grant: grantOf(m), ...(serverOutside ? { serverOutside } : {}) };
+}
+
+/** Every violation of an installed package. */
+export async function installedViolations(ctx: Context, policy: Policy, entry: LockEntry, manifest?: Manifest): Promise<PolicyViolation[]> {
+  if (policy.files.length === 0) return [];
+  return policyViolations(policy, await installedSubject(ctx, entry, manifest));
+}

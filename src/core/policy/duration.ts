@@ -1,0 +1,37 @@
+/**
+ * Release-age durations as people type them (`90m`, `36h`, `3d`, `1w`), for
+ * `--min-age`, YEP_EXT_MIN_AGE and the policy file's `min_age`; and ages written
+ * back the same short way ("2 h", "3 d"). One integer and one unit, nothing else:
+ * a cooldown is a safety rule, so an ambiguous value is refused, never guessed.
+ */
+import { YepError } from '../errors.js';
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+const DURATION_RE = /^(\d{1,6})\s*([mhdw])$/;
+
+/** Milliseconds for `text`, or undefined when it is not one of the accepted forms. */
+export function durationMs(text: string): number | undefined {
+  const m = DURATION_RE.exec(text.trim().toLowerCase());
+  if (!m) return undefined;
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+}
+
+/** Milliseconds for `text`, or a usage error naming where it came from. */
+export function parseDuration(text: string, where: string): number {
+  const ms = durationMs(text);
+  if (ms === undefined) {
+    throw new YepError('E_USAGE', `${where}: ${JSON.stringify(text.slice(0, 40))} is not a duration.`, {
+      hint: 'Write a whole number and one unit: 90m (minutes), 36h (hours), 3d (days), 1w (weeks).',
+    });
+  }
+  return ms;
+}
+
+/** A short human form: "45 min", "2 h", "3 d", "2 w" (rounded down). */
+export function formatAge(ms: number): string {
+  const v = Math.max(0, ms);
+  if (v < UNIT_MS.h) return `${Math.floor(v / UNIT_MS.m)} min`;
+  if (v < 2 * UNIT_MS.d) return `${Math.floor(v / UNIT_MS.h)} h`;
+  if (v < 2 * UNIT_MS.w || v % UNIT_MS.w !== 0) return `${Math.floor(v / UNIT_MS.d)} d`;
+  return `${v / UNIT_MS.w} w`;
+}

@@ -1,0 +1,118 @@
+/**
+ * A package against the effective policy (docs/policy.md): every rule whose
+ * inputs the caller has is checked, and each breach is a PolicyViolation naming
+ * the rule and the offending item. install, update, install --frozen and enable
+ * call `assertAdmitted` before anything is placed or switched on; `policy check`
+ * lists every violation in the store. Pure: the caller gathers the facts.
+ */
+import { YepError } from '../errors.js';
+import { binaryTrust } from '../binary/binary-record.js';
+import type { Grant } from '../package/grants.js';
+import { describeSource, originFacts, type LockSource } from '../sources/index.js';
+import { nameMatches, type Policy } from './policy-file.js';
+
+export interface PolicySubject {
+  name: string;
+  source: LockSource;
+  /** Checked against `[pins]` when known. */
+  content_hash?: string;
+  /** Checked against `[grant]` when known. */
+  grant?: Grant;
+  /** The server command resolves outside the package (found on PATH, not shipped in it). */
+  serverOutside?: { command: string };
+}
+
+export interface PolicyViolation {
+  /** `sources.kinds`, `names.deny`, `grant.hooks`, ... (the key in the policy file). */
+  rule: string;
+  /** The offending thing: a kind, an index URL, a host, a name, a hook glob, a tool... */
+  item: string;
+  message: string;
+  /** The policy file(s) that set the rule. */
+  file: string;
+}
+
+const ADMITTED_TRUST = new Set(['crate-digest', 'crate-key', 'local-build']);
+
+/** Only the source kind (before anything is fetched). */
+export function kindViolation(policy: Policy, kind: string, what: string): PolicyViolation | undefined {
+  if (!policy.kinds || policy.kinds.includes(kind)) return undefined;
+  return {
+    rule: 'sources.kinds',
+    item: kind,
+    message: `${what} is a ${kind} source; the policy admits only ${policy.kinds.length > 0 ? policy.kinds.join(', ') : 'no'} sources`,
+    file: policy.files.join(' + '),
+  };
+}
+
+/** Every rule `subject` breaks. */
+export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolation[] {
+  if (policy.files.length === 0) return [];
+  const out: PolicyViolation[] = [];
+  const all = policy.files.join(' + ');
+  const add = (rule: string, item: string, message: string, file = all) => out.push({ rule, item, message: `${s.name}: ${message}`, file });
+
+  const kind = kindViolation(policy, s.source.type, `it comes from ${describeSource(s.source)}, which`);
+  if (kind) add(kind.rule, kind.item, kind.message);
+  const facts = originFacts(s.source);
+  if (policy.index_urls && facts.index_url !== undefined && !policy.index_urls.includes(facts.index_url)) {
+    add('sources.index_urls', facts.index_url, `its registry index ${facts.index_url} is not one the policy admits (${policy.index_urls.join(', ') || 'none'})`);
+  }
+  if (policy.git_hosts && facts.git_host !== undefined && !policy.git_hosts.includes(facts.git_host)) {
+    add('sources.git_hosts', facts.git_host, `its git host ${facts.git_host} is not one the policy admits (${policy.git_hosts.join(', ') || 'none'})`);
+  }
+  for (const a of policy.allow) {
+    if (!a.globs.some((g) => nameMatches(g, s.name))) add('names.allow', s.name, `the name is not in the allow-list (${a.globs.join(', ') || 'empty'})`, a.file);
+  }
+  for (const d of policy.deny) {
+    if (nameMatches(d.glob, s.name)) add('names.deny', s.name, `the name matches the deny-list entry ${JSON.stringify(d.glob)}`, d.file);
+  }
+  if (s.content_hash !== undefined) {
+    for (const p of policy.pins) {
+      const want = p.pins[s.name];
+      if (want === undefined) add('pins', s.name, 'the policy pins a fixed set of packages and this is not one of them', p.file);
+      else if (want !== s.content_hash) add('pins', `${s.name}@${s.content_hash}`, `content ${s.content_hash} is not the pinned ${want}`, p.file);
+    }
+  }
+  if (policy.require_in_crate_binary) {
+    const trust = binaryTrust(s.source);
+    if (trust !== undefined && !ADMITTED_TRUST.has(trust)) {
+      add('binaries.require_in_crate', trust, `its server binary was verified only by a digest from the release host (${trust}); the policy requires a digest or signature key inside the checksummed crate`);
+    }
+  }
+  if (s.grant) grantViolations(policy, s.grant, s.serverOutside, add);
+  else if (s.serverOutside && !policy.max_grant.switches.server_outside_package) {
+    add('grant.server_outside_package', s.serverOutside.command, `its server command ${s.serverOutside.command} is not shipped in the package`);
+  }
+  return out;
+}
+
+function grantViolations(policy: Policy, g: Grant, outside: PolicySubject['serverOutside'], add: (rule: string, item: string, message: string) => void): void {
+  const max = policy.max_grant;
+  if (max.hooks === 'none') for (const h of g.hooks) add('grant.hooks', `${h.event}:${h.glob}`, `it subscribes a hook (${h.event} on ${JSON.stringify(h.glob)}); the policy admits no hooks`);
+  if (max.hooks === 'scoped') for (const h of g.hooks.filter((x) => x.match_all)) add('grant.hooks', `${h.event}:${h.glob}`, `its hook ${h.event} on ${JSON.stringify(h.glob)} sees every tool call; the policy admits only scoped hooks`);
+  const sw = max.switches;
+  if (!sw.mcp_servers) for (const m of g.mcp_servers) add('grant.mcp_servers', m.name, `it provides the MCP server ${m.name}; the policy admits none`);
+  if (!sw.prompts && g.prompt.static) add('grant.prompts', 'prompt', 'it adds to the system prompt; the policy admits no prompts');
+  if (!sw.dynamic_prompts && g.prompt.dynamic) add('grant.dynamic_prompts', 'dynamic prompt', 'it adds a dynamic prompt; the policy admits none');
+  if (!sw.commands) for (const c of g.commands) add('grant.commands', c.name, `it provides the command ${c.name}; the policy admits no commands`);
+  if (!sw.secrets) for (const c of g.config.filter((x) => x.secret)) add('grant.secrets', c.key, `it asks for the secret ${c.key}; the policy admits no secrets`);
+  if (!sw.server_outside_package && outside) add('grant.server_outside_package', outside.command, `its server command ${outside.command} is not shipped in the package (it runs a program from PATH); the policy requires the server inside the package`);
+}
+
+/** The E_POLICY error for violations (the first one is the message; all are in details). */
+export function policyError(violations: PolicyViolation[]): YepError {
+  const [first] = violations;
+  if (!first) throw new Error('policyError needs a violation');
+  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
+  return new YepError('E_POLICY', `Refused by policy (${first.rule}): ${first.message}${more}.`, {
+    hint: `The policy in ${first.file} does not admit it (docs/policy.md). Ask your administrator, or choose another package or version; \`yep-ext policy check\` lists what the store breaks.`,
+    details: { rule: first.rule, item: first.item, file: first.file, violations },
+  });
+}
+
+/** Throw E_POLICY when `subject` breaks the policy. */
+export function assertAdmitted(policy: Policy, subject: PolicySubject): void {
+  const v = policyViolations(policy, subject);
+  if (v.length > 0) throw policyError(v);
+}

@@ -1,0 +1,255 @@
+/**
+ * The administrator's policy file through the CLI (issue 15): each rule refuses
+ * (exit 13, E_POLICY, rule and item in --json, nothing placed) and admits; the
+ * user's file cannot loosen the system one; a malformed file names file and line;
+ * `policy check` evaluates the store, `enable` and `install --frozen` refuse;
+ * `policy init --from-lock` admits exactly the lock. YEP_EXT_POLICY points at a
+ * temp file (test/helpers/home.ts), never /etc.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, stringify } from 'smol-toml';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureCrate } from '../helpers/crates.js';
+import { makePackage } from '../helpers/ext-package.js';
+import { GIT_TEST_ENV, fixtureFiles, makeRepo } from '../helpers/git-repo.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const HELLO = 'yolop-extension-hello';
+const DAY = 86_400_000;
+let reg: TestRegistry;
+let home: TempHome;
+
+beforeAll(async () => {
+  reg = await startRegistry();
+  const ago = (ms: number) => new Date(Date.now() - ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0'), extra: { pubtime: ago(10 * DAY) } });
+  reg.publish({ name: HELLO, vers: '0.4.1', data: fixtureCrate(HELLO, '0.4.1'), extra: { pubtime: ago(3_600_000) } });
+});
+afterAll(() => reg.close());
+beforeEach(() => {
+  home = makeTempHome();
+  mkdirSync(home.configDir, { recursive: true });
+});
+afterEach(() => home.cleanup());
+
+const env = (extra: Record<string, string> = {}) => ({ ...home.env, ...GIT_TEST_ENV, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0', ...extra });
+const systemPolicy = (doc: Record<string, unknown> | string) => writeFileSync(home.env.YEP_EXT_POLICY!, typeof doc === 'string' ? doc : stringify(doc));
+const userPolicyFile = () => join(home.configDir, 'yep-ext-policy.toml');
+const userPolicy = (doc: Record<string, unknown>) => writeFileSync(userPolicyFile(), stringify(doc));
+const store = (name: string) => join(home.configDir, 'extensions', name);
+const lockFile = () => join(home.configDir, 'extensions', 'extensions.lock');
+const lockNames = () => (existsSync(lockFile()) ? (parse(readFileSync(lockFile(), 'utf8')) as { extensions?: { name: string }[] }).extensions?.map((e) => e.name) ?? [] : []);
+const pkg = (name: string, options: Parameters<typeof makePackage>[2] = {}) => makePackage(join(home.root, 'src'), name, options);
+
+async function install(args: string[], extra: Record<string, string> = {}) {
+  return runCli(['install', ...args, '--json'], { env: env(extra) });
+}
+
+/** The install was refused by `rule` naming `item`, and nothing of `name` was placed. */
+function expectRefused(r: Awaited<ReturnType<typeof install>>, rule: string, item: string, name?: string) {
+  expect(r.code, r.stdout + r.stderr).toBe(13);
+  const err = jsonOf(r).error;
+  expect(err.code).toBe('E_POLICY');
+  expect(err.details.rule).toBe(rule);
+  expect(err.details.item).toBe(item);
+  if (name) {
+    expect(existsSync(store(name))).toBe(false);
+    expect(lockNames()).not.toContain(name);
+  }
+}
+
+describe('each rule refuses and admits', () => {
+  it('sources.kinds', async () => {
+    const dir = pkg('alpha');
+    systemPolicy({ sources: { kinds: ['crate'] } });
+    expectRefused(await install([dir]), 'sources.kinds', 'path', 'alpha');
+    systemPolicy({ sources: { kinds: ['crate', 'path'] } });
+    const ok = await install([dir]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(lockNames()).toEqual(['alpha']);
+  });
+
+  it('sources.index_urls', async () => {
+    systemPolicy({ sources: { index_urls: ['https://index.crates.io/'] } });
+    expectRefused(await install(['hello']), 'sources.index_urls', reg.indexUrl, 'hello');
+    systemPolicy({ sources: { index_urls: [reg.indexUrl] } });
+    const ok = await install(['hello']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(lockNames()).toEqual(['hello']);
+  });
+
+  it('sources.git_hosts', async () => {
+    const repo = makeRepo(join(home.root, 'repos'), { files: fixtureFiles('gitext') });
+    repo.commit();
+    systemPolicy({ sources: { git_hosts: ['github.com'] } });
+    expectRefused(await install([repo.url]), 'sources.git_hosts', 'file', 'gitext');
+    systemPolicy({ sources: { git_hosts: ['github.com', 'file'] } });
+    const ok = await install([repo.url]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(lockNames()).toEqual(['gitext']);
+  });
+
+  it('names.allow and names.deny', async () => {
+    systemPolicy({ names: { allow: ['team-*'] } });
+    expectRefused(await install([pkg('alpha')]), 'names.allow', 'alpha', 'alpha');
+    expect((await install([pkg('team-one')])).code).toBe(0);
+    systemPolicy({ names: { allow: ['team-*'], deny: ['*-beta'] } });
+    expectRefused(await install([pkg('team-beta')]), 'names.deny', 'team-beta', 'team-beta');
+    expect(lockNames()).toEqual(['team-one']);
+  });
+
+  it('cooldown.min_age: the older version is taken, and --allow-fresh cannot waive the policy', async () => {
+    systemPolicy({ cooldown: { min_age: '3d' } });
+    const r = await install(['hello']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).installed[0].source.version).toBe('0.3.0');
+    expect(jsonOf(r).installed[0].notes.join('\n')).toMatch(/0\.4\.1 is 1 h old; cooldown 3 d \(policy min_age/);
+    const fresh = await install(['hello@0.4.1', '--allow-fresh', '--yes']);
+    expect(fresh.code).toBe(13);
+    expect(jsonOf(fresh).error.details).toMatchObject({ rule: 'min_age', item: `${HELLO}@0.4.1` });
+    expect(readFileSync(lockFile(), 'utf8')).toContain('version = "0.3.0"');
+    systemPolicy({ cooldown: { min_age: '30m' } });
+    const later = await install(['hello@0.4.1', '--yes']);
+    expect(later.code, later.stderr).toBe(0);
+    expect(readFileSync(lockFile(), 'utf8')).toContain('version = "0.4.1"');
+  });
+
+  it('grant.hooks: none, scoped, any', async () => {
+    const scoped = pkg('scoped', { yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: 'bash*' }] } });
+    const all = pkg('watcher', { yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: '*' }] } });
+    systemPolicy({ grant: { hooks: 'none' } });
+    expectRefused(await install([scoped]), 'grant.hooks', 'pre_tool_use:bash*', 'scoped');
+    systemPolicy({ grant: { hooks: 'scoped' } });
+    expect((await install([scoped])).code).toBe(0);
+    expectRefused(await install([all]), 'grant.hooks', 'pre_tool_use:*', 'watcher');
+    systemPolicy({ grant: { hooks: 'any' } });
+    expect((await install([all])).code).toBe(0);
+    expect(lockNames().sort()).toEqual(['scoped', 'watcher']);
+  });
+
+  it.each([
+    ['mcp_servers', { mcpServers: { gh: { command: 'gh-mcp' } } }, 'gh'],
+    ['prompts', { prompt: true }, 'prompt'],
+    ['dynamic_prompts', { dynamic_prompt: true }, 'dynamic prompt'],
+    ['commands', { commands: [{ name: 'hello' }] }, 'hello'],
+    ['secrets', { config_schema: { properties: { token: { type: 'string', secret: true } } } }, 'token'],
+  ] as const)('grant.%s', async (facet, yolop, item) => {
+    const dir = pkg('facet', { yolop: yolop as Record<string, unknown> });
+    systemPolicy({ grant: { [facet]: false } });
+    expectRefused(await install([dir]), `grant.${facet}`, item, 'facet');
+    // A package without it is admitted under the same policy; with the switch on, this one too.
+    expect((await install([pkg('plain')])).code).toBe(0);
+    systemPolicy({ grant: { [facet]: true } });
+    expect((await install([dir])).code).toBe(0);
+    expect(lockNames().sort()).toEqual(['facet', 'plain']);
+  });
+
+  it('grant.server_outside_package', async () => {
+    const outside = pkg('outside', { command: 'sh' });
+    systemPolicy({ grant: { server_outside_package: false } });
+    expectRefused(await install([outside]), 'grant.server_outside_package', 'sh', 'outside');
+    expect((await install([pkg('inside')])).code).toBe(0);
+    systemPolicy({ grant: { server_outside_package: true } });
+    expect((await install([outside])).code).toBe(0);
+  });
+
+  it('binaries.require_in_crate (on the lock record: policy check and enable)', async () => {
+    expect((await install(['hello'])).code).toBe(0);
+    // What a release-host-verified prebuilt leaves in the lock (docs/binaries.md).
+    const lock = parse(readFileSync(lockFile(), 'utf8')) as { extensions: { source: Record<string, unknown> }[] };
+    Object.assign(lock.extensions[0]!.source, { binary_sha256: 'a'.repeat(64), binary_file_sha256: 'a'.repeat(64), binary_source: 'prebuilt', binary_digest_source: 'release-host' });
+    writeFileSync(lockFile(), stringify(lock));
+    systemPolicy({ binaries: { require_in_crate: true } });
+    const check = await runCli(['policy', 'check', '--json'], { env: env() });
+    expect(check.code).toBe(13);
+    expect(jsonOf(check).error.details.violations).toEqual([expect.objectContaining({ rule: 'binaries.require_in_crate', item: 'release-host' })]);
+    const en = await runCli(['enable', 'hello', '--json'], { env: env() });
+    expect(en.code).toBe(13);
+    expect(existsSync(join(home.configDir, 'settings.toml')) ? readFileSync(join(home.configDir, 'settings.toml'), 'utf8') : '').not.toMatch(/enabled\s*=\s*true/);
+    Object.assign(lock.extensions[0]!.source, { binary_digest_source: 'crate' });
+    writeFileSync(lockFile(), stringify(lock));
+    const ok = await runCli(['policy', 'check', '--json'], { env: env() });
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(jsonOf(ok)).toMatchObject({ checked: 1, violations: [] });
+  });
+});
+
+describe('tighten-only merge', () => {
+  it('the user file cannot loosen the system file', async () => {
+    const dir = pkg('watcher', { yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: '*' }] } });
+    systemPolicy({ sources: { kinds: ['crate'] }, grant: { hooks: 'none' }, names: { deny: ['watcher'] } });
+    userPolicy({ sources: { kinds: ['crate', 'path'] }, grant: { hooks: 'any' }, names: { allow: ['*'], deny: [] } });
+    const r = await install([dir]);
+    expectRefused(r, 'sources.kinds', 'path', 'watcher');
+    // Drop the system's kind rule: the hook and deny rules still hold against the user's looser ones.
+    systemPolicy({ grant: { hooks: 'none' }, names: { deny: ['watcher'] } });
+    const r2 = await install([dir]);
+    expect(r2.code).toBe(13);
+    expect(jsonOf(r2).error.details.violations.map((v: { rule: string }) => v.rule).sort()).toEqual(['grant.hooks', 'names.deny']);
+    expect(lockNames()).toEqual([]);
+  });
+
+  it('the user file can tighten', async () => {
+    userPolicy({ names: { deny: ['alpha'] } });
+    expectRefused(await install([pkg('alpha')]), 'names.deny', 'alpha', 'alpha');
+  });
+
+  it('a malformed file is an error naming the file and line, never ignored', async () => {
+    systemPolicy('[sources]\nkinds = ["crate"]\n\n[grant]\nhooks = "sometimes"\n');
+    const r = await install([pkg('alpha')]);
+    expect(r.code).toBe(7);
+    expect(jsonOf(r).error.message).toContain(`${home.env.YEP_EXT_POLICY} is malformed (line 5)`);
+    writeFileSync(userPolicyFile(), '[names]\nallow = ["a"]\nunknown_rule = true\n');
+    systemPolicy({});
+    const u = await install([pkg('alpha')]);
+    expect(u.code).toBe(7);
+    expect(jsonOf(u).error.message).toContain(`${userPolicyFile()} is malformed (line 3)`);
+    writeFileSync(userPolicyFile(), '[names\n');
+    const t = await install([pkg('alpha')]);
+    expect(jsonOf(t).error.message).toMatch(/is malformed \(line 1\): invalid TOML/);
+    expect(lockNames()).toEqual([]);
+  });
+});
+
+describe('policy init --from-lock', () => {
+  it('admits exactly the locked set and refuses anything else', async () => {
+    const a = pkg('alpha');
+    expect((await install([a])).code).toBe(0);
+    expect((await install(['hello@0.3.0'])).code).toBe(0);
+    const init = await runCli(['policy', 'init', '--from-lock', '--json'], { env: env() });
+    expect(init.code, init.stderr).toBe(0);
+    expect(jsonOf(init)).toMatchObject({ path: userPolicyFile(), entries: 2 });
+    const check = await runCli(['policy', 'check', '--json'], { env: env() });
+    expect(check.code, check.stdout).toBe(0);
+    expect(jsonOf(check)).toMatchObject({ checked: 2, violations: [] });
+    // Exactly the lock: a frozen install from it is admitted ...
+    const exported = join(home.root, 'exported.lock');
+    expect((await runCli(['lock', 'export', exported], { env: env() })).code).toBe(0);
+    const frozen = await runCli(['install', '--frozen', '--lockfile', exported, '--json'], { env: env() });
+    expect(frozen.code, frozen.stdout).toBe(0);
+    // ... anything else is refused: another name, another version, changed content.
+    expectRefused(await install([pkg('beta')]), 'names.allow', 'beta', 'beta');
+    const newer = await install(['hello@0.4.1', '--yes']);
+    expect(newer.code).toBe(13);
+    expect(jsonOf(newer).error.details.rule).toBe('pins');
+    expect(readFileSync(lockFile(), 'utf8')).toContain('version = "0.3.0"');
+    writeFileSync(join(a, 'README.md'), 'changed\n');
+    const up = await runCli(['update', 'alpha', '--json'], { env: env() });
+    expect(up.code).toBe(13);
+    expect(jsonOf(up).error.details.rule).toBe('pins');
+    // A second init does not overwrite without --force.
+    expect((await runCli(['policy', 'init', '--from-lock'], { env: env() })).code).toBe(7);
+  });
+
+  it('install --frozen refuses a lockfile the policy does not admit, before fetching', async () => {
+    expect((await install([pkg('alpha')])).code).toBe(0);
+    const exported = join(home.root, 'exported.lock');
+    expect((await runCli(['lock', 'export', exported], { env: env() })).code).toBe(0);
+    systemPolicy({ sources: { kinds: ['crate'] } });
+    const r = await runCli(['install', '--frozen', '--lockfile', exported, '--json'], { env: env() });
+    expect(r.code).toBe(13);
+    expect(jsonOf(r).error.details).toMatchObject({ rule: 'sources.kinds', item: 'path' });
+  });
+});
