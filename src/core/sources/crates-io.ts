@@ -184,6 +184,9 @@ function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: s
   };
 }
 
+/** Install candidates' cooldown note, by record object (fetchCrateExact adds it to the outcome's notes). */
+const candidateNotes = new WeakMap<object, string>();
+
 /**
  * The engines walk's candidates, best first, under the run's release-age cooldown
  * as resolveIn applies it: the walk starts at the version the cooldown lets through
@@ -191,14 +194,15 @@ function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: s
  * the cooldown is not skipped here: the walk only reaches it when every newer one
  * needs a newer yolop.)
  */
-function cooledCandidates(ctx: Context, crate: string, entries: IndexEntry[], requirement: string | undefined, update: boolean): IndexEntry[] {
+function cooledCandidates(ctx: Context, crate: string, entries: IndexEntry[], requirement: string | undefined, update: boolean, note?: { text: string | undefined }): IndexEntry[] {
   const name = entries[0]?.name ?? crate;
   const all = chooseCandidates(name, entries, requirement);
   for (const w of all.warnings) ctx.log.warn(w);
   const cooldown = update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
   if (!cooldown) return all.entries;
   const cooled = chooseUnderCooldown(name, entries, requirement, cooldown, Date.now());
-  if (cooled.skipNote) ctx.log.warn(cooled.skipNote);
+  if (cooled.skipNote && note) note.text = cooled.skipNote;
+  else if (cooled.skipNote) ctx.log.warn(cooled.skipNote);
   return all.entries.filter((e) => compareVersionsDesc(e.version, cooled.entry.version) >= 0);
 }
 
@@ -210,7 +214,11 @@ function cooledCandidates(ctx: Context, crate: string, entries: IndexEntry[], re
 export async function crateCandidates(ctx: Context, spec: CrateSpec): Promise<CrateRecord[]> {
   const indexUrl = ctx.indexUrl;
   const entries = await indexEntries(ctx, indexUrl, spec.crate);
-  return cooledCandidates(ctx, spec.crate, entries, spec.requirement, false).map((e) => crateRecord(indexUrl, e, spec.requirement));
+  const note = { text: undefined as string | undefined };
+  const records = cooledCandidates(ctx, spec.crate, entries, spec.requirement, false, note).map((e) => crateRecord(indexUrl, e, spec.requirement));
+  // An install reports the cooldown's skip as a note of its outcome (as fetchCrate does), whichever candidate the walk keeps.
+  if (note.text) for (const r of records) candidateNotes.set(r, note.text);
+  return records;
 }
 
 /**
@@ -314,5 +322,6 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
   }
   const crate = { name, vers: locked.version, cksum };
   await fetchVerified(ctx, indexUrl, crate, into);
-  return { dir: into, source: crateRecord(indexUrl, crate, locked.requirement) };
+  const note = candidateNotes.get(locked);
+  return { dir: into, source: crateRecord(indexUrl, crate, locked.requirement), ...(note ? { notes: [note] } : {}) };
 }
