@@ -49,6 +49,9 @@ export { runSetSecret, type SetSecretResult, type SetSecretOptions } from './cor
 export * from './core/yep/index.js';
 export { runDoctor, parseDoctorTarget, type DoctorReport, type DoctorCheck, type DoctorOptions } from './core/doctor/doctor.js';
 export { installFrozen, exportLock, type FrozenItem } from './core/operations/frozen.js';
+export { checkEngines, enginesRequirement, describeVerdict, type EnginesVerdict, type EnginesStatus, type EnginesRequirement, type AgentVersion } from './core/agent/engines.js';
+export { detectAgentVersion, checkAgainstAgent } from './core/agent/agent-version.js';
+export { ENGINES_WALK_CAP, type EnginesReport, type SkippedCandidate } from './core/operations/agent-walk.js';
 export { searchExtensions } from './core/operations/search.js';
 export { checkPolicy, initPolicyFromLock, policyFromLock, type PolicyCheckResult, type PolicyInitResult } from './core/operations/policy.js';
 export { loadPolicy, policyPaths } from './core/policy/load-policy.js';

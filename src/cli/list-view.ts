@@ -11,7 +11,7 @@ export function listJson(items: ListedExtension[]) {
 
 function toJson(e: ListedExtension) {
   const { manifest: _m, ...rest } = e;
-  return { ...rest, version: e.version ?? null, enabled: e.enabled ?? null, source: e.source ?? null };
+  return { ...rest, version: e.version ?? null, enabled: e.enabled ?? null, source: e.source ?? null, engines: e.engines ?? null };
 }
 
 /** The table (fitted boxes on a terminal, tab-separated lines otherwise; see table.ts). */

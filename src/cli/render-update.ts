@@ -50,6 +50,10 @@ export function outsideNote(item: UpdateItem): string | undefined {
 export function renderPlanned(item: UpdateItem, dryRun: boolean): string {
   const outside = outsideNote(item);
   if (item.status === 'up-to-date') return `${sanitize(item.name)} is up to date.${outside ? ` ${outside}` : ''}`;
+  if (item.status === 'held') {
+    const why = (item.engines?.skipped ?? []).map((s) => sanitize(s.reason)).join('; ');
+    return `${yellow('held')} ${sanitize(item.name)} stays at ${sanitize(item.from.version ?? describeSource(item.from.source))}: ${why} (upgrade yolop, or pass --ignore-engines).`;
+  }
   if (item.status === 'failed') return `${yellow('✖')} ${sanitize(item.name)}: ${sanitize(item.error?.message ?? 'failed', { keepNewlines: true })}`;
   const lines = [`${bold(sanitize(item.name))} ${describeMove(item)}${dryRun ? ' (dry run)' : ''}`];
   if (item.first_approval && item.contributions) {

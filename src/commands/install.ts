@@ -40,6 +40,7 @@ Sources:
     '<%= config.bin %> install lsp --min-age 3d',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run --json",
     '<%= config.bin %> install --force lsp',
+    '<%= config.bin %> install lsp@0.5.0 --ignore-engines',
     '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
   ];
 
@@ -67,6 +68,9 @@ Sources:
       helpValue: '<url>',
       dependsOn: ['frozen'],
     }),
+    'ignore-engines': Flags.boolean({
+      description: "Install the newest version even when its engines.yolop excludes the installed yolop (also enables such packages with --frozen --enable). Without it, install picks the newest version your yolop can run, and refuses an exact version it cannot.",
+    }),
     build: Flags.boolean({
       allowNo: true,
       description: 'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
@@ -77,7 +81,7 @@ Sources:
     }),
   };
 
-  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
+  private async runFrozen(lockfile: string | undefined, index: string | undefined, enable: boolean, ignoreEngines: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
     const ctx = this.makeContext({ index, ...feedback });
     if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
     const json = this.jsonEnabled();
@@ -89,7 +93,7 @@ Sources:
     });
     if (!json) this.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
     if (!enable) return { frozen: items };
-    const enabled = await enableAll(ctx, items.map((i) => i.name));
+    const enabled = await enableAll(ctx, items.map((i) => i.name), ignoreEngines);
     if (!json) for (const e of enabled) this.logToStderr(e.ok ? `✔ ${e.name} enabled` : `! ${e.name}: ${e.error.message}`);
     const incomplete = enabled.filter((e) => !e.ok);
     if (incomplete.length > 0) {
@@ -107,16 +111,17 @@ Sources:
     const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose };
     if (flags.frozen) {
       if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
-      return this.runFrozen(flags.lockfile, flags.index, flags.enable, feedback, flags['git-mirror']);
+      return this.runFrozen(flags.lockfile, flags.index, flags.enable, flags['ignore-engines'], feedback, flags['git-mirror']);
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
     const accept = parseAccept(flags.accept);
     const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
-    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, feedback);
+    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, flags['ignore-engines'], feedback);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
     ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
+      ignoreEngines: flags['ignore-engines'],
       prepare: { build: buildModeOf(flags.build) },
       ...(flags.force ? { force: true } : {}),
       onPreview: (p) => {
@@ -153,11 +158,12 @@ Sources:
   }
 
   /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions, feedback: Feedback): Promise<unknown> {
+  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions, ignoreEngines: boolean, feedback: Feedback): Promise<unknown> {
     const ctx = this.makeContext({ index, ...feedback });
     ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await planMany(ctx, specs, {
+      ignoreEngines,
       onPreview: (p) => {
         if (!json) this.log(renderPreview(p));
       },
@@ -180,13 +186,13 @@ function failureLine(spec: string, error: YepError): string {
 }
 
 /** Enable each name; setup problems are collected, not thrown, so provisioning reports them all. */
-async function enableAll(ctx: Context, names: string[]): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
+async function enableAll(ctx: Context, names: string[], ignoreEngines: boolean): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
   const out: Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }> = [];
   // Loaded here, not at the top: enable brings ajv (~260 KB), which a plain install never needs.
   const { runEnable } = await import('../core/operations/enable.js');
   for (const name of names) {
     try {
-      await runEnable(ctx, name, {});
+      await runEnable(ctx, name, { ignoreEngines });
       out.push({ name, ok: true });
     } catch (e) {
       if (!isYepError(e)) throw e;
@@ -201,5 +207,5 @@ function frozenLine(item: FrozenItem): string {
 }
 
 function summarize(o: InstallOutcome) {
-  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes };
+  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes, engines: o.engines };
 }

@@ -10,7 +10,7 @@ import { buildModeOf } from '../core/binary/cargo-build.js';
 
 export default class Update extends BaseCommand {
   static override summary = 'Update extensions from their recorded sources, asking again when the grant widens.';
-  static override description = `Crates move to the highest version matching the requirement you installed with; git installs move the ref you asked for to its new commit; path installs are re-read and re-pinned in place.
+  static override description = `Crates move to the highest version matching the requirement you installed with whose engines.yolop admits the installed yolop (newer ones that need a newer yolop are named and skipped; --ignore-engines takes the newest anyway); git installs move the ref you asked for to its new commit; path installs are re-read and re-pinned in place.
 
 A hash-identical update is silent. An update that only narrows what the extension may do is applied and its diff shown. An update that widens the grant (new tools, hooks, MCP servers, commands, prompt, secrets, a changed server command) shows the contribution diff and asks; without a TTY it is refused with exit status 8 and nothing changes, unless --yes, or --accept with the exact fingerprint of the new grant (what a CI pipeline approves after review).`;
 
@@ -33,6 +33,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),
     yes: Flags.boolean({ char: 'y', description: 'Accept widened grants without asking.' }),
     accept: Flags.string({ multiple: true, description: 'Accept exactly this new grant fingerprint (repeatable); any other widening is refused.' }),
+    'ignore-engines': Flags.boolean({ description: "Move to the newest version even when its engines.yolop excludes the installed yolop (by default update moves to the newest your yolop can run)." }),
     build: Flags.boolean({
       allowNo: true,
       description: 'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
@@ -56,6 +57,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       dryRun: flags['dry-run'],
       yes: flags.yes,
       accept,
+      ignoreEngines: flags['ignore-engines'],
       prepare: { build: buildModeOf(flags.build) },
       onPlan: (item) => {
         if (!json) this.log(renderPlanned(item, Boolean(flags['dry-run'])));

@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   E_NOT_FOUND: 3, // a crate, version, path, ref or file that does not exist
   E_MANIFEST: 4, // plugin.json missing, unparsable or against the host's rules
   E_UNSAFE_PACKAGE: 4, // an archive or tree that breaks the unpack policy
+  E_ENGINES: 4, // the package's engines.yolop excludes the installed agent
   E_INTEGRITY: 5, // checksum or content-hash mismatch
   E_NETWORK: 6, // HTTP failures, timeouts, caps, refused redirects
   E_GIT: 6, // git failed (clone, fetch, auth)
@@ -25,6 +26,7 @@ export const ERROR_CODES = {
   E_PARTIAL: 11, // several operations, some failed (each reported)
   E_UNSUPPORTED: 12, // a feature or platform yep-ext does not handle
   E_POLICY: 13, // refused by the administrator's policy file or a release-age cooldown
+  E_OUTDATED: 14, // not a failure: `outdated --exit-code` found a newer version
   E_INTERRUPTED: 130, // Ctrl-C
   E_INTERNAL: 70, // a bug in yep-ext
 } as const;

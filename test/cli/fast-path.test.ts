@@ -5,13 +5,14 @@
  * environment it cannot match exactly is left to oclif.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { loadLock, saveLock } from '../../src/core/store/lockfile.js';
 import { BIN, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
+import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
 import { SKIP_PTY, runCliInPty } from '../helpers/pty.js';
 
 let home: TempHome;
@@ -156,6 +157,35 @@ describe('list fast path: same bytes as oclif', () => {
       expect((await runCli(['list'], { env: multi.env })).stdout).toContain('endpoint: kept, not in effect');
     } finally {
       multi.cleanup();
+    }
+  });
+
+  it('engines.yolop against a fake agent: the same verdicts and problems on both paths (probed once, then cached)', async () => {
+    const eng = makeTempHome('yep-fast-engines-');
+    try {
+      for (const [name, range] of [['old', '>=0.1'], ['new', '>=9'], ['odd', 'not a range'], ['plain', undefined]] as const) {
+        const pkg = writePackage(join(eng.root, 'src', name), { name });
+        if (range !== undefined) {
+          const m = JSON.parse(readFileSync(join(pkg, 'plugin.json'), 'utf8'));
+          writeFileSync(join(pkg, 'plugin.json'), JSON.stringify({ ...m, engines: { yolop: range } }));
+        }
+        expect((await runCli(['install', pkg, '--ignore-engines'], { env: eng.env })).code).toBe(0);
+      }
+      const agent = fakeAgent(join(eng.root, 'agent'), '0.12.1');
+      const env = { ...eng.env, PATH: `${agent.dir}:${pathWithoutAgent()}` };
+      for (const args of [['list'], ['list', '--json']]) {
+        rmSync(mark, { force: true });
+        const fast = await runCli(args, { env: { ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
+        expect(existsSync(mark)).toBe(true);
+        const oclif = await runCli(args, { env: { ...env, YEP_EXT_NO_FAST_PATH: '1' } });
+        expect(fast.code).toBe(0);
+        expect([fast.code, fast.stdout, fast.stderr]).toEqual([oclif.code, oclif.stdout, oclif.stderr]);
+      }
+      expect(agent.runs()).toBe(1);
+      const doc = JSON.parse((await runCli(['list', '--json'], { env })).stdout) as { extensions: { name: string; engines: { status: string } }[] };
+      expect(Object.fromEntries(doc.extensions.map((e) => [e.name, e.engines.status]))).toEqual({ new: 'excludes', odd: 'malformed', old: 'admits', plain: 'none' });
+    } finally {
+      eng.cleanup();
     }
   });
 

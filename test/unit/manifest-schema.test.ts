@@ -19,6 +19,8 @@ const FULL = {
   name: 'echo',
   version: '0.1.0',
   description: 'd',
+  // Any value of engines and engines.yolop is valid (a malformed range is a warning: agent/engines.ts).
+  engines: { yolop: '>=0.12', node: '>=20' },
   yolop: {
     protocol_version: '1.0',
     capabilityServer: { command: 'srv', args: ['a'], binaries: 'https://x/{name}-{version}-{target}' },
@@ -101,6 +103,22 @@ describe('the quick verdict agrees with the zod schemas', () => {
   });
 });
 
+describe('engines is kept as written', () => {
+  it.each([[{ yolop: '>=0.12' }], ['yolop>=1'], [{ yolop: 7 }], [[1]]])('%j reaches the Manifest unchanged', async (engines) => {
+    const dir = mkdtempSync(join(tmpdir(), 'yep-manifest-engines-'));
+    try {
+      writeFileSync(join(dir, 'plugin.json'), JSON.stringify({ name: 'e', engines, yolop: { capabilityServer: { command: 'srv' }, tools: [{ name: 't' }] } }));
+      expect((await loadManifest(dir)).engines).toEqual(engines);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('engines: null counts as absent', () => {
+    const r = validateManifest({ name: 'e', engines: null, yolop: { capabilityServer: { command: 'srv' }, tools: [{ name: 't' }] } });
+    expect('manifest' in r && !('engines' in r.manifest)).toBe(true);
+  });
+});
+
 describe('the host rules, as messages', () => {
   const base = { name: 'echo', yolop: { capabilityServer: { command: 'srv' }, tools: [{ name: 't' }] } };
   const withYolop = (y: Record<string, unknown>) => ({ ...base, yolop: { ...base.yolop, ...y } });
@@ -113,6 +131,9 @@ describe('the host rules, as messages', () => {
     ['null counts as absent', withYolop({ prompt: null, hooks: null, mcpServers: null, commands: null, capabilityServer: { command: 'srv', args: null, binaries: null } }), []],
     ['an empty mcpServers array means none', withYolop({ mcpServers: [] }), []],
     ['a top-level $schema and unknown keys are ignored', { $schema: 'https://x/v1.json', engines: { yolop: '>=1' }, ...base }, []],
+    ['engines of any shape never makes a manifest invalid (a malformed range is a warning)', { ...base, engines: 'yolop>=1' }, []],
+    ['engines.yolop that is not a string is valid too', { ...base, engines: { yolop: 13 } }, []],
+    ['engines: null', { ...base, engines: null }, []],
     ['version must be a string (the host enforces every known type)', { ...base, version: 1 }, ['version: must be a string']],
     ['description must be a string', { ...base, description: ['x'] }, ['description: must be a string']],
     ['a name of 129 characters', { ...base, name: 'a'.repeat(129) }, [`name: "${'a'.repeat(80)}" must match ^[A-Za-z0-9_-]+$ (at most 128 characters)`]],

@@ -27,6 +27,7 @@ import type { ServerConfig, ConfigInjection } from '../settings/server-config.js
 import type { CommandInspection } from './inspect-command.js';
 import { YepClient, type StopReport } from '../yep/client.js';
 import { PROTOCOL_VERSION, type InitializeResult } from '../yep/protocol.js';
+import { enginesCheck } from './engines-check.js';
 import { checkCommand, checkConfig, checkManifest, missingConfigNote } from './check-setup.js';
 import { gradeHandshake } from './check-handshake.js';
 import { probeServer, runCall, type ProbeContext } from './check-probes.js';
@@ -143,6 +144,8 @@ export async function runDoctor(ctx: Context, options: DoctorOptions): Promise<D
   const manifest = await checkManifest(run.report, dir, wanted);
   if (!manifest) return finish();
   name = manifest.name;
+  const engines = await enginesCheck(ctx, manifest);
+  if (engines) run.report.add(engines.name, engines.status, engines.detail);
   const loaded = options.noConfig || !options.loadConfig ? undefined : await options.loadConfig(manifest.name, manifest);
   const injection = checkConfig(run.report, manifest, loaded, options.noConfig === true);
   run.secrets = options.noConfig ? [] : injection.secretValues;

@@ -13,6 +13,8 @@
 import { configFields, type ConfigField, type Manifest } from '../package/manifest.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
+import { checkAgainstAgent } from '../agent/agent-version.js';
+import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
 import { YepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
@@ -46,6 +48,8 @@ export interface EnableOptions {
   prompter?: FieldPrompter;
   /** Where prompted secrets go (default: chooseSecretStore(ctx.env)). */
   secretStore?: SecretStoreKind;
+  /** Enable even when the package's `engines.yolop` excludes the installed agent (--ignore-engines). */
+  ignoreEngines?: boolean;
 }
 
 export interface MissingField {
@@ -66,6 +70,8 @@ export interface EnableResult {
   /** Secret keys stored, and where. */
   secrets_set: { key: string; store: SecretStoreKind }[];
   fields: FieldStatus[];
+  /** `engines.yolop` against the installed agent. */
+  engines: EnginesVerdict;
 }
 
 /** Placeholder for a value in a suggested command: `<integer>`, `<a|b>`. */
@@ -145,6 +151,23 @@ async function askMissing(
   return { config, secrets };
 }
 
+/** E_ENGINES when the range excludes the agent (unless overridden); warnings for the other doubtful verdicts. */
+function assertAgentCanRun(ctx: Context, manifest: Manifest, engines: EnginesVerdict, ignore: boolean): void {
+  const label = `${manifest.name}${manifest.version !== undefined ? ` ${manifest.version}` : ''}`;
+  if (engines.status === 'excludes') {
+    if (ignore) {
+      ctx.log.warn(`${describeVerdict(label, engines)}; enabling it anyway (--ignore-engines).`);
+      return;
+    }
+    throw new YepError('E_ENGINES', `${describeVerdict(label, engines)}: yolop cannot run it, so it was not enabled.`, {
+      hint: `Upgrade yolop, or move to a version that supports yolop ${engines.agent} (\`yep-ext update ${manifest.name}\` picks the newest that does). To enable it anyway: \`yep-ext enable ${manifest.name} --ignore-engines\`.`,
+      details: { engines },
+    });
+  }
+  if (engines.status === 'unknown-agent') ctx.log.warn(`${describeVerdict(label, engines)}; not checked.`);
+  if (engines.status === 'malformed') ctx.log.warn(`${describeVerdict(label, engines)}.`);
+}
+
 /** Enable an installed extension, setting config and asking for missing required fields. */
 export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
   const name = resolveExtensionName(ctx.paths, input);
@@ -156,6 +179,9 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
     const violations = await installedViolations(ctx, policy, entry, manifest);
     if (violations.length > 0) throw policyError(violations);
   }
+  // Enabling is what would break the agent: refuse before anything is asked or written.
+  const engines = await checkAgainstAgent(ctx, manifest);
+  assertAgentCanRun(ctx, manifest, engines, options.ignoreEngines === true);
   const given = parseConfigAssignments(manifest, options.config ?? []);
   const store = options.secretStore ?? chooseSecretStore(ctx.env);
 
@@ -192,6 +218,7 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
       config_set: Object.keys(config),
       secrets_set: secretsSet,
       fields,
+      engines,
     };
     for (const f of fields) {
       if (f.source === 'keychain') ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);

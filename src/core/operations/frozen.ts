@@ -20,6 +20,10 @@ import { readRegularFileSync } from '../store/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';
+import { checkAgainstAgent } from '../agent/agent-version.js';
+import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
+import { loadManifest } from '../package/manifest.js';
+import { packageDir } from '../paths.js';
 import { installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
 import { policyError, policyViolations, type PolicyViolation } from '../policy/evaluate.js';
 
@@ -27,6 +31,8 @@ export interface FrozenItem {
   name: string;
   status: 'skipped' | 'installed' | 'failed';
   reason?: string;
+  /** `engines.yolop` against the installed agent, when the package declares it (a warning at most: the lock rules). */
+  engines?: EnginesVerdict;
 }
 
 export interface FrozenOptions {
@@ -52,6 +58,23 @@ async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEnt
   const linked = isLinked(entry.source);
   const needsFetch = check.result.problems.some((p) => p.kind !== 'command' && p.kind !== 'engines' && !(linked && p.kind === 'not-executable'));
   return needsFetch ? undefined : check;
+}
+
+/**
+ * The lock rules a frozen install, so a package whose `engines.yolop` excludes the
+ * installed agent is installed as pinned, with a warning (and `enable` refuses it).
+ */
+async function reportEngines(ctx: Context, items: FrozenItem[]): Promise<void> {
+  for (const item of items) {
+    const manifest = await loadManifest(packageDir(ctx.paths, item.name)).catch(() => undefined);
+    if (!manifest) continue;
+    const verdict = await checkAgainstAgent(ctx, manifest);
+    if (verdict.status === 'none') continue;
+    item.engines = verdict;
+    const label = `${manifest.name}${manifest.version !== undefined ? ` ${manifest.version}` : ''}`;
+    if (verdict.status === 'excludes') ctx.log.warn(`${describeVerdict(label, verdict)}: installed as the lock pins it, but yolop cannot run it (\`yep-ext enable\` refuses it).`);
+    if (verdict.status === 'malformed') ctx.log.warn(`${describeVerdict(label, verdict)}.`);
+  }
 }
 
 /**
@@ -151,6 +174,7 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
       // Trees re-hashed clean (no signature yet, or a touched file): record it, so the next run is stat-only.
       for (const [entry, check] of rehashed) await recordCleanState(ctx, entry, check);
     });
+    await reportEngines(ctx, items);
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {
     for (const p of prepared) await removeDir(p.stage);

@@ -6,6 +6,7 @@
  * and again under it against the state it is about to change.
  */
 import type { GrantDiff } from '../package/grants.js';
+import type { EnginesReport } from './agent-walk.js';
 import { describeSource, sameOrigin, samePin, sourceFor } from '../sources/index.js';
 import type { LockEntry, LockSource } from '../store/lockfile.js';
 
@@ -32,6 +33,8 @@ export interface InstallPlan {
   replace_reason?: string;
   /** The grant widens what was approved: it needs a TTY answer, `--accept <grant>` or --yes. */
   consent_needed: boolean;
+  /** `engines.yolop` against the installed agent, and the newer versions skipped for it. */
+  engines: EnginesReport;
 }
 
 export interface InstallDecision {

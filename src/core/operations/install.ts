@@ -20,9 +20,10 @@ import { sourceFor, type ValidSpec } from '../sources/index.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
-import { commitPackage, preparePackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
+import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { decideInstall, type InstallDecision, type InstallPlan } from './install-plan.js';
+import { enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesReport } from './agent-walk.js';
 import { lstat, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { packageDir } from '../paths.js';
@@ -48,6 +49,8 @@ export interface InstallOutcome {
   /** Where the server command resolves, or why it does not (install still succeeds). */
   command: { found: boolean; detail: string };
   notes: string[];
+  /** `engines.yolop` against the installed agent, and the newer versions skipped for it. */
+  engines: EnginesReport;
 }
 
 /** What a caller is told before anything is placed (the consent-by-action moment). */
@@ -79,6 +82,11 @@ export interface InstallHooks {
    * the preview). Return true to approve. Without it a widening install is refused.
    */
   confirmWiden?: (preview: InstallPreview) => Promise<boolean>;
+  /**
+   * The caller's decision (--ignore-engines): take the newest candidate even when
+   * its `engines.yolop` excludes the installed agent (still reported, as a warning).
+   */
+  ignoreEngines?: boolean;
   /** Server-binary options (`--build` / `--no-build`). */
   prepare?: PrepareOptions;
   /** `--force`: place the fetched package even when exactly this is installed (repair). */
@@ -100,9 +108,16 @@ function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): Ye
   });
 }
 
-/** Run the spec's Source into `stage` (a linked kind ignores the directory). */
-function fetchSpec(ctx: Context, spec: ValidSpec, stage: string): Promise<FetchResult> {
-  return sourceFor(spec.kind).fetch(ctx, spec, join(stage, 'pkg'));
+/**
+ * What the spec could install, best first, as fetches (a linked kind ignores the
+ * directory). A kind with several versions lists them, so the engines walk can
+ * pass over those the agent cannot run; with --ignore-engines, or for a kind with
+ * one candidate, it is the Source's own `fetch`.
+ */
+async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: boolean): Promise<CandidateFetch[]> {
+  const source = sourceFor(spec.kind);
+  if (!source.candidates || ignoreEngines) return [(into) => source.fetch(ctx, spec, into)];
+  return (await source.candidates(ctx, spec)).map((rec) => (into: string): Promise<FetchResult> => source.fetchExactly(ctx, rec, into));
 }
 
 async function pathExists(p: string): Promise<boolean> {
@@ -137,8 +152,10 @@ interface Planned {
 }
 
 /** Fetch `spec` into `stage`, verify it, compare it with what is installed. Writes nothing outside `stage`. */
-async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Policy, options: PrepareOptions = {}): Promise<Planned> {
-  const prepared = await preparePackage(ctx, stage, () => fetchSpec(ctx, spec, stage), options);
+async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}): Promise<Planned> {
+  const walk = await prepareForAgent(ctx, stage, await specCandidates(ctx, spec, ignoreEngines), { ignoreEngines, prepare: options });
+  if (!walk.prepared) throw enginesRefusal(spec.raw.trim(), walk);
+  const prepared = walk.prepared;
   // The policy file (docs/policy.md) decides on the verified package, before any plan or placement.
   admitPrepared(policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
@@ -170,6 +187,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Po
     ...(diff ? { diff } : {}),
     ...(decision?.why !== undefined ? { replace_reason: decision.why } : {}),
     consent_needed: decision?.consent_needed ?? false,
+    engines: walk.engines,
   };
   return {
     plan,
@@ -235,6 +253,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
       manifest,
       command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
       notes: [...(fetched.notes ?? [])],
+      engines: plan.engines,
     };
   });
 }
@@ -255,7 +274,7 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
   if (!dryRun) await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));
   try {
-    const planned = await planSpec(ctx, spec, stage, policy, hooks.prepare);
+    const planned = await planSpec(ctx, spec, stage, policy, hooks.ignoreEngines === true, hooks.prepare);
     await hooks.onPreview?.(planned.preview(planned.plan.previous));
     return await use(planned);
   } finally {
@@ -273,7 +292,7 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
  * install, compared with what is installed, and nothing placed (`install --dry-run`).
  * Throws what the install would throw before asking anything.
  */
-export async function planInstall(ctx: Context, input: string | Spec, hooks: Pick<InstallHooks, 'onPreview'> = {}, cwd = process.cwd()): Promise<InstallPlan> {
+export async function planInstall(ctx: Context, input: string | Spec, hooks: Pick<InstallHooks, 'onPreview' | 'ignoreEngines'> = {}, cwd = process.cwd()): Promise<InstallPlan> {
   return withPlan(ctx, input, hooks, cwd, true, async (planned) => {
     if (planned.problem !== undefined) throw planned.problem;
     return planned.plan;
@@ -312,7 +331,7 @@ export async function installMany(ctx: Context, specs: string[], hooks: InstallH
 }
 
 /** Plan several specs (`install --dry-run`): like installMany, and nothing is placed. */
-export async function planMany(ctx: Context, specs: string[], hooks: Pick<InstallHooks, 'onPreview'> = {}, cwd = process.cwd(), concurrency = 4): Promise<PlanResult[]> {
+export async function planMany(ctx: Context, specs: string[], hooks: Pick<InstallHooks, 'onPreview' | 'ignoreEngines'> = {}, cwd = process.cwd(), concurrency = 4): Promise<PlanResult[]> {
   const results = await eachSpec(specs, concurrency, (text) => planInstall(ctx, text, hooks, cwd));
   return results.map((r) => (r.ok ? { spec: r.spec, ok: true, plan: r.value } : r));
 }

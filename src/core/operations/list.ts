@@ -18,7 +18,8 @@ import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
-import { withStep } from '../log.js';
+import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
+import type { EnginesVerdict } from '../agent/engines.js';
 
 export interface ListedExtension {
   name: string;
@@ -34,12 +35,36 @@ export interface ListedExtension {
   problems: string[];
   /** Each declared config field as set/unset (never a value). */
   config?: FieldStatus[];
+  /** `engines.yolop` against the installed agent (absent when the manifest could not be read). */
+  engines?: EnginesVerdict;
   manifest?: Manifest;
 }
 
 export interface ListOptions {
   /** Re-hash crate and git packages to detect drift (default true). */
   verify?: boolean;
+  /** Only these lock entries (`info`): the store's unmanaged directories are not scanned. */
+  only?: string[];
+}
+
+/**
+ * `engines.yolop` of every readable manifest. The agent is asked (a cached
+ * `yolop --version`) only when some manifest declares a range: most stores cost nothing.
+ */
+async function addEngines(ctx: Context, items: ListedExtension[]): Promise<void> {
+  if (!items.some((i) => i.manifest && declaresEngines(i.manifest.engines))) {
+    for (const item of items) if (item.manifest) item.engines = { ...NO_ENGINES };
+    return;
+  }
+  // Loaded only now: semver and the agent probe are not paid for by stores without ranges.
+  const [{ detectAgentVersion }, { checkEngines }] = await Promise.all([import('../agent/agent-version.js'), import('../agent/engines.js')]);
+  const agent = await detectAgentVersion(ctx);
+  for (const item of items) {
+    if (!item.manifest) continue;
+    item.engines = checkEngines(item.manifest, agent);
+    if (item.engines.status === 'excludes') item.problems.push(`engines: ${item.engines.detail} (yolop cannot run it)`);
+    if (item.engines.status === 'malformed') item.problems.push(`engines: ${item.engines.detail}`);
+  }
 }
 
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
@@ -64,7 +89,8 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       settingsProblem = e.message;
     }
   }
-  const listed = await pMap(lock.entries, async (entry): Promise<ListedExtension> => {
+  const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
+  const listed = await pMap(entries, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
       name: entry.name,
@@ -105,6 +131,8 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     if (weak) item.problems.push(weak);
     return item;
   }, { concurrency: 8 });
+  await addEngines(ctx, listed);
+  if (options.only) return listed;
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   const known = new Set(lock.entries.map((e) => e.name));
   let names: string[] = [];

@@ -43,6 +43,11 @@ export interface PreparedPackage {
 }
 
 export interface PrepareOptions {
+  /**
+   * Told the manifest before anything more is done for the package (hashing,
+   * provisioning a binary): throw to reject it (the engines walk, operations/agent-walk).
+   */
+  accept?: (manifest: Manifest, fetched: FetchResult) => Promise<void>;
   /** `--build` = 'force', `--no-build` = 'never'; default 'auto'. */
   build?: BuildMode;
 }
@@ -51,6 +56,7 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   const fetched = await fetch();
   const manifest = await loadManifest(fetched.dir);
   const name = assertValidName(manifest.name, 'manifest name');
+  await options.accept?.(manifest, fetched);
   // The host hashes the unpacked tree before a prebuilt binary is added (host-compat §4).
   const content_hash = await withStep(ctx.log, `Hashing ${name}`, () => contentHash(fetched.dir));
   await checkpoint(ctx, 'install:after-fetch');

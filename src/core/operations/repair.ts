@@ -16,6 +16,7 @@ import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, prepareExactly } from './prepare.js';
+import { checkAgainstAgent } from '../agent/agent-version.js';
 import { installSpec, type InstallHooks, type InstallOutcome } from './install.js';
 
 /** The lock entry a `--force` argument names, if it is the name of an installed extension. */
@@ -42,7 +43,10 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
       await commitPackage(ctx, prepared, now);
     });
     const { command } = prepared;
+    // A repair puts back what the lock pins: engines is reported, never a reason to refuse.
+    const engines = { ...(await checkAgainstAgent(ctx, prepared.manifest)), skipped: [], ignored: false };
     return {
+      engines,
       name: entry.name,
       ...(entry.version !== undefined ? { version: entry.version } : {}),
       status: 'reinstalled',

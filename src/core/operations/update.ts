@@ -20,12 +20,14 @@ import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
 import type { UpdateNotes } from '../sources/source.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
-import { commitPackage, lockEntryFor, preparePackage, type PrepareOptions, type PreparedPackage } from './prepare.js';
+import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
+import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
 import type { Policy } from '../policy/policy-file.js';
 
-export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'refused' | 'failed';
+/** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
+export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'held' | 'refused' | 'failed';
 
 export interface UpdateItem {
   name: string;
@@ -42,6 +44,8 @@ export interface UpdateItem {
   /** With first_approval: the new package's full grant (the contribution summary). */
   contributions?: Grant;
   consent_needed: boolean;
+  /** `engines.yolop` of the version moved to (or, when held, of the newest skipped) and what was skipped. */
+  engines?: EnginesReport;
   /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
   binary?: string;
   /** A crate's newest stable version when it is outside the recorded requirement (from the same index lines). */
@@ -60,6 +64,8 @@ export interface UpdateOptions {
   confirm?: (item: UpdateItem) => Promise<boolean>;
   /** Called with each planned item before anything is applied (print the diff here). */
   onPlan?: (item: UpdateItem) => void;
+  /** Move to the newest version even when its `engines.yolop` excludes the installed agent. */
+  ignoreEngines?: boolean;
   /** Server-binary options (`--build` / `--no-build`). */
   prepare?: PrepareOptions;
 }
@@ -72,7 +78,15 @@ interface Planned {
   stage?: string;
 }
 
-async function planOne(ctx: Context, entry: LockEntry, policy: Policy, prepare: PrepareOptions = {}): Promise<Planned> {
+/** The records the entry could move to, best first (see Source.updateCandidates). */
+async function updateCandidates(ctx: Context, entry: LockEntry, ignoreEngines: boolean, notes: UpdateNotes): Promise<LockSource[]> {
+  const source = sourceFor(entry.source.type);
+  if (source.updateCandidates && !ignoreEngines) return source.updateCandidates(ctx, entry.source, notes);
+  const newer = await source.findUpdate(ctx, entry.source, notes);
+  return newer ? [newer] : [];
+}
+
+async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEngines: boolean, prepare: PrepareOptions = {}): Promise<Planned> {
   const from = {
     ...(entry.version !== undefined ? { version: entry.version } : {}),
     content_hash: entry.content_hash,
@@ -82,12 +96,18 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, prepare: 
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
   const source = sourceFor(entry.source.type);
   const notes: UpdateNotes = {};
-  const newer = await source.findUpdate(ctx, entry.source, notes);
+  const candidates = await updateCandidates(ctx, entry, ignoreEngines, notes);
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(notes.newerOutside ? { newer_outside: notes.newerOutside } : {}) };
-  if (!newer) return { item: base };
+  if (candidates.length === 0) return { item: base };
   const stage = await makeStagingDir(ctx, `update-${entry.name}`);
   try {
-    const prepared = await preparePackage(ctx, stage, () => source.fetchExactly(ctx, newer, `${stage}/pkg`), prepare);
+    const walk = await prepareForAgent(ctx, stage, candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)), { ignoreEngines, doing: 'updating to', prepare });
+    if (!walk.prepared) {
+      // Newer versions exist, and none tried runs on this agent: keep what is installed.
+      await removeDir(stage);
+      return { item: { ...base, status: 'held', engines: walk.engines } };
+    }
+    const prepared = walk.prepared;
     if (prepared.name !== entry.name) {
       throw new YepError('E_MANIFEST', `The new version of ${entry.name} calls itself "${prepared.name}".`, {
         hint: `Renaming is not an update: \`yep-ext remove ${entry.name}\` and install the new name.`,
@@ -124,6 +144,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, prepare: 
       ...(diff ? { diff } : {}),
       ...(unrecorded ? { first_approval: true, contributions: prepared.grant.grant } : {}),
       consent_needed: widens,
+      engines: walk.engines,
       ...(describeBinaryStep(prepared.binary) ? { binary: describeBinaryStep(prepared.binary) as string } : {}),
     };
     return { item, prepared, stage };
@@ -165,7 +186,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
     entries,
     async (entry): Promise<Planned> => {
       try {
-        return await planOne(ctx, entry, policy, options.prepare);
+        return await planOne(ctx, entry, policy, options.ignoreEngines === true, options.prepare);
       } catch (e) {
         if (!isYepError(e)) throw e;
         return {

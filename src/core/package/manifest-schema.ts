@@ -28,6 +28,7 @@ import {
   regex,
   strictObject,
   string,
+  union,
   unknown,
   type ZodMiniType,
 } from 'zod/mini';
@@ -209,6 +210,27 @@ const yolopShape = {
   trace: bool(),
 };
 
+/**
+ * `engines.yolop`, the agent versions a package runs on (an npm range, as in
+ * package.json). The host ignores `engines`, and yep-ext treats a malformed value as
+ * a warning (agent/engines.ts), never as an invalid manifest: so any value passes
+ * here. The object branch is for editors (completion, the description); the
+ * catch-all branch keeps every other value valid.
+ */
+const engines = doc(
+  optional(
+    union([
+      looseObject({
+        yolop: doc(nullish(string()), {
+          description: 'The yolop versions this package runs on, as an npm semver range (">=0.12", "^0.13"). yep-ext installs the newest version whose range admits the installed agent; a malformed range is a warning.',
+        }),
+      }),
+      unknown(),
+    ]),
+  ),
+  { description: 'Versions of the host this package needs. The host ignores it; yep-ext checks engines.yolop against the installed agent.' },
+);
+
 /** The whole of plugin.json. */
 export const pluginManifestSchema = obj({
   name: doc(
@@ -219,6 +241,7 @@ export const pluginManifestSchema = obj({
   ),
   version: nullish(str()),
   description: nullish(str()),
+  engines,
   yolop: looseObject(yolopShape, { error: 'is required (the yolop facet block)' }).check((ctx) => {
     if (!contributes(ctx.value)) {
       ctx.issues.push({

@@ -100,6 +100,12 @@ export interface Manifest {
   name: string;
   version?: string;
   description?: string;
+  /**
+   * The top-level `engines` value as written: the schema accepts any value there
+   * (the host ignores it), so it never makes a manifest invalid; `engines.yolop`
+   * is judged by agent/engines.ts, where a malformed range is a warning.
+   */
+  engines?: unknown;
   yolop: YolopFacet;
 }
 
@@ -122,6 +128,7 @@ function toManifest(value: Obj): Manifest {
     name: value.name as string,
     ...optional('version', opt<string>(value.version)),
     ...optional('description', opt<string>(value.description)),
+    ...optional('engines', opt<unknown>(value.engines)),
     yolop: {
       ...optional('protocol_version', opt<string>(y.protocol_version)),
       capabilityServer: { command: cs.command as string, args: opt<string[]>(cs.args) ?? [], ...optional('binaries', opt<string>(cs.binaries)), ...optional('binary_sha256', lowerHexValues(opt<Record<string, string>>(cs.binary_sha256))) },

@@ -72,4 +72,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     return next ? { ...rec, version: next.vers, cksum: next.cksum, crate_name: next.name } : undefined;
   },
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
+  candidates: async (ctx, spec) => (await crates()).crateCandidates(ctx, spec),
+  updateCandidates: async (ctx, rec, notes) => (await crates()).crateUpdateCandidates(ctx, rec, notes),
+  upstream: async (ctx, rec) => (await crates()).crateUpstream(ctx, rec),
 };

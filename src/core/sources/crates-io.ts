@@ -13,6 +13,7 @@ import type { CrateSpec } from './spec.js';
 import { unpackCrate } from '../archive/unpack.js';
 import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
 import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
+import { chooseCandidates, chooseVersion } from './crates-io/choose-version.js';
 import { chooseUnderCooldown, isExactRequirement } from './crates-io/cooldown.js';
 import { effectiveCooldown } from '../policy/cooldown.js';
 import { downloadVerifiedCrate } from './crates-io/download.js';
@@ -20,7 +21,7 @@ import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
 import { assertCrateName } from './crates-io/index-path.js';
 import { checkIndexUrl, loadRegistryConfig, type RegistryConfig } from './crates-io/registry-config.js';
-import type { Fetched, UpdateNotes } from './source.js';
+import type { Fetched, UpdateNotes, Upstream } from './source.js';
 
 /** The lock record of a crate install (host-compat §4). */
 export interface CrateRecord {
@@ -201,6 +202,114 @@ function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: s
   };
 }
 
+/** Install candidates' cooldown note, by record object (fetchCrateExact adds it to the outcome's notes). */
+const candidateNotes = new WeakMap<object, string>();
+
+/**
+ * The engines walk's candidates, best first, under the run's release-age cooldown
+ * as resolveIn applies it: the walk starts at the version the cooldown lets through
+ * (its note is logged) and goes to older ones. (An older version published within
+ * the cooldown is not skipped here: the walk only reaches it when every newer one
+ * needs a newer yolop.)
+ */
+function cooledCandidates(ctx: Context, crate: string, entries: IndexEntry[], requirement: string | undefined, update: boolean, note?: { text: string | undefined }): IndexEntry[] {
+  const name = entries[0]?.name ?? crate;
+  const all = chooseCandidates(name, entries, requirement);
+  for (const w of all.warnings) ctx.log.warn(w);
+  const cooldown = update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
+  if (!cooldown) return all.entries;
+  const cooled = chooseUnderCooldown(name, entries, requirement, cooldown, Date.now());
+  if (cooled.skipNote && note) note.text = cooled.skipNote;
+  else if (cooled.skipNote) ctx.log.warn(cooled.skipNote);
+  return all.entries.filter((e) => compareVersionsDesc(e.version, cooled.entry.version) >= 0);
+}
+
+/**
+ * Install candidates for `spec`, best first, as records `fetchCrateExact` fetches
+ * (cksum included, so no second index read): the first is what `fetchCrate` would
+ * install. The engines walk tries the next ones when a newer one needs a newer agent.
+ */
+export async function crateCandidates(ctx: Context, spec: CrateSpec): Promise<CrateRecord[]> {
+  const indexUrl = ctx.indexUrl;
+  const entries = await indexEntries(ctx, indexUrl, spec.crate);
+  const note = { text: undefined as string | undefined };
+  const records = cooledCandidates(ctx, spec.crate, entries, spec.requirement, false, note).map((e) => crateRecord(indexUrl, e, spec.requirement));
+  // An install reports the cooldown's skip as a note of its outcome (as fetchCrate does), whichever candidate the walk keeps.
+  if (note.text) for (const r of records) candidateNotes.set(r, note.text);
+  return records;
+}
+
+/**
+ * Update candidates for an installed crate, best first: the first is what
+ * `findCrateUpdate` returns, the rest are the other versions the recorded
+ * requirement selects that are still newer than the installed one. Empty = up to date.
+ */
+export async function crateUpdateCandidates(ctx: Context, source: CrateRecord, notes?: UpdateNotes): Promise<CrateRecord[]> {
+  const indexUrl = indexFor(ctx, source.index);
+  const entries = await indexEntries(ctx, indexUrl, source.crate_name);
+  const [first, ...rest] = cooledCandidates(ctx, source.crate_name, entries, source.requirement, true);
+  if (notes && first && source.requirement !== undefined) {
+    // The same index lines say whether something newer exists outside the requirement.
+    const top = newestStable(entries);
+    if (top && compareVersionsDesc(top.version, first.version) < 0) notes.newerOutside = { version: top.vers, requirement: source.requirement };
+  }
+  if (!first) return [];
+  // The same rules as findCrateUpdate for the best one.
+  if (first.vers === source.version && (source.cksum === undefined || first.cksum === source.cksum)) return [];
+  const now = parseCargoVersion(source.version);
+  if (now && compareVersionsDesc(first.version, now) > 0) {
+    ctx.log.debug(`${source.crate_name}: ${first.vers} is older than the installed ${source.version}; keeping it`);
+    return [];
+  }
+  const newer = now ? rest.filter((e) => compareVersionsDesc(e.version, now) < 0) : [];
+  return [first, ...newer].map((e) => ({ ...source, version: e.vers, cksum: e.cksum, crate_name: e.name }));
+}
+
+/** Newest first: a release before pre-releases, yanked ones last. */
+function newest(entries: IndexEntry[]): IndexEntry | undefined {
+  const live = entries.filter((e) => !e.yanked).sort((a, b) => compareVersionsDesc(a.version, b.version));
+  return live.find((e) => !e.version.prerelease) ?? live[0];
+}
+
+/** The versions an index lists, newest first (what `info` shows). */
+function versionList(entries: IndexEntry[]): Upstream['versions'] {
+  return [...entries].sort((a, b) => compareVersionsDesc(a.version, b.version)).map((e) => ({ version: e.vers, yanked: e.yanked }));
+}
+
+/**
+ * `outdated` and `info` for an installed crate, from one index read: `wanted` is
+ * what `update` would move to (never older than the installed version, as update
+ * never downgrades), `latest` the newest non-yanked release whatever the requirement.
+ */
+export async function crateUpstream(ctx: Context, source: CrateRecord): Promise<Upstream> {
+  const entries = await indexEntries(ctx, indexFor(ctx, source.index), source.crate_name);
+  const now = parseCargoVersion(source.version);
+  let chosen: IndexEntry | undefined;
+  try {
+    chosen = chooseCandidates(entries[0]?.name ?? source.crate_name, entries, source.requirement).entries[0];
+  } catch {
+    chosen = undefined; // nothing the requirement selects is installable now (all yanked, say)
+  }
+  const newerThanNow = (e: IndexEntry | undefined): boolean => e !== undefined && now !== undefined && compareVersionsDesc(e.version, now) < 0;
+  const wanted = chosen && (now === undefined || newerThanNow(chosen)) ? chosen.vers : source.version;
+  const top = newest(entries);
+  const latest = top ? (newerThanNow(top) || now === undefined ? top.vers : source.version) : null;
+  const wantedVersion = parseCargoVersion(wanted);
+  return {
+    wanted,
+    latest,
+    update: wanted !== source.version,
+    beyond: top !== undefined && wantedVersion !== undefined && compareVersionsDesc(top.version, wantedVersion) < 0,
+    versions: versionList(entries),
+  };
+}
+
+/** `info` for a crate that is not installed: what the index lists, without installing. */
+export async function crateRegistryInfo(ctx: Context, crate: string): Promise<{ crate: string; index: string; latest: string | null; versions: Upstream['versions'] }> {
+  const entries = await indexEntries(ctx, ctx.indexUrl, crate);
+  return { crate: entries[0]?.name ?? crate, index: registryLabel(ctx.indexUrl), latest: newest(entries)?.vers ?? null, versions: versionList(entries) };
+}
+
 /** The fetcher for `crate` specs (install): resolve, download, verify, unpack into `into`. */
 export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): Promise<Fetched<CrateRecord>> {
   const indexUrl = ctx.indexUrl;
@@ -245,5 +354,6 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
   // The record keeps the index the lock names, not the one the bytes came through: a
   // mirror given with --index is a transport, not a new origin (docs/fleet.md).
   const { index: _transport, ...pinned } = crateRecord(indexUrl, crate, locked.requirement);
-  return { dir: into, source: { ...pinned, ...(locked.index !== undefined ? { index: locked.index } : {}) } };
+  const note = candidateNotes.get(locked);
+  return { dir: into, source: { ...pinned, ...(locked.index !== undefined ? { index: locked.index } : {}) }, ...(note ? { notes: [note] } : {}) };
 }

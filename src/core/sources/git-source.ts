@@ -55,6 +55,11 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   checkRepin: (previous, next) => assertSameCommitSameHash(previous, next.source, next.content_hash),
 
   fetch: async (ctx, spec, into) => (await git()).fetchGit(ctx, spec, into),
+  async upstream(ctx, rec) {
+    // The commit the recorded ref names now (ls-remote; a full commit is its own answer).
+    const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);
+    return { wanted: rev, latest: rev, update: rev !== rec.rev, beyond: false, versions: [] };
+  },
   async findUpdate(ctx, rec) {
     // A recorded ref (branch or tag) moves; a bare pinned commit never does.
     const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);

@@ -110,6 +110,43 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * use `prepareExactly` (operations/prepare) to get both in one call.
    */
   fetchExactly(ctx: Context, rec: R, into: string): Promise<Fetched<R>>;
+
+  /**
+   * Kinds with several versions to choose from (crates): every record `spec` could
+   * install, best first; `fetchExactly` of the first is what `fetch` does. The
+   * `engines.yolop` walk (operations/agent-walk) tries them in turn, since a
+   * version's agent requirement is known only after its download. A kind without
+   * it has one candidate: what `fetch` returns.
+   */
+  candidates?(ctx: Context, spec: S): Promise<R[]>;
+  /**
+   * The same for `update`: the records newer than `rec` that its recorded intent
+   * selects, best first (the first is what `findUpdate` returns; empty = up to
+   * date). Without it, `findUpdate` is the one candidate.
+   */
+  updateCandidates?(ctx: Context, rec: R, notes?: UpdateNotes): Promise<R[]>;
+  /**
+   * `outdated` and `info`: what the origin offers now, read without downloading a
+   * package (one index read, one ls-remote). A linked kind has none (`local`).
+   */
+  upstream?(ctx: Context, rec: R): Promise<Upstream>;
+}
+
+/**
+ * What the origin offers now, for `outdated` and `info` (no download): the pin the
+ * recorded intent selects (`wanted`) and the newest pin at all (`latest`).
+ */
+export interface Upstream {
+  /** What `update` would move to now (a version, a commit); null when nothing the intent selects is available. */
+  wanted: string | null;
+  /** The newest the origin offers whatever the intent (crates: newest non-yanked release; git: = wanted). */
+  latest: string | null;
+  /** `wanted` is newer than the pin: `yep-ext update` moves it. */
+  update: boolean;
+  /** `latest` is newer than `wanted`, outside the recorded intent: only a new install reaches it. */
+  beyond: boolean;
+  /** The versions the registry lists, newest first, yanked ones marked (crates; [] for other kinds). */
+  versions: { version: string; yanked: boolean }[];
 }
 
 /** What `originFacts` reports. */

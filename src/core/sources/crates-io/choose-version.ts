@@ -21,8 +21,25 @@ function listVersions(entries: IndexEntry[], max = 6): string {
   return shown.join(', ') + (entries.length > max ? `, … (${entries.length} in all)` : '');
 }
 
+export interface CandidateChoice {
+  /** Every installable version `requirement` selects, best first (`entries[0]` is chooseVersion's choice). */
+  entries: IndexEntry[];
+  /** Things the user should hear about the best one (yanked, skipped unverifiable versions). */
+  warnings: string[];
+}
+
 /** Choose from `entries` for `requirement` (undefined = latest stable). Throws YepError on every dead end. */
 export function chooseVersion(crate: string, entries: IndexEntry[], requirement?: string): VersionChoice {
+  const c = chooseCandidates(crate, entries, requirement);
+  return { entry: c.entries[0]!, warnings: c.warnings };
+}
+
+/**
+ * Every version `chooseVersion` could pick, in the order it prefers them: the walk
+ * for `engines.yolop` (operations/agent-walk) tries them newest first, since a
+ * version's agent requirement is known only after its download.
+ */
+export function chooseCandidates(crate: string, entries: IndexEntry[], requirement?: string): CandidateChoice {
   const req: CargoRequirement | undefined = requirement === undefined ? undefined : parseCargoRequirement(requirement);
   const sorted = [...entries].sort((a, b) => compareVersionsDesc(a.version, b.version));
   if (sorted.length === 0) {
@@ -54,7 +71,7 @@ export function chooseVersion(crate: string, entries: IndexEntry[], requirement?
     warnings.push(`skipped ${crate} ${usable.slice(0, usable.indexOf(chosen)).map((e) => e.vers).join(', ')}: the index gives no valid checksum; using ${chosen.vers}`);
   }
   if (chosen.yanked) warnings.push(`${crate} ${chosen.vers} is yanked; installing it because you named it exactly`);
-  return { entry: chosen, warnings };
+  return { entries: verifiable, warnings };
 }
 
 function noMatch(crate: string, sorted: IndexEntry[], matching: IndexEntry[], req: CargoRequirement | undefined): YepError {

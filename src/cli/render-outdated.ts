@@ -1,0 +1,46 @@
+/**
+ * What `outdated` prints: the table for people (width-aware on a terminal,
+ * tab-separated with a header when piped, as `list`) and the `--json` document,
+ * whose every key is present (null when it does not apply). Pure.
+ */
+import type { OutdatedItem } from '../core/operations/outdated.js';
+import { sanitize } from '../core/text/sanitize.js';
+import { renderRows } from './table.js';
+import type { OutputShape } from './terminal.js';
+
+export function outdatedJson(items: OutdatedItem[]) {
+  return { outdated: items, outdated_count: items.filter((i) => i.status === 'update' || i.status === 'beyond').length };
+}
+
+/** A git commit shortened for the table (JSON keeps it whole). */
+const short = (item: OutdatedItem, pin: string | null): string => (pin === null ? '-' : item.kind === 'git' && /^[0-9a-f]{40}$/.test(pin) ? pin.slice(0, 12) : sanitize(pin, { max: 40 }));
+
+function statusText(item: OutdatedItem): string {
+  switch (item.status) {
+    case 'update':
+      return `update: ${item.hint}`;
+    case 'beyond':
+      return `newer outside ${item.requirement ?? 'the recorded requirement'}: ${item.hint ?? ''}`.trim();
+    case 'local':
+      return 'local (a path install: edited in place)';
+    case 'failed':
+      return `failed: ${sanitize(item.error?.message ?? '', { max: 200 })}`;
+    default:
+      return 'up to date';
+  }
+}
+
+export async function renderOutdated(items: OutdatedItem[], out: OutputShape): Promise<string> {
+  if (items.length === 0) return 'No extensions installed. Try `yep-ext search` or `yep-ext install <source>`.';
+  const table = await renderRows(
+    ['name', 'current', 'wanted', 'latest', 'kind', 'status'],
+    items.map((i) => {
+      const engines = i.engines?.status === 'excludes' ? `; the installed version ${i.engines.detail} (yolop cannot run it)` : '';
+      return [sanitize(i.name), short(i, i.current), short(i, i.wanted), short(i, i.latest), i.kind, statusText(i) + engines];
+    }),
+    out,
+  );
+  const n = outdatedJson(items).outdated_count;
+  // The summary line only for people at a terminal: piped output stays a plain table.
+  return out.tty ? `${table}\n${n === 0 ? 'Everything is up to date.' : `${n} extension${n === 1 ? '' : 's'} can be updated.`}` : table;
+}

@@ -1,0 +1,182 @@
+/**
+ * `info <name|spec>`: everything yep-ext knows about one extension. Installed:
+ * the lock's pin (source, version or commit, content hash, approved grant), the
+ * contribution summary of the installed manifest, each config field's state
+ * (never a value of a secret), the cheap checks `list` runs (verifyStatus), the
+ * `engines.yolop` verdict, and what its origin offers now (one index read or one
+ * ls-remote; a failure there is reported, not fatal). Not installed and a crate
+ * spec (`info crates.io:foo`, `info foo`): what the registry lists, without
+ * installing. A git URL or a path that is not installed: E_USAGE pointing at
+ * `install --dry-run`, which fetches and verifies without changing anything.
+ */
+import type { Context } from '../context.js';
+import { YepError, isYepError } from '../errors.js';
+import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { describeSource, sourceFor } from '../sources/index.js';
+import { parseSpec } from '../sources/spec.js';
+import { resolveExtensionName } from '../store/installed-name.js';
+import { configFields } from '../package/manifest.js';
+import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
+import type { FieldSource } from '../settings/config-status.js';
+import type { EnginesVerdict } from '../agent/engines.js';
+import type { Upstream } from '../sources/source.js';
+import { listExtensions } from './list.js';
+import { outdatedRow, upstreamOf, type OutdatedStatus } from './outdated.js';
+
+export interface InfoConfigField {
+  key: string;
+  secret: boolean;
+  required: boolean;
+  set: boolean;
+  /** settings, secrets, keychain, default (unset, with a default), unset. */
+  source: FieldSource;
+  env: string | null;
+  /** The manifest's default, for a non-secret field that has one; never a configured value. */
+  default: unknown;
+}
+
+export interface VerifyStatus {
+  ok: boolean;
+  problems: string[];
+  /** What ran: `list` (lock, store, manifest, settings, content hash); `verify` will replace it. */
+  checked_by: 'list';
+}
+
+export interface InfoUpstream extends Upstream {
+  status: OutdatedStatus;
+  /** Newest version the recorded requirement admits (crates; git: the ref's commit). */
+  newest_in_requirement: string | null;
+  /** Newest version outside it, when newer than that (crates); else null. */
+  newest_outside_requirement: string | null;
+  hint: string | null;
+}
+
+export interface RegistryInfo {
+  crate: string;
+  index: string;
+  latest: string | null;
+  versions: Upstream['versions'];
+}
+
+export interface InfoResult {
+  name: string;
+  installed: boolean;
+  version: string | null;
+  description: string | null;
+  enabled: boolean | null;
+  dir: string | null;
+  source: LockSource | null;
+  /** One line for people: `crates.io:yolop-extension-x@0.1.0`, the git URL and commit, the path. */
+  source_text: string | null;
+  /** The pinned version or commit ("" for a path). */
+  pin: string | null;
+  content_hash: string | null;
+  /** The contribution summary of the installed manifest (null: unreadable). */
+  grant: GrantSummary | null;
+  /** The grant fingerprint the lock records as approved. */
+  approved_grant: string | null;
+  config: InfoConfigField[];
+  verify: VerifyStatus | null;
+  engines: EnginesVerdict | null;
+  upstream: InfoUpstream | null;
+  upstream_error: ReturnType<YepError['toJSON']> | null;
+  /** Not installed: what the registry lists. */
+  registry: RegistryInfo | null;
+}
+
+const EMPTY = {
+  version: null,
+  description: null,
+  enabled: null,
+  dir: null,
+  source: null,
+  source_text: null,
+  pin: null,
+  content_hash: null,
+  grant: null,
+  approved_grant: null,
+  config: [],
+  verify: null,
+  engines: null,
+  upstream: null,
+  upstream_error: null,
+  registry: null,
+} satisfies Omit<InfoResult, 'name' | 'installed'>;
+
+/**
+ * The checks for one installed entry, as `list` runs them (lock, store, manifest,
+ * settings, content hash, binary digest, engines). The one place `info` asks: the
+ * `verify` command can replace it with its deeper check.
+ */
+export async function verifyStatus(ctx: Context, name: string) {
+  const [item] = await listExtensions(ctx, { verify: true, only: [name] });
+  return item;
+}
+
+async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult> {
+  const item = await verifyStatus(ctx, entry.name);
+  const manifest = item?.manifest;
+  const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
+  const config: InfoConfigField[] = (item?.config ?? []).map((f) => {
+    const field = defaults.get(f.key);
+    return { key: f.key, secret: f.secret, required: f.required, set: f.set, source: f.source, env: f.env ?? null, default: !f.secret && field?.default !== undefined ? field.default : null };
+  });
+  let upstream: InfoUpstream | null = null;
+  let upstreamError: InfoResult['upstream_error'] = null;
+  try {
+    const up = await upstreamOf(ctx, entry);
+    if (up) {
+      const row = outdatedRow(entry, up, null);
+      upstream = { ...up, status: row.status, newest_in_requirement: up.wanted, newest_outside_requirement: up.beyond ? up.latest : null, hint: row.hint };
+    }
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+    upstreamError = e.toJSON();
+  }
+  return {
+    ...EMPTY,
+    name: entry.name,
+    installed: true,
+    version: entry.version ?? manifest?.version ?? null,
+    description: manifest?.description ?? null,
+    enabled: item?.enabled ?? null,
+    dir: item?.dir ?? null,
+    source: entry.source,
+    source_text: describeSource(entry.source),
+    pin: sourceFor(entry.source.type).pin(entry.source),
+    content_hash: entry.content_hash,
+    grant: manifest ? summarizeGrant(grantOf(manifest)) : null,
+    approved_grant: typeof entry.grant === 'string' ? entry.grant : null,
+    config,
+    verify: { ok: (item?.problems.length ?? 1) === 0, problems: item?.problems ?? ['not in the lock'], checked_by: 'list' },
+    engines: item?.engines ?? null,
+    upstream,
+    upstream_error: upstreamError,
+  };
+}
+
+export async function extensionInfo(ctx: Context, input: string, cwd: string = process.cwd()): Promise<InfoResult> {
+  const lock = await loadLock(ctx.paths.lockFile);
+  let name: string | undefined;
+  try {
+    name = resolveExtensionName(ctx.paths, input);
+  } catch {
+    name = undefined; // not a name: maybe a spec
+  }
+  const entry = name !== undefined ? findEntry(lock, name) : undefined;
+  if (entry) return installedInfo(ctx, entry);
+  const spec = parseSpec(input, cwd);
+  if (spec.kind === 'crate') {
+    const { crateRegistryInfo } = await import('../sources/crates-io.js');
+    const registry = await crateRegistryInfo(ctx, spec.crate);
+    return { ...EMPTY, name: name ?? spec.crate, installed: false, registry };
+  }
+  if (spec.kind === 'invalid') {
+    throw new YepError('E_NOT_INSTALLED', `"${input}" is not installed, and not a source yep-ext can read: ${spec.reason}.`, {
+      hint: '`yep-ext list` shows what is installed; `yep-ext info <crate>` shows what crates.io lists.',
+    });
+  }
+  throw new YepError('E_USAGE', `${spec.kind === 'git' ? 'That git repository' : 'That directory'} is not installed; info reads the registry only for crates.`, {
+    hint: `To see what it would install without changing anything: \`yep-ext install ${input} --dry-run\`.`,
+  });
+}

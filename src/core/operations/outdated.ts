@@ -1,0 +1,120 @@
+/**
+ * `outdated`: for every locked extension, what its origin offers now, without
+ * downloading a package: a crate's index (one read), a git ref's commit
+ * (ls-remote). `wanted` is what `update` would move to (within the recorded
+ * requirement or ref), `latest` the newest at all; path installs are `local`
+ * (edited in place: nothing upstream to compare). Lookups run in parallel,
+ * bounded; one failing is reported on its row, never fatal for the others.
+ *
+ * "Newer, but needs a newer yolop": a candidate's `engines.yolop` is known only
+ * after its download, which outdated does not do; `update` says which newer
+ * versions it skipped for that reason. The installed version's own verdict is
+ * reported (`engines`), as `list` does.
+ */
+import pMap from 'p-map';
+import type { Context } from '../context.js';
+import { isYepError, type YepError } from '../errors.js';
+import { loadLock, type LockEntry } from '../store/lockfile.js';
+import { describeSource, sourceFor, type Kind } from '../sources/index.js';
+import { CRATE_PREFIX } from '../package/names.js';
+import type { Upstream } from '../sources/source.js';
+import type { EnginesVerdict } from '../agent/engines.js';
+import { listExtensions } from './list.js';
+
+/** Lookups at once: each is a request or a `git ls-remote` child. */
+export const OUTDATED_CONCURRENCY = 4;
+
+/**
+ * up-to-date; update: `yep-ext update` moves it (wanted is newer); beyond: only a
+ * newer version outside the recorded requirement exists; local: a path install;
+ * failed: the lookup failed (`error`).
+ */
+export type OutdatedStatus = 'up-to-date' | 'update' | 'beyond' | 'local' | 'failed';
+
+export interface OutdatedItem {
+  name: string;
+  kind: Kind;
+  /** One line for people (`crates.io:yolop-extension-x@0.1.0`, the URL and commit, the path). */
+  source: string;
+  /** The installed pin: a crate version, a git commit; a path install's manifest version (or null). */
+  current: string | null;
+  wanted: string | null;
+  latest: string | null;
+  /** The recorded intent: a crate requirement, a git ref; null = the newest / the default branch. */
+  requirement: string | null;
+  status: OutdatedStatus;
+  /** The installed version's `engines.yolop` against the installed agent (null: the manifest is unreadable). */
+  engines: EnginesVerdict | null;
+  /** The command that gets the newer version; null when there is none. */
+  hint: string | null;
+  error: ReturnType<YepError['toJSON']> | null;
+}
+
+/** Whether any item counts as outdated (for `--exit-code`). */
+export function anyOutdated(items: OutdatedItem[]): boolean {
+  return items.some((i) => i.status === 'update' || i.status === 'beyond');
+}
+
+/** The spec that installs `version` of a crate entry (the short name when it is the crate's). */
+function crateSpecFor(name: string, crate: string, version: string): string {
+  const short = crate.startsWith(CRATE_PREFIX) && crate.slice(CRATE_PREFIX.length) === name ? name : `crates.io:${crate}`;
+  return `${short}@^${version}`;
+}
+
+/** The row for `entry` given what its origin offers (pure). */
+export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines: EnginesVerdict | null): OutdatedItem {
+  const source = sourceFor(entry.source.type);
+  const rec = entry.source as Record<string, unknown>;
+  const requirement = typeof rec.requirement === 'string' ? rec.requirement : typeof rec.requested_ref === 'string' ? rec.requested_ref : null;
+  const current = source.linked ? (entry.version ?? null) : source.pin(entry.source) || null;
+  const row = (wanted: string | null, latest: string | null, status: OutdatedStatus, hint: string | null): OutdatedItem => ({
+    name: entry.name,
+    kind: entry.source.type,
+    source: describeSource(entry.source),
+    current,
+    wanted,
+    latest,
+    requirement,
+    status,
+    engines,
+    hint,
+    error: null,
+  });
+  if (!up) return row(null, null, 'local', null);
+  const status: OutdatedStatus = up.update ? 'update' : up.beyond ? 'beyond' : 'up-to-date';
+  const crate = typeof rec.crate_name === 'string' ? rec.crate_name : undefined;
+  const hint =
+    status === 'update'
+      ? `yep-ext update ${entry.name}`
+      : status === 'beyond' && crate && up.latest
+        ? `yep-ext install '${crateSpecFor(entry.name, crate, up.latest)}'`
+        : null;
+  return row(up.wanted, up.latest, status, hint);
+}
+
+/** `name`'s upstream, or undefined for a kind without one (path). Throws what the lookup throws. */
+export async function upstreamOf(ctx: Context, entry: LockEntry): Promise<Upstream | undefined> {
+  const source = sourceFor(entry.source.type);
+  return source.upstream ? source.upstream(ctx, entry.source) : undefined;
+}
+
+export async function outdatedExtensions(ctx: Context): Promise<OutdatedItem[]> {
+  const lock = await loadLock(ctx.paths.lockFile);
+  // The installed versions' engines verdicts, as list computes them (no hashing).
+  const listed = lock.entries.length > 0 ? await listExtensions(ctx, { verify: false, only: lock.entries.map((e) => e.name) }) : [];
+  const enginesOf = new Map(listed.map((l) => [l.name, l.engines ?? null]));
+  const items = await pMap(
+    lock.entries,
+    async (entry): Promise<OutdatedItem> => {
+      const engines = enginesOf.get(entry.name) ?? null;
+      try {
+        return outdatedRow(entry, await upstreamOf(ctx, entry), engines);
+      } catch (e) {
+        if (!isYepError(e)) throw e;
+        return { ...outdatedRow(entry, undefined, engines), status: 'failed', error: e.toJSON() };
+      }
+    },
+    { concurrency: OUTDATED_CONCURRENCY },
+  );
+  return items.sort((a, b) => (a.name < b.name ? -1 : 1));
+}

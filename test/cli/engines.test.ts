@@ -1,0 +1,367 @@
+/**
+ * `engines.yolop` against the installed agent (issue 16), through the CLI with a
+ * fake `yolop` script on PATH: install walks versions newest first and names what
+ * it skipped, an exact version is refused (exit 4) unless --ignore-engines,
+ * update moves only as far as the agent allows, enable refuses without touching
+ * settings.toml, an unknown agent blocks nothing, and a hanging or garbage agent
+ * neither hangs nor crashes yep-ext (and leaves nothing running).
+ */
+import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureCrate } from '../helpers/crates.js';
+import { fakeAgent, fakeAgentScript, pathWithoutAgent } from '../helpers/fake-agent.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const HELLO = 'yolop-extension-hello';
+let reg: TestRegistry;
+let home: TempHome;
+
+function manifest(version: string, engines: unknown): string {
+  return JSON.stringify({
+    name: 'hello',
+    version,
+    ...(engines === undefined ? {} : { engines }),
+    yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] },
+  });
+}
+const publish = (version: string, range?: unknown, engines: unknown = range === undefined ? undefined : { yolop: range }) =>
+  reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version, engines) } }) });
+
+const NO_AGENT_PATH = pathWithoutAgent();
+const base = (): Record<string, string> => ({ ...home.env, PATH: NO_AGENT_PATH, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+/** The environment with a fake agent printing `version` first on PATH (null: no agent at all). */
+function withAgent(version: string | null): Record<string, string> {
+  if (version === null) return base();
+  const agent = fakeAgent(join(home.root, 'agents', version), version);
+  return { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}` };
+}
+const store = () => join(home.configDir, 'extensions');
+const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
+const installedVersion = () => (JSON.parse(readFileSync(join(store(), 'hello', 'plugin.json'), 'utf8')) as { version: string }).version;
+const downloads = () => reg.requestsTo('/crates/').map((r) => /\/crates\/[^/]+\/([^/]+)\/download/.exec(r.url)?.[1]);
+
+beforeEach(async () => {
+  reg = await startRegistry();
+  home = makeTempHome('yep-engines-');
+  publish('0.3.0', '>=0.10');
+  publish('0.4.0', '>=0.12');
+  publish('0.5.0', '>=0.13');
+});
+afterEach(async () => {
+  await reg.close();
+  home.cleanup();
+});
+
+describe('install resolves to the newest version the agent can run', () => {
+  it('agent 0.12.1: `install x` picks 0.4.0 and names 0.5.0 as skipped (each candidate downloaded and verified)', async () => {
+    expect(NO_AGENT_PATH.split(':').some((d) => existsSync(join(d, 'yolop'))), 'the test PATH must hold no real yolop').toBe(false);
+    const r = await runCli(['install', 'hello', '--json'], { env: withAgent('0.12.1') });
+    expect(r.code, r.stderr).toBe(0);
+    const out = jsonOf(r).installed[0];
+    expect(out.version).toBe('0.4.0');
+    expect(out.engines).toEqual({
+      status: 'admits',
+      requires: '>=0.12',
+      agent: '0.12.1',
+      detail: 'needs yolop >=0.12; you have 0.12.1',
+      skipped: [{ version: '0.5.0', source: expect.objectContaining({ type: 'crate', version: '0.5.0' }), requires: '>=0.13', reason: '0.5.0 needs yolop >=0.13; you have 0.12.1' }],
+      ignored: false,
+    });
+    expect(r.stderr).toContain('hello: 0.5.0 needs yolop >=0.13; you have 0.12.1: skipped.');
+    // What the host reads: the lock pins 0.4.0 and the store holds 0.4.0.
+    expect(lockText()).toMatch(/crate_name = "yolop-extension-hello"\nversion = "0.4.0"/);
+    expect(installedVersion()).toBe('0.4.0');
+    expect(downloads()).toEqual(['0.5.0', '0.4.0']);
+    expect(readdirNames(join(store(), '.yep-staging'))).toEqual([]);
+  });
+
+  it('agent 0.12.1: `install x@0.5.0` exits 4 with the reason and installs nothing; --ignore-engines installs it', async () => {
+    const env = withAgent('0.12.1');
+    const r = await runCli(['install', 'hello@0.5.0'], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('hello@0.5.0: 0.5.0 needs yolop >=0.13; you have 0.12.1.');
+    expect(r.stderr).toContain('--ignore-engines');
+    expect(existsSync(join(store(), 'hello'))).toBe(false);
+    expect(existsSync(join(store(), 'extensions.lock'))).toBe(false);
+
+    const j = await runCli(['install', 'hello@0.5.0', '--json'], { env });
+    expect(j.code).toBe(4);
+    expect(jsonOf(j).error).toMatchObject({ code: 'E_ENGINES', details: { agent: '0.12.1', skipped: [{ version: '0.5.0', requires: '>=0.13' }] } });
+
+    const forced = await runCli(['install', 'hello@0.5.0', '--ignore-engines', '--json'], { env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(jsonOf(forced).installed[0].engines).toMatchObject({ status: 'excludes', ignored: true, skipped: [] });
+    expect(forced.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1; installing it anyway (--ignore-engines).');
+    expect(installedVersion()).toBe('0.5.0');
+    expect(lockText()).toContain('version = "0.5.0"');
+  });
+
+  it('--dry-run shows the same choice and skipped versions, and changes nothing', async () => {
+    const r = await runCli(['install', 'hello', '--dry-run', '--json'], { env: withAgent('0.12.1') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).plan[0]).toMatchObject({ version: '0.4.0', action: 'new', engines: { status: 'admits', skipped: [{ version: '0.5.0' }] } });
+    expect(existsSync(join(store(), 'hello'))).toBe(false);
+  });
+
+  it('no agent on PATH: install picks 0.5.0, says the agent version is unknown, and nothing fails', async () => {
+    const r = await runCli(['install', 'hello', '--json'], { env: withAgent(null) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).installed[0]).toMatchObject({ version: '0.5.0', engines: { status: 'unknown-agent', requires: '>=0.13', agent: null, skipped: [] } });
+    expect(r.stderr).toMatch(/hello 0\.5\.0 needs yolop >=0\.13; the installed yolop's version is unknown \(no yolop on PATH\); not checked/);
+    expect(installedVersion()).toBe('0.5.0');
+    expect(downloads()).toEqual(['0.5.0']);
+  });
+
+  it('YOLOP_BIN names the agent (it wins over PATH)', async () => {
+    const named = fakeAgent(join(home.root, 'named'), '0.10.2');
+    const r = await runCli(['install', 'hello', '--json'], { env: { ...withAgent('0.13.0'), YOLOP_BIN: named.bin } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).installed[0]).toMatchObject({ version: '0.3.0', engines: { agent: '0.10.2', skipped: [{ version: '0.5.0' }, { version: '0.4.0' }] } });
+  });
+
+  it('the walk is capped at 5 downloads and says so', async () => {
+    for (const v of ['0.6.0', '0.7.0', '0.8.0', '0.9.0', '0.10.0']) publish(v, '>=9');
+    const r = await runCli(['install', 'hello@>=0.4', '--json'], { env: withAgent('0.12.1') });
+    expect(r.code).toBe(4);
+    const err = jsonOf(r).error;
+    expect(err.code).toBe('E_ENGINES');
+    expect(err.message).toMatch(/^No version of hello@>=0\.4 that yep-ext tried supports yolop 0\.12\.1 \(tried the 5 newest of 7 candidates\): 0\.10\.0 needs yolop >=9; you have 0\.12\.1; /);
+    expect(err.details.skipped.map((s: { version: string }) => s.version)).toEqual(['0.10.0', '0.9.0', '0.8.0', '0.7.0', '0.6.0']);
+    expect(downloads()).toEqual(['0.10.0', '0.9.0', '0.8.0', '0.7.0', '0.6.0']);
+    expect(existsSync(join(store(), 'hello'))).toBe(false);
+  });
+
+  it('a malformed range is a warning, not a refusal and not a crash (install, list)', async () => {
+    publish('0.6.0', 'not a range');
+    publish('0.7.0', undefined, 'yolop>=1');
+    const env = withAgent('0.12.1');
+    const r = await runCli(['install', 'hello', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).installed[0]).toMatchObject({ version: '0.7.0', engines: { status: 'malformed', requires: 'yolop>=1' } });
+    expect(r.stderr).toMatch(/warning: hello 0\.7\.0: "engines" is "yolop>=1", not an object \(ignored\)/);
+    const list = jsonOf(await runCli(['list', '--json'], { env }));
+    expect(list.extensions[0].engines.status).toBe('malformed');
+    expect(list.extensions[0].problems).toEqual(['engines: "engines" is "yolop>=1", not an object (ignored)']);
+    const pinned = await runCli(['install', 'hello@0.6.0', '--yes'], { env });
+    expect(pinned.code, pinned.stderr).toBe(0);
+    expect(pinned.stderr).toContain('hello 0.6.0: "engines.yolop" "not a range" is not a version range (ignored)');
+  });
+});
+
+describe('git and path sources have one candidate', () => {
+  it('a path package whose range excludes the agent is refused (exit 4, nothing placed) unless --ignore-engines', async () => {
+    const dir = writePackage(join(home.root, 'src', 'local'), { name: 'local', version: '2.0.0' });
+    const m = JSON.parse(readFileSync(join(dir, 'plugin.json'), 'utf8'));
+    writeFileSync(join(dir, 'plugin.json'), JSON.stringify({ ...m, engines: { yolop: '^0.13.0' } }));
+    const env = withAgent('0.12.1');
+    const r = await runCli(['install', dir], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('2.0.0 needs yolop ^0.13.0; you have 0.12.1');
+    expect(existsSync(join(store(), 'local'))).toBe(false);
+    const ok = await runCli(['install', dir, '--ignore-engines'], { env });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(existsSync(join(store(), 'local', 'plugin.json'))).toBe(true);
+    const fine = await runCli(['install', dir, '--json'], { env: withAgent('0.13.5') });
+    expect(fine.code, fine.stderr).toBe(0);
+    expect(jsonOf(fine).installed[0].engines).toMatchObject({ status: 'admits', agent: '0.13.5' });
+  });
+});
+
+describe('update moves only as far as the agent allows', () => {
+  it('0.3.0 -> 0.4.0 with agent 0.12.1 (0.5.0 skipped), held there, then 0.5.0 with agent 0.13.0', async () => {
+    expect((await runCli(['install', 'hello'], { env: withAgent('0.10.0') })).code).toBe(0);
+    expect(installedVersion()).toBe('0.3.0');
+
+    const up = await runCli(['update', 'hello', '--json'], { env: withAgent('0.12.1') });
+    expect(up.code, up.stderr).toBe(0);
+    expect(jsonOf(up).updates[0]).toMatchObject({ status: 'updated', to: { version: '0.4.0' }, engines: { status: 'admits', skipped: [{ version: '0.5.0', reason: '0.5.0 needs yolop >=0.13; you have 0.12.1' }] } });
+    expect(installedVersion()).toBe('0.4.0');
+
+    const lock = lockText();
+    const held = await runCli(['update', 'hello'], { env: withAgent('0.12.1') });
+    expect(held.code, held.stderr).toBe(0);
+    expect(held.stdout).toContain('held hello stays at 0.4.0: 0.5.0 needs yolop >=0.13; you have 0.12.1 (upgrade yolop, or pass --ignore-engines).');
+    expect(lockText()).toBe(lock);
+    expect(jsonOf(await runCli(['update', 'hello', '--json'], { env: withAgent('0.12.1') })).updates[0]).toMatchObject({ status: 'held', engines: { skipped: [{ version: '0.5.0' }] } });
+
+    const moved = await runCli(['update', 'hello', '--json'], { env: withAgent('0.13.0') });
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(jsonOf(moved).updates[0]).toMatchObject({ status: 'updated', to: { version: '0.5.0' }, engines: { status: 'admits', agent: '0.13.0', skipped: [] } });
+    expect(installedVersion()).toBe('0.5.0');
+    expect(lockText()).toContain('version = "0.5.0"');
+  });
+
+  it('update --ignore-engines takes the newest', async () => {
+    expect((await runCli(['install', 'hello'], { env: withAgent('0.12.1') })).code).toBe(0);
+    const r = await runCli(['update', 'hello', '--ignore-engines', '--json'], { env: withAgent('0.12.1') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).updates[0]).toMatchObject({ status: 'updated', to: { version: '0.5.0' }, engines: { status: 'excludes', ignored: true } });
+    expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1; updating to it anyway (--ignore-engines).');
+    expect(installedVersion()).toBe('0.5.0');
+  });
+});
+
+describe('enable refuses what the agent cannot run', () => {
+  it('exit 4 and settings.toml byte-identical; --ignore-engines enables; a newer agent enables', async () => {
+    expect((await runCli(['install', 'hello@0.5.0', '--ignore-engines'], { env: withAgent('0.12.1') })).code).toBe(0);
+    const settings = join(home.configDir, 'settings.toml');
+    const text = '# mine\n[[capabilities]]\nref = "ext:other"\n\n[[capabilities]]\nref = "ext:hello"\nenabled = false\n';
+    writeFileSync(settings, text);
+
+    const r = await runCli(['enable', 'hello'], { env: withAgent('0.12.1') });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: yolop cannot run it, so it was not enabled.');
+    expect(readFileSync(settings, 'utf8')).toBe(text);
+    const j = await runCli(['enable', 'hello', '--json'], { env: withAgent('0.12.1') });
+    expect(jsonOf(j).error).toMatchObject({ code: 'E_ENGINES', details: { engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' } } });
+    expect(readFileSync(settings, 'utf8')).toBe(text);
+
+    const forced = await runCli(['enable', 'hello', '--ignore-engines', '--json'], { env: withAgent('0.12.1') });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(jsonOf(forced)).toMatchObject({ name: 'hello', enabled: true, engines: { status: 'excludes' } });
+    expect(readFileSync(settings, 'utf8')).toMatch(/ref = "ext:hello"\n*$/);
+
+    writeFileSync(settings, text);
+    const ok = await runCli(['enable', 'hello', '--json'], { env: withAgent('0.13.0') });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(jsonOf(ok).engines).toMatchObject({ status: 'admits', agent: '0.13.0' });
+  });
+
+  it('an unknown agent does not block enable', async () => {
+    expect((await runCli(['install', 'hello'], { env: withAgent(null) })).code).toBe(0);
+    const r = await runCli(['enable', 'hello'], { env: withAgent(null) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("the installed yolop's version is unknown");
+    expect(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')).toContain('ref = "ext:hello"');
+  });
+});
+
+describe('install --frozen, list and doctor report it', () => {
+  it('--frozen installs what the lock pins and warns; list shows the exclusion', async () => {
+    expect((await runCli(['install', 'hello@0.5.0', '--ignore-engines'], { env: withAgent('0.12.1') })).code).toBe(0);
+    const lockfile = join(home.root, 'project.lock');
+    writeFileSync(lockfile, lockText());
+    const fresh = makeTempHome('yep-engines-frozen-');
+    try {
+      const env = { ...withAgent('0.12.1'), YOLOP_CONFIG_DIR: fresh.configDir, HOME: fresh.env.HOME! };
+      const r = await runCli(['install', '--frozen', '--lockfile', lockfile, '--json'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(jsonOf(r).frozen).toEqual([{ name: 'hello', status: 'installed', engines: expect.objectContaining({ status: 'excludes', requires: '>=0.13', agent: '0.12.1' }) }]);
+      expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: installed as the lock pins it');
+      expect(existsSync(join(fresh.configDir, 'extensions', 'hello', 'plugin.json'))).toBe(true);
+
+      const list = await runCli(['list', '--json'], { env });
+      expect(jsonOf(list).extensions[0]).toMatchObject({ name: 'hello', engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' }, problems: ['engines: needs yolop >=0.13; you have 0.12.1 (yolop cannot run it)'] });
+      expect((await runCli(['list'], { env })).stdout).toContain('engines: needs yolop >=0.13; you have 0.12.1 (yolop cannot run it)');
+      const admitted = await runCli(['list', '--json'], { env: { ...env, PATH: withAgent('0.13.0').PATH! } });
+      expect(jsonOf(admitted).extensions[0]).toMatchObject({ engines: { status: 'admits', agent: '0.13.0' }, problems: [] });
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
+  it('list asks the agent once per binary (cached by path and mtime), and again after it changes', async () => {
+    expect((await runCli(['install', 'hello'], { env: withAgent(null) })).code).toBe(0);
+    const agent = fakeAgent(join(home.root, 'cached'), '0.12.1');
+    const env = { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}` };
+    for (let i = 0; i < 3; i++) {
+      const r = await runCli(['list', '--json'], { env });
+      expect(jsonOf(r).extensions[0].engines).toMatchObject({ status: 'excludes', agent: '0.12.1' });
+    }
+    expect(agent.runs()).toBe(1);
+    const cache = JSON.parse(readFileSync(join(store(), '.yep-cache', 'agent-version.json'), 'utf8'));
+    expect(cache.entries).toEqual([expect.objectContaining({ path: agent.bin, version: '0.12.1' })]);
+
+    // An upgrade in place (same path): the new mtime is a miss.
+    fakeAgent(agent.dir, '0.13.1');
+    const later = new Date(Date.now() + 5000);
+    utimesSync(agent.bin, later, later);
+    const r = await runCli(['list', '--json'], { env });
+    expect(jsonOf(r).extensions[0].engines).toMatchObject({ status: 'admits', agent: '0.13.1' });
+    expect(agent.runs()).toBe(2);
+  });
+
+  it('doctor: fail when the range excludes the agent, pass when it admits, warn when the agent is unknown', async () => {
+    // examples/echo-node (passes every other check) with a range added.
+    const m = JSON.parse(readFileSync(join(import.meta.dirname, '../../examples/echo-node/plugin.json'), 'utf8'));
+    const pkg = writePackage(join(home.root, 'echo'), { name: 'echo-node' });
+    writeFileSync(join(pkg, 'plugin.json'), JSON.stringify({ ...m, engines: { yolop: '>=0.13' } }));
+    writeFileSync(join(pkg, 'bin', 'echo-node'), readFileSync(join(import.meta.dirname, '../../examples/echo-node/bin/echo-node')), { mode: 0o755 });
+    const engines = async (version: string | null) => {
+      const r = await runCli(['doctor', pkg, '--json', '--timeout', '10'], { env: withAgent(version) });
+      return { code: r.code, check: (jsonOf(r).checks as { name: string }[]).find((c) => c.name === 'engines') };
+    };
+    expect(await engines('0.12.1')).toEqual({ code: 9, check: { name: 'engines', status: 'fail', detail: expect.stringContaining('needs yolop >=0.13; you have 0.12.1: yolop cannot run this version') } });
+    expect(await engines('0.13.0')).toEqual({ code: 0, check: { name: 'engines', status: 'pass', detail: 'needs yolop >=0.13; you have 0.13.0' } });
+    expect(await engines(null)).toEqual({ code: 0, check: { name: 'engines', status: 'warn', detail: expect.stringContaining("the installed yolop's version is unknown (no yolop on PATH)") } });
+  });
+});
+
+describe('a broken agent is "unknown", never a hang or a crash', () => {
+  /** Live (non-zombie) processes whose pid is in `pids`. */
+  const alive = (pids: number[]) =>
+    pids.filter((pid) => {
+      try {
+        return !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
+
+  it('a hanging agent (and the child it forked) is killed after the timeout; install goes on', async () => {
+    const pids = join(home.root, 'hang-pids');
+    const agent = fakeAgentScript(join(home.root, 'hang'), `sleep 300 &\necho $! >> '${pids}'\necho $$ >> '${pids}'\nexec sleep 300`);
+    const t0 = Date.now();
+    const r = await runCli(['install', 'hello', '--json'], { env: { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}`, YEP_EXT_AGENT_TIMEOUT_MS: '700' }, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(jsonOf(r).installed[0]).toMatchObject({ version: '0.5.0', engines: { status: 'unknown-agent' } });
+    expect(r.stderr).toMatch(/--version` did not answer within 700 ms/);
+    const started = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
+    expect(started).toHaveLength(2);
+    expect(alive(started)).toEqual([]);
+  });
+
+  it('an agent that prints its version and leaves a background child holding the pipes: version read, child killed', async () => {
+    const pids = join(home.root, 'daemon-pids');
+    const agent = fakeAgentScript(join(home.root, 'daemon'), `echo 'yolop 0.12.1'\nsleep 300 &\necho $! >> '${pids}'\nexit 0`);
+    const t0 = Date.now();
+    const r = await runCli(['install', 'hello', '--json'], { env: { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}` }, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(jsonOf(r).installed[0]).toMatchObject({ version: '0.4.0', engines: { status: 'admits', agent: '0.12.1' } });
+    const started = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
+    expect(started).toHaveLength(1);
+    expect(alive(started)).toEqual([]);
+  });
+
+  it.each([
+    ['endless output', 'exec yes "yolop 0.12.1 garbage"', /printed more than 4096 bytes/],
+    ['binary garbage', 'head -c 3000 /dev/urandom; exit 0', /printed no version number|printed more than/],
+    ['no version in it', 'echo "yolop (development build)"; exit 0', /printed no version number/],
+    ['a failing exit status', 'echo "yolop 0.12.1"; exit 3', /exited with status 3/],
+    ['a crash by signal', 'kill -SEGV $$', /was killed by SIGSEGV/],
+  ])('%s: unknown, and the install goes on', async (_label, body, reason) => {
+    const agent = fakeAgentScript(join(home.root, 'bad'), body);
+    const r = await runCli(['install', 'hello', '--json'], { env: { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}` }, timeoutMs: 30_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).installed[0]).toMatchObject({ version: '0.5.0', engines: { status: 'unknown-agent', agent: null } });
+    expect(r.stderr).toMatch(reason);
+  });
+
+  it('a relative PATH entry is never searched (a cloned repo\'s ./yolop does not run)', async () => {
+    const cwd = join(home.root, 'repo');
+    const trap = fakeAgent(cwd, '0.1.0');
+    const r = await runCli(['install', 'hello', '--json'], { env: { ...base(), PATH: `.:${NO_AGENT_PATH}` }, cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(trap.runs()).toBe(0);
+    expect(jsonOf(r).installed[0].engines.status).toBe('unknown-agent');
+  });
+});
+
+function readdirNames(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir) : [];
+}

@@ -1,0 +1,273 @@
+/**
+ * `info` and `outdated` end to end (issue 18), through the built CLI against the
+ * loopback registry and a real git repository whose branch moved: the JSON shape
+ * (every key present), the exit codes (0; 14 only with --exit-code; a failed
+ * lookup's code), the wanted/latest logic within and outside the recorded
+ * requirement, secrets only as set/unset, and that neither command writes
+ * anything (the lock and the store are byte-identical afterwards).
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureCrate } from '../helpers/crates.js';
+import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
+import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const HELLO = 'yolop-extension-hello';
+const SECRET = 'sk-info-test-7d1f0c2e9b';
+let reg: TestRegistry;
+let home: TempHome;
+let repo: TestRepo;
+
+function manifest(version: string): string {
+  return JSON.stringify({
+    name: 'hello',
+    version,
+    description: 'says hello',
+    engines: { yolop: '>=0.10' },
+    yolop: {
+      capabilityServer: { command: 'hello-server' },
+      tools: [{ name: 'greet' }],
+      config_schema: {
+        type: 'object',
+        required: ['token'],
+        properties: { token: { type: 'string', secret: true, env: 'HELLO_TOKEN' }, mode: { type: 'string', default: 'fast' } },
+      },
+    },
+  });
+}
+const publish = (version: string) => reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version) } }) });
+
+const store = () => join(home.configDir, 'extensions');
+const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
+const env = (): Record<string, string> => {
+  const agent = fakeAgent(join(home.root, 'agent'), '0.12.1');
+  return { ...home.env, PATH: `${agent.dir}:${pathWithoutAgent()}`, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' };
+};
+
+const ITEM_KEYS = ['current', 'engines', 'error', 'hint', 'kind', 'latest', 'name', 'requirement', 'source', 'status', 'wanted'];
+const INFO_KEYS = [
+  'approved_grant', 'config', 'content_hash', 'description', 'dir', 'enabled', 'engines', 'grant', 'installed', 'name', 'pin', 'registry', 'source', 'source_text', 'upstream', 'upstream_error', 'verify', 'version',
+];
+
+/** The whole store (names and bytes): neither command may change it. */
+function storeSnapshot(): string {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = join(dir, e.name);
+      if (e.name === '.yep-cache') continue; // the agent-version cache
+      if (e.isDirectory()) walk(p);
+      else out.push(`${p}\n${e.isSymbolicLink() ? 'link' : readFileSync(p).toString('base64')}`);
+    }
+  };
+  walk(store());
+  return out.join('\n');
+}
+
+let oldRev: string;
+let pkgDir: string;
+
+beforeEach(async () => {
+  reg = await startRegistry();
+  home = makeTempHome('yep-info-');
+  publish('0.1.0');
+  publish('0.4.0');
+  repo = makeRepo(join(home.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
+  oldRev = repo.rev('main');
+  pkgDir = writePackage(join(home.root, 'local-ext'), { name: 'localext' });
+  for (const spec of ["hello@^0.1", `${repo.url}@main`, pkgDir]) {
+    const r = await runCli(['install', spec, '--yes'], { env: env() });
+    expect(r.code, `${spec}: ${r.stderr}`).toBe(0);
+  }
+});
+afterEach(async () => {
+  await reg.close();
+  home.cleanup();
+});
+
+describe('outdated', () => {
+  it('current, wanted, latest for crate and git entries; path = local; exit 0, or 14 with --exit-code; nothing written', async () => {
+    publish('0.1.1'); // inside ^0.1
+    const newRev = repo.commit({ 'README.md': 'moved\n' }); // the branch moved
+    const lock = lockText();
+    const snapshot = storeSnapshot();
+    const downloads = reg.requestsTo('/crates/').length;
+
+    const r = await runCli(['outdated', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const doc = jsonOf(r);
+    expect(Object.keys(doc).sort()).toEqual(['outdated', 'outdated_count']);
+    expect(doc.outdated_count).toBe(2);
+    for (const item of doc.outdated) expect(Object.keys(item).sort(), item.name).toEqual(ITEM_KEYS);
+    const [gitext, hello, localext] = doc.outdated;
+    expect(hello).toMatchObject({ name: 'hello', kind: 'crate', current: '0.1.0', wanted: '0.1.1', latest: '0.4.0', requirement: '^0.1', status: 'update', hint: 'yep-ext update hello', error: null });
+    expect(hello.engines).toMatchObject({ status: 'admits', requires: '>=0.10', agent: '0.12.1' });
+    expect(gitext).toMatchObject({ name: 'gitext', kind: 'git', current: oldRev, wanted: newRev, latest: newRev, requirement: 'main', status: 'update', hint: 'yep-ext update gitext', error: null });
+    expect(localext).toMatchObject({ name: 'localext', kind: 'path', wanted: null, latest: null, requirement: null, status: 'local', hint: null, error: null });
+
+    const coded = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
+    expect(coded.code, coded.stderr).toBe(14);
+    expect(jsonOf(coded)).toEqual(doc);
+
+    const human = await runCli(['outdated', '--exit-code'], { env: env() });
+    expect(human.code).toBe(14);
+    // Piped: a tab-separated table with a header, no box characters.
+    expect(human.stdout.split('\n')[0]).toBe('name\tcurrent\twanted\tlatest\tkind\tstatus');
+    expect(human.stdout).toContain(`hello\t0.1.0\t0.1.1\t0.4.0\tcrate\tupdate: yep-ext update hello`);
+    expect(human.stdout).toContain(`gitext\t${oldRev.slice(0, 12)}\t${newRev.slice(0, 12)}\t${newRev.slice(0, 12)}\tgit\tupdate: yep-ext update gitext`);
+    expect(human.stdout).not.toMatch(/[│┌─]/);
+
+    expect(lockText()).toBe(lock);
+    expect(storeSnapshot()).toBe(snapshot);
+    // Index reads only: no package was downloaded.
+    expect(reg.requestsTo('/crates/')).toHaveLength(downloads);
+  });
+
+  it('after update: only a version outside the requirement is newer (status beyond, the install that reaches it); git up to date', async () => {
+    publish('0.1.1');
+    const up = await runCli(['update', '--all', '--yes'], { env: env() });
+    expect(up.code, up.stderr).toBe(0);
+    const r = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
+    expect(r.code, r.stderr).toBe(14);
+    const items = jsonOf(r).outdated;
+    expect(items[1]).toMatchObject({ name: 'hello', current: '0.1.1', wanted: '0.1.1', latest: '0.4.0', status: 'beyond', hint: "yep-ext install 'hello@^0.4.0'" });
+    expect(items[0]).toMatchObject({ name: 'gitext', status: 'up-to-date', current: oldRev, wanted: oldRev, hint: null });
+    const human = await runCli(['outdated'], { env: env() });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("newer outside ^0.1: yep-ext install 'hello@^0.4.0'");
+
+    // Everything current: --exit-code exits 0.
+    const all = await runCli(['install', 'hello@^0.4', '--yes'], { env: env() });
+    expect(all.code, all.stderr).toBe(0);
+    const none = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
+    expect(none.code, none.stderr).toBe(0);
+    expect(jsonOf(none).outdated_count).toBe(0);
+  });
+
+  it('a failed lookup is reported on its row; the others are answered; exit 11 (partial)', async () => {
+    reg.fault(/yolop-extension-hello/, { kind: 'status', status: 500 });
+    const r = await runCli(['outdated', '--json'], { env: env() });
+    expect(r.code).toBe(11);
+    const items = jsonOf(r).outdated;
+    expect(items[1]).toMatchObject({ name: 'hello', status: 'failed', wanted: null, latest: null, error: { code: 'E_NETWORK' } });
+    expect(items[0]).toMatchObject({ name: 'gitext', status: 'up-to-date', error: null });
+    const human = await runCli(['outdated'], { env: env() });
+    expect(human.code).toBe(11);
+    expect(human.stdout).toContain('hello\t0.1.0\t-\t-\tcrate\tfailed:');
+    expect(human.stderr).toMatch(/error: Could not check hello/);
+  });
+});
+
+describe('info', () => {
+  it('an installed crate: pin, hash, grant, config (a secret only as set/unset), checks, engines, newer versions in and outside the requirement', async () => {
+    publish('0.1.1');
+    const lock = lockText();
+    const r = await runCli(['info', 'hello', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const info = jsonOf(r);
+    expect(Object.keys(info).sort()).toEqual(INFO_KEYS);
+    const block = lock.split('[[extensions]]').find((b) => b.includes('name = "hello"'))!;
+    const hash = /content_hash = "([^"]+)"/.exec(block)![1];
+    const grant = /grant = "([^"]+)"/.exec(block)![1];
+    expect(info).toMatchObject({
+      name: 'hello',
+      installed: true,
+      version: '0.1.0',
+      description: 'says hello',
+      source: { type: 'crate', crate_name: HELLO, version: '0.1.0', requirement: '^0.1' },
+      source_text: `crates.io:${HELLO}@0.1.0`,
+      pin: '0.1.0',
+      content_hash: hash,
+      approved_grant: grant,
+      grant: { fingerprint: grant, grant: { name: 'hello', tools: [expect.objectContaining({ name: 'greet' })] } },
+      verify: { ok: true, problems: [], checked_by: 'list' },
+      engines: { status: 'admits', requires: '>=0.10', agent: '0.12.1' },
+      upstream: { wanted: '0.1.1', latest: '0.4.0', status: 'update', newest_in_requirement: '0.1.1', newest_outside_requirement: '0.4.0', hint: 'yep-ext update hello' },
+      upstream_error: null,
+      registry: null,
+    });
+    expect(info.upstream.versions.map((v: { version: string }) => v.version)).toEqual(['0.4.0', '0.1.1', '0.1.0']);
+    expect(info.config).toEqual([
+      { key: 'token', secret: true, required: true, set: false, source: 'unset', env: 'HELLO_TOKEN', default: null },
+      { key: 'mode', secret: false, required: false, set: false, source: 'default', env: null, default: 'fast' },
+    ]);
+
+    // The secret set: shown as set, its value nowhere in the output.
+    const s = await runCli(['set-secret', 'hello', 'token', '--stdin'], { env: env(), input: SECRET });
+    expect(s.code, s.stderr).toBe(0);
+    const after = await runCli(['info', 'hello', '--json'], { env: env() });
+    expect(jsonOf(after).config[0]).toMatchObject({ key: 'token', set: true, source: 'secrets' });
+    const human = await runCli(['info', 'hello'], { env: env() });
+    expect(human.code, human.stderr).toBe(0);
+    for (const out of [after.stdout, after.stderr, human.stdout, human.stderr]) expect(out).not.toContain(SECRET);
+    expect(human.stdout).toContain('token (secret) (required): set (secrets) -> $HELLO_TOKEN');
+    expect(human.stdout).toContain('mode: unset, default "fast"');
+    expect(human.stdout).toContain(`content hash: ${hash}`);
+    expect(human.stdout).toContain('hello contributes:'); // the install summary renderer
+    expect(human.stdout).toContain('newest outside the requirement: 0.4.0');
+  });
+
+  it('files changed in the store: the checks report the drift (verify.ok false)', async () => {
+    writeFileSync(join(store(), 'hello', 'plugin.json'), manifest('0.1.0').replace('says hello', 'says hi'));
+    const r = await runCli(['info', 'hello', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).verify).toMatchObject({ ok: false, problems: [expect.stringMatching(/^hash drift/)] });
+  });
+
+  it('a git install whose branch moved: pin = the installed commit, upstream = the ref\'s new commit', async () => {
+    const newRev = repo.commit({ 'README.md': 'moved\n' });
+    const r = await runCli(['info', 'gitext', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r)).toMatchObject({ pin: oldRev, source: { type: 'git', rev: oldRev, requested_ref: 'main' }, upstream: { wanted: newRev, latest: newRev, status: 'update', versions: [] } });
+  });
+
+  it('a path install: upstream null (local), everything else present', async () => {
+    const r = await runCli(['info', 'localext', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const info = jsonOf(r);
+    expect(Object.keys(info).sort()).toEqual(INFO_KEYS);
+    expect(info).toMatchObject({ installed: true, source: { type: 'path' }, upstream: null, upstream_error: null, registry: null });
+    expect((await runCli(['info', 'localext'], { env: env() })).stdout).toContain('local (a path install: edited in place)');
+  });
+
+  it('a crate that is not installed: what the registry lists, and nothing is installed or downloaded', async () => {
+    reg.publish({ name: 'yolop-extension-other', vers: '1.0.0', data: fixtureCrate(HELLO, '1.0.0', { publishAs: 'yolop-extension-other' }) });
+    reg.publish({ name: 'yolop-extension-other', vers: '1.2.0', data: fixtureCrate(HELLO, '1.2.0', { publishAs: 'yolop-extension-other' }), yanked: true });
+    const lock = lockText();
+    const downloads = reg.requestsTo('/crates/').length;
+    const r = await runCli(['info', 'crates.io:yolop-extension-other', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const info = jsonOf(r);
+    expect(Object.keys(info).sort()).toEqual(INFO_KEYS);
+    expect(info).toMatchObject({
+      installed: false,
+      version: null,
+      source: null,
+      grant: null,
+      verify: null,
+      upstream: null,
+      config: [],
+      registry: { crate: 'yolop-extension-other', latest: '1.0.0', versions: [{ version: '1.2.0', yanked: true }, { version: '1.0.0', yanked: false }] },
+    });
+    expect(lockText()).toBe(lock);
+    expect(readdirSync(store())).not.toContain('other');
+    expect(reg.requestsTo('/crates/')).toHaveLength(downloads);
+    const human = await runCli(['info', 'other'], { env: env() });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('Install it with `yep-ext install other`');
+  });
+
+  it('not installed and not in the registry: exit 3; a directory that is not installed: exit 2 pointing at install --dry-run', async () => {
+    const missing = await runCli(['info', 'nosuch', '--json'], { env: env() });
+    expect(missing.code).toBe(3);
+    expect(jsonOf(missing).error.code).toBe('E_NOT_FOUND');
+    const dir = writePackage(join(home.root, 'other-dir'), { name: 'otherdir' });
+    const path = await runCli(['info', dir, '--json'], { env: env() });
+    expect(path.code).toBe(2);
+    expect(jsonOf(path).error.hint).toContain(`yep-ext install ${dir} --dry-run`);
+  });
+});
