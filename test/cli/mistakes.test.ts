@@ -45,7 +45,7 @@ const mistakes: Mistake[] = [
   { what: 'a typo of --json', argv: ['list', '--jsn'], jsonArgv: ['list', '--jsn', '--json'], exit: 2, message: /^Unknown flag --jsn for `yep-ext list`\.$/, hint: /Did you mean --json\?/ },
   { what: 'a typo of --no-verify', argv: ['list', '--no-verfy'], exit: 2, message: /Unknown flag --no-verfy/, hint: /Did you mean --no-verify\?/ },
   { what: 'a typo of --frozen', argv: ['install', '--froze'], exit: 2, message: /Unknown flag --froze for `yep-ext install`/, hint: /Did you mean --frozen\?/ },
-  { what: 'a flag of another command', argv: ['remove', 'echo-node', '--index', 'http://127.0.0.1:1/'], exit: 2, message: /Unknown flag --index for `yep-ext remove`/, hint: /--index is a flag of `info`, `install`, `outdated`, `search`, `update`, not of `remove`/ },
+  { what: 'a flag of another command', argv: ['remove', 'echo-node', '--index', 'http://127.0.0.1:1/'], exit: 2, message: /Unknown flag --index for `yep-ext remove`/, hint: /--index is a flag of `info`, `install`, `mirror`, `outdated`, `search`, `update`, not of `remove`/ },
   { what: 'an unknown short flag', argv: ['install', '-z', 'lsp'], exit: 2, message: /Unknown flag -z for `yep-ext install`/, hint: /-y \(--yes\)/ },
   { what: 'a value given to a switch', argv: ['list', '--verify=false'], exit: 2, message: /^--verify is a switch: it takes no value/, hint: /--no-verify/ },
   { what: 'an option flag without its value', argv: ['search', '--limit'], jsonArgv: ['search', '--json', '--limit'], exit: 2, message: /^--limit needs a value\.$/, hint: /--limit 50/ },
