@@ -58,7 +58,11 @@ export function tracedRun(args: string[], options: TraceOptions): Promise<Traced
     // (No --seccomp-bpf: with it strace 6.1 stops counting for when=N after the first call.)
     const child = spawn('strace', ['-f', '-qq', '-o', options.traceFile, '-e', `trace=${syscalls.join(',')}`, ...inject, process.execPath, BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
-      env: withSeams({ ...options.env, UV_THREADPOOL_SIZE: '1' }),
+      // NODE_DISABLE_COMPILE_CACHE: on Node 22.1+ bin/run.js turns V8's compile cache on, whose
+      // directory is made by a mkdir on the main thread; strace counts calls per thread, so that
+      // one would make the installer lock's mkdir (in the pool) unreachable by when=N. The cache
+      // is not state; the kill points are the same with it off.
+      env: withSeams({ ...options.env, UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1' }),
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     let stderr = '';
