@@ -9,6 +9,7 @@ import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Context } from '../core/context.js';
 import { YepError, isYepError } from '../core/errors.js';
 import { resolvePaths } from '../core/paths.js';
+import { parseDuration } from '../core/policy/duration.js';
 import { installedNames } from '../core/store/installed-name.js';
 import { closestMatches } from '../core/text/closest.js';
 import { makeCliContext } from './cli-context.js';
@@ -49,6 +50,14 @@ export const minAgeFlag = {
     helpValue: '<duration>',
   }),
 };
+
+/**
+ * `--min-age` checked when the command starts: resolution reads it only when a crate
+ * is resolved, so a typo beside a path or git source would otherwise pass unnoticed.
+ */
+export function checkMinAge(value: string | undefined): void {
+  if (value !== undefined) parseDuration(value, '--min-age');
+}
 
 // Every argument is declared with `ignoreStdin: true`: oclif otherwise fills a
 // missing argument from piped standard input (`printf lsp | yep-ext disable`

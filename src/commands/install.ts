@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { BaseCommand, checkMinAge, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
 import { confirmOrCancel } from '../cli/prompts.js';
 import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
@@ -115,6 +115,7 @@ Sources:
     }
     if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
     const accept = parseAccept(flags.accept);
+    checkMinAge(flags['min-age']);
     const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
     if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, flags['ignore-engines'], feedback);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes, ...feedback });

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { BaseCommand, checkMinAge, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
 import { confirmOrCancel } from '../cli/prompts.js';
 import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
 import { renderPlanned, renderUpdated } from '../cli/render-update.js';
@@ -43,6 +43,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Update);
     const accept = parseAccept(flags.accept);
+    checkMinAge(flags['min-age']);
     if (flags.all && argv.length > 0) {
       throw new YepError('E_USAGE', `--all updates every installed extension; it takes no names (got ${(argv as string[]).map((a) => JSON.stringify(sanitize(a, { max: 80 }))).join(', ')}).`, {
         hint: `Drop the names (\`yep-ext update --all\`), or drop --all (\`yep-ext update ${(argv as string[]).map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,

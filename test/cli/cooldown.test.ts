@@ -99,6 +99,16 @@ describe('install under a cooldown', () => {
     expect(r.stderr).toMatch(/not a duration/);
     expect(existsSync(lockFile())).toBe(false);
   });
+
+  it('a malformed duration is refused before anything else, also beside a path source (which resolution never asks)', async () => {
+    const r = await runCli(['install', join(process.cwd(), 'examples', 'echo-node'), '--yes', '--min-age', '3x'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--min-age: "3x" is not a duration/);
+    expect(existsSync(lockFile())).toBe(false);
+    expect(existsSync(join(home.configDir, 'extensions', 'echo-node'))).toBe(false);
+    const u = await runCli(['update', '--all', '--min-age', '3x'], { env: env() });
+    expect(u.code).toBe(2);
+  });
 });
 
 describe('update under a cooldown', () => {
