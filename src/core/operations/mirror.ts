@@ -52,6 +52,8 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   if (options.baseUrl !== undefined) checkSourceUrl(options.baseUrl, '--base-url', { allowFile: true, code: 'E_USAGE' });
   const lockPath = options.lockfile ? resolve(options.lockfile) : ctx.paths.lockFile;
   const lock = options.lockfile ? await loadGivenLockfile(lockPath) : await loadLock(lockPath);
+  // As `install --frozen` does: an empty mirror from a wrong path must not pass silently in CI.
+  if (lock.entries.length === 0) ctx.log.warn(`${lockPath} pins no extensions: the mirror will hold nothing.`);
   await ensureDir(root);
   const previous = readManifest(root);
   const base = mirrorBase(root, options.baseUrl);
