@@ -238,7 +238,9 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
         });
       }
     }
-    const reinstall = decision.action === 'unchanged' && hooks.force === true;
+    // Same pin, bytes and grant as the lock, yet not "unchanged": the installed tree was damaged, so this puts it back (no pin moves).
+    const repaired = decision.action === 'repinned' && previous !== undefined && previous.content_hash === plan.content_hash && previous.grant === grant.fingerprint;
+    const reinstall = (decision.action === 'unchanged' && hooks.force === true) || repaired;
     if (decision.action !== 'unchanged' || reinstall) await commitPackage(ctx, prepared);
     // Read after the commit: a build from source runs there and changes both.
     const { command } = prepared;
