@@ -78,6 +78,7 @@ describe('install under a cooldown', () => {
     const ok = await runCli(['install', 'hello@0.4.1', '--min-age', '3d', '--allow-fresh'], { env: env() });
     expect(ok.code, ok.stderr).toBe(0);
     expect(lockText()).toContain('version = "0.4.1"');
+    expect(ok.stderr).toMatch(/installing it because of --allow-fresh/);
   });
 
   it('a version without pubtime counts as old', async () => {

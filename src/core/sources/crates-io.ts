@@ -219,6 +219,8 @@ function cooledCandidates(ctx: Context, crate: string, entries: IndexEntry[], re
   const cooldown = update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
   if (!cooldown) return all.entries;
   const cooled = chooseUnderCooldown(name, entries, requirement, cooldown, Date.now());
+  // Its own warnings (an --allow-fresh install of a young version) beside those already logged.
+  for (const w of cooled.warnings) if (!all.warnings.includes(w)) ctx.log.warn(w);
   if (cooled.skipNote && note) note.text = cooled.skipNote;
   else if (cooled.skipNote) ctx.log.warn(cooled.skipNote);
   return all.entries.filter((e) => compareVersionsDesc(e.version, cooled.entry.version) >= 0);
