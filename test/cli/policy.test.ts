@@ -6,7 +6,7 @@
  * `policy init --from-lock` admits exactly the lock. YEP_EXT_POLICY points at a
  * temp file (test/helpers/home.ts), never /etc.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -59,6 +59,19 @@ function expectRefused(r: Awaited<ReturnType<typeof install>>, rule: string, ite
     expect(lockNames()).not.toContain(name);
   }
 }
+
+describe('repair is ruled too', () => {
+  it('install --force of an installed crate the policy now refuses: exit 13, the store entry and the lock untouched', async () => {
+    const first = await install(['hello@0.3.0']);
+    expect(first.code, first.stderr).toBe(0);
+    const lockBefore = readFileSync(lockFile(), 'utf8');
+    const linkBefore = readlinkSync(store('hello'));
+    systemPolicy({ names: { deny: ['hello'] } });
+    expectRefused(await install(['--force', 'hello']), 'names.deny', 'hello');
+    expect(readFileSync(lockFile(), 'utf8')).toBe(lockBefore);
+    expect(readlinkSync(store('hello'))).toBe(linkBefore);
+  });
+});
 
 describe('each rule refuses and admits', () => {
   it('sources.kinds', async () => {

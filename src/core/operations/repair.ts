@@ -17,6 +17,7 @@ import { resolveExtensionName } from '../store/installed-name.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, prepareExactly } from './prepare.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
+import { admitPrepared, withPolicy } from './policy-gate.js';
 import { installSpec, type InstallHooks, type InstallOutcome } from './install.js';
 
 /** The lock entry a `--force` argument names, if it is the name of an installed extension. */
@@ -37,6 +38,8 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
       if (e instanceof YepError) throw new YepError(e.code, `${entry.name} cannot be fetched again as locked: ${e.message}`, { hint: 'Nothing was changed. If the source really changed, `yep-ext update` reviews it.' });
       throw e;
     });
+    // The policy file rules a repair as it rules install and --frozen: refused before anything is placed.
+    admitPrepared(withPolicy(ctx).policy, prepared);
     await withInstallLock(ctx, async () => {
       const now = findEntry(await loadLock(ctx.paths.lockFile), entry.name);
       if (!now || now.content_hash !== entry.content_hash) throw new YepError('E_CONFLICT', `${entry.name} changed while it was being fetched again.`, { hint: 'Run the command again.' });
