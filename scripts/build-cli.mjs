@@ -111,7 +111,9 @@ const [main, fast] = await Promise.all([
     outdir: join(DIST, 'bundle'),
     outExtension: { '.js': '.cjs' },
     // fast-path.cjs requires table-engine.cjs at run time instead of holding it.
+    // (One `plugins` key: a second one below silently replaced this list.)
     plugins: [
+      noFetchers,
       {
         name: 'table-engine-apart',
         setup(b) {
@@ -122,7 +124,6 @@ const [main, fast] = await Promise.all([
     // Less text to scan at load; identifiers are kept so stack traces stay readable.
     minifyWhitespace: true,
     minifySyntax: true,
-    plugins: [noFetchers],
     define: { ...common.define, 'import.meta.url': '__yepImportMetaUrl' },
     banner: { js: "const __yepImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   }),

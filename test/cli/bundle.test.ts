@@ -26,6 +26,12 @@ describe('the bundled CLI', () => {
     for (const id of ids) expect(manifest.commands[id]!.relativePath.slice(0, 3)).toEqual(['dist', 'bundle', 'commands']);
   });
 
+  it("keeps the table engine out of the list fast path's bundle (it is required from table-engine.cjs only when a table is drawn)", () => {
+    const fast = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'fast-path.cjs'), 'utf8');
+    expect(fast).not.toMatch(/require_cli_table3/);
+    expect(fast).toContain('./table-engine.cjs');
+  });
+
   it('lists every command in --help, and each one loads and prints its own help', async () => {
     const home = makeTempHome();
     try {
