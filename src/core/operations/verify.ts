@@ -204,6 +204,9 @@ export async function recordCleanState(ctx: Context, entry: LockEntry, check: En
 
 /** Record the signatures of a tree just placed for `entry` (its hash and binary were verified in staging). */
 export async function recordPlacedState(ctx: Context, entry: LockEntry): Promise<void> {
+  // A linked (path) entry is the user's own directory, hashed before a consent prompt that
+  // may wait: signing it now could vouch for edits made meanwhile. It is re-hashed instead.
+  if (isLinked(entry.source)) return;
   const dir = resolveInstalledDir(ctx.paths, entry.name);
   if (!dir) return;
   let files: Record<string, FileSignature>;
@@ -212,7 +215,7 @@ export async function recordPlacedState(ctx: Context, entry: LockEntry): Promise
   } catch {
     return;
   }
-  const fileSha = typeof entry.source.binary_file_sha256 === 'string' && !isLinked(entry.source) ? entry.source.binary_file_sha256 : null;
+  const fileSha = typeof entry.source.binary_file_sha256 === 'string' ? entry.source.binary_file_sha256 : null;
   await writeTreeState(ctx.paths, { format: 1, name: entry.name, dir, content_hash: entry.content_hash, binary_file_sha256: fileSha, files });
 }
 
