@@ -125,6 +125,8 @@ Sources:
       ignoreEngines: flags['ignore-engines'],
       prepare: { build: buildModeOf(flags.build) },
       ...(flags.force ? { force: true } : {}),
+      // Without a TTY and without --yes a replacement cannot be approved: refused before any download.
+      refuseReplace: !flags.yes && !ctx.interactive,
       onPreview: (p) => {
         if (!json) this.log(renderPreview(p));
       },
