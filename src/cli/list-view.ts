@@ -1,5 +1,5 @@
 /** What `list` prints: the table for people and the document for --json (shared with the fast path). */
-import { describeSource } from '../core/sources/index.js';
+import { sourceLabel } from '../core/sources/index.js';
 import type { ListedExtension } from '../core/operations/list.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderRows } from './table.js';
@@ -23,7 +23,7 @@ export async function renderList(items: ListedExtension[], out: OutputShape): Pr
       sanitize(e.name),
       sanitize(e.version ?? '-'),
       e.enabled === undefined ? '?' : e.enabled ? 'yes' : 'no',
-      e.source ? sanitize(describeSource(e.source)) : '(not in lock)',
+      e.source ? sanitize(sourceLabel(e.source)) : '(not in lock)',
       (e.config ?? []).map((f) => `${sanitize(f.key)}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : f.kept ? 'kept, not in effect' : f.source === 'default' ? 'default' : 'unset'}`).join('\n'),
       e.problems.length ? sanitize(e.problems.join('; ')) : '',
     ]),
