@@ -9,9 +9,23 @@ export function listJson(items: ListedExtension[]) {
   return { extensions: items.map(toJson) };
 }
 
+/** One entry: every key present, null when unknown (docs/json.md); keys yep-ext may add later come after. */
 function toJson(e: ListedExtension) {
   const { manifest: _m, ...rest } = e;
-  return { ...rest, version: e.version ?? null, enabled: e.enabled ?? null, source: e.source ?? null, engines: e.engines ?? null };
+  return {
+    ...rest,
+    name: e.name,
+    version: e.version ?? null,
+    description: e.description ?? null,
+    enabled: e.enabled ?? null,
+    source: e.source ?? null,
+    content_hash: e.content_hash ?? null,
+    grant: e.grant ?? null,
+    dir: e.dir,
+    problems: e.problems,
+    config: e.config ?? null,
+    engines: e.engines ?? null,
+  };
 }
 
 /** The table (fitted boxes on a terminal, tab-separated lines otherwise; see table.ts). */
