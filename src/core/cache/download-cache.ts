@@ -99,17 +99,31 @@ export async function cachedDigestOf(ctx: Context, key: string): Promise<string 
   }
 }
 
+/** Cache dirs a write already failed on for a lasting reason in this process: not tried again. */
+const unwritable = new Set<string>();
+const LASTING = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
+
 /**
  * Put a verified file in the cache (streamed) under `key` (default: its digest's
- * key); any failure (read-only mount, full disk, EACCES) is only logged.
+ * key). Any failure is only a debug note; a lasting one (read-only mount, no
+ * permission, full disk) is noted once and the cache is then only read by this
+ * process: one note per run, not one per file.
  */
 export async function storeInCache(ctx: Context, sha256Hex: string, file: string, key: string = cacheKey(sha256Hex)): Promise<void> {
   if (!cacheEnabled(ctx.env)) return;
+  const dir = ctx.paths.sharedCacheDir;
+  if (unwritable.has(dir)) return;
   try {
     const cacache = await loadCacache();
-    await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), cacache.put.stream(ctx.paths.sharedCacheDir, key, { integrity: integrityOf(sha256Hex), algorithms: ['sha256'] }));
+    await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), cacache.put.stream(dir, key, { integrity: integrityOf(sha256Hex), algorithms: ['sha256'] }));
   } catch (e) {
-    ctx.log.debug(`download cache not written (${(e as Error).message})`);
+    const code = (e as { code?: string }).code ?? '';
+    if (LASTING.has(code)) {
+      // Downloads run in parallel: only the first of the writes that fail together says so.
+      if (unwritable.has(dir)) return;
+      unwritable.add(dir);
+      ctx.log.debug(`download cache not written (${code}: ${dir} is read-only, not writable or full); reading it only`);
+    } else ctx.log.debug(`download cache not written (${(e as Error).message})`);
   }
 }
 
