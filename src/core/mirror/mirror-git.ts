@@ -22,6 +22,7 @@ import { checkGitUrl, isFullSha } from '../sources/git-url.js';
 import { createGit } from '../sources/git-run.js';
 import { sanitize } from '../text/sanitize.js';
 import { gitMirrorPath } from './git-mirror-url.js';
+import { nameLockedRef } from './mirror-git-refs.js';
 
 export interface MirroredGit {
   name: string;
@@ -84,6 +85,8 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   }
   try {
     await git.raw(['update-ref', `refs/tags/yep/${rev}`, rev]);
+    // The ref the lock followed, so a non-exact resolve against the mirror finds it (mirror-git-refs.ts).
+    await nameLockedRef(ctx, git, { ...rec, url: origin.url }, rev);
     // Only the pinned commits are named: drop the refs a fallback fetch brought.
     const extra = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/yep-fetch/'])).split('\n').filter(Boolean);
     for (const ref of extra) await git.raw(['update-ref', '-d', ref]);
