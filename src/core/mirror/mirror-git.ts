@@ -13,7 +13,8 @@
  * tarball would have to reproduce git's checkout (modes, symlinks, attributes).
  * Git objects are content-addressed, so the commit id verifies what is fetched.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { ensureDir } from '../store/fs-atomic.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
@@ -41,7 +42,7 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   const rev = rec.rev.toLowerCase();
   const rel = `git/${gitMirrorPath(origin.url)}`;
   const gitDir = join(root, rel);
-  await mkdir(dirname(gitDir), { recursive: true });
+  await ensureDir(dirname(gitDir));
   const exists = await stat(join(gitDir, 'HEAD')).then(
     () => true,
     () => false,
