@@ -116,7 +116,7 @@ Sources:
     const accept = parseAccept(flags.accept);
     checkMinAge(flags['min-age']);
     const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
-    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, flags['ignore-engines'], feedback);
+    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, flags['ignore-engines'], feedback, flags['git-mirror']);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
     if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
     ctx.cooldown = cooldown;
@@ -159,8 +159,9 @@ Sources:
   }
 
   /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions, ignoreEngines: boolean, feedback: Feedback): Promise<unknown> {
+  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions, ignoreEngines: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
     const ctx = this.makeContext({ index, ...feedback });
+    if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
     ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await planMany(ctx, specs, {

@@ -126,9 +126,9 @@ describe('--git-mirror for non-exact git fetches', () => {
     expect(await contentHash(join(h.configDir, 'extensions', 'gitmove'))).toBe(await contentHash(join(old.configDir, 'extensions', 'gitmove')));
   });
 
-  it('update of a git entry resolves and fetches from the mirror (dumb HTTP): moves to the mirrored commit, zero origin access', async () => {
+  it('update --git-mirror of a git entry resolves and fetches from the mirror (dumb HTTP): moves to the mirrored commit, zero origin access', async () => {
     expect(entryOf(old).source.rev).toBe(c1);
-    const r = await withoutOrigin(() => runCli(['update', 'gitmove', '--yes', '--json'], { env: env(old, httpBase) }));
+    const r = await withoutOrigin(() => runCli(['update', 'gitmove', '--yes', '--git-mirror', httpBase, '--json'], { env: originEnv(old) }));
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(entryOf(old).source).toMatchObject({ url: repo.url, rev: c2 });
     expect(readFileSync(join(old.configDir, 'extensions', 'gitmove', 'plugin.json'), 'utf8')).toContain('1.1.0');
