@@ -204,6 +204,95 @@ describe('update moves only as far as the agent allows', () => {
   });
 });
 
+describe('outdated: newer, but needs a newer yolop', () => {
+  it('agent 0.12.1 at 0.3.0: 0.4.0 is the newest runnable, 0.5.0 needs a newer yolop; downloads verified and cached; held does not fail --exit-code', async () => {
+    expect((await runCli(['install', 'hello'], { env: withAgent('0.10.0') })).code).toBe(0);
+    const lock = lockText();
+    // A download cache of its own: the install above put 0.4.0 and 0.5.0 in the default one.
+    const env = { ...withAgent('0.12.1'), YEP_EXT_CACHE_DIR: join(home.root, 'dl-cache') };
+    const before = downloads().length;
+
+    const r = await runCli(['outdated', '--json', '--exit-code'], { env });
+    // 0.4.0 can be taken: outdated (docs/exit-codes.md).
+    expect(r.code, r.stderr).toBe(14);
+    const row = jsonOf(r).outdated[0];
+    expect(row).toMatchObject({ name: 'hello', current: '0.3.0', wanted: '0.5.0', latest: '0.5.0', status: 'update', hint: 'yep-ext update hello' });
+    expect(row.newer_engines).toEqual({
+      status: 'checked',
+      agent: '0.12.1',
+      runnable: '0.4.0',
+      runnable_in_requirement: '0.4.0',
+      needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13', reason: '0.5.0 needs yolop >=0.13; you have 0.12.1' }],
+      tried: 2,
+      candidates: 2,
+      detail: 'the newest yolop 0.12.1 can run is 0.4.0; 0.5.0 needs yolop >=0.13; you have 0.12.1',
+    });
+    // Newest first, stopping at the first the agent can run.
+    expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
+    // Only read: the lock, the installed tree and the staging area are as they were.
+    expect(lockText()).toBe(lock);
+    expect(installedVersion()).toBe('0.3.0');
+    expect(readdirNames(join(store(), '.yep-staging'))).toEqual([]);
+
+    const human = await runCli(['outdated'], { env });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('hello\t0.3.0\t0.5.0\t0.5.0\tcrate\tupdate: yep-ext update hello (to 0.4.0: 0.5.0 needs yolop >=0.13; you have 0.12.1)');
+    // The shared download cache: the second and third runs downloaded nothing.
+    expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
+
+    // At 0.4.0 only 0.5.0 is newer, and yolop 0.12.1 cannot run it: held, not outdated.
+    expect((await runCli(['update', 'hello'], { env })).code).toBe(0);
+    expect(installedVersion()).toBe('0.4.0');
+    const held = await runCli(['outdated', '--json', '--exit-code'], { env });
+    expect(held.code, held.stderr).toBe(0);
+    expect(jsonOf(held)).toMatchObject({ outdated_count: 0, outdated: [{ status: 'held', hint: null, newer_engines: { status: 'checked', runnable: null, runnable_in_requirement: null, needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13' }], tried: 1, candidates: 1 } }] });
+    const heldText = await runCli(['outdated', '--exit-code'], { env });
+    expect(heldText.code).toBe(0);
+    expect(heldText.stdout).toContain('hello\t0.4.0\t0.5.0\t0.5.0\tcrate\theld: no newer version runs on yolop 0.12.1: 0.5.0 needs yolop >=0.13; you have 0.12.1 (upgrade yolop)');
+    expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
+
+    // A newer agent: 0.5.0 is an update again.
+    const newer = await runCli(['outdated', '--json', '--exit-code'], { env: { ...env, PATH: withAgent('0.13.0').PATH! } });
+    expect(newer.code).toBe(14);
+    expect(jsonOf(newer).outdated[0]).toMatchObject({ status: 'update', newer_engines: { runnable: '0.5.0', needs_newer_agent: [] } });
+  });
+
+  it('no agent: nothing downloaded, the row says the agent version is unknown, and the index decides', async () => {
+    expect((await runCli(['install', 'hello@0.3.0'], { env: withAgent(null) })).code).toBe(0);
+    const before = downloads().length;
+    const r = await runCli(['outdated', '--json', '--exit-code'], { env: withAgent(null) });
+    expect(r.code, r.stderr).toBe(14);
+    expect(jsonOf(r).outdated[0]).toMatchObject({
+      status: 'beyond',
+      newer_engines: { status: 'unknown-agent', agent: null, runnable: null, tried: 0, candidates: 2, detail: expect.stringContaining("the installed yolop's version is unknown (no yolop on PATH)") },
+    });
+    expect(downloads()).toHaveLength(before);
+    expect((await runCli(['outdated'], { env: withAgent(null) })).stdout).toContain('newer versions not checked against yolop: its version is unknown');
+  });
+
+  it('a download that does not match the registry checksum is refused: nothing is read from it, the row keeps the index answer and says why', async () => {
+    expect((await runCli(['install', 'hello@0.3.0'], { env: withAgent('0.12.1') })).code).toBe(0);
+    reg.fault(/\/0\.5\.0\/download/, { kind: 'corrupt' });
+    const r = await runCli(['outdated', '--json'], { env: withAgent('0.12.1') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).outdated[0]).toMatchObject({ status: 'beyond', newer_engines: { status: 'failed', runnable: null, needs_newer_agent: [], detail: expect.stringContaining('does not match the registry checksum') } });
+    expect(r.stderr).toContain("hello: newer versions' engines.yolop not checked");
+    expect(readdirNames(join(store(), '.yep-staging'))).toEqual([]);
+  });
+
+  it('the walk is capped at 5 downloads and says so', async () => {
+    expect((await runCli(['install', 'hello@0.3.0'], { env: withAgent('0.12.1') })).code).toBe(0);
+    for (const v of ['0.6.0', '0.7.0', '0.8.0', '0.9.0', '0.10.0']) publish(v, '>=9');
+    const before = downloads().length;
+    const r = await runCli(['outdated', '--json', '--exit-code'], { env: withAgent('0.12.1') });
+    expect(r.code, r.stderr).toBe(0);
+    const n = jsonOf(r).outdated[0].newer_engines;
+    expect(n).toMatchObject({ status: 'checked', runnable: null, tried: 5, candidates: 7 });
+    expect(n.detail).toMatch(/^no newer version runs on yolop 0\.12\.1 \(tried the 5 newest of 7\): 0\.10\.0 needs yolop >=9/);
+    expect(downloads().slice(before)).toEqual(['0.10.0', '0.9.0', '0.8.0', '0.7.0', '0.6.0']);
+  });
+});
+
 describe('enable refuses what the agent cannot run', () => {
   it('exit 4 and settings.toml byte-identical; --ignore-engines enables; a newer agent enables', async () => {
     expect((await runCli(['install', 'hello@0.5.0', '--ignore-engines'], { env: withAgent('0.12.1') })).code).toBe(0);
