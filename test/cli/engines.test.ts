@@ -6,7 +6,7 @@
  * settings.toml, an unknown agent blocks nothing, and a hanging or garbage agent
  * neither hangs nor crashes yep-ext (and leaves nothing running).
  */
-import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
@@ -290,6 +290,55 @@ describe('outdated: newer, but needs a newer yolop', () => {
     expect(n).toMatchObject({ status: 'checked', runnable: null, tried: 5, candidates: 7 });
     expect(n.detail).toMatch(/^no newer version runs on yolop 0\.12\.1 \(tried the 5 newest of 7\): 0\.10\.0 needs yolop >=9/);
     expect(downloads().slice(before)).toEqual(['0.10.0', '0.9.0', '0.8.0', '0.7.0', '0.6.0']);
+  });
+});
+
+describe('verify lists an engines mismatch', () => {
+  const verifyJson = async (env: Record<string, string>) => {
+    const r = await runCli(['verify', '--json'], { env });
+    const doc = jsonOf(r);
+    return { code: r.code, doc, report: r.code === 0 ? doc : doc.error.details };
+  };
+
+  it('not enabled: a warning (exit 0); enabled: a problem (exit 4, E_ENGINES); with damage too: exit 5; a newer or unknown agent: nothing', async () => {
+    expect((await runCli(['install', 'hello@0.5.0', '--ignore-engines'], { env: withAgent('0.12.1') })).code).toBe(0);
+    const env = withAgent('0.12.1');
+    const reason = 'engines: 0.5.0 needs yolop >=0.13; you have 0.12.1';
+
+    // Not enabled (as the host reads settings.toml: no entry): listed, not failing.
+    expect(existsSync(join(home.configDir, 'settings.toml'))).toBe(false);
+    const off = await verifyJson(env);
+    expect(off.code).toBe(0);
+    expect(off.report.extensions[0]).toMatchObject({ name: 'hello', ok: true, problems: [], engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' }, warnings: [{ kind: 'engines', message: `${reason} (not enabled; \`yep-ext enable\` refuses it)`, files: ['plugin.json'] }] });
+    const offText = await runCli(['verify'], { env });
+    expect(offText.code).toBe(0);
+    expect(offText.stdout).toContain(`warning: ${reason} (not enabled`);
+
+    // Enabled: yolop would load it: a problem, exit 4.
+    expect((await runCli(['enable', 'hello', '--ignore-engines'], { env })).code).toBe(0);
+    expect(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')).toContain('ref = "ext:hello"');
+    const on = await verifyJson(env);
+    expect(on.code).toBe(4);
+    expect(on.doc.error.code).toBe('E_ENGINES');
+    expect(on.report.extensions[0]).toMatchObject({ name: 'hello', ok: false, warnings: [], problems: [{ kind: 'engines', message: expect.stringContaining(`${reason}, and it is enabled: yolop cannot run it`) }] });
+    const onText = await runCli(['verify'], { env });
+    expect(onText.code).toBe(4);
+    expect(onText.stderr).toContain(`hello: ${reason}, and it is enabled`);
+
+    // An integrity problem as well: exit 5, both listed.
+    writeFileSync(join(store(), 'hello', 'added.txt'), 'x\n');
+    const both = await verifyJson(env);
+    expect(both.code).toBe(5);
+    expect(both.report.extensions[0].problems.map((p: { kind: string }) => p.kind).sort()).toEqual(['content', 'engines']);
+    rmSync(join(store(), 'hello', 'added.txt'));
+
+    // An agent the range admits, or none at all: nothing listed.
+    const admitted = await verifyJson(withAgent('0.13.0'));
+    expect(admitted.code).toBe(0);
+    expect(admitted.report.extensions[0]).toMatchObject({ ok: true, problems: [], warnings: [], engines: { status: 'admits' } });
+    const unknown = await verifyJson(withAgent(null));
+    expect(unknown.code).toBe(0);
+    expect(unknown.report.extensions[0]).toMatchObject({ ok: true, problems: [], warnings: [], engines: { status: 'unknown-agent' } });
   });
 });
 
