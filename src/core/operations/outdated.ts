@@ -19,7 +19,7 @@ import type { Context } from '../context.js';
 import { isYepError, type YepError } from '../errors.js';
 import { loadLock, type LockEntry } from '../store/lockfile.js';
 import { describeSource, sourceFor, type Kind } from '../sources/index.js';
-import { CRATE_PREFIX } from '../package/names.js';
+import { crateInstallSpec } from '../sources/crate-install-spec.js';
 import type { Upstream } from '../sources/source.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import { listExtensions } from './list.js';
@@ -67,12 +67,6 @@ export function anyOutdated(items: OutdatedItem[]): boolean {
   return items.some((i) => i.status === 'update' || i.status === 'beyond');
 }
 
-/** The spec that installs `version` of a crate entry (the short name when it is the crate's). */
-function crateSpecFor(name: string, crate: string, version: string): string {
-  const short = crate.startsWith(CRATE_PREFIX) && crate.slice(CRATE_PREFIX.length) === name ? name : `crates.io:${crate}`;
-  return `${short}@^${version}`;
-}
-
 /**
  * The row for `entry` given what its origin offers (pure). With `walk` (the newer
  * versions' ranges were checked), the status and hint follow the versions the
@@ -108,7 +102,7 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
     status === 'update'
       ? `yep-ext update ${entry.name}`
       : status === 'beyond' && crate && target
-        ? `yep-ext install '${crateSpecFor(entry.name, crate, target)}'`
+        ? `yep-ext install '${crateInstallSpec(entry.name, crate, `^${target}`)}'`
         : null;
   return row(up.wanted, up.latest, status, hint);
 }
