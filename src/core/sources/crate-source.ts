@@ -67,10 +67,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     }
   },
   fetch: async (ctx, spec, into) => (await crates()).fetchCrate(ctx, spec, into),
-  async findUpdate(ctx, rec, notes) {
-    const next = await (await crates()).findCrateUpdate(ctx, rec, notes);
-    return next ? { ...rec, version: next.vers, cksum: next.cksum, crate_name: next.name } : undefined;
-  },
+  findUpdate: async (ctx, rec, notes) => (await (await crates()).crateUpdateCandidates(ctx, rec, notes))[0],
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
   candidates: async (ctx, spec) => (await crates()).crateCandidates(ctx, spec),
   updateCandidates: async (ctx, rec, notes) => (await crates()).crateUpdateCandidates(ctx, rec, notes),

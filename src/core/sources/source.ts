@@ -36,6 +36,18 @@ export interface Fetched<R extends RecordBase = RecordBase> {
   notes?: string[];
 }
 
+/** What `Source.candidates` returns: records best first, and notes for the install's outcome. */
+export interface Candidates<R> {
+  records: R[];
+  notes?: string[];
+}
+
+/** `fetched` with `notes` added after its own (none: unchanged). */
+export function withNotes<R extends RecordBase>(fetched: Fetched<R>, notes: readonly string[] | undefined): Fetched<R> {
+  if (!notes || notes.length === 0) return fetched;
+  return { ...fetched, notes: [...(fetched.notes ?? []), ...notes] };
+}
+
 /** A lock table read back: the typed record, or why it is unusable (the lock then fails to load). */
 export type RecordCheck<R> = { record: R } | { problem: string };
 
@@ -113,16 +125,19 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
 
   /**
    * Kinds with several versions to choose from (crates): every record `spec` could
-   * install, best first; `fetchExactly` of the first is what `fetch` does. The
+   * install, best first, from the kind's one set of resolve rules; `fetchExactly`
+   * of the first is what `fetch` does, and what --ignore-engines takes. The
    * `engines.yolop` walk (operations/agent-walk) tries them in turn, since a
-   * version's agent requirement is known only after its download. A kind without
-   * it has one candidate: what `fetch` returns.
+   * version's agent requirement is known only after its download. `notes` belong
+   * to the install's outcome whichever candidate is kept (a cooldown's skip). A
+   * kind without it has one candidate: what `fetch` returns.
    */
-  candidates?(ctx: Context, spec: S): Promise<R[]>;
+  candidates?(ctx: Context, spec: S): Promise<Candidates<R>>;
   /**
    * The same for `update`: the records newer than `rec` that its recorded intent
-   * selects, best first (the first is what `findUpdate` returns; empty = up to
-   * date). Without it, `findUpdate` is the one candidate.
+   * selects, best first (the first is what `findUpdate` returns and what
+   * --ignore-engines takes; empty = up to date). Without it, `findUpdate` is the
+   * one candidate.
    */
   updateCandidates?(ctx: Context, rec: R, notes?: UpdateNotes): Promise<R[]>;
   /**
