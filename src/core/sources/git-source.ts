@@ -36,6 +36,7 @@ export function assertSameCommitSameHash(
 
 export const gitSource: Source<'git', GitSpec, GitRecord> = {
   kind: 'git',
+  noun: 'git repository',
   linked: false,
   buildable: false,
 
@@ -65,4 +66,9 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
     return { type: 'git', url: rec.url, rev, ...(rec.requested_ref !== undefined ? { requested_ref: rec.requested_ref } : {}) };
   },
   fetchExactly: async (ctx, rec, into) => (await git()).fetchGitCommit(ctx, rec, into),
+  async mirror(ctx, target, name, rec) {
+    // A bare repository holding the locked commit, servable by dumb HTTP (mirror/mirror-git.ts).
+    const g = await (await import('../mirror/mirror-git.js')).mirrorGit(ctx, target.root, name, rec);
+    return { section: 'git', report: g, record: { url: g.url, commit: g.commit, path: g.path }, same: (x) => x.path === g.path && x.commit === g.commit, files: {} };
+  },
 };

@@ -140,6 +140,19 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * one candidate.
    */
   updateCandidates?(ctx: Context, rec: R, notes?: UpdateNotes): Promise<R[]>;
+  /** What one of this kind is, for messages: "That git repository is not installed". */
+  readonly noun: string;
+  /**
+   * `info` for a spec that is not installed: what its registry lists, without
+   * installing (crates). A kind without a registry has none.
+   */
+  registryInfo?(ctx: Context, spec: S): Promise<{ name: string; registry: RegistryListing }>;
+  /**
+   * `yep-ext mirror` (docs/fleet.md): copy what `rec` pins into the mirror tree at
+   * `target.root`, verified, and say where it is listed; or why it is not mirrored
+   * (a path is local by definition). Without it, entries of the kind are skipped.
+   */
+  mirror?(ctx: Context, target: MirrorTarget, name: string, rec: R): Promise<MirrorOutcome>;
   /**
    * `outdated` and `info`: what the origin offers now, read without downloading a
    * package (one index read, one ls-remote). A linked kind has none (`local`).
@@ -163,6 +176,38 @@ export interface Upstream {
   /** The versions the registry lists, newest first, yanked ones marked (crates; [] for other kinds). */
   versions: { version: string; yanked: boolean }[];
 }
+
+/** What a registry lists for a package that is not installed (`info`). */
+export interface RegistryListing {
+  crate: string;
+  /** The registry, for people (`crates.io` or the index URL). */
+  index: string;
+  latest: string | null;
+  versions: Upstream['versions'];
+}
+
+/** Where `Source.mirror` writes: the mirror's root, and a scratch directory inside it for downloads. */
+export interface MirrorTarget {
+  root: string;
+  scratch: string;
+}
+
+/**
+ * What mirroring one lock entry did: skipped (why), or added under `section` of
+ * the command's report and of the mirror's manifest.json (`crates`: index lines
+ * and .crates; `git`: bare repositories). `record` is the manifest item, listed
+ * once (`same` says an existing item is it); `files` are the mirror files written,
+ * by path in the mirror, with their sha256 (manifest.json `files`).
+ */
+export type MirrorOutcome =
+  | { skipped: string }
+  | {
+      section: string;
+      report: object;
+      record: Record<string, unknown>;
+      same(existing: Record<string, unknown>): boolean;
+      files: Record<string, string>;
+    };
 
 /** What `originFacts` reports. */
 export interface OriginFacts {
