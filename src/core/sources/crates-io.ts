@@ -125,7 +125,7 @@ function chooseIn(ctx: Context, crate: string, entries: IndexEntry[], requiremen
   for (const w of all.warnings) ctx.log.warn(w);
   const cooldown = update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
   if (!cooldown) return { entries: all.entries };
-  const cooled = chooseUnderCooldown(name, entries, requirement, cooldown, Date.now());
+  const cooled = chooseUnderCooldown(name, entries, requirement, cooldown, ctx.clock.now());
   // Its own warnings (an --allow-fresh install of a young version) beside those already logged.
   for (const w of cooled.warnings) if (!all.warnings.includes(w)) ctx.log.warn(w);
   const kept = all.entries.filter((e) => compareVersionsDesc(e.version, cooled.entry.version) >= 0);

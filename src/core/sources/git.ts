@@ -136,11 +136,15 @@ interface Scope {
 function openScope(ctx: Context, timeoutMs: number): Scope {
   const ours = new AbortController();
   let why: 'timeout' | 'size' | undefined;
-  const timer = setTimeout(() => {
-    why ??= 'timeout';
-    ours.abort();
-  }, timeoutMs);
-  timer.unref?.();
+  // The operation's deadline runs on ctx.clock (the size watcher below polls the disk in real time).
+  const cancel = ctx.clock.timeout(
+    () => {
+      why ??= 'timeout';
+      ours.abort();
+    },
+    timeoutMs,
+    { unref: true },
+  );
   return {
     signal: AbortSignal.any([ctx.signal, ours.signal]),
     reason: () => why,
@@ -148,8 +152,8 @@ function openScope(ctx: Context, timeoutMs: number): Scope {
       why ??= 'size';
       ours.abort();
     },
-    dispose: () => clearTimeout(timer),
-    deadlineAt: Date.now() + timeoutMs,
+    dispose: cancel,
+    deadlineAt: ctx.clock.now() + timeoutMs,
   };
 }
 
