@@ -1,4 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/longest-first.js';
+
+// Most of a test file's time is spent waiting for the child processes it spawns (the built
+// CLI, git, servers), which run outside the worker. vitest's default of one worker fewer than
+// the cores (one worker on the 2-core CI machine) left a core idle for most of the run: one
+// worker more than the cores keeps both busy. YEP_EXT_TEST_WORKERS overrides it (e.g. 1 to
+// run the files one at a time). docs/performance.md, "Test suite", has the measurements.
+const workers = Number(process.env.YEP_EXT_TEST_WORKERS) || availableParallelism() + 1;
 
 export default defineConfig({
   test: {
@@ -7,6 +16,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: workers,
+    // The longest files first, so the run does not end on one long file (test/longest-first.ts).
+    sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/summary-reporter.ts'],
     // After the whole suite, nothing it started may be alive: a leftover fails the run (issue 19).
     globalSetup: ['./test/global-leftovers.ts'],
