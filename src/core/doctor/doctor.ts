@@ -168,7 +168,15 @@ interface ServerPlan {
   command: Extract<CommandInspection, { ok: true }>;
 }
 
-/** `spawn`, `handshake` and everything after it: two runs of the server (the second stopped by EOF only). */
+/**
+ * `spawn`, `handshake` and everything after it: two runs of the server (the second
+ * stopped by EOF only). The two runs are independent, so the second starts as soon
+ * as the first has spawned and overlaps the first's start, handshake and probes
+ * instead of following its shutdown (issue 20: doctor paid two server starts in a
+ * row). Its check is added after `shutdown`, where it always was; when the first
+ * run never completes a handshake the second is dropped unseen, as it was never
+ * started before.
+ */
 async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport | undefined> {
   const { report, options } = run;
   const y = plan.manifest.yolop;
@@ -183,6 +191,11 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
   }
   report.add('spawn', 'pass', `pid ${client.pid} (${[y.capabilityServer.command, ...y.capabilityServer.args].join(' ')})`);
 
+  const eofReport = new Report();
+  const second = startClient(run, plan);
+  const eof = checkStdinEof(run, second, eofReport, initParams);
+  eof.catch(() => undefined);
+
   const init = await checkHandshake(run, client, initParams, plan.injection);
   if (init) {
     if (gradeHandshake(report, plan.manifest, init)) {
@@ -193,8 +206,10 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
     interruptedIfAborted(run);
     stops.push(await stopAndGrade(client, report, run.graceMs, 'shutdown'));
     interruptedIfAborted(run);
-    stops.push(await checkStdinEof(run, plan, initParams));
+    stops.push(await eof);
+    report.checks.push(...eofReport.checks);
   } else {
+    await dropRun(run, second, eof);
     stops.push(await client.stop({ graceMs: run.graceMs }));
   }
   interruptedIfAborted(run);
@@ -237,20 +252,28 @@ async function checkHandshake(run: Run, client: YepClient, initParams: Record<st
 }
 
 /** `stdin_eof`: a second, short run, stopped by closing stdin only (the host may stop a server that way). */
-async function checkStdinEof(run: Run, plan: ServerPlan, initParams: Record<string, unknown>): Promise<StopReport> {
-  const second = startClient(run, plan);
+async function checkStdinEof(run: Run, second: YepClient, report: Report, initParams: Record<string, unknown>): Promise<StopReport> {
   if (!(await second.spawned)) {
-    run.report.add('stdin_eof', 'fail', `second run: the server ${describeExit(second)}`);
+    report.add('stdin_eof', 'fail', `second run: the server ${describeExit(second)}`);
     return second.stop({ graceMs: run.graceMs });
   }
   try {
     await second.initialize(initParams, { timeoutMs: run.timeoutMs });
   } catch (e) {
     interruptedIfAborted(run);
-    run.report.add('stdin_eof', 'fail', `second run: initialize: ${describeFailure(e, second)}`);
+    report.add('stdin_eof', 'fail', `second run: initialize: ${describeFailure(e, second)}`);
     return second.stop({ graceMs: run.graceMs });
   }
-  return stopAndGrade(second, run.report, run.graceMs, 'stdin_eof');
+  return stopAndGrade(second, report, run.graceMs, 'stdin_eof');
+}
+
+/** The second run when the first failed its handshake: stopped and left out of the report (its pid, messages, stderr). */
+async function dropRun(run: Run, second: YepClient, eof: Promise<StopReport>): Promise<void> {
+  second.kill();
+  await second.stop({ graceMs: 0, shutdown: false }).catch(() => undefined);
+  await eof.catch(() => undefined);
+  const i = run.clients.indexOf(second);
+  if (i >= 0) run.clients.splice(i, 1);
 }
 
 /** Ctrl-C: kill every run now and stop with E_INTERRUPTED. */
