@@ -170,12 +170,12 @@ interface ServerPlan {
 
 /**
  * `spawn`, `handshake` and everything after it: two runs of the server (the second
- * stopped by EOF only). The two runs are independent, so the second starts as soon
- * as the first has spawned and overlaps the first's start, handshake and probes
- * instead of following its shutdown (issue 20: doctor paid two server starts in a
- * row). Its check is added after `shutdown`, where it always was; when the first
- * run never completes a handshake the second is dropped unseen, as it was never
- * started before.
+ * stopped by EOF only). The two runs are independent, so the second starts once
+ * the first has answered initialize and overlaps the first's probes and shutdown
+ * instead of following them (issue 20: doctor paid two server starts in a row).
+ * Not earlier: the first handshake's timeout is the host's, and a second server
+ * starting beside it on a loaded machine could make it miss that. The second
+ * run's check is added after `shutdown`, where it always was.
  */
 async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport | undefined> {
   const { report, options } = run;
@@ -191,13 +191,12 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
   }
   report.add('spawn', 'pass', `pid ${client.pid} (${[y.capabilityServer.command, ...y.capabilityServer.args].join(' ')})`);
 
-  const eofReport = new Report();
-  const second = startClient(run, plan);
-  const eof = checkStdinEof(run, second, eofReport, initParams);
-  eof.catch(() => undefined);
-
   const init = await checkHandshake(run, client, initParams, plan.injection);
   if (init) {
+    const eofReport = new Report();
+    const second = startClient(run, plan);
+    const eof = checkStdinEof(run, second, eofReport, initParams);
+    eof.catch(() => undefined);
     if (gradeHandshake(report, plan.manifest, init)) {
       const probe: ProbeContext = { client, report, manifest: plan.manifest, probeMs: run.probeMs, secrets: run.secrets };
       await probeServer(probe, initParams);
@@ -209,7 +208,6 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
     stops.push(await eof);
     report.checks.push(...eofReport.checks);
   } else {
-    await dropRun(run, second, eof);
     stops.push(await client.stop({ graceMs: run.graceMs }));
   }
   interruptedIfAborted(run);
@@ -267,14 +265,6 @@ async function checkStdinEof(run: Run, second: YepClient, report: Report, initPa
   return stopAndGrade(second, report, run.graceMs, 'stdin_eof');
 }
 
-/** The second run when the first failed its handshake: stopped and left out of the report (its pid, messages, stderr). */
-async function dropRun(run: Run, second: YepClient, eof: Promise<StopReport>): Promise<void> {
-  second.kill();
-  await second.stop({ graceMs: 0, shutdown: false }).catch(() => undefined);
-  await eof.catch(() => undefined);
-  const i = run.clients.indexOf(second);
-  if (i >= 0) run.clients.splice(i, 1);
-}
 
 /** Ctrl-C: kill every run now and stop with E_INTERRUPTED. */
 function interruptedIfAborted(run: Run): void {
