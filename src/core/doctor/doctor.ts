@@ -227,6 +227,7 @@ function startClient(run: Run, plan: ServerPlan): YepClient {
       secrets: run.secrets,
       signal: ctx.signal,
       spawn: ctx.spawn,
+      clock: ctx.clock,
     },
   );
   run.clients.push(c);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { contentHash } from '../package/content-hash.js';
-import { sha256File } from '../binary/file-digest.js';
+import { sha256File } from '../store/file-digest.js';
 import { inspectServerCommand } from '../doctor/inspect-command.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
