@@ -12,6 +12,8 @@ import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateSpec } from './spec.js';
 import { unpackCrate } from '../archive/unpack.js';
 import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
+import type { ContentHashStream } from '../package/content-hash-stream.js';
+import { MANIFEST_FILE } from '../package/manifest.js';
 import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
 import { chooseCandidates } from './crates-io/choose-version.js';
 import { chooseUnderCooldown, isExactRequirement } from './crates-io/cooldown.js';
@@ -173,19 +175,23 @@ export function indexFor(ctx: Context, recorded: string | undefined): string {
  * with the index file, which saves a round trip); a failure of it surfaces here,
  * after the index file's own errors, as when the two were sequential.
  */
-async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: string; vers: string; cksum: string }, into: string, configFetch?: Promise<RegistryConfig>): Promise<void> {
+async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: string; vers: string; cksum: string }, into: string, configFetch?: Promise<RegistryConfig>): Promise<string> {
   const config = await (configFetch ?? loadRegistryConfig(ctx, indexUrl));
   const verified = await downloadVerifiedCrate(ctx, config, crate, into);
+  let hashed: ContentHashStream;
   try {
-    await withStep(ctx.log, `Unpacking ${crate.name} ${crate.vers}`, () =>
+    hashed = await withStep(ctx.log, `Unpacking ${crate.name} ${crate.vers}`, () =>
       unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, checkpoint: ctx.checkpoint }),
     );
   } finally {
     await rm(verified.file, { force: true });
   }
   if (await writeManifestFromCargo(into, crate.name)) {
+    hashed.addFile(MANIFEST_FILE);
     ctx.log.info(`${crate.name} declares its manifest in Cargo.toml [package.metadata.yolop]; wrote the equivalent plugin.json.`);
   }
+  // Hashed as it was unpacked (issue 20: no second read of the tree); plugin.json written above is read back.
+  return hashed.digest(into);
 }
 
 function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: string }, requirement?: string): CrateRecord {
@@ -349,9 +355,9 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
     throw new YepError('E_INTEGRITY', `${locked.crate_name} ${locked.version}: the checksum ${JSON.stringify(truncateRedacted(cksum, 80, [], { marker: () => '…' }))} is not 64 lowercase hex digits; refusing to install it unverified.`);
   }
   const crate = { name, vers: locked.version, cksum };
-  await fetchVerified(ctx, indexUrl, crate, into, configFetch);
+  const content_hash = await fetchVerified(ctx, indexUrl, crate, into, configFetch);
   // The record keeps the index the lock names, not the one the bytes came through: a
   // mirror given with --index is a transport, not a new origin (docs/fleet.md).
   const { index: _transport, ...pinned } = crateRecord(indexUrl, crate, locked.requirement);
-  return { dir: into, source: { ...pinned, ...(locked.index !== undefined ? { index: locked.index } : {}) } };
+  return { dir: into, content_hash, source: { ...pinned, ...(locked.index !== undefined ? { index: locked.index } : {}) } };
 }

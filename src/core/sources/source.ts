@@ -32,6 +32,12 @@ export interface Fetched<R extends RecordBase = RecordBase> {
   dir: string;
   /** What gets written under [extensions.source] in the lock. */
   source: R;
+  /**
+   * The content hash of `dir` computed while the fetch wrote it (a crate's
+   * extractor); absent, the pipeline hashes the tree. Only for a tree nothing
+   * else writes into before the pipeline reads it.
+   */
+  content_hash?: string;
   /** Human notes to show after install (warnings already went to the logger). */
   notes?: string[];
 }
