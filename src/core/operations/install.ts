@@ -17,6 +17,7 @@ import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/l
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { sourceFor, type ValidSpec } from '../sources/index.js';
+import { withNotes } from '../sources/source.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
@@ -117,14 +118,15 @@ function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): Ye
 /**
  * What the spec could install, best first, as fetches (a linked kind ignores the
  * directory). A kind with several versions lists them, so the engines walk can
- * pass over those the agent cannot run; with --ignore-engines, or for a kind with
- * one candidate, it is the Source's own `fetch`.
+ * pass over those the agent cannot run; --ignore-engines takes the first. A kind
+ * with one candidate has the Source's own `fetch`.
  */
 async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: boolean): Promise<{ fetches: CandidateFetch[]; records: LockSource[] }> {
   const source = sourceFor(spec.kind);
-  if (!source.candidates || ignoreEngines) return { fetches: [(into) => source.fetch(ctx, spec, into)], records: [] };
-  const records = await source.candidates(ctx, spec);
-  return { records, fetches: records.map((rec) => (into: string): Promise<FetchResult> => source.fetchExactly(ctx, rec, into)) };
+  if (!source.candidates) return { fetches: [(into) => source.fetch(ctx, spec, into)], records: [] };
+  const { records, notes } = await source.candidates(ctx, spec);
+  const chosen = ignoreEngines ? records.slice(0, 1) : records;
+  return { records: chosen, fetches: chosen.map((rec) => async (into: string): Promise<FetchResult> => withNotes(await source.fetchExactly(ctx, rec, into), notes)) };
 }
 
 async function pathExists(p: string): Promise<boolean> {
