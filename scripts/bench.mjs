@@ -205,7 +205,9 @@ function addRow(row) {
   if (row.met === false && WHY[row.id] && !row.why) row.why = WHY[row.id];
   if (row.samples) {
     row.yep_min_ms ??= Math.min(...row.samples.yep);
-    row.baseline_min_ms ??= Math.min(...row.samples.baseline);
+    // Fleet rows compare runners with each other (N = 1 is the baseline row), not with a
+    // baseline program, so they carry no baseline samples.
+    if (row.samples.baseline) row.baseline_min_ms ??= Math.min(...row.samples.baseline);
   }
   rows.push(row);
   const r = row.ratio === undefined ? '' : ` ${row.ratio.toFixed(2)}x`;
