@@ -15,12 +15,26 @@ export function outdatedJson(items: OutdatedItem[]) {
 /** A git commit shortened for the table (JSON keeps it whole). */
 const short = (item: OutdatedItem, pin: string | null): string => (pin === null ? '-' : item.kind === 'git' && /^[0-9a-f]{40}$/.test(pin) ? pin.slice(0, 12) : sanitize(pin, { max: 40 }));
 
+/** What the newer versions' `engines.yolop` say, for the status cell ("" when nothing to add). */
+function newerEnginesText(item: OutdatedItem): string {
+  const n = item.newer_engines;
+  if (!n) return '';
+  const reasons = n.needs_newer_agent.map((s) => sanitize(s.reason, { max: 160 })).join('; ');
+  if (n.status === 'unknown-agent') return ' (newer versions not checked against yolop: its version is unknown)';
+  if (n.status === 'failed') return ` (newer versions' engines.yolop ${sanitize(n.detail, { max: 200 })})`;
+  if (item.status === 'held') return '';
+  const to = item.status === 'update' ? n.runnable_in_requirement : n.runnable;
+  return to !== null && reasons ? ` (to ${sanitize(to)}: ${reasons})` : '';
+}
+
 function statusText(item: OutdatedItem): string {
   switch (item.status) {
     case 'update':
       return `update: ${item.hint}`;
     case 'beyond':
       return `newer outside ${item.requirement ?? 'the recorded requirement'}: ${item.hint ?? ''}`.trim();
+    case 'held':
+      return `held: ${sanitize(item.newer_engines?.detail ?? 'newer versions need a newer yolop', { max: 300 })} (upgrade yolop)`;
     case 'local':
       return 'local (a path install: edited in place)';
     case 'failed':
@@ -36,11 +50,14 @@ export async function renderOutdated(items: OutdatedItem[], out: OutputShape): P
     ['name', 'current', 'wanted', 'latest', 'kind', 'status'],
     items.map((i) => {
       const engines = i.engines?.status === 'excludes' ? `; the installed version ${i.engines.detail} (yolop cannot run it)` : '';
-      return [sanitize(i.name), short(i, i.current), short(i, i.wanted), short(i, i.latest), i.kind, statusText(i) + engines];
+      return [sanitize(i.name), short(i, i.current), short(i, i.wanted), short(i, i.latest), i.kind, statusText(i) + newerEnginesText(i) + engines];
     }),
     out,
   );
   const n = outdatedJson(items).outdated_count;
+  const held = items.filter((i) => i.status === 'held').length;
+  const heldLine = held > 0 ? `${held} held back: newer versions need a newer yolop.` : '';
+  const summary = [n > 0 ? `${n} extension${n === 1 ? '' : 's'} can be updated.` : held > 0 ? '' : 'Everything is up to date.', heldLine].filter(Boolean).join(' ');
   // The summary line only for people at a terminal: piped output stays a plain table.
-  return out.tty ? `${table}\n${n === 0 ? 'Everything is up to date.' : `${n} extension${n === 1 ? '' : 's'} can be updated.`}` : table;
+  return out.tty ? `${table}\n${summary}` : table;
 }

@@ -7,7 +7,6 @@
 import type { UpdateItem } from '../core/operations/update.js';
 import { describeSource } from '../core/sources/index.js';
 import type { LockSource } from '../core/sources/index.js';
-import { parseCargoVersion } from '../core/sources/crates-io/cargo-version.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderDiff, renderSummary } from './render-grant.js';
 import { bold, green, yellow } from './style.js';
@@ -31,20 +30,11 @@ export function describeMove(item: Pick<UpdateItem, 'from' | 'to'>): string {
   return versions;
 }
 
-/** The requirement that takes `version`: `0.4` for 0.4.x, `2` for 2.x (cargo's caret rule). */
-export function requirementFor(version: string): string {
-  const v = parseCargoVersion(version);
-  if (!v) return version;
-  if (v.major > 0n) return String(v.major);
-  if (v.minor > 0n) return `0.${v.minor}`;
-  return `0.0.${v.patch}`;
-}
-
-/** "0.4.0 exists outside ^0.1: `yep-ext install greet@0.4`", or undefined. */
+/** "0.4.0 exists outside ^0.1: `yep-ext install greet@0.4`", or undefined (the spec is the core's: it names the installed crate). */
 export function outsideNote(item: UpdateItem): string | undefined {
   const o = item.newer_outside;
   if (!o) return undefined;
-  return `${sanitize(o.version)} exists outside ${sanitize(o.requirement)}: \`yep-ext install ${sanitize(item.name)}@${sanitize(requirementFor(o.version))}\``;
+  return `${sanitize(o.version)} exists outside ${sanitize(o.requirement)}: \`yep-ext install ${sanitize(o.spec)}\``;
 }
 
 export function renderPlanned(item: UpdateItem, dryRun: boolean): string {

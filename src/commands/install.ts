@@ -64,9 +64,8 @@ Sources:
     enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
     lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
     'git-mirror': Flags.string({
-      description: 'With --frozen: fetch locked git commits from this mirror (the git/ root of a `yep-ext mirror` tree; also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
+      description: 'Fetch git sources (and resolve their branches and tags) from this mirror instead of their origin: the git/ root of a `yep-ext mirror` tree or any server laid out the same way (also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
       helpValue: '<url>',
-      dependsOn: ['frozen'],
     }),
     'ignore-engines': Flags.boolean({
       description: "Install the newest version even when its engines.yolop excludes the installed yolop (also enables such packages with --frozen --enable). Without it, install picks the newest version your yolop can run, and refuses an exact version it cannot.",
@@ -117,8 +116,9 @@ Sources:
     const accept = parseAccept(flags.accept);
     checkMinAge(flags['min-age']);
     const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
-    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, flags['ignore-engines'], feedback);
+    if (flags['dry-run']) return this.runDryRun(specs, flags.index, cooldown, flags['ignore-engines'], feedback, flags['git-mirror']);
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
+    if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
     ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await installMany(ctx, specs, {
@@ -159,8 +159,9 @@ Sources:
   }
 
   /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions, ignoreEngines: boolean, feedback: Feedback): Promise<unknown> {
+  private async runDryRun(specs: string[], index: string | undefined, cooldown: CooldownOptions, ignoreEngines: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
     const ctx = this.makeContext({ index, ...feedback });
+    if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
     ctx.cooldown = cooldown;
     const json = this.jsonEnabled();
     const results = await planMany(ctx, specs, {

@@ -7,15 +7,17 @@ import { anyOutdated, outdatedExtensions } from '../core/operations/outdated.js'
 
 export default class Outdated extends BaseCommand {
   static override summary = 'Show which installed extensions have newer versions: current, wanted (within the recorded requirement or ref) and latest.';
-  static override description = `Reads each crate's index once and each git ref with ls-remote (in parallel, nothing is downloaded). wanted is what \`update\` would move to; latest is the newest at all (for crates, also outside the recorded requirement: reach it with \`install\`). Path installs are listed as local. A lookup that fails is reported on its row.
+  static override description = `Reads each crate's index once and each git ref with ls-remote (in parallel). wanted is what \`update\` would move to; latest is the newest at all (for crates, also outside the recorded requirement: reach it with \`install\`). Path installs are listed as local. A lookup that fails is reported on its row.
 
-Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated (so scripts choose). A failed lookup exits with its error's code (11 when others succeeded).`;
+Newer, but needs a newer yolop: a version's engines.yolop is in its manifest, so for a crate with newer versions the newest are downloaded (at most 5, each verified against the registry checksum as install does, kept in the shared download cache so the next run downloads nothing; nothing is installed) until one the installed agent can run is found. The row then names the newest version yolop can run and the newer ones it cannot ("0.5.0 needs yolop >=0.13; you have 0.12.1"); when none can, its status is held. With no agent found (yolop on PATH or YOLOP_BIN), nothing is downloaded and the row says the agent's version is unknown. --json: newer_engines (docs/info-outdated.md).
+
+Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated (update or beyond; held is not: an update yolop cannot run is not one to take). A failed lookup exits with its error's code (11 when others succeeded).`;
 
   static override examples = ['<%= config.bin %> outdated', '<%= config.bin %> outdated --json', '<%= config.bin %> outdated --exit-code'];
 
   static override flags = {
     ...indexFlag,
-    'exit-code': Flags.boolean({ description: 'Exit 14 when any extension is outdated (wanted or latest newer than installed); 0 otherwise.' }),
+    'exit-code': Flags.boolean({ description: 'Exit 14 when any extension is outdated (wanted or latest newer than installed); 0 otherwise. Held rows (every newer version tried needs a newer yolop) do not count.' }),
   };
 
   async run(): Promise<unknown> {

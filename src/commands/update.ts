@@ -7,6 +7,7 @@ import { YepError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
+import { GIT_MIRROR_ENV } from '../core/mirror/git-mirror-url.js';
 
 export default class Update extends BaseCommand {
   static override summary = 'Update extensions from their recorded sources, asking again when the grant widens.';
@@ -34,6 +35,10 @@ A hash-identical update is silent. An update that only narrows what the extensio
     yes: Flags.boolean({ char: 'y', description: 'Accept widened grants without asking.' }),
     accept: Flags.string({ multiple: true, description: 'Accept exactly this new grant fingerprint (repeatable); any other widening is refused.' }),
     'ignore-engines': Flags.boolean({ description: "Move to the newest version even when its engines.yolop excludes the installed yolop (by default update moves to the newest your yolop can run)." }),
+    'git-mirror': Flags.string({
+      description: 'Resolve and fetch git sources from this mirror instead of their origin (the git/ root of a `yep-ext mirror` tree or any server laid out the same way; also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
+      helpValue: '<url>',
+    }),
     build: Flags.boolean({
       allowNo: true,
       description: 'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
@@ -50,6 +55,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       });
     }
     const ctx = this.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
+    if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
     if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
     const json = this.jsonEnabled();
     const items = await updateExtensions(ctx, {

@@ -1,12 +1,14 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { green } from '../cli/style.js';
+import { green, yellow } from '../cli/style.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { verifyExtensions } from '../core/operations/verify.js';
 
 export default class Verify extends BaseCommand {
   static override summary = 'Check that installed extensions are exactly what the lock pins (exit 5 when not).';
-  static override description = `For each lock entry (or each name given): the store entry is there, its files hash to the locked content hash (the host's algorithm), a provisioned server binary matches its recorded digest, plugin.json parses, and the server command resolves to an executable. Every file is re-hashed. Exit 0 when all hold; exit 5 naming each problem otherwise (repair with \`yep-ext install --force <name>\` or \`yep-ext install --frozen\`). With --json the report is printed as is (on failure under error.details).`;
+  static override description = `For each lock entry (or each name given): the store entry is there, its files hash to the locked content hash (the host's algorithm), a provisioned server binary matches its recorded digest, plugin.json parses, and the server command resolves to an executable. Every file is re-hashed. Exit 0 when all hold; exit 5 naming each problem otherwise (repair with \`yep-ext install --force <name>\` or \`yep-ext install --frozen\`). With --json the report is printed as is (on failure under error.details).
+
+engines.yolop against the installed agent (yolop --version): an enabled extension whose range excludes the agent is a problem of kind engines (exit 4 when it is the only kind of problem, else 5); one that is not enabled is listed as a warning (exit unchanged). An unknown agent lists nothing.`;
 
   static override examples = ['<%= config.bin %> verify', '<%= config.bin %> verify lsp logfire', '<%= config.bin %> verify --json'];
   static override strict = false;
@@ -17,7 +19,10 @@ export default class Verify extends BaseCommand {
     const ctx = this.makeContext();
     const report = await verifyExtensions(ctx, argv as string[]);
     if (!this.jsonEnabled()) {
-      for (const e of report.extensions) this.log(`${green('✔')} ${sanitize(e.name)}`);
+      for (const e of report.extensions) {
+        this.log(`${green('✔')} ${sanitize(e.name)}`);
+        for (const w of e.warnings) this.log(`  ${yellow('warning')}: ${sanitize(w.message)}`);
+      }
       this.log(`${report.extensions.length} verified.`);
     }
     return report;

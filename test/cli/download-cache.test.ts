@@ -2,13 +2,18 @@
  * The shared download cache (issue 14): two homes, one cache -> the second install
  * downloads nothing and places the same bytes; a flipped byte in the cache is
  * detected on read, fetched again and never installed; `cache verify` finds a bad
- * entry, `cache clean` empties it; YEP_EXT_CACHE_DIR=off turns it off.
+ * entry, `cache clean` empties it; YEP_EXT_CACHE_DIR=off turns it off. Prebuilt
+ * binaries go through the same cache: the second home makes no artifact download
+ * (counted on the loopback release host), a corrupted entry is re-fetched.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hostTarget } from '../../src/core/binary/target.js';
 import { contentHash } from '../../src/core/package/content-hash.js';
-import { fixtureCrate } from '../helpers/crates.js';
+import { buildCrate, fixtureCrate } from '../helpers/crates.js';
+import { describeNeeding, need } from '../helpers/needs.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -39,9 +44,30 @@ function contentFiles(dir: string): string[] {
   return out;
 }
 
+const TARGET = hostTarget();
+const BINARY = '#!/bin/sh\nexec cat\n';
+const PINNED = '#!/bin/sh\necho pinned\n';
+const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
+const artifactPath = (name: string) => `/bin/${name}-1.0.0-${TARGET}`;
+
+/** A crate whose server is a prebuilt artifact on the registry's host: vouched for by a `.sha256` there, or by a digest in the crate. */
+function publishBinary(name: string, body: string, how: { sha256File?: boolean; inCrate?: boolean }): void {
+  const crate = `yolop-extension-${name}`;
+  const capabilityServer = { command: `${name}-server`, binaries: `${reg.url}bin/{name}-{version}-{target}`, ...(how.inCrate ? { binary_sha256: { [TARGET as string]: sha(body) } } : {}) };
+  const manifest = { name, version: '1.0.0', yolop: { capabilityServer, tools: [{ name: 't' }] } };
+  reg.publish({ name: crate, vers: '1.0.0', data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n` } }) });
+  reg.serve(artifactPath(name), body);
+  if (how.sha256File) reg.serve(`${artifactPath(name)}.sha256`, `${sha(body)}  ${name}-server\n`);
+}
+
 beforeAll(async () => {
   reg = await startRegistry();
   reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0') });
+  if (TARGET) {
+    publishBinary('binny', BINARY, { sha256File: true });
+    publishBinary('pinbin', PINNED, { inCrate: true });
+    publishBinary('movebin', BINARY, { sha256File: true });
+  }
   cacheRoot = makeTempHome('yep-cache-');
 });
 afterAll(async () => {
@@ -110,5 +136,71 @@ describe('the shared download cache', () => {
     delete (e as Record<string, string>).YEP_EXT_CACHE_DIR;
     expect((await runCli(['install', 'hello@0.3.0'], { env: e })).code).toBe(0);
     expect(contentFiles(join(a.root, 'home', '.cache', 'yep-ext'))).toHaveLength(1);
+  });
+});
+
+describeNeeding(need(TARGET !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'prebuilt binaries in the shared download cache', () => {
+  const binOf = (h: TempHome, name: string) => join(h.configDir, 'extensions', name, 'bin', `${name}-server`);
+  const artifactGets = (name: string) => reg.requestsTo(artifactPath(name)).filter((r) => !r.url.endsWith('.sha256')).length;
+
+  it('two homes, one cache: the second install makes no artifact download (release-host .sha256 still checked)', async () => {
+    const [a, b] = [home(), home()];
+    reg.requests.length = 0;
+    expect((await runCli(['install', 'binny'], { env: env(a) })).code).toBe(0);
+    expect(artifactGets('binny')).toBe(1);
+    const r = await runCli(['install', 'binny'], { env: env(b) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(artifactGets('binny')).toBe(1);
+    // The weaker form is verified again against the release host, on the cached bytes.
+    expect(reg.requestsTo(`${artifactPath('binny')}.sha256`)).toHaveLength(2);
+    expect(readFileSync(binOf(b, 'binny'), 'utf8')).toBe(BINARY);
+    expect(statSync(binOf(b, 'binny')).mode & 0o777).toBe(0o755);
+    expect(lockOf(b)).toBe(lockOf(a));
+  });
+
+  it('a digest in the crate: the second home makes no request to the release host at all', async () => {
+    const [a, b] = [home(), home()];
+    reg.requests.length = 0;
+    expect((await runCli(['install', 'pinbin'], { env: env(a) })).code).toBe(0);
+    expect(reg.requestsTo('/bin/')).toHaveLength(1);
+    const r = await runCli(['install', 'pinbin'], { env: env(b) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(reg.requestsTo('/bin/')).toHaveLength(1);
+    expect(readFileSync(binOf(b, 'pinbin'), 'utf8')).toBe(PINNED);
+    expect(lockOf(b)).toBe(lockOf(a));
+  });
+
+  it('a corrupted cached artifact is detected on read, downloaded again and never installed', async () => {
+    const [a, b] = [home(), home()];
+    expect((await runCli(['install', 'pinbin'], { env: env(a) })).code).toBe(0);
+    const file = contentFiles(cacheDir).find((f) => readFileSync(f, 'utf8') === PINNED);
+    expect(file).toBeDefined();
+    const bytes = readFileSync(file!);
+    bytes[bytes.length - 2]! ^= 0x01;
+    writeFileSync(file!, bytes);
+
+    reg.requests.length = 0;
+    const r = await runCli(['install', 'pinbin'], { env: env(b) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/cache entry .* is corrupted; downloading it again/);
+    expect(reg.requestsTo('/bin/')).toHaveLength(1);
+    expect(readFileSync(binOf(b, 'pinbin'), 'utf8')).toBe(PINNED);
+    expect(lockOf(b)).toBe(lockOf(a));
+    // The fresh download replaced the bad entry.
+    expect(jsonOf(await runCli(['cache', 'verify', '--json'], { env: env(a) }))).toMatchObject({ bad: 0 });
+  });
+
+  it('a cached artifact the release host no longer vouches for is not installed: the current one is downloaded', async () => {
+    const [a, b] = [home(), home()];
+    expect((await runCli(['install', 'movebin'], { env: env(a) })).code).toBe(0);
+    // The release host republished the same URL with other bytes and a new .sha256.
+    const moved = '#!/bin/sh\necho moved\n';
+    reg.serve(artifactPath('movebin'), moved);
+    reg.serve(`${artifactPath('movebin')}.sha256`, `${sha(moved)}  movebin-server\n`);
+    reg.requests.length = 0;
+    const r = await runCli(['install', 'movebin'], { env: env(b) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(artifactGets('movebin')).toBe(1);
+    expect(readFileSync(binOf(b, 'movebin'), 'utf8')).toBe(moved);
   });
 });

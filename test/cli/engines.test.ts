@@ -6,7 +6,7 @@
  * settings.toml, an unknown agent blocks nothing, and a hanging or garbage agent
  * neither hangs nor crashes yep-ext (and leaves nothing running).
  */
-import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
@@ -204,6 +204,144 @@ describe('update moves only as far as the agent allows', () => {
     expect(jsonOf(r).updates[0]).toMatchObject({ status: 'updated', to: { version: '0.5.0' }, engines: { status: 'excludes', ignored: true } });
     expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1; updating to it anyway (--ignore-engines).');
     expect(installedVersion()).toBe('0.5.0');
+  });
+});
+
+describe('outdated: newer, but needs a newer yolop', () => {
+  it('agent 0.12.1 at 0.3.0: 0.4.0 is the newest runnable, 0.5.0 needs a newer yolop; downloads verified and cached; held does not fail --exit-code', async () => {
+    expect((await runCli(['install', 'hello'], { env: withAgent('0.10.0') })).code).toBe(0);
+    const lock = lockText();
+    // A download cache of its own: the install above put 0.4.0 and 0.5.0 in the default one.
+    const env = { ...withAgent('0.12.1'), YEP_EXT_CACHE_DIR: join(home.root, 'dl-cache') };
+    const before = downloads().length;
+
+    const r = await runCli(['outdated', '--json', '--exit-code'], { env });
+    // 0.4.0 can be taken: outdated (docs/exit-codes.md).
+    expect(r.code, r.stderr).toBe(14);
+    const row = jsonOf(r).outdated[0];
+    expect(row).toMatchObject({ name: 'hello', current: '0.3.0', wanted: '0.5.0', latest: '0.5.0', status: 'update', hint: 'yep-ext update hello' });
+    expect(row.newer_engines).toEqual({
+      status: 'checked',
+      agent: '0.12.1',
+      runnable: '0.4.0',
+      runnable_in_requirement: '0.4.0',
+      needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13', reason: '0.5.0 needs yolop >=0.13; you have 0.12.1' }],
+      tried: 2,
+      candidates: 2,
+      detail: 'the newest yolop 0.12.1 can run is 0.4.0; 0.5.0 needs yolop >=0.13; you have 0.12.1',
+    });
+    // Newest first, stopping at the first the agent can run.
+    expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
+    // Only read: the lock, the installed tree and the staging area are as they were.
+    expect(lockText()).toBe(lock);
+    expect(installedVersion()).toBe('0.3.0');
+    expect(readdirNames(join(store(), '.yep-staging'))).toEqual([]);
+
+    const human = await runCli(['outdated'], { env });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('hello\t0.3.0\t0.5.0\t0.5.0\tcrate\tupdate: yep-ext update hello (to 0.4.0: 0.5.0 needs yolop >=0.13; you have 0.12.1)');
+    // The shared download cache: the second and third runs downloaded nothing.
+    expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
+
+    // At 0.4.0 only 0.5.0 is newer, and yolop 0.12.1 cannot run it: held, not outdated.
+    expect((await runCli(['update', 'hello'], { env })).code).toBe(0);
+    expect(installedVersion()).toBe('0.4.0');
+    const held = await runCli(['outdated', '--json', '--exit-code'], { env });
+    expect(held.code, held.stderr).toBe(0);
+    expect(jsonOf(held)).toMatchObject({ outdated_count: 0, outdated: [{ status: 'held', hint: null, newer_engines: { status: 'checked', runnable: null, runnable_in_requirement: null, needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13' }], tried: 1, candidates: 1 } }] });
+    const heldText = await runCli(['outdated', '--exit-code'], { env });
+    expect(heldText.code).toBe(0);
+    expect(heldText.stdout).toContain('hello\t0.4.0\t0.5.0\t0.5.0\tcrate\theld: no newer version runs on yolop 0.12.1: 0.5.0 needs yolop >=0.13; you have 0.12.1 (upgrade yolop)');
+    expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
+
+    // A newer agent: 0.5.0 is an update again.
+    const newer = await runCli(['outdated', '--json', '--exit-code'], { env: { ...env, PATH: withAgent('0.13.0').PATH! } });
+    expect(newer.code).toBe(14);
+    expect(jsonOf(newer).outdated[0]).toMatchObject({ status: 'update', newer_engines: { runnable: '0.5.0', needs_newer_agent: [] } });
+  });
+
+  it('no agent: nothing downloaded, the row says the agent version is unknown, and the index decides', async () => {
+    expect((await runCli(['install', 'hello@0.3.0'], { env: withAgent(null) })).code).toBe(0);
+    const before = downloads().length;
+    const r = await runCli(['outdated', '--json', '--exit-code'], { env: withAgent(null) });
+    expect(r.code, r.stderr).toBe(14);
+    expect(jsonOf(r).outdated[0]).toMatchObject({
+      status: 'beyond',
+      newer_engines: { status: 'unknown-agent', agent: null, runnable: null, tried: 0, candidates: 2, detail: expect.stringContaining("the installed yolop's version is unknown (no yolop on PATH)") },
+    });
+    expect(downloads()).toHaveLength(before);
+    expect((await runCli(['outdated'], { env: withAgent(null) })).stdout).toContain('newer versions not checked against yolop: its version is unknown');
+  });
+
+  it('a download that does not match the registry checksum is refused: nothing is read from it, the row keeps the index answer and says why', async () => {
+    expect((await runCli(['install', 'hello@0.3.0'], { env: withAgent('0.12.1') })).code).toBe(0);
+    reg.fault(/\/0\.5\.0\/download/, { kind: 'corrupt' });
+    const r = await runCli(['outdated', '--json'], { env: withAgent('0.12.1') });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).outdated[0]).toMatchObject({ status: 'beyond', newer_engines: { status: 'failed', runnable: null, needs_newer_agent: [], detail: expect.stringContaining('does not match the registry checksum') } });
+    expect(r.stderr).toContain("hello: newer versions' engines.yolop not checked");
+    expect(readdirNames(join(store(), '.yep-staging'))).toEqual([]);
+  });
+
+  it('the walk is capped at 5 downloads and says so', async () => {
+    expect((await runCli(['install', 'hello@0.3.0'], { env: withAgent('0.12.1') })).code).toBe(0);
+    for (const v of ['0.6.0', '0.7.0', '0.8.0', '0.9.0', '0.10.0']) publish(v, '>=9');
+    const before = downloads().length;
+    const r = await runCli(['outdated', '--json', '--exit-code'], { env: withAgent('0.12.1') });
+    expect(r.code, r.stderr).toBe(0);
+    const n = jsonOf(r).outdated[0].newer_engines;
+    expect(n).toMatchObject({ status: 'checked', runnable: null, tried: 5, candidates: 7 });
+    expect(n.detail).toMatch(/^no newer version runs on yolop 0\.12\.1 \(tried the 5 newest of 7\): 0\.10\.0 needs yolop >=9/);
+    expect(downloads().slice(before)).toEqual(['0.10.0', '0.9.0', '0.8.0', '0.7.0', '0.6.0']);
+  });
+});
+
+describe('verify lists an engines mismatch', () => {
+  const verifyJson = async (env: Record<string, string>) => {
+    const r = await runCli(['verify', '--json'], { env });
+    const doc = jsonOf(r);
+    return { code: r.code, doc, report: r.code === 0 ? doc : doc.error.details };
+  };
+
+  it('not enabled: a warning (exit 0); enabled: a problem (exit 4, E_ENGINES); with damage too: exit 5; a newer or unknown agent: nothing', async () => {
+    expect((await runCli(['install', 'hello@0.5.0', '--ignore-engines'], { env: withAgent('0.12.1') })).code).toBe(0);
+    const env = withAgent('0.12.1');
+    const reason = 'engines: 0.5.0 needs yolop >=0.13; you have 0.12.1';
+
+    // Not enabled (as the host reads settings.toml: no entry): listed, not failing.
+    expect(existsSync(join(home.configDir, 'settings.toml'))).toBe(false);
+    const off = await verifyJson(env);
+    expect(off.code).toBe(0);
+    expect(off.report.extensions[0]).toMatchObject({ name: 'hello', ok: true, problems: [], engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' }, warnings: [{ kind: 'engines', message: `${reason} (not enabled; \`yep-ext enable\` refuses it)`, files: ['plugin.json'] }] });
+    const offText = await runCli(['verify'], { env });
+    expect(offText.code).toBe(0);
+    expect(offText.stdout).toContain(`warning: ${reason} (not enabled`);
+
+    // Enabled: yolop would load it: a problem, exit 4.
+    expect((await runCli(['enable', 'hello', '--ignore-engines'], { env })).code).toBe(0);
+    expect(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')).toContain('ref = "ext:hello"');
+    const on = await verifyJson(env);
+    expect(on.code).toBe(4);
+    expect(on.doc.error.code).toBe('E_ENGINES');
+    expect(on.report.extensions[0]).toMatchObject({ name: 'hello', ok: false, warnings: [], problems: [{ kind: 'engines', message: expect.stringContaining(`${reason}, and it is enabled: yolop cannot run it`) }] });
+    const onText = await runCli(['verify'], { env });
+    expect(onText.code).toBe(4);
+    expect(onText.stderr).toContain(`hello: ${reason}, and it is enabled`);
+
+    // An integrity problem as well: exit 5, both listed.
+    writeFileSync(join(store(), 'hello', 'added.txt'), 'x\n');
+    const both = await verifyJson(env);
+    expect(both.code).toBe(5);
+    expect(both.report.extensions[0].problems.map((p: { kind: string }) => p.kind).sort()).toEqual(['content', 'engines']);
+    rmSync(join(store(), 'hello', 'added.txt'));
+
+    // An agent the range admits, or none at all: nothing listed.
+    const admitted = await verifyJson(withAgent('0.13.0'));
+    expect(admitted.code).toBe(0);
+    expect(admitted.report.extensions[0]).toMatchObject({ ok: true, problems: [], warnings: [], engines: { status: 'admits' } });
+    const unknown = await verifyJson(withAgent(null));
+    expect(unknown.code).toBe(0);
+    expect(unknown.report.extensions[0]).toMatchObject({ ok: true, problems: [], warnings: [], engines: { status: 'unknown-agent' } });
   });
 });
 

@@ -48,7 +48,7 @@ const env = (): Record<string, string> => {
   return { ...home.env, PATH: `${agent.dir}:${pathWithoutAgent()}`, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' };
 };
 
-const ITEM_KEYS = ['current', 'engines', 'error', 'hint', 'kind', 'latest', 'name', 'requirement', 'source', 'status', 'wanted'];
+const ITEM_KEYS = ['current', 'engines', 'error', 'hint', 'kind', 'latest', 'name', 'newer_engines', 'requirement', 'source', 'status', 'wanted'];
 const INFO_KEYS = [
   'approved_grant', 'config', 'content_hash', 'description', 'dir', 'enabled', 'engines', 'grant', 'installed', 'name', 'pin', 'registry', 'source', 'source_text', 'upstream', 'upstream_error', 'verify', 'version',
 ];
@@ -123,8 +123,12 @@ describe('outdated', () => {
 
     expect(lockText()).toBe(lock);
     expect(storeSnapshot()).toBe(snapshot);
-    // Index reads only: no package was downloaded.
-    expect(reg.requestsTo('/crates/')).toHaveLength(downloads);
+    // Downloads only for the newer versions' engines.yolop (issue 16): 0.4.0, newest, then
+    // 0.1.1, the newest the requirement selects, each once: the later runs used the download cache.
+    expect(reg.requestsTo('/crates/').slice(downloads).map((q) => /\/crates\/[^/]+\/([^/]+)\/download/.exec(q.url)?.[1])).toEqual(['0.4.0', '0.1.1']);
+    expect(hello.newer_engines).toMatchObject({ status: 'checked', agent: '0.12.1', runnable: '0.4.0', runnable_in_requirement: '0.1.1', needs_newer_agent: [], tried: 2, candidates: 2 });
+    expect(gitext.newer_engines).toBeNull();
+    expect(localext.newer_engines).toBeNull();
   });
 
   it('after update: only a version outside the requirement is newer (status beyond, the install that reaches it); git up to date', async () => {

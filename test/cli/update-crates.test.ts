@@ -51,6 +51,22 @@ describe('update from crates.io', () => {
     expect(lockText()).toContain('requirement = "^1"');
   });
 
+  it('a crate not named yolop-extension-<name>: the hint outside the requirement names that crate (update and outdated)', async () => {
+    const custom = (version: string) =>
+      reg.publish({ name: 'custom-name', vers: version, data: fixtureCrate(HELLO, version, { publishAs: 'custom-name', files: { 'plugin.json': manifest(version).replace('"name":"hello"', '"name":"custom"') } }) });
+    custom('1.0.0');
+    expect((await runCli(['install', 'crates.io:custom-name@^1'], { env: env() })).code).toBe(0);
+    custom('2.0.0');
+    const r = await runCli(['update', 'custom'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    // Not `custom@2`: that is the crate yolop-extension-custom, another package.
+    expect(r.stdout).toContain('custom is up to date. 2.0.0 exists outside ^1: `yep-ext install crates.io:custom-name@2`');
+    const json = await runCli(['update', 'custom', '--json'], { env: env() });
+    expect(jsonOf(json).updates[0].newer_outside).toEqual({ version: '2.0.0', requirement: '^1', spec: 'crates.io:custom-name@2' });
+    const out = await runCli(['outdated', '--json'], { env: env() });
+    expect(jsonOf(out).outdated.find((i: { name: string }) => i.name === 'custom')).toMatchObject({ status: 'beyond', hint: "yep-ext install 'crates.io:custom-name@^2.0.0'" });
+  });
+
   it('up to date within the requirement names the newer release outside it, from the same index request', async () => {
     publish('2.1.0');
     reg.requests.length = 0;
@@ -60,7 +76,7 @@ describe('update from crates.io', () => {
     expect(reg.requestsTo('/crates/')).toEqual([]);
     expect(reg.requests.filter((q) => q.url.includes(HELLO))).toHaveLength(1);
     const json = await runCli(['update', 'hello', '--json'], { env: env() });
-    expect(jsonOf(json).updates[0]).toMatchObject({ status: 'up-to-date', newer_outside: { version: '2.1.0', requirement: '^1' } });
+    expect(jsonOf(json).updates[0]).toMatchObject({ status: 'up-to-date', newer_outside: { version: '2.1.0', requirement: '^1', spec: 'hello@2' } });
     expect(lockText()).toContain('version = "1.0.0"');
   });
 

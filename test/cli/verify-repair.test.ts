@@ -81,6 +81,8 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
           binary: { path: 'bin/binny-server', expected: sha(BINARY), actual: sha(BINARY) },
           command: { ok: true, detail: 'bin/binny-server (executable)' },
           problems: [],
+          engines: expect.objectContaining({ status: 'none', requires: null }),
+          warnings: [],
         },
       ],
     });

@@ -11,13 +11,18 @@
  *   - otherwise the host's form: a mandatory `<url>.sha256` from the release host.
  * Every failure is a note, not an error: the package stays installed, nothing is
  * placed, and `refused` tells integrity refusals apart (for `install --frozen`).
+ * The shared download cache (cache/download-cache.ts) is asked first, under the
+ * artifact URL: what it holds is re-hashed on read and then verified by the very
+ * same checks as a download (a candidate that fails them is dropped and the
+ * artifact downloaded); a verified download is put in it.
  * Only Ctrl-C propagates.
  */
 import { chmod, lstat, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { sha256File } from './file-digest.js';
+import { sha256File } from '../store/file-digest.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { isYepError } from '../errors.js';
+import { binaryCacheKey, cachedDigestOf, readCachedInto, storeInCache } from '../cache/download-cache.js';
 import { checkFetchUrl, httpDownload, httpGet, type DownloadResult } from '../net/http.js';
 import type { Manifest } from '../package/manifest.js';
 import { decideArtifact, type ArtifactPlan } from './artifact-source.js';
@@ -77,8 +82,28 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
+interface Found {
+  got: DownloadResult;
+  url: string;
+  fmt: PkgFmt;
+}
+
+/**
+ * The first candidate URL the shared cache holds an artifact for (copied to `file`
+ * and re-hashed; with a crate digest, only that digest's bytes). Not yet verified.
+ */
+async function cachedFirst(ctx: Context, plan: ArtifactPlan, file: string): Promise<Found | undefined> {
+  for (const [i, url] of plan.urls.entries()) {
+    const sha256 = await cachedDigestOf(ctx, binaryCacheKey(url));
+    if (sha256 === undefined || (plan.expected !== undefined && sha256 !== plan.expected)) continue;
+    const size = await readCachedInto(ctx, sha256, file);
+    if (size !== undefined) return { got: { url, size, sha256 }, url, fmt: plan.fmts[i] as PkgFmt };
+  }
+  return undefined;
+}
+
 /** Download the first candidate the release host has; undefined when it has none (all 404/410/451). */
-async function downloadFirst(ctx: Context, plan: ArtifactPlan, file: string, label: string): Promise<{ got: DownloadResult; url: string; fmt: PkgFmt } | undefined> {
+async function downloadFirst(ctx: Context, plan: ArtifactPlan, file: string, label: string): Promise<Found | undefined> {
   for (const [i, url] of plan.urls.entries()) {
     checkFetchUrl(url, 'The prebuilt binary URL');
     try {
@@ -93,6 +118,17 @@ async function downloadFirst(ctx: Context, plan: ArtifactPlan, file: string, lab
 }
 
 type Check = { ok: true; trustedComment?: string } | { ok: false; refused: BinaryRefusal; why: string };
+type Verified = { ok: true; source?: DigestSource; trustedComment?: string } | { ok: false; refused: BinaryRefusal; note: string };
+
+/** Every check an artifact must pass, wherever its bytes came from (release host or cache). */
+async function verifyArtifact(ctx: Context, plan: ArtifactPlan, found: Found, file: string): Promise<Verified> {
+  const { url } = found;
+  const digest = await checkDigest(ctx, plan, url, found.got.sha256);
+  if (!digest.ok) return { ok: false, refused: digest.refused, note: `no prebuilt binary installed: ${digest.why}` };
+  const signature = await checkSignature(ctx, plan, url, file);
+  if (!signature.ok) return { ok: false, refused: signature.refused, note: `no prebuilt binary installed: ${url}: ${signature.why}` };
+  return { ok: true, ...(digest.source ? { source: digest.source } : {}), ...(signature.trustedComment !== undefined ? { trustedComment: signature.trustedComment } : {}) };
+}
 
 async function checkSignature(ctx: Context, plan: ArtifactPlan, url: string, file: string): Promise<Check> {
   const signing = plan.signing;
@@ -161,13 +197,22 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
   const tmp = await mkdtemp(join(dirname(pkgDir), '.yep-artifact-'));
   const partial = join(tmp, 'artifact');
   try {
-    const found = await downloadFirst(ctx, plan, partial, `Downloading ${command}`);
-    if (!found) return { unavailable: true, note: `no prebuilt binary: the release host has no ${target} artifact (${plan.urls.join(', ')})` };
+    let found = await cachedFirst(ctx, plan, partial);
+    let verified = found ? await verifyArtifact(ctx, plan, found, partial) : undefined;
+    if (found && verified && !verified.ok) {
+      // A stale or altered cache entry (the release host moved on): never installed, downloaded afresh.
+      ctx.log.debug(`the cached artifact for ${found.url} failed verification (${verified.note}); downloading it`);
+      found = undefined;
+    } else if (found) ctx.log.debug(`prebuilt artifact ${found.url} from the download cache`);
+    if (!found) {
+      found = await downloadFirst(ctx, plan, partial, `Downloading ${command}`);
+      if (!found) return { unavailable: true, note: `no prebuilt binary: the release host has no ${target} artifact (${plan.urls.join(', ')})` };
+      verified = await verifyArtifact(ctx, plan, found, partial);
+      if (!verified.ok) return { url: found.url, refused: verified.refused, note: verified.note };
+      await storeInCache(ctx, found.got.sha256, partial, binaryCacheKey(found.url));
+    }
     const { got, url, fmt } = found;
-    const digest = await checkDigest(ctx, plan, url, got.sha256);
-    if (!digest.ok) return { url, refused: digest.refused, note: `no prebuilt binary installed: ${digest.why}` };
-    const signature = await checkSignature(ctx, plan, url, partial);
-    if (!signature.ok) return { url, refused: signature.refused, note: `no prebuilt binary installed: ${url}: ${signature.why}` };
+    const checks = verified as Extract<Verified, { ok: true }>;
 
     await mkdir(binDir, { recursive: true, mode: 0o755 });
     const why = await extractArtifact(partial, fmt, plan.pick, dest, tmp, maxBinaryBytes(ctx.env));
@@ -178,13 +223,13 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
       binary_sha256: got.sha256,
       binary_file_sha256: fileSha,
       binary_source: 'prebuilt',
-      ...(digest.source ? { binary_digest_source: digest.source } : {}),
+      ...(checks.source ? { binary_digest_source: checks.source } : {}),
       ...(plan.signing ? { binary_signature: 'minisign' as const } : {}),
       binary_target: target,
     };
-    const how = digest.source === 'crate' ? "the crate's digest" : digest.source === 'signature' ? "the crate's minisign key" : 'the release host\'s .sha256 (weaker: same host as the binary)';
-    ctx.log.info(`Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…, verified with ${how}${plan.signing && digest.source === 'crate' ? ' and its minisign key' : ''}).`);
-    return { sha256: got.sha256, path: dest, url, record, ...(signature.trustedComment !== undefined ? { trustedComment: signature.trustedComment } : {}) };
+    const how = checks.source === 'crate' ? "the crate's digest" : checks.source === 'signature' ? "the crate's minisign key" : 'the release host\'s .sha256 (weaker: same host as the binary)';
+    ctx.log.info(`Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…, verified with ${how}${plan.signing && checks.source === 'crate' ? ' and its minisign key' : ''}).`);
+    return { sha256: got.sha256, path: dest, url, record, ...(checks.trustedComment !== undefined ? { trustedComment: checks.trustedComment } : {}) };
   } catch (e) {
     if (!isYepError(e) || e.code === 'E_INTERRUPTED') throw e;
     return { note: `no prebuilt binary installed: ${e.message}` };

@@ -8,7 +8,7 @@
  * `file://` one) and verified against cksum before it is renamed into place; a
  * `.crate` already in the mirror is re-hashed, never trusted by name.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
@@ -18,7 +18,7 @@ import { fetchIndexText } from '../sources/crates-io/index-client.js';
 import { CKSUM_RE } from '../sources/crates-io/index-lines.js';
 import { loadRegistryConfig } from '../sources/crates-io/registry-config.js';
 import { crateFileRel, indexFileRel, readMirrorFile, sha256Hex, writeOnce } from './mirror-tree.js';
-import { writeFileAtomic } from '../store/fs-atomic.js';
+import { ensureDir, writeFileAtomic } from '../store/fs-atomic.js';
 
 export interface MirroredCrate {
   name: string;
@@ -67,7 +67,7 @@ async function addIndexLine(root: string, rel: string, line: IndexLine, label: s
     });
   }
   const text = `${existing}${existing === '' || existing.endsWith('\n') ? '' : '\n'}${line.text}\n`;
-  await mkdir(dirname(join(root, rel)), { recursive: true });
+  await ensureDir(dirname(join(root, rel)));
   await writeFileAtomic(join(root, rel), text, { mode: 0o644, what: 'The mirror index file' });
 }
 

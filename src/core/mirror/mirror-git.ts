@@ -13,7 +13,8 @@
  * tarball would have to reproduce git's checkout (modes, symlinks, attributes).
  * Git objects are content-addressed, so the commit id verifies what is fetched.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { ensureDir } from '../store/fs-atomic.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
@@ -22,6 +23,7 @@ import { checkGitUrl, isFullSha } from '../sources/git-url.js';
 import { createGit } from '../sources/git-run.js';
 import { sanitize } from '../text/sanitize.js';
 import { gitMirrorPath } from './git-mirror-url.js';
+import { nameLockedRef } from './mirror-git-refs.js';
 
 export interface MirroredGit {
   name: string;
@@ -40,7 +42,7 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   const rev = rec.rev.toLowerCase();
   const rel = `git/${gitMirrorPath(origin.url)}`;
   const gitDir = join(root, rel);
-  await mkdir(dirname(gitDir), { recursive: true });
+  await ensureDir(dirname(gitDir));
   const exists = await stat(join(gitDir, 'HEAD')).then(
     () => true,
     () => false,
@@ -84,6 +86,8 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   }
   try {
     await git.raw(['update-ref', `refs/tags/yep/${rev}`, rev]);
+    // The ref the lock followed, so a non-exact resolve against the mirror finds it (mirror-git-refs.ts).
+    await nameLockedRef(ctx, git, { ...rec, url: origin.url }, rev);
     // Only the pinned commits are named: drop the refs a fallback fetch brought.
     const extra = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/yep-fetch/'])).split('\n').filter(Boolean);
     for (const ref of extra) await git.raw(['update-ref', '-d', ref]);

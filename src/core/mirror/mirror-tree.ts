@@ -12,11 +12,10 @@
  * or a concurrent reader never sees a torn file.
  */
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { YepError } from '../errors.js';
-import { writeFileAtomic } from '../store/fs-atomic.js';
+import { ensureDir, writeFileAtomic } from '../store/fs-atomic.js';
 import { readRegularFileSync } from '../store/read-regular-file.js';
 import { assertCrateName, indexPath } from '../sources/crates-io/index-path.js';
 
@@ -67,7 +66,7 @@ export async function writeOnce(root: string, rel: string, data: Uint8Array, wha
       details: { file: rel, have: sha256Hex(have), now: sha256Hex(data) },
     });
   }
-  await mkdir(dirname(join(root, rel)), { recursive: true });
+  await ensureDir(dirname(join(root, rel)));
   await writeFileAtomic(join(root, rel), data, { mode: 0o644, what: 'The mirror file' });
   return true;
 }

@@ -1,12 +1,23 @@
 /**
  * Which undici dispatcher carries a request: direct, or through the proxy the
  * environment names (HTTPS_PROXY / HTTP_PROXY / NO_PROXY, lower-case first, as
- * curl and undici read them). The proxying itself is undici's own
- * EnvHttpProxyAgent (CONNECT tunnels for https, NO_PROXY matching); this module
- * only reads the variables from the Context's environment (never process.env
- * behind its back) and adds one rule of ours: loopback hosts are never proxied
- * (as Go's net/http does). yep-ext sends plain http only to loopback, because
- * loopback never leaves the machine; a proxy would carry those bytes off it.
+ * curl and undici read them). The proxying itself is undici's own `ProxyAgent`
+ * (CONNECT tunnels for https); this module decides, per URL, whether and which
+ * proxy, with undici's NO_PROXY rules (a copy of EnvHttpProxyAgent's matcher:
+ * comma/space lists, `*`, suffixes, a leading `.` or `*.`, `host:port`), reading
+ * the Context's environment (never process.env behind its back), plus one rule of
+ * ours: loopback hosts are never proxied (as Go's net/http does). yep-ext sends
+ * plain http only to loopback, because loopback never leaves the machine; a proxy
+ * would carry those bytes off it.
+ *
+ * Why not undici's EnvHttpProxyAgent, which makes the same decision inside one
+ * dispatcher: (1) it has no loopback rule; (2) the decision must be known before
+ * dispatch, for messages and hints ("through the proxy …", http.ts) and to pick the
+ * direct agent whose connector re-checks addresses after DNS (guarded-connect.ts);
+ * EnvHttpProxyAgent hands the same options to its direct Agent and its ProxyAgents,
+ * so that connector would also guard the connection to the proxy, which is the
+ * user's choice and may be on any address. test/unit/proxy.test.ts covers the
+ * matcher's rules; test/cli/proxy-ca.test.ts runs it against a real proxy.
  *
  * What a proxy changes for the address rules (docs/fleet.md, "Proxies"): the URL
  * is still checked before it is handed over (scheme, credentials, link-local
@@ -47,8 +58,7 @@ export function proxySettings(env: Env): ProxySettings | undefined {
  * NO_PROXY matching, undici's rules (EnvHttpProxyAgent): entries split on commas
  * or spaces, `*` = everything, an entry matches the host itself and its
  * subdomains (a leading `.` or `*.` is dropped), `host:port` only that port.
- * Used for reporting (whether a URL goes through the proxy); the dispatch itself
- * is undici's.
+ * It decides which dispatcher `http.ts` uses (direct, or undici's ProxyAgent).
  */
 export function noProxyMatches(url: URL, noProxy: string): boolean {
   const value = noProxy.trim();

@@ -11,11 +11,13 @@
  * root. A remote index can never send us to the local disk.
  */
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Context } from '../context.js';
-import { YepError, type ErrorCode } from '../errors.js';
-import { readRegularFileSync } from '../store/read-regular-file.js';
+import { YepError, errnoCode, type ErrorCode } from '../errors.js';
+import { describeFileKind, inspectRegularFile, readRegularFileSync } from '../store/read-regular-file.js';
 import { checkFetchUrl, httpDownload, httpGet, type DownloadOptions, type DownloadResult, type HttpResult, type RequestOptions } from './http.js';
 
 export function isFileUrl(text: string): boolean {
@@ -50,8 +52,10 @@ function localPath(url: string): string {
   return fileURLToPath(url);
 }
 
+const MIRROR_FILE_HINT = 'Check the mirror: every file in it must be a regular file.';
+
 function readLocal(url: string, what: string, maxBytes: number): Buffer | undefined {
-  return readRegularFileSync(localPath(url), what, { maxBytes, code: 'E_NETWORK', hint: 'Check the mirror: every file in it must be a regular file.' });
+  return readRegularFileSync(localPath(url), what, { maxBytes, code: 'E_NETWORK', hint: MIRROR_FILE_HINT });
 }
 
 /** GET `url`: a file:// URL reads the file (404 when missing), anything else goes through http.ts. */
@@ -66,14 +70,59 @@ export async function getUrl(ctx: Context, url: string, options: RequestOptions)
   return { status: 200, headers: {}, url, body };
 }
 
-/** Download `url` into `file` while hashing it; file:// copies the local file (same caps, same digest). */
+/**
+ * Copy the local file of `url` into `file` while hashing it, streamed (a large
+ * `.crate` is never held in memory), with the checks readRegularFileSync makes: a
+ * regular file only (lstat, then fstat of a descriptor opened O_NONBLOCK, so a
+ * FIFO swapped in cannot block), the size cap before and while reading.
+ * Undefined when the file does not exist.
+ */
+async function copyLocal(url: string, file: string, what: string, maxBytes: number): Promise<{ size: number; sha256: string } | undefined> {
+  const path = localPath(url);
+  const refuse = (why: string): YepError => new YepError('E_NETWORK', `${what} ${path} ${why}; refused.`, { hint: MIRROR_FILE_HINT, details: { file: path } });
+  const info = inspectRegularFile(path, what, { code: 'E_NETWORK', hint: MIRROR_FILE_HINT });
+  if (!info) return undefined;
+  if (info.stat.size > maxBytes) throw refuse(`is larger than ${maxBytes} bytes`);
+  let fh: import('node:fs/promises').FileHandle;
+  try {
+    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return undefined; // removed since the lstat
+    throw refuse(`cannot be read (${errnoCode(e) ?? (e as Error).message})`);
+  }
+  const st = await fh.stat().catch(async (e: unknown) => {
+    await fh.close();
+    throw e;
+  });
+  if (!st.isFile()) {
+    await fh.close();
+    throw refuse(`is ${describeFileKind(st)}, not a regular file`);
+  }
+  const hash = createHash('sha256');
+  let size = 0;
+  // The same verify-while-writing as httpDownload: the digest is of exactly the bytes written.
+  await pipeline(
+    fh.createReadStream({ highWaterMark: 1 << 20 }),
+    async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        size += chunk.length;
+        if (size > maxBytes) throw refuse(`is larger than ${maxBytes} bytes`);
+        hash.update(chunk);
+        yield chunk;
+      }
+    },
+    createWriteStream(file, { mode: 0o600 }),
+  );
+  return { size, sha256: hash.digest('hex') };
+}
+
+/** Download `url` into `file` while hashing it; file:// copies the local file, streamed (same caps, same digest). */
 export async function downloadUrl(ctx: Context, url: string, file: string, options: DownloadOptions): Promise<DownloadResult> {
   if (!isFileUrl(url)) return httpDownload(ctx, url, file, options);
-  const body = readLocal(url, options.what, options.maxBytes);
-  if (body === undefined) {
+  const got = await copyLocal(url, file, options.what, options.maxBytes);
+  if (got === undefined) {
     throw new YepError('E_NOT_FOUND', `${options.what}: ${localPath(url)} does not exist.`, { hint: 'The mirror does not hold this file: rebuild it with `yep-ext mirror` from the lock.' });
   }
   ctx.log.debug(`READ ${url}`);
-  await writeFile(file, body, { mode: 0o600 });
-  return { url, size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+  return { url, ...got };
 }

@@ -127,7 +127,8 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
     const up = await upstreamOf(ctx, entry);
     if (up) {
       const row = outdatedRow(entry, up, null);
-      upstream = { ...up, status: row.status, newest_in_requirement: up.wanted, newest_outside_requirement: up.beyond ? up.latest : null, hint: row.hint };
+      const { newer: _newer, ...offered } = up; // outdated's download list: not part of info
+      upstream = { ...offered, status: row.status, newest_in_requirement: up.wanted, newest_outside_requirement: up.beyond ? up.latest : null, hint: row.hint };
     }
   } catch (e) {
     if (!isYepError(e)) throw e;

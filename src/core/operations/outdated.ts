@@ -7,29 +7,36 @@
  * bounded; one failing is reported on its row, never fatal for the others.
  *
  * "Newer, but needs a newer yolop": a candidate's `engines.yolop` is known only
- * after its download, which outdated does not do; `update` says which newer
- * versions it skipped for that reason. The installed version's own verdict is
- * reported (`engines`), as `list` does.
+ * after its download, so for a crate with newer versions the newest are fetched
+ * and verified as install does (outdated-engines.ts; the shared download cache
+ * makes a second run free) and the row names the newest the agent can run and
+ * the newer ones it cannot (`newer_engines`). When none can, the row is `held`,
+ * which `--exit-code` does not count (an update nobody can take is not a CI
+ * failure). The installed version's own verdict is reported (`engines`), as `list` does.
  */
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { isYepError, type YepError } from '../errors.js';
 import { loadLock, type LockEntry } from '../store/lockfile.js';
 import { describeSource, sourceFor, type Kind } from '../sources/index.js';
-import { CRATE_PREFIX } from '../package/names.js';
+import { crateInstallSpec } from '../sources/crate-install-spec.js';
 import type { Upstream } from '../sources/source.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import { installedEngines } from './list.js';
+import { walkNewer, type NewerEngines } from './outdated-engines.js';
+
+export type { NewerEngines } from './outdated-engines.js';
 
 /** Lookups at once: each is a request or a `git ls-remote` child. */
 export const OUTDATED_CONCURRENCY = 4;
 
 /**
  * up-to-date; update: `yep-ext update` moves it (wanted is newer); beyond: only a
- * newer version outside the recorded requirement exists; local: a path install;
- * failed: the lookup failed (`error`).
+ * newer version outside the recorded requirement exists; held: newer versions
+ * exist, but each one tried needs a newer yolop (`newer_engines`); local: a path
+ * install; failed: the lookup failed (`error`).
  */
-export type OutdatedStatus = 'up-to-date' | 'update' | 'beyond' | 'local' | 'failed';
+export type OutdatedStatus = 'up-to-date' | 'update' | 'beyond' | 'held' | 'local' | 'failed';
 
 export interface OutdatedItem {
   name: string;
@@ -45,6 +52,11 @@ export interface OutdatedItem {
   status: OutdatedStatus;
   /** The installed version's `engines.yolop` against the installed agent (null: the manifest is unreadable). */
   engines: EnginesVerdict | null;
+  /**
+   * The newer versions' `engines.yolop` against the installed agent (crates with a
+   * newer version; null otherwise): the newest the agent can run, and the newer ones it cannot.
+   */
+  newer_engines: NewerEngines | null;
   /** The command that gets the newer version; null when there is none. */
   hint: string | null;
   error: ReturnType<YepError['toJSON']> | null;
@@ -55,14 +67,13 @@ export function anyOutdated(items: OutdatedItem[]): boolean {
   return items.some((i) => i.status === 'update' || i.status === 'beyond');
 }
 
-/** The spec that installs `version` of a crate entry (the short name when it is the crate's). */
-function crateSpecFor(name: string, crate: string, version: string): string {
-  const short = crate.startsWith(CRATE_PREFIX) && crate.slice(CRATE_PREFIX.length) === name ? name : `crates.io:${crate}`;
-  return `${short}@^${version}`;
-}
-
-/** The row for `entry` given what its origin offers (pure). */
-export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines: EnginesVerdict | null): OutdatedItem {
+/**
+ * The row for `entry` given what its origin offers (pure). With `walk` (the newer
+ * versions' ranges were checked), the status and hint follow the versions the
+ * agent can run: `update` when the requirement selects one, else `beyond` (the
+ * install of the newest), else `held`.
+ */
+export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines: EnginesVerdict | null, walk?: NewerEngines): OutdatedItem {
   const source = sourceFor(entry.source.type);
   const rec = entry.source as Record<string, unknown>;
   const requirement = typeof rec.requirement === 'string' ? rec.requirement : typeof rec.requested_ref === 'string' ? rec.requested_ref : null;
@@ -77,17 +88,21 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
     requirement,
     status,
     engines,
+    newer_engines: walk ?? null,
     hint,
     error: null,
   });
   if (!up) return row(null, null, 'local', null);
-  const status: OutdatedStatus = up.update ? 'update' : up.beyond ? 'beyond' : 'up-to-date';
+  const checked = walk?.status === 'checked' ? walk : undefined;
+  let status: OutdatedStatus = up.update ? 'update' : up.beyond ? 'beyond' : 'up-to-date';
+  if (checked) status = checked.runnable_in_requirement !== null ? 'update' : checked.runnable !== null ? 'beyond' : 'held';
   const crate = typeof rec.crate_name === 'string' ? rec.crate_name : undefined;
+  const target = checked?.runnable ?? up.latest;
   const hint =
     status === 'update'
       ? `yep-ext update ${entry.name}`
-      : status === 'beyond' && crate && up.latest
-        ? `yep-ext install '${crateSpecFor(entry.name, crate, up.latest)}'`
+      : status === 'beyond' && crate && target
+        ? `yep-ext install '${crateInstallSpec(entry.name, crate, `^${target}`)}'`
         : null;
   return row(up.wanted, up.latest, status, hint);
 }
@@ -107,7 +122,10 @@ export async function outdatedExtensions(ctx: Context): Promise<OutdatedItem[]> 
     async (entry): Promise<OutdatedItem> => {
       const engines = enginesOf.get(entry.name) ?? null;
       try {
-        return outdatedRow(entry, await upstreamOf(ctx, entry), engines);
+        const up = await upstreamOf(ctx, entry);
+        // Newer versions' ranges: only after a download (each verified; the download cache keeps them).
+        const walk = up?.newer && up.newer.length > 0 ? await walkNewer(ctx, entry, up.newer) : undefined;
+        return outdatedRow(entry, up, engines, walk);
       } catch (e) {
         if (!isYepError(e)) throw e;
         return { ...outdatedRow(entry, undefined, engines), status: 'failed', error: e.toJSON() };

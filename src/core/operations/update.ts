@@ -18,6 +18,7 @@ import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/l
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
+import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { UpdateNotes } from '../sources/source.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
@@ -48,8 +49,12 @@ export interface UpdateItem {
   engines?: EnginesReport;
   /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
   binary?: string;
-  /** A crate's newest stable version when it is outside the recorded requirement (from the same index lines). */
-  newer_outside?: { version: string; requirement: string };
+  /**
+   * A crate's newest stable version when it is outside the recorded requirement (from
+   * the same index lines), and `spec`, the install spec that reaches it, naming the
+   * installed crate (`hello@2`, `crates.io:some-crate@2`).
+   */
+  newer_outside?: { version: string; requirement: string; spec: string };
   error?: ReturnType<YepError['toJSON']>;
 }
 
@@ -97,7 +102,10 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   const source = sourceFor(entry.source.type);
   const notes: UpdateNotes = {};
   const candidates = await updateCandidates(ctx, entry, ignoreEngines, notes);
-  const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(notes.newerOutside ? { newer_outside: notes.newerOutside } : {}) };
+  const outside = notes.newerOutside;
+  const crate = typeof entry.source.crate_name === 'string' ? entry.source.crate_name : undefined;
+  const newerOutside = outside && crate ? { ...outside, spec: crateInstallSpec(entry.name, crate, requirementFor(outside.version)) } : undefined;
+  const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(newerOutside ? { newer_outside: newerOutside } : {}) };
   if (candidates.length === 0) return { item: base };
   const stage = await makeStagingDir(ctx, `update-${entry.name}`);
   try {

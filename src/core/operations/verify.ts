@@ -4,16 +4,17 @@
  * is present, the manifest parses (and names it), the tree hashes to the locked
  * content hash (the host's algorithm, a provisioned binary left out as the host
  * does), the provisioned binary matches `binary_file_sha256`, and the server
- * command resolves to something executable. `checkEntry` is the one check,
- * `needsRefetch` the one rule for what a fetch repairs. `mode: 'cheap'` trusts
- * an unchanged stat signature (store/tree-state.ts) instead of re-hashing,
- * `mode: 'full'` always re-hashes. Problems are data (a kind, a message, the files when known).
+ * command resolves to something executable; `verify` adds the `engines.yolop`
+ * finding (verify-engines.ts). `checkEntry` is the one check, `needsRefetch`
+ * the one rule for what a fetch repairs. `mode: 'cheap'` trusts an unchanged
+ * stat signature (store/tree-state.ts) instead of re-hashing, `mode: 'full'`
+ * always re-hashes. Problems are data (a kind, a message, the files when known).
  */
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { contentHash } from '../package/content-hash.js';
-import { sha256File } from '../binary/file-digest.js';
+import { sha256File } from '../store/file-digest.js';
 import { inspectServerCommand } from '../doctor/inspect-command.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
@@ -23,13 +24,14 @@ import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { diffSignatures, readTreeState, signTree, writeTreeState, type FileSignature } from '../store/tree-state.js';
 import { lstatSync, readlinkSync } from 'node:fs';
+import type { EnginesVerdict } from '../agent/engines.js';
 
 /**
  * missing: no store entry; manifest: plugin.json unreadable or naming another
  * extension; content: the tree's hash differs; binary: the provisioned binary
  * differs or is gone; not-executable: the server file is in the package but
- * cannot run; command: the server command resolves nowhere; engines: reserved
- * for the host-version check (engines.yolop).
+ * cannot run; command: the server command resolves nowhere; engines: its
+ * `engines.yolop` excludes the installed agent (`verify` only: verify-engines.ts).
  */
 export type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines';
 
@@ -229,15 +231,24 @@ export async function recordPlacedState(ctx: Context, entry: LockEntry): Promise
   await writeTreeState(ctx.paths, { format: 1, name: entry.name, dir, content_hash: entry.content_hash, binary_file_sha256: fileSha, files });
 }
 
+/** What `verify` reports per extension: the check, plus the `engines.yolop` finding. */
+export interface VerifiedExtension extends EntryVerification {
+  /** The installed version's verdict (null: the manifest could not be read). */
+  engines: EnginesVerdict | null;
+  /** Listed, not failing: the range of an extension that is not enabled excludes the agent. */
+  warnings: VerifyProblem[];
+}
+
 export interface VerifyReport {
   ok: boolean;
-  extensions: EntryVerification[];
+  extensions: VerifiedExtension[];
 }
 
 /**
  * `yep-ext verify [names…]`: every named (default: every locked) extension,
  * always re-hashed. Throws E_INTEGRITY (exit 5) with the report in `details`
- * when anything does not hold.
+ * when anything does not hold; E_ENGINES (exit 4) when the only problems are
+ * enabled extensions the agent cannot run.
  */
 export async function verifyExtensions(ctx: Context, names: string[] = []): Promise<VerifyReport> {
   const lock = await loadLock(ctx.paths.lockFile);
@@ -250,10 +261,24 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
         return entry;
       });
   const { default: pMap } = await import('p-map');
-  const extensions = await pMap(entries, async (e) => (await checkEntry(ctx, e, { mode: 'full' })).result, { concurrency: 4 });
+  const checks = await pMap(entries, (e) => checkEntry(ctx, e, { mode: 'full' }), { concurrency: 4 });
+  // Lazily: `list` shares this module, and its fast path keeps the agent modules out.
+  const { enginesFindings } = await import('./verify-engines.js');
+  const findings = await enginesFindings(ctx, checks.map((c) => ({ name: c.result.name, ...(c.manifest ? { manifest: c.manifest } : {}) })));
+  const extensions: VerifiedExtension[] = checks.map(({ result }) => {
+    const f = findings.get(result.name);
+    const problems = f?.problem ? [...result.problems, f.problem] : result.problems;
+    return { ...result, ok: problems.length === 0, problems, engines: f?.engines ?? null, warnings: f?.warning ? [f.warning] : [] };
+  });
   const report: VerifyReport = { ok: extensions.every((e) => e.ok), extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)) };
   if (!report.ok) {
     const bad = report.extensions.filter((e) => !e.ok);
+    if (bad.every((e) => e.problems.every((p) => p.kind === 'engines'))) {
+      throw new YepError('E_ENGINES', `${bad.length} enabled extension${bad.length === 1 ? '' : 's'} cannot run on the installed yolop:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`, {
+        hint: `Upgrade yolop, install versions that support it, or disable them (\`yep-ext disable ${bad.map((e) => e.name).join(' ')}\`).`,
+        details: report as unknown as Record<string, unknown>,
+      });
+    }
     throw new YepError('E_INTEGRITY', `${bad.length} of ${report.extensions.length} extensions do not match their lock entry:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`, {
       hint: `Repair with \`yep-ext install --force ${bad.map((e) => e.name).join(' ')}\` (or \`yep-ext install --frozen\`), then run \`yep-ext verify\` again.`,
       details: report as unknown as Record<string, unknown>,

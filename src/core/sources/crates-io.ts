@@ -303,7 +303,31 @@ export async function crateUpstream(ctx: Context, source: CrateRecord): Promise<
     update: wanted !== source.version,
     beyond: top !== undefined && wantedVersion !== undefined && compareVersionsDesc(top.version, wantedVersion) < 0,
     versions: versionList(entries),
+    newer: newerCandidates(source, entries, now),
   };
+}
+
+/**
+ * Every installable version newer than the installed one, newest first, as records
+ * `fetchCrateExact` fetches (`outdated`'s engines check downloads them): non-yanked,
+ * with a valid cksum, a pre-release only when the recorded requirement selects it.
+ * `within`: the requirement selects it (`update` reaches it), else only an install does.
+ */
+function newerCandidates(source: CrateRecord, entries: IndexEntry[], now: ReturnType<typeof parseCargoVersion>): NonNullable<Upstream['newer']> {
+  if (!now) return [];
+  let selected = new Set<IndexEntry>();
+  try {
+    selected = new Set(chooseCandidates(entries[0]?.name ?? source.crate_name, entries, source.requirement).entries);
+  } catch {
+    // nothing the requirement selects is installable: every newer version is outside it
+  }
+  return entries
+    .filter((e) => !e.yanked && CKSUM_RE.test(e.cksum) && compareVersionsDesc(e.version, now) < 0 && (!e.version.prerelease || selected.has(e)))
+    .sort((a, b) => compareVersionsDesc(a.version, b.version))
+    .map((e) => ({
+      source: { ...crateRecord(DEFAULT_INDEX_URL, e, source.requirement), ...(source.index !== undefined ? { index: source.index } : {}) },
+      within: selected.has(e),
+    }));
 }
 
 /** `info` for a crate that is not installed: what the index lists, without installing. */

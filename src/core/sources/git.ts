@@ -313,7 +313,7 @@ export async function resolveGitRef(ctx: Context, url: string, ref?: string, lim
   const lim = limitsOf(limits);
   const scope = openScope(ctx, lim.timeoutMs);
   try {
-    return await resolveWith({ ctx, url: checkedUrl, limits: lim, scope }, checkedRef);
+    return await resolveWith({ ctx, url: transportOf(ctx, checkedUrl).from, limits: lim, scope }, checkedRef);
   } finally {
     scope.dispose();
   }
@@ -489,6 +489,17 @@ function cloning<T>(rc: RunContext, rev: string, work: () => Promise<T>): Promis
 }
 
 /**
+ * Where git talks to for `url`: a git mirror (YEP_EXT_GIT_MIRROR / --git-mirror,
+ * docs/fleet.md) when one is set, for resolving refs and fetching alike, else the
+ * origin. The mirror is a transport: records keep the origin URL.
+ */
+function transportOf(ctx: Context, url: GitUrl): { from: GitUrl; note: string } {
+  const mirrored = gitMirrorUrl(ctx.env, url.url);
+  if (mirrored === undefined) return { from: url, note: '' };
+  return { from: checkGitUrl(mirrored), note: ` from the mirror ${sanitize(mirrored, { max: 200 })}` };
+}
+
+/**
  * Fetch a git spec into `into` (which must not exist; its parent must): resolve the
  * ref (default branch, tag, branch, `refs/...` or full commit), fetch only that
  * commit, check it out, drop `.git`, and lstat-scan the tree. URL and ref are
@@ -499,10 +510,11 @@ export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits
   const ref = spec.ref === undefined ? undefined : checkGitRef(spec.ref);
   const lim = limitsOf(limits);
   const scope = openScope(ctx, lim.timeoutMs);
-  const rc: RunContext = { ctx, url, limits: lim, scope };
+  const { from, note } = transportOf(ctx, url);
+  const rc: RunContext = { ctx, url: from, limits: lim, scope };
   try {
     const resolved = await resolveWith(rc, ref);
-    ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${resolved.rev.slice(0, 12)}${ref !== undefined && ref !== resolved.rev ? ` (${sanitize(ref)})` : ''}`);
+    ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${resolved.rev.slice(0, 12)}${ref !== undefined && ref !== resolved.rev ? ` (${sanitize(ref)})` : ''}${note}`);
     const { notes } = await cloning(rc, resolved.rev, () => fetchCommitInto(rc, resolved.rev, into, resolved.refName));
     const source: GitRecord = { type: 'git', url: url.url, rev: resolved.rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
@@ -531,11 +543,9 @@ export async function fetchGitCommit(
   const rev = pin.rev.toLowerCase();
   const lim = limitsOf(limits);
   const scope = openScope(ctx, lim.timeoutMs);
-  // A git mirror (docs/fleet.md) is a transport: fetch from it, record the origin URL.
-  const mirrored = gitMirrorUrl(ctx.env, url.url);
-  const from = mirrored !== undefined ? checkGitUrl(mirrored) : url;
+  const { from, note } = transportOf(ctx, url);
   try {
-    ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${rev.slice(0, 12)}${mirrored !== undefined ? ` from the mirror ${sanitize(mirrored, { max: 200 })}` : ''}`);
+    ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${rev.slice(0, 12)}${note}`);
     const rc: RunContext = { ctx, url: from, limits: lim, scope };
     const { notes } = await cloning(rc, rev, () => fetchCommitInto(rc, rev, into, undefined));
     const source: GitRecord = { type: 'git', url: url.url, rev, ...(pin.requested_ref !== undefined ? { requested_ref: pin.requested_ref } : {}) };

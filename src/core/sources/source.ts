@@ -147,6 +147,12 @@ export interface Upstream {
   beyond: boolean;
   /** The versions the registry lists, newest first, yanked ones marked (crates; [] for other kinds). */
   versions: { version: string; yanked: boolean }[];
+  /**
+   * Crates: every installable pin newer than the installed one, newest first, as
+   * records `fetchExactly` fetches; `within` = the recorded intent selects it (`update`
+   * reaches it). `outdated` downloads them to read their `engines.yolop`. Absent: no walk.
+   */
+  newer?: { source: RecordBase; within: boolean }[];
 }
 
 /** What `originFacts` reports. */

@@ -26,7 +26,7 @@ export interface RegularFileOptions {
 }
 
 /** What a non-regular file is, in words: "a FIFO (named pipe)", "a directory", ... */
-function describeFileKind(st: Stats): string {
+export function describeFileKind(st: Stats): string {
   if (st.isFile()) return 'a regular file';
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO (named pipe)';

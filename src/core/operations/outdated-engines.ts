@@ -1,0 +1,101 @@
+/**
+ * `outdated`'s "newer, but needs a newer yolop" (issue 16): a newer version's
+ * `engines.yolop` is in its manifest, known only after its download. So, for an
+ * entry with newer versions, the newest ones are fetched exactly as install
+ * fetches them (`Source.fetchExactly`: the registry cksum verified, the shared
+ * download cache used, so a second run downloads nothing), newest first, capped as
+ * the install walk is (ENGINES_WALK_CAP), until the newest the agent can run is
+ * found and, when that one is outside the recorded requirement, the newest inside
+ * it too (what `update` would move to).
+ * Nothing enters the store: each tree is unpacked in a private staging directory
+ * and removed. The agent is asked first; an unknown agent means nothing is
+ * downloaded and the row says so. A failed download or a broken manifest ends the
+ * walk and is reported on the row (never fatal for `outdated`).
+ */
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { isYepError } from '../errors.js';
+import { detectAgentVersion } from '../agent/agent-version.js';
+import { checkEngines, describeVerdict } from '../agent/engines.js';
+import { loadManifest } from '../package/manifest.js';
+import { sourceFor, type LockSource } from '../sources/index.js';
+import type { Upstream } from '../sources/source.js';
+import type { LockEntry } from '../store/lockfile.js';
+import { makeStagingDir, removeDir } from '../store/staging.js';
+import { ENGINES_WALK_CAP } from './agent-walk.js';
+
+/**
+ * checked: newer versions were downloaded and their ranges read; unknown-agent: not
+ * checked (the agent's version is unknown; nothing downloaded); failed: the walk
+ * stopped on an error (`detail`), the row keeps what the index says.
+ */
+export type NewerEnginesStatus = 'checked' | 'unknown-agent' | 'failed';
+
+/** `newer_engines` of an `outdated` row (`--json`). */
+export interface NewerEngines {
+  status: NewerEnginesStatus;
+  /** The installed agent's version; null when unknown. */
+  agent: string | null;
+  /** The newest version newer than the installed one that the agent can run; null when none of those tried can (or not checked). */
+  runnable: string | null;
+  /** The newest of those the recorded requirement selects: where `update` moves (null: none tried). */
+  runnable_in_requirement: string | null;
+  /** The versions tried whose `engines.yolop` excludes the agent, newest first. */
+  needs_newer_agent: { version: string; requires: string | null; reason: string }[];
+  /** Versions downloaded (at most ENGINES_WALK_CAP) of `candidates` newer ones. */
+  tried: number;
+  candidates: number;
+  /** One line for people. */
+  detail: string;
+}
+
+/**
+ * Walk `newer` (from `Upstream.newer`, newest first) for the newest version the agent
+ * can run, and the newest the requirement selects that it can run. Never throws a
+ * YepError: a failed download or manifest is the report's `failed` status.
+ */
+export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullable<Upstream['newer']>): Promise<NewerEngines> {
+  const agent = await detectAgentVersion(ctx);
+  const report: NewerEngines = { status: 'checked', agent: agent.known ? agent.version : null, runnable: null, runnable_in_requirement: null, needs_newer_agent: [], tried: 0, candidates: newer.length, detail: '' };
+  if (!agent.known) {
+    return { ...report, status: 'unknown-agent', detail: `the installed yolop's version is unknown (${agent.reason}): newer versions' engines.yolop not checked` };
+  }
+  const kind = sourceFor(entry.source.type);
+  const skipped = report.needs_newer_agent;
+  const stage = await makeStagingDir(ctx, `outdated-${entry.name}`);
+  try {
+    for (const [i, c] of newer.slice(0, ENGINES_WALK_CAP).entries()) {
+      // Done: the newest runnable is known, and so is update's (or no candidate is left inside the requirement).
+      if (report.runnable !== null && (report.runnable_in_requirement !== null || !newer.slice(i).some((n) => n.within))) break;
+      const rec = c.source as LockSource;
+      const version = kind.pin(rec);
+      const into = join(stage, `pkg-${i}`);
+      report.tried++;
+      try {
+        const fetched = await kind.fetchExactly(ctx, rec, into);
+        const verdict = checkEngines(await loadManifest(fetched.dir), agent);
+        if (verdict.status === 'excludes') skipped.push({ version, requires: verdict.requires, reason: describeVerdict(version, verdict) });
+        else {
+          report.runnable ??= version;
+          if (c.within) report.runnable_in_requirement ??= version;
+        }
+      } finally {
+        await removeDir(into);
+      }
+    }
+    const reasons = skipped.map((s) => s.reason).join('; ');
+    const capped = report.runnable === null && newer.length > report.tried ? ` (tried the ${report.tried} newest of ${newer.length})` : '';
+    report.detail =
+      report.runnable === null
+        ? `no newer version runs on yolop ${agent.version}${capped}: ${reasons}`
+        : `the newest yolop ${agent.version} can run is ${report.runnable}${reasons ? `; ${reasons}` : ''}`;
+    return report;
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+    const message = e.message.split('\n')[0] ?? e.message;
+    ctx.log.warn(`${entry.name}: newer versions' engines.yolop not checked: ${message}`);
+    return { ...report, status: 'failed', runnable: null, runnable_in_requirement: null, detail: `not checked: ${message}` };
+  } finally {
+    await removeDir(stage);
+  }
+}
