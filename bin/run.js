@@ -18,10 +18,15 @@ const { join } = require('node:path');
 const root = join(__dirname, '..');
 const argv = process.argv.slice(2);
 
-/** A source checkout that was never built: build it once (loudly, on stderr), or explain and exit. */
+/**
+ * A source checkout that was never built: build it once (loudly, on stderr), or
+ * explain and exit. Called only when loading the bundle failed because it is not
+ * there, so a built checkout or the published package pays no `stat` for it.
+ * False when this is no source checkout (nothing to build).
+ */
 function buildCheckout() {
   const fs = require('node:fs');
-  if (fs.existsSync(join(root, 'dist', 'bundle', 'oclif.js')) || !fs.existsSync(join(root, 'scripts', 'build-cli.mjs'))) return;
+  if (fs.existsSync(join(root, 'dist', 'bundle', 'oclif.js')) || !fs.existsSync(join(root, 'scripts', 'build-cli.mjs'))) return false;
   process.stderr.write('yep-ext: this checkout is not built yet; running `npm run build` once (about 15 s)...\n');
   const npm = process.env.npm_execpath;
   const r = require('node:child_process').spawnSync(npm ? process.execPath : 'npm', [...(npm ? [npm] : []), 'run', '--silent', 'build'], {
@@ -33,6 +38,18 @@ function buildCheckout() {
     process.stderr.write(`error: the build failed${r.error ? ` (${r.error.message})` : ''}.\nhint: run \`npm ci && npm run build\` in ${root}.\n`);
     process.exit(1);
   }
+  return true;
+}
+
+/** `load()`, or, when the bundle itself is missing (an unbuilt checkout), build it and load again. */
+async function loadBundle(load) {
+  try {
+    return await load();
+  } catch (e) {
+    const missing = (e?.code === 'MODULE_NOT_FOUND' || e?.code === 'ERR_MODULE_NOT_FOUND') && String(e.message).includes(join('dist', 'bundle'));
+    if (!missing || !buildCheckout()) throw e;
+    return load();
+  }
 }
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
@@ -40,12 +57,11 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(`yep-ext/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`);
 } else {
   (async () => {
-    buildCheckout();
     // V8's code cache for the bundle, on disk (Node 22.1+; Node's default directory,
     // <tmp>/node-compile-cache, as tsc does; NODE_COMPILE_CACHE moves it and
     // NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such call: skipped.
     require('node:module').enableCompileCache?.();
-    if ((argv[0] === 'list' || argv[0] === '__complete') && (await require('../dist/bundle/fast-path.cjs').runFastPath(argv))) return;
+    if ((argv[0] === 'list' || argv[0] === '__complete') && (await (await loadBundle(() => require('../dist/bundle/fast-path.cjs'))).runFastPath(argv))) return;
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
     // functions up with TurboFan on a background thread, and Node's exit joins
     // that thread: ~200 ms of every network command went to waiting for a compile
@@ -53,7 +69,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
     // headers and body bytes, and this process runs no other wasm. Set here, in the
     // CLI only: the library (src/index.ts) changes nothing process-wide (issue 13).
     require('node:v8').setFlagsFromString('--liftoff-only');
-    const { main } = await import('../dist/bundle/oclif.js');
+    const { main } = await loadBundle(() => import('../dist/bundle/oclif.js'));
     // The package root, not this directory: bin/package.json would pass for it.
     await main(root);
   })();

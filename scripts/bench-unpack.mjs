@@ -60,7 +60,9 @@ function buildCrate(dir, name, version, writeTree) {
   mkdirSync(join(src, root), { recursive: true });
   writeTree(join(src, root));
   const file = join(dir, `${root}.crate`);
-  sh('tar', ['--format=gnu', '--owner=0', '--group=0', '--numeric-owner', '-czf', file, '-C', src, root]);
+  // --sort=name: cargo writes its archives sorted by path (GNU tar's default is the
+  // directory's order), and yep-ext hashes a sorted archive as it unpacks it.
+  sh('tar', ['--format=gnu', '--sort=name', '--owner=0', '--group=0', '--numeric-owner', '-czf', file, '-C', src, root]);
   rmSync(src, { recursive: true, force: true });
   return { file, name, version, size: statSync(file).size };
 }

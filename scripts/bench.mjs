@@ -172,11 +172,11 @@ const WHY = {
   'install-1mb': 'CLI start-up before the first request (oclif ~3x node -e 0, undici ~36 ms to load) plus the sequential index, download, unpack, hash and commit; an oclif-free install path would close most of it',
   'update-all': 'oclif start-up and loading undici come before the first request; the 20 requests themselves take ~30 ms. An oclif-free update path (checked byte for byte against the full one) would close it',
   'frozen-warm': 'nothing is fetched: the time is oclif and the install command module loading; an oclif-free --frozen path would close it',
-  doctor: 'doctor starts the server twice (a session ending in shutdown, then an EOF-only stop check) and is itself an oclif process; one server start and an oclif-free path would close most of it',
+  doctor: 'doctor runs the server twice (a session ending in shutdown, and an EOF-only stop check that the host needs checked on its own process; the second now starts after the first handshake and overlaps its probes) and is itself an oclif process; an oclif-free doctor path would close most of what is left',
   'install-small': 'file creation on the main thread (the pipeline overlaps it with download and inflate in other processes); creating files from a worker while the main thread inflates would close it',
   'install-big': 'the download goes to a .partial file before unpacking (the pipeline streams straight into tar); unpacking while downloading would close it',
   'rss-200mb': '~70 MiB is loaded code (undici alone ~20 MiB) and chunk garbage builds up during the transfer; a download loop on a reused buffer without undici would close it',
-  'rss-files': 'the peak grows with the bytes inflated (the 20,000-file crate inflates 40 MB), not with the path sets: unpacking 100 files of 80 MB peaks higher than 20,000 files of 40 MB, with the V8 heap at ~10 MB; the hash walk adds ~15 MiB at 20,000 files. Streaming the download into the extractor (no .partial re-read) and hashing inside the extractor would close most of it',
+  'rss-files': 'the peak grows with the bytes inflated (the 20,000-file crate inflates 40 MB), not with the path sets: unpacking 100 files of 80 MB peaks higher than 20,000 files of 40 MB, with the V8 heap at ~10 MB (the hash is now computed inside the extractor: no walk). Streaming the download into the extractor (no .partial re-read) and an inflate loop on one reused output buffer (zlib hands out a fresh 1 MiB buffer per chunk, which glibc keeps after V8 frees it) would close most of it',
   suite: 'CLI tests spawn real processes on 2 shared cores',
 };
 

@@ -73,6 +73,17 @@ const noFetchers = {
     }));
   },
 };
+// The zod schemas (src/core/package/manifest-schema.ts) are imported lazily, for a
+// manifest the generated check rejects; CommonJS has no chunks, so the fast path
+// inlined zod (~50 KB parsed on every `list`). There the import is a file of its own,
+// manifest-schema.cjs, required only then. It returns problem strings and holds no
+// state, so the few small modules it shares with fast-path.cjs being copied is harmless.
+const schemaApart = {
+  name: 'manifest-schema-apart',
+  setup(b) {
+    b.onResolve({ filter: /\/manifest-schema\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './manifest-schema.cjs', external: true } : undefined));
+  },
+};
 rmSync(join(DIST, 'bundle'), { recursive: true, force: true });
 const [main, fast] = await Promise.all([
   build({
@@ -106,7 +117,11 @@ const [main, fast] = await Promise.all([
   // evaluates all of its lazy getters (which loads Node's stream stack).
   build({
     ...common,
-    entryPoints: { 'fast-path': join(DIST, 'cli', 'fast-path.js'), 'table-engine': join(DIST, 'cli', 'table-engine.js') },
+    entryPoints: {
+      'fast-path': join(DIST, 'cli', 'fast-path.js'),
+      'table-engine': join(DIST, 'cli', 'table-engine.js'),
+      'manifest-schema': join(DIST, 'core', 'package', 'manifest-schema.js'),
+    },
     format: 'cjs',
     outdir: join(DIST, 'bundle'),
     outExtension: { '.js': '.cjs' },
@@ -114,6 +129,7 @@ const [main, fast] = await Promise.all([
     // (One `plugins` key: a second one below silently replaced this list.)
     plugins: [
       noFetchers,
+      schemaApart,
       {
         name: 'table-engine-apart',
         setup(b) {

@@ -11,11 +11,13 @@ import { YepError, isYepError } from '../core/errors.js';
 import { resolvePaths } from '../core/paths.js';
 import { parseDuration } from '../core/policy/duration.js';
 import { installedNames } from '../core/store/installed-name.js';
-import { closestMatches } from '../core/text/closest.js';
 import { makeCliContext } from './cli-context.js';
 import { clearStatus } from './status-area.js';
 import { writeError } from './report-error.js';
-import { displayId, exampleLines, translateParseError, type CommandShape, type FlagShape } from './usage-errors.js';
+// Only an error needs these (suggestions, usage words): imported there, not by every command run.
+import type { CommandShape, FlagShape } from './usage-errors.js';
+
+type UsageErrors = typeof import('./usage-errors.js');
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 
@@ -90,17 +92,20 @@ export abstract class BaseCommand extends Command {
       if (err.oclif.exit === 0) throw err;
       if (err.message && err.message !== `EEXIT: ${err.oclif.exit}`) {
         // Flag/arg parsing errors: our usage code and our words.
-        return this.reportError(translateParseError(err, this.shape()) ?? this.genericUsageError(err));
+        const usage = await import('./usage-errors.js');
+        return this.reportError(usage.translateParseError(err, this.shape(usage)) ?? this.genericUsageError(err, usage));
       }
       throw err;
     }
-    return this.reportError(isYepError(err) && err.code === 'E_NOT_INSTALLED' ? this.withNameSuggestion(err) : err);
+    return this.reportError(isYepError(err) && err.code === 'E_NOT_INSTALLED' ? await this.withNameSuggestion(err) : err);
   }
 
   /** "Did you mean `lsp`?" when the name that is not installed is a typo of one that is. */
-  private withNameSuggestion(err: YepError): YepError {
+  private async withNameSuggestion(err: YepError): Promise<YepError> {
     const typed = (this.argv ?? []).filter((a) => !a.startsWith('-') && err.message.includes(a));
-    const names = typed.length > 0 ? installedNames(resolvePaths(process.env)) : [];
+    if (typed.length === 0) return err;
+    const names = installedNames(resolvePaths(process.env));
+    const { closestMatches } = await import('../core/text/closest.js');
     const [guess] = typed.flatMap((t) => closestMatches(t, names));
     if (!guess) return err;
     const hint = `Did you mean \`${guess}\`? ${err.hint ?? ''}`.trim();
@@ -108,7 +113,7 @@ export abstract class BaseCommand extends Command {
   }
 
   /** This command's flags, args and examples, and the other commands' flags, as usage-errors.ts wants them. */
-  protected shape(): CommandShape {
+  protected shape({ displayId, exampleLines }: Pick<UsageErrors, 'displayId' | 'exampleLines'>): CommandShape {
     const ctor = this.ctor as typeof Command & { enableJsonFlag?: boolean };
     const toShape = (flags: Record<string, Partial<FlagShape> & { type?: string }> | undefined): Record<string, FlagShape> =>
       Object.fromEntries(
@@ -131,7 +136,7 @@ export abstract class BaseCommand extends Command {
     return { id: displayId(this.id), flags, args, examples: exampleLines(ctor.examples), others, argv: this.argv };
   }
 
-  private genericUsageError(err: Error): YepError {
+  private genericUsageError(err: Error, { displayId }: Pick<UsageErrors, 'displayId'>): YepError {
     const lines = err.message
       .split('\n')
       .map((l) => l.trim())

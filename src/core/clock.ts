@@ -3,6 +3,15 @@
  * "how long did that take" in core goes through a Clock, so a test can watch or
  * drive time instead of waiting for it. systemClock is the real one; it calls
  * the global timers at call time, so vitest's fake timers drive it too.
+ *
+ * On the clock: HTTP backoff/deadlines, the installer-lock wait, the keychain
+ * timeout, the release-age cooldown's "now", the agent-version cache expiry, git's
+ * operation deadline, search's request pacing, the yep client's request timeouts
+ * and stop escalation. Deliberately on real time (a fake clock cannot advance what
+ * they wait for, or nothing depends on them): polls of kernel or disk state
+ * (process-tree sampling, process-group waitGroupGone, git's fetch-size watcher),
+ * the agent `--version` probe (no Context), staging directory names (uniqueness
+ * only) and doctor's reported durations (measurement for people).
  */
 
 export interface Clock {

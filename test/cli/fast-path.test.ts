@@ -120,6 +120,30 @@ describe('list fast path: same bytes as oclif', () => {
     }
   });
 
+  it('a manifest the generated check rejects is judged by the zod schemas, loaded from manifest-schema.cjs (both paths)', async () => {
+    const bad = makeTempHome('yep-fast-manifest-');
+    try {
+      const dir = writePackage(join(bad.root, 'src', 'alpha'), { name: 'alpha' });
+      expect((await runCli(['install', dir], { env: bad.env })).code).toBe(0);
+      // A linked install: list reads the user's plugin.json again.
+      const manifest = JSON.parse(readFileSync(join(dir, 'plugin.json'), 'utf8'));
+      writeFileSync(join(dir, 'plugin.json'), JSON.stringify({ ...manifest, name: 42 }));
+      const fastText = readFileSync(join(BIN, '..', '..', 'dist', 'bundle', 'fast-path.cjs'), 'utf8');
+      expect(fastText).not.toMatch(/\bzod\b|require_zod|ZodError/);
+      expect(fastText).toContain('./manifest-schema.cjs');
+      for (const args of [['list'], ['list', '--json']]) {
+        rmSync(mark, { force: true });
+        const fast = await runCli(args, { env: { ...bad.env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
+        expect(existsSync(mark)).toBe(true);
+        const oclif = await runCli(args, { env: { ...bad.env, YEP_EXT_NO_FAST_PATH: '1' } });
+        expect(`${fast.stdout}${fast.stderr}`).toMatch(/name/);
+        expect([fast.code, fast.stdout, fast.stderr]).toEqual([oclif.code, oclif.stdout, oclif.stderr]);
+      }
+    } finally {
+      bad.cleanup();
+    }
+  });
+
   it('several entries per extension: enabled, set and kept config as the host reads them (both paths)', async () => {
     const multi = makeTempHome('yep-fast-multi-');
     try {

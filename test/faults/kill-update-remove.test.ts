@@ -63,32 +63,46 @@ async function crashAndRecover(
 }
 
 /**
- * Six crash-and-recover sequences at once (a dozen CLI runs each, one 5 s stale-lock
+ * Six crash-and-recover sequences at once (a handful of CLI runs each, one 5 s stale-lock
  * wait) share 2 cores: 40-58 s each on a loaded machine (Node 24 the slower), over the
  * config's 60 s per test. Alone, one takes 15 s.
  */
 const CONCURRENT_TIMEOUT = 180_000;
 
+const UPDATE_POINTS = ['download:mid', 'unpack:mid', 'install:after-fetch', 'place:after-move-old', 'place:before-lock', 'place:after-lock'];
+
 describe('kill -9 during update --all (1.0.0 -> 1.1.0 with the same grant)', () => {
-  // Each point gets its own registry: 1.1.0 is published only after both homes installed 1.0.0.
-  it.concurrent.each(['download:mid', 'unpack:mid', 'install:after-fetch', 'place:after-move-old', 'place:before-lock', 'place:after-lock'])(
-    'at %s',
-    async (point) => {
-      const reg = await startRegistry();
-      registries.push(reg);
-      reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
-      reg.publish({ name: 'yolop-extension-up', vers: '1.0.0', data: faultCrate('up', '1.0.0', { config: true }) });
-      const [twin, h] = [newHome(), newHome()];
-      for (const home of [twin, h]) {
+  // One registry and one twin for every point: each point's home installs 1.0.0 here, before
+  // 1.1.0 is published; the test then checks that its home starts in the twin's "before" state.
+  let reg: TestRegistry;
+  let before: StateSnapshot;
+  let after: StateSnapshot;
+  const homeOf = new Map<string, TempHome>();
+
+  beforeAll(async () => {
+    reg = await startRegistry();
+    registries.push(reg);
+    reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
+    reg.publish({ name: 'yolop-extension-up', vers: '1.0.0', data: faultCrate('up', '1.0.0', { config: true }) });
+    const twin = newHome();
+    for (const point of UPDATE_POINTS) homeOf.set(point, newHome());
+    await Promise.all(
+      [twin, ...homeOf.values()].map(async (home) => {
         await ok(home, reg, ['install', 'keep', 'up']);
         await ok(home, reg, ['enable', 'up', '--config', 'level=debug']);
-      }
-      reg.publish({ name: 'yolop-extension-up', vers: '1.1.0', data: faultCrate('up', '1.1.0', { config: true }) });
-      const before = snapshot(twin);
-      await ok(twin, reg, ['update', '--all']);
-      const after = snapshot(twin);
-      expect(after.lock).toContain('version = "1.1.0"');
-      await crashAndRecover(h, reg, ['update', '--all'], point, before, after);
+      }),
+    );
+    reg.publish({ name: 'yolop-extension-up', vers: '1.1.0', data: faultCrate('up', '1.1.0', { config: true }) });
+    before = snapshot(twin);
+    await ok(twin, reg, ['update', '--all']);
+    after = snapshot(twin);
+    expect(after.lock).toContain('version = "1.1.0"');
+  }, CONCURRENT_TIMEOUT);
+
+  it.concurrent.each(UPDATE_POINTS)(
+    'at %s',
+    async (point) => {
+      await crashAndRecover(homeOf.get(point) as TempHome, reg, ['update', '--all'], point, before, after);
     },
     CONCURRENT_TIMEOUT,
   );

@@ -21,6 +21,8 @@ export interface LoggedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** Date.now() when it arrived. */
   at: number;
+  /** The status the route answered (before any fault). */
+  status?: number;
 }
 
 export type Fault =
@@ -160,7 +162,10 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     if (fixed) return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: fixed };
     if (path === '/index/config.json') {
       const body = config === undefined ? JSON.stringify({ dl: `${base}crates`, api: base.replace(/\/$/, '') }) : typeof config === 'string' ? config : JSON.stringify(config);
-      return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(body) };
+      // Revalidated like an index file (crates.io's CDN gives config.json an ETag too).
+      const etag = `"${sha256Hex(Buffer.from(body)).slice(0, 20)}"`;
+      if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag }, body: Buffer.alloc(0) };
+      return { status: 200, headers: { 'content-type': 'application/json', etag }, body: Buffer.from(body) };
     }
     if (path.startsWith('/index/')) {
       const rel = path.slice('/index/'.length);
@@ -327,10 +332,13 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
   };
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
-    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: { ...req.headers }, at: Date.now() });
+    const logged: LoggedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: { ...req.headers }, at: Date.now() };
+    requests.push(logged);
     const rule = faults.find((f) => f.remaining > 0 && f.match(req.url ?? '/'));
     if (rule) rule.remaining--;
-    send(req, res, route(req), rule?.fault);
+    const reply = route(req);
+    logged.status = reply.status;
+    send(req, res, reply, rule?.fault);
   };
   const server: Server | import('node:https').Server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

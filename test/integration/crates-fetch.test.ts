@@ -2,7 +2,7 @@
  * The crates.io fetcher against the loopback registry: resolution over HTTP,
  * download + verification before unpack, and hardening B10-B19 at this layer.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fetchCrate, fetchCrateExact, resolveCrateVersion } from '../../src/core/sources/crates-io.js';
@@ -185,6 +185,34 @@ describe('fetchCrate', () => {
     expect(again.vers).toBe('0.3.1');
     const req = reg.requestsTo('/index/yo/lo/')[0]!;
     expect(req.headers['if-none-match']).toMatch(/^"[0-9a-f]+"$/);
+  });
+});
+
+describe('config.json cache (issue 20)', () => {
+  it('a warm fetch revalidates config.json with If-None-Match and gets a 304, not the file again', async () => {
+    await fetchCrate(ctx(), spec(HELLO, '0.1.0'), into());
+    reg.requests.length = 0;
+    const again = await fetchCrate(ctx(), spec(HELLO, '0.1.0'), into());
+    expect(existsSync(join(again.dir, 'plugin.json'))).toBe(true);
+    const config = reg.requestsTo('/index/config.json');
+    expect(config).toHaveLength(1);
+    expect(config[0]!.headers['if-none-match']).toMatch(/^"[0-9a-f]+"$/);
+    expect(config.map((r) => r.status)).toEqual([304]);
+  });
+
+  it('a config.json cache entry that does not match its digest is not used', async () => {
+    await fetchCrate(ctx(), spec(HELLO, '0.1.0'), into());
+    const { createHash } = await import('node:crypto');
+    const url = `${reg.indexUrl}config.json`;
+    const key = createHash('sha256').update(url).digest('hex').slice(0, 32);
+    const file = join(ctx().paths.cacheDir, 'index', key.slice(0, 2), `${key}.json`);
+    const rec = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...rec, body: JSON.stringify({ dl: 'http://127.0.0.1:1/evil' }) }));
+    reg.requests.length = 0;
+    await fetchCrate(ctx(), spec(HELLO, '0.1.0'), into());
+    const config = reg.requestsTo('/index/config.json');
+    expect(config[0]!.headers['if-none-match']).toBeUndefined();
+    expect(config.map((r) => r.status)).toEqual([200]);
   });
 });
 

@@ -2,8 +2,11 @@
  * Time through ctx.clock: the HTTP client's backoff, Retry-After, deadline and
  * throughput rule, the keychain timeout and the installer-lock wait, each at
  * its production default, checked on a ManualClock instead of a wall clock
- * (so the 60 s, 15 s, 5 s and 5 min figures are tested without waiting them).
+ * (so the 60 s, 15 s, 5 s and 5 min figures are tested without waiting them);
+ * and the yep client's request timeout and stop escalation (EOF -> SIGTERM ->
+ * SIGKILL) on a real server process, driven by the same clock.
  */
+import { existsSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -11,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet } from '../../src/core/net/http.js';
 import { keychainGet } from '../../src/core/settings/keychain.js';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
+import { YepClient } from '../../src/core/yep/client.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -147,5 +151,80 @@ describe('installer lock on ctx.clock', () => {
     } finally {
       await release();
     }
+  });
+});
+
+describe('yep client on ctx.clock', () => {
+  const server = (script: string, clock: ManualClock, options: { requestTimeoutMs?: number } = {}): YepClient =>
+    YepClient.start({ command: process.execPath, args: ['-e', script], packageDir: home.root, workspaceRoot: home.root }, { clock, ...options });
+  /** Advance the clock in small steps until `p` settles (a real process answers in between). */
+  async function driveUntil<T>(clock: ManualClock, p: Promise<T>, stepMs = 50): Promise<T> {
+    let done = false;
+    void p.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    const started = Date.now();
+    while (!done) {
+      if (Date.now() - started > 10_000) throw new Error('timed out driving the clock');
+      clock.advance(stepMs);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return p;
+  }
+
+  it('a request times out at 30 s of the clock (the default), not of the wall', async () => {
+    const clock = new ManualClock();
+    const c = server('process.stdin.resume()', clock, { requestTimeoutMs: 30_000 });
+    expect(await c.spawned).toBe(true);
+    const started = Date.now();
+    let settled: unknown;
+    const answer = c.request('ping').then(
+      () => (settled = 'answered'),
+      (e: unknown) => (settled = e),
+    );
+    expect(clock.pending).toBe(1);
+    clock.advance(29_999);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBeUndefined();
+    clock.advance(1);
+    await answer;
+    expect(settled).toMatchObject({ kind: 'timeout', method: 'ping', message: expect.stringMatching(/within 30000 ms/) });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // A grace long in clock steps: the server ends at EOF, in real time.
+    const report = await driveUntil(clock, c.stop({ shutdown: false, graceMs: 600_000 }));
+    expect(report.endedBy).toBe('eof');
+  });
+
+  it('stop escalates EOF -> SIGTERM -> SIGKILL at the grace of the clock; the process is gone', async () => {
+    const clock = new ManualClock();
+    // Ignores EOF and SIGTERM: only SIGKILL ends it.
+    const c = server("process.on('SIGTERM', () => {}); process.stdin.on('end', () => {}); process.stdin.resume(); setInterval(() => {}, 1e6); process.stderr.write('ready\\n');", clock);
+    expect(await c.spawned).toBe(true);
+    await until(() => c.stderrTail().includes('ready'), 'the server to trap SIGTERM');
+    const pid = c.pid!;
+    const started = Date.now();
+    const GRACE = 60_000;
+    let report: Awaited<ReturnType<YepClient['stop']>> | undefined;
+    const stopping = c.stop({ shutdown: false, graceMs: GRACE }).then((r) => (report = r));
+    // EOF sent; the first grace runs on the clock.
+    await until(() => clock.pending === 1, 'the EOF grace timer');
+    clock.advance(GRACE - 1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(report).toBeUndefined();
+    expect(existsSync(`/proc/${pid}`)).toBe(true);
+    clock.advance(1);
+    // SIGTERM sent (and ignored); the second grace.
+    await until(() => clock.pending === 1, 'the SIGTERM grace timer');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(report).toBeUndefined();
+    expect(existsSync(`/proc/${pid}`)).toBe(true);
+    clock.advance(GRACE);
+    await driveUntil(clock, stopping);
+    expect(report!.endedBy).toBe('sigkill');
+    expect(report!.exit).toMatchObject({ signal: 'SIGKILL' });
+    expect(report!.durationMs).toBeGreaterThanOrEqual(2 * GRACE);
+    expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

@@ -109,7 +109,7 @@ async function detect(ctx: Context): Promise<AgentVersion> {
   if (!id) return { known: false, reason: `${bin.path} cannot be read`, path: bin.path };
   const file = join(ctx.paths.cacheDir, AGENT_CACHE_FILE);
   const entries = readCache(ctx, file);
-  const now = Date.now();
+  const now = ctx.clock.now();
   const hit = entries.find((e) => sameBinary(e, id));
   if (hit && hit.checked_at <= now && now < hit.expires_at) {
     ctx.log.debug(`agent version from cache: ${hit.version ?? hit.reason} (${bin.path})`);

@@ -7,6 +7,7 @@
  * extraction 8-10x slower than GNU tar on many small files.
  */
 import { chmodSync, closeSync, constants as fsConstants, fchmodSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import type { ContentHashStream } from '../package/content-hash-stream.js';
 import { sanitize } from '../text/sanitize.js';
 import {
   BLOCK,
@@ -96,6 +97,8 @@ export class TarExtractor {
     private readonly into: string,
     private readonly root: string,
     private readonly limits: ExtractLimits,
+    /** Fed every regular file as it is written: the content hash without a second read of the tree. */
+    private readonly hasher?: ContentHashStream,
   ) {
     this.tree = new TreeIndex(root);
     const umask = readUmask();
@@ -127,6 +130,7 @@ export class TarExtractor {
         }
         case State.FileData: {
           const n = Math.min(this.remaining, len - pos);
+          this.hasher?.data(chunk, pos, pos + n);
           let done = 0;
           while (done < n) done += writeSync(this.fd, chunk, pos + done, n - done);
           pos += n;
@@ -270,7 +274,8 @@ export class TarExtractor {
     }
     for (const rel of this.tree.addFile(comps, path)) this.makeDir(rel, path);
     const mode = normalizeMode(h.mode, false);
-    const fd = openSync(`${this.into}/${comps.join('/')}`, OPEN_FLAGS, mode);
+    const rel = comps.join('/');
+    const fd = openSync(`${this.into}/${rel}`, OPEN_FLAGS, mode);
     if (this.chmodFiles) {
       try {
         fchmodSync(fd, mode);
@@ -280,6 +285,7 @@ export class TarExtractor {
       }
     }
     this.files++;
+    this.hasher?.beginFile(rel, size);
     if (size === 0) {
       closeSync(fd);
       this.state = State.Header;

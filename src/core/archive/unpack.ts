@@ -18,6 +18,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { checkpoint, type CheckpointHost } from '../store/checkpoint.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { ContentHashStream } from '../package/content-hash-stream.js';
 import { sanitize } from '../text/sanitize.js';
 import { TarExtractor, showPath, type ExtractLimits } from './tar-extract.js';
 import { TarFormatError } from './tar-header.js';
@@ -65,8 +66,11 @@ export interface UnpackOptions {
  * into it with the `{crateName}-{version}/` prefix stripped. Throws
  * YepError('E_UNSAFE_PACKAGE') on the first policy violation or malformed byte,
  * after removing `into`; nothing is ever written outside `into`.
+ *
+ * Returns the content hash of the files written, fed as they were written: a
+ * caller that adds a file to the tree names it (`addFile`) before `digest(into)`.
  */
-export async function unpackCrate(archiveFile: string, into: string, opts: UnpackOptions): Promise<void> {
+export async function unpackCrate(archiveFile: string, into: string, opts: UnpackOptions): Promise<ContentHashStream> {
   const label = `${opts.crateName}@${opts.version}`;
   const limits = unpackLimits(opts.compressedSize, opts.limits);
   if (opts.signal?.aborted) throw interrupted(label, opts.signal.reason);
@@ -84,6 +88,7 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
 
   const root = `${opts.crateName}-${opts.version}`;
   let extractor: TarExtractor | undefined;
+  const hasher = new ContentHashStream();
   let failure: unknown;
   const controller = new AbortController();
   const deadline = new TarFormatError('deadline', `unpacking did not finish within ${formatDuration(limits.timeoutMs)}`);
@@ -91,7 +96,7 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
   const onAbort = (): void => controller.abort(interrupted(label, opts.signal?.reason));
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const tar = (extractor = new TarExtractor(target, root, limits));
+    const tar = (extractor = new TarExtractor(target, root, limits, hasher));
     // On Node 24 an aborted pipeline settles only once a read stuck in the thread
     // pool returns (a FIFO, a hung network file system): stop waiting at the abort.
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
@@ -119,6 +124,7 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
     streams.catch(() => undefined);
     await Promise.race([streams, aborted]);
     tar.finish();
+    return hasher;
   } catch (e) {
     extractor?.abandon();
     // A failed cleanup must not hide why we are cleaning up; staging is swept later anyway.

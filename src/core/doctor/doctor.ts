@@ -168,7 +168,15 @@ interface ServerPlan {
   command: Extract<CommandInspection, { ok: true }>;
 }
 
-/** `spawn`, `handshake` and everything after it: two runs of the server (the second stopped by EOF only). */
+/**
+ * `spawn`, `handshake` and everything after it: two runs of the server (the second
+ * stopped by EOF only). The two runs are independent, so the second starts once
+ * the first has answered initialize and overlaps the first's probes and shutdown
+ * instead of following them (issue 20: doctor paid two server starts in a row).
+ * Not earlier: the first handshake's timeout is the host's, and a second server
+ * starting beside it on a loaded machine could make it miss that. The second
+ * run's check is added after `shutdown`, where it always was.
+ */
 async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport | undefined> {
   const { report, options } = run;
   const y = plan.manifest.yolop;
@@ -185,6 +193,10 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
 
   const init = await checkHandshake(run, client, initParams, plan.injection);
   if (init) {
+    const eofReport = new Report();
+    const second = startClient(run, plan);
+    const eof = checkStdinEof(run, second, eofReport, initParams);
+    eof.catch(() => undefined);
     if (gradeHandshake(report, plan.manifest, init)) {
       const probe: ProbeContext = { client, report, manifest: plan.manifest, probeMs: run.probeMs, secrets: run.secrets };
       await probeServer(probe, initParams);
@@ -193,7 +205,8 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
     interruptedIfAborted(run);
     stops.push(await stopAndGrade(client, report, run.graceMs, 'shutdown'));
     interruptedIfAborted(run);
-    stops.push(await checkStdinEof(run, plan, initParams));
+    stops.push(await eof);
+    report.checks.push(...eofReport.checks);
   } else {
     stops.push(await client.stop({ graceMs: run.graceMs }));
   }
@@ -214,6 +227,7 @@ function startClient(run: Run, plan: ServerPlan): YepClient {
       secrets: run.secrets,
       signal: ctx.signal,
       spawn: ctx.spawn,
+      clock: ctx.clock,
     },
   );
   run.clients.push(c);
@@ -237,21 +251,21 @@ async function checkHandshake(run: Run, client: YepClient, initParams: Record<st
 }
 
 /** `stdin_eof`: a second, short run, stopped by closing stdin only (the host may stop a server that way). */
-async function checkStdinEof(run: Run, plan: ServerPlan, initParams: Record<string, unknown>): Promise<StopReport> {
-  const second = startClient(run, plan);
+async function checkStdinEof(run: Run, second: YepClient, report: Report, initParams: Record<string, unknown>): Promise<StopReport> {
   if (!(await second.spawned)) {
-    run.report.add('stdin_eof', 'fail', `second run: the server ${describeExit(second)}`);
+    report.add('stdin_eof', 'fail', `second run: the server ${describeExit(second)}`);
     return second.stop({ graceMs: run.graceMs });
   }
   try {
     await second.initialize(initParams, { timeoutMs: run.timeoutMs });
   } catch (e) {
     interruptedIfAborted(run);
-    run.report.add('stdin_eof', 'fail', `second run: initialize: ${describeFailure(e, second)}`);
+    report.add('stdin_eof', 'fail', `second run: initialize: ${describeFailure(e, second)}`);
     return second.stop({ graceMs: run.graceMs });
   }
-  return stopAndGrade(second, run.report, run.graceMs, 'stdin_eof');
+  return stopAndGrade(second, report, run.graceMs, 'stdin_eof');
 }
+
 
 /** Ctrl-C: kill every run now and stop with E_INTERRUPTED. */
 function interruptedIfAborted(run: Run): void {

@@ -15,6 +15,7 @@
  * is a transport, and the commit id pins the bytes wherever they come from.
  */
 import { YepError } from '../errors.js';
+import { splitGitUrl } from '../sources/git-url.js';
 
 export const GIT_MIRROR_ENV = 'YEP_EXT_GIT_MIRROR';
 
@@ -28,12 +29,23 @@ function clean(path: string): string {
 
 /** The repository's path inside the mirror's `git/` root, from its (validated) URL. */
 export function gitMirrorPath(url: string): string {
-  const scp = /^([^@/:]+)@(\[[^\]]*\]|[^:/]+):(.*)$/.exec(url);
-  if (scp && !/^[a-z+]+:\/\//i.test(url)) return `${scp[2]!.toLowerCase()}/${clean(scp[3]!)}`;
-  const u = new URL(url);
-  if (u.protocol === 'file:') return `file/${clean(decodeURIComponent(u.pathname))}`;
-  const host = u.hostname.toLowerCase().replace(/^\[|\]$/g, '').replaceAll(':', '_');
-  return `${host}${u.port ? `_${u.port}` : ''}/${clean(decodeURIComponent(u.pathname))}`;
+  const parts = splitGitUrl(url);
+  if (!parts) throw new YepError('E_USAGE', `The git URL ${JSON.stringify(url)} cannot be mapped into a mirror.`);
+  if (parts.form === 'scp') return `${mirrorHost(parts.host ?? '')}/${clean(parts.path)}`;
+  // The path as a URL reads it (dot segments resolved, percent-escapes decoded).
+  const path = clean(decodeURIComponent(new URL(url).pathname));
+  if (parts.scheme === 'file') return `file/${path}`;
+  const port = parts.port === undefined ? undefined : Number(parts.port);
+  const shownPort = port === undefined || port === DEFAULT_PORTS[parts.scheme] ? '' : `_${port}`;
+  return `${mirrorHost(parts.host ?? '')}${shownPort}/${path}`;
+}
+
+/** A scheme's default port is not part of the layout (https://h:443/x is https://h/x). */
+const DEFAULT_PORTS: Record<string, number> = { https: 443, http: 80 };
+
+/** Lower-cased, an IPv6 address without brackets and with `_` for `:` (a file name). */
+function mirrorHost(host: string): string {
+  return host.toLowerCase().replace(/^\[|\]$/g, '').replaceAll(':', '_');
 }
 
 /** The URL to fetch `url` from when a git mirror is configured, else undefined. */

@@ -21,6 +21,7 @@ import { YepError } from '../errors.js';
 import type { GitRecord } from '../sources/git.js';
 import { checkGitUrl, isFullSha } from '../sources/git-url.js';
 import { createGit } from '../sources/git-run.js';
+import { fetchCommitWithFallback, hasCommit } from '../sources/git-fetch-commit.js';
 import { sanitize } from '../text/sanitize.js';
 import { gitMirrorPath } from './git-mirror-url.js';
 import { nameLockedRef } from './mirror-git-refs.js';
@@ -51,13 +52,7 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   const shown = sanitize(origin.url, { max: 200 });
   const fail = (what: string, e: unknown): YepError =>
     new YepError('E_GIT', `${entryName}: could not ${what} ${shown} for the mirror: ${sanitize(e instanceof Error ? e.message : String(e), { max: 400 })}`, { cause: e });
-  const has = async (): Promise<boolean> => {
-    try {
-      return (await git.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`])).trim() === rev;
-    } catch {
-      return false;
-    }
-  };
+  const has = (): Promise<boolean> => hasCommit(git, rev);
   if (!exists) {
     try {
       await git.raw(['init', '--bare', '--quiet', '--template=']);
@@ -68,17 +63,8 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   let added = false;
   if (!(await has())) {
     ctx.log.info(`Mirroring ${shown} at ${rev.slice(0, 12)}`);
-    const fetchArgs = ['fetch', '--no-tags', '--no-recurse-submodules', '--no-write-fetch-head'];
-    try {
-      await git.raw([...fetchArgs, '--', origin.url, rev]);
-    } catch {
-      // A server that refuses unadvertised commits: everything reachable from branches and tags.
-      try {
-        await git.raw([...fetchArgs, '--', origin.url, '+refs/heads/*:refs/yep-fetch/heads/*', '+refs/tags/*:refs/yep-fetch/tags/*']);
-      } catch (e) {
-        throw fail('fetch', e);
-      }
-    }
+    // Full history (a dumb-HTTP client walks parents), with the source's fallbacks.
+    await fetchCommitWithFallback(git, { url: origin.url, rev, shallow: false, refPrefix: 'refs/yep-fetch', signal: ctx.signal, log: ctx.log, fail: (e) => (e instanceof YepError ? e : fail('fetch', e)) });
     if (!(await has())) {
       throw new YepError('E_NOT_FOUND', `${entryName}: commit ${rev} is not on ${shown} (any more); it cannot be mirrored.`, { details: { url: shown, rev } });
     }

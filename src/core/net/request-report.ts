@@ -40,7 +40,7 @@ export class RequestReport {
   /** An attempt (0-based) is about to send its request. */
   attemptStarted(attempt: number, url: string): void {
     this.attempt = attempt;
-    this.attemptStart = Date.now();
+    this.attemptStart = this.ctx.clock.now();
     this.bodyBytes = 0;
     const { stallMs, deadlineMs, attempts } = this.timings;
     this.step.update({
@@ -54,7 +54,7 @@ export class RequestReport {
 
   /** The answer's status line arrived. */
   answered(status: number, url: string, declaredLength: number | undefined): void {
-    logVerbose(this.ctx.log, `${status} ${url} after ${ms(Date.now() - this.attemptStart)}${declaredLength !== undefined ? `, ${declaredLength} bytes announced` : ''}`);
+    logVerbose(this.ctx.log, `${status} ${url} after ${ms(this.ctx.clock.now() - this.attemptStart)}${declaredLength !== undefined ? `, ${declaredLength} bytes announced` : ''}`);
   }
 
   /** The body started: from now on the attempt's overall deadline is the one that counts. */
@@ -71,7 +71,7 @@ export class RequestReport {
 
   /** The body is complete. */
   finished(url: string): void {
-    logVerbose(this.ctx.log, `done ${url}: ${this.bodyBytes} bytes in ${ms(Date.now() - this.attemptStart)}`);
+    logVerbose(this.ctx.log, `done ${url}: ${this.bodyBytes} bytes in ${ms(this.ctx.clock.now() - this.attemptStart)}`);
   }
 
   /** This attempt failed with `why`; the next one starts in `waitMs`. */
@@ -80,7 +80,7 @@ export class RequestReport {
     const { attempts } = this.timings;
     this.step.note(`${what}: ${why}; attempt ${next}/${attempts} in ${ms(waitMs)}`);
     // The live line stays short: the reason is in the note printed above it.
-    this.step.update({ detail: `attempt ${next}/${attempts}`, retryAt: Date.now() + waitMs, deadlineAt: 0 });
+    this.step.update({ detail: `attempt ${next}/${attempts}`, retryAt: this.ctx.clock.now() + waitMs, deadlineAt: 0 });
   }
 
   end(): void {

@@ -19,7 +19,7 @@ import { configFields } from '../package/manifest.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
 import type { FieldSource } from '../settings/config-status.js';
 import type { EnginesVerdict } from '../agent/engines.js';
-import type { Upstream } from '../sources/source.js';
+import type { RegistryListing, Upstream } from '../sources/source.js';
 import { listExtensions } from './list.js';
 import { outdatedRow, upstreamOf, type OutdatedStatus } from './outdated.js';
 
@@ -51,12 +51,7 @@ export interface InfoUpstream extends Upstream {
   hint: string | null;
 }
 
-export interface RegistryInfo {
-  crate: string;
-  index: string;
-  latest: string | null;
-  versions: Upstream['versions'];
-}
+export type RegistryInfo = RegistryListing;
 
 export interface InfoResult {
   name: string;
@@ -167,17 +162,17 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
   const entry = name !== undefined ? findEntry(lock, name) : undefined;
   if (entry) return installedInfo(ctx, entry);
   const spec = parseSpec(input, cwd);
-  if (spec.kind === 'crate') {
-    const { crateRegistryInfo } = await import('../sources/crates-io.js');
-    const registry = await crateRegistryInfo(ctx, spec.crate);
-    return { ...EMPTY, name: name ?? spec.crate, installed: false, registry };
-  }
   if (spec.kind === 'invalid') {
     throw new YepError('E_NOT_INSTALLED', `"${input}" is not installed, and not a source yep-ext can read: ${spec.reason}.`, {
       hint: '`yep-ext list` shows what is installed; `yep-ext info <crate>` shows what crates.io lists.',
     });
   }
-  throw new YepError('E_USAGE', `${spec.kind === 'git' ? 'That git repository' : 'That directory'} is not installed; info reads the registry only for crates.`, {
+  const source = sourceFor(spec.kind);
+  if (source.registryInfo) {
+    const listed = await source.registryInfo(ctx, spec);
+    return { ...EMPTY, name: name ?? listed.name, installed: false, registry: listed.registry };
+  }
+  throw new YepError('E_USAGE', `That ${source.noun} is not installed; info reads the registry only for crates.`, {
     hint: `To see what it would install without changing anything: \`yep-ext install ${input} --dry-run\`.`,
   });
 }

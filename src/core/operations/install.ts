@@ -18,6 +18,7 @@ import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/l
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { sourceFor, type ValidSpec } from '../sources/index.js';
+import { withNotes } from '../sources/source.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
@@ -112,13 +113,14 @@ function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): Ye
 /**
  * What the spec could install, best first, as fetches (a linked kind ignores the
  * directory). A kind with several versions lists them, so the engines walk can
- * pass over those the agent cannot run; with --ignore-engines, or for a kind with
- * one candidate, it is the Source's own `fetch`.
+ * pass over those the agent cannot run; --ignore-engines takes the first. A kind
+ * with one candidate has the Source's own `fetch`.
  */
 async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: boolean): Promise<CandidateFetch[]> {
   const source = sourceFor(spec.kind);
-  if (!source.candidates || ignoreEngines) return [(into) => source.fetch(ctx, spec, into)];
-  return (await source.candidates(ctx, spec)).map((rec) => (into: string): Promise<FetchResult> => source.fetchExactly(ctx, rec, into));
+  if (!source.candidates) return [(into) => source.fetch(ctx, spec, into)];
+  const { records, notes } = await source.candidates(ctx, spec);
+  return (ignoreEngines ? records.slice(0, 1) : records).map((rec) => async (into: string): Promise<FetchResult> => withNotes(await source.fetchExactly(ctx, rec, into), notes));
 }
 
 async function pathExists(p: string): Promise<boolean> {

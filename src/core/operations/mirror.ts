@@ -1,25 +1,25 @@
 /**
  * `yep-ext mirror <dir>` (issue 14, docs/fleet.md): write a static tree holding
  * exactly what a lock pins, for a fleet to install from with `--index` /
- * YEP_EXT_INDEX (and `--git-mirror` for git sources). Crates: the locked index
- * lines and verified `.crate`s (mirror/mirror-crates.ts); git: bare repositories
- * holding the locked commits, servable by dumb HTTP (mirror/mirror-git.ts); path sources are local
- * by definition and skipped with a note. Re-running adds what is new and keeps
+ * YEP_EXT_INDEX (and `--git-mirror` for git sources). Each entry is mirrored by
+ * its Source (`Source.mirror`): crates write the locked index lines and verified
+ * `.crate`s (mirror/mirror-crates.ts), git bare repositories holding the locked
+ * commits, servable by dumb HTTP (mirror/mirror-git.ts); a path source is local by
+ * definition and skipped with a note. Re-running adds what is new and keeps
  * what is pinned; a pinned file is never rewritten with other bytes.
  */
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode } from '../errors.js';
-import { mirrorCrate, type MirroredCrate } from '../mirror/mirror-crates.js';
-import { mirrorGit, type MirroredGit } from '../mirror/mirror-git.js';
-import type { GitRecord } from '../sources/git.js';
+import type { MirroredCrate } from '../mirror/mirror-crates.js';
+import type { MirroredGit } from '../mirror/mirror-git.js';
+import { sourceFor } from '../sources/index.js';
 import { readManifest, writeManifest, type MirrorManifest } from '../mirror/mirror-manifest.js';
-import { MIRROR_MANIFEST, dlTemplate, mirrorBase, readMirrorFile, sha256Hex } from '../mirror/mirror-tree.js';
+import { MIRROR_MANIFEST, dlTemplate, mirrorBase, sha256Hex } from '../mirror/mirror-tree.js';
 import { checkSourceUrl } from '../net/transport.js';
 import { writeFileAtomic } from '../store/fs-atomic.js';
 import { serializeLock, loadLock } from '../store/lockfile.js';
-import type { CrateRecord } from '../sources/crates-io.js';
 import { loadGivenLockfile } from './frozen.js';
 
 export interface MirrorOptions {
@@ -77,23 +77,20 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   const crates: MirroredCrate[] = [];
   const gits: MirroredGit[] = [];
   try {
+    // The command's report and manifest.json, by the section a Source names.
+    const reports: Record<string, object[]> = { crates, git: gits };
+    const listed = manifest as unknown as Record<string, Record<string, unknown>[]>;
     for (const entry of lock.entries) {
-      const src = entry.source;
-      if (src.type === 'crate') {
-        const m = await mirrorCrate(ctx, root, entry.name, src as CrateRecord, scratch);
-        crates.push(m);
-        if (!manifest.crates.some((c) => c.file === m.file)) {
-          manifest.crates.push({ crate: m.crate, version: m.version, cksum: m.cksum, file: m.file, index_file: m.index_file, origin: m.origin });
-        }
-        manifest.files[m.file] = m.cksum;
-        manifest.files[m.index_file] = sha256Hex(readMirrorFile(root, m.index_file)!);
-      } else if (src.type === 'git') {
-        const g = await mirrorGit(ctx, root, entry.name, src as GitRecord);
-        gits.push(g);
-        if (!manifest.git.some((x) => x.path === g.path && x.commit === g.commit)) manifest.git.push({ url: g.url, commit: g.commit, path: g.path });
-      } else {
-        manifest.skipped.push({ name: entry.name, reason: 'a path source is local by definition; install it from its directory' });
+      const source = sourceFor(entry.source.type);
+      const out = source.mirror ? await source.mirror(ctx, { root, scratch }, entry.name, entry.source) : { skipped: `a ${source.noun} cannot be mirrored` };
+      if ('skipped' in out) {
+        manifest.skipped.push({ name: entry.name, reason: out.skipped });
+        continue;
       }
+      reports[out.section]!.push(out.report);
+      const items = listed[out.section]!;
+      if (!items.some(out.same)) items.push(out.record);
+      Object.assign(manifest.files, out.files);
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -58,7 +58,8 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   const name = assertValidName(manifest.name, 'manifest name');
   await options.accept?.(manifest, fetched);
   // The host hashes the unpacked tree before a prebuilt binary is added (host-compat §4).
-  const content_hash = await withStep(ctx.log, `Hashing ${name}`, () => contentHash(fetched.dir));
+  // A crate's hash was computed while it was unpacked (issue 20); other kinds are hashed here.
+  const content_hash = fetched.content_hash ?? (await withStep(ctx.log, `Hashing ${name}`, () => contentHash(fetched.dir)));
   await checkpoint(ctx, 'install:after-fetch');
   const inspect = () => inspectServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
   let command = await inspect();

@@ -52,21 +52,13 @@ export interface SearchResult {
 let lastRequestAt = 0;
 
 async function paced<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
-  const wait = lastRequestAt + API_MIN_INTERVAL_MS - Date.now();
+  const wait = lastRequestAt + API_MIN_INTERVAL_MS - ctx.clock.now();
   if (wait > 0) {
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(new YepError('E_INTERRUPTED', 'Interrupted.'));
-      };
-      const timer = setTimeout(() => {
-        ctx.signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, wait);
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
+    await ctx.clock.sleep(wait, ctx.signal).catch(() => {
+      throw new YepError('E_INTERRUPTED', 'Interrupted.');
     });
   }
-  lastRequestAt = Date.now();
+  lastRequestAt = ctx.clock.now();
   return fn();
 }
 

@@ -86,7 +86,10 @@ interface Planned {
 /** The records the entry could move to, best first (see Source.updateCandidates). */
 async function updateCandidates(ctx: Context, entry: LockEntry, ignoreEngines: boolean, notes: UpdateNotes): Promise<LockSource[]> {
   const source = sourceFor(entry.source.type);
-  if (source.updateCandidates && !ignoreEngines) return source.updateCandidates(ctx, entry.source, notes);
+  if (source.updateCandidates) {
+    const all = await source.updateCandidates(ctx, entry.source, notes);
+    return ignoreEngines ? all.slice(0, 1) : all;
+  }
   const newer = await source.findUpdate(ctx, entry.source, notes);
   return newer ? [newer] : [];
 }

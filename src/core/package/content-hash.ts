@@ -34,6 +34,12 @@ const UTF16_ORDER_DIFFERS = /[\uD800-\uFFFF]/;
  * order: the strings sort as they are, with no Buffer per path (at 20,000
  * files the Buffers cost ~10 MiB of peak memory, issue 20).
  */
+/** Compare two relative paths by their UTF-8 bytes (the hash order). */
+export function compareUtf8(a: string, b: string): number {
+  if (!UTF16_ORDER_DIFFERS.test(a) && !UTF16_ORDER_DIFFERS.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
 export function sortByUtf8(paths: string[]): string[] {
   if (!paths.some((p) => UTF16_ORDER_DIFFERS.test(p))) return paths.sort();
   const bytes = paths.map((p) => Buffer.from(p, 'utf8'));
@@ -64,7 +70,7 @@ export async function listHashedFiles(root: string): Promise<string[]> {
 }
 
 // Date.now, not performance.now: the `performance` global loads perf_hooks (~2 ms at start-up).
-class Yielder {
+export class Yielder {
   private last = Date.now();
   async maybe(): Promise<void> {
     if (Date.now() - this.last < YIELD_MS) return;
@@ -75,9 +81,9 @@ class Yielder {
 
 // Reused: hash.update copies its input before returning.
 const prefix = Buffer.alloc(8);
-const ZERO = Buffer.from([0]);
+export const ZERO = Buffer.from([0]);
 
-function lengthPrefix(size: number): Buffer {
+export function lengthPrefix(size: number): Buffer {
   prefix.writeBigUInt64LE(BigInt(size));
   return prefix;
 }
@@ -86,7 +92,7 @@ function lengthPrefix(size: number): Buffer {
 // since, O_NONBLOCK keeps the open and read from blocking and O_NOFOLLOW refuses the link.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 
-async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<void> {
+export async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<void> {
   const fd = openSync(file, OPEN_FLAGS);
   try {
     const buf = (shared ??= Buffer.allocUnsafe(CHUNK));
@@ -119,6 +125,11 @@ async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<voi
   }
 }
 
+/** `root` joined with a relative `/` path. */
+export function nativePath(root: string, rel: string): string {
+  return `${root}${sep}${sep === '/' ? rel : rel.split('/').join(sep)}`;
+}
+
 /**
  * `sha256:<hex>` content hash of the package tree at `root`. `exclude` names
  * relative paths left out (a provisioned binary, which the host does not hash).
@@ -130,7 +141,7 @@ export async function contentHash(root: string, exclude: ReadonlySet<string> = n
   for (const rel of files) {
     hash.update(rel, 'utf8');
     hash.update(ZERO);
-    await feedFile(hash, `${root}${sep}${sep === '/' ? rel : rel.split('/').join(sep)}`, yielder);
+    await feedFile(hash, nativePath(root, rel), yielder);
     await yielder.maybe();
   }
   return `sha256:${hash.digest('hex')}`;

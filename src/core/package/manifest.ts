@@ -260,6 +260,10 @@ export async function loadManifest(dir: string): Promise<Manifest> {
   if (text === undefined) throw new YepError('E_MANIFEST', `No plugin.json in ${dir}.`);
   const value = manifestValue(text, dir);
   if (quickAccept(value)) return toManifest(value);
-  const { manifestFromValue } = await import('./manifest-validate.js');
-  return manifestFromValue(value, dir);
+  // The zod schemas only (manifest-validate.ts's verdict, inlined): in the list fast
+  // path's CommonJS bundle this import is a file of its own (scripts/build-cli.mjs).
+  const { manifestProblems } = await import('./manifest-schema.js');
+  const { problems, total } = manifestProblems(value);
+  if (total > 0) throw manifestError(dir, problems, total);
+  return manifestOf(value);
 }

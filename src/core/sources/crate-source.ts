@@ -25,6 +25,7 @@ export function asCrateRecord(rec: { type: string }): CrateRecord | undefined {
 
 export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   kind: 'crate',
+  noun: 'crate',
   linked: false,
   buildable: true,
 
@@ -67,12 +68,22 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     }
   },
   fetch: async (ctx, spec, into) => (await crates()).fetchCrate(ctx, spec, into),
-  async findUpdate(ctx, rec, notes) {
-    const next = await (await crates()).findCrateUpdate(ctx, rec, notes);
-    return next ? { ...rec, version: next.vers, cksum: next.cksum, crate_name: next.name } : undefined;
-  },
+  findUpdate: async (ctx, rec, notes) => (await (await crates()).crateUpdateCandidates(ctx, rec, notes))[0],
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
   candidates: async (ctx, spec) => (await crates()).crateCandidates(ctx, spec),
   updateCandidates: async (ctx, rec, notes) => (await crates()).crateUpdateCandidates(ctx, rec, notes),
   upstream: async (ctx, rec) => (await crates()).crateUpstream(ctx, rec),
+  registryInfo: async (ctx, spec) => ({ name: spec.crate, registry: await (await crates()).crateRegistryInfo(ctx, spec.crate) }),
+  async mirror(ctx, target, name, rec) {
+    // The locked index line byte-for-byte and the verified .crate (mirror/mirror-crates.ts).
+    const [{ mirrorCrate }, { readMirrorFile, sha256Hex }] = await Promise.all([import('../mirror/mirror-crates.js'), import('../mirror/mirror-tree.js')]);
+    const m = await mirrorCrate(ctx, target.root, name, rec, target.scratch);
+    return {
+      section: 'crates',
+      report: m,
+      record: { crate: m.crate, version: m.version, cksum: m.cksum, file: m.file, index_file: m.index_file, origin: m.origin },
+      same: (c) => c.file === m.file,
+      files: { [m.file]: m.cksum, [m.index_file]: sha256Hex(readMirrorFile(target.root, m.index_file)!) },
+    };
+  },
 };

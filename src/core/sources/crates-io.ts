@@ -12,8 +12,10 @@ import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateSpec } from './spec.js';
 import { unpackCrate } from '../archive/unpack.js';
 import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
+import type { ContentHashStream } from '../package/content-hash-stream.js';
+import { MANIFEST_FILE } from '../package/manifest.js';
 import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
-import { chooseCandidates, chooseVersion } from './crates-io/choose-version.js';
+import { chooseCandidates } from './crates-io/choose-version.js';
 import { chooseUnderCooldown, isExactRequirement } from './crates-io/cooldown.js';
 import { effectiveCooldown } from '../policy/cooldown.js';
 import { downloadVerifiedCrate } from './crates-io/download.js';
@@ -21,7 +23,7 @@ import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
 import { assertCrateName } from './crates-io/index-path.js';
 import { checkIndexUrl, loadRegistryConfig, type RegistryConfig } from './crates-io/registry-config.js';
-import type { Fetched, UpdateNotes, Upstream } from './source.js';
+import { withNotes, type Candidates, type Fetched, type UpdateNotes, type Upstream } from './source.js';
 
 /** The lock record of a crate install (host-compat §4). */
 export interface CrateRecord {
@@ -110,22 +112,33 @@ async function indexEntries(ctx: Context, indexUrl: string, crate: string): Prom
 }
 
 /**
- * Index entries -> the version to take, under the run's release-age cooldown
- * (`update` of an exact pin skips it: that version was chosen at install time).
+ * The one place the crate resolve rules live: every installable version
+ * `requirement` selects, best first, under the run's release-age cooldown (`update`
+ * of an exact pin skips it: that version was chosen at install time). The list
+ * starts at the version the cooldown lets through and goes to older ones; an
+ * older version published within the cooldown is not skipped here (the engines
+ * walk only reaches it when every newer one needs a newer yolop). Install, update,
+ * the engines walk and --ignore-engines (= the first candidate) all read this list.
+ * Warnings are logged; the cooldown's skip note is returned for the caller to place.
  */
-async function resolveIn(ctx: Context, indexUrl: string, crate: string, requirement?: string, options: { update?: boolean; notes?: UpdateNotes } = {}): Promise<{ entry: IndexEntry; skipped: string[] }> {
-  const cooldown = options.update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
-  const entries = await indexEntries(ctx, indexUrl, crate);
-  const choice = chooseUnderCooldown(entries[0]?.name ?? crate, entries, requirement, cooldown, Date.now());
-  for (const w of choice.warnings) ctx.log.warn(w);
-  if (options.notes && requirement !== undefined) {
-    // The same index lines say whether something newer exists outside the requirement.
-    const newest = newestStable(entries);
-    if (newest && compareVersionsDesc(newest.version, choice.entry.version) < 0) options.notes.newerOutside = { version: newest.vers, requirement };
-  }
-  // An install reports the skip as a note of its outcome (also in --json); update has no notes: log it.
-  if (choice.skipNote && options.update) ctx.log.warn(choice.skipNote);
-  return { entry: choice.entry, skipped: choice.skipNote ? [choice.skipNote] : [] };
+function chooseIn(ctx: Context, crate: string, entries: IndexEntry[], requirement: string | undefined, update: boolean): { entries: IndexEntry[]; skipNote?: string } {
+  const name = entries[0]?.name ?? crate;
+  const all = chooseCandidates(name, entries, requirement);
+  for (const w of all.warnings) ctx.log.warn(w);
+  const cooldown = update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
+  if (!cooldown) return { entries: all.entries };
+  const cooled = chooseUnderCooldown(name, entries, requirement, cooldown, ctx.clock.now());
+  // Its own warnings (an --allow-fresh install of a young version) beside those already logged.
+  for (const w of cooled.warnings) if (!all.warnings.includes(w)) ctx.log.warn(w);
+  const kept = all.entries.filter((e) => compareVersionsDesc(e.version, cooled.entry.version) >= 0);
+  return { entries: kept, ...(cooled.skipNote ? { skipNote: cooled.skipNote } : {}) };
+}
+
+/** `notes.newerOutside`: the same index lines say whether something newer exists outside the requirement. */
+function noteNewerOutside(notes: UpdateNotes | undefined, entries: IndexEntry[], chosen: IndexEntry | undefined, requirement: string | undefined): void {
+  if (!notes || !chosen || requirement === undefined) return;
+  const top = newestStable(entries);
+  if (top && compareVersionsDesc(top.version, chosen.version) < 0) notes.newerOutside = { version: top.vers, requirement };
 }
 
 /** The highest non-yanked stable version with an installable cksum. */
@@ -135,18 +148,18 @@ function newestStable(entries: IndexEntry[]): IndexEntry | undefined {
 
 /**
  * The version `requirement` (cargo dialect; undefined = latest stable) selects
- * for `crate` in the context's index. Used by install and by `update`.
+ * for `crate` in the context's index: the first of the candidates (library API).
  */
 export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string; update?: boolean; notes?: UpdateNotes } = {}): Promise<ResolvedCrate> {
-  const { entry: e } = await resolveIn(ctx, options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl, crate, requirement, { update: options.update === true, ...(options.notes ? { notes: options.notes } : {}) });
+  const indexUrl = options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl;
+  const entries = await indexEntries(ctx, indexUrl, crate);
+  const choice = chooseIn(ctx, crate, entries, requirement, options.update === true);
+  const e = choice.entries[0]!;
+  noteNewerOutside(options.notes, entries, e, requirement);
+  if (choice.skipNote && options.update) ctx.log.warn(choice.skipNote);
   return { name: e.name, vers: e.vers, cksum: e.cksum, yanked: e.yanked };
 }
 
-/**
- * `update` for a crate install: the version its recorded requirement selects
- * now, or undefined when that is what is installed (same version and cksum) or
- * older than it (a yanked newer release never triggers a silent downgrade).
- */
 /**
  * The index to use for a recorded source: one chosen for this run (--index /
  * YEP_EXT_INDEX, e.g. a fleet's mirror) wins over the one recorded at install time;
@@ -156,39 +169,29 @@ export function indexFor(ctx: Context, recorded: string | undefined): string {
   return ctx.indexUrl !== DEFAULT_INDEX_URL || !recorded ? ctx.indexUrl : normalizeIndexUrl(recorded);
 }
 
-export async function findCrateUpdate(ctx: Context, source: CrateRecord, notes?: UpdateNotes): Promise<ResolvedCrate | undefined> {
-  const next = await resolveCrateVersion(ctx, source.crate_name, source.requirement, { index: indexFor(ctx, source.index), update: true, ...(notes ? { notes } : {}) });
-  // Same version: up to date. A lock the host wrote has no cksum (nothing to compare, no
-  // re-download); a different cksum is returned so the caller refuses the republish.
-  if (next.vers === source.version && (source.cksum === undefined || next.cksum === source.cksum)) return undefined;
-  const now = parseCargoVersion(source.version);
-  const then = parseCargoVersion(next.vers);
-  if (now && then && compareVersionsDesc(then, now) > 0) {
-    ctx.log.debug(`${source.crate_name}: ${next.vers} is older than the installed ${source.version}; keeping it`);
-    return undefined;
-  }
-  return next;
-}
-
 /**
  * Download, verify, unpack into `into` (which must not exist yet) and provide
  * plugin.json. `configFetch`: config.json already being fetched (concurrently
  * with the index file, which saves a round trip); a failure of it surfaces here,
  * after the index file's own errors, as when the two were sequential.
  */
-async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: string; vers: string; cksum: string }, into: string, configFetch?: Promise<RegistryConfig>): Promise<void> {
+async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: string; vers: string; cksum: string }, into: string, configFetch?: Promise<RegistryConfig>): Promise<string> {
   const config = await (configFetch ?? loadRegistryConfig(ctx, indexUrl));
   const verified = await downloadVerifiedCrate(ctx, config, crate, into);
+  let hashed: ContentHashStream;
   try {
-    await withStep(ctx.log, `Unpacking ${crate.name} ${crate.vers}`, () =>
+    hashed = await withStep(ctx.log, `Unpacking ${crate.name} ${crate.vers}`, () =>
       unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, checkpoint: ctx.checkpoint }),
     );
   } finally {
     await rm(verified.file, { force: true });
   }
   if (await writeManifestFromCargo(into, crate.name)) {
+    hashed.addFile(MANIFEST_FILE);
     ctx.log.info(`${crate.name} declares its manifest in Cargo.toml [package.metadata.yolop]; wrote the equivalent plugin.json.`);
   }
+  // Hashed as it was unpacked (issue 20: no second read of the tree); plugin.json written above is read back.
+  return hashed.digest(into);
 }
 
 function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: string }, requirement?: string): CrateRecord {
@@ -202,61 +205,43 @@ function crateRecord(indexUrl: string, e: { name: string; vers: string; cksum: s
   };
 }
 
-/** Install candidates' cooldown note, by record object (fetchCrateExact adds it to the outcome's notes). */
-const candidateNotes = new WeakMap<object, string>();
-
-/**
- * The engines walk's candidates, best first, under the run's release-age cooldown
- * as resolveIn applies it: the walk starts at the version the cooldown lets through
- * (its note is logged) and goes to older ones. (An older version published within
- * the cooldown is not skipped here: the walk only reaches it when every newer one
- * needs a newer yolop.)
- */
-function cooledCandidates(ctx: Context, crate: string, entries: IndexEntry[], requirement: string | undefined, update: boolean, note?: { text: string | undefined }): IndexEntry[] {
-  const name = entries[0]?.name ?? crate;
-  const all = chooseCandidates(name, entries, requirement);
-  for (const w of all.warnings) ctx.log.warn(w);
-  const cooldown = update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
-  if (!cooldown) return all.entries;
-  const cooled = chooseUnderCooldown(name, entries, requirement, cooldown, Date.now());
-  // Its own warnings (an --allow-fresh install of a young version) beside those already logged.
-  for (const w of cooled.warnings) if (!all.warnings.includes(w)) ctx.log.warn(w);
-  if (cooled.skipNote && note) note.text = cooled.skipNote;
-  else if (cooled.skipNote) ctx.log.warn(cooled.skipNote);
-  return all.entries.filter((e) => compareVersionsDesc(e.version, cooled.entry.version) >= 0);
-}
-
 /**
  * Install candidates for `spec`, best first, as records `fetchCrateExact` fetches
- * (cksum included, so no second index read): the first is what `fetchCrate` would
- * install. The engines walk tries the next ones when a newer one needs a newer agent.
+ * (cksum included, so no second index read): the first is what `fetchCrate`
+ * installs and what --ignore-engines takes; the engines walk tries the next ones
+ * when a newer one needs a newer agent. The cooldown's skip note is a note of the
+ * install's outcome (also in --json), whichever candidate the walk keeps.
  */
-export async function crateCandidates(ctx: Context, spec: CrateSpec): Promise<CrateRecord[]> {
+export async function crateCandidates(ctx: Context, spec: CrateSpec): Promise<Candidates<CrateRecord>> {
   const indexUrl = ctx.indexUrl;
+  // config.json in parallel with the index file (memoised per context, so the
+  // download reuses it; a rejection is handled there, so a crate that does not exist
+  // leaves no unhandled promise). Errors come in the order of a sequential fetch:
+  // the index file's, the version choice's, then config.json's.
+  const configFetch = loadRegistryConfig(ctx, indexUrl);
   const entries = await indexEntries(ctx, indexUrl, spec.crate);
-  const note = { text: undefined as string | undefined };
-  const records = cooledCandidates(ctx, spec.crate, entries, spec.requirement, false, note).map((e) => crateRecord(indexUrl, e, spec.requirement));
-  // An install reports the cooldown's skip as a note of its outcome (as fetchCrate does), whichever candidate the walk keeps.
-  if (note.text) for (const r of records) candidateNotes.set(r, note.text);
-  return records;
+  const choice = chooseIn(ctx, spec.crate, entries, spec.requirement, false);
+  await configFetch;
+  return { records: choice.entries.map((e) => crateRecord(indexUrl, e, spec.requirement)), ...(choice.skipNote ? { notes: [choice.skipNote] } : {}) };
 }
 
 /**
- * Update candidates for an installed crate, best first: the first is what
- * `findCrateUpdate` returns, the rest are the other versions the recorded
- * requirement selects that are still newer than the installed one. Empty = up to date.
+ * Update candidates for an installed crate, best first: the records the recorded
+ * requirement selects that are newer than the installed one (the first is what
+ * `findUpdate` and --ignore-engines take). Empty = up to date: the same version
+ * (with the same cksum; a lock the host wrote has none, so nothing to compare and
+ * no re-download; a different one is returned so the caller refuses the
+ * republish), or an older one (a yanked newer release never triggers a silent
+ * downgrade). The cooldown's skip note is logged: update has no outcome notes.
  */
 export async function crateUpdateCandidates(ctx: Context, source: CrateRecord, notes?: UpdateNotes): Promise<CrateRecord[]> {
   const indexUrl = indexFor(ctx, source.index);
   const entries = await indexEntries(ctx, indexUrl, source.crate_name);
-  const [first, ...rest] = cooledCandidates(ctx, source.crate_name, entries, source.requirement, true);
-  if (notes && first && source.requirement !== undefined) {
-    // The same index lines say whether something newer exists outside the requirement.
-    const top = newestStable(entries);
-    if (top && compareVersionsDesc(top.version, first.version) < 0) notes.newerOutside = { version: top.vers, requirement: source.requirement };
-  }
+  const choice = chooseIn(ctx, source.crate_name, entries, source.requirement, true);
+  if (choice.skipNote) ctx.log.warn(choice.skipNote);
+  const [first, ...rest] = choice.entries;
+  noteNewerOutside(notes, entries, first, source.requirement);
   if (!first) return [];
-  // The same rules as findCrateUpdate for the best one.
   if (first.vers === source.version && (source.cksum === undefined || first.cksum === source.cksum)) return [];
   const now = parseCargoVersion(source.version);
   if (now && compareVersionsDesc(first.version, now) > 0) {
@@ -336,16 +321,10 @@ export async function crateRegistryInfo(ctx: Context, crate: string): Promise<{ 
   return { crate: entries[0]?.name ?? crate, index: registryLabel(ctx.indexUrl), latest: newest(entries)?.vers ?? null, versions: versionList(entries) };
 }
 
-/** The fetcher for `crate` specs (install): resolve, download, verify, unpack into `into`. */
+/** The fetcher for `crate` specs (install): the first candidate, downloaded, verified and unpacked into `into`. */
 export async function fetchCrate(ctx: Context, spec: CrateSpec, into: string): Promise<Fetched<CrateRecord>> {
-  const indexUrl = ctx.indexUrl;
-  // config.json in parallel with the index file (memoised per context; a rejection
-  // is handled there, so a crate that does not exist leaves no unhandled promise,
-  // and an index file's error still comes first: it is awaited first).
-  const configFetch = loadRegistryConfig(ctx, indexUrl);
-  const { entry, skipped } = await resolveIn(ctx, indexUrl, spec.crate, spec.requirement);
-  await fetchVerified(ctx, indexUrl, entry, into, configFetch);
-  return { dir: into, source: crateRecord(indexUrl, entry, spec.requirement), ...(skipped.length > 0 ? { notes: skipped } : {}) };
+  const { records, notes } = await crateCandidates(ctx, spec);
+  return withNotes(await fetchCrateExact(ctx, records[0]!, into), notes);
 }
 
 /**
@@ -376,10 +355,9 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
     throw new YepError('E_INTEGRITY', `${locked.crate_name} ${locked.version}: the checksum ${JSON.stringify(truncateRedacted(cksum, 80, [], { marker: () => '…' }))} is not 64 lowercase hex digits; refusing to install it unverified.`);
   }
   const crate = { name, vers: locked.version, cksum };
-  await fetchVerified(ctx, indexUrl, crate, into, configFetch);
+  const content_hash = await fetchVerified(ctx, indexUrl, crate, into, configFetch);
   // The record keeps the index the lock names, not the one the bytes came through: a
   // mirror given with --index is a transport, not a new origin (docs/fleet.md).
   const { index: _transport, ...pinned } = crateRecord(indexUrl, crate, locked.requirement);
-  const note = candidateNotes.get(locked);
-  return { dir: into, source: { ...pinned, ...(locked.index !== undefined ? { index: locked.index } : {}) }, ...(note ? { notes: [note] } : {}) };
+  return { dir: into, content_hash, source: { ...pinned, ...(locked.index !== undefined ? { index: locked.index } : {}) } };
 }

@@ -7,15 +7,13 @@
 import { YepError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
 import type { GitRecord } from './git.js';
+import { gitUrlHost, isFullSha } from './git-url.js';
 import { recordTable, type Source } from './source.js';
 import type { GitSpec } from './spec.js';
 
 export type { GitRecord };
 
 const git = () => import('./git.js');
-
-/** git-url's full-commit rule, kept here so reading a lock does not load the URL checker. */
-const FULL_SHA = /^[0-9a-fA-F]{40}$/;
 
 /**
  * Reinstalling a pinned commit must reproduce its content hash: git objects are
@@ -38,6 +36,7 @@ export function assertSameCommitSameHash(
 
 export const gitSource: Source<'git', GitSpec, GitRecord> = {
   kind: 'git',
+  noun: 'git repository',
   linked: false,
   buildable: false,
 
@@ -48,10 +47,10 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
 
   describe: (rec) => `${rec.url}#${rec.rev.slice(0, 12)}`,
   sameOrigin: (a, b) => a.url === b.url,
-  originFacts: (rec) => ({ git_host: gitHostOf(rec.url) }),
+  originFacts: (rec) => ({ git_host: gitUrlHost(rec.url) }),
   pin: (rec) => rec.rev,
   // A full commit as the requested ref resolves to itself: `update` keeps it there.
-  pinnedExactly: (rec) => rec.requested_ref !== undefined && FULL_SHA.test(rec.requested_ref),
+  pinnedExactly: (rec) => rec.requested_ref !== undefined && isFullSha(rec.requested_ref),
   checkRepin: (previous, next) => assertSameCommitSameHash(previous, next.source, next.content_hash),
 
   fetch: async (ctx, spec, into) => (await git()).fetchGit(ctx, spec, into),
@@ -67,20 +66,9 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
     return { type: 'git', url: rec.url, rev, ...(rec.requested_ref !== undefined ? { requested_ref: rec.requested_ref } : {}) };
   },
   fetchExactly: async (ctx, rec, into) => (await git()).fetchGitCommit(ctx, rec, into),
+  async mirror(ctx, target, name, rec) {
+    // A bare repository holding the locked commit, servable by dumb HTTP (mirror/mirror-git.ts).
+    const g = await (await import('../mirror/mirror-git.js')).mirrorGit(ctx, target.root, name, rec);
+    return { section: 'git', report: g, record: { url: g.url, commit: g.commit, path: g.path }, same: (x) => x.path === g.path && x.commit === g.commit, files: {} };
+  },
 };
-
-/** The host of a git URL as written in the lock: `https://h/…`, `ssh://u@h:p/…`, `u@h:path`; `file` for file://. */
-export function gitHostOf(url: string): string {
-  if (url.startsWith('file:')) return 'file';
-  const scheme = url.indexOf('://');
-  if (scheme === -1) {
-    // scp style: user@host:path
-    const at = url.indexOf('@');
-    return url.slice(at + 1, url.indexOf(':', at + 1)).toLowerCase();
-  }
-  try {
-    return new URL(url).hostname.toLowerCase();
-  } catch {
-    return url.slice(scheme + 3).split(/[/:@]/)[0]?.toLowerCase() ?? '';
-  }
-}

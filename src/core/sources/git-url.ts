@@ -53,10 +53,75 @@ function pathProblem(path: string): string | undefined {
   return undefined;
 }
 
-function authorityProblem(authority: string, transport: GitTransport): string | undefined {
+/**
+ * A git URL taken apart, as written (nothing decoded or lower-cased): the one
+ * parser behind validation (analyzeGitUrl), the policy's git host (gitUrlHost)
+ * and the mirror's layout (mirror/git-mirror-url.ts). Structural only: a part
+ * may still be invalid; analyzeGitUrl says which.
+ */
+export interface GitUrlParts {
+  /** `scheme://authority/path`, or scp-like `user@host:path` (ssh). */
+  form: 'url' | 'scp';
+  /** Lower-cased scheme (`https`, `ssh`, `git+ssh`, `file`, …); `ssh` for the scp form. */
+  scheme: string;
+  /** What precedes the last `@` of the authority (a user, or user:password). */
+  userinfo?: string;
+  /** The authority after the userinfo, as written (`host`, `host:2222`, `[::1]:22`). */
+  hostport: string;
+  /** The host of `hostport` (IPv6 in brackets); undefined when `hostport` does not parse. */
+  host?: string;
+  /** The port digits, when given. */
+  port?: string;
+  /** URL forms: from the first `/` after the authority ('' when none); scp: all after the `:`. */
+  path: string;
+}
+
+const HOSTPORT_RE = /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/;
+const SCP_RE = /^([^@/:]+)@(\[[^\]]*\]|[^:/]+):(.*)$/;
+
+function splitAuthority(authority: string): Pick<GitUrlParts, 'userinfo' | 'hostport' | 'host' | 'port'> {
   const at = authority.lastIndexOf('@');
-  const userinfo = at === -1 ? undefined : authority.slice(0, at);
   const hostport = at === -1 ? authority : authority.slice(at + 1);
+  const m = HOSTPORT_RE.exec(hostport);
+  return {
+    ...(at !== -1 ? { userinfo: authority.slice(0, at) } : {}),
+    hostport,
+    ...(m ? { host: m[1]! } : {}),
+    ...(m?.[2] !== undefined ? { port: m[2] } : {}),
+  };
+}
+
+/** Take `url` apart (`scheme://authority/path` or scp-like `user@host:path`); undefined when it is neither. */
+export function splitGitUrl(url: string): GitUrlParts | undefined {
+  const sep = url.indexOf('://');
+  if (sep !== -1) {
+    const scheme = url.slice(0, sep).toLowerCase();
+    const rest = url.slice(sep + 3);
+    const slash = rest.indexOf('/');
+    return { form: 'url', scheme, ...splitAuthority(slash === -1 ? rest : rest.slice(0, slash)), path: slash === -1 ? '' : rest.slice(slash) };
+  }
+  // scp style: user@host:path (the user part is required; a bare `host:path` is too
+  // easily a local path).
+  const scp = SCP_RE.exec(url);
+  if (!scp) return undefined;
+  const [, user = '', host = '', path = ''] = scp;
+  return { form: 'scp', scheme: 'ssh', userinfo: user, hostport: host, host, path };
+}
+
+/**
+ * The host a policy file's `git_hosts` names (docs/policy.md): lower-cased, an
+ * IPv6 address in brackets, no user or port; `file` for a local repository; ''
+ * when the URL has none.
+ */
+export function gitUrlHost(url: string): string {
+  const parts = splitGitUrl(url);
+  if (!parts) return '';
+  if (parts.form === 'url' && parts.scheme === 'file') return 'file';
+  return (parts.host ?? '').toLowerCase();
+}
+
+function authorityProblem(parts: GitUrlParts, transport: GitTransport): string | undefined {
+  const { userinfo, host } = parts;
   if (userinfo !== undefined) {
     if (userinfo.includes(':')) return 'contains a password or token (it would be saved in extensions.lock)';
     // https://<token>@host is a common way to paste a credential; an https user name has no other use here.
@@ -64,13 +129,11 @@ function authorityProblem(authority: string, transport: GitTransport): string | 
     if (userinfo.startsWith('-')) return 'has a user name starting with "-"';
     if (!USER_RE.test(userinfo)) return 'has an invalid user name';
   }
-  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d{1,5}))?$/.exec(hostport);
-  const host = m?.[1] ?? '';
-  if (!m) return 'has an invalid host or port';
+  if (host === undefined) return 'has an invalid host or port';
   if (host === '') return 'has no host';
   if (host.startsWith('-')) return 'has a host name starting with "-"';
   if (!HOST_RE.test(host)) return 'has an invalid host name';
-  if (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535)) return 'has an invalid port';
+  if (parts.port !== undefined && (Number(parts.port) < 1 || Number(parts.port) > 65535)) return 'has an invalid port';
   if (transport === 'http' && !LOOPBACK_RE.test(host)) {
     return 'uses plain http:// to a host that is not loopback (only 127.x.x.x, [::1] and localhost may use http://; use https://)';
   }
@@ -88,10 +151,10 @@ export function analyzeGitUrl(url: string): GitUrl | { problem: string } {
   if (REMOTE_HELPER_RE.test(url)) return { problem: 'uses git\'s "<helper>::<address>" syntax (ext::, fd::...), which can run commands' };
   if (url.includes('#')) return { problem: 'contains "#" (the ref goes after it: url#ref)' };
 
-  const sep = url.indexOf('://');
-  if (sep !== -1) {
-    const scheme = url.slice(0, sep).toLowerCase();
-    const rest = url.slice(sep + 3);
+  const parts = splitGitUrl(url);
+  if (!parts) return { problem: 'is not a URL yep-ext accepts (https://, ssh://, git@host:path or file://)' };
+  if (parts.form === 'url') {
+    const scheme = parts.scheme;
     let transport: GitTransport;
     if (scheme === 'https') transport = 'https';
     else if (scheme === 'http') transport = 'http';
@@ -101,32 +164,27 @@ export function analyzeGitUrl(url: string): GitUrl | { problem: string } {
     else return { problem: `uses the unsupported scheme "${scheme}://" (use https://, ssh://, git@host:path or file://)` };
 
     if (transport === 'file') {
-      const path = rest.startsWith('localhost/') ? rest.slice('localhost'.length) : rest;
-      if (!path.startsWith('/')) return { problem: 'is not an absolute file:///path' };
-      const bad = pathProblem(path);
+      // file:///abs or file://localhost/abs; any other authority is not a local path.
+      const local = parts.userinfo === undefined && (parts.hostport === '' || parts.hostport === 'localhost');
+      if (!local || !parts.path.startsWith('/')) return { problem: 'is not an absolute file:///path' };
+      const bad = pathProblem(parts.path);
       return bad ? { problem: bad } : { url, transport, allowedProtocols: ['file'] };
     }
-    const slash = rest.indexOf('/');
-    const badAuthority = authorityProblem(slash === -1 ? rest : rest.slice(0, slash), transport);
+    const badAuthority = authorityProblem(parts, transport);
     if (badAuthority) return { problem: badAuthority };
-    if (slash === -1 || slash === rest.length - 1) return { problem: 'has no repository path' };
-    const badPath = pathProblem(rest.slice(slash));
+    if (parts.path === '' || parts.path === '/') return { problem: 'has no repository path' };
+    const badPath = pathProblem(parts.path);
     if (badPath) return { problem: badPath };
     // A user's url.<base>.insteadOf may rewrite https <-> ssh (a common GitHub set-up),
     // so both are allowed for either; loopback http stays http only.
     return { url, transport, allowedProtocols: transport === 'http' ? ['http'] : ['https', 'ssh'] };
   }
 
-  // scp style: user@host:path (the user part is required; a bare `host:path` is too
-  // easily a local path).
-  const scp = /^([^@/:]+)@(\[[^\]]*\]|[^:/]+):(.*)$/.exec(url);
-  if (!scp) return { problem: 'is not a URL yep-ext accepts (https://, ssh://, git@host:path or file://)' };
-  const [, user = '', host = '', path = ''] = scp;
-  const badAuthority = authorityProblem(`${user}@${host}`, 'ssh');
+  const badAuthority = authorityProblem(parts, 'ssh');
   if (badAuthority) return { problem: badAuthority };
-  if (path === '') return { problem: 'has no repository path' };
-  if (path.startsWith('-')) return { problem: 'has a path starting with "-"' };
-  const badPath = pathProblem(path);
+  if (parts.path === '') return { problem: 'has no repository path' };
+  if (parts.path.startsWith('-')) return { problem: 'has a path starting with "-"' };
+  const badPath = pathProblem(parts.path);
   if (badPath) return { problem: badPath };
   return { url, transport: 'ssh', allowedProtocols: ['https', 'ssh'] };
 }

@@ -19,7 +19,8 @@ import { sanitize } from '../text/sanitize.js';
 import { logVerbose, withStep } from '../log.js';
 import type { GitSpec } from './spec.js';
 import { checkGitRef, checkGitUrl, isFullSha, type GitUrl } from './git-url.js';
-import { gitFailure, isUnadvertisedRefusal } from './git-errors.js';
+import { gitFailure } from './git-errors.js';
+import { fetchCommitWithFallback } from './git-fetch-commit.js';
 import { gitMirrorUrl } from '../mirror/git-mirror-url.js';
 import { createGit } from './git-run.js';
 import { scanPackageTree, type TreeStats } from './tree-scan.js';
@@ -135,11 +136,15 @@ interface Scope {
 function openScope(ctx: Context, timeoutMs: number): Scope {
   const ours = new AbortController();
   let why: 'timeout' | 'size' | undefined;
-  const timer = setTimeout(() => {
-    why ??= 'timeout';
-    ours.abort();
-  }, timeoutMs);
-  timer.unref?.();
+  // The operation's deadline runs on ctx.clock (the size watcher below polls the disk in real time).
+  const cancel = ctx.clock.timeout(
+    () => {
+      why ??= 'timeout';
+      ours.abort();
+    },
+    timeoutMs,
+    { unref: true },
+  );
   return {
     signal: AbortSignal.any([ctx.signal, ours.signal]),
     reason: () => why,
@@ -147,8 +152,8 @@ function openScope(ctx: Context, timeoutMs: number): Scope {
       why ??= 'size';
       ours.abort();
     },
-    dispose: () => clearTimeout(timer),
-    deadlineAt: Date.now() + timeoutMs,
+    dispose: cancel,
+    deadlineAt: ctx.clock.now() + timeoutMs,
   };
 }
 
@@ -372,8 +377,6 @@ export function inspectTree(entries: TreeEntry[], limits: Pick<GitLimits, 'maxFi
   return { notes };
 }
 
-const REFUSED = Symbol('refused');
-
 async function makeDir(dir: string, mode: number): Promise<void> {
   try {
     await mkdir(dir, { mode });
@@ -384,8 +387,8 @@ async function makeDir(dir: string, mode: number): Promise<void> {
 
 /**
  * Fetch commit `rev` of `url` into a new directory `into` (work tree only).
- * Shallow fetch of the exact commit; a server that refuses unadvertised commits
- * (protocol v0) gets `refName` shallowly, then, failing that, a full fetch.
+ * Shallow fetch of the exact commit, with the fallbacks of git-fetch-commit.ts
+ * (`refName` shallowly, then every branch and tag) for servers that refuse it.
  */
 async function fetchCommitInto(rc: RunContext, rev: string, into: string, refName: string | undefined): Promise<{ notes: string[]; stats: TreeStats }> {
   const parent = dirname(into);
@@ -401,7 +404,6 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
   const git = createGit(rc.ctx, base);
   const url = rc.url.url;
   const shown = sanitize(url, { max: 200 });
-  const fetchArgs = ['fetch', '--no-tags', '--no-recurse-submodules', '--progress', '--no-write-fetch-head'];
   let created = false;
   let intoCreated = false;
   try {
@@ -411,40 +413,17 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
     const watcher = watchSize(gitDir, rc.limits.maxFetchBytes, rc.scope);
     let commitPresent: boolean;
     try {
-      const tryFetch = async (args: string[]): Promise<true | typeof REFUSED> => {
-        try {
-          logVerbose(rc.ctx.log, `git ${args.join(' ')}`);
-          await git.raw(args);
-          return true;
-        } catch (e) {
-          if (e instanceof GitError && !(e instanceof GitPluginError) && isUnadvertisedRefusal(e.message) && !rc.scope.signal.aborted) return REFUSED;
-          throw toYepError(rc, e, 'fetch from');
-        }
-      };
-      const hasCommit = async (): Promise<boolean> => {
-        try {
-          const out = await git.raw(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
-          return out.trim() === rev;
-        } catch {
-          return false;
-        }
-      };
-      // 1. the exact commit, shallow (protocol v2 servers allow any commit).
-      commitPresent = (await tryFetch([...fetchArgs, '--depth=1', '--', url, rev])) === true && (await hasCommit());
-      // 2. the ref it came from, shallow (v0 servers advertise only ref tips).
-      if (!commitPresent && refName !== undefined) {
-        rc.ctx.log.debug(`git: ${shown} refused commit ${rev}; fetching ${refName}`);
-        const ok = await tryFetch([...fetchArgs, '--depth=1', '--', url, `+${refName}:refs/yep/wanted`]);
-        commitPresent = ok === true && (await hasCommit());
-      }
-      // 3. everything reachable from branches and tags.
-      if (!commitPresent) {
-        rc.ctx.log.debug(`git: ${shown} refused commit ${rev}; fetching all branches and tags`);
-        // Step 2 may have left a shallow repository whose boundary hides older commits.
-        const shallow = (await run(rc, git, ['rev-parse', '--is-shallow-repository'], 'inspect')).trim() === 'true';
-        const ok = await tryFetch([...fetchArgs, ...(shallow ? ['--unshallow'] : []), '--', url, '+refs/heads/*:refs/yep/heads/*', '+refs/tags/*:refs/yep/tags/*']);
-        commitPresent = ok === true && (await hasCommit());
-      }
+      commitPresent = await fetchCommitWithFallback(git, {
+        url,
+        rev,
+        ...(refName !== undefined ? { refName } : {}),
+        shallow: true,
+        progress: true,
+        refPrefix: 'refs/yep',
+        signal: rc.scope.signal,
+        log: rc.ctx.log,
+        fail: (e, action) => toYepError(rc, e, action),
+      });
     } finally {
       const size = await watcher.stop();
       if (size > rc.limits.maxFetchBytes) throw fetchTooBig(url, rc.limits.maxFetchBytes);

@@ -12,6 +12,7 @@ export type { PathRecord };
 
 export const pathSource: Source<'path', PathSpec, PathRecord> = {
   kind: 'path',
+  noun: 'directory',
   linked: true,
   buildable: false,
 
@@ -31,4 +32,5 @@ export const pathSource: Source<'path', PathSpec, PathRecord> = {
   // The directory is re-read every time: its content hash decides whether anything changed.
   findUpdate: async (_ctx, rec) => rec,
   fetchExactly: (ctx, rec) => fetchPath({ kind: 'path', raw: rec.path, path: rec.path }, ctx.paths.storeDir),
+  mirror: async () => ({ skipped: 'a path source is local by definition; install it from its directory' }),
 };

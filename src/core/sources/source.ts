@@ -32,8 +32,26 @@ export interface Fetched<R extends RecordBase = RecordBase> {
   dir: string;
   /** What gets written under [extensions.source] in the lock. */
   source: R;
+  /**
+   * The content hash of `dir` computed while the fetch wrote it (a crate's
+   * extractor); absent, the pipeline hashes the tree. Only for a tree nothing
+   * else writes into before the pipeline reads it.
+   */
+  content_hash?: string;
   /** Human notes to show after install (warnings already went to the logger). */
   notes?: string[];
+}
+
+/** What `Source.candidates` returns: records best first, and notes for the install's outcome. */
+export interface Candidates<R> {
+  records: R[];
+  notes?: string[];
+}
+
+/** `fetched` with `notes` added after its own (none: unchanged). */
+export function withNotes<R extends RecordBase>(fetched: Fetched<R>, notes: readonly string[] | undefined): Fetched<R> {
+  if (!notes || notes.length === 0) return fetched;
+  return { ...fetched, notes: [...(fetched.notes ?? []), ...notes] };
 }
 
 /** A lock table read back: the typed record, or why it is unusable (the lock then fails to load). */
@@ -113,18 +131,34 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
 
   /**
    * Kinds with several versions to choose from (crates): every record `spec` could
-   * install, best first; `fetchExactly` of the first is what `fetch` does. The
+   * install, best first, from the kind's one set of resolve rules; `fetchExactly`
+   * of the first is what `fetch` does, and what --ignore-engines takes. The
    * `engines.yolop` walk (operations/agent-walk) tries them in turn, since a
-   * version's agent requirement is known only after its download. A kind without
-   * it has one candidate: what `fetch` returns.
+   * version's agent requirement is known only after its download. `notes` belong
+   * to the install's outcome whichever candidate is kept (a cooldown's skip). A
+   * kind without it has one candidate: what `fetch` returns.
    */
-  candidates?(ctx: Context, spec: S): Promise<R[]>;
+  candidates?(ctx: Context, spec: S): Promise<Candidates<R>>;
   /**
    * The same for `update`: the records newer than `rec` that its recorded intent
-   * selects, best first (the first is what `findUpdate` returns; empty = up to
-   * date). Without it, `findUpdate` is the one candidate.
+   * selects, best first (the first is what `findUpdate` returns and what
+   * --ignore-engines takes; empty = up to date). Without it, `findUpdate` is the
+   * one candidate.
    */
   updateCandidates?(ctx: Context, rec: R, notes?: UpdateNotes): Promise<R[]>;
+  /** What one of this kind is, for messages: "That git repository is not installed". */
+  readonly noun: string;
+  /**
+   * `info` for a spec that is not installed: what its registry lists, without
+   * installing (crates). A kind without a registry has none.
+   */
+  registryInfo?(ctx: Context, spec: S): Promise<{ name: string; registry: RegistryListing }>;
+  /**
+   * `yep-ext mirror` (docs/fleet.md): copy what `rec` pins into the mirror tree at
+   * `target.root`, verified, and say where it is listed; or why it is not mirrored
+   * (a path is local by definition). Without it, entries of the kind are skipped.
+   */
+  mirror?(ctx: Context, target: MirrorTarget, name: string, rec: R): Promise<MirrorOutcome>;
   /**
    * `outdated` and `info`: what the origin offers now, read without downloading a
    * package (one index read, one ls-remote). A linked kind has none (`local`).
@@ -154,6 +188,38 @@ export interface Upstream {
    */
   newer?: { source: RecordBase; within: boolean }[];
 }
+
+/** What a registry lists for a package that is not installed (`info`). */
+export interface RegistryListing {
+  crate: string;
+  /** The registry, for people (`crates.io` or the index URL). */
+  index: string;
+  latest: string | null;
+  versions: Upstream['versions'];
+}
+
+/** Where `Source.mirror` writes: the mirror's root, and a scratch directory inside it for downloads. */
+export interface MirrorTarget {
+  root: string;
+  scratch: string;
+}
+
+/**
+ * What mirroring one lock entry did: skipped (why), or added under `section` of
+ * the command's report and of the mirror's manifest.json (`crates`: index lines
+ * and .crates; `git`: bare repositories). `record` is the manifest item, listed
+ * once (`same` says an existing item is it); `files` are the mirror files written,
+ * by path in the mirror, with their sha256 (manifest.json `files`).
+ */
+export type MirrorOutcome =
+  | { skipped: string }
+  | {
+      section: string;
+      report: object;
+      record: Record<string, unknown>;
+      same(existing: Record<string, unknown>): boolean;
+      files: Record<string, string>;
+    };
 
 /** What `originFacts` reports. */
 export interface OriginFacts {

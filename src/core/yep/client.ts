@@ -16,6 +16,7 @@ import type { InitializeParams, InitializeResult, UiAskParams, UiAskResult } fro
 import { DEFAULT_MAX_LINE_BYTES } from './framing.js';
 import type { ServerLaunch } from './server-launch.js';
 import type { Spawn } from '../context.js';
+import type { Clock } from '../clock.js';
 import { ServerProcess, type ExitInfo, type StopReport } from './server-process.js';
 import { RpcSession, type AskContext, type CancelOutcome, type MessageRecord, type PendingCall, type RequestOptions } from './rpc-session.js';
 
@@ -24,6 +25,8 @@ export type { RequestFailure, MessageRecord, AskContext, RequestOptions, Pending
 export type { ExitInfo, StopReport, LeftoverProcess } from './server-process.js';
 
 export interface YepClientOptions {
+  /** Request timeouts and the stop escalation's waits run on it (ctx.clock; default the system clock). */
+  clock?: Clock;
   /** Cap on one stdout line in bytes (default 8 MiB). Passing it kills the server. */
   maxLineBytes?: number;
   /** Bytes of stderr kept (default 16 KiB). */
@@ -72,7 +75,7 @@ export class YepClient {
     let session!: RpcSession;
     this.process = new ServerProcess(
       launch,
-      { ...(options.stderrTailBytes !== undefined ? { stderrTailBytes: options.stderrTailBytes } : {}), ...(options.spawn ? { spawn: options.spawn } : {}), secrets },
+      { ...(options.stderrTailBytes !== undefined ? { stderrTailBytes: options.stderrTailBytes } : {}), ...(options.spawn ? { spawn: options.spawn } : {}), ...(options.clock ? { clock: options.clock } : {}), secrets },
       {
         stdout: (chunk) => session.push(chunk),
         stdoutEnd: () => session.end(),
@@ -88,6 +91,7 @@ export class YepClient {
       ...(options.onAsk ? { onAsk: options.onAsk } : {}),
       ...(options.onNotification ? { onNotification: options.onNotification } : {}),
       ...(options.onMessage ? { onMessage: options.onMessage } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
     });
     this.session = session;
     this.spawned = this.process.spawned;

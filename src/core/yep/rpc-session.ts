@@ -28,6 +28,7 @@ import { YepRequestError, type CancelOutcome, type MessageRecord, type PendingCa
 
 export { YepRequestError } from './rpc-types.js';
 export type { AskContext, CancelOutcome, MessageRecord, PendingCall, RequestFailure, RequestOptions, SessionOptions, SessionTransport } from './rpc-types.js';
+import { systemClock, type Clock } from '../clock.js';
 import { LineSplitter, encodeMessage, parseLine, snippet, SNIPPET_CHARS } from './framing.js';
 import { decodeLenient, errorProblems, payloadProblems } from './validate.js';
 
@@ -35,7 +36,8 @@ interface Pending {
   method: string;
   resolve(value: unknown): void;
   reject(error: YepRequestError): void;
-  timer?: NodeJS.Timeout;
+  /** Cancels the request's timeout. */
+  cancelTimer?: () => void;
   onUpdate?: (update: ToolUpdateParams) => void;
 }
 
@@ -61,12 +63,14 @@ export class RpcSession {
   private problemCount = 0;
   /** Set once the client is stopping: a `ui/ask` then gets `cancelled` at once. */
   stopping = false;
+  private readonly clock: Clock;
 
   constructor(
     private readonly transport: SessionTransport,
     private readonly opts: SessionOptions,
   ) {
     this.secrets = opts.secrets ?? [];
+    this.clock = opts.clock ?? systemClock;
     this.splitter = new LineSplitter(opts.maxLineBytes, {
       line: (bytes) => this.onLine(bytes),
       overflow: (seen) => this.onOverflow(seen),
@@ -125,7 +129,7 @@ export class RpcSession {
       if (options.onUpdate) p.onUpdate = options.onUpdate;
       const timeout = options.timeoutMs ?? this.opts.requestTimeoutMs;
       if (timeout > 0) {
-        p.timer = setTimeout(() => this.fail(id, new YepRequestError('timeout', method, id, `no answer to ${method} within ${timeout} ms`)), timeout);
+        p.cancelTimer = this.clock.timeout(() => this.fail(id, new YepRequestError('timeout', method, id, `no answer to ${method} within ${timeout} ms`)), timeout);
       }
       this.pending.set(id, p);
       if (options.signal) {
@@ -187,8 +191,7 @@ export class RpcSession {
     const target = this.pending.get(id);
     if (outcome.cancelled && target) {
       const grace = options.graceMs ?? 2000;
-      const timer = setTimeout(() => this.fail(id, new YepRequestError('cancelled', target.method, id, `${target.method} was cancelled (the server did not resolve it)`)), grace);
-      timer.unref();
+      this.clock.timeout(() => this.fail(id, new YepRequestError('cancelled', target.method, id, `${target.method} was cancelled (the server did not resolve it)`)), grace, { unref: true });
     }
     return outcome;
   }
@@ -238,7 +241,7 @@ export class RpcSession {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
-    if (p.timer) clearTimeout(p.timer);
+    p.cancelTimer?.();
     this.markSettled(id, 'abandoned');
     p.reject(error);
   }
@@ -287,7 +290,7 @@ export class RpcSession {
     }
     rec.method = p.method;
     this.pending.delete(msg.id);
-    if (p.timer) clearTimeout(p.timer);
+    p.cancelTimer?.();
     this.markSettled(msg.id, 'answered');
     if (msg.ok) {
       rec.problems.push(...payloadProblems(p.method, 'result', msg.result).map((s) => `${p.method} result: ${s}`));

@@ -3,6 +3,7 @@
  * is recorded per message, the options of a request and of a session, and what
  * the session needs of the process under it (its transport).
  */
+import type { Clock } from '../clock.js';
 import type { ErrorObject, ToolUpdateParams, UiAskParams, UiAskResult } from './protocol.js';
 
 export type RequestFailure = 'remote' | 'timeout' | 'exited' | 'cancelled' | 'aborted' | 'overflow' | 'not-running';
@@ -76,6 +77,8 @@ export interface SessionOptions {
   onAsk?: (params: UiAskParams, context: AskContext) => Promise<Partial<UiAskResult>> | Partial<UiAskResult>;
   onNotification?: (method: string, params: unknown) => void;
   onMessage?: (record: MessageRecord) => void;
+  /** Request timeouts and the cancel grace run on it (ctx.clock; default the system clock). */
+  clock?: Clock;
 }
 
 /** What the session needs of the process under it. */

@@ -15,6 +15,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import type { Spawn } from '../context.js';
+import { systemClock, type Clock } from '../clock.js';
 import { buildServerEnv, type ServerLaunch } from './server-launch.js';
 import { ByteTail } from './stderr-tail.js';
 import { listGroup, signalGroup, waitGroupGone } from './process-group.js';
@@ -64,6 +65,13 @@ export interface ServerProcessOptions {
   trackIntervalMs?: number;
   /** Starts the process (ctx.spawn; default node's child_process.spawn). */
   spawn?: Spawn;
+  /**
+   * The stop escalation's waits (shutdown answer, EOF, SIGTERM, SIGKILL), the stdout
+   * drain bound and the uptime run on it (ctx.clock; default the system clock).
+   * The /proc sampling interval stays on real time: it paces reads of the kernel's
+   * state, which no fake clock can advance.
+   */
+  clock?: Clock;
 }
 
 export interface ServerProcessEvents {
@@ -91,8 +99,6 @@ function installExitHook(): void {
   });
 }
 
-const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
-
 export class ServerProcess {
   /** Resolves when the server is running, false when it could not start. Never rejects. */
   readonly spawned: Promise<boolean>;
@@ -100,7 +106,8 @@ export class ServerProcess {
   readonly exited: Promise<ExitInfo>;
 
   private readonly child: ChildProcess;
-  private readonly started = Date.now();
+  private readonly clock: Clock;
+  private readonly started: number;
   private readonly stderr: ByteTail;
   private readonly secrets: readonly string[];
   private readonly tracker?: ProcessTracker;
@@ -117,6 +124,8 @@ export class ServerProcess {
     options: ServerProcessOptions,
     private readonly events: ServerProcessEvents,
   ) {
+    this.clock = options.clock ?? systemClock;
+    this.started = this.clock.now();
     this.stderr = new ByteTail(options.stderrTailBytes ?? 16 * 1024);
     this.secrets = options.secrets ?? [];
     this.exited = new Promise((r) => (this.resolveExited = r));
@@ -198,7 +207,7 @@ export class ServerProcess {
 
   /** Milliseconds since start. */
   elapsed(): number {
-    return Date.now() - this.started;
+    return this.clock.now() - this.started;
   }
 
   /** How the process is doing, as a phrase after "the server". */
@@ -254,16 +263,22 @@ export class ServerProcess {
   }
 
   private async doStop(options: { graceMs?: number; askToExit?: () => Promise<ShutdownOutcome> }): Promise<StopReport> {
-    const t0 = Date.now();
+    const t0 = this.clock.now();
     const grace = options.graceMs ?? 2000;
     const pgid = this.pgid;
     if (pgid === undefined) {
       await this.exited;
-      return { endedBy: 'never-started', shutdown: 'not-sent', ...(this.exitInfo ? { exit: this.exitInfo } : {}), leftovers: [], descendants: [], survivors: [], groupGone: true, durationMs: Date.now() - t0 };
+      return { endedBy: 'never-started', shutdown: 'not-sent', ...(this.exitInfo ? { exit: this.exitInfo } : {}), leftovers: [], descendants: [], survivors: [], groupGone: true, durationMs: this.clock.now() - t0 };
     }
     const exitedWithin = async (ms: number): Promise<boolean> => {
       if (this.exitInfo) return true;
-      return Promise.race([this.exited.then(() => true), delay(ms).then(() => false)]);
+      let cancel = (): void => {};
+      const timedOut = new Promise<false>((r) => (cancel = this.clock.timeout(() => r(false), ms, { unref: true })));
+      try {
+        return await Promise.race([this.exited.then(() => true as const), timedOut]);
+      } finally {
+        cancel();
+      }
     };
     this.tracker?.snapshot();
     let endedBy: StopReport['endedBy'] = 'already';
@@ -291,7 +306,7 @@ export class ServerProcess {
         }
       }
     }
-    return { endedBy, shutdown, ...(this.exitInfo ? { exit: this.exitInfo } : {}), ...(await this.reap(pgid)), durationMs: Date.now() - t0 };
+    return { endedBy, shutdown, ...(this.exitInfo ? { exit: this.exitInfo } : {}), ...(await this.reap(pgid)), durationMs: this.clock.now() - t0 };
   }
 
   /** After the server exited: find, kill and report what it left running. */
@@ -363,9 +378,9 @@ export class ServerProcess {
     // because a grandchild holding stdout keeps it open).
     if (this.stdoutEnded || this.child.stdout === null || spawnError) finish();
     else {
-      const timer = setTimeout(finish, 250);
+      const cancel = this.clock.timeout(finish, 250);
       this.stdoutEndWaiter = () => {
-        clearTimeout(timer);
+        cancel();
         finish();
       };
     }

@@ -80,6 +80,31 @@ async function writeCache(ctx: Context, file: string, rec: CacheRecord): Promise
 }
 
 /**
+ * The validated-response cache for another small file of the index (config.json,
+ * issue 20: a warm install revalidates it with a 304 instead of a full GET). Same
+ * entries, same rules: used only after a 304, keyed by URL, digest-checked.
+ */
+export async function readCachedResponse(ctx: Context, url: string): Promise<CacheRecord | undefined> {
+  return isFileUrl(url) ? undefined : readCache(ctx, cacheFile(ctx, url), url);
+}
+
+/** The conditional request headers for a cached entry. */
+export function conditionalHeaders(cached: CacheRecord | undefined): Record<string, string> {
+  return cached?.etag ? { 'if-none-match': cached.etag } : cached?.lastModified ? { 'if-modified-since': cached.lastModified } : {};
+}
+
+/** Keep `body` (already validated by the caller) when the server gave a validator for it. */
+export async function writeCachedResponse(ctx: Context, url: string, headers: Record<string, string | undefined>, body: string): Promise<void> {
+  if (isFileUrl(url) || !(headers.etag || headers['last-modified'])) return;
+  await writeCache(ctx, cacheFile(ctx, url), {
+    url,
+    ...(headers.etag ? { etag: headers.etag } : {}),
+    ...(headers['last-modified'] ? { lastModified: headers['last-modified'] } : {}),
+    body,
+  });
+}
+
+/**
  * The parsed index file for `crate`, or undefined when the registry says there
  * is no such crate (404, 410 and 451 all mean that, as in cargo).
  */

@@ -9,6 +9,7 @@ import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
 import { checkSourceUrl, getUrl, isFileUrl } from '../../net/transport.js';
 import { looksLikeHtml } from './index-lines.js';
+import { conditionalHeaders, readCachedResponse, writeCachedResponse } from './index-client.js';
 import { buildDownloadUrl } from './dl-url.js';
 
 export interface RegistryConfig {
@@ -45,18 +46,24 @@ export function loadRegistryConfig(ctx: Context, indexUrl: string): Promise<Regi
 async function fetchRegistryConfig(ctx: Context, indexUrl: string): Promise<RegistryConfig> {
   const root = checkIndexUrl(indexUrl);
   const url = new URL('config.json', root).href;
+  // Revalidated with its ETag / Last-Modified, as index files are: a 304 instead of a full GET.
+  const cached = await readCachedResponse(ctx, url);
   const res = await getUrl(ctx, url, {
     what: `The registry configuration ${url}`,
     maxBytes: CONFIG_MAX_BYTES,
-    headers: { accept: 'application/json' },
-    passStatuses: [404, 410, 451],
+    headers: { accept: 'application/json', ...conditionalHeaders(cached) },
+    passStatuses: cached ? [304, 404, 410, 451] : [404, 410, 451],
   });
+  if (res.status === 304 && cached) return parseRegistryConfig(cached.body, root.href);
   if (res.status !== 200) {
     throw new YepError('E_NOT_FOUND', `${root.href} has no config.json (status ${res.status}): it is not a sparse index root.`, {
       hint: 'Check --index / YEP_EXT_INDEX: it must be the root of a sparse index such as https://index.crates.io/.',
     });
   }
-  return parseRegistryConfig(res.body.toString('utf8'), root.href);
+  const body = res.body.toString('utf8');
+  const config = parseRegistryConfig(body, root.href);
+  await writeCachedResponse(ctx, url, res.headers, body);
+  return config;
 }
 
 /** Validate config.json text for the index at `indexUrl`. */

@@ -1,0 +1,50 @@
+/**
+ * "The table is the only place a kind is named" (issue 13, docs/architecture.md):
+ * no operation tests a source kind by its literal (`src.type === 'crate'`,
+ * `spec.kind === 'git'`, `case 'path':`); it asks the Source from
+ * sources/index.ts. A grep over the source text, so a new literal fails here
+ * with the file and line to change.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..', 'src', 'core', 'operations');
+const KIND = `['"\`](?:crate|git|path)['"\`]`;
+// x.kind === 'git', x.type !== 'crate', 'path' == y.kind, case 'git':, kind: 'crate' (a literal record or spec).
+const KIND_LITERAL = new RegExp(
+  [`\\b(?:kind|type)\\s*[!=]==?\\s*${KIND}`, `${KIND}\\s*[!=]==?\\s*[\\w.?]*\\b(?:kind|type)\\b`, `\\bcase\\s+${KIND}\\s*:`, `\\b(?:kind|type)\\s*:\\s*${KIND}`].join('|'),
+);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sourceFiles(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
+}
+
+function kindLiterals(files: string[]): string[] {
+  const hits: string[] = [];
+  for (const file of files) {
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (KIND_LITERAL.test(line) && !/^\s*(?:\*|\/\/)/.test(line)) hits.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  return hits;
+}
+
+describe('source kinds are named only in the table', () => {
+  test('the pattern catches each spelling (so the check below can fail)', () => {
+    for (const line of [`if (src.type === 'crate') {`, `spec.kind !== "git"`, `case 'path':`, `'git' === entry.source.type`, `{ type: 'git', url }`, 'x.kind == `crate`']) {
+      expect(KIND_LITERAL.test(line), line).toBe(true);
+    }
+    for (const line of [`command.where === 'path'`, `const reports = { crates, git: gits }`, `section: 'crates'`, `spec.kind === 'invalid'`]) {
+      expect(KIND_LITERAL.test(line), line).toBe(false);
+    }
+  });
+
+  test('src/core/operations compares no kind literal', () => {
+    const files = sourceFiles(ROOT);
+    expect(files.length).toBeGreaterThan(10);
+    expect(kindLiterals(files)).toEqual([]);
+  });
+});
