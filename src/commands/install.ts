@@ -5,7 +5,7 @@ import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
 import { renderOutcome, renderPlan, renderPreview } from '../cli/render-install.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
-import { installMany, planMany, type InstallOutcome } from '../core/operations/install.js';
+import { installMany, planMany, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
@@ -125,6 +125,8 @@ Sources:
       ignoreEngines: flags['ignore-engines'],
       prepare: { build: buildModeOf(flags.build) },
       ...(flags.force ? { force: true } : {}),
+      // Without a TTY and without --yes a replacement cannot be approved: refused before any download.
+      refuseReplace: !flags.yes && !ctx.interactive,
       onPreview: (p) => {
         if (!json) this.log(renderPreview(p));
       },
@@ -170,9 +172,9 @@ Sources:
         if (!json) this.log(renderPreview(p));
       },
     });
-    const plan = results.flatMap((r) => (r.ok ? [r.plan] : []));
+    const plan = results.flatMap((r) => (r.ok ? [planJson(r.plan)] : []));
     const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
-    if (!json) for (const p of plan) this.log(renderPlan(p));
+    if (!json) for (const r of results) if (r.ok) this.log(renderPlan(r.plan));
     if (failed.length === 0) return { plan };
     if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
     if (!json) for (const r of results) if (!r.ok) this.logToStderr(failureLine(r.spec, r.error));
@@ -206,6 +208,11 @@ async function enableAll(ctx: Context, names: string[], ignoreEngines: boolean):
 
 function frozenLine(item: FrozenItem): string {
   return item.status === 'failed' ? `✖ ${item.name}: ${item.reason}` : item.status === 'skipped' ? `= ${item.name} (already as locked)` : `✔ ${item.name} verified`;
+}
+
+/** A plan for --json: every key present, null when it does not apply (docs/json.md). */
+function planJson(p: InstallPlan) {
+  return { ...p, version: p.version ?? null, previous: p.previous ?? null, diff: p.diff ?? null, replace_reason: p.replace_reason ?? null };
 }
 
 function summarize(o: InstallOutcome) {

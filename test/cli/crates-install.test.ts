@@ -172,12 +172,13 @@ describe('hostile registry: rejected, home unchanged', () => {
     expect(r.code, r.stderr).toBe(0);
   });
 
+  // hello@0.3.0 replaces the installed 0.1.0: --yes, or the replacement is refused before any download (issue 18).
   const cases: [string, string[], number, RegExp, (() => void)?][] = [
     ['a checksum mismatch (B10)', ['install', 'corrupt'], 5, /does not match the registry checksum/],
-    ['a corrupted download (B10)', ['install', 'hello@0.3.0'], 5, /does not match the registry checksum/, () => reg.fault('/crates/', { kind: 'corrupt' })],
-    ['an HTML page with status 200 (B12)', ['install', 'hello@0.3.0'], 6, /HTML page/, () => reg.fault('/index/yo/', { kind: 'html' })],
-    ['a redirect to another host (B16)', ['install', 'hello@0.3.0'], 6, /another host/, () => reg.fault('/crates/', { kind: 'redirect', location: reg.url.replace('127.0.0.1', 'localhost') })],
-    ['a server that keeps failing (B17)', ['install', 'hello@0.3.0'], 6, /answered 503/, () => reg.fault('/crates/', { kind: 'status', status: 503 })],
+    ['a corrupted download (B10)', ['install', 'hello@0.3.0', '--yes'], 5, /does not match the registry checksum/, () => reg.fault('/crates/', { kind: 'corrupt' })],
+    ['an HTML page with status 200 (B12)', ['install', 'hello@0.3.0', '--yes'], 6, /HTML page/, () => reg.fault('/index/yo/', { kind: 'html' })],
+    ['a redirect to another host (B16)', ['install', 'hello@0.3.0', '--yes'], 6, /another host/, () => reg.fault('/crates/', { kind: 'redirect', location: reg.url.replace('127.0.0.1', 'localhost') })],
+    ['a server that keeps failing (B17)', ['install', 'hello@0.3.0', '--yes'], 6, /answered 503/, () => reg.fault('/crates/', { kind: 'status', status: 503 })],
     ['a symlink in the archive (A2)', ['install', 'evil'], 4, /symlink|SymbolicLink|not allowed/i],
   ];
   it.each(cases)('%s', async (_label, args, code, message, setup) => {

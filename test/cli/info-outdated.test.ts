@@ -183,7 +183,8 @@ describe('info', () => {
       version: '0.1.0',
       description: 'says hello',
       source: { type: 'crate', crate_name: HELLO, version: '0.1.0', requirement: '^0.1' },
-      source_text: `crates.io:${HELLO}@0.1.0`,
+      // The loopback index is not crates.io: the source names its host (issue 18).
+      source_text: `${new URL(reg.indexUrl).host}:${HELLO}@0.1.0`,
       pin: '0.1.0',
       content_hash: hash,
       approved_grant: grant,

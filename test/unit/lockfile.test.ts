@@ -44,6 +44,31 @@ describe('lockfile', () => {
     expect(() => parseLock(text, '/c/extensions.lock')).toThrow(/\/c\/extensions\.lock is unreadable/);
   });
 
+  it('a syntax error names file, line and column (message and details)', () => {
+    const text = `[[extensions]]\nname = "a"\ncontent_hash = = "x"\n`;
+    let err: any;
+    try {
+      parseLock(text, '/c/extensions.lock');
+    } catch (e) {
+      err = e;
+    }
+    expect(err?.message).toContain('(/c/extensions.lock:3:16)');
+    expect(err?.message).toContain('invalid TOML at line 3, column 16');
+    expect(err?.details).toEqual({ file: '/c/extensions.lock', line: 3, column: 16 });
+  });
+
+  it('a bad entry points at its [[extensions]] header', () => {
+    const entry = (name: string) => `[[extensions]]\nname = "${name}"\ncontent_hash = "${H}"\n[extensions.source]\ntype = "path"\npath = "/p"\n`;
+    let err: any;
+    try {
+      parseLock(`# header\n\n${entry('a')}\n${entry('../x')}`, '/c/extensions.lock');
+    } catch (e) {
+      err = e;
+    }
+    expect(err?.message).toContain('entry 2 has an invalid name "../x" (/c/extensions.lock:10:1)');
+    expect(err?.details).toEqual({ file: '/c/extensions.lock', line: 10, column: 1 });
+  });
+
   it('a missing lock is empty; a directory is an error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lock-'));
     expect((await loadLock(join(dir, 'none'))).entries).toEqual([]);

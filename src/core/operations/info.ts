@@ -12,7 +12,7 @@
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { describeSource, sourceFor } from '../sources/index.js';
+import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { configFields } from '../package/manifest.js';
@@ -138,7 +138,7 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
     enabled: item?.enabled ?? null,
     dir: item?.dir ?? null,
     source: entry.source,
-    source_text: describeSource(entry.source),
+    source_text: sourceLabel(entry.source),
     pin: sourceFor(entry.source.type).pin(entry.source),
     content_hash: entry.content_hash,
     grant: manifest ? summarizeGrant(grantOf(manifest)) : null,

@@ -7,6 +7,7 @@
  */
 import type { GrantDiff } from '../package/grants.js';
 import type { EnginesReport } from './agent-walk.js';
+import { YepError } from '../errors.js';
 import { describeSource, sameOrigin, samePin, sourceFor } from '../sources/index.js';
 import type { LockEntry, LockSource } from '../store/lockfile.js';
 
@@ -76,4 +77,42 @@ export function decideInstall(name: string, target: string, previous: LockEntry 
     ? `${name} is installed at ${describeSource(previous.source)}; this would replace it with ${describeSource(next.source)}`
     : `${name} is already installed from ${describeSource(previous.source)}; this would replace it with ${describeSource(next.source)}`;
   return { action: 'replaced', why, exact: origin && sourceFor(previous.source.type).pinnedExactly(previous.source), consent_needed };
+}
+
+/** What a replacement decided before any download would be: the entry replaced, and why. */
+export interface EarlyReplacement {
+  previous: LockEntry;
+  why: string;
+  exact: boolean;
+}
+
+/**
+ * Decided from the lock and the candidate records alone (before any download): the
+ * installed entry from the same origin (a crate of that name) that every candidate
+ * would replace, since none pins what it pins. Undefined when a candidate is the
+ * installed pin, when nothing of that origin is installed, or when there are no
+ * records to compare (a kind that resolves only by fetching).
+ */
+export function certainReplacement(entries: readonly LockEntry[], records: readonly LockSource[]): EarlyReplacement | undefined {
+  const first = records[0];
+  if (!first) return undefined;
+  const previous = entries.find((e) => sameOrigin(e.source, first));
+  if (!previous || records.some((r) => !sameOrigin(previous.source, r) || samePin(previous.source, r))) return undefined;
+  const targets = records.map((r) => describeSource(r));
+  const target = targets.length === 1 ? targets[0] : `one of ${targets.slice(0, 3).join(', ')}${targets.length > 3 ? ', …' : ''}`;
+  return {
+    previous,
+    why: `${previous.name} is installed at ${describeSource(previous.source)}; this would replace it with ${target}`,
+    exact: sourceFor(previous.source.type).pinnedExactly(previous.source),
+  };
+}
+
+/** The refusal of a replacement nobody approved (no TTY and no --yes, or declined). */
+export function replaceRefusal(name: string, target: string, previous: LockEntry | undefined, why: string | undefined, exact: boolean): YepError {
+  if (!previous) {
+    return new YepError('E_CONFLICT', `${target} already exists and yep-ext did not install it.`, { hint: 'Move it aside, or pass --yes to replace it.' });
+  }
+  return new YepError('E_CONFLICT', `${why}.`, {
+    hint: exact ? 'Pass --yes to replace it (it was installed at an exact version, so `update` keeps it there).' : `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it within its source.`,
+  });
 }

@@ -24,8 +24,8 @@ import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../packa
 import { loadApprovedGrant } from '../store/approved-grants.js';
 import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
-import { decideInstall, type InstallDecision, type InstallPlan } from './install-plan.js';
-import { enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesReport } from './agent-walk.js';
+import { certainReplacement, decideInstall, replaceRefusal, type InstallDecision, type InstallPlan } from './install-plan.js';
+import { ENGINES_WALK_CAP, enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesReport } from './agent-walk.js';
 import { lstat, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { packageDir } from '../paths.js';
@@ -93,6 +93,12 @@ export interface InstallHooks {
   prepare?: PrepareOptions;
   /** `--force`: place the fetched package even when exactly this is installed (repair). */
   force?: boolean;
+  /**
+   * Nobody can approve a replacement (no TTY and no --yes): refuse it as soon as the
+   * plan knows it, from the lock before any download when it can, and always before
+   * the contribution summary is shown.
+   */
+  refuseReplace?: boolean;
 }
 
 /** A source that parses as nothing; when it names a directory here (`examples/echo-node`), say to write ./ before it. */
@@ -116,11 +122,12 @@ function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): Ye
  * pass over those the agent cannot run; --ignore-engines takes the first. A kind
  * with one candidate has the Source's own `fetch`.
  */
-async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: boolean): Promise<CandidateFetch[]> {
+async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: boolean): Promise<{ fetches: CandidateFetch[]; records: LockSource[] }> {
   const source = sourceFor(spec.kind);
-  if (!source.candidates) return [(into) => source.fetch(ctx, spec, into)];
+  if (!source.candidates) return { fetches: [(into) => source.fetch(ctx, spec, into)], records: [] };
   const { records, notes } = await source.candidates(ctx, spec);
-  return (ignoreEngines ? records.slice(0, 1) : records).map((rec) => async (into: string): Promise<FetchResult> => withNotes(await source.fetchExactly(ctx, rec, into), notes));
+  const chosen = ignoreEngines ? records.slice(0, 1) : records;
+  return { records: chosen, fetches: chosen.map((rec) => async (into: string): Promise<FetchResult> => withNotes(await source.fetchExactly(ctx, rec, into), notes)) };
 }
 
 async function pathExists(p: string): Promise<boolean> {
@@ -154,12 +161,24 @@ interface Planned {
   intact: boolean;
   /** The decision's refusal (same pin, other bytes), raised after the preview as an install would. */
   problem?: unknown;
+  /** For `replaced`: the previous install pinned exactly this origin's pin (the refusal's hint says so). */
+  exact: boolean;
   preview(previous?: LockEntry): InstallPreview;
 }
 
-/** Fetch `spec` into `stage`, verify it, compare it with what is installed. Writes nothing outside `stage`. */
-async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}): Promise<Planned> {
-  const walk = await prepareForAgent(ctx, stage, await specCandidates(ctx, spec, ignoreEngines), { ignoreEngines, prepare: options });
+/**
+ * Fetch `spec` into `stage`, verify it, compare it with what is installed. Writes
+ * nothing outside `stage`. With `refuseReplace`, a replacement the lock already
+ * proves (every candidate another version of an installed crate) is refused before
+ * any download.
+ */
+async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}, refuseReplace = false): Promise<Planned> {
+  const { fetches, records } = await specCandidates(ctx, spec, ignoreEngines);
+  if (refuseReplace && records.length > 0) {
+    const early = certainReplacement((await loadLock(ctx.paths.lockFile)).entries, records.slice(0, ENGINES_WALK_CAP));
+    if (early) throw replaceRefusal(early.previous.name, packageDir(ctx.paths, early.previous.name), early.previous, early.why, early.exact);
+  }
+  const walk = await prepareForAgent(ctx, stage, fetches, { ignoreEngines, prepare: options });
   if (!walk.prepared) throw enginesRefusal(spec.raw.trim(), walk);
   const prepared = walk.prepared;
   // The policy file (docs/policy.md) decides on the verified package, before any plan or placement.
@@ -200,6 +219,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Po
     plan,
     prepared,
     intact,
+    exact: decision?.exact ?? false,
     ...(problem !== undefined ? { problem } : {}),
     preview: (previous) => ({
       spec,
@@ -232,15 +252,8 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
     const intact = sameRecord ? planned.intact : await installedIntact(ctx, previous, target);
     const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, plan.diff);
     if (decision.action === 'replaced') {
-      const ok = (await hooks.confirmReplace?.(planned.preview(previous), decision.why ?? '')) ?? false;
-      if (!ok) {
-        if (!previous) {
-          throw new YepError('E_CONFLICT', `${target} already exists and yep-ext did not install it.`, { hint: 'Move it aside, or pass --yes to replace it.' });
-        }
-        throw new YepError('E_CONFLICT', `${decision.why}.`, {
-          hint: decision.exact ? 'Pass --yes to replace it (it was installed at an exact version, so `update` keeps it there).' : `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it within its source.`,
-        });
-      }
+      const ok = !hooks.refuseReplace && ((await hooks.confirmReplace?.(planned.preview(previous), decision.why ?? '')) ?? false);
+      if (!ok) throw replaceRefusal(name, target, previous, decision.why, decision.exact);
     }
     if (decision.consent_needed) {
       const approved = (await hooks.confirmWiden?.(planned.preview(previous))) ?? false;
@@ -289,8 +302,13 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
   if (!dryRun) await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));
   try {
-    const planned = await planSpec(ctx, spec, stage, policy, hooks.ignoreEngines === true, hooks.prepare);
-    await hooks.onPreview?.(planned.preview(planned.plan.previous));
+    const planned = await planSpec(ctx, spec, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true);
+    const { plan } = planned;
+    // A replacement nobody can approve is refused before its summary; "already installed" has none to show.
+    if (!dryRun && hooks.refuseReplace && plan.action === 'replaced' && planned.problem === undefined) {
+      throw replaceRefusal(plan.name, packageDir(ctx.paths, plan.name), plan.previous, plan.replace_reason, planned.exact);
+    }
+    if (dryRun || plan.action !== 'unchanged' || planned.problem !== undefined || hooks.force === true) await hooks.onPreview?.(planned.preview(plan.previous));
     return await use(planned);
   } finally {
     await removeDir(stage);

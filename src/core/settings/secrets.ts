@@ -11,6 +11,7 @@
  * reads only this file. IO functions expect the caller to hold the installer lock.
  */
 import { YepError, stateIoError } from '../errors.js';
+import type { TomlPosition } from '../text/toml-position.js';
 import { inspectRegularFile } from '../store/read-regular-file.js';
 import { assertReplaceable, ensureDir, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
 import {
@@ -53,10 +54,11 @@ export type SecretsEdit = { op: 'set'; field: string; value: Secret | string } |
 const tableKey = (name: string): string => `ext:${name}`;
 const isTable = (v: unknown): v is TomlTable => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
-function corrupt(file: string, why: string): YepError {
+function corrupt(file: string, why: string, at?: TomlPosition): YepError {
   // No `cause`: a parser error carries a code block that may quote a secret.
   return new YepError('E_STATE', `The secrets file ${file} is unreadable: ${why}.`, {
     hint: `yep-ext will not overwrite it (it may hold credentials of yolop's own connectors too). Fix it, or move it aside (mv "${file}" "${file}.bak") and set your secrets again.`,
+    details: { file, line: at?.line ?? null, column: at?.column ?? null },
   });
 }
 
@@ -69,7 +71,7 @@ interface SecretsDoc {
 }
 
 function parseSecrets(text: string, file: string): SecretsDoc {
-  return { file, ...parseEditableToml(text, (why) => corrupt(file, why)) };
+  return { file, ...parseEditableToml(text, file, (why, at) => corrupt(file, why, at)) };
 }
 
 /** The string values of our table; E_STATE if the table holds anything else. */

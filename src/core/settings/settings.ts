@@ -12,6 +12,7 @@
  * already hold it, and the lock is not re-entrant.
  */
 import { YepError, stateIoError } from '../errors.js';
+import type { TomlPosition } from '../text/toml-position.js';
 import { ensureDir, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
 import { assertValidName, isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
@@ -74,16 +75,17 @@ interface SettingsDoc {
   uneditable?: string;
 }
 
-function corrupt(file: string, why: string, cause?: unknown): YepError {
+/** `--json` gets `details: {file, line, column}` (line/column null when the problem has no one place). */
+function corrupt(file: string, why: string, at?: TomlPosition): YepError {
   return new YepError('E_STATE', `The settings file ${file} is unreadable: ${why}.`, {
     hint: `yep-ext will not overwrite it. Fix it (yolop reads it too), or move it aside (mv "${file}" "${file}.bak") and run the command again.`,
-    ...(cause !== undefined ? { cause } : {}),
+    details: { file, line: at?.line ?? null, column: at?.column ?? null },
   });
 }
 
 /** Parse and index a settings document; throws E_STATE naming `file` when it is not valid TOML. */
 function parseSettings(text: string, file: string): SettingsDoc {
-  const parsed = parseEditableToml(text, (why) => corrupt(file, why));
+  const parsed = parseEditableToml(text, file, (why, at) => corrupt(file, why, at));
   const { data, lines } = parsed;
   const doc: SettingsDoc = { file, ...parsed, elements: [] };
   const caps = data.capabilities;

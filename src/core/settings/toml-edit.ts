@@ -8,6 +8,7 @@
  */
 import { readRegularFileSync } from '../store/read-regular-file.js';
 import { parse as parseToml } from 'smol-toml';
+import { formatPosition, tomlErrorAt, type TomlPosition } from '../text/toml-position.js';
 
 export type TomlTable = Record<string, unknown>;
 
@@ -33,12 +34,6 @@ export function parseTomlText(text: string): TomlTable {
   return parseToml(text, { integersAsBigInt: 'asNeeded' }) as TomlTable;
 }
 
-/** A TOML parse failure described by position only: the snippet could quote a value. */
-export function describeTomlError(e: unknown): string {
-  const err = e as { line?: number; column?: number; message?: string };
-  const first = (err.message ?? String(e)).split('\n')[0]?.replace(/^Invalid TOML document: /, '') ?? 'invalid TOML';
-  return err.line !== undefined ? `${first} (line ${err.line}, column ${err.column ?? 0})` : first;
-}
 
 /** The line ending a document mostly uses, so inserted lines match. */
 export function detectEol(text: string): '\n' | '\r\n' {
@@ -245,13 +240,15 @@ export interface EditableToml {
  * file). No parser cause is attached: its code frame would quote the offending
  * line, and users paste tokens into these files.
  */
-export function parseEditableToml(text: string, corrupt: (why: string) => Error): EditableToml {
+export function parseEditableToml(text: string, file: string, corrupt: (why: string, at?: TomlPosition) => Error): EditableToml {
   if (text.includes('\0')) throw corrupt('it contains NUL bytes (a torn write?)');
   let data: TomlTable;
   try {
     data = parseTomlText(text);
   } catch (e) {
-    throw corrupt(`not valid TOML: ${describeTomlError(e)}`);
+    // Described by position only: the parser's code frame could quote a value.
+    const { reason, at } = tomlErrorAt(e);
+    throw corrupt(at ? `not valid TOML at line ${at.line}, column ${at.column} (${formatPosition(file, at)}): ${reason}` : `not valid TOML: ${reason}`, at);
   }
   let lines: TomlLine[];
   try {

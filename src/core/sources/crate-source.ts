@@ -35,6 +35,19 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   writeRecord: recordTable,
 
   describe: (rec) => `crates.io:${rec.crate_name}@${rec.version}`,
+  label(rec) {
+    const index = normalizeIndexUrl(typeof rec.index === 'string' ? rec.index : DEFAULT_INDEX_URL);
+    if (index === DEFAULT_INDEX_URL) return crateSource.describe(rec);
+    // The index's host (a local mirror directory: its path), so a mirror install does not pass for crates.io.
+    let where = index;
+    try {
+      const url = new URL(index);
+      where = url.host || url.pathname.replace(/\/$/, '');
+    } catch {
+      // Not a URL: shown as recorded.
+    }
+    return `${where}:${rec.crate_name}@${rec.version}`;
+  },
   // crates.io treats names case-insensitively.
   sameOrigin: (a, b) => a.crate_name.toLowerCase() === b.crate_name.toLowerCase(),
   pin: (rec) => rec.version,

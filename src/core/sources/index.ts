@@ -53,6 +53,12 @@ export function describeSource(rec: LockSource): string {
   return sourceFor(rec.type).describe(rec);
 }
 
+/** Where an installed package comes from, for `list` and `info`: a mirror's index is named by its host. */
+export function sourceLabel(rec: LockSource): string {
+  const source = sourceFor(rec.type);
+  return source.label ? source.label(rec) : source.describe(rec);
+}
+
 /** Same kind and same origin (the pin aside). */
 export function sameOrigin(a: LockSource, b: LockSource): boolean {
   return a.type === b.type && sourceFor(a.type).sameOrigin(a, b);

@@ -90,6 +90,12 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
 
   /** One line for people: `crates.io:yolop-extension-lsp@0.3.1`, `https://h/r.git#abc123…`, `/home/me/ext`. */
   describe(rec: R): string;
+  /**
+   * `describe` for tables that show where each package lives (`list`'s source
+   * column, `info`): names a non-default origin (a crate from a mirror's index
+   * shows that index's host, not `crates.io:`). Without it, `describe`.
+   */
+  label?(rec: R): string;
   /** Same place, ignoring the pin: reinstalling from another origin asks first. */
   sameOrigin(a: R, b: R): boolean;
   /** What the record pins within its origin (version, commit; "" when nothing is pinned). */

@@ -10,6 +10,7 @@ import { readRegularFileSync } from './read-regular-file.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { parseLockTomlFast } from './lock-fast-parse.js';
 import { isValidName } from '../package/names.js';
+import { arrayTableLine, formatPosition, tomlErrorAt, type TomlPosition } from '../text/toml-position.js';
 import { checkRecord, isKind, sourceFor, type LockSource } from '../sources/index.js';
 import { recordTable } from '../sources/source.js';
 
@@ -37,10 +38,12 @@ export const LOCK_HEADER =
 
 const HASH_RE = /^sha256:[0-9a-f]{64}$/;
 
-function corrupt(file: string, why: string, cause?: unknown): YepError {
+/** `--json` gets `details: {file, line, column}` (line/column null when the problem has no one place). */
+function corrupt(file: string, why: string, cause?: unknown, at?: TomlPosition): YepError {
   return new YepError('E_STATE', `The lockfile ${file} is unreadable: ${why}.`, {
     hint: `yep-ext will not overwrite it. Fix it, or move it aside (mv "${file}" "${file}.bak") and reinstall your extensions.`,
     ...(cause !== undefined ? { cause } : {}),
+    details: { file, line: at?.line ?? null, column: at?.column ?? null },
   });
 }
 
@@ -56,23 +59,30 @@ export function parseLock(text: string, file = 'extensions.lock'): Lockfile {
   try {
     doc = parseLockTomlFast(text) ?? (parseToml(text) as Record<string, unknown>);
   } catch (e) {
-    throw corrupt(file, `invalid TOML (${(e as Error).message.split('\n')[0]})`, e);
+    const { reason, at } = tomlErrorAt(e);
+    throw corrupt(file, at ? `invalid TOML at line ${at.line}, column ${at.column} (${formatPosition(file, at)}): ${reason}` : `invalid TOML (${reason})`, e, at);
   }
   const { extensions = [], ...extra } = doc;
   if (!Array.isArray(extensions)) throw corrupt(file, '`extensions` is not an array of tables');
   const seen = new Set<string>();
   const entries = extensions.map((raw, i): LockEntry => {
-    if (!isRecord(raw)) throw corrupt(file, `entry ${i + 1} is not a table`);
+    // A problem in one entry points at its [[extensions]] header.
+    const bad = (why: string) => {
+      const line = arrayTableLine(text, 'extensions', i + 1);
+      const at = line !== undefined ? { line, column: 1 } : undefined;
+      return corrupt(file, at ? `${why} (${formatPosition(file, at)})` : why, undefined, at);
+    };
+    if (!isRecord(raw)) throw bad(`entry ${i + 1} is not a table`);
     const name = raw.name;
-    if (typeof name !== 'string' || !isValidName(name)) throw corrupt(file, `entry ${i + 1} has an invalid name ${JSON.stringify(name)}`);
-    if (seen.has(name)) throw corrupt(file, `"${name}" appears twice`);
+    if (typeof name !== 'string' || !isValidName(name)) throw bad(`entry ${i + 1} has an invalid name ${JSON.stringify(name)}`);
+    if (seen.has(name)) throw bad(`"${name}" appears twice`);
     seen.add(name);
     if (typeof raw.content_hash !== 'string' || !HASH_RE.test(raw.content_hash)) {
-      throw corrupt(file, `"${name}" has no valid content_hash`);
+      throw bad(`"${name}" has no valid content_hash`);
     }
     // The kind's Source validates its own keys (sources/index.ts).
     const checked = checkRecord(raw.source);
-    if ('problem' in checked) throw corrupt(file, `"${name}": ${checked.problem}`);
+    if ('problem' in checked) throw bad(`"${name}": ${checked.problem}`);
     return raw as LockEntry;
   });
   return { entries, extra };

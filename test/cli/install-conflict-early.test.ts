@@ -1,0 +1,114 @@
+/**
+ * Conflicts are decided before any download or summary (issue 18): without a TTY
+ * and without --yes, installing another version of an installed crate is refused
+ * from the lock and the index alone (the loopback registry sees no .crate request,
+ * stdout shows no contribution summary, nothing on disk changes), and "already
+ * installed" prints no summary either.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureCrate } from '../helpers/crates.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const HELLO = 'yolop-extension-hello';
+let reg: TestRegistry;
+let home: TempHome;
+
+const manifest = (version: string) =>
+  JSON.stringify({ name: 'hello', version, yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] } });
+const publish = (version: string) => reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version) } }) });
+const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+const downloads = () => reg.requestsTo('/crates/').length;
+/** The summary's head line, as renderPreview prints it. */
+const SUMMARY = /hello \d\.\d\.\d from crates\.io:/;
+
+/** Every file under the config directory with its digest (the download cache aside). */
+function state(dir = home.configDir, rel = ''): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      const r = rel ? `${rel}/${name}` : name;
+      if (r === 'extensions/.yep-cache') return [];
+      const st = lstatSync(p);
+      if (st.isSymbolicLink()) return [`${r} -> ${readlinkSync(p)}`];
+      if (st.isDirectory()) return state(p, r);
+      return [`${r} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`];
+    });
+}
+
+beforeEach(async () => {
+  reg = await startRegistry();
+  home = makeTempHome();
+  publish('0.1.0');
+  publish('0.2.0');
+});
+afterEach(async () => {
+  await reg.close();
+  home.cleanup();
+});
+
+describe('install over an installed version, without a TTY', () => {
+  beforeEach(async () => {
+    const r = await runCli(['install', 'hello'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(SUMMARY);
+  });
+
+  it('another version: exit 7 with a hint, before any download and without the summary; nothing changes', async () => {
+    const before = state();
+    const crates = downloads();
+    const r = await runCli(['install', 'hello@0.1.0'], { env: env() });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain(`hello is installed at crates.io:${HELLO}@0.2.0; this would replace it with crates.io:${HELLO}@0.1.0`);
+    expect(r.stderr).toContain('hint: Pass --yes to replace it');
+    expect(r.stdout).not.toMatch(SUMMARY);
+    expect(r.stdout.trim()).toBe('');
+    expect(downloads()).toBe(crates);
+    expect(state()).toEqual(before);
+
+    const j = await runCli(['install', 'hello@0.1.0', '--json'], { env: env() });
+    expect(j.code).toBe(7);
+    expect(jsonOf(j).error).toMatchObject({ code: 'E_CONFLICT' });
+    expect(downloads()).toBe(crates);
+
+    // A range none of whose candidates is the installed version is as certain.
+    const range = await runCli(['install', 'hello@<0.2'], { env: env() });
+    expect(range.code).toBe(7);
+    expect(downloads()).toBe(crates);
+
+    // --yes replaces it: the summary and then the outcome.
+    const yes = await runCli(['install', 'hello@0.1.0', '--yes'], { env: env() });
+    expect(yes.code, yes.stderr).toBe(0);
+    expect(yes.stdout).toMatch(SUMMARY);
+    expect(yes.stdout).toContain('Replaced hello 0.1.0');
+    expect(downloads()).toBe(crates + 1);
+  });
+
+  it('the same version: "Already installed", exit 0, no summary', async () => {
+    const before = state();
+    const r = await runCli(['install', 'hello@0.2.0'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`Already installed: hello 0.2.0 (crates.io:${HELLO}@0.2.0)`);
+    expect(r.stdout).not.toMatch(SUMMARY);
+    expect(state()).toEqual(before);
+    // --dry-run still shows what it planned, summary included.
+    const dry = await runCli(['install', 'hello@0.2.0', '--dry-run'], { env: env() });
+    expect(dry.stdout).toMatch(SUMMARY);
+  });
+
+  it('a directory of the same name (another origin): exit 7 without the summary', async () => {
+    const before = state();
+    const dir = writePackage(join(home.root, 'pkgs', 'hello'), { name: 'hello' });
+    const r = await runCli(['install', dir], { env: env() });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('is already installed from crates.io:');
+    expect(r.stdout.trim()).toBe('');
+    expect(state()).toEqual(before);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * `list`'s source column and `info` name the index a crate came from when it is
+ * not crates.io (issue 18): a mirror (`--index`, YEP_EXT_INDEX) install shows the
+ * index host, never `crates.io:`. A crate from the default index keeps `crates.io:`.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureCrate } from '../helpers/crates.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { sourceLabel } from '../../src/core/sources/index.js';
+
+const HELLO = 'yolop-extension-hello';
+let reg: TestRegistry;
+let home: TempHome;
+
+beforeEach(async () => {
+  reg = await startRegistry();
+  home = makeTempHome();
+  reg.publish({ name: HELLO, vers: '1.0.0', data: fixtureCrate(HELLO, '1.0.0') });
+});
+afterEach(async () => {
+  await reg.close();
+  home.cleanup();
+});
+
+describe('the source of a crate from another index', () => {
+  it('list (piped and --json-free table) and info show the index host, not crates.io:', async () => {
+    const install = await runCli(['install', 'hello', '--index', reg.indexUrl], { env: { ...home.env, YEP_EXT_HTTP_RETRIES: '0' } });
+    expect(install.code, install.stderr).toBe(0);
+    const host = new URL(reg.indexUrl).host;
+
+    const list = await runCli(['list'], { env: home.env });
+    expect(list.code, list.stderr).toBe(0);
+    const row = list.stdout.split('\n').find((l) => l.startsWith('hello\t'));
+    expect(row?.split('\t')[3]).toBe(`${host}:${HELLO}@1.0.0`);
+    expect(list.stdout).not.toContain('crates.io:');
+
+    const info = await runCli(['info', 'hello'], { env: home.env });
+    expect(info.code, info.stderr).toBe(0);
+    expect(info.stdout).toContain(`${host}:${HELLO}@1.0.0`);
+    expect(info.stdout).not.toContain('crates.io:');
+    expect(jsonOf(await runCli(['info', 'hello', '--json'], { env: home.env })).source_text).toBe(`${host}:${HELLO}@1.0.0`);
+  });
+
+  it('a crate of the default index keeps crates.io:', () => {
+    expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0' })).toBe(`crates.io:${HELLO}@1.0.0`);
+    expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0', index: 'sparse+https://index.crates.io' })).toBe(`crates.io:${HELLO}@1.0.0`);
+    expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0', index: 'https://mirror.example.org/index/' })).toBe(`mirror.example.org:${HELLO}@1.0.0`);
+  });
+});
