@@ -14,7 +14,7 @@ import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
-import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { findEntry, loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { sourceFor, type ValidSpec } from '../sources/index.js';
@@ -174,8 +174,11 @@ interface Planned {
  */
 async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}, refuseReplace = false): Promise<Planned> {
   const { fetches, records } = await specCandidates(ctx, spec, ignoreEngines);
+  // The lock as read for the early check serves the plan too (apply reads it again under the installer lock).
+  let lock: Lockfile | undefined;
   if (refuseReplace && records.length > 0) {
-    const early = certainReplacement((await loadLock(ctx.paths.lockFile)).entries, records.slice(0, ENGINES_WALK_CAP));
+    lock = await loadLock(ctx.paths.lockFile);
+    const early = certainReplacement(lock.entries, records.slice(0, ENGINES_WALK_CAP));
     if (early) throw replaceRefusal(early.previous.name, packageDir(ctx.paths, early.previous.name), early.previous, early.why, early.exact);
   }
   const walk = await prepareForAgent(ctx, stage, fetches, { ignoreEngines, prepare: options });
@@ -185,7 +188,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Po
   admitPrepared(policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
-  const before = findEntry(await loadLock(ctx.paths.lockFile), name);
+  const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);
   const target = packageDir(ctx.paths, name);
   const installedGrant =
     (await loadApprovedGrant(ctx, name, before?.grant)) ??
