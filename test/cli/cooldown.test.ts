@@ -92,6 +92,10 @@ describe('install under a cooldown', () => {
     const r = await runCli(['install', 'hello@^0.4', '--min-age', '1w', '--json'], { env: env() });
     expect(r.code).toBe(13);
     expect(jsonOf(r).error.message).toMatch(/younger than the cooldown: 0\.4\.1 is 1 h old; cooldown 7 d/);
+    // Refused before any download: nothing fetched, placed or pinned.
+    expect(reg.requestsTo('/crates/')).toEqual([]);
+    expect(existsSync(lockFile())).toBe(false);
+    expect(existsSync(join(home.configDir, 'extensions', 'hello'))).toBe(false);
   });
 
   it('a malformed duration is a usage error', async () => {

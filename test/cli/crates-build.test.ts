@@ -8,8 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ let home: TempHome;
 const SOURCE = join(FIXTURE_CRATES, 'yolop-extension-built');
 
 /** The fixture crate under another name (and optionally other plugin.json / main.rs). */
-function publishBuilt(name: string, edit: { server?: Record<string, unknown>; mainRs?: string } = {}): void {
+function publishBuilt(name: string, edit: { server?: Record<string, unknown>; mainRs?: string; extra?: Record<string, string> } = {}): void {
   const crate = `yolop-extension-${name}`;
   const tree = readTree(SOURCE);
   const text = (rel: string) => Buffer.from(tree[rel]!.content).toString('utf8');
@@ -41,19 +41,31 @@ function publishBuilt(name: string, edit: { server?: Record<string, unknown>; ma
     'Cargo.lock': text('Cargo.lock').replace('name = "yolop-extension-built"', `name = "${crate}"`),
     'plugin.json': JSON.stringify(plugin, null, 2),
     ...(edit.mainRs ? { 'src/main.rs': edit.mainRs } : {}),
+    ...edit.extra,
   };
   reg.publish({ name: crate, vers: '0.1.0', data: buildCrate({ name: crate, version: '0.1.0', files }) });
 }
 
+/** Where the daemon a build script starts writes its pid (outside every temp home). */
+let daemonDir: string;
+
 beforeAll(async () => {
   reg = await startRegistry();
+  daemonDir = mkdtempSync(join(tmpdir(), 'yep-build-daemon-'));
+  // A build script that starts a daemon in cargo's process group (its stdio closed, so cargo
+  // itself finishes normally) and says where it is.
+  const buildRs = `fn main() {\n    std::process::Command::new("sh").arg("-c").arg("sleep 300 </dev/null >/dev/null 2>&1 & echo $! > ${join(daemonDir, 'pid')}").status().unwrap();\n}\n`;
+  publishBuilt('daemon', { extra: { 'build.rs': buildRs } });
   publishBuilt('built');
   publishBuilt('broken', { mainRs: 'fn main() { this is not rust }\n' });
   const t = hostTarget() ?? 'none';
   publishBuilt('builtpre', { server: { binaries: `${reg.url}pre/{name}-{target}`, binary_sha256: { [t]: sha(PREBUILT) } } });
   reg.serve(`/pre/builtpre-${t}`, PREBUILT);
 });
-afterAll(() => reg.close());
+afterAll(() => {
+  reg.close();
+  rmSync(daemonDir, { recursive: true, force: true });
+});
 beforeEach(() => {
   home = makeTempHome();
   reg.requests.length = 0;
@@ -149,6 +161,33 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
       expect(r.stdout).toContain('will be BUILT FROM SOURCE');
       const bin = join(pkgDir('builtup'), 'bin', 'built-server');
       expect(lockSource('builtup')).toMatchObject({ version: '0.2.0', binary_source: 'cargo', binary_sha256: sha(readFileSync(bin)) });
+    },
+    BUILD_TIMEOUT,
+  );
+
+  it(
+    'a build script that leaves a daemon in cargo\'s process group: a successful build leaves nothing of it running',
+    async () => {
+      const r = await runCli(['install', 'daemon'], { env: env(), timeoutMs: BUILD_TIMEOUT });
+      expect(r.code, r.stderr).toBe(0);
+      expect(lockSource('daemon')).toMatchObject({ binary_source: 'cargo' });
+      // The daemon was started (the build script ran) ...
+      const pid = Number(readFileSync(join(daemonDir, 'pid'), 'utf8').trim());
+      expect(pid).toBeGreaterThan(1);
+      // ... and is gone: no /proc entry, or a zombie nobody has reaped yet (it runs nothing).
+      const alive = (): boolean => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return !/^\S+ \(.*\) [ZX] /.test(stat);
+        } catch {
+          return false;
+        }
+      };
+      const deadline = Date.now() + 2000;
+      while (alive() && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+      const survived = alive();
+      if (survived) process.kill(pid, 'SIGKILL');
+      expect(survived, `the build script's daemon (pid ${pid}) outlived the build`).toBe(false);
     },
     BUILD_TIMEOUT,
   );

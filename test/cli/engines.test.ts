@@ -120,6 +120,9 @@ describe('install resolves to the newest version the agent can run', () => {
     const r = await runCli(['install', 'hello', '--json'], { env: { ...withAgent('0.13.0'), YOLOP_BIN: named.bin } });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonOf(r).installed[0]).toMatchObject({ version: '0.3.0', engines: { agent: '0.10.2', skipped: [{ version: '0.5.0' }, { version: '0.4.0' }] } });
+    // The store holds what the report says: 0.3.0 installed, and pinned in the lock.
+    expect(installedVersion()).toBe('0.3.0');
+    expect(readFileSync(join(store(), 'extensions.lock'), 'utf8')).toMatch(/version = "0\.3\.0"/);
   });
 
   it('the walk is capped at 5 downloads and says so', async () => {

@@ -10,7 +10,7 @@
  *   client's test resolver instead);
  * - without the CA: a certificate error whose hint names NODE_EXTRA_CA_CERTS.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
@@ -138,9 +138,14 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
 
   it('a proxy that refuses the tunnel: a network error naming the proxy (without its credentials)', async () => {
     const h = home();
+    reg.requests.length = 0;
     const r = await runCli(['install', 'hello@0.3.0', '--json'], { env: env(h, { HTTPS_PROXY: `http://user:s3cret@127.0.0.1:9` }) });
     expect(r.code).toBe(6);
     expect(r.stdout + r.stderr).not.toContain('s3cret');
     expect(jsonOf(r).error.message + jsonOf(r).error.hint).toContain('http://127.0.0.1:9');
+    // Nothing got past the refused tunnel, and nothing was placed or pinned.
+    expect(reg.requests).toEqual([]);
+    expect(() => lockText(h)).toThrow();
+    expect(existsSync(join(h.configDir, 'extensions', 'hello'))).toBe(false);
   });
 });

@@ -27,7 +27,7 @@ export interface BinaryRecord {
   binary_target?: string;
 }
 
-export const BINARY_RECORD_KEYS = ['binary_sha256', 'binary_file_sha256', 'binary_source', 'binary_digest_source', 'binary_signature', 'binary_target'] as const;
+const BINARY_RECORD_KEYS = ['binary_sha256', 'binary_file_sha256', 'binary_source', 'binary_digest_source', 'binary_signature', 'binary_target'] as const;
 
 /** `source` with any earlier binary record replaced by `record` (or removed when undefined). */
 export function withBinaryRecord<S extends LockSource>(source: S, record: BinaryRecord | undefined): S {

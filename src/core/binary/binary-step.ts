@@ -81,5 +81,3 @@ export async function finishBinary(ctx: Context, step: BinaryStep, pkgDir: strin
   if (outcome.note) step.notes.push(outcome.note);
   return outcome;
 }
-
-export { describeBinaryStep } from './binary-describe.js';

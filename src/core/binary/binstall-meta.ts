@@ -9,7 +9,7 @@
 import { parse as parseToml } from 'smol-toml';
 import { targetInfo, type TargetInfo } from './target.js';
 
-export const PKG_FMTS = ['tgz', 'tar', 'zip', 'bin', 'txz', 'tbz2', 'tzstd'] as const;
+const PKG_FMTS = ['tgz', 'tar', 'zip', 'bin', 'txz', 'tbz2', 'tzstd'] as const;
 export type PkgFmt = (typeof PKG_FMTS)[number];
 /** The formats yep-ext unpacks (the others get a clear note). */
 export const SUPPORTED_FMTS: readonly PkgFmt[] = ['tgz', 'tar', 'zip', 'bin'];

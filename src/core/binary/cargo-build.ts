@@ -5,8 +5,10 @@
  * --bin <command> --target-dir <tmp>` and the one binary is moved to
  * `<package>/bin/<command>`. The decision is pure (`decideBuild`); the runner
  * streams cargo's output through ctx.log, kills the whole process group on
- * timeout or Ctrl-C, and never lets cargo write into the package tree (the
- * crate is copied first, so Cargo.lock or target/ cannot appear in it).
+ * timeout or Ctrl-C and again once cargo exits (a daemon a build script left in
+ * the group; one that leaves the group with setsid is not caught), and never
+ * lets cargo write into the package tree (the crate is copied first, so
+ * Cargo.lock or target/ cannot appear in it).
  * Environment: YEP_EXT_BUILD_TIMEOUT_MS (default 20 min); cargo's own
  * variables pass through (CARGO_NET_OFFLINE=true builds offline).
  */
@@ -44,7 +46,7 @@ export function buildModeOf(flag: boolean | undefined): BuildMode {
 const DEFAULT_TIMEOUT_MS = 20 * 60_000;
 
 /** An executable regular file named `name` on PATH, or undefined. */
-export function findOnPath(name: string, path: string | undefined): string | undefined {
+function findOnPath(name: string, path: string | undefined): string | undefined {
   for (const dir of (path ?? '').split(delimiter)) {
     if (!dir) continue;
     const file = join(dir, name);
@@ -141,6 +143,11 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
     child.stderr!.on('data', (c: Buffer) => lines(c, err));
     child.on('error', (e) => {
       why ??= e.message;
+    });
+    // cargo is gone, normally or not: whatever it left in its group (a build.rs that
+    // started a daemon) goes too, and so do the pipes such a process may hold ('close' waits for them).
+    child.on('exit', () => {
+      if (child.pid) signalGroup(child.pid, 'SIGKILL');
     });
     child.on('close', (code) => {
       cancelTimer();

@@ -70,7 +70,7 @@ export interface ProvisionOptions {
 const DEFAULT_MAX_BINARY_BYTES = 512 * 1024 * 1024;
 const SHA_LINE_RE = /^([0-9a-f]{64})(?:\s|$)/;
 
-export function maxBinaryBytes(env: Record<string, string | undefined>): number {
+function maxBinaryBytes(env: Record<string, string | undefined>): number {
   const n = Number(env.YEP_EXT_MAX_BINARY_BYTES);
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : DEFAULT_MAX_BINARY_BYTES;
 }
@@ -81,9 +81,6 @@ async function exists(p: string): Promise<boolean> {
     () => false,
   );
 }
-
-export { sha256File };
-export { COMMAND_RE } from './command-name.js';
 
 interface Found {
   got: DownloadResult;

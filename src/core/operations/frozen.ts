@@ -14,16 +14,14 @@ import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { checkEntry, recordCleanState, type EntryCheck } from './verify.js';
-import { isLinked } from '../sources/index.js';
+import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../store/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
-import { loadManifest } from '../package/manifest.js';
-import { packageDir } from '../paths.js';
+import type { Manifest } from '../package/manifest.js';
 import { installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
 import { policyError, policyViolations, type PolicyViolation } from '../policy/evaluate.js';
 
@@ -46,8 +44,8 @@ export interface FrozenOptions {
 /**
  * Is `entry` installed exactly? Same lock record (hash, grant, binary digest) and the
  * shared check (verify.ts) in cheap mode: an unchanged stat signature stands for the
- * hash, anything else is re-hashed. A tree or binary that fails is fetched again
- * (repair); a server command that resolves nowhere is not something a fetch fixes.
+ * hash, anything else is re-hashed. What verify.ts's `needsRefetch` says a fetch
+ * repairs is fetched again, the same rule plain `install` and `list` follow.
  */
 async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<EntryCheck | undefined> {
   const have = findEntry(current, entry.name);
@@ -55,18 +53,18 @@ async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEnt
   if (typeof entry.grant === 'string' && have.grant !== entry.grant) return undefined;
   if (have.source.binary_file_sha256 !== entry.source.binary_file_sha256) return undefined;
   const check = await checkEntry(ctx, have, { mode: 'cheap' });
-  const linked = isLinked(entry.source);
-  const needsFetch = check.result.problems.some((p) => p.kind !== 'command' && p.kind !== 'engines' && !(linked && p.kind === 'not-executable'));
-  return needsFetch ? undefined : check;
+  return needsRefetch(have, check.result) ? undefined : check;
 }
 
 /**
  * The lock rules a frozen install, so a package whose `engines.yolop` excludes the
  * installed agent is installed as pinned, with a warning (and `enable` refuses it).
+ * `manifests` holds those already read (the check of a skipped entry, a prepared
+ * package's): each manifest is read once per run.
  */
-async function reportEngines(ctx: Context, items: FrozenItem[]): Promise<void> {
+async function reportEngines(ctx: Context, items: FrozenItem[], manifests: Map<string, Manifest>): Promise<void> {
   for (const item of items) {
-    const manifest = await loadManifest(packageDir(ctx.paths, item.name)).catch(() => undefined);
+    const manifest = manifests.get(item.name);
     if (!manifest) continue;
     const verdict = await checkAgainstAgent(ctx, manifest);
     if (verdict.status === 'none') continue;
@@ -104,12 +102,14 @@ export async function loadGivenLockfile(file: string): Promise<Lockfile> {
 }
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
-  const target = options.lockfile ? await loadGivenLockfile(options.lockfile) : await loadLock(ctx.paths.lockFile);
-  if (target.entries.length === 0) ctx.log.warn(`${options.lockfile ?? ctx.paths.lockFile} pins no extensions: nothing to install.`);
+  const given = options.lockfile ? await loadGivenLockfile(options.lockfile) : undefined;
+  // The store's lock, read once (after recovery); it is the target unless --lockfile names one.
   const current = await withInstallLock(ctx, async () => {
     await sweepStaging(ctx);
     return loadLock(ctx.paths.lockFile);
   });
+  const target = given ?? current;
+  if (target.entries.length === 0) ctx.log.warn(`${options.lockfile ?? ctx.paths.lockFile} pins no extensions: nothing to install.`);
   // The policy file applies to a lockfile too: what the lock says is refused before any fetch.
   const { policy } = withPolicy(ctx);
   const early = target.entries.flatMap((e) => policyViolations(policy, { name: e.name, source: e.source, content_hash: e.content_hash }));
@@ -118,11 +118,13 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
   const todo: LockEntry[] = [];
   const rehashed: Array<[LockEntry, EntryCheck]> = [];
   const late: PolicyViolation[] = [];
+  const manifests = new Map<string, Manifest>();
   for (const entry of target.entries) {
     const check = await installedAsLocked(ctx, current, entry);
     if (check) {
       if (check.clean) rehashed.push([entry, check]);
-      late.push(...(await installedViolations(ctx, policy, entry)));
+      if (check.manifest) manifests.set(entry.name, check.manifest);
+      late.push(...(await installedViolations(ctx, policy, entry, check.manifest)));
       const item: FrozenItem = { name: entry.name, status: 'skipped', reason: 'already installed with the locked hash' };
       items.push(item);
       options.onItem?.(item);
@@ -165,16 +167,19 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
     const installedNames = new Set(todo.map((e) => e.name));
     const changes: LockChanges = options.lockfile ? { pin: target.entries.filter((e) => !installedNames.has(e.name)), extra: target.extra } : {};
     await withInstallLock(ctx, async () => {
+      // Read by the first commit, then carried: each commit starts from the lock the previous one wrote.
+      let lock: Lockfile | undefined;
       for (const [i, p] of prepared.entries()) {
         const locked = target.entries.find((e) => e.name === p.name) as LockEntry;
-        await commitPackage(ctx, p, locked, i === 0 ? changes : {});
+        lock = await commitPackage(ctx, p, locked, i === 0 ? changes : {}, lock);
+        manifests.set(p.name, p.manifest);
         items.push({ name: p.name, status: 'installed' });
       }
       if (prepared.length === 0 && options.lockfile) await pinEntries(ctx, changes);
       // Trees re-hashed clean (no signature yet, or a touched file): record it, so the next run is stat-only.
       for (const [entry, check] of rehashed) await recordCleanState(ctx, entry, check);
     });
-    await reportEngines(ctx, items);
+    await reportEngines(ctx, items, manifests);
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {
     for (const p of prepared) await removeDir(p.stage);

@@ -103,7 +103,7 @@ const EMPTY = {
  * settings, content hash, binary digest, engines). The one place `info` asks: the
  * `verify` command can replace it with its deeper check.
  */
-export async function verifyStatus(ctx: Context, name: string) {
+async function verifyStatus(ctx: Context, name: string) {
   const [item] = await listExtensions(ctx, { verify: true, only: [name] });
   return item;
 }

@@ -9,11 +9,12 @@
  */
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
-import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { findEntry, loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { sourceFor, type ValidSpec } from '../sources/index.js';
@@ -139,22 +140,25 @@ async function pathExists(p: string): Promise<boolean> {
 }
 
 /**
- * Whether the store holds what `entry` pins (the cheap shared check of verify.ts): a tree
- * whose files or binary drifted is not "already installed", so installing the same pin
- * again places it afresh (a repair) instead of reporting success over a changed tree.
+ * Whether the store holds what `entry` pins (the cheap shared check and the one
+ * `needsRefetch` rule of verify.ts, as --frozen and list use them): a damaged tree is
+ * not "already installed", so installing the same pin again places it afresh (a
+ * repair, status 'reinstalled') instead of reporting success over it.
  * Without an entry: whether anything is at `target`.
  */
 async function installedIntact(ctx: Context, entry: LockEntry | undefined, target: string): Promise<boolean> {
   if (!entry) return pathExists(target);
-  const { checkEntry } = await import('./verify.js');
+  const { checkEntry, needsRefetch } = await import('./verify.js');
   const check = await checkEntry(ctx, entry, { mode: 'cheap' });
-  return !check.result.problems.some((p) => p.kind === 'missing' || p.kind === 'content' || p.kind === 'binary' || p.kind === 'manifest');
+  return !needsRefetch(entry, check.result);
 }
 
 /** A fetched, verified package and what installing it would do (before the installer lock). */
 interface Planned {
   plan: InstallPlan;
   prepared: PreparedPackage;
+  /** The intact verdict the plan was decided on: apply reuses it while the lock entry is the same record. */
+  intact: boolean;
   /** The decision's refusal (same pin, other bytes), raised after the preview as an install would. */
   problem?: unknown;
   /** For `replaced`: the previous install pinned exactly this origin's pin (the refusal's hint says so). */
@@ -170,8 +174,11 @@ interface Planned {
  */
 async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}, refuseReplace = false): Promise<Planned> {
   const { fetches, records } = await specCandidates(ctx, spec, ignoreEngines);
+  // The lock as read for the early check serves the plan too (apply reads it again under the installer lock).
+  let lock: Lockfile | undefined;
   if (refuseReplace && records.length > 0) {
-    const early = certainReplacement((await loadLock(ctx.paths.lockFile)).entries, records.slice(0, ENGINES_WALK_CAP));
+    lock = await loadLock(ctx.paths.lockFile);
+    const early = certainReplacement(lock.entries, records.slice(0, ENGINES_WALK_CAP));
     if (early) throw replaceRefusal(early.previous.name, packageDir(ctx.paths, early.previous.name), early.previous, early.why, early.exact);
   }
   const walk = await prepareForAgent(ctx, stage, fetches, { ignoreEngines, prepare: options });
@@ -181,7 +188,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Po
   admitPrepared(policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
-  const before = findEntry(await loadLock(ctx.paths.lockFile), name);
+  const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);
   const target = packageDir(ctx.paths, name);
   const installedGrant =
     (await loadApprovedGrant(ctx, name, before?.grant)) ??
@@ -193,8 +200,9 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Po
   const candidate = { source: fetched.source, content_hash: prepared.content_hash, grant: grant.fingerprint };
   let decision: InstallDecision | undefined;
   let problem: unknown;
+  const intact = await installedIntact(ctx, before, target);
   try {
-    decision = decideInstall(name, target, before, candidate, await installedIntact(ctx, before, target), diff);
+    decision = decideInstall(name, target, before, candidate, intact, diff);
   } catch (e) {
     problem = e;
   }
@@ -213,6 +221,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Po
   return {
     plan,
     prepared,
+    intact,
     exact: decision?.exact ?? false,
     ...(problem !== undefined ? { problem } : {}),
     preview: (previous) => ({
@@ -237,9 +246,14 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
   const { prepared, plan } = planned;
   const { name, manifest, grant, fetched } = prepared;
   return withInstallLock(ctx, async () => {
-    const previous = findEntry(await loadLock(ctx.paths.lockFile), name);
+    const lock = await loadLock(ctx.paths.lockFile);
+    const previous = findEntry(lock, name);
     const target = packageDir(ctx.paths, name);
-    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, await installedIntact(ctx, previous, target), plan.diff);
+    // The tree was checked when planning (checkEntry once per install): the verdict stands while the
+    // lock holds the same record. Another process that changed the entry meanwhile means a fresh check.
+    const sameRecord = previous !== undefined && plan.previous !== undefined && isDeepStrictEqual(previous, plan.previous);
+    const intact = sameRecord ? planned.intact : await installedIntact(ctx, previous, target);
+    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, plan.diff);
     if (decision.action === 'replaced') {
       const ok = !hooks.refuseReplace && ((await hooks.confirmReplace?.(planned.preview(previous), decision.why ?? '')) ?? false);
       if (!ok) throw replaceRefusal(name, target, previous, decision.why, decision.exact);
@@ -256,7 +270,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
     // Same pin, bytes and grant as the lock, yet not "unchanged": the installed tree was damaged, so this puts it back (no pin moves).
     const repaired = decision.action === 'repinned' && previous !== undefined && previous.content_hash === plan.content_hash && previous.grant === grant.fingerprint;
     const reinstall = (decision.action === 'unchanged' && hooks.force === true) || repaired;
-    if (decision.action !== 'unchanged' || reinstall) await commitPackage(ctx, prepared);
+    if (decision.action !== 'unchanged' || reinstall) await commitPackage(ctx, prepared, undefined, {}, lock);
     // Read after the commit: a build from source runs there and changes both.
     const { command } = prepared;
     return {

@@ -9,11 +9,11 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { checkEntry } from './verify.js';
+import { checkEntry, needsRefetch } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
-import { loadLock, type LockSource } from '../store/lockfile.js';
-import type { Manifest } from '../package/manifest.js';
+import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
@@ -67,6 +67,21 @@ async function addEngines(ctx: Context, items: ListedExtension[]): Promise<void>
   }
 }
 
+/**
+ * `engines.yolop` of each installed entry (null when its manifest cannot be read),
+ * as `list` computes it, and nothing else of list: one manifest read per entry, no
+ * settings, hashing or server inspection (`outdated`).
+ */
+export async function installedEngines(ctx: Context, entries: LockEntry[]): Promise<Map<string, EnginesVerdict | null>> {
+  const items = await pMap(entries, async (entry): Promise<ListedExtension> => {
+    const dir = packageDir(ctx.paths, entry.name);
+    const manifest = await loadManifest(dir).catch(() => undefined);
+    return { name: entry.name, dir, problems: [], ...(manifest ? { manifest } : {}) };
+  }, { concurrency: 8 });
+  await addEngines(ctx, items);
+  return new Map(items.map((i) => [i.name, i.engines ?? null]));
+}
+
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
   const verify = options.verify ?? true;
   const lock = await loadLock(ctx.paths.lockFile);
@@ -90,6 +105,8 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     }
   }
   const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
+  // What `install --frozen` and a plain `install` would fetch again (verify.ts's one rule).
+  const repairable: string[] = [];
   const listed = await pMap(entries, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
@@ -126,6 +143,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     // An unresolvable command is doctor's and verify's to report (a package-only install is normal);
     // a server file in the package that cannot run is a problem everywhere.
     for (const p of check.result.problems) if (p.kind !== 'command') item.problems.push(p.message);
+    if (needsRefetch(entry, check.result)) repairable.push(entry.name);
     if (check.result.problems.some((p) => p.kind === 'missing')) return item;
     const weak = weakBinaryProblem(entry.source);
     if (weak) item.problems.push(weak);
@@ -133,6 +151,10 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   }, { concurrency: 8 });
   await addEngines(ctx, listed);
   if (options.only) return listed;
+  if (repairable.length > 0) {
+    const names = repairable.sort();
+    ctx.log.warn(`${names.join(', ')}: not as the lock pins ${names.length === 1 ? 'it' : 'them'}; \`yep-ext install --frozen\` (or \`yep-ext install --force ${names.join(' ')}\`) fetches the locked files again.`);
+  }
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   const known = new Set(lock.entries.map((e) => e.name));
   let names: string[] = [];

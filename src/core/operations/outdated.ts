@@ -22,7 +22,7 @@ import { describeSource, sourceFor, type Kind } from '../sources/index.js';
 import { crateInstallSpec } from '../sources/crate-install-spec.js';
 import type { Upstream } from '../sources/source.js';
 import type { EnginesVerdict } from '../agent/engines.js';
-import { listExtensions } from './list.js';
+import { installedEngines } from './list.js';
 import { walkNewer, type NewerEngines } from './outdated-engines.js';
 
 export type { NewerEngines } from './outdated-engines.js';
@@ -115,9 +115,8 @@ export async function upstreamOf(ctx: Context, entry: LockEntry): Promise<Upstre
 
 export async function outdatedExtensions(ctx: Context): Promise<OutdatedItem[]> {
   const lock = await loadLock(ctx.paths.lockFile);
-  // The installed versions' engines verdicts, as list computes them (no hashing).
-  const listed = lock.entries.length > 0 ? await listExtensions(ctx, { verify: false, only: lock.entries.map((e) => e.name) }) : [];
-  const enginesOf = new Map(listed.map((l) => [l.name, l.engines ?? null]));
+  // The installed versions' engines verdicts, as list computes them (a manifest read each, nothing more).
+  const enginesOf = await installedEngines(ctx, lock.entries);
   const items = await pMap(
     lock.entries,
     async (entry): Promise<OutdatedItem> => {

@@ -39,7 +39,7 @@ export function admitPrepared(policy: Policy, p: PreparedPackage): void {
 }
 
 /** What the policy sees of an installed package: its lock entry, manifest and where its command resolves. */
-export async function installedSubject(ctx: Context, entry: LockEntry, manifest?: Manifest): Promise<PolicySubject> {
+async function installedSubject(ctx: Context, entry: LockEntry, manifest?: Manifest): Promise<PolicySubject> {
   const m = manifest ?? (await loadInstalledManifest(ctx.paths, entry.name).catch(() => undefined));
   if (!m) return { name: entry.name, source: entry.source, content_hash: entry.content_hash };
   const command = await inspectServerCommand(packageDir(ctx.paths, entry.name), m.yolop.capabilityServer.command, ctx.env.PATH ?? '');

@@ -11,7 +11,7 @@ import { checkpoint } from '../store/checkpoint.js';
 import { inspectServerCommand, type CommandInspection } from '../doctor/inspect-command.js';
 import { contentHash } from '../package/content-hash.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
-import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
+import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { YepError } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
@@ -137,7 +137,7 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
 const OWN_ENTRY_KEYS = new Set(['name', 'content_hash', 'version', 'source', 'grant']);
 
 /** `next` with the keys of `previous` that yep-ext does not know (kept verbatim, as the host ignores them). */
-export function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): LockEntry {
+function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): LockEntry {
   if (!previous) return next;
   const carried = Object.fromEntries(Object.entries(previous).filter(([k]) => !OWN_ENTRY_KEYS.has(k) && !(k in next)));
   return { ...carried, ...next };
@@ -146,12 +146,15 @@ export function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefine
 /**
  * Place a prepared package at <store>/<name> and pin it, with any other lock
  * `changes` in the same write. Caller holds the installer lock, and every consent
- * has been given: a planned build from source runs here.
+ * has been given: a planned build from source runs here. `current` is the store's
+ * lock as the caller read it under that hold (read here once when not given);
+ * returns the lock as written.
  */
-export async function commitPackage(ctx: Context, p: PreparedPackage, given?: LockEntry, changes: LockChanges = {}): Promise<void> {
+export async function commitPackage(ctx: Context, p: PreparedPackage, given?: LockEntry, changes: LockChanges = {}, current?: Lockfile): Promise<Lockfile> {
   await finishPreparedBinary(ctx, p);
+  const lock = current ?? (await loadLock(ctx.paths.lockFile));
   // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).
-  const entry = given ?? carryUnknownKeys(lockEntryFor(p), findEntry(await loadLock(ctx.paths.lockFile), p.name));
+  const entry = given ?? carryUnknownKeys(lockEntryFor(p), findEntry(lock, p.name));
   let tree = p.fetched.dir;
   if (isLinked(p.fetched.source)) {
     // The store entry is a link to the user's directory, swapped in like a tree.
@@ -159,8 +162,9 @@ export async function commitPackage(ctx: Context, p: PreparedPackage, given?: Lo
     await symlink(p.fetched.dir, tree, 'dir');
   }
   // The approved grant is saved by the transaction, after the lock commit.
-  await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes);
+  const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock);
   // The stat signature of the tree just placed (verified in staging): later checks skip the re-hash.
   const { recordPlacedState } = await import('./verify.js');
   await recordPlacedState(ctx, entry);
+  return written;
 }

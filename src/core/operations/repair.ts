@@ -41,9 +41,10 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
     // The policy file rules a repair as it rules install and --frozen: refused before anything is placed.
     admitPrepared(withPolicy(ctx).policy, prepared);
     await withInstallLock(ctx, async () => {
-      const now = findEntry(await loadLock(ctx.paths.lockFile), entry.name);
+      const lock = await loadLock(ctx.paths.lockFile);
+      const now = findEntry(lock, entry.name);
       if (!now || now.content_hash !== entry.content_hash) throw new YepError('E_CONFLICT', `${entry.name} changed while it was being fetched again.`, { hint: 'Run the command again.' });
-      await commitPackage(ctx, prepared, now);
+      await commitPackage(ctx, prepared, now, {}, lock);
     });
     const { command } = prepared;
     // A repair puts back what the lock pins: engines is reported, never a reason to refuse.

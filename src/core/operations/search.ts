@@ -15,9 +15,9 @@ import { loadRegistryConfig } from '../sources/crates-io/registry-config.js';
 import { asCrateRecord } from '../sources/crate-source.js';
 import { truncateRedacted } from '../text/redact.js';
 
-export const EXTENSION_KEYWORD = 'yolop-extension';
+const EXTENSION_KEYWORD = 'yolop-extension';
 /** crates.io's crawler policy: at most one request per second. */
-export const API_MIN_INTERVAL_MS = 1000;
+const API_MIN_INTERVAL_MS = 1000;
 const PAGE_MAX = 100;
 const MAX_PAGES_PER_QUERY = 10;
 const API_MAX_BYTES = 8 * 1024 * 1024;

@@ -226,11 +226,12 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
         }
       }
       await withInstallLock(ctx, async () => {
-        const current = findEntry(await loadLock(ctx.paths.lockFile), item.name);
+        const lock = await loadLock(ctx.paths.lockFile);
+        const current = findEntry(lock, item.name);
         if (!current || current.content_hash !== item.from.content_hash) {
           throw new YepError('E_CONFLICT', `${item.name} changed while this update was being prepared.`, { hint: 'Run the update again.' });
         }
-        await commitPackage(ctx, p.prepared as PreparedPackage);
+        await commitPackage(ctx, p.prepared as PreparedPackage, undefined, {}, lock);
       }).then(
         () => {
           item.status = 'updated';

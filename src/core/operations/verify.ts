@@ -5,10 +5,10 @@
  * content hash (the host's algorithm, a provisioned binary left out as the host
  * does), the provisioned binary matches `binary_file_sha256`, and the server
  * command resolves to something executable; `verify` adds the `engines.yolop`
- * finding (verify-engines.ts). `verifyEntry` is the one check
- * (exported for info/outdated); `mode: 'cheap'` trusts an unchanged stat
- * signature (store/tree-state.ts) instead of re-hashing, `mode: 'full'` always
- * re-hashes. Problems are data (a kind, a message, the files when known).
+ * finding (verify-engines.ts). `checkEntry` is the one check, `needsRefetch`
+ * the one rule for what a fetch repairs. `mode: 'cheap'` trusts an unchanged
+ * stat signature (store/tree-state.ts) instead of re-hashing, `mode: 'full'`
+ * always re-hashes. Problems are data (a kind, a message, the files when known).
  */
 import { join } from 'node:path';
 import type { Context } from '../context.js';
@@ -186,9 +186,19 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
   return done(clean ? { ...(manifest ? { manifest } : {}), clean } : manifest ? { manifest } : {});
 }
 
-/** The exported one-entry check (for info/outdated): the JSON-ready result. */
-export async function verifyEntry(ctx: Context, entry: LockEntry, options: VerifyEntryOptions = { mode: 'full' }): Promise<EntryVerification> {
-  return (await checkEntry(ctx, entry, options)).result;
+/**
+ * The one "is the tree intact" rule, shared by `install --frozen` (repair it),
+ * a plain `install` of the same pin (reinstall it, status 'reinstalled') and
+ * `list` (name the repair): does the check find something that fetching the
+ * locked bytes again puts right? A missing entry, a broken manifest, drifted
+ * files or binary, and a server file in the package that cannot run all are;
+ * a command that resolves nowhere (a package-only install, a PATH command) and
+ * an engines verdict are not. A linked (path) entry is the user's directory: a
+ * fetch re-links the same files, so its non-executable server is theirs to fix.
+ */
+export function needsRefetch(entry: LockEntry, result: EntryVerification): boolean {
+  const linked = isLinked(entry.source);
+  return result.problems.some((p) => p.kind === 'missing' || p.kind === 'manifest' || p.kind === 'content' || p.kind === 'binary' || (p.kind === 'not-executable' && !linked));
 }
 
 /** Record the signatures of a tree that was just re-hashed clean (caller holds the installer lock). */

@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import { configFields, type HookEvent, type Manifest } from './manifest.js';
 
 /** Bumped when the grant shape changes, so an old fingerprint can never match a new shape. */
-export const GRANT_FORMAT = 1 as const;
+const GRANT_FORMAT = 1 as const;
 /** The host honours at most this many `never_defer` tools per extension and silently defers the rest. */
-export const NEVER_DEFER_LIMIT = 8;
+const NEVER_DEFER_LIMIT = 8;
 /** Above this glob-length product the coverage check gives up and answers "not provably narrower". */
 const GLOB_WORK_LIMIT = 1_000_000;
 
@@ -116,7 +116,7 @@ export interface Grant {
 }
 
 /** The facets of a grant, in the order diffs list them. */
-export const GRANT_FACETS = ['server', 'tools', 'hooks', 'mcp_servers', 'prompt', 'commands', 'opt_ins', 'config'] as const;
+const GRANT_FACETS = ['server', 'tools', 'hooks', 'mcp_servers', 'prompt', 'commands', 'opt_ins', 'config'] as const;
 export type GrantFacet = (typeof GRANT_FACETS)[number];
 
 /** Whether a change gives the extension more reach (consent needed), less, or neither. */
@@ -226,7 +226,7 @@ export function envReferences(text: string): string[] {
 }
 
 /** True when a hook glob matches every tool name (only `*` characters). */
-export function isMatchAllGlob(glob: string): boolean {
+function isMatchAllGlob(glob: string): boolean {
   return /^\*+$/.test(glob);
 }
 

@@ -5,8 +5,8 @@
  * An array or object of more than MAX_ENTRIES entries is refused too, before any
  * validation walks it (hardening D28: huge arrays cost bounded time and memory).
  */
-export const MAX_DEPTH = 64;
-export const MAX_ENTRIES = 10_000;
+const MAX_DEPTH = 64;
+const MAX_ENTRIES = 10_000;
 
 export class StrictJsonError extends Error {}
 

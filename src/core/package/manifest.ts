@@ -17,7 +17,7 @@ export { HOOK_EVENTS, HOST_PROTOCOL_MAJOR };
 
 export const MANIFEST_FILE = 'plugin.json';
 /** A manifest larger than this is refused before parsing (hardening D28). */
-export const MANIFEST_MAX_BYTES = 1024 * 1024;
+const MANIFEST_MAX_BYTES = 1024 * 1024;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 export interface ToolDecl {

@@ -10,8 +10,8 @@ import type { Context } from '../context.js';
 import { readRegularTextSync } from '../store/read-regular-file.js';
 import { mergePolicy, parsePolicy, type Policy, type PolicyLayer } from './policy-file.js';
 
-export const DEFAULT_SYSTEM_POLICY = '/etc/yolop/yep-ext-policy.toml';
-export const USER_POLICY_NAME = 'yep-ext-policy.toml';
+const DEFAULT_SYSTEM_POLICY = '/etc/yolop/yep-ext-policy.toml';
+const USER_POLICY_NAME = 'yep-ext-policy.toml';
 /** Policy files are small; a larger one is a mistake. */
 const MAX_POLICY_BYTES = 1024 * 1024;
 

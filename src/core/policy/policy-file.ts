@@ -18,7 +18,7 @@ export type HookLevel = 'none' | 'scoped' | 'any';
 const HOOK_LEVELS: readonly HookLevel[] = ['none', 'scoped', 'any'];
 
 /** The facets of the maximum grant that are plain allow/deny switches. */
-export const GRANT_SWITCHES = ['mcp_servers', 'prompts', 'dynamic_prompts', 'commands', 'secrets', 'server_outside_package'] as const;
+const GRANT_SWITCHES = ['mcp_servers', 'prompts', 'dynamic_prompts', 'commands', 'secrets', 'server_outside_package'] as const;
 export type GrantSwitch = (typeof GRANT_SWITCHES)[number];
 
 export interface MaxGrant {
@@ -64,7 +64,7 @@ export interface Policy {
   max_grant: MaxGrant;
 }
 
-export const EMPTY_POLICY: Policy = {
+const EMPTY_POLICY: Policy = {
   files: [],
   allow: [],
   deny: [],

@@ -16,7 +16,7 @@ import { recoverHome } from './recovery.js';
 const STALE_MS = 5_000;
 const UPDATE_MS = 1_000;
 
-export async function ensureStore(ctx: Context): Promise<void> {
+async function ensureStore(ctx: Context): Promise<void> {
   try {
     // Explicit modes: under umask 000 the store must still not be writable by others (it holds code yolop runs).
     await ensureDir(ctx.paths.storeDir, 0o755);

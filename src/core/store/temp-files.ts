@@ -36,7 +36,7 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /** The writer pid of a yep-ext temp file name, or undefined when `name` is not one (of `base`, when given). */
-export function tempWriter(name: string, base?: string): number | undefined {
+function tempWriter(name: string, base?: string): number | undefined {
   const m = TEMP.exec(name);
   if (!m || (base !== undefined && m[1] !== base)) return undefined;
   const pid = Number(m[2]);

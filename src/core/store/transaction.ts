@@ -138,7 +138,9 @@ async function linkTextAt(target: string): Promise<string | undefined> {
  * Place `tree` (a directory, or a symlink to the user's directory, inside `stage`)
  * at <store>/<entry.name>, pin `entry` (with any `changes`) in one lock write (the
  * commit point), then save the approved `grant` beside the lock. Caller holds the
- * installer lock.
+ * installer lock; `current` is the store's lock as the caller read it under that
+ * hold (one parse per commit, not three), read here when not given. Returns the
+ * lock as written, for a caller committing several packages in one hold.
  *
  * A directory moves to `.yep-packages/<name>.<id>` first (package-versions.ts);
  * then one rename puts a symlink to it (or the user's directory) at
@@ -148,11 +150,11 @@ async function linkTextAt(target: string): Promise<string | undefined> {
  * or an older yep-ext's) is set aside first: between those two renames the name is
  * absent (docs/reliability.md, "The first replacement of a directory entry").
  */
-export async function placePackage(ctx: Context, stage: string, entry: LockEntry, tree: string, grant?: Grant, changes: LockChanges = {}): Promise<void> {
+export async function placePackage(ctx: Context, stage: string, entry: LockEntry, tree: string, grant?: Grant, changes: LockChanges = {}, current?: Lockfile): Promise<Lockfile> {
   const { paths } = ctx;
   const name = entry.name;
   const target = packageDir(paths, name);
-  const lock = withChanges(await loadLock(paths.lockFile), changes); // fail on a corrupt lock before touching anything
+  const lock = withChanges(current ?? (await loadLock(paths.lockFile)), changes); // fail on a corrupt lock before touching anything
   // ...and on a lock or grant that cannot be replaced (a symlink out of the store): refused before any move.
   assertReplaceable(paths.lockFile, { what: 'The lockfile' });
   if (grant) assertReplaceable(approvedGrantFile(ctx, name), { what: 'The approved grant' });
@@ -163,6 +165,7 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
   const previous: Journal['previous'] = before.kind === 'link' ? { link: before.text } : before.kind === 'none' ? undefined : { aside: true };
   const journal: Journal = { op: 'place', name, entry, tree, link, ...(version !== undefined ? { version } : {}), ...(previous ? { previous } : {}), ...(grant ? { grant } : {}), pid: process.pid };
   await writeJournal(stage, journal);
+  let written: Lockfile;
   try {
     let newLink = tree;
     if (version !== undefined) {
@@ -177,7 +180,8 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
     await rename(newLink, target);
     await fsyncDir(paths.storeDir);
     await checkpoint(ctx, 'place:before-lock');
-    await saveLock(paths.lockFile, upsertEntry(lock, entry));
+    written = upsertEntry(lock, entry);
+    await saveLock(paths.lockFile, written);
   } catch (e) {
     // Roll back in-process: the old entry back where it was.
     await rollbackPlace(ctx, stage, journal).catch(() => {});
@@ -191,6 +195,7 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
   // approved. A crash before this line is completed by recovery (the journal has it).
   if (grant) await saveApprovedGrant(ctx, name, grant);
   await dropReplaced(ctx, stage, journal);
+  return written;
 }
 
 /** After a committed place: the replaced version directory and a set-aside entry go. */

@@ -4,8 +4,9 @@
  * that stayed in the group (hardening: killing only the child leaves its
  * children running).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { errnoCode } from '../errors.js';
+import { readProcStat } from './process-tree.js';
 
 /** Send `signal` to every process in group `pgid`; false when the group is empty or gone. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
@@ -38,18 +39,9 @@ export function listGroup(pgid: number): number[] {
     const pids: number[] = [];
     for (const entry of entries) {
       if (!/^\d+$/.test(entry)) continue;
-      let stat: string;
-      try {
-        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      } catch {
-        continue; // exited while we looked
-      }
-      // Format: pid (comm) state ppid pgrp ...; comm may contain spaces and parens.
-      const close = stat.lastIndexOf(')');
-      const fields = stat.slice(close + 2).split(' ');
-      const state = fields[0];
-      const pgrp = Number(fields[2]);
-      if (pgrp === pgid && state !== 'Z' && state !== 'X') pids.push(Number(entry));
+      // The one /proc/<pid>/stat parser (process-tree.ts); undefined: it exited while we looked.
+      const stat = readProcStat(Number(entry));
+      if (stat && stat.pgrp === pgid && stat.state !== 'Z' && stat.state !== 'X') pids.push(stat.pid);
     }
     return pids;
   }

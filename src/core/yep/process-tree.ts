@@ -86,25 +86,8 @@ export function parseProcStat(text: string): ProcStat | undefined {
 
 const dead = (s: ProcStat): boolean => s.state === 'Z' || s.state === 'X' || s.state === 'x';
 
-/** Every readable process (zombies included). */
-export function listProcs(): ProcStat[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const out: ProcStat[] = [];
-  for (const e of entries) {
-    if (e.charCodeAt(0) < 48 || e.charCodeAt(0) > 57) continue;
-    const s = readProcStat(Number(e));
-    if (s) out.push(s);
-  }
-  return out;
-}
-
 /** The command line of `pid` joined with spaces, or `[comm]` for a process without one. */
-export function readCommand(pid: number, comm = '?'): string {
+function readCommand(pid: number, comm = '?'): string {
   try {
     const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     const parts = raw.split('\0').filter((p) => p !== '');

@@ -1,0 +1,130 @@
+/**
+ * One "is the tree intact" rule (verify.ts `needsRefetch`): for each kind of
+ * damage to an installed crate, the three commands that judge it agree:
+ * `list` names the problem and the repair, `install --frozen` fetches it again,
+ * and a plain `install <same spec>` reinstalls it (status 'reinstalled', not
+ * "already installed"). After each repair the disk is exactly the locked tree:
+ * every file's bytes and exec bit as right after the install, the content hash
+ * recomputed here (the host's algorithm, written independently of src/) equal
+ * to the lock's, the provisioned binary's sha256 equal to `binary_file_sha256`.
+ */
+import { createHash } from 'node:crypto';
+import { appendFileSync, chmodSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { hostTarget } from '../../src/core/binary/provision-binary.js';
+import { parseLock } from '../../src/core/store/lockfile.js';
+import { buildCrate } from '../helpers/crates.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { describeNeeding, need } from '../helpers/needs.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+let reg: TestRegistry;
+let home: TempHome;
+const BINARY = '#!/bin/sh\nexec cat\n';
+const OTHER = '#!/bin/sh\necho swapped\nexec cat\n';
+const SERVER = 'bin/binny-server';
+const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
+const store = () => join(home.configDir, 'extensions');
+const pkg = () => join(store(), 'binny');
+const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
+const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+
+/** Every regular file under `dir` (no .git), relative with `/`, sorted by UTF-8 bytes. */
+function files(dir: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(dir, rel))) {
+    const r = rel ? `${rel}/${name}` : name;
+    const st = lstatSync(join(dir, r));
+    if (st.isDirectory()) {
+      if (name !== '.git') out.push(...files(dir, r));
+    } else if (st.isFile()) out.push(r);
+  }
+  return out.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/** host-compat §4: SHA-256 over `path 0x00 len(u64 LE) content` per file; the provisioned binary left out. */
+function hostHash(dir: string): string {
+  const h = createHash('sha256');
+  for (const rel of files(dir)) {
+    if (rel === SERVER) continue;
+    const bytes = readFileSync(join(dir, rel));
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64LE(BigInt(bytes.length));
+    h.update(Buffer.from(rel)).update(Buffer.from([0])).update(len).update(bytes);
+  }
+  return `sha256:${h.digest('hex')}`;
+}
+
+/** Each file's digest and exec bit, as the host would start and read them. */
+function snapshot(dir: string): Record<string, string> {
+  return Object.fromEntries(files(dir).map((rel) => [rel, `${sha(readFileSync(join(dir, rel)))} ${lstatSync(join(dir, rel)).mode & 0o111 ? 'x' : '-'}`]));
+}
+
+beforeAll(async () => {
+  reg = await startRegistry();
+  const crate = 'yolop-extension-binny';
+  const manifest = { name: 'binny', version: '1.0.0', yolop: { capabilityServer: { command: 'binny-server', binaries: `${reg.url}bin/{name}-{version}-{target}` }, tools: [{ name: 't' }] } };
+  reg.publish({
+    name: crate,
+    vers: '1.0.0',
+    data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n`, 'README.md': 'hello\n', 'src/lib.txt': 'code\n' } }),
+  });
+  const binPath = `/bin/binny-1.0.0-${hostTarget()}`;
+  reg.serve(binPath, BINARY);
+  reg.serve(`${binPath}.sha256`, `${sha(BINARY)}  binny-server\n`);
+});
+afterAll(() => reg.close());
+beforeEach(() => {
+  home = makeTempHome();
+});
+afterEach(() => home.cleanup());
+
+const damage: Array<[string, () => void]> = [
+  ['a file changed', () => appendFileSync(join(pkg(), 'README.md'), 'edited\n')],
+  ['a file added', () => writeFileSync(join(pkg(), 'added.txt'), 'x\n')],
+  ['a file removed', () => rmSync(join(pkg(), 'src', 'lib.txt'))],
+  ['the server chmod -x', () => chmodSync(join(pkg(), SERVER), 0o644)],
+  ['the binary swapped', () => writeFileSync(join(pkg(), SERVER), OTHER)],
+  ['the tree missing', () => rmSync(realpathSync(pkg()), { recursive: true, force: true })],
+];
+
+describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'one intact rule for list, install --frozen and install', () => {
+  it.each(damage)('%s: list names it, --frozen repairs it, a plain install reinstalls it; the disk is the locked tree after each', async (_what, breakIt) => {
+    const installed = await runCli(['install', 'binny', '--json'], { env: env() });
+    expect(installed.code, installed.stderr).toBe(0);
+    const lockBefore = lockText();
+    const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
+    const pristine = snapshot(pkg());
+    const expectLockedTree = (): void => {
+      expect(lockText()).toBe(lockBefore);
+      expect(snapshot(pkg())).toEqual(pristine);
+      expect(hostHash(pkg())).toBe(locked.content_hash);
+      expect(sha(readFileSync(join(pkg(), SERVER)))).toBe(locked.source.binary_file_sha256);
+    };
+    expectLockedTree();
+    // What list says of the intact install (the weak-digest note of a release-host binary, nothing else).
+    const intact = await runCli(['list', '--json'], { env: env() });
+    const baseline: string[] = jsonOf(intact).extensions[0].problems;
+    expect(baseline.every((p) => p.startsWith('weak binary digest'))).toBe(true);
+    expect(intact.stderr).not.toContain('not as the lock pins');
+
+    for (const repair of [['install', '--frozen', '--json'], ['install', 'binny', '--json']]) {
+      breakIt();
+      const list = await runCli(['list', '--json'], { env: env() });
+      expect(list.code, list.stderr).toBe(0);
+      expect(jsonOf(list).extensions[0].problems.filter((p: string) => !baseline.includes(p)), list.stdout).not.toEqual([]);
+      expect(list.stderr).toContain('binny: not as the lock pins it; `yep-ext install --frozen` (or `yep-ext install --force binny`) fetches the locked files again.');
+
+      const r = await runCli(repair, { env: env() });
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      if (repair[1] === '--frozen') expect(jsonOf(r).frozen).toEqual([{ name: 'binny', status: 'installed' }]);
+      else expect(jsonOf(r).installed.map((o: { status: string }) => o.status)).toEqual(['reinstalled']);
+      expectLockedTree();
+
+      const after = await runCli(['list', '--json'], { env: env() });
+      expect(jsonOf(after).extensions[0].problems).toEqual(baseline);
+      expect(after.stderr).not.toContain('not as the lock pins');
+    }
+  });
+});
