@@ -9,7 +9,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { checkEntry, needsRefetch } from './verify.js';
+import { checkEntry } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
@@ -106,7 +106,6 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   }
   const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
   // What `install --frozen` and a plain `install` would fetch again (verify.ts's one rule).
-  const repairable: string[] = [];
   const listed = await pMap(entries, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {
@@ -143,7 +142,6 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     // An unresolvable command is doctor's and verify's to report (a package-only install is normal);
     // a server file in the package that cannot run is a problem everywhere.
     for (const p of check.result.problems) if (p.kind !== 'command') item.problems.push(p.message);
-    if (needsRefetch(entry, check.result)) repairable.push(entry.name);
     if (check.result.problems.some((p) => p.kind === 'missing')) return item;
     const weak = weakBinaryProblem(entry.source);
     if (weak) item.problems.push(weak);
@@ -151,10 +149,6 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   }, { concurrency: 8 });
   await addEngines(ctx, listed);
   if (options.only) return listed;
-  if (repairable.length > 0) {
-    const names = repairable.sort();
-    ctx.log.warn(`${names.join(', ')}: not as the lock pins ${names.length === 1 ? 'it' : 'them'}; \`yep-ext install --frozen\` (or \`yep-ext install --force ${names.join(' ')}\`) fetches the locked files again.`);
-  }
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   const known = new Set(lock.entries.map((e) => e.name));
   let names: string[] = [];
