@@ -57,7 +57,7 @@ export { checkPolicy, initPolicyFromLock, policyFromLock, type PolicyCheckResult
 export { loadPolicy, policyPaths } from './core/policy/load-policy.js';
 export { parsePolicy, mergePolicy, type Policy, type PolicyLayer } from './core/policy/policy-file.js';
 export { policyViolations, type PolicySubject, type PolicyViolation } from './core/policy/evaluate.js';
-export type { CooldownOptions } from './core/policy/cooldown.js';
+export type { CooldownOptions } from './core/sources/crates-io/cooldown-options.js';
 export { fetchCrate, fetchCrateExact, resolveCrateVersion } from './core/sources/crates-io.js';
 export { fetchGit, fetchGitCommit, resolveGitRef } from './core/sources/git.js';
 export { runNew, type NewResult, type NewOptions } from './scaffold/run-new.js';

@@ -9,7 +9,7 @@ import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Context } from '../core/context.js';
 import { YepError, isYepError } from '../core/errors.js';
 import { resolvePaths } from '../core/paths.js';
-import { parseDuration } from '../core/policy/duration.js';
+import { parseDuration } from '../core/text/duration.js';
 import { installedNames } from '../core/store/installed-name.js';
 import { makeCliContext } from './cli-context.js';
 import { clearStatus } from './status-area.js';

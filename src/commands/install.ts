@@ -10,8 +10,8 @@ import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
-import { GIT_MIRROR_ENV } from '../core/mirror/git-mirror-url.js';
-import type { CooldownOptions } from '../core/policy/cooldown.js';
+import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
+import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 
 /** --quiet / --verbose, handed to the context. */
 interface Feedback {

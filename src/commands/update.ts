@@ -7,7 +7,7 @@ import { YepError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
-import { GIT_MIRROR_ENV } from '../core/mirror/git-mirror-url.js';
+import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
 
 export default class Update extends BaseCommand {
   static override summary = 'Update extensions from their recorded sources, asking again when the grant widens.';

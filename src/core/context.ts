@@ -20,7 +20,7 @@ import { systemSpawn } from './spawn.js';
 
 export type { Clock } from './clock.js';
 export type { HttpSettings } from './net/http-settings.js';
-import type { CooldownOptions } from './policy/cooldown.js';
+import type { CooldownOptions } from './sources/crates-io/cooldown-options.js';
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
@@ -80,7 +80,7 @@ export interface Context {
   keychain: KeychainBackend;
   /**
    * Named points inside state-changing work (`place:after-lock`, `download:mid`,
-   * …: src/core/store/checkpoint.ts). Unset in production; crash tests set it to
+   * …: src/core/fs/checkpoint.ts). Unset in production; crash tests set it to
    * stop the process there and kill it.
    */
   checkpoint?: (point: string) => void | Promise<void>;

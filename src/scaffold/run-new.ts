@@ -9,7 +9,7 @@ import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldS
 import { serverSourcePath } from './readme.js';
 import { buildStep, renderScaffold } from './render.js';
 import { writeScaffold } from './write.js';
-import type { CheckpointHost } from '../core/store/checkpoint.js';
+import type { CheckpointHost } from '../core/fs/checkpoint.js';
 
 export interface NewOptions {
   /** Resolves a relative --dir and is where the printed commands are meant to run. */

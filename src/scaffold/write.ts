@@ -7,13 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { checkpoint, type CheckpointHost } from '../core/store/checkpoint.js';
+import { checkpoint, type CheckpointHost } from '../core/fs/checkpoint.js';
 import { YepError, errnoCode } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import type { ScaffoldFiles } from './render.js';
 
 export interface WriteOptions {
-  /** The crash-test pause point `new-before-rename` (ctx.checkpoint; see core/store/checkpoint.ts). */
+  /** The crash-test pause point `new-before-rename` (ctx.checkpoint; see core/fs/checkpoint.ts). */
   checkpoint?: CheckpointHost['checkpoint'];
 }
 

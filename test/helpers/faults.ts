@@ -1,6 +1,6 @@
 /**
  * Crash-test helpers: run the CLI until it reaches a named pause point
- * (src/core/store/checkpoint.ts), kill -9 it there, and compare homes by everything
+ * (src/core/fs/checkpoint.ts), kill -9 it there, and compare homes by everything
  * that makes up the installed state (store tree, lock, grants, settings,
  * secrets) in a form that does not depend on where the home lives.
  */

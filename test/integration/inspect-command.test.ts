@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inspectServerCommand } from '../../src/core/doctor/inspect-command.js';
+import { inspectServerCommand } from '../../src/core/package/inspect-command.js';
 
 const root = mkdtempSync(join(tmpdir(), 'yep-inspect-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -11,8 +11,8 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { assertReplaceable, writeFileAtomic } from '../../src/core/store/fs-atomic.js';
-import { readRegularFileSync } from '../../src/core/store/read-regular-file.js';
+import { assertReplaceable, writeFileAtomic } from '../../src/core/fs/fs-atomic.js';
+import { readRegularFileSync } from '../../src/core/fs/read-regular-file.js';
 import { writeManifestFromCargo } from '../../src/core/sources/crates-io/cargo-manifest.js';
 
 let dir: string;

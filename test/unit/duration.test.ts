@@ -1,6 +1,6 @@
 /** Release-age durations (docs/policy.md): the four units, strict refusals, short ages. */
 import { describe, expect, it } from 'vitest';
-import { durationMs, formatAge, parseDuration } from '../../src/core/policy/duration.js';
+import { durationMs, formatAge, parseDuration } from '../../src/core/text/duration.js';
 
 describe('durations', () => {
   it('reads 90m, 36h, 3d, 1w', () => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { analyzeGitUrl, gitUrlHost, splitGitUrl } from '../../src/core/sources/git-url.js';
-import { gitMirrorPath } from '../../src/core/mirror/git-mirror-url.js';
+import { gitMirrorPath } from '../../src/core/sources/mirror/git-mirror-url.js';
 
 // url, parts, policy host, mirror path
 const TABLE: [string, ReturnType<typeof splitGitUrl>, string, string][] = [

@@ -13,8 +13,8 @@
 import { mkdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { writeFileAtomic } from '../store/fs-atomic.js';
-import { readRegularTextSync } from '../store/read-regular-file.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
+import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { checkEngines, enginesRequirement, type AgentVersion, type EnginesVerdict } from './engines.js';
 import { findAgentBinary } from './agent-binary.js';
 import { probeAgentVersion, type ProbeResult } from './version-probe.js';

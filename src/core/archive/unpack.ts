@@ -16,7 +16,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { checkpoint, type CheckpointHost } from '../store/checkpoint.js';
+import { checkpoint, type CheckpointHost } from '../fs/checkpoint.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { ContentHashStream } from '../package/content-hash-stream.js';
 import { sanitize } from '../text/sanitize.js';

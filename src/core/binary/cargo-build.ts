@@ -23,7 +23,7 @@ import type { BinaryRecord } from './binary-record.js';
 // Not from provision-binary.js (which re-exports both): that would load the
 // provisioner and tar into every command that only asks for the build mode.
 import { COMMAND_RE } from './command-name.js';
-import { sha256File } from '../store/file-digest.js';
+import { sha256File } from '../fs/file-digest.js';
 import type { BinaryOutcome } from './provision-binary.js';
 import { startStep } from '../log.js';
 

@@ -18,7 +18,7 @@
  * Only Ctrl-C propagates.
  */
 import { chmod, lstat, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { sha256File } from '../store/file-digest.js';
+import { sha256File } from '../fs/file-digest.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { isYepError } from '../errors.js';
@@ -31,7 +31,7 @@ import type { BinaryRecord, DigestSource } from './binary-record.js';
 import { extractArtifact } from './extract-artifact.js';
 import { LEGACY_MAX_BYTES, MinisignError, parsePublicKey, parseSignature, verifyFile } from './minisign.js';
 import { hostTarget } from './target.js';
-import { inspectServerCommand } from '../doctor/inspect-command.js';
+import { inspectServerCommand } from '../package/inspect-command.js';
 import { TemplateError } from './template.js';
 import { COMMAND_RE } from './command-name.js';
 

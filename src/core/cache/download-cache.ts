@@ -20,7 +20,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from '../context.js';
-import { sha256FileWithSize } from '../store/file-digest.js';
+import { sha256FileWithSize } from '../fs/file-digest.js';
 
 type Cacache = typeof import('cacache');
 let cacachePromise: Promise<Cacache> | undefined;

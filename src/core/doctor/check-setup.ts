@@ -7,7 +7,7 @@
 import { YepError } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { planConfigInjection, type ConfigInjection, type ServerConfig } from '../settings/server-config.js';
-import { inspectServerCommand, type CommandInspection } from './inspect-command.js';
+import { inspectServerCommand, type CommandInspection } from '../package/inspect-command.js';
 import type { Report } from './report.js';
 
 /** `manifest`: the parsed manifest, or undefined after a failed check. */

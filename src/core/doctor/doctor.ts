@@ -24,7 +24,7 @@ import { normalizeExtensionName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { redactValue } from '../text/redact.js';
 import type { ServerConfig, ConfigInjection } from '../settings/server-config.js';
-import type { CommandInspection } from './inspect-command.js';
+import type { CommandInspection } from '../package/inspect-command.js';
 import { YepClient, type StopReport } from '../yep/client.js';
 import { PROTOCOL_VERSION, type InitializeResult } from '../yep/protocol.js';
 import { enginesCheck } from './engines-check.js';

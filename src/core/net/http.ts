@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { checkpoint } from '../store/checkpoint.js';
+import { checkpoint } from '../fs/checkpoint.js';
 import type { Context } from '../context.js';
 import { YepError, type ErrorCode } from '../errors.js';
 import { isLinkLocalAddress, isLoopbackHost, normalizeHost } from './address.js';

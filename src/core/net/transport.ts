@@ -17,7 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, type ErrorCode } from '../errors.js';
-import { describeFileKind, inspectRegularFile, readRegularFileSync } from '../store/read-regular-file.js';
+import { describeFileKind, inspectRegularFile, readRegularFileSync } from '../fs/read-regular-file.js';
 import { checkFetchUrl, httpDownload, httpGet, type DownloadOptions, type DownloadResult, type HttpResult, type RequestOptions } from './http.js';
 
 export function isFileUrl(text: string): boolean {

@@ -15,7 +15,7 @@ import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
-import { readRegularFileSync } from '../store/read-regular-file.js';
+import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';

@@ -12,13 +12,13 @@ import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode } from '../errors.js';
-import type { MirroredCrate } from '../mirror/mirror-crates.js';
-import type { MirroredGit } from '../mirror/mirror-git.js';
+import type { MirroredCrate } from '../sources/mirror/mirror-crates.js';
+import type { MirroredGit } from '../sources/mirror/mirror-git.js';
 import { sourceFor } from '../sources/index.js';
-import { readManifest, writeManifest, type MirrorManifest } from '../mirror/mirror-manifest.js';
-import { MIRROR_MANIFEST, dlTemplate, mirrorBase, sha256Hex } from '../mirror/mirror-tree.js';
+import { readManifest, writeManifest, type MirrorManifest } from '../sources/mirror/mirror-manifest.js';
+import { MIRROR_MANIFEST, dlTemplate, mirrorBase, sha256Hex } from '../sources/mirror/mirror-tree.js';
 import { checkSourceUrl } from '../net/transport.js';
-import { writeFileAtomic } from '../store/fs-atomic.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { serializeLock, loadLock } from '../store/lockfile.js';
 import { loadGivenLockfile } from './frozen.js';
 

@@ -5,7 +5,7 @@
  * placed or switched on. The rules themselves live in core/policy.
  */
 import type { Context } from '../context.js';
-import { inspectServerCommand, type CommandInspection } from '../doctor/inspect-command.js';
+import { inspectServerCommand, type CommandInspection } from '../package/inspect-command.js';
 import { grantOf } from '../package/grants.js';
 import type { Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';

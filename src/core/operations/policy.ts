@@ -13,7 +13,7 @@ import { policyError, type PolicyViolation } from '../policy/evaluate.js';
 import { parsePolicy } from '../policy/policy-file.js';
 import { policyPaths } from '../policy/load-policy.js';
 import { originFacts } from '../sources/index.js';
-import { writeFileAtomic } from '../store/fs-atomic.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { loadLock } from '../store/lockfile.js';
 import { installedViolations, withPolicy } from './policy-gate.js';
 

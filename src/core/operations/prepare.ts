@@ -7,8 +7,8 @@
 import { mkdtemp, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { checkpoint } from '../store/checkpoint.js';
-import { inspectServerCommand, type CommandInspection } from '../doctor/inspect-command.js';
+import { checkpoint } from '../fs/checkpoint.js';
+import { inspectServerCommand, type CommandInspection } from '../package/inspect-command.js';
 import { contentHash } from '../package/content-hash.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';

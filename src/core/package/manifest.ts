@@ -6,7 +6,7 @@
  * (manifest-rules.ts). A manifest it rejects goes to manifest-validate.ts (zod)
  * for the full verdict and every problem at once.
  */
-import { inspectRegularFile, readRegularTextSync } from '../store/read-regular-file.js';
+import { inspectRegularFile, readRegularTextSync } from '../fs/read-regular-file.js';
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
 import { parseStrictJson, StrictJsonError } from './json-strict.js';

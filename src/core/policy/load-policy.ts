@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { readRegularTextSync } from '../store/read-regular-file.js';
+import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { mergePolicy, parsePolicy, type Policy, type PolicyLayer } from './policy-file.js';
 
 const DEFAULT_SYSTEM_POLICY = '/etc/yolop/yep-ext-policy.toml';

@@ -11,7 +11,7 @@ import { parse as parseToml } from 'smol-toml';
 import { normalizeIndexUrl } from '../context.js';
 import { YepError } from '../errors.js';
 import { KINDS } from '../sources/index.js';
-import { durationMs } from './duration.js';
+import { durationMs } from '../text/duration.js';
 
 /** How far hooks may go: none at all, scoped only (no match-all glob), or any. */
 export type HookLevel = 'none' | 'scoped' | 'any';

@@ -8,10 +8,10 @@
  * them without touching the keychain.
  */
 import { rm } from 'node:fs/promises';
-import { readRegularTextSync } from '../store/read-regular-file.js';
+import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
-import { ensureDir, writeFileAtomic } from '../store/fs-atomic.js';
+import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
 import type { Paths } from '../paths.js';
 import { MIN_FRAGMENT, truncateRedacted } from '../text/redact.js';
 import { DEFAULT_KEYCHAIN_TIMEOUT_MS, type Context, type KeychainBackend, type KeyringModule } from '../context.js';

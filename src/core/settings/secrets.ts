@@ -12,8 +12,8 @@
  */
 import { YepError, stateIoError } from '../errors.js';
 import type { TomlPosition } from '../text/toml-position.js';
-import { inspectRegularFile } from '../store/read-regular-file.js';
-import { assertReplaceable, ensureDir, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
+import { inspectRegularFile } from '../fs/read-regular-file.js';
+import { assertReplaceable, ensureDir, sweepAtomicTemps, writeFileAtomic } from '../fs/fs-atomic.js';
 import {
   KeychainUnavailable,
   keychainDelete,

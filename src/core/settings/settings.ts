@@ -13,7 +13,7 @@
  */
 import { YepError, stateIoError } from '../errors.js';
 import type { TomlPosition } from '../text/toml-position.js';
-import { ensureDir, sweepAtomicTemps, writeFileAtomic } from '../store/fs-atomic.js';
+import { ensureDir, sweepAtomicTemps, writeFileAtomic } from '../fs/fs-atomic.js';
 import { assertValidName, isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
 import {

@@ -6,7 +6,7 @@
  * included), callers splice only the spans they own, and the result is re-parsed
  * and compared with what was intended before anything is written.
  */
-import { readRegularFileSync } from '../store/read-regular-file.js';
+import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { parse as parseToml } from 'smol-toml';
 import { formatPosition, tomlErrorAt, type TomlPosition } from '../text/toml-position.js';
 

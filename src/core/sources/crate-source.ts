@@ -89,7 +89,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   registryInfo: async (ctx, spec) => ({ name: spec.crate, registry: await (await crates()).crateRegistryInfo(ctx, spec.crate) }),
   async mirror(ctx, target, name, rec) {
     // The locked index line byte-for-byte and the verified .crate (mirror/mirror-crates.ts).
-    const [{ mirrorCrate }, { readMirrorFile, sha256Hex }] = await Promise.all([import('../mirror/mirror-crates.js'), import('../mirror/mirror-tree.js')]);
+    const [{ mirrorCrate }, { readMirrorFile, sha256Hex }] = await Promise.all([import('./mirror/mirror-crates.js'), import('./mirror/mirror-tree.js')]);
     const m = await mirrorCrate(ctx, target.root, name, rec, target.scratch);
     return {
       section: 'crates',

@@ -17,7 +17,7 @@ import { MANIFEST_FILE } from '../package/manifest.js';
 import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
 import { chooseCandidates } from './crates-io/choose-version.js';
 import { chooseUnderCooldown, isExactRequirement } from './crates-io/cooldown.js';
-import { effectiveCooldown } from '../policy/cooldown.js';
+import { effectiveCooldown } from './crates-io/cooldown-options.js';
 import { downloadVerifiedCrate } from './crates-io/download.js';
 import { fetchIndexFile } from './crates-io/index-client.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';

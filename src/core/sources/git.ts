@@ -21,7 +21,7 @@ import type { GitSpec } from './spec.js';
 import { checkGitRef, checkGitUrl, isFullSha, type GitUrl } from './git-url.js';
 import { gitFailure } from './git-errors.js';
 import { fetchCommitWithFallback } from './git-fetch-commit.js';
-import { gitMirrorUrl } from '../mirror/git-mirror-url.js';
+import { gitMirrorUrl } from './mirror/git-mirror-url.js';
 import { createGit } from './git-run.js';
 import { scanPackageTree, type TreeStats } from './tree-scan.js';
 import type { Fetched } from './source.js';

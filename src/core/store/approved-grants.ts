@@ -8,8 +8,8 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { ensureDir, writeFileAtomic } from './fs-atomic.js';
-import { readRegularTextSync } from './read-regular-file.js';
+import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { grantFingerprint, type Grant } from '../package/grants.js';
 import { assertValidName } from '../package/names.js';
 

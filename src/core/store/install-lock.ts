@@ -5,7 +5,7 @@
  * The wait is timed on ctx.clock (YEP_EXT_LOCK_WAIT_MS, default 5 min); the
  * heartbeat and staleness are proper-lockfile's own timers.
  */
-import { ensureDir } from './fs-atomic.js';
+import { ensureDir } from '../fs/fs-atomic.js';
 import lockfile from 'proper-lockfile';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import type { Context } from '../context.js';

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
-import { inspectRegularFile } from './read-regular-file.js';
+import { inspectRegularFile } from '../fs/read-regular-file.js';
 import { MANIFEST_FILE, loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir, type Paths } from '../paths.js';
 

@@ -6,8 +6,8 @@
  */
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { YepError } from '../errors.js';
-import { readRegularFileSync } from './read-regular-file.js';
-import { writeFileAtomic } from './fs-atomic.js';
+import { readRegularFileSync } from '../fs/read-regular-file.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { parseLockTomlFast } from './lock-fast-parse.js';
 import { isValidName } from '../package/names.js';
 import { arrayTableLine, formatPosition, tomlErrorAt, type TomlPosition } from '../text/toml-position.js';

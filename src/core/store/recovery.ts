@@ -15,10 +15,10 @@
 import { readdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Context } from '../context.js';
-import { inspectRegularFile } from './read-regular-file.js';
+import { inspectRegularFile } from '../fs/read-regular-file.js';
 import { sweepUnreferencedVersions } from './package-versions.js';
 import { sweepStaging } from './staging.js';
-import { sweepDeadTemps } from './temp-files.js';
+import { sweepDeadTemps } from '../fs/temp-files.js';
 import { isYepError } from '../errors.js';
 import { dropShadowedKeychainEntries } from '../settings/secrets.js';
 

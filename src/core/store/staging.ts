@@ -7,7 +7,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isYepError, stateIoError } from '../errors.js';
-import { isProcessAlive } from './temp-files.js';
+import { isProcessAlive } from '../fs/temp-files.js';
 import type { Context } from '../context.js';
 import { recoverStage } from './transaction.js';
 

@@ -17,7 +17,7 @@
 import type { Context } from '../context.js';
 import { removeApprovedGrant } from './approved-grants.js';
 import { removeTreeState } from './tree-state.js';
-import { checkpoint } from './checkpoint.js';
+import { checkpoint } from '../fs/checkpoint.js';
 import { YepError, isYepError } from '../errors.js';
 import { keychainOptions } from '../settings/keychain.js';
 import { removeExtensionSecrets } from '../settings/secrets.js';

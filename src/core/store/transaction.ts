@@ -15,13 +15,13 @@ import { lstat, open, readlink, rename, rm, symlink, unlink } from 'node:fs/prom
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
-import { assertReplaceable, ensureDir, fsyncDir } from './fs-atomic.js';
-import { readRegularTextSync } from './read-regular-file.js';
+import { assertReplaceable, ensureDir, fsyncDir } from '../fs/fs-atomic.js';
+import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
 import type { Grant } from '../package/grants.js';
 import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry, type Lockfile } from './lockfile.js';
 import { packageDir } from '../paths.js';
-import { checkpoint } from './checkpoint.js';
+import { checkpoint } from '../fs/checkpoint.js';
 import { disableForRemoval, preflightRemoval, removeGrantAndSecrets } from './state-cleanup.js';
 import { dropVersionIfUnused, freeVersionId, readStoreEntry, versionLinkText, versionOfLink } from './package-versions.js';
 

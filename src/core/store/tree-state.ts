@@ -16,8 +16,8 @@ import { rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Paths } from '../paths.js';
 import { assertValidName } from '../package/names.js';
-import { ensureDir, writeFileAtomic } from './fs-atomic.js';
-import { readRegularTextSync } from './read-regular-file.js';
+import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { readRegularTextSync } from '../fs/read-regular-file.js';
 
 /** [size, mtime ns, ctime ns, inode, mode] */
 export type FileSignature = [number, string, string, number, number];

@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { YepError } from '../../errors.js';
-import { inspectRegularFile, readRegularTextSync } from '../../store/read-regular-file.js';
-import { writeFileAtomic } from '../../store/fs-atomic.js';
+import { inspectRegularFile, readRegularTextSync } from '../../fs/read-regular-file.js';
+import { writeFileAtomic } from '../../fs/fs-atomic.js';
 import { MANIFEST_FILE } from '../../package/manifest.js';
 import { CRATE_PREFIX } from '../../package/names.js';
 

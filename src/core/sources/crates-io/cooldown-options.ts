@@ -4,7 +4,7 @@
  * version, and the policy file's `min_age`, a floor nothing on the command line
  * lowers. Resolution (sources/crates-io/cooldown.ts) reads it from the Context.
  */
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../../text/duration.js';
 
 /** What a command or operation sets on the Context (`ctx.cooldown`). */
 export interface CooldownOptions {

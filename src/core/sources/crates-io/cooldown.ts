@@ -8,8 +8,8 @@
  * as old. Kept apart from choose-version.ts so other filters (engines) compose.
  */
 import { YepError, isYepError } from '../../errors.js';
-import type { Cooldown } from '../../policy/cooldown.js';
-import { formatAge } from '../../policy/duration.js';
+import type { Cooldown } from './cooldown-options.js';
+import { formatAge } from '../../text/duration.js';
 import { compareVersionsDesc, parseCargoRequirement } from './cargo-version.js';
 import { chooseVersion, type VersionChoice } from './choose-version.js';
 import type { IndexEntry } from './index-lines.js';

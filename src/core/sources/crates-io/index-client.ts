@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { getUrl, isFileUrl } from '../../net/transport.js';
-import { ensureDir, writeFileAtomic } from '../../store/fs-atomic.js';
-import { readRegularTextSync } from '../../store/read-regular-file.js';
+import { ensureDir, writeFileAtomic } from '../../fs/fs-atomic.js';
+import { readRegularTextSync } from '../../fs/read-regular-file.js';
 import { indexPath } from './index-path.js';
 import { htmlPageError, parseIndexFile, type ParsedIndex } from './index-lines.js';
 

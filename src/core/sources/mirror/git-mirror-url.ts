@@ -14,8 +14,8 @@
  * `/` or `.git` dropped and `.git` added. The lock keeps the origin URL: the mirror
  * is a transport, and the commit id pins the bytes wherever they come from.
  */
-import { YepError } from '../errors.js';
-import { splitGitUrl } from '../sources/git-url.js';
+import { YepError } from '../../errors.js';
+import { splitGitUrl } from '../git-url.js';
 
 export const GIT_MIRROR_ENV = 'YEP_EXT_GIT_MIRROR';
 

@@ -10,15 +10,15 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Context } from '../context.js';
-import { YepError } from '../errors.js';
-import { indexFor, type CrateRecord } from '../sources/crates-io.js';
-import { downloadVerifiedCrate } from '../sources/crates-io/download.js';
-import { fetchIndexText } from '../sources/crates-io/index-client.js';
-import { CKSUM_RE } from '../sources/crates-io/index-lines.js';
-import { loadRegistryConfig } from '../sources/crates-io/registry-config.js';
+import type { Context } from '../../context.js';
+import { YepError } from '../../errors.js';
+import { indexFor, type CrateRecord } from '../crates-io.js';
+import { downloadVerifiedCrate } from '../crates-io/download.js';
+import { fetchIndexText } from '../crates-io/index-client.js';
+import { CKSUM_RE } from '../crates-io/index-lines.js';
+import { loadRegistryConfig } from '../crates-io/registry-config.js';
 import { crateFileRel, indexFileRel, readMirrorFile, sha256Hex, writeOnce } from './mirror-tree.js';
-import { ensureDir, writeFileAtomic } from '../store/fs-atomic.js';
+import { ensureDir, writeFileAtomic } from '../../fs/fs-atomic.js';
 
 export interface MirroredCrate {
   name: string;

@@ -13,10 +13,10 @@
  * which commit a non-exact resolve starts from.
  */
 import type { SimpleGit } from 'simple-git';
-import type { Context } from '../context.js';
-import type { GitRecord } from '../sources/git.js';
-import { isFullSha } from '../sources/git-url.js';
-import { sanitize } from '../text/sanitize.js';
+import type { Context } from '../../context.js';
+import type { GitRecord } from '../git.js';
+import { isFullSha } from '../git-url.js';
+import { sanitize } from '../../text/sanitize.js';
 
 async function current(git: SimpleGit, ref: string): Promise<string | undefined> {
   try {

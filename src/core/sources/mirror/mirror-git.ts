@@ -14,15 +14,15 @@
  * Git objects are content-addressed, so the commit id verifies what is fetched.
  */
 import { stat } from 'node:fs/promises';
-import { ensureDir } from '../store/fs-atomic.js';
+import { ensureDir } from '../../fs/fs-atomic.js';
 import { dirname, join } from 'node:path';
-import type { Context } from '../context.js';
-import { YepError } from '../errors.js';
-import type { GitRecord } from '../sources/git.js';
-import { checkGitUrl, isFullSha } from '../sources/git-url.js';
-import { createGit } from '../sources/git-run.js';
-import { fetchCommitWithFallback, hasCommit } from '../sources/git-fetch-commit.js';
-import { sanitize } from '../text/sanitize.js';
+import type { Context } from '../../context.js';
+import { YepError } from '../../errors.js';
+import type { GitRecord } from '../git.js';
+import { checkGitUrl, isFullSha } from '../git-url.js';
+import { createGit } from '../git-run.js';
+import { fetchCommitWithFallback, hasCommit } from '../git-fetch-commit.js';
+import { sanitize } from '../../text/sanitize.js';
 import { gitMirrorPath } from './git-mirror-url.js';
 import { nameLockedRef } from './mirror-git-refs.js';
 

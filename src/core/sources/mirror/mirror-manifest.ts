@@ -5,8 +5,8 @@
  * (a mirror keeps what was pinned), the newest lock is named in `lock`.
  */
 import { join } from 'node:path';
-import { YepError } from '../errors.js';
-import { writeFileAtomic } from '../store/fs-atomic.js';
+import { YepError } from '../../errors.js';
+import { writeFileAtomic } from '../../fs/fs-atomic.js';
 import { MIRROR_MANIFEST, readMirrorFile } from './mirror-tree.js';
 
 export interface MirrorManifest {

@@ -14,10 +14,10 @@
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { YepError } from '../errors.js';
-import { ensureDir, writeFileAtomic } from '../store/fs-atomic.js';
-import { readRegularFileSync } from '../store/read-regular-file.js';
-import { assertCrateName, indexPath } from '../sources/crates-io/index-path.js';
+import { YepError } from '../../errors.js';
+import { ensureDir, writeFileAtomic } from '../../fs/fs-atomic.js';
+import { readRegularFileSync } from '../../fs/read-regular-file.js';
+import { assertCrateName, indexPath } from '../crates-io/index-path.js';
 
 export const MIRROR_MANIFEST = 'mirror.json';
 
