@@ -42,7 +42,7 @@ export interface CompletionLookups {
   secretFields(name: string): Promise<string[]>;
 }
 
-type ArgKind = 'installed' | 'installed-or-path' | 'path' | 'command' | 'secret-field';
+type ArgKind = 'installed' | 'installed-or-path' | 'filesystem' | 'command' | 'secret-field';
 
 /** What each positional argument of a command holds; the last kind repeats for variadic commands. */
 const ARG_KINDS: Record<string, ArgKind[]> = {
@@ -52,8 +52,8 @@ const ARG_KINDS: Record<string, ArgKind[]> = {
   update: ['installed'],
   'set-secret': ['installed', 'secret-field'],
   doctor: ['installed-or-path'],
-  install: ['path'],
-  'lock:export': ['path'],
+  install: ['filesystem'],
+  'lock:export': ['filesystem'],
   help: ['command'],
 };
 
@@ -160,7 +160,7 @@ export async function completeWords(commands: CompletionCommand[], words: string
       return fresh(lookups.installedNames());
     case 'installed-or-path':
       return [...fresh(lookups.installedNames()), ':dirs'];
-    case 'path':
+    case 'filesystem':
       return [':files'];
     case 'secret-field':
       return positional[0] ? (await lookups.secretFields(positional[0])).sort() : [];

@@ -5,6 +5,7 @@
  * appear only as set/unset: the result never holds a configured value. Pure.
  */
 import type { InfoResult } from '../core/operations/info.js';
+import { isLinked } from '../core/sources/index.js';
 import type { Upstream } from '../core/sources/source.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderSummary } from './render-grant.js';
@@ -52,7 +53,7 @@ export function renderInfo(info: InfoResult): string {
     if (u.versions.length > 0) lines.push(line('versions', versionsLine(u.versions)));
   } else if (info.upstream_error) {
     lines.push(line('upstream', yellow(`not checked: ${clean(info.upstream_error.message)}`)));
-  } else if (info.source?.type === 'path') {
+  } else if (info.source && isLinked(info.source)) {
     lines.push(line('upstream', 'local (a path install: edited in place)'));
   }
   if (info.config.length > 0) {

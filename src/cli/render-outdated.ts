@@ -13,7 +13,7 @@ export function outdatedJson(items: OutdatedItem[]) {
 }
 
 /** A git commit shortened for the table (JSON keeps it whole). */
-const short = (item: OutdatedItem, pin: string | null): string => (pin === null ? '-' : item.kind === 'git' && /^[0-9a-f]{40}$/.test(pin) ? pin.slice(0, 12) : sanitize(pin, { max: 40 }));
+const short = (item: OutdatedItem, pin: string | null): string => (pin === null ? '-' : /^[0-9a-f]{40}$/.test(pin) ? pin.slice(0, 12) : sanitize(pin, { max: 40 }));
 
 /** What the newer versions' `engines.yolop` say, for the status cell ("" when nothing to add). */
 function newerEnginesText(item: OutdatedItem): string {

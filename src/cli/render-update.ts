@@ -5,7 +5,7 @@
  * command that takes it.
  */
 import type { UpdateItem } from '../core/operations/update.js';
-import { describeSource } from '../core/sources/index.js';
+import { describeSource, pinnedCommit } from '../core/sources/index.js';
 import type { LockSource } from '../core/sources/index.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderDiff, renderSummary } from './render-grant.js';
@@ -14,7 +14,7 @@ import { bold, green, yellow } from './style.js';
 const ARROW = '→';
 
 function commitOf(source: LockSource | undefined): string | undefined {
-  const rev = source?.type === 'git' ? (source as { rev?: unknown }).rev : undefined;
+  const rev = source ? pinnedCommit(source) : undefined;
   return typeof rev === 'string' ? rev.slice(0, 7) : undefined;
 }
 

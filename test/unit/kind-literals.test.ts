@@ -1,15 +1,20 @@
 /**
  * "The table is the only place a kind is named" (issue 13, docs/architecture.md):
- * no operation tests a source kind by its literal (`src.type === 'crate'`,
+ * outside src/core/sources/ (the table, the kinds' modules and the spec parser),
+ * no code tests a source kind by its literal (`src.type === 'crate'`,
  * `spec.kind === 'git'`, `case 'path':`); it asks the Source from
- * sources/index.ts. A grep over the source text, so a new literal fails here
- * with the file and line to change.
+ * sources/index.ts (`isLinked`, `pinnedCommit`, `noun`, …). A grep over the
+ * source text, so a new literal fails here with the file and line to change.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 
-const ROOT = join(import.meta.dirname, '..', '..', 'src', 'core', 'operations');
+const SRC = join(import.meta.dirname, '..', '..', 'src');
+const ROOT = join(SRC, 'core', 'operations');
+const SOURCES = join(SRC, 'core', 'sources');
+// `kind: 'path'` of doctor's target is not a source kind: a directory to doctor (library API, runDoctor).
+const NOT_SOURCE_KINDS = [/core\/doctor\/doctor\.ts:\d+: .*DoctorTarget = |core\/doctor\/doctor\.ts:\d+: return \{ kind: 'path', dir:/];
 const KIND = `['"\`](?:crate|git|path)['"\`]`;
 // x.kind === 'git', x.type !== 'crate', 'path' == y.kind, case 'git':, kind: 'crate' (a literal record or spec).
 const KIND_LITERAL = new RegExp(
@@ -46,5 +51,11 @@ describe('source kinds are named only in the table', () => {
     const files = sourceFiles(ROOT);
     expect(files.length).toBeGreaterThan(10);
     expect(kindLiterals(files)).toEqual([]);
+  });
+
+  test('nothing in src outside src/core/sources names a kind (renderers, binary, policy, commands)', () => {
+    const files = sourceFiles(SRC).filter((f) => !f.startsWith(SOURCES));
+    expect(files.length).toBeGreaterThan(100);
+    expect(kindLiterals(files).filter((hit) => !NOT_SOURCE_KINDS.some((re) => re.test(hit)))).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@
  *   binary_signature     "minisign" when a signature by the crate's key was verified
  *   binary_target        the Rust target triple the binary was provisioned for
  */
+import { isLinked } from '../sources/index.js';
 import type { LockSource } from '../store/lockfile.js';
 
 export type DigestSource = 'crate' | 'release-host' | 'signature';
@@ -40,7 +41,7 @@ export type BinaryTrust = 'crate-digest' | 'crate-key' | 'release-host' | 'local
 
 /** How the installed binary was verified, from its lock record. */
 export function binaryTrust(source: LockSource): BinaryTrust | undefined {
-  if (source.type === 'path' || typeof source.binary_sha256 !== 'string') return undefined;
+  if (isLinked(source) || typeof source.binary_sha256 !== 'string') return undefined;
   if (source.binary_source === 'cargo') return 'local-build';
   if (source.binary_digest_source === 'crate') return 'crate-digest';
   if (source.binary_signature === 'minisign' || source.binary_digest_source === 'signature') return 'crate-key';

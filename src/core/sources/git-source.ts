@@ -49,6 +49,7 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   sameOrigin: (a, b) => a.url === b.url,
   originFacts: (rec) => ({ git_host: gitUrlHost(rec.url) }),
   pin: (rec) => rec.rev,
+  commit: (rec) => rec.rev,
   // A full commit as the requested ref resolves to itself: `update` keeps it there.
   pinnedExactly: (rec) => rec.requested_ref !== undefined && isFullSha(rec.requested_ref),
   checkRepin: (previous, next) => assertSameCommitSameHash(previous, next.source, next.content_hash),

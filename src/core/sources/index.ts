@@ -69,6 +69,11 @@ export function samePin(a: LockSource, b: LockSource): boolean {
   return sameOrigin(a, b) && sourceFor(a.type).pin(a) === sourceFor(b.type).pin(b);
 }
 
+/** The commit a record is pinned to, for the kinds pinned to one (git); undefined otherwise. */
+export function pinnedCommit(rec: LockSource): string | undefined {
+  return sourceFor(rec.type).commit?.(rec);
+}
+
 /** True when the store entry for this record links to the user's directory. */
 export function isLinked(rec: LockSource): boolean {
   return sourceFor(rec.type).linked;

@@ -96,6 +96,8 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * shows that index's host, not `crates.io:`). Without it, `describe`.
    */
   label?(rec: R): string;
+  /** The commit a record pins, for kinds pinned to one (git): updates show `e76da27 → e87d0a2`. */
+  commit?(rec: R): string;
   /** Same place, ignoring the pin: reinstalling from another origin asks first. */
   sameOrigin(a: R, b: R): boolean;
   /** What the record pins within its origin (version, commit; "" when nothing is pinned). */
