@@ -83,7 +83,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       const why = refused.every((i) => i.first_approval) ? 'the update needs its grant approved (none is on record)' : 'the update widens the grant';
       throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: ${why} and was not approved${mismatch}; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
         hint: `Review the diff, then re-run with ${refused.map((i) => `--accept ${i.to?.grant}`).join(' ')} (exactly this grant) or --yes.`,
-        details: { updates: items },
+        details: { updates: items.map(updateJson) },
       });
     }
     if (failed.length === 1 && items.length === 1) {
@@ -92,8 +92,27 @@ A hash-identical update is silent. An update that only narrows what the extensio
     }
     if (failed.length > 0) {
       if (!json) for (const f of failed) this.logToStderr(`✖ ${f.name}: ${f.error?.message}`);
-      throw new YepError('E_PARTIAL', `${failed.length} of ${items.length} updates failed.`, { details: { updates: items } });
+      throw new YepError('E_PARTIAL', `${failed.length} of ${items.length} updates failed.`, { details: { updates: items.map(updateJson) } });
     }
-    return { updates: items };
+    return { updates: items.map(updateJson) };
   }
+}
+
+/** One item for --json: every key present, null when it does not apply (docs/json.md); keys yep-ext may add later come after. */
+function updateJson(i: UpdateItem) {
+  return {
+    ...i,
+    name: i.name,
+    status: i.status,
+    from: { ...i.from, version: i.from.version ?? null, content_hash: i.from.content_hash, source: i.from.source, grant: i.from.grant ?? null },
+    to: i.to ? { ...i.to, version: i.to.version ?? null } : null,
+    diff: i.diff ?? null,
+    first_approval: i.first_approval === true,
+    contributions: i.contributions ?? null,
+    consent_needed: i.consent_needed,
+    engines: i.engines ?? null,
+    binary: i.binary ?? null,
+    newer_outside: i.newer_outside ?? null,
+    error: i.error ?? null,
+  };
 }
