@@ -98,21 +98,22 @@ A hash-identical update is silent. An update that only narrows what the extensio
   }
 }
 
-/** One item for --json: every key present, null when it does not apply (docs/json.md); keys yep-ext may add later come after. */
+/** One item for --json: every key present, in this order, null when it does not apply (docs/json.md); keys yep-ext may add later come after. */
 function updateJson(i: UpdateItem) {
+  const { name, status, from, to, diff, first_approval, contributions, consent_needed, engines, binary, newer_outside, error, ...later } = i;
   return {
-    ...i,
-    name: i.name,
-    status: i.status,
-    from: { ...i.from, version: i.from.version ?? null, content_hash: i.from.content_hash, source: i.from.source, grant: i.from.grant ?? null },
-    to: i.to ? { ...i.to, version: i.to.version ?? null } : null,
-    diff: i.diff ?? null,
-    first_approval: i.first_approval === true,
-    contributions: i.contributions ?? null,
-    consent_needed: i.consent_needed,
-    engines: i.engines ?? null,
-    binary: i.binary ?? null,
-    newer_outside: i.newer_outside ?? null,
-    error: i.error ?? null,
+    name,
+    status,
+    from: { version: from.version ?? null, content_hash: from.content_hash, source: from.source, grant: from.grant ?? null },
+    to: to ? { version: to.version ?? null, content_hash: to.content_hash, source: to.source, grant: to.grant } : null,
+    diff: diff ?? null,
+    first_approval: first_approval === true,
+    contributions: contributions ?? null,
+    consent_needed,
+    engines: engines ?? null,
+    binary: binary ?? null,
+    newer_outside: newer_outside ?? null,
+    error: error ?? null,
+    ...later,
   };
 }
