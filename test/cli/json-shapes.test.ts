@@ -207,7 +207,7 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     ]);
     await json(['remove', 'alpha'], 'remove');
     await json(['remove', 'beta'], 'remove');
-  });
+  }, 180_000); // a dozen CLI runs each: under the full suite's load on 2 cores they took over 60 s
 
   it('new, set-secret (the value never in the JSON), doctor, lock export, policy init/check, mirror, cache verify/clean', async () => {
     mkdirSync(join(home.root, 'exts'));
@@ -255,7 +255,7 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     await json(['cache', 'verify'], 'cache verify');
     await json(['cache', 'clean'], 'cache clean');
     await json(['remove', 'vault'], 'remove');
-  });
+  }, 180_000);
 
   it('against the loopback registry: crate update (dry run, applied, up to date with a newer release outside), search, mirror, cache', async () => {
     const reg: TestRegistry = await startRegistry();
@@ -290,7 +290,7 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     } finally {
       await reg.close();
     }
-  });
+  }, 180_000);
 
   it('a key that goes missing fails the shape (the test can fail)', () => {
     const entry = { name: 'a', version: null, description: null, enabled: null, source: null, content_hash: null, grant: null, dir: '/x', problems: [], config: null, engines: null };
