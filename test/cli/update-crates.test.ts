@@ -3,9 +3,12 @@
  * a new hook -> refused without a TTY / --yes / --accept, a removed tool -> narrowing
  * applied, --dry-run writes nothing, a failing download keeps the old version working.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/core/package/content-hash.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -21,10 +24,12 @@ function manifest(version: string, yolop: Record<string, unknown> = {}): string 
     yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }, { name: 'wave' }], ...yolop },
   });
 }
-const publish = (version: string, yolop: Record<string, unknown> = {}) =>
-  reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version, yolop) } }) });
+const crateOf = (version: string, yolop: Record<string, unknown> = {}) => fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version, yolop) } });
+const publish = (version: string, yolop: Record<string, unknown> = {}) => reg.publish({ name: HELLO, vers: version, data: crateOf(version, yolop) });
 const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
 const lockText = () => readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8');
+/** hello's lock entry, parsed as the host parses extensions.lock (TOML). */
+const lockEntry = () => (parse(lockText()) as { extensions: Array<Record<string, any>> }).extensions.find((e) => e.name === 'hello');
 const storeState = () => JSON.stringify({ lock: lockText(), files: readdirSync(join(home.configDir, 'extensions', 'hello')).sort(), manifest: readFileSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'), 'utf8') });
 
 beforeEach(async () => {
@@ -82,9 +87,19 @@ describe('update from crates.io', () => {
 
   it('an update names both versions', async () => {
     publish('1.0.1');
+    const old = lockEntry();
+    expect(old).toMatchObject({ version: '1.0.0', content_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
     const r = await runCli(['update', 'hello'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Updated hello: 1.0.0 → 1.0.1.');
+    // The message is a claim: the lock entry, the store link and the tree the host reads all moved to 1.0.1.
+    const entry = lockEntry();
+    const tree = join(home.configDir, 'extensions', 'hello');
+    expect(entry).toMatchObject({ version: '1.0.1', source: { type: 'crate', version: '1.0.1', cksum: createHash('sha256').update(crateOf('1.0.1')).digest('hex') } });
+    expect(entry?.content_hash).not.toBe(old?.content_hash);
+    expect(entry?.content_hash).toBe(await contentHash(tree));
+    expect(readlinkSync(tree)).toBe(`.yep-packages/hello.${String(entry?.content_hash).slice('sha256:'.length, 'sha256:'.length + 16)}`);
+    expect(JSON.parse(readFileSync(join(tree, 'plugin.json'), 'utf8'))).toMatchObject({ name: 'hello', version: '1.0.1' });
   });
 
   it('no newer release: up to date with one index request and no download', async () => {
