@@ -222,6 +222,10 @@ describe('remove never takes the package away while settings.toml still enables 
     expect(readlinkSync(join(store(), 'alpha'))).toBe(pkg);
     expect(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')).toBe(settings);
     expect(readdirSync(join(store(), '.yep-staging'))).toEqual([]);
+    // "Nothing was removed": the host still loads it, and yep-ext still has its entry and approved grant.
+    expect(hostRuns(settingsText(), 'alpha').enabled).toBe(true);
+    expect(lockNames()).toEqual(['alpha']);
+    expect(isThere(grantRecord('alpha'))).toBe(true);
   });
 
   it('the same array that does not enable it: removed with a warning, as before', async () => {

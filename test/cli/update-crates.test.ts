@@ -30,6 +30,14 @@ const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETR
 const lockText = () => readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8');
 /** hello's lock entry, parsed as the host parses extensions.lock (TOML). */
 const lockEntry = () => (parse(lockText()) as { extensions: Array<Record<string, any>> }).extensions.find((e) => e.name === 'hello');
+/** The state an update to `version` claims: lock entry, link and the manifest the host reads all at `version`. */
+async function expectAt(version: string): Promise<void> {
+  const entry = lockEntry();
+  const tree = join(home.configDir, 'extensions', 'hello');
+  expect(entry).toMatchObject({ version, source: { type: 'crate', version } });
+  expect(entry?.content_hash).toBe(await contentHash(tree));
+  expect(JSON.parse(readFileSync(join(tree, 'plugin.json'), 'utf8'))).toMatchObject({ name: 'hello', version });
+}
 const storeState = () => JSON.stringify({ lock: lockText(), files: readdirSync(join(home.configDir, 'extensions', 'hello')).sort(), manifest: readFileSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'), 'utf8') });
 
 beforeEach(async () => {
@@ -53,6 +61,7 @@ describe('update from crates.io', () => {
     expect(item).toMatchObject({ status: 'updated', consent_needed: false, to: { version: '1.0.1' } });
     expect(item.diff.changes).toEqual([]);
     expect(lockText()).toContain('version = "1.0.1"');
+    await expectAt('1.0.1');
     expect(lockText()).toContain('requirement = "^1"');
   });
 
@@ -131,6 +140,7 @@ describe('update from crates.io', () => {
     expect(right.code, right.stderr).toBe(0);
     expect(lockText()).toContain('version = "1.1.0"');
     expect(lockText()).toContain(`grant = "${plan.updates[0].to.grant}"`);
+    await expectAt('1.1.0');
   });
 
   it('a release adding a hook is accepted with --yes', async () => {
@@ -138,6 +148,7 @@ describe('update from crates.io', () => {
     const r = await runCli(['update', 'hello', '--yes'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(lockText()).toContain('version = "1.1.0"');
+    await expectAt('1.1.0');
   });
 
   it('a release removing a tool updates and shows the narrowing', async () => {
@@ -146,6 +157,7 @@ describe('update from crates.io', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/- tool wave/);
     expect(lockText()).toContain('version = "1.2.0"');
+    await expectAt('1.2.0');
   });
 
   it.each([
