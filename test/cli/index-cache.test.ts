@@ -23,7 +23,10 @@ let cksum: string;
 
 function cacheFile(): string {
   const root = join(home.configDir, 'extensions', '.yep-cache', 'index');
-  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json'));
+  // The crate's index file, not config.json's entry (cached beside it with its ETag since issue 20).
+  const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.json'))
+    .filter((f) => String((JSON.parse(readFileSync(join(root, f), 'utf8')) as { url?: unknown }).url).endsWith(INDEX_PATH));
   expect(files).toHaveLength(1);
   return join(root, files[0]!);
 }
