@@ -14,6 +14,7 @@ import { fakeAgent, fakeAgentScript, pathWithoutAgent } from '../helpers/fake-ag
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { hostRuns } from '../helpers/settings-model.js';
 
 const HELLO = 'yolop-extension-hello';
 let reg: TestRegistry;
@@ -41,6 +42,11 @@ function withAgent(version: string | null): Record<string, string> {
 const store = () => join(home.configDir, 'extensions');
 const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
 const installedVersion = () => (JSON.parse(readFileSync(join(store(), 'hello', 'plugin.json'), 'utf8')) as { version: string }).version;
+/** Whether yolop would load ext:<name>, reading settings.toml as the host does (no file: nothing enabled). */
+const hostLoads = (name: string) => {
+  const file = join(home.configDir, 'settings.toml');
+  return hostRuns(existsSync(file) ? readFileSync(file, 'utf8') : '', name).enabled;
+};
 const downloads = () => reg.requestsTo('/crates/').map((r) => /\/crates\/[^/]+\/([^/]+)\/download/.exec(r.url)?.[1]);
 
 beforeEach(async () => {
@@ -310,6 +316,7 @@ describe('verify lists an engines mismatch', () => {
 
     // Not enabled (as the host reads settings.toml: no entry): listed, not failing.
     expect(existsSync(join(home.configDir, 'settings.toml'))).toBe(false);
+    expect(hostLoads('hello')).toBe(false);
     const off = await verifyJson(env);
     expect(off.code).toBe(0);
     expect(off.report.extensions[0]).toMatchObject({ name: 'hello', ok: true, problems: [], engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' }, warnings: [{ kind: 'engines', message: `${reason} (not enabled; \`yep-ext enable\` refuses it)`, files: ['plugin.json'] }] });
@@ -320,6 +327,7 @@ describe('verify lists an engines mismatch', () => {
     // Enabled: yolop would load it: a problem, exit 4.
     expect((await runCli(['enable', 'hello', '--ignore-engines'], { env })).code).toBe(0);
     expect(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')).toContain('ref = "ext:hello"');
+    expect(hostLoads('hello')).toBe(true);
     const on = await verifyJson(env);
     expect(on.code).toBe(4);
     expect(on.doc.error.code).toBe('E_ENGINES');
@@ -351,24 +359,43 @@ describe('enable refuses what the agent cannot run', () => {
     const settings = join(home.configDir, 'settings.toml');
     const text = '# mine\n[[capabilities]]\nref = "ext:other"\n\n[[capabilities]]\nref = "ext:hello"\nenabled = false\n';
     writeFileSync(settings, text);
+    const bytes = readFileSync(settings);
+    const configFiles = readdirSync(home.configDir).sort();
+    expect(hostLoads('hello')).toBe(false);
+    expect(hostLoads('other')).toBe(true);
+    /** The refusal's claim on disk: the same bytes, the same files beside it (no temp left), the host loads nothing new. */
+    const unchanged = () => {
+      expect(readFileSync(settings).equals(bytes), 'settings.toml byte-identical').toBe(true);
+      expect(readdirSync(home.configDir).sort()).toEqual(configFiles);
+      expect(hostLoads('hello')).toBe(false);
+      expect(hostLoads('other')).toBe(true);
+    };
 
     const r = await runCli(['enable', 'hello'], { env: withAgent('0.12.1') });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: yolop cannot run it, so it was not enabled.');
     expect(readFileSync(settings, 'utf8')).toBe(text);
+    unchanged();
     const j = await runCli(['enable', 'hello', '--json'], { env: withAgent('0.12.1') });
     expect(jsonOf(j).error).toMatchObject({ code: 'E_ENGINES', details: { engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' } } });
     expect(readFileSync(settings, 'utf8')).toBe(text);
+    unchanged();
 
     const forced = await runCli(['enable', 'hello', '--ignore-engines', '--json'], { env: withAgent('0.12.1') });
     expect(forced.code, forced.stderr).toBe(0);
     expect(jsonOf(forced)).toMatchObject({ name: 'hello', enabled: true, engines: { status: 'excludes' } });
     expect(readFileSync(settings, 'utf8')).toMatch(/ref = "ext:hello"\n*$/);
+    expect(hostLoads('hello')).toBe(true);
+    expect(hostLoads('other')).toBe(true);
+    expect(readFileSync(settings, 'utf8')).toMatch(/^# mine\n/);
 
     writeFileSync(settings, text);
+    expect(hostLoads('hello')).toBe(false);
     const ok = await runCli(['enable', 'hello', '--json'], { env: withAgent('0.13.0') });
     expect(ok.code, ok.stderr).toBe(0);
     expect(jsonOf(ok).engines).toMatchObject({ status: 'admits', agent: '0.13.0' });
+    expect(hostLoads('hello')).toBe(true);
+    expect(hostLoads('other')).toBe(true);
   });
 
   it('an unknown agent does not block enable', async () => {
@@ -377,6 +404,7 @@ describe('enable refuses what the agent cannot run', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("the installed yolop's version is unknown");
     expect(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')).toContain('ref = "ext:hello"');
+    expect(hostLoads('hello')).toBe(true);
   });
 });
 

@@ -6,7 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { grantFingerprint, grantOf } from '../../src/core/package/grants.js';
+import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 
@@ -19,6 +22,12 @@ const setManifest = (yolop: Record<string, unknown>, version = '0.2.0') => {
   const m = JSON.parse(readFileSync(join(pkg, 'plugin.json'), 'utf8'));
   writeFileSync(join(pkg, 'plugin.json'), JSON.stringify({ ...m, version, yolop: { ...m.yolop, ...yolop } }));
 };
+/** echo's lock entry, parsed as the host parses extensions.lock. */
+const lockEntry = () => (parse(lockText()) as { extensions: Array<Record<string, unknown>> }).extensions.find((e) => e.name === 'echo');
+/** The grant of the manifest the host reads (through the store entry), computed by the project's own rule. */
+const installedGrant = () => grantOf(parseManifest(readFileSync(join(store(), 'echo', 'plugin.json'), 'utf8'), 'echo'));
+/** The approved-grant record, as written. */
+const grantRecord = () => JSON.parse(readFileSync(join(store(), '.yep-grants', 'echo.json'), 'utf8'));
 /** Make the lock look as the host writes it: no `grant` key, no approved-grant record. */
 const hostify = () => {
   writeFileSync(lockFile(), lockText().replace(/^grant = ".*"\n/m, ''));
@@ -41,6 +50,12 @@ describe('update over a host-written entry (no grant recorded)', () => {
     expect(r.stdout.trim()).toBe('echo is up to date.');
     expect(lockText()).toMatch(/^grant = "sha256:[0-9a-f]{64}"$/m);
     expect(existsSync(join(store(), '.yep-grants', 'echo.json'))).toBe(true);
+    // The recorded grant is the installed manifest's: its fingerprint in the lock, the grant itself in the record.
+    const fingerprint = grantFingerprint(installedGrant());
+    expect(lockEntry()?.grant).toBe(fingerprint);
+    expect(grantRecord()).toEqual(installedGrant());
+    expect(grantFingerprint(grantRecord())).toBe(fingerprint);
+    expect(jsonOf(await runCli(['info', 'echo', '--json'], { env: home.env }))).toMatchObject({ approved_grant: fingerprint, grant: { fingerprint } });
   });
 
   it('a dry run records nothing', async () => {
@@ -66,6 +81,10 @@ describe('update over a host-written entry (no grant recorded)', () => {
     const ok = await runCli(['update', 'echo', '--accept', json.updates[0].to.grant], { env: home.env });
     expect(ok.code, ok.stderr).toBe(0);
     expect(lockText()).toContain(`grant = "${json.updates[0].to.grant}"`);
+    // That fingerprint is the edited manifest's grant (one tool), recorded in full beside the lock.
+    expect(installedGrant().tools.map((t) => t.name)).toEqual(['a']);
+    expect(lockEntry()?.grant).toBe(grantFingerprint(installedGrant()));
+    expect(grantRecord()).toEqual(installedGrant());
   });
 });
 

@@ -8,17 +8,45 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { hostRuns, subjectEntries } from '../helpers/settings-model.js';
 
 let reg: TestRegistry;
 let home: TempHome;
 const store = () => join(home.configDir, 'extensions');
 const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl });
 const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
+const settingsFile = () => join(home.configDir, 'settings.toml');
+const settingsText = () => (existsSync(settingsFile()) ? readFileSync(settingsFile(), 'utf8') : '');
+/** The names the lock pins, parsed as the host parses extensions.lock. */
+const lockNames = () => ((parse(lockText()) as { extensions?: { name: string }[] }).extensions ?? []).map((e) => e.name);
+const isThere = (p: string) => {
+  try {
+    lstatSync(p); // a dangling link counts: existsSync would follow it
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** yep-ext's own per-name records beside the store entry (docs/formats.md). */
+const grantRecord = (name: string) => join(store(), '.yep-grants', `${name}.json`);
+const stateRecord = (name: string) => join(store(), '.yep-state', `${name}.json`);
+const versionDirs = (name: string) => (isThere(join(store(), '.yep-packages')) ? readdirSync(join(store(), '.yep-packages')).filter((n) => n.startsWith(`${name}.`)) : []);
+
+/** What a successful `remove <name>` claims, checked on disk: nothing of `name` is left that the host or yep-ext would read. */
+function expectRemoved(name: string): void {
+  expect(isThere(join(store(), name)), 'store entry').toBe(false);
+  expect(versionDirs(name), 'version directories').toEqual([]);
+  expect(isThere(grantRecord(name)), 'approved-grant record').toBe(false);
+  expect(isThere(stateRecord(name)), 'stat-signature record').toBe(false);
+  expect(lockNames(), 'lock entries').not.toContain(name);
+  expect(hostRuns(settingsText(), name).enabled, 'the host would still load it').toBe(false);
+}
 
 function crate(name: string, version: string): Buffer {
   const manifest = { name, version, yolop: { capabilityServer: { command: `${name}-server` }, tools: [{ name: 'one' }] } };
@@ -67,9 +95,19 @@ describe('owned packages live in immutable version directories', () => {
     expect(second).not.toBe(first);
     expect(readdirSync(join(store(), '.yep-packages'))).toEqual([second.split('/')[1]]);
     expect(readFileSync(join(store(), 'lay', 'bin', 'lay-server'), 'utf8')).toContain('1.1.0');
+    // Enabled, with another extension's entry beside it, so that remove has settings to edit.
+    writeFileSync(settingsFile(), '# mine\n[[capabilities]]\nref = "ext:other"\n');
+    await ok(['enable', 'lay']);
+    expect(hostRuns(settingsText(), 'lay').enabled).toBe(true);
+    expect(lockNames()).toEqual(['lay']);
+    for (const f of [grantRecord('lay'), stateRecord('lay')]) expect(isThere(f), f).toBe(true);
     await ok(['remove', 'lay']);
     expect(existsSync(join(store(), 'lay'))).toBe(false);
     expect(readdirSync(join(store(), '.yep-packages'))).toEqual([]);
+    expectRemoved('lay');
+    expect(subjectEntries(settingsText(), 'lay')).toEqual([]);
+    expect(settingsText()).toBe('# mine\n[[capabilities]]\nref = "ext:other"\n');
+    expect(hostRuns(settingsText(), 'other').enabled).toBe(true);
   });
 
   it('a path install over an owned package deletes its version directory, never the user\'s directory', async () => {
@@ -184,15 +222,28 @@ describe('remove never takes the package away while settings.toml still enables 
     expect(readlinkSync(join(store(), 'alpha'))).toBe(pkg);
     expect(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')).toBe(settings);
     expect(readdirSync(join(store(), '.yep-staging'))).toEqual([]);
+    // "Nothing was removed": the host still loads it, and yep-ext still has its entry and approved grant.
+    expect(hostRuns(settingsText(), 'alpha').enabled).toBe(true);
+    expect(lockNames()).toEqual(['alpha']);
+    expect(isThere(grantRecord('alpha'))).toBe(true);
   });
 
   it('the same array that does not enable it: removed with a warning, as before', async () => {
     const pkg = writePackage(join(home.root, 'src', 'alpha'), { name: 'alpha' });
     await ok(['install', pkg]);
-    writeFileSync(join(home.configDir, 'settings.toml'), 'capabilities = [{ ref = "ext:alpha", enabled = false }]\n');
+    const settings = 'capabilities = [{ ref = "ext:alpha", enabled = false }]\n';
+    writeFileSync(join(home.configDir, 'settings.toml'), settings);
+    // A path install is not signed when placed (recordPlacedState); a frozen re-hash signs it, so remove has one to delete.
+    await ok(['install', '--frozen']);
+    for (const f of [grantRecord('alpha'), stateRecord('alpha')]) expect(isThere(f), f).toBe(true);
     const r = await runCli(['remove', 'alpha'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/Left settings.toml unchanged/);
     expect(existsSync(join(store(), 'alpha'))).toBe(false);
+    expectRemoved('alpha');
+    // "Left unchanged" is a claim too: the same bytes, and the entry the host reads still disables it.
+    expect(settingsText()).toBe(settings);
+    expect(subjectEntries(settingsText(), 'alpha')).toEqual([{ ref: 'ext:alpha', enabled: false }]);
+    expect(readdirSync(pkg).sort()).toEqual(['bin', 'plugin.json']); // the user's directory stays
   });
 });

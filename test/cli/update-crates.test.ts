@@ -3,9 +3,12 @@
  * a new hook -> refused without a TTY / --yes / --accept, a removed tool -> narrowing
  * applied, --dry-run writes nothing, a failing download keeps the old version working.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contentHash } from '../../src/core/package/content-hash.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -21,10 +24,20 @@ function manifest(version: string, yolop: Record<string, unknown> = {}): string 
     yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }, { name: 'wave' }], ...yolop },
   });
 }
-const publish = (version: string, yolop: Record<string, unknown> = {}) =>
-  reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version, yolop) } }) });
+const crateOf = (version: string, yolop: Record<string, unknown> = {}) => fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version, yolop) } });
+const publish = (version: string, yolop: Record<string, unknown> = {}) => reg.publish({ name: HELLO, vers: version, data: crateOf(version, yolop) });
 const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
 const lockText = () => readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8');
+/** hello's lock entry, parsed as the host parses extensions.lock (TOML). */
+const lockEntry = () => (parse(lockText()) as { extensions: Array<Record<string, any>> }).extensions.find((e) => e.name === 'hello');
+/** The state an update to `version` claims: lock entry, link and the manifest the host reads all at `version`. */
+async function expectAt(version: string): Promise<void> {
+  const entry = lockEntry();
+  const tree = join(home.configDir, 'extensions', 'hello');
+  expect(entry).toMatchObject({ version, source: { type: 'crate', version } });
+  expect(entry?.content_hash).toBe(await contentHash(tree));
+  expect(JSON.parse(readFileSync(join(tree, 'plugin.json'), 'utf8'))).toMatchObject({ name: 'hello', version });
+}
 const storeState = () => JSON.stringify({ lock: lockText(), files: readdirSync(join(home.configDir, 'extensions', 'hello')).sort(), manifest: readFileSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'), 'utf8') });
 
 beforeEach(async () => {
@@ -48,6 +61,7 @@ describe('update from crates.io', () => {
     expect(item).toMatchObject({ status: 'updated', consent_needed: false, to: { version: '1.0.1' } });
     expect(item.diff.changes).toEqual([]);
     expect(lockText()).toContain('version = "1.0.1"');
+    await expectAt('1.0.1');
     expect(lockText()).toContain('requirement = "^1"');
   });
 
@@ -82,9 +96,19 @@ describe('update from crates.io', () => {
 
   it('an update names both versions', async () => {
     publish('1.0.1');
+    const old = lockEntry();
+    expect(old).toMatchObject({ version: '1.0.0', content_hash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
     const r = await runCli(['update', 'hello'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Updated hello: 1.0.0 → 1.0.1.');
+    // The message is a claim: the lock entry, the store link and the tree the host reads all moved to 1.0.1.
+    const entry = lockEntry();
+    const tree = join(home.configDir, 'extensions', 'hello');
+    expect(entry).toMatchObject({ version: '1.0.1', source: { type: 'crate', version: '1.0.1', cksum: createHash('sha256').update(crateOf('1.0.1')).digest('hex') } });
+    expect(entry?.content_hash).not.toBe(old?.content_hash);
+    expect(entry?.content_hash).toBe(await contentHash(tree));
+    expect(readlinkSync(tree)).toBe(`.yep-packages/hello.${String(entry?.content_hash).slice('sha256:'.length, 'sha256:'.length + 16)}`);
+    expect(JSON.parse(readFileSync(join(tree, 'plugin.json'), 'utf8'))).toMatchObject({ name: 'hello', version: '1.0.1' });
   });
 
   it('no newer release: up to date with one index request and no download', async () => {
@@ -116,6 +140,7 @@ describe('update from crates.io', () => {
     expect(right.code, right.stderr).toBe(0);
     expect(lockText()).toContain('version = "1.1.0"');
     expect(lockText()).toContain(`grant = "${plan.updates[0].to.grant}"`);
+    await expectAt('1.1.0');
   });
 
   it('a release adding a hook is accepted with --yes', async () => {
@@ -123,6 +148,7 @@ describe('update from crates.io', () => {
     const r = await runCli(['update', 'hello', '--yes'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(lockText()).toContain('version = "1.1.0"');
+    await expectAt('1.1.0');
   });
 
   it('a release removing a tool updates and shows the narrowing', async () => {
@@ -131,6 +157,7 @@ describe('update from crates.io', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/- tool wave/);
     expect(lockText()).toContain('version = "1.2.0"');
+    await expectAt('1.2.0');
   });
 
   it.each([
