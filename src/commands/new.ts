@@ -38,7 +38,7 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
     dir: Flags.string({ char: 'd', description: 'Parent directory for the package (default: the current directory).' }),
   };
 
-  async run(): Promise<NewResult> {
+  async run(): Promise<ReturnType<typeof newJson>> {
     const { args, flags } = await this.parse(New);
     // `new` needs no Context (it touches no store): only its crash-test pause point.
     const checkpoint = cliCheckpoint();
@@ -58,6 +58,15 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
       { cwd: process.cwd(), ...(flags.dir !== undefined ? { dir: flags.dir } : {}), ...(process.env.HOME ? { home: process.env.HOME } : {}), ...(checkpoint ? { checkpoint } : {}) },
     );
     this.log(renderNew(result));
-    return result;
+    return newJson(result);
   }
+}
+
+/** The result for --json: every key present, null (or false) when it does not apply (docs/json.md). */
+function newJson(r: NewResult) {
+  return {
+    ...r,
+    build: r.build ?? null,
+    spec: { ...r.spec, prompt: r.spec.prompt ?? null, config: r.spec.config.map((c) => ({ ...c, env: c.env ?? null, envDerived: c.envDerived === true })) },
+  };
 }

@@ -83,7 +83,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       const why = refused.every((i) => i.first_approval) ? 'the update needs its grant approved (none is on record)' : 'the update widens the grant';
       throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: ${why} and was not approved${mismatch}; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
         hint: `Review the diff, then re-run with ${refused.map((i) => `--accept ${i.to?.grant}`).join(' ')} (exactly this grant) or --yes.`,
-        details: { updates: items },
+        details: { updates: items.map(updateJson) },
       });
     }
     if (failed.length === 1 && items.length === 1) {
@@ -92,8 +92,28 @@ A hash-identical update is silent. An update that only narrows what the extensio
     }
     if (failed.length > 0) {
       if (!json) for (const f of failed) this.logToStderr(`✖ ${f.name}: ${f.error?.message}`);
-      throw new YepError('E_PARTIAL', `${failed.length} of ${items.length} updates failed.`, { details: { updates: items } });
+      throw new YepError('E_PARTIAL', `${failed.length} of ${items.length} updates failed.`, { details: { updates: items.map(updateJson) } });
     }
-    return { updates: items };
+    return { updates: items.map(updateJson) };
   }
+}
+
+/** One item for --json: every key present, in this order, null when it does not apply (docs/json.md); keys yep-ext may add later come after. */
+function updateJson(i: UpdateItem) {
+  const { name, status, from, to, diff, first_approval, contributions, consent_needed, engines, binary, newer_outside, error, ...later } = i;
+  return {
+    name,
+    status,
+    from: { version: from.version ?? null, content_hash: from.content_hash, source: from.source, grant: from.grant ?? null },
+    to: to ? { version: to.version ?? null, content_hash: to.content_hash, source: to.source, grant: to.grant } : null,
+    diff: diff ?? null,
+    first_approval: first_approval === true,
+    contributions: contributions ?? null,
+    consent_needed,
+    engines: engines ?? null,
+    binary: binary ?? null,
+    newer_outside: newer_outside ?? null,
+    error: error ?? null,
+    ...later,
+  };
 }

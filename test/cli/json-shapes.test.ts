@@ -3,15 +3,22 @@
  * fixed set of keys, a missing value is `null` (never an absent key). Each command
  * runs in a real temp home against the built CLI; zod strict schemas check the keys
  * (a key that goes missing, or an unlisted one that appears, fails). Errors have one
- * shape for every command. Offline: the index is a closed loopback port.
+ * shape for every command. Offline: the index is a closed loopback port, or the
+ * loopback registry (test/helpers/registry.ts) for crate updates, search and mirror.
+ * doctor keeps the host's shape (host-compat.md §9): its extras `stderr_tail` and
+ * `call` stay optional, as docs/doctor.md says.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { fixtureCrate } from '../helpers/crates.js';
 import { REPO_ROOT, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const ECHO = join(REPO_ROOT, 'examples', 'echo-node');
+const HELLO = 'yolop-extension-hello';
 let home: TempHome;
 const env = () => ({ ...home.env, YEP_EXT_INDEX: 'http://127.0.0.1:9/', YEP_EXT_HTTP_RETRIES: '0' });
 
@@ -21,9 +28,26 @@ const engines = z.strictObject({ status: z.string(), requires: nullable(z.string
 const walkEngines = engines.extend({ skipped: z.array(z.unknown()), ignored: z.boolean() });
 const field = z.strictObject({ key: z.string(), secret: z.boolean(), required: z.boolean(), set: z.boolean(), source: z.string(), env: nullable(z.string()).optional(), kept: z.boolean().optional(), default: z.unknown().optional() });
 const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+const errorBody = z.strictObject({ code: z.string().regex(/^E_[A-Z_]+$/), message: z.string(), hint: z.string().optional(), details: z.record(z.string(), z.unknown()).optional() });
+const lockState = z.strictObject({ version: nullable(z.string()), content_hash: hash, source, grant: nullable(hash) });
+const updateItem = z.strictObject({
+  name: z.string(),
+  status: z.enum(['up-to-date', 'updated', 'would-update', 'held', 'refused', 'failed']),
+  from: lockState,
+  to: nullable(lockState.extend({ grant: hash })),
+  diff: nullable(z.looseObject({ widens: z.boolean(), changes: z.array(z.unknown()) })),
+  first_approval: z.boolean(),
+  contributions: nullable(z.looseObject({ name: z.string() })),
+  consent_needed: z.boolean(),
+  engines: nullable(walkEngines),
+  binary: nullable(z.string()),
+  newer_outside: nullable(z.strictObject({ version: z.string(), requirement: z.string(), spec: z.string() })),
+  error: nullable(errorBody),
+});
+const violation = z.strictObject({ rule: z.string(), item: z.string(), message: z.string(), file: z.string() });
 
 export const SCHEMAS = {
-  error: z.strictObject({ error: z.strictObject({ code: z.string().regex(/^E_[A-Z_]+$/), message: z.string(), hint: z.string().optional(), details: z.record(z.string(), z.unknown()).optional() }) }),
+  error: z.strictObject({ error: errorBody }),
   install: z.strictObject({
     installed: z.array(z.strictObject({ name: z.string(), version: nullable(z.string()), status: z.string(), source, content_hash: hash, grant: hash, contributions: z.looseObject({ name: z.string() }), command: z.strictObject({ found: z.boolean(), detail: z.string() }), notes: z.array(z.string()), engines: walkEngines })),
   }),
@@ -39,15 +63,80 @@ export const SCHEMAS = {
   outdated: z.strictObject({ outdated: z.array(z.strictObject({ name: z.string(), kind: z.string(), source: z.string(), current: nullable(z.string()), wanted: nullable(z.string()), latest: nullable(z.string()), requirement: nullable(z.string()), status: z.string(), engines: nullable(engines), newer_engines: z.unknown(), hint: nullable(z.string()), error: z.unknown() })), outdated_count: z.number() }),
   info: z.strictObject({ name: z.string(), installed: z.boolean(), version: nullable(z.string()), description: nullable(z.string()), enabled: nullable(z.boolean()), dir: nullable(z.string()), source: nullable(source), source_text: nullable(z.string()), pin: nullable(z.string()), content_hash: nullable(hash), grant: z.unknown(), approved_grant: nullable(hash), config: z.unknown(), verify: z.unknown(), engines: z.unknown(), upstream: z.unknown(), upstream_error: z.unknown(), registry: z.unknown() }),
   remove: z.strictObject({ name: z.string(), removed: z.strictObject({ store: z.boolean(), lock: z.boolean() }), previous: nullable(z.looseObject({ name: z.string() })) }),
+  update: z.strictObject({ updates: z.array(updateItem) }),
+  search: z.strictObject({
+    term: nullable(z.string()),
+    api: z.string(),
+    hits: z.array(z.strictObject({ crate: z.string(), install: z.string(), version: nullable(z.string()), downloads: z.number(), description: nullable(z.string()), installed: nullable(z.strictObject({ name: z.string(), version: z.string() })) })),
+    truncated: z.boolean(),
+  }),
+  // The host's shape (name, ok, checks) plus extras; stderr_tail and call are the host-style optional extras (docs/doctor.md).
+  doctor: z.strictObject({
+    name: z.string(),
+    ok: z.boolean(),
+    checks: z.array(z.strictObject({ name: z.string(), status: z.enum(['pass', 'warn', 'fail']), detail: z.string() })),
+    package_dir: z.string(),
+    source: z.enum(['installed', 'path']),
+    problems: z.array(z.string()),
+    server_pids: z.array(z.number()),
+    duration_ms: z.number(),
+    stderr_tail: z.string().optional(),
+    call: z.strictObject({ tool: z.string(), updates: z.array(z.string()), result: z.unknown().optional(), error: z.string().optional(), duration_ms: z.number().optional() }).optional(),
+  }),
+  new: z.strictObject({
+    name: z.string(),
+    language: z.enum(['typescript', 'python', 'rust']),
+    dir: z.string(),
+    path: z.string(),
+    files: z.array(z.strictObject({ path: z.string(), mode: z.string().regex(/^0[0-7]{3}$/) })),
+    server: z.string(),
+    handlers: z.array(z.string()),
+    build: nullable(z.string()),
+    next: z.array(z.string()),
+    notes: z.array(z.string()),
+    spec: z.strictObject({
+      name: z.string(),
+      language: z.string(),
+      tools: z.array(z.string()),
+      hooks: z.array(z.strictObject({ event: z.string(), glob: z.string() })),
+      commands: z.array(z.string()),
+      prompt: nullable(z.string()),
+      dynamicPrompt: z.boolean(),
+      status: z.boolean(),
+      skills: z.boolean(),
+      config: z.array(z.strictObject({ key: z.string(), secret: z.boolean(), env: nullable(z.string()), envDerived: z.boolean() })),
+    }),
+  }),
+  'set-secret': z.strictObject({ name: z.string(), field: z.string(), file: z.string(), action: z.enum(['set', 'unset']), changed: z.boolean(), store: z.enum(['file', 'keychain']), host_visible: z.boolean(), env: nullable(z.string()) }),
+  mirror: z.strictObject({
+    dir: z.string(),
+    base_url: z.string(),
+    index_url: z.string(),
+    crates: z.array(z.strictObject({ name: z.string(), crate: z.string(), version: z.string(), cksum: z.string(), origin: z.string(), index_file: z.string(), file: z.string(), added: z.boolean() })),
+    git: z.array(z.strictObject({ name: z.string(), url: z.string(), commit: z.string(), path: z.string(), added: z.boolean() })),
+    git_mirror_url: z.string(),
+    skipped: z.array(z.strictObject({ name: z.string(), reason: z.string() })),
+    files: z.number(),
+  }),
+  'lock export': z.strictObject({ path: z.string(), entries: z.number() }),
+  'policy init': z.strictObject({ path: z.string(), entries: z.number() }),
+  'policy check': z.strictObject({ files: z.array(z.string()), checked: z.number(), violations: z.array(violation) }),
+  'cache verify': z.strictObject({ dir: z.string(), entries: z.number(), verified: z.number(), reclaimed: z.number(), bad: z.number(), missing: z.number(), bytes: z.number() }),
+  'cache clean': z.strictObject({ dir: z.string(), removed: z.number() }),
 };
 
-async function json(args: string[], schema: keyof typeof SCHEMAS, code = 0): Promise<unknown> {
-  const r = await runCli([...args, '--json'], { env: env(), cwd: home.root });
+async function json(args: string[], schema: keyof typeof SCHEMAS, code = 0, options: { env?: Record<string, string>; input?: string } = {}): Promise<any> {
+  const r = await runCli([...args, '--json'], { env: options.env ?? env(), cwd: home.root, ...(options.input !== undefined ? { input: options.input } : {}) });
   expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(code);
   const doc = JSON.parse(r.stdout) as unknown;
-  const parsed = SCHEMAS[schema].safeParse(doc);
-  expect(parsed.success, `${args.join(' ')} --json does not match the "${schema}" shape: ${parsed.error?.message}\n${r.stdout}`).toBe(true);
+  shaped(doc, schema, `${args.join(' ')} --json`, r.stdout);
   return doc;
+}
+
+/** `doc` matches SCHEMAS[schema] (update items inside error details are checked this way too). */
+function shaped(doc: unknown, schema: keyof typeof SCHEMAS, what: string, text = JSON.stringify(doc)): void {
+  const parsed = SCHEMAS[schema].safeParse(doc);
+  expect(parsed.success, `${what} does not match the "${schema}" shape: ${parsed.error?.message}\n${text}`).toBe(true);
 }
 
 beforeAll(() => {
@@ -80,10 +169,145 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     await json(['install', 'hello'], 'error', 6);
   });
 
+  it('update (path: up to date, --dry-run, applied, refused, partly failed), with every key present', async () => {
+    const alpha = writePackage(join(home.root, 'src', 'alpha'), { name: 'alpha', yolop: { tools: [{ name: 'a' }, { name: 'b' }] } });
+    const beta = writePackage(join(home.root, 'src', 'beta'), { name: 'beta' });
+    await json(['install', alpha, beta], 'install');
+    const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'plugin.json'), 'utf8'));
+    const setManifest = (dir: string, yolop: Record<string, unknown>, version: string) => {
+      const m = manifest(dir);
+      writeFileSync(join(dir, 'plugin.json'), JSON.stringify({ ...m, version, yolop: { ...m.yolop, ...yolop } }));
+    };
+
+    const same = await json(['update', 'alpha'], 'update');
+    expect(same.updates[0]).toMatchObject({ status: 'up-to-date', from: { version: '0.1.0' }, to: null, diff: null, engines: null, binary: null, newer_outside: null, error: null, first_approval: false, contributions: null });
+
+    // Narrowing (a tool removed): planned, then applied, the diff and `to` filled in.
+    setManifest(alpha, { tools: [{ name: 'a' }] }, '0.2.0');
+    const plan = await json(['update', 'alpha', '--dry-run'], 'update');
+    expect(plan.updates[0]).toMatchObject({ status: 'would-update', to: { version: '0.2.0' }, consent_needed: false, error: null });
+    const done = await json(['update', 'alpha'], 'update');
+    expect(done.updates[0]).toMatchObject({ status: 'updated', from: { version: '0.1.0' }, to: { version: '0.2.0' }, diff: { widens: false } });
+    expect(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')).toContain('version = "0.2.0"');
+
+    // Widening without a TTY: the error's details.updates are items of the same shape.
+    setManifest(alpha, { hooks: [{ event: 'pre_tool_use', tool_name_glob: 'bash' }] }, '0.3.0');
+    const refused = await json(['update', 'alpha'], 'error', 8);
+    expect(refused.error.details.updates).toHaveLength(1);
+    shaped({ updates: refused.error.details.updates }, 'update', 'update (refused) details');
+    expect(refused.error.details.updates[0]).toMatchObject({ status: 'refused', consent_needed: true, diff: { widens: true } });
+
+    // One of two fails: E_PARTIAL; the failed item keeps its from.version and carries the error.
+    writeFileSync(join(beta, 'plugin.json'), '{oops');
+    const partial = await json(['update', 'alpha', 'beta', '--yes'], 'error', 11);
+    shaped({ updates: partial.error.details.updates }, 'update', 'update (partial) details');
+    expect(partial.error.details.updates).toEqual([
+      expect.objectContaining({ name: 'alpha', status: 'updated' }),
+      expect.objectContaining({ name: 'beta', status: 'failed', from: expect.objectContaining({ version: '0.1.0' }), to: null, error: expect.objectContaining({ code: 'E_MANIFEST' }) }),
+    ]);
+    await json(['remove', 'alpha'], 'remove');
+    await json(['remove', 'beta'], 'remove');
+  }, 180_000); // a dozen CLI runs each: under the full suite's load on 2 cores they took over 60 s
+
+  it('new, set-secret (the value never in the JSON), doctor, lock export, policy init/check, mirror, cache verify/clean', async () => {
+    mkdirSync(join(home.root, 'exts'));
+    const created = await json(['new', 'vault', '--tool', 'fetch', '--config', 'token:secret', '--dir', join(home.root, 'exts')], 'new');
+    expect(created).toMatchObject({ build: null, spec: { prompt: null, config: [{ key: 'token', env: 'VAULT_TOKEN', envDerived: true }] } });
+    const rust = await json(['new', 'guard', '-l', 'rust', '--prompt', 'Be careful.', '--config', 'level', '--dir', join(home.root, 'exts')], 'new');
+    expect(rust).toMatchObject({ build: expect.any(String), spec: { prompt: 'Be careful.', config: [{ key: 'level', env: null, envDerived: false }] } });
+
+    await json(['install', created.dir], 'install');
+    const SECRET = 'tok-3b9f1c7e-canary';
+    const r = await runCli(['set-secret', 'vault', 'token', '--stdin', '--json'], { env: env(), cwd: home.root, input: `${SECRET}\n` });
+    expect(r.code, r.stderr).toBe(0);
+    shaped(JSON.parse(r.stdout), 'set-secret', 'set-secret --json', r.stdout);
+    expect(JSON.parse(r.stdout)).toMatchObject({ action: 'set', changed: true, store: 'file', env: 'VAULT_TOKEN' });
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+    expect(r.stdout + r.stderr).not.toContain(SECRET.slice(4, 16));
+    // It is stored where yolop reads it.
+    expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).toContain(SECRET);
+    const unset = await json(['set-secret', 'vault', 'token', '--unset'], 'set-secret');
+    expect(unset).toMatchObject({ action: 'unset', changed: true, env: null });
+    expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).not.toContain(SECRET);
+
+    const doctor = await json(['doctor', ECHO, '--call', 'echo', '--args', '{"text":"hi"}'], 'doctor');
+    expect(doctor).toMatchObject({ name: 'echo-node', ok: true, source: 'path', call: { tool: 'echo' } });
+    // The host's shape: stderr_tail only when a check failed (documented, kept).
+    expect(doctor).not.toHaveProperty('stderr_tail');
+
+    const exported = await json(['lock', 'export', join(home.root, 'exported.lock')], 'lock export');
+    expect(exported.entries).toBe(1);
+    expect(existsSync(join(home.root, 'exported.lock'))).toBe(true);
+    expect(await json(['policy', 'check'], 'policy check')).toMatchObject({ files: [], checked: 1, violations: [] });
+    const policy = await json(['policy', 'init', '--from-lock'], 'policy init');
+    expect(readFileSync(policy.path, 'utf8')).toContain('vault');
+    expect(await json(['policy', 'check'], 'policy check')).toMatchObject({ files: [policy.path], checked: 1, violations: [] });
+    // A breach is the error shape; its details carry the same violations.
+    writeFileSync(home.env.YEP_EXT_POLICY!, '[names]\ndeny = ["vau*"]\n');
+    const breach = await json(['policy', 'check'], 'error', 13);
+    expect(z.array(violation).safeParse(breach.error.details.violations).success, JSON.stringify(breach)).toBe(true);
+    expect(breach.error.details.violations).toEqual([expect.objectContaining({ rule: 'names.deny', item: 'vault' })]);
+    rmSync(home.env.YEP_EXT_POLICY!);
+    rmSync(policy.path);
+
+    const mirror = await json(['mirror', join(home.root, 'mirror')], 'mirror');
+    expect(mirror.skipped).toEqual([expect.objectContaining({ name: 'vault' })]);
+    await json(['cache', 'verify'], 'cache verify');
+    await json(['cache', 'clean'], 'cache clean');
+    await json(['remove', 'vault'], 'remove');
+  }, 180_000);
+
+  it('against the loopback registry: crate update (dry run, applied, up to date with a newer release outside), search, mirror, cache', async () => {
+    const reg: TestRegistry = await startRegistry();
+    try {
+      const renv = { ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' };
+      const publish = (v: string) => reg.publish({ name: HELLO, vers: v, data: fixtureCrate(HELLO, v), description: 'Says hello', keywords: ['yolop-extension'], downloads: 3 });
+      publish('1.0.0');
+      await json(['install', 'hello@^1'], 'install', 0, { env: renv });
+      publish('1.0.1');
+      const plan = await json(['update', 'hello', '--dry-run'], 'update', 0, { env: renv });
+      expect(plan.updates[0]).toMatchObject({ status: 'would-update', from: { version: '1.0.0' }, to: { version: '1.0.1' }, engines: { status: expect.any(String) } });
+      const done = await json(['update', 'hello'], 'update', 0, { env: renv });
+      expect(done.updates[0]).toMatchObject({ status: 'updated', to: { version: '1.0.1' } });
+      publish('2.0.0');
+      const held = await json(['update', '--all'], 'update', 0, { env: renv });
+      expect(held.updates[0]).toMatchObject({ status: 'up-to-date', to: null, newer_outside: { version: '2.0.0', requirement: '^1', spec: 'hello@2' } });
+
+      const found = await json(['search', 'hello'], 'search', 0, { env: renv });
+      expect(found).toMatchObject({ term: 'hello', truncated: false, hits: [{ crate: HELLO, installed: { name: 'hello', version: '1.0.1' } }] });
+      const all = await json(['search'], 'search', 0, { env: renv });
+      expect(all.term).toBeNull();
+      // Unreachable API: the error shape.
+      await json(['search', 'x'], 'error', 6);
+
+      const mirror = await json(['mirror', join(home.root, 'crate-mirror')], 'mirror', 0, { env: renv });
+      expect(mirror.crates).toEqual([expect.objectContaining({ name: 'hello', version: '1.0.1', added: true })]);
+      const verified = await json(['cache', 'verify'], 'cache verify', 0, { env: renv });
+      expect(verified.entries).toBeGreaterThan(0);
+      const cleaned = await json(['cache', 'clean'], 'cache clean', 0, { env: renv });
+      expect(cleaned.removed).toBeGreaterThan(0);
+      await json(['remove', 'hello'], 'remove', 0, { env: renv });
+    } finally {
+      await reg.close();
+    }
+  }, 180_000);
+
   it('a key that goes missing fails the shape (the test can fail)', () => {
     const entry = { name: 'a', version: null, description: null, enabled: null, source: null, content_hash: null, grant: null, dir: '/x', problems: [], config: null, engines: null };
     expect(SCHEMAS.list.safeParse({ extensions: [entry] }).success).toBe(true);
     const { config: _dropped, ...missing } = entry;
     expect(SCHEMAS.list.safeParse({ extensions: [missing] }).success).toBe(false);
+    // The same for the keys this issue made always present (update, set-secret, new).
+    const h = `sha256:${'a'.repeat(64)}`;
+    const item = { name: 'a', status: 'up-to-date', from: { version: null, content_hash: h, source: { type: 'path' }, grant: null }, to: null, diff: null, first_approval: false, contributions: null, consent_needed: false, engines: null, binary: null, newer_outside: null, error: null };
+    expect(SCHEMAS.update.safeParse({ updates: [item] }).success).toBe(true);
+    for (const key of ['to', 'newer_outside', 'error'] as const) {
+      const { [key]: _gone, ...rest } = item;
+      expect(SCHEMAS.update.safeParse({ updates: [rest] }).success, key).toBe(false);
+    }
+    const secret = { name: 'a', field: 'token', file: '/c', action: 'unset', changed: false, store: 'file', host_visible: true, env: null };
+    expect(SCHEMAS['set-secret'].safeParse(secret).success).toBe(true);
+    const { env: _noEnv, ...noEnv } = secret;
+    expect(SCHEMAS['set-secret'].safeParse(noEnv).success).toBe(false);
   });
 });

@@ -109,7 +109,7 @@ describe('yep-ext new output', () => {
       { path: 'plugin.json', mode: '0644' },
     ]);
     expect(out.notes.join('\n')).toContain('$WEATHER_KEY');
-    expect(out.build).toBeUndefined();
+    expect(out.build).toBeNull();
 
     const human = await cli(['new', 'yolop-extension-clock', '-l', 'python', '--status']);
     expect(human.code, human.stderr).toBe(0);

@@ -37,8 +37,8 @@ export interface SetSecretResult {
   file: string;
   /** yolop reads the value: false when it is in the keychain. */
   host_visible: boolean;
-  /** The environment variable yolop passes it to the server as. */
-  env?: string;
+  /** The environment variable yolop passes it to the server as (null: none declared, or an unset). */
+  env: string | null;
 }
 
 function secretField(manifest: Manifest, key: string): ConfigField {
@@ -69,7 +69,7 @@ export async function runSetSecret(ctx: Context, input: string, key: string, opt
     else if (!isValidName(key)) throw new YepError('E_USAGE', `Invalid field name ${JSON.stringify(key.slice(0, 60))}.`);
     const r = await withInstallLock(ctx, () => unsetSecret(ctx.paths, name, key, { keychain }));
     for (const w of r.warnings) ctx.log.warn(w);
-    return { ...base, action: 'unset', changed: r.changed, store: 'file', host_visible: true };
+    return { ...base, action: 'unset', changed: r.changed, store: 'file', host_visible: true, env: null };
   }
   const manifest = await loadInstalledManifest(ctx.paths, name);
   const field = secretField(manifest, key);
@@ -79,5 +79,5 @@ export async function runSetSecret(ctx: Context, input: string, key: string, opt
   assertConfigValue(field, value.reveal(), name);
   const r = await withInstallLock(ctx, () => setSecret(ctx.paths, name, key, value, { store, keychain }));
   for (const w of r.warnings) ctx.log.warn(w);
-  return { ...base, action: 'set', changed: r.changed, store: r.store, host_visible: r.store === 'file', ...(field.env ? { env: field.env } : {}) };
+  return { ...base, action: 'set', changed: r.changed, store: r.store, host_visible: r.store === 'file', env: field.env ?? null };
 }

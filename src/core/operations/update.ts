@@ -94,13 +94,18 @@ async function updateCandidates(ctx: Context, entry: LockEntry, ignoreEngines: b
   return newer ? [newer] : [];
 }
 
-async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEngines: boolean, prepare: PrepareOptions = {}): Promise<Planned> {
-  const from = {
+/** What the entry is now (the item's `from`, failed items included). */
+function fromOf(entry: LockEntry): UpdateItem['from'] {
+  return {
     ...(entry.version !== undefined ? { version: entry.version } : {}),
     content_hash: entry.content_hash,
     source: entry.source,
     ...(entry.grant ? { grant: entry.grant } : {}),
   };
+}
+
+async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEngines: boolean, prepare: PrepareOptions = {}): Promise<Planned> {
+  const from = fromOf(entry);
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
   const source = sourceFor(entry.source.type);
   const notes: UpdateNotes = {};
@@ -201,7 +206,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
       } catch (e) {
         if (!isYepError(e)) throw e;
         return {
-          item: { name: entry.name, status: 'failed', from: { content_hash: entry.content_hash, source: entry.source }, consent_needed: false, error: e.toJSON() },
+          item: { name: entry.name, status: 'failed', from: fromOf(entry), consent_needed: false, error: e.toJSON() },
         };
       }
     },
