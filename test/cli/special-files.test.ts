@@ -319,7 +319,12 @@ describe('an index cache entry as a special file', () => {
 
   const cacheFiles = (): string[] => {
     const root = join(t.configDir, 'extensions', '.yep-cache', 'index');
-    return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).map((f) => join(root, f));
+    // The crate's own index entry: config.json's (cached beside it with its ETag since issue 20)
+    // is not read by `update`, so making it special would test nothing there.
+    return readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => join(root, f))
+      .filter((f) => String((JSON.parse(readFileSync(f, 'utf8')) as { url?: unknown }).url).endsWith(`/${crate}`));
   };
 
   it.each(KINDS.flatMap((kind) => [['update', 'cachey'], ['install', 'cachey']].map((args) => ({ kind, args }))))('$kind: $args.0 $args.1', async ({ kind, args }) => {
