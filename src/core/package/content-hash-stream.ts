@@ -17,7 +17,7 @@
  * in one array: no per-file objects.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { ZERO, Yielder, compareUtf8, feedFile, lengthPrefix, nativePath, sortByUtf8 } from './content-hash.js';
+import { ZERO, compareUtf8, finishHash, lengthPrefix, sortByUtf8 } from './content-hash.js';
 
 const SNAPSHOT_EVERY = 64;
 
@@ -87,14 +87,7 @@ export class ContentHashStream {
     }
     const rest = mergeSorted(this.streamed.slice(from), late);
     this.snapshots.length = 0;
-    const yielder = new Yielder();
-    for (const rel of rest) {
-      hash.update(rel, 'utf8');
-      hash.update(ZERO);
-      await feedFile(hash, nativePath(root, rel), yielder);
-      await yielder.maybe();
-    }
-    return `sha256:${hash.digest('hex')}`;
+    return finishHash(hash, root, rest);
   }
 }
 

@@ -70,7 +70,7 @@ export async function listHashedFiles(root: string): Promise<string[]> {
 }
 
 // Date.now, not performance.now: the `performance` global loads perf_hooks (~2 ms at start-up).
-export class Yielder {
+class Yielder {
   private last = Date.now();
   async maybe(): Promise<void> {
     if (Date.now() - this.last < YIELD_MS) return;
@@ -92,7 +92,7 @@ export function lengthPrefix(size: number): Buffer {
 // since, O_NONBLOCK keeps the open and read from blocking and O_NOFOLLOW refuses the link.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
 
-export async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<void> {
+async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<void> {
   const fd = openSync(file, OPEN_FLAGS);
   try {
     const buf = (shared ??= Buffer.allocUnsafe(CHUNK));
@@ -126,7 +126,7 @@ export async function feedFile(hash: Hash, file: string, yielder: Yielder): Prom
 }
 
 /** `root` joined with a relative `/` path. */
-export function nativePath(root: string, rel: string): string {
+function nativePath(root: string, rel: string): string {
   return `${root}${sep}${sep === '/' ? rel : rel.split('/').join(sep)}`;
 }
 
@@ -136,9 +136,17 @@ export function nativePath(root: string, rel: string): string {
  */
 export async function contentHash(root: string, exclude: ReadonlySet<string> = new Set()): Promise<string> {
   const files = walkSync(root).filter((f) => !exclude.has(f));
-  const hash = createHash('sha256');
+  return finishHash(createHash('sha256'), root, files);
+}
+
+/**
+ * Feed `rels` (in the hash's order) into `hash`, each as path, NUL, length-prefixed
+ * bytes, and return the `sha256:` digest: the one loop behind the walk and the
+ * extractor's stream (content-hash-stream.ts) when it resumes from a snapshot.
+ */
+export async function finishHash(hash: Hash, root: string, rels: Iterable<string>): Promise<string> {
   const yielder = new Yielder();
-  for (const rel of files) {
+  for (const rel of rels) {
     hash.update(rel, 'utf8');
     hash.update(ZERO);
     await feedFile(hash, nativePath(root, rel), yielder);
