@@ -6,7 +6,10 @@
  * download cache used, so a second run downloads nothing), newest first, capped as
  * the install walk is (ENGINES_WALK_CAP), until the newest the agent can run is
  * found and, when that one is outside the recorded requirement, the newest inside
- * it too (what `update` would move to).
+ * it too (what `update` would move to). Only the manifest's `engines` value is
+ * needed: once read it is remembered by the registry cksum (cache/engines-memo.ts),
+ * so a later run fetches nothing for that version (not even from the download
+ * cache). What was fetched is said on stderr (info); what was remembered, with --verbose.
  * Nothing enters the store: each tree is unpacked in a private staging directory
  * and removed. The agent is asked first; an unknown agent means nothing is
  * downloaded and the row says so. A failed download or a broken manifest ends the
@@ -23,6 +26,8 @@ import type { Upstream } from '../sources/source.js';
 import type { LockEntry } from '../store/lockfile.js';
 import { makeStagingDir, removeDir } from '../store/staging.js';
 import { ENGINES_WALK_CAP } from './agent-walk.js';
+import { recallEngines, rememberEngines } from '../cache/engines-memo.js';
+import { logVerbose } from '../log.js';
 
 /**
  * checked: newer versions were downloaded and their ranges read; unknown-agent: not
@@ -63,6 +68,8 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
   const kind = sourceFor(entry.source.type);
   const skipped = report.needs_newer_agent;
   const stage = await makeStagingDir(ctx, `outdated-${entry.name}`);
+  const remembered: string[] = [];
+  const fetchedVersions: string[] = [];
   try {
     for (const [i, c] of newer.slice(0, ENGINES_WALK_CAP).entries()) {
       // Done: the newest runnable is known, and so is update's (or no candidate is left inside the requirement).
@@ -71,9 +78,21 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
       const version = kind.pin(rec);
       const into = join(stage, `pkg-${i}`);
       report.tried++;
+      const cksum = typeof rec.cksum === 'string' ? rec.cksum : undefined;
       try {
-        const fetched = await kind.fetchExactly(ctx, rec, into);
-        const verdict = checkEngines(await loadManifest(fetched.dir), agent);
+        // The registry cksum names the exact bytes: a range read from them before needs no download.
+        const known = cksum !== undefined ? await recallEngines(ctx, cksum) : undefined;
+        let declared: { engines?: unknown };
+        if (known) {
+          remembered.push(version);
+          declared = known;
+        } else {
+          const fetched = await kind.fetchExactly(ctx, rec, into);
+          declared = await loadManifest(fetched.dir);
+          fetchedVersions.push(version);
+          if (cksum !== undefined) await rememberEngines(ctx, cksum, declared.engines);
+        }
+        const verdict = checkEngines(declared, agent);
         if (verdict.status === 'excludes') skipped.push({ version, requires: verdict.requires, reason: describeVerdict(version, verdict) });
         else {
           report.runnable ??= version;
@@ -83,6 +102,8 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
         await removeDir(into);
       }
     }
+    if (remembered.length > 0) logVerbose(ctx.log, `${entry.name}: engines.yolop of ${remembered.join(', ')} known from an earlier run (nothing fetched)`);
+    if (fetchedVersions.length > 0) ctx.log.info(`${entry.name}: fetched ${fetchedVersions.join(', ')} (verified, nothing installed) to read engines.yolop; later runs reuse what was read`);
     const reasons = skipped.map((s) => s.reason).join('; ');
     const capped = report.runnable === null && newer.length > report.tried ? ` (tried the ${report.tried} newest of ${newer.length})` : '';
     report.detail =
