@@ -15,16 +15,16 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { parseLock } from '../../src/core/store/lockfile.js';
 import { treeStateFile } from '../../src/core/store/tree-state.js';
-import { buildCrate } from '../helpers/crates.js';
+import { BINNY_BINARY, BINNY_OTHER, BINNY_SERVER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 let reg: TestRegistry;
 let home: TempHome;
-const BINARY = '#!/bin/sh\nexec cat\n';
-const OTHER = '#!/bin/sh\necho swapped\nexec cat\n';
-const SERVER = 'bin/binny-server';
+const BINARY = BINNY_BINARY;
+const OTHER = BINNY_OTHER;
+const SERVER = BINNY_SERVER;
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 const store = () => join(home.configDir, 'extensions');
 const pkg = () => join(store(), 'binny');
@@ -64,16 +64,8 @@ function snapshot(dir: string): Record<string, string> {
 
 beforeAll(async () => {
   reg = await startRegistry();
-  const crate = 'yolop-extension-binny';
-  const manifest = { name: 'binny', version: '1.0.0', yolop: { capabilityServer: { command: 'binny-server', binaries: `${reg.url}bin/{name}-{version}-{target}` }, tools: [{ name: 't' }] } };
-  reg.publish({
-    name: crate,
-    vers: '1.0.0',
-    data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n`, 'README.md': 'hello\n', 'src/lib.txt': 'code\n' } }),
-  });
-  const binPath = `/bin/binny-1.0.0-${hostTarget()}`;
-  reg.serve(binPath, BINARY);
-  reg.serve(`${binPath}.sha256`, `${sha(BINARY)}  binny-server\n`);
+  publishBinny(reg);
+  serveBinnyBinary(reg, BINARY);
 });
 afterAll(() => reg.close());
 beforeEach(() => {

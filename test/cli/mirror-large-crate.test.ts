@@ -6,10 +6,11 @@
  * refused on the next run (exit 5) and never rewritten.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
+import { filesUnder } from '../helpers/file-walk.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -23,7 +24,7 @@ const rel = `crates/${BIG}/${BIG}-0.3.0.crate`;
 const env = () => ({ ...source.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0', YEP_EXT_CACHE_DIR: 'off' });
 const mirror = (dir: string) => runCli(['mirror', dir, '--lockfile', lock, '--json'], { env: env() });
 /** Every file under `dir`, relative (temp files included: none may be left). */
-const allFiles = (dir: string): string[] => (existsSync(dir) ? (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[]).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name).slice(dir.length + 1)).sort() : []);
+const allFiles = (dir: string): string[] => filesUnder(dir).map((p) => relative(dir, p));
 
 beforeAll(async () => {
   reg = await startRegistry();
