@@ -91,17 +91,17 @@ Sources:
       },
     });
     if (!json) this.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
-    if (!enable) return { frozen: items };
+    if (!enable) return { frozen: items.map(frozenJson), enabled: null };
     const enabled = await enableAll(ctx, items.map((i) => i.name), ignoreEngines);
     if (!json) for (const e of enabled) this.logToStderr(e.ok ? `✔ ${e.name} enabled` : `! ${e.name}: ${e.error.message}`);
     const incomplete = enabled.filter((e) => !e.ok);
     if (incomplete.length > 0) {
       throw new YepError(incomplete.every((e) => !e.ok && e.error.code === 'E_SETUP_INCOMPLETE') ? 'E_SETUP_INCOMPLETE' : 'E_PARTIAL', `${incomplete.map((e) => e.name).join(', ')}: not fully set up.`, {
         hint: incomplete.flatMap((e) => (e.ok ? [] : [e.error.hint ?? ''])).join('\n'),
-        details: { frozen: items, enabled: enabled.map((e) => (e.ok ? { name: e.name, ok: true } : { name: e.name, ok: false, error: e.error.toJSON() })) },
+        details: { frozen: items.map(frozenJson), enabled: enabled.map((e) => (e.ok ? { name: e.name, ok: true, error: null } : { name: e.name, ok: false, error: e.error.toJSON() })) },
       });
     }
-    return { frozen: items, enabled: enabled.map((e) => ({ name: e.name, ok: true })) };
+    return { frozen: items.map(frozenJson), enabled: enabled.map((e) => ({ name: e.name, ok: true, error: null })) };
   }
 
   async run(): Promise<unknown> {
@@ -208,6 +208,11 @@ async function enableAll(ctx: Context, names: string[], ignoreEngines: boolean):
 
 function frozenLine(item: FrozenItem): string {
   return item.status === 'failed' ? `✖ ${item.name}: ${item.reason}` : item.status === 'skipped' ? `= ${item.name} (already as locked)` : `✔ ${item.name} verified`;
+}
+
+/** A frozen item for --json: every key present, null when it does not apply (docs/json.md). */
+function frozenJson(item: FrozenItem) {
+  return { name: item.name, status: item.status, reason: item.reason ?? null, engines: item.engines ?? null };
 }
 
 /** A plan for --json: every key present, null when it does not apply (docs/json.md). */
