@@ -55,7 +55,7 @@ Sources:
     ...minAgeFlag,
     'allow-fresh': Flags.boolean({ description: 'Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file\'s min_age).' }),
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
-    accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
+    accept: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
     force: Flags.boolean({
       description: 'Fetch again and replace even when the lock says it is installed (repair after `yep-ext verify`): a name is fetched at exactly its locked version or commit and must match the lock; a path install is re-read and re-pinned.',
       exclusive: ['frozen', 'dry-run'],
