@@ -42,6 +42,19 @@ function stagingLeft(): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
+/** Each file under the store (the index cache aside) with its mtime. */
+function storeTimes(dir = store(), rel = ''): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      const r = rel ? `${rel}/${name}` : name;
+      if (r === '.yep-cache') return [];
+      const st = lstatSync(p);
+      return st.isDirectory() ? storeTimes(p, r) : [`${r} ${st.mtimeMs}`];
+    });
+}
+
 async function install(args: string[], env: Record<string, string> = {}) {
   return runCli(['install', ...args, '--json'], { env: { ...home.env, ...env } });
 }
@@ -119,6 +132,14 @@ describe('install from git', () => {
     const first = readLock().extensions![0]!;
     const again = await install([`${repo.url}#feature/x`]);
     expect(jsonOf(again).installed[0].status).toBe('unchanged');
+    // Decided before any download: the ref resolved (ls-remote), nothing fetched or cloned, no store file rewritten.
+    const times = storeTimes();
+    const quietly = await runCli(['install', `${repo.url}#feature/x`, '--verbose'], { env: home.env });
+    expect(quietly.code, quietly.stderr).toBe(0);
+    expect(quietly.stdout).toContain('Already installed: gitext');
+    expect(quietly.stderr).toMatch(/Resolving feature\/x/);
+    expect(quietly.stderr).not.toMatch(/Fetching |Cloning /);
+    expect(storeTimes()).toEqual(times);
 
     await remove('gitext');
     const byCommit = await install([`${repo.url}@${first.source.rev}`]);

@@ -161,6 +161,14 @@ async function installedIntact(ctx: Context, entry: LockEntry | undefined, targe
   return !needsRefetch(entry, check.result);
 }
 
+/** A kind without candidates: the record it would install now, when resolving it needs no download and the lock has its origin. */
+async function installedPinOf(ctx: Context, spec: ValidSpec): Promise<LockSource[]> {
+  const source = sourceFor(spec.kind);
+  if (!source.installedPin) return [];
+  const rec = await source.installedPin(ctx, spec, (await loadLock(ctx.paths.lockFile)).entries);
+  return rec ? [rec] : [];
+}
+
 /** A fetched, verified package and what installing it would do (before the installer lock). */
 interface Planned {
   plan: InstallPlan;
@@ -314,7 +322,8 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
   const candidates = await specCandidates(ctx, spec, hooks.ignoreEngines === true);
   // Exactly this already installed and intact: said from the lock and the store, before any download or summary.
   if (already && !dryRun && hooks.force !== true) {
-    const outcome = await alreadyInstalled(ctx, policy, candidates.records, candidates.notes, { ignoreEngines: hooks.ignoreEngines === true });
+    const records = candidates.records.length > 0 ? candidates.records : await installedPinOf(ctx, spec);
+    const outcome = await alreadyInstalled(ctx, policy, records, candidates.notes, { ignoreEngines: hooks.ignoreEngines === true });
     if (outcome) return already(outcome);
   }
   const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));
