@@ -5,11 +5,12 @@
  * stdout shows no contribution summary, nothing on disk changes), and "already
  * installed" prints no summary either and downloads nothing (not even from the cache).
  */
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
+import { configTree } from '../helpers/config-tree.js';
+import { mtimesUnder } from '../helpers/file-walk.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -26,37 +27,11 @@ const downloads = () => reg.requestsTo('/crates/').length;
 /** The summary's head line, as renderPreview prints it. */
 const SUMMARY = /hello \d\.\d\.\d from crates\.io:/;
 
-/** Every file under the config directory with its digest (the download cache aside). */
-function state(dir = home.configDir, rel = ''): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const p = join(dir, name);
-      const r = rel ? `${rel}/${name}` : name;
-      if (r === 'extensions/.yep-cache') return [];
-      const st = lstatSync(p);
-      if (st.isSymbolicLink()) return [`${r} -> ${readlinkSync(p)}`];
-      if (st.isDirectory()) return state(p, r);
-      return [`${r} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`];
-    });
-}
+/** Every path under the config directory (test/helpers/config-tree.ts). */
+const state = () => configTree(home.configDir);
 
 /** The shared download cache of this home (paths.ts: ~/.cache/yep-ext). */
 const downloadCache = () => join(home.env.HOME!, '.cache', 'yep-ext');
-
-/** Each file under the store (the index cache aside) with its mtime. */
-function mtimes(dir = join(home.configDir, 'extensions'), rel = ''): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const p = join(dir, name);
-      const r = rel ? `${rel}/${name}` : name;
-      if (r === '.yep-cache') return [];
-      const st = lstatSync(p);
-      return st.isDirectory() ? mtimes(p, r) : [`${r} ${st.mtimeMs}`];
-    });
-}
 
 beforeEach(async () => {
   reg = await startRegistry();
@@ -117,7 +92,7 @@ describe('install over an installed version, without a TTY', () => {
     // Decided before any download: with the download cache emptied, any fetch would reach the
     // registry; none does, the cache stays empty, and no file of the store is rewritten (mtimes).
     rmSync(downloadCache(), { recursive: true, force: true });
-    const times = mtimes();
+    const times = mtimesUnder(join(home.configDir, 'extensions'), ['.yep-cache']);
     const crates = downloads();
     for (const spec of ['hello@0.2.0', 'hello', 'hello@^0.2']) {
       const again = await runCli(['install', spec, '--json'], { env: env() });
@@ -126,7 +101,7 @@ describe('install over an installed version, without a TTY', () => {
     }
     expect(downloads()).toBe(crates);
     expect(existsSync(downloadCache())).toBe(false);
-    expect(mtimes()).toEqual(times);
+    expect(mtimesUnder(join(home.configDir, 'extensions'), ['.yep-cache'])).toEqual(times);
     expect(state()).toEqual(before);
 
     // Not provably the same (a file of the tree damaged): fetched again and put back.
