@@ -6,8 +6,9 @@
 // - `list` runs without oclif when its arguments are plain, and so does
 //   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
 //   anything else, doing nothing);
-// - everything else runs oclif from the esbuild bundle (scripts/build-cli.mjs),
-//   through src/cli/oclif-main.ts (our error reports instead of oclif's).
+// - everything else runs oclif from the esbuild bundle dist/bundle/cli.cjs
+//   (scripts/build-cli.mjs; CommonJS: require is far cheaper than the ESM
+//   loader), through src/cli/oclif-main.ts (our error reports instead of oclif's).
 // The published package ships the bundle. A source checkout builds it with
 // `npm run build` (npm test does); `npx yep-ext` right after `npm ci` builds it
 // once, here, since the package has no install-time script to do it.
@@ -26,7 +27,7 @@ const argv = process.argv.slice(2);
  */
 function buildCheckout() {
   const fs = require('node:fs');
-  if (fs.existsSync(join(root, 'dist', 'bundle', 'oclif.js')) || !fs.existsSync(join(root, 'scripts', 'build-cli.mjs'))) return false;
+  if (fs.existsSync(join(root, 'dist', 'bundle', 'cli.cjs')) || !fs.existsSync(join(root, 'scripts', 'build-cli.mjs'))) return false;
   process.stderr.write('yep-ext: this checkout is not built yet; running `npm run build` once (about 15 s)...\n');
   const npm = process.env.npm_execpath;
   const r = require('node:child_process').spawnSync(npm ? process.execPath : 'npm', [...(npm ? [npm] : []), 'run', '--silent', 'build'], {
@@ -69,7 +70,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
     // headers and body bytes, and this process runs no other wasm. Set here, in the
     // CLI only: the library (src/index.ts) changes nothing process-wide (issue 13).
     require('node:v8').setFlagsFromString('--liftoff-only');
-    const { main } = await loadBundle(() => import('../dist/bundle/oclif.js'));
+    const { main } = await loadBundle(() => require('../dist/bundle/cli.cjs'));
     // The package root, not this directory: bin/package.json would pass for it.
     await main(root);
   })();
