@@ -32,6 +32,8 @@
  *
  *   node scripts/build-cli.mjs [--meta FILE]   (--meta writes esbuild's metafile)
  */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -165,6 +167,8 @@ const [main, cli, fast] = await Promise.all([
   }),
   build({
     ...cjsCommon,
+    // Names this build for its code cache (bin/run.js: requireWithCodeCache).
+    footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
     stdin: { contents: cliEntry, resolveDir: join(DIST, 'cli'), sourcefile: 'cli-entry.cjs', loader: 'js' },
     outfile: join(DIST, 'bundle', 'cli.cjs'),
     plugins: [libsApart],
@@ -210,3 +214,24 @@ const [main, cli, fast] = await Promise.all([
 if (metaIndex > 0) {
   writeFileSync(process.argv[metaIndex + 1], JSON.stringify({ inputs: { ...main.metafile.inputs, ...cli.metafile.inputs, ...fast.metafile.inputs }, outputs: { ...main.metafile.outputs, ...cli.metafile.outputs, ...fast.metafile.outputs } }));
 }
+// The V8 code cache of cli.cjs (dist/bundle/cli.cjs.v8cache), for Node 20, which
+// has no compile cache of its own: made by this Node in a fresh process with the
+// V8 flags bin/run.js sets (V8 rejects a cache made under other flags or by
+// another V8, and bin/run.js then compiles as usual). Made after loading the
+// bundle and evaluating the runner, help, hook and every command module, so the
+// functions those run are in it too.
+const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
+const made = spawnSync(
+  process.execPath,
+  [
+    '-e',
+    `require('node:v8').setFlagsFromString('--liftoff-only');
+const file = ${JSON.stringify(join(DIST, 'bundle', 'cli.cjs'))};
+let make;
+const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
+if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }
+require('node:fs').writeFileSync(file + '.v8cache', make());`,
+  ],
+  { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+);
+if (made.status !== 0) throw new Error(`writing the code cache of cli.cjs failed (status ${made.status})`);

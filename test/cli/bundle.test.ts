@@ -5,10 +5,13 @@
  * must load and run on its own.
  */
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, makeTempHome, runCli } from '../helpers/home.js';
+
+const require = createRequire(import.meta.url);
 
 function commandIds(): string[] {
   const dir = join(REPO_ROOT, 'src', 'commands');
@@ -58,6 +61,28 @@ describe('the bundled CLI', () => {
     const fast = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'fast-path.cjs'), 'utf8');
     expect(fast).not.toMatch(/require_cli_table3/);
     expect(fast).toContain('./table-engine.cjs');
+  });
+
+  it('compiles cli.cjs from the code cache the build wrote (Node 20; Node 22+ uses its own compile cache)', () => {
+    const home = makeTempHome();
+    try {
+      // A preload that sees every vm.Script given cached data and whether V8 took it.
+      const preload = join(home.root, 'cache-seen.cjs');
+      writeFileSync(
+        preload,
+        `const vm = require('node:vm'); const S = vm.Script; const seen = [];
+vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'seen.json'))}, JSON.stringify(seen)));`,
+      );
+      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], { env: home.env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(3);
+      expect(r.stderr).toContain('is not installed');
+      const seen = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as Array<{ file: string; rejected: boolean }>;
+      const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+      expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file: join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'), rejected: false }]);
+    } finally {
+      home.cleanup();
+    }
   });
 
   it('lists every command in --help, and each one loads and prints its own help', async () => {
