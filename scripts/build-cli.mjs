@@ -18,8 +18,9 @@
  *                     self-contained CommonJS file that cli.cjs requires where
  *                     the source imports it: V8 parses every byte of a script it
  *                     loads (~20-30 ms per MB here), evaluated or not;
- *   index.js,         the programmatic API (src/index.ts; package.json exports),
- *   chunks/*.js       ESM, code-split (its lazily imported modules are chunks);
+ *   api.cjs,          the programmatic API (src/index.ts), CommonJS sharing
+ *   index.js          lib/*.cjs, behind index.js, the ES module package.json
+ *                     exports, which re-exports it;
  *   fast-path.cjs     the oclif-free runner for `list` and `__complete`
  *                     (src/cli/fast-path.ts), one self-contained CommonJS file,
  *   table-engine.cjs  but for the table engine for non-ASCII text (cli-table3),
@@ -146,24 +147,15 @@ const cjsCommon = {
 };
 rmSync(join(DIST, 'bundle'), { recursive: true, force: true });
 const [main, cli, fast] = await Promise.all([
+  // The programmatic API (import from "yep-ext"): api.cjs, CommonJS like cli.cjs and
+  // sharing its lib/*.cjs, behind index.js, an ES module that re-exports it (Node
+  // finds the names through the export list esbuild writes at the end of api.cjs).
   build({
-    ...common,
-    // The programmatic API (import from "yep-ext"): ESM, its lazily imported
-    // modules (undici, ...) in chunks of their own.
-    entryPoints: { index: join(DIST, 'index.js') },
-    splitting: true,
+    ...cjsCommon,
+    entryPoints: { api: join(DIST, 'index.js') },
     outdir: join(DIST, 'bundle'),
-    chunkNames: 'chunks/[hash]',
-    // Bundled CommonJS (most dependencies) expects require/__dirname.
-    banner: {
-      js: [
-        "import { createRequire as __yepCreateRequire } from 'node:module';",
-        "import { fileURLToPath as __yepFileURLToPath } from 'node:url';",
-        'const require = __yepCreateRequire(import.meta.url);',
-        'const __filename = __yepFileURLToPath(import.meta.url);',
-        "const __dirname = __yepFileURLToPath(new URL('.', import.meta.url));",
-      ].join(' '),
-    },
+    outExtension: { '.js': '.cjs' },
+    plugins: [libsApart],
   }),
   build({
     ...cjsCommon,
@@ -235,3 +227,4 @@ require('node:fs').writeFileSync(file + '.v8cache', make());`,
   { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
 );
 if (made.status !== 0) throw new Error(`writing the code cache of cli.cjs failed (status ${made.status})`);
+writeFileSync(join(DIST, 'bundle', 'index.js'), "// The programmatic API (src/index.ts), bundled as api.cjs (scripts/build-cli.mjs).\nexport * from './api.cjs';\n");
