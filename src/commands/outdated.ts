@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
 import { outdatedJson, renderOutdated } from '../cli/render-outdated.js';
 import { stdoutShape } from '../cli/terminal.js';
 import { ERROR_CODES, YepError } from '../core/errors.js';
@@ -9,20 +9,21 @@ export default class Outdated extends BaseCommand {
   static override summary = 'Show which installed extensions have newer versions: current, wanted (within the recorded requirement or ref) and latest.';
   static override description = `Reads each crate's index once and each git ref with ls-remote (in parallel). wanted is what \`update\` would move to; latest is the newest at all (for crates, also outside the recorded requirement: reach it with \`install\`). Path installs are listed as local. A lookup that fails is reported on its row.
 
-Newer, but needs a newer yolop: a version's engines.yolop is in its manifest, so for a crate with newer versions the newest are downloaded (at most 5, each verified against the registry checksum as install does, kept in the shared download cache so the next run downloads nothing; nothing is installed) until one the installed agent can run is found. The row then names the newest version yolop can run and the newer ones it cannot ("0.5.0 needs yolop >=0.13; you have 0.12.1"); when none can, its status is held. With no agent found (yolop on PATH or YOLOP_BIN), nothing is downloaded and the row says the agent's version is unknown. --json: newer_engines (docs/info-outdated.md).
+Newer, but needs a newer yolop: a version's engines.yolop is in its manifest, so for a crate with newer versions the newest are downloaded (at most 5 per extension and 20 per run, each verified against the registry checksum as install does, kept in the shared download cache; nothing is installed) until one the installed agent can run is found. What was fetched is said on stderr; the ranges read are remembered by the registry checksum, so the next run fetches nothing for those versions (--verbose says so). The row then names the newest version yolop can run and the newer ones it cannot ("0.5.0 needs yolop >=0.13; you have 0.12.1"); when none can, its status is held. With no agent found (yolop on PATH or YOLOP_BIN), nothing is downloaded and the row says the agent's version is unknown. --json: newer_engines (docs/info-outdated.md).
 
 Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated (update or beyond; held is not: an update yolop cannot run is not one to take). A failed lookup exits with its error's code (11 when others succeeded).`;
 
-  static override examples = ['<%= config.bin %> outdated', '<%= config.bin %> outdated --json', '<%= config.bin %> outdated --exit-code'];
+  static override examples = ['<%= config.bin %> outdated', '<%= config.bin %> outdated --json', '<%= config.bin %> outdated --exit-code', '<%= config.bin %> outdated --verbose'];
 
   static override flags = {
     ...indexFlag,
+    ...feedbackFlags,
     'exit-code': Flags.boolean({ description: 'Exit 14 when any extension is outdated (wanted or latest newer than installed); 0 otherwise. Held rows (every newer version tried needs a newer yolop) do not count.' }),
   };
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(Outdated);
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext({ index: flags.index, quiet: flags.quiet, verbose: flags.verbose });
     const items = await outdatedExtensions(ctx);
     const json = this.jsonEnabled();
     const doc = outdatedJson(items);

@@ -7,42 +7,30 @@
  * (counted on the loopback release host), a corrupted entry is re-fetched.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/target.js';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, fixtureCrate } from '../helpers/crates.js';
 import { describeNeeding, need } from '../helpers/needs.js';
+import { filesUnder } from '../helpers/file-walk.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { homePool } from '../helpers/home-pool.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
 let reg: TestRegistry;
 let cacheRoot: TempHome;
 let cacheDir: string;
-const homes: TempHome[] = [];
-const home = (): TempHome => {
-  const h = makeTempHome();
-  homes.push(h);
-  return h;
-};
+const homes = homePool();
+const home = (): TempHome => homes.make();
 const env = (h: TempHome, extra: Record<string, string> = {}) => ({ ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0', YEP_EXT_CACHE_DIR: cacheDir, ...extra });
 const lockOf = (h: TempHome) => readFileSync(join(h.configDir, 'extensions', 'extensions.lock'), 'utf8');
 const downloads = () => reg.requestsTo('/crates/').length;
 
-function contentFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d)) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(p);
-    }
-  };
-  if (existsSync(join(dir, 'content-v2'))) walk(join(dir, 'content-v2'));
-  return out;
-}
+/** The cache's content files (cacache's content-v2). */
+const contentFiles = (dir: string): string[] => filesUnder(join(dir, 'content-v2'));
 
 const TARGET = hostTarget();
 const BINARY = '#!/bin/sh\nexec cat\n';
@@ -73,7 +61,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await reg.close();
   cacheRoot.cleanup();
-  for (const h of homes) h.cleanup();
+  homes.cleanup();
 });
 let n = 0;
 beforeEach(() => {

@@ -289,6 +289,84 @@ describe('outdated: newer, but needs a newer yolop', () => {
     expect(readdirNames(join(store(), '.yep-staging'))).toEqual([]);
   });
 
+  it('a range read once is remembered by the registry cksum: a later run fetches nothing (not even from the download cache), the first says what it fetched, a corrupted memo is a miss', async () => {
+    expect((await runCli(['install', 'hello@0.3.0'], { env: withAgent('0.10.0') })).code).toBe(0);
+    const cacheDir = join(home.root, 'dl-cache');
+    const env = { ...withAgent('0.12.1'), YEP_EXT_CACHE_DIR: cacheDir };
+    const expected = { status: 'checked', runnable: '0.4.0', needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13' }], tried: 2, candidates: 2 };
+    const before = downloads().length;
+
+    const first = await runCli(['outdated', '--json'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(jsonOf(first).outdated[0].newer_engines).toMatchObject(expected);
+    expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
+    expect(first.stderr).toContain('hello: fetched 0.5.0, 0.4.0 (verified, nothing installed) to read engines.yolop');
+
+    // The .crate files leave the download cache: only the remembered ranges are left.
+    const cacache = (await import('cacache')).default;
+    const crateKeys = Object.keys(await cacache.ls(cacheDir)).filter((k) => k.startsWith('yep-ext:sha256:'));
+    expect(crateKeys.length).toBeGreaterThanOrEqual(2);
+    for (const k of crateKeys) {
+      const info = await cacache.get.info(cacheDir, k);
+      await cacache.rm.entry(cacheDir, k);
+      await cacache.rm.content(cacheDir, info!.integrity);
+    }
+    const memoKeys = Object.keys(await cacache.ls(cacheDir)).filter((k) => k.startsWith('yep-ext:engines:'));
+    expect(memoKeys).toHaveLength(2);
+
+    const second = await runCli(['outdated', '--json', '--verbose'], { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(jsonOf(second).outdated[0].newer_engines).toMatchObject(expected);
+    expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
+    expect(second.stderr).not.toContain('hello: fetched');
+    expect(second.stderr).toContain('hello: engines.yolop of 0.5.0, 0.4.0 known from an earlier run (nothing fetched)');
+    expect(readdirNames(join(store(), '.yep-staging'))).toEqual([]);
+
+    // A memo whose bytes changed no longer matches its integrity: a miss, so fetched and verified again.
+    for (const k of memoKeys) {
+      const info = await cacache.get.info(cacheDir, k);
+      writeFileSync(info!.path, JSON.stringify({ format: 1, engines: { yolop: '>=0.1' } }));
+    }
+    const third = await runCli(['outdated', '--json'], { env });
+    expect(third.code, third.stderr).toBe(0);
+    expect(jsonOf(third).outdated[0].newer_engines).toMatchObject(expected);
+    expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0', '0.5.0', '0.4.0']);
+  });
+
+  it('one run fetches at most 20 packages for the whole store: the walk past it is "failed" (budget), named once on stderr, and the next run finishes from what was remembered', async () => {
+    const names = ['b1', 'b2', 'b3', 'b4', 'b5'];
+    for (const n of names) {
+      const crate = `yolop-extension-${n}`;
+      const m = (v: string, range?: string) => JSON.stringify({ name: n, version: v, ...(range ? { engines: { yolop: range } } : {}), yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] } });
+      reg.publish({ name: crate, vers: '0.1.0', data: fixtureCrate(HELLO, '0.1.0', { publishAs: crate, files: { 'plugin.json': m('0.1.0') } }) });
+      // Five newer versions, none runnable: each walk needs its full five fetches.
+      for (const v of ['0.2.0', '0.3.0', '0.4.0', '0.5.0', '0.6.0']) reg.publish({ name: crate, vers: v, data: fixtureCrate(HELLO, v, { publishAs: crate, files: { 'plugin.json': m(v, '>=9') } }) });
+    }
+    const env = withAgent('0.12.1');
+    const install = await runCli(['install', ...names.map((n) => `${n}@=0.1.0`)], { env });
+    expect(install.code, install.stderr).toBe(0);
+    const before = downloads().length;
+
+    const first = await runCli(['outdated', '--json'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(downloads().length - before).toBe(20);
+    const rows = jsonOf(first).outdated as Array<{ name: string; status: string; newer_engines: { status: string; tried: number; detail: string } }>;
+    const stopped = rows.filter((r) => r.newer_engines.status === 'failed');
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]!.newer_engines.detail).toContain("this run's budget of 20 downloads is spent");
+    expect(stopped[0]!.status).toBe('beyond');
+    expect(rows.filter((r) => r.newer_engines.status === 'checked').map((r) => r.newer_engines.tried)).toEqual([5, 5, 5, 5]);
+    expect(first.stderr).toContain(`engines.yolop of ${stopped[0]!.name} not checked: this run's download budget is spent`);
+    expect(readdirNames(join(store(), '.yep-staging'))).toEqual([]);
+
+    const second = await runCli(['outdated', '--json'], { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(downloads().length - before).toBe(25);
+    const done = jsonOf(second).outdated as typeof rows;
+    expect(done.map((r) => [r.newer_engines.status, r.newer_engines.tried, r.status])).toEqual(names.map(() => ['checked', 5, 'held']));
+    expect(second.stderr).not.toContain('budget');
+  });
+
   it('the walk is capped at 5 downloads and says so', async () => {
     expect((await runCli(['install', 'hello@0.3.0'], { env: withAgent('0.12.1') })).code).toBe(0);
     for (const v of ['0.6.0', '0.7.0', '0.8.0', '0.9.0', '0.10.0']) publish(v, '>=9');

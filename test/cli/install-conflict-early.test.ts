@@ -5,11 +5,10 @@
  * stdout shows no contribution summary, nothing on disk changes), and "already
  * installed" prints no summary either.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
+import { configTree } from '../helpers/config-tree.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -26,21 +25,8 @@ const downloads = () => reg.requestsTo('/crates/').length;
 /** The summary's head line, as renderPreview prints it. */
 const SUMMARY = /hello \d\.\d\.\d from crates\.io:/;
 
-/** Every file under the config directory with its digest (the download cache aside). */
-function state(dir = home.configDir, rel = ''): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const p = join(dir, name);
-      const r = rel ? `${rel}/${name}` : name;
-      if (r === 'extensions/.yep-cache') return [];
-      const st = lstatSync(p);
-      if (st.isSymbolicLink()) return [`${r} -> ${readlinkSync(p)}`];
-      if (st.isDirectory()) return state(p, r);
-      return [`${r} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`];
-    });
-}
+/** Every path under the config directory (test/helpers/config-tree.ts). */
+const state = () => configTree(home.configDir);
 
 beforeEach(async () => {
   reg = await startRegistry();

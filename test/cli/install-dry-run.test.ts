@@ -4,11 +4,11 @@
  * diff, whether consent is needed) and nothing changed: every file of the config
  * directory byte-identical (the download cache aside), no staging, no lock taken.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
+import { configTree } from '../helpers/config-tree.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -29,25 +29,8 @@ const publish = (version: string, yolop: Record<string, unknown> = {}) =>
 const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
 const store = () => join(home.configDir, 'extensions');
 
-/**
- * Every path under the config directory with its kind, mode and content digest;
- * the download cache aside (and so the store directory itself, which the cache
- * creates in an empty home).
- */
-function state(dir = home.configDir, rel = ''): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const p = join(dir, name);
-      const r = rel ? `${rel}/${name}` : name;
-      if (r === 'extensions/.yep-cache') return [];
-      const st = lstatSync(p);
-      if (st.isSymbolicLink()) return [`${r} -> ${readlinkSync(p)}`];
-      if (st.isDirectory()) return [...(r === 'extensions' ? [] : [`${r}/ ${(st.mode & 0o777).toString(8)}`]), ...state(p, r)];
-      return [`${r} ${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`];
-    });
-}
+/** Every path under the config directory (test/helpers/config-tree.ts). */
+const state = () => configTree(home.configDir);
 
 beforeEach(async () => {
   reg = await startRegistry();

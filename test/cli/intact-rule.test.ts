@@ -9,21 +9,22 @@
  * to the lock's, the provisioned binary's sha256 equal to `binary_file_sha256`.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, chmodSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { parseLock } from '../../src/core/store/lockfile.js';
-import { buildCrate } from '../helpers/crates.js';
+import { treeStateFile } from '../../src/core/store/tree-state.js';
+import { BINNY_BINARY, BINNY_OTHER, BINNY_SERVER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 let reg: TestRegistry;
 let home: TempHome;
-const BINARY = '#!/bin/sh\nexec cat\n';
-const OTHER = '#!/bin/sh\necho swapped\nexec cat\n';
-const SERVER = 'bin/binny-server';
+const BINARY = BINNY_BINARY;
+const OTHER = BINNY_OTHER;
+const SERVER = BINNY_SERVER;
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 const store = () => join(home.configDir, 'extensions');
 const pkg = () => join(store(), 'binny');
@@ -63,16 +64,8 @@ function snapshot(dir: string): Record<string, string> {
 
 beforeAll(async () => {
   reg = await startRegistry();
-  const crate = 'yolop-extension-binny';
-  const manifest = { name: 'binny', version: '1.0.0', yolop: { capabilityServer: { command: 'binny-server', binaries: `${reg.url}bin/{name}-{version}-{target}` }, tools: [{ name: 't' }] } };
-  reg.publish({
-    name: crate,
-    vers: '1.0.0',
-    data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n`, 'README.md': 'hello\n', 'src/lib.txt': 'code\n' } }),
-  });
-  const binPath = `/bin/binny-1.0.0-${hostTarget()}`;
-  reg.serve(binPath, BINARY);
-  reg.serve(`${binPath}.sha256`, `${sha(BINARY)}  binny-server\n`);
+  publishBinny(reg);
+  serveBinnyBinary(reg, BINARY);
 });
 afterAll(() => reg.close());
 beforeEach(() => {
@@ -125,5 +118,61 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
       expect(jsonOf(after).extensions[0].problems).toEqual(baseline);
       expect(after.stderr).not.toContain('not as the lock pins');
     }
+  });
+});
+
+/**
+ * The same rule seen from the three read-side judges: for each change, `list`
+ * names a problem beyond the intact baseline, `verify` exits 5 (E_INTEGRITY)
+ * and `install --frozen` fetches the entry again exactly when the change is
+ * damage; a lost stat signature is not damage (a re-hash finds the tree
+ * intact), so all three leave it alone. After a frozen repair the tree is the
+ * locked one and all three agree it is intact.
+ */
+const table: Array<[string, boolean, () => void]> = [
+  ['a file modified', true, () => writeFileSync(join(pkg(), 'README.md'), 'HELLO\n')],
+  ['a file missing', true, () => rmSync(join(pkg(), 'README.md'))],
+  ['an extra file', true, () => writeFileSync(join(pkg(), 'src', 'extra.txt'), 'x\n')],
+  ['the server chmod -x', true, () => chmodSync(join(pkg(), SERVER), 0o644)],
+  ['the server binary gone', true, () => rmSync(join(pkg(), SERVER))],
+  ['the signature file missing', false, () => rmSync(treeStateFile({ storeDir: store() } as never, 'binny'))],
+  ['the signature file missing and a file modified', true, () => {
+    rmSync(treeStateFile({ storeDir: store() } as never, 'binny'));
+    appendFileSync(join(pkg(), 'src', 'lib.txt'), 'more\n');
+  }],
+];
+
+describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'list, verify and install --frozen judge a tree alike', () => {
+  it.each(table)('%s (damage: %s)', async (_what, damaged, change) => {
+    const installed = await runCli(['install', 'binny', '--json'], { env: env() });
+    expect(installed.code, installed.stderr).toBe(0);
+    const lockBefore = lockText();
+    const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
+    const pristine = snapshot(pkg());
+    const baseline: string[] = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions[0].problems;
+    expect(existsSync(treeStateFile({ storeDir: store() } as never, 'binny'))).toBe(true);
+    change();
+    const before = snapshot(pkg());
+
+    const verdicts = async () => {
+      const list = await runCli(['list', '--json'], { env: env() });
+      expect(list.code, list.stderr).toBe(0);
+      const listed = jsonOf(list).extensions[0].problems.filter((p: string) => !baseline.includes(p)).length > 0;
+      const verify = await runCli(['verify', '--json'], { env: env() });
+      expect([0, 5], verify.stderr + verify.stdout).toContain(verify.code);
+      if (verify.code === 5) expect(jsonOf(verify).error.code).toBe('E_INTEGRITY');
+      return { listed, verifyFails: verify.code === 5 };
+    };
+    // Read-only judges first: they leave the tree as it is (bytes and modes).
+    expect(await verdicts()).toEqual({ listed: damaged, verifyFails: damaged });
+    expect(snapshot(pkg())).toEqual(before);
+
+    const frozen = await runCli(['install', '--frozen', '--json'], { env: env() });
+    expect(frozen.code, frozen.stderr + frozen.stdout).toBe(0);
+    expect(jsonOf(frozen).frozen.map((f: { name: string; status: string }) => ({ name: f.name, status: f.status }))).toEqual([{ name: 'binny', status: damaged ? 'installed' : 'skipped' }]);
+    expect(lockText()).toBe(lockBefore);
+    expect(snapshot(pkg())).toEqual(pristine);
+    expect(hostHash(pkg())).toBe(locked.content_hash);
+    expect(await verdicts()).toEqual({ listed: false, verifyFails: false });
   });
 });

@@ -18,7 +18,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
-import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { jsonOf, runCli, type TempHome } from '../helpers/home.js';
+import { homePool } from '../helpers/home-pool.js';
 import { describeNeeding } from '../helpers/needs.js';
 import { NEEDS_NGINX, startNginx, type Nginx } from '../helpers/nginx.js';
 import { writePackage } from '../helpers/packages.js';
@@ -30,12 +31,8 @@ let reg: TestRegistry;
 let source: TempHome;
 let lockCopy: string;
 let repo: TestRepo;
-const homes: TempHome[] = [];
-const home = (): TempHome => {
-  const h = makeTempHome();
-  homes.push(h);
-  return h;
-};
+const homes = homePool();
+const home = (): TempHome => homes.make();
 const lockOf = (h: TempHome) => join(h.configDir, 'extensions', 'extensions.lock');
 const store = (h: TempHome) => join(h.configDir, 'extensions');
 const storeEntries = (h: TempHome) => (existsSync(store(h)) ? readdirSync(store(h)).filter((e) => !e.startsWith('.')).sort() : []);
@@ -57,7 +54,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await reg.close();
-  for (const h of homes) h.cleanup();
+  homes.cleanup();
 });
 
 async function buildMirror(dir: string, extra: string[] = []) {

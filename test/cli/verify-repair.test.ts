@@ -11,36 +11,26 @@ import { appendFileSync, chmodSync, existsSync, readFileSync, realpathSync, rmSy
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
-import { buildCrate } from '../helpers/crates.js';
+import { BINNY_BINARY, BINNY_OTHER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 let reg: TestRegistry;
 let home: TempHome;
-const BINARY = '#!/bin/sh\nexec cat\n';
-const OTHER = '#!/bin/sh\necho swapped\nexec cat\n';
+const BINARY = BINNY_BINARY;
+const OTHER = BINNY_OTHER;
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-const binPath = () => `/bin/binny-1.0.0-${hostTarget()}`;
 const store = () => join(home.configDir, 'extensions');
 const pkg = () => join(store(), 'binny');
 const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
 const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
 
-function serveBinary(content: string): void {
-  reg.serve(binPath(), content);
-  reg.serve(`${binPath()}.sha256`, `${sha(content)}  binny-server\n`);
-}
+const serveBinary = (content: string): void => serveBinnyBinary(reg, content);
 
 beforeAll(async () => {
   reg = await startRegistry();
-  const crate = 'yolop-extension-binny';
-  const manifest = { name: 'binny', version: '1.0.0', yolop: { capabilityServer: { command: 'binny-server', binaries: `${reg.url}bin/{name}-{version}-{target}` }, tools: [{ name: 't' }] } };
-  reg.publish({
-    name: crate,
-    vers: '1.0.0',
-    data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n`, 'README.md': 'hello\n', 'src/lib.txt': 'code\n' } }),
-  });
+  publishBinny(reg);
 });
 afterAll(() => reg.close());
 beforeEach(async () => {

@@ -9,13 +9,15 @@
  * a warning or a failure), and the cache is byte-identical afterwards.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, fixtureCrate } from '../helpers/crates.js';
-import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { treeBytes } from '../helpers/file-walk.js';
+import { runCli, type TempHome } from '../helpers/home.js';
+import { homePool } from '../helpers/home-pool.js';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -44,28 +46,12 @@ let warm: string;
 let ro: string;
 let mounted = false;
 let reg: TestRegistry;
-const homes: TempHome[] = [];
-const home = (): TempHome => {
-  const h = makeTempHome();
-  homes.push(h);
-  return h;
-};
+const homes = homePool();
+const home = (): TempHome => homes.make();
 const env = (h: TempHome, cacheDir: string) => ({ ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0', YEP_EXT_CACHE_DIR: cacheDir, YEP_EXT_DEBUG: '1' });
 const store = (h: TempHome, name: string) => join(h.configDir, 'extensions', name);
 
-/** Every file under `dir` with its bytes (hex), by relative path. */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d).sort()) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else out[relative(dir, p)] = readFileSync(p).toString('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
+const tree = treeBytes;
 
 let origin: TempHome;
 
@@ -92,7 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (mounted) spawnSync('umount', [ro]);
   if (reg) await reg.close();
-  for (const h of homes) h.cleanup();
+  homes.cleanup();
   if (base) rmSync(base, { recursive: true, force: true });
 });
 

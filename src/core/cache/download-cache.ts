@@ -26,7 +26,7 @@ type Cacache = typeof import('cacache');
 let cacachePromise: Promise<Cacache> | undefined;
 
 /** Lazily: most commands never touch the cache. The bundle gives only `default` for a lazy CommonJS import. */
-function loadCacache(): Promise<Cacache> {
+export function loadCacache(): Promise<Cacache> {
   cacachePromise ??= import('cacache').then((m) => ('put' in m ? m : (m as unknown as { default: Cacache }).default));
   return cacachePromise;
 }

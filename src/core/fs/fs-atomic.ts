@@ -102,6 +102,36 @@ async function replaceFile(target: string, bytes: Buffer, mode: number): Promise
 }
 
 /**
+ * Write what `chunks` yields to `file` atomically, never holding it whole in memory
+ * (a mirrored `.crate` can be large): the same temp-fsync-rename as
+ * `writeFileAtomic`, with no comparison against what is there (callers decide
+ * that first). `check` runs after the last byte and before the rename; a throw
+ * abandons the write and leaves `file` as it was.
+ */
+export async function writeStreamAtomic(file: string, chunks: AsyncIterable<Uint8Array>, options: AtomicWriteOptions & { check?: () => void } = {}): Promise<void> {
+  const info = assertReplaceable(file, options);
+  const mode = options.mode ?? (info ? info.stat.mode & 0o777 : DEFAULT_MODE);
+  const dir = dirname(file);
+  const temp = join(dir, tempNameFor(basename(file)));
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    await fh.chmod(mode);
+    for await (const chunk of chunks) await fh.write(chunk);
+    await fh.sync();
+    await fh.close();
+    fh = undefined;
+    options.check?.();
+    await rename(temp, file);
+  } catch (e) {
+    await fh?.close().catch(() => {});
+    await rm(temp, { force: true }).catch(() => {});
+    throw e instanceof YepError ? e : stateIoError('write', file, e);
+  }
+  await fsyncDir(dir);
+}
+
+/**
  * `mkdir -p` with an explicit mode (never left to the umask), and no system call
  * that changes nothing when the directory is there: a stat first. (A failing
  * mkdir is harmless, but every command made several, and each is one more

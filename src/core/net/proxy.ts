@@ -17,7 +17,10 @@
  * EnvHttpProxyAgent hands the same options to its direct Agent and its ProxyAgents,
  * so that connector would also guard the connection to the proxy, which is the
  * user's choice and may be on any address. test/unit/proxy.test.ts covers the
- * matcher's rules; test/cli/proxy-ca.test.ts runs it against a real proxy.
+ * matcher's rules; test/unit/proxy-undici-parity.test.ts runs a table through this
+ * module and through undici's EnvHttpProxyAgent and requires the same route (the
+ * differences: loopback, and a NO_PROXY value trimmed before the `*` test);
+ * test/cli/proxy-ca.test.ts runs it against a real proxy.
  *
  * What a proxy changes for the address rules (docs/fleet.md, "Proxies"): the URL
  * is still checked before it is handed over (scheme, credentials, link-local

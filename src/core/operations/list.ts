@@ -105,7 +105,9 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     }
   }
   const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
-  // What `install --frozen` and a plain `install` would fetch again (verify.ts's one rule).
+  // Damage is judged by verify.ts's checkEntry, the check behind `verify`, `install --frozen` and a
+  // plain `install` (their `needsRefetch` is true exactly when this row shows a tree problem:
+  // test/cli/intact-rule.test.ts holds the table).
   const listed = await pMap(entries, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
     const item: ListedExtension = {

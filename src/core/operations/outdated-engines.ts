@@ -6,7 +6,10 @@
  * download cache used, so a second run downloads nothing), newest first, capped as
  * the install walk is (ENGINES_WALK_CAP), until the newest the agent can run is
  * found and, when that one is outside the recorded requirement, the newest inside
- * it too (what `update` would move to).
+ * it too (what `update` would move to). Only the manifest's `engines` value is
+ * needed: once read it is remembered by the registry cksum (cache/engines-memo.ts),
+ * so a later run fetches nothing for that version (not even from the download
+ * cache). What was fetched is said on stderr (info); what was remembered, with --verbose.
  * Nothing enters the store: each tree is unpacked in a private staging directory
  * and removed. The agent is asked first; an unknown agent means nothing is
  * downloaded and the row says so. A failed download or a broken manifest ends the
@@ -23,6 +26,8 @@ import type { Upstream } from '../sources/source.js';
 import type { LockEntry } from '../store/lockfile.js';
 import { makeStagingDir, removeDir } from '../store/staging.js';
 import { ENGINES_WALK_CAP } from './agent-walk.js';
+import { recallEngines, rememberEngines } from '../cache/engines-memo.js';
+import { logVerbose } from '../log.js';
 
 /**
  * checked: newer versions were downloaded and their ranges read; unknown-agent: not
@@ -50,11 +55,30 @@ export interface NewerEngines {
 }
 
 /**
+ * Fetches one `outdated` run may make for the whole store (the per-extension cap
+ * is ENGINES_WALK_CAP): 50 extensions must not mean 250 downloads in one go.
+ * A walk that would need more stops as `failed` (its row keeps the index's answer);
+ * what it read is remembered, so the next run goes on from there.
+ */
+export const OUTDATED_FETCH_BUDGET = 4 * ENGINES_WALK_CAP;
+
+/** The run's fetch budget, shared by every walk of one `outdated`: each walk reserves what it may need, and gives back what it did not use. */
+export interface FetchBudget {
+  left: number;
+  /** Extensions whose walk stopped on it. */
+  stopped: string[];
+}
+
+export function fetchBudget(size = OUTDATED_FETCH_BUDGET): FetchBudget {
+  return { left: size, stopped: [] };
+}
+
+/**
  * Walk `newer` (from `Upstream.newer`, newest first) for the newest version the agent
  * can run, and the newest the requirement selects that it can run. Never throws a
  * YepError: a failed download or manifest is the report's `failed` status.
  */
-export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullable<Upstream['newer']>): Promise<NewerEngines> {
+export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullable<Upstream['newer']>, budget: FetchBudget = fetchBudget()): Promise<NewerEngines> {
   const agent = await detectAgentVersion(ctx);
   const report: NewerEngines = { status: 'checked', agent: agent.known ? agent.version : null, runnable: null, runnable_in_requirement: null, needs_newer_agent: [], tried: 0, candidates: newer.length, detail: '' };
   if (!agent.known) {
@@ -62,18 +86,45 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
   }
   const kind = sourceFor(entry.source.type);
   const skipped = report.needs_newer_agent;
+  const planned = newer.slice(0, ENGINES_WALK_CAP);
+  const cksumOf = (c: (typeof planned)[number]): string | undefined => (typeof c.source.cksum === 'string' ? c.source.cksum : undefined);
+  // The registry cksum names the exact bytes: a range read from them before needs no download.
+  const memo = await Promise.all(planned.map((c) => (cksumOf(c) !== undefined ? recallEngines(ctx, cksumOf(c)!) : undefined)));
+  // The fetches this walk may need are reserved up front (all or none, the unused given back
+  // at the end), so concurrent walks never leave several half done.
+  const reserved = memo.filter((m) => m === undefined).length;
+  if (reserved > budget.left) {
+    budget.stopped.push(entry.name);
+    return { ...report, status: 'failed', detail: `not checked: this run's budget of ${OUTDATED_FETCH_BUDGET} downloads is spent (run \`yep-ext outdated\` again: what was read is remembered)` };
+  }
+  budget.left -= reserved;
   const stage = await makeStagingDir(ctx, `outdated-${entry.name}`);
+  const remembered: string[] = [];
+  const fetchedVersions: string[] = [];
+  let attempts = 0;
   try {
-    for (const [i, c] of newer.slice(0, ENGINES_WALK_CAP).entries()) {
+    for (const [i, c] of planned.entries()) {
       // Done: the newest runnable is known, and so is update's (or no candidate is left inside the requirement).
       if (report.runnable !== null && (report.runnable_in_requirement !== null || !newer.slice(i).some((n) => n.within))) break;
       const rec = c.source as LockSource;
       const version = kind.pin(rec);
       const into = join(stage, `pkg-${i}`);
-      report.tried++;
+      const cksum = cksumOf(c);
       try {
-        const fetched = await kind.fetchExactly(ctx, rec, into);
-        const verdict = checkEngines(await loadManifest(fetched.dir), agent);
+        let declared: { engines?: unknown };
+        const known = memo[i];
+        if (known) {
+          remembered.push(version);
+          declared = known;
+        } else {
+          attempts++;
+          const fetched = await kind.fetchExactly(ctx, rec, into);
+          fetchedVersions.push(version);
+          declared = await loadManifest(fetched.dir);
+          if (cksum !== undefined) await rememberEngines(ctx, cksum, declared.engines);
+        }
+        report.tried++;
+        const verdict = checkEngines(declared, agent);
         if (verdict.status === 'excludes') skipped.push({ version, requires: verdict.requires, reason: describeVerdict(version, verdict) });
         else {
           report.runnable ??= version;
@@ -83,6 +134,8 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
         await removeDir(into);
       }
     }
+    if (remembered.length > 0) logVerbose(ctx.log, `${entry.name}: engines.yolop of ${remembered.join(', ')} known from an earlier run (nothing fetched)`);
+    if (fetchedVersions.length > 0) ctx.log.info(`${entry.name}: fetched ${fetchedVersions.join(', ')} (verified, nothing installed) to read engines.yolop; later runs reuse what was read`);
     const reasons = skipped.map((s) => s.reason).join('; ');
     const capped = report.runnable === null && newer.length > report.tried ? ` (tried the ${report.tried} newest of ${newer.length})` : '';
     report.detail =
@@ -96,6 +149,7 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
     ctx.log.warn(`${entry.name}: newer versions' engines.yolop not checked: ${message}`);
     return { ...report, status: 'failed', runnable: null, runnable_in_requirement: null, detail: `not checked: ${message}` };
   } finally {
+    budget.left += reserved - attempts;
     await removeDir(stage);
   }
 }

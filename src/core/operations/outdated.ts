@@ -23,7 +23,7 @@ import { crateInstallSpec } from '../sources/crate-install-spec.js';
 import type { Upstream } from '../sources/source.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import { installedEngines } from './list.js';
-import { walkNewer, type NewerEngines } from './outdated-engines.js';
+import { fetchBudget, walkNewer, type NewerEngines } from './outdated-engines.js';
 
 export type { NewerEngines } from './outdated-engines.js';
 
@@ -117,6 +117,7 @@ export async function outdatedExtensions(ctx: Context): Promise<OutdatedItem[]> 
   const lock = await loadLock(ctx.paths.lockFile);
   // The installed versions' engines verdicts, as list computes them (a manifest read each, nothing more).
   const enginesOf = await installedEngines(ctx, lock.entries);
+  const budget = fetchBudget();
   const items = await pMap(
     lock.entries,
     async (entry): Promise<OutdatedItem> => {
@@ -124,7 +125,7 @@ export async function outdatedExtensions(ctx: Context): Promise<OutdatedItem[]> 
       try {
         const up = await upstreamOf(ctx, entry);
         // Newer versions' ranges: only after a download (each verified; the download cache keeps them).
-        const walk = up?.newer && up.newer.length > 0 ? await walkNewer(ctx, entry, up.newer) : undefined;
+        const walk = up?.newer && up.newer.length > 0 ? await walkNewer(ctx, entry, up.newer, budget) : undefined;
         return outdatedRow(entry, up, engines, walk);
       } catch (e) {
         if (!isYepError(e)) throw e;
@@ -133,5 +134,8 @@ export async function outdatedExtensions(ctx: Context): Promise<OutdatedItem[]> 
     },
     { concurrency: OUTDATED_CONCURRENCY },
   );
+  if (budget.stopped.length > 0) {
+    ctx.log.info(`engines.yolop of ${budget.stopped.sort().join(', ')} not checked: this run's download budget is spent; run \`yep-ext outdated\` again (what was read is remembered).`);
+  }
   return items.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

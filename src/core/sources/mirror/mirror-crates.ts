@@ -5,10 +5,12 @@
  * every other field stay the registry's) and must carry the lock's cksum; the
  * mirror's index file holds only locked versions, one line each, in the order they
  * were added. The `.crate` is downloaded from the origin (or copied from a
- * `file://` one) and verified against cksum before it is renamed into place; a
- * `.crate` already in the mirror is re-hashed, never trusted by name.
+ * `file://` one) and verified against cksum, then streamed into the mirror and
+ * hashed again while copied (renamed into place only on a match); a `.crate`
+ * already in the mirror is re-hashed (streamed), never trusted by name. A `.crate`
+ * is never held whole in memory.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
@@ -17,7 +19,7 @@ import { downloadVerifiedCrate } from '../crates-io/download.js';
 import { fetchIndexText } from '../crates-io/index-client.js';
 import { CKSUM_RE } from '../crates-io/index-lines.js';
 import { loadRegistryConfig } from '../crates-io/registry-config.js';
-import { crateFileRel, indexFileRel, readMirrorFile, sha256Hex, writeOnce } from './mirror-tree.js';
+import { copyPinnedFile, crateFileRel, holdsPinnedFile, indexFileRel, readMirrorFile } from './mirror-tree.js';
 import { ensureDir, writeFileAtomic } from '../../fs/fs-atomic.js';
 
 export interface MirroredCrate {
@@ -89,21 +91,16 @@ export async function mirrorCrate(ctx: Context, root: string, entryName: string,
   const fileRel = crateFileRel(line.name, line.vers);
   const indexRel = indexFileRel(line.name);
 
+  // Streamed both ways (a .crate may be large): a copy already in the mirror is re-hashed
+  // in 1 MiB reads, a new one is hashed while it is copied in (mirror-tree.ts).
   let added = false;
-  const have = readMirrorFile(root, fileRel);
-  if (have !== undefined) {
-    if (sha256Hex(have) !== cksum) {
-      throw new YepError('E_INTEGRITY', `${label}: the mirror's ${fileRel} does not match the locked cksum; it is never rewritten.`, {
-        hint: 'The mirror was altered (or a different upstream file was mirrored). Remove that file only after finding out why, then run mirror again.',
-        details: { file: fileRel, wanted: cksum, got: sha256Hex(have) },
-      });
-    }
-  } else {
+  if (!(await holdsPinnedFile(root, fileRel, cksum, label))) {
     const config = await loadRegistryConfig(ctx, origin);
     const base = join(scratch, `${line.name}-${line.vers}`);
     const verified = await downloadVerifiedCrate(ctx, config, { name: line.name, vers: line.vers, cksum }, base);
     try {
-      added = await writeOnce(root, fileRel, await readFile(verified.file), label);
+      await copyPinnedFile(root, fileRel, verified.file, cksum, label);
+      added = true;
     } finally {
       await rm(verified.file, { force: true });
     }

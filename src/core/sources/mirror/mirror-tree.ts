@@ -12,11 +12,13 @@
  * or a concurrent reader never sees a torn file.
  */
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { YepError } from '../../errors.js';
-import { ensureDir, writeFileAtomic } from '../../fs/fs-atomic.js';
-import { readRegularFileSync } from '../../fs/read-regular-file.js';
+import { ensureDir, writeFileAtomic, writeStreamAtomic } from '../../fs/fs-atomic.js';
+import { sha256File } from '../../fs/file-digest.js';
+import { inspectRegularFile, readRegularFileSync } from '../../fs/read-regular-file.js';
 import { assertCrateName, indexPath } from '../crates-io/index-path.js';
 
 export const MIRROR_MANIFEST = 'mirror.json';
@@ -69,4 +71,45 @@ export async function writeOnce(root: string, rel: string, data: Uint8Array, wha
   await ensureDir(dirname(join(root, rel)));
   await writeFileAtomic(join(root, rel), data, { mode: 0o644, what: 'The mirror file' });
   return true;
+}
+
+/**
+ * `writeOnce` for a large pinned file (a `.crate`), streamed, in two halves.
+ * Whether the mirror holds `rel` already: true when its bytes hash (1 MiB reads) to
+ * `sha256`, false when absent, E_INTEGRITY when they are other bytes.
+ */
+export async function holdsPinnedFile(root: string, rel: string, sha256: string, what: string): Promise<boolean> {
+  const target = join(root, rel);
+  if (!inspectRegularFile(target, 'The mirror file', { followSymlinks: false, code: 'E_STATE' })) return false;
+  const have = await sha256File(target);
+  if (have === sha256) return true;
+  throw new YepError('E_INTEGRITY', `${what}: the mirror's ${rel} does not match the locked cksum; it is never rewritten.`, {
+    hint: 'The mirror was altered (or a different upstream file was mirrored). Remove that file only after finding out why, then run mirror again.',
+    details: { file: rel, wanted: sha256, got: have },
+  });
+}
+
+/**
+ * Copy `source` (a download verified in scratch) to `rel`, hashing while copying: it
+ * is renamed into place only when the copy hashes to `sha256`, so what was verified
+ * is what lands, and the file is never held whole in memory.
+ */
+export async function copyPinnedFile(root: string, rel: string, source: string, sha256: string, what: string): Promise<void> {
+  const target = join(root, rel);
+  await ensureDir(dirname(target));
+  const hash = createHash('sha256');
+  async function* hashed(): AsyncGenerator<Buffer> {
+    for await (const chunk of createReadStream(source, { highWaterMark: 1 << 20 })) {
+      hash.update(chunk as Buffer);
+      yield chunk as Buffer;
+    }
+  }
+  await writeStreamAtomic(target, hashed(), {
+    mode: 0o644,
+    what: 'The mirror file',
+    check: () => {
+      const got = hash.digest('hex');
+      if (got !== sha256) throw new YepError('E_INTEGRITY', `${what}: the verified download changed before it reached the mirror (sha256 ${got.slice(0, 16)}…, locked ${sha256.slice(0, 16)}…); nothing was written.`, { details: { file: rel, wanted: sha256, got } });
+    },
+  });
 }
