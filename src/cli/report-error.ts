@@ -1,6 +1,6 @@
 /**
  * How a failed run reports itself: a YepError as `error: … / hint: …` on stderr
- * (or {"error": {code, message, hint}} on stdout with --json), anything else as a
+ * (or {"error": {code, message, hint, details}} on stdout with --json, hint and details null when empty), anything else as a
  * "this is a bug" report with its stack. Returns the exit status. Shared by
  * BaseCommand and the oclif-free fast path so both fail identically.
  */
@@ -13,7 +13,7 @@ export function writeError(err: unknown, json: boolean): number {
   clearStatus();
   if (isYepError(err)) {
     if (json) {
-      process.stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ error: err.toJSON() }, null, 2)}\n`);
     } else {
       // Messages quote package-supplied text (names, versions, descriptions): neutralise escapes.
       process.stderr.write(`${red('error', process.stderr)}: ${sanitize(err.message, { keepNewlines: true, max: 8000 })}\n`);
@@ -24,7 +24,7 @@ export function writeError(err: unknown, json: boolean): number {
   }
   const e = err as Error;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ error: { code: 'E_INTERNAL', message: e?.message ?? String(err), hint: 'This is a bug in yep-ext; please report it with the output above.' } }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ error: { code: 'E_INTERNAL', message: e?.message ?? String(err), hint: 'This is a bug in yep-ext; please report it with the output above.', details: null } }, null, 2)}\n`);
   }
   process.stderr.write(`${red('internal error', process.stderr)}: ${e?.message ?? String(err)}\n${e?.stack ?? ''}\nThis is a bug in yep-ext. Please report it with the command you ran and the output above.\n`);
   return ERROR_CODES.E_INTERNAL;

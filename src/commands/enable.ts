@@ -23,7 +23,7 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
   };
 
   static override flags = {
-    config: Flags.string({ char: 'c', multiple: true, description: 'Set a non-secret config field, typed by its schema (key=value; repeatable). Arrays: a,b or JSON.' }),
+    config: Flags.string({ char: 'c', multiple: true, multipleNonGreedy: true, description: 'Set a non-secret config field, typed by its schema (key=value; repeatable). Arrays: a,b or JSON.' }),
     'ignore-engines': Flags.boolean({ description: "Enable it even when its engines.yolop excludes the installed yolop (by default that is refused with exit 4: yolop could not run it)." }),
   };
 

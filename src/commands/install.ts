@@ -55,7 +55,7 @@ Sources:
     ...minAgeFlag,
     'allow-fresh': Flags.boolean({ description: 'Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file\'s min_age).' }),
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
-    accept: Flags.string({ multiple: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
+    accept: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
     force: Flags.boolean({
       description: 'Fetch again and replace even when the lock says it is installed (repair after `yep-ext verify`): a name is fetched at exactly its locked version or commit and must match the lock; a path install is re-read and re-pinned.',
       exclusive: ['frozen', 'dry-run'],
@@ -91,17 +91,17 @@ Sources:
       },
     });
     if (!json) this.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
-    if (!enable) return { frozen: items };
+    if (!enable) return { frozen: items.map(frozenJson), enabled: null };
     const enabled = await enableAll(ctx, items.map((i) => i.name), ignoreEngines);
     if (!json) for (const e of enabled) this.logToStderr(e.ok ? `✔ ${e.name} enabled` : `! ${e.name}: ${e.error.message}`);
     const incomplete = enabled.filter((e) => !e.ok);
     if (incomplete.length > 0) {
       throw new YepError(incomplete.every((e) => !e.ok && e.error.code === 'E_SETUP_INCOMPLETE') ? 'E_SETUP_INCOMPLETE' : 'E_PARTIAL', `${incomplete.map((e) => e.name).join(', ')}: not fully set up.`, {
         hint: incomplete.flatMap((e) => (e.ok ? [] : [e.error.hint ?? ''])).join('\n'),
-        details: { frozen: items, enabled: enabled.map((e) => (e.ok ? { name: e.name, ok: true } : { name: e.name, ok: false, error: e.error.toJSON() })) },
+        details: { frozen: items.map(frozenJson), enabled: enabled.map((e) => (e.ok ? { name: e.name, ok: true, error: null } : { name: e.name, ok: false, error: e.error.toJSON() })) },
       });
     }
-    return { frozen: items, enabled: enabled.map((e) => ({ name: e.name, ok: true })) };
+    return { frozen: items.map(frozenJson), enabled: enabled.map((e) => ({ name: e.name, ok: true, error: null })) };
   }
 
   async run(): Promise<unknown> {
@@ -208,6 +208,11 @@ async function enableAll(ctx: Context, names: string[], ignoreEngines: boolean):
 
 function frozenLine(item: FrozenItem): string {
   return item.status === 'failed' ? `✖ ${item.name}: ${item.reason}` : item.status === 'skipped' ? `= ${item.name} (already as locked)` : `✔ ${item.name} verified`;
+}
+
+/** A frozen item for --json: every key present, null when it does not apply (docs/json.md). */
+function frozenJson(item: FrozenItem) {
+  return { name: item.name, status: item.status, reason: item.reason ?? null, engines: item.engines ?? null };
 }
 
 /** A plan for --json: every key present, null when it does not apply (docs/json.md). */

@@ -27,14 +27,14 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
 
   static override flags = {
     language: Flags.string({ char: 'l', options: [...LANGUAGES], default: DEFAULT_LANGUAGE, description: 'Language of the server.' }),
-    tool: Flags.string({ char: 't', multiple: true, description: 'A tool the server serves (repeatable).' }),
-    hook: Flags.string({ multiple: true, description: 'A hook: pre_tool_use or post_tool_use, optionally :GLOB for the tool names it fires on (default *). Repeatable.' }),
-    command: Flags.string({ multiple: true, description: 'A slash command, shown as /<name>:<command> (repeatable).' }),
+    tool: Flags.string({ char: 't', multiple: true, multipleNonGreedy: true, description: 'A tool the server serves (repeatable).' }),
+    hook: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'A hook: pre_tool_use or post_tool_use, optionally :GLOB for the tool names it fires on (default *). Repeatable.' }),
+    command: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'A slash command, shown as /<name>:<command> (repeatable).' }),
     prompt: Flags.string({ description: 'Static text the server adds to the system prompt.' }),
     'dynamic-prompt': Flags.boolean({ description: 'The server computes a system-prompt contribution every turn.' }),
     status: Flags.boolean({ description: 'The server shows a status in the status bar.' }),
     skills: Flags.boolean({ description: 'Ship a starter skills/<name>/SKILL.md.' }),
-    config: Flags.string({ char: 'c', multiple: true, description: 'A config field: FIELD[:secret][:env=NAME] (repeatable). A secret without env= gets <NAME>_<FIELD>.' }),
+    config: Flags.string({ char: 'c', multiple: true, multipleNonGreedy: true, description: 'A config field: FIELD[:secret][:env=NAME] (repeatable). A secret without env= gets <NAME>_<FIELD>.' }),
     dir: Flags.string({ char: 'd', description: 'Parent directory for the package (default: the current directory).' }),
   };
 

@@ -33,7 +33,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
     all: Flags.boolean({ description: 'Update every installed extension.' }),
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),
     yes: Flags.boolean({ char: 'y', description: 'Accept widened grants without asking.' }),
-    accept: Flags.string({ multiple: true, description: 'Accept exactly this new grant fingerprint (repeatable); any other widening is refused.' }),
+    accept: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'Accept exactly this new grant fingerprint (repeatable); any other widening is refused.' }),
     'ignore-engines': Flags.boolean({ description: "Move to the newest version even when its engines.yolop excludes the installed yolop (by default update moves to the newest your yolop can run)." }),
     'git-mirror': Flags.string({
       description: 'Resolve and fetch git sources from this mirror instead of their origin (the git/ root of a `yep-ext mirror` tree or any server laid out the same way; also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',

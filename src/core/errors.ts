@@ -59,13 +59,9 @@ export class YepError extends Error {
     return ERROR_CODES[this.code];
   }
 
-  toJSON(): { code: ErrorCode; message: string; hint?: string; details?: Record<string, unknown> } {
-    return {
-      code: this.code,
-      message: this.message,
-      ...(this.hint ? { hint: this.hint } : {}),
-      ...(this.details ? { details: this.details } : {}),
-    };
+  /** The `--json` error body: every key present, `null` when there is nothing to say (docs/json.md). */
+  toJSON(): { code: ErrorCode; message: string; hint: string | null; details: Record<string, unknown> | null } {
+    return { code: this.code, message: this.message, hint: this.hint || null, details: this.details ?? null };
   }
 }
 

@@ -57,7 +57,7 @@ describe('install, enable, set-secret, list, doctor, disable, remove', () => {
     expect((await run(['set-secret', 'logfire', 'token', '--stdin'], CANARY, debug)).code).toBe(0);
     expect((await run(['enable', 'logfire'], undefined, debug)).code).toBe(0);
     const enabledJson = await run(['enable', 'logfire', '--json']);
-    expect(jsonOf(enabledJson).fields.find((f: any) => f.key === 'token')).toEqual({ key: 'token', secret: true, required: true, set: true, source: 'secrets', env: 'LOGFIRE_TOKEN' });
+    expect(jsonOf(enabledJson).fields.find((f: any) => f.key === 'token')).toEqual({ key: 'token', secret: true, required: true, set: true, source: 'secrets', env: 'LOGFIRE_TOKEN', kept: false });
     expect((await run(['list'], undefined, debug)).code).toBe(0);
     expect((await run(['list', '--json'])).code).toBe(0);
     // doctor injects the secret as LOGFIRE_TOKEN, exactly as the host would, and never shows it.

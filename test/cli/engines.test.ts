@@ -496,7 +496,7 @@ describe('install --frozen, list and doctor report it', () => {
       const env = { ...withAgent('0.12.1'), YOLOP_CONFIG_DIR: fresh.configDir, HOME: fresh.env.HOME! };
       const r = await runCli(['install', '--frozen', '--lockfile', lockfile, '--json'], { env });
       expect(r.code, r.stderr).toBe(0);
-      expect(jsonOf(r).frozen).toEqual([{ name: 'hello', status: 'installed', engines: expect.objectContaining({ status: 'excludes', requires: '>=0.13', agent: '0.12.1' }) }]);
+      expect(jsonOf(r)).toEqual({ frozen: [{ name: 'hello', status: 'installed', reason: null, engines: expect.objectContaining({ status: 'excludes', requires: '>=0.13', agent: '0.12.1' }) }], enabled: null });
       expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: installed as the lock pins it');
       expect(existsSync(join(fresh.configDir, 'extensions', 'hello', 'plugin.json'))).toBe(true);
 

@@ -1,7 +1,8 @@
 /**
  * Feedback on waits (docs/feedback.md), in a real pseudo-terminal: a slow
  * download shows bytes and a rate, a stalled index shows its deadline and each
- * retry with a countdown, a slow git host shows the clone; none of it reaches a
+ * retry with a countdown, a slow git host shows the clone, a server slow to
+ * answer shows doctor's spawn wait; none of it reaches a
  * stderr that is not a terminal, and --quiet silences it. Needs `npm run build`.
  */
 import { existsSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatBytes } from '../../src/cli/status-area.js';
 import { fixtureCrate } from '../helpers/crates.js';
+import { makePackage } from '../helpers/ext-package.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { fixtureFiles, makeRepo } from '../helpers/git-repo.js';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -86,6 +88,14 @@ describeNeeding(need(HAS_SCRIPT, '`script` from util-linux (Debian package bsdut
     } finally {
       await server?.close();
     }
+  });
+
+  it('a server slow to answer: doctor shows the spawn wait with its pid and deadline', async () => {
+    const dir = makePackage(home.root, 'mute', { server: 'silent.mjs' });
+    const r = await runCliInPty(['doctor', dir, '--timeout', '2'], { env: env(), cols: 160 });
+    expect(r.code, r.output).toBe(9);
+    expect(r.output).toMatch(SPINNER);
+    expect(r.output).toMatch(/Waiting for the server \(pid \d+\) to answer initialize \(\d+s, gives up in \d+s\)/);
   });
 
   it('--quiet draws nothing while it waits', async () => {

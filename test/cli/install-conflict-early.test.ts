@@ -3,12 +3,14 @@
  * and without --yes, installing another version of an installed crate is refused
  * from the lock and the index alone (the loopback registry sees no .crate request,
  * stdout shows no contribution summary, nothing on disk changes), and "already
- * installed" prints no summary either.
+ * installed" prints no summary either and downloads nothing (not even from the cache).
  */
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { configTree } from '../helpers/config-tree.js';
+import { mtimesUnder } from '../helpers/file-walk.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -27,6 +29,9 @@ const SUMMARY = /hello \d\.\d\.\d from crates\.io:/;
 
 /** Every path under the config directory (test/helpers/config-tree.ts). */
 const state = () => configTree(home.configDir);
+
+/** The shared download cache of this home (paths.ts: ~/.cache/yep-ext). */
+const downloadCache = () => join(home.env.HOME!, '.cache', 'yep-ext');
 
 beforeEach(async () => {
   reg = await startRegistry();
@@ -83,6 +88,30 @@ describe('install over an installed version, without a TTY', () => {
     expect(r.stdout).toContain(`Already installed: hello 0.2.0 (crates.io:${HELLO}@0.2.0)`);
     expect(r.stdout).not.toMatch(SUMMARY);
     expect(state()).toEqual(before);
+
+    // Decided before any download: with the download cache emptied, any fetch would reach the
+    // registry; none does, the cache stays empty, and no file of the store is rewritten (mtimes).
+    rmSync(downloadCache(), { recursive: true, force: true });
+    const times = mtimesUnder(join(home.configDir, 'extensions'), ['.yep-cache']);
+    const crates = downloads();
+    for (const spec of ['hello@0.2.0', 'hello', 'hello@^0.2']) {
+      const again = await runCli(['install', spec, '--json'], { env: env() });
+      expect(again.code, again.stderr).toBe(0);
+      expect(jsonOf(again).installed).toEqual([expect.objectContaining({ name: 'hello', version: '0.2.0', status: 'unchanged', source: expect.objectContaining({ crate_name: HELLO, version: '0.2.0' }) })]);
+    }
+    expect(downloads()).toBe(crates);
+    expect(existsSync(downloadCache())).toBe(false);
+    expect(mtimesUnder(join(home.configDir, 'extensions'), ['.yep-cache'])).toEqual(times);
+    expect(state()).toEqual(before);
+
+    // Not provably the same (a file of the tree damaged): fetched again and put back.
+    rmSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'));
+    const repair = await runCli(['install', 'hello@0.2.0', '--json'], { env: env() });
+    expect(repair.code, repair.stderr).toBe(0);
+    expect(jsonOf(repair).installed[0].status).toBe('reinstalled');
+    expect(downloads()).toBe(crates + 1);
+    const tree = (lines: string[]) => lines.filter((l) => l.startsWith('extensions/.yep-packages/')).map((l) => l.replace(/^(extensions\/\.yep-packages\/hello\.[0-9a-f]+)(\.\d+)?\//, '$1/'));
+    expect(tree(state())).toEqual(tree(before));
     // --dry-run still shows what it planned, summary included.
     const dry = await runCli(['install', 'hello@0.2.0', '--dry-run'], { env: env() });
     expect(dry.stdout).toMatch(SUMMARY);

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
+import { mtimesUnder } from '../helpers/file-walk.js';
 import { fixtureFiles, git, makeRepo, manifestFor, type TestRepo } from '../helpers/git-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -119,6 +120,14 @@ describe('install from git', () => {
     const first = readLock().extensions![0]!;
     const again = await install([`${repo.url}#feature/x`]);
     expect(jsonOf(again).installed[0].status).toBe('unchanged');
+    // Decided before any download: the ref resolved (ls-remote), nothing fetched or cloned, no store file rewritten.
+    const times = mtimesUnder(store(), ['.yep-cache']);
+    const quietly = await runCli(['install', `${repo.url}#feature/x`, '--verbose'], { env: home.env });
+    expect(quietly.code, quietly.stderr).toBe(0);
+    expect(quietly.stdout).toContain('Already installed: gitext');
+    expect(quietly.stderr).toMatch(/Resolving feature\/x/);
+    expect(quietly.stderr).not.toMatch(/Fetching |Cloning /);
+    expect(mtimesUnder(store(), ['.yep-cache'])).toEqual(times);
 
     await remove('gitext');
     const byCommit = await install([`${repo.url}@${first.source.rev}`]);

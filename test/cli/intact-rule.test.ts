@@ -110,7 +110,7 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
 
       const r = await runCli(repair, { env: env() });
       expect(r.code, r.stderr + r.stdout).toBe(0);
-      if (repair[1] === '--frozen') expect(jsonOf(r).frozen).toEqual([{ name: 'binny', status: 'installed' }]);
+      if (repair[1] === '--frozen') expect(jsonOf(r)).toEqual({ frozen: [{ name: 'binny', status: 'installed', reason: null, engines: expect.objectContaining({ status: 'none' }) }], enabled: null });
       else expect(jsonOf(r).installed.map((o: { status: string }) => o.status)).toEqual(['reinstalled']);
       expectLockedTree();
 

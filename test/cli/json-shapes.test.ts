@@ -26,9 +26,11 @@ const nullable = <T extends z.ZodType>(t: T) => t.nullable();
 const source = z.looseObject({ type: z.string() });
 const engines = z.strictObject({ status: z.string(), requires: nullable(z.string()), agent: nullable(z.string()), detail: z.string() });
 const walkEngines = engines.extend({ skipped: z.array(z.unknown()), ignored: z.boolean() });
-const field = z.strictObject({ key: z.string(), secret: z.boolean(), required: z.boolean(), set: z.boolean(), source: z.string(), env: nullable(z.string()).optional(), kept: z.boolean().optional(), default: z.unknown().optional() });
+const field = z.strictObject({ key: z.string(), secret: z.boolean(), required: z.boolean(), set: z.boolean(), source: z.string(), env: nullable(z.string()), kept: z.boolean() });
+const infoField = z.strictObject({ key: z.string(), secret: z.boolean(), required: z.boolean(), set: z.boolean(), source: z.string(), env: nullable(z.string()), default: z.unknown() });
 const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-const errorBody = z.strictObject({ code: z.string().regex(/^E_[A-Z_]+$/), message: z.string(), hint: z.string().optional(), details: z.record(z.string(), z.unknown()).optional() });
+const errorBody = z.strictObject({ code: z.string().regex(/^E_[A-Z_]+$/), message: z.string(), hint: nullable(z.string()), details: nullable(z.record(z.string(), z.unknown())) });
+const frozenItem = z.strictObject({ name: z.string(), status: z.enum(['skipped', 'installed', 'failed']), reason: nullable(z.string()), engines: nullable(engines) });
 const lockState = z.strictObject({ version: nullable(z.string()), content_hash: hash, source, grant: nullable(hash) });
 const updateItem = z.strictObject({
   name: z.string(),
@@ -51,6 +53,7 @@ export const SCHEMAS = {
   install: z.strictObject({
     installed: z.array(z.strictObject({ name: z.string(), version: nullable(z.string()), status: z.string(), source, content_hash: hash, grant: hash, contributions: z.looseObject({ name: z.string() }), command: z.strictObject({ found: z.boolean(), detail: z.string() }), notes: z.array(z.string()), engines: walkEngines })),
   }),
+  frozen: z.strictObject({ frozen: z.array(frozenItem), enabled: nullable(z.array(z.strictObject({ name: z.string(), ok: z.boolean(), error: nullable(errorBody) }))) }),
   plan: z.strictObject({
     plan: z.array(z.strictObject({ spec: z.string(), name: z.string(), version: nullable(z.string()), action: z.string(), source, content_hash: hash, grant: hash, previous: nullable(z.looseObject({ name: z.string() })), diff: nullable(z.looseObject({ widens: z.boolean() })), replace_reason: nullable(z.string()), consent_needed: z.boolean(), engines: walkEngines })),
   }),
@@ -61,7 +64,7 @@ export const SCHEMAS = {
   disable: z.strictObject({ name: z.string(), enabled: z.literal(false), changed: z.boolean(), installed: z.boolean() }),
   verify: z.strictObject({ ok: z.boolean(), extensions: z.array(z.strictObject({ name: z.string(), ok: z.boolean(), dir: z.string(), content_hash: z.strictObject({ expected: hash, actual: nullable(hash), checked: z.string() }), binary: z.unknown(), command: z.strictObject({ ok: z.boolean(), detail: z.string() }), problems: z.array(z.unknown()), engines: nullable(engines), warnings: z.array(z.unknown()) })) }),
   outdated: z.strictObject({ outdated: z.array(z.strictObject({ name: z.string(), kind: z.string(), source: z.string(), current: nullable(z.string()), wanted: nullable(z.string()), latest: nullable(z.string()), requirement: nullable(z.string()), status: z.string(), engines: nullable(engines), newer_engines: z.unknown(), hint: nullable(z.string()), error: z.unknown() })), outdated_count: z.number() }),
-  info: z.strictObject({ name: z.string(), installed: z.boolean(), version: nullable(z.string()), description: nullable(z.string()), enabled: nullable(z.boolean()), dir: nullable(z.string()), source: nullable(source), source_text: nullable(z.string()), pin: nullable(z.string()), content_hash: nullable(hash), grant: z.unknown(), approved_grant: nullable(hash), config: z.unknown(), verify: z.unknown(), engines: z.unknown(), upstream: z.unknown(), upstream_error: z.unknown(), registry: z.unknown() }),
+  info: z.strictObject({ name: z.string(), installed: z.boolean(), version: nullable(z.string()), description: nullable(z.string()), enabled: nullable(z.boolean()), dir: nullable(z.string()), source: nullable(source), source_text: nullable(z.string()), pin: nullable(z.string()), content_hash: nullable(hash), grant: z.unknown(), approved_grant: nullable(hash), config: z.array(infoField), verify: z.unknown(), engines: z.unknown(), upstream: z.unknown(), upstream_error: z.unknown(), registry: z.unknown() }),
   remove: z.strictObject({ name: z.string(), removed: z.strictObject({ store: z.boolean(), lock: z.boolean() }), previous: nullable(z.looseObject({ name: z.string() })) }),
   update: z.strictObject({ updates: z.array(updateItem) }),
   search: z.strictObject({
@@ -148,6 +151,13 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
   it('install, install --dry-run, list, info, enable, disable, verify, outdated, remove; errors', async () => {
     await json(['install', ECHO, '--dry-run'], 'plan');
     await json(['install', ECHO], 'install');
+    // install --frozen: every item has reason and engines, the document has enabled (null without --enable).
+    const lockfile = join(home.root, 'echo.lock');
+    await json(['lock', 'export', lockfile], 'lock export');
+    expect(await json(['install', '--frozen'], 'frozen')).toEqual({
+      frozen: [{ name: 'echo-node', status: 'skipped', reason: 'already installed with the locked hash', engines: expect.objectContaining({ status: 'none', requires: null }) }],
+      enabled: null,
+    });
     await json(['list'], 'list');
     await json(['info', 'echo-node'], 'info');
     await json(['enable', 'echo-node'], 'enable');
@@ -167,6 +177,18 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     await json(['remove', 'echo-node'], 'error', 3);
     await json(['frobnicate'], 'error', 2);
     await json(['install', 'hello'], 'error', 6);
+
+    // install --frozen from the exported lock into the emptied store, with --enable; then a lock it cannot reproduce.
+    expect(await json(['install', '--frozen', '--lockfile', lockfile, '--enable'], 'frozen')).toEqual({
+      frozen: [{ name: 'echo-node', status: 'installed', reason: null, engines: expect.objectContaining({ status: 'none' }) }],
+      enabled: [{ name: 'echo-node', ok: true, error: null }],
+    });
+    await json(['remove', 'echo-node'], 'remove');
+    const wrong = join(home.root, 'wrong.lock');
+    writeFileSync(wrong, readFileSync(lockfile, 'utf8').replace(/content_hash = "sha256:[0-9a-f]{64}"/, `content_hash = "sha256:${'0'.repeat(64)}"`));
+    const integrity = await json(['install', '--frozen', '--lockfile', wrong], 'error', 5);
+    expect(z.array(frozenItem).safeParse(integrity.error.details.failed).success, JSON.stringify(integrity)).toBe(true);
+    expect(integrity.error.details.failed).toEqual([expect.objectContaining({ name: 'echo-node', status: 'failed', reason: expect.any(String), engines: null })]);
   });
 
   it('update (path: up to date, --dry-run, applied, refused, partly failed), with every key present', async () => {
@@ -309,5 +331,16 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     expect(SCHEMAS['set-secret'].safeParse(secret).success).toBe(true);
     const { env: _noEnv, ...noEnv } = secret;
     expect(SCHEMAS['set-secret'].safeParse(noEnv).success).toBe(false);
+    // Errors, install --frozen items and config fields (the keys that were once left out).
+    expect(SCHEMAS.error.safeParse({ error: { code: 'E_USAGE', message: 'm', hint: null, details: null } }).success).toBe(true);
+    expect(SCHEMAS.error.safeParse({ error: { code: 'E_USAGE', message: 'm', hint: 'h' } }).success).toBe(false);
+    expect(SCHEMAS.error.safeParse({ error: { code: 'E_USAGE', message: 'm', details: null } }).success).toBe(false);
+    expect(SCHEMAS.frozen.safeParse({ frozen: [{ name: 'a', status: 'installed', reason: null, engines: null }], enabled: null }).success).toBe(true);
+    expect(SCHEMAS.frozen.safeParse({ frozen: [{ name: 'a', status: 'installed' }], enabled: null }).success).toBe(false);
+    expect(SCHEMAS.frozen.safeParse({ frozen: [] }).success).toBe(false);
+    const f = { key: 'k', secret: false, required: false, set: false, source: 'unset', env: null, kept: false };
+    expect(SCHEMAS.list.safeParse({ extensions: [{ ...entry, config: [f] }] }).success).toBe(true);
+    const { env: _e, kept: _k, ...bare } = f;
+    expect(SCHEMAS.list.safeParse({ extensions: [{ ...entry, config: [bare] }] }).success).toBe(false);
   });
 });

@@ -57,6 +57,10 @@ const mistakes: Mistake[] = [
   { what: 'a typo of a choice', argv: ['new', 'x', '--tool', 't', '--language', 'pyton'], exit: 2, message: /--language must be one of/, hint: /Did you mean --language python\?/ },
   { what: '--all with names', argv: ['update', '--all', 'extra'], exit: 2, message: /^--all updates every installed extension; it takes no names \(got "extra"\)\.$/, hint: /`yep-ext update --all`.*`yep-ext update extra`/ },
   { what: '--accept with something that is no fingerprint', argv: ['install', './examples/echo-node', '--accept', 'foo'], exit: 2, message: /^--accept takes a grant fingerprint, sha256: and 64 hex digits, not "foo"\.$/, hint: /after `grant` in the summary/ },
+  // A repeatable flag takes one value per use: the words after it stay arguments (not swallowed as more values).
+  { what: '--accept before the source, with no fingerprint', argv: ['install', '--accept', 'foo', './examples/echo-node'], exit: 2, message: /^--accept takes a grant fingerprint, sha256: and 64 hex digits, not "foo"\.$/, hint: /after `grant` in the summary/, notHint: /Give a source/ },
+  { what: 'a repeatable flag before a bad name', argv: ['new', '--tool', 'fetch', 'bad/name'], exit: 2, message: /Invalid extension name "bad\/name"/, hint: /yep-ext new name --dir bad/ },
+  { what: '--config before a name that is not installed', argv: ['enable', '--config', 'greeting=hi', 'nosuch'], exit: 3, message: /"nosuch" is not installed/, hint: /yep-ext list/ },
   { what: '--accept with a cut fingerprint', argv: ['update', 'echo-node', '--accept', 'sha256:3f1c'], exit: 2, message: /^--accept takes a grant fingerprint/, hint: /whole fingerprint/ },
   { what: '--lockfile without --frozen', argv: ['install', '--lockfile', 'x.lock'], exit: 2, message: /^--lockfile only works together with --frozen\.$/, hint: /yep-ext install --frozen --lockfile/ },
   { what: '--enable without --frozen', argv: ['install', '--enable'], exit: 2, message: /^--enable only works together with --frozen\.$/, hint: /--frozen/ },

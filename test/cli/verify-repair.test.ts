@@ -122,7 +122,7 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
     reg.requests.length = 0;
     const r = await runCli(['install', '--frozen', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(jsonOf(r).frozen).toEqual([{ name: 'binny', status: 'skipped', reason: 'already installed with the locked hash' }]);
+    expect(jsonOf(r).frozen).toEqual([{ name: 'binny', status: 'skipped', reason: 'already installed with the locked hash', engines: expect.objectContaining({ status: 'none' }) }]);
     expect(reg.requests).toEqual([]);
   });
 

@@ -55,8 +55,19 @@ class Excluded extends Error {
   }
 }
 
-function versionLabel(manifest: Manifest, source: LockSource): string {
+export function versionLabel(manifest: Manifest, source: LockSource): string {
   return manifest.version ?? (sourceFor(source.type).pin(source).slice(0, 12) || '(unversioned)');
+}
+
+/**
+ * What the walk says of the package it keeps: an exclusion let through (--ignore-engines),
+ * an unknown agent, a malformed range. Shared with install's "already installed" check
+ * (install-already.ts), which keeps the installed package without a walk.
+ */
+export function warnVerdict(ctx: Context, label: string, verdict: EnginesVerdict, doing = 'installing'): void {
+  if (verdict.status === 'excludes') ctx.log.warn(`${describeVerdict(label, verdict)}; ${doing} it anyway (--ignore-engines).`);
+  if (verdict.status === 'unknown-agent') ctx.log.warn(`${describeVerdict(label, verdict)}; not checked.`);
+  if (verdict.status === 'malformed') ctx.log.warn(`${describeVerdict(label, verdict)}.`);
 }
 
 /**
@@ -82,17 +93,11 @@ export async function prepareForAgent(ctx: Context, stage: string, candidates: C
         ...options.prepare,
         accept: async (manifest, fetched) => {
           verdict = await checkAgainstAgent(ctx, manifest);
-          const label = `${manifest.name} ${versionLabel(manifest, fetched.source)}`;
-          if (verdict.status === 'excludes') {
-            if (options.ignoreEngines) {
-              ctx.log.warn(`${describeVerdict(label, verdict)}; ${options.doing ?? 'installing'} it anyway (--ignore-engines).`);
-              return;
-            }
+          if (verdict.status === 'excludes' && !options.ignoreEngines) {
             const version = versionLabel(manifest, fetched.source);
             throw new Excluded(manifest.name, { version, source: fetched.source, requires: verdict.requires, reason: describeVerdict(version, verdict) }, verdict);
           }
-          if (verdict.status === 'unknown-agent') ctx.log.warn(`${describeVerdict(label, verdict)}; not checked.`);
-          if (verdict.status === 'malformed') ctx.log.warn(`${describeVerdict(label, verdict)}.`);
+          warnVerdict(ctx, `${manifest.name} ${versionLabel(manifest, fetched.source)}`, verdict, options.doing);
         },
       });
       const v = verdict as EnginesVerdict;

@@ -29,7 +29,7 @@ export interface FrozenItem {
   name: string;
   status: 'skipped' | 'installed' | 'failed';
   reason?: string;
-  /** `engines.yolop` against the installed agent, when the package declares it (a warning at most: the lock rules). */
+  /** `engines.yolop` against the installed agent (status `none` when undeclared; a warning at most: the lock rules). */
   engines?: EnginesVerdict;
 }
 
@@ -67,8 +67,8 @@ async function reportEngines(ctx: Context, items: FrozenItem[], manifests: Map<s
     const manifest = manifests.get(item.name);
     if (!manifest) continue;
     const verdict = await checkAgainstAgent(ctx, manifest);
-    if (verdict.status === 'none') continue;
     item.engines = verdict;
+    if (verdict.status === 'none') continue;
     const label = `${manifest.name}${manifest.version !== undefined ? ` ${manifest.version}` : ''}`;
     if (verdict.status === 'excludes') ctx.log.warn(`${describeVerdict(label, verdict)}: installed as the lock pins it, but yolop cannot run it (\`yep-ext enable\` refuses it).`);
     if (verdict.status === 'malformed') ctx.log.warn(`${describeVerdict(label, verdict)}.`);
@@ -157,7 +157,7 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
     if (failures.length > 0) {
       throw new YepError('E_INTEGRITY', `The lockfile could not be reproduced; nothing was installed:\n${failures.map((f) => `  - ${f.name}: ${f.reason}`).join('\n')}`, {
         hint: 'Each listed extension differs from what the lock pins. If the change is expected, run `yep-ext update <name>` where the lock is maintained and commit the new lock.',
-        details: { failed: failures },
+        details: { failed: failures.map((f) => ({ name: f.name, status: f.status, reason: f.reason ?? null, engines: null })) },
       });
     }
     // The store's lock ends up carrying exactly the target's entries for its names, and

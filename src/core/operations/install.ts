@@ -32,6 +32,7 @@ import { packageDir } from '../paths.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
 import { kindViolation, policyError } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy-file.js';
+import { alreadyInstalled } from './install-already.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
@@ -122,12 +123,19 @@ function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): Ye
  * pass over those the agent cannot run; --ignore-engines takes the first. A kind
  * with one candidate has the Source's own `fetch`.
  */
-async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: boolean): Promise<{ fetches: CandidateFetch[]; records: LockSource[] }> {
+async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: boolean): Promise<SpecCandidates> {
   const source = sourceFor(spec.kind);
-  if (!source.candidates) return { fetches: [(into) => source.fetch(ctx, spec, into)], records: [] };
+  if (!source.candidates) return { fetches: [(into) => source.fetch(ctx, spec, into)], records: [], notes: [] };
   const { records, notes } = await source.candidates(ctx, spec);
   const chosen = ignoreEngines ? records.slice(0, 1) : records;
-  return { records: chosen, fetches: chosen.map((rec) => async (into: string): Promise<FetchResult> => withNotes(await source.fetchExactly(ctx, rec, into), notes)) };
+  return { records: chosen, notes: notes ?? [], fetches: chosen.map((rec) => async (into: string): Promise<FetchResult> => withNotes(await source.fetchExactly(ctx, rec, into), notes)) };
+}
+
+/** A spec's candidates: fetches best first, their records (none for a kind that resolves by fetching), the resolver's notes. */
+interface SpecCandidates {
+  fetches: CandidateFetch[];
+  records: LockSource[];
+  notes: string[];
 }
 
 async function pathExists(p: string): Promise<boolean> {
@@ -153,6 +161,14 @@ async function installedIntact(ctx: Context, entry: LockEntry | undefined, targe
   return !needsRefetch(entry, check.result);
 }
 
+/** A kind without candidates: the record it would install now, when resolving it needs no download and the lock has its origin. */
+async function installedPinOf(ctx: Context, spec: ValidSpec): Promise<LockSource[]> {
+  const source = sourceFor(spec.kind);
+  if (!source.installedPin) return [];
+  const rec = await source.installedPin(ctx, spec, (await loadLock(ctx.paths.lockFile)).entries);
+  return rec ? [rec] : [];
+}
+
 /** A fetched, verified package and what installing it would do (before the installer lock). */
 interface Planned {
   plan: InstallPlan;
@@ -172,8 +188,8 @@ interface Planned {
  * proves (every candidate another version of an installed crate) is refused before
  * any download.
  */
-async function planSpec(ctx: Context, spec: ValidSpec, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}, refuseReplace = false): Promise<Planned> {
-  const { fetches, records } = await specCandidates(ctx, spec, ignoreEngines);
+async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidates, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}, refuseReplace = false): Promise<Planned> {
+  const { fetches, records } = candidates;
   // The lock as read for the early check serves the plan too (apply reads it again under the installer lock).
   let lock: Lockfile | undefined;
   if (refuseReplace && records.length > 0) {
@@ -294,7 +310,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
  * A dry run stages in the OS temp directory and skips crash recovery: it writes
  * nothing in the store (the download cache aside) and takes no lock.
  */
-async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: InstallHooks, cwd: string, dryRun: boolean, use: (planned: Planned) => Promise<T>): Promise<T> {
+async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: InstallHooks, cwd: string, dryRun: boolean, use: (planned: Planned) => Promise<T>, already?: (outcome: InstallOutcome) => T): Promise<T> {
   const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
   if (spec.kind === 'invalid') throw invalidSpec(spec, cwd);
   const { ctx, policy } = withPolicy(runCtx);
@@ -303,9 +319,16 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
   if (kind) throw policyError([kind]);
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   if (!dryRun) await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+  const candidates = await specCandidates(ctx, spec, hooks.ignoreEngines === true);
+  // Exactly this already installed and intact: said from the lock and the store, before any download or summary.
+  if (already && !dryRun && hooks.force !== true) {
+    const records = candidates.records.length > 0 ? candidates.records : await installedPinOf(ctx, spec);
+    const outcome = await alreadyInstalled(ctx, policy, records, candidates.notes, { ignoreEngines: hooks.ignoreEngines === true });
+    if (outcome) return already(outcome);
+  }
   const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));
   try {
-    const planned = await planSpec(ctx, spec, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true);
+    const planned = await planSpec(ctx, spec, candidates, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true);
     const { plan } = planned;
     // A replacement nobody can approve is refused before its summary; "already installed" has none to show.
     if (!dryRun && hooks.refuseReplace && plan.action === 'replaced' && planned.problem === undefined) {
@@ -320,7 +343,7 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
 
 /** Install one spec. Throws YepError on failure; leaves no trace in that case. */
 export async function installSpec(ctx: Context, input: string | Spec, hooks: InstallHooks = {}, cwd = process.cwd()): Promise<InstallOutcome> {
-  return withPlan(ctx, input, hooks, cwd, false, (planned) => applyPlanned(ctx, planned, hooks));
+  return withPlan(ctx, input, hooks, cwd, false, (planned) => applyPlanned(ctx, planned, hooks), (outcome) => outcome);
 }
 
 /**

@@ -23,13 +23,13 @@ export interface FieldStatus {
    * `default` = not configured but the schema has a default.
    */
   source: FieldSource;
-  /** Environment variable the host injects the value as, if any. */
-  env?: string;
+  /** Environment variable the host injects the value as; null when none. */
+  env: string | null;
   /**
    * Not in effect, but settings.toml keeps a value for it (on a disabled entry,
-   * or one a later entry replaced): `yep-ext enable` brings it back. Absent otherwise.
+   * or one a later entry replaced): `yep-ext enable` brings it back. False otherwise.
    */
-  kept?: true;
+  kept: boolean;
 }
 
 /**
@@ -44,7 +44,7 @@ export function fieldStatus(field: ConfigField, config: Record<string, unknown>,
   const set = source !== 'unset';
   if (!set && field.default !== undefined) source = 'default';
   const isKept = !set && !field.secret && field.key in kept;
-  return { key: field.key, secret: field.secret, required: field.required, set, source, ...(field.env ? { env: field.env } : {}), ...(isKept ? { kept: true as const } : {}) };
+  return { key: field.key, secret: field.secret, required: field.required, set, source, env: field.env || null, kept: isKept };
 }
 
 /**

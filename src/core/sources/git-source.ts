@@ -7,7 +7,7 @@
 import { YepError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
 import type { GitRecord } from './git.js';
-import { gitUrlHost, isFullSha } from './git-url.js';
+import { checkGitUrl, gitUrlHost, isFullSha } from './git-url.js';
 import { recordTable, type Source } from './source.js';
 import type { GitSpec } from './spec.js';
 
@@ -55,6 +55,13 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   checkRepin: (previous, next) => assertSameCommitSameHash(previous, next.source, next.content_hash),
 
   fetch: async (ctx, spec, into) => (await git()).fetchGit(ctx, spec, into),
+  async installedPin(ctx, spec, installed) {
+    // Resolved (ls-remote, no download) only when this repository is installed: a new install pays nothing.
+    const url = checkGitUrl(spec.url).url;
+    if (!installed.some((e) => e.source.type === 'git' && (e.source as { url?: unknown }).url === url)) return undefined;
+    const { rev } = await (await git()).resolveGitRef(ctx, url, spec.ref);
+    return { type: 'git', url, rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
+  },
   async upstream(ctx, rec) {
     // The commit the recorded ref names now (ls-remote; a full commit is its own answer).
     const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);

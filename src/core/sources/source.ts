@@ -148,6 +148,13 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    */
   candidates?(ctx: Context, spec: S): Promise<Candidates<R>>;
   /**
+   * Kinds without candidates whose pin can be resolved without a download (git: one
+   * `ls-remote`): the record `spec` would install now, asked only when `installed`
+   * (the lock's entries) holds one of the same origin, so `install` can say "already
+   * installed" before fetching (operations/install-already). Undefined: not asked.
+   */
+  installedPin?(ctx: Context, spec: S, installed: readonly { source: { type: string } }[]): Promise<R | undefined>;
+  /**
    * The same for `update`: the records newer than `rec` that its recorded intent
    * selects, best first (the first is what `findUpdate` returns and what
    * --ignore-engines takes; empty = up to date). Without it, `findUpdate` is the

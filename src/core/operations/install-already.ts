@@ -1,0 +1,84 @@
+/**
+ * "Already installed", decided before any download (issue 18). `install X` where
+ * the lock and an intact store tree already hold what X resolves to would fetch
+ * X, verify it and then report `unchanged`; when the candidates' records alone
+ * prove that outcome, it is reported from the lock and the store and nothing is
+ * downloaded. The proof: the best candidate (crates; git: the ref resolved by
+ * `ls-remote`, Source.installedPin) is the locked pin with the locked index checksum
+ * or commit (so the very same bytes, hence the locked content hash), the
+ * tree passes the one intact rule (verify.ts `needsRefetch`, as `--frozen` and
+ * `list` use it), its manifest carries the locked grant, the engines walk would
+ * keep it, and the policy file admits it. Anything less certain (a lock without
+ * a checksum, a damaged tree, a kind that resolves only by fetching) returns
+ * undefined and the pipeline fetches, then decides, as before. Read-only.
+ */
+import type { Context } from '../context.js';
+import { checkAgainstAgent } from '../agent/agent-version.js';
+import { inspectServerCommand } from '../package/inspect-command.js';
+import { grantOf, summarizeGrant } from '../package/grants.js';
+import type { Policy } from '../policy/policy-file.js';
+import { pinnedCommit, samePin } from '../sources/index.js';
+import { withInstallLock } from '../store/install-lock.js';
+import { loadLock, type LockSource } from '../store/lockfile.js';
+import { versionLabel, warnVerdict } from './agent-walk.js';
+import type { InstallOutcome } from './install.js';
+import { installedViolations } from './policy-gate.js';
+import { checkEntry, needsRefetch } from './verify.js';
+
+/** The registry checksum a record pins (crates: the index's `cksum`); undefined for a record without one. */
+function checksum(rec: LockSource): string | undefined {
+  const value = (rec as { cksum?: unknown }).cksum;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * `installed` and `wanted` pin the same bytes: the same registry checksum, or the same
+ * commit (content-addressed: the same commit hashing otherwise is an E_INTEGRITY the
+ * pipeline raises, so it is left to the pipeline only when the tree is not intact).
+ */
+function sameBytes(installed: LockSource, wanted: LockSource): boolean {
+  const sum = checksum(wanted);
+  if (sum !== undefined) return checksum(installed) === sum;
+  const commit = pinnedCommit(wanted);
+  return commit !== undefined && pinnedCommit(installed) === commit;
+}
+
+/**
+ * The `unchanged` outcome of installing the best of `records` (what `Source.candidates`
+ * returned, best first), when the lock and store prove it; undefined otherwise.
+ */
+export async function alreadyInstalled(ctx: Context, policy: Policy, records: readonly LockSource[], notes: readonly string[], options: { ignoreEngines: boolean }): Promise<InstallOutcome | undefined> {
+  const first = records[0];
+  if (!first) return undefined;
+  // Under the installer lock: not while another install is halfway through placing this entry.
+  return withInstallLock(ctx, async () => {
+    const lock = await loadLock(ctx.paths.lockFile);
+    const entry = lock.entries.find((e) => e.source.type === first.type && samePin(e.source, first));
+    if (!entry || !sameBytes(entry.source, first) || typeof entry.grant !== 'string') return undefined;
+    const check = await checkEntry(ctx, entry, { mode: 'cheap' });
+    const { manifest } = check;
+    const dir = check.result.dir;
+    if (!manifest || !dir || manifest.name !== entry.name || needsRefetch(entry, check.result)) return undefined;
+    const grant = summarizeGrant(grantOf(manifest));
+    if (grant.fingerprint !== entry.grant) return undefined;
+    if ((await installedViolations(ctx, policy, entry, manifest)).length > 0) return undefined;
+    // The walk keeps the newest candidate unless its range excludes the agent (and --ignore-engines is off).
+    const verdict = await checkAgainstAgent(ctx, manifest);
+    if (verdict.status === 'excludes' && !options.ignoreEngines) return undefined;
+    warnVerdict(ctx, `${manifest.name} ${versionLabel(manifest, entry.source)}`, verdict);
+    const command = await inspectServerCommand(dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
+    return {
+      name: entry.name,
+      ...(manifest.version !== undefined ? { version: manifest.version } : {}),
+      status: 'unchanged',
+      content_hash: entry.content_hash,
+      grant: entry.grant,
+      source: entry.source,
+      previous: entry,
+      manifest,
+      command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
+      notes: [...notes],
+      engines: { ...verdict, skipped: [], ignored: options.ignoreEngines && verdict.status === 'excludes' },
+    };
+  });
+}
