@@ -6,8 +6,9 @@
 // - `list` runs without oclif when its arguments are plain, and so does
 //   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
 //   anything else, doing nothing);
-// - everything else runs oclif from the esbuild bundle (scripts/build-cli.mjs),
-//   through src/cli/oclif-main.ts (our error reports instead of oclif's).
+// - everything else runs oclif from the esbuild bundle dist/bundle/cli.cjs
+//   (scripts/build-cli.mjs; CommonJS: require is far cheaper than the ESM
+//   loader), through src/cli/oclif-main.ts (our error reports instead of oclif's).
 // The published package ships the bundle. A source checkout builds it with
 // `npm run build` (npm test does); `npx yep-ext` right after `npm ci` builds it
 // once, here, since the package has no install-time script to do it.
@@ -26,7 +27,7 @@ const argv = process.argv.slice(2);
  */
 function buildCheckout() {
   const fs = require('node:fs');
-  if (fs.existsSync(join(root, 'dist', 'bundle', 'oclif.js')) || !fs.existsSync(join(root, 'scripts', 'build-cli.mjs'))) return false;
+  if (fs.existsSync(join(root, 'dist', 'bundle', 'cli.cjs')) || !fs.existsSync(join(root, 'scripts', 'build-cli.mjs'))) return false;
   process.stderr.write('yep-ext: this checkout is not built yet; running `npm run build` once (about 15 s)...\n');
   const npm = process.env.npm_execpath;
   const r = require('node:child_process').spawnSync(npm ? process.execPath : 'npm', [...(npm ? [npm] : []), 'run', '--silent', 'build'], {
@@ -52,7 +53,57 @@ async function loadBundle(load) {
   }
 }
 
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+/**
+ * `require(file)` for dist/bundle/cli.cjs, compiled with the V8 code cache that
+ * `npm run build` writes beside it (<file>.v8cache; scripts/build-cli.mjs).
+ * Compiling the 1.3 MB bundle and the functions a command runs costs ~50-60 ms
+ * of CPU per run on Node 20; deserialising the cache ~15 ms. Node 22.1+ has its
+ * own cache (enableCompileCache above, which `require` uses), so there and
+ * whenever the cache is missing, stale or rejected (another Node or V8 flags)
+ * this is a plain `require`. The cache names the build it was made from (the
+ * bundle's last line), since V8 itself checks only the source's length. The
+ * module lands in require.cache like any other, so oclif's own require of the
+ * bundle (package.json oclif: explicit strategy) gets this same instance.
+ */
+function requireWithCodeCache(file, { write } = {}) {
+  const Module = require('node:module');
+  if (Module.enableCompileCache && !write) return require(file);
+  const fs = require('node:fs');
+  let cached;
+  let source;
+  try {
+    cached = write ? undefined : fs.readFileSync(`${file}.v8cache`);
+    source = fs.readFileSync(file, 'utf8');
+  } catch {
+    return require(file);
+  }
+  const id = /\n\/\/ yep-build ([0-9a-f]+)\n?$/.exec(source)?.[1];
+  if (!write && (!id || cached.subarray(0, id.length + 1).toString('latin1') !== `${id}\n`)) return require(file);
+  const vm = require('node:vm');
+  const script = new vm.Script(Module.wrap(source), {
+    filename: file,
+    ...(cached ? { cachedData: cached.subarray(id.length + 1) } : {}),
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(require('node:path').dirname(file));
+  Module._cache[file] = mod;
+  try {
+    script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, require('node:path').dirname(file));
+  } catch (e) {
+    delete Module._cache[file];
+    throw e;
+  }
+  mod.loaded = true;
+  if (write) write(() => Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), script.createCachedData()]));
+  return mod.exports;
+}
+
+if (require.main !== module) {
+  // scripts/build-cli.mjs writes the code cache through this file's loader.
+  module.exports = { requireWithCodeCache };
+} else if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const pkg = JSON.parse(require('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));
   process.stdout.write(`yep-ext/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`);
 } else {
@@ -69,12 +120,14 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
     // headers and body bytes, and this process runs no other wasm. Set here, in the
     // CLI only: the library (src/index.ts) changes nothing process-wide (issue 13).
     require('node:v8').setFlagsFromString('--liftoff-only');
+    const { main } = await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'cli.cjs')));
     // V8's gc, for the core to collect buffer garbage during long transfers
     // (src/core/fs/buffer-garbage.ts: ~25 MiB less peak RSS for a 68 MB download).
-    // A new context is where an exposed gc appears; this one's globals stay as they are.
+    // Set once the bundle is compiled: the code cache was made under --liftoff-only
+    // alone, and V8 rejects a cache made under other flags. A new context is where
+    // an exposed gc appears; this one's globals stay as they are.
     require('node:v8').setFlagsFromString('--expose-gc');
     globalThis[Symbol.for('yep-ext.collect-garbage')] = require('node:vm').runInNewContext('gc');
-    const { main } = await loadBundle(() => import('../dist/bundle/oclif.js'));
     // The package root, not this directory: bin/package.json would pass for it.
     await main(root);
   })();

@@ -1,28 +1,40 @@
 #!/usr/bin/env node
 /**
- * Bundle the CLI (esbuild, ESM, code-split) into dist/bundle/ so start-up reads a
- * few files instead of resolving ~400 modules one by one:
- *   oclif.js          oclif's runner with our top-level error report
- *                     (src/cli/oclif-main.ts; bin/run.js calls its `main`);
- *   help.js, hooks/*  the help class and the command_not_found hook
- *                     (package.json oclif.helpClass / oclif.hooks);
- *   index.js          the programmatic API (src/index.ts; package.json exports);
- *   commands/*.js     one entry per dist/commands file: oclif still discovers
- *                     commands by file name (package.json oclif.commands), so a
- *                     new command needs no registration, and each loads only the
- *                     chunks it imports;
- *   chunks/*.js       code shared between entries, and lazily imported modules
- *                     (undici, @inquirer/prompts, ...);
+ * Bundle the CLI (esbuild) into dist/bundle/ so start-up reads a few files
+ * instead of resolving ~400 modules one by one:
+ *   cli.cjs           oclif, its runner with our top-level error report
+ *                     (src/cli/oclif-main.ts; bin/run.js calls its `main`), the
+ *                     help class, the command_not_found hook and every command,
+ *                     one CommonJS file. It exports COMMANDS, HELP and
+ *                     COMMAND_NOT_FOUND as getters (package.json oclif:
+ *                     explicit command strategy), and each module in it is
+ *                     evaluated only when first required, so a command runs
+ *                     only its own code. CommonJS because the ESM loader cost
+ *                     ~45 ms per command for the ~40 chunk files it resolved,
+ *                     linked and evaluated one by one (docs/performance.md,
+ *                     round three);
+ *   lib/*.cjs         the large libraries only some commands use (undici, zod,
+ *                     ajv, simple-git, cacache, tar, @inquirer/prompts), each a
+ *                     self-contained CommonJS file that cli.cjs requires where
+ *                     the source imports it: V8 parses every byte of a script it
+ *                     loads (~20-30 ms per MB here), evaluated or not;
+ *   api.cjs,          the programmatic API (src/index.ts), CommonJS sharing
+ *   index.js          lib/*.cjs, behind index.js, the ES module package.json
+ *                     exports, which re-exports it;
  *   fast-path.cjs     the oclif-free runner for `list` and `__complete`
  *                     (src/cli/fast-path.ts), one self-contained CommonJS file,
  *   table-engine.cjs  but for the table engine for non-ASCII text (cli-table3),
  *                     which it requires only when it draws such a table.
+ * A new command needs no registration: every dist/commands file is in COMMANDS,
+ * under the id oclif's file discovery gave it (lock/export.js -> lock:export).
  * Runs after tsc: it bundles dist/, not src/. Every dependency is bundled (the
  * published package has no runtime dependencies; package.json devDependencies),
  * except the optional native @napi-rs/keyring.
  *
  *   node scripts/build-cli.mjs [--meta FILE]   (--meta writes esbuild's metafile)
  */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,45 +96,85 @@ const schemaApart = {
     b.onResolve({ filter: /\/manifest-schema\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './manifest-schema.cjs', external: true } : undefined));
   },
 };
+// The large libraries some commands use, each a CommonJS file of its own
+// (lib/<file>.cjs) that exports the specifiers our code imports as lazy getters
+// (zod and zod/mini share one copy of zod's core). Libraries only: they hold no
+// state of ours, so a second copy of a helper they share costs bytes, not identity.
+const LIBS = {
+  undici: ['undici'],
+  zod: ['zod', 'zod/mini'],
+  ajv: ['ajv'],
+  'simple-git': ['simple-git'],
+  cacache: ['cacache'],
+  tar: ['tar'],
+  prompts: ['@inquirer/prompts'],
+};
+const libOf = new Map(Object.entries(LIBS).flatMap(([file, specs]) => specs.map((spec) => [spec, file])));
+const libsApart = {
+  name: 'libs-apart',
+  setup(b) {
+    // An import of a listed library from our code (not from inside another
+    // package) becomes a small module that requires the library's file.
+    b.onResolve({ filter: /^[@a-z]/ }, (args) => (libOf.has(args.path) && !/[\\/]node_modules[\\/]/.test(args.importer) ? { path: args.path, namespace: 'yep-lib' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'yep-lib' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`./lib/${libOf.get(args.path)}.cjs`)})[${JSON.stringify(args.path)}];`,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /^\.\/lib\/[^/]+\.cjs$/ }, (args) => (args.namespace === 'yep-lib' ? { path: args.path, external: true } : undefined));
+  },
+};
+const commandIds = files.map((f) => [relative(COMMANDS_DIR, f).replace(/\.js$/, '').split(/[\\/]/).filter((p) => p !== 'index').join(':'), f]);
+const requireFromCli = (f) => JSON.stringify(`./${relative(join(DIST, 'cli'), f).split('\\').join('/')}`);
+// cli.cjs's entry: getters, so that loading the file evaluates nothing but them.
+const cliEntry = [
+  'const COMMANDS = {};',
+  ...commandIds.map(([id, f]) => `Object.defineProperty(COMMANDS, ${JSON.stringify(id)}, { enumerable: true, get: () => require(${requireFromCli(f)}).default });`),
+  'module.exports = Object.defineProperties({}, {',
+  "  main: { enumerable: true, get: () => require('./oclif-main.js').main },",
+  "  HELP: { enumerable: true, get: () => require('./help.js').default },",
+  "  COMMAND_NOT_FOUND: { enumerable: true, get: () => require('./hooks/command-not-found.js').default },",
+  '  COMMANDS: { enumerable: true, value: COMMANDS },',
+  '});',
+].join('\n');
+// Less text to scan at load; identifiers are kept so stack traces stay readable.
+const cjsCommon = {
+  ...common,
+  format: 'cjs',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  define: { ...common.define, 'import.meta.url': '__yepImportMetaUrl' },
+  banner: { js: "const __yepImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
 rmSync(join(DIST, 'bundle'), { recursive: true, force: true });
-const [main, fast] = await Promise.all([
+const [main, cli, fast] = await Promise.all([
+  // The programmatic API (import from "yep-ext"): api.cjs, CommonJS like cli.cjs and
+  // sharing its lib/*.cjs, behind index.js, an ES module that re-exports it (Node
+  // finds the names through the export list esbuild writes at the end of api.cjs).
   build({
-    ...common,
-    // One entry per command (oclif finds them by file name, as before) and one
-    // for oclif's runner; shared code lands in chunks, so a command loads only
-    // what it imports (doctor's schema validator is not paid for by remove).
-    entryPoints: {
-      oclif: join(DIST, 'cli', 'oclif-main.js'),
-      help: join(DIST, 'cli', 'help.js'),
-      index: join(DIST, 'index.js'),
-      'hooks/command-not-found': join(DIST, 'cli', 'hooks', 'command-not-found.js'),
-      ...Object.fromEntries(files.map((f) => [`commands/${relative(COMMANDS_DIR, f).replace(/\.js$/, '')}`, f])),
-    },
-    splitting: true,
+    ...cjsCommon,
+    entryPoints: { api: join(DIST, 'index.js') },
     outdir: join(DIST, 'bundle'),
-    chunkNames: 'chunks/[hash]',
-    // Bundled CommonJS (oclif and most dependencies) expects require/__dirname.
-    banner: {
-      js: [
-        "import { createRequire as __yepCreateRequire } from 'node:module';",
-        "import { fileURLToPath as __yepFileURLToPath } from 'node:url';",
-        'const require = __yepCreateRequire(import.meta.url);',
-        'const __filename = __yepFileURLToPath(import.meta.url);',
-        "const __dirname = __yepFileURLToPath(new URL('.', import.meta.url));",
-      ].join(' '),
-    },
+    outExtension: { '.js': '.cjs' },
+    plugins: [libsApart],
+  }),
+  build({
+    ...cjsCommon,
+    // Names this build for its code cache (bin/run.js: requireWithCodeCache).
+    footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
+    stdin: { contents: cliEntry, resolveDir: join(DIST, 'cli'), sourcefile: 'cli-entry.cjs', loader: 'js' },
+    outfile: join(DIST, 'bundle', 'cli.cjs'),
+    plugins: [libsApart],
   }),
   // One self-contained CommonJS file: every extra module costs the ESM loader a
   // resolve, a read and a compile, and an ESM import of a builtin (node:fs)
   // evaluates all of its lazy getters (which loads Node's stream stack).
   build({
-    ...common,
+    ...cjsCommon,
     entryPoints: {
       'fast-path': join(DIST, 'cli', 'fast-path.js'),
       'table-engine': join(DIST, 'cli', 'table-engine.js'),
       'manifest-schema': join(DIST, 'core', 'package', 'manifest-schema.js'),
     },
-    format: 'cjs',
     outdir: join(DIST, 'bundle'),
     outExtension: { '.js': '.cjs' },
     // fast-path.cjs requires table-engine.cjs at run time instead of holding it.
@@ -137,13 +189,42 @@ const [main, fast] = await Promise.all([
         },
       },
     ],
-    // Less text to scan at load; identifiers are kept so stack traces stay readable.
-    minifyWhitespace: true,
-    minifySyntax: true,
-    define: { ...common.define, 'import.meta.url': '__yepImportMetaUrl' },
-    banner: { js: "const __yepImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   }),
+  ...Object.entries(LIBS).map(([file, specs]) =>
+    build({
+      ...cjsCommon,
+      stdin: {
+        contents: specs.map((spec) => `Object.defineProperty(exports, ${JSON.stringify(spec)}, { enumerable: true, get: () => require(${JSON.stringify(spec)}) });`).join('\n'),
+        resolveDir: ROOT,
+        sourcefile: `lib-${file}.cjs`,
+        loader: 'js',
+      },
+      outfile: join(DIST, 'bundle', 'lib', `${file}.cjs`),
+    }),
+  ),
 ]);
 if (metaIndex > 0) {
-  writeFileSync(process.argv[metaIndex + 1], JSON.stringify({ inputs: { ...main.metafile.inputs, ...fast.metafile.inputs }, outputs: { ...main.metafile.outputs, ...fast.metafile.outputs } }));
+  writeFileSync(process.argv[metaIndex + 1], JSON.stringify({ inputs: { ...main.metafile.inputs, ...cli.metafile.inputs, ...fast.metafile.inputs }, outputs: { ...main.metafile.outputs, ...cli.metafile.outputs, ...fast.metafile.outputs } }));
 }
+// The V8 code cache of cli.cjs (dist/bundle/cli.cjs.v8cache), for Node 20, which
+// has no compile cache of its own: made by this Node in a fresh process with the
+// V8 flags bin/run.js sets (V8 rejects a cache made under other flags or by
+// another V8, and bin/run.js then compiles as usual). Made after loading the
+// bundle and evaluating the runner, help, hook and every command module, so the
+// functions those run are in it too.
+const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
+const made = spawnSync(
+  process.execPath,
+  [
+    '-e',
+    `require('node:v8').setFlagsFromString('--liftoff-only');
+const file = ${JSON.stringify(join(DIST, 'bundle', 'cli.cjs'))};
+let make;
+const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
+if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }
+require('node:fs').writeFileSync(file + '.v8cache', make());`,
+  ],
+  { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+);
+if (made.status !== 0) throw new Error(`writing the code cache of cli.cjs failed (status ${made.status})`);
+writeFileSync(join(DIST, 'bundle', 'index.js'), "// The programmatic API (src/index.ts), bundled as api.cjs (scripts/build-cli.mjs).\nexport * from './api.cjs';\n");

@@ -2,6 +2,7 @@
  * The Context a CLI run gets. Shared by BaseCommand and the oclif-free fast path
  * (src/cli/fast-path.ts) so both build exactly the same one.
  */
+import { isatty } from 'node:tty';
 import { createContext, type Context } from '../core/context.js';
 import { YepError } from '../core/errors.js';
 import { stderrLogger } from './stderr-logger.js';
@@ -21,9 +22,14 @@ export interface CliContextOptions {
   verbose?: boolean;
 }
 
-/** Prompts need stdin and stderr TTYs, and neither --yes nor --json. */
+/**
+ * Prompts need stdin and stderr TTYs, and neither --yes nor --json. Asked with
+ * isatty(): the same answer as process.stdin.isTTY / process.stderr.isTTY
+ * without building those streams (Node's net and stream stack, several ms of
+ * every command's start-up).
+ */
 export function makeCliContext(options: CliContextOptions): Context {
-  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !options.yes;
+  const interactive = !options.yes && isatty(0) && isatty(2);
   const ctx = createContext({
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
     ...seamOptions(),

@@ -1,12 +1,17 @@
 /**
  * The CLI runs from an esbuild bundle (scripts/build-cli.mjs): every command file
- * in src/commands must reach the bundle, the manifest and `--help`, and each
- * bundled command must load and run on its own (its chunks are complete).
+ * in src/commands must reach the bundle (dist/bundle/cli.cjs's COMMANDS, oclif's
+ * explicit command strategy), the manifest and `--help`, and each bundled command
+ * must load and run on its own.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, makeTempHome, runCli } from '../helpers/home.js';
+
+const require = createRequire(import.meta.url);
 
 function commandIds(): string[] {
   const dir = join(REPO_ROOT, 'src', 'commands');
@@ -21,15 +26,63 @@ describe('the bundled CLI', () => {
   const ids = commandIds();
 
   it('has every command of src/commands in oclif.manifest.json, bundled', () => {
-    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, { relativePath: string[] }> };
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, unknown> };
     expect(Object.keys(manifest.commands).sort()).toEqual(ids);
-    for (const id of ids) expect(manifest.commands[id]!.relativePath.slice(0, 3)).toEqual(['dist', 'bundle', 'commands']);
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { oclif: { commands: { strategy: string; target: string; identifier: string } } };
+    expect(pkg.oclif.commands).toEqual({ strategy: 'explicit', target: './dist/bundle/cli.cjs', identifier: 'COMMANDS' });
+    // In a child process: requiring the bundle here would share this worker's module cache.
+    const r = spawnSync(process.execPath, ['-e', `const c = require(${JSON.stringify(join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'))}).COMMANDS; console.log(JSON.stringify(Object.keys(c).sort().map((id) => [id, typeof c[id], c[id].id ?? null])))`], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(ids.map((id) => [id, 'function', null]));
+  });
+
+  it('loads only what a command uses: the big libraries are files of their own (dist/bundle/lib)', () => {
+    const cli = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'), 'utf8');
+    for (const lib of ['undici', 'zod', 'ajv', 'simple-git', 'cacache', 'tar', 'prompts']) {
+      expect(existsSync(join(REPO_ROOT, 'dist', 'bundle', 'lib', `${lib}.cjs`)), lib).toBe(true);
+      expect(cli).toContain(`require("./lib/${lib}.cjs")`);
+    }
+    expect(cli.match(/"node_modules\/(undici|zod|ajv|simple-git|cacache|tar|@inquirer)\//)?.[0]).toBeUndefined();
+    // `disable` loads cli.cjs and none of the libraries (a preload lists the CommonJS modules loaded by the exit).
+    const home = makeTempHome();
+    try {
+      const preload = join(home.root, 'loaded.cjs');
+      writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'loaded.json'))}, JSON.stringify(Object.keys(require.cache))));`);
+      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], { env: home.env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(3);
+      const loaded = (JSON.parse(readFileSync(join(home.root, 'loaded.json'), 'utf8')) as string[]).filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f));
+      expect(loaded).toEqual(['cli.cjs']);
+    } finally {
+      home.cleanup();
+    }
   });
 
   it("keeps the table engine out of the list fast path's bundle (it is required from table-engine.cjs only when a table is drawn)", () => {
     const fast = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'fast-path.cjs'), 'utf8');
     expect(fast).not.toMatch(/require_cli_table3/);
     expect(fast).toContain('./table-engine.cjs');
+  });
+
+  it('compiles cli.cjs from the code cache the build wrote (Node 20; Node 22+ uses its own compile cache)', () => {
+    const home = makeTempHome();
+    try {
+      // A preload that sees every vm.Script given cached data and whether V8 took it.
+      const preload = join(home.root, 'cache-seen.cjs');
+      writeFileSync(
+        preload,
+        `const vm = require('node:vm'); const S = vm.Script; const seen = [];
+vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'seen.json'))}, JSON.stringify(seen)));`,
+      );
+      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], { env: home.env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(3);
+      expect(r.stderr).toContain('is not installed');
+      const seen = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as Array<{ file: string; rejected: boolean }>;
+      const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+      expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file: join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'), rejected: false }]);
+    } finally {
+      home.cleanup();
+    }
   });
 
   it('lists every command in --help, and each one loads and prints its own help', async () => {
