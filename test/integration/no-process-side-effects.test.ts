@@ -68,11 +68,11 @@ describe('no process-wide side effects from the library API (issue 13)', () => {
     expect(readFileSync(log, 'utf8')).toBe('');
   });
 
-  it('the CLI still sets --liftoff-only (control for the test above)', async () => {
+  it('the CLI still sets --liftoff-only and --expose-gc (control for the test above)', async () => {
     const log = join(work, 'cli.log');
     writeFileSync(log, '');
     const r = await node(['--require', flagRecorder(log), BIN, 'search', 'x', '--json'], { PATH: process.env.PATH, HOME: work, YOLOP_CONFIG_DIR: join(work, 'cfg'), YEP_EXT_INDEX: url, YEP_EXT_NO_UPDATE_CHECK: '1' });
     expect(r.stdout).toContain('E_UNSUPPORTED');
-    expect(readFileSync(log, 'utf8')).toBe('--liftoff-only\n');
+    expect(readFileSync(log, 'utf8')).toBe('--liftoff-only\n--expose-gc\n');
   });
 });

@@ -27,6 +27,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { YepError } from '../../src/core/errors.js';
 import { TarExtractor } from '../../src/core/archive/tar-extract.js';
 import { unpackCrate, unpackLimits, type UnpackLimits } from '../../src/core/archive/unpack.js';
+import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, buildTar, crateEntries, crateEntriesFromDir, paxRecord, type TarEntry } from '../helpers/tar-builder.js';
 import { itNeeding, need } from '../helpers/needs.js';
 
@@ -125,6 +126,26 @@ describe('accepted archives', () => {
     expect(mode(into)).toBe(0o755);
     expect(mode(join(into, 'src/deep'))).toBe(0o755);
     expect(statSync(join(into, 'plugin.json')).uid).toBe(process.getuid!());
+  });
+
+  it('writes every byte of a highly compressible archive (one read inflates to many MiB in the reused output buffer)', async () => {
+    // 16 KiB random blocks, each stamped with its index: deflate shrinks the 12 MiB
+    // file to a few hundred KiB, so one 1 MiB read comes out as a dozen 1 MiB
+    // buffers in a row, and a stale or overwritten buffer shows as a wrong stamp.
+    const block = randomBytes(16 * 1024);
+    const big = Buffer.alloc(12 * 1024 * 1024);
+    for (let i = 0; i < big.length / block.length; i++) {
+      block.copy(big, i * block.length);
+      big.writeUInt32LE(i, i * block.length);
+    }
+    const small: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) small[`many/f${String(i).padStart(3, '0')}.txt`] = `file ${i}\n`.repeat(1 + (i % 40));
+    const hasher = await unpack(crateEntries(NAME, VERSION, { 'Cargo.toml': '[package]\n', 'a/big.bin': big, ...small, 'z/last.txt': 'last\n' }));
+    expect(readFileSync(join(into, 'a/big.bin')).equals(big)).toBe(true);
+    for (const [rel, text] of Object.entries(small)) expect(readFileSync(join(into, rel), 'utf8')).toBe(text);
+    expect(readFileSync(join(into, 'z/last.txt'), 'utf8')).toBe('last\n');
+    // The hash fed from the same buffers is the hash of the tree as written.
+    expect(await hasher.digest(into)).toBe(await contentHash(into));
   });
 
   it('normalises modes: any exec bit -> 0755, else 0644; directories 0755; no setuid/setgid/sticky or group/world write', async () => {

@@ -20,6 +20,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { Context } from '../context.js';
+import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { sha256FileWithSize } from '../fs/file-digest.js';
 
 type Cacache = typeof import('cacache');
@@ -115,7 +116,18 @@ export async function storeInCache(ctx: Context, sha256Hex: string, file: string
   if (unwritable.has(dir)) return;
   try {
     const cacache = await loadCacache();
-    await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), cacache.put.stream(dir, key, { integrity: integrityOf(sha256Hex), algorithms: ['sha256'] }));
+    const garbage = bufferGarbageMeter();
+    await pipeline(
+      createReadStream(file, { highWaterMark: 1 << 20 }),
+      // Each chunk is a fresh 1 MiB buffer that cacache may hold a while: collect them as they go.
+      async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          garbage(chunk.length);
+          yield chunk;
+        }
+      },
+      cacache.put.stream(dir, key, { integrity: integrityOf(sha256Hex), algorithms: ['sha256'] }),
+    );
   } catch (e) {
     const code = (e as { code?: string }).code ?? '';
     if (LASTING.has(code)) {
