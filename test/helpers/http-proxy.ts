@@ -6,7 +6,7 @@
  * have a real name (`registry.yep.test`) that only the proxy can reach.
  */
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createProxy } from 'proxy';
 
 export interface TestProxy {
@@ -26,6 +26,16 @@ export async function startProxy(routes: Record<string, string> = {}): Promise<T
     if (req.method === 'CONNECT' && req.url && routes[req.url.toLowerCase()]) req.url = routes[req.url.toLowerCase()];
     return true;
   };
+  // CONNECT tunnels leave the HTTP server's bookkeeping (closeAllConnections does
+  // not see them), and a tunnel both of whose ends were half-closed can linger
+  // after the client process has exited: close() destroys every socket the proxy
+  // accepted, as a proxy shutting down drops its tunnels, instead of waiting on them
+  // (under load that wait outlasted the 60 s hook timeout, stop 24's CI).
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -35,6 +45,7 @@ export async function startProxy(routes: Record<string, string> = {}): Promise<T
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };

@@ -341,6 +341,15 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     send(req, res, reply, rule?.fault);
   };
   const server: Server | import('node:https').Server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
+  // Every TCP socket accepted, to destroy at close: closeAllConnections sees only the
+  // connections the HTTP layer took over, not a TLS socket whose handshake never finished
+  // (a client that refused the certificate, through a proxy's tunnel), and server.close
+  // would wait for that one past the test's hook timeout (stop 24's CI, proxy-ca).
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket: import('node:net').Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   base = `${options.tls ? 'https' : 'http'}://${options.host ?? '127.0.0.1'}:${port}/`;
@@ -399,6 +408,7 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     close() {
       return new Promise<void>((resolve) => {
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       });
     },

@@ -19,7 +19,7 @@ import { grantOf, summarizeGrant } from '../package/grants.js';
 import type { Policy } from '../policy/policy-file.js';
 import { pinnedCommit, samePin } from '../sources/index.js';
 import { withInstallLock } from '../store/install-lock.js';
-import { loadLock, type LockSource } from '../store/lockfile.js';
+import { loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import { versionLabel, warnVerdict } from './agent-walk.js';
 import type { InstallOutcome } from './install.js';
 import { installedViolations } from './policy-gate.js';
@@ -44,30 +44,43 @@ function sameBytes(installed: LockSource, wanted: LockSource): boolean {
 }
 
 /**
- * The `unchanged` outcome of installing the best of `records` (what `Source.candidates`
- * returned, best first), when the lock and store prove it; undefined otherwise.
+ * What the check found: the `unchanged` outcome when the lock and store prove it;
+ * otherwise what it read on the way, for the plan to reuse (each state file is read
+ * once per command: test/cli/repeated-io.test.ts): the lock, and the intact verdict
+ * of the entry it checked.
  */
-export async function alreadyInstalled(ctx: Context, policy: Policy, records: readonly LockSource[], notes: readonly string[], options: { ignoreEngines: boolean }): Promise<InstallOutcome | undefined> {
+export interface AlreadyCheck {
+  outcome?: InstallOutcome;
+  lock?: Lockfile;
+  checked?: { entry: LockEntry; intact: boolean };
+}
+
+/**
+ * The `unchanged` outcome of installing the best of `records` (what `Source.candidates`
+ * returned, best first), when the lock and store prove it (see AlreadyCheck).
+ */
+export async function alreadyInstalled(ctx: Context, policy: Policy, records: readonly LockSource[], notes: readonly string[], options: { ignoreEngines: boolean }): Promise<AlreadyCheck> {
   const first = records[0];
-  if (!first) return undefined;
+  if (!first) return {};
   // Under the installer lock: not while another install is halfway through placing this entry.
-  return withInstallLock(ctx, async () => {
+  return withInstallLock(ctx, async (): Promise<AlreadyCheck> => {
     const lock = await loadLock(ctx.paths.lockFile);
     const entry = lock.entries.find((e) => e.source.type === first.type && samePin(e.source, first));
-    if (!entry || !sameBytes(entry.source, first) || typeof entry.grant !== 'string') return undefined;
+    if (!entry || !sameBytes(entry.source, first) || typeof entry.grant !== 'string') return { lock };
     const check = await checkEntry(ctx, entry, { mode: 'cheap' });
+    const read = { lock, checked: { entry, intact: !needsRefetch(entry, check.result) } };
     const { manifest } = check;
     const dir = check.result.dir;
-    if (!manifest || !dir || manifest.name !== entry.name || needsRefetch(entry, check.result)) return undefined;
+    if (!manifest || !dir || manifest.name !== entry.name || !read.checked.intact) return read;
     const grant = summarizeGrant(grantOf(manifest));
-    if (grant.fingerprint !== entry.grant) return undefined;
-    if ((await installedViolations(ctx, policy, entry, manifest)).length > 0) return undefined;
+    if (grant.fingerprint !== entry.grant) return read;
+    if ((await installedViolations(ctx, policy, entry, manifest)).length > 0) return read;
     // The walk keeps the newest candidate unless its range excludes the agent (and --ignore-engines is off).
     const verdict = await checkAgainstAgent(ctx, manifest);
-    if (verdict.status === 'excludes' && !options.ignoreEngines) return undefined;
+    if (verdict.status === 'excludes' && !options.ignoreEngines) return read;
     warnVerdict(ctx, `${manifest.name} ${versionLabel(manifest, entry.source)}`, verdict);
     const command = await inspectServerCommand(dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
-    return {
+    const outcome: InstallOutcome = {
       name: entry.name,
       ...(manifest.version !== undefined ? { version: manifest.version } : {}),
       status: 'unchanged',
@@ -80,5 +93,6 @@ export async function alreadyInstalled(ctx: Context, policy: Policy, records: re
       notes: [...notes],
       engines: { ...verdict, skipped: [], ignored: options.ignoreEngines && verdict.status === 'excludes' },
     };
+    return { outcome };
   });
 }

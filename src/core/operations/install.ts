@@ -32,7 +32,7 @@ import { packageDir } from '../paths.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
 import { kindViolation, policyError } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy-file.js';
-import { alreadyInstalled } from './install-already.js';
+import { alreadyInstalled, type AlreadyCheck } from './install-already.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
@@ -188,12 +188,13 @@ interface Planned {
  * proves (every candidate another version of an installed crate) is refused before
  * any download.
  */
-async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidates, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}, refuseReplace = false): Promise<Planned> {
+async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidates, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}, refuseReplace = false, known: AlreadyCheck = {}): Promise<Planned> {
   const { fetches, records } = candidates;
-  // The lock as read for the early check serves the plan too (apply reads it again under the installer lock).
-  let lock: Lockfile | undefined;
+  // The lock as read for the "already installed" check or the early check serves the plan
+  // too (apply reads it again under the installer lock).
+  let lock: Lockfile | undefined = known.lock;
   if (refuseReplace && records.length > 0) {
-    lock = await loadLock(ctx.paths.lockFile);
+    lock ??= await loadLock(ctx.paths.lockFile);
     const early = certainReplacement(lock.entries, records.slice(0, ENGINES_WALK_CAP));
     if (early) throw replaceRefusal(early.previous.name, packageDir(ctx.paths, early.previous.name), early.previous, early.why, early.exact);
   }
@@ -216,7 +217,8 @@ async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidate
   const candidate = { source: fetched.source, content_hash: prepared.content_hash, grant: grant.fingerprint };
   let decision: InstallDecision | undefined;
   let problem: unknown;
-  const intact = await installedIntact(ctx, before, target);
+  // The "already installed" check's verdict on this very entry stands (one check per install).
+  const intact = before !== undefined && known.checked?.entry === before ? known.checked.intact : await installedIntact(ctx, before, target);
   try {
     decision = decideInstall(name, target, before, candidate, intact, diff);
   } catch (e) {
@@ -321,14 +323,15 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
   if (!dryRun) await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const candidates = await specCandidates(ctx, spec, hooks.ignoreEngines === true);
   // Exactly this already installed and intact: said from the lock and the store, before any download or summary.
+  let known: AlreadyCheck = {};
   if (already && !dryRun && hooks.force !== true) {
     const records = candidates.records.length > 0 ? candidates.records : await installedPinOf(ctx, spec);
-    const outcome = await alreadyInstalled(ctx, policy, records, candidates.notes, { ignoreEngines: hooks.ignoreEngines === true });
-    if (outcome) return already(outcome);
+    known = await alreadyInstalled(ctx, policy, records, candidates.notes, { ignoreEngines: hooks.ignoreEngines === true });
+    if (known.outcome) return already(known.outcome);
   }
   const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));
   try {
-    const planned = await planSpec(ctx, spec, candidates, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true);
+    const planned = await planSpec(ctx, spec, candidates, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true, known);
     const { plan } = planned;
     // A replacement nobody can approve is refused before its summary; "already installed" has none to show.
     if (!dryRun && hooks.refuseReplace && plan.action === 'replaced' && planned.problem === undefined) {
