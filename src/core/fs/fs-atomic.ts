@@ -117,7 +117,10 @@ export async function writeStreamAtomic(file: string, chunks: AsyncIterable<Uint
   try {
     fh = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     await fh.chmod(mode);
-    for await (const chunk of chunks) await fh.write(chunk);
+    for await (const chunk of chunks) {
+      // A regular file takes the whole buffer in one write, but nothing promises it: loop.
+      for (let off = 0; off < chunk.byteLength; ) off += (await fh.write(chunk, off, chunk.byteLength - off)).bytesWritten;
+    }
     await fh.sync();
     await fh.close();
     fh = undefined;
