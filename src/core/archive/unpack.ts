@@ -155,7 +155,18 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
     // Crash tests: files of the first chunk are on disk, the rest are not.
     if (chunks++ === 0) mid = checkpoint(opts, 'unpack:mid');
   });
-  const fh = await open(archiveFile, 'r');
+  // At the abort (Ctrl-C, a deadline) zlib stops inflating and nothing more reaches the
+  // extractor, so no file is created while the caller removes the half-made tree.
+  const onAbort = (): void => {
+    failed = true;
+    gunzip.destroy();
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  const fh = await open(archiveFile, 'r').catch((e: unknown) => {
+    signal.removeEventListener('abort', onAbort);
+    throw e;
+  });
   try {
     const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
     let which = 0;
@@ -176,11 +187,12 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
       }
     }
     await reading.catch(() => undefined);
-    if (failed) throw gunzip.errored ?? new Error('unpacking failed');
     if (signal.aborted) throw signal.reason;
+    if (failed) throw gunzip.errored ?? new Error('unpacking failed');
     gunzip.end();
     await done;
   } finally {
+    signal.removeEventListener('abort', onAbort);
     await fh.close();
     gunzip.destroy();
   }
