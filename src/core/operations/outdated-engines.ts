@@ -67,10 +67,34 @@ export interface FetchBudget {
   left: number;
   /** Extensions whose walk stopped on it. */
   stopped: string[];
+  /** Fetches reserved by walks still running (given back in part when they end). */
+  held: number;
+  /** Walks waiting for those to end before deciding. */
+  waiters: Array<() => void>;
 }
 
 export function fetchBudget(size = OUTDATED_FETCH_BUDGET): FetchBudget {
-  return { left: size, stopped: [] };
+  return { left: size, stopped: [], held: 0, waiters: [] };
+}
+
+/**
+ * Reserve `n` fetches. While other walks hold reservations they may give back, wait for
+ * them rather than refuse: a refusal says the budget is spent, which must be true
+ * (used by finished fetches), not merely reserved by concurrent walks.
+ */
+async function reserve(budget: FetchBudget, n: number): Promise<boolean> {
+  while (n > budget.left && budget.held > 0) await new Promise<void>((resolve) => budget.waiters.push(resolve));
+  if (n > budget.left) return false;
+  budget.left -= n;
+  budget.held += n;
+  return true;
+}
+
+/** Give back what a walk reserved and did not use, and wake the walks waiting on it. */
+function release(budget: FetchBudget, reserved: number, used: number): void {
+  budget.held -= reserved;
+  budget.left += reserved - used;
+  for (const wake of budget.waiters.splice(0)) wake();
 }
 
 /**
@@ -93,12 +117,18 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
   // The fetches this walk may need are reserved up front (all or none, the unused given back
   // at the end), so concurrent walks never leave several half done.
   const reserved = memo.filter((m) => m === undefined).length;
-  if (reserved > budget.left) {
+  if (!(await reserve(budget, reserved))) {
     budget.stopped.push(entry.name);
     return { ...report, status: 'failed', detail: `not checked: this run's budget of ${OUTDATED_FETCH_BUDGET} downloads is spent (run \`yep-ext outdated\` again: what was read is remembered)` };
   }
-  budget.left -= reserved;
-  const stage = await makeStagingDir(ctx, `outdated-${entry.name}`);
+  let stage: string;
+  try {
+    stage = await makeStagingDir(ctx, `outdated-${entry.name}`);
+  } catch (e) {
+    // Never keep a reservation other walks may be waiting on.
+    release(budget, reserved, 0);
+    throw e;
+  }
   const remembered: string[] = [];
   const fetchedVersions: string[] = [];
   let attempts = 0;
@@ -149,7 +179,7 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
     ctx.log.warn(`${entry.name}: newer versions' engines.yolop not checked: ${message}`);
     return { ...report, status: 'failed', runnable: null, runnable_in_requirement: null, detail: `not checked: ${message}` };
   } finally {
-    budget.left += reserved - attempts;
+    release(budget, reserved, attempts);
     await removeDir(stage);
   }
 }
