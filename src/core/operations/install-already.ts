@@ -62,37 +62,41 @@ export interface AlreadyCheck {
 export async function alreadyInstalled(ctx: Context, policy: Policy, records: readonly LockSource[], notes: readonly string[], options: { ignoreEngines: boolean }): Promise<AlreadyCheck> {
   const first = records[0];
   if (!first) return {};
-  // Under the installer lock: not while another install is halfway through placing this entry.
-  return withInstallLock(ctx, async (): Promise<AlreadyCheck> => {
+  // The lock and the tree are read under the installer lock (not while another install is
+  // halfway through placing this entry); the checks that may spawn the agent run after it,
+  // so a slow `yolop --version` never holds up other installs.
+  const seen = await withInstallLock(ctx, async () => {
     const lock = await loadLock(ctx.paths.lockFile);
     const entry = lock.entries.find((e) => e.source.type === first.type && samePin(e.source, first));
     if (!entry || !sameBytes(entry.source, first) || typeof entry.grant !== 'string') return { lock };
-    const check = await checkEntry(ctx, entry, { mode: 'cheap' });
-    const read = { lock, checked: { entry, intact: !needsRefetch(entry, check.result) } };
-    const { manifest } = check;
-    const dir = check.result.dir;
-    if (!manifest || !dir || manifest.name !== entry.name || !read.checked.intact) return read;
-    const grant = summarizeGrant(grantOf(manifest));
-    if (grant.fingerprint !== entry.grant) return read;
-    if ((await installedViolations(ctx, policy, entry, manifest)).length > 0) return read;
-    // The walk keeps the newest candidate unless its range excludes the agent (and --ignore-engines is off).
-    const verdict = await checkAgainstAgent(ctx, manifest);
-    if (verdict.status === 'excludes' && !options.ignoreEngines) return read;
-    warnVerdict(ctx, `${manifest.name} ${versionLabel(manifest, entry.source)}`, verdict);
-    const command = await inspectServerCommand(dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
-    const outcome: InstallOutcome = {
-      name: entry.name,
-      ...(manifest.version !== undefined ? { version: manifest.version } : {}),
-      status: 'unchanged',
-      content_hash: entry.content_hash,
-      grant: entry.grant,
-      source: entry.source,
-      previous: entry,
-      manifest,
-      command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
-      notes: [...notes],
-      engines: { ...verdict, skipped: [], ignored: options.ignoreEngines && verdict.status === 'excludes' },
-    };
-    return { outcome };
+    return { lock, entry, check: await checkEntry(ctx, entry, { mode: 'cheap' }) };
   });
+  const { lock, entry, check } = seen;
+  if (!entry || !check) return { lock };
+  const read = { lock, checked: { entry, intact: !needsRefetch(entry, check.result) } };
+  const { manifest } = check;
+  const dir = check.result.dir;
+  if (!manifest || !dir || manifest.name !== entry.name || !read.checked.intact) return read;
+  const grant = summarizeGrant(grantOf(manifest));
+  if (grant.fingerprint !== entry.grant) return read;
+  if ((await installedViolations(ctx, policy, entry, manifest)).length > 0) return read;
+  // The walk keeps the newest candidate unless its range excludes the agent (and --ignore-engines is off).
+  const verdict = await checkAgainstAgent(ctx, manifest);
+  if (verdict.status === 'excludes' && !options.ignoreEngines) return read;
+  warnVerdict(ctx, `${manifest.name} ${versionLabel(manifest, entry.source)}`, verdict);
+  const command = await inspectServerCommand(dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
+  const outcome: InstallOutcome = {
+    name: entry.name,
+    ...(manifest.version !== undefined ? { version: manifest.version } : {}),
+    status: 'unchanged',
+    content_hash: entry.content_hash,
+    grant: entry.grant,
+    source: entry.source,
+    previous: entry,
+    manifest,
+    command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
+    notes: [...notes],
+    engines: { ...verdict, skipped: [], ignored: options.ignoreEngines && verdict.status === 'excludes' },
+  };
+  return { outcome };
 }

@@ -169,6 +169,17 @@ async function installedPinOf(ctx: Context, spec: ValidSpec): Promise<LockSource
   return rec ? [rec] : [];
 }
 
+/** How `grant` differs from what is approved for `name` now (its recorded grant, else the installed manifest's); undefined when nothing is installed. */
+async function grantDiff(ctx: Context, name: string, entry: LockEntry | undefined, target: string, grant: Parameters<typeof diffGrants>[1]): Promise<ReturnType<typeof diffGrants> | undefined> {
+  const installedGrant =
+    (await loadApprovedGrant(ctx, name, entry?.grant)) ??
+    (await loadManifest(target).then(
+      (m) => grantOf(m),
+      () => undefined,
+    ));
+  return installedGrant ? diffGrants(installedGrant, grant) : undefined;
+}
+
 /** A fetched, verified package and what installing it would do (before the installer lock). */
 interface Planned {
   plan: InstallPlan;
@@ -207,13 +218,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidate
   const { fetched, manifest, name, grant } = prepared;
   const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);
   const target = packageDir(ctx.paths, name);
-  const installedGrant =
-    (await loadApprovedGrant(ctx, name, before?.grant)) ??
-    (await loadManifest(target).then(
-      (m) => grantOf(m),
-      () => undefined,
-    ));
-  const diff = installedGrant ? diffGrants(installedGrant, grant.grant) : undefined;
+  const diff = await grantDiff(ctx, name, before, target, grant.grant);
   const candidate = { source: fetched.source, content_hash: prepared.content_hash, grant: grant.fingerprint };
   let decision: InstallDecision | undefined;
   let problem: unknown;
@@ -271,7 +276,10 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
     // lock holds the same record. Another process that changed the entry meanwhile means a fresh check.
     const sameRecord = previous !== undefined && plan.previous !== undefined && isDeepStrictEqual(previous, plan.previous);
     const intact = sameRecord ? planned.intact : await installedIntact(ctx, previous, target);
-    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, plan.diff);
+    // Consent is judged against what is approved now: an entry another process changed since the
+    // plan (during the download or a prompt) may have narrowed the grant this one widens.
+    const diff = isDeepStrictEqual(previous, plan.previous) ? plan.diff : await grantDiff(ctx, name, previous, target, grant.grant);
+    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, diff);
     if (decision.action === 'replaced') {
       const ok = !hooks.refuseReplace && ((await hooks.confirmReplace?.(planned.preview(previous), decision.why ?? '')) ?? false);
       if (!ok) throw replaceRefusal(name, target, previous, decision.why, decision.exact);
@@ -281,7 +289,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
       if (!approved) {
         throw new YepError('E_CONSENT_REQUIRED', `${name}: this package asks for more than the installed one was approved for; nothing was changed.`, {
           hint: `Review the changes above, then re-run with --accept ${grant.fingerprint} (exactly this grant) or --yes.`,
-          details: { diff: plan.diff },
+          details: { diff },
         });
       }
     }

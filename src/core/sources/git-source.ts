@@ -58,7 +58,13 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   async installedPin(ctx, spec, installed) {
     // Resolved (ls-remote, no download) only when this repository is installed: a new install pays nothing.
     const url = checkGitUrl(spec.url).url;
-    if (!installed.some((e) => e.source.type === 'git' && (e.source as { url?: unknown }).url === url)) return undefined;
+    // The same repository followed through the same ref: another ref at the same commit is a
+    // re-pin (the lock's requested_ref changes, and with it what `update` follows), not "unchanged".
+    const sameOrigin = (e: { source: { type: string } }): boolean => {
+      const rec = e.source as { url?: unknown; requested_ref?: unknown };
+      return e.source.type === 'git' && rec.url === url && rec.requested_ref === spec.ref;
+    };
+    if (!installed.some(sameOrigin)) return undefined;
     const { rev } = await (await git()).resolveGitRef(ctx, url, spec.ref);
     return { type: 'git', url, rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
   },
