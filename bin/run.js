@@ -78,11 +78,14 @@ function requireWithCodeCache(file, { write } = {}) {
     return require(file);
   }
   const id = /\n\/\/ yep-build ([0-9a-f]+)\n?$/.exec(source)?.[1];
-  if (!write && (!id || cached.subarray(0, id.length + 1).toString('latin1') !== `${id}\n`)) return require(file);
+  // The build and the Node that made the cache: V8 checks only its own version and flags,
+  // and two Node builds on one V8 version may still differ (Node's own cache keys on both).
+  const tag = `${id} ${process.version} ${process.arch}\n`;
+  if (!write && (!id || cached.subarray(0, tag.length).toString('latin1') !== tag)) return require(file);
   const vm = require('node:vm');
   const script = new vm.Script(Module.wrap(source), {
     filename: file,
-    ...(cached ? { cachedData: cached.subarray(id.length + 1) } : {}),
+    ...(cached ? { cachedData: cached.subarray(tag.length) } : {}),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const mod = new Module(file, module);
@@ -96,7 +99,7 @@ function requireWithCodeCache(file, { write } = {}) {
     throw e;
   }
   mod.loaded = true;
-  if (write) write(() => Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), script.createCachedData()]));
+  if (write) write(() => Buffer.concat([Buffer.from(tag, 'latin1'), script.createCachedData()]));
   return mod.exports;
 }
 
