@@ -190,7 +190,8 @@ interface Planned {
   problem?: unknown;
   /** For `replaced`: the previous install pinned exactly this origin's pin (the refusal's hint says so). */
   exact: boolean;
-  preview(previous?: LockEntry): InstallPreview;
+  /** What to show before a prompt; `now` is the grant diff against the entry as it is at apply, when that differs from the plan's. */
+  preview(previous?: LockEntry, now?: { diff: ReturnType<typeof diffGrants> | undefined }): InstallPreview;
 }
 
 /**
@@ -247,11 +248,11 @@ async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidate
     intact,
     exact: decision?.exact ?? false,
     ...(problem !== undefined ? { problem } : {}),
-    preview: (previous) => ({
+    preview: (previous, now) => ({
       spec,
       manifest,
       grant,
-      ...(diff ? { diff } : {}),
+      ...((now ? now.diff : diff) ? { diff: now ? now.diff : diff } : {}),
       source: fetched.source,
       content_hash: prepared.content_hash,
       ...(previous ? { previous } : {}),
@@ -278,14 +279,15 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
     const intact = sameRecord ? planned.intact : await installedIntact(ctx, previous, target);
     // Consent is judged against what is approved now: an entry another process changed since the
     // plan (during the download or a prompt) may have narrowed the grant this one widens.
-    const diff = isDeepStrictEqual(previous, plan.previous) ? plan.diff : await grantDiff(ctx, name, previous, target, grant.grant);
+    const now = isDeepStrictEqual(previous, plan.previous) ? undefined : { diff: await grantDiff(ctx, name, previous, target, grant.grant) };
+    const diff = now ? now.diff : plan.diff;
     const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, diff);
     if (decision.action === 'replaced') {
-      const ok = !hooks.refuseReplace && ((await hooks.confirmReplace?.(planned.preview(previous), decision.why ?? '')) ?? false);
+      const ok = !hooks.refuseReplace && ((await hooks.confirmReplace?.(planned.preview(previous, now), decision.why ?? '')) ?? false);
       if (!ok) throw replaceRefusal(name, target, previous, decision.why, decision.exact);
     }
     if (decision.consent_needed) {
-      const approved = (await hooks.confirmWiden?.(planned.preview(previous))) ?? false;
+      const approved = (await hooks.confirmWiden?.(planned.preview(previous, now))) ?? false;
       if (!approved) {
         throw new YepError('E_CONSENT_REQUIRED', `${name}: this package asks for more than the installed one was approved for; nothing was changed.`, {
           hint: `Review the changes above, then re-run with --accept ${grant.fingerprint} (exactly this grant) or --yes.`,
