@@ -68,7 +68,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   try {
     // A followed symlink (settings.toml in a dotfile setup): replace the file it points at, keep the link.
     const target = info?.symlinkTarget !== undefined ? await realpath(file) : file;
-    await replaceFile(target, bytes, mode);
+    await replaceFile(target, mode, (fh) => fh.writeFile(bytes));
   } catch (e) {
     throw stateIoError('write', file, e);
   }
@@ -81,17 +81,18 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
  * fsynced, renamed over `target`, and the directory fsynced. On failure the temp
  * file is removed; after a kill it is left for the sweep of dead writers' temps.
  */
-async function replaceFile(target: string, bytes: Buffer, mode: number): Promise<void> {
+async function replaceFile(target: string, mode: number, write: (fh: FileHandle) => Promise<void>, check?: () => void): Promise<void> {
   const dir = dirname(target);
   const temp = join(dir, tempNameFor(basename(target)));
   let fh: FileHandle | undefined;
   try {
     fh = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     await fh.chmod(mode);
-    await fh.writeFile(bytes);
+    await write(fh);
     await fh.sync();
     await fh.close();
     fh = undefined;
+    check?.();
     await rename(temp, target);
   } catch (e) {
     await fh?.close().catch(() => {});
@@ -111,27 +112,17 @@ async function replaceFile(target: string, bytes: Buffer, mode: number): Promise
 export async function writeStreamAtomic(file: string, chunks: AsyncIterable<Uint8Array>, options: AtomicWriteOptions & { check?: () => void } = {}): Promise<void> {
   const info = assertReplaceable(file, options);
   const mode = options.mode ?? (info ? info.stat.mode & 0o777 : DEFAULT_MODE);
-  const dir = dirname(file);
-  const temp = join(dir, tempNameFor(basename(file)));
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    await fh.chmod(mode);
+  const write = async (fh: FileHandle): Promise<void> => {
     for await (const chunk of chunks) {
       // A regular file takes the whole buffer in one write, but nothing promises it: loop.
       for (let off = 0; off < chunk.byteLength; ) off += (await fh.write(chunk, off, chunk.byteLength - off)).bytesWritten;
     }
-    await fh.sync();
-    await fh.close();
-    fh = undefined;
-    options.check?.();
-    await rename(temp, file);
+  };
+  try {
+    await replaceFile(file, mode, write, options.check);
   } catch (e) {
-    await fh?.close().catch(() => {});
-    await rm(temp, { force: true }).catch(() => {});
     throw e instanceof YepError ? e : stateIoError('write', file, e);
   }
-  await fsyncDir(dir);
 }
 
 /**
