@@ -5,7 +5,8 @@
 // - `--version` is answered here;
 // - `list` runs without oclif when its arguments are plain, and so does
 //   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
-//   anything else, doing nothing);
+//   anything else, doing nothing), and so do the plain shapes of `install`
+//   and `update` (dist/bundle/fast-net.cjs, the same way);
 // - everything else runs oclif from the esbuild bundle dist/bundle/cli.cjs
 //   (scripts/build-cli.mjs; CommonJS: require is far cheaper than the ESM
 //   loader), through src/cli/oclif-main.ts (our error reports instead of oclif's).
@@ -54,7 +55,7 @@ async function loadBundle(load) {
 }
 
 /**
- * `require(file)` for dist/bundle/cli.cjs, compiled with the V8 code cache that
+ * `require(file)` for dist/bundle/cli.cjs (and fast-net-run.cjs), compiled with the V8 code cache that
  * `npm run build` writes beside it (<file>.v8cache; scripts/build-cli.mjs).
  * Compiling the 1.3 MB bundle and the functions a command runs costs ~50-60 ms
  * of CPU per run on Node 20; deserialising the cache ~15 ms. Node 22.1+ has its
@@ -103,6 +104,19 @@ function requireWithCodeCache(file, { write } = {}) {
   return mod.exports;
 }
 
+/**
+ * dist/bundle/fast-net-run.cjs, the oclif-free install/update runner, with the V8
+ * set-up the oclif path below does around its bundle: --liftoff-only before the
+ * load (the code cache was made under it), then gc exposed.
+ */
+function loadFastNetRun() {
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  const run = requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-net-run.cjs'));
+  require('node:v8').setFlagsFromString('--expose-gc');
+  globalThis[Symbol.for('yep-ext.collect-garbage')] = require('node:vm').runInNewContext('gc');
+  return run;
+}
+
 if (require.main !== module) {
   // scripts/build-cli.mjs writes the code cache through this file's loader.
   module.exports = { requireWithCodeCache };
@@ -116,6 +130,9 @@ if (require.main !== module) {
     // NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such call: skipped.
     require('node:module').enableCompileCache?.();
     if ((argv[0] === 'list' || argv[0] === '__complete') && (await (await loadBundle(() => require('../dist/bundle/fast-path.cjs'))).runFastPath(argv))) return;
+    // The plain shapes of install and update run without oclif too (dist/bundle/fast-net.cjs
+    // decides; it declines anything else, doing nothing).
+    if ((argv[0] === 'install' || argv[0] === 'update') && (await (await loadBundle(() => require('../dist/bundle/fast-net.cjs'))).runFastNet(argv, loadFastNetRun))) return;
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
     // functions up with TurboFan on a background thread, and Node's exit joins
     // that thread: ~200 ms of every network command went to waiting for a compile
