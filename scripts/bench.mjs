@@ -169,9 +169,9 @@ const rows = [];
  * Printed only for a missed row.
  */
 const WHY = {
-  'install-1mb': 'CLI start-up before the first request (oclif ~3x node -e 0, undici ~36 ms to load) plus the sequential index, download, unpack, hash and commit; an oclif-free install path would close most of it',
-  'update-all': 'oclif start-up and loading undici come before the first request; the 20 requests themselves take ~30 ms. An oclif-free update path (checked byte for byte against the full one) would close it',
-  'frozen-warm': 'nothing is fetched: the time is oclif and the install command module loading; an oclif-free --frozen path would close it',
+  'install-1mb': 'start-up before the first request (the oclif-free runner, fast-net-run.cjs, ~600 KB; undici ~36 ms to load) plus the index, download, unpack, hash and commit; plain GETs without undici would close most of what is left',
+  'update-all': 'loading the update runner (oclif-free, fast-net-run.cjs) and undici come before the first request; the 20 requests themselves take ~30 ms. Plain GETs without undici would close most of it',
+  'frozen-warm': 'nothing is fetched: the time is loading the install runner (oclif-free, fast-net-run.cjs) and checking the 20 trees\' stat signatures',
   doctor: 'doctor runs the server twice (a session ending in shutdown, and an EOF-only stop check that the host needs checked on its own process; the second now starts after the first handshake and overlaps its probes) and is itself an oclif process; an oclif-free doctor path would close most of what is left',
   'install-small': 'file creation on the main thread (the pipeline overlaps it with download and inflate in other processes); creating files from a worker while the main thread inflates would close it',
   'install-big': 'the download goes to a .partial file before unpacking (the pipeline streams straight into tar); unpacking while downloading would close it',
