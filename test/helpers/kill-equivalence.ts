@@ -72,8 +72,36 @@ const INERT_IOCTL = /^ioctl\(\d+(<[^>]*>)?, (TCGETS|TIOCGWINSZ|FIONBIO|FIOCLEX|F
 /** Where a write changes no file: pipes, sockets, anonymous inodes, devices. */
 const INERT_TARGET = /^\w+\(\d+<(pipe:|socket:|anon_inode:|UNIX|TCP|UDP|\/dev\/)/;
 
-/** Why `e` may change a file, or null when it cannot. */
-export function mutation(e: Entry): string | null {
+/** Calls that name the files they change by path (every quoted argument is a path; symlink's first is the link's text). */
+const BY_PATH = /^(rename|renameat|renameat2|unlink|unlinkat|rmdir|symlink|symlinkat|mkdir|mkdirat|open|openat|openat2|creat|chmod|fchmodat|truncate|link|linkat|utimensat|utimes|utime|setxattr|lsetxattr|removexattr|lremovexattr|mknod|mknodat)$/;
+/** Calls that change the file their first argument, a descriptor, is open on. */
+const BY_FD = /^(write|pwrite64|writev|pwritev|pwritev2|fchmod|fchown|ftruncate|fallocate|fsetxattr|fremovexattr|utimensat)$/;
+
+/** The files `e` names, or null when one of them is not an absolute path (relative to a descriptor, or not decoded). */
+function pathsOf(e: Entry): string[] | null {
+  const call = e.text.replace(/^\d+\s+/, '');
+  const args = call.slice(call.indexOf('(') + 1);
+  if (BY_PATH.test(e.syscall)) {
+    const quoted = [...args.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] as string);
+    const paths = e.syscall.startsWith('symlink') ? quoted.slice(1) : quoted;
+    if (paths.length > 0) return paths.every((p) => p.startsWith('/')) ? paths : null;
+  }
+  if (BY_FD.test(e.syscall)) {
+    const fd = /^-?\d+<(\/[^>]*)>/.exec(args);
+    return fd ? [fd[1] as string] : null;
+  }
+  return null;
+}
+
+/** Why `e` may change a file outside `unobserved`, or null when it cannot. */
+export function mutation(e: Entry, unobserved: string[] = []): string | null {
+  const why = change(e);
+  if (why === null || unobserved.length === 0) return why;
+  const paths = pathsOf(e);
+  return paths !== null && paths.every((p) => unobserved.some((u) => p === u || p.startsWith(`${u}/`))) ? null : why;
+}
+
+function change(e: Entry): string | null {
   if (e.failed) return null;
   const call = e.text.replace(/^\d+\s+/, '');
   if (NO_SYNC.has(e.syscall) || INERT.has(e.syscall)) return null;
@@ -99,13 +127,13 @@ export interface Equivalence {
  * inert calls between them, their own calls included). Each group is run once, at its
  * last point (the call that changes the disk next, when there is one).
  */
-export function equivalentPoints(trace: string, points: KillPoint[]): Equivalence {
+export function equivalentPoints(trace: string, points: KillPoint[], unobserved: string[] = []): Equivalence {
   const entries = parseEntries(trace);
   const changesBefore: number[] = [];
   let n = 0;
   for (const e of entries) {
     changesBefore.push(n);
-    if (mutation(e) !== null) n++;
+    if (mutation(e, unobserved) !== null) n++;
   }
   const groups = new Map<number, KillPoint[]>();
   for (const p of points) {

@@ -80,4 +80,29 @@ describe('crash points with the same disk', () => {
     ].join('\n');
     expect(plan(trace)).toEqual({ kill: ['rename#1'], same: ['fsync#1=rename#1'] });
   });
+
+  it('a caller\'s unobserved directories: calls that change only files named inside them split no group', () => {
+    const trace = [
+      '11 fsync(18</r/yolop/x>) = 0',
+      '11 mkdir("/r/home/.cache", 0777) = 0',
+      '11 openat(AT_FDCWD</w>, "/r/home/.cache/yep-ext/tmp/a", O_WRONLY|O_CREAT, 0666) = 19</r/home/.cache/yep-ext/tmp/a>',
+      '11 write(19</r/home/.cache/yep-ext/tmp/a>, "crate", 5) = 5',
+      '11 rename("/r/home/.cache/yep-ext/tmp/a", "/r/home/.cache/yep-ext/content/a") = 0',
+      '11 symlink("../yolop/v", "/r/home/l") = 0',
+      '11 rename("/r/yolop/a", "/r/yolop/b") = 0',
+    ].join('\n');
+    const { points } = killPlan(parseCalls(trace));
+    const names = (ps: Array<{ syscall: string; n: number }>) => ps.map((p) => `${p.syscall}#${p.n}`).sort();
+    const seen = equivalentPoints(trace, points, ['/r/home']);
+    expect(names(seen.kill)).toEqual(['rename#2']);
+    expect(names(seen.same.map((m) => m.point))).toEqual(['fsync#1', 'mkdir#1', 'rename#1', 'symlink#1']);
+    // Without it, each change is its own state (the fsync goes with the mkdir after it).
+    expect(names(equivalentPoints(trace, points).kill)).toEqual(['mkdir#1', 'rename#1', 'rename#2', 'symlink#1']);
+    // A path outside it, a relative one, or a rename out of it, is seen.
+    for (const call of ['11 rename("/r/home/a", "/r/yolop/a") = 0', '11 mkdir("home/b", 0777) = 0', '11 write(19</r/homework/a>, "x", 1) = 1', '11 symlink("/r/home/z", "/r/yolop/l") = 0']) {
+      const t = ['11 fsync(18</r/yolop/x>) = 0', call, '11 rmdir("/r/yolop/lock") = 0'].join('\n');
+      // The fsync may go with the call after it when that is a kill point itself, never with the rmdir.
+      expect(equivalentPoints(t, killPlan(parseCalls(t)).points, ['/r/home']).kill.map((p) => p.syscall).sort(), call).toEqual(call.includes('write') ? ['fsync', 'rmdir'] : [call.split(' ')[1]?.split('(')[0], 'rmdir'].sort());
+    }
+  });
 });
