@@ -12,6 +12,14 @@
  *       lock, grants, settings, secrets, staging) equals before or after, with no
  *       temp file left anywhere (the cache included).
  * A completed run of each command is the "after", and recovery changes nothing in it.
+ *
+ * Kill points that leave the same disk are killed at once: the completed run is traced
+ * with every call, and points with only calls between them that change no file the
+ * checks or recovery read (test/helpers/kill-equivalence.ts: fsyncs, failed calls,
+ * reads, the download cache in HOME) are one state. The first merged point of each
+ * command is killed too and must end exactly as the point it was merged into (the
+ * agent's view, the disk's names as killed, the disk after recovery);
+ * CRASH_POINTS_VERIFY=1 kills at every merged point and checks them all.
  */
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
