@@ -98,6 +98,17 @@ const schemaApart = {
     b.onResolve({ filter: /\/manifest-schema\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './manifest-schema.cjs', external: true } : undefined));
   },
 };
+// zod's classic API exports every locale (z.locales and z.core.locales, ~300 KB of the
+// 580 KB it adds to fast-doctor.cjs) though English, the default, is imported on its
+// own (zod's classic/schemas.js); nothing of ours reads either. In fast-doctor.cjs
+// those namespaces are empty: 825 -> 531 KB for V8 to parse (or deserialise) per `doctor`.
+const noZodLocales = {
+  name: 'no-zod-locales',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(args.importer) ? { path: 'zod-locales', namespace: 'no-zod-locales' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'no-zod-locales' }, () => ({ contents: '', loader: 'js' }));
+  },
+};
 // The large libraries some commands use, each a CommonJS file of its own
 // (lib/<file>.cjs) that exports the specifiers our code imports as lazy getters
 // (zod and zod/mini share one copy of zod's core). Libraries only: they hold no
@@ -200,7 +211,7 @@ const [main, cli, fast] = await Promise.all([
     entryPoints: { 'fast-doctor': join(DIST, 'cli', 'fast-doctor.js') },
     outdir: join(DIST, 'bundle'),
     outExtension: { '.js': '.cjs' },
-    plugins: [noFetchers, schemaApart],
+    plugins: [noFetchers, schemaApart, noZodLocales],
   }),
   ...Object.entries(LIBS).map(([file, specs]) =>
     build({
