@@ -5,7 +5,8 @@
 // - `--version` is answered here;
 // - `list` runs without oclif when its arguments are plain, and so does
 //   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
-//   anything else, doing nothing);
+//   anything else, doing nothing), and so does plain `doctor <target>`
+//   (dist/bundle/fast-doctor.cjs, with a code cache like cli.cjs's);
 // - everything else runs oclif from the esbuild bundle dist/bundle/cli.cjs
 //   (scripts/build-cli.mjs; CommonJS: require is far cheaper than the ESM
 //   loader), through src/cli/oclif-main.ts (our error reports instead of oclif's).
@@ -116,6 +117,8 @@ if (require.main !== module) {
     // NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such call: skipped.
     require('node:module').enableCompileCache?.();
     if ((argv[0] === 'list' || argv[0] === '__complete') && (await (await loadBundle(() => require('../dist/bundle/fast-path.cjs'))).runFastPath(argv))) return;
+    // Plain `doctor <target>` too (src/cli/fast-doctor.ts; it declines the rest).
+    if (argv[0] === 'doctor' && (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-doctor.cjs')))).runFastDoctor(argv))) return;
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
     // functions up with TurboFan on a background thread, and Node's exit joins
     // that thread: ~200 ms of every network command went to waiting for a compile

@@ -52,7 +52,7 @@ export function parseFastListArgs(args: string[]): FastListFlags | undefined {
 }
 
 /** True when oclif would add output of its own (debug logs, a JSON theme, warnings), or we are told not to. */
-function oclifWouldDiffer(env: NodeJS.ProcessEnv, json: boolean): boolean {
+export function oclifWouldDiffer(env: NodeJS.ProcessEnv, json: boolean): boolean {
   const set = (k: string): boolean => env[k] !== undefined && env[k] !== '';
   if (['YEP_EXT_NO_FAST_PATH', 'DEBUG', 'YEP_EXT_DEBUG', 'YEP_EXT_CONTENT_TYPE', 'CLI_FLAGS_DEBUG'].some(set)) return true;
   if (env.NODE_ENV === 'development' || env.NODE_ENV === 'test') return true;
@@ -73,7 +73,7 @@ function oclifWouldDiffer(env: NodeJS.ProcessEnv, json: boolean): boolean {
  * (~7 ms here). Handles partial writes and a non-blocking pipe (EAGAIN: wait and
  * retry); a closed pipe (EPIPE) is ignored, as Node ignores it for console.log.
  */
-function writeStdout(text: string): void {
+export function writeStdout(text: string): void {
   let buf = Buffer.from(text, 'utf8');
   while (buf.length > 0) {
     try {

@@ -24,7 +24,7 @@ export interface TestSeams {
   spawn?: ContextOptions['spawn'];
   git?: ContextOptions['git'];
   /** Called when the oclif-free fast path answers (`list` or `__complete`): the differential tests' proof. */
-  fastPath?: (which: 'list' | '__complete') => void;
+  fastPath?: (which: 'list' | '__complete' | 'doctor') => void;
 }
 
 /** The seams a preload installed, or undefined (every production run). */
