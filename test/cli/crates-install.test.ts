@@ -253,6 +253,20 @@ describe('update and --frozen for crates', () => {
     expect(lock()[0]!.content_hash).toBe(await contentHash(join(store(), 'hello')));
   });
 
+  it('the installed version asked for through a requirement is a re-pin that records it; the same request again is unchanged', async () => {
+    expect((await runCli(['install', 'hello'], { env: env() })).code).toBe(0);
+    const first = lock()[0]!;
+    expect(first.source).not.toHaveProperty('requirement');
+    const r = await runCli(['install', `crates.io:${HELLO}@^0.3`, '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const out = jsonOf(r).installed[0];
+    expect(out).toMatchObject({ status: 'repinned', version: '0.3.1' });
+    expect(out.notes).toEqual(['`yep-ext update` now follows `^0.3` (it followed the newest).']);
+    expect(lock()[0]).toMatchObject({ version: '0.3.1', content_hash: first.content_hash, source: { version: '0.3.1', requirement: '^0.3' } });
+    expect(jsonOf(await runCli(['install', `crates.io:${HELLO}@^0.3`, '--json'], { env: env() })).installed[0].status).toBe('unchanged');
+    expect(lock()[0]!.source.requirement).toBe('^0.3');
+  });
+
   it('reproduces a crate install from a lockfile without reading the index, and refuses tampered bytes', async () => {
     expect((await runCli(['install', 'hello@0.2.0'], { env: env() })).code).toBe(0);
     const pinned = readFileSync(lockFile(), 'utf8');

@@ -5,7 +5,8 @@
  * stdout shows no contribution summary, nothing on disk changes), and "already
  * installed" prints no summary either and downloads nothing (not even from the cache).
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { parse } from 'smol-toml';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
@@ -32,6 +33,7 @@ const state = () => configTree(home.configDir);
 
 /** The shared download cache of this home (paths.ts: ~/.cache/yep-ext). */
 const downloadCache = () => join(home.env.HOME!, '.cache', 'yep-ext');
+const lockFile = () => join(home.configDir, 'extensions', 'extensions.lock');
 
 beforeEach(async () => {
   reg = await startRegistry();
@@ -81,9 +83,9 @@ describe('install over an installed version, without a TTY', () => {
     expect(downloads()).toBe(crates + 1);
   });
 
-  it('the same version: "Already installed", exit 0, no summary', async () => {
+  it('the same version: "Already installed", exit 0, no summary; through another requirement a re-pin, still without a download', async () => {
     const before = state();
-    const r = await runCli(['install', 'hello@0.2.0'], { env: env() });
+    const r = await runCli(['install', 'hello'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`Already installed: hello 0.2.0 (crates.io:${HELLO}@0.2.0)`);
     expect(r.stdout).not.toMatch(SUMMARY);
@@ -91,22 +93,40 @@ describe('install over an installed version, without a TTY', () => {
 
     // Decided before any download: with the download cache emptied, any fetch would reach the
     // registry; none does, the cache stays empty, and no file of the store is rewritten (mtimes).
+    // The same version through another requirement is a re-pin: only the lock's requirement
+    // (what `update` follows) changes, and it is said.
     rmSync(downloadCache(), { recursive: true, force: true });
-    const times = mtimesUnder(join(home.configDir, 'extensions'), ['.yep-cache']);
+    const lockText = readFileSync(lockFile(), 'utf8');
+    const times = mtimesUnder(join(home.configDir, 'extensions'), ['.yep-cache', 'extensions.lock']);
     const crates = downloads();
-    for (const spec of ['hello@0.2.0', 'hello', 'hello@^0.2']) {
+    for (const [spec, status, requirement] of [
+      ['hello', 'unchanged', undefined],
+      ['hello@0.2.0', 'repinned', '0.2.0'],
+      ['hello@0.2.0', 'unchanged', '0.2.0'],
+      ['hello@^0.2', 'repinned', '^0.2'],
+      ['hello', 'repinned', undefined],
+    ] as const) {
       const again = await runCli(['install', spec, '--json'], { env: env() });
       expect(again.code, again.stderr).toBe(0);
-      expect(jsonOf(again).installed).toEqual([expect.objectContaining({ name: 'hello', version: '0.2.0', status: 'unchanged', source: expect.objectContaining({ crate_name: HELLO, version: '0.2.0' }) })]);
+      expect(jsonOf(again).installed).toEqual([expect.objectContaining({ name: 'hello', version: '0.2.0', status, source: expect.objectContaining({ crate_name: HELLO, version: '0.2.0' }) })]);
+      const locked = (parse(readFileSync(lockFile(), 'utf8')) as { extensions: Array<{ source: Record<string, unknown> }> }).extensions;
+      expect(locked).toHaveLength(1);
+      expect(locked[0]!.source.requirement, spec).toBe(requirement);
     }
+    const human = await runCli(['install', 'hello@~0.2'], { env: env() });
+    expect(human.stdout).toContain(`Re-pinned hello 0.2.0 (crates.io:${HELLO}@0.2.0)`);
+    expect(human.stdout).toContain('`yep-ext update` now follows `~0.2` (it followed the newest).');
+    expect((await runCli(['install', 'hello'], { env: env() })).code).toBe(0);
     expect(downloads()).toBe(crates);
     expect(existsSync(downloadCache())).toBe(false);
-    expect(mtimesUnder(join(home.configDir, 'extensions'), ['.yep-cache'])).toEqual(times);
+    expect(mtimesUnder(join(home.configDir, 'extensions'), ['.yep-cache', 'extensions.lock'])).toEqual(times);
+    // Back where it started: the lock byte for byte.
+    expect(readFileSync(lockFile(), 'utf8')).toBe(lockText);
     expect(state()).toEqual(before);
 
     // Not provably the same (a file of the tree damaged): fetched again and put back.
     rmSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'));
-    const repair = await runCli(['install', 'hello@0.2.0', '--json'], { env: env() });
+    const repair = await runCli(['install', 'hello', '--json'], { env: env() });
     expect(repair.code, repair.stderr).toBe(0);
     expect(jsonOf(repair).installed[0].status).toBe('reinstalled');
     expect(downloads()).toBe(crates + 1);

@@ -142,6 +142,32 @@ describe('install from git', () => {
     await remove('gitext');
   });
 
+  it('the same commit through another ref is a re-pin: the lock records the new ref, which `update` then follows', async () => {
+    // main and the default branch resolve to one commit; v1.0.0 by tag and by full commit too.
+    expect((await install([`${repo.url}@main`])).code).toBe(0);
+    const pinned = readLock().extensions![0]!;
+    expect(pinned.source).toMatchObject({ rev: revs.main, requested_ref: 'main' });
+    const viaDefault = await install([`${repo.url}`]);
+    expect(viaDefault.code, viaDefault.stderr).toBe(0);
+    const out = jsonOf(viaDefault).installed[0];
+    expect(out.status).toBe('repinned');
+    expect(out.notes).toEqual(['`yep-ext update` now follows the newest (it followed `main`).']);
+    const entry = readLock().extensions![0]!;
+    expect(entry.source).toEqual({ type: 'git', url: repo.url, rev: revs.main });
+    expect(entry.content_hash).toBe(pinned.content_hash);
+    // Now it is the same request: unchanged, and the lock keeps it.
+    expect(jsonOf(await install([`${repo.url}`])).installed[0].status).toBe('unchanged');
+    await remove('gitext');
+
+    expect((await install([`${repo.url}@v1.0.0`])).code).toBe(0);
+    const human = await runCli(['install', `${repo.url}@${revs.v1}`], { env: home.env });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('Re-pinned gitext 1.0.0');
+    expect(human.stdout).toContain(`now follows \`${revs.v1}\` (it followed \`v1.0.0\`)`);
+    expect(readLock().extensions![0]!.source).toEqual({ type: 'git', url: repo.url, rev: revs.v1, requested_ref: revs.v1 });
+    await remove('gitext');
+  });
+
   it('a different content hash recorded for the same commit is an integrity error; the lock is untouched', async () => {
     expect((await install([`${repo.url}@v1.0.0`])).code).toBe(0);
     const text = readFileSync(lockPath(), 'utf8');

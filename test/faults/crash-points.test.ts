@@ -12,6 +12,14 @@
  *       lock, grants, settings, secrets, staging) equals before or after, with no
  *       temp file left anywhere (the cache included).
  * A completed run of each command is the "after", and recovery changes nothing in it.
+ *
+ * Kill points that leave the same disk are killed at once: the completed run is traced
+ * with every call, and points with only calls between them that change no file the
+ * checks or recovery read (test/helpers/kill-equivalence.ts: fsyncs, failed calls,
+ * reads, the download cache in HOME) are one state. The first merged point of each
+ * command is killed too and must end exactly as the point it was merged into (the
+ * agent's view, the disk's names as killed, the disk after recovery);
+ * CRASH_POINTS_VERIFY=1 kills at every merged point and checks them all.
  */
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +33,8 @@ import { homeState, strayFiles, type HomeState } from '../helpers/home-state.js'
 import { REPO_ROOT, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { killPlan, limiter, parseCalls, straceNeed, tracedRun } from '../helpers/syscall-kill.js';
+import { killPlan, limiter, parseCalls, straceNeed, tracedRun, type KillPoint } from '../helpers/syscall-kill.js';
+import { equivalentPoints } from '../helpers/kill-equivalence.js';
 import { describeNeeding } from '../helpers/needs.js';
 
 const strace = straceNeed();
@@ -102,7 +111,7 @@ interface Scenario {
   expectAfter?: (agent: ReturnType<typeof agentView>, before: ReturnType<typeof agentView>) => void;
 }
 
-const points: Record<string, number> = {};
+const points: Record<string, string> = {};
 const unreached: Record<string, number> = {};
 
 /** Kill `s` at every state-changing call; returns how many kill points there were. */
@@ -112,7 +121,7 @@ async function enumerate(s: Scenario): Promise<number> {
   const stateBefore = homeState(template);
   // The completed run: the "after" state, and how many calls of each syscall there are to kill at.
   const full = copyHome(template);
-  const done = await slot(() => tracedRun(s.args(), { env: envFor(full.configDir, s.env), traceFile: join(full.root, 'trace'), ...(s.input ? { input: s.input } : {}) }));
+  const done = await slot(() => tracedRun(s.args(), { env: envFor(full.configDir, s.env), everything: true, traceFile: join(full.root, 'trace'), ...(s.input ? { input: s.input } : {}) }));
   expect(done.status, done.stderr).toBe(0);
   const plan = killPlan(parseCalls(done.trace));
   if (process.env.CRASH_POINTS_DUMP) writeFileSync(join(process.env.CRASH_POINTS_DUMP, s.title.replace(/[^a-z0-9]+/gi, '_')), done.trace);
@@ -128,44 +137,65 @@ async function enumerate(s: Scenario): Promise<number> {
   expect(strayFiles(stateAfter)).toEqual([]);
 
   const failures: string[] = [];
-  const gaps: string[] = [];
   const gapState = s.window ? { ...agentBefore, [s.window]: { ...agentBefore[s.window], package: null } } : undefined;
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
   const oneOf = (x: unknown, a: unknown, b: unknown): boolean => same(x, a) || same(x, b);
-  await Promise.all(
-    plan.points.map(({ syscall, n, call }) =>
-      slot(async () => {
-        const h = copyHome(template);
-        const where = `${s.title}: killed at ${syscall} #${n}`;
-        const r = await tracedRun(s.args(), { env: envFor(h.configDir, s.env), traceFile: join(h.root, 'trace'), kill: { syscall, n }, ...(s.input ? { input: s.input } : {}) });
-        if (r.signal !== 'SIGKILL') {
-          failures.push(`${where}: not reached (exit ${r.status}; the command's calls differ between runs)\n${r.stderr}`);
-          return;
-        }
-        const killedAt = call.line;
-        const agent = agentView(h.configDir);
-        if (gapState && same(agent, gapState)) gaps.push(`${where} (${killedAt})`);
-        else if (!oneOf(agent, agentBefore, agentAfter)) {
-          failures.push(`${where} (${killedAt}): the agent would load neither the before nor the after state:\n${JSON.stringify({ agent, before: agentBefore, after: agentAfter }, null, 1)}`);
-        }
-        await recover(h.configDir);
-        const state = homeState(h.configDir);
-        if (!oneOf(state.files, stateBefore.files, stateAfter.files)) {
-          const extra = (l: string[], o: string[]) => l.filter((x) => !o.includes(x));
-          const near = extra(state.files, stateBefore.files).length <= extra(state.files, stateAfter.files).length ? stateBefore : stateAfter;
-          failures.push(`${where} (${killedAt}): after recovery the home is neither before nor after:\n  unexpected: ${extra(state.files, near.files).join('\n    ')}\n  missing: ${extra(near.files, state.files).join('\n    ')}`);
-        }
-        const stray = strayFiles(state);
-        if (stray.length > 0) failures.push(`${where} (${killedAt}): stray files after recovery: ${stray.join(', ')}`);
+  /** Kill at `point` on a fresh copy of the template; what the test judges of the result. */
+  const killAt = (point: KillPoint) =>
+    slot(async () => {
+      const { syscall, n, call } = point;
+      const h = copyHome(template);
+      const where = `${s.title}: killed at ${syscall} #${n}`;
+      const r = await tracedRun(s.args(), { env: envFor(h.configDir, s.env), traceFile: join(h.root, 'trace'), kill: { syscall, n }, ...(s.input ? { input: s.input } : {}) });
+      if (r.signal !== 'SIGKILL') {
+        failures.push(`${where}: not reached (exit ${r.status}; the command's calls differ between runs)\n${r.stderr}`);
         rmSync(h.root, { recursive: true, force: true });
-      }),
-    ),
+        return undefined;
+      }
+      const killedAt = call.line;
+      const agent = agentView(h.configDir);
+      // The disk as the kill left it, names only (temp and staging names carry pids and clocks).
+      const killed = homeState(h.configDir).files.map((l) => l.split(' ')[0]?.replace(/[0-9a-z]*\d[0-9a-z]*/gi, '#'));
+      const gap = gapState !== undefined && same(agent, gapState);
+      if (gap) {
+        // Counted below, per point.
+      } else if (!oneOf(agent, agentBefore, agentAfter)) {
+        failures.push(`${where} (${killedAt}): the agent would load neither the before nor the after state:\n${JSON.stringify({ agent, before: agentBefore, after: agentAfter }, null, 1)}`);
+      }
+      await recover(h.configDir);
+      const state = homeState(h.configDir);
+      if (!oneOf(state.files, stateBefore.files, stateAfter.files)) {
+        const extra = (l: string[], o: string[]) => l.filter((x) => !o.includes(x));
+        const near = extra(state.files, stateBefore.files).length <= extra(state.files, stateAfter.files).length ? stateBefore : stateAfter;
+        failures.push(`${where} (${killedAt}): after recovery the home is neither before nor after:\n  unexpected: ${extra(state.files, near.files).join('\n    ')}\n  missing: ${extra(near.files, state.files).join('\n    ')}`);
+      }
+      const stray = strayFiles(state);
+      if (stray.length > 0) failures.push(`${where} (${killedAt}): stray files after recovery: ${stray.join(', ')}`);
+      rmSync(h.root, { recursive: true, force: true });
+      return { agent, killed, recovered: state.files, gap };
+    });
+  // Points with only inert calls between them leave the same disk (test/helpers/kill-equivalence.ts),
+  // calls that change only files in HOME (the shared download cache) counted as inert:
+  // each group is killed at once. The first merged point of every scenario (all of them with
+  // CRASH_POINTS_VERIFY=1) is killed too, and must end exactly as the point it was merged into.
+  // HOME holds only the shared download cache (cacache's): nothing here reads it, recovery neither.
+  const { kill, same: merged } = equivalentPoints(done.trace, plan.points, [join(full.root, 'home')]);
+  const verify = process.env.CRASH_POINTS_VERIFY === '1' ? merged : merged.slice(0, 1);
+  const outcomes = new Map<KillPoint, Awaited<ReturnType<typeof killAt>>>();
+  await Promise.all(kill.map(async (p) => outcomes.set(p, await killAt(p))));
+  await Promise.all(
+    verify.map(async ({ point, as }) => {
+      const o = await killAt(point);
+      if (o && !same(o, outcomes.get(as))) failures.push(`${s.title}: killed at ${point.syscall} #${point.n} (${point.call.line}) is not the same as at ${as.syscall} #${as.n} (${as.call.line}), into which it was merged:\n${JSON.stringify({ merged: o, as: outcomes.get(as) }, null, 1)}`);
+    }),
   );
   expect(failures, failures.slice(0, 5).join('\n\n')).toEqual([]);
+  // Kill points in the window: a killed group's point and every point merged into it.
+  const gaps = plan.points.filter((p) => outcomes.get(merged.find((m) => m.point === p)?.as ?? p)?.gap).map((p) => `${p.syscall} #${p.n} (${p.call.line})`);
   if (s.window) expect(gaps, 'the migration window is one rename wide').toHaveLength(1);
   else expect(gaps).toEqual([]);
   rmSync(full.root, { recursive: true, force: true });
-  points[s.title] = plan.points.length;
+  points[s.title] = `${plan.points.length} (${kill.length} distinct, ${verify.length} merged ones checked)`;
   if (plan.unreachable.length > 0) unreached[s.title] = plan.unreachable.length;
   return plan.points.length;
 }

@@ -41,6 +41,11 @@ export interface TraceOptions {
   /** Where strace writes its log (overwritten). */
   traceFile: string;
   syscalls?: string[];
+  /**
+   * Trace every system call, with file descriptors decoded to their paths (`-y`): the
+   * record `equivalentPoints` needs to tell which kill points leave the same disk.
+   */
+  everything?: boolean;
   /** Kill at the `n`th call of `syscall` (1-based). */
   kill?: { syscall: string; n: number };
   input?: string;
@@ -52,11 +57,12 @@ export interface TraceOptions {
 export function tracedRun(args: string[], options: TraceOptions): Promise<TracedRun> {
   // A killed run needs to stop only at the call it kills at (strace decodes and logs less).
   const syscalls = options.syscalls ?? (options.kill ? [options.kill.syscall] : STATE_SYSCALLS);
+  const filter = options.everything ? ['-y'] : ['-e', `trace=${syscalls.join(',')}`];
   const inject = options.kill ? ['-e', `inject=${options.kill.syscall}:signal=KILL:when=${options.kill.n}`] : [];
   rmSync(options.traceFile, { force: true });
   return new Promise((resolve, reject) => {
     // (No --seccomp-bpf: with it strace 6.1 stops counting for when=N after the first call.)
-    const child = spawn('strace', ['-f', '-qq', '-o', options.traceFile, '-e', `trace=${syscalls.join(',')}`, ...inject, process.execPath, BIN, ...args], {
+    const child = spawn('strace', ['-f', '-qq', '-o', options.traceFile, ...filter, ...inject, process.execPath, BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
       // NODE_DISABLE_COMPILE_CACHE: on Node 22.1+ bin/run.js turns V8's compile cache on, whose
       // directory is made by a mkdir on the main thread; strace counts calls per thread, so that
@@ -84,15 +90,24 @@ export interface Call {
   tid: string;
   syscall: string;
   line: string;
+  /** Its place among every call the trace records (entry order, all threads and processes). */
+  seq: number;
 }
+
+/** A call's entry line: `<tid> <syscall>(`. Resumed halves (`<tid> <... x resumed>`), signals and exits do not match. */
+export const ENTRY = /^(\d+)\s+(\w+)\(/;
 
 /** The traced calls of `syscalls` in a trace, in order. */
 export function parseCalls(trace: string, syscalls: string[] = STATE_SYSCALLS): Call[] {
-  return trace
-    .split('\n')
-    .map((l) => /^(\d+)\s+(\w+)\(/.exec(l))
-    .filter((m): m is RegExpExecArray => m !== null && syscalls.includes(m[2] as string))
-    .map((m) => ({ tid: m[1] as string, syscall: m[2] as string, line: m.input }));
+  const calls: Call[] = [];
+  let seq = 0;
+  for (const l of trace.split('\n')) {
+    const m = ENTRY.exec(l);
+    if (m === null) continue;
+    if (syscalls.includes(m[2] as string)) calls.push({ tid: m[1] as string, syscall: m[2] as string, line: l, seq });
+    seq++;
+  }
+  return calls;
 }
 
 export interface KillPoint {

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as tar from 'tar';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { YepError } from '../../src/core/errors.js';
 import { TarExtractor } from '../../src/core/archive/tar-extract.js';
 import { unpackCrate, unpackLimits, type UnpackLimits } from '../../src/core/archive/unpack.js';
@@ -407,6 +407,44 @@ describe('A6: caps', () => {
       expect(existsSync(into)).toBe(false);
     } finally {
       closeSync(fd);
+    }
+  });
+
+  it('an abort while a chunk is being inflated stops zlib: nothing more reaches the extractor, nothing is left', async () => {
+    // 3,000 files of 2 KB deflate into one read of the .crate but ~9 chunks of 1 MiB of tar:
+    // the abort lands after the first chunk's files exist, with the rest still to inflate.
+    const entries = [good, ...Array.from({ length: 3000 }, (_, i) => file(`f/${String(i).padStart(5, '0')}`, `${i}`.repeat(700)))];
+    writeFileSync(crateFile, buildCrate(entries));
+    const writes = vi.spyOn(TarExtractor.prototype, 'write');
+    try {
+      const ac = new AbortController();
+      let onDisk = 0;
+      let writesAtAbort = -1;
+      const err = await unpackCrate(crateFile, into, {
+        crateName: NAME,
+        version: VERSION,
+        compressedSize: statSync(crateFile).size,
+        signal: ac.signal,
+        checkpoint: (point) => {
+          if (point !== 'unpack:mid') return;
+          onDisk = readdirSync(join(into, 'f')).length;
+          writesAtAbort = writes.mock.calls.length;
+          ac.abort();
+        },
+      }).catch((e: unknown) => e);
+      expect((err as YepError).code).toBe('E_INTERRUPTED');
+      expect(onDisk).toBeGreaterThan(0);
+      expect(onDisk).toBeLessThan(3000);
+      expect(writesAtAbort).toBe(1);
+      // Nothing is left, and nothing comes back: no chunk inflated after the abort reaches
+      // the extractor (which would create files while the caller removes the tree).
+      for (let i = 0; i < 5; i++) {
+        await new Promise((r) => setTimeout(r, 40));
+        expect(readdirSync(stage)).toEqual([]);
+      }
+      expect(writes.mock.calls.length).toBe(writesAtAbort);
+    } finally {
+      writes.mockRestore();
     }
   });
 });

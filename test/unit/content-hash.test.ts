@@ -1,13 +1,25 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { contentHash, listHashedFiles, sortByUtf8 } from '../../src/core/package/content-hash.js';
 
+// Every temp root made here, removed after the file (1,400 of them were left in /tmp).
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+function tempRoot(prefix: string): string {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  roots.push(root);
+  return root;
+}
+
 function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'hash-'));
+  const root = tempRoot('hash-');
   for (const [rel, content] of Object.entries(files)) {
     mkdirSync(join(root, rel, '..'), { recursive: true });
     writeFileSync(join(root, rel), content);
@@ -61,7 +73,7 @@ describe('contentHash (host-compat §4 vectors)', () => {
   it('matches the plain definition for files around the 1 MiB read size (one read, several, exact multiples)', async () => {
     const MiB = 1024 * 1024;
     const sizes: Record<string, number> = { empty: 0, one: 1, under: MiB - 1, exact: MiB, over: MiB + 1, three: 3 * MiB };
-    const root = mkdtempSync(join(tmpdir(), 'hash-sizes-'));
+    const root = tempRoot('hash-sizes-');
     for (const [name, size] of Object.entries(sizes)) writeFileSync(join(root, name), Buffer.alloc(size, name));
     // The definition, computed the slow and obvious way: whole files in memory.
     const h = createHash('sha256');

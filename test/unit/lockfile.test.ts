@@ -1,9 +1,20 @@
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadLock, parseLock, saveLock, serializeLock, type Lockfile } from '../../src/core/store/lockfile.js';
+
+// Temp dirs made here, removed after the file.
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lock-'));
+  dirs.push(dir);
+  return dir;
+}
 
 const H = `sha256:${'a'.repeat(64)}`;
 
@@ -70,14 +81,14 @@ describe('lockfile', () => {
   });
 
   it('a missing lock is empty; a directory is an error', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lock-'));
+    const dir = tempDir();
     expect((await loadLock(join(dir, 'none'))).entries).toEqual([]);
     mkdirSync(join(dir, 'isdir'));
     await expect(loadLock(join(dir, 'isdir'))).rejects.toThrow(/is a directory/);
   });
 
   it('saves atomically and skips identical writes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lock-'));
+    const dir = tempDir();
     const file = join(dir, 'extensions.lock');
     expect(await saveLock(file, lock)).toBe(true);
     expect(await saveLock(file, lock)).toBe(false);

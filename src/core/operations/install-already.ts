@@ -10,16 +10,21 @@
  * `list` use it), its manifest carries the locked grant, the engines walk would
  * keep it, and the policy file admits it. Anything less certain (a lock without
  * a checksum, a damaged tree, a kind that resolves only by fetching) returns
- * undefined and the pipeline fetches, then decides, as before. Read-only.
+ * undefined and the pipeline fetches, then decides, as before.
+ *
+ * The same pin asked for through another ref or requirement (`hello@^0.2` over a
+ * `hello` that follows the newest) proves as much, but it is a re-pin: the lock
+ * records what `update` now follows. That one lock write, under the installer lock
+ * and only if the entry is still what was checked, is the only write here.
  */
 import type { Context } from '../context.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { inspectServerCommand } from '../package/inspect-command.js';
 import { grantOf, summarizeGrant } from '../package/grants.js';
 import type { Policy } from '../policy/policy-file.js';
-import { pinnedCommit, samePin } from '../sources/index.js';
+import { followNote, pinnedCommit, samePin, samePinAndFollow, withFollows } from '../sources/index.js';
 import { withInstallLock } from '../store/install-lock.js';
-import { loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
+import { loadLock, saveLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import { versionLabel, warnVerdict } from './agent-walk.js';
 import type { InstallOutcome } from './install.js';
 import { installedViolations } from './policy-gate.js';
@@ -85,18 +90,36 @@ export async function alreadyInstalled(ctx: Context, policy: Policy, records: re
   if (verdict.status === 'excludes' && !options.ignoreEngines) return read;
   warnVerdict(ctx, `${manifest.name} ${versionLabel(manifest, entry.source)}`, verdict);
   const command = await inspectServerCommand(dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
+  const refollow = !samePinAndFollow(entry.source, first);
+  const source = refollow ? withFollows(entry.source, first) : entry.source;
+  if (refollow && !(await relock(ctx, entry, source))) return read;
   const outcome: InstallOutcome = {
     name: entry.name,
     ...(manifest.version !== undefined ? { version: manifest.version } : {}),
-    status: 'unchanged',
+    status: refollow ? 'repinned' : 'unchanged',
     content_hash: entry.content_hash,
     grant: entry.grant,
-    source: entry.source,
+    source,
     previous: entry,
     manifest,
     command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
-    notes: [...notes],
+    notes: [...notes, ...followNote(entry.source, source)],
     engines: { ...verdict, skipped: [], ignored: options.ignoreEngines && verdict.status === 'excludes' },
   };
   return { outcome };
+}
+
+/**
+ * Record `source` (the same pin, followed through another ref or requirement) for the
+ * entry that was checked, under the installer lock. False when the entry changed
+ * meanwhile (another install got there first): the pipeline then decides afresh.
+ */
+async function relock(ctx: Context, checked: LockEntry, source: LockSource): Promise<boolean> {
+  return withInstallLock(ctx, async () => {
+    const lock = await loadLock(ctx.paths.lockFile);
+    const current = lock.entries.find((e) => e.name === checked.name);
+    if (!current || JSON.stringify(current) !== JSON.stringify(checked)) return false;
+    await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.map((e) => (e === current ? { ...e, source } : e)) });
+    return true;
+  });
 }

@@ -8,7 +8,7 @@
 import type { GrantDiff } from '../package/grants.js';
 import type { EnginesReport } from './agent-walk.js';
 import { YepError } from '../errors.js';
-import { describeSource, sameOrigin, samePin, sourceFor } from '../sources/index.js';
+import { describeSource, sameOrigin, samePin, samePinAndFollow, sourceFor } from '../sources/index.js';
 import type { LockEntry, LockSource } from '../store/lockfile.js';
 
 /** new: nothing of that name; unchanged: exactly this is installed; repinned: same pin, other bytes or grant; replaced: another origin or pin. */
@@ -66,7 +66,8 @@ export function decideInstall(name: string, target: string, previous: LockEntry 
   }
   const origin = sameOrigin(previous.source, next.source);
   const pin = samePin(previous.source, next.source);
-  const unchanged = pin && previous.content_hash === next.content_hash && previous.grant === next.grant && targetExists;
+  // Another ref or requirement to the same pin is a re-pin: the lock records what `update` now follows.
+  const unchanged = samePinAndFollow(previous.source, next.source) && previous.content_hash === next.content_hash && previous.grant === next.grant && targetExists;
   if (unchanged) return { action: 'unchanged', exact: false, consent_needed: false };
   // Same pin, same bytes (a republished crate, an altered checkout): the kind decides.
   if (previous.source.type === next.source.type) sourceFor(next.source.type).checkRepin(previous, next, name);

@@ -17,7 +17,7 @@ import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
-import { sourceFor, type ValidSpec } from '../sources/index.js';
+import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
 import { withNotes } from '../sources/source.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
@@ -295,8 +295,9 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
         });
       }
     }
-    // Same pin, bytes and grant as the lock, yet not "unchanged": the installed tree was damaged, so this puts it back (no pin moves).
-    const repaired = decision.action === 'repinned' && previous !== undefined && previous.content_hash === plan.content_hash && previous.grant === grant.fingerprint;
+    // Same pin, ref, bytes and grant as the lock, yet not "unchanged": the installed tree was damaged, so this puts it back (no pin moves).
+    const repaired =
+      decision.action === 'repinned' && previous !== undefined && samePinAndFollow(previous.source, fetched.source) && previous.content_hash === plan.content_hash && previous.grant === grant.fingerprint;
     const reinstall = (decision.action === 'unchanged' && hooks.force === true) || repaired;
     if (decision.action !== 'unchanged' || reinstall) await commitPackage(ctx, prepared, undefined, {}, lock);
     // Read after the commit: a build from source runs there and changes both.
@@ -311,7 +312,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
       ...(previous ? { previous } : {}),
       manifest,
       command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
-      notes: [...(fetched.notes ?? [])],
+      notes: [...(fetched.notes ?? []), ...followNote(previous?.source, fetched.source)],
       engines: plan.engines,
     };
   });

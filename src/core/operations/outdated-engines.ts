@@ -82,7 +82,7 @@ export function fetchBudget(size = OUTDATED_FETCH_BUDGET): FetchBudget {
  * them rather than refuse: a refusal says the budget is spent, which must be true
  * (used by finished fetches), not merely reserved by concurrent walks.
  */
-async function reserve(budget: FetchBudget, n: number): Promise<boolean> {
+export async function reserve(budget: FetchBudget, n: number): Promise<boolean> {
   while (n > budget.left && budget.held > 0) await new Promise<void>((resolve) => budget.waiters.push(resolve));
   if (n > budget.left) return false;
   budget.left -= n;
@@ -91,7 +91,7 @@ async function reserve(budget: FetchBudget, n: number): Promise<boolean> {
 }
 
 /** Give back what a walk reserved and did not use, and wake the walks waiting on it. */
-function release(budget: FetchBudget, reserved: number, used: number): void {
+export function release(budget: FetchBudget, reserved: number, used: number): void {
   budget.held -= reserved;
   budget.left += reserved - used;
   for (const wake of budget.waiters.splice(0)) wake();

@@ -54,6 +54,8 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   originFacts: (rec) => ({ index_url: normalizeIndexUrl(typeof rec.index === 'string' ? rec.index : DEFAULT_INDEX_URL) }),
   // A bare or `=` version; cargo would read `1.2.3` as `^1.2.3`, the host reads it as exact.
   pinnedExactly: (rec) => /^=?\d/.test(rec.requirement ?? '='),
+  follows: (rec) => rec.requirement ?? '',
+  withFollows: ({ requirement: _old, ...rec }, like) => (like.requirement !== undefined ? { ...rec, requirement: like.requirement } : rec),
   checkRepin(previous, next, name) {
     // crates.io versions are immutable: the same crate at the same version with other
     // bytes means a republish, a tampered mirror or a compromised registry.

@@ -52,6 +52,8 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   commit: (rec) => rec.rev,
   // A full commit as the requested ref resolves to itself: `update` keeps it there.
   pinnedExactly: (rec) => rec.requested_ref !== undefined && isFullSha(rec.requested_ref),
+  follows: (rec) => rec.requested_ref ?? '',
+  withFollows: ({ requested_ref: _old, ...rec }, like) => (like.requested_ref !== undefined ? { ...rec, requested_ref: like.requested_ref } : rec),
   checkRepin: (previous, next) => assertSameCommitSameHash(previous, next.source, next.content_hash),
 
   fetch: async (ctx, spec, into) => (await git()).fetchGit(ctx, spec, into),

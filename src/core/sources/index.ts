@@ -69,6 +69,29 @@ export function samePin(a: LockSource, b: LockSource): boolean {
   return sameOrigin(a, b) && sourceFor(a.type).pin(a) === sourceFor(b.type).pin(b);
 }
 
+/** Same pin, followed through the same ref or requirement (what `update` moves along). */
+export function samePinAndFollow(a: LockSource, b: LockSource): boolean {
+  return samePin(a, b) && sourceFor(a.type).follows(a) === sourceFor(b.type).follows(b);
+}
+
+/** `rec` following what `like` follows (same kind): the lock record of a re-pin through another ref or requirement. */
+export function withFollows(rec: LockSource, like: LockSource): LockSource {
+  return rec.type === like.type ? (sourceFor(rec.type) as AnySource).withFollows(rec, like) : rec;
+}
+
+/**
+ * A note when the same pin is now reached through another ref or requirement: what
+ * `update` follows moved. None otherwise.
+ */
+export function followNote(previous: LockSource | undefined, next: LockSource): string[] {
+  if (!previous || !samePin(previous, next) || samePinAndFollow(previous, next)) return [];
+  const label = (rec: LockSource): string => {
+    const f = sourceFor(rec.type).follows(rec);
+    return f === '' ? 'the newest' : `\`${f}\``;
+  };
+  return [`\`yep-ext update\` now follows ${label(next)} (it followed ${label(previous)}).`];
+}
+
 /** The commit a record is pinned to, for the kinds pinned to one (git); undefined otherwise. */
 export function pinnedCommit(rec: LockSource): string | undefined {
   return sourceFor(rec.type).commit?.(rec);

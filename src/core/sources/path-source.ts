@@ -25,6 +25,8 @@ export const pathSource: Source<'path', PathSpec, PathRecord> = {
   sameOrigin: (a, b) => a.path === b.path,
   pin: () => '',
   pinnedExactly: () => false,
+  follows: () => '',
+  withFollows: (rec) => rec,
   // Nothing is pinned but the content hash itself.
   checkRepin() {},
 

@@ -105,6 +105,14 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
   /** The user asked for exactly this pin, so `update` will not move it. */
   pinnedExactly(rec: R): boolean;
   /**
+   * What `update` follows within the origin, as the user last asked for it (git: the
+   * requested ref; crates: the version requirement; "" for none). Installing the same pin
+   * through another one is a re-pin that records it, never "unchanged".
+   */
+  follows(rec: R): string;
+  /** `rec` following what `like` follows (its ref or requirement), every other field kept. */
+  withFollows(rec: R, like: R): R;
+  /**
    * Same pin must mean same bytes: throw E_INTEGRITY when `next` pins what
    * `previous` pinned and the bytes differ (a republished crate, an altered checkout).
    */
