@@ -6,7 +6,8 @@
 // - `list` runs without oclif when its arguments are plain, and so does
 //   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
 //   anything else, doing nothing), and so do the plain shapes of `install`
-//   and `update` (dist/bundle/fast-net.cjs, the same way);
+//   and `update` (dist/bundle/fast-net.cjs, the same way) and plain
+//   `doctor <target>` (dist/bundle/fast-doctor.cjs, with a code cache like cli.cjs's);
 // - everything else runs oclif from the esbuild bundle dist/bundle/cli.cjs
 //   (scripts/build-cli.mjs; CommonJS: require is far cheaper than the ESM
 //   loader), through src/cli/oclif-main.ts (our error reports instead of oclif's).
@@ -133,6 +134,8 @@ if (require.main !== module) {
     // The plain shapes of install and update run without oclif too (dist/bundle/fast-net.cjs
     // decides; it declines anything else, doing nothing).
     if ((argv[0] === 'install' || argv[0] === 'update') && (await (await loadBundle(() => require('../dist/bundle/fast-net.cjs'))).runFastNet(argv, loadFastNetRun))) return;
+    // Plain `doctor <target>` too (src/cli/fast-doctor.ts; it declines the rest).
+    if (argv[0] === 'doctor' && (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-doctor.cjs')))).runFastDoctor(argv))) return;
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
     // functions up with TurboFan on a background thread, and Node's exit joins
     // that thread: ~200 ms of every network command went to waiting for a compile

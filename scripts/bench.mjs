@@ -169,14 +169,14 @@ const rows = [];
  * Printed only for a missed row.
  */
 const WHY = {
-  'install-1mb': 'start-up before the first request (the oclif-free runner, fast-net-run.cjs, ~600 KB; undici ~36 ms to load) plus the index, download, unpack, hash and commit; plain GETs without undici would close most of what is left',
-  'update-all': 'loading the update runner (oclif-free, fast-net-run.cjs) and undici come before the first request; the 20 requests themselves take ~30 ms. Plain GETs without undici would close most of it',
+  'install-1mb': 'start-up before the first request (the oclif-free runner, fast-net-run.cjs, ~600 KB from its code cache) plus the index, download, unpack, hash and commit; a smaller runner (only the crate path of install) would close part of what is left',
+  'update-all': 'loading the update runner (oclif-free, fast-net-run.cjs, ~600 KB from its code cache) comes before the first request; the 20 requests themselves take ~30 ms',
   'frozen-warm': 'nothing is fetched: the time is loading the install runner (oclif-free, fast-net-run.cjs) and checking the 20 trees\' stat signatures',
-  doctor: 'doctor runs the server twice (a session ending in shutdown, and an EOF-only stop check that the host needs checked on its own process; the second now starts after the first handshake and overlaps its probes) and is itself an oclif process; an oclif-free doctor path would close most of what is left',
+  doctor: 'doctor is a Node process (no oclif now: dist/bundle/fast-doctor.cjs, code-cached) that then starts the server, itself a Node process, in series: two Node start-ups against the baseline\'s one, plus the probes, the graceful stop and a second (EOF-only) server run beside them. In series the floor is about node -e 0 + the baseline + probes and stop (issue 20\'s idle figures: 19 + 29 + 10-20 ms, 2-2.3x); starting the server before loading the doctor\'s own code (overlapping the two start-ups) is what would get under it',
   'install-small': 'file creation on the main thread (the pipeline overlaps it with download and inflate in other processes); creating files from a worker while the main thread inflates would close it',
   'install-big': 'the download goes to a .partial file before unpacking (the pipeline streams straight into tar); unpacking while downloading would close it',
-  'rss-200mb': 'the transfer adds ~8 MiB now (reused buffers, a young collection every 4 MiB of socket reads); the rest is the 1 MB install itself (~77 MiB: node 38, the node binary pages, oclif, undici ~20 MiB, a 16 MiB young generation). Not loading undici and oclif for an install (an oclif-free path on node:https) would close it',
-  'rss-files': 'unpacking 20,000 files now stays within ~10 MiB of the 100-file install; the peak comes after it, from recording the stat signature of every file (tree-state signTree: a BigIntStats per file, a 20,000-entry record and its 1.8 MB JSON, ~+12 MiB of JS heap) and the path sets of the unpack policy. A compact signature record built as the files are signed (not a 20,000-key object plus its JSON) would close most of it',
+  'rss-200mb': 'the 1 MB install itself is ~68 MiB now (node 38, the node binary pages, oclif and the install command; undici is no longer loaded without a proxy) and the transfer adds 13-18 MiB that is neither V8 heap nor live buffers (glibc heap grown by socket and inflate buffers: the figure moves 81-86 MiB from run to run with the timing of the young collections). An oclif-free install path would close it',
+  'rss-files': 'under 100 MiB now (signatures written as bytes while signing, no undici), but not flat: unpacking 20,000 files grows V8 heap by ~12 MiB (the extractor and the unpack policy per entry; the policy keeps a number per path now) over the 100-file install; finding and cutting that growth is what is left',
   suite: 'CLI tests spawn real processes on 2 shared cores',
 };
 

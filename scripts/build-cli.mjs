@@ -23,6 +23,8 @@
  *                     exports, which re-exports it;
  *   fast-path.cjs     the oclif-free runner for `list` and `__complete`
  *                     (src/cli/fast-path.ts), one self-contained CommonJS file,
+ *   fast-doctor.cjs   the one for plain `doctor <target>` (src/cli/fast-doctor.ts),
+ *                     with its own V8 code cache (fast-doctor.cjs.v8cache),
  *   table-engine.cjs  but for the table engine for non-ASCII text (cli-table3),
  *                     which it requires only when it draws such a table;
  *   fast-net.cjs,     the oclif-free runner for the plain shapes of install and
@@ -98,6 +100,17 @@ const schemaApart = {
   name: 'manifest-schema-apart',
   setup(b) {
     b.onResolve({ filter: /\/manifest-schema\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './manifest-schema.cjs', external: true } : undefined));
+  },
+};
+// zod's classic API exports every locale (z.locales and z.core.locales, ~300 KB of the
+// 580 KB it adds to fast-doctor.cjs) though English, the default, is imported on its
+// own (zod's classic/schemas.js); nothing of ours reads either. In fast-doctor.cjs
+// those namespaces are empty: 825 -> 531 KB for V8 to parse (or deserialise) per `doctor`.
+const noZodLocales = {
+  name: 'no-zod-locales',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(args.importer) ? { path: 'zod-locales', namespace: 'no-zod-locales' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'no-zod-locales' }, () => ({ contents: '', loader: 'js' }));
   },
 };
 // The large libraries some commands use, each a CommonJS file of its own
@@ -210,6 +223,16 @@ const [main, cli, fast] = await Promise.all([
     outExtension: { '.js': '.cjs' },
     plugins: [libsApart],
   }),
+  // The oclif-free runner of `doctor <target>` (src/cli/fast-doctor.ts): a file of its
+  // own, so that `list` does not parse the doctor and zod, named for its code cache.
+  build({
+    ...cjsCommon,
+    footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
+    entryPoints: { 'fast-doctor': join(DIST, 'cli', 'fast-doctor.js') },
+    outdir: join(DIST, 'bundle'),
+    outExtension: { '.js': '.cjs' },
+    plugins: [noFetchers, schemaApart, noZodLocales],
+  }),
   ...Object.entries(LIBS).map(([file, specs]) =>
     build({
       ...cjsCommon,
@@ -254,4 +277,17 @@ require('node:fs').writeFileSync(file + '.v8cache', make());`,
   );
   if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
 }
+// The same for fast-doctor.cjs, made without V8 flags: bin/run.js loads it before it sets any.
+const madeDoctor = spawnSync(
+  process.execPath,
+  [
+    '-e',
+    `const file = ${JSON.stringify(join(DIST, 'bundle', 'fast-doctor.cjs'))};
+let make;
+require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
+require('node:fs').writeFileSync(file + '.v8cache', make());`,
+  ],
+  { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+);
+if (madeDoctor.status !== 0) throw new Error(`writing the code cache of fast-doctor.cjs failed (status ${madeDoctor.status})`);
 writeFileSync(join(DIST, 'bundle', 'index.js'), "// The programmatic API (src/index.ts), bundled as api.cjs (scripts/build-cli.mjs).\nexport * from './api.cjs';\n");

@@ -1,5 +1,5 @@
 /**
- * What every oclif-free runner (fast-path.ts for `list`, fast-net.ts for
+ * What every oclif-free runner (fast-path.ts for `list`, fast-doctor.ts, fast-net.ts for
  * `install` and `update`) needs before and after it runs: whether oclif would
  * print something of its own in this environment (then the runner declines),
  * and a stdout write that does not build process.stdout. Small on purpose:

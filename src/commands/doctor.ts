@@ -5,6 +5,7 @@ import { dim } from '../cli/style.js';
 import { doctorConfigLoader } from '../core/doctor/doctor-config.js';
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS, parseDoctorTarget, runDoctor } from '../core/doctor/doctor.js';
 import { YepError } from '../core/errors.js';
+import { doctorFailedError, parseDoctorTimeout } from '../cli/doctor-outcome.js';
 import { sanitize } from '../core/text/sanitize.js';
 
 export default class Doctor extends BaseCommand {
@@ -34,7 +35,7 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Doctor);
-    const timeoutMs = parseTimeout(flags.timeout);
+    const timeoutMs = parseDoctorTimeout(flags.timeout);
     const call = flags.call === undefined ? undefined : { tool: flags.call, args: parseArgs(flags.args) };
     const ctx = this.makeContext({ quiet: flags.quiet, verbose: flags.verbose });
     const json = this.jsonEnabled();
@@ -53,24 +54,14 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
       if (!json) this.log(renderDoctorReport(report, process.stdout));
       return report;
     }
-    const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
     if (json) {
       // The report is the answer, failed or not: print it whole, then exit 9.
       this.logJson(report);
       return this.exit(9);
     }
     this.log(renderDoctorReport(report, process.stdout));
-    throw new YepError('E_DOCTOR_FAILED', `${report.name}: ${failed.length} check(s) failed (${failed.join(', ')}).`, {
-      hint: 'See docs/doctor.md for what each check means and how to fix it.',
-    });
+    throw doctorFailedError(report);
   }
-}
-
-function parseTimeout(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new YepError('E_USAGE', `--timeout takes seconds, more than 0 and at most 3600 (got ${JSON.stringify(text)}).`, { hint: 'For example --timeout 5 or --timeout 0.5.' });
-  return Math.round(seconds * 1000);
 }
 
 function parseArgs(text: string | undefined): unknown {

@@ -52,7 +52,11 @@ export interface HttpSeam {
   limits: HttpSettings;
   /** Host names answered without DNS (lower-case name -> IP address), like curl --resolve. */
   resolve?: ReadonlyMap<string, string>;
-  /** The request function; default: undici's `request`, loaded on first use. */
+  /**
+   * undici's request function, for tests: when set, every request goes through undici
+   * with it (src/core/net/send.ts); unset, a direct request uses node:http(s) and only
+   * a proxied one loads undici.
+   */
   request?: typeof import('undici').request;
 }
 

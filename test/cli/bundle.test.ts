@@ -85,6 +85,29 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
     }
   });
 
+  it("runs plain `doctor` from fast-doctor.cjs alone, compiled from its own code cache (Node 20), and never loads cli.cjs", () => {
+    const home = makeTempHome();
+    try {
+      const preload = join(home.root, 'seen.cjs');
+      writeFileSync(
+        preload,
+        `const vm = require('node:vm'); const S = vm.Script; const seen = [];
+vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'seen.json'))}, JSON.stringify({ seen, loaded: Object.keys(require.cache) })));`,
+      );
+      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'doctor', join(home.root, 'nosuch-dir'), '--json'], { env: home.env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(3);
+      expect(JSON.parse(r.stdout).error.code).toBe('E_NOT_FOUND');
+      const { seen, loaded } = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as { seen: Array<{ file: string; rejected: boolean }>; loaded: string[] };
+      const file = join(REPO_ROOT, 'dist', 'bundle', 'fast-doctor.cjs');
+      const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+      expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file, rejected: false }]);
+      expect(loaded.filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f))).toEqual(['fast-doctor.cjs']);
+    } finally {
+      home.cleanup();
+    }
+  });
+
   it('lists every command in --help, and each one loads and prints its own help', async () => {
     const home = makeTempHome();
     try {

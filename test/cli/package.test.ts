@@ -70,7 +70,7 @@ describe('the packed tarball', () => {
     // node_modules there but the keyring's): an import of a package that is not bundled fails.
     const { build } = await import('esbuild');
     const bundle = join(installed, 'dist', 'bundle');
-    const entries = [join(bundle, 'cli.cjs'), join(bundle, 'fast-path.cjs'), join(bundle, 'index.js'), ...readdirSync(join(bundle, 'lib')).map((f) => join(bundle, 'lib', f))];
+    const entries = [join(bundle, 'cli.cjs'), join(bundle, 'fast-path.cjs'), join(bundle, 'fast-doctor.cjs'), join(bundle, 'index.js'), ...readdirSync(join(bundle, 'lib')).map((f) => join(bundle, 'lib', f))];
     const result = await build({ entryPoints: entries, bundle: true, write: false, platform: 'node', format: 'esm', outdir: join(dir, 'scan'), metafile: true, logLevel: 'silent', external: ['@napi-rs/keyring', 'typescript', 'ts-node', 'tsx', 'tsx/*'] }).catch((e: { errors?: Array<{ text: string }> }) => {
       throw new Error(`unresolved imports in the installed bundle:\n${(e.errors ?? []).map((x) => x.text).join('\n')}`);
     });

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { startProxy, type TestProxy } from '../helpers/http-proxy.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { moduleLog, undiciIn } from '../helpers/module-log.js';
 import { describeNeeding } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { NEEDS_OPENSSL, makeTestCa, type TestCa } from '../helpers/tls-ca.js';
@@ -114,6 +115,43 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
       expect(proxy.seen, noProxy).toEqual([]);
       expect(reg.requestsTo('/crates/').length).toBe(1);
     }
+  });
+
+  it('through the proxy the request is undici\'s; direct (NO_PROXY) it is node:https, undici never loaded, the private CA still trusted', async () => {
+    const proxied = home();
+    const viaProxy = moduleLog(proxied.root, 'proxied');
+    proxy.seen.length = 0;
+    const r1 = await runCli(['install', 'hello@0.3.0'], { env: env(proxied, viaProxy.env) });
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(proxy.connects().length).toBeGreaterThan(0);
+    expect(undiciIn(viaProxy.read()).some((m) => m.endsWith('lib/undici.cjs'))).toBe(true);
+
+    const direct = home();
+    const straight = moduleLog(direct.root, 'direct');
+    proxy.seen.length = 0;
+    reg.requests.length = 0;
+    const r2 = await runCli(['install', 'hello@0.3.0'], { env: env(direct, { ...straight.env, NO_PROXY: NAME, YEP_EXT_TEST_RESOLVE: `${NAME}=127.0.0.1` }) });
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(lockText(direct)).toContain('version = "0.3.0"');
+    expect(proxy.seen).toEqual([]);
+    expect(reg.requestsTo('/crates/').length).toBe(1);
+    const modules = straight.read();
+    expect(modules).toContain('NativeModule https');
+    expect(undiciIn(modules)).toEqual([]);
+  });
+
+  it('direct (NO_PROXY) without NODE_EXTRA_CA_CERTS: the private certificate is refused, with a hint naming it; nothing installed', async () => {
+    const h = home();
+    const e = env(h, { NO_PROXY: NAME, YEP_EXT_TEST_RESOLVE: `${NAME}=127.0.0.1` });
+    delete (e as Record<string, string>).NODE_EXTRA_CA_CERTS;
+    proxy.seen.length = 0;
+    const r = await runCli(['install', 'hello@0.3.0', '--json'], { env: e });
+    expect(r.code).toBe(6);
+    const err = jsonOf(r).error;
+    expect(err.code).toBe('E_NETWORK');
+    expect(err.hint).toMatch(/NODE_EXTRA_CA_CERTS/);
+    expect(proxy.seen).toEqual([]);
+    expect(() => lockText(h)).toThrow();
   });
 
   it('NO_PROXY for another port of the host does not bypass the proxy', async () => {

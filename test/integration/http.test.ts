@@ -1,6 +1,8 @@
 /**
  * The HTTP client against a real loopback server with fault switches
  * (hardening B14-B18): retries, caps, deadlines, redirects, URL policy.
+ * Through the node:http transport (no proxy: send.ts); http-undici.test.ts runs
+ * the same cases through the undici transport.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +33,16 @@ afterEach(() => {
   reg.requests.length = 0;
 });
 
-const ctx = (extra: Record<string, string> = {}) => home.ctx({ ...FAST, ...extra });
+/** Set by http-undici.test.ts before it imports this file: every request goes through undici. */
+const VIA_UNDICI = (globalThis as Record<symbol, unknown>)[Symbol.for('yep-ext.test.http-via-undici')] === true;
+const undiciRequest = VIA_UNDICI ? (await import('undici')).request : undefined;
+/** Which transport these cases ran through (http-undici.test.ts checks it). */
+export const TRANSPORT = undiciRequest ? 'undici' : 'node:http';
+const ctx = (extra: Record<string, string> = {}) => {
+  const c = home.ctx({ ...FAST, ...extra });
+  if (undiciRequest) c.http = { ...c.http, request: undiciRequest };
+  return c;
+};
 const fileUrl = () => reg.downloadUrl('fixture', '1.0.0');
 
 describe('httpGet', () => {

@@ -1,8 +1,8 @@
 /** The stat signature behind list's cheap check (store/tree-state.ts): what counts as a change, and a bad record is no record. */
-import { appendFileSync, chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { diffSignatures, readTreeState, signTree, treeStateFile, writeTreeState } from '../../src/core/store/tree-state.js';
+import { diffSignatures, readTreeState, signTree, signTreeJson, treeStateFile, writeTreeState, writeTreeStateText } from '../../src/core/store/tree-state.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
@@ -42,5 +42,21 @@ describe('tree-state', () => {
       expect(readTreeState(ctx.paths, 'demo')).toBeUndefined();
     }
     expect(readTreeState(ctx.paths, 'missing')).toBeUndefined();
+  });
+
+  it('the compact writer (signatures as JSON text while signing) writes the same file, byte for byte, as the record writer', async () => {
+    // Names that need escaping, and a deeper tree, besides the files above.
+    mkdirSync(join(dir, 'src', 'a b'), { recursive: true });
+    writeFileSync(join(dir, 'src', 'a b', 'q"u\\ote\u00e9.rs'), 'x');
+    writeFileSync(join(dir, 'src', 'lib.rs'), 'y'.repeat(5000));
+    const ctx = home.ctx();
+    const head = { format: 1 as const, name: 'demo', dir, content_hash: `sha256:${'0'.repeat(64)}`, binary_file_sha256: 'ab'.repeat(32) };
+    const files = signTree(dir);
+    expect(JSON.parse(signTreeJson(dir).toString())).toEqual(files);
+    await writeTreeState(ctx.paths, { ...head, files });
+    const viaRecord = readFileSync(treeStateFile(ctx.paths, 'demo'));
+    await writeTreeStateText(ctx.paths, head, signTreeJson(dir));
+    expect(readFileSync(treeStateFile(ctx.paths, 'demo')).equals(viaRecord)).toBe(true);
+    expect(readTreeState(ctx.paths, 'demo')).toEqual({ ...head, files });
   });
 });

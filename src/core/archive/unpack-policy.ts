@@ -71,22 +71,23 @@ export function normalizeMode(mode: number, isDir: boolean): number {
 /** How names compare on case-insensitive or normalising filesystems (macOS, Windows): fold-name.ts. */
 export { foldName };
 
-interface Node {
-  path: string;
-  kind: 'file' | 'dir';
-  explicit: boolean;
-}
+/** What the index knows of a path, as a small integer (no object per path: issue 20's memory rows). */
+const FILE = 1;
+const DIR = 2;
+/** The directory had an entry of its own (not only created for a file inside it). */
+const EXPLICIT = 4;
 
 /**
  * Everything placed so far, by exact path and by folded path. It refuses the same
  * path twice, a file and a directory of one name, and two names that only differ in
  * case or Unicode normalisation (on macOS/Windows one would overwrite the other, and
  * which one wins depends on archive order). It returns the directories the caller
- * must create, parents first.
+ * must create, parents first. Compact on purpose: a path's kind is a number in
+ * `exact`, and `folded` maps a folded name to the path only (no object per path).
  */
 export class TreeIndex {
-  private readonly exact = new Map<string, Node>();
-  private readonly folded = new Map<string, Node>();
+  private readonly exact = new Map<string, number>();
+  private readonly folded = new Map<string, string>();
   private rootSeen = false;
 
   constructor(private readonly root: string) {}
@@ -100,32 +101,32 @@ export class TreeIndex {
     for (let i = 0; i < comps.length - 1; i++) {
       p = i === 0 ? comps[0]! : `${p}/${comps[i]}`;
       const known = this.exact.get(p);
-      if (known) {
-        if (known.kind === 'file') {
+      if (known !== undefined) {
+        if (known & FILE) {
           throw new PolicyViolation('file-dir-conflict', entry, `it needs "${this.full(p)}" to be a directory, but that is a file in the archive`);
         }
         continue;
       }
       this.checkFold(p, entry);
-      this.add({ path: p, kind: 'dir', explicit: false });
+      this.add(p, DIR);
       out.push(p);
     }
   }
 
   private checkFold(rel: string, entry: string): void {
     const other = this.folded.get(foldName(rel));
-    if (other) {
+    if (other !== undefined) {
       throw new PolicyViolation(
         'collision',
         entry,
-        `"${this.full(rel)}" and "${this.full(other.path)}" differ only in letter case or Unicode normalization (one would overwrite the other on macOS and Windows)`,
+        `"${this.full(rel)}" and "${this.full(other)}" differ only in letter case or Unicode normalization (one would overwrite the other on macOS and Windows)`,
       );
     }
   }
 
-  private add(node: Node): void {
-    this.exact.set(node.path, node);
-    this.folded.set(foldName(node.path), node);
+  private add(path: string, kind: number): void {
+    this.exact.set(path, kind);
+    this.folded.set(foldName(path), path);
   }
 
   /** Register a regular file; returns the directories to create first. */
@@ -134,13 +135,13 @@ export class TreeIndex {
     this.ensureParents(comps, entry, out);
     const rel = comps.join('/');
     const known = this.exact.get(rel);
-    if (known) {
-      throw known.kind === 'file'
+    if (known !== undefined) {
+      throw known & FILE
         ? new PolicyViolation('duplicate', entry, 'the same path appears twice in the archive')
         : new PolicyViolation('file-dir-conflict', entry, 'it is a file, but the archive also has a directory of that name');
     }
     this.checkFold(rel, entry);
-    this.add({ path: rel, kind: 'file', explicit: true });
+    this.add(rel, FILE);
     return out;
   }
 
@@ -155,15 +156,15 @@ export class TreeIndex {
     this.ensureParents(comps, entry, out);
     const rel = comps.join('/');
     const known = this.exact.get(rel);
-    if (known) {
-      if (known.kind === 'file') throw new PolicyViolation('file-dir-conflict', entry, 'it is a directory, but the archive also has a file of that name');
+    if (known !== undefined) {
+      if (known & FILE) throw new PolicyViolation('file-dir-conflict', entry, 'it is a directory, but the archive also has a file of that name');
       // A directory first created implicitly (for a file inside it) may still get its own entry once.
-      if (known.explicit) throw new PolicyViolation('duplicate', entry, 'the same path appears twice in the archive');
-      known.explicit = true;
+      if (known & EXPLICIT) throw new PolicyViolation('duplicate', entry, 'the same path appears twice in the archive');
+      this.exact.set(rel, known | EXPLICIT);
       return out;
     }
     this.checkFold(rel, entry);
-    this.add({ path: rel, kind: 'dir', explicit: true });
+    this.add(rel, DIR | EXPLICIT);
     out.push(rel);
     return out;
   }

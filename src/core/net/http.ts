@@ -1,12 +1,13 @@
 /**
- * The one HTTP client of yep-ext, on undici 7 (imported lazily: importing it
- * reroutes Node's global fetch and costs start-up time, hardening "Runtime traps").
+ * The one HTTP client of yep-ext. The bytes travel by `node:http`/`node:https` when
+ * the request goes straight to the server and by undici 7 when a proxy applies
+ * (send.ts: one interface, two transports; undici is loaded only then).
  *
  * Every byte from the network is hostile until checked, so the policy lives here
  * once: https only (plain http for loopback hosts, for tests and local mirrors),
  * redirects followed by hand and only within the same origin, bounded retries with
  * jittered backoff on 5xx/429/connection failures, an overall deadline per attempt
- * plus a minimum-throughput rule (undici's bodyTimeout is per chunk, so a
+ * plus a minimum-throughput rule (the transports' body timeout is per chunk, so a
  * slow-drip server would never trip it), and byte caps that do not trust
  * Content-Length. Downloads go to a file while hashing in 1 MiB chunks: a fast
  * consumer is what keeps undici's `assert(!this.paused)` crash away (nodejs/undici#5360).
@@ -18,11 +19,11 @@ import { checkpoint } from '../fs/checkpoint.js';
 import type { Context } from '../context.js';
 import { YepError, type ErrorCode } from '../errors.js';
 import { isLinkLocalAddress, isLoopbackHost, normalizeHost } from './address.js';
-import { guardedConnector } from './guarded-connect.js';
 import type { Clock } from '../clock.js';
 import type { HttpSettings } from './http-settings.js';
-import { proxyFor, proxySettings, showProxy } from './proxy.js';
+import { showProxy } from './proxy.js';
 import { RequestReport } from './request-report.js';
+import { senderFor, type AnswerBody } from './send.js';
 
 // Tunables: ctx.http.limits (defaults and the user-facing variables: http-settings.ts).
 export { httpSettings, type HttpSettings } from './http-settings.js';
@@ -64,53 +65,6 @@ export function checkFetchUrl(text: string, what: string, code: ErrorCode = 'E_N
   }
   url.hash = '';
   return url;
-}
-
-// ---------------------------------------------------------------- undici, lazily
-
-type Undici = typeof import('undici');
-let undiciPromise: Promise<Undici> | undefined;
-const agents = new Map<string, unknown>();
-
-async function loadUndici(): Promise<Undici> {
-  // The CLI entry (bin/run.js) sets V8's --liftoff-only for undici's wasm parser; a
-  // library embedder keeps its own V8 flags (issue 13: no process-wide side effects).
-  // Node gives a CommonJS module's exports as named exports; the esbuild bundle
-  // (scripts/build-cli.mjs) gives only `default` for a lazily imported one.
-  undiciPromise ??= import('undici').then((m) => ('Agent' in m ? m : (m as unknown as { default: Undici }).default));
-  return undiciPromise;
-}
-
-const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
-
-/**
- * The dispatcher for a request to `url`: a direct agent whose connector applies the
- * address rules after DNS (guarded-connect.ts), or undici's own ProxyAgent when the
- * environment names a proxy for this URL (proxy.ts says which, and why loopback
- * never is). One per settings, reused across requests (keep-alive).
- */
-async function dispatcherFor(
-  url: URL,
-  stallMs: number,
-  env: Record<string, string | undefined>,
-  resolve: ReadonlyMap<string, string> = NO_OVERRIDES,
-): Promise<{ dispatcher: import('undici').Dispatcher; proxy?: string }> {
-  const undici = await loadUndici();
-  const proxy = proxyFor(url, proxySettings(env));
-  const key = `${stallMs}\n${[...resolve].join(',')}\n${proxy ?? ''}`;
-  let agent = agents.get(key) as import('undici').Dispatcher | undefined;
-  if (!agent) {
-    const common = { headersTimeout: stallMs, bodyTimeout: stallMs, keepAliveTimeout: 4_000 };
-    agent = proxy
-      ? new undici.ProxyAgent({ uri: proxy, ...common, proxyTls: { timeout: stallMs }, requestTls: { timeout: stallMs } })
-      : new undici.Agent({
-          // The link-local rule again after DNS and on the connected peer (guarded-connect.ts).
-          connect: guardedConnector(undici.buildConnector, { timeout: stallMs }, resolve),
-          ...common,
-        });
-    agents.set(key, agent);
-  }
-  return { dispatcher: agent, ...(proxy ? { proxy } : {}) };
 }
 
 // ---------------------------------------------------------------- one attempt's guard
@@ -303,7 +257,7 @@ export interface RequestOptions {
 }
 
 interface BodyInfo {
-  body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown; on(event: 'error', fn: () => void): unknown };
+  body: AnswerBody;
   headers: Record<string, string>;
   declaredLength: number | undefined;
   guard: AttemptGuard;
@@ -363,8 +317,7 @@ async function performAttempts<T>(
   let redirects = 0;
   let attempt = 0;
   const deadlineMs = options.timeoutMs ?? (options.download ? settings.downloadTimeoutMs : settings.timeoutMs);
-  const request = ctx.http.request ?? (await loadUndici()).request;
-  const { dispatcher, proxy } = await dispatcherFor(first, settings.stallMs, ctx.env, ctx.http.resolve);
+  const { send, proxy } = await senderFor(ctx, first);
   const via = proxy ? ` through the proxy ${showProxy(proxy)}` : '';
 
   const retryOrThrow = async (why: string, delayMs: number | undefined, cause?: unknown): Promise<void> => {
@@ -388,12 +341,7 @@ async function performAttempts<T>(
     try {
       ctx.log.debug(`GET ${url.href}${via}`);
       report.attemptStarted(attempt, url.href);
-      const res = await request(url, {
-        method: 'GET',
-        headers: { 'user-agent': ctx.userAgent, ...options.headers },
-        signal: guard.signal,
-        dispatcher,
-      });
+      const res = await send(url, { headers: { 'user-agent': ctx.userAgent, ...options.headers }, signal: guard.signal });
       const status = res.statusCode;
       const headers = headerMap(res.headers);
       report.answered(status, url.href, headers['content-length'] !== undefined ? Number(headers['content-length']) : undefined);
@@ -425,7 +373,7 @@ async function performAttempts<T>(
         }
         guard.startBody();
         report.bodyStarted(declared);
-        const value = await consume({ body: res.body as BodyInfo['body'], headers, declaredLength: declared, guard, report });
+        const value = await consume({ body: res.body, headers, declaredLength: declared, guard, report });
         report.finished(url.href);
         return { status, headers, url: url.href, value };
       } else if (options.passStatuses?.includes(status)) {
@@ -597,7 +545,7 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
     // gathered in one reused buffer: a fresh batch per MiB was garbage V8 collects
     // only after ~32 MiB of it (docs/performance.md, "Round three").
     const batch = Buffer.allocUnsafe(HASH_CHUNK);
-    // undici's socket reads are fresh buffers still: collect them as they pile up.
+    // Socket reads are fresh buffers still: collect them as they pile up.
     const garbage = bufferGarbageMeter();
     let fill = 0;
     let total = 0;

@@ -22,7 +22,7 @@ import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
-import { diffSignatures, readTreeState, signTree, writeTreeState, type FileSignature } from '../store/tree-state.js';
+import { diffSignatures, readTreeState, signTree, signTreeJson, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
 import { lstatSync, readlinkSync } from 'node:fs';
 import type { EnginesVerdict } from '../agent/engines.js';
 
@@ -221,14 +221,15 @@ export async function recordPlacedState(ctx: Context, entry: LockEntry): Promise
   if (isLinked(entry.source)) return;
   const dir = resolveInstalledDir(ctx.paths, entry.name);
   if (!dir) return;
-  let files: Record<string, FileSignature>;
+  let files: Buffer;
   try {
-    files = signTree(dir);
+    // As JSON bytes built while signing: nothing reads these back now (tree-state.ts).
+    files = signTreeJson(dir);
   } catch {
     return;
   }
   const fileSha = typeof entry.source.binary_file_sha256 === 'string' ? entry.source.binary_file_sha256 : null;
-  await writeTreeState(ctx.paths, { format: 1, name: entry.name, dir, content_hash: entry.content_hash, binary_file_sha256: fileSha, files });
+  await writeTreeStateText(ctx.paths, { format: 1, name: entry.name, dir, content_hash: entry.content_hash, binary_file_sha256: fileSha }, files);
 }
 
 /** What `verify` reports per extension: the check, plus the `engines.yolop` finding. */

@@ -11,11 +11,12 @@
  * about content (ctime cannot be set back by a user, so an edit that restores
  * size and mtime is still seen).
  */
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Paths } from '../paths.js';
 import { assertValidName } from '../package/names.js';
+import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 
@@ -39,22 +40,71 @@ export function treeStateFile(paths: Paths, name: string): string {
   return join(paths.storeDir, '.yep-state', `${assertValidName(name)}.json`);
 }
 
-/** Signatures of the regular files under `root` (`.git` skipped, links not followed), as the content hash walks. */
-export function signTree(root: string): Record<string, FileSignature> {
-  const out: Record<string, FileSignature> = {};
+/**
+ * Walk the regular files under `root` (`.git` skipped, links not followed) as the
+ * content hash walks, handing each relative path (`/`) and its lstat to `visit`.
+ * The BigIntStats objects (a dozen BigInts each, ~1 KB) are garbage as soon as
+ * they are read; on a 20,000-file tree they piled up to several MiB of young
+ * generation, so a young collection runs every 2,000 files where the CLI exposed
+ * V8's collector (fs/buffer-garbage.ts; docs/performance.md, "Round four: mem4").
+ */
+function walkSignatures(root: string, visit: (relPath: string, st: BigIntStats) => void): void {
+  const garbage = bufferGarbageMeter();
   const walk = (dir: string, rel: string): void => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
       if (e.isDirectory()) {
         if (e.name !== '.git') walk(`${dir}${sep}${e.name}`, relPath);
       } else if (e.isFile()) {
-        const st = lstatSync(`${dir}${sep}${e.name}`, { bigint: true });
-        out[relPath] = [Number(st.size), st.mtimeNs.toString(), st.ctimeNs.toString(), Number(st.ino), Number(st.mode)];
+        visit(relPath, lstatSync(`${dir}${sep}${e.name}`, { bigint: true }));
+        garbage(STAT_GARBAGE);
       }
     }
   };
   walk(root, '');
+}
+
+/** What one BigIntStats counts for in the collector's 4 MiB budget: a collection every 2,000 files. */
+const STAT_GARBAGE = 2048;
+
+/** Signatures of the regular files under `root` (`.git` skipped, links not followed), as the content hash walks. */
+export function signTree(root: string): Record<string, FileSignature> {
+  const out: Record<string, FileSignature> = {};
+  walkSignatures(root, (relPath, st) => {
+    out[relPath] = [Number(st.size), st.mtimeNs.toString(), st.ctimeNs.toString(), Number(st.ino), Number(st.mode)];
+  });
   return out;
+}
+
+/**
+ * The same signatures as the JSON bytes of a `files` object (format 1, what
+ * `JSON.stringify` of signTree's record gives, keys in walk order), written into
+ * one growing buffer as the files are signed: for a tree just placed nothing
+ * reads the signatures back, so the per-file arrays, their strings and the
+ * 20,000-key object are never made (measured on 20,000 files: V8's heap grew by
+ * 18 MiB for the record, ~1.8 MB of bytes here). JSON.parse reads it into the
+ * same record as signTree's.
+ */
+export function signTreeJson(root: string): Buffer {
+  let buf = Buffer.allocUnsafe(64 * 1024);
+  let len = 0;
+  const put = (text: string): void => {
+    const need = len + Buffer.byteLength(text);
+    if (need > buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(need, buf.length * 2));
+      buf.copy(bigger, 0, 0, len);
+      buf = bigger;
+    }
+    len += buf.write(text, len);
+  };
+  put('{');
+  let first = true;
+  walkSignatures(root, (relPath, st) => {
+    put(`${first ? '' : ','}${JSON.stringify(relPath)}:[${st.size},"${st.mtimeNs}","${st.ctimeNs}",${st.ino},${st.mode}]`);
+    first = false;
+  });
+  put('}');
+  return buf.subarray(0, len);
 }
 
 /** What differs between two signature sets, by file: changed, deleted and added paths (sorted). */
@@ -99,11 +149,23 @@ export function readTreeState(paths: Paths, name: string): TreeState | undefined
 
 /** Record the state (caller holds the installer lock). A cache: a failed write is not an error worth failing a command for. */
 export async function writeTreeState(paths: Paths, state: TreeState): Promise<void> {
-  const file = treeStateFile(paths, state.name);
+  const { files, ...head } = state;
+  await writeTreeStateText(paths, head, JSON.stringify(files));
+}
+
+/**
+ * Record the state with `files` already as its JSON (signTreeJson): the same
+ * file, byte for byte, as writeTreeState of the parsed record.
+ */
+export async function writeTreeStateText(paths: Paths, head: Omit<TreeState, 'files'>, filesJson: string | Buffer): Promise<void> {
+  const file = treeStateFile(paths, head.name);
+  // The keys in TreeState's order, `files` last, as JSON.stringify(state) writes them.
+  const open = `${JSON.stringify({ format: head.format, name: head.name, dir: head.dir, content_hash: head.content_hash, binary_file_sha256: head.binary_file_sha256 }).slice(0, -1)},"files":`;
+  const text = Buffer.concat([Buffer.from(open), typeof filesJson === 'string' ? Buffer.from(filesJson) : filesJson, Buffer.from('}\n')]);
   try {
     // ensureDir: no mkdir system call when the directory is there (each one is a crash point).
     await ensureDir(join(paths.storeDir, '.yep-state'), 0o700);
-    await writeFileAtomic(file, `${JSON.stringify(state)}\n`, { what: 'The stat signature', mode: 0o600 });
+    await writeFileAtomic(file, text, { what: 'The stat signature', mode: 0o600 });
   } catch {
     // Next time costs a re-hash; nothing else depends on it.
   }

@@ -1,0 +1,54 @@
+/**
+ * The undici transport (send.ts says when it is used: a proxy applies, or a test
+ * set `ctx.http.request`). undici is imported lazily: importing it reroutes
+ * Node's global fetch and costs start-up time (hardening "Runtime traps").
+ *
+ * The dispatcher is a direct agent whose connector applies the address rules
+ * after DNS (guarded-connect.ts), or undici's own ProxyAgent when the environment
+ * names a proxy for the URL (proxy.ts says which, and why loopback never is).
+ * One per settings, reused across requests (keep-alive).
+ */
+import type { Send } from './send.js';
+import { guardedConnector } from './guarded-connect.js';
+
+type Undici = typeof import('undici');
+let undiciPromise: Promise<Undici> | undefined;
+const agents = new Map<string, unknown>();
+
+async function loadUndici(): Promise<Undici> {
+  // The CLI entry (bin/run.js) sets V8's --liftoff-only for undici's wasm parser; a
+  // library embedder keeps its own V8 flags (issue 13: no process-wide side effects).
+  // Node gives a CommonJS module's exports as named exports; the esbuild bundle
+  // (scripts/build-cli.mjs) gives only `default` for a lazily imported one.
+  undiciPromise ??= import('undici').then((m) => ('Agent' in m ? m : (m as unknown as { default: Undici }).default));
+  return undiciPromise;
+}
+
+export interface UndiciSendOptions {
+  stallMs: number;
+  resolve: ReadonlyMap<string, string>;
+  /** The proxy URL, when one applies. */
+  proxy?: string;
+  /** A request function in place of undici's (ctx.http.request). */
+  request?: Undici['request'];
+}
+
+export async function undiciSender(options: UndiciSendOptions): Promise<Send> {
+  const undici = await loadUndici();
+  const { stallMs, resolve, proxy } = options;
+  const key = `${stallMs}\n${[...resolve].join(',')}\n${proxy ?? ''}`;
+  let dispatcher = agents.get(key) as import('undici').Dispatcher | undefined;
+  if (!dispatcher) {
+    const common = { headersTimeout: stallMs, bodyTimeout: stallMs, keepAliveTimeout: 4_000 };
+    dispatcher = proxy
+      ? new undici.ProxyAgent({ uri: proxy, ...common, proxyTls: { timeout: stallMs }, requestTls: { timeout: stallMs } })
+      : new undici.Agent({
+          // The link-local rule again after DNS and on the connected peer (guarded-connect.ts).
+          connect: guardedConnector(undici.buildConnector, { timeout: stallMs }, resolve),
+          ...common,
+        });
+    agents.set(key, dispatcher);
+  }
+  const request = options.request ?? undici.request;
+  return (url, init) => request(url, { method: 'GET', headers: init.headers, signal: init.signal, dispatcher });
+}
