@@ -56,7 +56,7 @@ async function loadBundle(load) {
 }
 
 /**
- * `require(file)` for dist/bundle/cli.cjs (and fast-net-run.cjs), compiled with the V8 code cache that
+ * `require(file)` for dist/bundle/cli.cjs, compiled with the V8 code cache that
  * `npm run build` writes beside it (<file>.v8cache; scripts/build-cli.mjs).
  * Compiling the 1.3 MB bundle and the functions a command runs costs ~50-60 ms
  * of CPU per run on Node 20; deserialising the cache ~15 ms. Node 22.1+ has its
@@ -107,12 +107,12 @@ function requireWithCodeCache(file, { write } = {}) {
 
 /**
  * dist/bundle/fast-net-run.cjs, the oclif-free install/update runner, with the V8
- * set-up the oclif path below does around its bundle: --liftoff-only before the
- * load (the code cache was made under it), then gc exposed.
+ * set-up the oclif path below does for a network command: --liftoff-only, and gc
+ * exposed. (No code cache: its gain was within noise, its bytes over the package budget.)
  */
 function loadFastNetRun() {
   require('node:v8').setFlagsFromString('--liftoff-only');
-  const run = requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-net-run.cjs'));
+  const run = require('../dist/bundle/fast-net-run.cjs');
   require('node:v8').setFlagsFromString('--expose-gc');
   globalThis[Symbol.for('yep-ext.collect-garbage')] = require('node:vm').runInNewContext('gc');
   return run;

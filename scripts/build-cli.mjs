@@ -208,13 +208,11 @@ const [main, cli, fast] = await Promise.all([
     ],
   }),
   // The oclif-free runner of install and update: fast-net.cjs only decides (tiny),
-  // fast-net-run.cjs (bin/run.js loads it, with its code cache, for a shape the
-  // first accepts) runs the command body, requiring lib/*.cjs as cli.cjs does. It
+  // fast-net-run.cjs (bin/run.js loads it for a shape the first accepts) runs the command body, requiring lib/*.cjs as cli.cjs does. It
   // runs alone in its process (never beside cli.cjs), so its copy of our modules
   // has no twin to disagree with.
   build({
     ...cjsCommon,
-    footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
     entryPoints: {
       'fast-net': join(DIST, 'cli', 'fast-net.js'),
       'fast-net-run': join(DIST, 'cli', 'fast-net-run.js'),
@@ -256,12 +254,9 @@ if (metaIndex > 0) {
 // bundle and evaluating the runner, help, hook and every command module, so the
 // functions those run are in it too.
 const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
-// fast-net-run.cjs (the oclif-free install/update runner) gets one the same way:
-// loading it evaluates every module it holds.
-for (const [name, warm] of [
-  ['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`],
-  ['fast-net-run.cjs', ''],
-]) {
+// (fast-net-run.cjs, the oclif-free install/update runner, has none: its measured
+// gain was within noise, and its 245 KB broke the package's size budget.)
+for (const [name, warm] of [['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`]]) {
   const made = spawnSync(
     process.execPath,
     [
