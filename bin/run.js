@@ -5,8 +5,9 @@
 // - `--version` is answered here;
 // - `list` runs without oclif when its arguments are plain, and so does
 //   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
-//   anything else, doing nothing), and so does plain `doctor <target>`
-//   (dist/bundle/fast-doctor.cjs, with a code cache like cli.cjs's);
+//   anything else, doing nothing), and so do the plain shapes of `install`
+//   and `update` (dist/bundle/fast-net.cjs, the same way) and plain
+//   `doctor <target>` (dist/bundle/fast-doctor.cjs, with a code cache like cli.cjs's);
 // - everything else runs oclif from the esbuild bundle dist/bundle/cli.cjs
 //   (scripts/build-cli.mjs; CommonJS: require is far cheaper than the ESM
 //   loader), through src/cli/oclif-main.ts (our error reports instead of oclif's).
@@ -104,6 +105,19 @@ function requireWithCodeCache(file, { write } = {}) {
   return mod.exports;
 }
 
+/**
+ * dist/bundle/fast-net-run.cjs, the oclif-free install/update runner, with the V8
+ * set-up the oclif path below does for a network command: --liftoff-only, and gc
+ * exposed. (No code cache: its gain was within noise, its bytes over the package budget.)
+ */
+function loadFastNetRun() {
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  const run = require('../dist/bundle/fast-net-run.cjs');
+  require('node:v8').setFlagsFromString('--expose-gc');
+  globalThis[Symbol.for('yep-ext.collect-garbage')] = require('node:vm').runInNewContext('gc');
+  return run;
+}
+
 if (require.main !== module) {
   // scripts/build-cli.mjs writes the code cache through this file's loader.
   module.exports = { requireWithCodeCache };
@@ -117,6 +131,9 @@ if (require.main !== module) {
     // NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such call: skipped.
     require('node:module').enableCompileCache?.();
     if ((argv[0] === 'list' || argv[0] === '__complete') && (await (await loadBundle(() => require('../dist/bundle/fast-path.cjs'))).runFastPath(argv))) return;
+    // The plain shapes of install and update run without oclif too (dist/bundle/fast-net.cjs
+    // decides; it declines anything else, doing nothing).
+    if ((argv[0] === 'install' || argv[0] === 'update') && (await (await loadBundle(() => require('../dist/bundle/fast-net.cjs'))).runFastNet(argv, loadFastNetRun))) return;
     // Plain `doctor <target>` too (src/cli/fast-doctor.ts; it declines the rest).
     if (argv[0] === 'doctor' && (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-doctor.cjs')))).runFastDoctor(argv))) return;
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm

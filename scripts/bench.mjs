@@ -169,9 +169,9 @@ const rows = [];
  * Printed only for a missed row.
  */
 const WHY = {
-  'install-1mb': 'CLI start-up before the first request (oclif ~3x node -e 0, undici ~36 ms to load) plus the sequential index, download, unpack, hash and commit; an oclif-free install path would close most of it',
-  'update-all': 'oclif start-up and loading undici come before the first request; the 20 requests themselves take ~30 ms. An oclif-free update path (checked byte for byte against the full one) would close it',
-  'frozen-warm': 'nothing is fetched: the time is oclif and the install command module loading; an oclif-free --frozen path would close it',
+  'install-1mb': 'start-up before the first request (the oclif-free runner, fast-net-run.cjs, ~600 KB from its code cache) plus the index, download, unpack, hash and commit; a smaller runner (only the crate path of install) would close part of what is left',
+  'update-all': 'loading the update runner (oclif-free, fast-net-run.cjs, ~600 KB from its code cache) comes before the first request; the 20 requests themselves take ~30 ms',
+  'frozen-warm': 'nothing is fetched: the time is loading the install runner (oclif-free, fast-net-run.cjs) and checking the 20 trees\' stat signatures',
   doctor: 'doctor is a Node process (no oclif now: dist/bundle/fast-doctor.cjs, code-cached) that then starts the server, itself a Node process, in series: two Node start-ups against the baseline\'s one, plus the probes, the graceful stop and a second (EOF-only) server run beside them. In series the floor is about node -e 0 + the baseline + probes and stop (issue 20\'s idle figures: 19 + 29 + 10-20 ms, 2-2.3x); starting the server before loading the doctor\'s own code (overlapping the two start-ups) is what would get under it',
   'install-small': 'file creation on the main thread (the pipeline overlaps it with download and inflate in other processes); creating files from a worker while the main thread inflates would close it',
   'install-big': 'the download goes to a .partial file before unpacking (the pipeline streams straight into tar); unpacking while downloading would close it',

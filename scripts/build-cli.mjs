@@ -26,7 +26,11 @@
  *   fast-doctor.cjs   the one for plain `doctor <target>` (src/cli/fast-doctor.ts),
  *                     with its own V8 code cache (fast-doctor.cjs.v8cache),
  *   table-engine.cjs  but for the table engine for non-ASCII text (cli-table3),
- *                     which it requires only when it draws such a table.
+ *                     which it requires only when it draws such a table;
+ *   fast-net.cjs,     the oclif-free runner for the plain shapes of install and
+ *   fast-net-run.cjs  update (src/cli/fast-net.ts): the first only checks the
+ *                     arguments, the second (required only for a shape it
+ *                     accepts) runs the command body, with lib/*.cjs.
  * A new command needs no registration: every dist/commands file is in COMMANDS,
  * under the id oclif's file discovery gave it (lock/export.js -> lock:export).
  * Runs after tsc: it bundles dist/, not src/. Every dependency is bundled (the
@@ -203,6 +207,20 @@ const [main, cli, fast] = await Promise.all([
       },
     ],
   }),
+  // The oclif-free runner of install and update: fast-net.cjs only decides (tiny),
+  // fast-net-run.cjs (bin/run.js loads it for a shape the first accepts) runs the command body, requiring lib/*.cjs as cli.cjs does. It
+  // runs alone in its process (never beside cli.cjs), so its copy of our modules
+  // has no twin to disagree with.
+  build({
+    ...cjsCommon,
+    entryPoints: {
+      'fast-net': join(DIST, 'cli', 'fast-net.js'),
+      'fast-net-run': join(DIST, 'cli', 'fast-net-run.js'),
+    },
+    outdir: join(DIST, 'bundle'),
+    outExtension: { '.js': '.cjs' },
+    plugins: [libsApart],
+  }),
   // The oclif-free runner of `doctor <target>` (src/cli/fast-doctor.ts): a file of its
   // own, so that `list` does not parse the doctor and zod, named for its code cache.
   build({
@@ -236,20 +254,24 @@ if (metaIndex > 0) {
 // bundle and evaluating the runner, help, hook and every command module, so the
 // functions those run are in it too.
 const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
-const made = spawnSync(
-  process.execPath,
-  [
-    '-e',
-    `require('node:v8').setFlagsFromString('--liftoff-only');
-const file = ${JSON.stringify(join(DIST, 'bundle', 'cli.cjs'))};
+// (fast-net-run.cjs, the oclif-free install/update runner, has none: its measured
+// gain was within noise, and its 245 KB broke the package's size budget.)
+for (const [name, warm] of [['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`]]) {
+  const made = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `require('node:v8').setFlagsFromString('--liftoff-only');
+const file = ${JSON.stringify(join(DIST, 'bundle', name))};
 let make;
 const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
-if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }
+${warm}
 require('node:fs').writeFileSync(file + '.v8cache', make());`,
-  ],
-  { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
-);
-if (made.status !== 0) throw new Error(`writing the code cache of cli.cjs failed (status ${made.status})`);
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+  );
+  if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
+}
 // The same for fast-doctor.cjs, made without V8 flags: bin/run.js loads it before it sets any.
 const madeDoctor = spawnSync(
   process.execPath,

@@ -8,12 +8,11 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Context } from '../core/context.js';
 import { YepError, isYepError } from '../core/errors.js';
-import { resolvePaths } from '../core/paths.js';
-import { parseDuration } from '../core/text/duration.js';
-import { installedNames } from '../core/store/installed-name.js';
 import { makeCliContext } from './cli-context.js';
 import { clearStatus } from './status-area.js';
 import { writeError } from './report-error.js';
+import { withNameSuggestion } from './name-suggestion.js';
+import type { CommandIo, ContextRequest } from './command-io.js';
 // Only an error needs these (suggestions, usage words): imported there, not by every command run.
 import type { CommandShape, FlagShape } from './usage-errors.js';
 
@@ -53,14 +52,6 @@ export const minAgeFlag = {
   }),
 };
 
-/**
- * `--min-age` checked when the command starts: resolution reads it only when a crate
- * is resolved, so a typo beside a path or git source would otherwise pass unnoticed.
- */
-export function checkMinAge(value: string | undefined): void {
-  if (value !== undefined) parseDuration(value, '--min-age');
-}
-
 // Every argument is declared with `ignoreStdin: true`: oclif otherwise fills a
 // missing argument from piped standard input (`printf lsp | yep-ext disable`
 // would disable lsp, and set-secret's piped secret would land in an argument).
@@ -71,8 +62,18 @@ export abstract class BaseCommand extends Command {
   private abort = new AbortController();
 
   /** Build the context for this run. `yes` disables prompts; prompts need stdin and stderr TTYs. */
-  protected makeContext(options: { index?: string | undefined; yes?: boolean; quiet?: boolean; verbose?: boolean } = {}): Context {
+  protected makeContext(options: ContextRequest = {}): Context {
     return makeCliContext({ ...options, json: this.jsonEnabled(), abort: this.abort });
+  }
+
+  /** This run as a command body's runner (src/cli/command-io.ts). */
+  protected io(): CommandIo {
+    return {
+      json: this.jsonEnabled(),
+      log: (m) => this.log(m),
+      logToStderr: (m) => this.logToStderr(m),
+      makeContext: (o) => this.makeContext(o),
+    };
   }
 
   // Results and messages first clear the live progress display (it is redrawn below them).
@@ -97,19 +98,7 @@ export abstract class BaseCommand extends Command {
       }
       throw err;
     }
-    return this.reportError(isYepError(err) && err.code === 'E_NOT_INSTALLED' ? await this.withNameSuggestion(err) : err);
-  }
-
-  /** "Did you mean `lsp`?" when the name that is not installed is a typo of one that is. */
-  private async withNameSuggestion(err: YepError): Promise<YepError> {
-    const typed = (this.argv ?? []).filter((a) => !a.startsWith('-') && err.message.includes(a));
-    if (typed.length === 0) return err;
-    const names = installedNames(resolvePaths(process.env));
-    const { closestMatches } = await import('../core/text/closest.js');
-    const [guess] = typed.flatMap((t) => closestMatches(t, names));
-    if (!guess) return err;
-    const hint = `Did you mean \`${guess}\`? ${err.hint ?? ''}`.trim();
-    return new YepError(err.code, err.message, { hint, ...(err.details ? { details: err.details } : {}), ...(err.cause !== undefined ? { cause: err.cause } : {}) });
+    return this.reportError(isYepError(err) && err.code === 'E_NOT_INSTALLED' ? await withNameSuggestion(err, this.argv ?? []) : err);
   }
 
   /** This command's flags, args and examples, and the other commands' flags, as usage-errors.ts wants them. */

@@ -25,7 +25,7 @@ import { packageDir } from '../core/paths.js';
 import { resolveExtensionName } from '../core/store/installed-name.js';
 import { makeCliContext } from './cli-context.js';
 import { doctorFailedError, parseDoctorTimeout } from './doctor-outcome.js';
-import { oclifWouldDiffer, writeStdout } from './fast-path.js';
+import { oclifWouldDiffer, writeStdout } from './fast-path-env.js';
 import { renderDoctorReport } from './render-doctor.js';
 import { writeError } from './report-error.js';
 import { clearStatus } from './status-area.js';

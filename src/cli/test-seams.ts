@@ -23,8 +23,8 @@ export interface TestSeams {
   clock?: ContextOptions['clock'];
   spawn?: ContextOptions['spawn'];
   git?: ContextOptions['git'];
-  /** Called when the oclif-free fast path answers (`list` or `__complete`): the differential tests' proof. */
-  fastPath?: (which: 'list' | '__complete' | 'doctor') => void;
+  /** Called when an oclif-free runner answers (`list`, `__complete`, `doctor`, `install`, `update`): the differential tests' proof. */
+  fastPath?: (which: 'list' | '__complete' | 'doctor' | 'install' | 'update') => void;
 }
 
 /** The seams a preload installed, or undefined (every production run). */

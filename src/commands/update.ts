@@ -1,13 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, checkMinAge, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
-import { confirmOrCancel } from '../cli/prompts.js';
-import { acceptMismatch, parseAccept } from '../cli/accept-flag.js';
-import { renderPlanned, renderUpdated } from '../cli/render-update.js';
-import { YepError } from '../core/errors.js';
-import { sanitize } from '../core/text/sanitize.js';
-import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
-import { buildModeOf } from '../core/binary/cargo-build.js';
-import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
+import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { runUpdate } from '../cli/update-run.js';
 
 export default class Update extends BaseCommand {
   static override summary = 'Update extensions from their recorded sources, asking again when the grant widens.';
@@ -47,73 +40,6 @@ A hash-identical update is silent. An update that only narrows what the extensio
 
   async run(): Promise<unknown> {
     const { argv, flags } = await this.parse(Update);
-    const accept = parseAccept(flags.accept);
-    checkMinAge(flags['min-age']);
-    if (flags.all && argv.length > 0) {
-      throw new YepError('E_USAGE', `--all updates every installed extension; it takes no names (got ${(argv as string[]).map((a) => JSON.stringify(sanitize(a, { max: 80 }))).join(', ')}).`, {
-        hint: `Drop the names (\`yep-ext update --all\`), or drop --all (\`yep-ext update ${(argv as string[]).map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,
-      });
-    }
-    const ctx = this.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
-    if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
-    if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
-    const json = this.jsonEnabled();
-    const items = await updateExtensions(ctx, {
-      names: argv as string[],
-      all: flags.all,
-      dryRun: flags['dry-run'],
-      yes: flags.yes,
-      accept,
-      ignoreEngines: flags['ignore-engines'],
-      prepare: { build: buildModeOf(flags.build) },
-      onPlan: (item) => {
-        if (!json) this.log(renderPlanned(item, Boolean(flags['dry-run'])));
-      },
-      ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirmOrCancel(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
-    });
-    if (!json) for (const item of items) if (item.status === 'updated') this.log(renderUpdated(item));
-    const refused = items.filter((i) => i.status === 'refused');
-    const failed = items.filter((i) => i.status === 'failed');
-    if (refused.length > 0) {
-      const mismatches = refused.flatMap((i) => {
-        const m = i.to ? acceptMismatch(accept, i.to.grant) : undefined;
-        return m ? [`${i.name}: ${m}`] : [];
-      });
-      const mismatch = mismatches.length > 0 ? ` (${mismatches.join('; ')})` : '';
-      const why = refused.every((i) => i.first_approval) ? 'the update needs its grant approved (none is on record)' : 'the update widens the grant';
-      throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: ${why} and was not approved${mismatch}; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
-        hint: `Review the diff, then re-run with ${refused.map((i) => `--accept ${i.to?.grant}`).join(' ')} (exactly this grant) or --yes.`,
-        details: { updates: items.map(updateJson) },
-      });
-    }
-    if (failed.length === 1 && items.length === 1) {
-      const e = failed[0]!.error!;
-      throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) });
-    }
-    if (failed.length > 0) {
-      if (!json) for (const f of failed) this.logToStderr(`✖ ${f.name}: ${f.error?.message}`);
-      throw new YepError('E_PARTIAL', `${failed.length} of ${items.length} updates failed.`, { details: { updates: items.map(updateJson) } });
-    }
-    return { updates: items.map(updateJson) };
+    return runUpdate(this.io(), flags, argv as string[]);
   }
-}
-
-/** One item for --json: every key present, in this order, null when it does not apply (docs/json.md); keys yep-ext may add later come after. */
-function updateJson(i: UpdateItem) {
-  const { name, status, from, to, diff, first_approval, contributions, consent_needed, engines, binary, newer_outside, error, ...later } = i;
-  return {
-    name,
-    status,
-    from: { version: from.version ?? null, content_hash: from.content_hash, source: from.source, grant: from.grant ?? null },
-    to: to ? { version: to.version ?? null, content_hash: to.content_hash, source: to.source, grant: to.grant } : null,
-    diff: diff ?? null,
-    first_approval: first_approval === true,
-    contributions: contributions ?? null,
-    consent_needed,
-    engines: engines ?? null,
-    binary: binary ?? null,
-    newer_outside: newer_outside ?? null,
-    error: error ?? null,
-    ...later,
-  };
 }

@@ -1,0 +1,25 @@
+/**
+ * What a command body needs from the runner around it: where lines go, whether
+ * --json is on, and the run's Context. The oclif commands (BaseCommand.io) and
+ * the oclif-free runner (fast-net-run.ts) each provide one, so a command's body
+ * (install-run.ts, update-run.ts) is one function both call, never a copy.
+ */
+import type { Context } from '../core/context.js';
+
+export interface ContextRequest {
+  index?: string | undefined;
+  yes?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+export interface CommandIo {
+  /** --json: results are the returned value; log and logToStderr print nothing. */
+  json: boolean;
+  /** A result line on stdout (clears the live progress display first). Nothing with --json. */
+  log(message: string): void;
+  /** A message line on stderr (clears the live progress display first). Nothing with --json. */
+  logToStderr(message: string): void;
+  /** The Context of this run (src/cli/cli-context.ts). */
+  makeContext(options: ContextRequest): Context;
+}

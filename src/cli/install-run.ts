@@ -1,0 +1,186 @@
+/**
+ * The body of `yep-ext install`, after its arguments are parsed: shared by the
+ * oclif command (src/commands/install.ts) and the oclif-free runner
+ * (fast-net-run.ts), so both print, return and fail identically. Output goes
+ * through a CommandIo; the returned value is the --json document.
+ */
+import { confirmOrCancel } from './prompts.js';
+import { acceptMismatch, parseAccept } from './accept-flag.js';
+import { checkMinAge } from './min-age.js';
+import { renderOutcome, renderPlan, renderPreview } from './render-install.js';
+import type { CommandIo } from './command-io.js';
+import { YepError, isYepError } from '../core/errors.js';
+import type { Context } from '../core/context.js';
+import { installMany, planMany, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
+import { grantOf } from '../core/package/grants.js';
+import { sanitize } from '../core/text/sanitize.js';
+import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
+import { buildModeOf } from '../core/binary/cargo-build.js';
+import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
+import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
+
+/** --quiet / --verbose, handed to the context. */
+interface Feedback {
+  quiet: boolean;
+  verbose: boolean;
+}
+
+/** The parsed flags of `install` (src/commands/install.ts declares them). */
+export interface InstallFlags {
+  index?: string | undefined;
+  quiet: boolean;
+  verbose: boolean;
+  'min-age'?: string | undefined;
+  'allow-fresh': boolean;
+  yes: boolean;
+  accept?: string[] | undefined;
+  force: boolean;
+  frozen: boolean;
+  enable: boolean;
+  lockfile?: string | undefined;
+  'git-mirror'?: string | undefined;
+  'ignore-engines': boolean;
+  build?: boolean | undefined;
+  'dry-run': boolean;
+}
+
+export async function runInstall(io: CommandIo, flags: InstallFlags, specs: string[]): Promise<unknown> {
+  const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose };
+  if (flags.frozen) {
+    if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
+    return runFrozen(io, flags.lockfile, flags.index, flags.enable, flags['ignore-engines'], feedback, flags['git-mirror']);
+  }
+  if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
+  const accept = parseAccept(flags.accept);
+  checkMinAge(flags['min-age']);
+  const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
+  if (flags['dry-run']) return runDryRun(io, specs, flags.index, cooldown, flags['ignore-engines'], feedback, flags['git-mirror']);
+  const ctx = io.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
+  if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
+  ctx.cooldown = cooldown;
+  const json = io.json;
+  const results = await installMany(ctx, specs, {
+    ignoreEngines: flags['ignore-engines'],
+    prepare: { build: buildModeOf(flags.build) },
+    ...(flags.force ? { force: true } : {}),
+    // Without a TTY and without --yes a replacement cannot be approved: refused before any download.
+    refuseReplace: !flags.yes && !ctx.interactive,
+    onPreview: (p) => {
+      if (!json) io.log(renderPreview(p));
+    },
+    confirmWiden: async (p) => {
+      if (flags.yes || accept.includes(p.grant.fingerprint)) return true;
+      const mismatch = acceptMismatch(accept, p.grant.fingerprint);
+      if (mismatch) {
+        throw new YepError('E_CONSENT_REQUIRED', `${p.manifest.name}: ${mismatch}; nothing was changed.`, {
+          hint: `Review the changes above, then re-run with --accept ${p.grant.fingerprint} (exactly this grant) or --yes.`,
+        });
+      }
+      if (!ctx.interactive) return false;
+      return confirmOrCancel(`${p.manifest.name} asks for more than you approved (see the changes above). Install it?`);
+    },
+    confirmReplace: async (_p, why) => {
+      if (flags.yes) return true;
+      if (!ctx.interactive) return false;
+      return confirmOrCancel(`${why}. Replace it?`);
+    },
+  });
+  const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome));
+  const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
+  if (!json) for (const r of results) if (r.ok) io.log(renderOutcome(r.outcome));
+  if (failed.length === 0) return { installed };
+  if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
+  if (!json) for (const r of results) if (!r.ok) io.logToStderr(failureLine(r.spec, r.error));
+  const none = installed.length === 0;
+  throw new YepError('E_PARTIAL', none ? `All ${results.length} installs failed; nothing was installed.` : `${failed.length} of ${results.length} installs failed.`, {
+    details: { installed, failed },
+    hint: none ? 'See each error above.' : 'The others were installed; fix the failures and run again.',
+  });
+}
+
+async function runFrozen(io: CommandIo, lockfile: string | undefined, index: string | undefined, enable: boolean, ignoreEngines: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
+  const ctx = io.makeContext({ index, ...feedback });
+  if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
+  const json = io.json;
+  const items = await installFrozen(ctx, {
+    ...(lockfile ? { lockfile } : {}),
+    onItem: (item) => {
+      if (!json) io.logToStderr(frozenLine(item));
+    },
+  });
+  if (!json) io.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
+  if (!enable) return { frozen: items.map(frozenJson), enabled: null };
+  const enabled = await enableAll(ctx, items.map((i) => i.name), ignoreEngines);
+  if (!json) for (const e of enabled) io.logToStderr(e.ok ? `✔ ${e.name} enabled` : `! ${e.name}: ${e.error.message}`);
+  const incomplete = enabled.filter((e) => !e.ok);
+  if (incomplete.length > 0) {
+    throw new YepError(incomplete.every((e) => !e.ok && e.error.code === 'E_SETUP_INCOMPLETE') ? 'E_SETUP_INCOMPLETE' : 'E_PARTIAL', `${incomplete.map((e) => e.name).join(', ')}: not fully set up.`, {
+      hint: incomplete.flatMap((e) => (e.ok ? [] : [e.error.hint ?? ''])).join('\n'),
+      details: { frozen: items.map(frozenJson), enabled: enabled.map((e) => (e.ok ? { name: e.name, ok: true, error: null } : { name: e.name, ok: false, error: e.error.toJSON() })) },
+    });
+  }
+  return { frozen: items.map(frozenJson), enabled: enabled.map((e) => ({ name: e.name, ok: true, error: null })) };
+}
+
+/** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
+async function runDryRun(io: CommandIo, specs: string[], index: string | undefined, cooldown: CooldownOptions, ignoreEngines: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
+  const ctx = io.makeContext({ index, ...feedback });
+  if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
+  ctx.cooldown = cooldown;
+  const json = io.json;
+  const results = await planMany(ctx, specs, {
+    ignoreEngines,
+    onPreview: (p) => {
+      if (!json) io.log(renderPreview(p));
+    },
+  });
+  const plan = results.flatMap((r) => (r.ok ? [planJson(r.plan)] : []));
+  const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
+  if (!json) for (const r of results) if (r.ok) io.log(renderPlan(r.plan));
+  if (failed.length === 0) return { plan };
+  if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
+  if (!json) for (const r of results) if (!r.ok) io.logToStderr(failureLine(r.spec, r.error));
+  throw new YepError('E_PARTIAL', `${failed.length} of ${results.length} sources could not be planned; nothing was changed.`, {
+    details: { plan, failed },
+    hint: 'See each error above.',
+  });
+}
+
+function failureLine(spec: string, error: YepError): string {
+  return `✖ ${sanitize(spec)}: ${sanitize(error.message, { keepNewlines: true })}${error.hint ? `\n  hint: ${sanitize(error.hint, { keepNewlines: true })}` : ''}`;
+}
+
+/** Enable each name; setup problems are collected, not thrown, so provisioning reports them all. */
+async function enableAll(ctx: Context, names: string[], ignoreEngines: boolean): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
+  const out: Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }> = [];
+  // Loaded here, not at the top: enable brings ajv (~260 KB), which a plain install never needs.
+  const { runEnable } = await import('../core/operations/enable.js');
+  for (const name of names) {
+    try {
+      await runEnable(ctx, name, { ignoreEngines });
+      out.push({ name, ok: true });
+    } catch (e) {
+      if (!isYepError(e)) throw e;
+      out.push({ name, ok: false, error: e });
+    }
+  }
+  return out;
+}
+
+function frozenLine(item: FrozenItem): string {
+  return item.status === 'failed' ? `✖ ${item.name}: ${item.reason}` : item.status === 'skipped' ? `= ${item.name} (already as locked)` : `✔ ${item.name} verified`;
+}
+
+/** A frozen item for --json: every key present, null when it does not apply (docs/json.md). */
+function frozenJson(item: FrozenItem) {
+  return { name: item.name, status: item.status, reason: item.reason ?? null, engines: item.engines ?? null };
+}
+
+/** A plan for --json: every key present, null when it does not apply (docs/json.md). */
+function planJson(p: InstallPlan) {
+  return { ...p, version: p.version ?? null, previous: p.previous ?? null, diff: p.diff ?? null, replace_reason: p.replace_reason ?? null };
+}
+
+function summarize(o: InstallOutcome) {
+  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes, engines: o.engines };
+}

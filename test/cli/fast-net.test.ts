@@ -1,0 +1,275 @@
+/**
+ * The oclif-free runner of install and update (src/cli/fast-net.ts) must be
+ * invisible: for every argument shape it accepts, run once through it and once
+ * through oclif (YEP_EXT_NO_FAST_PATH=1), each in a fresh home prepared the same
+ * way, stdout, stderr, the exit status AND the state left on disk (store, lock,
+ * grants, settings: test/helpers/home-state.ts) are identical; failures too. Every
+ * shape it cannot match exactly is left to oclif (the mark stays unwritten).
+ */
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
+import { buildCrate } from '../helpers/crates.js';
+import { homeState } from '../helpers/home-state.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { SKIP_PTY, runCliInPty, screenOf } from '../helpers/pty.js';
+
+let reg: TestRegistry;
+/** Sources shared by both runs (path installs reference them in place; same path, same output). */
+let shared: string;
+const homes: TempHome[] = [];
+
+function crate(name: string, version: string, tools = ['one']): Buffer {
+  const manifest = { name, version, description: `fast-net test ${name}`, yolop: { capabilityServer: { command: `${name}-server` }, tools: tools.map((t) => ({ name: t })) } };
+  return buildCrate({
+    name: `yolop-extension-${name}`,
+    version,
+    files: {
+      'Cargo.toml': `[package]\nname = "yolop-extension-${name}"\nversion = "${version}"\n`,
+      'plugin.json': JSON.stringify(manifest, null, 2),
+      [`bin/${name}-server`]: { content: Buffer.from('#!/bin/sh\nexec cat >/dev/null\n'), mode: 0o755 },
+    },
+  });
+}
+
+type Setup = (h: TempHome, env: Record<string, string>) => Promise<void>;
+
+interface Side {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  state: string[];
+  took: boolean;
+}
+
+/** Run `args` in a fresh home after `setup`, through the fast path or (oclif) not; paths of the home made comparable. */
+async function side(args: string[], setup: Setup, env: Record<string, string>, oclif: boolean): Promise<Side> {
+  const h = makeTempHome('yep-fastnet-');
+  homes.push(h);
+  await setup(h, { ...h.env, YEP_EXT_INDEX: reg.indexUrl });
+  const base = { ...h.env, YEP_EXT_INDEX: reg.indexUrl, ...env };
+  const mark = join(h.root, 'fast-path-taken');
+  const r: RunResult = await runCli(args, { env: { ...base, YEP_EXT_TEST_FAST_PATH_MARK: mark, ...(oclif ? { YEP_EXT_NO_FAST_PATH: '1' } : {}) } });
+  // The home's path, and the staging directory's random name (a JSON \`command.detail\` names it on both paths).
+  const norm = (s: string): string => s.split(h.root).join('<home>').replace(/\.yep-staging\/[^/"]+\//g, '.yep-staging/<id>/').replace(/\b\d+(ms|s)\b/g, 'N$1');
+  return { code: r.code, stdout: norm(r.stdout), stderr: norm(r.stderr), state: homeState(h.configDir).files, took: existsSync(mark) };
+}
+
+async function both(args: string[], setup: Setup = async () => {}, env: Record<string, string> = {}): Promise<{ fast: Side; oclif: Side }> {
+  const fast = await side(args, setup, env, false);
+  const oclif = await side(args, setup, env, true);
+  expect(oclif.took, 'YEP_EXT_NO_FAST_PATH=1 must force oclif').toBe(false);
+  return { fast, oclif };
+}
+
+function expectSame({ fast, oclif }: { fast: Side; oclif: Side }): void {
+  expect(fast.took, 'the fast path must have run').toBe(true);
+  const { took: _a, ...f } = fast;
+  const { took: _b, ...o } = oclif;
+  expect(f).toEqual(o);
+}
+
+const install = (...specs: string[]): Setup => async (_h, env) => {
+  const r = await runCli(['install', '--yes', ...specs], { env: { ...env, YEP_EXT_NO_FAST_PATH: '1' } });
+  expect(r.code, r.stderr).toBe(0);
+};
+
+beforeAll(async () => {
+  reg = await startRegistry();
+  for (const n of ['alpha', 'beta']) reg.publish({ name: `yolop-extension-${n}`, vers: '1.0.0', data: crate(n, '1.0.0') });
+  shared = realpathSync(mkdtempSync(join(tmpdir(), 'yep-fastnet-src-')));
+  writePackage(join(shared, 'local'), { name: 'local', version: '0.2.0' });
+  writePackage(join(shared, 'alpha-path'), { name: 'alpha', version: '9.0.0' });
+  writeFileSync(join(shared, 'not-a-package.txt'), 'x');
+});
+afterAll(async () => {
+  for (const h of homes) h.cleanup();
+  rmSync(shared, { recursive: true, force: true });
+  await reg.close();
+});
+
+describe('install: same bytes and same state as oclif', () => {
+  const shapes: Array<[string, string[], Setup?]> = [
+    ['a name', ['install', 'alpha']],
+    ['a crates.io: spec with a version, --json', ['install', 'crates.io:yolop-extension-alpha@1.0.0', '--json']],
+    ['--verbose', ['install', '--verbose', 'alpha']],
+    ['--index=<url>', ['install', 'alpha', `--index=@INDEX@`]],
+    ['a local path, --json --quiet', ['install', '@SRC@/local', '--json', '--quiet']],
+    ['already installed, --json', ['install', 'alpha', '--json'], install('alpha')],
+    // Failures.
+    ['a malformed spec', ['install', 'alpha@@1']],
+    ['a crate that is not there, --json', ['install', 'nosuch', '--json']],
+    ['one of two fails (partial), --json', ['install', 'alpha', 'nosuch', '--json']],
+    ['a path that is no package', ['install', '@SRC@/not-a-package.txt']],
+    ['one of two fails (partial)', ['install', 'alpha', 'nosuch']],
+    ['a different package under an installed name, no TTY, no --yes (conflict)', ['install', '@SRC@/alpha-path'], install('alpha')],
+    ['the same with --yes (replaced)', ['install', '@SRC@/alpha-path', '--yes'], install('alpha')],
+  ];
+  it.each(shapes.map(([name, args, setup]) => [name, args, setup] as const))('%s', async (_name, args, setup) => {
+    const argv = args.map((a) => a.replace('@SRC@', shared).replace('@INDEX@', reg.indexUrl));
+    const r = await both(argv, setup);
+    expectSame(r);
+  });
+
+  it('two names, -y -q (installed concurrently: their blocks on stdout come in either order, on both paths)', async () => {
+    const r = await both(['install', 'alpha', '-y', 'beta', '-q']);
+    const blocks = (out: string): string[] => out.split(/\n(?=\S)/).sort();
+    expectSame({ fast: { ...r.fast, stdout: blocks(r.fast.stdout).join('\n') }, oclif: { ...r.oclif, stdout: blocks(r.oclif.stdout).join('\n') } });
+  });
+
+  it('a network error (nothing listening), --json', async () => {
+    const r = await both(['install', 'alpha', '--json'], async () => {}, { YEP_EXT_INDEX: 'http://127.0.0.1:9/index/' });
+    expectSame(r);
+    expect(r.fast.code).not.toBe(0);
+  });
+});
+
+describe('install --frozen: same bytes and same state as oclif', () => {
+  let lockfile: string;
+  beforeAll(async () => {
+    const h = makeTempHome('yep-fastnet-lock-');
+    homes.push(h);
+    const r = await runCli(['install', 'alpha', 'beta', `${shared}/local`], { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl } });
+    expect(r.code, r.stderr).toBe(0);
+    lockfile = join(shared, 'project.lock');
+    writeFileSync(lockfile, readFileSync(join(h.configDir, 'extensions', 'extensions.lock')));
+  });
+
+  it.each([
+    ['warm (everything as locked)', ['install', '--frozen'], true],
+    ['--lockfile into an empty home', ['install', '--frozen', '--lockfile', '@LOCK@'], false],
+    ['--lockfile=<file> --json --quiet', ['install', '--json', '--frozen', '--lockfile=@LOCK@', '-q'], false],
+    ['a lockfile that is not there', ['install', '--frozen', '--lockfile', '@SRC@/nothing.lock'], false],
+    ['no lock at all', ['install', '--frozen'], false],
+  ] as const)('%s', async (_name, args, warm) => {
+    const argv = args.map((a) => a.replace('@LOCK@', lockfile).replace('@SRC@', shared));
+    const r = await both(argv, warm ? install('alpha', 'beta') : async () => {});
+    // Entries are fetched 4 at a time and each says `✔ <name> verified` when it is: in either order, on both paths.
+    const lines = (out: string): string => out.split('\n').sort().join('\n');
+    expectSame({ fast: { ...r.fast, stderr: lines(r.fast.stderr) }, oclif: { ...r.oclif, stderr: lines(r.oclif.stderr) } });
+  });
+});
+
+describe('update: same bytes and same state as oclif', () => {
+  beforeAll(() => {
+    // A newer alpha that asks for more (a second tool): updating it needs consent.
+    reg.publish({ name: 'yolop-extension-alpha', vers: '1.1.0', data: crate('alpha', '1.1.0', ['one', 'two']) });
+    reg.publish({ name: 'yolop-extension-beta', vers: '1.0.1', data: crate('beta', '1.0.1') });
+  });
+  const two = install('crates.io:yolop-extension-alpha@=1.0.0', 'crates.io:yolop-extension-beta@=1.0.0');
+  it.each([
+    ['--all: beta updates, alpha widens (refused without a TTY)', ['update', '--all'], two],
+    ['--all --json', ['update', '--all', '--json'], two],
+    ['a name, --yes --quiet', ['update', 'beta', '--yes', '--quiet'], two],
+    ['nothing installed', ['update', '--all'], async () => {}],
+    ['a typo of an installed name (the suggestion), --json', ['update', 'bta', '--json'], two],
+    ['--all with a name (usage error from the body)', ['update', '--all', 'beta'], two],
+  ] as const)('%s', async (_name, args, setup) => {
+    const r = await both([...args], setup);
+    expectSame(r);
+  });
+
+  it('a network error on update --all', async () => {
+    const r = await both(['update', '--all'], two, { YEP_EXT_INDEX: 'http://127.0.0.1:9/index/' });
+    expectSame(r);
+    expect(r.fast.code).not.toBe(0);
+  });
+});
+
+describe('declines what it cannot match exactly (oclif runs)', () => {
+  it.each([
+    [['install', '--help']],
+    [['install', '-h']],
+    [['install']],
+    [['install', 'alpha', '--dry-run']],
+    [['install', 'alpha', '--force']],
+    [['install', '--frozen', 'alpha']],
+    [['install', '--lockfile', 'x.lock', 'alpha']],
+    [['install', 'alpha', '--yes', '--yes']],
+    [['install', 'alpha', '--quiet', '--verbose']],
+    [['install', 'alpha', '--']],
+    [['install', 'alpha', '']],
+    [['install', 'alpha', '-yq']],
+    [['install', 'alpha', '--index']],
+    [['install', 'alpha', '--index', '--json']],
+    [['install', 'alpha', '--min-age', '3d']],
+    [['update', '--all', '--dry-run']],
+    [['update', '--all', '--accept', 'sha256:00']],
+    [['upgrade', '--all']],
+    [['update', '--all', '--frozen']],
+  ])('%j', async (args) => {
+    const h = makeTempHome('yep-fastnet-decline-');
+    homes.push(h);
+    const mark = join(h.root, 'mark');
+    await runCli(args, { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
+    expect(existsSync(mark)).toBe(false);
+  });
+
+  it.each([[{ YEP_EXT_DEBUG: '1' }], [{ DEBUG: '*' }], [{ YEP_EXT_CONTENT_TYPE: 'json' }], [{ NODE_ENV: 'development' }]])('in an environment where oclif adds output: %j', async (env) => {
+    const h = makeTempHome('yep-fastnet-decline-');
+    homes.push(h);
+    const mark = join(h.root, 'mark');
+    await runCli(['update', '--all'], { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_TEST_FAST_PATH_MARK: mark, ...env } });
+    expect(existsSync(mark)).toBe(false);
+  });
+});
+
+describe('what the fast path loads', () => {
+  it('install and update --all load fast-net.cjs and fast-net-run.cjs, never cli.cjs (oclif)', async () => {
+    const h = makeTempHome('yep-fastnet-load-');
+    homes.push(h);
+    const preload = join(h.root, 'loaded.cjs');
+    writeFileSync(
+      preload,
+      `const vm = require('node:vm'); const S = vm.Script; const seen = [];
+vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(h.root, 'loaded.json'))}, JSON.stringify({ modules: Object.keys(require.cache), seen })));`,
+    );
+    const bundle = join(REPO_ROOT, 'dist', 'bundle');
+    for (const args of [['install', 'alpha'], ['update', '--all'], ['install', '--frozen']]) {
+      // Not spawnSync: the registry answers from this process.
+      const r = await runCli(args, { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, NODE_OPTIONS: `--require ${preload}` } });
+      expect(r.code, r.stderr).toBe(0);
+      const { modules, seen } = JSON.parse(readFileSync(join(h.root, 'loaded.json'), 'utf8')) as { modules: string[]; seen: Array<{ file: string; rejected: boolean }> };
+      const ours = modules.filter((f) => f.startsWith(bundle)).map((f) => relative(bundle, f));
+      expect(ours).not.toContain('cli.cjs');
+      expect(ours.slice(0, 2)).toEqual(['fast-net.cjs', 'fast-net-run.cjs']);
+      // No code cache for it (docs/performance.md, round four: within noise, over the package budget).
+      expect(seen).toEqual([]);
+    }
+    // A declined shape loads only the small fast-net.cjs before oclif.
+    const r = await runCli(['install', 'alpha', '--dry-run'], { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, NODE_OPTIONS: `--require ${preload}` } });
+    expect(r.code, r.stderr).toBe(0);
+    const { modules } = JSON.parse(readFileSync(join(h.root, 'loaded.json'), 'utf8')) as { modules: string[] };
+    const ours = modules.filter((f) => f.startsWith(bundle)).map((f) => relative(bundle, f));
+    expect(ours).toContain('cli.cjs');
+    expect(ours).not.toContain('fast-net-run.cjs');
+  });
+});
+
+describe.skipIf(SKIP_PTY)('in a real terminal (script): the same screen bytes', () => {
+  it.each([
+    [['install', 'alpha']],
+    [['install', '--frozen']],
+    [['update', '--all']],
+  ])('%j', async (args) => {
+    const run = async (oclif: boolean) => {
+      const h = makeTempHome('yep-fastnet-pty-');
+      homes.push(h);
+      const env = { ...h.env, YEP_EXT_INDEX: reg.indexUrl };
+      if (args[0] !== 'install' || args[1] === '--frozen') await install('crates.io:yolop-extension-beta@=1.0.0')(h, env);
+      const mark = join(h.root, 'mark');
+      const r = await runCliInPty(args, { env: { ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark, ...(oclif ? { YEP_EXT_NO_FAST_PATH: '1' } : {}) }, cols: 100 });
+      // The screen as left (the live wait display, drawn only for a wait over 300 ms, erases itself).
+      return { code: r.code, output: screenOf(r.output.split(h.root).join('<home>')), took: existsSync(mark) };
+    };
+    const fast = await run(false);
+    const oclif = await run(true);
+    expect(fast.took).toBe(true);
+    expect(oclif.took).toBe(false);
+    expect({ code: fast.code, output: fast.output }).toEqual({ code: oclif.code, output: oclif.output });
+  });
+});
