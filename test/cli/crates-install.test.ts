@@ -133,7 +133,8 @@ describe('install from the registry', () => {
   it('installs the real cargo-made crate, whose manifest lives in Cargo.toml', async () => {
     const r = await runCli(['install', 'cargo-made', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(jsonOf(r).installed[0]).toMatchObject({ name: 'cargo-made', version: '0.2.0', command: { found: true } });
+    // Where the command is, in the package's terms: never the staging directory it was inspected in (gone by now).
+    expect(jsonOf(r).installed[0]).toMatchObject({ name: 'cargo-made', version: '0.2.0', command: { found: true, detail: 'bin/cargo-made-server (executable)' } });
     expect(JSON.parse(readFileSync(join(store(), 'cargo-made', 'plugin.json'), 'utf8')).name).toBe('cargo-made');
     expect(statSync(join(store(), 'cargo-made', 'bin', 'cargo-made-server')).mode & 0o777).toBe(0o755);
     expect(lock()[0]!.source).toMatchObject({ crate_name: 'yolop-extension-cargo-made', cksum: 'a644b6ec3c7ab40a633c023992070f240253921e111e49bd16025f6fc972bf36' });

@@ -53,7 +53,7 @@ async function side(args: string[], setup: Setup, env: Record<string, string>, o
   const base = { ...h.env, YEP_EXT_INDEX: reg.indexUrl, ...env };
   const mark = join(h.root, 'fast-path-taken');
   const r: RunResult = await runCli(args, { env: { ...base, YEP_EXT_TEST_FAST_PATH_MARK: mark, ...(oclif ? { YEP_EXT_NO_FAST_PATH: '1' } : {}) } });
-  // The home's path, and the staging directory's random name (a JSON \`command.detail\` names it on both paths).
+  // The home's path, and a staging directory's random name.
   const norm = (s: string): string => s.split(h.root).join('<home>').replace(/\.yep-staging\/[^/"]+\//g, '.yep-staging/<id>/').replace(/\b\d+(ms|s)\b/g, 'N$1');
   return { code: r.code, stdout: norm(r.stdout), stderr: norm(r.stderr), state: homeState(h.configDir).files, took: existsSync(mark) };
 }

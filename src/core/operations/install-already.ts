@@ -19,7 +19,7 @@
  */
 import type { Context } from '../context.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
-import { inspectServerCommand } from '../package/inspect-command.js';
+import { commandFinding, inspectServerCommand } from '../package/inspect-command.js';
 import { grantOf, summarizeGrant } from '../package/grants.js';
 import type { Policy } from '../policy/policy-file.js';
 import { followNote, pinnedCommit, samePin, samePinAndFollow, withFollows } from '../sources/index.js';
@@ -102,7 +102,7 @@ export async function alreadyInstalled(ctx: Context, policy: Policy, records: re
     source,
     previous: entry,
     manifest,
-    command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
+    command: commandFinding(command),
     notes: [...notes, ...followNote(entry.source, source)],
     engines: { ...verdict, skipped: [], ignored: options.ignoreEngines && verdict.status === 'excludes' },
   };

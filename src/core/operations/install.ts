@@ -33,6 +33,7 @@ import { admitPrepared, withPolicy } from './policy-gate.js';
 import { kindViolation, policyError } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy-file.js';
 import { alreadyInstalled, type AlreadyCheck } from './install-already.js';
+import { commandFinding } from '../package/inspect-command.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
@@ -311,7 +312,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
       source: fetched.source,
       ...(previous ? { previous } : {}),
       manifest,
-      command: command.ok ? { found: true, detail: command.warning ? `${command.path} (${command.warning})` : command.path } : { found: false, detail: command.detail },
+      command: commandFinding(command),
       notes: [...(fetched.notes ?? []), ...followNote(previous?.source, fetched.source)],
       engines: plan.engines,
     };

@@ -19,6 +19,7 @@ import { commitPackage, prepareExactly } from './prepare.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
 import { installSpec, type InstallHooks, type InstallOutcome } from './install.js';
+import { commandFinding } from '../package/inspect-command.js';
 
 /** The lock entry a `--force` argument names, if it is the name of an installed extension. */
 async function lockedEntryNamed(ctx: Context, text: string): Promise<LockEntry | undefined> {
@@ -59,7 +60,7 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
       source: entry.source,
       previous: entry,
       manifest: prepared.manifest,
-      command: command.ok ? { found: true, detail: command.path } : { found: false, detail: command.detail },
+      command: commandFinding(command),
       notes: [...(prepared.fetched.notes ?? [])],
     };
   } finally {

@@ -25,6 +25,16 @@ export type CommandInspection =
     }
   | { ok: false; detail: string };
 
+/**
+ * What install, repair and "already installed" report about the server command: where it
+ * was found, in the package's own terms (`bin/echo-node (executable)`) and never as an
+ * absolute path, which for a fresh install would name the staging directory it was
+ * inspected in (removed by then), not the store.
+ */
+export function commandFinding(c: CommandInspection): { found: boolean; detail: string } {
+  return c.ok ? { found: true, detail: c.warning ? `${c.detail} (${c.warning})` : c.detail } : { found: false, detail: c.detail };
+}
+
 const inside = (root: string, p: string): boolean => {
   const rel = relative(root, p);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
