@@ -87,7 +87,8 @@ function answerable(target: string): boolean {
       return undefined;
     }
   })();
-  if (parsed === undefined || parsed.kind === 'path') return true;
+  // A directory (doctor's own target kind, not a source kind) needs no lookup.
+  if (parsed === undefined || 'dir' in parsed) return true;
   const paths = resolvePaths(process.env);
   return existsSync(packageDir(paths, resolveExtensionName(paths, parsed.raw ?? parsed.name)));
 }
