@@ -183,6 +183,14 @@ describe('httpGet', () => {
     expect(reg.requests).toHaveLength(2);
   });
 
+  it.each(['0', '3000000000'])('YEP_EXT_HTTP_STALL_MS=%s is no limit / a long one, not a timer that fires at once', async (stall) => {
+    // Silences of 30 ms between chunks: a stall timer armed with 0 or an overflowing delay fires after 1 ms.
+    reg.fault('/crates/', { kind: 'slow-drip', intervalMs: 30, chunk: 1000 });
+    const res = await httpGet(ctx({ YEP_EXT_HTTP_STALL_MS: stall, YEP_EXT_HTTP_RETRIES: '0', YEP_EXT_HTTP_MIN_RATE: '0' }), fileUrl(), opts());
+    expect(res.status).toBe(200);
+    expect(res.body.equals(DATA)).toBe(true);
+  });
+
   it('stops at once when the context is aborted (Ctrl-C)', async () => {
     reg.fault('/crates/', { kind: 'hang' });
     const ac = new AbortController();

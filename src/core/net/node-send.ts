@@ -52,6 +52,15 @@ function agentFor(mod: HttpModule, protocol: string, resolve: ReadonlyMap<string
   return agent;
 }
 
+/**
+ * The stall delay as a timer takes it: undefined for no limit (0, as undici reads
+ * `YEP_EXT_HTTP_STALL_MS=0`), and at most setTimeout's own maximum (a larger delay
+ * would fire after 1 ms).
+ */
+function stallDelay(stallMs: number): number | undefined {
+  return stallMs > 0 ? Math.min(stallMs, 2 ** 31 - 1) : undefined;
+}
+
 /** An error with the code http.ts (and undici) give this condition. */
 function coded(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
@@ -74,7 +83,8 @@ export function nodeSender(stallMs: number, resolve: ReadonlyMap<string, string>
       let timer: NodeJS.Timeout | undefined;
       const phase = (message: string | undefined, code?: string): void => {
         if (timer) clearTimeout(timer);
-        timer = message === undefined ? undefined : setTimeout(() => req.destroy(coded(message, code!)), stallMs);
+        const delay = stallDelay(stallMs);
+        timer = message === undefined || delay === undefined ? undefined : setTimeout(() => req.destroy(coded(message, code!)), delay);
       };
       const fail = (err: Error): void => {
         phase(undefined);
@@ -144,13 +154,17 @@ class NodeBody implements AnswerBody {
     const chunks = this.res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     // Armed only while a chunk is awaited: time the consumer spends on a chunk is not the server's silence.
     let waiting = false;
-    const timer = setTimeout(() => {
-      if (waiting) this.res.destroy(coded('Body Timeout Error', 'UND_ERR_BODY_TIMEOUT'));
-    }, this.stallMs);
+    const delay = stallDelay(this.stallMs);
+    const timer =
+      delay === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (waiting) this.res.destroy(coded('Body Timeout Error', 'UND_ERR_BODY_TIMEOUT'));
+          }, delay);
     try {
       for (;;) {
         waiting = true;
-        timer.refresh();
+        timer?.refresh();
         const next = await chunks.next();
         waiting = false;
         if (next.done) return;

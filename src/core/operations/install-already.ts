@@ -92,7 +92,8 @@ export async function alreadyInstalled(ctx: Context, policy: Policy, records: re
   const command = await inspectServerCommand(dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
   const refollow = !samePinAndFollow(entry.source, first);
   const source = refollow ? withFollows(entry.source, first) : entry.source;
-  if (refollow && !(await relock(ctx, entry, source))) return read;
+  // Lost to another install meanwhile: what was read is stale, so the plan reads afresh.
+  if (refollow && !(await relock(ctx, entry, source))) return {};
   const outcome: InstallOutcome = {
     name: entry.name,
     ...(manifest.version !== undefined ? { version: manifest.version } : {}),

@@ -155,7 +155,10 @@ export async function writeTreeState(paths: Paths, state: TreeState): Promise<vo
 
 /**
  * Record the state with `files` already as its JSON (signTreeJson): the same
- * file, byte for byte, as writeTreeState of the parsed record.
+ * record, once parsed, as writeTreeState's. The bytes are the same too unless a
+ * name is integer-like (`2`, `10`): JSON.stringify of a record puts those keys
+ * first, in numeric order, while signTreeJson keeps the walk's order; readers
+ * parse the file, so the order does not matter.
  */
 export async function writeTreeStateText(paths: Paths, head: Omit<TreeState, 'files'>, filesJson: string | Buffer): Promise<void> {
   const file = treeStateFile(paths, head.name);
