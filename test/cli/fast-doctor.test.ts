@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePackage } from '../helpers/ext-package.js';
 import { REPO_ROOT, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
+import { runBothWays } from '../helpers/fast-path-both.js';
 
 let home: TempHome;
 let mark: string;
@@ -30,14 +31,8 @@ function masked(text: string): string {
     .replace(/"server_pids": \[[\d,\s]*\]/g, '"server_pids": [<n>]');
 }
 
-async function both(args: string[], env: Record<string, string> = {}): Promise<{ fast: RunResult; oclif: RunResult; tookFastPath: boolean }> {
-  rmSync(mark, { force: true });
-  const fast = await runCli(args, { env: { ...home.env, ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
-  const tookFastPath = existsSync(mark);
-  rmSync(mark, { force: true });
-  const oclif = await runCli(args, { env: { ...home.env, ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark, YEP_EXT_NO_FAST_PATH: '1' } });
-  expect(existsSync(mark), 'YEP_EXT_NO_FAST_PATH=1 must force oclif').toBe(false);
-  return { fast, oclif, tookFastPath };
+function both(args: string[], env: Record<string, string> = {}): Promise<{ fast: RunResult; oclif: RunResult; tookFastPath: boolean }> {
+  return runBothWays(args, { ...home.env, ...env }, mark);
 }
 
 function expectSame(r: { fast: RunResult; oclif: RunResult }): void {

@@ -14,19 +14,14 @@ import { BIN, makeTempHome, runCli, type RunResult, type TempHome } from '../hel
 import { writePackage } from '../helpers/packages.js';
 import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
 import { SKIP_PTY, runCliInPty } from '../helpers/pty.js';
+import { runBothWays } from '../helpers/fast-path-both.js';
 
 let home: TempHome;
 let mark: string;
 const store = () => join(home.configDir, 'extensions');
 
-async function both(args: string[], env: Record<string, string> = {}): Promise<{ fast: RunResult; oclif: RunResult; tookFastPath: boolean }> {
-  rmSync(mark, { force: true });
-  const fast = await runCli(args, { env: { ...home.env, ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
-  const tookFastPath = existsSync(mark);
-  rmSync(mark, { force: true });
-  const oclif = await runCli(args, { env: { ...home.env, ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark, YEP_EXT_NO_FAST_PATH: '1' } });
-  expect(existsSync(mark), 'YEP_EXT_NO_FAST_PATH=1 must force oclif').toBe(false);
-  return { fast, oclif, tookFastPath };
+function both(args: string[], env: Record<string, string> = {}): Promise<{ fast: RunResult; oclif: RunResult; tookFastPath: boolean }> {
+  return runBothWays(args, { ...home.env, ...env }, mark);
 }
 
 function expectSame(r: { fast: RunResult; oclif: RunResult }): void {
