@@ -55,6 +55,8 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirmOrCancel(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
   });
   if (!json) for (const item of items) if (item.status === 'updated') io.log(renderUpdated(item));
+  // `--all` over an empty store said nothing at all, which reads like a hang or a bug.
+  if (!json && flags.all && items.length === 0) io.log('Nothing to update: no extension is installed.');
   const refused = items.filter((i) => i.status === 'refused');
   const failed = items.filter((i) => i.status === 'failed');
   if (refused.length > 0) {

@@ -28,6 +28,18 @@ describe('update (path source: re-read and re-pinned in place)', () => {
     expect(lockText()).toBe(before);
   });
 
+  it('--all with nothing installed says so (exit 0) and changes nothing', async () => {
+    expect((await runCli(['remove', 'echo'], { env: home.env })).code).toBe(0);
+    const before = lockText();
+    for (const env of [home.env, { ...home.env, YEP_EXT_NO_FAST_PATH: '1' }]) {
+      const r = await runCli(['update', '--all'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trim()).toBe('Nothing to update: no extension is installed.');
+      expect(jsonOf(await runCli(['update', '--all', '--json'], { env }))).toEqual({ updates: [] });
+    }
+    expect(lockText()).toBe(before);
+  });
+
   it('needs names or --all', async () => {
     const r = await runCli(['update'], { env: home.env });
     expect(r.code).toBe(2);
