@@ -246,6 +246,21 @@ export interface VerifyReport {
 }
 
 /**
+ * What to run next. A local directory is referenced in place, so its edits cannot be
+ * "repaired" from a source: `update` reviews them and re-pins (`install --force` would
+ * re-pin without the review, and `install --frozen` refuses the drift).
+ */
+function integrityHint(bad: VerifiedExtension[], linked: Set<string>): string {
+  const edited = bad.filter((e) => linked.has(e.name) && e.problems.some((p) => p.kind === 'content')).map((e) => e.name);
+  const rest = bad.filter((e) => !edited.includes(e.name)).map((e) => e.name);
+  const parts = [
+    rest.length ? `Repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
+    edited.length ? `${rest.length ? 'review' : 'Review'} the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\`` : '',
+  ].filter(Boolean);
+  return `${parts.join('; ')}, then run \`yep-ext verify\` again.`;
+}
+
+/**
  * `yep-ext verify [names…]`: every named (default: every locked) extension,
  * always re-hashed. Throws E_INTEGRITY (exit 5) with the report in `details`
  * when anything does not hold; E_ENGINES (exit 4) when the only problems are
@@ -281,7 +296,7 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
       });
     }
     throw new YepError('E_INTEGRITY', `${bad.length} of ${report.extensions.length} extensions do not match their lock entry:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`, {
-      hint: `Repair with \`yep-ext install --force ${bad.map((e) => e.name).join(' ')}\` (or \`yep-ext install --frozen\`), then run \`yep-ext verify\` again.`,
+      hint: integrityHint(bad, new Set(entries.filter((e) => isLinked(e.source)).map((e) => e.name))),
       details: report as unknown as Record<string, unknown>,
     });
   }
