@@ -22,7 +22,7 @@ import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
-import { diffSignatures, readTreeState, signTree, signTreeJson, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
+import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
 import { lstatSync, readlinkSync } from 'node:fs';
 import type { EnginesVerdict } from '../agent/engines.js';
 
@@ -221,10 +221,10 @@ export async function recordPlacedState(ctx: Context, entry: LockEntry): Promise
   if (isLinked(entry.source)) return;
   const dir = resolveInstalledDir(ctx.paths, entry.name);
   if (!dir) return;
-  let files: Buffer;
+  let files: Buffer[];
   try {
     // As JSON bytes built while signing: nothing reads these back now (tree-state.ts).
-    files = signTreeJson(dir);
+    files = signTreeJsonChunks(dir);
   } catch {
     return;
   }
