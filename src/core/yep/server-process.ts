@@ -16,7 +16,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import type { Spawn } from '../context.js';
 import { systemClock, type Clock } from '../clock.js';
-import { buildServerEnv, type ServerLaunch } from './server-launch.js';
+import { systemSpawn } from '../spawn.js';
+import { serverSpawnArgs, type ServerLaunch } from './server-launch.js';
 import { ByteTail } from './stderr-tail.js';
 import { listGroup, signalGroup, waitGroupGone } from './process-group.js';
 import { PROC_TRACKING, ProcessTracker, serverRunTag, type LiveDescendant } from './process-tree.js';
@@ -72,6 +73,29 @@ export interface ServerProcessOptions {
    * state, which no fake clock can advance.
    */
   clock?: Clock;
+  /**
+   * A server already started for this same launch (early-server.ts: doctor starts
+   * it before loading its own code). Taken only when the spawn this would make is
+   * exactly the one that started it (command, argv, cwd, env, options, spawner);
+   * otherwise this spawns as usual and the early one is discarded.
+   */
+  adopt?: AdoptableServer;
+}
+
+/** What an adopted server had already done before it was adopted. */
+export interface AdoptedChild {
+  child: ChildProcess;
+  tag: { name: string; value: string } | undefined;
+  /** Date.now() at its spawn. */
+  startedAt: number;
+  spawned: boolean;
+  error?: NodeJS.ErrnoException;
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+}
+
+export interface AdoptableServer {
+  /** The child, when `launch` (with its run tag) spawns exactly what it spawned; at most once. */
+  claim(launch: ServerLaunch): AdoptedChild | undefined;
 }
 
 export interface ServerProcessEvents {
@@ -125,28 +149,26 @@ export class ServerProcess {
     private readonly events: ServerProcessEvents,
   ) {
     this.clock = options.clock ?? systemClock;
-    this.started = this.clock.now();
+    // Only for the production spawner: a test's spawn seam must see every spawn.
+    const adopted = !options.spawn || options.spawn === systemSpawn ? options.adopt?.claim(launch) : undefined;
+    this.started = adopted ? this.clock.now() - (Date.now() - adopted.startedAt) : this.clock.now();
     this.stderr = new ByteTail(options.stderrTailBytes ?? 16 * 1024);
     this.secrets = options.secrets ?? [];
     this.exited = new Promise((r) => (this.resolveExited = r));
     installExitHook();
-    const tag = PROC_TRACKING ? serverRunTag() : undefined;
+    const tag = adopted ? adopted.tag : PROC_TRACKING ? serverRunTag() : undefined;
     let syncError: NodeJS.ErrnoException | undefined;
-    try {
-      const env = buildServerEnv(launch);
-      if (tag) env[tag.name] = tag.value;
-      this.child = (options.spawn ?? spawn)(launch.command, launch.args ?? [], {
-        cwd: launch.workspaceRoot,
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true, // own session and process group: signals reach the server's children too
-        windowsHide: true,
-      });
-    } catch (e) {
-      // Invalid argv/env (a NUL byte from a manifest or a config value) throws synchronously:
-      // report it like any other failure to start.
-      syncError = e as NodeJS.ErrnoException;
-      this.child = new ChildProcess();
+    if (adopted) this.child = adopted.child;
+    else {
+      try {
+        const s = serverSpawnArgs(launch, tag);
+        this.child = (options.spawn ?? spawn)(s.command, s.args, s.options);
+      } catch (e) {
+        // Invalid argv/env (a NUL byte from a manifest or a config value) throws synchronously:
+        // report it like any other failure to start.
+        syncError = e as NodeJS.ErrnoException;
+        this.child = new ChildProcess();
+      }
     }
     if (this.child.pid !== undefined && tag) this.tracker = new ProcessTracker(this.child.pid, { tag: `${tag.name}=${tag.value}` });
     live.add(this);
@@ -156,19 +178,32 @@ export class ServerProcess {
         queueMicrotask(() => this.onExit(null, null, { ...(syncError.code ? { code: syncError.code } : {}), message: syncError.message }));
         return;
       }
-      this.child.once('spawn', () => {
-        this.startTracking(options.trackIntervalMs ?? 200);
-        resolve(true);
-      });
-      // `on`, not `once`: a second 'error' with no listener would crash us.
-      this.child.on('error', (e: NodeJS.ErrnoException) => {
+      const failed = (e: NodeJS.ErrnoException): void => {
         // With a pid, the process did start (this is a failed kill): the exit path still runs.
         if (this.child.pid !== undefined) return;
         resolve(false);
         this.onExit(null, null, { ...(e.code ? { code: e.code } : {}), message: e.message });
-      });
+      };
+      // An adopted child's 'spawn' or 'error' may have fired already.
+      if (adopted?.spawned) {
+        this.startTracking(options.trackIntervalMs ?? 200);
+        resolve(true);
+      } else if (adopted?.error) {
+        const e = adopted.error;
+        queueMicrotask(() => failed(e));
+      } else {
+        this.child.once('spawn', () => {
+          this.startTracking(options.trackIntervalMs ?? 200);
+          resolve(true);
+        });
+      }
+      // `on`, not `once`: a second 'error' with no listener would crash us.
+      this.child.on('error', failed);
     });
     this.wireStreams();
+    // An adopted child that exited before it was adopted: its 'exit' has fired already.
+    const early = adopted?.exit;
+    if (early) queueMicrotask(() => this.onExit(early.code, early.signal));
   }
 
   get pid(): number | undefined {
