@@ -142,6 +142,8 @@ if (require.main !== module) {
       const early = await (await loadBundle(() => require('../dist/bundle/doctor-early.cjs'))).startEarlyDoctorServer(argv);
       if (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-doctor.cjs')))).runFastDoctor(argv, early)) return;
       await early?.discard();
+      // A Ctrl-C that the early servers' handler took: end as it would have ended this process.
+      if (early?.interrupted) process.kill(process.pid, 'SIGINT');
     }
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
     // functions up with TurboFan on a background thread, and Node's exit joins

@@ -229,6 +229,10 @@ const [main, cli, fast] = await Promise.all([
     ...cjsCommon,
     footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
     entryPoints: { 'fast-doctor': join(DIST, 'cli', 'fast-doctor.js'), 'doctor-early': join(DIST, 'cli', 'doctor-early.js') },
+    // `import()` as `require`: bin/run.js compiles fast-doctor.cjs with its code cache in a
+    // vm.Script, where Node 20 gave the lazy import of manifest-schema.cjs no loader
+    // (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING: every invalid manifest was an internal error).
+    supported: { 'dynamic-import': false },
     outdir: join(DIST, 'bundle'),
     outExtension: { '.js': '.cjs' },
     plugins: [noFetchers, schemaApart, noZodLocales],

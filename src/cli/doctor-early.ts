@@ -66,7 +66,10 @@ export async function startEarlyDoctorServer(argv: string[]): Promise<EarlyServe
     const command = await inspectServerCommand(target.dir, server.command, process.env.PATH ?? '');
     if (!command.ok) return undefined;
     // Both of doctor's runs (the second, stopped by EOF only, is started once the first is adopted).
-    return EarlyServerSet.start({ command: command.path, args: args as string[], packageDir: target.dir, workspaceRoot: process.cwd(), env: process.env, injectedEnv: {} }, 2);
+    const early = EarlyServerSet.start({ command: command.path, args: args as string[], packageDir: target.dir, workspaceRoot: process.cwd(), env: process.env, injectedEnv: {} }, 2);
+    // Test-only (a preload's seam): lets the tests find these processes.
+    testSeams()?.earlyServer?.(early.pids);
+    return early;
   } catch {
     return undefined;
   }

@@ -22,6 +22,7 @@ import { doctorConfigLoader } from '../core/doctor/doctor-config.js';
 import type { EarlyServers } from '../core/yep/early-server.js';
 import { parseFastDoctorArgs } from './fast-doctor-args.js';
 import { parseDoctorTarget, runDoctor } from '../core/doctor/doctor.js';
+import { YepError } from '../core/errors.js';
 import { resolvePaths } from '../core/paths.js';
 import { packageDir } from '../core/paths.js';
 import { resolveExtensionName } from '../core/store/installed-name.js';
@@ -66,6 +67,12 @@ export async function runFastDoctor(argv: string[], early?: EarlyServers): Promi
   try {
     const timeoutMs = parseDoctorTimeout(a.timeout);
     const ctx = makeCliContext({ json: a.json, abort: new AbortController(), quiet: a.quiet, verbose: a.verbose });
+    // A Ctrl-C while the early servers started and this code loaded (doctor-early.ts): they
+    // are killed; stop as doctor does for a Ctrl-C during its run.
+    if (early?.interrupted) {
+      await early.discard();
+      throw new YepError('E_INTERRUPTED', 'Interrupted: the server was stopped.');
+    }
     const report = await runDoctor(ctx, {
       target: parseDoctorTarget(a.target, process.cwd(), process.env.HOME),
       workspaceRoot: process.cwd(),

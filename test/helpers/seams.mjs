@@ -17,7 +17,7 @@
  *   YEP_EXT_TEST_HTTP_RATE_WINDOW_MS, _RETRY_BASE_MS, _RETRY_MAX_MS, _RETRY_AFTER_MAX_MS,
  *   _MAX_REDIRECTS                    HTTP limits that are not user-facing variables
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { pathToFileURL } from 'node:url';
 
@@ -60,6 +60,9 @@ export function seamsFromEnv(env) {
   }
   const mark = env.YEP_EXT_TEST_FAST_PATH_MARK;
   if (mark) seams.fastPath = (which) => writeFileSync(mark, `${which}\n`);
+  // The pids doctor's early start spawned (src/cli/doctor-early.ts), one line per start.
+  const early = env.YEP_EXT_TEST_EARLY_SERVER_MARK;
+  if (early) seams.earlyServer = (pids) => appendFileSync(early, `${pids.join(' ')}\n`);
   const http = {};
   if (env.YEP_EXT_TEST_RESOLVE) http.resolve = parseResolve(env.YEP_EXT_TEST_RESOLVE);
   const limits = {};

@@ -18,7 +18,10 @@ import { systemSpawn } from '../spawn.js';
 import { PROC_TRACKING, serverRunTag } from './process-tree.js';
 import { signalGroup } from './process-group.js';
 import { serverSpawnArgs, type ServerLaunch } from './server-launch.js';
-import { ServerProcess, type AdoptableServer, type AdoptedChild } from './server-process.js';
+import { ServerProcess, type AdoptableServer, type AdoptedChild, type EarlyOutput } from './server-process.js';
+
+/** Bytes of output kept for a server not yet adopted before its pipes are paused. */
+const KEEP_BYTES = 16 * 1024 * 1024;
 
 /** Stable text of one spawn (command, argv, options with the env in its order) for an exact comparison. */
 function spawnKey(s: ReturnType<typeof serverSpawnArgs>): string {
@@ -29,6 +32,53 @@ function spawnKey(s: ReturnType<typeof serverSpawnArgs>): string {
 export interface EarlyServers extends AdoptableServer {
   /** Kill and reap every one not adopted; resolves when they are gone. Safe to call any number of times. */
   discard(): Promise<void>;
+  /** True after a Ctrl-C that came while they were pending (its servers are killed then). */
+  readonly interrupted: boolean;
+}
+
+/**
+ * Early servers neither adopted nor known gone: what a signal or this process's
+ * exit must take down with it. They run in sessions of their own, so nothing
+ * else would: the CLI would die of a SIGTERM or SIGHUP (no handler of its own),
+ * and of a Ctrl-C before doctor's code (cli-context.ts) has installed its
+ * handler, which until this start no server was running to outlive. While any is
+ * pending: Ctrl-C kills them and is remembered, for doctor to stop with
+ * E_INTERRUPTED as if it had come a moment later; SIGTERM and SIGHUP kill them and
+ * then end this process by the same signal, as they did before. The handlers go
+ * once none is pending, so nothing changes after.
+ */
+const pending = new Set<EarlyServer>();
+let interrupted = false;
+const killPending = (): void => {
+  for (const s of pending) s.killNow();
+};
+const onInterrupt = (): void => {
+  interrupted = true;
+  killPending();
+};
+const onTerminate = (signal: NodeJS.Signals): void => {
+  killPending();
+  pending.clear();
+  unwatch();
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+};
+function watch(s: EarlyServer): void {
+  if (pending.size === 0) {
+    process.on('exit', killPending);
+    process.on('SIGINT', onInterrupt);
+    process.on('SIGTERM', onTerminate);
+    process.on('SIGHUP', onTerminate);
+  }
+  pending.add(s);
+}
+function settle(s: EarlyServer): void {
+  if (pending.delete(s) && pending.size === 0) unwatch();
+}
+function unwatch(): void {
+  process.removeListener('exit', killPending);
+  process.removeListener('SIGINT', onInterrupt);
+  process.removeListener('SIGTERM', onTerminate);
+  process.removeListener('SIGHUP', onTerminate);
 }
 
 /**
@@ -64,6 +114,10 @@ export class EarlyServerSet implements EarlyServers {
   async discard(): Promise<void> {
     await Promise.all(this.servers.map((s) => s.discard()));
   }
+
+  get interrupted(): boolean {
+    return interrupted;
+  }
 }
 
 export class EarlyServer implements EarlyServers {
@@ -79,7 +133,7 @@ export class EarlyServer implements EarlyServers {
     const s = serverSpawnArgs(launch, tag);
     this.key = spawnKey(s);
     const child: ChildProcess = systemSpawn(s.command, s.args, s.options);
-    const state: AdoptedChild = { child, tag, startedAt: Date.now(), spawned: false };
+    const state: AdoptedChild = { child, tag, startedAt: Date.now(), spawned: false, release: () => out };
     this.state = state;
     child.once('spawn', () => (state.spawned = true));
     child.on('error', (e: NodeJS.ErrnoException) => {
@@ -87,10 +141,43 @@ export class EarlyServer implements EarlyServers {
     });
     child.once('exit', (code, signal) => (state.exit = { code, signal }));
     child.stdin?.on('error', () => {});
-    // Should this process exit before the child is adopted or discarded, the child goes with it.
-    process.once('exit', () => {
-      if (!this.adopted && !state.exit && child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    // Its output, kept from the start (see AdoptedChild.release); past a bound the pipe
+    // is paused, so that a flood waits in the server instead of in this process.
+    const out: EarlyOutput = { stdout: [], stderr: [], stdoutEnded: false, stderrEnded: false };
+    let kept = 0;
+    const listeners = (['stdout', 'stderr'] as const).map((which) => {
+      const stream = child[which];
+      const data = (chunk: Buffer): void => {
+        out[which].push(chunk);
+        kept += chunk.length;
+        if (kept > KEEP_BYTES) stream?.pause();
+      };
+      const end = (): void => {
+        out[which === 'stdout' ? 'stdoutEnded' : 'stderrEnded'] = true;
+      };
+      stream?.on('data', data);
+      stream?.once('end', end);
+      stream?.on('error', () => {});
+      return () => {
+        stream?.removeListener('data', data);
+        stream?.removeListener('end', end);
+      };
     });
+    state.release = () => {
+      for (const off of listeners) off();
+      return out;
+    };
+    if (child.pid !== undefined) watch(this);
+  }
+
+  /** SIGKILL its process group now, unless it is known gone (then its pid may be another's). Synchronous. */
+  killNow(): void {
+    const pid = this.state.child.pid;
+    if (pid !== undefined && !this.state.exit) signalGroup(pid, 'SIGKILL');
+  }
+
+  get interrupted(): boolean {
+    return interrupted;
   }
 
   /** Spawn `launch` now. Throws only what spawn throws synchronously (then nothing is running). */
@@ -110,6 +197,8 @@ export class EarlyServer implements EarlyServers {
     }
     this.settled = true;
     this.adopted = true;
+    // From here its ServerProcess answers for it (its own exit hook and the abort signal).
+    settle(this);
     return this.state;
   }
 
@@ -125,6 +214,7 @@ export class EarlyServer implements EarlyServers {
       const p = new ServerProcess(this.launch, { adopt: { claim: () => state } }, { stdout: () => {}, stdoutEnd: () => {}, stdinError: () => {}, exit: () => {} });
       p.kill();
       await p.stop({ graceMs: 0 });
+      settle(this);
     })();
     return this.discarding;
   }

@@ -91,6 +91,20 @@ export interface AdoptedChild {
   spawned: boolean;
   error?: NodeJS.ErrnoException;
   exit?: { code: number | null; signal: NodeJS.Signals | null };
+  /**
+   * Stops keeping its output and hands over what it wrote so far. (It must be read
+   * from the start: at its exit Node resumes any pipe nobody reads, and what was in
+   * it would be lost.)
+   */
+  release(): EarlyOutput;
+}
+
+/** What an early server wrote before it was adopted. */
+export interface EarlyOutput {
+  stdout: Buffer[];
+  stderr: Buffer[];
+  stdoutEnded: boolean;
+  stderrEnded: boolean;
 }
 
 export interface AdoptableServer {
@@ -139,7 +153,10 @@ export class ServerProcess {
   private exitInfo?: ExitInfo;
   private stdinIsOpen = true;
   private stdoutEnded = false;
-  private stdoutEndWaiter?: () => void;
+  private stderrEnded = false;
+  /** An adopted child's stdout until it is replayed (see the constructor). */
+  private stdoutHeld?: (Buffer | 'end')[];
+  private drainWaiter?: () => void;
   private stopping?: Promise<StopReport>;
   private resolveExited!: (info: ExitInfo) => void;
 
@@ -201,9 +218,31 @@ export class ServerProcess {
       this.child.on('error', failed);
     });
     this.wireStreams();
-    // An adopted child that exited before it was adopted: its 'exit' has fired already.
-    const early = adopted?.exit;
-    if (early) queueMicrotask(() => this.onExit(early.code, early.signal));
+    if (adopted) {
+      const pre = adopted.release();
+      for (const chunk of pre.stderr) this.stderr.push(chunk);
+      if (pre.stderrEnded) this.stderrEnded = true;
+      // Its listeners are on now; a stream paused to bound what was kept flows again.
+      this.child.stdout?.resume();
+      this.child.stderr?.resume();
+      // Its stdout is replayed (with what comes meanwhile, held back in order) on the next
+      // turn of the event loop: after the caller's first request, written in the
+      // microtasks after this constructor, as a server spawned now could not have
+      // answered before it. So the message records come in the order they would have.
+      this.stdoutHeld = [...pre.stdout];
+      if (pre.stdoutEnded) this.stdoutHeld.push('end');
+      const early = adopted.exit;
+      setImmediate(() => {
+        const held = this.stdoutHeld ?? [];
+        this.stdoutHeld = undefined;
+        for (const item of held) {
+          if (item === 'end') this.onStdoutEnd();
+          else this.events.stdout(item);
+        }
+        // It exited before it was adopted: its 'exit' has fired already.
+        if (early) this.onExit(early.code, early.signal);
+      });
+    }
   }
 
   get pid(): number | undefined {
@@ -381,14 +420,26 @@ export class ServerProcess {
     });
     stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
     stderr?.on('error', () => {});
-    stdout?.on('data', (chunk: Buffer) => this.events.stdout(chunk));
+    stderr?.on('end', () => {
+      this.stderrEnded = true;
+      this.drainWaiter?.();
+    });
+    stdout?.on('data', (chunk: Buffer) => {
+      if (this.stdoutHeld) this.stdoutHeld.push(chunk);
+      else this.events.stdout(chunk);
+    });
     stdout?.on('error', () => {});
     stdout?.on('end', () => {
-      this.events.stdoutEnd();
-      this.stdoutEnded = true;
-      this.stdoutEndWaiter?.();
+      if (this.stdoutHeld) this.stdoutHeld.push('end');
+      else this.onStdoutEnd();
     });
     this.child.on('exit', (code, signal) => this.onExit(code, signal));
+  }
+
+  private onStdoutEnd(): void {
+    this.events.stdoutEnd();
+    this.stdoutEnded = true;
+    this.drainWaiter?.();
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null, spawnError?: ExitInfo['spawnError']): void {
@@ -398,6 +449,7 @@ export class ServerProcess {
     // The server is gone: a last look for what it left behind before the chain to it is lost.
     this.tracker?.snapshot();
     const finish = (): void => {
+      this.drainWaiter = undefined;
       this.events.exit(this.exitInfo!);
       // A forked child may still hold stdout open: stop reading, the session is over.
       this.child.stdout?.destroy();
@@ -409,12 +461,14 @@ export class ServerProcess {
         live.delete(this);
       }
     };
-    // 'exit' can come before the last stdout bytes are read: let the pipe drain (bounded,
-    // because a grandchild holding stdout keeps it open).
-    if (this.stdoutEnded || this.child.stdout === null || spawnError) finish();
+    // 'exit' can come before the last stdout and stderr bytes are read (an adopted child's
+    // always does): let the pipes drain (bounded, because a grandchild holding one keeps it open).
+    const drained = (): boolean => (this.stdoutEnded || this.child.stdout === null) && (this.stderrEnded || this.child.stderr === null);
+    if (drained() || spawnError) finish();
     else {
       const cancel = this.clock.timeout(finish, 250);
-      this.stdoutEndWaiter = () => {
+      this.drainWaiter = () => {
+        if (!drained()) return;
         cancel();
         finish();
       };
