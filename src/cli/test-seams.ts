@@ -25,6 +25,8 @@ export interface TestSeams {
   git?: ContextOptions['git'];
   /** Called when an oclif-free runner answers (`list`, `__complete`, `doctor`, `install`, `update`): the differential tests' proof. */
   fastPath?: (which: 'list' | '__complete' | 'doctor' | 'install' | 'update') => void;
+  /** Called with the pids of the servers doctor started before loading its code (doctor-early.ts). */
+  earlyServer?: (pids: (number | undefined)[]) => void;
 }
 
 /** The seams a preload installed, or undefined (every production run). */

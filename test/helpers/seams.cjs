@@ -18,13 +18,14 @@
  *   YEP_EXT_TEST_PAUSE_AT=<point>     stop at checkpoint(ctx, <point>) forever (a crash test kills it)
  *   YEP_EXT_TEST_PAUSE_FILE=<file>    ... after writing the pid there
  *   YEP_EXT_TEST_FAST_PATH_MARK=<f>   the oclif-free fast path writes `list` or `__complete` there
+ *   YEP_EXT_TEST_EARLY_SERVER_MARK=<f> doctor's early start appends the pids it spawned there
  *   YEP_EXT_TEST_RESOLVE=n=a[,n=a]    answer these host names without DNS (like curl --resolve)
  *   YEP_EXT_TEST_KEYCHAIN_MODULE=<f>  load this module instead of @napi-rs/keyring
  *   YEP_EXT_TEST_HTTP_RATE_WINDOW_MS, _RETRY_BASE_MS, _RETRY_MAX_MS, _RETRY_AFTER_MAX_MS,
  *   _MAX_REDIRECTS                    HTTP limits that are not user-facing variables
  */
 'use strict';
-const { writeFileSync } = require('node:fs');
+const { appendFileSync, writeFileSync } = require('node:fs');
 const { isIP } = require('node:net');
 const { join } = require('node:path');
 const { pathToFileURL } = require('node:url');
@@ -68,6 +69,9 @@ function seamsFromEnv(env) {
   }
   const mark = env.YEP_EXT_TEST_FAST_PATH_MARK;
   if (mark) seams.fastPath = (which) => writeFileSync(mark, `${which}\n`);
+  // The pids doctor's early start spawned (src/cli/doctor-early.ts), one line per start.
+  const early = env.YEP_EXT_TEST_EARLY_SERVER_MARK;
+  if (early) seams.earlyServer = (pids) => appendFileSync(early, `${pids.join(' ')}\n`);
   const http = {};
   if (env.YEP_EXT_TEST_RESOLVE) http.resolve = parseResolve(env.YEP_EXT_TEST_RESOLVE);
   const limits = {};
