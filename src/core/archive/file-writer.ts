@@ -19,8 +19,9 @@
 import { close, fchmod, open, write } from 'node:fs';
 
 const MAX_ACTIVE = 3;
-const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
-const MAX_QUEUED_FILES = 2048;
+/** Enough to keep three creators busy; small, because every byte queued is resident (issue 20's RSS rows). */
+const MAX_QUEUED_BYTES = 2 * 1024 * 1024;
+const MAX_QUEUED_FILES = 256;
 
 interface Job {
   path: string;
