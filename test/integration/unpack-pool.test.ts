@@ -113,8 +113,8 @@ describe('unpacking on the thread pool', () => {
 
   it('a policy violation while files are still being written waits for them before removing the tree', async () => {
     // The symlink is parsed while the pool is still creating the files before it
-    // (100 files fit in the pool's queue: parsing never waits for room).
-    writeFileSync(crateFile, buildCrate([...manyFiles(100), { path: `${ROOT}/zz-link`, type: 'symlink', linkpath: '/etc/passwd' }]));
+    // (30 files fit in the pool's queue: parsing never waits for room).
+    writeFileSync(crateFile, buildCrate([...manyFiles(30), { path: `${ROOT}/zz-link`, type: 'symlink', linkpath: '/etc/passwd' }]));
     // The first files answer late: the pool is still holding them when the link is parsed.
     probe.slowOn = /\/f\/0000[0-5]$/;
     const err = await unpack().catch((e: unknown) => e);
@@ -138,7 +138,7 @@ describe('unpacking on the thread pool', () => {
     const hashed = await unpack();
     expect(probe.open).toBe(0);
     // Most files went through the pool (past its queue cap a file is written synchronously).
-    expect(probe.opened).toBeGreaterThan(2500);
+    expect(probe.opened).toBeGreaterThan(2000);
     // At most three files at a time on the pool (file-writer.ts MAX_ACTIVE).
     expect(probe.maxOpen).toBeGreaterThan(1);
     expect(probe.maxOpen).toBeLessThanOrEqual(3);
