@@ -136,6 +136,11 @@ export class TarExtractor {
     this.pooled = on;
   }
 
+  /** In the data of a file written with sync calls (a big one): nothing goes to the pool until it ends. */
+  inSyncFile(): boolean {
+    return this.fd !== -1;
+  }
+
   /** Back-pressure for the unpack loop: resolves when the pool's queue has room. */
   room(): Promise<void> {
     return this.writer?.room() ?? Promise.resolve();

@@ -193,9 +193,12 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
       reading.catch(() => undefined);
       // Fed to zlib in slices, each only once the thread pool's queue of files has
       // room: what one slice inflates to is what can pile up (memory stays bounded).
-      for (let off = 0; off < bytesRead && !signal.aborted && !failed; off += INFLATE_SLICE) {
+      // Inside a big file (written with sync calls) the rest of the read goes at once:
+      // 2,000 slices of a 68 MB crate cost ~0.3 s of CPU for nothing.
+      for (let off = 0, end = 0; off < bytesRead && !signal.aborted && !failed; off = end) {
         await Promise.race([tar.room(), done]);
-        const slice = buf.subarray(off, Math.min(bytesRead, off + INFLATE_SLICE));
+        end = tar.inSyncFile() ? bytesRead : Math.min(bytesRead, off + INFLATE_SLICE);
+        const slice = buf.subarray(off, end);
         // A failing stream may never call back: the first error ends the wait.
         await Promise.race([new Promise<void>((resolveWrite) => gunzip.write(slice, () => resolveWrite())), done]);
         if (mid) {
