@@ -184,7 +184,6 @@ async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: stri
       unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, checkpoint: ctx.checkpoint }),
     );
   } finally {
-    await verified.cacheStored;
     await rm(verified.file, { force: true });
   }
   if (await writeManifestFromCargo(into, crate.name)) {

@@ -20,12 +20,6 @@ export interface VerifiedCrate {
   file: string;
   size: number;
   url: string;
-  /**
-   * The copy into the shared download cache, running beside whatever the caller does
-   * with `file` next (it only reads it): settles, never rejects (a cache failure is a
-   * debug note). Await it before removing `file`.
-   */
-  cacheStored: Promise<void>;
 }
 
 export interface CrateRef {
@@ -56,7 +50,7 @@ export async function downloadVerifiedCrate(ctx: Context, config: RegistryConfig
   const file = `${base}.crate`;
   // The shared download cache, keyed by the pinned digest (cache/download-cache.ts).
   const cached = await readCachedInto(ctx, crate.cksum, file);
-  if (cached !== undefined) return { file, size: cached, url: 'cache', cacheStored: Promise.resolve() };
+  if (cached !== undefined) return { file, size: cached, url: 'cache' };
   try {
     const got = await downloadUrl(ctx, url, partial, {
       what: `Downloading ${label}`,
@@ -70,11 +64,8 @@ export async function downloadVerifiedCrate(ctx: Context, config: RegistryConfig
       });
     }
     await rename(partial, file);
-    // Not awaited here: the copy into the cache (a read, a second SHA-256 and a write
-    // of the whole .crate: ~1 s for the 68 MB bench crate under load) overlaps the
-    // unpack, which only reads the same verified file (issue 20, wall5).
-    const cacheStored = storeInCache(ctx, crate.cksum, file).catch(() => undefined);
-    return { file, size: got.size, url: got.url, cacheStored };
+    await storeInCache(ctx, crate.cksum, file);
+    return { file, size: got.size, url: got.url };
   } catch (e) {
     await rm(partial, { force: true });
     throw e;

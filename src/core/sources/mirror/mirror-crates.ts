@@ -102,7 +102,6 @@ export async function mirrorCrate(ctx: Context, root: string, entryName: string,
       await copyPinnedFile(root, fileRel, verified.file, cksum, label);
       added = true;
     } finally {
-      await verified.cacheStored;
       await rm(verified.file, { force: true });
     }
   }
