@@ -19,9 +19,9 @@
 import { close, fchmod, open, write } from 'node:fs';
 
 const MAX_ACTIVE = 3;
-/** Enough to keep three creators busy; small, because every byte queued is resident (measured: a 2 MiB / 256-file queue added 5-8 MiB to the 5,000-file install's peak RSS, this one 3-4). */
+/** Enough to keep three creators busy; small, because every byte queued is resident (measured: a 2 MiB / 256-file queue added 5-8 MiB to the 5,000-file install's peak RSS, 512 KiB 3-4; 128 files: what a 32 KiB slice of small files inflates to fits in the half left free). */
 const MAX_QUEUED_BYTES = 512 * 1024;
-const MAX_QUEUED_FILES = 64;
+const MAX_QUEUED_FILES = 128;
 
 interface Job {
   path: string;
