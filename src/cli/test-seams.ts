@@ -1,6 +1,6 @@
 /**
  * The CLI's one test-only entry: seams a test preload installs before the CLI
- * starts (`node --import test/helpers/seams-preload.mjs bin/run.js …`), read here,
+ * starts (`node --require test/helpers/seams-preload.cjs bin/run.js …`), read here,
  * in the CLI layer, and only when the Context is built. Core never looks for them
  * and reads no test-only environment variable (issue 13).
  *
