@@ -5,11 +5,12 @@
  * count, depth, path length and time, normalised modes. The first violation rejects
  * the whole archive and removes everything written so far.
  *
- * Shape, chosen by measurement (scripts/bench-unpack.mjs): node:zlib inflates in
- * 1 MiB chunks on the thread pool while this module parses each chunk synchronously
- * and writes files with sync calls. node-tar's default async extraction pays a
- * promise/stream round trip per file and was 8-10x slower than GNU tar on 5,000
- * small files; here nothing is buffered beyond one chunk, whatever the file sizes.
+ * Shape, chosen by measurement (scripts/bench-unpack.mjs, docs/performance.md):
+ * node:zlib inflates on the thread pool while this module parses each chunk
+ * synchronously; files up to 256 KiB are created on the pool a few at a time
+ * (archive/file-writer.ts, callbacks, bounded queue), bigger ones with sync calls.
+ * node-tar's default async extraction pays a promise/stream round trip per file
+ * and was 8-10x slower than GNU tar on 5,000 small files.
  */
 import { mkdirSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
@@ -31,6 +32,8 @@ export interface UnpackLimits extends ExtractLimits {
 const MiB = 1024 * 1024;
 /** Read and inflate in 1 MiB chunks (measured: Node's zlib then inflates faster than `gzip -dc`). */
 const CHUNK = MiB;
+/** Compressed bytes handed to zlib at a time (~0.2 MiB of tar for source text). */
+const INFLATE_SLICE = 32 * 1024;
 
 export const DEFAULT_UNPACK_LIMITS: Readonly<Omit<UnpackLimits, 'maxTotalBytes'>> = {
   maxEntries: 100_000,
@@ -103,10 +106,12 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
     const work = inflateInto(archiveFile, tar, opts, controller.signal, (e) => (failure = e));
     work.catch(() => undefined);
     await Promise.race([work, aborted]);
+    await Promise.race([tar.drain(), aborted]);
     tar.finish();
     return hasher;
   } catch (e) {
-    extractor?.abandon();
+    // Files still being created on the thread pool are closed first: nothing is written into the tree once it is removed.
+    await extractor?.abandon();
     // A failed cleanup must not hide why we are cleaning up; staging is swept later anyway.
     await rm(target, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
     // The first real reason wins: our own error from the loop, then a deadline or
@@ -139,6 +144,10 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
     gunzip.once('close', () => reject(gunzip.errored ?? new Error('the inflate stream was closed early')));
   });
   done.catch(() => undefined);
+  // Small files are created on the thread pool while zlib inflates (FileWriter). Under a
+  // crash-test checkpoint the first chunk's files are written synchronously, so that
+  // `unpack:mid` finds them on disk, and the rest on the pool.
+  tar.asyncWrites(opts.checkpoint === undefined);
   let failed = false;
   let chunks = 0;
   let mid: Promise<void> | undefined;
@@ -153,7 +162,10 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
       return;
     }
     // Crash tests: files of the first chunk are on disk, the rest are not.
-    if (chunks++ === 0) mid = checkpoint(opts, 'unpack:mid');
+    if (chunks++ === 0) {
+      mid = checkpoint(opts, 'unpack:mid');
+      tar.asyncWrites(true);
+    }
   });
   // At the abort (Ctrl-C, a deadline) zlib stops inflating and nothing more reaches the
   // extractor, so no file is created while the caller removes the half-made tree.
@@ -179,11 +191,20 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
       // Read the next chunk into the other buffer while zlib inflates this one.
       reading = fh.read(buffers[which]!, 0, CHUNK, null);
       reading.catch(() => undefined);
-      // A failing stream may never call back: the first error ends the wait.
-      await Promise.race([new Promise<void>((resolveWrite) => gunzip.write(buf.subarray(0, bytesRead), () => resolveWrite())), done]);
-      if (mid) {
-        await mid;
-        mid = undefined;
+      // Fed to zlib in slices, each only once the thread pool's queue of files has
+      // room: what one slice inflates to is what can pile up (memory stays bounded).
+      // Inside a big file (written with sync calls) the rest of the read goes at once:
+      // 2,000 slices of a 68 MB crate cost ~0.3 s of CPU for nothing.
+      for (let off = 0, end = 0; off < bytesRead && !signal.aborted && !failed; off = end) {
+        await Promise.race([tar.room(), done]);
+        end = tar.inSyncFile() ? bytesRead : Math.min(bytesRead, off + INFLATE_SLICE);
+        const slice = buf.subarray(off, end);
+        // A failing stream may never call back: the first error ends the wait.
+        await Promise.race([new Promise<void>((resolveWrite) => gunzip.write(slice, () => resolveWrite())), done]);
+        if (mid) {
+          await mid;
+          mid = undefined;
+        }
       }
     }
     await reading.catch(() => undefined);

@@ -1,0 +1,152 @@
+/**
+ * unpackCrate creates small files on libuv's thread pool (archive/file-writer.ts,
+ * issue 20 wall5): a failure in the middle of concurrent writes is reported as the
+ * sync path reported it and leaves nothing behind, and the number of open
+ * descriptors stays bounded whatever the file count. `node:fs`'s callback `open`
+ * and `close` are wrapped (everything else is the real module) to inject a failure
+ * and to count what is open.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { YepError } from '../../src/core/errors.js';
+import { unpackCrate } from '../../src/core/archive/unpack.js';
+import { contentHash } from '../../src/core/package/content-hash.js';
+import { buildCrate, type TarEntry } from '../helpers/tar-builder.js';
+
+const probe = vi.hoisted(() => ({
+  failOn: undefined as RegExp | undefined,
+  /** Files whose open answers late (after the failure): still open when the failure is seen. */
+  slowOn: undefined as RegExp | undefined,
+  open: 0,
+  maxOpen: 0,
+  maxProcFds: 0,
+  opened: 0,
+  countFds: undefined as (() => number) | undefined,
+}));
+
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  type Cb = (e: NodeJS.ErrnoException | null, fd: number) => void;
+  const open = (path: string, flags: number, mode: number, cb: Cb): void => {
+    if (probe.failOn?.test(String(path))) {
+      const e = Object.assign(new Error(`ENOSPC: no space left on device, open '${path}'`), { code: 'ENOSPC', errno: -28, syscall: 'open', path });
+      setImmediate(() => cb(e, -1));
+      return;
+    }
+    fs.open(path, flags, mode, (e, fd) => {
+      if (!e) {
+        probe.opened++;
+        probe.maxOpen = Math.max(probe.maxOpen, ++probe.open);
+        if (probe.countFds) probe.maxProcFds = Math.max(probe.maxProcFds, probe.countFds());
+      }
+      if (probe.slowOn?.test(String(path))) setTimeout(() => cb(e, fd), 150);
+      else cb(e, fd);
+    });
+  };
+  const close = (fd: number, cb: (e: NodeJS.ErrnoException | null) => void): void => {
+    fs.close(fd, (e) => {
+      probe.open--;
+      cb(e);
+    });
+  };
+  return { ...fs, default: { ...fs, open, close }, open, close };
+});
+
+const NAME = 'demo';
+const VERSION = '1.0.0';
+const ROOT = `${NAME}-${VERSION}`;
+let base: string;
+let stage: string;
+let into: string;
+let crateFile: string;
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'yep-unpack-pool-')));
+  stage = join(base, 'stage');
+  mkdirSync(stage);
+  into = join(stage, 'pkg');
+  crateFile = join(base, 'in.crate');
+  Object.assign(probe, { failOn: undefined, slowOn: undefined, open: 0, maxOpen: 0, maxProcFds: 0, opened: 0, countFds: undefined });
+});
+
+afterEach(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+const file = (rel: string, content: string | Uint8Array): TarEntry => ({ path: `${ROOT}/${rel}`, content });
+const manyFiles = (n: number): TarEntry[] => [
+  file('Cargo.toml', '[package]\n'),
+  ...Array.from({ length: n }, (_, i) => file(`f/${String(i).padStart(5, '0')}`, contentOf(i))),
+];
+/** ~1-1.5 KB of hex that deflates about 2:1, like real files (not 100:1: the pool's queue cap would send most to the sync path). */
+function contentOf(i: number): string {
+  let out = '';
+  for (let j = 0; j < 16 + (i % 8); j++) out += createHash('sha256').update(`${i}/${j}`).digest('hex');
+  return out;
+}
+const unpack = () => unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: statSync(crateFile).size });
+
+describe('unpacking on the thread pool', () => {
+  it('a write that fails in the middle is reported with its errno, and nothing is left or comes back', async () => {
+    writeFileSync(crateFile, buildCrate(manyFiles(3000)));
+    probe.failOn = /\/f\/01500$/;
+    probe.slowOn = /\/f\/01(49[89]|50[1-9])$/;
+    const err = await unpack().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(YepError);
+    expect((err as YepError).code).toBe('E_STATE');
+    expect((err as YepError).message).toMatch(/ENOSPC/);
+    expect(existsSync(into)).toBe(false);
+    // Every descriptor the pool opened was closed before the tree was removed.
+    expect(probe.open).toBe(0);
+    expect(probe.opened).toBeGreaterThan(0);
+    // Nothing is still being written into the removed tree.
+    const opened = probe.opened;
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      expect(readdirSync(stage)).toEqual([]);
+    }
+    expect(probe.opened).toBe(opened);
+  });
+
+  it('a policy violation while files are still being written waits for them before removing the tree', async () => {
+    // The symlink is parsed while the pool is still creating the files before it
+    // (30 files fit in the pool's queue: parsing never waits for room).
+    writeFileSync(crateFile, buildCrate([...manyFiles(30), { path: `${ROOT}/zz-link`, type: 'symlink', linkpath: '/etc/passwd' }]));
+    // The first files answer late: the pool is still holding them when the link is parsed.
+    probe.slowOn = /\/f\/0000[0-5]$/;
+    const err = await unpack().catch((e: unknown) => e);
+    expect((err as YepError).code).toBe('E_UNSAFE_PACKAGE');
+    expect((err as YepError).message).toMatch(/zz-link/);
+    expect(probe.open).toBe(0);
+    expect(existsSync(into)).toBe(false);
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      expect(readdirSync(stage)).toEqual([]);
+    }
+  });
+
+  it('keeps the open descriptors bounded over 5,000 files and gives the tree and hash of the archive', async () => {
+    const entries = manyFiles(5000);
+    writeFileSync(crateFile, buildCrate(entries));
+    const fdDir = '/proc/self/fd';
+    const hasProc = existsSync(fdDir);
+    const before = hasProc ? readdirSync(fdDir).length : 0;
+    if (hasProc) probe.countFds = () => readdirSync(fdDir).length;
+    const hashed = await unpack();
+    expect(probe.open).toBe(0);
+    // Most files went through the pool (past its queue cap a file is written synchronously).
+    expect(probe.opened).toBeGreaterThan(2000);
+    // At most three files at a time on the pool (file-writer.ts MAX_ACTIVE).
+    expect(probe.maxOpen).toBeGreaterThan(1);
+    expect(probe.maxOpen).toBeLessThanOrEqual(3);
+    if (hasProc) expect(probe.maxProcFds - before).toBeLessThanOrEqual(8);
+    expect(readdirSync(join(into, 'f'))).toHaveLength(5000);
+    for (const i of [0, 1, 2499, 4999]) {
+      expect(readFileSync(join(into, 'f', String(i).padStart(5, '0')), 'utf8')).toBe(contentOf(i));
+    }
+    expect(await hashed.digest(into)).toBe(await contentHash(into));
+  });
+});
