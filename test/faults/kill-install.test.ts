@@ -8,10 +8,10 @@
  *     with no staging left and nothing for `list` to complain about.
  * The "after" state comes from a twin home that ran the same steps unkilled.
  */
-import { cpSync, existsSync, mkdirSync, utimesSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot } from '../helpers/faults.js';
+import { faultCrate, killAt, snapshot, stagingLeft, staleLock, type StateSnapshot } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -44,13 +44,6 @@ function copyHome(from: TempHome, to: TempHome): void {
   for (const dir of [from.configDir, from.env.HOME as string]) {
     if (existsSync(dir)) cpSync(dir, dir === from.configDir ? to.configDir : (to.env.HOME as string), { recursive: true, verbatimSymlinks: true });
   }
-}
-
-/** What 5 s without a heartbeat does to a killed holder's installer lock (proper-lockfile goes by the lock's mtime). */
-function backdateLock(h: TempHome): void {
-  const lock = join(h.configDir, 'extensions', '.yep-ext.lock');
-  const then = new Date(Date.now() - 60_000);
-  if (existsSync(lock)) utimesSync(lock, then, then);
 }
 
 function newHome(): TempHome {
@@ -130,7 +123,7 @@ for (const s of scenarios) {
       expect(after).not.toEqual(before);
     });
 
-    // Concurrent: most of each test is the 5 s a killed holder's installer lock takes to go stale.
+    // Concurrent: each test is half a dozen CLI runs (the stale lock is set back, not waited for).
     // Seven at once on 2 cores take 30-45 s each under load, near the config's 60 s: give them room.
     it.concurrent.each(s.points)('at %s: recovered to before or after, and the install then completes', async (point) => {
       const h = newHome();
@@ -140,7 +133,7 @@ for (const s of scenarios) {
 
       // Any command that takes the installer lock recovers (this one then fails: nothing to remove),
       // once the killed holder's lock is stale: its mtime set back past the 5 s that takes.
-      backdateLock(h);
+      staleLock(h);
       const probe = await runCli(['remove', 'not-installed'], { env: envOf(h) });
       expect(probe.code, probe.stderr).toBe(3);
       const recovered = snapshot(h);
