@@ -176,7 +176,7 @@ const WHY = {
   'install-small': 'file creation on the main thread (the pipeline overlaps it with download and inflate in other processes); creating files from a worker while the main thread inflates would close it',
   'install-big': 'the download goes to a .partial file before unpacking (the pipeline streams straight into tar); unpacking while downloading would close it',
   'rss-200mb': 'the 1 MB install itself is ~68 MiB now (node 38, the node binary pages, oclif and the install command; undici is no longer loaded without a proxy) and the transfer adds 13-18 MiB that is neither V8 heap nor live buffers (glibc heap grown by socket and inflate buffers: the figure moves 81-86 MiB from run to run with the timing of the young collections). An oclif-free install path would close it',
-  'rss-files': 'under 100 MiB now (signatures written as bytes while signing, no undici), but not flat: unpacking 20,000 files grows V8 heap by ~12 MiB (the extractor and the unpack policy per entry; the policy keeps a number per path now) over the 100-file install; finding and cutting that growth is what is left',
+  'rss-files': 'under 100 MiB, and flat from 5,000 to 20,000 files (the unpack keeps one map entry and one path string per file; signatures are written in 64 KiB blocks), but 1.2-1.3x the 100-file install: the step is below 5,000 files and is not per entry: V8 optimising the per-entry code (TurboFan, ~8-10 MiB; 71 MiB with --no-opt) and the young generation grown during the download of a multi-MB crate (docs/performance.md, Round five: mem5). With --no-opt --max-semi-space-size=1 it is ~65 MiB and still 1.1-1.2x of the 100-file install under the same flags',
   suite: 'CLI tests spawn real processes on 2 shared cores',
 };
 

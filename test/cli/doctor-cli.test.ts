@@ -99,6 +99,22 @@ describe('yep-ext doctor', () => {
     for (const r of [human, json]) expect(secretFragments(r.stdout + r.stderr, secret)).toEqual([]);
   });
 
+  it('the config warning names the commands that set each missing field, and running them clears it', async () => {
+    const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'CFGX_TOKEN' }, endpoint: { type: 'string' } }, required: ['token', 'endpoint'] } };
+    const dir = makePackage(join(home.root, 'pkgs'), 'cfgx', { yolop: schema });
+    expect((await runCli(['install', dir, '--yes'], { env: home.env })).code).toBe(0);
+    const configCheck = async () => jsonOf(await runCli(['doctor', 'cfgx', '--json', '--timeout', '5'], { env: home.env })).checks.find((c: { name: string }) => c.name === 'config');
+    const before = await configCheck();
+    expect(before.status).toBe('warn');
+    expect(before.detail).toContain('`yep-ext set-secret cfgx token`');
+    expect(before.detail).toContain('`yep-ext enable cfgx --config endpoint=<value>`');
+    expect(before.detail).not.toContain('yep-ext config');
+    expect((await runCli(['set-secret', 'cfgx', 'token', '--stdin'], { env: home.env, input: 'tok-123' })).code).toBe(0);
+    expect((await runCli(['enable', 'cfgx', '--config', 'endpoint=https://example.test'], { env: home.env })).code).toBe(0);
+    const after = await configCheck();
+    expect(after.status, after.detail).toBe('pass');
+  });
+
   it('issue 19: a server that leaves a daemon in another session fails `processes` naming it, and the daemon is dead', async () => {
     const pidFile = join(home.root, 'daemon.pid');
     const dir = makePackage(join(home.root, 'pkgs'), 'daemon', { server: 'daemonize.mjs', args: ['--mode', 'setsid', '--pid-file', pidFile, '--sleep', '377'] });

@@ -256,6 +256,28 @@ describe('policy init --from-lock', () => {
     expect((await runCli(['policy', 'init', '--from-lock'], { env: env() })).code).toBe(7);
   });
 
+  it('policy check grades pins on the bytes the host would load: an edited path install or a store tree changed by hand is a violation, not "admitted"', async () => {
+    const a = pkg('alpha');
+    expect((await install([a])).code).toBe(0);
+    expect((await install(['hello@0.3.0'])).code).toBe(0);
+    expect((await runCli(['policy', 'init', '--from-lock'], { env: env() })).code).toBe(0);
+    expect((await runCli(['policy', 'check', '--json'], { env: env() })).code).toBe(0);
+    const lockBefore = readFileSync(lockFile(), 'utf8');
+    writeFileSync(join(a, 'README.md'), 'edited in place\n');
+    writeFileSync(join(store('hello'), 'README.md'), 'changed by hand\n');
+    const check = await runCli(['policy', 'check', '--json'], { env: env() });
+    expect(check.code, check.stdout).toBe(13);
+    const violations = jsonOf(check).error.details.violations as { rule: string; item: string }[];
+    expect(violations.map((v) => [v.rule, v.item.split('@')[0]]).sort()).toEqual([['pins', 'alpha'], ['pins', 'hello']]);
+    // Nothing was changed: the lock still records what was pinned.
+    expect(readFileSync(lockFile(), 'utf8')).toBe(lockBefore);
+    // enable grades the same bytes: refused, and settings.toml is not written.
+    const en = await runCli(['enable', 'alpha', '--json'], { env: env() });
+    expect(en.code, en.stdout).toBe(13);
+    expect(jsonOf(en).error.details.rule).toBe('pins');
+    expect(existsSync(join(home.configDir, 'settings.toml')) ? readFileSync(join(home.configDir, 'settings.toml'), 'utf8') : '').not.toContain('ext:alpha');
+  });
+
   it('install --frozen refuses a lockfile the policy does not admit, before fetching', async () => {
     expect((await install([pkg('alpha')])).code).toBe(0);
     const exported = join(home.root, 'exported.lock');

@@ -115,6 +115,19 @@ describe('consent and integrity', () => {
     const list = jsonOf(await runCli(['list', '--json'], { env: home.env }));
     expect(list.extensions[0].problems.join(' ')).toContain('changed since it was pinned');
   });
+
+  it('verify of an edited path install says to review and re-pin with update (a local directory cannot be repaired), and that works', async () => {
+    const pkg = writePackage(join(home.root, 'src', 'ved'), { name: 'ved' });
+    expect((await runCli(['install', pkg], { env: home.env })).code).toBe(0);
+    writeFileSync(join(pkg, 'bin', 'ved-server'), '#!/bin/sh\necho changed\n');
+    const v = await runCli(['verify', '--json'], { env: home.env });
+    expect(v.code).toBe(5);
+    const hint = JSON.parse(v.stdout).error.hint as string;
+    expect(hint).toContain('yep-ext update ved');
+    expect(hint).not.toContain('install --force');
+    expect((await runCli(['update', 'ved', '--yes'], { env: home.env })).code).toBe(0);
+    expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
+  });
 });
 
 describe('what reaches the terminal and the host', () => {

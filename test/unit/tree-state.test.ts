@@ -2,7 +2,7 @@
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { diffSignatures, readTreeState, signTree, signTreeJson, treeStateFile, writeTreeState, writeTreeStateText } from '../../src/core/store/tree-state.js';
+import { SIGNATURE_CHUNK, diffSignatures, readTreeState, signTree, signTreeJson, signTreeJsonChunks, treeStateFile, writeTreeState, writeTreeStateText } from '../../src/core/store/tree-state.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
@@ -66,5 +66,27 @@ describe('tree-state', () => {
     await writeTreeStateText(ctx.paths, head, signTreeJson(dir));
     expect(readTreeState(ctx.paths, 'demo')).toEqual({ ...head, files: withNumbers });
     expect(Object.keys(withNumbers)).toEqual(expect.arrayContaining(['2', '10']));
+  });
+  it('signs a large tree into blocks of at most 64 KiB (no buffer grown and copied whole) and writes them as the same file as one buffer', async () => {
+    // ~1,200 files: ~130 KB of signatures, so three blocks (issue 20: the 20,000-file install's peak RSS).
+    for (let d = 0; d < 12; d++) {
+      mkdirSync(join(dir, 'src', `module-${d}`), { recursive: true });
+      for (let f = 0; f < 100; f++) writeFileSync(join(dir, 'src', `module-${d}`, `a-rather-long-file-name-${f}-\u00e9.rs`), `${d}/${f}`);
+    }
+    const ctx = home.ctx();
+    const head = { format: 1 as const, name: 'demo', dir, content_hash: `sha256:${'0'.repeat(64)}`, binary_file_sha256: null };
+    const chunks = signTreeJsonChunks(dir);
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(SIGNATURE_CHUNK);
+    const files = signTree(dir);
+    expect(Object.keys(files).length).toBeGreaterThan(1200);
+    expect(JSON.parse(Buffer.concat(chunks).toString())).toEqual(files);
+    await writeTreeStateText(ctx.paths, head, chunks);
+    const viaChunks = readFileSync(treeStateFile(ctx.paths, 'demo'));
+    expect(readTreeState(ctx.paths, 'demo')).toEqual({ ...head, files });
+    await writeTreeStateText(ctx.paths, head, signTreeJson(dir));
+    expect(readFileSync(treeStateFile(ctx.paths, 'demo')).equals(viaChunks)).toBe(true);
+    await writeTreeState(ctx.paths, { ...head, files });
+    expect(readFileSync(treeStateFile(ctx.paths, 'demo')).equals(viaChunks)).toBe(true);
   });
 });

@@ -131,6 +131,33 @@ describe('TreeIndex', () => {
     expect(ruleOf(() => t.addDir([], 'root'))).toBe('duplicate');
   });
 
+  it('keeps a path whose folded name differs (upper case) with its kind: duplicates, conflicts and collisions as for lower case', () => {
+    const t = new TreeIndex(ROOT);
+    expect(t.addFile(['Src', 'Main.rs'], 'e')).toEqual(['Src']);
+    expect(t.addDir(['Src'], 'e')).toEqual([]); // the implicit directory's own entry, once
+    expect(ruleOf(() => t.addDir(['Src'], 'e'))).toBe('duplicate');
+    expect(ruleOf(() => t.addFile(['Src'], 'e'))).toBe('file-dir-conflict');
+    expect(ruleOf(() => t.addFile(['Src', 'Main.rs'], 'e'))).toBe('duplicate');
+    expect(ruleOf(() => t.addDir(['Src', 'Main.rs'], 'e'))).toBe('file-dir-conflict');
+    expect(ruleOf(() => t.addFile(['Src', 'Main.rs', 'x'], 'e'))).toBe('file-dir-conflict');
+    expect(ruleOf(() => t.addFile(['src', 'b'], 'e'))).toBe('collision');
+    expect(ruleOf(() => t.addFile(['Src', 'main.RS'], 'e'))).toBe('collision');
+    expect(() => t.addFile(['src', 'b'], 'e')).toThrow(/"demo-1\.0\.0\/src" and "demo-1\.0\.0\/Src" differ only in letter case/);
+    expect(t.addFile(['Src', 'Other.rs'], 'e')).toEqual([]);
+    expect(t.size).toBe(3);
+  });
+
+  it('holds one map entry per path and, for a lower-case path, no string of its own (issue 20: flat peak RSS)', () => {
+    // What each entry keeps is what survives V8's young collections and grows its young
+    // generation on a 20,000-file crate: one number per lower-case path, the caller's string as key.
+    const t = new TreeIndex(ROOT);
+    for (let i = 0; i < 300; i++) t.addFile(['src', `m${i % 3}`, `file${i}.rs`], 'e', `src/m${i % 3}/file${i}.rs`);
+    t.addFile(['README.md'], 'e');
+    expect(t.size).toBe(300 + 4 + 1);
+    const values = [...(t as unknown as { byFold: Map<string, unknown> }).byFold.values()];
+    expect(values.filter((v) => typeof v === 'string')).toEqual(['1README.md']);
+  });
+
   it('folds case and normalization together', () => {
     expect(foldName('CAFE\u0301')).toBe(foldName('caf\u00e9'));
   });

@@ -272,9 +272,10 @@ export class TarExtractor {
       this.state = this.skip > 0 ? State.Skip : State.Header;
       return;
     }
-    for (const rel of this.tree.addFile(comps, path)) this.makeDir(rel, path);
-    const mode = normalizeMode(h.mode, false);
+    // One string per file, shared by the tree index and the content hash's path list.
     const rel = comps.join('/');
+    for (const dir of this.tree.addFile(comps, path, rel)) this.makeDir(dir, path);
+    const mode = normalizeMode(h.mode, false);
     const fd = openSync(`${this.into}/${rel}`, OPEN_FLAGS, mode);
     if (this.chmodFiles) {
       try {

@@ -76,72 +76,98 @@ const FILE = 1;
 const DIR = 2;
 /** The directory had an entry of its own (not only created for a file inside it). */
 const EXPLICIT = 4;
+/** A record of a path whose folded name differs from it: the kind as one digit, then the path. */
+const KIND_DIGIT = 48; // '0'
 
 /**
- * Everything placed so far, by exact path and by folded path. It refuses the same
- * path twice, a file and a directory of one name, and two names that only differ in
- * case or Unicode normalisation (on macOS/Windows one would overwrite the other, and
- * which one wins depends on archive order). It returns the directories the caller
- * must create, parents first. Compact on purpose: a path's kind is a number in
- * `exact`, and `folded` maps a folded name to the path only (no object per path).
+ * Everything placed so far. It refuses the same path twice, a file and a directory
+ * of one name, and two names that only differ in case or Unicode normalisation (on
+ * macOS/Windows one would overwrite the other, and which one wins depends on archive
+ * order). It returns the directories the caller must create, parents first.
+ *
+ * One map, keyed by the folded path (foldName), holds each path once: its kind as a
+ * number when the path is its own folded name (every lower-case ASCII path: for those
+ * foldName returns the same string), else one string, the kind's digit followed by
+ * the path. So a path costs one map entry and, in the common case, no string beyond
+ * the one the caller already holds: what survives a young collection per entry is
+ * what grows V8's young generation on a 20,000-file crate (docs/performance.md,
+ * "Round five: mem5"). One lookup answers both "is this path known" and "does a
+ * different name fold onto it".
  */
 export class TreeIndex {
-  private readonly exact = new Map<string, number>();
-  private readonly folded = new Map<string, string>();
+  private readonly byFold = new Map<string, number | string>();
   private rootSeen = false;
 
   constructor(private readonly root: string) {}
 
+  /** How many paths (files and directories, implicit ones too) the index holds. */
+  get size(): number {
+    return this.byFold.size;
+  }
+
   private full(rel: string): string {
     return `${this.root}/${rel}`;
+  }
+
+  /**
+   * The kind of `rel` if it was placed (0: it was not), after refusing a different
+   * placed path with the same folded name.
+   */
+  private kindOf(rel: string, folded: string, entry: string): number {
+    const known = this.byFold.get(folded);
+    if (known === undefined) return 0;
+    let other: string;
+    if (typeof known === 'number') {
+      if (rel === folded) return known;
+      other = folded;
+    } else {
+      other = known.slice(1);
+      if (other === rel) return known.charCodeAt(0) - KIND_DIGIT;
+    }
+    throw new PolicyViolation(
+      'collision',
+      entry,
+      `"${this.full(rel)}" and "${this.full(other)}" differ only in letter case or Unicode normalization (one would overwrite the other on macOS and Windows)`,
+    );
+  }
+
+  private set(rel: string, folded: string, kind: number): void {
+    this.byFold.set(folded, rel === folded ? kind : `${String.fromCharCode(KIND_DIGIT + kind)}${rel}`);
   }
 
   private ensureParents(comps: string[], entry: string, out: string[]): void {
     let p = '';
     for (let i = 0; i < comps.length - 1; i++) {
       p = i === 0 ? comps[0]! : `${p}/${comps[i]}`;
-      const known = this.exact.get(p);
-      if (known !== undefined) {
+      const folded = foldName(p);
+      const known = this.kindOf(p, folded, entry);
+      if (known !== 0) {
         if (known & FILE) {
           throw new PolicyViolation('file-dir-conflict', entry, `it needs "${this.full(p)}" to be a directory, but that is a file in the archive`);
         }
         continue;
       }
-      this.checkFold(p, entry);
-      this.add(p, DIR);
+      this.set(p, folded, DIR);
       out.push(p);
     }
   }
 
-  private checkFold(rel: string, entry: string): void {
-    const other = this.folded.get(foldName(rel));
-    if (other !== undefined) {
-      throw new PolicyViolation(
-        'collision',
-        entry,
-        `"${this.full(rel)}" and "${this.full(other)}" differ only in letter case or Unicode normalization (one would overwrite the other on macOS and Windows)`,
-      );
-    }
-  }
-
-  private add(path: string, kind: number): void {
-    this.exact.set(path, kind);
-    this.folded.set(foldName(path), path);
-  }
-
-  /** Register a regular file; returns the directories to create first. */
-  addFile(comps: string[], entry: string): string[] {
+  /**
+   * Register a regular file; returns the directories to create first. `rel` is
+   * `comps.join('/')`: a caller that keeps the path (the content hash does) passes
+   * its own string so the index holds the same one.
+   */
+  addFile(comps: string[], entry: string, rel: string = comps.join('/')): string[] {
     const out: string[] = [];
     this.ensureParents(comps, entry, out);
-    const rel = comps.join('/');
-    const known = this.exact.get(rel);
-    if (known !== undefined) {
+    const folded = foldName(rel);
+    const known = this.kindOf(rel, folded, entry);
+    if (known !== 0) {
       throw known & FILE
         ? new PolicyViolation('duplicate', entry, 'the same path appears twice in the archive')
         : new PolicyViolation('file-dir-conflict', entry, 'it is a file, but the archive also has a directory of that name');
     }
-    this.checkFold(rel, entry);
-    this.add(rel, FILE);
+    this.set(rel, folded, FILE);
     return out;
   }
 
@@ -155,16 +181,16 @@ export class TreeIndex {
     const out: string[] = [];
     this.ensureParents(comps, entry, out);
     const rel = comps.join('/');
-    const known = this.exact.get(rel);
-    if (known !== undefined) {
+    const folded = foldName(rel);
+    const known = this.kindOf(rel, folded, entry);
+    if (known !== 0) {
       if (known & FILE) throw new PolicyViolation('file-dir-conflict', entry, 'it is a directory, but the archive also has a file of that name');
       // A directory first created implicitly (for a file inside it) may still get its own entry once.
       if (known & EXPLICIT) throw new PolicyViolation('duplicate', entry, 'the same path appears twice in the archive');
-      this.exact.set(rel, known | EXPLICIT);
+      this.set(rel, folded, known | EXPLICIT);
       return out;
     }
-    this.checkFold(rel, entry);
-    this.add(rel, DIR | EXPLICIT);
+    this.set(rel, folded, DIR | EXPLICIT);
     out.push(rel);
     return out;
   }

@@ -45,6 +45,13 @@ export async function checkManifest(report: Report, dir: string, wanted: string 
   return manifest;
 }
 
+/** The commands that set each missing field: secrets by `set-secret`, the rest by `enable --config`. */
+function setCommands(name: string, missing: ConfigInjection['missing']): string {
+  const secrets = missing.filter((f) => f.secret).map((f) => `\`yep-ext set-secret ${name} ${f.key}\``);
+  const plain = missing.filter((f) => !f.secret).map((f) => `${f.key}=<value>`);
+  return [...secrets, ...(plain.length ? [`\`yep-ext enable ${name} ${plain.map((a) => `--config ${a}`).join(' ')}\``] : [])].join(', ');
+}
+
 /** `config`: what the server will be given (nothing with --no-config). No check when nothing is declared. */
 export function checkConfig(report: Report, manifest: Manifest, loaded: ServerConfig | undefined, noConfig: boolean): ConfigInjection {
   if (noConfig) {
@@ -59,7 +66,7 @@ export function checkConfig(report: Report, manifest: Manifest, loaded: ServerCo
   if (injection.fields.length > 0) {
     const shown = injection.fields.map((f) => `${f.key}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : 'unset'}${f.set && f.env ? ` -> $${f.env}` : ''}`);
     const notes: string[] = [];
-    if (injection.missing.length) notes.push(`required but unset: ${injection.missing.map((f) => f.key + (f.env ? ` ($${f.env})` : '')).join(', ')} (set with \`yep-ext set-secret\`/\`yep-ext config\`)`);
+    if (injection.missing.length) notes.push(`required but unset: ${injection.missing.map((f) => f.key + (f.env ? ` ($${f.env})` : '')).join(', ')} (set with ${setCommands(manifest.name, injection.missing)})`);
     if (injection.unreachableSecrets.length) notes.push(`secret field(s) without "env" never reach the server: ${injection.unreachableSecrets.join(', ')}`);
     report.add('config', notes.length ? 'warn' : 'pass', [shown.join(', '), ...notes].join('; '));
   }

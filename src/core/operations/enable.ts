@@ -26,7 +26,7 @@ import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/
 import { enableExtension, readExtensionSettings } from '../settings/settings.js';
 import { findEntry, loadLock } from '../store/lockfile.js';
 import { policyError } from '../policy/evaluate.js';
-import { installedViolations, withPolicy } from './policy-gate.js';
+import { installedViolations, pinnedAsOnDisk, withPolicy } from './policy-gate.js';
 
 /** Validation callback for prompts: true when fine, else the message to show. */
 export type PromptValidator = (raw: string) => true | string;
@@ -176,7 +176,7 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   const { policy } = withPolicy(ctx);
   const entry = policy.files.length > 0 ? findEntry(await loadLock(ctx.paths.lockFile), name) : undefined;
   if (entry) {
-    const violations = await installedViolations(ctx, policy, entry, manifest);
+    const violations = await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry), manifest);
     if (violations.length > 0) throw policyError(violations);
   }
   // Enabling is what would break the agent: refuse before anything is asked or written.

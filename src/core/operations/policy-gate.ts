@@ -15,6 +15,7 @@ import type { Policy } from '../policy/policy-file.js';
 import { loadInstalledManifest } from '../store/installed-manifest.js';
 import type { LockEntry } from '../store/lockfile.js';
 import type { PreparedPackage } from './prepare.js';
+import { checkEntry } from './verify.js';
 
 /** The effective policy, and `ctx` with the policy's min_age as the cooldown floor. */
 export function withPolicy(ctx: Context): { ctx: Context; policy: Policy } {
@@ -45,6 +46,20 @@ async function installedSubject(ctx: Context, entry: LockEntry, manifest?: Manif
   const command = await inspectServerCommand(packageDir(ctx.paths, entry.name), m.yolop.capabilityServer.command, ctx.env.PATH ?? '');
   const serverOutside = outside(command, m);
   return { name: entry.name, source: entry.source, content_hash: entry.content_hash, grant: grantOf(m), ...(serverOutside ? { serverOutside } : {}) };
+}
+
+/**
+ * The entry with the content hash of the tree the host would load, when the policy pins
+ * anything. `[pins]` admit bytes, and the lock's record is only a claim about them: a path
+ * install edited in place, or a store tree changed by hand, runs content no pin admits. The cheap check trusts
+ * an unchanged stat signature and re-hashes otherwise (as `list` does); a tree that cannot
+ * be read keeps the lock's hash (`verify` reports it missing).
+ */
+export async function pinnedAsOnDisk(ctx: Context, policy: Policy, entry: LockEntry): Promise<LockEntry> {
+  if (policy.pins.length === 0) return entry;
+  const { result } = await checkEntry(ctx, entry, { mode: 'cheap' });
+  const actual = result.content_hash.actual;
+  return actual && actual !== entry.content_hash ? { ...entry, content_hash: actual } : entry;
 }
 
 /** Every violation of an installed package. */

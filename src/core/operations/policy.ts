@@ -15,7 +15,7 @@ import { policyPaths } from '../policy/load-policy.js';
 import { originFacts } from '../sources/index.js';
 import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { loadLock } from '../store/lockfile.js';
-import { installedViolations, withPolicy } from './policy-gate.js';
+import { installedViolations, pinnedAsOnDisk, withPolicy } from './policy-gate.js';
 
 export interface PolicyCheckResult {
   /** The policy files in force, system first (empty: no policy). */
@@ -29,7 +29,7 @@ export async function checkPolicy(ctx: Context): Promise<PolicyCheckResult> {
   const { policy } = withPolicy(ctx);
   const lock = await loadLock(ctx.paths.lockFile);
   const violations: PolicyViolation[] = [];
-  for (const entry of lock.entries) violations.push(...(await installedViolations(ctx, policy, entry)));
+  for (const entry of lock.entries) violations.push(...(await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry))));
   const result = { files: policy.files, checked: lock.entries.length, violations };
   if (violations.length > 0) {
     const e = policyError(violations);

@@ -22,7 +22,7 @@ import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
-import { diffSignatures, readTreeState, signTree, signTreeJson, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
+import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
 import { lstatSync, readlinkSync } from 'node:fs';
 import type { EnginesVerdict } from '../agent/engines.js';
 
@@ -221,10 +221,10 @@ export async function recordPlacedState(ctx: Context, entry: LockEntry): Promise
   if (isLinked(entry.source)) return;
   const dir = resolveInstalledDir(ctx.paths, entry.name);
   if (!dir) return;
-  let files: Buffer;
+  let files: Buffer[];
   try {
     // As JSON bytes built while signing: nothing reads these back now (tree-state.ts).
-    files = signTreeJson(dir);
+    files = signTreeJsonChunks(dir);
   } catch {
     return;
   }
@@ -243,6 +243,21 @@ export interface VerifiedExtension extends EntryVerification {
 export interface VerifyReport {
   ok: boolean;
   extensions: VerifiedExtension[];
+}
+
+/**
+ * What to run next. A local directory is referenced in place, so its edits cannot be
+ * "repaired" from a source: `update` reviews them and re-pins (`install --force` would
+ * re-pin without the review, and `install --frozen` refuses the drift).
+ */
+function integrityHint(bad: VerifiedExtension[], linked: Set<string>): string {
+  const edited = bad.filter((e) => linked.has(e.name) && e.problems.some((p) => p.kind === 'content')).map((e) => e.name);
+  const rest = bad.filter((e) => !edited.includes(e.name)).map((e) => e.name);
+  const parts = [
+    rest.length ? `Repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
+    edited.length ? `${rest.length ? 'review' : 'Review'} the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\`` : '',
+  ].filter(Boolean);
+  return `${parts.join('; ')}, then run \`yep-ext verify\` again.`;
 }
 
 /**
@@ -281,7 +296,7 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
       });
     }
     throw new YepError('E_INTEGRITY', `${bad.length} of ${report.extensions.length} extensions do not match their lock entry:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`, {
-      hint: `Repair with \`yep-ext install --force ${bad.map((e) => e.name).join(' ')}\` (or \`yep-ext install --frozen\`), then run \`yep-ext verify\` again.`,
+      hint: integrityHint(bad, new Set(entries.filter((e) => isLinked(e.source)).map((e) => e.name))),
       details: report as unknown as Record<string, unknown>,
     });
   }

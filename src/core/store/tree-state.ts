@@ -17,7 +17,7 @@ import { join, sep } from 'node:path';
 import type { Paths } from '../paths.js';
 import { assertValidName } from '../package/names.js';
 import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
-import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { ensureDir, writeFileAtomic, writeStreamAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 
 /** [size, mtime ns, ctime ns, inode, mode] */
@@ -76,24 +76,32 @@ export function signTree(root: string): Record<string, FileSignature> {
   return out;
 }
 
+/** The size of the blocks signTreeJsonChunks fills (a 20,000-file tree's signatures are ~1.8 MB). */
+export const SIGNATURE_CHUNK = 64 * 1024;
+
 /**
  * The same signatures as the JSON bytes of a `files` object (format 1, what
  * `JSON.stringify` of signTree's record gives, keys in walk order), written into
- * one growing buffer as the files are signed: for a tree just placed nothing
- * reads the signatures back, so the per-file arrays, their strings and the
+ * blocks of SIGNATURE_CHUNK bytes as the files are signed: for a tree just placed
+ * nothing reads the signatures back, so the per-file arrays, their strings and the
  * 20,000-key object are never made (measured on 20,000 files: V8's heap grew by
- * 18 MiB for the record, ~1.8 MB of bytes here). JSON.parse reads it into the
- * same record as signTree's.
+ * 18 MiB for the record, ~1.8 MB of bytes here). Blocks, not one buffer: a buffer
+ * grown by doubling, joined to the record's head and copied again by the atomic
+ * writer allocated ~7 MB of array buffers for those 1.8 MB (docs/performance.md,
+ * "Round five: mem5"); the blocks are written as they are (writeTreeStateText).
+ * A block is cut before a file's text that does not fit, so each ends on a whole
+ * record. JSON.parse of the blocks joined reads the same record as signTree's.
  */
-export function signTreeJson(root: string): Buffer {
-  let buf = Buffer.allocUnsafe(64 * 1024);
+export function signTreeJsonChunks(root: string): Buffer[] {
+  const chunks: Buffer[] = [];
+  let buf = Buffer.allocUnsafe(SIGNATURE_CHUNK);
   let len = 0;
   const put = (text: string): void => {
-    const need = len + Buffer.byteLength(text);
-    if (need > buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(need, buf.length * 2));
-      buf.copy(bigger, 0, 0, len);
-      buf = bigger;
+    const need = Buffer.byteLength(text);
+    if (len + need > buf.length) {
+      if (len > 0) chunks.push(buf.subarray(0, len));
+      buf = Buffer.allocUnsafe(Math.max(need, SIGNATURE_CHUNK));
+      len = 0;
     }
     len += buf.write(text, len);
   };
@@ -104,7 +112,13 @@ export function signTreeJson(root: string): Buffer {
     first = false;
   });
   put('}');
-  return buf.subarray(0, len);
+  chunks.push(buf.subarray(0, len));
+  return chunks;
+}
+
+/** signTreeJsonChunks as one buffer. */
+export function signTreeJson(root: string): Buffer {
+  return Buffer.concat(signTreeJsonChunks(root));
 }
 
 /** What differs between two signature sets, by file: changed, deleted and added paths (sorted). */
@@ -160,18 +174,29 @@ export async function writeTreeState(paths: Paths, state: TreeState): Promise<vo
  * first, in numeric order, while signTreeJson keeps the walk's order; readers
  * parse the file, so the order does not matter.
  */
-export async function writeTreeStateText(paths: Paths, head: Omit<TreeState, 'files'>, filesJson: string | Buffer): Promise<void> {
+export async function writeTreeStateText(paths: Paths, head: Omit<TreeState, 'files'>, filesJson: string | Buffer | Buffer[]): Promise<void> {
   const file = treeStateFile(paths, head.name);
   // The keys in TreeState's order, `files` last, as JSON.stringify(state) writes them.
-  const open = `${JSON.stringify({ format: head.format, name: head.name, dir: head.dir, content_hash: head.content_hash, binary_file_sha256: head.binary_file_sha256 }).slice(0, -1)},"files":`;
-  const text = Buffer.concat([Buffer.from(open), typeof filesJson === 'string' ? Buffer.from(filesJson) : filesJson, Buffer.from('}\n')]);
+  const open = Buffer.from(`${JSON.stringify({ format: head.format, name: head.name, dir: head.dir, content_hash: head.content_hash, binary_file_sha256: head.binary_file_sha256 }).slice(0, -1)},"files":`);
+  const close = Buffer.from('}\n');
+  const files = typeof filesJson === 'string' ? [Buffer.from(filesJson)] : Buffer.isBuffer(filesJson) ? [filesJson] : filesJson;
   try {
     // ensureDir: no mkdir system call when the directory is there (each one is a crash point).
     await ensureDir(join(paths.storeDir, '.yep-state'), 0o700);
-    await writeFileAtomic(file, text, { what: 'The stat signature', mode: 0o600 });
+    if (files.length === 1) {
+      // One block (any tree of up to ~700 files): one buffer, one write, as always.
+      await writeFileAtomic(file, Buffer.concat([open, files[0]!, close]), { what: 'The stat signature', mode: 0o600 });
+    } else {
+      // The blocks as they are: no joined copy of a large tree's signatures.
+      await writeStreamAtomic(file, blocks([open, ...files, close]), { what: 'The stat signature', mode: 0o600 });
+    }
   } catch {
     // Next time costs a re-hash; nothing else depends on it.
   }
+}
+
+async function* blocks(list: Buffer[]): AsyncGenerator<Buffer> {
+  yield* list;
 }
 
 /**

@@ -20,7 +20,7 @@ export interface MirrorManifest {
   git: Array<{ url: string; commit: string; path: string }>;
   /** Entries not mirrored (path sources) and why, from the latest run. */
   skipped: Array<{ name: string; reason: string }>;
-  /** Relative path -> SHA-256 of every file the mirror holds (mirror.json aside). */
+  /** Relative path -> SHA-256 of every index file and `.crate` (git repositories verify themselves: objects are named by their hashes, and installs check the locked commit id). */
   files: Record<string, string>;
 }
 
