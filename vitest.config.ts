@@ -9,6 +9,14 @@ import LongestFirst from './test/longest-first.js';
 // run the files one at a time). docs/performance.md, "Test suite", has the measurements.
 const workers = Number(process.env.YEP_EXT_TEST_WORKERS) || availableParallelism() + 1;
 
+// vitest starts every worker with this process's environment. NODE_EXTRA_CA_CERTS (set on
+// machines with a corporate or sandbox CA) makes Node 20 read and parse that bundle at start,
+// ~50 ms of CPU in every process that inherits it (Node 24 reads it lazily); the tests never
+// reach the internet, and the one that needs a CA (test/cli/proxy-ca.test.ts) passes its own.
+// The CLI children already get a hermetic env (test/helpers/home.ts); this covers the workers
+// and what they start with process.env. docs/performance.md, "Round five: suite5".
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 /** What every file gets, in either project below. */
 const common = {
   // CLI tests spawn real processes (servers, git, registries): give them room on a 2-core box.

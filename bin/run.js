@@ -134,8 +134,17 @@ if (require.main !== module) {
     // The plain shapes of install and update run without oclif too (dist/bundle/fast-net.cjs
     // decides; it declines anything else, doing nothing).
     if ((argv[0] === 'install' || argv[0] === 'update') && (await (await loadBundle(() => require('../dist/bundle/fast-net.cjs'))).runFastNet(argv, loadFastNetRun))) return;
-    // Plain `doctor <target>` too (src/cli/fast-doctor.ts; it declines the rest).
-    if (argv[0] === 'doctor' && (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-doctor.cjs')))).runFastDoctor(argv))) return;
+    // Plain `doctor <target>` too (src/cli/fast-doctor.ts; it declines the rest). The
+    // server is started first (src/cli/doctor-early.ts), so that its start-up overlaps
+    // the load of doctor's code; doctor adopts it only if it is exactly its own spawn,
+    // and kills and reaps it otherwise (as here, when the runner declines).
+    if (argv[0] === 'doctor') {
+      const early = await (await loadBundle(() => require('../dist/bundle/doctor-early.cjs'))).startEarlyDoctorServer(argv);
+      if (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-doctor.cjs')))).runFastDoctor(argv, early)) return;
+      await early?.discard();
+      // A Ctrl-C that the early servers' handler took: end as it would have ended this process.
+      if (early?.interrupted) process.kill(process.pid, 'SIGINT');
+    }
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
     // functions up with TurboFan on a background thread, and Node's exit joins
     // that thread: ~200 ms of every network command went to waiting for a compile

@@ -23,6 +23,8 @@
  *                     exports, which re-exports it;
  *   fast-path.cjs     the oclif-free runner for `list` and `__complete`
  *                     (src/cli/fast-path.ts), one self-contained CommonJS file,
+ *   doctor-early.cjs  starts the server plain `doctor <dir>` checks before fast-doctor.cjs loads
+ *                     (src/cli/doctor-early.ts),
  *   fast-doctor.cjs   the one for plain `doctor <target>` (src/cli/fast-doctor.ts),
  *                     with its own V8 code cache (fast-doctor.cjs.v8cache),
  *   table-engine.cjs  but for the table engine for non-ASCII text (cli-table3),
@@ -226,7 +228,11 @@ const [main, cli, fast] = await Promise.all([
   build({
     ...cjsCommon,
     footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
-    entryPoints: { 'fast-doctor': join(DIST, 'cli', 'fast-doctor.js') },
+    entryPoints: { 'fast-doctor': join(DIST, 'cli', 'fast-doctor.js'), 'doctor-early': join(DIST, 'cli', 'doctor-early.js') },
+    // `import()` as `require`: bin/run.js compiles fast-doctor.cjs with its code cache in a
+    // vm.Script, where Node 20 gave the lazy import of manifest-schema.cjs no loader
+    // (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING: every invalid manifest was an internal error).
+    supported: { 'dynamic-import': false },
     outdir: join(DIST, 'bundle'),
     outExtension: { '.js': '.cjs' },
     plugins: [noFetchers, schemaApart, noZodLocales],

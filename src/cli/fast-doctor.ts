@@ -19,7 +19,10 @@
  */
 import { existsSync } from 'node:fs';
 import { doctorConfigLoader } from '../core/doctor/doctor-config.js';
+import type { EarlyServers } from '../core/yep/early-server.js';
+import { parseFastDoctorArgs } from './fast-doctor-args.js';
 import { parseDoctorTarget, runDoctor } from '../core/doctor/doctor.js';
+import { YepError } from '../core/errors.js';
 import { resolvePaths } from '../core/paths.js';
 import { packageDir } from '../core/paths.js';
 import { resolveExtensionName } from '../core/store/installed-name.js';
@@ -30,49 +33,6 @@ import { renderDoctorReport } from './render-doctor.js';
 import { writeError } from './report-error.js';
 import { clearStatus } from './status-area.js';
 import { testSeams } from './test-seams.js';
-
-export interface FastDoctorArgs {
-  target: string;
-  json: boolean;
-  noConfig: boolean;
-  timeout?: string;
-  quiet: boolean;
-  verbose: boolean;
-}
-
-/** The arguments after `doctor` when each one is a shape we fully understand, else undefined. */
-export function parseFastDoctorArgs(args: string[]): FastDoctorArgs | undefined {
-  const out: Partial<FastDoctorArgs> & { json: boolean; noConfig: boolean; quiet: boolean; verbose: boolean } = { json: false, noConfig: false, quiet: false, verbose: false };
-  const seen = new Set<string>();
-  const once = (key: string): boolean => !seen.has(key) && Boolean(seen.add(key));
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as string;
-    if (a === '--json') {
-      if (!once('json')) return undefined;
-      out.json = true;
-    } else if (a === '--no-config') {
-      if (!once('no-config')) return undefined;
-      out.noConfig = true;
-    } else if (a === '-q' || a === '--quiet') {
-      if (!once('quiet') || seen.has('verbose')) return undefined;
-      out.quiet = true;
-    } else if (a === '--verbose') {
-      if (!once('verbose') || seen.has('quiet')) return undefined;
-      out.verbose = true;
-    } else if (a === '--timeout') {
-      const value = args[i + 1];
-      // A value that looks like a flag is oclif's to judge.
-      if (!once('timeout') || value === undefined || value === '' || value.startsWith('-')) return undefined;
-      out.timeout = value;
-      i++;
-    } else if (a !== '' && !a.startsWith('-') && out.target === undefined) {
-      out.target = a;
-    } else {
-      return undefined;
-    }
-  }
-  return out.target === undefined ? undefined : (out as FastDoctorArgs);
-}
 
 /**
  * False for an installed-extension name that is not installed: oclif's path adds
@@ -97,7 +57,7 @@ function answerable(target: string): boolean {
  * Run `argv` (process.argv.slice(2)) without oclif if it is a doctor shape we
  * handle. Returns false, having done nothing, when the caller must run oclif.
  */
-export async function runFastDoctor(argv: string[]): Promise<boolean> {
+export async function runFastDoctor(argv: string[], early?: EarlyServers): Promise<boolean> {
   if (argv[0] !== 'doctor') return false;
   const a = parseFastDoctorArgs(argv.slice(1));
   if (!a || oclifWouldDiffer(process.env, a.json) || !answerable(a.target)) return false;
@@ -107,12 +67,19 @@ export async function runFastDoctor(argv: string[]): Promise<boolean> {
   try {
     const timeoutMs = parseDoctorTimeout(a.timeout);
     const ctx = makeCliContext({ json: a.json, abort: new AbortController(), quiet: a.quiet, verbose: a.verbose });
+    // A Ctrl-C while the early servers started and this code loaded (doctor-early.ts): they
+    // are killed; stop as doctor does for a Ctrl-C during its run.
+    if (early?.interrupted) {
+      await early.discard();
+      throw new YepError('E_INTERRUPTED', 'Interrupted: the server was stopped.');
+    }
     const report = await runDoctor(ctx, {
       target: parseDoctorTarget(a.target, process.cwd(), process.env.HOME),
       workspaceRoot: process.cwd(),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       noConfig: a.noConfig,
       ...(a.noConfig ? {} : { loadConfig: doctorConfigLoader(ctx) }),
+      ...(early ? { earlyServer: early } : {}),
     });
     // oclif prints through console.log(util.format(text)): text + newline, after
     // clearing the progress line (BaseCommand.log).
@@ -125,6 +92,8 @@ export async function runFastDoctor(argv: string[]): Promise<boolean> {
   } catch (e) {
     code = writeError(e, a.json);
   }
+  // runDoctor has adopted or discarded it; not when it was never reached (a bad --timeout).
+  await early?.discard();
   // oclif leaves a failed command through process.exit (its `handle`); so do we.
   if (code !== 0) process.exit(code);
   return true;

@@ -1,6 +1,6 @@
 /**
  * The CLI's one test-only entry: seams a test preload installs before the CLI
- * starts (`node --import test/helpers/seams-preload.mjs bin/run.js …`), read here,
+ * starts (`node --require test/helpers/seams-preload.cjs bin/run.js …`), read here,
  * in the CLI layer, and only when the Context is built. Core never looks for them
  * and reads no test-only environment variable (issue 13).
  *
@@ -25,6 +25,8 @@ export interface TestSeams {
   git?: ContextOptions['git'];
   /** Called when an oclif-free runner answers (`list`, `__complete`, `doctor`, `install`, `update`): the differential tests' proof. */
   fastPath?: (which: 'list' | '__complete' | 'doctor' | 'install' | 'update') => void;
+  /** Called with the pids of the servers doctor started before loading its code (doctor-early.ts). */
+  earlyServer?: (pids: (number | undefined)[]) => void;
 }
 
 /** The seams a preload installed, or undefined (every production run). */

@@ -1,82 +1,10 @@
 /**
- * Test seams for the CLI, described by YEP_EXT_TEST_* variables that only test
- * code reads (production code reads none of them: issue 13).
- *
- * A test that runs the built CLI puts the variables in the child's environment
- * and passes the env through withSeams(), which adds
- * NODE_OPTIONS=--import=test/helpers/seams-preload.mjs when any is set; the
- * preload turns them into seams on globalThis[Symbol.for('yep-ext.test-seams')],
- * and src/cli/test-seams.ts hands those to createContext. In-process tests get
- * the same seams from seamsFromEnv() (test/helpers/home.ts does it in ctx()).
- *
- *   YEP_EXT_TEST_PAUSE_AT=<point>     stop at checkpoint(ctx, <point>) forever (a crash test kills it)
- *   YEP_EXT_TEST_PAUSE_FILE=<file>    ... after writing the pid there
- *   YEP_EXT_TEST_FAST_PATH_MARK=<f>   the oclif-free fast path writes `list` or `__complete` there
- *   YEP_EXT_TEST_RESOLVE=n=a[,n=a]    answer these host names without DNS (like curl --resolve)
- *   YEP_EXT_TEST_KEYCHAIN_MODULE=<f>  load this module instead of @napi-rs/keyring
- *   YEP_EXT_TEST_HTTP_RATE_WINDOW_MS, _RETRY_BASE_MS, _RETRY_MAX_MS, _RETRY_AFTER_MAX_MS,
- *   _MAX_REDIRECTS                    HTTP limits that are not user-facing variables
+ * ./seams.cjs for ES modules (the tests and helpers import this file; seams.d.mts
+ * types it). Loaded with Node's own require, so the preload the children run and
+ * the seams in-process tests get are one implementation.
  */
-import { writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
-import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 
-export const PRELOAD = new URL('./seams-preload.mjs', import.meta.url).href;
+const seams = createRequire(import.meta.url)('./seams.cjs');
 
-const HTTP_KEYS = {
-  rateWindowMs: 'YEP_EXT_TEST_HTTP_RATE_WINDOW_MS',
-  retryBaseMs: 'YEP_EXT_TEST_HTTP_RETRY_BASE_MS',
-  retryMaxMs: 'YEP_EXT_TEST_HTTP_RETRY_MAX_MS',
-  retryAfterMaxMs: 'YEP_EXT_TEST_HTTP_RETRY_AFTER_MAX_MS',
-  maxRedirects: 'YEP_EXT_TEST_HTTP_MAX_REDIRECTS',
-};
-
-/** `name=address,…` -> Map(lower-case name -> address); malformed pairs are ignored. */
-export function parseResolve(text) {
-  const out = new Map();
-  for (const pair of (text ?? '').split(',')) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) continue;
-    const name = pair.slice(0, eq).trim().toLowerCase();
-    const address = pair.slice(eq + 1).trim();
-    if (name !== '' && isIP(address) !== 0) out.set(name, address);
-  }
-  return out;
-}
-
-/** The seams the YEP_EXT_TEST_* variables in `env` describe (an object shaped like src/cli/test-seams.ts's TestSeams). */
-export function seamsFromEnv(env) {
-  const seams = {};
-  const pauseAt = env.YEP_EXT_TEST_PAUSE_AT;
-  if (pauseAt) {
-    const pauseFile = env.YEP_EXT_TEST_PAUSE_FILE;
-    seams.checkpoint = async (point) => {
-      if (point !== pauseAt) return;
-      if (pauseFile) writeFileSync(pauseFile, `${process.pid}\n`);
-      await new Promise(() => {
-        setInterval(() => {}, 1 << 30);
-      });
-    };
-  }
-  const mark = env.YEP_EXT_TEST_FAST_PATH_MARK;
-  if (mark) seams.fastPath = (which) => writeFileSync(mark, `${which}\n`);
-  const http = {};
-  if (env.YEP_EXT_TEST_RESOLVE) http.resolve = parseResolve(env.YEP_EXT_TEST_RESOLVE);
-  const limits = {};
-  for (const [key, name] of Object.entries(HTTP_KEYS)) {
-    const raw = env[name];
-    if (raw !== undefined && raw.trim() !== '' && Number.isFinite(Number(raw))) limits[key] = Number(raw);
-  }
-  if (Object.keys(limits).length > 0) http.limits = limits;
-  if (Object.keys(http).length > 0) seams.http = http;
-  const keyring = env.YEP_EXT_TEST_KEYCHAIN_MODULE;
-  if (keyring) seams.keychain = { load: () => import(pathToFileURL(keyring).href) };
-  return seams;
-}
-
-/** `env` plus NODE_OPTIONS loading the preload, when it sets any YEP_EXT_TEST_* variable. */
-export function withSeams(env) {
-  if (!Object.keys(env).some((k) => k.startsWith('YEP_EXT_TEST_') && env[k] !== undefined)) return env;
-  const prior = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : '';
-  return { ...env, NODE_OPTIONS: `${prior}--import=${PRELOAD}` };
-}
+export const { PRELOAD, parseResolve, seamsFromEnv, withSeams } = seams;

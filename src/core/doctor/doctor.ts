@@ -15,17 +15,18 @@
  * report, and from every excerpt before it is cut (text/redact.ts).
  */
 import { existsSync, statSync } from 'node:fs';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename } from 'node:path';
+import type { DoctorTarget } from './target.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
 import type { Manifest } from '../package/manifest.js';
-import { normalizeExtensionName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { redactValue } from '../text/redact.js';
 import type { ServerConfig, ConfigInjection } from '../settings/server-config.js';
 import type { CommandInspection } from '../package/inspect-command.js';
 import { YepClient, type StopReport } from '../yep/client.js';
+import type { EarlyServers } from '../yep/early-server.js';
 import { PROTOCOL_VERSION, type InitializeResult } from '../yep/protocol.js';
 import { enginesCheck } from './engines-check.js';
 import { checkCommand, checkConfig, checkManifest, missingConfigNote } from './check-setup.js';
@@ -37,7 +38,8 @@ import { withStep } from '../log.js';
 
 export type { CheckStatus, DoctorCheck, DoctorCallReport, DoctorReport } from './report.js';
 
-export type DoctorTarget = { kind: 'installed'; name: string; /** What was typed (an exact installed name wins over the crate spelling). */ raw?: string } | { kind: 'path'; dir: string };
+export type { DoctorTarget } from './target.js';
+export { parseDoctorTarget } from './target.js';
 
 /**
  * SEAM(config): how doctor gets an extension's configured values and secrets.
@@ -68,18 +70,16 @@ export interface DoctorOptions {
   maxLineBytes?: number;
   /** Bytes of stderr kept for the report (default 4 KiB). */
   stderrTailBytes?: number;
+  /**
+   * Servers already started by the CLI for this target (early-server.ts): each run
+   * (the first, then the EOF-only second) adopts the next one when its spawn is
+   * exactly the one doctor would make; the rest, and any that does not match, are
+   * killed and reaped before this returns (as when no server is spawned at all).
+   */
+  earlyServer?: EarlyServers;
 }
 
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 20_000;
-
-/** `./dir`, `../dir`, `/abs`, `dir/sub`, `~/dir` and `.` are paths; anything else is an extension name. */
-export function parseDoctorTarget(arg: string, cwd: string, home?: string): DoctorTarget {
-  const looksLikePath = arg.includes('/') || arg.includes('\\') || arg === '.' || arg === '..' || arg === '~';
-  if (!looksLikePath) return { kind: 'installed', name: normalizeExtensionName(arg), raw: arg };
-  // A quoted `~/x` reaches us unexpanded.
-  const expanded = home && (arg === '~' || arg.startsWith('~/')) ? join(home, arg.slice(1)) : arg;
-  return { kind: 'path', dir: isAbsolute(expanded) ? expanded : resolve(cwd, expanded) };
-}
 
 async function resolveTarget(ctx: Context, target: DoctorTarget): Promise<{ dir: string; source: 'installed' | 'path'; wanted?: string }> {
   if (target.kind === 'installed') {
@@ -116,6 +116,15 @@ interface Run {
 
 /** Run every check and return the report. Throws only for a bad target or an interrupt. */
 export async function runDoctor(ctx: Context, options: DoctorOptions): Promise<DoctorReport> {
+  try {
+    return await doctorRun(ctx, options);
+  } finally {
+    // Adopted (then the runs' own clean-up has it) or killed and reaped here.
+    await options.earlyServer?.discard();
+  }
+}
+
+async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorReport> {
   const t0 = Date.now();
   const { dir, source, wanted } = await resolveTarget(ctx, options.target);
   const timeoutMs = options.timeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
@@ -221,6 +230,7 @@ function startClient(run: Run, plan: ServerPlan): YepClient {
   const c = YepClient.start(
     { command: plan.command.path, args: plan.manifest.yolop.capabilityServer.args, packageDir: plan.dir, workspaceRoot: options.workspaceRoot, env: ctx.env, injectedEnv: plan.injection.env },
     {
+      ...(options.earlyServer ? { adopt: options.earlyServer } : {}),
       requestTimeoutMs: run.probeMs,
       ...(options.maxLineBytes ? { maxLineBytes: options.maxLineBytes } : {}),
       stderrTailBytes: options.stderrTailBytes ?? 4096,

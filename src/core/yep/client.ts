@@ -17,7 +17,7 @@ import { DEFAULT_MAX_LINE_BYTES } from './framing.js';
 import type { ServerLaunch } from './server-launch.js';
 import type { Spawn } from '../context.js';
 import type { Clock } from '../clock.js';
-import { ServerProcess, type ExitInfo, type StopReport } from './server-process.js';
+import { ServerProcess, type AdoptableServer, type ExitInfo, type StopReport } from './server-process.js';
 import { RpcSession, type AskContext, type CancelOutcome, type MessageRecord, type PendingCall, type RequestOptions } from './rpc-session.js';
 
 export { YepRequestError, RECORD_MESSAGE_MAX } from './rpc-session.js';
@@ -51,6 +51,8 @@ export interface YepClientOptions {
   signal?: AbortSignal;
   /** Starts the server process (ctx.spawn; default node's child_process.spawn). */
   spawn?: Spawn;
+  /** A server already started for this launch, taken if it matches it exactly (server-process.ts). */
+  adopt?: AdoptableServer;
 }
 
 export interface StopOptions {
@@ -75,7 +77,7 @@ export class YepClient {
     let session!: RpcSession;
     this.process = new ServerProcess(
       launch,
-      { ...(options.stderrTailBytes !== undefined ? { stderrTailBytes: options.stderrTailBytes } : {}), ...(options.spawn ? { spawn: options.spawn } : {}), ...(options.clock ? { clock: options.clock } : {}), secrets },
+      { ...(options.stderrTailBytes !== undefined ? { stderrTailBytes: options.stderrTailBytes } : {}), ...(options.spawn ? { spawn: options.spawn } : {}), ...(options.clock ? { clock: options.clock } : {}), ...(options.adopt ? { adopt: options.adopt } : {}), secrets },
       {
         stdout: (chunk) => session.push(chunk),
         stdoutEnd: () => session.end(),

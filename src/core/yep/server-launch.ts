@@ -3,6 +3,7 @@
  * as argv (no shell), cwd = the workspace root, PATH = `<package>/bin:` + the
  * inherited PATH, secrets and env-mapped config added to the environment.
  */
+import type { SpawnOptions } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 
 export interface ServerLaunch {
@@ -27,4 +28,26 @@ export function buildServerEnv(launch: ServerLaunch): Record<string, string> {
   const bin = join(launch.packageDir, 'bin');
   out.PATH = out.PATH ? `${bin}${delimiter}${out.PATH}` : bin;
   return out;
+}
+
+/**
+ * The one spawn call a server gets: command, argv, and the options (cwd = the
+ * workspace root, the environment above plus the run's tag, piped stdio, its own
+ * session and process group). ServerProcess and doctor's early start
+ * (early-server.ts) both spawn from this, so the two cannot drift apart.
+ */
+export function serverSpawnArgs(launch: ServerLaunch, tag: { name: string; value: string } | undefined): { command: string; args: string[]; options: SpawnOptions & { env: Record<string, string> } } {
+  const env = buildServerEnv(launch);
+  if (tag) env[tag.name] = tag.value;
+  return {
+    command: launch.command,
+    args: launch.args ?? [],
+    options: {
+      cwd: launch.workspaceRoot,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true, // own session and process group: signals reach the server's children too
+      windowsHide: true,
+    },
+  };
 }

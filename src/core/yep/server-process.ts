@@ -16,7 +16,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import type { Spawn } from '../context.js';
 import { systemClock, type Clock } from '../clock.js';
-import { buildServerEnv, type ServerLaunch } from './server-launch.js';
+import { systemSpawn } from '../spawn.js';
+import { serverSpawnArgs, type ServerLaunch } from './server-launch.js';
 import { ByteTail } from './stderr-tail.js';
 import { listGroup, signalGroup, waitGroupGone } from './process-group.js';
 import { PROC_TRACKING, ProcessTracker, serverRunTag, type LiveDescendant } from './process-tree.js';
@@ -72,6 +73,43 @@ export interface ServerProcessOptions {
    * state, which no fake clock can advance.
    */
   clock?: Clock;
+  /**
+   * A server already started for this same launch (early-server.ts: doctor starts
+   * it before loading its own code). Taken only when the spawn this would make is
+   * exactly the one that started it (command, argv, cwd, env, options, spawner);
+   * otherwise this spawns as usual and the early one is discarded.
+   */
+  adopt?: AdoptableServer;
+}
+
+/** What an adopted server had already done before it was adopted. */
+export interface AdoptedChild {
+  child: ChildProcess;
+  tag: { name: string; value: string } | undefined;
+  /** Date.now() at its spawn. */
+  startedAt: number;
+  spawned: boolean;
+  error?: NodeJS.ErrnoException;
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+  /**
+   * Stops keeping its output and hands over what it wrote so far. (It must be read
+   * from the start: at its exit Node resumes any pipe nobody reads, and what was in
+   * it would be lost.)
+   */
+  release(): EarlyOutput;
+}
+
+/** What an early server wrote before it was adopted. */
+export interface EarlyOutput {
+  stdout: Buffer[];
+  stderr: Buffer[];
+  stdoutEnded: boolean;
+  stderrEnded: boolean;
+}
+
+export interface AdoptableServer {
+  /** The child, when `launch` (with its run tag) spawns exactly what it spawned; at most once. */
+  claim(launch: ServerLaunch): AdoptedChild | undefined;
 }
 
 export interface ServerProcessEvents {
@@ -115,7 +153,10 @@ export class ServerProcess {
   private exitInfo?: ExitInfo;
   private stdinIsOpen = true;
   private stdoutEnded = false;
-  private stdoutEndWaiter?: () => void;
+  private stderrEnded = false;
+  /** An adopted child's stdout until it is replayed (see the constructor). */
+  private stdoutHeld?: (Buffer | 'end')[];
+  private drainWaiter?: () => void;
   private stopping?: Promise<StopReport>;
   private resolveExited!: (info: ExitInfo) => void;
 
@@ -125,28 +166,26 @@ export class ServerProcess {
     private readonly events: ServerProcessEvents,
   ) {
     this.clock = options.clock ?? systemClock;
-    this.started = this.clock.now();
+    // Only for the production spawner: a test's spawn seam must see every spawn.
+    const adopted = !options.spawn || options.spawn === systemSpawn ? options.adopt?.claim(launch) : undefined;
+    this.started = adopted ? this.clock.now() - (Date.now() - adopted.startedAt) : this.clock.now();
     this.stderr = new ByteTail(options.stderrTailBytes ?? 16 * 1024);
     this.secrets = options.secrets ?? [];
     this.exited = new Promise((r) => (this.resolveExited = r));
     installExitHook();
-    const tag = PROC_TRACKING ? serverRunTag() : undefined;
+    const tag = adopted ? adopted.tag : PROC_TRACKING ? serverRunTag() : undefined;
     let syncError: NodeJS.ErrnoException | undefined;
-    try {
-      const env = buildServerEnv(launch);
-      if (tag) env[tag.name] = tag.value;
-      this.child = (options.spawn ?? spawn)(launch.command, launch.args ?? [], {
-        cwd: launch.workspaceRoot,
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true, // own session and process group: signals reach the server's children too
-        windowsHide: true,
-      });
-    } catch (e) {
-      // Invalid argv/env (a NUL byte from a manifest or a config value) throws synchronously:
-      // report it like any other failure to start.
-      syncError = e as NodeJS.ErrnoException;
-      this.child = new ChildProcess();
+    if (adopted) this.child = adopted.child;
+    else {
+      try {
+        const s = serverSpawnArgs(launch, tag);
+        this.child = (options.spawn ?? spawn)(s.command, s.args, s.options);
+      } catch (e) {
+        // Invalid argv/env (a NUL byte from a manifest or a config value) throws synchronously:
+        // report it like any other failure to start.
+        syncError = e as NodeJS.ErrnoException;
+        this.child = new ChildProcess();
+      }
     }
     if (this.child.pid !== undefined && tag) this.tracker = new ProcessTracker(this.child.pid, { tag: `${tag.name}=${tag.value}` });
     live.add(this);
@@ -156,19 +195,54 @@ export class ServerProcess {
         queueMicrotask(() => this.onExit(null, null, { ...(syncError.code ? { code: syncError.code } : {}), message: syncError.message }));
         return;
       }
-      this.child.once('spawn', () => {
-        this.startTracking(options.trackIntervalMs ?? 200);
-        resolve(true);
-      });
-      // `on`, not `once`: a second 'error' with no listener would crash us.
-      this.child.on('error', (e: NodeJS.ErrnoException) => {
+      const failed = (e: NodeJS.ErrnoException): void => {
         // With a pid, the process did start (this is a failed kill): the exit path still runs.
         if (this.child.pid !== undefined) return;
         resolve(false);
         this.onExit(null, null, { ...(e.code ? { code: e.code } : {}), message: e.message });
-      });
+      };
+      // An adopted child's 'spawn' or 'error' may have fired already.
+      if (adopted?.spawned) {
+        this.startTracking(options.trackIntervalMs ?? 200);
+        resolve(true);
+      } else if (adopted?.error) {
+        const e = adopted.error;
+        queueMicrotask(() => failed(e));
+      } else {
+        this.child.once('spawn', () => {
+          this.startTracking(options.trackIntervalMs ?? 200);
+          resolve(true);
+        });
+      }
+      // `on`, not `once`: a second 'error' with no listener would crash us.
+      this.child.on('error', failed);
     });
     this.wireStreams();
+    if (adopted) {
+      const pre = adopted.release();
+      for (const chunk of pre.stderr) this.stderr.push(chunk);
+      if (pre.stderrEnded) this.stderrEnded = true;
+      // Its listeners are on now; a stream paused to bound what was kept flows again.
+      this.child.stdout?.resume();
+      this.child.stderr?.resume();
+      // Its stdout is replayed (with what comes meanwhile, held back in order) on the next
+      // turn of the event loop: after the caller's first request, written in the
+      // microtasks after this constructor, as a server spawned now could not have
+      // answered before it. So the message records come in the order they would have.
+      this.stdoutHeld = [...pre.stdout];
+      if (pre.stdoutEnded) this.stdoutHeld.push('end');
+      const early = adopted.exit;
+      setImmediate(() => {
+        const held = this.stdoutHeld ?? [];
+        this.stdoutHeld = undefined;
+        for (const item of held) {
+          if (item === 'end') this.onStdoutEnd();
+          else this.events.stdout(item);
+        }
+        // It exited before it was adopted: its 'exit' has fired already.
+        if (early) this.onExit(early.code, early.signal);
+      });
+    }
   }
 
   get pid(): number | undefined {
@@ -346,14 +420,26 @@ export class ServerProcess {
     });
     stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
     stderr?.on('error', () => {});
-    stdout?.on('data', (chunk: Buffer) => this.events.stdout(chunk));
+    stderr?.on('end', () => {
+      this.stderrEnded = true;
+      this.drainWaiter?.();
+    });
+    stdout?.on('data', (chunk: Buffer) => {
+      if (this.stdoutHeld) this.stdoutHeld.push(chunk);
+      else this.events.stdout(chunk);
+    });
     stdout?.on('error', () => {});
     stdout?.on('end', () => {
-      this.events.stdoutEnd();
-      this.stdoutEnded = true;
-      this.stdoutEndWaiter?.();
+      if (this.stdoutHeld) this.stdoutHeld.push('end');
+      else this.onStdoutEnd();
     });
     this.child.on('exit', (code, signal) => this.onExit(code, signal));
+  }
+
+  private onStdoutEnd(): void {
+    this.events.stdoutEnd();
+    this.stdoutEnded = true;
+    this.drainWaiter?.();
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null, spawnError?: ExitInfo['spawnError']): void {
@@ -363,6 +449,7 @@ export class ServerProcess {
     // The server is gone: a last look for what it left behind before the chain to it is lost.
     this.tracker?.snapshot();
     const finish = (): void => {
+      this.drainWaiter = undefined;
       this.events.exit(this.exitInfo!);
       // A forked child may still hold stdout open: stop reading, the session is over.
       this.child.stdout?.destroy();
@@ -374,12 +461,14 @@ export class ServerProcess {
         live.delete(this);
       }
     };
-    // 'exit' can come before the last stdout bytes are read: let the pipe drain (bounded,
-    // because a grandchild holding stdout keeps it open).
-    if (this.stdoutEnded || this.child.stdout === null || spawnError) finish();
+    // 'exit' can come before the last stdout and stderr bytes are read (an adopted child's
+    // always does): let the pipes drain (bounded, because a grandchild holding one keeps it open).
+    const drained = (): boolean => (this.stdoutEnded || this.child.stdout === null) && (this.stderrEnded || this.child.stderr === null);
+    if (drained() || spawnError) finish();
     else {
       const cancel = this.clock.timeout(finish, 250);
-      this.stdoutEndWaiter = () => {
+      this.drainWaiter = () => {
+        if (!drained()) return;
         cancel();
         finish();
       };

@@ -1,0 +1,97 @@
+/**
+ * Test seams for the CLI, described by YEP_EXT_TEST_* variables that only test
+ * code reads (production code reads none of them: issue 13).
+ *
+ * A test that runs the built CLI puts the variables in the child's environment
+ * and passes the env through withSeams(), which adds
+ * NODE_OPTIONS=--require=test/helpers/seams-preload.cjs when any is set; the
+ * preload turns them into seams on globalThis[Symbol.for('yep-ext.test-seams')],
+ * and src/cli/test-seams.ts hands those to createContext. In-process tests get
+ * the same seams from seamsFromEnv() (test/helpers/home.ts does it in ctx(),
+ * through ./seams.mjs).
+ *
+ * CommonJS, and the preload loaded with --require, not --import: an ES module
+ * preload starts Node's ESM loader in every child, about 40 ms of CPU per spawn
+ * on Node 20 (`list`: 160 -> 200 ms), and the fast-path tests spawn hundreds
+ * (docs/performance.md, "Round five: suite5").
+ *
+ *   YEP_EXT_TEST_PAUSE_AT=<point>     stop at checkpoint(ctx, <point>) forever (a crash test kills it)
+ *   YEP_EXT_TEST_PAUSE_FILE=<file>    ... after writing the pid there
+ *   YEP_EXT_TEST_FAST_PATH_MARK=<f>   the oclif-free fast path writes `list` or `__complete` there
+ *   YEP_EXT_TEST_EARLY_SERVER_MARK=<f> doctor's early start appends the pids it spawned there
+ *   YEP_EXT_TEST_RESOLVE=n=a[,n=a]    answer these host names without DNS (like curl --resolve)
+ *   YEP_EXT_TEST_KEYCHAIN_MODULE=<f>  load this module instead of @napi-rs/keyring
+ *   YEP_EXT_TEST_HTTP_RATE_WINDOW_MS, _RETRY_BASE_MS, _RETRY_MAX_MS, _RETRY_AFTER_MAX_MS,
+ *   _MAX_REDIRECTS                    HTTP limits that are not user-facing variables
+ */
+'use strict';
+const { appendFileSync, writeFileSync } = require('node:fs');
+const { isIP } = require('node:net');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+const PRELOAD = join(__dirname, 'seams-preload.cjs');
+
+const HTTP_KEYS = {
+  rateWindowMs: 'YEP_EXT_TEST_HTTP_RATE_WINDOW_MS',
+  retryBaseMs: 'YEP_EXT_TEST_HTTP_RETRY_BASE_MS',
+  retryMaxMs: 'YEP_EXT_TEST_HTTP_RETRY_MAX_MS',
+  retryAfterMaxMs: 'YEP_EXT_TEST_HTTP_RETRY_AFTER_MAX_MS',
+  maxRedirects: 'YEP_EXT_TEST_HTTP_MAX_REDIRECTS',
+};
+
+/** `name=address,…` -> Map(lower-case name -> address); malformed pairs are ignored. */
+function parseResolve(text) {
+  const out = new Map();
+  for (const pair of (text ?? '').split(',')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) continue;
+    const name = pair.slice(0, eq).trim().toLowerCase();
+    const address = pair.slice(eq + 1).trim();
+    if (name !== '' && isIP(address) !== 0) out.set(name, address);
+  }
+  return out;
+}
+
+/** The seams the YEP_EXT_TEST_* variables in `env` describe (an object shaped like src/cli/test-seams.ts's TestSeams). */
+function seamsFromEnv(env) {
+  const seams = {};
+  const pauseAt = env.YEP_EXT_TEST_PAUSE_AT;
+  if (pauseAt) {
+    const pauseFile = env.YEP_EXT_TEST_PAUSE_FILE;
+    seams.checkpoint = async (point) => {
+      if (point !== pauseAt) return;
+      if (pauseFile) writeFileSync(pauseFile, `${process.pid}\n`);
+      await new Promise(() => {
+        setInterval(() => {}, 1 << 30);
+      });
+    };
+  }
+  const mark = env.YEP_EXT_TEST_FAST_PATH_MARK;
+  if (mark) seams.fastPath = (which) => writeFileSync(mark, `${which}\n`);
+  // The pids doctor's early start spawned (src/cli/doctor-early.ts), one line per start.
+  const early = env.YEP_EXT_TEST_EARLY_SERVER_MARK;
+  if (early) seams.earlyServer = (pids) => appendFileSync(early, `${pids.join(' ')}\n`);
+  const http = {};
+  if (env.YEP_EXT_TEST_RESOLVE) http.resolve = parseResolve(env.YEP_EXT_TEST_RESOLVE);
+  const limits = {};
+  for (const [key, name] of Object.entries(HTTP_KEYS)) {
+    const raw = env[name];
+    if (raw !== undefined && raw.trim() !== '' && Number.isFinite(Number(raw))) limits[key] = Number(raw);
+  }
+  if (Object.keys(limits).length > 0) http.limits = limits;
+  if (Object.keys(http).length > 0) seams.http = http;
+  const keyring = env.YEP_EXT_TEST_KEYCHAIN_MODULE;
+  if (keyring) seams.keychain = { load: () => import(pathToFileURL(keyring).href) };
+  return seams;
+}
+
+/** `env` plus NODE_OPTIONS loading the preload, when it sets any YEP_EXT_TEST_* variable. */
+function withSeams(env) {
+  if (!Object.keys(env).some((k) => k.startsWith('YEP_EXT_TEST_') && env[k] !== undefined)) return env;
+  const prior = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : '';
+  // Quoted as NODE_OPTIONS reads it (a checkout path may hold spaces).
+  return { ...env, NODE_OPTIONS: `${prior}--require=${JSON.stringify(PRELOAD)}` };
+}
+
+module.exports = { PRELOAD, parseResolve, seamsFromEnv, withSeams };
