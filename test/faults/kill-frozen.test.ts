@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot } from '../helpers/faults.js';
+import { faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -74,6 +74,7 @@ describe('kill -9 during install --frozen --lockfile', () => {
       expect(snapshot(h)).toEqual(before);
       await killAt(point, op(), envOf(h), join(h.root, 'paused'));
 
+      staleLock(h); // the killed holder's lock, as 5 s later
       const probe = await runCli(['remove', 'not-installed'], { env: envOf(h) });
       expect(probe.code, probe.stderr).toBe(3);
       const recovered = snapshot(h);

@@ -11,7 +11,7 @@
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot } from '../helpers/faults.js';
+import { faultCrate, killAt, snapshot, stagingLeft, staleLock, type StateSnapshot } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -33,6 +33,18 @@ afterAll(async () => {
   for (const h of homes) h.cleanup();
   pkgRoot.cleanup();
 });
+
+/**
+ * `to` made a copy of `from`'s config dir and HOME (the download cache), as a setup run there
+ * would leave it: the setup's CLI runs are made once per scenario, in the twin, not per point.
+ * (Stat signatures under `.yep-state` name the old home's paths and inodes, so the copy re-hashes
+ * once where the twin would not; they are a cache, outside the compared state.)
+ */
+function copyHome(from: TempHome, to: TempHome): void {
+  for (const dir of [from.configDir, from.env.HOME as string]) {
+    if (existsSync(dir)) cpSync(dir, dir === from.configDir ? to.configDir : (to.env.HOME as string), { recursive: true, verbatimSymlinks: true });
+  }
+}
 
 function newHome(): TempHome {
   const h = makeTempHome('yep-fault-');
@@ -96,26 +108,32 @@ for (const s of scenarios) {
     let before: StateSnapshot;
     let after: StateSnapshot;
     let op: string[];
+    /** The twin's home as its setup left it (config dir and HOME): each point's home starts as a copy. */
+    let prepared: TempHome;
 
     beforeAll(async () => {
       op = s.op();
       const twin = newHome();
       await s.setup(twin);
       before = snapshot(twin);
+      prepared = newHome();
+      copyHome(twin, prepared);
       await ok(twin, op);
       after = snapshot(twin);
       expect(after).not.toEqual(before);
     });
 
-    // Concurrent: most of each test is the 5 s a killed holder's installer lock takes to go stale.
+    // Concurrent: each test is half a dozen CLI runs (the stale lock is set back, not waited for).
     // Seven at once on 2 cores take 30-45 s each under load, near the config's 60 s: give them room.
     it.concurrent.each(s.points)('at %s: recovered to before or after, and the install then completes', async (point) => {
       const h = newHome();
-      await s.setup(h);
+      copyHome(prepared, h);
       expect(snapshot(h)).toEqual(before);
       await killAt(point, op, envOf(h), join(h.root, 'paused'));
 
-      // Any command that takes the installer lock recovers (this one then fails: nothing to remove).
+      // Any command that takes the installer lock recovers (this one then fails: nothing to remove),
+      // once the killed holder's lock is stale: its mtime set back past the 5 s that takes.
+      staleLock(h);
       const probe = await runCli(['remove', 'not-installed'], { env: envOf(h) });
       expect(probe.code, probe.stderr).toBe(3);
       const recovered = snapshot(h);

@@ -11,9 +11,21 @@
  *
  * Needs strace (ptrace): suites declare it with `straceNeed()` and `describeNeeding`
  * (skipped with the reason shown, or failing when YEP_EXT_REQUIRE_ALL=1, as in CI).
+ *
+ * The kill runs themselves do not need ptrace: where the kernel has seccomp user
+ * notifications (x86_64, Linux 5.5+, a C compiler), test/helpers/seccomp-kill.c kills at the same
+ * call with the same per-thread count, and only that one syscall leaves the kernel;
+ * strace stops the tracee at every call of every thread (crash-points, interleaved:
+ * 0.515 -> 0.367 s of CPU a kill run; a plain run of the CLI is about the latter). `strace --seccomp-bpf` is no way out: its `signal=KILL` never fires
+ * (a signal passed when restarting from a seccomp event stop is dropped by the kernel).
+ * YEP_EXT_KILL_WITH=strace kills with strace as before. Either way the run reports the
+ * call it killed at (`killed`), for the caller to check against its plan.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BIN, REPO_ROOT } from './home.js';
 import { withSeams } from './seams.mjs';
 import { need, type Need } from './needs.js';
@@ -32,8 +44,58 @@ export interface TracedRun {
   status: number | null;
   signal: NodeJS.Signals | null;
   stderr: string;
-  /** strace's output: one line per traced call, `<tid> <syscall>(...) = ...`. */
+  /** strace's output: one line per traced call, `<tid> <syscall>(...) = ...` (a kill run's: seccomp-kill's log). */
   trace: string;
+  /** A kill run that was killed: the call it was killed at, its paths (descriptors as the files they are open on). */
+  killed?: { syscall: string; n: number; paths: string[] };
+}
+
+const SECCOMP_KILL_SRC = join(REPO_ROOT, 'test', 'helpers', 'seccomp-kill.c');
+/** x86_64 numbers of the state syscalls, and which arguments are paths (bit i) or descriptors (bit 8 + i). */
+const SECCOMP_CALLS: Record<string, [number, number]> = {
+  rename: [82, 0b11], mkdir: [83, 0b1], rmdir: [84, 0b1], unlink: [87, 0b1], symlink: [88, 0b11], fsync: [74, 0x100], fdatasync: [75, 0x100],
+  mkdirat: [258, 0b10], unlinkat: [263, 0b10], renameat: [264, 0b1010], symlinkat: [266, 0b101], renameat2: [316, 0b1010],
+};
+let seccompKill: string | null | undefined;
+/**
+ * The seccomp-kill binary (built once per source with cc into the temp dir), or null
+ * when it cannot be built or this kernel or arch cannot run it: kill runs then use strace.
+ */
+function seccompKillBin(): string | null {
+  if (seccompKill !== undefined) return seccompKill;
+  seccompKill = null;
+  if (process.env.YEP_EXT_KILL_WITH === 'strace' || process.arch !== 'x64' || process.platform !== 'linux') return null;
+  const src = readFileSync(SECCOMP_KILL_SRC);
+  const bin = join(tmpdir(), `yep-seccomp-kill-${createHash('sha256').update(src).digest('hex').slice(0, 12)}`);
+  if (!existsSync(bin)) {
+    const tmp = `${bin}.${process.pid}.tmp`;
+    if (spawnSync('cc', ['-O2', '-o', tmp, SECCOMP_KILL_SRC], { stdio: 'ignore' }).status !== 0) return null;
+    renameSync(tmp, bin);
+  }
+  if (spawnSync(bin, ['--probe'], { stdio: 'ignore' }).status === 0) seccompKill = bin;
+  return seccompKill;
+}
+/** What kills the kill runs here: seccomp-kill (test/helpers/seccomp-kill.c), or strace where it cannot. */
+export function killer(): 'seccomp' | 'strace' {
+  return seccompKillBin() === null ? 'strace' : 'seccomp';
+}
+
+/** The quoted strings of a call's text (strace's escapes left as they are). */
+const quoted = (text: string): string[] => [...text.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] as string);
+
+/** The call a kill run died at, from its log (seccomp-kill's `KILLED` line, or strace's last call of the syscall). */
+function killedCall(trace: string, kill: { syscall: string; n: number }, how: 'seccomp' | 'strace'): TracedRun['killed'] {
+  if (!/\+\+\+ killed by SIGKILL/.test(trace)) return undefined;
+  if (how === 'seccomp') {
+    const line = trace.split('\n').find((l) => l.endsWith(' KILLED'));
+    return line === undefined ? undefined : { ...kill, paths: quoted(line) };
+  }
+  const calls = trace.split('\n').filter((l) => ENTRY.exec(l)?.[2] === kill.syscall);
+  const last = calls[calls.length - 1];
+  if (last === undefined) return undefined;
+  // fsync(3</a/file>): strace -y decodes the descriptor.
+  const fds = [...last.matchAll(/\(\d+<([^>]*)>/g)].map((m) => m[1] as string);
+  return { ...kill, paths: [...quoted(last), ...fds] };
 }
 
 export interface TraceOptions {
@@ -60,15 +122,20 @@ export function tracedRun(args: string[], options: TraceOptions): Promise<Traced
   const filter = options.everything ? ['-y'] : ['-e', `trace=${syscalls.join(',')}`];
   const inject = options.kill ? ['-e', `inject=${options.kill.syscall}:signal=KILL:when=${options.kill.n}`] : [];
   rmSync(options.traceFile, { force: true });
+  const how = options.kill && SECCOMP_CALLS[options.kill.syscall] !== undefined ? killer() : 'strace';
+  const command =
+    options.kill && how === 'seccomp'
+      ? [seccompKillBin(), [String(SECCOMP_CALLS[options.kill.syscall]?.[0]), String(options.kill.n), options.traceFile, '--', process.execPath, BIN, ...args]]
+      : // (No --seccomp-bpf: with it strace 6.1 never delivers signal=KILL; see the header.) -y: the killed fsync's file.
+        ['strace', ['-f', '-qq', '-o', options.traceFile, ...(options.kill ? ['-y'] : []), ...filter, ...inject, process.execPath, BIN, ...args]];
   return new Promise((resolve, reject) => {
-    // (No --seccomp-bpf: with it strace 6.1 stops counting for when=N after the first call.)
-    const child = spawn('strace', ['-f', '-qq', '-o', options.traceFile, ...filter, ...inject, process.execPath, BIN, ...args], {
+    const child = spawn(command[0] as string, command[1] as string[], {
       cwd: options.cwd ?? REPO_ROOT,
       // NODE_DISABLE_COMPILE_CACHE: on Node 22.1+ bin/run.js turns V8's compile cache on, whose
       // directory is made by a mkdir on the main thread; strace counts calls per thread, so that
       // one would make the installer lock's mkdir (in the pool) unreachable by when=N. The cache
       // is not state; the kill points are the same with it off.
-      env: withSeams({ ...options.env, UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1' }),
+      env: withSeams({ ...options.env, UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1', ...(how === 'seccomp' && options.kill ? { SECCOMP_KILL_ARGS: String(SECCOMP_CALLS[options.kill.syscall]?.[1]) } : {}) }),
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -80,7 +147,8 @@ export function tracedRun(args: string[], options: TraceOptions): Promise<Traced
       const trace = existsSync(options.traceFile) ? readFileSync(options.traceFile, 'utf8') : '';
       // strace exits with the tracee's status; a tracee killed by a signal is reported as 128+n by strace itself.
       const killed = /\+\+\+ killed by (SIG\w+)/.exec(trace)?.[1] as NodeJS.Signals | undefined;
-      resolve({ status: killed ? null : code, signal: killed ?? signal, stderr, trace });
+      const at = options.kill ? killedCall(trace, options.kill, how) : undefined;
+      resolve({ status: killed ? null : code, signal: killed ?? signal, stderr, trace, ...(at ? { killed: at } : {}) });
     });
     child.stdin.end(options.input ?? '');
   });
@@ -165,4 +233,32 @@ export function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T
       queue.shift()?.();
     }
   };
+}
+
+/** One path component of two runs: equal once pids, clocks and counters (tokens with a digit) and mkdtemp's six letters are masked. */
+function sameComponent(a: string, b: string): boolean {
+  const mask = (s: string) => s.replace(/[0-9a-z]*\d[0-9a-z]*/gi, '#');
+  if (a === b || mask(a) === mask(b)) return true;
+  const temp = /^(.*[-.])[A-Za-z0-9]{6}$/;
+  const ta = temp.exec(a);
+  const tb = temp.exec(b);
+  return ta !== null && tb !== null && ta[1] === tb[1];
+}
+
+/**
+ * Why a kill run did not die at `point`'s call of the completed run (null when it did):
+ * the same syscall and per-thread number, and the same paths, component by component
+ * (the two runs live in different temp homes and name their temp files by pid).
+ */
+export function killedElsewhere(point: KillPoint, killed: TracedRun['killed']): string | null {
+  if (killed === undefined) return 'no call was killed';
+  if (killed.syscall !== point.syscall || killed.n !== point.n) return `killed at ${killed.syscall} #${killed.n}`;
+  const planned = [...quoted(point.call.line), ...[...point.call.line.matchAll(/\(\d+<([^>]*)>/g)].map((m) => m[1] as string)];
+  const same = (a: string, b: string) => {
+    const x = a.split('/');
+    const y = b.split('/');
+    return x.length === y.length && x.every((c, i) => sameComponent(c, y[i] as string));
+  };
+  if (planned.length !== killed.paths.length || !planned.every((p, i) => same(p, killed.paths[i] as string))) return `killed at ${killed.syscall} #${killed.n} on ${JSON.stringify(killed.paths)}, planned on ${JSON.stringify(planned)}`;
+  return null;
 }
