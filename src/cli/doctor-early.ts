@@ -54,7 +54,8 @@ export async function startEarlyDoctorServer(argv: string[]): Promise<EarlyServe
     if (!a || oclifWouldDiffer(process.env, a.json) || testSeams()?.spawn) return undefined;
     parseDoctorTimeout(a.timeout);
     const target = parseDoctorTarget(a.target, process.cwd(), process.env.HOME);
-    if (target.kind !== 'path' || !statSync(target.dir).isDirectory()) return undefined;
+    // A directory target (doctor's own kind, not a source kind), told by its shape as fast-doctor does.
+    if (!('dir' in target) || !statSync(target.dir).isDirectory()) return undefined;
     const raw: unknown = JSON.parse(readFileSync(join(target.dir, 'plugin.json'), 'utf8'));
     const y = isObj(raw) && isObj(raw.yolop) ? raw.yolop : undefined;
     const server = y && isObj(y.capabilityServer) ? y.capabilityServer : undefined;

@@ -85,7 +85,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
     }
   });
 
-  it("runs plain `doctor` from fast-doctor.cjs alone, compiled from its own code cache (Node 20), and never loads cli.cjs", () => {
+  it("runs plain `doctor` from doctor-early.cjs (the early server start) and fast-doctor.cjs alone, the latter compiled from its own code cache (Node 20), and never loads cli.cjs", () => {
     const home = makeTempHome();
     try {
       const preload = join(home.root, 'seen.cjs');
@@ -102,7 +102,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
       const file = join(REPO_ROOT, 'dist', 'bundle', 'fast-doctor.cjs');
       const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
       expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file, rejected: false }]);
-      expect(loaded.filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f))).toEqual(['fast-doctor.cjs']);
+      expect(loaded.filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f))).toEqual(['doctor-early.cjs', 'fast-doctor.cjs']);
     } finally {
       home.cleanup();
     }
