@@ -205,6 +205,45 @@ describe('doctor fast path: the server started before doctor loads', () => {
     }
   });
 
+  it('a server that leaves a session daemon and exits at once: the daemon is found and killed, adopted or discarded', async () => {
+    const cases: [string, Record<string, unknown>, number][] = [
+      ['daemon-adopted', {}, 9],
+      // A manifest that fails its checks: both early servers are discarded, never adopted.
+      ['daemon-discarded', { tools: 'none' }, 9],
+    ];
+    for (const [name, yolop, code] of cases) {
+      const pidFile = join(pkgs, `${name}.pids`);
+      rmSync(pidFile, { force: true });
+      const dir = makePackage(pkgs, name, { server: 'daemon-then-exit.mjs', args: ['--pid-file', pidFile, '--sleep', '97'], yolop });
+      const r = await run(['doctor', dir, '--json']);
+      expect(r.fast, name).toBe(true);
+      expect(r.early, `${name}: both runs were started early`).toHaveLength(2);
+      expect(r.code, `${name}: ${r.stdout}`).toBe(code);
+      // Every daemon's pid was written by its server before it exited.
+      await new Promise((done) => setTimeout(done, 100));
+      const daemons = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').split(/\s+/).filter(Boolean).map(Number) : [];
+      try {
+        expect(daemons.length, `${name}: the servers started their daemons`).toBeGreaterThan(0);
+        // Killed: gone, or a zombie its new parent (init here) has not reaped yet.
+        const running = (pid: number): boolean => {
+          try {
+            return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+          } catch {
+            return false;
+          }
+        };
+        for (const pid of daemons) expect(running(pid), `${name}: daemon ${pid} outlived doctor`).toBe(false);
+        if (name === 'daemon-adopted') {
+          const processes = (JSON.parse(r.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((c) => c.name === 'processes')!;
+          expect(processes.status).toBe('fail');
+          expect(processes.detail).toContain('sleep 97');
+        }
+      } finally {
+        for (const pid of daemons) if (alive(pid)) try { process.kill(pid, 'SIGKILL'); } catch { /* a zombie or gone */ }
+      }
+    }
+  });
+
   it('starts nothing early for what it would not adopt, and nothing is left', async () => {
     const dir = recorder('not-early');
     const configured = recorder('configured', { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'TOKEN' } } } });

@@ -182,9 +182,12 @@ interface ServerPlan {
  * stopped by EOF only). The two runs are independent, so the second starts once
  * the first has answered initialize and overlaps the first's probes and shutdown
  * instead of following them (issue 20: doctor paid two server starts in a row).
- * Not earlier: the first handshake's timeout is the host's, and a second server
- * starting beside it on a loaded machine could make it miss that. The second
- * run's check is added after `shutdown`, where it always was.
+ * Not earlier, when doctor spawns them itself: the first handshake's timeout is the
+ * host's, and a second server starting beside it on a loaded machine could make it
+ * miss that. (`doctor <dir>`'s early start, doctor-early.ts, spawns both at once
+ * before doctor's code loads, trading that for the overlap; each handshake is then
+ * timed from its own spawn.) The second run's check is added after `shutdown`,
+ * where it always was.
  */
 async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport | undefined> {
   const { report, options } = run;
@@ -244,11 +247,19 @@ function startClient(run: Run, plan: ServerPlan): YepClient {
   return c;
 }
 
+/** What is left of `timeoutMs` counted from `since` (Date.now() time), at least 1 ms. */
+function remainingFrom(since: number, timeoutMs: number): number {
+  return Math.max(1, timeoutMs - (Date.now() - since));
+}
+
 /** `handshake`: initialize answered within the timeout. */
 async function checkHandshake(run: Run, client: YepClient, initParams: Record<string, unknown>, injection: ConfigInjection): Promise<InitializeResult | undefined> {
-  const t = Date.now();
+  // The host writes initialize as it spawns, and its timeout runs from there. A server
+  // started early (doctor-early.ts) has been starting since its spawn: time it from then,
+  // or doctor would pass a server the host gives up on.
+  const t = client.earlyStartedAt ?? Date.now();
   try {
-    const init = await withStep(run.ctx.log, `Waiting for the server (pid ${client.pid}) to answer initialize`, () => client.initialize(initParams, { timeoutMs: run.timeoutMs }), {
+    const init = await withStep(run.ctx.log, `Waiting for the server (pid ${client.pid}) to answer initialize`, () => client.initialize(initParams, { timeoutMs: remainingFrom(t, run.timeoutMs) }), {
       deadlineAt: t + run.timeoutMs,
     });
     run.report.add('handshake', 'pass', `answered initialize in ${ms(Date.now() - t)}`);
@@ -267,7 +278,7 @@ async function checkStdinEof(run: Run, second: YepClient, report: Report, initPa
     return second.stop({ graceMs: run.graceMs });
   }
   try {
-    await second.initialize(initParams, { timeoutMs: run.timeoutMs });
+    await second.initialize(initParams, { timeoutMs: remainingFrom(second.earlyStartedAt ?? Date.now(), run.timeoutMs) });
   } catch (e) {
     interruptedIfAborted(run);
     report.add('stdin_eof', 'fail', `second run: initialize: ${describeFailure(e, second)}`);

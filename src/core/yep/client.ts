@@ -155,6 +155,11 @@ export class YepClient {
     return this.process.stderrBytes;
   }
 
+  /** Date.now() at the spawn of an early-started server it adopted (doctor); undefined when it spawned its own. */
+  get earlyStartedAt(): number | undefined {
+    return this.process.earlyStartedAt;
+  }
+
   /** Milliseconds since start. */
   elapsed(): number {
     return this.process.elapsed();

@@ -15,7 +15,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { systemSpawn } from '../spawn.js';
-import { PROC_TRACKING, serverRunTag } from './process-tree.js';
+import { PROC_TRACKING, ProcessTracker, serverRunTag } from './process-tree.js';
 import { signalGroup } from './process-group.js';
 import { serverSpawnArgs, type ServerLaunch } from './server-launch.js';
 import { ServerProcess, type AdoptableServer, type AdoptedChild, type EarlyOutput } from './server-process.js';
@@ -135,7 +135,21 @@ export class EarlyServer implements EarlyServers {
     const child: ChildProcess = systemSpawn(s.command, s.args, s.options);
     const state: AdoptedChild = { child, tag, startedAt: Date.now(), spawned: false, release: () => out };
     this.state = state;
-    child.once('spawn', () => (state.spawned = true));
+    // Tracked from its spawn, as a ServerProcess's own child is: a tracker that first
+    // looks once the server is gone never claims what it started (a daemon in its own
+    // session is found by the run tag only after the server was once seen alive), and
+    // doctor adopts or discards it only after loading its code and checking the manifest.
+    // The first look is taken here, synchronously: the 'spawn' event comes on a later tick,
+    // after bin/run.js has loaded doctor's code, by when a quick server may be gone.
+    const tracker = child.pid !== undefined && tag ? new ProcessTracker(child.pid, { tag: `${tag.name}=${tag.value}` }) : undefined;
+    if (tracker) {
+      state.tracker = tracker;
+      tracker.snapshot();
+    }
+    child.once('spawn', () => {
+      state.spawned = true;
+      tracker?.snapshot();
+    });
     child.on('error', (e: NodeJS.ErrnoException) => {
       if (child.pid === undefined) state.error ??= e;
     });

@@ -89,6 +89,8 @@ export interface AdoptedChild {
   /** Date.now() at its spawn. */
   startedAt: number;
   spawned: boolean;
+  /** Its descendants, tracked from its spawn (process-tree.ts); the adopter keeps it. */
+  tracker?: ProcessTracker;
   error?: NodeJS.ErrnoException;
   exit?: { code: number | null; signal: NodeJS.Signals | null };
   /**
@@ -149,6 +151,8 @@ export class ServerProcess {
   private readonly stderr: ByteTail;
   private readonly secrets: readonly string[];
   private readonly tracker?: ProcessTracker;
+  /** Date.now() at the spawn of an adopted (early-started) server; undefined for its own spawn. */
+  readonly earlyStartedAt: number | undefined;
   private trackTimer?: NodeJS.Timeout;
   private exitInfo?: ExitInfo;
   private stdinIsOpen = true;
@@ -187,7 +191,9 @@ export class ServerProcess {
         this.child = new ChildProcess();
       }
     }
-    if (this.child.pid !== undefined && tag) this.tracker = new ProcessTracker(this.child.pid, { tag: `${tag.name}=${tag.value}` });
+    if (adopted?.tracker) this.tracker = adopted.tracker;
+    else if (this.child.pid !== undefined && tag) this.tracker = new ProcessTracker(this.child.pid, { tag: `${tag.name}=${tag.value}` });
+    this.earlyStartedAt = adopted?.startedAt;
     live.add(this);
     this.spawned = new Promise((resolve) => {
       if (syncError) {
