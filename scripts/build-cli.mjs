@@ -260,9 +260,14 @@ if (metaIndex > 0) {
 // bundle and evaluating the runner, help, hook and every command module, so the
 // functions those run are in it too.
 const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
+// A Node with its own compile cache (22.1+) never reads these (bin/run.js requires the
+// bundles plainly there), and a cache only fits the V8 that made it: built by such a
+// Node they would be dead weight in the package (Node 24's are larger: the package went
+// over its 8 MiB budget). (dist/bundle is emptied above, so none is left from a Node 20 build.)
+const CODE_CACHES = !(await import('node:module')).default.enableCompileCache;
 // (fast-net-run.cjs, the oclif-free install/update runner, has none: its measured
 // gain was within noise, and its 245 KB broke the package's size budget.)
-for (const [name, warm] of [['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`]]) {
+for (const [name, warm] of CODE_CACHES ? [['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`]] : []) {
   const made = spawnSync(
     process.execPath,
     [
@@ -279,7 +284,7 @@ require('node:fs').writeFileSync(file + '.v8cache', make());`,
   if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
 }
 // The same for fast-doctor.cjs, made without V8 flags: bin/run.js loads it before it sets any.
-const madeDoctor = spawnSync(
+const madeDoctor = !CODE_CACHES ? { status: 0 } : spawnSync(
   process.execPath,
   [
     '-e',
