@@ -72,6 +72,31 @@ function underBroken(test: TestCase, broken: ReadonlySet<TestModule | TestSuite>
   return false;
 }
 
+/** At most this many `FAIL:` lines: enough to name a flake, short enough for a log's tail. */
+const FAIL_LINES = 20;
+
+/**
+ * One `FAIL: <file> > <test>: <first line of the error>` line per failed test, failed
+ * hook or broken file, and per unhandled error: CI keeps only the tail of a long log, and
+ * .ci/run repeats these lines under its closing summary so a failure is named there.
+ */
+export function failureLines(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): string[] {
+  const lines: string[] = [];
+  const firstLine = (e: SerializedError | undefined): string => (e?.message ?? 'no error message').split('\n')[0]!.slice(0, 200);
+  for (const mod of modules) {
+    for (const s of [mod, ...mod.children.allSuites()]) {
+      for (const e of s.errors()) lines.push(`FAIL: ${mod.relativeModuleId}${s.type === 'suite' ? ` > ${s.fullName}` : ''} (hook or load): ${firstLine(e)}`);
+    }
+    for (const test of mod.children.allTests()) {
+      const r = test.result();
+      if (r.state === 'failed') lines.push(`FAIL: ${mod.relativeModuleId} > ${test.fullName}: ${firstLine(r.errors?.[0])}`);
+    }
+  }
+  for (const e of unhandled) lines.push(`FAIL: unhandled error: ${firstLine(e)}`);
+  if (lines.length <= FAIL_LINES) return lines;
+  return [...lines.slice(0, FAIL_LINES), `FAIL: ... and ${lines.length - FAIL_LINES} more`];
+}
+
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 export default class SummaryReporter implements Reporter {
@@ -100,6 +125,7 @@ export default class SummaryReporter implements Reporter {
       [c.unhandled, 'unhandled error'],
     ] as const;
     const why = parts.filter(([n]) => n > 0).map(([n, one, many]) => plural(n, one, many));
+    out.push(...failureLines(testModules, unhandledErrors));
     out.push(`failed: ${why.length > 0 ? why.join(', ') : 'none'}; todo: ${c.todo}`);
     out.push(`${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
     process.stdout.write(`${out.join('\n')}\n`);

@@ -35,6 +35,16 @@ describe('the summary reporter', () => {
     );
     const seconds = listed.map((l) => Number(l[0]));
     expect(seconds).toEqual([...seconds].sort((a, b) => b - a));
+    // Each failure is named on a FAIL: line (CI repeats them under its closing summary).
+    const fails = lines.filter((l) => l.startsWith('FAIL: '));
+    const named = (file: string, rest: string) => expect(fails.some((l) => l.startsWith(`FAIL: ${file}`) && l.includes(rest)), fails.join('\n')).toBe(true);
+    named('failing-test.case.ts > fails', 'expected 1 to be 2');
+    named('failing-before-each.case.ts > fails through its beforeEach', 'beforeEach broke');
+    named('failing-before-all.case.ts > under a broken beforeAll (hook or load)', 'beforeAll broke');
+    named('failing-after-all.case.ts (hook or load)', 'afterAll broke');
+    named('failing-import.case.ts (hook or load)', '');
+    expect(fails.some((l) => l.startsWith('FAIL: unhandled error: ')), fails.join('\n')).toBe(true);
+    expect(fails).toHaveLength(6);
   });
 
   it('says 0 failed when nothing failed, counting purposeful skips as skipped and the todo apart', async () => {
@@ -43,5 +53,6 @@ describe('the summary reporter', () => {
     expect(lines.at(-1)).toBe('2 passed, 0 failed, 3 skipped');
     expect(lines.at(-2)).toBe('failed: none; todo: 1');
     expect(lines).toContain('6 tests in 1 file');
+    expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
   });
 });
