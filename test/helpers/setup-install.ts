@@ -9,9 +9,12 @@
  * is the core's own: lock, store, grants and tree-state signatures of the real
  * files (unlike a copied home, whose signatures name other inodes and paths: suite5).
  *
- * Only for set-up: a test about `install` itself spawns the CLI. The core modules
- * load once per test file (~1 s of CPU in the worker), so this pays where a file
- * needs more than two or three set-up installs.
+ * Only for set-up: a test about `install` itself spawns the CLI. Each set-up install
+ * saves ~0.4 s of CPU (Node 20, measured: a CLI install of two small crates ~0.55 s, this
+ * ~0.1-0.2 s), but the core modules load once per test file: ~2 s of CPU for a file run
+ * alone (vitest's transform, shared by every file of a whole run, plus ~1 s of import in
+ * the worker). So it pays where a file needs many set-up installs (fast-net: 24), not
+ * for two or three (engines: 7 measured as a wash, left as CLI runs).
  */
 import { createContext } from '../../src/core/context.js';
 import { memoryLogger } from '../../src/core/log.js';
@@ -19,11 +22,11 @@ import { loadLock } from '../../src/core/store/lockfile.js';
 import { seamsFromEnv } from './seams.mjs';
 
 /**
- * `yep-ext install --yes ...specs` in `env`'s home, in this process: throws (with
+ * `yep-ext install --yes ...specs` in `env`'s home, in this process (relative paths against `cwd`): throws (with
  * every failure's message) unless every spec installed and the lock on disk pins each
  * of them as reported. Returns the installed names.
  */
-export async function setupInstall(env: Record<string, string>, specs: string[], cwd = process.cwd()): Promise<string[]> {
+export async function setupInstall(env: Record<string, string>, specs: string[], options: { cwd?: string } = {}): Promise<string[]> {
   const [{ installMany }, { buildModeOf }] = await Promise.all([import('../../src/core/operations/install.js'), import('../../src/core/binary/cargo-build.js')]);
   const { fastPath: _fastPath, ...seams } = seamsFromEnv(env);
   const ctx = createContext({ ...seams, env, log: memoryLogger(), interactive: false });
@@ -34,7 +37,7 @@ export async function setupInstall(env: Record<string, string>, specs: string[],
     refuseReplace: false,
     confirmWiden: async () => true,
     confirmReplace: async () => true,
-  }, cwd);
+  }, options.cwd ?? process.cwd());
   const failed = results.flatMap((r) => (r.ok ? [] : [`${r.spec}: ${r.error.message}`]));
   if (failed.length > 0) throw new Error(`set-up install failed:\n${failed.join('\n')}`);
   const installed = results.flatMap((r) => (r.ok ? [r.outcome] : []));
