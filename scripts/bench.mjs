@@ -177,7 +177,7 @@ const WHY = {
   'install-big': 'the download goes to a .partial file and is verified before unpacking (the spec; the pipeline streams straight into tar), then copied into the download cache (a second read, SHA-256 and write of the .crate); overlapping that copy with the unpack saved wall time but took the 200 MB install\'s peak RSS to 78-90 MiB (the < 80 MiB row), so it was not kept (docs/performance.md, round five wall5)',
   'rss-200mb': 'the 1 MB install itself is ~68 MiB now (node 38, the node binary pages, oclif and the install command; undici is no longer loaded without a proxy) and the transfer adds 13-18 MiB that is neither V8 heap nor live buffers (glibc heap grown by socket and inflate buffers: the figure moves 81-86 MiB from run to run with the timing of the young collections). An oclif-free install path would close it',
   'rss-files': 'under 100 MiB, and flat from 5,000 to 20,000 files (the unpack keeps one map entry and one path string per file; signatures are written in 64 KiB blocks), but 1.2-1.3x the 100-file install: the step is below 5,000 files and is not per entry: V8 optimising the per-entry code (TurboFan, ~8-10 MiB; 71 MiB with --no-opt) and the young generation grown during the download of a multi-MB crate (docs/performance.md, Round five: mem5). With --no-opt --max-semi-space-size=1 it is ~65 MiB and still 1.1-1.2x of the 100-file install under the same flags',
-  suite: 'CLI tests spawn real processes on 2 shared cores',
+  suite: 'the suite starts the CLI ~2,400 times (0.15-0.6 s of CPU each on Node 20): 1,100-1,300 s of CPU on 2 shared cores',
 };
 
 /** A yep-ext command against `node -e 0`, interleaved: the start-up-bound rows of issue 20. */
