@@ -93,6 +93,25 @@ const noFetchers = {
     }));
   },
 };
+// `install --frozen` imports its fetching code (src/core/operations/frozen-fetch.ts) only
+// when an entry must be fetched, and, in fast-frozen.cjs, that import throws the key
+// src/cli/fast-frozen.ts's FROZEN_HAND_OVER names: the runner then hands the command over
+// to fast-net-run.cjs. (`--enable`'s lazy import of enable.js, which fast-net.ts never
+// accepts, is left out the same way as the fetchers above.)
+const frozenHandOver = {
+  name: 'frozen-hand-over',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(frozen-fetch|\.\.\/core\/operations\/enable)\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: args.path, namespace: 'frozen-hand-over' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'frozen-hand-over' }, (args) => ({
+      contents: args.path.endsWith('frozen-fetch.js')
+        ? "throw Object.assign(new Error('install --frozen must fetch: fast-net-run.cjs takes over'), { [Symbol.for('yep-ext.frozen-hand-over')]: true });"
+        : `throw new Error(${JSON.stringify(`${args.path} is not bundled into fast-frozen.cjs`)});`,
+      loader: 'js',
+    }));
+  },
+};
 // The zod schemas (src/core/package/manifest-schema.ts) are imported lazily, for a
 // manifest the generated check rejects; CommonJS has no chunks, so the fast path
 // inlined zod (~50 KB parsed on every `list`). There the import is a file of its own,
@@ -222,6 +241,15 @@ const [main, cli, fast] = await Promise.all([
     outdir: join(DIST, 'bundle'),
     outExtension: { '.js': '.cjs' },
     plugins: [libsApart],
+  }),
+  // The oclif-free runner of a warm `install --frozen` (src/cli/fast-frozen.ts): the same
+  // body without the fetching code, which it hands over to fast-net-run.cjs for.
+  build({
+    ...cjsCommon,
+    entryPoints: { 'fast-frozen': join(DIST, 'cli', 'fast-frozen.js') },
+    outdir: join(DIST, 'bundle'),
+    outExtension: { '.js': '.cjs' },
+    plugins: [noFetchers, frozenHandOver, schemaApart, libsApart],
   }),
   // The oclif-free runner of `doctor <target>` (src/cli/fast-doctor.ts): a file of its
   // own, so that `list` does not parse the doctor and zod, named for its code cache.
