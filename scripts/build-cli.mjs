@@ -101,7 +101,7 @@ const noFetchers = {
 const frozenHandOver = {
   name: 'frozen-hand-over',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(frozen-fetch|\.\.\/core\/operations\/enable)\.js$/ }, (args) =>
+    b.onResolve({ filter: /^(\.\/frozen-fetch|\.\.\/core\/operations\/enable)\.js$/ }, (args) =>
       args.kind === 'dynamic-import' ? { path: args.path, namespace: 'frozen-hand-over' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'frozen-hand-over' }, (args) => ({

@@ -70,7 +70,7 @@ describe('the bundled CLI', () => {
       expect(full, fn).toContain(`function ${fn}(`);
       expect(small, fn).not.toContain(`function ${fn}(`);
     }
-    for (const lib of ['undici', 'simple-git', 'cacache', 'tar', 'prompts']) expect(small, lib).not.toContain(`require("./lib/${lib}.cjs")`);
+    for (const lib of ['undici', 'simple-git', 'cacache', 'tar', 'prompts', 'ajv', 'zod']) expect(small, lib).not.toContain(`require("./lib/${lib}.cjs")`);
     // The stand-in for frozen-fetch.ts (scripts/build-cli.mjs) throws the key src/cli/fast-frozen.ts looks for.
     expect(small).toContain('[Symbol.for("yep-ext.frozen-hand-over")]:!0');
     expect(small.length).toBeLessThan(full.length * 0.6);
