@@ -32,7 +32,11 @@
  *   fast-net.cjs,     the oclif-free runner for the plain shapes of install and
  *   fast-net-run.cjs  update (src/cli/fast-net.ts): the first only checks the
  *                     arguments, the second (required only for a shape it
- *                     accepts) runs the command body, with lib/*.cjs.
+ *                     accepts) runs the command body, with lib/*.cjs;
+ *   fast-frozen.cjs   the same body for `install --frozen` without the fetching
+ *                     code (src/cli/fast-frozen.ts): a warm run needs no more,
+ *                     and it hands over to fast-net-run.cjs when an entry must
+ *                     be fetched.
  * A new command needs no registration: every dist/commands file is in COMMANDS,
  * under the id oclif's file discovery gave it (lock/export.js -> lock:export).
  * Runs after tsc: it bundles dist/, not src/. Every dependency is bundled (the
@@ -293,8 +297,9 @@ const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
 // Node they would be dead weight in the package (Node 24's are larger: the package went
 // over its 8 MiB budget). (dist/bundle is emptied above, so none is left from a Node 20 build.)
 const CODE_CACHES = !(await import('node:module')).default.enableCompileCache;
-// (fast-net-run.cjs, the oclif-free install/update runner, has none: its measured
-// gain was within noise, and its 245 KB broke the package's size budget.)
+// (fast-net-run.cjs and fast-frozen.cjs, the oclif-free install/update runners, have none:
+// measured by CPU time over 21-51 interleaved runs, rounds four and six, the gain was within
+// noise, even for a cache made after a real warm run; docs/performance.md.)
 for (const [name, warm] of CODE_CACHES ? [['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`]] : []) {
   const made = spawnSync(
     process.execPath,
