@@ -38,7 +38,7 @@ export interface FrozenOptions {
   /** A lockfile to install from; default: the store's own extensions.lock. */
   lockfile?: string;
   concurrency?: number;
-  /** Told as each entry is verified (plain per-extension lines off a TTY). */
+  /** Told as each entry is verified (plain per-extension lines off a TTY); those already in place, once all are checked. */
   onItem?: (item: FrozenItem) => void;
 }
 
