@@ -161,6 +161,8 @@ export class ServerProcess {
   /** An adopted child's stdout until it is replayed (see the constructor). */
   private stdoutHeld?: (Buffer | 'end')[];
   private drainWaiter?: () => void;
+  /** Bytes read from the server's stdout and stderr so far: whether a turn of the loop brought more. */
+  private pipeBytes = 0;
   private stopping?: Promise<StopReport>;
   private resolveExited!: (info: ExitInfo) => void;
 
@@ -424,13 +426,17 @@ export class ServerProcess {
       this.stdinIsOpen = false;
       this.events.stdinError(e.code ?? e.message);
     });
-    stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    stderr?.on('data', (chunk: Buffer) => {
+      this.pipeBytes += chunk.length;
+      this.stderr.push(chunk);
+    });
     stderr?.on('error', () => {});
     stderr?.on('end', () => {
       this.stderrEnded = true;
       this.drainWaiter?.();
     });
     stdout?.on('data', (chunk: Buffer) => {
+      this.pipeBytes += chunk.length;
       if (this.stdoutHeld) this.stdoutHeld.push(chunk);
       else this.events.stdout(chunk);
     });
@@ -472,12 +478,33 @@ export class ServerProcess {
     const drained = (): boolean => (this.stdoutEnded || this.child.stdout === null) && (this.stderrEnded || this.child.stderr === null);
     if (drained() || spawnError) finish();
     else {
-      const cancel = this.clock.timeout(finish, 250);
+      const cancel = this.clock.timeout(() => this.afterDrainBound(finish), 250);
       this.drainWaiter = () => {
         if (!drained()) return;
         cancel();
         finish();
       };
     }
+  }
+
+  /**
+   * The drain bound ran out. It is judged on the clock, and a process short of CPU
+   * runs its due timers before it reads its pipes: the server's last answer, written
+   * before it exited, may be waiting unread (under load, doctor reported "did not
+   * answer shutdown" for a server that had answered, in ~1 run in 5). So read on,
+   * one turn of the loop at a time (its poll phase reads the pipes), while each turn
+   * brings bytes, and finish on the first turn that brings none, or at a hard
+   * 2 s bound (a grandchild writing without end to the pipe it inherited).
+   */
+  private afterDrainBound(finish: () => void): void {
+    const until = Date.now() + 2000;
+    const turn = (seen: number): void => {
+      setImmediate(() => {
+        if (!this.drainWaiter) return; // drained meanwhile: finished already
+        if (this.pipeBytes !== seen && Date.now() < until) turn(this.pipeBytes);
+        else finish();
+      });
+    };
+    turn(this.pipeBytes);
   }
 }
