@@ -200,6 +200,18 @@ describe('config.json cache (issue 20)', () => {
     expect(config.map((r) => r.status)).toEqual([304]);
   });
 
+  it('a crate that does not exist: the call settles after the concurrent config.json fetch, so nothing is written after it returns', async () => {
+    // config.json drips in (~0.4 s); the index file's 404 is immediate. The failure must not
+    // return while config.json's fetch is still running and will write its cache entry later
+    // (into a home the caller may already have removed: the suite leaked such homes).
+    reg.fault('/index/config.json', { kind: 'slow-drip', intervalMs: 40, chunk: 8 });
+    const key = (await import('node:crypto')).createHash('sha256').update(`${reg.indexUrl}config.json`).digest('hex').slice(0, 32);
+    const file = join(ctx().paths.cacheDir, 'index', key.slice(0, 2), `${key}.json`);
+    const e = await fail(fetchCrate(ctx(), spec('yolop-extension-nope'), into()));
+    expect(e.code).toBe('E_NOT_FOUND');
+    expect(existsSync(file)).toBe(true);
+  });
+
   it('a config.json cache entry that does not match its digest is not used', async () => {
     await fetchCrate(ctx(), spec(HELLO, '0.1.0'), into());
     const { createHash } = await import('node:crypto');

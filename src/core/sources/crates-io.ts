@@ -217,10 +217,17 @@ export async function crateCandidates(ctx: Context, spec: CrateSpec): Promise<Ca
   // config.json in parallel with the index file (memoised per context, so the
   // download reuses it; a rejection is handled there, so a crate that does not exist
   // leaves no unhandled promise). Errors come in the order of a sequential fetch:
-  // the index file's, the version choice's, then config.json's.
+  // the index file's, the version choice's, then config.json's. On a failure the call
+  // still settles only after config.json's fetch: it writes a cache entry, and nothing
+  // may be written after the call has returned (the caller may have removed the home).
   const configFetch = loadRegistryConfig(ctx, indexUrl);
-  const entries = await indexEntries(ctx, indexUrl, spec.crate);
-  const choice = chooseIn(ctx, spec.crate, entries, spec.requirement, false);
+  let choice: ReturnType<typeof chooseIn>;
+  try {
+    choice = chooseIn(ctx, spec.crate, await indexEntries(ctx, indexUrl, spec.crate), spec.requirement, false);
+  } catch (e) {
+    await configFetch.catch(() => undefined);
+    throw e;
+  }
   await configFetch;
   return { records: choice.entries.map((e) => crateRecord(indexUrl, e, spec.requirement)), ...(choice.skipNote ? { notes: [choice.skipNote] } : {}) };
 }
