@@ -133,7 +133,10 @@ if (require.main !== module) {
     if ((argv[0] === 'list' || argv[0] === '__complete') && (await (await loadBundle(() => require('../dist/bundle/fast-path.cjs'))).runFastPath(argv))) return;
     // The plain shapes of install and update run without oclif too (dist/bundle/fast-net.cjs
     // decides; it declines anything else, doing nothing).
-    if ((argv[0] === 'install' || argv[0] === 'update') && (await (await loadBundle(() => require('../dist/bundle/fast-net.cjs'))).runFastNet(argv, loadFastNetRun))) return;
+    // A warm `install --frozen` tries dist/bundle/fast-frozen.cjs first (no fetching code; no V8
+    // set-up, as it runs no wasm and downloads nothing), which hands over to fast-net-run.cjs
+    // when an entry must be fetched (src/cli/fast-frozen.ts).
+    if ((argv[0] === 'install' || argv[0] === 'update') && (await (await loadBundle(() => require('../dist/bundle/fast-net.cjs'))).runFastNet(argv, loadFastNetRun, () => require('../dist/bundle/fast-frozen.cjs')))) return;
     // Plain `doctor <target>` too (src/cli/fast-doctor.ts; it declines the rest). The
     // server is started first (src/cli/doctor-early.ts), so that its start-up overlaps
     // the load of doctor's code; doctor adopts it only if it is exactly its own spawn,

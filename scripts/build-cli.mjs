@@ -32,7 +32,11 @@
  *   fast-net.cjs,     the oclif-free runner for the plain shapes of install and
  *   fast-net-run.cjs  update (src/cli/fast-net.ts): the first only checks the
  *                     arguments, the second (required only for a shape it
- *                     accepts) runs the command body, with lib/*.cjs.
+ *                     accepts) runs the command body, with lib/*.cjs;
+ *   fast-frozen.cjs   the same body for `install --frozen` without the fetching
+ *                     code (src/cli/fast-frozen.ts): a warm run needs no more,
+ *                     and it hands over to fast-net-run.cjs when an entry must
+ *                     be fetched.
  * A new command needs no registration: every dist/commands file is in COMMANDS,
  * under the id oclif's file discovery gave it (lock/export.js -> lock:export).
  * Runs after tsc: it bundles dist/, not src/. Every dependency is bundled (the
@@ -89,6 +93,25 @@ const noFetchers = {
     );
     b.onLoad({ filter: /.*/, namespace: 'no-fetchers' }, (args) => ({
       contents: `throw new Error(${JSON.stringify(`${args.path} is not bundled into the list fast path`)});`,
+      loader: 'js',
+    }));
+  },
+};
+// `install --frozen` imports its fetching code (src/core/operations/frozen-fetch.ts) only
+// when an entry must be fetched, and, in fast-frozen.cjs, that import throws the key
+// src/cli/fast-frozen.ts's FROZEN_HAND_OVER names: the runner then hands the command over
+// to fast-net-run.cjs. (`--enable`'s lazy import of enable.js, which fast-net.ts never
+// accepts, is left out the same way as the fetchers above.)
+const frozenHandOver = {
+  name: 'frozen-hand-over',
+  setup(b) {
+    b.onResolve({ filter: /^(\.\/frozen-fetch|\.\.\/core\/operations\/enable)\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: args.path, namespace: 'frozen-hand-over' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'frozen-hand-over' }, (args) => ({
+      contents: args.path.endsWith('frozen-fetch.js')
+        ? "throw Object.assign(new Error('install --frozen must fetch: fast-net-run.cjs takes over'), { [Symbol.for('yep-ext.frozen-hand-over')]: true });"
+        : `throw new Error(${JSON.stringify(`${args.path} is not bundled into fast-frozen.cjs`)});`,
       loader: 'js',
     }));
   },
@@ -223,6 +246,15 @@ const [main, cli, fast] = await Promise.all([
     outExtension: { '.js': '.cjs' },
     plugins: [libsApart],
   }),
+  // The oclif-free runner of a warm `install --frozen` (src/cli/fast-frozen.ts): the same
+  // body without the fetching code, which it hands over to fast-net-run.cjs for.
+  build({
+    ...cjsCommon,
+    entryPoints: { 'fast-frozen': join(DIST, 'cli', 'fast-frozen.js') },
+    outdir: join(DIST, 'bundle'),
+    outExtension: { '.js': '.cjs' },
+    plugins: [noFetchers, frozenHandOver, schemaApart, libsApart],
+  }),
   // The oclif-free runner of `doctor <target>` (src/cli/fast-doctor.ts): a file of its
   // own, so that `list` does not parse the doctor and zod, named for its code cache.
   build({
@@ -265,8 +297,9 @@ const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
 // Node they would be dead weight in the package (Node 24's are larger: the package went
 // over its 8 MiB budget). (dist/bundle is emptied above, so none is left from a Node 20 build.)
 const CODE_CACHES = !(await import('node:module')).default.enableCompileCache;
-// (fast-net-run.cjs, the oclif-free install/update runner, has none: its measured
-// gain was within noise, and its 245 KB broke the package's size budget.)
+// (fast-net-run.cjs and fast-frozen.cjs, the oclif-free install/update runners, have none:
+// measured by CPU time over 21-51 interleaved runs, rounds four and six, the gain was within
+// noise, even for a cache made after a real warm run; docs/performance.md.)
 for (const [name, warm] of CODE_CACHES ? [['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`]] : []) {
   const made = spawnSync(
     process.execPath,

@@ -90,13 +90,15 @@ export function parseFastNetArgs(argv: string[]): FastNetShape | undefined {
 /**
  * Run `argv` (process.argv.slice(2)) without oclif if it is a shape we handle:
  * `load` (bin/run.js) sets up V8 as the oclif path does for a network command
- * and returns dist/bundle/fast-net-run.cjs (compiled from its code cache on
- * Node 20), which runs it. False, having done nothing, when the caller must run
- * oclif.
+ * and returns dist/bundle/fast-net-run.cjs, which runs it. An `install --frozen`
+ * is tried first with `loadFrozen`'s dist/bundle/fast-frozen.cjs (no fetching
+ * code), which hands over to the former when an entry must be fetched
+ * (fast-frozen.ts). False, having done nothing, when the caller must run oclif.
  */
-export async function runFastNet(argv: string[], load: () => typeof import('./fast-net-run.js')): Promise<boolean> {
+export async function runFastNet(argv: string[], load: () => typeof import('./fast-net-run.js'), loadFrozen?: () => typeof import('./fast-frozen.js')): Promise<boolean> {
   const shape = parseFastNetArgs(argv);
   if (!shape || oclifWouldDiffer(process.env, shape.flags.json)) return false;
+  if (loadFrozen && shape.command === 'install' && shape.flags.frozen && (await loadFrozen().runFastFrozen(shape))) return true;
   await load().runFastNetShape(shape);
   return true;
 }

@@ -14,13 +14,13 @@ import type { Context } from '../core/context.js';
 import { installMany, planMany, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
+import { runFrozen } from './frozen-run.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
 import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
 import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 
 /** --quiet / --verbose, handed to the context. */
-interface Feedback {
+export interface Feedback {
   quiet: boolean;
   verbose: boolean;
 }
@@ -98,30 +98,6 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   });
 }
 
-async function runFrozen(io: CommandIo, lockfile: string | undefined, index: string | undefined, enable: boolean, ignoreEngines: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
-  const ctx = io.makeContext({ index, ...feedback });
-  if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
-  const json = io.json;
-  const items = await installFrozen(ctx, {
-    ...(lockfile ? { lockfile } : {}),
-    onItem: (item) => {
-      if (!json) io.logToStderr(frozenLine(item));
-    },
-  });
-  if (!json) io.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
-  if (!enable) return { frozen: items.map(frozenJson), enabled: null };
-  const enabled = await enableAll(ctx, items.map((i) => i.name), ignoreEngines);
-  if (!json) for (const e of enabled) io.logToStderr(e.ok ? `✔ ${e.name} enabled` : `! ${e.name}: ${e.error.message}`);
-  const incomplete = enabled.filter((e) => !e.ok);
-  if (incomplete.length > 0) {
-    throw new YepError(incomplete.every((e) => !e.ok && e.error.code === 'E_SETUP_INCOMPLETE') ? 'E_SETUP_INCOMPLETE' : 'E_PARTIAL', `${incomplete.map((e) => e.name).join(', ')}: not fully set up.`, {
-      hint: incomplete.flatMap((e) => (e.ok ? [] : [e.error.hint ?? ''])).join('\n'),
-      details: { frozen: items.map(frozenJson), enabled: enabled.map((e) => (e.ok ? { name: e.name, ok: true, error: null } : { name: e.name, ok: false, error: e.error.toJSON() })) },
-    });
-  }
-  return { frozen: items.map(frozenJson), enabled: enabled.map((e) => ({ name: e.name, ok: true, error: null })) };
-}
-
 /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
 async function runDryRun(io: CommandIo, specs: string[], index: string | undefined, cooldown: CooldownOptions, ignoreEngines: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
   const ctx = io.makeContext({ index, ...feedback });
@@ -148,32 +124,6 @@ async function runDryRun(io: CommandIo, specs: string[], index: string | undefin
 
 function failureLine(spec: string, error: YepError): string {
   return `✖ ${sanitize(spec)}: ${sanitize(error.message, { keepNewlines: true })}${error.hint ? `\n  hint: ${sanitize(error.hint, { keepNewlines: true })}` : ''}`;
-}
-
-/** Enable each name; setup problems are collected, not thrown, so provisioning reports them all. */
-async function enableAll(ctx: Context, names: string[], ignoreEngines: boolean): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
-  const out: Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }> = [];
-  // Loaded here, not at the top: enable brings ajv (~260 KB), which a plain install never needs.
-  const { runEnable } = await import('../core/operations/enable.js');
-  for (const name of names) {
-    try {
-      await runEnable(ctx, name, { ignoreEngines });
-      out.push({ name, ok: true });
-    } catch (e) {
-      if (!isYepError(e)) throw e;
-      out.push({ name, ok: false, error: e });
-    }
-  }
-  return out;
-}
-
-function frozenLine(item: FrozenItem): string {
-  return item.status === 'failed' ? `✖ ${item.name}: ${item.reason}` : item.status === 'skipped' ? `= ${item.name} (already as locked)` : `✔ ${item.name} verified`;
-}
-
-/** A frozen item for --json: every key present, null when it does not apply (docs/json.md). */
-function frozenJson(item: FrozenItem) {
-  return { name: item.name, status: item.status, reason: item.reason ?? null, engines: item.engines ?? null };
 }
 
 /** A plan for --json: every key present, null when it does not apply (docs/json.md). */

@@ -63,6 +63,19 @@ describe('the bundled CLI', () => {
     expect(fast).toContain('./table-engine.cjs');
   });
 
+  it('keeps the fetching code out of the warm `install --frozen` runner (fast-frozen.cjs), which hands over to fast-net-run.cjs instead', () => {
+    const small = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'fast-frozen.cjs'), 'utf8');
+    const full = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'fast-net-run.cjs'), 'utf8');
+    for (const fn of ['prepareExactly', 'commitPackage', 'placePackage']) {
+      expect(full, fn).toContain(`function ${fn}(`);
+      expect(small, fn).not.toContain(`function ${fn}(`);
+    }
+    for (const lib of ['undici', 'simple-git', 'cacache', 'tar', 'prompts', 'ajv', 'zod']) expect(small, lib).not.toContain(`require("./lib/${lib}.cjs")`);
+    // The stand-in for frozen-fetch.ts (scripts/build-cli.mjs) throws the key src/cli/fast-frozen.ts looks for.
+    expect(small).toContain('[Symbol.for("yep-ext.frozen-hand-over")]:!0');
+    expect(small.length).toBeLessThan(full.length * 0.6);
+  });
+
   it('compiles cli.cjs from the code cache the build wrote (Node 20; Node 22+ uses its own compile cache)', () => {
     const home = makeTempHome();
     try {
@@ -123,5 +136,6 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
     } finally {
       home.cleanup();
     }
-  });
+    // ~25 CLI runs in a row: a minute is not enough on a loaded machine (it timed out in CI).
+  }, 240_000);
 });

@@ -6,7 +6,7 @@
  * grants, settings: test/helpers/home-state.ts) are identical; failures too. Every
  * shape it cannot match exactly is left to oclif (the mark stays unwritten).
  */
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,7 +73,7 @@ function expectSame({ fast, oclif }: { fast: Side; oclif: Side }): void {
 }
 
 const install = (...specs: string[]): Setup => async (_h, env) => {
-  const r = await runCli(['install', '--yes', ...specs], { env: { ...env, YEP_EXT_NO_FAST_PATH: '1' } });
+  const r = await runCli(['install', '--yes', ...specs.map((spec) => spec.replace('@SRC@', shared))], { env: { ...env, YEP_EXT_NO_FAST_PATH: '1' } });
   expect(r.code, r.stderr).toBe(0);
 };
 
@@ -138,15 +138,34 @@ describe('install --frozen: same bytes and same state as oclif', () => {
     writeFileSync(lockfile, readFileSync(join(h.configDir, 'extensions', 'extensions.lock')));
   });
 
+  // Warm shapes run in fast-frozen.cjs alone; one that must fetch is handed over to fast-net-run.cjs
+  // (src/cli/fast-frozen.ts) after the lock is read and the entries checked: nothing told twice or lost.
+  const edited: Setup = async (h, env) => {
+    await install('alpha', 'beta')(h, env);
+    appendFileSync(join(h.configDir, 'extensions', 'alpha', 'bin', 'alpha-server'), '# edited\n');
+  };
+  const staleStage: Setup = async (h, env) => {
+    await install('alpha', 'beta')(h, env);
+    // A dead process's staging directory: swept by the first holder of the installer lock.
+    mkdirSync(join(h.configDir, 'extensions', '.yep-staging', '999999999-frozen-alpha-x'), { recursive: true });
+    writeFileSync(join(h.configDir, 'extensions', '.yep-staging', '999999999-frozen-alpha-x', 'junk'), 'x');
+  };
   it.each([
-    ['warm (everything as locked)', ['install', '--frozen'], true],
-    ['--lockfile into an empty home', ['install', '--frozen', '--lockfile', '@LOCK@'], false],
-    ['--lockfile=<file> --json --quiet', ['install', '--json', '--frozen', '--lockfile=@LOCK@', '-q'], false],
-    ['a lockfile that is not there', ['install', '--frozen', '--lockfile', '@SRC@/nothing.lock'], false],
-    ['no lock at all', ['install', '--frozen'], false],
-  ] as const)('%s', async (_name, args, warm) => {
+    ['warm (everything as locked)', ['install', '--frozen'], install('alpha', 'beta')],
+    ['warm, --json', ['install', '--frozen', '--json'], install('alpha', 'beta')],
+    ['warm --lockfile (two of three installed: handed over)', ['install', '--frozen', '--lockfile', '@LOCK@'], install('alpha', 'beta')],
+    ['warm --lockfile, all three installed, --verbose', ['install', '--frozen', '--lockfile', '@LOCK@', '--verbose'], install('alpha', 'beta', '@SRC@/local')],
+    ['warm, one tree edited (re-fetched: handed over)', ['install', '--frozen'], edited],
+    ['warm, one tree edited, --json (handed over)', ['install', '--frozen', '--json'], edited],
+    ['warm, a dead process\'s staging directory swept', ['install', '--frozen'], staleStage],
+    ['a dead process\'s staging directory swept, then handed over', ['install', '--frozen', '--lockfile', '@LOCK@'], staleStage],
+    ['--lockfile into an empty home', ['install', '--frozen', '--lockfile', '@LOCK@'], undefined],
+    ['--lockfile=<file> --json --quiet', ['install', '--json', '--frozen', '--lockfile=@LOCK@', '-q'], undefined],
+    ['a lockfile that is not there', ['install', '--frozen', '--lockfile', '@SRC@/nothing.lock'], undefined],
+    ['no lock at all', ['install', '--frozen'], undefined],
+  ] as const)('%s', async (_name, args, setup) => {
     const argv = args.map((a) => a.replace('@LOCK@', lockfile).replace('@SRC@', shared));
-    const r = await both(argv, warm ? install('alpha', 'beta') : async () => {});
+    const r = await both(argv, setup ? async (h, env) => setup(h, { ...env }) : async () => {});
     // Entries are fetched 4 at a time and each says `✔ <name> verified` when it is: in either order, on both paths.
     const lines = (out: string): string => out.split('\n').sort().join('\n');
     expectSame({ fast: { ...r.fast, stderr: lines(r.fast.stderr) }, oclif: { ...r.oclif, stderr: lines(r.oclif.stderr) } });
@@ -229,17 +248,28 @@ vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.ca
 process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(h.root, 'loaded.json'))}, JSON.stringify({ modules: Object.keys(require.cache), seen })));`,
     );
     const bundle = join(REPO_ROOT, 'dist', 'bundle');
-    for (const args of [['install', 'alpha'], ['update', '--all'], ['install', '--frozen']]) {
+    const edit = () => appendFileSync(join(h.configDir, 'extensions', 'alpha', 'bin', 'alpha-server'), '# edited\n');
+    for (const [args, first, before] of [
+      [['install', 'alpha'], ['fast-net.cjs', 'fast-net-run.cjs']],
+      [['update', '--all'], ['fast-net.cjs', 'fast-net-run.cjs']],
+      // Warm: the small runner alone (src/cli/fast-frozen.ts), never the fetching code.
+      [['install', '--frozen'], ['fast-net.cjs', 'fast-frozen.cjs']],
+      // An edited tree must be fetched again: handed over to the full runner.
+      [['install', '--frozen'], ['fast-net.cjs', 'fast-frozen.cjs', 'fast-net-run.cjs'], edit],
+    ] as Array<[string[], string[], (() => void)?]>) {
+      before?.();
       // Not spawnSync: the registry answers from this process.
       const r = await runCli(args, { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, NODE_OPTIONS: `--require ${preload}` } });
       expect(r.code, r.stderr).toBe(0);
       const { modules, seen } = JSON.parse(readFileSync(join(h.root, 'loaded.json'), 'utf8')) as { modules: string[]; seen: Array<{ file: string; rejected: boolean }> };
       const ours = modules.filter((f) => f.startsWith(bundle)).map((f) => relative(bundle, f));
       expect(ours).not.toContain('cli.cjs');
-      expect(ours.slice(0, 2)).toEqual(['fast-net.cjs', 'fast-net-run.cjs']);
-      // No code cache for it (docs/performance.md, round four: within noise, over the package budget).
+      expect(ours.slice(0, first.length), args.join(' ')).toEqual(first);
+      if (first.length === 2 && first[1] === 'fast-frozen.cjs') expect(ours).not.toContain('fast-net-run.cjs');
+      // No code cache for them (docs/performance.md, round four: within noise, over the package budget).
       expect(seen).toEqual([]);
     }
+    expect(readFileSync(join(h.configDir, 'extensions', 'alpha', 'bin', 'alpha-server'), 'utf8')).not.toContain('# edited');
     // A declined shape loads only the small fast-net.cjs before oclif.
     const r = await runCli(['install', 'alpha', '--dry-run'], { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, NODE_OPTIONS: `--require ${preload}` } });
     expect(r.code, r.stderr).toBe(0);

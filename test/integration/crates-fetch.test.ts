@@ -308,7 +308,8 @@ describe('hostile index and HTTP (B12, B14-B19)', () => {
 
   it('stops an endless index body at its cap (B14)', async () => {
     reg.fault('/index/yo/', { kind: 'endless', chunkBytes: 1 << 20 });
-    const e = await fail(resolveCrateVersion(ctx(), HELLO));
+    // The cap must stop it, not the request deadline: FAST's 3 s was too short for 20 MiB on a loaded machine.
+    const e = await fail(resolveCrateVersion(ctx({ YEP_EXT_HTTP_TIMEOUT_MS: '60000' }), HELLO));
     expect(e.message).toMatch(/larger than the 20 MiB limit/);
   });
 

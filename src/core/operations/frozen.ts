@@ -4,7 +4,8 @@
  * bounded) into staging and must hash to the locked content_hash and, when the
  * lock records one, carry the locked grant; any mismatch fails the whole run
  * before anything is placed. Entries already installed with the locked hash cost
- * one stat and no network. Every write of the store's lock goes through the
+ * one stat and no network (and do not load the fetching code: frozen-fetch.ts).
+ * Every write of the store's lock goes through the
  * transaction (store/transaction.ts), the lock's only writer.
  */
 import { stat } from 'node:fs/promises';
@@ -18,7 +19,7 @@ import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './v
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
-import { commitPackage, prepareExactly, type PreparedPackage } from './prepare.js';
+import type { PreparedPackage } from './prepare.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
@@ -37,7 +38,7 @@ export interface FrozenOptions {
   /** A lockfile to install from; default: the store's own extensions.lock. */
   lockfile?: string;
   concurrency?: number;
-  /** Told as each entry is verified (plain per-extension lines off a TTY). */
+  /** Told as each entry is verified (plain per-extension lines off a TTY); those already in place, once all are checked. */
   onItem?: (item: FrozenItem) => void;
 }
 
@@ -125,11 +126,14 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
       if (check.clean) rehashed.push([entry, check]);
       if (check.manifest) manifests.set(entry.name, check.manifest);
       late.push(...(await installedViolations(ctx, policy, entry, check.manifest)));
-      const item: FrozenItem = { name: entry.name, status: 'skipped', reason: 'already installed with the locked hash' };
-      items.push(item);
-      options.onItem?.(item);
+      items.push({ name: entry.name, status: 'skipped', reason: 'already installed with the locked hash' });
     } else todo.push(entry);
   }
+  // The fetch and commit code, only when something must be fetched (frozen-fetch.ts). Loaded
+  // before the skipped entries are told: up to here nothing was written but what taking the
+  // installer lock recovers, so the warm runner (src/cli/fast-frozen.ts) can hand over here.
+  const fetcher = todo.length > 0 ? await import('./frozen-fetch.js') : undefined;
+  for (const item of items) options.onItem?.(item);
 
   const prepared: PreparedPackage[] = [];
   const failures: FrozenItem[] = [];
@@ -139,7 +143,7 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
       async (entry) => {
         const stage = await makeStagingDir(ctx, `frozen-${entry.name}`);
         try {
-          prepared.push(await prepareExactly(ctx, entry, stage));
+          prepared.push(await fetcher!.prepareExactly(ctx, entry, stage));
           options.onItem?.({ name: entry.name, status: 'installed' });
         } catch (e) {
           await removeDir(stage);
@@ -171,7 +175,7 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
       let lock: Lockfile | undefined;
       for (const [i, p] of prepared.entries()) {
         const locked = target.entries.find((e) => e.name === p.name) as LockEntry;
-        lock = await commitPackage(ctx, p, locked, i === 0 ? changes : {}, lock);
+        lock = await fetcher!.commitPackage(ctx, p, locked, i === 0 ? changes : {}, lock);
         manifests.set(p.name, p.manifest);
         items.push({ name: p.name, status: 'installed' });
       }
