@@ -82,7 +82,12 @@ const FAIL_LINES = 20;
  */
 export function failureLines(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): string[] {
   const lines: string[] = [];
-  const firstLine = (e: SerializedError | undefined): string => (e?.message ?? 'no error message').split('\n')[0]!.slice(0, 200);
+  // The message on one line; a long one keeps its start and its end (an assertion with a
+  // custom message starts with that message and ends with "expected ... to ...").
+  const firstLine = (e: SerializedError | undefined): string => {
+    const one = (e?.message ?? 'no error message').replace(/\s+/g, ' ').trim();
+    return one.length <= 200 ? one : `${one.slice(0, 80)} … ${one.slice(-115)}`;
+  };
   for (const mod of modules) {
     for (const s of [mod, ...mod.children.allSuites()]) {
       for (const e of s.errors()) lines.push(`FAIL: ${mod.relativeModuleId}${s.type === 'suite' ? ` > ${s.fullName}` : ''} (hook or load): ${firstLine(e)}`);

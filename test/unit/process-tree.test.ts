@@ -1,7 +1,7 @@
 /** /proc parsing and the pid-reuse guard of the descendant tracker (src/core/yep/process-tree.ts). Linux. */
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessTracker, isSameProcess, parseProcStat, readProcStat } from '../../src/core/yep/process-tree.js';
+import { ProcessTracker, isSameProcess, listPids, parseProcStat, readProcStat } from '../../src/core/yep/process-tree.js';
 import { procAlive } from '../helpers/proc.js';
 
 const children: number[] = [];
@@ -59,15 +59,19 @@ describe('ProcessTracker', () => {
     ['tag', 'setsid /usr/bin/sleep 322 </dev/null >/dev/null 2>&1 &', { env: { PATH: '/usr/bin:/bin', RUN_TAG: 'x1' }, tag: 'RUN_TAG=x1' }],
     ['session', '( /usr/bin/sleep 323 </dev/null >/dev/null 2>&1 & );', { detached: true, env: { PATH: '/usr/bin:/bin' } }],
   ];
-  for (const [via, script, o] of orphanCases) {
-    it(`finds an orphan by its ${via} alone`, async () => {
+  // `olderPids` (early-server.ts): the first look reads only what was not listed before the
+  // spawn, and here the last one is a quick look too (not `full`): the orphan is still found.
+  for (const [via, script, o] of orphanCases) for (const listed of [false, true]) {
+    it(`finds an orphan by its ${via} alone${listed ? ', from looks that skip the processes listed before the spawn' : ''}`, async () => {
+      const olderPids = listed ? listPids() : undefined;
+      if (listed) expect(olderPids!.length).toBeGreaterThan(0);
       const root = spawn('/bin/sh', ['-c', `sleep 0.3; ${script} sleep 0.3`], { stdio: ['pipe', 'pipe', 'pipe'], detached: o.detached ?? false, env: o.env ?? { PATH: '/usr/bin:/bin' } });
       root.stdout.resume();
       root.stderr.resume();
-      const tracker = new ProcessTracker(root.pid!, o.tag ? { tag: o.tag } : {});
+      const tracker = new ProcessTracker(root.pid!, { ...(o.tag ? { tag: o.tag } : {}), ...(olderPids ? { olderPids } : {}) });
       tracker.snapshot();
       await new Promise((r) => root.once('exit', r));
-      tracker.snapshot({ full: true });
+      tracker.snapshot(listed ? {} : { full: true });
       const found = tracker.alive().filter((p) => /^\/usr\/bin\/sleep 32\d$/.test(p.command));
       for (const p of found) children.push(p.pid);
       expect(found.map((p) => p.via)).toEqual([via]);
@@ -75,4 +79,26 @@ describe('ProcessTracker', () => {
       expect(found.every((p) => !procAlive(p.pid))).toBe(true);
     });
   }
+
+  it('look(): the live members of a group and the live descendants, from one read of /proc', async () => {
+    // A group leader whose child stays in its group, and a grandchild that leaves it (setsid).
+    const root = spawn('/bin/sh', ['-c', '/usr/bin/sleep 331 & setsid /usr/bin/sleep 332 </dev/null >/dev/null 2>&1 & wait'], { stdio: 'ignore', detached: true, env: { PATH: '/usr/bin:/bin' } });
+    children.push(root.pid!);
+    const tracker = new ProcessTracker(root.pid!, { olderPids: listPids()!.filter((p) => p !== root.pid) });
+    tracker.snapshot();
+    await new Promise((r) => setTimeout(r, 300));
+    const look = tracker.look(root.pid!);
+    const sleeps = look.alive.filter((p) => /^\/usr\/bin\/sleep 33\d$/.test(p.command));
+    for (const p of sleeps) children.push(p.pid);
+    expect(sleeps.map((p) => p.command).sort()).toEqual(['/usr/bin/sleep 331', '/usr/bin/sleep 332']);
+    const inGroup = sleeps.find((p) => p.command.endsWith('331'))!.pid;
+    expect(look.group.sort()).toEqual([root.pid!, inGroup].sort());
+    expect(look.decided).toBe(true);
+    process.kill(-root.pid!, 'SIGKILL');
+    expect(await tracker.killAll(2000)).toEqual([]);
+    await new Promise((r) => (root.exitCode !== null || root.signalCode !== null ? r(undefined) : root.once('exit', r)));
+    const after = tracker.look(root.pid!);
+    expect(after.group).toEqual([]);
+    expect(after.alive).toEqual([]);
+  });
 });

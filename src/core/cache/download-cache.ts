@@ -15,12 +15,21 @@
  * never installed. Every cache failure (missing, read-only mount, full disk, EACCES)
  * degrades to "no cache": the cache can make an install faster, never fail it.
  * cacache writes through temp files and atomic moves, so several processes may share it.
+ *
+ * A verified file is put in with no second read of its bytes (issue 20, round six): a
+ * `.crate` the caller is about to delete is hard-linked to its content path (else
+ * copied by the kernel under a temp name and renamed), and its index line appended.
+ * A cache read is a kernel copy from the content path. Both use cacache's on-disk
+ * layout (content-v2, index-v5) directly, so an install never loads cacache (~260 KB
+ * of bundle, ~20-40 ms) nor streams the file through it for a second SHA-256: the
+ * layout is pinned against cacache itself by test/integration/download-cache-layout.test.ts.
  */
-import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { appendFile, copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
-import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
+import { errnoCode } from '../errors.js';
 import { sha256FileWithSize } from '../fs/file-digest.js';
 
 type Cacache = typeof import('cacache');
@@ -68,8 +77,8 @@ async function dropCorrupted(ctx: Context, sha256Hex: string, dest: string): Pro
 export async function readCachedInto(ctx: Context, sha256Hex: string, dest: string): Promise<number | undefined> {
   if (!cacheEnabled(ctx.env)) return undefined;
   try {
-    const cacache = await loadCacache();
-    await cacache.get.copy.byDigest(ctx.paths.sharedCacheDir, integrityOf(sha256Hex), dest);
+    // What cacache.get.copy.byDigest does for one sha256 integrity: copyFile from the content path.
+    await copyFile(contentPath(ctx.paths.sharedCacheDir, sha256Hex), dest);
   } catch (e) {
     await rm(dest, { force: true });
     if ((e as { code?: string }).code !== 'ENOENT') ctx.log.debug(`download cache not read (${(e as Error).message})`);
@@ -105,29 +114,102 @@ const unwritable = new Set<string>();
 const LASTING = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
 
 /**
- * Put a verified file in the cache (streamed) under `key` (default: its digest's
- * key). Any failure is only a debug note; a lasting one (read-only mount, no
- * permission, full disk) is noted once and the cache is then only read by this
- * process: one note per run, not one per file.
+ * Where cacache keeps the content of a sha256 integrity: `content-v2/sha256/ab/cd/ef…`
+ * (cacache's lib/content/path.js for content version 2).
  */
-export async function storeInCache(ctx: Context, sha256Hex: string, file: string, key: string = cacheKey(sha256Hex)): Promise<void> {
+export function contentPath(dir: string, sha256Hex: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256Hex)) throw new Error(`not a sha256 digest: ${sha256Hex.slice(0, 80)}`);
+  return join(dir, 'content-v2', 'sha256', sha256Hex.slice(0, 2), sha256Hex.slice(2, 4), sha256Hex.slice(4));
+}
+
+/** The index bucket of `key` (cacache's entry-index.js for index version 5: the key's SHA-256 in segments). */
+export function indexBucketPath(dir: string, key: string): string {
+  const h = createHash('sha256').update(key).digest('hex');
+  return join(dir, 'index-v5', h.slice(0, 2), h.slice(2, 4), h.slice(4));
+}
+
+/**
+ * `mkdir -p` that says why it failed: Node's recursive mkdir reports ENOENT where a
+ * level cannot be made on a read-only mount (EROFS), which would hide a lasting reason.
+ */
+async function makeDirs(dir: string): Promise<void> {
+  try {
+    await mkdir(dir);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw e;
+    await makeDirs(dirname(dir));
+    await mkdir(dir).catch((again: unknown) => {
+      if (errnoCode(again) !== 'EEXIST') throw again;
+    });
+  }
+}
+
+/**
+ * Append the index entry cacache's `index.insert` appends: a line `\n<sha1 of the
+ * JSON>\t<JSON>`, the entry's fields in its order (metadata left out when there is none).
+ */
+async function insertIndexEntry(dir: string, key: string, sha256Hex: string, size: number): Promise<void> {
+  const bucket = indexBucketPath(dir, key);
+  await makeDirs(dirname(bucket));
+  const json = JSON.stringify({ key, integrity: integrityOf(sha256Hex), time: Date.now(), size });
+  await appendFile(bucket, `\n${createHash('sha1').update(json).digest('hex')}\t${json}`);
+}
+
+/** The errors after which a hard link into a cache dir is not tried again by this process: it copies instead. */
+const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS', 'EACCES']);
+const linkless = new Set<string>();
+
+/**
+ * Make `file`'s bytes the content for `sha256Hex`. `linkable`: the caller never
+ * changes `file` (it only reads and then deletes it), so a hard link is as good as
+ * a copy and costs no byte. Otherwise (or where links fail: another file system, a
+ * file system without them) a kernel copy under a temp name in cacache's tmp dir,
+ * renamed into place, so the content path never shows part of a file. Content
+ * already there is kept (same digest, same bytes; a corrupted one is caught on read).
+ */
+async function placeContent(dir: string, sha256Hex: string, file: string, linkable: boolean): Promise<void> {
+  const dest = contentPath(dir, sha256Hex);
+  await makeDirs(dirname(dest));
+  if (linkable && !linkless.has(dir)) {
+    try {
+      await link(file, dest);
+      return;
+    } catch (e) {
+      const code = errnoCode(e);
+      if (code === 'EEXIST') return;
+      if (code && NO_LINK.has(code)) linkless.add(dir);
+      else throw e;
+    }
+  }
+  const tmp = join(dir, 'tmp', `yep-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await makeDirs(dirname(tmp));
+    await copyFile(file, tmp, constants.COPYFILE_FICLONE);
+    await rename(tmp, dest);
+  } finally {
+    await rm(tmp, { force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Put a verified file in the cache under `key` (default: its digest's key), with no
+ * second read or hash of its bytes: `sha256Hex` must be the digest of exactly these
+ * bytes (both callers computed it while downloading them and compared it with the
+ * pinned one). `how: 'link'` when the caller only reads and then deletes `file`
+ * (a `.crate` before its unpack): a hard link then. Any failure is only a debug note;
+ * a lasting one (read-only mount, no permission, full disk) is noted once and the
+ * cache is then only read by this process: one note per run, not one per file.
+ */
+export async function storeInCache(ctx: Context, sha256Hex: string, file: string, key: string = cacheKey(sha256Hex), how: 'link' | 'copy' = 'copy'): Promise<void> {
   if (!cacheEnabled(ctx.env)) return;
   const dir = ctx.paths.sharedCacheDir;
   if (unwritable.has(dir)) return;
   try {
-    const cacache = await loadCacache();
-    const garbage = bufferGarbageMeter();
-    await pipeline(
-      createReadStream(file, { highWaterMark: 1 << 20 }),
-      // Each chunk is a fresh 1 MiB buffer that cacache may hold a while: collect them as they go.
-      async function* (chunks: AsyncIterable<Buffer>) {
-        for await (const chunk of chunks) {
-          garbage(chunk.length);
-          yield chunk;
-        }
-      },
-      cacache.put.stream(dir, key, { integrity: integrityOf(sha256Hex), algorithms: ['sha256'] }),
-    );
+    const { size } = await stat(file);
+    await placeContent(dir, sha256Hex, file, how === 'link');
+    await insertIndexEntry(dir, key, sha256Hex, size);
   } catch (e) {
     const code = (e as { code?: string }).code ?? '';
     if (LASTING.has(code)) {

@@ -15,7 +15,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { systemSpawn } from '../spawn.js';
-import { PROC_TRACKING, ProcessTracker, serverRunTag } from './process-tree.js';
+import { PROC_TRACKING, ProcessTracker, listPids, serverRunTag } from './process-tree.js';
 import { signalGroup } from './process-group.js';
 import { serverSpawnArgs, type ServerLaunch } from './server-launch.js';
 import { ServerProcess, type AdoptableServer, type AdoptedChild, type EarlyOutput } from './server-process.js';
@@ -94,8 +94,11 @@ export class EarlyServerSet implements EarlyServers {
   /** Spawn `runs` servers of `launch` now. Throws only what spawn throws synchronously (then nothing is left running). */
   static start(launch: ServerLaunch, runs: number): EarlyServerSet {
     const servers: EarlyServer[] = [];
+    // Every process there before the spawns is older than the servers: their trackers' first
+    // looks need not read those (see TrackerOptions.olderPids).
+    const olderPids = listPids();
     try {
-      for (let i = 0; i < runs; i++) servers.push(EarlyServer.start(launch));
+      for (let i = 0; i < runs; i++) servers.push(EarlyServer.start(launch, olderPids));
     } catch (e) {
       void Promise.all(servers.map((s) => s.discard()));
       throw e;
@@ -128,7 +131,10 @@ export class EarlyServer implements EarlyServers {
   private adopted = false;
   private discarding?: Promise<void>;
 
-  private constructor(private readonly launch: ServerLaunch) {
+  private constructor(
+    private readonly launch: ServerLaunch,
+    olderPids?: readonly number[],
+  ) {
     const tag = PROC_TRACKING ? serverRunTag() : undefined;
     const s = serverSpawnArgs(launch, tag);
     this.key = spawnKey(s);
@@ -141,7 +147,7 @@ export class EarlyServer implements EarlyServers {
     // doctor adopts or discards it only after loading its code and checking the manifest.
     // The first look is taken here, synchronously: the 'spawn' event comes on a later tick,
     // after bin/run.js has loaded doctor's code, by when a quick server may be gone.
-    const tracker = child.pid !== undefined && tag ? new ProcessTracker(child.pid, { tag: `${tag.name}=${tag.value}` }) : undefined;
+    const tracker = child.pid !== undefined && tag ? new ProcessTracker(child.pid, { tag: `${tag.name}=${tag.value}`, ...(olderPids ? { olderPids } : {}) }) : undefined;
     if (tracker) {
       state.tracker = tracker;
       tracker.snapshot();
@@ -194,9 +200,9 @@ export class EarlyServer implements EarlyServers {
     return interrupted;
   }
 
-  /** Spawn `launch` now. Throws only what spawn throws synchronously (then nothing is running). */
-  static start(launch: ServerLaunch): EarlyServer {
-    return new EarlyServer(launch);
+  /** Spawn `launch` now (`olderPids`: listPids() from before it). Throws only what spawn throws synchronously (then nothing is running). */
+  static start(launch: ServerLaunch, olderPids?: readonly number[]): EarlyServer {
+    return new EarlyServer(launch, olderPids);
   }
 
   get pid(): number | undefined {

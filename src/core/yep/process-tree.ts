@@ -149,6 +149,23 @@ export interface TrackerOptions {
    * whose pipes are made for it; wrong for a root whose stdio it shares with others.
    */
   stdio?: boolean;
+  /**
+   * Pids /proc listed before the root was spawned (listPids): older than it, so its
+   * first look reads only the others (~100 fewer files on a desktop) and the next full
+   * look (FULL_EVERY_MS later, or a `full` one before a verdict) reads them all again,
+   * as for any process older than the server.
+   */
+  olderPids?: readonly number[];
+}
+
+/** The pids in /proc now (Linux; undefined elsewhere or when /proc cannot be read). */
+export function listPids(): number[] | undefined {
+  if (!PROC_TRACKING) return undefined;
+  try {
+    return readdirSync('/proc').flatMap((e) => (e.charCodeAt(0) >= 48 && e.charCodeAt(0) <= 57 ? [Number(e)] : []));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Claims and kills the descendants of one server (see the header). */
@@ -162,11 +179,20 @@ export class ProcessTracker {
   private pipes?: Set<string>;
   private lastAt = 0;
   private lastFullAt = 0;
+  /** Every process the last full look read (what `look` answers a group from). */
+  private lastFull: ProcStat[] = [];
+  /** Processes in the last look whose marks could not be read (mid-exec, gone): neither claimed nor cleared. */
+  private undecided = 0;
 
   constructor(
     readonly rootPid: number,
     private readonly options: TrackerOptions = {},
-  ) {}
+  ) {
+    if (options.olderPids) {
+      for (const pid of options.olderPids) if (pid !== rootPid) this.older.set(pid, -1);
+      this.lastFullAt = Date.now();
+    }
+  }
 
   /**
    * Read /proc and claim new descendants; a no-op off Linux, or when the last
@@ -181,6 +207,8 @@ export class ProcessTracker {
     const full = options.full === true || this.lastFullAt === 0 || Date.now() - this.lastFullAt >= FULL_EVERY_MS;
     if (full) this.lastFullAt = Date.now();
     const procs = this.scan(full);
+    if (full) this.lastFull = procs;
+    this.undecided = 0;
     const byPid = new Map(procs.map((p) => [p.pid, p]));
     const root = byPid.get(this.rootPid);
     if (this.rootStart === undefined) {
@@ -242,12 +270,26 @@ export class ProcessTracker {
         if (tagged === false && pipes !== undefined) {
           if (this.notOurs.size > 10_000) this.notOurs.clear();
           this.notOurs.set(p.pid, p.startTime);
-        }
+        } else this.undecided++;
         continue;
       }
       more = true;
     }
     if (more) chain();
+  }
+
+  /**
+   * One full look, answering two questions from the same read of /proc: the live
+   * (non-zombie) members of process group `pgid` (what listGroup reads /proc for
+   * again) and the claimed processes alive now. `decided` is false when some
+   * process's marks could not be read (it may be ours; look again before
+   * concluding that nothing is left). Linux only: elsewhere nothing is read and
+   * the answer is empty.
+   */
+  look(pgid: number): { group: number[]; alive: LiveDescendant[]; decided: boolean } {
+    this.snapshot({ full: true });
+    const group = this.lastFull.filter((p) => p.pgrp === pgid && p.state !== 'Z' && p.state !== 'X').map((p) => p.pid);
+    return { group, alive: this.alive(), decided: this.undecided === 0 };
   }
 
   /** Every process but the older ones this tracker already knows (all of them on a full pass). */

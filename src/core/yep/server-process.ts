@@ -128,6 +128,8 @@ export interface ServerProcessEvents {
 export type ShutdownOutcome = 'answered' | 'error' | 'no-answer';
 
 const live = new Set<ServerProcess>();
+/** How long the look at exit that found nothing stands in for reap()'s own (they are microtasks apart). */
+const CLEAR_FRESH_MS = 50;
 let exitHookInstalled = false;
 
 /** Kill every live server (group and descendants) if this process exits with servers still running. */
@@ -163,6 +165,8 @@ export class ServerProcess {
   private drainWaiter?: () => void;
   /** Bytes read from the server's stdout and stderr so far: whether a turn of the loop brought more. */
   private pipeBytes = 0;
+  /** Date.now() of a look after the exit that found nothing of the server's alive (onExit). */
+  private clearAt?: number;
   private stopping?: Promise<StopReport>;
   private resolveExited!: (info: ExitInfo) => void;
 
@@ -313,6 +317,15 @@ export class ServerProcess {
     this.child.stdin?.end();
   }
 
+  /**
+   * The live members of group `pgid` and the live descendants (Linux), from one full
+   * read of /proc (the tracker's look); off Linux, the group as listGroup sees it.
+   */
+  private look(pgid: number): { group: number[]; alive: LiveDescendant[]; decided: boolean } {
+    if (!this.tracker || !PROC_TRACKING) return { group: listGroup(pgid), alive: [], decided: false };
+    return this.tracker.look(pgid);
+  }
+
   /** Descendants alive now (Linux), after a look at /proc (`full`: every process re-read). */
   descendants(look: { maxAgeMs?: number; full?: boolean } = {}): LiveDescendant[] {
     if (!this.tracker) return [];
@@ -393,14 +406,20 @@ export class ServerProcess {
 
   /** After the server exited: find, kill and report what it left running. */
   private async reap(pgid: number): Promise<Pick<StopReport, 'leftovers' | 'descendants' | 'survivors' | 'groupGone'>> {
-    const leftovers = listGroup(pgid);
-    const alive = this.descendants({ full: true });
-    const descendants: LeftoverProcess[] = alive.map((p) => ({ pid: p.pid, command: p.command, inGroup: p.pgrp === pgid }));
+    // The look the exit already took, when it found nothing and is fresh (see onExit), else one now.
+    const look = this.clearAt !== undefined && Date.now() - this.clearAt <= CLEAR_FRESH_MS ? { group: [], alive: [], decided: true } : this.look(pgid);
+    const leftovers = look.group;
+    const descendants: LeftoverProcess[] = look.alive.map((p) => ({ pid: p.pid, command: p.command, inGroup: p.pgrp === pgid }));
     // Off Linux (no tracker) the group is all we know of.
     for (const pid of leftovers) if (!descendants.some((d) => d.pid === pid)) descendants.push({ pid, command: '?', inGroup: true });
     if (leftovers.length > 0) signalGroup(pgid, 'SIGKILL');
-    const stuck = this.tracker ? await this.tracker.killAll(2000) : [];
-    const groupGone = await waitGroupGone(pgid, 2000);
+    // A full look found nothing alive: the group is empty, and an empty group stays empty (a
+    // process joins a group only from inside its session, and every live process of the
+    // server's session is claimed); no descendant is alive to start another. So nothing is
+    // left to kill or to wait for, and /proc is not read three more times to say so.
+    const clear = this.tracker !== undefined && look.decided && leftovers.length === 0 && descendants.length === 0;
+    const stuck = clear ? [] : this.tracker ? await this.tracker.killAll(2000) : [];
+    const groupGone = clear ? true : await waitGroupGone(pgid, 2000);
     this.stopTracking();
     live.delete(this);
     const survivors = stuck.map((p) => ({ pid: p.pid, command: p.command, inGroup: p.pgrp === pgid }));
@@ -468,9 +487,12 @@ export class ServerProcess {
       this.child.stderr?.destroy();
       this.resolveExited(this.exitInfo!);
       // Keep the exit hook (and the tracking) until nothing the server started is alive (stop() removes it).
-      if (this.child.pid === undefined || (listGroup(this.child.pid).length === 0 && this.descendants({ maxAgeMs: 50 }).length === 0)) {
+      const look = this.child.pid === undefined ? undefined : this.look(this.child.pid);
+      if (!look || (look.group.length === 0 && look.alive.length === 0)) {
         this.stopTracking();
         live.delete(this);
+        // A look after the exit that found nothing, for reap() to use if it comes at once.
+        if (look?.decided) this.clearAt = Date.now();
       }
     };
     // 'exit' can come before the last stdout and stderr bytes are read (an adopted child's

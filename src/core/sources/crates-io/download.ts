@@ -5,7 +5,7 @@
  * Nothing is ever unpacked from a stream (hardening B10 and "Runtime traps").
  */
 import { rename, rm } from 'node:fs/promises';
-import { readCachedInto, storeInCache } from '../../cache/download-cache.js';
+import { cacheKey, readCachedInto, storeInCache } from '../../cache/download-cache.js';
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
 import { downloadUrl } from '../../net/transport.js';
@@ -64,7 +64,8 @@ export async function downloadVerifiedCrate(ctx: Context, config: RegistryConfig
       });
     }
     await rename(partial, file);
-    await storeInCache(ctx, crate.cksum, file);
+    // Linked, not copied: the .crate is only read (unpacked) and then deleted.
+    await storeInCache(ctx, crate.cksum, file, cacheKey(crate.cksum), 'link');
     return { file, size: got.size, url: got.url };
   } catch (e) {
     await rm(partial, { force: true });

@@ -1,0 +1,146 @@
+/**
+ * The download cache writes and reads cacache's on-disk layout itself (a hard link or
+ * kernel copy to the content path, the index line appended: no second read and hash
+ * of a verified file, no cacache loaded by an install). These tests pin that layout
+ * against cacache itself, both ways: what we put, cacache reads, lists and keeps
+ * through `verify`; what cacache puts, we read. A cacache upgrade that moves either
+ * file fails here, not in a user's cache.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import cacache from 'cacache';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cacheKey, contentPath, integrityOf, readCachedInto, storeInCache } from '../../src/core/cache/download-cache.js';
+import { createContext, type Context } from '../../src/core/context.js';
+
+const base = mkdtempSync(join(tmpdir(), 'yep-cache-layout-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+let n = 0;
+function setup(): { ctx: Context; dir: string; work: string; notes: string[] } {
+  const root = join(base, `c${n++}`);
+  const dir = join(root, 'cache');
+  const work = join(root, 'work');
+  mkdirSync(work, { recursive: true });
+  const notes: string[] = [];
+  const log = { debug: (m: string) => notes.push(m), info: () => undefined, warn: (m: string) => notes.push(`warn: ${m}`), error: () => undefined };
+  const ctx = createContext({ env: { HOME: join(root, 'home'), YEP_EXT_CACHE_DIR: dir }, log: log as unknown as Context['log'] });
+  return { ctx, dir, work, notes };
+}
+
+function file(work: string, name: string, bytes: Buffer): { path: string; sha: string } {
+  const path = join(work, name);
+  writeFileSync(path, bytes, { mode: 0o600 });
+  return { path, sha: createHash('sha256').update(bytes).digest('hex') };
+}
+
+describe('download cache layout (cacache 20: content-v2, index-v5)', () => {
+  it('a linked .crate: one inode with the content path, and cacache reads it by digest and by key, lists it and keeps it through verify', async () => {
+    const { ctx, dir, work, notes } = setup();
+    const bytes = Buffer.from('a verified crate\n'.repeat(1000));
+    const f = file(work, 'pkg.crate', bytes);
+    await storeInCache(ctx, f.sha, f.path, cacheKey(f.sha), 'link');
+    expect(notes).toEqual([]);
+    const cpath = contentPath(dir, f.sha);
+    // Linked, not copied: the same inode (no byte was read or written).
+    expect(statSync(cpath).ino).toBe(statSync(f.path).ino);
+    rmSync(f.path);
+    expect((await cacache.get.byDigest(dir, integrityOf(f.sha))).equals(bytes)).toBe(true);
+    const byKey = await cacache.get(dir, cacheKey(f.sha));
+    expect(byKey.data.equals(bytes)).toBe(true);
+    expect(byKey.integrity).toBe(integrityOf(f.sha));
+    expect(byKey.size).toBe(bytes.length);
+    const info = await cacache.get.info(dir, cacheKey(f.sha));
+    expect(info).toMatchObject({ key: cacheKey(f.sha), integrity: integrityOf(f.sha), size: bytes.length, path: cpath });
+    expect(Object.keys(await cacache.ls(dir))).toEqual([cacheKey(f.sha)]);
+    const v = (await cacache.verify(dir)) as Record<string, number>;
+    expect(v).toMatchObject({ verifiedContent: 1, reclaimedCount: 0, badContentCount: 0, totalEntries: 1 });
+    expect(existsSync(cpath)).toBe(true);
+  });
+
+  it('a copied file (the binary artifact path): a separate inode, the same reads', async () => {
+    const { ctx, dir, work, notes } = setup();
+    const bytes = Buffer.from('a verified artifact\n'.repeat(500));
+    const f = file(work, 'artifact', bytes);
+    const key = 'yep-ext:binary:https://example.test/a.tar.gz';
+    await storeInCache(ctx, f.sha, f.path, key);
+    expect(notes).toEqual([]);
+    const cpath = contentPath(dir, f.sha);
+    expect(statSync(cpath).ino).not.toBe(statSync(f.path).ino);
+    // The source may change afterwards (the binary step renames and chmods it): the cache keeps its bytes.
+    writeFileSync(f.path, 'changed');
+    expect(readFileSync(cpath).equals(bytes)).toBe(true);
+    // No temp file left behind in cacache's tmp dir.
+    expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
+    expect((await cacache.get(dir, key)).data.equals(bytes)).toBe(true);
+    expect(((await cacache.verify(dir)) as Record<string, number>).verifiedContent).toBe(1);
+  });
+
+  it('a .crate on another file system than the cache (no hard link possible): copied instead, the same reads', async () => {
+    const other = ['/dev/shm', '/run'].find((d) => existsSync(d) && statSync(d).dev !== statSync(base).dev);
+    expect(other, 'a second file system (tmpfs /dev/shm or /run) beside the temp dir').toBeDefined();
+    const root = mkdtempSync(join(other!, 'yep-cache-layout-'));
+    try {
+      const { ctx, dir, notes } = setup();
+      const bytes = Buffer.from('crossing file systems\n'.repeat(200));
+      const f = file(root, 'pkg.crate', bytes);
+      await storeInCache(ctx, f.sha, f.path, cacheKey(f.sha), 'link');
+      expect(notes).toEqual([]);
+      expect(statSync(contentPath(dir, f.sha)).dev).not.toBe(statSync(f.path).dev);
+      expect((await cacache.get(dir, cacheKey(f.sha))).data.equals(bytes)).toBe(true);
+      expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('what cacache puts, readCachedInto reads (and re-hashes)', async () => {
+    const { ctx, dir, work } = setup();
+    const bytes = Buffer.from('put by cacache\n'.repeat(300));
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    await cacache.put(dir, cacheKey(sha), bytes, { integrity: integrityOf(sha), algorithms: ['sha256'] });
+    expect(existsSync(contentPath(dir, sha))).toBe(true);
+    const dest = join(work, 'got.crate');
+    expect(await readCachedInto(ctx, sha, dest)).toBe(bytes.length);
+    expect(readFileSync(dest).equals(bytes)).toBe(true);
+  });
+
+  it('content already there is kept; a second entry for another key is appended to its own bucket', async () => {
+    const { ctx, dir, work, notes } = setup();
+    const bytes = Buffer.from('same bytes twice');
+    const a = file(work, 'a.crate', bytes);
+    const b = file(work, 'b.crate', bytes);
+    await storeInCache(ctx, a.sha, a.path, cacheKey(a.sha), 'link');
+    await storeInCache(ctx, b.sha, b.path, 'yep-ext:other', 'link');
+    expect(notes).toEqual([]);
+    expect(statSync(contentPath(dir, a.sha)).ino).toBe(statSync(a.path).ino);
+    expect(Object.keys(await cacache.ls(dir)).sort()).toEqual([cacheKey(a.sha), 'yep-ext:other'].sort());
+  });
+
+  it('a cache that cannot be written: one debug note, nothing thrown, nothing written', async () => {
+    if (process.getuid?.() === 0) {
+      // root ignores directory permissions: a file where the cache directory should be fails for anyone.
+      const { ctx, dir, work, notes } = setup();
+      writeFileSync(dir, 'not a directory');
+      const f = file(work, 'x.crate', Buffer.from('x'));
+      await storeInCache(ctx, f.sha, f.path, cacheKey(f.sha), 'link');
+      expect(notes).toHaveLength(1);
+      expect(notes[0]).toMatch(/^download cache not written/);
+      expect(readFileSync(dir, 'utf8')).toBe('not a directory');
+    } else {
+      const { ctx, dir, work, notes } = setup();
+      mkdirSync(dir);
+      chmodSync(dir, 0o500);
+      const f = file(work, 'x.crate', Buffer.from('x'));
+      await storeInCache(ctx, f.sha, f.path, cacheKey(f.sha), 'link');
+      expect(notes).toEqual([expect.stringMatching(/^download cache not written \(EACCES/)]);
+      chmodSync(dir, 0o700);
+    }
+  });
+
+  it('refuses a digest that is not 64 hex digits (no path is built from it)', () => {
+    expect(() => contentPath('/c', '../../etc/passwd')).toThrow(/not a sha256 digest/);
+  });
+});
