@@ -20,8 +20,11 @@ delete process.env.NODE_EXTRA_CA_CERTS;
 /** What every file gets, in either project below. */
 const common = {
   // CLI tests spawn real processes (servers, git, registries): give them room on a 2-core box.
-  testTimeout: 60_000,
-  hookTimeout: 60_000,
+  // A timeout here only catches a hang (no test measures speed with it). At 60 s, a loaded
+  // clean-clone CI (ci29: three workers on 2 cores beside other jobs) ran a dozen sequential
+  // multi-spawn tests at 40-60 s and failed one that took 60.2 s, so: 120 s.
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
   pool: 'forks',
   // Never let a developer's real home leak in: helpers set YOLOP_CONFIG_DIR per test.
   env: { NO_COLOR: '1', YEP_EXT_NO_UPDATE_CHECK: '1' },

@@ -15,6 +15,7 @@ import { buildCrate } from '../helpers/crates.js';
 import { homeState } from '../helpers/home-state.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { setupInstall } from '../helpers/setup-install.js';
 import { SKIP_PTY, runCliInPty, screenOf } from '../helpers/pty.js';
 
 let reg: TestRegistry;
@@ -34,6 +35,14 @@ function crate(name: string, version: string, tools = ['one']): Buffer {
     },
   });
 }
+
+/**
+ * An index where nothing listens. The refused connection is retried as always (the same
+ * attempts, the same messages), only without the default backoff's 0.5 + 1 + 2 s of sleep
+ * per run: four runs of that were 14 s of this file's wall time, and a 60 s timeout's
+ * worth under load (the test seam: test/helpers/seams.cjs).
+ */
+const NOTHING_LISTENING = { YEP_EXT_INDEX: 'http://127.0.0.1:9/index/', YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '20', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '80' };
 
 type Setup = (h: TempHome, env: Record<string, string>) => Promise<void>;
 
@@ -72,9 +81,12 @@ function expectSame({ fast, oclif }: { fast: Side; oclif: Side }): void {
   expect(f).toEqual(o);
 }
 
+/**
+ * The home as `yep-ext install --yes <specs>` leaves it: the core call that command makes, run
+ * in this process (test/helpers/setup-install.ts), not a CLI process per side (two per shape).
+ */
 const install = (...specs: string[]): Setup => async (_h, env) => {
-  const r = await runCli(['install', '--yes', ...specs.map((spec) => spec.replace('@SRC@', shared))], { env: { ...env, YEP_EXT_NO_FAST_PATH: '1' } });
-  expect(r.code, r.stderr).toBe(0);
+  await setupInstall(env, specs.map((spec) => spec.replace('@SRC@', shared)));
 };
 
 beforeAll(async () => {
@@ -121,7 +133,7 @@ describe('install: same bytes and same state as oclif', () => {
   });
 
   it('a network error (nothing listening), --json', async () => {
-    const r = await both(['install', 'alpha', '--json'], async () => {}, { YEP_EXT_INDEX: 'http://127.0.0.1:9/index/' });
+    const r = await both(['install', 'alpha', '--json'], async () => {}, NOTHING_LISTENING);
     expectSame(r);
     expect(r.fast.code).not.toBe(0);
   });
@@ -192,7 +204,7 @@ describe('update: same bytes and same state as oclif', () => {
   });
 
   it('a network error on update --all', async () => {
-    const r = await both(['update', '--all'], two, { YEP_EXT_INDEX: 'http://127.0.0.1:9/index/' });
+    const r = await both(['update', '--all'], two, NOTHING_LISTENING);
     expectSame(r);
     expect(r.fast.code).not.toBe(0);
   });

@@ -47,9 +47,14 @@ async function install(args: string[], env: Record<string, string> = {}) {
   return runCli(['install', ...args, '--json'], { env: { ...home.env, ...env } });
 }
 
+/**
+ * Clean-up between installs (the tests share one store): the core call `yep-ext remove`
+ * makes (src/commands/remove.ts), in this process rather than a CLI run of its own.
+ */
 async function remove(name: string) {
-  const r = await runCli(['remove', name], { env: home.env });
-  expect(r.code, r.stderr).toBe(0);
+  const { removeExtension } = await import('../../src/core/operations/remove.js');
+  expect((await removeExtension(home.ctx(), name)).name).toBe(name);
+  expect(readLock().extensions?.map((e) => e.name) ?? []).not.toContain(name);
 }
 
 function script(path: string, body: string): string {

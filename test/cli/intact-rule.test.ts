@@ -7,6 +7,9 @@
  * every file's bytes and exec bit as right after the install, the content hash
  * recomputed here (the host's algorithm, written independently of src/) equal
  * to the lock's, the provisioned binary's sha256 equal to `binary_file_sha256`.
+ * Each test starts from `install binny` made in this process (test/helpers/setup-install.ts:
+ * the core call `yep-ext install --yes` makes, its tree signatures those of the real files),
+ * not a CLI process: the install is the set-up here, the judges after it are the subject.
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +22,7 @@ import { BINNY_BINARY, BINNY_OTHER, BINNY_SERVER, publishBinny, serveBinnyBinary
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { setupInstall } from '../helpers/setup-install.js';
 
 let reg: TestRegistry;
 let home: TempHome;
@@ -84,8 +88,7 @@ const damage: Array<[string, () => void]> = [
 
 describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'one intact rule for list, install --frozen and install', () => {
   it.each(damage)('%s: list names it, --frozen repairs it, a plain install reinstalls it; the disk is the locked tree after each', async (_what, breakIt) => {
-    const installed = await runCli(['install', 'binny', '--json'], { env: env() });
-    expect(installed.code, installed.stderr).toBe(0);
+    expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
     const lockBefore = lockText();
     const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
     const pristine = snapshot(pkg());
@@ -144,8 +147,7 @@ const table: Array<[string, boolean, () => void]> = [
 
 describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'list, verify and install --frozen judge a tree alike', () => {
   it.each(table)('%s (damage: %s)', async (_what, damaged, change) => {
-    const installed = await runCli(['install', 'binny', '--json'], { env: env() });
-    expect(installed.code, installed.stderr).toBe(0);
+    expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
     const lockBefore = lockText();
     const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
     const pristine = snapshot(pkg());

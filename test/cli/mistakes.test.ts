@@ -9,12 +9,26 @@
 import { mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { REPO_ROOT, jsonOf, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
 /** The working directory of every run: ./examples (a link to the repository's) and ./lock-dir. */
 let cwd: string;
 const run = (argv: string[]) => runCli(argv, { env: home.env, cwd });
+
+/**
+ * A help page (`<words> --help`, `help <words>`): the same argv in the same environment
+ * prints the same page whatever is installed, and several tests below read the same
+ * pages (`install --help` three times, `set-secret --help` three times, ...): each is
+ * run once per file and shared. A copy per caller, so no test sees another's changes.
+ */
+const helpPages = new Map<string, Promise<RunResult>>();
+const help = async (argv: string[]): Promise<RunResult> => {
+  if (!argv.includes('--help') && argv[0] !== 'help') throw new Error(`not a help page: ${argv.join(' ')}`);
+  const key = JSON.stringify(argv);
+  if (!helpPages.has(key)) helpPages.set(key, run(argv));
+  return { ...(await helpPages.get(key)!) };
+};
 
 interface Mistake {
   what: string;
@@ -168,8 +182,8 @@ describe('standard input is never an argument', () => {
 describe('forgiveness that succeeds', () => {
   it('help <command> prints that command’s help, like <command> --help', async () => {
     for (const words of [['install'], ['lock', 'export'], ['set-secret']]) {
-      const viaHelp = await run(['help', ...words]);
-      const viaFlag = await run([...words, '--help']);
+      const viaHelp = await help(['help', ...words]);
+      const viaFlag = await help([...words, '--help']);
       expect(viaHelp.code).toBe(0);
       expect(viaHelp.stdout).toBe(viaFlag.stdout);
       expect(viaHelp.stdout).toContain(`$ yep-ext ${words.join(' ')}`);
@@ -192,7 +206,7 @@ describe('forgiveness that succeeds', () => {
   });
 
   it('root help lists commands once (no alias rows) and the environment overrides', async () => {
-    const r = await run(['--help']);
+    const r = await help(['--help']);
     expect(r.stdout).toMatch(/^ {2}remove {2,}/m);
     expect(r.stdout).not.toMatch(/^ {2}(rm|uninstall|ls|upgrade) {2,}/m);
     for (const v of ['YOLOP_CONFIG_DIR', 'YOLOP_EXTENSIONS_DIR', 'YEP_EXT_INDEX', 'NO_COLOR']) expect(r.stdout).toContain(v);
@@ -201,21 +215,21 @@ describe('forgiveness that succeeds', () => {
 
   it('no help page shows oclif or a colon-joined command id', async () => {
     for (const words of [[], ['install'], ['list'], ['lock'], ['lock', 'export'], ['set-secret'], ['update'], ['completion'], ['doctor']]) {
-      const r = await run([...words, '--help']);
+      const r = await help([...words, '--help']);
       expect(r.code).toBe(0);
       expect(leaks(r.stdout + r.stderr, words), words.join(' ')).toEqual([]);
     }
   });
 
   it('set-secret shows its two arguments as two, not as lists', async () => {
-    const r = await run(['set-secret', '--help']);
+    const r = await help(['set-secret', '--help']);
     expect(r.stdout).toContain('$ yep-ext set-secret NAME FIELD');
     expect(r.stdout).not.toContain('NAME...');
   });
 
   it('global flags only where they act: --index on install, update and search only', async () => {
-    for (const cmd of ['install', 'update', 'search']) expect((await run([cmd, '--help'])).stdout, cmd).toContain('--index');
+    for (const cmd of ['install', 'update', 'search']) expect((await help([cmd, '--help'])).stdout, cmd).toContain('--index');
     for (const cmd of ['list', 'remove', 'enable', 'disable', 'doctor', 'set-secret', 'new', 'lock export'])
-      expect((await run([...cmd.split(' '), '--help'])).stdout, cmd).not.toContain('--index');
+      expect((await help([...cmd.split(' '), '--help'])).stdout, cmd).not.toContain('--index');
   });
 });
