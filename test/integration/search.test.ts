@@ -126,4 +126,20 @@ describe('searchExtensions', () => {
       await big.close();
     }
   });
+
+  it('counts the second between API requests from the end of the previous one (a slow answer does not shorten it)', async () => {
+    const big = await startRegistry();
+    try {
+      for (let i = 0; i < 130; i++) big.publish({ name: `yolop-extension-p${i}`, vers: '1.0.0', data: Buffer.from([i]), keywords: ['yolop-extension'], downloads: 1000 - i });
+      // Page 1 arrives in 4 KiB pieces every 150 ms: its answer takes >= 450 ms to complete.
+      big.fault(/^\/api\/v1\/crates\?.*[?&]page=1(&|$)/, { kind: 'slow-drip', intervalMs: 150, chunk: 4096 });
+      const r = await searchExtensions(home.ctx({ ...FAST, YEP_EXT_INDEX: big.indexUrl }), { limit: 120 });
+      expect(r.hits).toHaveLength(120);
+      const api = big.requestsTo('/api/v1/crates');
+      expect(api).toHaveLength(2);
+      expect(api[1]!.at - api[0]!.at).toBeGreaterThanOrEqual(1000 + 450);
+    } finally {
+      await big.close();
+    }
+  });
 });
