@@ -289,7 +289,25 @@ export class ProcessTracker {
   look(pgid: number): { group: number[]; alive: LiveDescendant[]; decided: boolean } {
     this.snapshot({ full: true });
     const group = this.lastFull.filter((p) => p.pgrp === pgid && p.state !== 'Z' && p.state !== 'X').map((p) => p.pid);
-    return { group, alive: this.alive(), decided: this.undecided === 0 };
+    const alive = this.alive();
+    // A process of ours may have forked after /proc was listed and died before its stat was
+    // read: its child is in no listing of this look. So list /proc again; any pid the first
+    // listing did not have (a process started meanwhile, or a pid reused) leaves the look
+    // undecided, and the caller looks again the slow way.
+    const seen = new Set(this.lastFull.map((p) => p.pid));
+    let fresh = false;
+    try {
+      for (const e of readdirSync('/proc')) {
+        const c = e.charCodeAt(0);
+        if (c >= 48 && c <= 57 && !seen.has(Number(e))) {
+          fresh = true;
+          break;
+        }
+      }
+    } catch {
+      fresh = true;
+    }
+    return { group, alive, decided: this.undecided === 0 && !fresh };
   }
 
   /** Every process but the older ones this tracker already knows (all of them on a full pass). */

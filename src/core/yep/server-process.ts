@@ -165,7 +165,7 @@ export class ServerProcess {
   private drainWaiter?: () => void;
   /** Bytes read from the server's stdout and stderr so far: whether a turn of the loop brought more. */
   private pipeBytes = 0;
-  /** Date.now() of a look after the exit that found nothing of the server's alive (onExit). */
+  /** performance.now() of a look after the exit that found nothing of the server's alive (onExit): monotonic, as a clock stepped back must not make it fresh. */
   private clearAt?: number;
   private stopping?: Promise<StopReport>;
   private resolveExited!: (info: ExitInfo) => void;
@@ -370,10 +370,16 @@ export class ServerProcess {
       let cancel = (): void => {};
       const timedOut = new Promise<false>((r) => (cancel = this.clock.timeout(() => r(false), ms, { unref: true })));
       try {
-        return await Promise.race([this.exited.then(() => true as const), timedOut]);
+        if (await Promise.race([this.exited.then(() => true as const), timedOut])) return true;
       } finally {
         cancel();
       }
+      // It exited within the bound, and only its pipes are still being drained (a process it
+      // started holds them; afterDrainBound reads on up to 2 s): it did exit, so it is graded
+      // by what made it exit, not sent a signal; the drain ends before the stop goes on.
+      if (!this.exitInfo) return false;
+      await this.exited;
+      return true;
     };
     this.tracker?.snapshot();
     let endedBy: StopReport['endedBy'] = 'already';
@@ -407,7 +413,7 @@ export class ServerProcess {
   /** After the server exited: find, kill and report what it left running. */
   private async reap(pgid: number): Promise<Pick<StopReport, 'leftovers' | 'descendants' | 'survivors' | 'groupGone'>> {
     // The look the exit already took, when it found nothing and is fresh (see onExit), else one now.
-    const look = this.clearAt !== undefined && Date.now() - this.clearAt <= CLEAR_FRESH_MS ? { group: [], alive: [], decided: true } : this.look(pgid);
+    const look = this.clearAt !== undefined && performance.now() - this.clearAt <= CLEAR_FRESH_MS ? { group: [], alive: [], decided: true } : this.look(pgid);
     const leftovers = look.group;
     const descendants: LeftoverProcess[] = look.alive.map((p) => ({ pid: p.pid, command: p.command, inGroup: p.pgrp === pgid }));
     // Off Linux (no tracker) the group is all we know of.
@@ -492,7 +498,7 @@ export class ServerProcess {
         this.stopTracking();
         live.delete(this);
         // A look after the exit that found nothing, for reap() to use if it comes at once.
-        if (look?.decided) this.clearAt = Date.now();
+        if (look?.decided) this.clearAt = performance.now();
       }
     };
     // 'exit' can come before the last stdout and stderr bytes are read (an adopted child's
@@ -519,11 +525,11 @@ export class ServerProcess {
    * 2 s bound (a grandchild writing without end to the pipe it inherited).
    */
   private afterDrainBound(finish: () => void): void {
-    const until = Date.now() + 2000;
+    const until = performance.now() + 2000; // monotonic: a clock stepped back must not stretch it
     const turn = (seen: number): void => {
       setImmediate(() => {
         if (!this.drainWaiter) return; // drained meanwhile: finished already
-        if (this.pipeBytes !== seen && Date.now() < until) turn(this.pipeBytes);
+        if (this.pipeBytes !== seen && performance.now() < until) turn(this.pipeBytes);
         else finish();
       });
     };
