@@ -46,6 +46,9 @@ describe('download cache layout (cacache 20: content-v2, index-v5)', () => {
     const cpath = contentPath(dir, f.sha);
     // Linked, not copied: the same inode (no byte was read or written).
     expect(statSync(cpath).ino).toBe(statSync(f.path).ino);
+    // Readable as cacache's content is (0666 less the umask), though the download was made 0600:
+    // another user of a cache baked into an image must be able to read it.
+    expect(statSync(cpath).mode & 0o777).toBe(0o666 & ~process.umask());
     rmSync(f.path);
     expect((await cacache.get.byDigest(dir, integrityOf(f.sha))).equals(bytes)).toBe(true);
     const byKey = await cacache.get(dir, cacheKey(f.sha));
@@ -69,6 +72,11 @@ describe('download cache layout (cacache 20: content-v2, index-v5)', () => {
     expect(notes).toEqual([]);
     const cpath = contentPath(dir, f.sha);
     expect(statSync(cpath).ino).not.toBe(statSync(f.path).ino);
+    expect(statSync(cpath).mode & 0o777).toBe(0o666 & ~process.umask());
+    // Content already there is kept, not copied over again.
+    const ino = statSync(cpath).ino;
+    await storeInCache(ctx, f.sha, f.path, key);
+    expect(statSync(cpath).ino).toBe(ino);
     // The source may change afterwards (the binary step renames and chmods it): the cache keeps its bytes.
     writeFileSync(f.path, 'changed');
     expect(readFileSync(cpath).equals(bytes)).toBe(true);

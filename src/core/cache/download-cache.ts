@@ -26,7 +26,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { appendFile, copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { appendFile, chmod, copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
@@ -161,6 +161,9 @@ async function insertIndexEntry(dir: string, key: string, sha256Hex: string, siz
 const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS', 'EACCES']);
 const linkless = new Set<string>();
 
+/** The mode of cache content: what cacache gives its files (0666 less the umask), read once. */
+const CONTENT_MODE = 0o666 & ~process.umask();
+
 /**
  * Make `file`'s bytes the content for `sha256Hex`. `linkable`: the caller never
  * changes `file` (it only reads and then deletes it), so a hard link is as good as
@@ -174,6 +177,10 @@ async function placeContent(dir: string, sha256Hex: string, file: string, linkab
   await makeDirs(dirname(dest));
   if (linkable && !linkless.has(dir)) {
     try {
+      // The download was created 0600; content is readable as cacache's is (0666 less the
+      // umask), or another user of a cache baked into an image could not read it. The
+      // .crate shares the inode: it is only read and then deleted, so its mode is moot.
+      await chmod(file, CONTENT_MODE);
       await link(file, dest);
       return;
     } catch (e) {
@@ -183,10 +190,14 @@ async function placeContent(dir: string, sha256Hex: string, file: string, linkab
       else throw e;
     }
   }
+  // Content already there is kept, as cacache keeps it (and renaming over a file another
+  // process has open fails on Windows).
+  if (await stat(dest).then(() => true, () => false)) return;
   const tmp = join(dir, 'tmp', `yep-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     await makeDirs(dirname(tmp));
     await copyFile(file, tmp, constants.COPYFILE_FICLONE);
+    await chmod(tmp, CONTENT_MODE);
     await rename(tmp, dest);
   } finally {
     await rm(tmp, { force: true }).catch(() => undefined);
