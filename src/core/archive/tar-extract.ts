@@ -80,8 +80,6 @@ export class TarExtractor {
   private readonly header = Buffer.alloc(BLOCK);
   private headerFill = 0;
   private fd = -1;
-  /** The file open on `fd` is bigger than the pool takes (not a small one written here because the queue was full). */
-  private bigFile = false;
   /** The current file's bytes, gathered for the FileWriter (async mode, small files). */
   private fileBuf: Buffer | undefined;
   private fileFill = 0;
@@ -138,15 +136,9 @@ export class TarExtractor {
     this.pooled = on;
   }
 
-  /**
-   * In the data of a big file (written with sync calls): nothing goes to the pool
-   * until it ends. Not a small file that was written here because the queue was
-   * full: the unpack loop feeds the rest of its read at once inside a big file, and
-   * doing that inside a small one flooded the queue, so most of a 5,000-file crate
-   * ended up created on the main thread (issue 20, round six).
-   */
+  /** In the data of a file written with sync calls (a big one): nothing goes to the pool until it ends. */
   inSyncFile(): boolean {
-    return this.fd !== -1 && this.bigFile;
+    return this.fd !== -1;
   }
 
   /** Back-pressure for the unpack loop: resolves when the pool's queue has room. */
@@ -380,7 +372,6 @@ export class TarExtractor {
       return;
     }
     this.fd = fd;
-    this.bigFile = size > POOLED_FILE_MAX;
     this.remaining = size;
     this.skip = pad;
     this.state = State.FileData;
