@@ -63,9 +63,8 @@ export function cacheEnabled(env: Record<string, string | undefined>): boolean {
 async function dropCorrupted(ctx: Context, sha256Hex: string, dest: string): Promise<undefined> {
   ctx.log.warn(`The download cache entry for sha256 ${sha256Hex.slice(0, 16)}… is corrupted; downloading it again.`);
   await rm(dest, { force: true });
-  await loadCacache()
-    .then((c) => c.rm.content(ctx.paths.sharedCacheDir, integrityOf(sha256Hex)))
-    .catch(() => undefined);
+  // The content file itself (what cacache's rm.content removes), without loading cacache for it.
+  await rm(contentPath(ctx.paths.sharedCacheDir, sha256Hex), { force: true }).catch(() => undefined);
   return undefined;
 }
 

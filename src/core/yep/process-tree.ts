@@ -295,18 +295,8 @@ export class ProcessTracker {
     // listing did not have (a process started meanwhile, or a pid reused) leaves the look
     // undecided, and the caller looks again the slow way.
     const seen = new Set(this.lastFull.map((p) => p.pid));
-    let fresh = false;
-    try {
-      for (const e of readdirSync('/proc')) {
-        const c = e.charCodeAt(0);
-        if (c >= 48 && c <= 57 && !seen.has(Number(e))) {
-          fresh = true;
-          break;
-        }
-      }
-    } catch {
-      fresh = true;
-    }
+    const now = listPids();
+    const fresh = now === undefined || now.some((pid) => !seen.has(pid));
     return { group, alive, decided: this.undecided === 0 && !fresh };
   }
 
