@@ -80,6 +80,27 @@ describe('ProcessTracker', () => {
     });
   }
 
+  // A server that starts a daemon and exits before its tracker is made (a loaded machine).
+  // The loop is held until the root is a zombie, so the tracker never sees it alive: it is
+  // still ours (unreaped), and what it started is found by the tag.
+  it('a root already a zombie when the tracker is made: its daemon is still claimed by the tag', async () => {
+    const root = spawn('/bin/sh', ['-c', 'setsid /usr/bin/sleep 341 </dev/null >/dev/null 2>&1 & exit 0'], { stdio: 'ignore', detached: true, env: { PATH: '/usr/bin:/bin', RUN_TAG: 'z1' } });
+    const until = performance.now() + 10_000;
+    while (readProcStat(root.pid!)?.state !== 'Z' && performance.now() < until) {
+      // spin: the loop must not turn, or Node reaps the root
+    }
+    expect(readProcStat(root.pid!)?.state).toBe('Z');
+    const tracker = new ProcessTracker(root.pid!, { tag: 'RUN_TAG=z1' });
+    // Now the loop may turn (the root is reaped) and the daemon finish its exec.
+    await new Promise((r) => setTimeout(r, 200));
+    tracker.snapshot({ full: true });
+    const found = tracker.alive().filter((p) => p.command === '/usr/bin/sleep 341');
+    for (const p of found) children.push(p.pid);
+    expect(found.map((p) => p.via)).toEqual(['tag']);
+    expect(await tracker.killAll(2000)).toEqual([]);
+    expect(found.every((p) => !procAlive(p.pid))).toBe(true);
+  });
+
   it('look(): the live members of a group and the live descendants, from one read of /proc', async () => {
     // A group leader whose child stays in its group, and a grandchild that leaves it (setsid).
     const root = spawn('/bin/sh', ['-c', '/usr/bin/sleep 331 & setsid /usr/bin/sleep 332 </dev/null >/dev/null 2>&1 & wait'], { stdio: 'ignore', detached: true, env: { PATH: '/usr/bin:/bin' } });

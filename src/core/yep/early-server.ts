@@ -141,12 +141,12 @@ export class EarlyServer implements EarlyServers {
     const child: ChildProcess = systemSpawn(s.command, s.args, s.options);
     const state: AdoptedChild = { child, tag, startedAt: Date.now(), spawned: false, release: () => out };
     this.state = state;
-    // Tracked from its spawn, as a ServerProcess's own child is: a tracker that first
-    // looks once the server is gone never claims what it started (a daemon in its own
-    // session is found by the run tag only after the server was once seen alive), and
-    // doctor adopts or discards it only after loading its code and checking the manifest.
-    // The first look is taken here, synchronously: the 'spawn' event comes on a later tick,
-    // after bin/run.js has loaded doctor's code, by when a quick server may be gone.
+    // Tracked from its spawn, as a ServerProcess's own child is: the tracker reads the
+    // server's identity (its start time) as it is made, while the child cannot have been
+    // reaped, so a server gone before doctor has loaded its code and checked the manifest
+    // still has what it started (a daemon in its own session, by the run tag) claimed.
+    // The first look is taken here too, synchronously: the 'spawn' event comes on a later
+    // tick, after bin/run.js has loaded doctor's code.
     const tracker = child.pid !== undefined && tag ? new ProcessTracker(child.pid, { tag: `${tag.name}=${tag.value}`, ...(olderPids ? { olderPids } : {}) }) : undefined;
     if (tracker) {
       state.tracker = tracker;

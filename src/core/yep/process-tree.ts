@@ -176,6 +176,8 @@ export class ProcessTracker {
   /** pid -> start time of processes older than the server: never ours, not re-read but on a full pass. */
   private readonly older = new Map<number, number>();
   private rootStart?: number;
+  /** Whether the processes older than the root have been noted (on the first snapshot that knows its start). */
+  private olderSorted = false;
   private pipes?: Set<string>;
   private lastAt = 0;
   private lastFullAt = 0;
@@ -192,6 +194,20 @@ export class ProcessTracker {
       for (const pid of options.olderPids) if (pid !== rootPid) this.older.set(pid, -1);
       this.lastFullAt = Date.now();
     }
+    // The root's identity now, zombie or not: a tracker is made synchronously after the
+    // spawn, when the child cannot have been reaped yet (Node reaps on a later turn of the
+    // loop), so the pid is still the server's. Waiting to first see it alive in a snapshot
+    // lost a server that exits at once on a loaded machine: never seen alive, nothing it
+    // started (a daemon in its own session, found by the run tag) was ever claimed.
+    const root = PROC_TRACKING ? readProcStat(rootPid) : undefined;
+    if (root) this.identifyRoot(root);
+  }
+
+  private identifyRoot(root: ProcStat): number {
+    this.rootStart = root.startTime;
+    // A zombie's fds are gone: then no pipe can be matched, and the tag and session remain.
+    this.pipes = this.options.stdio === false ? new Set() : (pipesOf(this.rootPid) ?? new Set());
+    return root.startTime;
   }
 
   /**
@@ -211,11 +227,13 @@ export class ProcessTracker {
     this.undecided = 0;
     const byPid = new Map(procs.map((p) => [p.pid, p]));
     const root = byPid.get(this.rootPid);
-    if (this.rootStart === undefined) {
-      if (!root || dead(root)) return; // never seen alive: nothing of ours can exist yet
-      this.rootStart = root.startTime;
-      this.pipes = this.options.stdio === false ? new Set() : (pipesOf(this.rootPid) ?? new Set());
-      for (const p of procs) if (p.startTime < root.startTime) this.older.set(p.pid, p.startTime);
+    // Not readable when the tracker was made (off /proc, or a root already gone): only a root
+    // seen alive is known to be ours.
+    const rootStart = this.rootStart ?? (root && !dead(root) ? this.identifyRoot(root) : undefined);
+    if (rootStart === undefined) return;
+    if (!this.olderSorted) {
+      this.olderSorted = true;
+      for (const p of procs) if (p.startTime < rootStart) this.older.set(p.pid, p.startTime);
     }
     const rootAlive = root !== undefined && root.startTime === this.rootStart && !dead(root);
     const isOurs = (p: ProcStat): boolean => {
@@ -228,7 +246,6 @@ export class ProcessTracker {
       if (old && old.startTime === p.startTime) return;
       this.claimed.set(p.pid, { pid: p.pid, startTime: p.startTime, command: readCommand(p.pid, p.comm), via });
     };
-    const rootStart = this.rootStart;
     const candidate = (p: ProcStat): boolean => p.pid !== this.rootPid && !isOurs(p) && !dead(p) && p.startTime >= rootStart;
     // The parent chain, to a fixed point (a child listed before its parent).
     const chain = (): void => {
