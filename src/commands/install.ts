@@ -45,7 +45,7 @@ Sources:
     }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
     enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
-    lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock).', dependsOn: ['frozen'] }),
+    lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock; with neither, --frozen fails, exit 3).', dependsOn: ['frozen'] }),
     'git-mirror': Flags.string({
       description: 'Fetch git sources (and resolve their branches and tags) from this mirror instead of their origin: the git/ root of a `yep-ext mirror` tree or any server laid out the same way (also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
       helpValue: '<url>',

@@ -155,6 +155,68 @@ describe('install --frozen is strict about --lockfile', () => {
     expect(lockText()).toBe(before);
   });
 
+  // `npm ci` without a lockfile fails; so does `--frozen` with no lock anywhere. It used to
+  // exit 0 with a warning, and a CI script that had not put its lock in place was green with
+  // nothing installed.
+  it('--frozen in a home with no lock at all: exit 3 naming the path, nothing installed', async () => {
+    const fresh = makeTempHome();
+    try {
+      const r = await runCli(['install', '--frozen', '--json'], { env: fresh.env });
+      expect(r.code, r.stderr).toBe(3);
+      const error = (jsonOf(r) as { error: { code: string; message: string; hint: string } }).error;
+      expect(error.code).toBe('E_NOT_FOUND');
+      expect(error.message).toContain(join(fresh.configDir, 'extensions', 'extensions.lock'));
+      expect(error.hint).toMatch(/--lockfile/);
+      const storeDir = join(fresh.configDir, 'extensions');
+      expect(existsSync(storeDir) ? readdirSync(storeDir) : []).toEqual([]);
+      // Human output: the same refusal on stderr, nothing on stdout.
+      const human = await runCli(['install', '--frozen'], { env: fresh.env });
+      expect(human.code).toBe(3);
+      expect(human.stdout).toBe('');
+      expect(human.stderr).toMatch(/There is no lockfile at .*extensions\.lock/);
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
+  // The same rule for the other commands whose whole job is what the store's lock pins.
+  it('mirror and lock export in a home with no lock at all: exit 3 naming the path, nothing written', async () => {
+    const fresh = makeTempHome();
+    try {
+      const out = join(fresh.root, 'exported.lock');
+      const mirrorDir = join(fresh.root, 'mirror');
+      for (const [argv, hint] of [
+        [['lock', 'export', out], /install extensions first/],
+        [['mirror', mirrorDir], /--lockfile/],
+      ] as const) {
+        const r = await runCli([...argv, '--json'], { env: fresh.env });
+        expect(r.code, `${argv.join(' ')}: ${r.stdout}`).toBe(3);
+        const error = (jsonOf(r) as { error: { code: string; message: string; hint: string } }).error;
+        expect(error.message).toContain(join(fresh.configDir, 'extensions', 'extensions.lock'));
+        expect(error.hint).toMatch(hint);
+      }
+      expect(existsSync(out), 'no lock exported').toBe(false);
+      expect(existsSync(mirrorDir), 'no mirror made').toBe(false);
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
+  it('a store lock that exists and pins nothing (after removing the last extension): exit 0 with the note', async () => {
+    expect((await runCli(['remove', 'echo'], { env: home.env })).code).toBe(0);
+    expect(existsSync(lockFile()), 'remove leaves the lock in place').toBe(true);
+    const r = await runCli(['install', '--frozen', '--json'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).frozen).toEqual([]);
+    expect(r.stderr).toMatch(/pins no extensions: nothing to install/);
+    // Exporting it works too, and says what the export will do.
+    const out = join(home.root, 'empty-export.lock');
+    const e = await runCli(['lock', 'export', out], { env: home.env });
+    expect(e.code, e.stderr).toBe(0);
+    expect(e.stderr).toMatch(/pins no extensions: the exported lock installs nothing/);
+    expect(readFileSync(out, 'utf8')).toBe(lockText());
+  });
+
   it('an empty lock installs nothing and says so on stderr, exit 0', async () => {
     const fresh = makeTempHome();
     try {

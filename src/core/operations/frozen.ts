@@ -8,7 +8,7 @@
  * Every write of the store's lock goes through the
  * transaction (store/transaction.ts), the lock's only writer.
  */
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
@@ -102,12 +102,38 @@ export async function loadGivenLockfile(file: string): Promise<Lockfile> {
   return lock;
 }
 
+/**
+ * The store's own lock, for a command whose whole job is what it pins (`install --frozen`
+ * without --lockfile, `mirror`, `lock export`). No lock at all is not an empty lock: `npm
+ * ci` without package-lock.json and `cargo build --locked` without Cargo.lock fail, and so
+ * do these (exit 3), so that a provisioning script that forgot to put its lock in place is
+ * not green with nothing installed, mirrored or exported. A lock that exists and pins
+ * nothing (what `remove` of the last extension leaves) is returned: the caller says so.
+ */
+/** For commands that take --lockfile. */
+export const WITH_LOCKFILE_HINT = 'Name the lock your project keeps with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or install extensions without --frozen.';
+
+export async function loadStoreLock(ctx: Context, doing: string, hint: string): Promise<Lockfile> {
+  const file = ctx.paths.lockFile;
+  const lock = await loadLock(file);
+  if (lock.entries.length > 0) return lock;
+  const exists = await lstat(file).then(
+    () => true,
+    (e: unknown) => (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? false : Promise.reject(stateIoError('read', file, e))),
+  );
+  if (!exists) {
+    throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}: ${doing}, and this store has none.`, { hint });
+  }
+  return lock;
+}
+
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
   const given = options.lockfile ? await loadGivenLockfile(options.lockfile) : undefined;
   // The store's lock, read once (after recovery); it is the target unless --lockfile names one.
   const current = await withInstallLock(ctx, async () => {
     await sweepStaging(ctx);
-    return loadLock(ctx.paths.lockFile);
+    // With --lockfile the store's lock may be absent (an empty home being provisioned).
+    return given ? loadLock(ctx.paths.lockFile) : loadStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
   });
   const target = given ?? current;
   if (target.entries.length === 0) ctx.log.warn(`${options.lockfile ?? ctx.paths.lockFile} pins no extensions: nothing to install.`);
@@ -192,7 +218,8 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
 
 /** Write the store's lock to `dest` (for committing to a project repository). */
 export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number }> {
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx, '`lock export` writes what the store\'s lock pins', 'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.');
+  if (lock.entries.length === 0) ctx.log.warn(`${ctx.paths.lockFile} pins no extensions: the exported lock installs nothing.`);
   await saveLock(dest, lock);
   return { path: dest, entries: lock.entries.length };
 }

@@ -19,8 +19,8 @@ import { readManifest, writeManifest, type MirrorManifest } from '../sources/mir
 import { MIRROR_MANIFEST, dlTemplate, mirrorBase, sha256Hex } from '../sources/mirror/mirror-tree.js';
 import { checkSourceUrl } from '../net/transport.js';
 import { writeFileAtomic } from '../fs/fs-atomic.js';
-import { serializeLock, loadLock } from '../store/lockfile.js';
-import { loadGivenLockfile } from './frozen.js';
+import { serializeLock } from '../store/lockfile.js';
+import { loadGivenLockfile, loadStoreLock } from './frozen.js';
 
 export interface MirrorOptions {
   /** The lock to mirror (default: the store's own extensions.lock). */
@@ -51,7 +51,7 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   const root = resolve(dirArg);
   if (options.baseUrl !== undefined) checkSourceUrl(options.baseUrl, '--base-url', { allowFile: true, code: 'E_USAGE' });
   const lockPath = options.lockfile ? resolve(options.lockfile) : ctx.paths.lockFile;
-  const lock = options.lockfile ? await loadGivenLockfile(lockPath) : await loadLock(lockPath);
+  const lock = options.lockfile ? await loadGivenLockfile(lockPath) : await loadStoreLock(ctx, '`mirror` holds what a lock pins', 'Name the lock to mirror with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed).');
   // As `install --frozen` does: an empty mirror from a wrong path must not pass silently in CI.
   if (lock.entries.length === 0) ctx.log.warn(`${lockPath} pins no extensions: the mirror will hold nothing.`);
   await ensureDir(root);
