@@ -303,6 +303,19 @@ describe('policy init --from-lock', () => {
     expect((parse(readFileSync(userPolicyFile(), 'utf8')) as { names: { allow: string[] } }).names.allow).toEqual([]);
   });
 
+  it('a store moved by YOLOP_EXTENSIONS_DIR and no config dir yet: the default policy file is written (the config dir created), not E_STATE ENOENT', async () => {
+    const storeDir = join(home.root, 'elsewhere-store');
+    const configDir = join(home.root, 'fresh-config');
+    const e = env({ YOLOP_EXTENSIONS_DIR: storeDir, YOLOP_CONFIG_DIR: configDir });
+    expect((await runCli(['install', pkg('alpha'), '--json'], { env: e })).code).toBe(0);
+    expect(existsSync(configDir)).toBe(false);
+    const r = await runCli(['policy', 'init', '--from-lock', '--json'], { env: e });
+    expect(r.code, r.stdout).toBe(0);
+    const file = join(configDir, 'yep-ext-policy.toml');
+    expect(jsonOf(r)).toMatchObject({ path: file, entries: 1 });
+    expect((parse(readFileSync(file, 'utf8')) as { names: { allow: string[] } }).names.allow).toEqual(['alpha']);
+  });
+
   it('install --frozen refuses a lockfile the policy does not admit, before fetching', async () => {
     expect((await install([pkg('alpha')])).code).toBe(0);
     const exported = join(home.root, 'exported.lock');

@@ -13,7 +13,8 @@ import { policyError, type PolicyViolation } from '../policy/evaluate.js';
 import { parsePolicy } from '../policy/policy-file.js';
 import { policyPaths } from '../policy/load-policy.js';
 import { originFacts } from '../sources/index.js';
-import { writeFileAtomic } from '../fs/fs-atomic.js';
+import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { dirname } from 'node:path';
 import { loadLock, type Lockfile } from '../store/lockfile.js';
 import { loadGivenLockfile, loadStoreLock } from './frozen.js';
 import { installedViolations, pinnedAsOnDisk, withPolicy } from './policy-gate.js';
@@ -90,6 +91,8 @@ export async function initPolicyFromLock(ctx: Context, options: { output?: strin
   if (lock.entries.length === 0) ctx.log.warn(`${lockFile} pins no extensions: the policy admits none, so every install will be refused.`);
   const { text, entries } = await policyFromLock(lockFile, lock);
   parsePolicy(text, path); // what we write must read back
+  // The default place is in the config dir, which a store moved by YOLOP_EXTENSIONS_DIR does not create.
+  if (options.output === undefined) await ensureDir(dirname(path));
   await writeFileAtomic(path, text, { what: 'The policy file' });
   return { path, entries, text };
 }
