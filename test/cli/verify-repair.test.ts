@@ -106,6 +106,9 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
     expect(human.stderr).toContain('extra: not in extensions.lock');
     expect(human.stderr).toContain('yep-ext remove extra');
     expect((await runCli(['verify', 'binny'], { env: env() })).code).toBe(0);
+    // list says what the host does with it: enabled (settings.toml), not "?".
+    const listed = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions as { name: string; enabled?: boolean | null; problems: string[] }[];
+    expect(listed.find((e) => e.name === 'extra')).toMatchObject({ enabled: true, problems: [expect.stringContaining('not in extensions.lock')] });
     // verify changes nothing: the package and the lock are as they were.
     expect(existsSync(join(extra, 'plugin.json'))).toBe(true);
     expect(lockText()).toBe(lockBefore);

@@ -151,8 +151,10 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   await addEngines(ctx, listed);
   if (options.only) return listed;
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
+  // The host loads them all the same: whether it does (settings.toml) is known, not "?".
   for (const n of unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name)))) {
-    listed.push({ name: n, dir: join(ctx.paths.storeDir, n), problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
+    const settings = settingsOf?.(n);
+    listed.push({ name: n, dir: join(ctx.paths.storeDir, n), ...(settings ? { enabled: settings.enabled } : {}), problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
   }
   return listed.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
