@@ -177,7 +177,7 @@ const WHY = {
   'install-big': 'the download goes to a .partial file and is verified before unpacking (the spec; the pipeline streams straight into tar); the big file is then written with sync calls between inflates (serial with zlib). The download cache is a hard link now, no second read and hash (round six)',
   'rss-200mb': 'the 1 MB install itself is ~57 MiB (node 38, the node binary pages, the install runner; neither undici nor cacache is loaded without a proxy) and the transfer adds ~10 MiB (glibc heap grown by socket buffers between young collections)',
   'rss-files': 'under 100 MiB, and flat from 5,000 to 20,000 files, but 1.3-1.45x the 100-file install: the step is below 5,000 files and is not per entry: V8 optimising the per-entry code (TurboFan, ~6-10 MiB: 71 MiB with --no-concurrent-recompilation, 69 with --no-opt), the young generation grown in the unpack (4 -> 8 MiB; --semi-space-growth-factor=1 does not stop it) and socket buffers of a multi-MB download (docs/performance.md, Round five: mem5, Round six: net6). The 100-file install got lighter in round six (cacache no longer loaded), which raised the ratio',
-  suite: 'the suite starts the CLI ~2,400 times (0.15-0.6 s of CPU each on Node 20): 1,100-1,300 s of CPU on 2 shared cores',
+  suite: 'the suite starts the CLI through runCli 2,003 times, plus kill, trace and PTY runs (0.1-0.4 s of CPU each on Node 20, 0.1 s of it Node itself starting): its children use ~980 s of its ~1,250 s of CPU, above the ~360 s that 180 s on 2 cores allows (docs/performance.md, Round seven: suite7)',
 };
 
 /** A yep-ext command against `node -e 0`, interleaved: the start-up-bound rows of issue 20. */
