@@ -3,6 +3,7 @@
  * oclif command (src/commands/update.ts) and the oclif-free runner
  * (fast-net-run.ts), so both print, return and fail identically.
  */
+import { unlockedPackages } from '../core/store/unlocked-packages.js';
 import { confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
 import { checkMinAge } from './min-age.js';
@@ -56,7 +57,16 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
   });
   if (!json) for (const item of items) if (item.status === 'updated') io.log(renderUpdated(item));
   // `--all` over an empty store said nothing at all, which reads like a hang or a bug.
-  if (!json && flags.all && items.length === 0) io.log('Nothing to update: no extension is installed.');
+  // With nothing in the lock the store may still hold packages the host loads (placed by hand,
+  // or a lock that lost them): "no extension is installed" would be false, so they are named.
+  if (!json && flags.all && items.length === 0) {
+    const unlocked = unlockedPackages(ctx.paths, new Set());
+    io.log(
+      unlocked.length === 0
+        ? 'Nothing to update: no extension is installed.'
+        : `Nothing to update: the lock pins no extension, but the store holds ${unlocked.length === 1 ? 'a package' : 'packages'} it does not pin (${unlocked.join(', ')}); \`yep-ext verify\` names ${unlocked.length === 1 ? 'it' : 'them'}.`,
+    );
+  }
   const refused = items.filter((i) => i.status === 'refused');
   const failed = items.filter((i) => i.status === 'failed');
   if (refused.length > 0) {

@@ -117,6 +117,23 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
     expect((await verify()).code).toBe(0);
   });
 
+  it('update --all with an empty lock and a package the store holds: says the lock pins nothing and names the package, not "no extension is installed"', async () => {
+    const fresh = makeTempHome();
+    try {
+      const extra = join(fresh.configDir, 'extensions', 'extra');
+      mkdirSync(extra, { recursive: true });
+      writeFileSync(join(extra, 'plugin.json'), JSON.stringify({ name: 'extra', version: '1.0.0', yolop: { capabilityServer: { command: 'extra' } } }));
+      const r = await runCli(['update', '--all'], { env: fresh.env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('the lock pins no extension, but the store holds a package it does not pin (extra)');
+      expect(r.stdout).not.toContain('no extension is installed');
+      rmSync(extra, { recursive: true });
+      expect((await runCli(['update', '--all'], { env: fresh.env })).stdout.trim()).toBe('Nothing to update: no extension is installed.');
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
   const damage: Array<[string, () => void, string, string]> = [
     ['editing one file', () => appendFileSync(join(pkg(), 'README.md'), 'edited\n'), 'content', 'README.md'],
     ['deleting one file', () => rmSync(join(pkg(), 'src', 'lib.txt')), 'content', 'src/lib.txt'],
