@@ -26,7 +26,7 @@ const probe = vi.hoisted(() => ({
   opened: 0,
   /** Files created with openSync (the sync path: a big file, or the pool's queue was full). */
   openedSync: 0,
-  /** What the run-queue meter says (undefined: no meter, as where /proc does not tell). */
+  /** What the busy meter says (undefined: no meter, as where /proc does not tell). */
   busy: undefined as boolean | undefined,
   countFds: undefined as (() => number) | undefined,
 }));
@@ -65,8 +65,8 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 
 // Whether the machine is busy decides how small files past a full queue are written (unpack.ts).
-vi.mock('../../src/core/archive/run-queue-meter.js', () => ({
-  RunQueueMeter: { open: () => (probe.busy === undefined ? undefined : { busyNow: () => probe.busy, close: () => undefined }) },
+vi.mock('../../src/core/archive/busy-meter.js', () => ({
+  BusyMeter: { open: () => (probe.busy === undefined ? undefined : { busyNow: () => probe.busy, close: () => undefined }) },
 }));
 
 const NAME = 'demo';

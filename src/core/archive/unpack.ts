@@ -21,7 +21,7 @@ import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { ContentHashStream } from '../package/content-hash-stream.js';
 import { sanitize } from '../text/sanitize.js';
 import { TarExtractor, showPath, type ExtractLimits } from './tar-extract.js';
-import { RunQueueMeter } from './run-queue-meter.js';
+import { BusyMeter } from './busy-meter.js';
 import { TarFormatError } from './tar-header.js';
 import { PolicyViolation } from './unpack-policy.js';
 
@@ -180,8 +180,8 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
     signal.removeEventListener('abort', onAbort);
     throw e;
   });
-  // Is another process keeping this thread off the CPU? (run-queue-meter.ts)
-  const meter = RunQueueMeter.open();
+  // Is another process competing for the CPUs? (busy-meter.ts)
+  const meter = BusyMeter.open();
   try {
     const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
     let which = 0;
