@@ -6,7 +6,7 @@ import { verifyExtensions } from '../core/operations/verify.js';
 
 export default class Verify extends BaseCommand {
   static override summary = 'Check that installed extensions are exactly what the lock pins (exit 5 when not).';
-  static override description = `For each lock entry (or each name given): the store entry is there, its files hash to the locked content hash (the host's algorithm), a provisioned server binary matches its recorded digest, plugin.json parses, and the server command resolves to an executable. Every file is re-hashed. Exit 0 when all hold; exit 5 naming each problem otherwise (repair with \`yep-ext install --force <name>\` or \`yep-ext install --frozen\`). With --json the report is printed as is (on failure under error.details).
+  static override description = `For each lock entry (or each name given): the store entry is there, its files hash to the locked content hash (the host's algorithm), a provisioned server binary matches its recorded digest, plugin.json parses, and the server command resolves to an executable. Every file is re-hashed. Without names, a package in the store that no lock entry pins (yolop loads it anyway) is a problem of kind unlocked. Exit 0 when all hold; exit 5 naming each problem otherwise (repair with \`yep-ext install --force <name>\` or \`yep-ext install --frozen\`). With --json the report is printed as is (on failure under error.details).
 
 engines.yolop against the installed agent (yolop --version): an enabled extension whose range excludes the agent is a problem of kind engines (exit 4 when it is the only kind of problem, else 5); one that is not enabled is listed as a warning (exit unchanged). An unknown agent lists nothing.`;
 

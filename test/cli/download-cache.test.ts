@@ -7,7 +7,7 @@
  * (counted on the loopback release host), a corrupted entry is re-fetched.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/target.js';
@@ -116,6 +116,28 @@ describe('the shared download cache', () => {
     for (const h of [a, b]) expect((await runCli(['install', 'hello@0.3.0'], { env: env(h, { YEP_EXT_CACHE_DIR: 'off' }) })).code).toBe(0);
     expect(downloads()).toBe(2);
     expect(existsSync(join(a.root, 'home', '.cache'))).toBe(false);
+  });
+
+  it('YEP_EXT_CACHE_DIR=off: cache verify and cache clean say there is no cache and touch nothing (not <cwd>/off)', async () => {
+    const a = home();
+    const cwd = join(a.root, 'work');
+    mkdirSync(join(cwd, 'off', 'content-v2'), { recursive: true });
+    writeFileSync(join(cwd, 'off', 'content-v2', 'mine.txt'), 'not a cache\n');
+    const before = filesUnder(cwd);
+    for (const sub of ['verify', 'clean']) {
+      const r = await runCli(['cache', sub, '--json'], { env: env(a, { YEP_EXT_CACHE_DIR: 'off' }), cwd });
+      expect(r.code, r.stdout).toBe(2);
+      expect(jsonOf(r).error.message).toContain('off');
+      expect(JSON.stringify(jsonOf(r))).not.toContain(join(cwd, 'off'));
+    }
+    expect(filesUnder(cwd)).toEqual(before);
+    expect(readFileSync(join(cwd, 'off', 'content-v2', 'mine.txt'), 'utf8')).toBe('not a cache\n');
+    // A cache that does not exist yet: verify reports it empty and does not create it.
+    const fresh = join(a.root, 'no-cache-yet');
+    const v = await runCli(['cache', 'verify', '--json'], { env: env(a, { YEP_EXT_CACHE_DIR: fresh }) });
+    expect(v.code, v.stderr).toBe(0);
+    expect(jsonOf(v)).toMatchObject({ dir: fresh, entries: 0, verified: 0 });
+    expect(existsSync(fresh)).toBe(false);
   });
 
   it('default location: $HOME/.cache/yep-ext of the home running it', async () => {

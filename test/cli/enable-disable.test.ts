@@ -36,6 +36,27 @@ model = "big"
 `;
 
 describe('yep-ext enable / disable (no TTY)', () => {
+  it('a name the lock pins whose package is gone (a moved path install): enable and set-secret exit 3 pointing at install --force (its recorded source), not at the crate yolop-extension-<name>; nothing written', async () => {
+    const { rmSync } = await import('node:fs');
+    rmSync(join(home.root, 'src', 'logfire'), { recursive: true, force: true });
+    rmSync(join(home.configDir, 'extensions', 'logfire'), { force: true });
+    for (const args of [['enable', 'logfire', '--json'], ['set-secret', 'logfire', 'token', '--stdin', '--json']]) {
+      const r = await runCli(args, { env: home.env, input: 'x' });
+      expect(r.code, r.stdout).toBe(3);
+      const err = jsonOf(r).error;
+      expect(err.code).toBe('E_NOT_INSTALLED');
+      expect(err.message).toContain('extensions.lock pins it');
+      expect(err.hint).toContain('yep-ext install --force logfire');
+      expect(err.hint).not.toContain('(yep-ext install logfire)');
+    }
+    expect(existsSync(settingsFile)).toBe(false);
+    expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
+    // A name nobody pinned keeps the plain hint.
+    const other = await runCli(['enable', 'nosuch', '--json'], { env: home.env });
+    expect(other.code).toBe(3);
+    expect(jsonOf(other).error.hint).toContain('yep-ext install nosuch');
+  });
+
   it('missing required fields -> setup_incomplete, exit 10, enabled anyway, exact fix commands', async () => {
     const r = await runCli(['enable', 'logfire', '--config', 'mode=fast'], { env: home.env });
     expect(r.code).toBe(10);

@@ -5,6 +5,7 @@
  */
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse, stringify } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
@@ -114,6 +115,25 @@ describe('install --frozen', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('--lockfile that no longer pins an installed extension: says the store still holds it (left installed and enabled), instead of only "as locked"', async () => {
+    // The project's lock drops `local`; the cached store (this home) still has it, enabled.
+    const lock = parse(readFileSync(lockCopy, 'utf8')) as { extensions: { name: string }[] };
+    const dropped = join(source.root, 'dropped.lock');
+    writeFileSync(dropped, stringify({ ...lock, extensions: lock.extensions.filter((e) => e.name !== 'local') }));
+    expect((await runCli(['enable', 'local'], { env: env(source) })).code).toBe(0);
+    const r = await runCli(['install', '--frozen', '--lockfile', dropped], { env: env(source) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`The store also holds local, which ${dropped} does not pin: left installed`);
+    // What the warning describes is the state: the package, its lock entry and its settings entry are still there.
+    expect(existsSync(join(source.configDir, 'extensions', 'local', 'plugin.json'))).toBe(true);
+    expect((parse(readFileSync(lockOf(source), 'utf8')) as { extensions: { name: string }[] }).extensions.map((e) => e.name)).toContain('local');
+    expect(readFileSync(join(source.configDir, 'settings.toml'), 'utf8')).toContain('ext:local');
+    // The same lock as the store's: nothing to say.
+    const same = await runCli(['install', '--frozen', '--lockfile', lockCopy], { env: env(source) });
+    expect(same.code).toBe(0);
+    expect(same.stderr).not.toContain('also holds');
   });
 
   it('restores the store from its own lock after the packages were wiped', async () => {

@@ -278,6 +278,44 @@ describe('policy init --from-lock', () => {
     expect(existsSync(join(home.configDir, 'settings.toml')) ? readFileSync(join(home.configDir, 'settings.toml'), 'utf8') : '').not.toContain('ext:alpha');
   });
 
+  it('no lock at all (a home where nothing was installed, a mistyped --lockfile, a file that is not a lock): exit 3 or 7 and no policy written, never a deny-all policy reported as written', async () => {
+    // The config dir exists (beforeEach) but the store has no lock.
+    const none = await runCli(['policy', 'init', '--from-lock', '--json'], { env: env() });
+    expect(none.code, none.stdout).toBe(3);
+    expect(jsonOf(none).error.code).toBe('E_NOT_FOUND');
+    expect(jsonOf(none).error.message).toContain(lockFile());
+    expect(existsSync(userPolicyFile())).toBe(false);
+    const typo = await runCli(['policy', 'init', '--from-lock', '--lockfile', join(home.root, 'nope.lock'), '--json'], { env: env() });
+    expect(typo.code, typo.stdout).toBe(3);
+    expect(existsSync(userPolicyFile())).toBe(false);
+    const cargo = join(home.root, 'Cargo.toml');
+    writeFileSync(cargo, '[package]\nname = "x"\nversion = "0.1.0"\n');
+    const notLock = await runCli(['policy', 'init', '--from-lock', '--lockfile', cargo, '--json'], { env: env() });
+    expect(notLock.code, notLock.stdout).toBe(7);
+    expect(existsSync(userPolicyFile())).toBe(false);
+    // A lock that exists and pins nothing (what removing the last extension leaves): written, with a warning.
+    expect((await install([pkg('alpha')])).code).toBe(0);
+    expect((await runCli(['remove', 'alpha'], { env: env() })).code).toBe(0);
+    expect(existsSync(lockFile())).toBe(true);
+    const empty = await runCli(['policy', 'init', '--from-lock'], { env: env() });
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stderr).toContain('pins no extensions');
+    expect((parse(readFileSync(userPolicyFile(), 'utf8')) as { names: { allow: string[] } }).names.allow).toEqual([]);
+  });
+
+  it('a store moved by YOLOP_EXTENSIONS_DIR and no config dir yet: the default policy file is written (the config dir created), not E_STATE ENOENT', async () => {
+    const storeDir = join(home.root, 'elsewhere-store');
+    const configDir = join(home.root, 'fresh-config');
+    const e = env({ YOLOP_EXTENSIONS_DIR: storeDir, YOLOP_CONFIG_DIR: configDir });
+    expect((await runCli(['install', pkg('alpha'), '--json'], { env: e })).code).toBe(0);
+    expect(existsSync(configDir)).toBe(false);
+    const r = await runCli(['policy', 'init', '--from-lock', '--json'], { env: e });
+    expect(r.code, r.stdout).toBe(0);
+    const file = join(configDir, 'yep-ext-policy.toml');
+    expect(jsonOf(r)).toMatchObject({ path: file, entries: 1 });
+    expect((parse(readFileSync(file, 'utf8')) as { names: { allow: string[] } }).names.allow).toEqual(['alpha']);
+  });
+
   it('install --frozen refuses a lockfile the policy does not admit, before fetching', async () => {
     expect((await install([pkg('alpha')])).code).toBe(0);
     const exported = join(home.root, 'exported.lock');

@@ -7,7 +7,7 @@
  * placed). Checked on disk, through the CLI, on real temp homes.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, chmodSync, existsSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
@@ -84,6 +84,37 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
     expect(Object.keys(state.files).sort()).toEqual(['Cargo.toml', 'README.md', 'bin/binny-server', 'plugin.json', 'src/lib.txt']);
     const human = await runCli(['verify'], { env: env() });
     expect(human.code).toBe(0);
+  });
+
+  it('a package in the store that no lock entry pins (the host loads it): verify exits 5 naming it as unlocked; verify <locked name> is unaffected; after remove, 0', async () => {
+    // What the host discovers: <store>/extra/plugin.json naming extra, enabled in settings.toml.
+    const extra = join(store(), 'extra');
+    mkdirSync(join(extra, 'bin'), { recursive: true });
+    writeFileSync(join(extra, 'plugin.json'), JSON.stringify({ name: 'extra', version: '9.9.9', yolop: { capabilityServer: { command: 'extra' }, tools: [{ name: 't' }] } }));
+    writeFileSync(join(extra, 'bin', 'extra'), '#!/bin/sh\nexec cat\n', { mode: 0o755 });
+    writeFileSync(join(home.configDir, 'settings.toml'), '[[capabilities]]\nref = "ext:extra"\n');
+    const lockBefore = lockText();
+    expect(lockBefore).not.toContain('extra');
+    const v = await verify();
+    expect(v.code).toBe(5);
+    const byName = Object.fromEntries((v.report.extensions as { name: string; ok: boolean; problems: Problem[] }[]).map((e) => [e.name, e]));
+    expect(byName.binny?.ok).toBe(true);
+    expect(byName.extra?.ok).toBe(false);
+    expect(byName.extra?.problems.map((p) => p.kind)).toEqual(['unlocked']);
+    const human = await runCli(['verify'], { env: env() });
+    expect(human.code).toBe(5);
+    expect(human.stderr).toContain('extra: not in extensions.lock');
+    expect(human.stderr).toContain('yep-ext remove extra');
+    expect((await runCli(['verify', 'binny'], { env: env() })).code).toBe(0);
+    // list says what the host does with it: enabled (settings.toml), not "?".
+    const listed = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions as { name: string; enabled?: boolean | null; problems: string[] }[];
+    expect(listed.find((e) => e.name === 'extra')).toMatchObject({ enabled: true, problems: [expect.stringContaining('not in extensions.lock')] });
+    // verify changes nothing: the package and the lock are as they were.
+    expect(existsSync(join(extra, 'plugin.json'))).toBe(true);
+    expect(lockText()).toBe(lockBefore);
+    expect((await runCli(['remove', 'extra'], { env: env() })).code).toBe(0);
+    expect(existsSync(extra)).toBe(false);
+    expect((await verify()).code).toBe(0);
   });
 
   const damage: Array<[string, () => void, string, string]> = [

@@ -29,7 +29,7 @@ import { constants } from 'node:fs';
 import { appendFile, chmod, copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
-import { errnoCode } from '../errors.js';
+import { YepError, errnoCode } from '../errors.js';
 import { sha256FileWithSize } from '../fs/file-digest.js';
 
 type Cacache = typeof import('cacache');
@@ -242,10 +242,26 @@ export interface CacheVerifyResult {
   bytes: number;
 }
 
+/**
+ * `cache verify` and `cache clean` name the cache they act on. With the cache off
+ * (YEP_EXT_CACHE_DIR=off) there is none: the value is not a directory, and resolving it
+ * made both act on `<cwd>/off` (verify created it) while reporting on it as the cache.
+ */
+function cacheDirFor(ctx: Context, doing: string): string {
+  if (!cacheEnabled(ctx.env)) {
+    throw new YepError('E_USAGE', `The download cache is off (YEP_EXT_CACHE_DIR=${ctx.env.YEP_EXT_CACHE_DIR?.trim() ?? ''}): there is no cache to ${doing}; nothing was touched.`, {
+      hint: 'Unset YEP_EXT_CACHE_DIR (or set it to the cache directory) to act on the cache (docs/fleet.md).',
+    });
+  }
+  return ctx.paths.sharedCacheDir;
+}
+
 /** `yep-ext cache verify`: cacache's verify (re-hashes every entry, drops bad ones, compacts the index). */
 export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
+  const dir = cacheDirFor(ctx, 'verify');
+  // No cache yet: nothing to verify, and a verify creates nothing (cacache's would write the directory).
+  if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) return { dir, entries: 0, verified: 0, reclaimed: 0, bad: 0, missing: 0, bytes: 0 };
   const cacache = await loadCacache();
-  const dir = ctx.paths.sharedCacheDir;
   const s = (await cacache.verify(dir)) as Record<string, number>;
   return {
     dir,
@@ -260,8 +276,8 @@ export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
 
 /** `yep-ext cache clean`: remove every entry. */
 export async function cleanCache(ctx: Context): Promise<{ dir: string; removed: number }> {
+  const dir = cacheDirFor(ctx, 'clean');
   const cacache = await loadCacache();
-  const dir = ctx.paths.sharedCacheDir;
   const removed = Object.keys(await cacache.ls(dir).catch(() => ({}))).length;
   await cacache.rm.all(dir);
   return { dir, removed };

@@ -210,6 +210,16 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
       for (const [entry, check] of rehashed) await recordCleanState(ctx, entry, check);
     });
     await reportEngines(ctx, items, manifests);
+    // --lockfile installs what it pins and leaves the store's other extensions (and their
+    // lock entries, so `verify` passes) in place: say so, or "as locked" claims a store
+    // the given lock does not describe (an extension the project dropped still loads).
+    if (options.lockfile) {
+      const pinned = new Set(target.entries.map((e) => e.name));
+      const others = current.entries.map((e) => e.name).filter((n) => !pinned.has(n));
+      if (others.length > 0) {
+        ctx.log.warn(`The store also holds ${others.join(', ')}, which ${options.lockfile} does not pin: left installed (and enabled if ${others.length === 1 ? 'it was' : 'they were'}). Run \`yep-ext remove <name>\` for each the project dropped.`);
+      }
+    }
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {
     for (const p of prepared) await removeDir(p.stage);

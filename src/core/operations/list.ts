@@ -5,7 +5,6 @@
  * `list` runs at the start of host sessions and scripts, and a thread-pool round
  * trip per stat costs more than the stat (docs/performance.md).
  */
-import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
@@ -13,8 +12,8 @@ import { checkEntry } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { unlockedPackages } from '../store/unlocked-packages.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
-import { isValidName } from '../package/names.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
@@ -152,24 +151,10 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   await addEngines(ctx, listed);
   if (options.only) return listed;
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
-  const known = new Set(lock.entries.map((e) => e.name));
-  let names: string[] = [];
-  try {
-    names = readdirSync(ctx.paths.storeDir);
-  } catch {
-    names = [];
-  }
-  for (const n of names.sort()) {
-    if (n.startsWith('.') || known.has(n) || !isValidName(n)) continue;
-    const dir = join(ctx.paths.storeDir, n);
-    let isPkg = true;
-    try {
-      lstatSync(join(dir, 'plugin.json'));
-    } catch {
-      isPkg = false;
-    }
-    if (!isPkg) continue;
-    listed.push({ name: n, dir, problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
+  // The host loads them all the same: whether it does (settings.toml) is known, not "?".
+  for (const n of unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name)))) {
+    const settings = settingsOf?.(n);
+    listed.push({ name: n, dir: join(ctx.paths.storeDir, n), ...(settings ? { enabled: settings.enabled } : {}), problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
   }
   return listed.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

@@ -13,8 +13,10 @@ import { policyError, type PolicyViolation } from '../policy/evaluate.js';
 import { parsePolicy } from '../policy/policy-file.js';
 import { policyPaths } from '../policy/load-policy.js';
 import { originFacts } from '../sources/index.js';
-import { writeFileAtomic } from '../fs/fs-atomic.js';
-import { loadLock } from '../store/lockfile.js';
+import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { dirname } from 'node:path';
+import { loadLock, type Lockfile } from '../store/lockfile.js';
+import { loadGivenLockfile, loadStoreLock } from './frozen.js';
 import { installedViolations, pinnedAsOnDisk, withPolicy } from './policy-gate.js';
 
 export interface PolicyCheckResult {
@@ -47,9 +49,9 @@ export interface PolicyInitResult {
   text: string;
 }
 
-/** The policy text admitting exactly what `lockFile` pins. */
-export async function policyFromLock(lockFile: string): Promise<{ text: string; entries: number }> {
-  const lock = await loadLock(lockFile);
+/** The policy text admitting exactly what `lockFile` pins (`lock`: that file, already read). */
+export async function policyFromLock(lockFile: string, lock?: Lockfile): Promise<{ text: string; entries: number }> {
+  lock ??= await loadLock(lockFile);
   const sorted = [...lock.entries].sort((a, b) => (a.name < b.name ? -1 : 1));
   const uniq = (xs: (string | undefined)[]) => [...new Set(xs.filter((x): x is string => x !== undefined))].sort();
   const doc = {
@@ -79,8 +81,18 @@ export async function initPolicyFromLock(ctx: Context, options: { output?: strin
   if (exists && !options.force) {
     throw new YepError('E_CONFLICT', `${path} already exists.`, { hint: 'Pass --force to replace it, or --output <file> to write elsewhere.' });
   }
-  const { text, entries } = await policyFromLock(options.lockfile ?? ctx.paths.lockFile);
+  // No lock at all is not an empty lock (as for lock export, mirror and install --frozen): a
+  // mistyped --lockfile or a home where nothing was installed would write a policy admitting
+  // nothing and say "wrote" (exit 3 instead). A lock that exists and pins nothing: a warning.
+  const lockFile = options.lockfile ?? ctx.paths.lockFile;
+  const lock = options.lockfile
+    ? await loadGivenLockfile(options.lockfile)
+    : await loadStoreLock(ctx, '`policy init --from-lock` admits what a lock pins', 'Name the lock to admit with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or run it where they are installed.');
+  if (lock.entries.length === 0) ctx.log.warn(`${lockFile} pins no extensions: the policy admits none, so every install will be refused.`);
+  const { text, entries } = await policyFromLock(lockFile, lock);
   parsePolicy(text, path); // what we write must read back
+  // The default place is in the config dir, which a store moved by YOLOP_EXTENSIONS_DIR does not create.
+  if (options.output === undefined) await ensureDir(dirname(path));
   await writeFileAtomic(path, text, { what: 'The policy file' });
   return { path, entries, text };
 }

@@ -19,7 +19,8 @@ import { inspectServerCommand } from '../package/inspect-command.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
-import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
+import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { unlockedPackages } from '../store/unlocked-packages.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
@@ -31,9 +32,11 @@ import type { EnginesVerdict } from '../agent/engines.js';
  * extension; content: the tree's hash differs; binary: the provisioned binary
  * differs or is gone; not-executable: the server file is in the package but
  * cannot run; command: the server command resolves nowhere; engines: its
- * `engines.yolop` excludes the installed agent (`verify` only: verify-engines.ts).
+ * `engines.yolop` excludes the installed agent (`verify` only: verify-engines.ts);
+ * unlocked: a package in the store that no lock entry pins, which the host loads
+ * anyway (`verify` without names only).
  */
-export type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines';
+export type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines' | 'unlocked';
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
@@ -47,7 +50,8 @@ export interface EntryVerification {
   ok: boolean;
   /** The real directory checked (null when the entry is missing). */
   dir: string | null;
-  content_hash: { expected: string; actual: string | null; checked: 'hashed' | 'signature' | 'skipped' };
+  /** `expected` is null for an unlocked package (nothing pins it). */
+  content_hash: { expected: string | null; actual: string | null; checked: 'hashed' | 'signature' | 'skipped' };
   /** The provisioned binary, when the lock records its digest. */
   binary: { path: string; expected: string; actual: string | null } | null;
   /** Where the server command resolves (null when the manifest could not be read). */
@@ -252,12 +256,36 @@ export interface VerifyReport {
  */
 function integrityHint(bad: VerifiedExtension[], linked: Set<string>): string {
   const edited = bad.filter((e) => linked.has(e.name) && e.problems.some((p) => p.kind === 'content')).map((e) => e.name);
-  const rest = bad.filter((e) => !edited.includes(e.name)).map((e) => e.name);
+  // Nothing records where an unlocked package came from: it cannot be repaired, only removed or installed from its source.
+  const unlocked = bad.filter((e) => e.problems.some((p) => p.kind === 'unlocked')).map((e) => e.name);
+  const rest = bad.filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name)).map((e) => e.name);
   const parts = [
     rest.length ? `Repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
     edited.length ? `${rest.length ? 'review' : 'Review'} the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\`` : '',
+    unlocked.length ? `${rest.length + edited.length ? 'remove' : 'Remove'} what no lock entry pins (\`yep-ext remove ${unlocked.join(' ')}\`) or install it from its source to pin it` : '',
   ].filter(Boolean);
   return `${parts.join('; ')}, then run \`yep-ext verify\` again.`;
+}
+
+/** A report for each store package the lock does not pin (unlocked-packages.ts). */
+async function unlockedReports(ctx: Context, lock: Lockfile): Promise<VerifiedExtension[]> {
+  const out: VerifiedExtension[] = [];
+  for (const name of unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name)))) {
+    const dir = resolveInstalledDir(ctx.paths, name) ?? packageDir(ctx.paths, name);
+    const actual = await contentHash(dir).catch(() => null);
+    out.push({
+      name,
+      ok: false,
+      dir,
+      content_hash: { expected: null, actual, checked: 'hashed' },
+      binary: null,
+      command: null,
+      problems: [{ kind: 'unlocked', message: `not in extensions.lock: yolop loads ${dir} but no lock entry pins it (placed by hand?)`, files: null }],
+      engines: null,
+      warnings: [],
+    });
+  }
+  return out;
 }
 
 /**
@@ -286,6 +314,9 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
     const problems = f?.problem ? [...result.problems, f.problem] : result.problems;
     return { ...result, ok: problems.length === 0, problems, engines: f?.engines ?? null, warnings: f?.warning ? [f.warning] : [] };
   });
+  // The host loads what the store holds, not what the lock lists: with no names given, a
+  // package no entry pins is a difference from the lock (exit 5), not something to skip.
+  if (names.length === 0) extensions.push(...(await unlockedReports(ctx, lock)));
   const report: VerifyReport = { ok: extensions.every((e) => e.ok), extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)) };
   if (!report.ok) {
     const bad = report.extensions.filter((e) => !e.ok);

@@ -26,8 +26,27 @@ export async function isInstalled(paths: Paths, name: string): Promise<boolean> 
 }
 
 /** Load the installed manifest of `name`: E_NOT_INSTALLED when absent, E_MANIFEST when the host would skip it. */
+/**
+ * Not installed, said with what the lock knows: a name the lock pins whose package is gone (a
+ * linked directory moved or deleted, a store entry removed by hand) is repaired from its
+ * recorded source by `install --force <name>`; the default hint's `install <name>` would
+ * look up the crate `yolop-extension-<name>` instead, another source altogether.
+ */
+async function notInstalledHere(paths: Paths, name: string): Promise<YepError> {
+  // Lazily: only this error path reads the lock here.
+  const { findEntry, loadLock } = await import('./lockfile.js');
+  const pinned = await loadLock(paths.lockFile).then(
+    (lock) => findEntry(lock, name) !== undefined,
+    () => false,
+  );
+  if (!pinned) return notInstalled(name);
+  return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it, but its package is missing from the store (${packageDir(paths, name)}).`, {
+    hint: `Reinstall it from its recorded source with \`yep-ext install --force ${name}\` (or \`yep-ext install --frozen\`), or drop it with \`yep-ext remove ${name}\`.`,
+  });
+}
+
 export async function loadInstalledManifest(paths: Paths, name: string): Promise<Manifest> {
-  if (!(await isInstalled(paths, name))) throw notInstalled(name);
+  if (!(await isInstalled(paths, name))) throw await notInstalledHere(paths, name);
   const dir = packageDir(paths, name);
   const manifest = await loadManifest(dir);
   if (manifest.name !== name) {

@@ -14,6 +14,7 @@
  *   through /proc (process-tree.ts), other sessions and groups included.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import type { Spawn } from '../context.js';
 import { systemClock, type Clock } from '../clock.js';
 import { systemSpawn } from '../spawn.js';
@@ -131,6 +132,11 @@ const live = new Set<ServerProcess>();
 /** How long the look at exit that found nothing stands in for reap()'s own (they are microtasks apart). */
 const CLEAR_FRESH_MS = 50;
 let exitHookInstalled = false;
+
+/** How long a server that answered shutdown gets to exit by itself (see doStop). */
+export function shutdownCreditMs(graceMs: number, load = loadavg()[0] ?? 0, cores = availableParallelism()): number {
+  return Math.round(Math.min(graceMs, 1000, Math.max(100, 100 * (load / Math.max(1, cores)))));
+}
 
 /** Kill every live server (group and descendants) if this process exits with servers still running. */
 function installExitHook(): void {
@@ -388,8 +394,12 @@ export class ServerProcess {
       if (options.askToExit && this.stdinOpen) {
         shutdown = await options.askToExit();
         endedBy = 'shutdown';
-        // A server that answers and then exits by itself should get the credit for it.
-        if (shutdown === 'answered') await exitedWithin(100);
+        // A server that answers and then exits by itself should get the credit for it. 100 ms
+        // covers an interpreter's teardown on a quiet machine; on a loaded one the teardown
+        // waits for a CPU in proportion to the run queue (a Python scaffold at a load average of
+        // 24 on 2 cores took longer, and was graded "exited once stdin closed"), so the window
+        // grows with the load per core, up to 1 s and never past the grace.
+        if (shutdown === 'answered') await exitedWithin(shutdownCreditMs(grace));
       }
       if (!this.exitInfo) {
         endedBy = 'eof';
