@@ -24,6 +24,10 @@ const probe = vi.hoisted(() => ({
   maxOpen: 0,
   maxProcFds: 0,
   opened: 0,
+  /** Files created with openSync (the sync path: a big file, or the pool's queue was full). */
+  openedSync: 0,
+  /** What the busy meter says (undefined: no meter, as where /proc does not tell). */
+  busy: undefined as boolean | undefined,
   countFds: undefined as (() => number) | undefined,
 }));
 
@@ -52,8 +56,18 @@ vi.mock('node:fs', async (importOriginal) => {
       cb(e);
     });
   };
-  return { ...fs, default: { ...fs, open, close }, open, close };
+  const openSync = (path: string, flags: number, mode: number): number => {
+    const fd = fs.openSync(path, flags, mode);
+    if (/\/f\/\d+$/.test(String(path))) probe.openedSync++;
+    return fd;
+  };
+  return { ...fs, default: { ...fs, open, close, openSync }, open, close, openSync };
 });
+
+// Whether the machine is busy decides how small files past a full queue are written (unpack.ts).
+vi.mock('../../src/core/archive/busy-meter.js', () => ({
+  BusyMeter: { open: () => (probe.busy === undefined ? undefined : { busyNow: () => probe.busy, close: () => undefined }) },
+}));
 
 const NAME = 'demo';
 const VERSION = '1.0.0';
@@ -69,7 +83,7 @@ beforeEach(() => {
   mkdirSync(stage);
   into = join(stage, 'pkg');
   crateFile = join(base, 'in.crate');
-  Object.assign(probe, { failOn: undefined, slowOn: undefined, open: 0, maxOpen: 0, maxProcFds: 0, opened: 0, countFds: undefined });
+  Object.assign(probe, { failOn: undefined, slowOn: undefined, open: 0, maxOpen: 0, maxProcFds: 0, opened: 0, openedSync: 0, busy: undefined, countFds: undefined });
 });
 
 afterEach(() => {
@@ -77,10 +91,19 @@ afterEach(() => {
 });
 
 const file = (rel: string, content: string | Uint8Array): TarEntry => ({ path: `${ROOT}/${rel}`, content });
-const manyFiles = (n: number): TarEntry[] => [
+const manyFiles = (n: number, content: (i: number) => string = contentOf): TarEntry[] => [
   file('Cargo.toml', '[package]\n'),
-  ...Array.from({ length: n }, (_, i) => file(`f/${String(i).padStart(5, '0')}`, contentOf(i))),
+  ...Array.from({ length: n }, (_, i) => file(`f/${String(i).padStart(5, '0')}`, content(i))),
 ];
+const WORDS = ['const', 'return', 'function', 'value', 'buffer', 'length', 'import', 'export'];
+/** ~3 KB of source-like words that deflate ~10:1: a 32 KiB slice inflates to more files than half the pool's queue. */
+function wordsOf(i: number): string {
+  let out = '';
+  for (let j = 0; out.length < 3000; j++) {
+    for (const b of createHash('sha256').update(`${i}/${j}`).digest()) out += `${WORDS[b & 7]} `;
+  }
+  return out;
+}
 /** ~1-1.5 KB of hex that deflates about 2:1, like real files (not 100:1: the pool's queue cap would send most to the sync path). */
 function contentOf(i: number): string {
   let out = '';
@@ -149,4 +172,35 @@ describe('unpacking on the thread pool', () => {
     }
     expect(await hashed.digest(into)).toBe(await contentHash(into));
   });
+
+  it('on a busy machine, small files past a full queue are written synchronously one slice at a time, not the rest of the read', async () => {
+    // The first files answer late and the crate deflates ~10:1, so the pool's queue fills
+    // and the rest of the slice being inflated is written synchronously. The last of those
+    // files usually runs past the slice's end; on a busy machine that must not count as
+    // "inside a big file", where the rest of the 1 MiB read is inflated at once: that
+    // flooded the queue again and again, and ~2,800 of these 3,000 files were created on
+    // the main thread (~950 now), which under load left the pool's threads idle.
+    writeFileSync(crateFile, buildCrate(manyFiles(3000, wordsOf)));
+    probe.slowOn = /\/f\/0000[0-2]$/;
+    probe.busy = true;
+    const hashed = await unpack();
+    expect(probe.open).toBe(0);
+    expect(readdirSync(join(into, 'f'))).toHaveLength(3000);
+    expect(probe.openedSync, `${probe.openedSync} of 3,000 files created with sync calls`).toBeGreaterThan(0);
+    expect(probe.openedSync, `${probe.openedSync} of 3,000 files created with sync calls`).toBeLessThan(1500);
+    expect(await hashed.digest(into)).toBe(await contentHash(into));
+  }, 120_000);
+
+  it('on a quiet machine, the rest of such a read is written synchronously (the faster path there), with the same tree', async () => {
+    // Round six measured it: sending nearly every file to the pool made the quiet
+    // 5,000-file install 1.71-1.84x against 1.34x (docs/performance.md, Round seven: unpack7).
+    writeFileSync(crateFile, buildCrate(manyFiles(3000, wordsOf)));
+    probe.slowOn = /\/f\/0000[0-2]$/;
+    probe.busy = false;
+    const hashed = await unpack();
+    expect(probe.open).toBe(0);
+    expect(readdirSync(join(into, 'f'))).toHaveLength(3000);
+    expect(probe.openedSync, `${probe.openedSync} of 3,000 files created with sync calls`).toBeGreaterThan(1500);
+    expect(await hashed.digest(into)).toBe(await contentHash(into));
+  }, 120_000);
 });

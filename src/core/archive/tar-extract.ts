@@ -80,6 +80,8 @@ export class TarExtractor {
   private readonly header = Buffer.alloc(BLOCK);
   private headerFill = 0;
   private fd = -1;
+  /** The file open on `fd` is bigger than the pool takes (not a small one written here because the queue was full). */
+  private bigFile = false;
   /** The current file's bytes, gathered for the FileWriter (async mode, small files). */
   private fileBuf: Buffer | undefined;
   private fileFill = 0;
@@ -136,9 +138,14 @@ export class TarExtractor {
     this.pooled = on;
   }
 
-  /** In the data of a file written with sync calls (a big one): nothing goes to the pool until it ends. */
-  inSyncFile(): boolean {
-    return this.fd !== -1;
+  /**
+   * In the data of a file written with sync calls: nothing goes to the pool until it
+   * ends. With `bigOnly`, only a file bigger than the pool takes counts, not a small
+   * one written here because the queue was full (see unpack.ts: on a busy machine the
+   * loop asks this way, so the queue is not flooded with the rest of a read).
+   */
+  inSyncFile(bigOnly = false): boolean {
+    return this.fd !== -1 && (!bigOnly || this.bigFile);
   }
 
   /** Back-pressure for the unpack loop: resolves when the pool's queue has room. */
@@ -372,6 +379,7 @@ export class TarExtractor {
       return;
     }
     this.fd = fd;
+    this.bigFile = size > POOLED_FILE_MAX;
     this.remaining = size;
     this.skip = pad;
     this.state = State.FileData;

@@ -21,6 +21,7 @@ import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { ContentHashStream } from '../package/content-hash-stream.js';
 import { sanitize } from '../text/sanitize.js';
 import { TarExtractor, showPath, type ExtractLimits } from './tar-extract.js';
+import { BusyMeter } from './busy-meter.js';
 import { TarFormatError } from './tar-header.js';
 import { PolicyViolation } from './unpack-policy.js';
 
@@ -179,6 +180,8 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
     signal.removeEventListener('abort', onAbort);
     throw e;
   });
+  // Is another process competing for the CPUs? (busy-meter.ts)
+  const meter = BusyMeter.open();
   try {
     const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
     let which = 0;
@@ -194,10 +197,14 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
       // Fed to zlib in slices, each only once the thread pool's queue of files has
       // room: what one slice inflates to is what can pile up (memory stays bounded).
       // Inside a big file (written with sync calls) the rest of the read goes at once:
-      // 2,000 slices of a 68 MB crate cost ~0.3 s of CPU for nothing.
+      // 2,000 slices of a 68 MB crate cost ~0.3 s of CPU for nothing. Inside a small
+      // file written synchronously because the queue was full, it goes at once too
+      // on a quiet machine (most of the rest is then written with sync calls, the
+      // fastest way there), but not on a busy one, where it would flood the queue
+      // again and again and leave the pool's threads idle (issue 20, round seven).
       for (let off = 0, end = 0; off < bytesRead && !signal.aborted && !failed; off = end) {
         await Promise.race([tar.room(), done]);
-        end = tar.inSyncFile() ? bytesRead : Math.min(bytesRead, off + INFLATE_SLICE);
+        end = tar.inSyncFile(meter?.busyNow() ?? false) ? bytesRead : Math.min(bytesRead, off + INFLATE_SLICE);
         const slice = buf.subarray(off, end);
         // A failing stream may never call back: the first error ends the wait.
         await Promise.race([new Promise<void>((resolveWrite) => gunzip.write(slice, () => resolveWrite())), done]);
@@ -213,6 +220,7 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
     gunzip.end();
     await done;
   } finally {
+    meter?.close();
     signal.removeEventListener('abort', onAbort);
     await fh.close();
     gunzip.destroy();
