@@ -138,6 +138,15 @@ describe('the shared download cache', () => {
     expect(v.code, v.stderr).toBe(0);
     expect(jsonOf(v)).toMatchObject({ dir: fresh, entries: 0, verified: 0 });
     expect(existsSync(fresh)).toBe(false);
+    // A cache path that is a file: not "0 entries verified" (downloads could not use it either).
+    const aFile = join(a.root, 'cache-is-a-file');
+    writeFileSync(aFile, 'mine\n');
+    for (const sub of ['verify', 'clean']) {
+      const r = await runCli(['cache', sub, '--json'], { env: env(a, { YEP_EXT_CACHE_DIR: aFile }) });
+      expect(r.code, r.stdout).toBe(2);
+      expect(jsonOf(r).error.message).toContain(`${aFile} is not a directory`);
+    }
+    expect(readFileSync(aFile, 'utf8')).toBe('mine\n');
   });
 
   it('default location: $HOME/.cache/yep-ext of the home running it', async () => {

@@ -36,7 +36,7 @@ model = "big"
 `;
 
 describe('yep-ext enable / disable (no TTY)', () => {
-  it('a name the lock pins whose package is gone (a moved path install): enable and set-secret exit 3 pointing at install --force (its recorded source), not at the crate yolop-extension-<name>; nothing written', async () => {
+  it('a name the lock pins whose package is gone: a moved path install points at installing it from where it is now, any other source at install --force (its recorded source); never at the crate yolop-extension-<name>; nothing written', async () => {
     const { rmSync } = await import('node:fs');
     rmSync(join(home.root, 'src', 'logfire'), { recursive: true, force: true });
     rmSync(join(home.configDir, 'extensions', 'logfire'), { force: true });
@@ -45,10 +45,24 @@ describe('yep-ext enable / disable (no TTY)', () => {
       expect(r.code, r.stdout).toBe(3);
       const err = jsonOf(r).error;
       expect(err.code).toBe('E_NOT_INSTALLED');
-      expect(err.message).toContain('extensions.lock pins it');
-      expect(err.hint).toContain('yep-ext install --force logfire');
+      // Its recorded source is the directory that is gone: `install --force` would fail on it too.
+      expect(err.message).toContain(`extensions.lock pins it to the local directory ${join(home.root, 'src', 'logfire')}, which is gone`);
+      expect(err.hint).toContain('yep-ext install <its directory>');
+      expect(err.hint).toContain('yep-ext remove logfire');
+      expect(err.hint).not.toContain('--force');
       expect(err.hint).not.toContain('(yep-ext install logfire)');
     }
+    // The same entry as a git source (its store entry removed by hand): reinstalled from the record.
+    const lockPath = join(home.configDir, 'extensions', 'extensions.lock');
+    const lockBefore = readFileSync(lockPath, 'utf8');
+    const asGit = lockBefore.replace(/(name = "logfire"[\s\S]*?\[extensions\.source\]\n)type = "path"\npath = "[^"]*"\n/, '$1type = "git"\nurl = "https://example.invalid/logfire.git"\nrev = "0123456789abcdef0123456789abcdef01234567"\n');
+    expect(asGit).not.toBe(lockBefore);
+    writeFileSync(lockPath, asGit);
+    const git = await runCli(['enable', 'logfire', '--json'], { env: home.env });
+    expect(git.code, git.stdout).toBe(3);
+    expect(jsonOf(git).error.message).toContain('extensions.lock pins it, but its package is missing from the store');
+    expect(jsonOf(git).error.hint).toContain('yep-ext install --force logfire');
+    writeFileSync(lockPath, lockBefore);
     expect(existsSync(settingsFile)).toBe(false);
     expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
     // A name nobody pinned keeps the plain hint.

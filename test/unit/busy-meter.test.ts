@@ -20,27 +20,31 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A 2-CPU /proc/stat whose busy time is `user` ticks (10 ms each). */
 const stat = (user: number): void => writeFileSync(file, `cpu  ${user} 0 0 5000 7 0 0 0 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\ncpu1 1 0 0 1 0 0 0 0 0 0\nintr 1\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('BusyMeter', () => {
   it('is busy when other processes used more than half the machine over a window, and quiet again below a quarter', async () => {
     let ownMs = 0;
+    // A fake clock: a loaded machine cannot stretch a window (the first verdict needs < 100 ms).
+    let t = 0;
+    const advance = async (ms: number) => {
+      t += ms;
+    };
     stat(1000);
-    const m = BusyMeter.open(file, () => ({ user: ownMs * 1000, system: 0 }))!;
+    const m = BusyMeter.open(file, () => ({ user: ownMs * 1000, system: 0 }), () => t)!;
     expect(m).toBeDefined();
     try {
       // Before a window (100 ms) has passed, the last verdict stands: quiet at first.
       stat(1000 + 10_000);
       expect(m.busyNow()).toBe(false);
-      await sleep(120);
+      await advance(120);
       // The machine was busy for 100 s of ticks, and none of it was ours: busy.
       expect(m.busyNow()).toBe(true);
-      await sleep(120);
+      await advance(120);
       // All of the machine's time in this window was ours: quiet again.
       stat(1000 + 10_000 + 40);
       ownMs = 400;
       expect(m.busyNow()).toBe(false);
-      await sleep(120);
+      await advance(120);
       // Ours is not counted however much of it there is.
       stat(1000 + 10_000 + 40 + 30);
       ownMs = 700;

@@ -35,7 +35,8 @@ interface Sample {
 }
 
 export class BusyMeter {
-  private readonly buf = Buffer.alloc(8192);
+  // Room for the per-CPU lines of a big machine (~80 bytes each): their count is the capacity.
+  private readonly buf = Buffer.alloc(65536);
   private last!: Sample;
   private busy = false;
   private cpus = 0;
@@ -43,14 +44,15 @@ export class BusyMeter {
   private constructor(
     private fd: number,
     private readonly cpuUsage: () => NodeJS.CpuUsage,
+    private readonly now: () => number,
   ) {}
 
   /** A meter, or undefined where the machine's CPU time cannot be read (arguments: tests only). */
-  static open(statFile = '/proc/stat', cpuUsage: () => NodeJS.CpuUsage = () => process.cpuUsage()): BusyMeter | undefined {
+  static open(statFile = '/proc/stat', cpuUsage: () => NodeJS.CpuUsage = () => process.cpuUsage(), now: () => number = () => performance.now()): BusyMeter | undefined {
     let fd = -1;
     try {
       fd = openSync(statFile, 'r');
-      const m = new BusyMeter(fd, cpuUsage);
+      const m = new BusyMeter(fd, cpuUsage, now);
       const s = m.sample();
       if (s === undefined) {
         m.close();
@@ -70,7 +72,7 @@ export class BusyMeter {
    * pool's threads run, ours is a bigger share and theirs a smaller one.
    */
   busyNow(): boolean {
-    if (performance.now() - this.last.at < WINDOW_MS) return this.busy;
+    if (this.now() - this.last.at < WINDOW_MS) return this.busy;
     const s = this.sample();
     if (s === undefined) return (this.busy = false);
     const others = s.machine - this.last.machine - (s.own - this.last.own);
@@ -91,7 +93,7 @@ export class BusyMeter {
 
   private sample(): Sample | undefined {
     try {
-      const at = performance.now();
+      const at = this.now();
       const n = readSync(this.fd, this.buf, 0, this.buf.length, 0);
       const u = this.cpuUsage();
       const text = this.buf.toString('latin1', 0, n);

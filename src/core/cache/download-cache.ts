@@ -256,11 +256,20 @@ function cacheDirFor(ctx: Context, doing: string): string {
   return ctx.paths.sharedCacheDir;
 }
 
+/** A cache path that exists and is not a directory: downloads cannot use it either. */
+function notACacheDir(dir: string): YepError {
+  return new YepError('E_USAGE', `The download cache path ${dir} is not a directory.`, {
+    hint: 'Point YEP_EXT_CACHE_DIR at a directory (or unset it for the default), or move that file aside.',
+  });
+}
+
 /** `yep-ext cache verify`: cacache's verify (re-hashes every entry, drops bad ones, compacts the index). */
 export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
   const dir = cacheDirFor(ctx, 'verify');
   // No cache yet: nothing to verify, and a verify creates nothing (cacache's would write the directory).
-  if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) return { dir, entries: 0, verified: 0, reclaimed: 0, bad: 0, missing: 0, bytes: 0 };
+  const st = await stat(dir).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(e)));
+  if (st === undefined) return { dir, entries: 0, verified: 0, reclaimed: 0, bad: 0, missing: 0, bytes: 0 };
+  if (!st.isDirectory()) throw notACacheDir(dir);
   const cacache = await loadCacache();
   const s = (await cacache.verify(dir)) as Record<string, number>;
   return {
@@ -277,6 +286,8 @@ export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
 /** `yep-ext cache clean`: remove every entry. */
 export async function cleanCache(ctx: Context): Promise<{ dir: string; removed: number }> {
   const dir = cacheDirFor(ctx, 'clean');
+  const st = await stat(dir).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(e)));
+  if (st !== undefined && !st.isDirectory()) throw notACacheDir(dir);
   const cacache = await loadCacache();
   const removed = Object.keys(await cacache.ls(dir).catch(() => ({}))).length;
   await cacache.rm.all(dir);

@@ -102,6 +102,9 @@ export async function loadGivenLockfile(file: string): Promise<Lockfile> {
   return lock;
 }
 
+/** For commands that take --lockfile. */
+export const WITH_LOCKFILE_HINT = 'Name the lock your project keeps with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or install extensions without --frozen.';
+
 /**
  * The store's own lock, for a command whose whole job is what it pins (`install --frozen`
  * without --lockfile, `mirror`, `lock export`). No lock at all is not an empty lock: `npm
@@ -110,9 +113,6 @@ export async function loadGivenLockfile(file: string): Promise<Lockfile> {
  * not green with nothing installed, mirrored or exported. A lock that exists and pins
  * nothing (what `remove` of the last extension leaves) is returned: the caller says so.
  */
-/** For commands that take --lockfile. */
-export const WITH_LOCKFILE_HINT = 'Name the lock your project keeps with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or install extensions without --frozen.';
-
 export async function loadStoreLock(ctx: Context, doing: string, hint: string): Promise<Lockfile> {
   const file = ctx.paths.lockFile;
   const lock = await loadLock(file);

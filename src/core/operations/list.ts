@@ -152,7 +152,9 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   if (options.only) return listed;
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   // The host loads them all the same: whether it does (settings.toml) is known, not "?".
-  for (const n of unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name)))) {
+  // The lock read again: an install that committed while the entries were checked pinned its package.
+  const lockNow = await loadLock(ctx.paths.lockFile).catch(() => lock);
+  for (const n of unlockedPackages(ctx.paths, new Set([...lock.entries, ...lockNow.entries].map((e) => e.name)))) {
     const settings = settingsOf?.(n);
     listed.push({ name: n, dir: join(ctx.paths.storeDir, n), ...(settings ? { enabled: settings.enabled } : {}), problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
   }

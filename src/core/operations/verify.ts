@@ -270,7 +270,11 @@ function integrityHint(bad: VerifiedExtension[], linked: Set<string>): string {
 /** A report for each store package the lock does not pin (unlocked-packages.ts). */
 async function unlockedReports(ctx: Context, lock: Lockfile): Promise<VerifiedExtension[]> {
   const out: VerifiedExtension[] = [];
-  for (const name of unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name)))) {
+  // The lock read when verify started is seconds old after the re-hash: an install that
+  // committed meanwhile pinned its package, so the lock is read again and either counts.
+  const now = await loadLock(ctx.paths.lockFile).catch(() => lock);
+  const known = new Set([...lock.entries, ...now.entries].map((e) => e.name));
+  for (const name of unlockedPackages(ctx.paths, known)) {
     const dir = resolveInstalledDir(ctx.paths, name) ?? packageDir(ctx.paths, name);
     const actual = await contentHash(dir).catch(() => null);
     out.push({
@@ -280,7 +284,7 @@ async function unlockedReports(ctx: Context, lock: Lockfile): Promise<VerifiedEx
       content_hash: { expected: null, actual, checked: 'hashed' },
       binary: null,
       command: null,
-      problems: [{ kind: 'unlocked', message: `not in extensions.lock: yolop loads ${dir} but no lock entry pins it (placed by hand?)`, files: null }],
+      problems: [{ kind: 'unlocked', message: `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?)`, files: null }],
       engines: null,
       warnings: [],
     });

@@ -25,7 +25,6 @@ export async function isInstalled(paths: Paths, name: string): Promise<boolean> 
   return inspectRegularFile(join(packageDir(paths, name), MANIFEST_FILE), 'The manifest') !== undefined;
 }
 
-/** Load the installed manifest of `name`: E_NOT_INSTALLED when absent, E_MANIFEST when the host would skip it. */
 /**
  * Not installed, said with what the lock knows: a name the lock pins whose package is gone (a
  * linked directory moved or deleted, a store entry removed by hand) is repaired from its
@@ -35,16 +34,25 @@ export async function isInstalled(paths: Paths, name: string): Promise<boolean> 
 async function notInstalledHere(paths: Paths, name: string): Promise<YepError> {
   // Lazily: only this error path reads the lock here.
   const { findEntry, loadLock } = await import('./lockfile.js');
-  const pinned = await loadLock(paths.lockFile).then(
-    (lock) => findEntry(lock, name) !== undefined,
-    () => false,
+  const entry = await loadLock(paths.lockFile).then(
+    (lock) => findEntry(lock, name),
+    () => undefined,
   );
-  if (!pinned) return notInstalled(name);
+  if (!entry) return notInstalled(name);
+  // A path install is referenced in place: its recorded source is the directory that is gone,
+  // so `install --force` would fail on it too. It is installed again from where it is now.
+  const source = entry.source as { type: string; path?: unknown };
+  if (source.type === 'path' && typeof source.path === 'string') {
+    return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${source.path}, which is gone (moved or deleted).`, {
+      hint: `Install it from where it is now (\`yep-ext install <its directory>\`), or drop it with \`yep-ext remove ${name}\`.`,
+    });
+  }
   return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it, but its package is missing from the store (${packageDir(paths, name)}).`, {
     hint: `Reinstall it from its recorded source with \`yep-ext install --force ${name}\` (or \`yep-ext install --frozen\`), or drop it with \`yep-ext remove ${name}\`.`,
   });
 }
 
+/** Load the installed manifest of `name`: E_NOT_INSTALLED when absent, E_MANIFEST when the host would skip it. */
 export async function loadInstalledManifest(paths: Paths, name: string): Promise<Manifest> {
   if (!(await isInstalled(paths, name))) throw await notInstalledHere(paths, name);
   const dir = packageDir(paths, name);

@@ -263,7 +263,9 @@ export class ProcessTracker {
     };
     chain();
     // After the server died its pid may be reused, and a new session leader would carry the same id.
-    const sessionIsOurs = !root || dead(root) ? true : root.startTime === rootStart;
+    // Gone entirely, the id is still ours: Linux does not reuse a pid while a session or group
+    // carries it. Listed (alive or a zombie), it is ours only with the server's start time.
+    const sessionIsOurs = !root || root.startTime === rootStart;
     let more = false;
     for (const p of procs) {
       if (!candidate(p)) continue;
