@@ -41,9 +41,9 @@ async function notInstalledHere(paths: Paths, name: string): Promise<YepError> {
   if (!entry) return notInstalled(name);
   // A path install is referenced in place: its recorded source is the directory that is gone,
   // so `install --force` would fail on it too. It is installed again from where it is now.
-  const source = entry.source as { type: string; path?: unknown };
-  if (source.type === 'path' && typeof source.path === 'string') {
-    return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${source.path}, which is gone (moved or deleted).`, {
+  const { describeSource, isLinked } = await import('../sources/index.js');
+  if (isLinked(entry.source)) {
+    return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${describeSource(entry.source)}, which is gone (moved or deleted).`, {
       hint: `Install it from where it is now (\`yep-ext install <its directory>\`), or drop it with \`yep-ext remove ${name}\`.`,
     });
   }
