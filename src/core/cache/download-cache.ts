@@ -256,9 +256,12 @@ function cacheDirFor(ctx: Context, doing: string): string {
   return ctx.paths.sharedCacheDir;
 }
 
-/** A cache path that exists and is not a directory: downloads cannot use it either. */
-function notACacheDir(dir: string): YepError {
-  return new YepError('E_USAGE', `The download cache path ${dir} is not a directory.`, {
+/** Whether the cache directory exists (false: not yet); a path that is something else is refused, as downloads cannot use it either. */
+async function cacheDirExists(dir: string): Promise<boolean> {
+  const st = await stat(dir).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(e)));
+  if (st === undefined) return false;
+  if (st.isDirectory()) return true;
+  throw new YepError('E_USAGE', `The download cache path ${dir} is not a directory.`, {
     hint: 'Point YEP_EXT_CACHE_DIR at a directory (or unset it for the default), or move that file aside.',
   });
 }
@@ -267,9 +270,7 @@ function notACacheDir(dir: string): YepError {
 export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
   const dir = cacheDirFor(ctx, 'verify');
   // No cache yet: nothing to verify, and a verify creates nothing (cacache's would write the directory).
-  const st = await stat(dir).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(e)));
-  if (st === undefined) return { dir, entries: 0, verified: 0, reclaimed: 0, bad: 0, missing: 0, bytes: 0 };
-  if (!st.isDirectory()) throw notACacheDir(dir);
+  if (!(await cacheDirExists(dir))) return { dir, entries: 0, verified: 0, reclaimed: 0, bad: 0, missing: 0, bytes: 0 };
   const cacache = await loadCacache();
   const s = (await cacache.verify(dir)) as Record<string, number>;
   return {
@@ -286,8 +287,7 @@ export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
 /** `yep-ext cache clean`: remove every entry. */
 export async function cleanCache(ctx: Context): Promise<{ dir: string; removed: number }> {
   const dir = cacheDirFor(ctx, 'clean');
-  const st = await stat(dir).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(e)));
-  if (st !== undefined && !st.isDirectory()) throw notACacheDir(dir);
+  await cacheDirExists(dir);
   const cacache = await loadCacache();
   const removed = Object.keys(await cacache.ls(dir).catch(() => ({}))).length;
   await cacache.rm.all(dir);

@@ -12,7 +12,7 @@ import { checkEntry } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { unlockedPackages } from '../store/unlocked-packages.js';
+import { unlockedSince } from '../store/unlocked-packages.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
@@ -152,9 +152,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   if (options.only) return listed;
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   // The host loads them all the same: whether it does (settings.toml) is known, not "?".
-  // The lock read again: an install that committed while the entries were checked pinned its package.
-  const lockNow = await loadLock(ctx.paths.lockFile).catch(() => lock);
-  for (const n of unlockedPackages(ctx.paths, new Set([...lock.entries, ...lockNow.entries].map((e) => e.name)))) {
+  for (const n of await unlockedSince(ctx.paths, lock)) {
     const settings = settingsOf?.(n);
     listed.push({ name: n, dir: join(ctx.paths.storeDir, n), ...(settings ? { enabled: settings.enabled } : {}), problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
   }

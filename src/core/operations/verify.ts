@@ -20,7 +20,7 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { unlockedPackages } from '../store/unlocked-packages.js';
+import { unlockedSince } from '../store/unlocked-packages.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
@@ -270,11 +270,8 @@ function integrityHint(bad: VerifiedExtension[], linked: Set<string>): string {
 /** A report for each store package the lock does not pin (unlocked-packages.ts). */
 async function unlockedReports(ctx: Context, lock: Lockfile): Promise<VerifiedExtension[]> {
   const out: VerifiedExtension[] = [];
-  // The lock read when verify started is seconds old after the re-hash: an install that
-  // committed meanwhile pinned its package, so the lock is read again and either counts.
-  const now = await loadLock(ctx.paths.lockFile).catch(() => lock);
-  const known = new Set([...lock.entries, ...now.entries].map((e) => e.name));
-  for (const name of unlockedPackages(ctx.paths, known)) {
+  // The lock read when verify started is seconds old after the re-hash (unlockedSince reads it again).
+  for (const name of await unlockedSince(ctx.paths, lock)) {
     const dir = resolveInstalledDir(ctx.paths, name) ?? packageDir(ctx.paths, name);
     const actual = await contentHash(dir).catch(() => null);
     out.push({

@@ -9,6 +9,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
+import { loadLock, type Lockfile } from './lockfile.js';
 
 /** Sorted names of the store's packages that are not in `known` (the lock's names). */
 export function unlockedPackages(paths: Paths, known: ReadonlySet<string>): string[] {
@@ -29,4 +30,17 @@ export function unlockedPackages(paths: Paths, known: ReadonlySet<string>): stri
       }
     })
     .sort();
+}
+
+/**
+ * The store's packages no lock entry pins, for a command that read `lock` a while ago (list
+ * and verify check every entry first): only when there is a candidate is the lock read again,
+ * so a package an install pinned meanwhile is not called unlocked.
+ */
+export async function unlockedSince(paths: Paths, lock: Lockfile): Promise<string[]> {
+  const candidates = unlockedPackages(paths, new Set(lock.entries.map((e) => e.name)));
+  if (candidates.length === 0) return candidates;
+  const now = await loadLock(paths.lockFile).catch(() => lock);
+  const pinned = new Set(now.entries.map((e) => e.name));
+  return candidates.filter((n) => !pinned.has(n));
 }
