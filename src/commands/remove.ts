@@ -1,7 +1,13 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
 import { green } from '../cli/style.js';
-import { removeExtension } from '../core/operations/remove.js';
+import { describeLeftovers, removeExtension, type RemoveOutcome } from '../core/operations/remove.js';
+
+/** "Removed lsp." or, for a name that was not installed, what was left of it. */
+function removedLine(o: RemoveOutcome): string {
+  if (o.removed.store || o.removed.lock) return `Removed ${o.name}.`;
+  return `Removed the ${describeLeftovers(o.removed)} ${o.name} left behind (it was not installed).`;
+}
 
 export default class Remove extends BaseCommand {
   static override summary = 'Remove an installed extension, its lock entry, its settings and its secrets.';
@@ -14,7 +20,7 @@ export default class Remove extends BaseCommand {
     const { args } = await this.parse(Remove);
     const ctx = this.makeContext();
     const outcome = await removeExtension(ctx, args.name);
-    if (!this.jsonEnabled()) this.log(`${green('✔')} Removed ${outcome.name}.`);
+    if (!this.jsonEnabled()) this.log(`${green('✔')} ${removedLine(outcome)}`);
     return outcome;
   }
 }

@@ -181,4 +181,35 @@ describe('concurrent enables', () => {
     const refs = (parse(text) as any).capabilities.map((c: any) => c.ref).sort();
     expect(refs).toEqual(['ext:logfire', 'ext:other', 'lsp']);
   });
+  it('remove of a name with no store or lock entry but its settings table and secrets left: both removed from the files, the rest of settings.toml kept; then exit 3', async () => {
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(settingsFile, USER_SETTINGS);
+    const en = await runCli(['enable', 'logfire', '-c', 'endpoint=https://e.example', '-c', 'mode=fast'], { env: home.env });
+    expect(en.code === 0 || en.code === 10, en.stderr).toBe(true);
+    const sec = await runCli(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input: 'tok-12345' });
+    expect(sec.code, sec.stderr).toBe(0);
+    const secretsFile = join(home.configDir, 'connections.toml');
+    expect(readFileSync(secretsFile, 'utf8')).toContain('tok-12345');
+    expect((parse(readFileSync(settingsFile, 'utf8')) as any).capabilities.map((c: any) => c.ref)).toEqual(['lsp', 'ext:logfire']);
+    // The store and the lock lose it by hand (a store deleted, an older version's crash).
+    const { rmSync } = await import('node:fs');
+    rmSync(join(home.configDir, 'extensions', 'logfire'), { force: true });
+    const lockPath = join(home.configDir, 'extensions', 'extensions.lock');
+    writeFileSync(lockPath, 'version = 1\n');
+
+    const r = await runCli(['remove', 'logfire', '--json'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r)).toMatchObject({ name: 'logfire', removed: { store: false, lock: false, settings: true, secrets: true } });
+    const settings = parse(readFileSync(settingsFile, 'utf8')) as any;
+    expect(settings.capabilities.map((c: any) => c.ref)).toEqual(['lsp']);
+    expect(settings.theme).toBe('dark');
+    expect(readFileSync(settingsFile, 'utf8')).toContain('# my settings — do not lose this comment');
+    expect(readFileSync(secretsFile, 'utf8')).not.toContain('tok-12345');
+    expect(readFileSync(secretsFile, 'utf8')).not.toContain('ext:logfire');
+
+    const again = await runCli(['remove', 'logfire'], { env: home.env });
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('logfire is not installed');
+  });
+
 });

@@ -19,7 +19,7 @@ import type { Context } from '../context.js';
 import { isYepError, type YepError } from '../errors.js';
 import { loadLock, type LockEntry } from '../store/lockfile.js';
 import { describeSource, sourceFor, type Kind } from '../sources/index.js';
-import { crateInstallSpec } from '../sources/crate-install-spec.js';
+import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { Upstream } from '../sources/source.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import { installedEngines } from './list.js';
@@ -102,7 +102,7 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
     status === 'update'
       ? `yep-ext update ${entry.name}`
       : status === 'beyond' && crate && target
-        ? `yep-ext install '${crateInstallSpec(entry.name, crate, `^${target}`)}'`
+        ? `yep-ext install ${crateInstallSpec(entry.name, crate, requirementFor(target))}`
         : null;
   return row(up.wanted, up.latest, status, hint);
 }

@@ -1,4 +1,9 @@
-/** `remove`: the store entry (only the link, for a path install), the lock entry, settings and secrets. */
+/**
+ * `remove`: the store entry (only the link, for a path install), the lock entry, settings and secrets.
+ * A name with neither a store entry nor a lock entry but a settings table or secrets left
+ * behind (a store deleted by hand, a crash of an older version) is cleaned up too: the host
+ * still reads that table, and no other command would remove it.
+ */
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
@@ -8,11 +13,38 @@ import { packageDir } from '../paths.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { removePackage } from '../store/transaction.js';
 import { lstat } from 'node:fs/promises';
+import { applySettingsEdit, loadSettingsText } from '../settings/settings.js';
+import { secretStatus } from '../settings/secrets.js';
+import { disableForRemoval, removeGrantAndSecrets } from '../store/state-cleanup.js';
 
 export interface RemoveOutcome {
   name: string;
-  removed: { store: boolean; lock: boolean };
+  /** What this run took away, each read from the files before and after (not what it tried). */
+  removed: { store: boolean; lock: boolean; settings: boolean; secrets: boolean };
   previous?: LockEntry;
+}
+
+interface Leftovers {
+  settings: boolean;
+  secrets: boolean;
+}
+
+/** Whether settings.toml has a table for `name` and whether any secret of it is stored. An unreadable file counts as nothing found (its own commands report it). */
+async function leftoversOf(ctx: Context, name: string): Promise<Leftovers> {
+  const settings = await loadSettingsText(ctx.paths).then(
+    (text) => applySettingsEdit(text, name, { op: 'remove' }, ctx.paths.settingsFile).changed,
+    () => false,
+  );
+  const secrets = await secretStatus(ctx.paths, name).then(
+    (s) => s.file.length + s.keychain.length > 0,
+    () => false,
+  );
+  return { settings, secrets };
+}
+
+/** "settings and secrets", "settings" or "secrets". */
+export function describeLeftovers(l: Leftovers): string {
+  return [l.settings ? 'settings' : '', l.secrets ? 'secrets' : ''].filter(Boolean).join(' and ');
 }
 
 export async function removeExtension(ctx: Context, input: string): Promise<RemoveOutcome> {
@@ -25,15 +57,29 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
       () => true,
       () => false,
     );
+    const before = await leftoversOf(ctx, name);
     if (!entry && !inStore) {
-      throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see installed extensions.' });
+      if (!before.settings && !before.secrets) {
+        throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see installed extensions.' });
+      }
+      // Each step is idempotent: a crash part-way leaves less for the next `remove` to do.
+      await disableForRemoval(ctx, name);
+      await removeGrantAndSecrets(ctx, name);
+    } else {
+      const stage = await makeStagingDir(ctx, `remove-${name}`);
+      try {
+        await removePackage(ctx, stage, name);
+      } finally {
+        await removeDir(stage);
+      }
     }
-    const stage = await makeStagingDir(ctx, `remove-${name}`);
-    try {
-      await removePackage(ctx, stage, name);
-    } finally {
-      await removeDir(stage);
+    const after = await leftoversOf(ctx, name);
+    const removed = { store: inStore, lock: Boolean(entry), settings: before.settings && !after.settings, secrets: before.secrets && !after.secrets };
+    if (!entry && !inStore && (after.settings || after.secrets)) {
+      throw new YepError('E_STATE', `${name} is not installed, and its ${describeLeftovers(after)} could not be removed.`, {
+        hint: `See the warnings above; remove the ext:${name} tables by hand.`,
+      });
     }
-    return { name, removed: { store: inStore, lock: Boolean(entry) }, ...(entry ? { previous: entry } : {}) };
+    return { name, removed, ...(entry ? { previous: entry } : {}) };
   });
 }
