@@ -4,7 +4,7 @@
  * applied, --dry-run writes nothing, a failing download keeps the old version working.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -127,9 +127,13 @@ describe('update from crates.io', () => {
     expect(refused.stdout).toMatch(/\+ hook pre_tool_use on EVERY tool/);
     expect(storeState()).toBe(before);
 
+    // A dry run stages outside the store: not even .yep-staging is touched (its mtime would change).
+    const staging = join(home.configDir, 'extensions', '.yep-staging');
+    const stagingTime = statSync(staging).mtimeMs;
     const plan = jsonOf(await runCli(['update', 'hello', '--dry-run', '--json'], { env: env() }));
     expect(plan.updates[0]).toMatchObject({ status: 'would-update', consent_needed: true });
     expect(storeState()).toBe(before);
+    expect(statSync(staging).mtimeMs).toBe(stagingTime);
 
     const wrong = await runCli(['update', 'hello', '--accept', `sha256:${'1'.repeat(64)}`], { env: env() });
     expect(wrong.code).toBe(8);

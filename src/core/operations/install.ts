@@ -19,15 +19,14 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
 import { withNotes } from '../sources/source.js';
-import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
+import { makePlanningDir, removeDir, sweepStaging } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
 import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { certainReplacement, decideInstall, replaceRefusal, type InstallDecision, type InstallPlan } from './install-plan.js';
 import { ENGINES_WALK_CAP, enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesReport } from './agent-walk.js';
-import { lstat, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat } from 'node:fs/promises';
 import { packageDir } from '../paths.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
 import { kindViolation, policyError } from '../policy/evaluate.js';
@@ -341,7 +340,7 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
     known = await alreadyInstalled(ctx, policy, records, candidates.notes, { ignoreEngines: hooks.ignoreEngines === true });
     if (known.outcome) return already(known.outcome);
   }
-  const stage = dryRun ? await mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : await makeStagingDir(ctx, stageLabel(spec));
+  const stage = await makePlanningDir(ctx, stageLabel(spec), dryRun);
   try {
     const planned = await planSpec(ctx, spec, candidates, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true, known);
     const { plan } = planned;

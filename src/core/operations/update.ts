@@ -20,7 +20,7 @@ import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
 import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { UpdateNotes } from '../sources/source.js';
-import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
+import { makePlanningDir, removeDir, sweepStaging } from '../store/staging.js';
 import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
@@ -104,7 +104,7 @@ function fromOf(entry: LockEntry): UpdateItem['from'] {
   };
 }
 
-async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEngines: boolean, prepare: PrepareOptions = {}): Promise<Planned> {
+async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEngines: boolean, prepare: PrepareOptions, dryRun: boolean): Promise<Planned> {
   const from = fromOf(entry);
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
   const source = sourceFor(entry.source.type);
@@ -115,7 +115,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   const newerOutside = outside && crate ? { ...outside, spec: crateInstallSpec(entry.name, crate, requirementFor(outside.version)) } : undefined;
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(newerOutside ? { newer_outside: newerOutside } : {}) };
   if (candidates.length === 0) return { item: base };
-  const stage = await makeStagingDir(ctx, `update-${entry.name}`);
+  const stage = await makePlanningDir(ctx, `update-${entry.name}`, dryRun);
   try {
     const walk = await prepareForAgent(ctx, stage, candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)), { ignoreEngines, doing: 'updating to', prepare });
     if (!walk.prepared) {
@@ -202,7 +202,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
     entries,
     async (entry): Promise<Planned> => {
       try {
-        return await planOne(ctx, entry, policy, options.ignoreEngines === true, options.prepare);
+        return await planOne(ctx, entry, policy, options.ignoreEngines === true, options.prepare ?? {}, options.dryRun === true);
       } catch (e) {
         if (!isYepError(e)) throw e;
         return {

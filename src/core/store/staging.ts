@@ -4,7 +4,8 @@
  * Each run gets its own directory named after its pid; directories of dead
  * processes are swept at the next start.
  */
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isYepError, stateIoError } from '../errors.js';
 import { isProcessAlive } from '../fs/temp-files.js';
@@ -53,6 +54,15 @@ export async function makeStagingDir(ctx: Context, label: string): Promise<strin
     throw stateIoError('create a staging directory in', ctx.paths.stagingDir, e);
   }
   return dir;
+}
+
+/**
+ * Where a plan fetches and checks: the store's staging directory, or for a dry run a
+ * private directory under the system's temp dir, so that a run that promises to change
+ * nothing leaves the store (even .yep-staging's mtime, or its creation) as it was.
+ */
+export async function makePlanningDir(ctx: Context, label: string, dryRun: boolean): Promise<string> {
+  return dryRun ? mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : makeStagingDir(ctx, label);
 }
 
 export async function removeDir(dir: string): Promise<void> {
