@@ -150,6 +150,7 @@ export function tracedRun(args: string[], options: TraceOptions): Promise<Traced
       const at = options.kill ? killedCall(trace, options.kill, how) : undefined;
       resolve({ status: killed ? null : code, signal: killed ?? signal, stderr, trace, ...(at ? { killed: at } : {}) });
     });
+    child.stdin.on('error', () => {}); // a killed CLI closes the pipe: EPIPE is expected (home.ts runCli)
     child.stdin.end(options.input ?? '');
   });
 }
