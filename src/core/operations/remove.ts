@@ -29,12 +29,13 @@ interface Leftovers {
   secrets: boolean;
 }
 
-/** Whether settings.toml has a table for `name` and whether any secret of it is stored. An unreadable file counts as nothing found (its own commands report it). */
+/** Whether settings.toml has a table for `name` and whether any secret of it is stored. An unreadable file counts as nothing found (the commands that edit it report it). */
 async function leftoversOf(ctx: Context, name: string): Promise<Leftovers> {
-  const settings = await loadSettingsText(ctx.paths).then(
-    (text) => applySettingsEdit(text, name, { op: 'remove' }, ctx.paths.settingsFile).changed,
-    () => false,
-  );
+  // A file this tool cannot edit (an inline capabilities array) counts as nothing found too:
+  // the removal itself decides on it, refusing while it still enables the extension.
+  const settings = await loadSettingsText(ctx.paths)
+    .then((text) => applySettingsEdit(text, name, { op: 'remove' }, ctx.paths.settingsFile).changed)
+    .catch(() => false);
   const secrets = await secretStatus(ctx.paths, name).then(
     (s) => s.file.length + s.keychain.length > 0,
     () => false,
