@@ -117,6 +117,33 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
     expect((await verify()).code).toBe(0);
   });
 
+  it('settings.toml enables a name that nothing installs (the host is told to load what is not there): verify exits 5 naming it as not-installed, list shows it enabled with the problem; a disabled one is no problem; after remove, 0 and the table gone', async () => {
+    const settings = join(home.configDir, 'settings.toml');
+    writeFileSync(settings, '# mine\n[[capabilities]]\nref = "ext:ghost"\n\n[[capabilities]]\nref = "ext:off"\nenabled = false\n');
+    const lockBefore = lockText();
+    const v = await verify();
+    expect(v.code).toBe(5);
+    const byName = Object.fromEntries((v.report.extensions as { name: string; ok: boolean; problems: Problem[] }[]).map((e) => [e.name, e]));
+    expect(byName.binny?.ok).toBe(true);
+    expect(byName.ghost?.problems.map((p) => p.kind)).toEqual(['not-installed']);
+    expect(byName.off).toBeUndefined();
+    const human = await runCli(['verify'], { env: env() });
+    expect(human.code).toBe(5);
+    expect(human.stderr).toContain('ghost: enabled in settings.toml but not installed');
+    expect(human.stderr).toContain('`yep-ext remove ghost`');
+    expect((await runCli(['verify', 'binny'], { env: env() })).code).toBe(0);
+    const listed = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions as { name: string; enabled?: boolean | null; problems: string[] }[];
+    expect(listed.map((e) => e.name)).toEqual(['binny', 'ghost']);
+    expect(listed.find((e) => e.name === 'ghost')).toMatchObject({ enabled: true, problems: [expect.stringContaining('enabled in settings.toml but not installed')] });
+    expect(lockText()).toBe(lockBefore);
+
+    const rm = await runCli(['remove', 'ghost', '--json'], { env: env() });
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(jsonOf(rm).removed).toEqual({ store: false, lock: false, settings: true, secrets: false });
+    expect(readFileSync(settings, 'utf8')).toBe('# mine\n[[capabilities]]\nref = "ext:off"\nenabled = false\n');
+    expect((await verify()).code).toBe(0);
+  });
+
   it('update --all with an empty lock and a package the store holds: says the lock pins nothing and names the package, not "no extension is installed"', async () => {
     const fresh = makeTempHome();
     try {

@@ -12,10 +12,10 @@ import { checkEntry } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { unlockedSince } from '../store/unlocked-packages.js';
+import { enabledButAbsent, enabledButAbsentMessage, unlockedSince } from '../store/unlocked-packages.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { loadSettingsText, settingsLookup, type ExtensionSettings } from '../settings/settings.js';
+import { loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
 import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
 import type { EnginesVerdict } from '../agent/engines.js';
@@ -94,7 +94,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     settingsProblem = e.message;
   }
   // Parsed once for all extensions (a parse per extension dominated `list` with 50).
-  let settingsOf: ((name: string) => ExtensionSettings) | undefined;
+  let settingsOf: SettingsLookup | undefined;
   if (settingsText !== undefined) {
     try {
       settingsOf = settingsLookup(settingsText, ctx.paths.settingsFile);
@@ -155,6 +155,10 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   for (const n of await unlockedSince(ctx.paths, lock)) {
     const settings = settingsOf?.(n);
     listed.push({ name: n, dir: join(ctx.paths.storeDir, n), ...(settings ? { enabled: settings.enabled } : {}), problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
+  }
+  // Enabled for the host, but nothing of it is installed: the host is told to load what is not there.
+  if (settingsOf) {
+    for (const n of enabledButAbsent(ctx.paths, settingsOf, lock)) listed.push({ name: n, dir: join(ctx.paths.storeDir, n), enabled: true, problems: [enabledButAbsentMessage(n)] });
   }
   return listed.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

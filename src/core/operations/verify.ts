@@ -20,7 +20,8 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { unlockedSince } from '../store/unlocked-packages.js';
+import { enabledButAbsent, enabledButAbsentMessage, unlockedSince } from '../store/unlocked-packages.js';
+import { loadSettingsText, settingsLookup } from '../settings/settings.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
@@ -34,9 +35,10 @@ import type { EnginesVerdict } from '../agent/engines.js';
  * cannot run; command: the server command resolves nowhere; engines: its
  * `engines.yolop` excludes the installed agent (`verify` only: verify-engines.ts);
  * unlocked: a package in the store that no lock entry pins, which the host loads
- * anyway (`verify` without names only).
+ * anyway; not-installed: settings.toml enables a name that neither the lock nor the
+ * store has, so the host is told to load nothing (both: `verify` without names only).
  */
-export type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines' | 'unlocked';
+export type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines' | 'unlocked' | 'not-installed';
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
@@ -50,7 +52,7 @@ export interface EntryVerification {
   ok: boolean;
   /** The real directory checked (null when the entry is missing). */
   dir: string | null;
-  /** `expected` is null for an unlocked package (nothing pins it). */
+  /** `expected` is null for an unlocked package (nothing pins it); `actual` too when nothing is installed. */
   content_hash: { expected: string | null; actual: string | null; checked: 'hashed' | 'signature' | 'skipped' };
   /** The provisioned binary, when the lock records its digest. */
   binary: { path: string; expected: string; actual: string | null } | null;
@@ -258,13 +260,16 @@ function integrityHint(bad: VerifiedExtension[], linked: Set<string>): string {
   const edited = bad.filter((e) => linked.has(e.name) && e.problems.some((p) => p.kind === 'content')).map((e) => e.name);
   // Nothing records where an unlocked package came from: it cannot be repaired, only removed or installed from its source.
   const unlocked = bad.filter((e) => e.problems.some((p) => p.kind === 'unlocked')).map((e) => e.name);
-  const rest = bad.filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name)).map((e) => e.name);
+  const absent = bad.filter((e) => e.problems.some((p) => p.kind === 'not-installed')).map((e) => e.name);
+  const rest = bad.filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name) && !absent.includes(e.name)).map((e) => e.name);
   const parts = [
-    rest.length ? `Repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
-    edited.length ? `${rest.length ? 'review' : 'Review'} the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\`` : '',
-    unlocked.length ? `${rest.length + edited.length ? 'remove' : 'Remove'} what no lock entry pins (\`yep-ext remove ${unlocked.join(' ')}\`) or install it from its source to pin it` : '',
+    rest.length ? `repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
+    edited.length ? `review the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\`` : '',
+    unlocked.length ? `remove what no lock entry pins (\`yep-ext remove ${unlocked.join(' ')}\`) or install it from its source to pin it` : '',
+    absent.length ? `remove the settings of what is enabled but not installed (\`yep-ext remove ${absent.join(' ')}\`) or install it` : '',
   ].filter(Boolean);
-  return `${parts.join('; ')}, then run \`yep-ext verify\` again.`;
+  const text = parts.join('; ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}, then run \`yep-ext verify\` again.`;
 }
 
 /** A report for each store package the lock does not pin (unlocked-packages.ts). */
@@ -287,6 +292,28 @@ async function unlockedReports(ctx: Context, lock: Lockfile): Promise<VerifiedEx
     });
   }
   return out;
+}
+
+/** A report for each name settings.toml enables that nothing installs (enabledButAbsent); none when settings.toml cannot be read (list says so). */
+async function notInstalledReports(ctx: Context, lock: Lockfile): Promise<VerifiedExtension[]> {
+  let names: string[];
+  try {
+    names = enabledButAbsent(ctx.paths, settingsLookup(await loadSettingsText(ctx.paths), ctx.paths.settingsFile), lock);
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+    return [];
+  }
+  return names.map((name) => ({
+    name,
+    ok: false,
+    dir: null,
+    content_hash: { expected: null, actual: null, checked: 'skipped' as const },
+    binary: null,
+    command: null,
+    problems: [{ kind: 'not-installed' as const, message: enabledButAbsentMessage(name), files: null }],
+    engines: null,
+    warnings: [],
+  }));
 }
 
 /**
@@ -317,7 +344,7 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
   });
   // The host loads what the store holds, not what the lock lists: with no names given, a
   // package no entry pins is a difference from the lock (exit 5), not something to skip.
-  if (names.length === 0) extensions.push(...(await unlockedReports(ctx, lock)));
+  if (names.length === 0) extensions.push(...(await unlockedReports(ctx, lock)), ...(await notInstalledReports(ctx, lock)));
   const report: VerifyReport = { ok: extensions.every((e) => e.ok), extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)) };
   if (!report.ok) {
     const bad = report.extensions.filter((e) => !e.ok);

@@ -142,15 +142,20 @@ export function readSettingsFromText(text: string, name: string, file = 'setting
  * names: `list` asks for every installed extension, and re-parsing the file per
  * extension was most of its time with 50 installed (docs/performance.md).
  */
-export function settingsLookup(text: string, file = 'settings.toml'): (name: string) => ExtensionSettings {
+export function settingsLookup(text: string, file = 'settings.toml'): SettingsLookup {
   const doc = parseSettings(text, file);
   const byRef = new Map<unknown, TomlTable[]>();
   const caps = doc.data.capabilities;
   if (Array.isArray(caps)) {
     for (const c of caps) if (isTable(c)) byRef.set(refOf(c), [...(byRef.get(refOf(c)) ?? []), c]);
   }
-  return (name) => hostReading(byRef.get(extRef(name)) ?? []);
+  const lookup = (name: string): ExtensionSettings => hostReading(byRef.get(extRef(name)) ?? []);
+  const named = [...byRef.keys()].filter((r): r is string => typeof r === 'string' && r.startsWith(extRef(''))).map((r) => r.slice(extRef('').length));
+  return Object.assign(lookup, { extNames: named });
 }
+
+/** readSettingsFromText for any name, and the names of every `ext:<name>` entry, in file order. */
+export type SettingsLookup = ((name: string) => ExtensionSettings) & { readonly extNames: readonly string[] };
 
 function assertConfigKey(key: string): void {
   if (RESERVED_KEYS.includes(key)) {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
 import { loadLock, type Lockfile } from './lockfile.js';
+import type { SettingsLookup } from '../settings/settings.js';
 
 /** Sorted names of the store's packages that are not in `known` (the lock's names). */
 export function unlockedPackages(paths: Paths, known: ReadonlySet<string>): string[] {
@@ -44,3 +45,27 @@ export async function unlockedSince(paths: Paths, lock: Lockfile): Promise<strin
   const pinned = new Set(now.entries.map((e) => e.name));
   return candidates.filter((n) => !pinned.has(n));
 }
+
+/**
+ * Names settings.toml enables (read as the host reads it) that neither `lock` pins nor the
+ * store holds: yolop is told to load a package that is not there (a store deleted by hand,
+ * a lock and store restored without settings.toml). `yep-ext remove <name>` removes the table.
+ */
+export function enabledButAbsent(paths: Paths, settingsOf: SettingsLookup, lock: Lockfile): string[] {
+  const pinned = new Set(lock.entries.map((e) => e.name));
+  return settingsOf.extNames
+    .filter((n) => isValidName(n) && !pinned.has(n) && settingsOf(n).enabled)
+    .filter((n) => {
+      try {
+        lstatSync(join(paths.storeDir, n));
+        return false;
+      } catch {
+        return true;
+      }
+    })
+    .sort();
+}
+
+/** The problem line `list` and `verify` show for one of enabledButAbsent's names. */
+export const enabledButAbsentMessage = (name: string): string =>
+  `enabled in settings.toml but not installed: yolop cannot load it (\`yep-ext remove ${name}\` removes its settings, or install it)`;
