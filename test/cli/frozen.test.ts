@@ -3,7 +3,7 @@
  * into an empty home byte-identically; every kind of divergence fails the whole
  * run naming the culprit and leaves the home unchanged; a second run is offline.
  */
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -134,6 +134,25 @@ describe('install --frozen', () => {
     const same = await runCli(['install', '--frozen', '--lockfile', lockCopy], { env: env(source) });
     expect(same.code).toBe(0);
     expect(same.stderr).not.toContain('also holds');
+  });
+
+  it('settings.toml enables an extension the lock does not pin and nothing installs: the install succeeds (the lock is reproduced) and says yolop cannot load it, on the warm path too; the same file with it disabled: nothing said', async () => {
+    mkdirSync(fresh.configDir, { recursive: true });
+    const settings = join(fresh.configDir, 'settings.toml');
+    writeFileSync(settings, '[[capabilities]]\nref = "ext:teamtool"\n');
+    for (const run of ['cold', 'warm']) {
+      const r = await runCli(['install', '--frozen', '--lockfile', lockCopy], { env: env(fresh) });
+      expect(r.code, `${run}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).toContain(`${settings} enables teamtool, which nothing installs: yolop cannot load it.`);
+      expect(r.stderr).toContain('yep-ext remove teamtool');
+    }
+    // What the warning describes is the state: the lock's packages are in, teamtool is not.
+    expect(existsSync(join(fresh.configDir, 'extensions', 'teamtool'))).toBe(false);
+    expect(existsSync(join(fresh.configDir, 'extensions', 'hello', 'plugin.json'))).toBe(true);
+    writeFileSync(settings, '[[capabilities]]\nref = "ext:teamtool"\nenabled = false\n');
+    const quiet = await runCli(['install', '--frozen', '--lockfile', lockCopy], { env: env(fresh) });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).not.toContain('teamtool');
   });
 
   it('restores the store from its own lock after the packages were wiped', async () => {
