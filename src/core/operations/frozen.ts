@@ -19,8 +19,7 @@ import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './v
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
-import { enabledButAbsent } from '../store/unlocked-packages.js';
-import { loadSettingsText, settingsLookup } from '../settings/settings.js';
+import { enabledButAbsentNow } from '../store/unlocked-packages.js';
 import type { PreparedPackage } from './prepare.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
@@ -232,17 +231,10 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
 /**
  * "As locked" is true of the store, but yolop also loads what settings.toml enables: a name
  * enabled there that nothing installs (a team's settings naming an extension its lock does
- * not pin) fails in the agent, not here, unless this says so. A settings file that cannot
- * be read is `list`'s and `enable`'s to report.
+ * not pin) fails in the agent, not here, unless this says so.
  */
 async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void> {
-  let absent: string[];
-  try {
-    absent = enabledButAbsent(ctx.paths, settingsLookup(await loadSettingsText(ctx.paths), ctx.paths.settingsFile), lock);
-  } catch (e) {
-    if (!isYepError(e)) throw e;
-    return;
-  }
+  const absent = await enabledButAbsentNow(ctx.paths, lock);
   if (absent.length === 0) return;
   const them = absent.length === 1 ? 'it' : 'them';
   ctx.log.warn(`${ctx.paths.settingsFile} enables ${absent.join(', ')}, which nothing installs: yolop cannot load ${them}. Install ${them}, or run \`yep-ext remove ${absent.join(' ')}\` to drop ${absent.length === 1 ? 'its settings' : 'their settings'}.`);

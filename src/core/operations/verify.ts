@@ -20,8 +20,7 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { enabledButAbsent, enabledButAbsentMessage, unlockedSince } from '../store/unlocked-packages.js';
-import { loadSettingsText, settingsLookup } from '../settings/settings.js';
+import { enabledButAbsentMessage, enabledButAbsentNow, unlockedSince } from '../store/unlocked-packages.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
@@ -296,14 +295,7 @@ async function unlockedReports(ctx: Context, lock: Lockfile): Promise<VerifiedEx
 
 /** A report for each name settings.toml enables that nothing installs (enabledButAbsent); none when settings.toml cannot be read (list says so). */
 async function notInstalledReports(ctx: Context, lock: Lockfile): Promise<VerifiedExtension[]> {
-  let names: string[];
-  try {
-    names = enabledButAbsent(ctx.paths, settingsLookup(await loadSettingsText(ctx.paths), ctx.paths.settingsFile), lock);
-  } catch (e) {
-    if (!isYepError(e)) throw e;
-    return [];
-  }
-  return names.map((name) => ({
+  return (await enabledButAbsentNow(ctx.paths, lock)).map((name) => ({
     name,
     ok: false,
     dir: null,

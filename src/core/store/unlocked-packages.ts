@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
 import { loadLock, type Lockfile } from './lockfile.js';
-import type { SettingsLookup } from '../settings/settings.js';
+import { loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
+import { isYepError } from '../errors.js';
 
 /** Sorted names of the store's packages that are not in `known` (the lock's names). */
 export function unlockedPackages(paths: Paths, known: ReadonlySet<string>): string[] {
@@ -64,6 +65,16 @@ export function enabledButAbsent(paths: Paths, settingsOf: SettingsLookup, lock:
       }
     })
     .sort();
+}
+
+/** enabledButAbsent with settings.toml read now; none when it cannot be read or parsed (`list` and `enable` report that). */
+export async function enabledButAbsentNow(paths: Paths, lock: Lockfile): Promise<string[]> {
+  try {
+    return enabledButAbsent(paths, settingsLookup(await loadSettingsText(paths), paths.settingsFile), lock);
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+    return [];
+  }
 }
 
 /** The problem line `list` and `verify` show for one of enabledButAbsent's names. */
