@@ -17,6 +17,7 @@ import { writePackage } from '../helpers/packages.js';
 import { LOGFIRE_SCHEMA } from '../helpers/extension-fixture.js';
 import { setupInstall } from '../helpers/setup-install.js';
 import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
+import { SKIP_PTY, runCliInPty } from '../helpers/pty.js';
 
 /** Sources shared by both runs (path installs link to them in place: same path, same output). */
 let shared: string;
@@ -195,6 +196,33 @@ describe('verify: same bytes and same state as oclif', () => {
     });
     expect((await same(['verify'], drift)).code).toBe(5);
     expect((await same(['verify', '--json'], drift)).code).toBe(5);
+  });
+});
+
+describe.skipIf(SKIP_PTY)('in a real terminal (script), in colour: the same bytes', () => {
+  it.each([
+    [['enable', 'plain'], installed('plain')],
+    [['disable', 'plain'], then(installed('plain'), settings(ENABLED))],
+    [['verify'], installed('plain', 'cfg')],
+    [['rm', 'plain'], installed('plain')],
+    [['remove', 'nosuch'], installed('plain')],
+  ] as Array<[string[], Setup]>)('%j', async (args, setup) => {
+    const run = async (oclif: boolean) => {
+      const h = makeTempHome('yep-fastcmd-pty-');
+      homes.push(h);
+      await setup(h);
+      const { NO_COLOR: _noColor, ...env } = h.env;
+      const mark = join(h.root, 'mark');
+      const r = await runCliInPty(args, { env: { ...env, PATH: pathWithoutAgent(), TERM: 'xterm-256color', YEP_EXT_TEST_FAST_PATH_MARK: mark, ...(oclif ? { YEP_EXT_NO_FAST_PATH: '1' } : {}) }, cols: 100 });
+      return { code: r.code, output: r.output.split(h.root).join('<home>'), state: homeState(h.configDir).files.map((f) => f.split(h.root).join('<home>')), took: existsSync(mark) };
+    };
+    const fast = await run(false);
+    const oclif = await run(true);
+    expect(fast.took).toBe(true);
+    expect(oclif.took).toBe(false);
+    expect({ code: fast.code, output: fast.output, state: fast.state }).toEqual({ code: oclif.code, output: oclif.output, state: oclif.state });
+    // The ✔ lines are green on a terminal: the comparison covers colour.
+    if (args[0] === 'verify' || args[0] === 'rm') expect(fast.output).toContain('\u001b[32m');
   });
 });
 
