@@ -153,8 +153,8 @@ if (require.main !== module) {
     // The plain shapes of the commands with a shared body (enable, disable, remove, set-secret,
     // verify: src/cli/command-bodies.ts) run without oclif too: dist/bundle/fast-cmd.cjs parses
     // them with each command's own definitions and declines anything else, doing nothing. No V8
-    // set-up: they download nothing and run no wasm.
-    if (await (await loadBundle(() => require('../dist/bundle/fast-cmd.cjs'))).runFastCommand(argv, () => require('../dist/bundle/fast-cmd-run.cjs'))) return;
+    // set-up: they download nothing and run no wasm. The runner has a code cache like fast-doctor.cjs's.
+    if (await (await loadBundle(() => require('../dist/bundle/fast-cmd.cjs'))).runFastCommand(argv, () => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-cmd-run.cjs')))) return;
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
     // functions up with TurboFan on a background thread, and Node's exit joins
     // that thread: ~200 ms of every network command went to waiting for a compile

@@ -38,7 +38,8 @@
  *                     disable, remove, set-secret, verify): the first decides
  *                     with each command's argument definitions, read from its
  *                     oclif class here (src/cli/static-shape.ts) and inlined;
- *                     the second runs the body;
+ *                     the second runs the body (with its own V8 code cache,
+ *                     fast-cmd-run.cjs.v8cache);
  *   fast-frozen.cjs   the same body for `install --frozen` without the fetching
  *                     code (src/cli/fast-frozen.ts): a warm run needs no more,
  *                     and it hands over to fast-net-run.cjs when an entry must
@@ -272,6 +273,10 @@ const [main, cli, fast] = await Promise.all([
   build({
     ...cjsCommon,
     define: { ...cjsCommon.define, YEP_EXT_FAST_COMMANDS: JSON.stringify(fastCommands) },
+    // Names this build for fast-cmd-run.cjs's code cache; `import()` as `require`, as for
+    // fast-doctor.cjs (compiled in a vm.Script: the lazy import of manifest-schema.cjs).
+    footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
+    supported: { 'dynamic-import': false },
     entryPoints: {
       'fast-cmd': join(DIST, 'cli', 'fast-cmd.js'),
       'fast-cmd-run': join(DIST, 'cli', 'fast-cmd-run.js'),
@@ -350,17 +355,22 @@ require('node:fs').writeFileSync(file + '.v8cache', make());`,
   );
   if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
 }
-// The same for fast-doctor.cjs, made without V8 flags: bin/run.js loads it before it sets any.
-const madeDoctor = !CODE_CACHES ? { status: 0 } : spawnSync(
-  process.execPath,
-  [
-    '-e',
-    `const file = ${JSON.stringify(join(DIST, 'bundle', 'fast-doctor.cjs'))};
+// The same for fast-doctor.cjs and fast-cmd-run.cjs, made without V8 flags: bin/run.js loads
+// them before it sets any. (fast-cmd-run.cjs: the top level only, 100 KB; ~5-8 ms of CPU per
+// enable/disable/verify on Node 20, median of 21 interleaved runs; one made after evaluating
+// every body was 184 KB for the same gain. docs/performance.md, round eight.)
+for (const name of CODE_CACHES ? ['fast-doctor.cjs', 'fast-cmd-run.cjs'] : []) {
+  const made = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `const file = ${JSON.stringify(join(DIST, 'bundle', name))};
 let make;
 require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
 require('node:fs').writeFileSync(file + '.v8cache', make());`,
-  ],
-  { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
-);
-if (madeDoctor.status !== 0) throw new Error(`writing the code cache of fast-doctor.cjs failed (status ${madeDoctor.status})`);
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+  );
+  if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
+}
 writeFileSync(join(DIST, 'bundle', 'index.js'), "// The programmatic API (src/index.ts), bundled as api.cjs (scripts/build-cli.mjs).\nexport * from './api.cjs';\n");

@@ -131,6 +131,20 @@ describe('enable: same bytes and same state as oclif', () => {
   });
 });
 
+describe('a manifest the generated check rejects (judged by the zod schemas, manifest-schema.cjs, loaded lazily)', () => {
+  /** A linked install whose plugin.json was then edited into one the generated check refuses (one path for both sides: the lock names it). */
+  const broken: Setup = async (h) => {
+    const dir = writePackage(join(shared, 'bent'), { name: 'bent' });
+    await setupInstall({ ...h.env, PATH: pathWithoutAgent() }, [dir]);
+    const m = JSON.parse(readFileSync(join(dir, 'plugin.json'), 'utf8'));
+    writeFileSync(join(dir, 'plugin.json'), JSON.stringify({ ...m, yolop: { ...m.yolop, tools: 'nope' } }));
+  };
+  it.each([[['enable', 'bent']], [['enable', 'bent', '--json']], [['verify', '--json']]])('%j', async (args) => {
+    const r = await same(args, broken);
+    expect(`${r.stdout}${r.stderr}`).toMatch(/tools/);
+  });
+});
+
 describe('disable: same bytes and same state as oclif', () => {
   it('enabled, already disabled, --json, not installed, corrupt settings', async () => {
     expect((await same(['disable', 'plain'], then(installed('plain'), settings(ENABLED)))).code).toBe(0);
@@ -262,16 +276,27 @@ describe('declines what it cannot match exactly (oclif runs)', () => {
 });
 
 describe('what the fast path loads', () => {
-  it('an accepted shape loads fast-cmd.cjs, fast-cmd-run.cjs and only its own libraries, never cli.cjs; a declined one loads cli.cjs', async () => {
+  it('an accepted shape loads fast-cmd.cjs, fast-cmd-run.cjs (from its code cache) and only its own libraries, never cli.cjs; a declined one loads cli.cjs', async () => {
     const h = makeTempHome('yep-fastcmd-load-');
     homes.push(h);
     await installed('cfg')(h);
     const preload = join(h.root, 'loaded.cjs');
-    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(h.root, 'loaded.json'))}, JSON.stringify(Object.keys(require.cache))));`);
+    // The modules loaded by the exit, and every vm.Script given cached data (and whether V8 took it).
+    writeFileSync(
+      preload,
+      `const vm = require('node:vm'); const S = vm.Script; const seen = [];
+vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(h.root, 'loaded.json'))}, JSON.stringify({ modules: Object.keys(require.cache), seen })));`,
+    );
     const bundle = join(REPO_ROOT, 'dist', 'bundle');
+    const nodeHasCompileCache = typeof ((await import('node:module')).default as { enableCompileCache?: unknown }).enableCompileCache === 'function';
     const ours = async (args: string[]): Promise<string[]> => {
       await runCli(args, { env: { ...h.env, NODE_OPTIONS: `--require ${preload}` } });
-      return (JSON.parse(readFileSync(join(h.root, 'loaded.json'), 'utf8')) as string[]).filter((f) => f.startsWith(bundle)).map((f) => relative(bundle, f));
+      const { modules, seen } = JSON.parse(readFileSync(join(h.root, 'loaded.json'), 'utf8')) as { modules: string[]; seen: Array<{ file: string; rejected: boolean }> };
+      const files = modules.filter((f) => f.startsWith(bundle)).map((f) => relative(bundle, f));
+      // Node 20: the runner compiles from the code cache the build wrote (Node 22+: its own compile cache).
+      if (files.includes('fast-cmd-run.cjs')) expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file: join(bundle, 'fast-cmd-run.cjs'), rejected: false }]);
+      return files;
     };
     // disable's body needs no schema validator: the bodies are evaluated one at a time.
     expect(await ours(['disable', 'cfg'])).toEqual(['fast-cmd.cjs', 'fast-cmd-run.cjs']);
