@@ -7,7 +7,9 @@
 //   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
 //   anything else, doing nothing), and so do the plain shapes of `install`
 //   and `update` (dist/bundle/fast-net.cjs, the same way) and plain
-//   `doctor <target>` (dist/bundle/fast-doctor.cjs, with a code cache like cli.cjs's);
+//   `doctor <target>` (dist/bundle/fast-doctor.cjs, with a code cache like cli.cjs's),
+//   and the plain shapes of enable, disable, remove, set-secret and verify
+//   (dist/bundle/fast-cmd.cjs decides, from the commands' own definitions);
 // - everything else runs oclif from the esbuild bundle dist/bundle/cli.cjs
 //   (scripts/build-cli.mjs; CommonJS: require is far cheaper than the ESM
 //   loader), through src/cli/oclif-main.ts (our error reports instead of oclif's).
@@ -148,6 +150,11 @@ if (require.main !== module) {
       // A Ctrl-C that the early servers' handler took: end as it would have ended this process.
       if (early?.interrupted) process.kill(process.pid, 'SIGINT');
     }
+    // The plain shapes of the commands with a shared body (enable, disable, remove, set-secret,
+    // verify: src/cli/command-bodies.ts) run without oclif too: dist/bundle/fast-cmd.cjs parses
+    // them with each command's own definitions and declines anything else, doing nothing. No V8
+    // set-up: they download nothing and run no wasm. The runner has a code cache like fast-doctor.cjs's.
+    if (await (await loadBundle(() => require('../dist/bundle/fast-cmd.cjs'))).runFastCommand(argv, () => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-cmd-run.cjs')))) return;
     // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
     // functions up with TurboFan on a background thread, and Node's exit joins
     // that thread: ~200 ms of every network command went to waiting for a compile

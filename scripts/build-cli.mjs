@@ -33,6 +33,13 @@
  *   fast-net-run.cjs  update (src/cli/fast-net.ts): the first only checks the
  *                     arguments, the second (required only for a shape it
  *                     accepts) runs the command body, with lib/*.cjs;
+ *   fast-cmd.cjs,     the oclif-free runner for the plain shapes of the commands
+ *   fast-cmd-run.cjs  with a shared body (src/cli/command-bodies.ts: enable,
+ *                     disable, remove, set-secret, verify): the first decides
+ *                     with each command's argument definitions, read from its
+ *                     oclif class here (src/cli/static-shape.ts) and inlined;
+ *                     the second runs the body (with its own V8 code cache,
+ *                     fast-cmd-run.cjs.v8cache);
  *   fast-frozen.cjs   the same body for `install --frozen` without the fetching
  *                     code (src/cli/fast-frozen.ts): a warm run needs no more,
  *                     and it hands over to fast-net-run.cjs when an entry must
@@ -49,7 +56,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -166,6 +173,19 @@ const libsApart = {
   },
 };
 const commandIds = files.map((f) => [relative(COMMANDS_DIR, f).replace(/\.js$/, '').split(/[\\/]/).filter((p) => p !== 'index').join(':'), f]);
+// The argument definitions of the commands with a shared body (src/cli/command-bodies.ts), read
+// from their oclif classes (src/cli/static-shape.ts), for the oclif-free runner fast-cmd.cjs to
+// parse with. A command there that is not plain enough to parse without oclif fails the build.
+const { BODIES } = await import(pathToFileURL(join(DIST, 'cli', 'command-bodies.js')).href);
+const { staticShape } = await import(pathToFileURL(join(DIST, 'cli', 'static-shape.js')).href);
+const fastCommands = [];
+for (const id of Object.keys(BODIES)) {
+  const file = commandIds.find(([cid]) => cid === id)?.[1];
+  if (!file) throw new Error(`src/cli/command-bodies.ts names ${id}, which is no command`);
+  const def = staticShape(id, (await import(pathToFileURL(file).href)).default, commandIds.map(([cid]) => cid));
+  if ('reason' in def) throw new Error(`${id} has a body in src/cli/command-bodies.ts but the oclif-free runner cannot parse for it: ${def.reason}`);
+  fastCommands.push(def);
+}
 const requireFromCli = (f) => JSON.stringify(`./${relative(join(DIST, 'cli'), f).split('\\').join('/')}`);
 // cli.cjs's entry: getters, so that loading the file evaluates nothing but them.
 const cliEntry = [
@@ -246,6 +266,25 @@ const [main, cli, fast] = await Promise.all([
     outExtension: { '.js': '.cjs' },
     plugins: [libsApart],
   }),
+  // The oclif-free runner of the commands with a shared body (src/cli/fast-cmd.ts: enable,
+  // disable, remove, set-secret, verify): fast-cmd.cjs decides (bin/run.js asks it before every
+  // oclif run; tiny, with the commands' definitions inlined), fast-cmd-run.cjs (required only
+  // for a shape the first accepts) runs the body, each body's modules evaluated on first use.
+  build({
+    ...cjsCommon,
+    define: { ...cjsCommon.define, YEP_EXT_FAST_COMMANDS: JSON.stringify(fastCommands) },
+    // Names this build for fast-cmd-run.cjs's code cache; `import()` as `require`, as for
+    // fast-doctor.cjs (compiled in a vm.Script: the lazy import of manifest-schema.cjs).
+    footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
+    supported: { 'dynamic-import': false },
+    entryPoints: {
+      'fast-cmd': join(DIST, 'cli', 'fast-cmd.js'),
+      'fast-cmd-run': join(DIST, 'cli', 'fast-cmd-run.js'),
+    },
+    outdir: join(DIST, 'bundle'),
+    outExtension: { '.js': '.cjs' },
+    plugins: [noFetchers, schemaApart, libsApart],
+  }),
   // The oclif-free runner of a warm `install --frozen` (src/cli/fast-frozen.ts): the same
   // body without the fetching code, which it hands over to fast-net-run.cjs for.
   build({
@@ -316,17 +355,22 @@ require('node:fs').writeFileSync(file + '.v8cache', make());`,
   );
   if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
 }
-// The same for fast-doctor.cjs, made without V8 flags: bin/run.js loads it before it sets any.
-const madeDoctor = !CODE_CACHES ? { status: 0 } : spawnSync(
-  process.execPath,
-  [
-    '-e',
-    `const file = ${JSON.stringify(join(DIST, 'bundle', 'fast-doctor.cjs'))};
+// The same for fast-doctor.cjs and fast-cmd-run.cjs, made without V8 flags: bin/run.js loads
+// them before it sets any. (fast-cmd-run.cjs: the top level only, 100 KB; ~5-8 ms of CPU per
+// enable/disable/verify on Node 20, median of 21 interleaved runs; one made after evaluating
+// every body was 184 KB for the same gain. docs/performance.md, round eight.)
+for (const name of CODE_CACHES ? ['fast-doctor.cjs', 'fast-cmd-run.cjs'] : []) {
+  const made = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `const file = ${JSON.stringify(join(DIST, 'bundle', name))};
 let make;
 require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
 require('node:fs').writeFileSync(file + '.v8cache', make());`,
-  ],
-  { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
-);
-if (madeDoctor.status !== 0) throw new Error(`writing the code cache of fast-doctor.cjs failed (status ${madeDoctor.status})`);
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+  );
+  if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
+}
 writeFileSync(join(DIST, 'bundle', 'index.js'), "// The programmatic API (src/index.ts), bundled as api.cjs (scripts/build-cli.mjs).\nexport * from './api.cjs';\n");

@@ -1,6 +1,7 @@
 /**
- * How the oclif-free runners of install and update (fast-net-run.ts, and
- * fast-frozen.ts for a warm `install --frozen`) run a command body the way oclif
+ * How the oclif-free runners (fast-net-run.ts for install and update,
+ * fast-frozen.ts for a warm `install --frozen`, fast-cmd-run.ts for enable,
+ * disable, remove, set-secret, verify) run a command body the way oclif
  * would: lines through `clearStatus` + fd 1 / stderr as Command.log /
  * logToStderr write them (the live progress display cleared first, as
  * BaseCommand does), the --json document as oclif's logJson prints it
@@ -11,19 +12,25 @@
 import { isYepError } from '../core/errors.js';
 import { makeCliContext } from './cli-context.js';
 import type { CommandIo } from './command-io.js';
-import type { FastNetShape } from './fast-net.js';
 import { writeStdout } from './fast-path-env.js';
 import { withNameSuggestion } from './name-suggestion.js';
 import { writeError } from './report-error.js';
 import { clearStatus } from './status-area.js';
 import { testSeams } from './test-seams.js';
 
+/** What runShape needs of a shape: the command (for the test seam), --json, and argv after the command name (for the name suggestion). */
+export interface RunnableShape {
+  command: string;
+  flags: { json: boolean };
+  argv: string[];
+}
+
 /**
  * Run `body` for `shape` as oclif runs a command. A thrown value for which
  * `passOn` is true leaves untouched (the caller's own signal), anything else
  * thrown is reported and ends the process.
  */
-export async function runShape(shape: FastNetShape, body: (io: CommandIo) => Promise<unknown>, passOn: (e: unknown) => boolean = () => false): Promise<void> {
+export async function runShape(shape: RunnableShape, body: (io: CommandIo) => Promise<unknown>, passOn: (e: unknown) => boolean = () => false): Promise<void> {
   // Test-only (a preload's seam): lets the differential test prove this path ran.
   testSeams()?.fastPath?.(shape.command);
   const { json } = shape.flags;

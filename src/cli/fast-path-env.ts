@@ -1,6 +1,6 @@
 /**
  * What every oclif-free runner (fast-path.ts for `list`, fast-doctor.ts, fast-net.ts for
- * `install` and `update`) needs before and after it runs: whether oclif would
+ * `install` and `update`, fast-cmd.ts for enable, disable, remove, set-secret, verify) needs before and after it runs: whether oclif would
  * print something of its own in this environment (then the runner declines),
  * and a stdout write that does not build process.stdout. Small on purpose:
  * fast-net.cjs holds this and its argument check only.
@@ -9,10 +9,14 @@ import { existsSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** True when oclif would add output of its own (debug logs, a JSON theme, warnings), or we are told not to. */
+/**
+ * True when oclif would add output of its own (debug logs, a JSON theme, warnings) or
+ * change the environment (it deletes YEP_EXT_REDIRECTED before a command runs, so the
+ * processes a command starts would not see it), or we are told not to.
+ */
 export function oclifWouldDiffer(env: NodeJS.ProcessEnv, json: boolean): boolean {
   const set = (k: string): boolean => env[k] !== undefined && env[k] !== '';
-  if (['YEP_EXT_NO_FAST_PATH', 'DEBUG', 'YEP_EXT_DEBUG', 'YEP_EXT_CONTENT_TYPE', 'CLI_FLAGS_DEBUG'].some(set)) return true;
+  if (['YEP_EXT_NO_FAST_PATH', 'DEBUG', 'YEP_EXT_DEBUG', 'YEP_EXT_CONTENT_TYPE', 'CLI_FLAGS_DEBUG', 'YEP_EXT_REDIRECTED'].some(set)) return true;
   if (env.NODE_ENV === 'development' || env.NODE_ENV === 'test') return true;
   // oclif's engine warning (package.json engines: node >=20.18.1).
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);

@@ -28,7 +28,7 @@ export const ENVIRONMENT: Array<[string, string]> = [
   ['YEP_EXT_BUILD_TIMEOUT_MS', 'Kill a cargo build from source after this long (default 1200000).'],
   ['YEP_EXT_AGENT_TIMEOUT_MS', 'Give up on `yolop --version` after this long (default 3000).'],
   ['YEP_EXT_LOCK_WAIT_MS', 'Wait this long for another yep-ext holding the store lock (default 300000).'],
-  ['YEP_EXT_NO_FAST_PATH', 'Set to run list through the full command framework.'],
+  ['YEP_EXT_NO_FAST_PATH', 'Set to run every command through the full command framework (none of the lighter paths).'],
   ['NO_COLOR', 'Set to turn colours off.'],
   ['YEP_EXT_DEBUG', 'Set to print the causes of errors.'],
 ];

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { renderDisable } from '../cli/render-config.js';
-import { runDisable, type DisableResult } from '../core/operations/disable.js';
+import { disableCommand } from '../cli/disable-run.js';
+import type { DisableResult } from '../core/operations/disable.js';
 
 export default class Disable extends BaseCommand {
   static override summary = 'Disable an extension, keeping its configuration.';
@@ -16,10 +16,7 @@ export default class Disable extends BaseCommand {
   };
 
   async run(): Promise<DisableResult> {
-    const { args } = await this.parse(Disable);
-    const ctx = this.makeContext();
-    const result = await runDisable(ctx, args.name);
-    this.log(renderDisable(result));
-    return result;
+    const { args, flags, argv } = await this.parse(Disable);
+    return disableCommand(this.io(), { args, flags, argv: argv as string[] });
   }
 }

@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { cliPrompter } from '../cli/prompts.js';
-import { renderEnable } from '../cli/render-config.js';
-import { runEnable, type EnableResult } from '../core/operations/enable.js';
+import { enableCommand } from '../cli/enable-run.js';
+import type { EnableResult } from '../core/operations/enable.js';
 
 export default class Enable extends BaseCommand {
   static override summary = 'Enable an installed extension for yolop, setting up required config it still lacks.';
@@ -28,10 +27,7 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
   };
 
   async run(): Promise<EnableResult> {
-    const { args, flags } = await this.parse(Enable);
-    const ctx = this.makeContext();
-    const result = await runEnable(ctx, args.name, { config: flags.config ?? [], prompter: cliPrompter(), ignoreEngines: flags['ignore-engines'] });
-    this.log(renderEnable(result));
-    return result;
+    const { args, flags, argv } = await this.parse(Enable);
+    return enableCommand(this.io(), { args, flags, argv: argv as string[] });
   }
 }

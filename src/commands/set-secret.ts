@@ -1,10 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { promptSecret } from '../cli/prompts.js';
-import { renderSetSecret } from '../cli/render-config.js';
-import { readSecretFromStdin } from '../cli/stdin.js';
+import { setSecretCommand } from '../cli/set-secret-run.js';
 import { YepError, isYepError } from '../core/errors.js';
-import { runSetSecret, type SetSecretResult } from '../core/operations/set-secret.js';
+import type { SetSecretResult } from '../core/operations/set-secret.js';
 
 export default class SetSecret extends BaseCommand {
   static override summary = 'Store (or remove) a secret config field of an extension.';
@@ -52,27 +50,7 @@ Only fields the extension declares with "secret": true are accepted. Secrets go 
   }
 
   async run(): Promise<SetSecretResult> {
-    const { args, flags } = await this.parse(SetSecret);
-    if (args.value !== undefined) {
-      throw new YepError('E_USAGE', 'set-secret does not take the value as an argument: command lines are visible to other users (ps) and saved in shell history. Nothing was stored.', {
-        hint: `Run \`yep-ext set-secret ${args.name} ${args.field}\` for a hidden prompt, or pipe the value with --stdin. Consider the value you typed exposed.`,
-      });
-    }
-    const ctx = this.makeContext();
-    const result = await runSetSecret(ctx, args.name, args.field, {
-      unset: flags.unset,
-      keychain: flags.keychain,
-      readValue: async (field, extension, validate) => {
-        if (flags.stdin) return readSecretFromStdin();
-        if (!ctx.interactive) {
-          throw new YepError('E_USAGE', 'No terminal to prompt on and no --stdin: nothing was stored.', {
-            hint: `Pipe the value: printf %s "$VALUE" | yep-ext set-secret ${extension} ${field.key} --stdin`,
-          });
-        }
-        return promptSecret(`${extension}.${field.key} (hidden)`, validate);
-      },
-    });
-    this.log(renderSetSecret(result));
-    return result;
+    const { args, flags, argv } = await this.parse(SetSecret);
+    return setSecretCommand(this.io(), { args, flags, argv: argv as string[] });
   }
 }

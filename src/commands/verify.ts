@@ -1,8 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../cli/base-command.js';
-import { green, yellow } from '../cli/style.js';
-import { sanitize } from '../core/text/sanitize.js';
-import { verifyExtensions } from '../core/operations/verify.js';
+import { verifyCommand } from '../cli/verify-run.js';
 
 export default class Verify extends BaseCommand {
   static override summary = 'Check that installed extensions are exactly what the lock pins (exit 5 when not).';
@@ -15,16 +13,7 @@ engines.yolop against the installed agent (yolop --version): an enabled extensio
   static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to verify (default: every installed one).' }) };
 
   async run(): Promise<unknown> {
-    const { argv } = await this.parse(Verify);
-    const ctx = this.makeContext();
-    const report = await verifyExtensions(ctx, argv as string[]);
-    if (!this.jsonEnabled()) {
-      for (const e of report.extensions) {
-        this.log(`${green('✔')} ${sanitize(e.name)}`);
-        for (const w of e.warnings) this.log(`  ${yellow('warning')}: ${sanitize(w.message)}`);
-      }
-      this.log(`${report.extensions.length} verified.`);
-    }
-    return report;
+    const { args, flags, argv } = await this.parse(Verify);
+    return verifyCommand(this.io(), { args, flags, argv: argv as string[] });
   }
 }

@@ -43,15 +43,16 @@ describe('the bundled CLI', () => {
       expect(cli).toContain(`require("./lib/${lib}.cjs")`);
     }
     expect(cli.match(/"node_modules\/(undici|zod|ajv|simple-git|cacache|tar|@inquirer)\//)?.[0]).toBeUndefined();
-    // `disable` loads cli.cjs and none of the libraries (a preload lists the CommonJS modules loaded by the exit).
+    // `disable` through oclif loads cli.cjs (after the small decider of the oclif-free runner,
+    // fast-cmd.cjs) and none of the libraries (a preload lists the CommonJS modules loaded by the exit).
     const home = makeTempHome();
     try {
       const preload = join(home.root, 'loaded.cjs');
       writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'loaded.json'))}, JSON.stringify(Object.keys(require.cache))));`);
-      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], { env: home.env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], { env: { ...home.env, YEP_EXT_NO_FAST_PATH: '1' }, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(3);
       const loaded = (JSON.parse(readFileSync(join(home.root, 'loaded.json'), 'utf8')) as string[]).filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f));
-      expect(loaded).toEqual(['cli.cjs']);
+      expect(loaded).toEqual(['fast-cmd.cjs', 'cli.cjs']);
     } finally {
       home.cleanup();
     }
@@ -87,7 +88,7 @@ describe('the bundled CLI', () => {
 vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
 process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'seen.json'))}, JSON.stringify(seen)));`,
       );
-      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], { env: home.env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], { env: { ...home.env, YEP_EXT_NO_FAST_PATH: '1' }, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(3);
       expect(r.stderr).toContain('is not installed');
       const seen = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as Array<{ file: string; rejected: boolean }>;

@@ -1,0 +1,18 @@
+/** The body of `yep-ext remove` (src/commands/remove.ts), shared with the oclif-free runner (command-bodies.ts). */
+import type { CommandIo } from './command-io.js';
+import type { ParsedCommand } from './command-bodies.js';
+import { green } from './style.js';
+import { describeLeftovers, removeExtension, type RemoveOutcome } from '../core/operations/remove.js';
+
+/** "Removed lsp." or, for a name that was not installed, what was left of it. */
+function removedLine(o: RemoveOutcome): string {
+  if (o.removed.store || o.removed.lock) return `Removed ${o.name}.`;
+  return `Removed the ${describeLeftovers(o.removed)} ${o.name} left behind (it was not installed).`;
+}
+
+export async function removeCommand(io: CommandIo, { args }: ParsedCommand): Promise<RemoveOutcome> {
+  const ctx = io.makeContext({});
+  const outcome = await removeExtension(ctx, args.name as string);
+  if (!io.json) io.log(`${green('✔')} ${removedLine(outcome)}`);
+  return outcome;
+}

@@ -1,0 +1,19 @@
+/** The body of `yep-ext verify` (src/commands/verify.ts), shared with the oclif-free runner (command-bodies.ts). */
+import type { CommandIo } from './command-io.js';
+import type { ParsedCommand } from './command-bodies.js';
+import { green, yellow } from './style.js';
+import { sanitize } from '../core/text/sanitize.js';
+import { verifyExtensions } from '../core/operations/verify.js';
+
+export async function verifyCommand(io: CommandIo, { argv }: ParsedCommand): Promise<unknown> {
+  const ctx = io.makeContext({});
+  const report = await verifyExtensions(ctx, argv);
+  if (!io.json) {
+    for (const e of report.extensions) {
+      io.log(`${green('✔')} ${sanitize(e.name)}`);
+      for (const w of e.warnings) io.log(`  ${yellow('warning')}: ${sanitize(w.message)}`);
+    }
+    io.log(`${report.extensions.length} verified.`);
+  }
+  return report;
+}
