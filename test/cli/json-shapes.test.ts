@@ -119,6 +119,7 @@ export const SCHEMAS = {
     git: z.array(z.strictObject({ name: z.string(), url: z.string(), commit: z.string(), path: z.string(), added: z.boolean() })),
     git_mirror_url: z.string(),
     skipped: z.array(z.strictObject({ name: z.string(), reason: z.string() })),
+    not_mirrored: z.array(z.strictObject({ name: z.string(), what: z.string(), reason: z.string() })),
     files: z.number(),
   }),
   'lock export': z.strictObject({ path: z.string(), entries: z.number() }),
