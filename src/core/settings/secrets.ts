@@ -197,7 +197,7 @@ export async function inspectSecretsFile(paths: Paths): Promise<SecretsFileInfo>
   return { file, exists: true, symlink: info.symlinkTarget !== undefined, mode, insecure: (mode & 0o077) !== 0 };
 }
 
-async function loadSecretsText(paths: Paths): Promise<string> {
+export async function loadSecretsText(paths: Paths): Promise<string> {
   return loadEditableText(paths.secretsFile, (why) => corrupt(paths.secretsFile, why), 'The secrets file');
 }
 
