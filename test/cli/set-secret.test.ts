@@ -130,6 +130,21 @@ describe('yep-ext set-secret', () => {
     expect(text).toContain(CANARY);
   });
 
+  it('a secret field that declares no env: stored, with a warning that yolop never passes it to the server', async () => {
+    writeExtension(join(home.configDir, 'extensions'), 'noenv', { type: 'object', properties: { token: { type: 'string', secret: true } } });
+    const r = await runCli(['set-secret', 'noenv', 'token', '--stdin', '--json'], { env: home.env, input: CANARY });
+    expect(r.code, r.stderr).toBe(0);
+    noCanary(r);
+    expect(jsonOf(r)).toMatchObject({ changed: true, store: 'file', env: null });
+    expect(readFileSync(secretsFile, 'utf8')).toContain(`token = "${CANARY}"`);
+    expect(r.stderr).toContain('noenv.token declares no "env" in noenv\'s plugin.json: yolop never passes it to the server');
+    // A field with env: no such warning.
+    const ok = await runCli(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input: CANARY });
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).not.toContain('declares no "env"');
+    expect(ok.stdout).toContain('yolop passes it to the server as LOGFIRE_TOKEN');
+  });
+
   it('--keychain without a reachable keychain falls back to the file, saying so', async () => {
     const env = { ...home.env, YEP_EXT_TEST_KEYCHAIN_MODULE: FAKE, FAKE_KEYRING_MODE: 'denied' };
     const r = await runCli(['set-secret', 'logfire', 'token', '--stdin', '--keychain', '--json'], { env, input: CANARY });
