@@ -17,6 +17,7 @@ import { sanitize } from '../core/text/sanitize.js';
 import { runFrozen } from './frozen-run.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
 import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
+import { loadSettingsText, settingsLookup } from '../core/settings/settings.js';
 import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 
 /** --quiet / --verbose, handed to the context. */
@@ -85,9 +86,10 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
       return confirmOrCancel(`${why}. Replace it?`);
     },
   });
-  const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome));
+  const enabled = await hostEnabledReader(ctx);
+  const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome, enabled(r.outcome.name)));
   const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
-  if (!json) for (const r of results) if (r.ok) io.log(renderOutcome(r.outcome));
+  if (!json) for (const r of results) if (r.ok) io.log(renderOutcome(r.outcome, enabled(r.outcome.name)));
   if (failed.length === 0) return { installed };
   if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
   if (!json) for (const r of results) if (!r.ok) io.logToStderr(failureLine(r.spec, r.error));
@@ -131,6 +133,23 @@ function planJson(p: InstallPlan) {
   return { ...p, version: p.version ?? null, previous: p.previous ?? null, diff: p.diff ?? null, replace_reason: p.replace_reason ?? null };
 }
 
-function summarize(o: InstallOutcome) {
-  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes, engines: o.engines };
+function summarize(o: InstallOutcome, enabled: boolean | null) {
+  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes, engines: o.engines, enabled };
+}
+
+/**
+ * Whether yolop loads each installed name now, read from settings.toml after the
+ * install (host-reading.ts): install never enables, but the file may already turn
+ * the name on (an entry kept from an earlier install, or settings.toml copied with
+ * dotfiles), and "Not enabled" would then be false. null when settings.toml cannot
+ * be read (the install itself stands; `list` names that problem).
+ */
+async function hostEnabledReader(ctx: Context): Promise<(name: string) => boolean | null> {
+  try {
+    const lookup = settingsLookup(await loadSettingsText(ctx.paths), ctx.paths.settingsFile);
+    return (name) => lookup(name).enabled;
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+    return () => null;
+  }
 }

@@ -15,13 +15,17 @@ export function renderPreview(p: InstallPreview): string {
   return lines.join('\n');
 }
 
-export function renderOutcome(o: InstallOutcome): string {
+/** `enabled`: whether settings.toml turns the name on now (yolop loads it); null when it could not be read. */
+export function renderOutcome(o: InstallOutcome, enabled: boolean | null = false): string {
   const what = sanitize(`${o.name}${o.version ? ` ${o.version}` : ''}`);
   const verb = { installed: 'Installed', replaced: 'Replaced', repinned: 'Re-pinned', unchanged: 'Already installed:', reinstalled: 'Reinstalled' }[o.status];
   const lines = [`${green('✔')} ${verb} ${what} (${sanitize(describeSource(o.source))})`];
   if (!o.command.found) lines.push(`  ${yellow('note')}: the server command cannot be found yet: ${sanitize(o.command.detail)}`);
   for (const n of o.notes) lines.push(`  ${yellow('note')}: ${sanitize(n)}`);
-  if (o.status === 'installed') lines.push(`  Not enabled. Run \`yep-ext enable ${o.name}\` to turn it on.`);
+  if (o.status === 'installed' && enabled === true) {
+    // Install never enables; an entry already in settings.toml does, and yolop loads the package now.
+    lines.push(`  ${yellow('Enabled')}: settings.toml already turns ${o.name} on, so yolop loads it now. Run \`yep-ext disable ${o.name}\` to turn it off.`);
+  } else if (o.status === 'installed' && enabled === false) lines.push(`  Not enabled. Run \`yep-ext enable ${o.name}\` to turn it on.`);
   return lines.join('\n');
 }
 

@@ -6,6 +6,7 @@
  */
 import { ERROR_CODES, isYepError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
+import { redactText, redactValue } from '../core/text/redact.js';
 import { bold, red } from './style.js';
 import { clearStatus } from './status-area.js';
 
@@ -13,7 +14,9 @@ export function writeError(err: unknown, json: boolean): number {
   clearStatus();
   if (isYepError(err)) {
     if (json) {
-      process.stdout.write(`${JSON.stringify({ error: err.toJSON() }, null, 2)}\n`);
+      // The human branch redacts through sanitize(); --json must not carry what it hides (a
+      // `user:token@` in a git or proxy URL quoted by the message, the hint or the details).
+      process.stdout.write(`${JSON.stringify({ error: redactValue(err.toJSON(), []) }, null, 2)}\n`);
     } else {
       // Messages quote package-supplied text (names, versions, descriptions): neutralise escapes.
       process.stderr.write(`${red('error', process.stderr)}: ${sanitize(err.message, { keepNewlines: true, max: 8000 })}\n`);
@@ -24,8 +27,8 @@ export function writeError(err: unknown, json: boolean): number {
   }
   const e = err as Error;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ error: { code: 'E_INTERNAL', message: e?.message ?? String(err), hint: 'This is a bug in yep-ext; please report it with the output above.', details: null } }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ error: { code: 'E_INTERNAL', message: redactText(e?.message ?? String(err), []), hint: 'This is a bug in yep-ext; please report it with the output above.', details: null } }, null, 2)}\n`);
   }
-  process.stderr.write(`${red('internal error', process.stderr)}: ${e?.message ?? String(err)}\n${e?.stack ?? ''}\nThis is a bug in yep-ext. Please report it with the command you ran and the output above.\n`);
+  process.stderr.write(`${red('internal error', process.stderr)}: ${redactText(`${e?.message ?? String(err)}\n${e?.stack ?? ''}`, [])}\nThis is a bug in yep-ext. Please report it with the command you ran and the output above.\n`);
   return ERROR_CODES.E_INTERNAL;
 }

@@ -4,7 +4,7 @@ import { runInstall } from '../cli/install-run.js';
 
 export default class Install extends BaseCommand {
   static override summary = 'Install extensions from crates.io, git or a local directory.';
-  static override description = `Prints each package's contribution summary (server command, tools, hooks, MCP servers, prompt, commands) before placing it, verifies every download, and pins the result in extensions.lock. Install never enables: run \`yep-ext enable <name>\` afterwards.
+  static override description = `Prints each package's contribution summary (server command, tools, hooks, MCP servers, prompt, commands) before placing it, verifies every download, and pins the result in extensions.lock. Install never enables: run \`yep-ext enable <name>\` afterwards (if settings.toml already turns the name on, yolop loads it at once, and install says so).
 
 Sources:
   lsp                             crate yolop-extension-lsp, latest stable

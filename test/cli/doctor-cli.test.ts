@@ -115,6 +115,30 @@ describe('yep-ext doctor', () => {
     expect(after.status, after.detail).toBe('pass');
   });
 
+  it('a secret held in the OS keychain: the config check warns that yolop will not pass it (doctor does); moved to connections.toml, it passes', async () => {
+    const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'KC_TOKEN' } }, required: ['token'] } };
+    const dir = makePackage(join(home.root, 'pkgs'), 'kcx', { yolop: schema });
+    // A keychain that outlives each process, as a real one does.
+    const env = { ...home.env, YEP_EXT_TEST_KEYCHAIN_MODULE: join(REPO_ROOT, 'test/fixtures/fake-keyring.mjs'), FAKE_KEYRING_MODE: 'ok', FAKE_KEYRING_FILE: join(home.root, 'keyring.json') };
+    expect((await runCli(['install', dir, '--yes'], { env })).code).toBe(0);
+    const stored = await runCli(['set-secret', 'kcx', 'token', '--stdin', '--keychain', '--json'], { env, input: 'kc-secret-1' });
+    expect(jsonOf(stored)).toMatchObject({ store: 'keychain', host_visible: false });
+    expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
+    const configCheck = async () => {
+      const r = await runCli(['doctor', 'kcx', '--json', '--timeout', '5'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('kc-secret-1');
+      return jsonOf(r).checks.find((c: { name: string }) => c.name === 'config');
+    };
+    const before = await configCheck();
+    expect(before.status).toBe('warn');
+    expect(before.detail).toContain('token is in the OS keychain: doctor passes it to the server, yolop will not');
+    expect((await runCli(['set-secret', 'kcx', 'token', '--stdin'], { env, input: 'kc-secret-1' })).code).toBe(0);
+    expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).toContain('token = "kc-secret-1"');
+    const after = await configCheck();
+    expect(after.status, after.detail).toBe('pass');
+  });
+
   it('issue 19: a server that leaves a daemon in another session fails `processes` naming it, and the daemon is dead', async () => {
     const pidFile = join(home.root, 'daemon.pid');
     const dir = makePackage(join(home.root, 'pkgs'), 'daemon', { server: 'daemonize.mjs', args: ['--mode', 'setsid', '--pid-file', pidFile, '--sleep', '377'] });

@@ -166,6 +166,37 @@ describe('yep-ext enable / disable (no TTY)', () => {
   });
 });
 
+describe('install and the enabled state the host reads', () => {
+  it('an entry already in settings.toml (dotfiles, a kept entry) turns a new install on: install says so, never "Not enabled"; the file is not touched', async () => {
+    const text = `${USER_SETTINGS}\n[[capabilities]]\nref = "ext:vault"\n`;
+    writeFileSync(settingsFile, text);
+    const pkg = writePackage(join(home.root, 'src', 'vault'), { name: 'vault' });
+    const r = await runCli(['install', pkg], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('Not enabled');
+    expect(r.stdout).toContain('Enabled: settings.toml already turns vault on, so yolop loads it now. Run `yep-ext disable vault` to turn it off.');
+    expect(readFileSync(settingsFile, 'utf8')).toBe(text);
+    // The host's reading of the file: the last ext:vault entry does not say enabled = false.
+    const caps = (parse(readFileSync(settingsFile, 'utf8')) as { capabilities: Array<Record<string, unknown>> }).capabilities.filter((c) => c.ref === 'ext:vault');
+    expect(caps.at(-1)?.enabled).not.toBe(false);
+    const json = await runCli(['install', pkg, '--force', '--json'], { env: home.env });
+    expect(jsonOf(json).installed[0]).toMatchObject({ name: 'vault', enabled: true });
+    const list = jsonOf(await runCli(['list', '--json'], { env: home.env }));
+    expect(list.extensions.find((e: { name: string }) => e.name === 'vault')).toMatchObject({ enabled: true });
+
+    // The last entry says enabled = false: "Not enabled", and `enabled: false`.
+    expect((await runCli(['remove', 'vault'], { env: home.env })).code).toBe(0);
+    const off = `${text}\n[[capabilities]]\nref = "ext:vault"\nenabled = false\n`;
+    writeFileSync(settingsFile, off);
+    const again = await runCli(['install', pkg], { env: home.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Not enabled. Run `yep-ext enable vault` to turn it on.');
+    expect(readFileSync(settingsFile, 'utf8')).toBe(off);
+    const forced = await runCli(['install', pkg, '--force', '--json'], { env: home.env });
+    expect(jsonOf(forced).installed[0]).toMatchObject({ name: 'vault', enabled: false });
+  });
+});
+
 describe('concurrent enables', () => {
   it('two processes enabling different extensions both land in settings.toml', async () => {
     await install('other', { type: 'object', properties: { level: { type: 'integer' } } });

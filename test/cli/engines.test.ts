@@ -432,6 +432,25 @@ describe('verify lists an engines mismatch', () => {
   });
 });
 
+describe('enable refused over an extension settings.toml already turns on', () => {
+  it('the engines refusal does not say "it was not enabled": it stays enabled, and disable is named', async () => {
+    await setupInstall(withAgent('0.12.1'), ['hello@0.5.0'], { ignoreEngines: true });
+    const settings = join(home.configDir, 'settings.toml');
+    const text = '[[capabilities]]\nref = "ext:hello"\n';
+    writeFileSync(settings, text);
+    expect(hostLoads('hello')).toBe(true);
+    const r = await runCli(['enable', 'hello'], { env: withAgent('0.12.1') });
+    expect(r.code).toBe(4);
+    expect(r.stderr).not.toContain('it was not enabled');
+    expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: yolop cannot run it, so this command changed nothing. hello stays enabled: settings.toml already turns it on, and yolop loads it.');
+    expect(r.stderr).toContain('`yep-ext disable hello` turns it off.');
+    expect(readFileSync(settings, 'utf8')).toBe(text);
+    expect(hostLoads('hello')).toBe(true);
+    const j = await runCli(['enable', 'hello', '--json'], { env: withAgent('0.12.1') });
+    expect(jsonOf(j).error).toMatchObject({ code: 'E_ENGINES', details: { enabled: true, engines: { status: 'excludes' } } });
+  });
+});
+
 describe('enable refuses what the agent cannot run', () => {
   it('exit 4 and settings.toml byte-identical; --ignore-engines enables; a newer agent enables', async () => {
     await setupInstall(withAgent('0.12.1'), ['hello@0.5.0'], { ignoreEngines: true });

@@ -51,7 +51,7 @@ const violation = z.strictObject({ rule: z.string(), item: z.string(), message: 
 export const SCHEMAS = {
   error: z.strictObject({ error: errorBody }),
   install: z.strictObject({
-    installed: z.array(z.strictObject({ name: z.string(), version: nullable(z.string()), status: z.string(), source, content_hash: hash, grant: hash, contributions: z.looseObject({ name: z.string() }), command: z.strictObject({ found: z.boolean(), detail: z.string() }), notes: z.array(z.string()), engines: walkEngines })),
+    installed: z.array(z.strictObject({ name: z.string(), version: nullable(z.string()), status: z.string(), source, content_hash: hash, grant: hash, contributions: z.looseObject({ name: z.string() }), command: z.strictObject({ found: z.boolean(), detail: z.string() }), notes: z.array(z.string()), engines: walkEngines, enabled: nullable(z.boolean()) })),
   }),
   frozen: z.strictObject({ frozen: z.array(frozenItem), enabled: nullable(z.array(z.strictObject({ name: z.string(), ok: z.boolean(), error: nullable(errorBody) }))) }),
   plan: z.strictObject({
@@ -119,6 +119,7 @@ export const SCHEMAS = {
     git: z.array(z.strictObject({ name: z.string(), url: z.string(), commit: z.string(), path: z.string(), added: z.boolean() })),
     git_mirror_url: z.string(),
     skipped: z.array(z.strictObject({ name: z.string(), reason: z.string() })),
+    not_mirrored: z.array(z.strictObject({ name: z.string(), what: z.string(), reason: z.string() })),
     files: z.number(),
   }),
   'lock export': z.strictObject({ path: z.string(), entries: z.number() }),

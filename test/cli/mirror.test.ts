@@ -23,6 +23,8 @@ import { homePool } from '../helpers/home-pool.js';
 import { describeNeeding } from '../helpers/needs.js';
 import { NEEDS_NGINX, startNginx, type Nginx } from '../helpers/nginx.js';
 import { writePackage } from '../helpers/packages.js';
+import { BINNY_BINARY, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
+import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
@@ -256,5 +258,30 @@ describe('install --frozen from a mirror served by a plain static file server fr
     await expectSameAsOrigin(fresh);
     expect(served).toContain(`GET /crates/${HELLO}/${HELLO}-0.3.0.crate`);
     expect(served.some((s) => s.startsWith(`GET /git/file${repo.bare}/info/refs`))).toBe(true);
+  });
+});
+
+describe('a lock that pins a prebuilt server binary', () => {
+  it('mirror says the binary is not in the mirror (JSON and stderr), and an install from the mirror does fetch it from the origin', async () => {
+    publishBinny(reg);
+    serveBinnyBinary(reg, BINNY_BINARY);
+    const origin = home();
+    expect((await runCli(['install', 'binny', '--yes'], { env: originEnv(origin) })).code).toBe(0);
+    const lock = join(origin.root, 'binny.lock');
+    expect((await runCli(['lock', 'export', lock], { env: originEnv(origin) })).code).toBe(0);
+    const dir = join(home().root, 'mirror');
+    const r = await runCli(['mirror', dir, '--lockfile', lock, '--json'], { env: originEnv(origin) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).not_mirrored).toEqual([{ name: 'binny', what: `prebuilt server binary for ${hostTarget()}`, reason: expect.stringContaining('release host') }]);
+    const human = await runCli(['mirror', dir, '--lockfile', lock], { env: originEnv(origin) });
+    expect(human.code).toBe(0);
+    expect(human.stderr).toContain(`! binny: its prebuilt server binary for ${hostTarget()} is not in the mirror`);
+    // The note is true: the crate comes from the mirror, the binary from the origin's release host.
+    const fresh = home();
+    reg.requests.length = 0;
+    const frozen = await runCli(['install', '--frozen', '--lockfile', lock], { env: mirrorEnv(fresh, pathToFileURL(join(dir, 'index')).href) });
+    expect(frozen.code, frozen.stderr).toBe(0);
+    expect(reg.requestsTo('/crates/')).toEqual([]);
+    expect(reg.requestsTo('/bin/').length).toBeGreaterThan(0);
   });
 });

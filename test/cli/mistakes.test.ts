@@ -233,3 +233,17 @@ describe('forgiveness that succeeds', () => {
       expect((await help([...cmd.split(' '), '--help'])).stdout, cmd).not.toContain('--index');
   });
 });
+
+describe('a credential typed into a URL never reaches the output', () => {
+  it('install of a git URL with user:token@ is refused (exit 2) in both modes without the token', async () => {
+    const token = 'tok-5e3d9f-SEKRET';
+    const url = `https://me:${token}@127.0.0.1:9/acme/ext.git`;
+    for (const args of [['install', url, '--yes'], ['install', url, '--yes', '--json']]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout + r.stderr, args.join(' ')).not.toContain(token);
+      expect(r.stdout + r.stderr).toContain('[redacted]');
+    }
+    expect(jsonOf(await run(['install', url, '--json'])).error).toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('https://[redacted]@127.0.0.1:9/acme/ext.git') });
+  });
+});

@@ -189,6 +189,30 @@ describe('each rule refuses and admits', () => {
   });
 });
 
+describe('enable refused over an extension settings.toml already turns on', () => {
+  it('the refusal says it stays enabled (the host keeps loading it) and names disable; settings.toml untouched; after disable, the plain refusal', async () => {
+    expect((await install([pkg('alpha')])).code).toBe(0);
+    const settings = join(home.configDir, 'settings.toml');
+    const text = '# mine\n[[capabilities]]\nref = "ext:alpha"\n';
+    writeFileSync(settings, text);
+    systemPolicy({ sources: { kinds: ['crate'] } });
+    const r = await runCli(['enable', 'alpha'], { env: env() });
+    expect(r.code).toBe(13);
+    expect(r.stderr).toContain('alpha stays enabled: settings.toml already turns it on, and yolop loads it.');
+    expect(r.stderr).toContain('`yep-ext disable alpha` turns it off.');
+    expect(readFileSync(settings, 'utf8')).toBe(text);
+    const j = jsonOf(await runCli(['enable', 'alpha', '--json'], { env: env() }));
+    expect(j.error).toMatchObject({ code: 'E_POLICY', details: { rule: 'sources.kinds', enabled: true } });
+    // The host's reading of what was left: the last ext:alpha entry does not say enabled = false.
+    expect((parse(readFileSync(settings, 'utf8')) as { capabilities: { ref: string; enabled?: boolean }[] }).capabilities.at(-1)).toEqual({ ref: 'ext:alpha' });
+
+    expect((await runCli(['disable', 'alpha'], { env: env() })).code).toBe(0);
+    const off = await runCli(['enable', 'alpha'], { env: env() });
+    expect(off.code).toBe(13);
+    expect(off.stderr).not.toContain('stays enabled');
+  });
+});
+
 describe('tighten-only merge', () => {
   it('the user file cannot loosen the system file', async () => {
     const dir = pkg('watcher', { yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: '*' }] } });

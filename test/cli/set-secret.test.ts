@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BIN, jsonOf, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 import { writeExtension } from '../helpers/extension-fixture.js';
@@ -104,6 +104,45 @@ describe('yep-ext set-secret', () => {
     noCanary(r);
     expect(jsonOf(r)).toMatchObject({ action: 'unset', changed: true });
     expect(readFileSync(secretsFile, 'utf8')).toBe(HOST_TABLES);
+  });
+
+  it('a world-readable connections.toml is made 0600 even when nothing is written (same value, unset of an absent field)', async () => {
+    mkdirSync(home.configDir, { recursive: true });
+    const text = `${HOST_TABLES}\n["ext:logfire"]\ntoken = "${CANARY}"\n`;
+    writeFileSync(secretsFile, text);
+    const runs: Array<[string[], string]> = [
+      [['set-secret', 'logfire', 'token', '--stdin', '--json'], CANARY],
+      [['set-secret', 'logfire', 'token', '--unset', '--json'], ''],
+      [['set-secret', 'other', 'nothing', '--unset', '--json'], ''],
+    ];
+    for (const [args, input] of runs) {
+      if (args.includes('--unset') && args[1] === 'logfire') writeFileSync(secretsFile, HOST_TABLES);
+      chmodSync(secretsFile, 0o644);
+      const before = readFileSync(secretsFile, 'utf8');
+      const r = await runCli(args, { env: home.env, input });
+      expect(r.code, r.stderr).toBe(0);
+      noCanary(r);
+      expect(jsonOf(r)).toMatchObject({ changed: false });
+      expect(statSync(secretsFile).mode & 0o777, args.join(' ')).toBe(0o600);
+      expect(r.stderr).toContain('was readable by other users (mode 0644); it is now 0600');
+      expect(readFileSync(secretsFile, 'utf8')).toBe(before);
+    }
+    expect(text).toContain(CANARY);
+  });
+
+  it('a secret field that declares no env: stored, with a warning that yolop never passes it to the server', async () => {
+    writeExtension(join(home.configDir, 'extensions'), 'noenv', { type: 'object', properties: { token: { type: 'string', secret: true } } });
+    const r = await runCli(['set-secret', 'noenv', 'token', '--stdin', '--json'], { env: home.env, input: CANARY });
+    expect(r.code, r.stderr).toBe(0);
+    noCanary(r);
+    expect(jsonOf(r)).toMatchObject({ changed: true, store: 'file', env: null });
+    expect(readFileSync(secretsFile, 'utf8')).toContain(`token = "${CANARY}"`);
+    expect(r.stderr).toContain('noenv.token declares no "env" in noenv\'s plugin.json: yolop never passes it to the server');
+    // A field with env: no such warning.
+    const ok = await runCli(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input: CANARY });
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).not.toContain('declares no "env"');
+    expect(ok.stdout).toContain('yolop passes it to the server as LOGFIRE_TOKEN');
   });
 
   it('--keychain without a reachable keychain falls back to the file, saying so', async () => {

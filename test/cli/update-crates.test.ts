@@ -4,7 +4,7 @@
  * applied, --dry-run writes nothing, a failing download keeps the old version working.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -117,6 +117,38 @@ describe('update from crates.io', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('hello is up to date');
     expect(reg.requestsTo('/crates/')).toEqual([]);
+  });
+
+  it('no newer release over a drifted or missing tree: not "up to date" (exit 5, the damage named, nothing changed); after the repair, up to date', async () => {
+    const tree = join(home.configDir, 'extensions', 'hello');
+    const before = lockText();
+    writeFileSync(join(tree, 'plugin.json'), manifest('1.0.0', { hooks: [{ event: 'pre_tool_use' }] }));
+    const edited = readFileSync(join(tree, 'plugin.json'), 'utf8');
+    for (const args of [['update', 'hello'], ['update', '--all'], ['update', 'hello', '--dry-run']]) {
+      const r = await runCli(args, { env: env() });
+      expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(5);
+      expect(r.stdout).not.toContain('up to date');
+      expect(r.stderr).toContain('edited plugin.json');
+      expect(r.stderr).toContain('yep-ext install --force hello');
+      expect(lockText()).toBe(before);
+      expect(readFileSync(join(tree, 'plugin.json'), 'utf8')).toBe(edited);
+    }
+    const json = await runCli(['update', '--all', '--json'], { env: env() });
+    expect(json.code).toBe(5);
+    expect(jsonOf(json).error).toMatchObject({ code: 'E_INTEGRITY' });
+
+    // The store entry gone (the host loads nothing): the same.
+    rmSync(tree);
+    const gone = await runCli(['update', 'hello'], { env: env() });
+    expect(gone.code).toBe(5);
+    expect(gone.stderr).toContain('not in the store');
+    expect(lockText()).toBe(before);
+
+    expect((await runCli(['install', '--force', 'hello'], { env: env() })).code).toBe(0);
+    const ok = await runCli(['update', 'hello'], { env: env() });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('hello is up to date');
+    await expectAt('1.0.0');
   });
 
   it('a release adding a hook: refused without a TTY (exit 8, store unchanged), wrong --accept refused, right --accept applied', async () => {

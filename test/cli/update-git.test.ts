@@ -30,6 +30,16 @@ describe('update (git: the recorded ref moves to its new commit)', () => {
     expect(lockText()).toBe(before);
   });
 
+  it('no new commit but the store entry is gone: not "up to date" (exit 5), lock untouched', async () => {
+    const before = lockText();
+    const { rmSync } = await import('node:fs');
+    rmSync(join(home.configDir, 'extensions', 'gitext'));
+    const r = await runCli(['update', 'gitext', '--json'], { env: home.env });
+    expect(r.code).toBe(5);
+    expect(jsonOf(r).error).toMatchObject({ code: 'E_INTEGRITY', hint: expect.stringContaining('yep-ext install --force gitext') });
+    expect(lockText()).toBe(before);
+  });
+
   it('a new commit with the same grant updates without asking and pins the new commit', async () => {
     const rev = repo.commit({ 'README.md': 'docs only\n' });
     const r = await runCli(['update', 'gitext', '--json'], { env: home.env });

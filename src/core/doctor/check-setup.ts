@@ -68,6 +68,13 @@ export function checkConfig(report: Report, manifest: Manifest, loaded: ServerCo
     const notes: string[] = [];
     if (injection.missing.length) notes.push(`required but unset: ${injection.missing.map((f) => f.key + (f.env ? ` ($${f.env})` : '')).join(', ')} (set with ${setCommands(manifest.name, injection.missing)})`);
     if (injection.unreachableSecrets.length) notes.push(`secret field(s) without "env" never reach the server: ${injection.unreachableSecrets.join(', ')}`);
+    // Doctor hands the server keychain-held secrets; yolop reads only connections.toml and will not.
+    const keychainOnly = injection.fields.filter((f) => f.secret && f.set && (loaded?.keychain ?? []).includes(f.key)).map((f) => f.key);
+    if (keychainOnly.length) {
+      notes.push(
+        `${keychainOnly.join(', ')} ${keychainOnly.length === 1 ? 'is' : 'are'} in the OS keychain: doctor passes ${keychainOnly.length === 1 ? 'it' : 'them'} to the server, yolop will not (it reads only connections.toml; \`yep-ext set-secret ${manifest.name} ${keychainOnly[0]}\` without --keychain stores it there)`,
+      );
+    }
     report.add('config', notes.length ? 'warn' : 'pass', [shown.join(', '), ...notes].join('; '));
   }
   return injection;

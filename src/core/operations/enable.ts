@@ -151,18 +151,32 @@ async function askMissing(
   return { config, secrets };
 }
 
+/**
+ * A refusal of an extension that settings.toml already turns on changes nothing, and
+ * nothing it changes is "off": yolop keeps loading it. The refusal says so, with the
+ * command that does turn it off, instead of reading as if it were not enabled.
+ */
+function stillEnabled(e: YepError, name: string, enabledNow: boolean): YepError {
+  if (!enabledNow) return e;
+  return new YepError(e.code, `${e.message} ${name} stays enabled: settings.toml already turns it on, and yolop loads it.`, {
+    hint: `\`yep-ext disable ${name}\` turns it off.${e.hint ? ` ${e.hint}` : ''}`,
+    details: { ...(e.details ?? {}), enabled: true },
+  });
+}
+
 /** E_ENGINES when the range excludes the agent (unless overridden); warnings for the other doubtful verdicts. */
-function assertAgentCanRun(ctx: Context, manifest: Manifest, engines: EnginesVerdict, ignore: boolean): void {
+function assertAgentCanRun(ctx: Context, manifest: Manifest, engines: EnginesVerdict, ignore: boolean, enabledNow: boolean): void {
   const label = `${manifest.name}${manifest.version !== undefined ? ` ${manifest.version}` : ''}`;
   if (engines.status === 'excludes') {
     if (ignore) {
       ctx.log.warn(`${describeVerdict(label, engines)}; enabling it anyway (--ignore-engines).`);
       return;
     }
-    throw new YepError('E_ENGINES', `${describeVerdict(label, engines)}: yolop cannot run it, so it was not enabled.`, {
+    const refused = new YepError('E_ENGINES', `${describeVerdict(label, engines)}: yolop cannot run it, so ${enabledNow ? 'this command changed nothing.' : 'it was not enabled.'}`, {
       hint: `Upgrade yolop, or move to a version that supports yolop ${engines.agent} (\`yep-ext update ${manifest.name}\` picks the newest that does). To enable it anyway: \`yep-ext enable ${manifest.name} --ignore-engines\`.`,
       details: { engines },
     });
+    throw stillEnabled(refused, manifest.name, enabledNow);
   }
   if (engines.status === 'unknown-agent') ctx.log.warn(`${describeVerdict(label, engines)}; not checked.`);
   if (engines.status === 'malformed') ctx.log.warn(`${describeVerdict(label, engines)}.`);
@@ -175,13 +189,15 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   // The policy file may forbid what is already installed: it is never switched on (docs/policy.md).
   const { policy } = withPolicy(ctx);
   const entry = policy.files.length > 0 ? findEntry(await loadLock(ctx.paths.lockFile), name) : undefined;
+  // A refusal below writes nothing; when settings.toml already turns the extension on, it must say it stays on.
+  const enabledNow = async (): Promise<boolean> => readExtensionSettings(ctx.paths, name).then((s) => s.enabled, () => false);
   if (entry) {
     const violations = await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry), manifest);
-    if (violations.length > 0) throw policyError(violations);
+    if (violations.length > 0) throw stillEnabled(policyError(violations), name, await enabledNow());
   }
   // Enabling is what would break the agent: refuse before anything is asked or written.
   const engines = await checkAgainstAgent(ctx, manifest);
-  assertAgentCanRun(ctx, manifest, engines, options.ignoreEngines === true);
+  assertAgentCanRun(ctx, manifest, engines, options.ignoreEngines === true, engines.status === 'excludes' && options.ignoreEngines !== true && (await enabledNow()));
   const given = parseConfigAssignments(manifest, options.config ?? []);
   const store = options.secretStore ?? chooseSecretStore(ctx.env);
 

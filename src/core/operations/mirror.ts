@@ -21,6 +21,7 @@ import { checkSourceUrl } from '../net/transport.js';
 import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { serializeLock } from '../store/lockfile.js';
 import { loadGivenLockfile, loadStoreLock } from './frozen.js';
+import type { LockEntry } from '../store/lockfile.js';
 
 export interface MirrorOptions {
   /** The lock to mirror (default: the store's own extensions.lock). */
@@ -38,7 +39,31 @@ export interface MirrorResult {
   /** The value for --git-mirror / YEP_EXT_GIT_MIRROR. */
   git_mirror_url: string;
   skipped: Array<{ name: string; reason: string }>;
+  /**
+   * What a mirrored entry's lock also pins but the mirror does not hold: a provisioned
+   * server binary, which an install from the mirror still gets from outside it.
+   */
+  not_mirrored: Array<{ name: string; what: string; reason: string }>;
   files: number;
+}
+
+/**
+ * The server binary the lock records for `entry` is not in the mirror: a prebuilt
+ * artifact comes from its release host (the URL is the package's, not the index's),
+ * a cargo build needs cargo and the crate's dependencies from their registry.
+ */
+function binaryOutside(entry: LockEntry): MirrorResult['not_mirrored'][number] | undefined {
+  const s = entry.source;
+  if (typeof s.binary_sha256 !== 'string') return undefined;
+  const target = typeof s.binary_target === 'string' ? ` for ${s.binary_target}` : '';
+  if (s.binary_source === 'cargo') {
+    return { name: entry.name, what: `server binary${target} (built with cargo)`, reason: 'an install from the mirror builds it again with cargo, which fetches the dependencies from their own registry' };
+  }
+  return {
+    name: entry.name,
+    what: `prebuilt server binary${target}`,
+    reason: "an install from the mirror downloads it from the package's release host (or takes it from the machine's download cache); without either, `install --frozen` fails",
+  };
 }
 
 async function ensureDir(dir: string): Promise<void> {
@@ -76,6 +101,7 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   const scratch = await mkdtemp(join(root, '.yep-mirror-'));
   const crates: MirroredCrate[] = [];
   const gits: MirroredGit[] = [];
+  const outside: MirrorResult['not_mirrored'] = [];
   try {
     // The command's report and manifest.json, by the section a Source names.
     const reports: Record<string, object[]> = { crates, git: gits };
@@ -88,6 +114,8 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
         continue;
       }
       reports[out.section]!.push(out.report);
+      const binary = binaryOutside(entry);
+      if (binary) outside.push(binary);
       const items = listed[out.section]!;
       if (!items.some(out.same)) items.push(out.record);
       Object.assign(manifest.files, out.files);
@@ -105,6 +133,7 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
     git: gits,
     git_mirror_url: `${base}git/`,
     skipped: manifest.skipped,
+    not_mirrored: outside,
     files: Object.keys(manifest.files).length + 1,
   };
 }

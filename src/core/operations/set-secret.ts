@@ -79,5 +79,7 @@ export async function runSetSecret(ctx: Context, input: string, key: string, opt
   assertConfigValue(field, value.reveal(), name);
   const r = await withInstallLock(ctx, () => setSecret(ctx.paths, name, key, value, { store, keychain }));
   for (const w of r.warnings) ctx.log.warn(w);
+  // Stored is not delivered: the host hands a secret to the server only as the variable its `env` names.
+  if (!field.env) ctx.log.warn(`${name}.${key} declares no "env" in ${name}'s plugin.json: yolop never passes it to the server (a secret reaches the server only as the environment variable \`env\` names). Ask the extension's author to add one; \`yep-ext doctor ${name}\` shows it too.`);
   return { ...base, action: 'set', changed: r.changed, store: r.store, host_visible: r.store === 'file', env: field.env ?? null };
 }

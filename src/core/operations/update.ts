@@ -17,7 +17,7 @@ import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { sourceFor } from '../sources/index.js';
+import { isLinked, sourceFor } from '../sources/index.js';
 import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { UpdateNotes } from '../sources/source.js';
 import { makePlanningDir, removeDir, sweepStaging } from '../store/staging.js';
@@ -25,6 +25,7 @@ import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage 
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
+import { checkEntry, needsRefetch } from './verify.js';
 import type { Policy } from '../policy/policy-file.js';
 
 /** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
@@ -104,6 +105,24 @@ function fromOf(entry: LockEntry): UpdateItem['from'] {
   };
 }
 
+/**
+ * An update that moves nothing (up to date, or held) leaves the installed tree as it
+ * is. When that tree is not what the lock pins (the one intact rule, verify.ts
+ * `needsRefetch`: gone from the store, edited files, a drifted binary, a broken
+ * manifest), the item fails instead of saying "up to date" while the host loads
+ * something else or nothing. A local directory (linked) is left out: its update
+ * re-hashed it just now, and a difference there is an update, not damage.
+ */
+async function assertIntact(ctx: Context, entry: LockEntry): Promise<void> {
+  if (isLinked(entry.source)) return;
+  const { result } = await checkEntry(ctx, entry, { mode: 'cheap' });
+  if (!needsRefetch(entry, result)) return;
+  throw new YepError('E_INTEGRITY', `${entry.name} has no newer version to move to, but what is installed does not match its lock entry (${result.problems.map((p) => p.message).join('; ')}); nothing was changed.`, {
+    hint: `Repair it with \`yep-ext install --force ${entry.name}\` (or \`yep-ext install --frozen\`), then run \`yep-ext verify\`.`,
+    details: { name: entry.name, problems: result.problems },
+  });
+}
+
 async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEngines: boolean, prepare: PrepareOptions, dryRun: boolean): Promise<Planned> {
   const from = fromOf(entry);
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
@@ -114,13 +133,17 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   const crate = typeof entry.source.crate_name === 'string' ? entry.source.crate_name : undefined;
   const newerOutside = outside && crate ? { ...outside, spec: crateInstallSpec(entry.name, crate, requirementFor(outside.version)) } : undefined;
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(newerOutside ? { newer_outside: newerOutside } : {}) };
-  if (candidates.length === 0) return { item: base };
+  if (candidates.length === 0) {
+    await assertIntact(ctx, entry);
+    return { item: base };
+  }
   const stage = await makePlanningDir(ctx, `update-${entry.name}`, dryRun);
   try {
     const walk = await prepareForAgent(ctx, stage, candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)), { ignoreEngines, doing: 'updating to', prepare });
     if (!walk.prepared) {
       // Newer versions exist, and none tried runs on this agent: keep what is installed.
       await removeDir(stage);
+      await assertIntact(ctx, entry);
       return { item: { ...base, status: 'held', engines: walk.engines } };
     }
     const prepared = walk.prepared;
@@ -137,6 +160,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
     const unrecorded = typeof entry.grant !== 'string';
     if (prepared.content_hash === entry.content_hash && (unrecorded || prepared.grant.fingerprint === entry.grant)) {
       await removeDir(stage);
+      await assertIntact(ctx, entry);
       return { item: base, ...(unrecorded ? { record: { entry: { ...entry, grant: prepared.grant.fingerprint }, grant: prepared.grant.grant } } : {}) };
     }
     // Nothing was ever approved through yep-ext (no grant recorded): ask for the whole grant.

@@ -10,6 +10,7 @@
  * Optionally a field lives in the OS keychain instead (keychain.ts); the host
  * reads only this file. IO functions expect the caller to hold the installer lock.
  */
+import { chmod } from 'node:fs/promises';
 import { YepError, stateIoError } from '../errors.js';
 import type { TomlPosition } from '../text/toml-position.js';
 import { inspectRegularFile } from '../fs/read-regular-file.js';
@@ -196,7 +197,7 @@ export async function inspectSecretsFile(paths: Paths): Promise<SecretsFileInfo>
   return { file, exists: true, symlink: info.symlinkTarget !== undefined, mode, insecure: (mode & 0o077) !== 0 };
 }
 
-async function loadSecretsText(paths: Paths): Promise<string> {
+export async function loadSecretsText(paths: Paths): Promise<string> {
   return loadEditableText(paths.secretsFile, (why) => corrupt(paths.secretsFile, why), 'The secrets file');
 }
 
@@ -212,8 +213,23 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
   const text = await loadSecretsText(paths);
   const result = applySecretsEdit(text, name, edit, file);
   const warnings: string[] = [];
-  if (!result.changed) return { changed: false, warnings };
-  if (info.insecure) warnings.push(`${file} was readable by other users (mode ${info.mode?.toString(8).padStart(4, '0')}); it is now 0600.`);
+  const loose = `${file} was readable by other users (mode ${info.mode?.toString(8).padStart(4, '0')}); it is now 0600.`;
+  if (!result.changed) {
+    // `set-secret` with the value already there (or `--unset` of a field that is not) writes
+    // nothing, but it is still the command that looks after this file: a loose mode is
+    // repaired here too, or "nothing changed" would leave every secret in it readable.
+    if (info.insecure && edit.op !== 'remove') {
+      const mode = info.mode?.toString(8).padStart(4, '0');
+      warnings.push(
+        await chmod(file, SECRETS_MODE).then(
+          () => loose,
+          (e: unknown) => `${file} is readable by other users (mode ${mode}) and could not be made 0600 (${(e as NodeJS.ErrnoException).code ?? String(e)}): run chmod 600 "${file}".`,
+        ),
+      );
+    }
+    return { changed: false, warnings };
+  }
+  if (info.insecure) warnings.push(loose);
   try {
     await ensureDir(paths.configDir, 0o755);
   } catch (e) {

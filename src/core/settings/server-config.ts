@@ -13,6 +13,11 @@ export interface ServerConfig {
   values: Record<string, unknown>;
   /** Secret values (connections.toml, table `ext:<name>`). */
   secrets: Record<string, string>;
+  /**
+   * Secret fields among `secrets` whose value came from the OS keychain: yep-ext can
+   * read them back, yolop cannot (it reads only connections.toml).
+   */
+  keychain?: string[];
 }
 
 export interface FieldStatus {
