@@ -18,6 +18,7 @@ import { LOGFIRE_SCHEMA } from '../helpers/extension-fixture.js';
 import { setupInstall } from '../helpers/setup-install.js';
 import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
 import { SKIP_PTY, runCliInPty } from '../helpers/pty.js';
+import { loadRecorder } from '../helpers/module-log.js';
 
 /** Sources shared by both runs (path installs link to them in place: same path, same output). */
 let shared: string;
@@ -283,19 +284,13 @@ describe('what the fast path loads', () => {
     const h = makeTempHome('yep-fastcmd-load-');
     homes.push(h);
     await installed('cfg')(h);
-    const preload = join(h.root, 'loaded.cjs');
     // The modules loaded by the exit, and every vm.Script given cached data (and whether V8 took it).
-    writeFileSync(
-      preload,
-      `const vm = require('node:vm'); const S = vm.Script; const seen = [];
-vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(h.root, 'loaded.json'))}, JSON.stringify({ modules: Object.keys(require.cache), seen })));`,
-    );
+    const loads = loadRecorder(h.root);
     const bundle = join(REPO_ROOT, 'dist', 'bundle');
     const nodeHasCompileCache = typeof ((await import('node:module')).default as { enableCompileCache?: unknown }).enableCompileCache === 'function';
     const ours = async (args: string[]): Promise<string[]> => {
-      await runCli(args, { env: { ...h.env, NODE_OPTIONS: `--require ${preload}` } });
-      const { modules, seen } = JSON.parse(readFileSync(join(h.root, 'loaded.json'), 'utf8')) as { modules: string[]; seen: Array<{ file: string; rejected: boolean }> };
+      await runCli(args, { env: { ...h.env, ...loads.env } });
+      const { modules, seen } = loads.read();
       const files = modules.filter((f) => f.startsWith(bundle)).map((f) => relative(bundle, f));
       // Node 20: the runner compiles from the code cache the build wrote (Node 22+: its own compile cache).
       if (files.includes('fast-cmd-run.cjs')) expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file: join(bundle, 'fast-cmd-run.cjs'), rejected: false }]);

@@ -17,6 +17,7 @@ import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { setupInstall } from '../helpers/setup-install.js';
 import { SKIP_PTY, runCliInPty, screenOf } from '../helpers/pty.js';
+import { loadRecorder } from '../helpers/module-log.js';
 
 let reg: TestRegistry;
 /** Sources shared by both runs (path installs reference them in place; same path, same output). */
@@ -252,13 +253,7 @@ describe('what the fast path loads', () => {
   it('install and update --all load fast-net.cjs and fast-net-run.cjs, never cli.cjs (oclif)', async () => {
     const h = makeTempHome('yep-fastnet-load-');
     homes.push(h);
-    const preload = join(h.root, 'loaded.cjs');
-    writeFileSync(
-      preload,
-      `const vm = require('node:vm'); const S = vm.Script; const seen = [];
-vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(h.root, 'loaded.json'))}, JSON.stringify({ modules: Object.keys(require.cache), seen })));`,
-    );
+    const loads = loadRecorder(h.root);
     const bundle = join(REPO_ROOT, 'dist', 'bundle');
     const edit = () => appendFileSync(join(h.configDir, 'extensions', 'alpha', 'bin', 'alpha-server'), '# edited\n');
     for (const [args, first, before] of [
@@ -271,9 +266,9 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
     ] as Array<[string[], string[], (() => void)?]>) {
       before?.();
       // Not spawnSync: the registry answers from this process.
-      const r = await runCli(args, { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, NODE_OPTIONS: `--require ${preload}` } });
+      const r = await runCli(args, { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, ...loads.env } });
       expect(r.code, r.stderr).toBe(0);
-      const { modules, seen } = JSON.parse(readFileSync(join(h.root, 'loaded.json'), 'utf8')) as { modules: string[]; seen: Array<{ file: string; rejected: boolean }> };
+      const { modules, seen } = loads.read();
       const ours = modules.filter((f) => f.startsWith(bundle)).map((f) => relative(bundle, f));
       expect(ours).not.toContain('cli.cjs');
       expect(ours.slice(0, first.length), args.join(' ')).toEqual(first);
@@ -283,9 +278,9 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
     }
     expect(readFileSync(join(h.configDir, 'extensions', 'alpha', 'bin', 'alpha-server'), 'utf8')).not.toContain('# edited');
     // A declined shape loads only the small fast-net.cjs before oclif.
-    const r = await runCli(['install', 'alpha', '--dry-run'], { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, NODE_OPTIONS: `--require ${preload}` } });
+    const r = await runCli(['install', 'alpha', '--dry-run'], { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, ...loads.env } });
     expect(r.code, r.stderr).toBe(0);
-    const { modules } = JSON.parse(readFileSync(join(h.root, 'loaded.json'), 'utf8')) as { modules: string[] };
+    const { modules } = loads.read();
     const ours = modules.filter((f) => f.startsWith(bundle)).map((f) => relative(bundle, f));
     expect(ours).toContain('cli.cjs');
     expect(ours).not.toContain('fast-net-run.cjs');
