@@ -19,6 +19,7 @@ import { setupInstall } from '../helpers/setup-install.js';
 import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
 import { SKIP_PTY, runCliInPty } from '../helpers/pty.js';
 import { loadRecorder } from '../helpers/module-log.js';
+import type { FastPathSide } from '../helpers/fast-path-both.js';
 
 /** Sources shared by both runs (path installs link to them in place: same path, same output). */
 let shared: string;
@@ -26,13 +27,7 @@ const homes: TempHome[] = [];
 
 type Setup = (h: TempHome) => Promise<void> | void;
 
-interface Side {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  state: string[];
-  took: boolean;
-}
+type Side = FastPathSide;
 
 /** Run `args` in a fresh home after `setup`, through the fast path or (oclif) not; the home's path made comparable. */
 async function side(args: string[], setup: Setup, opts: { env?: Record<string, string>; input?: string }, oclif: boolean): Promise<Side> {

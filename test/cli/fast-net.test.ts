@@ -18,6 +18,7 @@ import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { setupInstall } from '../helpers/setup-install.js';
 import { SKIP_PTY, runCliInPty, screenOf } from '../helpers/pty.js';
 import { loadRecorder } from '../helpers/module-log.js';
+import type { FastPathSide } from '../helpers/fast-path-both.js';
 
 let reg: TestRegistry;
 /** Sources shared by both runs (path installs reference them in place; same path, same output). */
@@ -47,13 +48,7 @@ const NOTHING_LISTENING = { YEP_EXT_INDEX: 'http://127.0.0.1:9/index/', YEP_EXT_
 
 type Setup = (h: TempHome, env: Record<string, string>) => Promise<void>;
 
-interface Side {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  state: string[];
-  took: boolean;
-}
+type Side = FastPathSide;
 
 /** Run `args` in a fresh home after `setup`, through the fast path or (oclif) not; paths of the home made comparable. */
 async function side(args: string[], setup: Setup, env: Record<string, string>, oclif: boolean): Promise<Side> {

@@ -8,6 +8,17 @@ import { existsSync, rmSync } from 'node:fs';
 import { expect } from 'vitest';
 import { runCli, type RunResult } from './home.js';
 
+/** One side of a differential run in a fresh home: what it printed, the home it left, and whether a runner took it. */
+export interface FastPathSide {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** The home's state after the run (home-state.ts), its path made comparable. */
+  state: string[];
+  /** The oclif-free runner ran it (the test seam's mark). */
+  took: boolean;
+}
+
 export async function runBothWays(args: string[], env: Record<string, string>, mark: string): Promise<{ fast: RunResult; oclif: RunResult; tookFastPath: boolean }> {
   rmSync(mark, { force: true });
   const fast = await runCli(args, { env: { ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
