@@ -12,8 +12,8 @@
  */
 import { chmodSync, closeSync, constants as fsConstants, fchmodSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import type { ContentHashStream } from '../package/content-hash-stream.js';
-import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { FileWriter } from './file-writer.js';
+import { WorkerWriter } from './worker-writer.js';
 import { sanitize } from '../text/sanitize.js';
 import {
   BLOCK,
@@ -87,10 +87,8 @@ export class TarExtractor {
   private fileFill = 0;
   private filePath = '';
   private fileMode = 0;
-  private writer: FileWriter | undefined;
+  private writer: FileWriter | WorkerWriter | undefined;
   private pooled = false;
-  /** Each pooled file's buffer is garbage once written: collected every 4 MiB, not at V8's ~32 MiB. */
-  private readonly garbage = bufferGarbageMeter();
   private remaining = 0; // data bytes left in the current file or meta body
   private skip = 0; // bytes to discard (padding, ignored data)
   private meta: Buffer = Buffer.alloc(0);
@@ -133,8 +131,8 @@ export class TarExtractor {
    * writes the caller must `await drain()` before `finish()`, and `await abandon()`
    * before removing the tree.
    */
-  asyncWrites(on: boolean): void {
-    if (on) this.writer ??= new FileWriter(this.chmodFiles);
+  asyncWrites(on: boolean, worker = false): void {
+    if (on) this.writer ??= worker ? new WorkerWriter(this.chmodFiles) : new FileWriter(this.chmodFiles);
     this.pooled = on;
   }
 
@@ -150,6 +148,8 @@ export class TarExtractor {
 
   /** Back-pressure for the unpack loop: resolves when the pool's queue has room. */
   room(): Promise<void> {
+    // Between files, what is batched goes to the worker now rather than after more inflating.
+    if (this.fileBuf === undefined) this.writer?.flushIdle();
     return this.writer?.room() ?? Promise.resolve();
   }
 
@@ -352,8 +352,7 @@ export class TarExtractor {
         this.state = State.Header;
         return;
       }
-      this.fileBuf = Buffer.allocUnsafe(size);
-      this.garbage(size);
+      this.fileBuf = this.writer!.buffer(size);
       this.fileFill = 0;
       this.filePath = `${this.into}/${rel}`;
       this.fileMode = mode;
