@@ -113,4 +113,21 @@ describe('unpacking with the worker thread', () => {
     expect(existsSync(into)).toBe(false);
     await nothingComesBack();
   });
+
+  it('an abort while the worker holds files is E_INTERRUPTED and leaves nothing', async () => {
+    writeFileSync(crateFile, buildCrate(manyFiles(4000)));
+    const ac = new AbortController();
+    const before = workerFilesHandedOver();
+    const watch = setInterval(() => {
+      if (workerFilesHandedOver() - before > 500) ac.abort();
+    }, 1);
+    try {
+      const err = await unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: 4 * MiB, signal: ac.signal }).catch((e: unknown) => e);
+      expect((err as YepError).code).toBe('E_INTERRUPTED');
+    } finally {
+      clearInterval(watch);
+    }
+    expect(existsSync(into)).toBe(false);
+    await nothingComesBack();
+  });
 });
