@@ -5,7 +5,11 @@
  * synchronous calls, and (with `asyncWrites(true)`, as unpackCrate does) files up
  * to 256 KiB gathered into one buffer each and created on the thread pool by a
  * FileWriter (bounded queue and descriptors; callbacks, not one promise per file,
- * which is what makes node-tar's async extraction 8-10x slower than GNU tar).
+ * which is what makes node-tar's async extraction 8-10x slower than GNU tar), or
+ * (`asyncWrites(true, true)`) on one worker thread by a WorkerWriter, in batches.
+ * Directories are always made here, before any file under them is handed over, so
+ * a file written here (a big one, or the writer's queue was full) never waits for
+ * the other thread.
  * Every policy decision is still made here, in archive order, before a file is
  * handed to the pool. Nothing else is buffered beyond one header, one extended
  * header (<= 64 KiB) and the chunk at hand.

@@ -7,8 +7,10 @@
  *
  * Shape, chosen by measurement (scripts/bench-unpack.mjs, docs/performance.md):
  * node:zlib inflates on the thread pool while this module parses each chunk
- * synchronously; files up to 256 KiB are created on the pool a few at a time
- * (archive/file-writer.ts, callbacks, bounded queue), bigger ones with sync calls.
+ * synchronously; files up to 256 KiB are created, for a crate of 2 MiB or more, on
+ * one worker thread in batches (archive/worker-writer.ts), otherwise on the pool a
+ * few at a time (archive/file-writer.ts, callbacks, bounded queue); directories and
+ * bigger files with sync calls on the main thread.
  * node-tar's default async extraction pays a promise/stream round trip per file
  * and was 8-10x slower than GNU tar on 5,000 small files.
  */

@@ -188,7 +188,13 @@ export class WorkerWriter {
     if (t === undefined) {
       // Started only once the archive shows many small files: a crate of one big file
       // never pays its start-up or its ~5 MiB (the 200 MB install's peak RSS row).
-      if (++this.offered >= START_AFTER) this.start();
+      if (++this.offered === START_AFTER) {
+        try {
+          this.start();
+        } catch {
+          // No thread to be had (a resource limit): every file stays on the main thread.
+        }
+      }
       return true;
     }
     return !t.ready || t.dead || this.inflight + this.used >= MAX_INFLIGHT;
