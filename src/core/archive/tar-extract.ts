@@ -5,15 +5,19 @@
  * synchronous calls, and (with `asyncWrites(true)`, as unpackCrate does) files up
  * to 256 KiB gathered into one buffer each and created on the thread pool by a
  * FileWriter (bounded queue and descriptors; callbacks, not one promise per file,
- * which is what makes node-tar's async extraction 8-10x slower than GNU tar).
+ * which is what makes node-tar's async extraction 8-10x slower than GNU tar), or
+ * (`asyncWrites(true, true)`) on one worker thread by a WorkerWriter, in batches.
+ * Directories are always made here, before any file under them is handed over, so
+ * a file written here (a big one, or the writer's queue was full) never waits for
+ * the other thread.
  * Every policy decision is still made here, in archive order, before a file is
  * handed to the pool. Nothing else is buffered beyond one header, one extended
  * header (<= 64 KiB) and the chunk at hand.
  */
 import { chmodSync, closeSync, constants as fsConstants, fchmodSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import type { ContentHashStream } from '../package/content-hash-stream.js';
-import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { FileWriter } from './file-writer.js';
+import { WorkerWriter } from './worker-writer.js';
 import { sanitize } from '../text/sanitize.js';
 import {
   BLOCK,
@@ -87,10 +91,8 @@ export class TarExtractor {
   private fileFill = 0;
   private filePath = '';
   private fileMode = 0;
-  private writer: FileWriter | undefined;
+  private writer: FileWriter | WorkerWriter | undefined;
   private pooled = false;
-  /** Each pooled file's buffer is garbage once written: collected every 4 MiB, not at V8's ~32 MiB. */
-  private readonly garbage = bufferGarbageMeter();
   private remaining = 0; // data bytes left in the current file or meta body
   private skip = 0; // bytes to discard (padding, ignored data)
   private meta: Buffer = Buffer.alloc(0);
@@ -133,8 +135,8 @@ export class TarExtractor {
    * writes the caller must `await drain()` before `finish()`, and `await abandon()`
    * before removing the tree.
    */
-  asyncWrites(on: boolean): void {
-    if (on) this.writer ??= new FileWriter(this.chmodFiles);
+  asyncWrites(on: boolean, worker = false): void {
+    if (on) this.writer ??= worker ? new WorkerWriter(this.chmodFiles) : new FileWriter(this.chmodFiles);
     this.pooled = on;
   }
 
@@ -150,6 +152,8 @@ export class TarExtractor {
 
   /** Back-pressure for the unpack loop: resolves when the pool's queue has room. */
   room(): Promise<void> {
+    // Between files, what is batched goes to the worker now rather than after more inflating.
+    if (this.fileBuf === undefined) this.writer?.flushIdle();
     return this.writer?.room() ?? Promise.resolve();
   }
 
@@ -352,8 +356,7 @@ export class TarExtractor {
         this.state = State.Header;
         return;
       }
-      this.fileBuf = Buffer.allocUnsafe(size);
-      this.garbage(size);
+      this.fileBuf = this.writer!.buffer(size);
       this.fileFill = 0;
       this.filePath = `${this.into}/${rel}`;
       this.fileMode = mode;

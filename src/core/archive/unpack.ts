@@ -7,8 +7,10 @@
  *
  * Shape, chosen by measurement (scripts/bench-unpack.mjs, docs/performance.md):
  * node:zlib inflates on the thread pool while this module parses each chunk
- * synchronously; files up to 256 KiB are created on the pool a few at a time
- * (archive/file-writer.ts, callbacks, bounded queue), bigger ones with sync calls.
+ * synchronously; files up to 256 KiB are created, for a crate of 2 MiB or more, on
+ * one worker thread in batches (archive/worker-writer.ts), otherwise on the pool a
+ * few at a time (archive/file-writer.ts, callbacks, bounded queue); directories and
+ * bigger files with sync calls on the main thread.
  * node-tar's default async extraction pays a promise/stream round trip per file
  * and was 8-10x slower than GNU tar on 5,000 small files.
  */
@@ -35,6 +37,14 @@ const MiB = 1024 * 1024;
 const CHUNK = MiB;
 /** Compressed bytes handed to zlib at a time (~0.2 MiB of tar for source text). */
 const INFLATE_SLICE = 32 * 1024;
+/** With the worker thread, the slice handed to zlib at a time (~0.4 MiB of source text: below the worker's in-flight cap). */
+const WORKER_SLICE = 64 * 1024;
+/**
+ * Crates from this size (compressed) have their small files created on one worker thread
+ * (archive/worker-writer.ts); smaller ones on the thread pool, where the worker's start-up
+ * (~30 ms of CPU) would cost more than it saves.
+ */
+const WORKER_MIN_CRATE = 2 * MiB;
 
 export const DEFAULT_UNPACK_LIMITS: Readonly<Omit<UnpackLimits, 'maxTotalBytes'>> = {
   maxEntries: 100_000,
@@ -148,7 +158,8 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
   // Small files are created on the thread pool while zlib inflates (FileWriter). Under a
   // crash-test checkpoint the first chunk's files are written synchronously, so that
   // `unpack:mid` finds them on disk, and the rest on the pool.
-  tar.asyncWrites(opts.checkpoint === undefined);
+  const worker = opts.compressedSize >= WORKER_MIN_CRATE;
+  tar.asyncWrites(opts.checkpoint === undefined, worker);
   let failed = false;
   let chunks = 0;
   let mid: Promise<void> | undefined;
@@ -165,7 +176,7 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
     // Crash tests: files of the first chunk are on disk, the rest are not.
     if (chunks++ === 0) {
       mid = checkpoint(opts, 'unpack:mid');
-      tar.asyncWrites(true);
+      tar.asyncWrites(true, worker);
     }
   });
   // At the abort (Ctrl-C, a deadline) zlib stops inflating and nothing more reaches the
@@ -181,7 +192,7 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
     throw e;
   });
   // Is another process competing for the CPUs? (busy-meter.ts)
-  const meter = BusyMeter.open();
+  const meter = worker ? undefined : BusyMeter.open();
   try {
     const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
     let which = 0;
@@ -204,7 +215,9 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
       // again and again and leave the pool's threads idle (issue 20, round seven).
       for (let off = 0, end = 0; off < bytesRead && !signal.aborted && !failed; off = end) {
         await Promise.race([tar.room(), done]);
-        end = tar.inSyncFile(meter?.busyNow() ?? false) ? bytesRead : Math.min(bytesRead, off + INFLATE_SLICE);
+        // With the worker, a small file written here (it was not ready yet, or behind) never
+        // floods it: only a big file takes the rest of the read at once.
+        end = tar.inSyncFile(worker || (meter?.busyNow() ?? false)) ? bytesRead : Math.min(bytesRead, off + (worker ? WORKER_SLICE : INFLATE_SLICE));
         const slice = buf.subarray(off, end);
         // A failing stream may never call back: the first error ends the wait.
         await Promise.race([new Promise<void>((resolveWrite) => gunzip.write(slice, () => resolveWrite())), done]);
