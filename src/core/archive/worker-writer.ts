@@ -4,7 +4,7 @@
  * thread keeps every decision (parse, policy, directories, big files, the content
  * hash, in archive order); the worker only runs open(O_EXCL)/fchmod/write/close
  * for files the extractor has already accepted, whose bytes the extractor copies
- * straight into a 512 KiB batch buffer. A batch (up to BATCH_FILES files or
+ * straight into a 256 KiB batch buffer. A batch (up to BATCH_FILES files or
  * BATCH_FLUSH bytes) is posted with its buffer transferred, not copied; the worker
  * acknowledges it and transfers the buffer back for reuse. No callback per file:
  * round six measured that libuv's pool with a callback per file loses on a quiet
