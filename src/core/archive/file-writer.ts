@@ -18,6 +18,7 @@
  */
 import { close, fchmod, open, write } from 'node:fs';
 import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
+import { WakeList } from './wake-list.js';
 
 const MAX_ACTIVE = 3;
 /** Enough to keep three creators busy; small, because every byte queued is resident (measured: a 2 MiB / 256-file queue added 5-8 MiB to the 5,000-file install's peak RSS, 512 KiB 3-4; 128 files: what a 32 KiB slice of small files inflates to fits in the half left free). */
@@ -38,7 +39,7 @@ export class FileWriter {
   private queuedBytes = 0;
   private failure: { error: unknown } | undefined;
   private stopped = false;
-  private waiters: Array<() => void> = [];
+  private readonly wakes = new WakeList();
   /** Each file's buffer is garbage once written: collected every 4 MiB, not at V8's ~32 MiB. */
   private readonly garbage = bufferGarbageMeter();
 
@@ -73,12 +74,12 @@ export class FileWriter {
 
   /** Resolves when the queue is at most half full (the unpack loop's back-pressure). */
   async room(): Promise<void> {
-    while (!this.stopped && (this.queuedBytes > MAX_QUEUED_BYTES / 2 || this.queue.length - this.head > MAX_QUEUED_FILES / 2)) await this.waitFor();
+    while (!this.stopped && (this.queuedBytes > MAX_QUEUED_BYTES / 2 || this.queue.length - this.head > MAX_QUEUED_FILES / 2)) await this.wakes.next();
   }
 
   /** Everything queued is written (or the first error stopped it): then throws that error, if any. */
   async drain(): Promise<void> {
-    while (this.active > 0 || this.queue.length > this.head) await this.waitFor();
+    while (this.active > 0 || this.queue.length > this.head) await this.wakes.next();
     this.check();
   }
 
@@ -86,19 +87,10 @@ export class FileWriter {
   async settle(): Promise<void> {
     this.stopped = true;
     this.dropQueue();
-    this.wake();
-    while (this.active > 0) await this.waitFor();
+    this.wakes.wakeAll();
+    while (this.active > 0) await this.wakes.next();
   }
 
-  private waitFor(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const resolve of w) resolve();
-  }
 
   private dropQueue(): void {
     this.queue.length = 0;
@@ -142,7 +134,7 @@ export class FileWriter {
     const finish = (): void => {
       this.active--;
       this.pump();
-      this.wake();
+      this.wakes.wakeAll();
     };
     if (fd === -1) return finish();
     close(fd, (e) => {

@@ -23,6 +23,7 @@
  * unreferenced, for the next unpack of the process.
  */
 import { Worker } from 'node:worker_threads';
+import { WakeList } from './wake-list.js';
 
 /** Bytes of one batch buffer: a pooled file (<= 256 KiB) always fits in a fresh one. */
 const BATCH_BYTES = 256 * 1024;
@@ -177,7 +178,7 @@ export class WorkerWriter {
   private failure: { error: unknown } | undefined;
   private stopped = false;
   private released = false;
-  private waiters: Array<() => void> = [];
+  private readonly wakes = new WakeList();
   private flags = 0;
 
   constructor(private readonly chmod: boolean) {}
@@ -210,7 +211,7 @@ export class WorkerWriter {
       this.fail(e);
       this.acked = this.posted;
       this.inflight = 0;
-      this.wake();
+      this.wakes.wakeAll();
     };
   }
 
@@ -248,13 +249,13 @@ export class WorkerWriter {
 
   /** Resolves when at most half of MAX_INFLIGHT is waiting (the unpack loop's back-pressure). */
   async room(): Promise<void> {
-    while (!this.stopped && this.inflight > MAX_INFLIGHT / 2) await this.waitFor();
+    while (!this.stopped && this.inflight > MAX_INFLIGHT / 2) await this.wakes.next();
   }
 
   /** Everything handed over is written (or the first error stopped it): then throws that error, if any. */
   async drain(): Promise<void> {
     this.flush();
-    while (this.acked < this.posted) await this.waitFor();
+    while (this.acked < this.posted) await this.wakes.next();
     this.finish();
     this.check();
   }
@@ -266,8 +267,8 @@ export class WorkerWriter {
     this.buf = undefined;
     this.used = 0;
     this.files = [];
-    this.wake();
-    while (this.acked < this.posted) await this.waitFor();
+    this.wakes.wakeAll();
+    while (this.acked < this.posted) await this.wakes.next();
     this.finish();
   }
 
@@ -299,7 +300,7 @@ export class WorkerWriter {
     this.inflight -= m.used ?? 0;
     if (m.buf && m.buf.byteLength === BATCH_BYTES && this.t!.free.length < 4) this.t!.free.push(m.buf);
     if (m.error) this.fail(errnoError(m.error));
-    this.wake();
+    this.wakes.wakeAll();
   }
 
   private fail(error: unknown): void {
@@ -309,15 +310,5 @@ export class WorkerWriter {
     this.buf = undefined;
     this.used = 0;
     this.files = [];
-  }
-
-  private waitFor(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  private wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const resolve of w) resolve();
   }
 }
