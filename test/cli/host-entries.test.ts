@@ -179,6 +179,25 @@ describe('install --frozen is strict about --lockfile', () => {
     }
   });
 
+  it('commands that find nothing to act on in a home where nothing was ever installed leave the home as it was (no store created for their lock)', async () => {
+    const fresh = makeTempHome();
+    try {
+      for (const [argv, code] of [
+        [['remove', 'nosuch'], 3],
+        [['disable', 'nosuch'], 3],
+        [['enable', 'nosuch'], 3],
+        [['update', '--all'], 0],
+        [['verify'], 0],
+      ] as const) {
+        const r = await runCli([...argv], { env: fresh.env });
+        expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(code);
+        expect(existsSync(fresh.configDir), `${argv.join(' ')} created ${fresh.configDir}`).toBe(false);
+      }
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
   // The same rule for the other commands whose whole job is what the store's lock pins.
   it('mirror and lock export in a home with no lock at all: exit 3 naming the path, nothing written', async () => {
     const fresh = makeTempHome();

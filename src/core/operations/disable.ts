@@ -6,7 +6,7 @@
  */
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
-import { withInstallLock } from '../store/install-lock.js';
+import { storeExists, withInstallLock } from '../store/install-lock.js';
 import { isInstalled, notInstalled } from '../store/installed-manifest.js';
 import { disableExtension, readExtensionSettings } from '../settings/settings.js';
 
@@ -19,9 +19,12 @@ export interface DisableResult {
 
 export async function runDisable(ctx: Context, input: string): Promise<DisableResult> {
   const name = resolveExtensionName(ctx.paths, input);
+  const unknown = () => notInstalled(name, 'Run `yep-ext list` to see what is installed.');
+  // Nothing installed anywhere and nothing in settings.toml: refused without creating the store for its lock.
+  if (!storeExists(ctx) && !(await readExtensionSettings(ctx.paths, name)).present) throw unknown();
   return withInstallLock(ctx, async () => {
     const installed = await isInstalled(ctx.paths, name);
-    if (!installed && !(await readExtensionSettings(ctx.paths, name)).present) throw notInstalled(name, 'Run `yep-ext list` to see what is installed.');
+    if (!installed && !(await readExtensionSettings(ctx.paths, name)).present) throw unknown();
     const { changed } = await disableExtension(ctx.paths, name);
     return { name, enabled: false, changed, installed };
   });

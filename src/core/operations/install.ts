@@ -13,13 +13,13 @@ import { isDeepStrictEqual } from 'node:util';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { withInstallLock } from '../store/install-lock.js';
+import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
 import { withNotes } from '../sources/source.js';
-import { makePlanningDir, removeDir, sweepStaging } from '../store/staging.js';
+import { makePlanningDir, removeDir } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
 import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
@@ -331,7 +331,7 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
   const kind = kindViolation(policy, spec.kind, `${spec.raw.trim()}`);
   if (kind) throw policyError([kind]);
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
-  if (!dryRun) await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+  if (!dryRun) await recoverIfStore(ctx).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const candidates = await specCandidates(ctx, spec, hooks.ignoreEngines === true);
   // Exactly this already installed and intact: said from the lock and the store, before any download or summary.
   let known: AlreadyCheck = {};

@@ -7,7 +7,7 @@
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
-import { withInstallLock } from '../store/install-lock.js';
+import { storeExists, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
@@ -48,8 +48,15 @@ export function describeLeftovers(l: Leftovers): string {
   return [l.settings ? 'settings' : '', l.secrets ? 'secrets' : ''].filter(Boolean).join(' and ');
 }
 
+const notInstalled = (name: string): YepError => new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see installed extensions.' });
+
 export async function removeExtension(ctx: Context, input: string): Promise<RemoveOutcome> {
   const name = resolveExtensionName(ctx.paths, input);
+  // No store and nothing left behind: refused without creating the store for its lock.
+  if (!storeExists(ctx)) {
+    const left = await leftoversOf(ctx, name);
+    if (!left.settings && !left.secrets) throw notInstalled(name);
+  }
   return withInstallLock(ctx, async () => {
     (await sweepStaging(ctx)).forEach((m) => ctx.log.info(`Recovered: ${m}.`));
     const lock = await loadLock(ctx.paths.lockFile);
@@ -60,9 +67,7 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
     );
     const before = await leftoversOf(ctx, name);
     if (!entry && !inStore) {
-      if (!before.settings && !before.secrets) {
-        throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see installed extensions.' });
-      }
+      if (!before.settings && !before.secrets) throw notInstalled(name);
       // Each step is idempotent: a crash part-way leaves less for the next `remove` to do.
       await disableForRemoval(ctx, name);
       await removeGrantAndSecrets(ctx, name);

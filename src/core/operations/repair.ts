@@ -11,10 +11,10 @@ import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
 import { isLinked } from '../sources/index.js';
 import { isValidName } from '../package/names.js';
-import { withInstallLock } from '../store/install-lock.js';
+import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { resolveExtensionName } from '../store/installed-name.js';
-import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
+import { makeStagingDir, removeDir } from '../store/staging.js';
 import { commitPackage, prepareExactly } from './prepare.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
@@ -32,7 +32,7 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
   const entry = await lockedEntryNamed(ctx, text);
   if (!entry) return installSpec(ctx, text, { ...hooks, force: true }, cwd);
   if (isLinked(entry.source)) return installSpec(ctx, String(entry.source.path), { ...hooks, force: true }, cwd);
-  await withInstallLock(ctx, () => sweepStaging(ctx)).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+  await recoverIfStore(ctx).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
   const stage = await makeStagingDir(ctx, `force-${entry.name}`);
   try {
     const prepared = await prepareExactly(ctx, entry, stage).catch((e: unknown) => {

@@ -13,14 +13,14 @@ import { YepError, isYepError } from '../errors.js';
 import { loadApprovedGrant, saveApprovedGrant } from '../store/approved-grants.js';
 import { pinEntries } from '../store/transaction.js';
 import { diffGrants, grantOf, type Grant, type GrantDiff } from '../package/grants.js';
-import { withInstallLock } from '../store/install-lock.js';
+import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { isLinked, sourceFor } from '../sources/index.js';
 import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { UpdateNotes } from '../sources/source.js';
-import { makePlanningDir, removeDir, sweepStaging } from '../store/staging.js';
+import { makePlanningDir, removeDir } from '../store/staging.js';
 import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
@@ -210,7 +210,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
     throw new YepError('E_USAGE', 'Name the extensions to update, or pass --all.', { hint: 'e.g. `yep-ext update lsp` or `yep-ext update --all`.' });
   }
   // Crash recovery writes; a dry run only reads.
-  if (!options.dryRun) await withInstallLock(ctx, () => sweepStaging(ctx));
+  if (!options.dryRun) await recoverIfStore(ctx);
   const lock = await loadLock(ctx.paths.lockFile);
   const entries = options.all
     ? lock.entries

@@ -10,6 +10,8 @@ import lockfile from 'proper-lockfile';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import type { Context } from '../context.js';
 import { recoverHome } from './recovery.js';
+import { sweepStaging } from './staging.js';
+import { existsSync } from 'node:fs';
 
 // A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
 // belongs to a dead process (kill -9) and is taken over.
@@ -29,6 +31,23 @@ async function ensureStore(ctx: Context): Promise<void> {
 // file lock only ever arbitrates between processes, and "waiting" means another process.
 let inProcess: Promise<unknown> = Promise.resolve();
 const recovered = new Set<string>();
+
+/** Whether the store's directory exists (a home where nothing was ever installed has none). */
+export const storeExists = (ctx: Context): boolean => existsSync(ctx.paths.storeDir);
+
+/**
+ * Crash recovery before a command's own work (the first lock holder of the process runs
+ * it), but only where there is a store: everything a crashed yep-ext can leave behind was
+ * written under this lock, whose file is in the store, so a home without one has nothing
+ * to recover, and a command that then changes nothing (`update --all` with nothing
+ * installed, `install` of a spec that fails) must not create the store to find that out.
+ * Returns what the staging sweep recovered.
+ */
+export async function recoverIfStore(ctx: Context): Promise<string[]> {
+  if (!storeExists(ctx)) return [];
+  return withInstallLock(ctx, () => sweepStaging(ctx));
+}
+
 
 /** Run `fn` holding the installer lock. */
 export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
