@@ -6,6 +6,7 @@
  */
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isYepError, stateIoError } from '../errors.js';
 import { isProcessAlive } from '../fs/temp-files.js';
@@ -51,6 +52,8 @@ export async function makeStagingDir(ctx: Context, label: string): Promise<strin
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (e) {
+    // The first write of a home (the store does not exist yet): name what could not be made.
+    if (!existsSync(ctx.paths.storeDir)) throw stateIoError('create the extension store at', ctx.paths.storeDir, e);
     throw stateIoError('create a staging directory in', ctx.paths.stagingDir, e);
   }
   return dir;
