@@ -6,7 +6,7 @@
  */
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
-import { YepError } from '../errors.js';
+import { YepError, isYepError } from '../errors.js';
 import { storeExists, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
@@ -29,17 +29,22 @@ interface Leftovers {
   secrets: boolean;
 }
 
+/** A state file yep-ext reports as unreadable or uneditable counts as nothing found; anything else is a bug and is thrown. */
+function nothingFound(e: unknown): false {
+  if (!isYepError(e)) throw e;
+  return false;
+}
+
 /** Whether settings.toml has a table for `name` and whether any secret of it is stored. An unreadable file counts as nothing found (the commands that edit it report it). */
 async function leftoversOf(ctx: Context, name: string): Promise<Leftovers> {
   // A file this tool cannot edit (an inline capabilities array) counts as nothing found too:
   // the removal itself decides on it, refusing while it still enables the extension.
   const settings = await loadSettingsText(ctx.paths)
     .then((text) => applySettingsEdit(text, name, { op: 'remove' }, ctx.paths.settingsFile).changed)
-    .catch(() => false);
-  const secrets = await secretStatus(ctx.paths, name).then(
-    (s) => s.file.length + s.keychain.length > 0,
-    () => false,
-  );
+    .catch(nothingFound);
+  const secrets = await secretStatus(ctx.paths, name)
+    .then((s) => s.file.length + s.keychain.length > 0)
+    .catch(nothingFound);
   return { settings, secrets };
 }
 
