@@ -260,6 +260,27 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
     expect(r.status.processes).toBe('pass');
   });
 
+  // Why doctor starts the server twice (docs/performance.md, round nine): each run can be stopped
+  // only once, and these two servers differ only in which stop they obey. One process cannot
+  // grade both `shutdown` (shutdown request, then exit) and `stdin_eof` (EOF alone, no shutdown).
+  it('exits on shutdown but not on EOF: shutdown passes, stdin_eof fails (graded on a run of its own)', async () => {
+    const r = await doctor(pkg('no-eof-exit', { args: ['--ignore-eof'] }));
+    expect(r.status.shutdown).toBe('pass');
+    expect(detail(r, 'shutdown')).toContain('answered shutdown and exited after');
+    expect(r.status.stdin_eof).toBe('fail');
+    expect(detail(r, 'stdin_eof')).toContain('kept running after stdin closed; stopped by SIGTERM');
+    expect(r.status.processes).toBe('pass');
+    expect(r.ok).toBe(false);
+  });
+
+  it('answers shutdown but exits only on EOF: both stops pass, the first one said so', async () => {
+    const r = await doctor(pkg('eof-exit-only', { args: ['--stay-after-shutdown'] }));
+    expect(r.status.shutdown).toBe('pass');
+    expect(detail(r, 'shutdown')).toContain('answered shutdown and exited once stdin closed');
+    expect(r.status.stdin_eof).toBe('pass');
+    expect(r.ok).toBe(true);
+  });
+
   it('F45: a server that exits but leaves a child in its group: reported and killed', async () => {
     const r = await doctor(pkg('orphan', { server: 'orphan.mjs' }));
     expect(r.status.shutdown).toBe('pass');
