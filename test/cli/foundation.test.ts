@@ -96,7 +96,9 @@ describe('install from a path, list, remove', () => {
 
   it('a bare word is a crate even when a same-named directory exists', async () => {
     writePackage(join(home.root, 'echo'), { name: 'echo' });
-    const r = await runCli(['install', 'echo', '--json'], { env: { ...home.env, YEP_EXT_INDEX: 'http://127.0.0.1:9/' }, cwd: home.root });
+    // Nothing listens at the index: the retries stay, their backoff sleeps (~3 s) do not (test seam).
+    const noBackoff = { YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '20', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '80' };
+    const r = await runCli(['install', 'echo', '--json'], { env: { ...home.env, ...noBackoff, YEP_EXT_INDEX: 'http://127.0.0.1:9/' }, cwd: home.root });
     expect(r.code).not.toBe(0);
     expect(r.stderr + r.stdout).toContain('./echo');
   });
