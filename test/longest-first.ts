@@ -15,32 +15,53 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Slowest first, from a clean-clone run on 2 cores (docs/performance.md, "Test suite" and
- * "Round five: suite5": the quiet Node 20 run of e5f2440; fast-net and intact-rule were
- * missing and started after every file named here).
+ * Slowest first: the ten slowest files of the last clean-clone CI runs on 2 cores (Node 20
+ * and 24, 217-239 s), then the rest of the files over ~10 s in an instrumented whole run
+ * (docs/performance.md, "Round nine: suite9"). Before that round fast-cmd, fast-doctor,
+ * feedback-pty and a dozen files of 10-20 s were missing and started after every file
+ * named here, i.e. near the end of a clean-clone run.
  */
 export const SLOW = [
-  'test/faults/crash-points.test.ts',
   'test/cli/fast-net.test.ts',
-  'test/cli/settings-property-cli.test.ts',
-  'test/cli/mistakes.test.ts',
-  'test/cli/intact-rule.test.ts',
-  'test/cli/engines.test.ts',
-  'test/cli/info-outdated.test.ts',
-  'test/cli/new.test.ts',
+  'test/faults/crash-points.test.ts',
   'test/cli/fast-path.test.ts',
+  'test/cli/settings-property-cli.test.ts',
+  'test/cli/fast-cmd.test.ts',
+  'test/cli/fast-doctor.test.ts',
+  'test/cli/new.test.ts',
+  'test/cli/feedback-pty.test.ts',
+  'test/cli/mistakes.test.ts',
+  'test/cli/engines.test.ts',
+  'test/cli/intact-rule.test.ts',
+  'test/cli/policy.test.ts',
+  'test/cli/frozen.test.ts',
+  'test/integration/settings-property.test.ts',
+  'test/cli/info-outdated.test.ts',
+  'test/cli/foundation.test.ts',
+  'test/cli/crates-install.test.ts',
+  'test/cli/verify-repair.test.ts',
+  'test/integration/git-hostile.test.ts',
+  'test/cli/mirror.test.ts',
+  'test/integration/unpack-pool.test.ts',
+  'test/cli/json-shapes.test.ts',
+  'test/cli/update-crates.test.ts',
+  'test/integration/unpack-worker.test.ts',
+  'test/cli/completion.test.ts',
+  'test/cli/install-git.test.ts',
   'test/faults/kill-install.test.ts',
   'test/faults/kill-update-remove.test.ts',
-  'test/cli/foundation.test.ts',
+  'test/cli/review-regressions.test.ts',
+  'test/integration/search.test.ts',
+  'test/cli/update-git.test.ts',
+  'test/cli/proxy-ca.test.ts',
+  'test/integration/suite-leftovers.test.ts',
+  'test/cli/host-entries.test.ts',
+  'test/cli/store-layout.test.ts',
+  'test/integration/doctor.test.ts',
   'test/cli/special-files.test.ts',
   'test/cli/enable-disable.test.ts',
-  'test/integration/settings-property.test.ts',
-  'test/cli/install-git.test.ts',
-  'test/cli/verify-repair.test.ts',
   'test/faults/kill-enable.test.ts',
-  'test/cli/policy.test.ts',
   'test/faults/kill-frozen.test.ts',
-  'test/integration/git-hostile.test.ts',
 ];
 
 export default class LongestFirst extends BaseSequencer {

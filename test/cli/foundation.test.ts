@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -96,7 +96,9 @@ describe('install from a path, list, remove', () => {
 
   it('a bare word is a crate even when a same-named directory exists', async () => {
     writePackage(join(home.root, 'echo'), { name: 'echo' });
-    const r = await runCli(['install', 'echo', '--json'], { env: { ...home.env, YEP_EXT_INDEX: 'http://127.0.0.1:9/' }, cwd: home.root });
+    // Nothing listens at the index: the retries stay, their backoff sleeps (~3 s) do not (test seam).
+    const noBackoff = { YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '20', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '80' };
+    const r = await runCli(['install', 'echo', '--json'], { env: { ...home.env, ...noBackoff, YEP_EXT_INDEX: 'http://127.0.0.1:9/' }, cwd: home.root });
     expect(r.code).not.toBe(0);
     expect(r.stderr + r.stdout).toContain('./echo');
   });
@@ -201,6 +203,11 @@ describe('concurrency and crashes', () => {
     }
     child.kill('SIGKILL');
     await new Promise((r) => child.on('exit', r));
+    // The killed holder's installer lock goes stale 5 s after its last heartbeat
+    // (install-lock.ts STALE_MS): age it by a minute instead of waiting that out, as
+    // crash-points' recover() does. The rerun still has to find it stale and take it over.
+    const lockDir = join(store(), '.yep-ext.lock');
+    if (existsSync(lockDir)) utimesSync(lockDir, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     // The next command (any that takes the lock) recovers: state is entirely before or entirely after.
     const list = await runCli(['list', '--json'], { env: home.env });
     expect(list.code).toBe(0);

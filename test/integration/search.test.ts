@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { saveLock } from '../../src/core/store/lockfile.js';
 import { searchExtensions } from '../../src/core/operations/search.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
@@ -13,11 +13,19 @@ import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
 const FAST = { YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '10', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '20' };
-let reg: TestRegistry;
-let home: TempHome;
-
-beforeAll(async () => {
-  reg = await startRegistry();
+/**
+ * Each test has its own registry (its faults, config and request log are its own) and its
+ * own home, so the tests run at once: each search waits out the one-request-a-second pace
+ * between its API requests (1-2 s a test, ~15 s one after the other), which costs no CPU.
+ */
+interface Fixture {
+  reg: TestRegistry;
+  home: TempHome;
+  ctx(extra?: Record<string, string>): ReturnType<TempHome['ctx']>;
+}
+const opened: Fixture[] = [];
+async function fixture(): Promise<Fixture> {
+  const reg = await startRegistry();
   const kw = ['yolop-extension'];
   reg.publish({ name: 'yolop-extension-lsp', vers: '0.3.1', data: Buffer.from('a'), description: 'Language servers for yolop', keywords: kw, downloads: 900 });
   reg.publish({ name: 'yolop-extension-lsp', vers: '0.4.0-beta.1', data: Buffer.from('b'), description: 'Language servers for yolop', keywords: kw, downloads: 10 });
@@ -28,21 +36,21 @@ beforeAll(async () => {
   reg.publish({ name: 'odd-name', vers: '2.0.0', data: Buffer.from('e'), description: 'An extension with an odd name', keywords: kw, downloads: 1 });
   // Neither: never shown.
   reg.publish({ name: 'serde-lsp', vers: '1.0.0', data: Buffer.from('f'), description: 'lsp but not an extension', downloads: 99999 });
-});
-afterAll(() => reg.close());
-beforeEach(() => {
-  home = makeTempHome();
-});
-afterEach(() => {
-  reg.clearFaults();
-  reg.requests.length = 0;
-  home.cleanup();
+  const home = makeTempHome();
+  const f: Fixture = { reg, home, ctx: (extra = {}) => home.ctx({ ...FAST, YEP_EXT_INDEX: reg.indexUrl, ...extra }) };
+  opened.push(f);
+  return f;
+}
+afterAll(async () => {
+  for (const f of opened) {
+    await f.reg.close();
+    f.home.cleanup();
+  }
 });
 
-const ctx = (extra: Record<string, string> = {}) => home.ctx({ ...FAST, YEP_EXT_INDEX: reg.indexUrl, ...extra });
-
-describe('searchExtensions', () => {
+describe.concurrent('searchExtensions', () => {
   it('finds extensions by keyword and by name prefix, and nothing else', async () => {
+    const { reg, ctx } = await fixture();
     const r = await searchExtensions(ctx());
     expect(r.hits.map((h) => h.crate).sort()).toEqual(['odd-name', 'yolop-extension-logfire', 'yolop-extension-lsp', 'yolop-extension-nokw']);
     const lsp = r.hits.find((h) => h.crate === 'yolop-extension-lsp')!;
@@ -54,12 +62,14 @@ describe('searchExtensions', () => {
   });
 
   it('narrows by term', async () => {
+    const { ctx } = await fixture();
     const r = await searchExtensions(ctx(), { term: 'lsp' });
     expect(r.hits.map((h) => h.crate)).toEqual(['yolop-extension-lsp']);
     expect(r.term).toBe('lsp');
   });
 
   it('marks installed extensions from the lock', async () => {
+    const { ctx } = await fixture();
     const c = ctx();
     mkdirSync(dirname(c.paths.lockFile), { recursive: true });
     await saveLock(c.paths.lockFile, {
@@ -71,11 +81,13 @@ describe('searchExtensions', () => {
   });
 
   it('returns no hits (not an error) when nothing matches', async () => {
+    const { ctx } = await fixture();
     const r = await searchExtensions(ctx(), { term: 'zzznothing' });
     expect(r.hits).toEqual([]);
   });
 
   it('treats an errors array with status 200 as an error', async () => {
+    const { reg, ctx } = await fixture();
     reg.fault('/api/v1/crates', { kind: 'body', body: JSON.stringify({ errors: [{ detail: 'the search backend is down' }] }) });
     const e = await searchExtensions(ctx()).catch((x) => x);
     expect(e.code).toBe('E_NETWORK');
@@ -83,6 +95,7 @@ describe('searchExtensions', () => {
   });
 
   it('an error body is redacted before its 300-character cut (issue 19 item 1: a URL credential across the cut)', async () => {
+    const { reg, ctx } = await fixture();
     const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41';
     reg.fault('/api/v1/crates', { kind: 'body', body: JSON.stringify({ errors: [{ detail: `${'u'.repeat(270)} upstream https://svc:${secret}@backend.example/ failed` }] }) });
     const e = await searchExtensions(ctx()).catch((x) => x);
@@ -91,6 +104,7 @@ describe('searchExtensions', () => {
   });
 
   it('reports an unreachable API clearly', async () => {
+    const { reg, ctx } = await fixture();
     reg.setConfig({ dl: `${reg.url}crates`, api: 'http://127.0.0.1:9' });
     try {
       const e = await searchExtensions(ctx()).catch((x) => x);
@@ -102,6 +116,7 @@ describe('searchExtensions', () => {
   });
 
   it('says when the registry has no API', async () => {
+    const { reg, ctx } = await fixture();
     reg.setConfig({ dl: `${reg.url}crates` });
     try {
       const e = await searchExtensions(ctx()).catch((x) => x);
@@ -112,6 +127,7 @@ describe('searchExtensions', () => {
   });
 
   it('follows pages up to --limit, one request per second at most', async () => {
+    const { home } = await fixture();
     const big = await startRegistry();
     try {
       for (let i = 0; i < 130; i++) big.publish({ name: `yolop-extension-p${i}`, vers: '1.0.0', data: Buffer.from([i]), keywords: ['yolop-extension'], downloads: 1000 - i });
@@ -128,6 +144,7 @@ describe('searchExtensions', () => {
   });
 
   it('counts the second between API requests from the end of the previous one (a slow answer does not shorten it)', async () => {
+    const { home } = await fixture();
     const big = await startRegistry();
     try {
       for (let i = 0; i < 130; i++) big.publish({ name: `yolop-extension-p${i}`, vers: '1.0.0', data: Buffer.from([i]), keywords: ['yolop-extension'], downloads: 1000 - i });
