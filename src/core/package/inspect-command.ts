@@ -8,8 +8,7 @@
  * interpreter that is not there, or a path leaving the package (hardening D27,
  * F39). Never runs anything.
  */
-import { constants } from 'node:fs';
-import { access, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import { accessSync, closeSync, constants, lstatSync, openSync, readSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { errnoCode } from '../errors.js';
 
@@ -40,25 +39,40 @@ const inside = (root: string, p: string): boolean => {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 };
 
-/** Why `file` cannot be executed, or undefined when it can. */
-async function executableProblem(file: string, shown: string): Promise<string | undefined> {
+/**
+ * Why `file` cannot be executed, or undefined when it can. Synchronous calls, as in
+ * formatProblem: each is one cheap syscall on a path already in the kernel's cache, and
+ * an inspection makes a dozen or more of them (the package's bin/, the #! interpreter,
+ * PATH's directories), one after the other. Through libuv's pool each cost a round trip
+ * of two thread hand-offs: a warm `install --frozen` of 20 entries, which inspects every
+ * server, was ~400 such round trips, most of its run spent idle (docs/performance.md,
+ * round nine).
+ */
+function executableProblem(file: string, shown: string): string | undefined {
   let l;
   try {
-    l = await lstat(file);
+    l = lstatSync(file);
   } catch (e) {
     return errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? 'missing' : `cannot be read (${errnoCode(e) ?? String(e)})`;
   }
   let s;
   try {
-    s = await stat(file);
+    s = statSync(file);
   } catch {
-    const target = l.isSymbolicLink() ? await readlink(file).catch(() => '?') : '?';
+    let target = '?';
+    if (l.isSymbolicLink()) {
+      try {
+        target = readlinkSync(file);
+      } catch {
+        target = '?';
+      }
+    }
     return `${shown} is a dangling symlink (-> ${target})`;
   }
   if (s.isDirectory()) return `${shown} is a directory, not a program`;
   if (!s.isFile()) return `${shown} is not a regular file`;
   try {
-    await access(file, constants.X_OK);
+    accessSync(file, constants.X_OK);
   } catch {
     return `${shown} is not executable (run \`chmod +x ${shown}\`)`;
   }
@@ -68,16 +82,20 @@ async function executableProblem(file: string, shown: string): Promise<string | 
 const ELF_MACHINES: Record<number, string> = { 0x03: 'ia32', 0x28: 'arm', 0x3e: 'x64', 0xb7: 'arm64', 0xf3: 'riscv64', 0x08: 'mips', 0x15: 'ppc64', 0x16: 's390x' };
 
 /** Problems visible in the first bytes: wrong architecture, foreign format, a missing interpreter. */
-async function formatProblem(file: string, shown: string, searchPath: string[]): Promise<{ problem?: string; warning?: string }> {
+function formatProblem(file: string, shown: string, searchPath: string[]): { problem?: string; warning?: string } {
   let head: Buffer;
-  const fh = await open(file, 'r').catch(() => undefined);
-  if (!fh) return {};
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return {};
+  }
   try {
     const buf = Buffer.alloc(256);
-    const { bytesRead } = await fh.read(buf, 0, 256, 0);
+    const bytesRead = readSync(fd, buf, 0, 256, 0);
     head = buf.subarray(0, bytesRead);
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
   if (head.length >= 20 && head[0] === 0x7f && head.toString('latin1', 1, 4) === 'ELF') {
     if (process.platform !== 'linux' && process.platform !== 'freebsd') return { problem: `${shown} is a Linux (ELF) executable; this is ${process.platform}` };
@@ -97,20 +115,20 @@ async function formatProblem(file: string, shown: string, searchPath: string[]):
     const line = head.toString('utf8').split('\n')[0]!.slice(2).trim();
     const [interp, ...rest] = line.split(/\s+/);
     if (!interp) return { problem: `${shown} has an empty #! line` };
-    if ((await executableProblem(interp, interp)) !== undefined) return { problem: `${shown} needs the interpreter ${interp}, which is not there or not executable` };
+    if (executableProblem(interp, interp) !== undefined) return { problem: `${shown} needs the interpreter ${interp}, which is not there or not executable` };
     if (interp.endsWith('/env')) {
       const prog = rest.find((a) => !a.startsWith('-'));
-      if (prog && !prog.includes('=') && !(await findOnPath(prog, searchPath))) return { problem: `${shown} runs \`${prog}\` (#!${line}), which is not on the server's PATH` };
+      if (prog && !prog.includes('=') && !findOnPath(prog, searchPath)) return { problem: `${shown} runs \`${prog}\` (#!${line}), which is not on the server's PATH` };
     }
     return {};
   }
   return { warning: `${shown} has no #! line and is not a known binary format: it would run as a /bin/sh script` };
 }
 
-async function findOnPath(name: string, dirs: string[]): Promise<string | undefined> {
+function findOnPath(name: string, dirs: string[]): string | undefined {
   for (const dir of dirs) {
     const candidate = join(dir, name);
-    if ((await executableProblem(candidate, candidate)) === undefined) return candidate;
+    if (executableProblem(candidate, candidate) === undefined) return candidate;
   }
   return undefined;
 }
@@ -122,7 +140,13 @@ async function findOnPath(name: string, dirs: string[]): Promise<string | undefi
 export async function inspectServerCommand(packageDir: string, command: string, inheritedPath: string): Promise<CommandInspection> {
   if (command.trim() === '') return { ok: false, detail: 'capabilityServer.command is empty' };
   if (command.includes('\0')) return { ok: false, detail: 'capabilityServer.command contains a NUL byte' };
-  const pkgReal = await realpath(packageDir).catch(() => resolve(packageDir));
+  let pkgReal: string;
+  try {
+    // The native realpath(3), as fs/promises' realpath is (not the JS walk of realpathSync).
+    pkgReal = realpathSync.native(packageDir);
+  } catch {
+    pkgReal = resolve(packageDir);
+  }
   const bin = join(pkgReal, 'bin');
   // Empty PATH entries mean "the current directory" to execvp: never search those.
   const searchPath = [bin, ...inheritedPath.split(delimiter).filter((d) => d !== '' && isAbsolute(d))];
@@ -142,26 +166,26 @@ export async function inspectServerCommand(packageDir: string, command: string, 
     }
     const file = command;
     const shown = relative(pkgReal, file) || file;
-    const problem = await executableProblem(file, shown);
+    const problem = executableProblem(file, shown);
     if (problem) return { ok: false, detail: problem === 'missing' ? `${shown} does not exist in the package` : problem };
-    const fmt = await formatProblem(file, shown, searchPath);
+    const fmt = formatProblem(file, shown, searchPath);
     if (fmt.problem) return { ok: false, detail: fmt.problem };
     const warning = fmt.warning;
     return { ok: true, path: file, where: 'package', detail: `${shown} in the package`, ...(warning ? { warning } : {}) };
   }
 
   const inBin = join(bin, command);
-  const binProblem = await executableProblem(inBin, `bin/${command}`);
+  const binProblem = executableProblem(inBin, `bin/${command}`);
   if (binProblem === undefined) {
-    const fmt = await formatProblem(inBin, `bin/${command}`, searchPath);
+    const fmt = formatProblem(inBin, `bin/${command}`, searchPath);
     if (fmt.problem) return { ok: false, detail: fmt.problem };
     return { ok: true, path: inBin, where: 'package-bin', detail: `bin/${command} (executable)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
   }
   // Something named like the command in bin/ that cannot run is the author's bug, even if PATH has another.
   if (binProblem !== 'missing') return { ok: false, detail: binProblem };
-  const found = await findOnPath(command, searchPath.slice(1));
+  const found = findOnPath(command, searchPath.slice(1));
   if (!found) return { ok: false, detail: `${shownCmd} is neither in the package's bin/ nor on PATH` };
-  const fmt = await formatProblem(found, found, searchPath);
+  const fmt = formatProblem(found, found, searchPath);
   if (fmt.problem) return { ok: false, detail: fmt.problem };
   return { ok: true, path: found, where: 'path', detail: `${command} found on PATH at ${found} (not shipped in the package)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
 }
