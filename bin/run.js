@@ -109,15 +109,27 @@ function requireWithCodeCache(file, { write } = {}) {
 
 /**
  * dist/bundle/fast-net-run.cjs, the oclif-free install/update runner, with the V8
- * set-up the oclif path below does for a network command: --liftoff-only, and gc
- * exposed. (No code cache: its gain was within noise, its bytes over the package budget.)
+ * set-up the oclif path below does for a network command, made so that V8's flags are
+ * as Node started them whenever a module is compiled. Node's built-in modules (http,
+ * zlib, crypto, worker_threads, streams...) come with a code cache that V8 accepts only
+ * under the flags it was made with: setting --liftoff-only before the runner loaded made
+ * every built-in it loads compile from source, ~11 ms of CPU (~14 ms with --expose-gc
+ * too), docs/performance.md round nine. So:
+ * - gc is exposed only while a new context picks it up, then the flag is unset again (the
+ *   function keeps working; the flags are back to Node's own);
+ * - --liftoff-only, which matters only to undici's wasm HTTP parser (loaded lazily, and
+ *   only when a proxy applies: src/core/net/undici-send.ts), is set by a hook that module
+ *   calls just before it loads undici. The library never finds the hook (issue 13).
+ * (No code cache for the runner itself: its gain was within noise, its bytes over the
+ * package budget.)
  */
 function loadFastNetRun() {
-  require('node:v8').setFlagsFromString('--liftoff-only');
-  const run = require('../dist/bundle/fast-net-run.cjs');
-  require('node:v8').setFlagsFromString('--expose-gc');
+  const v8 = require('node:v8');
+  v8.setFlagsFromString('--expose-gc');
   globalThis[Symbol.for('yep-ext.collect-garbage')] = require('node:vm').runInNewContext('gc');
-  return run;
+  v8.setFlagsFromString('--no-expose-gc');
+  globalThis[Symbol.for('yep-ext.before-wasm')] = () => v8.setFlagsFromString('--liftoff-only');
+  return require('../dist/bundle/fast-net-run.cjs');
 }
 
 if (require.main !== module) {

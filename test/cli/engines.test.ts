@@ -519,6 +519,12 @@ describe('install --frozen, list and doctor report it', () => {
       expect(jsonOf(r)).toEqual({ frozen: [{ name: 'hello', status: 'installed', reason: null, engines: expect.objectContaining({ status: 'excludes', requires: '>=0.13', agent: '0.12.1' }) }], enabled: null });
       expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: installed as the lock pins it');
       expect(existsSync(join(fresh.configDir, 'extensions', 'hello', 'plugin.json'))).toBe(true);
+      // Warm (the entry already in place: the warm runner, which loads the engines check
+      // only for a manifest that declares a range): the same verdict and warning.
+      const warm = await runCli(['install', '--frozen', '--lockfile', lockfile, '--json'], { env });
+      expect(warm.code, warm.stderr).toBe(0);
+      expect(jsonOf(warm)).toEqual({ frozen: [{ name: 'hello', status: 'skipped', reason: 'already installed with the locked hash', engines: expect.objectContaining({ status: 'excludes', requires: '>=0.13', agent: '0.12.1' }) }], enabled: null });
+      expect(warm.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: installed as the lock pins it');
 
       const list = await runCli(['list', '--json'], { env });
       expect(jsonOf(list).extensions[0]).toMatchObject({ name: 'hello', engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' }, problems: ['engines: needs yolop >=0.13; you have 0.12.1 (yolop cannot run it)'] });

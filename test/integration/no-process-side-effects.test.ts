@@ -75,4 +75,22 @@ describe('no process-wide side effects from the library API (issue 13)', () => {
     expect(r.stdout).toContain('E_UNSUPPORTED');
     expect(readFileSync(log, 'utf8')).toBe('--liftoff-only\n--expose-gc\n');
   });
+
+  // Round nine (docs/performance.md): a V8 flag set before Node's built-ins load makes V8
+  // refuse their code cache (~11-14 ms of CPU per install), so the oclif-free install/update
+  // runner exposes gc and unsets the flag again, and sets --liftoff-only only when undici loads.
+  it('the oclif-free install runner leaves the V8 flags as Node set them, unless undici loads', async () => {
+    const env = { PATH: process.env.PATH, HOME: work, YOLOP_CONFIG_DIR: join(work, 'cfg-fast'), YEP_EXT_NO_UPDATE_CHECK: '1', YEP_EXT_HTTP_RETRIES: '0' };
+    const direct = join(work, 'fast-direct.log');
+    writeFileSync(direct, '');
+    const r = await node(['--require', flagRecorder(direct), BIN, 'install', 'nothing-here'], { ...env, YEP_EXT_INDEX: `${url}index/` });
+    expect(r.status, r.stderr).not.toBe(0); // the request went out (direct: node:http) and failed cleanly
+    expect(readFileSync(direct, 'utf8')).toBe('--expose-gc\n--no-expose-gc\n');
+    // Through a proxy undici makes the request: --liftoff-only is set just before it loads.
+    const proxied = join(work, 'fast-proxy.log');
+    writeFileSync(proxied, '');
+    const p = await node(['--require', flagRecorder(proxied), BIN, 'install', 'nothing-here'], { ...env, YEP_EXT_INDEX: 'https://registry.example/index/', HTTPS_PROXY: 'http://127.0.0.1:9' });
+    expect(p.stderr).toContain('http://127.0.0.1:9');
+    expect(readFileSync(proxied, 'utf8')).toBe('--expose-gc\n--no-expose-gc\n--liftoff-only\n');
+  });
 });

@@ -15,9 +15,20 @@ type Undici = typeof import('undici');
 let undiciPromise: Promise<Undici> | undefined;
 const agents = new Map<string, unknown>();
 
+/**
+ * Where bin/run.js's oclif-free runner leaves the setting of V8's --liftoff-only for undici's
+ * wasm parser, so that it is set only when undici is about to load (a flag set earlier makes
+ * V8 refuse the code cache of every Node built-in loaded after it: docs/performance.md,
+ * round nine). The oclif path sets the flag up front and leaves no hook; a library
+ * embedder has none either and keeps its own V8 flags (issue 13: no process-wide side effects).
+ */
+const BEFORE_WASM_KEY = Symbol.for('yep-ext.before-wasm');
+
 async function loadUndici(): Promise<Undici> {
-  // The CLI entry (bin/run.js) sets V8's --liftoff-only for undici's wasm parser; a
-  // library embedder keeps its own V8 flags (issue 13: no process-wide side effects).
+  if (!undiciPromise) {
+    const beforeWasm = (globalThis as Record<symbol, unknown>)[BEFORE_WASM_KEY];
+    if (typeof beforeWasm === 'function') beforeWasm();
+  }
   // Node gives a CommonJS module's exports as named exports; the esbuild bundle
   // (scripts/build-cli.mjs) gives only `default` for a lazily imported one.
   undiciPromise ??= import('undici').then((m) => ('Agent' in m ? m : (m as unknown as { default: Undici }).default));

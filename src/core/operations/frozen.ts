@@ -21,8 +21,8 @@ import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { enabledButAbsentNow } from '../store/unlocked-packages.js';
 import type { PreparedPackage } from './prepare.js';
-import { checkAgainstAgent } from '../agent/agent-version.js';
-import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
+import type { EnginesVerdict } from '../agent/engines.js';
+import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
 import type { Manifest } from '../package/manifest.js';
 import { installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
 import { policyError, policyViolations, type PolicyViolation } from '../policy/evaluate.js';
@@ -68,6 +68,14 @@ async function reportEngines(ctx: Context, items: FrozenItem[], manifests: Map<s
   for (const item of items) {
     const manifest = manifests.get(item.name);
     if (!manifest) continue;
+    // What checkAgainstAgent says of a manifest without `engines.yolop`, without loading
+    // semver and the agent probe (child_process): as `list` does, a store without ranges
+    // pays nothing for them (a warm run's start-up, docs/performance.md round nine).
+    if (!declaresEngines(manifest.engines)) {
+      item.engines = { ...NO_ENGINES };
+      continue;
+    }
+    const [{ checkAgainstAgent }, { describeVerdict }] = await Promise.all([import('../agent/agent-version.js'), import('../agent/engines.js')]);
     const verdict = await checkAgainstAgent(ctx, manifest);
     item.engines = verdict;
     if (verdict.status === 'none') continue;

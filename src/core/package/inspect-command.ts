@@ -8,7 +8,7 @@
  * interpreter that is not there, or a path leaving the package (hardening D27,
  * F39). Never runs anything.
  */
-import { accessSync, closeSync, constants, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, lstatSync, openSync, readSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { errnoCode } from '../errors.js';
 
@@ -39,7 +39,15 @@ const inside = (root: string, p: string): boolean => {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 };
 
-/** Why `file` cannot be executed, or undefined when it can. */
+/**
+ * Why `file` cannot be executed, or undefined when it can. Synchronous calls, as in
+ * formatProblem: each is one cheap syscall on a path already in the kernel's cache, and
+ * an inspection makes a dozen or more of them (the package's bin/, the #! interpreter,
+ * PATH's directories), one after the other. Through libuv's pool each cost a round trip
+ * of two thread hand-offs: a warm `install --frozen` of 20 entries, which inspects every
+ * server, was ~400 such round trips, most of its run spent idle (docs/performance.md,
+ * round nine).
+ */
 function executableProblem(file: string, shown: string): string | undefined {
   let l;
   try {
@@ -52,10 +60,12 @@ function executableProblem(file: string, shown: string): string | undefined {
     s = statSync(file);
   } catch {
     let target = '?';
-    try {
-      if (l.isSymbolicLink()) target = readlinkSync(file);
-    } catch {
-      // '?'
+    if (l.isSymbolicLink()) {
+      try {
+        target = readlinkSync(file);
+      } catch {
+        target = '?';
+      }
     }
     return `${shown} is a dangling symlink (-> ${target})`;
   }
@@ -82,7 +92,8 @@ function formatProblem(file: string, shown: string, searchPath: string[]): { pro
   }
   try {
     const buf = Buffer.alloc(256);
-    head = buf.subarray(0, readSync(fd, buf, 0, 256, 0));
+    const bytesRead = readSync(fd, buf, 0, 256, 0);
+    head = buf.subarray(0, bytesRead);
   } finally {
     closeSync(fd);
   }
@@ -125,24 +136,14 @@ function findOnPath(name: string, dirs: string[]): string | undefined {
 /**
  * Resolve `command` for a package at `packageDir`, with `inheritedPath` the PATH
  * the server inherits (before `<package>/bin` is prepended).
- *
- * The file system calls are synchronous: an inspection is ~20 metadata calls of a few
- * microseconds each (lstat of each PATH entry, the #! interpreter's), and as promises
- * each one was a thread-pool round trip. `doctor <dir>` makes it twice on its way to
- * the server's `initialize` (doctor-early.ts before the spawn, then the `command`
- * check): on a loaded 2-core machine that was 3.5 instead of 2 ms of CPU and a median
- * of ~10 instead of 1.5 ms of wall time each (docs/performance.md, round nine).
  */
 export async function inspectServerCommand(packageDir: string, command: string, inheritedPath: string): Promise<CommandInspection> {
-  return inspect(packageDir, command, inheritedPath);
-}
-
-function inspect(packageDir: string, command: string, inheritedPath: string): CommandInspection {
   if (command.trim() === '') return { ok: false, detail: 'capabilityServer.command is empty' };
   if (command.includes('\0')) return { ok: false, detail: 'capabilityServer.command contains a NUL byte' };
   let pkgReal: string;
   try {
-    pkgReal = realpathSync(packageDir);
+    // The native realpath(3), as fs/promises' realpath is (not the JS walk of realpathSync).
+    pkgReal = realpathSync.native(packageDir);
   } catch {
     pkgReal = resolve(packageDir);
   }
