@@ -108,29 +108,37 @@ function requireWithCodeCache(file, { write } = {}) {
 }
 
 /**
- * dist/bundle/fast-net-run.cjs, the oclif-free install/update runner, with the V8
- * set-up the oclif path below does for a network command, made so that V8's flags are
- * as Node started them whenever a module is compiled. Node's built-in modules (http,
- * zlib, crypto, worker_threads, streams...) come with a code cache that V8 accepts only
- * under the flags it was made with: setting --liftoff-only before the runner loaded made
- * every built-in it loads compile from source, ~11 ms of CPU (~14 ms with --expose-gc
- * too), docs/performance.md round nine. So:
- * - gc is exposed only while a new context picks it up, then the flag is unset again (the
- *   function keeps working; the flags are back to Node's own);
- * - --liftoff-only, which matters only to undici's wasm HTTP parser (loaded lazily, and
- *   only when a proxy applies: src/core/net/undici-send.ts), is set by a hook that module
- *   calls just before it loads undici. The library never finds the hook (issue 13).
- * (No code cache for the runner itself: its gain was within noise, its bytes over the
- * package budget.)
+ * The V8 set-up of a command that may download (the oclif path and the oclif-free
+ * install/update runner), made so that V8's flags are as Node started them whenever a
+ * module is compiled. Node's built-in modules (http, zlib, crypto, worker_threads,
+ * streams...) and our bundles' code caches are accepted by V8 only under the flags they
+ * were made with: setting --liftoff-only before loading made every built-in compile from
+ * source, ~11 ms of CPU (~14 ms with --expose-gc too), docs/performance.md round nine. So:
+ * - --liftoff-only, which matters only to undici's wasm HTTP parser (undici is loaded
+ *   lazily: src/core/net/undici-send.ts), is set by a hook that module calls just before
+ *   it loads undici. undici parses HTTP with llhttp compiled to WebAssembly; V8 tiers hot
+ *   wasm functions up with TurboFan on a background thread, and Node's exit joins that
+ *   thread: ~200 ms of every network command went to waiting for a compile nobody would
+ *   use. Baseline (Liftoff) code is plenty for headers and body bytes, and this process
+ *   runs no other wasm. Set in the CLI only: the library (src/index.ts) finds no hook and
+ *   changes nothing process-wide (issue 13);
+ * - V8's gc, for the core to collect buffer garbage during long transfers
+ *   (src/core/fs/buffer-garbage.ts: ~25 MiB less peak RSS for a 68 MB download), is
+ *   exposed in a new context (where an exposed gc appears; this one's globals stay as
+ *   they are) and the flag is unset again before `load`: the function keeps working, the
+ *   flags are back to Node's own.
  */
-function loadFastNetRun() {
+function loadForNetwork(load) {
   const v8 = require('node:v8');
   v8.setFlagsFromString('--expose-gc');
   globalThis[Symbol.for('yep-ext.collect-garbage')] = require('node:vm').runInNewContext('gc');
   v8.setFlagsFromString('--no-expose-gc');
   globalThis[Symbol.for('yep-ext.before-wasm')] = () => v8.setFlagsFromString('--liftoff-only');
-  return require('../dist/bundle/fast-net-run.cjs');
+  return load();
 }
+
+/** dist/bundle/fast-net-run.cjs, the oclif-free install/update runner (no code cache of its own: its gain was within noise, its bytes over the package budget). */
+const loadFastNetRun = () => loadForNetwork(() => require('../dist/bundle/fast-net-run.cjs'));
 
 if (require.main !== module) {
   // scripts/build-cli.mjs writes the code cache through this file's loader.
@@ -167,21 +175,7 @@ if (require.main !== module) {
     // them with each command's own definitions and declines anything else, doing nothing. No V8
     // set-up: they download nothing and run no wasm. The runner has a code cache like fast-doctor.cjs's.
     if (await (await loadBundle(() => require('../dist/bundle/fast-cmd.cjs'))).runFastCommand(argv, () => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-cmd-run.cjs')))) return;
-    // undici parses HTTP with llhttp compiled to WebAssembly. V8 tiers hot wasm
-    // functions up with TurboFan on a background thread, and Node's exit joins
-    // that thread: ~200 ms of every network command went to waiting for a compile
-    // nobody would use (docs/performance.md). Baseline (Liftoff) code is plenty for
-    // headers and body bytes, and this process runs no other wasm. Set here, in the
-    // CLI only: the library (src/index.ts) changes nothing process-wide (issue 13).
-    require('node:v8').setFlagsFromString('--liftoff-only');
-    const { main } = await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'cli.cjs')));
-    // V8's gc, for the core to collect buffer garbage during long transfers
-    // (src/core/fs/buffer-garbage.ts: ~25 MiB less peak RSS for a 68 MB download).
-    // Set once the bundle is compiled: the code cache was made under --liftoff-only
-    // alone, and V8 rejects a cache made under other flags. A new context is where
-    // an exposed gc appears; this one's globals stay as they are.
-    require('node:v8').setFlagsFromString('--expose-gc');
-    globalThis[Symbol.for('yep-ext.collect-garbage')] = require('node:vm').runInNewContext('gc');
+    const { main } = await loadForNetwork(() => loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'cli.cjs'))));
     // The package root, not this directory: bin/package.json would pass for it.
     await main(root);
   })();

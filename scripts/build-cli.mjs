@@ -325,9 +325,9 @@ if (metaIndex > 0) {
   writeFileSync(process.argv[metaIndex + 1], JSON.stringify({ inputs: { ...main.metafile.inputs, ...cli.metafile.inputs, ...fast.metafile.inputs }, outputs: { ...main.metafile.outputs, ...cli.metafile.outputs, ...fast.metafile.outputs } }));
 }
 // The V8 code cache of cli.cjs (dist/bundle/cli.cjs.v8cache), for Node 20, which
-// has no compile cache of its own: made by this Node in a fresh process with the
-// V8 flags bin/run.js sets (V8 rejects a cache made under other flags or by
-// another V8, and bin/run.js then compiles as usual). Made after loading the
+// has no compile cache of its own: made by this Node in a fresh process with no
+// V8 flags set, as bin/run.js loads it (V8 rejects a cache made under other flags or
+// by another V8, and bin/run.js then compiles as usual). Made after loading the
 // bundle and evaluating the runner, help, hook and every command module, so the
 // functions those run are in it too.
 const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
@@ -344,8 +344,7 @@ for (const [name, warm] of CODE_CACHES ? [['cli.cjs', `if (${JSON.stringify(WARM
     process.execPath,
     [
       '-e',
-      `require('node:v8').setFlagsFromString('--liftoff-only');
-const file = ${JSON.stringify(join(DIST, 'bundle', name))};
+      `const file = ${JSON.stringify(join(DIST, 'bundle', name))};
 let make;
 const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
 ${warm}
