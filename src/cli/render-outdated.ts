@@ -37,6 +37,8 @@ function statusText(item: OutdatedItem): string {
       return `held: ${sanitize(item.newer_engines?.detail ?? 'newer versions need a newer yolop', { max: 300 })} (upgrade yolop)`;
     case 'local':
       return 'local (a path install: edited in place)';
+    case 'damaged':
+      return `damaged: ${sanitize(item.error?.message ?? '', { max: 200 })} (repair: ${item.hint})`;
     case 'failed':
       return `failed: ${sanitize(item.error?.message ?? '', { max: 200 })}`;
     default:
@@ -57,7 +59,9 @@ export async function renderOutdated(items: OutdatedItem[], out: OutputShape): P
   const n = outdatedJson(items).outdated_count;
   const held = items.filter((i) => i.status === 'held').length;
   const heldLine = held > 0 ? `${held} held back: newer versions need a newer yolop.` : '';
-  const summary = [n > 0 ? `${n} extension${n === 1 ? '' : 's'} can be updated.` : held > 0 ? '' : 'Everything is up to date.', heldLine].filter(Boolean).join(' ');
+  const damaged = items.filter((i) => i.status === 'damaged').length;
+  const damagedLine = damaged > 0 ? `${damaged} damaged: what is installed is not what the lock pins.` : '';
+  const summary = [n > 0 ? `${n} extension${n === 1 ? '' : 's'} can be updated.` : held > 0 || damaged > 0 ? '' : 'Everything is up to date.', heldLine, damagedLine].filter(Boolean).join(' ');
   // The summary line only for people at a terminal: piped output stays a plain table.
   return out.tty ? `${table}\n${summary}` : table;
 }

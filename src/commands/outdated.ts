@@ -11,14 +11,16 @@ export default class Outdated extends BaseCommand {
 
 Newer, but needs a newer yolop: a version's engines.yolop is in its manifest, so for a crate with newer versions the newest are downloaded (at most 5 per extension and 20 per run, each verified against the registry checksum as install does, kept in the shared download cache; nothing is installed) until one the installed agent can run is found. What was fetched is said on stderr; the ranges read are remembered by the registry checksum, so the next run fetches nothing for those versions (--verbose says so). The row then names the newest version yolop can run and the newer ones it cannot ("0.5.0 needs yolop >=0.13; you have 0.12.1"); when none can, its status is held. With no agent found (yolop on PATH or YOLOP_BIN), nothing is downloaded and the row says the agent's version is unknown. --json: newer_engines (docs/info-outdated.md).
 
-Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated (update or beyond; held is not: an update yolop cannot run is not one to take). A failed lookup exits with its error's code (11 when others succeeded).`;
+A row whose installed tree does not match its lock entry (gone from the store, edited files, a drifted binary, a broken manifest) is damaged, with the install --force that repairs it, whatever the origin offers.
+
+Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated (update or beyond; held is not: an update yolop cannot run is not one to take), 5 when a row is damaged. A failed lookup exits with its error's code (11 when others succeeded).`;
 
   static override examples = ['<%= config.bin %> outdated', '<%= config.bin %> outdated --json', '<%= config.bin %> outdated --exit-code', '<%= config.bin %> outdated --verbose'];
 
   static override flags = {
     ...indexFlag,
     ...feedbackFlags,
-    'exit-code': Flags.boolean({ description: 'Exit 14 when any extension is outdated (wanted or latest newer than installed); 0 otherwise. Held rows (every newer version tried needs a newer yolop) do not count.' }),
+    'exit-code': Flags.boolean({ description: 'Exit 14 when any extension is outdated (wanted or latest newer than installed); 0 otherwise. Held rows (every newer version tried needs a newer yolop) do not count; a damaged row (the installed tree is not what the lock pins) exits 5.' }),
   };
 
   async run(): Promise<unknown> {
@@ -28,7 +30,19 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
     const json = this.jsonEnabled();
     const doc = outdatedJson(items);
     const failed = items.filter((i) => i.status === 'failed');
-    const exit = failed.length > 0 ? (failed.length === items.length ? (ERROR_CODES[failed[0]!.error!.code] ?? ERROR_CODES.E_PARTIAL) : ERROR_CODES.E_PARTIAL) : flags['exit-code'] && anyOutdated(items) ? ERROR_CODES.E_OUTDATED : 0;
+    const damaged = items.filter((i) => i.status === 'damaged');
+    // Said whatever the exit: the row's current is the lock's pin, not what the host loads.
+    for (const d of damaged) ctx.log.warn(`${d.name}: ${d.error!.message}; repair it with \`${d.hint}\`.`);
+    const exit =
+      failed.length > 0
+        ? failed.length === items.length
+          ? (ERROR_CODES[failed[0]!.error!.code] ?? ERROR_CODES.E_PARTIAL)
+          : ERROR_CODES.E_PARTIAL
+        : flags['exit-code'] && damaged.length > 0
+          ? ERROR_CODES.E_INTEGRITY
+          : flags['exit-code'] && anyOutdated(items)
+            ? ERROR_CODES.E_OUTDATED
+            : 0;
     if (exit === 0) {
       if (!json) this.log(await renderOutdated(items, stdoutShape()));
       return doc;

@@ -6,7 +6,7 @@
  * requirement, secrets only as set/unset, and that neither command writes
  * anything (the lock and the store are byte-identical afterwards).
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
@@ -150,6 +150,42 @@ describe('outdated', () => {
     const none = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
     expect(none.code, none.stderr).toBe(0);
     expect(jsonOf(none).outdated_count).toBe(0);
+  });
+
+  it('a tree that is not what the lock pins is damaged, not "up to date": store entry gone, a file edited; exit 5 with --exit-code; nothing written', async () => {
+    // hello: its package directory is gone (the host loads nothing); gitext: a file edited in the store.
+    rmSync(realpathSync(join(store(), 'hello')), { recursive: true });
+    writeFileSync(join(store(), 'gitext', 'README.md'), 'edited\n');
+    const lock = lockText();
+    const snapshot = storeSnapshot();
+    const downloads = reg.requestsTo('/crates/').length;
+
+    const r = await runCli(['outdated', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const [gitext, hello, localext] = jsonOf(r).outdated;
+    expect(hello).toMatchObject({ name: 'hello', current: '0.1.0', status: 'damaged', hint: 'yep-ext install --force hello', error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'missing' })] } } });
+    expect(gitext).toMatchObject({ name: 'gitext', wanted: oldRev, status: 'damaged', hint: 'yep-ext install --force gitext', error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'content' })] } } });
+    expect(localext.status).toBe('local');
+    expect(r.stderr).toMatch(/hello: what is installed does not match its lock entry/);
+    // Nothing downloaded for a damaged row's newer versions: its answer is the repair.
+    expect(reg.requestsTo('/crates/')).toHaveLength(downloads);
+
+    const coded = await runCli(['outdated', '--exit-code'], { env: env() });
+    expect(coded.code).toBe(5);
+    expect(coded.stdout).toContain('hello\t0.1.0\t0.1.0\t0.4.0\tcrate\tdamaged:');
+    expect(coded.stdout).not.toContain('up to date');
+
+    const info = await runCli(['info', 'gitext', '--json'], { env: env() });
+    expect(info.code, info.stderr).toBe(0);
+    expect(jsonOf(info).upstream).toMatchObject({ status: 'damaged', hint: 'yep-ext install --force gitext' });
+    expect((await runCli(['info', 'hello'], { env: env() })).stdout).not.toContain('up to date');
+
+    expect(lockText()).toBe(lock);
+    expect(storeSnapshot()).toBe(snapshot);
+    // The hint repairs it: the same rows are then answered from the origin.
+    for (const name of ['hello', 'gitext']) expect((await runCli(['install', '--force', name, '--yes'], { env: env() })).code).toBe(0);
+    const fixed = jsonOf(await runCli(['outdated', '--json'], { env: env() })).outdated;
+    expect(fixed.map((i: { status: string }) => i.status)).toEqual(['up-to-date', 'beyond', 'local']);
   });
 
   it('a failed lookup is reported on its row; the others are answered; exit 11 (partial)', async () => {

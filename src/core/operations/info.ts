@@ -21,7 +21,7 @@ import type { FieldSource } from '../settings/config-status.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { RegistryListing, Upstream } from '../sources/source.js';
 import { listExtensions } from './list.js';
-import { outdatedRow, upstreamOf, type OutdatedStatus } from './outdated.js';
+import { damageOf, outdatedRow, upstreamOf, type OutdatedStatus } from './outdated.js';
 
 export interface InfoConfigField {
   key: string;
@@ -121,7 +121,8 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
   try {
     const up = await upstreamOf(ctx, entry);
     if (up) {
-      const row = outdatedRow(entry, up, null);
+      // A damaged tree is not "up to date" whatever the origin says (the checks name the damage).
+      const row = outdatedRow(entry, up, null, undefined, await damageOf(ctx, entry));
       const { newer: _newer, ...offered } = up; // outdated's download list: not part of info
       upstream = { ...offered, status: row.status, newest_in_requirement: up.wanted, newest_outside_requirement: up.beyond ? up.latest : null, hint: row.hint };
     }
