@@ -4,7 +4,7 @@
  * --frozen` strict about the lockfile it is given. State is checked on disk.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,20 @@ import { grantFingerprint, grantOf } from '../../src/core/package/grants.js';
 import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
+
+/** Every path under `dir` (sorted), with a file's bytes: what a command must leave as it was. */
+function treeOf(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .map((e) => join(e.parentPath, e.name))
+    .sort()
+    .map((p) => {
+      try {
+        return `${p}\n${readFileSync(p, 'base64')}`;
+      } catch {
+        return p; // a directory or a link to one
+      }
+    });
+}
 
 let home: TempHome;
 let pkg: string;
@@ -193,6 +207,33 @@ describe('install --frozen is strict about --lockfile', () => {
         expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(code);
         expect(existsSync(fresh.configDir), `${argv.join(' ')} created ${fresh.configDir}`).toBe(false);
       }
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
+  it('an install that fails before placing anything leaves a never-used home as it was: a missing path, a URL with no repository, a package the host would refuse', async () => {
+    const fresh = makeTempHome();
+    try {
+      const broken = join(fresh.root, 'src', 'broken');
+      mkdirSync(broken, { recursive: true });
+      writeFileSync(join(broken, 'plugin.json'), '{"name": "broken"');
+      for (const [spec, code] of [
+        [join(fresh.root, 'nonexistent'), 3],
+        ['./nonexistent', 3],
+        [`file://${join(fresh.root, 'no-repo')}`, 3],
+        [broken, 4],
+      ] as const) {
+        const r = await runCli(['install', spec, '--yes'], { env: fresh.env, cwd: fresh.root });
+        expect(r.code, `${spec}: ${r.stderr}`).toBe(code);
+        // No store, no .yep-staging, no config dir: the next list or host sees the home it saw before.
+        expect(existsSync(fresh.configDir), `install ${spec} created ${fresh.configDir}`).toBe(false);
+      }
+      // Where the store exists, a failed install leaves it byte for byte (its .yep-staging included).
+      const before = treeOf(store());
+      const r = await runCli(['install', join(fresh.root, 'nonexistent'), '--yes'], { env: home.env });
+      expect(r.code, r.stderr).toBe(3);
+      expect(treeOf(store())).toEqual(before);
     } finally {
       fresh.cleanup();
     }

@@ -19,7 +19,7 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
 import { withNotes } from '../sources/source.js';
-import { makePlanningDir, removeDir } from '../store/staging.js';
+import { makePlanningDir, missingForStage, pruneCreated, removeDir } from '../store/staging.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
 import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
@@ -340,7 +340,10 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
     known = await alreadyInstalled(ctx, policy, records, candidates.notes, { ignoreEngines: hooks.ignoreEngines === true });
     if (known.outcome) return already(known.outcome);
   }
+  // What the stage creates on a never-used home (.yep-staging, the store, the config dir): a plan that fails takes it away again.
+  const created = missingForStage(ctx, dryRun);
   const stage = await makePlanningDir(ctx, stageLabel(spec), dryRun);
+  let placed = false;
   try {
     const planned = await planSpec(ctx, spec, candidates, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true, known);
     const { plan } = planned;
@@ -349,9 +352,12 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
       throw replaceRefusal(plan.name, packageDir(ctx.paths, plan.name), plan.previous, plan.replace_reason, planned.exact);
     }
     if (dryRun || plan.action !== 'unchanged' || planned.problem !== undefined || hooks.force === true) await hooks.onPreview?.(planned.preview(plan.previous));
-    return await use(planned);
+    const result = await use(planned);
+    placed = true;
+    return result;
   } finally {
     await removeDir(stage);
+    if (!placed) await pruneCreated(created);
   }
 }
 

@@ -4,10 +4,10 @@
  * Each run gets its own directory named after its pid; directories of dead
  * processes are swept at the next start.
  */
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isYepError, stateIoError } from '../errors.js';
 import { isProcessAlive } from '../fs/temp-files.js';
 import type { Context } from '../context.js';
@@ -66,6 +66,37 @@ export async function makeStagingDir(ctx: Context, label: string): Promise<strin
  */
 export async function makePlanningDir(ctx: Context, label: string, dryRun: boolean): Promise<string> {
   return dryRun ? mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : makeStagingDir(ctx, label);
+}
+
+/**
+ * The directories a planning stage in the store would create, outermost last: the
+ * staging directory and each ancestor that does not exist yet (on a never-used home:
+ * .yep-staging, the store, the config dir). Empty for a dry run (it stages elsewhere).
+ */
+export function missingForStage(ctx: Context, dryRun: boolean): string[] {
+  if (dryRun) return [];
+  const missing: string[] = [];
+  for (let dir = ctx.paths.stagingDir; !existsSync(dir); dir = dirname(dir)) {
+    missing.push(dir);
+    if (dirname(dir) === dir) break;
+  }
+  return missing;
+}
+
+/**
+ * Undo `missingForStage`'s directories after a plan that placed nothing: each is
+ * removed only while empty (rmdir, innermost first), so what anything else put there
+ * (another run's stage, a package committed meanwhile) keeps it. An install that
+ * failed before it placed anything leaves the home as it found it.
+ */
+export async function pruneCreated(created: string[]): Promise<void> {
+  for (const dir of created) {
+    try {
+      await rmdir(dir);
+    } catch {
+      return; // not empty (or already gone): it and its ancestors stay
+    }
+  }
 }
 
 export async function removeDir(dir: string): Promise<void> {
