@@ -3,7 +3,7 @@ import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
 import { outdatedJson, renderOutdated } from '../cli/render-outdated.js';
 import { stdoutShape } from '../cli/terminal.js';
 import { ERROR_CODES, YepError } from '../core/errors.js';
-import { anyOutdated, outdatedExtensions } from '../core/operations/outdated.js';
+import { anyOutdated, outdatedReport } from '../core/operations/outdated.js';
 
 export default class Outdated extends BaseCommand {
   static override summary = 'Show which installed extensions have newer versions: current, wanted (within the recorded requirement or ref) and latest.';
@@ -26,9 +26,11 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
   async run(): Promise<unknown> {
     const { flags } = await this.parse(Outdated);
     const ctx = this.makeContext({ index: flags.index, quiet: flags.quiet, verbose: flags.verbose });
-    const items = await outdatedExtensions(ctx);
+    const { items, unlocked } = await outdatedReport(ctx);
     const json = this.jsonEnabled();
-    const doc = outdatedJson(items);
+    const doc = outdatedJson(items, unlocked);
+    // The host loads them too, and no lock entry says where they came from: nothing to compare, but not "nothing installed".
+    if (unlocked.length > 0) ctx.log.warn(`The store holds ${unlocked.length === 1 ? 'a package' : 'packages'} no lock entry pins (${unlocked.join(', ')}): yolop loads ${unlocked.length === 1 ? 'it' : 'them'}, but with no recorded source ${unlocked.length === 1 ? 'it has' : 'they have'} nothing to compare; \`yep-ext verify\` names ${unlocked.length === 1 ? 'it' : 'them'}.`);
     const failed = items.filter((i) => i.status === 'failed');
     const damaged = items.filter((i) => i.status === 'damaged');
     // Said whatever the exit: the row's current is the lock's pin, not what the host loads.
@@ -44,12 +46,12 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
             ? ERROR_CODES.E_OUTDATED
             : 0;
     if (exit === 0) {
-      if (!json) this.log(await renderOutdated(items, stdoutShape()));
+      if (!json) this.log(await renderOutdated(items, stdoutShape(), unlocked));
       return doc;
     }
     // The table (or document) is the answer either way: print it whole, then exit.
     if (json) this.logJson(doc);
-    else this.log(await renderOutdated(items, stdoutShape()));
+    else this.log(await renderOutdated(items, stdoutShape(), unlocked));
     if (failed.length > 0 && !json) {
       throw new YepError(failed.length === items.length ? failed[0]!.error!.code : 'E_PARTIAL', `Could not check ${failed.map((f) => f.name).join(', ')}: ${failed[0]!.error!.message}`, {
         ...(failed[0]!.error!.hint ? { hint: failed[0]!.error!.hint } : {}),

@@ -100,7 +100,8 @@ describe('outdated', () => {
     const r = await runCli(['outdated', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const doc = jsonOf(r);
-    expect(Object.keys(doc).sort()).toEqual(['outdated', 'outdated_count']);
+    expect(Object.keys(doc).sort()).toEqual(['outdated', 'outdated_count', 'unlocked']);
+    expect(doc.unlocked).toEqual([]);
     expect(doc.outdated_count).toBe(2);
     for (const item of doc.outdated) expect(Object.keys(item).sort(), item.name).toEqual(ITEM_KEYS);
     const [gitext, hello, localext] = doc.outdated;
@@ -186,6 +187,29 @@ describe('outdated', () => {
     for (const name of ['hello', 'gitext']) expect((await runCli(['install', '--force', name, '--yes'], { env: env() })).code).toBe(0);
     const fixed = jsonOf(await runCli(['outdated', '--json'], { env: env() })).outdated;
     expect(fixed.map((i: { status: string }) => i.status)).toEqual(['up-to-date', 'beyond', 'local']);
+  });
+
+  it('a store package no lock entry pins is named (yolop loads it), never "No extensions installed"', async () => {
+    // Alone in a store: the lock pins nothing, the host loads the package.
+    const fresh = makeTempHome('yep-info-unlocked-');
+    try {
+      writePackage(join(fresh.configDir, 'extensions', 'stray'), { name: 'stray' });
+      const only = await runCli(['outdated', '--json'], { env: { ...env(), ...fresh.env } });
+      expect(only.code, only.stderr).toBe(0);
+      expect(jsonOf(only)).toEqual({ outdated: [], outdated_count: 0, unlocked: ['stray'] });
+      expect(only.stderr).toContain('no lock entry pins (stray)');
+      const human = await runCli(['outdated'], { env: { ...env(), ...fresh.env } });
+      expect(human.stdout).not.toContain('No extensions installed');
+      expect(human.stdout).toContain('stray');
+    } finally {
+      fresh.cleanup();
+    }
+    // Beside locked ones: the rows, and the name.
+    writePackage(join(store(), 'stray'), { name: 'stray' });
+    const r = await runCli(['outdated', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).unlocked).toEqual(['stray']);
+    expect(jsonOf(r).outdated.map((i: { name: string }) => i.name)).toEqual(['gitext', 'hello', 'localext']);
   });
 
   it('a failed lookup is reported on its row; the others are answered; exit 11 (partial)', async () => {

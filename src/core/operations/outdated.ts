@@ -17,7 +17,8 @@
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { loadLock, type LockEntry } from '../store/lockfile.js';
+import { loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { unlockedSince } from '../store/unlocked-packages.js';
 import { describeSource, isLinked, sourceFor, type Kind } from '../sources/index.js';
 import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { Upstream } from '../sources/source.js';
@@ -142,8 +143,19 @@ export async function upstreamOf(ctx: Context, entry: LockEntry): Promise<Upstre
   return source.upstream ? source.upstream(ctx, entry.source) : undefined;
 }
 
-export async function outdatedExtensions(ctx: Context): Promise<OutdatedItem[]> {
+/** `outdated`'s answer: a row per lock entry, and the store's packages no entry pins (the host loads them; nothing says their origin). */
+export interface OutdatedReport {
+  items: OutdatedItem[];
+  unlocked: string[];
+}
+
+export async function outdatedReport(ctx: Context): Promise<OutdatedReport> {
   const lock = await loadLock(ctx.paths.lockFile);
+  const items = await outdatedRows(ctx, lock);
+  return { items, unlocked: await unlockedSince(ctx.paths, lock) };
+}
+
+async function outdatedRows(ctx: Context, lock: Lockfile): Promise<OutdatedItem[]> {
   // The installed versions' engines verdicts, as list computes them (a manifest read each, nothing more).
   // Each owned tree checked once (cheap: the stat signature stands for the hash), its manifest reused for engines.
   const checks = new Map(await pMap(lock.entries, async (entry) => [entry.name, await treeCheck(ctx, entry)] as const, { concurrency: 8 }));
