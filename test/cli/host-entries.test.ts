@@ -262,6 +262,27 @@ describe('install --frozen is strict about --lockfile', () => {
     }
   });
 
+  it('lock export and mirror say what they leave out: a store package no lock entry pins (yolop finds it) is named, and the exported lock indeed lacks it', async () => {
+    // Placed by hand beside the locked echo.
+    writePackage(join(store(), 'stray'), { name: 'stray' });
+    const out = join(home.root, 'exported.lock');
+    const r = await runCli(['lock', 'export', out], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/The exported lock does not carry stray/);
+    expect((parse(readFileSync(out, 'utf8')) as { extensions: { name: string }[] }).extensions.map((e) => e.name)).toEqual(['echo']);
+    const m = await runCli(['mirror', join(home.root, 'mirror')], { env: home.env });
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stderr).toMatch(/The mirror does not carry stray/);
+    // With no lock at all, the refusal names what the store holds instead of "nothing was ever installed".
+    rmSync(lockFile());
+    const none = await runCli(['lock', 'export', join(home.root, 'none.lock'), '--json'], { env: home.env });
+    expect(none.code).toBe(3);
+    const error = jsonOf(none).error;
+    expect(error.message).toMatch(/though it holds echo, stray/);
+    expect(error.hint).not.toMatch(/Nothing was ever installed/);
+    expect(existsSync(join(home.root, 'none.lock'))).toBe(false);
+  });
+
   it('a store lock that exists and pins nothing (after removing the last extension): exit 0 with the note', async () => {
     expect((await runCli(['remove', 'echo'], { env: home.env })).code).toBe(0);
     expect(existsSync(lockFile()), 'remove leaves the lock in place').toBe(true);

@@ -19,7 +19,7 @@ import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './v
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
-import { enabledButAbsentNow } from '../store/unlocked-packages.js';
+import { enabledButAbsentNow, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
 import type { PreparedPackage } from './prepare.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
@@ -123,9 +123,28 @@ export async function loadStoreLock(ctx: Context, doing: string, hint: string): 
     (e: unknown) => (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? false : Promise.reject(stateIoError('read', file, e))),
   );
   if (!exists) {
+    // A store holding packages the host loads is not one where "nothing was installed": name them.
+    const unlocked = unlockedPackages(ctx.paths, new Set());
+    if (unlocked.length > 0) {
+      const one = unlocked.length === 1;
+      throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}: ${doing}, and this store has none, though it holds ${unlocked.join(', ')} (yolop finds ${one ? 'it' : 'them'}; no lock pins ${one ? 'it' : 'them'}: placed by hand?).`, {
+        hint: `Install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'} (\`yep-ext verify\` names ${one ? 'it' : 'them'}), then run this again.`,
+      });
+    }
     throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}: ${doing}, and this store has none.`, { hint });
   }
   return lock;
+}
+
+/**
+ * A warning for what a lock taken from this store leaves behind: the store's packages no
+ * entry pins, which yolop loads here and a home provisioned from `lock` will not have.
+ */
+export async function warnUnlockedBeyond(ctx: Context, lock: Lockfile, what: string): Promise<void> {
+  const unlocked = await unlockedSince(ctx.paths, lock);
+  if (unlocked.length === 0) return;
+  const one = unlocked.length === 1;
+  ctx.log.warn(`${what} does not carry ${unlocked.join(', ')}: this store holds ${one ? 'it' : 'them'} (yolop finds ${one ? 'it' : 'them'} there), but no lock entry pins ${one ? 'it' : 'them'}, so a home provisioned from it will not have ${one ? 'it' : 'them'}; install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'}.`);
 }
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
@@ -244,6 +263,7 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
 export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number }> {
   const lock = await loadStoreLock(ctx, '`lock export` writes what the store\'s lock pins', 'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.');
   if (lock.entries.length === 0) ctx.log.warn(`${ctx.paths.lockFile} pins no extensions: the exported lock installs nothing.`);
+  await warnUnlockedBeyond(ctx, lock, 'The exported lock');
   await saveLock(dest, lock);
   return { path: dest, entries: lock.entries.length };
 }
