@@ -116,6 +116,12 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
     expect(info.code, info.stderr).toBe(0);
     expect(jsonOf(info)).toMatchObject({ name: 'extra', installed: true, version: '9.9.9', enabled: true, source: null, registry: null, verify: { ok: false, problems: [expect.stringContaining('not in extensions.lock')] } });
     expect(reg.requests.length).toBe(crateRequests);
+    // update has nothing to update it from; it says so, not "install extra" (the crate yolop-extension-extra).
+    const up = await runCli(['update', 'extra', '--json'], { env: env() });
+    expect(up.code).toBe(3);
+    expect(jsonOf(up).error.message).toContain('no lock entry pins it');
+    expect(jsonOf(up).error.hint).not.toContain('yep-ext install extra');
+    expect(reg.requests.length).toBe(crateRequests);
     // list says what the host does with it: enabled (settings.toml), not "?".
     const listed = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions as { name: string; enabled?: boolean | null; problems: string[] }[];
     expect(listed.find((e) => e.name === 'extra')).toMatchObject({ enabled: true, problems: [expect.stringContaining('not in extensions.lock')] });
