@@ -202,6 +202,7 @@ describe('install --frozen is strict about --lockfile', () => {
         [['enable', 'nosuch'], 3],
         [['update', '--all'], 0],
         [['verify'], 0],
+        [['install', '--frozen'], 3],
       ] as const) {
         const r = await runCli([...argv], { env: fresh.env });
         expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(code);

@@ -8,6 +8,7 @@
  * Every write of the store's lock goes through the
  * transaction (store/transaction.ts), the lock's only writer.
  */
+import { existsSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pMap from 'p-map';
@@ -149,6 +150,8 @@ export async function warnUnlockedBeyond(ctx: Context, lock: Lockfile, what: str
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
   const given = options.lockfile ? await loadGivenLockfile(options.lockfile) : undefined;
+  // No store lock at all is refused before the installer lock, whose file would create the store just to say so.
+  if (!given && !existsSync(ctx.paths.lockFile)) await loadStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
   // The store's lock, read once (after recovery); it is the target unless --lockfile names one.
   const current = await withInstallLock(ctx, async () => {
     await sweepStaging(ctx);
