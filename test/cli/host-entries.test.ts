@@ -12,6 +12,7 @@ import { grantFingerprint, grantOf } from '../../src/core/package/grants.js';
 import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
+import { fakeAgent } from '../helpers/fake-agent.js';
 
 /** Every path under `dir` (sorted), with a file's bytes: what a command must leave as it was. */
 function treeOf(dir: string): string[] {
@@ -219,13 +220,20 @@ describe('install --frozen is strict about --lockfile', () => {
       const broken = join(fresh.root, 'src', 'broken');
       mkdirSync(broken, { recursive: true });
       writeFileSync(join(broken, 'plugin.json'), '{"name": "broken"');
-      for (const [spec, code] of [
-        [join(fresh.root, 'nonexistent'), 3],
-        ['./nonexistent', 3],
-        [`file://${join(fresh.root, 'no-repo')}`, 3],
-        [broken, 4],
+      // Refused after the agent was asked (its version is cached in the store on the way).
+      const future = writePackage(join(fresh.root, 'src', 'future'), { name: 'future' });
+      writeFileSync(join(future, 'plugin.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(future, 'plugin.json'), 'utf8')), engines: { yolop: '>=99' } }));
+      const agentEnv = { ...fresh.env, PATH: `${fakeAgent(join(fresh.root, 'agent'), '0.12.1').dir}:${fresh.env.PATH}` };
+      for (const [spec, code, extra] of [
+        [join(fresh.root, 'nonexistent'), 3, []],
+        ['./nonexistent', 3, []],
+        [`file://${join(fresh.root, 'no-repo')}`, 3, []],
+        [broken, 4, []],
+        [future, 4, []],
+        // A dry run places nothing, whatever its answer.
+        [pkg, 0, ['--dry-run']],
       ] as const) {
-        const r = await runCli(['install', spec, '--yes'], { env: fresh.env, cwd: fresh.root });
+        const r = await runCli(['install', spec, '--yes', ...extra], { env: agentEnv, cwd: fresh.root });
         expect(r.code, `${spec}: ${r.stderr}`).toBe(code);
         // No store, no .yep-staging, no config dir: the next list or host sees the home it saw before.
         expect(existsSync(fresh.configDir), `install ${spec} created ${fresh.configDir}`).toBe(false);

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readdir, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { isYepError, stateIoError } from '../errors.js';
+import { errnoCode, isYepError, stateIoError } from '../errors.js';
 import { isProcessAlive } from '../fs/temp-files.js';
 import type { Context } from '../context.js';
 import { recoverStage } from './transaction.js';
@@ -69,12 +69,11 @@ export async function makePlanningDir(ctx: Context, label: string, dryRun: boole
 }
 
 /**
- * The directories a planning stage in the store would create, outermost last: the
+ * The directories an install could create in a never-used home, innermost first: the
  * staging directory and each ancestor that does not exist yet (on a never-used home:
- * .yep-staging, the store, the config dir). Empty for a dry run (it stages elsewhere).
+ * .yep-staging, the store, the config dir).
  */
-export function missingForStage(ctx: Context, dryRun: boolean): string[] {
-  if (dryRun) return [];
+export function missingForStage(ctx: Context): string[] {
   const missing: string[] = [];
   for (let dir = ctx.paths.stagingDir; !existsSync(dir); dir = dirname(dir)) {
     missing.push(dir);
@@ -84,17 +83,20 @@ export function missingForStage(ctx: Context, dryRun: boolean): string[] {
 }
 
 /**
- * Undo `missingForStage`'s directories after a plan that placed nothing: each is
- * removed only while empty (rmdir, innermost first), so what anything else put there
- * (another run's stage, a package committed meanwhile) keeps it. An install that
- * failed before it placed anything leaves the home as it found it.
+ * Undo `missingForStage`'s directories after a run that placed nothing: each is removed
+ * only while empty (rmdir, innermost first), so what anything else put there (another
+ * run's stage, a package committed meanwhile) keeps it. A store this run created loses its
+ * caches first (the agent's version, index files: caches, written on the way). An install
+ * that failed before it placed anything leaves the home as it found it.
  */
-export async function pruneCreated(created: string[]): Promise<void> {
+export async function pruneCreated(ctx: Context, created: string[]): Promise<void> {
+  if (created.includes(ctx.paths.storeDir)) await rm(ctx.paths.cacheDir, { recursive: true, force: true }).catch(() => undefined);
   for (const dir of created) {
     try {
       await rmdir(dir);
-    } catch {
-      return; // not empty (or already gone): it and its ancestors stay
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT') continue; // never made (a dry run stages elsewhere)
+      return; // not empty: it and its ancestors stay
     }
   }
 }
