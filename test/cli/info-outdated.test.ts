@@ -6,7 +6,7 @@
  * requirement, secrets only as set/unset, and that neither command writes
  * anything (the lock and the store are byte-identical afterwards).
  */
-import { readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
@@ -324,6 +324,24 @@ describe('info', () => {
     const human = await runCli(['info', 'other'], { env: env() });
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain('Install it with `yep-ext install other`');
+  });
+
+  it('info and search only read: in a home where nothing was ever installed they leave no config dir or store behind (their index cache included)', async () => {
+    const fresh = makeTempHome('yep-info-fresh-');
+    try {
+      const e = { ...env(), ...fresh.env };
+      for (const args of [['info', 'crates.io:yolop-extension-hello', '--json'], ['info', 'hello'], ['search', 'hello']]) {
+        const r = await runCli(args, { env: e });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+        expect(existsSync(fresh.configDir), `${args.join(' ')} created ${fresh.configDir}`).toBe(false);
+      }
+    } finally {
+      fresh.cleanup();
+    }
+    // Where the store exists, the index cache is kept (the next run revalidates instead of downloading).
+    const cached = await runCli(['info', 'crates.io:yolop-extension-hello'], { env: env() });
+    expect(cached.code, cached.stderr).toBe(0);
+    expect(existsSync(join(store(), '.yep-cache', 'index'))).toBe(true);
   });
 
   it('not installed and not in the registry: exit 3; a directory that is not installed: exit 2 pointing at install --dry-run', async () => {

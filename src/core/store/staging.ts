@@ -4,11 +4,11 @@
  * Each run gets its own directory named after its pid; directories of dead
  * processes are swept at the next start.
  */
-import { mkdir, mkdtemp, readdir, rm, rmdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { errnoCode, isYepError, stateIoError } from '../errors.js';
+import { join } from 'node:path';
+import { isYepError, stateIoError } from '../errors.js';
 import { isProcessAlive } from '../fs/temp-files.js';
 import type { Context } from '../context.js';
 import { recoverStage } from './transaction.js';
@@ -66,39 +66,6 @@ export async function makeStagingDir(ctx: Context, label: string): Promise<strin
  */
 export async function makePlanningDir(ctx: Context, label: string, dryRun: boolean): Promise<string> {
   return dryRun ? mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : makeStagingDir(ctx, label);
-}
-
-/**
- * The directories an install could create in a never-used home, innermost first: the
- * staging directory and each ancestor that does not exist yet (on a never-used home:
- * .yep-staging, the store, the config dir).
- */
-export function missingForStage(ctx: Context): string[] {
-  const missing: string[] = [];
-  for (let dir = ctx.paths.stagingDir; !existsSync(dir); dir = dirname(dir)) {
-    missing.push(dir);
-    if (dirname(dir) === dir) break;
-  }
-  return missing;
-}
-
-/**
- * Undo `missingForStage`'s directories after a run that placed nothing: each is removed
- * only while empty (rmdir, innermost first), so what anything else put there (another
- * run's stage, a package committed meanwhile) keeps it. A store this run created loses its
- * caches first (the agent's version, index files: caches, written on the way). An install
- * that failed before it placed anything leaves the home as it found it.
- */
-export async function pruneCreated(ctx: Context, created: string[]): Promise<void> {
-  if (created.includes(ctx.paths.storeDir)) await rm(ctx.paths.cacheDir, { recursive: true, force: true }).catch(() => undefined);
-  for (const dir of created) {
-    try {
-      await rmdir(dir);
-    } catch (e) {
-      if (errnoCode(e) === 'ENOENT') continue; // never made (a dry run stages elsewhere)
-      return; // not empty: it and its ancestors stay
-    }
-  }
 }
 
 export async function removeDir(dir: string): Promise<void> {
