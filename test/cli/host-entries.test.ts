@@ -4,7 +4,7 @@
  * --frozen` strict about the lockfile it is given. State is checked on disk.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -290,6 +290,24 @@ describe('install --frozen is strict about --lockfile', () => {
     expect(error.message).toMatch(/though it holds echo, stray/);
     expect(error.hint).not.toMatch(/Nothing was ever installed/);
     expect(existsSync(join(home.root, 'none.lock'))).toBe(false);
+  });
+
+  it('install --frozen --lockfile that cannot fetch an entry for a reason other than its bytes: the failure\'s own exit (a directory not on this machine: 3, not 5 "differs from the lock"), and a never-used home left as it was', async () => {
+    const out = join(home.root, 'project.lock');
+    expect((await runCli(['lock', 'export', out], { env: home.env })).code).toBe(0);
+    renameSync(pkg, `${pkg}.moved`);
+    const fresh = makeTempHome();
+    try {
+      const r = await runCli(['install', '--frozen', '--lockfile', out, '--json'], { env: fresh.env });
+      expect(r.code, r.stdout).toBe(3);
+      const error = jsonOf(r).error;
+      expect(error).toMatchObject({ code: 'E_NOT_FOUND', details: { failed: [expect.objectContaining({ name: 'echo' })] } });
+      expect(error.hint).not.toMatch(/differs from what the lock pins/);
+      expect(existsSync(fresh.configDir), 'nothing installed, nothing created').toBe(false);
+    } finally {
+      fresh.cleanup();
+      renameSync(`${pkg}.moved`, pkg);
+    }
   });
 
   it('a store lock that exists and pins nothing (after removing the last extension): exit 0 with the note', async () => {

@@ -13,12 +13,13 @@ import { lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
+import { YepError, errnoCode, isYepError, stateIoError, type ErrorCode } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
+import { missingForStage, pruneCreated } from '../store/created-dirs.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { enabledButAbsentNow, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
 import type { PreparedPackage } from './prepare.js';
@@ -149,6 +150,17 @@ export async function warnUnlockedBeyond(ctx: Context, lock: Lockfile, what: str
 }
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
+  // A run that installs nothing (it failed) leaves a never-used home as it found it: no store made for its lock and stages.
+  const created = missingForStage(ctx);
+  try {
+    return await frozen(ctx, options);
+  } catch (e) {
+    await pruneCreated(ctx, created);
+    throw e;
+  }
+}
+
+async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[]> {
   const given = options.lockfile ? await loadGivenLockfile(options.lockfile) : undefined;
   // No store lock at all is refused before the installer lock, whose file would create the store just to say so.
   if (!given && !existsSync(ctx.paths.lockFile)) await loadStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
@@ -186,6 +198,8 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
 
   const prepared: PreparedPackage[] = [];
   const failures: FrozenItem[] = [];
+  // Each failure's own code: a network or a missing directory is not a hash that failed to match.
+  const failureCodes: ErrorCode[] = [];
   try {
     await pMap(
       todo,
@@ -199,6 +213,7 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
           if (!isYepError(e)) throw e;
           const item: FrozenItem = { name: entry.name, status: 'failed', reason: e.message };
           failures.push(item);
+          failureCodes.push(e.code);
           options.onItem?.(item);
         }
       },
@@ -208,8 +223,14 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
     for (const p of prepared) late.push(...policyViolations(policy, preparedSubject(p)));
     if (failures.length === 0 && late.length > 0) throw policyError(late);
     if (failures.length > 0) {
-      throw new YepError('E_INTEGRITY', `The lockfile could not be reproduced; nothing was installed:\n${failures.map((f) => `  - ${f.name}: ${f.reason}`).join('\n')}`, {
-        hint: 'Each listed extension differs from what the lock pins. If the change is expected, run `yep-ext update <name>` where the lock is maintained and commit the new lock.',
+      // The exit says what went wrong: integrity when any bytes differ from the lock, else the failures' own code
+      // (a network error is worth a retry; exit 5 says "do not retry blindly").
+      const code: ErrorCode = failureCodes.includes('E_INTEGRITY') ? 'E_INTEGRITY' : failureCodes[0]!;
+      throw new YepError(code, `The lockfile could not be reproduced; nothing was installed:\n${failures.map((f) => `  - ${f.name}: ${f.reason}`).join('\n')}`, {
+        hint:
+          code === 'E_INTEGRITY'
+            ? 'Each listed extension differs from what the lock pins. If the change is expected, run `yep-ext update <name>` where the lock is maintained and commit the new lock.'
+            : 'Fix what each listed extension failed on (the network, a directory or repository that is not there on this machine) and run it again.',
         details: { failed: failures.map((f) => ({ name: f.name, status: f.status, reason: f.reason ?? null, engines: null })) },
       });
     }

@@ -5,8 +5,8 @@
  * Small on purpose: read-only commands (info, search) load it.
  */
 import { existsSync } from 'node:fs';
-import { rm, rmdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readdir, rm, rmdir } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
 
@@ -32,7 +32,8 @@ export function missingForStage(ctx: Context): string[] {
  * that failed before it placed anything leaves the home as it found it.
  */
 export async function pruneCreated(ctx: Context, created: string[]): Promise<void> {
-  if (created.includes(ctx.paths.storeDir)) await rm(ctx.paths.cacheDir, { recursive: true, force: true }).catch(() => undefined);
+  // Caches only while the store holds nothing else (a package committed meanwhile keeps the store, and its caches).
+  if (created.includes(ctx.paths.storeDir) && (await storeHoldsOnlyCaches(ctx))) await rm(ctx.paths.cacheDir, { recursive: true, force: true }).catch(() => undefined);
   for (const dir of created) {
     try {
       await rmdir(dir);
@@ -41,4 +42,10 @@ export async function pruneCreated(ctx: Context, created: string[]): Promise<voi
       return; // not empty: it and its ancestors stay
     }
   }
+}
+
+async function storeHoldsOnlyCaches(ctx: Context): Promise<boolean> {
+  const names = await readdir(ctx.paths.storeDir).catch(() => [] as string[]);
+  const scratch = new Set([basename(ctx.paths.cacheDir), basename(ctx.paths.stagingDir)]);
+  return names.every((n) => scratch.has(n));
 }
