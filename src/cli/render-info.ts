@@ -47,7 +47,7 @@ export function renderInfo(info: InfoResult): string {
   if (info.engines && info.engines.status !== 'none') lines.push(line('engines', `${clean(info.engines.detail)}${info.engines.status === 'excludes' ? yellow(' (yolop cannot run it)') : info.engines.status === 'admits' ? ' (ok)' : ''}`));
   if (info.upstream) {
     const u = info.upstream;
-    const status = u.status === 'update' ? yellow(`update available: ${u.hint}`) : u.status === 'beyond' ? yellow(`newer outside the recorded requirement: ${u.hint}`) : green('up to date');
+    const status = u.status === 'update' ? yellow(`update available: ${u.hint}`) : u.status === 'beyond' ? yellow(`newer outside the recorded requirement: ${u.hint}`) : u.status === 'damaged' ? yellow(`damaged: what is installed is not what the lock pins (see checks); repair it with \`${u.hint}\``) : green('up to date');
     lines.push(line('upstream', `wanted ${u.wanted ? clean(u.wanted, 40) : '-'}, latest ${u.latest ? clean(u.latest, 40) : '-'}: ${status}`));
     if (u.newest_outside_requirement) lines.push(line('', `newest outside the requirement: ${clean(u.newest_outside_requirement, 40)}`));
     if (u.versions.length > 0) lines.push(line('versions', versionsLine(u.versions)));

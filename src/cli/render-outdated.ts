@@ -8,8 +8,9 @@ import { sanitize } from '../core/text/sanitize.js';
 import { renderRows } from './table.js';
 import type { OutputShape } from './terminal.js';
 
-export function outdatedJson(items: OutdatedItem[]) {
-  return { outdated: items, outdated_count: items.filter((i) => i.status === 'update' || i.status === 'beyond').length };
+/** `unlocked`: the store's packages no lock entry pins (the host loads them; no row: nothing records their source). */
+export function outdatedJson(items: OutdatedItem[], unlocked: string[] = []) {
+  return { outdated: items, outdated_count: items.filter((i) => i.status === 'update' || i.status === 'beyond').length, unlocked };
 }
 
 /** A git commit shortened for the table (JSON keeps it whole). */
@@ -37,6 +38,8 @@ function statusText(item: OutdatedItem): string {
       return `held: ${sanitize(item.newer_engines?.detail ?? 'newer versions need a newer yolop', { max: 300 })} (upgrade yolop)`;
     case 'local':
       return 'local (a path install: edited in place)';
+    case 'damaged':
+      return `damaged: ${sanitize(item.error?.message ?? '', { max: 200 })} (repair: ${item.hint})`;
     case 'failed':
       return `failed: ${sanitize(item.error?.message ?? '', { max: 200 })}`;
     default:
@@ -44,8 +47,13 @@ function statusText(item: OutdatedItem): string {
   }
 }
 
-export async function renderOutdated(items: OutdatedItem[], out: OutputShape): Promise<string> {
-  if (items.length === 0) return 'No extensions installed. Try `yep-ext search` or `yep-ext install <source>`.';
+export async function renderOutdated(items: OutdatedItem[], out: OutputShape, unlocked: string[] = []): Promise<string> {
+  if (items.length === 0) {
+    // The store may hold packages the host loads that no lock entry pins: then something is installed.
+    return unlocked.length === 0
+      ? 'No extensions installed. Try `yep-ext search` or `yep-ext install <source>`.'
+      : `No locked extensions to compare; the store holds ${sanitize(unlocked.join(', '))}, which no lock entry pins.`;
+  }
   const table = await renderRows(
     ['name', 'current', 'wanted', 'latest', 'kind', 'status'],
     items.map((i) => {
@@ -57,7 +65,10 @@ export async function renderOutdated(items: OutdatedItem[], out: OutputShape): P
   const n = outdatedJson(items).outdated_count;
   const held = items.filter((i) => i.status === 'held').length;
   const heldLine = held > 0 ? `${held} held back: newer versions need a newer yolop.` : '';
-  const summary = [n > 0 ? `${n} extension${n === 1 ? '' : 's'} can be updated.` : held > 0 ? '' : 'Everything is up to date.', heldLine].filter(Boolean).join(' ');
+  const damaged = items.filter((i) => i.status === 'damaged').length;
+  const damagedLine = damaged > 0 ? `${damaged} damaged: what is installed is not what the lock pins.` : '';
+  const unlockedLine = unlocked.length > 0 ? `${unlocked.length} not compared: no lock entry pins ${sanitize(unlocked.join(', '))}.` : '';
+  const summary = [n > 0 ? `${n} extension${n === 1 ? '' : 's'} can be updated.` : held > 0 || damaged > 0 || unlocked.length > 0 ? '' : 'Everything is up to date.', heldLine, damagedLine, unlockedLine].filter(Boolean).join(' ');
   // The summary line only for people at a terminal: piped output stays a plain table.
   return out.tty ? `${table}\n${summary}` : table;
 }

@@ -1,6 +1,6 @@
 /** `yep-ext doctor` as a user runs it: exit statuses, --json shape, Ctrl-C (hardening F46). Needs `npm run build`. */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listGroup } from '../../src/core/yep/process-group.js';
@@ -54,6 +54,18 @@ describe('yep-ext doctor', () => {
     const missing = await runCli(['doctor', 'nothere', '--json'], { env: home.env });
     expect(missing.code).toBe(3);
     expect(jsonOf(missing).error.code).toBe('E_NOT_INSTALLED');
+  });
+
+  it('a name the lock pins whose package is gone: exit 3 saying the lock pins it, with the install that restores it (not "run list")', async () => {
+    const dir = makePackage(join(home.root, 'pkgs'), 'pinned', { args: ['--name', 'pinned'] });
+    expect((await runCli(['install', dir, '--yes'], { env: home.env })).code).toBe(0);
+    rmSync(join(home.configDir, 'extensions', 'pinned'));
+    const r = await runCli(['doctor', 'pinned', '--json'], { env: home.env });
+    expect(r.code).toBe(3);
+    expect(jsonOf(r).error).toMatchObject({ code: 'E_NOT_INSTALLED', message: expect.stringContaining('extensions.lock pins it') });
+    expect(jsonOf(r).error.hint).toContain('yep-ext remove pinned');
+    // The lock still pins it: the message describes that state.
+    expect(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')).toContain('name = "pinned"');
   });
 
   it('refuses bad --args and --timeout values', async () => {

@@ -7,7 +7,7 @@
  * (counted on the loopback release host), a corrupted entry is re-fetched.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/target.js';
@@ -108,6 +108,21 @@ describe('the shared download cache', () => {
     expect(c.code, c.stderr).toBe(0);
     expect(jsonOf(c).removed).toBe(1);
     expect(contentFiles(cacheDir)).toEqual([]);
+  });
+
+  it('cache verify says every entry it dropped: one whose content file is gone is counted (missing), not left out of "N verified"', async () => {
+    const a = home();
+    reg.publish({ name: HELLO, vers: '0.3.1', data: fixtureCrate(HELLO, '0.3.1') });
+    expect((await runCli(['install', 'hello@0.3.0'], { env: env(a) })).code).toBe(0);
+    expect((await runCli(['install', 'hello@0.3.1', '--yes'], { env: env(a) })).code).toBe(0);
+    const cacache = (await import('cacache')).default;
+    expect(Object.keys(await cacache.ls(cacheDir))).toHaveLength(2);
+    rmSync(contentFiles(cacheDir)[0]!);
+    const v = await runCli(['cache', 'verify'], { env: env(a) });
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/1 entry verified, 0 corrupted, 1 with its content missing \(dropped\)/);
+    // What it said it dropped is gone from the index.
+    expect(Object.keys(await cacache.ls(cacheDir))).toHaveLength(1);
   });
 
   it('YEP_EXT_CACHE_DIR=off: nothing cached, every home downloads', async () => {

@@ -4,7 +4,7 @@
  * --frozen` strict about the lockfile it is given. State is checked on disk.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,21 @@ import { grantFingerprint, grantOf } from '../../src/core/package/grants.js';
 import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
+import { fakeAgent } from '../helpers/fake-agent.js';
+
+/** Every path under `dir` (sorted), with a file's bytes: what a command must leave as it was. */
+function treeOf(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .map((e) => join(e.parentPath, e.name))
+    .sort()
+    .map((p) => {
+      try {
+        return `${p}\n${readFileSync(p, 'base64')}`;
+      } catch {
+        return p; // a directory or a link to one
+      }
+    });
+}
 
 let home: TempHome;
 let pkg: string;
@@ -188,11 +203,46 @@ describe('install --frozen is strict about --lockfile', () => {
         [['enable', 'nosuch'], 3],
         [['update', '--all'], 0],
         [['verify'], 0],
+        [['install', '--frozen'], 3],
       ] as const) {
         const r = await runCli([...argv], { env: fresh.env });
         expect(r.code, `${argv.join(' ')}: ${r.stderr}`).toBe(code);
         expect(existsSync(fresh.configDir), `${argv.join(' ')} created ${fresh.configDir}`).toBe(false);
       }
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
+  it('an install that fails before placing anything leaves a never-used home as it was: a missing path, a URL with no repository, a package the host would refuse', async () => {
+    const fresh = makeTempHome();
+    try {
+      const broken = join(fresh.root, 'src', 'broken');
+      mkdirSync(broken, { recursive: true });
+      writeFileSync(join(broken, 'plugin.json'), '{"name": "broken"');
+      // Refused after the agent was asked (its version is cached in the store on the way).
+      const future = writePackage(join(fresh.root, 'src', 'future'), { name: 'future' });
+      writeFileSync(join(future, 'plugin.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(future, 'plugin.json'), 'utf8')), engines: { yolop: '>=99' } }));
+      const agentEnv = { ...fresh.env, PATH: `${fakeAgent(join(fresh.root, 'agent'), '0.12.1').dir}:${fresh.env.PATH}` };
+      for (const [spec, code, extra] of [
+        [join(fresh.root, 'nonexistent'), 3, []],
+        ['./nonexistent', 3, []],
+        [`file://${join(fresh.root, 'no-repo')}`, 3, []],
+        [broken, 4, []],
+        [future, 4, []],
+        // A dry run places nothing, whatever its answer.
+        [pkg, 0, ['--dry-run']],
+      ] as const) {
+        const r = await runCli(['install', spec, '--yes', ...extra], { env: agentEnv, cwd: fresh.root });
+        expect(r.code, `${spec}: ${r.stderr}`).toBe(code);
+        // No store, no .yep-staging, no config dir: the next list or host sees the home it saw before.
+        expect(existsSync(fresh.configDir), `install ${spec} created ${fresh.configDir}`).toBe(false);
+      }
+      // Where the store exists, a failed install leaves it byte for byte (its .yep-staging included).
+      const before = treeOf(store());
+      const r = await runCli(['install', join(fresh.root, 'nonexistent'), '--yes'], { env: home.env });
+      expect(r.code, r.stderr).toBe(3);
+      expect(treeOf(store())).toEqual(before);
     } finally {
       fresh.cleanup();
     }
@@ -218,6 +268,45 @@ describe('install --frozen is strict about --lockfile', () => {
       expect(existsSync(mirrorDir), 'no mirror made').toBe(false);
     } finally {
       fresh.cleanup();
+    }
+  });
+
+  it('lock export and mirror say what they leave out: a store package no lock entry pins (yolop finds it) is named, and the exported lock indeed lacks it', async () => {
+    // Placed by hand beside the locked echo.
+    writePackage(join(store(), 'stray'), { name: 'stray' });
+    const out = join(home.root, 'exported.lock');
+    const r = await runCli(['lock', 'export', out], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/The exported lock does not carry stray/);
+    expect((parse(readFileSync(out, 'utf8')) as { extensions: { name: string }[] }).extensions.map((e) => e.name)).toEqual(['echo']);
+    const m = await runCli(['mirror', join(home.root, 'mirror')], { env: home.env });
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stderr).toMatch(/The mirror does not carry stray/);
+    // With no lock at all, the refusal names what the store holds instead of "nothing was ever installed".
+    rmSync(lockFile());
+    const none = await runCli(['lock', 'export', join(home.root, 'none.lock'), '--json'], { env: home.env });
+    expect(none.code).toBe(3);
+    const error = jsonOf(none).error;
+    expect(error.message).toMatch(/though it holds echo, stray/);
+    expect(error.hint).not.toMatch(/Nothing was ever installed/);
+    expect(existsSync(join(home.root, 'none.lock'))).toBe(false);
+  });
+
+  it('install --frozen --lockfile that cannot fetch an entry for a reason other than its bytes: the failure\'s own exit (a directory not on this machine: 3, not 5 "differs from the lock"), and a never-used home left as it was', async () => {
+    const out = join(home.root, 'project.lock');
+    expect((await runCli(['lock', 'export', out], { env: home.env })).code).toBe(0);
+    renameSync(pkg, `${pkg}.moved`);
+    const fresh = makeTempHome();
+    try {
+      const r = await runCli(['install', '--frozen', '--lockfile', out, '--json'], { env: fresh.env });
+      expect(r.code, r.stdout).toBe(3);
+      const error = jsonOf(r).error;
+      expect(error).toMatchObject({ code: 'E_NOT_FOUND', details: { failed: [expect.objectContaining({ name: 'echo' })] } });
+      expect(error.hint).not.toMatch(/differs from what the lock pins/);
+      expect(existsSync(fresh.configDir), 'nothing installed, nothing created').toBe(false);
+    } finally {
+      fresh.cleanup();
+      renameSync(`${pkg}.moved`, pkg);
     }
   });
 

@@ -6,7 +6,7 @@
  * requirement, secrets only as set/unset, and that neither command writes
  * anything (the lock and the store are byte-identical afterwards).
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
@@ -100,7 +100,8 @@ describe('outdated', () => {
     const r = await runCli(['outdated', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const doc = jsonOf(r);
-    expect(Object.keys(doc).sort()).toEqual(['outdated', 'outdated_count']);
+    expect(Object.keys(doc).sort()).toEqual(['outdated', 'outdated_count', 'unlocked']);
+    expect(doc.unlocked).toEqual([]);
     expect(doc.outdated_count).toBe(2);
     for (const item of doc.outdated) expect(Object.keys(item).sort(), item.name).toEqual(ITEM_KEYS);
     const [gitext, hello, localext] = doc.outdated;
@@ -150,6 +151,65 @@ describe('outdated', () => {
     const none = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
     expect(none.code, none.stderr).toBe(0);
     expect(jsonOf(none).outdated_count).toBe(0);
+  });
+
+  it('a tree that is not what the lock pins is damaged, not "up to date": store entry gone, a file edited; exit 5 with --exit-code; nothing written', async () => {
+    // hello: its package directory is gone (the host loads nothing); gitext: a file edited in the store.
+    rmSync(realpathSync(join(store(), 'hello')), { recursive: true });
+    writeFileSync(join(store(), 'gitext', 'README.md'), 'edited\n');
+    const lock = lockText();
+    const snapshot = storeSnapshot();
+    const downloads = reg.requestsTo('/crates/').length;
+
+    const r = await runCli(['outdated', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const [gitext, hello, localext] = jsonOf(r).outdated;
+    expect(hello).toMatchObject({ name: 'hello', current: '0.1.0', status: 'damaged', hint: 'yep-ext install --force hello', error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'missing' })] } } });
+    expect(gitext).toMatchObject({ name: 'gitext', wanted: oldRev, status: 'damaged', hint: 'yep-ext install --force gitext', error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'content' })] } } });
+    expect(localext.status).toBe('local');
+    expect(r.stderr).toMatch(/hello: what is installed does not match its lock entry/);
+    // Nothing downloaded for a damaged row's newer versions: its answer is the repair.
+    expect(reg.requestsTo('/crates/')).toHaveLength(downloads);
+
+    const coded = await runCli(['outdated', '--exit-code'], { env: env() });
+    expect(coded.code).toBe(5);
+    expect(coded.stdout).toContain('hello\t0.1.0\t0.1.0\t0.4.0\tcrate\tdamaged:');
+    expect(coded.stdout).not.toContain('up to date');
+
+    const info = await runCli(['info', 'gitext', '--json'], { env: env() });
+    expect(info.code, info.stderr).toBe(0);
+    expect(jsonOf(info).upstream).toMatchObject({ status: 'damaged', hint: 'yep-ext install --force gitext' });
+    expect((await runCli(['info', 'hello'], { env: env() })).stdout).not.toContain('up to date');
+
+    expect(lockText()).toBe(lock);
+    expect(storeSnapshot()).toBe(snapshot);
+    // The hint repairs it: the same rows are then answered from the origin.
+    for (const name of ['hello', 'gitext']) expect((await runCli(['install', '--force', name, '--yes'], { env: env() })).code).toBe(0);
+    const fixed = jsonOf(await runCli(['outdated', '--json'], { env: env() })).outdated;
+    expect(fixed.map((i: { status: string }) => i.status)).toEqual(['up-to-date', 'beyond', 'local']);
+  });
+
+  it('a store package no lock entry pins is named (yolop loads it), never "No extensions installed"', async () => {
+    // Alone in a store: the lock pins nothing, the host loads the package.
+    const fresh = makeTempHome('yep-info-unlocked-');
+    try {
+      writePackage(join(fresh.configDir, 'extensions', 'stray'), { name: 'stray' });
+      const only = await runCli(['outdated', '--json'], { env: { ...env(), ...fresh.env } });
+      expect(only.code, only.stderr).toBe(0);
+      expect(jsonOf(only)).toEqual({ outdated: [], outdated_count: 0, unlocked: ['stray'] });
+      expect(only.stderr).toContain('no lock entry pins (stray)');
+      const human = await runCli(['outdated'], { env: { ...env(), ...fresh.env } });
+      expect(human.stdout).not.toContain('No extensions installed');
+      expect(human.stdout).toContain('stray');
+    } finally {
+      fresh.cleanup();
+    }
+    // Beside locked ones: the rows, and the name.
+    writePackage(join(store(), 'stray'), { name: 'stray' });
+    const r = await runCli(['outdated', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).unlocked).toEqual(['stray']);
+    expect(jsonOf(r).outdated.map((i: { name: string }) => i.name)).toEqual(['gitext', 'hello', 'localext']);
   });
 
   it('a failed lookup is reported on its row; the others are answered; exit 11 (partial)', async () => {
@@ -264,6 +324,24 @@ describe('info', () => {
     const human = await runCli(['info', 'other'], { env: env() });
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain('Install it with `yep-ext install other`');
+  });
+
+  it('info and search only read: in a home where nothing was ever installed they leave no config dir or store behind (their index cache included)', async () => {
+    const fresh = makeTempHome('yep-info-fresh-');
+    try {
+      const e = { ...env(), ...fresh.env };
+      for (const args of [['info', 'crates.io:yolop-extension-hello', '--json'], ['info', 'hello'], ['search', 'hello']]) {
+        const r = await runCli(args, { env: e });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+        expect(existsSync(fresh.configDir), `${args.join(' ')} created ${fresh.configDir}`).toBe(false);
+      }
+    } finally {
+      fresh.cleanup();
+    }
+    // Where the store exists, the index cache is kept (the next run revalidates instead of downloading).
+    const cached = await runCli(['info', 'crates.io:yolop-extension-hello'], { env: env() });
+    expect(cached.code, cached.stderr).toBe(0);
+    expect(existsSync(join(store(), '.yep-cache', 'index'))).toBe(true);
   });
 
   it('not installed and not in the registry: exit 3; a directory that is not installed: exit 2 pointing at install --dry-run', async () => {

@@ -213,6 +213,41 @@ describe('enable refused over an extension settings.toml already turns on', () =
   });
 });
 
+describe('a store package no lock entry pins (the host loads it all the same)', () => {
+  it('policy check counts and rules it, enable refuses it; its source cannot meet a sources rule; nothing written', async () => {
+    expect((await install([pkg('alpha')])).code).toBe(0);
+    // Placed by hand: the host discovers <store>/stray/plugin.json, no lock entry pins it.
+    makePackage(join(home.configDir, 'extensions'), 'stray', { args: ['--name', 'stray'] });
+    expect(lockNames()).toEqual(['alpha']);
+    const settings = join(home.configDir, 'settings.toml');
+
+    systemPolicy({ names: { allow: ['alpha'] } });
+    const check = await runCli(['policy', 'check', '--json'], { env: env() });
+    expect(check.code, check.stdout).toBe(13);
+    expect(jsonOf(check).error.details).toMatchObject({ checked: 2, violations: [{ rule: 'names.allow', item: 'stray' }] });
+    const enable = await runCli(['enable', 'stray', '--json'], { env: env() });
+    expect(enable.code, enable.stdout).toBe(13);
+    expect(jsonOf(enable).error.details).toMatchObject({ rule: 'names.allow', item: 'stray' });
+    expect(existsSync(settings)).toBe(false);
+
+    // No lock entry records its origin: a policy that restricts sources cannot admit it.
+    systemPolicy({ sources: { kinds: ['path'] } });
+    const kinds = await runCli(['policy', 'check', '--json'], { env: env() });
+    expect(kinds.code, kinds.stdout).toBe(13);
+    expect(jsonOf(kinds).error.details.violations).toEqual([expect.objectContaining({ rule: 'sources.kinds', item: 'unlocked' })]);
+    expect((await runCli(['enable', 'stray'], { env: env() })).code).toBe(13);
+    expect(existsSync(settings)).toBe(false);
+
+    // Rules it meets: admitted, and counted.
+    systemPolicy({ names: { allow: ['alpha', 'stray'] } });
+    const ok = await runCli(['policy', 'check', '--json'], { env: env() });
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(jsonOf(ok)).toMatchObject({ checked: 2, violations: [] });
+    expect((await runCli(['enable', 'stray'], { env: env() })).code).toBe(0);
+    expect(lockNames()).toEqual(['alpha']);
+  });
+});
+
 describe('tighten-only merge', () => {
   it('the user file cannot loosen the system file', async () => {
     const dir = pkg('watcher', { yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: '*' }] } });

@@ -7,8 +7,9 @@
  * - an install over an installed entry checks the tree once (the stat signature
  *   in `.yep-state/` is read once), not again under the lock;
  * - a warm `install --frozen` reads a skipped entry's manifest once;
- * - `outdated` gets the installed engines verdicts from the manifests alone, not
- *   from a whole `list` (no settings.toml, no stat signatures).
+ * - `outdated` gets the installed engines verdicts from the manifests its tree check
+ *   read (one stat signature and one manifest each: is the tree what the lock pins),
+ *   not from a whole `list` (no settings.toml).
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,7 +50,7 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 describeNeeding(straceNeed(), 'each state file read once per command', () => {
-  it('a repairing install parses the lock twice (plan, apply) and checks the tree once; warm --frozen reads the manifest once; outdated reads no list state', async () => {
+  it('a repairing install parses the lock twice (plan, apply) and checks the tree once; warm --frozen reads the manifest once; outdated reads one signature and one manifest, no settings', async () => {
     const first = await runCli(['install', 'hello'], { env: env() });
     expect(first.code, first.stderr).toBe(0);
     // A damaged tree, so the install commits (a reinstall): every step of a commit runs.
@@ -70,6 +71,6 @@ describeNeeding(straceNeed(), 'each state file read once per command', () => {
     // Enabled, so settings.toml exists: a whole `list` behind outdated would read it.
     const enabled = await runCli(['enable', 'hello'], { env: env() });
     expect(enabled.code, enabled.stderr).toBe(0);
-    expect(await opens(['outdated'], [join(home.configDir, 'settings.toml'), signature, manifest])).toEqual([0, 0, 1]);
+    expect(await opens(['outdated'], [join(home.configDir, 'settings.toml'), signature, manifest])).toEqual([0, 1, 1]);
   });
 });

@@ -106,6 +106,22 @@ describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-bin
     expect(human.stderr).toContain('extra: not in extensions.lock');
     expect(human.stderr).toContain('yep-ext remove extra');
     expect((await runCli(['verify', 'binny'], { env: env() })).code).toBe(0);
+    // Named, it is the same finding, not "extra is not installed" (exit 3).
+    const named = await runCli(['verify', 'extra', '--json'], { env: env() });
+    expect(named.code, named.stdout).toBe(5);
+    expect(jsonOf(named).error.details.extensions).toEqual([expect.objectContaining({ name: 'extra', ok: false, problems: [expect.objectContaining({ kind: 'unlocked' })] })]);
+    // info answers from the store, not from the registry's crate yolop-extension-extra (another package).
+    const crateRequests = reg.requests.length;
+    const info = await runCli(['info', 'extra', '--json'], { env: env() });
+    expect(info.code, info.stderr).toBe(0);
+    expect(jsonOf(info)).toMatchObject({ name: 'extra', installed: true, version: '9.9.9', enabled: true, source: null, registry: null, verify: { ok: false, problems: [expect.stringContaining('not in extensions.lock')] } });
+    expect(reg.requests.length).toBe(crateRequests);
+    // update has nothing to update it from; it says so, not "install extra" (the crate yolop-extension-extra).
+    const up = await runCli(['update', 'extra', '--json'], { env: env() });
+    expect(up.code).toBe(3);
+    expect(jsonOf(up).error.message).toContain('no lock entry pins it');
+    expect(jsonOf(up).error.hint).not.toContain('yep-ext install extra');
+    expect(reg.requests.length).toBe(crateRequests);
     // list says what the host does with it: enabled (settings.toml), not "?".
     const listed = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions as { name: string; enabled?: boolean | null; problems: string[] }[];
     expect(listed.find((e) => e.name === 'extra')).toMatchObject({ enabled: true, problems: [expect.stringContaining('not in extensions.lock')] });

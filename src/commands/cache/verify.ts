@@ -9,7 +9,8 @@ export default class CacheVerify extends BaseCommand {
   async run(): Promise<unknown> {
     await this.parse(CacheVerify);
     const r = await verifyCache(this.makeContext());
-    if (!this.jsonEnabled()) this.log(`${r.dir}: ${r.verified} entr${r.verified === 1 ? 'y' : 'ies'} verified, ${r.bad} corrupted, ${r.reclaimed} reclaimed, ${r.bytes} bytes kept.`);
+    // Every index entry verify dropped is said: corrupted content, and content that was gone (its entry is dropped too).
+    if (!this.jsonEnabled()) this.log(`${r.dir}: ${r.verified} entr${r.verified === 1 ? 'y' : 'ies'} verified, ${r.bad} corrupted, ${r.missing} with ${r.missing === 1 ? 'its' : 'their'} content missing (dropped), ${r.reclaimed} reclaimed, ${r.bytes} bytes kept.`);
     return r;
   }
 }

@@ -26,7 +26,7 @@ import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/
 import { enableExtension, readExtensionSettings } from '../settings/settings.js';
 import { findEntry, loadLock } from '../store/lockfile.js';
 import { policyError } from '../policy/evaluate.js';
-import { installedViolations, pinnedAsOnDisk, withPolicy } from './policy-gate.js';
+import { installedViolations, pinnedAsOnDisk, unlockedViolations, withPolicy } from './policy-gate.js';
 
 /** Validation callback for prompts: true when fine, else the message to show. */
 export type PromptValidator = (raw: string) => true | string;
@@ -193,6 +193,10 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   const enabledNow = async (): Promise<boolean> => readExtensionSettings(ctx.paths, name).then((s) => s.enabled, () => false);
   if (entry) {
     const violations = await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry), manifest);
+    if (violations.length > 0) throw stillEnabled(policyError(violations), name, await enabledNow());
+  } else if (policy.files.length > 0) {
+    // A store package no lock entry pins (placed by hand): the host loads it all the same, so the policy rules it too.
+    const violations = await unlockedViolations(ctx, policy, name, manifest);
     if (violations.length > 0) throw stillEnabled(policyError(violations), name, await enabledNow());
   }
   // Enabling is what would break the agent: refuse before anything is asked or written.

@@ -8,18 +8,20 @@
  * Every write of the store's lock goes through the
  * transaction (store/transaction.ts), the lock's only writer.
  */
+import { existsSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
+import { YepError, errnoCode, isYepError, stateIoError, type ErrorCode } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
+import { missingForStage, pruneCreated } from '../store/created-dirs.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
-import { enabledButAbsentNow } from '../store/unlocked-packages.js';
+import { enabledButAbsentNow, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
 import type { PreparedPackage } from './prepare.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
@@ -131,13 +133,45 @@ export async function loadStoreLock(ctx: Context, doing: string, hint: string): 
     (e: unknown) => (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? false : Promise.reject(stateIoError('read', file, e))),
   );
   if (!exists) {
+    // A store holding packages the host loads is not one where "nothing was installed": name them.
+    const unlocked = unlockedPackages(ctx.paths, new Set());
+    if (unlocked.length > 0) {
+      const one = unlocked.length === 1;
+      throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}: ${doing}, and this store has none, though it holds ${unlocked.join(', ')} (yolop finds ${one ? 'it' : 'them'}; no lock pins ${one ? 'it' : 'them'}: placed by hand?).`, {
+        hint: `Install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'} (\`yep-ext verify\` names ${one ? 'it' : 'them'}), then run this again.`,
+      });
+    }
     throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}: ${doing}, and this store has none.`, { hint });
   }
   return lock;
 }
 
+/**
+ * A warning for what a lock taken from this store leaves behind: the store's packages no
+ * entry pins, which yolop loads here and a home provisioned from `lock` will not have.
+ */
+export async function warnUnlockedBeyond(ctx: Context, lock: Lockfile, what: string): Promise<void> {
+  const unlocked = await unlockedSince(ctx.paths, lock);
+  if (unlocked.length === 0) return;
+  const one = unlocked.length === 1;
+  ctx.log.warn(`${what} does not carry ${unlocked.join(', ')}: this store holds ${one ? 'it' : 'them'} (yolop finds ${one ? 'it' : 'them'} there), but no lock entry pins ${one ? 'it' : 'them'}, so a home provisioned from it will not have ${one ? 'it' : 'them'}; install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'}.`);
+}
+
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
+  // A run that installs nothing (it failed) leaves a never-used home as it found it: no store made for its lock and stages.
+  const created = missingForStage(ctx);
+  try {
+    return await frozen(ctx, options);
+  } catch (e) {
+    await pruneCreated(ctx, created);
+    throw e;
+  }
+}
+
+async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[]> {
   const given = options.lockfile ? await loadGivenLockfile(options.lockfile) : undefined;
+  // No store lock at all is refused before the installer lock, whose file would create the store just to say so.
+  if (!given && !existsSync(ctx.paths.lockFile)) await loadStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
   // The store's lock, read once (after recovery); it is the target unless --lockfile names one.
   const current = await withInstallLock(ctx, async () => {
     await sweepStaging(ctx);
@@ -172,6 +206,8 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
 
   const prepared: PreparedPackage[] = [];
   const failures: FrozenItem[] = [];
+  // Each failure's own code: a network or a missing directory is not a hash that failed to match.
+  const failureCodes: ErrorCode[] = [];
   try {
     await pMap(
       todo,
@@ -185,6 +221,7 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
           if (!isYepError(e)) throw e;
           const item: FrozenItem = { name: entry.name, status: 'failed', reason: e.message };
           failures.push(item);
+          failureCodes.push(e.code);
           options.onItem?.(item);
         }
       },
@@ -194,8 +231,14 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
     for (const p of prepared) late.push(...policyViolations(policy, preparedSubject(p)));
     if (failures.length === 0 && late.length > 0) throw policyError(late);
     if (failures.length > 0) {
-      throw new YepError('E_INTEGRITY', `The lockfile could not be reproduced; nothing was installed:\n${failures.map((f) => `  - ${f.name}: ${f.reason}`).join('\n')}`, {
-        hint: 'Each listed extension differs from what the lock pins. If the change is expected, run `yep-ext update <name>` where the lock is maintained and commit the new lock.',
+      // The exit says what went wrong: integrity when any bytes differ from the lock, else the failures' own code
+      // (a network error is worth a retry; exit 5 says "do not retry blindly").
+      const code: ErrorCode = failureCodes.includes('E_INTEGRITY') ? 'E_INTEGRITY' : failureCodes[0]!;
+      throw new YepError(code, `The lockfile could not be reproduced; nothing was installed:\n${failures.map((f) => `  - ${f.name}: ${f.reason}`).join('\n')}`, {
+        hint:
+          code === 'E_INTEGRITY'
+            ? 'Each listed extension differs from what the lock pins. If the change is expected, run `yep-ext update <name>` where the lock is maintained and commit the new lock.'
+            : 'Fix what each listed extension failed on (the network, a directory or repository that is not there on this machine) and run it again.',
         details: { failed: failures.map((f) => ({ name: f.name, status: f.status, reason: f.reason ?? null, engines: null })) },
       });
     }
@@ -252,6 +295,7 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
 export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number }> {
   const lock = await loadStoreLock(ctx, '`lock export` writes what the store\'s lock pins', 'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.');
   if (lock.entries.length === 0) ctx.log.warn(`${ctx.paths.lockFile} pins no extensions: the exported lock installs nothing.`);
+  await warnUnlockedBeyond(ctx, lock, 'The exported lock');
   await saveLock(dest, lock);
   return { path: dest, entries: lock.entries.length };
 }

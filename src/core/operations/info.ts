@@ -15,13 +15,19 @@ import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/l
 import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
 import { resolveExtensionName } from '../store/installed-name.js';
-import { configFields } from '../package/manifest.js';
+import { configFields, loadManifest } from '../package/manifest.js';
+import { packageDir } from '../paths.js';
+import { configStatus } from '../settings/config-status.js';
+import { readExtensionSettings } from '../settings/settings.js';
+import { unlockedPackages } from '../store/unlocked-packages.js';
+import { missingForStage, pruneCreated } from '../store/created-dirs.js';
+import { checkAgainstAgent } from '../agent/agent-version.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
 import type { FieldSource } from '../settings/config-status.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { RegistryListing, Upstream } from '../sources/source.js';
 import { listExtensions } from './list.js';
-import { outdatedRow, upstreamOf, type OutdatedStatus } from './outdated.js';
+import { damageOf, outdatedRow, upstreamOf, type OutdatedStatus } from './outdated.js';
 
 export interface InfoConfigField {
   key: string;
@@ -121,7 +127,8 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
   try {
     const up = await upstreamOf(ctx, entry);
     if (up) {
-      const row = outdatedRow(entry, up, null);
+      // A damaged tree is not "up to date" whatever the origin says (the checks name the damage).
+      const row = outdatedRow(entry, up, null, undefined, await damageOf(ctx, entry));
       const { newer: _newer, ...offered } = up; // outdated's download list: not part of info
       upstream = { ...offered, status: row.status, newest_in_requirement: up.wanted, newest_outside_requirement: up.beyond ? up.latest : null, hint: row.hint };
     }
@@ -151,6 +158,32 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
   };
 }
 
+/**
+ * A store package no lock entry pins (placed by hand, or a lock that lost it): what its
+ * manifest and settings.toml say, and the check that fails (nothing records its source, pin
+ * or hash, and there is no origin to ask).
+ */
+async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
+  const dir = packageDir(ctx.paths, name);
+  const manifest = await loadManifest(dir).catch(() => undefined);
+  const settings = await readExtensionSettings(ctx.paths, name).catch(() => undefined);
+  const fields = manifest ? await configStatus(ctx.paths, manifest, settings).catch(() => []) : [];
+  const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
+  return {
+    ...EMPTY,
+    name,
+    installed: true,
+    version: manifest?.version ?? null,
+    description: manifest?.description ?? null,
+    enabled: settings?.enabled ?? null,
+    dir,
+    grant: manifest ? summarizeGrant(grantOf(manifest)) : null,
+    config: fields.map((f) => ({ key: f.key, secret: f.secret, required: f.required, set: f.set, source: f.source, env: f.env ?? null, default: !f.secret && defaults.get(f.key)?.default !== undefined ? defaults.get(f.key)!.default : null })),
+    verify: { ok: false, problems: [`not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?); remove it or install it from its source to pin it`], checked_by: 'list' },
+    engines: manifest ? await checkAgainstAgent(ctx, manifest).catch(() => null) : null,
+  };
+}
+
 export async function extensionInfo(ctx: Context, input: string, cwd: string = process.cwd()): Promise<InfoResult> {
   const lock = await loadLock(ctx.paths.lockFile);
   let name: string | undefined;
@@ -161,6 +194,8 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
   }
   const entry = name !== undefined ? findEntry(lock, name) : undefined;
   if (entry) return installedInfo(ctx, entry);
+  // In the store but pinned by no lock entry: yolop finds it, so it is installed, not a registry question.
+  if (name !== undefined && unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) return unlockedInfo(ctx, name);
   const spec = parseSpec(input, cwd);
   if (spec.kind === 'invalid') {
     throw new YepError('E_NOT_INSTALLED', `"${input}" is not installed, and not a source yep-ext can read: ${spec.reason}.`, {
@@ -169,8 +204,14 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
   }
   const source = sourceFor(spec.kind);
   if (source.registryInfo) {
-    const listed = await source.registryInfo(ctx, spec);
-    return { ...EMPTY, name: name ?? listed.name, installed: false, registry: listed.registry };
+    // Only reading: the index cache must not leave a store (and config dir) behind in a home that had none.
+    const created = missingForStage(ctx);
+    try {
+      const listed = await source.registryInfo(ctx, spec);
+      return { ...EMPTY, name: name ?? listed.name, installed: false, registry: listed.registry };
+    } finally {
+      await pruneCreated(ctx, created);
+    }
   }
   throw new YepError('E_USAGE', `That ${source.noun} is not installed; info reads the registry only for crates.`, {
     hint: `To see what it would install without changing anything: \`yep-ext install ${input} --dry-run\`.`,

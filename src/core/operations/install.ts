@@ -20,6 +20,7 @@ import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
 import { withNotes } from '../sources/source.js';
 import { makePlanningDir, removeDir } from '../store/staging.js';
+import { missingForStage, pruneCreated } from '../store/created-dirs.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
 import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
@@ -331,17 +332,25 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
   const kind = kindViolation(policy, spec.kind, `${spec.raw.trim()}`);
   if (kind) throw policyError([kind]);
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
-  if (!dryRun) await recoverIfStore(ctx).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
-  const candidates = await specCandidates(ctx, spec, hooks.ignoreEngines === true);
-  // Exactly this already installed and intact: said from the lock and the store, before any download or summary.
-  let known: AlreadyCheck = {};
-  if (already && !dryRun && hooks.force !== true) {
-    const records = candidates.records.length > 0 ? candidates.records : await installedPinOf(ctx, spec);
-    known = await alreadyInstalled(ctx, policy, records, candidates.notes, { ignoreEngines: hooks.ignoreEngines === true });
-    if (known.outcome) return already(known.outcome);
-  }
-  const stage = await makePlanningDir(ctx, stageLabel(spec), dryRun);
+  // What this run may create in a never-used home (the config dir, the store, its caches and
+  // .yep-staging): a plan that places nothing (it failed, or a dry run) takes it away again.
+  const created = missingForStage(ctx);
+  let placed = false;
+  let stage: string | undefined;
   try {
+    if (!dryRun) await recoverIfStore(ctx).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+    const candidates = await specCandidates(ctx, spec, hooks.ignoreEngines === true);
+    // Exactly this already installed and intact: said from the lock and the store, before any download or summary.
+    let known: AlreadyCheck = {};
+    if (already && !dryRun && hooks.force !== true) {
+      const records = candidates.records.length > 0 ? candidates.records : await installedPinOf(ctx, spec);
+      known = await alreadyInstalled(ctx, policy, records, candidates.notes, { ignoreEngines: hooks.ignoreEngines === true });
+      if (known.outcome) {
+        placed = true; // installed before: nothing of this run to take away
+        return already(known.outcome);
+      }
+    }
+    stage = await makePlanningDir(ctx, stageLabel(spec), dryRun);
     const planned = await planSpec(ctx, spec, candidates, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true, known);
     const { plan } = planned;
     // A replacement nobody can approve is refused before its summary; "already installed" has none to show.
@@ -349,9 +358,12 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
       throw replaceRefusal(plan.name, packageDir(ctx.paths, plan.name), plan.previous, plan.replace_reason, planned.exact);
     }
     if (dryRun || plan.action !== 'unchanged' || planned.problem !== undefined || hooks.force === true) await hooks.onPreview?.(planned.preview(plan.previous));
-    return await use(planned);
+    const result = await use(planned);
+    placed = !dryRun;
+    return result;
   } finally {
-    await removeDir(stage);
+    if (stage !== undefined) await removeDir(stage);
+    if (!placed) await pruneCreated(ctx, created);
   }
 }
 

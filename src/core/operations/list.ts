@@ -68,13 +68,14 @@ async function addEngines(ctx: Context, items: ListedExtension[]): Promise<void>
 
 /**
  * `engines.yolop` of each installed entry (null when its manifest cannot be read),
- * as `list` computes it, and nothing else of list: one manifest read per entry, no
- * settings, hashing or server inspection (`outdated`).
+ * as `list` computes it, and nothing else of list: one manifest read per entry (none
+ * for an entry in `known`), no settings, hashing or server inspection (`outdated`).
  */
-export async function installedEngines(ctx: Context, entries: LockEntry[]): Promise<Map<string, EnginesVerdict | null>> {
+export async function installedEngines(ctx: Context, entries: LockEntry[], known?: Map<string, Manifest | undefined>): Promise<Map<string, EnginesVerdict | null>> {
   const items = await pMap(entries, async (entry): Promise<ListedExtension> => {
     const dir = packageDir(ctx.paths, entry.name);
-    const manifest = await loadManifest(dir).catch(() => undefined);
+    // A manifest the caller already read (outdated's tree check) is not read again.
+    const manifest = known?.has(entry.name) ? known.get(entry.name) : await loadManifest(dir).catch(() => undefined);
     return { name: entry.name, dir, problems: [], ...(manifest ? { manifest } : {}) };
   }, { concurrency: 8 });
   await addEngines(ctx, items);

@@ -20,7 +20,7 @@ import { MIRROR_MANIFEST, dlTemplate, mirrorBase, sha256Hex } from '../sources/m
 import { checkSourceUrl } from '../net/transport.js';
 import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { serializeLock } from '../store/lockfile.js';
-import { loadGivenLockfile, loadStoreLock } from './frozen.js';
+import { loadGivenLockfile, loadStoreLock, warnUnlockedBeyond } from './frozen.js';
 import type { LockEntry } from '../store/lockfile.js';
 
 export interface MirrorOptions {
@@ -79,6 +79,7 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   const lock = options.lockfile ? await loadGivenLockfile(lockPath) : await loadStoreLock(ctx, '`mirror` holds what a lock pins', 'Name the lock to mirror with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed).');
   // As `install --frozen` does: an empty mirror from a wrong path must not pass silently in CI.
   if (lock.entries.length === 0) ctx.log.warn(`${lockPath} pins no extensions: the mirror will hold nothing.`);
+  if (!options.lockfile) await warnUnlockedBeyond(ctx, lock, 'The mirror');
   await ensureDir(root);
   const previous = readManifest(root);
   const base = mirrorBase(root, options.baseUrl);

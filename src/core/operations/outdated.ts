@@ -16,13 +16,16 @@
  */
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { isYepError, type YepError } from '../errors.js';
-import { loadLock, type LockEntry } from '../store/lockfile.js';
-import { describeSource, sourceFor, type Kind } from '../sources/index.js';
+import { YepError, isYepError } from '../errors.js';
+import { loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { unlockedSince } from '../store/unlocked-packages.js';
+import { describeSource, isLinked, sourceFor, type Kind } from '../sources/index.js';
 import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { Upstream } from '../sources/source.js';
 import type { EnginesVerdict } from '../agent/engines.js';
+import type { Manifest } from '../package/manifest.js';
 import { installedEngines } from './list.js';
+import { checkEntry, needsRefetch } from './verify.js';
 import { fetchBudget, walkNewer, type NewerEngines } from './outdated-engines.js';
 
 export type { NewerEngines } from './outdated-engines.js';
@@ -34,9 +37,12 @@ export const OUTDATED_CONCURRENCY = 4;
  * up-to-date; update: `yep-ext update` moves it (wanted is newer); beyond: only a
  * newer version outside the recorded requirement exists; held: newer versions
  * exist, but each one tried needs a newer yolop (`newer_engines`); local: a path
- * install; failed: the lookup failed (`error`).
+ * install; damaged: what is installed is not what the lock pins (gone from the
+ * store, edited files, a drifted binary, a broken manifest: verify.ts `needsRefetch`),
+ * so "current" is not what the host loads (`error` says what, `hint` repairs it);
+ * failed: the lookup failed (`error`).
  */
-export type OutdatedStatus = 'up-to-date' | 'update' | 'beyond' | 'held' | 'local' | 'failed';
+export type OutdatedStatus = 'up-to-date' | 'update' | 'beyond' | 'held' | 'local' | 'damaged' | 'failed';
 
 export interface OutdatedItem {
   name: string;
@@ -62,7 +68,7 @@ export interface OutdatedItem {
   error: ReturnType<YepError['toJSON']> | null;
 }
 
-/** Whether any item counts as outdated (for `--exit-code`). */
+/** Whether any item counts as outdated (for `--exit-code`; a damaged row is answered by its own exit, 5). */
 export function anyOutdated(items: OutdatedItem[]): boolean {
   return items.some((i) => i.status === 'update' || i.status === 'beyond');
 }
@@ -73,7 +79,7 @@ export function anyOutdated(items: OutdatedItem[]): boolean {
  * agent can run: `update` when the requirement selects one, else `beyond` (the
  * install of the newest), else `held`.
  */
-export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines: EnginesVerdict | null, walk?: NewerEngines): OutdatedItem {
+export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines: EnginesVerdict | null, walk?: NewerEngines, damage?: YepError): OutdatedItem {
   const source = sourceFor(entry.source.type);
   const rec = entry.source as Record<string, unknown>;
   const requirement = typeof rec.requirement === 'string' ? rec.requirement : typeof rec.requested_ref === 'string' ? rec.requested_ref : null;
@@ -93,6 +99,8 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
     error: null,
   });
   if (!up) return row(null, null, 'local', null);
+  // Whatever the origin offers, "up to date" (or "update" from `current`) would describe a tree the host does not load.
+  if (damage) return { ...row(up.wanted, up.latest, 'damaged', `yep-ext install --force ${entry.name}`), error: damage.toJSON() };
   const checked = walk?.status === 'checked' ? walk : undefined;
   let status: OutdatedStatus = up.update ? 'update' : up.beyond ? 'beyond' : 'up-to-date';
   if (checked) status = checked.runnable_in_requirement !== null ? 'update' : checked.runnable !== null ? 'beyond' : 'held';
@@ -107,26 +115,63 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
   return row(up.wanted, up.latest, status, hint);
 }
 
+/**
+ * Why the installed tree of `entry` is not what its lock entry pins (the one intact
+ * rule, verify.ts `needsRefetch`, checked cheaply as `list` does), or undefined when it
+ * is. A local directory (linked) is left out: it is edited in place and its row is
+ * `local` either way.
+ */
+export async function damageOf(ctx: Context, entry: LockEntry): Promise<YepError | undefined> {
+  return (await treeCheck(ctx, entry))?.damage;
+}
+
+/** `damageOf`, with the manifest the check read (undefined for a linked entry: not checked). */
+async function treeCheck(ctx: Context, entry: LockEntry): Promise<{ damage?: YepError; manifest?: Manifest } | undefined> {
+  if (isLinked(entry.source)) return undefined;
+  const { result, manifest } = await checkEntry(ctx, entry, { mode: 'cheap' });
+  if (!needsRefetch(entry, result)) return { ...(manifest ? { manifest } : {}) };
+  const damage = new YepError('E_INTEGRITY', `what is installed does not match its lock entry: ${result.problems.map((p) => p.message).join('; ')}`, {
+    hint: `Repair it with \`yep-ext install --force ${entry.name}\` (or \`yep-ext install --frozen\`), then run \`yep-ext verify\`.`,
+    details: { name: entry.name, problems: result.problems },
+  });
+  return { damage, ...(manifest ? { manifest } : {}) };
+}
+
 /** `name`'s upstream, or undefined for a kind without one (path). Throws what the lookup throws. */
 export async function upstreamOf(ctx: Context, entry: LockEntry): Promise<Upstream | undefined> {
   const source = sourceFor(entry.source.type);
   return source.upstream ? source.upstream(ctx, entry.source) : undefined;
 }
 
-export async function outdatedExtensions(ctx: Context): Promise<OutdatedItem[]> {
+/** `outdated`'s answer: a row per lock entry, and the store's packages no entry pins (the host loads them; nothing says their origin). */
+export interface OutdatedReport {
+  items: OutdatedItem[];
+  unlocked: string[];
+}
+
+export async function outdatedReport(ctx: Context): Promise<OutdatedReport> {
   const lock = await loadLock(ctx.paths.lockFile);
+  const items = await outdatedRows(ctx, lock);
+  return { items, unlocked: await unlockedSince(ctx.paths, lock) };
+}
+
+async function outdatedRows(ctx: Context, lock: Lockfile): Promise<OutdatedItem[]> {
   // The installed versions' engines verdicts, as list computes them (a manifest read each, nothing more).
-  const enginesOf = await installedEngines(ctx, lock.entries);
+  // Each owned tree checked once (cheap: the stat signature stands for the hash), its manifest reused for engines.
+  const checks = new Map(await pMap(lock.entries, async (entry) => [entry.name, await treeCheck(ctx, entry)] as const, { concurrency: 8 }));
+  const known = new Map([...checks].filter(([, c]) => c !== undefined).map(([name, c]) => [name, c!.manifest]));
+  const enginesOf = await installedEngines(ctx, lock.entries, known);
   const budget = fetchBudget();
   const items = await pMap(
     lock.entries,
     async (entry): Promise<OutdatedItem> => {
       const engines = enginesOf.get(entry.name) ?? null;
       try {
+        const damage = checks.get(entry.name)?.damage;
         const up = await upstreamOf(ctx, entry);
         // Newer versions' ranges: only after a download (each verified; the download cache keeps them).
-        const walk = up?.newer && up.newer.length > 0 ? await walkNewer(ctx, entry, up.newer, budget) : undefined;
-        return outdatedRow(entry, up, engines, walk);
+        const walk = !damage && up?.newer && up.newer.length > 0 ? await walkNewer(ctx, entry, up.newer, budget) : undefined;
+        return outdatedRow(entry, up, engines, walk, damage);
       } catch (e) {
         if (!isYepError(e)) throw e;
         return { ...outdatedRow(entry, undefined, engines), status: 'failed', error: e.toJSON() };

@@ -7,6 +7,7 @@
 import type { Context } from '../context.js';
 import { inspectServerCommand, type CommandInspection } from '../package/inspect-command.js';
 import { grantOf } from '../package/grants.js';
+import { contentHash } from '../package/content-hash.js';
 import type { Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { assertAdmitted, policyViolations, type PolicySubject, type PolicyViolation } from '../policy/evaluate.js';
@@ -60,6 +61,25 @@ export async function pinnedAsOnDisk(ctx: Context, policy: Policy, entry: LockEn
   const { result } = await checkEntry(ctx, entry, { mode: 'cheap' });
   const actual = result.content_hash.actual;
   return actual && actual !== entry.content_hash ? { ...entry, content_hash: actual } : entry;
+}
+
+/**
+ * Every violation of a store package no lock entry pins (`<store>/<name>/plugin.json`, which
+ * the host loads anyway): its name, the hash of its tree on disk (when the policy pins
+ * anything), its grant and server command; its source is unknown (policy/evaluate.ts).
+ */
+export async function unlockedViolations(ctx: Context, policy: Policy, name: string, manifest?: Manifest): Promise<PolicyViolation[]> {
+  if (policy.files.length === 0) return [];
+  const dir = packageDir(ctx.paths, name);
+  const content_hash = policy.pins.length > 0 ? await contentHash(dir).catch(() => undefined) : undefined;
+  const m = manifest ?? (await loadInstalledManifest(ctx.paths, name).catch(() => undefined));
+  const subject: PolicySubject = { name, ...(content_hash ? { content_hash } : {}) };
+  if (m) {
+    const command = await inspectServerCommand(dir, m.yolop.capabilityServer.command, ctx.env.PATH ?? '');
+    const serverOutside = outside(command, m);
+    Object.assign(subject, { grant: grantOf(m), ...(serverOutside ? { serverOutside } : {}) });
+  }
+  return policyViolations(policy, subject);
 }
 
 /** Every violation of an installed package. */

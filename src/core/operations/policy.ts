@@ -17,7 +17,8 @@ import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
 import { dirname } from 'node:path';
 import { loadLock, type Lockfile } from '../store/lockfile.js';
 import { loadGivenLockfile, loadStoreLock } from './frozen.js';
-import { installedViolations, pinnedAsOnDisk, withPolicy } from './policy-gate.js';
+import { installedViolations, pinnedAsOnDisk, unlockedViolations, withPolicy } from './policy-gate.js';
+import { unlockedSince } from '../store/unlocked-packages.js';
 
 export interface PolicyCheckResult {
   /** The policy files in force, system first (empty: no policy). */
@@ -32,7 +33,10 @@ export async function checkPolicy(ctx: Context): Promise<PolicyCheckResult> {
   const lock = await loadLock(ctx.paths.lockFile);
   const violations: PolicyViolation[] = [];
   for (const entry of lock.entries) violations.push(...(await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry))));
-  const result = { files: policy.files, checked: lock.entries.length, violations };
+  // The host loads every <store>/<name>/plugin.json, pinned or not: those no lock entry pins are checked too.
+  const unlocked = await unlockedSince(ctx.paths, lock);
+  for (const name of unlocked) violations.push(...(await unlockedViolations(ctx, policy, name)));
+  const result = { files: policy.files, checked: lock.entries.length + unlocked.length, violations };
   if (violations.length > 0) {
     const e = policyError(violations);
     throw new YepError('E_POLICY', `${violations.length} policy violation${violations.length === 1 ? '' : 's'} in the store (${[...new Set(violations.map((v) => v.rule))].join(', ')}); first: ${violations[0]!.message}.`, {

@@ -15,6 +15,7 @@ import { pinEntries } from '../store/transaction.js';
 import { diffGrants, grantOf, type Grant, type GrantDiff } from '../package/grants.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { unlockedPackages } from '../store/unlocked-packages.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { isLinked, sourceFor } from '../sources/index.js';
@@ -217,7 +218,15 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
     : options.names.map((n) => {
         const name = resolveExtensionName(ctx.paths, n);
         const entry = findEntry(lock, name);
-        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).` });
+        if (!entry) {
+          // In the store but pinned by nothing: installed for yolop, and `install <name>` would look up another package (the crate).
+          if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
+            throw new YepError('E_NOT_INSTALLED', `${name} is in the store (yolop finds it) but no lock entry pins it: nothing records where it came from, so there is nothing to update it from.`, {
+              hint: `Install it from its source to pin it (\`yep-ext install <its source>\`), or remove it (\`yep-ext remove ${name}\`).`,
+            });
+          }
+          throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).` });
+        }
         return entry;
       });
 

@@ -20,7 +20,7 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { enabledButAbsentMessage, enabledButAbsentNow, unlockedSince } from '../store/unlocked-packages.js';
+import { enabledButAbsentMessage, enabledButAbsentNow, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
@@ -272,10 +272,11 @@ function integrityHint(bad: VerifiedExtension[], linked: Set<string>): string {
 }
 
 /** A report for each store package the lock does not pin (unlocked-packages.ts). */
-async function unlockedReports(ctx: Context, lock: Lockfile): Promise<VerifiedExtension[]> {
+async function unlockedReports(ctx: Context, lock: Lockfile, only?: ReadonlySet<string>): Promise<VerifiedExtension[]> {
   const out: VerifiedExtension[] = [];
   // The lock read when verify started is seconds old after the re-hash (unlockedSince reads it again).
   for (const name of await unlockedSince(ctx.paths, lock)) {
+    if (only && !only.has(name)) continue;
     const dir = resolveInstalledDir(ctx.paths, name) ?? packageDir(ctx.paths, name);
     const actual = await contentHash(dir).catch(() => null);
     out.push({
@@ -316,13 +317,19 @@ async function notInstalledReports(ctx: Context, lock: Lockfile): Promise<Verifi
  */
 export async function verifyExtensions(ctx: Context, names: string[] = []): Promise<VerifyReport> {
   const lock = await loadLock(ctx.paths.lockFile);
+  // A named package the store holds but no entry pins is reported as unlocked (yolop finds it), not "not installed".
+  const unlockedNamed: string[] = [];
   const entries = names.length === 0
     ? lock.entries
-    : names.map((n) => {
+    : names.flatMap((n) => {
         const name = resolveExtensionName(ctx.paths, n);
         const entry = findEntry(lock, name);
-        if (!entry) throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see what is installed.' });
-        return entry;
+        if (entry) return [entry];
+        if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
+          unlockedNamed.push(name);
+          return [];
+        }
+        throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see what is installed.' });
       });
   const { default: pMap } = await import('p-map');
   const checks = await pMap(entries, (e) => checkEntry(ctx, e, { mode: 'full' }), { concurrency: 4 });
@@ -337,6 +344,7 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
   // The host loads what the store holds, not what the lock lists: with no names given, a
   // package no entry pins is a difference from the lock (exit 5), not something to skip.
   if (names.length === 0) extensions.push(...(await unlockedReports(ctx, lock)), ...(await notInstalledReports(ctx, lock)));
+  else if (unlockedNamed.length > 0) extensions.push(...(await unlockedReports(ctx, lock, new Set(unlockedNamed))));
   const report: VerifyReport = { ok: extensions.every((e) => e.ok), extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)) };
   if (!report.ok) {
     const bad = report.extensions.filter((e) => !e.ok);

@@ -13,7 +13,11 @@ import { nameMatches, type Policy } from './policy-file.js';
 
 export interface PolicySubject {
   name: string;
-  source: LockSource;
+  /**
+   * Where it came from; undefined for a store package no lock entry pins (the host loads it
+   * anyway): its origin is unknown, so a policy that restricts sources cannot admit it.
+   */
+  source?: LockSource;
   /** Checked against `[pins]` when known. */
   content_hash?: string;
   /** Checked against `[grant]` when known. */
@@ -52,14 +56,20 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
   const all = policy.files.join(' + ');
   const add = (rule: string, item: string, message: string, file = all) => out.push({ rule, item, message: `${s.name}: ${message}`, file });
 
-  const kind = kindViolation(policy, s.source.type, `it comes from ${describeSource(s.source)}, which`);
-  if (kind) add(kind.rule, kind.item, kind.message);
-  const facts = originFacts(s.source);
-  if (policy.index_urls && facts.index_url !== undefined && !policy.index_urls.includes(facts.index_url)) {
-    add('sources.index_urls', facts.index_url, `its registry index ${facts.index_url} is not one the policy admits (${policy.index_urls.join(', ') || 'none'})`);
-  }
-  if (policy.git_hosts && facts.git_host !== undefined && !policy.git_hosts.includes(facts.git_host)) {
-    add('sources.git_hosts', facts.git_host, `its git host ${facts.git_host} is not one the policy admits (${policy.git_hosts.join(', ') || 'none'})`);
+  if (s.source) {
+    const kind = kindViolation(policy, s.source.type, `it comes from ${describeSource(s.source)}, which`);
+    if (kind) add(kind.rule, kind.item, kind.message);
+    const facts = originFacts(s.source);
+    if (policy.index_urls && facts.index_url !== undefined && !policy.index_urls.includes(facts.index_url)) {
+      add('sources.index_urls', facts.index_url, `its registry index ${facts.index_url} is not one the policy admits (${policy.index_urls.join(', ') || 'none'})`);
+    }
+    if (policy.git_hosts && facts.git_host !== undefined && !policy.git_hosts.includes(facts.git_host)) {
+      add('sources.git_hosts', facts.git_host, `its git host ${facts.git_host} is not one the policy admits (${policy.git_hosts.join(', ') || 'none'})`);
+    }
+  } else {
+    // No lock entry records its origin: a rule on sources cannot be met by what nobody recorded.
+    const rule = policy.kinds ? 'sources.kinds' : policy.index_urls ? 'sources.index_urls' : policy.git_hosts ? 'sources.git_hosts' : undefined;
+    if (rule) add(rule, 'unlocked', 'no lock entry records where it came from (placed in the store by hand?), so the policy cannot admit its source');
   }
   for (const a of policy.allow) {
     if (!a.globs.some((g) => nameMatches(g, s.name))) add('names.allow', s.name, `the name is not in the allow-list (${a.globs.join(', ') || 'empty'})`, a.file);
@@ -74,7 +84,7 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
       else if (want !== s.content_hash) add('pins', `${s.name}@${s.content_hash}`, `content ${s.content_hash} is not the pinned ${want}`, p.file);
     }
   }
-  if (policy.require_in_crate_binary) {
+  if (policy.require_in_crate_binary && s.source) {
     const trust = binaryTrust(s.source);
     if (trust !== undefined && !ADMITTED_TRUST.has(trust)) {
       add('binaries.require_in_crate', trust, `its server binary was verified only by a digest from the release host (${trust}); the policy requires a digest or signature key inside the checksummed crate`);

@@ -30,15 +30,16 @@ export async function isInstalled(paths: Paths, name: string): Promise<boolean> 
  * linked directory moved or deleted, a store entry removed by hand) is repaired from its
  * recorded source by `install --force <name>`; the default hint's `install <name>` would
  * look up the crate `yolop-extension-<name>` instead, another source altogether.
+ * `unpinned` is the error for a name the lock does not pin (each command words its own).
  */
-async function notInstalledHere(paths: Paths, name: string): Promise<YepError> {
+export async function notInstalledHere(paths: Paths, name: string, unpinned: () => YepError = () => notInstalled(name)): Promise<YepError> {
   // Lazily: only this error path reads the lock here.
   const { findEntry, loadLock } = await import('./lockfile.js');
   const entry = await loadLock(paths.lockFile).then(
     (lock) => findEntry(lock, name),
     () => undefined,
   );
-  if (!entry) return notInstalled(name);
+  if (!entry) return unpinned();
   // A path install is referenced in place: its recorded source is the directory that is gone,
   // so `install --force` would fail on it too. It is installed again from where it is now.
   const { describeSource, isLinked } = await import('../sources/index.js');
