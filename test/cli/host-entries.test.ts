@@ -294,7 +294,14 @@ describe('install --frozen is strict about --lockfile', () => {
 
   it('install --frozen --lockfile that cannot fetch an entry for a reason other than its bytes: the failure\'s own exit (a directory not on this machine: 3, not 5 "differs from the lock"), and a never-used home left as it was', async () => {
     const out = join(home.root, 'project.lock');
-    expect((await runCli(['lock', 'export', out], { env: home.env })).code).toBe(0);
+    // The export says what will happen: echo is pinned as a directory of this machine.
+    const exported = await runCli(['lock', 'export', out], { env: home.env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toMatch(/pins echo \(.*\) as a directory of this machine/);
+    expect(exported.stderr).toContain(pkg);
+    const asJson = await runCli(['lock', 'export', out, '--json'], { env: home.env });
+    expect(jsonOf(asJson)).toMatchObject({ path: out, entries: 1, local: ['echo'] });
+    expect((parse(readFileSync(out, 'utf8')) as { extensions: { source: { path: string } }[] }).extensions[0].source.path).toBe(pkg);
     renameSync(pkg, `${pkg}.moved`);
     const fresh = makeTempHome();
     try {

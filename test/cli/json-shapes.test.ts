@@ -122,7 +122,7 @@ export const SCHEMAS = {
     not_mirrored: z.array(z.strictObject({ name: z.string(), what: z.string(), reason: z.string() })),
     files: z.number(),
   }),
-  'lock export': z.strictObject({ path: z.string(), entries: z.number() }),
+  'lock export': z.strictObject({ path: z.string(), entries: z.number(), local: z.array(z.string()) }),
   'policy init': z.strictObject({ path: z.string(), entries: z.number() }),
   'policy check': z.strictObject({ files: z.array(z.string()), checked: z.number(), violations: z.array(violation) }),
   'cache verify': z.strictObject({ dir: z.string(), entries: z.number(), verified: z.number(), reclaimed: z.number(), bad: z.number(), missing: z.number(), bytes: z.number() }),

@@ -15,6 +15,7 @@ import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError, type ErrorCode } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
+import { describeSource, sourceFor } from '../sources/index.js';
 import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
@@ -292,10 +293,18 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
 }
 
 /** Write the store's lock to `dest` (for committing to a project repository). */
-export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number }> {
+export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number; local: string[] }> {
   const lock = await loadStoreLock(ctx, '`lock export` writes what the store\'s lock pins', 'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.');
   if (lock.entries.length === 0) ctx.log.warn(`${ctx.paths.lockFile} pins no extensions: the exported lock installs nothing.`);
   await warnUnlockedBeyond(ctx, lock, 'The exported lock');
+  // A linked entry is pinned as an absolute directory of this machine (the host's lock format):
+  // exported for another machine, it installs there only where that directory exists.
+  const local = lock.entries.filter((e) => sourceFor(e.source.type).linked);
+  if (local.length > 0) {
+    ctx.log.warn(
+      `The exported lock pins ${local.map((e) => `${e.name} (${describeSource(e.source)})`).join(', ')} as a directory of this machine: \`install --frozen --lockfile\` installs ${local.length === 1 ? 'it' : 'them'} elsewhere only where the same directory exists. Publish ${local.length === 1 ? 'it' : 'them'} (a crate or a git repository) and install from there to share ${local.length === 1 ? 'it' : 'them'}.`,
+    );
+  }
   await saveLock(dest, lock);
-  return { path: dest, entries: lock.entries.length };
+  return { path: dest, entries: lock.entries.length, local: local.map((e) => e.name) };
 }
