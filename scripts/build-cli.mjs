@@ -14,7 +14,7 @@
  *                     linked and evaluated one by one (docs/performance.md,
  *                     round three);
  *   lib/*.cjs         the large libraries only some commands use (undici, zod,
- *                     ajv, simple-git, cacache, tar, @inquirer/prompts), each a
+ *                     ajv, simple-git, cacache, tar, the @inquirer prompts), each a
  *                     self-contained CommonJS file that cli.cjs requires where
  *                     the source imports it: V8 parses every byte of a script it
  *                     loads (~20-30 ms per MB here), evaluated or not;
@@ -156,8 +156,16 @@ const LIBS = {
   'simple-git': ['simple-git'],
   cacache: ['cacache'],
   tar: ['tar'],
-  prompts: ['@inquirer/prompts'],
+  // The four prompts we use, not the @inquirer/prompts barrel: it bundles every prompt, the
+  // editor's with iconv-lite's encoding tables (660 -> ~90 KB; docs/performance.md, round nine).
+  prompts: ['@inquirer/confirm', '@inquirer/input', '@inquirer/password', '@inquirer/select'],
 };
+// Packages whose one export is `default` (each @inquirer prompt): their lib getter gives that
+// function itself, as Node's ESM `import()` does. Our bundles convert `import()` to require in
+// Node's CommonJS interop mode, where `default` is the whole exports object, so the getter
+// giving the exports object would make `(await import('@inquirer/confirm')).default` that
+// object instead of the prompt.
+const DEFAULT_ONLY = new Set(LIBS.prompts);
 const libOf = new Map(Object.entries(LIBS).flatMap(([file, specs]) => specs.map((spec) => [spec, file])));
 const libsApart = {
   name: 'libs-apart',
@@ -312,7 +320,7 @@ const [main, cli, fast] = await Promise.all([
     build({
       ...cjsCommon,
       stdin: {
-        contents: specs.map((spec) => `Object.defineProperty(exports, ${JSON.stringify(spec)}, { enumerable: true, get: () => require(${JSON.stringify(spec)}) });`).join('\n'),
+        contents: specs.map((spec) => `Object.defineProperty(exports, ${JSON.stringify(spec)}, { enumerable: true, get: () => require(${JSON.stringify(spec)})${DEFAULT_ONLY.has(spec) ? '.default' : ''} });`).join('\n'),
         resolveDir: ROOT,
         sourcefile: `lib-${file}.cjs`,
         loader: 'js',

@@ -1,7 +1,7 @@
 /**
  * The only place yep-ext prompts. Prompts draw on stderr (stdout carries
  * results), run only when stdin is a TTY, and Ctrl-C becomes E_INTERRUPTED.
- * @inquirer/prompts is imported lazily: most runs never prompt.
+ * The @inquirer prompts are imported lazily: most runs never prompt.
  */
 import { YepError } from '../core/errors.js';
 import type { ConfigField } from '../core/package/manifest.js';
@@ -33,7 +33,7 @@ function label(field: ConfigField, extension: string): string {
 
 /** Yes/no question. Callers check ctx.interactive first: never prompt without a TTY. */
 export async function confirm(message: string, defaultValue = false): Promise<boolean> {
-  const { confirm: ask } = await import('@inquirer/prompts');
+  const { default: ask } = await import('@inquirer/confirm');
   return guarded(() => ask({ message, default: defaultValue }, { output: process.stderr }));
 }
 
@@ -49,7 +49,7 @@ export async function confirmOrCancel(message: string): Promise<true> {
 
 /** Hidden entry of a secret; the typed text never echoes. */
 export async function promptSecret(message: string, validate?: PromptValidator): Promise<Secret> {
-  const { password } = await import('@inquirer/prompts');
+  const { default: password } = await import('@inquirer/password');
   const value = await guarded(() => password({ message, mask: '*', ...(validate ? { validate } : {}) }, context()));
   return new Secret(value);
 }
@@ -59,11 +59,11 @@ export function cliPrompter(): FieldPrompter {
   return {
     secret: (field, extension, validate) => promptSecret(`${label(field, extension)} (hidden)`, validate),
     async select(field, extension, choices) {
-      const { select } = await import('@inquirer/prompts');
+      const { default: select } = await import('@inquirer/select');
       return guarded(() => select({ message: label(field, extension), choices: choices.map((c) => ({ name: sanitize(c, { max: 200 }), value: c })) }, context()));
     },
     async text(field, extension, validate) {
-      const { input } = await import('@inquirer/prompts');
+      const { default: input } = await import('@inquirer/input');
       const def = field.default;
       return guarded(() =>
         input(
