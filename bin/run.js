@@ -137,8 +137,8 @@ function loadForNetwork(load) {
   return load();
 }
 
-/** dist/bundle/fast-net-run.cjs, the oclif-free install/update runner (no code cache of its own: its gain was within noise, its bytes over the package budget). */
-const loadFastNetRun = () => loadForNetwork(() => require('../dist/bundle/fast-net-run.cjs'));
+/** dist/bundle/fast-net-run.cjs, the oclif-free install/update runner, compiled from its code cache (Node 20; scripts/build-cli.mjs). */
+const loadFastNetRun = () => loadForNetwork(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-net-run.cjs')));
 
 if (require.main !== module) {
   // scripts/build-cli.mjs writes the code cache through this file's loader.

@@ -266,6 +266,8 @@ const [main, cli, fast] = await Promise.all([
   // has no twin to disagree with.
   build({
     ...cjsCommon,
+    footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
+    supported: { 'dynamic-import': false },
     entryPoints: {
       'fast-net': join(DIST, 'cli', 'fast-net.js'),
       'fast-net-run': join(DIST, 'cli', 'fast-net-run.js'),
@@ -344,9 +346,8 @@ const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
 // Node they would be dead weight in the package (Node 24's are larger: the package went
 // over its 8 MiB budget). (dist/bundle is emptied above, so none is left from a Node 20 build.)
 const CODE_CACHES = !(await import('node:module')).default.enableCompileCache;
-// (fast-net-run.cjs and fast-frozen.cjs, the oclif-free install/update runners, have none:
-// measured by CPU time over 21-51 interleaved runs, rounds four and six, the gain was within
-// noise, even for a cache made after a real warm run; docs/performance.md.)
+// (fast-frozen.cjs, the warm `install --frozen` runner, has none: measured by CPU time over
+// 21-51 interleaved runs, rounds four and six, the gain was within noise; docs/performance.md.)
 for (const [name, warm] of CODE_CACHES ? [['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`]] : []) {
   const made = spawnSync(
     process.execPath,
@@ -362,11 +363,14 @@ require('node:fs').writeFileSync(file + '.v8cache', make());`,
   );
   if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
 }
-// The same for fast-doctor.cjs and fast-cmd-run.cjs, made without V8 flags: bin/run.js loads
-// them before it sets any. (fast-cmd-run.cjs: the top level only, 100 KB; ~5-8 ms of CPU per
-// enable/disable/verify on Node 20, median of 21 interleaved runs; one made after evaluating
-// every body was 184 KB for the same gain. docs/performance.md, round eight.)
-for (const name of CODE_CACHES ? ['fast-doctor.cjs', 'fast-cmd-run.cjs'] : []) {
+// The same for fast-doctor.cjs, fast-cmd-run.cjs and fast-net-run.cjs, made without V8 flags:
+// bin/run.js loads them with V8's flags as Node set them. (fast-cmd-run.cjs: the top level only,
+// 100 KB; ~5-8 ms of CPU per enable/disable/verify on Node 20, median of 21 interleaved runs; one
+// made after evaluating every body was 184 KB for the same gain. docs/performance.md, round
+// eight. fast-net-run.cjs: the top level only, 253 KB; 81 -> 69 ms of CPU per path install,
+// median of 21 interleaved runs, round nine. Rounds four and six had measured no gain for it:
+// V8 flags set before it loaded then made V8 refuse Node's built-ins' code cache either way.)
+for (const name of CODE_CACHES ? ['fast-doctor.cjs', 'fast-cmd-run.cjs', 'fast-net-run.cjs'] : []) {
   const made = spawnSync(
     process.execPath,
     [
