@@ -152,7 +152,7 @@ if (require.main !== module) {
     // <tmp>/node-compile-cache, as tsc does; NODE_COMPILE_CACHE moves it and
     // NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such call: skipped.
     require('node:module').enableCompileCache?.();
-    if ((argv[0] === 'list' || argv[0] === '__complete') && (await (await loadBundle(() => require('../dist/bundle/fast-path.cjs'))).runFastPath(argv))) return;
+    if ((argv[0] === 'list' || argv[0] === '__complete') && (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-path.cjs')))).runFastPath(argv))) return;
     // The plain shapes of install and update run without oclif too (dist/bundle/fast-net.cjs
     // decides; it declines anything else, doing nothing).
     // A warm `install --frozen` tries dist/bundle/fast-frozen.cjs first (no fetching code; no V8

@@ -240,6 +240,8 @@ const [main, cli, fast] = await Promise.all([
   // evaluates all of its lazy getters (which loads Node's stream stack).
   build({
     ...cjsCommon,
+    footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
+    supported: { 'dynamic-import': false },
     entryPoints: {
       'fast-path': join(DIST, 'cli', 'fast-path.js'),
       'table-engine': join(DIST, 'cli', 'table-engine.js'),
@@ -363,14 +365,15 @@ require('node:fs').writeFileSync(file + '.v8cache', make());`,
   );
   if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
 }
-// The same for fast-doctor.cjs, fast-cmd-run.cjs and fast-net-run.cjs, made without V8 flags:
+// The same for fast-doctor.cjs, fast-cmd-run.cjs, fast-net-run.cjs and fast-path.cjs, made without V8 flags:
 // bin/run.js loads them with V8's flags as Node set them. (fast-cmd-run.cjs: the top level only,
 // 100 KB; ~5-8 ms of CPU per enable/disable/verify on Node 20, median of 21 interleaved runs; one
 // made after evaluating every body was 184 KB for the same gain. docs/performance.md, round
 // eight. fast-net-run.cjs: the top level only, 253 KB; 81 -> 69 ms of CPU per path install,
 // median of 21 interleaved runs, round nine. Rounds four and six had measured no gain for it:
-// V8 flags set before it loaded then made V8 refuse Node's built-ins' code cache either way.)
-for (const name of CODE_CACHES ? ['fast-doctor.cjs', 'fast-cmd-run.cjs', 'fast-net-run.cjs'] : []) {
+// V8 flags set before it loaded then made V8 refuse Node's built-ins' code cache either way.
+// fast-path.cjs, `list`'s runner: 88 KB; ~3-5 ms of `list`'s ~45-50 ms of CPU, round nine.)
+for (const name of CODE_CACHES ? ['fast-doctor.cjs', 'fast-cmd-run.cjs', 'fast-net-run.cjs', 'fast-path.cjs'] : []) {
   const made = spawnSync(
     process.execPath,
     [

@@ -77,7 +77,7 @@ describe('the bundled CLI', () => {
     expect(small.length).toBeLessThan(full.length * 0.6);
   });
 
-  it('compiles cli.cjs from the code cache the build wrote (Node 20; Node 22+ uses its own compile cache)', () => {
+  it('compiles cli.cjs and fast-path.cjs from the code caches the build wrote (Node 20; Node 22+ uses its own compile cache)', () => {
     const home = makeTempHome();
     try {
       // A preload that sees every vm.Script given cached data and whether V8 took it.
@@ -94,6 +94,11 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
       const seen = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as Array<{ file: string; rejected: boolean }>;
       const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
       expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file: join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'), rejected: false }]);
+      // `list` without oclif compiles fast-path.cjs from its own cache (round nine), and nothing else.
+      const list = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'list'], { env: home.env, encoding: 'utf8' });
+      expect(list.status, list.stderr).toBe(0);
+      const listSeen = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as Array<{ file: string; rejected: boolean }>;
+      expect(listSeen).toEqual(nodeHasCompileCache ? [] : [{ file: join(REPO_ROOT, 'dist', 'bundle', 'fast-path.cjs'), rejected: false }]);
     } finally {
       home.cleanup();
     }
