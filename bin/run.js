@@ -7,9 +7,11 @@
 //   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
 //   anything else, doing nothing), and so do the plain shapes of `install`
 //   and `update` (dist/bundle/fast-net.cjs, the same way) and plain
-//   `doctor <target>` (dist/bundle/fast-doctor.cjs, with a code cache like cli.cjs's),
-//   and the plain shapes of enable, disable, remove, set-secret and verify
-//   (dist/bundle/fast-cmd.cjs decides, from the commands' own definitions);
+//   `doctor <target>` (dist/bundle/fast-doctor.cjs), and the plain shapes of
+//   enable, disable, remove, set-secret and verify (dist/bundle/fast-cmd.cjs
+//   decides, from the commands' own definitions); on Node 20 each runner but
+//   the warm `install --frozen` one compiles from a V8 code cache, as cli.cjs does
+//   (requireWithCodeCache; Node 22+ has its own compile cache);
 // - everything else runs oclif from the esbuild bundle dist/bundle/cli.cjs
 //   (scripts/build-cli.mjs; CommonJS: require is far cheaper than the ESM
 //   loader), through src/cli/oclif-main.ts (our error reports instead of oclif's).
