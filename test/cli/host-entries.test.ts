@@ -317,6 +317,32 @@ describe('install --frozen is strict about --lockfile', () => {
     }
   });
 
+  it('install --frozen --lockfile with mixed failures: exit 5 for the entry whose bytes differ, the hint names only that one, and the failures are listed in the lock\'s order', async () => {
+    const out = join(home.root, 'mixed.lock');
+    expect((await runCli(['lock', 'export', out], { env: home.env })).code).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    const entry = text.slice(text.indexOf('[[extensions]]'));
+    // "absent" (first in the lock) is a directory not on this machine; echo's bytes differ from its hash.
+    const absent = entry.replace('name = "echo"', 'name = "absent"').replace(pkg, join(home.root, 'no-such-dir'));
+    const tampered = entry.replace(/content_hash = "sha256:[0-9a-f]{64}"/, `content_hash = "sha256:${'0'.repeat(64)}"`);
+    writeFileSync(out, `${text.slice(0, text.indexOf('[[extensions]]'))}${absent}\n${tampered}`);
+    const fresh = makeTempHome();
+    try {
+      for (let run = 0; run < 2; run++) {
+        const r = await runCli(['install', '--frozen', '--lockfile', out, '--json'], { env: fresh.env });
+        expect(r.code, r.stdout).toBe(5);
+        const error = jsonOf(r).error;
+        expect(error.code).toBe('E_INTEGRITY');
+        expect((error.details.failed as { name: string }[]).map((f) => f.name)).toEqual(['absent', 'echo']);
+        expect(error.hint).toMatch(/^echo differs from what the lock pins/);
+        expect(error.hint).toMatch(/Fix what the other listed extensions failed on/);
+        expect(existsSync(fresh.configDir), 'nothing installed, nothing created').toBe(false);
+      }
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
   it('a store lock that exists and pins nothing (after removing the last extension): exit 0 with the note', async () => {
     expect((await runCli(['remove', 'echo'], { env: home.env })).code).toBe(0);
     expect(existsSync(lockFile()), 'remove leaves the lock in place').toBe(true);

@@ -232,15 +232,23 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
     for (const p of prepared) late.push(...policyViolations(policy, preparedSubject(p)));
     if (failures.length === 0 && late.length > 0) throw policyError(late);
     if (failures.length > 0) {
-      // The exit says what went wrong: integrity when any bytes differ from the lock, else the failures' own code
-      // (a network error is worth a retry; exit 5 says "do not retry blindly").
-      const code: ErrorCode = failureCodes.includes('E_INTEGRITY') ? 'E_INTEGRITY' : failureCodes[0]!;
-      throw new YepError(code, `The lockfile could not be reproduced; nothing was installed:\n${failures.map((f) => `  - ${f.name}: ${f.reason}`).join('\n')}`, {
+      // Listed in the lock's order, whatever order the concurrent fetches ended in, so that the
+      // message and the exit are the same from run to run.
+      const order = new Map(todo.map((e, i) => [e.name, i]));
+      const byLock = failures.map((f, i) => ({ item: f, code: failureCodes[i]! })).sort((a, b) => order.get(a.item.name)! - order.get(b.item.name)!);
+      // The exit says what went wrong: integrity when any bytes differ from the lock, else the
+      // first failed entry's own code (a network error is worth a retry; exit 5 says "do not
+      // retry blindly").
+      const differ = byLock.filter((f) => f.code === 'E_INTEGRITY').map((f) => f.item.name);
+      const code: ErrorCode = differ.length > 0 ? 'E_INTEGRITY' : byLock[0]!.code;
+      const others = byLock.length - differ.length;
+      const fixOthers = 'Fix what the other listed extensions failed on (the network, a directory or repository that is not there on this machine) and run it again.';
+      throw new YepError(code, `The lockfile could not be reproduced; nothing was installed:\n${byLock.map((f) => `  - ${f.item.name}: ${f.item.reason}`).join('\n')}`, {
         hint:
-          code === 'E_INTEGRITY'
-            ? 'Each listed extension differs from what the lock pins. If the change is expected, run `yep-ext update <name>` where the lock is maintained and commit the new lock.'
-            : 'Fix what each listed extension failed on (the network, a directory or repository that is not there on this machine) and run it again.',
-        details: { failed: failures.map((f) => ({ name: f.name, status: f.status, reason: f.reason ?? null, engines: null })) },
+          differ.length === 0
+            ? fixOthers.replace('the other listed extensions', 'each listed extension')
+            : `${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'} from what the lock pins. If the change is expected, run \`yep-ext update <name>\` where the lock is maintained and commit the new lock.${others > 0 ? ` ${fixOthers}` : ''}`,
+        details: { failed: byLock.map(({ item: f }) => ({ name: f.name, status: f.status, reason: f.reason ?? null, engines: null })) },
       });
     }
     // The store's lock ends up carrying exactly the target's entries for its names, and
