@@ -6,7 +6,7 @@
  * requirement, secrets only as set/unset, and that neither command writes
  * anything (the lock and the store are byte-identical afterwards).
  */
-import { existsSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
@@ -175,6 +175,18 @@ describe('outdated', () => {
     expect(coded.code).toBe(5);
     expect(coded.stdout).toContain('hello\t0.1.0\t0.1.0\t0.4.0\tcrate\tdamaged:');
     expect(coded.stdout).not.toContain('up to date');
+
+    // With its origin gone too, the damage known before any request is still the row's answer
+    // (not a plain "failed" lookup), and the failed lookup is a warning.
+    renameSync(repo.bare, `${repo.bare}.moved`);
+    try {
+      const away = await runCli(['outdated', '--json'], { env: env() });
+      expect(away.code, away.stderr).toBe(0);
+      expect(jsonOf(away).outdated[0]).toMatchObject({ name: 'gitext', status: 'damaged', hint: 'yep-ext install --force gitext', error: { code: 'E_INTEGRITY' } });
+      expect(away.stderr).toMatch(/gitext: its origin could not be asked/);
+    } finally {
+      renameSync(`${repo.bare}.moved`, repo.bare);
+    }
 
     const info = await runCli(['info', 'gitext', '--json'], { env: env() });
     expect(info.code, info.stderr).toBe(0);

@@ -16,11 +16,11 @@ let undiciPromise: Promise<Undici> | undefined;
 const agents = new Map<string, unknown>();
 
 /**
- * Where bin/run.js's oclif-free runner leaves the setting of V8's --liftoff-only for undici's
+ * Where bin/run.js (loadForNetwork) leaves the setting of V8's --liftoff-only for undici's
  * wasm parser, so that it is set only when undici is about to load (a flag set earlier makes
  * V8 refuse the code cache of every Node built-in loaded after it: docs/performance.md,
- * round nine). The oclif path sets the flag up front and leaves no hook; a library
- * embedder has none either and keeps its own V8 flags (issue 13: no process-wide side effects).
+ * round nine); the oclif path and the install runner leave the same hook. A library embedder
+ * has none and keeps its own V8 flags (issue 13: no process-wide side effects).
  */
 const BEFORE_WASM_KEY = Symbol.for('yep-ext.before-wasm');
 

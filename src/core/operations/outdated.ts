@@ -166,14 +166,21 @@ async function outdatedRows(ctx: Context, lock: Lockfile): Promise<OutdatedItem[
     lock.entries,
     async (entry): Promise<OutdatedItem> => {
       const engines = enginesOf.get(entry.name) ?? null;
+      // Known before any request: what a failed lookup below must not hide.
+      const damage = checks.get(entry.name)?.damage;
       try {
-        const damage = checks.get(entry.name)?.damage;
         const up = await upstreamOf(ctx, entry);
         // Newer versions' ranges: only after a download (each verified; the download cache keeps them).
         const walk = !damage && up?.newer && up.newer.length > 0 ? await walkNewer(ctx, entry, up.newer, budget) : undefined;
         return outdatedRow(entry, up, engines, walk, damage);
       } catch (e) {
         if (!isYepError(e)) throw e;
+        if (damage) {
+          // The tree is known damaged whatever the origin says: the row says so, and the failed
+          // lookup is a warning (the repair, install --force, will need the origin too).
+          ctx.log.warn(`${entry.name}: its origin could not be asked: ${e.message}`);
+          return { ...outdatedRow(entry, undefined, engines), status: 'damaged', hint: `yep-ext install --force ${entry.name}`, error: damage.toJSON() };
+        }
         return { ...outdatedRow(entry, undefined, engines), status: 'failed', error: e.toJSON() };
       }
     },
