@@ -1,6 +1,7 @@
 /** The policy file: strict parsing with file and line, and the tighten-only merge rule by rule. */
 import { describe, expect, it } from 'vitest';
 import { mergePolicy, nameMatches, parsePolicy } from '../../src/core/policy/policy-file.js';
+import { policyViolations } from '../../src/core/policy/evaluate.js';
 
 const layer = (text: string, file: string) => parsePolicy(text, file);
 
@@ -92,5 +93,19 @@ describe('mergePolicy: the second file can only tighten', () => {
     expect(nameMatches('team-*', 'xteam-one')).toBe(false);
     expect(nameMatches('a?c', 'abc')).toBe(true);
     expect(nameMatches('a?c', 'abbc')).toBe(false);
+  });
+});
+
+describe('policyViolations: [pins] fails closed', () => {
+  const [aa, bb] = [`sha256:${'a'.repeat(64)}`, `sha256:${'b'.repeat(64)}`];
+  const pins = mergePolicy([layer(`[pins]\nalpha = "${aa}"\n`, 'sys')]);
+
+  it('a pinned name whose tree could not be hashed is refused, not skipped; an unpinned one is "not one of them" either way', () => {
+    expect(policyViolations(pins, { name: 'alpha', unhashable: 'EACCES: permission denied' })).toEqual([
+      expect.objectContaining({ rule: 'pins', item: 'alpha', message: expect.stringMatching(/could not be hashed \(EACCES: permission denied\)/) }),
+    ]);
+    expect(policyViolations(pins, { name: 'stray', unhashable: 'EACCES' })).toEqual([expect.objectContaining({ rule: 'pins', item: 'stray', message: expect.stringMatching(/not one of them/) })]);
+    expect(policyViolations(pins, { name: 'alpha', content_hash: aa })).toEqual([]);
+    expect(policyViolations(pins, { name: 'alpha', content_hash: bb })).toEqual([expect.objectContaining({ rule: 'pins', item: `alpha@${bb}` })]);
   });
 });

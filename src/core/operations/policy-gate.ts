@@ -71,9 +71,10 @@ export async function pinnedAsOnDisk(ctx: Context, policy: Policy, entry: LockEn
 export async function unlockedViolations(ctx: Context, policy: Policy, name: string, manifest?: Manifest): Promise<PolicyViolation[]> {
   if (policy.files.length === 0) return [];
   const dir = packageDir(ctx.paths, name);
-  const content_hash = policy.pins.length > 0 ? await contentHash(dir).catch(() => undefined) : undefined;
+  // A tree that cannot be hashed is not admitted by a policy that pins (evaluate.ts: unhashable).
+  const hashed = policy.pins.length > 0 ? await contentHash(dir).then((content_hash) => ({ content_hash }), (e: unknown) => ({ unhashable: e instanceof Error ? e.message : String(e) })) : {};
   const m = manifest ?? (await loadInstalledManifest(ctx.paths, name).catch(() => undefined));
-  const subject: PolicySubject = { name, ...(content_hash ? { content_hash } : {}) };
+  const subject: PolicySubject = { name, ...hashed };
   if (m) {
     const command = await inspectServerCommand(dir, m.yolop.capabilityServer.command, ctx.env.PATH ?? '');
     const serverOutside = outside(command, m);

@@ -20,6 +20,11 @@ export interface PolicySubject {
   source?: LockSource;
   /** Checked against `[pins]` when known. */
   content_hash?: string;
+  /**
+   * Why the tree could not be hashed (a file that cannot be read or is not a regular file):
+   * `[pins]` then refuses it rather than skipping the check (fail closed).
+   */
+  unhashable?: string;
   /** Checked against `[grant]` when known. */
   grant?: Grant;
   /** The server command resolves outside the package (found on PATH, not shipped in it). */
@@ -77,10 +82,11 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
   for (const d of policy.deny) {
     if (nameMatches(d.glob, s.name)) add('names.deny', s.name, `the name matches the deny-list entry ${JSON.stringify(d.glob)}`, d.file);
   }
-  if (s.content_hash !== undefined) {
+  if (s.content_hash !== undefined || s.unhashable !== undefined) {
     for (const p of policy.pins) {
       const want = p.pins[s.name];
       if (want === undefined) add('pins', s.name, 'the policy pins a fixed set of packages and this is not one of them', p.file);
+      else if (s.content_hash === undefined) add('pins', s.name, `its content could not be hashed (${s.unhashable}), so it cannot be shown to be the pinned ${want}`, p.file);
       else if (want !== s.content_hash) add('pins', `${s.name}@${s.content_hash}`, `content ${s.content_hash} is not the pinned ${want}`, p.file);
     }
   }
