@@ -44,8 +44,14 @@ export async function pruneCreated(ctx: Context, created: string[]): Promise<voi
   }
 }
 
+/**
+ * The store holds the caches and an empty staging directory, nothing else. A stage in
+ * .yep-staging is another run at work in this same new store (a fleet script's parallel first
+ * installs): the caches it is writing stay, as its packages will.
+ */
 async function storeHoldsOnlyCaches(ctx: Context): Promise<boolean> {
   const names = await readdir(ctx.paths.storeDir).catch(() => [] as string[]);
   const scratch = new Set([basename(ctx.paths.cacheDir), basename(ctx.paths.stagingDir)]);
-  return names.every((n) => scratch.has(n));
+  if (!names.every((n) => scratch.has(n))) return false;
+  return (await readdir(ctx.paths.stagingDir).catch(() => [] as string[])).length === 0;
 }
