@@ -21,7 +21,7 @@ export interface PolicySubject {
   /** Checked against `[pins]` when known. */
   content_hash?: string;
   /**
-   * Why the tree could not be hashed (a file that cannot be read or is not a regular file):
+   * Why the tree could not be hashed (a file or directory it cannot read, a file that changed size while hashed):
    * `[pins]` then refuses it rather than skipping the check (fail closed).
    */
   unhashable?: string;
