@@ -336,21 +336,35 @@ const [main, cli, fast] = await Promise.all([
 if (metaIndex > 0) {
   writeFileSync(process.argv[metaIndex + 1], JSON.stringify({ inputs: { ...main.metafile.inputs, ...cli.metafile.inputs, ...fast.metafile.inputs }, outputs: { ...main.metafile.outputs, ...cli.metafile.outputs, ...fast.metafile.outputs } }));
 }
-// The V8 code cache of cli.cjs (dist/bundle/cli.cjs.v8cache), for Node 20, which
-// has no compile cache of its own: made by this Node in a fresh process with no
-// V8 flags set, as bin/run.js loads it (V8 rejects a cache made under other flags or
-// by another V8, and bin/run.js then compiles as usual). Made after loading the
-// bundle and evaluating the runner, help, hook and every command module, so the
-// functions those run are in it too.
-const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
+// The V8 code caches (dist/bundle/<file>.v8cache), for Node 20, which has no compile cache of
+// its own: each made by this Node in a fresh process with no V8 flags set, as bin/run.js loads
+// them (V8 rejects a cache made under other flags or by another V8, and bin/run.js then compiles
+// as usual: requireWithCodeCache).
 // A Node with its own compile cache (22.1+) never reads these (bin/run.js requires the
 // bundles plainly there), and a cache only fits the V8 that made it: built by such a
 // Node they would be dead weight in the package (Node 24's are larger: the package went
 // over its 8 MiB budget). (dist/bundle is emptied above, so none is left from a Node 20 build.)
 const CODE_CACHES = !(await import('node:module')).default.enableCompileCache;
-// (fast-frozen.cjs, the warm `install --frozen` runner, has none: measured by CPU time over
-// 21-51 interleaved runs, rounds four and six, the gain was within noise; docs/performance.md.)
-for (const [name, warm] of CODE_CACHES ? [['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`]] : []) {
+// cli.cjs's is made after loading the bundle and evaluating the runner, help, hook and every
+// command module, so the functions those run are in it too (YEP_EXT_CODE_CACHE_WARM=0: the top
+// level only).
+const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
+// The runners' caches hold their top level only. fast-cmd-run.cjs: 100 KB; ~5-8 ms of CPU per
+// enable/disable/verify on Node 20, median of 21 interleaved runs; one made after evaluating
+// every body was 184 KB for the same gain (docs/performance.md, round eight). fast-net-run.cjs:
+// 253 KB; 81 -> 69 ms of CPU per path install, median of 21 interleaved runs (round nine; rounds
+// four and six had measured no gain only because V8 flags set before it loaded made V8 refuse
+// every cache). fast-path.cjs, `list`'s runner: 88 KB; ~3-5 ms of `list`'s ~45-50 ms of CPU
+// (round nine). fast-frozen.cjs, the warm `install --frozen` runner, has none: measured by CPU
+// time over 21-51 interleaved runs, rounds four and six, the gain was within noise.
+const CACHED = [
+  ['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`],
+  ['fast-doctor.cjs', ''],
+  ['fast-cmd-run.cjs', ''],
+  ['fast-net-run.cjs', ''],
+  ['fast-path.cjs', ''],
+];
+for (const [name, warm] of CODE_CACHES ? CACHED : []) {
   const made = spawnSync(
     process.execPath,
     [
@@ -359,28 +373,6 @@ for (const [name, warm] of CODE_CACHES ? [['cli.cjs', `if (${JSON.stringify(WARM
 let make;
 const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
 ${warm}
-require('node:fs').writeFileSync(file + '.v8cache', make());`,
-    ],
-    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
-  );
-  if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
-}
-// The same for fast-doctor.cjs, fast-cmd-run.cjs, fast-net-run.cjs and fast-path.cjs, made without V8 flags:
-// bin/run.js loads them with V8's flags as Node set them. (fast-cmd-run.cjs: the top level only,
-// 100 KB; ~5-8 ms of CPU per enable/disable/verify on Node 20, median of 21 interleaved runs; one
-// made after evaluating every body was 184 KB for the same gain. docs/performance.md, round
-// eight. fast-net-run.cjs: the top level only, 253 KB; 81 -> 69 ms of CPU per path install,
-// median of 21 interleaved runs, round nine. Rounds four and six had measured no gain for it:
-// V8 flags set before it loaded then made V8 refuse Node's built-ins' code cache either way.
-// fast-path.cjs, `list`'s runner: 88 KB; ~3-5 ms of `list`'s ~45-50 ms of CPU, round nine.)
-for (const name of CODE_CACHES ? ['fast-doctor.cjs', 'fast-cmd-run.cjs', 'fast-net-run.cjs', 'fast-path.cjs'] : []) {
-  const made = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      `const file = ${JSON.stringify(join(DIST, 'bundle', name))};
-let make;
-require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
 require('node:fs').writeFileSync(file + '.v8cache', make());`,
     ],
     { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
