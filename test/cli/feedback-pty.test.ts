@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatBytes } from '../../src/cli/status-area.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { makePackage } from '../helpers/ext-package.js';
@@ -15,6 +15,7 @@ import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-serv
 import { fixtureFiles, makeRepo } from '../helpers/git-repo.js';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
+import { closedAfterFile } from '../helpers/per-test-fixtures.js';
 import { HAS_SCRIPT, runCliInPty } from '../helpers/pty.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -45,7 +46,7 @@ interface Setup {
   slowDownload(): void;
   installed(): boolean;
 }
-const setups = new Set<Setup>();
+const opened = closedAfterFile<Setup>();
 async function setup(): Promise<Setup> {
   const reg = await startRegistry();
   reg.publish({ name: HELLO, vers: '0.1.0', data: crate });
@@ -57,15 +58,8 @@ async function setup(): Promise<Setup> {
     slowDownload: () => reg.fault('/crates/', { kind: 'slow-drip', intervalMs: 100, chunk: Math.ceil(crate.length / 20) }),
     installed: () => existsSync(join(home.configDir, 'extensions', 'hello', 'plugin.json')),
   };
-  setups.add(s);
-  return s;
+  return opened(s);
 }
-afterAll(async () => {
-  for (const s of setups) {
-    await s.reg.close();
-    s.home.cleanup();
-  }
-});
 
 // One concurrent suite around both, so the terminal and the non-terminal tests run together too.
 describe.concurrent('feedback on waits', () => {

@@ -5,10 +5,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { saveLock } from '../../src/core/store/lockfile.js';
 import { searchExtensions } from '../../src/core/operations/search.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
+import { closedAfterFile } from '../helpers/per-test-fixtures.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
@@ -23,7 +24,7 @@ interface Fixture {
   home: TempHome;
   ctx(extra?: Record<string, string>): ReturnType<TempHome['ctx']>;
 }
-const opened: Fixture[] = [];
+const opened = closedAfterFile<Fixture>();
 async function fixture(): Promise<Fixture> {
   const reg = await startRegistry();
   const kw = ['yolop-extension'];
@@ -38,15 +39,8 @@ async function fixture(): Promise<Fixture> {
   reg.publish({ name: 'serde-lsp', vers: '1.0.0', data: Buffer.from('f'), description: 'lsp but not an extension', downloads: 99999 });
   const home = makeTempHome();
   const f: Fixture = { reg, home, ctx: (extra = {}) => home.ctx({ ...FAST, YEP_EXT_INDEX: reg.indexUrl, ...extra }) };
-  opened.push(f);
-  return f;
+  return opened(f);
 }
-afterAll(async () => {
-  for (const f of opened) {
-    await f.reg.close();
-    f.home.cleanup();
-  }
-});
 
 describe.concurrent('searchExtensions', () => {
   it('finds extensions by keyword and by name prefix, and nothing else', async () => {
