@@ -199,6 +199,16 @@ describe('outdated', () => {
     for (const name of ['hello', 'gitext']) expect((await runCli(['install', '--force', name, '--yes'], { env: env() })).code).toBe(0);
     const fixed = jsonOf(await runCli(['outdated', '--json'], { env: env() })).outdated;
     expect(fixed.map((i: { status: string }) => i.status)).toEqual(['up-to-date', 'beyond', 'local']);
+
+    // A path install is edited in place (local either way), but one whose store link is gone
+    // leaves yolop nothing to load: damaged too, and install --force puts it back.
+    rmSync(join(store(), 'localext'));
+    const gone = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
+    expect(gone.code, gone.stderr).toBe(5);
+    expect(jsonOf(gone).outdated[2]).toMatchObject({ name: 'localext', status: 'damaged', hint: 'yep-ext install --force localext', error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'missing' })] } } });
+    expect((await runCli(['install', '--force', 'localext', '--yes'], { env: env() })).code).toBe(0);
+    expect(existsSync(join(store(), 'localext', 'plugin.json'))).toBe(true);
+    expect(jsonOf(await runCli(['outdated', '--json'], { env: env() })).outdated[2].status).toBe('local');
   });
 
   it('a store package no lock entry pins is named (yolop loads it), never "No extensions installed"', async () => {

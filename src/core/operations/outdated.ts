@@ -14,6 +14,8 @@
  * which `--exit-code` does not count (an update nobody can take is not a CI
  * failure). The installed version's own verdict is reported (`engines`), as `list` does.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
@@ -25,7 +27,8 @@ import type { Upstream } from '../sources/source.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
 import { installedEngines } from './list.js';
-import { checkEntry, needsRefetch } from './verify.js';
+import { packageDir } from '../paths.js';
+import { checkEntry, missingProblem, needsRefetch, type VerifyProblem } from './verify.js';
 import { fetchBudget, walkNewer, type NewerEngines } from './outdated-engines.js';
 
 export type { NewerEngines } from './outdated-engines.js';
@@ -98,9 +101,9 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
     hint,
     error: null,
   });
+  // Whatever the origin offers, "up to date" (or "update" from `current`, or "local") would describe a tree the host does not load.
+  if (damage) return { ...row(up?.wanted ?? null, up?.latest ?? null, 'damaged', `yep-ext install --force ${entry.name}`), error: damage.toJSON() };
   if (!up) return row(null, null, 'local', null);
-  // Whatever the origin offers, "up to date" (or "update" from `current`) would describe a tree the host does not load.
-  if (damage) return { ...row(up.wanted, up.latest, 'damaged', `yep-ext install --force ${entry.name}`), error: damage.toJSON() };
   const checked = walk?.status === 'checked' ? walk : undefined;
   let status: OutdatedStatus = up.update ? 'update' : up.beyond ? 'beyond' : 'up-to-date';
   if (checked) status = checked.runnable_in_requirement !== null ? 'update' : checked.runnable !== null ? 'beyond' : 'held';
@@ -118,23 +121,29 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
 /**
  * Why the installed tree of `entry` is not what its lock entry pins (the one intact
  * rule, verify.ts `needsRefetch`, checked cheaply as `list` does), or undefined when it
- * is. A local directory (linked) is left out: it is edited in place and its row is
- * `local` either way.
+ * is. A local directory (linked) is edited in place, so only its absence counts: a store
+ * link or a directory that is gone leaves yolop nothing to load.
  */
 export async function damageOf(ctx: Context, entry: LockEntry): Promise<YepError | undefined> {
   return (await treeCheck(ctx, entry))?.damage;
 }
 
-/** `damageOf`, with the manifest the check read (undefined for a linked entry: not checked). */
+/** `damageOf`, with the manifest the check read (none for a linked entry: only its presence is checked). */
 async function treeCheck(ctx: Context, entry: LockEntry): Promise<{ damage?: YepError; manifest?: Manifest } | undefined> {
-  if (isLinked(entry.source)) return undefined;
+  if (isLinked(entry.source)) {
+    // plugin.json through the store's link: the link and the directory it points at are both there.
+    return existsSync(join(packageDir(ctx.paths, entry.name), 'plugin.json')) ? undefined : { damage: damageError(entry, [missingProblem(ctx, entry)]) };
+  }
   const { result, manifest } = await checkEntry(ctx, entry, { mode: 'cheap' });
   if (!needsRefetch(entry, result)) return { ...(manifest ? { manifest } : {}) };
-  const damage = new YepError('E_INTEGRITY', `what is installed does not match its lock entry: ${result.problems.map((p) => p.message).join('; ')}`, {
+  return { damage: damageError(entry, result.problems), ...(manifest ? { manifest } : {}) };
+}
+
+function damageError(entry: LockEntry, problems: VerifyProblem[]): YepError {
+  return new YepError('E_INTEGRITY', `what is installed does not match its lock entry: ${problems.map((p) => p.message).join('; ')}`, {
     hint: `Repair it with \`yep-ext install --force ${entry.name}\` (or \`yep-ext install --frozen\`), then run \`yep-ext verify\`.`,
-    details: { name: entry.name, problems: result.problems },
+    details: { name: entry.name, problems },
   });
-  return { damage, ...(manifest ? { manifest } : {}) };
 }
 
 /** `name`'s upstream, or undefined for a kind without one (path). Throws what the lookup throws. */

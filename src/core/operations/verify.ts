@@ -75,7 +75,8 @@ export interface EntryCheck {
   clean?: Record<string, FileSignature>;
 }
 
-function missingProblem(ctx: Context, entry: LockEntry): VerifyProblem {
+/** The `missing` problem of an entry whose store entry (or, linked, the directory it points at) is gone. */
+export function missingProblem(ctx: Context, entry: LockEntry): VerifyProblem {
   // A linked kind's entry points at the user's directory; an owned one's at its version in the store.
   let link: string | undefined;
   try {
