@@ -104,6 +104,17 @@ const median = (xs) => {
 };
 
 /**
+ * Write back every dirty page before a timed run (untimed). yep-ext fsyncs its journal,
+ * and on ext4 (data=ordered) that fsync also writes whatever the previous runs left dirty:
+ * the last run's 3.5 MB tree and its deletion. Without this, each install paid ~0-100 ms
+ * for its predecessor's pages while the baseline (which never fsyncs) paid nothing, and the
+ * install-1mb row read 4.3x on a rested disk and 5.5-11x back to back (round ten).
+ */
+function settleDisk() {
+  spawnSync('sync', [], { stdio: 'ignore' });
+}
+
+/**
  * Time `a` (yep-ext) and `b` (baseline) `runs` times, interleaved and alternating
  * which goes first, with per-run set-up and clean-up outside the timing.
  */
@@ -113,6 +124,7 @@ async function pair(runs, a, b, { setup = async () => ({}), cleanup = async () =
     const order = i % 2 === 0 ? ['a', 'b'] : ['b', 'a'];
     for (const side of order) {
       const ctx = await setup(side, i);
+      settleDisk();
       const r = await (side === 'a' ? a : b)(ctx, i);
       await cleanup(side, ctx);
       if (i >= warmup) out[side].push(r);
