@@ -3,7 +3,9 @@
  * the file lock against each other (which slept 100-250 ms per attempt and told
  * the user it was waiting for "another yep-ext process").
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, rmSync } from 'node:fs';
+import lockfile from 'proper-lockfile';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 
@@ -11,7 +13,10 @@ let home: TempHome;
 beforeEach(() => {
   home = makeTempHome();
 });
-afterEach(() => home.cleanup());
+afterEach(() => {
+  vi.restoreAllMocks();
+  home.cleanup();
+});
 
 describe('withInstallLock in one process', () => {
   it('runs concurrent callers one at a time, in call order, without waiting messages', async () => {
@@ -45,5 +50,22 @@ describe('withInstallLock in one process', () => {
     const second = withInstallLock(ctx, async () => 'ran');
     await expect(first).rejects.toThrow('boom');
     await expect(second).resolves.toBe('ran');
+  });
+});
+
+describe('withInstallLock when the store goes before the lock is taken', () => {
+  it('makes the store again and takes the lock (another process that placed nothing removed the new store it found missing)', async () => {
+    const ctx = home.ctx();
+    const lock = lockfile.lock.bind(lockfile);
+    let calls = 0;
+    vi.spyOn(lockfile, 'lock').mockImplementation(async (file, options) => {
+      // The other process's prune, between ensureStore and the first lock attempt.
+      if (calls++ === 0) rmSync(ctx.paths.storeDir, { recursive: true, force: true });
+      return lock(file, options);
+    });
+    const ran = await withInstallLock(ctx, async () => existsSync(ctx.paths.installLockFile));
+    expect(ran, 'fn ran holding the lock').toBe(true);
+    expect(calls).toBe(2);
+    expect(existsSync(ctx.paths.installLockFile), 'released').toBe(false);
   });
 });

@@ -20,7 +20,7 @@ import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
-import { missingForStage, pruneCreated } from '../store/created-dirs.js';
+import { noteCreated } from '../store/created-dirs.js';
 import { pinEntries, type LockChanges } from '../store/transaction.js';
 import { enabledButAbsentNow, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
 import type { PreparedPackage } from './prepare.js';
@@ -160,12 +160,14 @@ export async function warnUnlockedBeyond(ctx: Context, lock: Lockfile, what: str
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
   // A run that installs nothing (it failed) leaves a never-used home as it found it: no store made for its lock and stages.
-  const created = missingForStage(ctx);
+  const done = noteCreated(ctx);
+  let placed = false;
   try {
-    return await frozen(ctx, options);
-  } catch (e) {
-    await pruneCreated(ctx, created);
-    throw e;
+    const items = await frozen(ctx, options);
+    placed = true;
+    return items;
+  } finally {
+    await done(placed);
   }
 }
 

@@ -20,7 +20,7 @@ import { packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
 import { readExtensionSettings } from '../settings/settings.js';
 import { unlockedPackages } from '../store/unlocked-packages.js';
-import { missingForStage, pruneCreated } from '../store/created-dirs.js';
+import { noteCreated } from '../store/created-dirs.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
 import type { FieldSource } from '../settings/config-status.js';
@@ -205,12 +205,12 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
   const source = sourceFor(spec.kind);
   if (source.registryInfo) {
     // Only reading: the index cache must not leave a store (and config dir) behind in a home that had none.
-    const created = missingForStage(ctx);
+    const done = noteCreated(ctx);
     try {
       const listed = await source.registryInfo(ctx, spec);
       return { ...EMPTY, name: name ?? listed.name, installed: false, registry: listed.registry };
     } finally {
-      await pruneCreated(ctx, created);
+      await done(false);
     }
   }
   throw new YepError('E_USAGE', `That ${source.noun} is not installed; info reads the registry only for crates.`, {

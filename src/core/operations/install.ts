@@ -20,7 +20,7 @@ import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
 import { withNotes } from '../sources/source.js';
 import { makePlanningDir, removeDir } from '../store/staging.js';
-import { missingForStage, pruneCreated } from '../store/created-dirs.js';
+import { noteCreated } from '../store/created-dirs.js';
 import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
 import { loadApprovedGrant } from '../store/approved-grants.js';
 import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
@@ -334,7 +334,7 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   // What this run may create in a never-used home (the config dir, the store, its caches and
   // .yep-staging): a plan that places nothing (it failed, or a dry run) takes it away again.
-  const created = missingForStage(ctx);
+  const done = noteCreated(ctx);
   let placed = false;
   let stage: string | undefined;
   try {
@@ -363,7 +363,7 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
     return result;
   } finally {
     if (stage !== undefined) await removeDir(stage);
-    if (!placed) await pruneCreated(ctx, created);
+    await done(placed);
   }
 }
 

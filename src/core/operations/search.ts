@@ -14,7 +14,7 @@ import { CRATE_PREFIX } from '../package/names.js';
 import { loadRegistryConfig } from '../sources/crates-io/registry-config.js';
 import { asCrateRecord } from '../sources/crate-source.js';
 import { truncateRedacted } from '../text/redact.js';
-import { missingForStage, pruneCreated } from '../store/created-dirs.js';
+import { noteCreated } from '../store/created-dirs.js';
 
 const EXTENSION_KEYWORD = 'yolop-extension';
 /** crates.io's crawler policy: at most one request per second. */
@@ -166,11 +166,11 @@ async function installedCrates(ctx: Context): Promise<Map<string, LockEntry>> {
 /** Search the registry for extensions matching `term` (all extensions when absent). */
 export async function searchExtensions(ctx: Context, options: SearchOptions = {}): Promise<SearchResult> {
   // Only reading: the index cache (config.json) must not leave a store (and config dir) behind in a home that had none.
-  const created = missingForStage(ctx);
+  const done = noteCreated(ctx);
   try {
     return await search(ctx, options);
   } finally {
-    await pruneCreated(ctx, created);
+    await done(false);
   }
 }
 

@@ -24,6 +24,42 @@ export function missingForStage(ctx: Context): string[] {
   return missing;
 }
 
+/** The runs of this process at work in one home (keyed by its staging directory). */
+interface Runs {
+  open: number;
+  placed: boolean;
+  /** Noted by the first of them, before any of them created anything. */
+  created: string[];
+}
+const runsByHome = new Map<string, Runs>();
+
+/**
+ * Note what a run may create in this home; call the returned function once when the run
+ * ends, saying whether it placed anything. The directories go only when the LAST run of
+ * this process in this home has ended and none of them placed anything: `install a b`
+ * plans both at once, and the one that fails first must not take the store (and its lock
+ * file's directory, its caches) from under the other, which is still fetching.
+ */
+export function noteCreated(ctx: Context): (placed: boolean) => Promise<void> {
+  const key = ctx.paths.stagingDir;
+  let runs = runsByHome.get(key);
+  if (runs === undefined) {
+    runs = { open: 0, placed: false, created: missingForStage(ctx) };
+    runsByHome.set(key, runs);
+  }
+  const mine = runs;
+  mine.open++;
+  let ended = false;
+  return async (placed) => {
+    if (ended) return;
+    ended = true;
+    if (placed) mine.placed = true;
+    if (--mine.open > 0) return;
+    if (runsByHome.get(key) === mine) runsByHome.delete(key);
+    if (!mine.placed) await pruneCreated(ctx, mine.created);
+  };
+}
+
 /**
  * Undo `missingForStage`'s directories after a run that placed nothing: each is removed
  * only while empty (rmdir, innermost first), so what anything else put there (another

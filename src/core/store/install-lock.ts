@@ -56,20 +56,37 @@ export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Pr
   return run;
 }
 
+/**
+ * Take the lock once. ENOENT means the store went between `ensureStore` and the lock: another
+ * process's run that placed nothing took away the new store it found missing (created-dirs.ts;
+ * it removes only empty directories, and a held lock is a directory in the store). Make the
+ * store again and retry, a few times.
+ */
+async function lockStore(ctx: Context, options: Parameters<typeof lockfile.lock>[1]): Promise<() => Promise<void>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
+    } catch (e) {
+      if (errnoCode(e) !== 'ENOENT' || attempt >= 3) throw e;
+      await ensureStore(ctx);
+    }
+  }
+}
+
 async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   await ensureStore(ctx);
   const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
   const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
+    release = await lockStore(ctx, options);
   } catch (e) {
     if (errnoCode(e) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, e);
     ctx.log.info('Waiting for another yep-ext process to finish with the extension store (a lock left by a killed process is taken over after 5 s)…');
     const started = ctx.clock.now();
     for (;;) {
       try {
-        release = await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
+        release = await lockStore(ctx, options);
         break;
       } catch (err) {
         if (errnoCode(err) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, err);
