@@ -30,14 +30,35 @@ const common = {
   env: { NO_COLOR: '1', YEP_EXT_NO_UPDATE_CHECK: '1' },
 } as const;
 
+/**
+ * Files that need a fresh process each (vitest's `isolate`), because they change what every
+ * file after them in a worker would share, or measure the worker's process itself: a module
+ * mock (unpack-pool), the process's umask for a test (unpack, scaffold-write, secrets-store),
+ * process.env for a test (secrets-store, injected-clock), the unpack worker thread's
+ * process-wide counters (unpack-worker), the worker's RSS (doctor).
+ */
+const OWN_PROCESS = [
+  'test/integration/unpack-pool.test.ts',
+  'test/integration/unpack.test.ts',
+  'test/integration/unpack-worker.test.ts',
+  'test/integration/scaffold-write.test.ts',
+  'test/integration/secrets-store.test.ts',
+  'test/integration/injected-clock.test.ts',
+  'test/integration/doctor.test.ts',
+];
+
 export default defineConfig({
   test: {
-    // Two projects, one suite: unit tests (pure functions, temp dirs, no servers left behind)
-    // share their workers' module cache (isolate: false halves their CPU: 57 -> 29 s); every
-    // other file keeps a fresh process of its own, as before.
+    // Two projects, one suite. Every other file shares its worker's process and module cache
+    // with the files that ran in it before (isolate: false): a fresh process per file cost
+    // ~0.5 s of CPU each (Node's start, vitest's worker, the helpers and src imported again),
+    // ~0.3 s of it even in files that spawn the CLI dozens of times (docs/performance.md,
+    // "Round ten: suite10"). The files in OWN_PROCESS keep a process of their own, as before.
+    // One shared project for unit and CLI files alike, so a finished worker takes the next
+    // file whatever its directory (vitest reuses a shared worker only within one project).
     projects: [
-      { test: { ...common, name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false } },
-      { test: { ...common, name: 'cli', include: ['test/**/*.test.ts'], exclude: ['test/unit/**', '**/node_modules/**'] } },
+      { test: { ...common, name: 'shared', include: ['test/**/*.test.ts'], exclude: [...OWN_PROCESS, '**/node_modules/**'], isolate: false } },
+      { test: { ...common, name: 'own-process', include: OWN_PROCESS } },
     ],
     maxWorkers: workers,
     // The longest files first, so the run does not end on one long file (test/longest-first.ts).
