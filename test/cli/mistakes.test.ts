@@ -95,6 +95,11 @@ const mistakes: Mistake[] = [
   { what: 'a directory without ./', argv: ['install', 'examples/echo-node'], exit: 2, message: /not a valid crate or extension name/, hint: /yep-ext install \.\/examples\/echo-node/ },
   { what: 'a path that does not exist', argv: ['install', './no-such-dir'], exit: 3, message: /No such directory/, hint: /Check the path/ },
   { what: 'a directory given as --lockfile', argv: ['install', '--frozen', '--lockfile', LOCKDIR], exit: 2, message: /^--lockfile lock-dir is a directory, not a lockfile\.$/, hint: /--lockfile lock-dir\/yolop-extensions\.lock/, notHint: /mv |reinstall/ },
+  // A path to write: a directory there, or a directory that does not exist, is a mistake with the command to type (not "Could not write: ENOENT", nor "move the directory aside").
+  { what: 'a directory given to lock export', argv: ['lock', 'export', LOCKDIR], exit: 2, message: /\/lock-dir is a directory, not a file\.$/, hint: /`yep-ext lock export \/.*\/lock-dir\/yolop-extensions\.lock`/, notHint: /mv |move/i },
+  { what: 'lock export into a directory that does not exist', argv: ['lock', 'export', 'no-such-dir/x.lock'], exit: 3, message: /^The directory \/.*\/no-such-dir does not exist\.$/, hint: /mkdir -p \/.*\/no-such-dir/ },
+  { what: 'a directory given as policy init --output', argv: ['policy', 'init', '--from-lock', '--output', LOCKDIR], exit: 2, message: /\/lock-dir is a directory, not a file\.$/, hint: /--output \/.*\/lock-dir\/yep-ext-policy\.toml`/, notHint: /--force/ },
+  { what: 'policy init --output into a directory that does not exist', argv: ['policy', 'init', '--from-lock', '--output', 'no-such-dir/p.toml'], exit: 3, message: /^The directory \/.*\/no-such-dir does not exist\.$/, hint: /mkdir -p/ },
   { what: 'a lockfile that does not exist', argv: ['install', '--frozen', '--lockfile', 'no-such.lock'], exit: 3, message: /There is no lockfile at no-such\.lock/, hint: /--lockfile/ },
   { what: 'a path as a new extension name', argv: ['new', 'bad/name', '--tool', 't'], exit: 2, message: /Invalid extension name "bad\/name"/, hint: /yep-ext new name --dir bad/, notHint: /yep-ext list/ },
   { what: 'a bad tool name for new', argv: ['new', 'good', '--tool', 'a b'], exit: 2, message: /Invalid tool name "a b"/, hint: /--tool forecast/, notHint: /yep-ext list/ },
