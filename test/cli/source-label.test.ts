@@ -55,6 +55,22 @@ describe('the source of a crate from another index', () => {
     expect(dry.stdout + install.stdout).not.toContain('crates.io:');
   });
 
+  it('info of a crate with an --index that is no URL: exit 2 (a usage mistake), not exit 0 with "not checked"', async () => {
+    const env = { ...home.env, YEP_EXT_HTTP_RETRIES: '0' };
+    expect((await runCli(['install', 'hello', '--index', reg.indexUrl], { env })).code).toBe(0);
+    const human = await runCli(['info', 'hello', '--index', 'notaurl'], { env });
+    expect(human.code, human.stdout).toBe(2);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toMatch(/^error: The registry index notaurl\/: "notaurl\/" is not a valid URL\.\nhint: .*root of a sparse index/);
+    const json = await runCli(['info', 'hello', '--index', 'notaurl', '--json'], { env });
+    expect(json.code).toBe(2);
+    expect(jsonOf(json).error.code).toBe('E_USAGE');
+    // A registry that cannot be reached is still reported, not fatal.
+    const down = await runCli(['info', 'hello', '--index', 'http://127.0.0.1:9/index/', '--json'], { env });
+    expect(down.code, down.stderr).toBe(0);
+    expect(jsonOf(down).upstream_error.code).toBe('E_NETWORK');
+  });
+
   it('a crate of the default index keeps crates.io:', () => {
     expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0' })).toBe(`crates.io:${HELLO}@1.0.0`);
     expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0', index: 'sparse+https://index.crates.io' })).toBe(`crates.io:${HELLO}@1.0.0`);
