@@ -94,7 +94,7 @@ describe('install from the registry', () => {
   it('installs a bare name (latest stable), pins it, keeps the server executable, and list shows it', async () => {
     const r = await runCli(['install', 'hello'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`Installed hello 0.3.1 (crates.io:${HELLO}@0.3.1)`);
+    expect(r.stdout).toContain(`Installed hello 0.3.1 (${new URL(reg.indexUrl).host}:${HELLO}@0.3.1)`);
     const entries = lock();
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({

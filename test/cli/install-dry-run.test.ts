@@ -46,7 +46,7 @@ describe('install --dry-run', () => {
   it('in an empty home: plans a new install, prints it, and creates nothing but the download cache', async () => {
     const r = await runCli(['install', 'hello', '--dry-run'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`hello 1.0.0 from crates.io:${HELLO}@1.0.0`); // the contribution summary, as install prints it
+    expect(r.stdout).toContain(`hello 1.0.0 from ${new URL(reg.indexUrl).host}:${HELLO}@1.0.0`); // the contribution summary, as install prints it
     expect(r.stdout).toContain('Would install hello 1.0.0');
     expect(r.stdout).toContain('(dry run)');
     expect(state()).toEqual([]);

@@ -42,6 +42,35 @@ describe('the source of a crate from another index', () => {
     expect(jsonOf(await runCli(['info', 'hello', '--json'], { env: home.env })).source_text).toBe(`${host}:${HELLO}@1.0.0`);
   });
 
+  it('install names the index host in its summary, its result line and its dry-run plan, as list does', async () => {
+    const env = { ...home.env, YEP_EXT_HTTP_RETRIES: '0', YEP_EXT_INDEX: reg.indexUrl };
+    const host = new URL(reg.indexUrl).host;
+    const dry = await runCli(['install', 'hello', '--dry-run'], { env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`hello 1.0.0 from ${host}:${HELLO}@1.0.0`);
+    expect(dry.stdout).toContain(`Would install hello 1.0.0 (${host}:${HELLO}@1.0.0).`);
+    const install = await runCli(['install', 'hello'], { env });
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stdout).toContain(`Installed hello 1.0.0 (${host}:${HELLO}@1.0.0)`);
+    expect(dry.stdout + install.stdout).not.toContain('crates.io:');
+  });
+
+  it('info of a crate with an --index that is no URL: exit 2 (a usage mistake), not exit 0 with "not checked"', async () => {
+    const env = { ...home.env, YEP_EXT_HTTP_RETRIES: '0' };
+    expect((await runCli(['install', 'hello', '--index', reg.indexUrl], { env })).code).toBe(0);
+    const human = await runCli(['info', 'hello', '--index', 'notaurl'], { env });
+    expect(human.code, human.stdout).toBe(2);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toMatch(/^error: The registry index notaurl\/: "notaurl\/" is not a valid URL\.\nhint: .*root of a sparse index/);
+    const json = await runCli(['info', 'hello', '--index', 'notaurl', '--json'], { env });
+    expect(json.code).toBe(2);
+    expect(jsonOf(json).error.code).toBe('E_USAGE');
+    // A registry that cannot be reached is still reported, not fatal.
+    const down = await runCli(['info', 'hello', '--index', 'http://127.0.0.1:9/index/', '--json'], { env });
+    expect(down.code, down.stderr).toBe(0);
+    expect(jsonOf(down).upstream_error.code).toBe('E_NETWORK');
+  });
+
   it('a crate of the default index keeps crates.io:', () => {
     expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0' })).toBe(`crates.io:${HELLO}@1.0.0`);
     expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0', index: 'sparse+https://index.crates.io' })).toBe(`crates.io:${HELLO}@1.0.0`);

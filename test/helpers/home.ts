@@ -1,6 +1,6 @@
 /** Temp homes and a CLI runner: every test gets its own YOLOP_CONFIG_DIR, never the real one. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createContext, type Context } from '../../src/core/context.js';
@@ -55,6 +55,15 @@ export interface RunResult {
 }
 
 /** Run the built CLI (bin/run.js) as a real child process (with the test preload when the env asks for seams: ./seams.mjs). */
+/**
+ * The exit statuses docs/exit-codes.md documents (the first column of its table). Every
+ * runCli of the suite checks its status against them: a run that exits with another
+ * number fails its test, whatever the test expected (test/cli/exit-codes.test.ts).
+ */
+export const DOCUMENTED_EXIT_STATUSES: ReadonlySet<number> = new Set(
+  [...readFileSync(join(REPO_ROOT, 'docs', 'exit-codes.md'), 'utf8').matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1])),
+);
+
 export function runCli(
   args: string[],
   options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {},
@@ -73,6 +82,10 @@ export function runCli(
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      if (code !== null && !DOCUMENTED_EXIT_STATUSES.has(code)) {
+        reject(new Error(`yep-ext ${args.join(' ')} exited ${code}, a status docs/exit-codes.md does not document\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+        return;
+      }
       resolvePromise({ code, signal, stdout, stderr });
     });
     // A CLI that exits before reading its input (a usage error) closes the pipe: the write's

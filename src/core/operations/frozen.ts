@@ -16,6 +16,7 @@ import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError, type ErrorCode } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
+import { checkOutputFile } from '../fs/output-file.js';
 import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
@@ -304,6 +305,7 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
 
 /** Write the store's lock to `dest` (for committing to a project repository). */
 export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number; local: string[] }> {
+  checkOutputFile(dest, 'yolop-extensions.lock', (file) => `yep-ext lock export ${file}`);
   const lock = await loadStoreLock(ctx, '`lock export` writes what the store\'s lock pins', 'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.');
   if (lock.entries.length === 0) ctx.log.warn(`${ctx.paths.lockFile} pins no extensions: the exported lock installs nothing.`);
   await warnUnlockedBeyond(ctx, lock, 'The exported lock');

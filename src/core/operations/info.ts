@@ -133,7 +133,9 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
       upstream = { ...offered, status: row.status, newest_in_requirement: up.wanted, newest_outside_requirement: up.beyond ? up.latest : null, hint: row.hint };
     }
   } catch (e) {
-    if (!isYepError(e)) throw e;
+    // A failed lookup is reported, not fatal; a usage mistake (an --index or YEP_EXT_INDEX that is
+    // no index URL) is the user's to fix, and exit 0 with "not checked" would hide it.
+    if (!isYepError(e) || e.code === 'E_USAGE') throw e;
     upstreamError = e.toJSON();
   }
   return {

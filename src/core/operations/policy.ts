@@ -14,6 +14,7 @@ import { parsePolicy } from '../policy/policy-file.js';
 import { policyPaths } from '../policy/load-policy.js';
 import { originFacts } from '../sources/index.js';
 import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { checkOutputFile } from '../fs/output-file.js';
 import { dirname } from 'node:path';
 import { loadLock, type Lockfile } from '../store/lockfile.js';
 import { loadGivenLockfile, loadStoreLock } from './frozen.js';
@@ -74,6 +75,7 @@ export async function policyFromLock(lockFile: string, lock?: Lockfile): Promise
 /** Write the policy for the store's lock (or `lockfile`) to `output` (default: the user's policy file). */
 export async function initPolicyFromLock(ctx: Context, options: { output?: string; lockfile?: string; force?: boolean } = {}): Promise<PolicyInitResult> {
   const path = options.output ?? policyPaths(ctx).user;
+  if (options.output !== undefined) checkOutputFile(options.output, 'yep-ext-policy.toml', (file) => `yep-ext policy init --from-lock --output ${file}`);
   const exists = (() => {
     try {
       lstatSync(path);

@@ -6,7 +6,7 @@
  * `file://` root (a mirror on disk) may name a `file://` `dl`; a remote one may not.
  */
 import type { Context } from '../../context.js';
-import { YepError } from '../../errors.js';
+import { YepError, isYepError } from '../../errors.js';
 import { checkSourceUrl, getUrl, isFileUrl } from '../../net/transport.js';
 import { looksLikeHtml } from './index-lines.js';
 import { conditionalHeaders, readCachedResponse, writeCachedResponse } from './index-client.js';
@@ -22,10 +22,19 @@ export interface RegistryConfig {
 const CONFIG_MAX_BYTES = 64 * 1024;
 const memo = new WeakMap<Context, Map<string, Promise<RegistryConfig>>>();
 
+const INDEX_URL_HINT = 'Give --index (or YEP_EXT_INDEX) the root of a sparse index: https://index.crates.io/, https://mirror.example/index/, or a `yep-ext mirror` on disk as file:///mnt/share/yep-mirror/index/.';
+
 /** Police the index root the user configured (E_USAGE: it came from a flag or env var). */
 export function checkIndexUrl(indexUrl: string): URL {
   // A file:// root is a mirror on disk (docs/fleet.md): the user chose it, so it may be local.
-  const url = checkSourceUrl(indexUrl, `The registry index ${indexUrl}`, { allowFile: true, code: 'E_USAGE' });
+  let url: URL;
+  try {
+    url = checkSourceUrl(indexUrl, `The registry index ${indexUrl}`, { allowFile: true, code: 'E_USAGE' });
+  } catch (e) {
+    // A refusal that says nothing of what to type (a word that is no URL, a file URL on another host): the forms that work.
+    if (isYepError(e) && !e.hint) throw new YepError(e.code, e.message, { hint: INDEX_URL_HINT, cause: e });
+    throw e;
+  }
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   return url;
 }
