@@ -1,6 +1,6 @@
 /** Human rendering of install results (pure: data in, lines out). */
 import type { InstallOutcome, InstallPlan, InstallPreview } from '../core/operations/install.js';
-import { describeSource } from '../core/sources/index.js';
+import { sourceLabel } from '../core/sources/index.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderDiff, renderSummary } from './render-grant.js';
 import { bold, green, yellow } from './style.js';
@@ -8,7 +8,7 @@ import { bold, green, yellow } from './style.js';
 /** Contribution summary (and, when replacing, the contribution diff) printed before anything is placed. */
 export function renderPreview(p: InstallPreview): string {
   const m = p.manifest;
-  const head = `${bold(`${sanitize(m.name)}${m.version ? ` ${sanitize(m.version)}` : ''}`)} from ${sanitize(describeSource(p.source))}`;
+  const head = `${bold(`${sanitize(m.name)}${m.version ? ` ${sanitize(m.version)}` : ''}`)} from ${sanitize(sourceLabel(p.source))}`;
   const lines = [head, ...renderSummary(p.grant.grant).map((l) => `  ${l}`)];
   if (p.binary) lines.push(`  ${sanitize(p.binary)}`);
   if (p.diff && p.diff.changes.length > 0) lines.push('', `Changes against the installed ${sanitize(m.name)}:`, ...renderDiff(p.diff).map((l) => `  ${l}`));
@@ -19,7 +19,7 @@ export function renderPreview(p: InstallPreview): string {
 export function renderOutcome(o: InstallOutcome, enabled: boolean | null = false): string {
   const what = sanitize(`${o.name}${o.version ? ` ${o.version}` : ''}`);
   const verb = { installed: 'Installed', replaced: 'Replaced', repinned: 'Re-pinned', unchanged: 'Already installed:', reinstalled: 'Reinstalled' }[o.status];
-  const lines = [`${green('✔')} ${verb} ${what} (${sanitize(describeSource(o.source))})`];
+  const lines = [`${green('✔')} ${verb} ${what} (${sanitize(sourceLabel(o.source))})`];
   if (!o.command.found) lines.push(`  ${yellow('note')}: the server command cannot be found yet: ${sanitize(o.command.detail)}`);
   for (const n of o.notes) lines.push(`  ${yellow('note')}: ${sanitize(n)}`);
   if (o.status === 'installed' && enabled === true) {
@@ -32,7 +32,7 @@ export function renderOutcome(o: InstallOutcome, enabled: boolean | null = false
 /** One plan line (`install --dry-run`), printed after the preview. */
 export function renderPlan(p: InstallPlan): string {
   const what = sanitize(`${p.name}${p.version ? ` ${p.version}` : ''}`);
-  const from = sanitize(describeSource(p.source));
+  const from = sanitize(sourceLabel(p.source));
   const lines = [
     {
       new: `Would install ${what} (${from}).`,
