@@ -43,6 +43,8 @@ export function renderSetSecret(r: SetSecretResult): string {
       'Note: yolop reads secrets only from connections.toml, so the agent will NOT pass this one to the server; `yep-ext doctor` will. See docs/secrets.md.',
     ].join('\n');
   }
-  const env = r.env ? `; yolop passes it to the server as ${r.env}` : '';
+  // yolop starts the server (and hands it the secret) only while settings.toml enables it.
+  const when = r.enabled === true ? '' : r.enabled === false ? ` once ${r.name} is enabled (\`yep-ext enable ${r.name}\`)` : ` while ${r.name} is enabled`;
+  const env = r.env ? `; yolop passes it to the server as ${r.env}${when}` : '';
   return r.changed ? `Stored ${id} in ${r.file} (mode 0600)${env}.` : `${id} already holds that value; nothing changed.`;
 }

@@ -94,7 +94,11 @@ describe('install from the registry', () => {
   it('installs a bare name (latest stable), pins it, keeps the server executable, and list shows it', async () => {
     const r = await runCli(['install', 'hello'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`Installed hello 0.3.1 (${new URL(reg.indexUrl).host}:${HELLO}@0.3.1)`);
+    // Where it came from is the index it was installed from (as `list` names it), never crates.io for another index.
+    const origin = new URL(reg.indexUrl).host;
+    expect(r.stdout).toContain(`hello 0.3.1 from ${origin}:${HELLO}@0.3.1`);
+    expect(r.stdout).toContain(`Installed hello 0.3.1 (${origin}:${HELLO}@0.3.1)`);
+    expect(r.stdout).not.toContain('crates.io');
     const entries = lock();
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({

@@ -154,12 +154,20 @@ describe('the shared download cache', () => {
     expect(jsonOf(v)).toMatchObject({ dir: fresh, entries: 0, verified: 0 });
     expect(existsSync(fresh)).toBe(false);
     // A cache path that is a file: not "0 entries verified" (downloads could not use it either).
+    // The state of the disk, not the command line, is wrong: E_STATE (exit 7) naming the path, as
+    // for state files; a path under that file (ENOTDIR) the same, not an internal error (exit 70).
     const aFile = join(a.root, 'cache-is-a-file');
     writeFileSync(aFile, 'mine\n');
     for (const sub of ['verify', 'clean']) {
       const r = await runCli(['cache', sub, '--json'], { env: env(a, { YEP_EXT_CACHE_DIR: aFile }) });
-      expect(r.code, r.stdout).toBe(2);
+      expect(r.code, r.stdout).toBe(7);
+      expect(jsonOf(r).error).toMatchObject({ code: 'E_STATE' });
       expect(jsonOf(r).error.message).toContain(`${aFile} is not a directory`);
+      const under = await runCli(['cache', sub, '--json'], { env: env(a, { YEP_EXT_CACHE_DIR: join(aFile, 'sub') }) });
+      expect(under.code, under.stdout + under.stderr).toBe(7);
+      expect(jsonOf(under).error).toMatchObject({ code: 'E_STATE' });
+      expect(jsonOf(under).error.message).toContain(join(aFile, 'sub'));
+      expect(jsonOf(under).error.hint).toMatch(/YEP_EXT_CACHE_DIR/);
     }
     expect(readFileSync(aFile, 'utf8')).toBe('mine\n');
   });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -69,6 +69,29 @@ describe('yep-ext enable / disable (no TTY)', () => {
     const other = await runCli(['enable', 'nosuch', '--json'], { env: home.env });
     expect(other.code).toBe(3);
     expect(jsonOf(other).error.hint).toContain('yep-ext install nosuch');
+  });
+
+  it('a path install whose store link is gone but whose directory is still there: the error says so (not "the directory is gone"), and its hint, followed, puts the link back so yolop finds the package', async () => {
+    const dir = join(home.root, 'src', 'logfire');
+    const link = join(home.configDir, 'extensions', 'logfire');
+    rmSync(link);
+    expect(existsSync(join(dir, 'plugin.json')), 'the directory is still there').toBe(true);
+    for (const args of [['enable', 'logfire', '--json'], ['set-secret', 'logfire', 'token', '--stdin', '--json']]) {
+      const r = await runCli(args, { env: home.env, input: 'x' });
+      expect(r.code, r.stdout).toBe(3);
+      const err = jsonOf(r).error;
+      expect(err.code).toBe('E_NOT_INSTALLED');
+      expect(err.message).not.toMatch(/which is gone/);
+      expect(err.message).toContain(link);
+      expect(err.message).toContain(`${dir} is still there`);
+      expect(err.hint).toContain('yep-ext install --force logfire');
+    }
+    expect(existsSync(settingsFile)).toBe(false);
+    // The hint, followed: the store entry links to the directory again and enable turns it on.
+    expect((await runCli(['install', '--force', 'logfire'], { env: home.env })).code).toBe(0);
+    expect(realpathSync(link)).toBe(realpathSync(dir));
+    expect((await runCli(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).not.toBe(3);
+    expect(parse(readFileSync(settingsFile, 'utf8'))).toMatchObject({ capabilities: [{ ref: 'ext:logfire' }] });
   });
 
   it('missing required fields -> setup_incomplete, exit 10, enabled anyway, exact fix commands', async () => {

@@ -271,6 +271,31 @@ describe('install --frozen is strict about --lockfile', () => {
     }
   });
 
+  it('lock export replaces an earlier export, never another file given by mistake (a Cargo.toml, notes): exit 7, the file byte for byte as it was', async () => {
+    const notLocks: Record<string, string> = {
+      'Cargo.toml': '[package]\nname = "mine"\nversion = "0.1.0"\n',
+      'notes.md': '# my notes\n# keep these\n',
+      'broken.txt': 'not = toml = at all\n',
+    };
+    for (const [file, text] of Object.entries(notLocks)) {
+      const dest = join(home.root, file);
+      writeFileSync(dest, text);
+      const r = await runCli(['lock', 'export', dest, '--json'], { env: home.env });
+      expect(r.code, `${file}: ${r.stdout}`).toBe(7);
+      expect(jsonOf(r).error.message).toContain(dest);
+      expect(readFileSync(dest, 'utf8'), file).toBe(text);
+    }
+    // An earlier export (even one of an empty store lock, comments only), an empty file and a
+    // host-written lock are locks: replaced, and read back as the store's lock.
+    const earlier = join(home.root, 'project.lock');
+    for (const before of ['', '# extensions.lock: what is installed, pinned by content hash.\n', `[[extensions]]\nname = "old"\ncontent_hash = "sha256:${'0'.repeat(64)}"\n[extensions.source]\ntype = "path"\npath = "/gone"\n`]) {
+      writeFileSync(earlier, before);
+      const r = await runCli(['lock', 'export', earlier], { env: home.env });
+      expect(r.code, r.stderr).toBe(0);
+      expect((parse(readFileSync(earlier, 'utf8')) as { extensions: { name: string }[] }).extensions.map((e) => e.name)).toEqual(['echo']);
+    }
+  });
+
   it('lock export and mirror say what they leave out: a store package no lock entry pins (yolop finds it) is named, and the exported lock indeed lacks it', async () => {
     // Placed by hand beside the locked echo.
     writePackage(join(store(), 'stray'), { name: 'stray' });

@@ -26,7 +26,7 @@ const publish = (version: string) => reg.publish({ name: HELLO, vers: version, d
 const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
 const downloads = () => reg.requestsTo('/crates/').length;
 /** The summary's head line, as renderPreview prints it. */
-const SUMMARY = /hello \d\.\d\.\d from \S+:yolop-extension-hello@/;
+const SUMMARY = /hello \d\.\d\.\d from 127\.0\.0\.1:\d+:yolop-extension-hello@/;
 
 /** Every path under the config directory (test/helpers/config-tree.ts). */
 const state = () => configTree(home.configDir);
@@ -58,7 +58,7 @@ describe('install over an installed version, without a TTY', () => {
     const crates = downloads();
     const r = await runCli(['install', 'hello@0.1.0'], { env: env() });
     expect(r.code).toBe(7);
-    expect(r.stderr).toContain(`hello is installed at crates.io:${HELLO}@0.2.0; this would replace it with crates.io:${HELLO}@0.1.0`);
+    expect(r.stderr).toContain(`hello is installed at ${new URL(reg.indexUrl).host}:${HELLO}@0.2.0; this would replace it with ${new URL(reg.indexUrl).host}:${HELLO}@0.1.0`);
     expect(r.stderr).toContain('hint: Pass --yes to replace it');
     expect(r.stdout).not.toMatch(SUMMARY);
     expect(r.stdout.trim()).toBe('');
@@ -142,7 +142,7 @@ describe('install over an installed version, without a TTY', () => {
     const dir = writePackage(join(home.root, 'pkgs', 'hello'), { name: 'hello' });
     const r = await runCli(['install', dir], { env: env() });
     expect(r.code).toBe(7);
-    expect(r.stderr).toContain('is already installed from crates.io:');
+    expect(r.stderr).toContain(`is already installed from ${new URL(reg.indexUrl).host}:`);
     expect(r.stdout.trim()).toBe('');
     expect(state()).toEqual(before);
   });

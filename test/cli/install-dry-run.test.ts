@@ -88,7 +88,7 @@ describe('install --dry-run', () => {
       expect(human.stdout).toContain('consent needed');
       const j = jsonOf(await runCli(['install', 'hello@2.0.0', '--dry-run', '--json'], { env: env() }));
       expect(j.plan[0]).toMatchObject({ action: 'replaced', consent_needed: true, version: '2.0.0', diff: { widens: true } });
-      expect(j.plan[0].replace_reason).toContain('this would replace it with crates.io:yolop-extension-hello@2.0.0');
+      expect(j.plan[0].replace_reason).toContain(`this would replace it with ${new URL(reg.indexUrl).host}:yolop-extension-hello@2.0.0`);
       expect(state()).toEqual(before);
 
       // The real install asks for exactly that: refused without a TTY (the replace needs --yes).
@@ -103,7 +103,7 @@ describe('install --dry-run', () => {
       const dir = writePackage(join(home.root, 'pkgs', 'hello'), { name: 'hello' });
       const j = jsonOf(await runCli(['install', dir, '--dry-run', '--json'], { env: env() }));
       expect(j.plan[0]).toMatchObject({ action: 'replaced', source: { type: 'path', path: dir } });
-      expect(j.plan[0].replace_reason).toContain('is already installed from crates.io:');
+      expect(j.plan[0].replace_reason).toContain(`is already installed from ${new URL(reg.indexUrl).host}:`);
       expect(state()).toEqual(before);
     });
   });

@@ -110,7 +110,7 @@ export const SCHEMAS = {
       config: z.array(z.strictObject({ key: z.string(), secret: z.boolean(), env: nullable(z.string()), envDerived: z.boolean() })),
     }),
   }),
-  'set-secret': z.strictObject({ name: z.string(), field: z.string(), file: z.string(), action: z.enum(['set', 'unset']), changed: z.boolean(), store: z.enum(['file', 'keychain']), host_visible: z.boolean(), env: nullable(z.string()) }),
+  'set-secret': z.strictObject({ name: z.string(), field: z.string(), file: z.string(), action: z.enum(['set', 'unset']), changed: z.boolean(), store: z.enum(['file', 'keychain']), host_visible: z.boolean(), env: nullable(z.string()), enabled: nullable(z.boolean()) }),
   mirror: z.strictObject({
     dir: z.string(),
     base_url: z.string(),
@@ -328,7 +328,7 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
       const { [key]: _gone, ...rest } = item;
       expect(SCHEMAS.update.safeParse({ updates: [rest] }).success, key).toBe(false);
     }
-    const secret = { name: 'a', field: 'token', file: '/c', action: 'unset', changed: false, store: 'file', host_visible: true, env: null };
+    const secret = { name: 'a', field: 'token', file: '/c', action: 'unset', changed: false, store: 'file', host_visible: true, env: null, enabled: null };
     expect(SCHEMAS['set-secret'].safeParse(secret).success).toBe(true);
     const { env: _noEnv, ...noEnv } = secret;
     expect(SCHEMAS['set-secret'].safeParse(noEnv).success).toBe(false);

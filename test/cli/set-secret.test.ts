@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join, resolve } from 'node:path';
 import { BIN, jsonOf, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 import { writeExtension } from '../helpers/extension-fixture.js';
+import { hostRuns } from '../helpers/settings-model.js';
 
 const CANARY = 'CANARY-cli-5e3d9f';
 const HOST_TABLES = '# yolop connectors\n[github]\ntoken = "ghp_keep_me"\n\n["ext:other"]\nkey = "v"\n';
@@ -142,7 +143,25 @@ describe('yep-ext set-secret', () => {
     const ok = await runCli(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input: CANARY });
     expect(ok.code).toBe(0);
     expect(ok.stderr).not.toContain('declares no "env"');
-    expect(ok.stdout).toContain('yolop passes it to the server as LOGFIRE_TOKEN');
+    expect(ok.stdout).toContain('yolop passes it to the server as LOGFIRE_TOKEN once logfire is enabled');
+  });
+
+  it('says yolop passes the secret to the server only when settings.toml, read as the host reads it, enables the extension', async () => {
+    const settings = join(home.configDir, 'settings.toml');
+    const hostEnables = () => existsSync(settings) && hostRuns(readFileSync(settings, 'utf8'), 'logfire').enabled;
+    const off = await runCli(['set-secret', 'logfire', 'token', '--stdin', '--json'], { env: home.env, input: CANARY });
+    expect(off.code, off.stderr).toBe(0);
+    expect(hostEnables()).toBe(false);
+    expect(jsonOf(off)).toMatchObject({ enabled: false, env: 'LOGFIRE_TOKEN' });
+    const offHuman = await runCli(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input: 'another-value' });
+    expect(offHuman.stdout).not.toMatch(/yolop passes it to the server as LOGFIRE_TOKEN\.$/m);
+    expect(offHuman.stdout).toContain('once logfire is enabled (`yep-ext enable logfire`)');
+    expect((await runCli(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).toBe(0);
+    expect(hostEnables()).toBe(true);
+    const on = await runCli(['set-secret', 'logfire', 'token', '--stdin', '--json'], { env: home.env, input: CANARY });
+    expect(jsonOf(on)).toMatchObject({ enabled: true, env: 'LOGFIRE_TOKEN' });
+    const onHuman = await runCli(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input: 'third-value' });
+    expect(onHuman.stdout).toMatch(/yolop passes it to the server as LOGFIRE_TOKEN\.$/m);
   });
 
   it('--keychain without a reachable keychain falls back to the file, saying so', async () => {

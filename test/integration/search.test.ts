@@ -68,10 +68,33 @@ describe.concurrent('searchExtensions', () => {
     mkdirSync(dirname(c.paths.lockFile), { recursive: true });
     await saveLock(c.paths.lockFile, {
       extra: {},
-      entries: [{ name: 'lsp', content_hash: `sha256:${'0'.repeat(64)}`, version: '0.3.0', source: { type: 'crate', crate_name: 'yolop-extension-lsp', version: '0.3.0' } }],
+      entries: [{ name: 'lsp', content_hash: `sha256:${'0'.repeat(64)}`, version: '0.3.0', source: { type: 'crate', crate_name: 'yolop-extension-lsp', version: '0.3.0', index: `sparse+${c.indexUrl}` } }],
     });
     const r = await searchExtensions(c, { term: 'lsp' });
     expect(r.hits[0]!.installed).toEqual({ name: 'lsp', version: '0.3.0' });
+  });
+
+  it('marks a hit installed only when the lock has that crate from the registry searched (not the same crate name from another index)', async () => {
+    const { ctx } = await fixture();
+    const c = ctx();
+    mkdirSync(dirname(c.paths.lockFile), { recursive: true });
+    const hash = `sha256:${'0'.repeat(64)}`;
+    await saveLock(c.paths.lockFile, {
+      extra: {},
+      entries: [
+        // The host's own entry for crates.io (no `index` key): another registry's crate of that name.
+        { name: 'lsp', content_hash: hash, version: '0.3.0', source: { type: 'crate', crate_name: 'yolop-extension-lsp', version: '0.3.0' } },
+        { name: 'logfire', content_hash: hash, version: '1.2.0', source: { type: 'crate', crate_name: 'yolop-extension-logfire', version: '1.2.0', index: 'https://mirror.example/' } },
+        { name: 'nokw', content_hash: hash, source: { type: 'git', url: 'https://example.com/nokw', rev: 'a'.repeat(40) } },
+      ],
+    });
+    const r = await searchExtensions(c);
+    expect(Object.fromEntries(r.hits.map((h) => [h.crate, h.installed]))).toEqual({
+      'yolop-extension-lsp': null,
+      'yolop-extension-logfire': null,
+      'yolop-extension-nokw': null,
+      'odd-name': null,
+    });
   });
 
   it('returns no hits (not an error) when nothing matches', async () => {

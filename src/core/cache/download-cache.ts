@@ -29,7 +29,8 @@ import { constants } from 'node:fs';
 import { appendFile, chmod, copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
-import { YepError, errnoCode } from '../errors.js';
+import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { describeFileKind } from '../fs/read-regular-file.js';
 import { sha256FileWithSize } from '../fs/file-digest.js';
 
 type Cacache = typeof import('cacache');
@@ -256,14 +257,22 @@ function cacheDirFor(ctx: Context, doing: string): string {
   return ctx.paths.sharedCacheDir;
 }
 
-/** Whether the cache directory exists (false: not yet); a path that is something else is refused, as downloads cannot use it either. */
+const CACHE_PATH_HINT = 'Point YEP_EXT_CACHE_DIR at a directory (or unset it for the default), or move that file aside.';
+
+/**
+ * Whether the cache directory exists (false: not yet); a path that is something else is refused, as
+ * downloads cannot use it either. That is the disk's state, not a usage mistake: E_STATE (exit 7),
+ * and so is a path that cannot be read at all (under a file, unreadable), never an internal error.
+ */
 async function cacheDirExists(dir: string): Promise<boolean> {
-  const st = await stat(dir).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(e)));
+  const st = await stat(dir).catch((e: unknown) => {
+    if (errnoCode(e) === 'ENOENT') return undefined;
+    const failure = stateIoError('read the download cache path', dir, e);
+    throw new YepError('E_STATE', failure.message, { cause: e, hint: failure.hint ?? CACHE_PATH_HINT });
+  });
   if (st === undefined) return false;
   if (st.isDirectory()) return true;
-  throw new YepError('E_USAGE', `The download cache path ${dir} is not a directory.`, {
-    hint: 'Point YEP_EXT_CACHE_DIR at a directory (or unset it for the default), or move that file aside.',
-  });
+  throw new YepError('E_STATE', `The download cache path ${dir} is not a directory (it is ${describeFileKind(st)}).`, { hint: CACHE_PATH_HINT });
 }
 
 /** `yep-ext cache verify`: cacache's verify (re-hashes every entry, drops bad ones, compacts the index). */

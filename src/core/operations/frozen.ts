@@ -17,7 +17,7 @@ import { YepError, errnoCode, isYepError, stateIoError, type ErrorCode } from '.
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
-import { findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
@@ -317,6 +317,31 @@ export async function exportLock(ctx: Context, dest: string): Promise<{ path: st
       `The exported lock pins ${local.map((e) => `${e.name} (${describeSource(e.source)})`).join(', ')} as a directory of this machine: \`install --frozen --lockfile\` installs ${local.length === 1 ? 'it' : 'them'} elsewhere only where the same directory exists. Publish ${local.length === 1 ? 'it' : 'them'} (a crate or a git repository) and install from there to share ${local.length === 1 ? 'it' : 'them'}.`,
     );
   }
+  await refuseNonLockTarget(dest);
   await saveLock(dest, lock);
   return { path: dest, entries: lock.entries.length, local: local.map((e) => e.name) };
+}
+
+/**
+ * `lock export` replaces an earlier export (or any lock: the host's, an empty file), never
+ * another file named by mistake: `lock export Cargo.toml` replaced the project's manifest
+ * and said "Wrote 1 entry". A file is a lock when it reads as one with an `extensions` table,
+ * or is empty, or is comments under yep-ext's own header (the export of an empty lock).
+ */
+async function refuseNonLockTarget(dest: string): Promise<void> {
+  const st = await stat(dest).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(stateIoError('read', dest, e))));
+  if (st === undefined || !st.isFile()) return; // absent: written; anything else the atomic writer refuses, naming it
+  const text = readRegularFileSync(dest, 'The export target')?.toString('utf8') ?? '';
+  if (text.trim() === '' || text.startsWith(LOCK_HEADER.split('\n')[0]!)) return;
+  let isLock = false;
+  try {
+    isLock = parseLock(text, dest).entries.length > 0 || /^\s*(\[\[\s*extensions\s*\]\]|extensions\s*=)/m.test(text);
+  } catch {
+    isLock = false; // not TOML, or TOML that is no lock
+  }
+  if (!isLock) {
+    throw new YepError('E_CONFLICT', `${dest} exists and is not a lockfile; nothing was written.`, {
+      hint: 'Give `lock export` the path of a new file or of an earlier export (e.g. ./yolop-extensions.lock), or move that file aside.',
+    });
+  }
 }

@@ -8,7 +8,7 @@
 import type { GrantDiff } from '../package/grants.js';
 import type { EnginesReport } from './agent-walk.js';
 import { YepError } from '../errors.js';
-import { describeSource, sameOrigin, samePin, samePinAndFollow, sourceFor } from '../sources/index.js';
+import { sameOrigin, samePin, samePinAndFollow, sourceFor, sourceLabel } from '../sources/index.js';
 import type { LockEntry, LockSource } from '../store/lockfile.js';
 
 /** new: nothing of that name; unchanged: exactly this is installed; repinned: same pin, other bytes or grant; replaced: another origin or pin. */
@@ -75,8 +75,8 @@ export function decideInstall(name: string, target: string, previous: LockEntry 
   const consent_needed = diff?.widens === true;
   if (pin) return { action: 'repinned', exact: false, consent_needed };
   const why = origin
-    ? `${name} is installed at ${describeSource(previous.source)}; this would replace it with ${describeSource(next.source)}`
-    : `${name} is already installed from ${describeSource(previous.source)}; this would replace it with ${describeSource(next.source)}`;
+    ? `${name} is installed at ${sourceLabel(previous.source)}; this would replace it with ${sourceLabel(next.source)}`
+    : `${name} is already installed from ${sourceLabel(previous.source)}; this would replace it with ${sourceLabel(next.source)}`;
   return { action: 'replaced', why, exact: origin && sourceFor(previous.source.type).pinnedExactly(previous.source), consent_needed };
 }
 
@@ -99,11 +99,11 @@ export function certainReplacement(entries: readonly LockEntry[], records: reado
   if (!first) return undefined;
   const previous = entries.find((e) => sameOrigin(e.source, first));
   if (!previous || records.some((r) => !sameOrigin(previous.source, r) || samePin(previous.source, r))) return undefined;
-  const targets = records.map((r) => describeSource(r));
+  const targets = records.map((r) => sourceLabel(r));
   const target = targets.length === 1 ? targets[0] : `one of ${targets.slice(0, 3).join(', ')}${targets.length > 3 ? ', …' : ''}`;
   return {
     previous,
-    why: `${previous.name} is installed at ${describeSource(previous.source)}; this would replace it with ${target}`,
+    why: `${previous.name} is installed at ${sourceLabel(previous.source)}; this would replace it with ${target}`,
     exact: sourceFor(previous.source.type).pinnedExactly(previous.source),
   };
 }

@@ -13,6 +13,7 @@ import { loadLock, type LockEntry } from '../store/lockfile.js';
 import { CRATE_PREFIX } from '../package/names.js';
 import { loadRegistryConfig } from '../sources/crates-io/registry-config.js';
 import { asCrateRecord } from '../sources/crate-source.js';
+import { originFacts } from '../sources/index.js';
 import { truncateRedacted } from '../text/redact.js';
 import { noteCreated } from '../store/created-dirs.js';
 
@@ -149,12 +150,17 @@ async function collect(ctx: Context, api: string, params: Record<string, string>
 
 const crateKey = (name: string): string => name.toLowerCase().replaceAll('_', '-');
 
+/**
+ * The lock's crate entries from the registry being searched, by crate. A crate of the same
+ * name from another index (a mirror, or crates.io when searching a mirror) is another
+ * package, and a git or path install is not this crate at all: neither marks a hit installed.
+ */
 async function installedCrates(ctx: Context): Promise<Map<string, LockEntry>> {
   const map = new Map<string, LockEntry>();
   try {
     for (const e of (await loadLock(ctx.paths.lockFile)).entries) {
       const crate = asCrateRecord(e.source);
-      if (crate) map.set(crateKey(crate.crate_name), e);
+      if (crate && originFacts(crate).index_url === ctx.indexUrl) map.set(crateKey(crate.crate_name), e);
     }
   } catch (e) {
     if (!isYepError(e)) throw e;

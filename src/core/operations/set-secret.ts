@@ -16,6 +16,7 @@ import { configFields, type ConfigField, type Manifest } from '../package/manife
 import { isValidName } from '../package/names.js';
 import type { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, unsetSecret, type SecretStoreKind } from '../settings/secrets.js';
+import { readExtensionSettings } from '../settings/settings.js';
 
 export interface SetSecretOptions {
   /** Remove the secret instead of setting it. */
@@ -39,6 +40,11 @@ export interface SetSecretResult {
   host_visible: boolean;
   /** The environment variable yolop passes it to the server as (null: none declared, or an unset). */
   env: string | null;
+  /**
+   * settings.toml enables the extension (read as the host reads it): yolop starts its server, and
+   * passes the secret, only then. null: an unset, or settings.toml could not be read.
+   */
+  enabled: boolean | null;
 }
 
 function secretField(manifest: Manifest, key: string): ConfigField {
@@ -69,7 +75,7 @@ export async function runSetSecret(ctx: Context, input: string, key: string, opt
     else if (!isValidName(key)) throw new YepError('E_USAGE', `Invalid field name ${JSON.stringify(key.slice(0, 60))}.`);
     const r = await withInstallLock(ctx, () => unsetSecret(ctx.paths, name, key, { keychain }));
     for (const w of r.warnings) ctx.log.warn(w);
-    return { ...base, action: 'unset', changed: r.changed, store: 'file', host_visible: true, env: null };
+    return { ...base, action: 'unset', changed: r.changed, store: 'file', host_visible: true, env: null, enabled: null };
   }
   const manifest = await loadInstalledManifest(ctx.paths, name);
   const field = secretField(manifest, key);
@@ -81,5 +87,9 @@ export async function runSetSecret(ctx: Context, input: string, key: string, opt
   for (const w of r.warnings) ctx.log.warn(w);
   // Stored is not delivered: the host hands a secret to the server only as the variable its `env` names.
   if (!field.env) ctx.log.warn(`${name}.${key} declares no "env" in ${name}'s plugin.json: yolop never passes it to the server (a secret reaches the server only as the environment variable \`env\` names). Ask the extension's author to add one; \`yep-ext doctor ${name}\` shows it too.`);
-  return { ...base, action: 'set', changed: r.changed, store: r.store, host_visible: r.store === 'file', env: field.env ?? null };
+  const enabled = await readExtensionSettings(ctx.paths, name).then(
+    (s) => s.enabled,
+    () => null,
+  );
+  return { ...base, action: 'set', changed: r.changed, store: r.store, host_visible: r.store === 'file', env: field.env ?? null, enabled };
 }

@@ -53,7 +53,7 @@ export function describeSource(rec: LockSource): string {
   return sourceFor(rec.type).describe(rec);
 }
 
-/** Where an installed package comes from, for `list` and `info`: a mirror's index is named by its host. */
+/** Where a package comes from, for people (`list`, `info`, `install`'s summary, outcome and replacement messages): another index than crates.io is named by its host, never passed off as crates.io. */
 export function sourceLabel(rec: LockSource): string {
   const source = sourceFor(rec.type);
   return source.label ? source.label(rec) : source.describe(rec);

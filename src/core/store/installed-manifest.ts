@@ -3,6 +3,7 @@
  * directory `<store>/<name>` (a symlink to a directory counts, as for the host)
  * holding a plugin.json whose `name` is `<name>`.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
 import { inspectRegularFile } from '../fs/read-regular-file.js';
@@ -44,6 +45,14 @@ export async function notInstalledHere(paths: Paths, name: string, unpinned: () 
   // so `install --force` would fail on it too. It is installed again from where it is now.
   const { describeSource, isLinked } = await import('../sources/index.js');
   if (isLinked(entry.source)) {
+    // Only the store's link may be gone (removed by hand, or pointing elsewhere): the directory
+    // is then still there, and saying it is gone sends the user looking for a move that never was.
+    const dir = describeSource(entry.source);
+    if (existsSync(join(dir, MANIFEST_FILE))) {
+      return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: its store entry ${packageDir(paths, name)} does not lead to its directory (${dir} is still there), so yolop does not find it.`, {
+        hint: `Link it again with \`yep-ext install --force ${name}\` (it re-reads ${dir}), or drop it with \`yep-ext remove ${name}\`.`,
+      });
+    }
     return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${describeSource(entry.source)}, which is gone (moved or deleted).`, {
       hint: `Install it from where it is now (\`yep-ext install <its directory>\`), or drop it with \`yep-ext remove ${name}\`.`,
     });
