@@ -54,7 +54,6 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Run the built CLI (bin/run.js) as a real child process (with the test preload when the env asks for seams: ./seams.mjs). */
 /**
  * The exit statuses docs/exit-codes.md documents (the first column of its table). Every
  * runCli of the suite checks its status against them: a run that exits with another
@@ -64,6 +63,7 @@ export const DOCUMENTED_EXIT_STATUSES: ReadonlySet<number> = new Set(
   [...readFileSync(join(REPO_ROOT, 'docs', 'exit-codes.md'), 'utf8').matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1])),
 );
 
+/** Run the built CLI (bin/run.js) as a real child process (with the test preload when the env asks for seams: ./seams.mjs). */
 export function runCli(
   args: string[],
   options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {},
