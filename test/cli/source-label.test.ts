@@ -55,7 +55,7 @@ describe('the source of a crate from another index', () => {
     expect(dry.stdout + install.stdout).not.toContain('crates.io:');
   });
 
-  it('info of a crate with an --index that is no URL: exit 2 (a usage mistake), not exit 0 with "not checked"', async () => {
+  it('info and outdated of a crate with an --index that is no URL: exit 2 (a usage mistake), not exit 0 with "not checked" or 11 with failed rows', async () => {
     const env = { ...home.env, YEP_EXT_HTTP_RETRIES: '0' };
     expect((await runCli(['install', 'hello', '--index', reg.indexUrl], { env })).code).toBe(0);
     const human = await runCli(['info', 'hello', '--index', 'notaurl'], { env });
@@ -69,6 +69,17 @@ describe('the source of a crate from another index', () => {
     const down = await runCli(['info', 'hello', '--index', 'http://127.0.0.1:9/index/', '--json'], { env });
     expect(down.code, down.stderr).toBe(0);
     expect(jsonOf(down).upstream_error.code).toBe('E_NETWORK');
+    // outdated, the same mistake: exit 2, not exit 11 with every crate row "failed".
+    for (const extra of [[], ['--json']]) {
+      const outdated = await runCli(['outdated', '--index', 'notaurl', ...extra], { env });
+      expect(outdated.code, outdated.stdout).toBe(2);
+      if (extra.length > 0) expect(jsonOf(outdated).error.code).toBe('E_USAGE');
+      else expect(outdated.stderr).toMatch(/^error: The registry index notaurl\/: "notaurl\/" is not a valid URL\.\nhint: .*root of a sparse index/);
+    }
+    const unreachable = await runCli(['outdated', '--index', 'http://127.0.0.1:9/index/', '--json'], { env });
+    // An unreachable registry is still the rows' failure (each "failed", the network's exit 6).
+    expect(unreachable.code, unreachable.stderr).toBe(6);
+    expect(JSON.stringify(jsonOf(unreachable))).toMatch(/"status":"failed"/);
   });
 
   it('a crate of the default index keeps crates.io:', () => {

@@ -183,7 +183,9 @@ async function outdatedRows(ctx: Context, lock: Lockfile): Promise<OutdatedItem[
         const walk = !damage && up?.newer && up.newer.length > 0 ? await walkNewer(ctx, entry, up.newer, budget) : undefined;
         return outdatedRow(entry, up, engines, walk, damage);
       } catch (e) {
-        if (!isYepError(e)) throw e;
+        // A failed lookup is the row's; a usage mistake (an --index or YEP_EXT_INDEX that is no
+        // index URL) is the whole run's, exit 2 as for info, install and update, not "failed" rows.
+        if (!isYepError(e) || e.code === 'E_USAGE') throw e;
         if (damage) {
           // The tree is known damaged whatever the origin says: the row says so, and the failed
           // lookup is a warning (the repair, install --force, will need the origin too).
