@@ -83,7 +83,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
       expect(err.code).toBe('E_NOT_INSTALLED');
       expect(err.message).not.toMatch(/which is gone/);
       expect(err.message).toContain(link);
-      expect(err.message).toContain(`${dir} is still there`);
+      expect(err.message).toContain(`${dir}, which is still there`);
       expect(err.hint).toContain('yep-ext install --force logfire');
     }
     expect(existsSync(settingsFile)).toBe(false);

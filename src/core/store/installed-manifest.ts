@@ -49,7 +49,7 @@ export async function notInstalledHere(paths: Paths, name: string, unpinned: () 
     // is then still there, and saying it is gone sends the user looking for a move that never was.
     const dir = describeSource(entry.source);
     if (existsSync(join(dir, MANIFEST_FILE))) {
-      return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: its store entry ${packageDir(paths, name)} does not lead to its directory (${dir} is still there), so yolop does not find it.`, {
+      return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${dir}, which is still there, but its store entry ${packageDir(paths, name)} does not lead to it, so yolop does not find it.`, {
         hint: `Link it again with \`yep-ext install --force ${name}\` (it re-reads ${dir}), or drop it with \`yep-ext remove ${name}\`.`,
       });
     }
