@@ -42,7 +42,9 @@ export function renderPlan(p: InstallPlan): string {
       new: `Would install ${what} (${from}).`,
       unchanged: `${what} is already installed from ${from}: nothing to do.`,
       repinned: `Would re-pin ${what} (${from}).`,
-      replaced: `Would replace ${sanitize(p.name)}: ${sanitize(p.replace_reason ?? '')}; this asks first (or needs --yes).`,
+      replaced: p.replace_asks
+        ? `Would replace ${sanitize(p.name)}: ${sanitize(p.replace_reason ?? '')}; this asks first (or needs --yes).`
+        : `Would move ${sanitize(p.name)} forward: ${sanitize(p.replace_reason ?? '')} (as \`yep-ext update\` would; no question).`,
     }[p.action] + ' (dry run)',
   ];
   if (p.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${p.grant} (answer on a TTY, or --accept ${p.grant}, or --yes)`);

@@ -59,7 +59,9 @@ describe('install over an installed version, without a TTY', () => {
     const r = await runCli(['install', 'hello@0.1.0'], { env: env() });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain(`hello is installed at ${new URL(reg.indexUrl).host}:${HELLO}@0.2.0; this would replace it with ${new URL(reg.indexUrl).host}:${HELLO}@0.1.0`);
-    expect(r.stderr).toContain('hint: Pass --yes to replace it');
+    // A downgrade is no move `update` would make: the hint offers only --yes.
+    expect(r.stderr).toMatch(/hint: Pass --yes to replace it\.\s*$/);
+    expect(r.stderr).not.toContain('yep-ext update');
     expect(r.stdout).not.toMatch(SUMMARY);
     expect(r.stdout.trim()).toBe('');
     expect(downloads()).toBe(crates);
@@ -145,5 +147,72 @@ describe('install over an installed version, without a TTY', () => {
     expect(r.stderr).toContain(`is already installed from ${new URL(reg.indexUrl).host}:`);
     expect(r.stdout.trim()).toBe('');
     expect(state()).toEqual(before);
+  });
+});
+
+describe('install of a newer version over one that follows the newest (a move forward, as `update`)', () => {
+  beforeEach(async () => {
+    // A registry that had only 0.1.0 when hello was installed; 0.2.0 came out since.
+    await reg.close();
+    reg = await startRegistry();
+    publish('0.1.0');
+    const first = await runCli(['install', 'hello'], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    publish('0.2.0');
+  });
+
+  const locked = () => (parse(readFileSync(lockFile(), 'utf8')) as { extensions: Array<{ source: Record<string, unknown> }> }).extensions;
+
+  it('without a TTY or --yes: exit 0, the lock and the store at 0.2.0, one download; the dry run says it asks nothing', async () => {
+    const crates = downloads();
+    const dry = await runCli(['install', 'hello', '--dry-run'], { env: env() });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('Would move hello forward: hello is installed at');
+    const dryJson = jsonOf(await runCli(['install', 'hello', '--dry-run', '--json'], { env: env() }));
+    expect(dryJson.plan[0]).toMatchObject({ action: 'replaced', replace_asks: false, version: '0.2.0' });
+
+    // The dry run's download is cached: the install fetches nothing more.
+    const r = await runCli(['install', 'hello', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).installed[0]).toMatchObject({ name: 'hello', version: '0.2.0', status: 'replaced' });
+    expect(downloads()).toBe(crates + 1);
+    expect(locked()).toHaveLength(1);
+    expect(locked()[0]!.source).toMatchObject({ crate_name: HELLO, version: '0.2.0' });
+    expect(locked()[0]!.source.requirement).toBeUndefined();
+    // What the host loads: the store entry's manifest is the new version's.
+    expect(JSON.parse(readFileSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'), 'utf8')).version).toBe('0.2.0');
+  });
+
+  it('an exact version ahead is a move forward too; back down from it, or to a requirement the installed one does not admit, asks: exit 7', async () => {
+    // hello follows the newest: =0.2.0 is within that, and ahead.
+    const up = await runCli(['install', 'hello@=0.2.0'], { env: env() });
+    expect(up.code, up.stderr).toBe(0);
+    expect(locked()[0]!.source).toMatchObject({ version: '0.2.0', requirement: '=0.2.0' });
+    // Down from an exact pin: it asks, and the hint says `update` keeps the pin where it is.
+    const before = state();
+    const down = await runCli(['install', 'hello@0.1.0'], { env: env() });
+    expect(down.code).toBe(7);
+    expect(down.stderr).toContain('installed at an exact pin, so `update` keeps it there');
+    expect(state()).toEqual(before);
+
+    // Following ^0.1 at 0.1.0, 0.2.0 is outside what `update` follows: another target, so it asks.
+    expect((await runCli(['install', 'hello@^0.1', '--yes'], { env: env() })).code).toBe(0);
+    expect(locked()[0]!.source).toMatchObject({ version: '0.1.0', requirement: '^0.1' });
+    const after = state();
+    const other = await runCli(['install', 'hello@^0.2'], { env: env() });
+    expect(other.code).toBe(7);
+    expect(other.stderr).toMatch(/hint: Pass --yes to replace it\.\s*$/);
+    expect(state()).toEqual(after);
+  });
+
+  it('a move forward whose grant widens still asks for it: exit 8 without --yes, nothing changed', async () => {
+    const widened = JSON.stringify({ name: 'hello', version: '0.3.0', yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }, { name: 'wipe' }] } });
+    reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0', { files: { 'plugin.json': widened } }) });
+    const before = state();
+    const r = await runCli(['install', 'hello'], { env: env() });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.stdout).toContain('+ tool wipe');
+    expect(state()).toEqual(before);
+    expect(locked()[0]!.source).toMatchObject({ version: '0.1.0' });
   });
 });

@@ -55,7 +55,7 @@ export const SCHEMAS = {
   }),
   frozen: z.strictObject({ frozen: z.array(frozenItem), enabled: nullable(z.array(z.strictObject({ name: z.string(), ok: z.boolean(), error: nullable(errorBody) }))) }),
   plan: z.strictObject({
-    plan: z.array(z.strictObject({ spec: z.string(), name: z.string(), version: nullable(z.string()), action: z.string(), source, content_hash: hash, grant: hash, previous: nullable(z.looseObject({ name: z.string() })), diff: nullable(z.looseObject({ widens: z.boolean() })), replace_reason: nullable(z.string()), consent_needed: z.boolean(), engines: walkEngines })),
+    plan: z.array(z.strictObject({ spec: z.string(), name: z.string(), version: nullable(z.string()), action: z.string(), source, content_hash: hash, grant: hash, previous: nullable(z.looseObject({ name: z.string() })), diff: nullable(z.looseObject({ widens: z.boolean() })), replace_reason: nullable(z.string()), replace_asks: z.boolean(), consent_needed: z.boolean(), engines: walkEngines })),
   }),
   list: z.strictObject({
     extensions: z.array(z.strictObject({ name: z.string(), version: nullable(z.string()), description: nullable(z.string()), enabled: nullable(z.boolean()), source: nullable(source), content_hash: nullable(hash), grant: nullable(hash), dir: z.string(), problems: z.array(z.string()), config: nullable(z.array(field)), engines: nullable(engines) })),

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseLock, serializeLock } from '../../src/core/store/lockfile.js';
 import { SOURCES, checkRecord, describeSource, isKind, isLinked, sameOrigin, samePin, sourceFor, type LockSource } from '../../src/core/sources/index.js';
 import { parseSpec } from '../../src/core/sources/spec.js';
+import { replaceVia } from '../../src/core/operations/install-plan.js';
 
 const H = (c: string) => `sha256:${c.repeat(64)}`;
 const A = 'a'.repeat(40);
@@ -136,5 +137,39 @@ describe('checkRepin: the same pin must mean the same bytes', () => {
     ['path, other content (nothing but the hash is pinned)', entry(path), entry(path, H('2')), undefined],
   ] as const)('%s -> %s', (_label, previous, next, expected) => {
     expect(code(() => sourceFor(next.source.type).checkRepin(previous as never, next as never, 'x'))).toBe(expected);
+  });
+});
+
+describe('replaceVia: what a refused replacement offers besides --yes (updateReaches per kind)', () => {
+  const at = (version: string, requirement?: string): LockSource => ({ type: 'crate', crate_name: 'yolop-extension-lsp', version, cksum: CK('c'), ...(requirement !== undefined ? { requirement } : {}) });
+  const ref = (rev: string, requested_ref?: string): LockSource => ({ type: 'git', url: 'https://h.example/org/repo.git', rev, ...(requested_ref !== undefined ? { requested_ref } : {}) });
+
+  it('a crate: forward within what the installed one follows is `update`; a downgrade, another requirement or an exact pin is not', () => {
+    expect(replaceVia(at('0.1.0'), at('0.2.0'))).toBe('update');
+    expect(replaceVia(at('0.1.0'), at('0.2.0', '=0.2.0'))).toBe('update');
+    expect(replaceVia(at('0.2.0'), at('0.1.0'))).toBe('yes-only');
+    expect(replaceVia(at('0.1.0', '^0.1'), at('0.1.5'))).toBe('update');
+    expect(replaceVia(at('0.1.0', '^0.1'), at('0.2.0', '^0.2'))).toBe('yes-only');
+    // The newest stable is what a bare name follows: a pre-release is not where `update` goes.
+    expect(replaceVia(at('0.1.0'), at('0.2.0-beta.1'))).toBe('yes-only');
+    expect(replaceVia(at('0.1.0', '=0.1.0'), at('0.2.0'))).toBe('pinned-exactly');
+    expect(replaceVia(at('0.1.0', 'not a requirement'), at('0.2.0'))).toBe('yes-only');
+    // Names are case-insensitive on crates.io; another crate is another origin.
+    expect(replaceVia(at('0.1.0'), { ...at('0.2.0'), crate_name: 'Yolop-Extension-LSP' })).toBe('update');
+    expect(replaceVia(at('0.1.0'), { ...at('0.2.0'), crate_name: 'other' })).toBe('yes-only');
+  });
+
+  it('git: the same ref at another commit is `update`; another ref, a full commit or another repository is not', () => {
+    expect(replaceVia(ref(A, 'main'), ref(B, 'main'))).toBe('update');
+    expect(replaceVia(ref(A), ref(B))).toBe('update');
+    expect(replaceVia(ref(A, 'main'), ref(B, 'v2'))).toBe('yes-only');
+    expect(replaceVia(ref(A, A), ref(B, 'main'))).toBe('pinned-exactly');
+    expect(replaceVia(ref(A, 'main'), { ...ref(B, 'main'), url: 'https://h.example/org/fork.git' })).toBe('yes-only');
+  });
+
+  it('a path, and across kinds: only --yes', () => {
+    expect(replaceVia(path, { type: 'path', path: '/home/me/other' })).toBe('yes-only');
+    expect(replaceVia(crate, path)).toBe('yes-only');
+    expect(replaceVia(git, crate)).toBe('yes-only');
   });
 });

@@ -32,6 +32,11 @@ export interface InstallPlan {
   diff?: GrantDiff;
   /** For `replaced`: why it asks first (without a TTY it needs --yes). */
   replace_reason?: string;
+  /**
+   * For `replaced`: it asks first (without a TTY it needs --yes). False for a move forward
+   * that `update` would make too (the newest `hello` over an older one that follows the newest).
+   */
+  replace_asks: boolean;
   /** The grant widens what was approved: it needs a TTY answer, `--accept <grant>` or --yes. */
   consent_needed: boolean;
   /** `engines.yolop` against the installed agent, and the newer versions skipped for it. */
@@ -42,9 +47,26 @@ export interface InstallDecision {
   action: InstallAction;
   /** For `replaced`: the question asked (and the refusal given without a yes). */
   why?: string;
-  /** The previous install pinned exactly this origin's pin, so `update` would not move it. */
-  exact: boolean;
+  /** For `replaced`: what the refusal's hint offers besides --yes. */
+  via: ReplaceVia;
+  /** For `replaced`: it needs a yes (a TTY answer or --yes); never for a move `update` would make. */
+  asks: boolean;
   consent_needed: boolean;
+}
+
+/**
+ * What a refused replacement's hint offers besides --yes: `update` when it would move
+ * the installed pin forward toward this one; a note that `update` keeps an exact pin
+ * where it is; nothing more for a downgrade, another ref or another origin.
+ */
+export type ReplaceVia = 'update' | 'pinned-exactly' | 'yes-only';
+
+/** `ReplaceVia` for replacing the installed `previous` with `next`, from the two records alone. */
+export function replaceVia(previous: LockSource, next: LockSource): ReplaceVia {
+  if (!sameOrigin(previous, next)) return 'yes-only';
+  const kind = sourceFor(previous.type);
+  if (kind.pinnedExactly(previous)) return 'pinned-exactly';
+  return kind.updateReaches(previous, next) ? 'update' : 'yes-only';
 }
 
 export interface Candidate {
@@ -61,59 +83,68 @@ export interface Candidate {
  */
 export function decideInstall(name: string, target: string, previous: LockEntry | undefined, next: Candidate, targetExists: boolean, diff: GrantDiff | undefined): InstallDecision {
   if (!previous) {
-    if (!targetExists) return { action: 'new', exact: false, consent_needed: false };
-    return { action: 'replaced', why: `${target} exists but is not in the lock (placed by hand?)`, exact: false, consent_needed: false };
+    if (!targetExists) return { action: 'new', via: 'yes-only', asks: false, consent_needed: false };
+    return { action: 'replaced', why: `${target} exists but is not in the lock (placed by hand?)`, via: 'yes-only', asks: true, consent_needed: false };
   }
   const origin = sameOrigin(previous.source, next.source);
   const pin = samePin(previous.source, next.source);
   // Another ref or requirement to the same pin is a re-pin: the lock records what `update` now follows.
   const unchanged = samePinAndFollow(previous.source, next.source) && previous.content_hash === next.content_hash && previous.grant === next.grant && targetExists;
-  if (unchanged) return { action: 'unchanged', exact: false, consent_needed: false };
+  if (unchanged) return { action: 'unchanged', via: 'yes-only', asks: false, consent_needed: false };
   // Same pin, same bytes (a republished crate, an altered checkout): the kind decides.
   if (previous.source.type === next.source.type) sourceFor(next.source.type).checkRepin(previous, next, name);
   // The manifest is the approval boundary: a wider grant is never taken silently.
   const consent_needed = diff?.widens === true;
-  if (pin) return { action: 'repinned', exact: false, consent_needed };
+  if (pin) return { action: 'repinned', via: 'yes-only', asks: false, consent_needed };
   const why = origin
     ? `${name} is installed at ${sourceLabel(previous.source)}; this would replace it with ${sourceLabel(next.source)}`
     : `${name} is already installed from ${sourceLabel(previous.source)}; this would replace it with ${sourceLabel(next.source)}`;
-  return { action: 'replaced', why, exact: origin && sourceFor(previous.source.type).pinnedExactly(previous.source), consent_needed };
+  // A move forward that `update` would make (npm's and cargo's `install` of a newer version) asks
+  // nothing beyond the grant; a downgrade, another ref or another origin asks first.
+  const via = replaceVia(previous.source, next.source);
+  return { action: 'replaced', why, via, asks: via !== 'update', consent_needed };
 }
 
 /** What a replacement decided before any download would be: the entry replaced, and why. */
 export interface EarlyReplacement {
   previous: LockEntry;
   why: string;
-  exact: boolean;
+  via: ReplaceVia;
 }
 
 /**
  * Decided from the lock and the candidate records alone (before any download): the
  * installed entry from the same origin (a crate of that name) that every candidate
- * would replace, since none pins what it pins. Undefined when a candidate is the
- * installed pin, when nothing of that origin is installed, or when there are no
- * records to compare (a kind that resolves only by fetching).
+ * would replace after asking, since none pins what it pins. Undefined when a candidate
+ * is the installed pin or a move forward `update` would make (that asks nothing), when
+ * nothing of that origin is installed, or when there are no records to compare (a kind
+ * that resolves only by fetching).
  */
 export function certainReplacement(entries: readonly LockEntry[], records: readonly LockSource[]): EarlyReplacement | undefined {
   const first = records[0];
   if (!first) return undefined;
   const previous = entries.find((e) => sameOrigin(e.source, first));
-  if (!previous || records.some((r) => !sameOrigin(previous.source, r) || samePin(previous.source, r))) return undefined;
+  if (!previous || records.some((r) => !sameOrigin(previous.source, r) || samePin(previous.source, r) || replaceVia(previous.source, r) === 'update')) return undefined;
   const targets = records.map((r) => sourceLabel(r));
   const target = targets.length === 1 ? targets[0] : `one of ${targets.slice(0, 3).join(', ')}${targets.length > 3 ? ', …' : ''}`;
   return {
     previous,
     why: `${previous.name} is installed at ${sourceLabel(previous.source)}; this would replace it with ${target}`,
-    exact: sourceFor(previous.source.type).pinnedExactly(previous.source),
+    // The best candidate decides the hint: it is what the install would have taken.
+    via: replaceVia(previous.source, first),
   };
 }
 
 /** The refusal of a replacement nobody approved (no TTY and no --yes, or declined). */
-export function replaceRefusal(name: string, target: string, previous: LockEntry | undefined, why: string | undefined, exact: boolean): YepError {
+export function replaceRefusal(name: string, target: string, previous: LockEntry | undefined, why: string | undefined, via: ReplaceVia): YepError {
   if (!previous) {
     return new YepError('E_CONFLICT', `${target} already exists and yep-ext did not install it.`, { hint: 'Move it aside, or pass --yes to replace it.' });
   }
   return new YepError('E_CONFLICT', `${why}.`, {
-    hint: exact ? 'Pass --yes to replace it (it was installed at an exact version, so `update` keeps it there).' : `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it within its source.`,
+    hint: {
+      update: `Pass --yes to replace it, or run \`yep-ext update ${name}\` to move it forward within what it follows.`,
+      'pinned-exactly': 'Pass --yes to replace it (it was installed at an exact pin, so `update` keeps it there).',
+      'yes-only': 'Pass --yes to replace it.',
+    }[via],
   });
 }

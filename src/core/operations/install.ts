@@ -25,7 +25,7 @@ import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../packa
 import { loadApprovedGrant } from '../store/approved-grants.js';
 import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
-import { certainReplacement, decideInstall, replaceRefusal, type InstallDecision, type InstallPlan } from './install-plan.js';
+import { certainReplacement, decideInstall, replaceRefusal, type InstallDecision, type InstallPlan, type ReplaceVia } from './install-plan.js';
 import { ENGINES_WALK_CAP, enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesReport } from './agent-walk.js';
 import { lstat } from 'node:fs/promises';
 import { packageDir } from '../paths.js';
@@ -189,8 +189,8 @@ interface Planned {
   intact: boolean;
   /** The decision's refusal (same pin, other bytes), raised after the preview as an install would. */
   problem?: unknown;
-  /** For `replaced`: the previous install pinned exactly this origin's pin (the refusal's hint says so). */
-  exact: boolean;
+  /** For `replaced`: what the refusal's hint offers besides --yes. */
+  via: ReplaceVia;
   /** What to show before a prompt; `now` is the grant diff against the entry as it is at apply, when that differs from the plan's. */
   preview(previous?: LockEntry, now?: { diff: ReturnType<typeof diffGrants> | undefined }): InstallPreview;
 }
@@ -209,7 +209,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidate
   if (refuseReplace && records.length > 0) {
     lock ??= await loadLock(ctx.paths.lockFile);
     const early = certainReplacement(lock.entries, records.slice(0, ENGINES_WALK_CAP));
-    if (early) throw replaceRefusal(early.previous.name, packageDir(ctx.paths, early.previous.name), early.previous, early.why, early.exact);
+    if (early) throw replaceRefusal(early.previous.name, packageDir(ctx.paths, early.previous.name), early.previous, early.why, early.via);
   }
   const walk = await prepareForAgent(ctx, stage, fetches, { ignoreEngines, prepare: options });
   if (!walk.prepared) throw enginesRefusal(spec.raw.trim(), walk);
@@ -240,6 +240,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidate
     ...(before ? { previous: before } : {}),
     ...(diff ? { diff } : {}),
     ...(decision?.why !== undefined ? { replace_reason: decision.why } : {}),
+    replace_asks: decision?.action === 'replaced' && decision.asks,
     consent_needed: decision?.consent_needed ?? false,
     engines: walk.engines,
   };
@@ -247,7 +248,7 @@ async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidate
     plan,
     prepared,
     intact,
-    exact: decision?.exact ?? false,
+    via: decision?.via ?? 'yes-only',
     ...(problem !== undefined ? { problem } : {}),
     preview: (previous, now) => ({
       spec,
@@ -283,9 +284,9 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
     const now = isDeepStrictEqual(previous, plan.previous) ? undefined : { diff: await grantDiff(ctx, name, previous, target, grant.grant) };
     const diff = now ? now.diff : plan.diff;
     const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, diff);
-    if (decision.action === 'replaced') {
+    if (decision.action === 'replaced' && decision.asks) {
       const ok = !hooks.refuseReplace && ((await hooks.confirmReplace?.(planned.preview(previous, now), decision.why ?? '')) ?? false);
-      if (!ok) throw replaceRefusal(name, target, previous, decision.why, decision.exact);
+      if (!ok) throw replaceRefusal(name, target, previous, decision.why, decision.via);
     }
     if (decision.consent_needed) {
       const approved = (await hooks.confirmWiden?.(planned.preview(previous, now))) ?? false;
@@ -354,8 +355,8 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
     const planned = await planSpec(ctx, spec, candidates, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true, known);
     const { plan } = planned;
     // A replacement nobody can approve is refused before its summary; "already installed" has none to show.
-    if (!dryRun && hooks.refuseReplace && plan.action === 'replaced' && planned.problem === undefined) {
-      throw replaceRefusal(plan.name, packageDir(ctx.paths, plan.name), plan.previous, plan.replace_reason, planned.exact);
+    if (!dryRun && hooks.refuseReplace && plan.action === 'replaced' && plan.replace_asks && planned.problem === undefined) {
+      throw replaceRefusal(plan.name, packageDir(ctx.paths, plan.name), plan.previous, plan.replace_reason, planned.via);
     }
     if (dryRun || plan.action !== 'unchanged' || planned.problem !== undefined || hooks.force === true) await hooks.onPreview?.(planned.preview(plan.previous));
     const result = await use(planned);

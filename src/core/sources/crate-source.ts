@@ -13,6 +13,7 @@ import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateRecord } from './crates-io.js';
 import { recordTable, type Source } from './source.js';
 import type { CrateSpec } from './spec.js';
+import { compareVersions, parseCargoRequirement, parseCargoVersion, satisfiesRequirement } from './crates-io/cargo-version.js';
 
 export type { CrateRecord };
 
@@ -56,6 +57,18 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   pinnedExactly: (rec) => /^=?\d/.test(rec.requirement ?? '='),
   follows: (rec) => rec.requirement ?? '',
   withFollows: ({ requirement: _old, ...rec }, like) => (like.requirement !== undefined ? { ...rec, requirement: like.requirement } : rec),
+  updateReaches(previous, next) {
+    if (!crateSource.sameOrigin(previous, next) || crateSource.pinnedExactly(previous)) return false;
+    const [from, to] = [parseCargoVersion(previous.version), parseCargoVersion(next.version)];
+    if (!from || !to || compareVersions(to, from) <= 0) return false;
+    // As chooseVersion reads it: no requirement means the newest stable version.
+    if (previous.requirement === undefined) return !to.prerelease;
+    try {
+      return satisfiesRequirement(to, parseCargoRequirement(previous.requirement));
+    } catch {
+      return false;
+    }
+  },
   checkRepin(previous, next, name) {
     // crates.io versions are immutable: the same crate at the same version with other
     // bytes means a republish, a tampered mirror or a compromised registry.

@@ -53,6 +53,8 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   // A full commit as the requested ref resolves to itself: `update` keeps it there.
   pinnedExactly: (rec) => rec.requested_ref !== undefined && isFullSha(rec.requested_ref),
   follows: (rec) => rec.requested_ref ?? '',
+  // `update` moves the pin to what the recorded ref names now; commits have no order to tell more.
+  updateReaches: (previous, next) => previous.url === next.url && !gitSource.pinnedExactly(previous) && previous.requested_ref === next.requested_ref,
   withFollows: ({ requested_ref: _old, ...rec }, like) => (like.requested_ref !== undefined ? { ...rec, requested_ref: like.requested_ref } : rec),
   checkRepin: (previous, next) => assertSameCommitSameHash(previous, next.source, next.content_hash),
 

@@ -25,6 +25,8 @@ export const pathSource: Source<'path', PathSpec, PathRecord> = {
   sameOrigin: (a, b) => a.path === b.path,
   pin: () => '',
   pinnedExactly: () => false,
+  // A directory is its own pin: nothing to move toward.
+  updateReaches: () => false,
   follows: () => '',
   withFollows: (rec) => rec,
   // Nothing is pinned but the content hash itself.

@@ -105,6 +105,13 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
   /** The user asked for exactly this pin, so `update` will not move it. */
   pinnedExactly(rec: R): boolean;
   /**
+   * True when `yep-ext update` of the installed `previous`, as recorded, would move it
+   * forward toward `next`'s pin, as far as the two records tell without a request: the
+   * same origin, what `previous` follows admits `next`, and `next` is ahead. A refused
+   * replacement suggests `update` only then (never for a downgrade or another ref).
+   */
+  updateReaches(previous: R, next: R): boolean;
+  /**
    * What `update` follows within the origin, as the user last asked for it (git: the
    * requested ref; crates: the version requirement; "" for none). Installing the same pin
    * through another one is a re-pin that records it, never "unchanged".
