@@ -9,7 +9,7 @@ const SOURCE_TEXT: Record<FieldStatus['source'], string> = {
   settings: 'set (settings.toml)',
   secrets: 'set (connections.toml)',
   keychain: 'set (OS keychain; yolop cannot read it)',
-  default: 'unset (schema default applies)',
+  default: 'unset (default applies)',
   unset: 'unset',
 };
 

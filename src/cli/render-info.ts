@@ -59,7 +59,7 @@ export function renderInfo(info: InfoResult): string {
   if (info.config.length > 0) {
     lines.push('config:');
     for (const f of info.config) {
-      const state = f.set ? `set (${f.source})` : f.source === 'default' ? `unset, default ${clean(JSON.stringify(f.default) ?? '', 80)}` : 'unset';
+      const state = f.set ? `set (${f.source})` : f.source === 'default' ? `unset (default ${clean(JSON.stringify(f.default) ?? '', 80)})` : 'unset';
       lines.push(`  ${clean(f.key)}${f.secret ? ' (secret)' : ''}${f.required ? ' (required)' : ''}: ${state}${f.env ? ` -> $${clean(f.env)}` : ''}`);
     }
   }

@@ -292,7 +292,7 @@ describe('info', () => {
     expect(human.code, human.stderr).toBe(0);
     for (const out of [after.stdout, after.stderr, human.stdout, human.stderr]) expect(out).not.toContain(SECRET);
     expect(human.stdout).toContain('token (secret) (required): set (secrets) -> $HELLO_TOKEN');
-    expect(human.stdout).toContain('mode: unset, default "fast"');
+    expect(human.stdout).toContain('mode: unset (default "fast")');
     expect(human.stdout).toContain(`content hash: ${hash}`);
     expect(human.stdout).toContain('hello contributes:'); // the install summary renderer
     expect(human.stdout).toContain('newest outside the requirement: 0.4.0');

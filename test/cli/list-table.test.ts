@@ -90,7 +90,7 @@ describe('list piped', () => {
     expect(r.stdout).not.toContain('…');
     expect(lines).toContain(`deep\t1.2.3\tno\t${deepDir}\t\t`);
     expect(r.stdout).toMatch(/^gone\t0\.0\.1\tno\t.*\tmissing: the linked directory .* is gone/m);
-    expect(r.stdout).toMatch(/^echo-node\t0\.1\.0\tno\t.*\tgreeting: default\t$/m);
+    expect(r.stdout).toMatch(/^echo-node\t0\.1\.0\tno\t.*\tgreeting: unset \(default\)\t$/m);
   });
 
   it('also through `ls` and with COLUMNS set (a pipe is never a terminal)', async () => {
