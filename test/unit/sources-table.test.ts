@@ -157,6 +157,9 @@ describe('replaceVia: what a refused replacement offers besides --yes (updateRea
     // Names are case-insensitive on crates.io; another crate is another origin.
     expect(replaceVia(at('0.1.0'), { ...at('0.2.0'), crate_name: 'Yolop-Extension-LSP' })).toBe('update');
     expect(replaceVia(at('0.1.0'), { ...at('0.2.0'), crate_name: 'other' })).toBe('yes-only');
+    // From another index (a mirror) it is a change of source, not a move `update` would make.
+    expect(replaceVia(at('0.1.0'), { ...at('0.2.0'), index: 'https://mirror.example/index/' })).toBe('yes-only');
+    expect(replaceVia({ ...at('0.1.0'), index: 'https://mirror.example/index' }, { ...at('0.2.0'), index: 'https://mirror.example/index/' })).toBe('update');
   });
 
   it('git: the same ref at another commit is `update`; another ref, a full commit or another repository is not', () => {

@@ -59,6 +59,9 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   withFollows: ({ requirement: _old, ...rec }, like) => (like.requirement !== undefined ? { ...rec, requirement: like.requirement } : rec),
   updateReaches(previous, next) {
     if (!crateSource.sameOrigin(previous, next) || crateSource.pinnedExactly(previous)) return false;
+    // `update` asks the index the crate came from: a version from another index (a mirror) is a change of source.
+    const indexOf = (rec: CrateRecord) => normalizeIndexUrl(typeof rec.index === 'string' ? rec.index : DEFAULT_INDEX_URL);
+    if (indexOf(previous) !== indexOf(next)) return false;
     const [from, to] = [parseCargoVersion(previous.version), parseCargoVersion(next.version)];
     if (!from || !to || compareVersions(to, from) <= 0) return false;
     // As chooseVersion reads it: no requirement means the newest stable version.
