@@ -7,10 +7,15 @@
  * young-generation collection every 4 MiB frees them at a cost of well under a
  * millisecond each (a full one cost ~1 s of CPU over a 200 MB install).
  *
- * Not more often: a buffer a stream still holds (cacache's writer queues a few)
- * survives two young collections and is promoted, and promoted buffers wait for
- * a full collection: every 2 MiB, the 200 MB install peaked as high as with no
- * collection at all (111 MiB); every 4 MiB, 85-88; every 8 MiB, ~89.
+ * 4 MiB by default. A download collects every 1 MiB (DOWNLOAD_EVERY): its socket
+ * reads are all it makes, and nothing holds them once copied into the hash batch,
+ * so a shorter period frees them sooner at no measurable cost; 4 MiB let ~20 MiB
+ * of freed-but-unswept reads build up, which put the 200 MB install at 80-82 MiB
+ * on Node 24 (68-69 with 1 MiB; Node 20 66-69 -> 63-64; docs/performance.md,
+ * "Round eleven"). Round three's case against short periods was a stream that
+ * still held its buffers (cacache's writer queue: held buffers survive two young
+ * collections, are promoted, and wait for a full one); no such stream is left on
+ * the download path since round six.
  *
  * The collector is V8's `gc`, which exists only when the host process exposed
  * it: the CLI entry (bin/run.js) does, under the well-known symbol below. The
@@ -25,17 +30,21 @@ export const COLLECTOR_KEY = Symbol.for('yep-ext.collect-garbage');
 /** Collect after this many bytes of transient buffers (measured: 4 MiB keeps a 68 MB download flat). */
 const EVERY = 4 * 1024 * 1024;
 
+/** The period for a download's socket reads (see above). */
+export const DOWNLOAD_EVERY = 1024 * 1024;
+
 /**
  * A counter of transient buffer bytes: call it with each chunk's length; it
- * runs a young-generation collection every 4 MiB when a collector is present.
+ * runs a young-generation collection every `every` bytes (4 MiB unless told)
+ * when a collector is present.
  */
-export function bufferGarbageMeter(): (bytes: number) => void {
+export function bufferGarbageMeter(every = EVERY): (bytes: number) => void {
   const collect = (globalThis as Record<symbol, unknown>)[COLLECTOR_KEY];
   if (typeof collect !== 'function') return () => undefined;
   let since = 0;
   return (bytes: number): void => {
     since += bytes;
-    if (since < EVERY) return;
+    if (since < every) return;
     since = 0;
     (collect as Collect)({ type: 'minor' });
   };

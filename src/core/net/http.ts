@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
+import { DOWNLOAD_EVERY, bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { checkpoint } from '../fs/checkpoint.js';
 import type { Context } from '../context.js';
 import { YepError, type ErrorCode } from '../errors.js';
@@ -546,7 +546,7 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
     // only after ~32 MiB of it (docs/performance.md, "Round three").
     const batch = Buffer.allocUnsafe(HASH_CHUNK);
     // Socket reads are fresh buffers still: collect them as they pile up.
-    const garbage = bufferGarbageMeter();
+    const garbage = bufferGarbageMeter(DOWNLOAD_EVERY);
     let fill = 0;
     let total = 0;
     const flush = (buf: Buffer, n: number): void => {
