@@ -47,7 +47,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
       expect(err.code).toBe('E_NOT_INSTALLED');
       // Its recorded source is the directory that is gone: `install --force` would fail on it too.
       expect(err.message).toContain(`extensions.lock pins it to the local directory ${join(home.root, 'src', 'logfire')}, which is gone`);
-      expect(err.hint).toContain('yep-ext install <its directory>');
+      expect(err.hint).toContain('yep-ext install <its directory> --yes');
       expect(err.hint).toContain('yep-ext remove logfire');
       expect(err.hint).not.toContain('--force');
       expect(err.hint).not.toContain('(yep-ext install logfire)');
