@@ -5,6 +5,8 @@ import { parse } from 'smol-toml';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { LOGFIRE_SCHEMA } from '../helpers/extension-fixture.js';
 import { writePackage } from '../helpers/packages.js';
+import { agentView } from '../helpers/agent-view.js';
+import { killAt, staleLock } from '../helpers/faults.js';
 
 // Needs a build (npm run build): runs bin/run.js as a real child process without a TTY.
 let home: TempHome;
@@ -92,6 +94,34 @@ describe('yep-ext enable / disable (no TTY)', () => {
     expect(realpathSync(link)).toBe(realpathSync(dir));
     expect((await runCli(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).not.toBe(3);
     expect(parse(readFileSync(settingsFile, 'utf8'))).toMatchObject({ capabilities: [{ ref: 'ext:logfire' }] });
+  });
+
+  it('a removal killed after its commit, finished by the recovery of the next enable or set-secret: they say not installed (exit 3), not "Enabled" or "Stored", and yolop is told to load nothing', async () => {
+    await install('plain', { type: 'object', properties: {} });
+    expect((await runCli(['enable', 'plain'], { env: home.env })).code).toBe(0);
+    // kill -9 just after the commit: the lock no longer pins plain; the store and settings.toml still have it.
+    await killAt('remove:after-lock', ['remove', 'plain'], home.env, join(home.root, 'paused-1'));
+    staleLock(home);
+    expect(agentView(home.configDir)).toHaveProperty('plain');
+    const r = await runCli(['enable', 'plain'], { env: home.env });
+    expect(r.stderr).toContain('Recovered: completed an interrupted removal of plain');
+    expect(r.code, r.stdout).toBe(3);
+    expect(r.stdout).not.toContain('Enabled');
+    expect(existsSync(join(home.configDir, 'extensions', 'plain'))).toBe(false);
+    // The removal took plain's table out; enable did not put one back for a package that is gone.
+    expect(agentView(home.configDir)).toEqual({});
+    expect(existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : '').not.toContain('ext:plain');
+
+    // set-secret: the same window, the same answer, and no secret stored for what was removed.
+    expect((await runCli(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).toBe(10);
+    await killAt('remove:after-lock', ['remove', 'logfire'], home.env, join(home.root, 'paused-2'));
+    staleLock(home);
+    const s = await runCli(['set-secret', 'logfire', 'token', '--stdin', '--json'], { env: home.env, input: 'tok-canary-1234' });
+    expect(s.code, s.stdout).toBe(3);
+    expect(jsonOf(s).error.code).toBe('E_NOT_INSTALLED');
+    const secretsFile = join(home.configDir, 'connections.toml');
+    expect(existsSync(secretsFile) ? readFileSync(secretsFile, 'utf8') : '').not.toContain('tok-canary-1234');
+    expect(agentView(home.configDir)).toEqual({});
   });
 
   it('missing required fields -> setup_incomplete, exit 10, enabled anyway, exact fix commands', async () => {

@@ -81,3 +81,13 @@ export async function loadInstalledManifest(paths: Paths, name: string): Promise
   }
   return manifest;
 }
+
+/**
+ * Under the installer lock, before a command writes for `name` what it checked before the
+ * lock (enable, set-secret): the extension is still installed. Taking the lock may have
+ * finished an interrupted removal of it (crash recovery) or waited for another process that
+ * removed it; writing then would say "Enabled" or "Stored" for what yolop no longer has.
+ */
+export async function assertStillInstalled(paths: Paths, name: string): Promise<void> {
+  if (!(await isInstalled(paths, name))) throw await notInstalledHere(paths, name);
+}
