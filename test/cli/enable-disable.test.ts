@@ -297,3 +297,34 @@ describe('concurrent enables', () => {
   });
 
 });
+
+describe('a removal interrupted after its commit (read before the next command finishes it)', () => {
+  it('list, verify and info say the removal was interrupted (not "placed by hand?: reinstall it"), and the `yep-ext remove` they name exits 0 having finished it, instead of "not installed" (exit 3)', async () => {
+    await install('plain', { type: 'object', properties: {} });
+    expect((await runCli(['enable', 'plain'], { env: home.env })).code).toBe(0);
+    await killAt('remove:after-lock', ['remove', 'plain'], home.env, join(home.root, 'paused'));
+    staleLock(home);
+    expect(agentView(home.configDir)).toHaveProperty('plain');
+
+    const listed = jsonOf(await runCli(['list', '--json'], { env: home.env })).extensions.find((e: { name: string }) => e.name === 'plain');
+    expect(listed.problems).toEqual([expect.stringContaining('its removal was interrupted')]);
+    expect(listed.problems.join()).not.toContain('placed by hand');
+    const v = await runCli(['verify', '--json'], { env: home.env });
+    expect(v.code).toBe(5);
+    const report = jsonOf(v).error.details.extensions.find((e: { name: string }) => e.name === 'plain');
+    expect(report.problems).toEqual([expect.objectContaining({ kind: 'unlocked', message: expect.stringContaining('yep-ext remove plain') })]);
+    expect(jsonOf(await runCli(['info', 'plain', '--json'], { env: home.env })).verify.problems).toEqual([expect.stringContaining('its removal was interrupted')]);
+    // Read-only: nothing of that finished the removal.
+    expect(agentView(home.configDir)).toHaveProperty('plain');
+
+    // The command they name: its recovery finishes the removal, and that is a success, said as one.
+    const r = await runCli(['remove', 'plain', '--json'], { env: home.env });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(jsonOf(r)).toEqual({ name: 'plain', removed: { store: true, lock: false, settings: true, secrets: false } });
+    expect(agentView(home.configDir)).toEqual({});
+    expect(existsSync(join(home.configDir, 'extensions', 'plain'))).toBe(false);
+    expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
+    // Once done, it is not installed: a second remove says so.
+    expect((await runCli(['remove', 'plain'], { env: home.env })).code).toBe(3);
+  });
+});

@@ -80,3 +80,11 @@ export async function enabledButAbsentNow(paths: Paths, lock: Lockfile): Promise
 /** The problem line `list` and `verify` show for one of enabledButAbsent's names. */
 export const enabledButAbsentMessage = (name: string): string =>
   `enabled in settings.toml but not installed: yolop cannot load it (\`yep-ext remove ${name}\` removes its settings, or install it)`;
+
+/**
+ * An unlocked package whose removal was interrupted after its commit (transaction.ts
+ * `interruptedRemovals`): not placed by hand, and reinstalling is not the fix; the next
+ * command that takes the installer lock finishes the removal.
+ */
+export const interruptedRemovalMessage = (name: string): string =>
+  `not in extensions.lock: its removal was interrupted after the lock dropped it (yolop still finds it until the removal is finished); \`yep-ext remove ${name}\`, or any yep-ext command that changes something, finishes it`;
