@@ -327,4 +327,20 @@ describe('a removal interrupted after its commit (read before the next command f
     // Once done, it is not installed: a second remove says so.
     expect((await runCli(['remove', 'plain'], { env: home.env })).code).toBe(3);
   });
+
+  it('an install killed before the lock pinned it: list says the install was interrupted, and `yep-ext remove` exits 0 when the recovery it runs rolls the install back', async () => {
+    const pkg = writePackage(join(home.root, 'src', 'fresh'), { name: 'fresh' });
+    await killAt('place:before-lock', ['install', pkg], home.env, join(home.root, 'paused'));
+    staleLock(home);
+    expect(existsSync(join(home.configDir, 'extensions', 'fresh', 'plugin.json')), 'switched in, not pinned').toBe(true);
+    const listed = jsonOf(await runCli(['list', '--json'], { env: home.env })).extensions.find((e: { name: string }) => e.name === 'fresh');
+    expect(listed.problems).toEqual([expect.stringContaining('its install was interrupted before the lock pinned it')]);
+    const r = await runCli(['remove', 'fresh'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Recovered: rolled back an interrupted install of fresh');
+    expect(r.stdout).toContain('Removed fresh.');
+    expect(existsSync(join(home.configDir, 'extensions', 'fresh'))).toBe(false);
+    expect(existsSync(join(pkg, 'plugin.json')), 'the directory itself is never touched').toBe(true);
+    expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
+  });
 });

@@ -12,7 +12,7 @@ import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { removePackage } from '../store/transaction.js';
-import { interruptedRemovals } from '../store/interrupted-removals.js';
+import { interruptedChanges } from '../store/interrupted-changes.js';
 import { lstat } from 'node:fs/promises';
 import { applySettingsEdit, loadSettingsText } from '../settings/settings.js';
 import { secretStatus } from '../settings/secrets.js';
@@ -63,10 +63,11 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
     const left = await leftoversOf(ctx, name);
     if (!left.settings && !left.secrets) throw notInstalled(name);
   }
-  // A removal of this very name that a dead process committed but did not finish: the lock's
-  // recovery below completes it, and that is this command's work, not "not installed" (exit 3).
-  // What the files held is read now, before the recovery takes it away.
-  const interrupted = interruptedRemovals(ctx).has(name)
+  // A transaction of this very name that a dead process left behind (a removal committed but
+  // not finished, an install not yet pinned): the lock's recovery below finishes the removal or
+  // rolls the install back, and taking it away so is this command's work, not "not installed"
+  // (exit 3). What the files held is read now, before the recovery changes them.
+  const interrupted = interruptedChanges(ctx).has(name)
     ? { store: await lstat(packageDir(ctx.paths, name)).then(() => true, () => false), ...(await leftoversOf(ctx, name)) }
     : undefined;
   return withInstallLock(ctx, async () => {
@@ -78,8 +79,8 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
       () => false,
     );
     const before = await leftoversOf(ctx, name);
-    if (!entry && !inStore && !before.settings && !before.secrets && interrupted && !interruptedRemovals(ctx).has(name)) {
-      // Finished by the recovery: say what it took away (the lock had dropped the entry already).
+    if (!entry && !inStore && !before.settings && !before.secrets && interrupted && !interruptedChanges(ctx).has(name)) {
+      // Taken away by the recovery: say what it took (the lock did not pin it by then).
       const removed = { store: interrupted.store, lock: false, settings: interrupted.settings, secrets: interrupted.secrets };
       if (removed.store || removed.settings || removed.secrets) return { name, removed };
     }

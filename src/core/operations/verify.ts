@@ -20,8 +20,8 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { enabledButAbsentMessage, enabledButAbsentNow, interruptedRemovalMessage, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
-import { interruptedRemovals } from '../store/interrupted-removals.js';
+import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
+import { interruptedChanges } from '../store/interrupted-changes.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { INSTALL_MOVED_DIR } from '../store/installed-manifest.js';
@@ -341,7 +341,7 @@ async function unlockedReports(ctx: Context, lock: Lockfile, only?: ReadonlySet<
   const out: VerifiedExtension[] = [];
   // The lock read when verify started is seconds old after the re-hash (unlockedSince reads it again).
   const names = await unlockedSince(ctx.paths, lock);
-  const interrupted = names.length > 0 ? interruptedRemovals(ctx) : new Set<string>();
+  const interrupted = names.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
   for (const name of names) {
     if (only && !only.has(name)) continue;
     const dir = resolveInstalledDir(ctx.paths, name) ?? packageDir(ctx.paths, name);
@@ -353,7 +353,7 @@ async function unlockedReports(ctx: Context, lock: Lockfile, only?: ReadonlySet<
       content_hash: { expected: null, actual, checked: 'hashed' },
       binary: null,
       command: null,
-      problems: [{ kind: 'unlocked', message: interrupted.has(name) ? interruptedRemovalMessage(name) : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?)`, files: null }],
+      problems: [{ kind: 'unlocked', message: interrupted.has(name) ? interruptedMessage(name, interrupted.get(name)!) : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?)`, files: null }],
       engines: null,
       warnings: [],
     });

@@ -1,5 +1,5 @@
 /**
- * Read-only, without the installer lock: which removals a dead process left half done
+ * Read-only, without the installer lock: which transactions a dead process left half done
  * (transaction.ts writes the journals and recoverStage finishes them). Kept out of
  * transaction.ts so that `list` reads it without loading the writers.
  */
@@ -13,15 +13,17 @@ import { isProcessAlive } from '../fs/temp-files.js';
 const JOURNAL = 'journal.json';
 
 /**
- * The names whose removal a dead process committed (the lock no longer pins them) but did not
- * finish: a killed `remove`, or one whose settings.toml write failed. Their packages and
- * settings are still there, and the next command that takes the installer lock completes
- * each removal (recoverStage). Read only, without the lock, for the readers that would
+ * The names a dead process left a transaction of behind (a journal in staging), with its
+ * kind: `remove`, committed (the lock no longer pins it) but not finished (a killed
+ * `remove`, or one whose settings.toml write failed), which the next command that takes
+ * the installer lock completes; `place`, an install or update killed part-way, which that
+ * command completes when the lock has its entry and otherwise rolls back (a fresh install
+ * not yet pinned is taken away). Read only, without the lock, for the readers that would
  * otherwise call such a package "placed by hand" (list, verify, info) and for `remove`,
- * whose own recovery may then be what removes it.
+ * whose own recovery may then be what takes it away.
  */
-export function interruptedRemovals(ctx: Context): Set<string> {
-  const names = new Set<string>();
+export function interruptedChanges(ctx: Context): Map<string, 'remove' | 'place'> {
+  const names = new Map<string, 'remove' | 'place'>();
   let stages: string[];
   try {
     stages = readdirSync(ctx.paths.stagingDir);
@@ -34,7 +36,7 @@ export function interruptedRemovals(ctx: Context): Set<string> {
     try {
       const text = readRegularTextSync(join(ctx.paths.stagingDir, e, JOURNAL), 'The transaction journal', { followSymlinks: false });
       const journal = text === undefined ? undefined : (JSON.parse(text) as { op?: unknown; name?: unknown });
-      if (journal?.op === 'remove' && typeof journal.name === 'string') names.add(journal.name);
+      if ((journal?.op === 'remove' || journal?.op === 'place') && typeof journal.name === 'string') names.set(journal.name, journal.op);
     } catch {
       // Unreadable: recovery reports it when it takes the lock.
     }
