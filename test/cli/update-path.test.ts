@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -157,6 +157,36 @@ describe('update (path source: re-read and re-pinned in place)', () => {
     // replacing the entry of another directory, and refuses with no TTY), verify passes.
     expect((await runCli(['install', join(home.root, 'src', 'echo-moved')], { env: home.env })).code).toBe(7);
     expect((await runCli(['install', join(home.root, 'src', 'echo-moved'), '--yes'], { env: home.env })).code).toBe(0);
+    expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
+  });
+
+  it('a path package installed as a copy (a real directory, as yolop installs one) is installed state: verify passes and update is up to date; its copy edited, update does not call it up to date (exit 5) and the repair named re-links the pinned directory', async () => {
+    expect((await runCli(['enable', 'echo'], { env: home.env })).code).toBe(0);
+    const entry = join(home.configDir, 'extensions', 'echo');
+    rmSync(entry);
+    cpSync(pkg, entry, { recursive: true });
+    const copy = agentView(home.configDir).echo!.package;
+    expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
+    const up = await runCli(['update', 'echo'], { env: home.env });
+    expect(up.code, up.stderr).toBe(0);
+    expect(up.stdout.trim()).toBe('echo is up to date.');
+
+    // The copy drifts (the user's directory does not): what yolop loads is not what the lock pins.
+    writeFileSync(join(entry, 'extra.txt'), 'edited in the store');
+    expect(agentView(home.configDir).echo!.package).not.toBe(copy);
+    const before = lockText();
+    const drifted = await runCli(['update', 'echo', '--json'], { env: home.env });
+    expect(drifted.code, drifted.stdout).toBe(5);
+    expect(jsonOf(drifted).error.hint).toContain('yep-ext install --force echo');
+    expect(lockText()).toBe(before);
+    const v = await runCli(['verify', '--json'], { env: home.env });
+    expect(v.code).toBe(5);
+    expect(jsonOf(v).error.hint).toContain('yep-ext install --force echo');
+    expect(jsonOf(v).error.hint).not.toContain('yep-ext update');
+    expect(jsonOf(await runCli(['outdated', '--json'], { env: home.env })).outdated[0]).toMatchObject({ status: 'damaged', hint: 'yep-ext install --force echo' });
+    expect((await runCli(['install', '--force', 'echo'], { env: home.env })).code).toBe(0);
+    expect(realpathSync(entry)).toBe(realpathSync(pkg));
+    expect(agentView(home.configDir).echo!.package).toBe(copy);
     expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
   });
 });

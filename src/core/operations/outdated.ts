@@ -29,7 +29,7 @@ import type { EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
 import { installedEngines } from './list.js';
 import { packageDir } from '../paths.js';
-import { checkEntry, misdirectedProblem, missingProblem, needsRefetch, repairCommand, repairHint, type VerifyProblem } from './verify.js';
+import { checkEntry, editedInPlace, misdirectedProblem, missingProblem, needsRefetch, repairCommand, repairHint, type VerifyProblem } from './verify.js';
 import { fetchBudget, walkNewer, type NewerEngines } from './outdated-engines.js';
 
 export type { NewerEngines } from './outdated-engines.js';
@@ -137,7 +137,8 @@ export async function damageOf(ctx: Context, entry: LockEntry): Promise<YepError
 
 /** `damageOf`, with the manifest the check read (none for a linked entry: only its presence is checked). */
 async function treeCheck(ctx: Context, entry: LockEntry): Promise<{ damage?: YepError; manifest?: Manifest } | undefined> {
-  if (isLinked(entry.source)) {
+  // A copy of a path package (a real directory, as the host installs one) is checked as any tree below.
+  if (isLinked(entry.source) && (editedInPlace(ctx, entry) || !existsSync(packageDir(ctx.paths, entry.name)))) {
     // plugin.json through the store's link: the link and the directory it points at are both
     // there, and the link leads to the directory the lock pins (not another one, which yolop would load).
     if (!existsSync(join(packageDir(ctx.paths, entry.name), 'plugin.json'))) return { damage: damageError(ctx, entry, [missingProblem(ctx, entry)]) };

@@ -18,7 +18,7 @@ import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/l
 import { unlockedPackages } from '../store/unlocked-packages.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { isLinked, sourceFor } from '../sources/index.js';
+import { sourceFor } from '../sources/index.js';
 import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { UpdateNotes } from '../sources/source.js';
 import { makePlanningDir, removeDir } from '../store/staging.js';
@@ -26,7 +26,7 @@ import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage 
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
-import { checkEntry, needsRefetch, repairHint } from './verify.js';
+import { checkEntry, editedInPlace, needsRefetch, repairHint } from './verify.js';
 import type { Policy } from '../policy/policy-file.js';
 
 /** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
@@ -118,9 +118,10 @@ function fromOf(entry: LockEntry): UpdateItem['from'] {
 async function assertIntact(ctx: Context, entry: LockEntry): Promise<void> {
   // A linked entry's files were re-read just now; what remains is whether yolop loads that
   // directory at all: a store link swapped to another one is not an update (nothing moved).
-  const linked = isLinked(entry.source);
-  const { result } = await checkEntry(ctx, entry, { mode: 'cheap', ...(linked ? { skipHashes: true } : {}) });
-  if (linked ? !result.problems.some((p) => p.kind === 'missing') : !needsRefetch(entry, result)) return;
+  // A copy of a path package (a real directory, as the host installs one) is a tree like any other.
+  const inPlace = editedInPlace(ctx, entry);
+  const { result } = await checkEntry(ctx, entry, { mode: 'cheap', ...(inPlace ? { skipHashes: true } : {}) });
+  if (inPlace ? !result.problems.some((p) => p.kind === 'missing') : !needsRefetch(entry, result)) return;
   throw new YepError('E_INTEGRITY', `${entry.name} has no newer version to move to, but what is installed does not match its lock entry (${result.problems.map((p) => p.message).join('; ')}); nothing was changed.`, {
     hint: repairHint(ctx, entry, 'then run `yep-ext verify`'),
     details: { name: entry.name, problems: result.problems },

@@ -92,6 +92,24 @@ export function linkedState(ctx: Context, entry: LockEntry): { pinned: string; p
   return { pinned, pinnedThere: existsSync(join(pinned, 'plugin.json')), leadsTo: resolveInstalledDir(ctx.paths, entry.name) };
 }
 
+/**
+ * Whether the tree yolop loads for `entry` is the user's own directory, edited in place: a
+ * linked (path) entry whose store entry is a link. A real directory there is a copy (the
+ * host's install of a path package): its drift is damage, repaired by re-linking
+ * (`install --force`), not edits for `update` to review, which re-reads the pinned directory.
+ */
+export function editedInPlace(ctx: Context, entry: LockEntry): boolean {
+  return isLinked(entry.source) && isSymlink(packageDir(ctx.paths, entry.name));
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /** The real directory `pinned` names, or undefined when it is gone. */
 function realDir(pinned: string): string | undefined {
   try {
@@ -108,6 +126,9 @@ function realDir(pinned: string): string | undefined {
 export function misdirectedProblem(ctx: Context, entry: LockEntry): VerifyProblem | undefined {
   const state = linkedState(ctx, entry);
   if (!state || state.leadsTo === undefined || state.leadsTo === realDir(state.pinned)) return undefined;
+  // A real directory there is a copy (the host installs a path package so, host-compat §4):
+  // installed state, judged by its content hash like any tree, not a link gone astray.
+  if (!isSymlink(packageDir(ctx.paths, entry.name))) return undefined;
   return {
     kind: 'missing',
     message: `missing: the store link leads to ${state.leadsTo}, which yolop loads, not to ${state.pinned}, which extensions.lock pins`,
@@ -212,7 +233,7 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
         const files = named ? [...named.changed, ...named.deleted, ...named.added].sort() : [];
         const which = named ? describeFiles(named) : '';
         result.problems.push(
-          linked
+          editedInPlace(ctx, entry)
             ? { kind: 'content', message: `changed since it was pinned${which}: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`, files: files.length ? files : null }
             : { kind: 'content', message: `hash drift: the files changed since install${which} (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`, files: files.length ? files : null },
         );
@@ -317,7 +338,7 @@ export interface VerifyReport {
  * re-pin without the review, and `install --frozen` refuses the drift).
  */
 function integrityHint(ctx: Context, bad: VerifiedExtension[], entries: LockEntry[]): string {
-  const linked = new Set(entries.filter((e) => isLinked(e.source)).map((e) => e.name));
+  const linked = new Set(entries.filter((e) => editedInPlace(ctx, e)).map((e) => e.name));
   const edited = bad.filter((e) => linked.has(e.name) && e.problems.some((p) => p.kind === 'content')).map((e) => e.name);
   // A local directory that is gone is the recorded source itself: `install --force` and `--frozen` would fail on it too.
   const gone = bad.filter((e) => { const entry = entries.find((x) => x.name === e.name); return entry !== undefined && repairCommand(ctx, entry) === undefined; }).map((e) => e.name);
