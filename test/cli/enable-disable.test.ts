@@ -5,6 +5,8 @@ import { parse } from 'smol-toml';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { LOGFIRE_SCHEMA } from '../helpers/extension-fixture.js';
 import { writePackage } from '../helpers/packages.js';
+import { agentView } from '../helpers/agent-view.js';
+import { killAt, staleLock } from '../helpers/faults.js';
 
 // Needs a build (npm run build): runs bin/run.js as a real child process without a TTY.
 let home: TempHome;
@@ -47,7 +49,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
       expect(err.code).toBe('E_NOT_INSTALLED');
       // Its recorded source is the directory that is gone: `install --force` would fail on it too.
       expect(err.message).toContain(`extensions.lock pins it to the local directory ${join(home.root, 'src', 'logfire')}, which is gone`);
-      expect(err.hint).toContain('yep-ext install <its directory>');
+      expect(err.hint).toContain('yep-ext install <its directory> --yes');
       expect(err.hint).toContain('yep-ext remove logfire');
       expect(err.hint).not.toContain('--force');
       expect(err.hint).not.toContain('(yep-ext install logfire)');
@@ -92,6 +94,34 @@ describe('yep-ext enable / disable (no TTY)', () => {
     expect(realpathSync(link)).toBe(realpathSync(dir));
     expect((await runCli(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).not.toBe(3);
     expect(parse(readFileSync(settingsFile, 'utf8'))).toMatchObject({ capabilities: [{ ref: 'ext:logfire' }] });
+  });
+
+  it('a removal killed after its commit, finished by the recovery of the next enable or set-secret: they say not installed (exit 3), not "Enabled" or "Stored", and yolop is told to load nothing', async () => {
+    await install('plain', { type: 'object', properties: {} });
+    expect((await runCli(['enable', 'plain'], { env: home.env })).code).toBe(0);
+    // kill -9 just after the commit: the lock no longer pins plain; the store and settings.toml still have it.
+    await killAt('remove:after-lock', ['remove', 'plain'], home.env, join(home.root, 'paused-1'));
+    staleLock(home);
+    expect(agentView(home.configDir)).toHaveProperty('plain');
+    const r = await runCli(['enable', 'plain'], { env: home.env });
+    expect(r.stderr).toContain('Recovered: completed an interrupted removal of plain');
+    expect(r.code, r.stdout).toBe(3);
+    expect(r.stdout).not.toContain('Enabled');
+    expect(existsSync(join(home.configDir, 'extensions', 'plain'))).toBe(false);
+    // The removal took plain's table out; enable did not put one back for a package that is gone.
+    expect(agentView(home.configDir)).toEqual({});
+    expect(existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : '').not.toContain('ext:plain');
+
+    // set-secret: the same window, the same answer, and no secret stored for what was removed.
+    expect((await runCli(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).toBe(10);
+    await killAt('remove:after-lock', ['remove', 'logfire'], home.env, join(home.root, 'paused-2'));
+    staleLock(home);
+    const s = await runCli(['set-secret', 'logfire', 'token', '--stdin', '--json'], { env: home.env, input: 'tok-canary-1234' });
+    expect(s.code, s.stdout).toBe(3);
+    expect(jsonOf(s).error.code).toBe('E_NOT_INSTALLED');
+    const secretsFile = join(home.configDir, 'connections.toml');
+    expect(existsSync(secretsFile) ? readFileSync(secretsFile, 'utf8') : '').not.toContain('tok-canary-1234');
+    expect(agentView(home.configDir)).toEqual({});
   });
 
   it('missing required fields -> setup_incomplete, exit 10, enabled anyway, exact fix commands', async () => {
@@ -266,4 +296,51 @@ describe('concurrent enables', () => {
     expect(again.stderr).toContain('logfire is not installed');
   });
 
+});
+
+describe('a removal interrupted after its commit (read before the next command finishes it)', () => {
+  it('list, verify and info say the removal was interrupted (not "placed by hand?: reinstall it"), and the `yep-ext remove` they name exits 0 having finished it, instead of "not installed" (exit 3)', async () => {
+    await install('plain', { type: 'object', properties: {} });
+    expect((await runCli(['enable', 'plain'], { env: home.env })).code).toBe(0);
+    await killAt('remove:after-lock', ['remove', 'plain'], home.env, join(home.root, 'paused'));
+    staleLock(home);
+    expect(agentView(home.configDir)).toHaveProperty('plain');
+
+    const listed = jsonOf(await runCli(['list', '--json'], { env: home.env })).extensions.find((e: { name: string }) => e.name === 'plain');
+    expect(listed.problems).toEqual([expect.stringContaining('its removal was interrupted')]);
+    expect(listed.problems.join()).not.toContain('placed by hand');
+    const v = await runCli(['verify', '--json'], { env: home.env });
+    expect(v.code).toBe(5);
+    const report = jsonOf(v).error.details.extensions.find((e: { name: string }) => e.name === 'plain');
+    expect(report.problems).toEqual([expect.objectContaining({ kind: 'unlocked', message: expect.stringContaining('yep-ext remove plain') })]);
+    expect(jsonOf(await runCli(['info', 'plain', '--json'], { env: home.env })).verify.problems).toEqual([expect.stringContaining('its removal was interrupted')]);
+    // Read-only: nothing of that finished the removal.
+    expect(agentView(home.configDir)).toHaveProperty('plain');
+
+    // The command they name: its recovery finishes the removal, and that is a success, said as one.
+    const r = await runCli(['remove', 'plain', '--json'], { env: home.env });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(jsonOf(r)).toEqual({ name: 'plain', removed: { store: true, lock: false, settings: true, secrets: false } });
+    expect(agentView(home.configDir)).toEqual({});
+    expect(existsSync(join(home.configDir, 'extensions', 'plain'))).toBe(false);
+    expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
+    // Once done, it is not installed: a second remove says so.
+    expect((await runCli(['remove', 'plain'], { env: home.env })).code).toBe(3);
+  });
+
+  it('an install killed before the lock pinned it: list says the install was interrupted, and `yep-ext remove` exits 0 when the recovery it runs rolls the install back', async () => {
+    const pkg = writePackage(join(home.root, 'src', 'fresh'), { name: 'fresh' });
+    await killAt('place:before-lock', ['install', pkg], home.env, join(home.root, 'paused'));
+    staleLock(home);
+    expect(existsSync(join(home.configDir, 'extensions', 'fresh', 'plugin.json')), 'switched in, not pinned').toBe(true);
+    const listed = jsonOf(await runCli(['list', '--json'], { env: home.env })).extensions.find((e: { name: string }) => e.name === 'fresh');
+    expect(listed.problems).toEqual([expect.stringContaining('its install was interrupted before the lock pinned it')]);
+    const r = await runCli(['remove', 'fresh'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Recovered: rolled back an interrupted install of fresh');
+    expect(r.stdout).toContain('Removed fresh.');
+    expect(existsSync(join(home.configDir, 'extensions', 'fresh'))).toBe(false);
+    expect(existsSync(join(pkg, 'plugin.json')), 'the directory itself is never touched').toBe(true);
+    expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
+  });
 });

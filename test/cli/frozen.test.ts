@@ -11,6 +11,7 @@ import { fixtureCrate } from '../helpers/crates.js';
 import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
+import { agentView } from '../helpers/agent-view.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
@@ -153,6 +154,29 @@ describe('install --frozen', () => {
     const quiet = await runCli(['install', '--frozen', '--lockfile', lockCopy], { env: env(fresh) });
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).not.toContain('teamtool');
+  });
+
+  it('a store package no lock entry pins (placed by hand), enabled: "as locked" is said with a warning naming it, cold and warm, and it is indeed what yolop loads beyond the lock; removed, nothing said', async () => {
+    expect((await runCli(['install', '--frozen', '--lockfile', lockCopy], { env: env(fresh) })).code).toBe(0);
+    const hand = writePackage(join(fresh.configDir, 'extensions', 'handmade'), { name: 'handmade' });
+    writeFileSync(join(fresh.configDir, 'settings.toml'), '[[capabilities]]\nref = "ext:handmade"\n');
+    const pinned = (parse(readFileSync(lockOf(fresh), 'utf8')) as { extensions: { name: string }[] }).extensions.map((e) => e.name);
+    for (const args of [['install', '--frozen'], ['install', '--frozen', '--lockfile', lockCopy]]) {
+      const r = await runCli(args, { env: env(fresh) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('0 installed, 3 already as locked.');
+      expect(r.stderr).toContain('The store also holds handmade, which no lock entry pins');
+      expect(r.stderr).toContain('settings.toml enables handmade, so yolop runs it');
+      expect(r.stderr).toContain('yep-ext remove handmade');
+    }
+    // What the warning describes is the state: yolop loads handmade, which the lock does not pin.
+    expect(Object.keys(agentView(fresh.configDir))).toEqual(['handmade']);
+    expect(pinned).not.toContain('handmade');
+    expect(existsSync(join(hand, 'plugin.json'))).toBe(true);
+    expect((await runCli(['remove', 'handmade'], { env: env(fresh) })).code).toBe(0);
+    const quiet = await runCli(['install', '--frozen'], { env: env(fresh) });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).not.toContain('also holds');
   });
 
   it('restores the store from its own lock after the packages were wiped', async () => {

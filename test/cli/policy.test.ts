@@ -6,7 +6,7 @@
  * `policy init --from-lock` admits exactly the lock. YEP_EXT_POLICY points at a
  * temp file (test/helpers/home.ts), never /etc.
  */
-import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -166,6 +166,30 @@ describe('each rule refuses and admits', () => {
     expect((await install([pkg('inside')])).code).toBe(0);
     systemPolicy({ grant: { server_outside_package: true } });
     expect((await install([outside])).code).toBe(0);
+  });
+
+  it('grant.server_outside_package: a path install whose bin/<command> is a symlink leading out of the package runs that outside program: install, policy check and enable refuse it; verify names the link', async () => {
+    const linked = pkg('linked');
+    // A path install may hold symlinks (crates and git trees may not); the content hash skips them.
+    rmSync(join(linked, 'bin', 'linked'));
+    symlinkSync('/bin/sh', join(linked, 'bin', 'linked'));
+    const real = realpathSync('/bin/sh');
+    systemPolicy({ grant: { server_outside_package: false } });
+    const refused = await install([linked]);
+    expectRefused(refused, 'grant.server_outside_package', 'linked', 'linked');
+    expect(jsonOf(refused).error.message).toContain(`bin/linked -> ${real}`);
+    // Installed before the policy said so (or re-pointed since): policy check and enable rule what is on disk.
+    systemPolicy({ grant: { server_outside_package: true } });
+    expect((await install([linked])).code).toBe(0);
+    const v = jsonOf(await runCli(['verify', '--json'], { env: env() }));
+    expect(v.extensions[0].command).toEqual({ ok: true, detail: `bin/linked is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)` });
+    systemPolicy({ grant: { server_outside_package: false } });
+    const check = await runCli(['policy', 'check', '--json'], { env: env() });
+    expect(check.code, check.stdout).toBe(13);
+    expect(jsonOf(check).error.details.violations).toEqual([expect.objectContaining({ rule: 'grant.server_outside_package', item: 'linked' })]);
+    const enable = await runCli(['enable', 'linked', '--json'], { env: env() });
+    expect(enable.code).toBe(13);
+    expect(existsSync(join(home.configDir, 'settings.toml')) ? readFileSync(join(home.configDir, 'settings.toml'), 'utf8') : '').not.toContain('ext:linked');
   });
 
   it('binaries.require_in_crate (on the lock record: policy check and enable)', async () => {

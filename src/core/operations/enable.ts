@@ -19,7 +19,7 @@ import { YepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
 import { assertConfigValue, checkTypedText, coerceConfigValue, parseAssignment } from '../settings/config-values.js';
-import { loadInstalledManifest } from '../store/installed-manifest.js';
+import { assertStillInstalled, loadInstalledManifest } from '../store/installed-manifest.js';
 import { keychainOptions } from '../settings/keychain.js';
 import { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
@@ -215,6 +215,8 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   const config = { ...given, ...prompted.config };
 
   return withInstallLock(ctx, async () => {
+    // Taking the lock may have completed an interrupted removal of it (recovery), or waited out one.
+    await assertStillInstalled(ctx.paths, name);
     const wasEnabled = (await readExtensionSettings(ctx.paths, name)).enabled;
     let changed = false;
     // Secrets first, then settings.toml in ONE write (the switch and the config

@@ -18,6 +18,7 @@ import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
 import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { loadSettingsText, settingsLookup } from '../settings/settings.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
@@ -284,11 +285,29 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
         ctx.log.warn(`The store also holds ${others.join(', ')}, which ${options.lockfile} does not pin: left installed (and enabled if ${others.length === 1 ? 'it was' : 'they were'}). Run \`yep-ext remove <name>\` for each the project dropped.`);
       }
     }
+    await warnUnpinned(ctx);
     await warnEnabledButAbsent(ctx, target);
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {
     for (const p of prepared) await removeDir(p.stage);
   }
+}
+
+/**
+ * "As locked" is said of the lock's entries, but yolop loads every `<store>/<name>/plugin.json`:
+ * a package no lock entry pins at all (placed by hand, or by the host) is in the home all the
+ * same, and enabled it runs, though no lock describes it. Said, as `update`, `outdated`,
+ * `lock export` and `mirror` say it.
+ */
+async function warnUnpinned(ctx: Context): Promise<void> {
+  const unlocked = await unlockedSince(ctx.paths, await loadLock(ctx.paths.lockFile));
+  if (unlocked.length === 0) return;
+  const one = unlocked.length === 1;
+  const settings = await loadSettingsText(ctx.paths).then((text) => settingsLookup(text), () => undefined);
+  const enabled = settings ? unlocked.filter((n) => settings(n).enabled) : [];
+  ctx.log.warn(
+    `The store also holds ${unlocked.join(', ')}, which no lock entry pins: yolop finds ${one ? 'it' : 'them'} there${enabled.length > 0 ? ` (settings.toml enables ${enabled.join(', ')}, so yolop runs ${enabled.length === 1 ? 'it' : 'them'})` : ''}, though the lock does not describe ${one ? 'it' : 'them'}. Remove ${one ? 'it' : 'them'} (\`yep-ext remove ${unlocked.join(' ')}\`) or install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'}; \`yep-ext verify\` names ${one ? 'it' : 'them'}.`,
+  );
 }
 
 /**

@@ -19,7 +19,8 @@ import { configFields, loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
 import { readExtensionSettings } from '../settings/settings.js';
-import { unlockedPackages } from '../store/unlocked-packages.js';
+import { interruptedMessage, unlockedPackages } from '../store/unlocked-packages.js';
+import { interruptedChanges } from '../store/interrupted-changes.js';
 import { noteCreated } from '../store/created-dirs.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
@@ -181,7 +182,7 @@ async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
     dir,
     grant: manifest ? summarizeGrant(grantOf(manifest)) : null,
     config: fields.map((f) => ({ key: f.key, secret: f.secret, required: f.required, set: f.set, source: f.source, env: f.env ?? null, default: !f.secret && defaults.get(f.key)?.default !== undefined ? defaults.get(f.key)!.default : null })),
-    verify: { ok: false, problems: [`not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?); remove it or install it from its source to pin it`], checked_by: 'list' },
+    verify: { ok: false, problems: [interruptedChanges(ctx).has(name) ? interruptedMessage(name, interruptedChanges(ctx).get(name)!) : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?); remove it or install it from its source to pin it`], checked_by: 'list' },
     engines: manifest ? await checkAgainstAgent(ctx, manifest).catch(() => null) : null,
   };
 }

@@ -12,7 +12,8 @@ import { checkEntry } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { enabledButAbsent, enabledButAbsentMessage, unlockedSince } from '../store/unlocked-packages.js';
+import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, unlockedSince } from '../store/unlocked-packages.js';
+import { interruptedChanges } from '../store/interrupted-changes.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
@@ -153,9 +154,13 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   if (options.only) return listed;
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   // The host loads them all the same: whether it does (settings.toml) is known, not "?".
-  for (const n of await unlockedSince(ctx.paths, lock)) {
+  const unlocked = await unlockedSince(ctx.paths, lock);
+  const interrupted = unlocked.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
+  for (const n of unlocked) {
     const settings = settingsOf?.(n);
-    listed.push({ name: n, dir: join(ctx.paths.storeDir, n), ...(settings ? { enabled: settings.enabled } : {}), problems: ['not in extensions.lock (placed by hand?): reinstall it to pin it'] });
+    const op = interrupted.get(n);
+    const problem = op ? interruptedMessage(n, op) : 'not in extensions.lock (placed by hand?): reinstall it to pin it';
+    listed.push({ name: n, dir: join(ctx.paths.storeDir, n), ...(settings ? { enabled: settings.enabled } : {}), problems: [problem] });
   }
   // Enabled for the host, but nothing of it is installed: the host is told to load what is not there.
   if (settingsOf) {

@@ -21,6 +21,7 @@ import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { unlockedSince } from '../store/unlocked-packages.js';
+import { INSTALL_MOVED_DIR } from '../store/installed-manifest.js';
 import { describeSource, isLinked, sourceFor, type Kind } from '../sources/index.js';
 import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { Upstream } from '../sources/source.js';
@@ -28,7 +29,7 @@ import type { EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
 import { installedEngines } from './list.js';
 import { packageDir } from '../paths.js';
-import { checkEntry, missingProblem, needsRefetch, type VerifyProblem } from './verify.js';
+import { checkEntry, editedInPlace, misdirectedProblem, missingProblem, needsRefetch, repairCommand, repairHint, type VerifyProblem } from './verify.js';
 import { fetchBudget, walkNewer, type NewerEngines } from './outdated-engines.js';
 
 export type { NewerEngines } from './outdated-engines.js';
@@ -76,6 +77,12 @@ export function anyOutdated(items: OutdatedItem[]): boolean {
   return items.some((i) => i.status === 'update' || i.status === 'beyond');
 }
 
+/** The command a damaged row names: the repair its damage records (damageError), else `install --force`. */
+function repairOf(entry: LockEntry, damage: YepError): string {
+  const repair = (damage.details as { repair?: unknown } | undefined)?.repair;
+  return typeof repair === 'string' ? repair : `yep-ext install --force ${entry.name}`;
+}
+
 /**
  * The row for `entry` given what its origin offers (pure). With `walk` (the newer
  * versions' ranges were checked), the status and hint follow the versions the
@@ -102,7 +109,7 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
     error: null,
   });
   // Whatever the origin offers, "up to date" (or "update" from `current`, or "local") would describe a tree the host does not load.
-  if (damage) return { ...row(up?.wanted ?? null, up?.latest ?? null, 'damaged', `yep-ext install --force ${entry.name}`), error: damage.toJSON() };
+  if (damage) return { ...row(up?.wanted ?? null, up?.latest ?? null, 'damaged', repairOf(entry, damage)), error: damage.toJSON() };
   if (!up) return row(null, null, 'local', null);
   const checked = walk?.status === 'checked' ? walk : undefined;
   let status: OutdatedStatus = up.update ? 'update' : up.beyond ? 'beyond' : 'up-to-date';
@@ -130,19 +137,24 @@ export async function damageOf(ctx: Context, entry: LockEntry): Promise<YepError
 
 /** `damageOf`, with the manifest the check read (none for a linked entry: only its presence is checked). */
 async function treeCheck(ctx: Context, entry: LockEntry): Promise<{ damage?: YepError; manifest?: Manifest } | undefined> {
-  if (isLinked(entry.source)) {
-    // plugin.json through the store's link: the link and the directory it points at are both there.
-    return existsSync(join(packageDir(ctx.paths, entry.name), 'plugin.json')) ? undefined : { damage: damageError(entry, [missingProblem(ctx, entry)]) };
+  // A copy of a path package (a real directory, as the host installs one) is checked as any tree below.
+  if (isLinked(entry.source) && (editedInPlace(ctx, entry) || !existsSync(packageDir(ctx.paths, entry.name)))) {
+    // plugin.json through the store's link: the link and the directory it points at are both
+    // there, and the link leads to the directory the lock pins (not another one, which yolop would load).
+    if (!existsSync(join(packageDir(ctx.paths, entry.name), 'plugin.json'))) return { damage: damageError(ctx, entry, [missingProblem(ctx, entry)]) };
+    const misdirected = misdirectedProblem(ctx, entry);
+    return misdirected ? { damage: damageError(ctx, entry, [misdirected]) } : undefined;
   }
   const { result, manifest } = await checkEntry(ctx, entry, { mode: 'cheap' });
   if (!needsRefetch(entry, result)) return { ...(manifest ? { manifest } : {}) };
-  return { damage: damageError(entry, result.problems), ...(manifest ? { manifest } : {}) };
+  return { damage: damageError(ctx, entry, result.problems), ...(manifest ? { manifest } : {}) };
 }
 
-function damageError(entry: LockEntry, problems: VerifyProblem[]): YepError {
+function damageError(ctx: Context, entry: LockEntry, problems: VerifyProblem[]): YepError {
   return new YepError('E_INTEGRITY', `what is installed does not match its lock entry: ${problems.map((p) => p.message).join('; ')}`, {
-    hint: `Repair it with \`yep-ext install --force ${entry.name}\` (or \`yep-ext install --frozen\`), then run \`yep-ext verify\`.`,
-    details: { name: entry.name, problems },
+    hint: repairHint(ctx, entry, 'then run `yep-ext verify`'),
+    // The row's hint: for a local directory that is gone, nothing re-reads its recorded source.
+    details: { name: entry.name, problems, repair: repairCommand(ctx, entry) ?? INSTALL_MOVED_DIR },
   });
 }
 
@@ -190,7 +202,7 @@ async function outdatedRows(ctx: Context, lock: Lockfile): Promise<OutdatedItem[
           // The tree is known damaged whatever the origin says: the row says so, and the failed
           // lookup is a warning (the repair, install --force, will need the origin too).
           ctx.log.warn(`${entry.name}: its origin could not be asked: ${e.message}`);
-          return { ...outdatedRow(entry, undefined, engines), status: 'damaged', hint: `yep-ext install --force ${entry.name}`, error: damage.toJSON() };
+          return { ...outdatedRow(entry, undefined, engines), status: 'damaged', hint: repairOf(entry, damage), error: damage.toJSON() };
         }
         return { ...outdatedRow(entry, undefined, engines), status: 'failed', error: e.toJSON() };
       }

@@ -26,7 +26,9 @@ export function withPolicy(ctx: Context): { ctx: Context; policy: Policy } {
 }
 
 function outside(command: CommandInspection, manifest: Manifest): PolicySubject['serverOutside'] {
-  return command.ok && command.where === 'path' ? { command: manifest.yolop.capabilityServer.command } : undefined;
+  if (!command.ok || command.where !== 'path') return undefined;
+  // Through a symlink in the package that leads out, or found on PATH.
+  return { command: manifest.yolop.capabilityServer.command, ...(command.link ? { how: `it runs ${command.link}, a symlink out of the package` } : {}) };
 }
 
 /** What the policy sees of a fetched, verified package. */

@@ -12,6 +12,7 @@ import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { removePackage } from '../store/transaction.js';
+import { interruptedChanges } from '../store/interrupted-changes.js';
 import { lstat } from 'node:fs/promises';
 import { applySettingsEdit, loadSettingsText } from '../settings/settings.js';
 import { secretStatus } from '../settings/secrets.js';
@@ -62,6 +63,13 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
     const left = await leftoversOf(ctx, name);
     if (!left.settings && !left.secrets) throw notInstalled(name);
   }
+  // A transaction of this very name that a dead process left behind (a removal committed but
+  // not finished, an install not yet pinned): the lock's recovery below finishes the removal or
+  // rolls the install back, and taking it away so is this command's work, not "not installed"
+  // (exit 3). What the files held is read now, before the recovery changes them.
+  const interrupted = interruptedChanges(ctx).has(name)
+    ? { store: await lstat(packageDir(ctx.paths, name)).then(() => true, () => false), ...(await leftoversOf(ctx, name)) }
+    : undefined;
   return withInstallLock(ctx, async () => {
     (await sweepStaging(ctx)).forEach((m) => ctx.log.info(`Recovered: ${m}.`));
     const lock = await loadLock(ctx.paths.lockFile);
@@ -71,6 +79,11 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
       () => false,
     );
     const before = await leftoversOf(ctx, name);
+    if (!entry && !inStore && !before.settings && !before.secrets && interrupted && !interruptedChanges(ctx).has(name)) {
+      // Taken away by the recovery: say what it took (the lock did not pin it by then).
+      const removed = { store: interrupted.store, lock: false, settings: interrupted.settings, secrets: interrupted.secrets };
+      if (removed.store || removed.settings || removed.secrets) return { name, removed };
+    }
     if (!entry && !inStore) {
       if (!before.settings && !before.secrets) throw notInstalled(name);
       // Each step is idempotent: a crash part-way leaves less for the next `remove` to do.

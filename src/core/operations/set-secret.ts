@@ -10,7 +10,7 @@ import { assertConfigValue, checkTypedText } from '../settings/config-values.js'
 import type { PromptValidator } from './enable.js';
 import { YepError } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
-import { loadInstalledManifest, isInstalled } from '../store/installed-manifest.js';
+import { assertStillInstalled, loadInstalledManifest, isInstalled } from '../store/installed-manifest.js';
 import { keychainOptions } from '../settings/keychain.js';
 import { configFields, type ConfigField, type Manifest } from '../package/manifest.js';
 import { isValidName } from '../package/names.js';
@@ -83,7 +83,11 @@ export async function runSetSecret(ctx: Context, input: string, key: string, opt
   if (!options.readValue) throw new YepError('E_USAGE', 'No value source: give --stdin or run in a terminal.');
   const value = await options.readValue(field, name, (raw) => checkTypedText(field, raw, name));
   assertConfigValue(field, value.reveal(), name);
-  const r = await withInstallLock(ctx, () => setSecret(ctx.paths, name, key, value, { store, keychain }));
+  const r = await withInstallLock(ctx, async () => {
+    // Taking the lock may have completed an interrupted removal of it (recovery), or waited out one.
+    await assertStillInstalled(ctx.paths, name);
+    return setSecret(ctx.paths, name, key, value, { store, keychain });
+  });
   for (const w of r.warnings) ctx.log.warn(w);
   // Stored is not delivered: the host hands a secret to the server only as the variable its `env` names.
   if (!field.env) ctx.log.warn(`${name}.${key} declares no "env" in ${name}'s plugin.json: yolop never passes it to the server (a secret reaches the server only as the environment variable \`env\` names). Ask the extension's author to add one; \`yep-ext doctor ${name}\` shows it too.`);

@@ -18,7 +18,7 @@ import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/l
 import { unlockedPackages } from '../store/unlocked-packages.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { isLinked, sourceFor } from '../sources/index.js';
+import { sourceFor } from '../sources/index.js';
 import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { UpdateNotes } from '../sources/source.js';
 import { makePlanningDir, removeDir } from '../store/staging.js';
@@ -26,7 +26,7 @@ import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage 
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
-import { checkEntry, needsRefetch } from './verify.js';
+import { checkEntry, editedInPlace, needsRefetch, repairHint } from './verify.js';
 import type { Policy } from '../policy/policy-file.js';
 
 /** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
@@ -111,15 +111,19 @@ function fromOf(entry: LockEntry): UpdateItem['from'] {
  * is. When that tree is not what the lock pins (the one intact rule, verify.ts
  * `needsRefetch`: gone from the store, edited files, a drifted binary, a broken
  * manifest), the item fails instead of saying "up to date" while the host loads
- * something else or nothing. A local directory (linked) is left out: its update
- * re-hashed it just now, and a difference there is an update, not damage.
+ * something else or nothing. For a local directory (linked) only the link counts: its
+ * update re-hashed the pinned directory just now (a difference there is an update, not
+ * damage), but a store link that leads elsewhere, or nowhere, loads something else.
  */
 async function assertIntact(ctx: Context, entry: LockEntry): Promise<void> {
-  if (isLinked(entry.source)) return;
-  const { result } = await checkEntry(ctx, entry, { mode: 'cheap' });
-  if (!needsRefetch(entry, result)) return;
+  // A linked entry's files were re-read just now; what remains is whether yolop loads that
+  // directory at all: a store link swapped to another one is not an update (nothing moved).
+  // A copy of a path package (a real directory, as the host installs one) is a tree like any other.
+  const inPlace = editedInPlace(ctx, entry);
+  const { result } = await checkEntry(ctx, entry, { mode: 'cheap', ...(inPlace ? { skipHashes: true } : {}) });
+  if (inPlace ? !result.problems.some((p) => p.kind === 'missing') : !needsRefetch(entry, result)) return;
   throw new YepError('E_INTEGRITY', `${entry.name} has no newer version to move to, but what is installed does not match its lock entry (${result.problems.map((p) => p.message).join('; ')}); nothing was changed.`, {
-    hint: `Repair it with \`yep-ext install --force ${entry.name}\` (or \`yep-ext install --frozen\`), then run \`yep-ext verify\`.`,
+    hint: repairHint(ctx, entry, 'then run `yep-ext verify`'),
     details: { name: entry.name, problems: result.problems },
   });
 }

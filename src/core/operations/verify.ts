@@ -20,11 +20,13 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { enabledButAbsentMessage, enabledButAbsentNow, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
+import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
+import { interruptedChanges } from '../store/interrupted-changes.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
+import { INSTALL_MOVED_DIR } from '../store/installed-manifest.js';
 import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
-import { lstatSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import type { EnginesVerdict } from '../agent/engines.js';
 
 /**
@@ -75,16 +77,90 @@ export interface EntryCheck {
   clean?: Record<string, FileSignature>;
 }
 
+/**
+ * Where a linked (path) entry stands: `pinned` is the directory extensions.lock records,
+ * `pinnedThere` whether it still holds a plugin.json, `leadsTo` the real directory the store's
+ * link leads to (what yolop loads; undefined when the link or its target is gone). Undefined
+ * for an owned entry. A link that leads elsewhere than `pinned` (swapped by hand, or left
+ * behind by another tool) loads another directory, however that one hashes; a pinned
+ * directory that is gone cannot be re-read by `install --force` or `--frozen` (its recorded
+ * source is that very directory): it is installed again from where it is now.
+ */
+export function linkedState(ctx: Context, entry: LockEntry): { pinned: string; pinnedThere: boolean; leadsTo: string | undefined } | undefined {
+  if (!isLinked(entry.source) || typeof entry.source.path !== 'string') return undefined;
+  const pinned = entry.source.path;
+  return { pinned, pinnedThere: existsSync(join(pinned, 'plugin.json')), leadsTo: resolveInstalledDir(ctx.paths, entry.name) };
+}
+
+/**
+ * Whether the tree yolop loads for `entry` is the user's own directory, edited in place: a
+ * linked (path) entry whose store entry is a link. A real directory there is a copy (the
+ * host's install of a path package): its drift is damage, repaired by re-linking
+ * (`install --force`), not edits for `update` to review, which re-reads the pinned directory.
+ */
+export function editedInPlace(ctx: Context, entry: LockEntry): boolean {
+  return isLinked(entry.source) && isSymlink(packageDir(ctx.paths, entry.name));
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** The real directory `pinned` names, or undefined when it is gone. */
+function realDir(pinned: string): string | undefined {
+  try {
+    return realpathSync(pinned);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The problem of a linked entry whose store link does not lead to the directory the lock pins
+ * (undefined when it does, or when the entry is not linked): yolop loads what the link leads to.
+ */
+export function misdirectedProblem(ctx: Context, entry: LockEntry): VerifyProblem | undefined {
+  const state = linkedState(ctx, entry);
+  if (!state || state.leadsTo === undefined || state.leadsTo === realDir(state.pinned)) return undefined;
+  // A real directory there is a copy (the host installs a path package so, host-compat §4):
+  // installed state, judged by its content hash like any tree, not a link gone astray.
+  if (!isSymlink(packageDir(ctx.paths, entry.name))) return undefined;
+  return {
+    kind: 'missing',
+    message: `missing: the store link leads to ${state.leadsTo}, which yolop loads, not to ${state.pinned}, which extensions.lock pins`,
+    files: null,
+  };
+}
+
+/**
+ * How a damaged entry is put back, as a command: `install --force <name>` fetches (or, for a
+ * linked entry, re-reads and re-links) its recorded source; undefined when that source is a
+ * local directory that is gone, which nothing can re-read (install it from where it is now).
+ */
+export function repairCommand(ctx: Context, entry: LockEntry): string | undefined {
+  const state = linkedState(ctx, entry);
+  return state && !state.pinnedThere ? undefined : `yep-ext install --force ${entry.name}`;
+}
+
+/** The hint for a damaged entry: its repair command, or for a gone local directory, installing it from where it is now. */
+export function repairHint(ctx: Context, entry: LockEntry, then: string): string {
+  const command = repairCommand(ctx, entry);
+  return command
+    ? `Repair it with \`${command}\` (or \`yep-ext install --frozen\`), ${then}.`
+    : `Its local directory ${(entry.source as { path: string }).path} is gone: install it again from where it is now (\`${INSTALL_MOVED_DIR}\`: it replaces the entry of the gone directory) or drop it with \`yep-ext remove ${entry.name}\`, ${then}.`;
+}
+
 /** The `missing` problem of an entry whose store entry (or, linked, the directory it points at) is gone. */
 export function missingProblem(ctx: Context, entry: LockEntry): VerifyProblem {
   // A linked kind's entry points at the user's directory; an owned one's at its version in the store.
-  let link: string | undefined;
-  try {
-    link = isLinked(entry.source) ? readlinkSync(packageDir(ctx.paths, entry.name)) : undefined;
-  } catch {
-    link = undefined;
-  }
-  return { kind: 'missing', message: link ? `missing: the linked directory ${link} is gone` : 'missing: not in the store (reinstall it, or `yep-ext install --frozen`)', files: null };
+  const state = linkedState(ctx, entry);
+  if (state && !state.pinnedThere) return { kind: 'missing', message: `missing: the linked directory ${state.pinned} is gone`, files: null };
+  if (state) return { kind: 'missing', message: `missing: the store entry ${packageDir(ctx.paths, entry.name)} does not lead to ${state.pinned}, the directory extensions.lock pins (link it again with \`yep-ext install --force ${entry.name}\`)`, files: null };
+  return { kind: 'missing', message: 'missing: not in the store (reinstall it, or `yep-ext install --frozen`)', files: null };
 }
 
 function describeFiles(d: { changed: string[]; deleted: string[]; added: string[] }): string {
@@ -113,6 +189,11 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
     return done();
   }
   result.dir = dir;
+  // A path install's link leading to another directory than the pinned one: what yolop loads is
+  // not the pinned package, and hashing that other directory would call it "edited" (whose
+  // suggested `update` re-reads the pinned directory and finds nothing to do).
+  const misdirected = misdirectedProblem(ctx, entry);
+  if (misdirected) result.problems.push(misdirected);
   let manifest: Manifest | undefined;
   try {
     manifest = await loadManifest(dir);
@@ -128,7 +209,7 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
   if (fileSha && binRel) result.binary = { path: binRel, expected: fileSha, actual: null };
   let clean: Record<string, FileSignature> | undefined;
 
-  if (!options.skipHashes) {
+  if (!options.skipHashes && !misdirected) {
     let sigs: Record<string, FileSignature> | undefined;
     try {
       sigs = signTree(dir);
@@ -152,7 +233,7 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
         const files = named ? [...named.changed, ...named.deleted, ...named.added].sort() : [];
         const which = named ? describeFiles(named) : '';
         result.problems.push(
-          linked
+          editedInPlace(ctx, entry)
             ? { kind: 'content', message: `changed since it was pinned${which}: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`, files: files.length ? files : null }
             : { kind: 'content', message: `hash drift: the files changed since install${which} (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`, files: files.length ? files : null },
         );
@@ -256,14 +337,18 @@ export interface VerifyReport {
  * "repaired" from a source: `update` reviews them and re-pins (`install --force` would
  * re-pin without the review, and `install --frozen` refuses the drift).
  */
-function integrityHint(bad: VerifiedExtension[], linked: Set<string>): string {
+function integrityHint(ctx: Context, bad: VerifiedExtension[], entries: LockEntry[]): string {
+  const linked = new Set(entries.filter((e) => editedInPlace(ctx, e)).map((e) => e.name));
   const edited = bad.filter((e) => linked.has(e.name) && e.problems.some((p) => p.kind === 'content')).map((e) => e.name);
+  // A local directory that is gone is the recorded source itself: `install --force` and `--frozen` would fail on it too.
+  const gone = bad.filter((e) => { const entry = entries.find((x) => x.name === e.name); return entry !== undefined && repairCommand(ctx, entry) === undefined; }).map((e) => e.name);
   // Nothing records where an unlocked package came from: it cannot be repaired, only removed or installed from its source.
   const unlocked = bad.filter((e) => e.problems.some((p) => p.kind === 'unlocked')).map((e) => e.name);
   const absent = bad.filter((e) => e.problems.some((p) => p.kind === 'not-installed')).map((e) => e.name);
-  const rest = bad.filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name) && !absent.includes(e.name)).map((e) => e.name);
+  const rest = bad.filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name) && !absent.includes(e.name) && !gone.includes(e.name)).map((e) => e.name);
   const parts = [
     rest.length ? `repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
+    gone.length ? `install ${gone.join(' ')} again from where ${gone.length === 1 ? 'its local directory is' : 'their local directories are'} now (\`${INSTALL_MOVED_DIR}\`) or drop ${gone.length === 1 ? 'it' : 'them'} (\`yep-ext remove ${gone.join(' ')}\`)` : '',
     edited.length ? `review the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\`` : '',
     unlocked.length ? `remove what no lock entry pins (\`yep-ext remove ${unlocked.join(' ')}\`) or install it from its source to pin it` : '',
     absent.length ? `remove the settings of what is enabled but not installed (\`yep-ext remove ${absent.join(' ')}\`) or install it` : '',
@@ -276,7 +361,9 @@ function integrityHint(bad: VerifiedExtension[], linked: Set<string>): string {
 async function unlockedReports(ctx: Context, lock: Lockfile, only?: ReadonlySet<string>): Promise<VerifiedExtension[]> {
   const out: VerifiedExtension[] = [];
   // The lock read when verify started is seconds old after the re-hash (unlockedSince reads it again).
-  for (const name of await unlockedSince(ctx.paths, lock)) {
+  const names = await unlockedSince(ctx.paths, lock);
+  const interrupted = names.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
+  for (const name of names) {
     if (only && !only.has(name)) continue;
     const dir = resolveInstalledDir(ctx.paths, name) ?? packageDir(ctx.paths, name);
     const actual = await contentHash(dir).catch(() => null);
@@ -287,7 +374,7 @@ async function unlockedReports(ctx: Context, lock: Lockfile, only?: ReadonlySet<
       content_hash: { expected: null, actual, checked: 'hashed' },
       binary: null,
       command: null,
-      problems: [{ kind: 'unlocked', message: `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?)`, files: null }],
+      problems: [{ kind: 'unlocked', message: interrupted.has(name) ? interruptedMessage(name, interrupted.get(name)!) : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?)`, files: null }],
       engines: null,
       warnings: [],
     });
@@ -356,7 +443,7 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
       });
     }
     throw new YepError('E_INTEGRITY', `${bad.length} of ${report.extensions.length} extensions do not match their lock entry:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`, {
-      hint: integrityHint(bad, new Set(entries.filter((e) => isLinked(e.source)).map((e) => e.name))),
+      hint: integrityHint(ctx, bad, entries),
       details: report as unknown as Record<string, unknown>,
     });
   }

@@ -17,7 +17,10 @@ export type CommandInspection =
       ok: true;
       /** Absolute path of the program to spawn. */
       path: string;
+      /** 'path': found outside the package (on PATH, or through a symlink in it that leads out). */
       where: 'package-bin' | 'package' | 'path';
+      /** With where 'path' through a link in the package: the link and where it leads (`bin/srv -> /usr/bin/sh`). */
+      link?: string;
       detail: string;
       /** Works, but not the way it should (shown as a warning). */
       warning?: string;
@@ -125,6 +128,22 @@ function formatProblem(file: string, shown: string, searchPath: string[]): { pro
   return { warning: `${shown} has no #! line and is not a known binary format: it would run as a /bin/sh script` };
 }
 
+/**
+ * Where a program in the package really is when a symlink takes it out of the package
+ * (`bin/srv -> /usr/bin/python3`, a `bin -> /usr/bin` directory link): a path install may hold
+ * such links (crates and git trees may not: tree-scan.ts), and the content hash skips them, so
+ * what runs is neither shipped in the package nor pinned by its hash. Undefined when it stays inside.
+ */
+function leavesPackage(pkgReal: string, file: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync.native(file);
+  } catch {
+    return undefined;
+  }
+  return inside(pkgReal, real) ? undefined : real;
+}
+
 function findOnPath(name: string, dirs: string[]): string | undefined {
   for (const dir of dirs) {
     const candidate = join(dir, name);
@@ -171,6 +190,8 @@ export async function inspectServerCommand(packageDir: string, command: string, 
     const fmt = formatProblem(file, shown, searchPath);
     if (fmt.problem) return { ok: false, detail: fmt.problem };
     const warning = fmt.warning;
+    const real = leavesPackage(pkgReal, file);
+    if (real) return { ok: true, path: file, where: 'path', link: `${shown} -> ${real}`, detail: `${shown} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`, ...(warning ? { warning } : {}) };
     return { ok: true, path: file, where: 'package', detail: `${shown} in the package`, ...(warning ? { warning } : {}) };
   }
 
@@ -179,6 +200,8 @@ export async function inspectServerCommand(packageDir: string, command: string, 
   if (binProblem === undefined) {
     const fmt = formatProblem(inBin, `bin/${command}`, searchPath);
     if (fmt.problem) return { ok: false, detail: fmt.problem };
+    const real = leavesPackage(pkgReal, inBin);
+    if (real) return { ok: true, path: inBin, where: 'path', link: `bin/${command} -> ${real}`, detail: `bin/${command} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
     return { ok: true, path: inBin, where: 'package-bin', detail: `bin/${command} (executable)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
   }
   // Something named like the command in bin/ that cannot run is the author's bug, even if PATH has another.

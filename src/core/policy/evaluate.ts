@@ -27,8 +27,8 @@ export interface PolicySubject {
   unhashable?: string;
   /** Checked against `[grant]` when known. */
   grant?: Grant;
-  /** The server command resolves outside the package (found on PATH, not shipped in it). */
-  serverOutside?: { command: string };
+  /** The server command resolves outside the package (found on PATH, or a symlink in it leading out); `how` says which. */
+  serverOutside?: { command: string; how?: string };
 }
 
 export interface PolicyViolation {
@@ -98,7 +98,7 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
   }
   if (s.grant) grantViolations(policy, s.grant, s.serverOutside, add);
   else if (s.serverOutside && !policy.max_grant.switches.server_outside_package) {
-    add('grant.server_outside_package', s.serverOutside.command, `its server command ${s.serverOutside.command} is not shipped in the package`);
+    add('grant.server_outside_package', s.serverOutside.command, `its server command ${s.serverOutside.command} is not shipped in the package${s.serverOutside.how ? ` (${s.serverOutside.how})` : ''}`);
   }
   return out;
 }
@@ -113,7 +113,7 @@ function grantViolations(policy: Policy, g: Grant, outside: PolicySubject['serve
   if (!sw.dynamic_prompts && g.prompt.dynamic) add('grant.dynamic_prompts', 'dynamic prompt', 'it adds a dynamic prompt; the policy admits none');
   if (!sw.commands) for (const c of g.commands) add('grant.commands', c.name, `it provides the command ${c.name}; the policy admits no commands`);
   if (!sw.secrets) for (const c of g.config.filter((x) => x.secret)) add('grant.secrets', c.key, `it asks for the secret ${c.key}; the policy admits no secrets`);
-  if (!sw.server_outside_package && outside) add('grant.server_outside_package', outside.command, `its server command ${outside.command} is not shipped in the package (it runs a program from PATH); the policy requires the server inside the package`);
+  if (!sw.server_outside_package && outside) add('grant.server_outside_package', outside.command, `its server command ${outside.command} is not shipped in the package (${outside.how ?? 'it runs a program from PATH'}); the policy requires the server inside the package`);
 }
 
 /** The E_POLICY error for violations (the first one is the message; all are in details). */

@@ -10,6 +10,13 @@ import { inspectRegularFile } from '../fs/read-regular-file.js';
 import { MANIFEST_FILE, loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir, type Paths } from '../paths.js';
 
+/**
+ * How a path install whose directory moved is installed again: from where it is now, with
+ * --yes, since the lock still names the old directory and install asks before replacing an
+ * entry from another source (without a TTY it refuses, exit 7). One wording for every hint.
+ */
+export const INSTALL_MOVED_DIR = 'yep-ext install <its directory> --yes';
+
 /** `hint` replaces the default, which suggests installing (wrong for commands such as disable). */
 export function notInstalled(name: string, hint?: string): YepError {
   return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed.`, {
@@ -54,7 +61,7 @@ export async function notInstalledHere(paths: Paths, name: string, unpinned: () 
       });
     }
     return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${describeSource(entry.source)}, which is gone (moved or deleted).`, {
-      hint: `Install it from where it is now (\`yep-ext install <its directory>\`), or drop it with \`yep-ext remove ${name}\`.`,
+      hint: `Install it from where it is now (\`${INSTALL_MOVED_DIR}\`: it replaces the entry of the gone directory), or drop it with \`yep-ext remove ${name}\`.`,
     });
   }
   return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it, but its package is missing from the store (${packageDir(paths, name)}).`, {
@@ -73,4 +80,14 @@ export async function loadInstalledManifest(paths: Paths, name: string): Promise
     });
   }
   return manifest;
+}
+
+/**
+ * Under the installer lock, before a command writes for `name` what it checked before the
+ * lock (enable, set-secret): the extension is still installed. Taking the lock may have
+ * finished an interrupted removal of it (crash recovery) or waited for another process that
+ * removed it; writing then would say "Enabled" or "Stored" for what yolop no longer has.
+ */
+export async function assertStillInstalled(paths: Paths, name: string): Promise<void> {
+  if (!(await isInstalled(paths, name))) throw await notInstalledHere(paths, name);
 }

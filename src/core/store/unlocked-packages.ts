@@ -80,3 +80,13 @@ export async function enabledButAbsentNow(paths: Paths, lock: Lockfile): Promise
 /** The problem line `list` and `verify` show for one of enabledButAbsent's names. */
 export const enabledButAbsentMessage = (name: string): string =>
   `enabled in settings.toml but not installed: yolop cannot load it (\`yep-ext remove ${name}\` removes its settings, or install it)`;
+
+/**
+ * An unlocked package a dead process's transaction left behind (interrupted-changes.ts): not
+ * placed by hand, and reinstalling is not what puts it right; the next command that takes
+ * the installer lock finishes a removal, or rolls back an install the lock does not pin yet.
+ */
+export const interruptedMessage = (name: string, op: 'remove' | 'place'): string =>
+  op === 'remove'
+    ? `not in extensions.lock: its removal was interrupted after the lock dropped it (yolop still finds it until the removal is finished); \`yep-ext remove ${name}\`, or any yep-ext command that changes something, finishes it`
+    : `not in extensions.lock: its install was interrupted before the lock pinned it (yolop finds it until the next yep-ext command that changes something rolls it back); run the install again, or \`yep-ext remove ${name}\``;

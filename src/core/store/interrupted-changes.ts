@@ -1,0 +1,45 @@
+/**
+ * Read-only, without the installer lock: which transactions a dead process left half done
+ * (transaction.ts writes the journals and recoverStage finishes them). Kept out of
+ * transaction.ts so that `list` reads it without loading the writers.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { readRegularTextSync } from '../fs/read-regular-file.js';
+import { isProcessAlive } from '../fs/temp-files.js';
+
+/** transaction.ts's journal file name in each staging directory. */
+const JOURNAL = 'journal.json';
+
+/**
+ * The names a dead process left a transaction of behind (a journal in staging), with its
+ * kind: `remove`, committed (the lock no longer pins it) but not finished (a killed
+ * `remove`, or one whose settings.toml write failed), which the next command that takes
+ * the installer lock completes; `place`, an install or update killed part-way, which that
+ * command completes when the lock has its entry and otherwise rolls back (a fresh install
+ * not yet pinned is taken away). Read only, without the lock, for the readers that would
+ * otherwise call such a package "placed by hand" (list, verify, info) and for `remove`,
+ * whose own recovery may then be what takes it away.
+ */
+export function interruptedChanges(ctx: Context): Map<string, 'remove' | 'place'> {
+  const names = new Map<string, 'remove' | 'place'>();
+  let stages: string[];
+  try {
+    stages = readdirSync(ctx.paths.stagingDir);
+  } catch {
+    return names;
+  }
+  for (const e of stages) {
+    const pid = Number(/^(\d+)-/.exec(e)?.[1]);
+    if (!pid || isProcessAlive(pid)) continue;
+    try {
+      const text = readRegularTextSync(join(ctx.paths.stagingDir, e, JOURNAL), 'The transaction journal', { followSymlinks: false });
+      const journal = text === undefined ? undefined : (JSON.parse(text) as { op?: unknown; name?: unknown });
+      if ((journal?.op === 'remove' || journal?.op === 'place') && typeof journal.name === 'string') names.set(journal.name, journal.op);
+    } catch {
+      // Unreadable: recovery reports it when it takes the lock.
+    }
+  }
+  return names;
+}
