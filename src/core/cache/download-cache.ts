@@ -26,12 +26,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { appendFile, chmod, copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { appendFile, chmod, copyFile, link, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { describeFileKind } from '../fs/read-regular-file.js';
 import { sha256FileWithSize } from '../fs/file-digest.js';
+import { makeDirs } from '../fs/fs-atomic.js';
 
 type Cacache = typeof import('cacache');
 let cacachePromise: Promise<Cacache> | undefined;
@@ -126,24 +127,6 @@ export function contentPath(dir: string, sha256Hex: string): string {
 export function indexBucketPath(dir: string, key: string): string {
   const h = createHash('sha256').update(key).digest('hex');
   return join(dir, 'index-v5', h.slice(0, 2), h.slice(2, 4), h.slice(4));
-}
-
-/**
- * `mkdir -p` that says why it failed: Node's recursive mkdir reports ENOENT where a
- * level cannot be made on a read-only mount (EROFS), which would hide a lasting reason.
- */
-async function makeDirs(dir: string): Promise<void> {
-  try {
-    await mkdir(dir);
-  } catch (e) {
-    const code = errnoCode(e);
-    if (code === 'EEXIST') return;
-    if (code !== 'ENOENT' || dirname(dir) === dir) throw e;
-    await makeDirs(dirname(dir));
-    await mkdir(dir).catch((again: unknown) => {
-      if (errnoCode(again) !== 'EEXIST') throw again;
-    });
-  }
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Context } from '../context.js';
 import { recoverHome } from './recovery.js';
 import { sweepStaging } from './staging.js';
 import { existsSync } from 'node:fs';
+import { interruptedChanges } from './interrupted-changes.js';
 
 // A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
 // belongs to a dead process (kill -9) and is taken over.
@@ -73,7 +74,29 @@ async function lockStore(ctx: Context, options: Parameters<typeof lockfile.lock>
   }
 }
 
+/**
+ * A store on a read-only mount (an image baked with its extensions, a read-only bind mount in a
+ * container) cannot hold a lock file, and needs none: no process can change it there, and a
+ * command that changes nothing (`install --frozen` over what is already as locked, `enable` of
+ * what is enabled) must succeed, as it would on a writable home. So `fn` runs without the lock;
+ * whatever it would write fails on the mount with its own error. Not when a killed process left
+ * a transaction half done: only the recovery the lock runs makes that state whole, and it needs
+ * to write; the error then says so.
+ */
+async function withoutLockOnReadOnlyStore<T>(ctx: Context, e: unknown, fn: () => Promise<T>): Promise<T> {
+  const interrupted = [...interruptedChanges(ctx).keys()];
+  if (interrupted.length > 0) {
+    throw new YepError('E_STATE', `Could not lock ${ctx.paths.installLockFile}: EROFS (the extension store is on a read-only file system)`, {
+      cause: e,
+      hint: `A yep-ext process was killed while changing ${interrupted.join(', ')}, and finishing that needs to write: mount ${ctx.paths.storeDir} read-write and run any yep-ext command once.`,
+    });
+  }
+  ctx.log.debug(`${ctx.paths.storeDir} is on a read-only file system: running without the installer lock (nothing can change the store there).`);
+  return fn();
+}
+
 async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  // On a read-only mount this passes when the store is there (mkdir of an existing directory is EEXIST).
   await ensureStore(ctx);
   const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
   const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };
@@ -81,6 +104,7 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   try {
     release = await lockStore(ctx, options);
   } catch (e) {
+    if (errnoCode(e) === 'EROFS') return withoutLockOnReadOnlyStore(ctx, e, fn);
     if (errnoCode(e) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, e);
     ctx.log.info('Waiting for another yep-ext process to finish with the extension store (a lock left by a killed process is taken over after 5 s)…');
     const started = ctx.clock.now();

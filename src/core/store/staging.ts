@@ -4,12 +4,13 @@
  * Each run gets its own directory named after its pid; directories of dead
  * processes are swept at the next start.
  */
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isYepError, stateIoError } from '../errors.js';
 import { isProcessAlive } from '../fs/temp-files.js';
+import { makeDirs } from '../fs/fs-atomic.js';
 import type { Context } from '../context.js';
 import { recoverStage } from './transaction.js';
 
@@ -50,7 +51,8 @@ let counter = 0;
 export async function makeStagingDir(ctx: Context, label: string): Promise<string> {
   const dir = join(ctx.paths.stagingDir, `${process.pid}-${Date.now().toString(36)}-${counter++}-${label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}`);
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // Level by level: a recursive mkdir says ENOENT where a read-only mount refuses (EROFS).
+    await makeDirs(dir, 0o700);
   } catch (e) {
     // The first write of a home (the store does not exist yet): name what could not be made.
     if (!existsSync(ctx.paths.storeDir)) throw stateIoError('create the extension store at', ctx.paths.storeDir, e);
