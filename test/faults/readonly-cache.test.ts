@@ -19,27 +19,12 @@ import { treeBytes } from '../helpers/file-walk.js';
 import { runCli, type TempHome } from '../helpers/home.js';
 import { homePool } from '../helpers/home-pool.js';
 import { describeNeeding, need } from '../helpers/needs.js';
+import { bindReadOnly, readOnlyMountable } from '../helpers/readonly-mount.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
 
-const bindReadOnly = (from: string, at: string): { status: number | null; stderr: string } => {
-  const b = spawnSync('mount', ['--bind', from, at], { encoding: 'utf8' });
-  if (b.status !== 0) return b;
-  const ro = spawnSync('mount', ['-o', 'remount,bind,ro', at], { encoding: 'utf8' });
-  if (ro.status !== 0) spawnSync('umount', [at]);
-  return ro;
-};
-// Probe while collecting (the skip decision is made then); mount for real in beforeAll.
-const mountable = ((): { ok: boolean; why: string } => {
-  const base = mkdtempSync(join(tmpdir(), 'yep-rocache-probe-'));
-  mkdirSync(join(base, 'a'));
-  mkdirSync(join(base, 'b'));
-  const probe = bindReadOnly(join(base, 'a'), join(base, 'b'));
-  if (probe.status === 0) spawnSync('umount', [join(base, 'b')]);
-  rmSync(base, { recursive: true, force: true });
-  return { ok: probe.status === 0, why: (probe.stderr || '').trim() };
-})();
+const mountable = readOnlyMountable();
 
 let base: string;
 let warm: string;

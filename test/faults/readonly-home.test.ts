@@ -9,8 +9,7 @@
  * saying so, without them, and a failure under YEP_EXT_REQUIRE_ALL=1.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { agentView } from '../helpers/agent-view.js';
@@ -18,22 +17,9 @@ import { makePackage } from '../helpers/ext-package.js';
 import { treeBytes } from '../helpers/file-walk.js';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
+import { bindReadOnly, readOnlyMountable } from '../helpers/readonly-mount.js';
 
-const bindReadOnly = (dir: string): { status: number | null; stderr: string } => {
-  const b = spawnSync('mount', ['--bind', dir, dir], { encoding: 'utf8' });
-  if (b.status !== 0) return b;
-  const ro = spawnSync('mount', ['-o', 'remount,bind,ro', dir], { encoding: 'utf8' });
-  if (ro.status !== 0) spawnSync('umount', [dir]);
-  return ro;
-};
-// Probe while collecting (the skip decision is made then).
-const mountable = ((): { ok: boolean; why: string } => {
-  const base = mkdtempSync(join(tmpdir(), 'yep-rohome-probe-'));
-  const probe = bindReadOnly(base);
-  if (probe.status === 0) spawnSync('umount', [base]);
-  rmSync(base, { recursive: true, force: true });
-  return { ok: probe.status === 0, why: (probe.stderr || '').trim() };
-})();
+const mountable = readOnlyMountable();
 
 const mounted: string[] = [];
 const homes: TempHome[] = [];
@@ -57,7 +43,7 @@ async function provisioned(): Promise<{ home: TempHome; lockCopy: string }> {
 }
 
 function readOnly(home: TempHome): void {
-  const m = bindReadOnly(home.configDir);
+  const m = bindReadOnly(home.configDir, home.configDir);
   expect(m.status, m.stderr).toBe(0);
   mounted.push(home.configDir);
 }
