@@ -264,6 +264,10 @@ export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
   // No cache yet: nothing to verify, and a verify creates nothing (cacache's would write the directory).
   if (!(await cacheDirExists(dir))) return { dir, entries: 0, verified: 0, reclaimed: 0, bad: 0, missing: 0, bytes: 0 };
   const cacache = await loadCacache();
+  // Counted before verify: cacache's own missingContent also counts the entries whose content
+  // it has just dropped as corrupted, so one flipped byte read "1 corrupted, 1 with its content
+  // missing" (two problems for one).
+  const missing = await entriesWithoutContent(cacache, dir);
   const s = (await cacache.verify(dir)) as Record<string, number>;
   return {
     dir,
@@ -271,9 +275,21 @@ export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
     verified: s.verifiedContent ?? 0,
     reclaimed: s.reclaimedCount ?? 0,
     bad: s.badContentCount ?? 0,
-    missing: s.missingContent ?? 0,
+    missing,
     bytes: s.keptSize ?? 0,
   };
+}
+
+/** Index entries whose content file is not there (each sha256 integrity's `contentPath`). */
+async function entriesWithoutContent(cacache: Cacache, dir: string): Promise<number> {
+  const entries = Object.values((await cacache.ls(dir).catch(() => ({}))) as Record<string, { integrity?: string }>);
+  let n = 0;
+  for (const e of entries) {
+    const b64 = /^sha256-([A-Za-z0-9+/=]+)/.exec(e.integrity ?? '')?.[1];
+    if (!b64) continue;
+    if (!(await stat(contentPath(dir, Buffer.from(b64, 'base64').toString('hex'))).catch(() => undefined))) n++;
+  }
+  return n;
 }
 
 /** `yep-ext cache clean`: remove every entry. */
