@@ -91,7 +91,9 @@ export function stateIoError(action: string, file: string, e: unknown): YepError
         ? 'The disk is full: free some space and run the command again. Nothing was changed.'
         : code === 'EISDIR'
           ? `${file} is a directory; move it aside and run again.`
-          : undefined;
+          : code === 'ENOTDIR'
+            ? `${file}, or a directory above it, is a file where a directory belongs (a lock left by another tool?); move it aside and run again.`
+            : undefined;
   return new YepError('E_STATE', `Could not ${action} ${file}: ${code ?? (e as Error)?.message ?? String(e)}`, {
     cause: e,
     ...(hint ? { hint } : {}),

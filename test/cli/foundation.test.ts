@@ -156,6 +156,20 @@ describe('bad inputs leave store, lock, settings and secrets unchanged', () => {
     expect(existsSync(join(store(), 'new'))).toBe(false);
   });
 
+  it('a file where the installer lock (a directory) belongs: said at once, with what to do, not waited on as a process', async () => {
+    const installerLock = join(store(), '.yep-ext.lock');
+    writeFileSync(installerLock, 'left by another tool\n');
+    const before = snapshot();
+    const pkg = writePackage(join(home.root, 'src', 'new'), { name: 'new' });
+    const r = await runCli(['install', pkg], { env: home.env });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/Could not lock .*\.yep-ext\.lock: ENOTDIR/);
+    expect(r.stderr).toMatch(/hint: .*move it aside/);
+    expect(r.stderr).not.toMatch(/Waiting for another yep-ext process/);
+    expect(snapshot()).toEqual(before);
+    expect(readFileSync(installerLock, 'utf8')).toBe('left by another tool\n');
+  });
+
   it('a read-only config dir is a clear error with no partial state', async () => {
     if (process.getuid?.() === 0) {
       // root ignores permission bits; use a read-only bind of nothing: point the store below a file instead.

@@ -11,7 +11,7 @@ import { YepError, errnoCode, stateIoError } from '../errors.js';
 import type { Context } from '../context.js';
 import { recoverHome } from './recovery.js';
 import { sweepStaging } from './staging.js';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { interruptedChanges } from './interrupted-changes.js';
 
 // A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
@@ -106,6 +106,10 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   } catch (e) {
     if (errnoCode(e) === 'EROFS') return withoutLockOnReadOnlyStore(ctx, e, fn);
     if (errnoCode(e) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, e);
+    // proper-lockfile's lock is a directory: a file there is no process to wait for (it fails, ENOTDIR, once "stale").
+    if (lstatSync(ctx.paths.installLockFile, { throwIfNoEntry: false })?.isDirectory() === false) {
+      throw stateIoError('lock', ctx.paths.installLockFile, Object.assign(new Error('ENOTDIR'), { code: 'ENOTDIR' }));
+    }
     ctx.log.info('Waiting for another yep-ext process to finish with the extension store (a lock left by a killed process is taken over after 5 s)…');
     const started = ctx.clock.now();
     for (;;) {
