@@ -130,6 +130,21 @@ describe('keychain on ctx.clock', () => {
 });
 
 describe('installer lock on ctx.clock', () => {
+  it('a wait set in milliseconds is said as waited (YEP_EXT_LOCK_WAIT_MS=1500: over 1.5 s, not 2)', async () => {
+    const { clock, ctx } = clocked();
+    ctx.env = { ...ctx.env, YEP_EXT_LOCK_WAIT_MS: '1500' };
+    mkdirSync(ctx.paths.storeDir, { recursive: true });
+    const release = await lockfile.lock(ctx.paths.storeDir, { lockfilePath: ctx.paths.installLockFile, realpath: false, stale: 5_000, update: 1_000 });
+    try {
+      const err = await withInstallLock(ctx, async () => undefined).catch((e) => e);
+      expect(err.code).toBe('E_LOCKED');
+      expect(err.message).toMatch(/for over 1\.5 s\./);
+      expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThan(1_500);
+    } finally {
+      await release();
+    }
+  });
+
   it('waits 5 min of the clock for a live holder, polling, then fails with E_LOCKED', async () => {
     const { clock, ctx } = clocked();
     mkdirSync(ctx.paths.storeDir, { recursive: true });

@@ -119,7 +119,9 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
       } catch (err) {
         if (errnoCode(err) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, err);
         if (ctx.clock.now() - started > waitMs) {
-          throw new YepError('E_LOCKED', `Another yep-ext process has held ${ctx.paths.installLockFile} for over ${Math.round(waitMs / 1000)} s.`, {
+          // YEP_EXT_LOCK_WAIT_MS=1500 waited 1.5 s, not "over 2 s".
+          const waited = waitMs % 1000 === 0 ? String(waitMs / 1000) : (waitMs / 1000).toFixed(1);
+          throw new YepError('E_LOCKED', `Another yep-ext process has held ${ctx.paths.installLockFile} for over ${waited} s.`, {
             hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 5 s.',
           });
         }
