@@ -251,7 +251,8 @@ async function cacheDirExists(dir: string): Promise<boolean> {
   const st = await stat(dir).catch((e: unknown) => {
     if (errnoCode(e) === 'ENOENT') return undefined;
     const failure = stateIoError('read the download cache path', dir, e);
-    throw new YepError('E_STATE', failure.message, { cause: e, hint: failure.hint ?? CACHE_PATH_HINT });
+    // A file on the way (ENOTDIR) is the cache path's own mistake: point at YEP_EXT_CACHE_DIR.
+    throw new YepError('E_STATE', failure.message, { cause: e, hint: errnoCode(e) === 'ENOTDIR' ? CACHE_PATH_HINT : (failure.hint ?? CACHE_PATH_HINT) });
   });
   if (st === undefined) return false;
   if (st.isDirectory()) return true;
