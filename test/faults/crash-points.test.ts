@@ -33,7 +33,7 @@ import { homeState, strayFiles, type HomeState } from '../helpers/home-state.js'
 import { REPO_ROOT, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { killPlan, killedElsewhere, limiter, parseCalls, straceNeed, tracedRun, type KillPoint } from '../helpers/syscall-kill.js';
+import { killPlan, killedElsewhere, limiter, maskVolatile, parseCalls, straceNeed, tracedRun, type KillPoint } from '../helpers/syscall-kill.js';
 import { equivalentPoints } from '../helpers/kill-equivalence.js';
 import { describeNeeding } from '../helpers/needs.js';
 
@@ -158,7 +158,7 @@ async function enumerate(s: Scenario): Promise<number> {
       if (elsewhere !== null) failures.push(`${where} (${killedAt}): ${elsewhere}`);
       const agent = agentView(h.configDir);
       // The disk as the kill left it, names only (temp and staging names carry pids and clocks).
-      const killed = homeState(h.configDir).files.map((l) => l.split(' ')[0]?.replace(/[0-9a-z]*\d[0-9a-z]*/gi, '#'));
+      const killed = homeState(h.configDir).files.map((l) => maskVolatile(l.split(' ')[0] ?? ''));
       const gap = gapState !== undefined && same(agent, gapState);
       if (gap) {
         // Counted below, per point.

@@ -237,14 +237,19 @@ export function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T
 }
 
 /**
- * One path component of two runs: equal once pids, clocks and counters (tokens with a digit) and
- * mkdtemp's six letters are masked. A staging directory's name (`<pid>-<ms in base 36>-<n>-<label>`,
- * staging.ts) is masked by its shape first: its clock token has no digit in about a quarter of
- * the milliseconds of some hours (`mxacynqo`), and the two runs then differed there.
+ * A path (or one component of it) with what differs between two runs of the same command masked:
+ * pids, clocks and counters (tokens with a digit). A staging directory's name
+ * (`<pid>-<ms in base 36>-<n>-<label>`, staging.ts) is masked by its shape first: its clock token
+ * has no digit in about a quarter of the milliseconds of some hours (`mxacynqo`), and two runs'
+ * names then differed there.
  */
+export function maskVolatile(s: string): string {
+  return s.replace(/(^|\/)\d+-[0-9a-z]+-\d+-/gi, '$1#-#-#-').replace(/[0-9a-z]*\d[0-9a-z]*/gi, '#');
+}
+
+/** One path component of two runs: equal once `maskVolatile` and mkdtemp's six letters are masked. */
 function sameComponent(a: string, b: string): boolean {
-  const mask = (s: string) => s.replace(/^\d+-[0-9a-z]+-\d+-/i, '#-#-#-').replace(/[0-9a-z]*\d[0-9a-z]*/gi, '#');
-  if (a === b || mask(a) === mask(b)) return true;
+  if (a === b || maskVolatile(a) === maskVolatile(b)) return true;
   const temp = /^(.*[-.])[A-Za-z0-9]{6}$/;
   const ta = temp.exec(a);
   const tb = temp.exec(b);
