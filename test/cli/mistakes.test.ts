@@ -51,6 +51,11 @@ const mistakes: Mistake[] = [
   { what: 'a typo of list', argv: ['lsit'], exit: 2, message: /"lsit" is not/, hint: /`yep-ext list`/ },
   { what: 'a typo of remove', argv: ['remvoe', 'echo-node'], exit: 2, message: /"remvoe" is not/, hint: /`yep-ext remove`/ },
   { what: 'a typo inside a topic', argv: ['lock', 'exprt', 'x.lock'], exit: 2, message: /^"lock exprt" is not a yep-ext command\.$/, hint: /`yep-ext lock export`/ },
+  // A typo of a topic: the topic's command the next word names, not a command that merely starts like the typo.
+  { what: 'a typo of a topic before its command', argv: ['polcy', 'check'], exit: 2, message: /^"polcy" is not a yep-ext command\.$/, hint: /^Did you mean `yep-ext policy check`\?/ },
+  { what: 'a short topic typo before its command', argv: ['cach', 'verify'], exit: 2, message: /^"cach" is not a yep-ext command\.$/, hint: /^Did you mean `yep-ext cache verify`\?/ },
+  { what: 'a topic typo before a mistyped command', argv: ['lok', 'exprt', 'x.lock'], exit: 2, message: /^"lok" is not a yep-ext command\.$/, hint: /^Did you mean `yep-ext lock export`\?/ },
+  { what: 'a typo of a topic alone', argv: ['polcy'], exit: 2, message: /^"polcy" is not a yep-ext command\.$/, hint: /^Did you mean `yep-ext policy`\?/ },
   { what: 'help for a mistyped command', argv: ['help', 'instal'], exit: 2, message: /"instal" is not/, hint: /`yep-ext install`/ },
   { what: '--help on a mistyped command', argv: ['instal', '--help'], jsonArgv: ['instal', '--json', '--help'], exit: 2, message: /"instal" is not/, hint: /`yep-ext install`/ },
   { what: 'a word that is no command at all', argv: ['frobnicate'], exit: 2, message: /"frobnicate" is not a yep-ext command/, hint: /^`yep-ext help` lists every command\.$/ },
