@@ -87,6 +87,7 @@ const mistakes: Mistake[] = [
   { what: 'two flags that exclude each other', argv: ['set-secret', 'echo-node', 'token', '--unset', '--stdin'], exit: 2, message: /^--unset and --stdin cannot be used together\.$/, hint: /Keep one of them/ },
   { what: 'sources with --frozen', argv: ['install', '--frozen', 'lsp'], exit: 2, message: /takes no sources/, hint: /Drop the sources/ },
   { what: 'an argument outside its choices', argv: ['completion', 'tcsh'], exit: 2, message: /^SHELL must be one of bash, zsh, fish \(got "tcsh"\)\.$/, hint: /yep-ext completion bash/ },
+  { what: 'two letters swapped in a short choice', argv: ['completion', 'zhs'], exit: 2, message: /SHELL must be one of/, hint: /^Did you mean `yep-ext completion zsh`\?$/ },
   { what: 'a typo of an argument choice', argv: ['completion', 'fihs'], exit: 2, message: /SHELL must be one of/, hint: /^Did you mean `yep-ext completion fish`\?$/ },
   // Arguments.
   { what: 'a missing name', argv: ['disable'], exit: 2, message: /^`yep-ext disable` needs NAME \(Extension name/, hint: /^For example: yep-ext disable logfire$/ },
