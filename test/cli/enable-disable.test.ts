@@ -147,6 +147,14 @@ describe('yep-ext enable / disable (no TTY)', () => {
     expect(readFileSync(settingsFile, 'utf8')).toBe(USER_SETTINGS);
   });
 
+  it('the hint of a refused value quotes the field description as one sentence (a description ending in "." does not end the hint with "..")', async () => {
+    await install('described', { type: 'object', properties: { endpoint: { type: 'string', format: 'uri', description: 'Where traces go.' } } });
+    const r = await runCli(['enable', 'described', '--config', 'endpoint=nope'], { env: home.env });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('hint: endpoint expects a string - Where traces go.\n');
+    expect(r.stderr).not.toContain('..');
+  });
+
   it('enable / disable / enable keeps inline config and the rest of the file', async () => {
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, USER_SETTINGS);
