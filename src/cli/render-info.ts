@@ -9,6 +9,7 @@ import { isLinked } from '../core/sources/index.js';
 import type { Upstream } from '../core/sources/source.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderSummary } from './render-grant.js';
+import { SOURCE_TEXT } from './render-config.js';
 import { bold, green, yellow } from './style.js';
 
 export function infoJson(info: InfoResult): InfoResult {
@@ -59,7 +60,7 @@ export function renderInfo(info: InfoResult): string {
   if (info.config.length > 0) {
     lines.push('config:');
     for (const f of info.config) {
-      const state = f.set ? `set (${f.source})` : f.source === 'default' ? `unset (default ${clean(JSON.stringify(f.default) ?? '', 80)})` : 'unset';
+      const state = f.set ? SOURCE_TEXT[f.source] : f.source === 'default' ? `unset (default ${clean(JSON.stringify(f.default) ?? '', 80)})` : 'unset';
       lines.push(`  ${clean(f.key)}${f.secret ? ' (secret)' : ''}${f.required ? ' (required)' : ''}: ${state}${f.env ? ` -> $${clean(f.env)}` : ''}`);
     }
   }

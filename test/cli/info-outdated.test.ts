@@ -291,11 +291,18 @@ describe('info', () => {
     const human = await runCli(['info', 'hello'], { env: env() });
     expect(human.code, human.stderr).toBe(0);
     for (const out of [after.stdout, after.stderr, human.stdout, human.stderr]) expect(out).not.toContain(SECRET);
-    expect(human.stdout).toContain('token (secret) (required): set (secrets) -> $HELLO_TOKEN');
+    // Where a set field is set, named by its file as enable names it (not "set (secrets)").
+    expect(human.stdout).toContain('token (secret) (required): set (connections.toml) -> $HELLO_TOKEN');
     expect(human.stdout).toContain('mode: unset (default "fast")');
     expect(human.stdout).toContain(`content hash: ${hash}`);
     expect(human.stdout).toContain('hello contributes:'); // the install summary renderer
     expect(human.stdout).toContain('newest outside the requirement: 0.4.0');
+    const enabled = await runCli(['enable', 'hello', '--config', 'mode=slow'], { env: env() });
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toMatch(/^ {2}token +secret +required +set \(connections\.toml\)$/m);
+    expect(enabled.stdout).toMatch(/^ {2}mode +config +optional +set \(settings\.toml\)$/m);
+    const again = await runCli(['info', 'hello'], { env: env() });
+    expect(again.stdout).toContain('mode: set (settings.toml)\n');
   });
 
   it('files changed in the store: the checks report the drift (verify.ok false)', async () => {
