@@ -193,11 +193,11 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   const enabledNow = async (): Promise<boolean> => readExtensionSettings(ctx.paths, name).then((s) => s.enabled, () => false);
   if (entry) {
     const violations = await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry), manifest);
-    if (violations.length > 0) throw stillEnabled(policyError(violations), name, await enabledNow());
+    if (violations.length > 0) throw stillEnabled(policyError(violations, policy), name, await enabledNow());
   } else if (policy.files.length > 0) {
     // A store package no lock entry pins (placed by hand): the host loads it all the same, so the policy rules it too.
     const violations = await unlockedViolations(ctx, policy, name, manifest);
-    if (violations.length > 0) throw stillEnabled(policyError(violations), name, await enabledNow());
+    if (violations.length > 0) throw stillEnabled(policyError(violations, policy), name, await enabledNow());
   }
   // Enabling is what would break the agent: refuse before anything is asked or written.
   const engines = await checkAgainstAgent(ctx, manifest);

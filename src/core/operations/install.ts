@@ -343,7 +343,7 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
   const { ctx, policy } = withPolicy(runCtx);
   // A kind the policy refuses is refused before anything is fetched.
   const kind = kindViolation(policy, spec.kind, `${spec.raw.trim()}`);
-  if (kind) throw policyError([kind]);
+  if (kind) throw policyError([kind], policy);
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   // What this run may create in a never-used home (the config dir, the store, its caches and
   // .yep-staging): a plan that places nothing (it failed, or a dry run) takes it away again.
