@@ -233,6 +233,12 @@ describe('forgiveness that succeeds', () => {
     }
   });
 
+  it('install\'s usage line shows the flags that need --frozen without a stray space ([--enable], not [--enable ])', async () => {
+    const usage = (await help(['install', '--help'])).stdout.split('\n\n').find((s) => s.startsWith('USAGE'))!;
+    expect(usage).toContain('[--enable] [--lockfile <value>]');
+    expect(usage).not.toMatch(/ \]/);
+  });
+
   it('set-secret shows its two arguments as two, not as lists', async () => {
     const r = await help(['set-secret', '--help']);
     expect(r.stdout).toContain('$ yep-ext set-secret NAME FIELD');
