@@ -113,7 +113,9 @@ const mistakes: Mistake[] = [
   { what: 'disabling what is not installed', argv: ['disable', 'nosuch'], exit: 3, message: /"nosuch" is not installed/, hint: /yep-ext list/, notHint: /install nosuch|Install it/ },
   { what: 'a typo of an installed name', argv: ['disable', 'echo-nod'], exit: 3, message: /"echo-nod" is not installed/, hint: /^Did you mean `echo-node`\?/ },
   { what: 'updating what is not installed', argv: ['update', 'echo-nde'], exit: 3, message: /echo-nde is not installed/, hint: /Did you mean `echo-node`\?.*yep-ext list/ },
-  { what: 'removing what is not installed', argv: ['remove', 'nosuch'], exit: 3, message: /nosuch is not installed/, hint: /yep-ext list/ },
+  // Worded as disable, verify and update word it.
+  { what: 'removing what is not installed', argv: ['remove', 'nosuch'], exit: 3, message: /nosuch is not installed/, hint: /^Run `yep-ext list` to see what is installed\.$/ },
+  { what: 'doctor of a name that is not installed', argv: ['doctor', 'nosuch'], exit: 3, message: /nosuch is not installed/, hint: /^Run `yep-ext list` to see what is installed; to check a package directory, pass a path such as \.\/nosuch\.$/ },
   { what: 'an aliased command with a typo of a name', argv: ['rm', 'echonode'], exit: 3, message: /echonode is not installed/, hint: /Did you mean `echo-node`\?/ },
 ];
 
