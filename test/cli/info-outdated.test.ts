@@ -328,6 +328,15 @@ describe('info', () => {
     expect((await runCli(['info', 'localext'], { env: env() })).stdout).toContain('local (a path install: edited in place)');
   });
 
+  it('the directory of a path install, as a path (`info .` inside it, or its path): that installed extension, not "not installed"', async () => {
+    const byName = jsonOf(await runCli(['info', 'localext', '--json'], { env: env() }));
+    for (const [target, cwd] of [['.', pkgDir], [pkgDir, home.root], ['./local-ext', home.root]] as const) {
+      const r = await runCli(['info', target, '--json'], { env: env(), cwd });
+      expect(r.code, `${target}: ${r.stdout}`).toBe(0);
+      expect(jsonOf(r)).toEqual(byName);
+    }
+  });
+
   it('a crate that is not installed: what the registry lists, and nothing is installed or downloaded', async () => {
     reg.publish({ name: 'yolop-extension-other', vers: '1.0.0', data: fixtureCrate(HELLO, '1.0.0', { publishAs: 'yolop-extension-other' }) });
     reg.publish({ name: 'yolop-extension-other', vers: '1.2.0', data: fixtureCrate(HELLO, '1.2.0', { publishAs: 'yolop-extension-other' }), yanked: true });
