@@ -17,7 +17,8 @@ export function infoJson(info: InfoResult): InfoResult {
 }
 
 const clean = (text: string, max = 300): string => sanitize(text, { max });
-const line = (label: string, value: string): string => `${`${label}:`.padEnd(14)}${value}`;
+/** `label:` padded to the value column; no label continues the line above (no lone colon). */
+const line = (label: string, value: string): string => `${(label ? `${label}:` : '').padEnd(14)}${value}`;
 
 function versionsLine(versions: Upstream['versions'], max = 8): string {
   const shown = versions.slice(0, max).map((v) => clean(v.version, 40) + (v.yanked ? ' (yanked)' : ''));

@@ -297,6 +297,9 @@ describe('info', () => {
     expect(human.stdout).toContain(`content hash: ${hash}`);
     expect(human.stdout).toContain('hello contributes:'); // the install summary renderer
     expect(human.stdout).toContain('newest outside the requirement: 0.4.0');
+    // A continuation line is indented to the value column, with no label and no lone ":".
+    expect(human.stdout).toMatch(/^ {14}newest outside the requirement: 0\.4\.0$/m);
+    expect(human.stdout).not.toMatch(/^:/m);
     const enabled = await runCli(['enable', 'hello', '--config', 'mode=slow'], { env: env() });
     expect(enabled.code, enabled.stderr).toBe(0);
     expect(enabled.stdout).toMatch(/^ {2}token +secret +required +set \(connections\.toml\)$/m);
