@@ -331,6 +331,15 @@ describe('info', () => {
     expect((await runCli(['info', 'localext'], { env: env() })).stdout).toContain('local (a path install: edited in place)');
   });
 
+  it('an installed crate named by its crate spec (crates.io:yolop-extension-hello): that installed extension, not "(not installed)"', async () => {
+    const byName = jsonOf(await runCli(['info', 'hello', '--json'], { env: env() }));
+    const r = await runCli(['info', `crates.io:${HELLO}`, '--json'], { env: env() });
+    expect(r.code, r.stdout).toBe(0);
+    expect(jsonOf(r)).toEqual(byName);
+    expect(byName).toMatchObject({ name: 'hello', installed: true });
+    expect((await runCli(['info', `crates.io:${HELLO}`], { env: env() })).stdout).not.toContain('(not installed)');
+  });
+
   it('the directory of a path install, as a path (`info .` inside it, or its path): that installed extension, not "not installed"', async () => {
     const byName = jsonOf(await runCli(['info', 'localext', '--json'], { env: env() }));
     for (const [target, cwd] of [['.', pkgDir], [pkgDir, home.root], ['./local-ext', home.root]] as const) {

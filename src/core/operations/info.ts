@@ -215,11 +215,16 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
       hint: '`yep-ext list` shows what is installed; `yep-ext info <crate>` shows what crates.io lists.',
     });
   }
-  // A directory installed in place (`yep-ext info .` in the package being written): that installed extension.
+  // A directory installed in place (`yep-ext info .` in the package being written), or a crate
+  // installed under its own name (`info crates.io:yolop-extension-x`): that installed extension.
   if (spec.kind === 'path') {
     const here = canonical(spec.path);
     const linked = lock.entries.find((e) => isLinked(e.source) && typeof e.source.path === 'string' && canonical(e.source.path) === here);
     if (linked) return installedInfo(ctx, linked);
+  } else if (spec.kind === 'crate') {
+    const wanted = spec.crate.toLowerCase().replace(/_/g, '-');
+    const same = lock.entries.find((e) => typeof e.source.crate_name === 'string' && e.source.crate_name.toLowerCase().replace(/_/g, '-') === wanted);
+    if (same) return installedInfo(ctx, same);
   }
   const source = sourceFor(spec.kind);
   if (source.registryInfo) {
