@@ -99,7 +99,9 @@ const mistakes: Mistake[] = [
   { what: 'update without names or --all', argv: ['update'], exit: 2, message: /--all/, hint: /yep-ext update --all/ },
   // Wrong kinds of paths and names.
   { what: 'a directory without ./', argv: ['install', 'examples/echo-node'], exit: 2, message: /not a valid crate or extension name/, hint: /yep-ext install \.\/examples\/echo-node/ },
-  { what: 'a path that does not exist', argv: ['install', './no-such-dir'], exit: 3, message: /No such directory/, hint: /Check the path/ },
+  { what: 'a path that does not exist', argv: ['install', './no-such-dir'], exit: 3, message: /^No such directory: \/.*\/no-such-dir\.$/, hint: /Check the path/ },
+  // Worded as doctor words the same mistake.
+  { what: 'a file given as a package directory', argv: ['install', './examples/echo-node/plugin.json'], exit: 2, message: /\/plugin\.json is not a directory\.$/, hint: /^Pass the package directory \(the one holding plugin\.json\)\.$/ },
   { what: 'a directory given as --lockfile', argv: ['install', '--frozen', '--lockfile', LOCKDIR], exit: 2, message: /^--lockfile lock-dir is a directory, not a lockfile\.$/, hint: /--lockfile lock-dir\/yolop-extensions\.lock/, notHint: /mv |reinstall/ },
   // A path to write: a directory there, or a directory that does not exist, is a mistake with the command to type (not "Could not write: ENOENT", nor "move the directory aside").
   { what: 'a directory given to lock export', argv: ['lock', 'export', LOCKDIR], exit: 2, message: /\/lock-dir is a directory, not a file\.$/, hint: /`yep-ext lock export \/.*\/lock-dir\/yolop-extensions\.lock`/, notHint: /mv |move/i },
