@@ -57,6 +57,8 @@ export function unknownCommandError(config: Config, id: string): YepError {
   // `lock exprt`: a known topic followed by an unknown word is the command the user meant to name.
   const typed = words.length > 1 && config.findTopic(words[0]!) ? `${words[0]} ${words[1]}` : (words[0] ?? id);
   const list = '`yep-ext help` lists every command.';
+  // cargo and gh have a version command; here it is the flag.
+  if (typed === 'version') return new YepError('E_USAGE', '"version" is not a yep-ext command.', { hint: `\`yep-ext --version\` prints yep-ext's version. ${list}` });
   const guess = topicTypoGuess(config, words) ?? closestMatches(typed, [...commandNames(config), ...topicNames(config)])[0];
   return new YepError('E_USAGE', `"${typed}" is not a yep-ext command.`, { hint: guess ? `Did you mean \`yep-ext ${guess}\`? ${list}` : list });
 }

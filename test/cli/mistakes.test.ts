@@ -58,6 +58,7 @@ const mistakes: Mistake[] = [
   { what: 'a typo of a topic alone', argv: ['polcy'], exit: 2, message: /^"polcy" is not a yep-ext command\.$/, hint: /^Did you mean `yep-ext policy`\?/ },
   { what: 'help for a mistyped command', argv: ['help', 'instal'], exit: 2, message: /"instal" is not/, hint: /`yep-ext install`/ },
   { what: '--help on a mistyped command', argv: ['instal', '--help'], jsonArgv: ['instal', '--json', '--help'], exit: 2, message: /"instal" is not/, hint: /`yep-ext install`/ },
+  { what: 'version as a command (cargo version, gh version)', argv: ['version'], exit: 2, message: /^"version" is not a yep-ext command\.$/, hint: /^`yep-ext --version` prints yep-ext's version\./ },
   { what: 'a word that is no command at all', argv: ['frobnicate'], exit: 2, message: /"frobnicate" is not a yep-ext command/, hint: /^`yep-ext help` lists every command\.$/ },
   { what: 'a flag before any command', argv: ['--bogus'], jsonArgv: ['--bogus', '--json'], exit: 2, message: /--bogus is not a flag of yep-ext itself/, hint: /yep-ext list --json/ },
   // Flags.
