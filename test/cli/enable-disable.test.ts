@@ -119,6 +119,13 @@ describe('yep-ext enable / disable (no TTY)', () => {
     });
   });
 
+  it('several missing non-secret fields: the hint is one enable with every --config (not one enable per field), then set-secret', async () => {
+    const r = await runCli(['enable', 'logfire'], { env: home.env });
+    expect(r.code).toBe(10);
+    expect(r.stderr).toContain('hint: Run:\n  yep-ext set-secret logfire token\n  yep-ext enable logfire --config endpoint=<string> --config mode=<fast|slow>\n');
+    expect(r.stderr.match(/yep-ext enable logfire/g)).toHaveLength(1);
+  });
+
   it('--config sets typed values; everything else in settings.toml survives byte for byte', async () => {
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, USER_SETTINGS);

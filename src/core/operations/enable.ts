@@ -90,11 +90,18 @@ export function fixCommands(name: string, missing: { key: string; secret: boolea
   });
 }
 
+/** The commands to type, in the fields' order: one `enable` with every missing --config (not one enable per field), each set-secret. */
+function hintCommands(name: string, fixes: MissingField[]): string[] {
+  const configs = fixes.filter((f) => !f.secret).map((f) => f.command.slice(f.command.indexOf(' --config ')));
+  const firstConfig = fixes.findIndex((f) => !f.secret);
+  return fixes.flatMap((f, i) => (f.secret ? [f.command] : i === firstConfig ? [`yep-ext enable ${name}${configs.join('')}`] : []));
+}
+
 function setupIncomplete(name: string, manifest: Manifest, result: EnableResult, missing: FieldStatus[]): YepError {
   const fixes = fixCommands(name, missing, manifest);
   const list = missing.map((m) => (m.secret ? `${m.key} (secret)` : m.key)).join(', ');
   return new YepError('E_SETUP_INCOMPLETE', `${name} is enabled but not configured: required ${missing.length === 1 ? 'field' : 'fields'} ${list} ${missing.length === 1 ? 'is' : 'are'} unset. yolop will start it without ${missing.length === 1 ? 'it' : 'them'}.`, {
-    hint: `Run:\n${fixes.map((f) => `  ${f.command}`).join('\n')}${fixes.some((f) => f.secret) ? '\n(set-secret prompts with hidden input; add --stdin to pipe the value instead)' : ''}`,
+    hint: `Run:\n${hintCommands(name, fixes).map((c) => `  ${c}`).join('\n')}${fixes.some((f) => f.secret) ? '\n(set-secret prompts with hidden input; add --stdin to pipe the value instead)' : ''}`,
     details: { status: 'setup_incomplete', ...result, missing: fixes },
   });
 }
