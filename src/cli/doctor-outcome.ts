@@ -19,7 +19,7 @@ export function parseDoctorTimeout(text: string | undefined): number | undefined
 /** The error a failed report ends with (exit 9), after the report itself is printed. */
 export function doctorFailedError(report: DoctorReport): YepError {
   const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
-  return new YepError('E_DOCTOR_FAILED', `${report.name}: ${failed.length} check(s) failed (${failed.join(', ')}).`, {
+  return new YepError('E_DOCTOR_FAILED', `${report.name}: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed (${failed.join(', ')}).`, {
     hint: nextStep(report) ?? 'See docs/doctor.md for what each check means and how to fix it.',
   });
 }

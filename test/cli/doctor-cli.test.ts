@@ -41,7 +41,7 @@ describe('yep-ext doctor', () => {
     expect(r.code).toBe(9);
     expect(r.stdout).toMatch(/fail\s+handshake\s+initialize: the server exited with code 3/);
     expect(r.stdout).toContain('cannot open ~/.fixture/config');
-    expect(r.stderr).toContain('check(s) failed (handshake');
+    expect(r.stderr).toContain('error: crashes: 1 check failed (handshake).');
   });
 
   it('the authoring loop\'s first failures say what to do next: a rust package not built yet gets its build step, a directory with no plugin.json is named as no package', async () => {
