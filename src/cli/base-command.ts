@@ -11,7 +11,7 @@ import { YepError, isYepError } from '../core/errors.js';
 import { makeCliContext } from './cli-context.js';
 import { clearStatus } from './status-area.js';
 import { writeError } from './report-error.js';
-import { withNameSuggestion } from './name-suggestion.js';
+import { mayHaveNameSuggestion, withNameSuggestion } from './name-suggestion.js';
 import type { CommandIo, ContextRequest } from './command-io.js';
 // Only an error needs these (suggestions, usage words): imported there, not by every command run.
 import type { CommandShape, FlagShape } from './usage-errors.js';
@@ -98,7 +98,7 @@ export abstract class BaseCommand extends Command {
       }
       throw err;
     }
-    return this.reportError(isYepError(err) && err.code === 'E_NOT_INSTALLED' ? await withNameSuggestion(err, this.argv ?? []) : err);
+    return this.reportError(isYepError(err) && mayHaveNameSuggestion(err) ? await withNameSuggestion(err, this.argv ?? []) : err);
   }
 
   /** This command's flags, args and examples, and the other commands' flags, as usage-errors.ts wants them. */

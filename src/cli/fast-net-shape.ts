@@ -13,7 +13,7 @@ import { isYepError } from '../core/errors.js';
 import { makeCliContext } from './cli-context.js';
 import type { CommandIo } from './command-io.js';
 import { writeStdout } from './fast-path-env.js';
-import { withNameSuggestion } from './name-suggestion.js';
+import { mayHaveNameSuggestion, withNameSuggestion } from './name-suggestion.js';
 import { writeError } from './report-error.js';
 import { clearStatus } from './status-area.js';
 import { testSeams } from './test-seams.js';
@@ -55,7 +55,7 @@ export async function runShape(shape: RunnableShape, body: (io: CommandIo) => Pr
   } catch (e) {
     if (passOn(e)) throw e;
     // BaseCommand.catch: the same suggestion, report and status; oclif then leaves at once (process.exit).
-    const err = isYepError(e) && e.code === 'E_NOT_INSTALLED' ? await withNameSuggestion(e, shape.argv) : e;
+    const err = isYepError(e) && mayHaveNameSuggestion(e) ? await withNameSuggestion(e, shape.argv) : e;
     process.exit(writeError(err, json));
   }
   // oclif's _run: `if (result && jsonEnabled) logJson(result)`, through console.log.

@@ -4,7 +4,7 @@
  * lists), and unknown subjects (`yep-ext help instal`, `yep-ext instal --help`) reported like any unknown command instead of oclif's
  * "Command instal not found.".
  */
-import { Help } from '@oclif/core';
+import { Help, type Command } from '@oclif/core';
 import { failUnknownCommand } from './unknown-command.js';
 
 /** The root help's ENVIRONMENT section: every variable of docs/configuration.md's table (test/unit/env-doc.test.ts). */
@@ -38,6 +38,20 @@ export default class YepHelp extends Help {
     await super.showRootHelp();
     this.log(this.section('ENVIRONMENT', this.renderList(ENVIRONMENT, { indentation: 2, multiline: false, stripAnsi: this.opts.stripAnsi })));
     this.log('');
+  }
+
+  /**
+   * oclif renders a flag that depends on one already shown in an exclusive group
+   * (install's --enable and --lockfile need --frozen, itself in [--force | --frozen |
+   * --dry-run]) as "[--enable ]": the dependency's text is gone, its space is not.
+   */
+  protected override formatCommand(command: Command.Loadable): string {
+    const text = super.formatCommand(command);
+    // The header may be bold on a terminal (USAGE between escape sequences).
+    const usage = /(USAGE(?:\u001b\[[0-9;]*m)?\n)([\s\S]*?)(\n\n|$)/.exec(text);
+    if (!usage) return text;
+    const fixed = usage[2]!.replace(/ +\]/g, ']');
+    return text.slice(0, usage.index) + usage[1] + fixed + usage[3] + text.slice(usage.index + usage[0].length);
   }
 
   override async showHelp(argv: string[]): Promise<void> {

@@ -11,7 +11,7 @@ import { renderOutcome, renderPlan, renderPreview } from './render-install.js';
 import type { CommandIo } from './command-io.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
-import { installMany, planMany, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
+import { installMany, planMany, readSpec, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { runFrozen } from './frozen-run.js';
@@ -52,6 +52,10 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
     return runFrozen(io, flags.lockfile, flags.index, flags.enable, flags['ignore-engines'], feedback, flags['git-mirror']);
   }
   if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
+  // A source whose text cannot be read is a usage mistake of the whole command (as cargo and
+  // npm treat it): refused before anything of the others is fetched or installed. (--force
+  // takes installed names too, which need not be crate names: its own path reads them.)
+  if (!flags.force) for (const spec of specs) readSpec(spec);
   const accept = parseAccept(flags.accept);
   checkMinAge(flags['min-age']);
   const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };

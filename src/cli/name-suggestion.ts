@@ -1,20 +1,65 @@
 /**
  * "Did you mean `lsp`?" on an E_NOT_INSTALLED error when the name typed is a
- * typo of an installed one. Shared by BaseCommand.catch and the oclif-free
- * runner (fast-net-run.ts), so both say the same.
+ * typo of an installed one, and on an E_NAME error when what was typed is the
+ * directory a path install links to (`yep-ext remove ./my-ext`: its name is
+ * `my-ext`). Shared by BaseCommand.catch and the oclif-free runner
+ * (fast-net-run.ts), so both say the same.
  */
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { YepError } from '../core/errors.js';
 import { resolvePaths } from '../core/paths.js';
 import { installedNames } from '../core/store/installed-name.js';
+
+/** The errors a suggestion may be added to. */
+export function mayHaveNameSuggestion(err: YepError): boolean {
+  return err.code === 'E_NOT_INSTALLED' || err.code === 'E_NAME';
+}
 
 /** `err` with the suggestion in its hint, or `err` itself. `argv` is the command's arguments (after its id). */
 export async function withNameSuggestion(err: YepError, argv: readonly string[]): Promise<YepError> {
   const typed = argv.filter((a) => !a.startsWith('-') && err.message.includes(a));
   if (typed.length === 0) return err;
+  if (err.code === 'E_NAME') {
+    // Only where an installed extension's name was asked for (names.ts's hint), not `new`'s name for a new one.
+    if (!err.hint?.startsWith('Use the extension name as')) return err;
+    const found = await installedFromDirectory(typed);
+    if (!found) return err;
+    return withHint(err, `"${found.typed}" is the directory ${found.name} is installed from: give its name, \`${found.name}\`, instead.`);
+  }
   const names = installedNames(resolvePaths(process.env));
   const { closestMatches } = await import('../core/text/closest.js');
   const [guess] = typed.flatMap((t) => closestMatches(t, names));
   if (!guess) return err;
-  const hint = `Did you mean \`${guess}\`? ${err.hint ?? ''}`.trim();
+  return withHint(err, `Did you mean \`${guess}\`? ${err.hint ?? ''}`.trim());
+}
+
+function withHint(err: YepError, hint: string): YepError {
   return new YepError(err.code, err.message, { hint, ...(err.details ? { details: err.details } : {}), ...(err.cause !== undefined ? { cause: err.cause } : {}) });
+}
+
+/** A directory as the lock records a path install's (through symlinks when it exists). */
+function canonical(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
+/** The installed extension whose path install links to one of the words typed as a path. */
+async function installedFromDirectory(typed: readonly string[]): Promise<{ typed: string; name: string } | undefined> {
+  const dirs = typed.filter((t) => t.includes('/') || t === '.' || t === '..' || t === '~');
+  if (dirs.length === 0) return undefined;
+  const { loadLock } = await import('../core/store/lockfile.js');
+  const lock = await loadLock(resolvePaths(process.env).lockFile).catch(() => undefined);
+  if (!lock) return undefined;
+  for (const t of dirs) {
+    const expanded = t === '~' ? homedir() : t.startsWith('~/') ? resolve(homedir(), t.slice(2)) : resolve(t);
+    const here = canonical(expanded);
+    const entry = lock.entries.find((e) => e.source.type === 'path' && typeof e.source.path === 'string' && canonical(e.source.path) === here);
+    if (entry) return { typed: t, name: entry.name };
+  }
+  return undefined;
 }

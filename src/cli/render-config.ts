@@ -5,7 +5,8 @@ import type { EnableResult } from '../core/operations/enable.js';
 import type { SetSecretResult } from '../core/operations/set-secret.js';
 import { keychainAccount, KEYCHAIN_SERVICE } from '../core/settings/keychain.js';
 
-const SOURCE_TEXT: Record<FieldStatus['source'], string> = {
+/** A field's state, worded alike by enable and info (the file it is set in, never the value). */
+export const SOURCE_TEXT: Record<FieldStatus['source'], string> = {
   settings: 'set (settings.toml)',
   secrets: 'set (connections.toml)',
   keychain: 'set (OS keychain; yolop cannot read it)',

@@ -9,6 +9,7 @@ import { isLinked } from '../core/sources/index.js';
 import type { Upstream } from '../core/sources/source.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderSummary } from './render-grant.js';
+import { SOURCE_TEXT } from './render-config.js';
 import { bold, green, yellow } from './style.js';
 
 export function infoJson(info: InfoResult): InfoResult {
@@ -16,7 +17,8 @@ export function infoJson(info: InfoResult): InfoResult {
 }
 
 const clean = (text: string, max = 300): string => sanitize(text, { max });
-const line = (label: string, value: string): string => `${`${label}:`.padEnd(14)}${value}`;
+/** `label:` padded to the value column; no label continues the line above (no lone colon). */
+const line = (label: string, value: string): string => `${(label ? `${label}:` : '').padEnd(14)}${value}`;
 
 function versionsLine(versions: Upstream['versions'], max = 8): string {
   const shown = versions.slice(0, max).map((v) => clean(v.version, 40) + (v.yanked ? ' (yanked)' : ''));
@@ -59,7 +61,7 @@ export function renderInfo(info: InfoResult): string {
   if (info.config.length > 0) {
     lines.push('config:');
     for (const f of info.config) {
-      const state = f.set ? `set (${f.source})` : f.source === 'default' ? `unset (default ${clean(JSON.stringify(f.default) ?? '', 80)})` : 'unset';
+      const state = f.set ? SOURCE_TEXT[f.source] : f.source === 'default' ? `unset (default ${clean(JSON.stringify(f.default) ?? '', 80)})` : 'unset';
       lines.push(`  ${clean(f.key)}${f.secret ? ' (secret)' : ''}${f.required ? ' (required)' : ''}: ${state}${f.env ? ` -> $${clean(f.env)}` : ''}`);
     }
   }

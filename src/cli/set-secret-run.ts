@@ -18,7 +18,7 @@ export async function setSecretCommand(io: CommandIo, { args, flags }: ParsedCom
     unset: flags.unset as boolean | undefined,
     keychain: flags.keychain as boolean | undefined,
     readValue: async (field, extension, validate) => {
-      if (flags.stdin) return readSecretFromStdin();
+      if (flags.stdin) return readSecretFromStdin(process.stdin, `${extension} ${field.key}`);
       if (!ctx.interactive) {
         throw new YepError('E_USAGE', 'No terminal to prompt on and no --stdin: nothing was stored.', {
           hint: `Pipe the value: printf %s "$VALUE" | yep-ext set-secret ${extension} ${field.key} --stdin`,

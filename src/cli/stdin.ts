@@ -7,10 +7,12 @@ import { Secret } from '../core/settings/secret-value.js';
  * The whole of stdin as one secret, minus one trailing newline (`echo` adds it).
  * Refuses a terminal (typing there would echo the value) and oversize input.
  */
-export async function readSecretFromStdin(stdin: NodeJS.ReadStream = process.stdin): Promise<Secret> {
+export async function readSecretFromStdin(stdin: NodeJS.ReadStream = process.stdin, target = '<name> <field>'): Promise<Secret> {
+  // The command to type names the extension and field being set (`target`), as the other set-secret hints do.
+  const pipe = `printf %s "$VALUE" | yep-ext set-secret ${target} --stdin`;
   if (stdin.isTTY) {
     throw new YepError('E_USAGE', '--stdin was given but standard input is a terminal, where the value would be shown as you type.', {
-      hint: 'Leave out --stdin to get a hidden prompt, or pipe the value: printf %s "$TOKEN" | yep-ext set-secret <name> <field> --stdin',
+      hint: `Leave out --stdin to get a hidden prompt, or pipe the value: ${pipe}`,
     });
   }
   const chunks: Buffer[] = [];
@@ -28,6 +30,6 @@ export async function readSecretFromStdin(stdin: NodeJS.ReadStream = process.std
     throw new YepError('E_USAGE', 'The value on standard input is not UTF-8 text.');
   }
   text = text.replace(/\r?\n$/, '');
-  if (text.length === 0) throw new YepError('E_USAGE', 'Standard input was empty; no secret was stored.', { hint: 'Pipe the value in, e.g. printf %s "$TOKEN" | yep-ext set-secret <name> <field> --stdin' });
+  if (text.length === 0) throw new YepError('E_USAGE', 'Standard input was empty; no secret was stored.', { hint: `Pipe the value in, e.g. ${pipe}` });
   return new Secret(text);
 }

@@ -17,6 +17,25 @@ export function commandNames(config: Config): string[] {
   return [...new Set(config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...(c.aliases ?? [])].map((id) => id.split(':').join(' '))))];
 }
 
+/** Visible topics as typed (`lock`, `policy`, `cache`): `yep-ext cach` means one of them. */
+function topicNames(config: Config): string[] {
+  return config.topics.filter((t) => !t.hidden).map((t) => t.name.split(':').join(' '));
+}
+
+/**
+ * `polcy check`, `cach verify`, `lok export`: a typo of a topic followed by a word
+ * is the topic's command of that word (or the nearest one), not whichever command
+ * happens to start like the first word.
+ */
+function topicTypoGuess(config: Config, words: string[]): string | undefined {
+  if (words.length < 2 || config.findTopic(words[0]!)) return undefined;
+  const [topic] = closestMatches(words[0]!, topicNames(config));
+  if (!topic) return undefined;
+  const names = commandNames(config);
+  const meant = `${topic} ${words[1]}`;
+  return names.includes(meant) ? meant : (closestMatches(meant, names.filter((n) => n.startsWith(`${topic} `)))[0] ?? topic);
+}
+
 /** The E_USAGE error for an unknown command id (oclif's colon-joined words). */
 export function unknownCommandError(config: Config, id: string): YepError {
   if (id.startsWith('-')) {
@@ -37,8 +56,10 @@ export function unknownCommandError(config: Config, id: string): YepError {
   }
   // `lock exprt`: a known topic followed by an unknown word is the command the user meant to name.
   const typed = words.length > 1 && config.findTopic(words[0]!) ? `${words[0]} ${words[1]}` : (words[0] ?? id);
-  const [guess] = closestMatches(typed, commandNames(config));
   const list = '`yep-ext help` lists every command.';
+  // cargo and gh have a version command; here it is the flag.
+  if (typed === 'version') return new YepError('E_USAGE', '"version" is not a yep-ext command.', { hint: `\`yep-ext --version\` prints yep-ext's version. ${list}` });
+  const guess = topicTypoGuess(config, words) ?? closestMatches(typed, [...commandNames(config), ...topicNames(config)])[0];
   return new YepError('E_USAGE', `"${typed}" is not a yep-ext command.`, { hint: guess ? `Did you mean \`yep-ext ${guess}\`? ${list}` : list });
 }
 

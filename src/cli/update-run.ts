@@ -50,8 +50,9 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     accept,
     ignoreEngines: flags['ignore-engines'],
     prepare: { build: buildModeOf(flags.build) },
+    // A failure is reported once, on stderr, after the run (as install reports its failures): not also here.
     onPlan: (item) => {
-      if (!json) io.log(renderPlanned(item, Boolean(flags['dry-run'])));
+      if (!json && item.status !== 'failed') io.log(renderPlanned(item, Boolean(flags['dry-run'])));
     },
     ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirmOrCancel(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
   });
@@ -69,6 +70,9 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
   }
   const refused = items.filter((i) => i.status === 'refused');
   const failed = items.filter((i) => i.status === 'failed');
+  // A lone failed update is the command's error; otherwise each failure is named here, once.
+  const alone = failed.length === 1 && items.length === 1;
+  if (!json && !alone) for (const f of failed) io.logToStderr(failureLine(f));
   if (refused.length > 0) {
     const mismatches = refused.flatMap((i) => {
       const m = i.to ? acceptMismatch(accept, i.to.grant) : undefined;
@@ -81,16 +85,25 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
       details: { updates: items.map(updateJson) },
     });
   }
-  if (failed.length === 1 && items.length === 1) {
+  if (alone) {
     const e = failed[0]!.error!;
     throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) });
   }
   if (failed.length > 0) {
-    if (!json) for (const f of failed) io.logToStderr(`✖ ${f.name}: ${f.error?.message}`);
-    throw new YepError('E_PARTIAL', `${failed.length} of ${items.length} updates failed.`, { details: { updates: items.map(updateJson) } });
+    const none = failed.length === items.length;
+    throw new YepError('E_PARTIAL', none ? `All ${items.length} updates failed; nothing was updated.` : `${failed.length} of ${items.length} updates failed.`, {
+      hint: none ? 'See each error above.' : flags['dry-run'] ? 'The others are planned above; fix the failures and run again.' : 'The others were updated or already up to date; fix the failures and run again.',
+      details: { updates: items.map(updateJson) },
+    });
   }
   return { updates: items.map(updateJson) };
 }
+/** A failed item on stderr: its error and hint, as install words a failed source. */
+function failureLine(item: UpdateItem): string {
+  const e = item.error;
+  return `✖ ${sanitize(item.name)}: ${sanitize(e?.message ?? 'failed', { keepNewlines: true })}${e?.hint ? `\n  hint: ${sanitize(e.hint, { keepNewlines: true })}` : ''}`;
+}
+
 /** One item for --json: every key present, in this order, null when it does not apply (docs/json.md); keys yep-ext may add later come after. */
 function updateJson(i: UpdateItem) {
   const { name, status, from, to, diff, first_approval, contributions, consent_needed, engines, binary, newer_outside, error, ...later } = i;

@@ -18,7 +18,7 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
     '<%= config.bin %> new weather --tool forecast',
     '<%= config.bin %> new guard --language python --hook pre_tool_use:bash',
     "<%= config.bin %> new deploy --command ship --prompt 'Use /deploy:ship to release.' --status",
-    '<%= config.bin %> new tracker --language rust --tool issues --config endpoint --config token:secret:env=TRACKER_TOKEN --dir ~/exts',
+    '<%= config.bin %> new tracker --language rust --tool issues --config endpoint --config token:secret:env=TRACKER_TOKEN --dir ~',
   ];
 
   static override args = {

@@ -1,7 +1,7 @@
 /**
  * Cargo's requirement grammar through the CLI (issue 19, item 8): text cargo
- * refuses is refused (exit 2, nothing fetched beyond the index, nothing
- * installed), and numbers above 2^53 that are valid u64 resolve as cargo resolves
+ * refuses is refused (exit 2, before any request, even beside other sources:
+ * nothing installed), and numbers above 2^53 that are valid u64 resolve as cargo resolves
  * them. The full grammar is table-tested in test/unit/cargo-semver.test.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -59,7 +59,24 @@ describe('requirement text cargo refuses', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(re);
     expect(existsSync(join(home.configDir, 'extensions', 'big'))).toBe(false);
-    expect(registry.requests.filter((q) => q.url.startsWith('/crates'))).toHaveLength(0);
+    // Refused before any request: not even the index is read.
+    expect(registry.requests).toHaveLength(0);
+  });
+
+  it('is a usage error (exit 2) even when the registry is unreachable, not a network error', async () => {
+    const r = await runCli(['install', 'big@^^1', '--json'], { env: { ...env, YEP_EXT_INDEX: 'http://127.0.0.1:9/' } });
+    expect(r.code, r.stdout).toBe(2);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'E_USAGE', message: expect.stringMatching(/^Invalid version requirement "\^\^1"/) });
+  });
+
+  it('beside other sources: the whole command is refused and nothing is installed (as cargo and npm do)', async () => {
+    for (const bad of ['big@>1, x', 'big@']) {
+      const r = await runCli(['install', './examples/echo-node', bad], { env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).not.toMatch(/Installed|installs failed/);
+      expect(existsSync(join(home.configDir, 'extensions', 'echo-node'))).toBe(false);
+    }
+    expect(registry.requests).toHaveLength(0);
   });
 });
 

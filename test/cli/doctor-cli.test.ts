@@ -41,7 +41,23 @@ describe('yep-ext doctor', () => {
     expect(r.code).toBe(9);
     expect(r.stdout).toMatch(/fail\s+handshake\s+initialize: the server exited with code 3/);
     expect(r.stdout).toContain('cannot open ~/.fixture/config');
-    expect(r.stderr).toContain('check(s) failed (handshake');
+    expect(r.stderr).toContain('error: crashes: 1 check failed (handshake).');
+  });
+
+  it('the authoring loop\'s first failures say what to do next: a rust package not built yet gets its build step, a directory with no plugin.json is named as no package', async () => {
+    const made = await runCli(['new', 'rusty', '--language', 'rust', '--tool', 't', '--dir', join(home.root, 'pkgs')], { env: home.env });
+    expect(made.code, made.stderr).toBe(0);
+    const dir = join(home.root, 'pkgs', 'rusty');
+    const r = await runCli(['doctor', dir], { env: home.env });
+    expect(r.code).toBe(9);
+    expect(r.stdout).toMatch(/fail\s+command\s+"rusty" is neither in the package's bin\//);
+    expect(r.stderr).toContain(`hint: rusty is a Rust crate whose server is not built yet: run \`(cd ${dir} && cargo build --release && cp target/release/rusty bin/)\`, then doctor again.`);
+
+    const empty = join(home.root, 'pkgs', 'empty');
+    mkdirSync(empty);
+    const e = await runCli(['doctor', empty], { env: home.env });
+    expect(e.code).toBe(9);
+    expect(e.stderr).toContain('hint: Pass the package directory (the one holding plugin.json), or create one with `yep-ext new');
   });
 
   it('checks an installed extension by name, and refuses bad names and unknown ones', async () => {

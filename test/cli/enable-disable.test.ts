@@ -149,6 +149,13 @@ describe('yep-ext enable / disable (no TTY)', () => {
     });
   });
 
+  it('several missing non-secret fields: the hint is one enable with every --config (not one enable per field), then set-secret', async () => {
+    const r = await runCli(['enable', 'logfire'], { env: home.env });
+    expect(r.code).toBe(10);
+    expect(r.stderr).toContain('hint: Run:\n  yep-ext set-secret logfire token\n  yep-ext enable logfire --config endpoint=<string> --config mode=<fast|slow>\n');
+    expect(r.stderr.match(/yep-ext enable logfire/g)).toHaveLength(1);
+  });
+
   it('--config sets typed values; everything else in settings.toml survives byte for byte', async () => {
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, USER_SETTINGS);
@@ -175,6 +182,14 @@ describe('yep-ext enable / disable (no TTY)', () => {
       expect(jsonOf(r).error).toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('Invalid value for logfire.') });
     }
     expect(readFileSync(settingsFile, 'utf8')).toBe(USER_SETTINGS);
+  });
+
+  it('the hint of a refused value quotes the field description as one sentence (a description ending in "." does not end the hint with "..")', async () => {
+    await install('described', { type: 'object', properties: { endpoint: { type: 'string', format: 'uri', description: 'Where traces go.' } } });
+    const r = await runCli(['enable', 'described', '--config', 'endpoint=nope'], { env: home.env });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('hint: endpoint expects a string - Where traces go.\n');
+    expect(r.stderr).not.toContain('..');
   });
 
   it('enable / disable / enable keeps inline config and the rest of the file', async () => {

@@ -291,11 +291,21 @@ describe('info', () => {
     const human = await runCli(['info', 'hello'], { env: env() });
     expect(human.code, human.stderr).toBe(0);
     for (const out of [after.stdout, after.stderr, human.stdout, human.stderr]) expect(out).not.toContain(SECRET);
-    expect(human.stdout).toContain('token (secret) (required): set (secrets) -> $HELLO_TOKEN');
+    // Where a set field is set, named by its file as enable names it (not "set (secrets)").
+    expect(human.stdout).toContain('token (secret) (required): set (connections.toml) -> $HELLO_TOKEN');
     expect(human.stdout).toContain('mode: unset (default "fast")');
     expect(human.stdout).toContain(`content hash: ${hash}`);
     expect(human.stdout).toContain('hello contributes:'); // the install summary renderer
     expect(human.stdout).toContain('newest outside the requirement: 0.4.0');
+    // A continuation line is indented to the value column, with no label and no lone ":".
+    expect(human.stdout).toMatch(/^ {14}newest outside the requirement: 0\.4\.0$/m);
+    expect(human.stdout).not.toMatch(/^:/m);
+    const enabled = await runCli(['enable', 'hello', '--config', 'mode=slow'], { env: env() });
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toMatch(/^ {2}token +secret +required +set \(connections\.toml\)$/m);
+    expect(enabled.stdout).toMatch(/^ {2}mode +config +optional +set \(settings\.toml\)$/m);
+    const again = await runCli(['info', 'hello'], { env: env() });
+    expect(again.stdout).toContain('mode: set (settings.toml)\n');
   });
 
   it('files changed in the store: the checks report the drift (verify.ok false)', async () => {
@@ -319,6 +329,24 @@ describe('info', () => {
     expect(Object.keys(info).sort()).toEqual(INFO_KEYS);
     expect(info).toMatchObject({ installed: true, source: { type: 'path' }, upstream: null, upstream_error: null, registry: null });
     expect((await runCli(['info', 'localext'], { env: env() })).stdout).toContain('local (a path install: edited in place)');
+  });
+
+  it('an installed crate named by its crate spec (crates.io:yolop-extension-hello): that installed extension, not "(not installed)"', async () => {
+    const byName = jsonOf(await runCli(['info', 'hello', '--json'], { env: env() }));
+    const r = await runCli(['info', `crates.io:${HELLO}`, '--json'], { env: env() });
+    expect(r.code, r.stdout).toBe(0);
+    expect(jsonOf(r)).toEqual(byName);
+    expect(byName).toMatchObject({ name: 'hello', installed: true });
+    expect((await runCli(['info', `crates.io:${HELLO}`], { env: env() })).stdout).not.toContain('(not installed)');
+  });
+
+  it('the directory of a path install, as a path (`info .` inside it, or its path): that installed extension, not "not installed"', async () => {
+    const byName = jsonOf(await runCli(['info', 'localext', '--json'], { env: env() }));
+    for (const [target, cwd] of [['.', pkgDir], [pkgDir, home.root], ['./local-ext', home.root]] as const) {
+      const r = await runCli(['info', target, '--json'], { env: env(), cwd });
+      expect(r.code, `${target}: ${r.stdout}`).toBe(0);
+      expect(jsonOf(r)).toEqual(byName);
+    }
   });
 
   it('a crate that is not installed: what the registry lists, and nothing is installed or downloaded', async () => {

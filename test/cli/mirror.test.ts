@@ -83,6 +83,13 @@ async function withoutGitOrigin<T>(fn: () => Promise<T>): Promise<T> {
 const gitMirrorOf = (dir: string) => `${pathToFileURL(join(dir, 'git')).href}/`;
 
 describe('yep-ext mirror', () => {
+  it('names each skipped entry once on stderr (not once as a note and again in the summary)', async () => {
+    const r = await runCli(['mirror', join(home().root, 'mirror-human'), '--lockfile', lockCopy], { env: originEnv(source) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n').filter((l) => l.includes('local: skipped ('))).toEqual(['- local: skipped (a path source is local by definition; install it from its directory)']);
+    expect(r.stdout).toMatch(/^Mirror at /m);
+  });
+
   it('writes the locked index line byte-for-byte, the verified .crate, config.json and mirror.json; skips path sources', async () => {
     const dir = join(home().root, 'mirror');
     const j = await buildMirror(dir);

@@ -51,8 +51,14 @@ const mistakes: Mistake[] = [
   { what: 'a typo of list', argv: ['lsit'], exit: 2, message: /"lsit" is not/, hint: /`yep-ext list`/ },
   { what: 'a typo of remove', argv: ['remvoe', 'echo-node'], exit: 2, message: /"remvoe" is not/, hint: /`yep-ext remove`/ },
   { what: 'a typo inside a topic', argv: ['lock', 'exprt', 'x.lock'], exit: 2, message: /^"lock exprt" is not a yep-ext command\.$/, hint: /`yep-ext lock export`/ },
+  // A typo of a topic: the topic's command the next word names, not a command that merely starts like the typo.
+  { what: 'a typo of a topic before its command', argv: ['polcy', 'check'], exit: 2, message: /^"polcy" is not a yep-ext command\.$/, hint: /^Did you mean `yep-ext policy check`\?/ },
+  { what: 'a short topic typo before its command', argv: ['cach', 'verify'], exit: 2, message: /^"cach" is not a yep-ext command\.$/, hint: /^Did you mean `yep-ext cache verify`\?/ },
+  { what: 'a topic typo before a mistyped command', argv: ['lok', 'exprt', 'x.lock'], exit: 2, message: /^"lok" is not a yep-ext command\.$/, hint: /^Did you mean `yep-ext lock export`\?/ },
+  { what: 'a typo of a topic alone', argv: ['polcy'], exit: 2, message: /^"polcy" is not a yep-ext command\.$/, hint: /^Did you mean `yep-ext policy`\?/ },
   { what: 'help for a mistyped command', argv: ['help', 'instal'], exit: 2, message: /"instal" is not/, hint: /`yep-ext install`/ },
   { what: '--help on a mistyped command', argv: ['instal', '--help'], jsonArgv: ['instal', '--json', '--help'], exit: 2, message: /"instal" is not/, hint: /`yep-ext install`/ },
+  { what: 'version as a command (cargo version, gh version)', argv: ['version'], exit: 2, message: /^"version" is not a yep-ext command\.$/, hint: /^`yep-ext --version` prints yep-ext's version\./ },
   { what: 'a word that is no command at all', argv: ['frobnicate'], exit: 2, message: /"frobnicate" is not a yep-ext command/, hint: /^`yep-ext help` lists every command\.$/ },
   { what: 'a flag before any command', argv: ['--bogus'], jsonArgv: ['--bogus', '--json'], exit: 2, message: /--bogus is not a flag of yep-ext itself/, hint: /yep-ext list --json/ },
   // Flags.
@@ -82,6 +88,7 @@ const mistakes: Mistake[] = [
   { what: 'two flags that exclude each other', argv: ['set-secret', 'echo-node', 'token', '--unset', '--stdin'], exit: 2, message: /^--unset and --stdin cannot be used together\.$/, hint: /Keep one of them/ },
   { what: 'sources with --frozen', argv: ['install', '--frozen', 'lsp'], exit: 2, message: /takes no sources/, hint: /Drop the sources/ },
   { what: 'an argument outside its choices', argv: ['completion', 'tcsh'], exit: 2, message: /^SHELL must be one of bash, zsh, fish \(got "tcsh"\)\.$/, hint: /yep-ext completion bash/ },
+  { what: 'two letters swapped in a short choice', argv: ['completion', 'zhs'], exit: 2, message: /SHELL must be one of/, hint: /^Did you mean `yep-ext completion zsh`\?$/ },
   { what: 'a typo of an argument choice', argv: ['completion', 'fihs'], exit: 2, message: /SHELL must be one of/, hint: /^Did you mean `yep-ext completion fish`\?$/ },
   // Arguments.
   { what: 'a missing name', argv: ['disable'], exit: 2, message: /^`yep-ext disable` needs NAME \(Extension name/, hint: /^For example: yep-ext disable logfire$/ },
@@ -93,7 +100,9 @@ const mistakes: Mistake[] = [
   { what: 'update without names or --all', argv: ['update'], exit: 2, message: /--all/, hint: /yep-ext update --all/ },
   // Wrong kinds of paths and names.
   { what: 'a directory without ./', argv: ['install', 'examples/echo-node'], exit: 2, message: /not a valid crate or extension name/, hint: /yep-ext install \.\/examples\/echo-node/ },
-  { what: 'a path that does not exist', argv: ['install', './no-such-dir'], exit: 3, message: /No such directory/, hint: /Check the path/ },
+  { what: 'a path that does not exist', argv: ['install', './no-such-dir'], exit: 3, message: /^No such directory: \/.*\/no-such-dir\.$/, hint: /Check the path/ },
+  // Worded as doctor words the same mistake.
+  { what: 'a file given as a package directory', argv: ['install', './examples/echo-node/plugin.json'], exit: 2, message: /\/plugin\.json is not a directory\.$/, hint: /^Pass the package directory \(the one holding plugin\.json\)\.$/ },
   { what: 'a directory given as --lockfile', argv: ['install', '--frozen', '--lockfile', LOCKDIR], exit: 2, message: /^--lockfile lock-dir is a directory, not a lockfile\.$/, hint: /--lockfile lock-dir\/yolop-extensions\.lock/, notHint: /mv |reinstall/ },
   // A path to write: a directory there, or a directory that does not exist, is a mistake with the command to type (not "Could not write: ENOENT", nor "move the directory aside").
   { what: 'a directory given to lock export', argv: ['lock', 'export', LOCKDIR], exit: 2, message: /\/lock-dir is a directory, not a file\.$/, hint: /`yep-ext lock export \/.*\/lock-dir\/yolop-extensions\.lock`/, notHint: /mv |move/i },
@@ -107,7 +116,13 @@ const mistakes: Mistake[] = [
   { what: 'disabling what is not installed', argv: ['disable', 'nosuch'], exit: 3, message: /"nosuch" is not installed/, hint: /yep-ext list/, notHint: /install nosuch|Install it/ },
   { what: 'a typo of an installed name', argv: ['disable', 'echo-nod'], exit: 3, message: /"echo-nod" is not installed/, hint: /^Did you mean `echo-node`\?/ },
   { what: 'updating what is not installed', argv: ['update', 'echo-nde'], exit: 3, message: /echo-nde is not installed/, hint: /Did you mean `echo-node`\?.*yep-ext list/ },
-  { what: 'removing what is not installed', argv: ['remove', 'nosuch'], exit: 3, message: /nosuch is not installed/, hint: /yep-ext list/ },
+  // Worded as disable, verify and update word it.
+  { what: 'removing what is not installed', argv: ['remove', 'nosuch'], exit: 3, message: /nosuch is not installed/, hint: /^Run `yep-ext list` to see what is installed\.$/ },
+  { what: 'doctor of a name that is not installed', argv: ['doctor', 'nosuch'], exit: 3, message: /nosuch is not installed/, hint: /^Run `yep-ext list` to see what is installed; to check a package directory, pass a path such as \.\/nosuch\.$/ },
+  // The directory of a path install where its name is asked for: the hint gives the name.
+  { what: 'the directory of a path install given to remove', argv: ['remove', './examples/echo-node'], exit: 2, message: /^Invalid extension name "\.\/examples\/echo-node"/, hint: /^"\.\/examples\/echo-node" is the directory echo-node is installed from: give its name, `echo-node`, instead\.$/ },
+  { what: 'the directory of a path install given to enable, by its absolute path', argv: ['enable', `${REPO_ROOT}/examples/echo-node/`], exit: 2, message: /^Invalid extension name/, hint: /is the directory echo-node is installed from: give its name, `echo-node`, instead\.$/ },
+  { what: 'a directory nothing is installed from', argv: ['disable', './lock-dir'], exit: 2, message: /^Invalid extension name/, hint: /^Use the extension name as `yep-ext list` shows it/ },
   { what: 'an aliased command with a typo of a name', argv: ['rm', 'echonode'], exit: 3, message: /echonode is not installed/, hint: /Did you mean `echo-node`\?/ },
 ];
 
@@ -225,6 +240,12 @@ describe('forgiveness that succeeds', () => {
       expect(r.code).toBe(0);
       expect(leaks(r.stdout + r.stderr, words), words.join(' ')).toEqual([]);
     }
+  });
+
+  it('install\'s usage line shows the flags that need --frozen without a stray space ([--enable], not [--enable ])', async () => {
+    const usage = (await help(['install', '--help'])).stdout.split('\n\n').find((s) => s.startsWith('USAGE'))!;
+    expect(usage).toContain('[--enable] [--lockfile <value>]');
+    expect(usage).not.toMatch(/ \]/);
   });
 
   it('set-secret shows its two arguments as two, not as lists', async () => {

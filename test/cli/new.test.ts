@@ -84,6 +84,21 @@ describe.each([
   });
 });
 
+describe('yep-ext new --help', () => {
+  it('every example works when pasted into a shell (in a fresh directory, with a fresh home)', async () => {
+    mkdirSync(env.HOME!, { recursive: true });
+    const page = await cli(['new', '--help']);
+    expect(page.code).toBe(0);
+    const examples = page.stdout.slice(page.stdout.indexOf('\nEXAMPLES\n')).split('\n').filter((l) => l.startsWith('  $ yep-ext new '));
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+    for (const line of examples) {
+      const shell = line.replace(/^ {2}\$ yep-ext /, `'${process.execPath}' '${BIN}' `);
+      const r = runShell(shell, work, withSeams({ ...env }) as Record<string, string>);
+      expect(r.code, `${line}\n${r.output}`).toBe(0);
+    }
+  });
+});
+
 describe('yep-ext new output', () => {
   it('prints what it wrote, the handlers to fill in and the next commands; --json has the same', async () => {
     // --dir must exist.

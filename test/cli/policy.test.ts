@@ -335,6 +335,14 @@ describe('policy init --from-lock', () => {
     const up = await runCli(['update', 'alpha', '--json'], { env: env() });
     expect(up.code).toBe(13);
     expect(jsonOf(up).error.details.rule).toBe('pins');
+    // The file policy init wrote is the user's own: the hint says to change it there, not to ask an administrator.
+    expect(jsonOf(up).error.hint).toContain(`The policy in ${userPolicyFile()} does not admit it (docs/policy.md). That is your own policy file`);
+    expect(jsonOf(up).error.hint).not.toContain('administrator');
+    // The same rule in the system file is the administrator's.
+    writeFileSync(home.env.YEP_EXT_POLICY!, readFileSync(userPolicyFile(), 'utf8'));
+    const upSystem = await runCli(['update', 'alpha', '--json'], { env: env() });
+    expect(upSystem.code).toBe(13);
+    expect(jsonOf(upSystem).error.hint).toContain(`The policy in ${home.env.YEP_EXT_POLICY} does not admit it (docs/policy.md). Ask your administrator`);
     // A second init does not overwrite without --force.
     expect((await runCli(['policy', 'init', '--from-lock'], { env: env() })).code).toBe(7);
   });

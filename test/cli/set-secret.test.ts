@@ -90,6 +90,17 @@ describe('yep-ext set-secret', () => {
     expect(existsSync(secretsFile)).toBe(false);
   });
 
+  it('an empty --stdin stores nothing, and its hint is the command to type for this extension and field', async () => {
+    for (const input of ['', '\n']) {
+      const r = await runCli(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('error: Standard input was empty; no secret was stored.');
+      expect(r.stderr).toContain('| yep-ext set-secret logfire token --stdin');
+      expect(r.stderr).not.toContain('<name>');
+      expect(existsSync(secretsFile)).toBe(false);
+    }
+  });
+
   it('validates the value against the schema without quoting it', async () => {
     const r = await runCli(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input: 'abc' });
     expect(r.code).toBe(2);

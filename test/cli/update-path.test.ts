@@ -92,6 +92,24 @@ describe('update (path source: re-read and re-pinned in place)', () => {
     const r = await runCli(['update', 'echo'], { env: home.env });
     expect(r.code).toBe(4);
     expect(lockText()).toBe(before);
+    // Said once, as the command's error: not also as a ✖ line on stdout.
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('error: '))).toHaveLength(1);
+    expect(r.stderr).not.toContain('✖');
+  });
+
+  it('several names, some failing: each failure is named once on stderr with its hint, the others on stdout, exit 11', async () => {
+    const other = writePackage(join(home.root, 'src', 'other'), { name: 'other', yolop: { tools: [{ name: 'o' }] } });
+    const third = writePackage(join(home.root, 'src', 'third'), { name: 'third', yolop: { tools: [{ name: 't' }] } });
+    for (const p of [other, third]) expect((await runCli(['install', p], { env: home.env })).code).toBe(0);
+    writeFileSync(join(pkg, 'plugin.json'), '{oops');
+    writeFileSync(join(third, 'plugin.json'), '{oops');
+    const r = await runCli(['update', 'echo', 'other', 'third'], { env: home.env });
+    expect(r.code, r.stderr).toBe(11);
+    expect(r.stdout.trim()).toBe('other is up to date.');
+    for (const name of ['echo', 'third']) expect(r.stderr.split('\n').filter((l) => l.startsWith(`✖ ${name}: `)), r.stderr).toHaveLength(1);
+    expect(r.stderr).toMatch(/^✖ echo: .*\n {2}hint: /m);
+    expect(r.stderr).toMatch(/\nerror: 2 of 3 updates failed\.\nhint: The others were updated or already up to date; fix the failures and run again\.\n$/);
   });
 
   it('a store link swapped to another directory: update does not call it up to date (exit 5), verify, list and outdated name the link, not edits; the repair they name puts the pinned directory back where yolop loads it', async () => {

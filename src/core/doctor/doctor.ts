@@ -91,7 +91,7 @@ async function resolveTarget(ctx: Context, target: DoctorTarget): Promise<{ dir:
       // A name the lock pins whose package is gone is said so, with the install that restores it (as enable says it).
       throw await notInstalledHere(ctx.paths, name, () =>
         new YepError('E_NOT_INSTALLED', `${name} is not installed (no ${dir}).`, {
-          hint: `Run \`yep-ext list\` to see installed extensions; to check a package directory, pass a path such as ./${name}.`,
+          hint: `Run \`yep-ext list\` to see what is installed; to check a package directory, pass a path such as ./${name}.`,
         }),
       );
     }

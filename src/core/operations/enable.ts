@@ -90,11 +90,18 @@ export function fixCommands(name: string, missing: { key: string; secret: boolea
   });
 }
 
+/** The commands to type, in the fields' order: one `enable` with every missing --config (not one enable per field), each set-secret. */
+function hintCommands(name: string, fixes: MissingField[]): string[] {
+  const configs = fixes.filter((f) => !f.secret).map((f) => f.command.slice(f.command.indexOf(' --config ')));
+  const firstConfig = fixes.findIndex((f) => !f.secret);
+  return fixes.flatMap((f, i) => (f.secret ? [f.command] : i === firstConfig ? [`yep-ext enable ${name}${configs.join('')}`] : []));
+}
+
 function setupIncomplete(name: string, manifest: Manifest, result: EnableResult, missing: FieldStatus[]): YepError {
   const fixes = fixCommands(name, missing, manifest);
   const list = missing.map((m) => (m.secret ? `${m.key} (secret)` : m.key)).join(', ');
   return new YepError('E_SETUP_INCOMPLETE', `${name} is enabled but not configured: required ${missing.length === 1 ? 'field' : 'fields'} ${list} ${missing.length === 1 ? 'is' : 'are'} unset. yolop will start it without ${missing.length === 1 ? 'it' : 'them'}.`, {
-    hint: `Run:\n${fixes.map((f) => `  ${f.command}`).join('\n')}${fixes.some((f) => f.secret) ? '\n(set-secret prompts with hidden input; add --stdin to pipe the value instead)' : ''}`,
+    hint: `Run:\n${hintCommands(name, fixes).map((c) => `  ${c}`).join('\n')}${fixes.some((f) => f.secret) ? '\n(set-secret prompts with hidden input; add --stdin to pipe the value instead)' : ''}`,
     details: { status: 'setup_incomplete', ...result, missing: fixes },
   });
 }
@@ -193,11 +200,11 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   const enabledNow = async (): Promise<boolean> => readExtensionSettings(ctx.paths, name).then((s) => s.enabled, () => false);
   if (entry) {
     const violations = await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry), manifest);
-    if (violations.length > 0) throw stillEnabled(policyError(violations), name, await enabledNow());
+    if (violations.length > 0) throw stillEnabled(policyError(violations, policy), name, await enabledNow());
   } else if (policy.files.length > 0) {
     // A store package no lock entry pins (placed by hand): the host loads it all the same, so the policy rules it too.
     const violations = await unlockedViolations(ctx, policy, name, manifest);
-    if (violations.length > 0) throw stillEnabled(policyError(violations), name, await enabledNow());
+    if (violations.length > 0) throw stillEnabled(policyError(violations, policy), name, await enabledNow());
   }
   // Enabling is what would break the agent: refuse before anything is asked or written.
   const engines = await checkAgainstAgent(ctx, manifest);

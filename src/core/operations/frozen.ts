@@ -188,7 +188,7 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
   // The policy file applies to a lockfile too: what the lock says is refused before any fetch.
   const { policy } = withPolicy(ctx);
   const early = target.entries.flatMap((e) => policyViolations(policy, { name: e.name, source: e.source, content_hash: e.content_hash }));
-  if (early.length > 0) throw policyError(early);
+  if (early.length > 0) throw policyError(early, policy);
   const items: FrozenItem[] = [];
   const todo: LockEntry[] = [];
   const rehashed: Array<[LockEntry, EntryCheck]> = [];
@@ -234,7 +234,7 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
     );
     // The grant and server command are known once verified: checked before anything is placed.
     for (const p of prepared) late.push(...policyViolations(policy, preparedSubject(p)));
-    if (failures.length === 0 && late.length > 0) throw policyError(late);
+    if (failures.length === 0 && late.length > 0) throw policyError(late, policy);
     if (failures.length > 0) {
       // Listed in the lock's order, whatever order the concurrent fetches ended in, so that the
       // message and the exit are the same from run to run.

@@ -9,10 +9,12 @@
  * installing. A git URL or a path that is not installed: E_USAGE pointing at
  * `install --dry-run`, which fetches and verifies without changing anything.
  */
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { sourceFor, sourceLabel } from '../sources/index.js';
+import { isLinked, sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { configFields, loadManifest } from '../package/manifest.js';
@@ -187,6 +189,15 @@ async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
   };
 }
 
+/** A directory as the lock records a path install's (resolved through symlinks when it exists). */
+function canonical(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
 export async function extensionInfo(ctx: Context, input: string, cwd: string = process.cwd()): Promise<InfoResult> {
   const lock = await loadLock(ctx.paths.lockFile);
   let name: string | undefined;
@@ -204,6 +215,17 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
     throw new YepError('E_NOT_INSTALLED', `"${input}" is not installed, and not a source yep-ext can read: ${spec.reason}.`, {
       hint: '`yep-ext list` shows what is installed; `yep-ext info <crate>` shows what crates.io lists.',
     });
+  }
+  // A directory installed in place (`yep-ext info .` in the package being written), or a crate
+  // installed under its own name (`info crates.io:yolop-extension-x`): that installed extension.
+  if (spec.kind === 'path') {
+    const here = canonical(spec.path);
+    const linked = lock.entries.find((e) => isLinked(e.source) && typeof e.source.path === 'string' && canonical(e.source.path) === here);
+    if (linked) return installedInfo(ctx, linked);
+  } else if (spec.kind === 'crate') {
+    const wanted = spec.crate.toLowerCase().replace(/_/g, '-');
+    const same = lock.entries.find((e) => typeof e.source.crate_name === 'string' && e.source.crate_name.toLowerCase().replace(/_/g, '-') === wanted);
+    if (same) return installedInfo(ctx, same);
   }
   const source = sourceFor(spec.kind);
   if (source.registryInfo) {

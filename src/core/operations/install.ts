@@ -34,6 +34,7 @@ import { kindViolation, policyError } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy-file.js';
 import { alreadyInstalled, type AlreadyCheck } from './install-already.js';
 import { commandFinding } from '../package/inspect-command.js';
+import { parseCargoRequirement } from '../sources/crates-io/cargo-version.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
@@ -101,6 +102,18 @@ export interface InstallHooks {
    * the contribution summary is shown.
    */
   refuseReplace?: boolean;
+}
+
+/**
+ * `input` read as a source, or the usage error its text is: a source that parses as
+ * nothing, or a crate requirement cargo refuses (`lsp@^^1`). Said before any request,
+ * so an unreachable registry never turns a typo into a network error.
+ */
+export function readSpec(input: string | Spec, cwd: string = process.cwd()): ValidSpec {
+  const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
+  if (spec.kind === 'invalid') throw invalidSpec(spec, cwd);
+  if (spec.kind === 'crate' && spec.requirement !== undefined) parseCargoRequirement(spec.requirement);
+  return spec;
 }
 
 /** A source that parses as nothing; when it names a directory here (`examples/echo-node`), say to write ./ before it. */
@@ -326,12 +339,11 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
  * nothing in the store (the download cache aside) and takes no lock.
  */
 async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: InstallHooks, cwd: string, dryRun: boolean, use: (planned: Planned) => Promise<T>, already?: (outcome: InstallOutcome) => T): Promise<T> {
-  const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
-  if (spec.kind === 'invalid') throw invalidSpec(spec, cwd);
+  const spec = readSpec(input, cwd);
   const { ctx, policy } = withPolicy(runCtx);
   // A kind the policy refuses is refused before anything is fetched.
   const kind = kindViolation(policy, spec.kind, `${spec.raw.trim()}`);
-  if (kind) throw policyError([kind]);
+  if (kind) throw policyError([kind], policy);
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   // What this run may create in a never-used home (the config dir, the store, its caches and
   // .yep-staging): a plan that places nothing (it failed, or a dry run) takes it away again.

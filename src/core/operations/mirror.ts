@@ -124,7 +124,6 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-  for (const s of manifest.skipped) ctx.log.info(`${s.name}: skipped (${s.reason})`);
   await writeManifest(root, manifest);
   return {
     dir: root,

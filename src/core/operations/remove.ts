@@ -54,7 +54,7 @@ export function describeLeftovers(l: Leftovers): string {
   return [l.settings ? 'settings' : '', l.secrets ? 'secrets' : ''].filter(Boolean).join(' and ');
 }
 
-const notInstalled = (name: string): YepError => new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see installed extensions.' });
+const notInstalled = (name: string): YepError => new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see what is installed.' });
 
 export async function removeExtension(ctx: Context, input: string): Promise<RemoveOutcome> {
   const name = resolveExtensionName(ctx.paths, input);

@@ -116,13 +116,21 @@ function grantViolations(policy: Policy, g: Grant, outside: PolicySubject['serve
   if (!sw.server_outside_package && outside) add('grant.server_outside_package', outside.command, `its server command ${outside.command} is not shipped in the package (${outside.how ?? 'it runs a program from PATH'}); the policy requires the server inside the package`);
 }
 
-/** The E_POLICY error for violations (the first one is the message; all are in details). */
-export function policyError(violations: PolicyViolation[]): YepError {
+/**
+ * The E_POLICY error for violations (the first one is the message; all are in details).
+ * A rule of the user's own file (`policy.user_file`, what `policy init` writes by default)
+ * is theirs to change: the hint says so instead of sending them to an administrator.
+ */
+export function policyError(violations: PolicyViolation[], policy?: Pick<Policy, 'user_file'>): YepError {
   const [first] = violations;
   if (!first) throw new Error('policyError needs a violation');
   const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
+  const whose =
+    policy?.user_file !== undefined && first.file === policy.user_file
+      ? 'That is your own policy file (`yep-ext policy init` writes it there): change or remove the rule in it'
+      : 'Ask your administrator';
   return new YepError('E_POLICY', `Refused by policy (${first.rule}): ${first.message}${more}.`, {
-    hint: `The policy in ${first.file} does not admit it (docs/policy.md). Ask your administrator, or choose another package or version; \`yep-ext policy check\` lists what the store breaks.`,
+    hint: `The policy in ${first.file} does not admit it (docs/policy.md). ${whose}, or choose another package or version; \`yep-ext policy check\` lists what the store breaks.`,
     details: { rule: first.rule, item: first.item, file: first.file, violations },
   });
 }
@@ -130,5 +138,5 @@ export function policyError(violations: PolicyViolation[]): YepError {
 /** Throw E_POLICY when `subject` breaks the policy. */
 export function assertAdmitted(policy: Policy, subject: PolicySubject): void {
   const v = policyViolations(policy, subject);
-  if (v.length > 0) throw policyError(v);
+  if (v.length > 0) throw policyError(v, policy);
 }

@@ -32,5 +32,7 @@ function readLayer(file: string): PolicyLayer | undefined {
 /** The effective policy (EMPTY_POLICY-like when neither file exists). */
 export function loadPolicy(ctx: Pick<Context, 'env' | 'paths'>): Policy {
   const { system, user } = policyPaths(ctx);
-  return mergePolicy([readLayer(system), readLayer(user)].filter((l): l is PolicyLayer => l !== undefined));
+  const own = readLayer(user);
+  const policy = mergePolicy([readLayer(system), own].filter((l): l is PolicyLayer => l !== undefined));
+  return own && user !== system ? { ...policy, user_file: user } : policy;
 }

@@ -48,6 +48,8 @@ export interface PolicyLayer {
 export interface Policy {
   /** The files it was read from, system first (empty = no policy). */
   files: string[];
+  /** The user's own file (<config>/yep-ext-policy.toml) when it is one of them: its refusals are not the administrator's. */
+  user_file?: string;
   /** Allowed source kinds / index roots / git hosts (undefined = any). */
   kinds?: string[];
   index_urls?: string[];

@@ -76,7 +76,9 @@ export function fieldHint(field: ConfigField): string {
   const parts: string[] = [];
   if (field.enum) parts.push(`one of ${field.enum.join(', ')}`);
   else if (field.type) parts.push(`a${/^[aeiou]/.test(field.type) ? 'n' : ''} ${field.type}`);
-  if (field.description) parts.push(field.description);
+  // The sentence ends with its own period: a description's final one would double it ("for..").
+  const description = field.description?.trim().replace(/[.\s]+$/, '');
+  if (description) parts.push(description);
   return `${field.key} expects ${parts.join(' - ') || 'a value'}.`;
 }
 

@@ -27,12 +27,12 @@ export async function fetchPath(spec: PathSpec, storeDir?: string): Promise<Fetc
     dir = await realpath(spec.path);
   } catch (e) {
     if (errnoCode(e) === 'ENOENT') {
-      throw new YepError('E_NOT_FOUND', `No such directory: ${spec.path}`, { hint: 'Check the path; local sources are directories holding a plugin.json.' });
+      throw new YepError('E_NOT_FOUND', `No such directory: ${spec.path}.`, { hint: 'Check the path; local sources are directories holding a plugin.json.' });
     }
     throw new YepError('E_NOT_FOUND', `Cannot read ${spec.path}: ${errnoCode(e) ?? String(e)}`, { cause: e });
   }
   if (!(await stat(dir)).isDirectory()) {
-    throw new YepError('E_USAGE', `${spec.path} is not a directory.`, { hint: 'Point at the package directory (the one holding plugin.json).' });
+    throw new YepError('E_USAGE', `${spec.path} is not a directory.`, { hint: 'Pass the package directory (the one holding plugin.json).' });
   }
   if (storeDir) {
     const store = await realpath(storeDir).catch(() => storeDir);
