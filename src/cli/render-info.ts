@@ -29,6 +29,7 @@ export function renderInfo(info: InfoResult): string {
   if (!info.installed) {
     const r = info.registry;
     const lines = [bold(`${clean(info.name)} (not installed)`)];
+    if (info.verify && !info.verify.ok) lines.push(line('checks', yellow(info.verify.problems.map((p) => clean(p)).join('; '))));
     if (r) {
       lines.push(line('crate', clean(r.crate)), line('registry', clean(r.index)), line('latest', r.latest ? clean(r.latest, 40) : 'none installable'), line('versions', versionsLine(r.versions) || 'none'));
       lines.push(`Install it with \`yep-ext install ${r.crate.startsWith('yolop-extension-') ? clean(r.crate.slice('yolop-extension-'.length)) : `crates.io:${clean(r.crate)}`}\` (add --dry-run to see what it contributes first).`);

@@ -394,6 +394,24 @@ describe('info', () => {
     expect(existsSync(join(store(), '.yep-cache', 'index'))).toBe(true);
   });
 
+  it('a name settings.toml enables but nothing installs: info says yolop cannot load it, as list and verify do (in the registry or not)', async () => {
+    const settings = join(home.configDir, 'settings.toml');
+    writeFileSync(settings, `${existsSync(settings) ? readFileSync(settings, 'utf8') : ''}\n[[capabilities]]\nref = "ext:ghost"\n`);
+    // Not in the registry: the miss says what settings.toml asks of yolop, and how to settle it.
+    const miss = await runCli(['info', 'ghost', '--json'], { env: env() });
+    expect(miss.code).toBe(3);
+    expect(jsonOf(miss).error).toMatchObject({ code: 'E_NOT_FOUND', message: expect.stringMatching(/^ghost is not installed, and settings.toml enables it: yolop cannot load it\. No crate named/) });
+    expect(jsonOf(miss).error.hint).toContain('`yep-ext remove ghost` removes its settings');
+    // In the registry: what it lists, and the failing check.
+    reg.publish({ name: 'yolop-extension-ghost', vers: '1.0.0', data: fixtureCrate(HELLO, '1.0.0', { publishAs: 'yolop-extension-ghost' }) });
+    const listed = await runCli(['info', 'ghost', '--json'], { env: env() });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(jsonOf(listed)).toMatchObject({ installed: false, enabled: true, verify: { ok: false, problems: [expect.stringMatching(/^enabled in settings.toml but not installed: yolop cannot load it/)] }, registry: { crate: 'yolop-extension-ghost' } });
+    const human = await runCli(['info', 'ghost'], { env: env() });
+    expect(human.stdout).toMatch(/checks: +enabled in settings.toml but not installed/);
+    expect(human.stdout).toContain('Install it with `yep-ext install ghost`');
+  });
+
   it('not installed and not in the registry: exit 3; a directory that is not installed: exit 2 pointing at install --dry-run', async () => {
     const missing = await runCli(['info', 'nosuch', '--json'], { env: env() });
     expect(missing.code).toBe(3);

@@ -21,7 +21,7 @@ import { configFields, loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
 import { readExtensionSettings } from '../settings/settings.js';
-import { interruptedMessage, unlockedPackages } from '../store/unlocked-packages.js';
+import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages } from '../store/unlocked-packages.js';
 import { interruptedChanges } from '../store/interrupted-changes.js';
 import { noteCreated } from '../store/created-dirs.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
@@ -228,12 +228,23 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
     if (same) return installedInfo(ctx, same);
   }
   const source = sourceFor(spec.kind);
+  // settings.toml enables it, but nothing installs it: yolop is told to load what is not there
+  // (list and verify name it so); info said only what the registry lists, or "No crate named".
+  const absent = name !== undefined && (await enabledButAbsentNow(ctx.paths, lock)).includes(name) ? enabledButAbsentMessage(name) : undefined;
   if (source.registryInfo) {
     // Only reading: the index cache must not leave a store (and config dir) behind in a home that had none.
     const done = noteCreated(ctx);
     try {
       const listed = await source.registryInfo(ctx, spec);
-      return { ...EMPTY, name: name ?? listed.name, installed: false, registry: listed.registry };
+      const settings = absent ? { enabled: true, verify: { ok: false, problems: [absent], checked_by: 'list' as const } } : {};
+      return { ...EMPTY, ...settings, name: name ?? listed.name, installed: false, registry: listed.registry };
+    } catch (e) {
+      if (!absent || !isYepError(e)) throw e;
+      throw new YepError(e.code, `${name} is not installed, and settings.toml enables it: yolop cannot load it. ${e.message}`, {
+        cause: e,
+        hint: `\`yep-ext remove ${name}\` removes its settings (or install it).${e.hint ? ` ${e.hint}` : ''}`,
+        ...(e.details ? { details: e.details } : {}),
+      });
     } finally {
       await done(false);
     }
