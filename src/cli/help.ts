@@ -29,7 +29,7 @@ export const ENVIRONMENT: Array<[string, string]> = [
   ['YEP_EXT_AGENT_TIMEOUT_MS', 'Give up on `yolop --version` after this long (default 3000).'],
   ['YEP_EXT_LOCK_WAIT_MS', 'Wait this long for another yep-ext holding the store lock (default 300000).'],
   ['YEP_EXT_NO_FAST_PATH', 'Set to run every command through the full command framework (none of the lighter paths).'],
-  ['NO_COLOR', 'Set to turn colours off.'],
+  ['NO_COLOR', 'Set to turn colours off (so does FORCE_COLOR=0).'],
   ['YEP_EXT_DEBUG', 'Set to print the causes of errors.'],
 ];
 

@@ -1,6 +1,12 @@
-/** Minimal terminal styling: colour only on a TTY and only without NO_COLOR. */
+/**
+ * Minimal terminal styling: colour only on a TTY, and never with NO_COLOR, TERM=dumb or
+ * FORCE_COLOR=0 (or false), which node, npm and chalk also read as "no colour".
+ */
 const enabled = (stream: NodeJS.WriteStream): boolean =>
-  Boolean(stream.isTTY) && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '') && process.env.TERM !== 'dumb';
+  Boolean(stream.isTTY) &&
+  !('NO_COLOR' in process.env && process.env.NO_COLOR !== '') &&
+  process.env.TERM !== 'dumb' &&
+  !['0', 'false'].includes(process.env.FORCE_COLOR ?? '');
 
 function wrap(open: number, close: number) {
   return (text: string, stream: NodeJS.WriteStream = process.stdout): string =>

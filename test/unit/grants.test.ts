@@ -498,6 +498,27 @@ describe('renderSummary', () => {
     expect(out).toContain('Hi\\u001b[2J\\u0007\\u202e\\nthere');
   });
 
+  it('no colour on a terminal with FORCE_COLOR=0 (as node, npm and chalk read it), nor with NO_COLOR', () => {
+    const saved = { NO_COLOR: process.env.NO_COLOR, TERM: process.env.TERM, FORCE_COLOR: process.env.FORCE_COLOR };
+    process.env.TERM = 'xterm-256color';
+    try {
+      const tty = { isTTY: true } as NodeJS.WriteStream;
+      const render = () => text(renderSummary(hostile(), { stream: tty }));
+      for (const [key, value] of [['FORCE_COLOR', '0'], ['FORCE_COLOR', 'false'], ['NO_COLOR', '1']] as const) {
+        delete process.env.NO_COLOR;
+        delete process.env.FORCE_COLOR;
+        expect(render()).toContain('\u001b[1m');
+        process.env[key] = value;
+        expect(render(), `${key}=${value}`).not.toMatch(/\u001b\[\d+m/);
+      }
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
   it('adds only colour sequences of its own when colour is on', () => {
     const saved = process.env.NO_COLOR;
     const savedTerm = process.env.TERM;
