@@ -14,6 +14,7 @@ import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { BINNY_BINARY, BINNY_OTHER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { setupInstall } from '../helpers/setup-install.js';
+import { writePackage } from '../helpers/packages.js';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -59,6 +60,19 @@ async function verify(): Promise<{ code: number | null; problems: Problem[]; rep
 }
 
 describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'verify and repair', () => {
+  it('a path install whose server is not built yet (yep-ext new -l rust, then install): the hint is the build, not install --force, which finds the same directory', async () => {
+    const dir = writePackage(join(home.root, 'src', 'unbuilt'), { name: 'unbuilt' });
+    rmSync(join(dir, 'bin', 'unbuilt-server'));
+    expect((await runCli(['install', dir], { env: env() })).code).toBe(0);
+    const r = await runCli(['verify', '--json'], { env: env() });
+    expect(r.code).toBe(5);
+    const { error } = jsonOf(r);
+    expect(error.details.extensions.find((e: { name: string }) => e.name === 'unbuilt').problems.map((p: { kind: string }) => p.kind)).toEqual(['command']);
+    expect(error.hint).toMatch(/^Build or restore the server command in the local directory of unbuilt/);
+    expect(error.hint).toContain(`yep-ext doctor ${dir}`);
+    expect(error.hint).not.toContain('install --force');
+  });
+
   it('a clean home verifies (exit 0) with every key of the report present', async () => {
     const v = await verify();
     expect(v.code).toBe(0);

@@ -345,9 +345,13 @@ function integrityHint(ctx: Context, bad: VerifiedExtension[], entries: LockEntr
   // Nothing records where an unlocked package came from: it cannot be repaired, only removed or installed from its source.
   const unlocked = bad.filter((e) => e.problems.some((p) => p.kind === 'unlocked')).map((e) => e.name);
   const absent = bad.filter((e) => e.problems.some((p) => p.kind === 'not-installed')).map((e) => e.name);
-  const rest = bad.filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name) && !absent.includes(e.name) && !gone.includes(e.name)).map((e) => e.name);
+  // A local directory whose server command is not there (a Rust package not built yet): the store
+  // links to that directory, so reinstalling finds the same; the build is the repair.
+  const unbuilt = bad.filter((e) => linked.has(e.name) && !gone.includes(e.name) && e.problems.length > 0 && e.problems.every((p) => p.kind === 'command')).map((e) => e.name);
+  const rest = bad.filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name) && !absent.includes(e.name) && !gone.includes(e.name) && !unbuilt.includes(e.name)).map((e) => e.name);
   const parts = [
     rest.length ? `repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
+    unbuilt.length ? `build or restore the server command in the local ${unbuilt.length === 1 ? 'directory' : 'directories'} of ${unbuilt.join(', ')} (reinstalling finds the same directory; \`yep-ext doctor ${String(entries.find((x) => x.name === unbuilt[0])?.source.path ?? unbuilt[0])}\` shows what is missing and, for a Rust package, the build step)` : '',
     gone.length ? `install ${gone.join(' ')} again from where ${gone.length === 1 ? 'its local directory is' : 'their local directories are'} now (\`${INSTALL_MOVED_DIR}\`) or drop ${gone.length === 1 ? 'it' : 'them'} (\`yep-ext remove ${gone.join(' ')}\`)` : '',
     edited.length ? `review the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\`` : '',
     unlocked.length ? `remove what no lock entry pins (\`yep-ext remove ${unlocked.join(' ')}\`) or install it from its source to pin it` : '',
