@@ -308,7 +308,7 @@ describe('concurrent enables', () => {
 
     const again = await runCli(['remove', 'logfire'], { env: home.env });
     expect(again.code).toBe(3);
-    expect(again.stderr).toContain('logfire is not installed');
+    expect(again.stderr).toContain('"logfire" is not installed');
   });
 
 });

@@ -119,7 +119,7 @@ describe('bad inputs leave store, lock, settings and secrets unchanged', () => {
     ['no contributions', () => (writePackage(join(home.root, 'nc'), { name: 'nc', yolop: { tools: [] } }), ['install', join(home.root, 'nc')]), 4, /contributes nothing/],
     ['bad manifest name', () => (writePackage(join(home.root, 'bn'), { name: '../x' }), ['install', join(home.root, 'bn')]), 4, /must match/],
     ['remove ../x', () => ['remove', '../x'], 2, /Invalid extension name/],
-    ['remove unknown', () => ['remove', 'ghost'], 3, /ghost is not installed/],
+    ['remove unknown', () => ['remove', 'ghost'], 3, /"ghost" is not installed/],
     ['empty spec', () => ['install', ''], 2, /empty source/],
   ];
   it.each(cases)('%s', async (_label, args, code, message) => {

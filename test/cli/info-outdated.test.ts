@@ -400,7 +400,7 @@ describe('info', () => {
     // Not in the registry: the miss says what settings.toml asks of yolop, and how to settle it.
     const miss = await runCli(['info', 'ghost', '--json'], { env: env() });
     expect(miss.code).toBe(3);
-    expect(jsonOf(miss).error).toMatchObject({ code: 'E_NOT_FOUND', message: expect.stringMatching(/^ghost is not installed, and settings.toml enables it: yolop cannot load it\. No crate named/) });
+    expect(jsonOf(miss).error).toMatchObject({ code: 'E_NOT_FOUND', message: expect.stringMatching(/^The extension "ghost" is not installed, and settings.toml enables it: yolop cannot load it\. No crate named/) });
     expect(jsonOf(miss).error.hint).toContain('`yep-ext remove ghost` removes its settings');
     // In the registry: what it lists, and the failing check.
     reg.publish({ name: 'yolop-extension-ghost', vers: '1.0.0', data: fixtureCrate(HELLO, '1.0.0', { publishAs: 'yolop-extension-ghost' }) });

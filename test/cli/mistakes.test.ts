@@ -115,15 +115,15 @@ const mistakes: Mistake[] = [
   { what: 'a bad tool name for new', argv: ['new', 'good', '--tool', 'a b'], exit: 2, message: /Invalid tool name "a b"/, hint: /--tool forecast/, notHint: /yep-ext list/ },
   { what: 'disabling what is not installed', argv: ['disable', 'nosuch'], exit: 3, message: /"nosuch" is not installed/, hint: /yep-ext list/, notHint: /install nosuch|Install it/ },
   { what: 'a typo of an installed name', argv: ['disable', 'echo-nod'], exit: 3, message: /"echo-nod" is not installed/, hint: /^Did you mean `echo-node`\?/ },
-  { what: 'updating what is not installed', argv: ['update', 'echo-nde'], exit: 3, message: /echo-nde is not installed/, hint: /Did you mean `echo-node`\?.*yep-ext list/ },
+  { what: 'updating what is not installed', argv: ['update', 'echo-nde'], exit: 3, message: /"echo-nde" is not installed/, hint: /Did you mean `echo-node`\?.*yep-ext list/ },
   // Worded as disable, verify and update word it.
-  { what: 'removing what is not installed', argv: ['remove', 'nosuch'], exit: 3, message: /nosuch is not installed/, hint: /^Run `yep-ext list` to see what is installed\.$/ },
-  { what: 'doctor of a name that is not installed', argv: ['doctor', 'nosuch'], exit: 3, message: /nosuch is not installed/, hint: /^Run `yep-ext list` to see what is installed; to check a package directory, pass a path such as \.\/nosuch\.$/ },
+  { what: 'removing what is not installed', argv: ['remove', 'nosuch'], exit: 3, message: /"nosuch" is not installed/, hint: /^Run `yep-ext list` to see what is installed\.$/ },
+  { what: 'doctor of a name that is not installed', argv: ['doctor', 'nosuch'], exit: 3, message: /"nosuch" is not installed/, hint: /^Run `yep-ext list` to see what is installed; to check a package directory, pass a path such as \.\/nosuch\.$/ },
   // The directory of a path install where its name is asked for: the hint gives the name.
   { what: 'the directory of a path install given to remove', argv: ['remove', './examples/echo-node'], exit: 2, message: /^Invalid extension name "\.\/examples\/echo-node"/, hint: /^"\.\/examples\/echo-node" is the directory echo-node is installed from: give its name, `echo-node`, instead\.$/ },
   { what: 'the directory of a path install given to enable, by its absolute path', argv: ['enable', `${REPO_ROOT}/examples/echo-node/`], exit: 2, message: /^Invalid extension name/, hint: /is the directory echo-node is installed from: give its name, `echo-node`, instead\.$/ },
   { what: 'a directory nothing is installed from', argv: ['disable', './lock-dir'], exit: 2, message: /^Invalid extension name/, hint: /^Use the extension name as `yep-ext list` shows it/ },
-  { what: 'an aliased command with a typo of a name', argv: ['rm', 'echonode'], exit: 3, message: /echonode is not installed/, hint: /Did you mean `echo-node`\?/ },
+  { what: 'an aliased command with a typo of a name', argv: ['rm', 'echonode'], exit: 3, message: /"echonode" is not installed/, hint: /Did you mean `echo-node`\?/ },
 ];
 
 function parseHuman(stderr: string): { message: string; hint: string } {

@@ -22,7 +22,7 @@ import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
 import type { Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { notInstalledHere } from '../store/installed-manifest.js';
+import { notInstalled, notInstalledHere } from '../store/installed-manifest.js';
 import { redactValue } from '../text/redact.js';
 import type { ServerConfig, ConfigInjection } from '../settings/server-config.js';
 import type { CommandInspection } from '../package/inspect-command.js';
@@ -90,9 +90,7 @@ async function resolveTarget(ctx: Context, target: DoctorTarget): Promise<{ dir:
       const name = target.name;
       // A name the lock pins whose package is gone is said so, with the install that restores it (as enable says it).
       throw await notInstalledHere(ctx.paths, name, () =>
-        new YepError('E_NOT_INSTALLED', `${name} is not installed (no ${dir}).`, {
-          hint: `Run \`yep-ext list\` to see what is installed; to check a package directory, pass a path such as ./${name}.`,
-        }),
+        notInstalled(name, `Run \`yep-ext list\` to see what is installed; to check a package directory, pass a path such as ./${name}.`),
       );
     }
     return { dir, source: 'installed', wanted: target.name };

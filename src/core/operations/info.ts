@@ -240,7 +240,7 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
       return { ...EMPTY, ...settings, name: name ?? listed.name, installed: false, registry: listed.registry };
     } catch (e) {
       if (!absent || !isYepError(e)) throw e;
-      throw new YepError(e.code, `${name} is not installed, and settings.toml enables it: yolop cannot load it. ${e.message}`, {
+      throw new YepError(e.code, `The extension "${name}" is not installed, and settings.toml enables it: yolop cannot load it. ${e.message}`, {
         cause: e,
         hint: `\`yep-ext remove ${name}\` removes its settings (or install it).${e.hint ? ` ${e.hint}` : ''}`,
         ...(e.details ? { details: e.details } : {}),

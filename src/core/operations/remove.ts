@@ -8,6 +8,7 @@ import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { storeExists, withInstallLock } from '../store/install-lock.js';
+import { notInstalled as notInstalledError } from '../store/installed-manifest.js';
 import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
@@ -54,7 +55,8 @@ export function describeLeftovers(l: Leftovers): string {
   return [l.settings ? 'settings' : '', l.secrets ? 'secrets' : ''].filter(Boolean).join(' and ');
 }
 
-const notInstalled = (name: string): YepError => new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see what is installed.' });
+// One wording for every command (installed-manifest.ts); remove's hint never suggests installing.
+const notInstalled = (name: string): YepError => notInstalledError(name, 'Run `yep-ext list` to see what is installed.');
 
 export async function removeExtension(ctx: Context, input: string): Promise<RemoveOutcome> {
   const name = resolveExtensionName(ctx.paths, input);

@@ -10,6 +10,7 @@ import pMap from 'p-map';
 import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
+import { notInstalled } from '../store/installed-manifest.js';
 import { loadApprovedGrant, saveApprovedGrant } from '../store/approved-grants.js';
 import { pinEntries } from '../store/transaction.js';
 import { diffGrants, grantOf, type Grant, type GrantDiff } from '../package/grants.js';
@@ -229,7 +230,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
               hint: `Install it from its source to pin it (\`yep-ext install <its source>\`), or remove it (\`yep-ext remove ${name}\`).`,
             });
           }
-          throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).` });
+          throw notInstalled(name, `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).`);
         }
         return entry;
       });

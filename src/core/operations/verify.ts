@@ -24,7 +24,7 @@ import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unloc
 import { interruptedChanges } from '../store/interrupted-changes.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
-import { INSTALL_MOVED_DIR } from '../store/installed-manifest.js';
+import { INSTALL_MOVED_DIR, notInstalled } from '../store/installed-manifest.js';
 import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from '../store/tree-state.js';
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import type { EnginesVerdict } from '../agent/engines.js';
@@ -421,7 +421,7 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
           unlockedNamed.push(name);
           return [];
         }
-        throw new YepError('E_NOT_INSTALLED', `${name} is not installed.`, { hint: 'Run `yep-ext list` to see what is installed.' });
+        throw notInstalled(name, 'Run `yep-ext list` to see what is installed.');
       });
   const { default: pMap } = await import('p-map');
   const checks = await pMap(entries, (e) => checkEntry(ctx, e, { mode: 'full' }), { concurrency: 4 });
