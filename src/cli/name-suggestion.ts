@@ -5,7 +5,6 @@
  * `my-ext`). Shared by BaseCommand.catch and the oclif-free runner
  * (fast-net-run.ts), so both say the same.
  */
-import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { YepError } from '../core/errors.js';
@@ -39,26 +38,19 @@ function withHint(err: YepError, hint: string): YepError {
   return new YepError(err.code, err.message, { hint, ...(err.details ? { details: err.details } : {}), ...(err.cause !== undefined ? { cause: err.cause } : {}) });
 }
 
-/** A directory as the lock records a path install's (through symlinks when it exists). */
-function canonical(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return resolve(dir);
-  }
-}
-
 /** The installed extension whose path install links to one of the words typed as a path. */
 async function installedFromDirectory(typed: readonly string[]): Promise<{ typed: string; name: string } | undefined> {
   const dirs = typed.filter((t) => t.includes('/') || t === '.' || t === '..' || t === '~');
   if (dirs.length === 0) return undefined;
   const { loadLock } = await import('../core/store/lockfile.js');
+  const { isLinked } = await import('../core/sources/index.js');
+  const { canonicalDir } = await import('../core/sources/local-path.js');
   const lock = await loadLock(resolvePaths(process.env).lockFile).catch(() => undefined);
   if (!lock) return undefined;
   for (const t of dirs) {
     const expanded = t === '~' ? homedir() : t.startsWith('~/') ? resolve(homedir(), t.slice(2)) : resolve(t);
-    const here = canonical(expanded);
-    const entry = lock.entries.find((e) => e.source.type === 'path' && typeof e.source.path === 'string' && canonical(e.source.path) === here);
+    const here = canonicalDir(expanded);
+    const entry = lock.entries.find((e) => isLinked(e.source) && typeof e.source.path === 'string' && canonicalDir(e.source.path) === here);
     if (entry) return { typed: t, name: entry.name };
   }
   return undefined;

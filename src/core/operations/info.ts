@@ -9,12 +9,10 @@
  * installing. A git URL or a path that is not installed: E_USAGE pointing at
  * `install --dry-run`, which fetches and verifies without changing anything.
  */
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { isLinked, sourceFor, sourceLabel } from '../sources/index.js';
+import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { configFields, loadManifest } from '../package/manifest.js';
@@ -189,15 +187,6 @@ async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
   };
 }
 
-/** A directory as the lock records a path install's (resolved through symlinks when it exists). */
-function canonical(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return resolve(dir);
-  }
-}
-
 export async function extensionInfo(ctx: Context, input: string, cwd: string = process.cwd()): Promise<InfoResult> {
   const lock = await loadLock(ctx.paths.lockFile);
   let name: string | undefined;
@@ -218,16 +207,9 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
   }
   // A directory installed in place (`yep-ext info .` in the package being written), or a crate
   // installed under its own name (`info crates.io:yolop-extension-x`): that installed extension.
-  if (spec.kind === 'path') {
-    const here = canonical(spec.path);
-    const linked = lock.entries.find((e) => isLinked(e.source) && typeof e.source.path === 'string' && canonical(e.source.path) === here);
-    if (linked) return installedInfo(ctx, linked);
-  } else if (spec.kind === 'crate') {
-    const wanted = spec.crate.toLowerCase().replace(/_/g, '-');
-    const same = lock.entries.find((e) => typeof e.source.crate_name === 'string' && e.source.crate_name.toLowerCase().replace(/_/g, '-') === wanted);
-    if (same) return installedInfo(ctx, same);
-  }
   const source = sourceFor(spec.kind);
+  const same = lock.entries.find((e) => e.source.type === spec.kind && source.namesInstalled?.(spec, e.source) === true);
+  if (same) return installedInfo(ctx, same);
   // settings.toml enables it, but nothing installs it: yolop is told to load what is not there
   // (list and verify name it so); info said only what the registry lists, or "No crate named".
   const absent = name !== undefined && (await enabledButAbsentNow(ctx.paths, lock)).includes(name) ? enabledButAbsentMessage(name) : undefined;

@@ -34,7 +34,6 @@ import { kindViolation, policyError } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy-file.js';
 import { alreadyInstalled, type AlreadyCheck } from './install-already.js';
 import { commandFinding } from '../package/inspect-command.js';
-import { parseCargoRequirement } from '../sources/crates-io/cargo-version.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
@@ -112,7 +111,7 @@ export interface InstallHooks {
 export function readSpec(input: string | Spec, cwd: string = process.cwd()): ValidSpec {
   const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
   if (spec.kind === 'invalid') throw invalidSpec(spec, cwd);
-  if (spec.kind === 'crate' && spec.requirement !== undefined) parseCargoRequirement(spec.requirement);
+  sourceFor(spec.kind).checkSpec?.(spec);
   return spec;
 }
 

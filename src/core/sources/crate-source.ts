@@ -24,6 +24,8 @@ export function asCrateRecord(rec: { type: string }): CrateRecord | undefined {
   return rec.type === crateSource.kind ? (rec as CrateRecord) : undefined;
 }
 
+const foldCrate = (name: string): string => name.toLowerCase().replace(/_/g, '-');
+
 export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   kind: 'crate',
   noun: 'crate',
@@ -84,6 +86,12 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
       });
     }
   },
+
+  checkSpec(spec) {
+    if (spec.requirement !== undefined) parseCargoRequirement(spec.requirement);
+  },
+  // The crate's name as cargo compares it (case and - / _ folded).
+  namesInstalled: (spec, rec) => foldCrate(spec.crate) === foldCrate(rec.crate_name),
 
   preflight(ctx, spec, cwd) {
     // Host flaw fixed: a bare word is a crate, but say so when a same-named directory exists.

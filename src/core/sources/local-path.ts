@@ -4,12 +4,22 @@
  * a symlink to it, which the host's discovery follows.
  */
 import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { YepError, errnoCode } from '../errors.js';
 import type { PathSpec } from './spec.js';
 import type { Fetched } from './source.js';
 
 /** The lock record of a path install (host-compat §4). */
+/** A directory as the lock records a path install's (through symlinks when it exists). */
+export function canonicalDir(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
 export interface PathRecord {
   type: 'path';
   /** Canonical absolute directory the store entry links to. */

@@ -4,7 +4,7 @@
  * check re-hashes it, and `update` re-reads it and re-pins what it finds.
  */
 import type { Context } from '../context.js';
-import { fetchPath, type PathRecord } from './local-path.js';
+import { canonicalDir, fetchPath, type PathRecord } from './local-path.js';
 import { recordTable, type Source } from './source.js';
 import type { PathSpec } from './spec.js';
 
@@ -27,6 +27,7 @@ export const pathSource: Source<'path', PathSpec, PathRecord> = {
   pinnedExactly: () => false,
   // A directory is its own pin: nothing to move toward.
   updateReaches: () => false,
+  namesInstalled: (spec, rec) => canonicalDir(spec.path) === canonicalDir(rec.path),
   follows: () => '',
   withFollows: (rec) => rec,
   // Nothing is pinned but the content hash itself.

@@ -134,6 +134,16 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
 
   /** Warnings (through ctx.log) or refusals before anything is created for `spec`. */
   preflight?(ctx: Context, spec: S, cwd: string): void;
+  /**
+   * Refusals of the spec's own text, before anything is read or requested (a crate
+   * requirement cargo refuses, `lsp@^^1`): a typo is a usage error, never a network one.
+   */
+  checkSpec?(spec: S): void;
+  /**
+   * Whether the installed `rec` is what `spec` names (`info .` in a directory installed in
+   * place; `info crates.io:<crate>` of that installed crate). Kinds without it never match.
+   */
+  namesInstalled?(spec: S, rec: R): boolean;
   /** Install: resolve `spec` and fetch it into `into` (which must not exist; its parent does). */
   fetch(ctx: Context, spec: S, into: string): Promise<Fetched<R>>;
   /**
