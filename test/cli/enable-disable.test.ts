@@ -97,12 +97,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
   });
 
   it('a removal killed after its commit, finished by the recovery of the next enable or set-secret: they say not installed (exit 3), not "Enabled" or "Stored", and yolop is told to load nothing', async () => {
-    await install('plain', { type: 'object', properties: {} });
-    expect((await runCli(['enable', 'plain'], { env: home.env })).code).toBe(0);
-    // kill -9 just after the commit: the lock no longer pins plain; the store and settings.toml still have it.
-    await killAt('remove:after-lock', ['remove', 'plain'], home.env, join(home.root, 'paused-1'));
-    staleLock(home);
-    expect(agentView(home.configDir)).toHaveProperty('plain');
+    await interruptedRemoval('paused-1');
     const r = await runCli(['enable', 'plain'], { env: home.env });
     expect(r.stderr).toContain('Recovered: completed an interrupted removal of plain');
     expect(r.code, r.stdout).toBe(3);
@@ -313,13 +308,21 @@ describe('concurrent enables', () => {
 
 });
 
+/**
+ * `plain` installed and enabled, then its removal killed just after the commit: the lock no
+ * longer pins it; the store and settings.toml still have it (yolop would still load it).
+ */
+async function interruptedRemoval(pauseName: string): Promise<void> {
+  await install('plain', { type: 'object', properties: {} });
+  expect((await runCli(['enable', 'plain'], { env: home.env })).code).toBe(0);
+  await killAt('remove:after-lock', ['remove', 'plain'], home.env, join(home.root, pauseName));
+  staleLock(home);
+  expect(agentView(home.configDir)).toHaveProperty('plain');
+}
+
 describe('a removal interrupted after its commit (read before the next command finishes it)', () => {
   it('list, verify and info say the removal was interrupted (not "placed by hand?: reinstall it"), and the `yep-ext remove` they name exits 0 having finished it, instead of "not installed" (exit 3)', async () => {
-    await install('plain', { type: 'object', properties: {} });
-    expect((await runCli(['enable', 'plain'], { env: home.env })).code).toBe(0);
-    await killAt('remove:after-lock', ['remove', 'plain'], home.env, join(home.root, 'paused'));
-    staleLock(home);
-    expect(agentView(home.configDir)).toHaveProperty('plain');
+    await interruptedRemoval('paused');
 
     const listed = jsonOf(await runCli(['list', '--json'], { env: home.env })).extensions.find((e: { name: string }) => e.name === 'plain');
     expect(listed.problems).toEqual([expect.stringContaining('its removal was interrupted')]);

@@ -172,6 +172,8 @@ async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
   const settings = await readExtensionSettings(ctx.paths, name).catch(() => undefined);
   const fields = manifest ? await configStatus(ctx.paths, manifest, settings).catch(() => []) : [];
   const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
+  // One read of the staging journals (it was read twice for the message).
+  const interrupted = interruptedChanges(ctx).get(name);
   return {
     ...EMPTY,
     name,
@@ -182,7 +184,7 @@ async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
     dir,
     grant: manifest ? summarizeGrant(grantOf(manifest)) : null,
     config: fields.map((f) => ({ key: f.key, secret: f.secret, required: f.required, set: f.set, source: f.source, env: f.env ?? null, default: !f.secret && defaults.get(f.key)?.default !== undefined ? defaults.get(f.key)!.default : null })),
-    verify: { ok: false, problems: [interruptedChanges(ctx).has(name) ? interruptedMessage(name, interruptedChanges(ctx).get(name)!) : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?); remove it or install it from its source to pin it`], checked_by: 'list' },
+    verify: { ok: false, problems: [interrupted ? interruptedMessage(name, interrupted) : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?); remove it or install it from its source to pin it`], checked_by: 'list' },
     engines: manifest ? await checkAgainstAgent(ctx, manifest).catch(() => null) : null,
   };
 }
