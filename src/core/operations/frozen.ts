@@ -285,7 +285,7 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
         ctx.log.warn(`The store also holds ${others.join(', ')}, which ${options.lockfile} does not pin: left installed (and enabled if ${others.length === 1 ? 'it was' : 'they were'}). Run \`yep-ext remove <name>\` for each the project dropped.`);
       }
     }
-    await warnUnpinned(ctx);
+    await warnUnpinned(ctx, current);
     await warnEnabledButAbsent(ctx, target);
     return items.sort((a, b) => (a.name < b.name ? -1 : 1));
   } finally {
@@ -299,8 +299,9 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
  * same, and enabled it runs, though no lock describes it. Said, as `update`, `outdated`,
  * `lock export` and `mirror` say it.
  */
-async function warnUnpinned(ctx: Context): Promise<void> {
-  const unlocked = await unlockedSince(ctx.paths, await loadLock(ctx.paths.lockFile));
+async function warnUnpinned(ctx: Context, lockAtStart: Lockfile): Promise<void> {
+  // The lock is read again only when the store holds a package it did not pin (unlockedSince).
+  const unlocked = await unlockedSince(ctx.paths, lockAtStart);
   if (unlocked.length === 0) return;
   const one = unlocked.length === 1;
   const settings = await loadSettingsText(ctx.paths).then((text) => settingsLookup(text), () => undefined);
