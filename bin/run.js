@@ -154,13 +154,21 @@ if (require.main !== module) {
     // <tmp>/node-compile-cache, as tsc does; NODE_COMPILE_CACHE moves it and
     // NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such call: skipped.
     require('node:module').enableCompileCache?.();
-    if ((argv[0] === 'list' || argv[0] === '__complete') && (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-path.cjs')))).runFastPath(argv))) return;
+    if (
+      (argv[0] === 'list' || argv[0] === '__complete') &&
+      (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-path.cjs')))).runFastPath(argv))
+    )
+      return;
     // The plain shapes of install and update run without oclif too (dist/bundle/fast-net.cjs
     // decides; it declines anything else, doing nothing).
     // A warm `install --frozen` tries dist/bundle/fast-frozen.cjs first (no fetching code; no V8
     // set-up, as it runs no wasm and downloads nothing), which hands over to fast-net-run.cjs
     // when an entry must be fetched (src/cli/fast-frozen.ts).
-    if ((argv[0] === 'install' || argv[0] === 'update') && (await (await loadBundle(() => require('../dist/bundle/fast-net.cjs'))).runFastNet(argv, loadFastNetRun, () => require('../dist/bundle/fast-frozen.cjs')))) return;
+    if (
+      (argv[0] === 'install' || argv[0] === 'update') &&
+      (await (await loadBundle(() => require('../dist/bundle/fast-net.cjs'))).runFastNet(argv, loadFastNetRun, () => require('../dist/bundle/fast-frozen.cjs')))
+    )
+      return;
     // Plain `doctor <target>` too (src/cli/fast-doctor.ts; it declines the rest). The
     // server is started first (src/cli/doctor-early.ts), so that its start-up overlaps
     // the load of doctor's code; doctor adopts it only if it is exactly its own spawn,
@@ -176,7 +184,12 @@ if (require.main !== module) {
     // verify: src/cli/command-bodies.ts) run without oclif too: dist/bundle/fast-cmd.cjs parses
     // them with each command's own definitions and declines anything else, doing nothing. No V8
     // set-up: they download nothing and run no wasm. The runner has a code cache like fast-doctor.cjs's.
-    if (await (await loadBundle(() => require('../dist/bundle/fast-cmd.cjs'))).runFastCommand(argv, () => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-cmd-run.cjs')))) return;
+    if (
+      await (await loadBundle(() => require('../dist/bundle/fast-cmd.cjs'))).runFastCommand(argv, () =>
+        requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-cmd-run.cjs')),
+      )
+    )
+      return;
     const { main } = await loadForNetwork(() => loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'cli.cjs'))));
     // The package root, not this directory: bin/package.json would pass for it.
     await main(root);

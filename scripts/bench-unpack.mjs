@@ -31,7 +31,7 @@ const TAR_MODULE = pathToFileURL(resolve(HERE, '../node_modules/tar/dist/esm/ind
 function makeTextPool(bytes) {
   const words = [];
   let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
   for (let i = 0; i < 4000; i++) {
     let w = '';
     const n = 2 + Math.floor(rnd() * 9);
@@ -41,7 +41,7 @@ function makeTextPool(bytes) {
   const parts = [];
   let len = 0;
   while (len < bytes) {
-    const line = Array.from({ length: 4 + Math.floor(rnd() * 10) }, () => words[Math.floor(rnd() * words.length)]).join(' ') + ';\n';
+    const line = `${Array.from({ length: 4 + Math.floor(rnd() * 10) }, () => words[Math.floor(rnd() * words.length)]).join(' ')};\n`;
     parts.push(line);
     len += line.length;
   }
@@ -56,7 +56,7 @@ function sh(cmd, args, opts = {}) {
 
 function buildCrate(dir, name, version, writeTree) {
   const root = `${name}-${version}`;
-  const src = join(dir, 'src-' + name);
+  const src = join(dir, `src-${name}`);
   mkdirSync(join(src, root), { recursive: true });
   writeTree(join(src, root));
   const file = join(dir, `${root}.crate`);
@@ -174,7 +174,9 @@ export function benchUnpack({ runs = 5, nodeTar = false, dir, keep = false, log 
           tool,
           medianMs: Math.round(ms),
           ratio: Math.round((ms / tarMs) * 100) / 100,
-          ...(xs[0].rssMiB !== undefined ? { peakRssMiB: Math.round(Math.max(...xs.map((x) => x.rssMiB))), childWallMs: Math.round(median(xs.map((x) => x.wall))) } : {}),
+          ...(xs[0].rssMiB !== undefined
+            ? { peakRssMiB: Math.round(Math.max(...xs.map((x) => x.rssMiB))), childWallMs: Math.round(median(xs.map((x) => x.wall))) }
+            : {}),
         });
       }
       log(`${crate.name}: done`);
@@ -198,7 +200,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     ...(dir ? { dir } : {}),
     nodeTar: args.includes('--node-tar'),
     keep: args.includes('--keep'),
-    log: (m) => process.stderr.write(m + '\n'),
+    log: (m) => process.stderr.write(`${m}\n`),
   });
   console.table(rows);
   if (dir && !args.includes('--keep')) rmSync(dir, { recursive: true, force: true });

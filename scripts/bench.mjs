@@ -47,9 +47,7 @@ const SUITE = argv.includes('--suite');
 const RSS_MB = QUICK ? [1, 200] : [1, 50, 200, 500];
 const RSS_FILES = QUICK ? [100, 20_000] : [100, 1_000, 5_000, 20_000];
 const RSS_RUNS = QUICK ? 1 : 2;
-const ONLY = opt('--only', '')
-  .split(',')
-  .filter(Boolean);
+const ONLY = opt('--only', '').split(',').filter(Boolean);
 const KEEP = argv.includes('--keep');
 const wanted = (id) => ONLY.length === 0 || ONLY.some((o) => id.startsWith(o));
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
@@ -57,7 +55,9 @@ const log = (m) => process.stderr.write(`bench: ${m}\n`);
 // ---------------------------------------------------------------- processes
 
 const baseEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_ENV', 'DEBUG'].includes(k) && !k.startsWith('YEP_EXT_') && !k.startsWith('YOLOP_')),
+  Object.entries(process.env).filter(
+    ([k]) => !['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_ENV', 'DEBUG'].includes(k) && !k.startsWith('YEP_EXT_') && !k.startsWith('YOLOP_'),
+  ),
 );
 
 /**
@@ -181,15 +181,24 @@ const rows = [];
  * Printed only for a missed row.
  */
 const WHY = {
-  'install-1mb': 'the main thread alone uses ~110 ms of CPU (~20-25 loading the oclif-free runner, fast-net-run.cjs, 635 KB, from its code cache since round nine, ~12 ms less; ~30 the unpack; ~10 the requests; ~10 the commit and signing walk) and the pool ~80 ms (100 file creations, the inflate, 14 fsyncs, serial in the commit): a runner with only the crate path, no fsync for digest-checked index cache entries and signatures from the extractor would close part of it (docs/performance.md, round nine)',
-  'update-all': 'loading the update runner (oclif-free, fast-net-run.cjs, ~600 KB from its code cache) comes before the first request; the 20 requests themselves take ~30 ms',
-  'frozen-warm': 'nothing is fetched: the time is loading the warm frozen runner (oclif-free, fast-frozen.cjs, no fetching code) with the Node built-ins it needs, and checking the 20 trees\' stat signatures, manifests and server commands (synchronous since round nine: -20 to -27% CPU); a loaded machine moves this ratio by more than that',
-  doctor: 'on 2 cores this row is CPU-bound, and 2x is below the floor of any doctor that keeps its two stop checks: a Node process that only spawns echo-node twice (detached, pipes, as doctor does), one initialize round trip each, then EOF, is already 2.57x the baseline\'s wall and 2.99x its CPU (one server: 1.95x, 1.91x; round nine, 15 interleaved, load 4-6). Two runs are required: the `shutdown` check stops a run with a shutdown request and `stdin_eof` stops one with EOF alone, and a process can be stopped only once (test/integration/doctor.test.ts: a server that exits on shutdown but ignores EOF). Past that floor doctor\'s own CPU (~75-85 ms against node -e 0\'s ~20) is fast-doctor.cjs\'s evaluation (~12 ms, zod ~8 of it), the checks (~30 ms: message validation, probes, stops) and /proc tracking (~9 ms, 13 looks). What would close it: more cores (the two server start-ups and doctor\'s load would then run side by side, ~2x), or a protocol validator without zod',
-  'install-small': 'a crate of 2 MiB or more has its small files created on one worker thread in batches with sync calls (archive/worker-writer.ts, round eight: main-thread CPU of the in-process unpack 3.6 -> 0.46 s), so file creation overlaps the parse, the policy and the 60 MB content hash on the main thread and the inflate on the pool; the verified .crate is hard-linked into the download cache. What is left is serial where the pipeline overlaps it: node\'s start-up and module load, the download before the unpack (the spec: verified before any byte is unpacked) and the signing walk; the file creation itself is one thread, as tar\'s is (docs/performance.md, Round eight: unpack8)',
-  'install-big': 'the download goes to a .partial file and is verified before unpacking (the spec; the pipeline streams straight into tar); the big file is then written with sync calls between inflates (serial with zlib). The download cache is a hard link now, no second read and hash (round six)',
-  'rss-200mb': 'the 1 MB install itself is ~54 MiB on Node 20 and ~65 on Node 24 (node -e 0 39 / 42 MiB; Node 24 touches ~6 MiB more of its own binary), and the transfer adds ~10 MiB (glibc heap grown by socket reads between young collections, every 1 MiB since round eleven: Node 24 80-82 -> 69 MiB)',
-  'rss-files': 'under 100 MiB, and flat from 5,000 to 20,000 files, but 1.3-1.5x the 100-file install: the step is between 1,000 and 5,000 files and is not per entry: the writer thread a crate of 2 MiB or more starts (~10 MiB: its isolate, batch buffers, malloc arena; round eight), V8 optimising the per-entry code (TurboFan, ~6-10 MiB: 71 MiB with --no-concurrent-recompilation, 69 with --no-opt), the young generation grown in the unpack (4 -> 8 MiB; on Node 20 --semi-space-growth-factor=1 does not stop it) and socket buffers of a multi-MB download (docs/performance.md, Round five: mem5, Round six: net6). The 100-file install got lighter in round six (cacache no longer loaded), which raised the ratio. On Node 24 the 20,000-file install is 103-105 MiB: the writer thread\'s bootstrap touches ~8.5 MiB more of the Node 24 binary; --semi-space-growth-factor=1 set when the writer starts takes it to ~98 but costs the worker ~35 ms of CPU (its built-ins then compile without their code cache), set once it is ready only to 99-100 (round eleven)',
-  suite: 'the suite starts the CLI through runCli 2,003 times, plus kill, trace and PTY runs (0.1-0.4 s of CPU each on Node 20, 0.1 s of it Node itself starting): its children use ~980 s of its ~1,250 s of CPU, above the ~360 s that 180 s on 2 cores allows (docs/performance.md, Round seven: suite7)',
+  'install-1mb':
+    'the main thread alone uses ~110 ms of CPU (~20-25 loading the oclif-free runner, fast-net-run.cjs, 635 KB, from its code cache since round nine, ~12 ms less; ~30 the unpack; ~10 the requests; ~10 the commit and signing walk) and the pool ~80 ms (100 file creations, the inflate, 14 fsyncs, serial in the commit): a runner with only the crate path, no fsync for digest-checked index cache entries and signatures from the extractor would close part of it (docs/performance.md, round nine)',
+  'update-all':
+    'loading the update runner (oclif-free, fast-net-run.cjs, ~600 KB from its code cache) comes before the first request; the 20 requests themselves take ~30 ms',
+  'frozen-warm':
+    "nothing is fetched: the time is loading the warm frozen runner (oclif-free, fast-frozen.cjs, no fetching code) with the Node built-ins it needs, and checking the 20 trees' stat signatures, manifests and server commands (synchronous since round nine: -20 to -27% CPU); a loaded machine moves this ratio by more than that",
+  doctor:
+    "on 2 cores this row is CPU-bound, and 2x is below the floor of any doctor that keeps its two stop checks: a Node process that only spawns echo-node twice (detached, pipes, as doctor does), one initialize round trip each, then EOF, is already 2.57x the baseline's wall and 2.99x its CPU (one server: 1.95x, 1.91x; round nine, 15 interleaved, load 4-6). Two runs are required: the `shutdown` check stops a run with a shutdown request and `stdin_eof` stops one with EOF alone, and a process can be stopped only once (test/integration/doctor.test.ts: a server that exits on shutdown but ignores EOF). Past that floor doctor's own CPU (~75-85 ms against node -e 0's ~20) is fast-doctor.cjs's evaluation (~12 ms, zod ~8 of it), the checks (~30 ms: message validation, probes, stops) and /proc tracking (~9 ms, 13 looks). What would close it: more cores (the two server start-ups and doctor's load would then run side by side, ~2x), or a protocol validator without zod",
+  'install-small':
+    "a crate of 2 MiB or more has its small files created on one worker thread in batches with sync calls (archive/worker-writer.ts, round eight: main-thread CPU of the in-process unpack 3.6 -> 0.46 s), so file creation overlaps the parse, the policy and the 60 MB content hash on the main thread and the inflate on the pool; the verified .crate is hard-linked into the download cache. What is left is serial where the pipeline overlaps it: node's start-up and module load, the download before the unpack (the spec: verified before any byte is unpacked) and the signing walk; the file creation itself is one thread, as tar's is (docs/performance.md, Round eight: unpack8)",
+  'install-big':
+    'the download goes to a .partial file and is verified before unpacking (the spec; the pipeline streams straight into tar); the big file is then written with sync calls between inflates (serial with zlib). The download cache is a hard link now, no second read and hash (round six)',
+  'rss-200mb':
+    'the 1 MB install itself is ~54 MiB on Node 20 and ~65 on Node 24 (node -e 0 39 / 42 MiB; Node 24 touches ~6 MiB more of its own binary), and the transfer adds ~10 MiB (glibc heap grown by socket reads between young collections, every 1 MiB since round eleven: Node 24 80-82 -> 69 MiB)',
+  'rss-files':
+    "under 100 MiB, and flat from 5,000 to 20,000 files, but 1.3-1.5x the 100-file install: the step is between 1,000 and 5,000 files and is not per entry: the writer thread a crate of 2 MiB or more starts (~10 MiB: its isolate, batch buffers, malloc arena; round eight), V8 optimising the per-entry code (TurboFan, ~6-10 MiB: 71 MiB with --no-concurrent-recompilation, 69 with --no-opt), the young generation grown in the unpack (4 -> 8 MiB; on Node 20 --semi-space-growth-factor=1 does not stop it) and socket buffers of a multi-MB download (docs/performance.md, Round five: mem5, Round six: net6). The 100-file install got lighter in round six (cacache no longer loaded), which raised the ratio. On Node 24 the 20,000-file install is 103-105 MiB: the writer thread's bootstrap touches ~8.5 MiB more of the Node 24 binary; --semi-space-growth-factor=1 set when the writer starts takes it to ~98 but costs the worker ~35 ms of CPU (its built-ins then compile without their code cache), set once it is ready only to 99-100 (round eleven)",
+  suite:
+    'the suite starts the CLI through runCli 2,003 times, plus kill, trace and PTY runs (0.1-0.4 s of CPU each on Node 20, 0.1 s of it Node itself starting): its children use ~980 s of its ~1,250 s of CPU, above the ~360 s that 180 s on 2 cores allows (docs/performance.md, Round seven: suite7)',
 };
 
 /** A yep-ext command against `node -e 0`, interleaved: the start-up-bound rows of issue 20. */
@@ -223,7 +232,9 @@ function addRow(row) {
   }
   rows.push(row);
   const r = row.ratio === undefined ? '' : ` ${row.ratio.toFixed(2)}x`;
-  log(`${row.case}: ${row.yep_ms !== undefined ? `${Math.round(row.yep_ms)} ms` : row.yep_text ?? ''} vs ${row.baseline_ms !== undefined ? `${Math.round(row.baseline_ms)} ms` : row.baseline_text ?? ''}${r}`);
+  log(
+    `${row.case}: ${row.yep_ms !== undefined ? `${Math.round(row.yep_ms)} ms` : (row.yep_text ?? '')} vs ${row.baseline_ms !== undefined ? `${Math.round(row.baseline_ms)} ms` : (row.baseline_text ?? '')}${r}`,
+  );
 }
 
 function skip(id, title, reason) {
@@ -252,7 +263,18 @@ async function startupCases(base, reg) {
     const got = await pair(STARTUP_RUNS, () => yep(c.args, env).then((r) => must(r, c.title)), nodeE0, { warmup: 2 });
     const a = median(got.a.map((r) => r.ms));
     const b = median(got.b.map((r) => r.ms));
-    addRow({ id: c.id, case: c.title, yep_ms: a, baseline: 'node -e 0', baseline_ms: b, ratio: a / b, target: `<= ${c.target}x`, met: a / b <= c.target, runs: STARTUP_RUNS, samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) } });
+    addRow({
+      id: c.id,
+      case: c.title,
+      yep_ms: a,
+      baseline: 'node -e 0',
+      baseline_ms: b,
+      ratio: a / b,
+      target: `<= ${c.target}x`,
+      met: a / b <= c.target,
+      runs: STARTUP_RUNS,
+      samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
+    });
   }
   return { home, env, names };
 }
@@ -285,7 +307,8 @@ async function installCase(base, reg, { id, title, crate, target }) {
   const runs = QUICK ? Math.min(RUNS, 2) : RUNS;
   const got = await pair(
     runs,
-    async (ctx) => must(await yep(['install', `crates.io:${crate.name}@=${crate.version}`], homeEnv(ctx.dir, reg), { rss: existsSync(TIME) }), `install ${name}`),
+    async (ctx) =>
+      must(await yep(['install', `crates.io:${crate.name}@=${crate.version}`], homeEnv(ctx.dir, reg), { rss: existsSync(TIME) }), `install ${name}`),
     async (ctx) => must(await shellInstall(url, join(ctx.dir, 'out')), 'shell pipeline'),
     {
       setup: async () => ({ dir: tempDir(base, 'run-') }),
@@ -318,12 +341,25 @@ async function installCases(base, reg) {
   if (wanted('install-1mb')) {
     log('building the 1 MB crate ...');
     // ~1 MB compressed: 100 source-like files, 3.5 MB unpacked.
-    const one = buildSmallCrate(tempDir(base, 'one-'), { files: 100, totalBytes: 3.5 * MiB, name: 'yolop-extension-bench-one', version: '1.0.0', extra: extra('bench-one') });
-    reg.publish({ name: one.name, vers: one.version, data: readFileSync(one.file) });
-    await vsNode('install-1mb', `install: small crate (${(one.size / MiB).toFixed(1)} MB), fresh home`, 5, () => ['install', `crates.io:${one.name}@=${one.version}`], (ctx) => homeEnv(ctx.dir ?? base, reg), {
-      setup: async (side) => (side === 'a' ? { dir: tempDir(base, 'run-') } : {}),
-      cleanup: async (_side, ctx) => ctx.dir && rmSync(ctx.dir, { recursive: true, force: true }),
+    const one = buildSmallCrate(tempDir(base, 'one-'), {
+      files: 100,
+      totalBytes: 3.5 * MiB,
+      name: 'yolop-extension-bench-one',
+      version: '1.0.0',
+      extra: extra('bench-one'),
     });
+    reg.publish({ name: one.name, vers: one.version, data: readFileSync(one.file) });
+    await vsNode(
+      'install-1mb',
+      `install: small crate (${(one.size / MiB).toFixed(1)} MB), fresh home`,
+      5,
+      () => ['install', `crates.io:${one.name}@=${one.version}`],
+      (ctx) => homeEnv(ctx.dir ?? base, reg),
+      {
+        setup: async (side) => (side === 'a' ? { dir: tempDir(base, 'run-') } : {}),
+        cleanup: async (_side, ctx) => ctx.dir && rmSync(ctx.dir, { recursive: true, force: true }),
+      },
+    );
   }
   if (wanted('install-small')) {
     log('building the 5,000-file crate ...');
@@ -347,7 +383,9 @@ async function peakOfInstall(base, reg, crate) {
   const got = [];
   for (let i = 0; i < RSS_RUNS; i++) {
     const dir = tempDir(base, 'rss-');
-    got.push(must(await yep(['install', `crates.io:${crate.name}@=${crate.version}`], homeEnv(dir, reg), { rss: true }), `install ${crate.name}`).rssKiB / 1024);
+    got.push(
+      must(await yep(['install', `crates.io:${crate.name}@=${crate.version}`], homeEnv(dir, reg), { rss: true }), `install ${crate.name}`).rssKiB / 1024,
+    );
     rmSync(dir, { recursive: true, force: true });
   }
   return Math.max(...got);
@@ -370,7 +408,12 @@ async function rssCurve(base, reg) {
   const bytes = {};
   for (const mb of RSS_MB) {
     log(`peak RSS: building the one-file ${mb} MB crate ...`);
-    const crate = buildBigCrate(tempDir(base, `rss${mb}-`), { bytes: mb * MiB, name: `yolop-extension-rss-mb${mb}`, version: '1.0.0', extra: (root) => writeExtension(root, `rss-mb${mb}`) });
+    const crate = buildBigCrate(tempDir(base, `rss${mb}-`), {
+      bytes: mb * MiB,
+      name: `yolop-extension-rss-mb${mb}`,
+      version: '1.0.0',
+      extra: (root) => writeExtension(root, `rss-mb${mb}`),
+    });
     reg.publish({ name: crate.name, vers: crate.version, data: readFileSync(crate.file) });
     bytes[mb] = await peakOfInstall(base, reg, crate);
     log(`peak RSS, ${mb} MB file: ${bytes[mb].toFixed(1)} MiB`);
@@ -379,7 +422,13 @@ async function rssCurve(base, reg) {
   const files = {};
   for (const n of RSS_FILES) {
     log(`peak RSS: building the ${n}-file crate ...`);
-    const crate = buildSmallCrate(tempDir(base, `rssf${n}-`), { files: n, totalBytes: n * 2048, name: `yolop-extension-rss-files${n}`, version: '1.0.0', extra: (root) => writeExtension(root, `rss-files${n}`) });
+    const crate = buildSmallCrate(tempDir(base, `rssf${n}-`), {
+      files: n,
+      totalBytes: n * 2048,
+      name: `yolop-extension-rss-files${n}`,
+      version: '1.0.0',
+      extra: (root) => writeExtension(root, `rss-files${n}`),
+    });
     reg.publish({ name: crate.name, vers: crate.version, data: readFileSync(crate.file) });
     files[n] = await peakOfInstall(base, reg, crate);
     log(`peak RSS, ${n} files: ${files[n].toFixed(1)} MiB`);
@@ -430,10 +479,11 @@ async function doctorCase() {
   const env = homeEnv(home);
   const request = JSON.stringify({ id: 1, method: 'initialize', params: { protocol_version: '1.0', session_id: 'bench', workspace_root: ROOT, config: {} } });
   // Spawn the server, send initialize, read the answer; EOF then ends it (as a host would).
-  const plain = () => run('bash', ['-c', 'printf "%s\\n" "$1" | "$2" | head -n 1', 'bench', request, join(example, 'bin', 'echo-node')]).then((r) => {
-    if (!r.stdout.includes('"result"')) throw new Error(`echo-node did not answer initialize: ${r.stdout} ${r.stderr}`);
-    return r;
-  });
+  const plain = () =>
+    run('bash', ['-c', 'printf "%s\\n" "$1" | "$2" | head -n 1', 'bench', request, join(example, 'bin', 'echo-node')]).then((r) => {
+      if (!r.stdout.includes('"result"')) throw new Error(`echo-node did not answer initialize: ${r.stdout} ${r.stderr}`);
+      return r;
+    });
   const got = await pair(RUNS * 2, () => yep(['doctor', './examples/echo-node', '--json'], env).then((r) => must(r, 'doctor')), plain);
   rmSync(home, { recursive: true, force: true });
   const a = median(got.a.map((r) => r.ms));
@@ -473,25 +523,48 @@ async function updateCase(base, reg, installed) {
   // Where the time of that run went: start-up before the first request, the requests, the rest.
   const timeline = { first_request_ms: first - spawnedAt, last_request_ms: last - spawnedAt, exit_ms: Math.round(counted.ms) };
   if (wanted('update')) {
-    await vsNode('update-all', 'update --all: 20 current crate extensions', 4, () => ['update', '--all'], () => env, {
-      extra: {
-        requests: { index_files: index.length, config_json: config.length, other: other.length, first_to_last_ms: last - first },
-        request_pattern_met: index.length <= names.length && other.length === 0,
-        timeline,
+    await vsNode(
+      'update-all',
+      'update --all: 20 current crate extensions',
+      4,
+      () => ['update', '--all'],
+      () => env,
+      {
+        extra: {
+          requests: { index_files: index.length, config_json: config.length, other: other.length, first_to_last_ms: last - first },
+          request_pattern_met: index.length <= names.length && other.length === 0,
+          timeline,
+        },
       },
-    });
+    );
   }
   if (wanted('frozen')) {
     // Warm: every locked entry is already installed with its locked hash (no network).
-    await vsNode('frozen-warm', 'install --frozen, warm, 20 entries', 3, () => ['install', '--frozen'], () => env);
+    await vsNode(
+      'frozen-warm',
+      'install --frozen, warm, 20 entries',
+      3,
+      () => ['install', '--frozen'],
+      () => env,
+    );
   }
 }
 
 /** `npx vitest run` once, timed (only with --suite: it takes minutes and all of both cores). */
 async function suiteCase() {
-  if (!SUITE) return skip('suite', '`npm test` wall time (<= 3 min)', 'not run without --suite (the suite takes minutes); its summary line prints the wall time');
+  if (!SUITE)
+    return skip('suite', '`npm test` wall time (<= 3 min)', 'not run without --suite (the suite takes minutes); its summary line prints the wall time');
   const r = await run('npx', ['vitest', 'run'], { env: { YEP_EXT_REQUIRE_ALL: process.env.YEP_EXT_REQUIRE_ALL ?? '' } });
-  addRow({ id: 'suite', case: '`npm test` wall time', yep_ms: r.ms, baseline: '-', baseline_text: '-', target: '<= 180 s, green', met: r.code === 0 && r.ms <= 180_000, note: `exit ${r.code}` });
+  addRow({
+    id: 'suite',
+    case: '`npm test` wall time',
+    yep_ms: r.ms,
+    baseline: '-',
+    baseline_text: '-',
+    target: '<= 180 s, green',
+    met: r.code === 0 && r.ms <= 180_000,
+    note: `exit ${r.code}`,
+  });
 }
 
 /**
@@ -509,7 +582,11 @@ async function frozenWarmCase(base, reg, names) {
   must(await yep(['lock', 'export', lock], env), 'lock export');
   must(await yep(['install', '--frozen', '--lockfile', lock], env), 'first frozen run');
   reg.requests.length = 0;
-  const got = await pair(RUNS, () => yep(['install', '--frozen', '--lockfile', lock], env).then((r) => must(r, 'install --frozen')), () => yep(['list', '--no-verify'], env).then((r) => must(r, 'list --no-verify')));
+  const got = await pair(
+    RUNS,
+    () => yep(['install', '--frozen', '--lockfile', lock], env).then((r) => must(r, 'install --frozen')),
+    () => yep(['list', '--no-verify'], env).then((r) => must(r, 'list --no-verify')),
+  );
   const requests = reg.requests.length;
   const a = median(got.a.map((r) => r.ms));
   const b = median(got.b.map((r) => r.ms));
@@ -552,8 +629,14 @@ async function packageCase(base) {
   const got = await pair(
     RUNS,
     async () => {
-      const r = must(await run('npm', ['install', '-g', '--prefix', join(dir, `prefix-${n++}`), '--offline', '--no-audit', '--no-fund', tgz]), 'npm install -g');
-      warnings += r.stderr.split('\n').filter((l) => /warn/i.test(l)).join('\n');
+      const r = must(
+        await run('npm', ['install', '-g', '--prefix', join(dir, `prefix-${n++}`), '--offline', '--no-audit', '--no-fund', tgz]),
+        'npm install -g',
+      );
+      warnings += r.stderr
+        .split('\n')
+        .filter((l) => /warn/i.test(l))
+        .join('\n');
       return r;
     },
     async () => {
@@ -588,12 +671,14 @@ async function packageCase(base) {
 // ---------------------------------------------------------------- table and JSON
 
 function printTable() {
-  const fmt = (ms, text) => (text ?? (ms === undefined ? '-' : ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`));
-  const withMin = (ms, min, text) => (text ?? (min === undefined ? fmt(ms) : `${fmt(ms)} (min ${fmt(min)})`));
+  const fmt = (ms, text) => text ?? (ms === undefined ? '-' : ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
+  const withMin = (ms, min, text) => text ?? (min === undefined ? fmt(ms) : `${fmt(ms)} (min ${fmt(min)})`);
   const facts = (r) =>
     [
       r.yep_peak_rss_mib !== undefined && !r.id.startsWith('rss') ? `peak RSS ${r.yep_peak_rss_mib.toFixed(0)} MiB` : '',
-      r.requests ? `requests: ${r.requests.index_files} index + ${r.requests.config_json} config.json + ${r.requests.other} other, within ${r.requests.first_to_last_ms} ms (first at ${r.timeline.first_request_ms} ms)` : '',
+      r.requests
+        ? `requests: ${r.requests.index_files} index + ${r.requests.config_json} config.json + ${r.requests.other} other, within ${r.requests.first_to_last_ms} ms (first at ${r.timeline.first_request_ms} ms)`
+        : '',
       r.doctor_checks_ms !== undefined ? `checks ${Math.round(r.doctor_checks_ms)} ms of it` : '',
       r.note ?? '',
       !r.met && r.why ? `why: ${r.why}` : '',
@@ -614,12 +699,17 @@ function printTable() {
   );
   const head = ['case', 'yep-ext median (min)', 'baseline median (min)', 'ratio', 'goal', 'result'];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   console.log([line(head), line(widths.map((w) => '-'.repeat(w))), ...lines.map(line)].join('\n'));
   if (rssTable) {
     console.log(`\npeak RSS of install (/usr/bin/time -v, highest of ${RSS_RUNS}; node -e 0: ${rssTable.node_e0_mib.toFixed(1)} MiB)`);
     for (const [mb, v] of Object.entries(rssTable.by_file_mb)) console.log(`  one file of ${String(mb).padStart(3)} MB   ${v.toFixed(1)} MiB`);
-    for (const [n, v] of Object.entries(rssTable.by_file_count)) console.log(`  ${Number(n).toLocaleString('en').padStart(6)} files of ~2 KB   ${v.toFixed(1)} MiB`);
+    for (const [n, v] of Object.entries(rssTable.by_file_count))
+      console.log(`  ${Number(n).toLocaleString('en').padStart(6)} files of ~2 KB   ${v.toFixed(1)} MiB`);
   }
 }
 
@@ -650,12 +740,18 @@ async function fleetCase(base, reg) {
   try {
     must(await yep(['mirror', mirror, '--lockfile', lock, '--base-url', nginx.url], homeEnv(src, reg)), 'fleet: mirror --base-url');
     let single;
-    for (const [n, cached] of [1, 8, 32].flatMap((k) => [[k, false], [k, true]])) {
+    for (const [n, cached] of [1, 8, 32].flatMap((k) => [
+      [k, false],
+      [k, true],
+    ])) {
       // With a cache: one machine-wide YEP_EXT_CACHE_DIR, warmed by one earlier runner.
       const cacheDir = cached ? tempDir(base, 'fleet-cache-') : undefined;
       if (cacheDir) {
         const warm = tempDir(base, 'fleet-warm-');
-        must(await yep(['install', '--frozen', '--lockfile', lock], { ...homeEnv(warm), YEP_EXT_INDEX: `${nginx.url}index/`, YEP_EXT_CACHE_DIR: cacheDir }), 'fleet: warm the cache');
+        must(
+          await yep(['install', '--frozen', '--lockfile', lock], { ...homeEnv(warm), YEP_EXT_INDEX: `${nginx.url}index/`, YEP_EXT_CACHE_DIR: cacheDir }),
+          'fleet: warm the cache',
+        );
       }
       const samples = [];
       let served = [];
@@ -665,7 +761,16 @@ async function fleetCase(base, reg) {
         const before = nginx.accessLog().length;
         const originBefore = reg.requests.length;
         const results = await Promise.all(
-          homes.map(async (h) => must(await yep(['install', '--frozen', '--lockfile', lock], { ...homeEnv(h), YEP_EXT_INDEX: `${nginx.url}index/`, ...(cacheDir ? { YEP_EXT_CACHE_DIR: cacheDir } : {}) }), 'fleet: frozen install')),
+          homes.map(async (h) =>
+            must(
+              await yep(['install', '--frozen', '--lockfile', lock], {
+                ...homeEnv(h),
+                YEP_EXT_INDEX: `${nginx.url}index/`,
+                ...(cacheDir ? { YEP_EXT_CACHE_DIR: cacheDir } : {}),
+              }),
+              'fleet: frozen install',
+            ),
+          ),
         );
         served = nginx.accessLog().slice(before);
         originRequests += reg.requests.length - originBefore;
@@ -704,7 +809,8 @@ function gitCommit() {
 }
 
 async function main() {
-  if (!existsSync(join(BIN_ROOT, 'dist', 'bundle', 'fast-path.cjs'))) throw new Error('dist/ is not built: run `npm run build` (or `npm run bench`, which builds first).');
+  if (!existsSync(join(BIN_ROOT, 'dist', 'bundle', 'fast-path.cjs')))
+    throw new Error('dist/ is not built: run `npm run build` (or `npm run bench`, which builds first).');
   const started = new Date();
   const loadBefore = loadavg();
   const base = mkdtempSync(join(tmpdir(), 'yep-bench-'));

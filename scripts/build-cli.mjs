@@ -96,7 +96,9 @@ const noFetchers = {
   name: 'no-fetchers-in-the-fast-path',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) =>
-      args.kind === 'dynamic-import' && /[\\/]core[\\/]sources[\\/][^\\/]+-source\.js$/.test(args.importer) ? { path: args.path, namespace: 'no-fetchers' } : undefined,
+      args.kind === 'dynamic-import' && /[\\/]core[\\/]sources[\\/][^\\/]+-source\.js$/.test(args.importer)
+        ? { path: args.path, namespace: 'no-fetchers' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'no-fetchers' }, (args) => ({
       contents: `throw new Error(${JSON.stringify(`${args.path} is not bundled into the list fast path`)});`,
@@ -131,7 +133,9 @@ const frozenHandOver = {
 const schemaApart = {
   name: 'manifest-schema-apart',
   setup(b) {
-    b.onResolve({ filter: /\/manifest-schema\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './manifest-schema.cjs', external: true } : undefined));
+    b.onResolve({ filter: /\/manifest-schema\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: './manifest-schema.cjs', external: true } : undefined,
+    );
   },
 };
 // zod's classic API exports every locale (z.locales and z.core.locales, ~300 KB of the
@@ -141,7 +145,9 @@ const schemaApart = {
 const noZodLocales = {
   name: 'no-zod-locales',
   setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(args.importer) ? { path: 'zod-locales', namespace: 'no-zod-locales' } : undefined));
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(args.importer) ? { path: 'zod-locales', namespace: 'no-zod-locales' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'no-zod-locales' }, () => ({ contents: '', loader: 'js' }));
   },
 };
@@ -172,7 +178,9 @@ const libsApart = {
   setup(b) {
     // An import of a listed library from our code (not from inside another
     // package) becomes a small module that requires the library's file.
-    b.onResolve({ filter: /^[@a-z]/ }, (args) => (libOf.has(args.path) && !/[\\/]node_modules[\\/]/.test(args.importer) ? { path: args.path, namespace: 'yep-lib' } : undefined));
+    b.onResolve({ filter: /^[@a-z]/ }, (args) =>
+      libOf.has(args.path) && !/[\\/]node_modules[\\/]/.test(args.importer) ? { path: args.path, namespace: 'yep-lib' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'yep-lib' }, (args) => ({
       contents: `module.exports = require(${JSON.stringify(`./lib/${libOf.get(args.path)}.cjs`)})[${JSON.stringify(args.path)}];`,
       loader: 'js',
@@ -180,7 +188,14 @@ const libsApart = {
     b.onResolve({ filter: /^\.\/lib\/[^/]+\.cjs$/ }, (args) => (args.namespace === 'yep-lib' ? { path: args.path, external: true } : undefined));
   },
 };
-const commandIds = files.map((f) => [relative(COMMANDS_DIR, f).replace(/\.js$/, '').split(/[\\/]/).filter((p) => p !== 'index').join(':'), f]);
+const commandIds = files.map((f) => [
+  relative(COMMANDS_DIR, f)
+    .replace(/\.js$/, '')
+    .split(/[\\/]/)
+    .filter((p) => p !== 'index')
+    .join(':'),
+  f,
+]);
 // The argument definitions of the commands with a shared body (src/cli/command-bodies.ts), read
 // from their oclif classes (src/cli/static-shape.ts), for the oclif-free runner fast-cmd.cjs to
 // parse with. A command there that is not plain enough to parse without oclif fails the build.
@@ -190,7 +205,11 @@ const fastCommands = [];
 for (const id of Object.keys(BODIES)) {
   const file = commandIds.find(([cid]) => cid === id)?.[1];
   if (!file) throw new Error(`src/cli/command-bodies.ts names ${id}, which is no command`);
-  const def = staticShape(id, (await import(pathToFileURL(file).href)).default, commandIds.map(([cid]) => cid));
+  const def = staticShape(
+    id,
+    (await import(pathToFileURL(file).href)).default,
+    commandIds.map(([cid]) => cid),
+  );
   if ('reason' in def) throw new Error(`${id} has a body in src/cli/command-bodies.ts but the oclif-free runner cannot parse for it: ${def.reason}`);
   fastCommands.push(def);
 }
@@ -198,7 +217,9 @@ const requireFromCli = (f) => JSON.stringify(`./${relative(join(DIST, 'cli'), f)
 // cli.cjs's entry: getters, so that loading the file evaluates nothing but them.
 const cliEntry = [
   'const COMMANDS = {};',
-  ...commandIds.map(([id, f]) => `Object.defineProperty(COMMANDS, ${JSON.stringify(id)}, { enumerable: true, get: () => require(${requireFromCli(f)}).default });`),
+  ...commandIds.map(
+    ([id, f]) => `Object.defineProperty(COMMANDS, ${JSON.stringify(id)}, { enumerable: true, get: () => require(${requireFromCli(f)}).default });`,
+  ),
   'module.exports = Object.defineProperties({}, {',
   "  main: { enumerable: true, get: () => require('./oclif-main.js').main },",
   "  HELP: { enumerable: true, get: () => require('./help.js').default },",
@@ -324,7 +345,12 @@ const [main, cli, fast] = await Promise.all([
     build({
       ...cjsCommon,
       stdin: {
-        contents: specs.map((spec) => `Object.defineProperty(exports, ${JSON.stringify(spec)}, { enumerable: true, get: () => require(${JSON.stringify(spec)})${DEFAULT_ONLY.has(spec) ? '.default' : ''} });`).join('\n'),
+        contents: specs
+          .map(
+            (spec) =>
+              `Object.defineProperty(exports, ${JSON.stringify(spec)}, { enumerable: true, get: () => require(${JSON.stringify(spec)})${DEFAULT_ONLY.has(spec) ? '.default' : ''} });`,
+          )
+          .join('\n'),
         resolveDir: ROOT,
         sourcefile: `lib-${file}.cjs`,
         loader: 'js',
@@ -334,7 +360,13 @@ const [main, cli, fast] = await Promise.all([
   ),
 ]);
 if (metaIndex > 0) {
-  writeFileSync(process.argv[metaIndex + 1], JSON.stringify({ inputs: { ...main.metafile.inputs, ...cli.metafile.inputs, ...fast.metafile.inputs }, outputs: { ...main.metafile.outputs, ...cli.metafile.outputs, ...fast.metafile.outputs } }));
+  writeFileSync(
+    process.argv[metaIndex + 1],
+    JSON.stringify({
+      inputs: { ...main.metafile.inputs, ...cli.metafile.inputs, ...fast.metafile.inputs },
+      outputs: { ...main.metafile.outputs, ...cli.metafile.outputs, ...fast.metafile.outputs },
+    }),
+  );
 }
 // The V8 code caches (dist/bundle/<file>.v8cache), for Node 20, which has no compile cache of
 // its own: each made by this Node in a fresh process with no V8 flags set, as bin/run.js loads
@@ -358,7 +390,10 @@ const WARM = process.env.YEP_EXT_CODE_CACHE_WARM ?? '1';
 // (round nine). fast-frozen.cjs, the warm `install --frozen` runner, has none: measured by CPU
 // time over 21-51 interleaved runs, rounds four and six, the gain was within noise.
 const CACHED = [
-  ['cli.cjs', `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`],
+  [
+    'cli.cjs',
+    `if (${JSON.stringify(WARM)} === '1') { void cli.main; void cli.HELP; void cli.COMMAND_NOT_FOUND; for (const id of Object.keys(cli.COMMANDS)) void cli.COMMANDS[id]; }`,
+  ],
   ['fast-doctor.cjs', ''],
   ['fast-cmd-run.cjs', ''],
   ['fast-net-run.cjs', ''],
@@ -379,4 +414,7 @@ require('node:fs').writeFileSync(file + '.v8cache', make());`,
   );
   if (made.status !== 0) throw new Error(`writing the code cache of ${name} failed (status ${made.status})`);
 }
-writeFileSync(join(DIST, 'bundle', 'index.js'), "// The programmatic API (src/index.ts), bundled as api.cjs (scripts/build-cli.mjs).\nexport * from './api.cjs';\n");
+writeFileSync(
+  join(DIST, 'bundle', 'index.js'),
+  "// The programmatic API (src/index.ts), bundled as api.cjs (scripts/build-cli.mjs).\nexport * from './api.cjs';\n",
+);

@@ -31,7 +31,10 @@ for (const line of caseFolding.split('\n')) {
   const m = /^([0-9A-F]+); ([CFST]); ([0-9A-F ]+);/.exec(line);
   if (!m) continue;
   const cp = parseInt(m[1], 16);
-  const to = m[3].trim().split(' ').map((h) => parseInt(h, 16));
+  const to = m[3]
+    .trim()
+    .split(' ')
+    .map((h) => parseInt(h, 16));
   if (m[2] === 'C' || m[2] === 'F') cf.set(cp, to);
   if (m[2] === 'C' || m[2] === 'S') simple.set(cp, to);
 }
@@ -51,7 +54,11 @@ for (const [cp, to] of cf) {
   if (lookupFolding(cp)?.join() === to.join()) equalTable++;
   else fail('library table differs from C+F', cp, to);
 }
-for (const [what, table] of [['C+F', cf], ['C+S', simple], ['NTFS upcase', upper]]) {
+for (const [what, table] of [
+  ['C+F', cf],
+  ['C+S', simple],
+  ['NTFS upcase', upper],
+]) {
   for (const [cp, to] of table) {
     if (foldName(String.fromCodePoint(cp)) !== foldName(String.fromCodePoint(...to))) fail(what, cp, to);
   }
@@ -59,7 +66,12 @@ for (const [what, table] of [['C+F', cf], ['C+S', simple], ['NTFS upcase', upper
 for (let cp = 0; cp < 0x110000; cp++) {
   if (cp >= 0xd800 && cp <= 0xdfff) continue;
   const c = String.fromCodePoint(cp);
-  if (foldName(c) !== foldName(c.normalize('NFC')) || foldName(c) !== foldName(c.normalize('NFD'))) fail('canonical equivalence', cp, [...c.normalize('NFD')].map((x) => x.codePointAt(0)));
+  if (foldName(c) !== foldName(c.normalize('NFC')) || foldName(c) !== foldName(c.normalize('NFD')))
+    fail(
+      'canonical equivalence',
+      cp,
+      [...c.normalize('NFD')].map((x) => x.codePointAt(0)),
+    );
 }
 console.log(`library table: ${equalTable} of ${cf.size} C+F mappings equal; ${bad} counterexample(s)`);
 process.exit(bad === 0 ? 0 : 1);

@@ -12,14 +12,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const home = mkdtempSync(join(tmpdir(), 'yep-ext-demo-'));
 const env = { ...process.env, YOLOP_CONFIG_DIR: join(home, 'yolop') };
-const steps = [
-  ['install', './examples/echo-node'],
-  ['list'],
-  ['doctor', 'echo-node'],
-  ['enable', 'echo-node'],
-  ['list'],
-  ['remove', 'echo-node'],
-];
+const steps = [['install', './examples/echo-node'], ['list'], ['doctor', 'echo-node'], ['enable', 'echo-node'], ['list'], ['remove', 'echo-node']];
 let failed = false;
 console.log(`# demo home: YOLOP_CONFIG_DIR=${env.YOLOP_CONFIG_DIR}\n`);
 for (const args of steps) {

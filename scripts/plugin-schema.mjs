@@ -32,14 +32,24 @@ const UCS2LENGTH = 'function ucs2length(s){let n=0;for(const _ of s)n++;return n
 
 export async function buildPluginArtifacts(root) {
   const { pluginJsonSchemaText, pluginJsonSchema, PLUGIN_SCHEMA_FILE } = await import(join(root, 'dist/core/package/plugin-json-schema.js'));
-  const ajv = new Ajv2020({ code: { source: true, esm: true, optimize: true, lines: false }, allErrors: false, messages: false, strict: true, validateFormats: false });
+  const ajv = new Ajv2020({
+    code: { source: true, esm: true, optimize: true, lines: false },
+    allErrors: false,
+    messages: false,
+    strict: true,
+    validateFormats: false,
+  });
   const validate = ajv.compile(forValidation(pluginJsonSchema()));
   let code = (standaloneCode.default ?? standaloneCode)(ajv, validate);
   const name = /export default (\w+);/.exec(code)?.[1];
   if (!name) throw new Error('unexpected ajv standalone output: no default export');
   code = code.replace(/export const validate = \w+;export default \w+;/, '').replaceAll('require("ajv/dist/runtime/ucs2length").default', 'ucs2length');
   if (/\brequire\(/.test(code)) throw new Error('ajv standalone output needs a runtime module: inline it in scripts/plugin-schema.mjs');
-  const min = transformSync(`${UCS2LENGTH}\n${code}\nexport function checkPluginJson(value){return ${name}(value)===true}\n`, { minify: true, format: 'esm', target: 'node20' }).code.trimEnd();
+  const min = transformSync(`${UCS2LENGTH}\n${code}\nexport function checkPluginJson(value){return ${name}(value)===true}\n`, {
+    minify: true,
+    format: 'esm',
+    target: 'node20',
+  }).code.trimEnd();
   const exported = /export\{(\w+) as checkPluginJson\};$/.exec(min);
   if (!exported) throw new Error('unexpected esbuild output: no checkPluginJson export');
   const check = [

@@ -23,7 +23,17 @@ export { loadManifest, configFields, type Manifest, type ConfigField } from './c
 export { parseManifest, validateManifest } from './core/package/manifest-validate.js';
 export { contentHash } from './core/package/content-hash.js';
 export { loadLock, saveLock, parseLock, serializeLock, type Lockfile, type LockEntry, type LockSource } from './core/store/lockfile.js';
-export { installSpec, installMany, planInstall, planMany, type InstallOutcome, type InstallPreview, type InstallHooks, type InstallPlan, type InstallAction } from './core/operations/install.js';
+export {
+  installSpec,
+  installMany,
+  planInstall,
+  planMany,
+  type InstallOutcome,
+  type InstallPreview,
+  type InstallHooks,
+  type InstallPlan,
+  type InstallAction,
+} from './core/operations/install.js';
 export { listExtensions, type ListedExtension } from './core/operations/list.js';
 export { removeExtension, type RemoveOutcome } from './core/operations/remove.js';
 export { updateExtensions, type UpdateItem, type UpdateOptions } from './core/operations/update.js';
@@ -40,7 +50,16 @@ export {
   type ExtensionSettings,
   type SettingsEdit,
 } from './core/settings/settings.js';
-export { getSecrets, setSecret, unsetSecret, removeExtensionSecrets, secretStatus, chooseSecretStore, type SecretStoreKind, type SecretStatus } from './core/settings/secrets.js';
+export {
+  getSecrets,
+  setSecret,
+  unsetSecret,
+  removeExtensionSecrets,
+  secretStatus,
+  chooseSecretStore,
+  type SecretStoreKind,
+  type SecretStatus,
+} from './core/settings/secrets.js';
 export { Secret } from './core/settings/secret-value.js';
 export { configStatus, missingFields, type FieldStatus, type FieldSource } from './core/settings/config-status.js';
 export { runEnable, type EnableResult, type EnableOptions, type FieldPrompter } from './core/operations/enable.js';
@@ -49,7 +68,15 @@ export { runSetSecret, type SetSecretResult, type SetSecretOptions } from './cor
 export * from './core/yep/index.js';
 export { runDoctor, parseDoctorTarget, type DoctorReport, type DoctorCheck, type DoctorOptions } from './core/doctor/doctor.js';
 export { installFrozen, exportLock, type FrozenItem } from './core/operations/frozen.js';
-export { checkEngines, enginesRequirement, describeVerdict, type EnginesVerdict, type EnginesStatus, type EnginesRequirement, type AgentVersion } from './core/agent/engines.js';
+export {
+  checkEngines,
+  enginesRequirement,
+  describeVerdict,
+  type EnginesVerdict,
+  type EnginesStatus,
+  type EnginesRequirement,
+  type AgentVersion,
+} from './core/agent/engines.js';
 export { detectAgentVersion, checkAgainstAgent } from './core/agent/agent-version.js';
 export { ENGINES_WALK_CAP, type EnginesReport, type SkippedCandidate } from './core/operations/agent-walk.js';
 export { searchExtensions } from './core/operations/search.js';

@@ -42,7 +42,9 @@ export default function setup(): (() => Promise<void>) | undefined {
     if (left.length === 0) return;
     process.exitCode = 1;
     const lines = left.map((p) => `  pid ${p.pid}: ${p.command.slice(0, 200)} (found by ${p.via})`);
-    console.error(`\nyep-ext suite: FAILED: ${left.length} process(es) started by the suite are still alive after it ended:\n${lines.join('\n')}\nThey are killed now; find the test that leaves them behind and make it clean up.\n`);
+    console.error(
+      `\nyep-ext suite: FAILED: ${left.length} process(es) started by the suite are still alive after it ended:\n${lines.join('\n')}\nThey are killed now; find the test that leaves them behind and make it clean up.\n`,
+    );
     tracker.killAlive();
   };
 }

@@ -42,7 +42,17 @@ const fileMs = (m: TestModule): number => {
 };
 
 export function countRun(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>, started: ReadonlySet<string>): RunCounts {
-  const c: RunCounts = { passed: 0, failed: 0, skipped: 0, todo: 0, failedTests: 0, blockedTests: 0, hookErrors: 0, brokenFiles: 0, unhandled: unhandled.length };
+  const c: RunCounts = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    todo: 0,
+    failedTests: 0,
+    blockedTests: 0,
+    hookErrors: 0,
+    brokenFiles: 0,
+    unhandled: unhandled.length,
+  };
   for (const mod of modules) {
     const suites: Array<TestModule | TestSuite> = [mod, ...mod.children.allSuites()];
     const broken = new Set(suites.filter((s) => s.errors().length > 0));

@@ -37,7 +37,11 @@ export const indexFlag = {
  * is shown while they wait is docs/feedback.md.
  */
 export const feedbackFlags = {
-  quiet: Flags.boolean({ char: 'q', description: 'Show no progress and no notes while working: only warnings, errors and the result.', exclusive: ['verbose'] }),
+  quiet: Flags.boolean({
+    char: 'q',
+    description: 'Show no progress and no notes while working: only warnings, errors and the result.',
+    exclusive: ['verbose'],
+  }),
   verbose: Flags.boolean({
     description: 'Show each request, retry and git command; without a terminal, also one line per step (for CI logs).',
     exclusive: ['quiet'],
@@ -108,7 +112,16 @@ export abstract class BaseCommand extends Command {
       Object.fromEntries(
         Object.entries(flags ?? {}).map(([name, f]) => [
           name,
-          { name, char: f.char, type: f.type === 'boolean' ? 'boolean' : 'option', options: f.options, allowNo: f.allowNo, description: f.description, summary: f.summary, hidden: f.hidden },
+          {
+            name,
+            char: f.char,
+            type: f.type === 'boolean' ? 'boolean' : 'option',
+            options: f.options,
+            allowNo: f.allowNo,
+            description: f.description,
+            summary: f.summary,
+            hidden: f.hidden,
+          },
         ]),
       );
     const flags = toShape({ ...(ctor.baseFlags as object), ...(ctor.flags as object) } as Record<string, FlagShape>);

@@ -63,11 +63,15 @@ export async function startEarlyDoctorServer(argv: string[]): Promise<EarlyServe
     if (!server || typeof server.command !== 'string' || !Array.isArray(args) || !args.every((x) => typeof x === 'string')) return undefined;
     const props = isObj(y!.config_schema) && isObj(y!.config_schema.properties) ? Object.values(y!.config_schema.properties) : [];
     const envMapped = props.some((p) => isObj(p) && typeof p.env === 'string');
-    if (envMapped && !a.noConfig && (typeof (raw as Record<string, unknown>).name !== 'string' || configOnRecord((raw as Record<string, string>).name!))) return undefined;
+    if (envMapped && !a.noConfig && (typeof (raw as Record<string, unknown>).name !== 'string' || configOnRecord((raw as Record<string, string>).name!)))
+      return undefined;
     const command = await inspectServerCommand(target.dir, server.command, process.env.PATH ?? '');
     if (!command.ok) return undefined;
     // Both of doctor's runs (the second, stopped by EOF only, is started once the first is adopted).
-    const early = EarlyServerSet.start({ command: command.path, args: args as string[], packageDir: target.dir, workspaceRoot: process.cwd(), env: process.env, injectedEnv: {} }, 2);
+    const early = EarlyServerSet.start(
+      { command: command.path, args: args as string[], packageDir: target.dir, workspaceRoot: process.cwd(), env: process.env, injectedEnv: {} },
+      2,
+    );
     // Test-only (a preload's seam): lets the tests find these processes.
     testSeams()?.earlyServer?.(early.pids);
     return early;

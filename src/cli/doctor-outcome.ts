@@ -12,7 +12,10 @@ import { YepError } from '../core/errors.js';
 export function parseDoctorTimeout(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) throw new YepError('E_USAGE', `--timeout takes seconds, more than 0 and at most 3600 (got ${JSON.stringify(text)}).`, { hint: 'For example --timeout 5 or --timeout 0.5.' });
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
+    throw new YepError('E_USAGE', `--timeout takes seconds, more than 0 and at most 3600 (got ${JSON.stringify(text)}).`, {
+      hint: 'For example --timeout 5 or --timeout 0.5.',
+    });
   return Math.round(seconds * 1000);
 }
 

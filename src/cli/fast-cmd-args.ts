@@ -43,7 +43,7 @@ export function parseCommandArgs(def: FastCommandDef, rest: readonly string[]): 
       if (!def.flags[name] && name.startsWith('no-') && inline === undefined) {
         const positive = name.slice(3);
         const f = def.flags[positive];
-        if (!f || f.type !== 'boolean' || !f.allowNo || positive in flags) return undefined;
+        if (f?.type !== 'boolean' || !f.allowNo || positive in flags) return undefined;
         flags[positive] = false;
         continue;
       }

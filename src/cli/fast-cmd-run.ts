@@ -13,5 +13,7 @@ export async function runFastCmdShape(shape: FastCmdShape): Promise<void> {
   const load = BODIES[shape.command];
   if (!load) throw new Error(`no body for ${shape.command}`);
   const body = await load();
-  await runShape({ command: shape.command, flags: { json: shape.json }, argv: shape.rest }, (io) => body(io, { args: shape.args, flags: shape.flags, argv: shape.argv }));
+  await runShape({ command: shape.command, flags: { json: shape.json }, argv: shape.rest }, (io) =>
+    body(io, { args: shape.args, flags: shape.flags, argv: shape.argv }),
+  );
 }

@@ -14,7 +14,12 @@ export interface FastDoctorArgs {
 
 /** The arguments after `doctor` when each one is a shape we fully understand, else undefined. */
 export function parseFastDoctorArgs(args: string[]): FastDoctorArgs | undefined {
-  const out: Partial<FastDoctorArgs> & { json: boolean; noConfig: boolean; quiet: boolean; verbose: boolean } = { json: false, noConfig: false, quiet: false, verbose: false };
+  const out: Partial<FastDoctorArgs> & { json: boolean; noConfig: boolean; quiet: boolean; verbose: boolean } = {
+    json: false,
+    noConfig: false,
+    quiet: false,
+    verbose: false,
+  };
   const seen = new Set<string>();
   const once = (key: string): boolean => !seen.has(key) && Boolean(seen.add(key));
   for (let i = 0; i < args.length; i++) {

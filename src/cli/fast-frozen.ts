@@ -29,7 +29,11 @@ export async function runFastFrozen(shape: FastNetShape): Promise<boolean> {
   const { flags } = shape;
   try {
     // As runInstall calls it for this shape (fast-net-run.ts's flags: no --enable, no --ignore-engines, no --git-mirror).
-    await runShape(shape, (io) => runFrozen(io, flags.lockfile, flags.index, false, false, { quiet: flags.quiet, verbose: flags.verbose }, undefined), isHandOver);
+    await runShape(
+      shape,
+      (io) => runFrozen(io, flags.lockfile, flags.index, false, false, { quiet: flags.quiet, verbose: flags.verbose }, undefined),
+      isHandOver,
+    );
     return true;
   } catch (e) {
     if (isHandOver(e)) return false;

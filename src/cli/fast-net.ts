@@ -95,7 +95,11 @@ export function parseFastNetArgs(argv: string[]): FastNetShape | undefined {
  * code), which hands over to the former when an entry must be fetched
  * (fast-frozen.ts). False, having done nothing, when the caller must run oclif.
  */
-export async function runFastNet(argv: string[], load: () => typeof import('./fast-net-run.js'), loadFrozen?: () => typeof import('./fast-frozen.js')): Promise<boolean> {
+export async function runFastNet(
+  argv: string[],
+  load: () => typeof import('./fast-net-run.js'),
+  loadFrozen?: () => typeof import('./fast-frozen.js'),
+): Promise<boolean> {
   const shape = parseFastNetArgs(argv);
   if (!shape || oclifWouldDiffer(process.env, shape.flags.json)) return false;
   if (loadFrozen && shape.command === 'install' && shape.flags.frozen && (await loadFrozen().runFastFrozen(shape))) return true;

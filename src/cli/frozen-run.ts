@@ -13,7 +13,15 @@ import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
 
 /** `install --frozen [--lockfile <file>] [--enable]`: the lock's entries as pinned, told one line each; the --json document returned. */
-export async function runFrozen(io: CommandIo, lockfile: string | undefined, index: string | undefined, enable: boolean, ignoreEngines: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
+export async function runFrozen(
+  io: CommandIo,
+  lockfile: string | undefined,
+  index: string | undefined,
+  enable: boolean,
+  ignoreEngines: boolean,
+  feedback: Feedback,
+  gitMirror: string | undefined,
+): Promise<unknown> {
   const ctx = io.makeContext({ index, ...feedback });
   if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
   const json = io.json;
@@ -23,22 +31,38 @@ export async function runFrozen(io: CommandIo, lockfile: string | undefined, ind
       if (!json) io.logToStderr(frozenLine(item));
     },
   });
-  if (!json) io.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
+  if (!json)
+    io.log(`${items.filter((i) => i.status === 'installed').length} installed, ${items.filter((i) => i.status === 'skipped').length} already as locked.`);
   if (!enable) return { frozen: items.map(frozenJson), enabled: null };
-  const enabled = await enableAll(ctx, items.map((i) => i.name), ignoreEngines);
+  const enabled = await enableAll(
+    ctx,
+    items.map((i) => i.name),
+    ignoreEngines,
+  );
   if (!json) for (const e of enabled) io.logToStderr(e.ok ? `✔ ${e.name} enabled` : `! ${e.name}: ${e.error.message}`);
   const incomplete = enabled.filter((e) => !e.ok);
   if (incomplete.length > 0) {
-    throw new YepError(incomplete.every((e) => !e.ok && e.error.code === 'E_SETUP_INCOMPLETE') ? 'E_SETUP_INCOMPLETE' : 'E_PARTIAL', `${incomplete.map((e) => e.name).join(', ')}: not fully set up.`, {
-      hint: incomplete.flatMap((e) => (e.ok ? [] : [e.error.hint ?? ''])).join('\n'),
-      details: { frozen: items.map(frozenJson), enabled: enabled.map((e) => (e.ok ? { name: e.name, ok: true, error: null } : { name: e.name, ok: false, error: e.error.toJSON() })) },
-    });
+    throw new YepError(
+      incomplete.every((e) => !e.ok && e.error.code === 'E_SETUP_INCOMPLETE') ? 'E_SETUP_INCOMPLETE' : 'E_PARTIAL',
+      `${incomplete.map((e) => e.name).join(', ')}: not fully set up.`,
+      {
+        hint: incomplete.flatMap((e) => (e.ok ? [] : [e.error.hint ?? ''])).join('\n'),
+        details: {
+          frozen: items.map(frozenJson),
+          enabled: enabled.map((e) => (e.ok ? { name: e.name, ok: true, error: null } : { name: e.name, ok: false, error: e.error.toJSON() })),
+        },
+      },
+    );
   }
   return { frozen: items.map(frozenJson), enabled: enabled.map((e) => ({ name: e.name, ok: true, error: null })) };
 }
 
 /** Enable each name; setup problems are collected, not thrown, so provisioning reports them all. */
-async function enableAll(ctx: Context, names: string[], ignoreEngines: boolean): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
+async function enableAll(
+  ctx: Context,
+  names: string[],
+  ignoreEngines: boolean,
+): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
   const out: Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }> = [];
   // Loaded here, not at the top: enable brings ajv (~260 KB), which a plain install never needs.
   const { runEnable } = await import('../core/operations/enable.js');
@@ -55,7 +79,11 @@ async function enableAll(ctx: Context, names: string[], ignoreEngines: boolean):
 }
 
 function frozenLine(item: FrozenItem): string {
-  return item.status === 'failed' ? `✖ ${item.name}: ${item.reason}` : item.status === 'skipped' ? `= ${item.name} (already as locked)` : `✔ ${item.name} verified`;
+  return item.status === 'failed'
+    ? `✖ ${item.name}: ${item.reason}`
+    : item.status === 'skipped'
+      ? `= ${item.name} (already as locked)`
+      : `✔ ${item.name} verified`;
 }
 
 /** A frozen item for --json: every key present, null when it does not apply (docs/json.md). */

@@ -12,7 +12,10 @@ export const ENVIRONMENT: Array<[string, string]> = [
   ['YOLOP_CONFIG_DIR', "yolop's config root (default $XDG_CONFIG_HOME/yolop or ~/.config/yolop): settings.toml, connections.toml, the store."],
   ['YOLOP_EXTENSIONS_DIR', 'The store of installed packages and extensions.lock (default <config>/extensions).'],
   ['YEP_EXT_INDEX', 'Sparse index root to use instead of crates.io (like --index).'],
-  ['YEP_EXT_GIT_MIRROR', 'Fetch git sources and resolve their refs from this mirror instead of the origin (install, update, --frozen; like install --git-mirror).'],
+  [
+    'YEP_EXT_GIT_MIRROR',
+    'Fetch git sources and resolve their refs from this mirror instead of the origin (install, update, --frozen; like install --git-mirror).',
+  ],
   ['YEP_EXT_CACHE_DIR', 'The shared download cache directory (off: no cache).'],
   ['YEP_EXT_MIN_AGE', 'Skip versions published less than this long ago (90m, 36h, 3d, 1w; like --min-age).'],
   ['YEP_EXT_POLICY', 'The system policy file (default /etc/yolop/yep-ext-policy.toml).'],

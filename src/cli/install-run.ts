@@ -48,10 +48,12 @@ export interface InstallFlags {
 export async function runInstall(io: CommandIo, flags: InstallFlags, specs: string[]): Promise<unknown> {
   const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose };
   if (flags.frozen) {
-    if (specs.length > 0) throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
+    if (specs.length > 0)
+      throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
     return runFrozen(io, flags.lockfile, flags.index, flags.enable, flags['ignore-engines'], feedback, flags['git-mirror']);
   }
-  if (specs.length === 0) throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
+  if (specs.length === 0)
+    throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
   // A source whose text cannot be read is a usage mistake of the whole command (as cargo and
   // npm treat it): refused before anything of the others is fetched or installed. (--force
   // takes installed names too, which need not be crate names: its own path reads them.)
@@ -98,14 +100,26 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
   if (!json) for (const r of results) if (!r.ok) io.logToStderr(failureLine(r.spec, r.error));
   const none = installed.length === 0;
-  throw new YepError('E_PARTIAL', none ? `All ${results.length} installs failed; nothing was installed.` : `${failed.length} of ${results.length} installs failed.`, {
-    details: { installed, failed },
-    hint: none ? 'See each error above.' : 'The others were installed; fix the failures and run again.',
-  });
+  throw new YepError(
+    'E_PARTIAL',
+    none ? `All ${results.length} installs failed; nothing was installed.` : `${failed.length} of ${results.length} installs failed.`,
+    {
+      details: { installed, failed },
+      hint: none ? 'See each error above.' : 'The others were installed; fix the failures and run again.',
+    },
+  );
 }
 
 /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-async function runDryRun(io: CommandIo, specs: string[], index: string | undefined, cooldown: CooldownOptions, ignoreEngines: boolean, feedback: Feedback, gitMirror: string | undefined): Promise<unknown> {
+async function runDryRun(
+  io: CommandIo,
+  specs: string[],
+  index: string | undefined,
+  cooldown: CooldownOptions,
+  ignoreEngines: boolean,
+  feedback: Feedback,
+  gitMirror: string | undefined,
+): Promise<unknown> {
   const ctx = io.makeContext({ index, ...feedback });
   if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
   ctx.cooldown = cooldown;
@@ -138,7 +152,19 @@ function planJson(p: InstallPlan) {
 }
 
 function summarize(o: InstallOutcome, enabled: boolean | null) {
-  return { name: o.name, version: o.version ?? null, status: o.status, source: o.source, content_hash: o.content_hash, grant: o.grant, contributions: grantOf(o.manifest), command: o.command, notes: o.notes, engines: o.engines, enabled };
+  return {
+    name: o.name,
+    version: o.version ?? null,
+    status: o.status,
+    source: o.source,
+    content_hash: o.content_hash,
+    grant: o.grant,
+    contributions: grantOf(o.manifest),
+    command: o.command,
+    notes: o.notes,
+    engines: o.engines,
+    enabled,
+  };
 }
 
 /**

@@ -38,7 +38,12 @@ export async function renderList(items: ListedExtension[], out: OutputShape): Pr
       sanitize(e.version ?? '-'),
       e.enabled === undefined ? '?' : e.enabled ? 'yes' : 'no',
       e.source ? sanitize(sourceLabel(e.source)) : '(not in lock)',
-      (e.config ?? []).map((f) => `${sanitize(f.key)}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : f.kept ? 'kept, not in effect' : f.source === 'default' ? 'unset (default)' : 'unset'}`).join('\n'),
+      (e.config ?? [])
+        .map(
+          (f) =>
+            `${sanitize(f.key)}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : f.kept ? 'kept, not in effect' : f.source === 'default' ? 'unset (default)' : 'unset'}`,
+        )
+        .join('\n'),
       e.problems.length ? sanitize(e.problems.join('; ')) : '',
     ]),
     out,

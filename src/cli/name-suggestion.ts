@@ -35,7 +35,11 @@ export async function withNameSuggestion(err: YepError, argv: readonly string[])
 }
 
 function withHint(err: YepError, hint: string): YepError {
-  return new YepError(err.code, err.message, { hint, ...(err.details ? { details: err.details } : {}), ...(err.cause !== undefined ? { cause: err.cause } : {}) });
+  return new YepError(err.code, err.message, {
+    hint,
+    ...(err.details ? { details: err.details } : {}),
+    ...(err.cause !== undefined ? { cause: err.cause } : {}),
+  });
 }
 
 /** The installed extension whose path install links to one of the words typed as a path. */

@@ -20,7 +20,9 @@ export async function main(root: string, argv: string[] = process.argv.slice(2))
     // A command's exit (its error already printed), or Ctrl-C: oclif's quiet exit with the status.
     if (err instanceof Errors.ExitError || err?.message === 'SIGINT') return handle(err);
     const usage = err instanceof Errors.CLIError && err.oclif?.exit === 2;
-    const report = usage ? new YepError('E_USAGE', err.message.replace(/\n?See more help with --help\s*$/, ''), { hint: '`yep-ext help` lists every command.' }) : err;
+    const report = usage
+      ? new YepError('E_USAGE', err.message.replace(/\n?See more help with --help\s*$/, ''), { hint: '`yep-ext help` lists every command.' })
+      : err;
     process.exitCode = writeError(report, jsonRequested(argv));
   }
 }

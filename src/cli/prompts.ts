@@ -11,7 +11,8 @@ import { Secret } from '../core/settings/secret-value.js';
 import { withStatusSuspended } from './status-area.js';
 
 function assertTty(): void {
-  if (!process.stdin.isTTY) throw new YepError('E_USAGE', 'Cannot prompt: standard input is not a terminal.', { hint: 'Pass the value another way (--stdin or --config).' });
+  if (!process.stdin.isTTY)
+    throw new YepError('E_USAGE', 'Cannot prompt: standard input is not a terminal.', { hint: 'Pass the value another way (--stdin or --config).' });
 }
 
 async function guarded<T>(ask: () => Promise<T>): Promise<T> {
@@ -60,7 +61,9 @@ export function cliPrompter(): FieldPrompter {
     secret: (field, extension, validate) => promptSecret(`${label(field, extension)} (hidden)`, validate),
     async select(field, extension, choices) {
       const { default: select } = await import('@inquirer/select');
-      return guarded(() => select({ message: label(field, extension), choices: choices.map((c) => ({ name: sanitize(c, { max: 200 }), value: c })) }, context()));
+      return guarded(() =>
+        select({ message: label(field, extension), choices: choices.map((c) => ({ name: sanitize(c, { max: 200 }), value: c })) }, context()),
+      );
     },
     async text(field, extension, validate) {
       const { default: input } = await import('@inquirer/input');

@@ -20,11 +20,20 @@ const KEPT_TEXT = '; kept in settings.toml, not in effect';
 /** One line per field: key, kind, status. Never a value. */
 export function renderFields(fields: FieldStatus[]): string[] {
   const width = Math.max(...fields.map((f) => f.key.length), 3);
-  return fields.map((f) => `  ${f.key.padEnd(width)}  ${(f.secret ? 'secret' : 'config').padEnd(6)}  ${f.required ? 'required' : 'optional'}  ${SOURCE_TEXT[f.source]}${f.kept ? KEPT_TEXT : ''}`);
+  return fields.map(
+    (f) =>
+      `  ${f.key.padEnd(width)}  ${(f.secret ? 'secret' : 'config').padEnd(6)}  ${f.required ? 'required' : 'optional'}  ${SOURCE_TEXT[f.source]}${f.kept ? KEPT_TEXT : ''}`,
+  );
 }
 
 export function renderEnable(r: EnableResult): string {
-  const lines = [r.was_enabled ? (r.changed ? `${r.name} was already enabled; configuration updated.` : `${r.name} is already enabled; nothing changed.`) : `Enabled ${r.name}.`];
+  const lines = [
+    r.was_enabled
+      ? r.changed
+        ? `${r.name} was already enabled; configuration updated.`
+        : `${r.name} is already enabled; nothing changed.`
+      : `Enabled ${r.name}.`,
+  ];
   if (r.config_set.length > 0) lines.push(`Saved ${r.config_set.join(', ')} in settings.toml.`);
   for (const s of r.secrets_set) lines.push(`Stored secret ${s.key} in ${s.store === 'file' ? 'connections.toml (mode 0600)' : 'the OS keychain'}.`);
   if (r.fields.length > 0) lines.push('Configuration:', ...renderFields(r.fields));
@@ -32,7 +41,9 @@ export function renderEnable(r: EnableResult): string {
 }
 
 export function renderDisable(r: DisableResult): string {
-  return r.changed ? `Disabled ${r.name}; its configuration is kept for the next \`yep-ext enable ${r.name}\`.` : `${r.name} is already disabled; nothing changed.`;
+  return r.changed
+    ? `Disabled ${r.name}; its configuration is kept for the next \`yep-ext enable ${r.name}\`.`
+    : `${r.name} is already disabled; nothing changed.`;
 }
 
 export function renderSetSecret(r: SetSecretResult): string {

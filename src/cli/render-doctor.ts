@@ -30,6 +30,9 @@ export function renderDoctorReport(r: DoctorReport, stream?: NodeJS.WriteStream)
   const count = (s: string): number => r.checks.filter((c) => c.status === s).length;
   const fails = count('fail');
   const warns = count('warn');
-  lines.push('', `${fails ? red(`${fails} failed`, stream) : green('no failures', stream)}, ${warns} warning${warns === 1 ? '' : 's'}, ${count('pass')} passed in ${(r.duration_ms / 1000).toFixed(1)} s`);
+  lines.push(
+    '',
+    `${fails ? red(`${fails} failed`, stream) : green('no failures', stream)}, ${warns} warning${warns === 1 ? '' : 's'}, ${count('pass')} passed in ${(r.duration_ms / 1000).toFixed(1)} s`,
+  );
   return lines.join('\n');
 }

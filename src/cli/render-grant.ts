@@ -121,7 +121,12 @@ export function renderSummary(input: Manifest | Grant, options: RenderGrantOptio
     g.prompt.dynamic ? `! ${st.yellow('dynamic prompt')} (the server may add text every turn)` : '',
   ].filter(Boolean);
   section(lines, 'prompt', prompt.length > 0 ? prompt : ['none']);
-  if (g.commands.length > 0) section(lines, 'commands', g.commands.map((c) => commandText(g.name, c)));
+  if (g.commands.length > 0)
+    section(
+      lines,
+      'commands',
+      g.commands.map((c) => commandText(g.name, c)),
+    );
   const optIns = optInTexts(g);
   if (optIns.length > 0) section(lines, 'opt-ins', [optIns.join(', ')]);
   if (g.config.length > 0) section(lines, 'config', g.config.map(configText));
@@ -163,7 +168,7 @@ function describe(c: GrantChange, extension: string, loud: (t: string) => string
     }
     case 'hooks':
       return `hook ${fromTo(c, (v) => hookText(v as GrantHook, loud))}`;
-    case 'mcp_servers':
+    case 'mcp_servers': {
       if (isObj(c.after) || isObj(c.before)) {
         // A whole server (added, removed, transport change) or an env/header entry (value hidden).
         const v = (c.after ?? c.before) as { transport?: string; name: string };
@@ -174,6 +179,7 @@ function describe(c: GrantChange, extension: string, loud: (t: string) => string
       }
       const [server = '', field = ''] = c.key.split('.');
       return `MCP server ${clean(server)}: ${clean(field)} ${fromTo(c, scalar)}`;
+    }
     case 'prompt':
       return `${c.key === 'static' ? 'static prompt' : 'dynamic prompt'}: ${fromTo(c, scalar)}`;
     case 'opt_ins':

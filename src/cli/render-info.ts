@@ -31,8 +31,15 @@ export function renderInfo(info: InfoResult): string {
     const lines = [bold(`${clean(info.name)} (not installed)`)];
     if (info.verify && !info.verify.ok) lines.push(line('checks', yellow(info.verify.problems.map((p) => clean(p)).join('; '))));
     if (r) {
-      lines.push(line('crate', clean(r.crate)), line('registry', clean(r.index)), line('latest', r.latest ? clean(r.latest, 40) : 'none installable'), line('versions', versionsLine(r.versions) || 'none'));
-      lines.push(`Install it with \`yep-ext install ${r.crate.startsWith('yolop-extension-') ? clean(r.crate.slice('yolop-extension-'.length)) : `crates.io:${clean(r.crate)}`}\` (add --dry-run to see what it contributes first).`);
+      lines.push(
+        line('crate', clean(r.crate)),
+        line('registry', clean(r.index)),
+        line('latest', r.latest ? clean(r.latest, 40) : 'none installable'),
+        line('versions', versionsLine(r.versions) || 'none'),
+      );
+      lines.push(
+        `Install it with \`yep-ext install ${r.crate.startsWith('yolop-extension-') ? clean(r.crate.slice('yolop-extension-'.length)) : `crates.io:${clean(r.crate)}`}\` (add --dry-run to see what it contributes first).`,
+      );
     }
     return lines.join('\n');
   }
@@ -44,13 +51,31 @@ export function renderInfo(info: InfoResult): string {
   lines.push(line('enabled', info.enabled === null ? 'unknown' : info.enabled ? 'yes' : 'no'));
   if (info.dir) lines.push(line('directory', clean(info.dir)));
   if (info.grant) {
-    const approved = info.approved_grant === null ? 'none on record' : info.approved_grant === info.grant.fingerprint ? 'approved' : `differs from the approved ${info.approved_grant}`;
+    const approved =
+      info.approved_grant === null
+        ? 'none on record'
+        : info.approved_grant === info.grant.fingerprint
+          ? 'approved'
+          : `differs from the approved ${info.approved_grant}`;
     lines.push(line('grant', `${info.grant.fingerprint} (${approved})`));
   }
-  if (info.engines && info.engines.status !== 'none') lines.push(line('engines', `${clean(info.engines.detail)}${info.engines.status === 'excludes' ? yellow(' (yolop cannot run it)') : info.engines.status === 'admits' ? ' (ok)' : ''}`));
+  if (info.engines && info.engines.status !== 'none')
+    lines.push(
+      line(
+        'engines',
+        `${clean(info.engines.detail)}${info.engines.status === 'excludes' ? yellow(' (yolop cannot run it)') : info.engines.status === 'admits' ? ' (ok)' : ''}`,
+      ),
+    );
   if (info.upstream) {
     const u = info.upstream;
-    const status = u.status === 'update' ? yellow(`update available: ${u.hint}`) : u.status === 'beyond' ? yellow(`newer outside the recorded requirement: ${u.hint}`) : u.status === 'damaged' ? yellow(`damaged: what is installed is not what the lock pins (see checks); repair it with \`${u.hint}\``) : green('up to date');
+    const status =
+      u.status === 'update'
+        ? yellow(`update available: ${u.hint}`)
+        : u.status === 'beyond'
+          ? yellow(`newer outside the recorded requirement: ${u.hint}`)
+          : u.status === 'damaged'
+            ? yellow(`damaged: what is installed is not what the lock pins (see checks); repair it with \`${u.hint}\``)
+            : green('up to date');
     lines.push(line('upstream', `wanted ${u.wanted ? clean(u.wanted, 40) : '-'}, latest ${u.latest ? clean(u.latest, 40) : '-'}: ${status}`));
     if (u.newest_outside_requirement) lines.push(line('', `newest outside the requirement: ${clean(u.newest_outside_requirement, 40)}`));
     if (u.versions.length > 0) lines.push(line('versions', versionsLine(u.versions)));

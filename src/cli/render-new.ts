@@ -2,7 +2,11 @@
 import type { NewResult } from '../scaffold/run-new.js';
 import { bold } from './style.js';
 
-const LANGUAGE_TEXT = { typescript: 'TypeScript (plain Node.js, no build)', python: 'Python 3 (standard library, no build)', rust: 'Rust (serde_json only)' } as const;
+const LANGUAGE_TEXT = {
+  typescript: 'TypeScript (plain Node.js, no build)',
+  python: 'Python 3 (standard library, no build)',
+  rust: 'Rust (serde_json only)',
+} as const;
 
 function facets(r: NewResult): string {
   const s = r.spec;

@@ -14,7 +14,8 @@ export function outdatedJson(items: OutdatedItem[], unlocked: string[] = []) {
 }
 
 /** A git commit shortened for the table (JSON keeps it whole). */
-const short = (item: OutdatedItem, pin: string | null): string => (pin === null ? '-' : /^[0-9a-f]{40}$/.test(pin) ? pin.slice(0, 12) : sanitize(pin, { max: 40 }));
+const short = (item: OutdatedItem, pin: string | null): string =>
+  pin === null ? '-' : /^[0-9a-f]{40}$/.test(pin) ? pin.slice(0, 12) : sanitize(pin, { max: 40 });
 
 /** What the newer versions' `engines.yolop` say, for the status cell ("" when nothing to add). */
 function newerEnginesText(item: OutdatedItem): string {
@@ -68,7 +69,14 @@ export async function renderOutdated(items: OutdatedItem[], out: OutputShape, un
   const damaged = items.filter((i) => i.status === 'damaged').length;
   const damagedLine = damaged > 0 ? `${damaged} damaged: what is installed is not what the lock pins.` : '';
   const unlockedLine = unlocked.length > 0 ? `${unlocked.length} not compared: no lock entry pins ${sanitize(unlocked.join(', '))}.` : '';
-  const summary = [n > 0 ? `${n} extension${n === 1 ? '' : 's'} can be updated.` : held > 0 || damaged > 0 || unlocked.length > 0 ? '' : 'Everything is up to date.', heldLine, damagedLine, unlockedLine].filter(Boolean).join(' ');
+  const summary = [
+    n > 0 ? `${n} extension${n === 1 ? '' : 's'} can be updated.` : held > 0 || damaged > 0 || unlocked.length > 0 ? '' : 'Everything is up to date.',
+    heldLine,
+    damagedLine,
+    unlockedLine,
+  ]
+    .filter(Boolean)
+    .join(' ');
   // The summary line only for people at a terminal: piped output stays a plain table.
   return out.tty ? `${table}\n${summary}` : table;
 }

@@ -27,8 +27,12 @@ export function writeError(err: unknown, json: boolean): number {
   }
   const e = err as Error;
   if (json) {
-    process.stdout.write(`${JSON.stringify({ error: { code: 'E_INTERNAL', message: redactText(e?.message ?? String(err), []), hint: 'This is a bug in yep-ext; please report it with the output above.', details: null } }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ error: { code: 'E_INTERNAL', message: redactText(e?.message ?? String(err), []), hint: 'This is a bug in yep-ext; please report it with the output above.', details: null } }, null, 2)}\n`,
+    );
   }
-  process.stderr.write(`${red('internal error', process.stderr)}: ${redactText(`${e?.message ?? String(err)}\n${e?.stack ?? ''}`, [])}\nThis is a bug in yep-ext. Please report it with the command you ran and the output above.\n`);
+  process.stderr.write(
+    `${red('internal error', process.stderr)}: ${redactText(`${e?.message ?? String(err)}\n${e?.stack ?? ''}`, [])}\nThis is a bug in yep-ext. Please report it with the command you ran and the output above.\n`,
+  );
   return ERROR_CODES.E_INTERNAL;
 }

@@ -9,9 +9,13 @@ import { runSetSecret, type SetSecretResult } from '../core/operations/set-secre
 
 export async function setSecretCommand(io: CommandIo, { args, flags }: ParsedCommand): Promise<SetSecretResult> {
   if (args.value !== undefined) {
-    throw new YepError('E_USAGE', 'set-secret does not take the value as an argument: command lines are visible to other users (ps) and saved in shell history. Nothing was stored.', {
-      hint: `Run \`yep-ext set-secret ${args.name} ${args.field}\` for a hidden prompt, or pipe the value with --stdin. Consider the value you typed exposed.`,
-    });
+    throw new YepError(
+      'E_USAGE',
+      'set-secret does not take the value as an argument: command lines are visible to other users (ps) and saved in shell history. Nothing was stored.',
+      {
+        hint: `Run \`yep-ext set-secret ${args.name} ${args.field}\` for a hidden prompt, or pipe the value with --stdin. Consider the value you typed exposed.`,
+      },
+    );
   }
   const ctx = io.makeContext({});
   const result = await runSetSecret(ctx, args.name as string, args.field as string, {

@@ -42,7 +42,20 @@ type Loose = Record<string, unknown>;
 
 const BUILTIN_PARSE = new Set([Flags.boolean().parse, Flags.string().parse, Args.string().parse].map((f) => String(f)));
 /** Keys that change how oclif reads or reports a flag, beyond what the runner's parser does. */
-const FLAG_EXTRAS = ['env', 'default', 'defaultHelp', 'delimiter', 'dependsOn', 'exactlyOne', 'relationships', 'deprecated', 'deprecateAliases', 'aliases', 'charAliases', 'allowStdin'];
+const FLAG_EXTRAS = [
+  'env',
+  'default',
+  'defaultHelp',
+  'delimiter',
+  'dependsOn',
+  'exactlyOne',
+  'relationships',
+  'deprecated',
+  'deprecateAliases',
+  'aliases',
+  'charAliases',
+  'allowStdin',
+];
 
 /** `ctor`'s definitions as plain data, or why the runner cannot parse for it. */
 export function staticShape(id: string, ctor: typeof Command, allIds: readonly string[]): FastCommandDef | { id: string; reason: string } {

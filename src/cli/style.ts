@@ -9,8 +9,7 @@ const enabled = (stream: NodeJS.WriteStream): boolean =>
   !['0', 'false'].includes(process.env.FORCE_COLOR ?? '');
 
 function wrap(open: number, close: number) {
-  return (text: string, stream: NodeJS.WriteStream = process.stdout): string =>
-    enabled(stream) ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+  return (text: string, stream: NodeJS.WriteStream = process.stdout): string => (enabled(stream) ? `\u001b[${open}m${text}\u001b[${close}m` : text);
 }
 
 export const bold = wrap(1, 22);

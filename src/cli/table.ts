@@ -67,7 +67,11 @@ export async function renderTableWithCliTable3(head: string[], rows: string[][],
   const columns = all.reduce((n, r) => Math.max(n, r.length), 0);
   const measure = (cell: string | undefined): number => Math.max(0, ...(cell ?? '').split('\n').map((l) => stringWidth(l)));
   const natural = Array.from({ length: columns }, (_, i) => Math.max(0, ...all.map((r) => measure(r[i]))));
-  const fitted = fitColumns(natural, Array.from({ length: columns }, (_, i) => measure(head[i])), width);
+  const fitted = fitColumns(
+    natural,
+    Array.from({ length: columns }, (_, i) => measure(head[i])),
+    width,
+  );
   const cut = fitted.some((w, i) => w < (natural[i] as number));
   const table = new Table({
     head,
@@ -89,7 +93,11 @@ export async function renderTable(head: string[], rows: string[][], width = 0): 
   }
   const cells = all.map((r) => r.map((c) => c.split('\n')));
   const natural = Array.from({ length: columns }, (_, i) => cells.reduce((w, r) => Math.max(w, ...(r[i] as string[]).map((l) => l.length)), 0));
-  const widths = fitColumns(natural, head.map((h) => Math.max(...h.split('\n').map((l) => l.length))), width);
+  const widths = fitColumns(
+    natural,
+    head.map((h) => Math.max(...h.split('\n').map((l) => l.length))),
+    width,
+  );
   const fit = (line: string, w: number): string => (line.length > w ? `${line.slice(0, Math.max(0, w - 1))}…` : line).padEnd(w);
   const rule = (left: string, mid: string, right: string): string => left + widths.map((w) => '─'.repeat(w + 2)).join(mid) + right;
   const lines = (r: string[][]): string[] => {
@@ -101,7 +109,12 @@ export async function renderTable(head: string[], rows: string[][], width = 0): 
 
 /** Tab-separated rows under a header: tabs and newlines inside a cell become spaces and ", ". */
 export function renderTsv(head: string[], rows: string[][]): string {
-  const cell = (c: string): string => c.replace(/\t/g, ' ').split('\n').filter((l) => l !== '').join(', ');
+  const cell = (c: string): string =>
+    c
+      .replace(/\t/g, ' ')
+      .split('\n')
+      .filter((l) => l !== '')
+      .join(', ');
   return [head, ...rows].map((r) => r.map(cell).join('\t')).join('\n');
 }
 

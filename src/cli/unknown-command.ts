@@ -33,7 +33,12 @@ function topicTypoGuess(config: Config, words: string[]): string | undefined {
   if (!topic) return undefined;
   const names = commandNames(config);
   const meant = `${topic} ${words[1]}`;
-  return names.includes(meant) ? meant : (closestMatches(meant, names.filter((n) => n.startsWith(`${topic} `)))[0] ?? topic);
+  return names.includes(meant)
+    ? meant
+    : (closestMatches(
+        meant,
+        names.filter((n) => n.startsWith(`${topic} `)),
+      )[0] ?? topic);
 }
 
 /** The E_USAGE error for an unknown command id (oclif's colon-joined words). */
@@ -51,14 +56,17 @@ export function unknownCommandError(config: Config, id: string): YepError {
     if (known && !known.hidden) {
       const name = words.slice(0, k).join(' ');
       const extra = words.slice(k).map((w) => JSON.stringify(w.length > 60 ? `${w.slice(0, 60)}…` : w));
-      return new YepError('E_USAGE', `\`yep-ext ${name}\` takes no arguments; unexpected: ${extra.join(', ')}.`, { hint: `\`yep-ext ${name} --help\` shows its usage.` });
+      return new YepError('E_USAGE', `\`yep-ext ${name}\` takes no arguments; unexpected: ${extra.join(', ')}.`, {
+        hint: `\`yep-ext ${name} --help\` shows its usage.`,
+      });
     }
   }
   // `lock exprt`: a known topic followed by an unknown word is the command the user meant to name.
   const typed = words.length > 1 && config.findTopic(words[0]!) ? `${words[0]} ${words[1]}` : (words[0] ?? id);
   const list = '`yep-ext help` lists every command.';
   // cargo and gh have a version command; here it is the flag.
-  if (typed === 'version') return new YepError('E_USAGE', '"version" is not a yep-ext command.', { hint: `\`yep-ext --version\` prints yep-ext's version. ${list}` });
+  if (typed === 'version')
+    return new YepError('E_USAGE', '"version" is not a yep-ext command.', { hint: `\`yep-ext --version\` prints yep-ext's version. ${list}` });
   const guess = topicTypoGuess(config, words) ?? closestMatches(typed, [...commandNames(config), ...topicNames(config)])[0];
   return new YepError('E_USAGE', `"${typed}" is not a yep-ext command.`, { hint: guess ? `Did you mean \`yep-ext ${guess}\`? ${list}` : list });
 }

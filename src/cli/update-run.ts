@@ -34,9 +34,13 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
   const accept = parseAccept(flags.accept);
   checkMinAge(flags['min-age']);
   if (flags.all && argv.length > 0) {
-    throw new YepError('E_USAGE', `--all updates every installed extension; it takes no names (got ${argv.map((a) => JSON.stringify(sanitize(a, { max: 80 }))).join(', ')}).`, {
-      hint: `Drop the names (\`yep-ext update --all\`), or drop --all (\`yep-ext update ${argv.map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,
-    });
+    throw new YepError(
+      'E_USAGE',
+      `--all updates every installed extension; it takes no names (got ${argv.map((a) => JSON.stringify(sanitize(a, { max: 80 }))).join(', ')}).`,
+      {
+        hint: `Drop the names (\`yep-ext update --all\`), or drop --all (\`yep-ext update ${argv.map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,
+      },
+    );
   }
   const ctx = io.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
   if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
@@ -54,7 +58,9 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     onPlan: (item) => {
       if (!json && item.status !== 'failed') io.log(renderPlanned(item, Boolean(flags['dry-run'])));
     },
-    ...(ctx.interactive ? { confirm: (item: UpdateItem) => confirmOrCancel(`${item.name} asks for more than you approved (see above). Apply this update?`) } : {}),
+    ...(ctx.interactive
+      ? { confirm: (item: UpdateItem) => confirmOrCancel(`${item.name} asks for more than you approved (see above). Apply this update?`) }
+      : {}),
   });
   if (!json) for (const item of items) if (item.status === 'updated') io.log(renderUpdated(item));
   // `--all` over an empty store said nothing at all, which reads like a hang or a bug.
@@ -80,10 +86,14 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     });
     const mismatch = mismatches.length > 0 ? ` (${mismatches.join('; ')})` : '';
     const why = refused.every((i) => i.first_approval) ? 'the update needs its grant approved (none is on record)' : 'the update widens the grant';
-    throw new YepError('E_CONSENT_REQUIRED', `${refused.map((i) => i.name).join(', ')}: ${why} and was not approved${mismatch}; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`, {
-      hint: `Review the diff, then re-run with ${refused.map((i) => `--accept ${i.to?.grant}`).join(' ')} (exactly this grant) or --yes.`,
-      details: { updates: items.map(updateJson) },
-    });
+    throw new YepError(
+      'E_CONSENT_REQUIRED',
+      `${refused.map((i) => i.name).join(', ')}: ${why} and was not approved${mismatch}; nothing was changed for ${refused.length === 1 ? 'it' : 'them'}.`,
+      {
+        hint: `Review the diff, then re-run with ${refused.map((i) => `--accept ${i.to?.grant}`).join(' ')} (exactly this grant) or --yes.`,
+        details: { updates: items.map(updateJson) },
+      },
+    );
   }
   if (alone) {
     const e = failed[0]!.error!;
@@ -92,7 +102,11 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
   if (failed.length > 0) {
     const none = failed.length === items.length;
     throw new YepError('E_PARTIAL', none ? `All ${items.length} updates failed; nothing was updated.` : `${failed.length} of ${items.length} updates failed.`, {
-      hint: none ? 'See each error above.' : flags['dry-run'] ? 'The others are planned above; fix the failures and run again.' : 'The others were updated or already up to date; fix the failures and run again.',
+      hint: none
+        ? 'See each error above.'
+        : flags['dry-run']
+          ? 'The others are planned above; fix the failures and run again.'
+          : 'The others were updated or already up to date; fix the failures and run again.',
       details: { updates: items.map(updateJson) },
     });
   }

@@ -57,7 +57,12 @@ export function exampleLines(examples: unknown): string[] {
   if (!Array.isArray(examples)) return [];
   return examples
     .map((e) => (typeof e === 'string' ? e : typeof e === 'object' && e && 'command' in e ? String((e as { command: unknown }).command) : ''))
-    .map((e) => e.replace(/<%=\s*config\.bin\s*%>/g, BIN).replace(/^\$\s*/, '').trim())
+    .map((e) =>
+      e
+        .replace(/<%=\s*config\.bin\s*%>/g, BIN)
+        .replace(/^\$\s*/, '')
+        .trim(),
+    )
     .filter((e) => e !== '');
 }
 
@@ -94,7 +99,9 @@ function unknownFlag(shape: CommandShape, raw: string): YepError {
       if (owners.length > 0) hints.push(`--${name} is a flag of ${owners.map((o) => `\`${o}\``).join(', ')}, not of \`${shape.id}\`.`);
     }
   } else {
-    const chars = Object.values(shape.flags).filter((f) => f.char).map((f) => `-${f.char} (--${f.name})`);
+    const chars = Object.values(shape.flags)
+      .filter((f) => f.char)
+      .map((f) => `-${f.char} (--${f.name})`);
     if (chars.length > 0) hints.push(`Its short flags: ${chars.join(', ')}.`);
   }
   hints.push(`\`${BIN} ${shape.id} --help\` lists its flags.`);
@@ -126,7 +133,9 @@ function unexpectedArgs(shape: CommandShape, extra: string[]): YepError {
   }
   const declared = Object.values(shape.args);
   const takes =
-    declared.length === 0 ? 'takes no arguments' : `takes ${declared.length === 1 ? 'one argument' : `${declared.length} arguments`} (${argNames(declared.map((a) => a.name))})`;
+    declared.length === 0
+      ? 'takes no arguments'
+      : `takes ${declared.length === 1 ? 'one argument' : `${declared.length} arguments`} (${argNames(declared.map((a) => a.name))})`;
   const shown = extra.map((a) => JSON.stringify(a.length > 60 ? `${a.slice(0, 60)}…` : a)).join(', ');
   return new YepError('E_USAGE', `\`${BIN} ${shape.id}\` ${takes}; unexpected: ${shown}.`, { hint: usageHint(shape) });
 }
@@ -134,12 +143,16 @@ function unexpectedArgs(shape: CommandShape, extra: string[]): YepError {
 function needsTogether(shape: CommandShape, flag: string, needs: string[]): YepError {
   const all = [flag, ...needs].map((n) => flagLabel(n));
   return new YepError('E_USAGE', `${flagLabel(flag)} only works together with ${needs.map((n) => flagLabel(n)).join(' and ')}.`, {
-    hint: shape.examples.some((e) => all.every((f) => e.includes(f))) ? usageHint(shape, all) : `Add ${needs.map((n) => flagLabel(n)).join(' ')}, or drop ${flagLabel(flag)}.`,
+    hint: shape.examples.some((e) => all.every((f) => e.includes(f)))
+      ? usageHint(shape, all)
+      : `Add ${needs.map((n) => flagLabel(n)).join(' ')}, or drop ${flagLabel(flag)}.`,
   });
 }
 
 function notTogether(shape: CommandShape, a: string, b: string): YepError {
-  return new YepError('E_USAGE', `${flagLabel(a)} and ${flagLabel(b)} cannot be used together.`, { hint: `Keep one of them (\`${BIN} ${shape.id} --help\` says what each does).` });
+  return new YepError('E_USAGE', `${flagLabel(a)} and ${flagLabel(b)} cannot be used together.`, {
+    hint: `Keep one of them (\`${BIN} ${shape.id} --help\` says what each does).`,
+  });
 }
 
 function badOption(shape: CommandShape, flag: string, value: string): YepError {
@@ -181,18 +194,32 @@ export function translateParseError(err: Error & { flags?: unknown; args?: unkno
   }
   if (/^Missing \d+ required args?/.test(plain)) {
     const fromErr = Array.isArray(err.args) ? (err.args as Array<{ name?: string }>).map((a) => a.name ?? '').filter(Boolean) : [];
-    const names = fromErr.length > 0 ? fromErr : Object.values(shape.args).filter((a) => a.required).map((a) => a.name);
+    const names =
+      fromErr.length > 0
+        ? fromErr
+        : Object.values(shape.args)
+            .filter((a) => a.required)
+            .map((a) => a.name);
     return missingArgs(shape, names);
   }
   if (/^Unexpected arguments?: /.test(plain)) {
     const extra = Array.isArray(err.args) ? (err.args as unknown[]).map(String) : [plain.replace(/^Unexpected arguments?: /, '')];
     return unexpectedArgs(shape, extra);
   }
-  const reasons = /^The following errors? occurred:\s*([\s\S]*)$/.exec(plain)?.[1]?.split('\n').map((l) => l.trim()).filter(Boolean);
+  const reasons = /^The following errors? occurred:\s*([\s\S]*)$/
+    .exec(plain)?.[1]
+    ?.split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (reasons && reasons.length > 0) {
     const first = reasons[0]!;
     let m = /^All of the following must be provided when using --([\w-]+): (.*)$/.exec(first);
-    if (m) return needsTogether(shape, m[1]!, m[2]!.split(', ').map((f) => f.replace(/^--/, '')));
+    if (m)
+      return needsTogether(
+        shape,
+        m[1]!,
+        m[2]!.split(', ').map((f) => f.replace(/^--/, '')),
+      );
     m = /^--([\w-]+)(?:=.*)? cannot also be provided when using --([\w-]+)$/.exec(first);
     if (m) return notTogether(shape, m[2]!, m[1]!);
     m = /^Missing required flag ([\w-]+)$/.exec(first);

@@ -7,7 +7,7 @@ export default class Disable extends BaseCommand {
   static override summary = 'Disable an extension, keeping its configuration.';
 
   static override description =
-    'Marks the extension\'s [[capabilities]] table in settings.toml with `enabled = false` (yolop then skips it) instead of deleting it, so its inline config survives for the next `enable`. Nothing else in the file changes.';
+    "Marks the extension's [[capabilities]] table in settings.toml with `enabled = false` (yolop then skips it) instead of deleting it, so its inline config survives for the next `enable`. Nothing else in the file changes.";
 
   static override examples = ['<%= config.bin %> disable logfire'];
 

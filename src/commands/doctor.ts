@@ -10,7 +10,8 @@ import { sanitize } from '../core/text/sanitize.js';
 
 export default class Doctor extends BaseCommand {
   static override summary = "Start an extension's server and check that it speaks YEP v1 correctly.";
-  static override description = `Works on an installed extension (by name) or on a package directory (a path: the authoring loop). Spawns the server the way yolop does, with the extension's configured secrets and env-mapped config, runs the handshake and a set of probes, stops it, and grades each step pass/warn/fail.
+  static override description =
+    `Works on an installed extension (by name) or on a package directory (a path: the authoring loop). Spawns the server the way yolop does, with the extension's configured secrets and env-mapped config, runs the handshake and a set of probes, stops it, and grades each step pass/warn/fail.
 
 Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes: docs/doctor.md.`;
 

@@ -6,7 +6,8 @@ import type { EnableResult } from '../core/operations/enable.js';
 export default class Enable extends BaseCommand {
   static override summary = 'Enable an installed extension for yolop, setting up required config it still lacks.';
 
-  static override description = `Adds (or switches back on) the extension's [[capabilities]] table in settings.toml, keeping everything else in the file byte for byte.
+  static override description =
+    `Adds (or switches back on) the extension's [[capabilities]] table in settings.toml, keeping everything else in the file byte for byte.
 On a terminal, each required field that is unset is asked for: secrets with hidden input (stored in connections.toml), choices with a selector, other values as text typed by the field's schema.
 Without a terminal nothing is asked: pass non-secret values with --config and secrets with \`yep-ext set-secret\`. If required fields are still unset the extension is enabled anyway, the values given are saved, and the command exits 10 (setup_incomplete) listing the commands that finish the setup.
 An extension whose engines.yolop excludes the installed yolop (\`yolop --version\`) is not enabled: exit 4, settings.toml untouched, unless --ignore-engines.`;
@@ -22,8 +23,15 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
   };
 
   static override flags = {
-    config: Flags.string({ char: 'c', multiple: true, multipleNonGreedy: true, description: 'Set a non-secret config field, typed by its schema (key=value; repeatable). Arrays: a,b or JSON.' }),
-    'ignore-engines': Flags.boolean({ description: "Enable it even when its engines.yolop excludes the installed yolop (by default that is refused with exit 4: yolop could not run it)." }),
+    config: Flags.string({
+      char: 'c',
+      multiple: true,
+      multipleNonGreedy: true,
+      description: 'Set a non-secret config field, typed by its schema (key=value; repeatable). Arrays: a,b or JSON.',
+    }),
+    'ignore-engines': Flags.boolean({
+      description: 'Enable it even when its engines.yolop excludes the installed yolop (by default that is refused with exit 4: yolop could not run it).',
+    }),
   };
 
   async run(): Promise<EnableResult> {

@@ -5,14 +5,19 @@ import { extensionInfo } from '../core/operations/info.js';
 
 export default class Info extends BaseCommand {
   static override summary = 'Show everything about one extension: source, pin, content hash, contributions, config, checks, engines and newer versions.';
-  static override description = `For an installed extension (by name, or for a path install by its directory: \`info .\` inside it): its source and pinned version or commit, content hash, the full contribution summary and grant fingerprint, each config field as set/unset/default (secrets only as set or unset, never a value), the checks \`list\` runs, its engines.yolop verdict, and what its origin offers now (crates: the newest versions inside and outside the recorded requirement, from one index read; git: the ref's current commit). A failed registry or git lookup is reported, not fatal.
+  static override description =
+    `For an installed extension (by name, or for a path install by its directory: \`info .\` inside it): its source and pinned version or commit, content hash, the full contribution summary and grant fingerprint, each config field as set/unset/default (secrets only as set or unset, never a value), the checks \`list\` runs, its engines.yolop verdict, and what its origin offers now (crates: the newest versions inside and outside the recorded requirement, from one index read; git: the ref's current commit). A failed registry or git lookup is reported, not fatal.
 
 For a crate that is not installed (\`info crates.io:<crate>\`, or a bare name): what the registry lists (latest and versions), without installing anything. A git URL or a directory that is not installed: use \`install <spec> --dry-run\`.`;
 
   static override examples = ['<%= config.bin %> info lsp', '<%= config.bin %> info lsp --json', '<%= config.bin %> info crates.io:yolop-extension-logfire'];
 
   static override args = {
-    target: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name, or a crate spec (crates.io:<crate>) to look up in the registry.' }),
+    target: Args.string({
+      ignoreStdin: true,
+      required: true,
+      description: 'Installed extension name, or a crate spec (crates.io:<crate>) to look up in the registry.',
+    }),
   };
 
   static override flags = { ...indexFlag };

@@ -4,7 +4,8 @@ import { runInstall } from '../cli/install-run.js';
 
 export default class Install extends BaseCommand {
   static override summary = 'Install extensions from crates.io, git or a local directory.';
-  static override description = `Prints each package's contribution summary (server command, tools, hooks, MCP servers, prompt, commands) before placing it, verifies every download, and pins the result in extensions.lock. Install never enables: run \`yep-ext enable <name>\` afterwards (if settings.toml already turns the name on, yolop loads it at once, and install says so).
+  static override description =
+    `Prints each package's contribution summary (server command, tools, hooks, MCP servers, prompt, commands) before placing it, verifies every download, and pins the result in extensions.lock. Install never enables: run \`yep-ext enable <name>\` afterwards (if settings.toml already turns the name on, yolop loads it at once, and install says so).
 
 Over an installed extension of the same name: a newer version that \`update\` would reach too (a newer lsp over one that follows the newest) is installed without a question unless its grant widens; a downgrade, another requirement or ref, or another source asks first (without a TTY it needs --yes, or exits 7).
 
@@ -38,29 +39,46 @@ Sources:
     ...indexFlag,
     ...feedbackFlags,
     ...minAgeFlag,
-    'allow-fresh': Flags.boolean({ description: 'Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file\'s min_age).' }),
+    'allow-fresh': Flags.boolean({
+      description: "Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file's min_age).",
+    }),
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
-    accept: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).' }),
+    accept: Flags.string({
+      multiple: true,
+      multipleNonGreedy: true,
+      description: 'When reinstalling widens the grant: accept exactly this new grant fingerprint (repeatable).',
+    }),
     force: Flags.boolean({
-      description: 'Fetch again and replace even when the lock says it is installed (repair after `yep-ext verify`): a name is fetched at exactly its locked version or commit and must match the lock; a path install is re-read and re-pinned.',
+      description:
+        'Fetch again and replace even when the lock says it is installed (repair after `yep-ext verify`): a name is fetched at exactly its locked version or commit and must match the lock; a path install is re-read and re-pinned.',
       exclusive: ['frozen', 'dry-run'],
     }),
     frozen: Flags.boolean({ description: 'Install exactly what a lockfile pins (no resolution); fail if anything differs. For CI provisioning.' }),
-    enable: Flags.boolean({ description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).', dependsOn: ['frozen'] }),
-    lockfile: Flags.string({ description: 'With --frozen: the lockfile to install from (default: the store\'s own extensions.lock; with neither, --frozen fails, exit 3).', dependsOn: ['frozen'] }),
+    enable: Flags.boolean({
+      description: 'With --frozen: enable every locked extension (required config still missing is reported, exit 10).',
+      dependsOn: ['frozen'],
+    }),
+    lockfile: Flags.string({
+      description: "With --frozen: the lockfile to install from (default: the store's own extensions.lock; with neither, --frozen fails, exit 3).",
+      dependsOn: ['frozen'],
+    }),
     'git-mirror': Flags.string({
-      description: 'Fetch git sources (and resolve their branches and tags) from this mirror instead of their origin: the git/ root of a `yep-ext mirror` tree or any server laid out the same way (also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
+      description:
+        'Fetch git sources (and resolve their branches and tags) from this mirror instead of their origin: the git/ root of a `yep-ext mirror` tree or any server laid out the same way (also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
       helpValue: '<url>',
     }),
     'ignore-engines': Flags.boolean({
-      description: "Install the newest version even when its engines.yolop excludes the installed yolop (also enables such packages with --frozen --enable). Without it, install picks the newest version your yolop can run, and refuses an exact version it cannot.",
+      description:
+        'Install the newest version even when its engines.yolop excludes the installed yolop (also enables such packages with --frozen --enable). Without it, install picks the newest version your yolop can run, and refuses an exact version it cannot.',
     }),
     build: Flags.boolean({
       allowNo: true,
-      description: 'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
+      description:
+        'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
     }),
     'dry-run': Flags.boolean({
-      description: 'Fetch and verify, then print the plan (new, unchanged, re-pinned or replaced; the grant diff; whether consent is needed) without changing anything.',
+      description:
+        'Fetch and verify, then print the plan (new, unchanged, re-pinned or replaced; the grant diff; whether consent is needed) without changing anything.',
       exclusive: ['frozen'],
     }),
   };

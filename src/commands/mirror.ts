@@ -5,7 +5,8 @@ import { sanitize } from '../core/text/sanitize.js';
 
 export default class Mirror extends BaseCommand {
   static override summary = 'Write a static mirror of exactly what a lock pins, for fleets and air-gapped networks.';
-  static override description = `The directory holds a sparse index (index/) with only the locked versions' lines, copied byte-for-byte from the origin, the .crate files verified against the lock's checksums, git sources as bare repositories holding the locked commits (git/<host>/<path>.git, servable by dumb HTTP), and mirror.json (what it holds and the SHA-256 of every index file and .crate; git objects are named by their own hashes). Serve it with any static file server (nginx, S3, a CDN) or read it in place, then install with --index / YEP_EXT_INDEX pointing at <base-url>/index/ and --git-mirror / YEP_EXT_GIT_MIRROR at <base-url>/git/. Running it again on an updated lock adds what is new; a file already mirrored is never rewritten with other bytes. Path sources are skipped (they are local). A provisioned server binary is not mirrored: an install from the mirror still downloads it from its release host, and each entry that has one is named (not_mirrored in --json). See docs/fleet.md.`;
+  static override description =
+    `The directory holds a sparse index (index/) with only the locked versions' lines, copied byte-for-byte from the origin, the .crate files verified against the lock's checksums, git sources as bare repositories holding the locked commits (git/<host>/<path>.git, servable by dumb HTTP), and mirror.json (what it holds and the SHA-256 of every index file and .crate; git objects are named by their own hashes). Serve it with any static file server (nginx, S3, a CDN) or read it in place, then install with --index / YEP_EXT_INDEX pointing at <base-url>/index/ and --git-mirror / YEP_EXT_GIT_MIRROR at <base-url>/git/. Running it again on an updated lock adds what is new; a file already mirrored is never rewritten with other bytes. Path sources are skipped (they are local). A provisioned server binary is not mirrored: an install from the mirror still downloads it from its release host, and each entry that has one is named (not_mirrored in --json). See docs/fleet.md.`;
 
   static override examples = [
     '<%= config.bin %> mirror ./mirror --lockfile ./yolop-extensions.lock --base-url https://mirror.internal/yep/',
@@ -34,7 +35,9 @@ export default class Mirror extends BaseCommand {
       for (const g of result.git) this.log(`${g.added ? '+' : '='} ${g.name}: ${g.url} ${g.commit.slice(0, 12)}`);
       for (const s of result.skipped) this.logToStderr(`- ${s.name}: skipped (${s.reason})`);
       for (const n of result.not_mirrored) this.logToStderr(`! ${n.name}: its ${sanitize(n.what)} is not in the mirror: ${n.reason}`);
-      this.log(`Mirror at ${result.dir}: ${result.crates.length} crate${result.crates.length === 1 ? '' : 's'}, ${result.git.length} git repositor${result.git.length === 1 ? 'y' : 'ies'}. Install from it with YEP_EXT_INDEX=${result.index_url}${result.git.length ? ` YEP_EXT_GIT_MIRROR=${result.git_mirror_url}` : ''}`);
+      this.log(
+        `Mirror at ${result.dir}: ${result.crates.length} crate${result.crates.length === 1 ? '' : 's'}, ${result.git.length} git repositor${result.git.length === 1 ? 'y' : 'ies'}. Install from it with YEP_EXT_INDEX=${result.index_url}${result.git.length ? ` YEP_EXT_GIT_MIRROR=${result.git_mirror_url}` : ''}`,
+      );
     }
     return result;
   }

@@ -8,7 +8,8 @@ import { DEFAULT_LANGUAGE, LANGUAGES } from '../scaffold/request.js';
 export default class New extends BaseCommand {
   static override summary = 'Scaffold a new extension package that passes doctor before any logic is written.';
 
-  static override description = `Writes <dir>/<name>/ with a plugin.json declaring exactly the facets you ask for, a capability server whose only parts to edit are its handler functions (handle_tool / handleTool, hook, prompt, command), and a README saying what to edit and how to test.
+  static override description =
+    `Writes <dir>/<name>/ with a plugin.json declaring exactly the facets you ask for, a capability server whose only parts to edit are its handler functions (handle_tool / handleTool, hook, prompt, command), and a README saying what to edit and how to test.
 
 typescript (the default) and python are one executable file, bin/<name>, with no dependencies and no build. rust is a crate depending only on serde_json; build it into bin/ with the step the command prints.
 
@@ -22,19 +23,32 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
   ];
 
   static override args = {
-    name: Args.string({ ignoreStdin: true, required: true, description: 'Extension name (letters, digits, _ and -); also the directory and the server command.' }),
+    name: Args.string({
+      ignoreStdin: true,
+      required: true,
+      description: 'Extension name (letters, digits, _ and -); also the directory and the server command.',
+    }),
   };
 
   static override flags = {
     language: Flags.string({ char: 'l', options: [...LANGUAGES], default: DEFAULT_LANGUAGE, description: 'Language of the server.' }),
     tool: Flags.string({ char: 't', multiple: true, multipleNonGreedy: true, description: 'A tool the server serves (repeatable).' }),
-    hook: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'A hook: pre_tool_use or post_tool_use, optionally :GLOB for the tool names it fires on (default *). Repeatable.' }),
+    hook: Flags.string({
+      multiple: true,
+      multipleNonGreedy: true,
+      description: 'A hook: pre_tool_use or post_tool_use, optionally :GLOB for the tool names it fires on (default *). Repeatable.',
+    }),
     command: Flags.string({ multiple: true, multipleNonGreedy: true, description: 'A slash command, shown as /<name>:<command> (repeatable).' }),
     prompt: Flags.string({ description: 'Static text the server adds to the system prompt.' }),
     'dynamic-prompt': Flags.boolean({ description: 'The server computes a system-prompt contribution every turn.' }),
     status: Flags.boolean({ description: 'The server shows a status in the status bar.' }),
     skills: Flags.boolean({ description: 'Ship a starter skills/<name>/SKILL.md.' }),
-    config: Flags.string({ char: 'c', multiple: true, multipleNonGreedy: true, description: 'A config field: FIELD[:secret][:env=NAME] (repeatable). A secret without env= gets <NAME>_<FIELD>.' }),
+    config: Flags.string({
+      char: 'c',
+      multiple: true,
+      multipleNonGreedy: true,
+      description: 'A config field: FIELD[:secret][:env=NAME] (repeatable). A secret without env= gets <NAME>_<FIELD>.',
+    }),
     dir: Flags.string({ char: 'd', description: 'Parent directory for the package (default: the current directory).' }),
   };
 
@@ -55,7 +69,12 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
         skills: flags.skills,
         config: flags.config ?? [],
       },
-      { cwd: process.cwd(), ...(flags.dir !== undefined ? { dir: flags.dir } : {}), ...(process.env.HOME ? { home: process.env.HOME } : {}), ...(checkpoint ? { checkpoint } : {}) },
+      {
+        cwd: process.cwd(),
+        ...(flags.dir !== undefined ? { dir: flags.dir } : {}),
+        ...(process.env.HOME ? { home: process.env.HOME } : {}),
+        ...(checkpoint ? { checkpoint } : {}),
+      },
     );
     this.log(renderNew(result));
     return newJson(result);

@@ -7,7 +7,8 @@ import type { SetSecretResult } from '../core/operations/set-secret.js';
 export default class SetSecret extends BaseCommand {
   static override summary = 'Store (or remove) a secret config field of an extension.';
 
-  static override description = `The value is read from a hidden prompt or, with --stdin, from standard input; never from the command line (argv is visible to other users and kept in shell history).
+  static override description =
+    `The value is read from a hidden prompt or, with --stdin, from standard input; never from the command line (argv is visible to other users and kept in shell history).
 Only fields the extension declares with "secret": true are accepted. Secrets go to connections.toml (mode 0600), the file yolop reads; --keychain stores in the OS keychain instead, which yolop does not read (see docs/secrets.md).`;
 
   static override examples = [
@@ -30,7 +31,9 @@ Only fields the extension declares with "secret": true are accepted. Secrets go 
   static override flags = {
     stdin: Flags.boolean({ description: 'Read the value from standard input (one trailing newline is dropped).' }),
     unset: Flags.boolean({ description: 'Remove the secret instead of setting it.', exclusive: ['stdin', 'keychain'] }),
-    keychain: Flags.boolean({ description: 'Store in the OS keychain (falls back to connections.toml when none is reachable). yolop does not read the keychain.' }),
+    keychain: Flags.boolean({
+      description: 'Store in the OS keychain (falls back to connections.toml when none is reachable). yolop does not read the keychain.',
+    }),
   };
 
   /**
@@ -39,7 +42,12 @@ Only fields the extension declares with "secret": true are accepted. Secrets go 
    * --stdin) name only declared arguments and flags, so they keep their message.
    */
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<unknown> {
-    if (!isYepError(err) && err.oclif?.exit !== undefined && err.oclif.exit !== 0 && !/^(Missing \d+ required arg|The following errors? occurred)/.test(err.message ?? '')) {
+    if (
+      !isYepError(err) &&
+      err.oclif?.exit !== undefined &&
+      err.oclif.exit !== 0 &&
+      !/^(Missing \d+ required arg|The following errors? occurred)/.test(err.message ?? '')
+    ) {
       return super.catch(
         new YepError('E_USAGE', 'set-secret could not parse its options (the offending text is not shown: it may be a secret). Nothing was stored.', {
           hint: 'Usage: yep-ext set-secret <name> <field> [--stdin] [--unset] [--keychain]. A value given on the command line should be considered exposed.',

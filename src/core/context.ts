@@ -33,7 +33,10 @@ export type GitFactory = (options: Partial<SimpleGitOptions>) => SimpleGit;
 
 /** The shape of @napi-rs/keyring that yep-ext uses. */
 export interface KeyringModule {
-  AsyncEntry: new (service: string, account: string) => {
+  AsyncEntry: new (
+    service: string,
+    account: string,
+  ) => {
     setPassword(password: string): Promise<void>;
     getPassword(): Promise<string | undefined | null>;
     deletePassword(): Promise<unknown>;

@@ -76,9 +76,7 @@ export function exitCodeFor(e: unknown): number {
 
 /** A Node system error code (ENOENT, EACCES...) if there is one. */
 export function errnoCode(e: unknown): string | undefined {
-  return typeof e === 'object' && e !== null && 'code' in e && typeof (e as { code: unknown }).code === 'string'
-    ? (e as { code: string }).code
-    : undefined;
+  return typeof e === 'object' && e !== null && 'code' in e && typeof (e as { code: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
 }
 
 /** Turn a filesystem failure on a state path into a YepError that says what to do. */

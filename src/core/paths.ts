@@ -47,7 +47,7 @@ export function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platfo
   if (platform === 'win32') return join(nonEmpty(env.APPDATA) ?? join(home, 'AppData', 'Roaming'), 'yolop');
   const xdg = nonEmpty(env.XDG_CONFIG_HOME);
   // XDG says relative values are invalid and must be ignored.
-  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.config'), 'yolop');
+  return join(xdg?.startsWith('/') ? xdg : join(home, '.config'), 'yolop');
 }
 
 /**
@@ -61,7 +61,7 @@ export function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.P
   if (platform === 'darwin') return join(home, 'Library', 'Caches', 'yep-ext');
   if (platform === 'win32') return join(nonEmpty(env.LOCALAPPDATA) ?? join(home, 'AppData', 'Local'), 'yep-ext', 'Cache');
   const xdg = nonEmpty(env.XDG_CACHE_HOME);
-  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.cache'), 'yep-ext');
+  return join(xdg?.startsWith('/') ? xdg : join(home, '.cache'), 'yep-ext');
 }
 
 export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform = process.platform, homeArg?: string): Paths {

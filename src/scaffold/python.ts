@@ -8,7 +8,7 @@ import { pyString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import type { ScaffoldSpec } from './request.js';
 
-const RULE = '# ' + '='.repeat(75);
+const RULE = `# ${'='.repeat(75)}`;
 
 function header(spec: ScaffoldSpec): string {
   const config = configLines(
@@ -44,7 +44,7 @@ function header(spec: ScaffoldSpec): string {
       ]),
     spec.prompt !== undefined && `# Static text for the system prompt, sent once at start ("prompt": true in plugin.json).\nPROMPT = ${pyString(spec.prompt)}`,
     '',
-    '# Non-secret config values from the user\'s settings (kept current on config/changed).',
+    "# Non-secret config values from the user's settings (kept current on config/changed).",
     spec.config.length > 0 && '# Secrets never arrive here, only as environment variables:',
     ...config.map((l) => `#   ${l}`),
     'CONFIG = {}',
@@ -150,10 +150,7 @@ def block(reason, user_message=None):
 
 function requestBranches(spec: ScaffoldSpec): string {
   const capabilityParams = joinParts(
-    [
-      spec.tools.length > 0 ? '"tools": [{"name": t} for t in TOOLS]' : '"tools": []',
-      spec.prompt !== undefined && '"prompt": {"static": PROMPT}',
-    ],
+    [spec.tools.length > 0 ? '"tools": [{"name": t} for t in TOOLS]' : '"tools": []', spec.prompt !== undefined && '"prompt": {"static": PROMPT}'],
     ', ',
   );
   return joinParts([
@@ -286,7 +283,12 @@ ${requestBranches(spec)}`,
 /** bin/<name> for `--language python`. */
 export function renderPythonServer(spec: ScaffoldSpec): string {
   const handlers = joinParts(
-    [spec.tools.length > 0 && toolHandler(spec), spec.hooks.length > 0 && HOOK_HANDLER, spec.dynamicPrompt && PROMPT_HANDLER, spec.commands.length > 0 && commandHandler(spec)],
+    [
+      spec.tools.length > 0 && toolHandler(spec),
+      spec.hooks.length > 0 && HOOK_HANDLER,
+      spec.dynamicPrompt && PROMPT_HANDLER,
+      spec.commands.length > 0 && commandHandler(spec),
+    ],
     '\n\n\n',
   );
   return `${joinParts(

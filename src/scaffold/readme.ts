@@ -33,12 +33,45 @@ interface Names {
 
 function handlerNames(language: Language): Names {
   if (language === 'typescript') {
-    return { tool: 'handleTool', hook: 'handleHook', prompt: 'handlePrompt', command: 'handleCommand', status: 'setStatus', text: 'textResult', allow: 'allow()', block: "block('why')", commandResult: "commandResult('done')", log: '`log()` or `console.log()` (this file sends console output to stderr)' };
+    return {
+      tool: 'handleTool',
+      hook: 'handleHook',
+      prompt: 'handlePrompt',
+      command: 'handleCommand',
+      status: 'setStatus',
+      text: 'textResult',
+      allow: 'allow()',
+      block: "block('why')",
+      commandResult: "commandResult('done')",
+      log: '`log()` or `console.log()` (this file sends console output to stderr)',
+    };
   }
   if (language === 'python') {
-    return { tool: 'handle_tool', hook: 'handle_hook', prompt: 'handle_prompt', command: 'handle_command', status: 'set_status', text: 'text_result', allow: 'allow()', block: 'block("why")', commandResult: 'command_result("done")', log: '`log()` or `print()` (this file sends print() to stderr)' };
+    return {
+      tool: 'handle_tool',
+      hook: 'handle_hook',
+      prompt: 'handle_prompt',
+      command: 'handle_command',
+      status: 'set_status',
+      text: 'text_result',
+      allow: 'allow()',
+      block: 'block("why")',
+      commandResult: 'command_result("done")',
+      log: '`log()` or `print()` (this file sends print() to stderr)',
+    };
   }
-  return { tool: 'handle_tool', hook: 'handle_hook', prompt: 'handle_prompt', command: 'handle_command', status: 'set_status', text: 'text_result', allow: 'Ok(allow())', block: 'Ok(block("why", None))', commandResult: 'Ok(command_result("done", true))', log: '`log()` or `eprintln!` (never `println!`)' };
+  return {
+    tool: 'handle_tool',
+    hook: 'handle_hook',
+    prompt: 'handle_prompt',
+    command: 'handle_command',
+    status: 'set_status',
+    text: 'text_result',
+    allow: 'Ok(allow())',
+    block: 'Ok(block("why", None))',
+    commandResult: 'Ok(command_result("done", true))',
+    log: '`log()` or `eprintln!` (never `println!`)',
+  };
 }
 
 function list(items: readonly string[]): string {
@@ -54,7 +87,9 @@ function dirArg(name: string): string {
 function testCommands(spec: ScaffoldSpec): string[] {
   const rows: [string, string][] = [
     [`yep-ext doctor ${dirArg(spec.name)}`, 'start the server as yolop would and check every facet'],
-    ...(spec.tools.length > 0 ? [[`yep-ext doctor ${dirArg(spec.name)} --call ${spec.tools[0]} --args '{"input": "hi"}'`, 'also call a tool'] as [string, string]] : []),
+    ...(spec.tools.length > 0
+      ? [[`yep-ext doctor ${dirArg(spec.name)} --call ${spec.tools[0]} --args '{"input": "hi"}'`, 'also call a tool'] as [string, string]]
+      : []),
     [`yep-ext install ${dirArg(spec.name)}`, 'install it (a local directory is used in place)'],
     [`yep-ext enable ${spec.name}`, 'turn it on for yolop (asks for required config)'],
     [`yep-ext doctor ${spec.name}`, 'the installed extension, with its configured values'],
@@ -92,12 +127,15 @@ export function renderReadme(spec: ScaffoldSpec): string {
     spec.dynamicPrompt && `- **Dynamic prompt**: fill in \`${n.prompt}\`; yolop asks for the text every turn. An empty string adds nothing.`,
     spec.commands.length > 0 &&
       `- **Commands** (${spec.commands.map((c) => `\`/${spec.name}:${c}\``).join(', ')}): fill in \`${n.command}\` and return \`${n.commandResult}\`; the message is shown to the user. Declare arguments under \`args\` in \`plugin.json\` so the user sees them.`,
-    spec.status && `- **Status**: call \`${n.status}("text", "warn")\` whenever the status-bar text should change (\`ok\`, \`warn\`, \`error\`; an empty text clears it). The server says "ready" after the handshake.`,
-    spec.skills && `- **Skills**: write the skill in \`skills/${spec.name}/SKILL.md\` (its front matter \`description\` tells the agent when to load it); add more as \`skills/<skill>/SKILL.md\`.`,
+    spec.status &&
+      `- **Status**: call \`${n.status}("text", "warn")\` whenever the status-bar text should change (\`ok\`, \`warn\`, \`error\`; an empty text clears it). The server says "ready" after the handshake.`,
+    spec.skills &&
+      `- **Skills**: write the skill in \`skills/${spec.name}/SKILL.md\` (its front matter \`description\` tells the agent when to load it); add more as \`skills/<skill>/SKILL.md\`.`,
     spec.config.length > 0 &&
       joinParts([
         `- **Config** (${list(spec.config.map((f) => f.key))}): declared in \`config_schema\` in \`plugin.json\` (add a \`description\`, a \`type\`, and list a field in \`required\` once the extension cannot work without it).`,
-        plain.length > 0 && `  Non-secret values arrive in the handshake and on \`config/changed\`: read them with \`${readConfig}\`${plain.some((f) => f.env) ? '; a field with `env` is also in that environment variable' : ''}. The user sets them with \`yep-ext enable ${spec.name} --config ${plain[0]!.key}=VALUE\`.`,
+        plain.length > 0 &&
+          `  Non-secret values arrive in the handshake and on \`config/changed\`: read them with \`${readConfig}\`${plain.some((f) => f.env) ? '; a field with `env` is also in that environment variable' : ''}. The user sets them with \`yep-ext enable ${spec.name} --config ${plain[0]!.key}=VALUE\`.`,
         secrets.length > 0 &&
           `  Secrets never reach the server except as environment variables: ${secrets.map((f) => `\`${f.key}\` in \`$${f.env}\``).join(', ')} (read with \`${readEnv}\`). The user stores one with \`yep-ext set-secret ${spec.name} ${secrets[0]!.key}\`.`,
       ]),

@@ -61,7 +61,15 @@ export interface ScaffoldInput {
 }
 
 /** The flags that make a contribution, for the "nothing requested" message. */
-export const CONTRIBUTION_FLAGS = ['--tool NAME', '--hook pre_tool_use|post_tool_use[:GLOB]', '--command NAME', '--prompt TEXT', '--dynamic-prompt', '--status', '--skills'] as const;
+export const CONTRIBUTION_FLAGS = [
+  '--tool NAME',
+  '--hook pre_tool_use|post_tool_use[:GLOB]',
+  '--command NAME',
+  '--prompt TEXT',
+  '--dynamic-prompt',
+  '--status',
+  '--skills',
+] as const;
 
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Tool-name globs: the host knows only `*` as a wildcard, anchored and case-sensitive. */
@@ -149,10 +157,16 @@ export function parseConfigFlag(text: string, extension: string): ConfigFieldSpe
     else if (part.startsWith('env=') && env === undefined) {
       env = part.slice(4);
       if (!ENV_NAME_RE.test(env)) {
-        throw usage(`--config ${show(text)}: ${show(env)} is not an environment variable name.`, `Names are letters, digits and _, not starting with a digit. Use ${CONFIG_SYNTAX}.`);
+        throw usage(
+          `--config ${show(text)}: ${show(env)} is not an environment variable name.`,
+          `Names are letters, digits and _, not starting with a digit. Use ${CONFIG_SYNTAX}.`,
+        );
       }
     } else {
-      throw usage(`--config ${show(text)}: ${show(part)} is not understood${part === 'secret' || part.startsWith('env=') ? ' (given twice)' : ''}.`, `Use ${CONFIG_SYNTAX}.`);
+      throw usage(
+        `--config ${show(text)}: ${show(part)} is not understood${part === 'secret' || part.startsWith('env=') ? ' (given twice)' : ''}.`,
+        `Use ${CONFIG_SYNTAX}.`,
+      );
     }
   }
   // The host hands a secret to the server only through its env variable: without one it could never arrive.
@@ -162,7 +176,11 @@ export function parseConfigFlag(text: string, extension: string): ConfigFieldSpe
 
 function checkPrompt(text: string): string {
   if (text.trim() === '') throw usage('--prompt is empty.', 'Give the text the server adds to the system prompt, or leave --prompt out.');
-  if (text.length > PROMPT_MAX) throw usage(`--prompt is ${text.length} characters long (at most ${PROMPT_MAX}).`, 'Keep the static prompt short; use --dynamic-prompt to compute it at run time.');
+  if (text.length > PROMPT_MAX)
+    throw usage(
+      `--prompt is ${text.length} characters long (at most ${PROMPT_MAX}).`,
+      'Keep the static prompt short; use --dynamic-prompt to compute it at run time.',
+    );
   if (PROMPT_CONTROL_RE.test(text) || LONE_SURROGATE_RE.test(text)) {
     throw usage('--prompt holds control characters or invalid Unicode.', 'Use plain text (tabs and newlines are fine).');
   }
@@ -173,7 +191,11 @@ function checkPrompt(text: string): string {
 export function parseScaffoldRequest(input: ScaffoldInput): ScaffoldSpec {
   const raw = input.name.trim();
   // The crate spelling means the same extension everywhere else in yep-ext (enable, doctor…).
-  const name = validName(raw.startsWith(CRATE_PREFIX) && raw.length > CRATE_PREFIX.length ? raw.slice(CRATE_PREFIX.length) : raw, 'extension name', extensionNameHint(raw));
+  const name = validName(
+    raw.startsWith(CRATE_PREFIX) && raw.length > CRATE_PREFIX.length ? raw.slice(CRATE_PREFIX.length) : raw,
+    'extension name',
+    extensionNameHint(raw),
+  );
   const language = (input.language ?? DEFAULT_LANGUAGE) as Language;
   if (!LANGUAGES.includes(language)) {
     throw usage(`--language ${show(String(input.language))} is not supported.`, `Choose one of ${LANGUAGES.join(', ')} (default ${DEFAULT_LANGUAGE}).`);
@@ -186,7 +208,8 @@ export function parseScaffoldRequest(input: ScaffoldInput): ScaffoldSpec {
   const hooks: HookSpec[] = [];
   for (const text of input.hooks ?? []) {
     const hook = parseHookFlag(text);
-    if (hooks.some((h) => h.event === hook.event && h.glob === hook.glob)) throw usage(`--hook ${text} is given twice.`, 'Each hook subscription needs to be given once.');
+    if (hooks.some((h) => h.event === hook.event && h.glob === hook.glob))
+      throw usage(`--hook ${text} is given twice.`, 'Each hook subscription needs to be given once.');
     hooks.push(hook);
   }
   const config: ConfigFieldSpec[] = [];

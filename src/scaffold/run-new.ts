@@ -77,7 +77,9 @@ export async function runNew(input: ScaffoldInput, options: NewOptions): Promise
   if (input.name.trim() !== spec.name) notes.push(`${CRATE_PREFIX}${spec.name} is the crate spelling: the extension is named ${spec.name}.`);
   for (const f of spec.config) {
     if (f.envDerived) {
-      notes.push(`secret ${f.key} reaches the server as $${f.env} (yolop hands secrets over only through environment variables; change "env" in plugin.json to rename it).`);
+      notes.push(
+        `secret ${f.key} reaches the server as $${f.env} (yolop hands secrets over only through environment variables; change "env" in plugin.json to rename it).`,
+      );
     }
   }
   const path = displayPath(options.cwd, dir);

@@ -9,7 +9,7 @@ import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import { CRATE_PREFIX } from '../core/package/names.js';
 import type { ScaffoldSpec } from './request.js';
 
-const RULE = '// ' + '='.repeat(76);
+const RULE = `// ${'='.repeat(76)}`;
 
 /** The exact command, run in the package directory, that puts the server into bin/. */
 export function rustBuildStep(name: string): string {
@@ -75,7 +75,8 @@ function header(spec: ScaffoldSpec): string {
         '/// yolop drops (and doctor fails) a served tool that the manifest does not declare.',
         `const TOOLS: &[&str] = &[${spec.tools.map(rustString).join(', ')}];`,
       ]),
-    spec.prompt !== undefined && `/// Static text for the system prompt, sent once at start ("prompt": true in plugin.json).\nconst PROMPT: &str = ${rustString(spec.prompt)};`,
+    spec.prompt !== undefined &&
+      `/// Static text for the system prompt, sent once at start ("prompt": true in plugin.json).\nconst PROMPT: &str = ${rustString(spec.prompt)};`,
     '',
     "/// Non-secret config values from the user's settings (kept current on config/changed).",
     spec.config.length > 0 && '/// Secrets never arrive here, only as environment variables:',
@@ -129,7 +130,9 @@ function commandHandler(spec: ScaffoldSpec): string {
     '#[allow(unused_variables)]',
     'fn handle_command(name: &str, arguments: &str) -> Result<Value, String> {',
     '    match name {',
-    ...spec.commands.map((c) => `        ${rustString(c)} => Ok(command_result(&format!(${rustString(`TODO: implement /${spec.name}:${c}. Arguments: {:?}`)}, arguments), true)),`),
+    ...spec.commands.map(
+      (c) => `        ${rustString(c)} => Ok(command_result(&format!(${rustString(`TODO: implement /${spec.name}:${c}. Arguments: {:?}`)}, arguments), true)),`,
+    ),
     '        _ => Ok(command_result(&format!("unknown command: {}", name), false)),',
     '    }',
     '}',
@@ -366,7 +369,12 @@ fn on_notification(method: &str, params: &Value) {
 /** src/main.rs for `--language rust`. */
 export function renderRustServer(spec: ScaffoldSpec): string {
   const handlers = joinParts(
-    [spec.tools.length > 0 && toolHandler(spec), spec.hooks.length > 0 && HOOK_HANDLER, spec.dynamicPrompt && PROMPT_HANDLER, spec.commands.length > 0 && commandHandler(spec)],
+    [
+      spec.tools.length > 0 && toolHandler(spec),
+      spec.hooks.length > 0 && HOOK_HANDLER,
+      spec.dynamicPrompt && PROMPT_HANDLER,
+      spec.commands.length > 0 && commandHandler(spec),
+    ],
     '\n\n',
   );
   return `${joinParts(

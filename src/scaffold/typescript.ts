@@ -10,7 +10,7 @@ import { jsString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import type { ScaffoldSpec } from './request.js';
 
-const RULE = '// ' + '='.repeat(76);
+const RULE = `// ${'='.repeat(76)}`;
 
 function header(spec: ScaffoldSpec): string {
   const config = configLines(
@@ -44,7 +44,8 @@ function header(spec: ScaffoldSpec): string {
         '// yolop drops (and doctor fails) a served tool that the manifest does not declare.',
         `const TOOLS = [${spec.tools.map(jsString).join(', ')}];`,
       ]),
-    spec.prompt !== undefined && `// Static text for the system prompt, sent once at start ("prompt": true in plugin.json).\nconst PROMPT = ${jsString(spec.prompt)};`,
+    spec.prompt !== undefined &&
+      `// Static text for the system prompt, sent once at start ("prompt": true in plugin.json).\nconst PROMPT = ${jsString(spec.prompt)};`,
     '',
     "// Non-secret config values from the user's settings (kept current on config/changed).",
     spec.config.length > 0 && '// Secrets never arrive here, only as environment variables:',
@@ -61,7 +62,7 @@ function toolHandler(spec: ScaffoldSpec): string {
     ' * the tool\'s "schema" in plugin.json.',
     ' *',
     ' * Return the result: textResult("...") for text, or any JSON value.',
-    ' * Throw to fail the call (the error\'s message is what the model sees).',
+    " * Throw to fail the call (the error's message is what the model sees).",
     ' * progress("2/5 files done") streams an update while you work.',
     ' *',
     ' * @param {string} name',
@@ -121,7 +122,9 @@ function commandHandler(spec: ScaffoldSpec): string {
     ' */',
     'async function handleCommand(name, args) {',
     '  switch (name) {',
-    ...spec.commands.map((c) => `    case ${jsString(c)}:\n      return commandResult(${jsString(`TODO: implement /${spec.name}:${c}. Arguments: `)} + JSON.stringify(args));`),
+    ...spec.commands.map(
+      (c) => `    case ${jsString(c)}:\n      return commandResult(${jsString(`TODO: implement /${spec.name}:${c}. Arguments: `)} + JSON.stringify(args));`,
+    ),
     '    default:',
     "      return commandResult('unknown command: ' + name, false);",
     '  }',
@@ -406,7 +409,12 @@ process.stdin.on('end', () => {
 /** bin/<name> for `--language typescript`. */
 export function renderTypescriptServer(spec: ScaffoldSpec): string {
   const handlers = joinParts(
-    [spec.tools.length > 0 && toolHandler(spec), spec.hooks.length > 0 && HOOK_HANDLER, spec.dynamicPrompt && PROMPT_HANDLER, spec.commands.length > 0 && commandHandler(spec)],
+    [
+      spec.tools.length > 0 && toolHandler(spec),
+      spec.hooks.length > 0 && HOOK_HANDLER,
+      spec.dynamicPrompt && PROMPT_HANDLER,
+      spec.commands.length > 0 && commandHandler(spec),
+    ],
     '\n\n',
   );
   return `${joinParts(

@@ -38,10 +38,14 @@ function writeFailure(parent: string, e: unknown): YepError {
       : code === 'ENOSPC'
         ? 'The disk is full: free some space and run the command again.'
         : undefined;
-  return new YepError('E_STATE', `Could not write the package in ${sanitize(parent)}: ${code ?? (e as Error)?.message ?? String(e)}. Nothing was left behind.`, {
-    cause: e,
-    ...(hint ? { hint } : {}),
-  });
+  return new YepError(
+    'E_STATE',
+    `Could not write the package in ${sanitize(parent)}: ${code ?? (e as Error)?.message ?? String(e)}. Nothing was left behind.`,
+    {
+      cause: e,
+      ...(hint ? { hint } : {}),
+    },
+  );
 }
 
 /**
@@ -60,7 +64,10 @@ async function checkTarget(target: string): Promise<'absent' | 'empty-dir'> {
   if (!st.isDirectory()) throw conflict(target, 'a file of that name exists');
   const entries = await readdir(target);
   if (entries.length > 0) {
-    const shown = entries.slice(0, 3).map((n) => sanitize(n, { max: 40 })).join(', ');
+    const shown = entries
+      .slice(0, 3)
+      .map((n) => sanitize(n, { max: 40 }))
+      .join(', ');
     throw conflict(target, `the directory is not empty (${shown}${entries.length > 3 ? `, … ${entries.length} entries` : ''})`);
   }
   return 'empty-dir';
@@ -91,9 +98,13 @@ export async function writeScaffold(target: string, files: ScaffoldFiles, option
   paths.forEach(assertRelative);
   const parent = dirname(target);
   try {
-    if (!(await stat(parent)).isDirectory()) throw new YepError('E_USAGE', `${sanitize(parent)} is not a directory.`, { hint: 'Pass --dir with an existing directory.' });
+    if (!(await stat(parent)).isDirectory())
+      throw new YepError('E_USAGE', `${sanitize(parent)} is not a directory.`, { hint: 'Pass --dir with an existing directory.' });
   } catch (e) {
-    if (errnoCode(e) === 'ENOENT') throw new YepError('E_NOT_FOUND', `The directory ${sanitize(parent)} does not exist.`, { hint: `Create it first (mkdir -p ${sanitize(parent)}), or pass another --dir.` });
+    if (errnoCode(e) === 'ENOENT')
+      throw new YepError('E_NOT_FOUND', `The directory ${sanitize(parent)} does not exist.`, {
+        hint: `Create it first (mkdir -p ${sanitize(parent)}), or pass another --dir.`,
+      });
     throw e;
   }
   await checkTarget(target);

@@ -18,7 +18,15 @@ let env: Record<string, string>;
 beforeEach(async () => {
   registry = await startRegistry();
   const manifest = { name: 'addr', version: '1.0.0', yolop: { capabilityServer: { command: 'addr-server' }, tools: [{ name: 'a' }] } };
-  registry.publish({ name: CRATE, vers: '1.0.0', data: buildCrate({ name: CRATE, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'bin/addr-server': { content: '#!/bin/sh\ncat\n', mode: 0o755 } } }) });
+  registry.publish({
+    name: CRATE,
+    vers: '1.0.0',
+    data: buildCrate({
+      name: CRATE,
+      version: '1.0.0',
+      files: { 'plugin.json': JSON.stringify(manifest), 'bin/addr-server': { content: '#!/bin/sh\ncat\n', mode: 0o755 } },
+    }),
+  });
   home = makeTempHome();
   env = { ...home.env, ...FAST_HTTP_ENV, YEP_EXT_INDEX: registry.indexUrl };
 });
@@ -28,15 +36,21 @@ afterEach(async () => {
 });
 
 describe('link-local addresses through the CLI', () => {
-  it.each(['https://[::ffff:169.254.169.254]/', 'https://[::ffff:a9fe:a9fe]/', 'https://0xa9.0376.43518/', 'https://2852039166/', 'https://[64:ff9b::a9fe:a9fe]/', 'https://169.254.169.254./'])(
-    'install --index %s is refused as usage (exit 2) before anything is fetched',
-    async (index) => {
-      const r = await runCli(['install', 'addr', '--index', index, '--json'], { env });
-      expect(r.code, r.stdout).toBe(2);
-      expect(jsonOf(r).error.message).toMatch(/The registry index .*: refusing the link-local address .* \((169\.254\.169\.254|::ffff:a9fe:a9fe|64:ff9b::a9fe:a9fe) is in 169\.254\.0\.0\/16 or fe80::\/10\)/);
-      expect(registry.requests).toHaveLength(0);
-    },
-  );
+  it.each([
+    'https://[::ffff:169.254.169.254]/',
+    'https://[::ffff:a9fe:a9fe]/',
+    'https://0xa9.0376.43518/',
+    'https://2852039166/',
+    'https://[64:ff9b::a9fe:a9fe]/',
+    'https://169.254.169.254./',
+  ])('install --index %s is refused as usage (exit 2) before anything is fetched', async (index) => {
+    const r = await runCli(['install', 'addr', '--index', index, '--json'], { env });
+    expect(r.code, r.stdout).toBe(2);
+    expect(jsonOf(r).error.message).toMatch(
+      /The registry index .*: refusing the link-local address .* \((169\.254\.169\.254|::ffff:a9fe:a9fe|64:ff9b::a9fe:a9fe) is in 169\.254\.0\.0\/16 or fe80::\/10\)/,
+    );
+    expect(registry.requests).toHaveLength(0);
+  });
 
   it.each(['https://[::ffff:169.254.169.254]/crates', 'https://[::ffff:a9fe:a9fe]/{crate}/{version}/download', 'https://0xa9.0376.43518/dl'])(
     'a config.json dl of %s is refused before any download',
@@ -57,7 +71,9 @@ describe('link-local addresses through the CLI', () => {
   });
 
   it.each(['169.254.169.254', '::ffff:169.254.169.254', 'fe80::1'])('a name that resolves to %s is refused before connecting', async (address) => {
-    const r = await runCli(['install', 'addr', '--index', 'https://metadata.test:9443/'], { env: { ...env, YEP_EXT_TEST_RESOLVE: `metadata.test=${address}` } });
+    const r = await runCli(['install', 'addr', '--index', 'https://metadata.test:9443/'], {
+      env: { ...env, YEP_EXT_TEST_RESOLVE: `metadata.test=${address}` },
+    });
     expect(r.code, r.stderr).toBe(6);
     expect(r.stderr).toMatch(/refusing to connect to metadata\.test: it resolves to the link-local address/);
   });

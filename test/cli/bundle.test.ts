@@ -18,7 +18,13 @@ function commandIds(): string[] {
   const walk = (d: string): string[] =>
     readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.ts') ? [join(d, e.name)] : []));
   return walk(dir)
-    .map((f) => relative(dir, f).replace(/\.ts$/, '').split('/').filter((p) => p !== 'index').join(':'))
+    .map((f) =>
+      relative(dir, f)
+        .replace(/\.ts$/, '')
+        .split('/')
+        .filter((p) => p !== 'index')
+        .join(':'),
+    )
     .sort();
 }
 
@@ -28,10 +34,19 @@ describe('the bundled CLI', () => {
   it('has every command of src/commands in oclif.manifest.json, bundled', () => {
     const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, unknown> };
     expect(Object.keys(manifest.commands).sort()).toEqual(ids);
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { oclif: { commands: { strategy: string; target: string; identifier: string } } };
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      oclif: { commands: { strategy: string; target: string; identifier: string } };
+    };
     expect(pkg.oclif.commands).toEqual({ strategy: 'explicit', target: './dist/bundle/cli.cjs', identifier: 'COMMANDS' });
     // In a child process: requiring the bundle here would share this worker's module cache.
-    const r = spawnSync(process.execPath, ['-e', `const c = require(${JSON.stringify(join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'))}).COMMANDS; console.log(JSON.stringify(Object.keys(c).sort().map((id) => [id, typeof c[id], c[id].id ?? null])))`], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const c = require(${JSON.stringify(join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'))}).COMMANDS; console.log(JSON.stringify(Object.keys(c).sort().map((id) => [id, typeof c[id], c[id].id ?? null])))`,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(ids.map((id) => [id, 'function', null]));
   });
@@ -48,10 +63,18 @@ describe('the bundled CLI', () => {
     const home = makeTempHome();
     try {
       const preload = join(home.root, 'loaded.cjs');
-      writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'loaded.json'))}, JSON.stringify(Object.keys(require.cache))));`);
-      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], { env: { ...home.env, YEP_EXT_NO_FAST_PATH: '1' }, encoding: 'utf8' });
+      writeFileSync(
+        preload,
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'loaded.json'))}, JSON.stringify(Object.keys(require.cache))));`,
+      );
+      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], {
+        env: { ...home.env, YEP_EXT_NO_FAST_PATH: '1' },
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(3);
-      const loaded = (JSON.parse(readFileSync(join(home.root, 'loaded.json'), 'utf8')) as string[]).filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f));
+      const loaded = (JSON.parse(readFileSync(join(home.root, 'loaded.json'), 'utf8')) as string[])
+        .filter((f) => f.includes(join('dist', 'bundle')))
+        .map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f));
       expect(loaded).toEqual(['fast-cmd.cjs', 'cli.cjs']);
     } finally {
       home.cleanup();
@@ -88,7 +111,10 @@ describe('the bundled CLI', () => {
 vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
 process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'seen.json'))}, JSON.stringify(seen)));`,
       );
-      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], { env: { ...home.env, YEP_EXT_NO_FAST_PATH: '1' }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], {
+        env: { ...home.env, YEP_EXT_NO_FAST_PATH: '1' },
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(3);
       expect(r.stderr).toContain('is not installed');
       const seen = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as Array<{ file: string; rejected: boolean }>;
@@ -104,7 +130,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
     }
   });
 
-  it("runs plain `doctor` from doctor-early.cjs (the early server start) and fast-doctor.cjs alone, the latter compiled from its own code cache (Node 20), and never loads cli.cjs", () => {
+  it('runs plain `doctor` from doctor-early.cjs (the early server start) and fast-doctor.cjs alone, the latter compiled from its own code cache (Node 20), and never loads cli.cjs', () => {
     const home = makeTempHome();
     try {
       const preload = join(home.root, 'seen.cjs');
@@ -114,14 +140,23 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
 vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
 process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'seen.json'))}, JSON.stringify({ seen, loaded: Object.keys(require.cache) })));`,
       );
-      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'doctor', join(home.root, 'nosuch-dir'), '--json'], { env: home.env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'doctor', join(home.root, 'nosuch-dir'), '--json'], {
+        env: home.env,
+        encoding: 'utf8',
+      });
       expect(r.status, r.stderr).toBe(3);
       expect(JSON.parse(r.stdout).error.code).toBe('E_NOT_FOUND');
-      const { seen, loaded } = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as { seen: Array<{ file: string; rejected: boolean }>; loaded: string[] };
+      const { seen, loaded } = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as {
+        seen: Array<{ file: string; rejected: boolean }>;
+        loaded: string[];
+      };
       const file = join(REPO_ROOT, 'dist', 'bundle', 'fast-doctor.cjs');
       const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
       expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file, rejected: false }]);
-      expect(loaded.filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f))).toEqual(['doctor-early.cjs', 'fast-doctor.cjs']);
+      expect(loaded.filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f))).toEqual([
+        'doctor-early.cjs',
+        'fast-doctor.cjs',
+      ]);
     } finally {
       home.cleanup();
     }

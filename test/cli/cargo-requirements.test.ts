@@ -23,7 +23,15 @@ beforeAll(async () => {
   registry = await startRegistry();
   for (const version of VERSIONS) {
     const manifest = { name: 'big', yolop: { capabilityServer: { command: 'big-server' }, tools: [{ name: 'b' }] } };
-    registry.publish({ name: CRATE, vers: version, data: buildCrate({ name: CRATE, version, files: { 'plugin.json': JSON.stringify(manifest), 'bin/big-server': { content: '#!/bin/sh\ncat\n', mode: 0o755 } } }) });
+    registry.publish({
+      name: CRATE,
+      vers: version,
+      data: buildCrate({
+        name: CRATE,
+        version,
+        files: { 'plugin.json': JSON.stringify(manifest), 'bin/big-server': { content: '#!/bin/sh\ncat\n', mode: 0o755 } },
+      }),
+    });
   }
 });
 afterAll(() => registry.close());

@@ -34,7 +34,11 @@ beforeAll(async () => {
     const files: Record<string, string | typeof server> = { 'plugin.json': manifest(version), 'bin/server': server, [a]: 'one\n', [b]: 'two\n' };
     registry.publish({ name: CRATE, vers: version, data: buildCrate({ name: CRATE, version, files }) });
   }
-  registry.publish({ name: CRATE, vers: '9.0.0', data: buildCrate({ name: CRATE, version: '9.0.0', files: { 'plugin.json': manifest('9.0.0'), 'bin/server': server, 'bin/client': server } }) });
+  registry.publish({
+    name: CRATE,
+    vers: '9.0.0',
+    data: buildCrate({ name: CRATE, version: '9.0.0', files: { 'plugin.json': manifest('9.0.0'), 'bin/server': server, 'bin/client': server } }),
+  });
   home = makeTempHome();
   env = { ...home.env, ...FAST_HTTP_ENV, YEP_EXT_INDEX: registry.indexUrl };
 });
@@ -52,7 +56,10 @@ describe('case-fold collisions in a crate', () => {
     expect(err.details?.rule).toBe('collision');
     expect(err.message).toContain('differ only in letter case or Unicode normalization');
     const root = `${CRATE}-${version}`;
-    expect([`"${root}/${a}"`, `"${root}/${b}"`].every((n) => err.message.includes(n)), err.message).toBe(true);
+    expect(
+      [`"${root}/${a}"`, `"${root}/${b}"`].every((n) => err.message.includes(n)),
+      err.message,
+    ).toBe(true);
     const store = join(home.configDir, 'extensions');
     expect(existsSync(join(store, 'folds'))).toBe(false);
     expect(existsSync(join(store, 'extensions.lock'))).toBe(false);

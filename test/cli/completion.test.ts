@@ -26,8 +26,17 @@ let work: string;
 
 beforeAll(async () => {
   home = makeTempHome('yep-complete-');
-  const secret = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'T' }, api_key: { type: 'string', secret: true, env: 'K' }, endpoint: { type: 'string' } } } };
-  for (const [name, yolop] of [['logfire', secret], ['lsp', {}], ['lsp-extra', {}]] as const) {
+  const secret = {
+    config_schema: {
+      type: 'object',
+      properties: { token: { type: 'string', secret: true, env: 'T' }, api_key: { type: 'string', secret: true, env: 'K' }, endpoint: { type: 'string' } },
+    },
+  };
+  for (const [name, yolop] of [
+    ['logfire', secret],
+    ['lsp', {}],
+    ['lsp-extra', {}],
+  ] as const) {
     const r = await runCli(['install', writePackage(join(home.root, 'src', name), { name, yolop })], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
   }
@@ -48,12 +57,19 @@ async function complete(words: string[], extra: Record<string, string> = {}): Pr
   const r = await runCli(['__complete', ...words], { env: { ...env, ...extra } });
   expect(r.code, r.stderr).toBe(0);
   expect(r.stderr).toBe('');
-  return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t')[0]!);
 }
 
 describe('__complete', () => {
   const cases: Array<[string, string[], (out: string[]) => void]> = [
-    ['commands, aliases and topics at the start', [''], (o) => expect(o).toEqual(expect.arrayContaining(['install', 'list', 'ls', 'remove', 'rm', 'uninstall', 'upgrade', 'lock', 'help', 'completion']))],
+    [
+      'commands, aliases and topics at the start',
+      [''],
+      (o) => expect(o).toEqual(expect.arrayContaining(['install', 'list', 'ls', 'remove', 'rm', 'uninstall', 'upgrade', 'lock', 'help', 'completion'])),
+    ],
     ['no hidden command', [''], (o) => expect(o).not.toContain('__complete')],
     ["a topic's commands", ['lock', ''], (o) => expect(o).toEqual(['export'])],
     ['installed names for disable', ['disable', ''], (o) => expect(o).toEqual(['logfire', 'lsp', 'lsp-extra'])],
@@ -174,7 +190,11 @@ describe.skipIf(missing('fish'))('fish', () => {
     const dir = join(home.root, 'fish', 'completions');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'yep-ext.fish'), spawnSync('yep-ext', ['completion', 'fish'], { env, encoding: 'utf8' }).stdout);
-    const r = spawnSync('fish', ['--no-config', '-c', `source ${dir}/yep-ext.fish; complete -C${JSON.stringify(line)}`], { env: { ...env, HOME: join(home.root, 'home') }, cwd: work, encoding: 'utf8' });
+    const r = spawnSync('fish', ['--no-config', '-c', `source ${dir}/yep-ext.fish; complete -C${JSON.stringify(line)}`], {
+      env: { ...env, HOME: join(home.root, 'home') },
+      cwd: work,
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     return r.stdout.split('\n').filter(Boolean);
   }

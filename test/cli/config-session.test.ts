@@ -39,7 +39,7 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 describe('install, enable, set-secret, list, doctor, disable, remove', () => {
-  it('never shows the secret and leaves the user\'s other settings and secrets byte for byte', async () => {
+  it("never shows the secret and leaves the user's other settings and secrets byte for byte", async () => {
     const pkg = writePackage(join(home.root, 'src', 'logfire'), { name: 'logfire', yolop: { config_schema: LOGFIRE_SCHEMA } });
     writeFileSync(join(pkg, 'bin', 'logfire-server'), SERVER);
     const debug = { ...home.env, YEP_EXT_DEBUG: '1' };
@@ -57,7 +57,15 @@ describe('install, enable, set-secret, list, doctor, disable, remove', () => {
     expect((await run(['set-secret', 'logfire', 'token', '--stdin'], CANARY, debug)).code).toBe(0);
     expect((await run(['enable', 'logfire'], undefined, debug)).code).toBe(0);
     const enabledJson = await run(['enable', 'logfire', '--json']);
-    expect(jsonOf(enabledJson).fields.find((f: any) => f.key === 'token')).toEqual({ key: 'token', secret: true, required: true, set: true, source: 'secrets', env: 'LOGFIRE_TOKEN', kept: false });
+    expect(jsonOf(enabledJson).fields.find((f: any) => f.key === 'token')).toEqual({
+      key: 'token',
+      secret: true,
+      required: true,
+      set: true,
+      source: 'secrets',
+      env: 'LOGFIRE_TOKEN',
+      kept: false,
+    });
     expect((await run(['list'], undefined, debug)).code).toBe(0);
     expect((await run(['list', '--json'])).code).toBe(0);
     // doctor injects the secret as LOGFIRE_TOKEN, exactly as the host would, and never shows it.

@@ -34,13 +34,24 @@ let otherKey: TestKey;
 
 function publish(name: string, files: Record<string, string>): void {
   const crate = `yolop-extension-${name}`;
-  reg.publish({ name: crate, vers: '1.0.0', data: buildCrate({ name: crate, version: '1.0.0', files: { 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n`, ...files } }) });
+  reg.publish({
+    name: crate,
+    vers: '1.0.0',
+    data: buildCrate({ name: crate, version: '1.0.0', files: { 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n`, ...files } }),
+  });
 }
-const pluginJson = (name: string, server: Record<string, unknown>) => JSON.stringify({ name, version: '1.0.0', yolop: { capabilityServer: { command: `${name}-server`, ...server }, tools: [{ name: 't' }] } });
+const pluginJson = (name: string, server: Record<string, unknown>) =>
+  JSON.stringify({ name, version: '1.0.0', yolop: { capabilityServer: { command: `${name}-server`, ...server }, tools: [{ name: 't' }] } });
 const binstallToml = (name: string, meta: string) =>
   `[package]\nname = "yolop-extension-${name}"\nversion = "1.0.0"\nrepository = "${reg.url}repo/"\n\n[package.metadata.binstall]\n${meta}\n`;
 const signing = (k: TestKey) => `\n[package.metadata.binstall.signing]\nalgorithm = "minisign"\npubkey = "${k.pubkey}"\n`;
-const tgz = (name: string, body: Buffer) => gzipSync(buildTar([{ path: `yolop-extension-${name}-${TARGET}/README`, content: 'r' }, { path: `yolop-extension-${name}-${TARGET}/${name}-server`, content: body, mode: 0o755 }]));
+const tgz = (name: string, body: Buffer) =>
+  gzipSync(
+    buildTar([
+      { path: `yolop-extension-${name}-${TARGET}/README`, content: 'r' },
+      { path: `yolop-extension-${name}-${TARGET}/${name}-server`, content: body, mode: 0o755 },
+    ]),
+  );
 
 beforeAll(async () => {
   reg = await startRegistry();
@@ -48,7 +59,10 @@ beforeAll(async () => {
   otherKey = makeKey();
   const t = TARGET ?? 'none';
   // 1. In-crate digest (plugin.json), release host honest; and one whose host swapped both files.
-  for (const [name, served] of [['digested', GOOD], ['swapped', EVIL]] as const) {
+  for (const [name, served] of [
+    ['digested', GOOD],
+    ['swapped', EVIL],
+  ] as const) {
     publish(name, { 'plugin.json': pluginJson(name, { binaries: `${reg.url}rel/{name}-{target}`, binary_sha256: { [t]: sha(GOOD) } }) });
     reg.serve(`/rel/${name}-${t}`, served);
     reg.serve(`/rel/${name}-${t}.sha256`, `${sha(served)}  ${name}\n`);
@@ -72,12 +86,23 @@ beforeAll(async () => {
   // 4. binstall zip, signed, with a per-target override; and binstall without a key (host .sha256 form).
   publish('zipped', {
     'plugin.json': pluginJson('zipped', {}),
-    'Cargo.toml': binstallToml('zipped', `pkg-url = "{ repo }/nope/{ target }.tgz"\n\n[package.metadata.binstall.overrides.${t}]\npkg-url = "{ repo }/zip/{ name }-{ target }.zip"\npkg-fmt = "zip"\nbin-dir = "pkg/{ bin }"`) + signing(key),
+    'Cargo.toml':
+      binstallToml(
+        'zipped',
+        `pkg-url = "{ repo }/nope/{ target }.tgz"\n\n[package.metadata.binstall.overrides.${t}]\npkg-url = "{ repo }/zip/{ name }-{ target }.zip"\npkg-fmt = "zip"\nbin-dir = "pkg/{ bin }"`,
+      ) + signing(key),
   });
-  const zip = buildZip([{ name: 'pkg/', mode: 0o040755 }, { name: 'pkg/zipped-server', content: GOOD }, { name: 'pkg/link', content: '/bin/sh', mode: 0o120777 }]);
+  const zip = buildZip([
+    { name: 'pkg/', mode: 0o040755 },
+    { name: 'pkg/zipped-server', content: GOOD },
+    { name: 'pkg/link', content: '/bin/sh', mode: 0o120777 },
+  ]);
   reg.serve(`/repo/zip/yolop-extension-zipped-${t}.zip`, zip);
   reg.serve(`/repo/zip/yolop-extension-zipped-${t}.zip.sig`, signData(key, zip, { legacy: true }));
-  publish('keyless', { 'plugin.json': pluginJson('keyless', {}), 'Cargo.toml': binstallToml('keyless', 'pkg-url = "{ repo }/k/{ bin }-{ target }"\npkg-fmt = "bin"') });
+  publish('keyless', {
+    'plugin.json': pluginJson('keyless', {}),
+    'Cargo.toml': binstallToml('keyless', 'pkg-url = "{ repo }/k/{ bin }-{ target }"\npkg-fmt = "bin"'),
+  });
   reg.serve(`/repo/k/keyless-server-${t}`, GOOD);
   reg.serve(`/repo/k/keyless-server-${t}.sha256`, `${sha(GOOD)}\n`);
 });
@@ -91,7 +116,9 @@ afterEach(() => home.cleanup());
 const env = () => ({ ...home.env, ...FAST_HTTP_ENV, YEP_EXT_INDEX: reg.indexUrl });
 const pkgDir = (name: string) => join(home.configDir, 'extensions', name);
 function lockSource(name: string): Record<string, unknown> {
-  const lock = parse(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')) as { extensions: Array<{ name: string; source: Record<string, unknown> }> };
+  const lock = parse(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')) as {
+    extensions: Array<{ name: string; source: Record<string, unknown> }>;
+  };
   return lock.extensions.find((e) => e.name === name)!.source;
 }
 const binFiles = (name: string) => (existsSync(join(pkgDir(name), 'bin')) ? readdirSync(join(pkgDir(name), 'bin')) : []);
@@ -151,7 +178,11 @@ describe.skipIf(!TARGET)('cargo-binstall metadata with a minisign key', () => {
   });
 
   it('a flipped byte is refused', async () => {
-    await expectRefused('flipped', await runCli(['install', 'flipped'], { env: env() }), /minisign signature check failed: the signature does not match the file/);
+    await expectRefused(
+      'flipped',
+      await runCli(['install', 'flipped'], { env: env() }),
+      /minisign signature check failed: the signature does not match the file/,
+    );
   });
 
   it('a signature by another key is refused', async () => {

@@ -84,11 +84,15 @@ const env = (extra: Record<string, string> = {}) => ({
 });
 const pkgDir = (name: string) => join(home.configDir, 'extensions', name);
 function lockSource(name: string): Record<string, unknown> {
-  const lock = parse(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')) as { extensions: Array<{ name: string; source: Record<string, unknown> }> };
+  const lock = parse(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')) as {
+    extensions: Array<{ name: string; source: Record<string, unknown> }>;
+  };
   return lock.extensions.find((e) => e.name === name)!.source;
 }
 function files(dir: string, rel = ''): string[] {
-  return readdirSync(join(dir, rel)).flatMap((n) => (statSync(join(dir, rel, n)).isDirectory() ? files(dir, join(rel, n)) : [join(rel, n)])).sort();
+  return readdirSync(join(dir, rel))
+    .flatMap((n) => (statSync(join(dir, rel, n)).isDirectory() ? files(dir, join(rel, n)) : [join(rel, n)]))
+    .sort();
 }
 const BUILD_TIMEOUT = 240_000;
 
@@ -128,21 +132,25 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
     expect(lockSource('built').binary_source).toBeUndefined();
   });
 
-  it.skipIf(!hostTarget())('prefers a verified prebuilt; --build builds over it', async () => {
-    const pre = await runCli(['install', 'builtpre'], { env: env() });
-    expect(pre.code, pre.stderr).toBe(0);
-    expect(lockSource('builtpre')).toMatchObject({ binary_source: 'prebuilt', binary_digest_source: 'crate', binary_sha256: sha(PREBUILT) });
-    expect(pre.stderr).not.toContain('cargo:');
-    home.cleanup();
-    home = makeTempHome();
-    reg.requests.length = 0;
-    const built = await runCli(['install', 'builtpre', '--build'], { env: env(), timeoutMs: BUILD_TIMEOUT });
-    expect(built.code, built.stderr).toBe(0);
-    expect(reg.requestsTo('/pre/')).toEqual([]);
-    const bin = join(pkgDir('builtpre'), 'bin', 'built-server');
-    expect(readFileSync(bin)).not.toEqual(PREBUILT);
-    expect(lockSource('builtpre')).toMatchObject({ binary_source: 'cargo', binary_sha256: sha(readFileSync(bin)) });
-  }, BUILD_TIMEOUT);
+  it.skipIf(!hostTarget())(
+    'prefers a verified prebuilt; --build builds over it',
+    async () => {
+      const pre = await runCli(['install', 'builtpre'], { env: env() });
+      expect(pre.code, pre.stderr).toBe(0);
+      expect(lockSource('builtpre')).toMatchObject({ binary_source: 'prebuilt', binary_digest_source: 'crate', binary_sha256: sha(PREBUILT) });
+      expect(pre.stderr).not.toContain('cargo:');
+      home.cleanup();
+      home = makeTempHome();
+      reg.requests.length = 0;
+      const built = await runCli(['install', 'builtpre', '--build'], { env: env(), timeoutMs: BUILD_TIMEOUT });
+      expect(built.code, built.stderr).toBe(0);
+      expect(reg.requestsTo('/pre/')).toEqual([]);
+      const bin = join(pkgDir('builtpre'), 'bin', 'built-server');
+      expect(readFileSync(bin)).not.toEqual(PREBUILT);
+      expect(lockSource('builtpre')).toMatchObject({ binary_source: 'cargo', binary_sha256: sha(readFileSync(bin)) });
+    },
+    BUILD_TIMEOUT,
+  );
 
   it(
     'update builds the new version after consent, and says so in its plan',
@@ -155,7 +163,15 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
       const text = (rel: string) => Buffer.from(tree[rel]!.content).toString('utf8').replaceAll('yolop-extension-built', crate).replaceAll('0.1.0', '0.2.0');
       const plugin = JSON.parse(text('plugin.json'));
       plugin.name = 'builtup';
-      reg.publish({ name: crate, vers: '0.2.0', data: buildCrate({ name: crate, version: '0.2.0', files: { ...tree, 'Cargo.toml': text('Cargo.toml'), 'Cargo.lock': text('Cargo.lock'), 'plugin.json': JSON.stringify(plugin) } }) });
+      reg.publish({
+        name: crate,
+        vers: '0.2.0',
+        data: buildCrate({
+          name: crate,
+          version: '0.2.0',
+          files: { ...tree, 'Cargo.toml': text('Cargo.toml'), 'Cargo.lock': text('Cargo.lock'), 'plugin.json': JSON.stringify(plugin) },
+        }),
+      });
       const r = await runCli(['update', 'builtup'], { env: env(), timeoutMs: BUILD_TIMEOUT });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('will be BUILT FROM SOURCE');
@@ -166,7 +182,7 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
   );
 
   it(
-    'a build script that leaves a daemon in cargo\'s process group: a successful build leaves nothing of it running',
+    "a build script that leaves a daemon in cargo's process group: a successful build leaves nothing of it running",
     async () => {
       const r = await runCli(['install', 'daemon'], { env: env(), timeoutMs: BUILD_TIMEOUT });
       expect(r.code, r.stderr).toBe(0);
@@ -192,15 +208,19 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
     BUILD_TIMEOUT,
   );
 
-  it('without cargo on PATH, or when the crate does not compile, the package is installed with a note', async () => {
-    const noCargo = await runCli(['install', 'built'], { env: env({ PATH: join(home.root, 'empty-path') }) });
-    expect(noCargo.code, noCargo.stderr).toBe(0);
-    expect(noCargo.stdout).toMatch(/cargo is not on PATH: install Rust/);
-    expect(existsSync(join(pkgDir('built'), 'bin'))).toBe(false);
-    const broken = await runCli(['install', 'broken'], { env: env(), timeoutMs: BUILD_TIMEOUT });
-    expect(broken.code, broken.stderr).toBe(0);
-    expect(broken.stdout).toMatch(/building built-server from source failed \(cargo exited with 101\)/);
-    expect(existsSync(join(pkgDir('broken'), 'bin'))).toBe(false);
-    expect(lockSource('broken').binary_source).toBeUndefined();
-  }, BUILD_TIMEOUT);
+  it(
+    'without cargo on PATH, or when the crate does not compile, the package is installed with a note',
+    async () => {
+      const noCargo = await runCli(['install', 'built'], { env: env({ PATH: join(home.root, 'empty-path') }) });
+      expect(noCargo.code, noCargo.stderr).toBe(0);
+      expect(noCargo.stdout).toMatch(/cargo is not on PATH: install Rust/);
+      expect(existsSync(join(pkgDir('built'), 'bin'))).toBe(false);
+      const broken = await runCli(['install', 'broken'], { env: env(), timeoutMs: BUILD_TIMEOUT });
+      expect(broken.code, broken.stderr).toBe(0);
+      expect(broken.stdout).toMatch(/building built-server from source failed \(cargo exited with 101\)/);
+      expect(existsSync(join(pkgDir('broken'), 'bin'))).toBe(false);
+      expect(lockSource('broken').binary_source).toBeUndefined();
+    },
+    BUILD_TIMEOUT,
+  );
 });

@@ -32,7 +32,14 @@ beforeAll(async () => {
   for (const v of ['0.1.0', '0.2.0', '0.3.0', '0.3.1']) {
     reg.publish({ name: HELLO, vers: v, data: fixtureCrate(HELLO, v), keywords: ['yolop-extension'], description: 'Says hello', downloads: 42 });
   }
-  reg.publish({ name: 'yolop-extension-cargo-made', vers: '0.2.0', data: packagedCrate(), keywords: ['yolop-extension'], description: 'Made by cargo', downloads: 7 });
+  reg.publish({
+    name: 'yolop-extension-cargo-made',
+    vers: '0.2.0',
+    data: packagedCrate(),
+    keywords: ['yolop-extension'],
+    description: 'Made by cargo',
+    downloads: 7,
+  });
   reg.publish({ name: 'yolop-extension-corrupt', vers: '1.0.0', data: fixtureCrate(HELLO, '1.0.0'), cksum: 'e'.repeat(64) });
   reg.publish({
     name: 'yolop-extension-evil',
@@ -67,7 +74,12 @@ function snapshot(): Record<string, string | null> {
     settings: read(join(home.configDir, 'settings.toml')),
     secrets: read(join(home.configDir, 'connections.toml')),
     // The store directory itself may appear (staging lives in it); its packages may not.
-    store: existsSync(store()) ? readdirSync(store()).filter((e) => !e.startsWith('.')).sort().join(',') : '',
+    store: existsSync(store())
+      ? readdirSync(store())
+          .filter((e) => !e.startsWith('.'))
+          .sort()
+          .join(',')
+      : '',
     staging: existsSync(join(store(), '.yep-staging')) ? readdirSync(join(store(), '.yep-staging')).join(',') : '',
   };
 }
@@ -138,10 +150,17 @@ describe('install from the registry', () => {
     const r = await runCli(['install', 'cargo-made', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     // Where the command is, in the package's terms: never the staging directory it was inspected in (gone by now).
-    expect(jsonOf(r).installed[0]).toMatchObject({ name: 'cargo-made', version: '0.2.0', command: { found: true, detail: 'bin/cargo-made-server (executable)' } });
+    expect(jsonOf(r).installed[0]).toMatchObject({
+      name: 'cargo-made',
+      version: '0.2.0',
+      command: { found: true, detail: 'bin/cargo-made-server (executable)' },
+    });
     expect(JSON.parse(readFileSync(join(store(), 'cargo-made', 'plugin.json'), 'utf8')).name).toBe('cargo-made');
     expect(statSync(join(store(), 'cargo-made', 'bin', 'cargo-made-server')).mode & 0o777).toBe(0o755);
-    expect(lock()[0]!.source).toMatchObject({ crate_name: 'yolop-extension-cargo-made', cksum: 'a644b6ec3c7ab40a633c023992070f240253921e111e49bd16025f6fc972bf36' });
+    expect(lock()[0]!.source).toMatchObject({
+      crate_name: 'yolop-extension-cargo-made',
+      cksum: 'a644b6ec3c7ab40a633c023992070f240253921e111e49bd16025f6fc972bf36',
+    });
   });
 
   it('installs several at once, commits each success, and exits non-zero when one fails', async () => {
@@ -180,9 +199,21 @@ describe('hostile registry: rejected, home unchanged', () => {
   // hello@0.3.0 replaces the installed 0.1.0: --yes, or the replacement is refused before any download (issue 18).
   const cases: [string, string[], number, RegExp, (() => void)?][] = [
     ['a checksum mismatch (B10)', ['install', 'corrupt'], 5, /does not match the registry checksum/],
-    ['a corrupted download (B10)', ['install', 'hello@0.3.0', '--yes'], 5, /does not match the registry checksum/, () => reg.fault('/crates/', { kind: 'corrupt' })],
+    [
+      'a corrupted download (B10)',
+      ['install', 'hello@0.3.0', '--yes'],
+      5,
+      /does not match the registry checksum/,
+      () => reg.fault('/crates/', { kind: 'corrupt' }),
+    ],
     ['an HTML page with status 200 (B12)', ['install', 'hello@0.3.0', '--yes'], 6, /HTML page/, () => reg.fault('/index/yo/', { kind: 'html' })],
-    ['a redirect to another host (B16)', ['install', 'hello@0.3.0', '--yes'], 6, /another host/, () => reg.fault('/crates/', { kind: 'redirect', location: reg.url.replace('127.0.0.1', 'localhost') })],
+    [
+      'a redirect to another host (B16)',
+      ['install', 'hello@0.3.0', '--yes'],
+      6,
+      /another host/,
+      () => reg.fault('/crates/', { kind: 'redirect', location: reg.url.replace('127.0.0.1', 'localhost') }),
+    ],
     ['a server that keeps failing (B17)', ['install', 'hello@0.3.0', '--yes'], 6, /answered 503/, () => reg.fault('/crates/', { kind: 'status', status: 503 })],
     ['a symlink in the archive (A2)', ['install', 'evil'], 4, /symlink|SymbolicLink|not allowed/i],
   ];

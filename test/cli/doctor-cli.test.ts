@@ -44,14 +44,16 @@ describe('yep-ext doctor', () => {
     expect(r.stderr).toContain('error: crashes: 1 check failed (handshake).');
   });
 
-  it('the authoring loop\'s first failures say what to do next: a rust package not built yet gets its build step, a directory with no plugin.json is named as no package', async () => {
+  it("the authoring loop's first failures say what to do next: a rust package not built yet gets its build step, a directory with no plugin.json is named as no package", async () => {
     const made = await runCli(['new', 'rusty', '--language', 'rust', '--tool', 't', '--dir', join(home.root, 'pkgs')], { env: home.env });
     expect(made.code, made.stderr).toBe(0);
     const dir = join(home.root, 'pkgs', 'rusty');
     const r = await runCli(['doctor', dir], { env: home.env });
     expect(r.code).toBe(9);
     expect(r.stdout).toMatch(/fail\s+command\s+"rusty" is neither in the package's bin\//);
-    expect(r.stderr).toContain(`hint: rusty is a Rust crate whose server is not built yet: run \`(cd ${dir} && cargo build --release && cp target/release/rusty bin/)\`, then doctor again.`);
+    expect(r.stderr).toContain(
+      `hint: rusty is a Rust crate whose server is not built yet: run \`(cd ${dir} && cargo build --release && cp target/release/rusty bin/)\`, then doctor again.`,
+    );
 
     const empty = join(home.root, 'pkgs', 'empty');
     mkdirSync(empty);
@@ -89,7 +91,7 @@ describe('yep-ext doctor', () => {
     expect((await runCli(['doctor', 'x', '--timeout', 'soon'], { env: home.env })).code).toBe(2);
   });
 
-  it('F46: Ctrl-C kills the server\'s process group before yep-ext exits', async () => {
+  it("F46: Ctrl-C kills the server's process group before yep-ext exits", async () => {
     const pidFile = join(home.root, 'server.pid');
     const dir = makePackage(join(home.root, 'pkgs'), 'hangs', { server: 'silent.mjs', args: ['--pid-file', pidFile] });
     const cli = spawn(process.execPath, [BIN, 'doctor', dir], { env: home.env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -114,7 +116,11 @@ describe('yep-ext doctor', () => {
   it('issue 19: a secret across the cut of a long non-JSON line never shows, human or --json', async () => {
     const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41-Hd3L-Yc8U';
     const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'FIXTURE_TOKEN' } }, required: ['token'] } };
-    const dir = makePackage(join(home.root, 'pkgs'), 'leaky', { server: 'leaky.mjs', args: ['--stdout-banner', '--stderr-cut', String(4096 - 12)], yolop: schema });
+    const dir = makePackage(join(home.root, 'pkgs'), 'leaky', {
+      server: 'leaky.mjs',
+      args: ['--stdout-banner', '--stderr-cut', String(4096 - 12)],
+      yolop: schema,
+    });
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(join(home.configDir, 'connections.toml'), `["ext:leaky"]\ntoken = "${secret}"\n`, { mode: 0o600 });
     const human = await runCli(['doctor', dir, '--timeout', '5'], { env: home.env });
@@ -128,10 +134,17 @@ describe('yep-ext doctor', () => {
   });
 
   it('the config warning names the commands that set each missing field, and running them clears it', async () => {
-    const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'CFGX_TOKEN' }, endpoint: { type: 'string' } }, required: ['token', 'endpoint'] } };
+    const schema = {
+      config_schema: {
+        type: 'object',
+        properties: { token: { type: 'string', secret: true, env: 'CFGX_TOKEN' }, endpoint: { type: 'string' } },
+        required: ['token', 'endpoint'],
+      },
+    };
     const dir = makePackage(join(home.root, 'pkgs'), 'cfgx', { yolop: schema });
     expect((await runCli(['install', dir, '--yes'], { env: home.env })).code).toBe(0);
-    const configCheck = async () => jsonOf(await runCli(['doctor', 'cfgx', '--json', '--timeout', '5'], { env: home.env })).checks.find((c: { name: string }) => c.name === 'config');
+    const configCheck = async () =>
+      jsonOf(await runCli(['doctor', 'cfgx', '--json', '--timeout', '5'], { env: home.env })).checks.find((c: { name: string }) => c.name === 'config');
     const before = await configCheck();
     expect(before.status).toBe('warn');
     expect(before.detail).toContain('`yep-ext set-secret cfgx token`');
@@ -147,7 +160,12 @@ describe('yep-ext doctor', () => {
     const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'KC_TOKEN' } }, required: ['token'] } };
     const dir = makePackage(join(home.root, 'pkgs'), 'kcx', { yolop: schema });
     // A keychain that outlives each process, as a real one does.
-    const env = { ...home.env, YEP_EXT_TEST_KEYCHAIN_MODULE: join(REPO_ROOT, 'test/fixtures/fake-keyring.mjs'), FAKE_KEYRING_MODE: 'ok', FAKE_KEYRING_FILE: join(home.root, 'keyring.json') };
+    const env = {
+      ...home.env,
+      YEP_EXT_TEST_KEYCHAIN_MODULE: join(REPO_ROOT, 'test/fixtures/fake-keyring.mjs'),
+      FAKE_KEYRING_MODE: 'ok',
+      FAKE_KEYRING_FILE: join(home.root, 'keyring.json'),
+    };
     expect((await runCli(['install', dir, '--yes'], { env })).code).toBe(0);
     const stored = await runCli(['set-secret', 'kcx', 'token', '--stdin', '--keychain', '--json'], { env, input: 'kc-secret-1' });
     expect(jsonOf(stored)).toMatchObject({ store: 'keychain', host_visible: false });
@@ -169,7 +187,10 @@ describe('yep-ext doctor', () => {
 
   it('issue 19: a server that leaves a daemon in another session fails `processes` naming it, and the daemon is dead', async () => {
     const pidFile = join(home.root, 'daemon.pid');
-    const dir = makePackage(join(home.root, 'pkgs'), 'daemon', { server: 'daemonize.mjs', args: ['--mode', 'setsid', '--pid-file', pidFile, '--sleep', '377'] });
+    const dir = makePackage(join(home.root, 'pkgs'), 'daemon', {
+      server: 'daemonize.mjs',
+      args: ['--mode', 'setsid', '--pid-file', pidFile, '--sleep', '377'],
+    });
     const r = await runCli(['doctor', dir, '--json', '--timeout', '5'], { env: home.env });
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     try {

@@ -25,7 +25,13 @@ let cacheRoot: TempHome;
 let cacheDir: string;
 const homes = homePool();
 const home = (): TempHome => homes.make();
-const env = (h: TempHome, extra: Record<string, string> = {}) => ({ ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0', YEP_EXT_CACHE_DIR: cacheDir, ...extra });
+const env = (h: TempHome, extra: Record<string, string> = {}) => ({
+  ...h.env,
+  YEP_EXT_INDEX: reg.indexUrl,
+  YEP_EXT_HTTP_RETRIES: '0',
+  YEP_EXT_CACHE_DIR: cacheDir,
+  ...extra,
+});
 const lockOf = (h: TempHome) => readFileSync(join(h.configDir, 'extensions', 'extensions.lock'), 'utf8');
 const downloads = () => reg.requestsTo('/crates/').length;
 
@@ -41,9 +47,21 @@ const artifactPath = (name: string) => `/bin/${name}-1.0.0-${TARGET}`;
 /** A crate whose server is a prebuilt artifact on the registry's host: vouched for by a `.sha256` there, or by a digest in the crate. */
 function publishBinary(name: string, body: string, how: { sha256File?: boolean; inCrate?: boolean }): void {
   const crate = `yolop-extension-${name}`;
-  const capabilityServer = { command: `${name}-server`, binaries: `${reg.url}bin/{name}-{version}-{target}`, ...(how.inCrate ? { binary_sha256: { [TARGET as string]: sha(body) } } : {}) };
+  const capabilityServer = {
+    command: `${name}-server`,
+    binaries: `${reg.url}bin/{name}-{version}-{target}`,
+    ...(how.inCrate ? { binary_sha256: { [TARGET as string]: sha(body) } } : {}),
+  };
   const manifest = { name, version: '1.0.0', yolop: { capabilityServer, tools: [{ name: 't' }] } };
-  reg.publish({ name: crate, vers: '1.0.0', data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n` } }) });
+  reg.publish({
+    name: crate,
+    vers: '1.0.0',
+    data: buildCrate({
+      name: crate,
+      version: '1.0.0',
+      files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n` },
+    }),
+  });
   reg.serve(artifactPath(name), body);
   if (how.sha256File) reg.serve(`${artifactPath(name)}.sha256`, `${sha(body)}  ${name}-server\n`);
 }
@@ -182,68 +200,72 @@ describe('the shared download cache', () => {
   });
 });
 
-describeNeeding(need(TARGET !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'prebuilt binaries in the shared download cache', () => {
-  const binOf = (h: TempHome, name: string) => join(h.configDir, 'extensions', name, 'bin', `${name}-server`);
-  const artifactGets = (name: string) => reg.requestsTo(artifactPath(name)).filter((r) => !r.url.endsWith('.sha256')).length;
+describeNeeding(
+  need(TARGET !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`),
+  'prebuilt binaries in the shared download cache',
+  () => {
+    const binOf = (h: TempHome, name: string) => join(h.configDir, 'extensions', name, 'bin', `${name}-server`);
+    const artifactGets = (name: string) => reg.requestsTo(artifactPath(name)).filter((r) => !r.url.endsWith('.sha256')).length;
 
-  it('two homes, one cache: the second install makes no artifact download (release-host .sha256 still checked)', async () => {
-    const [a, b] = [home(), home()];
-    reg.requests.length = 0;
-    expect((await runCli(['install', 'binny'], { env: env(a) })).code).toBe(0);
-    expect(artifactGets('binny')).toBe(1);
-    const r = await runCli(['install', 'binny'], { env: env(b) });
-    expect(r.code, r.stderr).toBe(0);
-    expect(artifactGets('binny')).toBe(1);
-    // The weaker form is verified again against the release host, on the cached bytes.
-    expect(reg.requestsTo(`${artifactPath('binny')}.sha256`)).toHaveLength(2);
-    expect(readFileSync(binOf(b, 'binny'), 'utf8')).toBe(BINARY);
-    expect(statSync(binOf(b, 'binny')).mode & 0o777).toBe(0o755);
-    expect(lockOf(b)).toBe(lockOf(a));
-  });
+    it('two homes, one cache: the second install makes no artifact download (release-host .sha256 still checked)', async () => {
+      const [a, b] = [home(), home()];
+      reg.requests.length = 0;
+      expect((await runCli(['install', 'binny'], { env: env(a) })).code).toBe(0);
+      expect(artifactGets('binny')).toBe(1);
+      const r = await runCli(['install', 'binny'], { env: env(b) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(artifactGets('binny')).toBe(1);
+      // The weaker form is verified again against the release host, on the cached bytes.
+      expect(reg.requestsTo(`${artifactPath('binny')}.sha256`)).toHaveLength(2);
+      expect(readFileSync(binOf(b, 'binny'), 'utf8')).toBe(BINARY);
+      expect(statSync(binOf(b, 'binny')).mode & 0o777).toBe(0o755);
+      expect(lockOf(b)).toBe(lockOf(a));
+    });
 
-  it('a digest in the crate: the second home makes no request to the release host at all', async () => {
-    const [a, b] = [home(), home()];
-    reg.requests.length = 0;
-    expect((await runCli(['install', 'pinbin'], { env: env(a) })).code).toBe(0);
-    expect(reg.requestsTo('/bin/')).toHaveLength(1);
-    const r = await runCli(['install', 'pinbin'], { env: env(b) });
-    expect(r.code, r.stderr).toBe(0);
-    expect(reg.requestsTo('/bin/')).toHaveLength(1);
-    expect(readFileSync(binOf(b, 'pinbin'), 'utf8')).toBe(PINNED);
-    expect(lockOf(b)).toBe(lockOf(a));
-  });
+    it('a digest in the crate: the second home makes no request to the release host at all', async () => {
+      const [a, b] = [home(), home()];
+      reg.requests.length = 0;
+      expect((await runCli(['install', 'pinbin'], { env: env(a) })).code).toBe(0);
+      expect(reg.requestsTo('/bin/')).toHaveLength(1);
+      const r = await runCli(['install', 'pinbin'], { env: env(b) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(reg.requestsTo('/bin/')).toHaveLength(1);
+      expect(readFileSync(binOf(b, 'pinbin'), 'utf8')).toBe(PINNED);
+      expect(lockOf(b)).toBe(lockOf(a));
+    });
 
-  it('a corrupted cached artifact is detected on read, downloaded again and never installed', async () => {
-    const [a, b] = [home(), home()];
-    expect((await runCli(['install', 'pinbin'], { env: env(a) })).code).toBe(0);
-    const file = contentFiles(cacheDir).find((f) => readFileSync(f, 'utf8') === PINNED);
-    expect(file).toBeDefined();
-    const bytes = readFileSync(file!);
-    bytes[bytes.length - 2]! ^= 0x01;
-    writeFileSync(file!, bytes);
+    it('a corrupted cached artifact is detected on read, downloaded again and never installed', async () => {
+      const [a, b] = [home(), home()];
+      expect((await runCli(['install', 'pinbin'], { env: env(a) })).code).toBe(0);
+      const file = contentFiles(cacheDir).find((f) => readFileSync(f, 'utf8') === PINNED);
+      expect(file).toBeDefined();
+      const bytes = readFileSync(file!);
+      bytes[bytes.length - 2]! ^= 0x01;
+      writeFileSync(file!, bytes);
 
-    reg.requests.length = 0;
-    const r = await runCli(['install', 'pinbin'], { env: env(b) });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/cache entry .* is corrupted; downloading it again/);
-    expect(reg.requestsTo('/bin/')).toHaveLength(1);
-    expect(readFileSync(binOf(b, 'pinbin'), 'utf8')).toBe(PINNED);
-    expect(lockOf(b)).toBe(lockOf(a));
-    // The fresh download replaced the bad entry.
-    expect(jsonOf(await runCli(['cache', 'verify', '--json'], { env: env(a) }))).toMatchObject({ bad: 0 });
-  });
+      reg.requests.length = 0;
+      const r = await runCli(['install', 'pinbin'], { env: env(b) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/cache entry .* is corrupted; downloading it again/);
+      expect(reg.requestsTo('/bin/')).toHaveLength(1);
+      expect(readFileSync(binOf(b, 'pinbin'), 'utf8')).toBe(PINNED);
+      expect(lockOf(b)).toBe(lockOf(a));
+      // The fresh download replaced the bad entry.
+      expect(jsonOf(await runCli(['cache', 'verify', '--json'], { env: env(a) }))).toMatchObject({ bad: 0 });
+    });
 
-  it('a cached artifact the release host no longer vouches for is not installed: the current one is downloaded', async () => {
-    const [a, b] = [home(), home()];
-    expect((await runCli(['install', 'movebin'], { env: env(a) })).code).toBe(0);
-    // The release host republished the same URL with other bytes and a new .sha256.
-    const moved = '#!/bin/sh\necho moved\n';
-    reg.serve(artifactPath('movebin'), moved);
-    reg.serve(`${artifactPath('movebin')}.sha256`, `${sha(moved)}  movebin-server\n`);
-    reg.requests.length = 0;
-    const r = await runCli(['install', 'movebin'], { env: env(b) });
-    expect(r.code, r.stderr).toBe(0);
-    expect(artifactGets('movebin')).toBe(1);
-    expect(readFileSync(binOf(b, 'movebin'), 'utf8')).toBe(moved);
-  });
-});
+    it('a cached artifact the release host no longer vouches for is not installed: the current one is downloaded', async () => {
+      const [a, b] = [home(), home()];
+      expect((await runCli(['install', 'movebin'], { env: env(a) })).code).toBe(0);
+      // The release host republished the same URL with other bytes and a new .sha256.
+      const moved = '#!/bin/sh\necho moved\n';
+      reg.serve(artifactPath('movebin'), moved);
+      reg.serve(`${artifactPath('movebin')}.sha256`, `${sha(moved)}  movebin-server\n`);
+      reg.requests.length = 0;
+      const r = await runCli(['install', 'movebin'], { env: env(b) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(artifactGets('movebin')).toBe(1);
+      expect(readFileSync(binOf(b, 'movebin'), 'utf8')).toBe(moved);
+    });
+  },
+);

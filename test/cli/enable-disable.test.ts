@@ -42,7 +42,10 @@ describe('yep-ext enable / disable (no TTY)', () => {
     const { rmSync } = await import('node:fs');
     rmSync(join(home.root, 'src', 'logfire'), { recursive: true, force: true });
     rmSync(join(home.configDir, 'extensions', 'logfire'), { force: true });
-    for (const args of [['enable', 'logfire', '--json'], ['set-secret', 'logfire', 'token', '--stdin', '--json']]) {
+    for (const args of [
+      ['enable', 'logfire', '--json'],
+      ['set-secret', 'logfire', 'token', '--stdin', '--json'],
+    ]) {
       const r = await runCli(args, { env: home.env, input: 'x' });
       expect(r.code, r.stdout).toBe(3);
       const err = jsonOf(r).error;
@@ -57,7 +60,10 @@ describe('yep-ext enable / disable (no TTY)', () => {
     // The same entry as a git source (its store entry removed by hand): reinstalled from the record.
     const lockPath = join(home.configDir, 'extensions', 'extensions.lock');
     const lockBefore = readFileSync(lockPath, 'utf8');
-    const asGit = lockBefore.replace(/(name = "logfire"[\s\S]*?\[extensions\.source\]\n)type = "path"\npath = "[^"]*"\n/, '$1type = "git"\nurl = "https://example.invalid/logfire.git"\nrev = "0123456789abcdef0123456789abcdef01234567"\n');
+    const asGit = lockBefore.replace(
+      /(name = "logfire"[\s\S]*?\[extensions\.source\]\n)type = "path"\npath = "[^"]*"\n/,
+      '$1type = "git"\nurl = "https://example.invalid/logfire.git"\nrev = "0123456789abcdef0123456789abcdef01234567"\n',
+    );
     expect(asGit).not.toBe(lockBefore);
     writeFileSync(lockPath, asGit);
     const git = await runCli(['enable', 'logfire', '--json'], { env: home.env });
@@ -78,7 +84,10 @@ describe('yep-ext enable / disable (no TTY)', () => {
     const link = join(home.configDir, 'extensions', 'logfire');
     rmSync(link);
     expect(existsSync(join(dir, 'plugin.json')), 'the directory is still there').toBe(true);
-    for (const args of [['enable', 'logfire', '--json'], ['set-secret', 'logfire', 'token', '--stdin', '--json']]) {
+    for (const args of [
+      ['enable', 'logfire', '--json'],
+      ['set-secret', 'logfire', 'token', '--stdin', '--json'],
+    ]) {
       const r = await runCli(args, { env: home.env, input: 'x' });
       expect(r.code, r.stdout).toBe(3);
       const err = jsonOf(r).error;
@@ -147,7 +156,9 @@ describe('yep-ext enable / disable (no TTY)', () => {
   it('several missing non-secret fields: the hint is one enable with every --config (not one enable per field), then set-secret', async () => {
     const r = await runCli(['enable', 'logfire'], { env: home.env });
     expect(r.code).toBe(10);
-    expect(r.stderr).toContain('hint: Run:\n  yep-ext set-secret logfire token\n  yep-ext enable logfire --config endpoint=<string> --config mode=<fast|slow>\n');
+    expect(r.stderr).toContain(
+      'hint: Run:\n  yep-ext set-secret logfire token\n  yep-ext enable logfire --config endpoint=<string> --config mode=<fast|slow>\n',
+    );
     expect(r.stderr.match(/yep-ext enable logfire/g)).toHaveLength(1);
   });
 
@@ -155,7 +166,23 @@ describe('yep-ext enable / disable (no TTY)', () => {
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, USER_SETTINGS);
     const r = await runCli(
-      ['enable', 'yolop-extension-logfire', '-c', 'endpoint=https://logfire.example', '-c', 'mode=slow', '-c', 'port=8080', '-c', 'ratio=0.5', '-c', 'verbose=false', '-c', 'tags=a,b', '--json'],
+      [
+        'enable',
+        'yolop-extension-logfire',
+        '-c',
+        'endpoint=https://logfire.example',
+        '-c',
+        'mode=slow',
+        '-c',
+        'port=8080',
+        '-c',
+        'ratio=0.5',
+        '-c',
+        'verbose=false',
+        '-c',
+        'tags=a,b',
+        '--json',
+      ],
       { env: home.env },
     );
     expect(r.code).toBe(10); // the secret is still missing
@@ -221,7 +248,13 @@ describe('yep-ext enable / disable (no TTY)', () => {
     await install('simple', { type: 'object', required: ['level'], properties: { level: { type: 'integer' } } });
     const r = await runCli(['enable', 'simple', '--config', 'level=3', '--json'], { env: home.env });
     expect(r.code).toBe(0);
-    expect(jsonOf(r)).toMatchObject({ name: 'simple', enabled: true, changed: true, config_set: ['level'], fields: [{ key: 'level', set: true, source: 'settings' }] });
+    expect(jsonOf(r)).toMatchObject({
+      name: 'simple',
+      enabled: true,
+      changed: true,
+      config_set: ['level'],
+      fields: [{ key: 'level', set: true, source: 'settings' }],
+    });
     const again = await runCli(['enable', 'simple'], { env: home.env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('already enabled; nothing changed');
@@ -240,7 +273,9 @@ describe('install and the enabled state the host reads', () => {
     expect(r.stdout).toContain('Enabled: settings.toml already turns vault on, so yolop loads it now. Run `yep-ext disable vault` to turn it off.');
     expect(readFileSync(settingsFile, 'utf8')).toBe(text);
     // The host's reading of the file: the last ext:vault entry does not say enabled = false.
-    const caps = (parse(readFileSync(settingsFile, 'utf8')) as { capabilities: Array<Record<string, unknown>> }).capabilities.filter((c) => c.ref === 'ext:vault');
+    const caps = (parse(readFileSync(settingsFile, 'utf8')) as { capabilities: Array<Record<string, unknown>> }).capabilities.filter(
+      (c) => c.ref === 'ext:vault',
+    );
     expect(caps.at(-1)?.enabled).not.toBe(false);
     const json = await runCli(['install', pkg, '--force', '--json'], { env: home.env });
     expect(jsonOf(json).installed[0]).toMatchObject({ name: 'vault', enabled: true });
@@ -305,7 +340,6 @@ describe('concurrent enables', () => {
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('"logfire" is not installed');
   });
-
 });
 
 /**
@@ -331,7 +365,9 @@ describe('a removal interrupted after its commit (read before the next command f
     expect(v.code).toBe(5);
     const report = jsonOf(v).error.details.extensions.find((e: { name: string }) => e.name === 'plain');
     expect(report.problems).toEqual([expect.objectContaining({ kind: 'unlocked', message: expect.stringContaining('yep-ext remove plain') })]);
-    expect(jsonOf(await runCli(['info', 'plain', '--json'], { env: home.env })).verify.problems).toEqual([expect.stringContaining('its removal was interrupted')]);
+    expect(jsonOf(await runCli(['info', 'plain', '--json'], { env: home.env })).verify.problems).toEqual([
+      expect.stringContaining('its removal was interrupted'),
+    ]);
     // Read-only: nothing of that finished the removal.
     expect(agentView(home.configDir)).toHaveProperty('plain');
 

@@ -64,7 +64,10 @@ afterEach(async () => {
 
 describe('install resolves to the newest version the agent can run', () => {
   it('agent 0.12.1: `install x` picks 0.4.0 and names 0.5.0 as skipped (each candidate downloaded and verified)', async () => {
-    expect(NO_AGENT_PATH.split(':').some((d) => existsSync(join(d, 'yolop'))), 'the test PATH must hold no real yolop').toBe(false);
+    expect(
+      NO_AGENT_PATH.split(':').some((d) => existsSync(join(d, 'yolop'))),
+      'the test PATH must hold no real yolop',
+    ).toBe(false);
     const r = await runCli(['install', 'hello', '--json'], { env: withAgent('0.12.1') });
     expect(r.code, r.stderr).toBe(0);
     const out = jsonOf(r).installed[0];
@@ -74,7 +77,14 @@ describe('install resolves to the newest version the agent can run', () => {
       requires: '>=0.12',
       agent: '0.12.1',
       detail: 'needs yolop >=0.12; you have 0.12.1',
-      skipped: [{ version: '0.5.0', source: expect.objectContaining({ type: 'crate', version: '0.5.0' }), requires: '>=0.13', reason: '0.5.0 needs yolop >=0.13; you have 0.12.1' }],
+      skipped: [
+        {
+          version: '0.5.0',
+          source: expect.objectContaining({ type: 'crate', version: '0.5.0' }),
+          requires: '>=0.13',
+          reason: '0.5.0 needs yolop >=0.13; you have 0.12.1',
+        },
+      ],
       ignored: false,
     });
     expect(r.stderr).toContain('hello: 0.5.0 needs yolop >=0.13; you have 0.12.1: skipped.');
@@ -138,7 +148,9 @@ describe('install resolves to the newest version the agent can run', () => {
     expect(r.code).toBe(4);
     const err = jsonOf(r).error;
     expect(err.code).toBe('E_ENGINES');
-    expect(err.message).toMatch(/^No version of hello@>=0\.4 that yep-ext tried supports yolop 0\.12\.1 \(tried the 5 newest of 7 candidates\): 0\.10\.0 needs yolop >=9; you have 0\.12\.1; /);
+    expect(err.message).toMatch(
+      /^No version of hello@>=0\.4 that yep-ext tried supports yolop 0\.12\.1 \(tried the 5 newest of 7 candidates\): 0\.10\.0 needs yolop >=9; you have 0\.12\.1; /,
+    );
     expect(err.details.skipped.map((s: { version: string }) => s.version)).toEqual(['0.10.0', '0.9.0', '0.8.0', '0.7.0', '0.6.0']);
     expect(downloads()).toEqual(['0.10.0', '0.9.0', '0.8.0', '0.7.0', '0.6.0']);
     expect(existsSync(join(store(), 'hello'))).toBe(false);
@@ -187,7 +199,11 @@ describe('update moves only as far as the agent allows', () => {
 
     const up = await runCli(['update', 'hello', '--json'], { env: withAgent('0.12.1') });
     expect(up.code, up.stderr).toBe(0);
-    expect(jsonOf(up).updates[0]).toMatchObject({ status: 'updated', to: { version: '0.4.0' }, engines: { status: 'admits', skipped: [{ version: '0.5.0', reason: '0.5.0 needs yolop >=0.13; you have 0.12.1' }] } });
+    expect(jsonOf(up).updates[0]).toMatchObject({
+      status: 'updated',
+      to: { version: '0.4.0' },
+      engines: { status: 'admits', skipped: [{ version: '0.5.0', reason: '0.5.0 needs yolop >=0.13; you have 0.12.1' }] },
+    });
     expect(installedVersion()).toBe('0.4.0');
 
     const lock = lockText();
@@ -195,11 +211,18 @@ describe('update moves only as far as the agent allows', () => {
     expect(held.code, held.stderr).toBe(0);
     expect(held.stdout).toContain('held hello stays at 0.4.0: 0.5.0 needs yolop >=0.13; you have 0.12.1 (upgrade yolop, or pass --ignore-engines).');
     expect(lockText()).toBe(lock);
-    expect(jsonOf(await runCli(['update', 'hello', '--json'], { env: withAgent('0.12.1') })).updates[0]).toMatchObject({ status: 'held', engines: { skipped: [{ version: '0.5.0' }] } });
+    expect(jsonOf(await runCli(['update', 'hello', '--json'], { env: withAgent('0.12.1') })).updates[0]).toMatchObject({
+      status: 'held',
+      engines: { skipped: [{ version: '0.5.0' }] },
+    });
 
     const moved = await runCli(['update', 'hello', '--json'], { env: withAgent('0.13.0') });
     expect(moved.code, moved.stderr).toBe(0);
-    expect(jsonOf(moved).updates[0]).toMatchObject({ status: 'updated', to: { version: '0.5.0' }, engines: { status: 'admits', agent: '0.13.0', skipped: [] } });
+    expect(jsonOf(moved).updates[0]).toMatchObject({
+      status: 'updated',
+      to: { version: '0.5.0' },
+      engines: { status: 'admits', agent: '0.13.0', skipped: [] },
+    });
     expect(installedVersion()).toBe('0.5.0');
     expect(lockText()).toContain('version = "0.5.0"');
   });
@@ -255,10 +278,28 @@ describe('outdated: newer, but needs a newer yolop', () => {
     expect(installedVersion()).toBe('0.4.0');
     const held = await runCli(['outdated', '--json', '--exit-code'], { env });
     expect(held.code, held.stderr).toBe(0);
-    expect(jsonOf(held)).toMatchObject({ outdated_count: 0, outdated: [{ status: 'held', hint: null, newer_engines: { status: 'checked', runnable: null, runnable_in_requirement: null, needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13' }], tried: 1, candidates: 1 } }] });
+    expect(jsonOf(held)).toMatchObject({
+      outdated_count: 0,
+      outdated: [
+        {
+          status: 'held',
+          hint: null,
+          newer_engines: {
+            status: 'checked',
+            runnable: null,
+            runnable_in_requirement: null,
+            needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13' }],
+            tried: 1,
+            candidates: 1,
+          },
+        },
+      ],
+    });
     const heldText = await runCli(['outdated', '--exit-code'], { env });
     expect(heldText.code).toBe(0);
-    expect(heldText.stdout).toContain('hello\t0.4.0\t0.5.0\t0.5.0\tcrate\theld: no newer version runs on yolop 0.12.1: 0.5.0 needs yolop >=0.13; you have 0.12.1 (upgrade yolop)');
+    expect(heldText.stdout).toContain(
+      'hello\t0.4.0\t0.5.0\t0.5.0\tcrate\theld: no newer version runs on yolop 0.12.1: 0.5.0 needs yolop >=0.13; you have 0.12.1 (upgrade yolop)',
+    );
     expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
 
     // A newer agent: 0.5.0 is an update again.
@@ -274,7 +315,14 @@ describe('outdated: newer, but needs a newer yolop', () => {
     expect(r.code, r.stderr).toBe(14);
     expect(jsonOf(r).outdated[0]).toMatchObject({
       status: 'beyond',
-      newer_engines: { status: 'unknown-agent', agent: null, runnable: null, tried: 0, candidates: 2, detail: expect.stringContaining("the installed yolop's version is unknown (no yolop on PATH)") },
+      newer_engines: {
+        status: 'unknown-agent',
+        agent: null,
+        runnable: null,
+        tried: 0,
+        candidates: 2,
+        detail: expect.stringContaining("the installed yolop's version is unknown (no yolop on PATH)"),
+      },
     });
     expect(downloads()).toHaveLength(before);
     expect((await runCli(['outdated'], { env: withAgent(null) })).stdout).toContain('newer versions not checked against yolop: its version is unknown');
@@ -285,7 +333,10 @@ describe('outdated: newer, but needs a newer yolop', () => {
     reg.fault(/\/0\.5\.0\/download/, { kind: 'corrupt' });
     const r = await runCli(['outdated', '--json'], { env: withAgent('0.12.1') });
     expect(r.code, r.stderr).toBe(0);
-    expect(jsonOf(r).outdated[0]).toMatchObject({ status: 'beyond', newer_engines: { status: 'failed', runnable: null, needs_newer_agent: [], detail: expect.stringContaining('does not match the registry checksum') } });
+    expect(jsonOf(r).outdated[0]).toMatchObject({
+      status: 'beyond',
+      newer_engines: { status: 'failed', runnable: null, needs_newer_agent: [], detail: expect.stringContaining('does not match the registry checksum') },
+    });
     expect(r.stderr).toContain("hello: newer versions' engines.yolop not checked");
     expect(readdirNames(join(store(), '.yep-staging'))).toEqual([]);
   });
@@ -338,10 +389,17 @@ describe('outdated: newer, but needs a newer yolop', () => {
     const names = ['b1', 'b2', 'b3', 'b4', 'b5'];
     for (const n of names) {
       const crate = `yolop-extension-${n}`;
-      const m = (v: string, range?: string) => JSON.stringify({ name: n, version: v, ...(range ? { engines: { yolop: range } } : {}), yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] } });
+      const m = (v: string, range?: string) =>
+        JSON.stringify({
+          name: n,
+          version: v,
+          ...(range ? { engines: { yolop: range } } : {}),
+          yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] },
+        });
       reg.publish({ name: crate, vers: '0.1.0', data: fixtureCrate(HELLO, '0.1.0', { publishAs: crate, files: { 'plugin.json': m('0.1.0') } }) });
       // Five newer versions, none runnable: each walk needs its full five fetches.
-      for (const v of ['0.2.0', '0.3.0', '0.4.0', '0.5.0', '0.6.0']) reg.publish({ name: crate, vers: v, data: fixtureCrate(HELLO, v, { publishAs: crate, files: { 'plugin.json': m(v, '>=9') } }) });
+      for (const v of ['0.2.0', '0.3.0', '0.4.0', '0.5.0', '0.6.0'])
+        reg.publish({ name: crate, vers: v, data: fixtureCrate(HELLO, v, { publishAs: crate, files: { 'plugin.json': m(v, '>=9') } }) });
     }
     const env = withAgent('0.12.1');
     const install = await runCli(['install', ...names.map((n) => `${n}@=0.1.0`)], { env });
@@ -398,7 +456,13 @@ describe('verify lists an engines mismatch', () => {
     expect(hostLoads('hello')).toBe(false);
     const off = await verifyJson(env);
     expect(off.code).toBe(0);
-    expect(off.report.extensions[0]).toMatchObject({ name: 'hello', ok: true, problems: [], engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' }, warnings: [{ kind: 'engines', message: `${reason} (not enabled; \`yep-ext enable\` refuses it)`, files: ['plugin.json'] }] });
+    expect(off.report.extensions[0]).toMatchObject({
+      name: 'hello',
+      ok: true,
+      problems: [],
+      engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' },
+      warnings: [{ kind: 'engines', message: `${reason} (not enabled; \`yep-ext enable\` refuses it)`, files: ['plugin.json'] }],
+    });
     const offText = await runCli(['verify'], { env });
     expect(offText.code).toBe(0);
     expect(offText.stdout).toContain(`warning: ${reason} (not enabled`);
@@ -410,7 +474,12 @@ describe('verify lists an engines mismatch', () => {
     const on = await verifyJson(env);
     expect(on.code).toBe(4);
     expect(on.doc.error.code).toBe('E_ENGINES');
-    expect(on.report.extensions[0]).toMatchObject({ name: 'hello', ok: false, warnings: [], problems: [{ kind: 'engines', message: expect.stringContaining(`${reason}, and it is enabled: yolop cannot run it`) }] });
+    expect(on.report.extensions[0]).toMatchObject({
+      name: 'hello',
+      ok: false,
+      warnings: [],
+      problems: [{ kind: 'engines', message: expect.stringContaining(`${reason}, and it is enabled: yolop cannot run it`) }],
+    });
     const onText = await runCli(['verify'], { env });
     expect(onText.code).toBe(4);
     expect(onText.stderr).toContain(`hello: ${reason}, and it is enabled`);
@@ -442,7 +511,9 @@ describe('enable refused over an extension settings.toml already turns on', () =
     const r = await runCli(['enable', 'hello'], { env: withAgent('0.12.1') });
     expect(r.code).toBe(4);
     expect(r.stderr).not.toContain('it was not enabled');
-    expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: yolop cannot run it, so this command changed nothing. hello stays enabled: settings.toml already turns it on, and yolop loads it.');
+    expect(r.stderr).toContain(
+      'hello 0.5.0 needs yolop >=0.13; you have 0.12.1: yolop cannot run it, so this command changed nothing. hello stays enabled: settings.toml already turns it on, and yolop loads it.',
+    );
     expect(r.stderr).toContain('`yep-ext disable hello` turns it off.');
     expect(readFileSync(settings, 'utf8')).toBe(text);
     expect(hostLoads('hello')).toBe(true);
@@ -516,18 +587,37 @@ describe('install --frozen, list and doctor report it', () => {
       const env = { ...withAgent('0.12.1'), YOLOP_CONFIG_DIR: fresh.configDir, HOME: fresh.env.HOME! };
       const r = await runCli(['install', '--frozen', '--lockfile', lockfile, '--json'], { env });
       expect(r.code, r.stderr).toBe(0);
-      expect(jsonOf(r)).toEqual({ frozen: [{ name: 'hello', status: 'installed', reason: null, engines: expect.objectContaining({ status: 'excludes', requires: '>=0.13', agent: '0.12.1' }) }], enabled: null });
+      expect(jsonOf(r)).toEqual({
+        frozen: [
+          { name: 'hello', status: 'installed', reason: null, engines: expect.objectContaining({ status: 'excludes', requires: '>=0.13', agent: '0.12.1' }) },
+        ],
+        enabled: null,
+      });
       expect(r.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: installed as the lock pins it');
       expect(existsSync(join(fresh.configDir, 'extensions', 'hello', 'plugin.json'))).toBe(true);
       // Warm (the entry already in place: the warm runner, which loads the engines check
       // only for a manifest that declares a range): the same verdict and warning.
       const warm = await runCli(['install', '--frozen', '--lockfile', lockfile, '--json'], { env });
       expect(warm.code, warm.stderr).toBe(0);
-      expect(jsonOf(warm)).toEqual({ frozen: [{ name: 'hello', status: 'skipped', reason: 'already installed with the locked hash', engines: expect.objectContaining({ status: 'excludes', requires: '>=0.13', agent: '0.12.1' }) }], enabled: null });
+      expect(jsonOf(warm)).toEqual({
+        frozen: [
+          {
+            name: 'hello',
+            status: 'skipped',
+            reason: 'already installed with the locked hash',
+            engines: expect.objectContaining({ status: 'excludes', requires: '>=0.13', agent: '0.12.1' }),
+          },
+        ],
+        enabled: null,
+      });
       expect(warm.stderr).toContain('hello 0.5.0 needs yolop >=0.13; you have 0.12.1: installed as the lock pins it');
 
       const list = await runCli(['list', '--json'], { env });
-      expect(jsonOf(list).extensions[0]).toMatchObject({ name: 'hello', engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' }, problems: ['engines: needs yolop >=0.13; you have 0.12.1 (yolop cannot run it)'] });
+      expect(jsonOf(list).extensions[0]).toMatchObject({
+        name: 'hello',
+        engines: { status: 'excludes', requires: '>=0.13', agent: '0.12.1' },
+        problems: ['engines: needs yolop >=0.13; you have 0.12.1 (yolop cannot run it)'],
+      });
       expect((await runCli(['list'], { env })).stdout).toContain('engines: needs yolop >=0.13; you have 0.12.1 (yolop cannot run it)');
       const admitted = await runCli(['list', '--json'], { env: { ...env, PATH: withAgent('0.13.0').PATH! } });
       expect(jsonOf(admitted).extensions[0]).toMatchObject({ engines: { status: 'admits', agent: '0.13.0' }, problems: [] });
@@ -567,9 +657,15 @@ describe('install --frozen, list and doctor report it', () => {
       const r = await runCli(['doctor', pkg, '--json', '--timeout', '10'], { env: withAgent(version) });
       return { code: r.code, check: (jsonOf(r).checks as { name: string }[]).find((c) => c.name === 'engines') };
     };
-    expect(await engines('0.12.1')).toEqual({ code: 9, check: { name: 'engines', status: 'fail', detail: expect.stringContaining('needs yolop >=0.13; you have 0.12.1: yolop cannot run this version') } });
+    expect(await engines('0.12.1')).toEqual({
+      code: 9,
+      check: { name: 'engines', status: 'fail', detail: expect.stringContaining('needs yolop >=0.13; you have 0.12.1: yolop cannot run this version') },
+    });
     expect(await engines('0.13.0')).toEqual({ code: 0, check: { name: 'engines', status: 'pass', detail: 'needs yolop >=0.13; you have 0.13.0' } });
-    expect(await engines(null)).toEqual({ code: 0, check: { name: 'engines', status: 'warn', detail: expect.stringContaining("the installed yolop's version is unknown (no yolop on PATH)") } });
+    expect(await engines(null)).toEqual({
+      code: 0,
+      check: { name: 'engines', status: 'warn', detail: expect.stringContaining("the installed yolop's version is unknown (no yolop on PATH)") },
+    });
   });
 });
 
@@ -588,7 +684,10 @@ describe('a broken agent is "unknown", never a hang or a crash', () => {
     const pids = join(home.root, 'hang-pids');
     const agent = fakeAgentScript(join(home.root, 'hang'), `sleep 300 &\necho $! >> '${pids}'\necho $$ >> '${pids}'\nexec sleep 300`);
     const t0 = Date.now();
-    const r = await runCli(['install', 'hello', '--json'], { env: { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}`, YEP_EXT_AGENT_TIMEOUT_MS: '700' }, timeoutMs: 30_000 });
+    const r = await runCli(['install', 'hello', '--json'], {
+      env: { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}`, YEP_EXT_AGENT_TIMEOUT_MS: '700' },
+      timeoutMs: 30_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(Date.now() - t0).toBeLessThan(20_000);
     expect(jsonOf(r).installed[0]).toMatchObject({ version: '0.5.0', engines: { status: 'unknown-agent' } });
@@ -625,7 +724,7 @@ describe('a broken agent is "unknown", never a hang or a crash', () => {
     expect(r.stderr).toMatch(reason);
   });
 
-  it('a relative PATH entry is never searched (a cloned repo\'s ./yolop does not run)', async () => {
+  it("a relative PATH entry is never searched (a cloned repo's ./yolop does not run)", async () => {
     const cwd = join(home.root, 'repo');
     const trap = fakeAgent(cwd, '0.1.0');
     const r = await runCli(['install', 'hello', '--json'], { env: { ...base(), PATH: `.:${NO_AGENT_PATH}` }, cwd });

@@ -19,7 +19,11 @@ const DOC = readFileSync(join(REPO_ROOT, 'docs', 'exit-codes.md'), 'utf8');
 /** The table's rows: status -> the error codes of its second column. */
 function documentedRows(): Map<number, string[]> {
   const rows = new Map<number, string[]>();
-  for (const m of DOC.matchAll(/^\| (\d+) \|([^|]*)\|/gm)) rows.set(Number(m[1]), [...m[2]!.matchAll(/`(E_[A-Z_]+)`/g)].map((c) => c[1]!));
+  for (const m of DOC.matchAll(/^\| (\d+) \|([^|]*)\|/gm))
+    rows.set(
+      Number(m[1]),
+      [...m[2]!.matchAll(/`(E_[A-Z_]+)`/g)].map((c) => c[1]!),
+    );
   return rows;
 }
 
@@ -41,7 +45,9 @@ describe('docs/exit-codes.md', () => {
   });
 
   it('every documented status but 0 is asserted as the exit of a real run by some test', () => {
-    const text = testFiles(join(REPO_ROOT, 'test')).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const text = testFiles(join(REPO_ROOT, 'test'))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
     const missing = [...DOCUMENTED_EXIT_STATUSES].filter((s) => s !== 0 && !new RegExp(`\\b(?:code|status)\\b[^\\n]*\\.toBe\\(${s}\\)`).test(text));
     expect(missing).toEqual([]);
   });
@@ -69,7 +75,10 @@ describe('the statuses no other test produces', () => {
   it('70 (E_INTERNAL): an error that is not yep-ext’s own (injected into list) is reported as a bug', async () => {
     // A preload that breaks Array.prototype.sort inside listExtensions only: a TypeError no code of ours throws.
     const preload = join(home.root, 'bug.cjs');
-    writeFileSync(preload, "const sort = Array.prototype.sort;\nArray.prototype.sort = function (...a) { if (/listExtensions/.test(new Error().stack)) throw new TypeError('injected bug'); return sort.apply(this, a); };\n");
+    writeFileSync(
+      preload,
+      "const sort = Array.prototype.sort;\nArray.prototype.sort = function (...a) { if (/listExtensions/.test(new Error().stack)) throw new TypeError('injected bug'); return sort.apply(this, a); };\n",
+    );
     await runCli(['install', join(REPO_ROOT, 'examples', 'echo-node')], { env: home.env });
     for (const extra of [{}, { YEP_EXT_NO_FAST_PATH: '1' }]) {
       const env = { ...home.env, ...extra, NODE_OPTIONS: `--require=${JSON.stringify(preload)}` };

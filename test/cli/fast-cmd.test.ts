@@ -57,7 +57,11 @@ async function same(args: string[], setup: Setup = () => {}, opts: { env?: Recor
 const installed =
   (...names: string[]): Setup =>
   async (h) => {
-    await setupInstall({ ...h.env, PATH: pathWithoutAgent() }, names.map((n) => join(shared, n)), { ignoreEngines: true });
+    await setupInstall(
+      { ...h.env, PATH: pathWithoutAgent() },
+      names.map((n) => join(shared, n)),
+      { ignoreEngines: true },
+    );
   };
 const settings =
   (text: string): Setup =>
@@ -87,11 +91,7 @@ afterAll(() => {
 });
 
 describe('enable: same bytes and same state as oclif', () => {
-  it.each([
-    [['enable', 'plain']],
-    [['enable', 'yolop-extension-plain', '--json']],
-    [['enable', 'plain', '--ignore-engines']],
-  ])('%j', async (args) => {
+  it.each([[['enable', 'plain']], [['enable', 'yolop-extension-plain', '--json']], [['enable', 'plain', '--ignore-engines']]])('%j', async (args) => {
     const r = await same(args, installed('plain'));
     expect(r.code).toBe(0);
   });
@@ -108,7 +108,11 @@ describe('enable: same bytes and same state as oclif', () => {
   });
 
   it('a value the schema refuses, a field that does not exist, and a secret given as --config', async () => {
-    for (const args of [['enable', 'cfg', '-c', 'mode=bogus'], ['enable', 'cfg', '-c', 'nosuch=1', '--json'], ['enable', 'cfg', '-c', 'token=abcd']]) {
+    for (const args of [
+      ['enable', 'cfg', '-c', 'mode=bogus'],
+      ['enable', 'cfg', '-c', 'nosuch=1', '--json'],
+      ['enable', 'cfg', '-c', 'token=abcd'],
+    ]) {
       const r = await same(args, installed('cfg'));
       expect(r.code, args.join(' ')).not.toBe(0);
     }
@@ -156,7 +160,11 @@ describe('remove (and its aliases): same bytes and same state as oclif', () => {
     const full = then(installed('plain', 'cfg'), settings(`${ENABLED}\n[[capabilities]]\nref = "ext:cfg"\nmode = "fast"\n`), (h) =>
       writeFileSync(join(h.configDir, 'connections.toml'), '["ext:cfg"]\ntoken = "abcd1234"\n', { mode: 0o600 }),
     );
-    for (const args of [['remove', 'cfg'], ['rm', 'plain', '--json'], ['uninstall', 'yolop-extension-cfg']]) {
+    for (const args of [
+      ['remove', 'cfg'],
+      ['rm', 'plain', '--json'],
+      ['uninstall', 'yolop-extension-cfg'],
+    ]) {
       const r = await same(args, full);
       expect(r.code, args.join(' ')).toBe(0);
     }
@@ -179,7 +187,9 @@ describe('set-secret: same bytes and same state as oclif', () => {
     const input = { input: 'abcd-secret-1\n' };
     expect((await same(['set-secret', 'cfg', 'token', '--stdin'], installed('cfg'), input)).code).toBe(0);
     expect((await same(['set-secret', 'yolop-extension-cfg', 'token', '--stdin', '--json'], installed('cfg'), input)).code).toBe(0);
-    const withSecret: Setup = then(installed('cfg'), (h) => writeFileSync(join(h.configDir, 'connections.toml'), '["ext:cfg"]\ntoken = "abcd1234"\n', { mode: 0o600 }));
+    const withSecret: Setup = then(installed('cfg'), (h) =>
+      writeFileSync(join(h.configDir, 'connections.toml'), '["ext:cfg"]\ntoken = "abcd1234"\n', { mode: 0o600 }),
+    );
     expect((await same(['set-secret', 'cfg', 'token', '--unset'], withSecret)).code).toBe(0);
     // Not a secret field; too short for the schema; no terminal and no --stdin; the value as an argument; not installed.
     for (const [args, i] of [
@@ -205,7 +215,10 @@ describe('verify: same bytes and same state as oclif', () => {
     expect((await same(['verify', 'nosuch'], two)).code).not.toBe(0);
     const drift: Setup = then(installed('plain'), (h) => {
       mkdirSync(join(h.configDir, 'extensions', 'byhand'), { recursive: true });
-      writeFileSync(join(h.configDir, 'extensions', 'byhand', 'plugin.json'), readFileSync(join(shared, 'plain', 'plugin.json'), 'utf8').replace('"plain"', '"byhand"'));
+      writeFileSync(
+        join(h.configDir, 'extensions', 'byhand', 'plugin.json'),
+        readFileSync(join(shared, 'plain', 'plugin.json'), 'utf8').replace('"plain"', '"byhand"'),
+      );
     });
     expect((await same(['verify'], drift)).code).toBe(5);
     expect((await same(['verify', '--json'], drift)).code).toBe(5);
@@ -226,8 +239,16 @@ describe.skipIf(SKIP_PTY)('in a real terminal (script), in colour: the same byte
       await setup(h);
       const { NO_COLOR: _noColor, ...env } = h.env;
       const mark = join(h.root, 'mark');
-      const r = await runCliInPty(args, { env: { ...env, PATH: pathWithoutAgent(), TERM: 'xterm-256color', YEP_EXT_TEST_FAST_PATH_MARK: mark, ...(oclif ? { YEP_EXT_NO_FAST_PATH: '1' } : {}) }, cols: 100 });
-      return { code: r.code, output: r.output.split(h.root).join('<home>'), state: homeState(h.configDir).files.map((f) => f.split(h.root).join('<home>')), took: existsSync(mark) };
+      const r = await runCliInPty(args, {
+        env: { ...env, PATH: pathWithoutAgent(), TERM: 'xterm-256color', YEP_EXT_TEST_FAST_PATH_MARK: mark, ...(oclif ? { YEP_EXT_NO_FAST_PATH: '1' } : {}) },
+        cols: 100,
+      });
+      return {
+        code: r.code,
+        output: r.output.split(h.root).join('<home>'),
+        state: homeState(h.configDir).files.map((f) => f.split(h.root).join('<home>')),
+        took: existsSync(mark),
+      };
     };
     const fast = await run(false);
     const oclif = await run(true);
@@ -265,13 +286,16 @@ describe('declines what it cannot match exactly (oclif runs)', () => {
     expect(existsSync(mark)).toBe(false);
   });
 
-  it.each([[{ YEP_EXT_DEBUG: '1' }], [{ DEBUG: '*' }], [{ YEP_EXT_CONTENT_TYPE: 'json' }], [{ NODE_ENV: 'development' }], [{ YEP_EXT_REDIRECTED: '1' }]])('in an environment oclif reacts to: %j', async (env) => {
-    const h = makeTempHome('yep-fastcmd-decline-');
-    homes.push(h);
-    const mark = join(h.root, 'mark');
-    await runCli(['disable', 'nosuch'], { env: { ...h.env, YEP_EXT_TEST_FAST_PATH_MARK: mark, ...env } });
-    expect(existsSync(mark)).toBe(false);
-  });
+  it.each([[{ YEP_EXT_DEBUG: '1' }], [{ DEBUG: '*' }], [{ YEP_EXT_CONTENT_TYPE: 'json' }], [{ NODE_ENV: 'development' }], [{ YEP_EXT_REDIRECTED: '1' }]])(
+    'in an environment oclif reacts to: %j',
+    async (env) => {
+      const h = makeTempHome('yep-fastcmd-decline-');
+      homes.push(h);
+      const mark = join(h.root, 'mark');
+      await runCli(['disable', 'nosuch'], { env: { ...h.env, YEP_EXT_TEST_FAST_PATH_MARK: mark, ...env } });
+      expect(existsSync(mark)).toBe(false);
+    },
+  );
 });
 
 describe('what the fast path loads', () => {

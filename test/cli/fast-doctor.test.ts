@@ -69,7 +69,11 @@ describe('doctor fast path: same bytes as oclif', () => {
     ['echo-node, human', () => ['doctor', echo], 0],
     ['echo-node --no-config --timeout 5 -q', () => ['doctor', '--no-config', echo, '--timeout', '5', '-q'], 0],
     ['an installed name', () => ['doctor', 'inst', '--verbose'], 0],
-    ['a failing tools check --json', () => ['doctor', makePackage(pkgs, 'widened', { args: ['--name', 'widened', '--tools', 'echo,extra'] }), '--json', '--timeout', '5'], 9],
+    [
+      'a failing tools check --json',
+      () => ['doctor', makePackage(pkgs, 'widened', { args: ['--name', 'widened', '--tools', 'echo,extra'] }), '--json', '--timeout', '5'],
+      9,
+    ],
     ['a failing tools check, human', () => ['doctor', makePackage(pkgs, 'widened', { args: ['--name', 'widened', '--tools', 'echo,extra'] })], 9],
     ['a server that exits at once, human', () => ['doctor', makePackage(pkgs, 'crashes', { server: 'exit-at-once.mjs' })], 9],
     ['a server that exits at once --json', () => ['doctor', makePackage(pkgs, 'crashes', { server: 'exit-at-once.mjs' }), '--json'], 9],
@@ -126,8 +130,25 @@ describe('doctor fast path: the server started before doctor loads', () => {
     return makePackage(pkgs, name, { server: 'record-spawn.mjs', args: ['--name', name, '--record', join(pkgs, name, 'record.jsonl'), 'an arg', ''], yolop });
   }
 
-  interface Record_ { pid: number; argv: string[]; execArgv: string[]; cwd: string; env: Record<string, string>; ppid: number; pgid: number; sid: number; fds: string[]; umask: number }
-  const records = (dir: string): Record_[] => (existsSync(join(dir, 'record.jsonl')) ? readFileSync(join(dir, 'record.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record_) : []);
+  interface Record_ {
+    pid: number;
+    argv: string[];
+    execArgv: string[];
+    cwd: string;
+    env: Record<string, string>;
+    ppid: number;
+    pgid: number;
+    sid: number;
+    fds: string[];
+    umask: number;
+  }
+  const records = (dir: string): Record_[] =>
+    existsSync(join(dir, 'record.jsonl'))
+      ? readFileSync(join(dir, 'record.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record_)
+      : [];
   const earlyPids = (): number[] => (existsSync(earlyMark) ? readFileSync(earlyMark, 'utf8').split(/\s+/).filter(Boolean).map(Number) : []);
   const alive = (pid: number): boolean => existsSync(`/proc/${pid}`);
 
@@ -140,7 +161,7 @@ describe('doctor fast path: the server started before doctor loads', () => {
 
   /** What a record says about the spawn, with the run's tag checked and set aside. */
   function spawnShape(r: Record_, doctorPid: number): Omit<Record_, 'pid' | 'ppid' | 'pgid' | 'sid'> {
-    expect(r.ppid, 'the server is doctor\'s own child').toBe(doctorPid);
+    expect(r.ppid, "the server is doctor's own child").toBe(doctorPid);
     expect(r.pgid, 'in a process group of its own').toBe(r.pid);
     expect(r.sid, 'in a session of its own').toBe(r.pid);
     expect(r.env.YEP_EXT_SERVER_RUN).toMatch(new RegExp(`^${doctorPid}-[0-9a-z]+-[0-9a-z]+$`));
@@ -195,9 +216,19 @@ describe('doctor fast path: the server started before doctor loads', () => {
   // but is not valid), or only the first run (the handshake fails), or the server is gone
   // before it is adopted. Killed and reaped before doctor exits; the output is oclif's.
   const discarded: [string, () => string[], number, number][] = [
-    ['a manifest that is JSON but not valid: nothing adopted', () => ['doctor', recorder('invalid-manifest', { tools: [{ name: 'no description' }] }), '--json'], 9, 0],
+    [
+      'a manifest that is JSON but not valid: nothing adopted',
+      () => ['doctor', recorder('invalid-manifest', { tools: [{ name: 'no description' }] }), '--json'],
+      9,
+      0,
+    ],
     ['a manifest that is JSON but not valid, human', () => ['doctor', recorder('invalid-manifest-h', { tools: 'none' })], 9, 0],
-    ['a handshake that fails: the second run is not adopted', () => ['doctor', makePackage(pkgs, 'silent-early', { server: 'silent.mjs' }), '--json', '--timeout', '1'], 9, 1],
+    [
+      'a handshake that fails: the second run is not adopted',
+      () => ['doctor', makePackage(pkgs, 'silent-early', { server: 'silent.mjs' }), '--json', '--timeout', '1'],
+      9,
+      1,
+    ],
     ['a server that writes garbage', () => ['doctor', makePackage(pkgs, 'garbage-early', { server: 'garbage.mjs' }), '--json', '--timeout', '3'], 9, 2],
     ['a server that exits before it is adopted', () => ['doctor', makePackage(pkgs, 'crashes-early', { server: 'exit-at-once.mjs' }), '--json'], 9, 1],
   ];
@@ -264,12 +295,19 @@ describe('doctor fast path: the server started before doctor loads', () => {
           if (name === 'daemon-adopted') {
             // The adopted run waits for the server, so its daemon exists and is reported.
             expect(daemons.length, `${name}: the servers started their daemons`).toBeGreaterThan(0);
-            const processes = (JSON.parse(r.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((c) => c.name === 'processes')!;
+            const processes = (JSON.parse(r.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find(
+              (c) => c.name === 'processes',
+            )!;
             expect(processes.status).toBe('fail');
             expect(processes.detail).toContain('sleep 97');
           }
         } finally {
-          for (const pid of leftBehind(pidFile)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+          for (const pid of leftBehind(pidFile))
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {
+              /* gone */
+            }
         }
       }
       expect(daemons.length, `${name}: in five runs, no server started its daemon before doctor decided`).toBeGreaterThan(0);

@@ -27,7 +27,12 @@ let shared: string;
 const homes: TempHome[] = [];
 
 function crate(name: string, version: string, tools = ['one']): Buffer {
-  const manifest = { name, version, description: `fast-net test ${name}`, yolop: { capabilityServer: { command: `${name}-server` }, tools: tools.map((t) => ({ name: t })) } };
+  const manifest = {
+    name,
+    version,
+    description: `fast-net test ${name}`,
+    yolop: { capabilityServer: { command: `${name}-server` }, tools: tools.map((t) => ({ name: t })) },
+  };
   return buildCrate({
     name: `yolop-extension-${name}`,
     version,
@@ -60,7 +65,12 @@ async function side(args: string[], setup: Setup, env: Record<string, string>, o
   const mark = join(h.root, 'fast-path-taken');
   const r: RunResult = await runCli(args, { env: { ...base, YEP_EXT_TEST_FAST_PATH_MARK: mark, ...(oclif ? { YEP_EXT_NO_FAST_PATH: '1' } : {}) } });
   // The home's path, and a staging directory's random name.
-  const norm = (s: string): string => s.split(h.root).join('<home>').replace(/\.yep-staging\/[^/"]+\//g, '.yep-staging/<id>/').replace(/\b\d+(ms|s)\b/g, 'N$1');
+  const norm = (s: string): string =>
+    s
+      .split(h.root)
+      .join('<home>')
+      .replace(/\.yep-staging\/[^/"]+\//g, '.yep-staging/<id>/')
+      .replace(/\b\d+(ms|s)\b/g, 'N$1');
   return { code: r.code, stdout: norm(r.stdout), stderr: norm(r.stderr), state: homeState(h.configDir).files, took: existsSync(mark) };
 }
 
@@ -82,9 +92,14 @@ function expectSame({ fast, oclif }: { fast: Side; oclif: Side }): void {
  * The home as `yep-ext install --yes <specs>` leaves it: the core call that command makes, run
  * in this process (test/helpers/setup-install.ts), not a CLI process per side (two per shape).
  */
-const install = (...specs: string[]): Setup => async (_h, env) => {
-  await setupInstall(env, specs.map((spec) => spec.replace('@SRC@', shared)));
-};
+const install =
+  (...specs: string[]): Setup =>
+  async (_h, env) => {
+    await setupInstall(
+      env,
+      specs.map((spec) => spec.replace('@SRC@', shared)),
+    );
+  };
 
 beforeAll(async () => {
   reg = await startRegistry();
@@ -166,8 +181,8 @@ describe('install --frozen: same bytes and same state as oclif', () => {
     ['warm --lockfile, all three installed, --verbose', ['install', '--frozen', '--lockfile', '@LOCK@', '--verbose'], install('alpha', 'beta', '@SRC@/local')],
     ['warm, one tree edited (re-fetched: handed over)', ['install', '--frozen'], edited],
     ['warm, one tree edited, --json (handed over)', ['install', '--frozen', '--json'], edited],
-    ['warm, a dead process\'s staging directory swept', ['install', '--frozen'], staleStage],
-    ['a dead process\'s staging directory swept, then handed over', ['install', '--frozen', '--lockfile', '@LOCK@'], staleStage],
+    ["warm, a dead process's staging directory swept", ['install', '--frozen'], staleStage],
+    ["a dead process's staging directory swept, then handed over", ['install', '--frozen', '--lockfile', '@LOCK@'], staleStage],
     ['--lockfile into an empty home', ['install', '--frozen', '--lockfile', '@LOCK@'], undefined],
     ['--lockfile=<file> --json --quiet', ['install', '--json', '--frozen', '--lockfile=@LOCK@', '-q'], undefined],
     ['a lockfile that is not there', ['install', '--frozen', '--lockfile', '@SRC@/nothing.lock'], undefined],
@@ -236,13 +251,16 @@ describe('declines what it cannot match exactly (oclif runs)', () => {
     expect(existsSync(mark)).toBe(false);
   });
 
-  it.each([[{ YEP_EXT_DEBUG: '1' }], [{ DEBUG: '*' }], [{ YEP_EXT_CONTENT_TYPE: 'json' }], [{ NODE_ENV: 'development' }]])('in an environment where oclif adds output: %j', async (env) => {
-    const h = makeTempHome('yep-fastnet-decline-');
-    homes.push(h);
-    const mark = join(h.root, 'mark');
-    await runCli(['update', '--all'], { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_TEST_FAST_PATH_MARK: mark, ...env } });
-    expect(existsSync(mark)).toBe(false);
-  });
+  it.each([[{ YEP_EXT_DEBUG: '1' }], [{ DEBUG: '*' }], [{ YEP_EXT_CONTENT_TYPE: 'json' }], [{ NODE_ENV: 'development' }]])(
+    'in an environment where oclif adds output: %j',
+    async (env) => {
+      const h = makeTempHome('yep-fastnet-decline-');
+      homes.push(h);
+      const mark = join(h.root, 'mark');
+      await runCli(['update', '--all'], { env: { ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_TEST_FAST_PATH_MARK: mark, ...env } });
+      expect(existsSync(mark)).toBe(false);
+    },
+  );
 });
 
 describe('what the fast path loads', () => {
@@ -253,10 +271,19 @@ describe('what the fast path loads', () => {
     const bundle = join(REPO_ROOT, 'dist', 'bundle');
     const edit = () => appendFileSync(join(h.configDir, 'extensions', 'alpha', 'bin', 'alpha-server'), '# edited\n');
     for (const [args, first, before] of [
-      [['install', 'alpha'], ['fast-net.cjs', 'fast-net-run.cjs']],
-      [['update', '--all'], ['fast-net.cjs', 'fast-net-run.cjs']],
+      [
+        ['install', 'alpha'],
+        ['fast-net.cjs', 'fast-net-run.cjs'],
+      ],
+      [
+        ['update', '--all'],
+        ['fast-net.cjs', 'fast-net-run.cjs'],
+      ],
       // Warm: the small runner alone (src/cli/fast-frozen.ts), never the fetching code.
-      [['install', '--frozen'], ['fast-net.cjs', 'fast-frozen.cjs']],
+      [
+        ['install', '--frozen'],
+        ['fast-net.cjs', 'fast-frozen.cjs'],
+      ],
       // An edited tree must be fetched again: handed over to the full runner.
       [['install', '--frozen'], ['fast-net.cjs', 'fast-frozen.cjs', 'fast-net-run.cjs'], edit],
     ] as Array<[string[], string[], (() => void)?]>) {
@@ -287,11 +314,7 @@ describe('what the fast path loads', () => {
 });
 
 describe.skipIf(SKIP_PTY)('in a real terminal (script): the same screen bytes', () => {
-  it.each([
-    [['install', 'alpha']],
-    [['install', '--frozen']],
-    [['update', '--all']],
-  ])('%j', async (args) => {
+  it.each([[['install', 'alpha']], [['install', '--frozen']], [['update', '--all']]])('%j', async (args) => {
     const run = async (oclif: boolean) => {
       const h = makeTempHome('yep-fastnet-pty-');
       homes.push(h);

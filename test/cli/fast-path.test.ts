@@ -46,8 +46,18 @@ beforeAll(async () => {
   const drift = writePackage(join(store(), 'drift'), { name: 'drift', version: '0.3.0' });
   const lock = await loadLock(join(store(), 'extensions.lock'));
   lock.entries.push(
-    { name: 'drift', version: '0.3.0', content_hash: `sha256:${'0'.repeat(64)}`, source: { type: 'crate', crate_name: 'yolop-extension-drift', version: '0.3.0' } },
-    { name: 'missing', version: '2.0.0', content_hash: await contentHash(drift), source: { type: 'crate', crate_name: 'yolop-extension-missing', version: '2.0.0' } },
+    {
+      name: 'drift',
+      version: '0.3.0',
+      content_hash: `sha256:${'0'.repeat(64)}`,
+      source: { type: 'crate', crate_name: 'yolop-extension-drift', version: '0.3.0' },
+    },
+    {
+      name: 'missing',
+      version: '2.0.0',
+      content_hash: await contentHash(drift),
+      source: { type: 'crate', crate_name: 'yolop-extension-missing', version: '2.0.0' },
+    },
   );
   await saveLock(join(store(), 'extensions.lock'), lock);
   writePackage(join(store(), 'byhand'), { name: 'byhand' });
@@ -72,7 +82,9 @@ describe('list fast path: same bytes as oclif', () => {
 
   it('shows every problem kind (so the comparison above covers them)', async () => {
     const r = await both(['list', '--json']);
-    const problems = (JSON.parse(r.fast.stdout) as { extensions: { name: string; problems: string[] }[] }).extensions.map((e) => `${e.name}: ${e.problems.join('; ')}`);
+    const problems = (JSON.parse(r.fast.stdout) as { extensions: { name: string; problems: string[] }[] }).extensions.map(
+      (e) => `${e.name}: ${e.problems.join('; ')}`,
+    );
     expect(problems.join('\n')).toMatch(/gone: missing: the linked directory/);
     expect(problems.join('\n')).toMatch(/drift: hash drift/);
     expect(problems.join('\n')).toMatch(/missing: missing: not in the store/);
@@ -166,8 +178,15 @@ describe('list fast path: same bytes as oclif', () => {
         expect(fast.code).toBe(0);
         expect([fast.code, fast.stdout, fast.stderr]).toEqual([oclif.code, oclif.stdout, oclif.stderr]);
       }
-      const doc = JSON.parse((await runCli(['list', '--json'], { env: multi.env })).stdout) as { extensions: { name: string; enabled: boolean; config: { key: string; set: boolean; kept?: boolean }[] }[] };
-      const state = Object.fromEntries(doc.extensions.map((e) => [e.name, { enabled: e.enabled, set: e.config.filter((f) => f.set).map((f) => f.key), kept: e.config.filter((f) => f.kept).map((f) => f.key) }]));
+      const doc = JSON.parse((await runCli(['list', '--json'], { env: multi.env })).stdout) as {
+        extensions: { name: string; enabled: boolean; config: { key: string; set: boolean; kept?: boolean }[] }[];
+      };
+      const state = Object.fromEntries(
+        doc.extensions.map((e) => [
+          e.name,
+          { enabled: e.enabled, set: e.config.filter((f) => f.set).map((f) => f.key), kept: e.config.filter((f) => f.kept).map((f) => f.key) },
+        ]),
+      );
       expect(state).toEqual({
         kept: { enabled: true, set: [], kept: ['endpoint'] },
         off: { enabled: false, set: [], kept: ['port'] },
@@ -182,7 +201,12 @@ describe('list fast path: same bytes as oclif', () => {
   it('engines.yolop against a fake agent: the same verdicts and problems on both paths (probed once, then cached)', async () => {
     const eng = makeTempHome('yep-fast-engines-');
     try {
-      for (const [name, range] of [['old', '>=0.1'], ['new', '>=9'], ['odd', 'not a range'], ['plain', undefined]] as const) {
+      for (const [name, range] of [
+        ['old', '>=0.1'],
+        ['new', '>=9'],
+        ['odd', 'not a range'],
+        ['plain', undefined],
+      ] as const) {
         const pkg = writePackage(join(eng.root, 'src', name), { name });
         if (range !== undefined) {
           const m = JSON.parse(readFileSync(join(pkg, 'plugin.json'), 'utf8'));
@@ -202,7 +226,12 @@ describe('list fast path: same bytes as oclif', () => {
       }
       expect(agent.runs()).toBe(1);
       const doc = JSON.parse((await runCli(['list', '--json'], { env })).stdout) as { extensions: { name: string; engines: { status: string } }[] };
-      expect(Object.fromEntries(doc.extensions.map((e) => [e.name, e.engines.status]))).toEqual({ new: 'excludes', odd: 'malformed', old: 'admits', plain: 'none' });
+      expect(Object.fromEntries(doc.extensions.map((e) => [e.name, e.engines.status]))).toEqual({
+        new: 'excludes',
+        odd: 'malformed',
+        old: 'admits',
+        plain: 'none',
+      });
     } finally {
       eng.cleanup();
     }
@@ -277,15 +306,13 @@ describe('list fast path: declines what it cannot match exactly', () => {
     expectSame(r);
   });
 
-  it.each([
-    [{ YEP_EXT_DEBUG: '1' }],
-    [{ DEBUG: '*' }],
-    [{ YEP_EXT_CONTENT_TYPE: 'json' }],
-    [{ NODE_ENV: 'development' }],
-  ])('in an environment oclif reacts to: %o', async (env) => {
-    const r = await both(['list'], env);
-    expect(r.tookFastPath).toBe(false);
-  });
+  it.each([[{ YEP_EXT_DEBUG: '1' }], [{ DEBUG: '*' }], [{ YEP_EXT_CONTENT_TYPE: 'json' }], [{ NODE_ENV: 'development' }]])(
+    'in an environment oclif reacts to: %o',
+    async (env) => {
+      const r = await both(['list'], env);
+      expect(r.tookFastPath).toBe(false);
+    },
+  );
 
   it('with an oclif JSON theme file (it colours --json output)', async () => {
     const oclifConfig = join(home.root, 'oclif-config');

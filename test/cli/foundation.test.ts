@@ -20,7 +20,12 @@ const lockPath = () => join(store(), 'extensions.lock');
 /** Bytes of every state file, to assert "nothing changed". */
 function snapshot(): Record<string, string | null> {
   const read = (p: string) => (existsSync(p) && lstatSync(p).isFile() ? readFileSync(p, 'latin1') : existsSync(p) ? 'non-file' : null);
-  const storeEntries = existsSync(store()) ? readdirSync(store()).filter((e) => !e.startsWith('.')).sort().join(',') : null;
+  const storeEntries = existsSync(store())
+    ? readdirSync(store())
+        .filter((e) => !e.startsWith('.'))
+        .sort()
+        .join(',')
+    : null;
   return {
     lock: read(lockPath()),
     settings: read(join(home.configDir, 'settings.toml')),
@@ -73,7 +78,11 @@ describe('install from a path, list, remove', () => {
 
   it('re-installing the same path is a no-op; a different source needs --yes', async () => {
     const a = writePackage(join(home.root, 'a', 'echo'), { name: 'echo' });
-    const b = writePackage(join(home.root, 'b', 'echo'), { name: 'echo', version: '0.2.0', yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: 'bash' }] } });
+    const b = writePackage(join(home.root, 'b', 'echo'), {
+      name: 'echo',
+      version: '0.2.0',
+      yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: 'bash' }] },
+    });
     expect((await runCli(['install', a], { env: home.env })).code).toBe(0);
     const again = await runCli(['install', a], { env: home.env });
     expect(again.stdout).toContain('Already installed');
@@ -115,8 +124,22 @@ describe('bad inputs leave store, lock, settings and secrets unchanged', () => {
   const cases: Array<[string, () => string[], number, RegExp]> = [
     ['missing path', () => ['install', join(home.root, 'nope')], 3, /No such directory/],
     ['no plugin.json', () => (mkdirSync(join(home.root, 'empty'), { recursive: true }), ['install', join(home.root, 'empty')]), 4, /No plugin\.json/],
-    ['invalid JSON', () => (mkdirSync(join(home.root, 'bad'), { recursive: true }), writeFileSync(join(home.root, 'bad', 'plugin.json'), '{nope'), ['install', join(home.root, 'bad')]), 4, /invalid JSON/],
-    ['no contributions', () => (writePackage(join(home.root, 'nc'), { name: 'nc', yolop: { tools: [] } }), ['install', join(home.root, 'nc')]), 4, /contributes nothing/],
+    [
+      'invalid JSON',
+      () => (
+        mkdirSync(join(home.root, 'bad'), { recursive: true }),
+        writeFileSync(join(home.root, 'bad', 'plugin.json'), '{nope'),
+        ['install', join(home.root, 'bad')]
+      ),
+      4,
+      /invalid JSON/,
+    ],
+    [
+      'no contributions',
+      () => (writePackage(join(home.root, 'nc'), { name: 'nc', yolop: { tools: [] } }), ['install', join(home.root, 'nc')]),
+      4,
+      /contributes nothing/,
+    ],
     ['bad manifest name', () => (writePackage(join(home.root, 'bn'), { name: '../x' }), ['install', join(home.root, 'bn')]), 4, /must match/],
     ['remove ../x', () => ['remove', '../x'], 2, /Invalid extension name/],
     ['remove unknown', () => ['remove', 'ghost'], 3, /"ghost" is not installed/],
@@ -175,7 +198,9 @@ describe('bad inputs leave store, lock, settings and secrets unchanged', () => {
       // root ignores permission bits; use a read-only bind of nothing: point the store below a file instead.
       const file = join(home.root, 'afile');
       writeFileSync(file, '');
-      const r = await runCli(['install', writePackage(join(home.root, 'src', 'n2'), { name: 'n2' })], { env: { ...home.env, YOLOP_CONFIG_DIR: join(file, 'yolop') } });
+      const r = await runCli(['install', writePackage(join(home.root, 'src', 'n2'), { name: 'n2' })], {
+        env: { ...home.env, YOLOP_CONFIG_DIR: join(file, 'yolop') },
+      });
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(/Could not create the extension store/);
       return;
@@ -183,7 +208,9 @@ describe('bad inputs leave store, lock, settings and secrets unchanged', () => {
     const ro = join(home.root, 'ro');
     mkdirSync(ro);
     chmodSync(ro, 0o500);
-    const r = await runCli(['install', writePackage(join(home.root, 'src', 'n2'), { name: 'n2' })], { env: { ...home.env, YOLOP_CONFIG_DIR: join(ro, 'yolop') } });
+    const r = await runCli(['install', writePackage(join(home.root, 'src', 'n2'), { name: 'n2' })], {
+      env: { ...home.env, YOLOP_CONFIG_DIR: join(ro, 'yolop') },
+    });
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/writable/);
   });
@@ -200,38 +227,41 @@ describe('concurrency and crashes', () => {
     expect(lock.extensions.map((e) => e.name)).toEqual(['alpha', 'beta']);
   });
 
-  it.each(['install:after-fetch', 'place:after-move-old', 'place:before-lock', 'place:after-lock'])('kill -9 at %s, then run again: clean state, install succeeds', async (point) => {
-    const old = writePackage(join(home.root, 'old'), { name: 'echo' });
-    expect((await runCli(['install', old], { env: home.env })).code).toBe(0);
-    const before = snapshot();
-    const fresh = writePackage(join(home.root, 'new'), { name: 'echo', version: '0.2.0' });
-    const pauseFile = join(home.root, 'paused');
-    const child = spawn(process.execPath, [BIN, 'install', fresh, '--yes'], {
-      env: withSeams({ ...home.env, YEP_EXT_TEST_PAUSE_AT: point, YEP_EXT_TEST_PAUSE_FILE: pauseFile }),
-      stdio: 'ignore',
-    });
-    const started = Date.now();
-    while (!existsSync(pauseFile)) {
-      if (Date.now() - started > 20_000) throw new Error('never paused');
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    child.kill('SIGKILL');
-    await new Promise((r) => child.on('exit', r));
-    // The killed holder's installer lock goes stale 5 s after its last heartbeat
-    // (install-lock.ts STALE_MS): age it by a minute instead of waiting that out, as
-    // crash-points' recover() does. The rerun still has to find it stale and take it over.
-    const lockDir = join(store(), '.yep-ext.lock');
-    if (existsSync(lockDir)) utimesSync(lockDir, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-    // The next command (any that takes the lock) recovers: state is entirely before or entirely after.
-    const list = await runCli(['list', '--json'], { env: home.env });
-    expect(list.code).toBe(0);
-    const rerun = await runCli(['install', old, '--yes'], { env: home.env });
-    expect(rerun.code, rerun.stderr).toBe(0);
-    const after = snapshot();
-    expect(after.store).toBe(before.store);
-    expect(readlinkSync(join(store(), 'echo'))).toBe(old);
-    expect(readdirSync(join(store(), '.yep-staging'))).toEqual([]);
-    const lock = parse(readFileSync(lockPath(), 'utf8')) as { extensions: Array<{ source: { path: string } }> };
-    expect(lock.extensions[0]!.source.path).toBe(old);
-  });
+  it.each(['install:after-fetch', 'place:after-move-old', 'place:before-lock', 'place:after-lock'])(
+    'kill -9 at %s, then run again: clean state, install succeeds',
+    async (point) => {
+      const old = writePackage(join(home.root, 'old'), { name: 'echo' });
+      expect((await runCli(['install', old], { env: home.env })).code).toBe(0);
+      const before = snapshot();
+      const fresh = writePackage(join(home.root, 'new'), { name: 'echo', version: '0.2.0' });
+      const pauseFile = join(home.root, 'paused');
+      const child = spawn(process.execPath, [BIN, 'install', fresh, '--yes'], {
+        env: withSeams({ ...home.env, YEP_EXT_TEST_PAUSE_AT: point, YEP_EXT_TEST_PAUSE_FILE: pauseFile }),
+        stdio: 'ignore',
+      });
+      const started = Date.now();
+      while (!existsSync(pauseFile)) {
+        if (Date.now() - started > 20_000) throw new Error('never paused');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('exit', r));
+      // The killed holder's installer lock goes stale 5 s after its last heartbeat
+      // (install-lock.ts STALE_MS): age it by a minute instead of waiting that out, as
+      // crash-points' recover() does. The rerun still has to find it stale and take it over.
+      const lockDir = join(store(), '.yep-ext.lock');
+      if (existsSync(lockDir)) utimesSync(lockDir, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      // The next command (any that takes the lock) recovers: state is entirely before or entirely after.
+      const list = await runCli(['list', '--json'], { env: home.env });
+      expect(list.code).toBe(0);
+      const rerun = await runCli(['install', old, '--yes'], { env: home.env });
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const after = snapshot();
+      expect(after.store).toBe(before.store);
+      expect(readlinkSync(join(store(), 'echo'))).toBe(old);
+      expect(readdirSync(join(store(), '.yep-staging'))).toEqual([]);
+      const lock = parse(readFileSync(lockPath(), 'utf8')) as { extensions: Array<{ source: { path: string } }> };
+      expect(lock.extensions[0]!.source.path).toBe(old);
+    },
+  );
 });

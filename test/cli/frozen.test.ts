@@ -26,7 +26,11 @@ const env = (h: TempHome) => ({ ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_H
 const lockOf = (h: TempHome) => join(h.configDir, 'extensions', 'extensions.lock');
 function homeState(h: TempHome): string {
   const store = join(h.configDir, 'extensions');
-  const entries = existsSync(store) ? readdirSync(store).filter((e) => !e.startsWith('.')).sort() : [];
+  const entries = existsSync(store)
+    ? readdirSync(store)
+        .filter((e) => !e.startsWith('.'))
+        .sort()
+    : [];
   return JSON.stringify({ entries, lock: existsSync(lockOf(h)) ? readFileSync(lockOf(h), 'utf8') : null });
 }
 
@@ -81,14 +85,18 @@ describe('install --frozen', () => {
 
   const tamper: Array<[string, string, () => void]> = [
     ['a tampered .crate', 'hello', () => reg.fault(/\/crates\//, { kind: 'corrupt' })],
-    ['a force-moved git tag (history rewritten, the locked commit gone)', 'gitext', () => {
-      repo.git(['commit', '--quiet', '--amend', '-m', 'rewritten']);
-      const moved = repo.git(['rev-parse', 'HEAD']);
-      repo.git(['tag', '-f', '-a', '-m', 'moved', 'v1.0.0', moved]);
-      repo.git(['push', '--quiet', '--force', 'origin', 'refs/tags/v1.0.0']);
-      repo.forcePush('main', moved);
-      repo.prune();
-    }],
+    [
+      'a force-moved git tag (history rewritten, the locked commit gone)',
+      'gitext',
+      () => {
+        repo.git(['commit', '--quiet', '--amend', '-m', 'rewritten']);
+        const moved = repo.git(['rev-parse', 'HEAD']);
+        repo.git(['tag', '-f', '-a', '-m', 'moved', 'v1.0.0', moved]);
+        repo.git(['push', '--quiet', '--force', 'origin', 'refs/tags/v1.0.0']);
+        repo.forcePush('main', moved);
+        repo.prune();
+      },
+    ],
     ['a locally modified path source', 'local', () => writeFileSync(join(pathPkg, 'extra.txt'), 'changed\n')],
   ];
   it.each(tamper)('%s fails the whole run, names the culprit, leaves the home unchanged', async (_label, culprit, breakIt) => {
@@ -161,7 +169,10 @@ describe('install --frozen', () => {
     const hand = writePackage(join(fresh.configDir, 'extensions', 'handmade'), { name: 'handmade' });
     writeFileSync(join(fresh.configDir, 'settings.toml'), '[[capabilities]]\nref = "ext:handmade"\n');
     const pinned = (parse(readFileSync(lockOf(fresh), 'utf8')) as { extensions: { name: string }[] }).extensions.map((e) => e.name);
-    for (const args of [['install', '--frozen'], ['install', '--frozen', '--lockfile', lockCopy]]) {
+    for (const args of [
+      ['install', '--frozen'],
+      ['install', '--frozen', '--lockfile', lockCopy],
+    ]) {
       const r = await runCli(args, { env: env(fresh) });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('0 installed, 3 already as locked.');

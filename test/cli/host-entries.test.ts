@@ -222,7 +222,10 @@ describe('install --frozen is strict about --lockfile', () => {
       writeFileSync(join(broken, 'plugin.json'), '{"name": "broken"');
       // Refused after the agent was asked (its version is cached in the store on the way).
       const future = writePackage(join(fresh.root, 'src', 'future'), { name: 'future' });
-      writeFileSync(join(future, 'plugin.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(future, 'plugin.json'), 'utf8')), engines: { yolop: '>=99' } }));
+      writeFileSync(
+        join(future, 'plugin.json'),
+        JSON.stringify({ ...JSON.parse(readFileSync(join(future, 'plugin.json'), 'utf8')), engines: { yolop: '>=99' } }),
+      );
       const agentEnv = { ...fresh.env, PATH: `${fakeAgent(join(fresh.root, 'agent'), '0.12.1').dir}:${fresh.env.PATH}` };
       for (const [spec, code, extra] of [
         [join(fresh.root, 'nonexistent'), 3, []],
@@ -288,7 +291,11 @@ describe('install --frozen is strict about --lockfile', () => {
     // An earlier export (even one of an empty store lock, comments only), an empty file and a
     // host-written lock are locks: replaced, and read back as the store's lock.
     const earlier = join(home.root, 'project.lock');
-    for (const before of ['', '# extensions.lock: what is installed, pinned by content hash.\n', `[[extensions]]\nname = "old"\ncontent_hash = "sha256:${'0'.repeat(64)}"\n[extensions.source]\ntype = "path"\npath = "/gone"\n`]) {
+    for (const before of [
+      '',
+      '# extensions.lock: what is installed, pinned by content hash.\n',
+      `[[extensions]]\nname = "old"\ncontent_hash = "sha256:${'0'.repeat(64)}"\n[extensions.source]\ntype = "path"\npath = "/gone"\n`,
+    ]) {
       writeFileSync(earlier, before);
       const r = await runCli(['lock', 'export', earlier], { env: home.env });
       expect(r.code, r.stderr).toBe(0);
@@ -342,7 +349,7 @@ describe('install --frozen is strict about --lockfile', () => {
     }
   });
 
-  it('install --frozen --lockfile with mixed failures: exit 5 for the entry whose bytes differ, the hint names only that one, and the failures are listed in the lock\'s order', async () => {
+  it("install --frozen --lockfile with mixed failures: exit 5 for the entry whose bytes differ, the hint names only that one, and the failures are listed in the lock's order", async () => {
     const out = join(home.root, 'mixed.lock');
     expect((await runCli(['lock', 'export', out], { env: home.env })).code).toBe(0);
     const text = readFileSync(out, 'utf8');

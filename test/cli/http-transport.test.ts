@@ -30,21 +30,23 @@ afterAll(async () => {
 it.each([
   ['the oclif-free runner that plain installs take', {}, 'dist/bundle/fast-net-run.cjs'],
   ['oclif (YEP_EXT_NO_FAST_PATH=1)', { YEP_EXT_NO_FAST_PATH: '1' }, 'dist/bundle/cli.cjs'],
-] as const)('install with no proxy set, through %s: the index file, config.json and the .crate over node:http, undici never loaded', async (_label, extra, bundle) => {
-  const log = moduleLog(h.root, 'install');
-  const before = reg.requestsTo('/crates/').length;
-  const r = await runCli(['install', 'hello@^0.3'], { env: { ...h.env, ...log.env, ...extra, YEP_EXT_INDEX: reg.indexUrl } });
-  expect(r.code, r.stderr).toBe(0);
-  expect(readFileSync(join(h.configDir, 'extensions', 'extensions.lock'), 'utf8')).toContain('version = "0.3.0"');
-  expect(existsSync(join(h.configDir, 'extensions', 'hello', 'plugin.json'))).toBe(true);
-  expect(reg.requestsTo('/crates/').length).toBe(before + 1);
-  const modules = log.read();
-  // Control: the log is of this run (through that path) and saw the client it used.
-  expect(modules.some((m) => m.endsWith(bundle))).toBe(true);
-  expect(modules).toContain('NativeModule http');
-  expect(undiciIn(modules)).toEqual([]);
-  // The next case downloads again: the package and the download cache go.
-  expect((await runCli(['remove', 'hello'], { env: h.env })).code).toBe(0);
-  rmSync(join(h.env.HOME!, '.cache', 'yep-ext'), { recursive: true, force: true });
-});
-
+] as const)(
+  'install with no proxy set, through %s: the index file, config.json and the .crate over node:http, undici never loaded',
+  async (_label, extra, bundle) => {
+    const log = moduleLog(h.root, 'install');
+    const before = reg.requestsTo('/crates/').length;
+    const r = await runCli(['install', 'hello@^0.3'], { env: { ...h.env, ...log.env, ...extra, YEP_EXT_INDEX: reg.indexUrl } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(h.configDir, 'extensions', 'extensions.lock'), 'utf8')).toContain('version = "0.3.0"');
+    expect(existsSync(join(h.configDir, 'extensions', 'hello', 'plugin.json'))).toBe(true);
+    expect(reg.requestsTo('/crates/').length).toBe(before + 1);
+    const modules = log.read();
+    // Control: the log is of this run (through that path) and saw the client it used.
+    expect(modules.some((m) => m.endsWith(bundle))).toBe(true);
+    expect(modules).toContain('NativeModule http');
+    expect(undiciIn(modules)).toEqual([]);
+    // The next case downloads again: the package and the download cache go.
+    expect((await runCli(['remove', 'hello'], { env: h.env })).code).toBe(0);
+    rmSync(join(h.env.HOME!, '.cache', 'yep-ext'), { recursive: true, force: true });
+  },
+);

@@ -36,7 +36,11 @@ const indexRequests = () => registry.requests.filter((r) => r.url === INDEX_PATH
 beforeEach(async () => {
   registry = await startRegistry();
   const manifest = { name: 'cachey', version: '1.0.0', yolop: { capabilityServer: { command: 'cachey-server' }, tools: [{ name: 'c' }] } };
-  const data = buildCrate({ name: CRATE, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'bin/cachey-server': { content: '#!/bin/sh\ncat\n', mode: 0o755 } } });
+  const data = buildCrate({
+    name: CRATE,
+    version: '1.0.0',
+    files: { 'plugin.json': JSON.stringify(manifest), 'bin/cachey-server': { content: '#!/bin/sh\ncat\n', mode: 0o755 } },
+  });
   cksum = sha256Hex(data);
   registry.publish({ name: CRATE, vers: '1.0.0', data });
   home = makeTempHome();
@@ -78,7 +82,11 @@ describe('index cache integrity', () => {
     const after = JSON.parse(readFileSync(file, 'utf8'));
     expect(after.body).toContain(cksum);
     expect(after.body).not.toContain(forged);
-    expect(after.sha256).toBe(createHash('sha256').update(JSON.stringify([after.url, after.etag ?? null, after.lastModified ?? null, after.body])).digest('hex'));
+    expect(after.sha256).toBe(
+      createHash('sha256')
+        .update(JSON.stringify([after.url, after.etag ?? null, after.lastModified ?? null, after.body]))
+        .digest('hex'),
+    );
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // And the next run trusts it again.
     registry.requests.length = 0;
@@ -90,7 +98,10 @@ describe('index cache integrity', () => {
     const file = cacheFile();
     const rec = JSON.parse(readFileSync(file, 'utf8'));
     // Body changed, digest left as it was: the common "edit the JSON" case.
-    writeFileSync(file, JSON.stringify({ ...rec, body: `${rec.body}{"name":"${CRATE}","vers":"9.9.9","deps":[],"cksum":"${'e'.repeat(64)}","features":{},"yanked":false}\n` }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...rec, body: `${rec.body}{"name":"${CRATE}","vers":"9.9.9","deps":[],"cksum":"${'e'.repeat(64)}","features":{},"yanked":false}\n` }),
+    );
     const r = await runCli(['install', 'cachey'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('cachey 1.0.0');

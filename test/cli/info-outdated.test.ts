@@ -39,7 +39,8 @@ function manifest(version: string): string {
     },
   });
 }
-const publish = (version: string) => reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version) } }) });
+const publish = (version: string) =>
+  reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version) } }) });
 
 const store = () => join(home.configDir, 'extensions');
 const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
@@ -50,7 +51,24 @@ const env = (): Record<string, string> => {
 
 const ITEM_KEYS = ['current', 'engines', 'error', 'hint', 'kind', 'latest', 'name', 'newer_engines', 'requirement', 'source', 'status', 'wanted'];
 const INFO_KEYS = [
-  'approved_grant', 'config', 'content_hash', 'description', 'dir', 'enabled', 'engines', 'grant', 'installed', 'name', 'pin', 'registry', 'source', 'source_text', 'upstream', 'upstream_error', 'verify', 'version',
+  'approved_grant',
+  'config',
+  'content_hash',
+  'description',
+  'dir',
+  'enabled',
+  'engines',
+  'grant',
+  'installed',
+  'name',
+  'pin',
+  'registry',
+  'source',
+  'source_text',
+  'upstream',
+  'upstream_error',
+  'verify',
+  'version',
 ];
 
 /** The whole store (names and bytes): neither command may change it. */
@@ -79,7 +97,7 @@ beforeEach(async () => {
   repo = makeRepo(join(home.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
   oldRev = repo.rev('main');
   pkgDir = writePackage(join(home.root, 'local-ext'), { name: 'localext' });
-  for (const spec of ["hello@^0.1", `${repo.url}@main`, pkgDir]) {
+  for (const spec of ['hello@^0.1', `${repo.url}@main`, pkgDir]) {
     const r = await runCli(['install', spec, '--yes'], { env: env() });
     expect(r.code, `${spec}: ${r.stderr}`).toBe(0);
   }
@@ -105,9 +123,29 @@ describe('outdated', () => {
     expect(doc.outdated_count).toBe(2);
     for (const item of doc.outdated) expect(Object.keys(item).sort(), item.name).toEqual(ITEM_KEYS);
     const [gitext, hello, localext] = doc.outdated;
-    expect(hello).toMatchObject({ name: 'hello', kind: 'crate', current: '0.1.0', wanted: '0.1.1', latest: '0.4.0', requirement: '^0.1', status: 'update', hint: 'yep-ext update hello', error: null });
+    expect(hello).toMatchObject({
+      name: 'hello',
+      kind: 'crate',
+      current: '0.1.0',
+      wanted: '0.1.1',
+      latest: '0.4.0',
+      requirement: '^0.1',
+      status: 'update',
+      hint: 'yep-ext update hello',
+      error: null,
+    });
     expect(hello.engines).toMatchObject({ status: 'admits', requires: '>=0.10', agent: '0.12.1' });
-    expect(gitext).toMatchObject({ name: 'gitext', kind: 'git', current: oldRev, wanted: newRev, latest: newRev, requirement: 'main', status: 'update', hint: 'yep-ext update gitext', error: null });
+    expect(gitext).toMatchObject({
+      name: 'gitext',
+      kind: 'git',
+      current: oldRev,
+      wanted: newRev,
+      latest: newRev,
+      requirement: 'main',
+      status: 'update',
+      hint: 'yep-ext update gitext',
+      error: null,
+    });
     expect(localext).toMatchObject({ name: 'localext', kind: 'path', wanted: null, latest: null, requirement: null, status: 'local', hint: null, error: null });
 
     const coded = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
@@ -126,8 +164,21 @@ describe('outdated', () => {
     expect(storeSnapshot()).toBe(snapshot);
     // Downloads only for the newer versions' engines.yolop (issue 16): 0.4.0, newest, then
     // 0.1.1, the newest the requirement selects, each once: the later runs used the download cache.
-    expect(reg.requestsTo('/crates/').slice(downloads).map((q) => /\/crates\/[^/]+\/([^/]+)\/download/.exec(q.url)?.[1])).toEqual(['0.4.0', '0.1.1']);
-    expect(hello.newer_engines).toMatchObject({ status: 'checked', agent: '0.12.1', runnable: '0.4.0', runnable_in_requirement: '0.1.1', needs_newer_agent: [], tried: 2, candidates: 2 });
+    expect(
+      reg
+        .requestsTo('/crates/')
+        .slice(downloads)
+        .map((q) => /\/crates\/[^/]+\/([^/]+)\/download/.exec(q.url)?.[1]),
+    ).toEqual(['0.4.0', '0.1.1']);
+    expect(hello.newer_engines).toMatchObject({
+      status: 'checked',
+      agent: '0.12.1',
+      runnable: '0.4.0',
+      runnable_in_requirement: '0.1.1',
+      needs_newer_agent: [],
+      tried: 2,
+      candidates: 2,
+    });
     expect(gitext.newer_engines).toBeNull();
     expect(localext.newer_engines).toBeNull();
   });
@@ -139,11 +190,11 @@ describe('outdated', () => {
     const r = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
     expect(r.code, r.stderr).toBe(14);
     const items = jsonOf(r).outdated;
-    expect(items[1]).toMatchObject({ name: 'hello', current: '0.1.1', wanted: '0.1.1', latest: '0.4.0', status: 'beyond', hint: "yep-ext install hello@0.4" });
+    expect(items[1]).toMatchObject({ name: 'hello', current: '0.1.1', wanted: '0.1.1', latest: '0.4.0', status: 'beyond', hint: 'yep-ext install hello@0.4' });
     expect(items[0]).toMatchObject({ name: 'gitext', status: 'up-to-date', current: oldRev, wanted: oldRev, hint: null });
     const human = await runCli(['outdated'], { env: env() });
     expect(human.code).toBe(0);
-    expect(human.stdout).toContain("newer outside ^0.1: yep-ext install hello@0.4");
+    expect(human.stdout).toContain('newer outside ^0.1: yep-ext install hello@0.4');
 
     // Everything current: --exit-code exits 0.
     const all = await runCli(['install', 'hello@^0.4', '--yes'], { env: env() });
@@ -164,8 +215,20 @@ describe('outdated', () => {
     const r = await runCli(['outdated', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     const [gitext, hello, localext] = jsonOf(r).outdated;
-    expect(hello).toMatchObject({ name: 'hello', current: '0.1.0', status: 'damaged', hint: 'yep-ext install --force hello', error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'missing' })] } } });
-    expect(gitext).toMatchObject({ name: 'gitext', wanted: oldRev, status: 'damaged', hint: 'yep-ext install --force gitext', error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'content' })] } } });
+    expect(hello).toMatchObject({
+      name: 'hello',
+      current: '0.1.0',
+      status: 'damaged',
+      hint: 'yep-ext install --force hello',
+      error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'missing' })] } },
+    });
+    expect(gitext).toMatchObject({
+      name: 'gitext',
+      wanted: oldRev,
+      status: 'damaged',
+      hint: 'yep-ext install --force gitext',
+      error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'content' })] } },
+    });
     expect(localext.status).toBe('local');
     expect(r.stderr).toMatch(/hello: what is installed does not match its lock entry/);
     // Nothing downloaded for a damaged row's newer versions: its answer is the repair.
@@ -182,7 +245,12 @@ describe('outdated', () => {
     try {
       const away = await runCli(['outdated', '--json'], { env: env() });
       expect(away.code, away.stderr).toBe(0);
-      expect(jsonOf(away).outdated[0]).toMatchObject({ name: 'gitext', status: 'damaged', hint: 'yep-ext install --force gitext', error: { code: 'E_INTEGRITY' } });
+      expect(jsonOf(away).outdated[0]).toMatchObject({
+        name: 'gitext',
+        status: 'damaged',
+        hint: 'yep-ext install --force gitext',
+        error: { code: 'E_INTEGRITY' },
+      });
       expect(away.stderr).toMatch(/gitext: its origin could not be asked/);
     } finally {
       renameSync(`${repo.bare}.moved`, repo.bare);
@@ -205,7 +273,12 @@ describe('outdated', () => {
     rmSync(join(store(), 'localext'));
     const gone = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
     expect(gone.code, gone.stderr).toBe(5);
-    expect(jsonOf(gone).outdated[2]).toMatchObject({ name: 'localext', status: 'damaged', hint: 'yep-ext install --force localext', error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'missing' })] } } });
+    expect(jsonOf(gone).outdated[2]).toMatchObject({
+      name: 'localext',
+      status: 'damaged',
+      hint: 'yep-ext install --force localext',
+      error: { code: 'E_INTEGRITY', details: { problems: [expect.objectContaining({ kind: 'missing' })] } },
+    });
     expect((await runCli(['install', '--force', 'localext', '--yes'], { env: env() })).code).toBe(0);
     expect(existsSync(join(store(), 'localext', 'plugin.json'))).toBe(true);
     expect(jsonOf(await runCli(['outdated', '--json'], { env: env() })).outdated[2].status).toBe('local');
@@ -273,7 +346,14 @@ describe('info', () => {
       grant: { fingerprint: grant, grant: { name: 'hello', tools: [expect.objectContaining({ name: 'greet' })] } },
       verify: { ok: true, problems: [], checked_by: 'list' },
       engines: { status: 'admits', requires: '>=0.10', agent: '0.12.1' },
-      upstream: { wanted: '0.1.1', latest: '0.4.0', status: 'update', newest_in_requirement: '0.1.1', newest_outside_requirement: '0.4.0', hint: 'yep-ext update hello' },
+      upstream: {
+        wanted: '0.1.1',
+        latest: '0.4.0',
+        status: 'update',
+        newest_in_requirement: '0.1.1',
+        newest_outside_requirement: '0.4.0',
+        hint: 'yep-ext update hello',
+      },
       upstream_error: null,
       registry: null,
     });
@@ -315,11 +395,15 @@ describe('info', () => {
     expect(jsonOf(r).verify).toMatchObject({ ok: false, problems: [expect.stringMatching(/^hash drift/)] });
   });
 
-  it('a git install whose branch moved: pin = the installed commit, upstream = the ref\'s new commit', async () => {
+  it("a git install whose branch moved: pin = the installed commit, upstream = the ref's new commit", async () => {
     const newRev = repo.commit({ 'README.md': 'moved\n' });
     const r = await runCli(['info', 'gitext', '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(jsonOf(r)).toMatchObject({ pin: oldRev, source: { type: 'git', rev: oldRev, requested_ref: 'main' }, upstream: { wanted: newRev, latest: newRev, status: 'update', versions: [] } });
+    expect(jsonOf(r)).toMatchObject({
+      pin: oldRev,
+      source: { type: 'git', rev: oldRev, requested_ref: 'main' },
+      upstream: { wanted: newRev, latest: newRev, status: 'update', versions: [] },
+    });
   });
 
   it('a path install: upstream null (local), everything else present', async () => {
@@ -342,7 +426,11 @@ describe('info', () => {
 
   it('the directory of a path install, as a path (`info .` inside it, or its path): that installed extension, not "not installed"', async () => {
     const byName = jsonOf(await runCli(['info', 'localext', '--json'], { env: env() }));
-    for (const [target, cwd] of [['.', pkgDir], [pkgDir, home.root], ['./local-ext', home.root]] as const) {
+    for (const [target, cwd] of [
+      ['.', pkgDir],
+      [pkgDir, home.root],
+      ['./local-ext', home.root],
+    ] as const) {
       const r = await runCli(['info', target, '--json'], { env: env(), cwd });
       expect(r.code, `${target}: ${r.stdout}`).toBe(0);
       expect(jsonOf(r)).toEqual(byName);
@@ -366,7 +454,14 @@ describe('info', () => {
       verify: null,
       upstream: null,
       config: [],
-      registry: { crate: 'yolop-extension-other', latest: '1.0.0', versions: [{ version: '1.2.0', yanked: true }, { version: '1.0.0', yanked: false }] },
+      registry: {
+        crate: 'yolop-extension-other',
+        latest: '1.0.0',
+        versions: [
+          { version: '1.2.0', yanked: true },
+          { version: '1.0.0', yanked: false },
+        ],
+      },
     });
     expect(lockText()).toBe(lock);
     expect(readdirSync(store())).not.toContain('other');
@@ -380,7 +475,11 @@ describe('info', () => {
     const fresh = makeTempHome('yep-info-fresh-');
     try {
       const e = { ...env(), ...fresh.env };
-      for (const args of [['info', 'crates.io:yolop-extension-hello', '--json'], ['info', 'hello'], ['search', 'hello']]) {
+      for (const args of [
+        ['info', 'crates.io:yolop-extension-hello', '--json'],
+        ['info', 'hello'],
+        ['search', 'hello'],
+      ]) {
         const r = await runCli(args, { env: e });
         expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
         expect(existsSync(fresh.configDir), `${args.join(' ')} created ${fresh.configDir}`).toBe(false);
@@ -400,13 +499,21 @@ describe('info', () => {
     // Not in the registry: the miss says what settings.toml asks of yolop, and how to settle it.
     const miss = await runCli(['info', 'ghost', '--json'], { env: env() });
     expect(miss.code).toBe(3);
-    expect(jsonOf(miss).error).toMatchObject({ code: 'E_NOT_FOUND', message: expect.stringMatching(/^The extension "ghost" is not installed, and settings.toml enables it: yolop cannot load it\. No crate named/) });
+    expect(jsonOf(miss).error).toMatchObject({
+      code: 'E_NOT_FOUND',
+      message: expect.stringMatching(/^The extension "ghost" is not installed, and settings.toml enables it: yolop cannot load it\. No crate named/),
+    });
     expect(jsonOf(miss).error.hint).toContain('`yep-ext remove ghost` removes its settings');
     // In the registry: what it lists, and the failing check.
     reg.publish({ name: 'yolop-extension-ghost', vers: '1.0.0', data: fixtureCrate(HELLO, '1.0.0', { publishAs: 'yolop-extension-ghost' }) });
     const listed = await runCli(['info', 'ghost', '--json'], { env: env() });
     expect(listed.code, listed.stderr).toBe(0);
-    expect(jsonOf(listed)).toMatchObject({ installed: false, enabled: true, verify: { ok: false, problems: [expect.stringMatching(/^enabled in settings.toml but not installed: yolop cannot load it/)] }, registry: { crate: 'yolop-extension-ghost' } });
+    expect(jsonOf(listed)).toMatchObject({
+      installed: false,
+      enabled: true,
+      verify: { ok: false, problems: [expect.stringMatching(/^enabled in settings.toml but not installed: yolop cannot load it/)] },
+      registry: { crate: 'yolop-extension-ghost' },
+    });
     const human = await runCli(['info', 'ghost'], { env: env() });
     expect(human.stdout).toMatch(/checks: +enabled in settings.toml but not installed/);
     expect(human.stdout).toContain('Install it with `yep-ext install ghost`');

@@ -22,7 +22,8 @@ let home: TempHome;
 
 const manifest = (version: string) =>
   JSON.stringify({ name: 'hello', version, yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] } });
-const publish = (version: string) => reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version) } }) });
+const publish = (version: string) =>
+  reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version) } }) });
 const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
 const downloads = () => reg.requestsTo('/crates/').length;
 /** The summary's head line, as renderPreview prints it. */
@@ -58,7 +59,9 @@ describe('install over an installed version, without a TTY', () => {
     const crates = downloads();
     const r = await runCli(['install', 'hello@0.1.0'], { env: env() });
     expect(r.code).toBe(7);
-    expect(r.stderr).toContain(`hello is installed at ${new URL(reg.indexUrl).host}:${HELLO}@0.2.0; this would replace it with ${new URL(reg.indexUrl).host}:${HELLO}@0.1.0`);
+    expect(r.stderr).toContain(
+      `hello is installed at ${new URL(reg.indexUrl).host}:${HELLO}@0.2.0; this would replace it with ${new URL(reg.indexUrl).host}:${HELLO}@0.1.0`,
+    );
     // A downgrade is no move `update` would make: the hint offers only --yes.
     expect(r.stderr).toMatch(/hint: Pass --yes to replace it\.\s*$/);
     expect(r.stderr).not.toContain('yep-ext update');
@@ -110,7 +113,9 @@ describe('install over an installed version, without a TTY', () => {
     ] as const) {
       const again = await runCli(['install', spec, '--json'], { env: env() });
       expect(again.code, again.stderr).toBe(0);
-      expect(jsonOf(again).installed).toEqual([expect.objectContaining({ name: 'hello', version: '0.2.0', status, source: expect.objectContaining({ crate_name: HELLO, version: '0.2.0' }) })]);
+      expect(jsonOf(again).installed).toEqual([
+        expect.objectContaining({ name: 'hello', version: '0.2.0', status, source: expect.objectContaining({ crate_name: HELLO, version: '0.2.0' }) }),
+      ]);
       const locked = (parse(readFileSync(lockFile(), 'utf8')) as { extensions: Array<{ source: Record<string, unknown> }> }).extensions;
       expect(locked).toHaveLength(1);
       expect(locked[0]!.source.requirement, spec).toBe(requirement);
@@ -132,7 +137,8 @@ describe('install over an installed version, without a TTY', () => {
     expect(repair.code, repair.stderr).toBe(0);
     expect(jsonOf(repair).installed[0].status).toBe('reinstalled');
     expect(downloads()).toBe(crates + 1);
-    const tree = (lines: string[]) => lines.filter((l) => l.startsWith('extensions/.yep-packages/')).map((l) => l.replace(/^(extensions\/\.yep-packages\/hello\.[0-9a-f]+)(\.\d+)?\//, '$1/'));
+    const tree = (lines: string[]) =>
+      lines.filter((l) => l.startsWith('extensions/.yep-packages/')).map((l) => l.replace(/^(extensions\/\.yep-packages\/hello\.[0-9a-f]+)(\.\d+)?\//, '$1/'));
     expect(tree(state())).toEqual(tree(before));
     // --dry-run still shows what it planned, summary included.
     const dry = await runCli(['install', 'hello@0.2.0', '--dry-run'], { env: env() });
@@ -206,7 +212,11 @@ describe('install of a newer version over one that follows the newest (a move fo
   });
 
   it('a move forward whose grant widens still asks for it: exit 8 without --yes, nothing changed', async () => {
-    const widened = JSON.stringify({ name: 'hello', version: '0.3.0', yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }, { name: 'wipe' }] } });
+    const widened = JSON.stringify({
+      name: 'hello',
+      version: '0.3.0',
+      yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }, { name: 'wipe' }] },
+    });
     reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0', { files: { 'plugin.json': widened } }) });
     const before = state();
     const r = await runCli(['install', 'hello'], { env: env() });

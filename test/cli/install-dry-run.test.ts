@@ -54,7 +54,14 @@ describe('install --dry-run', () => {
 
     const j = jsonOf(await runCli(['install', 'hello', '--dry-run', '--json'], { env: env() }));
     expect(j.plan).toHaveLength(1);
-    expect(j.plan[0]).toMatchObject({ spec: 'hello', name: 'hello', version: '1.0.0', action: 'new', consent_needed: false, source: { type: 'crate', crate_name: HELLO, version: '1.0.0' } });
+    expect(j.plan[0]).toMatchObject({
+      spec: 'hello',
+      name: 'hello',
+      version: '1.0.0',
+      action: 'new',
+      consent_needed: false,
+      source: { type: 'crate', crate_name: HELLO, version: '1.0.0' },
+    });
     expect(j.plan[0].content_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(j.plan[0].grant).toMatch(/^sha256:[0-9a-f]{64}$/);
 

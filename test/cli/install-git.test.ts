@@ -33,7 +33,12 @@ function snapshot(): Record<string, string | null> {
     lock: read(lockPath()),
     settings: read(join(home.configDir, 'settings.toml')),
     secrets: read(join(home.configDir, 'connections.toml')),
-    store: existsSync(store()) ? readdirSync(store()).filter((e) => !e.startsWith('.')).sort().join(',') : null,
+    store: existsSync(store())
+      ? readdirSync(store())
+          .filter((e) => !e.startsWith('.'))
+          .sort()
+          .join(',')
+      : null,
   };
 }
 

@@ -56,7 +56,10 @@ function hostHash(dir: string): string {
     const bytes = readFileSync(join(dir, rel));
     const len = Buffer.alloc(8);
     len.writeBigUInt64LE(BigInt(bytes.length));
-    h.update(Buffer.from(rel)).update(Buffer.from([0])).update(len).update(bytes);
+    h.update(Buffer.from(rel))
+      .update(Buffer.from([0]))
+      .update(len)
+      .update(bytes);
   }
   return `sha256:${h.digest('hex')}`;
 }
@@ -86,43 +89,57 @@ const damage: Array<[string, () => void]> = [
   ['the tree missing', () => rmSync(realpathSync(pkg()), { recursive: true, force: true })],
 ];
 
-describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'one intact rule for list, install --frozen and install', () => {
-  it.each(damage)('%s: list names it, --frozen repairs it, a plain install reinstalls it; the disk is the locked tree after each', async (_what, breakIt) => {
-    expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
-    const lockBefore = lockText();
-    const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
-    const pristine = snapshot(pkg());
-    const expectLockedTree = (): void => {
-      expect(lockText()).toBe(lockBefore);
-      expect(snapshot(pkg())).toEqual(pristine);
-      expect(hostHash(pkg())).toBe(locked.content_hash);
-      expect(sha(readFileSync(join(pkg(), SERVER)))).toBe(locked.source.binary_file_sha256);
-    };
-    expectLockedTree();
-    // What list says of the intact install (the weak-digest note of a release-host binary, nothing else).
-    const intact = await runCli(['list', '--json'], { env: env() });
-    const baseline: string[] = jsonOf(intact).extensions[0].problems;
-    expect(baseline.every((p) => p.startsWith('weak binary digest'))).toBe(true);
-    expect(intact.stderr).not.toContain('not as the lock pins');
-
-    for (const repair of [['install', '--frozen', '--json'], ['install', 'binny', '--json']]) {
-      breakIt();
-      const list = await runCli(['list', '--json'], { env: env() });
-      expect(list.code, list.stderr).toBe(0);
-      expect(jsonOf(list).extensions[0].problems.filter((p: string) => !baseline.includes(p)), list.stdout).not.toEqual([]);
-
-      const r = await runCli(repair, { env: env() });
-      expect(r.code, r.stderr + r.stdout).toBe(0);
-      if (repair[1] === '--frozen') expect(jsonOf(r)).toEqual({ frozen: [{ name: 'binny', status: 'installed', reason: null, engines: expect.objectContaining({ status: 'none' }) }], enabled: null });
-      else expect(jsonOf(r).installed.map((o: { status: string }) => o.status)).toEqual(['reinstalled']);
+describeNeeding(
+  need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`),
+  'one intact rule for list, install --frozen and install',
+  () => {
+    it.each(damage)('%s: list names it, --frozen repairs it, a plain install reinstalls it; the disk is the locked tree after each', async (_what, breakIt) => {
+      expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
+      const lockBefore = lockText();
+      const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
+      const pristine = snapshot(pkg());
+      const expectLockedTree = (): void => {
+        expect(lockText()).toBe(lockBefore);
+        expect(snapshot(pkg())).toEqual(pristine);
+        expect(hostHash(pkg())).toBe(locked.content_hash);
+        expect(sha(readFileSync(join(pkg(), SERVER)))).toBe(locked.source.binary_file_sha256);
+      };
       expectLockedTree();
+      // What list says of the intact install (the weak-digest note of a release-host binary, nothing else).
+      const intact = await runCli(['list', '--json'], { env: env() });
+      const baseline: string[] = jsonOf(intact).extensions[0].problems;
+      expect(baseline.every((p) => p.startsWith('weak binary digest'))).toBe(true);
+      expect(intact.stderr).not.toContain('not as the lock pins');
 
-      const after = await runCli(['list', '--json'], { env: env() });
-      expect(jsonOf(after).extensions[0].problems).toEqual(baseline);
-      expect(after.stderr).not.toContain('not as the lock pins');
-    }
-  });
-});
+      for (const repair of [
+        ['install', '--frozen', '--json'],
+        ['install', 'binny', '--json'],
+      ]) {
+        breakIt();
+        const list = await runCli(['list', '--json'], { env: env() });
+        expect(list.code, list.stderr).toBe(0);
+        expect(
+          jsonOf(list).extensions[0].problems.filter((p: string) => !baseline.includes(p)),
+          list.stdout,
+        ).not.toEqual([]);
+
+        const r = await runCli(repair, { env: env() });
+        expect(r.code, r.stderr + r.stdout).toBe(0);
+        if (repair[1] === '--frozen')
+          expect(jsonOf(r)).toEqual({
+            frozen: [{ name: 'binny', status: 'installed', reason: null, engines: expect.objectContaining({ status: 'none' }) }],
+            enabled: null,
+          });
+        else expect(jsonOf(r).installed.map((o: { status: string }) => o.status)).toEqual(['reinstalled']);
+        expectLockedTree();
+
+        const after = await runCli(['list', '--json'], { env: env() });
+        expect(jsonOf(after).extensions[0].problems).toEqual(baseline);
+        expect(after.stderr).not.toContain('not as the lock pins');
+      }
+    });
+  },
+);
 
 /**
  * The same rule seen from the three read-side judges: for each change, `list`
@@ -139,42 +156,52 @@ const table: Array<[string, boolean, () => void]> = [
   ['the server chmod -x', true, () => chmodSync(join(pkg(), SERVER), 0o644)],
   ['the server binary gone', true, () => rmSync(join(pkg(), SERVER))],
   ['the signature file missing', false, () => rmSync(treeStateFile({ storeDir: store() } as never, 'binny'))],
-  ['the signature file missing and a file modified', true, () => {
-    rmSync(treeStateFile({ storeDir: store() } as never, 'binny'));
-    appendFileSync(join(pkg(), 'src', 'lib.txt'), 'more\n');
-  }],
+  [
+    'the signature file missing and a file modified',
+    true,
+    () => {
+      rmSync(treeStateFile({ storeDir: store() } as never, 'binny'));
+      appendFileSync(join(pkg(), 'src', 'lib.txt'), 'more\n');
+    },
+  ],
 ];
 
-describeNeeding(need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`), 'list, verify and install --frozen judge a tree alike', () => {
-  it.each(table)('%s (damage: %s)', async (_what, damaged, change) => {
-    expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
-    const lockBefore = lockText();
-    const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
-    const pristine = snapshot(pkg());
-    const baseline: string[] = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions[0].problems;
-    expect(existsSync(treeStateFile({ storeDir: store() } as never, 'binny'))).toBe(true);
-    change();
-    const before = snapshot(pkg());
+describeNeeding(
+  need(hostTarget() !== undefined, `a platform with a prebuilt-binary target (this is ${process.platform}-${process.arch})`),
+  'list, verify and install --frozen judge a tree alike',
+  () => {
+    it.each(table)('%s (damage: %s)', async (_what, damaged, change) => {
+      expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
+      const lockBefore = lockText();
+      const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
+      const pristine = snapshot(pkg());
+      const baseline: string[] = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions[0].problems;
+      expect(existsSync(treeStateFile({ storeDir: store() } as never, 'binny'))).toBe(true);
+      change();
+      const before = snapshot(pkg());
 
-    const verdicts = async () => {
-      const list = await runCli(['list', '--json'], { env: env() });
-      expect(list.code, list.stderr).toBe(0);
-      const listed = jsonOf(list).extensions[0].problems.filter((p: string) => !baseline.includes(p)).length > 0;
-      const verify = await runCli(['verify', '--json'], { env: env() });
-      expect([0, 5], verify.stderr + verify.stdout).toContain(verify.code);
-      if (verify.code === 5) expect(jsonOf(verify).error.code).toBe('E_INTEGRITY');
-      return { listed, verifyFails: verify.code === 5 };
-    };
-    // Read-only judges first: they leave the tree as it is (bytes and modes).
-    expect(await verdicts()).toEqual({ listed: damaged, verifyFails: damaged });
-    expect(snapshot(pkg())).toEqual(before);
+      const verdicts = async () => {
+        const list = await runCli(['list', '--json'], { env: env() });
+        expect(list.code, list.stderr).toBe(0);
+        const listed = jsonOf(list).extensions[0].problems.filter((p: string) => !baseline.includes(p)).length > 0;
+        const verify = await runCli(['verify', '--json'], { env: env() });
+        expect([0, 5], verify.stderr + verify.stdout).toContain(verify.code);
+        if (verify.code === 5) expect(jsonOf(verify).error.code).toBe('E_INTEGRITY');
+        return { listed, verifyFails: verify.code === 5 };
+      };
+      // Read-only judges first: they leave the tree as it is (bytes and modes).
+      expect(await verdicts()).toEqual({ listed: damaged, verifyFails: damaged });
+      expect(snapshot(pkg())).toEqual(before);
 
-    const frozen = await runCli(['install', '--frozen', '--json'], { env: env() });
-    expect(frozen.code, frozen.stderr + frozen.stdout).toBe(0);
-    expect(jsonOf(frozen).frozen.map((f: { name: string; status: string }) => ({ name: f.name, status: f.status }))).toEqual([{ name: 'binny', status: damaged ? 'installed' : 'skipped' }]);
-    expect(lockText()).toBe(lockBefore);
-    expect(snapshot(pkg())).toEqual(pristine);
-    expect(hostHash(pkg())).toBe(locked.content_hash);
-    expect(await verdicts()).toEqual({ listed: false, verifyFails: false });
-  });
-});
+      const frozen = await runCli(['install', '--frozen', '--json'], { env: env() });
+      expect(frozen.code, frozen.stderr + frozen.stdout).toBe(0);
+      expect(jsonOf(frozen).frozen.map((f: { name: string; status: string }) => ({ name: f.name, status: f.status }))).toEqual([
+        { name: 'binny', status: damaged ? 'installed' : 'skipped' },
+      ]);
+      expect(lockText()).toBe(lockBefore);
+      expect(snapshot(pkg())).toEqual(pristine);
+      expect(hostHash(pkg())).toBe(locked.content_hash);
+      expect(await verdicts()).toEqual({ listed: false, verifyFails: false });
+    });
+  },
+);

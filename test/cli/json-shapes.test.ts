@@ -26,11 +26,37 @@ const nullable = <T extends z.ZodType>(t: T) => t.nullable();
 const source = z.looseObject({ type: z.string() });
 const engines = z.strictObject({ status: z.string(), requires: nullable(z.string()), agent: nullable(z.string()), detail: z.string() });
 const walkEngines = engines.extend({ skipped: z.array(z.unknown()), ignored: z.boolean() });
-const field = z.strictObject({ key: z.string(), secret: z.boolean(), required: z.boolean(), set: z.boolean(), source: z.string(), env: nullable(z.string()), kept: z.boolean() });
-const infoField = z.strictObject({ key: z.string(), secret: z.boolean(), required: z.boolean(), set: z.boolean(), source: z.string(), env: nullable(z.string()), default: z.unknown() });
+const field = z.strictObject({
+  key: z.string(),
+  secret: z.boolean(),
+  required: z.boolean(),
+  set: z.boolean(),
+  source: z.string(),
+  env: nullable(z.string()),
+  kept: z.boolean(),
+});
+const infoField = z.strictObject({
+  key: z.string(),
+  secret: z.boolean(),
+  required: z.boolean(),
+  set: z.boolean(),
+  source: z.string(),
+  env: nullable(z.string()),
+  default: z.unknown(),
+});
 const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-const errorBody = z.strictObject({ code: z.string().regex(/^E_[A-Z_]+$/), message: z.string(), hint: nullable(z.string()), details: nullable(z.record(z.string(), z.unknown())) });
-const frozenItem = z.strictObject({ name: z.string(), status: z.enum(['skipped', 'installed', 'failed']), reason: nullable(z.string()), engines: nullable(engines) });
+const errorBody = z.strictObject({
+  code: z.string().regex(/^E_[A-Z_]+$/),
+  message: z.string(),
+  hint: nullable(z.string()),
+  details: nullable(z.record(z.string(), z.unknown())),
+});
+const frozenItem = z.strictObject({
+  name: z.string(),
+  status: z.enum(['skipped', 'installed', 'failed']),
+  reason: nullable(z.string()),
+  engines: nullable(engines),
+});
 const lockState = z.strictObject({ version: nullable(z.string()), content_hash: hash, source, grant: nullable(hash) });
 const updateItem = z.strictObject({
   name: z.string(),
@@ -51,26 +77,148 @@ const violation = z.strictObject({ rule: z.string(), item: z.string(), message: 
 export const SCHEMAS = {
   error: z.strictObject({ error: errorBody }),
   install: z.strictObject({
-    installed: z.array(z.strictObject({ name: z.string(), version: nullable(z.string()), status: z.string(), source, content_hash: hash, grant: hash, contributions: z.looseObject({ name: z.string() }), command: z.strictObject({ found: z.boolean(), detail: z.string() }), notes: z.array(z.string()), engines: walkEngines, enabled: nullable(z.boolean()) })),
+    installed: z.array(
+      z.strictObject({
+        name: z.string(),
+        version: nullable(z.string()),
+        status: z.string(),
+        source,
+        content_hash: hash,
+        grant: hash,
+        contributions: z.looseObject({ name: z.string() }),
+        command: z.strictObject({ found: z.boolean(), detail: z.string() }),
+        notes: z.array(z.string()),
+        engines: walkEngines,
+        enabled: nullable(z.boolean()),
+      }),
+    ),
   }),
-  frozen: z.strictObject({ frozen: z.array(frozenItem), enabled: nullable(z.array(z.strictObject({ name: z.string(), ok: z.boolean(), error: nullable(errorBody) }))) }),
+  frozen: z.strictObject({
+    frozen: z.array(frozenItem),
+    enabled: nullable(z.array(z.strictObject({ name: z.string(), ok: z.boolean(), error: nullable(errorBody) }))),
+  }),
   plan: z.strictObject({
-    plan: z.array(z.strictObject({ spec: z.string(), name: z.string(), version: nullable(z.string()), action: z.string(), source, content_hash: hash, grant: hash, previous: nullable(z.looseObject({ name: z.string() })), diff: nullable(z.looseObject({ widens: z.boolean() })), replace_reason: nullable(z.string()), replace_asks: z.boolean(), consent_needed: z.boolean(), engines: walkEngines })),
+    plan: z.array(
+      z.strictObject({
+        spec: z.string(),
+        name: z.string(),
+        version: nullable(z.string()),
+        action: z.string(),
+        source,
+        content_hash: hash,
+        grant: hash,
+        previous: nullable(z.looseObject({ name: z.string() })),
+        diff: nullable(z.looseObject({ widens: z.boolean() })),
+        replace_reason: nullable(z.string()),
+        replace_asks: z.boolean(),
+        consent_needed: z.boolean(),
+        engines: walkEngines,
+      }),
+    ),
   }),
   list: z.strictObject({
-    extensions: z.array(z.strictObject({ name: z.string(), version: nullable(z.string()), description: nullable(z.string()), enabled: nullable(z.boolean()), source: nullable(source), content_hash: nullable(hash), grant: nullable(hash), dir: z.string(), problems: z.array(z.string()), config: nullable(z.array(field)), engines: nullable(engines) })),
+    extensions: z.array(
+      z.strictObject({
+        name: z.string(),
+        version: nullable(z.string()),
+        description: nullable(z.string()),
+        enabled: nullable(z.boolean()),
+        source: nullable(source),
+        content_hash: nullable(hash),
+        grant: nullable(hash),
+        dir: z.string(),
+        problems: z.array(z.string()),
+        config: nullable(z.array(field)),
+        engines: nullable(engines),
+      }),
+    ),
   }),
-  enable: z.strictObject({ name: z.string(), enabled: z.literal(true), changed: z.boolean(), was_enabled: z.boolean(), config_set: z.array(z.unknown()), secrets_set: z.array(z.unknown()), fields: z.array(field), engines }),
+  enable: z.strictObject({
+    name: z.string(),
+    enabled: z.literal(true),
+    changed: z.boolean(),
+    was_enabled: z.boolean(),
+    config_set: z.array(z.unknown()),
+    secrets_set: z.array(z.unknown()),
+    fields: z.array(field),
+    engines,
+  }),
   disable: z.strictObject({ name: z.string(), enabled: z.literal(false), changed: z.boolean(), installed: z.boolean() }),
-  verify: z.strictObject({ ok: z.boolean(), extensions: z.array(z.strictObject({ name: z.string(), ok: z.boolean(), dir: z.string(), content_hash: z.strictObject({ expected: hash, actual: nullable(hash), checked: z.string() }), binary: z.unknown(), command: z.strictObject({ ok: z.boolean(), detail: z.string() }), problems: z.array(z.unknown()), engines: nullable(engines), warnings: z.array(z.unknown()) })) }),
-  outdated: z.strictObject({ outdated: z.array(z.strictObject({ name: z.string(), kind: z.string(), source: z.string(), current: nullable(z.string()), wanted: nullable(z.string()), latest: nullable(z.string()), requirement: nullable(z.string()), status: z.string(), engines: nullable(engines), newer_engines: z.unknown(), hint: nullable(z.string()), error: z.unknown() })), outdated_count: z.number(), unlocked: z.array(z.string()) }),
-  info: z.strictObject({ name: z.string(), installed: z.boolean(), version: nullable(z.string()), description: nullable(z.string()), enabled: nullable(z.boolean()), dir: nullable(z.string()), source: nullable(source), source_text: nullable(z.string()), pin: nullable(z.string()), content_hash: nullable(hash), grant: z.unknown(), approved_grant: nullable(hash), config: z.array(infoField), verify: z.unknown(), engines: z.unknown(), upstream: z.unknown(), upstream_error: z.unknown(), registry: z.unknown() }),
-  remove: z.strictObject({ name: z.string(), removed: z.strictObject({ store: z.boolean(), lock: z.boolean(), settings: z.boolean(), secrets: z.boolean() }), previous: nullable(z.looseObject({ name: z.string() })) }),
+  verify: z.strictObject({
+    ok: z.boolean(),
+    extensions: z.array(
+      z.strictObject({
+        name: z.string(),
+        ok: z.boolean(),
+        dir: z.string(),
+        content_hash: z.strictObject({ expected: hash, actual: nullable(hash), checked: z.string() }),
+        binary: z.unknown(),
+        command: z.strictObject({ ok: z.boolean(), detail: z.string() }),
+        problems: z.array(z.unknown()),
+        engines: nullable(engines),
+        warnings: z.array(z.unknown()),
+      }),
+    ),
+  }),
+  outdated: z.strictObject({
+    outdated: z.array(
+      z.strictObject({
+        name: z.string(),
+        kind: z.string(),
+        source: z.string(),
+        current: nullable(z.string()),
+        wanted: nullable(z.string()),
+        latest: nullable(z.string()),
+        requirement: nullable(z.string()),
+        status: z.string(),
+        engines: nullable(engines),
+        newer_engines: z.unknown(),
+        hint: nullable(z.string()),
+        error: z.unknown(),
+      }),
+    ),
+    outdated_count: z.number(),
+    unlocked: z.array(z.string()),
+  }),
+  info: z.strictObject({
+    name: z.string(),
+    installed: z.boolean(),
+    version: nullable(z.string()),
+    description: nullable(z.string()),
+    enabled: nullable(z.boolean()),
+    dir: nullable(z.string()),
+    source: nullable(source),
+    source_text: nullable(z.string()),
+    pin: nullable(z.string()),
+    content_hash: nullable(hash),
+    grant: z.unknown(),
+    approved_grant: nullable(hash),
+    config: z.array(infoField),
+    verify: z.unknown(),
+    engines: z.unknown(),
+    upstream: z.unknown(),
+    upstream_error: z.unknown(),
+    registry: z.unknown(),
+  }),
+  remove: z.strictObject({
+    name: z.string(),
+    removed: z.strictObject({ store: z.boolean(), lock: z.boolean(), settings: z.boolean(), secrets: z.boolean() }),
+    previous: nullable(z.looseObject({ name: z.string() })),
+  }),
   update: z.strictObject({ updates: z.array(updateItem) }),
   search: z.strictObject({
     term: nullable(z.string()),
     api: z.string(),
-    hits: z.array(z.strictObject({ crate: z.string(), install: z.string(), version: nullable(z.string()), downloads: z.number(), description: nullable(z.string()), installed: nullable(z.strictObject({ name: z.string(), version: z.string() })) })),
+    hits: z.array(
+      z.strictObject({
+        crate: z.string(),
+        install: z.string(),
+        version: nullable(z.string()),
+        downloads: z.number(),
+        description: nullable(z.string()),
+        installed: nullable(z.strictObject({ name: z.string(), version: z.string() })),
+      }),
+    ),
     truncated: z.boolean(),
   }),
   // The host's shape (name, ok, checks) plus extras; stderr_tail and call are the host-style optional extras (docs/doctor.md).
@@ -84,7 +232,15 @@ export const SCHEMAS = {
     server_pids: z.array(z.number()),
     duration_ms: z.number(),
     stderr_tail: z.string().optional(),
-    call: z.strictObject({ tool: z.string(), updates: z.array(z.string()), result: z.unknown().optional(), error: z.string().optional(), duration_ms: z.number().optional() }).optional(),
+    call: z
+      .strictObject({
+        tool: z.string(),
+        updates: z.array(z.string()),
+        result: z.unknown().optional(),
+        error: z.string().optional(),
+        duration_ms: z.number().optional(),
+      })
+      .optional(),
   }),
   new: z.strictObject({
     name: z.string(),
@@ -110,12 +266,33 @@ export const SCHEMAS = {
       config: z.array(z.strictObject({ key: z.string(), secret: z.boolean(), env: nullable(z.string()), envDerived: z.boolean() })),
     }),
   }),
-  'set-secret': z.strictObject({ name: z.string(), field: z.string(), file: z.string(), action: z.enum(['set', 'unset']), changed: z.boolean(), store: z.enum(['file', 'keychain']), host_visible: z.boolean(), env: nullable(z.string()), enabled: nullable(z.boolean()) }),
+  'set-secret': z.strictObject({
+    name: z.string(),
+    field: z.string(),
+    file: z.string(),
+    action: z.enum(['set', 'unset']),
+    changed: z.boolean(),
+    store: z.enum(['file', 'keychain']),
+    host_visible: z.boolean(),
+    env: nullable(z.string()),
+    enabled: nullable(z.boolean()),
+  }),
   mirror: z.strictObject({
     dir: z.string(),
     base_url: z.string(),
     index_url: z.string(),
-    crates: z.array(z.strictObject({ name: z.string(), crate: z.string(), version: z.string(), cksum: z.string(), origin: z.string(), index_file: z.string(), file: z.string(), added: z.boolean() })),
+    crates: z.array(
+      z.strictObject({
+        name: z.string(),
+        crate: z.string(),
+        version: z.string(),
+        cksum: z.string(),
+        origin: z.string(),
+        index_file: z.string(),
+        file: z.string(),
+        added: z.boolean(),
+      }),
+    ),
     git: z.array(z.strictObject({ name: z.string(), url: z.string(), commit: z.string(), path: z.string(), added: z.boolean() })),
     git_mirror_url: z.string(),
     skipped: z.array(z.strictObject({ name: z.string(), reason: z.string() })),
@@ -125,7 +302,15 @@ export const SCHEMAS = {
   'lock export': z.strictObject({ path: z.string(), entries: z.number(), local: z.array(z.string()) }),
   'policy init': z.strictObject({ path: z.string(), entries: z.number() }),
   'policy check': z.strictObject({ files: z.array(z.string()), checked: z.number(), violations: z.array(violation) }),
-  'cache verify': z.strictObject({ dir: z.string(), entries: z.number(), verified: z.number(), reclaimed: z.number(), bad: z.number(), missing: z.number(), bytes: z.number() }),
+  'cache verify': z.strictObject({
+    dir: z.string(),
+    entries: z.number(),
+    verified: z.number(),
+    reclaimed: z.number(),
+    bad: z.number(),
+    missing: z.number(),
+    bytes: z.number(),
+  }),
   'cache clean': z.strictObject({ dir: z.string(), removed: z.number() }),
 };
 
@@ -156,7 +341,14 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     const lockfile = join(home.root, 'echo.lock');
     await json(['lock', 'export', lockfile], 'lock export');
     expect(await json(['install', '--frozen'], 'frozen')).toEqual({
-      frozen: [{ name: 'echo-node', status: 'skipped', reason: 'already installed with the locked hash', engines: expect.objectContaining({ status: 'none', requires: null }) }],
+      frozen: [
+        {
+          name: 'echo-node',
+          status: 'skipped',
+          reason: 'already installed with the locked hash',
+          engines: expect.objectContaining({ status: 'none', requires: null }),
+        },
+      ],
       enabled: null,
     });
     await json(['list'], 'list');
@@ -189,7 +381,9 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     writeFileSync(wrong, readFileSync(lockfile, 'utf8').replace(/content_hash = "sha256:[0-9a-f]{64}"/, `content_hash = "sha256:${'0'.repeat(64)}"`));
     const integrity = await json(['install', '--frozen', '--lockfile', wrong], 'error', 5);
     expect(z.array(frozenItem).safeParse(integrity.error.details.failed).success, JSON.stringify(integrity)).toBe(true);
-    expect(integrity.error.details.failed).toEqual([expect.objectContaining({ name: 'echo-node', status: 'failed', reason: expect.any(String), engines: null })]);
+    expect(integrity.error.details.failed).toEqual([
+      expect.objectContaining({ name: 'echo-node', status: 'failed', reason: expect.any(String), engines: null }),
+    ]);
   });
 
   it('update (path: up to date, --dry-run, applied, refused, partly failed), with every key present', async () => {
@@ -203,7 +397,18 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     };
 
     const same = await json(['update', 'alpha'], 'update');
-    expect(same.updates[0]).toMatchObject({ status: 'up-to-date', from: { version: '0.1.0' }, to: null, diff: null, engines: null, binary: null, newer_outside: null, error: null, first_approval: false, contributions: null });
+    expect(same.updates[0]).toMatchObject({
+      status: 'up-to-date',
+      from: { version: '0.1.0' },
+      to: null,
+      diff: null,
+      engines: null,
+      binary: null,
+      newer_outside: null,
+      error: null,
+      first_approval: false,
+      contributions: null,
+    });
 
     // Narrowing (a tool removed): planned, then applied, the diff and `to` filled in.
     setManifest(alpha, { tools: [{ name: 'a' }] }, '0.2.0');
@@ -226,7 +431,13 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     shaped({ updates: partial.error.details.updates }, 'update', 'update (partial) details');
     expect(partial.error.details.updates).toEqual([
       expect.objectContaining({ name: 'alpha', status: 'updated' }),
-      expect.objectContaining({ name: 'beta', status: 'failed', from: expect.objectContaining({ version: '0.1.0' }), to: null, error: expect.objectContaining({ code: 'E_MANIFEST' }) }),
+      expect.objectContaining({
+        name: 'beta',
+        status: 'failed',
+        from: expect.objectContaining({ version: '0.1.0' }),
+        to: null,
+        error: expect.objectContaining({ code: 'E_MANIFEST' }),
+      }),
     ]);
     await json(['remove', 'alpha'], 'remove');
     await json(['remove', 'beta'], 'remove');
@@ -284,12 +495,18 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     const reg: TestRegistry = await startRegistry();
     try {
       const renv = { ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' };
-      const publish = (v: string) => reg.publish({ name: HELLO, vers: v, data: fixtureCrate(HELLO, v), description: 'Says hello', keywords: ['yolop-extension'], downloads: 3 });
+      const publish = (v: string) =>
+        reg.publish({ name: HELLO, vers: v, data: fixtureCrate(HELLO, v), description: 'Says hello', keywords: ['yolop-extension'], downloads: 3 });
       publish('1.0.0');
       await json(['install', 'hello@^1'], 'install', 0, { env: renv });
       publish('1.0.1');
       const plan = await json(['update', 'hello', '--dry-run'], 'update', 0, { env: renv });
-      expect(plan.updates[0]).toMatchObject({ status: 'would-update', from: { version: '1.0.0' }, to: { version: '1.0.1' }, engines: { status: expect.any(String) } });
+      expect(plan.updates[0]).toMatchObject({
+        status: 'would-update',
+        from: { version: '1.0.0' },
+        to: { version: '1.0.1' },
+        engines: { status: expect.any(String) },
+      });
       const done = await json(['update', 'hello'], 'update', 0, { env: renv });
       expect(done.updates[0]).toMatchObject({ status: 'updated', to: { version: '1.0.1' } });
       publish('2.0.0');
@@ -316,13 +533,38 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
   }, 180_000);
 
   it('a key that goes missing fails the shape (the test can fail)', () => {
-    const entry = { name: 'a', version: null, description: null, enabled: null, source: null, content_hash: null, grant: null, dir: '/x', problems: [], config: null, engines: null };
+    const entry = {
+      name: 'a',
+      version: null,
+      description: null,
+      enabled: null,
+      source: null,
+      content_hash: null,
+      grant: null,
+      dir: '/x',
+      problems: [],
+      config: null,
+      engines: null,
+    };
     expect(SCHEMAS.list.safeParse({ extensions: [entry] }).success).toBe(true);
     const { config: _dropped, ...missing } = entry;
     expect(SCHEMAS.list.safeParse({ extensions: [missing] }).success).toBe(false);
     // The same for the keys this issue made always present (update, set-secret, new).
     const h = `sha256:${'a'.repeat(64)}`;
-    const item = { name: 'a', status: 'up-to-date', from: { version: null, content_hash: h, source: { type: 'path' }, grant: null }, to: null, diff: null, first_approval: false, contributions: null, consent_needed: false, engines: null, binary: null, newer_outside: null, error: null };
+    const item = {
+      name: 'a',
+      status: 'up-to-date',
+      from: { version: null, content_hash: h, source: { type: 'path' }, grant: null },
+      to: null,
+      diff: null,
+      first_approval: false,
+      contributions: null,
+      consent_needed: false,
+      engines: null,
+      binary: null,
+      newer_outside: null,
+      error: null,
+    };
     expect(SCHEMAS.update.safeParse({ updates: [item] }).success).toBe(true);
     for (const key of ['to', 'newer_outside', 'error'] as const) {
       const { [key]: _gone, ...rest } = item;

@@ -23,14 +23,19 @@ let deepDir: string;
 const BOX = /[│─┌┐└┘┬┴]/;
 
 /** Terminal columns a line takes (East Asian wide characters count 2). */
-const displayWidth = (line: string): number => [...line].reduce((w, ch) => w + (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1), 0);
+const displayWidth = (line: string): number =>
+  [...line].reduce((w, ch) => w + (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1), 0);
 
 beforeAll(async () => {
   home = makeTempHome('yep-list-table-');
   // Long sources and problems (the rows that used to wrap), a config column, a wide-character path.
   deepDir = join(home.root, 'src', 'a-rather-long-directory-name-for-extensions', 'nested', 'deeper-still', 'deep');
   const gone = join(home.root, 'src', 'projects-that-will-be-deleted-soon', 'gone');
-  const dirs = [writePackage(deepDir, { name: 'deep', version: '1.2.3' }), writePackage(gone, { name: 'gone', version: '0.0.1' }), writePackage(join(home.root, 'src', '日本語のパス', 'wide'), { name: 'wide' })];
+  const dirs = [
+    writePackage(deepDir, { name: 'deep', version: '1.2.3' }),
+    writePackage(gone, { name: 'gone', version: '0.0.1' }),
+    writePackage(join(home.root, 'src', '日本語のパス', 'wide'), { name: 'wide' }),
+  ];
   for (const dir of dirs) {
     const r = await runCli(['install', dir], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
@@ -105,7 +110,14 @@ describe('search tables', () => {
   const long = 'Says hello in every language there is, with a description long enough to be cut in any terminal narrower than the table';
   beforeAll(async () => {
     reg = await startRegistry();
-    reg.publish({ name: 'yolop-extension-hello', vers: '0.3.1', data: fixtureCrate('yolop-extension-hello', '0.3.1'), keywords: ['yolop-extension'], description: long, downloads: 42 });
+    reg.publish({
+      name: 'yolop-extension-hello',
+      vers: '0.3.1',
+      data: fixtureCrate('yolop-extension-hello', '0.3.1'),
+      keywords: ['yolop-extension'],
+      description: long,
+      downloads: 42,
+    });
   });
   afterAll(() => reg.close());
   const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl });

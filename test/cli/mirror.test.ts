@@ -37,7 +37,12 @@ const homes = homePool();
 const home = (): TempHome => homes.make();
 const lockOf = (h: TempHome) => join(h.configDir, 'extensions', 'extensions.lock');
 const store = (h: TempHome) => join(h.configDir, 'extensions');
-const storeEntries = (h: TempHome) => (existsSync(store(h)) ? readdirSync(store(h)).filter((e) => !e.startsWith('.')).sort() : []);
+const storeEntries = (h: TempHome) =>
+  existsSync(store(h))
+    ? readdirSync(store(h))
+        .filter((e) => !e.startsWith('.'))
+        .sort()
+    : [];
 const originEnv = (h: TempHome) => ({ ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
 const mirrorEnv = (h: TempHome, index: string) => ({ ...h.env, YEP_EXT_INDEX: index, YEP_EXT_HTTP_RETRIES: '0' });
 
@@ -86,7 +91,9 @@ describe('yep-ext mirror', () => {
   it('names each skipped entry once on stderr (not once as a note and again in the summary)', async () => {
     const r = await runCli(['mirror', join(home().root, 'mirror-human'), '--lockfile', lockCopy], { env: originEnv(source) });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr.split('\n').filter((l) => l.includes('local: skipped ('))).toEqual(['- local: skipped (a path source is local by definition; install it from its directory)']);
+    expect(r.stderr.split('\n').filter((l) => l.includes('local: skipped ('))).toEqual([
+      '- local: skipped (a path source is local by definition; install it from its directory)',
+    ]);
     expect(r.stdout).toMatch(/^Mirror at /m);
   });
 
@@ -96,10 +103,12 @@ describe('yep-ext mirror', () => {
     expect(j.crates.map((c: { crate: string; version: string; added: boolean }) => [c.crate, c.version, c.added])).toEqual([[HELLO, '0.3.0', true]]);
     // The git source: a bare repository holding the locked commit, at the documented path.
     const rev = repo.rev('v1.0.0^{commit}');
-    expect(j.git.map((g: { name: string; url: string; commit: string; path: string }) => [g.name, g.url, g.commit, g.path])).toEqual([['gitext', repo.url, rev, `git/file${repo.bare}`]]);
+    expect(j.git.map((g: { name: string; url: string; commit: string; path: string }) => [g.name, g.url, g.commit, g.path])).toEqual([
+      ['gitext', repo.url, rev, `git/file${repo.bare}`],
+    ]);
     expect(existsSync(join(dir, `git/file${repo.bare}`, 'info', 'refs'))).toBe(true);
     expect(j.skipped.map((s: { name: string }) => s.name)).toEqual(['local']);
-    const base = pathToFileURL(dir).href + '/';
+    const base = `${pathToFileURL(dir).href}/`;
     expect(JSON.parse(readFileSync(join(dir, 'index', 'config.json'), 'utf8'))).toEqual({ dl: `${base}crates/{crate}/{crate}-{version}.crate` });
     // Only the locked version's line, exactly as the origin served it.
     const originLines = (await (await fetch(`${reg.indexUrl}yo/lo/${HELLO}`)).text()).split('\n').filter(Boolean);
@@ -109,7 +118,11 @@ describe('yep-ext mirror', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'mirror.json'), 'utf8'));
     expect(manifest.lock.path).toBe(lockCopy);
     for (const [rel, digest] of Object.entries(manifest.files)) expect(sha(readFileSync(join(dir, rel))), rel).toBe(digest);
-    expect(Object.keys(manifest.files).sort()).toEqual(['crates/yolop-extension-hello/yolop-extension-hello-0.3.0.crate', 'index/config.json', 'index/yo/lo/yolop-extension-hello']);
+    expect(Object.keys(manifest.files).sort()).toEqual([
+      'crates/yolop-extension-hello/yolop-extension-hello-0.3.0.crate',
+      'index/config.json',
+      'index/yo/lo/yolop-extension-hello',
+    ]);
     expect(manifest.git).toEqual([{ url: repo.url, commit: rev, path: `git/file${repo.bare}` }]);
     expect(readdirSync(dir).sort()).toEqual(['crates', 'git', 'index', 'mirror.json']);
 
@@ -142,7 +155,9 @@ describe('install --frozen from a file:// mirror (no server at all)', () => {
     const fresh = home();
     reg.requests.length = 0;
     const r = await withoutGitOrigin(() =>
-      runCli(['install', '--frozen', '--lockfile', lockCopy, '--json'], { env: { ...mirrorEnv(fresh, pathToFileURL(join(dir, 'index')).href), YEP_EXT_GIT_MIRROR: gitMirrorOf(dir) } }),
+      runCli(['install', '--frozen', '--lockfile', lockCopy, '--json'], {
+        env: { ...mirrorEnv(fresh, pathToFileURL(join(dir, 'index')).href), YEP_EXT_GIT_MIRROR: gitMirrorOf(dir) },
+      }),
     );
     expect(r.code, r.stderr).toBe(0);
     expect(reg.requests).toEqual([]);
@@ -216,7 +231,12 @@ describeNeeding(NEEDS_NGINX, 'install --frozen from a mirror served by nginx', (
     expect(reg.requests).toEqual([]);
     await expectSameAsOrigin(fresh);
     const served = nginx.accessLog().slice(before);
-    expect(served.filter((l) => !l.path.startsWith('/git/')).map((l) => `${l.status} ${l.path}`).sort()).toEqual([`200 /crates/${HELLO}/${HELLO}-0.3.0.crate`, '200 /index/config.json']);
+    expect(
+      served
+        .filter((l) => !l.path.startsWith('/git/'))
+        .map((l) => `${l.status} ${l.path}`)
+        .sort(),
+    ).toEqual([`200 /crates/${HELLO}/${HELLO}-0.3.0.crate`, '200 /index/config.json']);
     // git fetched the locked commit by dumb HTTP from the mirror's bare repository.
     expect(served.some((l) => l.path === `/git/file${repo.bare}/info/refs` && l.status === 200)).toBe(true);
   });
@@ -228,7 +248,10 @@ describeNeeding(NEEDS_NGINX, 'install --frozen from a mirror served by nginx', (
       const r = await runCli(['install', 'hello', '--yes', '--json'], { env: mirrorEnv(fresh, `${nginx.url}index/`) });
       expect(r.code, r.stderr).toBe(0);
     }
-    const indexHits = nginx.accessLog().slice(before).filter((l) => l.path === `/index/yo/lo/${HELLO}`);
+    const indexHits = nginx
+      .accessLog()
+      .slice(before)
+      .filter((l) => l.path === `/index/yo/lo/${HELLO}`);
     expect(indexHits.map((l) => l.status)).toEqual([200, 304]);
   });
 });
@@ -279,7 +302,9 @@ describe('a lock that pins a prebuilt server binary', () => {
     const dir = join(home().root, 'mirror');
     const r = await runCli(['mirror', dir, '--lockfile', lock, '--json'], { env: originEnv(origin) });
     expect(r.code, r.stderr).toBe(0);
-    expect(jsonOf(r).not_mirrored).toEqual([{ name: 'binny', what: `prebuilt server binary for ${hostTarget()}`, reason: expect.stringContaining('release host') }]);
+    expect(jsonOf(r).not_mirrored).toEqual([
+      { name: 'binny', what: `prebuilt server binary for ${hostTarget()}`, reason: expect.stringContaining('release host') },
+    ]);
     const human = await runCli(['mirror', dir, '--lockfile', lock], { env: originEnv(origin) });
     expect(human.code).toBe(0);
     expect(human.stderr).toContain(`! binny: its prebuilt server binary for ${hostTarget()} is not in the mirror`);

@@ -39,7 +39,10 @@ interface Check {
 async function expectDoctorClean(target: string): Promise<Check[]> {
   const r = await cli(['doctor', target, '--json']);
   const report = jsonOf<{ ok: boolean; checks: Check[] }>(r);
-  expect(report.checks.filter((c) => c.status !== 'pass'), JSON.stringify(report.checks, null, 1)).toEqual([]);
+  expect(
+    report.checks.filter((c) => c.status !== 'pass'),
+    JSON.stringify(report.checks, null, 1),
+  ).toEqual([]);
   expect(report.ok).toBe(true);
   expect(r.code).toBe(0);
   return report.checks;
@@ -51,7 +54,9 @@ async function fullFlow(name: string, flags: string[]): Promise<void> {
   expect(created.code, created.stderr).toBe(0);
   expect(created.stdout).toContain(`yep-ext doctor ./${name}`);
   const local = await expectDoctorClean(`./${name}`);
-  expect(local.map((c) => c.name)).toEqual(expect.arrayContaining(['manifest', 'command', 'handshake', 'tools', 'shutdown', 'stdin_eof', 'messages', 'processes']));
+  expect(local.map((c) => c.name)).toEqual(
+    expect.arrayContaining(['manifest', 'command', 'handshake', 'tools', 'shutdown', 'stdin_eof', 'messages', 'processes']),
+  );
   const installed = await cli(['install', `./${name}`]);
   expect(installed.code, installed.stderr).toBe(0);
   const enabled = await cli(['enable', name]);
@@ -61,12 +66,27 @@ async function fullFlow(name: string, flags: string[]): Promise<void> {
 }
 
 const FULL = [
-  '--tool', 'search', '--tool', 'fetch-page',
-  '--hook', 'pre_tool_use', '--hook', 'post_tool_use:git_*',
-  '--command', 'deploy',
-  '--prompt', 'Use "search" first.\nÜñï 😀',
-  '--dynamic-prompt', '--status', '--skills',
-  '--config', 'endpoint', '--config', 'token:secret:env=FULL_TOKEN', '--config', 'region:env=FULL_REGION',
+  '--tool',
+  'search',
+  '--tool',
+  'fetch-page',
+  '--hook',
+  'pre_tool_use',
+  '--hook',
+  'post_tool_use:git_*',
+  '--command',
+  'deploy',
+  '--prompt',
+  'Use "search" first.\nÜñï 😀',
+  '--dynamic-prompt',
+  '--status',
+  '--skills',
+  '--config',
+  'endpoint',
+  '--config',
+  'token:secret:env=FULL_TOKEN',
+  '--config',
+  'region:env=FULL_REGION',
 ];
 const MATRIX: [string, string[]][] = [
   ['every facet', FULL],
@@ -89,7 +109,10 @@ describe('yep-ext new --help', () => {
     mkdirSync(env.HOME!, { recursive: true });
     const page = await cli(['new', '--help']);
     expect(page.code).toBe(0);
-    const examples = page.stdout.slice(page.stdout.indexOf('\nEXAMPLES\n')).split('\n').filter((l) => l.startsWith('  $ yep-ext new '));
+    const examples = page.stdout
+      .slice(page.stdout.indexOf('\nEXAMPLES\n'))
+      .split('\n')
+      .filter((l) => l.startsWith('  $ yep-ext new '));
     expect(examples.length).toBeGreaterThanOrEqual(4);
     for (const line of examples) {
       const shell = line.replace(/^ {2}\$ yep-ext /, `'${process.execPath}' '${BIN}' `);
@@ -149,12 +172,22 @@ describe('refusals: a clear message, the documented exit code, nothing written',
     ['a name with a path in it', ['new', '../escape', '--tool', 't'], 2, /Invalid extension name/],
     ['a bad tool name', ['new', 'ok', '--tool', 'no/slash'], 2, /Invalid tool name "no\/slash"/],
     ['a duplicate tool', ['new', 'ok', '--tool', 't', '--tool', 't'], 2, /--tool t is given twice/],
-    ['no contribution', ['new', 'ok'], 2, /would contribute nothing[\s\S]*--tool NAME, --hook pre_tool_use\|post_tool_use\[:GLOB\], --command NAME, --prompt TEXT, --dynamic-prompt, --status, --skills/],
+    [
+      'no contribution',
+      ['new', 'ok'],
+      2,
+      /would contribute nothing[\s\S]*--tool NAME, --hook pre_tool_use\|post_tool_use\[:GLOB\], --command NAME, --prompt TEXT, --dynamic-prompt, --status, --skills/,
+    ],
     ['config alone (not a contribution)', ['new', 'ok', '--config', 'token:secret'], 2, /would contribute nothing/],
     ['a bad hook event', ['new', 'ok', '--hook', 'on_start'], 2, /--hook "on_start": unknown event "on_start"; the host fires pre_tool_use and post_tool_use/],
     ['a bad hook glob', ['new', 'ok', '--hook', 'pre_tool_use:ba?h'], 2, /"ba\?h" is not a tool-name glob/],
     ['an empty hook glob', ['new', 'ok', '--hook', 'post_tool_use:'], 2, /the tool-name glob after ":" is empty/],
-    ['bad config syntax', ['new', 'ok', '--tool', 't', '--config', 'token:secrt'], 2, /--config "token:secrt": "secrt" is not understood[\s\S]*FIELD\[:secret\]\[:env=NAME\]/],
+    [
+      'bad config syntax',
+      ['new', 'ok', '--tool', 't', '--config', 'token:secrt'],
+      2,
+      /--config "token:secrt": "secrt" is not understood[\s\S]*FIELD\[:secret\]\[:env=NAME\]/,
+    ],
     ['a bad config env name', ['new', 'ok', '--tool', 't', '--config', 'token:env=1X'], 2, /"1X" is not an environment variable name/],
     ['a bad config field name', ['new', 'ok', '--tool', 't', '--config', 'to ken'], 2, /the field name "to ken" must match/],
     ['an unknown language', ['new', 'ok', '--tool', 't', '--language', 'cobol'], 2, /cobol/],
@@ -234,7 +267,12 @@ describe('rust template', () => {
     const cargo = readFileSync(join(dir, 'Cargo.toml'), 'utf8');
     expect(cargo).toContain('name = "yolop-extension-rusty"');
     expect(cargo).toContain('[[bin]]\nname = "rusty"');
-    expect(cargo.slice(cargo.indexOf('[dependencies]')).split('\n').filter((l) => l.includes('='))).toEqual(['serde_json = "1"']);
+    expect(
+      cargo
+        .slice(cargo.indexOf('[dependencies]'))
+        .split('\n')
+        .filter((l) => l.includes('=')),
+    ).toEqual(['serde_json = "1"']);
     expect(readdirSync(join(dir, 'bin'))).toEqual(['.gitkeep']);
     expect(JSON.parse(readFileSync(join(dir, 'plugin.json'), 'utf8')).yolop.capabilityServer).toEqual({ command: 'rusty', args: [] });
     // Before the build, doctor says exactly what is missing.
@@ -284,7 +322,11 @@ describe('rust template', () => {
       const client = startServer(dir, 'rusty', home.root, env);
       try {
         await client.initialize();
-        expect(await client.request('hook/fire', { event: 'pre_tool_use', tool_name: 'bash', args: { command: 'ls' } })).toEqual({ block: true, reason: 'bash is not allowed here', user_message: 'blocked by the test' });
+        expect(await client.request('hook/fire', { event: 'pre_tool_use', tool_name: 'bash', args: { command: 'ls' } })).toEqual({
+          block: true,
+          reason: 'bash is not allowed here',
+          user_message: 'blocked by the test',
+        });
         expect(await client.request('hook/fire', { event: 'pre_tool_use', tool_name: 'git_push', args: {} })).toEqual({});
         expect((await client.stop()).endedBy).toBe('shutdown');
       } finally {

@@ -51,7 +51,20 @@ afterAll(() => {
 
 describe('the packed tarball', () => {
   it('holds only what runs', () => {
-    for (const f of ['bin/run.js', 'bin/package.json', 'dist/bundle/cli.cjs', 'dist/bundle/lib/undici.cjs', 'dist/bundle/fast-path.cjs', 'dist/bundle/index.js', 'dist/index.d.ts', 'oclif.manifest.json', 'schema/yep/v1/schema.json', 'README.md', 'docs/exit-codes.md', 'package.json']) {
+    for (const f of [
+      'bin/run.js',
+      'bin/package.json',
+      'dist/bundle/cli.cjs',
+      'dist/bundle/lib/undici.cjs',
+      'dist/bundle/fast-path.cjs',
+      'dist/bundle/index.js',
+      'dist/index.d.ts',
+      'oclif.manifest.json',
+      'schema/yep/v1/schema.json',
+      'README.md',
+      'docs/exit-codes.md',
+      'package.json',
+    ]) {
       expect(files, f).toContain(f);
     }
     const unwanted = files.filter((f) => /\.map$|^src\/|^test\/|^scripts\/|^examples\/|^bin\/dev\.js$|tsbuildinfo|^dist\/(?!bundle\/).*\.js$/.test(f));
@@ -70,12 +83,34 @@ describe('the packed tarball', () => {
     // node_modules there but the keyring's): an import of a package that is not bundled fails.
     const { build } = await import('esbuild');
     const bundle = join(installed, 'dist', 'bundle');
-    const entries = [join(bundle, 'cli.cjs'), join(bundle, 'fast-path.cjs'), join(bundle, 'fast-doctor.cjs'), join(bundle, 'index.js'), ...readdirSync(join(bundle, 'lib')).map((f) => join(bundle, 'lib', f))];
-    const result = await build({ entryPoints: entries, bundle: true, write: false, platform: 'node', format: 'esm', outdir: join(dir, 'scan'), metafile: true, logLevel: 'silent', external: ['@napi-rs/keyring', 'typescript', 'ts-node', 'tsx', 'tsx/*'] }).catch((e: { errors?: Array<{ text: string }> }) => {
+    const entries = [
+      join(bundle, 'cli.cjs'),
+      join(bundle, 'fast-path.cjs'),
+      join(bundle, 'fast-doctor.cjs'),
+      join(bundle, 'index.js'),
+      ...readdirSync(join(bundle, 'lib')).map((f) => join(bundle, 'lib', f)),
+    ];
+    const result = await build({
+      entryPoints: entries,
+      bundle: true,
+      write: false,
+      platform: 'node',
+      format: 'esm',
+      outdir: join(dir, 'scan'),
+      metafile: true,
+      logLevel: 'silent',
+      external: ['@napi-rs/keyring', 'typescript', 'ts-node', 'tsx', 'tsx/*'],
+    }).catch((e: { errors?: Array<{ text: string }> }) => {
       throw new Error(`unresolved imports in the installed bundle:\n${(e.errors ?? []).map((x) => x.text).join('\n')}`);
     });
     // '<runtime>' is esbuild's own helper module (scanning CommonJS files into ESM output), no import of the bundle.
-    const externals = new Set(Object.values(result.metafile!.inputs).flatMap((i) => i.imports.filter((x) => x.external && x.path !== '<runtime>' && !x.path.startsWith('node:') && !builtinModules.includes(x.path.split('/')[0]!)).map((x) => x.path)));
+    const externals = new Set(
+      Object.values(result.metafile!.inputs).flatMap((i) =>
+        i.imports
+          .filter((x) => x.external && x.path !== '<runtime>' && !x.path.startsWith('node:') && !builtinModules.includes(x.path.split('/')[0]!))
+          .map((x) => x.path),
+      ),
+    );
     const allowed = (p: string): boolean => ['@napi-rs/keyring', 'typescript', 'ts-node', 'tsx'].some((a) => p === a || p.startsWith(`${a}/`));
     expect([...externals].filter((x) => !allowed(x))).toEqual([]);
   });
@@ -101,7 +136,8 @@ describe('npm install -g of the tarball', () => {
 
   it('runs: --version, install ./examples/echo-node, list, doctor, a typo', async () => {
     const bin = join(prefix, 'bin', 'yep-ext');
-    const run = (args: string[]) => spawnSync(bin, args, { cwd: REPO_ROOT, env: { ...home.env, PATH: `${join(prefix, 'bin')}:${home.env.PATH}` }, encoding: 'utf8' });
+    const run = (args: string[]) =>
+      spawnSync(bin, args, { cwd: REPO_ROOT, env: { ...home.env, PATH: `${join(prefix, 'bin')}:${home.env.PATH}` }, encoding: 'utf8' });
     expect(run(['--version']).stdout).toMatch(/^yep-ext\/0\.\d+\.\d+ linux-\w+ node-v\d+/);
     const inst = run(['install', './examples/echo-node', '--json']);
     expect(inst.status, inst.stderr).toBe(0);
@@ -119,7 +155,10 @@ describe('npm install -g of the tarball', () => {
 
   it('serves the programmatic API (import from "yep-ext")', () => {
     const script = join(prefix, 'lib', 'api-check.mjs');
-    writeFileSync(script, "import { createContext, listExtensions, ERROR_CODES } from 'yep-ext';\nconst items = await listExtensions(createContext({ env: process.env }));\nconsole.log(JSON.stringify({ names: items.map((e) => e.name), usage: ERROR_CODES.E_USAGE }));\n");
+    writeFileSync(
+      script,
+      "import { createContext, listExtensions, ERROR_CODES } from 'yep-ext';\nconst items = await listExtensions(createContext({ env: process.env }));\nconsole.log(JSON.stringify({ names: items.map((e) => e.name), usage: ERROR_CODES.E_USAGE }));\n",
+    );
     const r = spawnSync(process.execPath, [script], { env: home.env, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(jsonOf({ code: 0, signal: null, stdout: r.stdout, stderr: '' })).toEqual({ names: ['echo-node'], usage: 2 });

@@ -57,7 +57,7 @@ describe('a settings file with a syntax error on line 2', () => {
 
     const human = await runCli(['enable', 'echo'], { env: home.env });
     expect(human.code).toBe(7);
-    expect(human.stderr).toMatch(new RegExp(`settings\\.toml:[23]:\\d+`));
+    expect(human.stderr).toMatch(/settings\.toml:[23]:\d+/);
     const { error } = jsonOf(await runCli(['enable', 'echo', '--json'], { env: home.env }));
     expect(error.code).toBe('E_STATE');
     expect(error.details).toMatchObject({ file: settingsFile() });

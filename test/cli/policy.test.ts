@@ -40,7 +40,8 @@ const userPolicyFile = () => join(home.configDir, 'yep-ext-policy.toml');
 const userPolicy = (doc: Record<string, unknown>) => writeFileSync(userPolicyFile(), stringify(doc));
 const store = (name: string) => join(home.configDir, 'extensions', name);
 const lockFile = () => join(home.configDir, 'extensions', 'extensions.lock');
-const lockNames = () => (existsSync(lockFile()) ? (parse(readFileSync(lockFile(), 'utf8')) as { extensions?: { name: string }[] }).extensions?.map((e) => e.name) ?? [] : []);
+const lockNames = () =>
+  existsSync(lockFile()) ? ((parse(readFileSync(lockFile(), 'utf8')) as { extensions?: { name: string }[] }).extensions?.map((e) => e.name) ?? []) : [];
 const pkg = (name: string, options: Parameters<typeof makePackage>[2] = {}) => makePackage(join(home.root, 'src'), name, options);
 
 async function install(args: string[], extra: Record<string, string> = {}) {
@@ -182,7 +183,10 @@ describe('each rule refuses and admits', () => {
     systemPolicy({ grant: { server_outside_package: true } });
     expect((await install([linked])).code).toBe(0);
     const v = jsonOf(await runCli(['verify', '--json'], { env: env() }));
-    expect(v.extensions[0].command).toEqual({ ok: true, detail: `bin/linked is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)` });
+    expect(v.extensions[0].command).toEqual({
+      ok: true,
+      detail: `bin/linked is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`,
+    });
     systemPolicy({ grant: { server_outside_package: false } });
     const check = await runCli(['policy', 'check', '--json'], { env: env() });
     expect(check.code, check.stdout).toBe(13);
@@ -196,7 +200,12 @@ describe('each rule refuses and admits', () => {
     expect((await install(['hello'])).code).toBe(0);
     // What a release-host-verified prebuilt leaves in the lock (docs/binaries.md).
     const lock = parse(readFileSync(lockFile(), 'utf8')) as { extensions: { source: Record<string, unknown> }[] };
-    Object.assign(lock.extensions[0]!.source, { binary_sha256: 'a'.repeat(64), binary_file_sha256: 'a'.repeat(64), binary_source: 'prebuilt', binary_digest_source: 'release-host' });
+    Object.assign(lock.extensions[0]!.source, {
+      binary_sha256: 'a'.repeat(64),
+      binary_file_sha256: 'a'.repeat(64),
+      binary_source: 'prebuilt',
+      binary_digest_source: 'release-host',
+    });
     writeFileSync(lockFile(), stringify(lock));
     systemPolicy({ binaries: { require_in_crate: true } });
     const check = await runCli(['policy', 'check', '--json'], { env: env() });
@@ -204,7 +213,9 @@ describe('each rule refuses and admits', () => {
     expect(jsonOf(check).error.details.violations).toEqual([expect.objectContaining({ rule: 'binaries.require_in_crate', item: 'release-host' })]);
     const en = await runCli(['enable', 'hello', '--json'], { env: env() });
     expect(en.code).toBe(13);
-    expect(existsSync(join(home.configDir, 'settings.toml')) ? readFileSync(join(home.configDir, 'settings.toml'), 'utf8') : '').not.toMatch(/enabled\s*=\s*true/);
+    expect(existsSync(join(home.configDir, 'settings.toml')) ? readFileSync(join(home.configDir, 'settings.toml'), 'utf8') : '').not.toMatch(
+      /enabled\s*=\s*true/,
+    );
     Object.assign(lock.extensions[0]!.source, { binary_digest_source: 'crate' });
     writeFileSync(lockFile(), stringify(lock));
     const ok = await runCli(['policy', 'check', '--json'], { env: env() });
@@ -283,7 +294,11 @@ describe('tighten-only merge', () => {
     systemPolicy({ grant: { hooks: 'none' }, names: { deny: ['watcher'] } });
     const r2 = await install([dir]);
     expect(r2.code).toBe(13);
-    expect(jsonOf(r2).error.details.violations.map((v: { rule: string }) => v.rule).sort()).toEqual(['grant.hooks', 'names.deny']);
+    expect(
+      jsonOf(r2)
+        .error.details.violations.map((v: { rule: string }) => v.rule)
+        .sort(),
+    ).toEqual(['grant.hooks', 'names.deny']);
     expect(lockNames()).toEqual([]);
   });
 
@@ -359,7 +374,10 @@ describe('policy init --from-lock', () => {
     const check = await runCli(['policy', 'check', '--json'], { env: env() });
     expect(check.code, check.stdout).toBe(13);
     const violations = jsonOf(check).error.details.violations as { rule: string; item: string }[];
-    expect(violations.map((v) => [v.rule, v.item.split('@')[0]]).sort()).toEqual([['pins', 'alpha'], ['pins', 'hello']]);
+    expect(violations.map((v) => [v.rule, v.item.split('@')[0]]).sort()).toEqual([
+      ['pins', 'alpha'],
+      ['pins', 'hello'],
+    ]);
     // Nothing was changed: the lock still records what was pinned.
     expect(readFileSync(lockFile(), 'utf8')).toBe(lockBefore);
     // enable grades the same bytes: refused, and settings.toml is not written.

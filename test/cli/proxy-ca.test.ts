@@ -117,7 +117,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     }
   });
 
-  it('through the proxy the request is undici\'s; direct (NO_PROXY) it is node:https, undici never loaded, the private CA still trusted', async () => {
+  it("through the proxy the request is undici's; direct (NO_PROXY) it is node:https, undici never loaded, the private CA still trusted", async () => {
     const proxied = home();
     const viaProxy = moduleLog(proxied.root, 'proxied');
     proxy.seen.length = 0;

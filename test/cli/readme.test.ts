@@ -31,7 +31,14 @@ function commandsTable(): Row[] {
       .map((c) => c.trim().replace(/\\\|/g, '|'));
     const ticks = (text: string): string[] => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
     const [first = '', ...aliases] = ticks(cells[0] ?? '');
-    return { command: first.split(' ').filter((w) => !w.startsWith('-')).join(' '), aliases, example: ticks(cells[1] ?? '')[0] ?? '' };
+    return {
+      command: first
+        .split(' ')
+        .filter((w) => !w.startsWith('-'))
+        .join(' '),
+      aliases,
+      example: ticks(cells[1] ?? '')[0] ?? '',
+    };
   });
 }
 
@@ -52,7 +59,9 @@ afterAll(() => home.cleanup());
 
 describe('README commands table', () => {
   const rows = commandsTable();
-  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, { hidden?: boolean; aliases?: string[] }> };
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as {
+    commands: Record<string, { hidden?: boolean; aliases?: string[] }>;
+  };
   const commands = Object.entries(manifest.commands)
     .filter(([, c]) => !c.hidden)
     .map(([id, c]) => ({ id: id.split(':').join(' '), aliases: c.aliases ?? [] }));
@@ -64,7 +73,11 @@ describe('README commands table', () => {
       expect(row, `README has no row for ${c.id}`).toBeDefined();
       expect(row!.aliases.sort(), c.id).toEqual([...c.aliases].sort());
     }
-    for (const r of rows) expect(commands.map((c) => c.id), `README row ${r.command} names no command`).toContain(r.command);
+    for (const r of rows)
+      expect(
+        commands.map((c) => c.id),
+        `README row ${r.command} names no command`,
+      ).toContain(r.command);
   });
 
   it.each(rows.map((r) => [r.example, r] as const))('%s is an example of its --help', async (_example, row) => {
@@ -86,7 +99,7 @@ describe('README', () => {
     for (const [, target] of README.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)) {
       if (/^https?:/.test(target!)) continue;
       expect(existsSync(join(REPO_ROOT, target!)), target).toBe(true);
-      expect(join(REPO_ROOT, target!).startsWith(REPO_ROOT + '/'), `${target} leaves the repository`).toBe(true);
+      expect(join(REPO_ROOT, target!).startsWith(`${REPO_ROOT}/`), `${target} leaves the repository`).toBe(true);
     }
   });
 
@@ -98,4 +111,3 @@ describe('README', () => {
     for (const s of statuses) expect(summary, `exit ${s}`).toContain(`\`${s}\``);
   });
 });
-

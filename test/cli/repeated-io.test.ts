@@ -40,7 +40,15 @@ beforeAll(async () => {
   reg.publish({
     name: crate,
     vers: '1.0.0',
-    data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n`, 'bin/server': { content: '#!/bin/sh\nexec cat\n', mode: 0o755 } } }),
+    data: buildCrate({
+      name: crate,
+      version: '1.0.0',
+      files: {
+        'plugin.json': JSON.stringify(manifest),
+        'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n`,
+        'bin/server': { content: '#!/bin/sh\nexec cat\n', mode: 0o755 },
+      },
+    }),
   });
 });
 afterAll(() => reg.close());

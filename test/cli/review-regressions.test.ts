@@ -36,7 +36,10 @@ describe('data safety', () => {
     // What a process killed right after writing its journal leaves behind (pid 1 is never ours).
     const stage = join(store(), '.yep-staging', '999999-dead-0-crate');
     mkdirSync(join(stage, 'pkg'), { recursive: true });
-    writeFileSync(join(stage, 'journal.json'), JSON.stringify({ op: 'place', name: 'foo', newHash: `sha256:${'0'.repeat(64)}`, tree: join(stage, 'pkg'), pid: 999999 }));
+    writeFileSync(
+      join(stage, 'journal.json'),
+      JSON.stringify({ op: 'place', name: 'foo', newHash: `sha256:${'0'.repeat(64)}`, tree: join(stage, 'pkg'), pid: 999999 }),
+    );
     const r = await runCli(['list', '--json'], { env: home.env });
     expect(r.code).toBe(0);
     const other = writePackage(join(home.root, 'src', 'bar'), { name: 'bar' });
@@ -162,8 +165,18 @@ describe('what reaches the terminal and the host', () => {
 
   it('state is never group- or world-writable, even under umask 000', async () => {
     const pkg = writePackage(join(home.root, 'src', 'um'), { name: 'um' });
-    execFileSync('sh', ['-c', `umask 000 && "${process.execPath}" "${BIN}" install "${pkg}" >/dev/null && "${process.execPath}" "${BIN}" enable um >/dev/null`], { env: home.env });
-    for (const p of [home.configDir, store(), join(store(), 'extensions.lock'), join(home.configDir, 'settings.toml'), join(store(), '.yep-grants', 'um.json')]) {
+    execFileSync(
+      'sh',
+      ['-c', `umask 000 && "${process.execPath}" "${BIN}" install "${pkg}" >/dev/null && "${process.execPath}" "${BIN}" enable um >/dev/null`],
+      { env: home.env },
+    );
+    for (const p of [
+      home.configDir,
+      store(),
+      join(store(), 'extensions.lock'),
+      join(home.configDir, 'settings.toml'),
+      join(store(), '.yep-grants', 'um.json'),
+    ]) {
       expect((statSync(p).mode & 0o022).toString(8), p).toBe('0');
     }
   });

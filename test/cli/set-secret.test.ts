@@ -49,7 +49,7 @@ describe('yep-ext set-secret', () => {
     expect(readFileSync(secretsFile, 'utf8')).toBe(`["ext:logfire"]\ntoken = "${CANARY}"\n`);
 
     // With host tables present: they survive byte for byte, the mode stays 0600.
-    writeFileSync(secretsFile, HOST_TABLES + '\n' + readFileSync(secretsFile, 'utf8'), { mode: 0o600 });
+    writeFileSync(secretsFile, `${HOST_TABLES}\n${readFileSync(secretsFile, 'utf8')}`, { mode: 0o600 });
     const r2 = await runUnderUmask000(['set-secret', 'yolop-extension-logfire', 'token', '--stdin'], 'rotated-value');
     expect(r2.code).toBe(0);
     const text = readFileSync(secretsFile, 'utf8');
@@ -74,7 +74,11 @@ describe('yep-ext set-secret', () => {
   it('refuses undeclared and non-secret fields, listing the declared secret fields', async () => {
     const r = await runCli(['set-secret', 'logfire', 'tokne', '--stdin', '--json'], { env: home.env, input: CANARY });
     expect(r.code).toBe(2);
-    expect(jsonOf(r).error).toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('declares no config field "tokne"'), hint: 'Secret fields of logfire: token.' });
+    expect(jsonOf(r).error).toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringContaining('declares no config field "tokne"'),
+      hint: 'Secret fields of logfire: token.',
+    });
     const n = await runCli(['set-secret', 'logfire', 'endpoint', '--stdin'], { env: home.env, input: CANARY });
     expect(n.code).toBe(2);
     expect(n.stderr).toContain('not a secret');

@@ -45,7 +45,10 @@ describe('observation 1: enable after a later `enabled = false` entry', () => {
   it('disable then enable leaves the host loading the extension, with its config', async () => {
     mkdirSync(home.configDir, { recursive: true });
     // What the host's own enable and disable leave: the first entry with config, a later one disabling it.
-    writeFileSync(settingsFile, '# mine\n[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\nenabled = false\n');
+    writeFileSync(
+      settingsFile,
+      '# mine\n[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\nenabled = false\n',
+    );
     expect(host()).toEqual({ enabled: false, config: {} });
     expect((await ok(['disable', 'x'])).enabled).toBe(false);
     expect(host().enabled).toBe(false);

@@ -85,6 +85,8 @@ describe('the source of a crate from another index', () => {
   it('a crate of the default index keeps crates.io:', () => {
     expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0' })).toBe(`crates.io:${HELLO}@1.0.0`);
     expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0', index: 'sparse+https://index.crates.io' })).toBe(`crates.io:${HELLO}@1.0.0`);
-    expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0', index: 'https://mirror.example.org/index/' })).toBe(`mirror.example.org:${HELLO}@1.0.0`);
+    expect(sourceLabel({ type: 'crate', crate_name: HELLO, version: '1.0.0', index: 'https://mirror.example.org/index/' })).toBe(
+      `mirror.example.org:${HELLO}@1.0.0`,
+    );
   });
 });

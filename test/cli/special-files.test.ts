@@ -10,7 +10,22 @@
  * file is left as it was, and so is every other state file.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,9 +83,13 @@ function saysKind(kind: Kind, follow: boolean): RegExp {
     case 'directory':
       return /is a directory, not a regular file/;
     case 'device-link':
-      return follow ? /is a symbolic link to a character device \(\/dev\/null\), not a regular file/ : /is a symbolic link \(to \/dev\/null\), not a regular file/;
+      return follow
+        ? /is a symbolic link to a character device \(\/dev\/null\), not a regular file/
+        : /is a symbolic link \(to \/dev\/null\), not a regular file/;
     case 'dangling-link':
-      return follow ? /is a dangling symbolic link \(to .*nowhere-at-all, which does not exist\), not a regular file/ : /is a (dangling )?symbolic link \(to .*nowhere-at-all/;
+      return follow
+        ? /is a dangling symbolic link \(to .*nowhere-at-all, which does not exist\), not a regular file/
+        : /is a (dangling )?symbolic link \(to .*nowhere-at-all/;
   }
 }
 
@@ -100,7 +119,10 @@ async function makeTemplate(): Promise<void> {
   const h = homeOf(template);
   writePackage(join(h.root, 'src', 'demo'), { name: 'demo', yolop: { config_schema: SCHEMA } });
   writePackage(join(h.root, 'src', 'other'), { name: 'other' });
-  for (const args of [['install', join(h.root, 'src', 'demo')], ['enable', 'demo']]) {
+  for (const args of [
+    ['install', join(h.root, 'src', 'demo')],
+    ['enable', 'demo'],
+  ]) {
     const r = await runCli(args, { env: h.env, timeoutMs: TIMEOUT_MS });
     expect(r.code, r.stderr).toBe(0);
   }
@@ -305,7 +327,11 @@ describe('an index cache entry as a special file', () => {
   beforeAll(async () => {
     registry = await startRegistry();
     const manifest = { name: 'cachey', version: '1.0.0', yolop: { capabilityServer: { command: 'cachey-server' }, tools: [{ name: 'c' }] } };
-    const data = buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'bin/cachey-server': { content: '#!/bin/sh\ncat\n', mode: 0o755 } } });
+    const data = buildCrate({
+      name: crate,
+      version: '1.0.0',
+      files: { 'plugin.json': JSON.stringify(manifest), 'bin/cachey-server': { content: '#!/bin/sh\ncat\n', mode: 0o755 } },
+    });
     registry.publish({ name: crate, vers: '1.0.0', data });
     t = makeTempHome('yep-special-cache-');
     env = { ...t.env, ...FAST_HTTP_ENV, YEP_EXT_INDEX: registry.indexUrl };
@@ -327,7 +353,14 @@ describe('an index cache entry as a special file', () => {
       .filter((f) => String((JSON.parse(readFileSync(f, 'utf8')) as { url?: unknown }).url).endsWith(`/${crate}`));
   };
 
-  it.each(KINDS.flatMap((kind) => [['update', 'cachey'], ['install', 'cachey']].map((args) => ({ kind, args }))))('$kind: $args.0 $args.1', async ({ kind, args }) => {
+  it.each(
+    KINDS.flatMap((kind) =>
+      [
+        ['update', 'cachey'],
+        ['install', 'cachey'],
+      ].map((args) => ({ kind, args })),
+    ),
+  )('$kind: $args.0 $args.1', async ({ kind, args }) => {
     const [file] = cacheFiles();
     expect(file, 'the install wrote an index cache entry').toBeDefined();
     const saved = readFileSync(file!);

@@ -42,7 +42,10 @@ function linkAway(file: string, target: string): Buffer {
 }
 
 function storeEntries(): string {
-  return readdirSync(store()).filter((e) => !e.startsWith('.')).sort().join(',');
+  return readdirSync(store())
+    .filter((e) => !e.startsWith('.'))
+    .sort()
+    .join(',');
 }
 
 function expectRefusedLink(r: RunResult, link: string, target: string): void {

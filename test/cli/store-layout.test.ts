@@ -36,7 +36,8 @@ const isThere = (p: string) => {
 /** yep-ext's own per-name records beside the store entry (docs/formats.md). */
 const grantRecord = (name: string) => join(store(), '.yep-grants', `${name}.json`);
 const stateRecord = (name: string) => join(store(), '.yep-state', `${name}.json`);
-const versionDirs = (name: string) => (isThere(join(store(), '.yep-packages')) ? readdirSync(join(store(), '.yep-packages')).filter((n) => n.startsWith(`${name}.`)) : []);
+const versionDirs = (name: string) =>
+  isThere(join(store(), '.yep-packages')) ? readdirSync(join(store(), '.yep-packages')).filter((n) => n.startsWith(`${name}.`)) : [];
 
 /** What a successful `remove <name>` claims, checked on disk: nothing of `name` is left that the host or yep-ext would read. */
 function expectRemoved(name: string): void {
@@ -110,7 +111,7 @@ describe('owned packages live in immutable version directories', () => {
     expect(hostRuns(settingsText(), 'other').enabled).toBe(true);
   });
 
-  it('a path install over an owned package deletes its version directory, never the user\'s directory', async () => {
+  it("a path install over an owned package deletes its version directory, never the user's directory", async () => {
     await ok(['install', 'lay@=1.0.0']);
     const first = readlinkSync(join(store(), 'lay'));
     // A copy of the installed tree as a directory: same content hash, another source.

@@ -38,7 +38,12 @@ async function expectAt(version: string): Promise<void> {
   expect(entry?.content_hash).toBe(await contentHash(tree));
   expect(JSON.parse(readFileSync(join(tree, 'plugin.json'), 'utf8'))).toMatchObject({ name: 'hello', version });
 }
-const storeState = () => JSON.stringify({ lock: lockText(), files: readdirSync(join(home.configDir, 'extensions', 'hello')).sort(), manifest: readFileSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'), 'utf8') });
+const storeState = () =>
+  JSON.stringify({
+    lock: lockText(),
+    files: readdirSync(join(home.configDir, 'extensions', 'hello')).sort(),
+    manifest: readFileSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'), 'utf8'),
+  });
 
 beforeEach(async () => {
   reg = await startRegistry();
@@ -67,7 +72,14 @@ describe('update from crates.io', () => {
 
   it('a crate not named yolop-extension-<name>: the hint outside the requirement names that crate (update and outdated)', async () => {
     const custom = (version: string) =>
-      reg.publish({ name: 'custom-name', vers: version, data: fixtureCrate(HELLO, version, { publishAs: 'custom-name', files: { 'plugin.json': manifest(version).replace('"name":"hello"', '"name":"custom"') } }) });
+      reg.publish({
+        name: 'custom-name',
+        vers: version,
+        data: fixtureCrate(HELLO, version, {
+          publishAs: 'custom-name',
+          files: { 'plugin.json': manifest(version).replace('"name":"hello"', '"name":"custom"') },
+        }),
+      });
     custom('1.0.0');
     expect((await runCli(['install', 'crates.io:custom-name@^1'], { env: env() })).code).toBe(0);
     custom('2.0.0');
@@ -78,7 +90,10 @@ describe('update from crates.io', () => {
     const json = await runCli(['update', 'custom', '--json'], { env: env() });
     expect(jsonOf(json).updates[0].newer_outside).toEqual({ version: '2.0.0', requirement: '^1', spec: 'crates.io:custom-name@2' });
     const out = await runCli(['outdated', '--json'], { env: env() });
-    expect(jsonOf(out).outdated.find((i: { name: string }) => i.name === 'custom')).toMatchObject({ status: 'beyond', hint: "yep-ext install crates.io:custom-name@2" });
+    expect(jsonOf(out).outdated.find((i: { name: string }) => i.name === 'custom')).toMatchObject({
+      status: 'beyond',
+      hint: 'yep-ext install crates.io:custom-name@2',
+    });
   });
 
   it('up to date within the requirement names the newer release outside it, from the same index request', async () => {
@@ -104,7 +119,10 @@ describe('update from crates.io', () => {
     // The message is a claim: the lock entry, the store link and the tree the host reads all moved to 1.0.1.
     const entry = lockEntry();
     const tree = join(home.configDir, 'extensions', 'hello');
-    expect(entry).toMatchObject({ version: '1.0.1', source: { type: 'crate', version: '1.0.1', cksum: createHash('sha256').update(crateOf('1.0.1')).digest('hex') } });
+    expect(entry).toMatchObject({
+      version: '1.0.1',
+      source: { type: 'crate', version: '1.0.1', cksum: createHash('sha256').update(crateOf('1.0.1')).digest('hex') },
+    });
     expect(entry?.content_hash).not.toBe(old?.content_hash);
     expect(entry?.content_hash).toBe(await contentHash(tree));
     expect(readlinkSync(tree)).toBe(`.yep-packages/hello.${String(entry?.content_hash).slice('sha256:'.length, 'sha256:'.length + 16)}`);
@@ -124,7 +142,11 @@ describe('update from crates.io', () => {
     const before = lockText();
     writeFileSync(join(tree, 'plugin.json'), manifest('1.0.0', { hooks: [{ event: 'pre_tool_use' }] }));
     const edited = readFileSync(join(tree, 'plugin.json'), 'utf8');
-    for (const args of [['update', 'hello'], ['update', '--all'], ['update', 'hello', '--dry-run']]) {
+    for (const args of [
+      ['update', 'hello'],
+      ['update', '--all'],
+      ['update', 'hello', '--dry-run'],
+    ]) {
       const r = await runCli(args, { env: env() });
       expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(5);
       expect(r.stdout).not.toContain('up to date');

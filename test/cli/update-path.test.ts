@@ -107,7 +107,11 @@ describe('update (path source: re-read and re-pinned in place)', () => {
     const r = await runCli(['update', 'echo', 'other', 'third'], { env: home.env });
     expect(r.code, r.stderr).toBe(11);
     expect(r.stdout.trim()).toBe('other is up to date.');
-    for (const name of ['echo', 'third']) expect(r.stderr.split('\n').filter((l) => l.startsWith(`✖ ${name}: `)), r.stderr).toHaveLength(1);
+    for (const name of ['echo', 'third'])
+      expect(
+        r.stderr.split('\n').filter((l) => l.startsWith(`✖ ${name}: `)),
+        r.stderr,
+      ).toHaveLength(1);
     expect(r.stderr).toMatch(/^✖ echo: .*\n {2}hint: /m);
     expect(r.stderr).toMatch(/\nerror: 2 of 3 updates failed\.\nhint: The others were updated or already up to date; fix the failures and run again\.\n$/);
   });
@@ -158,7 +162,9 @@ describe('update (path source: re-read and re-pinned in place)', () => {
     renameSync(pkg, join(home.root, 'src', 'echo-moved'));
     const v = await runCli(['verify', '--json'], { env: home.env });
     expect(v.code).toBe(5);
-    expect(jsonOf(v).error.details.extensions[0].problems).toEqual([expect.objectContaining({ kind: 'missing', message: `missing: the linked directory ${pkg} is gone` })]);
+    expect(jsonOf(v).error.details.extensions[0].problems).toEqual([
+      expect.objectContaining({ kind: 'missing', message: `missing: the linked directory ${pkg} is gone` }),
+    ]);
     const hint = jsonOf(v).error.hint as string;
     expect(hint).toContain('yep-ext install <its directory> --yes');
     expect(hint).toContain('yep-ext remove echo');
@@ -201,7 +207,10 @@ describe('update (path source: re-read and re-pinned in place)', () => {
     expect(v.code).toBe(5);
     expect(jsonOf(v).error.hint).toContain('yep-ext install --force echo');
     expect(jsonOf(v).error.hint).not.toContain('yep-ext update');
-    expect(jsonOf(await runCli(['outdated', '--json'], { env: home.env })).outdated[0]).toMatchObject({ status: 'damaged', hint: 'yep-ext install --force echo' });
+    expect(jsonOf(await runCli(['outdated', '--json'], { env: home.env })).outdated[0]).toMatchObject({
+      status: 'damaged',
+      hint: 'yep-ext install --force echo',
+    });
     expect((await runCli(['install', '--force', 'echo'], { env: home.env })).code).toBe(0);
     expect(realpathSync(entry)).toBe(realpathSync(pkg));
     expect(agentView(home.configDir).echo!.package).toBe(copy);

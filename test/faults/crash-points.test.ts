@@ -29,7 +29,7 @@ import { createContext } from '../../src/core/context.js';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { agentView } from '../helpers/agent-view.js';
 import { buildCrate } from '../helpers/crates.js';
-import { homeState, strayFiles, type HomeState } from '../helpers/home-state.js';
+import { homeState, strayFiles, } from '../helpers/home-state.js';
 import { REPO_ROOT, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -71,7 +71,16 @@ function crate(name: string, version: string, tools = ['one']): Buffer {
 }
 
 function envFor(configDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: join(configDir, '..', 'home'), YOLOP_CONFIG_DIR: configDir, NO_COLOR: '1', LANG: 'C.UTF-8', YEP_EXT_INDEX: reg.indexUrl, ...FAST, ...extra };
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: join(configDir, '..', 'home'),
+    YOLOP_CONFIG_DIR: configDir,
+    NO_COLOR: '1',
+    LANG: 'C.UTF-8',
+    YEP_EXT_INDEX: reg.indexUrl,
+    ...FAST,
+    ...extra,
+  };
 }
 
 /** A fresh directory holding a copy of `template` (a config dir); returns its config dir. */
@@ -121,7 +130,9 @@ async function enumerate(s: Scenario): Promise<number> {
   const stateBefore = homeState(template);
   // The completed run: the "after" state, and how many calls of each syscall there are to kill at.
   const full = copyHome(template);
-  const done = await slot(() => tracedRun(s.args(), { env: envFor(full.configDir, s.env), everything: true, traceFile: join(full.root, 'trace'), ...(s.input ? { input: s.input } : {}) }));
+  const done = await slot(() =>
+    tracedRun(s.args(), { env: envFor(full.configDir, s.env), everything: true, traceFile: join(full.root, 'trace'), ...(s.input ? { input: s.input } : {}) }),
+  );
   expect(done.status, done.stderr).toBe(0);
   const plan = killPlan(parseCalls(done.trace));
   if (process.env.CRASH_POINTS_DUMP) writeFileSync(join(process.env.CRASH_POINTS_DUMP, s.title.replace(/[^a-z0-9]+/gi, '_')), done.trace);
@@ -146,7 +157,12 @@ async function enumerate(s: Scenario): Promise<number> {
       const { syscall, n, call } = point;
       const h = copyHome(template);
       const where = `${s.title}: killed at ${syscall} #${n}`;
-      const r = await tracedRun(s.args(), { env: envFor(h.configDir, s.env), traceFile: join(h.root, 'trace'), kill: { syscall, n }, ...(s.input ? { input: s.input } : {}) });
+      const r = await tracedRun(s.args(), {
+        env: envFor(h.configDir, s.env),
+        traceFile: join(h.root, 'trace'),
+        kill: { syscall, n },
+        ...(s.input ? { input: s.input } : {}),
+      });
       if (r.signal !== 'SIGKILL') {
         failures.push(`${where}: not reached (exit ${r.status}; the command's calls differ between runs)\n${r.stderr}`);
         rmSync(h.root, { recursive: true, force: true });
@@ -163,14 +179,18 @@ async function enumerate(s: Scenario): Promise<number> {
       if (gap) {
         // Counted below, per point.
       } else if (!oneOf(agent, agentBefore, agentAfter)) {
-        failures.push(`${where} (${killedAt}): the agent would load neither the before nor the after state:\n${JSON.stringify({ agent, before: agentBefore, after: agentAfter }, null, 1)}`);
+        failures.push(
+          `${where} (${killedAt}): the agent would load neither the before nor the after state:\n${JSON.stringify({ agent, before: agentBefore, after: agentAfter }, null, 1)}`,
+        );
       }
       await recover(h.configDir);
       const state = homeState(h.configDir);
       if (!oneOf(state.files, stateBefore.files, stateAfter.files)) {
         const extra = (l: string[], o: string[]) => l.filter((x) => !o.includes(x));
         const near = extra(state.files, stateBefore.files).length <= extra(state.files, stateAfter.files).length ? stateBefore : stateAfter;
-        failures.push(`${where} (${killedAt}): after recovery the home is neither before nor after:\n  unexpected: ${extra(state.files, near.files).join('\n    ')}\n  missing: ${extra(near.files, state.files).join('\n    ')}`);
+        failures.push(
+          `${where} (${killedAt}): after recovery the home is neither before nor after:\n  unexpected: ${extra(state.files, near.files).join('\n    ')}\n  missing: ${extra(near.files, state.files).join('\n    ')}`,
+        );
       }
       const stray = strayFiles(state);
       if (stray.length > 0) failures.push(`${where} (${killedAt}): stray files after recovery: ${stray.join(', ')}`);
@@ -189,7 +209,10 @@ async function enumerate(s: Scenario): Promise<number> {
   await Promise.all(
     verify.map(async ({ point, as }) => {
       const o = await killAt(point);
-      if (o && !same(o, outcomes.get(as))) failures.push(`${s.title}: killed at ${point.syscall} #${point.n} (${point.call.line}) is not the same as at ${as.syscall} #${as.n} (${as.call.line}), into which it was merged:\n${JSON.stringify({ merged: o, as: outcomes.get(as) }, null, 1)}`);
+      if (o && !same(o, outcomes.get(as)))
+        failures.push(
+          `${s.title}: killed at ${point.syscall} #${point.n} (${point.call.line}) is not the same as at ${as.syscall} #${as.n} (${as.call.line}), into which it was merged:\n${JSON.stringify({ merged: o, as: outcomes.get(as) }, null, 1)}`,
+        );
     }),
   );
   expect(failures, failures.slice(0, 5).join('\n\n')).toEqual([]);
@@ -211,8 +234,16 @@ beforeAll(async () => {
   if (!hasStrace) return;
   reg = await startRegistry();
   shared = makeTempHome('yep-crash-shared-');
-  for (const [name, version] of [['keep', '1.0.0'], ['up', '1.0.0'], ['fresh', '1.0.0']] as const) reg.publish({ name: `yolop-extension-${name}`, vers: version, data: crate(name, version) });
-  const pathPkg = writePackage(join(shared.root, 'src', 'linked'), { name: 'linked', yolop: { config_schema: { type: 'object', properties: { level: { type: 'string' } } } } });
+  for (const [name, version] of [
+    ['keep', '1.0.0'],
+    ['up', '1.0.0'],
+    ['fresh', '1.0.0'],
+  ] as const)
+    reg.publish({ name: `yolop-extension-${name}`, vers: version, data: crate(name, version) });
+  const pathPkg = writePackage(join(shared.root, 'src', 'linked'), {
+    name: 'linked',
+    yolop: { config_schema: { type: 'object', properties: { level: { type: 'string' } } } },
+  });
 
   // base: keep and up installed (crates, owned trees) and enabled; up with config and a secret.
   const base = join(shared.root, 'base');
@@ -231,7 +262,9 @@ beforeAll(async () => {
     T[key] = dir;
   };
   // Names settings.toml already enables before they are installed (a leftover entry, or the project's settings).
-  await derive('leftover', (d) => appendFileSync(join(d, 'settings.toml'), '\n[[capabilities]]\nref = "ext:fresh"\n\n[[capabilities]]\nref = "ext:linked"\nlevel = "info"\n'));
+  await derive('leftover', (d) =>
+    appendFileSync(join(d, 'settings.toml'), '\n[[capabilities]]\nref = "ext:fresh"\n\n[[capabilities]]\nref = "ext:linked"\nlevel = "info"\n'),
+  );
   await derive('disabled', (d) => ok(d, ['disable', 'up']));
   // up as an older yep-ext (or the host) left it: a real directory at <store>/up.
   await derive('realdir', (d) => {
@@ -299,7 +332,12 @@ const scenarios: Scenario[] = [
     args: () => ['remove', 'up'],
     expectAfter: (after) => expect(after.up).toBeUndefined(),
   },
-  { title: 'enable', template: () => T.disabled as string, args: () => ['enable', 'up'], expectAfter: (after) => expect(after.up?.config).toEqual({ level: 'debug' }) },
+  {
+    title: 'enable',
+    template: () => T.disabled as string,
+    args: () => ['enable', 'up'],
+    expectAfter: (after) => expect(after.up?.config).toEqual({ level: 'debug' }),
+  },
   {
     title: 'enable --config',
     template: () => T.disabled as string,
@@ -333,8 +371,12 @@ const scenarios: Scenario[] = [
 ];
 
 describeNeeding(strace, 'every state-changing command, killed at every state-changing system call', () => {
-  it.concurrent.each(scenarios.map((s) => [s.title, s] as const))('%s', async (_title, s) => {
-    const n = await enumerate(s);
-    expect(n).toBeGreaterThan(3);
-  }, 600_000);
+  it.concurrent.each(scenarios.map((s) => [s.title, s] as const))(
+    '%s',
+    async (_title, s) => {
+      const n = await enumerate(s);
+      expect(n).toBeGreaterThan(3);
+    },
+    600_000,
+  );
 });

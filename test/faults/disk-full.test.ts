@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { faultCrate, snapshot, stagingLeft, type StateSnapshot } from '../helpers/faults.js';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';

@@ -24,15 +24,32 @@ let home: TempHome;
 let reg: TestRegistry;
 const usageFile = () => join(home.root, 'usage.json');
 const base = { capabilityServer: { command: 'srv' }, tools: [{ name: 't' }] };
-const manifest = (name: string, yolop: Record<string, unknown>, extra: Record<string, unknown> = {}) => JSON.stringify({ name, ...extra, yolop: { ...base, ...yolop } });
+const manifest = (name: string, yolop: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ name, ...extra, yolop: { ...base, ...yolop } });
 
 const CASES: Array<[string, string, RegExp]> = [
   ['a 10 MB manifest', manifest('huge', {}, { description: 'x'.repeat(10 * 1024 * 1024) }), /is 1048\d{4} bytes; manifests are capped at 1048576/],
   ['100,000 tools', manifest('tools', { tools: Array(100_000).fill(1) }), /yolop\.tools holds more than 10000 entries/],
-  ['100,000 server arguments', manifest('args', { capabilityServer: { command: 'srv', args: Array(100_000).fill('a') } }), /yolop\.capabilityServer\.args holds more than 10000 entries/],
-  ['100,000 MCP servers', manifest('mcp', { mcpServers: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [i.toString(36), 0])) }), /yolop\.mcpServers holds more than 10000 entries/],
-  ['100,000 enum values in a config field', manifest('enum', { config_schema: { properties: { mode: { type: 'string', enum: Array.from({ length: 100_000 }, (_, i) => `${i}`) } } } }), /yolop\.config_schema\.properties\.mode\.enum holds more than 10000 entries/],
-  ['10,000 bad hooks (at the cap: every problem counted, 100 listed)', manifest('hooks', { hooks: Array(10_000).fill({ event: 'x' }) }), /yolop\.hooks\[0\]\.event: must be one of pre_tool_use, post_tool_use/],
+  [
+    '100,000 server arguments',
+    manifest('args', { capabilityServer: { command: 'srv', args: Array(100_000).fill('a') } }),
+    /yolop\.capabilityServer\.args holds more than 10000 entries/,
+  ],
+  [
+    '100,000 MCP servers',
+    manifest('mcp', { mcpServers: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [i.toString(36), 0])) }),
+    /yolop\.mcpServers holds more than 10000 entries/,
+  ],
+  [
+    '100,000 enum values in a config field',
+    manifest('enum', { config_schema: { properties: { mode: { type: 'string', enum: Array.from({ length: 100_000 }, (_, i) => `${i}`) } } } }),
+    /yolop\.config_schema\.properties\.mode\.enum holds more than 10000 entries/,
+  ],
+  [
+    '10,000 bad hooks (at the cap: every problem counted, 100 listed)',
+    manifest('hooks', { hooks: Array(10_000).fill({ event: 'x' }) }),
+    /yolop\.hooks\[0\]\.event: must be one of pre_tool_use, post_tool_use/,
+  ],
 ];
 
 async function expectCleanRefusal(args: string[], env: Record<string, string>, message: RegExp): Promise<Record<string, any>> {
@@ -60,7 +77,11 @@ beforeAll(async () => {
   for (const [, text] of CASES) {
     const name = (JSON.parse(text) as { name: string }).name;
     const crate = `yolop-extension-${name}`;
-    reg.publish({ name: crate, vers: '1.0.0', data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': text, 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n` } }) });
+    reg.publish({
+      name: crate,
+      vers: '1.0.0',
+      data: buildCrate({ name: crate, version: '1.0.0', files: { 'plugin.json': text, 'Cargo.toml': `[package]\nname = "${crate}"\nversion = "1.0.0"\n` } }),
+    });
   }
 });
 afterAll(() => reg.close());
@@ -104,4 +125,3 @@ describe('a huge manifest is refused cleanly, in bounded time and memory', () =>
     expect(usage.maxRssKiB).toBeLessThan(MAX_RSS_KIB);
   });
 });
-

@@ -45,7 +45,8 @@ afterEach(() => home.cleanup());
 
 /** Everything the host would make of settings.toml for ext:alpha. */
 const hostState = (text: string | null) => JSON.stringify(sortKeys(text === null ? { enabled: false, config: {} } : hostRuns(text, 'alpha')));
-const readSettings = (configDir: string): string | null => (existsSync(join(configDir, 'settings.toml')) ? readFileSync(join(configDir, 'settings.toml'), 'utf8') : null);
+const readSettings = (configDir: string): string | null =>
+  existsSync(join(configDir, 'settings.toml')) ? readFileSync(join(configDir, 'settings.toml'), 'utf8') : null;
 
 /**
  * Enumerate every kill point of `args` starting from settings text `start` (null: no file).
@@ -71,7 +72,10 @@ async function enumerateKills(args: string[], start: string | null): Promise<{ a
     expect(done.status, done.trace).toBe(0);
     const calls = parseCalls(done.trace, SYSCALLS);
     const renames = calls.filter((c) => c.syscall.startsWith('rename') && /, "[^"]*\/settings\.toml"/.test(c.line));
-    expect(renames.map((c) => c.line), 'renames onto settings.toml').toHaveLength(1);
+    expect(
+      renames.map((c) => c.line),
+      'renames onto settings.toml',
+    ).toHaveLength(1);
     const after = readSettings(full.configDir);
     expect(after).not.toBe(start);
 
@@ -112,13 +116,17 @@ async function enumerateKills(args: string[], start: string | null): Promise<{ a
 
 describeNeeding(strace, 'enable --config: killed at every state-changing system call', () => {
   it('a first enable with config: before (no entry) or after (enabled with the config), never between', async () => {
-    const { after, kills } = await enumerateKills(['enable', 'alpha', '--config', 'endpoint=https://e.example', '--config', 'port=8080'], '# mine\ntheme = "dark"\n');
+    const { after, kills } = await enumerateKills(
+      ['enable', 'alpha', '--config', 'endpoint=https://e.example', '--config', 'port=8080'],
+      '# mine\ntheme = "dark"\n',
+    );
     expect(hostRuns(after as string, 'alpha')).toEqual({ enabled: true, config: { endpoint: 'https://e.example', port: 8080 } });
     expect(kills).toBeGreaterThan(0);
   }, 300_000);
 
   it('a disabled entry plus a host-appended one, folded with new config in one write', async () => {
-    const start = '[[capabilities]]\nref = "ext:alpha"\nenabled = false\nendpoint = "old"\n\n[[capabilities]]\nref = "lsp"\n\n[[capabilities]]\nref = "ext:alpha"\nenabled = false\n';
+    const start =
+      '[[capabilities]]\nref = "ext:alpha"\nenabled = false\nendpoint = "old"\n\n[[capabilities]]\nref = "lsp"\n\n[[capabilities]]\nref = "ext:alpha"\nenabled = false\n';
     const { after, afterDir } = await enumerateKills(['enable', 'alpha', '--config', 'port=1'], start);
     expect(hostRuns(after as string, 'alpha')).toEqual({ enabled: true, config: { endpoint: 'old', port: 1 } });
     // No temp file of a completed run is left behind.

@@ -125,26 +125,30 @@ for (const s of scenarios) {
 
     // Concurrent: each test is half a dozen CLI runs (the stale lock is set back, not waited for).
     // Seven at once on 2 cores take 30-45 s each under load, near the config's 60 s: give them room.
-    it.concurrent.each(s.points)('at %s: recovered to before or after, and the install then completes', async (point) => {
-      const h = newHome();
-      copyHome(prepared, h);
-      expect(snapshot(h)).toEqual(before);
-      await killAt(point, op, envOf(h), join(h.root, 'paused'));
+    it.concurrent.each(s.points)(
+      'at %s: recovered to before or after, and the install then completes',
+      async (point) => {
+        const h = newHome();
+        copyHome(prepared, h);
+        expect(snapshot(h)).toEqual(before);
+        await killAt(point, op, envOf(h), join(h.root, 'paused'));
 
-      // Any command that takes the installer lock recovers (this one then fails: nothing to remove),
-      // once the killed holder's lock is stale: its mtime set back past the 5 s that takes.
-      staleLock(h);
-      const probe = await runCli(['remove', 'not-installed'], { env: envOf(h) });
-      expect(probe.code, probe.stderr).toBe(3);
-      const recovered = snapshot(h);
-      expect([before, after], `state after recovery at ${point}:\n${JSON.stringify(recovered, null, 1)}`).toContainEqual(recovered);
-      expect(stagingLeft(h)).toEqual([]);
+        // Any command that takes the installer lock recovers (this one then fails: nothing to remove),
+        // once the killed holder's lock is stale: its mtime set back past the 5 s that takes.
+        staleLock(h);
+        const probe = await runCli(['remove', 'not-installed'], { env: envOf(h) });
+        expect(probe.code, probe.stderr).toBe(3);
+        const recovered = snapshot(h);
+        expect([before, after], `state after recovery at ${point}:\n${JSON.stringify(recovered, null, 1)}`).toContainEqual(recovered);
+        expect(stagingLeft(h)).toEqual([]);
 
-      await ok(h, op);
-      expect(snapshot(h)).toEqual(after);
-      expect(stagingLeft(h)).toEqual([]);
-      const list = jsonOf(await runCli(['list', '--json'], { env: envOf(h) }));
-      expect(list.extensions.flatMap((e: { problems: string[] }) => e.problems)).toEqual([]);
-    }, 180_000);
+        await ok(h, op);
+        expect(snapshot(h)).toEqual(after);
+        expect(stagingLeft(h)).toEqual([]);
+        const list = jsonOf(await runCli(['list', '--json'], { env: envOf(h) }));
+        expect(list.extensions.flatMap((e: { problems: string[] }) => e.problems)).toEqual([]);
+      },
+      180_000,
+    );
   });
 }

@@ -135,11 +135,15 @@ describe('kill -9 during remove (package, lock, approved grant, settings and sec
     expect(after.secrets ?? '').not.toContain('s3cret-value');
   });
 
-  it.concurrent.each(['remove:before-lock', 'remove:after-lock', 'remove:between-settings-and-secrets'])('at %s', async (point) => {
-    const h = newHome();
-    await setup(h);
-    await crashAndRecover(h, reg, ['remove', 'fx'], point, before, after);
-  }, CONCURRENT_TIMEOUT);
+  it.concurrent.each(['remove:before-lock', 'remove:after-lock', 'remove:between-settings-and-secrets'])(
+    'at %s',
+    async (point) => {
+      const h = newHome();
+      await setup(h);
+      await crashAndRecover(h, reg, ['remove', 'fx'], point, before, after);
+    },
+    CONCURRENT_TIMEOUT,
+  );
 
   it('the next command may be any that takes the installer lock: disable recovers too', async () => {
     const h = newHome();

@@ -33,7 +33,13 @@ let mounted = false;
 let reg: TestRegistry;
 const homes = homePool();
 const home = (): TempHome => homes.make();
-const env = (h: TempHome, cacheDir: string) => ({ ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0', YEP_EXT_CACHE_DIR: cacheDir, YEP_EXT_DEBUG: '1' });
+const env = (h: TempHome, cacheDir: string) => ({
+  ...h.env,
+  YEP_EXT_INDEX: reg.indexUrl,
+  YEP_EXT_HTTP_RETRIES: '0',
+  YEP_EXT_CACHE_DIR: cacheDir,
+  YEP_EXT_DEBUG: '1',
+});
 const store = (h: TempHome, name: string) => join(h.configDir, 'extensions', name);
 
 const tree = treeBytes;
@@ -46,7 +52,11 @@ beforeAll(async () => {
   reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0') });
   reg.publish({ name: HELLO, vers: '0.4.0', data: fixtureCrate(HELLO, '0.4.0') });
   const two = { name: 'two', version: '1.0.0', yolop: { capabilityServer: { command: 'sh' }, tools: [{ name: 't' }] } };
-  reg.publish({ name: 'yolop-extension-two', vers: '1.0.0', data: buildCrate({ name: 'yolop-extension-two', version: '1.0.0', files: { 'plugin.json': JSON.stringify(two) } }) });
+  reg.publish({
+    name: 'yolop-extension-two',
+    vers: '1.0.0',
+    data: buildCrate({ name: 'yolop-extension-two', version: '1.0.0', files: { 'plugin.json': JSON.stringify(two) } }),
+  });
   base = mkdtempSync(join(tmpdir(), 'yep-rocache-'));
   warm = join(base, 'warm');
   ro = join(base, 'ro');
@@ -67,38 +77,42 @@ afterAll(async () => {
   if (base) rmSync(base, { recursive: true, force: true });
 });
 
-describeNeeding(need(mountable.ok, `root and a read-only bind mount (mount --bind / remount,bind,ro said: ${mountable.why})`), 'the download cache on a read-only mount', () => {
-  it('the mount is really read-only (root cannot write there)', () => {
-    const w = spawnSync('touch', [join(ro, 'probe')], { encoding: 'utf8' });
-    expect(w.status).not.toBe(0);
-    expect(w.stderr).toMatch(/Read-only file system/);
-  });
+describeNeeding(
+  need(mountable.ok, `root and a read-only bind mount (mount --bind / remount,bind,ro said: ${mountable.why})`),
+  'the download cache on a read-only mount',
+  () => {
+    it('the mount is really read-only (root cannot write there)', () => {
+      const w = spawnSync('touch', [join(ro, 'probe')], { encoding: 'utf8' });
+      expect(w.status).not.toBe(0);
+      expect(w.stderr).toMatch(/Read-only file system/);
+    });
 
-  it('a warm read-only cache: zero downloads, the same content installed, the cache untouched', async () => {
-    const before = tree(ro);
-    const h = home();
-    reg.requests.length = 0;
-    const r = await runCli(['install', 'hello@0.3.0'], { env: env(h, ro) });
-    expect(r.code, r.stderr).toBe(0);
-    expect(reg.requestsTo('/crates/')).toHaveLength(0);
-    expect(r.stderr).not.toMatch(/warn|cache not written|read-only/i);
-    expect(await contentHash(store(h, 'hello'))).toBe(await contentHash(store(origin, 'hello')));
-    expect(tree(ro)).toEqual(before);
-  });
+    it('a warm read-only cache: zero downloads, the same content installed, the cache untouched', async () => {
+      const before = tree(ro);
+      const h = home();
+      reg.requests.length = 0;
+      const r = await runCli(['install', 'hello@0.3.0'], { env: env(h, ro) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(reg.requestsTo('/crates/')).toHaveLength(0);
+      expect(r.stderr).not.toMatch(/warn|cache not written|read-only/i);
+      expect(await contentHash(store(h, 'hello'))).toBe(await contentHash(store(origin, 'hello')));
+      expect(tree(ro)).toEqual(before);
+    });
 
-  it('crates the cache lacks: downloaded and installed, the failed writes are one debug note, the cache byte-identical', async () => {
-    const before = tree(ro);
-    const h = home();
-    reg.requests.length = 0;
-    const r = await runCli(['install', 'hello@0.4.0', 'two'], { env: env(h, ro) });
-    expect(r.code, r.stderr).toBe(0);
-    expect(reg.requestsTo('/crates/')).toHaveLength(2);
-    expect(readdirSync(store(h, 'two'))).toContain('plugin.json');
-    expect(readFileSync(join(store(h, 'hello'), 'plugin.json'), 'utf8')).toContain('0.4.0');
-    const notes = r.stderr.split('\n').filter((l) => /cache/i.test(l) && !/cache hit/i.test(l));
-    // YEP_EXT_DEBUG is on: the one note is there, a debug line, never a warning.
-    expect(notes, r.stderr).toHaveLength(1);
-    expect(notes[0]).toMatch(/^debug: download cache not written \(EROFS: .* is read-only/);
-    expect(tree(ro)).toEqual(before);
-  });
-});
+    it('crates the cache lacks: downloaded and installed, the failed writes are one debug note, the cache byte-identical', async () => {
+      const before = tree(ro);
+      const h = home();
+      reg.requests.length = 0;
+      const r = await runCli(['install', 'hello@0.4.0', 'two'], { env: env(h, ro) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(reg.requestsTo('/crates/')).toHaveLength(2);
+      expect(readdirSync(store(h, 'two'))).toContain('plugin.json');
+      expect(readFileSync(join(store(h, 'hello'), 'plugin.json'), 'utf8')).toContain('0.4.0');
+      const notes = r.stderr.split('\n').filter((l) => /cache/i.test(l) && !/cache hit/i.test(l));
+      // YEP_EXT_DEBUG is on: the one note is there, a debug line, never a warning.
+      expect(notes, r.stderr).toHaveLength(1);
+      expect(notes[0]).toMatch(/^debug: download cache not written \(EROFS: .* is read-only/);
+      expect(tree(ro)).toEqual(before);
+    });
+  },
+);

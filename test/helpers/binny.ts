@@ -21,11 +21,24 @@ const binPath = () => `/bin/binny-1.0.0-${hostTarget()}`;
 
 /** Publish binny 1.0.0 (plugin.json, Cargo.toml, README.md, src/lib.txt) on `reg`. */
 export function publishBinny(reg: TestRegistry): void {
-  const manifest = { name: 'binny', version: '1.0.0', yolop: { capabilityServer: { command: 'binny-server', binaries: `${reg.url}bin/{name}-{version}-{target}` }, tools: [{ name: 't' }] } };
+  const manifest = {
+    name: 'binny',
+    version: '1.0.0',
+    yolop: { capabilityServer: { command: 'binny-server', binaries: `${reg.url}bin/{name}-{version}-{target}` }, tools: [{ name: 't' }] },
+  };
   reg.publish({
     name: BINNY_CRATE,
     vers: '1.0.0',
-    data: buildCrate({ name: BINNY_CRATE, version: '1.0.0', files: { 'plugin.json': JSON.stringify(manifest), 'Cargo.toml': `[package]\nname = "${BINNY_CRATE}"\nversion = "1.0.0"\n`, 'README.md': 'hello\n', 'src/lib.txt': 'code\n' } }),
+    data: buildCrate({
+      name: BINNY_CRATE,
+      version: '1.0.0',
+      files: {
+        'plugin.json': JSON.stringify(manifest),
+        'Cargo.toml': `[package]\nname = "${BINNY_CRATE}"\nversion = "1.0.0"\n`,
+        'README.md': 'hello\n',
+        'src/lib.txt': 'code\n',
+      },
+    }),
   });
 }
 

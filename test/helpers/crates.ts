@@ -47,7 +47,11 @@ export function readTree(dir: string): Record<string, CrateFile> {
 /** A gzip'd `.crate` for `name`@`version`. */
 export function buildCrate(o: CrateOptions): Buffer {
   const files: Record<string, FileSpec> = { ...(o.dir ? readTree(o.dir) : {}), ...o.files };
-  const sorted = Object.fromEntries(Object.keys(files).sort().map((k) => [k, files[k]!]));
+  const sorted = Object.fromEntries(
+    Object.keys(files)
+      .sort()
+      .map((k) => [k, files[k]!]),
+  );
   let tar = buildTar([...crateEntries(o.name, o.version, sorted), ...(o.entries ?? [])]);
   if (o.truncateTarAt !== undefined) tar = tar.subarray(0, o.truncateTarAt);
   return gzipSync(tar);

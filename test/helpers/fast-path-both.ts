@@ -19,7 +19,11 @@ export interface FastPathSide {
   took: boolean;
 }
 
-export async function runBothWays(args: string[], env: Record<string, string>, mark: string): Promise<{ fast: RunResult; oclif: RunResult; tookFastPath: boolean }> {
+export async function runBothWays(
+  args: string[],
+  env: Record<string, string>,
+  mark: string,
+): Promise<{ fast: RunResult; oclif: RunResult; tookFastPath: boolean }> {
   rmSync(mark, { force: true });
   const fast = await runCli(args, { env: { ...env, YEP_EXT_TEST_FAST_PATH_MARK: mark } });
   const tookFastPath = existsSync(mark);

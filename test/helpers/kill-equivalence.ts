@@ -73,7 +73,8 @@ const INERT_IOCTL = /^ioctl\(\d+(<[^>]*>)?, (TCGETS|TIOCGWINSZ|FIONBIO|FIOCLEX|F
 const INERT_TARGET = /^\w+\(\d+<(pipe:|socket:|anon_inode:|UNIX|TCP|UDP|\/dev\/)/;
 
 /** Calls that name the files they change by path (every quoted argument is a path; symlink's first is the link's text). */
-const BY_PATH = /^(rename|renameat|renameat2|unlink|unlinkat|rmdir|symlink|symlinkat|mkdir|mkdirat|open|openat|openat2|creat|chmod|fchmodat|truncate|link|linkat|utimensat|utimes|utime|setxattr|lsetxattr|removexattr|lremovexattr|mknod|mknodat)$/;
+const BY_PATH =
+  /^(rename|renameat|renameat2|unlink|unlinkat|rmdir|symlink|symlinkat|mkdir|mkdirat|open|openat|openat2|creat|chmod|fchmodat|truncate|link|linkat|utimensat|utimes|utime|setxattr|lsetxattr|removexattr|lremovexattr|mknod|mknodat)$/;
 /** Calls that change the file their first argument, a descriptor, is open on. */
 const BY_FD = /^(write|pwrite64|writev|pwritev|pwritev2|fchmod|fchown|ftruncate|fallocate|fsetxattr|fremovexattr|utimensat)$/;
 
@@ -98,7 +99,7 @@ export function mutation(e: Entry, unobserved: string[] = []): string | null {
   const why = change(e);
   if (why === null || unobserved.length === 0) return why;
   const paths = pathsOf(e);
-  return paths !== null && paths.every((p) => unobserved.some((u) => p === u || p.startsWith(`${u}/`))) ? null : why;
+  return paths?.every((p) => unobserved.some((u) => p === u || p.startsWith(`${u}/`))) ? null : why;
 }
 
 function change(e: Entry): string | null {
@@ -106,7 +107,8 @@ function change(e: Entry): string | null {
   const call = e.text.replace(/^\d+\s+/, '');
   if (NO_SYNC.has(e.syscall) || INERT.has(e.syscall)) return null;
   if (STATE_SYSCALLS.includes(e.syscall)) return e.syscall;
-  if (e.syscall === 'open' || e.syscall === 'openat' || e.syscall === 'openat2') return /O_CREAT|O_TRUNC/.test(call) ? `${e.syscall} creating or truncating` : null;
+  if (e.syscall === 'open' || e.syscall === 'openat' || e.syscall === 'openat2')
+    return /O_CREAT|O_TRUNC/.test(call) ? `${e.syscall} creating or truncating` : null;
   if (/^(write|pwrite64|writev|pwritev|pwritev2)$/.test(e.syscall)) return INERT_TARGET.test(call) ? null : `${e.syscall} to a file`;
   if (e.syscall === 'ioctl') return INERT_IOCTL.test(call) ? null : 'ioctl';
   // A thread dies with the process; a new process may outlive the kill.
@@ -138,7 +140,8 @@ export function equivalentPoints(trace: string, points: KillPoint[], unobserved:
   const groups = new Map<number, KillPoint[]>();
   for (const p of points) {
     const e = entries[p.call.seq];
-    if (!e || !e.text.startsWith(p.call.line.replace(/\s*<unfinished \.\.\.>$/, ''))) throw new Error(`kill point ${p.syscall} #${p.n} is not call ${p.call.seq} of the trace`);
+    if (!e?.text.startsWith(p.call.line.replace(/\s*<unfinished \.\.\.>$/, '')))
+      throw new Error(`kill point ${p.syscall} #${p.n} is not call ${p.call.seq} of the trace`);
     const k = changesBefore[p.call.seq] as number;
     groups.set(k, [...(groups.get(k) ?? []), p]);
   }

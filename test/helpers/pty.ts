@@ -19,11 +19,18 @@ const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  * \r\n turned back into \n. Asynchronous: a test's own servers (the loopback
  * registry) keep answering while it runs.
  */
-export function runCliInPty(args: string[], options: { env: Record<string, string>; cols: number; rows?: number; cwd?: string }): Promise<{ code: number | null; output: string }> {
+export function runCliInPty(
+  args: string[],
+  options: { env: Record<string, string>; cols: number; rows?: number; cwd?: string },
+): Promise<{ code: number | null; output: string }> {
   if (!HAS_SCRIPT) return Promise.reject(new Error('util-linux `script` is needed for the terminal tests (apt-get install util-linux)'));
   const cmd = `stty cols ${options.cols} rows ${options.rows ?? 50} && exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: options.cwd ?? REPO_ROOT, env: withSeams({ TERM: 'xterm', ...options.env }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: withSeams({ TERM: 'xterm', ...options.env }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     // Decoded once at the end: a chunk may end inside a UTF-8 sequence (│, …, 日本).
     const chunks: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => chunks.push(d));

@@ -161,7 +161,12 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     const fixed = statics.get(decodeURIComponent(path));
     if (fixed) return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: fixed };
     if (path === '/index/config.json') {
-      const body = config === undefined ? JSON.stringify({ dl: `${base}crates`, api: base.replace(/\/$/, '') }) : typeof config === 'string' ? config : JSON.stringify(config);
+      const body =
+        config === undefined
+          ? JSON.stringify({ dl: `${base}crates`, api: base.replace(/\/$/, '') })
+          : typeof config === 'string'
+            ? config
+            : JSON.stringify(config);
       // Revalidated like an index file (crates.io's CDN gives config.json an ETag too).
       const etag = `"${sha256Hex(Buffer.from(body)).slice(0, 20)}"`;
       if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag }, body: Buffer.alloc(0) };
@@ -211,12 +216,20 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     const live = versions.filter((v) => !v.yanked);
     const newest = versions[versions.length - 1]!;
     const stable = live.filter((v) => !v.vers.includes('-'));
-    const max = (stable.length ? stable : live).map((v) => v.vers).sort(compareLoose).pop() ?? null;
+    const max =
+      (stable.length ? stable : live)
+        .map((v) => v.vers)
+        .sort(compareLoose)
+        .pop() ?? null;
     return {
       name: newest.name,
       description: newest.description ?? null,
       max_version: max,
-      max_stable_version: stable.map((v) => v.vers).sort(compareLoose).pop() ?? null,
+      max_stable_version:
+        stable
+          .map((v) => v.vers)
+          .sort(compareLoose)
+          .pop() ?? null,
       newest_version: newest.vers,
       downloads: versions.reduce((n, v) => n + v.downloads, 0),
       recent_downloads: 0,
@@ -287,7 +300,9 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
         // Write through the socket: node:http would refuse a body longer than the header.
         res.socket?.end(
           Buffer.concat([
-            Buffer.from(`HTTP/1.1 ${reply.status} OK\r\ncontent-type: ${reply.headers['content-type'] ?? 'application/octet-stream'}\r\ncontent-length: ${fault.declared}\r\nconnection: close\r\n\r\n`),
+            Buffer.from(
+              `HTTP/1.1 ${reply.status} OK\r\ncontent-type: ${reply.headers['content-type'] ?? 'application/octet-stream'}\r\ncontent-length: ${fault.declared}\r\nconnection: close\r\n\r\n`,
+            ),
             reply.body,
           ]),
         );
@@ -340,7 +355,9 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     logged.status = reply.status;
     send(req, res, reply, rule?.fault);
   };
-  const server: Server | import('node:https').Server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createServer(handler);
+  const server: Server | import('node:https').Server = options.tls
+    ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler)
+    : createServer(handler);
   // Every TCP socket accepted, to destroy at close: closeAllConnections sees only the
   // connections the HTTP layer took over, not a TLS socket whose handshake never finished
   // (a client that refused the certificate, through a proxy's tunnel), and server.close
@@ -375,7 +392,15 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
       indexLines.set(key, [...(indexLines.get(key) ?? []), text]);
       crates.set(key, [
         ...(crates.get(key) ?? []),
-        { name: o.name, vers: o.vers, data: o.data, yanked: o.yanked ?? false, ...(o.description !== undefined ? { description: o.description } : {}), keywords: o.keywords ?? [], downloads: o.downloads ?? 0 },
+        {
+          name: o.name,
+          vers: o.vers,
+          data: o.data,
+          yanked: o.yanked ?? false,
+          ...(o.description !== undefined ? { description: o.description } : {}),
+          keywords: o.keywords ?? [],
+          downloads: o.downloads ?? 0,
+        },
       ]);
       return cksum;
     },

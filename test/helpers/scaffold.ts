@@ -89,7 +89,13 @@ export async function remoteError(p: Promise<unknown>): Promise<{ code: number; 
 }
 
 /** Start a generated package's server the way the host does (bare command, bin/ first on PATH). */
-export function startServer(dir: string, name: string, workspaceRoot: string, env: Record<string, string>, onNotification?: (method: string, params: unknown) => void): YepClient {
+export function startServer(
+  dir: string,
+  name: string,
+  workspaceRoot: string,
+  env: Record<string, string>,
+  onNotification?: (method: string, params: unknown) => void,
+): YepClient {
   return YepClient.start({ command: name, packageDir: dir, workspaceRoot, env }, { requestTimeoutMs: 10_000, ...(onNotification ? { onNotification } : {}) });
 }
 
@@ -157,9 +163,15 @@ export async function runScriptedSession(dir: string, expected: SessionExpectati
 
 /** Text inserted at the top of the hook handler so it blocks the tool named "bash". */
 const HOOK_BLOCK: Record<Language, { anchor: RegExp; insert: string }> = {
-  python: { anchor: /( {4}return allow\(\)\n)/, insert: '    if tool_name == "bash":\n        return block("bash is not allowed here", "blocked by the test")\n' },
+  python: {
+    anchor: /( {4}return allow\(\)\n)/,
+    insert: '    if tool_name == "bash":\n        return block("bash is not allowed here", "blocked by the test")\n',
+  },
   typescript: { anchor: /( {2}return allow\(\);\n)/, insert: "  if (toolName === 'bash') return block('bash is not allowed here', 'blocked by the test');\n" },
-  rust: { anchor: /( {4}Ok\(allow\(\)\)\n)/, insert: '    if tool_name == "bash" {\n        return Ok(block("bash is not allowed here", Some("blocked by the test")));\n    }\n' },
+  rust: {
+    anchor: /( {4}Ok\(allow\(\)\)\n)/,
+    insert: '    if tool_name == "bash" {\n        return Ok(block("bash is not allowed here", Some("blocked by the test")));\n    }\n',
+  },
 };
 
 /** Fill in the generated hook handler (the author's seam) so that it blocks "bash". */

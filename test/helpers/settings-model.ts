@@ -81,7 +81,12 @@ export function keptConfig(text: string, name: string): Table {
 
 export function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (isTable(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  if (isTable(v))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys(v[k])]),
+    );
   if (typeof v === 'bigint') return `${v}n`;
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
   return v;
@@ -121,7 +126,7 @@ export const SUBJECT_SCHEMA = {
 };
 
 const ESCAPED_STRINGS = ['"plain"', '"quote \\" and backslash \\\\"', '"caf\\u00e9 \\t tab"', '"line\\nbreak"', '"hash # not a comment"', '"ext:alpha"', '""'];
-const LITERAL_STRINGS = ["'C:\\path\\raw'", "'literal \"dq\" ok'", "'# still a string'", "''", "'ext:alpha'"];
+const LITERAL_STRINGS = ["'C:\\path\\raw'", '\'literal "dq" ok\'', "'# still a string'", "''", "'ext:alpha'"];
 
 function value(g: Gen, key: string, n: number): string {
   switch (key) {
@@ -196,7 +201,15 @@ export function generateFile(seed: number, name: string): GeneratedFile {
   const blocks: { text: string; subject: boolean }[] = [];
   const line = (rows: string[]): string => rows.map((r) => r + eol).join('');
   if (g.chance(0.7)) {
-    blocks.push({ text: line([g.pick(['# my settings — keep this comment', '\ufeff# starts with a BOM', '# settings']), 'theme = "dark"   # trailing', "model.name = 'big'", `seed = ${seed}`]), subject: false });
+    blocks.push({
+      text: line([
+        g.pick(['# my settings — keep this comment', '\ufeff# starts with a BOM', '# settings']),
+        'theme = "dark"   # trailing',
+        "model.name = 'big'",
+        `seed = ${seed}`,
+      ]),
+      subject: false,
+    });
   }
   const subjects = g.int(0, 4);
   const others = g.int(1, 5);
@@ -252,7 +265,8 @@ export function othersUntouched(file: GeneratedFile, after: string, name: string
     for (const raw of lines) {
       const l = raw.trim();
       if (/^\[\[\s*capabilities\s*\]\]/.test(l)) inSubject = true;
-      if (!inSubject && l !== '' && !/^# a comment inside entry \d+$/.test(l)) return `a gap holds a stray line outside the subject's entries: ${JSON.stringify(raw)}`;
+      if (!inSubject && l !== '' && !/^# a comment inside entry \d+$/.test(l))
+        return `a gap holds a stray line outside the subject's entries: ${JSON.stringify(raw)}`;
     }
   }
   return undefined;

@@ -4,7 +4,19 @@
  * the built CLI over a subset): a seeded sequence of commands per generated file,
  * and the checks after each command against the independent model in settings-model.ts.
  */
-import { Gen, hostRuns, keptConfig, othersUntouched, prng, sortKeys, subjectEntries, userConfig, withoutSubject, DECLARED_KEYS, type GeneratedFile } from './settings-model.js';
+import {
+  Gen,
+  hostRuns,
+  keptConfig,
+  othersUntouched,
+  prng,
+  sortKeys,
+  subjectEntries,
+  userConfig,
+  withoutSubject,
+  DECLARED_KEYS,
+  type GeneratedFile,
+} from './settings-model.js';
 
 export const SUBJECT = 'alpha';
 
@@ -84,7 +96,8 @@ export function disagreements(file: GeneratedFile, op: Op, before: string, after
       if (!same(runs.config, want)) out.push(`host config after enable ${show(runs.config)}, want ${show(want)}`);
       if (entries !== 1) out.push(`${entries} entries after enable, want 1`);
       if (report?.enabled !== true) out.push(`enable reported enabled=${report?.enabled}`);
-      if (report?.was_enabled !== hostRuns(before, SUBJECT).enabled) out.push(`enable reported was_enabled=${report?.was_enabled}, the host read ${hostRuns(before, SUBJECT).enabled}`);
+      if (report?.was_enabled !== hostRuns(before, SUBJECT).enabled)
+        out.push(`enable reported was_enabled=${report?.was_enabled}, the host read ${hostRuns(before, SUBJECT).enabled}`);
       break;
     }
     case 'disable': {
@@ -93,7 +106,8 @@ export function disagreements(file: GeneratedFile, op: Op, before: string, after
       } else {
         if (runs.enabled) out.push('host reads it enabled after disable');
         if (entries !== 1) out.push(`${entries} entries after disable, want 1`);
-        if (!same(userConfig(after, SUBJECT), userConfig(before, SUBJECT))) out.push(`disable changed the kept config: ${show(userConfig(before, SUBJECT))} -> ${show(userConfig(after, SUBJECT))}`);
+        if (!same(userConfig(after, SUBJECT), userConfig(before, SUBJECT)))
+          out.push(`disable changed the kept config: ${show(userConfig(before, SUBJECT))} -> ${show(userConfig(after, SUBJECT))}`);
       }
       if (report?.enabled !== false) out.push(`disable reported enabled=${report?.enabled}`);
       break;

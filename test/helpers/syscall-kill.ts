@@ -31,7 +31,20 @@ import { withSeams } from './seams.mjs';
 import { need, type Need } from './needs.js';
 
 /** Every system call by which a command changes what is on disk. */
-export const STATE_SYSCALLS = ['rename', 'renameat', 'renameat2', 'unlink', 'unlinkat', 'rmdir', 'symlink', 'symlinkat', 'fsync', 'fdatasync', 'mkdir', 'mkdirat'];
+export const STATE_SYSCALLS = [
+  'rename',
+  'renameat',
+  'renameat2',
+  'unlink',
+  'unlinkat',
+  'rmdir',
+  'symlink',
+  'symlinkat',
+  'fsync',
+  'fdatasync',
+  'mkdir',
+  'mkdirat',
+];
 
 /** Whether strace works here, as a need (test/helpers/needs.ts: skipped with the reason, or failing under YEP_EXT_REQUIRE_ALL=1). */
 export function straceNeed(): Need {
@@ -53,8 +66,18 @@ export interface TracedRun {
 const SECCOMP_KILL_SRC = join(REPO_ROOT, 'test', 'helpers', 'seccomp-kill.c');
 /** x86_64 numbers of the state syscalls, and which arguments are paths (bit i) or descriptors (bit 8 + i). */
 const SECCOMP_CALLS: Record<string, [number, number]> = {
-  rename: [82, 0b11], mkdir: [83, 0b1], rmdir: [84, 0b1], unlink: [87, 0b1], symlink: [88, 0b11], fsync: [74, 0x100], fdatasync: [75, 0x100],
-  mkdirat: [258, 0b10], unlinkat: [263, 0b10], renameat: [264, 0b1010], symlinkat: [266, 0b101], renameat2: [316, 0b1010],
+  rename: [82, 0b11],
+  mkdir: [83, 0b1],
+  rmdir: [84, 0b1],
+  unlink: [87, 0b1],
+  symlink: [88, 0b11],
+  fsync: [74, 0x100],
+  fdatasync: [75, 0x100],
+  mkdirat: [258, 0b10],
+  unlinkat: [263, 0b10],
+  renameat: [264, 0b1010],
+  symlinkat: [266, 0b101],
+  renameat2: [316, 0b1010],
 };
 let seccompKill: string | null | undefined;
 /**
@@ -135,7 +158,12 @@ export function tracedRun(args: string[], options: TraceOptions): Promise<Traced
       // directory is made by a mkdir on the main thread; strace counts calls per thread, so that
       // one would make the installer lock's mkdir (in the pool) unreachable by when=N. The cache
       // is not state; the kill points are the same with it off.
-      env: withSeams({ ...options.env, UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1', ...(how === 'seccomp' && options.kill ? { SECCOMP_KILL_ARGS: String(SECCOMP_CALLS[options.kill.syscall]?.[1]) } : {}) }),
+      env: withSeams({
+        ...options.env,
+        UV_THREADPOOL_SIZE: '1',
+        NODE_DISABLE_COMPILE_CACHE: '1',
+        ...(how === 'seccomp' && options.kill ? { SECCOMP_KILL_ARGS: String(SECCOMP_CALLS[options.kill.syscall]?.[1]) } : {}),
+      }),
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -270,6 +298,7 @@ export function killedElsewhere(point: KillPoint, killed: TracedRun['killed']): 
     const y = b.split('/');
     return x.length === y.length && x.every((c, i) => sameComponent(c, y[i] as string));
   };
-  if (planned.length !== killed.paths.length || !planned.every((p, i) => same(p, killed.paths[i] as string))) return `killed at ${killed.syscall} #${killed.n} on ${JSON.stringify(killed.paths)}, planned on ${JSON.stringify(planned)}`;
+  if (planned.length !== killed.paths.length || !planned.every((p, i) => same(p, killed.paths[i] as string)))
+    return `killed at ${killed.syscall} #${killed.n} on ${JSON.stringify(killed.paths)}, planned on ${JSON.stringify(planned)}`;
   return null;
 }

@@ -80,7 +80,7 @@ function pad(data: Buffer): Buffer {
 }
 
 function octal(buf: Buffer, off: number, width: number, value: number): void {
-  buf.write(value.toString(8).padStart(width - 1, '0') + '\0', off, width, 'latin1');
+  buf.write(`${value.toString(8).padStart(width - 1, '0')}\0`, off, width, 'latin1');
 }
 
 export interface HeaderFields {
@@ -124,7 +124,7 @@ export function tarHeader(f: HeaderFields): Buffer {
   let sum = 0;
   for (const b of h) sum += b;
   if (f.badChecksum) sum += 1;
-  h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8, 'latin1');
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
   return h;
 }
 

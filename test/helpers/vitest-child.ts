@@ -12,7 +12,9 @@ export function runFixtureSuite(
   args: string[] = [],
   extraEnv: Record<string, string> = {},
 ): Promise<{ code: number | null; lines: string[]; stderr: string }> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'TEST' && k !== 'NODE_ENV' && k !== 'YEP_EXT_REQUIRE_ALL'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'TEST' && k !== 'NODE_ENV' && k !== 'YEP_EXT_REQUIRE_ALL'),
+  );
   const child = spawn(process.execPath, [join(REPO_ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--config', join(REPO_ROOT, config), ...args], {
     cwd: REPO_ROOT,
     env: { ...env, NO_COLOR: '1', CI: '1', ...extraEnv },

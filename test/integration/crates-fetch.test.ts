@@ -89,7 +89,12 @@ describe('fetchCrate', () => {
     const c = ctx();
     const r = await fetchCrate(c, spec(HELLO, '0.4.0'), into());
     expect(r.source.version).toBe('0.4.0');
-    expect(c.log.lines.filter((l) => l.level === 'warn').map((l) => l.message).join()).toMatch(/0\.4\.0 is yanked/);
+    expect(
+      c.log.lines
+        .filter((l) => l.level === 'warn')
+        .map((l) => l.message)
+        .join(),
+    ).toMatch(/0\.4\.0 is yanked/);
   });
 
   it('says no version matches, listing what exists', async () => {

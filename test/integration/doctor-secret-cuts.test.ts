@@ -85,7 +85,13 @@ describe('doctor never shows a piece of a secret at a cut', () => {
 
   it('the client alone: problems and the stderr tail it reports hold no piece of its secrets', async () => {
     const c = YepClient.start(
-      { command: process.execPath, args: [join(SERVER_FIXTURES, 'leaky.mjs'), '--stdout-banner', '--stderr-cut', '500'], packageDir: home.root, workspaceRoot: home.root, injectedEnv: { FIXTURE_TOKEN: SECRET } },
+      {
+        command: process.execPath,
+        args: [join(SERVER_FIXTURES, 'leaky.mjs'), '--stdout-banner', '--stderr-cut', '500'],
+        packageDir: home.root,
+        workspaceRoot: home.root,
+        injectedEnv: { FIXTURE_TOKEN: SECRET },
+      },
       { secrets: [SECRET], stderrTailBytes: 510 },
     );
     await c.initialize();

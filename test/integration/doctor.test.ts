@@ -44,8 +44,24 @@ describe('doctor: the grading rules', () => {
     expect(r.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     expect(r.ok).toBe(true);
     expect(Object.keys(r.status)).toEqual([
-      'manifest', 'command', 'spawn', 'handshake', 'protocol_version', 'name', 'capabilities', 'tools', 'prompt',
-      'notifications', 'cancel', 'unknown_method', 'dynamic_prompt', 'hooks', 'shutdown', 'stdin_eof', 'messages', 'processes',
+      'manifest',
+      'command',
+      'spawn',
+      'handshake',
+      'protocol_version',
+      'name',
+      'capabilities',
+      'tools',
+      'prompt',
+      'notifications',
+      'cancel',
+      'unknown_method',
+      'dynamic_prompt',
+      'hooks',
+      'shutdown',
+      'stdin_eof',
+      'messages',
+      'processes',
     ]);
     expect(r.server_pids).toHaveLength(2);
     expect(r.stderr_tail).toBeUndefined();
@@ -93,7 +109,12 @@ describe('doctor: the grading rules', () => {
   });
 
   it('fails a hook that does not answer within its timeout_ms', async () => {
-    const r = await doctor(pkg('slow-hook', { args: ['--name', 'slow-hook', '--hook-delay', '600'], yolop: { hooks: [{ event: 'post_tool_use', timeout_ms: 150, on_error: 'block' }] } }));
+    const r = await doctor(
+      pkg('slow-hook', {
+        args: ['--name', 'slow-hook', '--hook-delay', '600'],
+        yolop: { hooks: [{ event: 'post_tool_use', timeout_ms: 150, on_error: 'block' }] },
+      }),
+    );
     expect(r.status.hooks).toBe('fail');
     expect(detail(r, 'hooks')).toContain('timeout_ms=150');
     expect(detail(r, 'hooks')).toContain('on_error=block');
@@ -101,7 +122,10 @@ describe('doctor: the grading rules', () => {
 
   it('runs one tool call with --call and reports the streamed updates', async () => {
     const seen: string[] = [];
-    const r = await doctor(pkg('caller', { args: ['--name', 'caller'] }), { call: { tool: 'echo', args: { text: 'hi', updates: 2 } }, onUpdate: (u) => seen.push(u) });
+    const r = await doctor(pkg('caller', { args: ['--name', 'caller'] }), {
+      call: { tool: 'echo', args: { text: 'hi', updates: 2 } },
+      onUpdate: (u) => seen.push(u),
+    });
     expect(r.status.call).toBe('pass');
     expect(r.call).toMatchObject({ tool: 'echo', updates: ['update 1', 'update 2'], result: { text: 'hi' } });
     expect(seen).toEqual(['update 1', 'update 2']);
@@ -113,7 +137,13 @@ describe('doctor: the grading rules', () => {
 describe('doctor: config injection (the seam)', () => {
   const secretManifest = {
     args: ['--name', 'needs-secret', '--need-env', 'FIXTURE_TOKEN'],
-    yolop: { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'FIXTURE_TOKEN' }, region: { type: 'string' } }, required: ['token'] } },
+    yolop: {
+      config_schema: {
+        type: 'object',
+        properties: { token: { type: 'string', secret: true, env: 'FIXTURE_TOKEN' }, region: { type: 'string' } },
+        required: ['token'],
+      },
+    },
   };
 
   it('passes when the secret is provided, and never shows its value', async () => {
@@ -295,7 +325,9 @@ describe('doctor: targets', () => {
     makePackage(ctx.paths.storeDir, 'installed-one', { args: ['--name', 'installed-one'] });
     const r = await runDoctor(ctx, { target: { kind: 'installed', name: 'installed-one' }, workspaceRoot: home.root, ...FAST });
     expect(r).toMatchObject({ name: 'installed-one', ok: true, source: 'installed' });
-    await expect(runDoctor(ctx, { target: { kind: 'installed', name: 'not-there' }, workspaceRoot: home.root })).rejects.toMatchObject({ code: 'E_NOT_INSTALLED' });
+    await expect(runDoctor(ctx, { target: { kind: 'installed', name: 'not-there' }, workspaceRoot: home.root })).rejects.toMatchObject({
+      code: 'E_NOT_INSTALLED',
+    });
   });
 
   it('reports a broken manifest as a failed check', async () => {

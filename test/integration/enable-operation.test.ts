@@ -9,7 +9,7 @@ import { runSetSecret } from '../../src/core/operations/set-secret.js';
 import { configStatus } from '../../src/core/settings/config-status.js';
 import { loadInstalledManifest } from '../../src/core/store/installed-manifest.js';
 import { Secret } from '../../src/core/settings/secret-value.js';
-import { YepError } from '../../src/core/errors.js';
+import type { YepError } from '../../src/core/errors.js';
 
 const CANARY = 'CANARY-op-91c3';
 let home: TempHome;
@@ -54,7 +54,14 @@ describe('setup on enable', () => {
     const { prompter, calls } = scripted({ select: 'slow', text: ['not a url', 'https://logfire.example'] });
     const r = await runEnable(ctx, 'yolop-extension-logfire', { prompter });
     expect(calls).toEqual(['secret:token', 'text:endpoint', 'rejected:not a url', 'select:mode:fast|slow']);
-    expect(r).toMatchObject({ name: 'logfire', enabled: true, changed: true, was_enabled: false, config_set: ['endpoint', 'mode'], secrets_set: [{ key: 'token', store: 'file' }] });
+    expect(r).toMatchObject({
+      name: 'logfire',
+      enabled: true,
+      changed: true,
+      was_enabled: false,
+      config_set: ['endpoint', 'mode'],
+      secrets_set: [{ key: 'token', store: 'file' }],
+    });
     expect(settings().capabilities).toEqual([{ ref: 'ext:logfire', endpoint: 'https://logfire.example', mode: 'slow' }]);
     expect(readFileSync(ctx.paths.secretsFile, 'utf8')).toContain(CANARY);
     expect(readFileSync(ctx.paths.settingsFile, 'utf8')).not.toContain(CANARY);
@@ -99,10 +106,18 @@ describe('setup on enable', () => {
 
   it('refuses schema violations, secrets and unknown keys in --config before writing anything', async () => {
     const ctx = home.ctx();
-    await expect(runEnable(ctx, 'logfire', { config: ['port=70000'] })).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('port must be <= 65535') });
+    await expect(runEnable(ctx, 'logfire', { config: ['port=70000'] })).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringContaining('port must be <= 65535'),
+    });
     await expect(runEnable(ctx, 'logfire', { config: ['mode=medium'] })).rejects.toMatchObject({ code: 'E_USAGE' });
-    await expect(runEnable(ctx, 'logfire', { config: [`token=${CANARY}`] })).rejects.toSatisfy((e: YepError) => e.code === 'E_USAGE' && !JSON.stringify(e.toJSON()).includes(CANARY));
-    await expect(runEnable(ctx, 'logfire', { config: ['nope=1'] })).rejects.toMatchObject({ code: 'E_USAGE', hint: expect.stringContaining('endpoint, mode, port') });
+    await expect(runEnable(ctx, 'logfire', { config: [`token=${CANARY}`] })).rejects.toSatisfy(
+      (e: YepError) => e.code === 'E_USAGE' && !JSON.stringify(e.toJSON()).includes(CANARY),
+    );
+    await expect(runEnable(ctx, 'logfire', { config: ['nope=1'] })).rejects.toMatchObject({
+      code: 'E_USAGE',
+      hint: expect.stringContaining('endpoint, mode, port'),
+    });
     expect(existsSync(ctx.paths.settingsFile)).toBe(false);
   });
 

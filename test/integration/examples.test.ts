@@ -16,7 +16,11 @@ describe.each([
   ['echo-python', 'py_echo', { text: 'hi', repeat: 3 }],
 ])('examples/%s', (name, tool, args) => {
   it('passes doctor with every check green, including a streamed tool call', async () => {
-    const r = await runDoctor(home.ctx(env), { target: { kind: 'path', dir: join(REPO_ROOT, 'examples', name) }, workspaceRoot: home.root, call: { tool, args } });
+    const r = await runDoctor(home.ctx(env), {
+      target: { kind: 'path', dir: join(REPO_ROOT, 'examples', name) },
+      workspaceRoot: home.root,
+      call: { tool, args },
+    });
     expect(r.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     expect(r.call).toMatchObject({ updates: ['1/3: hi', '2/3: hi'], result: { content: [{ type: 'text', text: 'hi' }] } });
   });
@@ -25,7 +29,13 @@ describe.each([
 describe('examples/echo-node behaviour', () => {
   it('honours cancel, blocks rm -rf / in its hook, runs its command with the env-mapped greeting', async () => {
     const dir = join(REPO_ROOT, 'examples', 'echo-node');
-    const c = YepClient.start({ command: join(dir, 'bin', 'echo-node'), packageDir: dir, workspaceRoot: home.root, env: { ...home.env, ...env }, injectedEnv: { ECHO_NODE_GREETING: 'Howdy' } });
+    const c = YepClient.start({
+      command: join(dir, 'bin', 'echo-node'),
+      packageDir: dir,
+      workspaceRoot: home.root,
+      env: { ...home.env, ...env },
+      injectedEnv: { ECHO_NODE_GREETING: 'Howdy' },
+    });
     try {
       await c.initialize();
       const call = c.callTool('echo', { text: 'x', repeat: 20 });

@@ -43,7 +43,11 @@ function spiedCtx(extra: Record<string, string> = {}) {
 }
 
 function gitRuns(): string[] {
-  return existsSync(gitLog) ? readFileSync(gitLog, 'utf8').split('\n').filter((l) => l !== '') : [];
+  return existsSync(gitLog)
+    ? readFileSync(gitLog, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+    : [];
 }
 
 function ctxWithHome(label: string, gitconfig: string, extra: Record<string, string> = {}) {
@@ -125,18 +129,28 @@ describe('C20: hostile URLs are rejected before git runs', () => {
 });
 
 describe('C21: hostile refs are rejected before git runs', () => {
-  test.each(['-x', '--upload-pack=touch /tmp/yep-pwned', '--output=/tmp/yep-pwned', 'a..b', 'main@{1}', 'has space', 'x\ty', 'x\u001b[31m', 'x\u0000y', 'x.lock', '.x', 'a//b'])(
-    '%j',
-    async (ref) => {
-      writeFileSync(gitLog, '');
-      const into = await newInto();
-      expect((await rejection(fetchGit(spiedCtx(), spec(repo.url, ref), into))).code).toBe('E_USAGE');
-      expect((await rejection(resolveGitRef(spiedCtx(), repo.url, ref))).code).toBe('E_USAGE');
-      expect((await rejection(fetchGitCommit(spiedCtx(), { url: repo.url, rev: ref }, into))).code).toMatch(/E_USAGE|E_STATE/);
-      expect(gitRuns()).toEqual([]);
-      expectNothingLeft(into);
-    },
-  );
+  test.each([
+    '-x',
+    '--upload-pack=touch /tmp/yep-pwned',
+    '--output=/tmp/yep-pwned',
+    'a..b',
+    'main@{1}',
+    'has space',
+    'x\ty',
+    'x\u001b[31m',
+    'x\u0000y',
+    'x.lock',
+    '.x',
+    'a//b',
+  ])('%j', async (ref) => {
+    writeFileSync(gitLog, '');
+    const into = await newInto();
+    expect((await rejection(fetchGit(spiedCtx(), spec(repo.url, ref), into))).code).toBe('E_USAGE');
+    expect((await rejection(resolveGitRef(spiedCtx(), repo.url, ref))).code).toBe('E_USAGE');
+    expect((await rejection(fetchGitCommit(spiedCtx(), { url: repo.url, rev: ref }, into))).code).toMatch(/E_USAGE|E_STATE/);
+    expect(gitRuns()).toEqual([]);
+    expectNothingLeft(into);
+  });
 });
 
 describe('C22: a branch force-pushed after locking', () => {
@@ -186,7 +200,8 @@ describe('C23: nothing from the repository executes; nothing beyond the one comm
     r.git(['commit', '--quiet', '-m', 'add submodules']);
     r.git(['push', '--quiet', 'origin', 'HEAD']);
     expect(r.git(['ls-tree', 'HEAD', 'evil'])).toMatch(/^160000 commit/);
-    const gitconfig = '[submodule]\n\trecurse = true\n\tactive = .\n[protocol "ext"]\n\tallow = always\n[protocol "file"]\n\tallow = always\n[fetch]\n\trecurseSubmodules = true\n';
+    const gitconfig =
+      '[submodule]\n\trecurse = true\n\tactive = .\n[protocol "ext"]\n\tallow = always\n[protocol "file"]\n\tallow = always\n[fetch]\n\trecurseSubmodules = true\n';
 
     const into = await newInto();
     const ctx = ctxWithHome('submodules', gitconfig);
@@ -200,7 +215,10 @@ describe('C23: nothing from the repository executes; nothing beyond the one comm
 
     // control: plain git with the same user config does run the payload
     try {
-      git(['clone', '--quiet', '--recurse-submodules', r.bare, join(home.root, 'control-clone')], home.root, { HOME: join(home.root, 'home-submodules'), GIT_CONFIG_GLOBAL: join(home.root, 'home-submodules/.gitconfig') });
+      git(['clone', '--quiet', '--recurse-submodules', r.bare, join(home.root, 'control-clone')], home.root, {
+        HOME: join(home.root, 'home-submodules'),
+        GIT_CONFIG_GLOBAL: join(home.root, 'home-submodules/.gitconfig'),
+      });
     } catch {
       // the ext:: "submodule" is not a git server; the clone fails after running it
     }
@@ -210,7 +228,7 @@ describe('C23: nothing from the repository executes; nothing beyond the one comm
   test('LFS pointers stay pointers: no smudge filter runs, even one the user configured', async () => {
     const marker = join(home.root, 'lfs-ran');
     const smudge = script(join(home.root, 'bin/fake-lfs-smudge'), `touch '${marker}'\necho SMUDGED`);
-    const pointer = 'version https://git-lfs.github.com/spec/v1\noid sha256:' + 'ab'.repeat(32) + '\nsize 12345\n';
+    const pointer = `version https://git-lfs.github.com/spec/v1\noid sha256:${'ab'.repeat(32)}\nsize 12345\n`;
     const r = makeRepo(join(home.root, 'with-lfs'), {
       files: { ...fixtureFiles(), '.gitattributes': '*.bin filter=lfs diff=lfs merge=lfs -text\n', 'model.bin': pointer },
     });
@@ -225,7 +243,7 @@ describe('C23: nothing from the repository executes; nothing beyond the one comm
     expect(existsSync(marker)).toBe(true);
   });
 
-  test('hooks never run: not the repository\'s, not core.hooksPath, not init.templateDir', async () => {
+  test("hooks never run: not the repository's, not core.hooksPath, not init.templateDir", async () => {
     const marker = join(home.root, 'hook-ran');
     const hookBody = `echo "$0" >> '${marker}'`;
     script(join(home.root, 'user-hooks/post-checkout'), hookBody);

@@ -287,7 +287,7 @@ describe('httpDownload', () => {
     expect(got.sha256).toBe(sha256Hex(big));
   });
 
-  it('collects its socket reads every 1 MiB where the CLI exposed V8\'s collector (the 200 MB install\'s peak RSS)', async () => {
+  it("collects its socket reads every 1 MiB where the CLI exposed V8's collector (the 200 MB install's peak RSS)", async () => {
     const key = Symbol.for('yep-ext.collect-garbage');
     const g = globalThis as Record<symbol, unknown>;
     const before = g[key];
@@ -318,7 +318,10 @@ describe('httpDownload', () => {
     reg.publish({ name: 'big2', vers: '1.0.0', data: big });
     await httpDownload(c, reg.downloadUrl('big2', '1.0.0'), join(home.root, 'big2.partial'), { ...opts({ maxBytes: 4 << 20 }), progressLabel: 'big' });
     expect(log.steps.map((s) => s.label)).toEqual(['small', 'big']);
-    for (const [step, size] of [[log.steps[0]!, DATA.length], [log.steps[1]!, big.length]] as const) {
+    for (const [step, size] of [
+      [log.steps[0]!, DATA.length],
+      [log.steps[1]!, big.length],
+    ] as const) {
       expect(step.ended).toBe(true);
       expect(step.states.some((s) => s.unit === 'bytes' && s.total === size)).toBe(true);
       expect(Math.max(...step.states.map((s) => s.done ?? 0))).toBe(size);

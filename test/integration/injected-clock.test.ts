@@ -214,7 +214,10 @@ describe('yep client on ctx.clock', () => {
   it('stop escalates EOF -> SIGTERM -> SIGKILL at the grace of the clock; the process is gone', async () => {
     const clock = new ManualClock();
     // Ignores EOF and SIGTERM: only SIGKILL ends it.
-    const c = server("process.on('SIGTERM', () => {}); process.stdin.on('end', () => {}); process.stdin.resume(); setInterval(() => {}, 1e6); process.stderr.write('ready\\n');", clock);
+    const c = server(
+      "process.on('SIGTERM', () => {}); process.stdin.on('end', () => {}); process.stdin.resume(); setInterval(() => {}, 1e6); process.stderr.write('ready\\n');",
+      clock,
+    );
     expect(await c.spawned).toBe(true);
     await until(() => c.stderrTail().includes('ready'), 'the server to trap SIGTERM');
     const pid = c.pid!;

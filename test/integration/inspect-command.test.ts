@@ -26,7 +26,7 @@ describe('inspectServerCommand', () => {
     ['srv', true, 'bin/srv'],
     ['linked', true, 'bin/linked'],
     ['on-path', true, 'found on PATH'],
-    ['needs-env-prog', false, 'not on the server\'s PATH'],
+    ['needs-env-prog', false, "not on the server's PATH"],
     ['tool.sh', false, 'neither in the package'],
     ['./tool.sh', false, 'relative to the workspace'],
     ['bin/../../elsewhere/on-path', false, 'leaves the package'],

@@ -81,7 +81,11 @@ describe('no process-wide side effects from the library API (issue 13)', () => {
     expect(readFileSync(log, 'utf8')).toBe('--expose-gc\n--no-expose-gc\n');
     const proxied = join(work, 'cli-proxy.log');
     writeFileSync(proxied, '');
-    const p = await node(['--require', flagRecorder(proxied), BIN, 'search', 'x', '--json'], { ...env, YEP_EXT_INDEX: 'https://registry.example/index/', HTTPS_PROXY: 'http://127.0.0.1:9' });
+    const p = await node(['--require', flagRecorder(proxied), BIN, 'search', 'x', '--json'], {
+      ...env,
+      YEP_EXT_INDEX: 'https://registry.example/index/',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+    });
     expect(p.stdout).toContain('http://127.0.0.1:9');
     expect(readFileSync(proxied, 'utf8')).toBe('--expose-gc\n--no-expose-gc\n--liftoff-only\n');
   });
@@ -99,7 +103,11 @@ describe('no process-wide side effects from the library API (issue 13)', () => {
     // Through a proxy undici makes the request: --liftoff-only is set just before it loads.
     const proxied = join(work, 'fast-proxy.log');
     writeFileSync(proxied, '');
-    const p = await node(['--require', flagRecorder(proxied), BIN, 'install', 'nothing-here'], { ...env, YEP_EXT_INDEX: 'https://registry.example/index/', HTTPS_PROXY: 'http://127.0.0.1:9' });
+    const p = await node(['--require', flagRecorder(proxied), BIN, 'install', 'nothing-here'], {
+      ...env,
+      YEP_EXT_INDEX: 'https://registry.example/index/',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+    });
     expect(p.stderr).toContain('http://127.0.0.1:9');
     expect(readFileSync(proxied, 'utf8')).toBe('--expose-gc\n--no-expose-gc\n--liftoff-only\n');
   });

@@ -38,7 +38,10 @@ afterEach(() => {
 
 const ctx = () => home.ctx({ ...FAST, PATH: '/usr/bin:/bin' });
 function manifest(binaries: string | undefined, command = 'demo-server'): Manifest {
-  return parseManifest(JSON.stringify({ name: 'demo', version: '1.2.0', yolop: { capabilityServer: { command, ...(binaries ? { binaries } : {}) }, tools: [{ name: 't' }] } }), 'test');
+  return parseManifest(
+    JSON.stringify({ name: 'demo', version: '1.2.0', yolop: { capabilityServer: { command, ...(binaries ? { binaries } : {}) }, tools: [{ name: 't' }] } }),
+    'test',
+  );
 }
 /** Serve a binary and (unless `sha` is null) its .sha256 file. */
 function publish(path: string, body: Buffer, sha: string | null = sha256Hex(body)): string {
@@ -65,10 +68,12 @@ describe('provisionBinary', () => {
   });
 
   it('extracts the file named like the command from a .tar.gz', async () => {
-    const archive = gzipSync(buildTar([
-      { path: 'demo/README', content: 'docs' },
-      { path: 'demo/bin/demo-server', content: SCRIPT, mode: 0o644 },
-    ]));
+    const archive = gzipSync(
+      buildTar([
+        { path: 'demo/README', content: 'docs' },
+        { path: 'demo/bin/demo-server', content: SCRIPT, mode: 0o644 },
+      ]),
+    );
     const url = publish(`/releases/demo-${target}.tar.gz`, archive);
     const out = await provisionBinary(ctx(), pkg, manifest(url.replace(target, '{target}')));
     expect(out.sha256).toBe(sha256Hex(archive));

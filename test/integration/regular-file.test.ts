@@ -32,7 +32,9 @@ describe('readRegularFileSync', () => {
     symlinkSync(join(dir, 'a'), join(dir, 'link'));
     expect(readRegularFileSync(join(dir, 'a'), 'The file')?.toString()).toBe('hello');
     expect(readRegularFileSync(join(dir, 'link'), 'The file')?.toString()).toBe('hello');
-    expect(() => readRegularFileSync(join(dir, 'link'), 'The file', { followSymlinks: false })).toThrow(/The file .*link is a symbolic link \(to .*\/a\), not a regular file/);
+    expect(() => readRegularFileSync(join(dir, 'link'), 'The file', { followSymlinks: false })).toThrow(
+      /The file .*link is a symbolic link \(to .*\/a\), not a regular file/,
+    );
   });
 
   it('is undefined for a missing file (or a missing parent)', () => {
@@ -45,7 +47,11 @@ describe('readRegularFileSync', () => {
     ['a FIFO', (p: string) => fifo(p), /is a FIFO \(named pipe\), not a regular file/],
     ['a directory', (p: string) => mkdirSync(p), /is a directory, not a regular file/],
     ['a symlink to /dev/null', (p: string) => symlinkSync('/dev/null', p), /is a symbolic link to a character device \(\/dev\/null\), not a regular file/],
-    ['a dangling symlink', (p: string) => symlinkSync(join(dir, 'gone'), p), /is a dangling symbolic link \(to .*gone, which does not exist\), not a regular file/],
+    [
+      'a dangling symlink',
+      (p: string) => symlinkSync(join(dir, 'gone'), p),
+      /is a dangling symbolic link \(to .*gone, which does not exist\), not a regular file/,
+    ],
     ['a symlink to a FIFO', (p: string) => symlinkSync(fifo(join(dir, 'pipe')), p), /is a symbolic link to a FIFO \(named pipe\)/],
     ['a symlink loop', (p: string) => symlinkSync(p, p), /is a symbolic link loop/],
   ])('refuses %s with E_STATE, naming the file', (_label, make, re) => {
@@ -74,7 +80,10 @@ describe('readRegularFileSync', () => {
 describe('writeFileAtomic on what is already there', () => {
   it('refuses to replace a FIFO, a directory or a device link, and leaves them as they were', async () => {
     const p = fifo(join(dir, 'pipe'));
-    await expect(writeFileAtomic(p, 'x', { what: 'The lockfile' })).rejects.toMatchObject({ code: 'E_STATE', message: expect.stringMatching(/The lockfile .*pipe is a FIFO/) });
+    await expect(writeFileAtomic(p, 'x', { what: 'The lockfile' })).rejects.toMatchObject({
+      code: 'E_STATE',
+      message: expect.stringMatching(/The lockfile .*pipe is a FIFO/),
+    });
     expect(lstatSync(p).isFIFO()).toBe(true);
     mkdirSync(join(dir, 'd'));
     await expect(writeFileAtomic(join(dir, 'd'), 'x')).rejects.toMatchObject({ code: 'E_STATE', message: expect.stringMatching(/is a directory/) });
@@ -99,7 +108,9 @@ describe('writeFileAtomic on what is already there', () => {
 
   it('refuses a dangling symlink even with `follow` (it would create the target)', async () => {
     symlinkSync(join(dir, 'elsewhere', 'x'), join(dir, 'link'));
-    await expect(writeFileAtomic(join(dir, 'link'), 'new', { symlinks: 'follow' })).rejects.toMatchObject({ message: expect.stringMatching(/dangling symbolic link/) });
+    await expect(writeFileAtomic(join(dir, 'link'), 'new', { symlinks: 'follow' })).rejects.toMatchObject({
+      message: expect.stringMatching(/dangling symbolic link/),
+    });
   });
 });
 

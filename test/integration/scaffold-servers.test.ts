@@ -83,10 +83,23 @@ describe.each<Language>(['python', 'typescript'])('%s template', (language) => {
   it('skips junk lines, answers requests after them, and ignores responses and non-integer ids', async () => {
     const name = `${language}-junk`;
     const dir = await generate(name, language, { tools: ['t'] });
-    const input = ['not json', '[1,2]', '{"id": 7, "result": {}}', '{"id": "x", "method": "tool/call"}', '{"id": 1.5, "method": "tool/call"}', '', '{"id": 1, "method": "initialize", "params": []}', '{"id": 2, "method": "shutdown"}', ''].join('\n');
+    const input = [
+      'not json',
+      '[1,2]',
+      '{"id": 7, "result": {}}',
+      '{"id": "x", "method": "tool/call"}',
+      '{"id": 1.5, "method": "tool/call"}',
+      '',
+      '{"id": 1, "method": "initialize", "params": []}',
+      '{"id": 2, "method": "shutdown"}',
+      '',
+    ].join('\n');
     const r = spawnSync(join(dir, 'bin', name), [], { input, env, encoding: 'utf8', timeout: 10_000 });
     expect(r.status).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number });
     expect(lines.map((l) => l.id)).toEqual([1, 2]);
     expect(r.stderr).toContain('skipping a line that is not JSON');
   });
@@ -113,18 +126,29 @@ describe.each<Language>(['python', 'typescript'])('%s template', (language) => {
 
   it('filled-in handlers: progress streams, config arrives and follows config/changed, secrets come from env, failures and prints stay off the protocol', async () => {
     const name = `${language}-filled`;
-    const dir = await generate(name, language, { tools: ['work', 'boom'], commands: ['bad'], dynamicPrompt: true, config: ['endpoint', 'token:secret:env=FILLED_TOKEN'] });
+    const dir = await generate(name, language, {
+      tools: ['work', 'boom'],
+      commands: ['bad'],
+      dynamicPrompt: true,
+      config: ['endpoint', 'token:secret:env=FILLED_TOKEN'],
+    });
     const file = join(dir, 'bin', name);
     let text = readFileSync(file, 'utf8');
     if (language === 'python') {
       text = text
-        .replace(/( {4}if name == "work":\n)[^\n]*\n/, '$1        print("chatter on stdout")\n        progress("half way")\n        return text_result("%s %s" % (CONFIG.get("endpoint"), os.environ.get("FILLED_TOKEN")))\n')
+        .replace(
+          /( {4}if name == "work":\n)[^\n]*\n/,
+          '$1        print("chatter on stdout")\n        progress("half way")\n        return text_result("%s %s" % (CONFIG.get("endpoint"), os.environ.get("FILLED_TOKEN")))\n',
+        )
         .replace(/( {4}elif name == "boom":\n)[^\n]*\n/, '$1        raise RuntimeError("it broke")\n')
         .replace(/( {4}if name == "bad":\n)[^\n]*\n/, '$1        return ["not", "a", "result"]\n')
         .replace(/( {4}return "")\n/, '    return 42\n');
     } else {
       text = text
-        .replace(/( {4}case 'work':\n)[^\n]*\n/, "$1      console.log('chatter on stdout');\n      progress('half way');\n      return textResult(config.endpoint + ' ' + process.env.FILLED_TOKEN);\n")
+        .replace(
+          /( {4}case 'work':\n)[^\n]*\n/,
+          "$1      console.log('chatter on stdout');\n      progress('half way');\n      return textResult(config.endpoint + ' ' + process.env.FILLED_TOKEN);\n",
+        )
         .replace(/( {4}case 'boom':\n)[^\n]*\n/, "$1      throw new Error('it broke');\n")
         .replace(/( {4}case 'bad':\n)[^\n]*\n/, "$1      return /** @type {any} */ (['not', 'a', 'result']);\n")
         .replace(/( {2}return '';)\n/, '  return /** @type {any} */ (42);\n');
@@ -134,7 +158,9 @@ describe.each<Language>(['python', 'typescript'])('%s template', (language) => {
     try {
       await client.initialize({ config: { endpoint: 'https://a.example' } });
       const updates: string[] = [];
-      expect(await client.callTool('work', {}, { onUpdate: (u) => updates.push(u.output) }).result).toEqual({ content: [{ type: 'text', text: 'https://a.example s3cret' }] });
+      expect(await client.callTool('work', {}, { onUpdate: (u) => updates.push(u.output) }).result).toEqual({
+        content: [{ type: 'text', text: 'https://a.example s3cret' }],
+      });
       expect(updates).toEqual(['half way']);
       client.notify('config/changed', { config: { endpoint: 'https://b.example' } });
       expect(await client.callTool('work', {}).result).toEqual({ content: [{ type: 'text', text: 'https://b.example s3cret' }] });
@@ -166,14 +192,41 @@ describe('typescript template', () => {
     copyFileSync(join(full, 'bin', 'ts-check-full'), files[0]!);
     copyFileSync(join(bare, 'bin', 'ts-check-bare'), files[1]!);
     const tsc = join(import.meta.dirname, '../../node_modules/.bin/tsc');
-    const r = spawnSync(tsc, ['--noEmit', '--allowJs', '--checkJs', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--moduleDetection', 'force', '--skipLibCheck', '--types', 'node', '--typeRoots', join(import.meta.dirname, '../../node_modules/@types'), ...files], { encoding: 'utf8' });
+    const r = spawnSync(
+      tsc,
+      [
+        '--noEmit',
+        '--allowJs',
+        '--checkJs',
+        '--strict',
+        '--target',
+        'es2022',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--moduleDetection',
+        'force',
+        '--skipLibCheck',
+        '--types',
+        'node',
+        '--typeRoots',
+        join(import.meta.dirname, '../../node_modules/@types'),
+        ...files,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(`${r.stdout}${r.stderr}`).toBe('');
     expect(r.status).toBe(0);
 
     // Inside a "type": "module" tree Node loads the .mjs copy as ESM: no require/import is used, so it still works.
     writeFileSync(join(home.root, 'package.json'), '{"type": "module"}\n');
     copyFileSync(files[0]!, join(home.root, 'full.mjs'));
-    const run = spawnSync(process.execPath, [join(home.root, 'full.mjs')], { input: '{"id":1,"method":"initialize","params":{}}\n{"id":2,"method":"shutdown"}\n', encoding: 'utf8', timeout: 10_000 });
+    const run = spawnSync(process.execPath, [join(home.root, 'full.mjs')], {
+      input: '{"id":1,"method":"initialize","params":{}}\n{"id":2,"method":"shutdown"}\n',
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     expect(run.status).toBe(0);
     expect(run.stdout.split('\n')[0]).toContain('"name":"ts-check-full"');
   });

@@ -29,8 +29,22 @@ async function fixture(): Promise<Fixture> {
   const reg = await startRegistry();
   const kw = ['yolop-extension'];
   reg.publish({ name: 'yolop-extension-lsp', vers: '0.3.1', data: Buffer.from('a'), description: 'Language servers for yolop', keywords: kw, downloads: 900 });
-  reg.publish({ name: 'yolop-extension-lsp', vers: '0.4.0-beta.1', data: Buffer.from('b'), description: 'Language servers for yolop', keywords: kw, downloads: 10 });
-  reg.publish({ name: 'yolop-extension-logfire', vers: '1.2.0', data: Buffer.from('c'), description: 'Send traces to \u001b[31mLogfire\u001b[0m', keywords: kw, downloads: 500 });
+  reg.publish({
+    name: 'yolop-extension-lsp',
+    vers: '0.4.0-beta.1',
+    data: Buffer.from('b'),
+    description: 'Language servers for yolop',
+    keywords: kw,
+    downloads: 10,
+  });
+  reg.publish({
+    name: 'yolop-extension-logfire',
+    vers: '1.2.0',
+    data: Buffer.from('c'),
+    description: 'Send traces to \u001b[31mLogfire\u001b[0m',
+    keywords: kw,
+    downloads: 500,
+  });
   // Follows the naming convention but forgot the keyword: found by the name query.
   reg.publish({ name: 'yolop-extension-nokw', vers: '0.1.0', data: Buffer.from('d'), description: 'No keyword here', downloads: 5 });
   // Has the keyword but not the prefix: installable only as crates.io:<name>.
@@ -48,7 +62,14 @@ describe.concurrent('searchExtensions', () => {
     const r = await searchExtensions(ctx());
     expect(r.hits.map((h) => h.crate).sort()).toEqual(['odd-name', 'yolop-extension-logfire', 'yolop-extension-lsp', 'yolop-extension-nokw']);
     const lsp = r.hits.find((h) => h.crate === 'yolop-extension-lsp')!;
-    expect(lsp).toEqual({ crate: 'yolop-extension-lsp', install: 'lsp', version: '0.3.1', downloads: 910, description: 'Language servers for yolop', installed: null });
+    expect(lsp).toEqual({
+      crate: 'yolop-extension-lsp',
+      install: 'lsp',
+      version: '0.3.1',
+      downloads: 910,
+      description: 'Language servers for yolop',
+      installed: null,
+    });
     expect(r.hits.find((h) => h.crate === 'odd-name')!.install).toBe('crates.io:odd-name');
     const api = reg.requestsTo('/api/v1/crates');
     expect(api.map((q) => new URL(q.url, reg.url).searchParams.get('keyword'))).toEqual(['yolop-extension', null]);
@@ -68,7 +89,14 @@ describe.concurrent('searchExtensions', () => {
     mkdirSync(dirname(c.paths.lockFile), { recursive: true });
     await saveLock(c.paths.lockFile, {
       extra: {},
-      entries: [{ name: 'lsp', content_hash: `sha256:${'0'.repeat(64)}`, version: '0.3.0', source: { type: 'crate', crate_name: 'yolop-extension-lsp', version: '0.3.0', index: `sparse+${c.indexUrl}` } }],
+      entries: [
+        {
+          name: 'lsp',
+          content_hash: `sha256:${'0'.repeat(64)}`,
+          version: '0.3.0',
+          source: { type: 'crate', crate_name: 'yolop-extension-lsp', version: '0.3.0', index: `sparse+${c.indexUrl}` },
+        },
+      ],
     });
     const r = await searchExtensions(c, { term: 'lsp' });
     expect(r.hits[0]!.installed).toEqual({ name: 'lsp', version: '0.3.0' });
@@ -84,7 +112,12 @@ describe.concurrent('searchExtensions', () => {
       entries: [
         // The host's own entry for crates.io (no `index` key): another registry's crate of that name.
         { name: 'lsp', content_hash: hash, version: '0.3.0', source: { type: 'crate', crate_name: 'yolop-extension-lsp', version: '0.3.0' } },
-        { name: 'logfire', content_hash: hash, version: '1.2.0', source: { type: 'crate', crate_name: 'yolop-extension-logfire', version: '1.2.0', index: 'https://mirror.example/' } },
+        {
+          name: 'logfire',
+          content_hash: hash,
+          version: '1.2.0',
+          source: { type: 'crate', crate_name: 'yolop-extension-logfire', version: '1.2.0', index: 'https://mirror.example/' },
+        },
         { name: 'nokw', content_hash: hash, source: { type: 'git', url: 'https://example.com/nokw', rev: 'a'.repeat(40) } },
       ],
     });
@@ -114,7 +147,10 @@ describe.concurrent('searchExtensions', () => {
   it('an error body is redacted before its 300-character cut (issue 19 item 1: a URL credential across the cut)', async () => {
     const { reg, ctx } = await fixture();
     const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41';
-    reg.fault('/api/v1/crates', { kind: 'body', body: JSON.stringify({ errors: [{ detail: `${'u'.repeat(270)} upstream https://svc:${secret}@backend.example/ failed` }] }) });
+    reg.fault('/api/v1/crates', {
+      kind: 'body',
+      body: JSON.stringify({ errors: [{ detail: `${'u'.repeat(270)} upstream https://svc:${secret}@backend.example/ failed` }] }),
+    });
     const e = await searchExtensions(ctx()).catch((x) => x);
     expect(e.message).toMatch(/answered with an error: u{20}/);
     expect(secretFragments(`${e.message}\n${JSON.stringify(e.details ?? {})}`, secret)).toEqual([]);
@@ -147,7 +183,8 @@ describe.concurrent('searchExtensions', () => {
     const { home } = await fixture();
     const big = await startRegistry();
     try {
-      for (let i = 0; i < 130; i++) big.publish({ name: `yolop-extension-p${i}`, vers: '1.0.0', data: Buffer.from([i]), keywords: ['yolop-extension'], downloads: 1000 - i });
+      for (let i = 0; i < 130; i++)
+        big.publish({ name: `yolop-extension-p${i}`, vers: '1.0.0', data: Buffer.from([i]), keywords: ['yolop-extension'], downloads: 1000 - i });
       const r = await searchExtensions(home.ctx({ ...FAST, YEP_EXT_INDEX: big.indexUrl }), { limit: 120 });
       expect(r.hits).toHaveLength(120);
       expect(r.hits[0]!.crate).toBe('yolop-extension-p0');
@@ -164,7 +201,8 @@ describe.concurrent('searchExtensions', () => {
     const { home } = await fixture();
     const big = await startRegistry();
     try {
-      for (let i = 0; i < 130; i++) big.publish({ name: `yolop-extension-p${i}`, vers: '1.0.0', data: Buffer.from([i]), keywords: ['yolop-extension'], downloads: 1000 - i });
+      for (let i = 0; i < 130; i++)
+        big.publish({ name: `yolop-extension-p${i}`, vers: '1.0.0', data: Buffer.from([i]), keywords: ['yolop-extension'], downloads: 1000 - i });
       // Page 1 arrives in 4 KiB pieces every 150 ms: its answer takes >= 450 ms to complete.
       big.fault(/^\/api\/v1\/crates\?.*[?&]page=1(&|$)/, { kind: 'slow-drip', intervalMs: 150, chunk: 4096 });
       const r = await searchExtensions(home.ctx({ ...FAST, YEP_EXT_INDEX: big.indexUrl }), { limit: 120 });

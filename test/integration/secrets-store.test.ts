@@ -36,7 +36,7 @@ describe('connections.toml on disk', () => {
     }
     expect(mode(paths.secretsFile)).toBe(0o600);
     // Now with a host table before ours.
-    writeFileSync(paths.secretsFile, OTHER + '\n' + readFileSync(paths.secretsFile, 'utf8'), { mode: 0o600 });
+    writeFileSync(paths.secretsFile, `${OTHER}\n${readFileSync(paths.secretsFile, 'utf8')}`, { mode: 0o600 });
     await setSecret(paths, 'logfire', 'region', 'eu');
     const text = readFileSync(paths.secretsFile, 'utf8');
     expect(text.startsWith(OTHER)).toBe(true);
@@ -114,7 +114,9 @@ describe('keychain backend (fake module)', () => {
     const r = await setSecret(paths, 'logfire', 'token', 't', { store: 'keychain', keychain });
     expect(r.store).toBe('file');
     expect(r.warnings).toHaveLength(1);
-    expect(r.warnings[0]).toMatch(/not reachable \(Couldn't access platform storage: AccessDenied\); storing logfire\.token in .*connections\.toml \(mode 0600\) instead/);
+    expect(r.warnings[0]).toMatch(
+      /not reachable \(Couldn't access platform storage: AccessDenied\); storing logfire\.token in .*connections\.toml \(mode 0600\) instead/,
+    );
     expect(r.warnings[0]).not.toMatch(/backtrace/i);
     expect(await getSecrets(paths, 'logfire')).toEqual({ token: 't' });
   });

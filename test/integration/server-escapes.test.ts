@@ -75,7 +75,12 @@ describe('doctor: nothing the server started survives (issue 19 item 2)', () => 
 describe('YepClient: stop() and kill() end every descendant', () => {
   const start = (mode: string): { client: YepClient; pidFile: string } => {
     const pidFile = join(home.root, `client-${mode}-${++n}.pid`);
-    const client = YepClient.start({ command: process.execPath, args: [join(SERVER_FIXTURES, 'daemonize.mjs'), '--mode', mode, '--pid-file', pidFile, '--sleep', `${400 + n}`], packageDir: home.root, workspaceRoot: home.root });
+    const client = YepClient.start({
+      command: process.execPath,
+      args: [join(SERVER_FIXTURES, 'daemonize.mjs'), '--mode', mode, '--pid-file', pidFile, '--sleep', `${400 + n}`],
+      packageDir: home.root,
+      workspaceRoot: home.root,
+    });
     return { client, pidFile };
   };
 

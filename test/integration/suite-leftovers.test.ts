@@ -24,11 +24,16 @@ function nestedSuite(mode: string): Promise<{ code: number | null; output: strin
   const pidFile = join(work, `${mode}-${++n}.pid`);
   const env = { ...process.env, LEFTOVER_MODE: mode, LEFTOVER_PID_FILE: pidFile, LEFTOVER_SLEEP: String(600 + n + (process.pid % 1000) * 10) };
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(REPO_ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--config', join(REPO_ROOT, 'test/fixtures/leftover-suite/vitest.config.ts')], { env, cwd: REPO_ROOT, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) => {
-      const pid = Number(readFileSync(pidFile, 'utf8').trim());
-      pids.push(pid);
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}\n${stderr}`, pid });
-    });
+    execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--config', join(REPO_ROOT, 'test/fixtures/leftover-suite/vitest.config.ts')],
+      { env, cwd: REPO_ROOT, timeout: 60_000, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const pid = Number(readFileSync(pidFile, 'utf8').trim());
+        pids.push(pid);
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, output: `${stdout}\n${stderr}`, pid });
+      },
+    );
   });
 }
 

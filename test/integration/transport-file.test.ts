@@ -19,7 +19,11 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 const opts = (maxBytes = 64 << 20) => ({ what: 'The crate', maxBytes });
-const codeOf = async (p: Promise<unknown>) => p.then(() => 'ok', (e: { code?: string; message: string }) => `${e.code}: ${e.message}`);
+const codeOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: { code?: string; message: string }) => `${e.code}: ${e.message}`,
+  );
 
 it('copies a large file streamed, with the SHA-256 and size of exactly the bytes written', async () => {
   const src = join(home.root, 'big.crate');

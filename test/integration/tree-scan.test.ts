@@ -25,7 +25,10 @@ describe('scanPackageTree', () => {
   test('a symlinked plugin.json is named as the manifest', async () => {
     rmSync(join(root, 'plugin.json'));
     symlinkSync('/etc/passwd', join(root, 'plugin.json'));
-    await expect(scanPackageTree(root, LIMITS)).rejects.toMatchObject({ code: 'E_UNSAFE_PACKAGE', message: /manifest plugin\.json is a symbolic link -> "\/etc\/passwd"/ });
+    await expect(scanPackageTree(root, LIMITS)).rejects.toMatchObject({
+      code: 'E_UNSAFE_PACKAGE',
+      message: /manifest plugin\.json is a symbolic link -> "\/etc\/passwd"/,
+    });
   });
 
   test.each([

@@ -84,7 +84,17 @@ beforeEach(() => {
   mkdirSync(stage);
   into = join(stage, 'pkg');
   crateFile = join(base, 'in.crate');
-  Object.assign(probe, { failOn: undefined, slowOn: undefined, open: 0, maxOpen: 0, maxProcFds: 0, opened: 0, openedSync: 0, busy: undefined, countFds: undefined });
+  Object.assign(probe, {
+    failOn: undefined,
+    slowOn: undefined,
+    open: 0,
+    maxOpen: 0,
+    maxProcFds: 0,
+    opened: 0,
+    openedSync: 0,
+    busy: undefined,
+    countFds: undefined,
+  });
 });
 
 afterEach(() => {
@@ -186,20 +196,24 @@ describe('unpacking on the thread pool', () => {
   it.each([
     ['on a busy machine, small files past a full queue are written synchronously one slice at a time, not the rest of the read', true],
     ['on a quiet machine, the rest of such a read is written synchronously (the faster path there), with the same tree', false],
-  ] as const)('%s', async (_name, busy) => {
-    writeFileSync(crateFile, buildCrate(manyFiles(3000, wordsOf)));
-    probe.slowOn = /\/f\/0000[0-2]$/;
-    probe.busy = busy;
-    const hashed = await unpack();
-    expect(probe.open).toBe(0);
-    expect(readdirSync(join(into, 'f'))).toHaveLength(3000);
-    const sync = `${probe.openedSync} of 3,000 files created with sync calls`;
-    if (busy) {
-      expect(probe.openedSync, sync).toBeGreaterThan(0);
-      expect(probe.openedSync, sync).toBeLessThan(1500);
-    } else {
-      expect(probe.openedSync, sync).toBeGreaterThan(1500);
-    }
-    expect(await hashed.digest(into)).toBe(await contentHash(into));
-  }, 120_000);
+  ] as const)(
+    '%s',
+    async (_name, busy) => {
+      writeFileSync(crateFile, buildCrate(manyFiles(3000, wordsOf)));
+      probe.slowOn = /\/f\/0000[0-2]$/;
+      probe.busy = busy;
+      const hashed = await unpack();
+      expect(probe.open).toBe(0);
+      expect(readdirSync(join(into, 'f'))).toHaveLength(3000);
+      const sync = `${probe.openedSync} of 3,000 files created with sync calls`;
+      if (busy) {
+        expect(probe.openedSync, sync).toBeGreaterThan(0);
+        expect(probe.openedSync, sync).toBeLessThan(1500);
+      } else {
+        expect(probe.openedSync, sync).toBeGreaterThan(1500);
+      }
+      expect(await hashed.digest(into)).toBe(await contentHash(into));
+    },
+    120_000,
+  );
 });

@@ -44,7 +44,11 @@ afterEach(() => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const file = (rel: string, content: string | Uint8Array, mode?: number): TarEntry => ({ path: `${ROOT}/${rel}`, content, ...(mode !== undefined ? { mode } : {}) });
+const file = (rel: string, content: string | Uint8Array, mode?: number): TarEntry => ({
+  path: `${ROOT}/${rel}`,
+  content,
+  ...(mode !== undefined ? { mode } : {}),
+});
 function contentOf(i: number): string {
   let out = '';
   for (let j = 0; j < 16 + (i % 8); j++) out += createHash('sha256').update(`${i}/${j}`).digest('hex');
@@ -122,7 +126,9 @@ describe('unpacking with the worker thread', () => {
       if (workerFilesHandedOver() - before > 500) ac.abort();
     }, 1);
     try {
-      const err = await unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: 4 * MiB, signal: ac.signal }).catch((e: unknown) => e);
+      const err = await unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: 4 * MiB, signal: ac.signal }).catch(
+        (e: unknown) => e,
+      );
       expect((err as YepError).code).toBe('E_INTERRUPTED');
     } finally {
       clearInterval(watch);

@@ -117,7 +117,19 @@ describe('accepted archives', () => {
         'bin/server': { content: '#!/bin/sh\necho hi\n', mode: 0o755 },
       }),
     );
-    expect(tree(into)).toEqual(['Cargo.toml', 'bin/', 'bin/server', 'data/', 'data/big.bin', 'empty.txt', 'plugin.json', 'src/', 'src/deep/', 'src/deep/er/', 'src/deep/er/lib.rs']);
+    expect(tree(into)).toEqual([
+      'Cargo.toml',
+      'bin/',
+      'bin/server',
+      'data/',
+      'data/big.bin',
+      'empty.txt',
+      'plugin.json',
+      'src/',
+      'src/deep/',
+      'src/deep/er/',
+      'src/deep/er/lib.rs',
+    ]);
     expect(readFileSync(join(into, 'src/deep/er/lib.rs'), 'utf8')).toBe('fn main() {}\n');
     expect(readFileSync(join(into, 'data/big.bin')).equals(big)).toBe(true);
     expect(statSync(join(into, 'empty.txt')).size).toBe(0);
@@ -214,7 +226,7 @@ describe('accepted archives', () => {
     writeFileSync(join(src, ROOT, 'Cargo.toml'), 'toml');
     writeFileSync(join(src, ROOT, longDir, 'x.rs'), 'x');
     writeFileSync(join(src, ROOT, 'run.sh'), '#!/bin/sh\n', { mode: 0o775 });
-    const want = ['Cargo.toml', 'l'.repeat(70) + '/', `${'l'.repeat(70)}/${'m'.repeat(70)}/`, `${longDir}/x.rs`, 'run.sh'].sort();
+    const want = ['Cargo.toml', `${'l'.repeat(70)}/`, `${'l'.repeat(70)}/${'m'.repeat(70)}/`, `${longDir}/x.rs`, 'run.sh'].sort();
     for (const format of ['gnu', 'posix']) {
       const out = join(base, `gnu-${format}.crate`);
       const r = spawnSync('tar', [`--format=${format}`, '-czf', out, '-C', src, ROOT]);
@@ -239,11 +251,17 @@ describe('accepted archives', () => {
     const src = join(base, 'cargo-src');
     mkdirSync(join(src, 'src'), { recursive: true });
     mkdirSync(join(src, 'bin'));
-    writeFileSync(join(src, 'Cargo.toml'), '[package]\nname = "yolop-extension-demo"\nversion = "0.3.1"\nedition = "2021"\ndescription = "d"\nlicense = "MIT"\n');
+    writeFileSync(
+      join(src, 'Cargo.toml'),
+      '[package]\nname = "yolop-extension-demo"\nversion = "0.3.1"\nedition = "2021"\ndescription = "d"\nlicense = "MIT"\n',
+    );
     writeFileSync(join(src, 'src/main.rs'), 'fn main() {}\n');
     writeFileSync(join(src, 'bin/server'), '#!/bin/sh\n', { mode: 0o755 });
     writeFileSync(join(src, 'plugin.json'), '{}');
-    const r = spawnSync('cargo', ['package', '--offline', '--no-verify', '--allow-dirty', '--quiet'], { cwd: src, env: { ...process.env, CARGO_TARGET_DIR: join(src, 'target') } });
+    const r = spawnSync('cargo', ['package', '--offline', '--no-verify', '--allow-dirty', '--quiet'], {
+      cwd: src,
+      env: { ...process.env, CARGO_TARGET_DIR: join(src, 'target') },
+    });
     expect(r.status, String(r.stderr)).toBe(0);
     const data = readFileSync(join(src, 'target/package/yolop-extension-demo-0.3.1.crate'));
     rmSync(src, { recursive: true, force: true });
@@ -296,7 +314,11 @@ describe('A2: entry types other than file and directory', () => {
     ['GNU dump directory', { typeflag: 'D' }, /GNU dump directory/],
     ['unknown type', { typeflag: 'Z' }, /unknown entry type 'Z'/],
   ] as const)('refuses a %s', async (_label, extra, message) => {
-    await expectRejected([good, { path: `${ROOT}/bad`, ...extra } as TarEntry, file('after')], new RegExp(`"demo-1.0.0/bad".*${message.source}.*only regular files and directories`), 'entry-type');
+    await expectRejected(
+      [good, { path: `${ROOT}/bad`, ...extra } as TarEntry, file('after')],
+      new RegExp(`"demo-1.0.0/bad".*${message.source}.*only regular files and directories`),
+      'entry-type',
+    );
   });
 
   it('refuses a link target on a regular file, and PAX linkpath / sparse records', async () => {
@@ -306,13 +328,21 @@ describe('A2: entry types other than file and directory', () => {
   });
 
   it('removes files already written before the violation', async () => {
-    await expectRejected([good, file('src/a.rs', 'a'.repeat(100_000)), { path: `${ROOT}/link`, type: 'symlink', linkpath: '/' }], /symbolic link/, 'entry-type');
+    await expectRejected(
+      [good, file('src/a.rs', 'a'.repeat(100_000)), { path: `${ROOT}/link`, type: 'symlink', linkpath: '/' }],
+      /symbolic link/,
+      'entry-type',
+    );
   });
 });
 
 describe('A3: roots', () => {
   it('refuses another root, mixed roots, a file at the top and a root file', async () => {
-    await expectRejected([{ path: 'other-1.0.0/Cargo.toml', content: 'x' }], /"other-1\.0\.0\/Cargo\.toml".*not under the crate's root directory "demo-1\.0\.0\/"/, 'root');
+    await expectRejected(
+      [{ path: 'other-1.0.0/Cargo.toml', content: 'x' }],
+      /"other-1\.0\.0\/Cargo\.toml".*not under the crate's root directory "demo-1\.0\.0\/"/,
+      'root',
+    );
     await expectRejected([good, { path: 'other-1.0.0/x', content: 'x' }], /not under the crate's root/, 'root');
     await expectRejected([{ path: 'Cargo.toml', content: 'x' }], /not under the crate's root/, 'root');
     await expectRejected([{ path: `${NAME}-1.0.1/Cargo.toml`, content: 'x' }], /not under the crate's root/, 'root');
@@ -328,7 +358,11 @@ describe('A4: collisions', () => {
     ['same path twice', ['a.rs', 'a.rs'], 'duplicate', /appears twice/],
     ['file used as a directory', ['a', 'a/b'], 'file-dir-conflict', /needs "demo-1\.0\.0\/a" to be a directory/],
   ])('refuses %s', async (_l, names, rule, message) => {
-    await expectRejected(names.map((n) => file(n, n)), message, rule);
+    await expectRejected(
+      names.map((n) => file(n, n)),
+      message,
+      rule,
+    );
   });
 
   it('refuses a directory entry twice and a directory entry over a file', async () => {
@@ -344,7 +378,7 @@ describe('A6: caps', () => {
     await expectRejected(bomb, /"demo-1\.0\.0\/zeros".*would exceed 1 MiB/, 'total-size', { maxTotalBytes: 1024 * 1024 });
   });
 
-  it('uses cargo\'s max(512 MiB, 20 x compressed size) by default', () => {
+  it("uses cargo's max(512 MiB, 20 x compressed size) by default", () => {
     expect(unpackLimits(1000).maxTotalBytes).toBe(512 * 1024 * 1024);
     expect(unpackLimits(100 * 1024 * 1024).maxTotalBytes).toBe(2000 * 1024 * 1024);
     expect(unpackLimits(1000, { maxEntries: 5 })).toMatchObject({ maxEntries: 5, maxDepth: 64, maxPathBytes: 1024 });
@@ -391,7 +425,7 @@ describe('A6: caps', () => {
     }
   });
 
-  it('stops when the caller aborts, with E_INTERRUPTED (or the caller\'s own YepError)', async () => {
+  it("stops when the caller aborts, with E_INTERRUPTED (or the caller's own YepError)", async () => {
     const fifo = join(base, 'slow.crate');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const fd = openSync(fifo, 'r+');
@@ -402,7 +436,9 @@ describe('A6: caps', () => {
       expect((err as YepError).code).toBe('E_INTERRUPTED');
       expect(existsSync(into)).toBe(false);
       const mine = new YepError('E_NETWORK', 'download deadline');
-      const err2 = await unpackCrate(fifo, into, { crateName: NAME, version: VERSION, compressedSize: 20, signal: AbortSignal.abort(mine) }).catch((e: unknown) => e);
+      const err2 = await unpackCrate(fifo, into, { crateName: NAME, version: VERSION, compressedSize: 20, signal: AbortSignal.abort(mine) }).catch(
+        (e: unknown) => e,
+      );
       expect(err2).toBe(mine);
       expect(existsSync(into)).toBe(false);
     } finally {
@@ -510,7 +546,11 @@ describe('A7: malformed archives', () => {
       file('two', 'x', { pax: { path: `${ROOT}/three` } }),
     ];
     await expectRejected(conflict, /two different names/, 'name-conflict');
-    await expectRejected([good, { path: 'pax_global_header', typeflag: 'g', content: paxRecord('path', `${ROOT}/x`) }, file('a')], /global header sets "path"/, 'pax-global');
+    await expectRejected(
+      [good, { path: 'pax_global_header', typeflag: 'g', content: paxRecord('path', `${ROOT}/x`) }, file('a')],
+      /global header sets "path"/,
+      'pax-global',
+    );
   });
 
   it('refuses a directory entry with data and a regular file whose name ends in "/"', async () => {
@@ -525,15 +565,30 @@ describe('A7: malformed archives', () => {
   });
 
   it('refuses an extended header not followed by an entry, and a non-UTF-8 name', async () => {
-    await expectRejected(gzipSync(buildTar([good, { path: '././@LongLink', typeflag: 'L', content: `${ROOT}/x\0` }])), /not followed by an entry/, 'dangling-header');
-    await expectRejected([good, { path: `${ROOT}/bad\u00ff`, content: 'x', pax: { path: Buffer.from([...Buffer.from(`${ROOT}/`), 0xff, 0xfe]) } }], /not valid UTF-8/, 'bad-utf8');
+    await expectRejected(
+      gzipSync(buildTar([good, { path: '././@LongLink', typeflag: 'L', content: `${ROOT}/x\0` }])),
+      /not followed by an entry/,
+      'dangling-header',
+    );
+    await expectRejected(
+      [good, { path: `${ROOT}/bad\u00ff`, content: 'x', pax: { path: Buffer.from([...Buffer.from(`${ROOT}/`), 0xff, 0xfe]) } }],
+      /not valid UTF-8/,
+      'bad-utf8',
+    );
   });
 });
 
 describe('A8: nothing to install', () => {
   it('refuses zero entries, directories only, only .cargo-ok, and an empty stream', async () => {
     await expectRejected(gzipSync(buildTar([])), /no installable content/, 'no-content');
-    await expectRejected([{ path: `${ROOT}/`, type: 'dir' }, { path: `${ROOT}/src/`, type: 'dir' }], /no installable content.*no regular file under demo-1\.0\.0\//, 'no-content');
+    await expectRejected(
+      [
+        { path: `${ROOT}/`, type: 'dir' },
+        { path: `${ROOT}/src/`, type: 'dir' },
+      ],
+      /no installable content.*no regular file under demo-1\.0\.0\//,
+      'no-content',
+    );
     await expectRejected([file('.cargo-ok', 'ok')], /no installable content/, 'no-content');
     await expectRejected(gzipSync(Buffer.alloc(0)), /no installable content/, 'no-content');
   });
@@ -580,7 +635,7 @@ describe('TarExtractor chunking', () => {
       expect(readFileSync(join(out, 'z/y/x')).equals(entries[6]!.content as Buffer)).toBe(true);
     }
     for (const r of results) expect(r).toEqual(results[0]);
-    expect(results[0]).toEqual(['a.txt', 'empty', 'g'.repeat(120) + '.txt', 'p'.repeat(120) + '.txt', 'z/', 'z/y/', 'z/y/x']);
+    expect(results[0]).toEqual(['a.txt', 'empty', `${'g'.repeat(120)}.txt`, `${'p'.repeat(120)}.txt`, 'z/', 'z/y/', 'z/y/x']);
   });
 });
 

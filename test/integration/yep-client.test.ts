@@ -131,7 +131,13 @@ describe('YepClient against a real server process', () => {
     const c = start('closes-stdin.mjs', { requestTimeoutMs: 300, onNotification: (m, p) => (logs.push([m, p]), closed()) });
     await stdinClosed; // the server says so after closing fd 0
     const results: string[] = [];
-    for (let i = 0; i < 3; i++) results.push(await c.request('tool/call', { name: 'x' }).then(() => 'answered', (e: YepRequestError) => e.kind));
+    for (let i = 0; i < 3; i++)
+      results.push(
+        await c.request('tool/call', { name: 'x' }).then(
+          () => 'answered',
+          (e: YepRequestError) => e.kind,
+        ),
+      );
     expect(results.every((k) => k === 'timeout' || k === 'exited')).toBe(true);
     expect(logs).toEqual([['log', { level: 'info', message: 'stdin closed' }]]);
     expect(c.notes.map((n) => n.text).join()).toMatch(/stdin closed by the server \(EPIPE\)|not delivered/);

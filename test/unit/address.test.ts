@@ -73,12 +73,14 @@ describe('link-local in every spelling', () => {
     expect(() => checkFetchUrl(`https://${host}/`, 'The registry index', 'E_USAGE')).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
   });
 
-  it.each([['https://[::ffff:169.254.169.254]/crates'], ['https://[::ffff:a9fe:a9fe]/{crate}/{version}'], ['https://0xa9.0376.43518/dl'], ['https://2852039166/dl']])(
-    'a config.json whose dl is %s is refused before any download',
-    (dl) => {
-      expect(() => parseRegistryConfig(JSON.stringify({ dl }), 'https://index.example/')).toThrow(/link-local/);
-    },
-  );
+  it.each([
+    ['https://[::ffff:169.254.169.254]/crates'],
+    ['https://[::ffff:a9fe:a9fe]/{crate}/{version}'],
+    ['https://0xa9.0376.43518/dl'],
+    ['https://2852039166/dl'],
+  ])('a config.json whose dl is %s is refused before any download', (dl) => {
+    expect(() => parseRegistryConfig(JSON.stringify({ dl }), 'https://index.example/')).toThrow(/link-local/);
+  });
 
   it('peer addresses as sockets report them (zones, mapped forms) are judged the same', () => {
     for (const peer of ['169.254.169.254', '::ffff:169.254.169.254', 'fe80::1%eth0', 'fe80::1%2']) expect(isLinkLocalAddress(peer), peer).toBe(true);
@@ -95,14 +97,24 @@ describe('link-local in every spelling', () => {
 });
 
 describe('loopback (the plain-http exception)', () => {
-  it.each(['localhost', 'LOCALHOST', 'localhost.', '127.0.0.1', '127.1', '127.255.255.254', '0x7f.1', '2130706433', '[::1]', '[0:0:0:0:0:0:0:1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]'])(
-    'http://%s/ is loopback and allowed',
-    (host) => {
-      const url = new URL(`http://${host}:8080/`);
-      expect(isLoopbackHost(url.hostname), url.hostname).toBe(true);
-      expect(checkFetchUrl(url.href, 'test').protocol).toBe('http:');
-    },
-  );
+  it.each([
+    'localhost',
+    'LOCALHOST',
+    'localhost.',
+    '127.0.0.1',
+    '127.1',
+    '127.255.255.254',
+    '0x7f.1',
+    '2130706433',
+    '[::1]',
+    '[0:0:0:0:0:0:0:1]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:7f00:1]',
+  ])('http://%s/ is loopback and allowed', (host) => {
+    const url = new URL(`http://${host}:8080/`);
+    expect(isLoopbackHost(url.hostname), url.hostname).toBe(true);
+    expect(checkFetchUrl(url.href, 'test').protocol).toBe('http:');
+  });
 
   it.each(['10.0.0.1', '128.0.0.1', '[::2]', '[64:ff9b::7f00:1]', '[2002:7f00:1::1]', '[::127.0.0.1]', 'localhost.example.com', 'notlocalhost', '0.0.0.0'])(
     'http://%s/ is not loopback: plain http refused',
@@ -118,18 +130,16 @@ describe('after DNS: the guarded lookup', () => {
   const resolve = (overrides: string, host: string, all: boolean): Promise<{ err: any; address: unknown }> =>
     new Promise((done) => lookupOf(overrides)(host, { all }, (err, address) => done({ err, address })));
 
-  it.each([
-    ['169.254.169.254'],
-    ['::ffff:169.254.169.254'],
-    ['fe80::1'],
-    ['64:ff9b::a9fe:a9fe'],
-  ])('refuses a name that resolves to %s, in both lookup shapes', async (address) => {
-    for (const all of [true, false]) {
-      const { err } = await resolve(`metadata.test=${address}`, 'metadata.test', all);
-      expect(err?.code).toBe('E_NETWORK');
-      expect(err.message).toMatch(/refusing to connect to metadata\.test: it resolves to the link-local address/);
-    }
-  });
+  it.each([['169.254.169.254'], ['::ffff:169.254.169.254'], ['fe80::1'], ['64:ff9b::a9fe:a9fe']])(
+    'refuses a name that resolves to %s, in both lookup shapes',
+    async (address) => {
+      for (const all of [true, false]) {
+        const { err } = await resolve(`metadata.test=${address}`, 'metadata.test', all);
+        expect(err?.code).toBe('E_NETWORK');
+        expect(err.message).toMatch(/refusing to connect to metadata\.test: it resolves to the link-local address/);
+      }
+    },
+  );
 
   it('passes other answers through unchanged', async () => {
     expect((await resolve('ok.test=127.0.0.1', 'OK.test', true)).address).toEqual([{ address: '127.0.0.1', family: 4 }]);
@@ -154,7 +164,10 @@ describe('the connector: before connecting and on the connected peer', () => {
     }) as never;
     const connect = guardedConnector(build, { timeout: 1000 }, new Map());
     return new Promise<{ err: any; sock: unknown; attempts: string[]; socket: typeof socket }>((done) =>
-      connect({ hostname: hostname, host: hostname, protocol: 'https:', port: '443' } as never, ((err: any, sock: unknown) => done({ err, sock, attempts, socket })) as never),
+      connect(
+        { hostname: hostname, host: hostname, protocol: 'https:', port: '443' } as never,
+        ((err: any, sock: unknown) => done({ err, sock, attempts, socket })) as never,
+      ),
     );
   };
 

@@ -87,7 +87,11 @@ pkg-fmt = "ZIP"
     expect(binstallFor(facts.binstall!, 'aarch64-apple-darwin').signing?.algorithm).toBe('minisign');
   });
 
-  const manifest = (cs: Record<string, unknown> = {}) => parseManifest(JSON.stringify({ name: 'demo', version: '0.4.0', yolop: { capabilityServer: { command: 'demo-server', ...cs }, tools: [{ name: 't' }] } }), 't');
+  const manifest = (cs: Record<string, unknown> = {}) =>
+    parseManifest(
+      JSON.stringify({ name: 'demo', version: '0.4.0', yolop: { capabilityServer: { command: 'demo-server', ...cs }, tools: [{ name: 't' }] } }),
+      't',
+    );
 
   it('renders the pkg-url per archive suffix and the bin-dir path', () => {
     const d = decideArtifact({ manifest: manifest(), cargo: facts, target: 'aarch64-apple-darwin' });
@@ -106,16 +110,33 @@ pkg-fmt = "ZIP"
     const m = manifest({ binaries: 'https://x/{name}-{target}', binary_sha256: { [LINUX]: HEX.toUpperCase() } });
     const d = decideArtifact({ manifest: m, cargo: facts, target: LINUX });
     expect(d).toMatchObject({ kind: 'artifact', plan: { origin: 'yolop', urls: [`https://x/demo-${LINUX}`], expected: HEX, fmts: ['bin'] } });
-    expect(decideArtifact({ manifest: m, target: 'aarch64-apple-darwin' })).toEqual({ kind: 'none', reason: 'the crate lists artifact digests, but none for aarch64-apple-darwin' });
+    expect(decideArtifact({ manifest: m, target: 'aarch64-apple-darwin' })).toEqual({
+      kind: 'none',
+      reason: 'the crate lists artifact digests, but none for aarch64-apple-darwin',
+    });
   });
 
   it('says what is unusable: unsupported formats, unknown keys, no pkg-fmt to guess', () => {
     const f = (body: string) => cargoFacts(`[package]\nname = "c"\nversion = "1.0.0"\n[package.metadata.binstall]\n${body}`);
-    expect(decideArtifact({ manifest: manifest(), cargo: f('pkg-url = "https://x/{ target }.tar.xz"'), target: LINUX })).toMatchObject({ kind: 'unusable', reason: expect.stringContaining('txz is not one yep-ext unpacks') });
-    expect(decideArtifact({ manifest: manifest(), cargo: f('pkg-url = "https://x/{ nope }.tgz"'), target: LINUX })).toMatchObject({ kind: 'unusable', reason: expect.stringContaining('{ nope }') });
-    expect(decideArtifact({ manifest: manifest(), cargo: f('pkg-url = "https://x/{ target }/file"'), target: LINUX })).toMatchObject({ kind: 'unusable', reason: expect.stringContaining('cannot be guessed') });
-    expect(decideArtifact({ manifest: manifest(), cargo: f('pkg-url = "https://x/{ target }/file"\npkg-fmt = "bin"\nbin-dir = "x"'), target: LINUX })).toMatchObject({ kind: 'artifact', plan: { fmts: ['bin'], pick: { fileName: 'demo-server' } } });
-    expect(decideArtifact({ manifest: manifest(), cargo: f('pkg-fmt = "rar"\npkg-url = "https://x/{ target }.zip"'), target: LINUX })).toMatchObject({ kind: 'unusable', reason: expect.stringContaining('pkg-fmt "rar"') });
+    expect(decideArtifact({ manifest: manifest(), cargo: f('pkg-url = "https://x/{ target }.tar.xz"'), target: LINUX })).toMatchObject({
+      kind: 'unusable',
+      reason: expect.stringContaining('txz is not one yep-ext unpacks'),
+    });
+    expect(decideArtifact({ manifest: manifest(), cargo: f('pkg-url = "https://x/{ nope }.tgz"'), target: LINUX })).toMatchObject({
+      kind: 'unusable',
+      reason: expect.stringContaining('{ nope }'),
+    });
+    expect(decideArtifact({ manifest: manifest(), cargo: f('pkg-url = "https://x/{ target }/file"'), target: LINUX })).toMatchObject({
+      kind: 'unusable',
+      reason: expect.stringContaining('cannot be guessed'),
+    });
+    expect(
+      decideArtifact({ manifest: manifest(), cargo: f('pkg-url = "https://x/{ target }/file"\npkg-fmt = "bin"\nbin-dir = "x"'), target: LINUX }),
+    ).toMatchObject({ kind: 'artifact', plan: { fmts: ['bin'], pick: { fileName: 'demo-server' } } });
+    expect(decideArtifact({ manifest: manifest(), cargo: f('pkg-fmt = "rar"\npkg-url = "https://x/{ target }.zip"'), target: LINUX })).toMatchObject({
+      kind: 'unusable',
+      reason: expect.stringContaining('pkg-fmt "rar"'),
+    });
     expect(decideArtifact({ manifest: manifest(), cargo: f('bin-dir = "x"'), target: LINUX })).toMatchObject({ kind: 'none' });
     expect(decideArtifact({ manifest: manifest(), target: LINUX })).toMatchObject({ kind: 'none', reason: 'the crate names no prebuilt artifact' });
   });
@@ -139,7 +160,11 @@ describe('strict zip reader', () => {
       { name: 'dir/b', content: 'deflated '.repeat(50) },
     ]);
     const entries = zipEntries(zip);
-    expect(entries.map((e) => [e.name, e.regular])).toEqual([['dir/', false], ['dir/a', true], ['dir/b', true]]);
+    expect(entries.map((e) => [e.name, e.regular])).toEqual([
+      ['dir/', false],
+      ['dir/a', true],
+      ['dir/b', true],
+    ]);
     expect(zipRead(zip, entries[1]!, 1000).toString()).toBe('stored!');
     expect(zipRead(zip, entries[2]!, 1000).toString()).toBe('deflated '.repeat(50));
   });

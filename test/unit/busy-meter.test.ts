@@ -30,7 +30,11 @@ describe('BusyMeter', () => {
       t += ms;
     };
     stat(1000);
-    const m = BusyMeter.open(file, () => ({ user: ownMs * 1000, system: 0 }), () => t)!;
+    const m = BusyMeter.open(
+      file,
+      () => ({ user: ownMs * 1000, system: 0 }),
+      () => t,
+    )!;
     expect(m).toBeDefined();
     try {
       // Before a window (100 ms) has passed, the last verdict stands: quiet at first.

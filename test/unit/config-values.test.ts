@@ -44,16 +44,22 @@ describe('coerceConfigValue types text by the schema', () => {
     ['array with a bad item', { type: 'array', items: { type: 'integer' } }, '1,x'],
   ];
   it.each(bad)('%s is refused with E_USAGE', (_l, schema, raw) => {
-    expect(() => coerceConfigValue(field('k', schema), raw, 'ext')).toThrow(expect.objectContaining({ code: 'E_USAGE', message: expect.stringContaining('ext.k') }));
+    expect(() => coerceConfigValue(field('k', schema), raw, 'ext')).toThrow(
+      expect.objectContaining({ code: 'E_USAGE', message: expect.stringContaining('ext.k') }),
+    );
   });
 });
 
 describe('schema validation (ajv)', () => {
   it('reports bounds, enums, formats and patterns clearly', () => {
     expect(() => assertConfigValue(field('port', { type: 'integer', minimum: 1 }), 0, 'ext')).toThrow('Invalid value for ext.port: port must be >= 1.');
-    expect(() => assertConfigValue(field('mode', { type: 'string', enum: ['fast', 'slow'] }), 'medium', 'ext')).toThrow(/mode must be equal to one of the allowed values: "fast", "slow"/);
+    expect(() => assertConfigValue(field('mode', { type: 'string', enum: ['fast', 'slow'] }), 'medium', 'ext')).toThrow(
+      /mode must be equal to one of the allowed values: "fast", "slow"/,
+    );
     expect(() => assertConfigValue(field('url', { type: 'string', format: 'uri' }), 'not a url', 'ext')).toThrow(/url must match format "uri"/);
-    expect(() => assertConfigValue(field('tags', { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' } }), ['ok', 'NO'], 'ext')).toThrow(/tags\[1\] must match pattern/);
+    expect(() => assertConfigValue(field('tags', { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' } }), ['ok', 'NO'], 'ext')).toThrow(
+      /tags\[1\] must match pattern/,
+    );
     expect(() => assertConfigValue(field('url', { type: 'string', format: 'uri' }), 'https://ok.example', 'ext')).not.toThrow();
   });
 
@@ -61,7 +67,7 @@ describe('schema validation (ajv)', () => {
     expect(() => assertConfigValue(field('t', { type: 'string', secret: true, env: 'T', format: 'made-up' }), 'abcd', 'ext')).not.toThrow();
   });
 
-  it('a broken schema is the manifest\'s fault', () => {
+  it("a broken schema is the manifest's fault", () => {
     expect(() => assertConfigValue(field('r', { $ref: '#/definitions/missing' }), 'x', 'ext')).toThrow(expect.objectContaining({ code: 'E_MANIFEST' }));
   });
 

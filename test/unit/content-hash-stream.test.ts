@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unpackCrate } from '../../src/core/archive/unpack.js';
 import { foldName } from '../../src/core/archive/fold-name.js';
-import { ContentHashStream } from '../../src/core/package/content-hash-stream.js';
+import type { ContentHashStream } from '../../src/core/package/content-hash-stream.js';
 import { contentHash, sortByUtf8 } from '../../src/core/package/content-hash.js';
 import { buildCrate, crateEntriesFromDir, type TarEntry } from '../helpers/tar-builder.js';
 

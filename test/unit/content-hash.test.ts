@@ -81,7 +81,10 @@ describe('contentHash (host-compat §4 vectors)', () => {
       const bytes = readFileSync(join(root, name));
       const len = Buffer.alloc(8);
       len.writeBigUInt64LE(BigInt(bytes.length));
-      h.update(Buffer.from(name, 'utf8')).update(Buffer.from([0])).update(len).update(bytes);
+      h.update(Buffer.from(name, 'utf8'))
+        .update(Buffer.from([0]))
+        .update(len)
+        .update(bytes);
     }
     expect(await contentHash(root)).toBe(`sha256:${h.digest('hex')}`);
   });
@@ -89,7 +92,7 @@ describe('contentHash (host-compat §4 vectors)', () => {
     // Names from ASCII, Latin-1, U+E000..U+FFFF and astral letters, nested up to 3 deep.
     const alphabet = ['a', 'B', '.', '-', 'é', 'ä', '\uE000', '\uFF21', '\u{1F600}', '\u{10000}', '0'];
     let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
     for (let t = 0; t < 20; t++) {
       const files: Record<string, string> = {};
       for (let f = 0; f < 15; f++) {
@@ -104,7 +107,10 @@ describe('contentHash (host-compat §4 vectors)', () => {
         const bytes = readFileSync(join(root, b.toString('utf8')));
         const len = Buffer.alloc(8);
         len.writeBigUInt64LE(BigInt(bytes.length));
-        h.update(b).update(Buffer.from([0])).update(len).update(bytes);
+        h.update(b)
+          .update(Buffer.from([0]))
+          .update(len)
+          .update(bytes);
       }
       expect(await contentHash(root)).toBe(`sha256:${h.digest('hex')}`);
     }

@@ -158,7 +158,7 @@ describe('cargo requirement semantics (translated to npm semver)', () => {
 function line(vers: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ name: 'yolop-extension-x', vers, deps: [], cksum: CK, features: {}, yanked: false, ...extra });
 }
-const entriesOf = (...lines: string[]) => parseIndexFile(lines.join('\n') + '\n', 'yolop-extension-x', 'test').entries;
+const entriesOf = (...lines: string[]) => parseIndexFile(`${lines.join('\n')}\n`, 'yolop-extension-x', 'test').entries;
 
 describe('index lines, parsed as cargo does (B12)', () => {
   it('skips bad lines, newer schemas and other names; ignores unknown fields', () => {

@@ -6,7 +6,10 @@ import { redactText, redactValue } from '../../src/core/text/redact.js';
 import { parseDoctorTarget } from '../../src/core/doctor/doctor.js';
 
 function manifest(properties: Record<string, unknown>, required: string[] = []): Manifest {
-  const r = validateManifest({ name: 'x', yolop: { capabilityServer: { command: 'x' }, tools: [{ name: 't' }], config_schema: { type: 'object', properties, required } } });
+  const r = validateManifest({
+    name: 'x',
+    yolop: { capabilityServer: { command: 'x' }, tools: [{ name: 't' }], config_schema: { type: 'object', properties, required } },
+  });
   if ('problems' in r) throw new Error(r.problems.join());
   return r.manifest;
 }

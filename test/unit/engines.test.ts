@@ -36,14 +36,23 @@ describe('checkEngines', () => {
   });
 
   it('says what is needed and what is there', () => {
-    expect(checkEngines({ engines: { yolop: '>=0.13' } }, agent('0.12.1'))).toEqual({ status: 'excludes', requires: '>=0.13', agent: '0.12.1', detail: 'needs yolop >=0.13; you have 0.12.1' });
+    expect(checkEngines({ engines: { yolop: '>=0.13' } }, agent('0.12.1'))).toEqual({
+      status: 'excludes',
+      requires: '>=0.13',
+      agent: '0.12.1',
+      detail: 'needs yolop >=0.13; you have 0.12.1',
+    });
     expect(checkEngines({ engines: { yolop: '>=0.13' } }, unknown)).toEqual({
       status: 'unknown-agent',
       requires: '>=0.13',
       agent: null,
       detail: "needs yolop >=0.13; the installed yolop's version is unknown (no yolop on PATH)",
     });
-    expect(checkEngines({ engines: { yolop: 7 } }, unknown)).toMatchObject({ status: 'malformed', requires: '7', detail: '"engines.yolop" is 7, not a string (ignored)' });
+    expect(checkEngines({ engines: { yolop: 7 } }, unknown)).toMatchObject({
+      status: 'malformed',
+      requires: '7',
+      detail: '"engines.yolop" is 7, not a string (ignored)',
+    });
   });
 
   it('an unknown agent never excludes, and package text is neutralised in the detail', () => {
@@ -57,7 +66,10 @@ describe('checkEngines', () => {
     expect(enginesRequirement({ yolop: '>=0.6' })).toEqual({ declared: true, range: '>=0.6' });
     expect(enginesRequirement(Object.create({ yolop: '>=1' }))).toEqual({ declared: false });
     // semver refuses ranges over 256 characters.
-    expect(enginesRequirement({ yolop: `>=${'9'.repeat(300)}` })).toMatchObject({ declared: true, malformed: expect.stringContaining('is not a version range') });
+    expect(enginesRequirement({ yolop: `>=${'9'.repeat(300)}` })).toMatchObject({
+      declared: true,
+      malformed: expect.stringContaining('is not a version range'),
+    });
   });
 
   it('parseAgentVersion: long output without a version', () => {

@@ -22,7 +22,19 @@ import SetSecret from '../../src/commands/set-secret.js';
 import Verify from '../../src/commands/verify.js';
 
 const CLASSES: Record<string, typeof Command> = { enable: Enable, disable: Disable, remove: Remove, 'set-secret': SetSecret, verify: Verify };
-const ALL_IDS = ['cache:clean', 'cache:verify', 'lock:export', 'policy:check', 'policy:init', ...Object.keys(CLASSES), 'list', 'install', 'update', 'doctor', 'info'];
+const ALL_IDS = [
+  'cache:clean',
+  'cache:verify',
+  'lock:export',
+  'policy:check',
+  'policy:init',
+  ...Object.keys(CLASSES),
+  'list',
+  'install',
+  'update',
+  'doctor',
+  'info',
+];
 
 function defOf(id: string): FastCommandDef {
   const d = staticShape(id, CLASSES[id]!, ALL_IDS);
@@ -33,7 +45,11 @@ function defOf(id: string): FastCommandDef {
 /** oclif's parse of `argv` for `ctor` as Command.parse calls it (json flag first, as aggregateFlags adds it), or the error. */
 async function oclifParse(ctor: typeof Command, argv: string[]): Promise<{ args: unknown; flags: unknown; argv: unknown } | { error: string }> {
   const c = ctor as unknown as { args?: object; flags?: object; baseFlags?: object; strict?: boolean; enableJsonFlag?: boolean };
-  const flags = { ...(c.enableJsonFlag ? { json: Flags.boolean({ description: 'Format output as json.', helpGroup: 'GLOBAL' }) } : {}), ...c.baseFlags, ...c.flags };
+  const flags = {
+    ...(c.enableJsonFlag ? { json: Flags.boolean({ description: 'Format output as json.', helpGroup: 'GLOBAL' }) } : {}),
+    ...c.baseFlags,
+    ...c.flags,
+  };
   try {
     const r = await Parser.parse(argv, { args: c.args ?? {}, flags, strict: c.strict !== false, context: undefined } as never);
     return { args: r.args, flags: r.flags, argv: r.argv };
@@ -54,8 +70,41 @@ function rng(seed: number): () => number {
 }
 
 const WORDS: Record<string, string[]> = {
-  common: ['echo', 'yolop-extension-echo', 'token', 'x', 'a=1', '--json', '--json', '--no-json', '--json=true', '--', '-', '', '--help', '-h', '--version', '-v', '--bogus', '-x', '-1', 'uninstall'],
-  enable: ['--config', '-c', 'endpoint=https://e', 'mode=fast', '--config=mode=slow', '--config=', '-cmode=fast', '--ignore-engines', '--no-ignore-engines', '-c', '--config'],
+  common: [
+    'echo',
+    'yolop-extension-echo',
+    'token',
+    'x',
+    'a=1',
+    '--json',
+    '--json',
+    '--no-json',
+    '--json=true',
+    '--',
+    '-',
+    '',
+    '--help',
+    '-h',
+    '--version',
+    '-v',
+    '--bogus',
+    '-x',
+    '-1',
+    'uninstall',
+  ],
+  enable: [
+    '--config',
+    '-c',
+    'endpoint=https://e',
+    'mode=fast',
+    '--config=mode=slow',
+    '--config=',
+    '-cmode=fast',
+    '--ignore-engines',
+    '--no-ignore-engines',
+    '-c',
+    '--config',
+  ],
   'set-secret': ['--stdin', '--unset', '--keychain', '--stdin', '--no-stdin', '--unset=1'],
   verify: ['alpha', 'beta', 'alpha'],
 };
@@ -84,7 +133,17 @@ describe('fast-cmd-args: the same parse as oclif, or declined', () => {
     expect(fastCmdShape(['rm', 'echo', '--json'], defs)).toMatchObject({ command: 'remove', json: true, args: { name: 'echo' }, rest: ['echo', '--json'] });
     expect(fastCmdShape(['enable', 'echo', '-c', 'a=1', '--config=b=2'], defs)).toMatchObject({ command: 'enable', flags: { config: ['a=1', 'b=2'] } });
     expect(fastCmdShape(['verify', 'b', 'a'], defs)).toMatchObject({ command: 'verify', argv: ['b', 'a'], args: { names: 'b' } });
-    for (const declined of [['enable'], ['enable', 'a', 'b'], ['set-secret', 'a', 'b', '--unset', '--stdin'], ['enable', 'a', '--config'], ['enable', 'a', '-c', '-x'], ['disable', 'a', '--help'], ['list'], ['install', 'a'], ['remove', '--', 'a']]) {
+    for (const declined of [
+      ['enable'],
+      ['enable', 'a', 'b'],
+      ['set-secret', 'a', 'b', '--unset', '--stdin'],
+      ['enable', 'a', '--config'],
+      ['enable', 'a', '-c', '-x'],
+      ['disable', 'a', '--help'],
+      ['list'],
+      ['install', 'a'],
+      ['remove', '--', 'a'],
+    ]) {
       expect(fastCmdShape(declined, defs), declined.join(' ')).toBeUndefined();
     }
   });
@@ -119,6 +178,14 @@ describe('static-shape: plain definitions only', () => {
     expect(shape({}, { n: Args.string() })).toMatch(/standard input/);
     expect(shape({}, { n: Args.string({ ignoreStdin: true, default: 'x' }) })).toMatch(/default/);
     expect(shape({}, {}, { state: 'deprecated' })).toMatch(/deprecated/);
-    expect(staticShape('lock', class extends Command { async run(): Promise<void> {} }, ['lock', 'lock:export'])).toMatchObject({ reason: /subcommands/ });
+    expect(
+      staticShape(
+        'lock',
+        class extends Command {
+          async run(): Promise<void> {}
+        },
+        ['lock', 'lock:export'],
+      ),
+    ).toMatchObject({ reason: /subcommands/ });
   });
 });

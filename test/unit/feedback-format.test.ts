@@ -3,7 +3,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatBytes, formatDuration, formatStepLine, type LiveStep } from '../../src/cli/status-area.js';
 import { stderrLogger } from '../../src/cli/stderr-logger.js';
 
-const live = (state: LiveStep['state'], started = 0, samples: LiveStep['samples'] = []): LiveStep => ({ label: 'Downloading greet 0.1.0', state, started, samples });
+const live = (state: LiveStep['state'], started = 0, samples: LiveStep['samples'] = []): LiveStep => ({
+  label: 'Downloading greet 0.1.0',
+  state,
+  started,
+  samples,
+});
 
 describe('formatStepLine', () => {
   it('shows bytes, rate and ETA for a download', () => {

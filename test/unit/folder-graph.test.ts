@@ -28,7 +28,12 @@ function folderOf(file: string): string | undefined {
   return parts.length > 1 && !parts[0]!.startsWith('..') ? parts[0] : undefined;
 }
 
-interface Edge { from: string; to: string; file: string; target: string }
+interface Edge {
+  from: string;
+  to: string;
+  file: string;
+  target: string;
+}
 
 export function folderEdges(): Edge[] {
   const edges: Edge[] = [];
@@ -110,7 +115,7 @@ describe('src/core folder graph', () => {
     const edges = folderEdges();
     const report = folderCycles(edges).map((cycle) => {
       const inside = edges.filter((e) => cycle.includes(e.from) && cycle.includes(e.to));
-      return `cycle through ${cycle.join(', ')}:\n` + inside.map((e) => `  ${e.file} -> ${e.target}`).join('\n');
+      return `cycle through ${cycle.join(', ')}:\n${inside.map((e) => `  ${e.file} -> ${e.target}`).join('\n')}`;
     });
     expect(report.join('\n'), 'move the shared piece down into the lower folder (docs/architecture.md, "Layers")').toBe('');
   });

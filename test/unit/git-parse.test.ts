@@ -119,7 +119,7 @@ describe('gitFailure classification', () => {
   test.each([
     ["fatal: could not read Username for 'https://h': terminal prompts disabled", 'E_GIT', /credential helper/],
     ['git@h: Permission denied (publickey).\nfatal: Could not read from remote repository.', 'E_GIT', /ssh-agent/],
-    ['remote: Repository not found.\nfatal: repository \'https://h/x/\' not found', 'E_GIT', /credential helper/],
+    ["remote: Repository not found.\nfatal: repository 'https://h/x/' not found", 'E_GIT', /credential helper/],
     ['Host key verification failed.', 'E_GIT', /known_hosts/],
     ["fatal: '/tmp/x' does not appear to be a git repository", 'E_NOT_FOUND', /Check the URL/],
     ["fatal: unable to access 'https://h/': Could not resolve host: h", 'E_NETWORK', /connection/],

@@ -56,7 +56,7 @@ const grantWith = (edit: (y: Y) => void): Grant => {
 };
 const base = (): Grant => grantOf(manifest(clone(BASE)));
 const mcp = (y: Y) => y.mcpServers as Record<string, Y>;
-const cfg = (y: Y) => (y.config_schema as { properties: Record<string, Y>; required: string[] });
+const cfg = (y: Y) => y.config_schema as { properties: Record<string, Y>; required: string[] };
 const hook0 = (y: Y) => (y.hooks as Y[])[0] as Y;
 
 type Row = [label: string, edit: (y: Y) => void, expected: [facet: string, kind: string, key: string, effect: string][]];
@@ -74,31 +74,49 @@ const ROWS: Row[] = [
   ['never_defer tool added', (y) => (y.tools as Y[]).push({ name: 'exec', never_defer: true }), [['tools', 'added', 'exec', 'widening']]],
   ['tool removed', (y) => (y.tools as Y[]).splice(0, 1), [['tools', 'removed', 'read', 'narrowing']]],
   ['tool turned never_defer', (y) => (((y.tools as Y[])[0] as Y).never_defer = true), [['tools', 'changed', 'read', 'widening']]],
-  ['tool schema changed', (y) => (((y.tools as Y[])[1] as Y).schema = { type: 'object', properties: { path: { type: 'number' } } }), [['tools', 'changed', 'write', 'neutral']]],
-  ['tool renamed = removed + added', (y) => (((y.tools as Y[])[0] as Y).name = 'read2'), [
-    ['tools', 'removed', 'read', 'narrowing'],
-    ['tools', 'added', 'read2', 'widening'],
-  ]],
+  [
+    'tool schema changed',
+    (y) => (((y.tools as Y[])[1] as Y).schema = { type: 'object', properties: { path: { type: 'number' } } }),
+    [['tools', 'changed', 'write', 'neutral']],
+  ],
+  [
+    'tool renamed = removed + added',
+    (y) => (((y.tools as Y[])[0] as Y).name = 'read2'),
+    [
+      ['tools', 'removed', 'read', 'narrowing'],
+      ['tools', 'added', 'read2', 'widening'],
+    ],
+  ],
   // hooks
   ['hook added', (y) => (y.hooks as Y[]).push({ event: 'post_tool_use', tool_name_glob: 'edit' }), [['hooks', 'added', 'post_tool_use edit', 'widening']]],
   ['match-all hook added (glob defaults to *)', (y) => (y.hooks as Y[]).push({ event: 'post_tool_use' }), [['hooks', 'added', 'post_tool_use *', 'widening']]],
   ['hook removed', (y) => (y.hooks = []), [['hooks', 'removed', 'pre_tool_use bash*', 'narrowing']]],
   ['hook glob broadened bash* -> b*', (y) => (hook0(y).tool_name_glob = 'b*'), [['hooks', 'changed', 'pre_tool_use b*', 'widening']]],
   ['hook glob broadened to *', (y) => (hook0(y).tool_name_glob = '*'), [['hooks', 'changed', 'pre_tool_use *', 'widening']]],
-  ['hook glob unrelated bash* -> edit (not provably narrower)', (y) => (hook0(y).tool_name_glob = 'edit'), [['hooks', 'changed', 'pre_tool_use edit', 'widening']]],
+  [
+    'hook glob unrelated bash* -> edit (not provably narrower)',
+    (y) => (hook0(y).tool_name_glob = 'edit'),
+    [['hooks', 'changed', 'pre_tool_use edit', 'widening']],
+  ],
   ['hook glob narrowed bash* -> bash', (y) => (hook0(y).tool_name_glob = 'bash'), [['hooks', 'changed', 'pre_tool_use bash', 'narrowing']]],
   ['hook glob narrowed bash* -> bash*x*', (y) => (hook0(y).tool_name_glob = 'bash*x*'), [['hooks', 'changed', 'pre_tool_use bash*x*', 'narrowing']]],
   ['hook glob respelled bash* -> bash** (same tools)', (y) => (hook0(y).tool_name_glob = 'bash**'), [['hooks', 'changed', 'pre_tool_use bash**', 'neutral']]],
   ['hook timeout raised', (y) => (hook0(y).timeout_ms = 30000), [['hooks', 'changed', 'pre_tool_use bash*', 'widening']]],
   ['hook timeout lowered', (y) => (hook0(y).timeout_ms = 500), [['hooks', 'changed', 'pre_tool_use bash*', 'narrowing']]],
   ['hook on_error warn -> block', (y) => (hook0(y).on_error = 'block'), [['hooks', 'changed', 'pre_tool_use bash*', 'widening']]],
-  ['hook narrowed but timeout raised (widening wins)', (y) => Object.assign(hook0(y), { tool_name_glob: 'bash', timeout_ms: 9000 }), [
-    ['hooks', 'changed', 'pre_tool_use bash', 'widening'],
-  ]],
-  ['hook moved to another event', (y) => (hook0(y).event = 'post_tool_use'), [
-    ['hooks', 'added', 'post_tool_use bash*', 'widening'],
-    ['hooks', 'removed', 'pre_tool_use bash*', 'narrowing'],
-  ]],
+  [
+    'hook narrowed but timeout raised (widening wins)',
+    (y) => Object.assign(hook0(y), { tool_name_glob: 'bash', timeout_ms: 9000 }),
+    [['hooks', 'changed', 'pre_tool_use bash', 'widening']],
+  ],
+  [
+    'hook moved to another event',
+    (y) => (hook0(y).event = 'post_tool_use'),
+    [
+      ['hooks', 'added', 'post_tool_use bash*', 'widening'],
+      ['hooks', 'removed', 'pre_tool_use bash*', 'narrowing'],
+    ],
+  ],
   // MCP servers
   ['stdio MCP server added', (y) => (mcp(y).fs = { command: 'fs-mcp' }), [['mcp_servers', 'added', 'fs', 'widening']]],
   ['http MCP server added', (y) => (mcp(y).remote = { url: 'https://r.example' }), [['mcp_servers', 'added', 'remote', 'widening']]],
@@ -112,9 +130,11 @@ const ROWS: Row[] = [
   ['MCP env removed (not provably narrower)', (y) => delete ((mcp(y).gh as Y).env as Y).MODE, [['mcp_servers', 'removed', 'gh.env.MODE', 'widening']]],
   ['MCP url changed', (y) => ((mcp(y).docs as Y).url = 'https://elsewhere.example/mcp'), [['mcp_servers', 'changed', 'docs.url', 'widening']]],
   ['MCP header added', (y) => (((mcp(y).docs as Y).headers as Y)['X-Extra'] = '${HOME}'), [['mcp_servers', 'added', 'docs.headers.X-Extra', 'widening']]],
-  ['MCP header value changed to forward another var', (y) => (((mcp(y).docs as Y).headers as Y).Authorization = 'Bearer ${GITHUB_TOKEN}'), [
-    ['mcp_servers', 'changed', 'docs.headers.Authorization', 'widening'],
-  ]],
+  [
+    'MCP header value changed to forward another var',
+    (y) => (((mcp(y).docs as Y).headers as Y).Authorization = 'Bearer ${GITHUB_TOKEN}'),
+    [['mcp_servers', 'changed', 'docs.headers.Authorization', 'widening']],
+  ],
   ['MCP header removed', (y) => ((mcp(y).docs as Y).headers = {}), [['mcp_servers', 'removed', 'docs.headers.Authorization', 'widening']]],
   // prompt
   ['static prompt turned off', (y) => (y.prompt = false), [['prompt', 'changed', 'static', 'narrowing']]],
@@ -122,7 +142,11 @@ const ROWS: Row[] = [
   // commands
   ['command added', (y) => (y.commands as Y[]).push({ name: 'nuke' }), [['commands', 'added', 'nuke', 'widening']]],
   ['command removed', (y) => (y.commands = []), [['commands', 'removed', 'hello', 'narrowing']]],
-  ['command args changed', (y) => (((y.commands as Y[])[0] as Y).args = [{ name: 'who' }, { name: 'greeting' }]), [['commands', 'changed', 'hello', 'neutral']]],
+  [
+    'command args changed',
+    (y) => (((y.commands as Y[])[0] as Y).args = [{ name: 'who' }, { name: 'greeting' }]),
+    [['commands', 'changed', 'hello', 'neutral']],
+  ],
   // opt-ins
   ['status turned off', (y) => (y.status = false), [['opt_ins', 'changed', 'status', 'narrowing']]],
   ['ui_ask turned on', (y) => (y.ui_ask = true), [['opt_ins', 'changed', 'ui_ask', 'widening']]],
@@ -143,7 +167,11 @@ const ROWS: Row[] = [
 
 // The reverse of a row whose only change is a scalar or item toggle must flip its effect.
 const REVERSIBLE: [label: string, edit: (y: Y) => void, expected: [string, string, string, string][]][] = [
-  ['binaries template removed (not provably narrower)', (y) => ((y.capabilityServer as Y).binaries = 'https://dl.example/{target}'), [['server', 'removed', 'binaries', 'widening']]],
+  [
+    'binaries template removed (not provably narrower)',
+    (y) => ((y.capabilityServer as Y).binaries = 'https://dl.example/{target}'),
+    [['server', 'removed', 'binaries', 'widening']],
+  ],
   ['binaries template changed', (y) => ((y.capabilityServer as Y).binaries = 'https://dl.example/{target}'), [['server', 'changed', 'binaries', 'widening']]],
   ['tool no longer never_defer', (y) => (((y.tools as Y[])[0] as Y).never_defer = true), [['tools', 'changed', 'read', 'narrowing']]],
   ['hook on_error block -> warn', (y) => (hook0(y).on_error = 'block'), [['hooks', 'changed', 'pre_tool_use bash*', 'narrowing']]],
@@ -168,7 +196,9 @@ describe('diffGrants: every facet', () => {
   it.each(REVERSIBLE)('%s', (label, edit, expected) => {
     // The old grant is BASE edited; the new one is BASE (binaries rows build their own pair).
     const old = grantWith(edit);
-    const next = label.startsWith('binaries template changed') ? grantWith((y) => ((y.capabilityServer as Y).binaries = 'https://mirror.example/{target}')) : base();
+    const next = label.startsWith('binaries template changed')
+      ? grantWith((y) => ((y.capabilityServer as Y).binaries = 'https://mirror.example/{target}'))
+      : base();
     const diff = diffGrants(old, next);
     expect(diff.changes.map(shape)).toEqual(expected);
     expect(diff.widens).toBe(expected.some((e) => e[3] === 'widening'));
@@ -193,13 +223,22 @@ describe('diffGrants: every facet', () => {
   });
 
   it('only narrowing changes do not widen', () => {
-    const diff = diffGrants(base(), grantWith((y) => ((y.hooks = []), (y.tools as Y[]).pop(), (y.prompt = false))));
+    const diff = diffGrants(
+      base(),
+      grantWith((y) => ((y.hooks = []), (y.tools as Y[]).pop(), (y.prompt = false))),
+    );
     expect(diff.changes.map((c) => c.effect)).toEqual(['narrowing', 'narrowing', 'narrowing']);
     expect(diff.widens).toBe(false);
   });
 
   it('pairs several hooks: a replaced glob is a change, the leftover a removal', () => {
-    const old = grantWith((y) => (y.hooks = [{ event: 'pre_tool_use', tool_name_glob: 'bash*' }, { event: 'pre_tool_use', tool_name_glob: 'read' }]));
+    const old = grantWith(
+      (y) =>
+        (y.hooks = [
+          { event: 'pre_tool_use', tool_name_glob: 'bash*' },
+          { event: 'pre_tool_use', tool_name_glob: 'read' },
+        ]),
+    );
     const next = grantWith((y) => (y.hooks = [{ event: 'pre_tool_use', tool_name_glob: 'bash' }]));
     expect(diffGrants(old, next).changes.map(shape)).toEqual([
       ['hooks', 'changed', 'pre_tool_use bash', 'narrowing'],
@@ -215,12 +254,18 @@ describe('diffGrants: every facet', () => {
   });
 
   it('a duplicated hook subscription is an addition', () => {
-    const diff = diffGrants(base(), grantWith((y) => (y.hooks as Y[]).push(clone(hook0(y)))));
+    const diff = diffGrants(
+      base(),
+      grantWith((y) => (y.hooks as Y[]).push(clone(hook0(y)))),
+    );
     expect(diff.changes.map(shape)).toEqual([['hooks', 'added', 'pre_tool_use bash*', 'widening']]);
   });
 
   it('names forwarded environment variables in MCP reasons', () => {
-    const diff = diffGrants(base(), grantWith((y) => (((mcp(y).docs as Y).headers as Y).Authorization = 'Bearer ${GITHUB_TOKEN}')));
+    const diff = diffGrants(
+      base(),
+      grantWith((y) => (((mcp(y).docs as Y).headers as Y).Authorization = 'Bearer ${GITHUB_TOKEN}')),
+    );
     expect(diff.changes[0]!.reason).toContain('$GITHUB_TOKEN');
   });
 
@@ -244,7 +289,10 @@ describe('grantOf', () => {
           { event: 'post_tool_use', tool_name_glob: '**', on_error: 'block', timeout_ms: 10 },
           { event: 'pre_tool_use', tool_name_glob: 'a' },
         ],
-        mcpServers: { zz: { url: 'https://z.example', headers: { b: '1', A: '${TOK:-x}' } }, aa: { command: 'c', args: ['2', '1'], env: { Z: 'lit', B: '${B} ${A}' } } },
+        mcpServers: {
+          zz: { url: 'https://z.example', headers: { b: '1', A: '${TOK:-x}' } },
+          aa: { command: 'c', args: ['2', '1'], env: { Z: 'lit', B: '${B} ${A}' } },
+        },
         commands: [{ name: 'z', args: [{ name: 'second' }, { name: 'first', required: true }] }, { name: 'a' }],
         config_schema: { properties: { z: { secret: true, env: 'ZED' }, a: {} }, required: ['a'] },
       }),
@@ -286,7 +334,13 @@ describe('grantOf', () => {
       prompt: { static: false, dynamic: false },
       commands: [
         { name: 'a', args: [] },
-        { name: 'z', args: [{ name: 'second', required: false }, { name: 'first', required: true }] },
+        {
+          name: 'z',
+          args: [
+            { name: 'second', required: false },
+            { name: 'first', required: true },
+          ],
+        },
       ],
       opt_ins: { status: false, ui_ask: false, trace: false, skills: false },
       config: [
@@ -316,7 +370,9 @@ describe('grantOf', () => {
   });
 
   it('keeps only the fields a transport uses', () => {
-    const g = grantOf(manifest({ capabilityServer: { command: 's' }, mcpServers: { h: { type: 'http', url: 'https://h', command: 'ignored', env: { A: 'x' } } } }));
+    const g = grantOf(
+      manifest({ capabilityServer: { command: 's' }, mcpServers: { h: { type: 'http', url: 'https://h', command: 'ignored', env: { A: 'x' } } } }),
+    );
     expect(g.mcp_servers).toEqual([{ name: 'h', transport: 'http', url: 'https://h', headers: [] }]);
   });
 });
@@ -338,7 +394,15 @@ describe('canonicalJson and grantFingerprint', () => {
   });
 
   const deepReverseKeys = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(deepReverseKeys) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, deepReverseKeys(x)])) : v;
+    Array.isArray(v)
+      ? v.map(deepReverseKeys)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .reverse()
+              .map(([k, x]) => [k, deepReverseKeys(x)]),
+          )
+        : v;
 
   it('is sha256 of the canonical grant, stable across key order', () => {
     const g = base();
@@ -414,7 +478,13 @@ describe('warnings', () => {
 
   it('flags more than 8 never_defer tools', () => {
     expect(neverDeferOverflow(grantWith((y) => (y.tools = tools(8))))).toBeUndefined();
-    expect(neverDeferOverflow(grantWith((y) => (y.tools = tools(9))))).toEqual({ limit: 8, count: 9, tools: tools(9).map((t) => t.name).sort() });
+    expect(neverDeferOverflow(grantWith((y) => (y.tools = tools(9))))).toEqual({
+      limit: 8,
+      count: 9,
+      tools: tools(9)
+        .map((t) => t.name)
+        .sort(),
+    });
   });
 
   it('lists match-all hooks and the overflow as data', () => {
@@ -504,7 +574,11 @@ describe('renderSummary', () => {
     try {
       const tty = { isTTY: true } as NodeJS.WriteStream;
       const render = () => text(renderSummary(hostile(), { stream: tty }));
-      for (const [key, value] of [['FORCE_COLOR', '0'], ['FORCE_COLOR', 'false'], ['NO_COLOR', '1']] as const) {
+      for (const [key, value] of [
+        ['FORCE_COLOR', '0'],
+        ['FORCE_COLOR', 'false'],
+        ['NO_COLOR', '1'],
+      ] as const) {
         delete process.env.NO_COLOR;
         delete process.env.FORCE_COLOR;
         expect(render()).toContain('\u001b[1m');
@@ -571,17 +645,24 @@ describe('renderDiff', () => {
 
   it('shows MCP field changes without revealing values', () => {
     const next = grantWith((y) => {
-      (((mcp(y).gh as Y).env as Y).MODE = 'sk-live-CANARY');
+      ((mcp(y).gh as Y).env as Y).MODE = 'sk-live-CANARY';
       (mcp(y).docs as Y).url = 'https://elsewhere.example';
     });
     const out = text(renderDiff(diffGrants(base(), next)));
-    expect(out).toContain('~ MCP server docs: url "https://docs.example/mcp" -> "https://elsewhere.example" — the MCP server URL changed: a different destination');
+    expect(out).toContain(
+      '~ MCP server docs: url "https://docs.example/mcp" -> "https://elsewhere.example" — the MCP server URL changed: a different destination',
+    );
     expect(out).toContain('~ MCP server gh: env MODE — environment variable value changed');
     expect(out).not.toContain('CANARY');
   });
 
   it('reports narrowing-only diffs as needing no consent', () => {
-    const lines = renderDiff(diffGrants(base(), grantWith((y) => (y.hooks = []))));
+    const lines = renderDiff(
+      diffGrants(
+        base(),
+        grantWith((y) => (y.hooks = [])),
+      ),
+    );
     expect(lines).toContain('  - hook pre_tool_use on tools matching "bash*", on_error warn, timeout 1000 ms — hook removed');
     expect(lines.at(-1)).toBe('Nothing widens: no consent needed.');
   });

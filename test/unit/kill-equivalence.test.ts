@@ -50,7 +50,9 @@ describe('crash points with the same disk', () => {
   });
 
   it('does not merge past a call that changes the disk, even an unreachable one of another thread', () => {
-    const trace = ['11 mkdir("/h/y", 0777) = 0', '11 fsync(18</h/x>) = 0', '10 mkdir("/h/.yep-staging/s/d", 0777) = 0', '11 rename("/h/a", "/h/b") = 0'].join('\n');
+    const trace = ['11 mkdir("/h/y", 0777) = 0', '11 fsync(18</h/x>) = 0', '10 mkdir("/h/.yep-staging/s/d", 0777) = 0', '11 rename("/h/a", "/h/b") = 0'].join(
+      '\n',
+    );
     // mkdir is made by two threads: 10's first mkdir is no when=N's first hit (11's came first), unreachable.
     expect(killPlan(parseCalls(trace)).unreachable.map((c) => c.tid)).toEqual(['10']);
     expect(plan(trace)).toEqual({ kill: ['fsync#1', 'mkdir#1', 'rename#1'], same: [] });
@@ -67,7 +69,13 @@ describe('crash points with the same disk', () => {
       '11 symlink("v", "/h/c") = 0',
     ].join('\n');
     const entries = parseEntries(trace);
-    expect(entries.map((e) => [e.syscall, e.failed])).toEqual([['mkdir', true], ['read', false], ['openat', true], ['close', false], ['symlink', false]]);
+    expect(entries.map((e) => [e.syscall, e.failed])).toEqual([
+      ['mkdir', true],
+      ['read', false],
+      ['openat', true],
+      ['close', false],
+      ['symlink', false],
+    ]);
     expect(entries.map((e) => mutation(e))).toEqual([null, null, null, null, 'symlink']);
     expect(plan(trace)).toEqual({ kill: ['symlink#1'], same: ['mkdir#1=symlink#1'] });
   });
@@ -81,7 +89,7 @@ describe('crash points with the same disk', () => {
     expect(plan(trace)).toEqual({ kill: ['rename#1'], same: ['fsync#1=rename#1'] });
   });
 
-  it('a caller\'s unobserved directories: calls that change only files named inside them split no group', () => {
+  it("a caller's unobserved directories: calls that change only files named inside them split no group", () => {
     const trace = [
       '11 fsync(18</r/yolop/x>) = 0',
       '11 mkdir("/r/home/.cache", 0777) = 0',
@@ -99,10 +107,20 @@ describe('crash points with the same disk', () => {
     // Without it, each change is its own state (the fsync goes with the mkdir after it).
     expect(names(equivalentPoints(trace, points).kill)).toEqual(['mkdir#1', 'rename#1', 'rename#2', 'symlink#1']);
     // A path outside it, a relative one, or a rename out of it, is seen.
-    for (const call of ['11 rename("/r/home/a", "/r/yolop/a") = 0', '11 mkdir("home/b", 0777) = 0', '11 write(19</r/homework/a>, "x", 1) = 1', '11 symlink("/r/home/z", "/r/yolop/l") = 0']) {
+    for (const call of [
+      '11 rename("/r/home/a", "/r/yolop/a") = 0',
+      '11 mkdir("home/b", 0777) = 0',
+      '11 write(19</r/homework/a>, "x", 1) = 1',
+      '11 symlink("/r/home/z", "/r/yolop/l") = 0',
+    ]) {
       const t = ['11 fsync(18</r/yolop/x>) = 0', call, '11 rmdir("/r/yolop/lock") = 0'].join('\n');
       // The fsync may go with the call after it when that is a kill point itself, never with the rmdir.
-      expect(equivalentPoints(t, killPlan(parseCalls(t)).points, ['/r/home']).kill.map((p) => p.syscall).sort(), call).toEqual(call.includes('write') ? ['fsync', 'rmdir'] : [call.split(' ')[1]?.split('(')[0], 'rmdir'].sort());
+      expect(
+        equivalentPoints(t, killPlan(parseCalls(t)).points, ['/r/home'])
+          .kill.map((p) => p.syscall)
+          .sort(),
+        call,
+      ).toEqual(call.includes('write') ? ['fsync', 'rmdir'] : [call.split(' ')[1]?.split('(')[0], 'rmdir'].sort());
     }
   });
 });

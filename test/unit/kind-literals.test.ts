@@ -14,15 +14,22 @@ const SRC = join(import.meta.dirname, '..', '..', 'src');
 const ROOT = join(SRC, 'core', 'operations');
 const SOURCES = join(SRC, 'core', 'sources');
 // `kind: 'path'` of doctor's target (core/doctor/target.ts) is not a source kind: a directory to doctor (library API, runDoctor).
-const NOT_SOURCE_KINDS = [/core\/doctor\/target\.ts:\d+: .*DoctorTarget = |core\/doctor\/target\.ts:\d+: return \{ kind: 'path', dir:/];
+const NOT_SOURCE_KINDS = [/core\/doctor\/target\.ts:\d+: .*DoctorTarget = |core\/doctor\/target\.ts:\d+: +\| \{ kind: 'path'; dir: string \}|core\/doctor\/target\.ts:\d+: return \{ kind: 'path', dir:/];
 const KIND = `['"\`](?:crate|git|path)['"\`]`;
 // x.kind === 'git', x.type !== 'crate', 'path' == y.kind, case 'git':, kind: 'crate' (a literal record or spec).
 const KIND_LITERAL = new RegExp(
-  [`\\b(?:kind|type)\\s*[!=]==?\\s*${KIND}`, `${KIND}\\s*[!=]==?\\s*[\\w.?]*\\b(?:kind|type)\\b`, `\\bcase\\s+${KIND}\\s*:`, `\\b(?:kind|type)\\s*:\\s*${KIND}`].join('|'),
+  [
+    `\\b(?:kind|type)\\s*[!=]==?\\s*${KIND}`,
+    `${KIND}\\s*[!=]==?\\s*[\\w.?]*\\b(?:kind|type)\\b`,
+    `\\bcase\\s+${KIND}\\s*:`,
+    `\\b(?:kind|type)\\s*:\\s*${KIND}`,
+  ].join('|'),
 );
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sourceFiles(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? sourceFiles(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : [],
+  );
 }
 
 function kindLiterals(files: string[]): string[] {
@@ -39,7 +46,14 @@ function kindLiterals(files: string[]): string[] {
 
 describe('source kinds are named only in the table', () => {
   test('the pattern catches each spelling (so the check below can fail)', () => {
-    for (const line of [`if (src.type === 'crate') {`, `spec.kind !== "git"`, `case 'path':`, `'git' === entry.source.type`, `{ type: 'git', url }`, 'x.kind == `crate`']) {
+    for (const line of [
+      `if (src.type === 'crate') {`,
+      `spec.kind !== "git"`,
+      `case 'path':`,
+      `'git' === entry.source.type`,
+      `{ type: 'git', url }`,
+      'x.kind == `crate`',
+    ]) {
       expect(KIND_LITERAL.test(line), line).toBe(true);
     }
     for (const line of [`command.where === 'path'`, `const reports = { crates, git: gits }`, `section: 'crates'`, `spec.kind === 'invalid'`]) {

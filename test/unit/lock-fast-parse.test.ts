@@ -10,7 +10,11 @@ function sameAsSmolToml(text: string): void {
   const slow = parseToml(text);
   expect(fast).toStrictEqual(slow);
   const protos = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(protos) : v !== null && typeof v === 'object' ? [Object.getPrototypeOf(v), Object.entries(v).map(([k, x]) => [k, protos(x)])] : typeof v;
+    Array.isArray(v)
+      ? v.map(protos)
+      : v !== null && typeof v === 'object'
+        ? [Object.getPrototypeOf(v), Object.entries(v).map(([k, x]) => [k, protos(x)])]
+        : typeof v;
   expect(protos(fast)).toEqual(protos(slow));
 }
 
@@ -38,7 +42,15 @@ describe('parseLockTomlFast', () => {
   });
 
   it('decodes escapes, unicode and integers like smol-toml', () => {
-    const odd = ['quote " and \\ backslash', 'tab\tnewline\ncr\r', 'bell \u0007 nul \u0000 esc \u001b del-free', 'é 日本 😀 \u2028 line sep', '', '#not a comment', ' = [x] '];
+    const odd = [
+      'quote " and \\ backslash',
+      'tab\tnewline\ncr\r',
+      'bell \u0007 nul \u0000 esc \u001b del-free',
+      'é 日本 😀 \u2028 line sep',
+      '',
+      '#not a comment',
+      ' = [x] ',
+    ];
     sameAsSmolToml(serializeLock({ entries: odd.map((text, i) => entry(i, `e${i}`, { version: text, note: text } as Partial<LockEntry>)), extra: {} }));
     sameAsSmolToml('[[extensions]]\nn = 0\np = 42\nq = -7\nr = +3\ns = 123456789012345\nt = true\nu = false\n');
     sameAsSmolToml('\r\n# c\r\n[[extensions]]\r\nname = "x"\r\n\t[ extensions . source ]\r\n  type = "path"   \r\n\r\n');
@@ -81,8 +93,37 @@ describe('parseLockTomlFast', () => {
 
   it('never disagrees with smol-toml on random near-TOML text (declining is always allowed)', () => {
     let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
-    const pieces = ['[[extensions]]', '[extensions.source]', '[extensions.x]', '[[other]]', 'name', 'type', '=', ' ', '\t', '"', '\\', '\\u00e9', '\\"', 'a', '1', '0', '-', '+', 'true', '[]', '#', '\n', '\r\n', 'é', '\u0001', '\u007f', '_', '.'];
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
+    const pieces = [
+      '[[extensions]]',
+      '[extensions.source]',
+      '[extensions.x]',
+      '[[other]]',
+      'name',
+      'type',
+      '=',
+      ' ',
+      '\t',
+      '"',
+      '\\',
+      '\\u00e9',
+      '\\"',
+      'a',
+      '1',
+      '0',
+      '-',
+      '+',
+      'true',
+      '[]',
+      '#',
+      '\n',
+      '\r\n',
+      'é',
+      '\u0001',
+      '\u007f',
+      '_',
+      '.',
+    ];
     let accepted = 0;
     for (let i = 0; i < 3000; i++) {
       const lines = Array.from({ length: 1 + rnd(8) }, () => {
@@ -115,6 +156,8 @@ describe('parseLockTomlFast', () => {
     expect(lock.entries.map((e) => e.name)).toEqual(['a', 'b', 'c']);
     expect(lock.extra).toEqual({ version: 1 });
     // A duplicate name is still caught (by parseLock, after the fast read).
-    expect(() => parseLock(`${text}\n[[extensions]]\nname = "a"\ncontent_hash = "${HASH}"\n[extensions.source]\ntype = "path"\npath = "/x"\n`)).toThrow(/appears twice/);
+    expect(() => parseLock(`${text}\n[[extensions]]\nname = "a"\ncontent_hash = "${HASH}"\n[extensions.source]\ntype = "path"\npath = "/x"\n`)).toThrow(
+      /appears twice/,
+    );
   });
 });

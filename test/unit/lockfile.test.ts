@@ -23,7 +23,13 @@ describe('lockfile', () => {
     extra: {},
     entries: [
       { name: 'zeta', content_hash: H, source: { type: 'git', url: 'https://h/z.git', rev: 'f'.repeat(40), requested_ref: 'main' } },
-      { name: 'alpha', content_hash: H, version: '0.3.0', source: { type: 'crate', crate_name: 'yolop-extension-alpha', version: '0.3.0', cksum: 'b'.repeat(64) }, grant: H },
+      {
+        name: 'alpha',
+        content_hash: H,
+        version: '0.3.0',
+        source: { type: 'crate', crate_name: 'yolop-extension-alpha', version: '0.3.0', cksum: 'b'.repeat(64) },
+        grant: H,
+      },
       { name: 'Mid', content_hash: H, source: { type: 'path', path: '/abs/mid' } },
     ],
   };
@@ -32,7 +38,12 @@ describe('lockfile', () => {
     const text = serializeLock(lock);
     const doc = parse(text) as { extensions: Array<Record<string, any>> };
     expect(doc.extensions.map((e) => e.name)).toEqual(['Mid', 'alpha', 'zeta']);
-    expect(doc.extensions[1]).toMatchObject({ name: 'alpha', content_hash: H, version: '0.3.0', source: { type: 'crate', crate_name: 'yolop-extension-alpha', version: '0.3.0' } });
+    expect(doc.extensions[1]).toMatchObject({
+      name: 'alpha',
+      content_hash: H,
+      version: '0.3.0',
+      source: { type: 'crate', crate_name: 'yolop-extension-alpha', version: '0.3.0' },
+    });
     expect(doc.extensions[0]!.version).toBeUndefined();
   });
 
@@ -50,7 +61,10 @@ describe('lockfile', () => {
     ['truncated', `[[extensions]]\nname = "a"\ncontent_hash = "sha256:ab`],
     ['bad name', `[[extensions]]\nname = "../x"\ncontent_hash = "${H}"\n[extensions.source]\ntype = "path"\npath = "/p"\n`],
     ['no source', `[[extensions]]\nname = "a"\ncontent_hash = "${H}"\n`],
-    ['duplicate name', `[[extensions]]\nname = "a"\ncontent_hash = "${H}"\n[extensions.source]\ntype = "path"\npath = "/p"\n[[extensions]]\nname = "a"\ncontent_hash = "${H}"\n[extensions.source]\ntype = "path"\npath = "/q"\n`],
+    [
+      'duplicate name',
+      `[[extensions]]\nname = "a"\ncontent_hash = "${H}"\n[extensions.source]\ntype = "path"\npath = "/p"\n[[extensions]]\nname = "a"\ncontent_hash = "${H}"\n[extensions.source]\ntype = "path"\npath = "/q"\n`,
+    ],
   ])('refuses a %s lock, naming the file', (_label, text) => {
     expect(() => parseLock(text, '/c/extensions.lock')).toThrow(/\/c\/extensions\.lock is unreadable/);
   });

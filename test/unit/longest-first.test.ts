@@ -6,7 +6,8 @@ import type { TestSpecification, Vitest } from 'vitest/node';
 import LongestFirst, { SLOW } from '../longest-first.js';
 
 const root = '/repo';
-const spec = (path: string): TestSpecification => ({ moduleId: `${root}/${path}`, project: { name: '', config: { root, sequence: { groupOrder: 0 }, isolate: true } } }) as unknown as TestSpecification;
+const spec = (path: string): TestSpecification =>
+  ({ moduleId: `${root}/${path}`, project: { name: '', config: { root, sequence: { groupOrder: 0 }, isolate: true } } }) as unknown as TestSpecification;
 const ctxWith = (durations: Record<string, number>): Vitest =>
   ({
     config: { root },

@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadManifest, quickAccept } from '../../src/core/package/manifest.js';
 import { MAX_PROBLEMS } from '../../src/core/package/manifest-schema.js';
 import { parseManifest, validateManifest } from '../../src/core/package/manifest-validate.js';
@@ -24,7 +24,11 @@ const FULL = {
   yolop: {
     protocol_version: '1.0',
     capabilityServer: { command: 'srv', args: ['a'], binaries: 'https://x/{name}-{version}-{target}' },
-    config_schema: { type: 'object', required: ['token'], properties: { token: { type: 'string', secret: true, env: 'TOK' }, mode: { type: 'string', enum: ['a', 'b'] } } },
+    config_schema: {
+      type: 'object',
+      required: ['token'],
+      properties: { token: { type: 'string', secret: true, env: 'TOK' }, mode: { type: 'string', enum: ['a', 'b'] } },
+    },
     tools: [{ name: 'echo', description: 'e', schema: { type: 'object' }, never_defer: true }, { name: 'two' }],
     prompt: true,
     dynamic_prompt: false,
@@ -37,7 +41,45 @@ const FULL = {
     trace: false,
   },
 };
-const ODD: Json[] = [null, 0, 1, -1, 1.5, '', ' ', 'x', 'a b', '../x', '2.0', '1.2', '01.3', true, false, [], [1], ['a'], {}, { a: 1 }, { a: 'b' }, { name: 'n' }, { name: '' }, { command: 'c' }, { event: 'post_tool_use' }, { type: 'http' }, { type: 'stdio' }, { url: 'u', type: null }, 'pre_tool_use', 'warn', 'block', 'http', [{ name: 'x' }, { name: 'x' }], [{}], 'X_1', 'A'.repeat(129), 'A'.repeat(128)];
+const ODD: Json[] = [
+  null,
+  0,
+  1,
+  -1,
+  1.5,
+  '',
+  ' ',
+  'x',
+  'a b',
+  '../x',
+  '2.0',
+  '1.2',
+  '01.3',
+  true,
+  false,
+  [],
+  [1],
+  ['a'],
+  {},
+  { a: 1 },
+  { a: 'b' },
+  { name: 'n' },
+  { name: '' },
+  { command: 'c' },
+  { event: 'post_tool_use' },
+  { type: 'http' },
+  { type: 'stdio' },
+  { url: 'u', type: null },
+  'pre_tool_use',
+  'warn',
+  'block',
+  'http',
+  [{ name: 'x' }, { name: 'x' }],
+  [{}],
+  'X_1',
+  'A'.repeat(129),
+  'A'.repeat(128),
+];
 
 type Path = (string | number)[];
 function paths(o: Json, p: Path = [], out: Path[] = []): Path[] {
@@ -74,8 +116,11 @@ describe('the quick verdict agrees with the zod schemas', () => {
       const zodValid = 'manifest' in validateManifest(value);
       if (zodValid) valid++;
       // The one form the generated check refuses and zod accepts: `mcpServers: []` (loadManifest asks zod then).
-      const emptyMcpArray = Array.isArray((value as { yolop?: { mcpServers?: unknown } } | null)?.yolop?.mcpServers) && ((value as { yolop: { mcpServers: unknown[] } }).yolop.mcpServers.length === 0);
-      if (quickAccept(value) !== zodValid && !(emptyMcpArray && zodValid)) disagree.push(`${JSON.stringify(value).slice(0, 300)} quick=${!zodValid} zod=${zodValid}`);
+      const emptyMcpArray =
+        Array.isArray((value as { yolop?: { mcpServers?: unknown } } | null)?.yolop?.mcpServers) &&
+        (value as { yolop: { mcpServers: unknown[] } }).yolop.mcpServers.length === 0;
+      if (quickAccept(value) !== zodValid && !(emptyMcpArray && zodValid))
+        disagree.push(`${JSON.stringify(value).slice(0, 300)} quick=${!zodValid} zod=${zodValid}`);
     }
     expect(disagree).toEqual([]);
     // Both verdicts occur often: the corpus is not all-valid or all-invalid.
@@ -128,7 +173,11 @@ describe('the host rules, as messages', () => {
   };
 
   it.each([
-    ['null counts as absent', withYolop({ prompt: null, hooks: null, mcpServers: null, commands: null, capabilityServer: { command: 'srv', args: null, binaries: null } }), []],
+    [
+      'null counts as absent',
+      withYolop({ prompt: null, hooks: null, mcpServers: null, commands: null, capabilityServer: { command: 'srv', args: null, binaries: null } }),
+      [],
+    ],
     ['an empty mcpServers array means none', withYolop({ mcpServers: [] }), []],
     ['a top-level $schema and unknown keys are ignored', { $schema: 'https://x/v1.json', engines: { yolop: '>=1' }, ...base }, []],
     ['engines of any shape never makes a manifest invalid (a malformed range is a warning)', { ...base, engines: 'yolop>=1' }, []],
@@ -144,12 +193,24 @@ describe('the host rules, as messages', () => {
     ['an http server needs a url', withYolop({ mcpServers: { a: { type: 'http' } } }), ['yolop.mcpServers.a.url: is required for an http server']],
     ['a url alone makes an http server', withYolop({ mcpServers: { a: { url: 'https://x' } } }), []],
     ['a bad server name', withYolop({ mcpServers: { 'a b': { command: 'x' } } }), ['yolop.mcpServers.a b: server names must match ^[A-Za-z0-9_-]+$']],
-    ['a bad config key', withYolop({ config_schema: { properties: { 'a/b': {} } } }), ['yolop.config_schema.properties.a/b: config keys must match ^[A-Za-z0-9_-]+$']],
+    [
+      'a bad config key',
+      withYolop({ config_schema: { properties: { 'a/b': {} } } }),
+      ['yolop.config_schema.properties.a/b: config keys must match ^[A-Za-z0-9_-]+$'],
+    ],
     ['args not all strings', withYolop({ capabilityServer: { command: 'srv', args: ['a', 1] } }), ['yolop.capabilityServer.args: must be an array of strings']],
     ['env not all strings', withYolop({ mcpServers: { a: { command: 'x', env: { A: 1, B: 2 } } } }), ['yolop.mcpServers.a.env: must be an object of strings']],
     ['a zero hook timeout', withYolop({ hooks: [{ event: 'pre_tool_use', timeout_ms: 0 }] }), ['yolop.hooks[0].timeout_ms: must be a positive integer']],
-    ['an unknown command arg key', withYolop({ commands: [{ name: 'c', args: [{ name: 'a', kind: 'x' }] }] }), ['yolop.commands[0].args[0].kind: unknown key (the host refuses it)']],
-    ['a secret flag that is not a boolean', withYolop({ config_schema: { properties: { t: { secret: 'yes' } } } }), ['yolop.config_schema.properties.t.secret: must be true or false']],
+    [
+      'an unknown command arg key',
+      withYolop({ commands: [{ name: 'c', args: [{ name: 'a', kind: 'x' }] }] }),
+      ['yolop.commands[0].args[0].kind: unknown key (the host refuses it)'],
+    ],
+    [
+      'a secret flag that is not a boolean',
+      withYolop({ config_schema: { properties: { t: { secret: 'yes' } } } }),
+      ['yolop.config_schema.properties.t.secret: must be true or false'],
+    ],
   ])('%s', (_what, value, want) => {
     expect(problemsOf(value)).toEqual(want);
     expect(quickAccept(value)).toBe(want.length === 0 && !Array.isArray((value as { yolop: { mcpServers?: unknown } }).yolop.mcpServers));
@@ -163,6 +224,8 @@ describe('the host rules, as messages', () => {
   });
 
   it('refuses text over 1 MiB before parsing it, also through the library API', () => {
-    expect(() => parseManifest(JSON.stringify({ ...base, description: 'é'.repeat(600_000) }), 'pkg')).toThrow(/pkg\/plugin\.json is 1200\d+ bytes; manifests are capped at 1048576/);
+    expect(() => parseManifest(JSON.stringify({ ...base, description: 'é'.repeat(600_000) }), 'pkg')).toThrow(
+      /pkg\/plugin\.json is 1200\d+ bytes; manifests are capped at 1048576/,
+    );
   });
 });

@@ -27,7 +27,16 @@ describe('parseManifest (host rules, host-compat §2)', () => {
     expect(m.yolop.mcpServers.local).toMatchObject({ type: 'stdio', command: 'srv', args: ['-v'] });
   });
   it('reads config fields with secret and env', () => {
-    const m = parseManifest(withYolop({ config_schema: { type: 'object', required: ['token'], properties: { token: { type: 'string', secret: true, env: 'TOKEN' }, mode: { type: 'string', enum: ['a', 'b'] } } } }), 'x');
+    const m = parseManifest(
+      withYolop({
+        config_schema: {
+          type: 'object',
+          required: ['token'],
+          properties: { token: { type: 'string', secret: true, env: 'TOKEN' }, mode: { type: 'string', enum: ['a', 'b'] } },
+        },
+      }),
+      'x',
+    );
     expect(configFields(m)).toMatchObject([
       { key: 'token', secret: true, env: 'TOKEN', required: true },
       { key: 'mode', secret: false, required: false, enum: ['a', 'b'] },

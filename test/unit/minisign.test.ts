@@ -38,7 +38,9 @@ describe('minisign (real tool output)', () => {
   });
 
   it('refuses a signature by another key, naming both key ids', async () => {
-    await expect(verifyFile(keyA, parseSignature(read('server.sh.b.minisig')), file, whole)).rejects.toThrow(/signed by another key \(key id [0-9A-F]{16}, the crate's key is 76346E3A4F411598\)/);
+    await expect(verifyFile(keyA, parseSignature(read('server.sh.b.minisig')), file, whole)).rejects.toThrow(
+      /signed by another key \(key id [0-9A-F]{16}, the crate's key is 76346E3A4F411598\)/,
+    );
   });
 
   it('refuses a file with one flipped byte', async () => {

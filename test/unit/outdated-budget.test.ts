@@ -52,7 +52,12 @@ describe('outdated fetch budget', () => {
     expect(results).toEqual([]);
     release(budget, 2, 0); // b: used none; left 2: c (3) still cannot fit and nobody holds any, d (1) can
     await settle();
-    expect(results).toEqual(expect.arrayContaining([['c', false], ['d', true]]));
+    expect(results).toEqual(
+      expect.arrayContaining([
+        ['c', false],
+        ['d', true],
+      ]),
+    );
     expect(budget).toMatchObject({ left: 1, held: 1 });
   });
 });

@@ -19,7 +19,17 @@ const entry = (crate = 'yolop-extension-hello'): LockEntry => ({
 });
 // ^0.3 at 0.3.0: 0.3.5 inside, 0.4.0 and 0.5.0 outside.
 const up: Upstream = { wanted: '0.3.5', latest: '0.5.0', update: true, beyond: true, versions: [] };
-const walk = (w: Partial<NewerEngines>): NewerEngines => ({ status: 'checked', agent: '0.12.1', runnable: null, runnable_in_requirement: null, needs_newer_agent: [], tried: 3, candidates: 3, detail: '', ...w });
+const walk = (w: Partial<NewerEngines>): NewerEngines => ({
+  status: 'checked',
+  agent: '0.12.1',
+  runnable: null,
+  runnable_in_requirement: null,
+  needs_newer_agent: [],
+  tried: 3,
+  candidates: 3,
+  detail: '',
+  ...w,
+});
 
 describe('outdatedRow with the engines walk', () => {
   it('a runnable version inside the requirement: update (whatever is outside)', () => {
@@ -30,7 +40,7 @@ describe('outdatedRow with the engines walk', () => {
 
   it('runnable only outside it: beyond, the hint installs the newest runnable (not latest)', () => {
     const row = outdatedRow(entry(), up, null, walk({ runnable: '0.4.0', needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13', reason: 'r' }] }));
-    expect(row).toMatchObject({ status: 'beyond', hint: "yep-ext install hello@0.4" });
+    expect(row).toMatchObject({ status: 'beyond', hint: 'yep-ext install hello@0.4' });
     expect(anyOutdated([row])).toBe(true);
   });
 
@@ -50,12 +60,12 @@ describe('outdatedRow with the engines walk', () => {
 
   it('a crate not named yolop-extension-<name> is named as installed', () => {
     const row = outdatedRow(entry('some-crate'), { ...up, update: false, wanted: '0.3.0' }, null);
-    expect(row).toMatchObject({ status: 'beyond', hint: "yep-ext install crates.io:some-crate@0.5" });
+    expect(row).toMatchObject({ status: 'beyond', hint: 'yep-ext install crates.io:some-crate@0.5' });
   });
 });
 
 describe('crateInstallSpec / requirementFor', () => {
-  it('short name only for the extension\'s own yolop-extension- crate', () => {
+  it("short name only for the extension's own yolop-extension- crate", () => {
     expect(crateInstallSpec('hello', 'yolop-extension-hello', '2')).toBe('hello@2');
     expect(crateInstallSpec('hello', 'yolop-extension-other', '2')).toBe('crates.io:yolop-extension-other@2');
     expect(crateInstallSpec('custom', 'custom-name', '^2.0.0')).toBe('crates.io:custom-name@^2.0.0');

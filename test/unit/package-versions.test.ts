@@ -2,7 +2,14 @@
 import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dropVersionIfUnused, freeVersionId, readStoreEntry, sweepUnreferencedVersions, versionLinkText, versionOfLink } from '../../src/core/store/package-versions.js';
+import {
+  dropVersionIfUnused,
+  freeVersionId,
+  readStoreEntry,
+  sweepUnreferencedVersions,
+  versionLinkText,
+  versionOfLink,
+} from '../../src/core/store/package-versions.js';
 import { resolvePaths, type Paths } from '../../src/core/paths.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 

@@ -19,7 +19,12 @@ describe('resolvePaths (host-compat §1)', () => {
   });
   it('store, lock, settings, secrets', () => {
     const p = resolvePaths({ YOLOP_CONFIG_DIR: '/c' }, 'linux', '/h');
-    expect(p).toMatchObject({ storeDir: '/c/extensions', lockFile: '/c/extensions/extensions.lock', settingsFile: '/c/settings.toml', secretsFile: '/c/connections.toml' });
+    expect(p).toMatchObject({
+      storeDir: '/c/extensions',
+      lockFile: '/c/extensions/extensions.lock',
+      settingsFile: '/c/settings.toml',
+      secretsFile: '/c/connections.toml',
+    });
     expect(resolvePaths({ YOLOP_CONFIG_DIR: '/c', YOLOP_EXTENSIONS_DIR: '/s' }, 'linux', '/h').lockFile).toBe('/s/extensions.lock');
   });
   it('the shared download cache: YEP_EXT_CACHE_DIR, else the platform cache directory (issue 14)', () => {

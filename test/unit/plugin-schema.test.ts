@@ -49,7 +49,17 @@ describe('schema/plugin/v1.json', () => {
     ['one tool', { name: 'weather', tools: ['forecast'] }],
     [
       'everything',
-      { name: 'full', tools: ['a', 'b'], hooks: ['pre_tool_use:bash'], commands: ['ship'], prompt: 'p', dynamicPrompt: true, status: true, skills: true, config: ['endpoint', 'token:secret:env=T'] },
+      {
+        name: 'full',
+        tools: ['a', 'b'],
+        hooks: ['pre_tool_use:bash'],
+        commands: ['ship'],
+        prompt: 'p',
+        dynamicPrompt: true,
+        status: true,
+        skills: true,
+        config: ['endpoint', 'token:secret:env=T'],
+      },
     ],
   ])('accepts what `yep-ext new` writes (%s), $schema pointer first, and so does yep-ext', (_what, input) => {
     const manifest = renderManifest(parseScaffoldRequest(input));

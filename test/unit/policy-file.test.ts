@@ -64,8 +64,14 @@ describe('parsePolicy', () => {
 });
 
 describe('mergePolicy: the second file can only tighten', () => {
-  const sys = layer('[sources]\nkinds = ["crate"]\ngit_hosts = ["a.example"]\n[names]\ndeny = ["bad"]\nallow = ["t-*"]\n[cooldown]\nmin_age = "3d"\n[binaries]\nrequire_in_crate = true\n[grant]\nhooks = "none"\nsecrets = false\n', 'sys');
-  const loose = layer('[sources]\nkinds = ["crate", "path"]\ngit_hosts = ["a.example", "b.example"]\n[names]\ndeny = []\nallow = ["*"]\n[cooldown]\nmin_age = "1h"\n[binaries]\nrequire_in_crate = false\n[grant]\nhooks = "any"\nsecrets = true\n', 'user');
+  const sys = layer(
+    '[sources]\nkinds = ["crate"]\ngit_hosts = ["a.example"]\n[names]\ndeny = ["bad"]\nallow = ["t-*"]\n[cooldown]\nmin_age = "3d"\n[binaries]\nrequire_in_crate = true\n[grant]\nhooks = "none"\nsecrets = false\n',
+    'sys',
+  );
+  const loose = layer(
+    '[sources]\nkinds = ["crate", "path"]\ngit_hosts = ["a.example", "b.example"]\n[names]\ndeny = []\nallow = ["*"]\n[cooldown]\nmin_age = "1h"\n[binaries]\nrequire_in_crate = false\n[grant]\nhooks = "any"\nsecrets = true\n',
+    'user',
+  );
   const p = mergePolicy([sys, loose]);
 
   it('allow-lists intersect, deny-lists union, ages max, booleans OR, grant the narrower', () => {
@@ -82,7 +88,10 @@ describe('mergePolicy: the second file can only tighten', () => {
   });
 
   it('a stricter user file tightens', () => {
-    const q = mergePolicy([layer('[grant]\nhooks = "scoped"\n', 'sys'), layer('[grant]\nhooks = "none"\ncommands = false\n[cooldown]\nmin_age = "1w"\n', 'user')]);
+    const q = mergePolicy([
+      layer('[grant]\nhooks = "scoped"\n', 'sys'),
+      layer('[grant]\nhooks = "none"\ncommands = false\n[cooldown]\nmin_age = "1w"\n', 'user'),
+    ]);
     expect(q.max_grant.hooks).toBe('none');
     expect(q.max_grant.switches.commands).toBe(false);
     expect(q.min_age_file).toBe('user');
@@ -104,7 +113,9 @@ describe('policyViolations: [pins] fails closed', () => {
     expect(policyViolations(pins, { name: 'alpha', unhashable: 'EACCES: permission denied' })).toEqual([
       expect.objectContaining({ rule: 'pins', item: 'alpha', message: expect.stringMatching(/could not be hashed \(EACCES: permission denied\)/) }),
     ]);
-    expect(policyViolations(pins, { name: 'stray', unhashable: 'EACCES' })).toEqual([expect.objectContaining({ rule: 'pins', item: 'stray', message: expect.stringMatching(/not one of them/) })]);
+    expect(policyViolations(pins, { name: 'stray', unhashable: 'EACCES' })).toEqual([
+      expect.objectContaining({ rule: 'pins', item: 'stray', message: expect.stringMatching(/not one of them/) }),
+    ]);
     expect(policyViolations(pins, { name: 'alpha', content_hash: aa })).toEqual([]);
     expect(policyViolations(pins, { name: 'alpha', content_hash: bb })).toEqual([expect.objectContaining({ rule: 'pins', item: `alpha@${bb}` })]);
   });

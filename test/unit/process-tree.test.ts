@@ -46,7 +46,12 @@ describe('ProcessTracker', () => {
     await new Promise((r) => setTimeout(r, 50));
     const real = readProcStat(other.pid!)!;
     // As if `other` had taken the pid of a claimed process that exited: same pid, another start time.
-    (tracker as unknown as { claimed: Map<number, object> }).claimed.set(other.pid!, { pid: other.pid, startTime: real.startTime - 1, command: 'gone', via: 'parent' });
+    (tracker as unknown as { claimed: Map<number, object> }).claimed.set(other.pid!, {
+      pid: other.pid,
+      startTime: real.startTime - 1,
+      command: 'gone',
+      via: 'parent',
+    });
     expect(tracker.killAlive()).toEqual([]);
     await new Promise((r) => setTimeout(r, 50));
     expect(procAlive(other.pid!)).toBe(true);
@@ -61,30 +66,39 @@ describe('ProcessTracker', () => {
   ];
   // `olderPids` (early-server.ts): the first look reads only what was not listed before the
   // spawn, and here the last one is a quick look too (not `full`): the orphan is still found.
-  for (const [via, script, o] of orphanCases) for (const listed of [false, true]) {
-    it(`finds an orphan by its ${via} alone${listed ? ', from looks that skip the processes listed before the spawn' : ''}`, async () => {
-      const olderPids = listed ? listPids() : undefined;
-      if (listed) expect(olderPids!.length).toBeGreaterThan(0);
-      const root = spawn('/bin/sh', ['-c', `sleep 0.3; ${script} sleep 0.3`], { stdio: ['pipe', 'pipe', 'pipe'], detached: o.detached ?? false, env: o.env ?? { PATH: '/usr/bin:/bin' } });
-      root.stdout.resume();
-      root.stderr.resume();
-      const tracker = new ProcessTracker(root.pid!, { ...(o.tag ? { tag: o.tag } : {}), ...(olderPids ? { olderPids } : {}) });
-      tracker.snapshot();
-      await new Promise((r) => root.once('exit', r));
-      tracker.snapshot(listed ? {} : { full: true });
-      const found = tracker.alive().filter((p) => /^\/usr\/bin\/sleep 32\d$/.test(p.command));
-      for (const p of found) children.push(p.pid);
-      expect(found.map((p) => p.via)).toEqual([via]);
-      expect(await tracker.killAll(2000)).toEqual([]);
-      expect(found.every((p) => !procAlive(p.pid))).toBe(true);
-    });
-  }
+  for (const [via, script, o] of orphanCases)
+    for (const listed of [false, true]) {
+      it(`finds an orphan by its ${via} alone${listed ? ', from looks that skip the processes listed before the spawn' : ''}`, async () => {
+        const olderPids = listed ? listPids() : undefined;
+        if (listed) expect(olderPids!.length).toBeGreaterThan(0);
+        const root = spawn('/bin/sh', ['-c', `sleep 0.3; ${script} sleep 0.3`], {
+          stdio: ['pipe', 'pipe', 'pipe'],
+          detached: o.detached ?? false,
+          env: o.env ?? { PATH: '/usr/bin:/bin' },
+        });
+        root.stdout.resume();
+        root.stderr.resume();
+        const tracker = new ProcessTracker(root.pid!, { ...(o.tag ? { tag: o.tag } : {}), ...(olderPids ? { olderPids } : {}) });
+        tracker.snapshot();
+        await new Promise((r) => root.once('exit', r));
+        tracker.snapshot(listed ? {} : { full: true });
+        const found = tracker.alive().filter((p) => /^\/usr\/bin\/sleep 32\d$/.test(p.command));
+        for (const p of found) children.push(p.pid);
+        expect(found.map((p) => p.via)).toEqual([via]);
+        expect(await tracker.killAll(2000)).toEqual([]);
+        expect(found.every((p) => !procAlive(p.pid))).toBe(true);
+      });
+    }
 
   // A server that starts a daemon and exits before its tracker is made (a loaded machine).
   // The loop is held until the root is a zombie, so the tracker never sees it alive: it is
   // still ours (unreaped), and what it started is found by the tag.
   it('a root already a zombie when the tracker is made: its daemon is still claimed by the tag', async () => {
-    const root = spawn('/bin/sh', ['-c', 'setsid /usr/bin/sleep 341 </dev/null >/dev/null 2>&1 & exit 0'], { stdio: 'ignore', detached: true, env: { PATH: '/usr/bin:/bin', RUN_TAG: 'z1' } });
+    const root = spawn('/bin/sh', ['-c', 'setsid /usr/bin/sleep 341 </dev/null >/dev/null 2>&1 & exit 0'], {
+      stdio: 'ignore',
+      detached: true,
+      env: { PATH: '/usr/bin:/bin', RUN_TAG: 'z1' },
+    });
     const until = performance.now() + 10_000;
     while (readProcStat(root.pid!)?.state !== 'Z' && performance.now() < until) {
       // spin: the loop must not turn, or Node reaps the root
@@ -103,7 +117,11 @@ describe('ProcessTracker', () => {
 
   it('look(): the live members of a group and the live descendants, from one read of /proc', async () => {
     // A group leader whose child stays in its group, and a grandchild that leaves it (setsid).
-    const root = spawn('/bin/sh', ['-c', '/usr/bin/sleep 331 & setsid /usr/bin/sleep 332 </dev/null >/dev/null 2>&1 & wait'], { stdio: 'ignore', detached: true, env: { PATH: '/usr/bin:/bin' } });
+    const root = spawn('/bin/sh', ['-c', '/usr/bin/sleep 331 & setsid /usr/bin/sleep 332 </dev/null >/dev/null 2>&1 & wait'], {
+      stdio: 'ignore',
+      detached: true,
+      env: { PATH: '/usr/bin:/bin' },
+    });
     children.push(root.pid!);
     const tracker = new ProcessTracker(root.pid!, { olderPids: listPids()!.filter((p) => p !== root.pid) });
     tracker.snapshot();

@@ -27,7 +27,18 @@ describe('renderManifest', () => {
     expect(validateManifest(m)).toHaveProperty('manifest');
     expect(m).toMatchObject({ name: 'full', version: '0.1.0' });
     const y = m.yolop as Record<string, unknown>;
-    expect(Object.keys(y)).toEqual(['protocol_version', 'capabilityServer', 'config_schema', 'tools', 'prompt', 'dynamic_prompt', 'hooks', 'commands', 'status', 'skills']);
+    expect(Object.keys(y)).toEqual([
+      'protocol_version',
+      'capabilityServer',
+      'config_schema',
+      'tools',
+      'prompt',
+      'dynamic_prompt',
+      'hooks',
+      'commands',
+      'status',
+      'skills',
+    ]);
     expect(y.capabilityServer).toEqual({ command: 'full', args: [] });
     expect(y.hooks).toEqual([
       { event: 'pre_tool_use', tool_name_glob: '*', timeout_ms: 5000, on_error: 'warn' },
@@ -104,7 +115,10 @@ describe('renderScaffold', () => {
   it.each(LANGUAGES)('%s: the handler seams are named and marked, one per declared facet', (language) => {
     const files = renderScaffold(parseScaffoldRequest({ ...FULL, language }));
     const server = files[language === 'rust' ? 'src/main.rs' : 'bin/full']!.content;
-    const names = language === 'typescript' ? ['handleTool', 'handleHook', 'handlePrompt', 'handleCommand'] : ['handle_tool', 'handle_hook', 'handle_prompt', 'handle_command'];
+    const names =
+      language === 'typescript'
+        ? ['handleTool', 'handleHook', 'handlePrompt', 'handleCommand']
+        : ['handle_tool', 'handle_hook', 'handle_prompt', 'handle_command'];
     for (const n of names) expect(server).toMatch(new RegExp(`(function|def|fn) ${n}\\(`));
     expect(server).toContain('YOUR CODE');
     const bare = renderScaffold(parseScaffoldRequest({ name: 'full', language, status: true }));
@@ -115,7 +129,20 @@ describe('renderScaffold', () => {
 
   it('README: what to edit for every facet, and the test commands', () => {
     const readme = renderScaffold(parseScaffoldRequest({ ...FULL, language: 'python' }))['README.md']!.content;
-    for (const text of ['handle_tool', 'handle_hook', 'handle_prompt', 'handle_command', 'set_status', 'skills/full/SKILL.md', 'yep-ext set-secret full token', '$TOKEN', 'yep-ext doctor ./full', 'yep-ext install ./full', 'yep-ext enable full', 'yep-ext doctor full']) {
+    for (const text of [
+      'handle_tool',
+      'handle_hook',
+      'handle_prompt',
+      'handle_command',
+      'set_status',
+      'skills/full/SKILL.md',
+      'yep-ext set-secret full token',
+      '$TOKEN',
+      'yep-ext doctor ./full',
+      'yep-ext install ./full',
+      'yep-ext enable full',
+      'yep-ext doctor full',
+    ]) {
       expect(readme).toContain(text);
     }
   });
@@ -130,7 +157,16 @@ describe('renderScaffold', () => {
   });
 });
 
-const NASTY = ['', 'plain', 'quote " and \' and `back`', 'back\\slash \\n not a newline', 'new\nline\ttab\r', 'Ünïcödé 中文 😀 \u2028\u2029', '${x} %s {} {{}} #{y} \\u0041', '\u0000 nul \u001b esc \u007f del'];
+const NASTY = [
+  '',
+  'plain',
+  'quote " and \' and `back`',
+  'back\\slash \\n not a newline',
+  'new\nline\ttab\r',
+  'Ünïcödé 中文 😀 \u2028\u2029',
+  '${x} %s {} {{}} #{y} \\u0041',
+  '\u0000 nul \u001b esc \u007f del',
+];
 
 describe('string literals carry any text exactly, as ASCII', () => {
   it.each(NASTY)('javascript %j', (text) => {
@@ -151,15 +187,26 @@ describe('string literals carry any text exactly, as ASCII', () => {
     const literal = rustString(text);
     expect(literal).toMatch(/^[\x20-\x7e]*$/);
     // Decode Rust's escapes by hand: \u{…}, \n, \r, \t, \\, \".
-    const decoded = literal.slice(1, -1).replace(/\\(u\{([0-9a-f]+)\}|n|r|t|\\|")/g, (_m, e: string, hex?: string) =>
-      hex ? String.fromCodePoint(parseInt(hex, 16)) : ({ n: '\n', r: '\r', t: '\t', '\\': '\\', '"': '"' } as Record<string, string>)[e]!,
-    );
+    const decoded = literal
+      .slice(1, -1)
+      .replace(/\\(u\{([0-9a-f]+)\}|n|r|t|\\|")/g, (_m, e: string, hex?: string) =>
+        hex ? String.fromCodePoint(parseInt(hex, 16)) : ({ n: '\n', r: '\r', t: '\t', '\\': '\\', '"': '"' } as Record<string, string>)[e]!,
+      );
     expect(decoded).toBe(text);
   });
 });
 
 describe('artifactProblems (the test helper that judges servers by schema.json)', () => {
-  const rec = (message: unknown, kind: 'response' | 'notification', method?: string) => ({ seq: 1, at: 0, direction: 'in' as const, kind, ...(method ? { method } : {}), message, problems: [], notes: [] });
+  const rec = (message: unknown, kind: 'response' | 'notification', method?: string) => ({
+    seq: 1,
+    at: 0,
+    direction: 'in' as const,
+    kind,
+    ...(method ? { method } : {}),
+    message,
+    problems: [],
+    notes: [],
+  });
   it('passes conforming messages and catches wrong ones', () => {
     expect(artifactProblems(rec({ method: 'status/changed', params: { status: 'ready', level: 'ok' } }, 'notification'))).toEqual([]);
     expect(artifactProblems(rec({ method: 'status/changed', params: { status: 'ready', level: 'loud' } }, 'notification'))).not.toEqual([]);
@@ -167,6 +214,8 @@ describe('artifactProblems (the test helper that judges servers by schema.json)'
     expect(artifactProblems(rec({ id: 1, result: { text: 5 } }, 'response', 'prompt/contribution'))).not.toEqual([]);
     expect(artifactProblems(rec({ id: 1, error: { code: 'x' } }, 'response', 'tool/call'))).not.toEqual([]);
     expect(artifactProblems(rec({ jsonrpc: '2.0', id: 1, result: {} }, 'response', 'shutdown'))).toEqual(['carries a jsonrpc member']);
-    expect(artifactProblems(rec({ method: 'initialize', params: {} }, 'notification'))).toEqual(['the server sent initialize, which is not a server-direction method']);
+    expect(artifactProblems(rec({ method: 'initialize', params: {} }, 'notification'))).toEqual([
+      'the server sent initialize, which is not a server-direction method',
+    ]);
   });
 });

@@ -18,8 +18,13 @@ key = "v"
 describe('connections.toml edits keep other tables byte for byte', () => {
   const cases: { name: string; before: string; ours: string; after: string }[] = [
     { name: 'only ours', before: '', ours: '["ext:logfire"]\ntoken = "old"\n', after: '' },
-    { name: 'between host tables', before: HOST_FILE + '\n', ours: '["ext:logfire"]\ntoken = "old"\nregion = "eu"\n', after: '\n[slack]\nbot = "xoxb"\n' },
-    { name: 'CRLF, comments', before: '# c\r\n[a]\r\nk = "v"\r\n\r\n', ours: "[ 'ext:logfire' ]  # ours\r\n  token = 'old' # note\r\n", after: '\r\n[z]\r\nq = """\r\nmulti\r\n"""\r\n' },
+    { name: 'between host tables', before: `${HOST_FILE}\n`, ours: '["ext:logfire"]\ntoken = "old"\nregion = "eu"\n', after: '\n[slack]\nbot = "xoxb"\n' },
+    {
+      name: 'CRLF, comments',
+      before: '# c\r\n[a]\r\nk = "v"\r\n\r\n',
+      ours: "[ 'ext:logfire' ]  # ours\r\n  token = 'old' # note\r\n",
+      after: '\r\n[z]\r\nq = """\r\nmulti\r\n"""\r\n',
+    },
   ];
   describe.each(cases)('$name', ({ before, ours, after }) => {
     const text = before + ours + after;
@@ -40,9 +45,9 @@ describe('connections.toml edits keep other tables byte for byte', () => {
     it('unset of the last field removes the table; remove too', () => {
       const only = applySecretsEdit(text, 'logfire', { op: 'remove' }).text;
       expect((parse(only) as Record<string, unknown>)['ext:logfire']).toBeUndefined();
-      const { ['ext:logfire']: _o, ...restBefore } = parse(text) as Record<string, unknown>;
+      const { 'ext:logfire': _o, ...restBefore } = parse(text) as Record<string, unknown>;
       expect(parse(only)).toEqual(restBefore);
-      const single = applySecretsEdit(before + '["ext:logfire"]\ntoken = "t"\n' + after, 'logfire', { op: 'unset', field: 'token' }).text;
+      const single = applySecretsEdit(`${before}["ext:logfire"]\ntoken = "t"\n${after}`, 'logfire', { op: 'unset', field: 'token' }).text;
       expect(single).toBe(only);
     });
   });

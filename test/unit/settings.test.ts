@@ -68,7 +68,12 @@ const FIXTURES: Fixture[] = [
     entry: '  [[ capabilities ]]   # ours\n    "ref"   =   \'ext:logfire\'   # literal\n    \'endpoint\'= "a = b # not a comment"\n',
     after: '\n\n\n[other]\n"quoted.key" = 1\n',
   },
-  { name: 'id instead of ref', before: '[[capabilities]]\nid = "git"\n\n', entry: '[[capabilities]]\nid = "ext:logfire"\nendpoint = "e"\n', after: '\n[[capabilities]]\nid = "ext:other"\n' },
+  {
+    name: 'id instead of ref',
+    before: '[[capabilities]]\nid = "git"\n\n',
+    entry: '[[capabilities]]\nid = "ext:logfire"\nendpoint = "e"\n',
+    after: '\n[[capabilities]]\nid = "ext:other"\n',
+  },
   {
     name: 'multi-line values and a sub-table inside our entry',
     before: 'x = 1\n\n',
@@ -145,7 +150,10 @@ describe('settings.toml edits keep every byte outside our table', () => {
     });
 
     it('set writes typed values inside our table only', () => {
-      const r = apply(text, { op: 'set', values: { endpoint: 'https://new.example', port: 8080, ratio: 0.25, on: true, tags: ['a', 'b"c'], opts: { deep: 1 } } });
+      const r = apply(text, {
+        op: 'set',
+        values: { endpoint: 'https://new.example', port: 8080, ratio: 0.25, on: true, tags: ['a', 'b"c'], opts: { deep: 1 } },
+      });
       expect(r.changed).toBe(true);
       expect(r.text.startsWith(before)).toBe(true);
       expect(r.text.endsWith(after)).toBe(true);
@@ -186,7 +194,7 @@ describe('adding a table to a file that has none for us', () => {
     '',
     'theme = "dark"\n',
     OTHER_STUFF,
-    OTHER_STUFF.trimEnd() + '\n' + PROFILES,
+    `${OTHER_STUFF.trimEnd()}\n${PROFILES}`,
     '# only a comment\n',
     '\ufeffa = 1\n',
     'a = 1\r\n[t]\r\nb = 2\r\n',
@@ -198,13 +206,13 @@ describe('adding a table to a file that has none for us', () => {
     expect(readSettingsFromText(enabled.text, 'logfire')).toMatchObject({ enabled: true, present: true });
     const removed = apply(enabled.text, { op: 'remove' }).text;
     if (base.endsWith('\n') || base === '') expect(removed).toBe(base);
-    else expect(removed).toBe(base + '\n');
+    else expect(removed).toBe(`${base}\n`);
   });
 
   it('inserts after the last [[capabilities]] element (and its sub-tables), not at the end', () => {
-    const text = OTHER_STUFF + '[profiles.x]\nk = 1\n';
+    const text = `${OTHER_STUFF}[profiles.x]\nk = 1\n`;
     const r = apply(text, { op: 'enable' }).text;
-    expect(r).toBe(OTHER_STUFF.replace('timeout = 30\n', 'timeout = 30\n\n[[capabilities]]\nref = "ext:logfire"\n') + '[profiles.x]\nk = 1\n');
+    expect(r).toBe(`${OTHER_STUFF.replace('timeout = 30\n', 'timeout = 30\n\n[[capabilities]]\nref = "ext:logfire"\n')}[profiles.x]\nk = 1\n`);
     expect(parsed(r).capabilities.map((c: any) => c.ref)).toEqual(['lsp', 'ext:logfire']);
   });
 
@@ -316,8 +324,20 @@ describe('files yep-ext refuses to touch', () => {
   });
 
   it('reading an inline-array file still works (only editing is refused)', () => {
-    expect(readSettingsFromText('capabilities = [{ ref = "ext:logfire", enabled = false, x = 1 }]\n', 'logfire')).toEqual({ present: true, enabled: false, config: {}, kept: { x: 1 }, entries: 1 });
-    expect(readSettingsFromText('capabilities = [{ ref = "ext:logfire", x = 1 }]\n', 'logfire')).toEqual({ present: true, enabled: true, config: { x: 1 }, kept: {}, entries: 1 });
+    expect(readSettingsFromText('capabilities = [{ ref = "ext:logfire", enabled = false, x = 1 }]\n', 'logfire')).toEqual({
+      present: true,
+      enabled: false,
+      config: {},
+      kept: { x: 1 },
+      entries: 1,
+    });
+    expect(readSettingsFromText('capabilities = [{ ref = "ext:logfire", x = 1 }]\n', 'logfire')).toEqual({
+      present: true,
+      enabled: true,
+      config: { x: 1 },
+      kept: {},
+      entries: 1,
+    });
   });
 
   it('dotted keys inside our table are not rewritten', () => {

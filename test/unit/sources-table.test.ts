@@ -14,7 +14,14 @@ const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
 const CK = (c: string) => c.repeat(64);
 
-const crate: LockSource = { type: 'crate', crate_name: 'yolop-extension-lsp', version: '0.3.1', cksum: CK('c'), requirement: '^0.3', index: 'https://mirror.example/index/' };
+const crate: LockSource = {
+  type: 'crate',
+  crate_name: 'yolop-extension-lsp',
+  version: '0.3.1',
+  cksum: CK('c'),
+  requirement: '^0.3',
+  index: 'https://mirror.example/index/',
+};
 const git: LockSource = { type: 'git', url: 'https://h.example/org/repo.git', rev: A, requested_ref: 'v1' };
 const path: LockSource = { type: 'path', path: '/home/me/ext' };
 
@@ -55,7 +62,12 @@ describe('each kind round-trips its lock record', () => {
   });
 
   it('drops undefined keys when writing, keeps the record order', () => {
-    expect(sourceFor('crate').writeRecord({ type: 'crate', crate_name: 'c', version: '1.0.0', cksum: undefined, requirement: '=1.0.0' })).toEqual({ type: 'crate', crate_name: 'c', version: '1.0.0', requirement: '=1.0.0' });
+    expect(sourceFor('crate').writeRecord({ type: 'crate', crate_name: 'c', version: '1.0.0', cksum: undefined, requirement: '=1.0.0' })).toEqual({
+      type: 'crate',
+      crate_name: 'c',
+      version: '1.0.0',
+      requirement: '=1.0.0',
+    });
   });
 
   it.each([
@@ -127,7 +139,12 @@ describe('checkRepin: the same pin must mean the same bytes', () => {
   };
   it.each([
     ['crate, same version, other cksum', entry(crate), entry({ ...crate, cksum: CK('e') }), 'E_INTEGRITY'],
-    ['crate, same version, other cksum, name case differs', entry(crate), entry({ ...crate, crate_name: 'YOLOP-extension-lsp', cksum: CK('e') }), 'E_INTEGRITY'],
+    [
+      'crate, same version, other cksum, name case differs',
+      entry(crate),
+      entry({ ...crate, crate_name: 'YOLOP-extension-lsp', cksum: CK('e') }),
+      'E_INTEGRITY',
+    ],
     ['crate, same version, a lock without cksum (host-written)', entry({ ...crate, cksum: undefined }), entry({ ...crate, cksum: CK('e') }), undefined],
     ['crate, another version', entry(crate), entry({ ...crate, version: '0.4.0', cksum: CK('e') }), undefined],
     ['crate, another crate at that version', entry(crate), entry({ ...crate, crate_name: 'yolop-extension-x', cksum: CK('e') }), undefined],
@@ -141,8 +158,19 @@ describe('checkRepin: the same pin must mean the same bytes', () => {
 });
 
 describe('replaceVia: what a refused replacement offers besides --yes (updateReaches per kind)', () => {
-  const at = (version: string, requirement?: string): LockSource => ({ type: 'crate', crate_name: 'yolop-extension-lsp', version, cksum: CK('c'), ...(requirement !== undefined ? { requirement } : {}) });
-  const ref = (rev: string, requested_ref?: string): LockSource => ({ type: 'git', url: 'https://h.example/org/repo.git', rev, ...(requested_ref !== undefined ? { requested_ref } : {}) });
+  const at = (version: string, requirement?: string): LockSource => ({
+    type: 'crate',
+    crate_name: 'yolop-extension-lsp',
+    version,
+    cksum: CK('c'),
+    ...(requirement !== undefined ? { requirement } : {}),
+  });
+  const ref = (rev: string, requested_ref?: string): LockSource => ({
+    type: 'git',
+    url: 'https://h.example/org/repo.git',
+    rev,
+    ...(requested_ref !== undefined ? { requested_ref } : {}),
+  });
 
   it('a crate: forward within what the installed one follows is `update`; a downgrade, another requirement or an exact pin is not', () => {
     expect(replaceVia(at('0.1.0'), at('0.2.0'))).toBe('update');

@@ -19,7 +19,10 @@ describe('parseSpec', () => {
     ['https://example.com/acme/ext.git#feature/x', { kind: 'git', url: 'https://example.com/acme/ext.git', ref: 'feature/x' }],
     ['git@github.com:acme/ext.git', { kind: 'git', url: 'git@github.com:acme/ext.git' }],
     ['git@github.com:acme/ext.git@main', { kind: 'git', url: 'git@github.com:acme/ext.git', ref: 'main' }],
-    ['ssh://git@host/acme/ext.git@0123456789abcdef0123456789abcdef01234567', { kind: 'git', url: 'ssh://git@host/acme/ext.git', ref: '0123456789abcdef0123456789abcdef01234567' }],
+    [
+      'ssh://git@host/acme/ext.git@0123456789abcdef0123456789abcdef01234567',
+      { kind: 'git', url: 'ssh://git@host/acme/ext.git', ref: '0123456789abcdef0123456789abcdef01234567' },
+    ],
     ['git+https://example.com/x.git', { kind: 'git', url: 'https://example.com/x.git' }],
     ['file:///tmp/repo.git', { kind: 'git', url: 'file:///tmp/repo.git' }],
     ['./ext', { kind: 'path', path: '/work/here/ext' }],

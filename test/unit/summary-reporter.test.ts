@@ -37,13 +37,20 @@ describe('the summary reporter', () => {
     expect(seconds).toEqual([...seconds].sort((a, b) => b - a));
     // Each failure is named on a FAIL: line (CI repeats them under its closing summary).
     const fails = lines.filter((l) => l.startsWith('FAIL: '));
-    const named = (file: string, rest: string) => expect(fails.some((l) => l.startsWith(`FAIL: ${file}`) && l.includes(rest)), fails.join('\n')).toBe(true);
+    const named = (file: string, rest: string) =>
+      expect(
+        fails.some((l) => l.startsWith(`FAIL: ${file}`) && l.includes(rest)),
+        fails.join('\n'),
+      ).toBe(true);
     named('failing-test.case.ts > fails', 'expected 1 to be 2');
     named('failing-before-each.case.ts > fails through its beforeEach', 'beforeEach broke');
     named('failing-before-all.case.ts > under a broken beforeAll (hook or load)', 'beforeAll broke');
     named('failing-after-all.case.ts (hook or load)', 'afterAll broke');
     named('failing-import.case.ts (hook or load)', '');
-    expect(fails.some((l) => l.startsWith('FAIL: unhandled error: ')), fails.join('\n')).toBe(true);
+    expect(
+      fails.some((l) => l.startsWith('FAIL: unhandled error: ')),
+      fails.join('\n'),
+    ).toBe(true);
     expect(fails).toHaveLength(6);
   });
 

@@ -4,7 +4,7 @@ import { fitColumns, renderRows, renderTable, renderTableWithCliTable3, renderTs
 /** Deterministic pseudo-random cells: printable ASCII and newlines, including runs of spaces, empty lines and empty cells. */
 function cells(seed: number, count: number): string[] {
   let s = seed;
-  const rnd = (n: number) => ((s = (s * 1103515245 + 12345) >>> 0) % n);
+  const rnd = (n: number) => (s = (s * 1103515245 + 12345) >>> 0) % n;
   return Array.from({ length: count }, () => {
     const len = rnd(4) === 0 ? 0 : rnd(30);
     return Array.from({ length: len }, () => (rnd(5) === 0 ? ' ' : rnd(12) === 0 ? '\n' : String.fromCharCode(0x20 + rnd(95)))).join('');
@@ -25,7 +25,10 @@ describe('renderTable', () => {
   it('hands wide characters, emoji and tabs to cli-table3 (its width rules)', async () => {
     for (const text of ['日本語', 'emoji 🎉 here', 'tab\there', 'é accented']) {
       const head = ['name', 'value'];
-      const rows = [['a', text], ['bb', 'plain']];
+      const rows = [
+        ['a', text],
+        ['bb', 'plain'],
+      ];
       expect(await renderTable(head, rows)).toBe(await renderTableWithCliTable3(head, rows));
     }
     // And the wide row really is measured by display width, not code units.
@@ -34,7 +37,17 @@ describe('renderTable', () => {
   });
 
   it('draws a multi-line cell as extra lines of its row', async () => {
-    expect((await renderTable(['k', 'config'], [['a', 'x: set\ny (secret): unset'], ['b', '']])).split('\n')).toEqual([
+    expect(
+      (
+        await renderTable(
+          ['k', 'config'],
+          [
+            ['a', 'x: set\ny (secret): unset'],
+            ['b', ''],
+          ],
+        )
+      ).split('\n'),
+    ).toEqual([
       '┌───┬───────────────────┐',
       '│ k │ config            │',
       '│ a │ x: set            │',
@@ -50,7 +63,8 @@ describe('renderTable', () => {
 });
 
 /** Display width of a line, counting East Asian wide characters as 2 (what a terminal does). */
-const displayWidth = (line: string): number => [...line].reduce((w, ch) => w + (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1), 0);
+const displayWidth = (line: string): number =>
+  [...line].reduce((w, ch) => w + (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1), 0);
 
 describe('fitted to a terminal width', () => {
   const head = ['name', 'version', 'source', 'problems'];
@@ -104,7 +118,15 @@ describe('fitted to a terminal width', () => {
 
 describe('not a terminal: tab-separated with a header', () => {
   it('one line per row, tabs between cells, no borders, nothing cut', async () => {
-    const out = await renderRows(['name', 'config'], [['a', 'x: set\ny (secret): unset'], ['b', ''], ['c', 'has\ttab']], { tty: false, width: 0 });
+    const out = await renderRows(
+      ['name', 'config'],
+      [
+        ['a', 'x: set\ny (secret): unset'],
+        ['b', ''],
+        ['c', 'has\ttab'],
+      ],
+      { tty: false, width: 0 },
+    );
     expect(out).toBe('name\tconfig\na\tx: set, y (secret): unset\nb\t\nc\thas tab');
     expect(out).not.toMatch(/[│─┌┐└┘]/);
     expect(renderTsv(['n'], [['x'.repeat(500)]])).toContain('x'.repeat(500));

@@ -3,7 +3,7 @@ import { parse } from 'smol-toml';
 import { canonicalToml, formatTomlKey, formatTomlValue, scanTomlLines } from '../../src/core/settings/toml-edit.js';
 
 const DOCS: Record<string, string> = {
-  'plain': 'a = 1\nb = "two"\n',
+  plain: 'a = 1\nb = "two"\n',
   'headers with quotes and spaces': '[ "a.b" . c ]\nx = 1\n[[ arr ]]\n[ "]" ]\ny = 2\n',
   'multi-line basic with quotes at the end': 'a = """x ""\ny"""""\nb = 2\n',
   'multi-line literal with quotes': "a = '''it''s'''\nb = '''\n\"\"\"\n'''\n",
@@ -12,10 +12,10 @@ const DOCS: Record<string, string> = {
   'inline table across lines (TOML 1.1)': 'a = { x = 1,\n  y = [1,\n 2] }\nb = true\n',
   'dates with a space': 'd = 1979-05-27 07:32:00Z # when\nt = 07:32:00\n',
   'dotted and quoted keys': 'a.b."c d" = 1\n"e=f" = 2\n\'g#h\' = 3\n',
-  'CRLF': 'a = 1\r\n\r\n[t]\r\nb = "x"\r\n# c\r\n',
+  CRLF: 'a = 1\r\n\r\n[t]\r\nb = "x"\r\n# c\r\n',
   'no trailing newline': '[t]\nx = [1,\n2]',
   'comments and blanks': '# one\n\n   # indented\n\t\na = 1 # tail\n',
-  'BOM': '\ufeffa = 1\n',
+  BOM: '\ufeffa = 1\n',
 };
 
 describe('scanTomlLines', () => {

@@ -2,7 +2,17 @@
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SIGNATURE_CHUNK, diffSignatures, readTreeState, signTree, signTreeJson, signTreeJsonChunks, treeStateFile, writeTreeState, writeTreeStateText } from '../../src/core/store/tree-state.js';
+import {
+  SIGNATURE_CHUNK,
+  diffSignatures,
+  readTreeState,
+  signTree,
+  signTreeJson,
+  signTreeJsonChunks,
+  treeStateFile,
+  writeTreeState,
+  writeTreeStateText,
+} from '../../src/core/store/tree-state.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;

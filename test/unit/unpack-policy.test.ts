@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  TarFormatError,
-  decodeHeader,
-  decodeNumber,
-  parseLongName,
-  parsePaxRecords,
-  parsePaxSize,
-} from '../../src/core/archive/tar-header.js';
+import { TarFormatError, decodeHeader, decodeNumber, parseLongName, parsePaxRecords, parsePaxSize } from '../../src/core/archive/tar-header.js';
 import { PolicyViolation, TreeIndex, entryComponents, foldName, normalizeMode } from '../../src/core/archive/unpack-policy.js';
 import { paxRecord, tarHeader } from '../helpers/tar-builder.js';
 
@@ -107,7 +100,14 @@ describe('TreeIndex', () => {
   it.each([
     ['case', [['README'], ['readme']], 'collision'],
     ['NFC vs NFD', [['caf\u00e9'], ['cafe\u0301']], 'collision'],
-    ['directory case', [['Src', 'a'], ['src', 'b']], 'collision'],
+    [
+      'directory case',
+      [
+        ['Src', 'a'],
+        ['src', 'b'],
+      ],
+      'collision',
+    ],
     ['same file twice', [['a'], ['a']], 'duplicate'],
     ['file then directory inside', [['a'], ['a', 'b']], 'file-dir-conflict'],
   ])('refuses %s', (_label, files, rule) => {
@@ -187,10 +187,12 @@ describe('tar header decoding', () => {
     v7.fill(0x20, 148, 156);
     let sum = 0;
     for (const b of v7) sum += b;
-    v7.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8, 'latin1');
+    v7.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'latin1');
     expect(ruleOf(() => decodeHeader(v7, 0))).toBe('bad-format');
     expect(ruleOf(() => decodeHeader(header({ name: Buffer.from('x'), size: 0, typeflag: '0', sizeField: 'negative' }), 0))).toBe('negative-number');
-    expect(ruleOf(() => decodeHeader(header({ name: Buffer.from('x'), size: 0, typeflag: '0', sizeField: Buffer.from('0000000012x\0') }), 0))).toBe('bad-number');
+    expect(ruleOf(() => decodeHeader(header({ name: Buffer.from('x'), size: 0, typeflag: '0', sizeField: Buffer.from('0000000012x\0') }), 0))).toBe(
+      'bad-number',
+    );
   });
 
   it('decodes octal with space padding and base-256 numbers', () => {

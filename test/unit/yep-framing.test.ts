@@ -15,7 +15,10 @@ describe('LineSplitter', () => {
     [['a', 'b', 'c\n'], ['abc']],
     [['a\n\nb\n'], ['a', '', 'b']],
     [['abc'], []],
-    [['ab\ncd', 'ef\n'], ['ab', 'cdef']],
+    [
+      ['ab\ncd', 'ef\n'],
+      ['ab', 'cdef'],
+    ],
   ])('%j -> %j', (chunks, lines) => {
     expect(split(chunks).lines).toEqual(lines);
   });

@@ -94,8 +94,10 @@ function incompatibilities(path: string, hostNode: Node, ourNode: Node): string[
     for (const t of ht) if (!ot.has(t) && !(t === 'integer' && ot.has('number'))) out.push(`${path}: host type ${t} missing from ours (${[...ot].join('|')})`);
   }
   if (typeof h !== 'object' || typeof o !== 'object') return out;
-  if ('default' in h && JSON.stringify(h.default) !== JSON.stringify(o.default)) out.push(`${path}: default ${JSON.stringify(h.default)} vs ours ${JSON.stringify(o.default)}`);
-  if (Array.isArray(h.enum)) for (const v of h.enum) if (!(o.enum as unknown[] | undefined)?.includes(v)) out.push(`${path}: enum value ${JSON.stringify(v)} missing`);
+  if ('default' in h && JSON.stringify(h.default) !== JSON.stringify(o.default))
+    out.push(`${path}: default ${JSON.stringify(h.default)} vs ours ${JSON.stringify(o.default)}`);
+  if (Array.isArray(h.enum))
+    for (const v of h.enum) if (!(o.enum as unknown[] | undefined)?.includes(v)) out.push(`${path}: enum value ${JSON.stringify(v)} missing`);
   const hostRequired = new Set((h.required as string[] | undefined) ?? []);
   for (const r of (o.required as string[] | undefined) ?? []) if (!hostRequired.has(r)) out.push(`${path}: we require ${r}, the host does not`);
   const hp = (h.properties ?? {}) as Record<string, Node>;
@@ -121,13 +123,24 @@ describe("the copy of the host's artifacts in test/fixtures/host-yep-v1", () => 
   // mandatory.
   const where = HOST_DIR ?? (process.env.YEP_SHARED_DIR ? join(process.env.YEP_SHARED_DIR, 'reference/yep-v1') : undefined);
   it(`holds the bytes recorded in its SHA256SUMS${where ? `, byte-identical to ${where}` : ' (no host directory beside this clone to compare with)'}`, () => {
-    const sums = readFileSync(join(HOST_FIXTURE, 'SHA256SUMS'), 'utf8').trim().split('\n').map((l) => l.split(/\s+/) as [string, string]);
+    const sums = readFileSync(join(HOST_FIXTURE, 'SHA256SUMS'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/) as [string, string]);
     expect(sums.map(([, f]) => f).sort()).toEqual([...ARTIFACTS].sort());
-    for (const [sum, file] of sums) expect(createHash('sha256').update(readFileSync(join(HOST_FIXTURE, file))).digest('hex'), file).toBe(sum);
+    for (const [sum, file] of sums)
+      expect(
+        createHash('sha256')
+          .update(readFileSync(join(HOST_FIXTURE, file)))
+          .digest('hex'),
+        file,
+      ).toBe(sum);
     if (where === undefined) return;
     for (const file of ARTIFACTS) {
       expect(existsSync(join(where, file)), `${where}/${file}`).toBe(true);
-      expect(readFileSync(join(HOST_FIXTURE, file), 'utf8'), `test/fixtures/host-yep-v1/${file} differs from ${where}/${file}: copy the host's over`).toBe(readFileSync(join(where, file), 'utf8'));
+      expect(readFileSync(join(HOST_FIXTURE, file), 'utf8'), `test/fixtures/host-yep-v1/${file} differs from ${where}/${file}: copy the host's over`).toBe(
+        readFileSync(join(where, file), 'utf8'),
+      );
     }
   });
 });
@@ -174,7 +187,11 @@ describe("compatibility with the host's committed artifacts", () => {
   // The same verdicts from three validators: the host's schema, ours (via ajv), and the zod types.
   const corpus: [string, 'params' | 'result', unknown][] = [
     ['initialize', 'result', {}],
-    ['initialize', 'result', { protocol_version: '1.0', name: 'x', capabilities: ['tools'], capability_params: { tools: [{ name: 't' }], prompt: { static: 'p' } } }],
+    [
+      'initialize',
+      'result',
+      { protocol_version: '1.0', name: 'x', capabilities: ['tools'], capability_params: { tools: [{ name: 't' }], prompt: { static: 'p' } } },
+    ],
     ['initialize', 'result', { capability_params: { prompt: null } }],
     ['initialize', 'result', { name: 3 }],
     ['initialize', 'result', { capability_params: { tools: [{}] } }],

@@ -2,7 +2,7 @@
 import type { Hook } from '@oclif/core';
 import { failUnknownCommand } from '../unknown-command.js';
 
-const hook: Hook<'command_not_found'> = async function (opts) {
+const hook: Hook<'command_not_found'> = async (opts) => {
   failUnknownCommand(opts.config, opts.id, process.argv.slice(2));
 };
 

@@ -3,7 +3,8 @@ import { cleanCache } from '../../core/cache/download-cache.js';
 
 export default class CacheClean extends BaseCommand {
   static override summary = 'Empty the shared download cache.';
-  static override description = 'Removes every cached download from YEP_EXT_CACHE_DIR (else ~/.cache/yep-ext). Installed extensions are not touched; the next install downloads again. See docs/fleet.md.';
+  static override description =
+    'Removes every cached download from YEP_EXT_CACHE_DIR (else ~/.cache/yep-ext). Installed extensions are not touched; the next install downloads again. See docs/fleet.md.';
   static override examples = ['<%= config.bin %> cache clean', '<%= config.bin %> cache clean --json'];
 
   async run(): Promise<unknown> {

@@ -18,9 +18,7 @@ import { NO_ENGINES, declaresEngines } from './engines-declared.js';
 export { NO_ENGINES, declaresEngines };
 
 /** What is known of the installed agent (agent-version.ts finds it). */
-export type AgentVersion =
-  | { known: true; version: string; path: string }
-  | { known: false; reason: string; path?: string };
+export type AgentVersion = { known: true; version: string; path: string } | { known: false; reason: string; path?: string };
 
 /**
  * none: the manifest states no `engines.yolop`; admits / excludes: the agent's
@@ -67,8 +65,10 @@ export function enginesRequirement(engines: unknown): EnginesRequirement {
   if (!declaresEngines(engines)) return { declared: false };
   if (!isObj(engines)) return { declared: true, malformed: `"engines" is ${JSON.stringify(engines)?.slice(0, 80) ?? typeof engines}, not an object` };
   const range = engines.yolop;
-  if (typeof range !== 'string') return { declared: true, malformed: `"engines.yolop" is ${JSON.stringify(range)?.slice(0, 80) ?? typeof range}, not a string` };
-  if (!remembered(`valid\0${range}`, () => validRange(range) !== null)) return { declared: true, malformed: `"engines.yolop" ${JSON.stringify(range.slice(0, 80))} is not a version range` };
+  if (typeof range !== 'string')
+    return { declared: true, malformed: `"engines.yolop" is ${JSON.stringify(range)?.slice(0, 80) ?? typeof range}, not a string` };
+  if (!remembered(`valid\0${range}`, () => validRange(range) !== null))
+    return { declared: true, malformed: `"engines.yolop" ${JSON.stringify(range.slice(0, 80))} is not a version range` };
   return { declared: true, range };
 }
 
@@ -90,13 +90,24 @@ export function checkEngines(manifest: { engines?: unknown }, agent: AgentVersio
     };
   }
   const range = req.range;
-  if (!agent.known) return { status: 'unknown-agent', requires: range, agent: null, detail: `needs yolop ${shown(range)}; the installed yolop's version is unknown (${agent.reason})` };
+  if (!agent.known)
+    return {
+      status: 'unknown-agent',
+      requires: range,
+      agent: null,
+      detail: `needs yolop ${shown(range)}; the installed yolop's version is unknown (${agent.reason})`,
+    };
   // Both sides are valid here; a throw would be a semver bug, and a check must never crash.
   let ok: boolean;
   try {
     ok = remembered(`satisfies\0${agent.version}\0${range}`, () => satisfies(agent.version, range, { includePrerelease: true }));
   } catch {
-    return { status: 'malformed', requires: range, agent: agent.version, detail: `"engines.yolop" ${JSON.stringify(shown(range))} cannot be checked (ignored)` };
+    return {
+      status: 'malformed',
+      requires: range,
+      agent: agent.version,
+      detail: `"engines.yolop" ${JSON.stringify(shown(range))} cannot be checked (ignored)`,
+    };
   }
   return ok
     ? { status: 'admits', requires: range, agent: agent.version, detail: `needs yolop ${shown(range)}; you have ${agent.version}` }

@@ -76,11 +76,15 @@ export function probeAgentVersion(file: string, env: Record<string, string | und
     };
     const fromOutput = (): ProbeResult => {
       const text = Buffer.concat(out).toString('utf8');
-      if (exit && exit.code !== 0) return { ok: false, reason: `\`${file} --version\` ${exit.signal ? `was killed by ${exit.signal}` : `exited with status ${exit.code}`}` };
+      if (exit && exit.code !== 0)
+        return { ok: false, reason: `\`${file} --version\` ${exit.signal ? `was killed by ${exit.signal}` : `exited with status ${exit.code}`}` };
       const version = parseAgentVersion(text) ?? parseAgentVersion(Buffer.concat(err).toString('utf8'));
       return version ? { ok: true, version } : { ok: false, reason: `\`${file} --version\` printed no version number` };
     };
-    timer = setTimeout(() => finish({ ok: false, reason: `\`${file} --version\` did not answer within ${seconds(timeoutMs)}`, transient: true }, true), timeoutMs);
+    timer = setTimeout(
+      () => finish({ ok: false, reason: `\`${file} --version\` did not answer within ${seconds(timeoutMs)}`, transient: true }, true),
+      timeoutMs,
+    );
     const capture = (stream: NodeJS.ReadableStream | null, into: Buffer[], key: 'out' | 'err'): void => {
       stream?.on('data', (chunk: Buffer) => {
         size[key] += chunk.length;

@@ -48,7 +48,11 @@ export class BusyMeter {
   ) {}
 
   /** A meter, or undefined where the machine's CPU time cannot be read (arguments: tests only). */
-  static open(statFile = '/proc/stat', cpuUsage: () => NodeJS.CpuUsage = () => process.cpuUsage(), now: () => number = () => performance.now()): BusyMeter | undefined {
+  static open(
+    statFile = '/proc/stat',
+    cpuUsage: () => NodeJS.CpuUsage = () => process.cpuUsage(),
+    now: () => number = () => performance.now(),
+  ): BusyMeter | undefined {
     let fd = -1;
     try {
       fd = openSync(statFile, 'r');

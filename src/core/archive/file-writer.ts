@@ -91,7 +91,6 @@ export class FileWriter {
     while (this.active > 0) await this.wakes.next();
   }
 
-
   private dropQueue(): void {
     this.queue.length = 0;
     this.head = 0;

@@ -60,7 +60,7 @@ export function showPath(path: string): string {
   return JSON.stringify(sanitize(path, { max: 200 }));
 }
 
-const enum State {
+enum State {
   Header,
   FileData,
   Meta,
@@ -253,7 +253,10 @@ export class TarExtractor {
     }
     if (this.state !== State.End) {
       const between = this.state === State.Header && this.headerFill === 0;
-      throw new TarFormatError('truncated', between ? 'the archive is truncated (no end-of-archive marker)' : 'the archive is truncated in the middle of an entry');
+      throw new TarFormatError(
+        'truncated',
+        between ? 'the archive is truncated (no end-of-archive marker)' : 'the archive is truncated in the middle of an entry',
+      );
     }
     if (this.files === 0) {
       throw new TarFormatError('no-content', `no installable content: the archive has no regular file under ${this.root}/`);

@@ -94,7 +94,11 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
   } catch (e) {
     const code = errnoCode(e);
     if (code === 'EEXIST' || code === 'ENOENT') {
-      throw new YepError('E_INTERNAL', `Cannot unpack ${label} into ${target}: ${code === 'EEXIST' ? 'it already exists' : 'its parent directory does not exist'}.`, { cause: e });
+      throw new YepError(
+        'E_INTERNAL',
+        `Cannot unpack ${label} into ${target}: ${code === 'EEXIST' ? 'it already exists' : 'its parent directory does not exist'}.`,
+        { cause: e },
+      );
     }
     throw stateIoError(`unpack ${label} into`, target, e);
   }

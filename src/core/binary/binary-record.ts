@@ -62,7 +62,7 @@ export function describeBinaryTrust(trust: BinaryTrust): string {
     case 'release-host':
       return 'weak binary digest: the prebuilt binary was checked only against a .sha256 from the same release host (whoever controls that host controls both); ask the author to put per-target digests in the crate';
     case 'unrecorded':
-      return 'weak binary digest: the lock does not say where the prebuilt binary\'s digest came from (installed by the host or an older yep-ext: a .sha256 from the release host); reinstall to record it';
+      return "weak binary digest: the lock does not say where the prebuilt binary's digest came from (installed by the host or an older yep-ext: a .sha256 from the release host); reinstall to record it";
   }
 }
 

@@ -33,7 +33,7 @@ const CARGO_TOML_MAX_BYTES = 1024 * 1024;
 export async function readCargoFacts(dir: string): Promise<CargoFacts | undefined> {
   const file = join(dir, 'Cargo.toml');
   const st = await lstat(file).catch(() => undefined);
-  if (!st || !st.isFile() || st.size > CARGO_TOML_MAX_BYTES) return undefined;
+  if (!st?.isFile() || st.size > CARGO_TOML_MAX_BYTES) return undefined;
   return cargoFacts(await readFile(file, 'utf8'));
 }
 

@@ -174,10 +174,16 @@ export function evalCfg(text: string, info: TargetInfo): boolean | undefined {
     }
     return false;
   };
-  const values: Record<string, string> = { target_os: info.os, target_arch: info.arch, target_env: info.env, target_vendor: info.vendor, target_family: info.family };
+  const values: Record<string, string> = {
+    target_os: info.os,
+    target_arch: info.arch,
+    target_env: info.env,
+    target_vendor: info.vendor,
+    target_family: info.family,
+  };
   const expr = (): boolean | undefined => {
     const t = toks[pos++];
-    if (!t || t.t !== 'id') return undefined;
+    if (t?.t !== 'id') return undefined;
     if (t.v === 'all' || t.v === 'any') {
       if (!expect('(')) return undefined;
       const items: boolean[] = [];
@@ -196,7 +202,7 @@ export function evalCfg(text: string, info: TargetInfo): boolean | undefined {
     }
     if (expect('=')) {
       const s = toks[pos++];
-      if (!s || s.t !== 'str') return undefined;
+      if (s?.t !== 'str') return undefined;
       return values[t.v] === s.v;
     }
     if (t.v === 'unix' || t.v === 'windows') return info.family === t.v;

@@ -75,21 +75,36 @@ export type BuildDecision = { build: BuildPlan } | { note: string } | { skip: tr
  * Decide whether to build. `prebuiltMissing` = no artifact fits this host (or none
  * was tried because of --build). Pure apart from the PATH lookup.
  */
-export function decideBuild(input: { mode: BuildMode; prebuiltMissing: boolean; crateDir: string; facts: CargoFacts | undefined; command: string; env: Record<string, string | undefined>; isCrate: boolean; target?: string }): BuildDecision {
+export function decideBuild(input: {
+  mode: BuildMode;
+  prebuiltMissing: boolean;
+  crateDir: string;
+  facts: CargoFacts | undefined;
+  command: string;
+  env: Record<string, string | undefined>;
+  isCrate: boolean;
+  target?: string;
+}): BuildDecision {
   const { mode, facts, command, crateDir } = input;
   if (mode === 'never' || (!input.prebuiltMissing && mode !== 'force')) {
     if (mode === 'never' && input.isCrate && facts && hasBinTarget(crateDir, facts, command)) {
-      return { note: `not built from source (--no-build): the package is installed without its server; build it with \`cargo install --locked --root <package dir> ${facts.crateName ?? '<crate>'}\`, or put ${command} on PATH` };
+      return {
+        note: `not built from source (--no-build): the package is installed without its server; build it with \`cargo install --locked --root <package dir> ${facts.crateName ?? '<crate>'}\`, or put ${command} on PATH`,
+      };
     }
     return { skip: true };
   }
-  if (!input.isCrate || !facts) return mode === 'force' ? { note: '--build applies to crates only: this source is not a crate with a Cargo.toml' } : { skip: true };
+  if (!input.isCrate || !facts)
+    return mode === 'force' ? { note: '--build applies to crates only: this source is not a crate with a Cargo.toml' } : { skip: true };
   if (!COMMAND_RE.test(command)) return { note: `not built from source: the command "${command}" is not a plain file name` };
   if (!hasBinTarget(crateDir, facts, command)) {
     return mode === 'force' ? { note: `cannot build from source: the crate has no binary target named ${command}` } : { skip: true };
   }
   const cargo = findOnPath('cargo', input.env.PATH);
-  if (!cargo) return { note: `no prebuilt binary fits this host and cargo is not on PATH: install Rust (https://rustup.rs) and reinstall to build ${command}, or put it on PATH` };
+  if (!cargo)
+    return {
+      note: `no prebuilt binary fits this host and cargo is not on PATH: install Rust (https://rustup.rs) and reinstall to build ${command}, or put it on PATH`,
+    };
   return { build: { cargo, crateDir, command, ...(input.target ? { target: input.target } : {}) } };
 }
 

@@ -31,7 +31,14 @@ function describe(pick: Pick): string {
  * Put the picked file of `artifact` at `dest`. Returns undefined on success,
  * else why nothing was placed.
  */
-export async function extractArtifact(artifact: string, fmt: PkgFmt, pick: Pick, dest: string, tmpParent: string, maxBytes: number): Promise<string | undefined> {
+export async function extractArtifact(
+  artifact: string,
+  fmt: PkgFmt,
+  pick: Pick,
+  dest: string,
+  tmpParent: string,
+  maxBytes: number,
+): Promise<string | undefined> {
   switch (fmt) {
     case 'bin':
       await rename(artifact, dest);

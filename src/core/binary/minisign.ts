@@ -40,7 +40,10 @@ export function keyIdHex(id: Buffer): string {
 
 /** A public key: the base64 line, with or without minisign's "untrusted comment:" line. */
 export function parsePublicKey(text: string): MinisignKey {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('untrusted comment:'));
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('untrusted comment:'));
   if (lines.length !== 1) throw new MinisignError('the public key must be one base64 line');
   const raw = b64(lines[0] as string, 42, 'the public key');
   if (raw.subarray(0, 2).toString('latin1') !== 'Ed') throw new MinisignError('the public key is not an Ed25519 minisign key');

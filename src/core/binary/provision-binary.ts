@@ -107,7 +107,11 @@ async function downloadFirst(ctx: Context, plan: ArtifactPlan, file: string, lab
   for (const [i, url] of plan.urls.entries()) {
     checkFetchUrl(url, 'The prebuilt binary URL');
     try {
-      const got = await httpDownload(ctx, url, file, { what: `Downloading the ${plan.target} binary`, maxBytes: maxBinaryBytes(ctx.env), progressLabel: label });
+      const got = await httpDownload(ctx, url, file, {
+        what: `Downloading the ${plan.target} binary`,
+        maxBytes: maxBinaryBytes(ctx.env),
+        progressLabel: label,
+      });
       return { got, url, fmt: plan.fmts[i] as PkgFmt };
     } catch (e) {
       if (isYepError(e) && e.code === 'E_NOT_FOUND') continue;
@@ -127,13 +131,22 @@ async function verifyArtifact(ctx: Context, plan: ArtifactPlan, found: Found, fi
   if (!digest.ok) return { ok: false, refused: digest.refused, note: `no prebuilt binary installed: ${digest.why}` };
   const signature = await checkSignature(ctx, plan, url, file);
   if (!signature.ok) return { ok: false, refused: signature.refused, note: `no prebuilt binary installed: ${url}: ${signature.why}` };
-  return { ok: true, ...(digest.source ? { source: digest.source } : {}), ...(signature.trustedComment !== undefined ? { trustedComment: signature.trustedComment } : {}) };
+  return {
+    ok: true,
+    ...(digest.source ? { source: digest.source } : {}),
+    ...(signature.trustedComment !== undefined ? { trustedComment: signature.trustedComment } : {}),
+  };
 }
 
 async function checkSignature(ctx: Context, plan: ArtifactPlan, url: string, file: string): Promise<Check> {
   const signing = plan.signing;
   if (!signing) return { ok: true };
-  if (signing.algorithm !== 'minisign') return { ok: false, refused: 'unverifiable', why: `the crate signs with ${JSON.stringify(signing.algorithm)}, which yep-ext cannot verify (only minisign)` };
+  if (signing.algorithm !== 'minisign')
+    return {
+      ok: false,
+      refused: 'unverifiable',
+      why: `the crate signs with ${JSON.stringify(signing.algorithm)}, which yep-ext cannot verify (only minisign)`,
+    };
   let sigUrl: string;
   try {
     sigUrl = (plan.signatureUrl as (u: string) => string)(url);
@@ -144,7 +157,8 @@ async function checkSignature(ctx: Context, plan: ArtifactPlan, url: string, fil
   try {
     const key = parsePublicKey(signing.pubkey);
     const res = await httpGet(ctx, sigUrl, { what: `The signature ${sigUrl}`, maxBytes: 8192, passStatuses: [404, 410, 451] });
-    if (res.status !== 200) return { ok: false, refused: 'signature-invalid', why: `the crate declares a minisign key but ${sigUrl} is missing (status ${res.status})` };
+    if (res.status !== 200)
+      return { ok: false, refused: 'signature-invalid', why: `the crate declares a minisign key but ${sigUrl} is missing (status ${res.status})` };
     const trustedComment = await verifyFile(key, parseSignature(res.body.toString('utf8')), file, async (f) => {
       const buf = await readFile(f);
       if (buf.length > LEGACY_MAX_BYTES) throw new MinisignError(`legacy (not pre-hashed) signatures are checked only up to ${LEGACY_MAX_BYTES} bytes`);
@@ -166,7 +180,8 @@ async function checkDigest(ctx: Context, plan: ArtifactPlan, url: string, got: s
   if (plan.signing) return { ok: true, source: 'signature' };
   const shaUrl = `${url}.sha256`;
   const res = await httpGet(ctx, shaUrl, { what: `The checksum file ${shaUrl}`, maxBytes: 4096, passStatuses: [404, 410, 451] });
-  if (res.status !== 200) return { ok: false, refused: 'unverifiable', why: `${shaUrl} is missing (status ${res.status}), and yep-ext never installs an unverified binary` };
+  if (res.status !== 200)
+    return { ok: false, refused: 'unverifiable', why: `${shaUrl} is missing (status ${res.status}), and yep-ext never installs an unverified binary` };
   const wanted = SHA_LINE_RE.exec(res.body.toString('utf8').trimStart())?.[1];
   if (!wanted) return { ok: false, refused: 'unverifiable', why: `${shaUrl} does not start with a lowercase hex SHA-256` };
   if (wanted !== got) return { ok: false, refused: 'digest-mismatch', why: `${url} does not match its published SHA-256 (wanted ${wanted}, got ${got})` };
@@ -227,8 +242,15 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
       ...(plan.signing ? { binary_signature: 'minisign' as const } : {}),
       binary_target: target,
     };
-    const how = checks.source === 'crate' ? "the crate's digest" : checks.source === 'signature' ? "the crate's minisign key" : 'the release host\'s .sha256 (weaker: same host as the binary)';
-    ctx.log.info(`Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…, verified with ${how}${plan.signing && checks.source === 'crate' ? ' and its minisign key' : ''}).`);
+    const how =
+      checks.source === 'crate'
+        ? "the crate's digest"
+        : checks.source === 'signature'
+          ? "the crate's minisign key"
+          : "the release host's .sha256 (weaker: same host as the binary)";
+    ctx.log.info(
+      `Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…, verified with ${how}${plan.signing && checks.source === 'crate' ? ' and its minisign key' : ''}).`,
+    );
     return { sha256: got.sha256, path: dest, url, record, ...(checks.trustedComment !== undefined ? { trustedComment: checks.trustedComment } : {}) };
   } catch (e) {
     if (!isYepError(e) || e.code === 'E_INTERRUPTED') throw e;

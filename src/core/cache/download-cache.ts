@@ -175,7 +175,13 @@ async function placeContent(dir: string, sha256Hex: string, file: string, linkab
   }
   // Content already there is kept, as cacache keeps it (and renaming over a file another
   // process has open fails on Windows).
-  if (await stat(dest).then(() => true, () => false)) return;
+  if (
+    await stat(dest).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   const tmp = join(dir, 'tmp', `yep-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
     await makeDirs(dirname(tmp));
@@ -196,7 +202,13 @@ async function placeContent(dir: string, sha256Hex: string, file: string, linkab
  * a lasting one (read-only mount, no permission, full disk) is noted once and the
  * cache is then only read by this process: one note per run, not one per file.
  */
-export async function storeInCache(ctx: Context, sha256Hex: string, file: string, key: string = cacheKey(sha256Hex), how: 'link' | 'copy' = 'copy'): Promise<void> {
+export async function storeInCache(
+  ctx: Context,
+  sha256Hex: string,
+  file: string,
+  key: string = cacheKey(sha256Hex),
+  how: 'link' | 'copy' = 'copy',
+): Promise<void> {
   if (!cacheEnabled(ctx.env)) return;
   const dir = ctx.paths.sharedCacheDir;
   if (unwritable.has(dir)) return;
@@ -233,9 +245,13 @@ export interface CacheVerifyResult {
  */
 function cacheDirFor(ctx: Context, doing: string): string {
   if (!cacheEnabled(ctx.env)) {
-    throw new YepError('E_USAGE', `The download cache is off (YEP_EXT_CACHE_DIR=${ctx.env.YEP_EXT_CACHE_DIR?.trim() ?? ''}): there is no cache to ${doing}; nothing was touched.`, {
-      hint: 'Unset YEP_EXT_CACHE_DIR (or set it to the cache directory) to act on the cache (docs/fleet.md).',
-    });
+    throw new YepError(
+      'E_USAGE',
+      `The download cache is off (YEP_EXT_CACHE_DIR=${ctx.env.YEP_EXT_CACHE_DIR?.trim() ?? ''}): there is no cache to ${doing}; nothing was touched.`,
+      {
+        hint: 'Unset YEP_EXT_CACHE_DIR (or set it to the cache directory) to act on the cache (docs/fleet.md).',
+      },
+    );
   }
   return ctx.paths.sharedCacheDir;
 }

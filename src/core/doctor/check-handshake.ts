@@ -34,7 +34,8 @@ function checkProtocolVersion(report: Report, init: InitializeResult): boolean {
 
 function checkName(report: Report, manifest: Manifest, init: InitializeResult): void {
   if (init.name === '') report.add('name', 'warn', `the server did not state its name (manifest: ${manifest.name})`);
-  else if (init.name !== manifest.name) report.add('name', 'warn', `server calls itself ${JSON.stringify(init.name)}, the manifest says ${JSON.stringify(manifest.name)}`);
+  else if (init.name !== manifest.name)
+    report.add('name', 'warn', `server calls itself ${JSON.stringify(init.name)}, the manifest says ${JSON.stringify(manifest.name)}`);
   else report.add('name', 'pass', init.name);
 }
 
@@ -68,7 +69,11 @@ function checkTools(report: Report, manifest: Manifest, init: InitializeResult):
   const unserved = [...manifestTools].filter((t) => !served.includes(t));
   const dupes = served.filter((t, i) => served.indexOf(t) !== i);
   if (extra.length) {
-    report.add('tools', 'fail', `served but not in the manifest (the host drops them, D4 clamp): ${extra.join(', ')}${unserved.length ? `; declared but not served: ${unserved.join(', ')}` : ''}`);
+    report.add(
+      'tools',
+      'fail',
+      `served but not in the manifest (the host drops them, D4 clamp): ${extra.join(', ')}${unserved.length ? `; declared but not served: ${unserved.join(', ')}` : ''}`,
+    );
   } else if (servedList === undefined && manifestTools.size > 0) {
     report.add('tools', 'warn', `capability_params.tools is missing: list the tools this run serves (the manifest declares ${[...manifestTools].join(', ')})`);
   } else if (unserved.length || dupes.length) {
@@ -83,7 +88,8 @@ function checkPrompt(report: Report, manifest: Manifest, init: InitializeResult)
   const y = manifest.yolop;
   const offered = (init.capability_params?.prompt?.static ?? '') !== '';
   if (offered && !y.prompt) report.add('prompt', 'warn', 'the server offers a static prompt but the manifest does not declare "prompt": the host ignores it');
-  else if (y.prompt && !offered && !y.dynamic_prompt) report.add('prompt', 'warn', 'the manifest declares "prompt" but the server sent no static prompt and "dynamic_prompt" is not declared');
+  else if (y.prompt && !offered && !y.dynamic_prompt)
+    report.add('prompt', 'warn', 'the manifest declares "prompt" but the server sent no static prompt and "dynamic_prompt" is not declared');
   else if (offered) report.add('prompt', 'pass', `static prompt, ${init.capability_params!.prompt!.static.length} characters`);
   else report.add('prompt', 'pass', y.dynamic_prompt ? 'dynamic prompt only' : 'no prompt (none declared)');
 }

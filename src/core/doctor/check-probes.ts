@@ -73,7 +73,11 @@ async function checkUnknownMethod({ client, report, probeMs, secrets }: ProbeCon
   } catch (e) {
     if (e instanceof YepRequestError && (e.kind === 'remote' || e.kind === 'cancelled')) {
       const code = e.remote?.code ?? 0;
-      report.add('unknown_method', 'pass', `answered with error${code ? ` ${code}` : ''}${code !== ERROR_CODE.METHOD_NOT_FOUND ? ' (-32601 is the usual code)' : ''}`);
+      report.add(
+        'unknown_method',
+        'pass',
+        `answered with error${code ? ` ${code}` : ''}${code !== ERROR_CODE.METHOD_NOT_FOUND ? ' (-32601 is the usual code)' : ''}`,
+      );
     } else report.add('unknown_method', 'fail', `an unknown method got no error answer: ${describeFailure(e, client)}`);
   }
 }
@@ -85,7 +89,11 @@ async function checkDynamicPrompt({ client, report, probeMs }: ProbeContext): Pr
     const raw = await client.request('prompt/contribution', {}, { timeoutMs: probeMs });
     const problems = payloadProblems('prompt/contribution', 'result', raw);
     const text = decodeLenient(PromptContribution, raw ?? {}).value.text;
-    report.add('dynamic_prompt', problems.length ? 'fail' : 'pass', problems.length ? `invalid result: ${problems.join('; ')}` : `answered in ${ms(Date.now() - t)}, ${text.length} characters`);
+    report.add(
+      'dynamic_prompt',
+      problems.length ? 'fail' : 'pass',
+      problems.length ? `invalid result: ${problems.join('; ')}` : `answered in ${ms(Date.now() - t)}, ${text.length} characters`,
+    );
   } catch (e) {
     report.add('dynamic_prompt', 'fail', `prompt/contribution: ${describeFailure(e, client)}`);
   }
@@ -112,13 +120,23 @@ async function fireHook(client: YepClient, hook: HookDecl): Promise<{ status: Ch
   const label = `${hook.event} ${hook.tool_name_glob}`;
   const t = Date.now();
   try {
-    const raw = await client.request('hook/fire', { event: hook.event, tool_name: sampleToolName(hook.tool_name_glob), args: {} }, { timeoutMs: hook.timeout_ms });
+    const raw = await client.request(
+      'hook/fire',
+      { event: hook.event, tool_name: sampleToolName(hook.tool_name_glob), args: {} },
+      { timeoutMs: hook.timeout_ms },
+    );
     const problems = payloadProblems('hook/fire', 'result', raw);
     if (problems.length) return { status: 'fail', text: `${label}: invalid decision: ${problems.join('; ')}` };
     const d = decodeLenient(HookDecision, raw ?? {}).value;
-    return { status: 'pass', text: `${label}: ${d.block ? `blocks the synthetic call (${d.reason || 'no reason'})` : 'allow'} in ${ms(Date.now() - t)} (limit ${ms(hook.timeout_ms)})` };
+    return {
+      status: 'pass',
+      text: `${label}: ${d.block ? `blocks the synthetic call (${d.reason || 'no reason'})` : 'allow'} in ${ms(Date.now() - t)} (limit ${ms(hook.timeout_ms)})`,
+    };
   } catch (e) {
-    const why = e instanceof YepRequestError && e.kind === 'timeout' ? `no answer within timeout_ms=${hook.timeout_ms} (the host would apply on_error=${hook.on_error})` : describeFailure(e, client);
+    const why =
+      e instanceof YepRequestError && e.kind === 'timeout'
+        ? `no answer within timeout_ms=${hook.timeout_ms} (the host would apply on_error=${hook.on_error})`
+        : describeFailure(e, client);
     return { status: 'fail', text: `${label}: ${why}` };
   }
 }

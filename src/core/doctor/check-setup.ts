@@ -66,7 +66,10 @@ export function checkConfig(report: Report, manifest: Manifest, loaded: ServerCo
   if (injection.fields.length > 0) {
     const shown = injection.fields.map((f) => `${f.key}${f.secret ? ' (secret)' : ''}: ${f.set ? 'set' : 'unset'}${f.set && f.env ? ` -> $${f.env}` : ''}`);
     const notes: string[] = [];
-    if (injection.missing.length) notes.push(`required but unset: ${injection.missing.map((f) => f.key + (f.env ? ` ($${f.env})` : '')).join(', ')} (set with ${setCommands(manifest.name, injection.missing)})`);
+    if (injection.missing.length)
+      notes.push(
+        `required but unset: ${injection.missing.map((f) => f.key + (f.env ? ` ($${f.env})` : '')).join(', ')} (set with ${setCommands(manifest.name, injection.missing)})`,
+      );
     if (injection.unreachableSecrets.length) notes.push(`secret field(s) without "env" never reach the server: ${injection.unreachableSecrets.join(', ')}`);
     // Doctor hands the server keychain-held secrets; yolop reads only connections.toml and will not.
     const keychainOnly = injection.fields.filter((f) => f.secret && f.set && (loaded?.keychain ?? []).includes(f.key)).map((f) => f.key);
@@ -82,11 +85,18 @@ export function checkConfig(report: Report, manifest: Manifest, loaded: ServerCo
 
 /** Appended to a failed start: the required config that is unset may be why. */
 export function missingConfigNote(injection: ConfigInjection): string {
-  return injection.missing.length ? ` (note: required config is unset: ${injection.missing.map((f) => `${f.key}${f.secret ? ' (secret)' : ''}${f.env ? ` -> $${f.env}` : ''}`).join(', ')})` : '';
+  return injection.missing.length
+    ? ` (note: required config is unset: ${injection.missing.map((f) => `${f.key}${f.secret ? ' (secret)' : ''}${f.env ? ` -> $${f.env}` : ''}`).join(', ')})`
+    : '';
 }
 
 /** `command`: the program to spawn, or undefined after a failed check. */
-export async function checkCommand(report: Report, dir: string, manifest: Manifest, inheritedPath: string): Promise<Extract<CommandInspection, { ok: true }> | undefined> {
+export async function checkCommand(
+  report: Report,
+  dir: string,
+  manifest: Manifest,
+  inheritedPath: string,
+): Promise<Extract<CommandInspection, { ok: true }> | undefined> {
   const resolved = await inspectServerCommand(dir, manifest.yolop.capabilityServer.command, inheritedPath);
   if (!resolved.ok) {
     report.add('command', 'fail', resolved.detail);

@@ -45,7 +45,8 @@ export function checkMessages(report: Report, clients: readonly YepClient[]): vo
 
 /** `processes`: nothing the server started outlived it; names every process that did (doctor killed them). */
 export function checkProcesses(report: Report, stops: readonly StopReport[], secrets: readonly string[]): void {
-  const name = (p: LeftoverProcess): string => `pid ${p.pid} (${truncateRedacted(p.command, 80, secrets, { marker: () => '…' })}${p.inGroup ? '' : ', outside its process group'})`;
+  const name = (p: LeftoverProcess): string =>
+    `pid ${p.pid} (${truncateRedacted(p.command, 80, secrets, { marker: () => '…' })}${p.inGroup ? '' : ', outside its process group'})`;
   const list = (ps: readonly LeftoverProcess[]): string => {
     const shown = ps.slice(0, 5).map(name).join(', ');
     return ps.length > 5 ? `${shown} and ${ps.length - 5} more` : shown;
@@ -58,8 +59,16 @@ export function checkProcesses(report: Report, stops: readonly StopReport[], sec
   } else if (stops.some((r) => !r.groupGone)) {
     report.add('processes', 'fail', "processes of the server's group survived SIGKILL");
   } else if (escaped.length) {
-    report.add('processes', 'fail', `the server left ${descendants.length} process(es) running that would outlive it, ${escaped.length} of them outside its process group (another session or group): ${list(descendants)}; doctor killed them`);
+    report.add(
+      'processes',
+      'fail',
+      `the server left ${descendants.length} process(es) running that would outlive it, ${escaped.length} of them outside its process group (another session or group): ${list(descendants)}; doctor killed them`,
+    );
   } else if (descendants.length) {
-    report.add('processes', 'fail', `the server exited but left ${descendants.length} process(es) of its group running: ${list(descendants)}; doctor killed them`);
+    report.add(
+      'processes',
+      'fail',
+      `the server exited but left ${descendants.length} process(es) of its group running: ${list(descendants)}; doctor killed them`,
+    );
   } else report.add('processes', 'pass', 'nothing left running (no process the server started is alive)');
 }

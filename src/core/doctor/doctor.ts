@@ -101,7 +101,8 @@ async function resolveTarget(ctx: Context, target: DoctorTarget): Promise<{ dir:
   } catch {
     throw new YepError('E_NOT_FOUND', `No such directory: ${target.dir}.`, { hint: 'Pass the package directory (the one holding plugin.json).' });
   }
-  if (!st.isDirectory()) throw new YepError('E_USAGE', `${target.dir} is not a directory.`, { hint: 'Pass the package directory (the one holding plugin.json).' });
+  if (!st.isDirectory())
+    throw new YepError('E_USAGE', `${target.dir} is not a directory.`, { hint: 'Pass the package directory (the one holding plugin.json).' });
   return { dir: target.dir, source: 'path' };
 }
 
@@ -131,13 +132,25 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   const t0 = Date.now();
   const { dir, source, wanted } = await resolveTarget(ctx, options.target);
   const timeoutMs = options.timeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
-  const run: Run = { ctx, options, report: new Report(), clients: [], secrets: [], timeoutMs, probeMs: options.probeTimeoutMs ?? Math.min(5000, timeoutMs), graceMs: options.graceMs ?? 2000 };
+  const run: Run = {
+    ctx,
+    options,
+    report: new Report(),
+    clients: [],
+    secrets: [],
+    timeoutMs,
+    probeMs: options.probeTimeoutMs ?? Math.min(5000, timeoutMs),
+    graceMs: options.graceMs ?? 2000,
+  };
   let name = wanted ?? basename(dir);
   let call: DoctorCallReport | undefined;
   const finish = (): DoctorReport => {
     const { report, clients } = run;
     const problems = clients.flatMap((c, i) => c.problems.map((p) => `${clients.length > 1 ? `run ${i + 1} ` : ''}#${p.seq}: ${p.text}`));
-    const tail = clients.map((c) => c.stderrTail()).filter((t) => t.trim() !== '').join('\n--- second run ---\n');
+    const tail = clients
+      .map((c) => c.stderrTail())
+      .filter((t) => t.trim() !== '')
+      .join('\n--- second run ---\n');
     const out: DoctorReport = {
       name,
       ok: !report.failed,
@@ -234,7 +247,14 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
 function startClient(run: Run, plan: ServerPlan): YepClient {
   const { ctx, options } = run;
   const c = YepClient.start(
-    { command: plan.command.path, args: plan.manifest.yolop.capabilityServer.args, packageDir: plan.dir, workspaceRoot: options.workspaceRoot, env: ctx.env, injectedEnv: plan.injection.env },
+    {
+      command: plan.command.path,
+      args: plan.manifest.yolop.capabilityServer.args,
+      packageDir: plan.dir,
+      workspaceRoot: options.workspaceRoot,
+      env: ctx.env,
+      injectedEnv: plan.injection.env,
+    },
     {
       ...(options.earlyServer ? { adopt: options.earlyServer } : {}),
       requestTimeoutMs: run.probeMs,
@@ -256,15 +276,25 @@ function remainingFrom(since: number, timeoutMs: number): number {
 }
 
 /** `handshake`: initialize answered within the timeout. */
-async function checkHandshake(run: Run, client: YepClient, initParams: Record<string, unknown>, injection: ConfigInjection): Promise<InitializeResult | undefined> {
+async function checkHandshake(
+  run: Run,
+  client: YepClient,
+  initParams: Record<string, unknown>,
+  injection: ConfigInjection,
+): Promise<InitializeResult | undefined> {
   // The host writes initialize as it spawns, and its timeout runs from there. A server
   // started early (doctor-early.ts) has been starting since its spawn: time it from then,
   // or doctor would pass a server the host gives up on.
   const t = client.earlyStartedAt ?? Date.now();
   try {
-    const init = await withStep(run.ctx.log, `Waiting for the server (pid ${client.pid}) to answer initialize`, () => client.initialize(initParams, { timeoutMs: remainingFrom(t, run.timeoutMs) }), {
-      deadlineAt: t + run.timeoutMs,
-    });
+    const init = await withStep(
+      run.ctx.log,
+      `Waiting for the server (pid ${client.pid}) to answer initialize`,
+      () => client.initialize(initParams, { timeoutMs: remainingFrom(t, run.timeoutMs) }),
+      {
+        deadlineAt: t + run.timeoutMs,
+      },
+    );
     run.report.add('handshake', 'pass', `answered initialize in ${ms(Date.now() - t)}`);
     return init;
   } catch (e) {
@@ -289,7 +319,6 @@ async function checkStdinEof(run: Run, second: YepClient, report: Report, initPa
   }
   return stopAndGrade(second, report, run.graceMs, 'stdin_eof');
 }
-
 
 /** Ctrl-C: kill every run now and stop with E_INTERRUPTED. */
 function interruptedIfAborted(run: Run): void {

@@ -26,7 +26,11 @@ export async function enginesCheck(ctx: Context, manifest: Manifest): Promise<Do
     case 'admits':
       return { name: 'engines', status: 'pass', detail: v.detail };
     case 'excludes':
-      return { name: 'engines', status: 'fail', detail: `${v.detail}: yolop cannot run this version (upgrade yolop, or use a version of the extension that supports ${v.agent})` };
+      return {
+        name: 'engines',
+        status: 'fail',
+        detail: `${v.detail}: yolop cannot run this version (upgrade yolop, or use a version of the extension that supports ${v.agent})`,
+      };
     case 'unknown-agent':
       return { name: 'engines', status: 'warn', detail: `${v.detail}; not checked (set YOLOP_BIN to the agent, or put yolop on PATH)` };
     case 'malformed':

@@ -6,7 +6,14 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { normalizeExtensionName } from '../package/names.js';
 
-export type DoctorTarget = { kind: 'installed'; name: string; /** What was typed (an exact installed name wins over the crate spelling). */ raw?: string } | { kind: 'path'; dir: string };
+export type DoctorTarget =
+  | {
+      kind: 'installed';
+      name: string;
+      /** What was typed (an exact installed name wins over the crate spelling). */
+      raw?: string;
+    }
+  | { kind: 'path'; dir: string };
 
 /** `./dir`, `../dir`, `/abs`, `dir/sub`, `~/dir` and `.` are paths; anything else is an extension name. */
 export function parseDoctorTarget(arg: string, cwd: string, home?: string): DoctorTarget {

@@ -109,7 +109,11 @@ async function replaceFile(target: string, mode: number, write: (fh: FileHandle)
  * that first). `check` runs after the last byte and before the rename; a throw
  * abandons the write and leaves `file` as it was.
  */
-export async function writeStreamAtomic(file: string, chunks: AsyncIterable<Uint8Array>, options: AtomicWriteOptions & { check?: () => void } = {}): Promise<void> {
+export async function writeStreamAtomic(
+  file: string,
+  chunks: AsyncIterable<Uint8Array>,
+  options: AtomicWriteOptions & { check?: () => void } = {},
+): Promise<void> {
   const info = assertReplaceable(file, options);
   const mode = options.mode ?? (info ? info.stat.mode & 0o777 : DEFAULT_MODE);
   const write = async (fh: FileHandle): Promise<void> => {

@@ -23,10 +23,14 @@ export function checkOutputFile(file: string, defaultName: string, example: (fil
     }
   };
   if (kind(file) === 'dir') {
-    throw new YepError('E_USAGE', `${sanitize(file)} is a directory, not a file.`, { hint: `Name a file in it: \`${sanitize(example(join(file, defaultName)))}\`.` });
+    throw new YepError('E_USAGE', `${sanitize(file)} is a directory, not a file.`, {
+      hint: `Name a file in it: \`${sanitize(example(join(file, defaultName)))}\`.`,
+    });
   }
   const parent = dirname(file);
   if (kind(parent) !== 'dir') {
-    throw new YepError('E_NOT_FOUND', `The directory ${sanitize(parent)} does not exist.`, { hint: `Create it first (mkdir -p ${sanitize(parent)}), or pick another path.` });
+    throw new YepError('E_NOT_FOUND', `The directory ${sanitize(parent)} does not exist.`, {
+      hint: `Create it first (mkdir -p ${sanitize(parent)}), or pick another path.`,
+    });
   }
 }

@@ -68,7 +68,12 @@ export async function sweepDeadTemps(dir: string, options: SweepOptions = {}): P
   } catch {
     return [];
   }
-  const legacy = options.legacy instanceof RegExp ? options.legacy : options.legacy && options.base !== undefined ? new RegExp(`^${escape(options.base)}\\.\\d+$`) : undefined;
+  const legacy =
+    options.legacy instanceof RegExp
+      ? options.legacy
+      : options.legacy && options.base !== undefined
+        ? new RegExp(`^${escape(options.base)}\\.\\d+$`)
+        : undefined;
   const dead = names.filter((n) => {
     const pid = tempWriter(n, options.base);
     if (pid !== undefined) return !isProcessAlive(pid);

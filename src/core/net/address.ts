@@ -94,7 +94,7 @@ export function isLoopbackHost(host: string): boolean {
   if (!addr) return false;
   if (addr.range() === 'loopback') return true;
   const v6 = addr.kind() === 'ipv6' ? (addr as IPv6) : undefined;
-  return v6 !== undefined && v6.isIPv4MappedAddress() && v6.toIPv4Address().range() === 'loopback';
+  return v6?.isIPv4MappedAddress() === true && v6.toIPv4Address().range() === 'loopback';
 }
 
 /** The canonical text of an IP literal (`169.254.169.254`, `::ffff:a9fe:a9fe`), or `host` unchanged for a name. */

@@ -59,7 +59,9 @@ export function guardedLookup(overrides: ReadonlyMap<string, string>) {
       return;
     }
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : typeof options.family === 'number' ? options.family : 0;
-    dnsLookup(hostname, { family, all: true, ...(options.hints !== undefined ? { hints: options.hints } : {}) }, (err, addresses) => answer(err, addresses ?? []));
+    dnsLookup(hostname, { family, all: true, ...(options.hints !== undefined ? { hints: options.hints } : {}) }, (err, addresses) =>
+      answer(err, addresses ?? []),
+    );
   };
 }
 

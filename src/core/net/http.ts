@@ -193,7 +193,7 @@ const TLS_TRUST_CODES = new Set([
 function networkHint(e: unknown, proxy: string | undefined): string | undefined {
   const code = errCode(e);
   if (code && TLS_TRUST_CODES.has(code)) {
-    return 'The server\'s certificate is not signed by a CA Node trusts. If your network uses a private CA (an internal registry or mirror, a TLS-inspecting proxy), set NODE_EXTRA_CA_CERTS to its PEM file (docs/fleet.md).';
+    return "The server's certificate is not signed by a CA Node trusts. If your network uses a private CA (an internal registry or mirror, a TLS-inspecting proxy), set NODE_EXTRA_CA_CERTS to its PEM file (docs/fleet.md).";
   }
   if (proxy && /Proxy response \(\d+\)/.test(e instanceof Error ? e.message : '')) {
     return `The proxy ${showProxy(proxy)} refused to open a tunnel. Check HTTPS_PROXY (and its credentials), or list the host in NO_PROXY to reach it directly.`;
@@ -283,7 +283,12 @@ async function perform<T>(
 ): Promise<Outcome<T>> {
   const settings = ctx.http.limits;
   const deadlineMs = options.timeoutMs ?? (options.download ? settings.downloadTimeoutMs : settings.timeoutMs);
-  const report = new RequestReport(ctx, options.step ?? stepLabel(options.what, startUrl), { stallMs: settings.stallMs, deadlineMs, attempts: settings.retries + 1 }, Boolean(options.download));
+  const report = new RequestReport(
+    ctx,
+    options.step ?? stepLabel(options.what, startUrl),
+    { stallMs: settings.stallMs, deadlineMs, attempts: settings.retries + 1 },
+    Boolean(options.download),
+  );
   try {
     return await performAttempts(ctx, startUrl, options, consume, report);
   } finally {
@@ -358,10 +363,14 @@ async function performAttempts<T>(
         await dump();
         const after = parseRetryAfter(headers['retry-after'], ctx.clock.now());
         if (after !== undefined && after > settings.retryAfterMaxMs) {
-          throw new YepError('E_NETWORK', `${what}: the server answered ${status} and asks to retry after ${seconds(after)}, longer than yep-ext waits (${seconds(settings.retryAfterMaxMs)}).`, {
-            hint: 'Try again later.',
-            details: { url: url.href, status },
-          });
+          throw new YepError(
+            'E_NETWORK',
+            `${what}: the server answered ${status} and asks to retry after ${seconds(after)}, longer than yep-ext waits (${seconds(settings.retryAfterMaxMs)}).`,
+            {
+              hint: 'Try again later.',
+              details: { url: url.href, status },
+            },
+          );
         }
         retry = { why: `the server answered ${status}`, ...(after !== undefined ? { delay: after } : {}) };
       } else if (status >= 200 && status <= 299) {
@@ -381,9 +390,13 @@ async function performAttempts<T>(
         return { status, headers, url: url.href };
       } else {
         await dump();
-        throw new YepError(NO_RETRY_NOT_FOUND.has(status) ? 'E_NOT_FOUND' : 'E_NETWORK', `${what}: the server answered ${status}${status === 401 || status === 403 ? ' (the registry wants authentication, which yep-ext does not support)' : ''}.`, {
-          details: { url: url.href, status },
-        });
+        throw new YepError(
+          NO_RETRY_NOT_FOUND.has(status) ? 'E_NOT_FOUND' : 'E_NETWORK',
+          `${what}: the server answered ${status}${status === 401 || status === 403 ? ' (the registry wants authentication, which yep-ext does not support)' : ''}.`,
+          {
+            details: { url: url.href, status },
+          },
+        );
       }
     } catch (e) {
       if (guard.reason === 'interrupted' || ctx.signal.aborted) throw interrupted(ctx.signal);
@@ -394,10 +407,14 @@ async function performAttempts<T>(
         });
       }
       if (guard.reason === 'slow') {
-        throw new YepError('E_NETWORK', `${what}: the transfer was slower than ${formatBytes(settings.minRate)}/s for ${seconds(settings.rateWindowMs)}; gave up.`, {
-          hint: `The server at ${url.host} is too slow. Try again later.`,
-          details: { url: url.href },
-        });
+        throw new YepError(
+          'E_NETWORK',
+          `${what}: the transfer was slower than ${formatBytes(settings.minRate)}/s for ${seconds(settings.rateWindowMs)}; gave up.`,
+          {
+            hint: `The server at ${url.host} is too slow. Try again later.`,
+            details: { url: url.href },
+          },
+        );
       }
       if (e instanceof YepError) throw e;
       if (e instanceof Transient) {

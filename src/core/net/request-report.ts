@@ -54,13 +54,21 @@ export class RequestReport {
 
   /** The answer's status line arrived. */
   answered(status: number, url: string, declaredLength: number | undefined): void {
-    logVerbose(this.ctx.log, `${status} ${url} after ${ms(this.ctx.clock.now() - this.attemptStart)}${declaredLength !== undefined ? `, ${declaredLength} bytes announced` : ''}`);
+    logVerbose(
+      this.ctx.log,
+      `${status} ${url} after ${ms(this.ctx.clock.now() - this.attemptStart)}${declaredLength !== undefined ? `, ${declaredLength} bytes announced` : ''}`,
+    );
   }
 
   /** The body started: from now on the attempt's overall deadline is the one that counts. */
   bodyStarted(declaredLength: number | undefined): void {
     if (!this.download) return;
-    this.step.update({ unit: 'bytes', done: 0, ...(declaredLength !== undefined ? { total: declaredLength } : {}), deadlineAt: this.attemptStart + this.timings.deadlineMs });
+    this.step.update({
+      unit: 'bytes',
+      done: 0,
+      ...(declaredLength !== undefined ? { total: declaredLength } : {}),
+      deadlineAt: this.attemptStart + this.timings.deadlineMs,
+    });
   }
 
   /** `total` body bytes so far (downloads only are drawn with a rate and an ETA). */

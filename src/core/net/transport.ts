@@ -121,7 +121,9 @@ export async function downloadUrl(ctx: Context, url: string, file: string, optio
   if (!isFileUrl(url)) return httpDownload(ctx, url, file, options);
   const got = await copyLocal(url, file, options.what, options.maxBytes);
   if (got === undefined) {
-    throw new YepError('E_NOT_FOUND', `${options.what}: ${localPath(url)} does not exist.`, { hint: 'The mirror does not hold this file: rebuild it with `yep-ext mirror` from the lock.' });
+    throw new YepError('E_NOT_FOUND', `${options.what}: ${localPath(url)} does not exist.`, {
+      hint: 'The mirror does not hold this file: rebuild it with `yep-ext mirror` from the lock.',
+    });
   }
   ctx.log.debug(`READ ${url}`);
   return { url, ...got };

@@ -50,7 +50,11 @@ export interface WalkResult {
 export type CandidateFetch = (into: string) => Promise<FetchResult>;
 
 class Excluded extends Error {
-  constructor(readonly extension: string, readonly skipped: SkippedCandidate, readonly verdict: EnginesVerdict) {
+  constructor(
+    readonly extension: string,
+    readonly skipped: SkippedCandidate,
+    readonly verdict: EnginesVerdict,
+  ) {
     super(skipped.reason);
   }
 }
@@ -76,13 +80,18 @@ export function warnVerdict(ctx: Context, label: string, verdict: EnginesVerdict
  * (an exclusion is still reported, as a warning). Errors other than an exclusion
  * (a failed download, a bad manifest) end the walk: they are not skipped silently.
  */
-export async function prepareForAgent(ctx: Context, stage: string, candidates: CandidateFetch[], options: {
+export async function prepareForAgent(
+  ctx: Context,
+  stage: string,
+  candidates: CandidateFetch[],
+  options: {
     ignoreEngines?: boolean;
     /** For the override warning: "installing" (default), "updating to". */
     doing?: string;
     /** Passed on to preparePackage (the server-binary mode); its `accept` is the walk's own. */
     prepare?: PrepareOptions;
-  } = {}): Promise<WalkResult> {
+  } = {},
+): Promise<WalkResult> {
   const into = join(stage, 'pkg');
   const skipped: SkippedCandidate[] = [];
   let last: EnginesVerdict | undefined;
@@ -95,7 +104,11 @@ export async function prepareForAgent(ctx: Context, stage: string, candidates: C
           verdict = await checkAgainstAgent(ctx, manifest);
           if (verdict.status === 'excludes' && !options.ignoreEngines) {
             const version = versionLabel(manifest, fetched.source);
-            throw new Excluded(manifest.name, { version, source: fetched.source, requires: verdict.requires, reason: describeVerdict(version, verdict) }, verdict);
+            throw new Excluded(
+              manifest.name,
+              { version, source: fetched.source, requires: verdict.requires, reason: describeVerdict(version, verdict) },
+              verdict,
+            );
           }
           warnVerdict(ctx, `${manifest.name} ${versionLabel(manifest, fetched.source)}`, verdict, options.doing);
         },
@@ -125,12 +138,13 @@ export function enginesRefusal(what: string, walk: WalkResult): YepError {
   const shown = skipped.map((s) => s.reason);
   const capped = walk.total > skipped.length ? ` (tried the ${skipped.length} newest of ${walk.total} candidates)` : '';
   const message =
-    walk.total === 1
-      ? `${what}: ${shown[0]}.`
-      : `No version of ${what} that yep-ext tried supports yolop ${agent}${capped}: ${shown.join('; ')}.`;
+    walk.total === 1 ? `${what}: ${shown[0]}.` : `No version of ${what} that yep-ext tried supports yolop ${agent}${capped}: ${shown.join('; ')}.`;
   const hint =
     walk.total === 1
       ? `Upgrade yolop, install a version that supports yolop ${agent} (for a crate, leave out the version to get the newest that does), or pass --ignore-engines to install it anyway.`
       : `Upgrade yolop, name an older version exactly (e.g. ${what.split('@')[0]}@<version>), or pass --ignore-engines to take the newest anyway.`;
-  return new YepError('E_ENGINES', message, { hint, details: { agent, skipped: skipped.map(({ version, requires, reason }) => ({ version, requires, reason })) } });
+  return new YepError('E_ENGINES', message, {
+    hint,
+    details: { agent, skipped: skipped.map(({ version, requires, reason }) => ({ version, requires, reason })) },
+  });
 }

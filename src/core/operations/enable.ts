@@ -21,7 +21,7 @@ import { configStatus, missingFields, type FieldStatus } from '../settings/confi
 import { assertConfigValue, checkTypedText, coerceConfigValue, parseAssignment } from '../settings/config-values.js';
 import { assertStillInstalled, loadInstalledManifest } from '../store/installed-manifest.js';
 import { keychainOptions } from '../settings/keychain.js';
-import { Secret } from '../settings/secret-value.js';
+import type { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
 import { enableExtension, readExtensionSettings } from '../settings/settings.js';
 import { findEntry, loadLock } from '../store/lockfile.js';
@@ -100,10 +100,16 @@ function hintCommands(name: string, fixes: MissingField[]): string[] {
 function setupIncomplete(name: string, manifest: Manifest, result: EnableResult, missing: FieldStatus[]): YepError {
   const fixes = fixCommands(name, missing, manifest);
   const list = missing.map((m) => (m.secret ? `${m.key} (secret)` : m.key)).join(', ');
-  return new YepError('E_SETUP_INCOMPLETE', `${name} is enabled but not configured: required ${missing.length === 1 ? 'field' : 'fields'} ${list} ${missing.length === 1 ? 'is' : 'are'} unset. yolop will start it without ${missing.length === 1 ? 'it' : 'them'}.`, {
-    hint: `Run:\n${hintCommands(name, fixes).map((c) => `  ${c}`).join('\n')}${fixes.some((f) => f.secret) ? '\n(set-secret prompts with hidden input; add --stdin to pipe the value instead)' : ''}`,
-    details: { status: 'setup_incomplete', ...result, missing: fixes },
-  });
+  return new YepError(
+    'E_SETUP_INCOMPLETE',
+    `${name} is enabled but not configured: required ${missing.length === 1 ? 'field' : 'fields'} ${list} ${missing.length === 1 ? 'is' : 'are'} unset. yolop will start it without ${missing.length === 1 ? 'it' : 'them'}.`,
+    {
+      hint: `Run:\n${hintCommands(name, fixes)
+        .map((c) => `  ${c}`)
+        .join('\n')}${fixes.some((f) => f.secret) ? '\n(set-secret prompts with hidden input; add --stdin to pipe the value instead)' : ''}`,
+      details: { status: 'setup_incomplete', ...result, missing: fixes },
+    },
+  );
 }
 
 /** Turn `--config` assignments into typed, validated values (refusing secrets and unknown keys). */
@@ -179,10 +185,14 @@ function assertAgentCanRun(ctx: Context, manifest: Manifest, engines: EnginesVer
       ctx.log.warn(`${describeVerdict(label, engines)}; enabling it anyway (--ignore-engines).`);
       return;
     }
-    const refused = new YepError('E_ENGINES', `${describeVerdict(label, engines)}: yolop cannot run it, so ${enabledNow ? 'this command changed nothing.' : 'it was not enabled.'}`, {
-      hint: `Upgrade yolop, or move to a version that supports yolop ${engines.agent} (\`yep-ext update ${manifest.name}\` picks the newest that does). To enable it anyway: \`yep-ext enable ${manifest.name} --ignore-engines\`.`,
-      details: { engines },
-    });
+    const refused = new YepError(
+      'E_ENGINES',
+      `${describeVerdict(label, engines)}: yolop cannot run it, so ${enabledNow ? 'this command changed nothing.' : 'it was not enabled.'}`,
+      {
+        hint: `Upgrade yolop, or move to a version that supports yolop ${engines.agent} (\`yep-ext update ${manifest.name}\` picks the newest that does). To enable it anyway: \`yep-ext enable ${manifest.name} --ignore-engines\`.`,
+        details: { engines },
+      },
+    );
     throw stillEnabled(refused, manifest.name, enabledNow);
   }
   if (engines.status === 'unknown-agent') ctx.log.warn(`${describeVerdict(label, engines)}; not checked.`);
@@ -197,7 +207,11 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   const { policy } = withPolicy(ctx);
   const entry = policy.files.length > 0 ? findEntry(await loadLock(ctx.paths.lockFile), name) : undefined;
   // A refusal below writes nothing; when settings.toml already turns the extension on, it must say it stays on.
-  const enabledNow = async (): Promise<boolean> => readExtensionSettings(ctx.paths, name).then((s) => s.enabled, () => false);
+  const enabledNow = async (): Promise<boolean> =>
+    readExtensionSettings(ctx.paths, name).then(
+      (s) => s.enabled,
+      () => false,
+    );
   if (entry) {
     const violations = await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry), manifest);
     if (violations.length > 0) throw stillEnabled(policyError(violations, policy), name, await enabledNow());
@@ -208,7 +222,13 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   }
   // Enabling is what would break the agent: refuse before anything is asked or written.
   const engines = await checkAgainstAgent(ctx, manifest);
-  assertAgentCanRun(ctx, manifest, engines, options.ignoreEngines === true, engines.status === 'excludes' && options.ignoreEngines !== true && (await enabledNow()));
+  assertAgentCanRun(
+    ctx,
+    manifest,
+    engines,
+    options.ignoreEngines === true,
+    engines.status === 'excludes' && options.ignoreEngines !== true && (await enabledNow()),
+  );
   const given = parseConfigAssignments(manifest, options.config ?? []);
   const store = options.secretStore ?? chooseSecretStore(ctx.env);
 
@@ -250,7 +270,8 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
       engines,
     };
     for (const f of fields) {
-      if (f.source === 'keychain') ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);
+      if (f.source === 'keychain')
+        ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);
     }
     const missing = missingFields(fields);
     if (missing.length > 0) throw setupIncomplete(name, manifest, result, missing);

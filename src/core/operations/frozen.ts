@@ -85,7 +85,8 @@ async function reportEngines(ctx: Context, items: FrozenItem[], manifests: Map<s
     item.engines = verdict;
     if (verdict.status === 'none') continue;
     const label = `${manifest.name}${manifest.version !== undefined ? ` ${manifest.version}` : ''}`;
-    if (verdict.status === 'excludes') ctx.log.warn(`${describeVerdict(label, verdict)}: installed as the lock pins it, but yolop cannot run it (\`yep-ext enable\` refuses it).`);
+    if (verdict.status === 'excludes')
+      ctx.log.warn(`${describeVerdict(label, verdict)}: installed as the lock pins it, but yolop cannot run it (\`yep-ext enable\` refuses it).`);
     if (verdict.status === 'malformed') ctx.log.warn(`${describeVerdict(label, verdict)}.`);
   }
 }
@@ -97,13 +98,20 @@ async function reportEngines(ctx: Context, items: FrozenItem[], manifests: Map<s
  */
 export async function loadGivenLockfile(file: string): Promise<Lockfile> {
   const st = await stat(file).catch((e: unknown) => {
-    if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}.`, { hint: 'Check the path given to --lockfile (write one with `yep-ext lock export <path>`).' });
+    if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR')
+      throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}.`, {
+        hint: 'Check the path given to --lockfile (write one with `yep-ext lock export <path>`).',
+      });
     throw stateIoError('read', file, e);
   });
   if (st.isDirectory()) {
-    throw new YepError('E_USAGE', `--lockfile ${file} is a directory, not a lockfile.`, { hint: `Give the lock file itself, e.g. --lockfile ${join(file, 'yolop-extensions.lock')}.` });
+    throw new YepError('E_USAGE', `--lockfile ${file} is a directory, not a lockfile.`, {
+      hint: `Give the lock file itself, e.g. --lockfile ${join(file, 'yolop-extensions.lock')}.`,
+    });
   }
-  const bytes = readRegularFileSync(file, 'The lockfile', { hint: `Give --lockfile a lockfile written by \`yep-ext lock export\` (or the store's extensions.lock).` });
+  const bytes = readRegularFileSync(file, 'The lockfile', {
+    hint: `Give --lockfile a lockfile written by \`yep-ext lock export\` (or the store's extensions.lock).`,
+  });
   if (bytes === undefined) throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}.`, { hint: 'Check the path given to --lockfile.' });
   const text = bytes.toString('utf8');
   const lock = parseLock(text, file);
@@ -111,13 +119,16 @@ export async function loadGivenLockfile(file: string): Promise<Lockfile> {
   // it rather than "install" nothing. A lock always has `extensions` unless it is comments only.
   const hasContent = text.split('\n').some((l) => l.trim() !== '' && !l.trim().startsWith('#'));
   if (lock.entries.length === 0 && hasContent && !/^\s*(\[\[\s*extensions\s*\]\]|extensions\s*=)/m.test(text)) {
-    throw new YepError('E_STATE', `${file} is not a lockfile: it has no \`extensions\` table.`, { hint: 'Give --lockfile a lockfile written by `yep-ext lock export` (or the store\'s extensions.lock).' });
+    throw new YepError('E_STATE', `${file} is not a lockfile: it has no \`extensions\` table.`, {
+      hint: "Give --lockfile a lockfile written by `yep-ext lock export` (or the store's extensions.lock).",
+    });
   }
   return lock;
 }
 
 /** For commands that take --lockfile. */
-export const WITH_LOCKFILE_HINT = 'Name the lock your project keeps with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or install extensions without --frozen.';
+export const WITH_LOCKFILE_HINT =
+  'Name the lock your project keeps with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or install extensions without --frozen.';
 
 /**
  * The store's own lock, for a command whose whole job is what it pins (`install --frozen`
@@ -140,9 +151,13 @@ export async function loadStoreLock(ctx: Context, doing: string, hint: string): 
     const unlocked = unlockedPackages(ctx.paths, new Set());
     if (unlocked.length > 0) {
       const one = unlocked.length === 1;
-      throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}: ${doing}, and this store has none, though it holds ${unlocked.join(', ')} (yolop finds ${one ? 'it' : 'them'}; no lock pins ${one ? 'it' : 'them'}: placed by hand?).`, {
-        hint: `Install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'} (\`yep-ext verify\` names ${one ? 'it' : 'them'}), then run this again.`,
-      });
+      throw new YepError(
+        'E_NOT_FOUND',
+        `There is no lockfile at ${file}: ${doing}, and this store has none, though it holds ${unlocked.join(', ')} (yolop finds ${one ? 'it' : 'them'}; no lock pins ${one ? 'it' : 'them'}: placed by hand?).`,
+        {
+          hint: `Install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'} (\`yep-ext verify\` names ${one ? 'it' : 'them'}), then run this again.`,
+        },
+      );
     }
     throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}: ${doing}, and this store has none.`, { hint });
   }
@@ -157,7 +172,9 @@ export async function warnUnlockedBeyond(ctx: Context, lock: Lockfile, what: str
   const unlocked = await unlockedSince(ctx.paths, lock);
   if (unlocked.length === 0) return;
   const one = unlocked.length === 1;
-  ctx.log.warn(`${what} does not carry ${unlocked.join(', ')}: this store holds ${one ? 'it' : 'them'} (yolop finds ${one ? 'it' : 'them'} there), but no lock entry pins ${one ? 'it' : 'them'}, so a home provisioned from it will not have ${one ? 'it' : 'them'}; install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'}.`);
+  ctx.log.warn(
+    `${what} does not carry ${unlocked.join(', ')}: this store holds ${one ? 'it' : 'them'} (yolop finds ${one ? 'it' : 'them'} there), but no lock entry pins ${one ? 'it' : 'them'}, so a home provisioned from it will not have ${one ? 'it' : 'them'}; install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'}.`,
+  );
 }
 
 export async function installFrozen(ctx: Context, options: FrozenOptions = {}): Promise<FrozenItem[]> {
@@ -246,14 +263,19 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
       const differ = byLock.filter((f) => f.code === 'E_INTEGRITY').map((f) => f.item.name);
       const code: ErrorCode = differ.length > 0 ? 'E_INTEGRITY' : byLock[0]!.code;
       const others = byLock.length - differ.length;
-      const fixOthers = 'Fix what the other listed extensions failed on (the network, a directory or repository that is not there on this machine) and run it again.';
-      throw new YepError(code, `The lockfile could not be reproduced; nothing was installed:\n${byLock.map((f) => `  - ${f.item.name}: ${f.item.reason}`).join('\n')}`, {
-        hint:
-          differ.length === 0
-            ? fixOthers.replace('the other listed extensions', 'each listed extension')
-            : `${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'} from what the lock pins. If the change is expected, run \`yep-ext update <name>\` where the lock is maintained and commit the new lock.${others > 0 ? ` ${fixOthers}` : ''}`,
-        details: { failed: byLock.map(({ item: f }) => ({ name: f.name, status: f.status, reason: f.reason ?? null, engines: null })) },
-      });
+      const fixOthers =
+        'Fix what the other listed extensions failed on (the network, a directory or repository that is not there on this machine) and run it again.';
+      throw new YepError(
+        code,
+        `The lockfile could not be reproduced; nothing was installed:\n${byLock.map((f) => `  - ${f.item.name}: ${f.item.reason}`).join('\n')}`,
+        {
+          hint:
+            differ.length === 0
+              ? fixOthers.replace('the other listed extensions', 'each listed extension')
+              : `${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'} from what the lock pins. If the change is expected, run \`yep-ext update <name>\` where the lock is maintained and commit the new lock.${others > 0 ? ` ${fixOthers}` : ''}`,
+          details: { failed: byLock.map(({ item: f }) => ({ name: f.name, status: f.status, reason: f.reason ?? null, engines: null })) },
+        },
+      );
     }
     // The store's lock ends up carrying exactly the target's entries for its names, and
     // its top-level keys. Each placed package commits its exact locked entry; what moves
@@ -282,7 +304,9 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
       const pinned = new Set(target.entries.map((e) => e.name));
       const others = current.entries.map((e) => e.name).filter((n) => !pinned.has(n));
       if (others.length > 0) {
-        ctx.log.warn(`The store also holds ${others.join(', ')}, which ${options.lockfile} does not pin: left installed (and enabled if ${others.length === 1 ? 'it was' : 'they were'}). Run \`yep-ext remove <name>\` for each the project dropped.`);
+        ctx.log.warn(
+          `The store also holds ${others.join(', ')}, which ${options.lockfile} does not pin: left installed (and enabled if ${others.length === 1 ? 'it was' : 'they were'}). Run \`yep-ext remove <name>\` for each the project dropped.`,
+        );
       }
     }
     await warnUnpinned(ctx, current);
@@ -304,7 +328,10 @@ async function warnUnpinned(ctx: Context, lockAtStart: Lockfile): Promise<void> 
   const unlocked = await unlockedSince(ctx.paths, lockAtStart);
   if (unlocked.length === 0) return;
   const one = unlocked.length === 1;
-  const settings = await loadSettingsText(ctx.paths).then((text) => settingsLookup(text), () => undefined);
+  const settings = await loadSettingsText(ctx.paths).then(
+    (text) => settingsLookup(text),
+    () => undefined,
+  );
   const enabled = settings ? unlocked.filter((n) => settings(n).enabled) : [];
   ctx.log.warn(
     `The store also holds ${unlocked.join(', ')}, which no lock entry pins: yolop finds ${one ? 'it' : 'them'} there${enabled.length > 0 ? ` (settings.toml enables ${enabled.join(', ')}, so yolop runs ${enabled.length === 1 ? 'it' : 'them'})` : ''}, though the lock does not describe ${one ? 'it' : 'them'}. Remove ${one ? 'it' : 'them'} (\`yep-ext remove ${unlocked.join(' ')}\`) or install ${one ? 'it' : 'them'} from ${one ? 'its' : 'their'} source to pin ${one ? 'it' : 'them'}; \`yep-ext verify\` names ${one ? 'it' : 'them'}.`,
@@ -320,13 +347,19 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
   const absent = await enabledButAbsentNow(ctx.paths, lock);
   if (absent.length === 0) return;
   const them = absent.length === 1 ? 'it' : 'them';
-  ctx.log.warn(`${ctx.paths.settingsFile} enables ${absent.join(', ')}, which nothing installs: yolop cannot load ${them}. Install ${them}, or run \`yep-ext remove ${absent.join(' ')}\` to drop ${absent.length === 1 ? 'its settings' : 'their settings'}.`);
+  ctx.log.warn(
+    `${ctx.paths.settingsFile} enables ${absent.join(', ')}, which nothing installs: yolop cannot load ${them}. Install ${them}, or run \`yep-ext remove ${absent.join(' ')}\` to drop ${absent.length === 1 ? 'its settings' : 'their settings'}.`,
+  );
 }
 
 /** Write the store's lock to `dest` (for committing to a project repository). */
 export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number; local: string[] }> {
   checkOutputFile(dest, 'yolop-extensions.lock', (file) => `yep-ext lock export ${file}`);
-  const lock = await loadStoreLock(ctx, '`lock export` writes what the store\'s lock pins', 'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.');
+  const lock = await loadStoreLock(
+    ctx,
+    "`lock export` writes what the store's lock pins",
+    'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.',
+  );
   if (lock.entries.length === 0) ctx.log.warn(`${ctx.paths.lockFile} pins no extensions: the exported lock installs nothing.`);
   await warnUnlockedBeyond(ctx, lock, 'The exported lock');
   // A linked entry is pinned as an absolute directory of this machine (the host's lock format):

@@ -121,7 +121,15 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
   const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
   const config: InfoConfigField[] = (item?.config ?? []).map((f) => {
     const field = defaults.get(f.key);
-    return { key: f.key, secret: f.secret, required: f.required, set: f.set, source: f.source, env: f.env ?? null, default: !f.secret && field?.default !== undefined ? field.default : null };
+    return {
+      key: f.key,
+      secret: f.secret,
+      required: f.required,
+      set: f.set,
+      source: f.source,
+      env: f.env ?? null,
+      default: !f.secret && field?.default !== undefined ? field.default : null,
+    };
   });
   let upstream: InfoUpstream | null = null;
   let upstreamError: InfoResult['upstream_error'] = null;
@@ -183,8 +191,24 @@ async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
     enabled: settings?.enabled ?? null,
     dir,
     grant: manifest ? summarizeGrant(grantOf(manifest)) : null,
-    config: fields.map((f) => ({ key: f.key, secret: f.secret, required: f.required, set: f.set, source: f.source, env: f.env ?? null, default: !f.secret && defaults.get(f.key)?.default !== undefined ? defaults.get(f.key)!.default : null })),
-    verify: { ok: false, problems: [interrupted ? interruptedMessage(name, interrupted) : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?); remove it or install it from its source to pin it`], checked_by: 'list' },
+    config: fields.map((f) => ({
+      key: f.key,
+      secret: f.secret,
+      required: f.required,
+      set: f.set,
+      source: f.source,
+      env: f.env ?? null,
+      default: !f.secret && defaults.get(f.key)?.default !== undefined ? defaults.get(f.key)!.default : null,
+    })),
+    verify: {
+      ok: false,
+      problems: [
+        interrupted
+          ? interruptedMessage(name, interrupted)
+          : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?); remove it or install it from its source to pin it`,
+      ],
+      checked_by: 'list',
+    },
     engines: manifest ? await checkAgainstAgent(ctx, manifest).catch(() => null) : null,
   };
 }

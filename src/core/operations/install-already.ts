@@ -64,7 +64,13 @@ export interface AlreadyCheck {
  * The `unchanged` outcome of installing the best of `records` (what `Source.candidates`
  * returned, best first), when the lock and store prove it (see AlreadyCheck).
  */
-export async function alreadyInstalled(ctx: Context, policy: Policy, records: readonly LockSource[], notes: readonly string[], options: { ignoreEngines: boolean }): Promise<AlreadyCheck> {
+export async function alreadyInstalled(
+  ctx: Context,
+  policy: Policy,
+  records: readonly LockSource[],
+  notes: readonly string[],
+  options: { ignoreEngines: boolean },
+): Promise<AlreadyCheck> {
   const first = records[0];
   if (!first) return {};
   // The lock and the tree are read under the installer lock (not while another install is

@@ -81,7 +81,14 @@ export interface Candidate {
  * (if any), whether `<store>/<name>` exists, and the grant diff. Throws
  * E_INTEGRITY when the kind says the same pin came back with other bytes.
  */
-export function decideInstall(name: string, target: string, previous: LockEntry | undefined, next: Candidate, targetExists: boolean, diff: GrantDiff | undefined): InstallDecision {
+export function decideInstall(
+  name: string,
+  target: string,
+  previous: LockEntry | undefined,
+  next: Candidate,
+  targetExists: boolean,
+  diff: GrantDiff | undefined,
+): InstallDecision {
   if (!previous) {
     if (!targetExists) return { action: 'new', via: 'yes-only', asks: false, consent_needed: false };
     return { action: 'replaced', why: `${target} exists but is not in the lock (placed by hand?)`, via: 'yes-only', asks: true, consent_needed: false };
@@ -89,7 +96,8 @@ export function decideInstall(name: string, target: string, previous: LockEntry 
   const origin = sameOrigin(previous.source, next.source);
   const pin = samePin(previous.source, next.source);
   // Another ref or requirement to the same pin is a re-pin: the lock records what `update` now follows.
-  const unchanged = samePinAndFollow(previous.source, next.source) && previous.content_hash === next.content_hash && previous.grant === next.grant && targetExists;
+  const unchanged =
+    samePinAndFollow(previous.source, next.source) && previous.content_hash === next.content_hash && previous.grant === next.grant && targetExists;
   if (unchanged) return { action: 'unchanged', via: 'yes-only', asks: false, consent_needed: false };
   // Same pin, same bytes (a republished crate, an altered checkout): the kind decides.
   if (previous.source.type === next.source.type) sourceFor(next.source.type).checkRepin(previous, next, name);
@@ -124,7 +132,8 @@ export function certainReplacement(entries: readonly LockEntry[], records: reado
   const first = records[0];
   if (!first) return undefined;
   const previous = entries.find((e) => sameOrigin(e.source, first));
-  if (!previous || records.some((r) => !sameOrigin(previous.source, r) || samePin(previous.source, r) || replaceVia(previous.source, r) === 'update')) return undefined;
+  if (!previous || records.some((r) => !sameOrigin(previous.source, r) || samePin(previous.source, r) || replaceVia(previous.source, r) === 'update'))
+    return undefined;
   const targets = records.map((r) => sourceLabel(r));
   const target = targets.length === 1 ? targets[0] : `one of ${targets.slice(0, 3).join(', ')}${targets.length > 3 ? ', …' : ''}`;
   return {

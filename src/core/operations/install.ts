@@ -141,7 +141,15 @@ async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: bool
   if (!source.candidates) return { fetches: [(into) => source.fetch(ctx, spec, into)], records: [], notes: [] };
   const { records, notes } = await source.candidates(ctx, spec);
   const chosen = ignoreEngines ? records.slice(0, 1) : records;
-  return { records: chosen, notes: notes ?? [], fetches: chosen.map((rec) => async (into: string): Promise<FetchResult> => withNotes(await source.fetchExactly(ctx, rec, into), notes)) };
+  return {
+    records: chosen,
+    notes: notes ?? [],
+    fetches: chosen.map(
+      (rec) =>
+        async (into: string): Promise<FetchResult> =>
+          withNotes(await source.fetchExactly(ctx, rec, into), notes),
+    ),
+  };
 }
 
 /** A spec's candidates: fetches best first, their records (none for a kind that resolves by fetching), the resolver's notes. */
@@ -183,7 +191,13 @@ async function installedPinOf(ctx: Context, spec: ValidSpec): Promise<LockSource
 }
 
 /** How `grant` differs from what is approved for `name` now (its recorded grant, else the installed manifest's); undefined when nothing is installed. */
-async function grantDiff(ctx: Context, name: string, entry: LockEntry | undefined, target: string, grant: Parameters<typeof diffGrants>[1]): Promise<ReturnType<typeof diffGrants> | undefined> {
+async function grantDiff(
+  ctx: Context,
+  name: string,
+  entry: LockEntry | undefined,
+  target: string,
+  grant: Parameters<typeof diffGrants>[1],
+): Promise<ReturnType<typeof diffGrants> | undefined> {
   const installedGrant =
     (await loadApprovedGrant(ctx, name, entry?.grant)) ??
     (await loadManifest(target).then(
@@ -213,7 +227,17 @@ interface Planned {
  * proves (every candidate another version of an installed crate) is refused before
  * any download.
  */
-async function planSpec(ctx: Context, spec: ValidSpec, candidates: SpecCandidates, stage: string, policy: Policy, ignoreEngines: boolean, options: PrepareOptions = {}, refuseReplace = false, known: AlreadyCheck = {}): Promise<Planned> {
+async function planSpec(
+  ctx: Context,
+  spec: ValidSpec,
+  candidates: SpecCandidates,
+  stage: string,
+  policy: Policy,
+  ignoreEngines: boolean,
+  options: PrepareOptions = {},
+  refuseReplace = false,
+  known: AlreadyCheck = {},
+): Promise<Planned> {
   const { fetches, records } = candidates;
   // The lock as read for the "already installed" check or the early check serves the plan
   // too (apply reads it again under the installer lock).
@@ -311,7 +335,11 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
     }
     // Same pin, ref, bytes and grant as the lock, yet not "unchanged": the installed tree was damaged, so this puts it back (no pin moves).
     const repaired =
-      decision.action === 'repinned' && previous !== undefined && samePinAndFollow(previous.source, fetched.source) && previous.content_hash === plan.content_hash && previous.grant === grant.fingerprint;
+      decision.action === 'repinned' &&
+      previous !== undefined &&
+      samePinAndFollow(previous.source, fetched.source) &&
+      previous.content_hash === plan.content_hash &&
+      previous.grant === grant.fingerprint;
     const reinstall = (decision.action === 'unchanged' && hooks.force === true) || repaired;
     if (decision.action !== 'unchanged' || reinstall) await commitPackage(ctx, prepared, undefined, {}, lock);
     // Read after the commit: a build from source runs there and changes both.
@@ -337,7 +365,15 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
  * A dry run stages in the OS temp directory and skips crash recovery: it writes
  * nothing in the store (the download cache aside) and takes no lock.
  */
-async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: InstallHooks, cwd: string, dryRun: boolean, use: (planned: Planned) => Promise<T>, already?: (outcome: InstallOutcome) => T): Promise<T> {
+async function withPlan<T>(
+  runCtx: Context,
+  input: string | Spec,
+  hooks: InstallHooks,
+  cwd: string,
+  dryRun: boolean,
+  use: (planned: Planned) => Promise<T>,
+  already?: (outcome: InstallOutcome) => T,
+): Promise<T> {
   const spec = readSpec(input, cwd);
   const { ctx, policy } = withPolicy(runCtx);
   // A kind the policy refuses is refused before anything is fetched.
@@ -363,7 +399,17 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
       }
     }
     stage = await makePlanningDir(ctx, stageLabel(spec), dryRun);
-    const planned = await planSpec(ctx, spec, candidates, stage, policy, hooks.ignoreEngines === true, hooks.prepare, !dryRun && hooks.refuseReplace === true, known);
+    const planned = await planSpec(
+      ctx,
+      spec,
+      candidates,
+      stage,
+      policy,
+      hooks.ignoreEngines === true,
+      hooks.prepare,
+      !dryRun && hooks.refuseReplace === true,
+      known,
+    );
     const { plan } = planned;
     // A replacement nobody can approve is refused before its summary; "already installed" has none to show.
     if (!dryRun && hooks.refuseReplace && plan.action === 'replaced' && plan.replace_asks && planned.problem === undefined) {
@@ -381,7 +427,15 @@ async function withPlan<T>(runCtx: Context, input: string | Spec, hooks: Install
 
 /** Install one spec. Throws YepError on failure; leaves no trace in that case. */
 export async function installSpec(ctx: Context, input: string | Spec, hooks: InstallHooks = {}, cwd = process.cwd()): Promise<InstallOutcome> {
-  return withPlan(ctx, input, hooks, cwd, false, (planned) => applyPlanned(ctx, planned, hooks), (outcome) => outcome);
+  return withPlan(
+    ctx,
+    input,
+    hooks,
+    cwd,
+    false,
+    (planned) => applyPlanned(ctx, planned, hooks),
+    (outcome) => outcome,
+  );
 }
 
 /**
@@ -389,7 +443,12 @@ export async function installSpec(ctx: Context, input: string | Spec, hooks: Ins
  * install, compared with what is installed, and nothing placed (`install --dry-run`).
  * Throws what the install would throw before asking anything.
  */
-export async function planInstall(ctx: Context, input: string | Spec, hooks: Pick<InstallHooks, 'onPreview' | 'ignoreEngines'> = {}, cwd = process.cwd()): Promise<InstallPlan> {
+export async function planInstall(
+  ctx: Context,
+  input: string | Spec,
+  hooks: Pick<InstallHooks, 'onPreview' | 'ignoreEngines'> = {},
+  cwd = process.cwd(),
+): Promise<InstallPlan> {
   return withPlan(ctx, input, hooks, cwd, true, async (planned) => {
     if (planned.problem !== undefined) throw planned.problem;
     return planned.plan;
@@ -400,7 +459,11 @@ export type BatchResult = { spec: string; ok: true; outcome: InstallOutcome } | 
 export type PlanResult = { spec: string; ok: true; plan: InstallPlan } | { spec: string; ok: false; error: YepError };
 
 /** Run `fn` over specs (bounded), each failure a result; non-YepErrors (bugs) propagate. */
-function eachSpec<T>(specs: string[], concurrency: number, fn: (text: string) => Promise<T>): Promise<Array<{ spec: string; ok: true; value: T } | { spec: string; ok: false; error: YepError }>> {
+function eachSpec<T>(
+  specs: string[],
+  concurrency: number,
+  fn: (text: string) => Promise<T>,
+): Promise<Array<{ spec: string; ok: true; value: T } | { spec: string; ok: false; error: YepError }>> {
   return pMap(
     specs,
     async (text) => {
@@ -428,7 +491,13 @@ export async function installMany(ctx: Context, specs: string[], hooks: InstallH
 }
 
 /** Plan several specs (`install --dry-run`): like installMany, and nothing is placed. */
-export async function planMany(ctx: Context, specs: string[], hooks: Pick<InstallHooks, 'onPreview' | 'ignoreEngines'> = {}, cwd = process.cwd(), concurrency = 4): Promise<PlanResult[]> {
+export async function planMany(
+  ctx: Context,
+  specs: string[],
+  hooks: Pick<InstallHooks, 'onPreview' | 'ignoreEngines'> = {},
+  cwd = process.cwd(),
+  concurrency = 4,
+): Promise<PlanResult[]> {
   const results = await eachSpec(specs, concurrency, (text) => planInstall(ctx, text, hooks, cwd));
   return results.map((r) => (r.ok ? { spec: r.spec, ok: true, plan: r.value } : r));
 }

@@ -72,13 +72,21 @@ async function addEngines(ctx: Context, items: ListedExtension[]): Promise<void>
  * as `list` computes it, and nothing else of list: one manifest read per entry (none
  * for an entry in `known`), no settings, hashing or server inspection (`outdated`).
  */
-export async function installedEngines(ctx: Context, entries: LockEntry[], known?: Map<string, Manifest | undefined>): Promise<Map<string, EnginesVerdict | null>> {
-  const items = await pMap(entries, async (entry): Promise<ListedExtension> => {
-    const dir = packageDir(ctx.paths, entry.name);
-    // A manifest the caller already read (outdated's tree check) is not read again.
-    const manifest = known?.has(entry.name) ? known.get(entry.name) : await loadManifest(dir).catch(() => undefined);
-    return { name: entry.name, dir, problems: [], ...(manifest ? { manifest } : {}) };
-  }, { concurrency: 8 });
+export async function installedEngines(
+  ctx: Context,
+  entries: LockEntry[],
+  known?: Map<string, Manifest | undefined>,
+): Promise<Map<string, EnginesVerdict | null>> {
+  const items = await pMap(
+    entries,
+    async (entry): Promise<ListedExtension> => {
+      const dir = packageDir(ctx.paths, entry.name);
+      // A manifest the caller already read (outdated's tree check) is not read again.
+      const manifest = known?.has(entry.name) ? known.get(entry.name) : await loadManifest(dir).catch(() => undefined);
+      return { name: entry.name, dir, problems: [], ...(manifest ? { manifest } : {}) };
+    },
+    { concurrency: 8 },
+  );
   await addEngines(ctx, items);
   return new Map(items.map((i) => [i.name, i.engines ?? null]));
 }
@@ -109,47 +117,53 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   // Damage is judged by verify.ts's checkEntry, the check behind `verify`, `install --frozen` and a
   // plain `install` (their `needsRefetch` is true exactly when this row shows a tree problem:
   // test/cli/intact-rule.test.ts holds the table).
-  const listed = await pMap(entries, async (entry): Promise<ListedExtension> => {
-    const dir = packageDir(ctx.paths, entry.name);
-    const item: ListedExtension = {
-      name: entry.name,
-      ...(entry.version !== undefined ? { version: entry.version } : {}),
-      source: entry.source,
-      content_hash: entry.content_hash,
-      ...(typeof entry.grant === 'string' ? { grant: entry.grant } : {}),
-      dir,
-      problems: settingsProblem ? [`enabled state unknown: ${settingsProblem}`] : [],
-    };
-    // Enabled and config exactly as the host reads them (host-reading.ts).
-    const settings = settingsOf?.(entry.name);
-    if (settings) {
-      item.enabled = settings.enabled;
-      const kept = Object.keys(settings.kept);
-      if (settings.enabled && kept.length > 0) {
-        item.problems.push(`config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later ext:${entry.name} entry replaced it); run \`yep-ext enable ${entry.name}\` to apply it`);
+  const listed = await pMap(
+    entries,
+    async (entry): Promise<ListedExtension> => {
+      const dir = packageDir(ctx.paths, entry.name);
+      const item: ListedExtension = {
+        name: entry.name,
+        ...(entry.version !== undefined ? { version: entry.version } : {}),
+        source: entry.source,
+        content_hash: entry.content_hash,
+        ...(typeof entry.grant === 'string' ? { grant: entry.grant } : {}),
+        dir,
+        problems: settingsProblem ? [`enabled state unknown: ${settingsProblem}`] : [],
+      };
+      // Enabled and config exactly as the host reads them (host-reading.ts).
+      const settings = settingsOf?.(entry.name);
+      if (settings) {
+        item.enabled = settings.enabled;
+        const kept = Object.keys(settings.kept);
+        if (settings.enabled && kept.length > 0) {
+          item.problems.push(
+            `config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later ext:${entry.name} entry replaced it); run \`yep-ext enable ${entry.name}\` to apply it`,
+          );
+        }
       }
-    }
-    // The one check shared with `verify` (operations/verify.ts), cheap: an unchanged stat
-    // signature stands for the hash; only a changed tree is re-hashed.
-    const check = await checkEntry(ctx, entry, { mode: 'cheap', skipHashes: !verify });
-    if (check.manifest) {
-      item.manifest = check.manifest;
-      if (item.manifest.description) item.description = item.manifest.description;
-      const config = await configStatus(ctx.paths, item.manifest, settingsOf?.(item.manifest.name)).catch(() => undefined);
-      if (config && config.length > 0) {
-        item.config = config;
-        const missing = missingFields(config);
-        if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
+      // The one check shared with `verify` (operations/verify.ts), cheap: an unchanged stat
+      // signature stands for the hash; only a changed tree is re-hashed.
+      const check = await checkEntry(ctx, entry, { mode: 'cheap', skipHashes: !verify });
+      if (check.manifest) {
+        item.manifest = check.manifest;
+        if (item.manifest.description) item.description = item.manifest.description;
+        const config = await configStatus(ctx.paths, item.manifest, settingsOf?.(item.manifest.name)).catch(() => undefined);
+        if (config && config.length > 0) {
+          item.config = config;
+          const missing = missingFields(config);
+          if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
+        }
       }
-    }
-    // An unresolvable command is doctor's and verify's to report (a package-only install is normal);
-    // a server file in the package that cannot run is a problem everywhere.
-    for (const p of check.result.problems) if (p.kind !== 'command') item.problems.push(p.message);
-    if (check.result.problems.some((p) => p.kind === 'missing')) return item;
-    const weak = weakBinaryProblem(entry.source);
-    if (weak) item.problems.push(weak);
-    return item;
-  }, { concurrency: 8 });
+      // An unresolvable command is doctor's and verify's to report (a package-only install is normal);
+      // a server file in the package that cannot run is a problem everywhere.
+      for (const p of check.result.problems) if (p.kind !== 'command') item.problems.push(p.message);
+      if (check.result.problems.some((p) => p.kind === 'missing')) return item;
+      const weak = weakBinaryProblem(entry.source);
+      if (weak) item.problems.push(weak);
+      return item;
+    },
+    { concurrency: 8 },
+  );
   await addEngines(ctx, listed);
   if (options.only) return listed;
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
@@ -164,7 +178,8 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   }
   // Enabled for the host, but nothing of it is installed: the host is told to load what is not there.
   if (settingsOf) {
-    for (const n of enabledButAbsent(ctx.paths, settingsOf, lock)) listed.push({ name: n, dir: join(ctx.paths.storeDir, n), enabled: true, problems: [enabledButAbsentMessage(n)] });
+    for (const n of enabledButAbsent(ctx.paths, settingsOf, lock))
+      listed.push({ name: n, dir: join(ctx.paths.storeDir, n), enabled: true, problems: [enabledButAbsentMessage(n)] });
   }
   return listed.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

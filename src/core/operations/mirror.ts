@@ -57,18 +57,24 @@ function binaryOutside(entry: LockEntry): MirrorResult['not_mirrored'][number] |
   if (typeof s.binary_sha256 !== 'string') return undefined;
   const target = typeof s.binary_target === 'string' ? ` for ${s.binary_target}` : '';
   if (s.binary_source === 'cargo') {
-    return { name: entry.name, what: `server binary${target} (built with cargo)`, reason: 'an install from the mirror builds it again with cargo, which fetches the dependencies from their own registry' };
+    return {
+      name: entry.name,
+      what: `server binary${target} (built with cargo)`,
+      reason: 'an install from the mirror builds it again with cargo, which fetches the dependencies from their own registry',
+    };
   }
   return {
     name: entry.name,
     what: `prebuilt server binary${target}`,
-    reason: "an install from the mirror downloads it from the package's release host (or takes it from the machine's download cache); without either, `install --frozen` fails",
+    reason:
+      "an install from the mirror downloads it from the package's release host (or takes it from the machine's download cache); without either, `install --frozen` fails",
   };
 }
 
 async function ensureDir(dir: string): Promise<void> {
   const st = await stat(dir).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(e)));
-  if (st && !st.isDirectory()) throw new YepError('E_USAGE', `${dir} exists and is not a directory.`, { hint: 'Give a new or existing directory for the mirror.' });
+  if (st && !st.isDirectory())
+    throw new YepError('E_USAGE', `${dir} exists and is not a directory.`, { hint: 'Give a new or existing directory for the mirror.' });
   await mkdir(dir, { recursive: true });
 }
 
@@ -76,7 +82,13 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   const root = resolve(dirArg);
   if (options.baseUrl !== undefined) checkSourceUrl(options.baseUrl, '--base-url', { allowFile: true, code: 'E_USAGE' });
   const lockPath = options.lockfile ? resolve(options.lockfile) : ctx.paths.lockFile;
-  const lock = options.lockfile ? await loadGivenLockfile(lockPath) : await loadStoreLock(ctx, '`mirror` holds what a lock pins', 'Name the lock to mirror with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed).');
+  const lock = options.lockfile
+    ? await loadGivenLockfile(lockPath)
+    : await loadStoreLock(
+        ctx,
+        '`mirror` holds what a lock pins',
+        'Name the lock to mirror with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed).',
+      );
   // As `install --frozen` does: an empty mirror from a wrong path must not pass silently in CI.
   if (lock.entries.length === 0) ctx.log.warn(`${lockPath} pins no extensions: the mirror will hold nothing.`);
   if (!options.lockfile) await warnUnlockedBeyond(ctx, lock, 'The mirror');

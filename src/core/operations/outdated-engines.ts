@@ -102,11 +102,29 @@ export function release(budget: FetchBudget, reserved: number, used: number): vo
  * can run, and the newest the requirement selects that it can run. Never throws a
  * YepError: a failed download or manifest is the report's `failed` status.
  */
-export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullable<Upstream['newer']>, budget: FetchBudget = fetchBudget()): Promise<NewerEngines> {
+export async function walkNewer(
+  ctx: Context,
+  entry: LockEntry,
+  newer: NonNullable<Upstream['newer']>,
+  budget: FetchBudget = fetchBudget(),
+): Promise<NewerEngines> {
   const agent = await detectAgentVersion(ctx);
-  const report: NewerEngines = { status: 'checked', agent: agent.known ? agent.version : null, runnable: null, runnable_in_requirement: null, needs_newer_agent: [], tried: 0, candidates: newer.length, detail: '' };
+  const report: NewerEngines = {
+    status: 'checked',
+    agent: agent.known ? agent.version : null,
+    runnable: null,
+    runnable_in_requirement: null,
+    needs_newer_agent: [],
+    tried: 0,
+    candidates: newer.length,
+    detail: '',
+  };
   if (!agent.known) {
-    return { ...report, status: 'unknown-agent', detail: `the installed yolop's version is unknown (${agent.reason}): newer versions' engines.yolop not checked` };
+    return {
+      ...report,
+      status: 'unknown-agent',
+      detail: `the installed yolop's version is unknown (${agent.reason}): newer versions' engines.yolop not checked`,
+    };
   }
   const kind = sourceFor(entry.source.type);
   const skipped = report.needs_newer_agent;
@@ -119,7 +137,11 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
   const reserved = memo.filter((m) => m === undefined).length;
   if (!(await reserve(budget, reserved))) {
     budget.stopped.push(entry.name);
-    return { ...report, status: 'failed', detail: `not checked: this run's budget of ${OUTDATED_FETCH_BUDGET} downloads is spent (run \`yep-ext outdated\` again: what was read is remembered)` };
+    return {
+      ...report,
+      status: 'failed',
+      detail: `not checked: this run's budget of ${OUTDATED_FETCH_BUDGET} downloads is spent (run \`yep-ext outdated\` again: what was read is remembered)`,
+    };
   }
   let stage: string;
   try {
@@ -165,7 +187,8 @@ export async function walkNewer(ctx: Context, entry: LockEntry, newer: NonNullab
       }
     }
     if (remembered.length > 0) logVerbose(ctx.log, `${entry.name}: engines.yolop of ${remembered.join(', ')} known from an earlier run (nothing fetched)`);
-    if (fetchedVersions.length > 0) ctx.log.info(`${entry.name}: fetched ${fetchedVersions.join(', ')} (verified, nothing installed) to read engines.yolop; later runs reuse what was read`);
+    if (fetchedVersions.length > 0)
+      ctx.log.info(`${entry.name}: fetched ${fetchedVersions.join(', ')} (verified, nothing installed) to read engines.yolop; later runs reuse what was read`);
     const reasons = skipped.map((s) => s.reason).join('; ');
     const capped = report.runnable === null && newer.length > report.tried ? ` (tried the ${report.tried} newest of ${newer.length})` : '';
     report.detail =

@@ -210,7 +210,9 @@ async function outdatedRows(ctx: Context, lock: Lockfile): Promise<OutdatedItem[
     { concurrency: OUTDATED_CONCURRENCY },
   );
   if (budget.stopped.length > 0) {
-    ctx.log.info(`engines.yolop of ${budget.stopped.sort().join(', ')} not checked: this run's download budget is spent; run \`yep-ext outdated\` again (what was read is remembered).`);
+    ctx.log.info(
+      `engines.yolop of ${budget.stopped.sort().join(', ')} not checked: this run's download budget is spent; run \`yep-ext outdated\` again (what was read is remembered).`,
+    );
   }
   return items.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

@@ -22,7 +22,10 @@ import { checkEntry } from './verify.js';
 export function withPolicy(ctx: Context): { ctx: Context; policy: Policy } {
   const policy = loadPolicy(ctx);
   if (policy.min_age_ms === 0) return { ctx, policy };
-  return { ctx: { ...ctx, cooldown: { ...ctx.cooldown, policy: { minAgeMs: policy.min_age_ms, file: policy.min_age_file ?? policy.files.join(' + ') } } }, policy };
+  return {
+    ctx: { ...ctx, cooldown: { ...ctx.cooldown, policy: { minAgeMs: policy.min_age_ms, file: policy.min_age_file ?? policy.files.join(' + ') } } },
+    policy,
+  };
 }
 
 function outside(command: CommandInspection, manifest: Manifest): PolicySubject['serverOutside'] {
@@ -74,7 +77,13 @@ export async function unlockedViolations(ctx: Context, policy: Policy, name: str
   if (policy.files.length === 0) return [];
   const dir = packageDir(ctx.paths, name);
   // A tree that cannot be hashed is not admitted by a policy that pins (evaluate.ts: unhashable).
-  const hashed = policy.pins.length > 0 ? await contentHash(dir).then((content_hash) => ({ content_hash }), (e: unknown) => ({ unhashable: e instanceof Error ? e.message : String(e) })) : {};
+  const hashed =
+    policy.pins.length > 0
+      ? await contentHash(dir).then(
+          (content_hash) => ({ content_hash }),
+          (e: unknown) => ({ unhashable: e instanceof Error ? e.message : String(e) }),
+        )
+      : {};
   const m = manifest ?? (await loadInstalledManifest(ctx.paths, name).catch(() => undefined));
   const subject: PolicySubject = { name, ...hashed };
   if (m) {

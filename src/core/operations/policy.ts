@@ -40,10 +40,14 @@ export async function checkPolicy(ctx: Context): Promise<PolicyCheckResult> {
   const result = { files: policy.files, checked: lock.entries.length + unlocked.length, violations };
   if (violations.length > 0) {
     const e = policyError(violations);
-    throw new YepError('E_POLICY', `${violations.length} policy violation${violations.length === 1 ? '' : 's'} in the store (${[...new Set(violations.map((v) => v.rule))].join(', ')}); first: ${violations[0]!.message}.`, {
-      hint: 'Remove or replace what the policy refuses (`yep-ext remove <name>`), or ask your administrator. Nothing was changed.',
-      details: { ...result, rule: e.details?.rule, item: e.details?.item },
-    });
+    throw new YepError(
+      'E_POLICY',
+      `${violations.length} policy violation${violations.length === 1 ? '' : 's'} in the store (${[...new Set(violations.map((v) => v.rule))].join(', ')}); first: ${violations[0]!.message}.`,
+      {
+        hint: 'Remove or replace what the policy refuses (`yep-ext remove <name>`), or ask your administrator. Nothing was changed.',
+        details: { ...result, rule: e.details?.rule, item: e.details?.item },
+      },
+    );
   }
   return result;
 }
@@ -69,7 +73,7 @@ export async function policyFromLock(lockFile: string, lock?: Lockfile): Promise
     pins: Object.fromEntries(sorted.map((e) => [e.name, e.content_hash])),
   };
   const header = `# yep-ext policy written by \`yep-ext policy init --from-lock\` from ${lockFile}:\n# it admits exactly the ${sorted.length} locked package${sorted.length === 1 ? '' : 's'} (each pinned to its content hash). See docs/policy.md.\n\n`;
-  return { text: header + stringifyToml(doc) + '\n', entries: sorted.length };
+  return { text: `${header + stringifyToml(doc)}\n`, entries: sorted.length };
 }
 
 /** Write the policy for the store's lock (or `lockfile`) to `output` (default: the user's policy file). */
@@ -93,7 +97,11 @@ export async function initPolicyFromLock(ctx: Context, options: { output?: strin
   const lockFile = options.lockfile ?? ctx.paths.lockFile;
   const lock = options.lockfile
     ? await loadGivenLockfile(options.lockfile)
-    : await loadStoreLock(ctx, '`policy init --from-lock` admits what a lock pins', 'Name the lock to admit with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or run it where they are installed.');
+    : await loadStoreLock(
+        ctx,
+        '`policy init --from-lock` admits what a lock pins',
+        'Name the lock to admit with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or run it where they are installed.',
+      );
   if (lock.entries.length === 0) ctx.log.warn(`${lockFile} pins no extensions: the policy admits none, so every install will be refused.`);
   const { text, entries } = await policyFromLock(lockFile, lock);
   parsePolicy(text, path); // what we write must read back

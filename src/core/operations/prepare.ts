@@ -108,7 +108,8 @@ export async function prepareExactly(ctx: Context, entry: LockEntry, stage: stri
   const problems: string[] = [];
   if (p.name !== entry.name) problems.push(`its manifest names it "${p.name}"`);
   if (p.content_hash !== entry.content_hash) problems.push(`content hash ${p.content_hash} differs from the locked ${entry.content_hash}`);
-  if (typeof entry.grant === 'string' && p.grant.fingerprint !== entry.grant) problems.push(`its grant ${p.grant.fingerprint} differs from the locked ${entry.grant} (the lock cannot approve a different grant)`);
+  if (typeof entry.grant === 'string' && p.grant.fingerprint !== entry.grant)
+    problems.push(`its grant ${p.grant.fingerprint} differs from the locked ${entry.grant} (the lock cannot approve a different grant)`);
   // The binary is pinned too: a prebuilt one must be the locked artifact (a release host can serve
   // another binary with a matching .sha256). A local cargo build is not reproducible byte for byte.
   const refused = p.binary?.outcome?.refused;
@@ -116,7 +117,12 @@ export async function prepareExactly(ctx: Context, entry: LockEntry, stage: stri
   const lockedBinary = entry.source.binary_sha256;
   if (!refused && typeof lockedBinary === 'string' && entry.source.binary_source !== 'cargo' && !isLinked(entry.source)) {
     const got = p.fetched.source.binary_sha256;
-    if (got !== lockedBinary) problems.push(got === undefined ? `the locked prebuilt binary (sha256 ${lockedBinary}) could not be provisioned again` : `its prebuilt binary sha256 ${got} differs from the locked binary_sha256 ${lockedBinary}`);
+    if (got !== lockedBinary)
+      problems.push(
+        got === undefined
+          ? `the locked prebuilt binary (sha256 ${lockedBinary}) could not be provisioned again`
+          : `its prebuilt binary sha256 ${got} differs from the locked binary_sha256 ${lockedBinary}`,
+      );
   }
   if (problems.length > 0) throw new YepError('E_INTEGRITY', problems.join('; '));
   return p;

@@ -70,7 +70,13 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
   // rolls the install back, and taking it away so is this command's work, not "not installed"
   // (exit 3). What the files held is read now, before the recovery changes them.
   const interrupted = interruptedChanges(ctx).has(name)
-    ? { store: await lstat(packageDir(ctx.paths, name)).then(() => true, () => false), ...(await leftoversOf(ctx, name)) }
+    ? {
+        store: await lstat(packageDir(ctx.paths, name)).then(
+          () => true,
+          () => false,
+        ),
+        ...(await leftoversOf(ctx, name)),
+      }
     : undefined;
   return withInstallLock(ctx, async () => {
     (await sweepStaging(ctx)).forEach((m) => ctx.log.info(`Recovered: ${m}.`));

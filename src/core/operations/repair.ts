@@ -36,7 +36,10 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
   const stage = await makeStagingDir(ctx, `force-${entry.name}`);
   try {
     const prepared = await prepareExactly(ctx, entry, stage).catch((e: unknown) => {
-      if (e instanceof YepError) throw new YepError(e.code, `${entry.name} cannot be fetched again as locked: ${e.message}`, { hint: 'Nothing was changed. If the source really changed, `yep-ext update` reviews it.' });
+      if (e instanceof YepError)
+        throw new YepError(e.code, `${entry.name} cannot be fetched again as locked: ${e.message}`, {
+          hint: 'Nothing was changed. If the source really changed, `yep-ext update` reviews it.',
+        });
       throw e;
     });
     // The policy file rules a repair as it rules install and --frozen: refused before anything is placed.
@@ -44,7 +47,8 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
     await withInstallLock(ctx, async () => {
       const lock = await loadLock(ctx.paths.lockFile);
       const now = findEntry(lock, entry.name);
-      if (!now || now.content_hash !== entry.content_hash) throw new YepError('E_CONFLICT', `${entry.name} changed while it was being fetched again.`, { hint: 'Run the command again.' });
+      if (!now || now.content_hash !== entry.content_hash)
+        throw new YepError('E_CONFLICT', `${entry.name} changed while it was being fetched again.`, { hint: 'Run the command again.' });
       await commitPackage(ctx, prepared, now, {}, lock);
     });
     const { command } = prepared;

@@ -90,7 +90,11 @@ function apiErrors(doc: unknown): string | undefined {
   if (typeof doc !== 'object' || doc === null) return undefined;
   const errors = (doc as { errors?: unknown }).errors;
   if (!Array.isArray(errors) || errors.length === 0) return undefined;
-  return errors.map((e) => (typeof e === 'object' && e !== null && typeof (e as { detail?: unknown }).detail === 'string' ? (e as { detail: string }).detail : JSON.stringify(e))).join('; ');
+  return errors
+    .map((e) =>
+      typeof e === 'object' && e !== null && typeof (e as { detail?: unknown }).detail === 'string' ? (e as { detail: string }).detail : JSON.stringify(e),
+    )
+    .join('; ');
 }
 
 async function fetchPage(ctx: Context, api: string, params: Record<string, string>): Promise<ApiPage> {
@@ -109,9 +113,13 @@ async function fetchPage(ctx: Context, api: string, params: Record<string, strin
   // crates.io can report errors with status 200: never take that for "no results".
   const errors = apiErrors(doc);
   if (errors !== undefined || res.status !== 200) {
-    throw new YepError('E_NETWORK', `The search API at ${api} answered with an error${res.status !== 200 ? ` (status ${res.status})` : ''}: ${truncateRedacted(errors ?? 'no details', 300)}`, {
-      ...(res.status === 403 ? { hint: 'crates.io refuses requests without a proper User-Agent or above its rate limit; try again later.' } : {}),
-    });
+    throw new YepError(
+      'E_NETWORK',
+      `The search API at ${api} answered with an error${res.status !== 200 ? ` (status ${res.status})` : ''}: ${truncateRedacted(errors ?? 'no details', 300)}`,
+      {
+        ...(res.status === 403 ? { hint: 'crates.io refuses requests without a proper User-Agent or above its rate limit; try again later.' } : {}),
+      },
+    );
   }
   const crates = (doc as { crates?: unknown }).crates;
   if (!Array.isArray(crates)) throw new YepError('E_NETWORK', `The search API at ${api} answered without a "crates" list.`);
@@ -135,7 +143,13 @@ async function fetchPage(ctx: Context, api: string, params: Record<string, strin
 }
 
 /** Up to `limit` crates for one query, following pages. */
-async function collect(ctx: Context, api: string, params: Record<string, string>, limit: number, keep: (c: ApiCrate) => boolean): Promise<{ crates: ApiCrate[]; more: boolean }> {
+async function collect(
+  ctx: Context,
+  api: string,
+  params: Record<string, string>,
+  limit: number,
+  keep: (c: ApiCrate) => boolean,
+): Promise<{ crates: ApiCrate[]; more: boolean }> {
   const out: ApiCrate[] = [];
   const perPage = Math.min(PAGE_MAX, limit);
   let more = false;
@@ -194,7 +208,10 @@ async function search(ctx: Context, options: SearchOptions): Promise<SearchResul
   const byKeyword = keyword.crates;
   const prefixQuery = term ? `${CRATE_PREFIX}${term.startsWith(CRATE_PREFIX) ? term.slice(CRATE_PREFIX.length) : term}` : CRATE_PREFIX.slice(0, -1);
   // Only ask again when the keyword query left room: every request costs a second.
-  const named = byKeyword.length < limit ? await collect(ctx, api, { q: prefixQuery }, limit, (c) => crateKey(c.name).startsWith(CRATE_PREFIX)) : { crates: [], more: false };
+  const named =
+    byKeyword.length < limit
+      ? await collect(ctx, api, { q: prefixQuery }, limit, (c) => crateKey(c.name).startsWith(CRATE_PREFIX))
+      : { crates: [], more: false };
   const merged = new Map<string, ApiCrate>();
   let dropped = false;
   for (const c of [...byKeyword, ...named.crates]) {

@@ -90,7 +90,10 @@ export async function runSetSecret(ctx: Context, input: string, key: string, opt
   });
   for (const w of r.warnings) ctx.log.warn(w);
   // Stored is not delivered: the host hands a secret to the server only as the variable its `env` names.
-  if (!field.env) ctx.log.warn(`${name}.${key} declares no "env" in ${name}'s plugin.json: yolop never passes it to the server (a secret reaches the server only as the environment variable \`env\` names). Ask the extension's author to add one; \`yep-ext doctor ${name}\` shows it too.`);
+  if (!field.env)
+    ctx.log.warn(
+      `${name}.${key} declares no "env" in ${name}'s plugin.json: yolop never passes it to the server (a secret reaches the server only as the environment variable \`env\` names). Ask the extension's author to add one; \`yep-ext doctor ${name}\` shows it too.`,
+    );
   const enabled = await readExtensionSettings(ctx.paths, name).then(
     (s) => s.enabled,
     () => null,

@@ -123,10 +123,14 @@ async function assertIntact(ctx: Context, entry: LockEntry): Promise<void> {
   const inPlace = editedInPlace(ctx, entry);
   const { result } = await checkEntry(ctx, entry, { mode: 'cheap', ...(inPlace ? { skipHashes: true } : {}) });
   if (inPlace ? !result.problems.some((p) => p.kind === 'missing') : !needsRefetch(entry, result)) return;
-  throw new YepError('E_INTEGRITY', `${entry.name} has no newer version to move to, but what is installed does not match its lock entry (${result.problems.map((p) => p.message).join('; ')}); nothing was changed.`, {
-    hint: repairHint(ctx, entry, 'then run `yep-ext verify`'),
-    details: { name: entry.name, problems: result.problems },
-  });
+  throw new YepError(
+    'E_INTEGRITY',
+    `${entry.name} has no newer version to move to, but what is installed does not match its lock entry (${result.problems.map((p) => p.message).join('; ')}); nothing was changed.`,
+    {
+      hint: repairHint(ctx, entry, 'then run `yep-ext verify`'),
+      details: { name: entry.name, problems: result.problems },
+    },
+  );
 }
 
 async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEngines: boolean, prepare: PrepareOptions, dryRun: boolean): Promise<Planned> {
@@ -145,7 +149,12 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   }
   const stage = await makePlanningDir(ctx, `update-${entry.name}`, dryRun);
   try {
-    const walk = await prepareForAgent(ctx, stage, candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)), { ignoreEngines, doing: 'updating to', prepare });
+    const walk = await prepareForAgent(
+      ctx,
+      stage,
+      candidates.map((rec) => (into: string) => source.fetchExactly(ctx, rec, into)),
+      { ignoreEngines, doing: 'updating to', prepare },
+    );
     if (!walk.prepared) {
       // Newer versions exist, and none tried runs on this agent: keep what is installed.
       await removeDir(stage);
@@ -186,7 +195,12 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
     const item: UpdateItem = {
       ...base,
       status: 'would-update',
-      to: { ...(next.version !== undefined ? { version: next.version } : {}), content_hash: next.content_hash, source: next.source, grant: prepared.grant.fingerprint },
+      to: {
+        ...(next.version !== undefined ? { version: next.version } : {}),
+        content_hash: next.content_hash,
+        source: next.source,
+        grant: prepared.grant.fingerprint,
+      },
       ...(diff ? { diff } : {}),
       ...(unrecorded ? { first_approval: true, contributions: prepared.grant.grant } : {}),
       consent_needed: widens,
@@ -226,9 +240,13 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
         if (!entry) {
           // In the store but pinned by nothing: installed for yolop, and `install <name>` would look up another package (the crate).
           if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
-            throw new YepError('E_NOT_INSTALLED', `${name} is in the store (yolop finds it) but no lock entry pins it: nothing records where it came from, so there is nothing to update it from.`, {
-              hint: `Install it from its source to pin it (\`yep-ext install <its source>\`), or remove it (\`yep-ext remove ${name}\`).`,
-            });
+            throw new YepError(
+              'E_NOT_INSTALLED',
+              `${name} is in the store (yolop finds it) but no lock entry pins it: nothing records where it came from, so there is nothing to update it from.`,
+              {
+                hint: `Install it from its source to pin it (\`yep-ext install <its source>\`), or remove it (\`yep-ext remove ${name}\`).`,
+              },
+            );
           }
           throw notInstalled(name, `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).`);
         }
@@ -260,9 +278,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
       const item = p.item;
       if (item.consent_needed) {
         const accepted =
-          options.yes === true ||
-          (options.accept ?? []).includes(item.to?.grant ?? '') ||
-          (options.confirm !== undefined && (await options.confirm(item)));
+          options.yes === true || (options.accept ?? []).includes(item.to?.grant ?? '') || (options.confirm !== undefined && (await options.confirm(item)));
         if (!accepted) {
           item.status = 'refused';
           continue;

@@ -58,10 +58,20 @@ export async function enginesFindings(ctx: Context, checked: { name: string; man
     const enabled = enabledOf(name);
     const version = manifest.version !== undefined ? `${manifest.version} ` : '';
     if (enabled === true) {
-      out.set(name, { engines, problem: { kind: 'engines', message: `engines: ${version}${engines.detail}, and it is enabled: yolop cannot run it (upgrade yolop, install a version that supports it, or \`yep-ext disable ${name}\`)`, files: ['plugin.json'] } });
+      out.set(name, {
+        engines,
+        problem: {
+          kind: 'engines',
+          message: `engines: ${version}${engines.detail}, and it is enabled: yolop cannot run it (upgrade yolop, install a version that supports it, or \`yep-ext disable ${name}\`)`,
+          files: ['plugin.json'],
+        },
+      });
     } else {
       const state = enabled === false ? 'not enabled' : 'enabled state unknown';
-      out.set(name, { engines, warning: { kind: 'engines', message: `engines: ${version}${engines.detail} (${state}; \`yep-ext enable\` refuses it)`, files: ['plugin.json'] } });
+      out.set(name, {
+        engines,
+        warning: { kind: 'engines', message: `engines: ${version}${engines.detail} (${state}; \`yep-ext enable\` refuses it)`, files: ['plugin.json'] },
+      });
     }
   }
   return out;

@@ -159,12 +159,21 @@ export function missingProblem(ctx: Context, entry: LockEntry): VerifyProblem {
   // A linked kind's entry points at the user's directory; an owned one's at its version in the store.
   const state = linkedState(ctx, entry);
   if (state && !state.pinnedThere) return { kind: 'missing', message: `missing: the linked directory ${state.pinned} is gone`, files: null };
-  if (state) return { kind: 'missing', message: `missing: the store entry ${packageDir(ctx.paths, entry.name)} does not lead to ${state.pinned}, the directory extensions.lock pins (link it again with \`yep-ext install --force ${entry.name}\`)`, files: null };
+  if (state)
+    return {
+      kind: 'missing',
+      message: `missing: the store entry ${packageDir(ctx.paths, entry.name)} does not lead to ${state.pinned}, the directory extensions.lock pins (link it again with \`yep-ext install --force ${entry.name}\`)`,
+      files: null,
+    };
   return { kind: 'missing', message: 'missing: not in the store (reinstall it, or `yep-ext install --frozen`)', files: null };
 }
 
 function describeFiles(d: { changed: string[]; deleted: string[]; added: string[] }): string {
-  const parts = [d.changed.length ? `edited ${d.changed.join(', ')}` : '', d.deleted.length ? `deleted ${d.deleted.join(', ')}` : '', d.added.length ? `added ${d.added.join(', ')}` : ''].filter(Boolean);
+  const parts = [
+    d.changed.length ? `edited ${d.changed.join(', ')}` : '',
+    d.deleted.length ? `deleted ${d.deleted.join(', ')}` : '',
+    d.added.length ? `added ${d.added.join(', ')}` : '',
+  ].filter(Boolean);
   return parts.length ? ` (${parts.join('; ')})` : '';
 }
 
@@ -197,7 +206,12 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
   let manifest: Manifest | undefined;
   try {
     manifest = await loadManifest(dir);
-    if (manifest.name !== entry.name) result.problems.push({ kind: 'manifest', message: `manifest name is "${manifest.name}", not "${entry.name}" (the host skips it)`, files: ['plugin.json'] });
+    if (manifest.name !== entry.name)
+      result.problems.push({
+        kind: 'manifest',
+        message: `manifest name is "${manifest.name}", not "${entry.name}" (the host skips it)`,
+        files: ['plugin.json'],
+      });
   } catch (e) {
     if (!isYepError(e)) throw e;
     result.problems.push({ kind: 'manifest', message: `broken manifest: ${e.message.split('\n').join(' ')}`, files: ['plugin.json'] });
@@ -229,13 +243,27 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
       const actual = await contentHash(dir, exclude).catch(() => null);
       result.content_hash = { expected: entry.content_hash, actual, checked: 'hashed' };
       if (actual !== entry.content_hash) {
-        const named = diff ? { changed: diff.changed.filter((f) => !exclude.has(f)), deleted: diff.deleted.filter((f) => !exclude.has(f)), added: diff.added.filter((f) => !exclude.has(f)) } : undefined;
+        const named = diff
+          ? {
+              changed: diff.changed.filter((f) => !exclude.has(f)),
+              deleted: diff.deleted.filter((f) => !exclude.has(f)),
+              added: diff.added.filter((f) => !exclude.has(f)),
+            }
+          : undefined;
         const files = named ? [...named.changed, ...named.deleted, ...named.added].sort() : [];
         const which = named ? describeFiles(named) : '';
         result.problems.push(
           editedInPlace(ctx, entry)
-            ? { kind: 'content', message: `changed since it was pinned${which}: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`, files: files.length ? files : null }
-            : { kind: 'content', message: `hash drift: the files changed since install${which} (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`, files: files.length ? files : null },
+            ? {
+                kind: 'content',
+                message: `changed since it was pinned${which}: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`,
+                files: files.length ? files : null,
+              }
+            : {
+                kind: 'content',
+                message: `hash drift: the files changed since install${which} (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`,
+                files: files.length ? files : null,
+              },
         );
       }
       if (result.binary && binRel) {
@@ -244,7 +272,10 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
         if (got !== fileSha) {
           result.problems.push({
             kind: 'binary',
-            message: got === undefined ? `binary missing: ${binRel} is gone (reinstall it)` : `binary drift: ${binRel} changed since install (expected sha256 ${fileSha?.slice(0, 12)}…, found ${got.slice(0, 12)}…)`,
+            message:
+              got === undefined
+                ? `binary missing: ${binRel} is gone (reinstall it)`
+                : `binary drift: ${binRel} changed since install (expected sha256 ${fileSha?.slice(0, 12)}…, found ${got.slice(0, 12)}…)`,
             files: [binRel],
           });
         }
@@ -285,7 +316,9 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
  */
 export function needsRefetch(entry: LockEntry, result: EntryVerification): boolean {
   const linked = isLinked(entry.source);
-  return result.problems.some((p) => p.kind === 'missing' || p.kind === 'manifest' || p.kind === 'content' || p.kind === 'binary' || (p.kind === 'not-executable' && !linked));
+  return result.problems.some(
+    (p) => p.kind === 'missing' || p.kind === 'manifest' || p.kind === 'content' || p.kind === 'binary' || (p.kind === 'not-executable' && !linked),
+  );
 }
 
 /** Record the signatures of a tree that was just re-hashed clean (caller holds the installer lock). */
@@ -341,19 +374,34 @@ function integrityHint(ctx: Context, bad: VerifiedExtension[], entries: LockEntr
   const linked = new Set(entries.filter((e) => editedInPlace(ctx, e)).map((e) => e.name));
   const edited = bad.filter((e) => linked.has(e.name) && e.problems.some((p) => p.kind === 'content')).map((e) => e.name);
   // A local directory that is gone is the recorded source itself: `install --force` and `--frozen` would fail on it too.
-  const gone = bad.filter((e) => { const entry = entries.find((x) => x.name === e.name); return entry !== undefined && repairCommand(ctx, entry) === undefined; }).map((e) => e.name);
+  const gone = bad
+    .filter((e) => {
+      const entry = entries.find((x) => x.name === e.name);
+      return entry !== undefined && repairCommand(ctx, entry) === undefined;
+    })
+    .map((e) => e.name);
   // Nothing records where an unlocked package came from: it cannot be repaired, only removed or installed from its source.
   const unlocked = bad.filter((e) => e.problems.some((p) => p.kind === 'unlocked')).map((e) => e.name);
   const absent = bad.filter((e) => e.problems.some((p) => p.kind === 'not-installed')).map((e) => e.name);
   // A local directory whose server command is not there (a Rust package not built yet): the store
   // links to that directory, so reinstalling finds the same; the build is the repair.
-  const unbuilt = bad.filter((e) => linked.has(e.name) && !gone.includes(e.name) && e.problems.length > 0 && e.problems.every((p) => p.kind === 'command')).map((e) => e.name);
-  const rest = bad.filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name) && !absent.includes(e.name) && !gone.includes(e.name) && !unbuilt.includes(e.name)).map((e) => e.name);
+  const unbuilt = bad
+    .filter((e) => linked.has(e.name) && !gone.includes(e.name) && e.problems.length > 0 && e.problems.every((p) => p.kind === 'command'))
+    .map((e) => e.name);
+  const rest = bad
+    .filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name) && !absent.includes(e.name) && !gone.includes(e.name) && !unbuilt.includes(e.name))
+    .map((e) => e.name);
   const parts = [
     rest.length ? `repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
-    unbuilt.length ? `build or restore the server command in the local ${unbuilt.length === 1 ? 'directory' : 'directories'} of ${unbuilt.join(', ')} (reinstalling finds the same directory; \`yep-ext doctor ${String(entries.find((x) => x.name === unbuilt[0])?.source.path ?? unbuilt[0])}\` shows what is missing and, for a Rust package, the build step)` : '',
-    gone.length ? `install ${gone.join(' ')} again from where ${gone.length === 1 ? 'its local directory is' : 'their local directories are'} now (\`${INSTALL_MOVED_DIR}\`) or drop ${gone.length === 1 ? 'it' : 'them'} (\`yep-ext remove ${gone.join(' ')}\`)` : '',
-    edited.length ? `review the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\`` : '',
+    unbuilt.length
+      ? `build or restore the server command in the local ${unbuilt.length === 1 ? 'directory' : 'directories'} of ${unbuilt.join(', ')} (reinstalling finds the same directory; \`yep-ext doctor ${String(entries.find((x) => x.name === unbuilt[0])?.source.path ?? unbuilt[0])}\` shows what is missing and, for a Rust package, the build step)`
+      : '',
+    gone.length
+      ? `install ${gone.join(' ')} again from where ${gone.length === 1 ? 'its local directory is' : 'their local directories are'} now (\`${INSTALL_MOVED_DIR}\`) or drop ${gone.length === 1 ? 'it' : 'them'} (\`yep-ext remove ${gone.join(' ')}\`)`
+      : '',
+    edited.length
+      ? `review the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\``
+      : '',
     unlocked.length ? `remove what no lock entry pins (\`yep-ext remove ${unlocked.join(' ')}\`) or install it from its source to pin it` : '',
     absent.length ? `remove the settings of what is enabled but not installed (\`yep-ext remove ${absent.join(' ')}\`) or install it` : '',
   ].filter(Boolean);
@@ -378,7 +426,15 @@ async function unlockedReports(ctx: Context, lock: Lockfile, only?: ReadonlySet<
       content_hash: { expected: null, actual, checked: 'hashed' },
       binary: null,
       command: null,
-      problems: [{ kind: 'unlocked', message: interrupted.has(name) ? interruptedMessage(name, interrupted.get(name)!) : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?)`, files: null }],
+      problems: [
+        {
+          kind: 'unlocked',
+          message: interrupted.has(name)
+            ? interruptedMessage(name, interrupted.get(name)!)
+            : `not in extensions.lock: yolop finds ${dir}/plugin.json but no lock entry pins it (placed by hand?)`,
+          files: null,
+        },
+      ],
       engines: null,
       warnings: [],
     });
@@ -411,23 +467,27 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
   const lock = await loadLock(ctx.paths.lockFile);
   // A named package the store holds but no entry pins is reported as unlocked (yolop finds it), not "not installed".
   const unlockedNamed: string[] = [];
-  const entries = names.length === 0
-    ? lock.entries
-    : names.flatMap((n) => {
-        const name = resolveExtensionName(ctx.paths, n);
-        const entry = findEntry(lock, name);
-        if (entry) return [entry];
-        if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
-          unlockedNamed.push(name);
-          return [];
-        }
-        throw notInstalled(name, 'Run `yep-ext list` to see what is installed.');
-      });
+  const entries =
+    names.length === 0
+      ? lock.entries
+      : names.flatMap((n) => {
+          const name = resolveExtensionName(ctx.paths, n);
+          const entry = findEntry(lock, name);
+          if (entry) return [entry];
+          if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
+            unlockedNamed.push(name);
+            return [];
+          }
+          throw notInstalled(name, 'Run `yep-ext list` to see what is installed.');
+        });
   const { default: pMap } = await import('p-map');
   const checks = await pMap(entries, (e) => checkEntry(ctx, e, { mode: 'full' }), { concurrency: 4 });
   // Lazily: `list` shares this module, and its fast path keeps the agent modules out.
   const { enginesFindings } = await import('./verify-engines.js');
-  const findings = await enginesFindings(ctx, checks.map((c) => ({ name: c.result.name, ...(c.manifest ? { manifest: c.manifest } : {}) })));
+  const findings = await enginesFindings(
+    ctx,
+    checks.map((c) => ({ name: c.result.name, ...(c.manifest ? { manifest: c.manifest } : {}) })),
+  );
   const extensions: VerifiedExtension[] = checks.map(({ result }) => {
     const f = findings.get(result.name);
     const problems = f?.problem ? [...result.problems, f.problem] : result.problems;
@@ -441,15 +501,23 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
   if (!report.ok) {
     const bad = report.extensions.filter((e) => !e.ok);
     if (bad.every((e) => e.problems.every((p) => p.kind === 'engines'))) {
-      throw new YepError('E_ENGINES', `${bad.length} enabled extension${bad.length === 1 ? '' : 's'} cannot run on the installed yolop:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`, {
-        hint: `Upgrade yolop, install versions that support it, or disable them (\`yep-ext disable ${bad.map((e) => e.name).join(' ')}\`).`,
-        details: report as unknown as Record<string, unknown>,
-      });
+      throw new YepError(
+        'E_ENGINES',
+        `${bad.length} enabled extension${bad.length === 1 ? '' : 's'} cannot run on the installed yolop:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`,
+        {
+          hint: `Upgrade yolop, install versions that support it, or disable them (\`yep-ext disable ${bad.map((e) => e.name).join(' ')}\`).`,
+          details: report as unknown as Record<string, unknown>,
+        },
+      );
     }
-    throw new YepError('E_INTEGRITY', `${bad.length} of ${report.extensions.length} extensions do not match their lock entry:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`, {
-      hint: integrityHint(ctx, bad, entries),
-      details: report as unknown as Record<string, unknown>,
-    });
+    throw new YepError(
+      'E_INTEGRITY',
+      `${bad.length} of ${report.extensions.length} extensions do not match their lock entry:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`,
+      {
+        hint: integrityHint(ctx, bad, entries),
+        details: report as unknown as Record<string, unknown>,
+      },
+    );
   }
   return report;
 }

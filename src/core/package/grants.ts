@@ -123,16 +123,7 @@ export type GrantFacet = (typeof GRANT_FACETS)[number];
 export type GrantEffect = 'widening' | 'narrowing' | 'neutral';
 
 /** A value on either side of a change: a whole item, a scalar, or an argv. */
-export type GrantChangeValue =
-  | boolean
-  | string
-  | string[]
-  | GrantTool
-  | GrantHook
-  | GrantMcpServer
-  | GrantOpaqueValue
-  | GrantCommand
-  | GrantConfigField;
+export type GrantChangeValue = boolean | string | string[] | GrantTool | GrantHook | GrantMcpServer | GrantOpaqueValue | GrantCommand | GrantConfigField;
 
 /** One classified difference between two grants. */
 export interface GrantChange {
@@ -167,9 +158,7 @@ export interface NeverDeferOverflow {
 }
 
 /** Data-only warnings about a grant, for the summary and `--json`. */
-export type GrantWarning =
-  | ({ code: 'never_defer_overflow' } & NeverDeferOverflow)
-  | { code: 'match_all_hook'; event: HookEvent; glob: string };
+export type GrantWarning = ({ code: 'never_defer_overflow' } & NeverDeferOverflow) | { code: 'match_all_hook'; event: HookEvent; glob: string };
 
 /** What `install --json` prints about a grant: the grant, its fingerprint and its warnings. */
 export interface GrantSummary {
@@ -250,10 +239,11 @@ export function grantOf(manifest: Manifest): Grant {
       on_error: h.on_error,
       match_all: isMatchAllGlob(h.tool_name_glob),
     })),
-    mcp_servers: Object.entries(y.mcpServers).map(([name, s]): GrantMcpServer =>
-      s.type === 'http'
-        ? { name, transport: 'http', url: s.url ?? '', headers: opaqueValues(s.headers) }
-        : { name, transport: 'stdio', command: s.command ?? '', args: s.args, env: opaqueValues(s.env) },
+    mcp_servers: Object.entries(y.mcpServers).map(
+      ([name, s]): GrantMcpServer =>
+        s.type === 'http'
+          ? { name, transport: 'http', url: s.url ?? '', headers: opaqueValues(s.headers) }
+          : { name, transport: 'stdio', command: s.command ?? '', args: s.args, env: opaqueValues(s.env) },
     ),
     prompt: { static: y.prompt, dynamic: y.dynamic_prompt },
     commands: y.commands.map((c) => ({ name: c.name, args: c.args.map((a) => ({ name: a.name, required: a.required })) })),
@@ -302,7 +292,12 @@ export function normalizeGrant(grant: Grant): Grant {
     prompt: { static: grant.prompt.static, dynamic: grant.prompt.dynamic },
     commands: sortBy(grant.commands, (c) => c.name).map((c) => ({ name: c.name, args: c.args.map((a) => ({ name: a.name, required: a.required })) })),
     opt_ins: { status: grant.opt_ins.status, ui_ask: grant.opt_ins.ui_ask, trace: grant.opt_ins.trace, skills: grant.opt_ins.skills },
-    config: sortBy(grant.config, (f) => f.key).map((f) => ({ key: f.key, secret: f.secret, ...(f.env !== undefined ? { env: f.env } : {}), required: f.required })),
+    config: sortBy(grant.config, (f) => f.key).map((f) => ({
+      key: f.key,
+      secret: f.secret,
+      ...(f.env !== undefined ? { env: f.env } : {}),
+      required: f.required,
+    })),
   };
 }
 
@@ -316,7 +311,10 @@ function hookSortKey(h: GrantHook): string {
 
 /** The never_defer overflow, when more than NEVER_DEFER_LIMIT tools ask for it; undefined otherwise. */
 export function neverDeferOverflow(grant: Grant): NeverDeferOverflow | undefined {
-  const tools = grant.tools.filter((t) => t.never_defer).map((t) => t.name).sort(byCodeUnits);
+  const tools = grant.tools
+    .filter((t) => t.never_defer)
+    .map((t) => t.name)
+    .sort(byCodeUnits);
   return tools.length > NEVER_DEFER_LIMIT ? { limit: NEVER_DEFER_LIMIT, count: tools.length, tools } : undefined;
 }
 
@@ -409,7 +407,14 @@ const neutral = (reason: string): Verdict => ({ effect: 'neutral', reason });
 function diffServer(a: GrantServer, b: GrantServer): GrantChange[] {
   const out: GrantChange[] = [];
   if (a.command !== b.command) {
-    out.push({ facet: 'server', kind: 'changed', key: 'command', before: a.command, after: b.command, ...widening('the server command changed: a different program runs') });
+    out.push({
+      facet: 'server',
+      kind: 'changed',
+      key: 'command',
+      before: a.command,
+      after: b.command,
+      ...widening('the server command changed: a different program runs'),
+    });
   }
   if (!same(a.args, b.args)) {
     out.push({ facet: 'server', kind: 'changed', key: 'args', before: a.args, after: b.args, ...widening('the server runs with different arguments') });
@@ -556,7 +561,14 @@ function diffMcpServers(a: GrantMcpServer[], b: GrantMcpServer[]): GrantChange[]
     if (!x || !y || same(x, y)) return [];
     if (x.transport !== y.transport) {
       return [
-        { facet: 'mcp_servers', kind: 'changed', key: name, before: x, after: y, ...widening(`transport changed from ${x.transport} to ${y.transport}: a different kind of server`) },
+        {
+          facet: 'mcp_servers',
+          kind: 'changed',
+          key: name,
+          before: x,
+          after: y,
+          ...widening(`transport changed from ${x.transport} to ${y.transport}: a different kind of server`),
+        },
       ];
     }
     const out: GrantChange[] = [];

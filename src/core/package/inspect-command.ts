@@ -82,7 +82,16 @@ function executableProblem(file: string, shown: string): string | undefined {
   return undefined;
 }
 
-const ELF_MACHINES: Record<number, string> = { 0x03: 'ia32', 0x28: 'arm', 0x3e: 'x64', 0xb7: 'arm64', 0xf3: 'riscv64', 0x08: 'mips', 0x15: 'ppc64', 0x16: 's390x' };
+const ELF_MACHINES: Record<number, string> = {
+  3: 'ia32',
+  40: 'arm',
+  62: 'x64',
+  183: 'arm64',
+  243: 'riscv64',
+  8: 'mips',
+  21: 'ppc64',
+  22: 's390x',
+};
 
 /** Problems visible in the first bytes: wrong architecture, foreign format, a missing interpreter. */
 function formatProblem(file: string, shown: string, searchPath: string[]): { problem?: string; warning?: string } {
@@ -121,7 +130,8 @@ function formatProblem(file: string, shown: string, searchPath: string[]): { pro
     if (executableProblem(interp, interp) !== undefined) return { problem: `${shown} needs the interpreter ${interp}, which is not there or not executable` };
     if (interp.endsWith('/env')) {
       const prog = rest.find((a) => !a.startsWith('-'));
-      if (prog && !prog.includes('=') && !findOnPath(prog, searchPath)) return { problem: `${shown} runs \`${prog}\` (#!${line}), which is not on the server's PATH` };
+      if (prog && !prog.includes('=') && !findOnPath(prog, searchPath))
+        return { problem: `${shown} runs \`${prog}\` (#!${line}), which is not on the server's PATH` };
     }
     return {};
   }
@@ -174,14 +184,18 @@ export async function inspectServerCommand(packageDir: string, command: string, 
   if (command.includes('/')) {
     if (isAbsolute(command)) {
       // Inside the package as named or as resolved (an owned store entry is a symlink to its version directory).
-      if (!inside(pkgReal, normalize(command)) && !inside(resolve(packageDir), normalize(command))) return { ok: false, detail: `command ${shownCmd} is an absolute path outside the package; ship the server in bin/ and name it without a path` };
+      if (!inside(pkgReal, normalize(command)) && !inside(resolve(packageDir), normalize(command)))
+        return { ok: false, detail: `command ${shownCmd} is an absolute path outside the package; ship the server in bin/ and name it without a path` };
     } else if (!inside(pkgReal, resolve(pkgReal, command))) {
       return { ok: false, detail: `command ${shownCmd} leaves the package (../); ship the server in bin/ and name it without a path` };
     }
     if (!isAbsolute(command)) {
       // The host (host-compat §7) runs argv[0] with cwd = the workspace: "bin/srv" would be
       // <workspace>/bin/srv, not the package's file. Never spawn what the host would not.
-      return { ok: false, detail: `command ${shownCmd} contains "/": the host runs it relative to the workspace, not the package, so it would not start there; name it \`${command.split('/').pop()}\` and keep it in bin/` };
+      return {
+        ok: false,
+        detail: `command ${shownCmd} contains "/": the host runs it relative to the workspace, not the package, so it would not start there; name it \`${command.split('/').pop()}\` and keep it in bin/`,
+      };
     }
     const file = command;
     const shown = relative(pkgReal, file) || file;
@@ -191,7 +205,15 @@ export async function inspectServerCommand(packageDir: string, command: string, 
     if (fmt.problem) return { ok: false, detail: fmt.problem };
     const warning = fmt.warning;
     const real = leavesPackage(pkgReal, file);
-    if (real) return { ok: true, path: file, where: 'path', link: `${shown} -> ${real}`, detail: `${shown} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`, ...(warning ? { warning } : {}) };
+    if (real)
+      return {
+        ok: true,
+        path: file,
+        where: 'path',
+        link: `${shown} -> ${real}`,
+        detail: `${shown} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`,
+        ...(warning ? { warning } : {}),
+      };
     return { ok: true, path: file, where: 'package', detail: `${shown} in the package`, ...(warning ? { warning } : {}) };
   }
 
@@ -201,7 +223,15 @@ export async function inspectServerCommand(packageDir: string, command: string, 
     const fmt = formatProblem(inBin, `bin/${command}`, searchPath);
     if (fmt.problem) return { ok: false, detail: fmt.problem };
     const real = leavesPackage(pkgReal, inBin);
-    if (real) return { ok: true, path: inBin, where: 'path', link: `bin/${command} -> ${real}`, detail: `bin/${command} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
+    if (real)
+      return {
+        ok: true,
+        path: inBin,
+        where: 'path',
+        link: `bin/${command} -> ${real}`,
+        detail: `bin/${command} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`,
+        ...(fmt.warning ? { warning: fmt.warning } : {}),
+      };
     return { ok: true, path: inBin, where: 'package-bin', detail: `bin/${command} (executable)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
   }
   // Something named like the command in bin/ that cannot run is the author's bug, even if PATH has another.
@@ -210,5 +240,11 @@ export async function inspectServerCommand(packageDir: string, command: string, 
   if (!found) return { ok: false, detail: `${shownCmd} is neither in the package's bin/ nor on PATH` };
   const fmt = formatProblem(found, found, searchPath);
   if (fmt.problem) return { ok: false, detail: fmt.problem };
-  return { ok: true, path: found, where: 'path', detail: `${command} found on PATH at ${found} (not shipped in the package)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
+  return {
+    ok: true,
+    path: found,
+    where: 'path',
+    detail: `${command} found on PATH at ${found} (not shipped in the package)`,
+    ...(fmt.warning ? { warning: fmt.warning } : {}),
+  };
 }

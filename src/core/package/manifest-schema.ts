@@ -95,11 +95,18 @@ const capabilityServer = looseObject(
     }),
     binary_sha256: doc(
       nullish(
-        record(string().check(regex(/^[A-Za-z0-9_.-]{1,100}$/, { error: 'is not a target triple' })), string({ error: SHA256_HEX }).check(regex(/^[0-9a-fA-F]{64}$/, { error: SHA256_HEX })), {
-          error: 'must be an object of target triple -> SHA-256 hex',
-        }),
+        record(
+          string().check(regex(/^[A-Za-z0-9_.-]{1,100}$/, { error: 'is not a target triple' })),
+          string({ error: SHA256_HEX }).check(regex(/^[0-9a-fA-F]{64}$/, { error: SHA256_HEX })),
+          {
+            error: 'must be an object of target triple -> SHA-256 hex',
+          },
+        ),
       ),
-      { description: 'SHA-256 (hex) of each prebuilt server, by Rust target triple: inside the checksummed crate, so the download is checked against the registry (docs/binaries.md).' },
+      {
+        description:
+          'SHA-256 (hex) of each prebuilt server, by Rust target triple: inside the checksummed crate, so the download is checked against the registry (docs/binaries.md).',
+      },
     ),
   },
   { error: 'is required' },
@@ -107,7 +114,9 @@ const capabilityServer = looseObject(
 
 const configKey = `config keys ${NAME_HINT}`;
 const configProperty = obj({
-  secret: doc(optional(boolean({ error: 'must be true or false' })), { description: 'A credential: stored in connections.toml or the keychain, never in settings.' }),
+  secret: doc(optional(boolean({ error: 'must be true or false' })), {
+    description: 'A credential: stored in connections.toml or the keychain, never in settings.',
+  }),
   env: doc(optional(string({ error: 'must be an environment variable name' }).check(regex(ENV_NAME_RE, { error: 'must be an environment variable name' }))), {
     description: 'Also passed to the server as this environment variable.',
   }),
@@ -116,9 +125,7 @@ const configProperty = obj({
 
 const configSchema = looseObject(
   {
-    properties: optional(
-      record(string().check(regex(FULL_NAME, { error: configKey })), configProperty, { error: 'must be an object' }),
-    ),
+    properties: optional(record(string().check(regex(FULL_NAME, { error: configKey })), configProperty, { error: 'must be an object' })),
     required: optional(array(string({ error: STRINGS }), { error: STRINGS })),
   },
   { error: 'must be a JSON Schema object' },
@@ -130,20 +137,28 @@ const tool = obj({
     regex(NAME_RE, { error: (i) => `${JSON.stringify(i.input)} ${NAME_HINT}` }),
   ),
   description: nullish(str()),
-  schema: doc(nullish(record(string(), unknown(), { error: 'must be a JSON Schema object' })), { description: 'JSON Schema of the arguments.', default: { type: 'object' } }),
+  schema: doc(nullish(record(string(), unknown(), { error: 'must be a JSON Schema object' })), {
+    description: 'JSON Schema of the arguments.',
+    default: { type: 'object' },
+  }),
   never_defer: doc(bool(), { description: 'Always offered to the model (the host honours at most 8).', default: false }),
 });
 
 const positiveInt = 'must be a positive integer';
 const hook = strict({
   event: enumOf(HOOK_EVENTS, { error: `must be one of ${HOOK_EVENTS.join(', ')}` }),
-  tool_name_glob: doc(nullish(str().check(minLength(1, { error: 'must not be empty' }))), { description: 'Anchored, case-sensitive; only * is a wildcard.', default: '*' }),
+  tool_name_glob: doc(nullish(str().check(minLength(1, { error: 'must not be empty' }))), {
+    description: 'Anchored, case-sensitive; only * is a wildcard.',
+    default: '*',
+  }),
   timeout_ms: doc(nullish(int({ error: positiveInt }).check(positive({ error: positiveInt }))), { default: 5000 }),
   on_error: doc(nullish(enumOf(['warn', 'block'], { error: 'must be "warn" or "block"' })), { default: 'warn' }),
 });
 
 const mcpServer = strict({
-  type: doc(nullish(enumOf(['stdio', 'http'], { error: 'must be "stdio" or "http"' })), { description: 'Default: "http" when only url is given, else "stdio".' }),
+  type: doc(nullish(enumOf(['stdio', 'http'], { error: 'must be "stdio" or "http"' })), {
+    description: 'Default: "http" when only url is given, else "stdio".',
+  }),
   command: nullish(str()),
   args: strings(),
   env: stringMap(),
@@ -222,7 +237,8 @@ const engines = doc(
     union([
       looseObject({
         yolop: doc(nullish(string()), {
-          description: 'The yolop versions this package runs on, as an npm semver range (">=0.12", "^0.13"). yep-ext installs the newest version whose range admits the installed agent; a malformed range is a warning.',
+          description:
+            'The yolop versions this package runs on, as an npm semver range (">=0.12", "^0.13"). yep-ext installs the newest version whose range admits the installed agent; a malformed range is a warning.',
         }),
       }),
       unknown(),
@@ -266,7 +282,12 @@ function pathText(path: ReadonlyArray<PropertyKey>): string {
 export function manifestProblems(value: unknown): { problems: string[]; total: number } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problems: ['plugin.json must hold a JSON object'], total: 1 };
   const y = (value as { yolop?: unknown }).yolop;
-  if (typeof y === 'object' && y !== null && Array.isArray((y as { mcpServers?: unknown }).mcpServers) && (y as { mcpServers: unknown[] }).mcpServers.length === 0) {
+  if (
+    typeof y === 'object' &&
+    y !== null &&
+    Array.isArray((y as { mcpServers?: unknown }).mcpServers) &&
+    (y as { mcpServers: unknown[] }).mcpServers.length === 0
+  ) {
     value = { ...value, yolop: { ...y, mcpServers: undefined } };
   }
   const result = pluginManifestSchema.safeParse(value);

@@ -117,7 +117,8 @@ const opt = <T>(v: unknown): T | undefined => (v === null ? undefined : (v as T 
 const optional = <K extends string, T>(key: K, v: T | undefined): { [P in K]?: T } => (v === undefined ? {} : ({ [key]: v } as { [P in K]?: T }));
 
 /** Digests are compared as lower-case hex. */
-const lowerHexValues = (m: Record<string, string> | undefined) => (m === undefined ? undefined : Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.toLowerCase()])));
+const lowerHexValues = (m: Record<string, string> | undefined) =>
+  m === undefined ? undefined : Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.toLowerCase()]));
 
 function toManifest(value: Obj): Manifest {
   const y = value.yolop as Obj;
@@ -131,7 +132,12 @@ function toManifest(value: Obj): Manifest {
     ...optional('engines', opt<unknown>(value.engines)),
     yolop: {
       ...optional('protocol_version', opt<string>(y.protocol_version)),
-      capabilityServer: { command: cs.command as string, args: opt<string[]>(cs.args) ?? [], ...optional('binaries', opt<string>(cs.binaries)), ...optional('binary_sha256', lowerHexValues(opt<Record<string, string>>(cs.binary_sha256))) },
+      capabilityServer: {
+        command: cs.command as string,
+        args: opt<string[]>(cs.args) ?? [],
+        ...optional('binaries', opt<string>(cs.binaries)),
+        ...optional('binary_sha256', lowerHexValues(opt<Record<string, string>>(cs.binary_sha256))),
+      },
       ...optional('config_schema', configSchema),
       tools: (opt<Obj[]>(y.tools) ?? []).map((t) => ({
         name: t.name as string,
@@ -166,7 +172,11 @@ function toManifest(value: Obj): Manifest {
       commands: (opt<Obj[]>(y.commands) ?? []).map((c) => ({
         name: c.name as string,
         ...optional('description', opt<string>(c.description)),
-        args: (opt<Obj[]>(c.args) ?? []).map((a) => ({ name: a.name as string, ...optional('description', opt<string>(a.description)), required: opt<boolean>(a.required) ?? false })),
+        args: (opt<Obj[]>(c.args) ?? []).map((a) => ({
+          name: a.name as string,
+          ...optional('description', opt<string>(a.description)),
+          required: opt<boolean>(a.required) ?? false,
+        })),
       })),
       status: opt<boolean>(y.status) ?? false,
       skills: opt<boolean>(y.skills) ?? false,
@@ -234,7 +244,9 @@ export function manifestValue(text: string, where: string): unknown {
     return parseStrictJson(text);
   } catch (e) {
     if (e instanceof StrictJsonError) {
-      throw new YepError('E_MANIFEST', `${where}/plugin.json is not valid: ${e.message}.`, { hint: 'Fix the file; `yep-ext doctor <dir>` checks a package before you install it.' });
+      throw new YepError('E_MANIFEST', `${where}/plugin.json is not valid: ${e.message}.`, {
+        hint: 'Fix the file; `yep-ext doctor <dir>` checks a package before you install it.',
+      });
     }
     throw e;
   }

@@ -66,7 +66,11 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
     if (kind) add(kind.rule, kind.item, kind.message);
     const facts = originFacts(s.source);
     if (policy.index_urls && facts.index_url !== undefined && !policy.index_urls.includes(facts.index_url)) {
-      add('sources.index_urls', facts.index_url, `its registry index ${facts.index_url} is not one the policy admits (${policy.index_urls.join(', ') || 'none'})`);
+      add(
+        'sources.index_urls',
+        facts.index_url,
+        `its registry index ${facts.index_url} is not one the policy admits (${policy.index_urls.join(', ') || 'none'})`,
+      );
     }
     if (policy.git_hosts && facts.git_host !== undefined && !policy.git_hosts.includes(facts.git_host)) {
       add('sources.git_hosts', facts.git_host, `its git host ${facts.git_host} is not one the policy admits (${policy.git_hosts.join(', ') || 'none'})`);
@@ -77,7 +81,8 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
     if (rule) add(rule, 'unlocked', 'no lock entry records where it came from (placed in the store by hand?), so the policy cannot admit its source');
   }
   for (const a of policy.allow) {
-    if (!a.globs.some((g) => nameMatches(g, s.name))) add('names.allow', s.name, `the name is not in the allow-list (${a.globs.join(', ') || 'empty'})`, a.file);
+    if (!a.globs.some((g) => nameMatches(g, s.name)))
+      add('names.allow', s.name, `the name is not in the allow-list (${a.globs.join(', ') || 'empty'})`, a.file);
   }
   for (const d of policy.deny) {
     if (nameMatches(d.glob, s.name)) add('names.deny', s.name, `the name matches the deny-list entry ${JSON.stringify(d.glob)}`, d.file);
@@ -86,34 +91,53 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
     for (const p of policy.pins) {
       const want = p.pins[s.name];
       if (want === undefined) add('pins', s.name, 'the policy pins a fixed set of packages and this is not one of them', p.file);
-      else if (s.content_hash === undefined) add('pins', s.name, `its content could not be hashed (${s.unhashable}), so it cannot be shown to be the pinned ${want}`, p.file);
+      else if (s.content_hash === undefined)
+        add('pins', s.name, `its content could not be hashed (${s.unhashable}), so it cannot be shown to be the pinned ${want}`, p.file);
       else if (want !== s.content_hash) add('pins', `${s.name}@${s.content_hash}`, `content ${s.content_hash} is not the pinned ${want}`, p.file);
     }
   }
   if (policy.require_in_crate_binary && s.source) {
     const trust = binaryTrust(s.source);
     if (trust !== undefined && !ADMITTED_TRUST.has(trust)) {
-      add('binaries.require_in_crate', trust, `its server binary was verified only by a digest from the release host (${trust}); the policy requires a digest or signature key inside the checksummed crate`);
+      add(
+        'binaries.require_in_crate',
+        trust,
+        `its server binary was verified only by a digest from the release host (${trust}); the policy requires a digest or signature key inside the checksummed crate`,
+      );
     }
   }
   if (s.grant) grantViolations(policy, s.grant, s.serverOutside, add);
   else if (s.serverOutside && !policy.max_grant.switches.server_outside_package) {
-    add('grant.server_outside_package', s.serverOutside.command, `its server command ${s.serverOutside.command} is not shipped in the package${s.serverOutside.how ? ` (${s.serverOutside.how})` : ''}`);
+    add(
+      'grant.server_outside_package',
+      s.serverOutside.command,
+      `its server command ${s.serverOutside.command} is not shipped in the package${s.serverOutside.how ? ` (${s.serverOutside.how})` : ''}`,
+    );
   }
   return out;
 }
 
 function grantViolations(policy: Policy, g: Grant, outside: PolicySubject['serverOutside'], add: (rule: string, item: string, message: string) => void): void {
   const max = policy.max_grant;
-  if (max.hooks === 'none') for (const h of g.hooks) add('grant.hooks', `${h.event}:${h.glob}`, `it subscribes a hook (${h.event} on ${JSON.stringify(h.glob)}); the policy admits no hooks`);
-  if (max.hooks === 'scoped') for (const h of g.hooks.filter((x) => x.match_all)) add('grant.hooks', `${h.event}:${h.glob}`, `its hook ${h.event} on ${JSON.stringify(h.glob)} sees every tool call; the policy admits only scoped hooks`);
+  if (max.hooks === 'none')
+    for (const h of g.hooks)
+      add('grant.hooks', `${h.event}:${h.glob}`, `it subscribes a hook (${h.event} on ${JSON.stringify(h.glob)}); the policy admits no hooks`);
+  if (max.hooks === 'scoped')
+    for (const h of g.hooks.filter((x) => x.match_all))
+      add('grant.hooks', `${h.event}:${h.glob}`, `its hook ${h.event} on ${JSON.stringify(h.glob)} sees every tool call; the policy admits only scoped hooks`);
   const sw = max.switches;
   if (!sw.mcp_servers) for (const m of g.mcp_servers) add('grant.mcp_servers', m.name, `it provides the MCP server ${m.name}; the policy admits none`);
   if (!sw.prompts && g.prompt.static) add('grant.prompts', 'prompt', 'it adds to the system prompt; the policy admits no prompts');
   if (!sw.dynamic_prompts && g.prompt.dynamic) add('grant.dynamic_prompts', 'dynamic prompt', 'it adds a dynamic prompt; the policy admits none');
   if (!sw.commands) for (const c of g.commands) add('grant.commands', c.name, `it provides the command ${c.name}; the policy admits no commands`);
-  if (!sw.secrets) for (const c of g.config.filter((x) => x.secret)) add('grant.secrets', c.key, `it asks for the secret ${c.key}; the policy admits no secrets`);
-  if (!sw.server_outside_package && outside) add('grant.server_outside_package', outside.command, `its server command ${outside.command} is not shipped in the package (${outside.how ?? 'it runs a program from PATH'}); the policy requires the server inside the package`);
+  if (!sw.secrets)
+    for (const c of g.config.filter((x) => x.secret)) add('grant.secrets', c.key, `it asks for the secret ${c.key}; the policy admits no secrets`);
+  if (!sw.server_outside_package && outside)
+    add(
+      'grant.server_outside_package',
+      outside.command,
+      `its server command ${outside.command} is not shipped in the package (${outside.how ?? 'it runs a program from PATH'}); the policy requires the server inside the package`,
+    );
 }
 
 /**

@@ -120,14 +120,22 @@ export function parsePolicy(text: string, file: string): PolicyLayer {
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (e) {
-    const line = typeof (e as { line?: unknown }).line === 'number' ? ((e as { line: number }).line) : 1;
+    const line = typeof (e as { line?: unknown }).line === 'number' ? (e as { line: number }).line : 1;
     throw malformed(file, line, `invalid TOML (${((e as Error).message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '')})`);
   }
   const layer: PolicyLayer = { file };
   for (const [section, body] of Object.entries(doc)) {
     const keys = SCHEMA[section];
-    if (!keys) throw malformed(file, lineOf(text, section), `unknown section or key "${section}" (known: ${Object.keys(SCHEMA).map((s) => `[${s}]`).join(', ')})`);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw malformed(file, lineOf(text, section), `"${section}" must be a table ([${section}])`);
+    if (!keys)
+      throw malformed(
+        file,
+        lineOf(text, section),
+        `unknown section or key "${section}" (known: ${Object.keys(SCHEMA)
+          .map((s) => `[${s}]`)
+          .join(', ')})`,
+      );
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw malformed(file, lineOf(text, section), `"${section}" must be a table ([${section}])`);
     const at = (key?: string) => lineOf(text, section, key);
     for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
       const bad = (why: string) => malformed(file, at(key), `${section}.${key} ${why}`);
@@ -178,7 +186,8 @@ export function parsePolicy(text: string, file: string): PolicyLayer {
   return layer;
 }
 
-const intersect = (a: string[] | undefined, b: string[] | undefined): string[] | undefined => (a === undefined ? b : b === undefined ? a : a.filter((x) => b.includes(x)));
+const intersect = (a: string[] | undefined, b: string[] | undefined): string[] | undefined =>
+  a === undefined ? b : b === undefined ? a : a.filter((x) => b.includes(x));
 
 /** Merge layers, first = system. Each later layer can only tighten. */
 export function mergePolicy(layers: PolicyLayer[]): Policy {

@@ -37,7 +37,13 @@ export interface FieldStatus {
  * config in effect (what the host gives the server), `kept` the config the file
  * keeps that is not in effect (ExtensionSettings).
  */
-export function fieldStatus(field: ConfigField, config: Record<string, unknown>, fileSecrets: string[], keychainSecrets: string[], kept: Record<string, unknown> = {}): FieldStatus {
+export function fieldStatus(
+  field: ConfigField,
+  config: Record<string, unknown>,
+  fileSecrets: string[],
+  keychainSecrets: string[],
+  kept: Record<string, unknown> = {},
+): FieldStatus {
   let source: FieldSource;
   if (field.secret) source = fileSecrets.includes(field.key) ? 'secrets' : keychainSecrets.includes(field.key) ? 'keychain' : 'unset';
   else source = field.key in config ? 'settings' : 'unset';

@@ -40,9 +40,13 @@ function validatorFor(field: ConfigField, extension: string): ValidateFunction {
   try {
     fn = getAjv().compile(schema);
   } catch (e) {
-    throw new YepError('E_MANIFEST', `${extension}: config_schema.properties.${field.key} is not a JSON Schema yep-ext can check: ${(e as Error).message.split('\n')[0]}.`, {
-      hint: 'The extension author should fix config_schema (yolop does not resolve $ref either).',
-    });
+    throw new YepError(
+      'E_MANIFEST',
+      `${extension}: config_schema.properties.${field.key} is not a JSON Schema yep-ext can check: ${(e as Error).message.split('\n')[0]}.`,
+      {
+        hint: 'The extension author should fix config_schema (yolop does not resolve $ref either).',
+      },
+    );
   }
   compiled.set(field.schema, fn);
   return fn;
@@ -149,16 +153,22 @@ export function coerceConfigValue(field: ConfigField, raw: string, extension: st
     if (r.ok) return r.value;
   }
   const expected = types.join(' or ') || 'a value';
-  throw new YepError('E_USAGE', `Invalid value for ${extension}.${field.key}: expected ${expected}${field.secret ? '' : `, got ${JSON.stringify(raw.slice(0, 80))}`}.`, {
-    hint: fieldHint(field) + (types.includes('array') ? ' Give arrays as a,b,c or as JSON ["a","b"].' : ''),
-  });
+  throw new YepError(
+    'E_USAGE',
+    `Invalid value for ${extension}.${field.key}: expected ${expected}${field.secret ? '' : `, got ${JSON.stringify(raw.slice(0, 80))}`}.`,
+    {
+      hint: fieldHint(field) + (types.includes('array') ? ' Give arrays as a,b,c or as JSON ["a","b"].' : ''),
+    },
+  );
 }
 
 /** Split `key=value` (the value may contain `=`). */
 export function parseAssignment(text: string): { key: string; raw: string } {
   const i = text.indexOf('=');
   if (i <= 0) {
-    throw new YepError('E_USAGE', `--config expects key=value, got ${JSON.stringify(text.slice(0, 80))}.`, { hint: 'For example: --config endpoint=https://example.com --config port=8080' });
+    throw new YepError('E_USAGE', `--config expects key=value, got ${JSON.stringify(text.slice(0, 80))}.`, {
+      hint: 'For example: --config endpoint=https://example.com --config port=8080',
+    });
   }
   return { key: text.slice(0, i).trim(), raw: text.slice(i + 1) };
 }

@@ -90,10 +90,15 @@ async function entry(name: string, field: string, options: KeychainOptions): Pro
 }
 
 export async function keychainSet(name: string, field: string, value: string, options: KeychainOptions = {}): Promise<void> {
-  await withTimeout('the keychain', options, async () => {
-    await (await entry(name, field, options)).setPassword(value);
-    // A value shorter than a fragment cannot be told from ordinary text: redacting it would garble the reason.
-  }, value.length >= MIN_FRAGMENT ? [value] : []);
+  await withTimeout(
+    'the keychain',
+    options,
+    async () => {
+      await (await entry(name, field, options)).setPassword(value);
+      // A value shorter than a fragment cannot be told from ordinary text: redacting it would garble the reason.
+    },
+    value.length >= MIN_FRAGMENT ? [value] : [],
+  );
 }
 
 /** The stored value, or undefined when there is none. */

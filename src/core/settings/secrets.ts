@@ -28,7 +28,7 @@ import {
 } from './keychain.js';
 import { assertValidName, isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
-import { Secret, revealSecret } from './secret-value.js';
+import { type Secret, revealSecret } from './secret-value.js';
 import {
   applySplices,
   canonicalToml,
@@ -223,7 +223,8 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
       warnings.push(
         await chmod(file, SECRETS_MODE).then(
           () => loose,
-          (e: unknown) => `${file} is readable by other users (mode ${mode}) and could not be made 0600 (${(e as NodeJS.ErrnoException).code ?? String(e)}): run chmod 600 "${file}".`,
+          (e: unknown) =>
+            `${file} is readable by other users (mode ${mode}) and could not be made 0600 (${(e as NodeJS.ErrnoException).code ?? String(e)}): run chmod 600 "${file}".`,
         ),
       );
     }
@@ -284,7 +285,12 @@ async function preflightKeychainIndex(paths: Paths): Promise<void> {
 }
 
 /** Forget a keychain copy of a field (best effort, with a warning when the keychain is unreachable). */
-async function dropKeychainCopy(paths: Paths, name: string, field: string | undefined, options: SecretStoreOptions): Promise<{ changed: boolean; warnings: string[] }> {
+async function dropKeychainCopy(
+  paths: Paths,
+  name: string,
+  field: string | undefined,
+  options: SecretStoreOptions,
+): Promise<{ changed: boolean; warnings: string[] }> {
   const index = await readKeychainIndex(paths);
   const fields = index[name] ?? [];
   const gone = field === undefined ? fields : fields.filter((f) => f === field);
@@ -318,7 +324,10 @@ export async function setSecret(
   assertValidName(name);
   assertField(field);
   const plain = revealSecret(value);
-  if (plain.length === 0) throw new YepError('E_USAGE', `Refusing to store an empty value for ${name}.${field}.`, { hint: `To remove it, run \`yep-ext set-secret ${name} ${field} --unset\`.` });
+  if (plain.length === 0)
+    throw new YepError('E_USAGE', `Refusing to store an empty value for ${name}.${field}.`, {
+      hint: `To remove it, run \`yep-ext set-secret ${name} ${field} --unset\`.`,
+    });
   if (Buffer.byteLength(plain) > SECRET_MAX_BYTES) throw new YepError('E_USAGE', `The value for ${name}.${field} is larger than ${SECRET_MAX_BYTES} bytes.`);
   await preflightKeychainIndex(paths);
   const warnings: string[] = [];
@@ -341,7 +350,12 @@ export async function setSecret(
 }
 
 /** Remove one secret from wherever it is stored. */
-export async function unsetSecret(paths: Paths, name: string, field: string, options: SecretStoreOptions = {}): Promise<{ changed: boolean; warnings: string[] }> {
+export async function unsetSecret(
+  paths: Paths,
+  name: string,
+  field: string,
+  options: SecretStoreOptions = {},
+): Promise<{ changed: boolean; warnings: string[] }> {
   assertValidName(name);
   assertField(field);
   await preflightKeychainIndex(paths);

@@ -54,7 +54,8 @@ export function planConfigInjection(manifest: Manifest, config: ServerConfig | u
   const declared = configFields(manifest);
   const secretKeys = new Set(declared.filter((f) => f.secret).map((f) => f.key));
   // Values for keys the schema does not declare still travel (the host passes its table through), secrets never.
-  for (const [k, v] of Object.entries(values)) if (!secretKeys.has(k)) Object.defineProperty(initConfig, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(values))
+    if (!secretKeys.has(k)) Object.defineProperty(initConfig, k, { value: v, enumerable: true, writable: true, configurable: true });
   for (const f of declared) {
     const value = f.secret ? secrets[f.key] : values[f.key];
     const set = value !== undefined && value !== null && value !== '';

@@ -185,9 +185,13 @@ function directKeyLines(doc: SettingsDoc, el: Element, key: string): TomlLine[] 
   const found = el.directKvs.map((i) => doc.lines[i] as TomlLine).filter((l) => l.path[0] === key);
   const subTable = el.subHeaders.some((i) => (doc.lines[i] as TomlLine).path[1] === key);
   if (subTable || found.some((l) => l.path.length > 1)) {
-    throw new YepError('E_STATE', `In ${doc.file}, the ${String(refOf(el.table))} table writes "${key}" as a dotted key or sub-table; yep-ext only rewrites plain \`key = value\` lines.`, {
-      hint: `Edit "${key}" in ${doc.file} by hand (write it as \`${key} = <value>\`), then run the command again.`,
-    });
+    throw new YepError(
+      'E_STATE',
+      `In ${doc.file}, the ${String(refOf(el.table))} table writes "${key}" as a dotted key or sub-table; yep-ext only rewrites plain \`key = value\` lines.`,
+      {
+        hint: `Edit "${key}" in ${doc.file} by hand (write it as \`${key} = <value>\`), then run the command again.`,
+      },
+    );
   }
   return found;
 }
@@ -237,7 +241,13 @@ function configSplices(doc: SettingsDoc, el: Element, values: [string, unknown][
   if (inserts.length > 0) {
     const lastKv = el.directKvs[el.directKvs.length - 1];
     const indent = lastKv === undefined ? '' : (doc.lines[lastKv] as TomlLine).indent;
-    splices.push(linesAt(doc, directInsertPos(doc, el), inserts.map((row) => indent + row)));
+    splices.push(
+      linesAt(
+        doc,
+        directInsertPos(doc, el),
+        inserts.map((row) => indent + row),
+      ),
+    );
   }
   return { splices, table };
 }

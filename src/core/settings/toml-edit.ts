@@ -34,7 +34,6 @@ export function parseTomlText(text: string): TomlTable {
   return parseToml(text, { integersAsBigInt: 'asNeeded' }) as TomlTable;
 }
 
-
 /** The line ending a document mostly uses, so inserted lines match. */
 export function detectEol(text: string): '\n' | '\r\n' {
   const crlf = text.split('\r\n').length - 1;

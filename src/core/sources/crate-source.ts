@@ -33,7 +33,9 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   buildable: true,
 
   parseRecord(t) {
-    return typeof t.crate_name === 'string' && typeof t.version === 'string' ? { record: t as CrateRecord } : { problem: 'crate source without `crate_name`/`version`' };
+    return typeof t.crate_name === 'string' && typeof t.version === 'string'
+      ? { record: t as CrateRecord }
+      : { problem: 'crate source without `crate_name`/`version`' };
   },
   writeRecord: recordTable,
 
@@ -80,10 +82,14 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     const [a, b] = [previous.source, next.source];
     if (!crateSource.sameOrigin(a, b) || a.version !== b.version) return;
     if (a.cksum !== undefined && b.cksum !== undefined && a.cksum !== b.cksum) {
-      throw new YepError('E_INTEGRITY', `${name}: ${b.crate_name} ${b.version} now has checksum ${b.cksum.slice(0, 16)}…, but it was installed with ${a.cksum.slice(0, 16)}…. A published version must never change.`, {
-        hint: 'Do not trust this registry answer: check the registry or mirror. If the change is legitimate, remove the extension and install it again.',
-        details: { wanted: a.cksum, got: b.cksum },
-      });
+      throw new YepError(
+        'E_INTEGRITY',
+        `${name}: ${b.crate_name} ${b.version} now has checksum ${b.cksum.slice(0, 16)}…, but it was installed with ${a.cksum.slice(0, 16)}…. A published version must never change.`,
+        {
+          hint: 'Do not trust this registry answer: check the registry or mirror. If the change is legitimate, remove the extension and install it again.',
+          details: { wanted: a.cksum, got: b.cksum },
+        },
+      );
     }
   },
 
@@ -100,7 +106,9 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     const word = text.split('@')[0] ?? text;
     try {
       if (statSync(join(cwd, word)).isDirectory()) {
-        ctx.log.warn(`"${word}" means the crate ${word.startsWith(CRATE_PREFIX) ? word : `${CRATE_PREFIX}${word}`}, not the directory ./${word}. To install the directory, run \`yep-ext install ./${word}\`.`);
+        ctx.log.warn(
+          `"${word}" means the crate ${word.startsWith(CRATE_PREFIX) ? word : `${CRATE_PREFIX}${word}`}, not the directory ./${word}. To install the directory, run \`yep-ext install ./${word}\`.`,
+        );
       }
     } catch {
       // No such directory: nothing to say.

@@ -121,7 +121,13 @@ async function indexEntries(ctx: Context, indexUrl: string, crate: string): Prom
  * the engines walk and --ignore-engines (= the first candidate) all read this list.
  * Warnings are logged; the cooldown's skip note is returned for the caller to place.
  */
-function chooseIn(ctx: Context, crate: string, entries: IndexEntry[], requirement: string | undefined, update: boolean): { entries: IndexEntry[]; skipNote?: string } {
+function chooseIn(
+  ctx: Context,
+  crate: string,
+  entries: IndexEntry[],
+  requirement: string | undefined,
+  update: boolean,
+): { entries: IndexEntry[]; skipNote?: string } {
   const name = entries[0]?.name ?? crate;
   const all = chooseCandidates(name, entries, requirement);
   for (const w of all.warnings) ctx.log.warn(w);
@@ -150,7 +156,12 @@ function newestStable(entries: IndexEntry[]): IndexEntry | undefined {
  * The version `requirement` (cargo dialect; undefined = latest stable) selects
  * for `crate` in the context's index: the first of the candidates (library API).
  */
-export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string; update?: boolean; notes?: UpdateNotes } = {}): Promise<ResolvedCrate> {
+export async function resolveCrateVersion(
+  ctx: Context,
+  crate: string,
+  requirement?: string,
+  options: { index?: string; update?: boolean; notes?: UpdateNotes } = {},
+): Promise<ResolvedCrate> {
   const indexUrl = options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl;
   const entries = await indexEntries(ctx, indexUrl, crate);
   const choice = chooseIn(ctx, crate, entries, requirement, options.update === true);
@@ -175,13 +186,25 @@ export function indexFor(ctx: Context, recorded: string | undefined): string {
  * with the index file, which saves a round trip); a failure of it surfaces here,
  * after the index file's own errors, as when the two were sequential.
  */
-async function fetchVerified(ctx: Context, indexUrl: string, crate: { name: string; vers: string; cksum: string }, into: string, configFetch?: Promise<RegistryConfig>): Promise<string> {
+async function fetchVerified(
+  ctx: Context,
+  indexUrl: string,
+  crate: { name: string; vers: string; cksum: string },
+  into: string,
+  configFetch?: Promise<RegistryConfig>,
+): Promise<string> {
   const config = await (configFetch ?? loadRegistryConfig(ctx, indexUrl));
   const verified = await downloadVerifiedCrate(ctx, config, crate, into);
   let hashed: ContentHashStream;
   try {
     hashed = await withStep(ctx.log, `Unpacking ${crate.name} ${crate.vers}`, () =>
-      unpackCrate(verified.file, into, { crateName: crate.name, version: crate.vers, compressedSize: verified.size, signal: ctx.signal, checkpoint: ctx.checkpoint }),
+      unpackCrate(verified.file, into, {
+        crateName: crate.name,
+        version: crate.vers,
+        compressedSize: verified.size,
+        signal: ctx.signal,
+        checkpoint: ctx.checkpoint,
+      }),
     );
   } finally {
     await rm(verified.file, { force: true });
@@ -323,7 +346,10 @@ function newerCandidates(source: CrateRecord, entries: IndexEntry[], now: Return
 }
 
 /** `info` for a crate that is not installed: what the index lists, without installing. */
-export async function crateRegistryInfo(ctx: Context, crate: string): Promise<{ crate: string; index: string; latest: string | null; versions: Upstream['versions'] }> {
+export async function crateRegistryInfo(
+  ctx: Context,
+  crate: string,
+): Promise<{ crate: string; index: string; latest: string | null; versions: Upstream['versions'] }> {
   const entries = await indexEntries(ctx, ctx.indexUrl, crate);
   return { crate: entries[0]?.name ?? crate, index: registryLabel(ctx.indexUrl), latest: newest(entries)?.vers ?? null, versions: versionList(entries) };
 }
@@ -359,7 +385,10 @@ export async function fetchCrateExact(ctx: Context, locked: LockedCrate, into: s
     name = entry.name;
   }
   if (!CKSUM_RE.test(cksum)) {
-    throw new YepError('E_INTEGRITY', `${locked.crate_name} ${locked.version}: the checksum ${JSON.stringify(truncateRedacted(cksum, 80, [], { marker: () => '…' }))} is not 64 lowercase hex digits; refusing to install it unverified.`);
+    throw new YepError(
+      'E_INTEGRITY',
+      `${locked.crate_name} ${locked.version}: the checksum ${JSON.stringify(truncateRedacted(cksum, 80, [], { marker: () => '…' }))} is not 64 lowercase hex digits; refusing to install it unverified.`,
+    );
   }
   const crate = { name, vers: locked.version, cksum };
   const content_hash = await fetchVerified(ctx, indexUrl, crate, into, configFetch);

@@ -12,7 +12,8 @@ export const CREDENTIALS_HINT =
 const AUTH_RE =
   /terminal prompts disabled|could not read (?:Username|Password)|Authentication failed|Permission denied \(|HTTP Basic: Access denied|returned error: 40[13]|Repository not found|Invalid username or password|access denied|not authorized/i;
 const HOST_KEY_RE = /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i;
-const NOT_FOUND_RE = /does not appear to be a git repository|repository '[^']*' not found|not found: did you run git update-server-info|returned error: 404|No such file or directory|not a git repository/i;
+const NOT_FOUND_RE =
+  /does not appear to be a git repository|repository '[^']*' not found|not found: did you run git update-server-info|returned error: 404|No such file or directory|not a git repository/i;
 const NETWORK_RE =
   /Could not resolve host|Could not resolve hostname|Connection refused|Failed to connect|Connection timed out|Operation timed out|Operation too slow|Connection reset|Network is unreachable|early EOF|the remote end hung up/i;
 const PROTOCOL_RE = /transport '[^']*' not allowed/i;
@@ -29,7 +30,9 @@ export function gitOutputTail(text: string, lines = 4): string {
 /** Did the server refuse a want for a commit it did not advertise (protocol v0)? */
 export function isUnadvertisedRefusal(text: string): boolean {
   // A dumb-HTTP server (a static mirror, docs/fleet.md) cannot fetch shallowly: fall back like a refusal.
-  return /not our ref|unadvertised object|couldn't find remote ref|no such remote ref|Server does not allow request|dumb http transport does not support shallow/i.test(text);
+  return /not our ref|unadvertised object|couldn't find remote ref|no such remote ref|Server does not allow request|dumb http transport does not support shallow/i.test(
+    text,
+  );
 }
 
 /** Classify git's failure output for `action` ("fetch", "list refs of") on `url`. */

@@ -78,5 +78,8 @@ export async function fetchCommitWithFallback(git: SimpleGit, o: CommitFetch): P
       throw o.fail(e, 'inspect');
     }
   }
-  return (await step([...base, ...unshallow, '--', o.url, `+refs/heads/*:${o.refPrefix}/heads/*`, `+refs/tags/*:${o.refPrefix}/tags/*`])) && (await hasCommit(git, o.rev));
+  return (
+    (await step([...base, ...unshallow, '--', o.url, `+refs/heads/*:${o.refPrefix}/heads/*`, `+refs/tags/*:${o.refPrefix}/tags/*`])) &&
+    (await hasCommit(git, o.rev))
+  );
 }

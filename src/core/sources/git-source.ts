@@ -25,12 +25,16 @@ export function assertSameCommitSameHash(
   source: GitRecord,
   contentHash: string,
 ): void {
-  if (!previous || previous.source.type !== 'git' || previous.source.rev !== source.rev) return;
+  if (previous?.source.type !== 'git' || previous.source.rev !== source.rev) return;
   if (previous.content_hash !== contentHash) {
-    throw new YepError('E_INTEGRITY', `Commit ${source.rev} of ${sanitize(source.url, { max: 200 })} produced content ${contentHash}, but the lock recorded ${previous.content_hash} for the same commit.`, {
-      hint: 'Something changed the checked-out files (a git filter or attribute in your git config, or tampering). Nothing was installed. Inspect the repository, then reinstall deliberately with `yep-ext remove` + `yep-ext install`.',
-      details: { rev: source.rev, wanted: previous.content_hash, got: contentHash },
-    });
+    throw new YepError(
+      'E_INTEGRITY',
+      `Commit ${source.rev} of ${sanitize(source.url, { max: 200 })} produced content ${contentHash}, but the lock recorded ${previous.content_hash} for the same commit.`,
+      {
+        hint: 'Something changed the checked-out files (a git filter or attribute in your git config, or tampering). Nothing was installed. Inspect the repository, then reinstall deliberately with `yep-ext remove` + `yep-ext install`.',
+        details: { rev: source.rev, wanted: previous.content_hash, got: contentHash },
+      },
+    );
   }
 }
 
@@ -87,6 +91,12 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   async mirror(ctx, target, name, rec) {
     // A bare repository holding the locked commit, servable by dumb HTTP (mirror/mirror-git.ts).
     const g = await (await import('./mirror/mirror-git.js')).mirrorGit(ctx, target.root, name, rec);
-    return { section: 'git', report: g, record: { url: g.url, commit: g.commit, path: g.path }, same: (x) => x.path === g.path && x.commit === g.commit, files: {} };
+    return {
+      section: 'git',
+      report: g,
+      record: { url: g.url, commit: g.commit, path: g.path },
+      same: (x) => x.path === g.path && x.commit === g.commit,
+      files: {},
+    };
   },
 };

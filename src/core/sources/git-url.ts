@@ -125,7 +125,8 @@ function authorityProblem(parts: GitUrlParts, transport: GitTransport): string |
   if (userinfo !== undefined) {
     if (userinfo.includes(':')) return 'contains a password or token (it would be saved in extensions.lock)';
     // https://<token>@host is a common way to paste a credential; an https user name has no other use here.
-    if (transport === 'https' || transport === 'http') return 'has a user name, which is often a token (it would be saved in extensions.lock); use a credential helper instead';
+    if (transport === 'https' || transport === 'http')
+      return 'has a user name, which is often a token (it would be saved in extensions.lock); use a credential helper instead';
     if (userinfo.startsWith('-')) return 'has a user name starting with "-"';
     if (!USER_RE.test(userinfo)) return 'has an invalid user name';
   }

@@ -276,9 +276,14 @@ async function listRemote(rc: RunContext, patterns: string[]): Promise<RemoteRef
 async function resolveWith(rc: RunContext, ref: string | undefined): Promise<ResolvedGitRef> {
   if (ref !== undefined && isFullSha(ref)) return { rev: ref.toLowerCase(), kind: 'commit' };
   const host = sanitize(rc.url.url, { max: 200 });
-  const remote = await withStep(rc.ctx.log, `Resolving ${ref === undefined ? 'the default branch' : sanitize(ref, { max: 100 })} on ${host}`, () => listRemote(rc, refPatterns(ref)), {
-    deadlineAt: rc.scope.deadlineAt,
-  });
+  const remote = await withStep(
+    rc.ctx.log,
+    `Resolving ${ref === undefined ? 'the default branch' : sanitize(ref, { max: 100 })} on ${host}`,
+    () => listRemote(rc, refPatterns(ref)),
+    {
+      deadlineAt: rc.scope.deadlineAt,
+    },
+  );
   const picked = pickRef(remote, ref);
   const url = sanitize(rc.url.url, { max: 200 });
   if (!picked) {
@@ -301,7 +306,9 @@ async function resolveWith(rc: RunContext, ref: string | undefined): Promise<Res
     throw new YepError('E_UNSUPPORTED', `${url} uses SHA-256 object ids, which yep-ext (and the lock format) do not support yet.`);
   }
   if (picked.ambiguous) {
-    rc.ctx.log.warn(`${url}: both a tag and a branch are named ${JSON.stringify(sanitize(ref ?? ''))}; using the tag (write refs/heads/${sanitize(ref ?? '')} for the branch).`);
+    rc.ctx.log.warn(
+      `${url}: both a tag and a branch are named ${JSON.stringify(sanitize(ref ?? ''))}; using the tag (write refs/heads/${sanitize(ref ?? '')} for the branch).`,
+    );
   }
   const { ambiguous: _ignored, ...resolved } = picked;
   return resolved;
@@ -355,10 +362,14 @@ export function inspectTree(entries: TreeEntry[], limits: Pick<GitLimits, 'maxFi
   let bytes = 0;
   for (const e of entries) {
     if (e.mode === '120000') {
-      throw new YepError('E_UNSAFE_PACKAGE', `Refusing the package: "${sanitize(e.path)}" is a symbolic link${e.path === 'plugin.json' ? ' (the manifest itself)' : ''}.`, {
-        hint: 'yep-ext installs only regular files and directories. Ask the extension author to replace links with real files.',
-        details: { path: sanitize(e.path, { max: 300 }) },
-      });
+      throw new YepError(
+        'E_UNSAFE_PACKAGE',
+        `Refusing the package: "${sanitize(e.path)}" is a symbolic link${e.path === 'plugin.json' ? ' (the manifest itself)' : ''}.`,
+        {
+          hint: 'yep-ext installs only regular files and directories. Ask the extension author to replace links with real files.',
+          details: { path: sanitize(e.path, { max: 300 }) },
+        },
+      );
     }
     if (e.mode === '160000') {
       notes.push(`Submodule "${sanitize(e.path)}" was not fetched (yep-ext never fetches submodules); it is an empty directory.`);
@@ -493,7 +504,9 @@ export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits
   const rc: RunContext = { ctx, url: from, limits: lim, scope };
   try {
     const resolved = await resolveWith(rc, ref);
-    ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${resolved.rev.slice(0, 12)}${ref !== undefined && ref !== resolved.rev ? ` (${sanitize(ref)})` : ''}${note}`);
+    ctx.log.info(
+      `Fetching ${sanitize(url.url, { max: 200 })} at ${resolved.rev.slice(0, 12)}${ref !== undefined && ref !== resolved.rev ? ` (${sanitize(ref)})` : ''}${note}`,
+    );
     const { notes } = await cloning(rc, resolved.rev, () => fetchCommitInto(rc, resolved.rev, into, resolved.refName));
     const source: GitRecord = { type: 'git', url: url.url, rev: resolved.rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
@@ -515,9 +528,13 @@ export async function fetchGitCommit(
 ): Promise<GitFetchResult> {
   const url = checkGitUrl(pin.url);
   if (!isFullSha(pin.rev)) {
-    throw new YepError('E_STATE', `The lock pins ${sanitize(pin.url, { max: 200 })} to ${JSON.stringify(sanitize(pin.rev, { max: 80 }))}, which is not a 40-hex commit.`, {
-      hint: 'Reinstall the extension from its source (yep-ext install <url>@<ref>) to record a proper commit.',
-    });
+    throw new YepError(
+      'E_STATE',
+      `The lock pins ${sanitize(pin.url, { max: 200 })} to ${JSON.stringify(sanitize(pin.rev, { max: 80 }))}, which is not a 40-hex commit.`,
+      {
+        hint: 'Reinstall the extension from its source (yep-ext install <url>@<ref>) to record a proper commit.',
+      },
+    );
   }
   const rev = pin.rev.toLowerCase();
   const lim = limitsOf(limits);

@@ -69,7 +69,8 @@ export function noteCreated(ctx: Context): (placed: boolean) => Promise<void> {
  */
 export async function pruneCreated(ctx: Context, created: string[]): Promise<void> {
   // Caches only while the store holds nothing else (a package committed meanwhile keeps the store, and its caches).
-  if (created.includes(ctx.paths.storeDir) && (await storeHoldsOnlyCaches(ctx))) await rm(ctx.paths.cacheDir, { recursive: true, force: true }).catch(() => undefined);
+  if (created.includes(ctx.paths.storeDir) && (await storeHoldsOnlyCaches(ctx)))
+    await rm(ctx.paths.cacheDir, { recursive: true, force: true }).catch(() => undefined);
   for (const dir of created) {
     try {
       await rmdir(dir);

@@ -49,7 +49,6 @@ export async function recoverIfStore(ctx: Context): Promise<string[]> {
   return withInstallLock(ctx, () => sweepStaging(ctx));
 }
 
-
 /** Run `fn` holding the installer lock. */
 export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   const run = inProcess.then(() => withFileLock(ctx, fn));

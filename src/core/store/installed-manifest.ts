@@ -56,17 +56,29 @@ export async function notInstalledHere(paths: Paths, name: string, unpinned: () 
     // is then still there, and saying it is gone sends the user looking for a move that never was.
     const dir = describeSource(entry.source);
     if (existsSync(join(dir, MANIFEST_FILE))) {
-      return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${dir}, which is still there, but its store entry ${packageDir(paths, name)} does not lead to it, so yolop does not find it.`, {
-        hint: `Link it again with \`yep-ext install --force ${name}\` (it re-reads ${dir}), or drop it with \`yep-ext remove ${name}\`.`,
-      });
+      return new YepError(
+        'E_NOT_INSTALLED',
+        `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${dir}, which is still there, but its store entry ${packageDir(paths, name)} does not lead to it, so yolop does not find it.`,
+        {
+          hint: `Link it again with \`yep-ext install --force ${name}\` (it re-reads ${dir}), or drop it with \`yep-ext remove ${name}\`.`,
+        },
+      );
     }
-    return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${describeSource(entry.source)}, which is gone (moved or deleted).`, {
-      hint: `Install it from where it is now (\`${INSTALL_MOVED_DIR}\`: it replaces the entry of the gone directory), or drop it with \`yep-ext remove ${name}\`.`,
-    });
+    return new YepError(
+      'E_NOT_INSTALLED',
+      `The extension "${name}" is not installed: extensions.lock pins it to the local directory ${describeSource(entry.source)}, which is gone (moved or deleted).`,
+      {
+        hint: `Install it from where it is now (\`${INSTALL_MOVED_DIR}\`: it replaces the entry of the gone directory), or drop it with \`yep-ext remove ${name}\`.`,
+      },
+    );
   }
-  return new YepError('E_NOT_INSTALLED', `The extension "${name}" is not installed: extensions.lock pins it, but its package is missing from the store (${packageDir(paths, name)}).`, {
-    hint: `Reinstall it from its recorded source with \`yep-ext install --force ${name}\` (or \`yep-ext install --frozen\`), or drop it with \`yep-ext remove ${name}\`.`,
-  });
+  return new YepError(
+    'E_NOT_INSTALLED',
+    `The extension "${name}" is not installed: extensions.lock pins it, but its package is missing from the store (${packageDir(paths, name)}).`,
+    {
+      hint: `Reinstall it from its recorded source with \`yep-ext install --force ${name}\` (or \`yep-ext install --frozen\`), or drop it with \`yep-ext remove ${name}\`.`,
+    },
+  );
 }
 
 /** Load the installed manifest of `name`: E_NOT_INSTALLED when absent, E_MANIFEST when the host would skip it. */

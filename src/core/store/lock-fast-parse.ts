@@ -38,7 +38,7 @@ function decodeValue(raw: string): { value: unknown } | undefined {
 }
 
 function setOnce(table: Table, key: string, value: unknown): boolean {
-  if (key === '__proto__' || Object.prototype.hasOwnProperty.call(table, key)) return false;
+  if (key === '__proto__' || Object.hasOwn(table, key)) return false;
   table[key] = value;
   return true;
 }

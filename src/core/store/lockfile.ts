@@ -60,7 +60,12 @@ export function parseLock(text: string, file = 'extensions.lock'): Lockfile {
     doc = parseLockTomlFast(text) ?? (parseToml(text) as Record<string, unknown>);
   } catch (e) {
     const { reason, at } = tomlErrorAt(e);
-    throw corrupt(file, at ? `invalid TOML at line ${at.line}, column ${at.column} (${formatPosition(file, at)}): ${reason}` : `invalid TOML (${reason})`, e, at);
+    throw corrupt(
+      file,
+      at ? `invalid TOML at line ${at.line}, column ${at.column} (${formatPosition(file, at)}): ${reason}` : `invalid TOML (${reason})`,
+      e,
+      at,
+    );
   }
   const { extensions = [], ...extra } = doc;
   if (!Array.isArray(extensions)) throw corrupt(file, '`extensions` is not an array of tables');

@@ -100,7 +100,6 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-
 /** Lock changes that ride on a commit's single lock write (or make one on their own: pinEntries). */
 export interface LockChanges {
   /** Exact entries to pin whose files are already in place (e.g. a target lock's entries already installed). */
@@ -113,7 +112,6 @@ function withChanges(lock: Lockfile, changes: LockChanges): Lockfile {
   const pinned = (changes.pin ?? []).reduce(upsertEntry, lock);
   return changes.extra ? { ...pinned, extra: { ...pinned.extra, ...changes.extra } } : pinned;
 }
-
 
 /** `<stage>/old`: where an entry that is not a symlink (a real directory) is set aside. */
 const asideOf = (stage: string): string => join(stage, 'old');
@@ -150,7 +148,15 @@ async function linkTextAt(target: string): Promise<string | undefined> {
  * or an older yep-ext's) is set aside first: between those two renames the name is
  * absent (docs/reliability.md, "The first replacement of a directory entry").
  */
-export async function placePackage(ctx: Context, stage: string, entry: LockEntry, tree: string, grant?: Grant, changes: LockChanges = {}, current?: Lockfile): Promise<Lockfile> {
+export async function placePackage(
+  ctx: Context,
+  stage: string,
+  entry: LockEntry,
+  tree: string,
+  grant?: Grant,
+  changes: LockChanges = {},
+  current?: Lockfile,
+): Promise<Lockfile> {
   const { paths } = ctx;
   const name = entry.name;
   const target = packageDir(paths, name);
@@ -163,7 +169,17 @@ export async function placePackage(ctx: Context, stage: string, entry: LockEntry
   const link = version !== undefined ? versionLinkText(paths, version) : await readlink(tree);
   const before = await readStoreEntry(paths, name);
   const previous: Journal['previous'] = before.kind === 'link' ? { link: before.text } : before.kind === 'none' ? undefined : { aside: true };
-  const journal: Journal = { op: 'place', name, entry, tree, link, ...(version !== undefined ? { version } : {}), ...(previous ? { previous } : {}), ...(grant ? { grant } : {}), pid: process.pid };
+  const journal: Journal = {
+    op: 'place',
+    name,
+    entry,
+    tree,
+    link,
+    ...(version !== undefined ? { version } : {}),
+    ...(previous ? { previous } : {}),
+    ...(grant ? { grant } : {}),
+    pid: process.pid,
+  };
   await writeJournal(stage, journal);
   let written: Lockfile;
   try {

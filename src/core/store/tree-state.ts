@@ -122,7 +122,10 @@ export function signTreeJson(root: string): Buffer {
 }
 
 /** What differs between two signature sets, by file: changed, deleted and added paths (sorted). */
-export function diffSignatures(before: Record<string, FileSignature>, now: Record<string, FileSignature>): { changed: string[]; deleted: string[]; added: string[]; modeOnly: string[] } {
+export function diffSignatures(
+  before: Record<string, FileSignature>,
+  now: Record<string, FileSignature>,
+): { changed: string[]; deleted: string[]; added: string[]; modeOnly: string[] } {
   const changed: string[] = [];
   const deleted: string[] = [];
   const modeOnly: string[] = [];
@@ -138,7 +141,15 @@ export function diffSignatures(before: Record<string, FileSignature>, now: Recor
 }
 
 function isSignature(v: unknown): v is FileSignature {
-  return Array.isArray(v) && v.length === 5 && typeof v[0] === 'number' && typeof v[1] === 'string' && typeof v[2] === 'string' && typeof v[3] === 'number' && typeof v[4] === 'number';
+  return (
+    Array.isArray(v) &&
+    v.length === 5 &&
+    typeof v[0] === 'number' &&
+    typeof v[1] === 'string' &&
+    typeof v[2] === 'string' &&
+    typeof v[3] === 'number' &&
+    typeof v[4] === 'number'
+  );
 }
 
 /** The recorded state, or undefined when there is none or it is unreadable (a cache: re-hash instead). */
@@ -177,7 +188,9 @@ export async function writeTreeState(paths: Paths, state: TreeState): Promise<vo
 export async function writeTreeStateText(paths: Paths, head: Omit<TreeState, 'files'>, filesJson: string | Buffer | Buffer[]): Promise<void> {
   const file = treeStateFile(paths, head.name);
   // The keys in TreeState's order, `files` last, as JSON.stringify(state) writes them.
-  const open = Buffer.from(`${JSON.stringify({ format: head.format, name: head.name, dir: head.dir, content_hash: head.content_hash, binary_file_sha256: head.binary_file_sha256 }).slice(0, -1)},"files":`);
+  const open = Buffer.from(
+    `${JSON.stringify({ format: head.format, name: head.name, dir: head.dir, content_hash: head.content_hash, binary_file_sha256: head.binary_file_sha256 }).slice(0, -1)},"files":`,
+  );
   const close = Buffer.from('}\n');
   const files = typeof filesJson === 'string' ? [Buffer.from(filesJson)] : Buffer.isBuffer(filesJson) ? [filesJson] : filesJson;
   try {

@@ -77,7 +77,13 @@ export class YepClient {
     let session!: RpcSession;
     this.process = new ServerProcess(
       launch,
-      { ...(options.stderrTailBytes !== undefined ? { stderrTailBytes: options.stderrTailBytes } : {}), ...(options.spawn ? { spawn: options.spawn } : {}), ...(options.clock ? { clock: options.clock } : {}), ...(options.adopt ? { adopt: options.adopt } : {}), secrets },
+      {
+        ...(options.stderrTailBytes !== undefined ? { stderrTailBytes: options.stderrTailBytes } : {}),
+        ...(options.spawn ? { spawn: options.spawn } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.adopt ? { adopt: options.adopt } : {}),
+        secrets,
+      },
       {
         stdout: (chunk) => session.push(chunk),
         stdoutEnd: () => session.end(),

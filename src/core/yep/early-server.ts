@@ -147,7 +147,8 @@ export class EarlyServer implements EarlyServers {
     // still has what it started (a daemon in its own session, by the run tag) claimed.
     // The first look is taken here too, synchronously: the 'spawn' event comes on a later
     // tick, after bin/run.js has loaded doctor's code.
-    const tracker = child.pid !== undefined && tag ? new ProcessTracker(child.pid, { tag: `${tag.name}=${tag.value}`, ...(olderPids ? { olderPids } : {}) }) : undefined;
+    const tracker =
+      child.pid !== undefined && tag ? new ProcessTracker(child.pid, { tag: `${tag.name}=${tag.value}`, ...(olderPids ? { olderPids } : {}) }) : undefined;
     if (tracker) {
       state.tracker = tracker;
       tracker.snapshot();
@@ -231,7 +232,11 @@ export class EarlyServer implements EarlyServers {
     this.settled = true;
     this.discarding ??= (async () => {
       const state = this.state;
-      const p = new ServerProcess(this.launch, { adopt: { claim: () => state } }, { stdout: () => {}, stdoutEnd: () => {}, stdinError: () => {}, exit: () => {} });
+      const p = new ServerProcess(
+        this.launch,
+        { adopt: { claim: () => state } },
+        { stdout: () => {}, stdoutEnd: () => {}, stdinError: () => {}, exit: () => {} },
+      );
       p.kill();
       await p.stop({ graceMs: 0 });
       settle(this);

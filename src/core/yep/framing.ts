@@ -78,9 +78,7 @@ export type Classified =
   | { kind: 'response'; id: number; ok: false; error: unknown }
   | { kind: 'malformed'; reason: string };
 
-export type ParsedLine =
-  | { kind: 'blank' }
-  | (Classified & { value?: Record<string, unknown>; problems: string[] });
+export type ParsedLine = { kind: 'blank' } | (Classified & { value?: Record<string, unknown>; problems: string[] });
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const snippetOf = (text: string, max: number, secrets: readonly string[]): string => snippet(text, max, secrets);
@@ -115,7 +113,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Classify a parsed message by its fields (never by direction or pipe). */
 export function classifyMessage(value: unknown): Classified {
-  if (!isObject(value)) return { kind: 'malformed', reason: `expected a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
+  if (!isObject(value))
+    return { kind: 'malformed', reason: `expected a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
   const hasId = 'id' in value && value.id !== null && value.id !== undefined;
   if ('method' in value) {
     const method = value.method;

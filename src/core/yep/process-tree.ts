@@ -132,7 +132,7 @@ function hasTag(pid: number, tag: string): boolean | undefined {
   try {
     // `\0NAME=value\0` anywhere, or at the start.
     const env = readFileSync(`/proc/${pid}/environ`, 'latin1');
-    return env.startsWith(tag + '\0') || env.includes('\0' + tag + '\0') || env === tag;
+    return env.startsWith(`${tag}\0`) || env.includes(`\0${tag}\0`) || env === tag;
   } catch {
     return undefined;
   }
@@ -350,8 +350,7 @@ export class ProcessTracker {
         // Read again: claimed between fork and exec, it showed its parent's command line.
         c.command = readCommand(c.pid, s.comm);
         out.push({ ...c, pgrp: s.pgrp, session: s.session });
-      }
-      else this.claimed.delete(c.pid); // gone: its pid may be reused, forget it
+      } else this.claimed.delete(c.pid); // gone: its pid may be reused, forget it
     }
     return out;
   }

@@ -35,18 +35,7 @@ export const MIN_PROTOCOL_VERSION = '1.0';
  * (exactly the host's meta.json vocabulary; the vocabulary is open, unknown tokens
  * are carried and ignored).
  */
-export const CAPABILITY_TOKENS = [
-  'tools',
-  'streaming',
-  'prompt',
-  'dynamic_prompt',
-  'hooks',
-  'mcp_servers',
-  'status',
-  'commands',
-  'ui_ask',
-  'trace',
-] as const;
+export const CAPABILITY_TOKENS = ['tools', 'streaming', 'prompt', 'dynamic_prompt', 'hooks', 'mcp_servers', 'status', 'commands', 'ui_ask', 'trace'] as const;
 export type CapabilityToken = (typeof CAPABILITY_TOKENS)[number];
 
 /**
@@ -181,7 +170,7 @@ export const HookFireParams = def(
     tool_name: str(),
     args: z.unknown().default(null),
   }),
-  'Host → server `hook/fire` params: a subscribed lifecycle event fired for one tool call (any tool, not just the extension\'s own).',
+  "Host → server `hook/fire` params: a subscribed lifecycle event fired for one tool call (any tool, not just the extension's own).",
 );
 export type HookFireParams = z.output<typeof HookFireParams>;
 
@@ -206,7 +195,7 @@ export type PromptContribution = z.output<typeof PromptContribution>;
 export const CommandExecuteParams = def(
   'CommandExecuteParams',
   z.looseObject({ arguments: str(), name: str() }),
-  'Host → server `command/execute` params: run a manifest-declared slash command. `name` is the command\'s own name (no `<ext>:` prefix); `arguments` is the raw text after the command token.',
+  "Host → server `command/execute` params: run a manifest-declared slash command. `name` is the command's own name (no `<ext>:` prefix); `arguments` is the raw text after the command token.",
 );
 export type CommandExecuteParams = z.output<typeof CommandExecuteParams>;
 
@@ -232,7 +221,7 @@ export type UiAskParams = z.output<typeof UiAskParams>;
 export const UiAskResult = def(
   'UiAskResult',
   z.looseObject({ answer: str(), cancelled: bool(false) }),
-  'Host → server `ui/ask` result: the user\'s answer (empty + `cancelled` when they dismiss the prompt).',
+  "Host → server `ui/ask` result: the user's answer (empty + `cancelled` when they dismiss the prompt).",
 );
 export type UiAskResult = z.output<typeof UiAskResult>;
 
@@ -248,7 +237,7 @@ export const StatusChangedParams = def(
   z.looseObject({
     detail: doc(nullableString(), 'Optional long form for `/extensions list`.'),
     level: StatusLevel.default('ok'),
-    status: doc(str(), 'Short text for the status bar. Empty clears the extension\'s field.'),
+    status: doc(str(), "Short text for the status bar. Empty clears the extension's field."),
   }),
   'Server → host `status/changed` params: a short capability status the host surfaces in its status bar.',
 );
@@ -257,7 +246,7 @@ export type StatusChangedParams = z.output<typeof StatusChangedParams>;
 export const LogLevel = def(
   'LogLevel',
   z.enum(['error', 'warn', 'info', 'debug', 'trace']),
-  'Severity of a `log` notification (the host\'s tracing levels); an unknown level is read as `info`.',
+  "Severity of a `log` notification (the host's tracing levels); an unknown level is read as `info`.",
 );
 export type LogLevel = z.output<typeof LogLevel>;
 
@@ -269,7 +258,7 @@ export const LogParams = def(
     target: doc(nullableString(), 'Optional logger name / module path.'),
     data: doc(anyValue(), 'Structured fields, carried verbatim.'),
   }),
-  'Server → host `log` notification: structured logs for the host\'s tracing layer (stderr stays free for plain logs).',
+  "Server → host `log` notification: structured logs for the host's tracing layer (stderr stays free for plain logs).",
 );
 export type LogParams = z.output<typeof LogParams>;
 
@@ -279,7 +268,7 @@ export const TraceEventParams = def(
     context: doc(anyValue(), 'Correlation ids (turn/exec/message/model/…) carried verbatim.'),
     data: doc(anyValue(), 'Event-type-specific payload, carried verbatim.'),
     event_type: doc(str(), 'Event type, e.g. `turn.started`, `tool.completed`, `llm.generation`.'),
-    id: doc(str(), 'Stable event id from the host\'s session event log.'),
+    id: doc(str(), "Stable event id from the host's session event log."),
     session_id: doc(str(), 'Session the event belongs to.'),
     ts: doc(str(), 'RFC 3339 timestamp of the event.'),
   }),
@@ -325,21 +314,98 @@ export interface MethodSpec {
  * they are published here.
  */
 export const METHODS: readonly MethodSpec[] = [
-  { name: 'initialize', direction: 'host', kind: 'request', description: 'Handshake: negotiate version, pass config; server replies with contributions.', params: InitializeParams, result: InitializeResult },
+  {
+    name: 'initialize',
+    direction: 'host',
+    kind: 'request',
+    description: 'Handshake: negotiate version, pass config; server replies with contributions.',
+    params: InitializeParams,
+    result: InitializeResult,
+  },
   { name: 'initialized', direction: 'host', kind: 'notification', description: 'Notification: handshake complete.' },
   { name: 'tool/call', direction: 'host', kind: 'request', description: 'Invoke a tool the server declared.', params: ToolCallParams },
-  { name: 'tool/update', direction: 'server', kind: 'notification', description: 'Notification: streamed progress for an in-flight tool/call (correlated by request_id).', params: ToolUpdateParams },
-  { name: 'cancel', direction: 'host', kind: 'request', description: 'Best-effort abort of an in-flight request by id; the aborted call resolves with error `cancelled`. Servers without support answer -32601.', params: CancelParams, result: CancelResult },
-  { name: 'status/changed', direction: 'server', kind: 'notification', description: 'Notification: a short capability status the host surfaces in its status bar (empty status clears it).', params: StatusChangedParams },
-  { name: 'log', direction: 'server', kind: 'notification', description: 'Notification: a structured log record for the host\'s tracing layer.', params: LogParams },
-  { name: 'hook/fire', direction: 'host', kind: 'request', description: 'Fire a subscribed lifecycle hook (pre_tool_use/post_tool_use).', params: HookFireParams, result: HookDecision },
-  { name: 'prompt/contribution', direction: 'host', kind: 'request', description: 'Request a fresh dynamic system-prompt contribution.', result: PromptContribution },
-  { name: 'command/execute', direction: 'host', kind: 'request', description: 'Run a manifest-declared slash command; the result message is shown to the user.', params: CommandExecuteParams, result: CommandExecuteResult },
-  { name: 'ui/ask', direction: 'server', kind: 'request', description: 'Ask the user a question and wait for a typed answer (TUI hosts only).', params: UiAskParams, result: UiAskResult },
+  {
+    name: 'tool/update',
+    direction: 'server',
+    kind: 'notification',
+    description: 'Notification: streamed progress for an in-flight tool/call (correlated by request_id).',
+    params: ToolUpdateParams,
+  },
+  {
+    name: 'cancel',
+    direction: 'host',
+    kind: 'request',
+    description: 'Best-effort abort of an in-flight request by id; the aborted call resolves with error `cancelled`. Servers without support answer -32601.',
+    params: CancelParams,
+    result: CancelResult,
+  },
+  {
+    name: 'status/changed',
+    direction: 'server',
+    kind: 'notification',
+    description: 'Notification: a short capability status the host surfaces in its status bar (empty status clears it).',
+    params: StatusChangedParams,
+  },
+  {
+    name: 'log',
+    direction: 'server',
+    kind: 'notification',
+    description: "Notification: a structured log record for the host's tracing layer.",
+    params: LogParams,
+  },
+  {
+    name: 'hook/fire',
+    direction: 'host',
+    kind: 'request',
+    description: 'Fire a subscribed lifecycle hook (pre_tool_use/post_tool_use).',
+    params: HookFireParams,
+    result: HookDecision,
+  },
+  {
+    name: 'prompt/contribution',
+    direction: 'host',
+    kind: 'request',
+    description: 'Request a fresh dynamic system-prompt contribution.',
+    result: PromptContribution,
+  },
+  {
+    name: 'command/execute',
+    direction: 'host',
+    kind: 'request',
+    description: 'Run a manifest-declared slash command; the result message is shown to the user.',
+    params: CommandExecuteParams,
+    result: CommandExecuteResult,
+  },
+  {
+    name: 'ui/ask',
+    direction: 'server',
+    kind: 'request',
+    description: 'Ask the user a question and wait for a typed answer (TUI hosts only).',
+    params: UiAskParams,
+    result: UiAskResult,
+  },
   { name: 'config/changed', direction: 'host', kind: 'notification', description: 'Notify the server its config changed.', params: ConfigChangedParams },
-  { name: 'workspace/changed', direction: 'host', kind: 'notification', description: 'Notification: the active worktree/workspace root was repointed.', params: WorkspaceChangedParams },
-  { name: 'trace/event', direction: 'host', kind: 'notification', description: 'Notification: forward one agentic-lifecycle event (turn/reason/act/tool/llm) to an extension that declares `trace`, for export to a tracing backend.', params: TraceEventParams },
-  { name: 'shutdown', direction: 'host', kind: 'request', description: 'Request a graceful stop; the server answers `{}` and exits (EOF on stdin also means exit).' },
+  {
+    name: 'workspace/changed',
+    direction: 'host',
+    kind: 'notification',
+    description: 'Notification: the active worktree/workspace root was repointed.',
+    params: WorkspaceChangedParams,
+  },
+  {
+    name: 'trace/event',
+    direction: 'host',
+    kind: 'notification',
+    description:
+      'Notification: forward one agentic-lifecycle event (turn/reason/act/tool/llm) to an extension that declares `trace`, for export to a tracing backend.',
+    params: TraceEventParams,
+  },
+  {
+    name: 'shutdown',
+    direction: 'host',
+    kind: 'request',
+    description: 'Request a graceful stop; the server answers `{}` and exits (EOF on stdin also means exit).',
+  },
 ];
 
 const BY_NAME = new Map(METHODS.map((m) => [m.name, m]));

@@ -24,7 +24,16 @@ import {
   type InitializeParams,
   type ToolUpdateParams,
 } from './protocol.js';
-import { YepRequestError, type CancelOutcome, type MessageRecord, type PendingCall, type RequestFailure, type RequestOptions, type SessionOptions, type SessionTransport } from './rpc-types.js';
+import {
+  YepRequestError,
+  type CancelOutcome,
+  type MessageRecord,
+  type PendingCall,
+  type RequestFailure,
+  type RequestOptions,
+  type SessionOptions,
+  type SessionTransport,
+} from './rpc-types.js';
 
 export { YepRequestError } from './rpc-types.js';
 export type { AskContext, CancelOutcome, MessageRecord, PendingCall, RequestFailure, RequestOptions, SessionOptions, SessionTransport } from './rpc-types.js';
@@ -129,7 +138,10 @@ export class RpcSession {
       if (options.onUpdate) p.onUpdate = options.onUpdate;
       const timeout = options.timeoutMs ?? this.opts.requestTimeoutMs;
       if (timeout > 0) {
-        p.cancelTimer = this.clock.timeout(() => this.fail(id, new YepRequestError('timeout', method, id, `no answer to ${method} within ${timeout} ms`)), timeout);
+        p.cancelTimer = this.clock.timeout(
+          () => this.fail(id, new YepRequestError('timeout', method, id, `no answer to ${method} within ${timeout} ms`)),
+          timeout,
+        );
       }
       this.pending.set(id, p);
       if (options.signal) {
@@ -191,7 +203,11 @@ export class RpcSession {
     const target = this.pending.get(id);
     if (outcome.cancelled && target) {
       const grace = options.graceMs ?? 2000;
-      this.clock.timeout(() => this.fail(id, new YepRequestError('cancelled', target.method, id, `${target.method} was cancelled (the server did not resolve it)`)), grace, { unref: true });
+      this.clock.timeout(
+        () => this.fail(id, new YepRequestError('cancelled', target.method, id, `${target.method} was cancelled (the server did not resolve it)`)),
+        grace,
+        { unref: true },
+      );
     }
     return outcome;
   }
@@ -216,7 +232,13 @@ export class RpcSession {
   // ---- internals ------------------------------------------------------
 
   private write(message: Record<string, unknown>, kind: MessageRecord['kind']): void {
-    const rec = this.record({ direction: 'out', kind, message, ...(typeof message.method === 'string' ? { method: message.method } : {}), ...(typeof message.id === 'number' ? { id: message.id } : {}) });
+    const rec = this.record({
+      direction: 'out',
+      kind,
+      message,
+      ...(typeof message.method === 'string' ? { method: message.method } : {}),
+      ...(typeof message.id === 'number' ? { id: message.id } : {}),
+    });
     if (!this.transport.write(encodeMessage(message))) rec.notes.push("not delivered: the server's stdin is closed");
     this.finishRecord(rec);
   }
@@ -271,7 +293,13 @@ export class RpcSession {
       return;
     }
     // Big payloads (file contents in a tool result) are validated but not kept: records must stay small.
-    const rec = this.record({ direction: 'in', kind: parsed.kind, bytes: bytes.length, ...(bytes.length <= RECORD_MESSAGE_MAX ? { message: parsed.value } : {}), problems: [...parsed.problems] });
+    const rec = this.record({
+      direction: 'in',
+      kind: parsed.kind,
+      bytes: bytes.length,
+      ...(bytes.length <= RECORD_MESSAGE_MAX ? { message: parsed.value } : {}),
+      problems: [...parsed.problems],
+    });
     if (parsed.kind === 'response') this.onResponse(rec, parsed);
     else if (parsed.kind === 'request') this.onServerRequest(rec, parsed.method, parsed.id, parsed.params);
     else this.onServerNotification(rec, parsed.method, parsed.params);
@@ -300,7 +328,9 @@ export class RpcSession {
       const error = decodeLenient(ErrorObject, msg.error).value as ErrorObject;
       const message = typeof error.message === 'string' ? error.message : '(no message)';
       const kind = message === CANCELLED_MESSAGE ? 'cancelled' : 'remote';
-      p.reject(new YepRequestError(kind, p.method, msg.id, `${p.method} failed: ${message}${error.code ? ` (code ${error.code})` : ''}`, { ...error, message }));
+      p.reject(
+        new YepRequestError(kind, p.method, msg.id, `${p.method} failed: ${message}${error.code ? ` (code ${error.code})` : ''}`, { ...error, message }),
+      );
     }
   }
 

@@ -4,7 +4,17 @@
  * newline) so the drift test and `npm run schema -- --check` can compare bytes.
  */
 import { z } from 'zod';
-import { CAPABILITY_TOKENS, EXTRA_DEFS, HOST_FEATURE_TOKENS, METHODS, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, yepRegistry, ErrorObject, CapabilityParams } from './protocol.js';
+import {
+  CAPABILITY_TOKENS,
+  EXTRA_DEFS,
+  HOST_FEATURE_TOKENS,
+  METHODS,
+  MIN_PROTOCOL_VERSION,
+  PROTOCOL_VERSION,
+  yepRegistry,
+  ErrorObject,
+  CapabilityParams,
+} from './protocol.js';
 
 export const SCHEMA_DIR = 'schema/yep/v1';
 
@@ -48,7 +58,9 @@ export function buildSchema(): Json {
   }
   // One object referencing every payload makes zod emit each named type once under $defs.
   const root = z.object(Object.fromEntries(payloads.map((s) => [idOf(s), s])));
-  const generated = z.toJSONSchema(root, { target: 'draft-2020-12', io: 'input', metadata: yepRegistry, unrepresentable: 'throw' }) as { $defs?: Record<string, Json> };
+  const generated = z.toJSONSchema(root, { target: 'draft-2020-12', io: 'input', metadata: yepRegistry, unrepresentable: 'throw' }) as {
+    $defs?: Record<string, Json>;
+  };
   const messages: Record<string, Json> = {};
   for (const m of METHODS) {
     const entry: Record<string, Json> = {};
@@ -59,7 +71,8 @@ export function buildSchema(): Json {
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'YEP payload schemas',
-    description: 'JSON Schema for yolop extension protocol (YEP) request and result payloads. Companion to meta.json. Generated from src/core/yep/protocol.ts by `npm run schema`.',
+    description:
+      'JSON Schema for yolop extension protocol (YEP) request and result payloads. Companion to meta.json. Generated from src/core/yep/protocol.ts by `npm run schema`.',
     protocol_version: PROTOCOL_VERSION,
     error: ref(ErrorObject),
     capability_params: ref(CapabilityParams),

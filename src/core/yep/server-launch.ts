@@ -36,7 +36,10 @@ export function buildServerEnv(launch: ServerLaunch): Record<string, string> {
  * session and process group). ServerProcess and doctor's early start
  * (early-server.ts) both spawn from this, so the two cannot drift apart.
  */
-export function serverSpawnArgs(launch: ServerLaunch, tag: { name: string; value: string } | undefined): { command: string; args: string[]; options: SpawnOptions & { env: Record<string, string> } } {
+export function serverSpawnArgs(
+  launch: ServerLaunch,
+  tag: { name: string; value: string } | undefined,
+): { command: string; args: string[]; options: SpawnOptions & { env: Record<string, string> } } {
   const env = buildServerEnv(launch);
   if (tag) env[tag.name] = tag.value;
   return {

@@ -369,7 +369,16 @@ export class ServerProcess {
     const pgid = this.pgid;
     if (pgid === undefined) {
       await this.exited;
-      return { endedBy: 'never-started', shutdown: 'not-sent', ...(this.exitInfo ? { exit: this.exitInfo } : {}), leftovers: [], descendants: [], survivors: [], groupGone: true, durationMs: this.clock.now() - t0 };
+      return {
+        endedBy: 'never-started',
+        shutdown: 'not-sent',
+        ...(this.exitInfo ? { exit: this.exitInfo } : {}),
+        leftovers: [],
+        descendants: [],
+        survivors: [],
+        groupGone: true,
+        durationMs: this.clock.now() - t0,
+      };
     }
     const exitedWithin = async (ms: number): Promise<boolean> => {
       if (this.exitInfo) return true;

@@ -51,7 +51,7 @@ function removeAt(root: unknown, path: Path): boolean {
     parent.splice(last, 1);
     return true;
   }
-  if (typeof parent === 'object' && parent !== null && Object.prototype.hasOwnProperty.call(parent, last)) {
+  if (typeof parent === 'object' && parent !== null && Object.hasOwn(parent, last)) {
     delete (parent as Record<PropertyKey, unknown>)[last];
     return true;
   }
@@ -68,7 +68,7 @@ export function decodeLenient<T extends z.ZodType>(schema: T, value: unknown): {
   const first = schema.safeParse(value);
   if (first.success) return { value: first.data, dropped: [] };
   const dropped = describeIssues(first.error);
-  let work: unknown = structuredClone(value);
+  const work: unknown = structuredClone(value);
   let issues = first.error.issues;
   for (let round = 0; round < 32; round++) {
     // Remove deepest paths first so earlier indexes stay valid.

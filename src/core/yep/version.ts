@@ -18,9 +18,7 @@ export function parseProtocolVersion(text: string): ProtocolVersion | undefined 
   return { major: Number(m[1]), minor: m[2] === undefined ? 0 : Number(m[2]) };
 }
 
-export type Compatibility =
-  | { compatible: true; ours: ProtocolVersion; theirs: ProtocolVersion; note?: string }
-  | { compatible: false; reason: string };
+export type Compatibility = { compatible: true; ours: ProtocolVersion; theirs: ProtocolVersion; note?: string } | { compatible: false; reason: string };
 
 /**
  * Whether a peer speaking `theirs` can talk to us (`ours`, default the v1 we

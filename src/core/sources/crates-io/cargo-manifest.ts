@@ -39,7 +39,7 @@ export function manifestFromCargoToml(text: string, crateName: string): Obj | un
   const meta = pkg && isObj(pkg.metadata) ? pkg.metadata : undefined;
   const yolop = meta?.yolop;
   if (yolop === undefined) return undefined;
-  if (!isObj(yolop)) throw new YepError('E_MANIFEST', 'The crate\'s [package.metadata.yolop] must be a table.');
+  if (!isObj(yolop)) throw new YepError('E_MANIFEST', "The crate's [package.metadata.yolop] must be a table.");
   const facet: Obj = {};
   for (const [k, v] of Object.entries(yolop)) if (!(TOP_LEVEL_KEYS as readonly string[]).includes(k)) facet[k] = toJson(v);
   const shortName = crateName.startsWith(CRATE_PREFIX) ? crateName.slice(CRATE_PREFIX.length) : crateName;

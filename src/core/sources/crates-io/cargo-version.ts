@@ -35,12 +35,30 @@ export interface CargoVersion {
 }
 
 type Position = 'major' | 'minor' | 'patch' | 'pre-release' | 'build metadata';
-const POS_TEXT: Record<Position, string> = { major: 'major version number', minor: 'minor version number', patch: 'patch version number', 'pre-release': 'pre-release identifier', 'build metadata': 'build metadata' };
+const POS_TEXT: Record<Position, string> = {
+  major: 'major version number',
+  minor: 'minor version number',
+  patch: 'patch version number',
+  'pre-release': 'pre-release identifier',
+  'build metadata': 'build metadata',
+};
 
 /** A parse failure in the Rust crate's terms (its Display text is `message`). */
 class SemverError extends Error {
   constructor(
-    readonly kind: 'empty' | 'unexpected-end' | 'leading-zero' | 'overflow' | 'empty-segment' | 'illegal' | 'wildcard-not-only' | 'after-wildcard' | 'expected-comma' | 'too-many' | 'unexpected-char' | 'unexpected-char-after',
+    readonly kind:
+      | 'empty'
+      | 'unexpected-end'
+      | 'leading-zero'
+      | 'overflow'
+      | 'empty-segment'
+      | 'illegal'
+      | 'wildcard-not-only'
+      | 'after-wildcard'
+      | 'expected-comma'
+      | 'too-many'
+      | 'unexpected-char'
+      | 'unexpected-char-after',
     message: string,
     readonly pos?: Position,
   ) {
@@ -101,7 +119,8 @@ function identifier(input: string, pos: 'pre-release' | 'build metadata'): [stri
       if (acc === 0 && boundary !== '.') return ['', input];
       throw new SemverError('empty-segment', `empty identifier segment in ${POS_TEXT[pos]}`, pos);
     }
-    if (pos === 'pre-release' && seg > 1 && !nondigit && input[acc] === '0') throw new SemverError('leading-zero', `invalid leading zero in ${POS_TEXT[pos]}`, pos);
+    if (pos === 'pre-release' && seg > 1 && !nondigit && input[acc] === '0')
+      throw new SemverError('leading-zero', `invalid leading zero in ${POS_TEXT[pos]}`, pos);
     acc += seg;
     if (boundary === '.') {
       acc += 1;
@@ -237,7 +256,11 @@ function comparatorOf(input: string): [CargoComparator, Position, string] {
     if (build === '') throw new SemverError('empty-segment', 'empty identifier segment in build metadata', pos);
   }
   text = trimSpaces(text);
-  return [{ op, major, ...(minor !== undefined ? { minor } : {}), ...(patch !== undefined ? { patch } : {}), pre, ...(build !== undefined ? { build } : {}) }, pos, text];
+  return [
+    { op, major, ...(minor !== undefined ? { minor } : {}), ...(patch !== undefined ? { patch } : {}), pre, ...(build !== undefined ? { build } : {}) },
+    pos,
+    text,
+  ];
 }
 
 /** VersionReq::parse, exactly (throws SemverError with the crate's message). */
@@ -258,7 +281,8 @@ function parseReqStrict(text: string): CargoComparator[] {
     } catch (e) {
       if (e instanceof SemverError && WILDCARDS.includes(input[0] ?? '')) {
         const rest = trimSpaces(input.slice(1));
-        if (rest === '' || rest.startsWith(',')) throw new SemverError('wildcard-not-only', `wildcard req (${input[0]}) must be the only comparator in the version req`);
+        if (rest === '' || rest.startsWith(','))
+          throw new SemverError('wildcard-not-only', `wildcard req (${input[0]}) must be the only comparator in the version req`);
       }
       throw e;
     }
@@ -299,8 +323,14 @@ function explain(text: string, err: SemverError): YepError {
     if (/^[vV]/.test(body)) return bad(text, 'a leading "v" is not allowed (cargo refuses it)', `Write ${JSON.stringify((op ?? '') + body.slice(1))} instead.`);
     const w = body[0] ?? '';
     if (WILDCARDS.includes(w)) {
-      if (op) return bad(text, `an operator cannot apply to a wildcard major version ("${part}")`, `Write "${w}" alone for any version, or give a major version: ${op}1.*`);
-      if (body.length > 1 && body[1] !== ' ') return bad(text, `a wildcard major version cannot be followed by more parts ("${body}")`, `Write "${w}" alone for any version.`);
+      if (op)
+        return bad(
+          text,
+          `an operator cannot apply to a wildcard major version ("${part}")`,
+          `Write "${w}" alone for any version, or give a major version: ${op}1.*`,
+        );
+      if (body.length > 1 && body[1] !== ' ')
+        return bad(text, `a wildcard major version cannot be followed by more parts ("${body}")`, `Write "${w}" alone for any version.`);
       if (parts.length > 1) return bad(text, `"${w}" must be the only comparator`);
     }
     if (/ /.test(body)) return bad(text, 'comparators must be separated by commas');
@@ -315,7 +345,9 @@ function explain(text: string, err: SemverError): YepError {
   }
   switch (err.kind) {
     case 'leading-zero':
-      return err.pos === 'pre-release' ? bad(text, 'invalid pre-release: leading zeros are not allowed in a numeric identifier') : bad(text, `leading zeros are not allowed (${err.message})`);
+      return err.pos === 'pre-release'
+        ? bad(text, 'invalid pre-release: leading zeros are not allowed in a numeric identifier')
+        : bad(text, `leading zeros are not allowed (${err.message})`);
     case 'overflow':
       return bad(text, `a number is larger than cargo allows (${err.message}: at most 18446744073709551615)`);
     case 'after-wildcard':
@@ -325,7 +357,9 @@ function explain(text: string, err: SemverError): YepError {
     case 'expected-comma':
       return bad(text, 'comparators must be separated by commas');
     case 'empty-segment':
-      return err.pos === 'build metadata' ? bad(text, 'invalid build metadata (empty or not [0-9A-Za-z-])') : bad(text, 'invalid pre-release (empty or not [0-9A-Za-z-])');
+      return err.pos === 'build metadata'
+        ? bad(text, 'invalid build metadata (empty or not [0-9A-Za-z-])')
+        : bad(text, 'invalid pre-release (empty or not [0-9A-Za-z-])');
     default:
       return bad(text, err.message);
   }

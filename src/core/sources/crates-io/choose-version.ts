@@ -61,14 +61,23 @@ export function chooseCandidates(crate: string, entries: IndexEntry[], requireme
   const verifiable = usable.filter((e) => isInstallableCksum(e.cksum));
   const best = usable[0]!;
   if (verifiable.length === 0) {
-    throw new YepError('E_INTEGRITY', `${crate} ${best.vers} cannot be installed: the index gives no valid checksum for it${usable.length > 1 ? ' (nor for any other matching version)' : ''}.`, {
-      hint: 'yep-ext never installs a crate it cannot verify. Report this to the registry.',
-      details: { crate, version: best.vers, cksum: truncateRedacted(best.cksum, 80, [], { marker: () => '…' }) },
-    });
+    throw new YepError(
+      'E_INTEGRITY',
+      `${crate} ${best.vers} cannot be installed: the index gives no valid checksum for it${usable.length > 1 ? ' (nor for any other matching version)' : ''}.`,
+      {
+        hint: 'yep-ext never installs a crate it cannot verify. Report this to the registry.',
+        details: { crate, version: best.vers, cksum: truncateRedacted(best.cksum, 80, [], { marker: () => '…' }) },
+      },
+    );
   }
   const chosen = verifiable[0]!;
   if (chosen !== best) {
-    warnings.push(`skipped ${crate} ${usable.slice(0, usable.indexOf(chosen)).map((e) => e.vers).join(', ')}: the index gives no valid checksum; using ${chosen.vers}`);
+    warnings.push(
+      `skipped ${crate} ${usable
+        .slice(0, usable.indexOf(chosen))
+        .map((e) => e.vers)
+        .join(', ')}: the index gives no valid checksum; using ${chosen.vers}`,
+    );
   }
   if (chosen.yanked) warnings.push(`${crate} ${chosen.vers} is yanked; installing it because you named it exactly`);
   return { entries: verifiable, warnings };
@@ -81,9 +90,10 @@ function noMatch(crate: string, sorted: IndexEntry[], matching: IndexEntry[], re
     if (stable.length > 0 && stable.every((e) => e.yanked)) {
       const pre = live.filter((e) => e.version.prerelease);
       return new YepError('E_NOT_FOUND', `Every release of ${crate} is yanked (${listVersions(stable)}).`, {
-        hint: pre.length > 0
-          ? `Pre-releases exist: install one by naming it, e.g. ${crate}@${pre[0]!.vers}. Or name a yanked version exactly to install it anyway.`
-          : `Name a version exactly to install it anyway, e.g. ${crate}@${stable[0]!.vers}.`,
+        hint:
+          pre.length > 0
+            ? `Pre-releases exist: install one by naming it, e.g. ${crate}@${pre[0]!.vers}. Or name a yanked version exactly to install it anyway.`
+            : `Name a version exactly to install it anyway, e.g. ${crate}@${stable[0]!.vers}.`,
         details: { crate, reason: 'only-yanked' },
       });
     }

@@ -40,7 +40,13 @@ export function isExactRequirement(requirement: string | undefined): boolean {
 }
 
 /** chooseVersion under `cooldown` (undefined = none) at time `now` (ms). */
-export function chooseUnderCooldown(crate: string, entries: IndexEntry[], requirement: string | undefined, cooldown: Cooldown | undefined, now: number): CooledChoice {
+export function chooseUnderCooldown(
+  crate: string,
+  entries: IndexEntry[],
+  requirement: string | undefined,
+  cooldown: Cooldown | undefined,
+  now: number,
+): CooledChoice {
   if (!cooldown) return { ...chooseVersion(crate, entries, requirement), skipped: [] };
   const limit = Math.max(cooldown.userMs, cooldown.policyMs);
   const byPolicy = cooldown.policyMs >= cooldown.userMs;
@@ -54,9 +60,11 @@ export function chooseUnderCooldown(crate: string, entries: IndexEntry[], requir
     const age = ageOf(choice.entry, now);
     if (age === undefined) return { ...choice, skipped: [] };
     const what = `${crate} ${choice.entry.vers} is ${formatAge(age)} old`;
-    if (age < cooldown.policyMs) throw freshRefusal(crate, choice.entry, `${what}; cooldown ${formatAge(cooldown.policyMs)} (${ruleLabel(cooldown, true)})`, cooldown, true, age);
+    if (age < cooldown.policyMs)
+      throw freshRefusal(crate, choice.entry, `${what}; cooldown ${formatAge(cooldown.policyMs)} (${ruleLabel(cooldown, true)})`, cooldown, true, age);
     if (age < cooldown.userMs) {
-      if (!cooldown.allowFresh) throw freshRefusal(crate, choice.entry, `${what}; cooldown ${formatAge(cooldown.userMs)} (${cooldown.userFrom})`, cooldown, false, age);
+      if (!cooldown.allowFresh)
+        throw freshRefusal(crate, choice.entry, `${what}; cooldown ${formatAge(cooldown.userMs)} (${cooldown.userFrom})`, cooldown, false, age);
       choice.warnings.push(`${what}; cooldown ${formatAge(cooldown.userMs)} (${cooldown.userFrom}): installing it because of --allow-fresh`);
     }
     return { ...choice, skipped: [] };
@@ -77,7 +85,14 @@ export function chooseUnderCooldown(crate: string, entries: IndexEntry[], requir
     if (!isYepError(e) || e.code !== 'E_NOT_FOUND' || !unrestricted) throw e;
     const best = unrestricted.entry;
     const age = ageOf(best, now) ?? 0;
-    throw freshRefusal(crate, best, `every version of ${crate}${requirement ? ` matching ${requirement}` : ''} is younger than the cooldown: ${best.vers} is ${formatAge(age)} old; cooldown ${formatAge(limit)} (${ruleLabel(cooldown, byPolicy)})`, cooldown, byPolicy, age);
+    throw freshRefusal(
+      crate,
+      best,
+      `every version of ${crate}${requirement ? ` matching ${requirement}` : ''} is younger than the cooldown: ${best.vers} is ${formatAge(age)} old; cooldown ${formatAge(limit)} (${ruleLabel(cooldown, byPolicy)})`,
+      cooldown,
+      byPolicy,
+      age,
+    );
   }
   const skipped: string[] = [];
   if (unrestricted && unrestricted.entry !== choice.entry) {
@@ -89,7 +104,11 @@ export function chooseUnderCooldown(crate: string, entries: IndexEntry[], requir
     }
   }
   if (skipped.length === 0) return { ...choice, skipped };
-  return { ...choice, skipped, skipNote: `skipped ${crate} ${skipped.join(', ')}; cooldown ${formatAge(limit)} (${ruleLabel(cooldown, byPolicy)}); using ${choice.entry.vers}` };
+  return {
+    ...choice,
+    skipped,
+    skipNote: `skipped ${crate} ${skipped.join(', ')}; cooldown ${formatAge(limit)} (${ruleLabel(cooldown, byPolicy)}); using ${choice.entry.vers}`,
+  };
 }
 
 function freshRefusal(crate: string, entry: IndexEntry, why: string, cooldown: Cooldown, byPolicy: boolean, age: number): YepError {

@@ -22,7 +22,8 @@ export interface RegistryConfig {
 const CONFIG_MAX_BYTES = 64 * 1024;
 const memo = new WeakMap<Context, Map<string, Promise<RegistryConfig>>>();
 
-const INDEX_URL_HINT = 'Give --index (or YEP_EXT_INDEX) the root of a sparse index: https://index.crates.io/, https://mirror.example/index/, or a `yep-ext mirror` on disk as file:///mnt/share/yep-mirror/index/.';
+const INDEX_URL_HINT =
+  'Give --index (or YEP_EXT_INDEX) the root of a sparse index: https://index.crates.io/, https://mirror.example/index/, or a `yep-ext mirror` on disk as file:///mnt/share/yep-mirror/index/.';
 
 /** Police the index root the user configured (E_USAGE: it came from a flag or env var). */
 export function checkIndexUrl(indexUrl: string): URL {

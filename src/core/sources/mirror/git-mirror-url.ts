@@ -21,7 +21,8 @@ export const GIT_MIRROR_ENV = 'YEP_EXT_GIT_MIRROR';
 
 function clean(path: string): string {
   const segs = path.split('/').filter((s) => s !== '' && s !== '.');
-  if (segs.some((s) => s === '..' || s.startsWith('.'))) throw new YepError('E_USAGE', `The git URL path ${JSON.stringify(path)} cannot be mapped into a mirror (a segment starts with ".").`);
+  if (segs.some((s) => s === '..' || s.startsWith('.')))
+    throw new YepError('E_USAGE', `The git URL path ${JSON.stringify(path)} cannot be mapped into a mirror (a segment starts with ".").`);
   const joined = segs.join('/').replace(/\.git$/, '');
   if (joined === '') throw new YepError('E_USAGE', 'A git URL without a repository path cannot be mapped into a mirror.');
   return `${joined}.git`;
@@ -45,7 +46,10 @@ const DEFAULT_PORTS: Record<string, number> = { https: 443, http: 80 };
 
 /** Lower-cased, an IPv6 address without brackets and with `_` for `:` (a file name). */
 function mirrorHost(host: string): string {
-  return host.toLowerCase().replace(/^\[|\]$/g, '').replaceAll(':', '_');
+  return host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replaceAll(':', '_');
 }
 
 /** The URL to fetch `url` from when a git mirror is configured, else undefined. */

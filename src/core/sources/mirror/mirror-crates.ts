@@ -79,13 +79,19 @@ export async function mirrorCrate(ctx: Context, root: string, entryName: string,
   const fetched = await fetchIndexText(ctx, origin, rec.crate_name);
   const line = fetched ? splitLines(fetched.body).find((l) => l.vers === rec.version) : undefined;
   if (!line) {
-    throw new YepError('E_NOT_FOUND', `${label}: the origin index ${origin} has no line for the locked version.`, { details: { crate: rec.crate_name, version: rec.version, index: origin } });
+    throw new YepError('E_NOT_FOUND', `${label}: the origin index ${origin} has no line for the locked version.`, {
+      details: { crate: rec.crate_name, version: rec.version, index: origin },
+    });
   }
   if (typeof line.cksum !== 'string' || !CKSUM_RE.test(line.cksum)) throw new YepError('E_INTEGRITY', `${label}: the origin's index line has no valid cksum.`);
   if (rec.cksum !== undefined && rec.cksum !== line.cksum) {
-    throw new YepError('E_INTEGRITY', `${label}: the origin index now gives cksum ${line.cksum.slice(0, 16)}…, but the lock pins ${rec.cksum.slice(0, 16)}…. A published version must never change.`, {
-      details: { wanted: rec.cksum, got: line.cksum },
-    });
+    throw new YepError(
+      'E_INTEGRITY',
+      `${label}: the origin index now gives cksum ${line.cksum.slice(0, 16)}…, but the lock pins ${rec.cksum.slice(0, 16)}…. A published version must never change.`,
+      {
+        details: { wanted: rec.cksum, got: line.cksum },
+      },
+    );
   }
   const cksum = line.cksum;
   const fileRel = crateFileRel(line.name, line.vers);

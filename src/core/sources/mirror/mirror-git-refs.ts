@@ -42,7 +42,11 @@ async function fullRefName(git: SimpleGit, originUrl: string, requested: string)
   const out = await git.raw(['ls-remote', '--', originUrl, `refs/tags/${requested}`, `refs/heads/${requested}`]);
   const names = out.split('\n').map((l) => l.split('\t')[1]);
   // git's order when both exist: the tag.
-  return names.includes(`refs/tags/${requested}`) ? `refs/tags/${requested}` : names.includes(`refs/heads/${requested}`) ? `refs/heads/${requested}` : undefined;
+  return names.includes(`refs/tags/${requested}`)
+    ? `refs/tags/${requested}`
+    : names.includes(`refs/heads/${requested}`)
+      ? `refs/heads/${requested}`
+      : undefined;
 }
 
 /** Name the lock's requested ref (or the default branch) at `rev` in the mirror repository `git`. */

@@ -39,7 +39,11 @@ const IDLE_MS = 120_000;
 
 export async function mirrorGit(ctx: Context, root: string, entryName: string, rec: GitRecord): Promise<MirroredGit> {
   const origin = checkGitUrl(rec.url);
-  if (!isFullSha(rec.rev)) throw new YepError('E_STATE', `${entryName}: the lock pins ${sanitize(rec.url, { max: 200 })} to ${JSON.stringify(sanitize(rec.rev, { max: 80 }))}, which is not a 40-hex commit.`);
+  if (!isFullSha(rec.rev))
+    throw new YepError(
+      'E_STATE',
+      `${entryName}: the lock pins ${sanitize(rec.url, { max: 200 })} to ${JSON.stringify(sanitize(rec.rev, { max: 80 }))}, which is not a 40-hex commit.`,
+    );
   const rev = rec.rev.toLowerCase();
   const rel = `git/${gitMirrorPath(origin.url)}`;
   const gitDir = join(root, rel);
@@ -48,10 +52,19 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
     () => true,
     () => false,
   );
-  const git = createGit(ctx, { allowedProtocols: origin.allowedProtocols, cwd: root, gitDir, signal: ctx.signal, idleTimeoutMs: IDLE_MS, noRedirects: origin.transport === 'http' });
+  const git = createGit(ctx, {
+    allowedProtocols: origin.allowedProtocols,
+    cwd: root,
+    gitDir,
+    signal: ctx.signal,
+    idleTimeoutMs: IDLE_MS,
+    noRedirects: origin.transport === 'http',
+  });
   const shown = sanitize(origin.url, { max: 200 });
   const fail = (what: string, e: unknown): YepError =>
-    new YepError('E_GIT', `${entryName}: could not ${what} ${shown} for the mirror: ${sanitize(e instanceof Error ? e.message : String(e), { max: 400 })}`, { cause: e });
+    new YepError('E_GIT', `${entryName}: could not ${what} ${shown} for the mirror: ${sanitize(e instanceof Error ? e.message : String(e), { max: 400 })}`, {
+      cause: e,
+    });
   const has = (): Promise<boolean> => hasCommit(git, rev);
   if (!exists) {
     try {
@@ -64,7 +77,15 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   if (!(await has())) {
     ctx.log.info(`Mirroring ${shown} at ${rev.slice(0, 12)}`);
     // Full history (a dumb-HTTP client walks parents), with the source's fallbacks.
-    await fetchCommitWithFallback(git, { url: origin.url, rev, shallow: false, refPrefix: 'refs/yep-fetch', signal: ctx.signal, log: ctx.log, fail: (e) => (e instanceof YepError ? e : fail('fetch', e)) });
+    await fetchCommitWithFallback(git, {
+      url: origin.url,
+      rev,
+      shallow: false,
+      refPrefix: 'refs/yep-fetch',
+      signal: ctx.signal,
+      log: ctx.log,
+      fail: (e) => (e instanceof YepError ? e : fail('fetch', e)),
+    });
     if (!(await has())) {
       throw new YepError('E_NOT_FOUND', `${entryName}: commit ${rev} is not on ${shown} (any more); it cannot be mirrored.`, { details: { url: shown, rev } });
     }

@@ -35,7 +35,8 @@ export function indexFileRel(crate: string): string {
 /** `crates/<name>/<name>-<version>.crate`: the path the `dl` template names. */
 export function crateFileRel(name: string, version: string): string {
   assertCrateName(name);
-  if (!/^[0-9A-Za-z.+-]{1,128}$/.test(version)) throw new YepError('E_STATE', `The locked version ${JSON.stringify(version.slice(0, 80))} of ${name} is not a version.`);
+  if (!/^[0-9A-Za-z.+-]{1,128}$/.test(version))
+    throw new YepError('E_STATE', `The locked version ${JSON.stringify(version.slice(0, 80))} of ${name} is not a version.`);
   return `crates/${name}/${name}-${version}.crate`;
 }
 
@@ -63,10 +64,14 @@ export async function writeOnce(root: string, rel: string, data: Uint8Array, wha
   const have = readMirrorFile(root, rel);
   if (have !== undefined) {
     if (Buffer.compare(have, Buffer.from(data)) === 0) return false;
-    throw new YepError('E_INTEGRITY', `${what}: the mirror already holds ${rel} with other bytes (sha256 ${sha256Hex(have).slice(0, 16)}…, now ${sha256Hex(data).slice(0, 16)}…); a pinned file is never rewritten.`, {
-      hint: 'Either the origin changed a published file or the mirror was altered. Find out which before trusting either; to start over, build the mirror into an empty directory.',
-      details: { file: rel, have: sha256Hex(have), now: sha256Hex(data) },
-    });
+    throw new YepError(
+      'E_INTEGRITY',
+      `${what}: the mirror already holds ${rel} with other bytes (sha256 ${sha256Hex(have).slice(0, 16)}…, now ${sha256Hex(data).slice(0, 16)}…); a pinned file is never rewritten.`,
+      {
+        hint: 'Either the origin changed a published file or the mirror was altered. Find out which before trusting either; to start over, build the mirror into an empty directory.',
+        details: { file: rel, have: sha256Hex(have), now: sha256Hex(data) },
+      },
+    );
   }
   await ensureDir(dirname(join(root, rel)));
   await writeFileAtomic(join(root, rel), data, { mode: 0o644, what: 'The mirror file' });
@@ -109,7 +114,12 @@ export async function copyPinnedFile(root: string, rel: string, source: string, 
     what: 'The mirror file',
     check: () => {
       const got = hash.digest('hex');
-      if (got !== sha256) throw new YepError('E_INTEGRITY', `${what}: the verified download changed before it reached the mirror (sha256 ${got.slice(0, 16)}…, locked ${sha256.slice(0, 16)}…); nothing was written.`, { details: { file: rel, wanted: sha256, got } });
+      if (got !== sha256)
+        throw new YepError(
+          'E_INTEGRITY',
+          `${what}: the verified download changed before it reached the mirror (sha256 ${got.slice(0, 16)}…, locked ${sha256.slice(0, 16)}…); nothing was written.`,
+          { details: { file: rel, wanted: sha256, got } },
+        );
     },
   });
 }
