@@ -38,14 +38,16 @@ export function renderPlan(p: InstallPlan): string {
   const what = sanitize(`${p.name}${p.version ? ` ${p.version}` : ''}`);
   const from = sanitize(sourceLabel(p.source));
   const lines = [
-    `${{
-      new: `Would install ${what} (${from}).`,
-      unchanged: `${what} is already installed from ${from}: nothing to do.`,
-      repinned: `Would re-pin ${what} (${from}).`,
-      replaced: p.replace_asks
-        ? `Would replace ${sanitize(p.name)}: ${sanitize(p.replace_reason ?? '')}; this asks first (or needs --yes).`
-        : `Would move ${sanitize(p.name)} forward: ${sanitize(p.replace_reason ?? '')} (as \`yep-ext update\` would; no question).`,
-    }[p.action]} (dry run)`,
+    `${
+      {
+        new: `Would install ${what} (${from}).`,
+        unchanged: `${what} is already installed from ${from}: nothing to do.`,
+        repinned: `Would re-pin ${what} (${from}).`,
+        replaced: p.replace_asks
+          ? `Would replace ${sanitize(p.name)}: ${sanitize(p.replace_reason ?? '')}; this asks first (or needs --yes).`
+          : `Would move ${sanitize(p.name)} forward: ${sanitize(p.replace_reason ?? '')} (as \`yep-ext update\` would; no question).`,
+      }[p.action]
+    } (dry run)`,
   ];
   if (p.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${p.grant} (answer on a TTY, or --accept ${p.grant}, or --yes)`);
   return lines.join('\n');

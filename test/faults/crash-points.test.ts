@@ -29,7 +29,7 @@ import { createContext } from '../../src/core/context.js';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { agentView } from '../helpers/agent-view.js';
 import { buildCrate } from '../helpers/crates.js';
-import { homeState, strayFiles, } from '../helpers/home-state.js';
+import { homeState, strayFiles } from '../helpers/home-state.js';
 import { REPO_ROOT, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';

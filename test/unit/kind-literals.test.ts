@@ -14,7 +14,9 @@ const SRC = join(import.meta.dirname, '..', '..', 'src');
 const ROOT = join(SRC, 'core', 'operations');
 const SOURCES = join(SRC, 'core', 'sources');
 // `kind: 'path'` of doctor's target (core/doctor/target.ts) is not a source kind: a directory to doctor (library API, runDoctor).
-const NOT_SOURCE_KINDS = [/core\/doctor\/target\.ts:\d+: .*DoctorTarget = |core\/doctor\/target\.ts:\d+: +\| \{ kind: 'path'; dir: string \}|core\/doctor\/target\.ts:\d+: return \{ kind: 'path', dir:/];
+const NOT_SOURCE_KINDS = [
+  /core\/doctor\/target\.ts:\d+: .*DoctorTarget = |core\/doctor\/target\.ts:\d+: +\| \{ kind: 'path'; dir: string \}|core\/doctor\/target\.ts:\d+: return \{ kind: 'path', dir:/,
+];
 const KIND = `['"\`](?:crate|git|path)['"\`]`;
 // x.kind === 'git', x.type !== 'crate', 'path' == y.kind, case 'git':, kind: 'crate' (a literal record or spec).
 const KIND_LITERAL = new RegExp(
