@@ -87,7 +87,7 @@ export async function runFastDoctor(argv: string[], early?: EarlyServers): Promi
     writeStdout(`${a.json ? JSON.stringify(report, null, 2) : renderDoctorReport(report, process.stdout)}\n`);
     if (!report.ok) {
       if (a.json) code = 9;
-      else throw doctorFailedError(report);
+      else throw await doctorFailedError(report);
     }
   } catch (e) {
     code = writeError(e, a.json);

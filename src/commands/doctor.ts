@@ -61,7 +61,7 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
       return this.exit(9);
     }
     this.log(renderDoctorReport(report, process.stdout));
-    throw doctorFailedError(report);
+    throw await doctorFailedError(report);
   }
 }
 

@@ -52,7 +52,7 @@ describe('yep-ext doctor', () => {
     expect(r.code).toBe(9);
     expect(r.stdout).toMatch(/fail\s+command\s+"rusty" is neither in the package's bin\//);
     expect(r.stderr).toContain(
-      `hint: rusty is a Rust crate whose server is not built yet: run \`(cd ${dir} && cargo build --release && cp target/release/rusty bin/)\`, then doctor again.`,
+      `hint: rusty's server is not built yet (bin/rusty is missing): run \`(cd ${dir} && cargo build --release && cp target/release/rusty bin/)\`, then doctor again.`,
     );
 
     const empty = join(home.root, 'pkgs', 'empty');

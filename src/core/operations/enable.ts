@@ -25,6 +25,8 @@ import type { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
 import { enableExtension, readExtensionSettings } from '../settings/settings.js';
 import { findEntry, loadLock } from '../store/lockfile.js';
+import { unbuiltServer, type UnbuiltServer } from '../package/server-build.js';
+import { isLinked } from '../sources/index.js';
 import { policyError } from '../policy/evaluate.js';
 import { installedViolations, pinnedAsOnDisk, unlockedViolations, withPolicy } from './policy-gate.js';
 
@@ -199,6 +201,14 @@ function assertAgentCanRun(ctx: Context, manifest: Manifest, engines: EnginesVer
   if (engines.status === 'malformed') ctx.log.warn(`${describeVerdict(label, engines)}.`);
 }
 
+/** A local (in-place) package whose server is not built yet: the build it needs, in the user's directory. */
+async function localBuildPending(ctx: Context, name: string, manifest: Manifest): Promise<UnbuiltServer | undefined> {
+  // Only a local directory is built by its author: a fetched crate without its server is a package-only install.
+  const entry = findEntry(await loadLock(ctx.paths.lockFile), name);
+  if (!entry || !isLinked(entry.source) || typeof entry.source.path !== 'string') return undefined;
+  return unbuiltServer(entry.source.path, manifest.yolop.capabilityServer.command);
+}
+
 /** Enable an installed extension, setting config and asking for missing required fields. */
 export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
   const name = resolveExtensionName(ctx.paths, input);
@@ -269,6 +279,8 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
       fields,
       engines,
     };
+    const build = await localBuildPending(ctx, name, manifest);
+    if (build) ctx.log.warn(`${name}'s server is not built yet (${build.missing} is missing): yolop cannot start it until you run \`${build.command}\`.`);
     for (const f of fields) {
       if (f.source === 'keychain')
         ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);

@@ -16,6 +16,7 @@ import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, unlocked
 import { interruptedChanges } from '../store/interrupted-changes.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
+import { isLinked } from '../sources/index.js';
 import { loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
 import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
@@ -154,9 +155,11 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
           if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
         }
       }
-      // An unresolvable command is doctor's and verify's to report (a package-only install is normal);
-      // a server file in the package that cannot run is a problem everywhere.
-      for (const p of check.result.problems) if (p.kind !== 'command') item.problems.push(p.message);
+      // An unresolvable command of a fetched package is doctor's and verify's to report (a
+      // package-only install is normal); a server file in the package that cannot run is a
+      // problem everywhere, and so is a local package whose server is not built yet.
+      const linked = isLinked(entry.source);
+      for (const p of check.result.problems) if (p.kind !== 'command' || linked) item.problems.push(p.message);
       if (check.result.problems.some((p) => p.kind === 'missing')) return item;
       const weak = weakBinaryProblem(entry.source);
       if (weak) item.problems.push(weak);

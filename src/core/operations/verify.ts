@@ -16,6 +16,7 @@ import { YepError, isYepError } from '../errors.js';
 import { contentHash } from '../package/content-hash.js';
 import { sha256File } from '../fs/file-digest.js';
 import { inspectServerCommand } from '../package/inspect-command.js';
+import { unbuiltServer, type UnbuiltServer } from '../package/server-build.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
@@ -294,11 +295,18 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
       } catch {
         inPackage = false;
       }
+      const build = linked && !inPackage ? unbuiltServer(localDir(entry, dir), command) : undefined;
       result.problems.push(
         inPackage
           ? { kind: 'not-executable', message: `server will not start: ${inspected.detail}`, files: [binRel as string] }
-          : { kind: 'command', message: `server command does not resolve: ${inspected.detail}`, files: null },
+          : build
+            ? { kind: 'command', message: unbuiltMessage(build), files: null }
+            : { kind: 'command', message: `server command does not resolve: ${inspected.detail}`, files: null },
       );
+    } else if (linked) {
+      // The command is there but what it starts is not (a launcher before the first build).
+      const build = unbuiltServer(localDir(entry, dir), command);
+      if (build) result.problems.push({ kind: 'command', message: unbuiltMessage(build), files: null });
     }
   }
   return done(clean ? { ...(manifest ? { manifest } : {}), clean } : manifest ? { manifest } : {});
@@ -319,6 +327,16 @@ export function needsRefetch(entry: LockEntry, result: EntryVerification): boole
   return result.problems.some(
     (p) => p.kind === 'missing' || p.kind === 'manifest' || p.kind === 'content' || p.kind === 'binary' || (p.kind === 'not-executable' && !linked),
   );
+}
+
+/** A local package's directory as the user knows it (the lock's path), not the store's link to it. */
+function localDir(entry: LockEntry, dir: string): string {
+  return typeof entry.source.path === 'string' ? entry.source.path : dir;
+}
+
+/** A local package whose server is not built yet, and the command that builds it. */
+function unbuiltMessage(build: UnbuiltServer): string {
+  return `server not built yet (${build.missing} is missing): run \`${build.command}\``;
 }
 
 /** Record the signatures of a tree that was just re-hashed clean (caller holds the installer lock). */
@@ -394,7 +412,7 @@ function integrityHint(ctx: Context, bad: VerifiedExtension[], entries: LockEntr
   const parts = [
     rest.length ? `repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
     unbuilt.length
-      ? `build or restore the server command in the local ${unbuilt.length === 1 ? 'directory' : 'directories'} of ${unbuilt.join(', ')} (reinstalling finds the same directory; \`yep-ext doctor ${String(entries.find((x) => x.name === unbuilt[0])?.source.path ?? unbuilt[0])}\` shows what is missing and, for a Rust package, the build step)`
+      ? `build or restore the server command in the local ${unbuilt.length === 1 ? 'directory' : 'directories'} of ${unbuilt.join(', ')} (reinstalling finds the same directory; \`yep-ext doctor ${String(entries.find((x) => x.name === unbuilt[0])?.source.path ?? unbuilt[0])}\` shows what is missing and the build step it knows)`
       : '',
     gone.length
       ? `install ${gone.join(' ')} again from where ${gone.length === 1 ? 'its local directory is' : 'their local directories are'} now (\`${INSTALL_MOVED_DIR}\`) or drop ${gone.length === 1 ? 'it' : 'them'} (\`yep-ext remove ${gone.join(' ')}\`)`
