@@ -270,7 +270,8 @@ export function approvalOf(fingerprint: string | undefined, grant: Grant): 'exac
 
 /**
  * A stored grant (`.yep-grants/<name>.json`) read back: format 2, or format 1 from before
- * the text was recorded; undefined for anything else (the caller ignores the file).
+ * the text was recorded; undefined for anything else (the caller ignores the file). Only
+ * its shape is checked here: the caller trusts it once its fingerprint is the lock's.
  */
 export function readStoredGrant(value: unknown): Grant | LegacyGrant | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
@@ -278,7 +279,7 @@ export function readStoredGrant(value: unknown): Grant | LegacyGrant | undefined
   if (format !== GRANT_FORMAT && format !== LEGACY_FORMAT) return undefined;
   try {
     const g = value as Grant | LegacyGrant;
-    // Normalising touches every field the fingerprint reads: a malformed file throws here.
+    // A file the fingerprint cannot even be computed over (a facet missing) is no grant.
     grantFingerprint(g);
     return g;
   } catch {
