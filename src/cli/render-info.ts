@@ -9,6 +9,7 @@ import { isLinked } from '../core/sources/index.js';
 import type { Upstream } from '../core/sources/source.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderSummary } from './render-grant.js';
+import { approvalOf } from '../core/package/grants.js';
 import { SOURCE_TEXT } from './render-config.js';
 import { bold, green, yellow } from './style.js';
 
@@ -51,12 +52,16 @@ export function renderInfo(info: InfoResult): string {
   lines.push(line('enabled', info.enabled === null ? 'unknown' : info.enabled ? 'yes' : 'no'));
   if (info.dir) lines.push(line('directory', clean(info.dir)));
   if (info.grant) {
+    // A format-1 fingerprint (before the grant held the words the model reads) approves the same grant over the locked bytes.
+    const how = approvalOf(info.approved_grant ?? undefined, info.grant.grant);
     const approved =
       info.approved_grant === null
         ? 'none on record'
-        : info.approved_grant === info.grant.fingerprint
+        : how === 'exact'
           ? 'approved'
-          : `differs from the approved ${info.approved_grant}`;
+          : how === 'before-text' && info.verify?.ok === true
+            ? 'approved; the words the model reads are recorded by the next install or update'
+            : `differs from the approved ${info.approved_grant}`;
     lines.push(line('grant', `${info.grant.fingerprint} (${approved})`));
   }
   if (info.engines && info.engines.status !== 'none')
@@ -92,6 +97,7 @@ export function renderInfo(info: InfoResult): string {
     }
   }
   if (info.verify) lines.push(line('checks', info.verify.ok ? green('no problems found') : yellow(info.verify.problems.map((p) => clean(p)).join('; '))));
-  if (info.grant) lines.push('', ...renderSummary(info.grant.grant));
+  // The fingerprint is on the `grant` line above: once is enough.
+  if (info.grant) lines.push('', ...renderSummary(info.grant.grant, { fingerprint: false }));
   return lines.join('\n');
 }

@@ -49,11 +49,14 @@ export function renderPlanned(item: UpdateItem, dryRun: boolean): string {
   if (item.first_approval && item.contributions) {
     // Installed by yolop (no grant on record): the whole contribution summary, as for a new install.
     lines.push('  no grant was ever approved for it through yep-ext (installed by yolop); it asks for:');
-    lines.push(...renderSummary(item.contributions).map((l) => `  ${l}`));
+    // The fingerprint is named once, where consent is given (the refusal's hint, a dry run's line below).
+    lines.push(...renderSummary(item.contributions, { fingerprint: false }).map((l) => `  ${l}`));
   } else if (item.diff) lines.push(...renderDiff(item.diff).map((l) => `  ${l}`));
   else if (item.consent_needed) lines.push('  the grant changed (the previously approved grant is not on record, so it cannot be shown as a diff)');
   if (item.binary) lines.push(`  ${sanitize(item.binary)}`);
-  if (item.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${item.to?.grant}`);
+  // Printed once: a dry run names the fingerprint here; a real run asks on a TTY, or its refusal's hint names it.
+  if (item.consent_needed && dryRun)
+    lines.push(`  ${yellow('consent needed')}: answer on a TTY, or pass --accept ${item.to?.grant} (exactly this grant) or --yes`);
   if (outside) lines.push(`  ${outside}`);
   return lines.join('\n');
 }

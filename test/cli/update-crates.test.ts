@@ -191,7 +191,8 @@ describe('update from crates.io', () => {
 
     const wrong = await runCli(['update', 'hello', '--accept', `sha256:${'1'.repeat(64)}`], { env: env() });
     expect(wrong.code).toBe(8);
-    expect(wrong.stderr).toContain(`the fingerprint you passed is not the new grant's: the new grant is ${plan.updates[0].to.grant}`);
+    expect(wrong.stderr).toContain(`the fingerprint you passed (sha256:111111111111…) is not the new grant's`);
+    expect(wrong.stderr).toContain(`--accept ${plan.updates[0].to.grant}`);
     expect(storeState()).toBe(before);
 
     const right = await runCli(['update', 'hello', '--accept', plan.updates[0].to.grant], { env: env() });

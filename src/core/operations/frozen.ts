@@ -29,6 +29,7 @@ import type { PreparedPackage } from './prepare.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
 import type { Manifest } from '../package/manifest.js';
+import { approvalOf, grantOf, type Grant } from '../package/grants.js';
 import { installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
 import { policyError, policyViolations, type PolicyViolation } from '../policy/evaluate.js';
 
@@ -57,10 +58,20 @@ export interface FrozenOptions {
 async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<EntryCheck | undefined> {
   const have = findEntry(current, entry.name);
   if (!have || have.content_hash !== entry.content_hash) return undefined;
-  if (typeof entry.grant === 'string' && have.grant !== entry.grant) return undefined;
+  const otherGrant = typeof entry.grant === 'string' && have.grant !== entry.grant;
+  if (otherGrant && typeof have.grant !== 'string') return undefined;
   if (have.source.binary_file_sha256 !== entry.source.binary_file_sha256) return undefined;
   const check = await checkEntry(ctx, have, { mode: 'cheap' });
-  return needsRefetch(have, check.result) ? undefined : check;
+  if (needsRefetch(have, check.result)) return undefined;
+  // Two fingerprints of one grant: a lock written before the grant held the words the model
+  // reads names it by its format-1 fingerprint. The intact tree holds the locked bytes, so
+  // both approve its manifest's grant, or the entry is fetched again (and prepareExactly judges).
+  if (otherGrant && !(check.manifest && bothApprove(have.grant as string, entry.grant as string, grantOf(check.manifest)))) return undefined;
+  return check;
+}
+
+function bothApprove(a: string, b: string, grant: Grant): boolean {
+  return approvalOf(a, grant) !== undefined && approvalOf(b, grant) !== undefined;
 }
 
 /**

@@ -15,14 +15,14 @@ import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
-import { loadManifest, type Manifest } from '../package/manifest.js';
+import type { Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
 import { withNotes } from '../sources/source.js';
 import { makePlanningDir, removeDir } from '../store/staging.js';
 import { noteCreated } from '../store/created-dirs.js';
-import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
-import { loadApprovedGrant } from '../store/approved-grants.js';
+import type { GrantDiff, GrantSummary } from '../package/grants.js';
+import { judgeGrant, recordApproval, type GrantJudgement } from './grant-approval.js';
 import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { certainReplacement, decideInstall, replaceRefusal, type InstallDecision, type InstallPlan, type ReplaceVia } from './install-plan.js';
@@ -190,23 +190,6 @@ async function installedPinOf(ctx: Context, spec: ValidSpec): Promise<LockSource
   return rec ? [rec] : [];
 }
 
-/** How `grant` differs from what is approved for `name` now (its recorded grant, else the installed manifest's); undefined when nothing is installed. */
-async function grantDiff(
-  ctx: Context,
-  name: string,
-  entry: LockEntry | undefined,
-  target: string,
-  grant: Parameters<typeof diffGrants>[1],
-): Promise<ReturnType<typeof diffGrants> | undefined> {
-  const installedGrant =
-    (await loadApprovedGrant(ctx, name, entry?.grant)) ??
-    (await loadManifest(target).then(
-      (m) => grantOf(m),
-      () => undefined,
-    ));
-  return installedGrant ? diffGrants(installedGrant, grant) : undefined;
-}
-
 /** A fetched, verified package and what installing it would do (before the installer lock). */
 interface Planned {
   plan: InstallPlan;
@@ -217,8 +200,10 @@ interface Planned {
   problem?: unknown;
   /** For `replaced`: what the refusal's hint offers besides --yes. */
   via: ReplaceVia;
+  /** The grant judged against the entry the plan read (grant-approval.ts). */
+  judged: GrantJudgement;
   /** What to show before a prompt; `now` is the grant diff against the entry as it is at apply, when that differs from the plan's. */
-  preview(previous?: LockEntry, now?: { diff: ReturnType<typeof diffGrants> | undefined }): InstallPreview;
+  preview(previous?: LockEntry, now?: { diff: GrantDiff | undefined }): InstallPreview;
 }
 
 /**
@@ -256,14 +241,15 @@ async function planSpec(
   const { fetched, manifest, name, grant } = prepared;
   const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);
   const target = packageDir(ctx.paths, name);
-  const diff = await grantDiff(ctx, name, before, target, grant.grant);
+  const judged = await judgeGrant(ctx, name, before, { grant: grant.grant, content_hash: prepared.content_hash });
+  const diff = judged.diff;
   const candidate = { source: fetched.source, content_hash: prepared.content_hash, grant: grant.fingerprint };
   let decision: InstallDecision | undefined;
   let problem: unknown;
   // The "already installed" check's verdict on this very entry stands (one check per install).
   const intact = before !== undefined && known.checked?.entry === before ? known.checked.intact : await installedIntact(ctx, before, target);
   try {
-    decision = decideInstall(name, target, before, candidate, intact, diff);
+    decision = decideInstall(name, target, before, candidate, intact, judged);
   } catch (e) {
     problem = e;
   }
@@ -284,6 +270,7 @@ async function planSpec(
     plan,
     prepared,
     intact,
+    judged,
     via: decision?.via ?? 'yes-only',
     ...(problem !== undefined ? { problem } : {}),
     preview: (previous, now) => ({
@@ -317,9 +304,12 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
     const intact = sameRecord ? planned.intact : await installedIntact(ctx, previous, target);
     // Consent is judged against what is approved now: an entry another process changed since the
     // plan (during the download or a prompt) may have narrowed the grant this one widens.
-    const now = isDeepStrictEqual(previous, plan.previous) ? undefined : { diff: await grantDiff(ctx, name, previous, target, grant.grant) };
-    const diff = now ? now.diff : plan.diff;
-    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, diff);
+    const judged = isDeepStrictEqual(previous, plan.previous)
+      ? planned.judged
+      : await judgeGrant(ctx, name, previous, { grant: grant.grant, content_hash: plan.content_hash });
+    const now = judged === planned.judged ? undefined : { diff: judged.diff };
+    const diff = judged.diff;
+    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, judged);
     if (decision.action === 'replaced' && decision.asks) {
       const ok = !hooks.refuseReplace && ((await hooks.confirmReplace?.(planned.preview(previous, now), decision.why ?? '')) ?? false);
       if (!ok) throw replaceRefusal(name, target, previous, decision.why, decision.via);
@@ -339,9 +329,11 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
       previous !== undefined &&
       samePinAndFollow(previous.source, fetched.source) &&
       previous.content_hash === plan.content_hash &&
-      previous.grant === grant.fingerprint;
+      judged.approved;
     const reinstall = (decision.action === 'unchanged' && hooks.force === true) || repaired;
     if (decision.action !== 'unchanged' || reinstall) await commitPackage(ctx, prepared, undefined, {}, lock);
+    // Exactly this is installed under a format-1 fingerprint: its grant, words included, is recorded once.
+    else if (judged.record && previous) await recordApproval(ctx, lock, previous, grant.grant);
     // Read after the commit: a build from source runs there and changes both.
     const { command } = prepared;
     return {

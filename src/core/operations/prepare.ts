@@ -10,7 +10,7 @@ import type { Context } from '../context.js';
 import { checkpoint } from '../fs/checkpoint.js';
 import { inspectServerCommand, type CommandInspection } from '../package/inspect-command.js';
 import { contentHash } from '../package/content-hash.js';
-import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
+import { approvalOf, grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { YepError } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
@@ -108,7 +108,9 @@ export async function prepareExactly(ctx: Context, entry: LockEntry, stage: stri
   const problems: string[] = [];
   if (p.name !== entry.name) problems.push(`its manifest names it "${p.name}"`);
   if (p.content_hash !== entry.content_hash) problems.push(`content hash ${p.content_hash} differs from the locked ${entry.content_hash}`);
-  if (typeof entry.grant === 'string' && p.grant.fingerprint !== entry.grant)
+  // A format-1 fingerprint (from before the grant held the words the model reads) approves the same
+  // grant over the locked bytes: the content hash above proves the words.
+  if (typeof entry.grant === 'string' && !approvalOf(entry.grant, p.grant.grant))
     problems.push(`its grant ${p.grant.fingerprint} differs from the locked ${entry.grant} (the lock cannot approve a different grant)`);
   // The binary is pinned too: a prebuilt one must be the locked artifact (a release host can serve
   // another binary with a matching .sha256). A local cargo build is not reproducible byte for byte.

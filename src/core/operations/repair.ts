@@ -20,6 +20,7 @@ import { checkAgainstAgent } from '../agent/agent-version.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
 import { installSpec, type InstallHooks, type InstallOutcome } from './install.js';
 import { commandFinding } from '../package/inspect-command.js';
+import { approvalOf } from '../package/grants.js';
 
 /** The lock entry a `--force` argument names, if it is the name of an installed extension. */
 async function lockedEntryNamed(ctx: Context, text: string): Promise<LockEntry | undefined> {
@@ -49,7 +50,9 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
       const now = findEntry(lock, entry.name);
       if (!now || now.content_hash !== entry.content_hash)
         throw new YepError('E_CONFLICT', `${entry.name} changed while it was being fetched again.`, { hint: 'Run the command again.' });
-      await commitPackage(ctx, prepared, now, {}, lock);
+      // An entry still named by its format-1 fingerprint is placed with the grant it approves, words included.
+      const recorded = approvalOf(now.grant, prepared.grant.grant) === 'before-text' ? { ...now, grant: prepared.grant.fingerprint } : now;
+      await commitPackage(ctx, prepared, recorded, {}, lock);
     });
     const { command } = prepared;
     // A repair puts back what the lock pins: engines is reported, never a reason to refuse.

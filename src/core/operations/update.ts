@@ -11,14 +11,10 @@ import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { notInstalled } from '../store/installed-manifest.js';
-import { loadApprovedGrant, saveApprovedGrant } from '../store/approved-grants.js';
-import { pinEntries } from '../store/transaction.js';
-import { diffGrants, grantOf, type Grant, type GrantDiff } from '../package/grants.js';
+import type { Grant, GrantDiff } from '../package/grants.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { unlockedPackages } from '../store/unlocked-packages.js';
-import { loadManifest } from '../package/manifest.js';
-import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
 import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { UpdateNotes } from '../sources/source.js';
@@ -29,6 +25,7 @@ import { describeBinaryStep } from '../binary/binary-describe.js';
 import { admitPrepared, withPolicy } from './policy-gate.js';
 import { checkEntry, editedInPlace, needsRefetch, repairHint } from './verify.js';
 import type { Policy } from '../policy/policy-file.js';
+import { installedBeforeText, judgeGrant, recordApproval } from './grant-approval.js';
 
 /** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'held' | 'refused' | 'failed';
@@ -80,7 +77,10 @@ export interface UpdateOptions {
 
 interface Planned {
   item: UpdateItem;
-  /** Unchanged content under an entry with no recorded grant: the grant to record silently. */
+  /**
+   * Unchanged content under an entry with no recorded grant, or one named by a format-1
+   * fingerprint: the entry as judged, and the grant to record silently.
+   */
   record?: { entry: LockEntry; grant: Grant };
   prepared?: PreparedPackage;
   stage?: string;
@@ -145,7 +145,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(newerOutside ? { newer_outside: newerOutside } : {}) };
   if (candidates.length === 0) {
     await assertIntact(ctx, entry);
-    return { item: base };
+    return { item: base, ...(await recordBeforeText(ctx, entry)) };
   }
   const stage = await makePlanningDir(ctx, `update-${entry.name}`, dryRun);
   try {
@@ -159,7 +159,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       // Newer versions exist, and none tried runs on this agent: keep what is installed.
       await removeDir(stage);
       await assertIntact(ctx, entry);
-      return { item: { ...base, status: 'held', engines: walk.engines } };
+      return { item: { ...base, status: 'held', engines: walk.engines }, ...(await recordBeforeText(ctx, entry)) };
     }
     const prepared = walk.prepared;
     if (prepared.name !== entry.name) {
@@ -171,26 +171,19 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
     admitPrepared(policy, prepared);
     // Same pin, same bytes (a republished crate): the kind decides.
     source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
-    // The host writes no `grant`: unchanged bytes are up to date, and the grant is recorded silently.
+    // The host writes no `grant`: unchanged bytes are up to date, and the grant is recorded silently
+    // (so is one a lock named by its format-1 fingerprint: same bytes, same words).
     const unrecorded = typeof entry.grant !== 'string';
-    if (prepared.content_hash === entry.content_hash && (unrecorded || prepared.grant.fingerprint === entry.grant)) {
+    const judged = unrecorded ? undefined : await judgeGrant(ctx, entry.name, entry, { grant: prepared.grant.grant, content_hash: prepared.content_hash });
+    if (prepared.content_hash === entry.content_hash && (unrecorded || judged?.approved)) {
       await removeDir(stage);
       await assertIntact(ctx, entry);
-      return { item: base, ...(unrecorded ? { record: { entry: { ...entry, grant: prepared.grant.fingerprint }, grant: prepared.grant.grant } } : {}) };
+      return { item: base, ...(unrecorded || judged?.record ? { record: { entry, grant: prepared.grant.grant } } : {}) };
     }
     // Nothing was ever approved through yep-ext (no grant recorded): ask for the whole grant.
-    const approved = unrecorded
-      ? undefined
-      : ((await loadApprovedGrant(ctx, entry.name, entry.grant)) ??
-        (source.linked
-          ? undefined // the manifest changed in place: the installed copy is the new one
-          : await loadManifest(packageDir(ctx.paths, entry.name)).then(
-              (m) => grantOf(m),
-              () => undefined,
-            )));
-    const diff = approved ? diffGrants(approved, prepared.grant.grant) : undefined;
-    // Without the approved grant we cannot prove the change narrows: ask.
-    const widens = unrecorded || (diff ? diff.widens : prepared.grant.fingerprint !== entry.grant);
+    // Otherwise the one comparison decides; without an approved grant to diff against it asks.
+    const diff = judged?.diff;
+    const widens = unrecorded || judged?.widens === true;
     const next = lockEntryFor(prepared);
     const item: UpdateItem = {
       ...base,
@@ -214,13 +207,16 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   }
 }
 
-/** Record the grant of an unchanged host-written entry (one lock write), unless the entry moved meanwhile. */
+/** An entry still named by its format-1 fingerprint over an intact tree: its grant, words included, to record (the migration, docs/grants.md). */
+async function recordBeforeText(ctx: Context, entry: LockEntry): Promise<Pick<Planned, 'record'>> {
+  const grant = await installedBeforeText(ctx, entry);
+  return grant ? { record: { entry, grant } } : {};
+}
+
+/** Record the grant of an unchanged entry (host-written, or named by a format-1 fingerprint): one lock write, unless the entry moved meanwhile. */
 async function recordGrant(ctx: Context, entry: LockEntry, grant: Grant): Promise<void> {
   await withInstallLock(ctx, async () => {
-    const current = findEntry(await loadLock(ctx.paths.lockFile), entry.name);
-    if (!current || current.content_hash !== entry.content_hash || typeof current.grant === 'string') return;
-    await pinEntries(ctx, { pin: [{ ...current, grant: entry.grant }] });
-    await saveApprovedGrant(ctx, entry.name, grant);
+    await recordApproval(ctx, await loadLock(ctx.paths.lockFile), entry, grant);
   });
 }
 
