@@ -36,6 +36,7 @@ import { probeServer, runCall, type ProbeContext } from './check-probes.js';
 import { checkMessages, checkProcesses, stopAndGrade } from './check-stop.js';
 import { Report, describeExit, describeFailure, ms, type DoctorCallReport, type DoctorReport } from './report.js';
 import { withStep } from '../log.js';
+import type { DoctorMcpServer } from './check-mcp.js';
 
 export type { CheckStatus, DoctorCheck, DoctorCallReport, DoctorReport } from './report.js';
 
@@ -144,6 +145,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   };
   let name = wanted ?? basename(dir);
   let call: DoctorCallReport | undefined;
+  let mcp: DoctorMcpServer[] | undefined;
   const finish = (): DoctorReport => {
     const { report, clients } = run;
     const problems = clients.flatMap((c, i) => c.problems.map((p) => `${clients.length > 1 ? `run ${i + 1} ` : ''}#${p.seq}: ${p.text}`));
@@ -159,6 +161,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
       source,
       ...(report.failed && tail ? { stderr_tail: tail } : {}),
       ...(call ? { call } : {}),
+      ...(mcp ? { mcp_servers: mcp } : {}),
       problems,
       server_pids: clients.flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
       duration_ms: Date.now() - t0,
@@ -173,11 +176,29 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   if (engines) run.report.add(engines.name, engines.status, engines.detail);
   const loaded = options.noConfig || !options.loadConfig ? undefined : await options.loadConfig(manifest.name, manifest);
   const injection = checkConfig(run.report, manifest, loaded, options.noConfig === true);
-  run.secrets = options.noConfig ? [] : injection.secretValues;
+  run.secrets = options.noConfig ? [] : [...injection.secretValues];
   const command = await checkCommand(run.report, dir, manifest, ctx.env.PATH ?? '');
-  if (!command) return finish();
   try {
-    call = await runServer(run, { dir, manifest, injection, command });
+    if (command) call = await runServer(run, { dir, manifest, injection, command });
+    // The MCP servers do not depend on the capability server: the host starts them on their own.
+    if (Object.keys(manifest.yolop.mcpServers).length > 0) {
+      const { checkMcpServers } = await import('./check-mcp.js');
+      mcp = await checkMcpServers({
+        ctx,
+        report: run.report,
+        manifest,
+        installed: source === 'installed',
+        workspaceRoot: options.workspaceRoot,
+        timeoutMs: run.timeoutMs,
+        probeMs: run.probeMs,
+        graceMs: run.graceMs,
+        secrets: run.secrets,
+      }).catch((e: unknown) => {
+        interruptedIfAborted(run);
+        throw e;
+      });
+      interruptedIfAborted(run);
+    }
     return finish();
   } finally {
     // Whatever happened above (including an exception), nothing outlives doctor.
