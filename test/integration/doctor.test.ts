@@ -117,7 +117,48 @@ describe('doctor: the grading rules', () => {
     );
     expect(r.status.hooks).toBe('fail');
     expect(detail(r, 'hooks')).toContain('timeout_ms=150');
-    expect(detail(r, 'hooks')).toContain('on_error=block');
+    // A post_tool_use hook's failure is only logged by the host (on_error decides for pre_tool_use hooks).
+    expect(detail(r, 'hooks')).toContain('yolop would log the hook as failed');
+  });
+
+  it('fails a hook whose reply is not a hook decision, saying what yolop then does (the host treats it as an error)', async () => {
+    const cases: [string, 'warn' | 'block', string][] = [
+      ['{"block":"yes"}', 'warn', 'let the tool call go ahead unchecked'],
+      ['null', 'block', 'block the tool call'],
+      ['[]', 'warn', 'let the tool call go ahead unchecked'],
+    ];
+    for (const [i, [reply, onError, consequence]] of cases.entries()) {
+      const r = await doctor(
+        pkg(`bad-hook-${i}`, {
+          args: ['--name', `bad-hook-${i}`, '--hook-reply', reply],
+          yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: '*', timeout_ms: 2000, on_error: onError }] },
+        }),
+      );
+      expect(r.status.hooks, reply).toBe('fail');
+      expect(detail(r, 'hooks')).toContain(`the reply ${reply} is not a hook decision`);
+      expect(detail(r, 'hooks')).toContain(consequence);
+      expect(r.ok).toBe(false);
+    }
+    // `{}` still allows, and a reply with only known fields of the right types passes.
+    for (const [i, reply] of ['{}', '{"block":false,"user_message":null}'].entries()) {
+      const r = await doctor(
+        pkg(`ok-hook-${i}`, { args: ['--name', `ok-hook-${i}`, '--hook-reply', reply], yolop: { hooks: [{ event: 'pre_tool_use', timeout_ms: 2000 }] } }),
+      );
+      expect(r.status.hooks, reply).toBe('pass');
+    }
+  });
+
+  it('fails a server that asks the user a question (ui/ask) without declaring ui_ask, and passes one that declares it', async () => {
+    const undeclared = await doctor(pkg('asks', { args: ['--name', 'asks', '--ask', 'Your API token?'] }));
+    expect(undeclared.status.ui_ask).toBe('fail');
+    expect(detail(undeclared, 'ui_ask')).toContain('(ui/ask, first: "Your API token?")');
+    expect(detail(undeclared, 'ui_ask')).toContain('Add "ui_ask": true');
+    expect(undeclared.ok).toBe(false);
+    const declared = await doctor(pkg('asks-ok', { args: ['--name', 'asks-ok', '--ask', 'Your API token?'], yolop: { ui_ask: true } }));
+    expect(declared.status.ui_ask).toBe('pass');
+    expect(declared.ok).toBe(true);
+    // A server that asks nothing gets no such check.
+    expect((await doctor(pkg('asks-nothing', { args: ['--name', 'asks-nothing'] }))).status.ui_ask).toBeUndefined();
   });
 
   it('runs one tool call with --call and reports the streamed updates', async () => {

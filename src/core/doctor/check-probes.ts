@@ -100,12 +100,12 @@ async function checkDynamicPrompt({ client, report, probeMs }: ProbeContext): Pr
 }
 
 /** `hooks`: each declared hook fired once with a synthetic call, within its own timeout_ms. */
-async function checkHooks({ client, report, manifest }: ProbeContext): Promise<void> {
+async function checkHooks({ client, report, manifest, secrets }: ProbeContext): Promise<void> {
   const results: string[] = [];
   let status: CheckStatus = 'pass';
   for (const hook of manifest.yolop.hooks) {
     if (!client.running) break;
-    const line = await fireHook(client, hook);
+    const line = await fireHook(client, hook, secrets);
     results.push(line.text);
     if (line.status === 'fail') status = 'fail';
   }
@@ -116,7 +116,20 @@ function sampleToolName(glob: string): string {
   return glob.replace(/\*/g, 'doctor_probe') || 'doctor_probe';
 }
 
-async function fireHook(client: YepClient, hook: HookDecl): Promise<{ status: CheckStatus; text: string }> {
+/**
+ * What yolop does when a hook fails (no answer in time, an error, a reply that is not a
+ * decision): a `pre_tool_use` hook's `on_error` decides (host 0.18, extensions/hooks.rs:
+ * `block` blocks the call, `warn` lets it go ahead); a `post_tool_use` hook's failure is
+ * only logged.
+ */
+function onFailure(hook: HookDecl): string {
+  if (hook.event === 'post_tool_use') return 'yolop would log the hook as failed';
+  return hook.on_error === 'block'
+    ? 'yolop would treat that as a failed hook and, with on_error=block, block the tool call'
+    : 'yolop would treat that as a failed hook and, with on_error=warn, let the tool call go ahead unchecked';
+}
+
+async function fireHook(client: YepClient, hook: HookDecl, secrets: readonly string[]): Promise<{ status: CheckStatus; text: string }> {
   const label = `${hook.event} ${hook.tool_name_glob}`;
   const t = Date.now();
   try {
@@ -126,19 +139,47 @@ async function fireHook(client: YepClient, hook: HookDecl): Promise<{ status: Ch
       { timeoutMs: hook.timeout_ms },
     );
     const problems = payloadProblems('hook/fire', 'result', raw);
-    if (problems.length) return { status: 'fail', text: `${label}: invalid decision: ${problems.join('; ')}` };
+    if (problems.length) {
+      const got = truncateRedacted(JSON.stringify(raw) ?? 'nothing', 80, secrets, { marker: () => '…' });
+      return {
+        status: 'fail',
+        text: `${label}: the reply ${got} is not a hook decision (${problems.join('; ')}); ${onFailure(hook)}. Answer {} to allow, or {"block": true, "reason": "…"} to block`,
+      };
+    }
     const d = decodeLenient(HookDecision, raw ?? {}).value;
     return {
       status: 'pass',
-      text: `${label}: ${d.block ? `blocks the synthetic call (${d.reason || 'no reason'})` : 'allow'} in ${ms(Date.now() - t)} (limit ${ms(hook.timeout_ms)})`,
+      text: `${label}: ${d.block ? `blocks the sample call (${d.reason || 'no reason given'})` : 'allows the sample call'} in ${ms(Date.now() - t)} (limit ${ms(hook.timeout_ms)})`,
     };
   } catch (e) {
     const why =
       e instanceof YepRequestError && e.kind === 'timeout'
-        ? `no answer within timeout_ms=${hook.timeout_ms} (the host would apply on_error=${hook.on_error})`
-        : describeFailure(e, client);
+        ? `no answer within its timeout_ms=${hook.timeout_ms}; ${onFailure(hook).replace(/^yolop would treat that as a failed hook/, 'yolop would treat it as a failed hook')}`
+        : e instanceof YepRequestError && e.kind === 'remote'
+          ? `${describeFailure(e, client)}; ${onFailure(hook)}`
+          : describeFailure(e, client);
     return { status: 'fail', text: `${label}: ${why}` };
   }
+}
+
+/**
+ * `ui_ask` (when the server asked, or the manifest declares it): yolop shows a server's
+ * question (`ui/ask`) only when plugin.json declares `ui_ask`, and ignores it otherwise,
+ * so a server that asks without declaring it waits for an answer that never comes from
+ * the user. Doctor has no one to ask and answers `cancelled`, as yolop does without a
+ * prompt surface.
+ */
+export function checkUiAsk(report: Report, manifest: Manifest, prompts: readonly unknown[], secrets: readonly string[]): void {
+  if (prompts.length === 0) return;
+  const first = truncateRedacted(String(prompts[0] ?? ''), 80, secrets, { marker: () => '…' });
+  const asked = `the server asked the user ${prompts.length === 1 ? 'a question' : `${prompts.length} questions`} (ui/ask, first: ${JSON.stringify(first)})`;
+  if (!manifest.yolop.ui_ask)
+    report.add(
+      'ui_ask',
+      'fail',
+      `${asked}, but plugin.json does not declare "ui_ask": yolop ignores questions from such a server, so it would wait for an answer the user never sees. Add "ui_ask": true to the yolop block of plugin.json, or stop asking`,
+    );
+  else report.add('ui_ask', 'pass', `${asked}; doctor answered "cancelled", as yolop does when no one can answer`);
 }
 
 /** `call` (--call): one tool call, its streamed updates (redacted) and its result. */

@@ -32,7 +32,7 @@ import { PROTOCOL_VERSION, type InitializeResult } from '../yep/protocol.js';
 import { enginesCheck } from './engines-check.js';
 import { checkCommand, checkConfig, checkManifest, missingConfigNote } from './check-setup.js';
 import { gradeHandshake } from './check-handshake.js';
-import { probeServer, runCall, type ProbeContext } from './check-probes.js';
+import { checkUiAsk, probeServer, runCall, type ProbeContext } from './check-probes.js';
 import { checkMessages, checkProcesses, stopAndGrade } from './check-stop.js';
 import { Report, describeExit, describeFailure, ms, type DoctorCallReport, type DoctorReport } from './report.js';
 import { withStep } from '../log.js';
@@ -114,6 +114,8 @@ interface Run {
   report: Report;
   clients: YepClient[];
   secrets: string[];
+  /** The prompts of the `ui/ask` requests the server sent, in every run. */
+  asks: unknown[];
   timeoutMs: number;
   probeMs: number;
   graceMs: number;
@@ -139,6 +141,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
     report: new Report(),
     clients: [],
     secrets: [],
+    asks: [],
     timeoutMs,
     probeMs: options.probeTimeoutMs ?? Math.min(5000, timeoutMs),
     graceMs: options.graceMs ?? 2000,
@@ -260,6 +263,7 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
     stops.push(await client.stop({ graceMs: run.graceMs }));
   }
   interruptedIfAborted(run);
+  checkUiAsk(report, plan.manifest, run.asks, run.secrets);
   checkMessages(report, run.clients);
   checkProcesses(report, stops, run.secrets);
   return call;
@@ -285,6 +289,10 @@ function startClient(run: Run, plan: ServerPlan): YepClient {
       signal: ctx.signal,
       spawn: ctx.spawn,
       clock: ctx.clock,
+      onMessage: (rec) => {
+        if (rec.direction === 'in' && rec.kind === 'request' && rec.method === 'ui/ask')
+          run.asks.push((rec.message as { params?: { prompt?: unknown } } | undefined)?.params?.prompt ?? '');
+      },
     },
   );
   run.clients.push(c);
