@@ -89,7 +89,7 @@ describe('doctor probes contributed MCP servers', () => {
     const marker = `mcp-hang-${randomUUID()}`;
     const r = await doctor(atPath(pkg('mcp-hang', { slow: stdio(marker, '--hang') })), { timeoutMs: 1500 });
     expect(r.status['mcp:slow']).toBe('fail');
-    expect(r.detail['mcp:slow']).toContain('did not answer within 1.5 s');
+    expect(r.detail['mcp:slow']).toContain("did not answer MCP's first request (initialize) within 1.5 s");
     expect(r.ok).toBe(false);
     expect(procsWith(marker)).toEqual([]);
   });
@@ -137,7 +137,7 @@ describe('doctor probes contributed MCP servers', () => {
       { timeoutMs: 1500 },
     );
     expect(r.status['mcp:hangs']).toBe('fail');
-    expect(r.detail['mcp:hangs']).toContain('did not answer within 1.5 s');
+    expect(r.detail['mcp:hangs']).toContain("did not answer MCP's first request (initialize) within 1.5 s");
     expect(r.status['mcp:other']).toBe('fail');
     expect(r.detail['mcp:other']).toContain('HTTP 404');
     expect(r.status['mcp:closed']).toBe('fail');

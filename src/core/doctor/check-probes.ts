@@ -49,17 +49,25 @@ async function checkNotifications({ client, report, manifest, probeMs }: ProbeCo
   let cancel: [CheckStatus, string];
   try {
     const outcome = await client.cancel(UNUSED_REQUEST_ID, { timeoutMs: probeMs, graceMs: 0 });
-    if (!outcome.supported) cancel = ['pass', 'cancel not supported (answered -32601, allowed)'];
-    else if (outcome.cancelled) cancel = ['warn', `claimed to cancel request ${UNUSED_REQUEST_ID}, which was never sent`];
-    else cancel = ['pass', 'cancel of an unknown id answered {"cancelled": false}'];
+    if (!outcome.supported) cancel = ['pass', 'does not support cancelling (answered error -32601, "method not found"), which is allowed'];
+    else if (outcome.cancelled)
+      cancel = ['warn', `claimed to cancel request ${UNUSED_REQUEST_ID}, which yolop never sent: answer {"cancelled": false} for a request you do not know`];
+    else cancel = ['pass', 'answered {"cancelled": false} when asked to cancel a request it never got'];
   } catch (e) {
-    cancel = ['fail', `cancel of an unknown id: ${describeFailure(e, client)}`];
+    cancel = [
+      'fail',
+      `asked to cancel a request it never got: ${describeFailure(e, client)}; answer {"cancelled": false}, or error -32601 if you do not support cancelling`,
+    ];
   }
   if (!client.running) {
-    report.add('notifications', 'fail', `after ${sent.join(', ')} the server ${describeExit(client)}`);
+    report.add(
+      'notifications',
+      'fail',
+      `the server ${describeExit(client)} after yolop's routine updates (${sent.join(', ')}): take the updates you do not handle and keep running`,
+    );
     return false;
   }
-  report.add('notifications', 'pass', `took ${sent.join(', ')} (unchanged values) and kept running`);
+  report.add('notifications', 'pass', `kept running after yolop's routine updates (${sent.join(', ')}, with unchanged values)`);
   report.add('cancel', ...cancel);
   return true;
 }
@@ -69,16 +77,25 @@ async function checkUnknownMethod({ client, report, probeMs, secrets }: ProbeCon
   try {
     const r = await client.request(PROBE_METHOD, {}, { timeoutMs: probeMs });
     const excerpt = truncateRedacted(JSON.stringify(r) ?? 'null', 80, secrets, { marker: () => '…' });
-    report.add('unknown_method', 'warn', `answered ${PROBE_METHOD} with success (${excerpt}); unknown methods should get error -32601`);
+    report.add(
+      'unknown_method',
+      'warn',
+      `answered a request for a method that does not exist (${PROBE_METHOD}) as if it succeeded (${excerpt}): answer unknown methods with error -32601 ("method not found")`,
+    );
   } catch (e) {
     if (e instanceof YepRequestError && (e.kind === 'remote' || e.kind === 'cancelled')) {
       const code = e.remote?.code ?? 0;
       report.add(
         'unknown_method',
         'pass',
-        `answered with error${code ? ` ${code}` : ''}${code !== ERROR_CODE.METHOD_NOT_FOUND ? ' (-32601 is the usual code)' : ''}`,
+        `a request for a method that does not exist got an error answer${code ? ` (${code})` : ''}${code !== ERROR_CODE.METHOD_NOT_FOUND ? '; -32601 ("method not found") is the usual code' : ''}`,
       );
-    } else report.add('unknown_method', 'fail', `an unknown method got no error answer: ${describeFailure(e, client)}`);
+    } else
+      report.add(
+        'unknown_method',
+        'fail',
+        `a request for a method that does not exist got no error answer (${describeFailure(e, client)}): answer unknown methods with error -32601, as yolop waits for an answer to every request`,
+      );
   }
 }
 
@@ -92,10 +109,12 @@ async function checkDynamicPrompt({ client, report, probeMs }: ProbeContext): Pr
     report.add(
       'dynamic_prompt',
       problems.length ? 'fail' : 'pass',
-      problems.length ? `invalid result: ${problems.join('; ')}` : `answered in ${ms(Date.now() - t)}, ${text.length} characters`,
+      problems.length
+        ? `the answer to prompt/contribution is not {"text": "…"} (${problems.join('; ')})`
+        : `answered prompt/contribution in ${ms(Date.now() - t)} with ${text.length} characters`,
     );
   } catch (e) {
-    report.add('dynamic_prompt', 'fail', `prompt/contribution: ${describeFailure(e, client)}`);
+    report.add('dynamic_prompt', 'fail', `prompt/contribution (plugin.json declares "dynamic_prompt"): ${describeFailure(e, client)}`);
   }
 }
 
@@ -193,11 +212,11 @@ export async function runCall(
   const { tool, args } = call;
   const out: DoctorCallReport = { tool, updates: [] };
   if (!manifest.yolop.tools.some((t) => t.name === tool)) {
-    report.add('call', 'fail', `${tool} is not a tool in the manifest`);
+    report.add('call', 'fail', `${tool} is not a tool plugin.json lists`);
     return out;
   }
   if (!(init.capability_params?.tools ?? []).some((t) => t.name === tool)) {
-    report.add('call', 'fail', `${tool} is declared but this server run does not serve it`);
+    report.add('call', 'fail', `plugin.json lists ${tool}, but the server does not offer it`);
     return out;
   }
   if (!client.running) return out;
@@ -214,7 +233,7 @@ export async function runCall(
     });
     out.result = await pending.result;
     out.duration_ms = Date.now() - t;
-    report.add('call', 'pass', `${tool} answered in ${ms(out.duration_ms)} with ${out.updates.length} streamed update(s)`);
+    report.add('call', 'pass', `${tool} answered in ${ms(out.duration_ms)}, after ${out.updates.length} progress update(s)`);
   } catch (e) {
     out.duration_ms = Date.now() - t;
     out.error = describeFailure(e, client);

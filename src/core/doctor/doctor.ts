@@ -241,7 +241,7 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
     report.add('spawn', 'fail', `the server ${describeExit(client)}${missingConfigNote(plan.injection)}`);
     return undefined;
   }
-  report.add('spawn', 'pass', `pid ${client.pid} (${[y.capabilityServer.command, ...y.capabilityServer.args].join(' ')})`);
+  report.add('spawn', 'pass', `started as pid ${client.pid} (${[y.capabilityServer.command, ...y.capabilityServer.args].join(' ')})`);
 
   const init = await checkHandshake(run, client, initParams, plan.injection);
   if (init) {
@@ -324,11 +324,11 @@ async function checkHandshake(
         deadlineAt: t + run.timeoutMs,
       },
     );
-    run.report.add('handshake', 'pass', `answered initialize in ${ms(Date.now() - t)}`);
+    run.report.add('handshake', 'pass', `answered yolop's first request (initialize) in ${ms(Date.now() - t)}`);
     return init;
   } catch (e) {
     interruptedIfAborted(run);
-    run.report.add('handshake', 'fail', `initialize: ${describeFailure(e, client)}${missingConfigNote(injection)}`);
+    run.report.add('handshake', 'fail', `no answer to yolop's first request (initialize): ${describeFailure(e, client)}${missingConfigNote(injection)}`);
     return undefined;
   }
 }
@@ -336,14 +336,14 @@ async function checkHandshake(
 /** `stdin_eof`: a second, short run, stopped by closing stdin only (the host may stop a server that way). */
 async function checkStdinEof(run: Run, second: YepClient, report: Report, initParams: Record<string, unknown>): Promise<StopReport> {
   if (!(await second.spawned)) {
-    report.add('stdin_eof', 'fail', `second run: the server ${describeExit(second)}`);
+    report.add('stdin_eof', 'fail', `started a second time (to be stopped by closing its input), the server ${describeExit(second)}`);
     return second.stop({ graceMs: run.graceMs });
   }
   try {
     await second.initialize(initParams, { timeoutMs: remainingFrom(second.earlyStartedAt ?? Date.now(), run.timeoutMs) });
   } catch (e) {
     interruptedIfAborted(run);
-    report.add('stdin_eof', 'fail', `second run: initialize: ${describeFailure(e, second)}`);
+    report.add('stdin_eof', 'fail', `started a second time (to be stopped by closing its input), no answer to initialize: ${describeFailure(e, second)}`);
     return second.stop({ graceMs: run.graceMs });
   }
   return stopAndGrade(second, report, run.graceMs, 'stdin_eof');

@@ -209,7 +209,11 @@ function connectFailure(e: unknown, stdio: StdioState | undefined, timeoutMs: nu
     return `does not speak MCP's streamable HTTP at this url (HTTP ${status}): yolop connects with streamable HTTP only`;
   if (/fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN/i.test(message) || /fetch failed/i.test(String((e as { cause?: Error })?.cause?.message ?? '')))
     return `could not be reached (${truncateRedacted(String((e as { cause?: Error })?.cause?.message ?? message), 200, [], { marker: () => '…' })})`;
-  return `did not complete the MCP handshake: ${requestFailure(e, stdio, timeoutMs)}`;
+  const failure = requestFailure(e, stdio, timeoutMs);
+  // A timeout or a closed connection reads as it is; anything else is the handshake's error.
+  if (failure.startsWith('did not answer')) return `${failure.replace('did not answer', "did not answer MCP's first request (initialize)")}`;
+  if (failure === 'closed the connection' || (stdio && !stdio.running)) return `${failure} during MCP's first request (initialize)`;
+  return `did not complete MCP's first request (initialize): ${failure}`;
 }
 
 const fmtMs = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`);
