@@ -249,6 +249,23 @@ describe('yep-ext doctor and contributed MCP servers', () => {
     expect(procsWith(marker)).toEqual([]);
   });
 
+  it('loads the MCP SDK only for a manifest that declares an MCP server', async () => {
+    const preload = join(home.root, 'loaded.cjs');
+    const seen = join(home.root, 'loaded.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify(Object.keys(require.cache))));`);
+    const loaded = async (dir: string): Promise<string[]> => {
+      const r = await runCli(['doctor', dir, '--json', '--timeout', '10'], { env: { ...home.env, NODE_OPTIONS: `--require ${preload}` } });
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(readFileSync(seen, 'utf8')) as string[]).filter((f) => f.includes(join('dist', 'bundle', 'lib')));
+    };
+    const plain = makePackage(join(home.root, 'pkgs'), 'nomcp', { args: ['--name', 'nomcp'] });
+    const report = await loaded(plain);
+    expect(report.some((f) => f.endsWith('mcp.cjs'))).toBe(false);
+    const marker = `cli-mcp-lazy-${process.pid}-${Date.now()}`;
+    expect((await loaded(withMcp('lazymcp', marker))).some((f) => f.endsWith(join('lib', 'mcp.cjs')))).toBe(true);
+    expect(procsWith(marker)).toEqual([]);
+  });
+
   it('exits 9 naming the MCP server that never answers, and Ctrl-C during its probe kills it', async () => {
     const marker = `cli-mcp-hang-${process.pid}-${Date.now()}`;
     const dir = withMcp('mcphang', marker, '--hang');

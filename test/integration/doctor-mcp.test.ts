@@ -6,7 +6,7 @@
  * reports what changed since the last run.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor, type DoctorOptions, type DoctorReport } from '../../src/core/doctor/doctor.js';
@@ -14,7 +14,7 @@ import { mcpRecordFile } from '../../src/core/store/mcp-record.js';
 import { listGroup } from '../../src/core/yep/process-group.js';
 import { makePackage } from '../helpers/ext-package.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { procAlive, procsWith } from '../helpers/proc.js';
+import { procsWith } from '../helpers/proc.js';
 import { setupInstall } from '../helpers/setup-install.js';
 // @ts-expect-error: a JavaScript fixture
 import { startHttpMcp } from '../fixtures/mcp/http-server.mjs';
@@ -241,14 +241,10 @@ describe('doctor records what an installed extension’s MCP servers offer', () 
     expect(down.status['mcp_changes:web']).toBeUndefined();
     expect(JSON.parse(readFileSync(file, 'utf8')).servers.web).toEqual(before);
     expect(procsWith(marker)).toEqual([]);
-  });
-});
 
-describe('no MCP server, no MCP check', () => {
-  it('adds no mcp check and no mcp_servers key for a package that declares none', async () => {
-    const r = await doctor(atPath(makePackage(join(home.root, 'pkgs'), 'no-mcp', { args: ['--name', 'no-mcp'] })));
-    expect(r.checks.some((c) => c.name.startsWith('mcp'))).toBe(false);
-    expect('mcp_servers' in r).toBe(false);
-    expect(procAlive(r.server_pids[0] ?? 0)).toBe(false);
+    // Removing the extension removes its record with it (nothing of it is left in the store).
+    const { removeExtension } = await import('../../src/core/operations/remove.js');
+    await removeExtension(home.ctx(), 'mcp-rug');
+    expect(existsSync(file)).toBe(false);
   });
 });
