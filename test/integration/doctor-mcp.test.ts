@@ -99,6 +99,7 @@ describe('doctor probes contributed MCP servers', () => {
     const r = await doctor(atPath(pkg('mcp-die', { dies: stdio(marker, '--die-on-init') })));
     expect(r.status['mcp:dies']).toBe('fail');
     expect(r.detail['mcp:dies']).toContain('exited with code 5');
+    expect(r.detail['mcp:dies']).toContain('the last line it wrote to stderr: "mcp fixture: dying on initialize"');
     expect(procsWith(marker)).toEqual([]);
   });
 
@@ -121,7 +122,7 @@ describe('doctor probes contributed MCP servers', () => {
     const marker = `mcp-banner-${randomUUID()}`;
     const r = await doctor(atPath(pkg('mcp-banner', { chatty: stdio(marker, '--banner') })));
     expect(r.status['mcp:chatty']).toBe('warn');
-    expect(r.detail['mcp:chatty']).toContain('not MCP messages (first: "mcp fixture says hello")');
+    expect(r.detail['mcp:chatty']).toContain('a line on stdout that is not an MCP message (first: "mcp fixture says hello")');
     expect(r.mcp_servers?.[0]?.tools.map((t) => t.name)).toEqual(['search']);
   });
 
@@ -157,7 +158,9 @@ describe('doctor probes contributed MCP servers', () => {
       local: { ...stdio(marker, '--need-env', 'FIXTURE_MCP_TOKEN'), env: { FIXTURE_MCP_TOKEN: '${MCP_TEST_TOKEN}' } },
       unset: { type: 'http', url: web.url, headers: { Authorization: 'Bearer ${MCP_NOT_SET}' } },
     });
-    const report = await runDoctor(home.ctx({ MCP_TEST_TOKEN: secret }), { target: atPath(dir), workspaceRoot: home.root, ...FAST });
+    // Installed, so what the servers offered is recorded too: the record must not hold the secret either.
+    expect(await setupInstall(home.env, [dir])).toEqual(['mcp-env']);
+    const report = await runDoctor(home.ctx({ MCP_TEST_TOKEN: secret }), { target: { kind: 'installed', name: 'mcp-env' }, workspaceRoot: home.root, ...FAST });
     const status = Object.fromEntries(report.checks.map((c) => [c.name, c.status]));
     expect(status['mcp:web']).toBe('pass');
     expect(status['mcp:local']).toBe('pass');
@@ -168,6 +171,9 @@ describe('doctor probes contributed MCP servers', () => {
     const text = JSON.stringify(report);
     expect(text).not.toContain(secret);
     expect(text).toContain('I hold [redacted].');
+    const record = readFileSync(mcpRecordFile(home.ctx().paths, 'mcp-env'), 'utf8');
+    expect(record).toContain('I hold [redacted].');
+    expect(record).not.toContain(secret);
     expect(procsWith(marker)).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import type { Context } from '../context.js';
 import type { Manifest } from '../package/manifest.js';
 import { loadMcpRecord, saveMcpRecord, type McpRecord, type McpServerRecord } from '../store/mcp-record.js';
 import { sanitize } from '../text/sanitize.js';
-import { truncateRedacted } from '../text/redact.js';
+import { redactValue, truncateRedacted } from '../text/redact.js';
 import { planMcpLaunch, type McpLaunch } from '../mcp/mcp-launch.js';
 import type { McpProbe } from '../mcp/probe.js';
 import { declarationDigest, diffTools, noChanges, normalizeTools, type McpToolChanges } from '../mcp/tool-changes.js';
@@ -80,7 +80,8 @@ export async function checkMcpServers(input: McpCheckInput): Promise<DoctorMcpSe
   for (const [i, { decl, launch }] of launches.entries()) {
     const probe = probes[i] as McpProbe;
     gradeServer(report, launch, probe, input.secrets);
-    const tools = normalizeTools(probe.tools);
+    // Redacted before anything keeps or compares them: a server may echo what it was given.
+    const tools = redactValue(normalizeTools(probe.tools), input.secrets);
     const before = previous?.servers[launch.server];
     const entry: DoctorMcpServer = {
       server: launch.server,
@@ -131,25 +132,27 @@ function gradeServer(report: Report, launch: McpLaunch, p: McpProbe, secrets: re
   };
   let head: string;
   if (p.failure !== undefined) {
-    const verb = launch.transport === 'stdio' ? `started ${where}, but the server` : `the server at ${where}`;
-    head =
-      p.reached === 'start' || (launch.transport === 'stdio' && p.pid === undefined && /could not be started/.test(p.failure))
-        ? `could not start ${where}: the server ${p.failure}`
-        : `${verb} ${p.failure}`;
     status = 'fail';
-    if (launch.transport === 'stdio' && p.pid === undefined)
-      problems.push('check the command in plugin.json (yolop runs it from your workspace, with your PATH)');
+    if (launch.transport === 'http') head = p.reached === 'start' ? `cannot connect to ${where}: ${p.failure}` : `the server at ${where} ${p.failure}`;
+    else if (p.pid === undefined) {
+      head = `could not start ${where}: ${spawnFailure(p.failure)}`;
+      problems.push("check the command in plugin.json: yolop runs it from your workspace with your PATH, not the package's bin/");
+    } else {
+      head = `started ${where}, but the server ${p.failure}`;
+      const last = (p.stderrTail ?? '').trimEnd().split('\n').pop() ?? '';
+      if (last.trim()) problems.push(`the last line it wrote to stderr: ${JSON.stringify(truncateRedacted(last.trim(), 160, secrets, { marker: () => '…' }))}`);
+    }
   } else {
     const names = p.tools.map((t) => t.name);
     const shown = names.length > 8 ? `${names.slice(0, 8).join(', ')} and ${names.length - 8} more` : names.join(', ');
     const how = launch.transport === 'stdio' ? `started ${where}` : `connected to ${where}`;
     head = `${how} and listed ${names.length} tool${names.length === 1 ? '' : 's'}${names.length ? ` (${shown})` : ''} in ${ms(p.durationMs)}; yolop calls this server ${launch.hostName}`;
     const dupes = [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
-    if (dupes.length) fail(`it lists ${dupes.join(', ')} more than once: a tool name must be unique`);
+    if (dupes.length) fail(`it lists ${dupes.join(', ')} more than once: give each tool its own name`);
     const badNames = names.filter((n) => !TOOL_NAME.test(n));
     if (badNames.length)
       warn(
-        `tool name${badNames.length === 1 ? '' : 's'} ${badNames.map((n) => JSON.stringify(n)).join(', ')} break MCP's naming rule (1-128 of A-Z a-z 0-9 _ - .): some clients refuse them`,
+        `${badNames.length === 1 ? 'the tool name' : 'the tool names'} ${badNames.map((n) => JSON.stringify(n)).join(', ')} ${badNames.length === 1 ? 'breaks' : 'break'} MCP's naming rule (1 to 128 of A-Z a-z 0-9 _ - .), which some clients enforce: rename ${badNames.length === 1 ? 'it' : 'them'}`,
       );
     if (names.length === 0) warn('it offers no tools, so the model gets nothing from it');
     if (p.truncated) warn(`it kept paging its tool list; doctor stopped after ${names.length} tools`);
@@ -157,7 +160,7 @@ function gradeServer(report: Report, launch: McpLaunch, p: McpProbe, secrets: re
   if (unsetNote) warn(unsetNote);
   if (p.badLines.count > 0)
     warn(
-      `it wrote ${p.badLines.count} line${p.badLines.count === 1 ? '' : 's'} on stdout that ${p.badLines.count === 1 ? 'is' : 'are'} not MCP messages (first: ${JSON.stringify(p.badLines.first[0] ?? '')}); stdout is for MCP messages only: log to stderr`,
+      `it wrote ${p.badLines.count === 1 ? 'a line' : `${p.badLines.count} lines`} on stdout that ${p.badLines.count === 1 ? 'is not an MCP message' : 'are not MCP messages'} (first: ${JSON.stringify(p.badLines.first[0] ?? '')}): keep stdout for MCP messages and log to stderr`,
     );
   const stop = p.stop;
   if (stop) {
@@ -176,6 +179,15 @@ function gradeServer(report: Report, launch: McpLaunch, p: McpProbe, secrets: re
       );
   }
   report.add(name, status, [head, ...problems].join('; '));
+}
+
+/** Why a stdio server did not start, from its spawn error (`could not be started (ENOENT)`). */
+function spawnFailure(failure: string): string {
+  const code = /could not be started \(([A-Z0-9_]+)\)/.exec(failure)?.[1];
+  if (code === 'ENOENT') return 'the program was not found (ENOENT)';
+  if (code === 'EACCES') return 'the program is not executable (EACCES)';
+  if (code === 'ENOEXEC') return 'the file is not a program this system can run (ENOEXEC)';
+  return `the server ${failure}`;
 }
 
 function gradeChanges(

@@ -162,9 +162,9 @@ function httpUrl(text: string): URL | string {
   try {
     url = new URL(text);
   } catch {
-    return `has no usable address: the url in plugin.json is not a URL`;
+    return `plugin.json's url is not a URL`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `has no usable address: the url in plugin.json must start with https:// or http://`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `plugin.json's url must start with https:// or http://`;
   return url;
 }
 
