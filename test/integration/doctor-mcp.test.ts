@@ -126,19 +126,27 @@ describe('doctor probes contributed MCP servers', () => {
     expect(r.mcp_servers?.[0]?.tools.map((t) => t.name)).toEqual(['search']);
   });
 
-  it('fails an http url that hangs, one that is not MCP, and one nobody listens on', async () => {
+  it('fails an http url that hangs, one that stalls after initialize, one that is not MCP, and one nobody listens on', async () => {
     const hang = await http({ mode: 'hang' });
     const notMcp = await http({ mode: 'not-mcp' });
+    const stalls = await http({ mode: 'hang-after-init' });
     const gone = await http({});
     await gone.close();
     const r = await doctor(
       atPath(
-        pkg('mcp-http-bad', { hangs: { type: 'http', url: hang.url }, other: { type: 'http', url: notMcp.url }, closed: { type: 'http', url: gone.url } }),
+        pkg('mcp-http-bad', {
+          hangs: { type: 'http', url: hang.url },
+          stalls: { type: 'http', url: stalls.url },
+          other: { type: 'http', url: notMcp.url },
+          closed: { type: 'http', url: gone.url },
+        }),
       ),
       { timeoutMs: 1500 },
     );
     expect(r.status['mcp:hangs']).toBe('fail');
     expect(r.detail['mcp:hangs']).toContain("did not answer MCP's first request (initialize) within 1.5 s");
+    expect(r.status['mcp:stalls']).toBe('fail');
+    expect(r.detail['mcp:stalls']).toContain('did not finish connecting within 1.5 s');
     expect(r.status['mcp:other']).toBe('fail');
     expect(r.detail['mcp:other']).toContain('HTTP 404');
     expect(r.status['mcp:closed']).toBe('fail');

@@ -105,7 +105,13 @@ export async function probeMcpServer(launch: McpLaunch, o: McpProbeOptions): Pro
     }
     out.reached = 'connect';
     try {
-      await client.connect(transport, { timeout: o.timeoutMs, signal: abort.signal });
+      // The request timeout covers initialize only; the `initialized` notification after it
+      // (an HTTP POST) has none of its own, so the whole connect gets the deadline too.
+      const connected = client.connect(transport, { timeout: o.timeoutMs, signal: abort.signal });
+      if ((await beforeDeadline(connected, o.timeoutMs)) === TIMED_OUT) {
+        out.failure = `did not finish connecting within ${fmtMs(o.timeoutMs)} (it answered initialize, then left the next message unanswered)`;
+        return out;
+      }
     } catch (e) {
       if (o.signal?.aborted) throw e;
       out.failure = stdio && !stdio.running && stdio.pid === undefined ? `${stdio.describeExit()}` : connectFailure(e, stdio, o.timeoutMs);
@@ -175,6 +181,19 @@ async function fetchFor(url: URL, env: Record<string, string | undefined>): Prom
   const undici = await import('undici');
   const dispatcher = new undici.ProxyAgent(proxy);
   return (u, init) => undici.fetch(u, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** `p`'s value, or TIMED_OUT after `ms` (a little over it: `p`'s own timeout, when it has one, goes first); `p`'s rejection passes through. */
+async function beforeDeadline<T>(p: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<typeof TIMED_OUT>((r) => (timer = setTimeout(() => r(TIMED_OUT), ms + 250)))]);
+  } finally {
+    clearTimeout(timer);
+    p.catch(() => undefined);
+  }
 }
 
 function withDeadline(p: Promise<unknown>, ms: number): Promise<unknown> {
