@@ -153,6 +153,15 @@ describe('doctor probes contributed MCP servers', () => {
     expect(r.detail['mcp:closed']).toContain('could not be reached');
   });
 
+  it('stops reading an http answer that never ends (16 MiB), long before the deadline', async () => {
+    const floods = await http({ mode: 'flood' });
+    const t = Date.now();
+    const r = await doctor(atPath(pkg('mcp-flood', { floods: { type: 'http', url: floods.url } })), { probeTimeoutMs: 60_000 }, 60_000);
+    expect(r.status['mcp:floods']).toBe('fail');
+    expect(r.detail['mcp:floods']).toContain('tools/list: sent an answer larger than 16 MiB');
+    expect(Date.now() - t).toBeLessThan(30_000);
+  });
+
   it('passes ${VAR}s from the environment as the host does, and never shows their values', async () => {
     const secret = `mcp-canary-${randomUUID()}`;
     const header = `Bearer ${secret}`;

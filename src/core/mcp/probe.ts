@@ -93,10 +93,9 @@ export async function probeMcpServer(launch: McpLaunch, o: McpProbeOptions): Pro
         return out;
       }
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      const fetchFn = await fetchFor(url, o.env);
       const t = new StreamableHTTPClientTransport(url, {
         requestInit: { headers: launch.headers },
-        ...(fetchFn ? { fetch: fetchFn } : {}),
+        fetch: capped(await fetchFor(url, o.env)),
         // One try: a doctor run reports what it found instead of waiting on retries.
         reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
       });
@@ -174,10 +173,36 @@ function httpUrl(text: string): URL | string {
   return url;
 }
 
+type Fetch = (u: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** The cap on one HTTP answer's body: a tool list is kilobytes; a server streaming without end is stopped. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+class AnswerTooLarge extends Error {}
+
+/** `base`, with every response body cut off (an error) past MAX_ANSWER_BYTES. */
+function capped(base: Fetch): Fetch {
+  return async (u, init) => {
+    const res = await base(u, init);
+    if (!res.body) return res;
+    let seen = 0;
+    const body = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, ctl) {
+          seen += chunk.byteLength;
+          if (seen > MAX_ANSWER_BYTES) ctl.error(new AnswerTooLarge(`sent an answer larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`));
+          else ctl.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
 /** The fetch for `url`: through the proxy the environment names for it (undici), else Node's own. */
-async function fetchFor(url: URL, env: Record<string, string | undefined>): Promise<((u: string | URL, init?: RequestInit) => Promise<Response>) | undefined> {
+async function fetchFor(url: URL, env: Record<string, string | undefined>): Promise<Fetch> {
   const proxy = proxyFor(url, proxySettings(env));
-  if (proxy === undefined) return undefined;
+  if (proxy === undefined) return (u, init) => fetch(u, init);
   const undici = await import('undici');
   const dispatcher = new undici.ProxyAgent(proxy);
   return (u, init) => undici.fetch(u, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
@@ -209,6 +234,8 @@ interface StdioState {
 /** An SDK error as a phrase after "the server". */
 function requestFailure(e: unknown, stdio: StdioState | undefined, timeoutMs: number): string {
   const message = String((e as Error)?.message ?? e);
+  const tooLarge = [e, (e as { cause?: unknown })?.cause].find((x) => x instanceof AnswerTooLarge) as AnswerTooLarge | undefined;
+  if (tooLarge || /answer larger than/.test(message)) return tooLarge?.message ?? `sent an answer larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`;
   const code = (e as { code?: unknown })?.code;
   if (stdio && !stdio.running) return stdio.describeExit();
   if (code === -32001 || /timed out/i.test(message)) return `did not answer within ${fmtMs(timeoutMs)}`;
