@@ -167,7 +167,7 @@ describe('doctor: the grading rules', () => {
   it('fails a server that asks the user a question (ui/ask) without declaring ui_ask, and passes one that declares it', async () => {
     const undeclared = await doctor(pkg('asks', { args: ['--name', 'asks', '--ask', 'Your API token?'] }));
     expect(undeclared.status.ui_ask).toBe('fail');
-    expect(detail(undeclared, 'ui_ask')).toContain('(ui/ask, first: "Your API token?")');
+    expect(detail(undeclared, 'ui_ask')).toContain('asked the user a question (ui/ask: "Your API token?")');
     expect(detail(undeclared, 'ui_ask')).toContain('Add "ui_ask": true');
     expect(undeclared.ok).toBe(false);
     const declared = await doctor(pkg('asks-ok', { args: ['--name', 'asks-ok', '--ask', 'Your API token?'], yolop: { ui_ask: true } }));

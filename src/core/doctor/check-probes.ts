@@ -190,8 +190,10 @@ async function fireHook(client: YepClient, hook: HookDecl, secrets: readonly str
  */
 export function checkUiAsk(report: Report, manifest: Manifest, prompts: readonly unknown[], secrets: readonly string[]): void {
   if (prompts.length === 0) return;
-  const first = truncateRedacted(String(prompts[0] ?? ''), 80, secrets, { marker: () => '…' });
-  const asked = `the server asked the user ${prompts.length === 1 ? 'a question' : `${prompts.length} questions`} (ui/ask, first: ${JSON.stringify(first)})`;
+  // Each start of the server may ask the same question: count the questions, not the asks.
+  const distinct = [...new Set(prompts.map((p) => String(p ?? '')))];
+  const first = truncateRedacted(distinct[0] ?? '', 80, secrets, { marker: () => '…' });
+  const asked = `the server asked the user ${distinct.length === 1 ? 'a question' : `${distinct.length} questions`} (ui/ask${distinct.length === 1 ? '' : ', first'}: ${JSON.stringify(first)})`;
   if (!manifest.yolop.ui_ask)
     report.add(
       'ui_ask',

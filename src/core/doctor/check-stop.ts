@@ -72,7 +72,7 @@ export function checkMessages(report: Report, clients: readonly YepClient[]): vo
   report.add(
     'messages',
     'fail',
-    `${problemTotal} problem(s) in what the server wrote: ${firstFew.join(' | ')}${problemTotal > 3 ? ' | …' : ''}. Write only protocol messages to stdout, one per line; log to stderr`,
+    `${problemTotal} problem(s) in what the server wrote: ${firstFew.join(' | ')}${problemTotal > 3 ? ' | …' : ''}. Each line on stdout must be one protocol message as schema/yep/v1/schema.json describes it; log to stderr`,
   );
 }
 

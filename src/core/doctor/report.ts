@@ -67,8 +67,10 @@ export function describeExit(client: YepClient): string {
 export function describeFailure(e: unknown, client: YepClient): string {
   if (!(e instanceof YepRequestError)) return String((e as Error)?.message ?? e);
   switch (e.kind) {
-    case 'timeout':
-      return `no answer within the timeout (${e.message.replace(/^.*within /, '')})`;
+    case 'timeout': {
+      const limit = /within (\d+) ms/.exec(e.message)?.[1];
+      return `no answer within ${limit === undefined ? 'the time allowed' : ms(Number(limit))}`;
+    }
     case 'exited':
     case 'not-running':
       return `the server ${describeExit(client)}`;
