@@ -46,9 +46,6 @@ export interface McpProbe {
   tools: McpToolDef[];
   /** True when tools/list had more pages than doctor reads (MAX_PAGES). */
   truncated: boolean;
-  serverInfo?: { name: string; version: string };
-  /** The MCP protocol version agreed on. */
-  protocolVersion?: string;
   pid?: number;
   stop?: StopReport;
   /** Lines on stdout that were not MCP messages (count, and the first few, redacted and cut). */
@@ -117,8 +114,6 @@ export async function probeMcpServer(launch: McpLaunch, o: McpProbeOptions): Pro
       return out;
     }
     out.pid = stdio?.pid;
-    const info = client.getServerVersion();
-    if (info) out.serverInfo = { name: String(info.name), version: String(info.version) };
     out.reached = 'list';
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
