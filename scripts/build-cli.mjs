@@ -151,6 +151,28 @@ const noZodLocales = {
     b.onLoad({ filter: /.*/, namespace: 'no-zod-locales' }, () => ({ contents: '', loader: 'js' }));
   },
 };
+// lib/mcp.cjs (the MCP SDK's client) shares lib/zod.cjs for the zod 4 it imports (`zod/v4` is
+// `zod` and `zod/v4-mini` is `zod/mini` in zod 4; its `zod/v3` compatibility layer stays in), and
+// leaves out its default JSON Schema validator (ajv with its formats): doctor gives the client its
+// own (src/core/mcp/probe.ts: it calls no tool, so no output schema is ever checked).
+const mcpShared = {
+  name: 'mcp-shared',
+  setup(b) {
+    const fromSdk = (args) => /[\\/]@modelcontextprotocol[\\/]sdk[\\/]/.test(args.importer);
+    b.onResolve({ filter: /^zod\/(v4|v4-mini)$/ }, (args) => (fromSdk(args) ? { path: args.path, namespace: 'mcp-zod' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'mcp-zod' }, (args) => ({
+      contents: `module.exports = require('./zod.cjs')[${JSON.stringify(args.path === 'zod/v4' ? 'zod' : 'zod/mini')}];`,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /^\.\/zod\.cjs$/ }, (args) => (args.namespace === 'mcp-zod' ? { path: args.path, external: true } : undefined));
+    b.onResolve({ filter: /^\.\.\/validation\/ajv-provider\.js$/ }, (args) => (fromSdk(args) ? { path: args.path, namespace: 'mcp-no-ajv' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'mcp-no-ajv' }, () => ({
+      contents:
+        "export class AjvJsonSchemaValidator { constructor() { throw new Error('yep-ext bundles no default JSON Schema validator for the MCP client: pass jsonSchemaValidator'); } }",
+      loader: 'js',
+    }));
+  },
+};
 // The large libraries some commands use, each a CommonJS file of its own
 // (lib/<file>.cjs) that exports the specifiers our code imports as lazy getters
 // (zod and zod/mini share one copy of zod's core). Libraries only: they hold no
@@ -165,6 +187,14 @@ const LIBS = {
   // The four prompts we use, not the @inquirer/prompts barrel: it bundles every prompt, the
   // editor's with iconv-lite's encoding tables (660 -> ~90 KB; docs/performance.md, round nine).
   prompts: ['@inquirer/confirm', '@inquirer/input', '@inquirer/password', '@inquirer/select'],
+  // The MCP SDK's client (doctor's probes of the MCP servers a manifest declares: src/core/mcp/),
+  // loaded only when a manifest declares one.
+  mcp: [
+    '@modelcontextprotocol/sdk/client/index.js',
+    '@modelcontextprotocol/sdk/client/streamableHttp.js',
+    '@modelcontextprotocol/sdk/shared/stdio.js',
+    '@modelcontextprotocol/sdk/types.js',
+  ],
 };
 // Packages whose one export is `default` (each @inquirer prompt): their lib getter gives that
 // function itself, as Node's ESM `import()` does. Our bundles convert `import()` to require in
@@ -173,13 +203,16 @@ const LIBS = {
 // object instead of the prompt.
 const DEFAULT_ONLY = new Set(LIBS.prompts);
 const libOf = new Map(Object.entries(LIBS).flatMap(([file, specs]) => specs.map((spec) => [spec, file])));
-const libsApart = {
-  name: 'libs-apart',
+/**
+ * An import of one of `files`' libraries (LIBS keys) from our code (not from inside another
+ * package) becomes a small module that requires the library's file; the rest are bundled in.
+ */
+const libsApartOf = (files) => ({
+  name: `libs-apart-${files.join('-')}`,
   setup(b) {
-    // An import of a listed library from our code (not from inside another
-    // package) becomes a small module that requires the library's file.
+    const mine = new Map([...libOf].filter(([, file]) => files.includes(file)));
     b.onResolve({ filter: /^[@a-z]/ }, (args) =>
-      libOf.has(args.path) && !/[\\/]node_modules[\\/]/.test(args.importer) ? { path: args.path, namespace: 'yep-lib' } : undefined,
+      mine.has(args.path) && !/[\\/]node_modules[\\/]/.test(args.importer) ? { path: args.path, namespace: 'yep-lib' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'yep-lib' }, (args) => ({
       contents: `module.exports = require(${JSON.stringify(`./lib/${libOf.get(args.path)}.cjs`)})[${JSON.stringify(args.path)}];`,
@@ -187,7 +220,8 @@ const libsApart = {
     }));
     b.onResolve({ filter: /^\.\/lib\/[^/]+\.cjs$/ }, (args) => (args.namespace === 'yep-lib' ? { path: args.path, external: true } : undefined));
   },
-};
+});
+const libsApart = libsApartOf(Object.keys(LIBS));
 const commandIds = files.map((f) => [
   relative(COMMANDS_DIR, f)
     .replace(/\.js$/, '')
@@ -339,7 +373,9 @@ const [main, cli, fast] = await Promise.all([
     supported: { 'dynamic-import': false },
     outdir: join(DIST, 'bundle'),
     outExtension: { '.js': '.cjs' },
-    plugins: [noFetchers, schemaApart, noZodLocales],
+    // The MCP SDK (and undici, for a proxied MCP server) as cli.cjs requires them: lib/*.cjs,
+    // loaded only by a manifest that declares an MCP server.
+    plugins: [noFetchers, schemaApart, noZodLocales, libsApartOf(['mcp', 'undici'])],
   }),
   ...Object.entries(LIBS).map(([file, specs]) =>
     build({
@@ -356,6 +392,7 @@ const [main, cli, fast] = await Promise.all([
         loader: 'js',
       },
       outfile: join(DIST, 'bundle', 'lib', `${file}.cjs`),
+      ...(file === 'mcp' ? { plugins: [mcpShared] } : {}),
     }),
   ),
 ]);

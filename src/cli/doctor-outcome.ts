@@ -7,6 +7,7 @@ import type { DoctorReport } from '../core/doctor/doctor.js';
 import { YepError } from '../core/errors.js';
 import { loadManifest } from '../core/package/manifest.js';
 import { unbuiltServer } from '../core/package/server-build.js';
+import { checkLabel } from './render-doctor.js';
 
 /** --timeout in seconds -> milliseconds (undefined: not given). */
 export function parseDoctorTimeout(text: string | undefined): number | undefined {
@@ -21,7 +22,7 @@ export function parseDoctorTimeout(text: string | undefined): number | undefined
 
 /** The error a failed report ends with (exit 9), after the report itself is printed. */
 export async function doctorFailedError(report: DoctorReport): Promise<YepError> {
-  const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+  const failed = report.checks.filter((c) => c.status === 'fail').map((c) => checkLabel(c.name));
   return new YepError('E_DOCTOR_FAILED', `${report.name}: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed (${failed.join(', ')}).`, {
     hint: (await nextStep(report)) ?? 'See docs/doctor.md for what each check means and how to fix it.',
   });

@@ -36,7 +36,7 @@ let pkgs: string;
  */
 function masked(text: string): string {
   return text
-    .replace(/answered shutdown and exited once stdin closed after/g, 'answered shutdown and exited after')
+    .replace(/and exited once its input closed after/g, 'and exited after')
     .replace(/(?<!limit )\b\d+(\.\d+)? (ms|s)\b/g, '<t>')
     .replace(/: done \(\d+(\.\d+)?m?s\)/g, ': done (<t>)')
     .replace(/\bpid \d+/g, 'pid <n>')

@@ -241,6 +241,27 @@ export const SCHEMAS = {
         duration_ms: z.number().optional(),
       })
       .optional(),
+    // Only when plugin.json declares MCP servers (docs/json.md).
+    mcp_servers: z
+      .array(
+        z.strictObject({
+          server: z.string(),
+          host_name: z.string(),
+          transport: z.enum(['stdio', 'http']),
+          ok: z.boolean(),
+          tools: z.array(z.strictObject({ name: z.string(), description: z.string(), input_schema: z.unknown() })),
+          changes: z
+            .strictObject({
+              added: z.array(z.string()),
+              removed: z.array(z.string()),
+              described: z.array(z.strictObject({ name: z.string(), before: z.string(), after: z.string() })),
+              schema: z.array(z.string()),
+            })
+            .nullable(),
+          previous_run: z.string().nullable(),
+        }),
+      )
+      .optional(),
   }),
   new: z.strictObject({
     name: z.string(),

@@ -129,8 +129,10 @@ describe('npm install -g of the tarball', () => {
     // 9 MiB: built by Node 20 it is ~8.9 MiB (2026-12-02, round eight), 1.2 MiB of it the V8
     // code caches only Node 20 reads (a Node with its own compile cache builds none); each
     // oclif-free runner (list, install/update, doctor and its early start, enable/disable/
-    // remove/set-secret/verify) is a bundle of its own.
-    expect(total - keyring).toBeLessThan(9 * 1024 * 1024);
+    // remove/set-secret/verify) is a bundle of its own. 9.5 MiB since doctor probes the MCP servers
+    // a manifest declares with the official MCP SDK: its client is lib/mcp.cjs (0.3 MiB, sharing
+    // lib/zod.cjs and leaving out ajv; docs/performance.md, "The MCP SDK's client").
+    expect(total - keyring).toBeLessThan(9.5 * 1024 * 1024);
     expect(total).toBeLessThan(14 * 1024 * 1024);
   });
 

@@ -1,5 +1,5 @@
 /** /proc checks for tests: is a process (still) alive, and what is it. Linux only. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 /** True while `pid` is a live, non-zombie process. */
 export function procAlive(pid: number): boolean {
@@ -29,4 +29,14 @@ export async function waitGone(pid: number, ms = 2000): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 20));
   }
   return true;
+}
+
+/** Live (non-zombie) processes whose command line contains `marker`: what a test tagged its servers with. */
+export function procsWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    if (procCommand(Number(e)).includes(marker) && procAlive(Number(e))) found.push(Number(e));
+  }
+  return found;
 }

@@ -24,7 +24,11 @@ export async function checkManifest(report: Report, dir: string, wanted: string 
     throw e;
   }
   if (wanted && manifest.name !== wanted) {
-    report.add('manifest', 'fail', `the package directory is ${wanted} but plugin.json names ${manifest.name}; the host skips such a package`);
+    report.add(
+      'manifest',
+      'fail',
+      `the package directory is ${wanted} but plugin.json names ${manifest.name}: yolop skips such a package, so make the two the same`,
+    );
     return undefined;
   }
   const y = manifest.yolop;

@@ -56,6 +56,8 @@ async function sweepStateTemps(ctx: Context): Promise<void> {
   await sweepDeadTemps(join(paths.storeDir, '.yep-grants'), { legacy: /^[A-Za-z0-9_-]+\.json\.\d+$/ });
   // Stat signatures (tree-state.ts): a cache, but its temps are a dead writer's leftovers all the same.
   await sweepDeadTemps(join(paths.storeDir, '.yep-state'));
+  // What doctor last saw contributed MCP servers offer (mcp-record.ts).
+  await sweepDeadTemps(join(paths.storeDir, '.yep-mcp'));
   // The config directory: settings.toml and connections.toml (and the file a symlinked settings.toml points at).
   await sweepDeadTemps(paths.configDir, { legacy: /^(settings\.toml|connections\.toml)\.\d+$/ });
   const settings = await writtenFile(paths.settingsFile);

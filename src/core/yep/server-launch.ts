@@ -10,8 +10,12 @@ export interface ServerLaunch {
   /** `capabilityServer.command`: a bare name (looked up on the server's PATH) or a path. */
   command: string;
   args?: string[];
-  /** The package directory; its `bin/` goes first on PATH. */
-  packageDir: string;
+  /**
+   * The package directory; its `bin/` goes first on PATH. Absent for a server the
+   * host does not start as a capability server (an MCP server an extension
+   * contributes goes to the host's MCP client as declared: PATH is left as inherited).
+   */
+  packageDir?: string;
   /** The server's cwd (the host uses the workspace root). */
   workspaceRoot: string;
   /** Environment to inherit (default process.env). */
@@ -25,6 +29,7 @@ export function buildServerEnv(launch: ServerLaunch): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(launch.env ?? process.env)) if (v !== undefined) out[k] = v;
   Object.assign(out, launch.injectedEnv ?? {});
+  if (launch.packageDir === undefined) return out;
   const bin = join(launch.packageDir, 'bin');
   out.PATH = out.PATH ? `${bin}${delimiter}${out.PATH}` : bin;
   return out;
