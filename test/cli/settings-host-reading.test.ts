@@ -11,7 +11,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
-import { hostRuns, subjectEntries } from '../helpers/settings-model.js';
+import { hostInstances, hostRuns, subjectEntries } from '../helpers/settings-model.js';
 import { doctorConfigLoader } from '../../src/core/doctor/doctor-config.js';
 import { loadInstalledManifest } from '../../src/core/store/installed-manifest.js';
 
@@ -34,10 +34,7 @@ async function ok(args: string[]): Promise<any> {
   return jsonOf(r);
 }
 const listed = async () => (await ok(['list'])).extensions.find((e: { name: string }) => e.name === 'x');
-const host = () => {
-  const { enabled, config } = hostRuns(readFileSync(settingsFile, 'utf8'), 'x');
-  return { enabled, config };
-};
+const host = () => hostRuns(readFileSync(settingsFile, 'utf8'), 'x');
 /** The values `yep-ext doctor x` would give the server. */
 const doctorValues = async () => {
   const ctx = home.ctx();
@@ -144,7 +141,7 @@ describe('several entries for one extension: nothing the user wrote is lost', ()
   it('disable then enable: byte-identical file, every table and key kept in between', async () => {
     const file = '[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\nappend = true\nport = 2\n';
     write(file);
-    expect(hostRuns(text(), 'x').instances).toEqual([{ endpoint: 'https://e.example' }, { port: 2 }]);
+    expect(hostInstances(text(), 'x')).toEqual([{ endpoint: 'https://e.example' }, { port: 2 }]);
     await ok(['disable', 'x']);
     expect(host().enabled).toBe(false);
     expect(text()).toBe(file.replace('append = true\n', 'enabled = false\nappend = true\n'));
@@ -153,6 +150,6 @@ describe('several entries for one extension: nothing the user wrote is lost', ()
     expect(field(off, 'endpoint')).toMatchObject({ set: false, kept: true });
     await ok(['enable', 'x']);
     expect(text()).toBe(file);
-    expect(hostRuns(text(), 'x').instances).toEqual([{ endpoint: 'https://e.example' }, { port: 2 }]);
+    expect(hostInstances(text(), 'x')).toEqual([{ endpoint: 'https://e.example' }, { port: 2 }]);
   });
 });

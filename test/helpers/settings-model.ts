@@ -99,12 +99,17 @@ export function layeredEntries(base: string, profile?: string, edit: (own: Table
   return [...(replacesBase(profile) ? [] : capabilityEntries(base)), ...edit(capabilityEntries(profile))];
 }
 
-/** What the host runs for `ext:<name>`: every instance, and the first one's config (the one plain entries merge into). */
-export function hostRuns(text: string, name: string, profile?: string): { enabled: boolean; config: Table; instances: Table[] } {
-  const instances = applyAll(layeredEntries(text, profile))
+/** Every instance the host runs for `ext:<name>`, in order: its config (more than one only with `append = true`). */
+export function hostInstances(text: string, name: string, profile?: string): Table[] {
+  return applyAll(layeredEntries(text, profile))
     .filter((i) => i.ref === `ext:${name}`)
     .map((i) => i.config);
-  return { enabled: instances.length > 0, config: instances[0] ?? {}, instances };
+}
+
+/** What the host runs for `ext:<name>`: whether it runs, and the first instance's config (the one plain entries merge into). */
+export function hostRuns(text: string, name: string, profile?: string): { enabled: boolean; config: Table } {
+  const instances = hostInstances(text, name, profile);
+  return { enabled: instances.length > 0, config: instances[0] ?? {} };
 }
 
 /**
