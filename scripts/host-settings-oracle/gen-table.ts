@@ -26,11 +26,23 @@ if (!oracle) {
 
 const cap = (...rows: string[]) => `[[capabilities]]\n${rows.join('\n')}\n`;
 const HAND: [string, string][] = [
-  ['two plain entries merge into one instance, later keys win', cap('ref = "ext:x"', 'endpoint = "a"', 'port = 1') + '\n' + cap('ref = "ext:x"', 'endpoint = "b"')],
+  [
+    'two plain entries merge into one instance, later keys win',
+    cap('ref = "ext:x"', 'endpoint = "a"', 'port = 1') + '\n' + cap('ref = "ext:x"', 'endpoint = "b"'),
+  ],
   ['a bare entry changes nothing in an existing instance', cap('ref = "ext:x"', 'endpoint = "a"') + '\n' + cap('ref = "ext:x"')],
-  ['enabled = false removes every instance seen so far', cap('ref = "ext:x"', 'endpoint = "a"') + cap('ref = "ext:x"', 'append = true', 'port = 2') + cap('ref = "ext:x"', 'enabled = false', 'port = 3')],
-  ['an entry after a removal starts again from nothing', cap('ref = "ext:x"', 'endpoint = "a"') + cap('ref = "ext:x"', 'enabled = false') + cap('ref = "ext:x"', 'port = 4')],
-  ['append = true adds another instance; plain entries merge into the first', cap('ref = "ext:x"', 'a = 1') + cap('ref = "ext:x"', 'append = true', 'b = 2') + cap('ref = "ext:x"', 'c = 3')],
+  [
+    'enabled = false removes every instance seen so far',
+    cap('ref = "ext:x"', 'endpoint = "a"') + cap('ref = "ext:x"', 'append = true', 'port = 2') + cap('ref = "ext:x"', 'enabled = false', 'port = 3'),
+  ],
+  [
+    'an entry after a removal starts again from nothing',
+    cap('ref = "ext:x"', 'endpoint = "a"') + cap('ref = "ext:x"', 'enabled = false') + cap('ref = "ext:x"', 'port = 4'),
+  ],
+  [
+    'append = true adds another instance; plain entries merge into the first',
+    cap('ref = "ext:x"', 'a = 1') + cap('ref = "ext:x"', 'append = true', 'b = 2') + cap('ref = "ext:x"', 'c = 3'),
+  ],
   ['append = true as the first entry makes the first instance', cap('ref = "ext:x"', 'append = true', 'a = 1') + cap('ref = "ext:x"', 'b = 2')],
   ['a non-boolean enabled or append is ignored', cap('ref = "ext:x"', 'enabled = "no"', 'a = 1') + cap('ref = "ext:x"', 'append = 1', 'b = 2')],
   ['id is read like ref', cap('id = "ext:x"', 'a = 1') + cap('ref = "ext:x"', 'b = 2')],

@@ -58,7 +58,9 @@ describe('observation 1: enable after a later `enabled = false` entry', () => {
     // The claim, checked as the host reads the file.
     expect(host()).toEqual({ enabled: true, config: { endpoint: 'https://e.example' } });
     // No entry deleted: enable took the `enabled = false` line away, nothing else.
-    expect(readFileSync(settingsFile, 'utf8')).toBe('# mine\n[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\n');
+    expect(readFileSync(settingsFile, 'utf8')).toBe(
+      '# mine\n[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\n',
+    );
     expect(subjectEntries(readFileSync(settingsFile, 'utf8'), 'x')).toHaveLength(2);
     const item = await listed();
     expect(item.enabled).toBe(true);

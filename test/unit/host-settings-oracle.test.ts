@@ -40,7 +40,8 @@ const sorted = (v: unknown): string =>
       : x,
   );
 const oracleFor = (row: Row, ref: string) => row.oracle.filter((i) => i.ref === ref).map((i) => asHost(i.config ?? {}));
-const extRefs = (row: Row, more: readonly string[]) => [...new Set([...row.oracle.map((i) => i.ref), ...more.map((n) => `ext:${n}`)])].filter((r) => r.startsWith('ext:'));
+const extRefs = (row: Row, more: readonly string[]) =>
+  [...new Set([...row.oracle.map((i) => i.ref), ...more.map((n) => `ext:${n}`)])].filter((r) => r.startsWith('ext:'));
 
 describe("settings.toml: yep-ext's reading is yolop's (the host's own code as oracle)", () => {
   it(`${table.rows.length} rows: every ext: ref, every instance, every config key`, () => {

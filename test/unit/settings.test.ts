@@ -285,13 +285,16 @@ describe('golden edits', () => {
   });
 
   it('append = true: another instance with its own config; config goes to the first instance, not the appended one', () => {
-    const t = '[[capabilities]]\nref = "ext:logfire"\nendpoint = "https://one"\n\n[[capabilities]]\nref = "ext:logfire"\nappend = true\nendpoint = "https://two"\n';
+    const t =
+      '[[capabilities]]\nref = "ext:logfire"\nendpoint = "https://one"\n\n[[capabilities]]\nref = "ext:logfire"\nappend = true\nendpoint = "https://two"\n';
     const r = readSettingsFromText(t, 'logfire');
     expect(r.instances.map((i) => i.config)).toEqual([{ endpoint: 'https://one' }, { endpoint: 'https://two' }]);
     expect(r.config).toEqual({ endpoint: 'https://one' });
     expect(apply(t, { op: 'enable' }).changed).toBe(false);
     const s = apply(t, { op: 'enable', values: { port: 1 } }).text;
-    expect(s).toBe('[[capabilities]]\nref = "ext:logfire"\nendpoint = "https://one"\nport = 1\n\n[[capabilities]]\nref = "ext:logfire"\nappend = true\nendpoint = "https://two"\n');
+    expect(s).toBe(
+      '[[capabilities]]\nref = "ext:logfire"\nendpoint = "https://one"\nport = 1\n\n[[capabilities]]\nref = "ext:logfire"\nappend = true\nendpoint = "https://two"\n',
+    );
     expect(readSettingsFromText(s, 'logfire').instances.map((i) => i.config)).toEqual([{ endpoint: 'https://one', port: 1 }, { endpoint: 'https://two' }]);
     // Disable marks the appended entry: enabled = false removes every instance seen so far.
     const d = apply(t, { op: 'disable' }).text;

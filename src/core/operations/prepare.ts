@@ -15,7 +15,7 @@ import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/loc
 import { YepError } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
-import { isBuildable, isLinked, sourceFor, type LockSource } from '../sources/index.js';
+import { isBuildable, isLinked, sourceFor, withUnknownRecordKeys, type LockSource } from '../sources/index.js';
 import type { Fetched } from '../sources/source.js';
 import { placePackage, type LockChanges } from '../store/transaction.js';
 import type { BinaryStep, BuildMode } from '../binary/binary-step.js';
@@ -142,11 +142,14 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
 /** The entry keys yep-ext writes itself; any other key (a newer tool's) is carried over on a rewrite. */
 const OWN_ENTRY_KEYS = new Set(['name', 'content_hash', 'version', 'source', 'grant']);
 
-/** `next` with the keys of `previous` that yep-ext does not know (kept verbatim, as the host ignores them). */
+/**
+ * `next` with the keys of `previous` that yep-ext does not know (kept verbatim, as the
+ * host ignores them), at the entry's top level and under [extensions.source].
+ */
 function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): LockEntry {
   if (!previous) return next;
   const carried = Object.fromEntries(Object.entries(previous).filter(([k]) => !OWN_ENTRY_KEYS.has(k) && !(k in next)));
-  return { ...carried, ...next };
+  return { ...carried, ...next, source: withUnknownRecordKeys(next.source, previous.source) };
 }
 
 /**

@@ -112,7 +112,12 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => {
     if (typeof v === 'bigint') return `${v}n`;
     if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-    if (isTable(v) && !Array.isArray(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]));
+    if (isTable(v) && !Array.isArray(v))
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, v[k]]),
+      );
     return v;
   });
 }

@@ -472,7 +472,12 @@ export interface SettingsScope {
  * so the host never reads the switch without the config or the reverse.
  * Caller holds the installer lock.
  */
-export async function enableExtension(paths: Paths, name: string, values: Record<string, unknown> = {}, scope: SettingsScope = {}): Promise<{ changed: boolean }> {
+export async function enableExtension(
+  paths: Paths,
+  name: string,
+  values: Record<string, unknown> = {},
+  scope: SettingsScope = {},
+): Promise<{ changed: boolean }> {
   return editSettings(paths, name, { op: 'enable', values }, scope.profile);
 }
 
@@ -486,7 +491,12 @@ export async function disableExtension(paths: Paths, name: string, scope: Settin
  * host's enabled state. Values keep their types (numbers, booleans, strings,
  * arrays, tables). Never enables a disabled extension. Caller holds the lock.
  */
-export async function setExtensionConfig(paths: Paths, name: string, values: Record<string, unknown>, scope: SettingsScope = {}): Promise<{ changed: boolean }> {
+export async function setExtensionConfig(
+  paths: Paths,
+  name: string,
+  values: Record<string, unknown>,
+  scope: SettingsScope = {},
+): Promise<{ changed: boolean }> {
   return editSettings(paths, name, { op: 'set', values }, scope.profile);
 }
 
