@@ -13,7 +13,7 @@ import { YepError, isYepError } from '../errors.js';
 import { notInstalled } from '../store/installed-manifest.js';
 import { loadApprovedGrant, saveApprovedGrant } from '../store/approved-grants.js';
 import { pinEntries } from '../store/transaction.js';
-import { diffGrants, grantOf, type Grant, type GrantDiff } from '../package/grants.js';
+import { diffGrants, grantFingerprint, grantOf, type Grant, type GrantDiff } from '../package/grants.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { unlockedPackages } from '../store/unlocked-packages.js';
@@ -133,6 +133,20 @@ async function assertIntact(ctx: Context, entry: LockEntry): Promise<void> {
   );
 }
 
+/**
+ * An entry the host wrote records no grant; when nothing newer is fetched, what is
+ * installed (just proved intact) is what stays, so its grant is the one to record,
+ * silently, as for unchanged content that was fetched again.
+ */
+async function unrecordedGrant(ctx: Context, entry: LockEntry): Promise<Pick<Planned, 'record'>> {
+  if (typeof entry.grant === 'string') return {};
+  const grant = await loadManifest(packageDir(ctx.paths, entry.name)).then(
+    (m) => grantOf(m),
+    () => undefined,
+  );
+  return grant ? { record: { entry: { ...entry, grant: grantFingerprint(grant) }, grant } } : {};
+}
+
 async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEngines: boolean, prepare: PrepareOptions, dryRun: boolean): Promise<Planned> {
   const from = fromOf(entry);
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
@@ -145,7 +159,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(newerOutside ? { newer_outside: newerOutside } : {}) };
   if (candidates.length === 0) {
     await assertIntact(ctx, entry);
-    return { item: base };
+    return { item: base, ...(await unrecordedGrant(ctx, entry)) };
   }
   const stage = await makePlanningDir(ctx, `update-${entry.name}`, dryRun);
   try {
@@ -159,7 +173,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       // Newer versions exist, and none tried runs on this agent: keep what is installed.
       await removeDir(stage);
       await assertIntact(ctx, entry);
-      return { item: { ...base, status: 'held', engines: walk.engines } };
+      return { item: { ...base, status: 'held', engines: walk.engines }, ...(await unrecordedGrant(ctx, entry)) };
     }
     const prepared = walk.prepared;
     if (prepared.name !== entry.name) {
