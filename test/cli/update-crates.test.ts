@@ -14,6 +14,7 @@ import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { killAt, staleLock } from '../helpers/faults.js';
 
 const HELLO = 'yolop-extension-hello';
 let reg: TestRegistry;
@@ -152,6 +153,23 @@ describe('update from crates.io', () => {
     const manifestGrant = grantOf(parseManifest(readFileSync(join(store, 'hello', 'plugin.json'), 'utf8'), 'hello'));
     expect(lockEntry()).toMatchObject({ ...hostEntry, grant: grantFingerprint(manifestGrant) });
     expect(JSON.parse(readFileSync(join(store, '.yep-grants', 'hello.json'), 'utf8'))).toEqual(manifestGrant);
+  });
+
+  it('an update killed before the lock write: list says the update was interrupted (not drift), and recovery says it rolled back an update', async () => {
+    publish('1.0.1');
+    await killAt('place:before-lock', ['update', 'hello'], env(), join(home.root, 'paused'));
+    staleLock(home);
+    // The store already switched to 1.0.1, the lock still pins 1.0.0.
+    expect(lockEntry()?.version).toBe('1.0.0');
+    expect(JSON.parse(readFileSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'), 'utf8')).version).toBe('1.0.1');
+    const item = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions.find((e: { name: string }) => e.name === 'hello');
+    expect(item.problems).toEqual([expect.stringContaining('its update was interrupted')]);
+    const r = await runCli(['enable', 'hello'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Recovered: rolled back an interrupted update of hello');
+    await expectAt('1.0.0');
+    const after = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions.find((e: { name: string }) => e.name === 'hello');
+    expect(after.problems).toEqual([]);
   });
 
   it('no newer release over a drifted or missing tree: not "up to date" (exit 5, the damage named, nothing changed); after the repair, up to date', async () => {

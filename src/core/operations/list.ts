@@ -12,7 +12,7 @@ import { checkEntry } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, unlockedSince } from '../store/unlocked-packages.js';
+import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, interruptedPinnedMessage, unlockedSince } from '../store/unlocked-packages.js';
 import { interruptedChanges } from '../store/interrupted-changes.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
@@ -114,6 +114,8 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
     }
   }
   const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
+  // A killed install or update leaves the new version in the store under the old lock entry: said as such, not as drift.
+  const interrupted = interruptedChanges(ctx);
   // Damage is judged by verify.ts's checkEntry, the check behind `verify`, `install --frozen` and a
   // plain `install` (their `needsRefetch` is true exactly when this row shows a tree problem:
   // test/cli/intact-rule.test.ts holds the table).
@@ -156,6 +158,11 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       }
       // An unresolvable command is doctor's and verify's to report (a package-only install is normal);
       // a server file in the package that cannot run is a problem everywhere.
+      const halfDone = interrupted.get(entry.name);
+      if (halfDone && halfDone !== 'remove' && check.result.problems.length > 0) {
+        item.problems.push(interruptedPinnedMessage(entry.name, halfDone));
+        return item;
+      }
       for (const p of check.result.problems) if (p.kind !== 'command') item.problems.push(p.message);
       if (check.result.problems.some((p) => p.kind === 'missing')) return item;
       const weak = weakBinaryProblem(entry.source);
@@ -169,7 +176,6 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   // The host loads them all the same: whether it does (settings.toml) is known, not "?".
   const unlocked = await unlockedSince(ctx.paths, lock);
-  const interrupted = unlocked.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
   for (const n of unlocked) {
     const settings = settingsOf?.(n);
     const op = interrupted.get(n);

@@ -17,7 +17,7 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
 import { isBuildable, isLinked, sourceFor, withUnknownRecordKeys, type LockSource } from '../sources/index.js';
 import type { Fetched } from '../sources/source.js';
-import { placePackage, type LockChanges } from '../store/transaction.js';
+import { placePackage, type LockChanges, type PlaceIntent } from '../store/transaction.js';
 import type { BinaryStep, BuildMode } from '../binary/binary-step.js';
 import { withBinaryRecord } from '../binary/binary-record.js';
 import { withStep } from '../log.js';
@@ -159,7 +159,14 @@ function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): Loc
  * lock as the caller read it under that hold (read here once when not given);
  * returns the lock as written.
  */
-export async function commitPackage(ctx: Context, p: PreparedPackage, given?: LockEntry, changes: LockChanges = {}, current?: Lockfile): Promise<Lockfile> {
+export async function commitPackage(
+  ctx: Context,
+  p: PreparedPackage,
+  given?: LockEntry,
+  changes: LockChanges = {},
+  current?: Lockfile,
+  intent: PlaceIntent = 'install',
+): Promise<Lockfile> {
   await finishPreparedBinary(ctx, p);
   const lock = current ?? (await loadLock(ctx.paths.lockFile));
   // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).
@@ -171,7 +178,7 @@ export async function commitPackage(ctx: Context, p: PreparedPackage, given?: Lo
     await symlink(p.fetched.dir, tree, 'dir');
   }
   // The approved grant is saved by the transaction, after the lock commit.
-  const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock);
+  const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock, intent);
   // The stat signature of the tree just placed (verified in staging): later checks skip the re-hash.
   const { recordPlacedState } = await import('./verify.js');
   await recordPlacedState(ctx, entry);

@@ -304,7 +304,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
         if (!current || current.content_hash !== item.from.content_hash) {
           throw new YepError('E_CONFLICT', `${item.name} changed while this update was being prepared.`, { hint: 'Run the update again.' });
         }
-        await commitPackage(ctx, p.prepared as PreparedPackage, undefined, {}, lock);
+        await commitPackage(ctx, p.prepared as PreparedPackage, undefined, {}, lock, 'update');
       }).then(
         () => {
           item.status = 'updated';

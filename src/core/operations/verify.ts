@@ -21,7 +21,7 @@ import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
-import { interruptedChanges } from '../store/interrupted-changes.js';
+import { interruptedChanges, type InterruptedChange } from '../store/interrupted-changes.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { INSTALL_MOVED_DIR, notInstalled } from '../store/installed-manifest.js';
@@ -414,7 +414,7 @@ async function unlockedReports(ctx: Context, lock: Lockfile, only?: ReadonlySet<
   const out: VerifiedExtension[] = [];
   // The lock read when verify started is seconds old after the re-hash (unlockedSince reads it again).
   const names = await unlockedSince(ctx.paths, lock);
-  const interrupted = names.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
+  const interrupted = names.length > 0 ? interruptedChanges(ctx) : new Map<string, InterruptedChange>();
   for (const name of names) {
     if (only && !only.has(name)) continue;
     const dir = resolveInstalledDir(ctx.paths, name) ?? packageDir(ctx.paths, name);

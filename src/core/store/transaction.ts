@@ -50,8 +50,13 @@ export interface Journal {
   previous?: { link: string } | { aside: true };
   /** For place: the grant approved with this install, saved beside the lock once committed. */
   grant?: Grant;
+  /** For place: what the command was doing, for recovery's report and `list` (absent in older journals: an install). */
+  intent?: PlaceIntent;
   pid: number;
 }
+
+/** What a place is part of: an install (new, reinstall, repair, frozen) or an update. */
+export type PlaceIntent = 'install' | 'update';
 
 const JOURNAL = 'journal.json';
 
@@ -156,6 +161,7 @@ export async function placePackage(
   grant?: Grant,
   changes: LockChanges = {},
   current?: Lockfile,
+  intent: PlaceIntent = 'install',
 ): Promise<Lockfile> {
   const { paths } = ctx;
   const name = entry.name;
@@ -178,6 +184,7 @@ export async function placePackage(
     ...(version !== undefined ? { version } : {}),
     ...(previous ? { previous } : {}),
     ...(grant ? { grant } : {}),
+    ...(intent !== 'install' ? { intent } : {}),
     pid: process.pid,
   };
   await writeJournal(stage, journal);
@@ -332,10 +339,10 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
     }
     if (journal.grant) await saveApprovedGrant(ctx, journal.name, journal.grant);
     await dropReplaced(ctx, stage, journal);
-    return `completed an interrupted install of ${journal.name}`;
+    return `completed an interrupted ${journal.intent ?? 'install'} of ${journal.name}`;
   }
   await rollbackPlace(ctx, stage, journal);
-  return `rolled back an interrupted install of ${journal.name}`;
+  return `rolled back an interrupted ${journal.intent ?? 'install'} of ${journal.name}`;
 }
 
 /** A journal of an older yep-ext (a tree renamed straight to <store>/<name>, no symlink swap). */
