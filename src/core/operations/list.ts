@@ -16,7 +16,7 @@ import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, interrup
 import { interruptedChanges } from '../store/interrupted-changes.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
+import { loadProfileLayer, loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
 import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
 import type { EnginesVerdict } from '../agent/engines.js';
@@ -45,6 +45,8 @@ export interface ListOptions {
   verify?: boolean;
   /** Only these lock entries (`info`): the store's unmanaged directories are not scanned. */
   only?: string[];
+  /** Read enabled state and config as yolop does under `--profile <name>` (settings.ts). */
+  profile?: string;
 }
 
 /**
@@ -97,6 +99,8 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   // settings.toml is read once; a broken one makes `enabled` unknown, not the listing fatal.
   let settingsText: string | undefined;
   let settingsProblem: string | undefined;
+  // A profile that does not exist is an error of the command line, not a problem of each row.
+  const profile = options.profile === undefined ? undefined : await loadProfileLayer(ctx.paths, options.profile);
   try {
     settingsText = await loadSettingsText(ctx.paths);
   } catch (e) {
@@ -107,7 +111,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   let settingsOf: SettingsLookup | undefined;
   if (settingsText !== undefined) {
     try {
-      settingsOf = settingsLookup(settingsText, ctx.paths.settingsFile);
+      settingsOf = settingsLookup(settingsText, ctx.paths.settingsFile, profile);
     } catch (e) {
       if (!isYepError(e)) throw e;
       settingsProblem = e.message;
@@ -139,7 +143,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
         const kept = Object.keys(settings.kept);
         if (settings.enabled && kept.length > 0) {
           item.problems.push(
-            `config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later ext:${entry.name} entry replaced it); run \`yep-ext enable ${entry.name}\` to apply it`,
+            `config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later \`enabled = false\` entry for ext:${entry.name} cancels it); run \`yep-ext enable ${entry.name}\` to apply it`,
           );
         }
       }
