@@ -25,6 +25,7 @@ import type { Policy } from '../policy/policy-file.js';
 import { followNote, pinnedCommit, samePin, samePinAndFollow, withFollows } from '../sources/index.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { loadLock, saveLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
+import { saveCustody } from '../store/custody.js';
 import { versionLabel, warnVerdict } from './agent-walk.js';
 import type { InstallOutcome } from './install.js';
 import { installedViolations } from './policy-gate.js';
@@ -127,6 +128,7 @@ async function relock(ctx: Context, checked: LockEntry, source: LockSource): Pro
     const current = lock.entries.find((e) => e.name === checked.name);
     if (!current || JSON.stringify(current) !== JSON.stringify(checked)) return false;
     await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.map((e) => (e === current ? { ...e, source } : e)) });
+    await saveCustody(ctx, { ...current, source });
     return true;
   });
 }

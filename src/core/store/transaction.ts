@@ -18,6 +18,7 @@ import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { assertReplaceable, ensureDir, fsyncDir } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
+import { saveCustody } from './custody.js';
 import type { Grant } from '../package/grants.js';
 import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry, type Lockfile } from './lockfile.js';
 import { packageDir } from '../paths.js';
@@ -217,6 +218,7 @@ export async function placePackage(
   // After the commit: a failed install must not replace the record of what was
   // approved. A crash before this line is completed by recovery (the journal has it).
   if (grant) await saveApprovedGrant(ctx, name, grant);
+  for (const e of [...(changes.pin ?? []), entry]) await saveCustody(ctx, findEntry(written, e.name) ?? e);
   await dropReplaced(ctx, stage, journal);
   return written;
 }
@@ -234,7 +236,9 @@ async function dropReplaced(ctx: Context, stage: string, journal: Journal): Prom
  * journal. Caller holds the installer lock.
  */
 export async function pinEntries(ctx: Context, changes: LockChanges): Promise<void> {
-  await saveLock(ctx.paths.lockFile, withChanges(await loadLock(ctx.paths.lockFile), changes));
+  const written = withChanges(await loadLock(ctx.paths.lockFile), changes);
+  await saveLock(ctx.paths.lockFile, written);
+  for (const e of changes.pin ?? []) await saveCustody(ctx, findEntry(written, e.name) ?? e);
 }
 
 /** Undo a place whose lock write did not happen: the previous entry back (a symlink in one rename), the new version gone. */
@@ -338,6 +342,7 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
       await fsyncDir(ctx.paths.storeDir);
     }
     if (journal.grant) await saveApprovedGrant(ctx, journal.name, journal.grant);
+    if (entry) await saveCustody(ctx, entry);
     await dropReplaced(ctx, stage, journal);
     return `completed an interrupted ${journal.intent ?? 'install'} of ${journal.name}`;
   }
