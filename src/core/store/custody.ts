@@ -14,6 +14,7 @@
  * was "replaced" by the host (another version, another source): nothing is
  * restored, and `verify` reports it.
  */
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
@@ -127,6 +128,7 @@ export function custodyReport(ctx: Context): CustodyReport {
  */
 export async function restoreCustody(ctx: Context): Promise<CustodyReport> {
   const report: CustodyReport = { restored: [], replaced: [] };
+  if (!lockWrittenSinceRecords(ctx)) return report;
   let lock: Awaited<ReturnType<typeof loadLock>>;
   try {
     lock = await loadLock(ctx.paths.lockFile);
@@ -148,6 +150,29 @@ export async function restoreCustody(ctx: Context): Promise<CustodyReport> {
   const all = custodyReport(ctx);
   reports.set(ctx.paths.storeDir, { restored: [...all.restored, ...report.restored], replaced: report.replaced });
   return report;
+}
+
+/**
+ * Whether anything may have rewritten the lock since yep-ext last recorded an entry:
+ * yep-ext writes each record right after its lock write, so a lock no newer than the
+ * newest record was written by yep-ext, and the lock is not read again (every command
+ * that takes the installer lock runs this; stat calls only).
+ */
+function lockWrittenSinceRecords(ctx: Context): boolean {
+  const lock = statSync(ctx.paths.lockFile, { bigint: true, throwIfNoEntry: false });
+  if (!lock) return false;
+  let names: string[];
+  try {
+    names = readdirSync(join(ctx.paths.storeDir, DIR)).filter((n) => n.endsWith('.lock.json'));
+  } catch {
+    return false; // no record at all: nothing to restore
+  }
+  let newest = -1n;
+  for (const n of names) {
+    const st = lstatSync(join(ctx.paths.storeDir, DIR, n), { bigint: true, throwIfNoEntry: false });
+    if (st?.isFile() && st.mtimeNs > newest) newest = st.mtimeNs;
+  }
+  return newest >= 0n && lock.mtimeNs > newest;
 }
 
 /** One line per restored entry, for `Recovered: …`. */
