@@ -48,6 +48,19 @@ export const feedbackFlags = {
   }),
 };
 
+/**
+ * --profile, for the commands that read or write what settings.toml enables
+ * (enable, disable, list, info): yolop's `--profile <name>`, whose entries live in
+ * `<config>/profiles/<name>.toml` (docs/configuration.md, "Profiles").
+ */
+export const profileFlag = {
+  profile: Flags.string({
+    description:
+      "Read and write yolop's profile <name> (<config>/profiles/<name>.toml, as `yolop --profile <name>` applies it) instead of settings.toml alone.",
+    helpValue: '<name>',
+  }),
+};
+
 /** The release-age cooldown flags of install and update (issue 15, docs/policy.md). */
 export const minAgeFlag = {
   'min-age': Flags.string({

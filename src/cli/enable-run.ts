@@ -11,6 +11,7 @@ export async function enableCommand(io: CommandIo, { args, flags }: ParsedComman
     config: (flags.config as string[] | undefined) ?? [],
     prompter: cliPrompter(),
     ignoreEngines: flags['ignore-engines'] as boolean | undefined,
+    ...(flags.profile !== undefined ? { profile: flags.profile as string } : {}),
   });
   io.log(renderEnable(result));
   return result;

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, profileFlag } from '../cli/base-command.js';
 import { disableCommand } from '../cli/disable-run.js';
 import type { DisableResult } from '../core/operations/disable.js';
 
@@ -9,7 +9,9 @@ export default class Disable extends BaseCommand {
   static override description =
     "Marks the extension's [[capabilities]] table in settings.toml with `enabled = false` (yolop then skips it) instead of deleting it, so its inline config survives for the next `enable`. Nothing else in the file changes.";
 
-  static override examples = ['<%= config.bin %> disable logfire'];
+  static override examples = ['<%= config.bin %> disable logfire', '<%= config.bin %> disable logfire --profile work'];
+
+  static override flags = { ...profileFlag };
 
   static override args = {
     name: Args.string({ ignoreStdin: true, required: true, description: 'Extension name (the crate spelling yolop-extension-<name> works too).' }),

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
+import { BaseCommand, profileFlag } from '../cli/base-command.js';
 import { enableCommand } from '../cli/enable-run.js';
 import type { EnableResult } from '../core/operations/enable.js';
 
@@ -16,6 +16,7 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
     '<%= config.bin %> enable logfire',
     '<%= config.bin %> enable logfire --config endpoint=https://logfire.example --config sample_rate=0.5',
     '<%= config.bin %> enable yolop-extension-logfire --json',
+    '<%= config.bin %> enable logfire --profile work',
   ];
 
   static override args = {
@@ -23,6 +24,7 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
   };
 
   static override flags = {
+    ...profileFlag,
     config: Flags.string({
       char: 'c',
       multiple: true,

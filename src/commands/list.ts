@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, profileFlag } from '../cli/base-command.js';
 import { listJson, renderList } from '../cli/list-view.js';
 import { stdoutShape } from '../cli/terminal.js';
 import { listExtensions } from '../core/operations/list.js';
@@ -13,13 +13,14 @@ export default class List extends BaseCommand {
   static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --json', '<%= config.bin %> list --no-verify'];
   static override flags = {
     ...feedbackFlags,
+    ...profileFlag,
     verify: Flags.boolean({ default: true, allowNo: true, description: 'Re-hash crate and git packages to detect files changed since install.' }),
   };
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(List);
     const ctx = this.makeContext({ quiet: flags.quiet, verbose: flags.verbose });
-    const items = await listExtensions(ctx, { verify: flags.verify });
+    const items = await listExtensions(ctx, { verify: flags.verify, ...(flags.profile !== undefined ? { profile: flags.profile } : {}) });
     if (!this.jsonEnabled()) this.log(await renderList(items, stdoutShape()));
     return listJson(items);
   }

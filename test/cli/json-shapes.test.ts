@@ -159,6 +159,7 @@ export const SCHEMAS = {
         warnings: z.array(z.unknown()),
       }),
     ),
+    custody_restored: z.array(z.strictObject({ name: z.string(), keys: z.array(z.string()) })),
   }),
   outdated: z.strictObject({
     outdated: z.array(

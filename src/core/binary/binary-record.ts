@@ -14,6 +14,7 @@
  *   binary_target        the Rust target triple the binary was provisioned for
  */
 import { isLinked } from '../sources/index.js';
+import { BINARY_RECORD_KEYS } from '../sources/source.js';
 import type { LockSource } from '../store/lockfile.js';
 
 export type DigestSource = 'crate' | 'release-host' | 'signature';
@@ -27,8 +28,6 @@ export interface BinaryRecord {
   binary_signature?: 'minisign';
   binary_target?: string;
 }
-
-const BINARY_RECORD_KEYS = ['binary_sha256', 'binary_file_sha256', 'binary_source', 'binary_digest_source', 'binary_signature', 'binary_target'] as const;
 
 /** `source` with any earlier binary record replaced by `record` (or removed when undefined). */
 export function withBinaryRecord<S extends LockSource>(source: S, record: BinaryRecord | undefined): S {

@@ -19,6 +19,7 @@ import { configFields, loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
 import { readExtensionSettings } from '../settings/settings.js';
+import { profileFile } from '../settings/profiles.js';
 import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages } from '../store/unlocked-packages.js';
 import { interruptedChanges } from '../store/interrupted-changes.js';
 import { noteCreated } from '../store/created-dirs.js';
@@ -110,13 +111,13 @@ const EMPTY = {
  * settings, content hash, binary digest, engines). The one place `info` asks: the
  * `verify` command can replace it with its deeper check.
  */
-async function verifyStatus(ctx: Context, name: string) {
-  const [item] = await listExtensions(ctx, { verify: true, only: [name] });
+async function verifyStatus(ctx: Context, name: string, profile?: string) {
+  const [item] = await listExtensions(ctx, { verify: true, only: [name], ...(profile !== undefined ? { profile } : {}) });
   return item;
 }
 
-async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult> {
-  const item = await verifyStatus(ctx, entry.name);
+async function installedInfo(ctx: Context, entry: LockEntry, profile?: string): Promise<InfoResult> {
+  const item = await verifyStatus(ctx, entry.name, profile);
   const manifest = item?.manifest;
   const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
   const config: InfoConfigField[] = (item?.config ?? []).map((f) => {
@@ -174,10 +175,10 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
  * manifest and settings.toml say, and the check that fails (nothing records its source, pin
  * or hash, and there is no origin to ask).
  */
-async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
+async function unlockedInfo(ctx: Context, name: string, profile?: string): Promise<InfoResult> {
   const dir = packageDir(ctx.paths, name);
   const manifest = await loadManifest(dir).catch(() => undefined);
-  const settings = await readExtensionSettings(ctx.paths, name).catch(() => undefined);
+  const settings = await readExtensionSettings(ctx.paths, name, profile).catch(() => undefined);
   const fields = manifest ? await configStatus(ctx.paths, manifest, settings).catch(() => []) : [];
   const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
   // One read of the staging journals (it was read twice for the message).
@@ -213,7 +214,9 @@ async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
   };
 }
 
-export async function extensionInfo(ctx: Context, input: string, cwd: string = process.cwd()): Promise<InfoResult> {
+export async function extensionInfo(ctx: Context, input: string, cwd: string = process.cwd(), options: { profile?: string } = {}): Promise<InfoResult> {
+  // A profile that does not exist is refused before anything else.
+  if (options.profile !== undefined) profileFile(ctx.paths, options.profile);
   const lock = await loadLock(ctx.paths.lockFile);
   let name: string | undefined;
   try {
@@ -222,9 +225,10 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
     name = undefined; // not a name: maybe a spec
   }
   const entry = name !== undefined ? findEntry(lock, name) : undefined;
-  if (entry) return installedInfo(ctx, entry);
+  if (entry) return installedInfo(ctx, entry, options.profile);
   // In the store but pinned by no lock entry: yolop finds it, so it is installed, not a registry question.
-  if (name !== undefined && unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) return unlockedInfo(ctx, name);
+  if (name !== undefined && unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name))
+    return unlockedInfo(ctx, name, options.profile);
   const spec = parseSpec(input, cwd);
   if (spec.kind === 'invalid') {
     throw new YepError('E_NOT_INSTALLED', `"${input}" is not installed, and not a source yep-ext can read: ${spec.reason}.`, {
@@ -235,7 +239,7 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
   // installed under its own name (`info crates.io:yolop-extension-x`): that installed extension.
   const source = sourceFor(spec.kind);
   const same = lock.entries.find((e) => e.source.type === spec.kind && source.namesInstalled?.(spec, e.source) === true);
-  if (same) return installedInfo(ctx, same);
+  if (same) return installedInfo(ctx, same, options.profile);
   // settings.toml enables it, but nothing installs it: yolop is told to load what is not there
   // (list and verify name it so); info said only what the registry lists, or "No crate named".
   const absent = name !== undefined && (await enabledButAbsentNow(ctx.paths, lock)).includes(name) ? enabledButAbsentMessage(name) : undefined;

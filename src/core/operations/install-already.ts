@@ -26,6 +26,7 @@ import type { Policy } from '../policy/policy-file.js';
 import { followNote, pinnedCommit, samePin, samePinAndFollow, withFollows } from '../sources/index.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { loadLock, saveLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
+import { saveCustody } from '../store/custody.js';
 import { versionLabel, warnVerdict } from './agent-walk.js';
 import type { InstallOutcome } from './install.js';
 import { installedViolations } from './policy-gate.js';
@@ -132,7 +133,11 @@ async function relock(ctx: Context, checked: LockEntry, source: LockSource, gran
     const lock = await loadLock(ctx.paths.lockFile);
     const current = lock.entries.find((e) => e.name === checked.name);
     if (!current || JSON.stringify(current) !== JSON.stringify(checked)) return false;
-    if (source !== checked.source) await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.map((e) => (e === current ? { ...e, source } : e)) });
+    if (source !== checked.source) {
+      await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.map((e) => (e === current ? { ...e, source } : e)) });
+      await saveCustody(ctx, { ...current, source });
+    }
+    // recordApproval writes through pinEntries, which records custody too.
     return grant ? recordApproval(ctx, await loadLock(ctx.paths.lockFile), { ...current, source }, grant) : true;
   });
 }

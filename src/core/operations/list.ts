@@ -12,12 +12,12 @@ import { checkEntry } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, unlockedSince } from '../store/unlocked-packages.js';
+import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, interruptedPinnedMessage, unlockedSince } from '../store/unlocked-packages.js';
 import { interruptedChanges } from '../store/interrupted-changes.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { isLinked } from '../sources/index.js';
-import { loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
+import { loadProfileLayer, loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
 import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
 import type { EnginesVerdict } from '../agent/engines.js';
@@ -46,6 +46,8 @@ export interface ListOptions {
   verify?: boolean;
   /** Only these lock entries (`info`): the store's unmanaged directories are not scanned. */
   only?: string[];
+  /** Read enabled state and config as yolop does under `--profile <name>` (settings.ts). */
+  profile?: string;
 }
 
 /**
@@ -98,6 +100,8 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   // settings.toml is read once; a broken one makes `enabled` unknown, not the listing fatal.
   let settingsText: string | undefined;
   let settingsProblem: string | undefined;
+  // A profile that does not exist is an error of the command line, not a problem of each row.
+  const profile = options.profile === undefined ? undefined : await loadProfileLayer(ctx.paths, options.profile);
   try {
     settingsText = await loadSettingsText(ctx.paths);
   } catch (e) {
@@ -108,13 +112,15 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   let settingsOf: SettingsLookup | undefined;
   if (settingsText !== undefined) {
     try {
-      settingsOf = settingsLookup(settingsText, ctx.paths.settingsFile);
+      settingsOf = settingsLookup(settingsText, ctx.paths.settingsFile, profile);
     } catch (e) {
       if (!isYepError(e)) throw e;
       settingsProblem = e.message;
     }
   }
   const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
+  // A killed install or update leaves the new version in the store under the old lock entry: said as such, not as drift.
+  const interrupted = interruptedChanges(ctx);
   // Damage is judged by verify.ts's checkEntry, the check behind `verify`, `install --frozen` and a
   // plain `install` (their `needsRefetch` is true exactly when this row shows a tree problem:
   // test/cli/intact-rule.test.ts holds the table).
@@ -138,7 +144,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
         const kept = Object.keys(settings.kept);
         if (settings.enabled && kept.length > 0) {
           item.problems.push(
-            `config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later ext:${entry.name} entry replaced it); run \`yep-ext enable ${entry.name}\` to apply it`,
+            `config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later \`enabled = false\` entry for ext:${entry.name} cancels it); run \`yep-ext enable ${entry.name}\` to apply it`,
           );
         }
       }
@@ -154,6 +160,11 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
           const missing = missingFields(config);
           if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
         }
+      }
+      const halfDone = interrupted.get(entry.name);
+      if (halfDone && halfDone !== 'remove' && check.result.problems.length > 0) {
+        item.problems.push(interruptedPinnedMessage(entry.name, halfDone));
+        return item;
       }
       // An unresolvable command of a fetched package is doctor's and verify's to report (a
       // package-only install is normal); a server file in the package that cannot run is a
@@ -172,7 +183,6 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   // The host loads them all the same: whether it does (settings.toml) is known, not "?".
   const unlocked = await unlockedSince(ctx.paths, lock);
-  const interrupted = unlocked.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
   for (const n of unlocked) {
     const settings = settingsOf?.(n);
     const op = interrupted.get(n);

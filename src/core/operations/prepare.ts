@@ -15,9 +15,9 @@ import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/loc
 import { YepError } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
-import { isBuildable, isLinked, sourceFor, type LockSource } from '../sources/index.js';
+import { isBuildable, isLinked, sourceFor, withUnknownRecordKeys, type LockSource } from '../sources/index.js';
 import type { Fetched } from '../sources/source.js';
-import { placePackage, type LockChanges } from '../store/transaction.js';
+import { placePackage, type LockChanges, type PlaceIntent } from '../store/transaction.js';
 import type { BinaryStep, BuildMode } from '../binary/binary-step.js';
 import { withBinaryRecord } from '../binary/binary-record.js';
 import { withStep } from '../log.js';
@@ -144,11 +144,14 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
 /** The entry keys yep-ext writes itself; any other key (a newer tool's) is carried over on a rewrite. */
 const OWN_ENTRY_KEYS = new Set(['name', 'content_hash', 'version', 'source', 'grant']);
 
-/** `next` with the keys of `previous` that yep-ext does not know (kept verbatim, as the host ignores them). */
+/**
+ * `next` with the keys of `previous` that yep-ext does not know (kept verbatim, as the
+ * host ignores them), at the entry's top level and under [extensions.source].
+ */
 function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): LockEntry {
   if (!previous) return next;
   const carried = Object.fromEntries(Object.entries(previous).filter(([k]) => !OWN_ENTRY_KEYS.has(k) && !(k in next)));
-  return { ...carried, ...next };
+  return { ...carried, ...next, source: withUnknownRecordKeys(next.source, previous.source) };
 }
 
 /**
@@ -158,7 +161,14 @@ function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): Loc
  * lock as the caller read it under that hold (read here once when not given);
  * returns the lock as written.
  */
-export async function commitPackage(ctx: Context, p: PreparedPackage, given?: LockEntry, changes: LockChanges = {}, current?: Lockfile): Promise<Lockfile> {
+export async function commitPackage(
+  ctx: Context,
+  p: PreparedPackage,
+  given?: LockEntry,
+  changes: LockChanges = {},
+  current?: Lockfile,
+  intent: PlaceIntent = 'install',
+): Promise<Lockfile> {
   await finishPreparedBinary(ctx, p);
   const lock = current ?? (await loadLock(ctx.paths.lockFile));
   // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).
@@ -170,7 +180,7 @@ export async function commitPackage(ctx: Context, p: PreparedPackage, given?: Lo
     await symlink(p.fetched.dir, tree, 'dir');
   }
   // The approved grant is saved by the transaction, after the lock commit.
-  const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock);
+  const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock, intent);
   // The stat signature of the tree just placed (verified in staging): later checks skip the re-hash.
   const { recordPlacedState } = await import('./verify.js');
   await recordPlacedState(ctx, entry);

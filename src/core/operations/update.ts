@@ -11,7 +11,9 @@ import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { notInstalled } from '../store/installed-manifest.js';
-import type { Grant, GrantDiff } from '../package/grants.js';
+import { grantOf, type Grant, type GrantDiff } from '../package/grants.js';
+import { loadManifest } from '../package/manifest.js';
+import { packageDir } from '../paths.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { unlockedPackages } from '../store/unlocked-packages.js';
@@ -145,7 +147,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(newerOutside ? { newer_outside: newerOutside } : {}) };
   if (candidates.length === 0) {
     await assertIntact(ctx, entry);
-    return { item: base, ...(await recordBeforeText(ctx, entry)) };
+    return { item: base, ...(await unchangedGrant(ctx, entry)) };
   }
   const stage = await makePlanningDir(ctx, `update-${entry.name}`, dryRun);
   try {
@@ -159,7 +161,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       // Newer versions exist, and none tried runs on this agent: keep what is installed.
       await removeDir(stage);
       await assertIntact(ctx, entry);
-      return { item: { ...base, status: 'held', engines: walk.engines }, ...(await recordBeforeText(ctx, entry)) };
+      return { item: { ...base, status: 'held', engines: walk.engines }, ...(await unchangedGrant(ctx, entry)) };
     }
     const prepared = walk.prepared;
     if (prepared.name !== entry.name) {
@@ -207,9 +209,19 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   }
 }
 
-/** An entry still named by its format-1 fingerprint over an intact tree: its grant, words included, to record (the migration, docs/grants.md). */
-async function recordBeforeText(ctx: Context, entry: LockEntry): Promise<Pick<Planned, 'record'>> {
-  const grant = await installedBeforeText(ctx, entry);
+/**
+ * The grant to record for an entry that stays as it is installed (nothing newer is fetched;
+ * the caller just proved the tree intact): one the host wrote, which records no grant, or one
+ * still named by its format-1 fingerprint (the migration, docs/grants.md).
+ */
+async function unchangedGrant(ctx: Context, entry: LockEntry): Promise<Pick<Planned, 'record'>> {
+  const grant =
+    typeof entry.grant === 'string'
+      ? await installedBeforeText(ctx, entry)
+      : await loadManifest(packageDir(ctx.paths, entry.name)).then(
+          (m) => grantOf(m),
+          () => undefined,
+        );
   return grant ? { record: { entry, grant } } : {};
 }
 
@@ -286,7 +298,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
         if (!current || current.content_hash !== item.from.content_hash) {
           throw new YepError('E_CONFLICT', `${item.name} changed while this update was being prepared.`, { hint: 'Run the update again.' });
         }
-        await commitPackage(ctx, p.prepared as PreparedPackage, undefined, {}, lock);
+        await commitPackage(ctx, p.prepared as PreparedPackage, undefined, {}, lock, 'update');
       }).then(
         () => {
           item.status = 'updated';

@@ -22,7 +22,8 @@ import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
-import { interruptedChanges } from '../store/interrupted-changes.js';
+import { interruptedChanges, type InterruptedChange } from '../store/interrupted-changes.js';
+import { custodyOf, custodyReport, type CustodyReport } from '../store/custody.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { INSTALL_MOVED_DIR, notInstalled } from '../store/installed-manifest.js';
@@ -40,7 +41,17 @@ import type { EnginesVerdict } from '../agent/engines.js';
  * anyway; not-installed: settings.toml enables a name that neither the lock nor the
  * store has, so the host is told to load nothing (both: `verify` without names only).
  */
-export type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines' | 'unlocked' | 'not-installed';
+export type VerifyProblemKind =
+  | 'missing'
+  | 'manifest'
+  | 'content'
+  | 'binary'
+  | 'not-executable'
+  | 'command'
+  | 'engines'
+  | 'unlocked'
+  | 'not-installed'
+  | 'custody';
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
@@ -381,6 +392,8 @@ export interface VerifiedExtension extends EntryVerification {
 export interface VerifyReport {
   ok: boolean;
   extensions: VerifiedExtension[];
+  /** Lock entries whose keys a yolop lock write dropped, written back from yep-ext's record before the check (store/custody.ts). */
+  custody_restored: { name: string; keys: string[] }[];
 }
 
 /**
@@ -432,7 +445,7 @@ async function unlockedReports(ctx: Context, lock: Lockfile, only?: ReadonlySet<
   const out: VerifiedExtension[] = [];
   // The lock read when verify started is seconds old after the re-hash (unlockedSince reads it again).
   const names = await unlockedSince(ctx.paths, lock);
-  const interrupted = names.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
+  const interrupted = names.length > 0 ? interruptedChanges(ctx) : new Map<string, InterruptedChange>();
   for (const name of names) {
     if (only && !only.has(name)) continue;
     const dir = resolveInstalledDir(ctx.paths, name) ?? packageDir(ctx.paths, name);
@@ -481,7 +494,45 @@ async function notInstalledReports(ctx: Context, lock: Lockfile): Promise<Verifi
  * when anything does not hold; E_ENGINES (exit 4) when the only problems are
  * enabled extensions the agent cannot run.
  */
+/**
+ * Before anything is checked: keys of lock entries that a yolop lock write dropped are
+ * written back when the content is still the one recorded (store/custody.ts; the
+ * installer lock's recovery does it), so the check below holds the entries to
+ * everything yep-ext pinned, not to what the host left. On a store that cannot be
+ * locked or written, nothing is restored and the reduced entries are reported.
+ */
+async function restoreLostKeys(ctx: Context): Promise<CustodyReport> {
+  // Lazily: `list` shares this module and its fast path keeps the installer lock out.
+  const { storeExists, withInstallLock } = await import('../store/install-lock.js');
+  if (!storeExists(ctx)) return { restored: [], replaced: [] };
+  try {
+    await withInstallLock(ctx, async () => undefined);
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+  }
+  return custodyReport(ctx);
+}
+
+/** A problem for an entry whose custody record the lock no longer matches (custody.ts). */
+function custodyProblem(ctx: Context, entry: LockEntry): VerifyProblem | undefined {
+  const c = custodyOf(ctx, entry);
+  if (c.state === 'reduced')
+    return {
+      kind: 'custody',
+      message: `extensions.lock lost ${c.keys.join(', ')} of this entry (a yolop lock write); the content is still the one yep-ext recorded, and the next yep-ext command that can write the store restores them`,
+      files: null,
+    };
+  if (c.state === 'replaced')
+    return {
+      kind: 'custody',
+      message: `extensions.lock no longer holds what yep-ext approved: the entry was rewritten without its grant (a yolop install) and pins ${entry.content_hash}, not the recorded ${c.record.content_hash}; review it with \`yep-ext update ${entry.name}\` (it asks for the whole grant) or reinstall it`,
+      files: null,
+    };
+  return undefined;
+}
+
 export async function verifyExtensions(ctx: Context, names: string[] = []): Promise<VerifyReport> {
+  const custody = await restoreLostKeys(ctx);
   const lock = await loadLock(ctx.paths.lockFile);
   // A named package the store holds but no entry pins is reported as unlocked (yolop finds it), not "not installed".
   const unlockedNamed: string[] = [];
@@ -508,14 +559,20 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
   );
   const extensions: VerifiedExtension[] = checks.map(({ result }) => {
     const f = findings.get(result.name);
-    const problems = f?.problem ? [...result.problems, f.problem] : result.problems;
+    const entry = findEntry(lock, result.name);
+    const lost = entry ? custodyProblem(ctx, entry) : undefined;
+    const problems = [...result.problems, ...(f?.problem ? [f.problem] : []), ...(lost ? [lost] : [])];
     return { ...result, ok: problems.length === 0, problems, engines: f?.engines ?? null, warnings: f?.warning ? [f.warning] : [] };
   });
   // The host loads what the store holds, not what the lock lists: with no names given, a
   // package no entry pins is a difference from the lock (exit 5), not something to skip.
   if (names.length === 0) extensions.push(...(await unlockedReports(ctx, lock)), ...(await notInstalledReports(ctx, lock)));
   else if (unlockedNamed.length > 0) extensions.push(...(await unlockedReports(ctx, lock, new Set(unlockedNamed))));
-  const report: VerifyReport = { ok: extensions.every((e) => e.ok), extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)) };
+  const report: VerifyReport = {
+    ok: extensions.every((e) => e.ok),
+    extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    custody_restored: custody.restored,
+  };
   if (!report.ok) {
     const bad = report.extensions.filter((e) => !e.ok);
     if (bad.every((e) => e.problems.every((p) => p.kind === 'engines'))) {

@@ -32,6 +32,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   linked: false,
   buildable: true,
 
+  recordKeys: ['crate_name', 'version', 'cksum', 'requirement', 'index'],
   parseRecord(t) {
     return typeof t.crate_name === 'string' && typeof t.version === 'string'
       ? { record: t as CrateRecord }

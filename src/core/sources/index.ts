@@ -7,7 +7,7 @@
 import { crateSource } from './crate-source.js';
 import { gitSource } from './git-source.js';
 import { pathSource } from './path-source.js';
-import type { OriginFacts, RecordBase, RecordCheck, Source } from './source.js';
+import { BINARY_RECORD_KEYS, type OriginFacts, type RecordBase, type RecordCheck, type Source } from './source.js';
 import type { Spec } from './spec.js';
 
 /** A parse result that names a kind (the parser's `invalid` is not one). */
@@ -110,4 +110,17 @@ export function isBuildable(rec: LockSource): boolean {
 /** Where a record comes from, in a policy file's terms (index root, git host). */
 export function originFacts(rec: LockSource): OriginFacts {
   return sourceFor(rec.type).originFacts?.(rec) ?? {};
+}
+
+/**
+ * `next` (a record just fetched for the same entry) with the keys of `previous`
+ * that yep-ext does not write for that kind: a newer host's or another tool's
+ * keys under [extensions.source] survive update, reinstall and `install --force`,
+ * as unknown entry keys do. Nothing is carried across kinds.
+ */
+export function withUnknownRecordKeys(next: LockSource, previous: LockSource | undefined): LockSource {
+  if (!previous || previous.type !== next.type) return next;
+  const known = new Set<string>(['type', ...sourceFor(next.type).recordKeys, ...BINARY_RECORD_KEYS]);
+  const carried = Object.entries(previous).filter(([k]) => !known.has(k) && !Object.hasOwn(next, k));
+  return carried.length === 0 ? next : ({ ...next, ...Object.fromEntries(carried) } as LockSource);
 }

@@ -83,6 +83,13 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    */
   readonly buildable: boolean;
 
+  /**
+   * The record keys yep-ext writes for this kind (besides `type` and the binary
+   * record's keys): any other key under [extensions.source] is a newer tool's or
+   * the host's, and every rewrite of the entry keeps it (sources/index.ts,
+   * `withUnknownRecordKeys`).
+   */
+  readonly recordKeys: readonly string[];
   /** Validate a lock table whose `type` is this kind. Keep unknown keys (they round-trip). */
   parseRecord(table: Readonly<Record<string, unknown>>): RecordCheck<R>;
   /** The table written under [extensions.source]: `type` first, then the record's keys, undefined dropped. */
@@ -268,6 +275,16 @@ export interface OriginFacts {
   /** Lower-cased host of a git URL (`file` for a local repository). */
   git_host?: string;
 }
+
+/** The keys of a provisioned server binary's record (binary/binary-record.ts), in any kind's record. */
+export const BINARY_RECORD_KEYS = [
+  'binary_sha256',
+  'binary_file_sha256',
+  'binary_source',
+  'binary_digest_source',
+  'binary_signature',
+  'binary_target',
+] as const;
 
 /** `writeRecord` for kinds whose keys are plain TOML values: `type` first, undefined dropped, order kept. */
 export function recordTable(rec: RecordBase): Record<string, unknown> {

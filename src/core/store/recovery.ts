@@ -10,7 +10,9 @@
  *      writer is dead are touched (temp-files.ts), plus an older yep-ext's
  *      `<base>.<digits>` temps of the files written under this lock;
  *   4. reconcile set-secret's two files: a field both connections.toml and the
- *      keychain index name is the file's, so the index stops naming it.
+ *      keychain index name is the file's, so the index stops naming it;
+ *   5. write back the keys of lock entries that a yolop lock write dropped while
+ *      the content is still the one yep-ext recorded (custody.ts).
  */
 import { readdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -18,6 +20,7 @@ import type { Context } from '../context.js';
 import { inspectRegularFile } from '../fs/read-regular-file.js';
 import { sweepUnreferencedVersions } from './package-versions.js';
 import { sweepStaging } from './staging.js';
+import { describeRestored, restoreCustody } from './custody.js';
 import { sweepDeadTemps } from '../fs/temp-files.js';
 import { isYepError } from '../errors.js';
 import { dropShadowedKeychainEntries } from '../settings/secrets.js';
@@ -25,6 +28,8 @@ import { dropShadowedKeychainEntries } from '../settings/secrets.js';
 /** Recover the home after crashes. Caller holds the installer lock. Returns what was recovered, for `Recovered: …`. */
 export async function recoverHome(ctx: Context): Promise<string[]> {
   const recovered = await sweepStaging(ctx);
+  // What a yolop lock write dropped from entries whose content is still the one recorded (custody.ts).
+  recovered.push(...describeRestored(await restoreCustody(ctx)));
   await sweepUnreferencedVersions(ctx.paths);
   await sweepStateTemps(ctx);
   try {

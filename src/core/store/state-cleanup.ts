@@ -16,6 +16,7 @@
  */
 import type { Context } from '../context.js';
 import { removeApprovedGrant } from './approved-grants.js';
+import { removeCustody } from './custody.js';
 import { removeTreeState } from './tree-state.js';
 import { removeMcpRecord } from './mcp-record.js';
 import { checkpoint } from '../fs/checkpoint.js';
@@ -77,6 +78,7 @@ export async function disableForRemoval(ctx: Context, name: string): Promise<voi
 /** The last step of a removal: the approved grant and the secrets. */
 export async function removeGrantAndSecrets(ctx: Context, name: string): Promise<void> {
   await removeApprovedGrant(ctx, name);
+  await removeCustody(ctx, name);
   await removeTreeState(ctx.paths, name);
   await removeMcpRecord(ctx.paths, name);
   await checkpoint(ctx, 'remove:between-settings-and-secrets');

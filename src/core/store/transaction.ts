@@ -18,6 +18,7 @@ import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { assertReplaceable, ensureDir, fsyncDir } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
+import { saveCustody } from './custody.js';
 import type { Grant } from '../package/grants.js';
 import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry, type Lockfile } from './lockfile.js';
 import { packageDir } from '../paths.js';
@@ -50,8 +51,13 @@ export interface Journal {
   previous?: { link: string } | { aside: true };
   /** For place: the grant approved with this install, saved beside the lock once committed. */
   grant?: Grant;
+  /** For place: what the command was doing, for recovery's report and `list` (absent in older journals: an install). */
+  intent?: PlaceIntent;
   pid: number;
 }
+
+/** What a place is part of: an install (new, reinstall, repair, frozen) or an update. */
+export type PlaceIntent = 'install' | 'update';
 
 const JOURNAL = 'journal.json';
 
@@ -156,6 +162,7 @@ export async function placePackage(
   grant?: Grant,
   changes: LockChanges = {},
   current?: Lockfile,
+  intent: PlaceIntent = 'install',
 ): Promise<Lockfile> {
   const { paths } = ctx;
   const name = entry.name;
@@ -178,6 +185,7 @@ export async function placePackage(
     ...(version !== undefined ? { version } : {}),
     ...(previous ? { previous } : {}),
     ...(grant ? { grant } : {}),
+    ...(intent !== 'install' ? { intent } : {}),
     pid: process.pid,
   };
   await writeJournal(stage, journal);
@@ -210,6 +218,7 @@ export async function placePackage(
   // After the commit: a failed install must not replace the record of what was
   // approved. A crash before this line is completed by recovery (the journal has it).
   if (grant) await saveApprovedGrant(ctx, name, grant);
+  for (const e of [...(changes.pin ?? []), entry]) await saveCustody(ctx, findEntry(written, e.name) ?? e);
   await dropReplaced(ctx, stage, journal);
   return written;
 }
@@ -227,7 +236,9 @@ async function dropReplaced(ctx: Context, stage: string, journal: Journal): Prom
  * journal. Caller holds the installer lock.
  */
 export async function pinEntries(ctx: Context, changes: LockChanges): Promise<void> {
-  await saveLock(ctx.paths.lockFile, withChanges(await loadLock(ctx.paths.lockFile), changes));
+  const written = withChanges(await loadLock(ctx.paths.lockFile), changes);
+  await saveLock(ctx.paths.lockFile, written);
+  for (const e of changes.pin ?? []) await saveCustody(ctx, findEntry(written, e.name) ?? e);
 }
 
 /** Undo a place whose lock write did not happen: the previous entry back (a symlink in one rename), the new version gone. */
@@ -331,11 +342,12 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
       await fsyncDir(ctx.paths.storeDir);
     }
     if (journal.grant) await saveApprovedGrant(ctx, journal.name, journal.grant);
+    if (entry) await saveCustody(ctx, entry);
     await dropReplaced(ctx, stage, journal);
-    return `completed an interrupted install of ${journal.name}`;
+    return `completed an interrupted ${journal.intent ?? 'install'} of ${journal.name}`;
   }
   await rollbackPlace(ctx, stage, journal);
-  return `rolled back an interrupted install of ${journal.name}`;
+  return `rolled back an interrupted ${journal.intent ?? 'install'} of ${journal.name}`;
 }
 
 /** A journal of an older yep-ext (a tree renamed straight to <store>/<name>, no symlink swap). */
