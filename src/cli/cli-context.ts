@@ -20,6 +20,12 @@ export interface CliContextOptions {
   quiet?: boolean;
   /** --verbose: request-level detail (and line-per-step logs without a terminal). */
   verbose?: boolean;
+  /** --git-mirror (wins over YEP_EXT_GIT_MIRROR, which createContext reads). */
+  gitMirror?: string | undefined;
+  /** --build (true) / --no-build (false) / neither. */
+  build?: boolean | undefined;
+  /** --allow-build: consent to building a crate from source in this run. */
+  allowBuild?: boolean | undefined;
 }
 
 /**
@@ -29,15 +35,22 @@ export interface CliContextOptions {
  * every command's start-up).
  */
 export function makeCliContext(options: CliContextOptions): Context {
-  const interactive = !options.yes && isatty(0) && isatty(2);
+  const interactive = !options.yes && isatty(0) && isatty(2) && !options.json;
   const ctx = createContext({
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
     ...seamOptions(),
     env: process.env,
     log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: Boolean(options.quiet), verbose: Boolean(options.verbose) }),
-    interactive: interactive && !options.json,
+    interactive,
     ...(options.index ? { indexUrl: options.index } : {}),
     signal: options.abort.signal,
+    ...(options.gitMirror !== undefined ? { gitMirror: options.gitMirror } : {}),
+    packageCode: {
+      build: options.build === undefined ? 'auto' : options.build ? 'force' : 'never',
+      // --build asks for a build by name: that is the opt-in. --yes is not (docs/binaries.md).
+      allowBuild: options.allowBuild === true || options.build === true,
+      ...(interactive ? { confirm: async (question: string) => (await import('./prompts.js')).confirm(question) } : {}),
+    },
   });
   process.once('SIGINT', () => {
     options.abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));

@@ -11,6 +11,12 @@ export interface ContextRequest {
   yes?: boolean;
   quiet?: boolean;
   verbose?: boolean;
+  /** --git-mirror. */
+  gitMirror?: string | undefined;
+  /** --build / --no-build. */
+  build?: boolean | undefined;
+  /** --allow-build. */
+  allowBuild?: boolean | undefined;
 }
 
 export interface CommandIo {

@@ -223,10 +223,18 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   });
 
   it('F39 / D27: a command leaving the package is reported, never run', async () => {
+    // The host resolves both (a path is the file, relative to the package, `..` allowed): doctor names
+    // where they lead, fails the check and starts nothing.
     const a = pkg('escape', { command: '../../../../bin/sh' });
-    expect(detail(await doctor(a), 'command')).toContain('leaves the package');
+    const ra = await doctor(a);
+    expect(ra.status.command).toBe('fail');
+    expect(detail(ra, 'command')).toContain('climbs out of the package to /bin/sh');
+    expect(ra.status.spawn).toBeUndefined();
     const b = pkg('absolute', { command: '/bin/sh' });
-    expect(detail(await doctor(b), 'command')).toContain('outside the package');
+    const rb = await doctor(b);
+    expect(rb.status.command).toBe('fail');
+    expect(detail(rb, 'command')).toContain('the absolute path /bin/sh, outside the package');
+    expect(rb.status.spawn).toBeUndefined();
   });
 
   it('F40: a server that never answers initialize: timeout, group killed', async () => {

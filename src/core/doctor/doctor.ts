@@ -174,7 +174,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   const loaded = options.noConfig || !options.loadConfig ? undefined : await options.loadConfig(manifest.name, manifest);
   const injection = checkConfig(run.report, manifest, loaded, options.noConfig === true);
   run.secrets = options.noConfig ? [] : injection.secretValues;
-  const command = await checkCommand(run.report, dir, manifest, ctx.env.PATH ?? '');
+  const command = await checkCommand(ctx, run.report, dir, manifest);
   if (!command) return finish();
   try {
     call = await runServer(run, { dir, manifest, injection, command });

@@ -26,7 +26,7 @@ import { makePlanningDir, removeDir } from '../store/staging.js';
 import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
-import { admitPrepared, withPolicy } from './policy-gate.js';
+import { admit, admitPrepared, withPolicy } from './policy-gate.js';
 import { checkEntry, editedInPlace, needsRefetch, repairHint } from './verify.js';
 import type { Policy } from '../policy/policy-file.js';
 
@@ -138,6 +138,8 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
   const source = sourceFor(entry.source.type);
   const notes: UpdateNotes = {};
+  // Asking the origin (or the run's mirror) is fetching from it: ruled before any request.
+  admit(ctx, policy, { name: entry.name, source: entry.source }, 'fetch');
   const candidates = await updateCandidates(ctx, entry, ignoreEngines, notes);
   const outside = notes.newerOutside;
   const crate = typeof entry.source.crate_name === 'string' ? entry.source.crate_name : undefined;
@@ -168,7 +170,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       });
     }
     // The policy file decides on the verified new version before anything is planned.
-    admitPrepared(policy, prepared);
+    admitPrepared(ctx, policy, prepared);
     // Same pin, same bytes (a republished crate): the kind decides.
     source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
     // The host writes no `grant`: unchanged bytes are up to date, and the grant is recorded silently.
