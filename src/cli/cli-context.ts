@@ -26,6 +26,8 @@ export interface CliContextOptions {
   build?: boolean | undefined;
   /** --allow-build: consent to building a crate from source in this run. */
   allowBuild?: boolean | undefined;
+  /** The yes/no question a build from source is asked with at a terminal (prompts.ts `confirm`, passed by the commands that may build). */
+  confirm?: ((question: string) => Promise<boolean>) | undefined;
 }
 
 /**
@@ -49,7 +51,7 @@ export function makeCliContext(options: CliContextOptions): Context {
       build: options.build === undefined ? 'auto' : options.build ? 'force' : 'never',
       // --build asks for a build by name: that is the opt-in. --yes is not (docs/binaries.md).
       allowBuild: options.allowBuild === true || options.build === true,
-      ...(interactive ? { confirm: async (question: string) => (await import('./prompts.js')).confirm(question) } : {}),
+      ...(interactive && options.confirm ? { confirm: options.confirm } : {}),
     },
   });
   process.once('SIGINT', () => {

@@ -17,6 +17,8 @@ export interface ContextRequest {
   build?: boolean | undefined;
   /** --allow-build. */
   allowBuild?: boolean | undefined;
+  /** Asks a yes/no question at the terminal (used only when the run may prompt). */
+  confirm?: ((question: string) => Promise<boolean>) | undefined;
 }
 
 export interface CommandIo {

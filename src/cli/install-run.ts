@@ -4,7 +4,7 @@
  * (fast-net-run.ts), so both print, return and fail identically. Output goes
  * through a CommandIo; the returned value is the --json document.
  */
-import { confirmOrCancel } from './prompts.js';
+import { confirm, confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
 import { checkMinAge } from './min-age.js';
 import { renderOutcome, renderPlan, renderPreview } from './render-install.js';
@@ -72,6 +72,7 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
     gitMirror: flags['git-mirror'],
     build: flags.build,
     allowBuild: flags['allow-build'],
+    confirm,
   });
   ctx.cooldown = cooldown;
   const json = io.json;

@@ -4,7 +4,7 @@
  * (fast-net-run.ts), so both print, return and fail identically.
  */
 import { unlockedPackages } from '../core/store/unlocked-packages.js';
-import { confirmOrCancel } from './prompts.js';
+import { confirm, confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
 import { checkMinAge } from './min-age.js';
 import { renderPlanned, renderUpdated } from './render-update.js';
@@ -49,6 +49,7 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     gitMirror: flags['git-mirror'],
     build: flags.build,
     allowBuild: flags['allow-build'],
+    confirm,
   });
   if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
   const json = io.json;

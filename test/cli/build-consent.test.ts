@@ -170,6 +170,7 @@ describe.skipIf(!hasCargo)("a build from source runs only with this run's consen
     expect(existsSync(marker)).toBe(false);
     expect(entry()?.version).toBe('0.2.0');
     expectPackageOnly();
+    expect(r.stdout).toContain('`yep-ext install --force --allow-build marked`');
   });
 
   it('the policy file forbids builds: --allow-build is refused (exit 13, nothing placed); without it the package is installed package-only', async () => {

@@ -27,6 +27,8 @@ export interface BinaryStep {
   build?: BuildPlan;
   /** How the build is consented to, as planned: given (--allow-build, --build), or to be asked at the terminal. */
   consent?: 'given' | 'ask';
+  /** Why a possible build was not planned (no consent, --no-build, the policy file): said in the plan. */
+  withheld?: string;
   /** Notes for the user (why the package is or may stay without its server). */
   notes: string[];
 }

@@ -61,7 +61,8 @@ function binaryOutside(entry: LockEntry): MirrorResult['not_mirrored'][number] |
     return {
       name: entry.name,
       what: `server binary${target} (built with cargo)`,
-      reason: 'an install from the mirror builds it again with cargo, which fetches the dependencies from their own registry',
+      reason:
+        "an install from the mirror builds it again with cargo (only with --allow-build: a build runs the crate's code), which fetches the dependencies from their own registry",
     };
   }
   return {

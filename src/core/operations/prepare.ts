@@ -81,6 +81,7 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
       else if (verdict.ask) binary.consent = 'ask';
       else {
         delete binary.build;
+        binary.withheld = verdict.why;
         binary.notes.push(verdict.why);
       }
     }

@@ -74,7 +74,7 @@ export interface UpdateOptions {
   onPlan?: (item: UpdateItem) => void;
   /** Move to the newest version even when its `engines.yolop` excludes the installed agent. */
   ignoreEngines?: boolean;
-  /** Server-binary options (`--build` / `--no-build`). */
+  /** Passed on to the pipeline (`--build`, `--no-build` and `--allow-build` travel in ctx.packageCode). */
   prepare?: PrepareOptions;
 }
 
@@ -194,6 +194,9 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
     // Without the approved grant we cannot prove the change narrows: ask.
     const widens = unrecorded || (diff ? diff.widens : prepared.grant.fingerprint !== entry.grant);
     const next = lockEntryFor(prepared);
+    // A build withheld (no consent, --no-build, the policy) is said in the plan: the new version comes without its server.
+    const withheld = prepared.binary?.withheld;
+    const binaryLine = describeBinaryStep(prepared.binary) ?? (withheld ? `server binary: ${withheld}` : undefined);
     const item: UpdateItem = {
       ...base,
       status: 'would-update',
@@ -207,7 +210,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       ...(unrecorded ? { first_approval: true, contributions: prepared.grant.grant } : {}),
       consent_needed: widens,
       engines: walk.engines,
-      ...(describeBinaryStep(prepared.binary) ? { binary: describeBinaryStep(prepared.binary) as string } : {}),
+      ...(binaryLine ? { binary: binaryLine } : {}),
     };
     return { item, prepared, stage };
   } catch (e) {
