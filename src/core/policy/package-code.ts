@@ -27,7 +27,7 @@ export type PackageCode =
       kind: 'build';
       /** The extension's name. */
       name: string;
-      /** What is built, for the question (`yolop-extension-lsp 0.3.0`). */
+      /** What is built, for the question (`crates.io:yolop-extension-lsp@0.3.0`). */
       what: string;
       /** The command that builds it later, with consent. */
       later: string;
