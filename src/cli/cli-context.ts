@@ -20,6 +20,14 @@ export interface CliContextOptions {
   quiet?: boolean;
   /** --verbose: request-level detail (and line-per-step logs without a terminal). */
   verbose?: boolean;
+  /** --git-mirror (wins over YEP_EXT_GIT_MIRROR, which createContext reads). */
+  gitMirror?: string | undefined;
+  /** --build (true) / --no-build (false) / neither. */
+  build?: boolean | undefined;
+  /** --allow-build: consent to building a crate from source in this run. */
+  allowBuild?: boolean | undefined;
+  /** The yes/no question a build from source is asked with at a terminal (prompts.ts `confirm`, passed by the commands that may build). */
+  confirm?: ((question: string) => Promise<boolean>) | undefined;
 }
 
 /**
@@ -29,15 +37,22 @@ export interface CliContextOptions {
  * every command's start-up).
  */
 export function makeCliContext(options: CliContextOptions): Context {
-  const interactive = !options.yes && isatty(0) && isatty(2);
+  const interactive = !options.yes && isatty(0) && isatty(2) && !options.json;
   const ctx = createContext({
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
     ...seamOptions(),
     env: process.env,
     log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: Boolean(options.quiet), verbose: Boolean(options.verbose) }),
-    interactive: interactive && !options.json,
+    interactive,
     ...(options.index ? { indexUrl: options.index } : {}),
     signal: options.abort.signal,
+    ...(options.gitMirror !== undefined ? { gitMirror: options.gitMirror } : {}),
+    packageCode: {
+      build: options.build === undefined ? 'auto' : options.build ? 'force' : 'never',
+      // --build asks for a build by name: that is the opt-in. --yes is not (docs/binaries.md).
+      allowBuild: options.allowBuild === true || options.build === true,
+      ...(interactive && options.confirm ? { confirm: options.confirm } : {}),
+    },
   });
   process.once('SIGINT', () => {
     options.abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));

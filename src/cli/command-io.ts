@@ -11,6 +11,14 @@ export interface ContextRequest {
   yes?: boolean;
   quiet?: boolean;
   verbose?: boolean;
+  /** --git-mirror. */
+  gitMirror?: string | undefined;
+  /** --build / --no-build. */
+  build?: boolean | undefined;
+  /** --allow-build. */
+  allowBuild?: boolean | undefined;
+  /** Asks a yes/no question at the terminal (used only when the run may prompt). */
+  confirm?: ((question: string) => Promise<boolean>) | undefined;
 }
 
 export interface CommandIo {

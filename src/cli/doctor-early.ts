@@ -66,7 +66,9 @@ export async function startEarlyDoctorServer(argv: string[]): Promise<EarlyServe
     if (envMapped && !a.noConfig && (typeof (raw as Record<string, unknown>).name !== 'string' || configOnRecord((raw as Record<string, string>).name!)))
       return undefined;
     const command = await inspectServerCommand(target.dir, server.command, process.env.PATH ?? '');
-    if (!command.ok) return undefined;
+    // A program outside the package may be refused (the policy file, or never started: package-code.ts):
+    // only doctor itself, after that guard, starts it.
+    if (!command.ok || command.where === 'outside') return undefined;
     // Both of doctor's runs (the second, stopped by EOF only, is started once the first is adopted).
     const early = EarlyServerSet.start(
       { command: command.path, args: args as string[], packageDir: target.dir, workspaceRoot: process.cwd(), env: process.env, injectedEnv: {} },

@@ -10,7 +10,7 @@ import type { Feedback } from './install-run.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
-import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
+import type { ContextRequest } from './command-io.js';
 
 /** `install --frozen [--lockfile <file>] [--enable]`: the lock's entries as pinned, told one line each; the --json document returned. */
 export async function runFrozen(
@@ -20,10 +20,9 @@ export async function runFrozen(
   enable: boolean,
   ignoreEngines: boolean,
   feedback: Feedback,
-  gitMirror: string | undefined,
+  fetching: Pick<ContextRequest, 'gitMirror' | 'build' | 'allowBuild'> = {},
 ): Promise<unknown> {
-  const ctx = io.makeContext({ index, ...feedback });
-  if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
+  const ctx = io.makeContext({ index, ...feedback, ...fetching });
   const json = io.json;
   const items = await installFrozen(ctx, {
     ...(lockfile ? { lockfile } : {}),

@@ -4,7 +4,7 @@
  * (fast-net-run.ts), so both print, return and fail identically. Output goes
  * through a CommandIo; the returned value is the --json document.
  */
-import { confirmOrCancel } from './prompts.js';
+import { confirm, confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
 import { checkMinAge } from './min-age.js';
 import { renderOutcome, renderPlan, renderPreview } from './render-install.js';
@@ -15,8 +15,6 @@ import { installMany, planMany, readSpec, type InstallOutcome, type InstallPlan 
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { runFrozen } from './frozen-run.js';
-import { buildModeOf } from '../core/binary/cargo-build.js';
-import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
 import { loadSettingsText, settingsLookup } from '../core/settings/settings.js';
 import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 
@@ -42,6 +40,7 @@ export interface InstallFlags {
   'git-mirror'?: string | undefined;
   'ignore-engines': boolean;
   build?: boolean | undefined;
+  'allow-build'?: boolean | undefined;
   'dry-run': boolean;
 }
 
@@ -50,7 +49,11 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   if (flags.frozen) {
     if (specs.length > 0)
       throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
-    return runFrozen(io, flags.lockfile, flags.index, flags.enable, flags['ignore-engines'], feedback, flags['git-mirror']);
+    return runFrozen(io, flags.lockfile, flags.index, flags.enable, flags['ignore-engines'], feedback, {
+      gitMirror: flags['git-mirror'],
+      build: flags.build,
+      allowBuild: flags['allow-build'],
+    });
   }
   if (specs.length === 0)
     throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
@@ -62,13 +65,19 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   checkMinAge(flags['min-age']);
   const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
   if (flags['dry-run']) return runDryRun(io, specs, flags.index, cooldown, flags['ignore-engines'], feedback, flags['git-mirror']);
-  const ctx = io.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
-  if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
+  const ctx = io.makeContext({
+    index: flags.index,
+    yes: flags.yes,
+    ...feedback,
+    gitMirror: flags['git-mirror'],
+    build: flags.build,
+    allowBuild: flags['allow-build'],
+    confirm,
+  });
   ctx.cooldown = cooldown;
   const json = io.json;
   const results = await installMany(ctx, specs, {
     ignoreEngines: flags['ignore-engines'],
-    prepare: { build: buildModeOf(flags.build) },
     ...(flags.force ? { force: true } : {}),
     // Without a TTY and without --yes a replacement cannot be approved: refused before any download.
     refuseReplace: !flags.yes && !ctx.interactive,
@@ -120,8 +129,7 @@ async function runDryRun(
   feedback: Feedback,
   gitMirror: string | undefined,
 ): Promise<unknown> {
-  const ctx = io.makeContext({ index, ...feedback });
-  if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
+  const ctx = io.makeContext({ index, ...feedback, gitMirror });
   ctx.cooldown = cooldown;
   const json = io.json;
   const results = await planMany(ctx, specs, {

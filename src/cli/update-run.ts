@@ -4,7 +4,7 @@
  * (fast-net-run.ts), so both print, return and fail identically.
  */
 import { unlockedPackages } from '../core/store/unlocked-packages.js';
-import { confirmOrCancel } from './prompts.js';
+import { confirm, confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
 import { checkMinAge } from './min-age.js';
 import { renderPlanned, renderUpdated } from './render-update.js';
@@ -12,8 +12,6 @@ import type { CommandIo } from './command-io.js';
 import { YepError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
-import { buildModeOf } from '../core/binary/cargo-build.js';
-import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
 
 /** The parsed flags of `update` (src/commands/update.ts declares them). */
 export interface UpdateFlags {
@@ -28,6 +26,7 @@ export interface UpdateFlags {
   'ignore-engines': boolean;
   'git-mirror'?: string | undefined;
   build?: boolean | undefined;
+  'allow-build'?: boolean | undefined;
 }
 
 export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[]): Promise<unknown> {
@@ -42,8 +41,16 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
       },
     );
   }
-  const ctx = io.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
-  if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
+  const ctx = io.makeContext({
+    index: flags.index,
+    yes: flags.yes,
+    quiet: flags.quiet,
+    verbose: flags.verbose,
+    gitMirror: flags['git-mirror'],
+    build: flags.build,
+    allowBuild: flags['allow-build'],
+    confirm,
+  });
   if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
   const json = io.json;
   const items = await updateExtensions(ctx, {
@@ -53,7 +60,6 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     yes: flags.yes,
     accept,
     ignoreEngines: flags['ignore-engines'],
-    prepare: { build: buildModeOf(flags.build) },
     // A failure is reported once, on stderr, after the run (as install reports its failures): not also here.
     onPlan: (item) => {
       if (!json && item.status !== 'failed') io.log(renderPlanned(item, Boolean(flags['dry-run'])));

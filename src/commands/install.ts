@@ -19,7 +19,7 @@ Sources:
   static override examples = [
     '<%= config.bin %> install lsp',
     "<%= config.bin %> install 'lsp@^0.3' crates.io:yolop-extension-logfire@1.2.0",
-    '<%= config.bin %> install lsp --no-build',
+    '<%= config.bin %> install lsp --allow-build',
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run",
@@ -74,7 +74,11 @@ Sources:
     build: Flags.boolean({
       allowNo: true,
       description:
-        'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
+        'Build the server binary from the crate with cargo even when a prebuilt one exists (--build, which is consent to run the build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host, cargo is on PATH and you consent (--allow-build, or yes at the prompt). See docs/binaries.md.',
+    }),
+    'allow-build': Flags.boolean({
+      description:
+        "Consent to building a crate's server from source with cargo when no prebuilt binary fits this host: its build scripts and compiler plugins run on this machine. --yes does not give this consent; without it (and without a terminal to ask) the package is installed without its server. The policy file can forbid builds ([binaries] build_from_source = false).",
     }),
     'dry-run': Flags.boolean({
       description:

@@ -44,7 +44,11 @@ A hash-identical update is silent. An update that only narrows what the extensio
     build: Flags.boolean({
       allowNo: true,
       description:
-        'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
+        'Build the server binary from the crate with cargo even when a prebuilt one exists (--build, which is consent to run the build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host, cargo is on PATH and you consent (--allow-build, or yes at the prompt). See docs/binaries.md.',
+    }),
+    'allow-build': Flags.boolean({
+      description:
+        "Consent to building a crate's server from source with cargo when no prebuilt binary fits this host: its build scripts and compiler plugins run on this machine. --yes does not give this consent; without it (and without a terminal to ask) the package is installed without its server. The policy file can forbid builds ([binaries] build_from_source = false).",
     }),
   };
 

@@ -28,10 +28,7 @@ import { seamsFromEnv } from './seams.mjs';
  * of them as reported. `ignoreEngines`: what `--ignore-engines` passes. Returns the installed names.
  */
 export async function setupInstall(env: Record<string, string>, specs: string[], options: { cwd?: string; ignoreEngines?: boolean } = {}): Promise<string[]> {
-  const [{ installMany }, { buildModeOf }] = await Promise.all([
-    import('../../src/core/operations/install.js'),
-    import('../../src/core/binary/cargo-build.js'),
-  ]);
+  const { installMany } = await import('../../src/core/operations/install.js');
   const { fastPath: _fastPath, ...seams } = seamsFromEnv(env);
   const ctx = createContext({ ...seams, env, log: memoryLogger(), interactive: false });
   ctx.cooldown = { allowFresh: false };
@@ -40,7 +37,6 @@ export async function setupInstall(env: Record<string, string>, specs: string[],
     specs,
     {
       ignoreEngines: options.ignoreEngines ?? false,
-      prepare: { build: buildModeOf(undefined) },
       refuseReplace: false,
       confirmWiden: async () => true,
       confirmReplace: async () => true,

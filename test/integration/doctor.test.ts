@@ -4,6 +4,8 @@
  * (F46, Ctrl-C, is in test/cli/doctor-cli.test.ts). Each run must finish within
  * its deadline and leave no process of the server's group behind.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -280,10 +282,29 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   });
 
   it('F39 / D27: a command leaving the package is reported, never run', async () => {
+    // The host resolves both (a path is the file, relative to the package, `..` allowed): doctor names
+    // where they lead, fails the check and starts nothing.
     const a = pkg('escape', { command: '../../../../bin/sh' });
-    expect(detail(await doctor(a), 'command')).toContain('leaves the package');
+    const ra = await doctor(a);
+    expect(ra.status.command).toBe('fail');
+    expect(detail(ra, 'command')).toContain('climbs out of the package to /bin/sh');
+    expect(ra.status.spawn).toBeUndefined();
     const b = pkg('absolute', { command: '/bin/sh' });
-    expect(detail(await doctor(b), 'command')).toContain('outside the package');
+    const rb = await doctor(b);
+    expect(rb.status.command).toBe('fail');
+    expect(detail(rb, 'command')).toContain('the absolute path /bin/sh, outside the package');
+    expect(rb.status.spawn).toBeUndefined();
+  });
+
+  it('a server program another process still holds open for writing (exec says ETXTBSY) starts once it is closed, as the host retries', async () => {
+    const dir = pkg('busy');
+    // A writer in another process (a copy or a build still finishing) holds bin/busy for 0.3 s.
+    const holder = spawn('sh', ['-c', 'exec 3>>"$1"; echo ready; sleep 0.3', 'sh', join(dir, 'bin', 'busy')], { stdio: ['ignore', 'pipe', 'ignore'] });
+    await once(holder.stdout, 'data');
+    const r = await doctor(dir);
+    expect(r.status.spawn, detail(r, 'spawn')).toBe('pass');
+    expect(r.status.handshake).toBe('pass');
+    if (holder.exitCode === null) await once(holder, 'exit');
   });
 
   it('F40: a server that never answers initialize: timeout, group killed', async () => {

@@ -36,6 +36,12 @@ export function withBinaryRecord<S extends LockSource>(source: S, record: Binary
   return { ...out, ...(record ?? {}) } as S;
 }
 
+/** The binary record `source` carries, or undefined when it records none. */
+export function binaryRecordOf(source: LockSource): BinaryRecord | undefined {
+  if (typeof source.binary_sha256 !== 'string') return undefined;
+  return Object.fromEntries(BINARY_RECORD_KEYS.filter((k) => source[k] !== undefined).map((k) => [k, source[k]])) as unknown as BinaryRecord;
+}
+
 export type BinaryTrust = 'crate-digest' | 'crate-key' | 'release-host' | 'local-build' | 'unrecorded';
 
 /** How the installed binary was verified, from its lock record. */

@@ -180,7 +180,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   const loaded = options.noConfig || !options.loadConfig ? undefined : await options.loadConfig(manifest.name, manifest);
   const injection = checkConfig(run.report, manifest, loaded, options.noConfig === true);
   run.secrets = options.noConfig ? [] : [...injection.secretValues];
-  const command = await checkCommand(run.report, dir, manifest, ctx.env.PATH ?? '');
+  const command = await checkCommand(ctx, run.report, dir, manifest);
   try {
     if (command) call = await runServer(run, { dir, manifest, injection, command });
     // The MCP servers do not depend on the capability server: the host starts them on their own.

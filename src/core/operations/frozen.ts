@@ -30,8 +30,8 @@ import type { EnginesVerdict } from '../agent/engines.js';
 import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
 import type { Manifest } from '../package/manifest.js';
 import { approvalOf, grantOf, type Grant } from '../package/grants.js';
-import { installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
-import { policyError, policyViolations, type PolicyViolation } from '../policy/evaluate.js';
+import { admitAll, applyPolicy, installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
+import { policyError, type PolicyViolation } from '../policy/evaluate.js';
 
 export interface FrozenItem {
   name: string;
@@ -60,7 +60,9 @@ async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEnt
   if (!have || have.content_hash !== entry.content_hash) return undefined;
   const otherGrant = typeof entry.grant === 'string' && have.grant !== entry.grant;
   if (otherGrant && typeof have.grant !== 'string') return undefined;
-  if (have.source.binary_file_sha256 !== entry.source.binary_file_sha256) return undefined;
+  // A binary built here with cargo is this machine's (builds are not byte-reproducible): its file is
+  // checked against the store's own record below, not against another machine's digest in the lock.
+  if (have.source.binary_source !== 'cargo' && have.source.binary_file_sha256 !== entry.source.binary_file_sha256) return undefined;
   const check = await checkEntry(ctx, have, { mode: 'cheap' });
   if (needsRefetch(have, check.result)) return undefined;
   // Two fingerprints of one grant: a lock written before the grant held the words the model
@@ -193,7 +195,9 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
   const done = noteCreated(ctx);
   let placed = false;
   try {
-    const items = await frozen(ctx, options);
+    // Provisioning never asks: a build from source needs the explicit opt-in (--allow-build), even at a terminal.
+    const { confirm: _nobodyAsked, ...packageCode } = ctx.packageCode;
+    const items = await frozen({ ...ctx, packageCode }, options);
     placed = true;
     return items;
   } finally {
@@ -215,7 +219,7 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
   if (target.entries.length === 0) ctx.log.warn(`${options.lockfile ?? ctx.paths.lockFile} pins no extensions: nothing to install.`);
   // The policy file applies to a lockfile too: what the lock says is refused before any fetch.
   const { policy } = withPolicy(ctx);
-  const early = target.entries.flatMap((e) => policyViolations(policy, { name: e.name, source: e.source, content_hash: e.content_hash }));
+  const early = target.entries.flatMap((e) => applyPolicy(ctx, policy, { name: e.name, source: e.source, content_hash: e.content_hash }, 'installed'));
   if (early.length > 0) throw policyError(early, policy);
   const items: FrozenItem[] = [];
   const todo: LockEntry[] = [];
@@ -234,6 +238,12 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
   // The fetch and commit code, only when something must be fetched (frozen-fetch.ts). Loaded
   // before the skipped entries are told: up to here nothing was written but what taking the
   // installer lock recovers, so the warm runner (src/cli/fast-frozen.ts) can hand over here.
+  // What is fetched is ruled on every place its bytes come from (a git mirror, the run's index), before any request.
+  admitAll(
+    ctx,
+    policy,
+    todo.map((e) => ({ name: e.name, source: e.source })),
+  );
   const fetcher = todo.length > 0 ? await import('./frozen-fetch.js') : undefined;
   for (const item of items) options.onItem?.(item);
 
@@ -261,7 +271,7 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
       { concurrency: options.concurrency ?? 4 },
     );
     // The grant and server command are known once verified: checked before anything is placed.
-    for (const p of prepared) late.push(...policyViolations(policy, preparedSubject(p)));
+    for (const p of prepared) late.push(...applyPolicy(ctx, policy, preparedSubject(p), 'fetch'));
     if (failures.length === 0 && late.length > 0) throw policyError(late, policy);
     if (failures.length > 0) {
       // Listed in the lock's order, whatever order the concurrent fetches ended in, so that the

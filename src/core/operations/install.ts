@@ -29,8 +29,7 @@ import { certainReplacement, decideInstall, replaceRefusal, type InstallDecision
 import { ENGINES_WALK_CAP, enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesReport } from './agent-walk.js';
 import { lstat } from 'node:fs/promises';
 import { packageDir } from '../paths.js';
-import { admitPrepared, withPolicy } from './policy-gate.js';
-import { kindViolation, policyError } from '../policy/evaluate.js';
+import { admit, admitPrepared, specSubject, withPolicy } from './policy-gate.js';
 import type { Policy } from '../policy/policy-file.js';
 import { alreadyInstalled, type AlreadyCheck } from './install-already.js';
 import { commandFinding } from '../package/inspect-command.js';
@@ -91,7 +90,7 @@ export interface InstallHooks {
    * its `engines.yolop` excludes the installed agent (still reported, as a warning).
    */
   ignoreEngines?: boolean;
-  /** Server-binary options (`--build` / `--no-build`). */
+  /** Passed on to the pipeline (`--build`, `--no-build` and `--allow-build` travel in ctx.packageCode). */
   prepare?: PrepareOptions;
   /** `--force`: place the fetched package even when exactly this is installed (repair). */
   force?: boolean;
@@ -236,7 +235,7 @@ async function planSpec(
   if (!walk.prepared) throw enginesRefusal(spec.raw.trim(), walk);
   const prepared = walk.prepared;
   // The policy file (docs/policy.md) decides on the verified package, before any plan or placement.
-  admitPrepared(policy, prepared);
+  admitPrepared(ctx, policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
   const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);
@@ -368,9 +367,8 @@ async function withPlan<T>(
 ): Promise<T> {
   const spec = readSpec(input, cwd);
   const { ctx, policy } = withPolicy(runCtx);
-  // A kind the policy refuses is refused before anything is fetched.
-  const kind = kindViolation(policy, spec.kind, `${spec.raw.trim()}`);
-  if (kind) throw policyError([kind], policy);
+  // Where it would come from (its kind, origin, and a mirror this run uses) is ruled before anything is fetched.
+  admit(ctx, policy, specSubject(ctx, spec), 'fetch');
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   // What this run may create in a never-used home (the config dir, the store, its caches and
   // .yep-staging): a plan that places nothing (it failed, or a dry run) takes it away again.

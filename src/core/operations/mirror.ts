@@ -22,6 +22,7 @@ import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { serializeLock } from '../store/lockfile.js';
 import { loadGivenLockfile, loadStoreLock, warnUnlockedBeyond } from './frozen.js';
 import type { LockEntry } from '../store/lockfile.js';
+import { admitAll, withPolicy } from './policy-gate.js';
 
 export interface MirrorOptions {
   /** The lock to mirror (default: the store's own extensions.lock). */
@@ -60,7 +61,8 @@ function binaryOutside(entry: LockEntry): MirrorResult['not_mirrored'][number] |
     return {
       name: entry.name,
       what: `server binary${target} (built with cargo)`,
-      reason: 'an install from the mirror builds it again with cargo, which fetches the dependencies from their own registry',
+      reason:
+        "an install from the mirror builds it again with cargo (only with --allow-build: a build runs the crate's code), which fetches the dependencies from their own registry",
     };
   }
   return {
@@ -92,6 +94,15 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   // As `install --frozen` does: an empty mirror from a wrong path must not pass silently in CI.
   if (lock.entries.length === 0) ctx.log.warn(`${lockPath} pins no extensions: the mirror will hold nothing.`);
   if (!options.lockfile) await warnUnlockedBeyond(ctx, lock, 'The mirror');
+  // The policy file rules where the mirror takes bytes from, as it rules an install: each
+  // entry's origin (git: the origin itself, never a git mirror; crates: the run's index).
+  const { gitMirror: _notUsedByMirror, ...direct } = ctx;
+  const { policy } = withPolicy(direct);
+  admitAll(
+    direct,
+    policy,
+    lock.entries.map((e) => ({ name: e.name, source: e.source })),
+  );
   await ensureDir(root);
   const previous = readManifest(root);
   const base = mirrorBase(root, options.baseUrl);

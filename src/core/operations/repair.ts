@@ -17,7 +17,7 @@ import { resolveExtensionName } from '../store/installed-name.js';
 import { makeStagingDir, removeDir } from '../store/staging.js';
 import { commitPackage, prepareExactly } from './prepare.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
-import { admitPrepared, withPolicy } from './policy-gate.js';
+import { admit, admitPrepared, withPolicy } from './policy-gate.js';
 import { installSpec, type InstallHooks, type InstallOutcome } from './install.js';
 import { commandFinding } from '../package/inspect-command.js';
 import { approvalOf } from '../package/grants.js';
@@ -34,6 +34,9 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
   if (!entry) return installSpec(ctx, text, { ...hooks, force: true }, cwd);
   if (isLinked(entry.source)) return installSpec(ctx, String(entry.source.path), { ...hooks, force: true }, cwd);
   await recoverIfStore(ctx).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+  const { policy } = withPolicy(ctx);
+  // Where it would be fetched from is ruled before any request.
+  admit(ctx, policy, { name: entry.name, source: entry.source }, 'fetch');
   const stage = await makeStagingDir(ctx, `force-${entry.name}`);
   try {
     const prepared = await prepareExactly(ctx, entry, stage).catch((e: unknown) => {
@@ -44,7 +47,7 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
       throw e;
     });
     // The policy file rules a repair as it rules install and --frozen: refused before anything is placed.
-    admitPrepared(withPolicy(ctx).policy, prepared);
+    admitPrepared(ctx, policy, prepared);
     await withInstallLock(ctx, async () => {
       const lock = await loadLock(ctx.paths.lockFile);
       const now = findEntry(lock, entry.name);

@@ -24,7 +24,7 @@ import { makePlanningDir, removeDir } from '../store/staging.js';
 import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
-import { admitPrepared, withPolicy } from './policy-gate.js';
+import { admit, admitPrepared, withPolicy } from './policy-gate.js';
 import { checkEntry, editedInPlace, needsRefetch, repairHint } from './verify.js';
 import type { Policy } from '../policy/policy-file.js';
 import { installedBeforeText, judgeGrant, recordApproval } from './grant-approval.js';
@@ -73,7 +73,7 @@ export interface UpdateOptions {
   onPlan?: (item: UpdateItem) => void;
   /** Move to the newest version even when its `engines.yolop` excludes the installed agent. */
   ignoreEngines?: boolean;
-  /** Server-binary options (`--build` / `--no-build`). */
+  /** Passed on to the pipeline (`--build`, `--no-build` and `--allow-build` travel in ctx.packageCode). */
   prepare?: PrepareOptions;
 }
 
@@ -140,6 +140,8 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
   const source = sourceFor(entry.source.type);
   const notes: UpdateNotes = {};
+  // Asking the origin (or the run's mirror) is fetching from it: ruled before any request.
+  admit(ctx, policy, { name: entry.name, source: entry.source }, 'fetch');
   const candidates = await updateCandidates(ctx, entry, ignoreEngines, notes);
   const outside = notes.newerOutside;
   const crate = typeof entry.source.crate_name === 'string' ? entry.source.crate_name : undefined;
@@ -170,7 +172,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       });
     }
     // The policy file decides on the verified new version before anything is planned.
-    admitPrepared(policy, prepared);
+    admitPrepared(ctx, policy, prepared);
     // Same pin, same bytes (a republished crate): the kind decides.
     source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
     // The host writes no `grant`: unchanged bytes are up to date, and the grant is recorded silently
@@ -187,6 +189,9 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
     const diff = judged?.diff;
     const widens = unrecorded || judged?.widens === true;
     const next = lockEntryFor(prepared);
+    // A build withheld (no consent, --no-build, the policy) is said in the plan: the new version comes without its server.
+    const withheld = prepared.binary?.withheld;
+    const binaryLine = describeBinaryStep(prepared.binary) ?? (withheld ? `server binary: ${withheld}` : undefined);
     const item: UpdateItem = {
       ...base,
       status: 'would-update',
@@ -200,7 +205,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       ...(unrecorded ? { first_approval: true, contributions: prepared.grant.grant } : {}),
       consent_needed: widens,
       engines: walk.engines,
-      ...(describeBinaryStep(prepared.binary) ? { binary: describeBinaryStep(prepared.binary) as string } : {}),
+      ...(binaryLine ? { binary: binaryLine } : {}),
     };
     return { item, prepared, stage };
   } catch (e) {

@@ -14,6 +14,7 @@ import type { CrateRecord } from './crates-io.js';
 import { recordTable, type Source } from './source.js';
 import type { CrateSpec } from './spec.js';
 import { compareVersions, parseCargoRequirement, parseCargoVersion, satisfiesRequirement } from './crates-io/cargo-version.js';
+import { indexFor } from './crates-io/index-for.js';
 
 export type { CrateRecord };
 
@@ -58,6 +59,14 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   sameOrigin: (a, b) => a.crate_name.toLowerCase() === b.crate_name.toLowerCase(),
   pin: (rec) => rec.version,
   originFacts: (rec) => ({ index_url: normalizeIndexUrl(typeof rec.index === 'string' ? rec.index : DEFAULT_INDEX_URL) }),
+  fetchPlaces(ctx, rec) {
+    const used = indexFor(ctx, typeof rec.index === 'string' ? rec.index : undefined);
+    return used === crateSource.originFacts!(rec).index_url
+      ? []
+      : [{ index_url: used, through: `the index chosen for this run (--index / YEP_EXT_INDEX) ${used}` }];
+  },
+  // A crate is resolved in the run's index, which its record then names.
+  specPlaces: (ctx) => ({ origin: { index_url: ctx.indexUrl }, via: [] }),
   // A bare or `=` version; cargo would read `1.2.3` as `^1.2.3`, the host reads it as exact.
   pinnedExactly: (rec) => /^=?\d/.test(rec.requirement ?? '='),
   follows: (rec) => rec.requirement ?? '',

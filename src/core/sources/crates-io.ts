@@ -20,6 +20,7 @@ import { chooseUnderCooldown, isExactRequirement } from './crates-io/cooldown.js
 import { effectiveCooldown } from './crates-io/cooldown-options.js';
 import { downloadVerifiedCrate } from './crates-io/download.js';
 import { fetchIndexFile } from './crates-io/index-client.js';
+import { indexFor } from './crates-io/index-for.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
 import { assertCrateName } from './crates-io/index-path.js';
 import { checkIndexUrl, loadRegistryConfig, type RegistryConfig } from './crates-io/registry-config.js';
@@ -171,14 +172,7 @@ export async function resolveCrateVersion(
   return { name: e.name, vers: e.vers, cksum: e.cksum, yanked: e.yanked };
 }
 
-/**
- * The index to use for a recorded source: one chosen for this run (--index /
- * YEP_EXT_INDEX, e.g. a fleet's mirror) wins over the one recorded at install time;
- * the locked cksum pins the bytes wherever they come from.
- */
-export function indexFor(ctx: Context, recorded: string | undefined): string {
-  return ctx.indexUrl !== DEFAULT_INDEX_URL || !recorded ? ctx.indexUrl : normalizeIndexUrl(recorded);
-}
+export { indexFor } from './crates-io/index-for.js';
 
 /**
  * Download, verify, unpack into `into` (which must not exist yet) and provide

@@ -8,6 +8,8 @@ import { YepError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
 import type { GitRecord } from './git.js';
 import { checkGitUrl, gitUrlHost, isFullSha } from './git-url.js';
+import { gitMirrorHost } from './mirror/git-mirror-url.js';
+import type { FetchPlace } from './source.js';
 import { recordTable, type Source } from './source.js';
 import type { GitSpec } from './spec.js';
 
@@ -38,6 +40,12 @@ export function assertSameCommitSameHash(
   }
 }
 
+/** The git mirror, when this run has one (ctx.gitMirror), as a place the bytes of `url` come from. */
+function throughMirror(base: string | undefined, url: string): FetchPlace[] {
+  if (!base) return [];
+  return [{ git_host: gitMirrorHost(base, url), through: `the git mirror ${sanitize(base, { max: 200 })}` }];
+}
+
 export const gitSource: Source<'git', GitSpec, GitRecord> = {
   kind: 'git',
   noun: 'git repository',
@@ -53,6 +61,8 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   describe: (rec) => `${rec.url}#${rec.rev.slice(0, 12)}`,
   sameOrigin: (a, b) => a.url === b.url,
   originFacts: (rec) => ({ git_host: gitUrlHost(rec.url) }),
+  fetchPlaces: (ctx, rec) => throughMirror(ctx.gitMirror, rec.url),
+  specPlaces: (ctx, spec) => ({ origin: { git_host: gitUrlHost(spec.url) }, via: throughMirror(ctx.gitMirror, spec.url) }),
   pin: (rec) => rec.rev,
   commit: (rec) => rec.rev,
   // A full commit as the requested ref resolves to itself: `update` keeps it there.

@@ -479,12 +479,12 @@ function cloning<T>(rc: RunContext, rev: string, work: () => Promise<T>): Promis
 }
 
 /**
- * Where git talks to for `url`: a git mirror (YEP_EXT_GIT_MIRROR / --git-mirror,
+ * Where git talks to for `url`: a git mirror (ctx.gitMirror: --git-mirror / YEP_EXT_GIT_MIRROR,
  * docs/fleet.md) when one is set, for resolving refs and fetching alike, else the
  * origin. The mirror is a transport: records keep the origin URL.
  */
 function transportOf(ctx: Context, url: GitUrl): { from: GitUrl; note: string } {
-  const mirrored = gitMirrorUrl(ctx.env, url.url);
+  const mirrored = gitMirrorUrl(ctx.gitMirror, url.url);
   if (mirrored === undefined) return { from: url, note: '' };
   return { from: checkGitUrl(mirrored), note: ` from the mirror ${sanitize(mirrored, { max: 200 })}` };
 }

@@ -138,6 +138,14 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * kind. A kind without either (a local path) leaves it out.
    */
   originFacts?(rec: R): OriginFacts;
+  /**
+   * Where this run takes the bytes of `rec` from besides its origin, in the same
+   * terms: a git mirror (ctx.gitMirror), an index chosen for this run over the
+   * recorded one. The policy admits each (operations/policy-gate.ts).
+   */
+  fetchPlaces?(ctx: Context, rec: R): FetchPlace[];
+  /** Before `spec` is resolved: its origin and the other places this run would take its bytes from. */
+  specPlaces?(ctx: Context, spec: S): { origin: OriginFacts; via: FetchPlace[] };
 
   /** Warnings (through ctx.log) or refusals before anything is created for `spec`. */
   preflight?(ctx: Context, spec: S, cwd: string): void;
@@ -285,6 +293,11 @@ export const BINARY_RECORD_KEYS = [
   'binary_signature',
   'binary_target',
 ] as const;
+
+/** A place bytes come from other than the origin, and what it is (`the git mirror file:///srv/git/`). */
+export interface FetchPlace extends OriginFacts {
+  through: string;
+}
 
 /** `writeRecord` for kinds whose keys are plain TOML values: `type` first, undefined dropped, order kept. */
 export function recordTable(rec: RecordBase): Record<string, unknown> {
