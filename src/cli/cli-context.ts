@@ -4,6 +4,7 @@
  */
 import { isatty } from 'node:tty';
 import { createContext, type Context } from '../core/context.js';
+import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 import { YepError } from '../core/errors.js';
 import { stderrLogger } from './stderr-logger.js';
 import { seamOptions, testSeams } from './test-seams.js';
@@ -20,6 +21,8 @@ export interface CliContextOptions {
   quiet?: boolean;
   /** --verbose: request-level detail (and line-per-step logs without a terminal). */
   verbose?: boolean;
+  /** --min-age / --allow-fresh of the commands that resolve versions. */
+  cooldown?: CooldownOptions | undefined;
 }
 
 /**
@@ -38,6 +41,7 @@ export function makeCliContext(options: CliContextOptions): Context {
     interactive: interactive && !options.json,
     ...(options.index ? { indexUrl: options.index } : {}),
     signal: options.abort.signal,
+    ...(options.cooldown ? { cooldown: options.cooldown } : {}),
   });
   process.once('SIGINT', () => {
     options.abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));

@@ -62,9 +62,8 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   checkMinAge(flags['min-age']);
   const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
   if (flags['dry-run']) return runDryRun(io, specs, flags.index, cooldown, flags['ignore-engines'], feedback, flags['git-mirror']);
-  const ctx = io.makeContext({ index: flags.index, yes: flags.yes, ...feedback });
+  const ctx = io.makeContext({ index: flags.index, yes: flags.yes, cooldown, ...feedback });
   if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
-  ctx.cooldown = cooldown;
   const json = io.json;
   const results = await installMany(ctx, specs, {
     ignoreEngines: flags['ignore-engines'],
@@ -120,9 +119,8 @@ async function runDryRun(
   feedback: Feedback,
   gitMirror: string | undefined,
 ): Promise<unknown> {
-  const ctx = io.makeContext({ index, ...feedback });
+  const ctx = io.makeContext({ index, cooldown, ...feedback });
   if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
-  ctx.cooldown = cooldown;
   const json = io.json;
   const results = await planMany(ctx, specs, {
     ignoreEngines,

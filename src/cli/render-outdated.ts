@@ -7,15 +7,19 @@ import type { OutdatedItem } from '../core/operations/outdated.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderRows } from './table.js';
 import type { OutputShape } from './terminal.js';
+import { outsideText, updateCommand } from './render-moves.js';
 
 /** `unlocked`: the store's packages no lock entry pins (the host loads them; no row: nothing records their source). */
 export function outdatedJson(items: OutdatedItem[], unlocked: string[] = []) {
   return { outdated: items, outdated_count: items.filter((i) => i.status === 'update' || i.status === 'beyond').length, unlocked };
 }
 
-/** A git commit shortened for the table (JSON keeps it whole). */
-const short = (item: OutdatedItem, pin: string | null): string =>
-  pin === null ? '-' : /^[0-9a-f]{40}$/.test(pin) ? pin.slice(0, 12) : sanitize(pin, { max: 40 });
+/** A pin for the table: the git tag the row follows when the pin is what it names, a commit shortened (JSON keeps it whole). */
+function shown(item: OutdatedItem, pin: string | null): string {
+  if (pin === null) return '-';
+  if (item.tag !== null && pin === item.wanted) return sanitize(item.tag, { max: 40 });
+  return /^[0-9a-f]{40}$/.test(pin) ? pin.slice(0, 7) : sanitize(pin, { max: 40 });
+}
 
 /** What the newer versions' `engines.yolop` say, for the status cell ("" when nothing to add). */
 function newerEnginesText(item: OutdatedItem): string {
@@ -29,23 +33,43 @@ function newerEnginesText(item: OutdatedItem): string {
   return to !== null && reasons ? ` (to ${sanitize(to)}: ${reasons})` : '';
 }
 
+/** The status cell: what the row is, and the command that moves it (each on its own line). */
 function statusText(item: OutdatedItem): string {
+  const outside = item.newer_outside ? outsideText(item.newer_outside) : '';
   switch (item.status) {
     case 'update':
-      return `update: ${item.hint}`;
+      return [`update: ${updateCommand(item.name)}${newerEnginesText(item)}`, outside].filter(Boolean).join('\n');
     case 'beyond':
-      return `newer outside ${item.requirement ?? 'the recorded requirement'}: ${item.hint ?? ''}`.trim();
+      return `${outside}${newerEnginesText(item)}`;
     case 'held':
       return `held: ${sanitize(item.newer_engines?.detail ?? 'newer versions need a newer yolop', { max: 300 })} (upgrade yolop)`;
     case 'local':
       return 'local (a path install: edited in place)';
     case 'damaged':
-      return `damaged: ${sanitize(item.error?.message ?? '', { max: 200 })} (repair: ${item.hint})`;
+      return `damaged: ${sanitize(item.error?.message ?? '', { max: 200 })} (repair: \`${item.hint}\`)`;
     case 'failed':
       return `failed: ${sanitize(item.error?.message ?? '', { max: 200 })}`;
     default:
-      return 'up to date';
+      return `up to date${newerEnginesText(item)}`;
   }
+}
+
+/** The line under the table: how many rows each command moves (one rule with the rows: `update` moves only `update` rows). */
+function summaryLine(items: OutdatedItem[], unlocked: string[]): string {
+  const count = (status: OutdatedItem['status']): number => items.filter((i) => i.status === status).length;
+  const [updates, beyond, held, damaged] = [count('update'), count('beyond'), count('held'), count('damaged')];
+  const they = (n: number, one: string, many: string): string => (n === 1 ? one : many);
+  return [
+    updates > 0 ? `${updates} can be updated within ${they(updates, 'its', 'their')} requirement: \`yep-ext update\`.` : '',
+    beyond > 0
+      ? `${beyond} ${they(beyond, 'has a newer release', 'have newer releases')} only outside ${they(beyond, 'its', 'their')} requirement: the install in ${they(beyond, 'its', 'their')} row takes it.`
+      : '',
+    held > 0 ? `${held} held back: newer versions need a newer yolop.` : '',
+    damaged > 0 ? `${damaged} damaged: what is installed is not what the lock pins.` : '',
+    unlocked.length > 0 ? `${unlocked.length} not compared: no lock entry pins ${sanitize(unlocked.join(', '))}.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 export async function renderOutdated(items: OutdatedItem[], out: OutputShape, unlocked: string[] = []): Promise<string> {
@@ -56,27 +80,16 @@ export async function renderOutdated(items: OutdatedItem[], out: OutputShape, un
       : `No locked extensions to compare; the store holds ${sanitize(unlocked.join(', '))}, which no lock entry pins.`;
   }
   const table = await renderRows(
-    ['name', 'current', 'wanted', 'latest', 'kind', 'status'],
+    ['name', 'current', 'wanted', 'latest', 'status'],
     items.map((i) => {
       const engines = i.engines?.status === 'excludes' ? `; the installed version ${i.engines.detail} (yolop cannot run it)` : '';
-      return [sanitize(i.name), short(i, i.current), short(i, i.wanted), short(i, i.latest), i.kind, statusText(i) + newerEnginesText(i) + engines];
+      return [sanitize(i.name), shown(i, i.current), shown(i, i.wanted), shown(i, i.latest), statusText(i) + engines];
     }),
     out,
+    // The status names the command to run: folded onto more lines on a narrow terminal, never cut.
+    { wrap: 4 },
   );
-  const n = outdatedJson(items).outdated_count;
-  const held = items.filter((i) => i.status === 'held').length;
-  const heldLine = held > 0 ? `${held} held back: newer versions need a newer yolop.` : '';
-  const damaged = items.filter((i) => i.status === 'damaged').length;
-  const damagedLine = damaged > 0 ? `${damaged} damaged: what is installed is not what the lock pins.` : '';
-  const unlockedLine = unlocked.length > 0 ? `${unlocked.length} not compared: no lock entry pins ${sanitize(unlocked.join(', '))}.` : '';
-  const summary = [
-    n > 0 ? `${n} extension${n === 1 ? '' : 's'} can be updated.` : held > 0 || damaged > 0 || unlocked.length > 0 ? '' : 'Everything is up to date.',
-    heldLine,
-    damagedLine,
-    unlockedLine,
-  ]
-    .filter(Boolean)
-    .join(' ');
+  const summary = summaryLine(items, unlocked) || 'Everything is up to date.';
   // The summary line only for people at a terminal: piped output stays a plain table.
   return out.tty ? `${table}\n${summary}` : table;
 }

@@ -91,8 +91,12 @@ export interface Context {
    * stop the process there and kill it.
    */
   checkpoint?: (point: string) => void | Promise<void>;
-  /** Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age); YEP_EXT_MIN_AGE is read from `env`. */
-  cooldown?: CooldownOptions;
+  /**
+   * Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age);
+   * YEP_EXT_MIN_AGE is read from `env`. Set when the context is built (ContextOptions);
+   * never assigned afterwards: an operation that adds the policy's floor derives a new context.
+   */
+  readonly cooldown?: CooldownOptions;
 }
 
 export interface ContextOptions {
@@ -108,6 +112,8 @@ export interface ContextOptions {
   spawn?: Spawn;
   keychain?: Partial<KeychainBackend>;
   checkpoint?: Context['checkpoint'];
+  /** The run's release-age cooldown flags (`Context.cooldown`). */
+  cooldown?: CooldownOptions;
 }
 
 /** Normalise a sparse index root: strip `sparse+`, ensure the trailing slash. */
@@ -143,5 +149,6 @@ export function createContext(options: ContextOptions = {}): Context {
     spawn: options.spawn ?? systemSpawn,
     keychain: { timeoutMs: keychainTimeout(env), ...options.keychain },
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+    ...(options.cooldown ? { cooldown: options.cooldown } : {}),
   };
 }

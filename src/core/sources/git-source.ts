@@ -78,15 +78,24 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   },
   async upstream(ctx, rec) {
     // The commit the recorded ref names now (ls-remote; a full commit is its own answer).
-    const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);
-    return { wanted: rev, latest: rev, update: rev !== rec.rev, beyond: false, versions: [] };
-  },
-  async findUpdate(ctx, rec) {
     // A recorded ref (branch or tag) moves; a bare pinned commit never does.
-    const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);
-    if (rev === rec.rev) return undefined;
-    return { type: 'git', url: rec.url, rev, ...(rec.requested_ref !== undefined ? { requested_ref: rec.requested_ref } : {}) };
+    const { rev, kind, refName } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);
+    const tag = kind === 'tag' && refName !== undefined ? refName.replace(/^refs\/tags\//, '') : undefined;
+    const moved: GitRecord[] =
+      rev === rec.rev ? [] : [{ type: 'git', url: rec.url, rev, ...(rec.requested_ref !== undefined ? { requested_ref: rec.requested_ref } : {}) }];
+    return {
+      wanted: rev,
+      latest: rev,
+      update: rev !== rec.rev,
+      beyond: false,
+      versions: [],
+      candidates: moved,
+      outside: null,
+      notes: [],
+      ...(tag ? { tag } : {}),
+    };
   },
+  findUpdate: async (ctx, rec) => (await gitSource.upstream!(ctx, rec)).candidates[0],
   fetchExactly: async (ctx, rec, into) => (await git()).fetchGitCommit(ctx, rec, into),
   async mirror(ctx, target, name, rec) {
     // A bare repository holding the locked commit, servable by dumb HTTP (mirror/mirror-git.ts).
