@@ -118,7 +118,7 @@ export function renderTsv(head: string[], rows: string[][]): string {
   return [head, ...rows].map((r) => r.map(cell).join('\t')).join('\n');
 }
 
-/** `text` folded at spaces into lines of at most `width` columns (a longer word is split); its own newlines kept. */
+/** `text` folded at spaces into lines of at most `width` columns (a longer word is split, after a `-` when it can); its own newlines kept. */
 export function wrapCell(text: string, width: number): string {
   const w = Math.max(1, width);
   const out: string[] = [];
@@ -132,8 +132,11 @@ export function wrapCell(text: string, width: number): string {
       }
       if (current !== '') out.push(current);
       while (rest.length > w) {
-        out.push(rest.slice(0, w));
-        rest = rest.slice(w);
+        // A long word (a command's spec) breaks after a - / @ . _ when one is near enough, else anywhere.
+        const soft = Math.max(...['-', '/', '@', '.', '_'].map((c) => rest.lastIndexOf(c, w - 1)));
+        const cut = soft >= w / 2 ? soft + 1 : w;
+        out.push(rest.slice(0, cut));
+        rest = rest.slice(cut);
       }
       current = rest;
     }
