@@ -144,20 +144,25 @@ describe('outdated, info, update and install agree', () => {
     expect(item).toMatchObject({ status: 'up-to-date' });
   });
 
-  it('yanked: never an update; a yanked installed version is "up to date", not a failed update', async () => {
+  it('a yanked newer version is never an update', async () => {
     publish('0.1.0');
     expect((await cli(['install', 'hello@^0.1', '--yes'])).code).toBe(0);
     publish('0.1.1', { yanked: true });
     const first = await threeAnswers();
     expect(first.row).toMatchObject({ status: 'up-to-date', wanted: '0.1.0' });
     expect(first.item).toMatchObject({ status: 'up-to-date' });
-    // The installed 0.1.0 yanked too: nothing within ^0.1 is installable, and nothing moves.
-    reg.publish({ name: HELLO, vers: '0.1.0', data: fixtureCrate(HELLO, '0.1.0', { files: { 'plugin.json': manifest('hello', '0.1.0') } }), yanked: true });
+  });
+
+  it('the installed version yanked and nothing else in the requirement: nothing moves, in update as in outdated', async () => {
+    publish('0.2.0', { yanked: true, name: 'gone' });
+    expect((await cli(['install', 'gone@=0.2.0', '--yes'])).code).toBe(0);
+    // Installed under ^0.2 before the yank (cargo keeps a locked yanked version too).
+    writeFileSync(lockFile(), lockText().replace('requirement = "=0.2.0"', 'requirement = "^0.2"'));
     const before = lockText();
-    const u = await cli(['update', 'hello', '--json']);
+    const u = await cli(['update', '--json']);
     expect(u.code, u.stderr).toBe(0);
-    expect(jsonOf(u).updates[0]).toMatchObject({ status: 'up-to-date' });
-    expect(jsonOf(await cli(['outdated', '--json'])).outdated[0]).toMatchObject({ status: 'up-to-date' });
+    expect(jsonOf(u).updates[0]).toMatchObject({ name: 'gone', status: 'up-to-date' });
+    expect(jsonOf(await cli(['outdated', '--json'])).outdated[0]).toMatchObject({ name: 'gone', status: 'up-to-date', wanted: '0.2.0' });
     expect(lockText()).toBe(before);
   });
 

@@ -136,7 +136,9 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
   const within = checked ? checked.runnable_in_requirement !== null : up.update;
   const status: OutdatedStatus = within ? 'update' : outside ? 'beyond' : checked && checked.candidates > 0 ? 'held' : 'up-to-date';
   const hint = status === 'update' ? `yep-ext update ${entry.name}` : status === 'beyond' && outside ? `yep-ext install ${outside.spec}` : null;
-  return row(up.wanted, up.latest, status, hint, outside);
+  // What `update` moves to: with a walk, the newest the requirement selects that the agent runs (else nothing moves).
+  const wanted = checked ? (checked.runnable_in_requirement ?? current) : up.wanted;
+  return row(wanted, up.latest, status, hint, outside);
 }
 
 /**
