@@ -17,7 +17,7 @@ import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
 import { fixtureFiles, makeRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { runCliInPty, screenOf, SKIP_PTY } from '../helpers/pty.js';
-import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { pubtimeAgo, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
 const HOUR = 3_600_000;
@@ -25,7 +25,6 @@ const DAY = 24 * HOUR;
 let reg: TestRegistry;
 let home: TempHome;
 
-const ago = (ms: number) => new Date(Date.now() - ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 function manifest(name: string, version: string, engines?: string): string {
   return JSON.stringify({
     name,
@@ -43,7 +42,7 @@ function publish(vers: string, o: { age?: number; yanked?: boolean; engines?: st
     vers,
     data: fixtureCrate(HELLO, vers, { publishAs: crate, files: { 'plugin.json': manifest(name, vers, o.engines) } }),
     ...(o.yanked ? { yanked: true } : {}),
-    ...(o.age !== undefined ? { extra: { pubtime: ago(o.age) } } : {}),
+    ...(o.age !== undefined ? { extra: { pubtime: pubtimeAgo(o.age) } } : {}),
   });
 }
 const env = (extra: Record<string, string> = {}): Record<string, string> => {

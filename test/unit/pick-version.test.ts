@@ -9,16 +9,16 @@ import type { Cooldown } from '../../src/core/sources/crates-io/cooldown-options
 import { parseIndexFile } from '../../src/core/sources/crates-io/index-lines.js';
 import { pickVersions, requirementSelects, type PickRequest } from '../../src/core/sources/crates-io/pick-version.js';
 import { parseCargoRequirement, parseCargoVersion } from '../../src/core/sources/crates-io/cargo-version.js';
+import { pubtimeAgo } from '../helpers/registry.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 const CK = 'c'.repeat(64);
 
 /** One index line: `0.2.0`, `0.2.0!` (yanked), `0.2.0~` (no valid cksum), `0.2.0@2` (published 2 h ago). */
 function line(spec: string): string {
   const m = /^([^!~@]+)(!)?(~)?(?:@(\d+))?$/.exec(spec)!;
-  const pubtime = m[4] !== undefined ? new Date(NOW - Number(m[4]) * HOUR).toISOString().replace(/\.\d{3}Z$/, 'Z') : undefined;
+  const pubtime = m[4] !== undefined ? pubtimeAgo(Number(m[4]) * HOUR, NOW) : undefined;
   return JSON.stringify({ name: 'x', vers: m[1], deps: [], cksum: m[3] ? 'nope' : CK, features: {}, yanked: m[2] === '!', ...(pubtime ? { pubtime } : {}) });
 }
 const entries = (...specs: string[]) => parseIndexFile(`${specs.map(line).join('\n')}\n`, 'x', 'test').entries;
