@@ -119,7 +119,7 @@ export function renderTsv(head: string[], rows: string[][]): string {
 }
 
 /** `text` folded at spaces into lines of at most `width` columns (a longer word is split, after a `-` when it can); its own newlines kept. */
-export function wrapCell(text: string, width: number): string {
+function wrapCell(text: string, width: number): string {
   const w = Math.max(1, width);
   const out: string[] = [];
   for (const line of text.split('\n')) {

@@ -71,16 +71,6 @@ export interface VersionPick {
   skipNote?: string;
 }
 
-/** Whether `requirement` names one version exactly (`1.2.3`, `=1.2.3`). */
-export function isExactRequirement(requirement: string | undefined): boolean {
-  if (requirement === undefined) return false;
-  try {
-    return parseCargoRequirement(requirement).exact !== undefined;
-  } catch {
-    return false; // the pick reports the syntax error
-  }
-}
-
 /**
  * Whether the requirement selects `version` (undefined = the newest stable: every
  * release, no pre-release). The one "within the requirement" rule: the picker, and
