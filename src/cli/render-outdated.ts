@@ -21,26 +21,32 @@ function shown(item: OutdatedItem, pin: string | null): string {
   return /^[0-9a-f]{40}$/.test(pin) ? pin.slice(0, 7) : sanitize(pin, { max: 40 });
 }
 
-/** What the newer versions' `engines.yolop` say, for the status cell ("" when nothing to add). */
-function newerEnginesText(item: OutdatedItem): string {
+/**
+ * What the newer versions' `engines.yolop` say, for the status cell: `to`, beside the
+ * command (" (to 0.4.0: 0.5.0 needs yolop >=0.13; …)"); `note`, a line of its own
+ * after the commands (the walk did not run, or failed).
+ */
+function enginesText(item: OutdatedItem): { to: string; note: string } {
   const n = item.newer_engines;
-  if (!n) return '';
+  if (!n) return { to: '', note: '' };
+  if (n.status === 'unknown-agent') return { to: '', note: '(newer versions not checked against yolop: its version is unknown)' };
+  if (n.status === 'failed') return { to: '', note: `(newer versions' engines.yolop ${sanitize(n.detail, { max: 200 })})` };
+  if (item.status === 'held') return { to: '', note: '' };
   const reasons = n.needs_newer_agent.map((s) => sanitize(s.reason, { max: 160 })).join('; ');
-  if (n.status === 'unknown-agent') return ' (newer versions not checked against yolop: its version is unknown)';
-  if (n.status === 'failed') return ` (newer versions' engines.yolop ${sanitize(n.detail, { max: 200 })})`;
-  if (item.status === 'held') return '';
   const to = item.status === 'update' ? n.runnable_in_requirement : n.runnable;
-  return to !== null && reasons ? ` (to ${sanitize(to)}: ${reasons})` : '';
+  return { to: to !== null && reasons ? ` (to ${sanitize(to)}: ${reasons})` : '', note: '' };
 }
 
-/** The status cell: what the row is, and the command that moves it (each on its own line). */
+/** The status cell: what the row is and the command that moves it, each command on a line of its own. */
 function statusText(item: OutdatedItem): string {
   const outside = item.newer_outside ? outsideText(item.newer_outside) : '';
+  const { to, note } = enginesText(item);
+  const lines = (...first: string[]): string => [...first, note].filter(Boolean).join('\n');
   switch (item.status) {
     case 'update':
-      return [`update: ${updateCommand(item.name)}${newerEnginesText(item)}`, outside].filter(Boolean).join('\n');
+      return lines(`update: ${updateCommand(item.name)}${to}`, outside);
     case 'beyond':
-      return `${outside}${newerEnginesText(item)}`;
+      return lines(`${outside}${to}`);
     case 'held':
       return `held: ${sanitize(item.newer_engines?.detail ?? 'newer versions need a newer yolop', { max: 300 })} (upgrade yolop)`;
     case 'local':
@@ -50,7 +56,7 @@ function statusText(item: OutdatedItem): string {
     case 'failed':
       return `failed: ${sanitize(item.error?.message ?? '', { max: 200 })}`;
     default:
-      return `up to date${newerEnginesText(item)}`;
+      return lines('up to date');
   }
 }
 
