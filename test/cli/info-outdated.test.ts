@@ -178,14 +178,15 @@ describe('outdated', () => {
 
     expect(lockText()).toBe(lock);
     expect(storeSnapshot()).toBe(snapshot);
-    // Downloads only for the newer versions' engines.yolop (issue 16): 0.4.0, newest, then
-    // 0.1.1, the newest the requirement selects, each once: the later runs used the download cache.
+    // Downloads only for the newer versions' engines.yolop (issue 16): 0.1.1, the newest the
+    // requirement selects (what update tries first), then 0.4.0, the newest outside it, each
+    // once: the later runs used the download cache.
     expect(
       reg
         .requestsTo('/crates/')
         .slice(downloads)
         .map((q) => /\/crates\/[^/]+\/([^/]+)\/download/.exec(q.url)?.[1]),
-    ).toEqual(['0.4.0', '0.1.1']);
+    ).toEqual(['0.1.1', '0.4.0']);
     expect(hello.newer_engines).toMatchObject({
       status: 'checked',
       agent: '0.12.1',

@@ -180,6 +180,20 @@ describe('outdated, info, update and install agree', () => {
     expect((await cli(['install', 'hello@^0.2', '--yes'])).code).toBe(0);
     expect(locked()).toBe('0.2.0');
   });
+
+  it('engines.yolop: five newer lines outside the requirement do not hide the update within it (one walk order)', async () => {
+    publish('0.1.0');
+    expect((await cli(['install', 'hello@^0.1', '--yes'])).code).toBe(0);
+    publish('0.1.1'); // within: runs on 0.12.1
+    for (const minor of [2, 3, 4, 5, 6]) publish(`0.${minor}.0`, { engines: '>=0.13' }); // outside: none runs
+    const row = jsonOf(await cli(['outdated', '--json'])).outdated[0];
+    expect(row).toMatchObject({ status: 'update', wanted: '0.1.1', hint: 'yep-ext update hello', newer_outside: null });
+    expect(row.newer_engines).toMatchObject({ runnable_in_requirement: '0.1.1', runnable: '0.1.1', tried: 5 });
+    const u = await cli(['update', 'hello', '--json']);
+    expect(u.code, u.stderr).toBe(0);
+    expect(jsonOf(u).updates[0]).toMatchObject({ status: 'updated', to: { version: '0.1.1' } });
+    expect(locked()).toBe('0.1.1');
+  });
 });
 
 describe('update with no names', () => {
