@@ -98,6 +98,18 @@ export function release(budget: FetchBudget, reserved: number, used: number): vo
   for (const wake of budget.waiters.splice(0)) wake();
 }
 
+/** The manifest's `engines` of `rec`: fetched exactly into `into` (removed again), verified, and remembered by its cksum. */
+async function fetchRange(ctx: Context, rec: LockSource, cksum: string | undefined, into: string): Promise<{ engines?: unknown }> {
+  try {
+    const fetched = await sourceFor(rec.type).fetchExactly(ctx, rec, into);
+    const declared = await loadManifest(fetched.dir);
+    if (cksum !== undefined) await rememberEngines(ctx, cksum, declared.engines);
+    return declared;
+  } finally {
+    await removeDir(into);
+  }
+}
+
 /**
  * Walk `newer` (from `Upstream.newer`, newest first) for the newest version the agent
  * can run, and the newest the requirement selects that it can run. Never throws a
@@ -166,29 +178,16 @@ export async function walkNewer(
       if (c.within ? report.runnable_in_requirement !== null : outsideRunnable !== null) continue;
       const rec = c.source as LockSource;
       const version = kind.pin(rec);
-      const into = join(stage, `pkg-${i}`);
-      const cksum = cksumOf(c);
-      try {
-        let declared: { engines?: unknown };
-        const known = memo[i];
-        if (known) {
-          remembered.push(version);
-          declared = known;
-        } else {
-          attempts++;
-          const fetched = await kind.fetchExactly(ctx, rec, into);
-          fetchedVersions.push(version);
-          declared = await loadManifest(fetched.dir);
-          if (cksum !== undefined) await rememberEngines(ctx, cksum, declared.engines);
-        }
-        report.tried++;
-        const verdict = checkEngines(declared, agent);
-        if (verdict.status === 'excludes') skipped.push({ version, requires: verdict.requires, reason: describeVerdict(version, verdict) });
-        else if (c.within) report.runnable_in_requirement = version;
-        else outsideRunnable = version;
-      } finally {
-        await removeDir(into);
-      }
+      const known = memo[i];
+      if (known) remembered.push(version);
+      else attempts++;
+      const declared = known ?? (await fetchRange(ctx, rec, cksumOf(c), join(stage, `pkg-${i}`)));
+      if (!known) fetchedVersions.push(version);
+      report.tried++;
+      const verdict = checkEngines(declared, agent);
+      if (verdict.status === 'excludes') skipped.push({ version, requires: verdict.requires, reason: describeVerdict(version, verdict) });
+      else if (c.within) report.runnable_in_requirement = version;
+      else outsideRunnable = version;
     }
     // Newest first, as `newer` is.
     const order = (v: string): number => newer.findIndex((n) => kind.pin(n.source as LockSource) === v);
