@@ -4,6 +4,7 @@
  */
 import { isatty } from 'node:tty';
 import { createContext, type Context } from '../core/context.js';
+import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 import { YepError } from '../core/errors.js';
 import { stderrLogger } from './stderr-logger.js';
 import { seamOptions, testSeams } from './test-seams.js';
@@ -28,6 +29,8 @@ export interface CliContextOptions {
   allowBuild?: boolean | undefined;
   /** The yes/no question a build from source is asked with at a terminal (prompts.ts `confirm`, passed by the commands that may build). */
   confirm?: ((question: string) => Promise<boolean>) | undefined;
+  /** --min-age / --allow-fresh of the commands that resolve versions. */
+  cooldown?: CooldownOptions | undefined;
 }
 
 /**
@@ -53,6 +56,7 @@ export function makeCliContext(options: CliContextOptions): Context {
       allowBuild: options.allowBuild === true || options.build === true,
       ...(interactive && options.confirm ? { confirm: options.confirm } : {}),
     },
+    ...(options.cooldown ? { cooldown: options.cooldown } : {}),
   });
   process.once('SIGINT', () => {
     options.abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));

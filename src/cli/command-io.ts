@@ -5,9 +5,12 @@
  * (install-run.ts, update-run.ts) is one function both call, never a copy.
  */
 import type { Context } from '../core/context.js';
+import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 
 export interface ContextRequest {
   index?: string | undefined;
+  /** --min-age / --allow-fresh: the release-age cooldown the context carries from the start. */
+  cooldown?: CooldownOptions | undefined;
   yes?: boolean;
   quiet?: boolean;
   verbose?: boolean;

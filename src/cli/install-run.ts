@@ -68,13 +68,13 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   const ctx = io.makeContext({
     index: flags.index,
     yes: flags.yes,
+    cooldown,
     ...feedback,
     gitMirror: flags['git-mirror'],
     build: flags.build,
     allowBuild: flags['allow-build'],
     confirm,
   });
-  ctx.cooldown = cooldown;
   const json = io.json;
   const results = await installMany(ctx, specs, {
     ignoreEngines: flags['ignore-engines'],
@@ -129,8 +129,7 @@ async function runDryRun(
   feedback: Feedback,
   gitMirror: string | undefined,
 ): Promise<unknown> {
-  const ctx = io.makeContext({ index, ...feedback, gitMirror });
-  ctx.cooldown = cooldown;
+  const ctx = io.makeContext({ index, cooldown, ...feedback, gitMirror });
   const json = io.json;
   const results = await planMany(ctx, specs, {
     ignoreEngines,

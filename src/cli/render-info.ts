@@ -12,6 +12,7 @@ import { renderSummary } from './render-grant.js';
 import { approvalOf } from '../core/package/grants.js';
 import { SOURCE_TEXT } from './render-config.js';
 import { bold, green, yellow } from './style.js';
+import { outsideText, updateCommand } from './render-moves.js';
 
 export function infoJson(info: InfoResult): InfoResult {
   return info;
@@ -73,16 +74,19 @@ export function renderInfo(info: InfoResult): string {
     );
   if (info.upstream) {
     const u = info.upstream;
+    const outside = u.newer_outside ? outsideText(u.newer_outside) : undefined;
     const status =
       u.status === 'update'
-        ? yellow(`update available: ${u.hint}`)
-        : u.status === 'beyond'
-          ? yellow(`newer outside the recorded requirement: ${u.hint}`)
+        ? yellow(`update available: ${updateCommand(info.name)}`)
+        : u.status === 'beyond' && outside
+          ? yellow(outside)
           : u.status === 'damaged'
             ? yellow(`damaged: what is installed is not what the lock pins (see checks); repair it with \`${u.hint}\``)
             : green('up to date');
-    lines.push(line('upstream', `wanted ${u.wanted ? clean(u.wanted, 40) : '-'}, latest ${u.latest ? clean(u.latest, 40) : '-'}: ${status}`));
-    if (u.newest_outside_requirement) lines.push(line('', `newest outside the requirement: ${clean(u.newest_outside_requirement, 40)}`));
+    // A git tag is read as the tag, not as the commit it names.
+    const pin = (p: string | null): string => (p === null ? '-' : u.tag !== null && p === u.wanted ? clean(u.tag, 40) : clean(p, 40));
+    lines.push(line('upstream', `wanted ${pin(u.wanted)}, latest ${pin(u.latest)}: ${status}`));
+    if (outside && u.status !== 'beyond') lines.push(line('', outside));
     if (u.versions.length > 0) lines.push(line('versions', versionsLine(u.versions)));
   } else if (info.upstream_error) {
     lines.push(line('upstream', yellow(`not checked: ${clean(info.upstream_error.message)}`)));

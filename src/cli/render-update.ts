@@ -10,6 +10,7 @@ import type { LockSource } from '../core/sources/index.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderDiff, renderSummary } from './render-grant.js';
 import { bold, green, yellow } from './style.js';
+import { outsideText } from './render-moves.js';
 
 const ARROW = '→';
 
@@ -30,11 +31,9 @@ export function describeMove(item: Pick<UpdateItem, 'from' | 'to'>): string {
   return versions;
 }
 
-/** "0.4.0 exists outside ^0.1: `yep-ext install greet@0.4`", or undefined (the spec is the core's: it names the installed crate). */
-export function outsideNote(item: UpdateItem): string | undefined {
-  const o = item.newer_outside;
-  if (!o) return undefined;
-  return `${sanitize(o.version)} exists outside ${sanitize(o.requirement)}: \`yep-ext install ${sanitize(o.spec)}\``;
+/** The newer release outside the requirement and the install that takes it (render-moves.ts), or undefined. */
+function outsideNote(item: UpdateItem): string | undefined {
+  return item.newer_outside ? outsideText(item.newer_outside) : undefined;
 }
 
 export function renderPlanned(item: UpdateItem, dryRun: boolean): string {

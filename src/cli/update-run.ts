@@ -37,7 +37,7 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
       'E_USAGE',
       `--all updates every installed extension; it takes no names (got ${argv.map((a) => JSON.stringify(sanitize(a, { max: 80 }))).join(', ')}).`,
       {
-        hint: `Drop the names (\`yep-ext update --all\`), or drop --all (\`yep-ext update ${argv.map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,
+        hint: `Drop the names (\`yep-ext update\` updates every one), or drop --all (\`yep-ext update ${argv.map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,
       },
     );
   }
@@ -50,8 +50,8 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     build: flags.build,
     allowBuild: flags['allow-build'],
     confirm,
+    ...(flags['min-age'] !== undefined ? { cooldown: { minAge: flags['min-age'] } } : {}),
   });
-  if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
   const json = io.json;
   const items = await updateExtensions(ctx, {
     names: argv,
@@ -69,10 +69,10 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
       : {}),
   });
   if (!json) for (const item of items) if (item.status === 'updated') io.log(renderUpdated(item));
-  // `--all` over an empty store said nothing at all, which reads like a hang or a bug.
+  // Every extension (no names, or --all) over an empty store said nothing at all, which reads like a hang or a bug.
   // With nothing in the lock the store may still hold packages the host loads (placed by hand,
   // or a lock that lost them): "no extension is installed" would be false, so they are named.
-  if (!json && flags.all && items.length === 0) {
+  if (!json && argv.length === 0 && items.length === 0) {
     const unlocked = unlockedPackages(ctx.paths, new Set());
     io.log(
       unlocked.length === 0

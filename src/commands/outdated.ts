@@ -1,14 +1,15 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { checkMinAge } from '../cli/min-age.js';
 import { outdatedJson, renderOutdated } from '../cli/render-outdated.js';
 import { stdoutShape } from '../cli/terminal.js';
 import { ERROR_CODES, YepError } from '../core/errors.js';
 import { anyOutdated, outdatedReport } from '../core/operations/outdated.js';
 
 export default class Outdated extends BaseCommand {
-  static override summary = 'Show which installed extensions have newer versions: current, wanted (within the recorded requirement or ref) and latest.';
+  static override summary = 'Show which installed extensions have newer versions, and the command that moves each one.';
   static override description =
-    `Reads each crate's index once and each git ref with ls-remote (in parallel). wanted is what \`update\` would move to; latest is the newest at all (for crates, also outside the recorded requirement: reach it with \`install\`). Path installs are listed as local. A lookup that fails is reported on its row.
+    `Reads each crate's index once and each git ref with ls-remote (in parallel), and decides as \`update\` does (the same rules, the same release-age cooldown: --min-age, YEP_EXT_MIN_AGE, the policy's min_age). wanted is what \`update\` moves to (its row says \`yep-ext update <name>\`); latest is the newest at all, for crates also a release outside the recorded requirement, which only an install reaches (its row says \`yep-ext install <name>@^<line>\`). A git ref that is a tag is shown as the tag. Path installs are listed as local. A lookup that fails is reported on its row.
 
 Newer, but needs a newer yolop: a version's engines.yolop is in its manifest, so for a crate with newer versions the newest are downloaded (at most 5 per extension and 20 per run, each verified against the registry checksum as install does, kept in the shared download cache; nothing is installed) until one the installed agent can run is found. What was fetched is said on stderr; the ranges read are remembered by the registry checksum, so the next run fetches nothing for those versions (--verbose says so). The row then names the newest version yolop can run and the newer ones it cannot ("0.5.0 needs yolop >=0.13; you have 0.12.1"); when none can, its status is held. With no agent found (yolop on PATH or YOLOP_BIN), nothing is downloaded and the row says the agent's version is unknown. --json: newer_engines (docs/info-outdated.md).
 
@@ -21,11 +22,13 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
     '<%= config.bin %> outdated --json',
     '<%= config.bin %> outdated --exit-code',
     '<%= config.bin %> outdated --verbose',
+    '<%= config.bin %> outdated --min-age 3d',
   ];
 
   static override flags = {
     ...indexFlag,
     ...feedbackFlags,
+    ...minAgeFlag,
     'exit-code': Flags.boolean({
       description:
         'Exit 14 when any extension is outdated (wanted or latest newer than installed); 0 otherwise. Held rows (every newer version tried needs a newer yolop) do not count; a damaged row (the installed tree is not what the lock pins) exits 5.',
@@ -34,7 +37,13 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(Outdated);
-    const ctx = this.makeContext({ index: flags.index, quiet: flags.quiet, verbose: flags.verbose });
+    checkMinAge(flags['min-age']);
+    const ctx = this.makeContext({
+      index: flags.index,
+      quiet: flags.quiet,
+      verbose: flags.verbose,
+      ...(flags['min-age'] !== undefined ? { cooldown: { minAge: flags['min-age'] } } : {}),
+    });
     const { items, unlocked } = await outdatedReport(ctx);
     const json = this.jsonEnabled();
     const doc = outdatedJson(items, unlocked);

@@ -5,26 +5,29 @@ import { runUpdate } from '../cli/update-run.js';
 export default class Update extends BaseCommand {
   static override summary = 'Update extensions from their recorded sources, asking again when the grant widens.';
   static override description =
-    `Crates move to the highest version matching the requirement you installed with whose engines.yolop admits the installed yolop (newer ones that need a newer yolop are named and skipped; --ignore-engines takes the newest anyway); git installs move the ref you asked for to its new commit; path installs are re-read and re-pinned in place.
+    `With no names, every installed extension is updated within its recorded requirement or ref (as \`npm update\` and \`cargo update\` do; --all says the same). A newer version outside the requirement is named with the install that takes it.
+
+Crates move to the highest version matching the requirement you installed with whose engines.yolop admits the installed yolop (newer ones that need a newer yolop are named and skipped; --ignore-engines takes the newest anyway); git installs move the ref you asked for to its new commit; path installs are re-read and re-pinned in place.
 
 A hash-identical update is silent. An update that only narrows what the extension may do is applied and its diff shown. An update that widens the grant (new tools, hooks, MCP servers, commands, prompt, secrets, a changed server command) shows the contribution diff and asks; without a TTY it is refused with exit status 8 and nothing changes, unless --yes, or --accept with the exact fingerprint of the new grant (what a CI pipeline approves after review).`;
 
   static override aliases = ['upgrade'];
   static override examples = [
+    '<%= config.bin %> update',
     '<%= config.bin %> update lsp',
-    '<%= config.bin %> update --all --dry-run',
-    '<%= config.bin %> update --all --min-age 3d',
-    '<%= config.bin %> update --all --json',
+    '<%= config.bin %> update --dry-run',
+    '<%= config.bin %> update --min-age 3d',
+    '<%= config.bin %> update --json',
     '<%= config.bin %> update lsp --accept sha256:3f1c…',
   ];
 
   static override strict = false;
-  static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (or --all).' }) };
+  static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (none: every installed one).' }) };
   static override flags = {
     ...indexFlag,
     ...feedbackFlags,
     ...minAgeFlag,
-    all: Flags.boolean({ description: 'Update every installed extension.' }),
+    all: Flags.boolean({ description: 'Update every installed extension (the same as naming none).' }),
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),
     yes: Flags.boolean({ char: 'y', description: 'Accept widened grants without asking.' }),
     accept: Flags.string({

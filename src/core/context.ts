@@ -106,8 +106,6 @@ export interface Context {
    * stop the process there and kill it.
    */
   checkpoint?: (point: string) => void | Promise<void>;
-  /** Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age); YEP_EXT_MIN_AGE is read from `env`. */
-  cooldown?: CooldownOptions;
   /**
    * The root of a git mirror this run resolves and fetches git sources from
    * (--git-mirror, else YEP_EXT_GIT_MIRROR, read once when the context is made);
@@ -116,6 +114,12 @@ export interface Context {
   gitMirror?: string;
   /** Consent to run a package's own code (a cargo build); default: none given, nobody to ask. */
   packageCode: PackageCodeConsent;
+  /**
+   * Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age);
+   * YEP_EXT_MIN_AGE is read from `env`. Set when the context is built (ContextOptions);
+   * never assigned afterwards: an operation that adds the policy's floor derives a new context.
+   */
+  readonly cooldown?: CooldownOptions;
 }
 
 export interface ContextOptions {
@@ -134,6 +138,8 @@ export interface ContextOptions {
   /** Wins over YEP_EXT_GIT_MIRROR; empty = none. */
   gitMirror?: string;
   packageCode?: PackageCodeConsent;
+  /** The run's release-age cooldown flags (`Context.cooldown`). */
+  cooldown?: CooldownOptions;
 }
 
 /** Normalise a sparse index root: strip `sparse+`, ensure the trailing slash. */
@@ -172,5 +178,6 @@ export function createContext(options: ContextOptions = {}): Context {
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
     ...(gitMirror ? { gitMirror } : {}),
     packageCode: options.packageCode ?? { build: 'auto', allowBuild: false },
+    ...(options.cooldown ? { cooldown: options.cooldown } : {}),
   };
 }

@@ -175,6 +175,8 @@ export const SCHEMAS = {
         engines: nullable(engines),
         newer_engines: z.unknown(),
         hint: nullable(z.string()),
+        newer_outside: nullable(z.strictObject({ version: z.string(), requirement: z.string(), spec: z.string() })),
+        tag: nullable(z.string()),
         error: z.unknown(),
       }),
     ),
@@ -533,7 +535,7 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
       expect(done.updates[0]).toMatchObject({ status: 'updated', to: { version: '1.0.1' } });
       publish('2.0.0');
       const held = await json(['update', '--all'], 'update', 0, { env: renv });
-      expect(held.updates[0]).toMatchObject({ status: 'up-to-date', to: null, newer_outside: { version: '2.0.0', requirement: '^1', spec: 'hello@2' } });
+      expect(held.updates[0]).toMatchObject({ status: 'up-to-date', to: null, newer_outside: { version: '2.0.0', requirement: '^1', spec: 'hello@^2' } });
 
       const found = await json(['search', 'hello'], 'search', 0, { env: renv });
       expect(found).toMatchObject({ term: 'hello', truncated: false, hits: [{ crate: HELLO, installed: { name: 'hello', version: '1.0.1' } }] });

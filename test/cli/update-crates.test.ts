@@ -89,13 +89,13 @@ describe('update from crates.io', () => {
     const r = await runCli(['update', 'custom'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     // Not `custom@2`: that is the crate yolop-extension-custom, another package.
-    expect(r.stdout).toContain('custom is up to date. 2.0.0 exists outside ^1: `yep-ext install crates.io:custom-name@2`');
+    expect(r.stdout).toContain('custom is up to date. 2.0.0 exists outside ^1: `yep-ext install crates.io:custom-name@^2`');
     const json = await runCli(['update', 'custom', '--json'], { env: env() });
-    expect(jsonOf(json).updates[0].newer_outside).toEqual({ version: '2.0.0', requirement: '^1', spec: 'crates.io:custom-name@2' });
+    expect(jsonOf(json).updates[0].newer_outside).toEqual({ version: '2.0.0', requirement: '^1', spec: 'crates.io:custom-name@^2' });
     const out = await runCli(['outdated', '--json'], { env: env() });
     expect(jsonOf(out).outdated.find((i: { name: string }) => i.name === 'custom')).toMatchObject({
       status: 'beyond',
-      hint: 'yep-ext install crates.io:custom-name@2',
+      hint: 'yep-ext install crates.io:custom-name@^2',
     });
   });
 
@@ -104,11 +104,11 @@ describe('update from crates.io', () => {
     reg.requests.length = 0;
     const r = await runCli(['update', 'hello'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('hello is up to date. 2.1.0 exists outside ^1: `yep-ext install hello@2`');
+    expect(r.stdout).toContain('hello is up to date. 2.1.0 exists outside ^1: `yep-ext install hello@^2`');
     expect(reg.requestsTo('/crates/')).toEqual([]);
     expect(reg.requests.filter((q) => q.url.includes(HELLO))).toHaveLength(1);
     const json = await runCli(['update', 'hello', '--json'], { env: env() });
-    expect(jsonOf(json).updates[0]).toMatchObject({ status: 'up-to-date', newer_outside: { version: '2.1.0', requirement: '^1', spec: 'hello@2' } });
+    expect(jsonOf(json).updates[0]).toMatchObject({ status: 'up-to-date', newer_outside: { version: '2.1.0', requirement: '^1', spec: 'hello@^2' } });
     expect(lockText()).toContain('version = "1.0.0"');
   });
 

@@ -30,8 +30,7 @@ import { seamsFromEnv } from './seams.mjs';
 export async function setupInstall(env: Record<string, string>, specs: string[], options: { cwd?: string; ignoreEngines?: boolean } = {}): Promise<string[]> {
   const { installMany } = await import('../../src/core/operations/install.js');
   const { fastPath: _fastPath, ...seams } = seamsFromEnv(env);
-  const ctx = createContext({ ...seams, env, log: memoryLogger(), interactive: false });
-  ctx.cooldown = { allowFresh: false };
+  const ctx = createContext({ ...seams, env, log: memoryLogger(), interactive: false, cooldown: { allowFresh: false } });
   const results = await installMany(
     ctx,
     specs,

@@ -29,7 +29,9 @@ import type { FieldSource } from '../settings/config-status.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { RegistryListing, Upstream } from '../sources/source.js';
 import { listExtensions } from './list.js';
-import { damageOf, outdatedRow, upstreamOf, type OutdatedStatus } from './outdated.js';
+import { damageOf, outdatedRow, type OutdatedStatus } from './outdated.js';
+import { upstreamOf, type NewerOutside } from './offer.js';
+import { withPolicy } from './policy-gate.js';
 
 export interface InfoConfigField {
   key: string;
@@ -50,13 +52,24 @@ export interface VerifyStatus {
   checked_by: 'list';
 }
 
-export interface InfoUpstream extends Upstream {
+/** What the origin offers, as `outdated`'s row and `update` read it (offer.ts): one answer. */
+export interface InfoUpstream {
+  wanted: string | null;
+  latest: string | null;
+  update: boolean;
+  beyond: boolean;
+  versions: Upstream['versions'];
   status: OutdatedStatus;
   /** Newest version the recorded requirement admits (crates; git: the ref's commit). */
   newest_in_requirement: string | null;
   /** Newest version outside it, when newer than that (crates); else null. */
   newest_outside_requirement: string | null;
+  /** The command that moves it (as `outdated`'s row). */
   hint: string | null;
+  /** The one "newer outside the requirement" answer, as `outdated` and `update` give it. */
+  newer_outside: NewerOutside | null;
+  /** Git: the tag the recorded ref names. */
+  tag: string | null;
 }
 
 export type RegistryInfo = RegistryListing;
@@ -139,8 +152,19 @@ async function installedInfo(ctx: Context, entry: LockEntry, profile?: string): 
     if (up) {
       // A damaged tree is not "up to date" whatever the origin says (the checks name the damage).
       const row = outdatedRow(entry, up, null, undefined, await damageOf(ctx, entry));
-      const { newer: _newer, ...offered } = up; // outdated's download list: not part of info
-      upstream = { ...offered, status: row.status, newest_in_requirement: up.wanted, newest_outside_requirement: up.beyond ? up.latest : null, hint: row.hint };
+      upstream = {
+        wanted: up.wanted,
+        latest: up.latest,
+        update: up.update,
+        beyond: up.beyond,
+        versions: up.versions,
+        status: row.status,
+        newest_in_requirement: up.wanted,
+        newest_outside_requirement: row.newer_outside?.version ?? null,
+        hint: row.hint,
+        newer_outside: row.newer_outside,
+        tag: row.tag,
+      };
     }
   } catch (e) {
     // A failed lookup is reported, not fatal; a usage mistake (an --index or YEP_EXT_INDEX that is
@@ -214,9 +238,11 @@ async function unlockedInfo(ctx: Context, name: string, profile?: string): Promi
   };
 }
 
-export async function extensionInfo(ctx: Context, input: string, cwd: string = process.cwd(), options: { profile?: string } = {}): Promise<InfoResult> {
+export async function extensionInfo(runCtx: Context, input: string, cwd: string = process.cwd(), options: { profile?: string } = {}): Promise<InfoResult> {
   // A profile that does not exist is refused before anything else.
-  if (options.profile !== undefined) profileFile(ctx.paths, options.profile);
+  if (options.profile !== undefined) profileFile(runCtx.paths, options.profile);
+  // The policy's min_age is a floor of the cooldown, as for install, update and outdated.
+  const { ctx } = withPolicy(runCtx);
   const lock = await loadLock(ctx.paths.lockFile);
   let name: string | undefined;
   try {

@@ -18,8 +18,7 @@ import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { unlockedPackages } from '../store/unlocked-packages.js';
 import { sourceFor } from '../sources/index.js';
-import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
-import type { UpdateNotes } from '../sources/source.js';
+import { newerOutside, updateCandidates, upstreamOf, type NewerOutside } from './offer.js';
 import { makePlanningDir, removeDir } from '../store/staging.js';
 import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
@@ -51,16 +50,13 @@ export interface UpdateItem {
   engines?: EnginesReport;
   /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
   binary?: string;
-  /**
-   * A crate's newest stable version when it is outside the recorded requirement (from
-   * the same index lines), and `spec`, the install spec that reaches it, naming the
-   * installed crate (`hello@2`, `crates.io:some-crate@2`).
-   */
-  newer_outside?: { version: string; requirement: string; spec: string };
+  /** The one "newer outside the requirement" answer (offer.ts), as `outdated` and `info` give it. */
+  newer_outside?: NewerOutside;
   error?: ReturnType<YepError['toJSON']>;
 }
 
 export interface UpdateOptions {
+  /** The extensions to update; none = every one the lock pins (as `all`). */
   names: string[];
   all?: boolean;
   dryRun?: boolean;
@@ -86,17 +82,6 @@ interface Planned {
   record?: { entry: LockEntry; grant: Grant };
   prepared?: PreparedPackage;
   stage?: string;
-}
-
-/** The records the entry could move to, best first (see Source.updateCandidates). */
-async function updateCandidates(ctx: Context, entry: LockEntry, ignoreEngines: boolean, notes: UpdateNotes): Promise<LockSource[]> {
-  const source = sourceFor(entry.source.type);
-  if (source.updateCandidates) {
-    const all = await source.updateCandidates(ctx, entry.source, notes);
-    return ignoreEngines ? all.slice(0, 1) : all;
-  }
-  const newer = await source.findUpdate(ctx, entry.source, notes);
-  return newer ? [newer] : [];
 }
 
 /** What the entry is now (the item's `from`, failed items included). */
@@ -139,14 +124,14 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   const from = fromOf(entry);
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
   const source = sourceFor(entry.source.type);
-  const notes: UpdateNotes = {};
   // Asking the origin (or the run's mirror) is fetching from it: ruled before any request.
   admit(ctx, policy, { name: entry.name, source: entry.source }, 'fetch');
-  const candidates = await updateCandidates(ctx, entry, ignoreEngines, notes);
-  const outside = notes.newerOutside;
-  const crate = typeof entry.source.crate_name === 'string' ? entry.source.crate_name : undefined;
-  const newerOutside = outside && crate ? { ...outside, spec: crateInstallSpec(entry.name, crate, requirementFor(outside.version)) } : undefined;
-  const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(newerOutside ? { newer_outside: newerOutside } : {}) };
+  // The one answer outdated and info read too (offer.ts), so the three agree.
+  const up = await upstreamOf(ctx, entry);
+  const all = await updateCandidates(ctx, entry, up);
+  const candidates = ignoreEngines ? all.slice(0, 1) : all;
+  const outside = newerOutside(entry, up);
+  const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(outside ? { newer_outside: outside } : {}) };
   if (candidates.length === 0) {
     await assertIntact(ctx, entry);
     return { item: base, ...(await unchangedGrant(ctx, entry)) };
@@ -239,32 +224,31 @@ async function recordGrant(ctx: Context, entry: LockEntry, grant: Grant): Promis
 
 export async function updateExtensions(runCtx: Context, options: UpdateOptions): Promise<UpdateItem[]> {
   const { ctx, policy } = withPolicy(runCtx);
-  if (options.names.length === 0 && !options.all) {
-    throw new YepError('E_USAGE', 'Name the extensions to update, or pass --all.', { hint: 'e.g. `yep-ext update lsp` or `yep-ext update --all`.' });
-  }
   // Crash recovery writes; a dry run only reads.
   if (!options.dryRun) await recoverIfStore(ctx);
   const lock = await loadLock(ctx.paths.lockFile);
-  const entries = options.all
-    ? lock.entries
-    : options.names.map((n) => {
-        const name = resolveExtensionName(ctx.paths, n);
-        const entry = findEntry(lock, name);
-        if (!entry) {
-          // In the store but pinned by nothing: installed for yolop, and `install <name>` would look up another package (the crate).
-          if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
-            throw new YepError(
-              'E_NOT_INSTALLED',
-              `${name} is in the store (yolop finds it) but no lock entry pins it: nothing records where it came from, so there is nothing to update it from.`,
-              {
-                hint: `Install it from its source to pin it (\`yep-ext install <its source>\`), or remove it (\`yep-ext remove ${name}\`).`,
-              },
-            );
+  // No names: every locked extension, within its recorded requirement (npm's and cargo's `update`).
+  const entries =
+    options.all || options.names.length === 0
+      ? lock.entries
+      : options.names.map((n) => {
+          const name = resolveExtensionName(ctx.paths, n);
+          const entry = findEntry(lock, name);
+          if (!entry) {
+            // In the store but pinned by nothing: installed for yolop, and `install <name>` would look up another package (the crate).
+            if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
+              throw new YepError(
+                'E_NOT_INSTALLED',
+                `${name} is in the store (yolop finds it) but no lock entry pins it: nothing records where it came from, so there is nothing to update it from.`,
+                {
+                  hint: `Install it from its source to pin it (\`yep-ext install <its source>\`), or remove it (\`yep-ext remove ${name}\`).`,
+                },
+              );
+            }
+            throw notInstalled(name, `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).`);
           }
-          throw notInstalled(name, `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).`);
-        }
-        return entry;
-      });
+          return entry;
+        });
 
   // Plan concurrently (each is mostly one index request or one ls-remote).
   const planned = await pMap(

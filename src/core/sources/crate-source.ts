@@ -13,8 +13,9 @@ import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateRecord } from './crates-io.js';
 import { recordTable, type Source } from './source.js';
 import type { CrateSpec } from './spec.js';
-import { compareVersions, parseCargoRequirement, parseCargoVersion, satisfiesRequirement } from './crates-io/cargo-version.js';
+import { compareVersions, parseCargoRequirement, parseCargoVersion } from './crates-io/cargo-version.js';
 import { indexFor } from './crates-io/index-for.js';
+import { requirementSelects } from './crates-io/pick-version.js';
 
 export type { CrateRecord };
 
@@ -78,10 +79,9 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     if (indexOf(previous) !== indexOf(next)) return false;
     const [from, to] = [parseCargoVersion(previous.version), parseCargoVersion(next.version)];
     if (!from || !to || compareVersions(to, from) <= 0) return false;
-    // As chooseVersion reads it: no requirement means the newest stable version.
-    if (previous.requirement === undefined) return !to.prerelease;
+    // The picker's own "within the requirement" rule (no requirement: the newest stable).
     try {
-      return satisfiesRequirement(to, parseCargoRequirement(previous.requirement));
+      return requirementSelects(previous.requirement === undefined ? undefined : parseCargoRequirement(previous.requirement), to);
     } catch {
       return false;
     }
@@ -125,10 +125,9 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     }
   },
   fetch: async (ctx, spec, into) => (await crates()).fetchCrate(ctx, spec, into),
-  findUpdate: async (ctx, rec, notes) => (await (await crates()).crateUpdateCandidates(ctx, rec, notes))[0],
+  findUpdate: async (ctx, rec) => (await (await crates()).crateUpstream(ctx, rec)).candidates[0],
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
   candidates: async (ctx, spec) => (await crates()).crateCandidates(ctx, spec),
-  updateCandidates: async (ctx, rec, notes) => (await crates()).crateUpdateCandidates(ctx, rec, notes),
   upstream: async (ctx, rec) => (await crates()).crateUpstream(ctx, rec),
   registryInfo: async (ctx, spec) => ({ name: spec.crate, registry: await (await crates()).crateRegistryInfo(ctx, spec.crate) }),
   async mirror(ctx, target, name, rec) {

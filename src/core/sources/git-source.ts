@@ -59,6 +59,8 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   writeRecord: recordTable,
 
   describe: (rec) => `${rec.url}#${rec.rev.slice(0, 12)}`,
+  // A tag is read as the tag (`…/ext.git@v1.2.0`): it names that commit for good; a branch moves, so its commit is shown.
+  label: (rec) => (rec.ref_kind === 'tag' && typeof rec.requested_ref === 'string' ? `${rec.url}@${rec.requested_ref}` : gitSource.describe(rec)),
   sameOrigin: (a, b) => a.url === b.url,
   originFacts: (rec) => ({ git_host: gitUrlHost(rec.url) }),
   fetchPlaces: (ctx, rec) => throughMirror(ctx.gitMirror, rec.url),
@@ -70,7 +72,8 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   follows: (rec) => rec.requested_ref ?? '',
   // `update` moves the pin to what the recorded ref names now; commits have no order to tell more.
   updateReaches: (previous, next) => previous.url === next.url && !gitSource.pinnedExactly(previous) && previous.requested_ref === next.requested_ref,
-  withFollows: ({ requested_ref: _old, ...rec }, like) => (like.requested_ref !== undefined ? { ...rec, requested_ref: like.requested_ref } : rec),
+  withFollows: ({ requested_ref: _old, ref_kind: _kind, ...rec }, like) =>
+    like.requested_ref !== undefined ? { ...rec, requested_ref: like.requested_ref, ...(like.ref_kind !== undefined ? { ref_kind: like.ref_kind } : {}) } : rec,
   checkRepin: (previous, next) => assertSameCommitSameHash(previous, next.source, next.content_hash),
 
   fetch: async (ctx, spec, into) => (await git()).fetchGit(ctx, spec, into),
@@ -84,20 +87,30 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
       return e.source.type === 'git' && rec.url === url && rec.requested_ref === spec.ref;
     };
     if (!installed.some(sameOrigin)) return undefined;
-    const { rev } = await (await git()).resolveGitRef(ctx, url, spec.ref);
-    return { type: 'git', url, rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
+    const { followed, resolveGitRef } = await git();
+    const { rev, kind } = await resolveGitRef(ctx, url, spec.ref);
+    return { type: 'git', url, rev, ...followed(spec.ref, kind) };
   },
   async upstream(ctx, rec) {
     // The commit the recorded ref names now (ls-remote; a full commit is its own answer).
-    const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);
-    return { wanted: rev, latest: rev, update: rev !== rec.rev, beyond: false, versions: [] };
-  },
-  async findUpdate(ctx, rec) {
     // A recorded ref (branch or tag) moves; a bare pinned commit never does.
-    const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);
-    if (rev === rec.rev) return undefined;
-    return { type: 'git', url: rec.url, rev, ...(rec.requested_ref !== undefined ? { requested_ref: rec.requested_ref } : {}) };
+    const { followed, resolveGitRef } = await git();
+    const { rev, kind, refName } = await resolveGitRef(ctx, rec.url, rec.requested_ref);
+    const tag = kind === 'tag' && refName !== undefined ? refName.replace(/^refs\/tags\//, '') : undefined;
+    const moved: GitRecord[] = rev === rec.rev ? [] : [{ type: 'git', url: rec.url, rev, ...followed(rec.requested_ref, kind) }];
+    return {
+      wanted: rev,
+      latest: rev,
+      update: rev !== rec.rev,
+      beyond: false,
+      versions: [],
+      candidates: moved,
+      outside: null,
+      notes: [],
+      ...(tag ? { tag } : {}),
+    };
   },
+  findUpdate: async (ctx, rec) => (await gitSource.upstream!(ctx, rec)).candidates[0],
   fetchExactly: async (ctx, rec, into) => (await git()).fetchGitCommit(ctx, rec, into),
   async mirror(ctx, target, name, rec) {
     // A bare repository holding the locked commit, servable by dumb HTTP (mirror/mirror-git.ts).

@@ -34,6 +34,12 @@ export interface GitRecord {
   rev: string;
   /** What the user asked for (branch, tag, sha); lets `update` move a branch or tag. */
   requested_ref?: string;
+  /**
+   * What `requested_ref` named when it was resolved: a tag or a branch (cargo's lock records
+   * `?tag=` / `?branch=` the same way). `list` and `info` then show a tag as the tag, not its
+   * commit. Absent for a commit, the default branch, another `refs/` name, or an older lock.
+   */
+  ref_kind?: 'tag' | 'branch';
   /** SHA-256 of a prebuilt server binary, when one was provisioned. */
   binary_sha256?: string;
   [extra: string]: unknown;
@@ -489,6 +495,12 @@ function transportOf(ctx: Context, url: GitUrl): { from: GitUrl; note: string } 
   return { from: checkGitUrl(mirrored), note: ` from the mirror ${sanitize(mirrored, { max: 200 })}` };
 }
 
+/** The record's `requested_ref` and, for a tag or a branch, its `ref_kind`. Pure. */
+export function followed(ref: string | undefined, kind: ResolvedGitRef['kind'] | GitRecord['ref_kind']): Pick<GitRecord, 'requested_ref' | 'ref_kind'> {
+  if (ref === undefined) return {};
+  return { requested_ref: ref, ...(kind === 'tag' || kind === 'branch' ? { ref_kind: kind } : {}) };
+}
+
 /**
  * Fetch a git spec into `into` (which must not exist; its parent must): resolve the
  * ref (default branch, tag, branch, `refs/...` or full commit), fetch only that
@@ -508,7 +520,7 @@ export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits
       `Fetching ${sanitize(url.url, { max: 200 })} at ${resolved.rev.slice(0, 12)}${ref !== undefined && ref !== resolved.rev ? ` (${sanitize(ref)})` : ''}${note}`,
     );
     const { notes } = await cloning(rc, resolved.rev, () => fetchCommitInto(rc, resolved.rev, into, resolved.refName));
-    const source: GitRecord = { type: 'git', url: url.url, rev: resolved.rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
+    const source: GitRecord = { type: 'git', url: url.url, rev: resolved.rev, ...followed(spec.ref, resolved.kind) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
   } finally {
     scope.dispose();
@@ -522,7 +534,7 @@ export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits
  */
 export async function fetchGitCommit(
   ctx: Context,
-  pin: { url: string; rev: string; requested_ref?: string },
+  pin: { url: string; rev: string; requested_ref?: string; ref_kind?: GitRecord['ref_kind'] },
   into: string,
   limits?: Partial<GitLimits>,
 ): Promise<GitFetchResult> {
@@ -544,7 +556,7 @@ export async function fetchGitCommit(
     ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${rev.slice(0, 12)}${note}`);
     const rc: RunContext = { ctx, url: from, limits: lim, scope };
     const { notes } = await cloning(rc, rev, () => fetchCommitInto(rc, rev, into, undefined));
-    const source: GitRecord = { type: 'git', url: url.url, rev, ...(pin.requested_ref !== undefined ? { requested_ref: pin.requested_ref } : {}) };
+    const source: GitRecord = { type: 'git', url: url.url, rev, ...followed(pin.requested_ref, pin.ref_kind) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
   } finally {
     scope.dispose();

@@ -12,12 +12,6 @@
 import type { Context } from '../context.js';
 
 /** The kind-specific table under `[extensions.source]`; unknown keys round-trip. */
-/** What an update check learned on the way, without another request (filled by the kind). */
-export interface UpdateNotes {
-  /** The newest stable version outside the recorded requirement, when newer than what it selects. */
-  newerOutside?: { version: string; requirement: string };
-}
-
 export interface RecordBase<K extends string = string> {
   type: K;
   [extra: string]: unknown;
@@ -165,9 +159,10 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * Update: the record that the user's recorded intent (requirement, ref) selects
    * now, or undefined when `rec` is already that. The result keeps the intent, so
    * `fetchExactly` of it is the update. A linked kind returns `rec` (re-read; the
-   * content hash decides).
+   * content hash decides). A kind with `upstream` answers from it (`candidates[0]`):
+   * `update` asks `upstream`, so that `outdated`, `info` and `update` read one answer.
    */
-  findUpdate(ctx: Context, rec: R, notes?: UpdateNotes): Promise<R | undefined>;
+  findUpdate(ctx: Context, rec: R): Promise<R | undefined>;
   /**
    * Fetch exactly what `rec` pins into `into`, never resolving anything newer:
    * `install --frozen`, and the base of reinstall, verify/repair and mirroring.
@@ -194,13 +189,6 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * installed" before fetching (operations/install-already). Undefined: not asked.
    */
   installedPin?(ctx: Context, spec: S, installed: readonly { source: { type: string } }[]): Promise<R | undefined>;
-  /**
-   * The same for `update`: the records newer than `rec` that its recorded intent
-   * selects, best first (the first is what `findUpdate` returns and what
-   * --ignore-engines takes; empty = up to date). Without it, `findUpdate` is the
-   * one candidate.
-   */
-  updateCandidates?(ctx: Context, rec: R, notes?: UpdateNotes): Promise<R[]>;
   /** What one of this kind is, for messages: "That git repository is not installed". */
   readonly noun: string;
   /**
@@ -215,25 +203,41 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    */
   mirror?(ctx: Context, target: MirrorTarget, name: string, rec: R): Promise<MirrorOutcome>;
   /**
-   * `outdated` and `info`: what the origin offers now, read without downloading a
-   * package (one index read, one ls-remote). A linked kind has none (`local`).
+   * `update`, `outdated` and `info`: what the origin offers now, read without
+   * downloading a package (one index read, one ls-remote), as the kind's one set of
+   * resolve rules decides it (crates: crates-io/pick-version.ts). A linked kind has
+   * none (`local`): `update` re-reads it with `findUpdate`.
    */
-  upstream?(ctx: Context, rec: R): Promise<Upstream>;
+  upstream?(ctx: Context, rec: R): Promise<Upstream<R>>;
 }
 
 /**
  * What the origin offers now, for `outdated` and `info` (no download): the pin the
  * recorded intent selects (`wanted`) and the newest pin at all (`latest`).
  */
-export interface Upstream {
-  /** What `update` would move to now (a version, a commit); null when nothing the intent selects is available. */
+export interface Upstream<R extends RecordBase = RecordBase> {
+  /** What `update` would move to now (a version, a commit); the installed pin when nothing newer. */
   wanted: string | null;
-  /** The newest the origin offers whatever the intent (crates: newest non-yanked release; git: = wanted). */
+  /** The newest any command moves to: `outside` when there is one, else `wanted` (git: = wanted). */
   latest: string | null;
   /** `wanted` is newer than the pin: `yep-ext update` moves it. */
   update: boolean;
-  /** `latest` is newer than `wanted`, outside the recorded intent: only a new install reaches it. */
+  /** A release outside the recorded intent is newer than `wanted` (`outside`): only an install of it reaches it. */
   beyond: boolean;
+  /**
+   * The records `update` fetches, best first (the `engines.yolop` walk tries them in
+   * turn; --ignore-engines takes the first); empty = nothing to move to.
+   */
+  candidates: R[];
+  /**
+   * The one "newer outside the requirement" answer (crates): the newest installable
+   * release the recorded requirement does not select, when newer than `wanted`; null otherwise.
+   */
+  outside: { version: string; requirement: string } | null;
+  /** What people should hear about the answer (a cooldown's skipped versions); said once by the operation. */
+  notes: string[];
+  /** Git: the recorded ref is this tag (people read `v1.2.0`, not its commit). */
+  tag?: string;
   /** The versions the registry lists, newest first, yanked ones marked (crates; [] for other kinds). */
   versions: { version: string; yanked: boolean }[];
   /**
