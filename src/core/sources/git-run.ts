@@ -14,6 +14,8 @@
  */
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
+import { useProxy } from '../net/proxy.js';
+import type { GitUrl } from './git-url.js';
 
 /** Variables a user's git legitimately needs (proxies, CA bundles, ssh-agent, its own config). */
 const PASSTHROUGH_ENV = [
@@ -41,6 +43,8 @@ const PASSTHROUGH_ENV = [
 ] as const;
 
 export interface GitRunOptions {
+  /** The repository git talks to: its http(s) proxy is checked before git runs. */
+  remote: GitUrl;
   /** Transports git may use (GIT_ALLOW_PROTOCOL). */
   allowedProtocols: readonly string[];
   /** Working directory for git; must exist and be ours. */
@@ -115,6 +119,9 @@ export function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs' | 'no
 
 /** A simple-git instance bound to one hardened environment, from ctx.git (default simple-git itself). */
 export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
+  // git's curl reads the same proxy variables (passed through above): a value neither
+  // client can use is the one configuration error HTTP gives, before git runs.
+  if (options.remote.transport === 'https' || options.remote.transport === 'http') useProxy(new URL(options.remote.url), ctx.env);
   return (ctx.git ?? simpleGit)({
     baseDir: options.cwd,
     binary: 'git',

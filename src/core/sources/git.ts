@@ -262,6 +262,7 @@ function limitsOf(partial?: Partial<GitLimits>): GitLimits {
 async function listRemote(rc: RunContext, patterns: string[]): Promise<RemoteRefs> {
   const { cwd, gitDir } = neutralDirs(rc.ctx);
   const git = createGit(rc.ctx, {
+    remote: rc.url,
     allowedProtocols: rc.url.allowedProtocols,
     cwd,
     gitDir,
@@ -405,6 +406,7 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
   const parent = dirname(into);
   const gitDir = join(parent, `${basename(into)}.yep-git`);
   const base = {
+    remote: rc.url,
     allowedProtocols: rc.url.allowedProtocols,
     cwd: parent,
     gitDir,

@@ -47,12 +47,8 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   const rev = rec.rev.toLowerCase();
   const rel = `git/${gitMirrorPath(origin.url)}`;
   const gitDir = join(root, rel);
-  await ensureDir(dirname(gitDir));
-  const exists = await stat(join(gitDir, 'HEAD')).then(
-    () => true,
-    () => false,
-  );
   const git = createGit(ctx, {
+    remote: origin,
     allowedProtocols: origin.allowedProtocols,
     cwd: root,
     gitDir,
@@ -60,6 +56,11 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
     idleTimeoutMs: IDLE_MS,
     noRedirects: origin.transport === 'http',
   });
+  await ensureDir(dirname(gitDir));
+  const exists = await stat(join(gitDir, 'HEAD')).then(
+    () => true,
+    () => false,
+  );
   const shown = sanitize(origin.url, { max: 200 });
   const fail = (what: string, e: unknown): YepError =>
     new YepError('E_GIT', `${entryName}: could not ${what} ${shown} for the mirror: ${sanitize(e instanceof Error ? e.message : String(e), { max: 400 })}`, {
