@@ -11,13 +11,12 @@
  * root. A remote index can never send us to the local disk.
  */
 import { createHash } from 'node:crypto';
-import { constants, createWriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, type ErrorCode } from '../errors.js';
-import { describeFileKind, inspectRegularFile, readRegularFileSync } from '../fs/read-regular-file.js';
+import { openRegularFile, readRegularFileSync } from '../fs/read-regular-file.js';
 import { checkFetchUrl, httpDownload, httpGet, type DownloadOptions, type DownloadResult, type HttpResult, type RequestOptions } from './http.js';
 
 export function isFileUrl(text: string): boolean {
@@ -72,32 +71,17 @@ export async function getUrl(ctx: Context, url: string, options: RequestOptions)
 
 /**
  * Copy the local file of `url` into `file` while hashing it, streamed (a large
- * `.crate` is never held in memory), with the checks readRegularFileSync makes: a
- * regular file only (lstat, then fstat of a descriptor opened O_NONBLOCK, so a
- * FIFO swapped in cannot block), the size cap before and while reading.
+ * `.crate` is never held in memory), opened through the regular-file guard
+ * (openRegularFile: a regular file only, never blocking on a FIFO, the size cap
+ * before reading), the cap again while reading.
  * Undefined when the file does not exist.
  */
 async function copyLocal(url: string, file: string, what: string, maxBytes: number): Promise<{ size: number; sha256: string } | undefined> {
   const path = localPath(url);
   const refuse = (why: string): YepError => new YepError('E_NETWORK', `${what} ${path} ${why}; refused.`, { hint: MIRROR_FILE_HINT, details: { file: path } });
-  const info = inspectRegularFile(path, what, { code: 'E_NETWORK', hint: MIRROR_FILE_HINT });
-  if (!info) return undefined;
-  if (info.stat.size > maxBytes) throw refuse(`is larger than ${maxBytes} bytes`);
-  let fh: import('node:fs/promises').FileHandle;
-  try {
-    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return undefined; // removed since the lstat
-    throw refuse(`cannot be read (${errnoCode(e) ?? (e as Error).message})`);
-  }
-  const st = await fh.stat().catch(async (e: unknown) => {
-    await fh.close();
-    throw e;
-  });
-  if (!st.isFile()) {
-    await fh.close();
-    throw refuse(`is ${describeFileKind(st)}, not a regular file`);
-  }
+  const opened = await openRegularFile(path, what, { code: 'E_NETWORK', hint: MIRROR_FILE_HINT, maxBytes });
+  if (!opened) return undefined;
+  const fh = opened.handle;
   const hash = createHash('sha256');
   let size = 0;
   // The same verify-while-writing as httpDownload: the digest is of exactly the bytes written.
