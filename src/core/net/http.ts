@@ -17,7 +17,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { DOWNLOAD_EVERY, bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { checkpoint } from '../fs/checkpoint.js';
 import type { Context } from '../context.js';
-import { YepError, type ErrorCode } from '../errors.js';
+import { YepError, stateIoError, type ErrorCode } from '../errors.js';
+import { knownDirOf } from '../paths.js';
 import { isLinkLocalAddress, isLoopbackHost, normalizeHost } from './address.js';
 import type { Clock } from '../clock.js';
 import type { HttpSettings } from './http-settings.js';
@@ -554,10 +555,19 @@ const HASH_CHUNK = 1 << 20;
  * it. The caller compares the digest and only then uses the file.
  */
 export async function httpDownload(ctx: Context, url: string, file: string, options: DownloadOptions): Promise<DownloadResult> {
+  // A failing write is the disk's state (a full disk, a read-only mount), not the network's:
+  // the one I/O mapping (stateIoError, exit 7) names the store or cache that filled.
+  const local = <T>(io: () => T): T => {
+    try {
+      return io();
+    } catch (e) {
+      throw stateIoError('write the download to', file, e, knownDirOf(ctx.paths, file));
+    }
+  };
   const out = await perform(ctx, url, { ...options, download: true, ...(options.progressLabel ? { step: options.progressLabel } : {}) }, async (info) => {
     const { declaredLength } = info;
     const hash = createHash('sha256');
-    const fd = openSync(file, 'w', 0o600);
+    const fd = local(() => openSync(file, 'w', 0o600));
     // Hash and write in 1 MiB batches (64 KiB updates cost ~3x, hardening "Hashing"),
     // gathered in one reused buffer: a fresh batch per MiB was garbage V8 collects
     // only after ~32 MiB of it (docs/performance.md, "Round three").
@@ -571,7 +581,7 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
       const view = n === buf.length ? buf : buf.subarray(0, n);
       hash.update(view);
       let off = 0;
-      while (off < n) off += writeSync(fd, view, off, n - off);
+      while (off < n) off += local(() => writeSync(fd, view, off, n - off));
     };
     try {
       for await (const chunk of cappedBody(info, options, url)) {
@@ -597,7 +607,7 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
       }
       flush(batch, fill);
     } finally {
-      closeSync(fd);
+      local(() => closeSync(fd));
     }
     checkDeclaredLength('download', total, declaredLength);
     return { size: total, sha256: hash.digest('hex') };

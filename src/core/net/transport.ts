@@ -15,7 +15,8 @@ import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Context } from '../context.js';
-import { YepError, errnoCode, type ErrorCode } from '../errors.js';
+import { YepError, errnoCode, stateIoError, type ErrorCode } from '../errors.js';
+import { knownDirOf } from '../paths.js';
 import { openRegularFile, readRegularFileSync } from '../fs/read-regular-file.js';
 import { checkFetchUrl, httpDownload, httpGet, type DownloadOptions, type DownloadResult, type HttpResult, type RequestOptions } from './http.js';
 
@@ -103,7 +104,12 @@ async function copyLocal(url: string, file: string, what: string, maxBytes: numb
 /** Download `url` into `file` while hashing it; file:// copies the local file, streamed (same caps, same digest). */
 export async function downloadUrl(ctx: Context, url: string, file: string, options: DownloadOptions): Promise<DownloadResult> {
   if (!isFileUrl(url)) return httpDownload(ctx, url, file, options);
-  const got = await copyLocal(url, file, options.what, options.maxBytes);
+  const got = await copyLocal(url, file, options.what, options.maxBytes).catch((e: unknown) => {
+    if (e instanceof YepError || errnoCode(e) === undefined) throw e;
+    // A local copy fails on a disk: the one I/O mapping, naming the side that failed.
+    const writing = (e as NodeJS.ErrnoException).path === file;
+    throw writing ? stateIoError('write the download to', file, e, knownDirOf(ctx.paths, file)) : stateIoError('read', localPath(url), e);
+  });
   if (got === undefined) {
     throw new YepError('E_NOT_FOUND', `${options.what}: ${localPath(url)} does not exist.`, {
       hint: 'The mirror does not hold this file: rebuild it with `yep-ext mirror` from the lock.',

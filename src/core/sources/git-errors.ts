@@ -3,7 +3,7 @@
  * git's English messages (we force LC_ALL=C) are the only signal git gives, so the
  * classification is by text; anything unrecognised keeps git's last lines.
  */
-import { YepError } from '../errors.js';
+import { YepError, stateIoError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
 
 export const CREDENTIALS_HINT =
@@ -35,10 +35,26 @@ export function isUnadvertisedRefusal(text: string): boolean {
   );
 }
 
-/** Classify git's failure output for `action` ("fetch", "list refs of") on `url`. */
-export function gitFailure(output: string, action: string, url: string, cause?: unknown): YepError {
+const DISK_FULL_RE = /No space left on device|Disk quota exceeded/i;
+
+/**
+ * git ran out of disk while writing into `dir` (its objects, a checkout): the disk's
+ * state, through the one I/O mapping (stateIoError, exit 7), not a git failure. Undefined
+ * when `output` says nothing of the kind.
+ */
+export function gitDiskFull(output: string, action: string, dir: string, cause?: unknown): YepError | undefined {
+  const m = DISK_FULL_RE.exec(output);
+  if (!m) return undefined;
+  const code = /quota/i.test(m[0]) ? 'EDQUOT' : 'ENOSPC';
+  return stateIoError(action, dir, Object.assign(new Error(gitOutputTail(output)), { code, cause }), dir);
+}
+
+/** Classify git's failure output for `action` ("fetch", "list refs of") on `url`; `dir` is where git was writing, when it was. */
+export function gitFailure(output: string, action: string, url: string, cause?: unknown, dir?: string): YepError {
   const tail = gitOutputTail(output);
   const where = sanitize(url, { max: 200 });
+  const full = dir === undefined ? undefined : gitDiskFull(output, `${action} ${where} into`, dir, cause);
+  if (full) return full;
   const details = { url: where, git: tail };
   if (HOST_KEY_RE.test(output)) {
     return new YepError('E_GIT', `git could not ${action} ${where}: the server's ssh host key is unknown or changed.`, {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { GitError, GitPluginError, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
 import { YepError, stateIoError } from '../errors.js';
+import { knownDirOf } from '../paths.js';
 import { sanitize } from '../text/sanitize.js';
 import { logVerbose, withStep } from '../log.js';
 import type { GitSpec } from './spec.js';
@@ -191,12 +192,14 @@ function toYepError(rc: RunContext, e: unknown, action: string): YepError {
   if (e instanceof GitPluginError) {
     return new YepError('E_INTERNAL', `simple-git refused to run git (${e.plugin ?? 'plugin'}): ${sanitize(e.message)}`, { cause: e });
   }
-  if (e instanceof GitError) return gitFailure(e.message, action, rc.url.url, e);
+  // git writes only into staging, in the store: a full disk there is named by the store.
+  const writes = knownDirOf(rc.ctx.paths, rc.ctx.paths.stagingDir);
+  if (e instanceof GitError) return gitFailure(e.message, action, rc.url.url, e, writes);
   const code = (e as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT') {
     return new YepError('E_GIT', 'git is not installed (or not on PATH).', { hint: 'Install git, then run the command again.', cause: e });
   }
-  return gitFailure(String((e as Error)?.message ?? e), action, rc.url.url, e);
+  return gitFailure(String((e as Error)?.message ?? e), action, rc.url.url, e, writes);
 }
 
 function fetchTooBig(url: string, max: number): YepError {

@@ -21,6 +21,7 @@ import { YepError } from '../../errors.js';
 import type { GitRecord } from '../git.js';
 import { checkGitUrl, isFullSha } from '../git-url.js';
 import { createGit } from '../git-run.js';
+import { gitDiskFull } from '../git-errors.js';
 import { fetchCommitWithFallback, hasCommit } from '../git-fetch-commit.js';
 import { sanitize } from '../../text/sanitize.js';
 import { gitMirrorPath } from './git-mirror-url.js';
@@ -63,6 +64,7 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   );
   const shown = sanitize(origin.url, { max: 200 });
   const fail = (what: string, e: unknown): YepError =>
+    gitDiskFull(e instanceof Error ? e.message : String(e), `${what} ${shown} into`, root, e) ??
     new YepError('E_GIT', `${entryName}: could not ${what} ${shown} for the mirror: ${sanitize(e instanceof Error ? e.message : String(e), { max: 400 })}`, {
       cause: e,
     });
