@@ -12,6 +12,8 @@ import { makeCliContext } from './cli-context.js';
 import { clearStatus } from './status-area.js';
 import { writeError } from './report-error.js';
 import { redactUrls, redactValue } from '../core/text/redact.js';
+import { formatTimeout } from '../core/text/duration.js';
+import { DEFAULT_TOTAL_MS } from '../core/net/http-settings.js';
 import { mayHaveNameSuggestion, withNameSuggestion } from './name-suggestion.js';
 import type { CommandIo, ContextRequest } from './command-io.js';
 // Only an error needs these (suggestions, usage words): imported there, not by every command run.
@@ -46,6 +48,17 @@ export const feedbackFlags = {
   verbose: Flags.boolean({
     description: 'Show each request, retry and git command; without a terminal, also one line per step (for CI logs).',
     exclusive: ['quiet'],
+  }),
+};
+
+/**
+ * --timeout, for the commands that wait on a registry or a git host (install, update,
+ * outdated, info, search, mirror): the total for a server that does not answer.
+ */
+export const timeoutFlag = {
+  timeout: Flags.string({
+    description: `Give up on a server that does not answer after this long, every retry included (default ${formatTimeout(DEFAULT_TOTAL_MS)}; 30s, 5m, 1h).`,
+    helpValue: '<duration>',
   }),
 };
 

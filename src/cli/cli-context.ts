@@ -5,6 +5,7 @@
 import { isatty } from 'node:tty';
 import { createContext, type Context } from '../core/context.js';
 import { YepError } from '../core/errors.js';
+import { parseTimeout } from '../core/text/duration.js';
 import { stderrLogger } from './stderr-logger.js';
 import { seamOptions, testSeams } from './test-seams.js';
 
@@ -20,6 +21,8 @@ export interface CliContextOptions {
   quiet?: boolean;
   /** --verbose: request-level detail (and line-per-step logs without a terminal). */
   verbose?: boolean;
+  /** --timeout as typed: the total a network command waits on a server (docs/configuration.md). */
+  timeout?: string | undefined;
 }
 
 /**
@@ -30,9 +33,13 @@ export interface CliContextOptions {
  */
 export function makeCliContext(options: CliContextOptions): Context {
   const interactive = !options.yes && isatty(0) && isatty(2);
+  // A bad --timeout is a usage error before anything is read or sent.
+  const totalMs = options.timeout !== undefined ? parseTimeout(options.timeout) : undefined;
+  const seams = seamOptions();
   const ctx = createContext({
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
-    ...seamOptions(),
+    ...seams,
+    ...(totalMs !== undefined ? { http: { ...seams.http, limits: { ...seams.http?.limits, totalMs } } } : {}),
     env: process.env,
     log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: Boolean(options.quiet), verbose: Boolean(options.verbose) }),
     interactive: interactive && !options.json,

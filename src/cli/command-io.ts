@@ -11,6 +11,8 @@ export interface ContextRequest {
   yes?: boolean;
   quiet?: boolean;
   verbose?: boolean;
+  /** --timeout as typed (parsed, and refused when it is not a duration, in cli-context.ts). */
+  timeout?: string | undefined;
 }
 
 export interface CommandIo {

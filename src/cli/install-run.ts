@@ -20,10 +20,11 @@ import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
 import { loadSettingsText, settingsLookup } from '../core/settings/settings.js';
 import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 
-/** --quiet / --verbose, handed to the context. */
+/** --quiet / --verbose and --timeout, handed to the context. */
 export interface Feedback {
   quiet: boolean;
   verbose: boolean;
+  timeout?: string | undefined;
 }
 
 /** The parsed flags of `install` (src/commands/install.ts declares them). */
@@ -43,10 +44,11 @@ export interface InstallFlags {
   'ignore-engines': boolean;
   build?: boolean | undefined;
   'dry-run': boolean;
+  timeout?: string | undefined;
 }
 
 export async function runInstall(io: CommandIo, flags: InstallFlags, specs: string[]): Promise<unknown> {
-  const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose };
+  const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose, timeout: flags.timeout };
   if (flags.frozen) {
     if (specs.length > 0)
       throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });

@@ -28,6 +28,7 @@ export interface UpdateFlags {
   'ignore-engines': boolean;
   'git-mirror'?: string | undefined;
   build?: boolean | undefined;
+  timeout?: string | undefined;
 }
 
 export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[]): Promise<unknown> {
@@ -42,7 +43,7 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
       },
     );
   }
-  const ctx = io.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
+  const ctx = io.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose, timeout: flags.timeout });
   if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
   if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
   const json = io.json;

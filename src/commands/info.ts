@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { BaseCommand, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, indexFlag, timeoutFlag } from '../cli/base-command.js';
 import { infoJson, renderInfo } from '../cli/render-info.js';
 import { extensionInfo } from '../core/operations/info.js';
 
@@ -20,11 +20,11 @@ For a crate that is not installed (\`info crates.io:<crate>\`, or a bare name): 
     }),
   };
 
-  static override flags = { ...indexFlag };
+  static override flags = { ...indexFlag, ...timeoutFlag };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Info);
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext({ index: flags.index, timeout: flags.timeout });
     const info = await extensionInfo(ctx, args.target, process.cwd());
     if (!this.jsonEnabled()) this.log(renderInfo(info));
     return infoJson(info);

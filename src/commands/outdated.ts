@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag, timeoutFlag } from '../cli/base-command.js';
 import { outdatedJson, renderOutdated } from '../cli/render-outdated.js';
 import { stdoutShape } from '../cli/terminal.js';
 import { ERROR_CODES, YepError } from '../core/errors.js';
@@ -30,11 +30,12 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
       description:
         'Exit 14 when any extension is outdated (wanted or latest newer than installed); 0 otherwise. Held rows (every newer version tried needs a newer yolop) do not count; a damaged row (the installed tree is not what the lock pins) exits 5.',
     }),
+    ...timeoutFlag,
   };
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(Outdated);
-    const ctx = this.makeContext({ index: flags.index, quiet: flags.quiet, verbose: flags.verbose });
+    const ctx = this.makeContext({ index: flags.index, quiet: flags.quiet, verbose: flags.verbose, timeout: flags.timeout });
     const { items, unlocked } = await outdatedReport(ctx);
     const json = this.jsonEnabled();
     const doc = outdatedJson(items, unlocked);

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag, timeoutFlag, minAgeFlag } from '../cli/base-command.js';
 import { runUpdate } from '../cli/update-run.js';
 
 export default class Update extends BaseCommand {
@@ -46,6 +46,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       description:
         'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
     }),
+    ...timeoutFlag,
   };
 
   async run(): Promise<unknown> {

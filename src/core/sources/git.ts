@@ -16,6 +16,7 @@ import { GitError, GitPluginError, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
 import { YepError, stateIoError } from '../errors.js';
 import { knownDirOf } from '../paths.js';
+import { formatTimeout } from '../text/duration.js';
 import { sanitize } from '../text/sanitize.js';
 import { logVerbose, withStep } from '../log.js';
 import type { GitSpec } from './spec.js';
@@ -182,9 +183,12 @@ function toYepError(rc: RunContext, e: unknown, action: string): YepError {
   const why = rc.scope.reason();
   if (why === 'size') return fetchTooBig(rc.url.url, rc.limits.maxFetchBytes);
   if (why === 'timeout' || (e instanceof GitPluginError && e.plugin === 'timeout')) {
-    const after = why === 'timeout' ? `${Math.round(rc.limits.timeoutMs / 1000)} s` : `${Math.round(rc.limits.idleTimeoutMs / 1000)} s without progress`;
+    const after = why === 'timeout' ? formatTimeout(rc.limits.timeoutMs) : `${formatTimeout(rc.limits.idleTimeoutMs)} without progress`;
     return new YepError('E_NETWORK', `git timed out after ${after} trying to ${action} ${url}.`, {
-      hint: 'The server is slow or not answering. Check the URL and your connection, then try again.',
+      hint:
+        why === 'timeout'
+          ? 'The server is slow or not answering. Check the URL and your connection, then try again.'
+          : 'The server is slow or not answering. Check the URL and your connection, then try again, or give it longer with --timeout (e.g. --timeout 5m).',
       details: { url },
       cause: e,
     });
@@ -258,8 +262,10 @@ function neutralDirs(ctx: Context): { cwd: string; gitDir: string } {
   return { cwd, gitDir: join(ctx.paths.stagingDir, `.no-repository-${process.pid}`) };
 }
 
-function limitsOf(partial?: Partial<GitLimits>): GitLimits {
-  return { ...DEFAULT_GIT_LIMITS, ...(partial ?? {}) };
+/** The defaults, with the run's total (`--timeout`, ctx.http.limits.totalMs) as the longest git may go without progress. */
+function limitsOf(ctx: Context, partial?: Partial<GitLimits>): GitLimits {
+  const total = ctx.http.limits.totalMs;
+  return { ...DEFAULT_GIT_LIMITS, ...(total > 0 ? { idleTimeoutMs: total } : {}), ...(partial ?? {}) };
 }
 
 async function listRemote(rc: RunContext, patterns: string[]): Promise<RemoteRefs> {
@@ -285,7 +291,8 @@ async function resolveWith(rc: RunContext, ref: string | undefined): Promise<Res
     `Resolving ${ref === undefined ? 'the default branch' : sanitize(ref, { max: 100 })} on ${host}`,
     () => listRemote(rc, refPatterns(ref)),
     {
-      deadlineAt: rc.scope.deadlineAt,
+      // ls-remote prints nothing until it is done: the wait without progress is its deadline.
+      deadlineAt: Math.min(rc.scope.deadlineAt, rc.ctx.clock.now() + rc.limits.idleTimeoutMs),
     },
   );
   const picked = pickRef(remote, ref);
@@ -326,7 +333,7 @@ async function resolveWith(rc: RunContext, ref: string | undefined): Promise<Res
 export async function resolveGitRef(ctx: Context, url: string, ref?: string, limits?: Partial<GitLimits>): Promise<ResolvedGitRef> {
   const checkedUrl = checkGitUrl(url);
   const checkedRef = ref === undefined ? undefined : checkGitRef(ref);
-  const lim = limitsOf(limits);
+  const lim = limitsOf(ctx, limits);
   const scope = openScope(ctx, lim.timeoutMs);
   try {
     return await resolveWith({ ctx, url: transportOf(ctx, checkedUrl).from, limits: lim, scope }, checkedRef);
@@ -503,7 +510,7 @@ function transportOf(ctx: Context, url: GitUrl): { from: GitUrl; note: string } 
 export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits?: Partial<GitLimits>): Promise<GitFetchResult> {
   const url = checkGitUrl(spec.url);
   const ref = spec.ref === undefined ? undefined : checkGitRef(spec.ref);
-  const lim = limitsOf(limits);
+  const lim = limitsOf(ctx, limits);
   const scope = openScope(ctx, lim.timeoutMs);
   const { from, note } = transportOf(ctx, url);
   const rc: RunContext = { ctx, url: from, limits: lim, scope };
@@ -542,7 +549,7 @@ export async function fetchGitCommit(
     );
   }
   const rev = pin.rev.toLowerCase();
-  const lim = limitsOf(limits);
+  const lim = limitsOf(ctx, limits);
   const scope = openScope(ctx, lim.timeoutMs);
   const { from, note } = transportOf(ctx, url);
   try {

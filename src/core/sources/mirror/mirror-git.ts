@@ -22,6 +22,7 @@ import type { GitRecord } from '../git.js';
 import { checkGitUrl, isFullSha } from '../git-url.js';
 import { createGit } from '../git-run.js';
 import { gitDiskFull } from '../git-errors.js';
+import { DEFAULT_TOTAL_MS } from '../../net/http-settings.js';
 import { fetchCommitWithFallback, hasCommit } from '../git-fetch-commit.js';
 import { sanitize } from '../../text/sanitize.js';
 import { gitMirrorPath } from './git-mirror-url.js';
@@ -35,8 +36,6 @@ export interface MirroredGit {
   path: string;
   added: boolean;
 }
-
-const IDLE_MS = 120_000;
 
 export async function mirrorGit(ctx: Context, root: string, entryName: string, rec: GitRecord): Promise<MirroredGit> {
   const origin = checkGitUrl(rec.url);
@@ -54,7 +53,8 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
     cwd: root,
     gitDir,
     signal: ctx.signal,
-    idleTimeoutMs: IDLE_MS,
+    // The run's total (--timeout): the longest git may go without progress.
+    idleTimeoutMs: ctx.http.limits.totalMs > 0 ? ctx.http.limits.totalMs : DEFAULT_TOTAL_MS,
     noRedirects: origin.transport === 'http',
   });
   await ensureDir(dirname(gitDir));
