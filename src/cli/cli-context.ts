@@ -4,7 +4,7 @@
  */
 import { isatty } from 'node:tty';
 import { createContext, type Context } from '../core/context.js';
-import { YepError } from '../core/errors.js';
+import { ERROR_CODES, YepError } from '../core/errors.js';
 import { parseTimeout } from '../core/text/duration.js';
 import { stderrLogger } from './stderr-logger.js';
 import { seamOptions, testSeams } from './test-seams.js';
@@ -46,10 +46,22 @@ export function makeCliContext(options: CliContextOptions): Context {
     ...(options.index ? { indexUrl: options.index } : {}),
     signal: options.abort.signal,
   });
-  process.once('SIGINT', () => {
-    options.abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));
-  });
+  onCtrlC(options.abort);
   return ctx;
+}
+
+/**
+ * Ctrl-C: the first stops the run (its signal aborts: nothing new starts, what is in flight
+ * rolls back, exit 130); a second quits at once (exit 130; an interrupted change is finished
+ * or undone by the next command, docs/reliability.md). A lasting listener, not `once`:
+ * signal-exit (loaded with the installer lock) re-raises a SIGINT that no other listener
+ * is left to hear, which killed the process mid-way instead of letting it stop.
+ */
+function onCtrlC(abort: AbortController): void {
+  process.on('SIGINT', () => {
+    if (abort.signal.aborted) process.exit(ERROR_CODES.E_INTERRUPTED);
+    abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));
+  });
 }
 
 /** The crash-test pause point hook, for a command that builds no Context (`new`). */

@@ -69,6 +69,21 @@ export function isYepError(e: unknown): e is YepError {
   return e instanceof YepError;
 }
 
+/** What a run stopped by its signal (Ctrl-C) ends with: the signal's reason when it is a YepError, else E_INTERRUPTED. */
+export function interruptedError(signal: AbortSignal): YepError {
+  return signal.reason instanceof YepError ? signal.reason : new YepError('E_INTERRUPTED', 'Interrupted.');
+}
+
+/**
+ * The one check before anything is committed (the installer lock taken, a package placed, a
+ * build started): after Ctrl-C nothing new starts, and what was in flight ends here, rolled
+ * back by its own cleanup (its staging removed). A transaction already under way is not
+ * stopped halfway: it is short, and completes or rolls back as one.
+ */
+export function stopIfInterrupted(signal: AbortSignal): void {
+  if (signal.aborted) throw interruptedError(signal);
+}
+
 /** Exit status for any thrown value: YepError codes, everything else is a bug (70). */
 export function exitCodeFor(e: unknown): number {
   return isYepError(e) ? e.exitCode : ERROR_CODES.E_INTERNAL;

@@ -17,6 +17,7 @@
  *
  *   YEP_EXT_TEST_PAUSE_AT=<point>     stop at checkpoint(ctx, <point>) forever (a crash test kills it)
  *   YEP_EXT_TEST_PAUSE_FILE=<file>    ... after writing the pid there
+ *   YEP_EXT_TEST_PAUSE_RESUME=SIGINT  ... until the process gets that signal, then go on (a Ctrl-C test)
  *   YEP_EXT_TEST_FAST_PATH_MARK=<f>   the oclif-free fast path writes `list` or `__complete` there
  *   YEP_EXT_TEST_EARLY_SERVER_MARK=<f> doctor's early start appends the pids it spawned there
  *   YEP_EXT_TEST_RESOLVE=n=a[,n=a]    answer these host names without DNS (like curl --resolve)
@@ -59,9 +60,19 @@ function seamsFromEnv(env) {
   const pauseAt = env.YEP_EXT_TEST_PAUSE_AT;
   if (pauseAt) {
     const pauseFile = env.YEP_EXT_TEST_PAUSE_FILE;
+    const resumeOn = env.YEP_EXT_TEST_PAUSE_RESUME;
     seams.checkpoint = async (point) => {
       if (point !== pauseAt) return;
+      // Listening first: a signal sent as soon as the file appears is not missed.
+      const resumed = resumeOn ? new Promise((resolve) => process.once(resumeOn, resolve)) : undefined;
       if (pauseFile) writeFileSync(pauseFile, `${process.pid}\n`);
+      if (resumed) {
+        // A signal listener alone does not keep the process alive while it waits.
+        const alive = setInterval(() => {}, 1 << 30);
+        await resumed;
+        clearInterval(alive);
+        return;
+      }
       await new Promise(() => {
         setInterval(() => {}, 1 << 30);
       });

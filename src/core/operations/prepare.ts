@@ -12,7 +12,7 @@ import { inspectServerCommand, type CommandInspection } from '../package/inspect
 import { contentHash } from '../package/content-hash.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { YepError } from '../errors.js';
+import { YepError, stopIfInterrupted } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
 import { isBuildable, isLinked, sourceFor, type LockSource } from '../sources/index.js';
@@ -157,6 +157,7 @@ function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): Loc
  * returns the lock as written.
  */
 export async function commitPackage(ctx: Context, p: PreparedPackage, given?: LockEntry, changes: LockChanges = {}, current?: Lockfile): Promise<Lockfile> {
+  stopIfInterrupted(ctx.signal);
   await finishPreparedBinary(ctx, p);
   const lock = current ?? (await loadLock(ctx.paths.lockFile));
   // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).
