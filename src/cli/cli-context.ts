@@ -54,8 +54,9 @@ export function makeCliContext(options: CliContextOptions): Context {
  * Ctrl-C: the first stops the run (its signal aborts: nothing new starts, what is in flight
  * rolls back, exit 130); a second quits at once (exit 130; an interrupted change is finished
  * or undone by the next command, docs/reliability.md). A lasting listener, not `once`:
- * signal-exit (loaded with the installer lock) re-raises a SIGINT that no other listener
- * is left to hear, which killed the process mid-way instead of letting it stop.
+ * signal-exit (proper-lockfile's, registered when the installer lock is taken) re-raises a
+ * SIGINT when it finds itself the only listener, and a `once` listener registered before it
+ * has removed itself by then: the process died of the signal instead of stopping.
  */
 function onCtrlC(abort: AbortController): void {
   process.on('SIGINT', () => {

@@ -225,13 +225,13 @@ const FILES: FileCase[] = [
     name: 'connections.toml',
     path: (h) => join(h.configDir, 'connections.toml'),
     follow: true,
-    commands: [enable, setSecret, doctor, doctorDir('demo'), { ...remove, outcome: 'warned-by-remove' }],
+    commands: [enable, setSecret, doctor, { ...remove, outcome: 'warned-by-remove' }],
   },
   {
     name: 'the keychain index',
     path: (h) => join(h.store, '.yep-keychain.json'),
     follow: true,
-    commands: [enable, setSecret, doctor, doctorDir('demo'), { ...remove, outcome: 'warned-by-remove' }],
+    commands: [enable, setSecret, doctor, { ...remove, outcome: 'warned-by-remove' }],
   },
   {
     name: 'an approved grant',

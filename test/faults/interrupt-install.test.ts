@@ -1,14 +1,15 @@
 /**
  * Ctrl-C during `install a b`, through the built CLI (the process boundary is the subject):
- * SIGINT is sent at a deterministic point (a checkpoint that waits for it, then lets the
- * run go on, so the run meets the interruption exactly where a real one would find it).
+ * SIGINT is sent at a deterministic point (a checkpoint that pauses, then lets the run go
+ * on once the signal was sent, so the run meets the interruption exactly there, with only
+ * its own signal handlers, as in production).
  * Expected: exit 130 (E_INTERRUPTED), never 11; nothing in flight is committed (the lock,
  * settings and store byte-identical for the sources not committed yet), staging empty, and
  * no process the run started (git and its transport helper, here) left running. A source
  * committed before the Ctrl-C stays, as npm and cargo keep what they finished.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshot, stagingLeft } from '../helpers/faults.js';
@@ -65,9 +66,11 @@ interface Interrupted {
  */
 async function interruptAt(h: TempHome, point: string, args: string[], ready: () => boolean = () => true): Promise<Interrupted> {
   const pauseFile = join(h.root, `paused-${point.replace(/\W/g, '_')}`);
+  const resumeFile = `${pauseFile}.resume`;
   rmSync(pauseFile, { force: true });
+  rmSync(resumeFile, { force: true });
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: withSeams({ ...h.env, YEP_EXT_TEST_PAUSE_AT: point, YEP_EXT_TEST_PAUSE_FILE: pauseFile, YEP_EXT_TEST_PAUSE_RESUME: 'SIGINT' }),
+    env: withSeams({ ...h.env, YEP_EXT_TEST_PAUSE_AT: point, YEP_EXT_TEST_PAUSE_FILE: pauseFile, YEP_EXT_TEST_PAUSE_RESUME: resumeFile }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -87,6 +90,9 @@ async function interruptAt(h: TempHome, point: string, args: string[], ready: ()
     await new Promise((r) => setTimeout(r, 20));
   }
   child.kill('SIGINT');
+  // The run meets the Ctrl-C where it paused: let it go on once the signal has been handled.
+  await new Promise((r) => setTimeout(r, 200));
+  writeFileSync(resumeFile, '');
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   const { code, signal } = await exit;
   clearTimeout(timer);

@@ -14,7 +14,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertReplaceable, writeFileAtomic } from '../../src/core/fs/fs-atomic.js';
 import { openRegularFile, readRegularFileSync } from '../../src/core/fs/read-regular-file.js';
 import { sha256FileWithSize } from '../../src/core/fs/file-digest.js';
-import { readCargoFacts } from '../../src/core/binary/binary-step.js';
 import { writeManifestFromCargo } from '../../src/core/sources/crates-io/cargo-manifest.js';
 
 let dir: string;
@@ -127,19 +126,14 @@ describe("a crate's Cargo.toml that is not a regular file", () => {
 });
 
 /**
- * The other readers of package files go through the same guard: the binary step's Cargo.toml
- * facts, the server command's head (`#!`, ELF magic), the file hasher `verify` uses on a
- * provisioned binary, and the asynchronous opener. Each is given a FIFO that no one writes:
+ * The other readers of package files go through the same guard: the file hasher `verify`
+ * uses on a provisioned binary, the asynchronous opener (file:// mirror copies), and the head
+ * read of the server command (`#!`, ELF magic). Each is given a FIFO that no one writes:
  * an open or read that blocked would never return, so each case runs under a deadline.
  */
 describe('every package-file reader refuses a FIFO at once', () => {
   const deadline = <T>(p: Promise<T>): Promise<T> =>
     Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('blocked on the FIFO')), 3000).unref())]);
-
-  it('the binary step reads no facts from a FIFO Cargo.toml', async () => {
-    fifo(join(dir, 'Cargo.toml'));
-    await expect(deadline(readCargoFacts(dir))).resolves.toBeUndefined();
-  });
 
   it('the file hasher refuses a FIFO (verify hashes a provisioned binary with it)', async () => {
     const p = fifo(join(dir, 'server'));
