@@ -124,7 +124,7 @@ function splitProxy(withScheme: string): { scheme: string; authority: string } {
 }
 
 /** How a proxy value is shown in a message: its scheme and host as written, any userinfo redacted (through text/redact.ts). */
-function shownProxyValue(text: string, withScheme: string): string {
+function shownProxyValue(withScheme: string): string {
   const { scheme, authority } = splitProxy(withScheme);
   const at = authority.lastIndexOf('@');
   const shown = redactUrls(`${scheme}://${at === -1 ? '' : `${REDACTED}@`}${authority.slice(at + 1)}`);
@@ -141,7 +141,7 @@ function shownProxyValue(text: string, withScheme: string): string {
  */
 export function checkProxyUrl(text: string): { url: string } | { problem: string; shown: string } {
   const withScheme = text.includes('://') ? text : `http://${text}`;
-  const shown = shownProxyValue(text, withScheme);
+  const shown = shownProxyValue(withScheme);
   if (/\s/.test(text)) return { problem: 'it contains white space', shown };
   const { authority } = splitProxy(withScheme);
   if ((authority.match(/@/g) ?? []).length > 1) return { problem: 'its user name or password holds an unencoded "@" (write it as %40)', shown };
