@@ -41,7 +41,11 @@ describe('a canary token in a URL never reaches stdout, stderr or --json', () =>
     expect(r.stdout + r.stderr).not.toContain(CANARY);
     // What git said is still there, its userinfo redacted.
     expect(r.stdout + r.stderr).toContain('http://[redacted]@127.0.0.1:1');
-    if (flags.includes('--json')) expect(jsonOf(r).error.details.git).toContain('[redacted]@127.0.0.1:1');
+    if (flags.includes('--json')) {
+      expect(jsonOf(r).error.details.git).toContain('[redacted]@127.0.0.1:1');
+      // It is the proxy that asked for a password, not the repository.
+      expect(jsonOf(r).error.message).toMatch(/the proxy asked for credentials/);
+    }
     expect(existsSync(h.configDir)).toBe(false);
   });
 

@@ -18,6 +18,18 @@ const NETWORK_RE =
   /Could not resolve host|Could not resolve hostname|Connection refused|Failed to connect|Connection timed out|Operation timed out|Operation too slow|Connection reset|Network is unreachable|early EOF|the remote end hung up/i;
 const PROTOCOL_RE = /transport '[^']*' not allowed/i;
 
+/** curl's prompt for the credentials of a URL: the repository's, or a proxy's. */
+const ASKED_FOR_RE = /could not read (?:Username|Password) for '([^']+)'/i;
+
+/** The host:port a URL names (lower case), or undefined when it does not parse. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
 /** The last few meaningful lines of git's stderr, safe to show. */
 export function gitOutputTail(text: string, lines = 4): string {
   const kept = text
@@ -59,6 +71,15 @@ export function gitFailure(output: string, action: string, url: string, cause?: 
   if (HOST_KEY_RE.test(output)) {
     return new YepError('E_GIT', `git could not ${action} ${where}: the server's ssh host key is unknown or changed.`, {
       hint: 'Check the host key and add it to ~/.ssh/known_hosts (for example by running `ssh -T <host>` once); yep-ext never accepts host keys for you.',
+      details,
+      cause,
+    });
+  }
+  const asked = ASKED_FOR_RE.exec(output)?.[1];
+  if (asked !== undefined && hostOf(asked) !== undefined && hostOf(asked) !== hostOf(url)) {
+    // curl asks for the password of a proxy written with a user alone (http://TOKEN@proxy): not the repository's.
+    return new YepError('E_GIT', `git could not ${action} ${where}: the proxy asked for credentials. git said: ${tail}`, {
+      hint: 'Your proxy variable (HTTPS_PROXY or HTTP_PROXY) names a user but no password; git would prompt for it, and yep-ext never lets it prompt. Write both, http://user:password@host:port (percent-encode "@" and ":" inside them), or drop the user name.',
       details,
       cause,
     });
