@@ -11,6 +11,9 @@ import { YepError, isYepError } from '../core/errors.js';
 import { makeCliContext } from './cli-context.js';
 import { clearStatus } from './status-area.js';
 import { writeError } from './report-error.js';
+import { redactUrls, redactValue } from '../core/text/redact.js';
+import { formatTimeout } from '../core/text/duration.js';
+import { DEFAULT_TOTAL_MS } from '../core/net/http-settings.js';
 import { mayHaveNameSuggestion, withNameSuggestion } from './name-suggestion.js';
 import type { CommandIo, ContextRequest } from './command-io.js';
 // Only an error needs these (suggestions, usage words): imported there, not by every command run.
@@ -61,6 +64,17 @@ export const profileFlag = {
   }),
 };
 
+/**
+ * --timeout, for the commands that wait on a registry or a git host (install, update,
+ * outdated, info, search, mirror): the total for a server that does not answer.
+ */
+export const timeoutFlag = {
+  timeout: Flags.string({
+    description: `Give up on a server that does not answer after this long, every retry included (default ${formatTimeout(DEFAULT_TOTAL_MS)}; 30s, 5m, 1h).`,
+    helpValue: '<duration>',
+  }),
+};
+
 /** The release-age cooldown flags of install and update (issue 15, docs/policy.md). */
 export const minAgeFlag = {
   'min-age': Flags.string({
@@ -93,15 +107,20 @@ export abstract class BaseCommand extends Command {
     };
   }
 
-  // Results and messages first clear the live progress display (it is redrawn below them).
+  // Results and messages first clear the live progress display (it is redrawn below them),
+  // and show every URL in them one way (text/redact.ts: no userinfo, whoever wrote the lock).
   override log(message?: string, ...args: unknown[]): void {
     clearStatus();
-    super.log(message, ...args);
+    super.log(message === undefined ? message : redactUrls(message), ...args);
   }
 
   override logToStderr(message?: string, ...args: unknown[]): void {
     clearStatus();
-    super.logToStderr(message, ...args);
+    super.logToStderr(message === undefined ? message : redactUrls(message), ...args);
+  }
+
+  override logJson(json: unknown): void {
+    super.logJson(redactValue(json, []));
   }
 
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {

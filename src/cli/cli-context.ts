@@ -5,7 +5,8 @@
 import { isatty } from 'node:tty';
 import { createContext, type Context } from '../core/context.js';
 import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
-import { YepError } from '../core/errors.js';
+import { ERROR_CODES, YepError } from '../core/errors.js';
+import { parseTimeout } from '../core/text/duration.js';
 import { stderrLogger } from './stderr-logger.js';
 import { seamOptions, testSeams } from './test-seams.js';
 
@@ -31,6 +32,8 @@ export interface CliContextOptions {
   confirm?: ((question: string) => Promise<boolean>) | undefined;
   /** --min-age / --allow-fresh of the commands that resolve versions. */
   cooldown?: CooldownOptions | undefined;
+  /** --timeout as typed: the total a network command waits on a server (docs/configuration.md). */
+  timeout?: string | undefined;
 }
 
 /**
@@ -41,9 +44,13 @@ export interface CliContextOptions {
  */
 export function makeCliContext(options: CliContextOptions): Context {
   const interactive = !options.yes && isatty(0) && isatty(2) && !options.json;
+  // A bad --timeout is a usage error before anything is read or sent.
+  const totalMs = options.timeout !== undefined ? parseTimeout(options.timeout) : undefined;
+  const seams = seamOptions();
   const ctx = createContext({
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
-    ...seamOptions(),
+    ...seams,
+    ...(totalMs !== undefined ? { http: { ...seams.http, limits: { ...seams.http?.limits, totalMs } } } : {}),
     env: process.env,
     log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: Boolean(options.quiet), verbose: Boolean(options.verbose) }),
     interactive,
@@ -58,10 +65,23 @@ export function makeCliContext(options: CliContextOptions): Context {
     },
     ...(options.cooldown ? { cooldown: options.cooldown } : {}),
   });
-  process.once('SIGINT', () => {
-    options.abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));
-  });
+  onCtrlC(options.abort);
   return ctx;
+}
+
+/**
+ * Ctrl-C: the first stops the run (its signal aborts: nothing new starts, what is in flight
+ * rolls back, exit 130); a second quits at once (exit 130; an interrupted change is finished
+ * or undone by the next command, docs/reliability.md). A lasting listener, not `once`:
+ * signal-exit (proper-lockfile's, registered when the installer lock is taken) re-raises a
+ * SIGINT when it finds itself the only listener, and a `once` listener registered before it
+ * has removed itself by then: the process died of the signal instead of stopping.
+ */
+function onCtrlC(abort: AbortController): void {
+  process.on('SIGINT', () => {
+    if (abort.signal.aborted) process.exit(ERROR_CODES.E_INTERRUPTED);
+    abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));
+  });
 }
 
 /** The crash-test pause point hook, for a command that builds no Context (`new`). */

@@ -22,6 +22,8 @@ export interface ContextRequest {
   allowBuild?: boolean | undefined;
   /** Asks a yes/no question at the terminal (used only when the run may prompt). */
   confirm?: ((question: string) => Promise<boolean>) | undefined;
+  /** --timeout as typed (parsed, and refused when it is not a duration, in cli-context.ts). */
+  timeout?: string | undefined;
 }
 
 export interface CommandIo {

@@ -17,8 +17,9 @@
  * field while settings.toml, connections.toml or the keychain index names the
  * extension).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularFileSync, readRegularTextSync } from '../core/fs/read-regular-file.js';
 import { parseDoctorTarget } from '../core/doctor/target.js';
 import { inspectServerCommand } from '../core/package/inspect-command.js';
 import { resolvePaths } from '../core/paths.js';
@@ -28,20 +29,23 @@ import { parseFastDoctorArgs } from './fast-doctor-args.js';
 import { oclifWouldDiffer } from './fast-path-env.js';
 import { testSeams } from './test-seams.js';
 
+/** The manifest cap of package/manifest.ts (not imported: this bundle stays small); doctor's own read reports a larger one. */
+const MANIFEST_MAX_BYTES = 1024 * 1024;
+
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** True when a file config or secrets could come from mentions `name` (or cannot be read but exists). */
 function configOnRecord(name: string): boolean {
   const paths = resolvePaths(process.env);
   for (const file of [paths.settingsFile, paths.secretsFile, join(paths.storeDir, '.yep-keychain.json')]) {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(file, 'latin1');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      // The one regular-file reader: a FIFO here is refused at once (and doctor then says so), never waited on.
+      text = readRegularFileSync(file, 'The file')?.toString('latin1');
+    } catch {
       return true;
     }
-    if (text.includes(name)) return true;
+    if (text?.includes(name)) return true;
   }
   return false;
 }
@@ -56,7 +60,11 @@ export async function startEarlyDoctorServer(argv: string[]): Promise<EarlyServe
     const target = parseDoctorTarget(a.target, process.cwd(), process.env.HOME);
     // A directory target (doctor's own kind, not a source kind), told by its shape as fast-doctor does.
     if (!('dir' in target) || !statSync(target.dir).isDirectory()) return undefined;
-    const raw: unknown = JSON.parse(readFileSync(join(target.dir, 'plugin.json'), 'utf8'));
+    // Through the regular-file guard like every manifest read: a FIFO or device plugin.json
+    // throws here (nothing started), and doctor's own read refuses it with its message.
+    const text = readRegularTextSync(join(target.dir, 'plugin.json'), 'The manifest', { followSymlinks: false, maxBytes: MANIFEST_MAX_BYTES });
+    if (text === undefined) return undefined;
+    const raw: unknown = JSON.parse(text);
     const y = isObj(raw) && isObj(raw.yolop) ? raw.yolop : undefined;
     const server = y && isObj(y.capabilityServer) ? y.capabilityServer : undefined;
     const args = server?.args ?? [];

@@ -9,6 +9,7 @@ import { acceptMismatch, parseAccept } from './accept-flag.js';
 import { checkMinAge } from './min-age.js';
 import { renderOutcome, renderPlan, renderPreview } from './render-install.js';
 import type { CommandIo } from './command-io.js';
+import { interruptedRun } from './interrupted.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { installMany, planMany, readSpec, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
@@ -18,10 +19,11 @@ import { runFrozen } from './frozen-run.js';
 import { loadSettingsText, settingsLookup } from '../core/settings/settings.js';
 import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 
-/** --quiet / --verbose, handed to the context. */
+/** --quiet / --verbose and --timeout, handed to the context. */
 export interface Feedback {
   quiet: boolean;
   verbose: boolean;
+  timeout?: string | undefined;
 }
 
 /** The parsed flags of `install` (src/commands/install.ts declares them). */
@@ -42,10 +44,11 @@ export interface InstallFlags {
   build?: boolean | undefined;
   'allow-build'?: boolean | undefined;
   'dry-run': boolean;
+  timeout?: string | undefined;
 }
 
 export async function runInstall(io: CommandIo, flags: InstallFlags, specs: string[]): Promise<unknown> {
-  const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose };
+  const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose, timeout: flags.timeout };
   if (flags.frozen) {
     if (specs.length > 0)
       throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
@@ -105,6 +108,13 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome, enabled(r.outcome.name)));
   const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
   if (!json) for (const r of results) if (r.ok) io.log(renderOutcome(r.outcome, enabled(r.outcome.name)));
+  const stopped = interruptedRun(
+    ctx.signal,
+    'installed',
+    installed.map((i) => i.name),
+    results.flatMap((r) => (r.ok ? [] : [r.spec])),
+  );
+  if (stopped) throw stopped;
   if (failed.length === 0) return { installed };
   if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
   if (!json) for (const r of results) if (!r.ok) io.logToStderr(failureLine(r.spec, r.error));
@@ -138,6 +148,13 @@ async function runDryRun(
     },
   });
   const plan = results.flatMap((r) => (r.ok ? [planJson(r.plan)] : []));
+  if (ctx.signal.aborted)
+    throw interruptedRun(
+      ctx.signal,
+      'installed',
+      [],
+      results.map((r) => r.spec),
+    )!;
   const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
   if (!json) for (const r of results) if (r.ok) io.log(renderPlan(r.plan));
   if (failed.length === 0) return { plan };

@@ -21,7 +21,8 @@ export function writeError(err: unknown, json: boolean): number {
       // Messages quote package-supplied text (names, versions, descriptions): neutralise escapes.
       process.stderr.write(`${red('error', process.stderr)}: ${sanitize(err.message, { keepNewlines: true, max: 8000 })}\n`);
       if (err.hint) process.stderr.write(`${bold('hint', process.stderr)}: ${sanitize(err.hint, { keepNewlines: true, max: 8000 })}\n`);
-      if (process.env.YEP_EXT_DEBUG && err.cause) process.stderr.write(`cause: ${String((err.cause as Error)?.stack ?? err.cause)}\n`);
+      // git's own error (its stderr, with a proxy URL in it) is in the cause: redacted like the message.
+      if (process.env.YEP_EXT_DEBUG && err.cause) process.stderr.write(`cause: ${redactText(String((err.cause as Error)?.stack ?? err.cause), [])}\n`);
     }
     return err.exitCode;
   }

@@ -9,6 +9,7 @@ import { acceptMismatch, parseAccept } from './accept-flag.js';
 import { checkMinAge } from './min-age.js';
 import { renderPlanned, renderUpdated } from './render-update.js';
 import type { CommandIo } from './command-io.js';
+import { interruptedRun } from './interrupted.js';
 import { YepError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
@@ -27,6 +28,7 @@ export interface UpdateFlags {
   'git-mirror'?: string | undefined;
   build?: boolean | undefined;
   'allow-build'?: boolean | undefined;
+  timeout?: string | undefined;
 }
 
 export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[]): Promise<unknown> {
@@ -50,6 +52,7 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     build: flags.build,
     allowBuild: flags['allow-build'],
     confirm,
+    timeout: flags.timeout,
     ...(flags['min-age'] !== undefined ? { cooldown: { minAge: flags['min-age'] } } : {}),
   });
   const json = io.json;
@@ -80,6 +83,13 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
         : `Nothing to update: the lock pins no extension, but the store holds ${unlocked.length === 1 ? 'a package' : 'packages'} it does not pin (${unlocked.join(', ')}); \`yep-ext verify\` names ${unlocked.length === 1 ? 'it' : 'them'}.`,
     );
   }
+  const stopped = interruptedRun(
+    ctx.signal,
+    'updated',
+    items.filter((i) => i.status === 'updated').map((i) => i.name),
+    items.filter((i) => i.status === 'failed' || i.status === 'would-update').map((i) => i.name),
+  );
+  if (stopped) throw stopped;
   const refused = items.filter((i) => i.status === 'refused');
   const failed = items.filter((i) => i.status === 'failed');
   // A lone failed update is the command's error; otherwise each failure is named here, once.

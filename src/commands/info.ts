@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { BaseCommand, indexFlag, minAgeFlag, profileFlag } from '../cli/base-command.js';
+import { BaseCommand, indexFlag, minAgeFlag, profileFlag, timeoutFlag } from '../cli/base-command.js';
 import { checkMinAge } from '../cli/min-age.js';
 import { infoJson, renderInfo } from '../cli/render-info.js';
 import { extensionInfo } from '../core/operations/info.js';
@@ -21,12 +21,12 @@ For a crate that is not installed (\`info crates.io:<crate>\`, or a bare name): 
     }),
   };
 
-  static override flags = { ...indexFlag, ...minAgeFlag, ...profileFlag };
+  static override flags = { ...indexFlag, ...minAgeFlag, ...profileFlag, ...timeoutFlag };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Info);
     checkMinAge(flags['min-age']);
-    const ctx = this.makeContext({ index: flags.index, ...(flags['min-age'] !== undefined ? { cooldown: { minAge: flags['min-age'] } } : {}) });
+    const ctx = this.makeContext({ index: flags.index, timeout: flags.timeout, ...(flags['min-age'] !== undefined ? { cooldown: { minAge: flags['min-age'] } } : {}) });
     const info = await extensionInfo(ctx, args.target, process.cwd(), flags.profile !== undefined ? { profile: flags.profile } : {});
     if (!this.jsonEnabled()) this.log(renderInfo(info));
     return infoJson(info);

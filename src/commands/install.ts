@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag, timeoutFlag, minAgeFlag } from '../cli/base-command.js';
 import { runInstall } from '../cli/install-run.js';
 
 export default class Install extends BaseCommand {
@@ -85,6 +85,7 @@ Sources:
         'Fetch and verify, then print the plan (new, unchanged, re-pinned or replaced; the grant diff; whether consent is needed) without changing anything.',
       exclusive: ['frozen'],
     }),
+    ...timeoutFlag,
   };
 
   async run(): Promise<unknown> {

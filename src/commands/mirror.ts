@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, indexFlag, timeoutFlag } from '../cli/base-command.js';
 import { buildMirror } from '../core/operations/mirror.js';
 import { sanitize } from '../core/text/sanitize.js';
 
@@ -21,11 +21,12 @@ export default class Mirror extends BaseCommand {
     ...indexFlag,
     lockfile: Flags.string({ description: "The lock to mirror (default: the store's own extensions.lock).", helpValue: '<path>' }),
     'base-url': Flags.string({ description: 'The URL the mirror will be served at (default: the directory as a file:// URL).', helpValue: '<url>' }),
+    ...timeoutFlag,
   };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Mirror);
-    const ctx = this.makeContext({ index: flags.index });
+    const ctx = this.makeContext({ index: flags.index, timeout: flags.timeout });
     const result = await buildMirror(ctx, args.dir, {
       ...(flags.lockfile ? { lockfile: flags.lockfile } : {}),
       ...(flags['base-url'] ? { baseUrl: flags['base-url'] } : {}),

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag, timeoutFlag } from '../cli/base-command.js';
 import { checkMinAge } from '../cli/min-age.js';
 import { outdatedJson, renderOutdated } from '../cli/render-outdated.js';
 import { stdoutShape } from '../cli/terminal.js';
@@ -33,6 +33,7 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
       description:
         'Exit 14 when any extension is outdated (wanted or latest newer than installed); 0 otherwise. Held rows (every newer version tried needs a newer yolop) do not count; a damaged row (the installed tree is not what the lock pins) exits 5.',
     }),
+    ...timeoutFlag,
   };
 
   async run(): Promise<unknown> {
@@ -42,6 +43,7 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
       index: flags.index,
       quiet: flags.quiet,
       verbose: flags.verbose,
+      timeout: flags.timeout,
       ...(flags['min-age'] !== undefined ? { cooldown: { minAge: flags['min-age'] } } : {}),
     });
     const { items, unlocked } = await outdatedReport(ctx);

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag, timeoutFlag } from '../cli/base-command.js';
 import { renderSearch, truncationNote } from '../cli/render-search.js';
 import { stdoutShape } from '../cli/terminal.js';
 import { searchExtensions } from '../core/operations/search.js';
@@ -19,11 +19,12 @@ export default class Search extends BaseCommand {
     ...indexFlag,
     ...feedbackFlags,
     limit: Flags.integer({ default: 20, min: 1, max: 1000, description: 'Show at most this many results.' }),
+    ...timeoutFlag,
   };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Search);
-    const ctx = this.makeContext({ index: flags.index, quiet: flags.quiet, verbose: flags.verbose });
+    const ctx = this.makeContext({ index: flags.index, quiet: flags.quiet, verbose: flags.verbose, timeout: flags.timeout });
     const result = await searchExtensions(ctx, { ...(args.term ? { term: args.term } : {}), limit: flags.limit });
     if (!this.jsonEnabled()) {
       this.log(await renderSearch(result, stdoutShape()));

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
+import { BaseCommand, feedbackFlags, indexFlag, timeoutFlag, minAgeFlag } from '../cli/base-command.js';
 import { runUpdate } from '../cli/update-run.js';
 
 export default class Update extends BaseCommand {
@@ -53,6 +53,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       description:
         "Consent to building a crate's server from source with cargo when no prebuilt binary fits this host: its build scripts and compiler plugins run on this machine. --yes does not give this consent; without it (and without a terminal to ask) the package is installed without its server. The policy file can forbid builds ([binaries] build_from_source = false).",
     }),
+    ...timeoutFlag,
   };
 
   async run(): Promise<unknown> {

@@ -4,7 +4,7 @@
  * YOLOP_CONFIG_DIR / YOLOP_EXTENSIONS_DIR and never touch the real home.
  */
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { assertValidName } from './package/names.js';
 
 export interface Paths {
@@ -87,4 +87,17 @@ export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform =
 /** `<store>/<name>`, only ever built from a validated name. */
 export function packageDir(paths: Paths, name: string): string {
   return join(paths.storeDir, assertValidName(name));
+}
+
+/**
+ * The directory a person knows that holds `path`, for "the disk holding … is full": the
+ * extension store (staging, the packages, the index cache live in it), the shared download
+ * cache or the config directory; else `path`'s own directory.
+ */
+export function knownDirOf(paths: Paths, path: string): string {
+  for (const dir of [paths.storeDir, paths.sharedCacheDir, paths.configDir]) {
+    const rel = relative(dir, path);
+    if (rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))) return dir;
+  }
+  return dirname(path);
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, lstat, mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkpoint, type CheckpointHost } from '../core/fs/checkpoint.js';
-import { YepError, errnoCode } from '../core/errors.js';
+import { YepError, errnoCode, stateIoError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import type { ScaffoldFiles } from './render.js';
 
@@ -31,21 +31,18 @@ function conflict(target: string, why: string): YepError {
 }
 
 function writeFailure(parent: string, e: unknown): YepError {
+  // The one I/O mapping (a full disk names the directory); only the way out of a permission problem is new's own.
+  const io = stateIoError('write the package in', sanitize(parent), e, sanitize(parent));
   const code = errnoCode(e);
   const hint =
     code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
       ? `Check that ${parent} is writable by you, or pass --dir with a directory you can write to.`
-      : code === 'ENOSPC'
-        ? 'The disk is full: free some space and run the command again.'
-        : undefined;
-  return new YepError(
-    'E_STATE',
-    `Could not write the package in ${sanitize(parent)}: ${code ?? (e as Error)?.message ?? String(e)}. Nothing was left behind.`,
-    {
-      cause: e,
-      ...(hint ? { hint } : {}),
-    },
-  );
+      : io.hint;
+  return new YepError('E_STATE', `${io.message}. Nothing was left behind.`, {
+    cause: e,
+    ...(hint ? { hint } : {}),
+    ...(io.details ? { details: io.details } : {}),
+  });
 }
 
 /**

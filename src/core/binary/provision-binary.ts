@@ -253,7 +253,8 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
     );
     return { sha256: got.sha256, path: dest, url, record, ...(checks.trustedComment !== undefined ? { trustedComment: checks.trustedComment } : {}) };
   } catch (e) {
-    if (!isYepError(e) || e.code === 'E_INTERRUPTED') throw e;
+    // The disk's state (a full disk, a read-only store) fails the install: it is no reason to go on without the binary.
+    if (!isYepError(e) || e.code === 'E_INTERRUPTED' || e.code === 'E_STATE') throw e;
     return { note: `no prebuilt binary installed: ${e.message}` };
   } finally {
     await rm(tmp, { recursive: true, force: true });

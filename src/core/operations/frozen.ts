@@ -13,7 +13,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { YepError, errnoCode, isYepError, stateIoError, type ErrorCode } from '../errors.js';
+import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type ErrorCode } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
@@ -270,6 +270,8 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
       },
       { concurrency: options.concurrency ?? 4 },
     );
+    // After Ctrl-C the fetches that ended are not the run's verdict: nothing is placed.
+    stopIfInterrupted(ctx.signal);
     // The grant and server command are known once verified: checked before anything is placed.
     for (const p of prepared) late.push(...applyPolicy(ctx, policy, preparedSubject(p), 'fetch'));
     if (failures.length === 0 && late.length > 0) throw policyError(late, policy);

@@ -12,7 +12,7 @@ import { statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { YepError, isYepError } from '../errors.js';
+import { YepError, isYepError, stopIfInterrupted } from '../errors.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import type { Manifest } from '../package/manifest.js';
@@ -448,16 +448,21 @@ export async function planInstall(
 export type BatchResult = { spec: string; ok: true; outcome: InstallOutcome } | { spec: string; ok: false; error: YepError };
 export type PlanResult = { spec: string; ok: true; plan: InstallPlan } | { spec: string; ok: false; error: YepError };
 
-/** Run `fn` over specs (bounded), each failure a result; non-YepErrors (bugs) propagate. */
+/**
+ * Run `fn` over specs (bounded), each failure a result; non-YepErrors (bugs) propagate.
+ * After Ctrl-C (`signal`) no spec starts: each not yet begun is an interruption too.
+ */
 function eachSpec<T>(
   specs: string[],
   concurrency: number,
+  signal: AbortSignal,
   fn: (text: string) => Promise<T>,
 ): Promise<Array<{ spec: string; ok: true; value: T } | { spec: string; ok: false; error: YepError }>> {
   return pMap(
     specs,
     async (text) => {
       try {
+        stopIfInterrupted(signal);
         return { spec: text, ok: true as const, value: await fn(text) };
       } catch (e) {
         if (!isYepError(e)) throw e;
@@ -476,7 +481,7 @@ function eachSpec<T>(
 export async function installMany(ctx: Context, specs: string[], hooks: InstallHooks = {}, cwd = process.cwd(), concurrency = 4): Promise<BatchResult[]> {
   // --force: a name of an installed extension is fetched again exactly as locked (repair.ts).
   const one = hooks.force ? (await import('./repair.js')).forceInstall : installSpec;
-  const results = await eachSpec(specs, concurrency, (text) => one(ctx, text, hooks, cwd));
+  const results = await eachSpec(specs, concurrency, ctx.signal, (text) => one(ctx, text, hooks, cwd));
   return results.map((r) => (r.ok ? { spec: r.spec, ok: true, outcome: r.value } : r));
 }
 
@@ -488,6 +493,6 @@ export async function planMany(
   cwd = process.cwd(),
   concurrency = 4,
 ): Promise<PlanResult[]> {
-  const results = await eachSpec(specs, concurrency, (text) => planInstall(ctx, text, hooks, cwd));
+  const results = await eachSpec(specs, concurrency, ctx.signal, (text) => planInstall(ctx, text, hooks, cwd));
   return results.map((r) => (r.ok ? { spec: r.spec, ok: true, plan: r.value } : r));
 }

@@ -12,7 +12,7 @@ import { inspectServerCommand, type CommandInspection } from '../package/inspect
 import { contentHash } from '../package/content-hash.js';
 import { approvalOf, grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { YepError } from '../errors.js';
+import { YepError, stopIfInterrupted } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
 import { describeSource, isBuildable, isLinked, sourceFor, withUnknownRecordKeys, type LockSource } from '../sources/index.js';
@@ -205,6 +205,7 @@ export async function commitPackage(
   current?: Lockfile,
   intent: PlaceIntent = 'install',
 ): Promise<Lockfile> {
+  stopIfInterrupted(ctx.signal);
   await finishPreparedBinary(ctx, p);
   const lock = current ?? (await loadLock(ctx.paths.lockFile));
   // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).

@@ -11,9 +11,10 @@
  * a directory, a dangling symlink, not executable, built for another machine, a
  * `#!` interpreter that is not there. Never runs anything.
  */
-import { closeSync, constants, lstatSync, openSync, readSync, readlinkSync, realpathSync, statSync, accessSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { errnoCode } from '../errors.js';
+import { isFileKindRefusal, readRegularFileSync } from '../fs/read-regular-file.js';
 
 /**
  * How a resolved program lies outside the package: named by an absolute path, by a
@@ -117,18 +118,14 @@ const ELF_MACHINES: Record<number, string> = {
 /** Problems visible in the first bytes: wrong architecture, foreign format, a missing interpreter. */
 function formatProblem(file: string, shown: string, searchPath: string[]): { problem?: string; warning?: string } {
   let head: Buffer;
-  let fd: number;
   try {
-    fd = openSync(file, 'r');
-  } catch {
+    // Through the regular-file guard: a FIFO swapped in after executableProblem's stat is refused, never read.
+    const got = readRegularFileSync(file, 'The server command', { head: 256 });
+    if (!got) return {};
+    head = got;
+  } catch (e) {
+    if (isFileKindRefusal(e)) return { problem: `${shown} is not a regular file` };
     return {};
-  }
-  try {
-    const buf = Buffer.alloc(256);
-    const bytesRead = readSync(fd, buf, 0, 256, 0);
-    head = buf.subarray(0, bytesRead);
-  } finally {
-    closeSync(fd);
   }
   if (head.length >= 20 && head[0] === 0x7f && head.toString('latin1', 1, 4) === 'ELF') {
     if (process.platform !== 'linux' && process.platform !== 'freebsd') return { problem: `${shown} is a Linux (ELF) executable; this is ${process.platform}` };

@@ -15,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { GitError, GitPluginError, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
 import { YepError, stateIoError } from '../errors.js';
+import { knownDirOf } from '../paths.js';
+import { formatTimeout } from '../text/duration.js';
 import { sanitize } from '../text/sanitize.js';
 import { logVerbose, withStep } from '../log.js';
 import type { GitSpec } from './spec.js';
@@ -187,9 +189,12 @@ function toYepError(rc: RunContext, e: unknown, action: string): YepError {
   const why = rc.scope.reason();
   if (why === 'size') return fetchTooBig(rc.url.url, rc.limits.maxFetchBytes);
   if (why === 'timeout' || (e instanceof GitPluginError && e.plugin === 'timeout')) {
-    const after = why === 'timeout' ? `${Math.round(rc.limits.timeoutMs / 1000)} s` : `${Math.round(rc.limits.idleTimeoutMs / 1000)} s without progress`;
+    const after = why === 'timeout' ? formatTimeout(rc.limits.timeoutMs) : `${formatTimeout(rc.limits.idleTimeoutMs)} without progress`;
     return new YepError('E_NETWORK', `git timed out after ${after} trying to ${action} ${url}.`, {
-      hint: 'The server is slow or not answering. Check the URL and your connection, then try again.',
+      hint:
+        why === 'timeout'
+          ? 'The server is slow or not answering. Check the URL and your connection, then try again.'
+          : 'The server is slow or not answering. Check the URL and your connection, then try again, or give it longer with --timeout (e.g. --timeout 5m).',
       details: { url },
       cause: e,
     });
@@ -197,12 +202,14 @@ function toYepError(rc: RunContext, e: unknown, action: string): YepError {
   if (e instanceof GitPluginError) {
     return new YepError('E_INTERNAL', `simple-git refused to run git (${e.plugin ?? 'plugin'}): ${sanitize(e.message)}`, { cause: e });
   }
-  if (e instanceof GitError) return gitFailure(e.message, action, rc.url.url, e);
+  // git writes only into staging, in the store: a full disk there is named by the store.
+  const writes = knownDirOf(rc.ctx.paths, rc.ctx.paths.stagingDir);
+  if (e instanceof GitError) return gitFailure(e.message, action, rc.url.url, e, writes);
   const code = (e as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT') {
     return new YepError('E_GIT', 'git is not installed (or not on PATH).', { hint: 'Install git, then run the command again.', cause: e });
   }
-  return gitFailure(String((e as Error)?.message ?? e), action, rc.url.url, e);
+  return gitFailure(String((e as Error)?.message ?? e), action, rc.url.url, e, writes);
 }
 
 function fetchTooBig(url: string, max: number): YepError {
@@ -261,13 +268,16 @@ function neutralDirs(ctx: Context): { cwd: string; gitDir: string } {
   return { cwd, gitDir: join(ctx.paths.stagingDir, `.no-repository-${process.pid}`) };
 }
 
-function limitsOf(partial?: Partial<GitLimits>): GitLimits {
-  return { ...DEFAULT_GIT_LIMITS, ...(partial ?? {}) };
+/** The defaults, with the run's total (`--timeout`, ctx.http.limits.totalMs) as the longest git may go without progress. */
+function limitsOf(ctx: Context, partial?: Partial<GitLimits>): GitLimits {
+  const total = ctx.http.limits.totalMs;
+  return { ...DEFAULT_GIT_LIMITS, ...(total > 0 ? { idleTimeoutMs: total } : {}), ...(partial ?? {}) };
 }
 
 async function listRemote(rc: RunContext, patterns: string[]): Promise<RemoteRefs> {
   const { cwd, gitDir } = neutralDirs(rc.ctx);
   const git = createGit(rc.ctx, {
+    remote: rc.url,
     allowedProtocols: rc.url.allowedProtocols,
     cwd,
     gitDir,
@@ -287,7 +297,8 @@ async function resolveWith(rc: RunContext, ref: string | undefined): Promise<Res
     `Resolving ${ref === undefined ? 'the default branch' : sanitize(ref, { max: 100 })} on ${host}`,
     () => listRemote(rc, refPatterns(ref)),
     {
-      deadlineAt: rc.scope.deadlineAt,
+      // ls-remote prints nothing until it is done: the wait without progress is its deadline.
+      deadlineAt: Math.min(rc.scope.deadlineAt, rc.ctx.clock.now() + rc.limits.idleTimeoutMs),
     },
   );
   const picked = pickRef(remote, ref);
@@ -328,7 +339,7 @@ async function resolveWith(rc: RunContext, ref: string | undefined): Promise<Res
 export async function resolveGitRef(ctx: Context, url: string, ref?: string, limits?: Partial<GitLimits>): Promise<ResolvedGitRef> {
   const checkedUrl = checkGitUrl(url);
   const checkedRef = ref === undefined ? undefined : checkGitRef(ref);
-  const lim = limitsOf(limits);
+  const lim = limitsOf(ctx, limits);
   const scope = openScope(ctx, lim.timeoutMs);
   try {
     return await resolveWith({ ctx, url: transportOf(ctx, checkedUrl).from, limits: lim, scope }, checkedRef);
@@ -411,6 +422,7 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
   const parent = dirname(into);
   const gitDir = join(parent, `${basename(into)}.yep-git`);
   const base = {
+    remote: rc.url,
     allowedProtocols: rc.url.allowedProtocols,
     cwd: parent,
     gitDir,
@@ -510,7 +522,7 @@ export function followed(ref: string | undefined, kind: ResolvedGitRef['kind'] |
 export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits?: Partial<GitLimits>): Promise<GitFetchResult> {
   const url = checkGitUrl(spec.url);
   const ref = spec.ref === undefined ? undefined : checkGitRef(spec.ref);
-  const lim = limitsOf(limits);
+  const lim = limitsOf(ctx, limits);
   const scope = openScope(ctx, lim.timeoutMs);
   const { from, note } = transportOf(ctx, url);
   const rc: RunContext = { ctx, url: from, limits: lim, scope };
@@ -549,7 +561,7 @@ export async function fetchGitCommit(
     );
   }
   const rev = pin.rev.toLowerCase();
-  const lim = limitsOf(limits);
+  const lim = limitsOf(ctx, limits);
   const scope = openScope(ctx, lim.timeoutMs);
   const { from, note } = transportOf(ctx, url);
   try {

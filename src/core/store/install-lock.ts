@@ -7,7 +7,7 @@
  */
 import { ensureDir } from '../fs/fs-atomic.js';
 import lockfile from 'proper-lockfile';
-import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { YepError, errnoCode, stateIoError, stopIfInterrupted } from '../errors.js';
 import type { Context } from '../context.js';
 import { recoverHome } from './recovery.js';
 import { sweepStaging } from './staging.js';
@@ -95,6 +95,7 @@ async function withoutLockOnReadOnlyStore<T>(ctx: Context, e: unknown, fn: () =>
 }
 
 async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  stopIfInterrupted(ctx.signal);
   // On a read-only mount this passes when the store is there (mkdir of an existing directory is EEXIST).
   await ensureStore(ctx);
   const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
@@ -124,8 +125,9 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
             hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 5 s.',
           });
         }
-        // The poll is not cancelled by Ctrl-C on purpose: the lock attempt right after it is quick.
+        // The poll itself is not cancelled (it is short): Ctrl-C ends the wait at the next turn.
         await ctx.clock.sleep(100 + Math.random() * 150);
+        stopIfInterrupted(ctx.signal);
       }
     }
   }

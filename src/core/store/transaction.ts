@@ -14,7 +14,7 @@
 import { lstat, open, readlink, rename, rm, symlink, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
+import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted } from '../errors.js';
 import { assertReplaceable, ensureDir, fsyncDir } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
@@ -167,6 +167,7 @@ export async function placePackage(
   const { paths } = ctx;
   const name = entry.name;
   const target = packageDir(paths, name);
+  stopIfInterrupted(ctx.signal);
   const lock = withChanges(current ?? (await loadLock(paths.lockFile)), changes); // fail on a corrupt lock before touching anything
   // ...and on a lock or grant that cannot be replaced (a symlink out of the store): refused before any move.
   assertReplaceable(paths.lockFile, { what: 'The lockfile' });

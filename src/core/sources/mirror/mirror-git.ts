@@ -21,6 +21,8 @@ import { YepError } from '../../errors.js';
 import type { GitRecord } from '../git.js';
 import { checkGitUrl, isFullSha } from '../git-url.js';
 import { createGit } from '../git-run.js';
+import { gitDiskFull } from '../git-errors.js';
+import { DEFAULT_TOTAL_MS } from '../../net/http-settings.js';
 import { fetchCommitWithFallback, hasCommit } from '../git-fetch-commit.js';
 import { sanitize } from '../../text/sanitize.js';
 import { gitMirrorPath } from './git-mirror-url.js';
@@ -35,8 +37,6 @@ export interface MirroredGit {
   added: boolean;
 }
 
-const IDLE_MS = 120_000;
-
 export async function mirrorGit(ctx: Context, root: string, entryName: string, rec: GitRecord): Promise<MirroredGit> {
   const origin = checkGitUrl(rec.url);
   if (!isFullSha(rec.rev))
@@ -47,21 +47,24 @@ export async function mirrorGit(ctx: Context, root: string, entryName: string, r
   const rev = rec.rev.toLowerCase();
   const rel = `git/${gitMirrorPath(origin.url)}`;
   const gitDir = join(root, rel);
+  const git = createGit(ctx, {
+    remote: origin,
+    allowedProtocols: origin.allowedProtocols,
+    cwd: root,
+    gitDir,
+    signal: ctx.signal,
+    // The run's total (--timeout): the longest git may go without progress.
+    idleTimeoutMs: ctx.http.limits.totalMs > 0 ? ctx.http.limits.totalMs : DEFAULT_TOTAL_MS,
+    noRedirects: origin.transport === 'http',
+  });
   await ensureDir(dirname(gitDir));
   const exists = await stat(join(gitDir, 'HEAD')).then(
     () => true,
     () => false,
   );
-  const git = createGit(ctx, {
-    allowedProtocols: origin.allowedProtocols,
-    cwd: root,
-    gitDir,
-    signal: ctx.signal,
-    idleTimeoutMs: IDLE_MS,
-    noRedirects: origin.transport === 'http',
-  });
   const shown = sanitize(origin.url, { max: 200 });
   const fail = (what: string, e: unknown): YepError =>
+    gitDiskFull(e instanceof Error ? e.message : String(e), `${what} ${shown} into`, root, e) ??
     new YepError('E_GIT', `${entryName}: could not ${what} ${shown} for the mirror: ${sanitize(e instanceof Error ? e.message : String(e), { max: 400 })}`, {
       cause: e,
     });
