@@ -10,7 +10,7 @@
  * already in the mirror is re-hashed (streamed), never trusted by name. A `.crate`
  * is never held whole in memory.
  */
-import { rm } from 'node:fs/promises';
+import { removeWork } from '../../fs/custody.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
@@ -108,7 +108,7 @@ export async function mirrorCrate(ctx: Context, root: string, entryName: string,
       await copyPinnedFile(root, fileRel, verified.file, cksum, label);
       added = true;
     } finally {
-      await rm(verified.file, { force: true });
+      await removeWork(verified.file);
     }
   }
   // The index line last: a mirror never names a .crate it does not hold.
