@@ -188,7 +188,7 @@ describeNeeding(
 
       const rm = await runCli(['remove', 'ghost', '--json'], { env: env() });
       expect(rm.code, rm.stderr).toBe(0);
-      expect(jsonOf(rm).removed).toEqual({ store: false, lock: false, settings: true, secrets: false });
+      expect(jsonOf(rm).removed).toEqual({ store: false, lock: false, settings: true, secrets: false, files: false });
       expect(readFileSync(settings, 'utf8')).toBe('# mine\n[[capabilities]]\nref = "ext:off"\nenabled = false\n');
       expect((await verify()).code).toBe(0);
     });
