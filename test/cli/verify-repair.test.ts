@@ -94,6 +94,7 @@ describeNeeding(
             warnings: [],
           },
         ],
+        leftovers: [],
       });
       // The stat signature recorded at install (docs/formats.md).
       const state = JSON.parse(readFileSync(join(store(), '.yep-state', 'binny.json'), 'utf8'));
