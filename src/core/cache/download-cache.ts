@@ -450,19 +450,19 @@ async function sweepOurTmp(dir: string): Promise<void> {
   }
 }
 
-/** rmdir the cache's own directories that are empty, innermost first (never a directory with anything in it). */
+/** rmdir the cache's own directories (the layout's names) that are empty, innermost first; never one with anything in it. */
 async function pruneEmptyDirs(dir: string): Promise<void> {
-  const visit = async (path: string, depth: number): Promise<void> => {
-    for (const e of entriesOf(path)) if (e.st.isDirectory() && depth > 0) await visit(e.path, depth - 1);
-    if (path !== dir) await rmdir(path).catch(() => undefined);
+  const visit = async (path: string, levels: readonly RegExp[]): Promise<void> => {
+    const [here, ...below] = levels;
+    if (here === undefined) return;
+    for (const e of entriesOf(path)) {
+      if (!e.st.isDirectory() || !here.test(e.name)) continue;
+      await visit(e.path, below);
+      await rmdir(e.path).catch(() => undefined);
+    }
   };
-  for (const [name, depth] of [
-    ['content-v2', 3],
-    ['index-v5', 2],
-  ] as const) {
-    const p = join(dir, name);
-    if (lstatSync(p, { throwIfNoEntry: false })?.isDirectory()) await visit(p, depth - 1);
-  }
+  await visit(dir, [/^content-v2$/, new RegExp(`^(?:${Object.keys(HEX_LENGTH).join('|')})$`), HH, HH]);
+  await visit(dir, [/^index-v5$/, HH, HH]);
 }
 
 /**

@@ -153,17 +153,34 @@ export async function removeWork(path: string): Promise<boolean> {
  */
 export async function makeOwnedDir(c: Custody, mode = 0o755): Promise<string> {
   if (checkCustody(c) === 'ours') return custodyDir(c);
-  await mkdir(c.base, { recursive: true, mode });
+  // Only the levels that are missing are made: a mkdir that changes nothing is still a system call (a crash point).
+  if (!lstatSync(c.base, { throwIfNoEntry: false })) await makeLevels(c.base, mode);
   let dir = c.base;
   for (const part of c.owned) {
     dir = join(dir, part);
+    if (lstatSync(dir, { throwIfNoEntry: false })) continue;
     await mkdir(dir, { mode }).catch((e: unknown) => {
       if (errnoCode(e) !== 'EEXIST') throw e;
     });
   }
-  // Checked again: a level that existed is lstat'ed as the guard does (a link made meanwhile is refused).
+  // Checked again: a level made meanwhile by someone else is lstat'ed as the guard does (a link is refused).
   checkCustody(c);
   return dir;
+}
+
+/** `mkdir -p`, level by level: a recursive mkdir says ENOENT where a read-only mount refuses (EROFS). */
+async function makeLevels(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { mode });
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw e;
+    await makeLevels(dirname(dir), mode);
+    await mkdir(dir, { mode }).catch((again: unknown) => {
+      if (errnoCode(again) !== 'EEXIST') throw again;
+    });
+  }
 }
 
 /** The path of `name` in `c`'s directory for a write, after the guard (a foreign name is a bug of the caller). */
