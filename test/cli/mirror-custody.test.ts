@@ -164,7 +164,9 @@ describe('a missing directory: one rule for mirror and lock export (the final di
     expect(ok.code, ok.stderr).toBe(0);
     expect(existsSync(join(root, 'mirror', 'index', 'config.json'))).toBe(true);
     const help = await runCli(['mirror', '--help'], { env: env() });
-    expect(help.stdout).toContain('its parent must exist');
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('its parent must exist');
+    const lockHelp = await runCli(['lock', 'export', '--help'], { env: env() });
+    expect(lockHelp.stdout.replace(/\s+/g, ' ')).toContain('its directory must exist');
   });
 });
 

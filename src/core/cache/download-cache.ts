@@ -28,13 +28,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { appendFile, chmod, copyFile, link, rename, rmdir, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { describeFileKind } from '../fs/read-regular-file.js';
 import { fileDigest, sha256FileWithSize } from '../fs/file-digest.js';
-import { makeDirs, writeFileAtomic } from '../fs/fs-atomic.js';
-import { removeOwned, removeWork, type Custody } from '../fs/custody.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
+import { makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
 import { isProcessAlive } from '../fs/temp-files.js';
 
 type Cacache = typeof import('cacache');
@@ -139,7 +139,9 @@ export function indexBucketPath(dir: string, key: string): string {
  */
 async function insertIndexEntry(dir: string, key: string, sha256Hex: string, size: number): Promise<void> {
   const bucket = indexBucketPath(dir, key);
-  await makeDirs(dirname(bucket));
+  // Through the custody guard: a linked directory on the way is refused (the put is then only a debug note).
+  await makeOwnedDir(bucketCustody(dir, bucket), 0o777);
+  if (lstatSync(bucket, { throwIfNoEntry: false })?.isFile() === false) throw new Error(`${bucket} is not a regular file`);
   const json = JSON.stringify({ key, integrity: integrityOf(sha256Hex), time: Date.now(), size });
   await appendFile(bucket, `\n${createHash('sha1').update(json).digest('hex')}\t${json}`);
 }
@@ -161,7 +163,7 @@ const CONTENT_MODE = 0o666 & ~process.umask();
  */
 async function placeContent(dir: string, sha256Hex: string, file: string, linkable: boolean): Promise<void> {
   const dest = contentPath(dir, sha256Hex);
-  await makeDirs(dirname(dest));
+  await makeOwnedDir(contentCustody(dir, dest), 0o777);
   if (linkable && !linkless.has(dir)) {
     try {
       // The download was created 0600; content is readable as cacache's is (0666 less the
@@ -188,7 +190,7 @@ async function placeContent(dir: string, sha256Hex: string, file: string, linkab
     return;
   const tmp = join(dir, 'tmp', `yep-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
-    await makeDirs(dirname(tmp));
+    await makeOwnedDir(tmpCustody(dir), 0o777);
     await copyFile(file, tmp, constants.COPYFILE_FICLONE);
     await chmod(tmp, CONTENT_MODE);
     await rename(tmp, dest);
@@ -270,7 +272,7 @@ function contentCustody(dir: string, file: string): Custody {
   const parts = file.slice(dir.length + 1).split(/[\\/]/);
   const algo = parts[1] ?? '';
   const rest = (HEX_LENGTH[algo] ?? 4) - 4;
-  return { base: dir, owned: parts.slice(0, -1), names: new RegExp(`^[0-9a-f]{${rest}}$`), what: 'The download cache directory' };
+  return { base: dir, owned: parts.slice(0, -1), names: new RegExp(`^[0-9a-f]{${rest}}$`), what: 'The download cache directory', shared: true };
 }
 
 /** The custody of an index bucket (`index-v5/<hh>/<hh>/<60 hex>`). */
@@ -288,7 +290,7 @@ function bucketCustody(dir: string, bucket: string): Custody {
 
 /** The custody of yep-ext's temp files in cacache's `tmp`. */
 function tmpCustody(dir: string): Custody {
-  return { base: dir, owned: ['tmp'], names: OUR_TMP, what: 'The download cache directory' };
+  return { base: dir, owned: ['tmp'], names: OUR_TMP, what: 'The download cache directory', shared: true };
 }
 
 interface CacheEntry {

@@ -36,6 +36,11 @@ export interface Custody {
   what: string;
   /** What to do instead, appended to a refusal's hint. */
   hint?: string;
+  /**
+   * A directory shared between users by design (the download cache baked into an image, a
+   * mirror on a share): its directories may belong to another user; a link is still refused.
+   */
+  shared?: boolean;
 }
 
 /** A RegExp, or any test of one name. */
@@ -113,7 +118,7 @@ export function checkCustody(c: Custody, name?: string): 'ours' | 'foreign' | 'm
       throw refusal(c, dir, `a symbolic link (to ${target})`, { target });
     }
     if (!st.isDirectory()) throw refusal(c, dir, 'not a directory', {});
-    if (ownerMismatch(st)) throw refusal(c, dir, `owned by another user (uid ${st.uid})`, { uid: st.uid });
+    if (!c.shared && ownerMismatch(st)) throw refusal(c, dir, `owned by another user (uid ${st.uid})`, { uid: st.uid });
   }
   if (name === undefined) return 'ours';
   return c.names.test(name) ? 'ours' : 'foreign';

@@ -201,7 +201,7 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
 
 /** The run's scratch directory in the mirror (`.yep-mirror-XXXXXX`, mkdtemp's name). */
 function scratchCustody(root: string): Custody {
-  return { base: root, owned: [], names: /^\.yep-mirror-[A-Za-z0-9]{6}$/, what: 'The mirror directory' };
+  return { base: root, owned: [], names: /^\.yep-mirror-[A-Za-z0-9]{6}$/, what: 'The mirror directory', shared: true };
 }
 
 export { MIRROR_MANIFEST };

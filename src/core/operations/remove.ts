@@ -129,7 +129,8 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
       lock: Boolean(entry),
       settings: before.settings && !after.settings,
       secrets: before.secrets && !after.secrets,
-      files: Boolean(before.files) && !after.files,
+      // yep-ext's own files of a name that was not installed (an installed one's go with it, unreported as leftovers).
+      files: !entry && !inStore && Boolean(before.files) && !after.files,
     };
     if (!entry && !inStore && (after.settings || after.secrets || after.files)) {
       throw new YepError('E_STATE', `${name} is not installed, and its ${describeLeftovers(after)} could not be removed.`, {

@@ -76,7 +76,7 @@ export class MirrorPlan {
 
   /** The custody guard for the directories on the way to `rel` (each absent or a real directory). */
   checkDirsOf(rel: string): void {
-    checkCustody({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory' });
+    checkCustody({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
   }
 
   /** Whether the git repository at `rel` is one this mirror made; one it did not make is refused. */
@@ -99,7 +99,7 @@ export class MirrorPlan {
         order,
         run: async () => {
           const bytes = this.staged.get(rel)!;
-          await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory' });
+          await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
           await writeFileAtomic(join(this.root, rel), bytes, { mode: 0o644, what: 'The mirror file' });
         },
       });
@@ -114,7 +114,7 @@ export class MirrorPlan {
     this.steps.push({
       order: 1,
       run: async () => {
-        await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory' });
+        await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
         await copyPinnedFile(this.root, rel, source, sha256, label);
       },
     });
@@ -122,7 +122,7 @@ export class MirrorPlan {
 
   /** Make the directories of `rel` in the mirror (through the custody guard), for a step of its own. */
   async makeDirsOf(rel: string): Promise<void> {
-    await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory' });
+    await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
   }
 
   /** Stage a step of its own (a git repository moved or fetched into place), once per `key`. */
