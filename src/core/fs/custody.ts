@@ -104,8 +104,9 @@ export function checkCustody(c: Custody, name?: string): 'ours' | 'foreign' | 'm
       st = lstatSync(dir);
     } catch (e) {
       const code = errnoCode(e);
-      if (code === 'ENOENT') return 'missing';
-      if (code === 'ENOTDIR') throw refusal(c, dir, 'under a file, not a directory', {});
+      // ENOTDIR: the base is under a file (each owned level above was checked a directory): nothing
+      // of ours is there, and making it fails with the caller's own report ("Could not create the store").
+      if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
       throw stateIoError('read', dir, e);
     }
     if (st.isSymbolicLink()) {
