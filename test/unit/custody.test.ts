@@ -37,7 +37,13 @@ describe('checkCustody', () => {
   for (const [what, make] of [
     ['a symlink to a directory of the user', () => symlinkSync(mine, join(base, '.own'))],
     ['a file', () => writeFileSync(join(base, '.own'), 'x')],
-    ['a real directory whose child on the way is a symlink', () => (mkdirSync(join(base, '.own')), symlinkSync(mine, join(base, '.own', 'sub')))],
+    [
+      'a real directory whose child on the way is a symlink',
+      () => {
+        mkdirSync(join(base, '.own'));
+        symlinkSync(mine, join(base, '.own', 'sub'));
+      },
+    ],
   ] as const) {
     it(`${what}: refused (E_STATE), removeOwned and makeOwnedDir touch nothing`, async () => {
       make();

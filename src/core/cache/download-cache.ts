@@ -523,7 +523,7 @@ export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
   for (const b of buckets) {
     for (const e of liveEntries(b.entries)) {
       const paths = contentPathsOf(dir, e.integrity as string);
-      paths.forEach((p) => live.add(p));
+      for (const p of paths) live.add(p);
       if (!paths.some((p) => walked.content.has(p))) missing++;
     }
   }
