@@ -4,6 +4,7 @@ import type { ParsedCommand } from './command-bodies.js';
 import { green, yellow } from './style.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { verifyExtensions } from '../core/operations/verify.js';
+import { leftoverMessage } from '../core/store/leftovers.js';
 
 export async function verifyCommand(io: CommandIo, { argv }: ParsedCommand): Promise<unknown> {
   const ctx = io.makeContext({});
@@ -13,6 +14,7 @@ export async function verifyCommand(io: CommandIo, { argv }: ParsedCommand): Pro
       io.log(`${green('✔')} ${sanitize(e.name)}`);
       for (const w of e.warnings) io.log(`  ${yellow('warning')}: ${sanitize(w.message)}`);
     }
+    for (const l of report.leftovers) io.log(`${yellow('warning')}: ${sanitize(l.name)}: ${sanitize(leftoverMessage(l))}`);
     io.log(`${report.extensions.length} verified.`);
   }
   return report;

@@ -45,6 +45,8 @@ const infoField = z.strictObject({
   default: z.unknown(),
 });
 const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+/** yep-ext's files of an extension that is no longer installed (list, verify, remove). */
+const leftovers = z.strictObject({ paths: z.array(z.string()), bytes: z.number() });
 const errorBody = z.strictObject({
   code: z.string().regex(/^E_[A-Z_]+$/),
   message: z.string(),
@@ -130,6 +132,7 @@ export const SCHEMAS = {
         problems: z.array(z.string()),
         config: nullable(z.array(field)),
         engines: nullable(engines),
+        leftovers: nullable(leftovers),
       }),
     ),
   }),
@@ -160,6 +163,7 @@ export const SCHEMAS = {
       }),
     ),
     custody_restored: z.array(z.strictObject({ name: z.string(), keys: z.array(z.string()) })),
+    leftovers: z.array(leftovers.extend({ name: z.string() })),
   }),
   outdated: z.strictObject({
     outdated: z.array(
@@ -205,8 +209,9 @@ export const SCHEMAS = {
   }),
   remove: z.strictObject({
     name: z.string(),
-    removed: z.strictObject({ store: z.boolean(), lock: z.boolean(), settings: z.boolean(), secrets: z.boolean() }),
+    removed: z.strictObject({ store: z.boolean(), lock: z.boolean(), settings: z.boolean(), secrets: z.boolean(), files: z.boolean() }),
     previous: nullable(z.looseObject({ name: z.string() })),
+    leftovers: nullable(leftovers),
   }),
   update: z.strictObject({ updates: z.array(updateItem) }),
   search: z.strictObject({
@@ -334,8 +339,9 @@ export const SCHEMAS = {
     bad: z.number(),
     missing: z.number(),
     bytes: z.number(),
+    foreign: z.array(z.strictObject({ path: z.string(), is: z.string() })),
   }),
-  'cache clean': z.strictObject({ dir: z.string(), removed: z.number() }),
+  'cache clean': z.strictObject({ dir: z.string(), removed: z.number(), foreign: z.array(z.strictObject({ path: z.string(), is: z.string() })) }),
 };
 
 async function json(args: string[], schema: keyof typeof SCHEMAS, code = 0, options: { env?: Record<string, string>; input?: string } = {}): Promise<any> {
@@ -569,6 +575,7 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
       problems: [],
       config: null,
       engines: null,
+      leftovers: null,
     };
     expect(SCHEMAS.list.safeParse({ extensions: [entry] }).success).toBe(true);
     const { config: _dropped, ...missing } = entry;

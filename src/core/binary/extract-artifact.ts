@@ -5,7 +5,8 @@
  * its path inside the archive when the metadata names one, else by its file
  * name), never a link, device or `..` path, never larger than the cap.
  */
-import { mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises';
+import { removeWork } from '../fs/custody.js';
+import { mkdtemp, readFile, rename, stat } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import * as tar from 'tar';
@@ -88,7 +89,7 @@ async function extractFromTar(archive: string, pick: Pick, dest: string, tmpPare
     await rename(file, dest);
     return undefined;
   } finally {
-    await rm(tmp, { recursive: true, force: true });
+    await removeWork(tmp);
   }
 }
 

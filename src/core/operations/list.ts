@@ -14,6 +14,7 @@ import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, interruptedPinnedMessage, unlockedSince } from '../store/unlocked-packages.js';
 import { interruptedChanges } from '../store/interrupted-changes.js';
+import { findLeftovers, leftoverMessage } from '../store/leftovers.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { isLinked } from '../sources/index.js';
@@ -38,6 +39,8 @@ export interface ListedExtension {
   config?: FieldStatus[];
   /** `engines.yolop` against the installed agent (absent when the manifest could not be read). */
   engines?: EnginesVerdict;
+  /** Not installed, but yep-ext's files of it remain (store/leftovers.ts): which, and their size. */
+  leftovers?: { paths: string[]; bytes: number };
   manifest?: Manifest;
 }
 
@@ -193,6 +196,27 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   if (settingsOf) {
     for (const n of enabledButAbsent(ctx.paths, settingsOf, lock))
       listed.push({ name: n, dir: join(ctx.paths.storeDir, n), enabled: true, problems: [enabledButAbsentMessage(n)] });
+  }
+  // Not installed, but yep-ext's files of it remain (yolop's own `remove` leaves them): their size, and how to delete them.
+  const leftovers = findLeftovers(ctx.paths, new Set(lock.entries.map((e) => e.name)));
+  // A name a killed transaction holds is the next lock-taking command's to finish, not a leftover.
+  const pending = leftovers.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
+  for (const l of leftovers.filter((x) => !pending.has(x.name))) {
+    const row = listed.find((i) => i.name === l.name);
+    const files = { paths: l.paths, bytes: l.bytes };
+    if (row) {
+      row.leftovers = files;
+      row.problems.push(leftoverMessage(l));
+    } else {
+      const settings = settingsOf?.(l.name);
+      listed.push({
+        name: l.name,
+        dir: join(ctx.paths.storeDir, l.name),
+        ...(settings ? { enabled: settings.enabled } : {}),
+        problems: [leftoverMessage(l)],
+        leftovers: files,
+      });
+    }
   }
   return listed.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

@@ -24,6 +24,7 @@ import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/loc
 import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
 import { interruptedChanges, type InterruptedChange } from '../store/interrupted-changes.js';
 import { custodyOf, custodyReport, type CustodyReport } from '../store/custody.js';
+import { findLeftovers, leftoverMessage, type Leftover } from '../store/leftovers.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { INSTALL_MOVED_DIR, notInstalled } from '../store/installed-manifest.js';
@@ -394,6 +395,11 @@ export interface VerifyReport {
   extensions: VerifiedExtension[];
   /** Lock entries whose keys a yolop lock write dropped, written back from yep-ext's record before the check (store/custody.ts). */
   custody_restored: { name: string; keys: string[] }[];
+  /**
+   * Not installed, but yep-ext's files of it remain (store/leftovers.ts; yolop's own
+   * `remove` leaves them): listed, not failing, without names. `yep-ext remove <name>` deletes them.
+   */
+  leftovers: Leftover[];
 }
 
 /**
@@ -547,7 +553,8 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
             unlockedNamed.push(name);
             return [];
           }
-          throw notInstalled(name, 'Run `yep-ext list` to see what is installed.');
+          const [left] = findLeftovers(ctx.paths, new Set(lock.entries.map((e) => e.name)), name);
+          throw notInstalled(name, left ? `${name} is ${leftoverMessage(left)}.` : 'Run `yep-ext list` to see what is installed.');
         });
   const { default: pMap } = await import('p-map');
   const checks = await pMap(entries, (e) => checkEntry(ctx, e, { mode: 'full' }), { concurrency: 4 });
@@ -568,10 +575,14 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
   // package no entry pins is a difference from the lock (exit 5), not something to skip.
   if (names.length === 0) extensions.push(...(await unlockedReports(ctx, lock)), ...(await notInstalledReports(ctx, lock)));
   else if (unlockedNamed.length > 0) extensions.push(...(await unlockedReports(ctx, lock, new Set(unlockedNamed))));
+  const leftovers = names.length === 0 ? findLeftovers(ctx.paths, new Set(lock.entries.map((e) => e.name))) : [];
+  // A name a killed transaction holds is the next lock-taking command's to finish, not a leftover.
+  const pending = leftovers.length > 0 ? interruptedChanges(ctx) : new Map<string, InterruptedChange>();
   const report: VerifyReport = {
     ok: extensions.every((e) => e.ok),
     extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)),
     custody_restored: custody.restored,
+    leftovers: leftovers.filter((l) => !pending.has(l.name)),
   };
   if (!report.ok) {
     const bad = report.extensions.filter((e) => !e.ok);

@@ -132,14 +132,14 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   registryInfo: async (ctx, spec) => ({ name: spec.crate, registry: await (await crates()).crateRegistryInfo(ctx, spec.crate) }),
   async mirror(ctx, target, name, rec) {
     // The locked index line byte-for-byte and the verified .crate (mirror/mirror-crates.ts).
-    const [{ mirrorCrate }, { readMirrorFile, sha256Hex }] = await Promise.all([import('./mirror/mirror-crates.js'), import('./mirror/mirror-tree.js')]);
-    const m = await mirrorCrate(ctx, target.root, name, rec, target.scratch);
+    const [{ mirrorCrate }, { sha256Hex }] = await Promise.all([import('./mirror/mirror-crates.js'), import('./mirror/mirror-tree.js')]);
+    const m = await mirrorCrate(ctx, target, name, rec);
     return {
       section: 'crates',
       report: m,
       record: { crate: m.crate, version: m.version, cksum: m.cksum, file: m.file, index_file: m.index_file, origin: m.origin },
       same: (c) => c.file === m.file,
-      files: { [m.file]: m.cksum, [m.index_file]: sha256Hex(readMirrorFile(target.root, m.index_file)!) },
+      files: { [m.file]: m.cksum, [m.index_file]: sha256Hex(target.read(m.index_file)!) },
     };
   },
 };

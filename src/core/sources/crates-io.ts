@@ -4,7 +4,7 @@
  * Cargo.toml metadata when the crate declares its manifest there). Returns the
  * lock record of exactly what was fetched; the install pipeline does the rest.
  */
-import { rm } from 'node:fs/promises';
+import { removeWork } from '../fs/custody.js';
 import type { Context } from '../context.js';
 import { DEFAULT_INDEX_URL, normalizeIndexUrl } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
@@ -175,7 +175,7 @@ async function fetchVerified(
       }),
     );
   } finally {
-    await rm(verified.file, { force: true });
+    await removeWork(verified.file);
   }
   if (await writeManifestFromCargo(into, crate.name)) {
     hashed.addFile(MANIFEST_FILE);

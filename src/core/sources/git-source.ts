@@ -114,7 +114,7 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   fetchExactly: async (ctx, rec, into) => (await git()).fetchGitCommit(ctx, rec, into),
   async mirror(ctx, target, name, rec) {
     // A bare repository holding the locked commit, servable by dumb HTTP (mirror/mirror-git.ts).
-    const g = await (await import('./mirror/mirror-git.js')).mirrorGit(ctx, target.root, name, rec);
+    const g = await (await import('./mirror/mirror-git.js')).mirrorGit(ctx, target, name, rec);
     return {
       section: 'git',
       report: g,

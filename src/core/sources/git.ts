@@ -8,7 +8,8 @@
  *   <staging>/<into>           work tree: checkout --detach <sha>, HEAD re-checked
  * then the git dir is deleted and the tree lstat-scanned before plugin.json is read.
  */
-import { mkdir, readdir, lstat, rm } from 'node:fs/promises';
+import { removeWork } from '../fs/custody.js';
+import { mkdir, readdir, lstat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -477,17 +478,17 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
     }
     const depth = (await run(rc, git, ['rev-list', '--count', rev], 'inspect')).trim();
     rc.ctx.log.debug(`git: fetched ${depth} commit(s) of ${shown}, checked out ${rev}`);
-    await rm(gitDir, { recursive: true, force: true });
+    await removeWork(gitDir);
     created = false;
     const stats = await scanPackageTree(into, { maxFiles: rc.limits.maxFiles, maxBytes: rc.limits.maxTreeBytes });
     for (const note of notes) rc.ctx.log.warn(note);
     return { notes, stats };
   } catch (e) {
     // Only what we made: `into` must not have existed, but a caller's bug must not cost data.
-    if (intoCreated) await rm(into, { recursive: true, force: true });
+    if (intoCreated) await removeWork(into);
     throw toYepError(rc, e, 'fetch from');
   } finally {
-    if (created) await rm(gitDir, { recursive: true, force: true });
+    if (created) await removeWork(gitDir);
   }
 }
 

@@ -10,6 +10,7 @@
  * (http, git, spawn, clock) can be injected through it without changing them.
  */
 import type { Context } from '../context.js';
+import type { MirrorPlan } from './mirror/mirror-plan.js';
 
 /** The kind-specific table under `[extensions.source]`; unknown keys round-trip. */
 export interface RecordBase<K extends string = string> {
@@ -197,9 +198,10 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    */
   registryInfo?(ctx: Context, spec: S): Promise<{ name: string; registry: RegistryListing }>;
   /**
-   * `yep-ext mirror` (docs/fleet.md): copy what `rec` pins into the mirror tree at
-   * `target.root`, verified, and say where it is listed; or why it is not mirrored
-   * (a path is local by definition). Without it, entries of the kind are skipped.
+   * `yep-ext mirror` (docs/fleet.md): fetch and verify what `rec` pins, stage it in
+   * `target` (placed only when every entry passed), and say where it is listed; or
+   * why it is not mirrored (a path is local by definition). Without it, entries of
+   * the kind are skipped.
    */
   mirror?(ctx: Context, target: MirrorTarget, name: string, rec: R): Promise<MirrorOutcome>;
   /**
@@ -257,11 +259,11 @@ export interface RegistryListing {
   versions: Upstream['versions'];
 }
 
-/** Where `Source.mirror` writes: the mirror's root, and a scratch directory inside it for downloads. */
-export interface MirrorTarget {
-  root: string;
-  scratch: string;
-}
+/**
+ * Where `Source.mirror` stages what it mirrors (sources/mirror/mirror-plan.ts): checked
+ * and fetched into scratch now, placed in the mirror only after every entry passed.
+ */
+export type MirrorTarget = MirrorPlan;
 
 /**
  * What mirroring one lock entry did: skipped (why), or added under `section` of

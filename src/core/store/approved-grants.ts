@@ -6,22 +6,23 @@
  * place. A copy whose fingerprint does not match the lock is ignored (a crash
  * between the two writes).
  */
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { makeOwnedDir, removeOwned } from '../fs/custody.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { grantFingerprint, legacyFingerprint, readStoredGrant, type Grant, type LegacyGrant } from '../package/grants.js';
 import { assertValidName } from '../package/names.js';
+import { storeCustody } from '../paths.js';
 
 /** `<store>/.yep-grants/<name>.json`. */
 export function approvedGrantFile(ctx: Context, name: string): string {
-  return join(ctx.paths.storeDir, '.yep-grants', `${assertValidName(name)}.json`);
+  return join(ctx.paths.grantsDir, `${assertValidName(name)}.json`);
 }
 
 export async function saveApprovedGrant(ctx: Context, name: string, grant: Grant): Promise<void> {
   const file = approvedGrantFile(ctx, name);
-  await ensureDir(join(ctx.paths.storeDir, '.yep-grants'), 0o755);
+  await makeOwnedDir(storeCustody(ctx.paths, 'grants'), 0o755);
   await writeFileAtomic(file, `${JSON.stringify(grant, null, 2)}\n`, { what: 'The approved grant' });
 }
 
@@ -49,5 +50,5 @@ export async function loadApprovedGrant(ctx: Context, name: string, fingerprint:
 }
 
 export async function removeApprovedGrant(ctx: Context, name: string): Promise<void> {
-  await rm(approvedGrantFile(ctx, name), { force: true });
+  await removeOwned(storeCustody(ctx.paths, 'grants'), `${assertValidName(name)}.json`);
 }

@@ -15,19 +15,18 @@
  * restored, and `verify` reports it.
  */
 import { lstatSync, readdirSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import type { Context } from '../context.js';
-import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { makeOwnedDir, removeOwned } from '../fs/custody.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { assertValidName } from '../package/names.js';
 import { join } from 'node:path';
+import { storeCustody } from '../paths.js';
 import { loadLock, saveLock, type LockEntry } from './lockfile.js';
-
-const DIR = '.yep-grants';
 
 /** `<store>/.yep-grants/<name>.lock.json` (a name never holds a dot, so it cannot be a grant file's name). */
 export function custodyFile(ctx: Context, name: string): string {
-  return join(ctx.paths.storeDir, DIR, `${assertValidName(name)}.lock.json`);
+  return join(ctx.paths.grantsDir, `${assertValidName(name)}.lock.json`);
 }
 
 interface CustodyRecord {
@@ -39,7 +38,7 @@ interface CustodyRecord {
 export async function saveCustody(ctx: Context, entry: LockEntry): Promise<void> {
   const record: CustodyRecord = { format: 1, entry };
   try {
-    await ensureDir(join(ctx.paths.storeDir, DIR), 0o755);
+    await makeOwnedDir(storeCustody(ctx.paths, 'grants'), 0o755);
     await writeFileAtomic(custodyFile(ctx, entry.name), `${JSON.stringify(record, null, 2)}\n`, { what: 'The custody record' });
   } catch {
     // The lock is committed; the next write records it again.
@@ -47,7 +46,7 @@ export async function saveCustody(ctx: Context, entry: LockEntry): Promise<void>
 }
 
 export async function removeCustody(ctx: Context, name: string): Promise<void> {
-  await rm(custodyFile(ctx, name), { force: true });
+  await removeOwned(storeCustody(ctx.paths, 'grants'), `${assertValidName(name)}.lock.json`);
 }
 
 /** The recorded entry for `name`, or undefined (none, unreadable, or naming another entry). */
@@ -163,13 +162,13 @@ function lockWrittenSinceRecords(ctx: Context): boolean {
   if (!lock) return false;
   let names: string[];
   try {
-    names = readdirSync(join(ctx.paths.storeDir, DIR)).filter((n) => n.endsWith('.lock.json'));
+    names = readdirSync(ctx.paths.grantsDir).filter((n) => n.endsWith('.lock.json'));
   } catch {
     return false; // no record at all: nothing to restore
   }
   let newest = -1n;
   for (const n of names) {
-    const st = lstatSync(join(ctx.paths.storeDir, DIR, n), { bigint: true, throwIfNoEntry: false });
+    const st = lstatSync(join(ctx.paths.grantsDir, n), { bigint: true, throwIfNoEntry: false });
     if (st?.isFile() && st.mtimeNs > newest) newest = st.mtimeNs;
   }
   return newest >= 0n && lock.mtimeNs > newest;

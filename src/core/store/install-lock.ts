@@ -13,6 +13,8 @@ import { recoverHome } from './recovery.js';
 import { sweepStaging } from './staging.js';
 import { existsSync, lstatSync } from 'node:fs';
 import { interruptedChanges } from './interrupted-changes.js';
+import { checkCustody } from '../fs/custody.js';
+import { STORE_AREAS, storeCustody, type Paths } from '../paths.js';
 
 // A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
 // belongs to a dead process (kill -9) and is taken over.
@@ -94,10 +96,22 @@ async function withoutLockOnReadOnlyStore<T>(ctx: Context, e: unknown, fn: () =>
   return fn();
 }
 
+/**
+ * Every directory of the store that yep-ext deletes from or writes into is a real directory
+ * of its own (fs/custody.ts), checked before the lock is taken and before recovery: a
+ * dotfiles manager's symlink there (to a directory of the user's) is refused (E_STATE, exit
+ * 7) with nothing touched, rather than swept or written through.
+ */
+export function assertStoreCustody(paths: Paths): void {
+  for (const area of STORE_AREAS) checkCustody(storeCustody(paths, area));
+  checkCustody(storeCustody(paths, 'cache', { owned: ['index'], names: /$^/ }));
+}
+
 async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   stopIfInterrupted(ctx.signal);
   // On a read-only mount this passes when the store is there (mkdir of an existing directory is EEXIST).
   await ensureStore(ctx);
+  assertStoreCustody(ctx.paths);
   const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
   const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };
   let release: () => Promise<void>;

@@ -9,10 +9,10 @@
  * missing, unreadable or of another format is treated as none (the next run is
  * a first look); one that is not a regular file is refused.
  */
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Paths } from '../paths.js';
-import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { storeCustody, type Paths } from '../paths.js';
+import { makeOwnedDir, removeOwned } from '../fs/custody.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { assertValidName } from '../package/names.js';
 
@@ -40,11 +40,9 @@ export interface McpRecord {
   servers: Record<string, McpServerRecord>;
 }
 
-const DIR = '.yep-mcp';
-
 /** `<store>/.yep-mcp/<name>.json`. */
 export function mcpRecordFile(paths: Paths, name: string): string {
-  return join(paths.storeDir, DIR, `${assertValidName(name)}.json`);
+  return join(paths.mcpDir, `${assertValidName(name)}.json`);
 }
 
 /** The record of `name`, or undefined when there is none usable. */
@@ -62,11 +60,11 @@ export function loadMcpRecord(paths: Paths, name: string): McpRecord | undefined
 
 /** Write the record (atomic, mode 0600: descriptions may quote what a server was given). */
 export async function saveMcpRecord(paths: Paths, record: McpRecord): Promise<void> {
-  await ensureDir(join(paths.storeDir, DIR), 0o700);
+  await makeOwnedDir(storeCustody(paths, 'mcp'), 0o700);
   await writeFileAtomic(mcpRecordFile(paths, record.name), `${JSON.stringify(record, null, 2)}\n`, { what: 'The MCP tool record', mode: 0o600 });
 }
 
 /** Forget it (a removal). */
 export async function removeMcpRecord(paths: Paths, name: string): Promise<void> {
-  await rm(mcpRecordFile(paths, name), { force: true });
+  await removeOwned(storeCustody(paths, 'mcp'), `${assertValidName(name)}.json`);
 }
