@@ -1,29 +1,16 @@
 /**
- * The body of `yep-ext install --frozen`, after its arguments are parsed: called by
- * install-run.ts (the oclif command and the oclif-free runner of install) and by
- * the oclif-free runner of a warm `install --frozen` (fast-frozen.ts), so all of
- * them print, return and fail identically. Its own module so that the last one
- * does not load the plain install (install-run.ts's other imports).
+ * The body of `yep-ext install --frozen`, after its arguments are parsed (called by
+ * install-run.ts). Its own module: a warm frozen install evaluates none of the
+ * plain install's code.
  */
-import type { CommandIo } from './command-io.js';
-import type { Feedback } from './install-run.js';
+import type { CommandIo } from './command.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
-import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
 
 /** `install --frozen [--lockfile <file>] [--enable]`: the lock's entries as pinned, told one line each; the --json document returned. */
-export async function runFrozen(
-  io: CommandIo,
-  lockfile: string | undefined,
-  index: string | undefined,
-  enable: boolean,
-  ignoreEngines: boolean,
-  feedback: Feedback,
-  gitMirror: string | undefined,
-): Promise<unknown> {
-  const ctx = io.makeContext({ index, ...feedback });
-  if (gitMirror !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: gitMirror };
+export async function runFrozen(io: CommandIo, lockfile: string | undefined, enable: boolean, ignoreEngines: boolean): Promise<unknown> {
+  const ctx = io.context();
   const json = io.json;
   const items = await installFrozen(ctx, {
     ...(lockfile ? { lockfile } : {}),

@@ -1,11 +1,11 @@
 /** Human rendering of a doctor report (pure: data in, text out). Server-controlled text is sanitised. */
 import type { DoctorReport } from '../core/doctor/doctor.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { bold, dim, green, red, yellow } from './style.js';
+import { bold, dim, green, red, yellow, type StyleTarget } from './style.js';
 
 const TAIL_LINES = 20;
 
-export function renderDoctorReport(r: DoctorReport, stream?: NodeJS.WriteStream): string {
+export function renderDoctorReport(r: DoctorReport, stream?: StyleTarget): string {
   const mark = { pass: green('pass', stream), warn: yellow('warn', stream), fail: red('fail', stream) } as const;
   const width = Math.max(...r.checks.map((c) => c.name.length), 8);
   const lines = [`${bold(`doctor ${sanitize(r.name)}`, stream)} ${dim(`(${sanitize(r.package_dir)})`, stream)}`];

@@ -23,8 +23,6 @@ export interface TestSeams {
   clock?: ContextOptions['clock'];
   spawn?: ContextOptions['spawn'];
   git?: ContextOptions['git'];
-  /** Called with the command's id when an oclif-free runner answers (`list`, `__complete`, `doctor`, `install`, `update`, and fast-cmd.ts's: `enable`, `remove`…): the differential tests' proof. */
-  fastPath?: (which: string) => void;
   /** Called with the pids of the servers doctor started before loading its code (doctor-early.ts). */
   earlyServer?: (pids: (number | undefined)[]) => void;
 }

@@ -1,19 +1,14 @@
-/**
- * The body of `yep-ext update`, after its arguments are parsed: shared by the
- * oclif command (src/commands/update.ts) and the oclif-free runner
- * (fast-net-run.ts), so both print, return and fail identically.
- */
+/** The body of `yep-ext update` (src/commands/update.ts), after its arguments are parsed. */
 import { unlockedPackages } from '../core/store/unlocked-packages.js';
 import { confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
 import { checkMinAge } from './min-age.js';
 import { renderPlanned, renderUpdated } from './render-update.js';
-import type { CommandIo } from './command-io.js';
+import type { CommandIo } from './command.js';
 import { YepError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
-import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
 
 /** The parsed flags of `update` (src/commands/update.ts declares them). */
 export interface UpdateFlags {
@@ -42,9 +37,7 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
       },
     );
   }
-  const ctx = io.makeContext({ index: flags.index, yes: flags.yes, quiet: flags.quiet, verbose: flags.verbose });
-  if (flags['git-mirror'] !== undefined) ctx.env = { ...ctx.env, [GIT_MIRROR_ENV]: flags['git-mirror'] };
-  if (flags['min-age'] !== undefined) ctx.cooldown = { minAge: flags['min-age'] };
+  const ctx = io.context();
   const json = io.json;
   const items = await updateExtensions(ctx, {
     names: argv,
@@ -59,7 +52,7 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
       if (!json && item.status !== 'failed') io.log(renderPlanned(item, Boolean(flags['dry-run'])));
     },
     ...(ctx.interactive
-      ? { confirm: (item: UpdateItem) => confirmOrCancel(`${item.name} asks for more than you approved (see above). Apply this update?`) }
+      ? { confirm: (item: UpdateItem) => confirmOrCancel(io.io, `${item.name} asks for more than you approved (see above). Apply this update?`) }
       : {}),
   });
   if (!json) for (const item of items) if (item.status === 'updated') io.log(renderUpdated(item));

@@ -1,26 +1,23 @@
-import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag, minAgeFlag } from '../cli/base-command.js';
-import { runUpdate } from '../cli/update-run.js';
+import { feedbackFlags, indexFlag, minAgeFlag } from '../cli/common-flags.js';
+import { defineCommand } from '../cli/command.js';
+import { Args, Flags } from '../cli/flags.js';
 
-export default class Update extends BaseCommand {
-  static override summary = 'Update extensions from their recorded sources, asking again when the grant widens.';
-  static override description =
-    `Crates move to the highest version matching the requirement you installed with whose engines.yolop admits the installed yolop (newer ones that need a newer yolop are named and skipped; --ignore-engines takes the newest anyway); git installs move the ref you asked for to its new commit; path installs are re-read and re-pinned in place.
+export default defineCommand({
+  summary: 'Update extensions; asks again when the grant widens.',
+  description: `Crates move to the highest version matching the requirement you installed with whose engines.yolop admits the installed yolop (newer ones that need a newer yolop are named and skipped; --ignore-engines takes the newest anyway); git installs move the ref you asked for to its new commit; path installs are re-read and re-pinned in place.
 
-A hash-identical update is silent. An update that only narrows what the extension may do is applied and its diff shown. An update that widens the grant (new tools, hooks, MCP servers, commands, prompt, secrets, a changed server command) shows the contribution diff and asks; without a TTY it is refused with exit status 8 and nothing changes, unless --yes, or --accept with the exact fingerprint of the new grant (what a CI pipeline approves after review).`;
-
-  static override aliases = ['upgrade'];
-  static override examples = [
+A hash-identical update is silent. An update that only narrows what the extension may do is applied and its diff shown. An update that widens the grant (new tools, hooks, MCP servers, commands, prompt, secrets, a changed server command) shows the contribution diff and asks; without a TTY it is refused with exit status 8 and nothing changes, unless --yes, or --accept with the exact fingerprint of the new grant (what a CI pipeline approves after review).`,
+  aliases: ['upgrade'],
+  examples: [
     '<%= config.bin %> update lsp',
     '<%= config.bin %> update --all --dry-run',
     '<%= config.bin %> update --all --min-age 3d',
     '<%= config.bin %> update --all --json',
     '<%= config.bin %> update lsp --accept sha256:3f1c…',
-  ];
-
-  static override strict = false;
-  static override args = { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (or --all).' }) };
-  static override flags = {
+  ],
+  strict: false,
+  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (or --all).' }) },
+  flags: {
     ...indexFlag,
     ...feedbackFlags,
     ...minAgeFlag,
@@ -46,10 +43,8 @@ A hash-identical update is silent. An update that only narrows what the extensio
       description:
         'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
     }),
-  };
-
-  async run(): Promise<unknown> {
-    const { argv, flags } = await this.parse(Update);
-    return runUpdate(this.io(), flags, argv as string[]);
-  }
-}
+  },
+  async run(io, { flags, argv }) {
+    return (await import('../cli/update-run.js')).runUpdate(io, flags, argv);
+  },
+});

@@ -108,6 +108,7 @@ export interface ContextOptions {
   spawn?: Spawn;
   keychain?: Partial<KeychainBackend>;
   checkpoint?: Context['checkpoint'];
+  cooldown?: CooldownOptions;
 }
 
 /** Normalise a sparse index root: strip `sparse+`, ensure the trailing slash. */
@@ -143,5 +144,6 @@ export function createContext(options: ContextOptions = {}): Context {
     spawn: options.spawn ?? systemSpawn,
     keychain: { timeoutMs: keychainTimeout(env), ...options.keychain },
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+    ...(options.cooldown ? { cooldown: options.cooldown } : {}),
   };
 }

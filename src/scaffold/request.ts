@@ -8,14 +8,9 @@ import { YepError } from '../core/errors.js';
 import { HOOK_EVENTS, type HookEvent } from '../core/package/manifest.js';
 import { CRATE_PREFIX, assertValidName, isValidName } from '../core/package/names.js';
 
-export const LANGUAGES = ['typescript', 'python', 'rust'] as const;
-export type Language = (typeof LANGUAGES)[number];
-/**
- * TypeScript (plain Node.js) is the default: yep-ext itself runs on Node, so the
- * interpreter is there on every machine that can run `new`; python3 may not be,
- * and rust needs a toolchain and a build.
- */
-export const DEFAULT_LANGUAGE: Language = 'typescript';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './languages.js';
+
+export { DEFAULT_LANGUAGE, LANGUAGES, type Language };
 
 export interface HookSpec {
   event: HookEvent;

@@ -12,12 +12,11 @@
  *
  * CommonJS, and the preload loaded with --require, not --import: an ES module
  * preload starts Node's ESM loader in every child, about 40 ms of CPU per spawn
- * on Node 20 (`list`: 160 -> 200 ms), and the fast-path tests spawn hundreds
+ * on Node 20, and the suite spawns thousands
  * (docs/performance.md, "Round five: suite5").
  *
  *   YEP_EXT_TEST_PAUSE_AT=<point>     stop at checkpoint(ctx, <point>) forever (a crash test kills it)
  *   YEP_EXT_TEST_PAUSE_FILE=<file>    ... after writing the pid there
- *   YEP_EXT_TEST_FAST_PATH_MARK=<f>   the oclif-free fast path writes `list` or `__complete` there
  *   YEP_EXT_TEST_EARLY_SERVER_MARK=<f> doctor's early start appends the pids it spawned there
  *   YEP_EXT_TEST_RESOLVE=n=a[,n=a]    answer these host names without DNS (like curl --resolve)
  *   YEP_EXT_TEST_KEYCHAIN_MODULE=<f>  load this module instead of @napi-rs/keyring
@@ -67,8 +66,6 @@ function seamsFromEnv(env) {
       });
     };
   }
-  const mark = env.YEP_EXT_TEST_FAST_PATH_MARK;
-  if (mark) seams.fastPath = (which) => writeFileSync(mark, `${which}\n`);
   // The pids doctor's early start spawned (src/cli/doctor-early.ts), one line per start.
   const early = env.YEP_EXT_TEST_EARLY_SERVER_MARK;
   if (early) seams.earlyServer = (pids) => appendFileSync(early, `${pids.join(' ')}\n`);

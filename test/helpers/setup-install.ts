@@ -32,7 +32,7 @@ export async function setupInstall(env: Record<string, string>, specs: string[],
     import('../../src/core/operations/install.js'),
     import('../../src/core/binary/cargo-build.js'),
   ]);
-  const { fastPath: _fastPath, ...seams } = seamsFromEnv(env);
+  const seams = seamsFromEnv(env);
   const ctx = createContext({ ...seams, env, log: memoryLogger(), interactive: false });
   ctx.cooldown = { allowFresh: false };
   const results = await installMany(
