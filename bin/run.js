@@ -73,7 +73,8 @@ function requireWithCodeCache(file, { write } = {}) {
   let source;
   try {
     cached = write ? undefined : fs.readFileSync(`${file}.v8cache`);
-    source = fs.readFileSync(file, 'utf8');
+    // The build makes the bundle ASCII (scripts/build-cli.mjs): latin1 is the same text, decoded faster.
+    source = fs.readFileSync(file, 'latin1');
   } catch {
     return require(file);
   }

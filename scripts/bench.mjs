@@ -809,7 +809,7 @@ function gitCommit() {
 }
 
 async function main() {
-  if (!existsSync(join(BIN_ROOT, 'dist', 'bundle', 'fast-path.cjs')))
+  if (!existsSync(join(BIN_ROOT, 'dist', 'bundle', 'cli.cjs')))
     throw new Error('dist/ is not built: run `npm run build` (or `npm run bench`, which builds first).');
   const started = new Date();
   const loadBefore = loadavg();

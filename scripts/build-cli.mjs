@@ -31,7 +31,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +70,11 @@ const LIBS = {
   // The four prompts we use, not the @inquirer/prompts barrel: it bundles every prompt, the
   // editor's with iconv-lite's encoding tables (660 -> ~90 KB).
   prompts: ['@inquirer/confirm', '@inquirer/input', '@inquirer/password', '@inquirer/select'],
+  // oclif's help and config (and the rest of its index), for help only: every run parses
+  // with the parser's own modules (@oclif/core/parser, /flags, /args), bundled in cli.cjs.
+  oclif: ['@oclif/core'],
+  // The table engine for non-ASCII text (src/cli/table-engine.ts), only when such a table is drawn.
+  table: ['cli-table3', 'string-width'],
 };
 // Packages whose one export is `default` (each @inquirer prompt): their lib getter gives that
 // function itself, as Node's ESM `import()` does. Our bundles convert `import()` to require in
@@ -99,12 +105,13 @@ const libsApart = {
 // yep-ext never asks for), chalk-like colouring and text wrapping. Here those requires
 // are resolved to the module they name, loaded on first use instead of at load: the
 // same code runs, later or never. `to` resolves a require to another module that holds
-// the same export (CLIError from the errors index is errors/errors/cli.js's).
+// the same export (CLIError from the errors index is errors/errors/cli.js's); `lib` to
+// that export of oclif's index in lib/oclif.cjs (help, which cli.cjs then does not hold).
 const OCLIF = dirname(createRequire(import.meta.url).resolve('@oclif/core/package.json'));
 const OCLIF_LAZY = {
-  'lib/flags.js': { './errors': { to: 'lib/errors/errors/cli.js' }, './help': {}, './util/fs': {} },
+  'lib/flags.js': { './errors': { to: 'lib/errors/errors/cli.js' }, './help': { lib: '' }, './util/fs': {} },
   'lib/args.js': { './util/fs': {} },
-  'lib/parser/index.js': { './help': {} },
+  'lib/parser/index.js': { './help': { lib: 'Parser' } },
   'lib/parser/parse.js': { 'node:readline': {}, '../logger': {} },
   'lib/parser/errors.js': { '../errors': { to: 'lib/errors/errors/cli.js' }, '../ux/list': { default: true }, '../ux/theme': {} },
   'lib/errors/errors/cli.js': {
@@ -129,17 +136,23 @@ const oclifLazy = {
         ]?.[args.path];
       if (!rule) return undefined;
       if (rule.to) return { path: join(OCLIF, rule.to) };
+      if (rule.lib !== undefined) return { path: `${args.importer}#${args.path}`, namespace: 'oclif-lazy', pluginData: { lib: rule.lib } };
       const target = args.path.startsWith('node:')
         ? args.path
         : (await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'plain' })).path;
       return { path: `${args.importer}#${args.path}`, namespace: 'oclif-lazy', pluginData: { target, default: rule.default === true } };
     });
+    b.onResolve({ filter: /^\.\/lib\/oclif\.cjs$/ }, (args) => (args.namespace === 'oclif-lazy' ? { path: args.path, external: true } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'oclif-lazy' }, (args) => ({
       // A module object whose properties load the module on first read; for a default import
       // of a CommonJS module (`__importDefault(require(x))`), `default` is that module, as
       // __importDefault would make it.
       contents: `let m;
-const load = () => (m ??= require(${JSON.stringify(args.pluginData.target)}));
+const load = () => (m ??= ${
+        args.pluginData.lib !== undefined
+          ? `require('./lib/oclif.cjs')['@oclif/core']${args.pluginData.lib ? `[${JSON.stringify(args.pluginData.lib)}]` : ''}`
+          : `require(${JSON.stringify(args.pluginData.target)})`
+      });
 module.exports = new Proxy({}, {
   get: (_, key) => ${args.pluginData.default ? "key === '__esModule' ? true : key === 'default' ? (load().__esModule ? load().default : load()) : load()[key]" : 'load()[key]'},
 });`,
@@ -214,17 +227,28 @@ if (metaIndex > 0) {
     JSON.stringify({ inputs: { ...main.metafile.inputs, ...cli.metafile.inputs }, outputs: { ...main.metafile.outputs, ...cli.metafile.outputs } }),
   );
 }
+// The bundle is ASCII (esbuild escapes the rest; the few characters it leaves raw, in
+// regular expression literals, are escaped here), so bin/run.js reads it as latin1,
+// which decodes faster than UTF-8 and is the same text.
+{
+  const file = join(DIST, 'bundle', 'cli.cjs');
+  const text = readFileSync(file, 'utf8');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is every non-ASCII character.
+  const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (ascii !== text) writeFileSync(file, ascii);
+}
 // cli.cjs's V8 code cache (dist/bundle/cli.cjs.v8cache), for Node 20, which has no compile
 // cache of its own: made by this Node in a fresh process with no V8 flags set, as bin/run.js
 // loads it (V8 rejects a cache made under other flags or by another V8, and bin/run.js then
 // compiles as usual: requireWithCodeCache). A Node with its own compile cache (22.1+) never
 // reads it (bin/run.js requires the bundle plainly there), and a cache only fits the V8 that
 // made it: built by such a Node it would be dead weight in the package.
-// The cache holds what was compiled when it was made: the top level, and with
-// YEP_EXT_CODE_CACHE_WARM=1 every module of every command evaluated too.
+// The cache holds what was compiled when it was made: the top level, and what the runs
+// below compiled: the dispatcher, the parser and `list` (the hottest command: host
+// integrations and scripts run it on every start) in an empty home, and a usage error.
 if (!(await import('node:module')).default.enableCompileCache) {
   const file = join(DIST, 'bundle', 'cli.cjs');
-  const warm = process.env.YEP_EXT_CODE_CACHE_WARM === '1';
+  const home = mkdtempSync(join(tmpdir(), 'yep-code-cache-'));
   const made = spawnSync(
     process.execPath,
     [
@@ -232,11 +256,19 @@ if (!(await import('node:module')).default.enableCompileCache) {
       `const file = ${JSON.stringify(file)};
 let make;
 const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
-${warm ? 'void cli.main; void cli.HELP; void cli.COMMANDS;' : ''}
-require('node:fs').writeFileSync(file + '.v8cache', make());`,
+const out = { write() {}, isTTY: false, columns: 0, color: false };
+const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, [Symbol.asyncIterator]: () => [][Symbol.asyncIterator]() }, stdout: out, stderr: out, onInterrupt: () => () => {} };
+(async () => {
+  for (const argv of [['list', '--json'], ['list'], ['list', '--no-such-flag']]) await cli.runCli(argv, io);
+  require('node:fs').writeFileSync(file + '.v8cache', make());
+})();`,
     ],
-    { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, NODE_ENV: 'production', HOME: home, YOLOP_CONFIG_DIR: join(home, 'config'), YEP_EXT_CACHE_DIR: 'off' },
+    },
   );
+  rmSync(home, { recursive: true, force: true });
   if (made.status !== 0) throw new Error(`writing the code cache of cli.cjs failed (status ${made.status})`);
 }
 writeFileSync(

@@ -5,8 +5,8 @@
  * `process.*`, so a test can run a command in-process with its own (test/helpers/
  * in-process.ts); processIo() below is the real process's, which bin/run.js passes.
  */
-import { isatty } from 'node:tty';
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 export type Env = Record<string, string | undefined>;
 
@@ -77,9 +77,24 @@ function writeFd(fd: number, text: string): void {
 /** Set on an error from writing to stdout or stderr: the dispatcher lets it crash the run. */
 export const OUTPUT_FAILED = Symbol.for('yep-ext.output-failed');
 
-/** stdout or stderr of this process, asked with isatty() (no stream built for that). */
+/**
+ * Whether a file descriptor is a terminal. Only a character device can be one, which
+ * one fstat tells; node:tty (which loads Node's net and stream modules) is loaded
+ * only for a character device: a pipe or a file, what scripts and CI give, never loads it.
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  // Any absolute path resolves a builtin; this one works in the ESM sources and the CommonJS bundle alike.
+  return (createRequire(process.execPath)('node:tty') as typeof import('node:tty')).isatty(fd);
+}
+
+/** stdout or stderr of this process (no Node stream is built to ask). */
 function fdStream(fd: 1 | 2, env: Env): OutStream {
-  const tty = isatty(fd);
+  const tty = isTerminal(fd);
   const color = tty && colorAllowed(env);
   return {
     write: (text) => writeFd(fd, text),
@@ -95,7 +110,7 @@ function fdStream(fd: 1 | 2, env: Env): OutStream {
 /** This process's environment, directory and streams: what bin/run.js hands to runCli. */
 export function processIo(): CliIo {
   const env = process.env;
-  const stdinTty = isatty(0);
+  const stdinTty = isTerminal(0);
   return {
     env,
     cwd: process.cwd(),
