@@ -54,7 +54,7 @@ export async function startEarlyDoctorServer(io: CliIo, { args, flags }: Parsed<
     if (flags.call !== undefined || testSeams()?.spawn) return undefined;
     parseDoctorTimeout(flags.timeout);
     const target = parseDoctorTarget(args.target, cwd, env.HOME);
-    // A directory target (doctor's own kind, not a source kind), told by its shape as fast-doctor does.
+    // A directory target (doctor's own kind, not a source kind), told by its shape.
     if (!('dir' in target) || !statSync(target.dir).isDirectory()) return undefined;
     const raw: unknown = JSON.parse(readFileSync(join(target.dir, 'plugin.json'), 'utf8'));
     const y = isObj(raw) && isObj(raw.yolop) ? raw.yolop : undefined;

@@ -31,13 +31,18 @@ async function ensureStore(ctx: Context): Promise<void> {
 // Concurrent operations inside one process (install a b c) queue here first, so the
 // file lock only ever arbitrates between processes, and "waiting" means another process.
 let inProcess: Promise<unknown> = Promise.resolve();
-const recovered = new Set<string>();
+/**
+ * The runs that have recovered: a Context's paths object is made once per Context and
+ * shared by the copies an operation derives from it, so this is once per command run
+ * (a CLI process runs one; in-process tests run many in one process).
+ */
+const recovered = new WeakSet<Context['paths']>();
 
 /** Whether the store's directory exists (a home where nothing was ever installed has none). */
 export const storeExists = (ctx: Context): boolean => existsSync(ctx.paths.storeDir);
 
 /**
- * Crash recovery before a command's own work (the first lock holder of the process runs
+ * Crash recovery before a command's own work (the first lock holder of the run runs
  * it), but only where there is a store: everything a crashed yep-ext can leave behind was
  * written under this lock, whose file is in the store, so a home without one has nothing
  * to recover, and a command that then changes nothing (`update --all` with nothing
@@ -130,12 +135,12 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
     }
   }
   try {
-    // The first holder in a process finishes or undoes the transactions of dead
+    // The first holder in a run finishes or undoes the transactions of dead
     // processes (kill -9, power loss) and sweeps their leftovers (recovery.ts), so
     // whichever command runs next after a crash recovers, not only install,
     // update and remove.
-    if (!recovered.has(ctx.paths.stagingDir)) {
-      recovered.add(ctx.paths.stagingDir);
+    if (!recovered.has(ctx.paths)) {
+      recovered.add(ctx.paths);
       for (const m of await recoverHome(ctx)) ctx.log.info(`Recovered: ${m}.`);
     }
     return await fn();
