@@ -36,6 +36,15 @@ const ROOT_EXAMPLES = [
 
 /** A command's help, with its examples one per line when each is a one-line command. */
 class YepCommandHelp extends CommandHelp {
+  /**
+   * oclif indents a flag's description, when the flags do not fit in two columns, two
+   * columns more than it wrapped it for: reserve them, so that no line is wider than
+   * the terminal.
+   */
+  override wrap(input: string, spacing?: number): string {
+    return super.wrap(input, (spacing ?? this.indentSpacing) + 2);
+  }
+
   protected override examples(examples: Command.Example[] | undefined | string): string | undefined {
     const body = super.examples(examples);
     const list = typeof examples === 'string' ? [examples] : (examples ?? []);
