@@ -37,12 +37,23 @@ const ROOT_EXAMPLES = [
 /** A command's help, with its examples one per line when each is a one-line command. */
 class YepCommandHelp extends CommandHelp {
   /**
-   * oclif indents a flag's description, when the flags do not fit in two columns, two
-   * columns more than it wrapped it for: reserve them, so that no line is wider than
-   * the terminal.
+   * oclif wraps the text of a list's rows (flags, arguments) for the list's own
+   * indentation, then indents the list once more as a section: reserve those two
+   * columns, so that no line of a list is wider than the terminal.
    */
+  private inList = 0;
+
+  override renderList(input: (string | undefined)[][], opts: Parameters<CommandHelp['renderList']>[1]): string {
+    this.inList++;
+    try {
+      return super.renderList(input, opts);
+    } finally {
+      this.inList--;
+    }
+  }
+
   override wrap(input: string, spacing?: number): string {
-    return super.wrap(input, (spacing ?? this.indentSpacing) + 2);
+    return super.wrap(input, (spacing ?? this.indentSpacing) + (this.inList > 0 ? 2 : 0));
   }
 
   protected override examples(examples: Command.Example[] | undefined | string): string | undefined {

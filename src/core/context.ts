@@ -23,6 +23,16 @@ export type { HttpSettings } from './net/http-settings.js';
 import type { CooldownOptions } from './sources/crates-io/cooldown-options.js';
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
+
+/** How long yep-ext waits on other processes before it gives up. */
+export interface WaitLimits {
+  /** For another yep-ext holding the installer lock (a dead holder's lock is taken over after 5 s anyway). */
+  lockMs: number;
+  /** For `yolop --version`, when yep-ext asks which agent is installed (engines checks). */
+  agentVersionMs: number;
+}
+
+export const DEFAULT_WAITS: WaitLimits = { lockMs: 300_000, agentVersionMs: 3000 };
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
 
 /** Starts a process: node's `child_process.spawn` (always called with an options object). */
@@ -93,6 +103,8 @@ export interface Context {
   checkpoint?: (point: string) => void | Promise<void>;
   /** Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age); YEP_EXT_MIN_AGE is read from `env`. */
   cooldown?: CooldownOptions;
+  /** How long to wait on other processes (the installer lock, the agent's `--version`). */
+  waits: WaitLimits;
 }
 
 export interface ContextOptions {
@@ -109,6 +121,7 @@ export interface ContextOptions {
   keychain?: Partial<KeychainBackend>;
   checkpoint?: Context['checkpoint'];
   cooldown?: CooldownOptions;
+  waits?: Partial<WaitLimits>;
 }
 
 /** Normalise a sparse index root: strip `sparse+`, ensure the trailing slash. */
@@ -145,5 +158,6 @@ export function createContext(options: ContextOptions = {}): Context {
     keychain: { timeoutMs: keychainTimeout(env), ...options.keychain },
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
     ...(options.cooldown ? { cooldown: options.cooldown } : {}),
+    waits: { ...DEFAULT_WAITS, ...options.waits },
   };
 }

@@ -20,6 +20,8 @@
  *   YEP_EXT_TEST_EARLY_SERVER_MARK=<f> doctor's early start appends the pids it spawned there
  *   YEP_EXT_TEST_RESOLVE=n=a[,n=a]    answer these host names without DNS (like curl --resolve)
  *   YEP_EXT_TEST_KEYCHAIN_MODULE=<f>  load this module instead of @napi-rs/keyring
+ *   YEP_EXT_TEST_LOCK_WAIT_MS=<ms>    wait this long for another process holding the installer lock
+ *   YEP_EXT_TEST_AGENT_TIMEOUT_MS=<ms> give `yolop --version` this long
  *   YEP_EXT_TEST_HTTP_RATE_WINDOW_MS, _RETRY_BASE_MS, _RETRY_MAX_MS, _RETRY_AFTER_MAX_MS,
  *   _MAX_REDIRECTS                    HTTP limits that are not user-facing variables
  */
@@ -78,6 +80,15 @@ function seamsFromEnv(env) {
   }
   if (Object.keys(limits).length > 0) http.limits = limits;
   if (Object.keys(http).length > 0) seams.http = http;
+  const waits = {};
+  for (const [key, name] of [
+    ['lockMs', 'YEP_EXT_TEST_LOCK_WAIT_MS'],
+    ['agentVersionMs', 'YEP_EXT_TEST_AGENT_TIMEOUT_MS'],
+  ]) {
+    const n = Number(env[name]);
+    if (env[name] !== undefined && Number.isFinite(n) && n > 0) waits[key] = n;
+  }
+  if (Object.keys(waits).length > 0) seams.waits = waits;
   const keyring = env.YEP_EXT_TEST_KEYCHAIN_MODULE;
   if (keyring) seams.keychain = { load: () => import(pathToFileURL(keyring).href) };
   return seams;

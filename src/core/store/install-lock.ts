@@ -2,7 +2,7 @@
  * One installer lock around every read-modify-write of the store and state
  * files. A second process waits (saying so once); a lock left by a killed
  * process goes stale after STALE_MS without a heartbeat and is taken over.
- * The wait is timed on ctx.clock (YEP_EXT_LOCK_WAIT_MS, default 5 min); the
+ * The wait is timed on ctx.clock (ctx.waits.lockMs, default 5 min); the
  * heartbeat and staleness are proper-lockfile's own timers.
  */
 import { ensureDir } from '../fs/fs-atomic.js';
@@ -102,7 +102,7 @@ async function withoutLockOnReadOnlyStore<T>(ctx: Context, e: unknown, fn: () =>
 async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   // On a read-only mount this passes when the store is there (mkdir of an existing directory is EEXIST).
   await ensureStore(ctx);
-  const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
+  const waitMs = ctx.waits.lockMs;
   const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };
   let release: () => Promise<void>;
   try {
@@ -123,7 +123,7 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
       } catch (err) {
         if (errnoCode(err) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, err);
         if (ctx.clock.now() - started > waitMs) {
-          // YEP_EXT_LOCK_WAIT_MS=1500 waited 1.5 s, not "over 2 s".
+          // A wait of 1500 ms waited 1.5 s, not "over 2 s".
           const waited = waitMs % 1000 === 0 ? String(waitMs / 1000) : (waitMs / 1000).toFixed(1);
           throw new YepError('E_LOCKED', `Another yep-ext process has held ${ctx.paths.installLockFile} for over ${waited} s.`, {
             hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 5 s.',
