@@ -4,18 +4,17 @@
  * instead of resolving ~400 modules one by one:
  *   cli.cjs           the CLI: its entry (src/cli/main.ts; bin/run.js calls its
  *                     `main`), the dispatcher and the command table, every
- *                     command's handler, and oclif (its parser on every run, its
- *                     help and config only for help), one CommonJS file. Each
- *                     module in it is evaluated only when first required or
- *                     imported, so a command runs only its own code. It also
+ *                     command's handler and oclif's parser, one CommonJS file.
+ *                     Each module in it is evaluated only when first required
+ *                     or imported, so a command runs only its own code. It also
  *                     exports COMMANDS (the table as oclif classes: package.json
- *                     oclif.commands, explicit strategy, for `oclif manifest`)
- *                     and HELP (oclif.helpClass), as getters. CommonJS because
- *                     the ESM loader cost ~45 ms per command for the ~40 chunk
- *                     files it resolved, linked and evaluated one by one
- *                     (docs/performance.md);
+ *                     oclif.commands, explicit strategy, for `oclif manifest`),
+ *                     as a getter. CommonJS because the ESM loader cost ~45 ms
+ *                     per command for the ~40 chunk files it resolved, linked
+ *                     and evaluated one by one (docs/performance.md);
  *   lib/*.cjs         the large libraries only some commands use (undici, zod,
- *                     ajv, simple-git, cacache, tar, the @inquirer prompts), each a
+ *                     ajv, simple-git, cacache, tar, the @inquirer prompts, the
+ *                     table engine, and oclif's help and config), each a
  *                     self-contained CommonJS file that cli.cjs requires where
  *                     the source imports it: V8 parses every byte of a script it
  *                     loads, evaluated or not;
@@ -167,7 +166,6 @@ const cliEntry = [
   "  main: { enumerable: true, get: () => require('./main.js').main },",
   "  runCli: { enumerable: true, get: () => require('./dispatch.js').runCli },",
   "  COMMANDS: { enumerable: true, get: () => require('./oclif-commands.js').oclifCommands() },",
-  "  HELP: { enumerable: true, get: () => require('./help.js').YepHelp },",
   '});',
 ].join('\n');
 // Less text to scan at load; identifiers are kept so stack traces stay readable.
