@@ -6,13 +6,10 @@
  *   npm run bench -- --quick           every row, fewer runs and a shorter RSS curve (a few minutes;
  *                                      also YEP_EXT_BENCH_QUICK=1)
  *   node --import tsx scripts/bench.mjs [--quick] [--runs N] [--startup-runs N] [--only a,b] [--keep]
- *                                       [--bin DIR] [--compare DIR] [--suite]
+ *                                       [--bin DIR] [--cpu] [--suite]
  *
  * `--bin DIR` measures the built CLI of another checkout (DIR/bin/run.js) with this
- * bench; `--compare DIR` also runs that checkout's CLI in the rows measured against
- * `node -e 0` (start-up, install of the small crate, update --all, warm frozen),
- * interleaved with the other two, for before/after figures from one run (the row's
- * `compare`); `--cpu` also records each run's CPU time (user + system, its children
+ * bench, for before/after figures; `--cpu` also records each run's CPU time (user + system, its children
  * included, from bash's `times`), which a busy machine disturbs far less than wall
  * time; `--suite` also times one `npx vitest run`.
  *
@@ -37,7 +34,6 @@ import { buildBigCrate, buildSmallCrate } from './bench-unpack.mjs';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN_ROOT = process.argv.includes('--bin') ? resolve(process.argv[process.argv.indexOf('--bin') + 1]) : ROOT;
 const BIN = join(BIN_ROOT, 'bin', 'run.js');
-const COMPARE_BIN = process.argv.includes('--compare') ? join(resolve(process.argv[process.argv.indexOf('--compare') + 1]), 'bin', 'run.js') : undefined;
 const TIME = '/usr/bin/time';
 const MiB = 1024 * 1024;
 
@@ -115,24 +111,11 @@ function must(r, what) {
 }
 
 const yep = (args, env, extra = {}) => run(process.execPath, [BIN, ...args], { env, ...extra });
-/** The --compare checkout's CLI (undefined without --compare). */
-const compared = COMPARE_BIN ? (args, env, extra = {}) => run(process.execPath, [COMPARE_BIN, ...args], { env, ...extra }) : undefined;
-/** The row's `compare` figures: the other checkout's median and its ratio to the same baseline. */
-const compareFigures = (got, baselineMs) => {
-  const cpu = (side) => (CPU ? median(got[side].map((r) => r.cpuMs ?? Number.NaN)) : undefined);
-  return {
-    ...(CPU ? { cpu: { yep_ms: cpu('a'), baseline_ms: cpu('b'), ratio: cpu('a') / cpu('b') } } : {}),
-    ...(compared
-      ? {
-          compare: {
-            bin: COMPARE_BIN,
-            ms: median(got.c.map((r) => r.ms)),
-            ratio: median(got.c.map((r) => r.ms)) / baselineMs,
-            ...(CPU ? { cpu_ms: cpu('c'), cpu_ratio: cpu('c') / cpu('b') } : {}),
-          },
-        }
-      : {}),
-  };
+/** A row's CPU figures (--cpu): the medians of both sides and their ratio. */
+const cpuFigures = (got) => {
+  if (!CPU) return {};
+  const cpu = (side) => median(got[side].map((r) => r.cpuMs ?? Number.NaN));
+  return { cpu: { yep_ms: cpu('a'), baseline_ms: cpu('b'), ratio: cpu('a') / cpu('b') } };
 };
 
 // ---------------------------------------------------------------- statistics
@@ -158,16 +141,14 @@ function settleDisk() {
  * Time `a` (yep-ext) and `b` (baseline) `runs` times, interleaved and alternating
  * which goes first, with per-run set-up and clean-up outside the timing.
  */
-async function pair(runs, a, b, { setup = async () => ({}), cleanup = async () => {}, warmup = 1, c } = {}) {
-  const out = { a: [], b: [], c: [] };
-  const sides = c ? ['a', 'b', 'c'] : ['a', 'b'];
-  const fn = { a, b, c };
+async function pair(runs, a, b, { setup = async () => ({}), cleanup = async () => {}, warmup = 1 } = {}) {
+  const out = { a: [], b: [] };
   for (let i = 0; i < runs + warmup; i++) {
-    const order = i % 2 === 0 ? sides : [...sides].reverse();
+    const order = i % 2 === 0 ? ['a', 'b'] : ['b', 'a'];
     for (const side of order) {
       const ctx = await setup(side, i);
       settleDisk();
-      const r = await fn[side](ctx, i);
+      const r = await (side === 'a' ? a : b)(ctx, i);
       await cleanup(side, ctx);
       if (i >= warmup) out[side].push(r);
     }
@@ -245,12 +226,7 @@ const WHY = {
 /** A yep-ext command against `node -e 0`, interleaved: the start-up-bound rows of issue 20. */
 async function vsNode(id, title, target, args, env, { runs = RUNS, setup, cleanup, extra = {} } = {}) {
   const nodeE0 = () => run(process.execPath, ['-e', '0']);
-  const got = await pair(runs, (ctx) => yep(args(ctx), env(ctx)).then((r) => must(r, title)), nodeE0, {
-    setup,
-    cleanup,
-    warmup: 1,
-    ...(compared ? { c: (ctx) => compared(args(ctx), env(ctx)).then((r) => must(r, `${title} (--compare)`)) } : {}),
-  });
+  const got = await pair(runs, (ctx) => yep(args(ctx), env(ctx)).then((r) => must(r, title)), nodeE0, { setup, cleanup, warmup: 1 });
   const a = median(got.a.map((r) => r.ms));
   const b = median(got.b.map((r) => r.ms));
   addRow({
@@ -264,7 +240,7 @@ async function vsNode(id, title, target, args, env, { runs = RUNS, setup, cleanu
     met: a / b <= target,
     runs,
     ...extra,
-    ...compareFigures(got, b),
+    ...cpuFigures(got),
     samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
   });
 }
@@ -307,10 +283,7 @@ async function startupCases(base, reg) {
   ];
   for (const c of cases) {
     if (!wanted(c.id)) continue;
-    const got = await pair(STARTUP_RUNS, () => yep(c.args, env).then((r) => must(r, c.title)), nodeE0, {
-      warmup: 2,
-      ...(compared ? { c: () => compared(c.args, env).then((r) => must(r, `${c.title} (--compare)`)) } : {}),
-    });
+    const got = await pair(STARTUP_RUNS, () => yep(c.args, env).then((r) => must(r, c.title)), nodeE0, { warmup: 2 });
     const a = median(got.a.map((r) => r.ms));
     const b = median(got.b.map((r) => r.ms));
     addRow({
@@ -323,7 +296,7 @@ async function startupCases(base, reg) {
       target: `<= ${c.target}x`,
       met: a / b <= c.target,
       runs: STARTUP_RUNS,
-      ...compareFigures(got, b),
+      ...cpuFigures(got),
       samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
     });
   }
@@ -407,7 +380,7 @@ async function installCases(base, reg) {
       () => ['install', `crates.io:${one.name}@=${one.version}`],
       (ctx) => homeEnv(ctx.dir ?? base, reg),
       {
-        setup: async (side) => (side !== 'b' ? { dir: tempDir(base, 'run-') } : {}),
+        setup: async (side) => (side === 'a' ? { dir: tempDir(base, 'run-') } : {}),
         cleanup: async (_side, ctx) => ctx.dir && rmSync(ctx.dir, { recursive: true, force: true }),
       },
     );
@@ -535,9 +508,7 @@ async function doctorCase() {
       if (!r.stdout.includes('"result"')) throw new Error(`echo-node did not answer initialize: ${r.stdout} ${r.stderr}`);
       return r;
     });
-  const got = await pair(RUNS * 2, () => yep(['doctor', './examples/echo-node', '--json'], env).then((r) => must(r, 'doctor')), plain, {
-    ...(compared ? { c: () => compared(['doctor', './examples/echo-node', '--json'], env).then((r) => must(r, 'doctor (--compare)')) } : {}),
-  });
+  const got = await pair(RUNS * 2, () => yep(['doctor', './examples/echo-node', '--json'], env).then((r) => must(r, 'doctor')), plain);
   rmSync(home, { recursive: true, force: true });
   const a = median(got.a.map((r) => r.ms));
   const b = median(got.b.map((r) => r.ms));
@@ -554,7 +525,7 @@ async function doctorCase() {
     met: a / b <= 2,
     runs: RUNS * 2,
     doctor_checks_ms: checksMs,
-    ...compareFigures(got, b),
+    ...cpuFigures(got),
     samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
   });
 }
@@ -735,9 +706,6 @@ function printTable() {
         : '',
       r.doctor_checks_ms !== undefined ? `checks ${Math.round(r.doctor_checks_ms)} ms of it` : '',
       r.cpu ? `CPU ${Math.round(r.cpu.yep_ms)} vs ${Math.round(r.cpu.baseline_ms)} ms, ${r.cpu.ratio.toFixed(2)}x` : '',
-      r.compare
-        ? `--compare: ${Math.round(r.compare.ms)} ms, ${r.compare.ratio.toFixed(2)}x${r.compare.cpu_ms !== undefined ? `, CPU ${Math.round(r.compare.cpu_ms)} ms, ${r.compare.cpu_ratio.toFixed(2)}x` : ''}`
-        : '',
       r.note ?? '',
       !r.met && r.why ? `why: ${r.why}` : '',
     ]
@@ -867,7 +835,7 @@ function gitCommit() {
 }
 
 async function main() {
-  if (!existsSync(join(BIN_ROOT, 'dist', 'bundle', 'cli.cjs')) || (COMPARE_BIN && !existsSync(join(COMPARE_BIN, '..', '..', 'dist', 'bundle', 'cli.cjs'))))
+  if (!existsSync(join(BIN_ROOT, 'dist', 'bundle', 'cli.cjs')))
     throw new Error('dist/ is not built: run `npm run build` (or `npm run bench`, which builds first).');
   const started = new Date();
   const loadBefore = loadavg();

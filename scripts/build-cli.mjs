@@ -255,7 +255,7 @@ if (!(await import('node:module')).default.enableCompileCache) {
 let make;
 const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
 const out = { write() {}, isTTY: false, columns: 0, color: false };
-const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, [Symbol.asyncIterator]: () => [][Symbol.asyncIterator]() }, stdout: out, stderr: out, onInterrupt: () => () => {} };
+const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, async *[Symbol.asyncIterator]() {} }, stdout: out, stderr: out, onInterrupt: () => () => {} };
 (async () => {
   for (const argv of [['list', '--json'], ['list'], ['list', '--no-such-flag']]) await cli.runCli(argv, io);
   require('node:fs').writeFileSync(file + '.v8cache', make());

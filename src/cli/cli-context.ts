@@ -33,9 +33,12 @@ function cooldownOf(flags: ContextFlags): CooldownOptions | undefined {
 }
 
 /**
- * The Context for these flags. Prompts need stdin and stderr terminals, and neither
- * --yes nor --json (stdout is then for the JSON document). The first Ctrl-C aborts
- * `abort` (its handler is this run's: io.onInterrupt).
+ * The Context for these flags, frozen: what a run needs is set here, and a command
+ * that tried to change it afterwards would fail at once (an operation that needs
+ * another view derives a copy, as policy-gate.ts does for the policy's cooldown).
+ * Prompts need stdin and stderr terminals, and neither --yes nor --json (stdout is
+ * then for the JSON document). The first Ctrl-C aborts `abort` (its handler is this
+ * run's: io.onInterrupt).
  */
 export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortController): Context {
   const cooldown = cooldownOf(flags);
@@ -50,7 +53,7 @@ export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortContr
     ...(cooldown ? { cooldown } : {}),
   });
   io.onInterrupt(() => abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.')));
-  return ctx;
+  return Object.freeze(ctx);
 }
 
 /** The crash-test pause point hook, for a command that builds no Context (`new`). */

@@ -29,7 +29,7 @@ import { jsonRequested } from './unknown-command.js';
 const jsonFlag = Flags.boolean({ description: 'Format output as json.', helpGroup: 'GLOBAL' });
 
 /** `yep-ext --version`'s line (bin/run.js answers the plain `--version` itself, with the same words). */
-export function versionLine(): string {
+function versionLine(): string {
   return `yep-ext/${VERSION} ${process.platform}-${process.arch} node-${process.version}`;
 }
 
@@ -49,7 +49,7 @@ function wantsHelp(argv: readonly string[]): boolean {
  * a `key=value`, or any word after a command that takes arguments ends the id; an
  * unknown word is taken too (`instal lsp` → `instal:lsp`, which is then unknown).
  */
-export function splitCommand(argv: readonly string[]): [id: string, rest: string[]] {
+function splitCommand(argv: readonly string[]): [id: string, rest: string[]] {
   if (argv.length === 0) return ['', []];
   if (argv.length === 1 || argv[0]!.includes(':')) return [argv[0]!, argv.slice(1)];
   const usable = new Set(callableIds().flatMap((id) => id.split(':').map((_, i, a) => a.slice(0, i + 1).join(':'))));

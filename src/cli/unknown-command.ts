@@ -11,7 +11,7 @@ import { closestMatches } from '../core/text/closest.js';
 import { COMMANDS, findCommand, topicNames as topicIds } from './command-table.js';
 
 /** Visible command names and aliases as typed (`lock export`, `rm`). */
-export function commandNames(): string[] {
+function commandNames(): string[] {
   return [...new Set(Object.entries(COMMANDS).flatMap(([id, d]) => [id, ...(d.aliases ?? [])].map((n) => n.split(':').join(' '))))];
 }
 

@@ -32,7 +32,7 @@ export interface WaitLimits {
   agentVersionMs: number;
 }
 
-export const DEFAULT_WAITS: WaitLimits = { lockMs: 300_000, agentVersionMs: 3000 };
+const DEFAULT_WAITS: WaitLimits = { lockMs: 300_000, agentVersionMs: 3000 };
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
 
 /** Starts a process: node's `child_process.spawn` (always called with an options object). */

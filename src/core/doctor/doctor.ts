@@ -81,8 +81,6 @@ export interface DoctorOptions {
   earlyServer?: EarlyServers;
 }
 
-export { DEFAULT_HANDSHAKE_TIMEOUT_MS };
-
 async function resolveTarget(ctx: Context, target: DoctorTarget): Promise<{ dir: string; source: 'installed' | 'path'; wanted?: string }> {
   if (target.kind === 'installed') {
     target = { ...target, name: resolveExtensionName(ctx.paths, target.raw ?? target.name) };
