@@ -97,6 +97,22 @@ const libsApart = {
     b.onResolve({ filter: /^\.\/lib\/[^/]+\.cjs$/ }, (args) => (args.namespace === 'yep-lib' ? { path: args.path, external: true } : undefined));
   },
 };
+// zod's classic and mini APIs export every locale (z.locales and z.core.locales, ~400 KB of the
+// ~770 KB of lib/zod.cjs) though English, the default, is imported on its own (zod's
+// classic/schemas.js); nothing of ours reads either, and the library (api.cjs) exposes no
+// zod. In lib/zod.cjs those namespaces are empty: less for V8 to compile on every command
+// that validates (doctor checks every message it receives).
+const noZodLocales = {
+  name: 'no-zod-locales',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.c?js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic[\\/]external|mini[\\/]external|core[\\/]index)\.c?js$/.test(args.importer)
+        ? { path: 'zod-locales', namespace: 'no-zod-locales' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'no-zod-locales' }, () => ({ contents: '', loader: 'js' }));
+  },
+};
 // Every run parses its command line with oclif's parser (src/cli/dispatch.ts), whose
 // modules require, at load, what only an error message or help needs: oclif's help and
 // config (through its errors index and flags.js), its terminal width (which builds
@@ -216,6 +232,7 @@ const [main, cli] = await Promise.all([
         loader: 'js',
       },
       outfile: join(DIST, 'bundle', 'lib', `${file}.cjs`),
+      ...(file === 'zod' ? { plugins: [noZodLocales] } : {}),
     }),
   ),
 ]);
@@ -241,9 +258,11 @@ if (metaIndex > 0) {
 // compiles as usual: requireWithCodeCache). A Node with its own compile cache (22.1+) never
 // reads it (bin/run.js requires the bundle plainly there), and a cache only fits the V8 that
 // made it: built by such a Node it would be dead weight in the package.
-// The cache holds what was compiled when it was made: the top level, and what the runs
-// below compiled: the dispatcher, the parser and `list` (the hottest command: host
-// integrations and scripts run it on every start) in an empty home, and a usage error.
+// The cache holds what was compiled when it was made: the top level, and what these runs
+// compiled in an empty home: the dispatcher, the parser, `list` (the hottest command: host
+// integrations and scripts run it on every start), a usage error, and the start of the
+// commands CI and the authoring loop repeat (a frozen install, doctor).
+const WARM_RUNS = [['list', '--json'], ['list'], ['list', '--no-such-flag'], ['install', '--frozen', '--json'], ['doctor', './no-such-package', '--json']];
 if (!(await import('node:module')).default.enableCompileCache) {
   const file = join(DIST, 'bundle', 'cli.cjs');
   const home = mkdtempSync(join(tmpdir(), 'yep-code-cache-'));
@@ -252,12 +271,13 @@ if (!(await import('node:module')).default.enableCompileCache) {
     [
       '-e',
       `const file = ${JSON.stringify(file)};
+const WARM_RUNS = ${JSON.stringify(WARM_RUNS)};
 let make;
 const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
 const out = { write() {}, isTTY: false, columns: 0, color: false };
 const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, async *[Symbol.asyncIterator]() {} }, stdout: out, stderr: out, onInterrupt: () => () => {} };
 (async () => {
-  for (const argv of [['list', '--json'], ['list'], ['list', '--no-such-flag']]) await cli.runCli(argv, io);
+  for (const argv of WARM_RUNS) await cli.runCli(argv, io);
   require('node:fs').writeFileSync(file + '.v8cache', make());
 })();`,
     ],

@@ -1,7 +1,7 @@
 /**
- * The body of `yep-ext install --frozen`, after its arguments are parsed (called by
- * install-run.ts). Its own module: a warm frozen install evaluates none of the
- * plain install's code.
+ * The body of `yep-ext install --frozen`, after its arguments are parsed
+ * (src/commands/install.ts). Its own module: a warm frozen install evaluates none
+ * of the plain install's code (install-run.ts).
  */
 import type { CommandIo } from './command.js';
 import { YepError, isYepError } from '../core/errors.js';
@@ -9,7 +9,13 @@ import type { Context } from '../core/context.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
 
 /** `install --frozen [--lockfile <file>] [--enable]`: the lock's entries as pinned, told one line each; the --json document returned. */
-export async function runFrozen(io: CommandIo, lockfile: string | undefined, enable: boolean, ignoreEngines: boolean): Promise<unknown> {
+export async function runFrozen(
+  io: CommandIo,
+  { lockfile, enable, 'ignore-engines': ignoreEngines }: { lockfile?: string | undefined; enable: boolean; 'ignore-engines': boolean },
+  specs: string[],
+): Promise<unknown> {
+  if (specs.length > 0)
+    throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
   const ctx = io.context();
   const json = io.json;
   const items = await installFrozen(ctx, {

@@ -12,7 +12,6 @@ import type { Context } from '../core/context.js';
 import { installMany, planMany, readSpec, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { runFrozen } from './frozen-run.js';
 import { buildModeOf } from '../core/binary/cargo-build.js';
 import { loadSettingsText, settingsLookup } from '../core/settings/settings.js';
 
@@ -35,12 +34,8 @@ export interface InstallFlags {
   'dry-run': boolean;
 }
 
+/** `install` without --frozen (src/commands/install.ts sends --frozen to frozen-run.ts). */
 export async function runInstall(io: CommandIo, flags: InstallFlags, specs: string[]): Promise<unknown> {
-  if (flags.frozen) {
-    if (specs.length > 0)
-      throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
-    return runFrozen(io, flags.lockfile, flags.enable, flags['ignore-engines']);
-  }
   if (specs.length === 0)
     throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
   // A source whose text cannot be read is a usage mistake of the whole command (as cargo and

@@ -79,6 +79,8 @@ Sources:
     }),
   },
   async run(io, { flags, argv }) {
+    // --frozen has a body of its own: a warm frozen install loads none of the resolving code.
+    if (flags.frozen) return (await import('../cli/frozen-run.js')).runFrozen(io, flags, argv);
     return (await import('../cli/install-run.js')).runInstall(io, flags, argv);
   },
 });
