@@ -55,6 +55,28 @@ const common = {
   metafile: metaIndex > 0,
   logLevel: 'warning',
 };
+// lib/mcp.cjs (the MCP SDK's client) shares lib/zod.cjs for the zod 4 it imports (`zod/v4` is
+// `zod` and `zod/v4-mini` is `zod/mini` in zod 4; its `zod/v3` compatibility layer stays in), and
+// leaves out its default JSON Schema validator (ajv with its formats): doctor gives the client its
+// own (src/core/mcp/probe.ts: it calls no tool, so no output schema is ever checked).
+const mcpShared = {
+  name: 'mcp-shared',
+  setup(b) {
+    const fromSdk = (args) => /[\\/]@modelcontextprotocol[\\/]sdk[\\/]/.test(args.importer);
+    b.onResolve({ filter: /^zod\/(v4|v4-mini)$/ }, (args) => (fromSdk(args) ? { path: args.path, namespace: 'mcp-zod' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'mcp-zod' }, (args) => ({
+      contents: `module.exports = require('./zod.cjs')[${JSON.stringify(args.path === 'zod/v4' ? 'zod' : 'zod/mini')}];`,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /^\.\/zod\.cjs$/ }, (args) => (args.namespace === 'mcp-zod' ? { path: args.path, external: true } : undefined));
+    b.onResolve({ filter: /^\.\.\/validation\/ajv-provider\.js$/ }, (args) => (fromSdk(args) ? { path: args.path, namespace: 'mcp-no-ajv' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'mcp-no-ajv' }, () => ({
+      contents:
+        "export class AjvJsonSchemaValidator { constructor() { throw new Error('yep-ext bundles no default JSON Schema validator for the MCP client: pass jsonSchemaValidator'); } }",
+      loader: 'js',
+    }));
+  },
+};
 // The large libraries some commands use, each a CommonJS file of its own
 // (lib/<file>.cjs) that exports the specifiers our code imports as lazy getters
 // (zod and zod/mini share one copy of zod's core). Libraries only: they hold no
@@ -74,6 +96,14 @@ const LIBS = {
   oclif: ['@oclif/core'],
   // The table engine for non-ASCII text (src/cli/table-engine.ts), only when such a table is drawn.
   table: ['cli-table3', 'string-width'],
+  // The MCP SDK's client (doctor's probes of the MCP servers a manifest declares: src/core/mcp/),
+  // loaded only when a manifest declares one.
+  mcp: [
+    '@modelcontextprotocol/sdk/client/index.js',
+    '@modelcontextprotocol/sdk/client/streamableHttp.js',
+    '@modelcontextprotocol/sdk/shared/stdio.js',
+    '@modelcontextprotocol/sdk/types.js',
+  ],
 };
 // Packages whose one export is `default` (each @inquirer prompt): their lib getter gives that
 // function itself, as Node's ESM `import()` does. Our bundles convert `import()` to require in
@@ -233,6 +263,7 @@ const [main, cli] = await Promise.all([
       },
       outfile: join(DIST, 'bundle', 'lib', `${file}.cjs`),
       ...(file === 'zod' ? { plugins: [noZodLocales] } : {}),
+      ...(file === 'mcp' ? { plugins: [mcpShared] } : {}),
     }),
   ),
 ]);

@@ -89,5 +89,6 @@ export { fetchCrate, fetchCrateExact, resolveCrateVersion } from './core/sources
 export { fetchGit, fetchGitCommit, resolveGitRef } from './core/sources/git.js';
 export { runNew, type NewResult, type NewOptions } from './scaffold/run-new.js';
 export { parseScaffoldRequest, LANGUAGES, DEFAULT_LANGUAGE, type ScaffoldSpec, type ScaffoldInput, type Language } from './scaffold/request.js';
-export { renderScaffold, buildStep, type ScaffoldFiles, type ScaffoldFile } from './scaffold/render.js';
+export { renderScaffold, type ScaffoldFiles, type ScaffoldFile } from './scaffold/render.js';
+export { buildStep, type BuildStep } from './scaffold/build-step.js';
 export { writeScaffold } from './scaffold/write.js';

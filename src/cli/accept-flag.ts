@@ -21,8 +21,12 @@ export function parseAccept(values: readonly string[] | undefined): string[] {
   });
 }
 
-/** The sentence for a refusal when --accept was given but names another grant. */
+/**
+ * The sentence for a refusal when --accept was given but names another grant (another
+ * rewording is another grant). The refusal's hint names the new fingerprint: once.
+ */
 export function acceptMismatch(accepted: readonly string[], fingerprint: string): string | undefined {
   if (accepted.length === 0 || accepted.includes(fingerprint)) return undefined;
-  return `the fingerprint you passed is not the new grant's: the new grant is ${fingerprint}`;
+  const passed = accepted.map((a) => `${a.slice(0, 'sha256:'.length + 12)}…`).join(', ');
+  return `the fingerprint you passed (${passed}) is not the new grant's`;
 }

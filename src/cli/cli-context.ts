@@ -3,13 +3,13 @@
  * run's io (the environment, the terminals): the dispatcher hands it to the
  * handler through CommandIo.context(), and nothing changes it afterwards. A flag
  * that reaches core travels here: a command that declares --index, --yes,
- * --quiet/--verbose, --git-mirror, --min-age or --allow-fresh gets it in its
- * Context, without a line of its own.
+ * --quiet/--verbose, --git-mirror, --min-age, --allow-fresh, --timeout, --build
+ * or --allow-build gets it in its Context, without a line of its own.
  */
 import { createContext, type Context } from '../core/context.js';
-import { YepError } from '../core/errors.js';
+import { ERROR_CODES, YepError } from '../core/errors.js';
+import { parseDuration, parseTimeout } from '../core/text/duration.js';
 import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
-import { GIT_MIRROR_ENV } from '../core/sources/mirror/git-mirror-url.js';
 import type { CliIo } from './cli-io.js';
 import { stderrLogger } from './stderr-logger.js';
 import { seamOptions, testSeams } from './test-seams.js';
@@ -24,6 +24,12 @@ export interface ContextFlags {
   'git-mirror'?: string | undefined;
   'min-age'?: string | undefined;
   'allow-fresh'?: boolean | undefined;
+  /** A duration as typed: the total a network command waits on a server (docs/configuration.md). */
+  timeout?: string | undefined;
+  build?: boolean | undefined;
+  'allow-build'?: boolean | undefined;
+  /** install --frozen: builds only with the explicit opt-in, never asked at the terminal. */
+  frozen?: boolean | undefined;
 }
 
 /** --min-age and --allow-fresh as the run's cooldown, or undefined when the command has neither. */
@@ -41,19 +47,45 @@ function cooldownOf(flags: ContextFlags): CooldownOptions | undefined {
  * run's: io.onInterrupt).
  */
 export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortController): Context {
+  // A bad --min-age or --timeout is a usage error before anything is read or sent
+  // (resolution reads --min-age only when a crate is resolved: a typo beside a path would pass).
+  if (flags['min-age'] !== undefined) parseDuration(flags['min-age'], '--min-age');
+  const totalMs = flags.timeout !== undefined ? parseTimeout(flags.timeout) : undefined;
   const cooldown = cooldownOf(flags);
+  const interactive = !flags.yes && !flags.json && io.stdin.isTTY && io.stderr.isTTY;
+  const seams = seamOptions();
   const ctx = createContext({
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
-    ...seamOptions(),
-    env: flags['git-mirror'] !== undefined ? { ...io.env, [GIT_MIRROR_ENV]: flags['git-mirror'] } : io.env,
+    ...seams,
+    ...(totalMs !== undefined ? { http: { ...seams.http, limits: { ...seams.http?.limits, totalMs } } } : {}),
+    env: io.env,
     log: stderrLogger({ debug: Boolean(io.env.YEP_EXT_DEBUG), quiet: Boolean(flags.quiet), verbose: Boolean(flags.verbose), out: io.stderr }),
-    interactive: !flags.yes && !flags.json && io.stdin.isTTY && io.stderr.isTTY,
+    interactive,
     ...(flags.index ? { indexUrl: flags.index } : {}),
     signal: abort.signal,
+    ...(flags['git-mirror'] !== undefined ? { gitMirror: flags['git-mirror'] } : {}),
+    packageCode: {
+      build: flags.build === undefined ? 'auto' : flags.build ? 'force' : 'never',
+      // --build asks for a build by name: that is the opt-in. --yes is not (docs/binaries.md).
+      allowBuild: flags['allow-build'] === true || flags.build === true,
+      ...(interactive && !flags.frozen ? { confirm: async (question: string) => (await import('./prompts.js')).confirm(io, question) } : {}),
+    },
     ...(cooldown ? { cooldown } : {}),
   });
-  io.onInterrupt(() => abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.')));
+  onCtrlC(io, abort);
   return Object.freeze(ctx);
+}
+
+/**
+ * Ctrl-C: the first stops the run (its signal aborts: nothing new starts, what is in
+ * flight rolls back, exit 130); a second quits at once (exit 130; an interrupted change
+ * is finished or undone by the next command, docs/reliability.md).
+ */
+function onCtrlC(io: CliIo, abort: AbortController): void {
+  io.onInterrupt(() => {
+    if (abort.signal.aborted) process.exit(ERROR_CODES.E_INTERRUPTED);
+    abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));
+  });
 }
 
 /** The crash-test pause point hook, for a command that builds no Context (`new`). */

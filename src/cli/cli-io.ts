@@ -37,7 +37,7 @@ export interface CliIo {
    * prompts, the live progress display). Only on a terminal, so a test's io leaves them out.
    */
   ttyStreams?: () => { stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStream };
-  /** Call `listener` on the first Ctrl-C (SIGINT) of this run; returns how to stop listening. */
+  /** Call `listener` on each Ctrl-C (SIGINT) of this run; returns how to stop listening. */
   onInterrupt(listener: () => void): () => void;
 }
 
@@ -121,8 +121,11 @@ export function processIo(): CliIo {
     stdout: fdStream(1, env),
     stderr: fdStream(2, env),
     ttyStreams: () => ({ stdin: process.stdin, stderr: process.stderr }),
+    // A lasting listener, not `once`: signal-exit (proper-lockfile's, registered when the
+    // installer lock is taken) re-raises a SIGINT when it finds itself the only listener,
+    // and a `once` listener has removed itself by then: the process would die of the signal.
     onInterrupt(listener) {
-      process.once('SIGINT', listener);
+      process.on('SIGINT', listener);
       return () => process.removeListener('SIGINT', listener);
     },
   };

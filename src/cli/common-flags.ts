@@ -2,6 +2,8 @@
  * Flags several commands share, defined once. Each also feeds the run's Context
  * (cli-context.ts) when a command declares it.
  */
+import { DEFAULT_TOTAL_MS } from '../core/net/http-settings.js';
+import { formatTimeout } from '../core/text/duration.js';
 import { Flags } from './flags.js';
 
 /**
@@ -43,3 +45,44 @@ export const minAgeFlag = {
 // Every argument is declared with `ignoreStdin: true`: oclif otherwise fills a
 // missing argument from piped standard input (`printf lsp | yep-ext disable`
 // would disable lsp, and set-secret's piped secret would land in an argument).
+
+/**
+ * --profile, for the commands that read or write what settings.toml enables
+ * (enable, disable, list, info): yolop's `--profile <name>`, whose entries live in
+ * `<config>/profiles/<name>.toml` (docs/configuration.md, "Profiles").
+ */
+export const profileFlag = {
+  profile: Flags.string({
+    description:
+      "Read and write yolop's profile <name> (<config>/profiles/<name>.toml, as `yolop --profile <name>` applies it) instead of settings.toml alone.",
+    helpValue: '<name>',
+  }),
+};
+
+/**
+ * --timeout, for the commands that wait on a registry or a git host (install, update,
+ * outdated, info, search, mirror): the total for a server that does not answer.
+ */
+export const timeoutFlag = {
+  timeout: Flags.string({
+    description: `Give up on a server that does not answer after this long, every retry included (default ${formatTimeout(DEFAULT_TOTAL_MS)}; 30s, 5m, 1h).`,
+    helpValue: '<duration>',
+  }),
+};
+
+/** --build / --no-build, for the commands that may provision a crate's server (install, update). */
+export const buildFlag = {
+  build: Flags.boolean({
+    allowNo: true,
+    description:
+      'Build the server binary from the crate with cargo even when a prebuilt one exists (--build, which is consent to run the build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host, cargo is on PATH and you consent (--allow-build, or yes at the prompt). See docs/binaries.md.',
+  }),
+};
+
+/** --allow-build: this run's consent to run a crate's build (docs/binaries.md). */
+export const allowBuildFlag = {
+  'allow-build': Flags.boolean({
+    description:
+      "Consent to building a crate's server from source with cargo when no prebuilt binary fits this host: its build scripts and compiler plugins run on this machine. --yes does not give this consent; without it (and without a terminal to ask) the package is installed without its server. The policy file can forbid builds ([binaries] build_from_source = false).",
+  }),
+};

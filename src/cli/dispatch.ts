@@ -14,6 +14,7 @@ import { parse } from '@oclif/core/parser';
 import type { Interfaces } from '@oclif/core';
 import type { Context } from '../core/context.js';
 import { isYepError, type YepError } from '../core/errors.js';
+import { redactUrls, redactValue } from '../core/text/redact.js';
 import { VERSION } from '../core/version.js';
 import { OUTPUT_FAILED, type CliIo } from './cli-io.js';
 import { ExitStatus, type CommandDefinition, type CommandIo, type Parsed } from './command.js';
@@ -115,16 +116,17 @@ async function runCommand(id: string, def: CommandDefinition, argv: string[], io
   }
   const abort = new AbortController();
   let ctx: Context | undefined;
+  // Every line and document shows URLs one way (text/redact.ts: no userinfo, whoever wrote the lock).
   const line = (stream: CliIo['stdout']) => (message: string) => {
     if (json) return;
     clearStatus();
-    stream.write(`${message}\n`);
+    stream.write(`${redactUrls(message)}\n`);
   };
   const commandIo: CommandIo = {
     json,
     log: line(io.stdout),
     logToStderr: line(io.stderr),
-    logJson: (value) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    logJson: (value) => io.stdout.write(`${JSON.stringify(redactValue(value, []), null, 2)}\n`),
     context: () => {
       ctx ??= makeCliContext(io, parsed.flags, abort);
       return ctx;

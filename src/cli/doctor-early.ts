@@ -17,8 +17,9 @@
  * field while settings.toml, connections.toml or the keychain index names the
  * extension).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularFileSync, readRegularTextSync } from '../core/fs/read-regular-file.js';
 import { parseDoctorTarget } from '../core/doctor/target.js';
 import { inspectServerCommand } from '../core/package/inspect-command.js';
 import { resolvePaths } from '../core/paths.js';
@@ -29,20 +30,23 @@ import { parseDoctorTimeout } from './doctor-outcome.js';
 import type { DoctorFlags } from './doctor-run.js';
 import { testSeams } from './test-seams.js';
 
+/** The manifest cap of package/manifest.ts (not imported: that module loads the schema library, which this early start must not wait for); doctor's own read reports a larger one. */
+const MANIFEST_MAX_BYTES = 1024 * 1024;
+
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** True when a file config or secrets could come from mentions `name` (or cannot be read but exists). */
 function configOnRecord(env: CliIo['env'], name: string): boolean {
   const paths = resolvePaths(env);
   for (const file of [paths.settingsFile, paths.secretsFile, join(paths.storeDir, '.yep-keychain.json')]) {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(file, 'latin1');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      // The one regular-file reader: a FIFO here is refused at once (and doctor then says so), never waited on.
+      text = readRegularFileSync(file, 'The file')?.toString('latin1');
+    } catch {
       return true;
     }
-    if (text.includes(name)) return true;
+    if (text?.includes(name)) return true;
   }
   return false;
 }
@@ -56,7 +60,11 @@ export async function startEarlyDoctorServer(io: CliIo, { args, flags }: Parsed<
     const target = parseDoctorTarget(args.target, cwd, env.HOME);
     // A directory target (doctor's own kind, not a source kind), told by its shape.
     if (!('dir' in target) || !statSync(target.dir).isDirectory()) return undefined;
-    const raw: unknown = JSON.parse(readFileSync(join(target.dir, 'plugin.json'), 'utf8'));
+    // Through the regular-file guard like every manifest read: a FIFO or device plugin.json
+    // throws here (nothing started), and doctor's own read refuses it with its message.
+    const text = readRegularTextSync(join(target.dir, 'plugin.json'), 'The manifest', { followSymlinks: false, maxBytes: MANIFEST_MAX_BYTES });
+    if (text === undefined) return undefined;
+    const raw: unknown = JSON.parse(text);
     const y = isObj(raw) && isObj(raw.yolop) ? raw.yolop : undefined;
     const server = y && isObj(y.capabilityServer) ? y.capabilityServer : undefined;
     const serverArgs = server?.args ?? [];
@@ -70,7 +78,9 @@ export async function startEarlyDoctorServer(io: CliIo, { args, flags }: Parsed<
     )
       return undefined;
     const command = await inspectServerCommand(target.dir, server.command, env.PATH ?? '');
-    if (!command.ok) return undefined;
+    // A program outside the package may be refused (the policy file, or never started: package-code.ts):
+    // only doctor itself, after that guard, starts it.
+    if (!command.ok || command.where === 'outside') return undefined;
     // Both of doctor's runs (the second, stopped by EOF only, is started once the first is adopted).
     const early = EarlyServerSet.start(
       { command: command.path, args: serverArgs as string[], packageDir: target.dir, workspaceRoot: cwd, env, injectedEnv: {} },

@@ -1,8 +1,9 @@
 /** What `yep-ext doctor` does around runDoctor (doctor-run.ts): its --timeout, and the error a failed report ends with. */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DoctorReport } from '../core/doctor/doctor.js';
 import { YepError } from '../core/errors.js';
+import { loadManifest } from '../core/package/manifest.js';
+import { unbuiltServer } from '../core/package/server-build.js';
+import { checkLabel } from './render-doctor.js';
 
 /** --timeout in seconds -> milliseconds (undefined: not given). */
 export function parseDoctorTimeout(text: string | undefined): number | undefined {
@@ -16,29 +17,30 @@ export function parseDoctorTimeout(text: string | undefined): number | undefined
 }
 
 /** The error a failed report ends with (exit 9), after the report itself is printed. */
-export function doctorFailedError(report: DoctorReport): YepError {
-  const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+export async function doctorFailedError(report: DoctorReport): Promise<YepError> {
+  const failed = report.checks.filter((c) => c.status === 'fail').map((c) => checkLabel(c.name));
   return new YepError('E_DOCTOR_FAILED', `${report.name}: ${failed.length} ${failed.length === 1 ? 'check' : 'checks'} failed (${failed.join(', ')}).`, {
-    hint: nextStep(report) ?? 'See docs/doctor.md for what each check means and how to fix it.',
+    hint: (await nextStep(report)) ?? 'See docs/doctor.md for what each check means and how to fix it.',
   });
 }
 
 /**
  * The next step for the failures an author meets first in the authoring loop, where the
- * generic pointer to docs/doctor.md would leave them guessing: a Rust package whose server
- * is not built yet (`yep-ext new -l rust`, then doctor before the build step), and a
- * directory that is no package at all.
+ * generic pointer to docs/doctor.md would leave them guessing: a package whose server is
+ * not built yet (`yep-ext new`, then doctor before the build step: core/package/server-build.ts
+ * says how it is built), and a directory that is no package at all.
  */
-function nextStep(report: DoctorReport): string | undefined {
+async function nextStep(report: DoctorReport): Promise<string | undefined> {
   if (report.source !== 'path') return undefined;
   const detail = (name: string): string | undefined => report.checks.find((c) => c.name === name && c.status === 'fail')?.detail;
   if (detail('manifest')?.startsWith('No plugin.json in ')) {
-    return 'Pass the package directory (the one holding plugin.json), or create one with `yep-ext new <name> --tool <tool>`.';
+    return 'Pass the package directory (the one holding plugin.json), or create one with `yep-ext new <name>`.';
   }
-  // The command check's own wording (src/core/package/inspect-command.ts) names the missing command.
-  const command = /^"([^"/]+)" is neither in the package's bin\//.exec(detail('command') ?? '')?.[1];
-  if (command !== undefined && existsSync(join(report.package_dir, 'Cargo.toml'))) {
-    return `${report.name} is a Rust crate whose server is not built yet: run \`(cd ${report.package_dir} && cargo build --release && cp target/release/${command} bin/)\`, then doctor again.`;
-  }
+  const command = await loadManifest(report.package_dir).then(
+    (m) => m.yolop.capabilityServer.command,
+    () => undefined,
+  );
+  const build = command === undefined ? undefined : unbuiltServer(report.package_dir, command);
+  if (build) return `${report.name}'s server is not built yet (${build.missing} is missing): run \`${build.command}\`, then doctor again.`;
   return undefined;
 }

@@ -47,7 +47,7 @@ export async function doctorCommand(io: CommandIo, { args, flags }: Parsed<Docto
       throw new ExitStatus(9);
     }
     io.log(renderDoctorReport(report, stdout));
-    throw doctorFailedError(report);
+    throw await doctorFailedError(report);
   } finally {
     // runDoctor has adopted or discarded them; not when it was never reached (a bad --timeout).
     await early?.discard();

@@ -6,13 +6,14 @@ import { runEnable, type EnableResult } from '../core/operations/enable.js';
 
 export async function enableCommand(
   io: CommandIo,
-  { args, flags }: Parsed<{ config?: string[] | undefined; 'ignore-engines': boolean }, { name: string }>,
+  { args, flags }: Parsed<{ config?: string[] | undefined; 'ignore-engines': boolean; profile?: string | undefined }, { name: string }>,
 ): Promise<EnableResult> {
   const ctx = io.context();
   const result = await runEnable(ctx, args.name, {
     config: flags.config ?? [],
     prompter: cliPrompter(io.io),
     ignoreEngines: flags['ignore-engines'],
+    ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
   });
   io.log(renderEnable(result));
   return result;

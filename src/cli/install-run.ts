@@ -4,15 +4,14 @@
  */
 import { confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
-import { checkMinAge } from './min-age.js';
 import { renderOutcome, renderPlan, renderPreview } from './render-install.js';
 import type { CommandIo } from './command.js';
+import { interruptedRun } from './interrupted.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { installMany, planMany, readSpec, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { buildModeOf } from '../core/binary/cargo-build.js';
 import { loadSettingsText, settingsLookup } from '../core/settings/settings.js';
 
 /** The parsed flags of `install` (src/commands/install.ts declares them). */
@@ -31,7 +30,9 @@ export interface InstallFlags {
   'git-mirror'?: string | undefined;
   'ignore-engines': boolean;
   build?: boolean | undefined;
+  'allow-build'?: boolean | undefined;
   'dry-run': boolean;
+  timeout?: string | undefined;
 }
 
 /** `install` without --frozen (src/commands/install.ts sends --frozen to frozen-run.ts). */
@@ -44,7 +45,6 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   const { cwd } = io.io;
   if (!flags.force) for (const spec of specs) readSpec(spec, cwd);
   const accept = parseAccept(flags.accept);
-  checkMinAge(flags['min-age']);
   if (flags['dry-run']) return runDryRun(io, specs, flags['ignore-engines']);
   const ctx = io.context();
   const json = io.json;
@@ -53,7 +53,6 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
     specs,
     {
       ignoreEngines: flags['ignore-engines'],
-      prepare: { build: buildModeOf(flags.build) },
       ...(flags.force ? { force: true } : {}),
       // Without a TTY and without --yes a replacement cannot be approved: refused before any download.
       refuseReplace: !flags.yes && !ctx.interactive,
@@ -83,6 +82,13 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome, enabled(r.outcome.name)));
   const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
   if (!json) for (const r of results) if (r.ok) io.log(renderOutcome(r.outcome, enabled(r.outcome.name)));
+  const stopped = interruptedRun(
+    ctx.signal,
+    'installed',
+    installed.map((i) => i.name),
+    results.flatMap((r) => (r.ok ? [] : [r.spec])),
+  );
+  if (stopped) throw stopped;
   if (failed.length === 0) return { installed };
   if (results.length === 1 && !results[0]!.ok) throw results[0]!.error;
   if (!json) for (const r of results) if (!r.ok) io.logToStderr(failureLine(r.spec, r.error));
@@ -113,6 +119,13 @@ async function runDryRun(io: CommandIo, specs: string[], ignoreEngines: boolean)
     io.io.cwd,
   );
   const plan = results.flatMap((r) => (r.ok ? [planJson(r.plan)] : []));
+  if (ctx.signal.aborted)
+    throw interruptedRun(
+      ctx.signal,
+      'installed',
+      [],
+      results.map((r) => r.spec),
+    )!;
   const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
   if (!json) for (const r of results) if (r.ok) io.log(renderPlan(r.plan));
   if (failed.length === 0) return { plan };

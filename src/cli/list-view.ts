@@ -25,6 +25,7 @@ function toJson(e: ListedExtension) {
     problems: e.problems,
     config: e.config ?? null,
     engines: e.engines ?? null,
+    leftovers: e.leftovers ?? null,
   };
 }
 

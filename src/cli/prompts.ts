@@ -89,3 +89,20 @@ export function cliPrompter(io: PromptIo): FieldPrompter {
     },
   };
 }
+
+/** Pick one of `choices` (value, label); the default is preselected. */
+export async function askChoice<T extends string>(
+  io: PromptIo,
+  message: string,
+  choices: readonly { value: T; name: string }[],
+  defaultValue: T,
+): Promise<T> {
+  const { default: select } = await import('@inquirer/select');
+  return guarded(() => select({ message, choices: [...choices], default: defaultValue }, context(io)));
+}
+
+/** A line of text, with a default taken on Enter. */
+export async function askText(io: PromptIo, message: string, defaultValue: string, validate?: PromptValidator): Promise<string> {
+  const { default: input } = await import('@inquirer/input');
+  return guarded(() => input({ message, default: defaultValue, ...(validate ? { validate } : {}) }, context(io)));
+}

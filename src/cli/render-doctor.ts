@@ -5,11 +5,50 @@ import { bold, dim, green, red, yellow, type StyleTarget } from './style.js';
 
 const TAIL_LINES = 20;
 
+/**
+ * What each check is about, in words a new user reads without the protocol's vocabulary. The
+ * `--json` report keeps the stable check names (`handshake`, `stdin_eof`…: host-compatible,
+ * docs/json.md); docs/doctor.md's table gives both.
+ */
+const LABELS: Record<string, string> = {
+  manifest: 'plugin.json',
+  engines: 'yolop version',
+  config: 'settings and secrets',
+  command: 'server program',
+  spawn: 'server starts',
+  handshake: 'server answers',
+  protocol_version: 'protocol version',
+  name: 'server name',
+  capabilities: 'features offered',
+  tools: 'tools',
+  prompt: 'prompt',
+  notifications: 'routine updates',
+  cancel: 'cancelling',
+  unknown_method: 'unknown requests',
+  dynamic_prompt: 'prompt each turn',
+  hooks: 'hooks',
+  call: 'tool call',
+  ui_ask: 'questions to the user',
+  shutdown: 'stops when asked',
+  stdin_eof: 'stops when input closes',
+  messages: 'message format',
+  processes: 'leftover processes',
+  mcp_record: 'MCP record',
+};
+
+/** A check's name for people: `mcp:<server>` and `mcp_changes:<server>` name the server. */
+export function checkLabel(name: string): string {
+  if (name.startsWith('mcp:')) return `MCP server ${name.slice(4)}`;
+  if (name.startsWith('mcp_changes:')) return `MCP ${name.slice(12)} changes`;
+  return LABELS[name] ?? name;
+}
+
 export function renderDoctorReport(r: DoctorReport, stream?: StyleTarget): string {
   const mark = { pass: green('pass', stream), warn: yellow('warn', stream), fail: red('fail', stream) } as const;
-  const width = Math.max(...r.checks.map((c) => c.name.length), 8);
+  const labels = r.checks.map((c) => sanitize(checkLabel(c.name)));
+  const width = Math.max(...labels.map((l) => l.length), 8);
   const lines = [`${bold(`doctor ${sanitize(r.name)}`, stream)} ${dim(`(${sanitize(r.package_dir)})`, stream)}`];
-  for (const c of r.checks) lines.push(`  ${mark[c.status]}  ${c.name.padEnd(width)}  ${sanitize(c.detail, { max: 600 })}`);
+  for (const [i, c] of r.checks.entries()) lines.push(`  ${mark[c.status]}  ${(labels[i] ?? c.name).padEnd(width)}  ${sanitize(c.detail, { max: 600 })}`);
   if (r.call) {
     lines.push('', `call ${sanitize(r.call.tool)}:`);
     for (const u of r.call.updates.slice(0, 50)) lines.push(`  update  ${sanitize(u, { max: 300 })}`);

@@ -2,7 +2,8 @@
  * The contribution summary (install) and the contribution diff (update) as lines of text.
  * Pure: data in, strings out. Every string that came from a package passes sanitize(), so a
  * manifest cannot repaint or hide what the user approves (hardening D29). The sharpest
- * edges (hooks, prompt, server command) are named in words, not only in colour.
+ * edges (hooks, prompt, server command, the words the model reads) are named in words, not
+ * only in colour; a changed text is shown as a diff of its lines.
  */
 import {
   envReferences,
@@ -20,6 +21,7 @@ import {
   type GrantMcpServer,
   type GrantTool,
 } from '../core/package/grants.js';
+import { textDiff } from './text-diff.js';
 import type { Manifest } from '../core/package/manifest.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { bold, dim, red, yellow, type StyleTarget } from './style.js';
@@ -27,6 +29,12 @@ import { bold, dim, red, yellow, type StyleTarget } from './style.js';
 /** Where the lines will be written: colour is decided per stream (TTY, NO_COLOR). */
 export interface RenderGrantOptions {
   stream?: StyleTarget;
+  /**
+   * The summary's closing `grant <fingerprint>` line (default on). Off where the fingerprint
+   * is printed elsewhere in the same output (a refusal's `--accept` hint, `info`'s grant line):
+   * it is printed once.
+   */
+  fingerprint?: boolean;
 }
 
 const LABEL_WIDTH = 13;
@@ -70,7 +78,7 @@ function mcpText(s: GrantMcpServer): string {
 
 function commandText(extension: string, c: GrantCommand): string {
   const args = c.args.map((a) => (a.required ? `<${clean(a.name)}>` : `[${clean(a.name)}]`));
-  return [`${clean(extension)}:${clean(c.name)}`, ...args].join(' ');
+  return `${[`${clean(extension)}:${clean(c.name)}`, ...args].join(' ')}${brief(c.description)}`;
 }
 
 function configText(f: GrantConfigField): string {
@@ -78,7 +86,10 @@ function configText(f: GrantConfigField): string {
   return `${clean(f.key)}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`;
 }
 
-const toolText = (t: GrantTool): string => `${clean(t.name)}${t.never_defer ? ' [never_defer: schema always in context]' : ''}`;
+/** A description on one line, cut short: the summary names what the model reads, the diff shows it whole. */
+const brief = (text: string | undefined): string => (text === undefined ? '' : `: ${quoted(sanitize(text, { max: 72 }))}`);
+
+const toolText = (t: GrantTool): string => `${clean(t.name)}${t.never_defer ? ' [never_defer: schema always in context]' : ''}${brief(t.description)}`;
 
 function optInTexts(g: Grant): string[] {
   return [
@@ -135,7 +146,7 @@ export function renderSummary(input: Manifest | Grant, options: RenderGrantOptio
       lines.push(st.yellow(`  warning: ${w.count} tools ask for never_defer; the host honours ${w.limit} and silently defers the rest.`));
     }
   }
-  lines.push(st.dim(`  grant ${grantFingerprint(g)}`));
+  if (options.fingerprint !== false) lines.push(st.dim(`  grant ${grantFingerprint(g)}`));
   return lines;
 }
 
@@ -143,7 +154,9 @@ export function renderSummary(input: Manifest | Grant, options: RenderGrantOptio
 
 const SIGN: Record<GrantChange['kind'], string> = { added: '+', removed: '-', changed: '~' };
 /** Facets whose widening is an injection edge (spec "Trust"): named first and marked `!`. */
-const SHARP_FACETS = new Set<GrantChange['facet']>(['hooks', 'prompt', 'server']);
+const SHARP_FACETS = new Set<GrantChange['facet']>(['hooks', 'prompt', 'server', 'text']);
+/** How the closing line names each sharp facet. */
+const EDGE_NAMES: Record<string, string> = { hooks: 'hooks', prompt: 'prompt', server: 'server command', text: 'text the model reads' };
 
 function scalar(v: GrantChangeValue | undefined): string {
   if (v === undefined) return '';
@@ -162,9 +175,13 @@ function describe(c: GrantChange, extension: string, loud: (t: string) => string
     case 'server':
       return `server ${clean(c.key)}: ${fromTo(c, scalar)}`;
     case 'tools': {
-      const t = (c.after ?? c.before) as GrantTool;
-      return `tool ${c.kind === 'changed' ? clean(t.name) : toolText(t)}`;
+      if (c.kind === 'changed') return `tool ${clean(c.key)}: never_defer ${fromTo(c, scalar)}`;
+      const t = (c.after ?? c.before) as GrantTool | undefined;
+      return `tool ${t ? toolText(t) : clean(c.key)}`;
     }
+    case 'text':
+      // `tool <name> description`, `command <name> args`, ...: the lines of the text follow.
+      return clean(c.key);
     case 'hooks':
       return `hook ${fromTo(c, (v) => hookText(v as GrantHook, loud))}`;
     case 'mcp_servers': {
@@ -184,47 +201,57 @@ function describe(c: GrantChange, extension: string, loud: (t: string) => string
     case 'opt_ins':
       return `opt-in ${clean(c.key)}: ${fromTo(c, scalar)}`;
     case 'commands':
-      return `command ${fromTo(c, (v) => commandText(extension, v as GrantCommand))}`;
+      return `command ${c.after || c.before ? fromTo(c, (v) => commandText(extension, v as GrantCommand)) : `${clean(extension)}:${clean(c.key)}`}`;
     case 'config':
       return `config ${fromTo(c, (v) => configText(v as GrantConfigField))}`;
   }
 }
 
+/** The lines of a changed text, under its change line: `-` old, `+` new, trimmed to a screenful. */
+function textLines(c: GrantChange, st: ReturnType<typeof stylers>): string[] {
+  if (c.facet !== 'text') return [];
+  const before = typeof c.before === 'string' ? c.before : c.kind === 'added' ? '' : undefined;
+  const after = typeof c.after === 'string' ? c.after : '';
+  const paint = { '-': st.red, '+': st.yellow, ' ': (t: string) => t, '…': st.dim };
+  return textDiff(before, after).map((l) => `      ${paint[l.sign](`${l.sign === '…' ? '…' : l.sign} ${l.text}`.trimEnd())}`);
+}
+
 /**
  * The contribution diff: widening changes first (sharpest edges, marked `!`, on top),
- * then narrowing, then neutral; every line says what changed and why it counts. The
- * last line names the new grant's fingerprint when consent is needed (for `--accept`).
+ * then narrowing, then neutral; every line says what changed and why it counts, and a
+ * changed text shows its old and new lines. The fingerprint to `--accept` is not here:
+ * the refusal's hint (or a dry run's plan) names it, once.
  */
 export function renderDiff(diff: GrantDiff, options: RenderGrantOptions = {}): string[] {
   const st = stylers(options.stream);
   const loud = (t: string) => st.red(st.bold(t));
   const name = clean(diff.name);
   if (diff.changes.length === 0) return [`${name}: the grant is unchanged.`];
-  const short = (fp: string) => `${fp.slice(0, 'sha256:'.length + 12)}…`;
-  const lines: string[] = [st.bold(`Grant changes for ${name} (${short(diff.from)} -> ${short(diff.to)}):`)];
+  const lines: string[] = [st.bold(`Grant changes for ${name}:`)];
   const line = (c: GrantChange, sharp: boolean) => `  ${sharp ? '! ' : ''}${SIGN[c.kind]} ${describe(c, diff.name, loud)} — ${clean(c.reason)}`;
+  const push = (c: GrantChange, sharp: boolean, paint: (t: string) => string = (t) => t) => lines.push(paint(line(c, sharp)), ...textLines(c, st));
 
   const widening = diff.changes.filter((c) => c.effect === 'widening');
   const sharp = widening.filter((c) => SHARP_FACETS.has(c.facet));
   if (widening.length > 0) {
     lines.push(loud('Widens the grant (needs your consent):'));
-    for (const c of sharp) lines.push(st.red(line(c, true)));
-    for (const c of widening.filter((x) => !SHARP_FACETS.has(x.facet))) lines.push(line(c, false));
+    for (const c of sharp) push(c, true, st.red);
+    for (const c of widening.filter((x) => !SHARP_FACETS.has(x.facet))) push(c, false);
   }
   const narrowing = diff.changes.filter((c) => c.effect === 'narrowing');
   if (narrowing.length > 0) {
     lines.push(st.bold('Narrows the grant:'));
-    for (const c of narrowing) lines.push(line(c, false));
+    for (const c of narrowing) push(c, false);
   }
   const neutral = diff.changes.filter((c) => c.effect === 'neutral');
   if (neutral.length > 0) {
     lines.push(st.bold('Other changes:'));
-    for (const c of neutral) lines.push(line(c, false));
+    for (const c of neutral) push(c, false);
   }
   if (diff.widens) {
-    const edges = [...new Set(sharp.map((c) => ({ hooks: 'hooks', prompt: 'prompt', server: 'server command' })[c.facet as 'hooks' | 'prompt' | 'server']))];
+    const edges = [...new Set(sharp.map((c) => EDGE_NAMES[c.facet] as string))];
     const named = edges.length > 0 ? ` including ${edges.join(', ')}` : '';
-    lines.push(st.yellow(`${widening.length} widening change${widening.length === 1 ? '' : 's'}${named}; the new grant is ${diff.to}`));
+    lines.push(st.yellow(`${widening.length} widening change${widening.length === 1 ? '' : 's'}${named}: needs your consent.`));
   } else {
     lines.push(st.dim('Nothing widens: no consent needed.'));
   }

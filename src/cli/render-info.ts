@@ -9,8 +9,10 @@ import { isLinked } from '../core/sources/index.js';
 import type { Upstream } from '../core/sources/source.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderSummary } from './render-grant.js';
+import { approvalOf } from '../core/package/grants.js';
 import { SOURCE_TEXT } from './render-config.js';
 import { bold, green, yellow } from './style.js';
+import { outsideText, updateCommand } from './render-moves.js';
 
 export function infoJson(info: InfoResult): InfoResult {
   return info;
@@ -51,12 +53,16 @@ export function renderInfo(info: InfoResult): string {
   lines.push(line('enabled', info.enabled === null ? 'unknown' : info.enabled ? 'yes' : 'no'));
   if (info.dir) lines.push(line('directory', clean(info.dir)));
   if (info.grant) {
+    // A format-1 fingerprint (before the grant held the words the model reads) approves the same grant over the locked bytes.
+    const how = approvalOf(info.approved_grant ?? undefined, info.grant.grant);
     const approved =
       info.approved_grant === null
         ? 'none on record'
-        : info.approved_grant === info.grant.fingerprint
+        : how === 'exact'
           ? 'approved'
-          : `differs from the approved ${info.approved_grant}`;
+          : how === 'before-text' && info.verify?.ok === true
+            ? 'approved; the words the model reads are recorded by the next install or update'
+            : `differs from the approved ${info.approved_grant}`;
     lines.push(line('grant', `${info.grant.fingerprint} (${approved})`));
   }
   if (info.engines && info.engines.status !== 'none')
@@ -68,16 +74,19 @@ export function renderInfo(info: InfoResult): string {
     );
   if (info.upstream) {
     const u = info.upstream;
+    const outside = u.newer_outside ? outsideText(u.newer_outside) : undefined;
     const status =
       u.status === 'update'
-        ? yellow(`update available: ${u.hint}`)
-        : u.status === 'beyond'
-          ? yellow(`newer outside the recorded requirement: ${u.hint}`)
+        ? yellow(`update available: ${updateCommand(info.name)}`)
+        : u.status === 'beyond' && outside
+          ? yellow(outside)
           : u.status === 'damaged'
             ? yellow(`damaged: what is installed is not what the lock pins (see checks); repair it with \`${u.hint}\``)
             : green('up to date');
-    lines.push(line('upstream', `wanted ${u.wanted ? clean(u.wanted, 40) : '-'}, latest ${u.latest ? clean(u.latest, 40) : '-'}: ${status}`));
-    if (u.newest_outside_requirement) lines.push(line('', `newest outside the requirement: ${clean(u.newest_outside_requirement, 40)}`));
+    // A git tag is read as the tag, not as the commit it names.
+    const pin = (p: string | null): string => (p === null ? '-' : u.tag !== null && p === u.wanted ? clean(u.tag, 40) : clean(p, 40));
+    lines.push(line('upstream', `wanted ${pin(u.wanted)}, latest ${pin(u.latest)}: ${status}`));
+    if (outside && u.status !== 'beyond') lines.push(line('', outside));
     if (u.versions.length > 0) lines.push(line('versions', versionsLine(u.versions)));
   } else if (info.upstream_error) {
     lines.push(line('upstream', yellow(`not checked: ${clean(info.upstream_error.message)}`)));
@@ -92,6 +101,7 @@ export function renderInfo(info: InfoResult): string {
     }
   }
   if (info.verify) lines.push(line('checks', info.verify.ok ? green('no problems found') : yellow(info.verify.problems.map((p) => clean(p)).join('; '))));
-  if (info.grant) lines.push('', ...renderSummary(info.grant.grant));
+  // The fingerprint is on the `grant` line above: once is enough.
+  if (info.grant) lines.push('', ...renderSummary(info.grant.grant, { fingerprint: false }));
   return lines.join('\n');
 }

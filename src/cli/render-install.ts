@@ -9,11 +9,16 @@ import { sanitize } from '../core/text/sanitize.js';
 import { renderDiff, renderSummary } from './render-grant.js';
 import { bold, green, yellow } from './style.js';
 
-/** Contribution summary (and, when replacing, the contribution diff) printed before anything is placed. */
+/**
+ * Contribution summary (and, when replacing, the contribution diff) printed before anything
+ * is placed. A grant that widens what was approved is named where consent is given (the
+ * refusal's `--accept` hint, the dry run's plan), so the summary leaves its fingerprint out:
+ * it is printed once.
+ */
 export function renderPreview(p: InstallPreview): string {
   const m = p.manifest;
   const head = `${bold(`${sanitize(m.name)}${m.version ? ` ${sanitize(m.version)}` : ''}`)} from ${sanitize(sourceLabel(p.source))}`;
-  const lines = [head, ...renderSummary(p.grant.grant).map((l) => `  ${l}`)];
+  const lines = [head, ...renderSummary(p.grant.grant, { fingerprint: p.diff?.widens !== true }).map((l) => `  ${l}`)];
   if (p.binary) lines.push(`  ${sanitize(p.binary)}`);
   if (p.diff && p.diff.changes.length > 0) lines.push('', `Changes against the installed ${sanitize(m.name)}:`, ...renderDiff(p.diff).map((l) => `  ${l}`));
   return lines.join('\n');
@@ -49,6 +54,6 @@ export function renderPlan(p: InstallPlan): string {
       }[p.action]
     } (dry run)`,
   ];
-  if (p.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${p.grant} (answer on a TTY, or --accept ${p.grant}, or --yes)`);
+  if (p.consent_needed) lines.push(`  ${yellow('consent needed')}: answer on a TTY, or pass --accept ${p.grant} (exactly this grant) or --yes`);
   return lines.join('\n');
 }

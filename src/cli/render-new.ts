@@ -3,7 +3,7 @@ import type { NewResult } from '../scaffold/run-new.js';
 import { bold, type StyleTarget } from './style.js';
 
 const LANGUAGE_TEXT = {
-  typescript: 'TypeScript (plain Node.js, no build)',
+  typescript: 'TypeScript (compiled by tsc, no runtime dependencies)',
   python: 'Python 3 (standard library, no build)',
   rust: 'Rust (serde_json only)',
 } as const;
@@ -27,6 +27,10 @@ function describe(r: NewResult, path: string): string {
   if (path === 'README.md') return 'what to edit, how to build and test';
   if (path === r.server) return r.handlers.length ? `the server: fill in ${r.handlers.join(', ')}` : 'the server';
   if (path === 'Cargo.toml') return 'crate (serde_json only)';
+  if (path === 'package.json') return 'the build: npm run build (tsc)';
+  if (path === 'tsconfig.json') return 'compiler settings: src/ -> dist/';
+  if (path === `bin/${r.name}` && r.language === 'typescript') return 'the launcher yolop runs: it starts dist/server.js';
+  if (path === '.gitignore') return '';
   if (path.startsWith('skills/')) return 'a starter skill';
   if (path === 'bin/.gitkeep') return `bin/${r.name} goes here once built`;
   return '';
@@ -41,7 +45,7 @@ export function renderNew(r: NewResult, stream?: StyleTarget): string {
     ...r.files.map((f) => `  ${f.path.padEnd(width)}  ${f.mode}  ${describe(r, f.path)}`.trimEnd()),
   ];
   if (r.notes.length) lines.push('', ...r.notes.map((n) => `Note: ${n}`));
-  if (r.build) lines.push('', bold(`Build it (in ${r.path}), after every change:`, stream), `  ${r.build}`);
+  if (r.build) lines.push('', bold(`Build it (in ${r.path}), after every change:`, stream), `  ${r.build}`, `  It needs ${r.buildNeeds ?? 'its toolchain'}`);
   lines.push('', bold('Next:', stream), ...r.next.map((c) => `  ${c}`));
   return lines.join('\n');
 }

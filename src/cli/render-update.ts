@@ -10,6 +10,7 @@ import type { LockSource } from '../core/sources/index.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { renderDiff, renderSummary } from './render-grant.js';
 import { bold, green, yellow } from './style.js';
+import { outsideText } from './render-moves.js';
 
 const ARROW = '→';
 
@@ -30,11 +31,9 @@ export function describeMove(item: Pick<UpdateItem, 'from' | 'to'>): string {
   return versions;
 }
 
-/** "0.4.0 exists outside ^0.1: `yep-ext install greet@0.4`", or undefined (the spec is the core's: it names the installed crate). */
-export function outsideNote(item: UpdateItem): string | undefined {
-  const o = item.newer_outside;
-  if (!o) return undefined;
-  return `${sanitize(o.version)} exists outside ${sanitize(o.requirement)}: \`yep-ext install ${sanitize(o.spec)}\``;
+/** The newer release outside the requirement and the install that takes it (render-moves.ts), or undefined. */
+function outsideNote(item: UpdateItem): string | undefined {
+  return item.newer_outside ? outsideText(item.newer_outside) : undefined;
 }
 
 export function renderPlanned(item: UpdateItem, dryRun: boolean): string {
@@ -49,11 +48,14 @@ export function renderPlanned(item: UpdateItem, dryRun: boolean): string {
   if (item.first_approval && item.contributions) {
     // Installed by yolop (no grant on record): the whole contribution summary, as for a new install.
     lines.push('  no grant was ever approved for it through yep-ext (installed by yolop); it asks for:');
-    lines.push(...renderSummary(item.contributions).map((l) => `  ${l}`));
+    // The fingerprint is named once, where consent is given (the refusal's hint, a dry run's line below).
+    lines.push(...renderSummary(item.contributions, { fingerprint: false }).map((l) => `  ${l}`));
   } else if (item.diff) lines.push(...renderDiff(item.diff).map((l) => `  ${l}`));
   else if (item.consent_needed) lines.push('  the grant changed (the previously approved grant is not on record, so it cannot be shown as a diff)');
   if (item.binary) lines.push(`  ${sanitize(item.binary)}`);
-  if (item.consent_needed) lines.push(`  ${yellow('consent needed')}: new grant ${item.to?.grant}`);
+  // Printed once: a dry run names the fingerprint here; a real run asks on a TTY, or its refusal's hint names it.
+  if (item.consent_needed && dryRun)
+    lines.push(`  ${yellow('consent needed')}: answer on a TTY, or pass --accept ${item.to?.grant} (exactly this grant) or --yes`);
   if (outside) lines.push(`  ${outside}`);
   return lines.join('\n');
 }

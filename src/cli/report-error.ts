@@ -22,7 +22,8 @@ export function writeError(err: unknown, json: boolean, io: Pick<CliIo, 'stdout'
       // Messages quote package-supplied text (names, versions, descriptions): neutralise escapes.
       stderr.write(`${red('error', stderr)}: ${sanitize(err.message, { keepNewlines: true, max: 8000 })}\n`);
       if (err.hint) stderr.write(`${bold('hint', stderr)}: ${sanitize(err.hint, { keepNewlines: true, max: 8000 })}\n`);
-      if (io.env.YEP_EXT_DEBUG && err.cause) stderr.write(`cause: ${String((err.cause as Error)?.stack ?? err.cause)}\n`);
+      // git's own error (its stderr, with a proxy URL in it) is in the cause: redacted like the message.
+      if (io.env.YEP_EXT_DEBUG && err.cause) stderr.write(`cause: ${redactText(String((err.cause as Error)?.stack ?? err.cause), [])}\n`);
     }
     return err.exitCode;
   }

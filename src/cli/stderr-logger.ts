@@ -5,6 +5,7 @@
  * wants). --quiet keeps only warnings and errors. docs/feedback.md.
  */
 import type { Logger, Step, StepState } from '../core/log.js';
+import { redactUrls } from '../core/text/redact.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { formatBytes, formatDuration, stderrStatus } from './status-area.js';
 import { dim, yellow } from './style.js';
@@ -26,7 +27,9 @@ const noStep: Step = { update() {}, note() {}, end() {} };
 export function stderrLogger(options: StderrLoggerOptions): Logger {
   const { out } = options;
   const tty = (): boolean => out.isTTY;
-  const write = (line: string): void => {
+  // Every line, whoever wrote it (info, warnings, debug detail, step labels), shows URLs one way.
+  const write = (text: string): void => {
+    const line = redactUrls(text);
     if (tty()) stderrStatus().print(line);
     else out.write(`${line}\n`);
   };

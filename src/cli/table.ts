@@ -118,7 +118,52 @@ export function renderTsv(head: string[], rows: string[][]): string {
   return [head, ...rows].map((r) => r.map(cell).join('\t')).join('\n');
 }
 
-/** The table for this stdout: fitted boxes on a terminal, tab-separated lines otherwise. */
-export async function renderRows(head: string[], rows: string[][], out: OutputShape): Promise<string> {
-  return out.tty ? renderTable(head, rows, out.width) : renderTsv(head, rows);
+/** `text` folded at spaces into lines of at most `width` columns (a longer word is split, after a `-` when it can); its own newlines kept. */
+function wrapCell(text: string, width: number): string {
+  const w = Math.max(1, width);
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    let current = '';
+    for (const word of line.split(' ')) {
+      let rest = word;
+      if (current !== '' && current.length + 1 + rest.length <= w) {
+        current += ` ${rest}`;
+        continue;
+      }
+      if (current !== '') out.push(current);
+      while (rest.length > w) {
+        // A long word (a command's spec) breaks after a - / @ . _ when one is near enough, else anywhere.
+        const soft = Math.max(...['-', '/', '@', '.', '_'].map((c) => rest.lastIndexOf(c, w - 1)));
+        const cut = soft >= w / 2 ? soft + 1 : w;
+        out.push(rest.slice(0, cut));
+        rest = rest.slice(cut);
+      }
+      current = rest;
+    }
+    out.push(current);
+  }
+  return out.join('\n');
+}
+
+/**
+ * The table for this stdout: fitted boxes on a terminal, tab-separated lines otherwise.
+ * `wrap`: the column whose cells are folded onto more lines when the terminal is too
+ * narrow for them, instead of being cut with `…` (a status that names a command must
+ * be read whole).
+ */
+export async function renderRows(head: string[], rows: string[][], out: OutputShape, options: { wrap?: number } = {}): Promise<string> {
+  if (!out.tty) return renderTsv(head, rows);
+  const col = options.wrap;
+  if (col === undefined || out.width <= 0) return renderTable(head, rows, out.width);
+  const measure = (cell: string | undefined): number => Math.max(0, ...(cell ?? '').split('\n').map((l) => l.length));
+  const all = [head, ...rows];
+  const natural = head.map((_, i) => Math.max(...all.map((r) => measure(r[i]))));
+  const width = fitColumns(
+    natural,
+    head.map((h) => measure(h)),
+    out.width,
+  )[col];
+  if (width === undefined || width >= (natural[col] as number)) return renderTable(head, rows, out.width);
+  const folded = rows.map((r) => r.map((c, i) => (i === col ? wrapCell(c, width) : c)));
+  return renderTable(head, folded, out.width);
 }

@@ -2,13 +2,12 @@
 import { unlockedPackages } from '../core/store/unlocked-packages.js';
 import { confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
-import { checkMinAge } from './min-age.js';
 import { renderPlanned, renderUpdated } from './render-update.js';
 import type { CommandIo } from './command.js';
+import { interruptedRun } from './interrupted.js';
 import { YepError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { updateExtensions, type UpdateItem } from '../core/operations/update.js';
-import { buildModeOf } from '../core/binary/cargo-build.js';
 
 /** The parsed flags of `update` (src/commands/update.ts declares them). */
 export interface UpdateFlags {
@@ -23,17 +22,18 @@ export interface UpdateFlags {
   'ignore-engines': boolean;
   'git-mirror'?: string | undefined;
   build?: boolean | undefined;
+  'allow-build'?: boolean | undefined;
+  timeout?: string | undefined;
 }
 
 export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[]): Promise<unknown> {
   const accept = parseAccept(flags.accept);
-  checkMinAge(flags['min-age']);
   if (flags.all && argv.length > 0) {
     throw new YepError(
       'E_USAGE',
       `--all updates every installed extension; it takes no names (got ${argv.map((a) => JSON.stringify(sanitize(a, { max: 80 }))).join(', ')}).`,
       {
-        hint: `Drop the names (\`yep-ext update --all\`), or drop --all (\`yep-ext update ${argv.map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,
+        hint: `Drop the names (\`yep-ext update\` updates every one), or drop --all (\`yep-ext update ${argv.map((a) => sanitize(a, { max: 80 })).join(' ')}\`).`,
       },
     );
   }
@@ -46,7 +46,6 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     yes: flags.yes,
     accept,
     ignoreEngines: flags['ignore-engines'],
-    prepare: { build: buildModeOf(flags.build) },
     // A failure is reported once, on stderr, after the run (as install reports its failures): not also here.
     onPlan: (item) => {
       if (!json && item.status !== 'failed') io.log(renderPlanned(item, Boolean(flags['dry-run'])));
@@ -56,10 +55,10 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
       : {}),
   });
   if (!json) for (const item of items) if (item.status === 'updated') io.log(renderUpdated(item));
-  // `--all` over an empty store said nothing at all, which reads like a hang or a bug.
+  // Every extension (no names, or --all) over an empty store said nothing at all, which reads like a hang or a bug.
   // With nothing in the lock the store may still hold packages the host loads (placed by hand,
   // or a lock that lost them): "no extension is installed" would be false, so they are named.
-  if (!json && flags.all && items.length === 0) {
+  if (!json && argv.length === 0 && items.length === 0) {
     const unlocked = unlockedPackages(ctx.paths, new Set());
     io.log(
       unlocked.length === 0
@@ -67,6 +66,13 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
         : `Nothing to update: the lock pins no extension, but the store holds ${unlocked.length === 1 ? 'a package' : 'packages'} it does not pin (${unlocked.join(', ')}); \`yep-ext verify\` names ${unlocked.length === 1 ? 'it' : 'them'}.`,
     );
   }
+  const stopped = interruptedRun(
+    ctx.signal,
+    'updated',
+    items.filter((i) => i.status === 'updated').map((i) => i.name),
+    items.filter((i) => i.status === 'failed' || i.status === 'would-update').map((i) => i.name),
+  );
+  if (stopped) throw stopped;
   const refused = items.filter((i) => i.status === 'refused');
   const failed = items.filter((i) => i.status === 'failed');
   // A lone failed update is the command's error; otherwise each failure is named here, once.

@@ -3,6 +3,7 @@ import type { CommandIo, Parsed } from './command.js';
 import { green, yellow } from './style.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { verifyExtensions } from '../core/operations/verify.js';
+import { leftoverMessage } from '../core/store/leftovers.js';
 
 export async function verifyCommand(io: CommandIo, { argv }: Parsed): Promise<unknown> {
   const ctx = io.context();
@@ -12,6 +13,7 @@ export async function verifyCommand(io: CommandIo, { argv }: Parsed): Promise<un
       io.log(`${green('✔')} ${sanitize(e.name)}`);
       for (const w of e.warnings) io.log(`  ${yellow('warning')}: ${sanitize(w.message)}`);
     }
+    for (const l of report.leftovers) io.log(`${yellow('warning')}: ${sanitize(l.name)}: ${sanitize(leftoverMessage(l))}`);
     io.log(`${report.extensions.length} verified.`);
   }
   return report;

@@ -1,3 +1,4 @@
+import { profileFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 
@@ -11,11 +12,13 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
     '<%= config.bin %> enable logfire',
     '<%= config.bin %> enable logfire --config endpoint=https://logfire.example --config sample_rate=0.5',
     '<%= config.bin %> enable yolop-extension-logfire --json',
+    '<%= config.bin %> enable logfire --profile work',
   ],
   args: {
     name: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
   },
   flags: {
+    ...profileFlag,
     config: Flags.string({
       char: 'c',
       multiple: true,

@@ -1,4 +1,4 @@
-import { feedbackFlags, indexFlag, minAgeFlag } from '../cli/common-flags.js';
+import { allowBuildFlag, buildFlag, feedbackFlags, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 
@@ -17,7 +17,7 @@ Sources:
   examples: [
     '<%= config.bin %> install lsp',
     "<%= config.bin %> install 'lsp@^0.3' crates.io:yolop-extension-logfire@1.2.0",
-    '<%= config.bin %> install lsp --no-build',
+    '<%= config.bin %> install lsp --allow-build',
     '<%= config.bin %> install https://github.com/acme/yolop-ext.git@v1.2.0',
     '<%= config.bin %> install ./examples/echo-node',
     "<%= config.bin %> install 'lsp@^0.4' --dry-run",
@@ -67,16 +67,14 @@ Sources:
       description:
         'Install the newest version even when its engines.yolop excludes the installed yolop (also enables such packages with --frozen --enable). Without it, install picks the newest version your yolop can run, and refuses an exact version it cannot.',
     }),
-    build: Flags.boolean({
-      allowNo: true,
-      description:
-        'Build the server binary from the crate with cargo even when a prebuilt one exists (--build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host and cargo is on PATH.',
-    }),
+    ...buildFlag,
+    ...allowBuildFlag,
     'dry-run': Flags.boolean({
       description:
         'Fetch and verify, then print the plan (new, unchanged, re-pinned or replaced; the grant diff; whether consent is needed) without changing anything.',
       exclusive: ['frozen'],
     }),
+    ...timeoutFlag,
   },
   async run(io, { flags, argv }) {
     // --frozen has a body of its own: a warm frozen install loads none of the resolving code.

@@ -1,4 +1,4 @@
-import { feedbackFlags } from '../cli/common-flags.js';
+import { feedbackFlags, profileFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Flags } from '../cli/flags.js';
 
@@ -8,6 +8,7 @@ export default defineCommand({
   examples: ['<%= config.bin %> list', '<%= config.bin %> list --json', '<%= config.bin %> list --no-verify'],
   flags: {
     ...feedbackFlags,
+    ...profileFlag,
     verify: Flags.boolean({ default: true, allowNo: true, description: 'Re-hash crate and git packages to detect files changed since install.' }),
   },
   async run(io, { flags }) {
@@ -16,7 +17,7 @@ export default defineCommand({
       import('../cli/list-view.js'),
       import('../cli/terminal.js'),
     ]);
-    const items = await listExtensions(io.context(), { verify: flags.verify });
+    const items = await listExtensions(io.context(), { verify: flags.verify, ...(flags.profile !== undefined ? { profile: flags.profile } : {}) });
     if (!io.json) io.log(await renderList(items, stdoutShape(io.io)));
     return listJson(items);
   },

@@ -1,16 +1,17 @@
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
-import { DEFAULT_LANGUAGE, LANGUAGES } from '../scaffold/languages.js';
+import { DEFAULT_LANGUAGE, LANGUAGE_CHOICES } from '../scaffold/languages.js';
 
 export default defineCommand({
   summary: 'Scaffold an extension package that passes doctor as written.',
   description: `Writes <dir>/<name>/ with a plugin.json declaring exactly the facets you ask for, a capability server whose only parts to edit are its handler functions (handle_tool / handleTool, hook, prompt, command), and a README saying what to edit and how to test.
 
-typescript (the default) and python are one executable file, bin/<name>, with no dependencies and no build. rust is a crate depending only on serde_json; build it into bin/ with the step the command prints.
+typescript (the default; -l ts) is src/server.ts, built by \`npm install && npm run build\` (tsc) and started by bin/<name>. python (-l py) is one executable file, bin/<name>: standard library only, no build. rust (-l rs) is a crate depending only on serde_json; build it into bin/ with the step the command prints.
 
-At least one contribution is required: --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --skills. The target directory must not exist or be empty. Details: docs/new.md.`,
+With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --skills, the package serves one sample tool named after it (on a terminal, new asks for the language and the tool's name first). The target directory must not exist or be empty. Details: docs/new.md.`,
   examples: [
-    '<%= config.bin %> new weather --tool forecast',
+    '<%= config.bin %> new weather',
+    '<%= config.bin %> new clock -l py --tool now --tool zones',
     '<%= config.bin %> new guard --language python --hook pre_tool_use:bash',
     "<%= config.bin %> new deploy --command ship --prompt 'Use /deploy:ship to release.' --status",
     '<%= config.bin %> new tracker --language rust --tool issues --config endpoint --config token:secret:env=TRACKER_TOKEN --dir ~',
@@ -23,7 +24,7 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
     }),
   },
   flags: {
-    language: Flags.string({ char: 'l', options: [...LANGUAGES], default: DEFAULT_LANGUAGE, description: 'Language of the server.' }),
+    language: Flags.string({ char: 'l', options: [...LANGUAGE_CHOICES], description: `Language of the server (default ${DEFAULT_LANGUAGE}).` }),
     tool: Flags.string({ char: 't', multiple: true, multipleNonGreedy: true, description: 'A tool the server serves (repeatable).' }),
     hook: Flags.string({
       multiple: true,
@@ -44,18 +45,20 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
     dir: Flags.string({ char: 'd', description: 'Parent directory for the package (default: the current directory).' }),
   },
   async run(io, { args, flags }) {
-    const [{ runNew }, { renderNew }, { cliCheckpoint }] = await Promise.all([
+    const [{ runNew }, { renderNew }, { cliCheckpoint }, { askNewFacets }] = await Promise.all([
       import('../scaffold/run-new.js'),
       import('../cli/render-new.js'),
       import('../cli/cli-context.js'),
+      import('../cli/new-questions.js'),
     ]);
     // `new` needs no Context (it touches no store): only its crash-test pause point.
     const checkpoint = cliCheckpoint();
+    const asked = await askNewFacets(args.name, flags, io.io, !io.json);
     const result = await runNew(
       {
         name: args.name,
-        language: flags.language,
-        tools: flags.tool ?? [],
+        ...((asked.language ?? flags.language) !== undefined ? { language: asked.language ?? flags.language } : {}),
+        tools: asked.tools ?? flags.tool ?? [],
         hooks: flags.hook ?? [],
         commands: flags.command ?? [],
         ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
@@ -76,9 +79,11 @@ At least one contribution is required: --tool, --hook, --command, --prompt, --dy
     return {
       ...result,
       build: result.build ?? null,
+      buildNeeds: result.buildNeeds ?? null,
       spec: {
         ...result.spec,
         prompt: result.spec.prompt ?? null,
+        sampleTool: result.spec.sampleTool === true,
         config: result.spec.config.map((c) => ({ ...c, env: c.env ?? null, envDerived: c.envDerived === true })),
       },
     };

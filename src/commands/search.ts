@@ -1,4 +1,4 @@
-import { feedbackFlags, indexFlag } from '../cli/common-flags.js';
+import { feedbackFlags, indexFlag, timeoutFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 
@@ -14,6 +14,7 @@ export default defineCommand({
     ...indexFlag,
     ...feedbackFlags,
     limit: Flags.integer({ default: 20, min: 1, max: 1000, description: 'Show at most this many results.' }),
+    ...timeoutFlag,
   },
   async run(io, { args, flags }) {
     const [{ searchExtensions }, { renderSearch, truncationNote }, { stdoutShape }] = await Promise.all([

@@ -73,6 +73,21 @@ export interface HttpSeam {
   request?: typeof import('undici').request;
 }
 
+/**
+ * What this run's user said about running a package's own code on this machine
+ * (docs/binaries.md "Consent to build"). Building a crate from source runs its
+ * build scripts and compiler plugins: that needs this run's consent, which `--yes`
+ * (said for other reasons in scripts) is not.
+ */
+export interface PackageCodeConsent {
+  /** 'force': --build (build even over a prebuilt); 'never': --no-build; 'auto': build only when no prebuilt fits. */
+  build: 'auto' | 'never' | 'force';
+  /** An explicit opt-in for this run (--allow-build, or --build). */
+  allowBuild: boolean;
+  /** Asks the person at the terminal; absent when nobody can be asked (no TTY, --yes, --json). */
+  confirm?: (question: string) => Promise<boolean>;
+}
+
 export interface Context {
   paths: Paths;
   env: Record<string, string | undefined>;
@@ -101,8 +116,20 @@ export interface Context {
    * stop the process there and kill it.
    */
   checkpoint?: (point: string) => void | Promise<void>;
-  /** Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age); YEP_EXT_MIN_AGE is read from `env`. */
-  cooldown?: CooldownOptions;
+  /**
+   * The root of a git mirror this run resolves and fetches git sources from
+   * (--git-mirror, else YEP_EXT_GIT_MIRROR, read once when the context is made);
+   * undefined = each repository's origin. Records keep the origin URL.
+   */
+  gitMirror?: string;
+  /** Consent to run a package's own code (a cargo build); default: none given, nobody to ask. */
+  packageCode: PackageCodeConsent;
+  /**
+   * Release-age cooldown for resolution (--min-age, --allow-fresh, the policy's min_age);
+   * YEP_EXT_MIN_AGE is read from `env`. Set when the context is built (ContextOptions);
+   * never assigned afterwards: an operation that adds the policy's floor derives a new context.
+   */
+  readonly cooldown?: CooldownOptions;
   /** How long to wait on other processes (the installer lock, the agent's `--version`). */
   waits: WaitLimits;
 }
@@ -120,6 +147,10 @@ export interface ContextOptions {
   spawn?: Spawn;
   keychain?: Partial<KeychainBackend>;
   checkpoint?: Context['checkpoint'];
+  /** Wins over YEP_EXT_GIT_MIRROR; empty = none. */
+  gitMirror?: string;
+  packageCode?: PackageCodeConsent;
+  /** The run's release-age cooldown flags (`Context.cooldown`). */
   cooldown?: CooldownOptions;
   waits?: Partial<WaitLimits>;
 }
@@ -139,6 +170,7 @@ function keychainTimeout(env: Record<string, string | undefined>): number {
 export function createContext(options: ContextOptions = {}): Context {
   const env = options.env ?? process.env;
   const http = options.http ?? {};
+  const gitMirror = (options.gitMirror ?? env.YEP_EXT_GIT_MIRROR)?.trim();
   return {
     paths: resolvePaths(env),
     env,
@@ -157,6 +189,8 @@ export function createContext(options: ContextOptions = {}): Context {
     spawn: options.spawn ?? systemSpawn,
     keychain: { timeoutMs: keychainTimeout(env), ...options.keychain },
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+    ...(gitMirror ? { gitMirror } : {}),
+    packageCode: options.packageCode ?? { build: 'auto', allowBuild: false },
     ...(options.cooldown ? { cooldown: options.cooldown } : {}),
     waits: { ...DEFAULT_WAITS, ...options.waits },
   };

@@ -69,6 +69,21 @@ export function isYepError(e: unknown): e is YepError {
   return e instanceof YepError;
 }
 
+/** What a run stopped by its signal (Ctrl-C) ends with: the signal's reason when it is a YepError, else E_INTERRUPTED. */
+export function interruptedError(signal: AbortSignal): YepError {
+  return signal.reason instanceof YepError ? signal.reason : new YepError('E_INTERRUPTED', 'Interrupted.');
+}
+
+/**
+ * The one check before anything is committed (the installer lock taken, a package placed, a
+ * build started): after Ctrl-C nothing new starts, and what was in flight ends here, rolled
+ * back by its own cleanup (its staging removed). A transaction already under way is not
+ * stopped halfway: it is short, and completes or rolls back as one.
+ */
+export function stopIfInterrupted(signal: AbortSignal): void {
+  if (signal.aborted) throw interruptedError(signal);
+}
+
 /** Exit status for any thrown value: YepError codes, everything else is a bug (70). */
 export function exitCodeFor(e: unknown): number {
   return isYepError(e) ? e.exitCode : ERROR_CODES.E_INTERNAL;
@@ -79,14 +94,29 @@ export function errnoCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e && typeof (e as { code: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
 }
 
-/** Turn a filesystem failure on a state path into a YepError that says what to do. */
-export function stateIoError(action: string, file: string, e: unknown): YepError {
+/** Where a path's directory ends: the part before its last separator (errors.ts stays free of imports). */
+function parentOf(file: string): string {
+  const at = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  return at > 0 ? file.slice(0, at) : file;
+}
+
+/** The errno codes of a full disk (or a used-up quota): the disk's state, never a network or git failure. */
+export const DISK_FULL_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * The one mapping of a filesystem failure to a YepError (E_STATE, exit 7) that says what
+ * to do: every read or write of a home, a store, a cache, staging or a download goes
+ * through here, whoever hit the error (our own write, git's checkout, a download). `dir`
+ * is the directory a full disk is named by (default: the file's own; callers with a
+ * Context pass `knownDirOf(ctx.paths, file)`, the store or cache a person knows).
+ */
+export function stateIoError(action: string, file: string, e: unknown, dir: string = parentOf(file)): YepError {
   const code = errnoCode(e);
   const hint =
     code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
       ? `Check that ${file} and its directory are writable by you (set YOLOP_CONFIG_DIR to use another location).`
-      : code === 'ENOSPC'
-        ? 'The disk is full: free some space and run the command again. Nothing was changed.'
+      : code !== undefined && DISK_FULL_CODES.has(code)
+        ? `The disk holding ${dir} is full${code === 'EDQUOT' ? ' (your disk quota is used up)' : ''}: free some space there and run the command again. Nothing was changed.`
         : code === 'EISDIR'
           ? `${file} is a directory; move it aside and run again.`
           : code === 'ENOTDIR'
@@ -95,5 +125,6 @@ export function stateIoError(action: string, file: string, e: unknown): YepError
   return new YepError('E_STATE', `Could not ${action} ${file}: ${code ?? (e as Error)?.message ?? String(e)}`, {
     cause: e,
     ...(hint ? { hint } : {}),
+    ...(code !== undefined && DISK_FULL_CODES.has(code) ? { details: { file, dir, errno: code } } : {}),
   });
 }

@@ -4,8 +4,9 @@
  * YOLOP_CONFIG_DIR / YOLOP_EXTENSIONS_DIR and never touch the real home.
  */
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { assertValidName } from './package/names.js';
+import type { Custody } from './fs/custody.js';
 
 export interface Paths {
   /** The yolop config directory itself (…/yolop). */
@@ -31,6 +32,12 @@ export interface Paths {
    * relative symlink to `.yep-packages/<name>.<id>` (store/package-versions.ts).
    */
   packagesDir: string;
+  /** Approved grants, one `<name>.json` each (store/approved-grants.ts). */
+  grantsDir: string;
+  /** Stat signatures of installed trees, one `<name>.json` each (store/tree-state.ts). */
+  stateDir: string;
+  /** What doctor last saw each contributed MCP server offer, one `<name>.json` each (store/mcp-record.ts). */
+  mcpDir: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -81,10 +88,81 @@ export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform =
     // The context's HOME (a library caller's or a test's env), not only this process's.
     sharedCacheDir: defaultSharedCacheDir(env, platform, homeArg ?? nonEmpty(env.HOME) ?? home),
     packagesDir: join(storeDir, '.yep-packages'),
+    grantsDir: join(storeDir, '.yep-grants'),
+    stateDir: join(storeDir, '.yep-state'),
+    mcpDir: join(storeDir, '.yep-mcp'),
   };
 }
 
 /** `<store>/<name>`, only ever built from a validated name. */
 export function packageDir(paths: Paths, name: string): string {
   return join(paths.storeDir, assertValidName(name));
+}
+
+/**
+ * The directory a person knows that holds `path`, for "the disk holding … is full": the
+ * extension store (staging, the packages, the index cache live in it), the shared download
+ * cache or the config directory; else `path`'s own directory.
+ */
+export function knownDirOf(paths: Paths, path: string): string {
+  for (const dir of [paths.storeDir, paths.sharedCacheDir, paths.configDir]) {
+    const rel = relative(dir, path);
+    if (rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))) return dir;
+  }
+  return dirname(path);
+}
+
+const NAME = '[A-Za-z0-9_-]+';
+/** A temp file of fs/temp-files.ts: `.<base>.yep-<pid>-<n>.tmp`. */
+const TEMP = '\\..+\\.yep-\\d+-\\d+\\.tmp';
+
+/** The store's own directories, each with the names yep-ext gives what it keeps there (fs/custody.ts). */
+export type StoreArea = 'packages' | 'staging' | 'grants' | 'state' | 'cache' | 'mcp';
+
+const AREAS: Record<StoreArea, { dir: (p: Paths) => string; names: RegExp; what: string }> = {
+  // `<name>.<16 hex of the content hash>`, `.<n>` when taken (store/package-versions.ts).
+  packages: { dir: (p) => p.packagesDir, names: new RegExp(`^${NAME}\\.(?:[0-9a-f]{16}|x)(?:\\.[1-9]\\d*)?$`), what: 'The package versions directory' },
+  // `<pid>-<time>-<n>-<label>` (store/staging.ts), `.pending` for a removal to finish; git's neutral GIT_DIR.
+  staging: {
+    dir: (p) => p.stagingDir,
+    names: /^(?:\d+-[0-9a-z]+-\d+-[A-Za-z0-9_-]*(?:\.pending)?|\.no-repository-\d+)$/,
+    what: 'The staging directory',
+  },
+  // `<name>.json` (the approved grant), `<name>.lock.json` (the custody record, store/custody.ts).
+  grants: {
+    dir: (p) => p.grantsDir,
+    names: new RegExp(`^(?:${NAME}\\.json|${NAME}\\.lock\\.json|${NAME}\\.json\\.\\d+|${TEMP})$`),
+    what: 'The approved grants directory',
+  },
+  state: { dir: (p) => p.stateDir, names: new RegExp(`^(?:${NAME}\\.json|${TEMP})$`), what: 'The stat signatures directory' },
+  cache: { dir: (p) => p.cacheDir, names: new RegExp(`^(?:index|agent-version\\.json|${TEMP})$`), what: 'The store cache directory' },
+  mcp: { dir: (p) => p.mcpDir, names: new RegExp(`^(?:${NAME}\\.json|${TEMP})$`), what: 'The MCP tool records directory' },
+};
+
+const MOVED_HINT: Partial<Record<StoreArea, string>> = {
+  packages: 'Then `yep-ext install --frozen` fetches again what the lock pins.',
+};
+
+/** The custody of one of the store's own directories (or of `sub` directories yep-ext makes below it, holding `names`). */
+export function storeCustody(paths: Paths, area: StoreArea, sub: { owned: string[]; names: RegExp } = { owned: [], names: AREAS[area].names }): Custody {
+  const a = AREAS[area];
+  const dir = a.dir(paths);
+  return {
+    base: paths.storeDir,
+    owned: [dir.slice(paths.storeDir.length + 1), ...sub.owned],
+    names: sub.names,
+    what: a.what,
+    ...(MOVED_HINT[area] ? { hint: MOVED_HINT[area] } : {}),
+  };
+}
+
+/** Every directory of the store that yep-ext deletes from or writes into. */
+export const STORE_AREAS: readonly StoreArea[] = ['packages', 'staging', 'grants', 'state', 'cache', 'mcp'];
+
+/**
+ * The store's root and the config directory are the user's (and the host's): yep-ext
+ * deletes there only files it names itself (its temp files, the keychain index).
+ */
+export function rootCustody(dir: string, names: RegExp, what: string): Custody {
+  return { base: dir, owned: [], names, what };
 }

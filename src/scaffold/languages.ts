@@ -7,3 +7,15 @@ export type Language = (typeof LANGUAGES)[number];
  * and rust needs a toolchain and a build.
  */
 export const DEFAULT_LANGUAGE: Language = 'typescript';
+
+/** The short names people type (`-l ts`), as the language's usual file extension. */
+const LANGUAGE_ALIASES: Record<string, Language> = { ts: 'typescript', py: 'python', rs: 'rust' };
+
+/** What --language accepts: the full names and their short forms. */
+export const LANGUAGE_CHOICES = [...LANGUAGES, ...Object.keys(LANGUAGE_ALIASES)] as const;
+
+/** `ts` -> `typescript`; a full name as it is; anything else undefined. */
+export function languageOf(text: string): Language | undefined {
+  const lower = text.trim().toLowerCase();
+  return (LANGUAGES as readonly string[]).includes(lower) ? (lower as Language) : LANGUAGE_ALIASES[lower];
+}

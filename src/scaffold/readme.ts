@@ -4,16 +4,17 @@
  * yolop itself: short, concrete, and every command copy-pasteable.
  */
 import { joinParts } from './facets.js';
-import { rustBuildStep } from './rust.js';
+import { buildStep } from './build-step.js';
 import type { Language, ScaffoldSpec } from './request.js';
 
 /** Where the server source lives, per language (relative to the package). */
 export function serverSourcePath(spec: ScaffoldSpec): string {
-  return spec.language === 'rust' ? 'src/main.rs' : `bin/${spec.name}`;
+  if (spec.language === 'rust') return 'src/main.rs';
+  return spec.language === 'typescript' ? 'src/server.ts' : `bin/${spec.name}`;
 }
 
 const LANGUAGE_LABEL: Record<Language, string> = {
-  typescript: 'TypeScript template: plain Node.js, no dependencies, no build',
+  typescript: 'TypeScript template: src/server.ts, compiled by tsc, no runtime dependencies',
   python: 'Python template: Python 3.8+, standard library only, no build',
   rust: 'Rust template: a crate depending only on serde_json',
 };
@@ -102,6 +103,7 @@ export function renderReadme(spec: ScaffoldSpec): string {
   const n = handlerNames(spec.language);
   const source = serverSourcePath(spec);
   const rust = spec.language === 'rust';
+  const build = buildStep(spec);
   const secrets = spec.config.filter((f) => f.secret);
   const plain = spec.config.filter((f) => !f.secret);
   const readConfig = rust ? 'config_value("key")' : spec.language === 'python' ? 'CONFIG.get("key")' : "config['key']";
@@ -111,9 +113,11 @@ export function renderReadme(spec: ScaffoldSpec): string {
     '| file | what it is |',
     '|---|---|',
     '| `plugin.json` | the manifest: what the extension contributes, read by yolop and yep-ext |',
-    rust
-      ? `| \`Cargo.toml\`, \`src/main.rs\` | the server's source |\n| \`bin/${spec.name}\` | the built server, after the build step below (yolop runs this) |`
-      : `| \`bin/${spec.name}\` | the server: one executable file (yolop runs this) |`,
+    rust &&
+      `| \`Cargo.toml\`, \`src/main.rs\` | the server's source |\n| \`bin/${spec.name}\` | the built server, after the build step below (yolop runs this) |`,
+    spec.language === 'typescript' &&
+      `| \`src/server.ts\` | the server's source: your handlers go here |\n| \`package.json\`, \`tsconfig.json\` | the build (\`npm run build\`: tsc writes \`dist/server.js\`) |\n| \`bin/${spec.name}\` | the launcher yolop runs: it starts \`dist/server.js\` |`,
+    spec.language === 'python' && `| \`bin/${spec.name}\` | the server: one executable file (yolop runs this) |`,
     spec.skills && `| \`skills/${spec.name}/SKILL.md\` | a skill the agent can load |`,
     '| `README.md` | this file |',
   ]);
@@ -152,17 +156,21 @@ export function renderReadme(spec: ScaffoldSpec): string {
     '',
     files,
     '',
-    rust &&
+    build !== undefined &&
       joinParts([
         '## Build',
         '',
         'From this directory, after every change to the source:',
         '',
         '```sh',
-        rustBuildStep(spec.name),
+        build.command,
         '```',
         '',
-        `yolop runs \`bin/${spec.name}\`, never the source, so an unbuilt change does nothing.`,
+        `It needs ${build.needs}`,
+        '',
+        rust
+          ? `yolop runs \`bin/${spec.name}\`, never the source, so an unbuilt change does nothing.`
+          : `yolop runs \`bin/${spec.name}\`, which starts the compiled \`dist/server.js\`: an unbuilt change does nothing.`,
         '',
       ]),
     '## What to edit',

@@ -6,8 +6,8 @@
 import { renderManifestText } from './manifest.js';
 import { renderPythonServer } from './python.js';
 import { renderReadme, renderSkill } from './readme.js';
-import { renderCargoToml, renderRustServer, rustBuildStep } from './rust.js';
-import { renderTypescriptServer } from './typescript.js';
+import { renderCargoToml, renderRustServer } from './rust.js';
+import { renderPackageJson, renderTsconfig, renderTypescriptLauncher, renderTypescriptServer } from './typescript.js';
 import type { ScaffoldSpec } from './request.js';
 
 export interface ScaffoldFile {
@@ -36,15 +36,15 @@ export function renderScaffold(spec: ScaffoldSpec): ScaffoldFiles {
     files['.gitignore'] = file('/target\n');
     // bin/ must exist for the build step's `cp … bin/`; the binary itself is built, not generated.
     files['bin/.gitkeep'] = file('');
+  } else if (spec.language === 'typescript') {
+    files['package.json'] = file(renderPackageJson(spec));
+    files['tsconfig.json'] = file(renderTsconfig());
+    files['src/server.ts'] = file(renderTypescriptServer(spec));
+    files['.gitignore'] = file('node_modules/\ndist/\n');
+    files[`bin/${spec.name}`] = { content: renderTypescriptLauncher(spec), mode: EXECUTABLE_MODE };
   } else {
-    const server = spec.language === 'python' ? renderPythonServer(spec) : renderTypescriptServer(spec);
-    files[`bin/${spec.name}`] = { content: server, mode: EXECUTABLE_MODE };
+    files[`bin/${spec.name}`] = { content: renderPythonServer(spec), mode: EXECUTABLE_MODE };
   }
   if (spec.skills) files[`skills/${spec.name}/SKILL.md`] = file(renderSkill(spec));
   return files;
-}
-
-/** The command that must run in the package directory before install/doctor, if any. */
-export function buildStep(spec: ScaffoldSpec): string | undefined {
-  return spec.language === 'rust' ? rustBuildStep(spec.name) : undefined;
 }

@@ -7,10 +7,17 @@
 import { YepError } from '../core/errors.js';
 import { HOOK_EVENTS, type HookEvent } from '../core/package/manifest.js';
 import { CRATE_PREFIX, assertValidName, isValidName } from '../core/package/names.js';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language, languageOf } from './languages.js';
 
-import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from './languages.js';
+export { DEFAULT_LANGUAGE, LANGUAGES, type Language, languageOf };
 
-export { DEFAULT_LANGUAGE, LANGUAGES, type Language };
+/**
+ * The tool a package gets when nothing else was asked for (`yep-ext new weather`): one
+ * sample tool named after the extension, so the package works and doctor passes at once.
+ */
+export function sampleToolName(extension: string): string {
+  return extension;
+}
 
 export interface HookSpec {
   event: HookEvent;
@@ -35,6 +42,8 @@ export interface ScaffoldSpec {
   commands: string[];
   /** Static prompt text (`--prompt`), non-empty when present. */
   prompt?: string;
+  /** True when no contribution was asked for and the package got the sample tool. */
+  sampleTool?: boolean;
   dynamicPrompt: boolean;
   status: boolean;
   skills: boolean;
@@ -182,6 +191,21 @@ function checkPrompt(text: string): string {
   return text;
 }
 
+/** Whether a request asks for anything the host counts as a contribution. */
+export function hasContribution(input: {
+  tools?: readonly unknown[];
+  hooks?: readonly unknown[];
+  commands?: readonly unknown[];
+  prompt?: string | undefined;
+  dynamicPrompt?: boolean | undefined;
+  status?: boolean | undefined;
+  skills?: boolean | undefined;
+}): boolean {
+  return Boolean(
+    input.tools?.length || input.hooks?.length || input.commands?.length || input.prompt !== undefined || input.dynamicPrompt || input.status || input.skills,
+  );
+}
+
 /** Validate a request. Throws E_NAME / E_USAGE, naming the flag at fault. */
 export function parseScaffoldRequest(input: ScaffoldInput): ScaffoldSpec {
   const raw = input.name.trim();
@@ -191,9 +215,12 @@ export function parseScaffoldRequest(input: ScaffoldInput): ScaffoldSpec {
     'extension name',
     extensionNameHint(raw),
   );
-  const language = (input.language ?? DEFAULT_LANGUAGE) as Language;
-  if (!LANGUAGES.includes(language)) {
-    throw usage(`--language ${show(String(input.language))} is not supported.`, `Choose one of ${LANGUAGES.join(', ')} (default ${DEFAULT_LANGUAGE}).`);
+  const language = input.language === undefined ? DEFAULT_LANGUAGE : languageOf(input.language);
+  if (language === undefined) {
+    throw usage(
+      `--language ${show(String(input.language))} is not supported.`,
+      `Choose one of ${LANGUAGES.join(', ')} (or ts, py, rs; default ${DEFAULT_LANGUAGE}).`,
+    );
   }
   if (language === 'rust' && CARGO_RESERVED_BINS.includes(name)) {
     throw usage(`"${name}" cannot be a Rust binary name: Cargo reserves ${CARGO_RESERVED_BINS.join(', ')}.`, 'Pick another name, or another --language.');
@@ -226,12 +253,11 @@ export function parseScaffoldRequest(input: ScaffoldInput): ScaffoldSpec {
     skills: input.skills ?? false,
     config,
   };
-  // The host refuses a manifest that contributes nothing (config alone is not a contribution).
-  if (!tools.length && !hooks.length && !commands.length && prompt === undefined && !spec.dynamicPrompt && !spec.status && !spec.skills) {
-    throw usage(
-      `Nothing to scaffold: ${name} would contribute nothing, and yolop refuses such an extension.`,
-      `Ask for at least one of: ${CONTRIBUTION_FLAGS.join(', ')}. For example: yep-ext new ${name} --tool hello`,
-    );
+  // The host refuses a manifest that contributes nothing (config alone is not a contribution),
+  // so a request that asks for none gets the one sample tool, as `cargo new` gives a hello world.
+  if (!hasContribution(spec)) {
+    spec.tools = [validName(sampleToolName(name), 'tool name', `Pass --tool NAME (${CONTRIBUTION_FLAGS.join(', ')}).`)];
+    spec.sampleTool = true;
   }
   return spec;
 }

@@ -7,7 +7,8 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CRATE_PREFIX } from '../core/package/names.js';
 import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldSpec } from './request.js';
 import { serverSourcePath } from './readme.js';
-import { buildStep, renderScaffold } from './render.js';
+import { buildStep } from './build-step.js';
+import { renderScaffold } from './render.js';
 import { writeScaffold } from './write.js';
 import type { CheckpointHost } from '../core/fs/checkpoint.js';
 
@@ -34,8 +35,10 @@ export interface NewResult {
   server: string;
   /** Handler functions generated, in the file's order. */
   handlers: string[];
-  /** Run in the package directory before doctor/install (rust only). */
+  /** Run in the package directory before doctor/install, after every change (typescript and rust). */
   build?: string;
+  /** What the build needs (a toolchain, a download), said before the author meets it. */
+  buildNeeds?: string;
   /** The commands that test and install the package, in order. */
   next: string[];
   /** Things worth telling the author (a normalised name, a derived env name). */
@@ -75,6 +78,11 @@ export async function runNew(input: ScaffoldInput, options: NewOptions): Promise
 
   const notes: string[] = [];
   if (input.name.trim() !== spec.name) notes.push(`${CRATE_PREFIX}${spec.name} is the crate spelling: the extension is named ${spec.name}.`);
+  if (spec.sampleTool) {
+    notes.push(
+      `nothing else was asked for, so ${spec.name} serves one sample tool, ${spec.tools[0]}: rename it in plugin.json and ${serverSourcePath(spec)}, or choose the facets with --tool, --hook, --command, --prompt (yep-ext new --help).`,
+    );
+  }
   for (const f of spec.config) {
     if (f.envDerived) {
       notes.push(
@@ -94,9 +102,9 @@ export async function runNew(input: ScaffoldInput, options: NewOptions): Promise
       .map((p) => ({ path: p, mode: `0${files[p]!.mode.toString(8)}` })),
     server: serverSourcePath(spec),
     handlers: handlerNames(spec),
-    ...(build ? { build } : {}),
+    ...(build ? { build: build.command, buildNeeds: build.needs } : {}),
     next: [
-      ...(build ? [`(cd ${shellWord(path)} && ${build})`] : []),
+      ...(build ? [`(cd ${shellWord(path)} && ${build.command})`] : []),
       `yep-ext doctor ${shellWord(path)}`,
       `yep-ext install ${shellWord(path)}`,
       `yep-ext enable ${spec.name}`,

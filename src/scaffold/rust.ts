@@ -7,13 +7,14 @@ import { capabilityTokens, configLines, joinParts } from './facets.js';
 import { rustString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import { CRATE_PREFIX } from '../core/package/names.js';
+import { cargoBuildStep } from '../core/package/server-build.js';
 import type { ScaffoldSpec } from './request.js';
 
 const RULE = `// ${'='.repeat(76)}`;
 
 /** The exact command, run in the package directory, that puts the server into bin/. */
 export function rustBuildStep(name: string): string {
-  return `cargo build --release && cp target/release/${name} bin/`;
+  return cargoBuildStep(name);
 }
 
 /**

@@ -5,10 +5,11 @@
  * at any point leaves either no package or the whole package, never half of one.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkpoint, type CheckpointHost } from '../core/fs/checkpoint.js';
-import { YepError, errnoCode } from '../core/errors.js';
+import { removeOwned, type Custody } from '../core/fs/custody.js';
+import { YepError, errnoCode, stateIoError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import type { ScaffoldFiles } from './render.js';
 
@@ -31,21 +32,18 @@ function conflict(target: string, why: string): YepError {
 }
 
 function writeFailure(parent: string, e: unknown): YepError {
+  // The one I/O mapping (a full disk names the directory); only the way out of a permission problem is new's own.
+  const io = stateIoError('write the package in', sanitize(parent), e, sanitize(parent));
   const code = errnoCode(e);
   const hint =
     code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
       ? `Check that ${parent} is writable by you, or pass --dir with a directory you can write to.`
-      : code === 'ENOSPC'
-        ? 'The disk is full: free some space and run the command again.'
-        : undefined;
-  return new YepError(
-    'E_STATE',
-    `Could not write the package in ${sanitize(parent)}: ${code ?? (e as Error)?.message ?? String(e)}. Nothing was left behind.`,
-    {
-      cause: e,
-      ...(hint ? { hint } : {}),
-    },
-  );
+      : io.hint;
+  return new YepError('E_STATE', `${io.message}. Nothing was left behind.`, {
+    cause: e,
+    ...(hint ? { hint } : {}),
+    ...(io.details ? { details: io.details } : {}),
+  });
 }
 
 /**
@@ -81,14 +79,18 @@ function tempName(target: string): string {
   return `.${basename(target)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
 }
 
-/** Remove temp siblings a killed `new` of the same name left behind (only ours, only stale ones). */
-async function sweepStaleTemps(parent: string, target: string): Promise<void> {
+/** What `new` may delete in the user's directory: its own temp siblings of `target` (fs/custody.ts). */
+function tempCustody(parent: string, target: string): Custody {
   const pattern = new RegExp(`^\\.${basename(target).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${TEMP_MARK.replace(/\./g, '\\.')}[0-9a-f]{12}$`);
+  return { base: parent, owned: [], names: pattern, what: 'The directory' };
+}
+
+/** Remove temp siblings a killed `new` of the same name left behind (only ours, only stale directories). */
+async function sweepStaleTemps(parent: string, target: string): Promise<void> {
+  const custody = tempCustody(parent, target);
   const names = await readdir(parent).catch(() => [] as string[]);
-  for (const name of names.filter((n) => pattern.test(n))) {
-    const abs = join(parent, name);
-    const st = await lstat(abs).catch(() => undefined);
-    if (st?.isDirectory() && Date.now() - st.mtimeMs > STALE_TEMP_MS) await rm(abs, { recursive: true, force: true }).catch(() => {});
+  for (const name of names.filter((n) => custody.names.test(n))) {
+    await removeOwned(custody, name, { keep: (st) => !st.isDirectory() || Date.now() - st.mtimeMs <= STALE_TEMP_MS }).catch(() => {});
   }
 }
 
@@ -141,7 +143,7 @@ export async function writeScaffold(target: string, files: ScaffoldFiles, option
       } else throw e;
     }
   } catch (e) {
-    await rm(temp, { recursive: true, force: true }).catch(() => {});
+    await removeOwned(tempCustody(parent, target), basename(temp)).catch(() => {});
     throw e instanceof YepError ? e : writeFailure(parent, e);
   }
 }

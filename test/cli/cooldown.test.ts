@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
-import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { pubtimeAgo, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
 const HOUR = 3_600_000;
@@ -17,10 +17,8 @@ const DAY = 24 * HOUR;
 let reg: TestRegistry;
 let home: TempHome;
 
-/** `pubtime` as the index writes it: seconds precision, Z. */
-const ago = (ms: number) => new Date(Date.now() - ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const publish = (vers: string, age?: number) =>
-  reg.publish({ name: HELLO, vers, data: fixtureCrate(HELLO, vers), ...(age !== undefined ? { extra: { pubtime: ago(age) } } : {}) });
+  reg.publish({ name: HELLO, vers, data: fixtureCrate(HELLO, vers), ...(age !== undefined ? { extra: { pubtime: pubtimeAgo(age) } } : {}) });
 const env = (extra: Record<string, string> = {}) => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0', ...extra });
 const lockFile = () => join(home.configDir, 'extensions', 'extensions.lock');
 const lockText = () => readFileSync(lockFile(), 'utf8');

@@ -2,7 +2,8 @@
  * Build from source, the secondary step: a real crate without dependencies and
  * without artifacts is built by `cargo install --locked` (offline, through
  * CARGO_NET_OFFLINE) into the package's bin/, passes `doctor`, and its digest
- * is in the lock; --no-build leaves it package-only with guidance; --build
+ * is in the lock (with --allow-build: a build runs the crate's code, so it needs
+ * consent, test/cli/build-consent.test.ts); --no-build leaves it package-only with guidance; --build
  * builds even over a prebuilt; no cargo on PATH, or a crate that fails to
  * compile, leave the package installed with a note.
  */
@@ -100,7 +101,7 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
   it(
     'builds a crate without artifacts into bin/, records its digest, and the server passes doctor',
     async () => {
-      const r = await runCli(['install', 'built'], { env: env(), timeoutMs: BUILD_TIMEOUT });
+      const r = await runCli(['install', 'built', '--allow-build'], { env: env(), timeoutMs: BUILD_TIMEOUT });
       expect(r.code, r.stderr).toBe(0);
       // The summary says so before anything runs; cargo's own lines stream on stderr.
       expect(r.stdout.indexOf('BUILT FROM SOURCE')).toBeGreaterThanOrEqual(0);
@@ -125,7 +126,7 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
   it('--no-build leaves it package-only with guidance', async () => {
     const r = await runCli(['install', 'built', '--no-build'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/not built from source \(--no-build\).*cargo install --locked --root <package dir> yolop-extension-built/);
+    expect(r.stdout).toMatch(/not built from source \(--no-build\).*`yep-ext install --force --allow-build built`/);
     expect(r.stdout).toContain('cannot be found yet');
     expect(r.stderr).not.toContain('cargo:');
     expect(existsSync(join(pkgDir('built'), 'bin'))).toBe(false);
@@ -172,7 +173,7 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
           files: { ...tree, 'Cargo.toml': text('Cargo.toml'), 'Cargo.lock': text('Cargo.lock'), 'plugin.json': JSON.stringify(plugin) },
         }),
       });
-      const r = await runCli(['update', 'builtup'], { env: env(), timeoutMs: BUILD_TIMEOUT });
+      const r = await runCli(['update', 'builtup', '--allow-build'], { env: env(), timeoutMs: BUILD_TIMEOUT });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('will be BUILT FROM SOURCE');
       const bin = join(pkgDir('builtup'), 'bin', 'built-server');
@@ -184,7 +185,7 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
   it(
     "a build script that leaves a daemon in cargo's process group: a successful build leaves nothing of it running",
     async () => {
-      const r = await runCli(['install', 'daemon'], { env: env(), timeoutMs: BUILD_TIMEOUT });
+      const r = await runCli(['install', 'daemon', '--allow-build'], { env: env(), timeoutMs: BUILD_TIMEOUT });
       expect(r.code, r.stderr).toBe(0);
       expect(lockSource('daemon')).toMatchObject({ binary_source: 'cargo' });
       // The daemon was started (the build script ran) ...
@@ -215,7 +216,7 @@ describe.skipIf(!hasCargo)('build from source with cargo', () => {
       expect(noCargo.code, noCargo.stderr).toBe(0);
       expect(noCargo.stdout).toMatch(/cargo is not on PATH: install Rust/);
       expect(existsSync(join(pkgDir('built'), 'bin'))).toBe(false);
-      const broken = await runCli(['install', 'broken'], { env: env(), timeoutMs: BUILD_TIMEOUT });
+      const broken = await runCli(['install', 'broken', '--allow-build'], { env: env(), timeoutMs: BUILD_TIMEOUT });
       expect(broken.code, broken.stderr).toBe(0);
       expect(broken.stdout).toMatch(/building built-server from source failed \(cargo exited with 101\)/);
       expect(existsSync(join(pkgDir('broken'), 'bin'))).toBe(false);

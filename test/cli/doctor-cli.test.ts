@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listGroup } from '../../src/core/yep/process-group.js';
 import { makePackage } from '../helpers/ext-package.js';
 import { BIN, REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
-import { procAlive } from '../helpers/proc.js';
+import { procAlive, procsWith } from '../helpers/proc.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
 let home: TempHome;
@@ -39,9 +39,9 @@ describe('yep-ext doctor', () => {
     const dir = makePackage(join(home.root, 'pkgs'), 'crashes', { server: 'exit-at-once.mjs' });
     const r = await runCli(['doctor', dir], { env: home.env });
     expect(r.code).toBe(9);
-    expect(r.stdout).toMatch(/fail\s+handshake\s+initialize: the server exited with code 3/);
+    expect(r.stdout).toMatch(/fail\s+server answers\s+no answer to yolop's first request \(initialize\): the server exited with code 3/);
     expect(r.stdout).toContain('cannot open ~/.fixture/config');
-    expect(r.stderr).toContain('error: crashes: 1 check failed (handshake).');
+    expect(r.stderr).toContain('error: crashes: 1 check failed (server answers).');
   });
 
   it("the authoring loop's first failures say what to do next: a rust package not built yet gets its build step, a directory with no plugin.json is named as no package", async () => {
@@ -50,9 +50,9 @@ describe('yep-ext doctor', () => {
     const dir = join(home.root, 'pkgs', 'rusty');
     const r = await runCli(['doctor', dir], { env: home.env });
     expect(r.code).toBe(9);
-    expect(r.stdout).toMatch(/fail\s+command\s+"rusty" is neither in the package's bin\//);
+    expect(r.stdout).toMatch(/fail\s+server program\s+"rusty" is neither in the package's bin\//);
     expect(r.stderr).toContain(
-      `hint: rusty is a Rust crate whose server is not built yet: run \`(cd ${dir} && cargo build --release && cp target/release/rusty bin/)\`, then doctor again.`,
+      `hint: rusty's server is not built yet (bin/rusty is missing): run \`(cd ${dir} && cargo build --release && cp target/release/rusty bin/)\`, then doctor again.`,
     );
 
     const empty = join(home.root, 'pkgs', 'empty');
@@ -202,5 +202,90 @@ describe('yep-ext doctor', () => {
     } finally {
       if (procAlive(pid)) process.kill(pid, 'SIGKILL');
     }
+  });
+});
+
+describe('yep-ext doctor and contributed MCP servers', () => {
+  const STDIO = join(REPO_ROOT, 'test/fixtures/mcp/stdio-server.mjs');
+  const withMcp = (name: string, marker: string, ...flags: string[]) =>
+    makePackage(join(home.root, 'pkgs'), name, {
+      args: ['--name', name],
+      yolop: {
+        mcpServers: { docs: { command: process.execPath, args: [STDIO, ...flags, '--marker', marker], env: { FIXTURE_MCP_TOKEN: '${MCP_CLI_TOKEN}' } } },
+      },
+    });
+
+  it('reports each MCP server in the human report and in --json (both ways of running doctor), secrets never shown, nothing left running', async () => {
+    const marker = `cli-mcp-${process.pid}-${Date.now()}`;
+    const secret = 'mcp-cli-canary-7Hq2Lx9Vw3';
+    const dir = withMcp('mcpcli', marker, '--need-env', 'FIXTURE_MCP_TOKEN');
+    const env = { ...home.env, MCP_CLI_TOKEN: secret };
+    // The plain shape (the oclif-free runner) and one with --call (oclif's).
+    const human = await runCli(['doctor', dir, '--timeout', '10'], { env });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/pass\s+MCP server docs\s+started `.*stdio-server\.mjs.*` and listed 1 tool \(search\)/);
+    const json = await runCli(['doctor', dir, '--json', '--timeout', '10', '--call', 'echo', '--args', '{"text":"hi"}'], { env });
+    expect(json.code, json.stderr).toBe(0);
+    const report = jsonOf(json);
+    expect(report.checks.find((c: { name: string }) => c.name === 'mcp:docs')).toMatchObject({ status: 'pass' });
+    expect(report.mcp_servers).toEqual([
+      {
+        server: 'docs',
+        host_name: 'mcpcli__docs',
+        transport: 'stdio',
+        ok: true,
+        tools: [
+          {
+            name: 'search',
+            description: 'Fixture tool search. Uses token [redacted].',
+            input_schema: { type: 'object', properties: { q: { type: 'string' } } },
+          },
+        ],
+        changes: null,
+        previous_run: null,
+      },
+    ]);
+    for (const r of [human, json]) expect(r.stdout + r.stderr).not.toContain(secret);
+    expect(procsWith(marker)).toEqual([]);
+  });
+
+  it('loads the MCP SDK only for a manifest that declares an MCP server', async () => {
+    const preload = join(home.root, 'loaded.cjs');
+    const seen = join(home.root, 'loaded.json');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify(Object.keys(require.cache))));`);
+    const loaded = async (dir: string): Promise<string[]> => {
+      const r = await runCli(['doctor', dir, '--json', '--timeout', '10'], { env: { ...home.env, NODE_OPTIONS: `--require ${preload}` } });
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(readFileSync(seen, 'utf8')) as string[]).filter((f) => f.includes(join('dist', 'bundle', 'lib')));
+    };
+    const plain = makePackage(join(home.root, 'pkgs'), 'nomcp', { args: ['--name', 'nomcp'] });
+    const report = await loaded(plain);
+    expect(report.some((f) => f.endsWith('mcp.cjs'))).toBe(false);
+    const marker = `cli-mcp-lazy-${process.pid}-${Date.now()}`;
+    expect((await loaded(withMcp('lazymcp', marker))).some((f) => f.endsWith(join('lib', 'mcp.cjs')))).toBe(true);
+    expect(procsWith(marker)).toEqual([]);
+  });
+
+  it('exits 9 naming the MCP server that never answers, and Ctrl-C during its probe kills it', async () => {
+    const marker = `cli-mcp-hang-${process.pid}-${Date.now()}`;
+    const dir = withMcp('mcphang', marker, '--hang');
+    const r = await runCli(['doctor', dir, '--timeout', '2'], { env: home.env });
+    expect(r.code).toBe(9);
+    expect(r.stdout).toMatch(/fail\s+MCP server docs\s+started .*, but the server did not answer MCP's first request \(initialize\) within 2\.0 s/);
+    expect(r.stderr).toContain('1 check failed (MCP server docs)');
+    expect(procsWith(marker)).toEqual([]);
+
+    const cli = spawn(process.execPath, [BIN, 'doctor', dir, '--timeout', '60'], { env: home.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    cli.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const deadline = Date.now() + 20_000;
+    while (procsWith(marker).length === 0) {
+      if (Date.now() > deadline) throw new Error(`the MCP server never started: ${stderr}`);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    cli.kill('SIGINT');
+    const code = await new Promise<number | null>((res) => cli.on('exit', (c) => res(c)));
+    expect(code).toBe(130);
+    expect(procsWith(marker)).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@
  * (counted on the loopback release host), a corrupted entry is re-fetched.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/target.js';
@@ -142,6 +142,53 @@ describe('the shared download cache', () => {
     expect(v.stdout).toMatch(/1 entry verified, 0 corrupted, 1 with its content missing \(dropped\)/);
     // What it said it dropped is gone from the index.
     expect(Object.keys(await cacache.ls(cacheDir))).toHaveLength(1);
+  });
+
+  it("foreign entries (a symlink, a Thumbs.db) in the cache's directories: cache verify reports them (JSON and stderr), exit 0; cache clean removes only its own entries, the foreign ones byte-identical", async () => {
+    const a = home();
+    expect((await runCli(['install', 'hello@0.3.0'], { env: env(a) })).code).toBe(0);
+    const [file] = contentFiles(cacheDir);
+    const shard = join(file!, '..');
+    // The user's files, reached through a link in the cache, and strays a file manager left.
+    const mine = join(a.root, 'thesis.tex');
+    writeFileSync(mine, 'three years of work\n');
+    symlinkSync(mine, join(shard, 'ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff'));
+    symlinkSync(join(a.root), join(cacheDir, 'content-v2', 'sha512'));
+    writeFileSync(join(cacheDir, 'content-v2', 'Thumbs.db'), 'thumbs');
+    writeFileSync(join(cacheDir, 'index-v5', '.DS_Store'), 'ds');
+    const foreign = [
+      join(cacheDir, 'content-v2', 'Thumbs.db'),
+      join(cacheDir, 'content-v2', 'sha512'),
+      join(shard, 'ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff'),
+      join(cacheDir, 'index-v5', '.DS_Store'),
+    ];
+    const snapshot = () => foreign.map((p) => (lstatSync(p).isSymbolicLink() ? `link ${readlinkSync(p)}` : readFileSync(p, 'utf8')));
+    const before = snapshot();
+    const rel = (p: string) => p.slice(cacheDir.length + 1);
+
+    const v = await runCli(['cache', 'verify', '--json'], { env: env(a) });
+    expect(v.code, v.stderr).toBe(0);
+    expect(jsonOf(v)).toMatchObject({ verified: 1, bad: 0, missing: 0 });
+    expect(
+      jsonOf(v)
+        .foreign.map((f: { path: string }) => f.path)
+        .sort(),
+    ).toEqual(foreign.map(rel).sort());
+    expect(jsonOf(v).foreign.find((f: { path: string }) => f.path === rel(foreign[0]!)).is).toBe('a regular file');
+    expect(jsonOf(v).foreign.find((f: { path: string }) => f.path === rel(foreign[1]!)).is).toBe('a symbolic link');
+    const human = await runCli(['cache', 'verify'], { env: env(a) });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stderr).toContain('4 foreign entries in the cache');
+    expect(human.stderr).toContain('content-v2/Thumbs.db (a regular file)');
+    expect(snapshot()).toEqual(before);
+    expect(readFileSync(mine, 'utf8')).toBe('three years of work\n');
+
+    const c = await runCli(['cache', 'clean', '--json'], { env: env(a) });
+    expect(c.code, c.stderr).toBe(0);
+    expect(jsonOf(c).removed).toBe(1);
+    expect(existsSync(file!)).toBe(false);
+    expect(snapshot()).toEqual(before);
+    expect(readFileSync(mine, 'utf8')).toBe('three years of work\n');
   });
 
   it('YEP_EXT_CACHE_DIR=off: nothing cached, every home downloads', async () => {

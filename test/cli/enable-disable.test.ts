@@ -376,7 +376,7 @@ describe('a removal interrupted after its commit (read before the next command f
     // The command they name: its recovery finishes the removal, and that is a success, said as one.
     const r = await runInProcess(['remove', 'plain', '--json'], { env: home.env });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(jsonOf(r)).toEqual({ name: 'plain', removed: { store: true, lock: false, settings: true, secrets: false } });
+    expect(jsonOf(r)).toEqual({ name: 'plain', removed: { store: true, lock: false, settings: true, secrets: false, files: false }, leftovers: null });
     expect(agentView(home.configDir)).toEqual({});
     expect(existsSync(join(home.configDir, 'extensions', 'plain'))).toBe(false);
     expect((await runInProcess(['verify'], { env: home.env })).code).toBe(0);

@@ -249,7 +249,8 @@ describe('outdated: newer, but needs a newer yolop', () => {
     // 0.4.0 can be taken: outdated (docs/exit-codes.md).
     expect(r.code, r.stderr).toBe(14);
     const row = jsonOf(r).outdated[0];
-    expect(row).toMatchObject({ name: 'hello', current: '0.3.0', wanted: '0.5.0', latest: '0.5.0', status: 'update', hint: 'yep-ext update hello' });
+    // wanted is where `update` moves: the newest the requirement selects that yolop can run.
+    expect(row).toMatchObject({ name: 'hello', current: '0.3.0', wanted: '0.4.0', latest: '0.5.0', status: 'update', hint: 'yep-ext update hello' });
     expect(row.newer_engines).toEqual({
       status: 'checked',
       agent: '0.12.1',
@@ -269,7 +270,7 @@ describe('outdated: newer, but needs a newer yolop', () => {
 
     const human = await runCli(['outdated'], { env });
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toContain('hello\t0.3.0\t0.5.0\t0.5.0\tcrate\tupdate: yep-ext update hello (to 0.4.0: 0.5.0 needs yolop >=0.13; you have 0.12.1)');
+    expect(human.stdout).toContain('hello\t0.3.0\t0.4.0\t0.5.0\tupdate: `yep-ext update hello` (to 0.4.0: 0.5.0 needs yolop >=0.13; you have 0.12.1)');
     // The shared download cache: the second and third runs downloaded nothing.
     expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
 
@@ -298,7 +299,7 @@ describe('outdated: newer, but needs a newer yolop', () => {
     const heldText = await runCli(['outdated', '--exit-code'], { env });
     expect(heldText.code).toBe(0);
     expect(heldText.stdout).toContain(
-      'hello\t0.4.0\t0.5.0\t0.5.0\tcrate\theld: no newer version runs on yolop 0.12.1: 0.5.0 needs yolop >=0.13; you have 0.12.1 (upgrade yolop)',
+      'hello\t0.4.0\t0.4.0\t0.5.0\theld: no newer version runs on yolop 0.12.1: 0.5.0 needs yolop >=0.13; you have 0.12.1 (upgrade yolop)',
     );
     expect(downloads().slice(before)).toEqual(['0.5.0', '0.4.0']);
 

@@ -81,9 +81,22 @@ describe.concurrent('feedback on waits', () => {
       const r = await runCliInPty(['install', 'hello', '--yes'], { env: env(), cols: 160 });
       expect(r.code, r.output).toBe(0);
       expect(installed()).toBe(true);
-      expect(r.output).toMatch(/gives up in \d+s/);
+      // The countdown is the request's total (--timeout, 2m by default), not one attempt's stall.
+      expect(r.output).toMatch(/gives up in (1m \d+s|2m 00s)/);
       expect(r.output).toMatch(/↻ [^\n]*attempt 2\/3 in \d/);
       expect(r.output).toMatch(/next attempt in \d+s/);
+    });
+
+    it.concurrent('a stalled index counts down to the total (--timeout), not to one attempt, across the retry', async () => {
+      const { reg, env, installed } = await setup();
+      reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'hang' }, 1);
+      const r = await runCliInPty(['install', 'hello', '--yes', '--timeout', '45s'], { env: env(), cols: 160 });
+      expect(r.code, r.output).toBe(0);
+      expect(installed()).toBe(true);
+      const left = [...r.output.matchAll(/Waiting for [^\n]*?gives up in (\d+)s/g)].map((m) => Number(m[1]));
+      expect(left.length, r.output).toBeGreaterThan(0);
+      // The stall of one attempt is a second or two; the countdown is the total's.
+      for (const s of left) expect(s).toBeGreaterThanOrEqual(40);
     });
 
     it.concurrent('a slow git host shows the resolving and the clone', async () => {

@@ -134,6 +134,51 @@ describe('unknown lock-entry keys survive every rewrite', () => {
   });
 });
 
+describe('unknown keys under [extensions.source] survive every rewrite', () => {
+  /** A key a newer host or another tool wrote into echo's source table. */
+  const addSourceKey = () => {
+    const text = lockText();
+    const at = text.indexOf('[extensions.source]', text.indexOf('name = "echo"'));
+    writeFileSync(
+      lockFile(),
+      `${text.slice(0, at)}[extensions.source]\nmirror_of = "https://example.com/echo"\nseen = [1, 2]${text.slice(at + '[extensions.source]'.length)}`,
+    );
+  };
+  /** echo's source table as the host parses it. */
+  const sourceKeys = () => lockEntry()?.source as Record<string, unknown>;
+  const kept = () => expect(sourceKeys()).toMatchObject({ type: 'path', mirror_of: 'https://example.com/echo', seen: [1, 2] });
+
+  it('update', async () => {
+    addSourceKey();
+    setManifest({ tools: [{ name: 'a' }] });
+    const r = await runCli(['update', 'echo'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lockEntry()?.version).toBe('0.2.0');
+    kept();
+  });
+
+  it('install (re-pin) and install --force (reinstall)', async () => {
+    addSourceKey();
+    setManifest({ tools: [{ name: 'a' }] });
+    const r = await runCli(['install', pkg], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(lockEntry()?.version).toBe('0.2.0');
+    kept();
+    const f = await runCli(['install', '--force', pkg], { env: home.env });
+    expect(f.code, f.stderr).toBe(0);
+    kept();
+  });
+
+  it('install, then remove, of another extension', async () => {
+    addSourceKey();
+    const other = writePackage(join(home.root, 'src', 'other'), { name: 'other' });
+    expect((await runCli(['install', other], { env: home.env })).code).toBe(0);
+    kept();
+    expect((await runCli(['remove', 'other'], { env: home.env })).code).toBe(0);
+    kept();
+  });
+});
+
 describe('install --frozen is strict about --lockfile', () => {
   const storeNames = () => (existsSync(store()) ? readdirSync(store()).filter((n) => !n.startsWith('.') && n !== 'extensions.lock') : []);
 

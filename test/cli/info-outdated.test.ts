@@ -49,7 +49,22 @@ const env = (): Record<string, string> => {
   return { ...home.env, PATH: `${agent.dir}:${pathWithoutAgent()}`, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' };
 };
 
-const ITEM_KEYS = ['current', 'engines', 'error', 'hint', 'kind', 'latest', 'name', 'newer_engines', 'requirement', 'source', 'status', 'wanted'];
+const ITEM_KEYS = [
+  'current',
+  'engines',
+  'error',
+  'hint',
+  'kind',
+  'latest',
+  'name',
+  'newer_engines',
+  'newer_outside',
+  'requirement',
+  'source',
+  'status',
+  'tag',
+  'wanted',
+];
 const INFO_KEYS = [
   'approved_grant',
   'config',
@@ -155,21 +170,23 @@ describe('outdated', () => {
     const human = await runCli(['outdated', '--exit-code'], { env: env() });
     expect(human.code).toBe(14);
     // Piped: a tab-separated table with a header, no box characters.
-    expect(human.stdout.split('\n')[0]).toBe('name\tcurrent\twanted\tlatest\tkind\tstatus');
-    expect(human.stdout).toContain(`hello\t0.1.0\t0.1.1\t0.4.0\tcrate\tupdate: yep-ext update hello`);
-    expect(human.stdout).toContain(`gitext\t${oldRev.slice(0, 12)}\t${newRev.slice(0, 12)}\t${newRev.slice(0, 12)}\tgit\tupdate: yep-ext update gitext`);
+    expect(human.stdout.split('\n')[0]).toBe('name\tcurrent\twanted\tlatest\tstatus');
+    // Both commands that move hello: update within ^0.1, the install of the newer line outside it.
+    expect(human.stdout).toContain('hello\t0.1.0\t0.1.1\t0.4.0\tupdate: `yep-ext update hello`, 0.4.0 exists outside ^0.1: `yep-ext install hello@^0.4`');
+    expect(human.stdout).toContain(`gitext\t${oldRev.slice(0, 7)}\t${newRev.slice(0, 7)}\t${newRev.slice(0, 7)}\tupdate: \`yep-ext update gitext\``);
     expect(human.stdout).not.toMatch(/[│┌─]/);
 
     expect(lockText()).toBe(lock);
     expect(storeSnapshot()).toBe(snapshot);
-    // Downloads only for the newer versions' engines.yolop (issue 16): 0.4.0, newest, then
-    // 0.1.1, the newest the requirement selects, each once: the later runs used the download cache.
+    // Downloads only for the newer versions' engines.yolop (issue 16): 0.1.1, the newest the
+    // requirement selects (what update tries first), then 0.4.0, the newest outside it, each
+    // once: the later runs used the download cache.
     expect(
       reg
         .requestsTo('/crates/')
         .slice(downloads)
         .map((q) => /\/crates\/[^/]+\/([^/]+)\/download/.exec(q.url)?.[1]),
-    ).toEqual(['0.4.0', '0.1.1']);
+    ).toEqual(['0.1.1', '0.4.0']);
     expect(hello.newer_engines).toMatchObject({
       status: 'checked',
       agent: '0.12.1',
@@ -190,11 +207,20 @@ describe('outdated', () => {
     const r = await runCli(['outdated', '--json', '--exit-code'], { env: env() });
     expect(r.code, r.stderr).toBe(14);
     const items = jsonOf(r).outdated;
-    expect(items[1]).toMatchObject({ name: 'hello', current: '0.1.1', wanted: '0.1.1', latest: '0.4.0', status: 'beyond', hint: 'yep-ext install hello@0.4' });
+    expect(items[1]).toMatchObject({
+      name: 'hello',
+      current: '0.1.1',
+      wanted: '0.1.1',
+      latest: '0.4.0',
+      status: 'beyond',
+      hint: 'yep-ext install hello@^0.4',
+      newer_outside: { version: '0.4.0', requirement: '^0.1', spec: 'hello@^0.4' },
+    });
     expect(items[0]).toMatchObject({ name: 'gitext', status: 'up-to-date', current: oldRev, wanted: oldRev, hint: null });
     const human = await runCli(['outdated'], { env: env() });
     expect(human.code).toBe(0);
-    expect(human.stdout).toContain('newer outside ^0.1: yep-ext install hello@0.4');
+    expect(human.stdout).toContain('0.4.0 exists outside ^0.1: `yep-ext install hello@^0.4`');
+    expect(human.stdout).not.toContain('can be updated');
 
     // Everything current: --exit-code exits 0.
     const all = await runCli(['install', 'hello@^0.4', '--yes'], { env: env() });
@@ -236,7 +262,7 @@ describe('outdated', () => {
 
     const coded = await runCli(['outdated', '--exit-code'], { env: env() });
     expect(coded.code).toBe(5);
-    expect(coded.stdout).toContain('hello\t0.1.0\t0.1.0\t0.4.0\tcrate\tdamaged:');
+    expect(coded.stdout).toContain('hello\t0.1.0\t0.1.0\t0.4.0\tdamaged:');
     expect(coded.stdout).not.toContain('up to date');
 
     // With its origin gone too, the damage known before any request is still the row's answer
@@ -316,7 +342,7 @@ describe('outdated', () => {
     expect(items[0]).toMatchObject({ name: 'gitext', status: 'up-to-date', error: null });
     const human = await runCli(['outdated'], { env: env() });
     expect(human.code).toBe(11);
-    expect(human.stdout).toContain('hello\t0.1.0\t-\t-\tcrate\tfailed:');
+    expect(human.stdout).toContain('hello\t0.1.0\t-\t-\tfailed:');
     expect(human.stderr).toMatch(/error: Could not check hello/);
   });
 });
@@ -353,6 +379,8 @@ describe('info', () => {
         newest_in_requirement: '0.1.1',
         newest_outside_requirement: '0.4.0',
         hint: 'yep-ext update hello',
+        newer_outside: { version: '0.4.0', requirement: '^0.1', spec: 'hello@^0.4' },
+        tag: null,
       },
       upstream_error: null,
       registry: null,
@@ -376,9 +404,9 @@ describe('info', () => {
     expect(human.stdout).toContain('mode: unset (default "fast")');
     expect(human.stdout).toContain(`content hash: ${hash}`);
     expect(human.stdout).toContain('hello contributes:'); // the install summary renderer
-    expect(human.stdout).toContain('newest outside the requirement: 0.4.0');
+    expect(human.stdout).toContain('upstream:     wanted 0.1.1, latest 0.4.0: update available: `yep-ext update hello`');
     // A continuation line is indented to the value column, with no label and no lone ":".
-    expect(human.stdout).toMatch(/^ {14}newest outside the requirement: 0\.4\.0$/m);
+    expect(human.stdout).toMatch(/^ {14}0\.4\.0 exists outside \^0\.1: `yep-ext install hello@\^0\.4`$/m);
     expect(human.stdout).not.toMatch(/^:/m);
     const enabled = await runCli(['enable', 'hello', '--config', 'mode=slow'], { env: env() });
     expect(enabled.code, enabled.stderr).toBe(0);

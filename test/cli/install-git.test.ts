@@ -90,12 +90,12 @@ afterAll(async () => {
 
 describe('install from git', () => {
   it.each([
-    ['the default branch', '', () => revs.main, undefined, '1.1.0'],
-    ['a tag (@)', '@v1.0.0', () => revs.v1, 'v1.0.0', '1.0.0'],
-    ['a branch (@)', '@main', () => revs.main, 'main', '1.1.0'],
-    ['a branch with "/" (#)', '#feature/x', () => revs.feature, 'feature/x', '2.0.0'],
-    ['a full commit (@)', '@SHA', () => revs.v1, 'SHA', '1.0.0'],
-  ])('%s: lock rev is the resolved commit, requested_ref what was asked', async (_label, suffix, rev, requested, version) => {
+    ['the default branch', '', () => revs.main, undefined, '1.1.0', undefined],
+    ['a tag (@)', '@v1.0.0', () => revs.v1, 'v1.0.0', '1.0.0', 'tag'],
+    ['a branch (@)', '@main', () => revs.main, 'main', '1.1.0', 'branch'],
+    ['a branch with "/" (#)', '#feature/x', () => revs.feature, 'feature/x', '2.0.0', 'branch'],
+    ['a full commit (@)', '@SHA', () => revs.v1, 'SHA', '1.0.0', undefined],
+  ])('%s: lock rev is the resolved commit, requested_ref what was asked, ref_kind what it named', async (_label, suffix, rev, requested, version, kind) => {
     const ref = suffix.replace('SHA', revs.v1);
     const r = await install([`${repo.url}${ref}`]);
     expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -104,7 +104,13 @@ describe('install from git', () => {
 
     const entry = readLock().extensions?.[0];
     const expectedRef = requested === 'SHA' ? revs.v1 : requested;
-    expect(entry?.source).toEqual({ type: 'git', url: repo.url, rev: rev(), ...(expectedRef ? { requested_ref: expectedRef } : {}) });
+    expect(entry?.source).toEqual({
+      type: 'git',
+      url: repo.url,
+      rev: rev(),
+      ...(expectedRef ? { requested_ref: expectedRef } : {}),
+      ...(kind ? { ref_kind: kind } : {}),
+    });
     const pkg = join(store(), 'gitext');
     // A tree yep-ext owns: the entry is a relative link to its immutable version directory (a copy, not the checkout).
     expect(readlinkSync(pkg)).toBe(`.yep-packages/gitext.${entry?.content_hash.slice(7, 23)}`);
@@ -120,7 +126,7 @@ describe('install from git', () => {
   it('over loopback smart HTTP', async () => {
     const r = await install([`${server.url('gitext.git')}@v1.0.0`]);
     expect(r.code, r.stderr + r.stdout).toBe(0);
-    expect(readLock().extensions?.[0]?.source).toEqual({ type: 'git', url: server.url('gitext.git'), rev: revs.v1, requested_ref: 'v1.0.0' });
+    expect(readLock().extensions?.[0]?.source).toEqual({ type: 'git', url: server.url('gitext.git'), rev: revs.v1, requested_ref: 'v1.0.0', ref_kind: 'tag' });
     expect(server.requests.some((q) => q.startsWith('POST /gitext.git/git-upload-pack'))).toBe(true);
     await remove('gitext');
   });
@@ -236,7 +242,7 @@ describe('hostile git sources leave store, lock, settings and secrets unchanged'
   it('the git wrapper does log real runs (control for the test above)', async () => {
     writeFileSync(gitLog, '');
     const r = await install([`${repo.url}@v1.0.0`], { PATH: `${fakebin}:${process.env.PATH}` });
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(readFileSync(gitLog, 'utf8')).toMatch(/ ls-remote /);
     await remove('gitext');
   });

@@ -45,6 +45,8 @@ const infoField = z.strictObject({
   default: z.unknown(),
 });
 const hash = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+/** yep-ext's files of an extension that is no longer installed (list, verify, remove). */
+const leftovers = z.strictObject({ paths: z.array(z.string()), bytes: z.number() });
 const errorBody = z.strictObject({
   code: z.string().regex(/^E_[A-Z_]+$/),
   message: z.string(),
@@ -130,6 +132,7 @@ export const SCHEMAS = {
         problems: z.array(z.string()),
         config: nullable(z.array(field)),
         engines: nullable(engines),
+        leftovers: nullable(leftovers),
       }),
     ),
   }),
@@ -159,6 +162,8 @@ export const SCHEMAS = {
         warnings: z.array(z.unknown()),
       }),
     ),
+    custody_restored: z.array(z.strictObject({ name: z.string(), keys: z.array(z.string()) })),
+    leftovers: z.array(leftovers.extend({ name: z.string() })),
   }),
   outdated: z.strictObject({
     outdated: z.array(
@@ -174,6 +179,8 @@ export const SCHEMAS = {
         engines: nullable(engines),
         newer_engines: z.unknown(),
         hint: nullable(z.string()),
+        newer_outside: nullable(z.strictObject({ version: z.string(), requirement: z.string(), spec: z.string() })),
+        tag: nullable(z.string()),
         error: z.unknown(),
       }),
     ),
@@ -202,8 +209,9 @@ export const SCHEMAS = {
   }),
   remove: z.strictObject({
     name: z.string(),
-    removed: z.strictObject({ store: z.boolean(), lock: z.boolean(), settings: z.boolean(), secrets: z.boolean() }),
+    removed: z.strictObject({ store: z.boolean(), lock: z.boolean(), settings: z.boolean(), secrets: z.boolean(), files: z.boolean() }),
     previous: nullable(z.looseObject({ name: z.string() })),
+    leftovers: nullable(leftovers),
   }),
   update: z.strictObject({ updates: z.array(updateItem) }),
   search: z.strictObject({
@@ -241,6 +249,27 @@ export const SCHEMAS = {
         duration_ms: z.number().optional(),
       })
       .optional(),
+    // Only when plugin.json declares MCP servers (docs/json.md).
+    mcp_servers: z
+      .array(
+        z.strictObject({
+          server: z.string(),
+          host_name: z.string(),
+          transport: z.enum(['stdio', 'http']),
+          ok: z.boolean(),
+          tools: z.array(z.strictObject({ name: z.string(), description: z.string(), input_schema: z.unknown() })),
+          changes: z
+            .strictObject({
+              added: z.array(z.string()),
+              removed: z.array(z.string()),
+              described: z.array(z.strictObject({ name: z.string(), before: z.string(), after: z.string() })),
+              schema: z.array(z.string()),
+            })
+            .nullable(),
+          previous_run: z.string().nullable(),
+        }),
+      )
+      .optional(),
   }),
   new: z.strictObject({
     name: z.string(),
@@ -251,6 +280,7 @@ export const SCHEMAS = {
     server: z.string(),
     handlers: z.array(z.string()),
     build: nullable(z.string()),
+    buildNeeds: nullable(z.string()),
     next: z.array(z.string()),
     notes: z.array(z.string()),
     spec: z.strictObject({
@@ -263,6 +293,7 @@ export const SCHEMAS = {
       dynamicPrompt: z.boolean(),
       status: z.boolean(),
       skills: z.boolean(),
+      sampleTool: z.boolean(),
       config: z.array(z.strictObject({ key: z.string(), secret: z.boolean(), env: nullable(z.string()), envDerived: z.boolean() })),
     }),
   }),
@@ -310,8 +341,9 @@ export const SCHEMAS = {
     bad: z.number(),
     missing: z.number(),
     bytes: z.number(),
+    foreign: z.array(z.strictObject({ path: z.string(), is: z.string() })),
   }),
-  'cache clean': z.strictObject({ dir: z.string(), removed: z.number() }),
+  'cache clean': z.strictObject({ dir: z.string(), removed: z.number(), foreign: z.array(z.strictObject({ path: z.string(), is: z.string() })) }),
 };
 
 async function json(args: string[], schema: keyof typeof SCHEMAS, code = 0, options: { env?: Record<string, string>; input?: string } = {}): Promise<any> {
@@ -445,8 +477,8 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
 
   it('new, set-secret (the value never in the JSON), doctor, lock export, policy init/check, mirror, cache verify/clean', async () => {
     mkdirSync(join(home.root, 'exts'));
-    const created = await json(['new', 'vault', '--tool', 'fetch', '--config', 'token:secret', '--dir', join(home.root, 'exts')], 'new');
-    expect(created).toMatchObject({ build: null, spec: { prompt: null, config: [{ key: 'token', env: 'VAULT_TOKEN', envDerived: true }] } });
+    const created = await json(['new', 'vault', '-l', 'py', '--tool', 'fetch', '--config', 'token:secret', '--dir', join(home.root, 'exts')], 'new');
+    expect(created).toMatchObject({ build: null, buildNeeds: null, spec: { prompt: null, config: [{ key: 'token', env: 'VAULT_TOKEN', envDerived: true }] } });
     const rust = await json(['new', 'guard', '-l', 'rust', '--prompt', 'Be careful.', '--config', 'level', '--dir', join(home.root, 'exts')], 'new');
     expect(rust).toMatchObject({ build: expect.any(String), spec: { prompt: 'Be careful.', config: [{ key: 'level', env: null, envDerived: false }] } });
 
@@ -511,7 +543,7 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
       expect(done.updates[0]).toMatchObject({ status: 'updated', to: { version: '1.0.1' } });
       publish('2.0.0');
       const held = await json(['update', '--all'], 'update', 0, { env: renv });
-      expect(held.updates[0]).toMatchObject({ status: 'up-to-date', to: null, newer_outside: { version: '2.0.0', requirement: '^1', spec: 'hello@2' } });
+      expect(held.updates[0]).toMatchObject({ status: 'up-to-date', to: null, newer_outside: { version: '2.0.0', requirement: '^1', spec: 'hello@^2' } });
 
       const found = await json(['search', 'hello'], 'search', 0, { env: renv });
       expect(found).toMatchObject({ term: 'hello', truncated: false, hits: [{ crate: HELLO, installed: { name: 'hello', version: '1.0.1' } }] });
@@ -545,6 +577,7 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
       problems: [],
       config: null,
       engines: null,
+      leftovers: null,
     };
     expect(SCHEMAS.list.safeParse({ extensions: [entry] }).success).toBe(true);
     const { config: _dropped, ...missing } = entry;

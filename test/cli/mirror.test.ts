@@ -124,7 +124,7 @@ describe('yep-ext mirror', () => {
       'index/yo/lo/yolop-extension-hello',
     ]);
     expect(manifest.git).toEqual([{ url: repo.url, commit: rev, path: `git/file${repo.bare}` }]);
-    expect(readdirSync(dir).sort()).toEqual(['crates', 'git', 'index', 'mirror.json']);
+    expect(readdirSync(dir).sort()).toEqual(['.yep-mirror', 'crates', 'git', 'index', 'mirror.json']);
 
     // Again: nothing new, nothing rewritten, no download.
     reg.requests.length = 0;

@@ -165,7 +165,7 @@ const mistakes: Mistake[] = [
     what: 'a value outside the choices',
     argv: ['new', 'x', '--tool', 't', '--language', 'go'],
     exit: 2,
-    message: /^--language must be one of typescript, python, rust \(got "go"\)\.$/,
+    message: /^--language must be one of typescript, python, rust, ts, py, rs \(got "go"\)\.$/,
     hint: /--language typescript/,
   },
   {
@@ -180,7 +180,7 @@ const mistakes: Mistake[] = [
     argv: ['update', '--all', 'extra'],
     exit: 2,
     message: /^--all updates every installed extension; it takes no names \(got "extra"\)\.$/,
-    hint: /`yep-ext update --all`.*`yep-ext update extra`/,
+    hint: /`yep-ext update` updates every one.*`yep-ext update extra`/,
   },
   {
     what: '--accept with something that is no fingerprint',
@@ -294,7 +294,6 @@ const mistakes: Mistake[] = [
     hint: /yep-ext list --help/,
   },
   { what: 'nothing to install', argv: ['install'], exit: 2, message: /^Nothing to install\.$/, hint: /yep-ext install lsp/ },
-  { what: 'update without names or --all', argv: ['update'], exit: 2, message: /--all/, hint: /yep-ext update --all/ },
   // Wrong kinds of paths and names.
   {
     what: 'a directory without ./',

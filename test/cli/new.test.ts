@@ -13,7 +13,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { withSeams } from '../helpers/seams.mjs';
 import { itNeeding, need } from '../helpers/needs.js';
-import { detectRustBuild, fillHookHandler, prepareRustRoot, runScriptedSession, runShell, startServer } from '../helpers/scaffold.js';
+import {
+  detectRustBuild,
+  fillHookHandler,
+  linkTypescriptToolchain,
+  prepareRustRoot,
+  runScriptedSession,
+  runShell,
+  startServer,
+  transpileTypescriptPackage,
+} from '../helpers/scaffold.js';
 
 let home: TempHome;
 let work: string;
@@ -48,11 +57,30 @@ async function expectDoctorClean(target: string): Promise<Check[]> {
   return report.checks;
 }
 
-/** new -> doctor ./dir (clean) -> install -> enable -> doctor name (clean). */
-async function fullFlow(name: string, flags: string[]): Promise<void> {
+/**
+ * A TypeScript package's build, as its author runs it: doctor before the build fails
+ * and names the command; `build: 'real'` runs that command (`npm run build`, tsc
+ * --strict, with the toolchain linked in instead of downloaded), `'transpile'` stands
+ * in for it where the build itself is covered elsewhere.
+ */
+async function buildTypescript(name: string, build: 'real' | 'transpile'): Promise<void> {
+  const dir = join(work, name);
+  if (build === 'transpile') return transpileTypescriptPackage(dir);
+  linkTypescriptToolchain(dir);
+  const before = await cli(['doctor', `./${name}`]);
+  expect(before.code).toBe(9);
+  const hint = /hint: .*server is not built yet \(dist\/server\.js is missing\): run `(\(cd [^`]+\))`/.exec(before.stderr);
+  expect(hint?.[1], before.stderr).toBe(`(cd ${dir} && npm run build)`);
+  const built = runShell(hint![1]!, work, env);
+  expect(built.code, built.output).toBe(0);
+}
+
+/** new -> (build) -> doctor ./dir (clean) -> install -> enable -> doctor name (clean). */
+async function fullFlow(name: string, flags: string[], build: 'real' | 'transpile' | undefined): Promise<void> {
   const created = await cli(['new', name, ...flags]);
   expect(created.code, created.stderr).toBe(0);
   expect(created.stdout).toContain(`yep-ext doctor ./${name}`);
+  if (build) await buildTypescript(name, build);
   const local = await expectDoctorClean(`./${name}`);
   expect(local.map((c) => c.name)).toEqual(
     expect.arrayContaining(['manifest', 'command', 'handshake', 'tools', 'shutdown', 'stdin_eof', 'messages', 'processes']),
@@ -96,11 +124,63 @@ const MATRIX: [string, string[]][] = [
 ];
 
 describe.each([
-  ['typescript (the default)', []],
-  ['python', ['--language', 'python']],
-])('%s', (_label, languageFlags) => {
+  ['typescript (the default)', [], true],
+  ['python', ['--language', 'python'], false],
+])('%s', (_label, languageFlags, typescript) => {
   it.each(MATRIX)('%s: new -> doctor ./dir clean -> install -> enable -> doctor name clean', async (label, flags) => {
-    await fullFlow(`x-${label.split(' ')[0]!.replace(/,/g, '')}`, [...languageFlags, ...flags]);
+    const build = !typescript ? undefined : flags === FULL ? 'real' : 'transpile';
+    await fullFlow(`x-${label.split(' ')[0]!.replace(/,/g, '')}`, [...languageFlags, ...flags], build);
+  });
+});
+
+describe('yep-ext new NAME alone', () => {
+  it('scaffolds a working TypeScript package with one sample tool, without a terminal, and says so', async () => {
+    const r = await cli(['new', 'weather', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = jsonOf<{ spec: { tools: string[] }; notes: string[]; build: string; buildNeeds: string; next: string[] }>(r);
+    expect(out.spec.tools).toEqual(['weather']);
+    expect(out.notes.join('\n')).toContain('one sample tool, weather');
+    expect(out.build).toBe('npm install && npm run build');
+    expect(out.buildNeeds).toContain('npm registry');
+    expect(out.next[0]).toBe('(cd ./weather && npm install && npm run build)');
+    await buildTypescript('weather', 'real');
+    await expectDoctorClean('./weather');
+  });
+
+  it('installed before its build: list, info and verify name the build, enable warns with it; after the build and update all is clean', async () => {
+    expect((await cli(['new', 'weather'])).code).toBe(0);
+    expect((await cli(['install', './weather'])).code).toBe(0);
+    const dir = join(work, 'weather');
+    const step = `(cd ${dir} && npm install && npm run build)`;
+    const problem = `server not built yet (dist/server.js is missing): run \`${step}\``;
+    expect(jsonOf<{ extensions: { problems: string[] }[] }>(await cli(['list', '--json'])).extensions[0]!.problems).toEqual([problem]);
+    const info = jsonOf<{ verify: { ok: boolean; problems: string[] } }>(await cli(['info', 'weather', '--json']));
+    expect(info.verify).toMatchObject({ ok: false, problems: [problem] });
+    const enabled = await cli(['enable', 'weather']);
+    expect(enabled.code).toBe(0);
+    expect(enabled.stderr).toContain(
+      `warning: weather's server is not built yet (dist/server.js is missing): yolop cannot start it until you run \`${step}\`.`,
+    );
+    const verify = await cli(['verify']);
+    expect(verify.code).toBe(5);
+    expect(verify.stderr).toContain(problem);
+
+    await transpileTypescriptPackage(dir);
+    expect((await cli(['update', 'weather'])).code).toBe(0);
+    expect(jsonOf<{ extensions: { problems: string[] }[] }>(await cli(['list', '--json'])).extensions[0]!.problems).toEqual([]);
+    expect((await cli(['verify'])).code).toBe(0);
+    expect((await cli(['enable', 'weather'])).stderr).not.toContain('not built');
+  });
+
+  it.each([
+    ['ts', 'src/server.ts'],
+    ['py', 'bin/sample'],
+    ['rs', 'src/main.rs'],
+  ])('-l %s is accepted', async (short, source) => {
+    const r = await cli(['new', 'sample', '-l', short, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf<{ server: string }>(r).server).toBe(source);
+    expect(existsSync(join(work, 'sample', source))).toBe(true);
   });
 });
 
@@ -137,17 +217,26 @@ describe('yep-ext new output', () => {
       language: 'typescript',
       dir: join(work, 'exts', 'weather'),
       path: './exts/weather',
-      server: 'bin/weather',
+      server: 'src/server.ts',
       handlers: ['handleTool', 'handleHook'],
-      next: ['yep-ext doctor ./exts/weather', 'yep-ext install ./exts/weather', 'yep-ext enable weather'],
+      build: 'npm install && npm run build',
+      next: [
+        '(cd ./exts/weather && npm install && npm run build)',
+        'yep-ext doctor ./exts/weather',
+        'yep-ext install ./exts/weather',
+        'yep-ext enable weather',
+      ],
     });
     expect(out.files).toEqual([
+      { path: '.gitignore', mode: '0644' },
       { path: 'README.md', mode: '0644' },
       { path: 'bin/weather', mode: '0755' },
+      { path: 'package.json', mode: '0644' },
       { path: 'plugin.json', mode: '0644' },
+      { path: 'src/server.ts', mode: '0644' },
+      { path: 'tsconfig.json', mode: '0644' },
     ]);
     expect(out.notes.join('\n')).toContain('$WEATHER_KEY');
-    expect(out.build).toBeNull();
 
     const human = await cli(['new', 'yolop-extension-clock', '-l', 'python', '--status']);
     expect(human.code, human.stderr).toBe(0);
@@ -172,13 +261,6 @@ describe('refusals: a clear message, the documented exit code, nothing written',
     ['a name with a path in it', ['new', '../escape', '--tool', 't'], 2, /Invalid extension name/],
     ['a bad tool name', ['new', 'ok', '--tool', 'no/slash'], 2, /Invalid tool name "no\/slash"/],
     ['a duplicate tool', ['new', 'ok', '--tool', 't', '--tool', 't'], 2, /--tool t is given twice/],
-    [
-      'no contribution',
-      ['new', 'ok'],
-      2,
-      /would contribute nothing[\s\S]*--tool NAME, --hook pre_tool_use\|post_tool_use\[:GLOB\], --command NAME, --prompt TEXT, --dynamic-prompt, --status, --skills/,
-    ],
-    ['config alone (not a contribution)', ['new', 'ok', '--config', 'token:secret'], 2, /would contribute nothing/],
     ['a bad hook event', ['new', 'ok', '--hook', 'on_start'], 2, /--hook "on_start": unknown event "on_start"; the host fires pre_tool_use and post_tool_use/],
     ['a bad hook glob', ['new', 'ok', '--hook', 'pre_tool_use:ba?h'], 2, /"ba\?h" is not a tool-name glob/],
     ['an empty hook glob', ['new', 'ok', '--hook', 'post_tool_use:'], 2, /the tool-name glob after ":" is empty/],
@@ -221,7 +303,7 @@ describe('refusals: a clear message, the documented exit code, nothing written',
     mkdirSync(join(work, 'empty'));
     const e = await cli(['new', 'empty', '--tool', 't']);
     expect(e.code, e.stderr).toBe(0);
-    expect(readdirSync(join(work, 'empty')).sort()).toEqual(['README.md', 'bin', 'plugin.json']);
+    expect(readdirSync(join(work, 'empty')).sort()).toEqual(['.gitignore', 'README.md', 'bin', 'package.json', 'plugin.json', 'src', 'tsconfig.json']);
   });
 
   it('kill -9 while writing leaves no package (only a hidden temp dir), and the next run succeeds and sweeps it once stale', async () => {
@@ -260,7 +342,7 @@ describe('rust template', () => {
     const r = await cli(['new', 'rusty', '-l', 'rust', '--tool', 'search', '--hook', 'pre_tool_use', '--status']);
     expect(r.code, r.stderr).toBe(0);
     const step = 'cargo build --release && cp target/release/rusty bin/';
-    expect(r.stdout).toContain(`Build it (in ./rusty), after every change:\n  ${step}`);
+    expect(r.stdout).toContain(`Build it (in ./rusty), after every change:\n  ${step}\n  It needs cargo, and the serde_json crate`);
     expect(r.stdout).toContain('Next:\n  (cd ./rusty && cargo build --release && cp target/release/rusty bin/)\n  yep-ext doctor ./rusty');
     const dir = join(work, 'rusty');
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain(`\`\`\`sh\n${step}\n\`\`\``);
@@ -275,10 +357,12 @@ describe('rust template', () => {
     ).toEqual(['serde_json = "1"']);
     expect(readdirSync(join(dir, 'bin'))).toEqual(['.gitkeep']);
     expect(JSON.parse(readFileSync(join(dir, 'plugin.json'), 'utf8')).yolop.capabilityServer).toEqual({ command: 'rusty', args: [] });
-    // Before the build, doctor says exactly what is missing.
+    // Before the build, doctor says exactly what is missing and what to run.
     const d = await cli(['doctor', './rusty', '--json']);
     expect(d.code).toBe(9);
     expect(jsonOf<{ checks: Check[] }>(d).checks.find((c) => c.name === 'command')?.status).toBe('fail');
+    const human = await cli(['doctor', './rusty']);
+    expect(human.stderr).toContain(`run \`(cd ${dir} && ${step})\`, then doctor again`);
   });
 
   itNeeding(

@@ -14,7 +14,7 @@ import { fixtureCrate } from '../helpers/crates.js';
 import { makePackage } from '../helpers/ext-package.js';
 import { GIT_TEST_ENV, fixtureFiles, makeRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
-import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { pubtimeAgo, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
 const DAY = 86_400_000;
@@ -23,9 +23,8 @@ let home: TempHome;
 
 beforeAll(async () => {
   reg = await startRegistry();
-  const ago = (ms: number) => new Date(Date.now() - ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0'), extra: { pubtime: ago(10 * DAY) } });
-  reg.publish({ name: HELLO, vers: '0.4.1', data: fixtureCrate(HELLO, '0.4.1'), extra: { pubtime: ago(3_600_000) } });
+  reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0'), extra: { pubtime: pubtimeAgo(10 * DAY) } });
+  reg.publish({ name: HELLO, vers: '0.4.1', data: fixtureCrate(HELLO, '0.4.1'), extra: { pubtime: pubtimeAgo(3_600_000) } });
 });
 afterAll(() => reg.close());
 beforeEach(() => {

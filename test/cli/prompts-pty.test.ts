@@ -20,9 +20,9 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 /** Drive a CLI run in a PTY: each step waits for a pattern in the output, then types. */
-async function inPty(args: string[], steps: [RegExp, string][]): Promise<{ code: number | null; output: string }> {
+async function inPty(args: string[], steps: [RegExp, string][], cwd?: string): Promise<{ code: number | null; output: string }> {
   const cmd = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ');
-  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: { ...home.env, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: { ...home.env, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
   let output = '';
   const waiters: { re: RegExp; from: number; resolve: () => void }[] = [];
   const check = () => {
@@ -64,6 +64,21 @@ describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsduti
     const file = join(home.configDir, 'connections.toml');
     expect(readFileSync(file, 'utf8')).toContain(CANARY);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('new NAME alone asks for the language and the first tool, as npm init does', async () => {
+    const r = await inPty(
+      ['new', 'weather'],
+      [
+        [/Language of the server/, '\u001b[B\r'],
+        [/Name of its first tool/, '\u0015forecast\r'],
+      ],
+      home.root,
+    );
+    expect(r.code, r.output).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(home.root, 'weather', 'plugin.json'), 'utf8'));
+    expect(manifest.yolop.tools.map((t: { name: string }) => t.name)).toEqual(['forecast']);
+    expect(readFileSync(join(home.root, 'weather', 'bin', 'weather'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env python3');
   });
 
   it('enable asks for each missing required field by kind', async () => {

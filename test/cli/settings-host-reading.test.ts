@@ -1,8 +1,9 @@
 /**
- * Regressions for issue 17, observations 1 and 2, through the CLI on a real temp
- * home, checking settings.toml as the host reads it: entries in file order, the
- * last for a ref decides, only an enabled entry's config reaches the server
- * (host-compat §5; the in-order reading is test/helpers/settings-model.ts).
+ * settings.toml through the CLI on a real temp home, checked as the host reads it
+ * (host-compat §5; the in-order reading is test/helpers/settings-model.ts, itself
+ * checked against the host's own code): entries in file order, plain entries merged
+ * into the first instance, `enabled = false` removing every instance, `append = true`
+ * adding one; and no enable, disable or --config ever drops a key the user wrote.
  * Needs a build (npm run build).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
-import { hostRuns, subjectEntries } from '../helpers/settings-model.js';
+import { hostInstances, hostRuns, subjectEntries } from '../helpers/settings-model.js';
 import { doctorConfigLoader } from '../../src/core/doctor/doctor-config.js';
 import { loadInstalledManifest } from '../../src/core/store/installed-manifest.js';
 
@@ -56,8 +57,11 @@ describe('observation 1: enable after a later `enabled = false` entry', () => {
     expect(e).toMatchObject({ name: 'x', enabled: true, was_enabled: false });
     // The claim, checked as the host reads the file.
     expect(host()).toEqual({ enabled: true, config: { endpoint: 'https://e.example' } });
-    expect(subjectEntries(readFileSync(settingsFile, 'utf8'), 'x')).toHaveLength(1);
-    expect(readFileSync(settingsFile, 'utf8').startsWith('# mine\n')).toBe(true);
+    // No entry deleted: enable took the `enabled = false` line away, nothing else.
+    expect(readFileSync(settingsFile, 'utf8')).toBe(
+      '# mine\n[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\n',
+    );
+    expect(subjectEntries(readFileSync(settingsFile, 'utf8'), 'x')).toHaveLength(2);
     const item = await listed();
     expect(item.enabled).toBe(true);
     expect(field(item, 'endpoint')).toMatchObject({ set: true, source: 'settings' });
@@ -103,5 +107,51 @@ describe('observation 2: config on a disabled entry after the host appends a bar
     expect(field(item, 'port')).toHaveProperty('kept', false);
     expect(item.problems).toEqual([]);
     expect((await doctorValues())?.values).toEqual({ endpoint: 'https://e.example' });
+  });
+});
+
+describe('several entries for one extension: nothing the user wrote is lost', () => {
+  const write = (text: string) => {
+    mkdirSync(home.configDir, { recursive: true });
+    writeFileSync(settingsFile, text);
+  };
+  const text = () => readFileSync(settingsFile, 'utf8');
+
+  it('two enabled tables: the host merges them; enable changes no byte, and list reports the merged config', async () => {
+    const file = '# mine\n[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example" # the user\'s\n\n[[capabilities]]\nref = "ext:x"\nport = 9\n';
+    write(file);
+    expect(host()).toEqual({ enabled: true, config: { endpoint: 'https://e.example', port: 9 } });
+    const e = await ok(['enable', 'x']);
+    expect(e).toMatchObject({ enabled: true, was_enabled: true, changed: false });
+    expect(text()).toBe(file);
+    const item = await listed();
+    expect(field(item, 'endpoint')).toMatchObject({ set: true, source: 'settings', kept: false });
+    expect(field(item, 'port')).toMatchObject({ set: true, source: 'settings', kept: false });
+    expect((await doctorValues())?.values).toEqual(host().config);
+  });
+
+  it('--config writes into the table the host merges last; the other table keeps its keys', async () => {
+    write('[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\n');
+    await ok(['enable', 'x', '--config', 'port=7']);
+    expect(text()).toBe('[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\nport = 7\n');
+    expect(host()).toEqual({ enabled: true, config: { endpoint: 'https://e.example', port: 7 } });
+    const item = await listed();
+    expect(field(item, 'endpoint')).toMatchObject({ set: true });
+    expect(field(item, 'port')).toMatchObject({ set: true });
+  });
+
+  it('disable then enable: byte-identical file, every table and key kept in between', async () => {
+    const file = '[[capabilities]]\nref = "ext:x"\nendpoint = "https://e.example"\n\n[[capabilities]]\nref = "ext:x"\nappend = true\nport = 2\n';
+    write(file);
+    expect(hostInstances(text(), 'x')).toEqual([{ endpoint: 'https://e.example' }, { port: 2 }]);
+    await ok(['disable', 'x']);
+    expect(host().enabled).toBe(false);
+    expect(text()).toBe(file.replace('append = true\n', 'enabled = false\nappend = true\n'));
+    const off = await listed();
+    expect(off.enabled).toBe(false);
+    expect(field(off, 'endpoint')).toMatchObject({ set: false, kept: true });
+    await ok(['enable', 'x']);
+    expect(text()).toBe(file);
+    expect(hostInstances(text(), 'x')).toEqual([{ endpoint: 'https://e.example' }, { port: 2 }]);
   });
 });

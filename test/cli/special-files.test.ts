@@ -202,6 +202,8 @@ const disable: Expectation = { args: () => ['disable', 'demo'], outcome: 'refuse
 const remove: Expectation = { args: () => ['remove', 'demo'], outcome: 'refused' };
 const setSecret: Expectation = { args: () => ['set-secret', 'demo', 'token', '--stdin'], input: 'tok-456', outcome: 'refused' };
 const doctor: Expectation = { args: () => ['doctor', 'demo'], outcome: 'refused' };
+/** `doctor <dir>`: the road that starts the server early reads the manifest, and the config files an env-mapped field may come from. */
+const doctorDir = (pkg: string): Expectation => ({ args: (h) => ['doctor', join(h.root, 'src', pkg)], outcome: 'refused' });
 const update: Expectation = { args: () => ['update', 'demo', '--yes'], outcome: 'refused' };
 const installOther: Expectation = { args: (h) => ['install', join(h.root, 'src', 'other')], outcome: 'refused' };
 
@@ -217,7 +219,7 @@ const FILES: FileCase[] = [
     name: 'settings.toml',
     path: (h) => join(h.configDir, 'settings.toml'),
     follow: true,
-    commands: [list, enable, disable, doctor, { ...remove, outcome: 'warned-by-remove' }],
+    commands: [list, enable, disable, doctor, doctorDir('demo'), { ...remove, outcome: 'warned-by-remove' }],
   },
   {
     name: 'connections.toml',
@@ -246,13 +248,13 @@ const FILES: FileCase[] = [
     path: (h) => join(h.root, 'src', 'demo', 'plugin.json'),
     aliases: (h) => [join(h.store, 'demo', 'plugin.json')],
     follow: false,
-    commands: [list, enable, setSecret, doctor, update],
+    commands: [list, enable, setSecret, doctor, doctorDir('demo'), update],
   },
   {
     name: "a path package's plugin.json",
     path: (h) => join(h.root, 'src', 'other', 'plugin.json'),
     follow: false,
-    commands: [installOther],
+    commands: [installOther, doctorDir('other')],
   },
 ];
 

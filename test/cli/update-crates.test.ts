@@ -6,12 +6,15 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'smol-toml';
+import { parse, stringify } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
+import { grantFingerprint, grantOf } from '../../src/core/package/grants.js';
+import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { killAt, staleLock } from '../helpers/faults.js';
 
 const HELLO = 'yolop-extension-hello';
 let reg: TestRegistry;
@@ -86,13 +89,13 @@ describe('update from crates.io', () => {
     const r = await runCli(['update', 'custom'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     // Not `custom@2`: that is the crate yolop-extension-custom, another package.
-    expect(r.stdout).toContain('custom is up to date. 2.0.0 exists outside ^1: `yep-ext install crates.io:custom-name@2`');
+    expect(r.stdout).toContain('custom is up to date. 2.0.0 exists outside ^1: `yep-ext install crates.io:custom-name@^2`');
     const json = await runCli(['update', 'custom', '--json'], { env: env() });
-    expect(jsonOf(json).updates[0].newer_outside).toEqual({ version: '2.0.0', requirement: '^1', spec: 'crates.io:custom-name@2' });
+    expect(jsonOf(json).updates[0].newer_outside).toEqual({ version: '2.0.0', requirement: '^1', spec: 'crates.io:custom-name@^2' });
     const out = await runCli(['outdated', '--json'], { env: env() });
     expect(jsonOf(out).outdated.find((i: { name: string }) => i.name === 'custom')).toMatchObject({
       status: 'beyond',
-      hint: 'yep-ext install crates.io:custom-name@2',
+      hint: 'yep-ext install crates.io:custom-name@^2',
     });
   });
 
@@ -101,11 +104,11 @@ describe('update from crates.io', () => {
     reg.requests.length = 0;
     const r = await runCli(['update', 'hello'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('hello is up to date. 2.1.0 exists outside ^1: `yep-ext install hello@2`');
+    expect(r.stdout).toContain('hello is up to date. 2.1.0 exists outside ^1: `yep-ext install hello@^2`');
     expect(reg.requestsTo('/crates/')).toEqual([]);
     expect(reg.requests.filter((q) => q.url.includes(HELLO))).toHaveLength(1);
     const json = await runCli(['update', 'hello', '--json'], { env: env() });
-    expect(jsonOf(json).updates[0]).toMatchObject({ status: 'up-to-date', newer_outside: { version: '2.1.0', requirement: '^1', spec: 'hello@2' } });
+    expect(jsonOf(json).updates[0]).toMatchObject({ status: 'up-to-date', newer_outside: { version: '2.1.0', requirement: '^1', spec: 'hello@^2' } });
     expect(lockText()).toContain('version = "1.0.0"');
   });
 
@@ -135,6 +138,38 @@ describe('update from crates.io', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('hello is up to date');
     expect(reg.requestsTo('/crates/')).toEqual([]);
+  });
+
+  it('an entry the host wrote (four fields, no grant) with no newer release: up to date, and the installed grant is recorded', async () => {
+    const store = join(home.configDir, 'extensions');
+    const e = lockEntry() as Record<string, any>;
+    // The host's lock writer: name, content_hash, version and a three-key source, nothing else.
+    const hostEntry = { name: 'hello', content_hash: e.content_hash, version: e.version, source: { type: 'crate', crate_name: HELLO, version: '1.0.0' } };
+    writeFileSync(join(store, 'extensions.lock'), stringify({ extensions: [hostEntry] }));
+    rmSync(join(store, '.yep-grants'), { recursive: true, force: true });
+    const r = await runCli(['update', 'hello', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).updates[0]).toMatchObject({ status: 'up-to-date' });
+    const manifestGrant = grantOf(parseManifest(readFileSync(join(store, 'hello', 'plugin.json'), 'utf8'), 'hello'));
+    expect(lockEntry()).toMatchObject({ ...hostEntry, grant: grantFingerprint(manifestGrant) });
+    expect(JSON.parse(readFileSync(join(store, '.yep-grants', 'hello.json'), 'utf8'))).toEqual(manifestGrant);
+  });
+
+  it('an update killed before the lock write: list says the update was interrupted (not drift), and recovery says it rolled back an update', async () => {
+    publish('1.0.1');
+    await killAt('place:before-lock', ['update', 'hello'], env(), join(home.root, 'paused'));
+    staleLock(home);
+    // The store already switched to 1.0.1, the lock still pins 1.0.0.
+    expect(lockEntry()?.version).toBe('1.0.0');
+    expect(JSON.parse(readFileSync(join(home.configDir, 'extensions', 'hello', 'plugin.json'), 'utf8')).version).toBe('1.0.1');
+    const item = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions.find((e: { name: string }) => e.name === 'hello');
+    expect(item.problems).toEqual([expect.stringContaining('its update was interrupted')]);
+    const r = await runCli(['enable', 'hello'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Recovered: rolled back an interrupted update of hello');
+    await expectAt('1.0.0');
+    const after = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions.find((e: { name: string }) => e.name === 'hello');
+    expect(after.problems).toEqual([]);
   });
 
   it('no newer release over a drifted or missing tree: not "up to date" (exit 5, the damage named, nothing changed); after the repair, up to date', async () => {
@@ -191,7 +226,8 @@ describe('update from crates.io', () => {
 
     const wrong = await runCli(['update', 'hello', '--accept', `sha256:${'1'.repeat(64)}`], { env: env() });
     expect(wrong.code).toBe(8);
-    expect(wrong.stderr).toContain(`the fingerprint you passed is not the new grant's: the new grant is ${plan.updates[0].to.grant}`);
+    expect(wrong.stderr).toContain(`the fingerprint you passed (sha256:111111111111…) is not the new grant's`);
+    expect(wrong.stderr).toContain(`--accept ${plan.updates[0].to.grant}`);
     expect(storeState()).toBe(before);
 
     const right = await runCli(['update', 'hello', '--accept', plan.updates[0].to.grant], { env: env() });

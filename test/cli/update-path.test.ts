@@ -40,10 +40,19 @@ describe('update (path source: re-read and re-pinned in place)', () => {
     expect(lockText()).toBe(before);
   });
 
-  it('needs names or --all', async () => {
+  it('no names is every extension, as --all (npm and cargo update): a changed path package is re-pinned', async () => {
+    setManifest({ tools: [{ name: 'a' }] });
+    const before = lockText();
+    const dry = await runCli(['update', '--dry-run', '--json'], { env: home.env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(jsonOf(dry).updates).toEqual(jsonOf(await runCli(['update', '--all', '--dry-run', '--json'], { env: home.env })).updates);
+    expect(jsonOf(dry).updates[0]).toMatchObject({ name: 'echo', status: 'would-update' });
+    expect(lockText()).toBe(before);
     const r = await runCli(['update'], { env: home.env });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--all');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Updated echo');
+    expect(lockText()).not.toBe(before);
+    expect(lockText()).toContain('version = "0.2.0"');
   });
 
   it('a widening change is refused without a TTY (exit 8, lock unchanged), then accepted by fingerprint', async () => {

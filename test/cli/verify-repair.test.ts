@@ -94,6 +94,8 @@ describeNeeding(
             warnings: [],
           },
         ],
+        custody_restored: [],
+        leftovers: [],
       });
       // The stat signature recorded at install (docs/formats.md).
       const state = JSON.parse(readFileSync(join(store(), '.yep-state', 'binny.json'), 'utf8'));
@@ -188,7 +190,7 @@ describeNeeding(
 
       const rm = await runCli(['remove', 'ghost', '--json'], { env: env() });
       expect(rm.code, rm.stderr).toBe(0);
-      expect(jsonOf(rm).removed).toEqual({ store: false, lock: false, settings: true, secrets: false });
+      expect(jsonOf(rm).removed).toEqual({ store: false, lock: false, settings: true, secrets: false, files: false });
       expect(readFileSync(settings, 'utf8')).toBe('# mine\n[[capabilities]]\nref = "ext:off"\nenabled = false\n');
       expect((await verify()).code).toBe(0);
     });

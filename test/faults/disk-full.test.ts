@@ -7,13 +7,15 @@
  * no temp file is left; once space is freed the same commands succeed.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { faultCrate, snapshot, stagingLeft, type StateSnapshot } from '../helpers/faults.js';
-import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -34,6 +36,8 @@ let mnt: string;
 let filler: string;
 
 let reg: TestRegistry;
+let repo: TestRepo;
+let cacheDir: string;
 let home: TempHome;
 let pkgs: string;
 let env: Record<string, string>;
@@ -48,6 +52,15 @@ function fillDisk(more = false): void {
     if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Every file and directory under `dir` (relative), or none when it does not exist. */
+function filesUnder(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return [];
   }
 }
 
@@ -75,7 +88,11 @@ beforeAll(async () => {
   reg.publish({ name: 'yolop-extension-big', vers: '1.0.0', data: faultCrate('big', '1.0.0') });
   home = makeTempHome('yep-diskfull-home-');
   pkgs = join(home.root, 'pkgs');
-  env = { ...home.env, YOLOP_CONFIG_DIR: join(mnt, 'config'), YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' };
+  cacheDir = join(home.root, 'cache');
+  env = { ...home.env, YOLOP_CONFIG_DIR: join(mnt, 'config'), YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0', YEP_EXT_CACHE_DIR: cacheDir };
+  // A repository larger than the free space left on the disk (incompressible data).
+  repo = makeRepo(join(home.root, 'repos'), { name: 'bulky', files: { ...fixtureFiles('bulky'), 'data/blob.bin': randomBytes(3 * 1024 * 1024) } });
+  repo.commit();
   const a = writePackage(join(pkgs, 'alpha'), {
     name: 'alpha',
     yolop: { config_schema: { type: 'object', properties: { level: { type: 'string' }, token: { type: 'string', secret: true, env: 'ALPHA_TOKEN' } } } },
@@ -153,6 +170,33 @@ describeNeeding(need(mounted, `root and a mountable tmpfs (mount -t tmpfs said: 
       expect(snapshot(homeView())).toEqual(before);
       expect(strayTemps()).toEqual([]);
       expect(stagingLeft(homeView())).toEqual([]);
+    } finally {
+      fillDisk(true);
+    }
+  });
+
+  // Room for staging, not for the download: the write fails mid-body. That is the disk, not
+  // the network: exit 7 through the one I/O mapping, the hint naming the store that filled,
+  // the .partial and the staging directory gone, and no temp file left in the cache.
+  it.each([
+    ['a crate download', () => ['install', 'big', '--json']],
+    ['a git fetch', () => ['install', `${repo.url}`, '--json']],
+  ] as const)('%s that fills the disk exits 7 naming the store, and leaves nothing partial', async (_what, args) => {
+    const { truncateSync, statSync } = await import('node:fs');
+    truncateSync(filler, statSync(filler).size - 512 * 1024);
+    try {
+      const r = await runCli(args(), { env });
+      expect(r.code, r.stdout + r.stderr).toBe(7);
+      const err = jsonOf(r).error;
+      expect(err.code).toBe('E_STATE');
+      const store = join(mnt, 'config', 'extensions');
+      expect(err.details).toMatchObject({ dir: store, errno: 'ENOSPC' });
+      expect(err.hint).toContain(`The disk holding ${store} is full`);
+      expect(snapshot(homeView())).toEqual(before);
+      expect(strayTemps()).toEqual([]);
+      expect(stagingLeft(homeView())).toEqual([]);
+      expect(filesUnder(mnt).filter((f) => /\.partial$|\.tmp$|\.yep-git$/.test(f))).toEqual([]);
+      expect(filesUnder(cacheDir).filter((f) => f.startsWith(join('tmp', '')))).toEqual([]);
     } finally {
       fillDisk(true);
     }

@@ -124,7 +124,7 @@ describeNeeding(strace, 'enable --config: killed at every state-changing system 
     expect(kills).toBeGreaterThan(0);
   }, 300_000);
 
-  it('a disabled entry plus a host-appended one, folded with new config in one write', async () => {
+  it('two disabled entries around another capability, unmarked with new config in one write', async () => {
     const start =
       '[[capabilities]]\nref = "ext:alpha"\nenabled = false\nendpoint = "old"\n\n[[capabilities]]\nref = "lsp"\n\n[[capabilities]]\nref = "ext:alpha"\nenabled = false\n';
     const { after, afterDir } = await enumerateKills(['enable', 'alpha', '--config', 'port=1'], start);

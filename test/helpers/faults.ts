@@ -92,7 +92,12 @@ export function snapshot(home: TempHome): StateSnapshot {
   // differs between two homes in the same state and a stale one is never believed
   // (test/cli/verify-repair.test.ts covers what it vouches for).
   const skip = ['.yep-staging', '.yep-ext.lock', '.yep-cache', '.yep-state', 'extensions.lock'];
-  const entries = tree(store).filter((l) => !skip.some((x) => l === `${x}/` || l.startsWith(`${x}/`) || l.startsWith(`${x}:`)));
+  // `.yep-grants/<name>.lock.json` is yep-ext's copy of a lock entry (store/custody.ts), written
+  // after the lock commit and read only to restore keys a yolop lock write dropped: the lock itself
+  // is compared whole, and a missing or older copy costs no state the agent or yep-ext relies on.
+  const entries = tree(store).filter(
+    (l) => !skip.some((x) => l === `${x}/` || l.startsWith(`${x}/`) || l.startsWith(`${x}:`)) && !/^\.yep-grants\/[^/]+\.lock\.json:/.test(l),
+  );
   return {
     store: entries,
     lock: read(join(store, 'extensions.lock')),

@@ -1,5 +1,5 @@
 /** /proc checks for tests: is a process (still) alive, and what is it. Linux only. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 /** True while `pid` is a live, non-zombie process. */
 export function procAlive(pid: number): boolean {
@@ -29,4 +29,46 @@ export async function waitGone(pid: number, ms = 2000): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 20));
   }
   return true;
+}
+
+/** Live (non-zombie) processes whose command line contains `marker`: what a test tagged its servers with. */
+export function procsWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    if (procCommand(Number(e)).includes(marker) && procAlive(Number(e))) found.push(Number(e));
+  }
+  return found;
+}
+
+/**
+ * Live processes whose environment holds `entry` (`NAME=value`): everything a CLI run
+ * started, and what those started in turn (git's transport helpers, cargo, servers),
+ * since each inherits the run's environment, whoever its parent is now. Linux only.
+ */
+export function procsWithEnv(entry: string): { pid: number; command: string }[] {
+  const out: { pid: number; command: string }[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    let env: string;
+    try {
+      env = readFileSync(`/proc/${pid}/environ`, 'latin1');
+    } catch {
+      continue;
+    }
+    if ((env.startsWith(`${entry}\0`) || env.includes(`\0${entry}\0`)) && procAlive(pid)) out.push({ pid, command: procCommand(pid) });
+  }
+  return out;
+}
+
+/** Wait until no process holds `entry` in its environment (the list is empty) or `ms` passed (what is left). */
+export async function waitNoneWithEnv(entry: string, ms = 3000): Promise<{ pid: number; command: string }[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const left = procsWithEnv(entry);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

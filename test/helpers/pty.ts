@@ -85,3 +85,54 @@ export function screenOf(output: string): string {
   while (lines.length > 1 && lines.at(-1)!.length === 0 && lines.at(-2)!.length === 0) lines.pop();
   return lines.map((l) => Array.from(l, (ch) => ch ?? ' ').join('')).join('\n');
 }
+
+/**
+ * Drive `yep-ext args…` in a terminal: each step waits for its pattern in the output
+ * (after the previous step's), then types its keys (`y\r`, `\r`). For prompts, which
+ * appear only on a TTY. Output has \r\n turned back into \n.
+ */
+export async function driveCliInPty(
+  args: string[],
+  steps: [RegExp, string][],
+  options: { env: Record<string, string>; cols?: number; cwd?: string },
+): Promise<{ code: number | null; output: string }> {
+  if (!HAS_SCRIPT) throw new Error('util-linux `script` is needed for the terminal tests (apt-get install util-linux)');
+  const cmd = `stty cols ${options.cols ?? 120} rows 50 && exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: withSeams({ TERM: 'xterm', ...options.env }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let waiter: { re: RegExp; from: number; resolve: () => void } | undefined;
+  const check = () => {
+    if (waiter?.re.test(output.slice(waiter.from))) {
+      const w = waiter;
+      waiter = undefined;
+      w.resolve();
+    }
+  };
+  child.stdout.on('data', (d: Buffer) => {
+    output += d.toString();
+    check();
+  });
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  let from = 0;
+  for (const [re, keys] of steps) {
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        waiter = { re, from, resolve };
+        check();
+      }),
+      done,
+    ]);
+    from = output.length;
+    child.stdin.write(keys);
+  }
+  const code = await done;
+  clearTimeout(timer);
+  child.stdin.end();
+  return { code, output: output.replace(/\r\n/g, '\n') };
+}

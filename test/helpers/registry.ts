@@ -111,6 +111,11 @@ export interface TestRegistry {
   close(): Promise<void>;
 }
 
+/** An index `pubtime` `ms` before now (or before `now`), as the index writes it: seconds precision, Z. */
+export function pubtimeAgo(ms: number, now = Date.now()): string {
+  return new Date(now - ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 /**
  * HTTP timings for tests: short deadlines, few fast retries, so fault cases
  * (stalls, 5xx, Retry-After) finish in a second or two instead of minutes.

@@ -5,7 +5,7 @@
  * the question of whether a Rust crate can be built offline here.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
@@ -215,6 +215,29 @@ export function prepareRustRoot(root: string, build: RustBuild): void {
   mkdirSync(join(root, '.cargo'), { recursive: true });
   const debian = build.how === 'debian' ? `[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "${DEBIAN_REGISTRY}"\n\n` : '';
   writeFileSync(join(root, '.cargo', 'config.toml'), `${debian}[net]\noffline = true\n`);
+}
+
+/**
+ * Build a generated TypeScript package the fast way: TypeScript's transpiler, in this
+ * process, writes dist/server.js (no type check). The real build (`npm run build`,
+ * tsc --strict) runs in its own tests: transpiling stands in for it where a test is
+ * about the server's behaviour, not the build (a tsc process per package costs ~2 s).
+ */
+export async function transpileTypescriptPackage(dir: string): Promise<void> {
+  const ts = (await import('typescript')).default;
+  const source = readFileSync(join(dir, 'src', 'server.ts'), 'utf8');
+  const out = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
+  mkdirSync(join(dir, 'dist'), { recursive: true });
+  writeFileSync(join(dir, 'dist', 'server.js'), out.outputText);
+}
+
+/**
+ * Make `npm run build` work offline in a generated TypeScript package: its dev
+ * dependencies (typescript, @types/node) are this repository's, linked in as
+ * node_modules, so the printed build step runs as written minus the download.
+ */
+export function linkTypescriptToolchain(dir: string): void {
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
 }
 
 /** Run a shell command line (the printed build step) in `cwd`. */

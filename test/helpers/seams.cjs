@@ -17,6 +17,7 @@
  *
  *   YEP_EXT_TEST_PAUSE_AT=<point>     stop at checkpoint(ctx, <point>) forever (a crash test kills it)
  *   YEP_EXT_TEST_PAUSE_FILE=<file>    ... after writing the pid there
+ *   YEP_EXT_TEST_PAUSE_RESUME=<file>  ... until that file exists, then go on (a Ctrl-C test signals, then resumes)
  *   YEP_EXT_TEST_EARLY_SERVER_MARK=<f> doctor's early start appends the pids it spawned there
  *   YEP_EXT_TEST_RESOLVE=n=a[,n=a]    answer these host names without DNS (like curl --resolve)
  *   YEP_EXT_TEST_KEYCHAIN_MODULE=<f>  load this module instead of @napi-rs/keyring
@@ -26,7 +27,7 @@
  *   _MAX_REDIRECTS                    HTTP limits that are not user-facing variables
  */
 'use strict';
-const { appendFileSync, writeFileSync } = require('node:fs');
+const { appendFileSync, existsSync, writeFileSync } = require('node:fs');
 const { isIP } = require('node:net');
 const { join } = require('node:path');
 const { pathToFileURL } = require('node:url');
@@ -60,9 +61,22 @@ function seamsFromEnv(env) {
   const pauseAt = env.YEP_EXT_TEST_PAUSE_AT;
   if (pauseAt) {
     const pauseFile = env.YEP_EXT_TEST_PAUSE_FILE;
+    const resumeOn = env.YEP_EXT_TEST_PAUSE_RESUME;
     seams.checkpoint = async (point) => {
       if (point !== pauseAt) return;
       if (pauseFile) writeFileSync(pauseFile, `${process.pid}\n`);
+      if (resumeOn) {
+        // Polled, not a signal listener of its own: the run's handlers are what a Ctrl-C meets.
+        await new Promise((resolve) => {
+          const poll = setInterval(() => {
+            if (existsSync(resumeOn)) {
+              clearInterval(poll);
+              resolve(undefined);
+            }
+          }, 20);
+        });
+        return;
+      }
       await new Promise(() => {
         setInterval(() => {}, 1 << 30);
       });

@@ -4,10 +4,14 @@
  *
  * The model is deliberately written from the rules, not from src/: it parses with
  * smol-toml and *applies* the `[[capabilities]]` entries one by one as the host
- * does (an entry without `enabled = false` adds the capability, replacing one of
- * the same ref, with that entry's inline config; `enabled = false` removes it).
- * yep-ext's own documented rule for "the config the user set" (last enabled entry
- * holding config, else last entry holding config) is restated here too.
+ * does (yolop's `apply_capability_settings`/`merge_config`): `enabled = false`
+ * removes every instance of the ref, `append = true` adds one, any other entry is
+ * shallow-merged into the first instance (or adds one). The model itself is checked
+ * against the host's own code: test/fixtures/host-settings/table.json holds the
+ * oracle's readings of generated files (scripts/host-settings-oracle).
+ * yep-ext's documented rule for what `enable` brings back (every entry of the
+ * written file stops saying `enabled = false`; a bare entry when nothing runs) is
+ * restated here too.
  *
  * The generator records which byte blocks of a file are *not* the subject's
  * entries, so a test can prove every one of them survives a command unchanged.
@@ -43,40 +47,95 @@ export class Gen {
 }
 
 const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-const refOfEntry = (t: Table): unknown => (typeof t.ref === 'string' ? t.ref : t.id);
+/** yolop's `entry.get("ref").or_else(|| entry.get("id")).and_then(as_str)`: a present `ref` that is not a string names nothing. */
+export const refOfEntry = (t: Table): string | undefined => {
+  const raw = 'ref' in t ? t.ref : t.id;
+  return typeof raw === 'string' ? raw : undefined;
+};
 const inlineConfig = (t: Table): Table => Object.fromEntries(Object.entries(t).filter(([k]) => !RESERVED.has(k)));
+
+/** The capability entries of a document, as the host keeps them (tables with a string ref), in file order. */
+function capabilityEntries(text: string): Table[] {
+  const caps = (parse(text) as Table).capabilities;
+  return Array.isArray(caps) ? caps.filter((c): c is Table => isTable(c) && refOfEntry(c) !== undefined) : [];
+}
 
 /** Every `[[capabilities]]` entry naming `ext:<name>`, in file order. */
 export function subjectEntries(text: string, name: string): Table[] {
-  const caps = (parse(text) as Table).capabilities;
-  return Array.isArray(caps) ? caps.filter((c): c is Table => isTable(c) && refOfEntry(c) === `ext:${name}`) : [];
+  return capabilityEntries(text).filter((c) => refOfEntry(c) === `ext:${name}`);
 }
 
-/** What the host runs for `ext:<name>`: apply the entries in order, as the host does. */
-export function hostRuns(text: string, name: string): { enabled: boolean; config: Table } {
-  const caps = (parse(text) as Table).capabilities;
-  const loaded = new Map<unknown, Table>();
-  for (const c of Array.isArray(caps) ? caps : []) {
-    if (!isTable(c)) continue;
-    if (c.enabled === false) loaded.delete(refOfEntry(c));
-    else loaded.set(refOfEntry(c), inlineConfig(c));
+/** One capability instance the host runs. */
+export interface Instance {
+  ref: string;
+  config: Table;
+}
+
+/** yolop's walk: every entry in order over one list of instances (all refs). */
+export function applyAll(entries: readonly Table[]): Instance[] {
+  let list: Instance[] = [];
+  for (const e of entries) {
+    const ref = refOfEntry(e) as string;
+    if (e.enabled === false) {
+      list = list.filter((i) => i.ref !== ref);
+      continue;
+    }
+    const config = inlineConfig(e);
+    const first = list.find((i) => i.ref === ref);
+    if (e.append === true || !first) list.push({ ref, config });
+    else first.config = { ...first.config, ...config };
   }
-  const config = loaded.get(`ext:${name}`);
-  return config ? { enabled: true, config } : { enabled: false, config: {} };
+  return list;
 }
 
-/** The config the user set (docs/configuration.md): last enabled entry holding config, else last entry holding config. */
-export function userConfig(text: string, name: string): Table {
-  const holding = subjectEntries(text, name).filter((e) => Object.keys(inlineConfig(e)).length > 0);
-  const chosen = holding.filter((e) => e.enabled !== false).at(-1) ?? holding.at(-1);
-  return chosen ? inlineConfig(chosen) : {};
+const replacesBase = (profile: string): boolean => {
+  const mode = (parse(profile) as Table).capabilities_mode;
+  return typeof mode === 'string' && ['replace', 'only', 'exclusive'].includes(mode);
+};
+
+/** The entries the host applies for a home: the base file's then a profile's, or the profile's alone under a replacing mode. */
+export function layeredEntries(base: string, profile?: string, edit: (own: Table[]) => Table[] = (own) => own): Table[] {
+  if (profile === undefined) return edit(capabilityEntries(base));
+  return [...(replacesBase(profile) ? [] : capabilityEntries(base)), ...edit(capabilityEntries(profile))];
 }
 
-/** Config the file keeps that the host does not apply: the user's config unless it is the one in effect. */
-export function keptConfig(text: string, name: string): Table {
-  const user = userConfig(text, name);
-  const runs = hostRuns(text, name);
-  return JSON.stringify(sortKeys(user)) === JSON.stringify(sortKeys(runs.config)) ? {} : user;
+/** Every instance the host runs for `ext:<name>`, in order: its config (more than one only with `append = true`). */
+export function hostInstances(text: string, name: string, profile?: string): Table[] {
+  return applyAll(layeredEntries(text, profile))
+    .filter((i) => i.ref === `ext:${name}`)
+    .map((i) => i.config);
+}
+
+/** What the host runs for `ext:<name>`: whether it runs, and the first instance's config (the one plain entries merge into). */
+export function hostRuns(text: string, name: string, profile?: string): { enabled: boolean; config: Table } {
+  const instances = hostInstances(text, name, profile);
+  return { enabled: instances.length > 0, config: instances[0] ?? {} };
+}
+
+/**
+ * The config `yep-ext enable` gives (docs/configuration.md): every entry of the file
+ * it writes (the profile's when one is given; the base file's stay as they are)
+ * stops saying `enabled = false`, and a bare entry is added when the host would
+ * still run nothing.
+ */
+export function configWhenEnabled(text: string, name: string, profile?: string): Table {
+  const ref = `ext:${name}`;
+  let entries = layeredEntries(text, profile, (own) =>
+    own.map((e) => {
+      if (refOfEntry(e) !== ref || e.enabled !== false) return e;
+      const { enabled: _e, ...rest } = e;
+      return rest;
+    }),
+  );
+  if (!applyAll(entries).some((i) => i.ref === ref)) entries = [...entries, { ref }];
+  return applyAll(entries).find((i) => i.ref === ref)?.config ?? {};
+}
+
+/** Config the file keeps that the host does not apply now and enable would bring back (keys enable adds or changes). */
+export function keptConfig(text: string, name: string, profile?: string): Table {
+  const now = hostRuns(text, name, profile).config;
+  const later = configWhenEnabled(text, name, profile);
+  return Object.fromEntries(Object.entries(later).filter(([k, v]) => !(k in now) || JSON.stringify(sortKeys(now[k])) !== JSON.stringify(sortKeys(v))));
 }
 
 export function sortKeys(v: unknown): unknown {
@@ -154,8 +213,11 @@ function subjectEntry(g: Gen, name: string, n: number): string[] {
   const refText = g.pick([`"ext:${name}"`, `'ext:${name}'`, `"ext:\\u0061${name.slice(1)}"`, `"\\u0065xt:${name}"`]);
   const rows = [header, `${key} = ${refText}${g.chance(0.2) ? '   # which one' : ''}`];
   const body: string[] = [];
-  const enabled = g.pick(['', '', 'enabled = false', 'enabled = false # paused', 'enabled = true']);
+  const enabled = g.pick(['', '', '', 'enabled = false', 'enabled = false # paused', 'enabled = true', 'enabled = "no"']);
   if (enabled) body.push(enabled);
+  // Another instance of its own (`append = true`); a non-boolean `append` the host ignores.
+  const append = g.pick(['', '', '', '', 'append = true', 'append = true # second server', 'append = false', 'append = 1']);
+  if (append) body.push(append);
   const keys = [...DECLARED_KEYS, 'undeclared_key'].filter(() => g.chance(0.3));
   for (const k of keys) {
     body.push(`${k === 'label' && g.chance(0.5) ? '"label"' : k} = ${value(g, k, n)}${g.chance(0.2) ? ' # note' : ''}`);
@@ -176,7 +238,7 @@ function subjectEntry(g: Gen, name: string, n: number): string[] {
 
 /** A block the subject's commands must leave alone. */
 function otherBlock(g: Gen, name: string, n: number): string[] {
-  switch (g.int(0, 6)) {
+  switch (g.int(0, 7)) {
     case 0:
       return [`# comment ${n}: [[capabilities]] ref = "ext:${name}" is only text here`];
     case 1:
@@ -189,6 +251,9 @@ function otherBlock(g: Gen, name: string, n: number): string[] {
       return [`[profiles.p${n}]`, `model = "big-${n}"`, `notes = """`, '[[capabilities]]', `ref = "ext:${name}"`, '"""'];
     case 5:
       return [`[[profiles.p${n}.capabilities]]`, `ref = "ext:${name}"`, 'endpoint = "profile-level, not ours"'];
+    case 6:
+      // A present `ref` that is not a string names nothing for the host, whatever `id` says.
+      return ['[[capabilities]]', `ref = ${n}`, `id = "ext:${name}"`, 'endpoint = "not an entry the host reads"'];
     default:
       return ['[[capabilities]]', `ref = "fs-${n}"`, '[capabilities.overrides]', `timeout = ${n}`];
   }

@@ -6,13 +6,13 @@
  */
 import {
   Gen,
+  configWhenEnabled,
   hostRuns,
   keptConfig,
   othersUntouched,
   prng,
   sortKeys,
   subjectEntries,
-  userConfig,
   withoutSubject,
   DECLARED_KEYS,
   type GeneratedFile,
@@ -65,9 +65,14 @@ export function opsFor(seed: number): Op[] {
   return ops;
 }
 
-/** Apply the host's enable to settings text (appends `{ ref }` when the host reads it as disabled). */
+/**
+ * The host's own enable (`SettingsStore::set_capability_enabled`, host-compat §5): it
+ * appends a bare `{ ref }` entry unless a non-removing entry for the ref exists,
+ * whatever that leaves the host reading (an entry before a later `enabled = false`
+ * counts), and leaves older `enabled = false` entries in place.
+ */
 export function hostEnable(text: string): string {
-  if (hostRuns(text, SUBJECT).enabled) return text;
+  if (subjectEntries(text, SUBJECT).some((e) => e.enabled !== false)) return text;
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const sep = text === '' || text.endsWith('\n') ? '' : eol;
   return `${text}${sep}${eol}[[capabilities]]${eol}ref = "ext:${SUBJECT}"${eol}`;
@@ -75,6 +80,27 @@ export function hostEnable(text: string): string {
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 const show = (v: unknown): string => JSON.stringify(sortKeys(v));
+
+/**
+ * Keys of the subject's entries that a command lost: entries are never deleted nor
+ * reordered (new ones only at the end), and every key an entry had is still there
+ * with its value, except `enabled` and the keys in `changing`.
+ */
+function lostKeys(before: string, after: string, changing: readonly string[]): string[] {
+  const was = subjectEntries(before, SUBJECT);
+  const now = subjectEntries(after, SUBJECT);
+  const out: string[] = [];
+  if (now.length < was.length) out.push(`${was.length - now.length} of the subject's entries were deleted`);
+  was.forEach((entry, i) => {
+    const next = now[i] ?? {};
+    for (const [k, v] of Object.entries(entry)) {
+      if (k === 'enabled' || changing.includes(k)) continue;
+      if (!(k in next)) out.push(`entry ${i + 1} lost ${k}`);
+      else if (!same(next[k], v)) out.push(`entry ${i + 1} changed ${k}: ${show(v)} -> ${show(next[k])}`);
+    }
+  });
+  return out;
+}
 
 /**
  * Disagreements between what a command did/reported and the in-order reading of
@@ -87,33 +113,32 @@ export function disagreements(file: GeneratedFile, op: Op, before: string, after
   if (untouched) out.push(`bytes outside ext:${SUBJECT} changed: ${untouched}`);
   if (!same(withoutSubject(before, SUBJECT), withoutSubject(after, SUBJECT))) out.push('the parsed document outside ext:alpha changed');
   const runs = hostRuns(after, SUBJECT);
-  const entries = subjectEntries(after, SUBJECT).length;
   switch (op.kind) {
     case 'enable':
     case 'enable-config': {
-      const want = { ...userConfig(before, SUBJECT), ...(op.kind === 'enable-config' ? { [op.key]: op.typed } : {}) };
+      const want = { ...configWhenEnabled(before, SUBJECT), ...(op.kind === 'enable-config' ? { [op.key]: op.typed } : {}) };
       if (!runs.enabled) out.push('host reads it disabled after enable');
       if (!same(runs.config, want)) out.push(`host config after enable ${show(runs.config)}, want ${show(want)}`);
-      if (entries !== 1) out.push(`${entries} entries after enable, want 1`);
+      out.push(...lostKeys(before, after, op.kind === 'enable-config' ? [op.key] : []));
       if (report?.enabled !== true) out.push(`enable reported enabled=${report?.enabled}`);
       if (report?.was_enabled !== hostRuns(before, SUBJECT).enabled)
         out.push(`enable reported was_enabled=${report?.was_enabled}, the host read ${hostRuns(before, SUBJECT).enabled}`);
       break;
     }
     case 'disable': {
-      if (subjectEntries(before, SUBJECT).length === 0) {
-        if (after !== before) out.push('disable without entries changed the file');
+      if (!hostRuns(before, SUBJECT).enabled) {
+        if (after !== before) out.push('disable of an extension the host does not run changed the file');
       } else {
         if (runs.enabled) out.push('host reads it enabled after disable');
-        if (entries !== 1) out.push(`${entries} entries after disable, want 1`);
-        if (!same(userConfig(after, SUBJECT), userConfig(before, SUBJECT)))
-          out.push(`disable changed the kept config: ${show(userConfig(before, SUBJECT))} -> ${show(userConfig(after, SUBJECT))}`);
+        out.push(...lostKeys(before, after, []));
+        if (!same(configWhenEnabled(after, SUBJECT), configWhenEnabled(before, SUBJECT)))
+          out.push(`disable changed what enable brings back: ${show(configWhenEnabled(before, SUBJECT))} -> ${show(configWhenEnabled(after, SUBJECT))}`);
       }
       if (report?.enabled !== false) out.push(`disable reported enabled=${report?.enabled}`);
       break;
     }
     case 'remove':
-      if (entries !== 0) out.push(`${entries} entries left after remove`);
+      if (subjectEntries(after, SUBJECT).length !== 0) out.push(`${subjectEntries(after, SUBJECT).length} entries left after remove`);
       break;
     case 'list':
       out.push(...listDisagreements(after, report));

@@ -28,19 +28,14 @@ import { seamsFromEnv } from './seams.mjs';
  * of them as reported. `ignoreEngines`: what `--ignore-engines` passes. Returns the installed names.
  */
 export async function setupInstall(env: Record<string, string>, specs: string[], options: { cwd?: string; ignoreEngines?: boolean } = {}): Promise<string[]> {
-  const [{ installMany }, { buildModeOf }] = await Promise.all([
-    import('../../src/core/operations/install.js'),
-    import('../../src/core/binary/cargo-build.js'),
-  ]);
+  const { installMany } = await import('../../src/core/operations/install.js');
   const seams = seamsFromEnv(env);
-  const ctx = createContext({ ...seams, env, log: memoryLogger(), interactive: false });
-  ctx.cooldown = { allowFresh: false };
+  const ctx = createContext({ ...seams, env, log: memoryLogger(), interactive: false, cooldown: { allowFresh: false } });
   const results = await installMany(
     ctx,
     specs,
     {
       ignoreEngines: options.ignoreEngines ?? false,
-      prepare: { build: buildModeOf(undefined) },
       refuseReplace: false,
       confirmWiden: async () => true,
       confirmReplace: async () => true,

@@ -4,6 +4,8 @@
  * (F46, Ctrl-C, is in test/cli/doctor-cli.test.ts). Each run must finish within
  * its deadline and leave no process of the server's group behind.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,11 +69,27 @@ describe('doctor: the grading rules', () => {
     expect(r.stderr_tail).toBeUndefined();
   });
 
-  it('fails a server that serves a tool the manifest does not declare (D4 clamp)', async () => {
+  it('fails a server that offers a tool plugin.json does not list (yolop hides it from the model)', async () => {
     const r = await doctor(pkg('widened', { args: ['--name', 'widened', '--tools', 'echo,rm_rf'] }));
     expect(r.status.tools).toBe('fail');
     expect(detail(r, 'tools')).toContain('rm_rf');
     expect(r.ok).toBe(false);
+  });
+
+  it("speaks plain words: no design jargon in any check's detail, and each warning or failure says what to do", async () => {
+    const reports = [
+      await doctor(pkg('plain-widened', { args: ['--name', 'other', '--tools', 'echo,rm_rf', '--prompt', 'hi', '--version', '1.0'] })),
+      await doctor(pkg('plain-no-eof', { args: ['--name', 'plain-no-eof', '--ignore-eof', '--silent-unknown'] })),
+    ];
+    const checks = reports.flatMap((r) => r.checks);
+    expect(checks.map((c) => c.name)).toEqual(expect.arrayContaining(['tools', 'name', 'prompt', 'capabilities', 'stdin_eof', 'unknown_method']));
+    for (const c of checks) {
+      expect(c.detail, c.name).not.toMatch(/\bD\d\b|clamp|facet|\bthe host\b|\bEOF\b|YEP v1|advertis|\btokens?\b/);
+      // What to do next: an instruction after a colon (or doctor's own action) in every warning and failure.
+      if (c.status !== 'pass')
+        expect(c.detail, c.name).toMatch(/[:.] (add|answer|use|list|offer|declare|exit|take|send|yolop may|write)\b|doctor (killed|stopped)/i);
+    }
+    expect(checks.find((c) => c.name === 'tools')?.detail).toContain('the model never sees it. Add it to "tools" in plugin.json');
   });
 
   it('warns when a declared tool is not served', async () => {
@@ -117,7 +135,48 @@ describe('doctor: the grading rules', () => {
     );
     expect(r.status.hooks).toBe('fail');
     expect(detail(r, 'hooks')).toContain('timeout_ms=150');
-    expect(detail(r, 'hooks')).toContain('on_error=block');
+    // A post_tool_use hook's failure is only logged by the host (on_error decides for pre_tool_use hooks).
+    expect(detail(r, 'hooks')).toContain('yolop would log the hook as failed');
+  });
+
+  it('fails a hook whose reply is not a hook decision, saying what yolop then does (the host treats it as an error)', async () => {
+    const cases: [string, 'warn' | 'block', string][] = [
+      ['{"block":"yes"}', 'warn', 'let the tool call go ahead unchecked'],
+      ['null', 'block', 'block the tool call'],
+      ['[]', 'warn', 'let the tool call go ahead unchecked'],
+    ];
+    for (const [i, [reply, onError, consequence]] of cases.entries()) {
+      const r = await doctor(
+        pkg(`bad-hook-${i}`, {
+          args: ['--name', `bad-hook-${i}`, '--hook-reply', reply],
+          yolop: { hooks: [{ event: 'pre_tool_use', tool_name_glob: '*', timeout_ms: 2000, on_error: onError }] },
+        }),
+      );
+      expect(r.status.hooks, reply).toBe('fail');
+      expect(detail(r, 'hooks')).toContain(`the reply ${reply} is not a hook decision`);
+      expect(detail(r, 'hooks')).toContain(consequence);
+      expect(r.ok).toBe(false);
+    }
+    // `{}` still allows, and a reply with only known fields of the right types passes.
+    for (const [i, reply] of ['{}', '{"block":false,"user_message":null}'].entries()) {
+      const r = await doctor(
+        pkg(`ok-hook-${i}`, { args: ['--name', `ok-hook-${i}`, '--hook-reply', reply], yolop: { hooks: [{ event: 'pre_tool_use', timeout_ms: 2000 }] } }),
+      );
+      expect(r.status.hooks, reply).toBe('pass');
+    }
+  });
+
+  it('fails a server that asks the user a question (ui/ask) without declaring ui_ask, and passes one that declares it', async () => {
+    const undeclared = await doctor(pkg('asks', { args: ['--name', 'asks', '--ask', 'Your API token?'] }));
+    expect(undeclared.status.ui_ask).toBe('fail');
+    expect(detail(undeclared, 'ui_ask')).toContain('asked the user a question (ui/ask: "Your API token?")');
+    expect(detail(undeclared, 'ui_ask')).toContain('Add "ui_ask": true');
+    expect(undeclared.ok).toBe(false);
+    const declared = await doctor(pkg('asks-ok', { args: ['--name', 'asks-ok', '--ask', 'Your API token?'], yolop: { ui_ask: true } }));
+    expect(declared.status.ui_ask).toBe('pass');
+    expect(declared.ok).toBe(true);
+    // A server that asks nothing gets no such check.
+    expect((await doctor(pkg('asks-nothing', { args: ['--name', 'asks-nothing'] }))).status.ui_ask).toBeUndefined();
   });
 
   it('runs one tool call with --call and reports the streamed updates', async () => {
@@ -223,10 +282,29 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   });
 
   it('F39 / D27: a command leaving the package is reported, never run', async () => {
+    // The host resolves both (a path is the file, relative to the package, `..` allowed): doctor names
+    // where they lead, fails the check and starts nothing.
     const a = pkg('escape', { command: '../../../../bin/sh' });
-    expect(detail(await doctor(a), 'command')).toContain('leaves the package');
+    const ra = await doctor(a);
+    expect(ra.status.command).toBe('fail');
+    expect(detail(ra, 'command')).toContain('climbs out of the package to /bin/sh');
+    expect(ra.status.spawn).toBeUndefined();
     const b = pkg('absolute', { command: '/bin/sh' });
-    expect(detail(await doctor(b), 'command')).toContain('outside the package');
+    const rb = await doctor(b);
+    expect(rb.status.command).toBe('fail');
+    expect(detail(rb, 'command')).toContain('the absolute path /bin/sh, outside the package');
+    expect(rb.status.spawn).toBeUndefined();
+  });
+
+  it('a server program another process still holds open for writing (exec says ETXTBSY) starts once it is closed, as the host retries', async () => {
+    const dir = pkg('busy');
+    // A writer in another process (a copy or a build still finishing) holds bin/busy for 0.3 s.
+    const holder = spawn('sh', ['-c', 'exec 3>>"$1"; echo ready; sleep 0.3', 'sh', join(dir, 'bin', 'busy')], { stdio: ['ignore', 'pipe', 'ignore'] });
+    await once(holder.stdout, 'data');
+    const r = await doctor(dir);
+    expect(r.status.spawn, detail(r, 'spawn')).toBe('pass');
+    expect(r.status.handshake).toBe('pass');
+    if (holder.exitCode === null) await once(holder, 'exit');
   });
 
   it('F40: a server that never answers initialize: timeout, group killed', async () => {
@@ -296,9 +374,9 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   it('exits on shutdown but not on EOF: shutdown passes, stdin_eof fails (graded on a run of its own)', async () => {
     const r = await doctor(pkg('no-eof-exit', { args: ['--ignore-eof'] }));
     expect(r.status.shutdown).toBe('pass');
-    expect(detail(r, 'shutdown')).toContain('answered shutdown and exited after');
+    expect(detail(r, 'shutdown')).toContain('answered the stop request (shutdown) and exited after');
     expect(r.status.stdin_eof).toBe('fail');
-    expect(detail(r, 'stdin_eof')).toContain('kept running after stdin closed; stopped by SIGTERM');
+    expect(detail(r, 'stdin_eof')).toContain('kept running after its input closed; doctor stopped it with SIGTERM');
     expect(r.status.processes).toBe('pass');
     expect(r.ok).toBe(false);
   });
@@ -306,7 +384,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   it('answers shutdown but exits only on EOF: both stops pass, the first one said so', async () => {
     const r = await doctor(pkg('eof-exit-only', { args: ['--stay-after-shutdown'] }));
     expect(r.status.shutdown).toBe('pass');
-    expect(detail(r, 'shutdown')).toContain('answered shutdown and exited once stdin closed');
+    expect(detail(r, 'shutdown')).toContain('answered the stop request (shutdown) and exited once its input closed');
     expect(r.status.stdin_eof).toBe('pass');
     expect(r.ok).toBe(true);
   });

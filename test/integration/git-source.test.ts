@@ -76,7 +76,7 @@ describe('fetchGit over file://', () => {
   test('an annotated tag resolves to its commit, not the tag object', async () => {
     const into = await newInto();
     const r = await fetchGit(home.ctx(), spec(repo.url, 'v1.0.0'), into);
-    expect(r.source).toEqual({ type: 'git', url: repo.url, rev: revs.first, requested_ref: 'v1.0.0' });
+    expect(r.source).toEqual({ type: 'git', url: repo.url, rev: revs.first, requested_ref: 'v1.0.0', ref_kind: 'tag' });
     expect(revs.tagV1).toBe(revs.first);
     expect(version(into)).toBe('1.0.0');
   });
@@ -90,7 +90,7 @@ describe('fetchGit over file://', () => {
   test('a branch with "/" in its name (the #ref form)', async () => {
     const into = await newInto();
     const r = await fetchGit(home.ctx(), spec(repo.url, 'feature/x'), into);
-    expect(r.source).toEqual({ type: 'git', url: repo.url, rev: revs.feature, requested_ref: 'feature/x' });
+    expect(r.source).toEqual({ type: 'git', url: repo.url, rev: revs.feature, requested_ref: 'feature/x', ref_kind: 'branch' });
     expect(version(into)).toBe('2.0.0-beta');
   });
 
@@ -205,10 +205,10 @@ describe('resolveGitRef', () => {
 });
 
 describe('fetchGitCommit', () => {
-  test('fetches exactly the pinned commit and keeps requested_ref', async () => {
+  test('fetches exactly the pinned commit and keeps requested_ref and ref_kind', async () => {
     const into = await newInto();
-    const r = await fetchGitCommit(home.ctx(), { url: repo.url, rev: revs.first, requested_ref: 'v1.0.0' }, into);
-    expect(r.source).toEqual({ type: 'git', url: repo.url, rev: revs.first, requested_ref: 'v1.0.0' });
+    const r = await fetchGitCommit(home.ctx(), { url: repo.url, rev: revs.first, requested_ref: 'v1.0.0', ref_kind: 'tag' }, into);
+    expect(r.source).toEqual({ type: 'git', url: repo.url, rev: revs.first, requested_ref: 'v1.0.0', ref_kind: 'tag' });
     expect(version(into)).toBe('1.0.0');
   });
 

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { httpGet } from '../../src/core/net/http.js';
+import { httpDownload, httpGet } from '../../src/core/net/http.js';
 import { keychainGet } from '../../src/core/settings/keychain.js';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { YepClient } from '../../src/core/yep/client.js';
@@ -88,7 +88,8 @@ describe('HTTP on ctx.clock', () => {
     const pending = httpGet(ctx, url(), opts).catch((e) => e);
     await until(() => reg.requests.length === 1, 'the request');
     clock.advance(59_999);
-    expect(clock.pending).toBe(1);
+    // The attempt's deadline and the request's total (--timeout, 2 min).
+    expect(clock.pending).toBe(2);
     clock.advance(1);
     const err = await pending;
     expect(err.code).toBe('E_NETWORK');
@@ -101,13 +102,70 @@ describe('HTTP on ctx.clock', () => {
     reg.fault('/crates/', { kind: 'slow-drip', intervalMs: 100, chunk: 100 });
     const { clock, ctx } = clocked();
     const pending = httpGet(ctx, url(), opts).catch((e) => e);
-    // The deadline and, once the body flows, the throughput window.
-    await until(() => clock.pending === 2, 'the body to start');
+    // The deadline, the total and, once the body flows, the throughput window.
+    await until(() => clock.pending === 3, 'the body to start');
     clock.advance(15_000);
     const err = await pending;
     expect(err.code).toBe('E_NETWORK');
     expect(err.message).toMatch(/slower than 1 KiB\/s for 15s/);
     expect(clock.pending).toBe(0);
+  });
+});
+
+describe('the total (--timeout) on ctx.clock', () => {
+  it('is the countdown from the first attempt, and a silent server is given up at it (2 min by default)', async () => {
+    reg.fault('/crates/', { kind: 'hang' });
+    const { clock, ctx } = clocked();
+    // An attempt's own deadline longer than the total: only the total can end this wait.
+    ctx.http.limits = { ...ctx.http.limits, timeoutMs: 600_000 };
+    const start = clock.now();
+    const pending = httpGet(ctx, url(), opts).catch((e) => e);
+    await until(() => reg.requests.length === 1, 'the request');
+    const step = ctx.log.steps.at(-1)!;
+    expect(step.states.map((x) => x.deadlineAt).filter(Boolean)).toEqual([start + 120_000]);
+    clock.advance(119_999);
+    expect(reg.requests).toHaveLength(1);
+    clock.advance(1);
+    const err = await pending;
+    expect(err.code).toBe('E_NETWORK');
+    expect(err.message).toMatch(/no answer within 2m \(1 attempt\); gave up/);
+    expect(err.details).toMatchObject({ timeout_ms: 120_000, attempts: 1 });
+    expect(err.hint).toMatch(/--timeout/);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('spans every retry and pause: a pause never outlasts it, and the message says it', async () => {
+    reg.fault('/crates/', { kind: 'status', status: 503, headers: { 'retry-after': '8' } });
+    const { clock, ctx } = clocked();
+    ctx.http.limits = { ...ctx.http.limits, totalMs: 20_000 };
+    const start = clock.now();
+    const err = await httpGet(ctx, url(), opts).catch((e) => e);
+    expect(err.code).toBe('E_NETWORK');
+    expect(err.message).toMatch(/no answer within 20s \(3 attempts, the last: the server answered 503\); gave up/);
+    // Three answers, two pauses; the third Retry-After would end past the total: given up at once.
+    expect(reg.requests).toHaveLength(3);
+    expect(clock.sleeps).toEqual([8_000, 8_000]);
+    expect(clock.now() - start).toBe(16_000);
+    // Every attempt's countdown was the total, never the attempt's own.
+    const deadlines = ctx.log.steps
+      .at(-1)!
+      .states.map((x) => x.deadlineAt)
+      .filter(Boolean);
+    expect(new Set(deadlines)).toEqual(new Set([start + 20_000]));
+  });
+
+  it("does not cut a download's flowing body: the download's own rules take over", async () => {
+    reg.fault('/crates/', { kind: 'slow-drip', intervalMs: 20, chunk: 500 });
+    const { clock, ctx } = clocked();
+    ctx.http.limits = { ...ctx.http.limits, totalMs: 1_000 };
+    const file = resolve(home.root, 'download.bin');
+    const pending = httpDownload(ctx, url(), file, opts);
+    // Once bytes arrive the total is cancelled (the download's deadline and throughput window remain).
+    await until(() => ctx.log.steps.some((x) => x.states.some((st) => (st.done ?? 0) > 0)), 'the body to start');
+    expect(clock.pending).toBe(2);
+    clock.advance(5_000);
+    const got = await pending;
+    expect(got.size).toBe(DATA.length);
   });
 });
 

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -21,29 +21,45 @@ exe(join(pkg, 'tool.sh'), '#!/bin/sh\n');
 exe(join(other, 'on-path'), '#!/bin/sh\n');
 symlinkSync('/bin/sh', join(pkg, 'bin', 'linked'));
 
-describe('inspectServerCommand', () => {
+describe('inspectServerCommand: the host\'s resolution (docs/formats.md "The server command")', () => {
+  // [command, ok, where it resolves (or the outside-the-package kind of a failure), detail]
   it.each([
-    ['srv', true, 'bin/srv'],
-    ['linked', true, 'bin/linked'],
-    ['on-path', true, 'found on PATH'],
-    ['needs-env-prog', false, "not on the server's PATH"],
-    ['tool.sh', false, 'neither in the package'],
-    ['./tool.sh', false, 'relative to the workspace'],
-    ['bin/../../elsewhere/on-path', false, 'leaves the package'],
-    [join(other, 'on-path'), false, 'outside the package'],
-    ['', false, 'empty'],
-  ])('%j -> ok=%s (%s)', async (command, ok, text) => {
+    ['srv', true, 'package-bin', undefined, 'bin/srv'],
+    ['linked', true, 'outside', 'symlink', 'bin/linked'],
+    ['on-path', true, 'outside', 'PATH', 'found on PATH'],
+    ['needs-env-prog', false, undefined, undefined, "not on the server's PATH"],
+    ['tool.sh', false, undefined, undefined, 'neither in the package'],
+    // A path is the file itself, relative to the package directory, `..` allowed (as the host allows it).
+    ['./tool.sh', true, 'package', undefined, 'tool.sh in the package'],
+    ['bin/../../elsewhere/on-path', true, 'outside', 'climbs', 'climbs out of the package'],
+    [join(other, 'on-path'), true, 'outside', 'absolute', 'outside the package'],
+    [join(other, 'not-there'), false, undefined, 'absolute', 'does not exist'],
+    ['../../nowhere/srv', false, undefined, 'climbs', 'does not exist'],
+    ['', false, undefined, undefined, 'empty'],
+  ])('%j -> ok=%s, %s %s', async (command, ok, where, via, text) => {
     const r = await inspectServerCommand(pkg, command, `${other}:/usr/bin:/bin`);
     expect(r.ok).toBe(ok);
+    if (r.ok) expect(r.where).toBe(where);
+    expect(r.outside?.via).toBe(via);
     expect(r.detail).toContain(text);
   });
 
-  it('fails a path with a slash (the host resolves it against the workspace) and warns for a missing #!', async () => {
+  it('resolves a relative path from the package, warning that older hosts start it from the workspace; warns for a missing #!', async () => {
     const slash = await inspectServerCommand(pkg, './tool.sh', '/usr/bin:/bin');
-    expect(slash.ok).toBe(false);
-    expect(slash.detail).toContain('would not start there');
+    expect(slash.ok && slash.path).toBe(join(realpathSync(pkg), 'tool.sh'));
+    expect(slash.ok && slash.warning).toContain('only on hosts that resolve it from the package');
     const bare = await inspectServerCommand(pkg, 'no-shebang', '/usr/bin:/bin');
     expect(bare.ok && bare.warning).toContain('no #! line');
+  });
+
+  it('takes the first PATH directory holding a file of that name, as the host does, even when it cannot run', async () => {
+    const first = join(root, 'first');
+    mkdirSync(first, { recursive: true });
+    writeFileSync(join(first, 'on-path'), '#!/bin/sh\n'); // not executable
+    const r = await inspectServerCommand(pkg, 'on-path', `${first}:${other}`);
+    expect(r.ok).toBe(false);
+    expect(r.detail).toContain(`${join(first, 'on-path')} is not executable`);
+    expect(r.outside).toMatchObject({ via: 'PATH', target: join(first, 'on-path') });
   });
 
   it('never searches relative or empty PATH entries (execvp would use the cwd)', async () => {

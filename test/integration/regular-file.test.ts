@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertReplaceable, writeFileAtomic } from '../../src/core/fs/fs-atomic.js';
-import { readRegularFileSync } from '../../src/core/fs/read-regular-file.js';
+import { openRegularFile, readRegularFileSync } from '../../src/core/fs/read-regular-file.js';
+import { sha256FileWithSize } from '../../src/core/fs/file-digest.js';
 import { writeManifestFromCargo } from '../../src/core/sources/crates-io/cargo-manifest.js';
 
 let dir: string;
@@ -121,5 +122,41 @@ describe("a crate's Cargo.toml that is not a regular file", () => {
   ])('%s is refused without being opened', async (_label, make, re) => {
     make(join(dir, 'Cargo.toml'));
     await expect(writeManifestFromCargo(dir, 'yolop-extension-x')).rejects.toMatchObject({ code: 'E_STATE', message: expect.stringMatching(re) });
+  });
+});
+
+/**
+ * The other readers of package files go through the same guard: the file hasher `verify`
+ * uses on a provisioned binary, the asynchronous opener (file:// mirror copies), and the head
+ * read of the server command (`#!`, ELF magic). Each is given a FIFO that no one writes:
+ * an open or read that blocked would never return, so each case runs under a deadline.
+ */
+describe('every package-file reader refuses a FIFO at once', () => {
+  const deadline = <T>(p: Promise<T>): Promise<T> =>
+    Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('blocked on the FIFO')), 3000).unref())]);
+
+  it('the file hasher refuses a FIFO (verify hashes a provisioned binary with it)', async () => {
+    const p = fifo(join(dir, 'server'));
+    await expect(deadline(sha256FileWithSize(p))).rejects.toMatchObject({
+      code: 'E_STATE',
+      message: expect.stringMatching(/is a FIFO \(named pipe\), not a regular file/),
+    });
+    await expect(sha256FileWithSize(join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('openRegularFile refuses a FIFO, and a symlink to one, without blocking', async () => {
+    const p = fifo(join(dir, 'pipe'));
+    symlinkSync(p, join(dir, 'link'));
+    for (const f of [p, join(dir, 'link')]) await expect(deadline(openRegularFile(f, 'The file'))).rejects.toMatchObject({ code: 'E_STATE' });
+    writeFileSync(join(dir, 'plain'), 'abc');
+    const opened = await openRegularFile(join(dir, 'plain'), 'The file');
+    expect(opened?.stat.size).toBe(3);
+    await opened?.handle.close();
+  });
+
+  it('readRegularFileSync `head` reads the start of a longer file and still refuses a FIFO', () => {
+    writeFileSync(join(dir, 'big'), `#!/bin/sh\n${'x'.repeat(10_000)}`);
+    expect(readRegularFileSync(join(dir, 'big'), 'The file', { head: 4, maxBytes: 10 })?.toString()).toBe('#!/b');
+    expect(() => readRegularFileSync(fifo(join(dir, 'p2')), 'The file', { head: 4 })).toThrow(/is a FIFO/);
   });
 });

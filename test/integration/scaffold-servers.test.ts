@@ -7,14 +7,23 @@
  * (The rust server gets the same session in test/cli/new.test.ts, after its build.)
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runNew } from '../../src/scaffold/run-new.js';
 import { capabilityTokens } from '../../src/scaffold/facets.js';
 import { parseScaffoldRequest, type Language, type ScaffoldInput } from '../../src/scaffold/request.js';
 import { makeTempHome } from '../helpers/home.js';
-import { fillHookHandler, inboundProblems, remoteError, runScriptedSession, startServer } from '../helpers/scaffold.js';
+import {
+  fillHookHandler,
+  inboundProblems,
+  linkTypescriptToolchain,
+  remoteError,
+  runScriptedSession,
+  runShell,
+  startServer,
+  transpileTypescriptPackage,
+} from '../helpers/scaffold.js';
 
 const home = makeTempHome('yep-scaffold-');
 afterAll(() => home.cleanup());
@@ -42,8 +51,11 @@ const MATRIX: [string, Omit<ScaffoldInput, 'name' | 'language'>][] = [
   ['a static prompt and commands', { prompt: 'Be brief.', commands: ['a', 'b'] }],
 ];
 
+/** A generated package, ready to start (a TypeScript one transpiled into dist/). */
 async function generate(name: string, language: Language, input: Omit<ScaffoldInput, 'name' | 'language'>): Promise<string> {
-  return (await runNew({ name, language, ...input }, { cwd: home.root })).dir;
+  const dir = (await runNew({ name, language, ...input }, { cwd: home.root })).dir;
+  if (language === 'typescript') await transpileTypescriptPackage(dir);
+  return dir;
 }
 
 describe.each<Language>(['python', 'typescript'])('%s template', (language) => {
@@ -107,7 +119,8 @@ describe.each<Language>(['python', 'typescript'])('%s template', (language) => {
   it('a filled-in hook handler blocks "bash" and lets everything else through (checked through the YEP client)', async () => {
     const name = `${language}-guard`;
     const dir = await generate(name, language, { hooks: ['pre_tool_use'] });
-    fillHookHandler(join(dir, 'bin', name), language);
+    fillHookHandler(join(dir, sourceFile(language, name)), language);
+    if (language === 'typescript') await transpileTypescriptPackage(dir);
     const client = startServer(dir, name, home.root, env);
     try {
       await client.initialize();
@@ -132,7 +145,7 @@ describe.each<Language>(['python', 'typescript'])('%s template', (language) => {
       dynamicPrompt: true,
       config: ['endpoint', 'token:secret:env=FILLED_TOKEN'],
     });
-    const file = join(dir, 'bin', name);
+    const file = join(dir, sourceFile(language, name));
     let text = readFileSync(file, 'utf8');
     if (language === 'python') {
       text = text
@@ -150,10 +163,11 @@ describe.each<Language>(['python', 'typescript'])('%s template', (language) => {
           "$1      console.log('chatter on stdout');\n      progress('half way');\n      return textResult(config.endpoint + ' ' + process.env.FILLED_TOKEN);\n",
         )
         .replace(/( {4}case 'boom':\n)[^\n]*\n/, "$1      throw new Error('it broke');\n")
-        .replace(/( {4}case 'bad':\n)[^\n]*\n/, "$1      return /** @type {any} */ (['not', 'a', 'result']);\n")
-        .replace(/( {2}return '';)\n/, '  return /** @type {any} */ (42);\n');
+        .replace(/( {4}case 'bad':\n)[^\n]*\n/, "$1      return ['not', 'a', 'result'] as any;\n")
+        .replace(/( {2}return '';)\n/, '  return 42 as any;\n');
     }
     writeFileSync(file, text);
+    if (language === 'typescript') await transpileTypescriptPackage(dir);
     const client = YepClientFor(dir, name, { FILLED_TOKEN: 's3cret' });
     try {
       await client.initialize({ config: { endpoint: 'https://a.example' } });
@@ -180,54 +194,39 @@ describe.each<Language>(['python', 'typescript'])('%s template', (language) => {
   });
 });
 
+/** The file an author edits: the TypeScript source, or the Python server itself. */
+function sourceFile(language: Language, name: string): string {
+  return language === 'typescript' ? 'src/server.ts' : `bin/${name}`;
+}
+
 function YepClientFor(dir: string, name: string, injected: Record<string, string>) {
   return startServer(dir, name, home.root, { ...env, ...injected });
 }
 
 describe('typescript template', () => {
-  it('type-checks cleanly under tsc --strict --checkJs (the // @ts-check promise), and runs as an ES module too', async () => {
-    const full = await generate('ts-check-full', 'typescript', FULL);
-    const bare = await generate('ts-check-bare', 'typescript', { status: true });
-    const files = [join(home.root, 'full.js'), join(home.root, 'bare.js')];
-    copyFileSync(join(full, 'bin', 'ts-check-full'), files[0]!);
-    copyFileSync(join(bare, 'bin', 'ts-check-bare'), files[1]!);
-    const tsc = join(import.meta.dirname, '../../node_modules/.bin/tsc');
-    const r = spawnSync(
-      tsc,
-      [
-        '--noEmit',
-        '--allowJs',
-        '--checkJs',
-        '--strict',
-        '--target',
-        'es2022',
-        '--module',
-        'nodenext',
-        '--moduleResolution',
-        'nodenext',
-        '--moduleDetection',
-        'force',
-        '--skipLibCheck',
-        '--types',
-        'node',
-        '--typeRoots',
-        join(import.meta.dirname, '../../node_modules/@types'),
-        ...files,
-      ],
-      { encoding: 'utf8' },
-    );
-    expect(`${r.stdout}${r.stderr}`).toBe('');
-    expect(r.status).toBe(0);
-
-    // Inside a "type": "module" tree Node loads the .mjs copy as ESM: no require/import is used, so it still works.
+  it('builds with its own build step (tsc --strict, offline with the toolchain linked in) and runs from any module tree', async () => {
+    const full = (await runNew({ name: 'ts-build-full', language: 'typescript', ...FULL }, { cwd: home.root })).dir;
+    const bare = (await runNew({ name: 'ts-build-bare', language: 'ts', status: true }, { cwd: home.root })).dir;
+    for (const dir of [full, bare]) {
+      // Before the build the launcher says what to run, on stderr, and exits non-zero.
+      const before = spawnSync(join(dir, 'bin', dir.endsWith('full') ? 'ts-build-full' : 'ts-build-bare'), [], { input: '', env, encoding: 'utf8' });
+      expect(before.status).toBe(1);
+      expect(before.stderr).toContain('is not built yet: run `npm install && npm run build` in ');
+      linkTypescriptToolchain(dir);
+      const build = runShell('npm run build --silent', dir, env);
+      expect(build.output).toBe('');
+      expect(build.code).toBe(0);
+    }
+    // Inside a "type": "module" tree the package's own package.json (no "type") keeps it CommonJS.
     writeFileSync(join(home.root, 'package.json'), '{"type": "module"}\n');
-    copyFileSync(files[0]!, join(home.root, 'full.mjs'));
-    const run = spawnSync(process.execPath, [join(home.root, 'full.mjs')], {
+    const run = spawnSync(join(full, 'bin', 'ts-build-full'), [], {
       input: '{"id":1,"method":"initialize","params":{}}\n{"id":2,"method":"shutdown"}\n',
+      env,
       encoding: 'utf8',
       timeout: 10_000,
     });
+    expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(run.stdout.split('\n')[0]).toContain('"name":"ts-check-full"');
+    expect(run.stdout.split('\n')[0]).toContain('"name":"ts-build-full"');
   });
 });

@@ -15,7 +15,7 @@ afterEach(() => home.cleanup());
 
 describe('settings.toml on disk', () => {
   it('a missing file reads as not enabled; disable/remove do not create it; enable does', async () => {
-    expect(await readExtensionSettings(paths, 'logfire')).toEqual({ present: false, enabled: false, config: {}, kept: {}, entries: 0 });
+    expect(await readExtensionSettings(paths, 'logfire')).toEqual({ present: false, enabled: false, config: {}, kept: {}, entries: 0, instances: [] });
     expect(await disableExtension(paths, 'logfire')).toEqual({ changed: false });
     expect(await removeExtensionSettings(paths, 'logfire')).toEqual({ changed: false });
     expect(existsSync(paths.settingsFile)).toBe(false);

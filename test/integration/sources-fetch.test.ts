@@ -95,7 +95,7 @@ describe('findUpdate moves within the recorded intent and keeps it', () => {
     repo.git(['tag', '-f', '-a', '-m', 'moved', 'v1.0.0', second]);
     repo.git(['push', '--quiet', '--force', 'origin', 'refs/tags/v1.0.0']);
     const next = await sourceFor('git').findUpdate(ctx(), got.source);
-    expect(next).toEqual({ type: 'git', url: repo.url, rev: second, requested_ref: 'v1.0.0' });
+    expect(next).toEqual({ type: 'git', url: repo.url, rev: second, requested_ref: 'v1.0.0', ref_kind: 'tag' });
     const fetched = await sourceFor('git').fetchExactly(ctx(), next!, into());
     expect(fetched.source).toEqual(next);
     const bySha = { ...got.source, requested_ref: got.source.type === 'git' ? got.source.rev : '' } as LockSource;

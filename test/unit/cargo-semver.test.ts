@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCargoRequirement, parseCargoVersion, satisfiesRequirement, type CargoRequirement } from '../../src/core/sources/crates-io/cargo-version.js';
-import { chooseVersion } from '../../src/core/sources/crates-io/choose-version.js';
+import { pickVersions } from '../../src/core/sources/crates-io/pick-version.js';
 import { parseIndexFile } from '../../src/core/sources/crates-io/index-lines.js';
 import { REPO_ROOT } from '../helpers/home.js';
 
@@ -103,9 +103,11 @@ describe('the table covers each rule of issue 19 item 8', () => {
       .join('\n');
     const { entries } = parseIndexFile(`${lines}\n`, 'yolop-extension-big', 'test');
     expect(entries.map((e) => e.vers)).toEqual(['1.0.0', '9007199254740992.0.0', '9007199254740993.0.0', '18446744073709551615.0.0']);
-    expect(chooseVersion('yolop-extension-big', entries, '>=0.0.0, <9007199254740993').entry.vers).toBe('9007199254740992.0.0');
-    expect(chooseVersion('yolop-extension-big', entries).entry.vers).toBe('18446744073709551615.0.0');
-    expect(chooseVersion('yolop-extension-big', entries, '=9007199254740993').entry.vers).toBe('9007199254740993.0.0');
+    expect(pickVersions({ crate: 'yolop-extension-big', entries, requirement: '>=0.0.0, <9007199254740993', now: 0 }).candidates[0]?.vers).toBe(
+      '9007199254740992.0.0',
+    );
+    expect(pickVersions({ crate: 'yolop-extension-big', entries, now: 0 }).candidates[0]?.vers).toBe('18446744073709551615.0.0');
+    expect(pickVersions({ crate: 'yolop-extension-big', entries, requirement: '=9007199254740993', now: 0 }).candidates[0]?.vers).toBe('9007199254740993.0.0');
   });
 
   it('words the refusals for people', () => {

@@ -4,12 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseCargoRequirement, parseCargoVersion, satisfiesRequirement } from '../../src/core/sources/crates-io/cargo-version.js';
-import { chooseVersion } from '../../src/core/sources/crates-io/choose-version.js';
+import { pickVersions } from '../../src/core/sources/crates-io/pick-version.js';
 import { buildDownloadUrl } from '../../src/core/sources/crates-io/dl-url.js';
 import { parseIndexFile } from '../../src/core/sources/crates-io/index-lines.js';
 import { indexPath } from '../../src/core/sources/crates-io/index-path.js';
 
 const CK = 'a'.repeat(64);
+
+/** What `install` takes (the one picker, no cooldown, nothing installed) and what it says. */
+function chooseVersion(crate: string, entries: ReturnType<typeof parseIndexFile>['entries'], requirement?: string) {
+  const pick = pickVersions({ crate, entries, requirement, now: 0 });
+  return { entry: pick.candidates[0]!, warnings: pick.warnings };
+}
 
 describe('indexPath (cargo rule, lower-cased, - and _ not folded)', () => {
   it.each([
@@ -197,7 +203,7 @@ describe('index lines, parsed as cargo does (B12)', () => {
   });
 });
 
-describe('chooseVersion', () => {
+describe('pickVersions: what install takes', () => {
   it('takes the highest stable, non-yanked version by default, whatever the publish order', () => {
     const e = entriesOf(line('0.2.0'), line('0.10.0'), line('0.9.0'), line('0.11.0', { yanked: true }), line('1.0.0-beta.1'));
     expect(chooseVersion('x', e).entry.vers).toBe('0.10.0');

@@ -18,7 +18,16 @@ const entry = (crate = 'yolop-extension-hello'): LockEntry => ({
   source: { type: 'crate', crate_name: crate, version: '0.3.0', requirement: '^0.3' } as LockEntry['source'],
 });
 // ^0.3 at 0.3.0: 0.3.5 inside, 0.4.0 and 0.5.0 outside.
-const up: Upstream = { wanted: '0.3.5', latest: '0.5.0', update: true, beyond: true, versions: [] };
+const up: Upstream = {
+  wanted: '0.3.5',
+  latest: '0.5.0',
+  update: true,
+  beyond: true,
+  versions: [],
+  candidates: [],
+  outside: { version: '0.5.0', requirement: '^0.3' },
+  notes: [],
+};
 const walk = (w: Partial<NewerEngines>): NewerEngines => ({
   status: 'checked',
   agent: '0.12.1',
@@ -35,12 +44,14 @@ describe('outdatedRow with the engines walk', () => {
   it('a runnable version inside the requirement: update (whatever is outside)', () => {
     const row = outdatedRow(entry(), up, null, walk({ runnable: '0.4.0', runnable_in_requirement: '0.3.5' }));
     expect(row).toMatchObject({ status: 'update', hint: 'yep-ext update hello', wanted: '0.3.5', latest: '0.5.0' });
+    // The newest runnable outside the requirement is named beside the update, as `update` names it.
+    expect(row.newer_outside).toEqual({ version: '0.4.0', requirement: '^0.3', spec: 'hello@^0.4' });
     expect(anyOutdated([row])).toBe(true);
   });
 
   it('runnable only outside it: beyond, the hint installs the newest runnable (not latest)', () => {
     const row = outdatedRow(entry(), up, null, walk({ runnable: '0.4.0', needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13', reason: 'r' }] }));
-    expect(row).toMatchObject({ status: 'beyond', hint: 'yep-ext install hello@0.4' });
+    expect(row).toMatchObject({ status: 'beyond', hint: 'yep-ext install hello@^0.4', newer_outside: { version: '0.4.0', spec: 'hello@^0.4' } });
     expect(anyOutdated([row])).toBe(true);
   });
 
@@ -60,7 +71,7 @@ describe('outdatedRow with the engines walk', () => {
 
   it('a crate not named yolop-extension-<name> is named as installed', () => {
     const row = outdatedRow(entry('some-crate'), { ...up, update: false, wanted: '0.3.0' }, null);
-    expect(row).toMatchObject({ status: 'beyond', hint: 'yep-ext install crates.io:some-crate@0.5' });
+    expect(row).toMatchObject({ status: 'beyond', hint: 'yep-ext install crates.io:some-crate@^0.5' });
   });
 });
 
@@ -70,7 +81,12 @@ describe('crateInstallSpec / requirementFor', () => {
     expect(crateInstallSpec('hello', 'yolop-extension-other', '2')).toBe('crates.io:yolop-extension-other@2');
     expect(crateInstallSpec('custom', 'custom-name', '^2.0.0')).toBe('crates.io:custom-name@^2.0.0');
   });
-  it('cargo caret line of a version', () => {
-    expect([requirementFor('2.1.0'), requirementFor('0.4.3'), requirementFor('0.0.7'), requirementFor('garbage')]).toEqual(['2', '0.4', '0.0.7', 'garbage']);
+  it('cargo caret line of a version, caret written out', () => {
+    expect([requirementFor('2.1.0'), requirementFor('0.4.3'), requirementFor('0.0.7'), requirementFor('garbage')]).toEqual([
+      '^2',
+      '^0.4',
+      '^0.0.7',
+      '=garbage',
+    ]);
   });
 });

@@ -48,7 +48,7 @@ describe('version directories', () => {
     for (const id of ['a.1111111111111111', 'a.2222222222222222', 'b.3333333333333333']) mkdirSync(join(paths.packagesDir, id));
     symlinkSync('.yep-packages/a.2222222222222222', join(paths.storeDir, 'a'));
     symlinkSync(join(paths.packagesDir, 'b.3333333333333333'), join(paths.storeDir, 'b')); // absolute works too
-    expect(await sweepUnreferencedVersions(paths)).toEqual(['a.1111111111111111']);
+    expect(await sweepUnreferencedVersions(paths, new Set(['a', 'b']))).toEqual(['a.1111111111111111']);
     expect(readdirSync(paths.packagesDir).sort()).toEqual(['a.2222222222222222', 'b.3333333333333333']);
     await dropVersionIfUnused(paths, 'a.2222222222222222'); // in use: kept
     expect(readdirSync(paths.packagesDir).sort()).toEqual(['a.2222222222222222', 'b.3333333333333333']);

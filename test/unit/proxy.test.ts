@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { noProxyMatches, proxyFor, proxySettings, showProxy } from '../../src/core/net/proxy.js';
+import { YepError } from '../../src/core/errors.js';
+import { checkProxyUrl, noProxyMatches, proxyFor, proxySettings, showProxy, useProxy } from '../../src/core/net/proxy.js';
 
 const u = (s: string) => new URL(s);
 
@@ -8,7 +9,12 @@ describe('proxy selection (issue 14)', () => {
     expect(proxySettings({})).toBeUndefined();
     expect(proxySettings({ HTTPS_PROXY: 'http://p:1', https_proxy: 'http://q:2' })?.httpsProxy).toBe('http://q:2');
     expect(proxySettings({ HTTPS_PROXY: 'http://p:1', https_proxy: '' })).toBeUndefined();
-    expect(proxySettings({ HTTP_PROXY: 'http://p:1', NO_PROXY: 'a', no_proxy: 'b' })).toEqual({ httpProxy: 'http://p:1', httpsProxy: '', noProxy: 'b' });
+    expect(proxySettings({ HTTP_PROXY: 'http://p:1', NO_PROXY: 'a', no_proxy: 'b' })).toEqual({
+      httpProxy: 'http://p:1',
+      httpsProxy: '',
+      noProxy: 'b',
+      from: { httpProxy: 'HTTP_PROXY', httpsProxy: '' },
+    });
   });
   it('https falls back to HTTP_PROXY; loopback is never proxied', () => {
     const s = proxySettings({ HTTP_PROXY: 'http://p:1' });
@@ -33,5 +39,79 @@ describe('proxy selection (issue 14)', () => {
   it('messages show a proxy without its credentials', () => {
     expect(showProxy('http://user:secret@proxy.corp:3128')).toBe('http://proxy.corp:3128');
     expect(showProxy('not a url')).toBe('the configured proxy');
+  });
+
+  it('NO_PROXY oddities never throw and keep their plain meaning', () => {
+    const url = u('https://static.crates.io/a');
+    for (const odd of [
+      ',,,',
+      ' , ',
+      '*,crates.io',
+      '::1',
+      '[::1]:443',
+      '10.0.0.0/8',
+      ':443',
+      '.',
+      '*.',
+      'crates.io:',
+      'crates.io:abc',
+      '\t',
+      'x'.repeat(5000),
+    ]) {
+      expect(() => noProxyMatches(url, odd), odd).not.toThrow();
+      expect(() => useProxy(url, { HTTPS_PROXY: 'http://p:1', NO_PROXY: odd }), odd).not.toThrow();
+    }
+    expect(noProxyMatches(url, ' , crates.io ,')).toBe(true);
+    expect(noProxyMatches(u('https://[::1]:443/'), '[::1]:443')).toBe(true);
+  });
+});
+
+const CANARY = 'tok-Canary-91f3';
+
+describe('useProxy: an unusable proxy value is a configuration error naming its variable (HTTP and git alike)', () => {
+  const target = u('https://index.example/x');
+  const BAD: Array<[string, RegExp]> = [
+    [`ftp://${CANARY}@proxy:8080`, /ftp:\/\/ scheme/],
+    [`socks5h://${CANARY}:pw@proxy:1080`, /socks5h:\/\/ scheme/],
+    [`http://${CANARY}@proxy:99999`, /port 99999 is out of range/],
+    [`http://${CANARY}:pw@proxy:80a`, /port "80a" is not a number/],
+    [`http://${CANARY}@proxy:0`, /port 0/],
+    [`http://${CANARY}@[::1`, /IPv6 address has no closing/],
+    [`http://${CANARY}@[fe80::1%eth0]:3128`, /not a valid URL/],
+    [`http://me:${CANARY}@x@proxy:3128`, /unencoded "@"/],
+    [`${CANARY}@proxy:99999`, /port 99999/],
+    [`http://${CANARY} @proxy:1`, /white space/],
+    [`http://${CANARY}@:8080`, /not a valid URL|no host/],
+  ];
+  for (const variable of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) {
+    it.each(BAD)(`${variable}=%s`, (value, why) => {
+      let thrown: unknown;
+      try {
+        useProxy(target, { [variable]: value });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(YepError);
+      const e = thrown as YepError;
+      expect(e.code).toBe('E_USAGE');
+      expect(e.exitCode).toBe(2);
+      expect(e.message).toMatch(new RegExp(`^${variable} is not a proxy URL`));
+      expect(e.message).toMatch(why);
+      expect(e.details?.variable).toBe(variable);
+      expect(JSON.stringify(e.toJSON())).not.toContain(CANARY);
+    });
+  }
+
+  it('usable values pass, normalised the way curl reads them (no scheme = http://)', () => {
+    expect(checkProxyUrl('proxy.corp:3128')).toEqual({ url: 'http://proxy.corp:3128/' });
+    expect(checkProxyUrl(`http://${CANARY}@proxy:3128`)).toEqual({ url: `http://${CANARY}@proxy:3128/` });
+    expect(checkProxyUrl('https://[::1]:8443')).toEqual({ url: 'https://[::1]:8443/' });
+    expect(checkProxyUrl('HTTP://Proxy.Corp')).toEqual({ url: 'http://proxy.corp/' });
+  });
+
+  it('a bad value that does not apply is not consulted: loopback, NO_PROXY, or git over ssh', () => {
+    const env = { HTTPS_PROXY: 'ftp://p', NO_PROXY: 'index.example' };
+    expect(useProxy(u('http://127.0.0.1:9/x'), env)).toBeUndefined();
+    expect(useProxy(target, env)).toBeUndefined();
   });
 });

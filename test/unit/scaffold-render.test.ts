@@ -4,7 +4,8 @@ import { validateManifest } from '../../src/core/package/manifest-validate.js';
 import { capabilityTokens } from '../../src/scaffold/facets.js';
 import { jsString, pyString, rustString } from '../../src/scaffold/literals.js';
 import { TEMPLATE_PROTOCOL_VERSION, renderManifest } from '../../src/scaffold/manifest.js';
-import { buildStep, renderScaffold } from '../../src/scaffold/render.js';
+import { buildStep } from '../../src/scaffold/build-step.js';
+import { renderScaffold } from '../../src/scaffold/render.js';
 import { LANGUAGES, parseScaffoldRequest, type ScaffoldInput } from '../../src/scaffold/request.js';
 import { PROTOCOL_VERSION } from '../../src/core/yep/protocol.js';
 import { artifactProblems } from '../helpers/scaffold.js';
@@ -86,20 +87,41 @@ describe('capabilityTokens', () => {
 });
 
 describe('renderScaffold', () => {
-  it('python and typescript: one executable server in bin/, plus manifest, README and (with --skills) a SKILL.md', () => {
-    for (const language of ['python', 'typescript'] as const) {
-      const files = renderScaffold(parseScaffoldRequest({ ...FULL, language }));
-      expect(Object.keys(files).sort()).toEqual(['README.md', 'bin/full', 'plugin.json', 'skills/full/SKILL.md']);
-      expect(files['bin/full']!.mode).toBe(0o755);
-      expect(files['plugin.json']!.mode).toBe(0o644);
-      expect(files['bin/full']!.content.split('\n')[0]).toBe(language === 'python' ? '#!/usr/bin/env python3' : '#!/usr/bin/env node');
-      expect(buildStep(parseScaffoldRequest({ ...FULL, language }))).toBeUndefined();
-    }
+  it('python: one executable server in bin/, plus manifest, README and (with --skills) a SKILL.md; no build', () => {
+    const spec = parseScaffoldRequest({ ...FULL, language: 'python' });
+    const files = renderScaffold(spec);
+    expect(Object.keys(files).sort()).toEqual(['README.md', 'bin/full', 'plugin.json', 'skills/full/SKILL.md']);
+    expect(files['bin/full']!.mode).toBe(0o755);
+    expect(files['plugin.json']!.mode).toBe(0o644);
+    expect(files['bin/full']!.content.split('\n')[0]).toBe('#!/usr/bin/env python3');
+    expect(buildStep(spec)).toBeUndefined();
   });
 
-  it('typescript needs no module system: no import, no require', () => {
-    const server = renderScaffold(parseScaffoldRequest({ ...FULL, language: 'typescript' }))['bin/full']!.content;
-    expect(server).not.toMatch(/\brequire\(|^\s*import\s|\bimport\(/m);
+  it('typescript: TypeScript source, a package.json whose main is the compiled server, and a launcher in bin/', () => {
+    const spec = parseScaffoldRequest({ ...FULL, language: 'ts' });
+    const files = renderScaffold(spec);
+    expect(Object.keys(files).sort()).toEqual([
+      '.gitignore',
+      'README.md',
+      'bin/full',
+      'package.json',
+      'plugin.json',
+      'skills/full/SKILL.md',
+      'src/server.ts',
+      'tsconfig.json',
+    ]);
+    expect(files['bin/full']!.mode).toBe(0o755);
+    expect(files['bin/full']!.content.split('\n')[0]).toBe('#!/usr/bin/env node');
+    expect(files['src/server.ts']!.content).toContain('async function handleTool(name: string, args: any, progress: (text: string) => void): Promise<unknown>');
+    const pkg = JSON.parse(files['package.json']!.content);
+    expect(pkg).toMatchObject({ name: 'yolop-extension-full', private: true, main: 'dist/server.js', scripts: { build: 'tsc -p .' } });
+    expect(pkg.type).toBeUndefined();
+    expect(Object.keys(pkg.devDependencies).sort()).toEqual(['@types/node', 'typescript']);
+    expect(pkg.dependencies).toBeUndefined();
+    expect(JSON.parse(files['tsconfig.json']!.content).compilerOptions).toMatchObject({ strict: true, rootDir: 'src', outDir: 'dist' });
+    expect(buildStep(spec)).toMatchObject({ command: 'npm install && npm run build' });
+    expect(buildStep(spec)!.needs).toContain('npm registry');
+    expect(files['README.md']!.content).toContain('npm install && npm run build');
   });
 
   it('rust: a crate depending on serde_json only, bin/ kept for the build step', () => {
@@ -107,14 +129,17 @@ describe('renderScaffold', () => {
     const files = renderScaffold(spec);
     expect(Object.keys(files).sort()).toEqual(['.gitignore', 'Cargo.toml', 'README.md', 'bin/.gitkeep', 'plugin.json', 'skills/full/SKILL.md', 'src/main.rs']);
     expect(files['Cargo.toml']!.content).toMatch(/\[dependencies\]\nserde_json = "1"\n\n\[workspace\]\n$/);
-    expect(buildStep(spec)).toBe('cargo build --release && cp target/release/full bin/');
+    expect(buildStep(spec)).toMatchObject({ command: 'cargo build --release && cp target/release/full bin/' });
+    expect(buildStep(spec)!.needs).toContain('serde_json');
+    expect(files['README.md']!.content).toContain('serde_json crate: the first build downloads it from crates.io');
     expect(files['README.md']!.content).toContain('cargo build --release && cp target/release/full bin/');
     expect(files['src/main.rs']!.content).toContain('fn handle_tool(');
   });
 
   it.each(LANGUAGES)('%s: the handler seams are named and marked, one per declared facet', (language) => {
     const files = renderScaffold(parseScaffoldRequest({ ...FULL, language }));
-    const server = files[language === 'rust' ? 'src/main.rs' : 'bin/full']!.content;
+    const source = { rust: 'src/main.rs', typescript: 'src/server.ts', python: 'bin/full' }[language];
+    const server = files[source]!.content;
     const names =
       language === 'typescript'
         ? ['handleTool', 'handleHook', 'handlePrompt', 'handleCommand']
@@ -122,7 +147,7 @@ describe('renderScaffold', () => {
     for (const n of names) expect(server).toMatch(new RegExp(`(function|def|fn) ${n}\\(`));
     expect(server).toContain('YOUR CODE');
     const bare = renderScaffold(parseScaffoldRequest({ name: 'full', language, status: true }));
-    const bareServer = bare[language === 'rust' ? 'src/main.rs' : 'bin/full']!.content;
+    const bareServer = bare[source]!.content;
     for (const n of names) expect(bareServer).not.toContain(`${n}(`);
     expect(bareServer).toContain('nothing to handle');
   });

@@ -46,13 +46,24 @@ describe('parseScaffoldRequest', () => {
     expect(refusal(() => parseScaffoldRequest({ name: 'x', status: true, config: ['a', 'a:secret'] })).message).toContain('--config a is given twice');
   });
 
-  it('refuses a request that contributes nothing, naming every contribution flag', () => {
+  it('a request that contributes nothing gets one sample tool named after the extension', () => {
     for (const input of [{ name: 'x' }, { name: 'x', config: ['token:secret'] }, { name: 'x', tools: [], hooks: [], dynamicPrompt: false }]) {
-      const e = refusal(() => parseScaffoldRequest(input));
-      expect(e.code).toBe('E_USAGE');
-      expect(e.message).toContain('x would contribute nothing');
-      expect(e.hint).toContain('--tool NAME, --hook pre_tool_use|post_tool_use[:GLOB], --command NAME, --prompt TEXT, --dynamic-prompt, --status, --skills');
+      const spec = parseScaffoldRequest(input);
+      expect(spec.tools).toEqual(['x']);
+      expect(spec.sampleTool).toBe(true);
     }
+    expect(parseScaffoldRequest({ name: 'yolop-extension-weather' }).tools).toEqual(['weather']);
+    expect(parseScaffoldRequest({ name: 'x', status: true }).sampleTool).toBeUndefined();
+  });
+
+  it.each([
+    ['ts', 'typescript'],
+    ['TS', 'typescript'],
+    ['py', 'python'],
+    ['rs', 'rust'],
+    ['rust', 'rust'],
+  ])('--language %s means %s', (given, language) => {
+    expect(parseScaffoldRequest({ name: 'x', language: given, tools: ['t'] }).language).toBe(language);
   });
 
   it.each([

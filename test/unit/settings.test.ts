@@ -3,6 +3,12 @@ import { parse } from 'smol-toml';
 import { applySettingsEdit, readSettingsFromText, type SettingsEdit } from '../../src/core/settings/settings.js';
 import { YepError } from '../../src/core/errors.js';
 
+/** The reading without its instance list (asserted on its own where it matters). */
+const read = (text: string) => {
+  const { instances: _i, ...rest } = readSettingsFromText(text, 'logfire');
+  return rest;
+};
+
 /**
  * Fixtures are `before + entry + after`, where `entry` is the ext:logfire table
  * (empty when the file has none). Any edit of the entry must leave `before` and
@@ -224,7 +230,7 @@ describe('adding a table to a file that has none for us', () => {
     const r = apply('a = 1\n', { op: 'set', values: { endpoint: 'e' } });
     expect(r.text).toBe('a = 1\n\n[[capabilities]]\nref = "ext:logfire"\nenabled = false\nendpoint = "e"\n');
     // Disabled: the host applies no config; the value is kept for `enable`.
-    expect(readSettingsFromText(r.text, 'logfire')).toEqual({ present: true, enabled: false, config: {}, kept: { endpoint: 'e' }, entries: 1 });
+    expect(read(r.text)).toEqual({ present: true, enabled: false, config: {}, kept: { endpoint: 'e' }, entries: 1 });
   });
 
   it('disable and remove of an absent extension change nothing', () => {
@@ -255,50 +261,78 @@ describe('golden edits', () => {
     expect(ours(r.text)[0].s).toBe(value);
   });
 
-  // Several entries for one ref (host-compat §5): the host applies them in order and the
-  // last decides; every edit folds them into the one entry the host then reads.
-  it('duplicates: disable folds into one disabled entry with the user config, enable brings it back', () => {
-    const t = '[[capabilities]]\nref = "ext:logfire"\na = 1\n\n[[capabilities]]\nid = "ext:logfire"\nb = 2\n';
-    // Both enabled: the later one replaced the earlier, so the host runs it with b = 2.
-    expect(readSettingsFromText(t, 'logfire')).toEqual({ present: true, enabled: true, config: { b: 2 }, kept: {}, entries: 2 });
+  // Several entries for one ref (host-compat §5, checked with the host's own code:
+  // test/unit/host-settings-oracle.test.ts): in file order, plain entries merge into the
+  // first instance (later keys win), `enabled = false` removes every instance, `append =
+  // true` adds one. No edit deletes an entry or a key the user wrote.
+  it('two enabled entries merge; disable marks the last, enable unmarks it: byte for byte back', () => {
+    const t = '[[capabilities]]\nref = "ext:logfire"\na = 1\nendpoint = "https://e"\n\n[[capabilities]]\nid = "ext:logfire"\nb = 2\n';
+    expect(read(t)).toEqual({ present: true, enabled: true, config: { a: 1, endpoint: 'https://e', b: 2 }, kept: {}, entries: 2 });
+    // Enabling what the host runs changes nothing (it used to fold the entries and lose endpoint).
+    expect(apply(t, { op: 'enable' })).toEqual({ text: t, changed: false });
     const d = apply(t, { op: 'disable' }).text;
-    expect(d).toBe('[[capabilities]]\nid = "ext:logfire"\nenabled = false\nb = 2\n');
-    expect(readSettingsFromText(d, 'logfire')).toEqual({ present: true, enabled: false, config: {}, kept: { b: 2 }, entries: 1 });
-    const e = apply(d, { op: 'enable' }).text;
-    expect(e).toBe('[[capabilities]]\nid = "ext:logfire"\nb = 2\n');
-    expect(readSettingsFromText(e, 'logfire')).toEqual({ present: true, enabled: true, config: { b: 2 }, kept: {}, entries: 1 });
+    expect(d).toBe('[[capabilities]]\nref = "ext:logfire"\na = 1\nendpoint = "https://e"\n\n[[capabilities]]\nid = "ext:logfire"\nenabled = false\nb = 2\n');
+    expect(read(d)).toEqual({ present: true, enabled: false, config: {}, kept: { a: 1, endpoint: 'https://e', b: 2 }, entries: 2 });
+    expect(apply(d, { op: 'enable' }).text).toBe(t);
     expect(apply(t, { op: 'remove' }).text).toBe('');
   });
 
-  it('the last entry decides: a later enabled = false disables, and enable folds (observation 1)', () => {
+  it('--config goes into the last entry merged into the first instance; every other key stays', () => {
+    const t = '[[capabilities]]\nref = "ext:logfire"\nendpoint = "https://e"\n\n[[capabilities]]\nref = "ext:logfire"\nport = 1\n';
+    const s = apply(t, { op: 'enable', values: { port: 2, mode: 'fast' } }).text;
+    expect(s).toBe('[[capabilities]]\nref = "ext:logfire"\nendpoint = "https://e"\n\n[[capabilities]]\nref = "ext:logfire"\nport = 2\nmode = "fast"\n');
+    expect(read(s).config).toEqual({ endpoint: 'https://e', port: 2, mode: 'fast' });
+  });
+
+  it('append = true: another instance with its own config; config goes to the first instance, not the appended one', () => {
+    const t =
+      '[[capabilities]]\nref = "ext:logfire"\nendpoint = "https://one"\n\n[[capabilities]]\nref = "ext:logfire"\nappend = true\nendpoint = "https://two"\n';
+    const r = readSettingsFromText(t, 'logfire');
+    expect(r.instances.map((i) => i.config)).toEqual([{ endpoint: 'https://one' }, { endpoint: 'https://two' }]);
+    expect(r.config).toEqual({ endpoint: 'https://one' });
+    expect(apply(t, { op: 'enable' }).changed).toBe(false);
+    const s = apply(t, { op: 'enable', values: { port: 1 } }).text;
+    expect(s).toBe(
+      '[[capabilities]]\nref = "ext:logfire"\nendpoint = "https://one"\nport = 1\n\n[[capabilities]]\nref = "ext:logfire"\nappend = true\nendpoint = "https://two"\n',
+    );
+    expect(readSettingsFromText(s, 'logfire').instances.map((i) => i.config)).toEqual([{ endpoint: 'https://one', port: 1 }, { endpoint: 'https://two' }]);
+    // Disable marks the appended entry: enabled = false removes every instance seen so far.
+    const d = apply(t, { op: 'disable' }).text;
+    expect(readSettingsFromText(d, 'logfire').instances).toEqual([]);
+    expect(apply(d, { op: 'enable' }).text).toBe(t);
+  });
+
+  it('a later enabled = false disables; enable unmarks it and the config comes back (observation 1)', () => {
     const t = '[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\nenabled = false\n';
-    expect(readSettingsFromText(t, 'logfire')).toEqual({ present: true, enabled: false, config: {}, kept: { endpoint: 'e' }, entries: 2 });
+    expect(read(t)).toEqual({ present: true, enabled: false, config: {}, kept: { endpoint: 'e' }, entries: 2 });
     const e = apply(t, { op: 'enable' });
-    expect(e.text).toBe('[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n');
-    expect(readSettingsFromText(e.text, 'logfire')).toEqual({ present: true, enabled: true, config: { endpoint: 'e' }, kept: {}, entries: 1 });
+    expect(e.text).toBe('[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\n');
+    expect(read(e.text)).toEqual({ present: true, enabled: true, config: { endpoint: 'e' }, kept: {}, entries: 2 });
   });
 
   it('a bare entry appended by the host enables without config; the kept config is reported and enable restores it (observation 2)', () => {
     const t = '[[capabilities]]\nref = "ext:logfire"\nenabled = false # mine\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\n';
-    expect(readSettingsFromText(t, 'logfire')).toEqual({ present: true, enabled: true, config: {}, kept: { endpoint: 'e' }, entries: 2 });
+    expect(read(t)).toEqual({ present: true, enabled: true, config: {}, kept: { endpoint: 'e' }, entries: 2 });
     const e = apply(t, { op: 'enable' });
-    expect(e).toEqual({ text: '[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n', changed: true });
-    // Config set while such a pair is on file lands in the one entry the host reads, still enabled.
+    expect(e).toEqual({ text: '[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\n', changed: true });
+    // Config set while such a pair is on file lands in the entry the host merges last, still enabled; the kept config stays kept.
     const s = apply(t, { op: 'set', values: { port: 1 } }).text;
-    expect(s).toBe('[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\nport = 1\n');
+    expect(s).toBe('[[capabilities]]\nref = "ext:logfire"\nenabled = false # mine\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\nport = 1\n');
+    expect(read(s)).toMatchObject({ enabled: true, config: { port: 1 }, kept: { endpoint: 'e' } });
   });
 
-  it('precedence of the kept config: last enabled entry holding config, else last entry holding config', () => {
+  it('what enable brings back: every key of the file, later keys winning', () => {
     const entry = (body: string) => `[[capabilities]]\nref = "ext:logfire"\n${body}`;
-    const read = (...bodies: string[]) => readSettingsFromText(bodies.map(entry).join('\n'), 'logfire');
-    expect(read('a = 1\n', 'enabled = false\nb = 2\n')).toMatchObject({ enabled: false, config: {}, kept: { a: 1 } });
-    expect(read('enabled = false\na = 1\n', 'enabled = false\nb = 2\n')).toMatchObject({ enabled: false, kept: { b: 2 } });
-    expect(read('a = 1\n', 'b = 2\n', '')).toMatchObject({ enabled: true, config: {}, kept: { b: 2 } });
-    expect(read('a = 1\n', 'enabled = true\nb = 2\n')).toMatchObject({ enabled: true, config: { b: 2 }, kept: {} });
-    expect(read('', 'enabled = false\n')).toMatchObject({ enabled: false, config: {}, kept: {} });
-    // Enable keeps the chosen entry in place (its comments and layout) and drops the others.
-    const t = [entry('a = 1 # first\n'), entry('enabled = false\nb = 2\n')].join('\n');
-    expect(apply(t, { op: 'enable' }).text).toBe(entry('a = 1 # first\n'));
+    const of = (...bodies: string[]) => read(bodies.map(entry).join('\n'));
+    expect(of('a = 1\n', 'enabled = false\nb = 2\n')).toMatchObject({ enabled: false, config: {}, kept: { a: 1, b: 2 } });
+    expect(of('enabled = false\na = 1\n', 'enabled = false\na = 2\n')).toMatchObject({ enabled: false, kept: { a: 2 } });
+    expect(of('a = 1\n', 'b = 2\n', '')).toMatchObject({ enabled: true, config: { a: 1, b: 2 }, kept: {} });
+    expect(of('a = 1\n', 'enabled = true\nb = 2\n')).toMatchObject({ enabled: true, config: { a: 1, b: 2 }, kept: {} });
+    expect(of('', 'enabled = false\n')).toMatchObject({ enabled: false, config: {}, kept: {} });
+    expect(of('a = 1\n', 'enabled = false\n', 'b = 2\n')).toMatchObject({ enabled: true, config: { b: 2 }, kept: { a: 1 } });
+    // Non-boolean switches are ignored, as the host ignores them; a present non-string ref names nothing.
+    expect(of('enabled = "no"\na = 1\n')).toMatchObject({ enabled: true, config: { a: 1 } });
+    expect(read('[[capabilities]]\nref = 5\nid = "ext:logfire"\na = 1\n')).toMatchObject({ present: false, enabled: false });
   });
 });
 
@@ -324,14 +358,14 @@ describe('files yep-ext refuses to touch', () => {
   });
 
   it('reading an inline-array file still works (only editing is refused)', () => {
-    expect(readSettingsFromText('capabilities = [{ ref = "ext:logfire", enabled = false, x = 1 }]\n', 'logfire')).toEqual({
+    expect(read('capabilities = [{ ref = "ext:logfire", enabled = false, x = 1 }]\n')).toEqual({
       present: true,
       enabled: false,
       config: {},
       kept: { x: 1 },
       entries: 1,
     });
-    expect(readSettingsFromText('capabilities = [{ ref = "ext:logfire", x = 1 }]\n', 'logfire')).toEqual({
+    expect(read('capabilities = [{ ref = "ext:logfire", x = 1 }]\n')).toEqual({
       present: true,
       enabled: true,
       config: { x: 1 },

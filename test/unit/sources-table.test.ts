@@ -204,3 +204,16 @@ describe('replaceVia: what a refused replacement offers besides --yes (updateRea
     expect(replaceVia(git, crate)).toBe('yes-only');
   });
 });
+
+describe('withUnknownRecordKeys: a rewrite keeps what another tool wrote under [extensions.source]', () => {
+  it('carries unknown keys of the same kind, never yep-ext’s own keys nor across kinds', async () => {
+    const { withUnknownRecordKeys } = await import('../../src/core/sources/index.js');
+    const prev = { type: 'crate', crate_name: 'c', version: '1.0.0', cksum: 'a', requirement: '^1', binary_sha256: 'b', mirror_of: 'x', seen: [1] } as const;
+    const next = { type: 'crate', crate_name: 'c', version: '1.1.0', cksum: 'd' } as const;
+    // `requirement` and the binary digest are yep-ext's: a record without them means they went away.
+    expect(withUnknownRecordKeys(next as never, prev as never)).toEqual({ ...next, mirror_of: 'x', seen: [1] });
+    expect(withUnknownRecordKeys({ ...next, mirror_of: 'y' } as never, prev as never)).toMatchObject({ mirror_of: 'y' });
+    expect(withUnknownRecordKeys({ type: 'path', path: '/p' } as never, prev as never)).toEqual({ type: 'path', path: '/p' });
+    expect(withUnknownRecordKeys(next as never, undefined)).toBe(next);
+  });
+});

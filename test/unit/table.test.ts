@@ -116,6 +116,35 @@ describe('fitted to a terminal width', () => {
   });
 });
 
+describe('a column that folds instead of being cut (renderRows wrap)', () => {
+  const status = 'update: `yep-ext update language-server-protocol` and 0.2.0 exists outside ^0.1: `yep-ext install language-server-protocol@^0.2`';
+  const rows = [['language-server-protocol', '0.1.0', status]];
+
+  it('fits the width, cuts nothing, and keeps every character of the cell in order', async () => {
+    for (const width of [60, 80, 100, 120]) {
+      const out = await renderRows(['name', 'current', 'status'], rows, { tty: true, width }, { wrap: 2 });
+      const lines = out.split('\n');
+      for (const l of lines) expect(l.length, `${width}: ${l}`).toBeLessThanOrEqual(width);
+      expect(out, String(width)).not.toContain('…');
+      const cell = lines
+        .slice(1, -1)
+        .map((l) => l.split('│').at(-2)!.trim())
+        .join('');
+      expect(cell.replace(/\s+/g, '')).toContain(status.replace(/\s+/g, ''));
+    }
+  });
+
+  it('breaks at spaces first, a long word after a - or @, and leaves a cell that fits alone', async () => {
+    const out = await renderRows(['s'], [['aaa bbb language-server-protocol@^0.2']], { tty: true, width: 20 }, { wrap: 0 });
+    const inner = out
+      .split('\n')
+      .slice(1, -1)
+      .map((l) => l.slice(2, -2).trimEnd());
+    expect(inner).toEqual(['s', 'aaa bbb', 'language-server-', 'protocol@^0.2']);
+    expect(await renderRows(['s'], [['fits']], { tty: true, width: 80 }, { wrap: 0 })).toBe(await renderRows(['s'], [['fits']], { tty: true, width: 80 }));
+  });
+});
+
 describe('not a terminal: tab-separated with a header', () => {
   it('one line per row, tabs between cells, no borders, nothing cut', async () => {
     const out = await renderRows(

@@ -10,9 +10,11 @@
  * "unknown" (a machine may provision extensions before the agent is installed).
  * One detection per Context: every caller in one run sees the same answer.
  */
-import { mkdirSync, statSync, existsSync } from 'node:fs';
+import { statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
+import { makeOwnedDir } from '../fs/custody.js';
+import { storeCustody } from '../paths.js';
 import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { checkEngines, enginesRequirement, type AgentVersion, type EnginesVerdict } from './engines.js';
@@ -89,7 +91,7 @@ async function writeCache(ctx: Context, file: string, entries: CacheEntry[]): Pr
   // Never create a store just to remember a version (doctor on a directory, list on an empty home).
   if (!existsSync(ctx.paths.storeDir)) return;
   try {
-    mkdirSync(ctx.paths.cacheDir, { recursive: true });
+    await makeOwnedDir(storeCustody(ctx.paths, 'cache'));
     const doc: CacheFile = { v: 1, entries: entries.slice(0, MAX_ENTRIES) };
     await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644, what: 'The agent version cache' });
   } catch (e) {

@@ -14,8 +14,9 @@
  * node-tar's default async extraction pays a promise/stream round trip per file
  * and was 8-10x slower than GNU tar on 5,000 small files.
  */
+import { removeWork } from '../fs/custody.js';
 import { mkdirSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { checkpoint, type CheckpointHost } from '../fs/checkpoint.js';
@@ -128,7 +129,7 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
     // Files still being created on the thread pool are closed first: nothing is written into the tree once it is removed.
     await extractor?.abandon();
     // A failed cleanup must not hide why we are cleaning up; staging is swept later anyway.
-    await rm(target, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
+    await removeWork(target).catch(() => undefined);
     // The first real reason wins: our own error from the loop, then a deadline or
     // caller abort, then whatever the streams reported (zlib, read errors).
     const own = failure !== undefined && (failure as Error)?.name !== 'AbortError';

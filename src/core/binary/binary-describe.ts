@@ -8,8 +8,10 @@ import type { BinaryStep } from './binary-step.js';
 /** The contribution-summary line about the server binary, if there is one to say. */
 export function describeBinaryStep(step: BinaryStep | undefined): string | undefined {
   if (!step) return undefined;
+  if (step.build && step.consent === 'given')
+    return `server binary: will be BUILT FROM SOURCE with cargo (you consented: the crate's build scripts and proc-macros run on this machine)`;
   if (step.build)
-    return `server binary: will be BUILT FROM SOURCE with cargo after you consent (the crate's build scripts and proc-macros run on this machine); --no-build skips it`;
+    return `server binary: no prebuilt fits this machine; building it from source runs the crate's build scripts and proc-macros here, so you will be asked first (--allow-build consents, --no-build skips it)`;
   const r = step.outcome?.record;
   if (!r) return undefined;
   const how =

@@ -14,6 +14,7 @@
  *   binary_target        the Rust target triple the binary was provisioned for
  */
 import { isLinked } from '../sources/index.js';
+import { BINARY_RECORD_KEYS } from '../sources/source.js';
 import type { LockSource } from '../store/lockfile.js';
 
 export type DigestSource = 'crate' | 'release-host' | 'signature';
@@ -28,13 +29,17 @@ export interface BinaryRecord {
   binary_target?: string;
 }
 
-const BINARY_RECORD_KEYS = ['binary_sha256', 'binary_file_sha256', 'binary_source', 'binary_digest_source', 'binary_signature', 'binary_target'] as const;
-
 /** `source` with any earlier binary record replaced by `record` (or removed when undefined). */
 export function withBinaryRecord<S extends LockSource>(source: S, record: BinaryRecord | undefined): S {
   const out: Record<string, unknown> = { ...source };
   for (const k of BINARY_RECORD_KEYS) delete out[k];
   return { ...out, ...(record ?? {}) } as S;
+}
+
+/** The binary record `source` carries, or undefined when it records none. */
+export function binaryRecordOf(source: LockSource): BinaryRecord | undefined {
+  if (typeof source.binary_sha256 !== 'string') return undefined;
+  return Object.fromEntries(BINARY_RECORD_KEYS.filter((k) => source[k] !== undefined).map((k) => [k, source[k]])) as unknown as BinaryRecord;
 }
 
 export type BinaryTrust = 'crate-digest' | 'crate-key' | 'release-host' | 'local-build' | 'unrecorded';

@@ -4,25 +4,32 @@
  *   prepareBinary  before the contribution summary: a prebuilt artifact is
  *                  downloaded and verified now (nothing runs), or a cargo
  *                  build is planned (and said in the summary);
- *   finishBinary   after consent, while committing: runs the planned build.
+ *   finishBinary   while committing, with the permit of the one guard in
+ *                  front of package code (policy/package-code.ts): runs the
+ *                  planned build.
  * Order (docs/binaries.md): prebuilt artifact -> cargo build -> package-only.
  */
-import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
+import { isYepError } from '../errors.js';
+import { readRegularTextSync } from '../fs/read-regular-file.js';
 import type { Manifest } from '../package/manifest.js';
 import { cargoFacts, type CargoFacts } from './binstall-meta.js';
-import { decideBuild, hasBinTarget, runCargoBuild, type BuildMode, type BuildPlan } from './cargo-build.js';
+import { buildLaterCommand, decideBuild, hasBinTarget, runCargoBuild, type BuildPlan, type RunPermit } from './cargo-build.js';
 import { provisionBinary, type BinaryOutcome } from './provision-binary.js';
 import { hostTarget } from './target.js';
 
-export type { BuildMode } from './cargo-build.js';
+export type { BuildMode, RunPermit } from './cargo-build.js';
 
 export interface BinaryStep {
   /** The prebuilt attempt (undefined when none was made). `refused` marks integrity failures. */
   outcome?: BinaryOutcome;
-  /** A build to run after consent. */
+  /** A build to run, once the guard lets it (policy/package-code.ts). */
   build?: BuildPlan;
+  /** How the build is consented to, as planned: given (--allow-build, --build), or to be asked at the terminal. */
+  consent?: 'given' | 'ask';
+  /** Why a possible build was not planned (no consent, --no-build, the policy file): said in the plan. */
+  withheld?: string;
   /** Notes for the user (why the package is or may stay without its server). */
   notes: string[];
 }
@@ -32,16 +39,23 @@ const CARGO_TOML_MAX_BYTES = 1024 * 1024;
 /** Facts from `<dir>/Cargo.toml`, or undefined when there is none (or it is not a small regular file). */
 export async function readCargoFacts(dir: string): Promise<CargoFacts | undefined> {
   const file = join(dir, 'Cargo.toml');
-  const st = await lstat(file).catch(() => undefined);
-  if (!st?.isFile() || st.size > CARGO_TOML_MAX_BYTES) return undefined;
-  return cargoFacts(await readFile(file, 'utf8'));
+  let text: string | undefined;
+  try {
+    text = readRegularTextSync(file, "The crate's Cargo.toml", { followSymlinks: false, maxBytes: CARGO_TOML_MAX_BYTES });
+  } catch (e) {
+    // Not a small regular file (a FIFO, a link, too big): no facts, as for a missing one.
+    if (isYepError(e)) return undefined;
+    throw e;
+  }
+  return text === undefined ? undefined : cargoFacts(text);
 }
 
 /**
  * Called when the server command does not resolve in a fetched (crate or git)
  * tree. `buildable` (the source kind's say: crates) decides whether a build is possible.
  */
-export async function prepareBinary(ctx: Context, dir: string, manifest: Manifest, buildable: boolean, mode: BuildMode): Promise<BinaryStep> {
+export async function prepareBinary(ctx: Context, dir: string, manifest: Manifest, buildable: boolean): Promise<BinaryStep> {
+  const mode = ctx.packageCode.build;
   const facts = await readCargoFacts(dir);
   const server = manifest.yolop.capabilityServer;
   const notes: string[] = [];
@@ -63,6 +77,7 @@ export async function prepareBinary(ctx: Context, dir: string, manifest: Manifes
     env: ctx.env,
     isCrate: buildable,
     ...(target ? { target } : {}),
+    later: buildLaterCommand(manifest.name),
   });
   if (outcome?.note && !('build' in decision)) notes.push(outcome.note);
   if ('note' in decision) notes.push(decision.note);
@@ -73,10 +88,10 @@ export async function prepareBinary(ctx: Context, dir: string, manifest: Manifes
   return { ...(outcome ? { outcome } : {}), notes };
 }
 
-/** Run the planned build (after consent). `workDir` is a fresh directory in staging. */
-export async function finishBinary(ctx: Context, step: BinaryStep, pkgDir: string, workDir: string): Promise<BinaryOutcome | undefined> {
+/** Run the planned build with the guard's permit. `workDir` is a fresh directory in staging. */
+export async function finishBinary(ctx: Context, step: BinaryStep, pkgDir: string, workDir: string, permit: RunPermit): Promise<BinaryOutcome | undefined> {
   if (!step.build) return undefined;
-  const outcome = await runCargoBuild(ctx, step.build, pkgDir, workDir);
+  const outcome = await runCargoBuild(ctx, step.build, pkgDir, workDir, permit);
   delete step.build;
   if (outcome.note) step.notes.push(outcome.note);
   return outcome;

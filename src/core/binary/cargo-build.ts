@@ -30,17 +30,28 @@ import { startStep } from '../log.js';
 /** auto: build when no artifact fits; never: --no-build; force: --build (even over a prebuilt). */
 export type BuildMode = 'auto' | 'never' | 'force';
 
+/**
+ * What the one guard in front of package code (policy/package-code.ts,
+ * `mayRunPackageCode`) hands out when it lets code run: the build runner takes
+ * nothing less, so no road reaches cargo without asking it.
+ */
+export interface RunPermit {
+  readonly kind: 'build' | 'server';
+  /** Why it may run: `--allow-build`, `--build`, `you said yes`, `doctor was asked to run it`. */
+  readonly reason: string;
+}
+
+/** The command that builds `name`'s server later, with consent: fetched again exactly as locked, and built. */
+export function buildLaterCommand(name: string): string {
+  return `yep-ext install --force --allow-build ${name}`;
+}
+
 export interface BuildPlan {
   cargo: string;
   /** The verified, unpacked crate (never modified). */
   crateDir: string;
   command: string;
   target?: string;
-}
-
-/** `--build` -> force, `--no-build` -> never, neither -> auto. */
-export function buildModeOf(flag: boolean | undefined): BuildMode {
-  return flag === undefined ? 'auto' : flag ? 'force' : 'never';
 }
 
 const DEFAULT_TIMEOUT_MS = 20 * 60_000;
@@ -84,12 +95,14 @@ export function decideBuild(input: {
   env: Record<string, string | undefined>;
   isCrate: boolean;
   target?: string;
+  /** The command that builds it later (buildLaterCommand). */
+  later: string;
 }): BuildDecision {
   const { mode, facts, command, crateDir } = input;
   if (mode === 'never' || (!input.prebuiltMissing && mode !== 'force')) {
     if (mode === 'never' && input.isCrate && facts && hasBinTarget(crateDir, facts, command)) {
       return {
-        note: `not built from source (--no-build): the package is installed without its server; build it with \`cargo install --locked --root <package dir> ${facts.crateName ?? '<crate>'}\`, or put ${command} on PATH`,
+        note: `not built from source (--no-build): the package is installed without its server; build it with \`${input.later}\`, or put ${command} on PATH`,
       };
     }
     return { skip: true };
@@ -115,15 +128,17 @@ function timeoutMs(env: Record<string, string | undefined>): number {
 
 /**
  * Run the planned build in `workDir` (a fresh directory in staging) and place the
- * binary in `<pkgDir>/bin/`. Failures are notes; Ctrl-C throws E_INTERRUPTED.
+ * binary in `<pkgDir>/bin/`, with the permit of the one guard (`permit`). Failures
+ * are notes; Ctrl-C throws E_INTERRUPTED.
  */
-export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: string, workDir: string): Promise<BinaryOutcome> {
+export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: string, workDir: string, permit: RunPermit): Promise<BinaryOutcome> {
+  if (permit.kind !== 'build') throw new Error('runCargoBuild needs a build permit from mayRunPackageCode');
   const src = join(workDir, 'src');
   const root = join(workDir, 'root');
   await mkdir(workDir, { recursive: true });
   await cp(plan.crateDir, src, { recursive: true, verbatimSymlinks: true });
   const args = ['install', '--locked', '--no-track', '--root', root, '--path', src, '--bin', plan.command, '--target-dir', join(workDir, 'target')];
-  ctx.log.info(`Building ${plan.command} from source: cargo ${args.join(' ')}`);
+  ctx.log.info(`Building ${plan.command} from source (${permit.reason}): cargo ${args.join(' ')}`);
   const limit = timeoutMs(ctx.env);
   const tail: string[] = [];
   const step = startStep(ctx.log, `Building ${plan.command} with cargo`, { deadlineAt: Date.now() + limit });

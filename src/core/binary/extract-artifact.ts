@@ -5,12 +5,14 @@
  * its path inside the archive when the metadata names one, else by its file
  * name), never a link, device or `..` path, never larger than the cap.
  */
-import { mkdtemp, readFile, rename, rm, stat } from 'node:fs/promises';
+import { removeWork } from '../fs/custody.js';
+import { mkdtemp, readFile, rename, stat } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import * as tar from 'tar';
 import type { PkgFmt } from './binstall-meta.js';
 import { safeEntryName, zipEntries, zipRead } from './zip-pick.js';
+import { DISK_FULL_CODES, errnoCode, stateIoError } from '../errors.js';
 
 export type Pick = { path: string } | { fileName: string };
 
@@ -77,6 +79,7 @@ async function extractFromTar(archive: string, pick: Pick, dest: string, tmpPare
         },
       });
     } catch (e) {
+      diskFullFails(e, dest);
       return `the archive does not unpack (${(e as Error).message})`;
     }
     if (tooBig) return `${describe(pick)} in the archive is larger than the ${maxBytes}-byte limit`;
@@ -86,7 +89,7 @@ async function extractFromTar(archive: string, pick: Pick, dest: string, tmpPare
     await rename(file, dest);
     return undefined;
   } finally {
-    await rm(tmp, { recursive: true, force: true });
+    await removeWork(tmp);
   }
 }
 
@@ -98,6 +101,13 @@ async function extractFromZip(archive: string, pick: Pick, dest: string, maxByte
     writeFileSync(dest, zipRead(buf, entry, maxBytes), { mode: 0o600 });
     return undefined;
   } catch (e) {
+    diskFullFails(e, dest);
     return `the zip archive is unusable: ${(e as Error).message}`;
   }
+}
+
+/** A full disk while extracting is the disk's state, not an unusable archive: the one I/O mapping (exit 7). */
+function diskFullFails(e: unknown, dest: string): void {
+  const code = errnoCode(e);
+  if (code !== undefined && DISK_FULL_CODES.has(code)) throw stateIoError('extract the server binary into', dest, e);
 }

@@ -17,7 +17,8 @@
  * artifact downloaded); a verified download is put in it.
  * Only Ctrl-C propagates.
  */
-import { chmod, lstat, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { removeWork } from '../fs/custody.js';
+import { chmod, lstat, mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { sha256File } from '../fs/file-digest.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
@@ -253,9 +254,10 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
     );
     return { sha256: got.sha256, path: dest, url, record, ...(checks.trustedComment !== undefined ? { trustedComment: checks.trustedComment } : {}) };
   } catch (e) {
-    if (!isYepError(e) || e.code === 'E_INTERRUPTED') throw e;
+    // The disk's state (a full disk, a read-only store) fails the install: it is no reason to go on without the binary.
+    if (!isYepError(e) || e.code === 'E_INTERRUPTED' || e.code === 'E_STATE') throw e;
     return { note: `no prebuilt binary installed: ${e.message}` };
   } finally {
-    await rm(tmp, { recursive: true, force: true });
+    await removeWork(tmp);
   }
 }

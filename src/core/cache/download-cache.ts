@@ -26,13 +26,16 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { appendFile, chmod, copyFile, link, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { appendFile, chmod, copyFile, link, rename, rmdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { describeFileKind } from '../fs/read-regular-file.js';
-import { sha256FileWithSize } from '../fs/file-digest.js';
-import { makeDirs } from '../fs/fs-atomic.js';
+import { fileDigest, sha256FileWithSize } from '../fs/file-digest.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
+import { makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
+import { isProcessAlive } from '../fs/temp-files.js';
 
 type Cacache = typeof import('cacache');
 let cacachePromise: Promise<Cacache> | undefined;
@@ -64,9 +67,10 @@ export function cacheEnabled(env: Record<string, string | undefined>): boolean {
 
 async function dropCorrupted(ctx: Context, sha256Hex: string, dest: string): Promise<undefined> {
   ctx.log.warn(`The download cache entry for sha256 ${sha256Hex.slice(0, 16)}… is corrupted; downloading it again.`);
-  await rm(dest, { force: true });
+  await removeWork(dest);
   // The content file itself (what cacache's rm.content removes), without loading cacache for it.
-  await rm(contentPath(ctx.paths.sharedCacheDir, sha256Hex), { force: true }).catch(() => undefined);
+  const content = contentPath(ctx.paths.sharedCacheDir, sha256Hex);
+  await removeOwned(contentCustody(ctx.paths.sharedCacheDir, content), basename(content)).catch(() => undefined);
   return undefined;
 }
 
@@ -81,7 +85,7 @@ export async function readCachedInto(ctx: Context, sha256Hex: string, dest: stri
     // What cacache.get.copy.byDigest does for one sha256 integrity: copyFile from the content path.
     await copyFile(contentPath(ctx.paths.sharedCacheDir, sha256Hex), dest);
   } catch (e) {
-    await rm(dest, { force: true });
+    await removeWork(dest);
     if ((e as { code?: string }).code !== 'ENOENT') ctx.log.debug(`download cache not read (${(e as Error).message})`);
     return undefined;
   }
@@ -135,7 +139,9 @@ export function indexBucketPath(dir: string, key: string): string {
  */
 async function insertIndexEntry(dir: string, key: string, sha256Hex: string, size: number): Promise<void> {
   const bucket = indexBucketPath(dir, key);
-  await makeDirs(dirname(bucket));
+  // Through the custody guard: a linked directory on the way is refused (the put is then only a debug note).
+  await makeOwnedDir(bucketCustody(dir, bucket), 0o777);
+  if (lstatSync(bucket, { throwIfNoEntry: false })?.isFile() === false) throw new Error(`${bucket} is not a regular file`);
   const json = JSON.stringify({ key, integrity: integrityOf(sha256Hex), time: Date.now(), size });
   await appendFile(bucket, `\n${createHash('sha1').update(json).digest('hex')}\t${json}`);
 }
@@ -157,7 +163,7 @@ const CONTENT_MODE = 0o666 & ~process.umask();
  */
 async function placeContent(dir: string, sha256Hex: string, file: string, linkable: boolean): Promise<void> {
   const dest = contentPath(dir, sha256Hex);
-  await makeDirs(dirname(dest));
+  await makeOwnedDir(contentCustody(dir, dest), 0o777);
   if (linkable && !linkless.has(dir)) {
     try {
       // The download was created 0600; content is readable as cacache's is (0666 less the
@@ -184,12 +190,12 @@ async function placeContent(dir: string, sha256Hex: string, file: string, linkab
     return;
   const tmp = join(dir, 'tmp', `yep-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
-    await makeDirs(dirname(tmp));
+    await makeOwnedDir(tmpCustody(dir), 0o777);
     await copyFile(file, tmp, constants.COPYFILE_FICLONE);
     await chmod(tmp, CONTENT_MODE);
     await rename(tmp, dest);
   } finally {
-    await rm(tmp, { force: true }).catch(() => undefined);
+    await removeOwned(tmpCustody(dir), basename(tmp)).catch(() => undefined);
   }
 }
 
@@ -236,6 +242,229 @@ export interface CacheVerifyResult {
   bad: number;
   missing: number;
   bytes: number;
+  /**
+   * What is in the cache's own directories that neither yep-ext nor cacache put there (a
+   * symbolic link, a stray `Thumbs.db`, a directory of another shape): reported, never
+   * touched, by `cache verify` and `cache clean` alike.
+   */
+  foreign: ForeignEntry[];
+}
+
+/** An entry of the cache's directories that is not one of its own, by path relative to the cache. */
+export interface ForeignEntry {
+  path: string;
+  /** What it is: "a symbolic link", "a regular file", "a directory". */
+  is: string;
+}
+
+/*
+ * The cache's layout (cacache 20, content version 2, index version 5), the names in it that
+ * are the cache's own, and the one delete road into it (fs/custody.ts). `cache verify` and
+ * `cache clean` walk it themselves instead of calling cacache's verify and rm.all, which
+ * delete every file under content-v2 and index-v5 whatever it is (and fail on a symlink).
+ */
+const HEX_LENGTH: Record<string, number> = { sha1: 40, sha256: 64, sha384: 96, sha512: 128 };
+const HH = /^[0-9a-f]{2}$/;
+const OUR_TMP = /^yep-(\d+)-[0-9a-f]{12}$/;
+
+/** The custody of a content file (`content-v2/<algo>/<hh>/<hh>/<rest>`). */
+function contentCustody(dir: string, file: string): Custody {
+  const parts = file.slice(dir.length + 1).split(/[\\/]/);
+  const algo = parts[1] ?? '';
+  const rest = (HEX_LENGTH[algo] ?? 4) - 4;
+  return { base: dir, owned: parts.slice(0, -1), names: new RegExp(`^[0-9a-f]{${rest}}$`), what: 'The download cache directory', shared: true };
+}
+
+/** The custody of an index bucket (`index-v5/<hh>/<hh>/<60 hex>`). */
+function bucketCustody(dir: string, bucket: string): Custody {
+  return {
+    base: dir,
+    owned: bucket
+      .slice(dir.length + 1)
+      .split(/[\\/]/)
+      .slice(0, -1),
+    names: /^[0-9a-f]{60}$/,
+    what: 'The download cache directory',
+  };
+}
+
+/** The custody of yep-ext's temp files in cacache's `tmp`. */
+function tmpCustody(dir: string): Custody {
+  return { base: dir, owned: ['tmp'], names: OUR_TMP, what: 'The download cache directory', shared: true };
+}
+
+interface CacheEntry {
+  key: string;
+  integrity: string | null;
+  [k: string]: unknown;
+}
+
+interface Walked {
+  /** Content files: absolute path -> its digest as `<algo>-<hex>`. */
+  content: Map<string, { algo: string; hex: string; size: number }>;
+  /** Bucket files (absolute paths). */
+  buckets: string[];
+  foreign: ForeignEntry[];
+}
+
+function kind(st: Stats): string {
+  return st.isSymbolicLink() ? 'a symbolic link' : describeFileKind(st);
+}
+
+/** The entries of `dir` with their lstat (none when it cannot be read). */
+function entriesOf(dir: string): Array<{ name: string; path: string; st: Stats }> {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const path = join(dir, name);
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    return st ? [{ name, path, st }] : [];
+  });
+}
+
+/** Walk content-v2 and index-v5 with lstat (never following a link): the cache's own files, and everything else as foreign. */
+function walkCache(dir: string): Walked {
+  const out: Walked = { content: new Map(), buckets: [], foreign: [] };
+  const rel = (p: string): string => p.slice(dir.length + 1);
+  const foreign = (e: { path: string; st: Stats }): void => {
+    out.foreign.push({ path: rel(e.path), is: kind(e.st) });
+  };
+  const top = (name: string): { path: string; st: Stats } | undefined => {
+    const path = join(dir, name);
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (!st) return undefined;
+    if (!st.isDirectory()) {
+      foreign({ path, st });
+      return undefined;
+    }
+    return { path, st };
+  };
+  const content = top('content-v2');
+  if (content) {
+    for (const a of entriesOf(content.path)) {
+      const len = HEX_LENGTH[a.name];
+      if (len === undefined || !a.st.isDirectory()) {
+        foreign(a);
+        continue;
+      }
+      for (const h1 of entriesOf(a.path)) {
+        if (!HH.test(h1.name) || !h1.st.isDirectory()) {
+          foreign(h1);
+          continue;
+        }
+        for (const h2 of entriesOf(h1.path)) {
+          if (!HH.test(h2.name) || !h2.st.isDirectory()) {
+            foreign(h2);
+            continue;
+          }
+          for (const f of entriesOf(h2.path)) {
+            if (!new RegExp(`^[0-9a-f]{${len - 4}}$`).test(f.name) || !f.st.isFile()) foreign(f);
+            else out.content.set(f.path, { algo: a.name, hex: `${h1.name}${h2.name}${f.name}`, size: f.st.size });
+          }
+        }
+      }
+    }
+  }
+  const index = top('index-v5');
+  if (index) {
+    for (const h1 of entriesOf(index.path)) {
+      if (!HH.test(h1.name) || !h1.st.isDirectory()) {
+        foreign(h1);
+        continue;
+      }
+      for (const h2 of entriesOf(h1.path)) {
+        if (!HH.test(h2.name) || !h2.st.isDirectory()) {
+          foreign(h2);
+          continue;
+        }
+        for (const f of entriesOf(h2.path)) {
+          // A temp of an interrupted bucket rewrite (fs/temp-files.ts) is the cache's own, not a bucket.
+          if (/^\..+\.yep-\d+-\d+\.tmp$/.test(f.name) && f.st.isFile()) continue;
+          if (!/^[0-9a-f]{60}$/.test(f.name) || !f.st.isFile()) foreign(f);
+          else out.buckets.push(f.path);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** A bucket's valid entries, in order (cacache's: `\n<sha1 of the JSON>\t<JSON>` lines; a line that fails its sha1 is skipped). */
+function bucketEntries(bucket: string): CacheEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(bucket, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: CacheEntry[] = [];
+  for (const line of text.split('\n')) {
+    const tab = line.indexOf('\t');
+    if (tab < 0) continue;
+    const json = line.slice(tab + 1);
+    if (createHash('sha1').update(json).digest('hex') !== line.slice(0, tab)) continue;
+    try {
+      const e = JSON.parse(json) as CacheEntry;
+      if (e && typeof e.key === 'string') out.push(e);
+    } catch {
+      // as cacache: a line that does not parse is skipped
+    }
+  }
+  return out;
+}
+
+/** The live entries of a bucket: the last one of each key, unless it is a deletion (null integrity). */
+function liveEntries(entries: CacheEntry[]): CacheEntry[] {
+  const last = new Map<string, CacheEntry>();
+  for (const e of entries) last.set(e.key, e);
+  return [...last.values()].filter((e) => typeof e.integrity === 'string' && e.integrity !== '');
+}
+
+/** The content paths an integrity string names (each of its hashes that is of a known algorithm). */
+function contentPathsOf(dir: string, integrity: string): string[] {
+  return integrity.split(/\s+/).flatMap((h) => {
+    const m = /^(sha1|sha256|sha384|sha512)-([A-Za-z0-9+/=]+)/.exec(h);
+    if (!m) return [];
+    const hex = Buffer.from(m[2]!, 'base64').toString('hex');
+    if (hex.length !== HEX_LENGTH[m[1]!]) return [];
+    return [join(dir, 'content-v2', m[1]!, hex.slice(0, 2), hex.slice(2, 4), hex.slice(4))];
+  });
+}
+
+function serializeBucket(entries: CacheEntry[]): string {
+  return entries
+    .map((e) => {
+      const json = JSON.stringify(e);
+      return `\n${createHash('sha1').update(json).digest('hex')}\t${json}`;
+    })
+    .join('');
+}
+
+/** Remove yep-ext's temp files whose writer is gone from cacache's tmp (cacache's own are its to manage). */
+async function sweepOurTmp(dir: string): Promise<void> {
+  for (const e of entriesOf(join(dir, 'tmp'))) {
+    const pid = Number(OUR_TMP.exec(e.name)?.[1]);
+    if (pid && !isProcessAlive(pid)) await removeOwned(tmpCustody(dir), e.name, { keep: (st) => !st.isFile() });
+  }
+}
+
+/** rmdir the cache's own directories (the layout's names) that are empty, innermost first; never one with anything in it. */
+async function pruneEmptyDirs(dir: string): Promise<void> {
+  const visit = async (path: string, levels: readonly RegExp[]): Promise<void> => {
+    const [here, ...below] = levels;
+    if (here === undefined) return;
+    for (const e of entriesOf(path)) {
+      if (!e.st.isDirectory() || !here.test(e.name)) continue;
+      await visit(e.path, below);
+      await rmdir(e.path).catch(() => undefined);
+    }
+  };
+  await visit(dir, [/^content-v2$/, new RegExp(`^(?:${Object.keys(HEX_LENGTH).join('|')})$`), HH, HH]);
+  await visit(dir, [/^index-v5$/, HH, HH]);
 }
 
 /**
@@ -275,46 +504,75 @@ async function cacheDirExists(dir: string): Promise<boolean> {
   throw new YepError('E_STATE', `The download cache path ${dir} is not a directory (it is ${describeFileKind(st)}).`, { hint: CACHE_PATH_HINT });
 }
 
-/** `yep-ext cache verify`: cacache's verify (re-hashes every entry, drops bad ones, compacts the index). */
+/**
+ * `yep-ext cache verify`: re-hash every content file the index names, drop the corrupted
+ * ones and those nothing names, drop index entries whose content is gone, and report (never
+ * touch) what is not the cache's own. What cacache's verify does, without its deletion of
+ * whatever else lies in the cache's directories.
+ */
 export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
   const dir = cacheDirFor(ctx, 'verify');
-  // No cache yet: nothing to verify, and a verify creates nothing (cacache's would write the directory).
-  if (!(await cacheDirExists(dir))) return { dir, entries: 0, verified: 0, reclaimed: 0, bad: 0, missing: 0, bytes: 0 };
-  const cacache = await loadCacache();
-  // Counted before verify: cacache's own missingContent also counts the entries whose content
-  // it has just dropped as corrupted, so one flipped byte read "1 corrupted, 1 with its content
-  // missing" (two problems for one).
-  const missing = await entriesWithoutContent(cacache, dir);
-  const s = (await cacache.verify(dir)) as Record<string, number>;
-  return {
-    dir,
-    entries: s.totalEntries ?? 0,
-    verified: s.verifiedContent ?? 0,
-    reclaimed: s.reclaimedCount ?? 0,
-    bad: s.badContentCount ?? 0,
-    missing,
-    bytes: s.keptSize ?? 0,
-  };
-}
-
-/** Index entries whose content file is not there (each sha256 integrity's `contentPath`). */
-async function entriesWithoutContent(cacache: Cacache, dir: string): Promise<number> {
-  const entries = Object.values((await cacache.ls(dir).catch(() => ({}))) as Record<string, { integrity?: string }>);
-  let n = 0;
-  for (const e of entries) {
-    const b64 = /^sha256-([A-Za-z0-9+/=]+)/.exec(e.integrity ?? '')?.[1];
-    if (!b64) continue;
-    if (!(await stat(contentPath(dir, Buffer.from(b64, 'base64').toString('hex'))).catch(() => undefined))) n++;
+  // No cache yet: nothing to verify, and a verify creates nothing.
+  if (!(await cacheDirExists(dir))) return { dir, entries: 0, verified: 0, reclaimed: 0, bad: 0, missing: 0, bytes: 0, foreign: [] };
+  const walked = walkCache(dir);
+  const buckets = walked.buckets.map((path) => ({ path, entries: bucketEntries(path) }));
+  // Content each live entry names, and the entries whose content is not there (counted now: a
+  // corrupted one dropped below is one problem, not also "missing").
+  const live = new Set<string>();
+  let missing = 0;
+  for (const b of buckets) {
+    for (const e of liveEntries(b.entries)) {
+      const paths = contentPathsOf(dir, e.integrity as string);
+      for (const p of paths) live.add(p);
+      if (!paths.some((p) => walked.content.has(p))) missing++;
+    }
   }
-  return n;
+  let verified = 0;
+  let reclaimed = 0;
+  let bad = 0;
+  let bytes = 0;
+  const valid = new Set<string>();
+  for (const [path, c] of walked.content) {
+    const custody = contentCustody(dir, path);
+    if (!live.has(path)) {
+      if (await removeOwned(custody, basename(path))) reclaimed++;
+      continue;
+    }
+    const got = await fileDigest(path, c.algo).catch(() => undefined);
+    if (got !== c.hex) {
+      bad++;
+      if (await removeOwned(custody, basename(path))) reclaimed++;
+      continue;
+    }
+    verified++;
+    bytes += c.size;
+    valid.add(path);
+  }
+  // The index keeps exactly the live entries whose content is there and whole.
+  let entries = 0;
+  for (const b of buckets) {
+    const kept = liveEntries(b.entries).filter((e) => contentPathsOf(dir, e.integrity as string).some((p) => valid.has(p)));
+    entries += kept.length;
+    const text = serializeBucket(kept);
+    if (kept.length === 0) await removeOwned(bucketCustody(dir, b.path), basename(b.path));
+    else if (text !== readFileSync(b.path, 'utf8')) await writeFileAtomic(b.path, text, { what: 'The download cache index' });
+  }
+  await sweepOurTmp(dir);
+  return { dir, entries, verified, reclaimed, bad, missing, bytes, foreign: walked.foreign };
 }
 
-/** `yep-ext cache clean`: remove every entry. */
-export async function cleanCache(ctx: Context): Promise<{ dir: string; removed: number }> {
+/** `yep-ext cache clean`: remove every entry (the cache's own files only; anything else there is left and reported). */
+export async function cleanCache(ctx: Context): Promise<{ dir: string; removed: number; foreign: ForeignEntry[] }> {
   const dir = cacheDirFor(ctx, 'clean');
-  await cacheDirExists(dir);
-  const cacache = await loadCacache();
-  const removed = Object.keys(await cacache.ls(dir).catch(() => ({}))).length;
-  await cacache.rm.all(dir);
-  return { dir, removed };
+  if (!(await cacheDirExists(dir))) return { dir, removed: 0, foreign: [] };
+  const walked = walkCache(dir);
+  let removed = 0;
+  for (const path of walked.buckets) {
+    removed += liveEntries(bucketEntries(path)).length;
+    await removeOwned(bucketCustody(dir, path), basename(path));
+  }
+  for (const path of walked.content.keys()) await removeOwned(contentCustody(dir, path), basename(path));
+  await sweepOurTmp(dir);
+  await pruneEmptyDirs(dir);
+  return { dir, removed, foreign: walked.foreign };
 }

@@ -49,17 +49,25 @@ async function checkNotifications({ client, report, manifest, probeMs }: ProbeCo
   let cancel: [CheckStatus, string];
   try {
     const outcome = await client.cancel(UNUSED_REQUEST_ID, { timeoutMs: probeMs, graceMs: 0 });
-    if (!outcome.supported) cancel = ['pass', 'cancel not supported (answered -32601, allowed)'];
-    else if (outcome.cancelled) cancel = ['warn', `claimed to cancel request ${UNUSED_REQUEST_ID}, which was never sent`];
-    else cancel = ['pass', 'cancel of an unknown id answered {"cancelled": false}'];
+    if (!outcome.supported) cancel = ['pass', 'does not support cancelling (answered error -32601, "method not found"), which is allowed'];
+    else if (outcome.cancelled)
+      cancel = ['warn', `claimed to cancel request ${UNUSED_REQUEST_ID}, which yolop never sent: answer {"cancelled": false} for a request you do not know`];
+    else cancel = ['pass', 'answered {"cancelled": false} when asked to cancel a request it never got'];
   } catch (e) {
-    cancel = ['fail', `cancel of an unknown id: ${describeFailure(e, client)}`];
+    cancel = [
+      'fail',
+      `asked to cancel a request it never got: ${describeFailure(e, client)}; answer {"cancelled": false}, or error -32601 if you do not support cancelling`,
+    ];
   }
   if (!client.running) {
-    report.add('notifications', 'fail', `after ${sent.join(', ')} the server ${describeExit(client)}`);
+    report.add(
+      'notifications',
+      'fail',
+      `the server ${describeExit(client)} after yolop's routine updates (${sent.join(', ')}): take the updates you do not handle and keep running`,
+    );
     return false;
   }
-  report.add('notifications', 'pass', `took ${sent.join(', ')} (unchanged values) and kept running`);
+  report.add('notifications', 'pass', `kept running after yolop's routine updates (${sent.join(', ')}, with unchanged values)`);
   report.add('cancel', ...cancel);
   return true;
 }
@@ -69,16 +77,25 @@ async function checkUnknownMethod({ client, report, probeMs, secrets }: ProbeCon
   try {
     const r = await client.request(PROBE_METHOD, {}, { timeoutMs: probeMs });
     const excerpt = truncateRedacted(JSON.stringify(r) ?? 'null', 80, secrets, { marker: () => '…' });
-    report.add('unknown_method', 'warn', `answered ${PROBE_METHOD} with success (${excerpt}); unknown methods should get error -32601`);
+    report.add(
+      'unknown_method',
+      'warn',
+      `answered a request for a method that does not exist (${PROBE_METHOD}) as if it succeeded (${excerpt}): answer unknown methods with error -32601 ("method not found")`,
+    );
   } catch (e) {
     if (e instanceof YepRequestError && (e.kind === 'remote' || e.kind === 'cancelled')) {
       const code = e.remote?.code ?? 0;
       report.add(
         'unknown_method',
         'pass',
-        `answered with error${code ? ` ${code}` : ''}${code !== ERROR_CODE.METHOD_NOT_FOUND ? ' (-32601 is the usual code)' : ''}`,
+        `a request for a method that does not exist got an error answer${code ? ` (${code})` : ''}${code !== ERROR_CODE.METHOD_NOT_FOUND ? '; -32601 ("method not found") is the usual code' : ''}`,
       );
-    } else report.add('unknown_method', 'fail', `an unknown method got no error answer: ${describeFailure(e, client)}`);
+    } else
+      report.add(
+        'unknown_method',
+        'fail',
+        `a request for a method that does not exist got no error answer (${describeFailure(e, client)}): answer unknown methods with error -32601, as yolop waits for an answer to every request`,
+      );
   }
 }
 
@@ -92,20 +109,22 @@ async function checkDynamicPrompt({ client, report, probeMs }: ProbeContext): Pr
     report.add(
       'dynamic_prompt',
       problems.length ? 'fail' : 'pass',
-      problems.length ? `invalid result: ${problems.join('; ')}` : `answered in ${ms(Date.now() - t)}, ${text.length} characters`,
+      problems.length
+        ? `the answer to prompt/contribution is not {"text": "…"} (${problems.join('; ')})`
+        : `answered prompt/contribution in ${ms(Date.now() - t)} with ${text.length} characters`,
     );
   } catch (e) {
-    report.add('dynamic_prompt', 'fail', `prompt/contribution: ${describeFailure(e, client)}`);
+    report.add('dynamic_prompt', 'fail', `prompt/contribution (plugin.json declares "dynamic_prompt"): ${describeFailure(e, client)}`);
   }
 }
 
 /** `hooks`: each declared hook fired once with a synthetic call, within its own timeout_ms. */
-async function checkHooks({ client, report, manifest }: ProbeContext): Promise<void> {
+async function checkHooks({ client, report, manifest, secrets }: ProbeContext): Promise<void> {
   const results: string[] = [];
   let status: CheckStatus = 'pass';
   for (const hook of manifest.yolop.hooks) {
     if (!client.running) break;
-    const line = await fireHook(client, hook);
+    const line = await fireHook(client, hook, secrets);
     results.push(line.text);
     if (line.status === 'fail') status = 'fail';
   }
@@ -116,7 +135,20 @@ function sampleToolName(glob: string): string {
   return glob.replace(/\*/g, 'doctor_probe') || 'doctor_probe';
 }
 
-async function fireHook(client: YepClient, hook: HookDecl): Promise<{ status: CheckStatus; text: string }> {
+/**
+ * What yolop does when a hook fails (no answer in time, an error, a reply that is not a
+ * decision): a `pre_tool_use` hook's `on_error` decides (host 0.18, extensions/hooks.rs:
+ * `block` blocks the call, `warn` lets it go ahead); a `post_tool_use` hook's failure is
+ * only logged.
+ */
+function onFailure(hook: HookDecl): string {
+  if (hook.event === 'post_tool_use') return 'yolop would log the hook as failed';
+  return hook.on_error === 'block'
+    ? 'yolop would treat that as a failed hook and, with on_error=block, block the tool call'
+    : 'yolop would treat that as a failed hook and, with on_error=warn, let the tool call go ahead unchecked';
+}
+
+async function fireHook(client: YepClient, hook: HookDecl, secrets: readonly string[]): Promise<{ status: CheckStatus; text: string }> {
   const label = `${hook.event} ${hook.tool_name_glob}`;
   const t = Date.now();
   try {
@@ -126,19 +158,49 @@ async function fireHook(client: YepClient, hook: HookDecl): Promise<{ status: Ch
       { timeoutMs: hook.timeout_ms },
     );
     const problems = payloadProblems('hook/fire', 'result', raw);
-    if (problems.length) return { status: 'fail', text: `${label}: invalid decision: ${problems.join('; ')}` };
+    if (problems.length) {
+      const got = truncateRedacted(JSON.stringify(raw) ?? 'nothing', 80, secrets, { marker: () => '…' });
+      return {
+        status: 'fail',
+        text: `${label}: the reply ${got} is not a hook decision (${problems.join('; ')}); ${onFailure(hook)}. Answer {} to allow, or {"block": true, "reason": "…"} to block`,
+      };
+    }
     const d = decodeLenient(HookDecision, raw ?? {}).value;
     return {
       status: 'pass',
-      text: `${label}: ${d.block ? `blocks the synthetic call (${d.reason || 'no reason'})` : 'allow'} in ${ms(Date.now() - t)} (limit ${ms(hook.timeout_ms)})`,
+      text: `${label}: ${d.block ? `blocks the sample call (${d.reason || 'no reason given'})` : 'allows the sample call'} in ${ms(Date.now() - t)} (limit ${ms(hook.timeout_ms)})`,
     };
   } catch (e) {
     const why =
       e instanceof YepRequestError && e.kind === 'timeout'
-        ? `no answer within timeout_ms=${hook.timeout_ms} (the host would apply on_error=${hook.on_error})`
-        : describeFailure(e, client);
+        ? `no answer within its timeout_ms=${hook.timeout_ms}; ${onFailure(hook).replace(/^yolop would treat that as a failed hook/, 'yolop would treat it as a failed hook')}`
+        : e instanceof YepRequestError && e.kind === 'remote'
+          ? `${describeFailure(e, client)}; ${onFailure(hook)}`
+          : describeFailure(e, client);
     return { status: 'fail', text: `${label}: ${why}` };
   }
+}
+
+/**
+ * `ui_ask` (when the server asked, or the manifest declares it): yolop shows a server's
+ * question (`ui/ask`) only when plugin.json declares `ui_ask`, and ignores it otherwise,
+ * so a server that asks without declaring it waits for an answer that never comes from
+ * the user. Doctor has no one to ask and answers `cancelled`, as yolop does without a
+ * prompt surface.
+ */
+export function checkUiAsk(report: Report, manifest: Manifest, prompts: readonly unknown[], secrets: readonly string[]): void {
+  if (prompts.length === 0) return;
+  // Each start of the server may ask the same question: count the questions, not the asks.
+  const distinct = [...new Set(prompts.map((p) => String(p ?? '')))];
+  const first = truncateRedacted(distinct[0] ?? '', 80, secrets, { marker: () => '…' });
+  const asked = `the server asked the user ${distinct.length === 1 ? 'a question' : `${distinct.length} questions`} (ui/ask${distinct.length === 1 ? '' : ', first'}: ${JSON.stringify(first)})`;
+  if (!manifest.yolop.ui_ask)
+    report.add(
+      'ui_ask',
+      'fail',
+      `${asked}, but plugin.json does not declare "ui_ask": yolop ignores questions from such a server, so it would wait for an answer the user never sees. Add "ui_ask": true to the yolop block of plugin.json, or stop asking`,
+    );
+  else report.add('ui_ask', 'pass', `${asked}; doctor answered "cancelled", as yolop does when no one can answer`);
 }
 
 /** `call` (--call): one tool call, its streamed updates (redacted) and its result. */
@@ -152,11 +214,11 @@ export async function runCall(
   const { tool, args } = call;
   const out: DoctorCallReport = { tool, updates: [] };
   if (!manifest.yolop.tools.some((t) => t.name === tool)) {
-    report.add('call', 'fail', `${tool} is not a tool in the manifest`);
+    report.add('call', 'fail', `${tool} is not a tool plugin.json lists`);
     return out;
   }
   if (!(init.capability_params?.tools ?? []).some((t) => t.name === tool)) {
-    report.add('call', 'fail', `${tool} is declared but this server run does not serve it`);
+    report.add('call', 'fail', `plugin.json lists ${tool}, but the server does not offer it`);
     return out;
   }
   if (!client.running) return out;
@@ -173,7 +235,7 @@ export async function runCall(
     });
     out.result = await pending.result;
     out.duration_ms = Date.now() - t;
-    report.add('call', 'pass', `${tool} answered in ${ms(out.duration_ms)} with ${out.updates.length} streamed update(s)`);
+    report.add('call', 'pass', `${tool} answered in ${ms(out.duration_ms)}, after ${out.updates.length} progress update(s)`);
   } catch (e) {
     out.duration_ms = Date.now() - t;
     out.error = describeFailure(e, client);

@@ -9,6 +9,8 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { planConfigInjection, type ConfigInjection, type ServerConfig } from '../settings/server-config.js';
 import { inspectServerCommand, type CommandInspection } from '../package/inspect-command.js';
 import type { Report } from './report.js';
+import type { Context } from '../context.js';
+import { mayRunPackageCode } from '../policy/package-code.js';
 
 /** `manifest`: the parsed manifest, or undefined after a failed check. */
 export async function checkManifest(report: Report, dir: string, wanted: string | undefined): Promise<Manifest | undefined> {
@@ -24,7 +26,11 @@ export async function checkManifest(report: Report, dir: string, wanted: string 
     throw e;
   }
   if (wanted && manifest.name !== wanted) {
-    report.add('manifest', 'fail', `the package directory is ${wanted} but plugin.json names ${manifest.name}; the host skips such a package`);
+    report.add(
+      'manifest',
+      'fail',
+      `the package directory is ${wanted} but plugin.json names ${manifest.name}: yolop skips such a package, so make the two the same`,
+    );
     return undefined;
   }
   const y = manifest.yolop;
@@ -90,16 +96,27 @@ export function missingConfigNote(injection: ConfigInjection): string {
     : '';
 }
 
-/** `command`: the program to spawn, or undefined after a failed check. */
+/**
+ * `command`: the program to spawn, resolved as the host resolves it (the one resolver),
+ * and let through by the one guard in front of package code (policy/package-code.ts:
+ * the policy's `server_outside_package`, and never a program named by a path outside
+ * the package); undefined after a failed check, and then nothing is started.
+ */
 export async function checkCommand(
+  ctx: Context,
   report: Report,
   dir: string,
   manifest: Manifest,
-  inheritedPath: string,
 ): Promise<Extract<CommandInspection, { ok: true }> | undefined> {
-  const resolved = await inspectServerCommand(dir, manifest.yolop.capabilityServer.command, inheritedPath);
+  const command = manifest.yolop.capabilityServer.command;
+  const resolved = await inspectServerCommand(dir, command, ctx.env.PATH ?? '');
   if (!resolved.ok) {
     report.add('command', 'fail', resolved.detail);
+    return undefined;
+  }
+  const verdict = await mayRunPackageCode(ctx, { kind: 'server', name: manifest.name, command, resolved }, 'run');
+  if (!verdict.run) {
+    report.add('command', 'fail', verdict.ask ? `${resolved.detail}; not started` : verdict.why);
     return undefined;
   }
   report.add('command', resolved.warning ? 'warn' : 'pass', resolved.warning ? `${resolved.detail}; ${resolved.warning}` : resolved.detail);

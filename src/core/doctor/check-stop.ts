@@ -13,20 +13,49 @@ export async function stopAndGrade(client: YepClient, report: Report, graceMs: n
   const wasRunning = client.running;
   const r = await client.stop({ graceMs, shutdown: as === 'shutdown' });
   if (!wasRunning) {
-    report.add(as, 'fail', `the server ${describeExit(client)} before ${as === 'shutdown' ? 'shutdown was sent' : 'stdin was closed'}`);
+    report.add(as, 'fail', `the server ${describeExit(client)} before ${as === 'shutdown' ? 'yolop asked it to stop' : 'its input was closed'}`);
     return r;
   }
   const after = `after ${ms(r.durationMs)}`;
   if (as === 'shutdown') {
-    const answered = r.shutdown === 'answered' ? 'answered shutdown' : r.shutdown === 'error' ? 'answered shutdown with an error' : 'did not answer shutdown';
+    const answered =
+      r.shutdown === 'answered'
+        ? 'answered the stop request (shutdown)'
+        : r.shutdown === 'error'
+          ? 'answered the stop request (shutdown) with an error'
+          : 'did not answer the stop request (shutdown)';
     if (r.endedBy === 'shutdown' || r.endedBy === 'eof') {
-      const how = r.endedBy === 'shutdown' ? 'exited' : 'exited once stdin closed';
-      report.add('shutdown', r.shutdown === 'answered' ? 'pass' : 'warn', `${answered} and ${how} ${after}`);
-    } else if (r.endedBy === 'sigterm') report.add('shutdown', 'fail', `${answered} but did not exit on it or on EOF; stopped by SIGTERM ${after}`);
-    else report.add('shutdown', 'fail', `${answered} but did not exit on it, on EOF or on SIGTERM; killed with SIGKILL ${after}`);
-  } else if (r.endedBy === 'eof') report.add('stdin_eof', 'pass', `exited on EOF ${after}`);
-  else if (r.endedBy === 'sigterm') report.add('stdin_eof', 'fail', `kept running after stdin closed; stopped by SIGTERM ${after}`);
-  else if (r.endedBy === 'sigkill') report.add('stdin_eof', 'fail', `kept running after stdin closed and ignored SIGTERM; killed with SIGKILL ${after}`);
+      const how = r.endedBy === 'shutdown' ? 'exited' : 'exited once its input closed';
+      report.add(
+        'shutdown',
+        r.shutdown === 'answered' ? 'pass' : 'warn',
+        `${answered} and ${how} ${after}${r.shutdown === 'answered' ? '' : ': answer shutdown with {}'}`,
+      );
+    } else if (r.endedBy === 'sigterm')
+      report.add(
+        'shutdown',
+        'fail',
+        `${answered} but kept running, also once its input closed; doctor stopped it with SIGTERM ${after}: exit after answering shutdown`,
+      );
+    else
+      report.add(
+        'shutdown',
+        'fail',
+        `${answered} but kept running, also once its input closed and after SIGTERM; doctor killed it (SIGKILL) ${after}: exit after answering shutdown`,
+      );
+  } else if (r.endedBy === 'eof') report.add('stdin_eof', 'pass', `exited when its input closed, ${after}`);
+  else if (r.endedBy === 'sigterm')
+    report.add(
+      'stdin_eof',
+      'fail',
+      `kept running after its input closed; doctor stopped it with SIGTERM ${after}: yolop may stop a server just by closing its input, so exit when stdin ends`,
+    );
+  else if (r.endedBy === 'sigkill')
+    report.add(
+      'stdin_eof',
+      'fail',
+      `kept running after its input closed and ignored SIGTERM; doctor killed it (SIGKILL) ${after}: yolop may stop a server just by closing its input, so exit when stdin ends`,
+    );
   else report.add('stdin_eof', 'fail', `the server ${describeExit(client)}`);
   return r;
 }
@@ -36,11 +65,15 @@ export function checkMessages(report: Report, clients: readonly YepClient[]): vo
   const problemTotal = clients.reduce((n, c) => n + c.problemTotal, 0);
   const received = clients.reduce((n, c) => n + c.records.filter((r) => r.direction === 'in' && r.kind !== 'malformed').length, 0);
   if (problemTotal === 0) {
-    report.add('messages', 'pass', `${received} message(s) received, all valid YEP v1 (schema/yep/v1/schema.json)`);
+    report.add('messages', 'pass', `${received} message(s), all in the form the protocol defines (schema/yep/v1/schema.json)`);
     return;
   }
   const firstFew = clients.flatMap((c) => c.problems.map((p) => p.text)).slice(0, 3);
-  report.add('messages', 'fail', `${problemTotal} problem(s): ${firstFew.join(' | ')}${problemTotal > 3 ? ' | …' : ''}`);
+  report.add(
+    'messages',
+    'fail',
+    `${problemTotal} problem(s) in what the server wrote: ${firstFew.join(' | ')}${problemTotal > 3 ? ' | …' : ''}. Each line on stdout must be one protocol message as schema/yep/v1/schema.json describes it; log to stderr`,
+  );
 }
 
 /** `processes`: nothing the server started outlived it; names every process that did (doctor killed them). */
@@ -62,13 +95,13 @@ export function checkProcesses(report: Report, stops: readonly StopReport[], sec
     report.add(
       'processes',
       'fail',
-      `the server left ${descendants.length} process(es) running that would outlive it, ${escaped.length} of them outside its process group (another session or group): ${list(descendants)}; doctor killed them`,
+      `the server left ${descendants.length} process(es) running that would outlive it, ${escaped.length} of them outside its process group (another session or group): ${list(descendants)}; doctor killed them. Wait for your child processes before exiting, and do not run them as daemons`,
     );
   } else if (descendants.length) {
     report.add(
       'processes',
       'fail',
-      `the server exited but left ${descendants.length} process(es) of its group running: ${list(descendants)}; doctor killed them`,
+      `the server exited but left ${descendants.length} process(es) of its group running: ${list(descendants)}; doctor killed them. Wait for your child processes before exiting`,
     );
   } else report.add('processes', 'pass', 'nothing left running (no process the server started is alive)');
 }

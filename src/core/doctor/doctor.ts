@@ -32,11 +32,12 @@ import { PROTOCOL_VERSION, type InitializeResult } from '../yep/protocol.js';
 import { enginesCheck } from './engines-check.js';
 import { checkCommand, checkConfig, checkManifest, missingConfigNote } from './check-setup.js';
 import { gradeHandshake } from './check-handshake.js';
-import { probeServer, runCall, type ProbeContext } from './check-probes.js';
+import { checkUiAsk, probeServer, runCall, type ProbeContext } from './check-probes.js';
 import { checkMessages, checkProcesses, stopAndGrade } from './check-stop.js';
 import { Report, describeExit, describeFailure, ms, type DoctorCallReport, type DoctorReport } from './report.js';
 import { withStep } from '../log.js';
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from './defaults.js';
+import type { DoctorMcpServer } from './check-mcp.js';
 
 export type { CheckStatus, DoctorCheck, DoctorCallReport, DoctorReport } from './report.js';
 
@@ -112,6 +113,8 @@ interface Run {
   report: Report;
   clients: YepClient[];
   secrets: string[];
+  /** The prompts of the `ui/ask` requests the server sent, in every run. */
+  asks: unknown[];
   timeoutMs: number;
   probeMs: number;
   graceMs: number;
@@ -137,12 +140,14 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
     report: new Report(),
     clients: [],
     secrets: [],
+    asks: [],
     timeoutMs,
     probeMs: options.probeTimeoutMs ?? Math.min(5000, timeoutMs),
     graceMs: options.graceMs ?? 2000,
   };
   let name = wanted ?? basename(dir);
   let call: DoctorCallReport | undefined;
+  let mcp: DoctorMcpServer[] | undefined;
   const finish = (): DoctorReport => {
     const { report, clients } = run;
     const problems = clients.flatMap((c, i) => c.problems.map((p) => `${clients.length > 1 ? `run ${i + 1} ` : ''}#${p.seq}: ${p.text}`));
@@ -158,6 +163,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
       source,
       ...(report.failed && tail ? { stderr_tail: tail } : {}),
       ...(call ? { call } : {}),
+      ...(mcp ? { mcp_servers: mcp } : {}),
       problems,
       server_pids: clients.flatMap((c) => (c.pid === undefined ? [] : [c.pid])),
       duration_ms: Date.now() - t0,
@@ -172,11 +178,29 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   if (engines) run.report.add(engines.name, engines.status, engines.detail);
   const loaded = options.noConfig || !options.loadConfig ? undefined : await options.loadConfig(manifest.name, manifest);
   const injection = checkConfig(run.report, manifest, loaded, options.noConfig === true);
-  run.secrets = options.noConfig ? [] : injection.secretValues;
-  const command = await checkCommand(run.report, dir, manifest, ctx.env.PATH ?? '');
-  if (!command) return finish();
+  run.secrets = options.noConfig ? [] : [...injection.secretValues];
+  const command = await checkCommand(ctx, run.report, dir, manifest);
   try {
-    call = await runServer(run, { dir, manifest, injection, command });
+    if (command) call = await runServer(run, { dir, manifest, injection, command });
+    // The MCP servers do not depend on the capability server: the host starts them on their own.
+    if (Object.keys(manifest.yolop.mcpServers).length > 0) {
+      const { checkMcpServers } = await import('./check-mcp.js');
+      mcp = await checkMcpServers({
+        ctx,
+        report: run.report,
+        manifest,
+        installed: source === 'installed',
+        workspaceRoot: options.workspaceRoot,
+        timeoutMs: run.timeoutMs,
+        probeMs: run.probeMs,
+        graceMs: run.graceMs,
+        secrets: run.secrets,
+      }).catch((e: unknown) => {
+        interruptedIfAborted(run);
+        throw e;
+      });
+      interruptedIfAborted(run);
+    }
     return finish();
   } finally {
     // Whatever happened above (including an exception), nothing outlives doctor.
@@ -216,7 +240,7 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
     report.add('spawn', 'fail', `the server ${describeExit(client)}${missingConfigNote(plan.injection)}`);
     return undefined;
   }
-  report.add('spawn', 'pass', `pid ${client.pid} (${[y.capabilityServer.command, ...y.capabilityServer.args].join(' ')})`);
+  report.add('spawn', 'pass', `started as pid ${client.pid} (${[y.capabilityServer.command, ...y.capabilityServer.args].join(' ')})`);
 
   const init = await checkHandshake(run, client, initParams, plan.injection);
   if (init) {
@@ -238,6 +262,7 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
     stops.push(await client.stop({ graceMs: run.graceMs }));
   }
   interruptedIfAborted(run);
+  checkUiAsk(report, plan.manifest, run.asks, run.secrets);
   checkMessages(report, run.clients);
   checkProcesses(report, stops, run.secrets);
   return call;
@@ -263,6 +288,10 @@ function startClient(run: Run, plan: ServerPlan): YepClient {
       signal: ctx.signal,
       spawn: ctx.spawn,
       clock: ctx.clock,
+      onMessage: (rec) => {
+        if (rec.direction === 'in' && rec.kind === 'request' && rec.method === 'ui/ask')
+          run.asks.push((rec.message as { params?: { prompt?: unknown } } | undefined)?.params?.prompt ?? '');
+      },
     },
   );
   run.clients.push(c);
@@ -294,11 +323,11 @@ async function checkHandshake(
         deadlineAt: t + run.timeoutMs,
       },
     );
-    run.report.add('handshake', 'pass', `answered initialize in ${ms(Date.now() - t)}`);
+    run.report.add('handshake', 'pass', `answered yolop's first request (initialize) in ${ms(Date.now() - t)}`);
     return init;
   } catch (e) {
     interruptedIfAborted(run);
-    run.report.add('handshake', 'fail', `initialize: ${describeFailure(e, client)}${missingConfigNote(injection)}`);
+    run.report.add('handshake', 'fail', `no answer to yolop's first request (initialize): ${describeFailure(e, client)}${missingConfigNote(injection)}`);
     return undefined;
   }
 }
@@ -306,14 +335,14 @@ async function checkHandshake(
 /** `stdin_eof`: a second, short run, stopped by closing stdin only (the host may stop a server that way). */
 async function checkStdinEof(run: Run, second: YepClient, report: Report, initParams: Record<string, unknown>): Promise<StopReport> {
   if (!(await second.spawned)) {
-    report.add('stdin_eof', 'fail', `second run: the server ${describeExit(second)}`);
+    report.add('stdin_eof', 'fail', `started a second time (to be stopped by closing its input), the server ${describeExit(second)}`);
     return second.stop({ graceMs: run.graceMs });
   }
   try {
     await second.initialize(initParams, { timeoutMs: remainingFrom(second.earlyStartedAt ?? Date.now(), run.timeoutMs) });
   } catch (e) {
     interruptedIfAborted(run);
-    report.add('stdin_eof', 'fail', `second run: initialize: ${describeFailure(e, second)}`);
+    report.add('stdin_eof', 'fail', `started a second time (to be stopped by closing its input), no answer to initialize: ${describeFailure(e, second)}`);
     return second.stop({ graceMs: run.graceMs });
   }
   return stopAndGrade(second, report, run.graceMs, 'stdin_eof');

@@ -4,6 +4,7 @@
  * request reads in a check's detail.
  */
 import { YepRequestError, type YepClient } from '../yep/client.js';
+import type { DoctorMcpServer } from './check-mcp.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -31,6 +32,8 @@ export interface DoctorReport {
   /** The server's stderr tail (secrets redacted), present when a check failed. */
   stderr_tail?: string;
   call?: DoctorCallReport;
+  /** The MCP servers plugin.json declares, as doctor found them (present when it declares any). */
+  mcp_servers?: DoctorMcpServer[];
   /** Messages that broke the protocol, with their sequence number. */
   problems: string[];
   /** Pids (= process group ids) of the server runs. */
@@ -64,8 +67,10 @@ export function describeExit(client: YepClient): string {
 export function describeFailure(e: unknown, client: YepClient): string {
   if (!(e instanceof YepRequestError)) return String((e as Error)?.message ?? e);
   switch (e.kind) {
-    case 'timeout':
-      return `no answer within the timeout (${e.message.replace(/^.*within /, '')})`;
+    case 'timeout': {
+      const limit = /within (\d+) ms/.exec(e.message)?.[1];
+      return `no answer within ${limit === undefined ? 'the time allowed' : ms(Number(limit))}`;
+    }
     case 'exited':
     case 'not-running':
       return `the server ${describeExit(client)}`;

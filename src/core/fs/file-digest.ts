@@ -5,15 +5,31 @@
  * binary step and `verify`. Light on purpose: `list` imports it.
  */
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { openRegularFile } from './read-regular-file.js';
 
 const CHUNK = 1 << 20;
 
-/** Hex SHA-256 and byte count of `file`. */
+/**
+ * Hex SHA-256 and byte count of `file`, opened through the regular-file guard: a FIFO or
+ * device put where a package's binary was (`verify` hashes it) is refused at once, never
+ * read forever. A missing file rejects with ENOENT, as `open` would.
+ */
 export async function sha256FileWithSize(file: string): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
+  const { hex, size } = await digestFileWithSize(file, 'sha256');
+  return { sha256: hex, size };
+}
+
+/** Hex digest of `file` with `algorithm` (the download cache's content of other algorithms). */
+export async function fileDigest(file: string, algorithm: string): Promise<string> {
+  return (await digestFileWithSize(file, algorithm)).hex;
+}
+
+async function digestFileWithSize(file: string, algorithm: string): Promise<{ hex: string; size: number }> {
+  const hash = createHash(algorithm);
   let size = 0;
-  const fh = await open(file, 'r');
+  const opened = await openRegularFile(file, 'The file');
+  if (!opened) throw Object.assign(new Error(`ENOENT: no such file, open '${file}'`), { code: 'ENOENT', path: file });
+  const fh = opened.handle;
   try {
     const buf = Buffer.allocUnsafe(CHUNK);
     for (;;) {
@@ -25,7 +41,7 @@ export async function sha256FileWithSize(file: string): Promise<{ sha256: string
   } finally {
     await fh.close();
   }
-  return { sha256: hash.digest('hex'), size };
+  return { hex: hash.digest('hex'), size };
 }
 
 export async function sha256File(file: string): Promise<string> {

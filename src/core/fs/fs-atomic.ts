@@ -11,10 +11,11 @@
  * dotfile setup), because the write would replace the link's target.
  */
 import { constants } from 'node:fs';
-import { mkdir, open, realpath, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { tempNameFor, sweepDeadTemps } from './temp-files.js';
+import { removeOwned } from './custody.js';
 import { inspectRegularFile, isFileKindRefusal, readRegularFileSync, type RegularFileInfo } from './read-regular-file.js';
 
 export interface AtomicWriteOptions {
@@ -96,7 +97,8 @@ async function replaceFile(target: string, mode: number, write: (fh: FileHandle)
     await rename(temp, target);
   } catch (e) {
     await fh?.close().catch(() => {});
-    await rm(temp, { force: true }).catch(() => {});
+    // Only the temp this call created (O_EXCL), through the one delete guard.
+    await removeOwned({ base: dir, owned: [], names: { test: (n) => n === basename(temp) }, what: 'The directory' }, basename(temp)).catch(() => {});
     throw e;
   }
   await fsyncDir(dir);

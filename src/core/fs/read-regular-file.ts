@@ -12,6 +12,7 @@
  * naming the file and what it is.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { YepError, errnoCode, stateIoError, type ErrorCode } from '../errors.js';
 
 export interface RegularFileOptions {
@@ -23,6 +24,8 @@ export interface RegularFileOptions {
   code?: ErrorCode;
   /** What to do about it (default: move the file aside). */
   hint?: string;
+  /** Read only the first this many bytes (a file's head: a `#!` line, a binary's magic); a longer file is no refusal (maxBytes is ignored). */
+  head?: number;
 }
 
 /** What a non-regular file is, in words: "a FIFO (named pipe)", "a directory", ... */
@@ -107,12 +110,12 @@ function tooBig(file: string, what: string, max: number, options: RegularFileOpt
 export function readRegularFileSync(file: string, what: string, options: RegularFileOptions = {}): Buffer | undefined {
   const info = inspectRegularFile(file, what, options);
   if (!info) return undefined;
-  const max = options.maxBytes;
+  // A head read takes only the start: the size cap is for reading whole files.
+  const max = options.head === undefined ? options.maxBytes : undefined;
   if (max !== undefined && info.stat.size > max) throw tooBig(file, what, max, options);
-  const flags = constants.O_RDONLY | constants.O_NONBLOCK | (options.followSymlinks === false ? constants.O_NOFOLLOW : 0);
   let fd: number;
   try {
-    fd = openSync(file, flags);
+    fd = openSync(file, openFlags(options));
   } catch (e) {
     const code = errnoCode(e);
     if (code === 'ENOENT') return undefined; // removed since the lstat
@@ -123,6 +126,10 @@ export function readRegularFileSync(file: string, what: string, options: Regular
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw refusal(file, what, describeFileKind(st), options);
+    if (options.head !== undefined) {
+      const buf = Buffer.alloc(options.head);
+      return buf.subarray(0, readSync(fd, buf, 0, options.head, 0));
+    }
     if (max !== undefined && st.size > max) throw tooBig(file, what, max, options);
     const chunks: Buffer[] = [];
     let total = 0;
@@ -148,4 +155,40 @@ export function readRegularFileSync(file: string, what: string, options: Regular
 /** readRegularFileSync as UTF-8 text (a BOM, if any, is kept). */
 export function readRegularTextSync(file: string, what: string, options: RegularFileOptions = {}): string | undefined {
   return readRegularFileSync(file, what, options)?.toString('utf8');
+}
+
+/** O_NONBLOCK: a FIFO swapped in after the lstat opens at once instead of blocking (and fstat then refuses it). */
+function openFlags(options: RegularFileOptions): number {
+  return constants.O_RDONLY | constants.O_NONBLOCK | (options.followSymlinks === false ? constants.O_NOFOLLOW : 0);
+}
+
+/**
+ * The asynchronous road, for files read in chunks (a download in a mirror, a binary to
+ * hash): `file` open for reading with the same checks and refusals as readRegularFileSync
+ * (lstat, O_NONBLOCK, fstat of the descriptor), or undefined when nothing is there. The
+ * caller closes the handle; `stat` is the descriptor's own.
+ */
+export async function openRegularFile(file: string, what: string, options: RegularFileOptions = {}): Promise<{ handle: FileHandle; stat: Stats } | undefined> {
+  const info = inspectRegularFile(file, what, options);
+  if (!info) return undefined;
+  const max = options.maxBytes;
+  if (max !== undefined && info.stat.size > max) throw tooBig(file, what, max, options);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, openFlags(options));
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP' || code === 'ENXIO') inspectRegularFile(file, what, options);
+    throw stateIoError('read', file, e);
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw refusal(file, what, describeFileKind(st), options);
+    if (max !== undefined && st.size > max) throw tooBig(file, what, max, options);
+    return { handle, stat: st };
+  } catch (e) {
+    await handle.close();
+    throw e instanceof YepError ? e : stateIoError('read', file, e);
+  }
 }

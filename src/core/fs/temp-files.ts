@@ -12,8 +12,8 @@
  * lock (lock, settings, secrets, grants, keychain index), and only by the holder
  * of that lock, which no other yep-ext can be writing under.
  */
-import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { custodyDir, removeOwned, type Custody } from './custody.js';
 
 const TEMP = /^\.(.+)\.yep-(\d+)-(\d+)\.tmp$/;
 
@@ -57,11 +57,17 @@ export interface SweepOptions {
   legacy?: boolean | RegExp;
 }
 
+/** Where temps are swept: a directory of the user's (the config dir, the store), or one of yep-ext's own (fs/custody.ts). */
+export type SweepPlace = string | Omit<Custody, 'names'>;
+
 /**
- * Remove the temp files in `dir` whose writer is dead. Returns the names removed.
- * A missing directory is nothing to sweep.
+ * Remove the temp files in `place` whose writer is dead. Returns the names removed.
+ * A missing directory is nothing to sweep; one yep-ext owns that is a symlink is refused
+ * (fs/custody.ts), and each removal goes through that guard.
  */
-export async function sweepDeadTemps(dir: string, options: SweepOptions = {}): Promise<string[]> {
+export async function sweepDeadTemps(place: SweepPlace, options: SweepOptions = {}): Promise<string[]> {
+  const where: Omit<Custody, 'names'> = typeof place === 'string' ? { base: place, owned: [], what: 'The directory' } : place;
+  const dir = custodyDir({ ...where, names: /$^/ });
   let names: string[];
   try {
     names = await readdir(dir);
@@ -79,6 +85,8 @@ export async function sweepDeadTemps(dir: string, options: SweepOptions = {}): P
     if (pid !== undefined) return !isProcessAlive(pid);
     return legacy?.test(n) ?? false;
   });
-  for (const n of dead) await rm(join(dir, n), { force: true });
-  return dead;
+  const custody: Custody = { ...where, names: { test: (n) => dead.includes(n) } };
+  const removed: string[] = [];
+  for (const n of dead) if (await removeOwned(custody, n, { keep: (st) => st.isDirectory() })) removed.push(n);
+  return removed;
 }

@@ -10,6 +10,13 @@
  */
 
 export interface HttpSettings {
+  /**
+   * The total: the longest yep-ext waits on a server that does not answer (`--timeout`).
+   * An HTTP request's every attempt and the pauses between them, until its answer is
+   * complete (a small request) or its body is flowing (a download, whose own rules then
+   * apply); for git, the longest it may go without progress. 0: no total.
+   */
+  totalMs: number;
   /** Overall deadline for one attempt at a small request (headers and body). */
   timeoutMs: number;
   /** Overall deadline for one attempt at a download. */
@@ -28,7 +35,11 @@ export interface HttpSettings {
   maxRedirects: number;
 }
 
+/** `--timeout`'s default: what four 30 s stalls and their backoff came to, now said and kept. */
+export const DEFAULT_TOTAL_MS = 120_000;
+
 export const DEFAULT_HTTP_SETTINGS: Readonly<HttpSettings> = Object.freeze({
+  totalMs: DEFAULT_TOTAL_MS,
   timeoutMs: 60_000,
   downloadTimeoutMs: 15 * 60_000,
   stallMs: 30_000,

@@ -17,7 +17,9 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { DOWNLOAD_EVERY, bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { checkpoint } from '../fs/checkpoint.js';
 import type { Context } from '../context.js';
-import { YepError, type ErrorCode } from '../errors.js';
+import { YepError, stateIoError, type ErrorCode } from '../errors.js';
+import { knownDirOf } from '../paths.js';
+import { formatTimeout } from '../text/duration.js';
 import { isLinkLocalAddress, isLoopbackHost, normalizeHost } from './address.js';
 import type { Clock } from '../clock.js';
 import type { HttpSettings } from './http-settings.js';
@@ -69,20 +71,23 @@ export function checkFetchUrl(text: string, what: string, code: ErrorCode = 'E_N
 
 // ---------------------------------------------------------------- one attempt's guard
 
-type StopReason = 'deadline' | 'slow' | 'cap' | 'interrupted';
+type StopReason = 'deadline' | 'total' | 'slow' | 'cap' | 'interrupted';
 
-/** Deadline + minimum throughput for one attempt, as one AbortSignal. */
+/** Deadline, the request's total and minimum throughput for one attempt, as one AbortSignal. */
 class AttemptGuard {
   readonly controller = new AbortController();
   readonly signal: AbortSignal;
   reason: StopReason | undefined;
   private readonly timers: (() => void)[] = [];
+  private readonly cancelTotal: () => void;
   private windowBytes = 0;
   private readonly onOuterAbort = (): void => this.stop('interrupted');
 
   constructor(
     private readonly outer: AbortSignal,
     readonly deadlineMs: number,
+    /** When the request's total runs out (epoch ms on `clock`; Infinity: no total). */
+    totalAt: number,
     private readonly settings: HttpSettings,
     private readonly clock: Clock,
   ) {
@@ -90,10 +95,16 @@ class AttemptGuard {
     if (outer.aborted) this.stop('interrupted');
     else outer.addEventListener('abort', this.onOuterAbort, { once: true });
     this.timers.push(clock.timeout(() => this.stop('deadline'), deadlineMs));
+    this.cancelTotal = Number.isFinite(totalAt) ? clock.timeout(() => this.stop('total'), Math.max(0, totalAt - clock.now())) : () => undefined;
   }
 
-  /** Body bytes have started flowing: from now on, every window must carry minRate. */
-  startBody(): void {
+  /**
+   * Body bytes have started flowing: from now on, every window must carry minRate. A
+   * download's body is then under its own rules (its deadline, stall and rate), no longer
+   * under the total, which bounds the wait for an answer; a small body stays under it.
+   */
+  startBody(download: boolean): void {
+    if (download) this.cancelTotal();
     const { minRate, rateWindowMs } = this.settings;
     if (minRate <= 0 || rateWindowMs <= 0) return;
     const need = (minRate * rateWindowMs) / 1000;
@@ -117,6 +128,7 @@ class AttemptGuard {
 
   dispose(): void {
     for (const cancel of this.timers) cancel();
+    this.cancelTotal();
     this.outer.removeEventListener('abort', this.onOuterAbort);
   }
 }
@@ -286,7 +298,7 @@ async function perform<T>(
   const report = new RequestReport(
     ctx,
     options.step ?? stepLabel(options.what, startUrl),
-    { stallMs: settings.stallMs, deadlineMs, attempts: settings.retries + 1 },
+    { stallMs: settings.stallMs, deadlineMs, attempts: settings.retries + 1, totalMs: settings.totalMs },
     Boolean(options.download),
   );
   try {
@@ -324,8 +336,23 @@ async function performAttempts<T>(
   const deadlineMs = options.timeoutMs ?? (options.download ? settings.downloadTimeoutMs : settings.timeoutMs);
   const { send, proxy } = await senderFor(ctx, first);
   const via = proxy ? ` through the proxy ${showProxy(proxy)}` : '';
+  // The total (--timeout) runs from the first attempt, through every retry and pause, to a
+  // complete answer; a download's flowing body is under its own rules, and one that fails
+  // mid-body gives the next answer a new total.
+  const totalMs = settings.totalMs;
+  let totalAt = totalMs > 0 ? ctx.clock.now() + totalMs : Number.POSITIVE_INFINITY;
+  const outOfTime = (why: string | undefined): YepError =>
+    new YepError(
+      'E_NETWORK',
+      `${what}: no answer within ${formatTimeout(totalMs)} (${attempt + 1} attempt${attempt ? 's' : ''}${why ? `, the last: ${why}` : ''}); gave up.`,
+      {
+        hint: `The server at ${url.host}${via} is not answering. Try again later, or give it longer with --timeout (${formatTimeout(totalMs)} now; e.g. --timeout 5m).`,
+        details: { url: url.href, attempts: attempt + 1, timeout_ms: totalMs },
+      },
+    );
 
   const retryOrThrow = async (why: string, delayMs: number | undefined, cause?: unknown): Promise<void> => {
+    if (attempt < settings.retries && ctx.clock.now() + (delayMs ?? 0) >= totalAt) throw outOfTime(why);
     if (attempt >= settings.retries) {
       throw new YepError('E_NETWORK', `${what}: ${why} (gave up after ${attempt + 1} attempt${attempt ? 's' : ''}).`, {
         hint: `Check your connection and the registry (${first.host})${via ? `, and the proxy (${showProxy(proxy!)}; NO_PROXY lists hosts to reach directly)` : ''}, then run the command again.`,
@@ -333,19 +360,22 @@ async function performAttempts<T>(
         details: { url: url.href, attempts: attempt + 1 },
       });
     }
-    const wait = delayMs ?? backoffMs(attempt, settings);
+    // The pause never outlasts the total: the next attempt starts, at the latest, as it runs out.
+    const wait = Math.min(delayMs ?? backoffMs(attempt, settings), Math.max(0, totalAt - ctx.clock.now()));
     report.retrying(what, why, wait);
-    attempt++;
     await sleep(ctx.clock, wait, ctx.signal);
+    if (ctx.clock.now() >= totalAt) throw outOfTime(why);
+    attempt++;
   };
 
   for (;;) {
     if (ctx.signal.aborted) throw interrupted(ctx.signal);
-    const guard = new AttemptGuard(ctx.signal, deadlineMs, settings, ctx.clock);
+    const guard = new AttemptGuard(ctx.signal, deadlineMs, totalAt, settings, ctx.clock);
     let retry: { why: string; delay?: number; cause?: unknown } | undefined;
+    let flowing = false;
     try {
       ctx.log.debug(`GET ${url.href}${via}`);
-      report.attemptStarted(attempt, url.href);
+      report.attemptStarted(attempt, url.href, totalAt, attempt >= settings.retries);
       const res = await send(url, { headers: { 'user-agent': ctx.userAgent, ...options.headers }, signal: guard.signal });
       const status = res.statusCode;
       const headers = headerMap(res.headers);
@@ -380,7 +410,8 @@ async function performAttempts<T>(
           discard(res.body);
           throw capError(what, options.maxBytes, `it announces ${formatBytes(declared)}`, url);
         }
-        guard.startBody();
+        guard.startBody(Boolean(options.download));
+        flowing = Boolean(options.download);
         report.bodyStarted(declared);
         const value = await consume({ body: res.body, headers, declaredLength: declared, guard, report });
         report.finished(url.href);
@@ -400,6 +431,7 @@ async function performAttempts<T>(
       }
     } catch (e) {
       if (guard.reason === 'interrupted' || ctx.signal.aborted) throw interrupted(ctx.signal);
+      if (guard.reason === 'total') throw outOfTime(undefined);
       if (guard.reason === 'deadline') {
         throw new YepError('E_NETWORK', `${what}: no complete answer within ${seconds(guard.deadlineMs)}; gave up.`, {
           hint: `The server at ${url.host} is too slow or not answering. Try again later.`,
@@ -431,6 +463,7 @@ async function performAttempts<T>(
       guard.dispose();
     }
     if (!retry) throw new YepError('E_INTERNAL', `${what}: request loop ended without an outcome.`);
+    if (flowing && totalMs > 0) totalAt = ctx.clock.now() + totalMs;
     await retryOrThrow(retry.why, retry.delay, retry.cause);
   }
 }
@@ -554,10 +587,19 @@ const HASH_CHUNK = 1 << 20;
  * it. The caller compares the digest and only then uses the file.
  */
 export async function httpDownload(ctx: Context, url: string, file: string, options: DownloadOptions): Promise<DownloadResult> {
+  // A failing write is the disk's state (a full disk, a read-only mount), not the network's:
+  // the one I/O mapping (stateIoError, exit 7) names the store or cache that filled.
+  const local = <T>(io: () => T): T => {
+    try {
+      return io();
+    } catch (e) {
+      throw stateIoError('write the download to', file, e, knownDirOf(ctx.paths, file));
+    }
+  };
   const out = await perform(ctx, url, { ...options, download: true, ...(options.progressLabel ? { step: options.progressLabel } : {}) }, async (info) => {
     const { declaredLength } = info;
     const hash = createHash('sha256');
-    const fd = openSync(file, 'w', 0o600);
+    const fd = local(() => openSync(file, 'w', 0o600));
     // Hash and write in 1 MiB batches (64 KiB updates cost ~3x, hardening "Hashing"),
     // gathered in one reused buffer: a fresh batch per MiB was garbage V8 collects
     // only after ~32 MiB of it (docs/performance.md, "Round three").
@@ -571,7 +613,7 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
       const view = n === buf.length ? buf : buf.subarray(0, n);
       hash.update(view);
       let off = 0;
-      while (off < n) off += writeSync(fd, view, off, n - off);
+      while (off < n) off += local(() => writeSync(fd, view, off, n - off));
     };
     try {
       for await (const chunk of cappedBody(info, options, url)) {
@@ -597,7 +639,7 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
       }
       flush(batch, fill);
     } finally {
-      closeSync(fd);
+      local(() => closeSync(fd));
     }
     checkDeclaredLength('download', total, declaredLength);
     return { size: total, sha256: hash.digest('hex') };

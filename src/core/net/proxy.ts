@@ -27,6 +27,8 @@
  * literals, redirects), but the proxy resolves the host name, so the DNS-time
  * link-local refusal (guarded-connect.ts) cannot run for proxied requests.
  */
+import { YepError } from '../errors.js';
+import { REDACTED, redactUrls } from '../text/redact.js';
 import { isLoopbackHost } from './address.js';
 
 export interface ProxySettings {
@@ -36,25 +38,27 @@ export interface ProxySettings {
   httpsProxy: string;
   /** NO_PROXY list as given ('' = none; `*` = never proxy). */
   noProxy: string;
+  /** The variable each proxy value was read from (for messages: `HTTPS_PROXY`, `http_proxy`). */
+  from: { httpProxy: string; httpsProxy: string };
 }
 
 type Env = Record<string, string | undefined>;
 
-/** The first variable that is set (an empty value counts as set: `https_proxy=` turns proxying off). */
-function pick(env: Env, ...names: string[]): string {
+/** The first variable that is set (an empty value counts as set: `https_proxy=` turns proxying off), and its name. */
+function pick(env: Env, ...names: string[]): [string, string] {
   for (const name of names) {
     const value = env[name];
-    if (value !== undefined) return value.trim();
+    if (value !== undefined) return [value.trim(), name];
   }
-  return '';
+  return ['', ''];
 }
 
 /** The proxy variables of `env`, or undefined when no proxy is configured at all. */
 export function proxySettings(env: Env): ProxySettings | undefined {
-  const httpProxy = pick(env, 'http_proxy', 'HTTP_PROXY');
-  const httpsProxy = pick(env, 'https_proxy', 'HTTPS_PROXY');
+  const [httpProxy, httpFrom] = pick(env, 'http_proxy', 'HTTP_PROXY');
+  const [httpsProxy, httpsFrom] = pick(env, 'https_proxy', 'HTTPS_PROXY');
   if (httpProxy === '' && httpsProxy === '') return undefined;
-  return { httpProxy, httpsProxy, noProxy: pick(env, 'no_proxy', 'NO_PROXY') };
+  return { httpProxy, httpsProxy, noProxy: pick(env, 'no_proxy', 'NO_PROXY')[0], from: { httpProxy: httpFrom, httpsProxy: httpsFrom } };
 }
 
 /**
@@ -79,19 +83,96 @@ export function noProxyMatches(url: URL, noProxy: string): boolean {
   return false;
 }
 
-/** The proxy URL a request to `url` goes through, or undefined for a direct connection. */
+/** The proxy value a request to `url` goes through (as the variable gives it), or undefined for a direct connection. */
 export function proxyFor(url: URL, settings: ProxySettings | undefined): string | undefined {
-  if (!settings || isLoopbackHost(url.hostname)) return undefined;
-  const proxy = url.protocol === 'https:' ? settings.httpsProxy || settings.httpProxy : settings.httpProxy;
-  if (proxy === '' || noProxyMatches(url, settings.noProxy)) return undefined;
-  return proxy;
+  return proxyChoice(url, settings)?.value;
 }
 
-/** A proxy URL for messages: scheme, host and port only (a user:password in it stays out of every message). */
+function proxyChoice(url: URL, settings: ProxySettings | undefined): { value: string; variable: string } | undefined {
+  if (!settings || isLoopbackHost(url.hostname)) return undefined;
+  const https = url.protocol === 'https:' && settings.httpsProxy !== '';
+  const value = https ? settings.httpsProxy : url.protocol === 'https:' || url.protocol === 'http:' ? settings.httpProxy : '';
+  if (value === '' || noProxyMatches(url, settings.noProxy)) return undefined;
+  return { value, variable: https ? settings.from.httpsProxy : settings.from.httpProxy };
+}
+
+/**
+ * The proxy a request to `url` (HTTP, or git over http/https) goes through, as a URL both
+ * yep-ext's client and git's curl read the same way; undefined for a direct connection.
+ * A value that cannot be used is the user's configuration, not a network failure and not
+ * a bug: E_USAGE (exit 2) naming the variable, its credentials redacted, before anything
+ * is sent (checkProxyUrl says which values).
+ */
+export function useProxy(url: URL, env: Env): string | undefined {
+  const choice = proxyChoice(url, proxySettings(env));
+  if (!choice) return undefined;
+  const checked = checkProxyUrl(choice.value);
+  if ('problem' in checked) {
+    const read = choice.value.includes('://') ? '' : ', read as http:// since it has no scheme';
+    throw new YepError('E_USAGE', `${choice.variable} is not a proxy URL yep-ext can use (${JSON.stringify(checked.shown)}${read}): ${checked.problem}.`, {
+      hint: `Fix or unset ${choice.variable}: http:// or https://, a host and a port, with an optional user name and password before the host (percent-encode any "@" or ":" inside them). A socks proxy can be given to git alone with \`git config --global http.proxy\`, which yep-ext leaves to git (docs/fleet.md, "Proxies").`,
+      details: { variable: choice.variable, value: checked.shown },
+    });
+  }
+  return checked.url;
+}
+
+/** `scheme` and `authority` (up to the first `/`, `?` or `#`) of a value that has a `scheme://`. */
+function splitProxy(withScheme: string): { scheme: string; authority: string } {
+  const m = /^([^:]*):\/\/([^/?#]*)/.exec(withScheme);
+  return { scheme: m?.[1] ?? '', authority: m?.[2] ?? '' };
+}
+
+/** How a proxy value is shown in a message: its scheme and host as written, any userinfo redacted (through text/redact.ts). */
+function shownProxyValue(withScheme: string): string {
+  const { scheme, authority } = splitProxy(withScheme);
+  const at = authority.lastIndexOf('@');
+  const shown = redactUrls(`${scheme}://${at === -1 ? '' : `${REDACTED}@`}${authority.slice(at + 1)}`);
+  return shown;
+}
+
+/**
+ * A proxy value as curl and git read it (no scheme = `http://`), checked the way both
+ * clients can follow it: a URL that parses (a port in range, a closed IPv6 bracket), the
+ * http or https scheme (undici's ProxyAgent speaks only these; curl would read another
+ * scheme differently or not at all), a host, a port other than 0, and no second, unencoded
+ * `@` in the userinfo (the WHATWG parser splits at the last `@`, curl at the first: the two
+ * would send the credential to different hosts).
+ */
+export function checkProxyUrl(text: string): { url: string } | { problem: string; shown: string } {
+  const withScheme = text.includes('://') ? text : `http://${text}`;
+  const shown = shownProxyValue(withScheme);
+  if (/\s/.test(text)) return { problem: 'it contains white space', shown };
+  const { authority } = splitProxy(withScheme);
+  if ((authority.match(/@/g) ?? []).length > 1) return { problem: 'its user name or password holds an unencoded "@" (write it as %40)', shown };
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    const port = /:([^:\]@]*)$/.exec(authority)?.[1];
+    const why =
+      authority.includes('[') && !authority.includes(']')
+        ? 'its IPv6 address has no closing "]"'
+        : port !== undefined && port !== '' && !/^\d{1,5}$/.test(port)
+          ? `its port ${JSON.stringify(port.slice(0, 12))} is not a number`
+          : port !== undefined && /^\d+$/.test(port) && Number(port) > 65535
+            ? `its port ${port} is out of range (1-65535)`
+            : 'it is not a valid URL';
+    return { problem: why, shown };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return { problem: `the ${url.protocol.slice(0, -1)}:// scheme is not a proxy yep-ext speaks (http:// or https://)`, shown };
+  }
+  if (url.hostname === '') return { problem: 'it names no host', shown };
+  if (url.port === '0') return { problem: 'its port 0 is out of range (1-65535)', shown };
+  return { url: url.href };
+}
+
+/** A proxy URL for messages: scheme, host and port only (its userinfo stays out of every message), through the one URL redaction. */
 export function showProxy(proxy: string): string {
   try {
     const u = new URL(proxy);
-    return `${u.protocol}//${u.host}`;
+    return redactUrls(`${u.protocol}//${u.host}`);
   } catch {
     return 'the configured proxy';
   }

@@ -16,6 +16,8 @@ export interface ReportTimings {
   deadlineMs: number;
   /** Attempts in all (retries + 1). */
   attempts: number;
+  /** The request's total (`--timeout`); 0: none. */
+  totalMs: number;
 }
 
 function ms(n: number): string {
@@ -37,14 +39,19 @@ export class RequestReport {
     this.step = startStep(ctx.log, label);
   }
 
-  /** An attempt (0-based) is about to send its request. */
-  attemptStarted(attempt: number, url: string): void {
+  /**
+   * An attempt (0-based) is about to send its request. The countdown is the instant the
+   * request gives up: its total (`totalAt`), or, on the last attempt, that attempt's own
+   * end when it comes first (the silence a stall allows, its overall deadline).
+   */
+  attemptStarted(attempt: number, url: string, totalAt: number, last: boolean): void {
     this.attempt = attempt;
     this.attemptStart = this.ctx.clock.now();
     this.bodyBytes = 0;
     const { stallMs, deadlineMs, attempts } = this.timings;
+    const own = this.attemptStart + Math.min(stallMs > 0 ? stallMs : deadlineMs, deadlineMs);
     this.step.update({
-      deadlineAt: this.attemptStart + Math.min(stallMs, deadlineMs),
+      deadlineAt: Number.isFinite(totalAt) ? (last ? Math.min(own, totalAt) : totalAt) : own,
       detail: attempt > 0 ? `attempt ${attempt + 1}/${attempts}` : '',
       retryAt: 0,
       ...(this.download ? { unit: 'bytes' as const, done: 0 } : {}),
@@ -88,7 +95,7 @@ export class RequestReport {
     const { attempts } = this.timings;
     this.step.note(`${what}: ${why}; attempt ${next}/${attempts} in ${ms(waitMs)}`);
     // The live line stays short: the reason is in the note printed above it.
-    this.step.update({ detail: `attempt ${next}/${attempts}`, retryAt: this.ctx.clock.now() + waitMs, deadlineAt: 0 });
+    this.step.update({ detail: `attempt ${next}/${attempts}`, retryAt: this.ctx.clock.now() + waitMs });
   }
 
   end(): void {

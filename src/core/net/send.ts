@@ -24,7 +24,7 @@
  */
 import type { Context } from '../context.js';
 import { nodeSender } from './node-send.js';
-import { proxyFor, proxySettings } from './proxy.js';
+import { useProxy } from './proxy.js';
 import { undiciSender } from './undici-send.js';
 
 /** A response body: read once, in order; destroy it to give up on it. */
@@ -49,7 +49,7 @@ const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
 
 /** The transport for requests that start at `url`, and the proxy it goes through (undefined: direct). */
 export async function senderFor(ctx: Context, url: URL): Promise<{ send: Send; proxy?: string }> {
-  const proxy = proxyFor(url, proxySettings(ctx.env));
+  const proxy = useProxy(url, ctx.env);
   const resolve = ctx.http.resolve ?? NO_OVERRIDES;
   const stallMs = ctx.http.limits.stallMs;
   if (proxy === undefined && !ctx.http.request) return { send: nodeSender(stallMs, resolve) };

@@ -11,13 +11,13 @@
  * root. A remote index can never send us to the local disk.
  */
 import { createHash } from 'node:crypto';
-import { constants, createWriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Context } from '../context.js';
-import { YepError, errnoCode, type ErrorCode } from '../errors.js';
-import { describeFileKind, inspectRegularFile, readRegularFileSync } from '../fs/read-regular-file.js';
+import { YepError, errnoCode, stateIoError, type ErrorCode } from '../errors.js';
+import { knownDirOf } from '../paths.js';
+import { openRegularFile, readRegularFileSync } from '../fs/read-regular-file.js';
 import { checkFetchUrl, httpDownload, httpGet, type DownloadOptions, type DownloadResult, type HttpResult, type RequestOptions } from './http.js';
 
 export function isFileUrl(text: string): boolean {
@@ -72,32 +72,17 @@ export async function getUrl(ctx: Context, url: string, options: RequestOptions)
 
 /**
  * Copy the local file of `url` into `file` while hashing it, streamed (a large
- * `.crate` is never held in memory), with the checks readRegularFileSync makes: a
- * regular file only (lstat, then fstat of a descriptor opened O_NONBLOCK, so a
- * FIFO swapped in cannot block), the size cap before and while reading.
+ * `.crate` is never held in memory), opened through the regular-file guard
+ * (openRegularFile: a regular file only, never blocking on a FIFO, the size cap
+ * before reading), the cap again while reading.
  * Undefined when the file does not exist.
  */
 async function copyLocal(url: string, file: string, what: string, maxBytes: number): Promise<{ size: number; sha256: string } | undefined> {
   const path = localPath(url);
   const refuse = (why: string): YepError => new YepError('E_NETWORK', `${what} ${path} ${why}; refused.`, { hint: MIRROR_FILE_HINT, details: { file: path } });
-  const info = inspectRegularFile(path, what, { code: 'E_NETWORK', hint: MIRROR_FILE_HINT });
-  if (!info) return undefined;
-  if (info.stat.size > maxBytes) throw refuse(`is larger than ${maxBytes} bytes`);
-  let fh: import('node:fs/promises').FileHandle;
-  try {
-    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return undefined; // removed since the lstat
-    throw refuse(`cannot be read (${errnoCode(e) ?? (e as Error).message})`);
-  }
-  const st = await fh.stat().catch(async (e: unknown) => {
-    await fh.close();
-    throw e;
-  });
-  if (!st.isFile()) {
-    await fh.close();
-    throw refuse(`is ${describeFileKind(st)}, not a regular file`);
-  }
+  const opened = await openRegularFile(path, what, { code: 'E_NETWORK', hint: MIRROR_FILE_HINT, maxBytes });
+  if (!opened) return undefined;
+  const fh = opened.handle;
   const hash = createHash('sha256');
   let size = 0;
   // The same verify-while-writing as httpDownload: the digest is of exactly the bytes written.
@@ -119,7 +104,12 @@ async function copyLocal(url: string, file: string, what: string, maxBytes: numb
 /** Download `url` into `file` while hashing it; file:// copies the local file, streamed (same caps, same digest). */
 export async function downloadUrl(ctx: Context, url: string, file: string, options: DownloadOptions): Promise<DownloadResult> {
   if (!isFileUrl(url)) return httpDownload(ctx, url, file, options);
-  const got = await copyLocal(url, file, options.what, options.maxBytes);
+  const got = await copyLocal(url, file, options.what, options.maxBytes).catch((e: unknown) => {
+    if (e instanceof YepError || errnoCode(e) === undefined) throw e;
+    // A local copy fails on a disk: the one I/O mapping, naming the side that failed.
+    const writing = (e as NodeJS.ErrnoException).path === file;
+    throw writing ? stateIoError('write the download to', file, e, knownDirOf(ctx.paths, file)) : stateIoError('read', localPath(url), e);
+  });
   if (got === undefined) {
     throw new YepError('E_NOT_FOUND', `${options.what}: ${localPath(url)} does not exist.`, {
       hint: 'The mirror does not hold this file: rebuild it with `yep-ext mirror` from the lock.',

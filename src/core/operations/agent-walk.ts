@@ -7,7 +7,7 @@
  * version it passed over and why. The agent is asked only once a candidate
  * declares a range, and an unknown agent never blocks anything.
  */
-import { rm } from 'node:fs/promises';
+import { removeWork } from '../fs/custody.js';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
@@ -121,7 +121,7 @@ export async function prepareForAgent(
       last = e.verdict;
       ctx.log.info(`${e.extension}: ${e.skipped.reason}: skipped.`);
       // The next candidate is fetched into the same place.
-      await rm(into, { recursive: true, force: true });
+      await removeWork(into);
     }
   }
   const verdict = last ?? { status: 'none' as const, requires: null, agent: null, detail: 'no candidate' };

@@ -24,7 +24,10 @@ import { keychainOptions } from '../settings/keychain.js';
 import type { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
 import { enableExtension, readExtensionSettings } from '../settings/settings.js';
+import { profileFile } from '../settings/profiles.js';
 import { findEntry, loadLock } from '../store/lockfile.js';
+import { unbuiltServer, type UnbuiltServer } from '../package/server-build.js';
+import { isLinked } from '../sources/index.js';
 import { policyError } from '../policy/evaluate.js';
 import { installedViolations, pinnedAsOnDisk, unlockedViolations, withPolicy } from './policy-gate.js';
 
@@ -50,6 +53,8 @@ export interface EnableOptions {
   secretStore?: SecretStoreKind;
   /** Enable even when the package's `engines.yolop` excludes the installed agent (--ignore-engines). */
   ignoreEngines?: boolean;
+  /** Write `<config>/profiles/<profile>.toml` as yolop does under `--profile`, read over settings.toml (settings.ts). */
+  profile?: string;
 }
 
 export interface MissingField {
@@ -199,16 +204,28 @@ function assertAgentCanRun(ctx: Context, manifest: Manifest, engines: EnginesVer
   if (engines.status === 'malformed') ctx.log.warn(`${describeVerdict(label, engines)}.`);
 }
 
+/** A local (in-place) package whose server is not built yet: the build it needs, in the user's directory. */
+async function localBuildPending(ctx: Context, name: string, manifest: Manifest): Promise<UnbuiltServer | undefined> {
+  // Only a local directory is built by its author: a fetched crate without its server is a package-only install.
+  const entry = findEntry(await loadLock(ctx.paths.lockFile), name);
+  if (!entry || !isLinked(entry.source) || typeof entry.source.path !== 'string') return undefined;
+  return unbuiltServer(entry.source.path, manifest.yolop.capabilityServer.command);
+}
+
 /** Enable an installed extension, setting config and asking for missing required fields. */
 export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
   const name = resolveExtensionName(ctx.paths, input);
+  // A profile that does not exist is refused before anything is read or asked.
+  if (options.profile !== undefined) profileFile(ctx.paths, options.profile);
+  const scope = { profile: options.profile };
+  const readSettings = () => readExtensionSettings(ctx.paths, name, options.profile);
   const manifest = await loadInstalledManifest(ctx.paths, name);
   // The policy file may forbid what is already installed: it is never switched on (docs/policy.md).
   const { policy } = withPolicy(ctx);
   const entry = policy.files.length > 0 ? findEntry(await loadLock(ctx.paths.lockFile), name) : undefined;
   // A refusal below writes nothing; when settings.toml already turns the extension on, it must say it stays on.
   const enabledNow = async (): Promise<boolean> =>
-    readExtensionSettings(ctx.paths, name).then(
+    readSettings().then(
       (s) => s.enabled,
       () => false,
     );
@@ -232,7 +249,7 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   const given = parseConfigAssignments(manifest, options.config ?? []);
   const store = options.secretStore ?? chooseSecretStore(ctx.env);
 
-  const before = await configStatus(ctx.paths, manifest);
+  const before = await configStatus(ctx.paths, manifest, await readSettings());
   const stillMissing = missingFields(before).filter((f) => !(f.key in given));
   let prompted = { config: {} as Record<string, unknown>, secrets: new Map<string, Secret>() };
   if (ctx.interactive && options.prompter && stillMissing.length > 0) {
@@ -244,7 +261,7 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   return withInstallLock(ctx, async () => {
     // Taking the lock may have completed an interrupted removal of it (recovery), or waited out one.
     await assertStillInstalled(ctx.paths, name);
-    const wasEnabled = (await readExtensionSettings(ctx.paths, name)).enabled;
+    const wasEnabled = (await readSettings()).enabled;
     let changed = false;
     // Secrets first, then settings.toml in ONE write (the switch and the config
     // together). The host reads a secret only for an enabled extension, so until
@@ -257,8 +274,8 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
       secretsSet.push({ key, store: r.store });
       changed = r.changed || changed;
     }
-    changed = (await enableExtension(ctx.paths, name, config)).changed || changed;
-    const fields = await configStatus(ctx.paths, manifest);
+    changed = (await enableExtension(ctx.paths, name, config, scope)).changed || changed;
+    const fields = await configStatus(ctx.paths, manifest, await readSettings());
     const result: EnableResult = {
       name,
       enabled: true,
@@ -269,6 +286,8 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
       fields,
       engines,
     };
+    const build = await localBuildPending(ctx, name, manifest);
+    if (build) ctx.log.warn(`${name}'s server is not built yet (${build.missing} is missing): yolop cannot start it until you run \`${build.command}\`.`);
     for (const f of fields) {
       if (f.source === 'keychain')
         ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);

@@ -13,7 +13,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { YepError, errnoCode, isYepError, stateIoError, type ErrorCode } from '../errors.js';
+import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type ErrorCode } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
@@ -29,8 +29,9 @@ import type { PreparedPackage } from './prepare.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
 import type { Manifest } from '../package/manifest.js';
-import { installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
-import { policyError, policyViolations, type PolicyViolation } from '../policy/evaluate.js';
+import { approvalOf, grantOf, type Grant } from '../package/grants.js';
+import { admitAll, applyPolicy, installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
+import { policyError, type PolicyViolation } from '../policy/evaluate.js';
 
 export interface FrozenItem {
   name: string;
@@ -57,10 +58,22 @@ export interface FrozenOptions {
 async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<EntryCheck | undefined> {
   const have = findEntry(current, entry.name);
   if (!have || have.content_hash !== entry.content_hash) return undefined;
-  if (typeof entry.grant === 'string' && have.grant !== entry.grant) return undefined;
-  if (have.source.binary_file_sha256 !== entry.source.binary_file_sha256) return undefined;
+  const otherGrant = typeof entry.grant === 'string' && have.grant !== entry.grant;
+  if (otherGrant && typeof have.grant !== 'string') return undefined;
+  // A binary built here with cargo is this machine's (builds are not byte-reproducible): its file is
+  // checked against the store's own record below, not against another machine's digest in the lock.
+  if (have.source.binary_source !== 'cargo' && have.source.binary_file_sha256 !== entry.source.binary_file_sha256) return undefined;
   const check = await checkEntry(ctx, have, { mode: 'cheap' });
-  return needsRefetch(have, check.result) ? undefined : check;
+  if (needsRefetch(have, check.result)) return undefined;
+  // Two fingerprints of one grant: a lock written before the grant held the words the model
+  // reads names it by its format-1 fingerprint. The intact tree holds the locked bytes, so
+  // both approve its manifest's grant, or the entry is fetched again (and prepareExactly judges).
+  if (otherGrant && !(check.manifest && bothApprove(have.grant as string, entry.grant as string, grantOf(check.manifest)))) return undefined;
+  return check;
+}
+
+function bothApprove(a: string, b: string, grant: Grant): boolean {
+  return approvalOf(a, grant) !== undefined && approvalOf(b, grant) !== undefined;
 }
 
 /**
@@ -182,7 +195,9 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
   const done = noteCreated(ctx);
   let placed = false;
   try {
-    const items = await frozen(ctx, options);
+    // Provisioning never asks: a build from source needs the explicit opt-in (--allow-build), even at a terminal.
+    const { confirm: _nobodyAsked, ...packageCode } = ctx.packageCode;
+    const items = await frozen({ ...ctx, packageCode }, options);
     placed = true;
     return items;
   } finally {
@@ -204,7 +219,7 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
   if (target.entries.length === 0) ctx.log.warn(`${options.lockfile ?? ctx.paths.lockFile} pins no extensions: nothing to install.`);
   // The policy file applies to a lockfile too: what the lock says is refused before any fetch.
   const { policy } = withPolicy(ctx);
-  const early = target.entries.flatMap((e) => policyViolations(policy, { name: e.name, source: e.source, content_hash: e.content_hash }));
+  const early = target.entries.flatMap((e) => applyPolicy(ctx, policy, { name: e.name, source: e.source, content_hash: e.content_hash }, 'installed'));
   if (early.length > 0) throw policyError(early, policy);
   const items: FrozenItem[] = [];
   const todo: LockEntry[] = [];
@@ -221,6 +236,12 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
     } else todo.push(entry);
   }
   // The fetch and commit code, only when something must be fetched (frozen-fetch.ts).
+  // What is fetched is ruled on every place its bytes come from (a git mirror, the run's index), before any request.
+  admitAll(
+    ctx,
+    policy,
+    todo.map((e) => ({ name: e.name, source: e.source })),
+  );
   const fetcher = todo.length > 0 ? await import('./frozen-fetch.js') : undefined;
   for (const item of items) options.onItem?.(item);
 
@@ -247,8 +268,10 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
       },
       { concurrency: options.concurrency ?? 4 },
     );
+    // After Ctrl-C the fetches that ended are not the run's verdict: nothing is placed.
+    stopIfInterrupted(ctx.signal);
     // The grant and server command are known once verified: checked before anything is placed.
-    for (const p of prepared) late.push(...policyViolations(policy, preparedSubject(p)));
+    for (const p of prepared) late.push(...applyPolicy(ctx, policy, preparedSubject(p), 'fetch'));
     if (failures.length === 0 && late.length > 0) throw policyError(late, policy);
     if (failures.length > 0) {
       // Listed in the lock's order, whatever order the concurrent fetches ended in, so that the

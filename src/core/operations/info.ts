@@ -19,6 +19,7 @@ import { configFields, loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
 import { readExtensionSettings } from '../settings/settings.js';
+import { profileFile } from '../settings/profiles.js';
 import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages } from '../store/unlocked-packages.js';
 import { interruptedChanges } from '../store/interrupted-changes.js';
 import { noteCreated } from '../store/created-dirs.js';
@@ -28,7 +29,9 @@ import type { FieldSource } from '../settings/config-status.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { RegistryListing, Upstream } from '../sources/source.js';
 import { listExtensions } from './list.js';
-import { damageOf, outdatedRow, upstreamOf, type OutdatedStatus } from './outdated.js';
+import { damageOf, outdatedRow, type OutdatedStatus } from './outdated.js';
+import { upstreamOf, type NewerOutside } from './offer.js';
+import { withPolicy } from './policy-gate.js';
 
 export interface InfoConfigField {
   key: string;
@@ -49,13 +52,24 @@ export interface VerifyStatus {
   checked_by: 'list';
 }
 
-export interface InfoUpstream extends Upstream {
+/** What the origin offers, as `outdated`'s row and `update` read it (offer.ts): one answer. */
+export interface InfoUpstream {
+  wanted: string | null;
+  latest: string | null;
+  update: boolean;
+  beyond: boolean;
+  versions: Upstream['versions'];
   status: OutdatedStatus;
   /** Newest version the recorded requirement admits (crates; git: the ref's commit). */
   newest_in_requirement: string | null;
   /** Newest version outside it, when newer than that (crates); else null. */
   newest_outside_requirement: string | null;
+  /** The command that moves it (as `outdated`'s row). */
   hint: string | null;
+  /** The one "newer outside the requirement" answer, as `outdated` and `update` give it. */
+  newer_outside: NewerOutside | null;
+  /** Git: the tag the recorded ref names. */
+  tag: string | null;
 }
 
 export type RegistryInfo = RegistryListing;
@@ -110,13 +124,13 @@ const EMPTY = {
  * settings, content hash, binary digest, engines). The one place `info` asks: the
  * `verify` command can replace it with its deeper check.
  */
-async function verifyStatus(ctx: Context, name: string) {
-  const [item] = await listExtensions(ctx, { verify: true, only: [name] });
+async function verifyStatus(ctx: Context, name: string, profile?: string) {
+  const [item] = await listExtensions(ctx, { verify: true, only: [name], ...(profile !== undefined ? { profile } : {}) });
   return item;
 }
 
-async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult> {
-  const item = await verifyStatus(ctx, entry.name);
+async function installedInfo(ctx: Context, entry: LockEntry, profile?: string): Promise<InfoResult> {
+  const item = await verifyStatus(ctx, entry.name, profile);
   const manifest = item?.manifest;
   const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
   const config: InfoConfigField[] = (item?.config ?? []).map((f) => {
@@ -138,8 +152,19 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
     if (up) {
       // A damaged tree is not "up to date" whatever the origin says (the checks name the damage).
       const row = outdatedRow(entry, up, null, undefined, await damageOf(ctx, entry));
-      const { newer: _newer, ...offered } = up; // outdated's download list: not part of info
-      upstream = { ...offered, status: row.status, newest_in_requirement: up.wanted, newest_outside_requirement: up.beyond ? up.latest : null, hint: row.hint };
+      upstream = {
+        wanted: up.wanted,
+        latest: up.latest,
+        update: up.update,
+        beyond: up.beyond,
+        versions: up.versions,
+        status: row.status,
+        newest_in_requirement: up.wanted,
+        newest_outside_requirement: row.newer_outside?.version ?? null,
+        hint: row.hint,
+        newer_outside: row.newer_outside,
+        tag: row.tag,
+      };
     }
   } catch (e) {
     // A failed lookup is reported, not fatal; a usage mistake (an --index or YEP_EXT_INDEX that is
@@ -174,10 +199,10 @@ async function installedInfo(ctx: Context, entry: LockEntry): Promise<InfoResult
  * manifest and settings.toml say, and the check that fails (nothing records its source, pin
  * or hash, and there is no origin to ask).
  */
-async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
+async function unlockedInfo(ctx: Context, name: string, profile?: string): Promise<InfoResult> {
   const dir = packageDir(ctx.paths, name);
   const manifest = await loadManifest(dir).catch(() => undefined);
-  const settings = await readExtensionSettings(ctx.paths, name).catch(() => undefined);
+  const settings = await readExtensionSettings(ctx.paths, name, profile).catch(() => undefined);
   const fields = manifest ? await configStatus(ctx.paths, manifest, settings).catch(() => []) : [];
   const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
   // One read of the staging journals (it was read twice for the message).
@@ -213,7 +238,11 @@ async function unlockedInfo(ctx: Context, name: string): Promise<InfoResult> {
   };
 }
 
-export async function extensionInfo(ctx: Context, input: string, cwd: string = process.cwd()): Promise<InfoResult> {
+export async function extensionInfo(runCtx: Context, input: string, cwd: string = process.cwd(), options: { profile?: string } = {}): Promise<InfoResult> {
+  // A profile that does not exist is refused before anything else.
+  if (options.profile !== undefined) profileFile(runCtx.paths, options.profile);
+  // The policy's min_age is a floor of the cooldown, as for install, update and outdated.
+  const { ctx } = withPolicy(runCtx);
   const lock = await loadLock(ctx.paths.lockFile);
   let name: string | undefined;
   try {
@@ -222,9 +251,10 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
     name = undefined; // not a name: maybe a spec
   }
   const entry = name !== undefined ? findEntry(lock, name) : undefined;
-  if (entry) return installedInfo(ctx, entry);
+  if (entry) return installedInfo(ctx, entry, options.profile);
   // In the store but pinned by no lock entry: yolop finds it, so it is installed, not a registry question.
-  if (name !== undefined && unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) return unlockedInfo(ctx, name);
+  if (name !== undefined && unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name))
+    return unlockedInfo(ctx, name, options.profile);
   const spec = parseSpec(input, cwd);
   if (spec.kind === 'invalid') {
     throw new YepError('E_NOT_INSTALLED', `"${input}" is not installed, and not a source yep-ext can read: ${spec.reason}.`, {
@@ -235,7 +265,7 @@ export async function extensionInfo(ctx: Context, input: string, cwd: string = p
   // installed under its own name (`info crates.io:yolop-extension-x`): that installed extension.
   const source = sourceFor(spec.kind);
   const same = lock.entries.find((e) => e.source.type === spec.kind && source.namesInstalled?.(spec, e.source) === true);
-  if (same) return installedInfo(ctx, same);
+  if (same) return installedInfo(ctx, same, options.profile);
   // settings.toml enables it, but nothing installs it: yolop is told to load what is not there
   // (list and verify name it so); info said only what the registry lists, or "No crate named".
   const absent = name !== undefined && (await enabledButAbsentNow(ctx.paths, lock)).includes(name) ? enabledButAbsentMessage(name) : undefined;

@@ -20,11 +20,13 @@
 import type { Context } from '../context.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { commandFinding, inspectServerCommand } from '../package/inspect-command.js';
-import { grantOf, summarizeGrant } from '../package/grants.js';
+import { approvalOf, grantOf, summarizeGrant, type Grant } from '../package/grants.js';
+import { recordApproval } from './grant-approval.js';
 import type { Policy } from '../policy/policy-file.js';
 import { followNote, pinnedCommit, samePin, samePinAndFollow, withFollows } from '../sources/index.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { loadLock, saveLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
+import { saveCustody } from '../store/custody.js';
 import { versionLabel, warnVerdict } from './agent-walk.js';
 import type { InstallOutcome } from './install.js';
 import { installedViolations } from './policy-gate.js';
@@ -89,7 +91,10 @@ export async function alreadyInstalled(
   const dir = check.result.dir;
   if (!manifest || !dir || manifest.name !== entry.name || !read.checked.intact) return read;
   const grant = summarizeGrant(grantOf(manifest));
-  if (grant.fingerprint !== entry.grant) return read;
+  // The intact tree holds the locked bytes: a format-1 fingerprint (from before the grant held
+  // the words the model reads) approves them as they are, and the grant is recorded once.
+  const how = approvalOf(entry.grant, grant.grant);
+  if (!how) return read;
   if ((await installedViolations(ctx, policy, entry, manifest)).length > 0) return read;
   // The walk keeps the newest candidate unless its range excludes the agent (and --ignore-engines is off).
   const verdict = await checkAgainstAgent(ctx, manifest);
@@ -98,14 +103,15 @@ export async function alreadyInstalled(
   const command = await inspectServerCommand(dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
   const refollow = !samePinAndFollow(entry.source, first);
   const source = refollow ? withFollows(entry.source, first) : entry.source;
+  const record = how === 'before-text';
   // Lost to another install meanwhile: what was read is stale, so the plan reads afresh.
-  if (refollow && !(await relock(ctx, entry, source))) return {};
+  if ((refollow || record) && !(await relock(ctx, entry, source, record ? grant.grant : undefined))) return {};
   const outcome: InstallOutcome = {
     name: entry.name,
     ...(manifest.version !== undefined ? { version: manifest.version } : {}),
     status: refollow ? 'repinned' : 'unchanged',
     content_hash: entry.content_hash,
-    grant: entry.grant,
+    grant: grant.fingerprint,
     source,
     previous: entry,
     manifest,
@@ -117,16 +123,21 @@ export async function alreadyInstalled(
 }
 
 /**
- * Record `source` (the same pin, followed through another ref or requirement) for the
- * entry that was checked, under the installer lock. False when the entry changed
+ * Record `source` (the same pin, followed through another ref or requirement) and, when
+ * given, `grant` (the installed grant of an entry named by a format-1 fingerprint) for
+ * the entry that was checked, under the installer lock. False when the entry changed
  * meanwhile (another install got there first): the pipeline then decides afresh.
  */
-async function relock(ctx: Context, checked: LockEntry, source: LockSource): Promise<boolean> {
+async function relock(ctx: Context, checked: LockEntry, source: LockSource, grant?: Grant): Promise<boolean> {
   return withInstallLock(ctx, async () => {
     const lock = await loadLock(ctx.paths.lockFile);
     const current = lock.entries.find((e) => e.name === checked.name);
     if (!current || JSON.stringify(current) !== JSON.stringify(checked)) return false;
-    await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.map((e) => (e === current ? { ...e, source } : e)) });
-    return true;
+    if (source !== checked.source) {
+      await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.map((e) => (e === current ? { ...e, source } : e)) });
+      await saveCustody(ctx, { ...current, source });
+    }
+    // recordApproval writes through pinEntries, which records custody too.
+    return grant ? recordApproval(ctx, await loadLock(ctx.paths.lockFile), { ...current, source }, grant) : true;
   });
 }

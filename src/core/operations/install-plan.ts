@@ -6,6 +6,7 @@
  * and again under it against the state it is about to change.
  */
 import type { GrantDiff } from '../package/grants.js';
+import type { GrantJudgement } from './grant-approval.js';
 import type { EnginesReport } from './agent-walk.js';
 import { YepError } from '../errors.js';
 import { sameOrigin, samePin, samePinAndFollow, sourceFor, sourceLabel } from '../sources/index.js';
@@ -78,8 +79,9 @@ export interface Candidate {
 
 /**
  * Decide what installing `next` as `name` does, given the lock entry of that name
- * (if any), whether `<store>/<name>` exists, and the grant diff. Throws
- * E_INTEGRITY when the kind says the same pin came back with other bytes.
+ * (if any), whether `<store>/<name>` exists, and the grant as judged against the
+ * approved one (grant-approval.ts). Throws E_INTEGRITY when the kind says the same
+ * pin came back with other bytes.
  */
 export function decideInstall(
   name: string,
@@ -87,7 +89,7 @@ export function decideInstall(
   previous: LockEntry | undefined,
   next: Candidate,
   targetExists: boolean,
-  diff: GrantDiff | undefined,
+  judged: Pick<GrantJudgement, 'approved' | 'widens'>,
 ): InstallDecision {
   if (!previous) {
     if (!targetExists) return { action: 'new', via: 'yes-only', asks: false, consent_needed: false };
@@ -96,13 +98,12 @@ export function decideInstall(
   const origin = sameOrigin(previous.source, next.source);
   const pin = samePin(previous.source, next.source);
   // Another ref or requirement to the same pin is a re-pin: the lock records what `update` now follows.
-  const unchanged =
-    samePinAndFollow(previous.source, next.source) && previous.content_hash === next.content_hash && previous.grant === next.grant && targetExists;
+  const unchanged = samePinAndFollow(previous.source, next.source) && previous.content_hash === next.content_hash && judged.approved && targetExists;
   if (unchanged) return { action: 'unchanged', via: 'yes-only', asks: false, consent_needed: false };
   // Same pin, same bytes (a republished crate, an altered checkout): the kind decides.
   if (previous.source.type === next.source.type) sourceFor(next.source.type).checkRepin(previous, next, name);
-  // The manifest is the approval boundary: a wider grant is never taken silently.
-  const consent_needed = diff?.widens === true;
+  // The manifest is the approval boundary: a wider grant (a reworded description included) is never taken silently.
+  const consent_needed = judged.widens;
   if (pin) return { action: 'repinned', via: 'yes-only', asks: false, consent_needed };
   const why = origin
     ? `${name} is installed at ${sourceLabel(previous.source)}; this would replace it with ${sourceLabel(next.source)}`

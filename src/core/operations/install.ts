@@ -12,25 +12,24 @@ import { statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { YepError, isYepError } from '../errors.js';
+import { YepError, isYepError, stopIfInterrupted } from '../errors.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
-import { loadManifest, type Manifest } from '../package/manifest.js';
+import type { Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
 import { withNotes } from '../sources/source.js';
 import { makePlanningDir, removeDir } from '../store/staging.js';
 import { noteCreated } from '../store/created-dirs.js';
-import { diffGrants, grantOf, type GrantDiff, type GrantSummary } from '../package/grants.js';
-import { loadApprovedGrant } from '../store/approved-grants.js';
+import type { GrantDiff, GrantSummary } from '../package/grants.js';
+import { judgeGrant, recordApproval, type GrantJudgement } from './grant-approval.js';
 import { commitPackage, type FetchResult, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { certainReplacement, decideInstall, replaceRefusal, type InstallDecision, type InstallPlan, type ReplaceVia } from './install-plan.js';
 import { ENGINES_WALK_CAP, enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesReport } from './agent-walk.js';
 import { lstat } from 'node:fs/promises';
 import { packageDir } from '../paths.js';
-import { admitPrepared, withPolicy } from './policy-gate.js';
-import { kindViolation, policyError } from '../policy/evaluate.js';
+import { admit, admitPrepared, specSubject, withPolicy } from './policy-gate.js';
 import type { Policy } from '../policy/policy-file.js';
 import { alreadyInstalled, type AlreadyCheck } from './install-already.js';
 import { commandFinding } from '../package/inspect-command.js';
@@ -91,7 +90,7 @@ export interface InstallHooks {
    * its `engines.yolop` excludes the installed agent (still reported, as a warning).
    */
   ignoreEngines?: boolean;
-  /** Server-binary options (`--build` / `--no-build`). */
+  /** Passed on to the pipeline (`--build`, `--no-build` and `--allow-build` travel in ctx.packageCode). */
   prepare?: PrepareOptions;
   /** `--force`: place the fetched package even when exactly this is installed (repair). */
   force?: boolean;
@@ -190,23 +189,6 @@ async function installedPinOf(ctx: Context, spec: ValidSpec): Promise<LockSource
   return rec ? [rec] : [];
 }
 
-/** How `grant` differs from what is approved for `name` now (its recorded grant, else the installed manifest's); undefined when nothing is installed. */
-async function grantDiff(
-  ctx: Context,
-  name: string,
-  entry: LockEntry | undefined,
-  target: string,
-  grant: Parameters<typeof diffGrants>[1],
-): Promise<ReturnType<typeof diffGrants> | undefined> {
-  const installedGrant =
-    (await loadApprovedGrant(ctx, name, entry?.grant)) ??
-    (await loadManifest(target).then(
-      (m) => grantOf(m),
-      () => undefined,
-    ));
-  return installedGrant ? diffGrants(installedGrant, grant) : undefined;
-}
-
 /** A fetched, verified package and what installing it would do (before the installer lock). */
 interface Planned {
   plan: InstallPlan;
@@ -217,8 +199,10 @@ interface Planned {
   problem?: unknown;
   /** For `replaced`: what the refusal's hint offers besides --yes. */
   via: ReplaceVia;
+  /** The grant judged against the entry the plan read (grant-approval.ts). */
+  judged: GrantJudgement;
   /** What to show before a prompt; `now` is the grant diff against the entry as it is at apply, when that differs from the plan's. */
-  preview(previous?: LockEntry, now?: { diff: ReturnType<typeof diffGrants> | undefined }): InstallPreview;
+  preview(previous?: LockEntry, now?: { diff: GrantDiff | undefined }): InstallPreview;
 }
 
 /**
@@ -251,19 +235,20 @@ async function planSpec(
   if (!walk.prepared) throw enginesRefusal(spec.raw.trim(), walk);
   const prepared = walk.prepared;
   // The policy file (docs/policy.md) decides on the verified package, before any plan or placement.
-  admitPrepared(policy, prepared);
+  admitPrepared(ctx, policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
   const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);
   const target = packageDir(ctx.paths, name);
-  const diff = await grantDiff(ctx, name, before, target, grant.grant);
+  const judged = await judgeGrant(ctx, name, before, { grant: grant.grant, content_hash: prepared.content_hash });
+  const diff = judged.diff;
   const candidate = { source: fetched.source, content_hash: prepared.content_hash, grant: grant.fingerprint };
   let decision: InstallDecision | undefined;
   let problem: unknown;
   // The "already installed" check's verdict on this very entry stands (one check per install).
   const intact = before !== undefined && known.checked?.entry === before ? known.checked.intact : await installedIntact(ctx, before, target);
   try {
-    decision = decideInstall(name, target, before, candidate, intact, diff);
+    decision = decideInstall(name, target, before, candidate, intact, judged);
   } catch (e) {
     problem = e;
   }
@@ -284,6 +269,7 @@ async function planSpec(
     plan,
     prepared,
     intact,
+    judged,
     via: decision?.via ?? 'yes-only',
     ...(problem !== undefined ? { problem } : {}),
     preview: (previous, now) => ({
@@ -317,9 +303,12 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
     const intact = sameRecord ? planned.intact : await installedIntact(ctx, previous, target);
     // Consent is judged against what is approved now: an entry another process changed since the
     // plan (during the download or a prompt) may have narrowed the grant this one widens.
-    const now = isDeepStrictEqual(previous, plan.previous) ? undefined : { diff: await grantDiff(ctx, name, previous, target, grant.grant) };
-    const diff = now ? now.diff : plan.diff;
-    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, diff);
+    const judged = isDeepStrictEqual(previous, plan.previous)
+      ? planned.judged
+      : await judgeGrant(ctx, name, previous, { grant: grant.grant, content_hash: plan.content_hash });
+    const now = judged === planned.judged ? undefined : { diff: judged.diff };
+    const diff = judged.diff;
+    const decision = decideInstall(name, target, previous, { source: plan.source, content_hash: plan.content_hash, grant: plan.grant }, intact, judged);
     if (decision.action === 'replaced' && decision.asks) {
       const ok = !hooks.refuseReplace && ((await hooks.confirmReplace?.(planned.preview(previous, now), decision.why ?? '')) ?? false);
       if (!ok) throw replaceRefusal(name, target, previous, decision.why, decision.via);
@@ -339,9 +328,11 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
       previous !== undefined &&
       samePinAndFollow(previous.source, fetched.source) &&
       previous.content_hash === plan.content_hash &&
-      previous.grant === grant.fingerprint;
+      judged.approved;
     const reinstall = (decision.action === 'unchanged' && hooks.force === true) || repaired;
     if (decision.action !== 'unchanged' || reinstall) await commitPackage(ctx, prepared, undefined, {}, lock);
+    // Exactly this is installed under a format-1 fingerprint: its grant, words included, is recorded once.
+    else if (judged.record && previous) await recordApproval(ctx, lock, previous, grant.grant);
     // Read after the commit: a build from source runs there and changes both.
     const { command } = prepared;
     return {
@@ -376,9 +367,8 @@ async function withPlan<T>(
 ): Promise<T> {
   const spec = readSpec(input, cwd);
   const { ctx, policy } = withPolicy(runCtx);
-  // A kind the policy refuses is refused before anything is fetched.
-  const kind = kindViolation(policy, spec.kind, `${spec.raw.trim()}`);
-  if (kind) throw policyError([kind], policy);
+  // Where it would come from (its kind, origin, and a mirror this run uses) is ruled before anything is fetched.
+  admit(ctx, policy, specSubject(ctx, spec), 'fetch');
   sourceFor(spec.kind).preflight?.(ctx, spec, cwd);
   // What this run may create in a never-used home (the config dir, the store, its caches and
   // .yep-staging): a plan that places nothing (it failed, or a dry run) takes it away again.
@@ -458,16 +448,21 @@ export async function planInstall(
 export type BatchResult = { spec: string; ok: true; outcome: InstallOutcome } | { spec: string; ok: false; error: YepError };
 export type PlanResult = { spec: string; ok: true; plan: InstallPlan } | { spec: string; ok: false; error: YepError };
 
-/** Run `fn` over specs (bounded), each failure a result; non-YepErrors (bugs) propagate. */
+/**
+ * Run `fn` over specs (bounded), each failure a result; non-YepErrors (bugs) propagate.
+ * After Ctrl-C (`signal`) no spec starts: each not yet begun is an interruption too.
+ */
 function eachSpec<T>(
   specs: string[],
   concurrency: number,
+  signal: AbortSignal,
   fn: (text: string) => Promise<T>,
 ): Promise<Array<{ spec: string; ok: true; value: T } | { spec: string; ok: false; error: YepError }>> {
   return pMap(
     specs,
     async (text) => {
       try {
+        stopIfInterrupted(signal);
         return { spec: text, ok: true as const, value: await fn(text) };
       } catch (e) {
         if (!isYepError(e)) throw e;
@@ -486,7 +481,7 @@ function eachSpec<T>(
 export async function installMany(ctx: Context, specs: string[], hooks: InstallHooks = {}, cwd = process.cwd(), concurrency = 4): Promise<BatchResult[]> {
   // --force: a name of an installed extension is fetched again exactly as locked (repair.ts).
   const one = hooks.force ? (await import('./repair.js')).forceInstall : installSpec;
-  const results = await eachSpec(specs, concurrency, (text) => one(ctx, text, hooks, cwd));
+  const results = await eachSpec(specs, concurrency, ctx.signal, (text) => one(ctx, text, hooks, cwd));
   return results.map((r) => (r.ok ? { spec: r.spec, ok: true, outcome: r.value } : r));
 }
 
@@ -498,6 +493,6 @@ export async function planMany(
   cwd = process.cwd(),
   concurrency = 4,
 ): Promise<PlanResult[]> {
-  const results = await eachSpec(specs, concurrency, (text) => planInstall(ctx, text, hooks, cwd));
+  const results = await eachSpec(specs, concurrency, ctx.signal, (text) => planInstall(ctx, text, hooks, cwd));
   return results.map((r) => (r.ok ? { spec: r.spec, ok: true, plan: r.value } : r));
 }

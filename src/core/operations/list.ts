@@ -12,11 +12,13 @@ import { checkEntry } from './verify.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, unlockedSince } from '../store/unlocked-packages.js';
+import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, interruptedPinnedMessage, unlockedSince } from '../store/unlocked-packages.js';
 import { interruptedChanges } from '../store/interrupted-changes.js';
+import { findLeftovers, leftoverMessage } from '../store/leftovers.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
+import { isLinked } from '../sources/index.js';
+import { loadProfileLayer, loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
 import { configStatus, missingFields, type FieldStatus } from '../settings/config-status.js';
 import { NO_ENGINES, declaresEngines } from '../agent/engines-declared.js';
 import type { EnginesVerdict } from '../agent/engines.js';
@@ -37,6 +39,8 @@ export interface ListedExtension {
   config?: FieldStatus[];
   /** `engines.yolop` against the installed agent (absent when the manifest could not be read). */
   engines?: EnginesVerdict;
+  /** Not installed, but yep-ext's files of it remain (store/leftovers.ts): which, and their size. */
+  leftovers?: { paths: string[]; bytes: number };
   manifest?: Manifest;
 }
 
@@ -45,6 +49,8 @@ export interface ListOptions {
   verify?: boolean;
   /** Only these lock entries (`info`): the store's unmanaged directories are not scanned. */
   only?: string[];
+  /** Read enabled state and config as yolop does under `--profile <name>` (settings.ts). */
+  profile?: string;
 }
 
 /**
@@ -97,6 +103,8 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   // settings.toml is read once; a broken one makes `enabled` unknown, not the listing fatal.
   let settingsText: string | undefined;
   let settingsProblem: string | undefined;
+  // A profile that does not exist is an error of the command line, not a problem of each row.
+  const profile = options.profile === undefined ? undefined : await loadProfileLayer(ctx.paths, options.profile);
   try {
     settingsText = await loadSettingsText(ctx.paths);
   } catch (e) {
@@ -107,13 +115,15 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   let settingsOf: SettingsLookup | undefined;
   if (settingsText !== undefined) {
     try {
-      settingsOf = settingsLookup(settingsText, ctx.paths.settingsFile);
+      settingsOf = settingsLookup(settingsText, ctx.paths.settingsFile, profile);
     } catch (e) {
       if (!isYepError(e)) throw e;
       settingsProblem = e.message;
     }
   }
   const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
+  // A killed install or update leaves the new version in the store under the old lock entry: said as such, not as drift.
+  const interrupted = interruptedChanges(ctx);
   // Damage is judged by verify.ts's checkEntry, the check behind `verify`, `install --frozen` and a
   // plain `install` (their `needsRefetch` is true exactly when this row shows a tree problem:
   // test/cli/intact-rule.test.ts holds the table).
@@ -137,7 +147,7 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
         const kept = Object.keys(settings.kept);
         if (settings.enabled && kept.length > 0) {
           item.problems.push(
-            `config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later ext:${entry.name} entry replaced it); run \`yep-ext enable ${entry.name}\` to apply it`,
+            `config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later \`enabled = false\` entry for ext:${entry.name} cancels it); run \`yep-ext enable ${entry.name}\` to apply it`,
           );
         }
       }
@@ -154,9 +164,16 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
           if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
         }
       }
-      // An unresolvable command is doctor's and verify's to report (a package-only install is normal);
-      // a server file in the package that cannot run is a problem everywhere.
-      for (const p of check.result.problems) if (p.kind !== 'command') item.problems.push(p.message);
+      const halfDone = interrupted.get(entry.name);
+      if (halfDone && halfDone !== 'remove' && check.result.problems.length > 0) {
+        item.problems.push(interruptedPinnedMessage(entry.name, halfDone));
+        return item;
+      }
+      // An unresolvable command of a fetched package is doctor's and verify's to report (a
+      // package-only install is normal); a server file in the package that cannot run is a
+      // problem everywhere, and so is a local package whose server is not built yet.
+      const linked = isLinked(entry.source);
+      for (const p of check.result.problems) if (p.kind !== 'command' || linked) item.problems.push(p.message);
       if (check.result.problems.some((p) => p.kind === 'missing')) return item;
       const weak = weakBinaryProblem(entry.source);
       if (weak) item.problems.push(weak);
@@ -169,7 +186,6 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   // The host loads them all the same: whether it does (settings.toml) is known, not "?".
   const unlocked = await unlockedSince(ctx.paths, lock);
-  const interrupted = unlocked.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
   for (const n of unlocked) {
     const settings = settingsOf?.(n);
     const op = interrupted.get(n);
@@ -180,6 +196,27 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   if (settingsOf) {
     for (const n of enabledButAbsent(ctx.paths, settingsOf, lock))
       listed.push({ name: n, dir: join(ctx.paths.storeDir, n), enabled: true, problems: [enabledButAbsentMessage(n)] });
+  }
+  // Not installed, but yep-ext's files of it remain (yolop's own `remove` leaves them): their size, and how to delete them.
+  const leftovers = findLeftovers(ctx.paths, new Set(lock.entries.map((e) => e.name)));
+  // A name a killed transaction holds is the next lock-taking command's to finish, not a leftover.
+  const pending = leftovers.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
+  for (const l of leftovers.filter((x) => !pending.has(x.name))) {
+    const row = listed.find((i) => i.name === l.name);
+    const files = { paths: l.paths, bytes: l.bytes };
+    if (row) {
+      row.leftovers = files;
+      row.problems.push(leftoverMessage(l));
+    } else {
+      const settings = settingsOf?.(l.name);
+      listed.push({
+        name: l.name,
+        dir: join(ctx.paths.storeDir, l.name),
+        ...(settings ? { enabled: settings.enabled } : {}),
+        problems: [leftoverMessage(l)],
+        leftovers: files,
+      });
+    }
   }
   return listed.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

@@ -3,10 +3,11 @@
  * `engines.yolop` is in its manifest, known only after its download. So, for an
  * entry with newer versions, the newest ones are fetched exactly as install
  * fetches them (`Source.fetchExactly`: the registry cksum verified, the shared
- * download cache used, so a second run downloads nothing), newest first, capped as
- * the install walk is (ENGINES_WALK_CAP), until the newest the agent can run is
- * found and, when that one is outside the recorded requirement, the newest inside
- * it too (what `update` would move to). Only the manifest's `engines` value is
+ * download cache used, so a second run downloads nothing): first the versions the
+ * recorded requirement selects, newest first, as `update`'s own walk tries them, until
+ * one the agent can run (where `update` moves: the two cannot disagree), then the
+ * newer versions outside the requirement, newest first, until one it can run; at
+ * most ENGINES_WALK_CAP in all, the install walk's cap. Only the manifest's `engines` value is
  * needed: once read it is remembered by the registry cksum (cache/engines-memo.ts),
  * so a later run fetches nothing for that version (not even from the download
  * cache). What was fetched is said on stderr (info); what was remembered, with --verbose.
@@ -97,6 +98,18 @@ export function release(budget: FetchBudget, reserved: number, used: number): vo
   for (const wake of budget.waiters.splice(0)) wake();
 }
 
+/** The manifest's `engines` of `rec`: fetched exactly into `into` (removed again), verified, and remembered by its cksum. */
+async function fetchRange(ctx: Context, rec: LockSource, cksum: string | undefined, into: string): Promise<{ engines?: unknown }> {
+  try {
+    const fetched = await sourceFor(rec.type).fetchExactly(ctx, rec, into);
+    const declared = await loadManifest(fetched.dir);
+    if (cksum !== undefined) await rememberEngines(ctx, cksum, declared.engines);
+    return declared;
+  } finally {
+    await removeDir(into);
+  }
+}
+
 /**
  * Walk `newer` (from `Upstream.newer`, newest first) for the newest version the agent
  * can run, and the newest the requirement selects that it can run. Never throws a
@@ -128,13 +141,16 @@ export async function walkNewer(
   }
   const kind = sourceFor(entry.source.type);
   const skipped = report.needs_newer_agent;
-  const planned = newer.slice(0, ENGINES_WALK_CAP);
+  // What `update` walks first (the versions the requirement selects, newest first), so that
+  // `runnable_in_requirement` is the version `update` moves to; then the newer lines outside
+  // it, newest first. One cap for the two.
+  const planned = [...newer.filter((n) => n.within).slice(0, ENGINES_WALK_CAP), ...newer.filter((n) => !n.within).slice(0, ENGINES_WALK_CAP)];
   const cksumOf = (c: (typeof planned)[number]): string | undefined => (typeof c.source.cksum === 'string' ? c.source.cksum : undefined);
   // The registry cksum names the exact bytes: a range read from them before needs no download.
   const memo = await Promise.all(planned.map((c) => (cksumOf(c) !== undefined ? recallEngines(ctx, cksumOf(c)!) : undefined)));
   // The fetches this walk may need are reserved up front (all or none, the unused given back
   // at the end), so concurrent walks never leave several half done.
-  const reserved = memo.filter((m) => m === undefined).length;
+  const reserved = Math.min(ENGINES_WALK_CAP, memo.filter((m) => m === undefined).length);
   if (!(await reserve(budget, reserved))) {
     budget.stopped.push(entry.name);
     return {
@@ -155,37 +171,28 @@ export async function walkNewer(
   const fetchedVersions: string[] = [];
   let attempts = 0;
   try {
+    let outsideRunnable: string | null = null;
     for (const [i, c] of planned.entries()) {
-      // Done: the newest runnable is known, and so is update's (or no candidate is left inside the requirement).
-      if (report.runnable !== null && (report.runnable_in_requirement !== null || !newer.slice(i).some((n) => n.within))) break;
+      if (report.tried >= ENGINES_WALK_CAP) break;
+      // Each part stops at its first version the agent can run.
+      if (c.within ? report.runnable_in_requirement !== null : outsideRunnable !== null) continue;
       const rec = c.source as LockSource;
       const version = kind.pin(rec);
-      const into = join(stage, `pkg-${i}`);
-      const cksum = cksumOf(c);
-      try {
-        let declared: { engines?: unknown };
-        const known = memo[i];
-        if (known) {
-          remembered.push(version);
-          declared = known;
-        } else {
-          attempts++;
-          const fetched = await kind.fetchExactly(ctx, rec, into);
-          fetchedVersions.push(version);
-          declared = await loadManifest(fetched.dir);
-          if (cksum !== undefined) await rememberEngines(ctx, cksum, declared.engines);
-        }
-        report.tried++;
-        const verdict = checkEngines(declared, agent);
-        if (verdict.status === 'excludes') skipped.push({ version, requires: verdict.requires, reason: describeVerdict(version, verdict) });
-        else {
-          report.runnable ??= version;
-          if (c.within) report.runnable_in_requirement ??= version;
-        }
-      } finally {
-        await removeDir(into);
-      }
+      const known = memo[i];
+      if (known) remembered.push(version);
+      else attempts++;
+      const declared = known ?? (await fetchRange(ctx, rec, cksumOf(c), join(stage, `pkg-${i}`)));
+      if (!known) fetchedVersions.push(version);
+      report.tried++;
+      const verdict = checkEngines(declared, agent);
+      if (verdict.status === 'excludes') skipped.push({ version, requires: verdict.requires, reason: describeVerdict(version, verdict) });
+      else if (c.within) report.runnable_in_requirement = version;
+      else outsideRunnable = version;
     }
+    // Newest first, as `newer` is.
+    const order = (v: string): number => newer.findIndex((n) => kind.pin(n.source as LockSource) === v);
+    skipped.sort((a, b) => order(a.version) - order(b.version));
+    report.runnable = [outsideRunnable, report.runnable_in_requirement].filter((v): v is string => v !== null).sort((a, b) => order(a) - order(b))[0] ?? null;
     if (remembered.length > 0) logVerbose(ctx.log, `${entry.name}: engines.yolop of ${remembered.join(', ')} known from an earlier run (nothing fetched)`);
     if (fetchedVersions.length > 0)
       ctx.log.info(`${entry.name}: fetched ${fetchedVersions.join(', ')} (verified, nothing installed) to read engines.yolop; later runs reuse what was read`);

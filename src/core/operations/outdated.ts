@@ -23,7 +23,6 @@ import { loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { unlockedSince } from '../store/unlocked-packages.js';
 import { INSTALL_MOVED_DIR } from '../store/installed-manifest.js';
 import { describeSource, isLinked, sourceFor, type Kind } from '../sources/index.js';
-import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
 import type { Upstream } from '../sources/source.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
@@ -31,6 +30,8 @@ import { installedEngines } from './list.js';
 import { packageDir } from '../paths.js';
 import { checkEntry, editedInPlace, misdirectedProblem, missingProblem, needsRefetch, repairCommand, repairHint, type VerifyProblem } from './verify.js';
 import { fetchBudget, walkNewer, type NewerEngines } from './outdated-engines.js';
+import { newerOutside, upstreamOf, type NewerOutside } from './offer.js';
+import { withPolicy } from './policy-gate.js';
 
 export type { NewerEngines } from './outdated-engines.js';
 
@@ -38,13 +39,14 @@ export type { NewerEngines } from './outdated-engines.js';
 export const OUTDATED_CONCURRENCY = 4;
 
 /**
- * up-to-date; update: `yep-ext update` moves it (wanted is newer); beyond: only a
- * newer version outside the recorded requirement exists; held: newer versions
- * exist, but each one tried needs a newer yolop (`newer_engines`); local: a path
- * install; damaged: what is installed is not what the lock pins (gone from the
- * store, edited files, a drifted binary, a broken manifest: verify.ts `needsRefetch`),
- * so "current" is not what the host loads (`error` says what, `hint` repairs it);
- * failed: the lookup failed (`error`).
+ * up-to-date; update: `yep-ext update <name>` moves it (within the recorded
+ * requirement or ref; `newer_outside` may name a newer release beyond it too);
+ * beyond: only a release outside the recorded requirement is newer (`hint` is the
+ * install that takes it); held: newer versions exist, but each one tried needs a
+ * newer yolop (`newer_engines`); local: a path install; damaged: what is installed
+ * is not what the lock pins (gone from the store, edited files, a drifted binary, a
+ * broken manifest: verify.ts `needsRefetch`), so "current" is not what the host loads
+ * (`error` says what, `hint` repairs it); failed: the lookup failed (`error`).
  */
 export type OutdatedStatus = 'up-to-date' | 'update' | 'beyond' | 'held' | 'local' | 'damaged' | 'failed';
 
@@ -67,8 +69,12 @@ export interface OutdatedItem {
    * newer version; null otherwise): the newest the agent can run, and the newer ones it cannot.
    */
   newer_engines: NewerEngines | null;
-  /** The command that gets the newer version; null when there is none. */
+  /** The command that moves it: `yep-ext update <name>` within the requirement, else the install outside it; null when none. */
   hint: string | null;
+  /** The one "newer outside the requirement" answer (offer.ts; `update` gives the same): `{version, requirement, spec}`. */
+  newer_outside: NewerOutside | null;
+  /** The git tag the recorded ref names (git; null otherwise): the table shows it in place of the commit it pins. */
+  tag: string | null;
   error: ReturnType<YepError['toJSON']> | null;
 }
 
@@ -84,17 +90,24 @@ function repairOf(entry: LockEntry, damage: YepError): string {
 }
 
 /**
- * The row for `entry` given what its origin offers (pure). With `walk` (the newer
- * versions' ranges were checked), the status and hint follow the versions the
- * agent can run: `update` when the requirement selects one, else `beyond` (the
- * install of the newest), else `held`.
+ * The row for `entry` given what its origin offers (pure): the same answer `update`
+ * reads (offer.ts), so a row that says `update` is one `yep-ext update` moves. With
+ * `walk` (the newer versions' ranges were checked), the status and the commands follow
+ * the versions the agent can run: `update` when the requirement selects one, else
+ * `beyond` (the install of the newest runnable), else `held`.
  */
 export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines: EnginesVerdict | null, walk?: NewerEngines, damage?: YepError): OutdatedItem {
   const source = sourceFor(entry.source.type);
   const rec = entry.source as Record<string, unknown>;
   const requirement = typeof rec.requirement === 'string' ? rec.requirement : typeof rec.requested_ref === 'string' ? rec.requested_ref : null;
   const current = source.linked ? (entry.version ?? null) : source.pin(entry.source) || null;
-  const row = (wanted: string | null, latest: string | null, status: OutdatedStatus, hint: string | null): OutdatedItem => ({
+  const row = (
+    wanted: string | null,
+    latest: string | null,
+    status: OutdatedStatus,
+    hint: string | null,
+    outside: NewerOutside | null = null,
+  ): OutdatedItem => ({
     name: entry.name,
     kind: entry.source.type,
     source: describeSource(entry.source),
@@ -106,23 +119,26 @@ export function outdatedRow(entry: LockEntry, up: Upstream | undefined, engines:
     engines,
     newer_engines: walk ?? null,
     hint,
+    newer_outside: outside,
+    tag: up?.tag ?? null,
     error: null,
   });
   // Whatever the origin offers, "up to date" (or "update" from `current`, or "local") would describe a tree the host does not load.
   if (damage) return { ...row(up?.wanted ?? null, up?.latest ?? null, 'damaged', repairOf(entry, damage)), error: damage.toJSON() };
   if (!up) return row(null, null, 'local', null);
   const checked = walk?.status === 'checked' ? walk : undefined;
-  let status: OutdatedStatus = up.update ? 'update' : up.beyond ? 'beyond' : 'up-to-date';
-  if (checked) status = checked.runnable_in_requirement !== null ? 'update' : checked.runnable !== null ? 'beyond' : 'held';
-  const crate = typeof rec.crate_name === 'string' ? rec.crate_name : undefined;
-  const target = checked?.runnable ?? up.latest;
-  const hint =
-    status === 'update'
-      ? `yep-ext update ${entry.name}`
-      : status === 'beyond' && crate && target
-        ? `yep-ext install ${crateInstallSpec(entry.name, crate, requirementFor(target))}`
-        : null;
-  return row(up.wanted, up.latest, status, hint);
+  // The newest release outside the requirement that a command would take: with a walk, the newest the agent can run.
+  const outside = checked
+    ? checked.runnable !== null && checked.runnable !== checked.runnable_in_requirement
+      ? newerOutside(entry, up, checked.runnable)
+      : null
+    : newerOutside(entry, up);
+  const within = checked ? checked.runnable_in_requirement !== null : up.update;
+  const status: OutdatedStatus = within ? 'update' : outside ? 'beyond' : checked && checked.candidates > 0 ? 'held' : 'up-to-date';
+  const hint = status === 'update' ? `yep-ext update ${entry.name}` : status === 'beyond' && outside ? `yep-ext install ${outside.spec}` : null;
+  // What `update` moves to: with a walk, the newest the requirement selects that the agent runs (else nothing moves).
+  const wanted = checked ? (checked.runnable_in_requirement ?? current) : up.wanted;
+  return row(wanted, up.latest, status, hint, outside);
 }
 
 /**
@@ -158,19 +174,15 @@ function damageError(ctx: Context, entry: LockEntry, problems: VerifyProblem[]):
   });
 }
 
-/** `name`'s upstream, or undefined for a kind without one (path). Throws what the lookup throws. */
-export async function upstreamOf(ctx: Context, entry: LockEntry): Promise<Upstream | undefined> {
-  const source = sourceFor(entry.source.type);
-  return source.upstream ? source.upstream(ctx, entry.source) : undefined;
-}
-
 /** `outdated`'s answer: a row per lock entry, and the store's packages no entry pins (the host loads them; nothing says their origin). */
 export interface OutdatedReport {
   items: OutdatedItem[];
   unlocked: string[];
 }
 
-export async function outdatedReport(ctx: Context): Promise<OutdatedReport> {
+export async function outdatedReport(runCtx: Context): Promise<OutdatedReport> {
+  // The policy's min_age is a floor of the cooldown, as for install and update.
+  const { ctx } = withPolicy(runCtx);
   const lock = await loadLock(ctx.paths.lockFile);
   const items = await outdatedRows(ctx, lock);
   return { items, unlocked: await unlockedSince(ctx.paths, lock) };

@@ -1,8 +1,12 @@
 /**
- * The policy file at the doors of install, update, install --frozen and enable
- * (docs/policy.md): load it once per operation, hand its `min_age` to resolution
- * through the Context, and check a package (fetched or installed) before it is
- * placed or switched on. The rules themselves live in core/policy.
+ * The policy file at the doors of install, update, install --frozen, install
+ * --force, mirror, enable and `policy check` (docs/policy.md): load it once per
+ * operation, hand its `min_age` to resolution through the Context, and apply it,
+ * through the one function `applyPolicy`, to a spec before anything is fetched, a
+ * record before it is fetched again, a fetched package before it is placed, and
+ * an installed one before it is switched on. When the run fetches, every place
+ * the bytes come from (the origin the lock records, and a git mirror or an index
+ * chosen for the run) must be admitted. The rules themselves live in core/policy.
  */
 import type { Context } from '../context.js';
 import { inspectServerCommand, type CommandInspection } from '../package/inspect-command.js';
@@ -10,11 +14,12 @@ import { grantOf } from '../package/grants.js';
 import { contentHash } from '../package/content-hash.js';
 import type { Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { assertAdmitted, policyViolations, type PolicySubject, type PolicyViolation } from '../policy/evaluate.js';
+import { policyError, policyViolations, type PolicySubject, type PolicyViolation } from '../policy/evaluate.js';
 import { loadPolicy } from '../policy/load-policy.js';
 import type { Policy } from '../policy/policy-file.js';
 import { loadInstalledManifest } from '../store/installed-manifest.js';
 import type { LockEntry } from '../store/lockfile.js';
+import { fetchPlaces, specPlaces, type ValidSpec } from '../sources/index.js';
 import type { PreparedPackage } from './prepare.js';
 import { checkEntry } from './verify.js';
 
@@ -28,10 +33,46 @@ export function withPolicy(ctx: Context): { ctx: Context; policy: Policy } {
   };
 }
 
+/**
+ * Whether the run takes the package's bytes from somewhere (`fetch`: every place they
+ * come from is ruled, not only the origin the lock records) or rules what is on disk
+ * (`installed`: enable, policy check, "already installed").
+ */
+export type PolicyScope = 'fetch' | 'installed';
+
+/**
+ * The one application of the policy: every rule `subject` breaks, with the places
+ * this run takes its bytes from added when it fetches. Every caller goes through here
+ * (or `admit`, which throws): install, update, install --frozen, install --force,
+ * mirror, enable, policy check, install's "already installed".
+ */
+export function applyPolicy(ctx: Context, policy: Policy, subject: PolicySubject, scope: PolicyScope): PolicyViolation[] {
+  if (policy.files.length === 0) return [];
+  const via = scope === 'fetch' && subject.source ? fetchPlaces(ctx, subject.source) : [];
+  return policyViolations(policy, via.length > 0 ? { ...subject, via: [...(subject.via ?? []), ...via] } : subject);
+}
+
+/** `applyPolicy`, throwing E_POLICY naming every violation. */
+export function admit(ctx: Context, policy: Policy, subject: PolicySubject, scope: PolicyScope): void {
+  const v = applyPolicy(ctx, policy, subject, scope);
+  if (v.length > 0) throw policyError(v, policy);
+}
+
+/** `admit` for several subjects at once: every violation of every one in one E_POLICY. */
+export function admitAll(ctx: Context, policy: Policy, subjects: PolicySubject[]): void {
+  const v = subjects.flatMap((s) => applyPolicy(ctx, policy, s, 'fetch'));
+  if (v.length > 0) throw policyError(v, policy);
+}
+
+/** A spec before anything is fetched: its kind, its origin and every other place this run would take its bytes from. */
+export function specSubject(ctx: Context, spec: ValidSpec): PolicySubject {
+  const { origin, via } = specPlaces(ctx, spec);
+  return { name: spec.raw.trim(), spec: { kind: spec.kind, origin }, via };
+}
+
+/** Where the server command leads out of the package, as the host resolves it (the one resolver, package/inspect-command.ts). */
 function outside(command: CommandInspection, manifest: Manifest): PolicySubject['serverOutside'] {
-  if (!command.ok || command.where !== 'path') return undefined;
-  // Through a symlink in the package that leads out, or found on PATH.
-  return { command: manifest.yolop.capabilityServer.command, ...(command.link ? { how: `it runs ${command.link}, a symlink out of the package` } : {}) };
+  return command.outside ? { command: manifest.yolop.capabilityServer.command, how: command.outside.how } : undefined;
 }
 
 /** What the policy sees of a fetched, verified package. */
@@ -40,9 +81,9 @@ export function preparedSubject(p: PreparedPackage): PolicySubject {
   return { name: p.name, source: p.fetched.source, content_hash: p.content_hash, grant: p.grant.grant, ...(serverOutside ? { serverOutside } : {}) };
 }
 
-/** Refuse (E_POLICY) a fetched package the policy does not admit. */
-export function admitPrepared(policy: Policy, p: PreparedPackage): void {
-  assertAdmitted(policy, preparedSubject(p));
+/** Refuse (E_POLICY) a fetched package the policy does not admit, or whose bytes came from a place it does not. */
+export function admitPrepared(ctx: Context, policy: Policy, p: PreparedPackage): void {
+  admit(ctx, policy, preparedSubject(p), 'fetch');
 }
 
 /** What the policy sees of an installed package: its lock entry, manifest and where its command resolves. */
@@ -91,11 +132,11 @@ export async function unlockedViolations(ctx: Context, policy: Policy, name: str
     const serverOutside = outside(command, m);
     Object.assign(subject, { grant: grantOf(m), ...(serverOutside ? { serverOutside } : {}) });
   }
-  return policyViolations(policy, subject);
+  return applyPolicy(ctx, policy, subject, 'installed');
 }
 
 /** Every violation of an installed package. */
 export async function installedViolations(ctx: Context, policy: Policy, entry: LockEntry, manifest?: Manifest): Promise<PolicyViolation[]> {
   if (policy.files.length === 0) return [];
-  return policyViolations(policy, await installedSubject(ctx, entry, manifest));
+  return applyPolicy(ctx, policy, await installedSubject(ctx, entry, manifest), 'installed');
 }

@@ -10,16 +10,18 @@ import type { Context } from '../context.js';
 import { checkpoint } from '../fs/checkpoint.js';
 import { inspectServerCommand, type CommandInspection } from '../package/inspect-command.js';
 import { contentHash } from '../package/content-hash.js';
-import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
+import { approvalOf, grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { YepError } from '../errors.js';
+import { YepError, stopIfInterrupted } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
-import { isBuildable, isLinked, sourceFor, type LockSource } from '../sources/index.js';
+import { describeSource, isBuildable, isLinked, sourceFor, withUnknownRecordKeys, type LockSource } from '../sources/index.js';
 import type { Fetched } from '../sources/source.js';
-import { placePackage, type LockChanges } from '../store/transaction.js';
-import type { BinaryStep, BuildMode } from '../binary/binary-step.js';
-import { withBinaryRecord } from '../binary/binary-record.js';
+import { placePackage, type LockChanges, type PlaceIntent } from '../store/transaction.js';
+import type { BinaryStep } from '../binary/binary-step.js';
+import { binaryRecordOf, withBinaryRecord } from '../binary/binary-record.js';
+import { buildLaterCommand } from '../binary/cargo-build.js';
+import { mayRunPackageCode, type PackageCode } from '../policy/package-code.js';
 import { withStep } from '../log.js';
 
 /** What a fetch returned, typed for the pipeline (any kind's record). */
@@ -37,7 +39,7 @@ export interface PreparedPackage {
    * The server-binary step (docs/binaries.md), present when the command did not
    * resolve in a tree we own: `binary.outcome.refused` marks a prebuilt binary
    * refused for integrity reasons; `binary.build` a cargo build that
-   * commitPackage runs after consent.
+   * commitPackage runs once the guard lets it (policy/package-code.ts).
    */
   binary?: BinaryStep;
 }
@@ -48,8 +50,11 @@ export interface PrepareOptions {
    * provisioning a binary): throw to reject it (the engines walk, operations/agent-walk).
    */
   accept?: (manifest: Manifest, fetched: FetchResult) => Promise<void>;
-  /** `--build` = 'force', `--no-build` = 'never'; default 'auto'. */
-  build?: BuildMode;
+}
+
+/** The build of `name` from `source`, as the guard in front of package code sees it. */
+function buildCode(name: string, source: LockSource): PackageCode {
+  return { kind: 'build', name, what: describeSource(source), later: buildLaterCommand(name) };
 }
 
 export async function preparePackage(ctx: Context, stage: string, fetch: () => Promise<FetchResult>, options: PrepareOptions = {}): Promise<PreparedPackage> {
@@ -67,8 +72,19 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   let binary: BinaryStep | undefined;
   if (!command.ok && !isLinked(fetched.source)) {
     const { prepareBinary } = await import('../binary/binary-step.js');
-    binary = await prepareBinary(ctx, fetched.dir, manifest, isBuildable(fetched.source), options.build ?? 'auto');
+    binary = await prepareBinary(ctx, fetched.dir, manifest, isBuildable(fetched.source));
     if (binary.outcome?.record) fetched.source = withBinaryRecord(fetched.source, binary.outcome.record);
+    if (binary.build) {
+      // Said before the summary: a build with consent, one to ask about, or none (and why).
+      const verdict = await mayRunPackageCode(ctx, buildCode(name, fetched.source), 'plan');
+      if (verdict.run) binary.consent = 'given';
+      else if (verdict.ask) binary.consent = 'ask';
+      else {
+        delete binary.build;
+        binary.withheld = verdict.why;
+        binary.notes.push(verdict.why);
+      }
+    }
     if (binary.notes.length > 0) fetched.notes = [...(fetched.notes ?? []), ...binary.notes];
     command = await inspect();
   }
@@ -84,12 +100,20 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   };
 }
 
-/** Run a planned cargo build (after consent); the lock record, notes and command follow. */
+/** Run a planned cargo build if the guard lets it (asking now, at a terminal); the lock record, notes and command follow. */
 async function finishPreparedBinary(ctx: Context, p: PreparedPackage): Promise<void> {
   if (!p.binary?.build) return;
+  const verdict = await mayRunPackageCode(ctx, buildCode(p.name, p.fetched.source), 'run');
+  if (!verdict.run) {
+    delete p.binary.build;
+    const why = verdict.ask ? 'not built from source: nobody was asked' : verdict.why;
+    p.binary.notes.push(why);
+    p.fetched.notes = [...(p.fetched.notes ?? []), why];
+    return;
+  }
   const { finishBinary } = await import('../binary/binary-step.js');
   const before = p.binary.notes.length;
-  const outcome = await finishBinary(ctx, p.binary, p.fetched.dir, await mkdtemp(join(p.stage, 'build-')));
+  const outcome = await finishBinary(ctx, p.binary, p.fetched.dir, await mkdtemp(join(p.stage, 'build-')), verdict.permit);
   if (outcome?.record) p.fetched.source = withBinaryRecord(p.fetched.source, outcome.record);
   const added = p.binary.notes.slice(before);
   if (added.length > 0) p.fetched.notes = [...(p.fetched.notes ?? []), ...added];
@@ -108,7 +132,9 @@ export async function prepareExactly(ctx: Context, entry: LockEntry, stage: stri
   const problems: string[] = [];
   if (p.name !== entry.name) problems.push(`its manifest names it "${p.name}"`);
   if (p.content_hash !== entry.content_hash) problems.push(`content hash ${p.content_hash} differs from the locked ${entry.content_hash}`);
-  if (typeof entry.grant === 'string' && p.grant.fingerprint !== entry.grant)
+  // A format-1 fingerprint (from before the grant held the words the model reads) approves the same
+  // grant over the locked bytes: the content hash above proves the words.
+  if (typeof entry.grant === 'string' && !approvalOf(entry.grant, p.grant.grant))
     problems.push(`its grant ${p.grant.fingerprint} differs from the locked ${entry.grant} (the lock cannot approve a different grant)`);
   // The binary is pinned too: a prebuilt one must be the locked artifact (a release host can serve
   // another binary with a matching .sha256). A local cargo build is not reproducible byte for byte.
@@ -142,11 +168,26 @@ export function lockEntryFor(p: PreparedPackage): LockEntry {
 /** The entry keys yep-ext writes itself; any other key (a newer tool's) is carried over on a rewrite. */
 const OWN_ENTRY_KEYS = new Set(['name', 'content_hash', 'version', 'source', 'grant']);
 
-/** `next` with the keys of `previous` that yep-ext does not know (kept verbatim, as the host ignores them). */
+/**
+ * `next` with the keys of `previous` that yep-ext does not know (kept verbatim, as the
+ * host ignores them), at the entry's top level and under [extensions.source].
+ */
 function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): LockEntry {
   if (!previous) return next;
   const carried = Object.fromEntries(Object.entries(previous).filter(([k]) => !OWN_ENTRY_KEYS.has(k) && !(k in next)));
-  return { ...carried, ...next };
+  return { ...carried, ...next, source: withUnknownRecordKeys(next.source, previous.source) };
+}
+
+/**
+ * `given` (an entry committed as it is: --frozen, --force) describing the binary placed in
+ * the tree: a binary built here or provisioned now that the entry does not record gets its
+ * keys, or the content hash would count bin/<command> and every check would call the tree
+ * altered. A locked prebuilt was proved equal by prepareExactly; nothing placed keeps the entry's.
+ */
+function withPlacedBinary(given: LockEntry, p: PreparedPackage): LockEntry {
+  const placed = binaryRecordOf(p.fetched.source);
+  if (!placed || placed.binary_file_sha256 === given.source.binary_file_sha256) return given;
+  return { ...given, source: withBinaryRecord(given.source, placed) };
 }
 
 /**
@@ -156,11 +197,19 @@ function carryUnknownKeys(next: LockEntry, previous: LockEntry | undefined): Loc
  * lock as the caller read it under that hold (read here once when not given);
  * returns the lock as written.
  */
-export async function commitPackage(ctx: Context, p: PreparedPackage, given?: LockEntry, changes: LockChanges = {}, current?: Lockfile): Promise<Lockfile> {
+export async function commitPackage(
+  ctx: Context,
+  p: PreparedPackage,
+  given?: LockEntry,
+  changes: LockChanges = {},
+  current?: Lockfile,
+  intent: PlaceIntent = 'install',
+): Promise<Lockfile> {
+  stopIfInterrupted(ctx.signal);
   await finishPreparedBinary(ctx, p);
   const lock = current ?? (await loadLock(ctx.paths.lockFile));
   // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).
-  const entry = given ?? carryUnknownKeys(lockEntryFor(p), findEntry(lock, p.name));
+  const entry = given ? withPlacedBinary(given, p) : carryUnknownKeys(lockEntryFor(p), findEntry(lock, p.name));
   let tree = p.fetched.dir;
   if (isLinked(p.fetched.source)) {
     // The store entry is a link to the user's directory, swapped in like a tree.
@@ -168,7 +217,7 @@ export async function commitPackage(ctx: Context, p: PreparedPackage, given?: Lo
     await symlink(p.fetched.dir, tree, 'dir');
   }
   // The approved grant is saved by the transaction, after the lock commit.
-  const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock);
+  const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock, intent);
   // The stat signature of the tree just placed (verified in staging): later checks skip the re-hash.
   const { recordPlacedState } = await import('./verify.js');
   await recordPlacedState(ctx, entry);

@@ -17,9 +17,10 @@ import { resolveExtensionName } from '../store/installed-name.js';
 import { makeStagingDir, removeDir } from '../store/staging.js';
 import { commitPackage, prepareExactly } from './prepare.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
-import { admitPrepared, withPolicy } from './policy-gate.js';
+import { admit, admitPrepared, withPolicy } from './policy-gate.js';
 import { installSpec, type InstallHooks, type InstallOutcome } from './install.js';
 import { commandFinding } from '../package/inspect-command.js';
+import { approvalOf } from '../package/grants.js';
 
 /** The lock entry a `--force` argument names, if it is the name of an installed extension. */
 async function lockedEntryNamed(ctx: Context, text: string): Promise<LockEntry | undefined> {
@@ -33,6 +34,9 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
   if (!entry) return installSpec(ctx, text, { ...hooks, force: true }, cwd);
   if (isLinked(entry.source)) return installSpec(ctx, String(entry.source.path), { ...hooks, force: true }, cwd);
   await recoverIfStore(ctx).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+  const { policy } = withPolicy(ctx);
+  // Where it would be fetched from is ruled before any request.
+  admit(ctx, policy, { name: entry.name, source: entry.source }, 'fetch');
   const stage = await makeStagingDir(ctx, `force-${entry.name}`);
   try {
     const prepared = await prepareExactly(ctx, entry, stage).catch((e: unknown) => {
@@ -43,13 +47,15 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
       throw e;
     });
     // The policy file rules a repair as it rules install and --frozen: refused before anything is placed.
-    admitPrepared(withPolicy(ctx).policy, prepared);
+    admitPrepared(ctx, policy, prepared);
     await withInstallLock(ctx, async () => {
       const lock = await loadLock(ctx.paths.lockFile);
       const now = findEntry(lock, entry.name);
       if (!now || now.content_hash !== entry.content_hash)
         throw new YepError('E_CONFLICT', `${entry.name} changed while it was being fetched again.`, { hint: 'Run the command again.' });
-      await commitPackage(ctx, prepared, now, {}, lock);
+      // An entry still named by its format-1 fingerprint is placed with the grant it approves, words included.
+      const recorded = approvalOf(now.grant, prepared.grant.grant) === 'before-text' ? { ...now, grant: prepared.grant.fingerprint } : now;
+      await commitPackage(ctx, prepared, recorded, {}, lock);
     });
     const { command } = prepared;
     // A repair puts back what the lock pins: engines is reported, never a reason to refuse.

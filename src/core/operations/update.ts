@@ -11,24 +11,22 @@ import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { notInstalled } from '../store/installed-manifest.js';
-import { loadApprovedGrant, saveApprovedGrant } from '../store/approved-grants.js';
-import { pinEntries } from '../store/transaction.js';
-import { diffGrants, grantOf, type Grant, type GrantDiff } from '../package/grants.js';
+import { grantOf, type Grant, type GrantDiff } from '../package/grants.js';
+import { loadManifest } from '../package/manifest.js';
+import { packageDir } from '../paths.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { unlockedPackages } from '../store/unlocked-packages.js';
-import { loadManifest } from '../package/manifest.js';
-import { packageDir } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
-import { crateInstallSpec, requirementFor } from '../sources/crate-install-spec.js';
-import type { UpdateNotes } from '../sources/source.js';
+import { newerOutside, updateCandidates, upstreamOf, type NewerOutside } from './offer.js';
 import { makePlanningDir, removeDir } from '../store/staging.js';
 import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage } from './prepare.js';
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
-import { admitPrepared, withPolicy } from './policy-gate.js';
+import { admit, admitPrepared, withPolicy } from './policy-gate.js';
 import { checkEntry, editedInPlace, needsRefetch, repairHint } from './verify.js';
 import type { Policy } from '../policy/policy-file.js';
+import { installedBeforeText, judgeGrant, recordApproval } from './grant-approval.js';
 
 /** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
 export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'held' | 'refused' | 'failed';
@@ -52,16 +50,13 @@ export interface UpdateItem {
   engines?: EnginesReport;
   /** What happens to the server binary (a verified prebuilt, or a build from source after consent). */
   binary?: string;
-  /**
-   * A crate's newest stable version when it is outside the recorded requirement (from
-   * the same index lines), and `spec`, the install spec that reaches it, naming the
-   * installed crate (`hello@2`, `crates.io:some-crate@2`).
-   */
-  newer_outside?: { version: string; requirement: string; spec: string };
+  /** The one "newer outside the requirement" answer (offer.ts), as `outdated` and `info` give it. */
+  newer_outside?: NewerOutside;
   error?: ReturnType<YepError['toJSON']>;
 }
 
 export interface UpdateOptions {
+  /** The extensions to update; none = every one the lock pins (as `all`). */
   names: string[];
   all?: boolean;
   dryRun?: boolean;
@@ -74,27 +69,19 @@ export interface UpdateOptions {
   onPlan?: (item: UpdateItem) => void;
   /** Move to the newest version even when its `engines.yolop` excludes the installed agent. */
   ignoreEngines?: boolean;
-  /** Server-binary options (`--build` / `--no-build`). */
+  /** Passed on to the pipeline (`--build`, `--no-build` and `--allow-build` travel in ctx.packageCode). */
   prepare?: PrepareOptions;
 }
 
 interface Planned {
   item: UpdateItem;
-  /** Unchanged content under an entry with no recorded grant: the grant to record silently. */
+  /**
+   * Unchanged content under an entry with no recorded grant, or one named by a format-1
+   * fingerprint: the entry as judged, and the grant to record silently.
+   */
   record?: { entry: LockEntry; grant: Grant };
   prepared?: PreparedPackage;
   stage?: string;
-}
-
-/** The records the entry could move to, best first (see Source.updateCandidates). */
-async function updateCandidates(ctx: Context, entry: LockEntry, ignoreEngines: boolean, notes: UpdateNotes): Promise<LockSource[]> {
-  const source = sourceFor(entry.source.type);
-  if (source.updateCandidates) {
-    const all = await source.updateCandidates(ctx, entry.source, notes);
-    return ignoreEngines ? all.slice(0, 1) : all;
-  }
-  const newer = await source.findUpdate(ctx, entry.source, notes);
-  return newer ? [newer] : [];
 }
 
 /** What the entry is now (the item's `from`, failed items included). */
@@ -137,15 +124,17 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   const from = fromOf(entry);
   // The kind resolves the recorded intent (requirement, ref) to a pin, or says "up to date".
   const source = sourceFor(entry.source.type);
-  const notes: UpdateNotes = {};
-  const candidates = await updateCandidates(ctx, entry, ignoreEngines, notes);
-  const outside = notes.newerOutside;
-  const crate = typeof entry.source.crate_name === 'string' ? entry.source.crate_name : undefined;
-  const newerOutside = outside && crate ? { ...outside, spec: crateInstallSpec(entry.name, crate, requirementFor(outside.version)) } : undefined;
-  const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(newerOutside ? { newer_outside: newerOutside } : {}) };
+  // Asking the origin (or the run's mirror) is fetching from it: ruled before any request.
+  admit(ctx, policy, { name: entry.name, source: entry.source }, 'fetch');
+  // The one answer outdated and info read too (offer.ts), so the three agree.
+  const up = await upstreamOf(ctx, entry);
+  const all = await updateCandidates(ctx, entry, up);
+  const candidates = ignoreEngines ? all.slice(0, 1) : all;
+  const outside = newerOutside(entry, up);
+  const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(outside ? { newer_outside: outside } : {}) };
   if (candidates.length === 0) {
     await assertIntact(ctx, entry);
-    return { item: base };
+    return { item: base, ...(await unchangedGrant(ctx, entry)) };
   }
   const stage = await makePlanningDir(ctx, `update-${entry.name}`, dryRun);
   try {
@@ -159,7 +148,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       // Newer versions exist, and none tried runs on this agent: keep what is installed.
       await removeDir(stage);
       await assertIntact(ctx, entry);
-      return { item: { ...base, status: 'held', engines: walk.engines } };
+      return { item: { ...base, status: 'held', engines: walk.engines }, ...(await unchangedGrant(ctx, entry)) };
     }
     const prepared = walk.prepared;
     if (prepared.name !== entry.name) {
@@ -168,30 +157,26 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       });
     }
     // The policy file decides on the verified new version before anything is planned.
-    admitPrepared(policy, prepared);
+    admitPrepared(ctx, policy, prepared);
     // Same pin, same bytes (a republished crate): the kind decides.
     source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
-    // The host writes no `grant`: unchanged bytes are up to date, and the grant is recorded silently.
+    // The host writes no `grant`: unchanged bytes are up to date, and the grant is recorded silently
+    // (so is one a lock named by its format-1 fingerprint: same bytes, same words).
     const unrecorded = typeof entry.grant !== 'string';
-    if (prepared.content_hash === entry.content_hash && (unrecorded || prepared.grant.fingerprint === entry.grant)) {
+    const judged = unrecorded ? undefined : await judgeGrant(ctx, entry.name, entry, { grant: prepared.grant.grant, content_hash: prepared.content_hash });
+    if (prepared.content_hash === entry.content_hash && (unrecorded || judged?.approved)) {
       await removeDir(stage);
       await assertIntact(ctx, entry);
-      return { item: base, ...(unrecorded ? { record: { entry: { ...entry, grant: prepared.grant.fingerprint }, grant: prepared.grant.grant } } : {}) };
+      return { item: base, ...(unrecorded || judged?.record ? { record: { entry, grant: prepared.grant.grant } } : {}) };
     }
     // Nothing was ever approved through yep-ext (no grant recorded): ask for the whole grant.
-    const approved = unrecorded
-      ? undefined
-      : ((await loadApprovedGrant(ctx, entry.name, entry.grant)) ??
-        (source.linked
-          ? undefined // the manifest changed in place: the installed copy is the new one
-          : await loadManifest(packageDir(ctx.paths, entry.name)).then(
-              (m) => grantOf(m),
-              () => undefined,
-            )));
-    const diff = approved ? diffGrants(approved, prepared.grant.grant) : undefined;
-    // Without the approved grant we cannot prove the change narrows: ask.
-    const widens = unrecorded || (diff ? diff.widens : prepared.grant.fingerprint !== entry.grant);
+    // Otherwise the one comparison decides; without an approved grant to diff against it asks.
+    const diff = judged?.diff;
+    const widens = unrecorded || judged?.widens === true;
     const next = lockEntryFor(prepared);
+    // A build withheld (no consent, --no-build, the policy) is said in the plan: the new version comes without its server.
+    const withheld = prepared.binary?.withheld;
+    const binaryLine = describeBinaryStep(prepared.binary) ?? (withheld ? `server binary: ${withheld}` : undefined);
     const item: UpdateItem = {
       ...base,
       status: 'would-update',
@@ -205,7 +190,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       ...(unrecorded ? { first_approval: true, contributions: prepared.grant.grant } : {}),
       consent_needed: widens,
       engines: walk.engines,
-      ...(describeBinaryStep(prepared.binary) ? { binary: describeBinaryStep(prepared.binary) as string } : {}),
+      ...(binaryLine ? { binary: binaryLine } : {}),
     };
     return { item, prepared, stage };
   } catch (e) {
@@ -214,44 +199,56 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   }
 }
 
-/** Record the grant of an unchanged host-written entry (one lock write), unless the entry moved meanwhile. */
+/**
+ * The grant to record for an entry that stays as it is installed (nothing newer is fetched;
+ * the caller just proved the tree intact): one the host wrote, which records no grant, or one
+ * still named by its format-1 fingerprint (the migration, docs/grants.md).
+ */
+async function unchangedGrant(ctx: Context, entry: LockEntry): Promise<Pick<Planned, 'record'>> {
+  const grant =
+    typeof entry.grant === 'string'
+      ? await installedBeforeText(ctx, entry)
+      : await loadManifest(packageDir(ctx.paths, entry.name)).then(
+          (m) => grantOf(m),
+          () => undefined,
+        );
+  return grant ? { record: { entry, grant } } : {};
+}
+
+/** Record the grant of an unchanged entry (host-written, or named by a format-1 fingerprint): one lock write, unless the entry moved meanwhile. */
 async function recordGrant(ctx: Context, entry: LockEntry, grant: Grant): Promise<void> {
   await withInstallLock(ctx, async () => {
-    const current = findEntry(await loadLock(ctx.paths.lockFile), entry.name);
-    if (!current || current.content_hash !== entry.content_hash || typeof current.grant === 'string') return;
-    await pinEntries(ctx, { pin: [{ ...current, grant: entry.grant }] });
-    await saveApprovedGrant(ctx, entry.name, grant);
+    await recordApproval(ctx, await loadLock(ctx.paths.lockFile), entry, grant);
   });
 }
 
 export async function updateExtensions(runCtx: Context, options: UpdateOptions): Promise<UpdateItem[]> {
   const { ctx, policy } = withPolicy(runCtx);
-  if (options.names.length === 0 && !options.all) {
-    throw new YepError('E_USAGE', 'Name the extensions to update, or pass --all.', { hint: 'e.g. `yep-ext update lsp` or `yep-ext update --all`.' });
-  }
   // Crash recovery writes; a dry run only reads.
   if (!options.dryRun) await recoverIfStore(ctx);
   const lock = await loadLock(ctx.paths.lockFile);
-  const entries = options.all
-    ? lock.entries
-    : options.names.map((n) => {
-        const name = resolveExtensionName(ctx.paths, n);
-        const entry = findEntry(lock, name);
-        if (!entry) {
-          // In the store but pinned by nothing: installed for yolop, and `install <name>` would look up another package (the crate).
-          if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
-            throw new YepError(
-              'E_NOT_INSTALLED',
-              `${name} is in the store (yolop finds it) but no lock entry pins it: nothing records where it came from, so there is nothing to update it from.`,
-              {
-                hint: `Install it from its source to pin it (\`yep-ext install <its source>\`), or remove it (\`yep-ext remove ${name}\`).`,
-              },
-            );
+  // No names: every locked extension, within its recorded requirement (npm's and cargo's `update`).
+  const entries =
+    options.all || options.names.length === 0
+      ? lock.entries
+      : options.names.map((n) => {
+          const name = resolveExtensionName(ctx.paths, n);
+          const entry = findEntry(lock, name);
+          if (!entry) {
+            // In the store but pinned by nothing: installed for yolop, and `install <name>` would look up another package (the crate).
+            if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
+              throw new YepError(
+                'E_NOT_INSTALLED',
+                `${name} is in the store (yolop finds it) but no lock entry pins it: nothing records where it came from, so there is nothing to update it from.`,
+                {
+                  hint: `Install it from its source to pin it (\`yep-ext install <its source>\`), or remove it (\`yep-ext remove ${name}\`).`,
+                },
+              );
+            }
+            throw notInstalled(name, `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).`);
           }
-          throw notInstalled(name, `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).`);
-        }
-        return entry;
-      });
+          return entry;
+        });
 
   // Plan concurrently (each is mostly one index request or one ls-remote).
   const planned = await pMap(
@@ -290,7 +287,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
         if (!current || current.content_hash !== item.from.content_hash) {
           throw new YepError('E_CONFLICT', `${item.name} changed while this update was being prepared.`, { hint: 'Run the update again.' });
         }
-        await commitPackage(ctx, p.prepared as PreparedPackage, undefined, {}, lock);
+        await commitPackage(ctx, p.prepared as PreparedPackage, undefined, {}, lock, 'update');
       }).then(
         () => {
           item.status = 'updated';

@@ -16,12 +16,15 @@ import { YepError, isYepError } from '../errors.js';
 import { contentHash } from '../package/content-hash.js';
 import { sha256File } from '../fs/file-digest.js';
 import { inspectServerCommand } from '../package/inspect-command.js';
+import { unbuiltServer, type UnbuiltServer } from '../package/server-build.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
-import { interruptedChanges } from '../store/interrupted-changes.js';
+import { interruptedChanges, type InterruptedChange } from '../store/interrupted-changes.js';
+import { custodyOf, custodyReport, type CustodyReport } from '../store/custody.js';
+import { findLeftovers, leftoverMessage, type Leftover } from '../store/leftovers.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { INSTALL_MOVED_DIR, notInstalled } from '../store/installed-manifest.js';
@@ -39,7 +42,17 @@ import type { EnginesVerdict } from '../agent/engines.js';
  * anyway; not-installed: settings.toml enables a name that neither the lock nor the
  * store has, so the host is told to load nothing (both: `verify` without names only).
  */
-export type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines' | 'unlocked' | 'not-installed';
+export type VerifyProblemKind =
+  | 'missing'
+  | 'manifest'
+  | 'content'
+  | 'binary'
+  | 'not-executable'
+  | 'command'
+  | 'engines'
+  | 'unlocked'
+  | 'not-installed'
+  | 'custody';
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
@@ -294,11 +307,18 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
       } catch {
         inPackage = false;
       }
+      const build = linked && !inPackage ? unbuiltServer(localDir(entry, dir), command) : undefined;
       result.problems.push(
         inPackage
           ? { kind: 'not-executable', message: `server will not start: ${inspected.detail}`, files: [binRel as string] }
-          : { kind: 'command', message: `server command does not resolve: ${inspected.detail}`, files: null },
+          : build
+            ? { kind: 'command', message: unbuiltMessage(build), files: null }
+            : { kind: 'command', message: `server command does not resolve: ${inspected.detail}`, files: null },
       );
+    } else if (linked) {
+      // The command is there but what it starts is not (a launcher before the first build).
+      const build = unbuiltServer(localDir(entry, dir), command);
+      if (build) result.problems.push({ kind: 'command', message: unbuiltMessage(build), files: null });
     }
   }
   return done(clean ? { ...(manifest ? { manifest } : {}), clean } : manifest ? { manifest } : {});
@@ -319,6 +339,16 @@ export function needsRefetch(entry: LockEntry, result: EntryVerification): boole
   return result.problems.some(
     (p) => p.kind === 'missing' || p.kind === 'manifest' || p.kind === 'content' || p.kind === 'binary' || (p.kind === 'not-executable' && !linked),
   );
+}
+
+/** A local package's directory as the user knows it (the lock's path), not the store's link to it. */
+function localDir(entry: LockEntry, dir: string): string {
+  return typeof entry.source.path === 'string' ? entry.source.path : dir;
+}
+
+/** A local package whose server is not built yet, and the command that builds it. */
+function unbuiltMessage(build: UnbuiltServer): string {
+  return `server not built yet (${build.missing} is missing): run \`${build.command}\``;
 }
 
 /** Record the signatures of a tree that was just re-hashed clean (caller holds the installer lock). */
@@ -363,6 +393,13 @@ export interface VerifiedExtension extends EntryVerification {
 export interface VerifyReport {
   ok: boolean;
   extensions: VerifiedExtension[];
+  /** Lock entries whose keys a yolop lock write dropped, written back from yep-ext's record before the check (store/custody.ts). */
+  custody_restored: { name: string; keys: string[] }[];
+  /**
+   * Not installed, but yep-ext's files of it remain (store/leftovers.ts; yolop's own
+   * `remove` leaves them): listed, not failing, without names. `yep-ext remove <name>` deletes them.
+   */
+  leftovers: Leftover[];
 }
 
 /**
@@ -394,7 +431,7 @@ function integrityHint(ctx: Context, bad: VerifiedExtension[], entries: LockEntr
   const parts = [
     rest.length ? `repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
     unbuilt.length
-      ? `build or restore the server command in the local ${unbuilt.length === 1 ? 'directory' : 'directories'} of ${unbuilt.join(', ')} (reinstalling finds the same directory; \`yep-ext doctor ${String(entries.find((x) => x.name === unbuilt[0])?.source.path ?? unbuilt[0])}\` shows what is missing and, for a Rust package, the build step)`
+      ? `build or restore the server command in the local ${unbuilt.length === 1 ? 'directory' : 'directories'} of ${unbuilt.join(', ')} (reinstalling finds the same directory; \`yep-ext doctor ${String(entries.find((x) => x.name === unbuilt[0])?.source.path ?? unbuilt[0])}\` shows what is missing and the build step it knows)`
       : '',
     gone.length
       ? `install ${gone.join(' ')} again from where ${gone.length === 1 ? 'its local directory is' : 'their local directories are'} now (\`${INSTALL_MOVED_DIR}\`) or drop ${gone.length === 1 ? 'it' : 'them'} (\`yep-ext remove ${gone.join(' ')}\`)`
@@ -414,7 +451,7 @@ async function unlockedReports(ctx: Context, lock: Lockfile, only?: ReadonlySet<
   const out: VerifiedExtension[] = [];
   // The lock read when verify started is seconds old after the re-hash (unlockedSince reads it again).
   const names = await unlockedSince(ctx.paths, lock);
-  const interrupted = names.length > 0 ? interruptedChanges(ctx) : new Map<string, 'remove' | 'place'>();
+  const interrupted = names.length > 0 ? interruptedChanges(ctx) : new Map<string, InterruptedChange>();
   for (const name of names) {
     if (only && !only.has(name)) continue;
     const dir = resolveInstalledDir(ctx.paths, name) ?? packageDir(ctx.paths, name);
@@ -463,7 +500,48 @@ async function notInstalledReports(ctx: Context, lock: Lockfile): Promise<Verifi
  * when anything does not hold; E_ENGINES (exit 4) when the only problems are
  * enabled extensions the agent cannot run.
  */
+/**
+ * Before anything is checked: keys of lock entries that a yolop lock write dropped are
+ * written back when the content is still the one recorded (store/custody.ts; the
+ * installer lock's recovery does it), so the check below holds the entries to
+ * everything yep-ext pinned, not to what the host left. On a store that cannot be
+ * locked or written, or with an interrupted change pending, nothing is restored and
+ * the reduced entries are reported.
+ */
+async function restoreLostKeys(ctx: Context): Promise<CustodyReport> {
+  // Lazily: `list` shares this module and its fast path keeps the installer lock out.
+  const { storeExists, withInstallLock } = await import('../store/install-lock.js');
+  // An interrupted change is the next lock-taking command's to finish (list, verify and info
+  // only report it): taking the lock here would run that recovery too, so nothing is restored.
+  if (!storeExists(ctx) || interruptedChanges(ctx).size > 0) return { restored: [], replaced: [] };
+  try {
+    await withInstallLock(ctx, async () => undefined);
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+  }
+  return custodyReport(ctx);
+}
+
+/** A problem for an entry whose custody record the lock no longer matches (custody.ts). */
+function custodyProblem(ctx: Context, entry: LockEntry): VerifyProblem | undefined {
+  const c = custodyOf(ctx, entry);
+  if (c.state === 'reduced')
+    return {
+      kind: 'custody',
+      message: `extensions.lock lost ${c.keys.join(', ')} of this entry (a yolop lock write); the content is still the one yep-ext recorded, and the next yep-ext command that can write the store restores them`,
+      files: null,
+    };
+  if (c.state === 'replaced')
+    return {
+      kind: 'custody',
+      message: `extensions.lock no longer holds what yep-ext approved: the entry was rewritten without its grant (a yolop install) and pins ${entry.content_hash}, not the recorded ${c.record.content_hash}; review it with \`yep-ext update ${entry.name}\` (it asks for the whole grant) or reinstall it`,
+      files: null,
+    };
+  return undefined;
+}
+
 export async function verifyExtensions(ctx: Context, names: string[] = []): Promise<VerifyReport> {
+  const custody = await restoreLostKeys(ctx);
   const lock = await loadLock(ctx.paths.lockFile);
   // A named package the store holds but no entry pins is reported as unlocked (yolop finds it), not "not installed".
   const unlockedNamed: string[] = [];
@@ -478,7 +556,8 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
             unlockedNamed.push(name);
             return [];
           }
-          throw notInstalled(name, 'Run `yep-ext list` to see what is installed.');
+          const [left] = findLeftovers(ctx.paths, new Set(lock.entries.map((e) => e.name)), name);
+          throw notInstalled(name, left ? `${name} is ${leftoverMessage(left)}.` : 'Run `yep-ext list` to see what is installed.');
         });
   const { default: pMap } = await import('p-map');
   const checks = await pMap(entries, (e) => checkEntry(ctx, e, { mode: 'full' }), { concurrency: 4 });
@@ -490,14 +569,24 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
   );
   const extensions: VerifiedExtension[] = checks.map(({ result }) => {
     const f = findings.get(result.name);
-    const problems = f?.problem ? [...result.problems, f.problem] : result.problems;
+    const entry = findEntry(lock, result.name);
+    const lost = entry ? custodyProblem(ctx, entry) : undefined;
+    const problems = [...result.problems, ...(f?.problem ? [f.problem] : []), ...(lost ? [lost] : [])];
     return { ...result, ok: problems.length === 0, problems, engines: f?.engines ?? null, warnings: f?.warning ? [f.warning] : [] };
   });
   // The host loads what the store holds, not what the lock lists: with no names given, a
   // package no entry pins is a difference from the lock (exit 5), not something to skip.
   if (names.length === 0) extensions.push(...(await unlockedReports(ctx, lock)), ...(await notInstalledReports(ctx, lock)));
   else if (unlockedNamed.length > 0) extensions.push(...(await unlockedReports(ctx, lock, new Set(unlockedNamed))));
-  const report: VerifyReport = { ok: extensions.every((e) => e.ok), extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)) };
+  const leftovers = names.length === 0 ? findLeftovers(ctx.paths, new Set(lock.entries.map((e) => e.name))) : [];
+  // A name a killed transaction holds is the next lock-taking command's to finish, not a leftover.
+  const pending = leftovers.length > 0 ? interruptedChanges(ctx) : new Map<string, InterruptedChange>();
+  const report: VerifyReport = {
+    ok: extensions.every((e) => e.ok),
+    extensions: extensions.sort((a, b) => (a.name < b.name ? -1 : 1)),
+    custody_restored: custody.restored,
+    leftovers: leftovers.filter((l) => !pending.has(l.name)),
+  };
   if (!report.ok) {
     const bad = report.extensions.filter((e) => !e.ok);
     if (bad.every((e) => e.problems.every((p) => p.kind === 'engines'))) {

@@ -1,14 +1,17 @@
 /**
  * Manifest -> Grant: the normalised, order-free statement of what an extension may
- * contribute to the host; its fingerprint; and the classified diff between two grants.
- * Spec D4: the manifest is the approval boundary, so consent is decided on this data
- * (never on rendered text). Pure: no I/O, no printing. Rules: docs/grants.md.
+ * contribute to the host, the words its manifest gives the model included; its
+ * fingerprint; and the classified diff between two grants. Spec D4: the manifest is
+ * the approval boundary, so consent is decided on this data (never on rendered text).
+ * Pure: no I/O, no printing. Rules: docs/grants.md.
  */
 import { createHash } from 'node:crypto';
 import { configFields, type HookEvent, type Manifest } from './manifest.js';
 
 /** Bumped when the grant shape changes, so an old fingerprint can never match a new shape. */
-const GRANT_FORMAT = 1 as const;
+const GRANT_FORMAT = 2 as const;
+/** The shape before the grant held the model-facing text (tool descriptions, schemas, command text). */
+const LEGACY_FORMAT = 1 as const;
 /** The host honours at most this many `never_defer` tools per extension and silently defers the rest. */
 const NEVER_DEFER_LIMIT = 8;
 /** Above this glob-length product the coverage check gives up and answers "not provably narrower". */
@@ -22,12 +25,20 @@ export interface GrantServer {
   binaries?: string;
 }
 
-/** A declared tool. The schema is held as a digest: its text is not a capability, its change is still visible. */
+/** A JSON object as written in the manifest (a tool's argument schema). */
+export type JsonObject = Record<string, unknown>;
+
+/**
+ * A declared tool, with the words the model reads to choose it and fill its arguments:
+ * its description and its argument schema (property names and descriptions included).
+ */
 export interface GrantTool {
   name: string;
   never_defer: boolean;
-  /** `sha256:` of the canonical JSON of the tool's argument schema. */
-  schema_digest: string;
+  /** Omitted when the manifest gives none (or an empty one): the model then reads no text. */
+  description?: string;
+  /** The argument schema as written (default `{"type":"object"}`). */
+  schema: JsonObject;
 }
 
 /** A hook subscription. `match_all` is true when the glob is made only of `*` (it sees every tool call). */
@@ -73,10 +84,19 @@ export interface GrantHttpMcpServer {
 /** A provided MCP server, by transport shape; fields the transport does not use are not granted. */
 export type GrantMcpServer = GrantStdioMcpServer | GrantHttpMcpServer;
 
+/** A command argument; `description` is omitted when the manifest gives none. */
+export interface GrantCommandArg {
+  name: string;
+  required: boolean;
+  description?: string;
+}
+
 /** A slash command (`<ext>:<name>`); args keep their order because they are positional. */
 export interface GrantCommand {
   name: string;
-  args: { name: string; required: boolean }[];
+  /** Omitted when the manifest gives none (or an empty one). */
+  description?: string;
+  args: GrantCommandArg[];
 }
 
 /** A config field. `secret` asks for a credential; `env` injects the value into the server's environment. */
@@ -115,8 +135,22 @@ export interface Grant {
   config: GrantConfigField[];
 }
 
-/** The facets of a grant, in the order diffs list them. */
-const GRANT_FACETS = ['server', 'tools', 'hooks', 'mcp_servers', 'prompt', 'commands', 'opt_ins', 'config'] as const;
+/**
+ * A grant approved before it held the model-facing text (format 1, still in older locks
+ * and `.yep-grants` files): tools carry only a digest of their schema, commands no text.
+ * Everything else is as in Grant.
+ */
+export interface LegacyGrant extends Omit<Grant, 'format' | 'tools' | 'commands'> {
+  format: typeof LEGACY_FORMAT;
+  tools: { name: string; never_defer: boolean; schema_digest: string }[];
+  commands: { name: string; args: { name: string; required: boolean }[] }[];
+}
+
+/**
+ * The facets of a grant, in the order diffs list them. `text` is not a field of the grant
+ * but the facet of its changes to the words the model reads (tool and command text).
+ */
+const GRANT_FACETS = ['server', 'tools', 'text', 'hooks', 'mcp_servers', 'prompt', 'commands', 'opt_ins', 'config'] as const;
 export type GrantFacet = (typeof GRANT_FACETS)[number];
 
 /** Whether a change gives the extension more reach (consent needed), less, or neither. */
@@ -125,11 +159,19 @@ export type GrantEffect = 'widening' | 'narrowing' | 'neutral';
 /** A value on either side of a change: a whole item, a scalar, or an argv. */
 export type GrantChangeValue = boolean | string | string[] | GrantTool | GrantHook | GrantMcpServer | GrantOpaqueValue | GrantCommand | GrantConfigField;
 
-/** One classified difference between two grants. */
+/**
+ * One classified difference between two grants. For the `text` facet, `before` and
+ * `after` are the whole texts (a schema as indented canonical JSON); `before` is absent
+ * when the approved grant predates recording text (`reason` says so).
+ */
 export interface GrantChange {
   facet: GrantFacet;
   kind: 'added' | 'removed' | 'changed';
-  /** The item within the facet: a tool name, `event glob`, `server.field`, `server.env.NAME`, ... */
+  /**
+   * The item within the facet: a tool name, `event glob`, `server.field`, `server.env.NAME`,
+   * and for text `tool <name> description`, `tool <name> schema`, `command <name> description`,
+   * `command <name> args`.
+   */
   key: string;
   before?: GrantChangeValue;
   after?: GrantChangeValue;
@@ -199,9 +241,50 @@ export function canonicalJson(value: unknown): string {
 
 const digestOf = (text: string): string => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 
-/** `sha256:<hex>` of the canonical JSON of the normalised grant: equal exactly when the grants are. */
-export function grantFingerprint(grant: Grant): string {
-  return digestOf(canonicalJson(normalizeGrant(grant)));
+/**
+ * `sha256:<hex>` of the canonical JSON of the normalised grant: equal exactly when the grants
+ * are. A format-1 grant (a `.yep-grants` file written before the text was recorded) keeps
+ * the fingerprint it was approved under.
+ */
+export function grantFingerprint(grant: Grant | LegacyGrant): string {
+  return digestOf(canonicalJson(grant.format === LEGACY_FORMAT ? normalizeLegacyGrant(grant) : normalizeGrant(grant)));
+}
+
+/** The fingerprint `grant` had before the grant held the model-facing text (a format-1 lock entry's). */
+export function legacyFingerprint(grant: Grant): string {
+  return grantFingerprint(legacyGrantOf(grant));
+}
+
+/**
+ * How a recorded fingerprint (a lock entry's `grant`) approves `grant`: `exact` when it is
+ * that grant's fingerprint; `before-text` when it is the fingerprint of the same grant in
+ * format 1, which held no text, so the words the model reads were never part of it (the
+ * caller decides whether the content proves them: same bytes, same words); otherwise
+ * undefined.
+ */
+export function approvalOf(fingerprint: string | undefined, grant: Grant): 'exact' | 'before-text' | undefined {
+  if (fingerprint === undefined) return undefined;
+  if (fingerprint === grantFingerprint(grant)) return 'exact';
+  return fingerprint === legacyFingerprint(grant) ? 'before-text' : undefined;
+}
+
+/**
+ * A stored grant (`.yep-grants/<name>.json`) read back: format 2, or format 1 from before
+ * the text was recorded; undefined for anything else (the caller ignores the file). Only
+ * its shape is checked here: the caller trusts it once its fingerprint is the lock's.
+ */
+export function readStoredGrant(value: unknown): Grant | LegacyGrant | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const format = (value as { format?: unknown }).format;
+  if (format !== GRANT_FORMAT && format !== LEGACY_FORMAT) return undefined;
+  try {
+    const g = value as Grant | LegacyGrant;
+    // A file the fingerprint cannot even be computed over (a facet missing) is no grant.
+    grantFingerprint(g);
+    return g;
+  } catch {
+    return undefined;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -219,6 +302,24 @@ function isMatchAllGlob(glob: string): boolean {
   return /^\*+$/.test(glob);
 }
 
+/** A description as the grant keeps it: none for absent or empty text (the model reads nothing either way). */
+const textOf = (text: string | undefined): { description?: string } => (text === undefined || text === '' ? {} : { description: text });
+
+/** A JSON value with every object's keys sorted (a stable form to fingerprint, store and diff). */
+function sortedJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedJson);
+  if (typeof value === 'object' && value !== null) {
+    const obj = value as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(obj)
+        .filter((k) => obj[k] !== undefined)
+        .sort(byCodeUnits)
+        .map((k) => [k, sortedJson(obj[k])]),
+    );
+  }
+  return value;
+}
+
 function opaqueValues(map: Record<string, string>): GrantOpaqueValue[] {
   return Object.entries(map).map(([name, value]) => ({ name, value_digest: digestOf(value), refs: envReferences(value) }));
 }
@@ -231,7 +332,7 @@ export function grantOf(manifest: Manifest): Grant {
     format: GRANT_FORMAT,
     name: manifest.name,
     server: { command: cs.command, args: cs.args, ...(cs.binaries !== undefined ? { binaries: cs.binaries } : {}) },
-    tools: y.tools.map((t) => ({ name: t.name, never_defer: t.never_defer, schema_digest: digestOf(canonicalJson(t.schema)) })),
+    tools: y.tools.map((t) => ({ name: t.name, never_defer: t.never_defer, ...textOf(t.description), schema: t.schema })),
     hooks: y.hooks.map((h) => ({
       event: h.event,
       glob: h.tool_name_glob,
@@ -246,7 +347,11 @@ export function grantOf(manifest: Manifest): Grant {
           : { name, transport: 'stdio', command: s.command ?? '', args: s.args, env: opaqueValues(s.env) },
     ),
     prompt: { static: y.prompt, dynamic: y.dynamic_prompt },
-    commands: y.commands.map((c) => ({ name: c.name, args: c.args.map((a) => ({ name: a.name, required: a.required })) })),
+    commands: y.commands.map((c) => ({
+      name: c.name,
+      ...textOf(c.description),
+      args: c.args.map((a) => ({ name: a.name, required: a.required, ...textOf(a.description) })),
+    })),
     opt_ins: { status: y.status, ui_ask: y.ui_ask, trace: y.trace, skills: y.skills },
     config: configFields(manifest).map((f) => ({ key: f.key, secret: f.secret, ...(f.env !== undefined ? { env: f.env } : {}), required: f.required })),
   });
@@ -275,7 +380,12 @@ export function normalizeGrant(grant: Grant): Grant {
       args: [...grant.server.args],
       ...(grant.server.binaries !== undefined ? { binaries: grant.server.binaries } : {}),
     },
-    tools: sortBy(grant.tools, (t) => t.name).map((t) => ({ name: t.name, never_defer: t.never_defer, schema_digest: t.schema_digest })),
+    tools: sortBy(grant.tools, (t) => t.name).map((t) => ({
+      name: t.name,
+      never_defer: t.never_defer,
+      ...textOf(t.description),
+      schema: sortedJson(t.schema) as JsonObject,
+    })),
     hooks: sortBy(grant.hooks, hookSortKey).map((h) => ({
       event: h.event,
       glob: h.glob,
@@ -290,7 +400,11 @@ export function normalizeGrant(grant: Grant): Grant {
           : { name: s.name, transport: 'stdio', command: s.command, args: [...s.args], env: opaque(s.env) },
     ),
     prompt: { static: grant.prompt.static, dynamic: grant.prompt.dynamic },
-    commands: sortBy(grant.commands, (c) => c.name).map((c) => ({ name: c.name, args: c.args.map((a) => ({ name: a.name, required: a.required })) })),
+    commands: sortBy(grant.commands, (c) => c.name).map((c) => ({
+      name: c.name,
+      ...textOf(c.description),
+      args: c.args.map((a) => ({ name: a.name, required: a.required, ...textOf(a.description) })),
+    })),
     opt_ins: { status: grant.opt_ins.status, ui_ask: grant.opt_ins.ui_ask, trace: grant.opt_ins.trace, skills: grant.opt_ins.skills },
     config: sortBy(grant.config, (f) => f.key).map((f) => ({
       key: f.key,
@@ -298,6 +412,29 @@ export function normalizeGrant(grant: Grant): Grant {
       ...(f.env !== undefined ? { env: f.env } : {}),
       required: f.required,
     })),
+  };
+}
+
+/** The format-1 form of a grant: tools by schema digest, commands without text. */
+export function legacyGrantOf(grant: Grant): LegacyGrant {
+  const g = normalizeGrant(grant);
+  return {
+    ...g,
+    format: LEGACY_FORMAT,
+    tools: g.tools.map((t) => ({ name: t.name, never_defer: t.never_defer, schema_digest: digestOf(canonicalJson(t.schema)) })),
+    commands: g.commands.map((c) => ({ name: c.name, args: c.args.map((a) => ({ name: a.name, required: a.required })) })),
+  };
+}
+
+/** normalizeGrant for a format-1 grant: the fields it had, sorted as they were. */
+function normalizeLegacyGrant(grant: LegacyGrant): LegacyGrant {
+  // The facets both formats share are normalised by the one function; tools and commands by their old shape.
+  const shared = normalizeGrant({ ...grant, format: GRANT_FORMAT, tools: [], commands: [] });
+  return {
+    ...shared,
+    format: LEGACY_FORMAT,
+    tools: sortBy(grant.tools, (t) => t.name).map((t) => ({ name: t.name, never_defer: t.never_defer, schema_digest: t.schema_digest })),
+    commands: sortBy(grant.commands, (c) => c.name).map((c) => ({ name: c.name, args: c.args.map((a) => ({ name: a.name, required: a.required })) })),
   };
 }
 
@@ -440,19 +577,88 @@ function diffServer(a: GrantServer, b: GrantServer): GrantChange[] {
   return out;
 }
 
-function diffTools(a: GrantTool[], b: GrantTool[]): GrantChange[] {
-  return diffKeyed('tools', a, b, (t) => t.name, {
-    added: (t) => widening(t.never_defer ? 'new tool, never deferred (its schema is always in context)' : 'new tool'),
-    removed: () => narrowing('tool removed'),
-    changed: (x, y) => [
-      ...(x.never_defer !== y.never_defer
-        ? [y.never_defer ? widening('now never_defer: its schema is always in context') : narrowing('no longer never_defer')]
-        : []),
-      // The schema shapes the arguments, not the tool's power (its code is outside any grant);
-      // gating on it would train users to say yes without adding safety. Shown, not asked.
-      ...(x.schema_digest !== y.schema_digest ? [neutral('argument schema changed')] : []),
-    ],
+type AnyTool = GrantTool | LegacyGrant['tools'][number];
+
+/** Tools by name: added, removed, never_defer switched. Their words are the `text` facet's. */
+function diffTools(a: readonly AnyTool[], b: readonly GrantTool[]): GrantChange[] {
+  const old = new Map(a.map((t) => [t.name, t]));
+  const next = new Map(b.map((t) => [t.name, t]));
+  return [...new Set([...old.keys(), ...next.keys()])].sort(byCodeUnits).flatMap((key): GrantChange[] => {
+    const x = old.get(key);
+    const y = next.get(key);
+    if (!x && y)
+      return [
+        {
+          facet: 'tools',
+          kind: 'added',
+          key,
+          after: y,
+          ...widening(y.never_defer ? 'new tool, never deferred (its schema is always in context)' : 'new tool'),
+        },
+      ];
+    if (x && !y) return [{ facet: 'tools', kind: 'removed', key, ...('schema' in x ? { before: x } : {}), ...narrowing('tool removed') }];
+    if (!x || !y || x.never_defer === y.never_defer) return [];
+    const verdict = y.never_defer ? widening('now never_defer: its schema is always in context') : narrowing('no longer never_defer');
+    return [{ facet: 'tools', kind: 'changed', key, before: x.never_defer, after: y.never_defer, ...verdict }];
   });
+}
+
+/** A tool's schema as text: canonical key order, indented, so a diff shows the lines that changed. */
+export function schemaText(schema: JsonObject): string {
+  return JSON.stringify(sortedJson(schema), null, 2);
+}
+
+/** A command's arguments as text: one line each, `<name>` required or `[name]` optional, then its description. */
+export function commandArgsText(args: readonly GrantCommandArg[]): string {
+  return args.map((a) => `${a.required ? `<${a.name}>` : `[${a.name}]`}${a.description !== undefined ? `: ${a.description}` : ''}`).join('\n');
+}
+
+const NOT_ON_RECORD = 'approved before yep-ext recorded the words the model reads, so this text was never shown to you';
+
+/**
+ * One text the model reads, compared: any change widens (a reworded description steers the
+ * model as surely as a new tool). `before` undefined with `known` false: the approved grant
+ * predates recording text, so the new text is shown whole and asked about.
+ */
+function textChange(key: string, before: string | undefined, after: string, known: boolean): GrantChange[] {
+  if (!known) return after === '' ? [] : [{ facet: 'text', kind: 'changed', key, after, ...widening(NOT_ON_RECORD) }];
+  const was = before ?? '';
+  if (was === after) return [];
+  if (was === '') return [{ facet: 'text', kind: 'added', key, after, ...widening('new text the model reads') }];
+  if (after === '') return [{ facet: 'text', kind: 'removed', key, before: was, ...widening('text the model read is gone (not provably narrower)') }];
+  return [{ facet: 'text', kind: 'changed', key, before: was, after, ...widening('reworded: the model reads this text, and a changed word can steer it') }];
+}
+
+/**
+ * The words the model reads, for each tool and command on both sides (a new one's text is
+ * part of its addition): descriptions, argument schemas, command arguments. Against a
+ * format-1 grant only a schema's digest is known: an unchanged digest is no change.
+ */
+function diffText(a: Grant | LegacyGrant, b: Grant): GrantChange[] {
+  const out: GrantChange[] = [];
+  const oldTools = new Map<string, AnyTool>(a.tools.map((t) => [t.name, t]));
+  for (const y of b.tools) {
+    const x = oldTools.get(y.name);
+    if (!x) continue;
+    const known = 'schema' in x;
+    out.push(...textChange(`tool ${y.name} description`, known ? x.description : undefined, y.description ?? '', known));
+    const after = schemaText(y.schema);
+    if (known) out.push(...textChange(`tool ${y.name} schema`, schemaText(x.schema), after, true));
+    else if (x.schema_digest !== digestOf(canonicalJson(y.schema))) out.push(...textChange(`tool ${y.name} schema`, undefined, after, false));
+  }
+  const oldCommands = new Map<string, Grant['commands'][number] | LegacyGrant['commands'][number]>(a.commands.map((c) => [c.name, c]));
+  for (const y of b.commands) {
+    const x = oldCommands.get(y.name);
+    if (!x) continue;
+    const known = a.format === GRANT_FORMAT;
+    out.push(...textChange(`command ${y.name} description`, known ? (x as GrantCommand).description : undefined, y.description ?? '', known));
+    const after = commandArgsText(y.args);
+    // A format-1 grant knows the argument names and whether each is required, not their descriptions.
+    const sameShape = canonicalJson(x.args.map((p) => [p.name, p.required])) === canonicalJson(y.args.map((p) => [p.name, p.required]));
+    if (known) out.push(...textChange(`command ${y.name} args`, commandArgsText((x as GrantCommand).args), after, true));
+    else if (!sameShape || y.args.some((p) => p.description !== undefined)) out.push(...textChange(`command ${y.name} args`, undefined, after, false));
+  }
+  return out;
 }
 
 function hookVerdicts(a: GrantHook, b: GrantHook): Verdict[] {
@@ -610,12 +816,15 @@ function diffSwitches(facet: 'prompt' | 'opt_ins', a: object, b: object): GrantC
     });
 }
 
-function diffCommands(a: GrantCommand[], b: GrantCommand[]): GrantChange[] {
-  return diffKeyed('commands', a, b, (c) => c.name, {
-    added: () => widening('new command'),
-    removed: () => narrowing('command removed'),
-    // A command runs only when the user types it; its argument list is its interface, not its reach.
-    changed: () => [neutral('command arguments changed')],
+/** Commands by name: added or removed. Their description and arguments are the `text` facet's. */
+function diffCommands(a: readonly { name: string }[], b: readonly GrantCommand[]): GrantChange[] {
+  const old = new Set(a.map((c) => c.name));
+  const next = new Map(b.map((c) => [c.name, c]));
+  return [...new Set([...old, ...next.keys()])].sort(byCodeUnits).flatMap((key): GrantChange[] => {
+    const y = next.get(key);
+    if (!old.has(key) && y) return [{ facet: 'commands', kind: 'added', key, after: y, ...widening('new command') }];
+    if (old.has(key) && !y) return [{ facet: 'commands', kind: 'removed', key, ...narrowing('command removed') }];
+    return [];
   });
 }
 
@@ -645,14 +854,16 @@ function diffConfig(a: GrantConfigField[], b: GrantConfigField[]): GrantChange[]
 /**
  * Classify every difference between the approved grant `old` and the candidate `next`.
  * Identical grants give no changes. `widens` is true when any change is widening: that,
- * and only that, is what asks for consent. Rules and their reasons: docs/grants.md.
+ * and only that, is what asks for consent. `old` may be a format-1 grant (approved before
+ * the text was recorded): its text then counts as unknown. Rules: docs/grants.md.
  */
-export function diffGrants(old: Grant, next: Grant): GrantDiff {
-  const a = normalizeGrant(old);
+export function diffGrants(old: Grant | LegacyGrant, next: Grant): GrantDiff {
+  const a = old.format === LEGACY_FORMAT ? normalizeLegacyGrant(old) : normalizeGrant(old);
   const b = normalizeGrant(next);
   const changes = [
     ...diffServer(a.server, b.server),
     ...diffTools(a.tools, b.tools),
+    ...diffText(a, b),
     ...diffHooks(a.hooks, b.hooks),
     ...diffMcpServers(a.mcp_servers, b.mcp_servers),
     ...diffSwitches('prompt', a.prompt, b.prompt),

@@ -1,31 +1,53 @@
 /**
- * The one inspection of `capabilityServer.command`, used by install (to say when
- * the server cannot start yet, and whether to fetch a prebuilt binary) and by
- * doctor. Finds the program the way the host's spawn would
- * (host-compat §7: a bare name is looked up on `PATH` with `<package>/bin`
- * first), and says clearly why it would not start: missing, a directory, a
- * dangling symlink, not executable, built for another machine, a `#!`
- * interpreter that is not there, or a path leaving the package (hardening D27,
- * F39). Never runs anything.
+ * The one resolver of `capabilityServer.command`, used by install (to say when
+ * the server cannot start yet, and whether to fetch a prebuilt binary), verify,
+ * the policy file's `server_outside_package` rule and doctor's spawn. It finds
+ * the program the host would start (host-compat §7, docs/formats.md "The server
+ * command"): a command with a `/` is that file, absolute or relative to the
+ * package directory (`..` allowed, as the host allows it); a bare name is
+ * `<package>/bin/<name>`, else the first directory of the inherited PATH that
+ * holds a file of that name. Then it says where that program is (in the
+ * package, or outside it and how), and clearly why it would not start: missing,
+ * a directory, a dangling symlink, not executable, built for another machine, a
+ * `#!` interpreter that is not there. Never runs anything.
  */
-import { accessSync, closeSync, constants, lstatSync, openSync, readSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { errnoCode } from '../errors.js';
+import { isFileKindRefusal, readRegularFileSync } from '../fs/read-regular-file.js';
+
+/**
+ * How a resolved program lies outside the package: named by an absolute path, by a
+ * relative one that climbs out (`../../bin/sh`), reached through a symlink in the
+ * package that leads out, or found on PATH (a bare name the package's bin/ lacks).
+ */
+export interface OutsidePackage {
+  via: 'absolute' | 'climbs' | 'symlink' | 'PATH';
+  /** The program that would run (its real path for a symlink). */
+  target: string;
+  /** The same in words, for messages ("a symlink bin/srv -> /usr/bin/sh out of the package"). */
+  how: string;
+}
 
 export type CommandInspection =
   | {
       ok: true;
-      /** Absolute path of the program to spawn. */
+      /** Absolute path of the program to spawn (what the host resolves the command to). */
       path: string;
-      /** 'path': found outside the package (on PATH, or through a symlink in it that leads out). */
-      where: 'package-bin' | 'package' | 'path';
-      /** With where 'path' through a link in the package: the link and where it leads (`bin/srv -> /usr/bin/sh`). */
-      link?: string;
+      /** 'outside': the program is not in the package (see `outside`). */
+      where: 'package-bin' | 'package' | 'outside';
+      /** Set when where is 'outside'. */
+      outside?: OutsidePackage;
       detail: string;
       /** Works, but not the way it should (shown as a warning). */
       warning?: string;
     }
-  | { ok: false; detail: string };
+  | {
+      ok: false;
+      detail: string;
+      /** The command names a place outside the package (a path), even though nothing runs there now. */
+      outside?: OutsidePackage;
+    };
 
 /**
  * What install, repair and "already installed" report about the server command: where it
@@ -96,18 +118,14 @@ const ELF_MACHINES: Record<number, string> = {
 /** Problems visible in the first bytes: wrong architecture, foreign format, a missing interpreter. */
 function formatProblem(file: string, shown: string, searchPath: string[]): { problem?: string; warning?: string } {
   let head: Buffer;
-  let fd: number;
   try {
-    fd = openSync(file, 'r');
-  } catch {
+    // Through the regular-file guard: a FIFO swapped in after executableProblem's stat is refused, never read.
+    const got = readRegularFileSync(file, 'The server command', { head: 256 });
+    if (!got) return {};
+    head = got;
+  } catch (e) {
+    if (isFileKindRefusal(e)) return { problem: `${shown} is not a regular file` };
     return {};
-  }
-  try {
-    const buf = Buffer.alloc(256);
-    const bytesRead = readSync(fd, buf, 0, 256, 0);
-    head = buf.subarray(0, bytesRead);
-  } finally {
-    closeSync(fd);
   }
   if (head.length >= 20 && head[0] === 0x7f && head.toString('latin1', 1, 4) === 'ELF') {
     if (process.platform !== 'linux' && process.platform !== 'freebsd') return { problem: `${shown} is a Linux (ELF) executable; this is ${process.platform}` };
@@ -162,9 +180,25 @@ function findOnPath(name: string, dirs: string[]): string | undefined {
   return undefined;
 }
 
+/** A regular file (symlinks followed), as the host's `is_file` asks. */
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Problems of a resolved program that would keep it from starting, or its warning. */
+function startProblem(file: string, shown: string, searchPath: string[]): { problem?: string; warning?: string } {
+  const problem = executableProblem(file, shown);
+  if (problem) return { problem: problem === 'missing' ? `${shown} does not exist` : problem };
+  return formatProblem(file, shown, searchPath);
+}
+
 /**
- * Resolve `command` for a package at `packageDir`, with `inheritedPath` the PATH
- * the server inherits (before `<package>/bin` is prepended).
+ * Resolve `command` for a package at `packageDir` as the host does, with
+ * `inheritedPath` the PATH the server inherits (before `<package>/bin` is prepended).
  */
 export async function inspectServerCommand(packageDir: string, command: string, inheritedPath: string): Promise<CommandInspection> {
   if (command.trim() === '') return { ok: false, detail: 'capabilityServer.command is empty' };
@@ -182,39 +216,49 @@ export async function inspectServerCommand(packageDir: string, command: string, 
   const shownCmd = JSON.stringify(command);
 
   if (command.includes('/')) {
-    if (isAbsolute(command)) {
-      // Inside the package as named or as resolved (an owned store entry is a symlink to its version directory).
-      if (!inside(pkgReal, normalize(command)) && !inside(resolve(packageDir), normalize(command)))
-        return { ok: false, detail: `command ${shownCmd} is an absolute path outside the package; ship the server in bin/ and name it without a path` };
-    } else if (!inside(pkgReal, resolve(pkgReal, command))) {
-      return { ok: false, detail: `command ${shownCmd} leaves the package (../); ship the server in bin/ and name it without a path` };
+    // The host's rule: the file itself, absolute or relative to the package directory (no containment check).
+    const file = isAbsolute(command) ? normalize(command) : resolve(pkgReal, command);
+    // Inside the package as named or as resolved (an owned store entry is a symlink to its version directory).
+    const named = inside(pkgReal, file) || inside(resolve(packageDir), file);
+    const outside: OutsidePackage | undefined = named
+      ? undefined
+      : isAbsolute(command)
+        ? { via: 'absolute', target: file, how: `the absolute path ${file}, outside the package` }
+        : { via: 'climbs', target: file, how: `${command} climbs out of the package to ${file}` };
+    const shown = named ? relative(pkgReal, file) || file : file;
+    const { problem, warning } = startProblem(file, shown, searchPath);
+    if (problem) {
+      const detail = outside ? `command ${shownCmd} names ${outside.how}, and ${problem.replace(`${shown} `, 'it ')}` : problem;
+      return { ok: false, detail, ...(outside ? { outside } : {}) };
     }
-    if (!isAbsolute(command)) {
-      // The host (host-compat §7) runs argv[0] with cwd = the workspace: "bin/srv" would be
-      // <workspace>/bin/srv, not the package's file. Never spawn what the host would not.
-      return {
-        ok: false,
-        detail: `command ${shownCmd} contains "/": the host runs it relative to the workspace, not the package, so it would not start there; name it \`${command.split('/').pop()}\` and keep it in bin/`,
-      };
-    }
-    const file = command;
-    const shown = relative(pkgReal, file) || file;
-    const problem = executableProblem(file, shown);
-    if (problem) return { ok: false, detail: problem === 'missing' ? `${shown} does not exist in the package` : problem };
-    const fmt = formatProblem(file, shown, searchPath);
-    if (fmt.problem) return { ok: false, detail: fmt.problem };
-    const warning = fmt.warning;
-    const real = leavesPackage(pkgReal, file);
-    if (real)
+    if (outside)
       return {
         ok: true,
         path: file,
-        where: 'path',
-        link: `${shown} -> ${real}`,
+        where: 'outside',
+        outside,
+        detail: `command ${shownCmd} runs ${outside.how} (not shipped in the package, not covered by its content hash)`,
+        warning: [warning, 'ship the server in bin/ and name it without a path'].filter(Boolean).join('; '),
+      };
+    const real = leavesPackage(pkgReal, file);
+    if (real) {
+      const link: OutsidePackage = { via: 'symlink', target: real, how: `a symlink ${shown} -> ${real} out of the package` };
+      return {
+        ok: true,
+        path: file,
+        where: 'outside',
+        outside: link,
         detail: `${shown} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`,
         ...(warning ? { warning } : {}),
       };
-    return { ok: true, path: file, where: 'package', detail: `${shown} in the package`, ...(warning ? { warning } : {}) };
+    }
+    // Hosts that resolve the command before spawning (resolve_server_command) start this file;
+    // older ones, and the host's own doctor, run argv[0] relative to the workspace, where it is not.
+    const relativeNote = isAbsolute(command)
+      ? undefined
+      : `a command with "/" starts only on hosts that resolve it from the package; name it \`${command.split('/').pop()}\` and keep it in bin/ to start everywhere`;
+    const warnings = [warning, relativeNote].filter((w): w is string => w !== undefined);
+    return { ok: true, path: file, where: 'package', detail: `${shown} in the package`, ...(warnings.length ? { warning: warnings.join('; ') } : {}) };
   }
 
   const inBin = join(bin, command);
@@ -227,8 +271,8 @@ export async function inspectServerCommand(packageDir: string, command: string, 
       return {
         ok: true,
         path: inBin,
-        where: 'path',
-        link: `bin/${command} -> ${real}`,
+        where: 'outside',
+        outside: { via: 'symlink', target: real, how: `a symlink bin/${command} -> ${real} out of the package` },
         detail: `bin/${command} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`,
         ...(fmt.warning ? { warning: fmt.warning } : {}),
       };
@@ -236,15 +280,21 @@ export async function inspectServerCommand(packageDir: string, command: string, 
   }
   // Something named like the command in bin/ that cannot run is the author's bug, even if PATH has another.
   if (binProblem !== 'missing') return { ok: false, detail: binProblem };
-  const found = findOnPath(command, searchPath.slice(1));
+  // The host takes the first PATH directory holding a file of that name, executable or not.
+  const found = searchPath
+    .slice(1)
+    .map((d) => join(d, command))
+    .find(isFile);
   if (!found) return { ok: false, detail: `${shownCmd} is neither in the package's bin/ nor on PATH` };
-  const fmt = formatProblem(found, found, searchPath);
-  if (fmt.problem) return { ok: false, detail: fmt.problem };
+  const outside: OutsidePackage = { via: 'PATH', target: found, how: `${found}, found on PATH` };
+  const { problem, warning } = startProblem(found, found, searchPath);
+  if (problem) return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside };
   return {
     ok: true,
     path: found,
-    where: 'path',
+    where: 'outside',
+    outside,
     detail: `${command} found on PATH at ${found} (not shipped in the package)`,
-    ...(fmt.warning ? { warning: fmt.warning } : {}),
+    ...(warning ? { warning } : {}),
   };
 }

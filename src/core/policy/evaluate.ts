@@ -1,14 +1,15 @@
 /**
  * A package against the effective policy (docs/policy.md): every rule whose
  * inputs the caller has is checked, and each breach is a PolicyViolation naming
- * the rule and the offending item. install, update, install --frozen and enable
- * call `assertAdmitted` before anything is placed or switched on; `policy check`
- * lists every violation in the store. Pure: the caller gathers the facts.
+ * the rule and the offending item. Every caller reaches it through
+ * operations/policy-gate.ts (`applyPolicy`), which adds where the run takes the
+ * bytes from; `policy check` lists every violation in the store. Pure: the
+ * caller gathers the facts.
  */
 import { YepError } from '../errors.js';
 import { binaryTrust } from '../binary/binary-record.js';
 import type { Grant } from '../package/grants.js';
-import { describeSource, originFacts, type LockSource } from '../sources/index.js';
+import { describeSource, originFacts, type FetchPlace, type LockSource, type OriginFacts } from '../sources/index.js';
 import { nameMatches, type Policy } from './policy-file.js';
 
 export interface PolicySubject {
@@ -18,6 +19,17 @@ export interface PolicySubject {
    * anyway): its origin is unknown, so a policy that restricts sources cannot admit it.
    */
   source?: LockSource;
+  /**
+   * Before anything is fetched, when there is no record yet: the spec's kind and origin.
+   * Only the source rules apply (`name` is then the spec's text, not an extension name).
+   */
+  spec?: { kind: string; origin: OriginFacts };
+  /**
+   * Where this run takes the bytes from besides the origin (a git mirror, the index
+   * chosen for the run): each must be admitted too, or the origin in the lock would
+   * stand for bytes the policy never saw.
+   */
+  via?: FetchPlace[];
   /** Checked against `[pins]` when known. */
   content_hash?: string;
   /**
@@ -27,8 +39,12 @@ export interface PolicySubject {
   unhashable?: string;
   /** Checked against `[grant]` when known. */
   grant?: Grant;
-  /** The server command resolves outside the package (found on PATH, or a symlink in it leading out); `how` says which. */
-  serverOutside?: { command: string; how?: string };
+  /**
+   * The server command resolves outside the package, as the host resolves it
+   * (package/inspect-command.ts): an absolute path, a relative one climbing out, a
+   * symlink in the package leading out, or a bare name found on PATH; `how` says which.
+   */
+  serverOutside?: { command: string; how: string };
 }
 
 export interface PolicyViolation {
@@ -61,25 +77,22 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
   const all = policy.files.join(' + ');
   const add = (rule: string, item: string, message: string, file = all) => out.push({ rule, item, message: `${s.name}: ${message}`, file });
 
-  if (s.source) {
-    const kind = kindViolation(policy, s.source.type, `it comes from ${describeSource(s.source)}, which`);
+  const origin = s.source
+    ? { kind: s.source.type, facts: originFacts(s.source), what: `it comes from ${describeSource(s.source)}, which` }
+    : s.spec
+      ? { kind: s.spec.kind, facts: s.spec.origin, what: 'it' }
+      : undefined;
+  if (origin) {
+    const kind = kindViolation(policy, origin.kind, origin.what);
     if (kind) add(kind.rule, kind.item, kind.message);
-    const facts = originFacts(s.source);
-    if (policy.index_urls && facts.index_url !== undefined && !policy.index_urls.includes(facts.index_url)) {
-      add(
-        'sources.index_urls',
-        facts.index_url,
-        `its registry index ${facts.index_url} is not one the policy admits (${policy.index_urls.join(', ') || 'none'})`,
-      );
-    }
-    if (policy.git_hosts && facts.git_host !== undefined && !policy.git_hosts.includes(facts.git_host)) {
-      add('sources.git_hosts', facts.git_host, `its git host ${facts.git_host} is not one the policy admits (${policy.git_hosts.join(', ') || 'none'})`);
-    }
+    sourcePlaceViolations(policy, origin.facts, s.via ?? [], add);
   } else {
     // No lock entry records its origin: a rule on sources cannot be met by what nobody recorded.
     const rule = policy.kinds ? 'sources.kinds' : policy.index_urls ? 'sources.index_urls' : policy.git_hosts ? 'sources.git_hosts' : undefined;
     if (rule) add(rule, 'unlocked', 'no lock entry records where it came from (placed in the store by hand?), so the policy cannot admit its source');
   }
+  // Before anything is fetched only where it comes from is known.
+  if (s.spec && !s.source) return out;
   for (const a of policy.allow) {
     if (!a.globs.some((g) => nameMatches(g, s.name)))
       add('names.allow', s.name, `the name is not in the allow-list (${a.globs.join(', ') || 'empty'})`, a.file);
@@ -106,18 +119,50 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
       );
     }
   }
-  if (s.grant) grantViolations(policy, s.grant, s.serverOutside, add);
-  else if (s.serverOutside && !policy.max_grant.switches.server_outside_package) {
-    add(
-      'grant.server_outside_package',
-      s.serverOutside.command,
-      `its server command ${s.serverOutside.command} is not shipped in the package${s.serverOutside.how ? ` (${s.serverOutside.how})` : ''}`,
-    );
-  }
+  if (s.grant) grantViolations(policy, s.grant, add);
+  const outside = s.serverOutside && serverOutsideViolation(policy, s.serverOutside);
+  if (outside) add(outside.rule, outside.item, outside.message);
   return out;
 }
 
-function grantViolations(policy: Policy, g: Grant, outside: PolicySubject['serverOutside'], add: (rule: string, item: string, message: string) => void): void {
+/** The origin's index root and git host, then each other place the bytes come from, against the allow-lists. */
+function sourcePlaceViolations(policy: Policy, origin: OriginFacts, via: FetchPlace[], add: (rule: string, item: string, message: string) => void): void {
+  const seen = new Set<string>();
+  for (const place of [origin, ...via]) {
+    const through = 'through' in place ? (place as FetchPlace).through : undefined;
+    const whose = through ? `this run takes its bytes from ${through}, whose` : 'its';
+    if (policy.index_urls && place.index_url !== undefined && !policy.index_urls.includes(place.index_url) && !seen.has(`i ${place.index_url}`)) {
+      seen.add(`i ${place.index_url}`);
+      add(
+        'sources.index_urls',
+        place.index_url,
+        `${whose} registry index ${place.index_url} is not one the policy admits (${policy.index_urls.join(', ') || 'none'})`,
+      );
+    }
+    if (policy.git_hosts && place.git_host !== undefined && !policy.git_hosts.includes(place.git_host) && !seen.has(`g ${place.git_host}`)) {
+      seen.add(`g ${place.git_host}`);
+      add('sources.git_hosts', place.git_host, `${whose} git host ${place.git_host} is not one the policy admits (${policy.git_hosts.join(', ') || 'none'})`);
+    }
+  }
+}
+
+/**
+ * `grant.server_outside_package`: the server command resolves to a program outside the
+ * package (host's resolution, package/inspect-command.ts). The one statement of the rule:
+ * install, update, --frozen, enable and policy check reach it through policyViolations,
+ * doctor's spawn through policy/package-code.ts.
+ */
+export function serverOutsideViolation(policy: Policy, outside: { command: string; how: string }): PolicyViolation | undefined {
+  if (policy.files.length === 0 || policy.max_grant.switches.server_outside_package) return undefined;
+  return {
+    rule: 'grant.server_outside_package',
+    item: outside.command,
+    message: `its server command ${outside.command} runs ${outside.how}, which is not shipped in the package; the policy requires the server inside the package`,
+    file: policy.files.join(' + '),
+  };
+}
+
+function grantViolations(policy: Policy, g: Grant, add: (rule: string, item: string, message: string) => void): void {
   const max = policy.max_grant;
   if (max.hooks === 'none')
     for (const h of g.hooks)
@@ -132,12 +177,6 @@ function grantViolations(policy: Policy, g: Grant, outside: PolicySubject['serve
   if (!sw.commands) for (const c of g.commands) add('grant.commands', c.name, `it provides the command ${c.name}; the policy admits no commands`);
   if (!sw.secrets)
     for (const c of g.config.filter((x) => x.secret)) add('grant.secrets', c.key, `it asks for the secret ${c.key}; the policy admits no secrets`);
-  if (!sw.server_outside_package && outside)
-    add(
-      'grant.server_outside_package',
-      outside.command,
-      `its server command ${outside.command} is not shipped in the package (${outside.how ?? 'it runs a program from PATH'}); the policy requires the server inside the package`,
-    );
 }
 
 /**
@@ -157,10 +196,4 @@ export function policyError(violations: PolicyViolation[], policy?: Pick<Policy,
     hint: `The policy in ${first.file} does not admit it (docs/policy.md). ${whose}, or choose another package or version; \`yep-ext policy check\` lists what the store breaks.`,
     details: { rule: first.rule, item: first.item, file: first.file, violations },
   });
-}
-
-/** Throw E_POLICY when `subject` breaks the policy. */
-export function assertAdmitted(policy: Policy, subject: PolicySubject): void {
-  const v = policyViolations(policy, subject);
-  if (v.length > 0) throw policyError(v, policy);
 }

@@ -40,6 +40,8 @@ export interface PolicyLayer {
   min_age_ms?: number;
   min_age?: string;
   require_in_crate_binary?: boolean;
+  /** false = a server is never built from source (a cargo build runs the crate's code). */
+  build_from_source?: boolean;
   hooks?: HookLevel;
   grant?: Partial<Record<GrantSwitch, boolean>>;
 }
@@ -63,6 +65,10 @@ export interface Policy {
   /** The file whose min_age is the effective one. */
   min_age_file?: string;
   require_in_crate_binary: boolean;
+  /** Builds from source allowed (with the run's consent); false when any file forbids them. */
+  build_from_source: boolean;
+  /** The first file that forbids them. */
+  build_from_source_file?: string;
   max_grant: MaxGrant;
 }
 
@@ -73,6 +79,7 @@ const EMPTY_POLICY: Policy = {
   pins: [],
   min_age_ms: 0,
   require_in_crate_binary: false,
+  build_from_source: true,
   max_grant: { hooks: 'any', switches: Object.fromEntries(GRANT_SWITCHES.map((k) => [k, true])) as Record<GrantSwitch, boolean> },
 };
 
@@ -80,7 +87,7 @@ const SCHEMA: Record<string, readonly string[]> = {
   sources: ['kinds', 'index_urls', 'git_hosts'],
   names: ['allow', 'deny'],
   cooldown: ['min_age'],
-  binaries: ['require_in_crate'],
+  binaries: ['require_in_crate', 'build_from_source'],
   grant: ['hooks', ...GRANT_SWITCHES],
   pins: [],
 };
@@ -175,6 +182,8 @@ export function parsePolicy(text: string, file: string): PolicyLayer {
         layer.min_age = value as string;
       } else if (id === 'binaries.require_in_crate') {
         layer.require_in_crate_binary = bool();
+      } else if (id === 'binaries.build_from_source') {
+        layer.build_from_source = bool();
       } else if (id === 'grant.hooks') {
         if (typeof value !== 'string' || !(HOOK_LEVELS as string[]).includes(value)) throw bad(`must be one of ${HOOK_LEVELS.map((l) => `"${l}"`).join(', ')}`);
         layer.hooks = value as HookLevel;
@@ -208,6 +217,10 @@ export function mergePolicy(layers: PolicyLayer[]): Policy {
       p.min_age_file = l.file;
     }
     p.require_in_crate_binary ||= l.require_in_crate_binary === true;
+    if (l.build_from_source === false && p.build_from_source) {
+      p.build_from_source = false;
+      p.build_from_source_file = l.file;
+    }
     if (l.hooks && HOOK_LEVELS.indexOf(l.hooks) < HOOK_LEVELS.indexOf(p.max_grant.hooks)) p.max_grant.hooks = l.hooks;
     for (const k of GRANT_SWITCHES) if (l.grant?.[k] === false) p.max_grant.switches[k] = false;
   }

@@ -1,21 +1,25 @@
 /**
  * What yolop does with an extension's `[[capabilities]]` entries (host-compat §5),
  * as one pure function over the entries in file order. Every report (`list`,
- * `list --json`, `enable`, `disable`, `doctor`, the fast path) and every edit of
- * settings.toml is computed from this reading, so yep-ext never says "enabled"
- * or "set" where the host would not.
+ * `info`, `enable`, `disable`, `doctor`, `verify`) and every edit of settings.toml
+ * is computed from this reading, so yep-ext never says "enabled" or "set" where
+ * the host would not.
  *
- * The host's rules: entries apply in file order; an entry without
- * `enabled = false` adds the capability (replacing an earlier one of the same
- * ref) with *its own* inline config; a later `enabled = false` entry removes it.
- * So the last entry decides, and only that entry's config reaches the server.
- * `id` is read like `ref`.
+ * The host's rule (`apply_capability_settings` and `merge_config` in yolop's
+ * capability_settings.rs, checked against that code: scripts/host-settings-oracle)
+ * walks the entries in file order over a list of instances:
+ * - `enabled = false` (the boolean) removes every instance of the ref seen so far;
+ *   its own inline config is ignored;
+ * - `append = true` (the boolean) adds another instance with its own config;
+ * - any other entry is shallow-merged into the FIRST instance of the ref (its keys
+ *   overwrite, keys it does not name are kept), or adds one when there is none.
+ * The ref is `ref` when that key is present (it must then be a string), else `id`;
+ * an entry without a string ref, or that is not a table, is skipped. Non-boolean
+ * `enabled`/`append` values are ignored.
  *
- * yep-ext's own rule (docs/configuration.md, "Several entries for one
- * extension"): the config the user set is the config of the last enabled entry
- * that holds any, else of the last entry that holds any. That is what an edit
- * keeps when it folds the entries into one, and what `list` shows as "kept, not
- * in effect" when the host does not apply it.
+ * What yep-ext's `enable` does to the entries (`enableEntries`) is defined here
+ * too, because "kept" config (in the file, not in effect) is exactly what enable
+ * would bring back: the two can never disagree.
  */
 import type { TomlTable } from './toml-edit.js';
 
@@ -24,17 +28,27 @@ export const RESERVED_KEYS: readonly string[] = ['ref', 'id', 'enabled', 'append
 
 export const extRef = (name: string): string => `ext:${name}`;
 
+/** One capability server the host runs for the ref: its config and the entries (indexes) that made it. */
+export interface HostInstance {
+  config: Record<string, unknown>;
+  /** Indexes, into the entries read, of the entries whose config reached this instance. */
+  from: number[];
+}
+
 export interface ExtensionSettings {
   /** At least one `[[capabilities]]` entry names this extension. */
   present: boolean;
-  /** The host loads it: the last entry for it does not say `enabled = false`. */
+  /** The host loads it: at least one instance is left after every entry is applied. */
   enabled: boolean;
-  /** The config the host gives the server: the last entry's, when enabled; else {}. Reserved keys removed. */
+  /** The config of the first instance (the one every plain entry merges into); {} when disabled. Reserved keys removed. */
   config: Record<string, unknown>;
+  /** Every instance the host runs, in order (more than one only with `append = true` entries). */
+  instances: HostInstance[];
   /**
-   * Config the file holds for it that the host does not apply (on a disabled
-   * entry, or on an entry a later one replaced): what `yep-ext enable` brings
-   * back. {} when there is none, and always {} when it equals `config`.
+   * Config the file holds for it that the host does not apply now and that
+   * `yep-ext enable` would bring back (the keys whose value enable changes or
+   * adds). {} when there is none; for a disabled extension, the whole config
+   * enable would give it.
    */
   kept: Record<string, unknown>;
   /** How many entries name this extension (several are normal: the host's enable appends one). */
@@ -43,9 +57,10 @@ export interface ExtensionSettings {
 
 export const isTable = (v: unknown): v is TomlTable => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
-/** The ref an entry names: `ref` when it is a string, else `id`. */
-export function refOf(table: TomlTable): unknown {
-  return typeof table.ref === 'string' ? table.ref : table.id;
+/** The ref an entry names, as the host reads it: `ref` when present (a string, else none), else `id`; undefined when none. */
+export function refOf(table: TomlTable): string | undefined {
+  const raw = Object.hasOwn(table, 'ref') ? table.ref : table.id;
+  return typeof raw === 'string' ? raw : undefined;
 }
 
 /** An entry's inline config: every key but the reserved ones. */
@@ -55,30 +70,70 @@ export function configOf(table: TomlTable): Record<string, unknown> {
   return out;
 }
 
-const isEnabledEntry = (t: TomlTable): boolean => t.enabled !== false;
-const holdsConfig = (t: TomlTable): boolean => Object.keys(configOf(t)).length > 0;
+/** The entry removes every instance of its ref (`enabled = false`, the boolean). */
+export const isRemoveEntry = (t: TomlTable): boolean => t.enabled === false;
+/** The entry adds an instance of its own (`append = true`, the boolean), unless it removes. */
+export const isAppendEntry = (t: TomlTable): boolean => t.enabled !== false && t.append === true;
 
-/**
- * Index of the entry whose config is "the config the user set": the last
- * enabled entry holding config, else the last entry holding config; -1 when no
- * entry holds any.
- */
-export function userConfigIndex(entries: readonly TomlTable[]): number {
-  for (let i = entries.length - 1; i >= 0; i--) if (isEnabledEntry(entries[i] as TomlTable) && holdsConfig(entries[i] as TomlTable)) return i;
-  for (let i = entries.length - 1; i >= 0; i--) if (holdsConfig(entries[i] as TomlTable)) return i;
-  return -1;
+/** The host's walk over one ref's entries, in file order (see the module comment). */
+export function applyEntries(entries: readonly TomlTable[]): HostInstance[] {
+  let instances: HostInstance[] = [];
+  entries.forEach((entry, i) => {
+    if (isRemoveEntry(entry)) {
+      instances = [];
+      return;
+    }
+    const config = configOf(entry);
+    const first = instances[0];
+    if (isAppendEntry(entry) || first === undefined) instances.push({ config, from: [i] });
+    else instances[0] = { config: { ...first.config, ...config }, from: [...first.from, i] };
+  });
+  return instances;
 }
 
-/** What the host makes of one extension's entries (all entries naming it, in file order). */
-export function hostReading(entries: readonly TomlTable[]): ExtensionSettings {
-  const lastIndex = entries.length - 1;
-  const last = entries[lastIndex];
-  const enabled = last !== undefined && isEnabledEntry(last);
-  const config = enabled ? configOf(last) : {};
-  const user = userConfigIndex(entries);
-  // The user's config is in effect exactly when it is the last entry's and that entry is enabled.
-  const kept = user === -1 || (enabled && user === lastIndex) ? {} : configOf(entries[user] as TomlTable);
-  return { present: entries.length > 0, enabled, config, kept, entries: entries.length };
+/**
+ * What `yep-ext enable` makes of the entries: every entry at or after `layerStart`
+ * (the entries of the file being written; those before it belong to a file read
+ * under it, a profile's base) stops saying `enabled = false`, so config the user
+ * kept comes back; when the host would still run nothing, a bare entry is added.
+ */
+export function enableEntries(entries: readonly TomlTable[], layerStart: number, ref: string): TomlTable[] {
+  const out = entries.map((t, i) => {
+    if (i < layerStart || !isRemoveEntry(t)) return t;
+    const { enabled: _dropped, ...rest } = t;
+    return rest;
+  });
+  return applyEntries(out).length > 0 ? out : [...out, { ref }];
+}
+
+const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => {
+    if (typeof v === 'bigint') return `${v}n`;
+    if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+    if (isTable(v) && !Array.isArray(v))
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, v[k]]),
+      );
+    return v;
+  });
+}
+
+/**
+ * What the host makes of one extension's entries (all entries naming it, in file
+ * order; with a profile, the base file's first). `layerStart` is where the
+ * entries of the file yep-ext would write start (kept config is what an enable
+ * there brings back).
+ */
+export function hostReading(entries: readonly TomlTable[], layerStart = 0, ref = refOf(entries[0] ?? {}) ?? ''): ExtensionSettings {
+  const instances = applyEntries(entries);
+  const config = instances[0]?.config ?? {};
+  const whenEnabled = applyEntries(enableEntries(entries, layerStart, ref))[0]?.config ?? {};
+  const kept = Object.fromEntries(Object.entries(whenEnabled).filter(([k, v]) => !Object.hasOwn(config, k) || !same(config[k], v)));
+  return { present: entries.length > 0, enabled: instances.length > 0, config, instances, kept, entries: entries.length };
 }
 
 /** Every entry of a parsed settings document naming `ext:<name>`, in file order. */

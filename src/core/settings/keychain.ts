@@ -7,12 +7,12 @@
  * docs/secrets.md); a small index of which fields live there lets `list` report
  * them without touching the keychain.
  */
-import { rm } from 'node:fs/promises';
+import { removeOwned } from '../fs/custody.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
 import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
-import type { Paths } from '../paths.js';
+import { rootCustody, type Paths } from '../paths.js';
 import { MIN_FRAGMENT, truncateRedacted } from '../text/redact.js';
 import { DEFAULT_KEYCHAIN_TIMEOUT_MS, type Context, type KeychainBackend, type KeyringModule } from '../context.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -155,7 +155,9 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
   if (Object.keys(entries).length === 0) {
     // The index exists only while it names a field: empty, it is what it was before the first keychain secret.
     try {
-      await rm(keychainIndexFile(paths), { force: true });
+      await removeOwned(rootCustody(paths.storeDir, /^\.yep-keychain\.json$/, 'The extension store'), '.yep-keychain.json', {
+        keep: (st) => st.isDirectory(),
+      });
     } catch (e) {
       throw stateIoError('remove', keychainIndexFile(paths), e);
     }

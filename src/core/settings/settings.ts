@@ -1,12 +1,13 @@
 /**
- * settings.toml (host-compat §5): the host applies the `[[capabilities]]` entries
- * for `ref = "ext:<name>"` (or `id`) in file order and the last one decides
- * (host-reading.ts computes that reading; every report uses it). Each edit folds
- * the extension's entries into the one entry that makes the host's reading what
- * the command promises. The file is the user's: yep-ext rewrites only the byte
+ * settings.toml and profile files (host-compat §5): the host applies the
+ * `[[capabilities]]` entries for `ref = "ext:<name>"` (or `id`) in file order,
+ * a profile's after the base file's (host-reading.ts computes that reading;
+ * every report uses it). Each edit changes as little as makes the host's reading
+ * what the command promises, and never deletes an entry or a config key the user
+ * wrote (`plan` below). The file is the user's: yep-ext rewrites only the byte
  * spans of its own `ext:<name>` tables, proves by re-parsing that nothing else
- * changed, and never overwrites a file it cannot read. Disabling keeps the entry
- * (and its config) with `enabled = false` instead of deleting it as the host does.
+ * changed, and never overwrites a file it cannot read. Disabling keeps every
+ * entry and its config (the host deletes them).
  *
  * The IO functions do not take the installer lock: callers (operations, `remove`)
  * already hold it, and the lock is not re-entrant.
@@ -16,6 +17,7 @@ import type { TomlPosition } from '../text/toml-position.js';
 import { ensureDir, sweepAtomicTemps, writeFileAtomic } from '../fs/fs-atomic.js';
 import { assertValidName, isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
+import { dirname } from 'node:path';
 import {
   applySplices,
   canonicalToml,
@@ -32,14 +34,15 @@ import {
   type TomlTable,
 } from './toml-edit.js';
 
-import { RESERVED_KEYS, entriesFor, extRef, hostReading, isTable, refOf, userConfigIndex, type ExtensionSettings } from './host-reading.js';
+import { RESERVED_KEYS, applyEntries, entriesFor, extRef, hostReading, isRemoveEntry, isTable, refOf, type ExtensionSettings } from './host-reading.js';
+import { profileFile } from './profiles.js';
 
 export { RESERVED_KEYS, extRef, hostReading, type ExtensionSettings };
 
 export type SettingsEdit =
-  /** Fold into one enabled entry; `values` (`undefined` removes a key) are set on the way, in the same write. */
+  /** Enabled, kept config back in effect; `values` (`undefined` removes a key) are set on the way, in the same write. */
   | { op: 'enable'; values?: Record<string, unknown> }
-  /** Fold into one `enabled = false` entry keeping the user's config. */
+  /** Disabled, every entry and key kept. */
   | { op: 'disable' }
   /** Set config, keeping the host's enabled state (`undefined` removes a key). */
   | { op: 'set'; values: Record<string, unknown> }
@@ -132,29 +135,65 @@ function withoutExtension(data: TomlTable, name: string): TomlTable {
   return copy;
 }
 
-/** What the host makes of `name` in this settings text (pure; see host-reading.ts). */
-export function readSettingsFromText(text: string, name: string, file = 'settings.toml'): ExtensionSettings {
-  return settingsLookup(text, file)(name);
+/**
+ * The entries a profile adds (host-compat §5, "Profiles"): `<config>/profiles/<name>.toml`
+ * read as the host reads it. `replace` (capabilities_mode `replace`, `only` or
+ * `exclusive`) drops the base file's entries; otherwise they come first.
+ */
+export interface ProfileLayer {
+  name: string;
+  file: string;
+  text: string;
+}
+
+const REPLACING_MODES = new Set(['replace', 'only', 'exclusive']);
+
+/** The profile's parsed document and whether it replaces the base file's entries. */
+function parseProfile(profile: ProfileLayer): { doc: SettingsDoc; replace: boolean } {
+  const doc = parseSettings(profile.text, profile.file);
+  const mode = doc.data.capabilities_mode;
+  return { doc, replace: typeof mode === 'string' && REPLACING_MODES.has(mode) };
+}
+
+/** Every capability entry of a parsed document, grouped by the ref the host reads, in file order. */
+function entriesByRef(data: TomlTable): Map<string, TomlTable[]> {
+  const byRef = new Map<string, TomlTable[]>();
+  const caps = data.capabilities;
+  if (!Array.isArray(caps)) return byRef;
+  for (const c of caps) {
+    const ref = isTable(c) ? refOf(c) : undefined;
+    if (ref !== undefined) byRef.set(ref, [...(byRef.get(ref) ?? []), c as TomlTable]);
+  }
+  return byRef;
+}
+
+/** What the host makes of `name` in this settings text, under `profile` when given (pure; see host-reading.ts). */
+export function readSettingsFromText(text: string, name: string, file = 'settings.toml', profile?: ProfileLayer): ExtensionSettings {
+  return settingsLookup(text, file, profile)(name);
 }
 
 /**
- * Parse settings text once and answer readSettingsFromText for any number of
- * names: `list` asks for every installed extension, and re-parsing the file per
- * extension was most of its time with 50 installed (docs/performance.md).
+ * Parse settings text (and a profile's) once and answer readSettingsFromText for
+ * any number of names: `list` asks for every installed extension, and re-parsing
+ * the file per extension was most of its time with 50 installed (docs/performance.md).
  */
-export function settingsLookup(text: string, file = 'settings.toml'): SettingsLookup {
-  const doc = parseSettings(text, file);
-  const byRef = new Map<unknown, TomlTable[]>();
-  const caps = doc.data.capabilities;
-  if (Array.isArray(caps)) {
-    for (const c of caps) if (isTable(c)) byRef.set(refOf(c), [...(byRef.get(refOf(c)) ?? []), c]);
-  }
-  const lookup = (name: string): ExtensionSettings => hostReading(byRef.get(extRef(name)) ?? []);
-  const named = [...byRef.keys()].filter((r): r is string => typeof r === 'string' && r.startsWith(extRef(''))).map((r) => r.slice(extRef('').length));
+export function settingsLookup(text: string, file = 'settings.toml', profile?: ProfileLayer): SettingsLookup {
+  const base = entriesByRef(parseSettings(text, file).data);
+  const layer = profile ? parseProfile(profile) : undefined;
+  const top = layer ? entriesByRef(layer.doc.data) : undefined;
+  const below = layer?.replace ? new Map<string, TomlTable[]>() : base;
+  const lookup = (name: string): ExtensionSettings => {
+    const ref = extRef(name);
+    const under = top ? (below.get(ref) ?? []) : [];
+    const own = top ? (top.get(ref) ?? []) : (base.get(ref) ?? []);
+    return hostReading([...under, ...own], under.length, ref);
+  };
+  const refs = new Set([...below.keys(), ...(top?.keys() ?? [])]);
+  const named = [...refs].filter((r) => r.startsWith(extRef(''))).map((r) => r.slice(extRef('').length));
   return Object.assign(lookup, { extNames: named });
 }
 
-/** readSettingsFromText for any name, and the names of every `ext:<name>` entry, in file order. */
+/** readSettingsFromText for any name, and the names of every `ext:<name>` entry the host reads. */
 export type SettingsLookup = ((name: string) => ExtensionSettings) & { readonly extNames: readonly string[] };
 
 function assertConfigKey(key: string): void {
@@ -233,7 +272,7 @@ function configSplices(doc: SettingsDoc, el: Element, values: [string, unknown][
       continue;
     }
     const line = existing[0];
-    if (line && key in el.table && canonicalToml(el.table[key]) === canonicalToml(value)) continue;
+    if (line && Object.hasOwn(base, key) && canonicalToml(base[key]) === canonicalToml(value)) continue;
     if (line) splices.push({ start: line.valueStart, end: line.valueEnd, text: formatValueFor(key, value) });
     else inserts.push(`${formatTomlKey(key)} = ${formatValueFor(key, value)}`);
     table[key] = value;
@@ -253,14 +292,14 @@ function configSplices(doc: SettingsDoc, el: Element, values: [string, unknown][
 }
 
 /** Splices that make `el` say `enabled = false` (or drop that line), and the resulting table. */
-function switchSplices(doc: SettingsDoc, el: Element, enabled: boolean): { splices: Splice[]; table: TomlTable } {
-  const wasEnabled = el.table.enabled !== false;
-  if (enabled === wasEnabled) return { splices: [], table: { ...el.table } };
+function switchSplices(doc: SettingsDoc, el: Element, base: TomlTable, enabled: boolean): { splices: Splice[]; table: TomlTable } {
+  const wasEnabled = base.enabled !== false;
+  if (enabled === wasEnabled) return { splices: [], table: { ...base } };
   if (enabled) {
-    const { enabled: _dropped, ...rest } = el.table;
+    const { enabled: _dropped, ...rest } = base;
     return { splices: directKeyLines(doc, el, 'enabled').map((l): Splice => ({ start: l.start, end: l.end, text: '' })), table: rest };
   }
-  const table = { ...el.table, enabled: false };
+  const table = { ...base, enabled: false };
   const existing = directKeyLines(doc, el, 'enabled')[0];
   if (existing) return { splices: [{ start: existing.valueStart, end: existing.valueEnd, text: 'false' }], table };
   const refLine = el.directKvs.map((i) => doc.lines[i] as TomlLine).find((l) => l.path.length === 1 && (l.path[0] === 'ref' || l.path[0] === 'id'));
@@ -269,49 +308,89 @@ function switchSplices(doc: SettingsDoc, el: Element, enabled: boolean): { splic
 }
 
 /**
- * The edit as splices, and the one entry (or none) it must leave for `name`.
- * enable, disable and set fold every entry for `name` into one: the entry
- * holding the user's config (host-reading.ts, userConfigIndex; the last entry
- * when none holds config) is kept in place with its layout and comments, gets
- * the wanted switch and values, and every other entry for `name` is deleted.
- * The host then reads exactly that entry: enabled or not, with that config.
+ * The edit as splices, and the entries it must leave for `name`. No entry is
+ * deleted and no config key the user wrote is dropped (only `remove`, and a key
+ * set to `undefined`, take anything away):
+ * - enable: every entry for `name` stops saying `enabled = false` (kept config
+ *   comes back, host-reading.ts `enableEntries`); a bare entry is added when the
+ *   host would still run nothing (no entry, or a profile whose base disables it);
+ * - disable: the last entry says `enabled = false` (one line), or, with no entry
+ *   in this file, a new `{ ref, enabled = false }` entry does;
+ * - values go into the last entry whose config reaches the first instance (later
+ *   keys win in the host's merge), or into a new entry when that one is not in
+ *   this file; for a disabled extension, into the last entry, where enable brings
+ *   them back. `undefined` removes the key from every entry of this file.
+ * `prefix` holds the entries the host applies before this file's (a profile's
+ * base); they are read, never written.
  */
-function plan(doc: SettingsDoc, name: string, edit: SettingsEdit): { splices: Splice[]; expected: TomlTable[] } {
-  const els = doc.elements.filter((el) => refOf(el.table) === extRef(name));
-  const tables = els.map((el) => el.table);
+function plan(doc: SettingsDoc, name: string, edit: SettingsEdit, prefix: readonly TomlTable[]): { splices: Splice[]; expected: TomlTable[] } {
+  const ref = extRef(name);
+  const els = doc.elements.filter((el) => refOf(el.table) === ref);
   if (edit.op === 'remove') return { splices: mergeDeletions(els.map((el) => removalSplice(doc.lines, el.first, el.last))), expected: [] };
 
   const values = Object.entries(edit.op === 'disable' ? {} : (edit.values ?? {}));
   for (const [k] of values) assertConfigKey(k);
-  // `set` keeps what the host reads today; enable and disable say what they want.
-  const enabled = edit.op === 'set' ? hostReading(tables).enabled : edit.op === 'enable';
+  const tables = new Map<Element, TomlTable>(els.map((el) => [el, el.table]));
+  const splices: Splice[] = [];
+  let added: TomlTable | undefined;
+  const current = (): TomlTable[] => [...prefix, ...els.map((el) => tables.get(el) as TomlTable), ...(added ? [added] : [])];
+  const flip = (el: Element, enabled: boolean): void => {
+    const switched = switchSplices(doc, el, tables.get(el) as TomlTable, enabled);
+    splices.push(...switched.splices);
+    tables.set(el, switched.table);
+  };
 
-  if (els.length === 0) {
-    const defined = values.filter(([, v]) => v !== undefined);
-    // Config alone never enables (the host's flaw is to enable as a side effect): write it disabled.
-    if (!enabled && defined.length === 0) return { splices: [], expected: [] };
-    const extra: [string, unknown][] = enabled ? defined : [['enabled', false], ...defined];
-    const lastEl = doc.elements[doc.elements.length - 1];
-    const endOfCapabilities = lastEl ? (doc.lines[lastEl.last] as TomlLine).end : doc.text.length;
-    return {
-      splices: [insertionSplice(doc.text, endOfCapabilities, doc.eol, newTableBlock(name, doc.eol, extra))],
-      expected: [{ ref: extRef(name), ...Object.fromEntries(extra) }],
-    };
+  if (edit.op === 'enable') {
+    for (const el of els) if (isRemoveEntry(tables.get(el) as TomlTable)) flip(el, true);
+    if (applyEntries(current()).length === 0) added = { ref };
+  } else if (edit.op === 'disable' && applyEntries(current()).length > 0) {
+    const last = els[els.length - 1];
+    if (last) flip(last, false);
+    else added = { ref, enabled: false };
   }
 
-  const userIndex = userConfigIndex(tables);
-  const keep = els[userIndex === -1 ? els.length - 1 : userIndex] as Element;
-  const switched = switchSplices(doc, keep, enabled);
-  const configured = configSplices(doc, keep, values, switched.table);
-  const deletions = mergeDeletions(els.filter((el) => el !== keep).map((el) => removalSplice(doc.lines, el.first, el.last)));
-  return { splices: [...deletions, ...switched.splices, ...configured.splices], expected: [configured.table] };
+  const defined = values.filter(([, v]) => v !== undefined);
+  const removed = values.filter(([, v]) => v === undefined);
+  const perElement = new Map<Element, [string, unknown][]>();
+  for (const el of els) {
+    const gone = removed.filter(([k]) => Object.hasOwn(tables.get(el) as TomlTable, k));
+    if (gone.length > 0) perElement.set(el, gone);
+  }
+  if (defined.length > 0) {
+    const first = applyEntries(current())[0];
+    let target: Element | 'added' | 'new';
+    if (first) {
+      const at = Math.max(...first.from) - prefix.length;
+      target = at < 0 ? 'new' : at < els.length ? (els[at] as Element) : 'added';
+    } else {
+      // Config alone never enables (the host's flaw is to enable as a side effect): it waits where enable finds it.
+      target = added ? 'added' : (els[els.length - 1] ?? 'new');
+    }
+    if (target === 'new' && !added) added = first ? { ref } : { ref, enabled: false };
+    if (target === 'new' || target === 'added') Object.assign(added as TomlTable, Object.fromEntries(defined));
+    else perElement.set(target, [...(perElement.get(target) ?? []), ...defined]);
+  }
+  for (const [el, list] of perElement) {
+    const configured = configSplices(doc, el, list, tables.get(el) as TomlTable);
+    splices.push(...configured.splices);
+    tables.set(el, configured.table);
+  }
+  if (added) {
+    const lastEl = doc.elements[doc.elements.length - 1];
+    const endOfCapabilities = lastEl ? (doc.lines[lastEl.last] as TomlLine).end : doc.text.length;
+    const { ref: _ref, ...extra } = added;
+    splices.push(insertionSplice(doc.text, endOfCapabilities, doc.eol, newTableBlock(name, doc.eol, Object.entries(extra))));
+  }
+  return { splices, expected: current().slice(prefix.length) };
 }
 
 /**
  * Apply one edit to settings text (pure). Only the `ext:<name>` tables change;
  * the result is re-parsed and must equal the old document everywhere else.
+ * `prefix`: the entries for `name` the host applies before this file's (a
+ * profile's base file), read and never written.
  */
-export function applySettingsEdit(text: string, name: string, edit: SettingsEdit, file = 'settings.toml'): EditResult {
+export function applySettingsEdit(text: string, name: string, edit: SettingsEdit, file = 'settings.toml', prefix: readonly TomlTable[] = []): EditResult {
   assertValidName(name);
   const doc = parseSettings(text, file);
   const needsText = edit.op === 'remove' ? entriesFor(doc.data, name).length > 0 : true;
@@ -320,7 +399,7 @@ export function applySettingsEdit(text: string, name: string, edit: SettingsEdit
       hint: `Write each capability as its own [[capabilities]] table (see docs/configuration.md), then run the command again. Nothing was changed.`,
     });
   }
-  const { splices, expected } = plan(doc, name, edit);
+  const { splices, expected } = plan(doc, name, edit, prefix);
   if (splices.length === 0) return { text, changed: false };
   const next = applySplices(text, splices);
   let parsed: TomlTable;
@@ -347,51 +426,81 @@ export async function loadSettingsText(paths: Paths): Promise<string> {
   return loadEditableText(paths.settingsFile, (why) => corrupt(paths.settingsFile, why), 'The settings file');
 }
 
-async function editSettings(paths: Paths, name: string, edit: SettingsEdit): Promise<{ changed: boolean }> {
-  const text = await loadSettingsText(paths);
-  const result = applySettingsEdit(text, name, edit, paths.settingsFile);
+/** Read a profile's file (it exists: profiles.ts `profileFile` checked); E_STATE when unreadable. */
+export async function loadProfileLayer(paths: Paths, profile: string): Promise<ProfileLayer> {
+  const file = profileFile(paths, profile);
+  return { name: profile, file, text: await loadEditableText(file, (why) => corrupt(file, why), 'The profile file') };
+}
+
+/** The file an edit writes (settings.toml, or the profile's), its text, and the entries the host applies before it. */
+async function editTarget(paths: Paths, name: string, profile: string | undefined): Promise<{ file: string; text: string; prefix: TomlTable[]; dir: string }> {
+  if (profile === undefined) return { file: paths.settingsFile, text: await loadSettingsText(paths), prefix: [], dir: paths.configDir };
+  const layer = await loadProfileLayer(paths, profile);
+  const base = await loadSettingsText(paths);
+  const prefix = parseProfile(layer).replace ? [] : entriesFor(parseSettings(base, paths.settingsFile).data, name);
+  return { file: layer.file, text: layer.text, prefix, dir: dirname(layer.file) };
+}
+
+async function editSettings(paths: Paths, name: string, edit: SettingsEdit, profile?: string): Promise<{ changed: boolean }> {
+  const target = await editTarget(paths, name, profile);
+  const result = applySettingsEdit(target.text, name, edit, target.file, target.prefix);
   if (!result.changed) return { changed: false };
   try {
-    await ensureDir(paths.configDir, 0o755);
+    await ensureDir(target.dir, 0o755);
   } catch (e) {
-    throw stateIoError('create', paths.configDir, e);
+    throw stateIoError('create', target.dir, e);
   }
-  await sweepAtomicTemps(paths.settingsFile);
-  await writeFileAtomic(paths.settingsFile, result.text, { symlinks: 'follow', what: 'The settings file' });
+  await sweepAtomicTemps(target.file);
+  await writeFileAtomic(target.file, result.text, { symlinks: 'follow', what: profile === undefined ? 'The settings file' : 'The profile file' });
   return { changed: true };
 }
 
-/** What settings.toml says about `name` (a missing file says: not enabled, no config). */
-export async function readExtensionSettings(paths: Paths, name: string): Promise<ExtensionSettings> {
-  return readSettingsFromText(await loadSettingsText(paths), assertValidName(name), paths.settingsFile);
+/** What settings.toml (under `profile`, when given) says about `name` (a missing file says: not enabled, no config). */
+export async function readExtensionSettings(paths: Paths, name: string, profile?: string): Promise<ExtensionSettings> {
+  const layer = profile === undefined ? undefined : await loadProfileLayer(paths, profile);
+  return readSettingsFromText(await loadSettingsText(paths), assertValidName(name), paths.settingsFile, layer);
+}
+
+/** Where an edit goes: settings.toml, or a profile's file (`--profile`). */
+export interface SettingsScope {
+  profile?: string;
 }
 
 /**
- * Enable `name`: fold its entries into one enabled entry (or add one) holding
- * the user's config plus `values` (`undefined` removes a key), in one atomic
- * write, so the host never reads the switch without the config or the reverse.
+ * Enable `name`: its entries stop saying `enabled = false` (or a bare entry is
+ * added), with `values` (`undefined` removes a key) set in the same atomic write,
+ * so the host never reads the switch without the config or the reverse.
  * Caller holds the installer lock.
  */
-export async function enableExtension(paths: Paths, name: string, values: Record<string, unknown> = {}): Promise<{ changed: boolean }> {
-  return editSettings(paths, name, { op: 'enable', values });
+export async function enableExtension(
+  paths: Paths,
+  name: string,
+  values: Record<string, unknown> = {},
+  scope: SettingsScope = {},
+): Promise<{ changed: boolean }> {
+  return editSettings(paths, name, { op: 'enable', values }, scope.profile);
 }
 
-/** Disable `name`: fold its entries into one `enabled = false` entry keeping the user's config. Caller holds the lock. */
-export async function disableExtension(paths: Paths, name: string): Promise<{ changed: boolean }> {
-  return editSettings(paths, name, { op: 'disable' });
+/** Disable `name`: its last entry says `enabled = false`; every entry and key stays. Caller holds the lock. */
+export async function disableExtension(paths: Paths, name: string, scope: SettingsScope = {}): Promise<{ changed: boolean }> {
+  return editSettings(paths, name, { op: 'disable' }, scope.profile);
 }
 
 /**
- * Set (or, with `undefined`, remove) inline config keys of `name`, folding its
- * entries into one that the host reads as enabled exactly when it did before.
- * Values keep their types (numbers, booleans, strings, arrays, tables). Never
- * enables a disabled extension. Caller holds the lock.
+ * Set (or, with `undefined`, remove) inline config keys of `name`, keeping the
+ * host's enabled state. Values keep their types (numbers, booleans, strings,
+ * arrays, tables). Never enables a disabled extension. Caller holds the lock.
  */
-export async function setExtensionConfig(paths: Paths, name: string, values: Record<string, unknown>): Promise<{ changed: boolean }> {
-  return editSettings(paths, name, { op: 'set', values });
+export async function setExtensionConfig(
+  paths: Paths,
+  name: string,
+  values: Record<string, unknown>,
+  scope: SettingsScope = {},
+): Promise<{ changed: boolean }> {
+  return editSettings(paths, name, { op: 'set', values }, scope.profile);
 }
 
-/** Delete every `ext:<name>` table (used by `remove`); everything else stays. Caller holds the lock. */
+/** Delete every `ext:<name>` table of settings.toml (used by `remove`); everything else stays. Caller holds the lock. */
 export async function removeExtensionSettings(paths: Paths, name: string): Promise<{ changed: boolean }> {
   return editSettings(paths, name, { op: 'remove' });
 }

@@ -15,11 +15,14 @@ export function crateInstallSpec(name: string, crate: string, requirement: strin
   return `${short}@${requirement}`;
 }
 
-/** The requirement that takes `version`'s line: `0.4` for 0.4.x, `2` for 2.x (cargo's caret rule). */
+/**
+ * The requirement that takes `version`'s line and follows it: `^0.4` for 0.4.x, `^2` for
+ * 2.x (cargo's caret rule), written with its caret so nobody reads `@0.4` as "exactly".
+ */
 export function requirementFor(version: string): string {
   const v = parseCargoVersion(version);
-  if (!v) return version;
-  if (v.major > 0n) return String(v.major);
-  if (v.minor > 0n) return `0.${v.minor}`;
-  return `0.0.${v.patch}`;
+  if (!v) return `=${version}`;
+  if (v.major > 0n) return `^${v.major}`;
+  if (v.minor > 0n) return `^0.${v.minor}`;
+  return `^0.0.${v.patch}`;
 }

@@ -13,7 +13,9 @@ import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateRecord } from './crates-io.js';
 import { recordTable, type Source } from './source.js';
 import type { CrateSpec } from './spec.js';
-import { compareVersions, parseCargoRequirement, parseCargoVersion, satisfiesRequirement } from './crates-io/cargo-version.js';
+import { compareVersions, parseCargoRequirement, parseCargoVersion } from './crates-io/cargo-version.js';
+import { indexFor } from './crates-io/index-for.js';
+import { requirementSelects } from './crates-io/pick-version.js';
 
 export type { CrateRecord };
 
@@ -32,6 +34,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   linked: false,
   buildable: true,
 
+  recordKeys: ['crate_name', 'version', 'cksum', 'requirement', 'index'],
   parseRecord(t) {
     return typeof t.crate_name === 'string' && typeof t.version === 'string'
       ? { record: t as CrateRecord }
@@ -57,6 +60,14 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   sameOrigin: (a, b) => a.crate_name.toLowerCase() === b.crate_name.toLowerCase(),
   pin: (rec) => rec.version,
   originFacts: (rec) => ({ index_url: normalizeIndexUrl(typeof rec.index === 'string' ? rec.index : DEFAULT_INDEX_URL) }),
+  fetchPlaces(ctx, rec) {
+    const used = indexFor(ctx, typeof rec.index === 'string' ? rec.index : undefined);
+    return used === crateSource.originFacts!(rec).index_url
+      ? []
+      : [{ index_url: used, through: `the index chosen for this run (--index / YEP_EXT_INDEX) ${used}` }];
+  },
+  // A crate is resolved in the run's index, which its record then names.
+  specPlaces: (ctx) => ({ origin: { index_url: ctx.indexUrl }, via: [] }),
   // A bare or `=` version; cargo would read `1.2.3` as `^1.2.3`, the host reads it as exact.
   pinnedExactly: (rec) => /^=?\d/.test(rec.requirement ?? '='),
   follows: (rec) => rec.requirement ?? '',
@@ -68,10 +79,9 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     if (indexOf(previous) !== indexOf(next)) return false;
     const [from, to] = [parseCargoVersion(previous.version), parseCargoVersion(next.version)];
     if (!from || !to || compareVersions(to, from) <= 0) return false;
-    // As chooseVersion reads it: no requirement means the newest stable version.
-    if (previous.requirement === undefined) return !to.prerelease;
+    // The picker's own "within the requirement" rule (no requirement: the newest stable).
     try {
-      return satisfiesRequirement(to, parseCargoRequirement(previous.requirement));
+      return requirementSelects(previous.requirement === undefined ? undefined : parseCargoRequirement(previous.requirement), to);
     } catch {
       return false;
     }
@@ -115,22 +125,21 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     }
   },
   fetch: async (ctx, spec, into) => (await crates()).fetchCrate(ctx, spec, into),
-  findUpdate: async (ctx, rec, notes) => (await (await crates()).crateUpdateCandidates(ctx, rec, notes))[0],
+  findUpdate: async (ctx, rec) => (await (await crates()).crateUpstream(ctx, rec)).candidates[0],
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
   candidates: async (ctx, spec) => (await crates()).crateCandidates(ctx, spec),
-  updateCandidates: async (ctx, rec, notes) => (await crates()).crateUpdateCandidates(ctx, rec, notes),
   upstream: async (ctx, rec) => (await crates()).crateUpstream(ctx, rec),
   registryInfo: async (ctx, spec) => ({ name: spec.crate, registry: await (await crates()).crateRegistryInfo(ctx, spec.crate) }),
   async mirror(ctx, target, name, rec) {
     // The locked index line byte-for-byte and the verified .crate (mirror/mirror-crates.ts).
-    const [{ mirrorCrate }, { readMirrorFile, sha256Hex }] = await Promise.all([import('./mirror/mirror-crates.js'), import('./mirror/mirror-tree.js')]);
-    const m = await mirrorCrate(ctx, target.root, name, rec, target.scratch);
+    const [{ mirrorCrate }, { sha256Hex }] = await Promise.all([import('./mirror/mirror-crates.js'), import('./mirror/mirror-tree.js')]);
+    const m = await mirrorCrate(ctx, target, name, rec);
     return {
       section: 'crates',
       report: m,
       record: { crate: m.crate, version: m.version, cksum: m.cksum, file: m.file, index_file: m.index_file, origin: m.origin },
       same: (c) => c.file === m.file,
-      files: { [m.file]: m.cksum, [m.index_file]: sha256Hex(readMirrorFile(target.root, m.index_file)!) },
+      files: { [m.file]: m.cksum, [m.index_file]: sha256Hex(target.read(m.index_file)!) },
     };
   },
 };

@@ -4,26 +4,26 @@
  * Cargo.toml metadata when the crate declares its manifest there). Returns the
  * lock record of exactly what was fetched; the install pipeline does the rest.
  */
-import { rm } from 'node:fs/promises';
+import { removeWork } from '../fs/custody.js';
 import type { Context } from '../context.js';
 import { DEFAULT_INDEX_URL, normalizeIndexUrl } from '../context.js';
-import { YepError } from '../errors.js';
+import { YepError, isYepError } from '../errors.js';
 import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateSpec } from './spec.js';
 import { unpackCrate } from '../archive/unpack.js';
 import { writeManifestFromCargo } from './crates-io/cargo-manifest.js';
 import type { ContentHashStream } from '../package/content-hash-stream.js';
 import { MANIFEST_FILE } from '../package/manifest.js';
-import { compareVersionsDesc, parseCargoVersion } from './crates-io/cargo-version.js';
-import { chooseCandidates } from './crates-io/choose-version.js';
-import { chooseUnderCooldown, isExactRequirement } from './crates-io/cooldown.js';
+import { compareVersionsDesc } from './crates-io/cargo-version.js';
+import { pickVersions, type VersionPick } from './crates-io/pick-version.js';
 import { effectiveCooldown } from './crates-io/cooldown-options.js';
 import { downloadVerifiedCrate } from './crates-io/download.js';
 import { fetchIndexFile } from './crates-io/index-client.js';
+import { indexFor } from './crates-io/index-for.js';
 import { CKSUM_RE, type IndexEntry } from './crates-io/index-lines.js';
 import { assertCrateName } from './crates-io/index-path.js';
 import { checkIndexUrl, loadRegistryConfig, type RegistryConfig } from './crates-io/registry-config.js';
-import { withNotes, type Candidates, type Fetched, type UpdateNotes, type Upstream } from './source.js';
+import { withNotes, type Candidates, type Fetched, type Upstream } from './source.js';
 
 /** The lock record of a crate install (host-compat §4). */
 export interface CrateRecord {
@@ -112,73 +112,41 @@ async function indexEntries(ctx: Context, indexUrl: string, crate: string): Prom
 }
 
 /**
- * The one place the crate resolve rules live: every installable version
- * `requirement` selects, best first, under the run's release-age cooldown (`update`
- * of an exact pin skips it: that version was chosen at install time). The list
- * starts at the version the cooldown lets through and goes to older ones; an
- * older version published within the cooldown is not skipped here (the engines
- * walk only reaches it when every newer one needs a newer yolop). Install, update,
- * the engines walk and --ignore-engines (= the first candidate) all read this list.
- * Warnings are logged; the cooldown's skip note is returned for the caller to place.
+ * The one picker (crates-io/pick-version.ts) under this run's cooldown: the
+ * context's (set when it was built: --min-age, --allow-fresh, the policy's floor)
+ * and YEP_EXT_MIN_AGE. Its warnings are logged; the cooldown's skip note is the
+ * caller's to place (an install's outcome note, an update's warning).
  */
-function chooseIn(
+function pick(
   ctx: Context,
   crate: string,
   entries: IndexEntry[],
   requirement: string | undefined,
-  update: boolean,
-): { entries: IndexEntry[]; skipNote?: string } {
-  const name = entries[0]?.name ?? crate;
-  const all = chooseCandidates(name, entries, requirement);
-  for (const w of all.warnings) ctx.log.warn(w);
-  const cooldown = update && isExactRequirement(requirement) ? undefined : effectiveCooldown(ctx.cooldown, ctx.env);
-  if (!cooldown) return { entries: all.entries };
-  const cooled = chooseUnderCooldown(name, entries, requirement, cooldown, ctx.clock.now());
-  // Its own warnings (an --allow-fresh install of a young version) beside those already logged.
-  for (const w of cooled.warnings) if (!all.warnings.includes(w)) ctx.log.warn(w);
-  const kept = all.entries.filter((e) => compareVersionsDesc(e.version, cooled.entry.version) >= 0);
-  return { entries: kept, ...(cooled.skipNote ? { skipNote: cooled.skipNote } : {}) };
-}
-
-/** `notes.newerOutside`: the same index lines say whether something newer exists outside the requirement. */
-function noteNewerOutside(notes: UpdateNotes | undefined, entries: IndexEntry[], chosen: IndexEntry | undefined, requirement: string | undefined): void {
-  if (!notes || !chosen || requirement === undefined) return;
-  const top = newestStable(entries);
-  if (top && compareVersionsDesc(top.version, chosen.version) < 0) notes.newerOutside = { version: top.vers, requirement };
-}
-
-/** The highest non-yanked stable version with an installable cksum. */
-function newestStable(entries: IndexEntry[]): IndexEntry | undefined {
-  return [...entries].filter((e) => !e.yanked && !e.version.prerelease && CKSUM_RE.test(e.cksum)).sort((a, b) => compareVersionsDesc(a.version, b.version))[0];
+  installed?: { version: string; cksum?: string },
+): VersionPick {
+  const chosen = pickVersions({
+    crate: entries[0]?.name ?? crate,
+    entries,
+    requirement,
+    cooldown: effectiveCooldown(ctx.cooldown, ctx.env),
+    now: ctx.clock.now(),
+    installed,
+  });
+  for (const w of chosen.warnings) ctx.log.warn(w);
+  return chosen;
 }
 
 /**
  * The version `requirement` (cargo dialect; undefined = latest stable) selects
  * for `crate` in the context's index: the first of the candidates (library API).
  */
-export async function resolveCrateVersion(
-  ctx: Context,
-  crate: string,
-  requirement?: string,
-  options: { index?: string; update?: boolean; notes?: UpdateNotes } = {},
-): Promise<ResolvedCrate> {
+export async function resolveCrateVersion(ctx: Context, crate: string, requirement?: string, options: { index?: string } = {}): Promise<ResolvedCrate> {
   const indexUrl = options.index ? normalizeIndexUrl(options.index) : ctx.indexUrl;
-  const entries = await indexEntries(ctx, indexUrl, crate);
-  const choice = chooseIn(ctx, crate, entries, requirement, options.update === true);
-  const e = choice.entries[0]!;
-  noteNewerOutside(options.notes, entries, e, requirement);
-  if (choice.skipNote && options.update) ctx.log.warn(choice.skipNote);
+  const e = pick(ctx, crate, await indexEntries(ctx, indexUrl, crate), requirement).candidates[0]!;
   return { name: e.name, vers: e.vers, cksum: e.cksum, yanked: e.yanked };
 }
 
-/**
- * The index to use for a recorded source: one chosen for this run (--index /
- * YEP_EXT_INDEX, e.g. a fleet's mirror) wins over the one recorded at install time;
- * the locked cksum pins the bytes wherever they come from.
- */
-export function indexFor(ctx: Context, recorded: string | undefined): string {
-  return ctx.indexUrl !== DEFAULT_INDEX_URL || !recorded ? ctx.indexUrl : normalizeIndexUrl(recorded);
-}
+export { indexFor } from './crates-io/index-for.js';
 
 /**
  * Download, verify, unpack into `into` (which must not exist yet) and provide
@@ -207,7 +175,7 @@ async function fetchVerified(
       }),
     );
   } finally {
-    await rm(verified.file, { force: true });
+    await removeWork(verified.file);
   }
   if (await writeManifestFromCargo(into, crate.name)) {
     hashed.addFile(MANIFEST_FILE);
@@ -244,48 +212,15 @@ export async function crateCandidates(ctx: Context, spec: CrateSpec): Promise<Ca
   // still settles only after config.json's fetch: it writes a cache entry, and nothing
   // may be written after the call has returned (the caller may have removed the home).
   const configFetch = loadRegistryConfig(ctx, indexUrl);
-  let choice: ReturnType<typeof chooseIn>;
+  let choice: VersionPick;
   try {
-    choice = chooseIn(ctx, spec.crate, await indexEntries(ctx, indexUrl, spec.crate), spec.requirement, false);
+    choice = pick(ctx, spec.crate, await indexEntries(ctx, indexUrl, spec.crate), spec.requirement);
   } catch (e) {
     await configFetch.catch(() => undefined);
     throw e;
   }
   await configFetch;
-  return { records: choice.entries.map((e) => crateRecord(indexUrl, e, spec.requirement)), ...(choice.skipNote ? { notes: [choice.skipNote] } : {}) };
-}
-
-/**
- * Update candidates for an installed crate, best first: the records the recorded
- * requirement selects that are newer than the installed one (the first is what
- * `findUpdate` and --ignore-engines take). Empty = up to date: the same version
- * (with the same cksum; a lock the host wrote has none, so nothing to compare and
- * no re-download; a different one is returned so the caller refuses the
- * republish), or an older one (a yanked newer release never triggers a silent
- * downgrade). The cooldown's skip note is logged: update has no outcome notes.
- */
-export async function crateUpdateCandidates(ctx: Context, source: CrateRecord, notes?: UpdateNotes): Promise<CrateRecord[]> {
-  const indexUrl = indexFor(ctx, source.index);
-  const entries = await indexEntries(ctx, indexUrl, source.crate_name);
-  const choice = chooseIn(ctx, source.crate_name, entries, source.requirement, true);
-  if (choice.skipNote) ctx.log.warn(choice.skipNote);
-  const [first, ...rest] = choice.entries;
-  noteNewerOutside(notes, entries, first, source.requirement);
-  if (!first) return [];
-  if (first.vers === source.version && (source.cksum === undefined || first.cksum === source.cksum)) return [];
-  const now = parseCargoVersion(source.version);
-  if (now && compareVersionsDesc(first.version, now) > 0) {
-    ctx.log.debug(`${source.crate_name}: ${first.vers} is older than the installed ${source.version}; keeping it`);
-    return [];
-  }
-  const newer = now ? rest.filter((e) => compareVersionsDesc(e.version, now) < 0) : [];
-  return [first, ...newer].map((e) => ({ ...source, version: e.vers, cksum: e.cksum, crate_name: e.name }));
-}
-
-/** Newest first: a release before pre-releases, yanked ones last. */
-function newest(entries: IndexEntry[]): IndexEntry | undefined {
-  const live = entries.filter((e) => !e.yanked).sort((a, b) => compareVersionsDesc(a.version, b.version));
-  return live.find((e) => !e.version.prerelease) ?? live[0];
+  return { records: choice.candidates.map((e) => crateRecord(indexUrl, e, spec.requirement)), ...(choice.skipNote ? { notes: [choice.skipNote] } : {}) };
 }
 
 /** The versions an index lists, newest first (what `info` shows). */
@@ -294,64 +229,56 @@ function versionList(entries: IndexEntry[]): Upstream['versions'] {
 }
 
 /**
- * `outdated` and `info` for an installed crate, from one index read: `wanted` is
- * what `update` would move to (never older than the installed version, as update
- * never downgrades), `latest` the newest non-yanked release whatever the requirement.
+ * What the index offers an installed crate now, from one read, as the one picker
+ * decides it: `update`'s candidates (the records the recorded requirement selects
+ * that are newer than the installed one, best first; the installed version itself
+ * first when the index now gives it another cksum, so the caller refuses the
+ * republish; empty = up to date: an older best, e.g. after a yank, never triggers a
+ * silent downgrade), `wanted` the first newer one (else the installed version),
+ * `outside` the newest release outside the requirement when newer than that, and
+ * `latest` the newest of the two. `outdated` and `info` read the same answer, so
+ * the three agree, the cooldown included.
  */
-export async function crateUpstream(ctx: Context, source: CrateRecord): Promise<Upstream> {
+export async function crateUpstream(ctx: Context, source: CrateRecord): Promise<Upstream<CrateRecord>> {
   const entries = await indexEntries(ctx, indexFor(ctx, source.index), source.crate_name);
-  const now = parseCargoVersion(source.version);
-  let chosen: IndexEntry | undefined;
-  try {
-    chosen = chooseCandidates(entries[0]?.name ?? source.crate_name, entries, source.requirement).entries[0];
-  } catch {
-    chosen = undefined; // nothing the requirement selects is installable now (all yanked, say)
-  }
-  const newerThanNow = (e: IndexEntry | undefined): boolean => e !== undefined && now !== undefined && compareVersionsDesc(e.version, now) < 0;
-  const wanted = chosen && (now === undefined || newerThanNow(chosen)) ? chosen.vers : source.version;
-  const top = newest(entries);
-  const latest = top ? (newerThanNow(top) || now === undefined ? top.vers : source.version) : null;
-  const wantedVersion = parseCargoVersion(wanted);
+  const choice = pick(ctx, source.crate_name, entries, source.requirement, { version: source.version, cksum: source.cksum });
+  const newerOne = choice.newer.find((n) => n.within)?.entry;
+  const wanted = newerOne?.vers ?? source.version;
+  const asRecord = (e: IndexEntry): CrateRecord => ({ ...source, version: e.vers, cksum: e.cksum, crate_name: e.name });
   return {
     wanted,
-    latest,
-    update: wanted !== source.version,
-    beyond: top !== undefined && wantedVersion !== undefined && compareVersionsDesc(top.version, wantedVersion) < 0,
+    latest: choice.outside?.vers ?? wanted,
+    update: newerOne !== undefined,
+    beyond: choice.outside !== undefined,
     versions: versionList(entries),
-    newer: newerCandidates(source, entries, now),
+    candidates: choice.candidates.map(asRecord),
+    outside: choice.outside && source.requirement !== undefined ? { version: choice.outside.vers, requirement: source.requirement } : null,
+    notes: choice.skipNote ? [choice.skipNote] : [],
+    newer: choice.newer.map((n) => ({
+      source: { ...crateRecord(DEFAULT_INDEX_URL, n.entry, source.requirement), ...(source.index !== undefined ? { index: source.index } : {}) },
+      within: n.within,
+    })),
   };
 }
 
 /**
- * Every installable version newer than the installed one, newest first, as records
- * `fetchCrateExact` fetches (`outdated`'s engines check downloads them): non-yanked,
- * with a valid cksum, a pre-release only when the recorded requirement selects it.
- * `within`: the requirement selects it (`update` reaches it), else only an install does.
+ * `info` for a crate that is not installed: what the index lists, without installing,
+ * and `latest`, what `install <crate>` takes now (the one picker, the cooldown
+ * included; null when it would take nothing: only pre-releases, every release yanked
+ * or too young).
  */
-function newerCandidates(source: CrateRecord, entries: IndexEntry[], now: ReturnType<typeof parseCargoVersion>): NonNullable<Upstream['newer']> {
-  if (!now) return [];
-  let selected = new Set<IndexEntry>();
-  try {
-    selected = new Set(chooseCandidates(entries[0]?.name ?? source.crate_name, entries, source.requirement).entries);
-  } catch {
-    // nothing the requirement selects is installable: every newer version is outside it
-  }
-  return entries
-    .filter((e) => !e.yanked && CKSUM_RE.test(e.cksum) && compareVersionsDesc(e.version, now) < 0 && (!e.version.prerelease || selected.has(e)))
-    .sort((a, b) => compareVersionsDesc(a.version, b.version))
-    .map((e) => ({
-      source: { ...crateRecord(DEFAULT_INDEX_URL, e, source.requirement), ...(source.index !== undefined ? { index: source.index } : {}) },
-      within: selected.has(e),
-    }));
-}
-
-/** `info` for a crate that is not installed: what the index lists, without installing. */
 export async function crateRegistryInfo(
   ctx: Context,
   crate: string,
 ): Promise<{ crate: string; index: string; latest: string | null; versions: Upstream['versions'] }> {
   const entries = await indexEntries(ctx, ctx.indexUrl, crate);
-  return { crate: entries[0]?.name ?? crate, index: registryLabel(ctx.indexUrl), latest: newest(entries)?.vers ?? null, versions: versionList(entries) };
+  let latest: string | null = null;
+  try {
+    latest = pickVersions({ crate, entries, cooldown: effectiveCooldown(ctx.cooldown, ctx.env), now: ctx.clock.now() }).candidates[0]?.vers ?? null;
+  } catch (e) {
+    if (!isYepError(e)) throw e;
+  }
+  return { crate: entries[0]?.name ?? crate, index: registryLabel(ctx.indexUrl), latest, versions: versionList(entries) };
 }
 
 /** The fetcher for `crate` specs (install): the first candidate, downloaded, verified and unpacked into `into`. */

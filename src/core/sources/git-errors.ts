@@ -3,7 +3,7 @@
  * git's English messages (we force LC_ALL=C) are the only signal git gives, so the
  * classification is by text; anything unrecognised keeps git's last lines.
  */
-import { YepError } from '../errors.js';
+import { YepError, stateIoError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
 
 export const CREDENTIALS_HINT =
@@ -17,6 +17,18 @@ const NOT_FOUND_RE =
 const NETWORK_RE =
   /Could not resolve host|Could not resolve hostname|Connection refused|Failed to connect|Connection timed out|Operation timed out|Operation too slow|Connection reset|Network is unreachable|early EOF|the remote end hung up/i;
 const PROTOCOL_RE = /transport '[^']*' not allowed/i;
+
+/** curl's prompt for the credentials of a URL: the repository's, or a proxy's. */
+const ASKED_FOR_RE = /could not read (?:Username|Password) for '([^']+)'/i;
+
+/** The host:port a URL names (lower case), or undefined when it does not parse. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
 
 /** The last few meaningful lines of git's stderr, safe to show. */
 export function gitOutputTail(text: string, lines = 4): string {
@@ -35,14 +47,39 @@ export function isUnadvertisedRefusal(text: string): boolean {
   );
 }
 
-/** Classify git's failure output for `action` ("fetch", "list refs of") on `url`. */
-export function gitFailure(output: string, action: string, url: string, cause?: unknown): YepError {
+const DISK_FULL_RE = /No space left on device|Disk quota exceeded/i;
+
+/**
+ * git ran out of disk while writing into `dir` (its objects, a checkout): the disk's
+ * state, through the one I/O mapping (stateIoError, exit 7), not a git failure. Undefined
+ * when `output` says nothing of the kind.
+ */
+export function gitDiskFull(output: string, action: string, dir: string, cause?: unknown): YepError | undefined {
+  const m = DISK_FULL_RE.exec(output);
+  if (!m) return undefined;
+  const code = /quota/i.test(m[0]) ? 'EDQUOT' : 'ENOSPC';
+  return stateIoError(action, dir, Object.assign(new Error(gitOutputTail(output)), { code, cause }), dir);
+}
+
+/** Classify git's failure output for `action` ("fetch", "list refs of") on `url`; `dir` is where git was writing, when it was. */
+export function gitFailure(output: string, action: string, url: string, cause?: unknown, dir?: string): YepError {
   const tail = gitOutputTail(output);
   const where = sanitize(url, { max: 200 });
+  const full = dir === undefined ? undefined : gitDiskFull(output, `${action} ${where} into`, dir, cause);
+  if (full) return full;
   const details = { url: where, git: tail };
   if (HOST_KEY_RE.test(output)) {
     return new YepError('E_GIT', `git could not ${action} ${where}: the server's ssh host key is unknown or changed.`, {
       hint: 'Check the host key and add it to ~/.ssh/known_hosts (for example by running `ssh -T <host>` once); yep-ext never accepts host keys for you.',
+      details,
+      cause,
+    });
+  }
+  const asked = ASKED_FOR_RE.exec(output)?.[1];
+  if (asked !== undefined && hostOf(asked) !== undefined && hostOf(asked) !== hostOf(url)) {
+    // curl asks for the password of a proxy written with a user alone (http://TOKEN@proxy): not the repository's.
+    return new YepError('E_GIT', `git could not ${action} ${where}: the proxy asked for credentials. git said: ${tail}`, {
+      hint: 'Your proxy variable (HTTPS_PROXY or HTTP_PROXY) names a user but no password; git would prompt for it, and yep-ext never lets it prompt. Write both, http://user:password@host:port (percent-encode "@" and ":" inside them), or drop the user name.',
       details,
       cause,
     });

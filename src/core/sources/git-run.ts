@@ -14,6 +14,9 @@
  */
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
+import { useProxy } from '../net/proxy.js';
+import { killTagged } from '../yep/process-tree.js';
+import type { GitUrl } from './git-url.js';
 
 /** Variables a user's git legitimately needs (proxies, CA bundles, ssh-agent, its own config). */
 const PASSTHROUGH_ENV = [
@@ -41,6 +44,8 @@ const PASSTHROUGH_ENV = [
 ] as const;
 
 export interface GitRunOptions {
+  /** The repository git talks to: its http(s) proxy is checked before git runs. */
+  remote: GitUrl;
   /** Transports git may use (GIT_ALLOW_PROTOCOL). */
   allowedProtocols: readonly string[];
   /** Working directory for git; must exist and be ours. */
@@ -113,8 +118,34 @@ export function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs' | 'no
   ];
 }
 
-/** A simple-git instance bound to one hardened environment, from ctx.git (default simple-git itself). */
+/** `YEP_EXT_GIT_RUN=<random>`: set in one createGit's environment, so whatever git starts can be found again. */
+function gitRunTag(): string {
+  return `YEP_EXT_GIT_RUN=${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/**
+ * A simple-git instance bound to one hardened environment, from ctx.git (default simple-git
+ * itself). simple-git stops git (Ctrl-C, the deadline, the wait without progress) with a
+ * SIGINT to git alone, which leaves its transport helper (`git-remote-http`, ssh) running,
+ * blocked on the network: every git command that fails therefore also kills whatever still
+ * carries this instance's tag in its environment (process-tree.ts, Linux).
+ */
 export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
+  const tag = gitRunTag();
+  const git = createPlainGit(ctx, options, tag);
+  const raw = git.raw.bind(git) as (...args: unknown[]) => Promise<string>;
+  const swept = (...args: unknown[]): Promise<string> =>
+    raw(...args).catch((e: unknown) => {
+      killTagged(tag);
+      throw e;
+    });
+  return Object.assign(git, { raw: swept as SimpleGit['raw'] });
+}
+
+function createPlainGit(ctx: Context, options: GitRunOptions, tag: string): SimpleGit {
+  // git's curl reads the same proxy variables (passed through above): a value neither
+  // client can use is the one configuration error HTTP gives, before git runs.
+  if (options.remote.transport === 'https' || options.remote.transport === 'http') useProxy(new URL(options.remote.url), ctx.env);
   return (ctx.git ?? simpleGit)({
     baseDir: options.cwd,
     binary: 'git',
@@ -140,5 +171,5 @@ export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
       }
       return undefined;
     },
-  }).env(buildGitEnv(ctx, options));
+  }).env({ ...buildGitEnv(ctx, options), [tag.slice(0, tag.indexOf('='))]: tag.slice(tag.indexOf('=') + 1) });
 }

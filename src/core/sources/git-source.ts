@@ -8,6 +8,8 @@ import { YepError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
 import type { GitRecord } from './git.js';
 import { checkGitUrl, gitUrlHost, isFullSha } from './git-url.js';
+import { gitMirrorHost } from './mirror/git-mirror-url.js';
+import type { FetchPlace } from './source.js';
 import { recordTable, type Source } from './source.js';
 import type { GitSpec } from './spec.js';
 
@@ -38,20 +40,31 @@ export function assertSameCommitSameHash(
   }
 }
 
+/** The git mirror, when this run has one (ctx.gitMirror), as a place the bytes of `url` come from. */
+function throughMirror(base: string | undefined, url: string): FetchPlace[] {
+  if (!base) return [];
+  return [{ git_host: gitMirrorHost(base, url), through: `the git mirror ${sanitize(base, { max: 200 })}` }];
+}
+
 export const gitSource: Source<'git', GitSpec, GitRecord> = {
   kind: 'git',
   noun: 'git repository',
   linked: false,
   buildable: false,
 
+  recordKeys: ['url', 'rev', 'requested_ref', 'ref_kind'],
   parseRecord(t) {
     return typeof t.url === 'string' && typeof t.rev === 'string' ? { record: t as GitRecord } : { problem: 'git source without `url`/`rev`' };
   },
   writeRecord: recordTable,
 
   describe: (rec) => `${rec.url}#${rec.rev.slice(0, 12)}`,
+  // A tag is read as the tag (`…/ext.git@v1.2.0`): it names that commit for good; a branch moves, so its commit is shown.
+  label: (rec) => (rec.ref_kind === 'tag' && typeof rec.requested_ref === 'string' ? `${rec.url}@${rec.requested_ref}` : gitSource.describe(rec)),
   sameOrigin: (a, b) => a.url === b.url,
   originFacts: (rec) => ({ git_host: gitUrlHost(rec.url) }),
+  fetchPlaces: (ctx, rec) => throughMirror(ctx.gitMirror, rec.url),
+  specPlaces: (ctx, spec) => ({ origin: { git_host: gitUrlHost(spec.url) }, via: throughMirror(ctx.gitMirror, spec.url) }),
   pin: (rec) => rec.rev,
   commit: (rec) => rec.rev,
   // A full commit as the requested ref resolves to itself: `update` keeps it there.
@@ -59,7 +72,8 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   follows: (rec) => rec.requested_ref ?? '',
   // `update` moves the pin to what the recorded ref names now; commits have no order to tell more.
   updateReaches: (previous, next) => previous.url === next.url && !gitSource.pinnedExactly(previous) && previous.requested_ref === next.requested_ref,
-  withFollows: ({ requested_ref: _old, ...rec }, like) => (like.requested_ref !== undefined ? { ...rec, requested_ref: like.requested_ref } : rec),
+  withFollows: ({ requested_ref: _old, ref_kind: _kind, ...rec }, like) =>
+    like.requested_ref !== undefined ? { ...rec, requested_ref: like.requested_ref, ...(like.ref_kind !== undefined ? { ref_kind: like.ref_kind } : {}) } : rec,
   checkRepin: (previous, next) => assertSameCommitSameHash(previous, next.source, next.content_hash),
 
   fetch: async (ctx, spec, into) => (await git()).fetchGit(ctx, spec, into),
@@ -73,24 +87,34 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
       return e.source.type === 'git' && rec.url === url && rec.requested_ref === spec.ref;
     };
     if (!installed.some(sameOrigin)) return undefined;
-    const { rev } = await (await git()).resolveGitRef(ctx, url, spec.ref);
-    return { type: 'git', url, rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
+    const { followed, resolveGitRef } = await git();
+    const { rev, kind } = await resolveGitRef(ctx, url, spec.ref);
+    return { type: 'git', url, rev, ...followed(spec.ref, kind) };
   },
   async upstream(ctx, rec) {
     // The commit the recorded ref names now (ls-remote; a full commit is its own answer).
-    const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);
-    return { wanted: rev, latest: rev, update: rev !== rec.rev, beyond: false, versions: [] };
-  },
-  async findUpdate(ctx, rec) {
     // A recorded ref (branch or tag) moves; a bare pinned commit never does.
-    const { rev } = await (await git()).resolveGitRef(ctx, rec.url, rec.requested_ref);
-    if (rev === rec.rev) return undefined;
-    return { type: 'git', url: rec.url, rev, ...(rec.requested_ref !== undefined ? { requested_ref: rec.requested_ref } : {}) };
+    const { followed, resolveGitRef } = await git();
+    const { rev, kind, refName } = await resolveGitRef(ctx, rec.url, rec.requested_ref);
+    const tag = kind === 'tag' && refName !== undefined ? refName.replace(/^refs\/tags\//, '') : undefined;
+    const moved: GitRecord[] = rev === rec.rev ? [] : [{ type: 'git', url: rec.url, rev, ...followed(rec.requested_ref, kind) }];
+    return {
+      wanted: rev,
+      latest: rev,
+      update: rev !== rec.rev,
+      beyond: false,
+      versions: [],
+      candidates: moved,
+      outside: null,
+      notes: [],
+      ...(tag ? { tag } : {}),
+    };
   },
+  findUpdate: async (ctx, rec) => (await gitSource.upstream!(ctx, rec)).candidates[0],
   fetchExactly: async (ctx, rec, into) => (await git()).fetchGitCommit(ctx, rec, into),
   async mirror(ctx, target, name, rec) {
     // A bare repository holding the locked commit, servable by dumb HTTP (mirror/mirror-git.ts).
-    const g = await (await import('./mirror/mirror-git.js')).mirrorGit(ctx, target.root, name, rec);
+    const g = await (await import('./mirror/mirror-git.js')).mirrorGit(ctx, target, name, rec);
     return {
       section: 'git',
       report: g,

@@ -8,13 +8,16 @@
  *   <staging>/<into>           work tree: checkout --detach <sha>, HEAD re-checked
  * then the git dir is deleted and the tree lstat-scanned before plugin.json is read.
  */
-import { mkdir, readdir, lstat, rm } from 'node:fs/promises';
+import { removeWork } from '../fs/custody.js';
+import { mkdir, readdir, lstat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { GitError, GitPluginError, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
 import { YepError, stateIoError } from '../errors.js';
+import { knownDirOf } from '../paths.js';
+import { formatTimeout } from '../text/duration.js';
 import { sanitize } from '../text/sanitize.js';
 import { logVerbose, withStep } from '../log.js';
 import type { GitSpec } from './spec.js';
@@ -34,6 +37,12 @@ export interface GitRecord {
   rev: string;
   /** What the user asked for (branch, tag, sha); lets `update` move a branch or tag. */
   requested_ref?: string;
+  /**
+   * What `requested_ref` named when it was resolved: a tag or a branch (cargo's lock records
+   * `?tag=` / `?branch=` the same way). `list` and `info` then show a tag as the tag, not its
+   * commit. Absent for a commit, the default branch, another `refs/` name, or an older lock.
+   */
+  ref_kind?: 'tag' | 'branch';
   /** SHA-256 of a prebuilt server binary, when one was provisioned. */
   binary_sha256?: string;
   [extra: string]: unknown;
@@ -181,9 +190,12 @@ function toYepError(rc: RunContext, e: unknown, action: string): YepError {
   const why = rc.scope.reason();
   if (why === 'size') return fetchTooBig(rc.url.url, rc.limits.maxFetchBytes);
   if (why === 'timeout' || (e instanceof GitPluginError && e.plugin === 'timeout')) {
-    const after = why === 'timeout' ? `${Math.round(rc.limits.timeoutMs / 1000)} s` : `${Math.round(rc.limits.idleTimeoutMs / 1000)} s without progress`;
+    const after = why === 'timeout' ? formatTimeout(rc.limits.timeoutMs) : `${formatTimeout(rc.limits.idleTimeoutMs)} without progress`;
     return new YepError('E_NETWORK', `git timed out after ${after} trying to ${action} ${url}.`, {
-      hint: 'The server is slow or not answering. Check the URL and your connection, then try again.',
+      hint:
+        why === 'timeout'
+          ? 'The server is slow or not answering. Check the URL and your connection, then try again.'
+          : 'The server is slow or not answering. Check the URL and your connection, then try again, or give it longer with --timeout (e.g. --timeout 5m).',
       details: { url },
       cause: e,
     });
@@ -191,12 +203,14 @@ function toYepError(rc: RunContext, e: unknown, action: string): YepError {
   if (e instanceof GitPluginError) {
     return new YepError('E_INTERNAL', `simple-git refused to run git (${e.plugin ?? 'plugin'}): ${sanitize(e.message)}`, { cause: e });
   }
-  if (e instanceof GitError) return gitFailure(e.message, action, rc.url.url, e);
+  // git writes only into staging, in the store: a full disk there is named by the store.
+  const writes = knownDirOf(rc.ctx.paths, rc.ctx.paths.stagingDir);
+  if (e instanceof GitError) return gitFailure(e.message, action, rc.url.url, e, writes);
   const code = (e as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT') {
     return new YepError('E_GIT', 'git is not installed (or not on PATH).', { hint: 'Install git, then run the command again.', cause: e });
   }
-  return gitFailure(String((e as Error)?.message ?? e), action, rc.url.url, e);
+  return gitFailure(String((e as Error)?.message ?? e), action, rc.url.url, e, writes);
 }
 
 function fetchTooBig(url: string, max: number): YepError {
@@ -255,13 +269,16 @@ function neutralDirs(ctx: Context): { cwd: string; gitDir: string } {
   return { cwd, gitDir: join(ctx.paths.stagingDir, `.no-repository-${process.pid}`) };
 }
 
-function limitsOf(partial?: Partial<GitLimits>): GitLimits {
-  return { ...DEFAULT_GIT_LIMITS, ...(partial ?? {}) };
+/** The defaults, with the run's total (`--timeout`, ctx.http.limits.totalMs) as the longest git may go without progress. */
+function limitsOf(ctx: Context, partial?: Partial<GitLimits>): GitLimits {
+  const total = ctx.http.limits.totalMs;
+  return { ...DEFAULT_GIT_LIMITS, ...(total > 0 ? { idleTimeoutMs: total } : {}), ...(partial ?? {}) };
 }
 
 async function listRemote(rc: RunContext, patterns: string[]): Promise<RemoteRefs> {
   const { cwd, gitDir } = neutralDirs(rc.ctx);
   const git = createGit(rc.ctx, {
+    remote: rc.url,
     allowedProtocols: rc.url.allowedProtocols,
     cwd,
     gitDir,
@@ -281,7 +298,8 @@ async function resolveWith(rc: RunContext, ref: string | undefined): Promise<Res
     `Resolving ${ref === undefined ? 'the default branch' : sanitize(ref, { max: 100 })} on ${host}`,
     () => listRemote(rc, refPatterns(ref)),
     {
-      deadlineAt: rc.scope.deadlineAt,
+      // ls-remote prints nothing until it is done: the wait without progress is its deadline.
+      deadlineAt: Math.min(rc.scope.deadlineAt, rc.ctx.clock.now() + rc.limits.idleTimeoutMs),
     },
   );
   const picked = pickRef(remote, ref);
@@ -322,7 +340,7 @@ async function resolveWith(rc: RunContext, ref: string | undefined): Promise<Res
 export async function resolveGitRef(ctx: Context, url: string, ref?: string, limits?: Partial<GitLimits>): Promise<ResolvedGitRef> {
   const checkedUrl = checkGitUrl(url);
   const checkedRef = ref === undefined ? undefined : checkGitRef(ref);
-  const lim = limitsOf(limits);
+  const lim = limitsOf(ctx, limits);
   const scope = openScope(ctx, lim.timeoutMs);
   try {
     return await resolveWith({ ctx, url: transportOf(ctx, checkedUrl).from, limits: lim, scope }, checkedRef);
@@ -405,6 +423,7 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
   const parent = dirname(into);
   const gitDir = join(parent, `${basename(into)}.yep-git`);
   const base = {
+    remote: rc.url,
     allowedProtocols: rc.url.allowedProtocols,
     cwd: parent,
     gitDir,
@@ -459,17 +478,17 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
     }
     const depth = (await run(rc, git, ['rev-list', '--count', rev], 'inspect')).trim();
     rc.ctx.log.debug(`git: fetched ${depth} commit(s) of ${shown}, checked out ${rev}`);
-    await rm(gitDir, { recursive: true, force: true });
+    await removeWork(gitDir);
     created = false;
     const stats = await scanPackageTree(into, { maxFiles: rc.limits.maxFiles, maxBytes: rc.limits.maxTreeBytes });
     for (const note of notes) rc.ctx.log.warn(note);
     return { notes, stats };
   } catch (e) {
     // Only what we made: `into` must not have existed, but a caller's bug must not cost data.
-    if (intoCreated) await rm(into, { recursive: true, force: true });
+    if (intoCreated) await removeWork(into);
     throw toYepError(rc, e, 'fetch from');
   } finally {
-    if (created) await rm(gitDir, { recursive: true, force: true });
+    if (created) await removeWork(gitDir);
   }
 }
 
@@ -479,14 +498,20 @@ function cloning<T>(rc: RunContext, rev: string, work: () => Promise<T>): Promis
 }
 
 /**
- * Where git talks to for `url`: a git mirror (YEP_EXT_GIT_MIRROR / --git-mirror,
+ * Where git talks to for `url`: a git mirror (ctx.gitMirror: --git-mirror / YEP_EXT_GIT_MIRROR,
  * docs/fleet.md) when one is set, for resolving refs and fetching alike, else the
  * origin. The mirror is a transport: records keep the origin URL.
  */
 function transportOf(ctx: Context, url: GitUrl): { from: GitUrl; note: string } {
-  const mirrored = gitMirrorUrl(ctx.env, url.url);
+  const mirrored = gitMirrorUrl(ctx.gitMirror, url.url);
   if (mirrored === undefined) return { from: url, note: '' };
   return { from: checkGitUrl(mirrored), note: ` from the mirror ${sanitize(mirrored, { max: 200 })}` };
+}
+
+/** The record's `requested_ref` and, for a tag or a branch, its `ref_kind`. Pure. */
+export function followed(ref: string | undefined, kind: ResolvedGitRef['kind'] | GitRecord['ref_kind']): Pick<GitRecord, 'requested_ref' | 'ref_kind'> {
+  if (ref === undefined) return {};
+  return { requested_ref: ref, ...(kind === 'tag' || kind === 'branch' ? { ref_kind: kind } : {}) };
 }
 
 /**
@@ -498,7 +523,7 @@ function transportOf(ctx: Context, url: GitUrl): { from: GitUrl; note: string } 
 export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits?: Partial<GitLimits>): Promise<GitFetchResult> {
   const url = checkGitUrl(spec.url);
   const ref = spec.ref === undefined ? undefined : checkGitRef(spec.ref);
-  const lim = limitsOf(limits);
+  const lim = limitsOf(ctx, limits);
   const scope = openScope(ctx, lim.timeoutMs);
   const { from, note } = transportOf(ctx, url);
   const rc: RunContext = { ctx, url: from, limits: lim, scope };
@@ -508,7 +533,7 @@ export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits
       `Fetching ${sanitize(url.url, { max: 200 })} at ${resolved.rev.slice(0, 12)}${ref !== undefined && ref !== resolved.rev ? ` (${sanitize(ref)})` : ''}${note}`,
     );
     const { notes } = await cloning(rc, resolved.rev, () => fetchCommitInto(rc, resolved.rev, into, resolved.refName));
-    const source: GitRecord = { type: 'git', url: url.url, rev: resolved.rev, ...(spec.ref !== undefined ? { requested_ref: spec.ref } : {}) };
+    const source: GitRecord = { type: 'git', url: url.url, rev: resolved.rev, ...followed(spec.ref, resolved.kind) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
   } finally {
     scope.dispose();
@@ -522,7 +547,7 @@ export async function fetchGit(ctx: Context, spec: GitSpec, into: string, limits
  */
 export async function fetchGitCommit(
   ctx: Context,
-  pin: { url: string; rev: string; requested_ref?: string },
+  pin: { url: string; rev: string; requested_ref?: string; ref_kind?: GitRecord['ref_kind'] },
   into: string,
   limits?: Partial<GitLimits>,
 ): Promise<GitFetchResult> {
@@ -537,14 +562,14 @@ export async function fetchGitCommit(
     );
   }
   const rev = pin.rev.toLowerCase();
-  const lim = limitsOf(limits);
+  const lim = limitsOf(ctx, limits);
   const scope = openScope(ctx, lim.timeoutMs);
   const { from, note } = transportOf(ctx, url);
   try {
     ctx.log.info(`Fetching ${sanitize(url.url, { max: 200 })} at ${rev.slice(0, 12)}${note}`);
     const rc: RunContext = { ctx, url: from, limits: lim, scope };
     const { notes } = await cloning(rc, rev, () => fetchCommitInto(rc, rev, into, undefined));
-    const source: GitRecord = { type: 'git', url: url.url, rev, ...(pin.requested_ref !== undefined ? { requested_ref: pin.requested_ref } : {}) };
+    const source: GitRecord = { type: 'git', url: url.url, rev, ...followed(pin.requested_ref, pin.ref_kind) };
     return { dir: into, source, ...(notes.length ? { notes } : {}) };
   } finally {
     scope.dispose();

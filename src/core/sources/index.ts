@@ -7,7 +7,10 @@
 import { crateSource } from './crate-source.js';
 import { gitSource } from './git-source.js';
 import { pathSource } from './path-source.js';
-import type { OriginFacts, RecordBase, RecordCheck, Source } from './source.js';
+import type { Context } from '../context.js';
+import { BINARY_RECORD_KEYS, type FetchPlace, type OriginFacts, type RecordBase, type RecordCheck, type Source } from './source.js';
+
+export type { FetchPlace, OriginFacts } from './source.js';
 import type { Spec } from './spec.js';
 
 /** A parse result that names a kind (the parser's `invalid` is not one). */
@@ -110,4 +113,27 @@ export function isBuildable(rec: LockSource): boolean {
 /** Where a record comes from, in a policy file's terms (index root, git host). */
 export function originFacts(rec: LockSource): OriginFacts {
   return sourceFor(rec.type).originFacts?.(rec) ?? {};
+}
+
+/**
+ * `next` (a record just fetched for the same entry) with the keys of `previous`
+ * that yep-ext does not write for that kind: a newer host's or another tool's
+ * keys under [extensions.source] survive update, reinstall and `install --force`,
+ * as unknown entry keys do. Nothing is carried across kinds.
+ */
+export function withUnknownRecordKeys(next: LockSource, previous: LockSource | undefined): LockSource {
+  if (!previous || previous.type !== next.type) return next;
+  const known = new Set<string>(['type', ...sourceFor(next.type).recordKeys, ...BINARY_RECORD_KEYS]);
+  const carried = Object.entries(previous).filter(([k]) => !known.has(k) && !Object.hasOwn(next, k));
+  return carried.length === 0 ? next : ({ ...next, ...Object.fromEntries(carried) } as LockSource);
+}
+
+/** Where this run takes a record's bytes from besides its origin (a git mirror, the run's index). */
+export function fetchPlaces(ctx: Context, rec: LockSource): FetchPlace[] {
+  return sourceFor(rec.type).fetchPlaces?.(ctx, rec) ?? [];
+}
+
+/** A spec's origin and the other places this run would take its bytes from, before it is resolved. */
+export function specPlaces(ctx: Context, spec: ValidSpec): { origin: OriginFacts; via: FetchPlace[] } {
+  return sourceFor(spec.kind).specPlaces?.(ctx, spec) ?? { origin: {}, via: [] };
 }

@@ -16,6 +16,7 @@ export const pathSource: Source<'path', PathSpec, PathRecord> = {
   linked: true,
   buildable: false,
 
+  recordKeys: ['path'],
   parseRecord(t) {
     return typeof t.path === 'string' ? { record: t as PathRecord } : { problem: 'path source without `path`' };
   },

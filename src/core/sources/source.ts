@@ -10,14 +10,9 @@
  * (http, git, spawn, clock) can be injected through it without changing them.
  */
 import type { Context } from '../context.js';
+import type { MirrorPlan } from './mirror/mirror-plan.js';
 
 /** The kind-specific table under `[extensions.source]`; unknown keys round-trip. */
-/** What an update check learned on the way, without another request (filled by the kind). */
-export interface UpdateNotes {
-  /** The newest stable version outside the recorded requirement, when newer than what it selects. */
-  newerOutside?: { version: string; requirement: string };
-}
-
 export interface RecordBase<K extends string = string> {
   type: K;
   [extra: string]: unknown;
@@ -83,6 +78,13 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    */
   readonly buildable: boolean;
 
+  /**
+   * The record keys yep-ext writes for this kind (besides `type` and the binary
+   * record's keys): any other key under [extensions.source] is a newer tool's or
+   * the host's, and every rewrite of the entry keeps it (sources/index.ts,
+   * `withUnknownRecordKeys`).
+   */
+  readonly recordKeys: readonly string[];
   /** Validate a lock table whose `type` is this kind. Keep unknown keys (they round-trip). */
   parseRecord(table: Readonly<Record<string, unknown>>): RecordCheck<R>;
   /** The table written under [extensions.source]: `type` first, then the record's keys, undefined dropped. */
@@ -131,6 +133,14 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * kind. A kind without either (a local path) leaves it out.
    */
   originFacts?(rec: R): OriginFacts;
+  /**
+   * Where this run takes the bytes of `rec` from besides its origin, in the same
+   * terms: a git mirror (ctx.gitMirror), an index chosen for this run over the
+   * recorded one. The policy admits each (operations/policy-gate.ts).
+   */
+  fetchPlaces?(ctx: Context, rec: R): FetchPlace[];
+  /** Before `spec` is resolved: its origin and the other places this run would take its bytes from. */
+  specPlaces?(ctx: Context, spec: S): { origin: OriginFacts; via: FetchPlace[] };
 
   /** Warnings (through ctx.log) or refusals before anything is created for `spec`. */
   preflight?(ctx: Context, spec: S, cwd: string): void;
@@ -150,9 +160,10 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * Update: the record that the user's recorded intent (requirement, ref) selects
    * now, or undefined when `rec` is already that. The result keeps the intent, so
    * `fetchExactly` of it is the update. A linked kind returns `rec` (re-read; the
-   * content hash decides).
+   * content hash decides). A kind with `upstream` answers from it (`candidates[0]`):
+   * `update` asks `upstream`, so that `outdated`, `info` and `update` read one answer.
    */
-  findUpdate(ctx: Context, rec: R, notes?: UpdateNotes): Promise<R | undefined>;
+  findUpdate(ctx: Context, rec: R): Promise<R | undefined>;
   /**
    * Fetch exactly what `rec` pins into `into`, never resolving anything newer:
    * `install --frozen`, and the base of reinstall, verify/repair and mirroring.
@@ -179,13 +190,6 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * installed" before fetching (operations/install-already). Undefined: not asked.
    */
   installedPin?(ctx: Context, spec: S, installed: readonly { source: { type: string } }[]): Promise<R | undefined>;
-  /**
-   * The same for `update`: the records newer than `rec` that its recorded intent
-   * selects, best first (the first is what `findUpdate` returns and what
-   * --ignore-engines takes; empty = up to date). Without it, `findUpdate` is the
-   * one candidate.
-   */
-  updateCandidates?(ctx: Context, rec: R, notes?: UpdateNotes): Promise<R[]>;
   /** What one of this kind is, for messages: "That git repository is not installed". */
   readonly noun: string;
   /**
@@ -194,31 +198,48 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    */
   registryInfo?(ctx: Context, spec: S): Promise<{ name: string; registry: RegistryListing }>;
   /**
-   * `yep-ext mirror` (docs/fleet.md): copy what `rec` pins into the mirror tree at
-   * `target.root`, verified, and say where it is listed; or why it is not mirrored
-   * (a path is local by definition). Without it, entries of the kind are skipped.
+   * `yep-ext mirror` (docs/fleet.md): fetch and verify what `rec` pins, stage it in
+   * `target` (placed only when every entry passed), and say where it is listed; or
+   * why it is not mirrored (a path is local by definition). Without it, entries of
+   * the kind are skipped.
    */
   mirror?(ctx: Context, target: MirrorTarget, name: string, rec: R): Promise<MirrorOutcome>;
   /**
-   * `outdated` and `info`: what the origin offers now, read without downloading a
-   * package (one index read, one ls-remote). A linked kind has none (`local`).
+   * `update`, `outdated` and `info`: what the origin offers now, read without
+   * downloading a package (one index read, one ls-remote), as the kind's one set of
+   * resolve rules decides it (crates: crates-io/pick-version.ts). A linked kind has
+   * none (`local`): `update` re-reads it with `findUpdate`.
    */
-  upstream?(ctx: Context, rec: R): Promise<Upstream>;
+  upstream?(ctx: Context, rec: R): Promise<Upstream<R>>;
 }
 
 /**
  * What the origin offers now, for `outdated` and `info` (no download): the pin the
  * recorded intent selects (`wanted`) and the newest pin at all (`latest`).
  */
-export interface Upstream {
-  /** What `update` would move to now (a version, a commit); null when nothing the intent selects is available. */
+export interface Upstream<R extends RecordBase = RecordBase> {
+  /** What `update` would move to now (a version, a commit); the installed pin when nothing newer. */
   wanted: string | null;
-  /** The newest the origin offers whatever the intent (crates: newest non-yanked release; git: = wanted). */
+  /** The newest any command moves to: `outside` when there is one, else `wanted` (git: = wanted). */
   latest: string | null;
   /** `wanted` is newer than the pin: `yep-ext update` moves it. */
   update: boolean;
-  /** `latest` is newer than `wanted`, outside the recorded intent: only a new install reaches it. */
+  /** A release outside the recorded intent is newer than `wanted` (`outside`): only an install of it reaches it. */
   beyond: boolean;
+  /**
+   * The records `update` fetches, best first (the `engines.yolop` walk tries them in
+   * turn; --ignore-engines takes the first); empty = nothing to move to.
+   */
+  candidates: R[];
+  /**
+   * The one "newer outside the requirement" answer (crates): the newest installable
+   * release the recorded requirement does not select, when newer than `wanted`; null otherwise.
+   */
+  outside: { version: string; requirement: string } | null;
+  /** What people should hear about the answer (a cooldown's skipped versions); said once by the operation. */
+  notes: string[];
+  /** Git: the recorded ref is this tag (people read `v1.2.0`, not its commit). */
+  tag?: string;
   /** The versions the registry lists, newest first, yanked ones marked (crates; [] for other kinds). */
   versions: { version: string; yanked: boolean }[];
   /**
@@ -238,11 +259,11 @@ export interface RegistryListing {
   versions: Upstream['versions'];
 }
 
-/** Where `Source.mirror` writes: the mirror's root, and a scratch directory inside it for downloads. */
-export interface MirrorTarget {
-  root: string;
-  scratch: string;
-}
+/**
+ * Where `Source.mirror` stages what it mirrors (sources/mirror/mirror-plan.ts): checked
+ * and fetched into scratch now, placed in the mirror only after every entry passed.
+ */
+export type MirrorTarget = MirrorPlan;
 
 /**
  * What mirroring one lock entry did: skipped (why), or added under `section` of
@@ -267,6 +288,21 @@ export interface OriginFacts {
   index_url?: string;
   /** Lower-cased host of a git URL (`file` for a local repository). */
   git_host?: string;
+}
+
+/** The keys of a provisioned server binary's record (binary/binary-record.ts), in any kind's record. */
+export const BINARY_RECORD_KEYS = [
+  'binary_sha256',
+  'binary_file_sha256',
+  'binary_source',
+  'binary_digest_source',
+  'binary_signature',
+  'binary_target',
+] as const;
+
+/** A place bytes come from other than the origin, and what it is (`the git mirror file:///srv/git/`). */
+export interface FetchPlace extends OriginFacts {
+  through: string;
 }
 
 /** `writeRecord` for kinds whose keys are plain TOML values: `type` first, undefined dropped, order kept. */

@@ -5,10 +5,12 @@
  * Small on purpose: read-only commands (info, search) load it.
  */
 import { existsSync } from 'node:fs';
-import { readdir, rm, rmdir } from 'node:fs/promises';
+import { readdir, rmdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
+import { removeOwned } from '../fs/custody.js';
+import { rootCustody } from '../paths.js';
 
 /**
  * The directories an install could create in a never-used home, innermost first: the
@@ -69,8 +71,9 @@ export function noteCreated(ctx: Context): (placed: boolean) => Promise<void> {
  */
 export async function pruneCreated(ctx: Context, created: string[]): Promise<void> {
   // Caches only while the store holds nothing else (a package committed meanwhile keeps the store, and its caches).
+  // Through the custody guard: only a real .yep-cache goes (a link is removed as a link, never followed).
   if (created.includes(ctx.paths.storeDir) && (await storeHoldsOnlyCaches(ctx)))
-    await rm(ctx.paths.cacheDir, { recursive: true, force: true }).catch(() => undefined);
+    await removeOwned(rootCustody(ctx.paths.storeDir, /^\.yep-cache$/, 'The extension store'), basename(ctx.paths.cacheDir)).catch(() => undefined);
   for (const dir of created) {
     try {
       await rmdir(dir);

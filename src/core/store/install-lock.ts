@@ -7,12 +7,14 @@
  */
 import { ensureDir } from '../fs/fs-atomic.js';
 import lockfile from 'proper-lockfile';
-import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { YepError, errnoCode, stateIoError, stopIfInterrupted } from '../errors.js';
 import type { Context } from '../context.js';
 import { recoverHome } from './recovery.js';
 import { sweepStaging } from './staging.js';
 import { existsSync, lstatSync } from 'node:fs';
 import { interruptedChanges } from './interrupted-changes.js';
+import { checkCustody } from '../fs/custody.js';
+import { STORE_AREAS, storeCustody, type Paths } from '../paths.js';
 
 // A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
 // belongs to a dead process (kill -9) and is taken over.
@@ -99,9 +101,22 @@ async function withoutLockOnReadOnlyStore<T>(ctx: Context, e: unknown, fn: () =>
   return fn();
 }
 
+/**
+ * Every directory of the store that yep-ext deletes from or writes into is a real directory
+ * of its own (fs/custody.ts), checked before the lock is taken and before recovery: a
+ * dotfiles manager's symlink there (to a directory of the user's) is refused (E_STATE, exit
+ * 7) with nothing touched, rather than swept or written through.
+ */
+export function assertStoreCustody(paths: Paths): void {
+  for (const area of STORE_AREAS) checkCustody(storeCustody(paths, area));
+  checkCustody(storeCustody(paths, 'cache', { owned: ['index'], names: /$^/ }));
+}
+
 async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  stopIfInterrupted(ctx.signal);
   // On a read-only mount this passes when the store is there (mkdir of an existing directory is EEXIST).
   await ensureStore(ctx);
+  assertStoreCustody(ctx.paths);
   const waitMs = ctx.waits.lockMs;
   const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };
   let release: () => Promise<void>;
@@ -129,8 +144,9 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
             hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 5 s.',
           });
         }
-        // The poll is not cancelled by Ctrl-C on purpose: the lock attempt right after it is quick.
+        // The poll itself is not cancelled (it is short): Ctrl-C ends the wait at the next turn.
         await ctx.clock.sleep(100 + Math.random() * 150);
+        stopIfInterrupted(ctx.signal);
       }
     }
   }

@@ -12,18 +12,22 @@ import { isProcessAlive } from '../fs/temp-files.js';
 /** transaction.ts's journal file name in each staging directory. */
 const JOURNAL = 'journal.json';
 
+/** What a dead process was doing to a name: a removal, or placing a package for an install or an update. */
+export type InterruptedChange = 'remove' | 'install' | 'update';
+
 /**
  * The names a dead process left a transaction of behind (a journal in staging), with its
  * kind: `remove`, committed (the lock no longer pins it) but not finished (a killed
  * `remove`, or one whose settings.toml write failed), which the next command that takes
- * the installer lock completes; `place`, an install or update killed part-way, which that
- * command completes when the lock has its entry and otherwise rolls back (a fresh install
- * not yet pinned is taken away). Read only, without the lock, for the readers that would
- * otherwise call such a package "placed by hand" (list, verify, info) and for `remove`,
+ * the installer lock completes; `install` or `update` (a place, and what it was part of),
+ * killed part-way, which that command completes when the lock has its entry and otherwise
+ * rolls back (a fresh install not yet pinned is taken away; an update goes back to the
+ * pinned version). Read only, without the lock, for the readers that would otherwise call
+ * such a package "placed by hand" or "edited" (list, verify, info) and for `remove`,
  * whose own recovery may then be what takes it away.
  */
-export function interruptedChanges(ctx: Context): Map<string, 'remove' | 'place'> {
-  const names = new Map<string, 'remove' | 'place'>();
+export function interruptedChanges(ctx: Context): Map<string, InterruptedChange> {
+  const names = new Map<string, InterruptedChange>();
   let stages: string[];
   try {
     stages = readdirSync(ctx.paths.stagingDir);
@@ -35,8 +39,10 @@ export function interruptedChanges(ctx: Context): Map<string, 'remove' | 'place'
     if (!pid || isProcessAlive(pid)) continue;
     try {
       const text = readRegularTextSync(join(ctx.paths.stagingDir, e, JOURNAL), 'The transaction journal', { followSymlinks: false });
-      const journal = text === undefined ? undefined : (JSON.parse(text) as { op?: unknown; name?: unknown });
-      if ((journal?.op === 'remove' || journal?.op === 'place') && typeof journal.name === 'string') names.set(journal.name, journal.op);
+      const journal = text === undefined ? undefined : (JSON.parse(text) as { op?: unknown; name?: unknown; intent?: unknown });
+      if (typeof journal?.name !== 'string') continue;
+      if (journal.op === 'remove') names.set(journal.name, 'remove');
+      else if (journal.op === 'place') names.set(journal.name, journal.intent === 'update' ? 'update' : 'install');
     } catch {
       // Unreadable: recovery reports it when it takes the lock.
     }

@@ -16,10 +16,11 @@
  * link points (inside `.yep-packages`), never by the entry being a symlink or a
  * directory; what the lock's Source says is for reports (`isLinked`).
  */
-import { lstat, readdir, readlink, rm } from 'node:fs/promises';
+import { lstat, readdir, readlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode } from '../errors.js';
-import { packageDir, type Paths } from '../paths.js';
+import { removeOwned } from '../fs/custody.js';
+import { packageDir, storeCustody, type Paths } from '../paths.js';
 
 /** What `<store>/<name>` is now. */
 export type StoreEntry = { kind: 'none' } | { kind: 'link'; text: string; version?: string } | { kind: 'dir' } | { kind: 'other' };
@@ -92,13 +93,26 @@ async function referencedVersions(paths: Paths): Promise<Set<string>> {
   return used;
 }
 
+/** The extension name a version directory belongs to (`lsp.0123…` -> `lsp`). */
+export function versionName(id: string): string {
+  return id.split('.')[0] as string;
+}
+
 /**
- * Remove version directories no store entry points at (a replaced or removed
- * package whose process died before its clean-up, or an entry the host removed).
- * Caller holds the installer lock: every transaction that adds a version
- * directory holds it from the move until its link is in place (or rolled back).
+ * Remove version directories no store entry points at whose extension is still
+ * installed (`installedNames`: the lock's names, or a function reading them only when needed): a replaced package whose process died
+ * before its clean-up. The versions of a name that neither the lock nor the store
+ * has any more (the host's `remove` deletes `<store>/<name>` only) are not crash
+ * leftovers: `list` and `verify` report them with their size and `yep-ext remove
+ * <name>` deletes them (store/leftovers.ts). Only names yep-ext gives its version
+ * directories are touched (fs/custody.ts). Caller holds the installer lock: every
+ * transaction that adds a version directory holds it from the move until its link
+ * is in place (or rolled back).
  */
-export async function sweepUnreferencedVersions(paths: Paths): Promise<string[]> {
+export async function sweepUnreferencedVersions(
+  paths: Paths,
+  installedNames: ReadonlySet<string> | (() => Promise<ReadonlySet<string> | undefined>),
+): Promise<string[]> {
   let ids: string[];
   try {
     ids = await readdir(paths.packagesDir);
@@ -107,8 +121,17 @@ export async function sweepUnreferencedVersions(paths: Paths): Promise<string[]>
   }
   if (ids.length === 0) return [];
   const used = await referencedVersions(paths);
-  const gone = ids.filter((id) => !used.has(id));
-  for (const id of gone) await rm(join(paths.packagesDir, id), { recursive: true, force: true });
+  const unused = ids.filter((id) => !used.has(id));
+  if (unused.length === 0) return [];
+  // The lock's names, read only when some version is unreferenced (most recoveries have none).
+  const installed = typeof installedNames === 'function' ? await installedNames() : installedNames;
+  if (!installed) return [];
+  const custody = storeCustody(paths, 'packages');
+  const gone: string[] = [];
+  for (const id of unused) {
+    if (!installed.has(versionName(id))) continue;
+    if (await removeOwned(custody, id)) gone.push(id);
+  }
   return gone;
 }
 
@@ -119,8 +142,7 @@ export async function sweepUnreferencedVersions(paths: Paths): Promise<string[]>
  */
 export async function dropVersionIfUnused(paths: Paths, id: string | undefined): Promise<void> {
   if (id === undefined || id.startsWith('.') || id.includes('/')) return;
-  const name = id.split('.')[0] as string;
-  const entry = await readStoreEntry(paths, name).catch(() => undefined);
+  const entry = await readStoreEntry(paths, versionName(id)).catch(() => undefined);
   if (entry === undefined || (entry.kind === 'link' && entry.version === id)) return;
-  await rm(join(paths.packagesDir, id), { recursive: true, force: true });
+  await removeOwned(storeCustody(paths, 'packages'), id);
 }

@@ -2,7 +2,9 @@
  * Crash recovery, run by the first holder of the installer lock in each command run
  * (install-lock.ts), so whichever command runs next after a crash recovers:
  *   1. finish or undo the transactions of dead processes (staging journals);
- *   2. remove package versions no store entry points at (package-versions.ts);
+ *   2. remove package versions no store entry points at, of extensions still
+ *      installed (package-versions.ts; those of a name the host removed are reported
+ *      by `list` and `verify`, and deleted by `yep-ext remove <name>`);
  *   3. remove temp files of dead writers beside every state file: the lock, the
  *      keychain index, approved grants and index cache entries in the store, and
  *      settings.toml and connections.toml in the config directory (a temp of
@@ -10,14 +12,20 @@
  *      writer is dead are touched (temp-files.ts), plus an older yep-ext's
  *      `<base>.<digits>` temps of the files written under this lock;
  *   4. reconcile set-secret's two files: a field both connections.toml and the
- *      keychain index name is the file's, so the index stops naming it.
+ *      keychain index name is the file's, so the index stops naming it;
+ *   5. write back the keys of lock entries that a yolop lock write dropped while
+ *      the content is still the one yep-ext recorded (custody.ts).
  */
+import { lstatSync } from 'node:fs';
 import { readdir, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { inspectRegularFile } from '../fs/read-regular-file.js';
 import { sweepUnreferencedVersions } from './package-versions.js';
+import { loadLock } from './lockfile.js';
+import { storeCustody } from '../paths.js';
 import { sweepStaging } from './staging.js';
+import { describeRestored, restoreCustody } from './custody.js';
 import { sweepDeadTemps } from '../fs/temp-files.js';
 import { isYepError } from '../errors.js';
 import { dropShadowedKeychainEntries } from '../settings/secrets.js';
@@ -25,7 +33,13 @@ import { dropShadowedKeychainEntries } from '../settings/secrets.js';
 /** Recover the home after crashes. Caller holds the installer lock. Returns what was recovered, for `Recovered: …`. */
 export async function recoverHome(ctx: Context): Promise<string[]> {
   const recovered = await sweepStaging(ctx);
-  await sweepUnreferencedVersions(ctx.paths);
+  // What a yolop lock write dropped from entries whose content is still the one recorded (custody.ts).
+  recovered.push(...describeRestored(await restoreCustody(ctx)));
+  // A lock that cannot be read names nothing installed: then nothing is swept (the command reports the lock).
+  await sweepUnreferencedVersions(ctx.paths, async () => {
+    const lock = await loadLock(ctx.paths.lockFile).catch(() => undefined);
+    return lock ? new Set(lock.entries.map((e) => e.name)) : undefined;
+  });
   await sweepStateTemps(ctx);
   try {
     await dropShadowedKeychainEntries(ctx.paths);
@@ -53,9 +67,11 @@ async function sweepStateTemps(ctx: Context): Promise<void> {
   const { paths } = ctx;
   // The store: the lock and the keychain index (legacy temps of those two), and any dead yep-ext temp.
   await sweepDeadTemps(paths.storeDir, { legacy: /^(extensions\.lock|\.yep-keychain\.json)\.\d+$/ });
-  await sweepDeadTemps(join(paths.storeDir, '.yep-grants'), { legacy: /^[A-Za-z0-9_-]+\.json\.\d+$/ });
+  await sweepDeadTemps(storeCustody(paths, 'grants'), { legacy: /^[A-Za-z0-9_-]+\.json\.\d+$/ });
   // Stat signatures (tree-state.ts): a cache, but its temps are a dead writer's leftovers all the same.
-  await sweepDeadTemps(join(paths.storeDir, '.yep-state'));
+  await sweepDeadTemps(storeCustody(paths, 'state'));
+  // What doctor last saw contributed MCP servers offer (mcp-record.ts).
+  await sweepDeadTemps(storeCustody(paths, 'mcp'));
   // The config directory: settings.toml and connections.toml (and the file a symlinked settings.toml points at).
   await sweepDeadTemps(paths.configDir, { legacy: /^(settings\.toml|connections\.toml)\.\d+$/ });
   const settings = await writtenFile(paths.settingsFile);
@@ -68,5 +84,7 @@ async function sweepStateTemps(ctx: Context): Promise<void> {
   } catch {
     shards = [];
   }
-  for (const s of shards) await sweepDeadTemps(join(index, s));
+  // A shard that is not a real directory is not one yep-ext made: left alone, not followed.
+  const shard = (n: string): boolean => /^[0-9a-f]{2}$/.test(n) && lstatSync(join(index, n), { throwIfNoEntry: false })?.isDirectory() === true;
+  for (const s of shards.filter(shard)) await sweepDeadTemps(storeCustody(paths, 'cache', { owned: ['index', s], names: /$^/ }));
 }

@@ -4,14 +4,15 @@
  * Each run gets its own directory named after its pid; directories of dead
  * processes are swept at the next start.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isYepError, stateIoError } from '../errors.js';
 import { isProcessAlive } from '../fs/temp-files.js';
-import { makeDirs } from '../fs/fs-atomic.js';
+import { ANY_NAME, makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
 import type { Context } from '../context.js';
+import { storeCustody } from '../paths.js';
 import { recoverStage } from './transaction.js';
 
 /**
@@ -26,7 +27,10 @@ export async function sweepStaging(ctx: Context): Promise<string[]> {
     return [];
   }
   const swept: string[] = [];
+  const custody = storeCustody(ctx.paths, 'staging');
   for (const e of entries) {
+    // Only what yep-ext names its stages (fs/custody.ts refuses a linked .yep-staging before any of it).
+    if (!/^\d+-/.test(e) || !custody.names.test(e)) continue;
     const pid = Number(/^(\d+)-/.exec(e)?.[1]);
     if (pid && isProcessAlive(pid)) continue;
     let recovered: string | undefined;
@@ -40,7 +44,7 @@ export async function sweepStaging(ctx: Context): Promise<string[]> {
       continue;
     }
     if (recovered) swept.push(recovered);
-    await rm(join(ctx.paths.stagingDir, e), { recursive: true, force: true });
+    await removeOwned(custody, e);
   }
   return swept;
 }
@@ -51,9 +55,11 @@ let counter = 0;
 export async function makeStagingDir(ctx: Context, label: string): Promise<string> {
   const dir = join(ctx.paths.stagingDir, `${process.pid}-${Date.now().toString(36)}-${counter++}-${label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}`);
   try {
-    // Level by level: a recursive mkdir says ENOENT where a read-only mount refuses (EROFS).
-    await makeDirs(dir, 0o700);
+    // Level by level, each checked by the custody guard (a linked .yep-staging is refused).
+    await makeOwnedDir(storeCustody(ctx.paths, 'staging'), 0o700);
+    await mkdir(dir, { mode: 0o700 });
   } catch (e) {
+    if (isYepError(e)) throw e;
     // The first write of a home (the store does not exist yet): name what could not be made.
     if (!existsSync(ctx.paths.storeDir)) throw stateIoError('create the extension store at', ctx.paths.storeDir, e);
     throw stateIoError('create a staging directory in', ctx.paths.stagingDir, e);
@@ -70,6 +76,13 @@ export async function makePlanningDir(ctx: Context, label: string, dryRun: boole
   return dryRun ? mkdtemp(join(tmpdir(), 'yep-ext-plan-')) : makeStagingDir(ctx, label);
 }
 
+/** The custody of what a transaction keeps inside its stage (`.yep-staging/<stage>/…`): every entry is its own. */
+export function stageCustody(stage: string): Custody {
+  const staging = dirname(stage);
+  return { base: dirname(staging), owned: [basename(staging), basename(stage)], names: ANY_NAME, what: 'The staging directory' };
+}
+
+/** Remove a directory `makeStagingDir` or `makePlanningDir` made (through the custody guard). */
 export async function removeDir(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true, maxRetries: 2 });
+  await removeWork(dir);
 }

@@ -16,7 +16,9 @@
  */
 import type { Context } from '../context.js';
 import { removeApprovedGrant } from './approved-grants.js';
+import { removeCustody } from './custody.js';
 import { removeTreeState } from './tree-state.js';
+import { removeMcpRecord } from './mcp-record.js';
 import { checkpoint } from '../fs/checkpoint.js';
 import { YepError, isYepError } from '../errors.js';
 import { keychainOptions } from '../settings/keychain.js';
@@ -76,7 +78,9 @@ export async function disableForRemoval(ctx: Context, name: string): Promise<voi
 /** The last step of a removal: the approved grant and the secrets. */
 export async function removeGrantAndSecrets(ctx: Context, name: string): Promise<void> {
   await removeApprovedGrant(ctx, name);
+  await removeCustody(ctx, name);
   await removeTreeState(ctx.paths, name);
+  await removeMcpRecord(ctx.paths, name);
   await checkpoint(ctx, 'remove:between-settings-and-secrets');
   try {
     const r = await removeExtensionSecrets(ctx.paths, name, { keychain: keychainOptions(ctx) });

@@ -11,16 +11,19 @@
  * the symlink rename is the switch of an install, and a remove disables first.
  * This module is the only writer of the store's extensions.lock.
  */
-import { lstat, open, readlink, rename, rm, symlink, unlink } from 'node:fs/promises';
+import { lstat, open, readlink, rename, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeOwnedDir, removeOwned, type Custody } from '../fs/custody.js';
 import type { Context } from '../context.js';
-import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
-import { assertReplaceable, ensureDir, fsyncDir } from '../fs/fs-atomic.js';
+import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted } from '../errors.js';
+import { assertReplaceable, fsyncDir } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
+import { saveCustody } from './custody.js';
 import type { Grant } from '../package/grants.js';
 import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry, type Lockfile } from './lockfile.js';
-import { packageDir } from '../paths.js';
+import { packageDir, rootCustody, storeCustody, type Paths } from '../paths.js';
+import { stageCustody } from './staging.js';
 import { checkpoint } from '../fs/checkpoint.js';
 import { disableForRemoval, preflightRemoval, removeGrantAndSecrets } from './state-cleanup.js';
 import { dropVersionIfUnused, freeVersionId, readStoreEntry, versionLinkText, versionOfLink } from './package-versions.js';
@@ -50,8 +53,13 @@ export interface Journal {
   previous?: { link: string } | { aside: true };
   /** For place: the grant approved with this install, saved beside the lock once committed. */
   grant?: Grant;
+  /** For place: what the command was doing, for recovery's report and `list` (absent in older journals: an install). */
+  intent?: PlaceIntent;
   pid: number;
 }
+
+/** What a place is part of: an install (new, reinstall, repair, frozen) or an update. */
+export type PlaceIntent = 'install' | 'update';
 
 const JOURNAL = 'journal.json';
 
@@ -114,12 +122,16 @@ function withChanges(lock: Lockfile, changes: LockChanges): Lockfile {
 }
 
 /** `<stage>/old`: where an entry that is not a symlink (a real directory) is set aside. */
-const asideOf = (stage: string): string => join(stage, 'old');
+const ASIDE = 'old';
+const asideOf = (stage: string): string => join(stage, ASIDE);
+
+/** `<store>/<name>`: an extension's entry, deleted only by its removal (or an undone install). */
+const entryCustody = (paths: Paths): Custody => rootCustody(paths.storeDir, /^[A-Za-z0-9_-]+$/, 'The extension store');
 
 /** Put symlink `text` at `target` in one rename (whatever is there is replaced atomically). */
 async function swapLink(stage: string, target: string, text: string, label: string): Promise<void> {
   const temp = join(stage, label);
-  await rm(temp, { force: true });
+  await removeOwned(stageCustody(stage), label);
   await symlink(text, temp, 'dir');
   await rename(temp, target);
 }
@@ -156,10 +168,12 @@ export async function placePackage(
   grant?: Grant,
   changes: LockChanges = {},
   current?: Lockfile,
+  intent: PlaceIntent = 'install',
 ): Promise<Lockfile> {
   const { paths } = ctx;
   const name = entry.name;
   const target = packageDir(paths, name);
+  stopIfInterrupted(ctx.signal);
   const lock = withChanges(current ?? (await loadLock(paths.lockFile)), changes); // fail on a corrupt lock before touching anything
   // ...and on a lock or grant that cannot be replaced (a symlink out of the store): refused before any move.
   assertReplaceable(paths.lockFile, { what: 'The lockfile' });
@@ -178,6 +192,7 @@ export async function placePackage(
     ...(version !== undefined ? { version } : {}),
     ...(previous ? { previous } : {}),
     ...(grant ? { grant } : {}),
+    ...(intent !== 'install' ? { intent } : {}),
     pid: process.pid,
   };
   await writeJournal(stage, journal);
@@ -185,7 +200,7 @@ export async function placePackage(
   try {
     let newLink = tree;
     if (version !== undefined) {
-      await ensureDir(paths.packagesDir, 0o755);
+      await makeOwnedDir(storeCustody(paths, 'packages'), 0o755);
       await rename(tree, join(paths.packagesDir, version));
       await fsyncDir(paths.packagesDir);
       newLink = join(stage, 'link');
@@ -210,6 +225,7 @@ export async function placePackage(
   // After the commit: a failed install must not replace the record of what was
   // approved. A crash before this line is completed by recovery (the journal has it).
   if (grant) await saveApprovedGrant(ctx, name, grant);
+  for (const e of [...(changes.pin ?? []), entry]) await saveCustody(ctx, findEntry(written, e.name) ?? e);
   await dropReplaced(ctx, stage, journal);
   return written;
 }
@@ -218,7 +234,7 @@ export async function placePackage(
 async function dropReplaced(ctx: Context, stage: string, journal: Journal): Promise<void> {
   const old = journal.previous && 'link' in journal.previous ? versionOfLink(ctx.paths, journal.previous.link) : undefined;
   if (old !== journal.version) await dropVersionIfUnused(ctx.paths, old);
-  await rm(asideOf(stage), { recursive: true, force: true });
+  await removeOwned(stageCustody(stage), ASIDE);
 }
 
 /**
@@ -227,7 +243,9 @@ async function dropReplaced(ctx: Context, stage: string, journal: Journal): Prom
  * journal. Caller holds the installer lock.
  */
 export async function pinEntries(ctx: Context, changes: LockChanges): Promise<void> {
-  await saveLock(ctx.paths.lockFile, withChanges(await loadLock(ctx.paths.lockFile), changes));
+  const written = withChanges(await loadLock(ctx.paths.lockFile), changes);
+  await saveLock(ctx.paths.lockFile, written);
+  for (const e of changes.pin ?? []) await saveCustody(ctx, findEntry(written, e.name) ?? e);
 }
 
 /** Undo a place whose lock write did not happen: the previous entry back (a symlink in one rename), the new version gone. */
@@ -242,11 +260,11 @@ async function rollbackPlace(ctx: Context, stage: string, journal: Journal): Pro
     if (ours || absent) await swapLink(stage, target, previous.link, 'link.restore');
   } else if (previous && 'aside' in previous) {
     if (await exists(asideOf(stage))) {
-      if (ours) await unlink(target);
+      if (ours) await removeOwned(entryCustody(paths), journal.name);
       if (ours || absent) await rename(asideOf(stage), target);
     }
   } else if (ours) {
-    await unlink(target);
+    await removeOwned(entryCustody(paths), journal.name);
   }
   await fsyncDir(paths.storeDir);
   await dropVersionIfUnused(paths, journal.version);
@@ -268,7 +286,7 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
   if (findEntry(lock, name)) await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
   await checkpoint(ctx, 'remove:after-lock');
   try {
-    await finishRemove(ctx, stage, name);
+    await finishRemove(ctx, stage, name, before.kind === 'link' ? before.text : undefined);
   } catch (e) {
     // Committed but not finished (settings.toml could not be written, so the
     // package stays): keep the journal for the next command to finish.
@@ -277,8 +295,12 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
   }
 }
 
-/** Everything after a removal's commit, in the agent-safe order; idempotent (recovery runs it again). */
-async function finishRemove(ctx: Context, stage: string, name: string): Promise<void> {
+/**
+ * Everything after a removal's commit, in the agent-safe order; idempotent (recovery runs
+ * it again). `previousLink`: the link the entry was when the removal began (its journal), so
+ * a removal killed after the entry was set aside still deletes the version directory.
+ */
+async function finishRemove(ctx: Context, stage: string, name: string, previousLink?: string): Promise<void> {
   await disableForRemoval(ctx, name);
   const target = packageDir(ctx.paths, name);
   const was = await readStoreEntry(ctx.paths, name);
@@ -288,8 +310,9 @@ async function finishRemove(ctx: Context, stage: string, name: string): Promise<
   }
   await removeGrantAndSecrets(ctx, name);
   // A symlink is removed, never followed: a path install's directory is the user's.
-  await rm(asideOf(stage), { recursive: true, force: true });
-  if (was.kind === 'link') await dropVersionIfUnused(ctx.paths, was.version);
+  await removeOwned(stageCustody(stage), ASIDE);
+  const version = was.kind === 'link' ? was.version : previousLink !== undefined ? versionOfLink(ctx.paths, previousLink) : undefined;
+  await dropVersionIfUnused(ctx.paths, version);
 }
 
 /**
@@ -312,13 +335,12 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
     // A removal is always completed, from wherever it stopped.
     if (entry) await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== journal.name) });
     try {
-      await finishRemove(ctx, stage, journal.name);
+      await finishRemove(ctx, stage, journal.name, journal.previous && 'link' in journal.previous ? journal.previous.link : undefined);
     } catch (e) {
       // settings.toml still enables it and cannot be written: keep the package and the journal for later.
       if (!isYepError(e)) throw e;
       throw new YepError(e.code, e.message, { ...(e.hint ? { hint: e.hint } : {}), details: { ...e.details, pending: true }, cause: e });
     }
-    // The entry may have been moved aside before the kill: its version directory is swept with the others.
     return `completed an interrupted removal of ${journal.name}`;
   }
   const lockCommitted = journal.entry ? entry !== undefined && canonical(entry) === canonical(journal.entry) : entry?.content_hash === journal.newHash;
@@ -331,11 +353,12 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
       await fsyncDir(ctx.paths.storeDir);
     }
     if (journal.grant) await saveApprovedGrant(ctx, journal.name, journal.grant);
+    if (entry) await saveCustody(ctx, entry);
     await dropReplaced(ctx, stage, journal);
-    return `completed an interrupted install of ${journal.name}`;
+    return `completed an interrupted ${journal.intent ?? 'install'} of ${journal.name}`;
   }
   await rollbackPlace(ctx, stage, journal);
-  return `rolled back an interrupted install of ${journal.name}`;
+  return `rolled back an interrupted ${journal.intent ?? 'install'} of ${journal.name}`;
 }
 
 /** A journal of an older yep-ext (a tree renamed straight to <store>/<name>, no symlink swap). */
@@ -348,7 +371,7 @@ async function recoverOlderPlace(ctx: Context, stage: string, journal: Journal, 
     return `completed an interrupted install of ${journal.name}`;
   }
   if (treeMovedIn) {
-    await rm(target, { recursive: true, force: true });
+    await removeOwned(entryCustody(ctx.paths), journal.name);
     if (await exists(old)) await rename(old, target);
   } else if ((await exists(old)) && !(await exists(target))) {
     await rename(old, target);

@@ -12,12 +12,12 @@
  * size and mtime is still seen).
  */
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import type { Paths } from '../paths.js';
+import { storeCustody, type Paths } from '../paths.js';
+import { makeOwnedDir, removeOwned } from '../fs/custody.js';
 import { assertValidName } from '../package/names.js';
 import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
-import { ensureDir, writeFileAtomic, writeStreamAtomic } from '../fs/fs-atomic.js';
+import { writeFileAtomic, writeStreamAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 
 /** [size, mtime ns, ctime ns, inode, mode] */
@@ -37,7 +37,7 @@ export interface TreeState {
 }
 
 export function treeStateFile(paths: Paths, name: string): string {
-  return join(paths.storeDir, '.yep-state', `${assertValidName(name)}.json`);
+  return join(paths.stateDir, `${assertValidName(name)}.json`);
 }
 
 /**
@@ -194,8 +194,8 @@ export async function writeTreeStateText(paths: Paths, head: Omit<TreeState, 'fi
   const close = Buffer.from('}\n');
   const files = typeof filesJson === 'string' ? [Buffer.from(filesJson)] : Buffer.isBuffer(filesJson) ? [filesJson] : filesJson;
   try {
-    // ensureDir: no mkdir system call when the directory is there (each one is a crash point).
-    await ensureDir(join(paths.storeDir, '.yep-state'), 0o700);
+    // No mkdir system call when the directory is there (each one is a crash point); a linked one is refused.
+    await makeOwnedDir(storeCustody(paths, 'state'), 0o700);
     if (files.length === 1) {
       // One block (any tree of up to ~700 files): one buffer, one write, as always.
       await writeFileAtomic(file, Buffer.concat([open, files[0]!, close]), { what: 'The stat signature', mode: 0o600 });
@@ -218,5 +218,5 @@ async function* blocks(list: Buffer[]): AsyncGenerator<Buffer> {
  * call the crash-point suite cannot reach (strace counts calls per thread).
  */
 export async function removeTreeState(paths: Paths, name: string): Promise<void> {
-  await rm(treeStateFile(paths, name), { force: true });
+  await removeOwned(storeCustody(paths, 'state'), `${assertValidName(name)}.json`);
 }

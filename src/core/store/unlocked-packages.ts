@@ -12,6 +12,7 @@ import type { Paths } from '../paths.js';
 import { loadLock, type Lockfile } from './lockfile.js';
 import { loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
 import { isYepError } from '../errors.js';
+import type { InterruptedChange } from './interrupted-changes.js';
 
 /** Sorted names of the store's packages that are not in `known` (the lock's names). */
 export function unlockedPackages(paths: Paths, known: ReadonlySet<string>): string[] {
@@ -86,7 +87,16 @@ export const enabledButAbsentMessage = (name: string): string =>
  * placed by hand, and reinstalling is not what puts it right; the next command that takes
  * the installer lock finishes a removal, or rolls back an install the lock does not pin yet.
  */
-export const interruptedMessage = (name: string, op: 'remove' | 'place'): string =>
+export const interruptedMessage = (name: string, op: InterruptedChange): string =>
   op === 'remove'
     ? `not in extensions.lock: its removal was interrupted after the lock dropped it (yolop still finds it until the removal is finished); \`yep-ext remove ${name}\`, or any yep-ext command that changes something, finishes it`
-    : `not in extensions.lock: its install was interrupted before the lock pinned it (yolop finds it until the next yep-ext command that changes something rolls it back); run the install again, or \`yep-ext remove ${name}\``;
+    : `not in extensions.lock: its ${op} was interrupted before the lock pinned it (yolop finds it until the next yep-ext command that changes something rolls it back); run the ${op} again, or \`yep-ext remove ${name}\``;
+
+/**
+ * A pinned extension whose store entry a killed install or update already switched to
+ * the new version while the lock still pins the old one: not damage, a half-done change
+ * that the next command taking the installer lock rolls back (or completes, when the
+ * lock write had happened).
+ */
+export const interruptedPinnedMessage = (name: string, op: Exclude<InterruptedChange, 'remove'>): string =>
+  `its ${op} was interrupted: yolop may load the new version while extensions.lock still pins the old one, until the next yep-ext command that changes something rolls it back (or finishes it); then run the ${op} of ${name} again`;

@@ -15,8 +15,34 @@ export const REDACTED = '[redacted]';
 /** Pieces of a secret shorter than this may remain at a cut (shorter ones match too much ordinary text). */
 export const MIN_FRAGMENT = 6;
 
-/** `scheme://user:password@`: a credential in a URL, whoever printed it (a proxy URL in an error, a git remote line). */
-const URL_CREDENTIALS_RE = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:'"]*:[^\s/?#@'"]*@/gi;
+/**
+ * `scheme://<userinfo>@`: the user part of a URL's authority, whoever printed it (a proxy
+ * URL in an error, a git remote line, curl's "Password for 'http://TOKEN@proxy'"). The
+ * authority runs to the first `/`, `?`, `#`, white space, quote or bracket-like
+ * delimiter; the userinfo is everything before its LAST `@` (as the WHATWG parser reads
+ * it), so an unencoded `@` inside a password is hidden with the rest.
+ */
+const URL_USERINFO_RE = /\b([a-z][a-z0-9+.-]*):\/\/([^\s/?#'"<>`\\]*)@/gi;
+
+/** ssh transports: their user part is an account name (`git`), never a credential ssh reads. */
+const SSH_SCHEMES = new Set(['ssh', 'git+ssh', 'ssh+git']);
+const PLAIN_ACCOUNT_RE = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * The one way a URL reaches output: every URL in `text` (a whole URL, or URLs inside a
+ * longer line such as git's own error lines) with its userinfo replaced by `[redacted]`,
+ * in every form: a user alone (`http://TOKEN@proxy`, a token pasted as the user name),
+ * `user:password`, percent-encoded, with an unencoded `@` in it. The one exception is an
+ * ssh URL's plain account name (`ssh://git@host/…`): ssh takes no secret from a URL, and
+ * the scp-like `git@host:path` has no scheme to match at all, so both stay as written
+ * (an ssh URL with `user:password` is redacted like any other). docs/json.md.
+ */
+export function redactUrls(text: string): string {
+  if (!text.includes('://')) return text;
+  return text.replace(URL_USERINFO_RE, (whole, scheme: string, userinfo: string) =>
+    SSH_SCHEMES.has(scheme.toLowerCase()) && PLAIN_ACCOUNT_RE.test(userinfo) ? whole : `${scheme}://${REDACTED}@`,
+  );
+}
 
 /** The spellings of each secret that text may carry: as is, and escaped inside a JSON string. Longest first. */
 function spellings(secrets: readonly string[]): string[] {
@@ -34,7 +60,7 @@ function spellings(secrets: readonly string[]): string[] {
 export function redactText(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of spellings(secrets)) out = out.split(s).join(REDACTED);
-  return out.replace(URL_CREDENTIALS_RE, `$1${REDACTED}@`);
+  return redactUrls(out);
 }
 
 /** Deep copy of a JSON-like value with every string redacted. */

@@ -385,6 +385,26 @@ export class ProcessTracker {
   }
 }
 
+/**
+ * Kill (SIGKILL) every process whose environment carries `tag` (`NAME=value`): what a stopped
+ * program left running, such as git's `git-remote-http` helper after git itself was stopped
+ * (Ctrl-C, a timeout): killing git alone orphans it. Linux only (elsewhere nothing is found).
+ * Returns the pids signalled.
+ */
+export function killTagged(tag: string): number[] {
+  const killed: number[] = [];
+  for (const pid of listPids() ?? []) {
+    if (pid === process.pid || hasTag(pid, tag) !== true) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed.push(pid);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return killed;
+}
+
 /** A fresh `YEP_EXT_SERVER_RUN=<random>` for one server run (see the header). */
 export function serverRunTag(): { name: string; value: string } {
   const value = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;

@@ -18,7 +18,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import type { Spawn } from '../context.js';
 import { systemClock, type Clock } from '../clock.js';
 import { systemSpawn } from '../spawn.js';
-import { serverSpawnArgs, type ServerLaunch } from './server-launch.js';
+import { serverSpawnArgs, spawnServer, type ServerLaunch } from './server-launch.js';
 import { ByteTail } from './stderr-tail.js';
 import { listGroup, signalGroup, waitGroupGone } from './process-group.js';
 import { PROC_TRACKING, ProcessTracker, serverRunTag, type LiveDescendant } from './process-tree.js';
@@ -194,8 +194,7 @@ export class ServerProcess {
     if (adopted) this.child = adopted.child;
     else {
       try {
-        const s = serverSpawnArgs(launch, tag);
-        this.child = (options.spawn ?? spawn)(s.command, s.args, s.options);
+        this.child = spawnServer(options.spawn ?? spawn, serverSpawnArgs(launch, tag));
       } catch (e) {
         // Invalid argv/env (a NUL byte from a manifest or a config value) throws synchronously:
         // report it like any other failure to start.

@@ -2,11 +2,12 @@
  * The release-age cooldown a run resolves under: the user's own (`--min-age`,
  * else YEP_EXT_MIN_AGE), which `--allow-fresh` may waive for an exactly named
  * version, and the policy file's `min_age`, a floor nothing on the command line
- * lowers. Resolution (sources/crates-io/cooldown.ts) reads it from the Context.
+ * lowers. The one version picker (sources/crates-io/pick-version.ts) applies it; it
+ * reads it from the Context, where it is set when the context is built.
  */
 import { parseDuration } from '../../text/duration.js';
 
-/** What a command or operation sets on the Context (`ctx.cooldown`). */
+/** What a command passes when it builds its Context (`ContextOptions.cooldown`); an operation adds the policy's floor to a derived context. */
 export interface CooldownOptions {
   /** `--min-age` as typed (wins over YEP_EXT_MIN_AGE). */
   minAge?: string;

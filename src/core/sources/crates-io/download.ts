@@ -4,7 +4,8 @@
  * validated `cksum`, and only a match is renamed to `.crate` for unpacking.
  * Nothing is ever unpacked from a stream (hardening B10 and "Runtime traps").
  */
-import { rename, rm } from 'node:fs/promises';
+import { removeWork } from '../../fs/custody.js';
+import { rename } from 'node:fs/promises';
 import { cacheKey, readCachedInto, storeInCache } from '../../cache/download-cache.js';
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
@@ -68,7 +69,7 @@ export async function downloadVerifiedCrate(ctx: Context, config: RegistryConfig
     await storeInCache(ctx, crate.cksum, file, cacheKey(crate.cksum), 'link');
     return { file, size: got.size, url: got.url };
   } catch (e) {
-    await rm(partial, { force: true });
+    await removeWork(partial);
     throw e;
   }
 }

@@ -8,10 +8,12 @@
  * an older format) is a miss, fetched again without If-None-Match.
  */
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
+import { makeOwnedDir } from '../../fs/custody.js';
+import { storeCustody } from '../../paths.js';
 import { getUrl, isFileUrl } from '../../net/transport.js';
-import { ensureDir, writeFileAtomic } from '../../fs/fs-atomic.js';
+import { writeFileAtomic } from '../../fs/fs-atomic.js';
 import { readRegularTextSync } from '../../fs/read-regular-file.js';
 import { indexPath } from './index-path.js';
 import { htmlPageError, parseIndexFile, type ParsedIndex } from './index-lines.js';
@@ -71,7 +73,8 @@ async function readCache(ctx: Context, file: string, url: string): Promise<Cache
 async function writeCache(ctx: Context, file: string, rec: CacheRecord): Promise<void> {
   // A lost or refused write just means one more full download next time.
   try {
-    await ensureDir(dirname(file), 0o755);
+    // The index shard, each level a real directory of yep-ext's (fs/custody.ts): a linked .yep-cache is not written through.
+    await makeOwnedDir(storeCustody(ctx.paths, 'cache', { owned: ['index', basename(dirname(file))], names: /^[0-9a-f]{32}\.json$/ }), 0o755);
     const stored: StoredCacheRecord = { v: 2, ...rec, sha256: cacheRecordDigest(rec) };
     await writeFileAtomic(file, JSON.stringify(stored), { mode: 0o600, what: 'The index cache entry' });
   } catch (e) {

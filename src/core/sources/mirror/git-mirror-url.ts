@@ -2,7 +2,7 @@
  * Where a git repository lives in a mirror (docs/fleet.md, "Git in the mirror"):
  * a bare repository at `git/<host>/<path>.git`, served as files (dumb HTTP) or read
  * in place (`file://`). The mapping from the locked URL is fixed and readable, so
- * `--git-mirror <url>` / YEP_EXT_GIT_MIRROR (the mirror's `git/` root) is all an
+ * `--git-mirror <url>` / YEP_EXT_GIT_MIRROR (the mirror's `git/` root, ctx.gitMirror) is all an
  * installer needs:
  *
  *   https://github.com/acme/ext.git      -> <git-mirror>/github.com/acme/ext.git
@@ -15,9 +15,7 @@
  * is a transport, and the commit id pins the bytes wherever they come from.
  */
 import { YepError } from '../../errors.js';
-import { splitGitUrl } from '../git-url.js';
-
-export const GIT_MIRROR_ENV = 'YEP_EXT_GIT_MIRROR';
+import { gitUrlHost, splitGitUrl } from '../git-url.js';
 
 function clean(path: string): string {
   const segs = path.split('/').filter((s) => s !== '' && s !== '.');
@@ -52,9 +50,17 @@ function mirrorHost(host: string): string {
     .replaceAll(':', '_');
 }
 
-/** The URL to fetch `url` from when a git mirror is configured, else undefined. */
-export function gitMirrorUrl(env: Record<string, string | undefined>, url: string): string | undefined {
-  const base = env[GIT_MIRROR_ENV]?.trim();
+/** The URL to fetch `url` from through the git mirror rooted at `base` (ctx.gitMirror), else undefined. */
+export function gitMirrorUrl(base: string | undefined, url: string): string | undefined {
   if (!base) return undefined;
   return `${base.endsWith('/') ? base : `${base}/`}${gitMirrorPath(url)}`;
+}
+
+/**
+ * The host this run fetches `url` from through the git mirror rooted at `base`, in a
+ * policy file's terms (`file` for a mirror read in place): the policy's `git_hosts`
+ * admits it as well as the origin the lock records.
+ */
+export function gitMirrorHost(base: string, url: string): string {
+  return gitUrlHost(gitMirrorUrl(base, url) ?? base) || 'file';
 }

@@ -6,7 +6,6 @@
  */
 import { join } from 'node:path';
 import { YepError } from '../../errors.js';
-import { writeFileAtomic } from '../../fs/fs-atomic.js';
 import { MIRROR_MANIFEST, readMirrorFile } from './mirror-tree.js';
 
 export interface MirrorManifest {
@@ -38,12 +37,13 @@ export function readManifest(root: string): MirrorManifest | undefined {
   }
 }
 
-export async function writeManifest(root: string, m: MirrorManifest): Promise<void> {
+/** `mirror.json`'s bytes: lists sorted, so a re-run over the same locks writes the same file. */
+export function manifestBytes(m: MirrorManifest): Buffer {
   const sorted: MirrorManifest = {
     ...m,
     crates: [...m.crates].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
     git: [...m.git].sort((a, b) => (`${a.path} ${a.commit}` < `${b.path} ${b.commit}` ? -1 : 1)),
     files: Object.fromEntries(Object.entries(m.files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   };
-  await writeFileAtomic(join(root, MIRROR_MANIFEST), `${JSON.stringify(sorted, null, 2)}\n`, { mode: 0o644, what: 'The mirror manifest' });
+  return Buffer.from(`${JSON.stringify(sorted, null, 2)}\n`);
 }

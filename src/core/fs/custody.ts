@@ -1,0 +1,196 @@
+/**
+ * The one answer to "may yep-ext delete this, or write into this directory?".
+ *
+ * yep-ext keeps its own things in places it shares with the user, the host and
+ * other tools: dot-directories of the store (package versions, staging, approved
+ * grants, stat signatures, caches), temp files beside state files in the config
+ * directory, the shared download cache, a mirror directory, a scaffold's temp
+ * directory. A dotfiles manager that replaces one of those directories with a
+ * symlink, or a stray file that lands in one (a `Thumbs.db`), must never make a
+ * sweep delete the user's files or a write replace them.
+ *
+ * So every place is described as a `Custody`: a `base` the user or the platform
+ * names (the store, the config directory, `YEP_EXT_CACHE_DIR`, a mirror: it may be
+ * a symlink, followed as the host follows it), the directories below it that
+ * yep-ext made (`owned`: each must be a real directory of this user, checked with
+ * lstat, never followed), and the `names` yep-ext gives what it keeps in the
+ * innermost one. `checkCustody` is the guard; `removeOwned` (every delete) and
+ * `makeOwnedDir` (before every write into an owned directory) are its only doors.
+ * A directory that fails the guard is refused (E_STATE, exit 7) and nothing is
+ * touched; an entry whose name is not one of yep-ext's is foreign and left alone.
+ */
+import { lstatSync, readlinkSync, type Stats } from 'node:fs';
+import { lstat, mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { YepError, errnoCode, stateIoError } from '../errors.js';
+
+export interface Custody {
+  /** A directory the user or the platform names; followed when it is a symlink. */
+  base: string;
+  /** Directories below `base` that yep-ext made, outermost first: each must be a real directory of this user. */
+  owned: readonly string[];
+  /** The names yep-ext gives what it keeps in the innermost directory; any other name there is foreign. */
+  names: NameRule;
+  /** How a refusal names the innermost directory ("The package versions directory"). */
+  what: string;
+  /** What to do instead, appended to a refusal's hint. */
+  hint?: string;
+  /**
+   * A directory shared between users by design (the download cache baked into an image, a
+   * mirror on a share): its directories may belong to another user; a link is still refused.
+   */
+  shared?: boolean;
+}
+
+/** A RegExp, or any test of one name. */
+export interface NameRule {
+  test(name: string): boolean;
+}
+
+/** Any single path component: for a private directory this run made, whose every entry is its own. */
+export const ANY_NAME = /^(?!\.{1,2}$)[^/\\]+$/;
+
+/** The innermost directory of `c`. */
+export function custodyDir(c: Custody): string {
+  return join(c.base, ...c.owned);
+}
+
+const STAGE_NAMES = /^\d+-[0-9a-z]+-\d+-[A-Za-z0-9_-]*(?:\.pending)?$/;
+
+/**
+ * The custody of `path`, something a run made for its own work: a stage in the store's
+ * `.yep-staging` (which must be yep-ext's), a dry run's directory in the system's temp
+ * directory (`yep-ext-plan-*`), or anything inside such a directory (which must then be a
+ * real directory: a download, an unpacked tree, a scratch checkout).
+ */
+export function workCustody(path: string): Custody {
+  const parent = dirname(path);
+  const name = basename(path);
+  if (basename(parent) === '.yep-staging') return { base: dirname(parent), owned: [basename(parent)], names: STAGE_NAMES, what: 'The staging directory' };
+  if (parent === tmpdir()) return { base: parent, owned: [], names: /^yep-ext-plan-[A-Za-z0-9]{6}$/, what: 'The temp directory' };
+  return { base: dirname(parent), owned: [basename(parent)], names: { test: (n) => n === name }, what: 'The working directory' };
+}
+
+function ownerMismatch(st: Stats): boolean {
+  // Root may act on any user's home (provisioning images, then chown); otherwise the directory must be this user's.
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  return uid !== undefined && uid !== 0 && st.uid !== uid;
+}
+
+function refusal(c: Custody, dir: string, is: string, details: Record<string, unknown>): YepError {
+  return new YepError(
+    'E_STATE',
+    `${c.what} ${dir} is ${is}. yep-ext deletes from and writes into it, so it must be a real directory that yep-ext made; it will not touch it, and nothing was changed.`,
+    {
+      hint: `Move it aside (mv "${dir}" "${dir}.moved") and run the command again: yep-ext makes the directory anew.${c.hint ? ` ${c.hint}` : ''}`,
+      details: { dir, is, ...details },
+    },
+  );
+}
+
+/**
+ * The guard. Checks each directory of `c.owned` with lstat: a symbolic link, anything
+ * but a directory, or another user's directory is refused (E_STATE, exit 7). Returns
+ * `missing` when the chain is not there yet (nothing to delete; `makeOwnedDir` makes it
+ * before a write), else whether `name` (when given) is one yep-ext gives its entries.
+ */
+export function checkCustody(c: Custody, name?: string): 'ours' | 'foreign' | 'missing' {
+  let dir = c.base;
+  for (const part of c.owned) {
+    dir = join(dir, part);
+    let st: Stats;
+    try {
+      st = lstatSync(dir);
+    } catch (e) {
+      const code = errnoCode(e);
+      // ENOTDIR: the base is under a file (each owned level above was checked a directory): nothing
+      // of ours is there, and making it fails with the caller's own report ("Could not create the store").
+      if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
+      throw stateIoError('read', dir, e);
+    }
+    if (st.isSymbolicLink()) {
+      let target = '?';
+      try {
+        target = readlinkSync(dir);
+      } catch {
+        // gone meanwhile: still not ours
+      }
+      throw refusal(c, dir, `a symbolic link (to ${target})`, { target });
+    }
+    if (!st.isDirectory()) throw refusal(c, dir, 'not a directory', {});
+    if (!c.shared && ownerMismatch(st)) throw refusal(c, dir, `owned by another user (uid ${st.uid})`, { uid: st.uid });
+  }
+  if (name === undefined) return 'ours';
+  return c.names.test(name) ? 'ours' : 'foreign';
+}
+
+/**
+ * Delete `name` from `c`'s directory when the guard says it is yep-ext's: a directory
+ * recursively (a symlink inside it is removed, never followed), a symlink as a link.
+ * `keep` may veto what is there (a caller that deletes only directories, say). Returns
+ * whether something was removed; a foreign name, or nothing there, removes nothing.
+ */
+export async function removeOwned(c: Custody, name: string, options: { keep?: (st: Stats) => boolean } = {}): Promise<boolean> {
+  if (name.includes('/') || name.includes('\\') || name === '' || name === '.' || name === '..') return false;
+  if (checkCustody(c, name) !== 'ours') return false;
+  const path = join(custodyDir(c), name);
+  let st: Stats;
+  try {
+    st = await lstat(path);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return false;
+    throw e;
+  }
+  if (options.keep?.(st)) return false;
+  await rm(path, { recursive: st.isDirectory(), force: true, maxRetries: 2 });
+  return true;
+}
+
+/** `removeOwned` of something a run made for its own work (`workCustody`): a download, an unpacked tree, a stage. */
+export async function removeWork(path: string): Promise<boolean> {
+  return removeOwned(workCustody(path), basename(path));
+}
+
+/**
+ * Make the directories of `c` that are missing, one level at a time with `mode` (never
+ * following a symlink: each level is checked by the guard first). Returns the innermost.
+ * `base` must exist, or is made with its parents (the store, the cache root).
+ */
+export async function makeOwnedDir(c: Custody, mode = 0o755): Promise<string> {
+  if (checkCustody(c) === 'ours') return custodyDir(c);
+  // Only the levels that are missing are made: a mkdir that changes nothing is still a system call (a crash point).
+  if (!lstatSync(c.base, { throwIfNoEntry: false })) await makeLevels(c.base, mode);
+  let dir = c.base;
+  for (const part of c.owned) {
+    dir = join(dir, part);
+    if (lstatSync(dir, { throwIfNoEntry: false })) continue;
+    await mkdir(dir, { mode }).catch((e: unknown) => {
+      if (errnoCode(e) !== 'EEXIST') throw e;
+    });
+  }
+  // Checked again: a level made meanwhile by someone else is lstat'ed as the guard does (a link is refused).
+  checkCustody(c);
+  return dir;
+}
+
+/** `mkdir -p`, level by level: a recursive mkdir says ENOENT where a read-only mount refuses (EROFS). */
+async function makeLevels(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { mode });
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw e;
+    await makeLevels(dirname(dir), mode);
+    await mkdir(dir, { mode }).catch((again: unknown) => {
+      if (errnoCode(again) !== 'EEXIST') throw again;
+    });
+  }
+}
+
+/** The path of `name` in `c`'s directory for a write, after the guard (a foreign name is a bug of the caller). */
+export function ownedPath(c: Custody, name: string): string {
+  if (checkCustody(c, name) === 'foreign') throw new YepError('E_INTERNAL', `${name} is not a name yep-ext writes in ${custodyDir(c)}.`);
+  return join(custodyDir(c), name);
+}

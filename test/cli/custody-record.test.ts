@@ -1,0 +1,116 @@
+/**
+ * The host's lock writer keeps four fields of every entry (host-compat §4): after
+ * any yolop install, remove or upsert, `grant`, `cksum`, the requirement and binary
+ * digests are gone from all of them. yep-ext keeps its own record of each entry
+ * (`<store>/.yep-grants/<name>.lock.json`, store/custody.ts), notices a reduced
+ * entry, writes the keys back when the content is still the one recorded, says so
+ * (`Recovered: …`, verify's `custody_restored`), and reports an entry the host
+ * replaced instead of calling it ok. State is read as the host reads it. Needs a build.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, stringify } from 'smol-toml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtureCrate } from '../helpers/crates.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+
+const HELLO = 'yolop-extension-hello';
+let reg: TestRegistry;
+let home: TempHome;
+const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+const store = () => join(home.configDir, 'extensions');
+const lockFile = () => join(store(), 'extensions.lock');
+/** The lock as the host parses it. */
+const entries = () => (parse(readFileSync(lockFile(), 'utf8')) as { extensions: Array<Record<string, any>> }).extensions;
+const entry = (name: string) => entries().find((e) => e.name === name);
+/** What yolop's lock writer leaves: name, content_hash, version and the source's own keys, for every entry. */
+const HOST_SOURCE_KEYS: Record<string, string[]> = { crate: ['type', 'crate_name', 'version'], path: ['type', 'path'], git: ['type', 'url', 'rev'] };
+function hostRewrite(change: (e: Record<string, any>) => Record<string, any> = (e) => e): void {
+  const reduced = entries().map((e) =>
+    change({
+      name: e.name,
+      content_hash: e.content_hash,
+      ...(e.version !== undefined ? { version: e.version } : {}),
+      source: Object.fromEntries(HOST_SOURCE_KEYS[e.source.type]!.map((k) => [k, e.source[k]])),
+    }),
+  );
+  writeFileSync(lockFile(), stringify({ extensions: reduced }));
+}
+
+beforeEach(async () => {
+  reg = await startRegistry();
+  home = makeTempHome();
+  reg.publish({
+    name: HELLO,
+    vers: '1.0.0',
+    data: fixtureCrate(HELLO, '1.0.0', {
+      files: {
+        'plugin.json': JSON.stringify({
+          name: 'hello',
+          version: '1.0.0',
+          yolop: { capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] },
+        }),
+      },
+    }),
+  });
+  const pkg = writePackage(join(home.root, 'src', 'local'), { name: 'local' });
+  for (const spec of ['hello@^1', pkg]) {
+    const r = await runCli(['install', spec], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+  }
+});
+afterEach(async () => {
+  await reg.close();
+  home.cleanup();
+});
+
+describe('a yolop lock write drops yep-ext keys from every entry', () => {
+  it('verify notices it, writes the keys back (the content still matches), and says so', async () => {
+    const before = entries();
+    expect(entry('hello')).toMatchObject({ grant: expect.any(String), source: { cksum: expect.any(String), requirement: '^1' } });
+    hostRewrite();
+    expect(entry('hello')?.grant).toBeUndefined();
+    expect(entry('local')?.grant).toBeUndefined();
+    const r = await runCli(['verify', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const report = jsonOf(r);
+    expect(report.custody_restored).toEqual([
+      { name: 'hello', keys: ['grant', 'source.cksum', 'source.requirement', 'source.index'] },
+      { name: 'local', keys: ['grant'] },
+    ]);
+    expect(r.stderr).toContain("Recovered: restored hello's grant, source.cksum, source.requirement, source.index in extensions.lock");
+    // The lock, as the host reads it, holds every key again, exactly as yep-ext wrote them.
+    expect(entries()).toEqual(before);
+  });
+
+  it('install --frozen restores them too before it compares, and the lock it leaves is the full one', async () => {
+    const before = entries();
+    hostRewrite();
+    const r = await runCli(['install', '--frozen'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("Recovered: restored hello's grant");
+    expect(entries()).toEqual(before);
+  });
+
+  it('an entry the host replaced (other content, no grant) is not restored: verify reports it (exit 5)', async () => {
+    hostRewrite((e) => (e.name === 'hello' ? { ...e, content_hash: `sha256:${'0'.repeat(64)}` } : e));
+    const replaced = entry('hello');
+    const r = await runCli(['verify', '--json'], { env: env() });
+    expect(r.code).toBe(5);
+    const item = jsonOf(r).error.details.extensions.find((e: { name: string }) => e.name === 'hello');
+    expect(item.problems).toContainEqual(
+      expect.objectContaining({ kind: 'custody', message: expect.stringContaining('no longer holds what yep-ext approved') }),
+    );
+    expect(entry('hello')).toEqual(replaced);
+    // The other entry, still matching, was restored.
+    expect(entry('local')?.grant).toEqual(expect.any(String));
+  });
+
+  it('remove takes the record away with the entry', async () => {
+    expect(existsSync(join(store(), '.yep-grants', 'local.lock.json'))).toBe(true);
+    expect((await runCli(['remove', 'local'], { env: env() })).code).toBe(0);
+    expect(existsSync(join(store(), '.yep-grants', 'local.lock.json'))).toBe(false);
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * A credential in a URL never reaches the output, through the built CLI: a canary
+ * token in a proxy URL (user only, the form that leaked through git), in an index,
+ * a git mirror or a git URL, for HTTP and git alike, with --json, --verbose and
+ * YEP_EXT_DEBUG=1 (the cause's stack). And a proxy URL neither client can use is a
+ * configuration error naming its variable (exit 2), for HTTP and git, before anything
+ * is sent or created. Nothing here reaches the network: the hosts are `.test` names a
+ * refused proxy on port 1 never resolves.
+ */
+import { existsSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+
+const CANARY = 'ghp_Cnry5Tok9Zq2Wm';
+const homes: TempHome[] = [];
+afterAll(() => {
+  for (const h of homes) h.cleanup();
+});
+
+function home(): TempHome {
+  const h = makeTempHome('yep-urlsecret-');
+  homes.push(h);
+  return h;
+}
+
+const GIT_URL = 'https://git.example.test/acme/ext.git';
+const HTTP_ENV = { YEP_EXT_INDEX: 'https://index.example.test/', YEP_EXT_HTTP_RETRIES: '0' };
+
+/** Every way a run can show text: plain, --json, --verbose, and the debug cause. */
+const MODES: Array<[string, string[], Record<string, string>]> = [
+  ['plain', [], {}],
+  ['--json', ['--json'], {}],
+  ['--verbose with YEP_EXT_DEBUG=1', ['--verbose'], { YEP_EXT_DEBUG: '1' }],
+];
+
+describe('a canary token in a URL never reaches stdout, stderr or --json', () => {
+  it.each(MODES)('git through a proxy written http://TOKEN@host (%s)', async (_mode, flags, extra) => {
+    const h = home();
+    const r = await runCli(['install', GIT_URL, ...flags], { env: { ...h.env, HTTPS_PROXY: `http://${CANARY}@127.0.0.1:1`, ...extra } });
+    expect(r.code, r.stderr).toBe(6);
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+    // What git said is still there, its userinfo redacted.
+    expect(r.stdout + r.stderr).toContain('http://[redacted]@127.0.0.1:1');
+    if (flags.includes('--json')) {
+      expect(jsonOf(r).error.details.git).toContain('[redacted]@127.0.0.1:1');
+      // It is the proxy that asked for a password, not the repository.
+      expect(jsonOf(r).error.message).toMatch(/the proxy asked for credentials/);
+    }
+    expect(existsSync(h.configDir)).toBe(false);
+  });
+
+  it.each(MODES)('HTTP through a proxy written http://TOKEN@host (%s)', async (_mode, flags, extra) => {
+    const h = home();
+    const r = await runCli(['install', 'hello', ...flags], { env: { ...h.env, ...HTTP_ENV, HTTPS_PROXY: `http://${CANARY}@127.0.0.1:1`, ...extra } });
+    expect(r.code, r.stderr).toBe(6);
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+  });
+
+  it.each([
+    ['an index URL with a user', ['install', 'hello', '--json'], { YEP_EXT_INDEX: `https://${CANARY}@index.example.test/` }],
+    ['an --index URL with user:password', ['install', 'hello', '--index', `https://me:${CANARY}@index.example.test/`, '--json'], {}],
+    ['a git mirror URL with a user', ['install', GIT_URL, '--json'], { YEP_EXT_GIT_MIRROR: `https://${CANARY}@mirror.example.test/git/` }],
+    ['a git URL with a user', ['install', `https://${CANARY}@git.example.test/acme/ext.git`, '--json'], {}],
+    ['a git URL with a percent-encoded password', ['install', `https://me:${CANARY}%40x@git.example.test/acme/ext.git`, '--json'], {}],
+  ] as const)('%s: refused without the token', async (_what, args, extra) => {
+    const h = home();
+    const r = await runCli([...args], { env: { ...h.env, YEP_EXT_HTTP_RETRIES: '0', ...extra } });
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+    expect(jsonOf(r).error.code).not.toBe('E_INTERNAL');
+  });
+});
+
+describe('an unusable proxy URL is a configuration error naming the variable (exit 2), for HTTP and git', () => {
+  const VALUES: Array<[string, string]> = [
+    ['another scheme', `ftp://${CANARY}@proxy.example.test:8080`],
+    ['a port out of range', `http://${CANARY}@proxy.example.test:99999`],
+    ['a port that is not a number', `http://${CANARY}:pw@proxy.example.test:80a`],
+    ['a broken IPv6 literal', `http://${CANARY}@[::1`],
+    ['an unencoded @ in the password', `http://me:${CANARY}@x@proxy.example.test:3128`],
+    ['no scheme and a bad port', `${CANARY}@proxy.example.test:0`],
+  ];
+  const ROADS: Array<[string, string[], Record<string, string>]> = [
+    ['HTTP (install of a crate)', ['install', 'hello', '--json'], HTTP_ENV],
+    ['HTTP (search)', ['search', 'hello', '--json'], HTTP_ENV],
+    ['git (install of a repository)', ['install', GIT_URL, '--json'], {}],
+  ];
+  // Every value on every road with either spelling of the variable is a unit table (test/unit/proxy.test.ts);
+  // here each value once, the roads and spellings taken in turn.
+  const CASES = VALUES.map(([what, value], i) => [what, value, ROADS[i % ROADS.length]!, i % 2 ? 'https_proxy' : 'HTTPS_PROXY'] as const);
+  it.each(CASES)('%s (case %#)', async (_what, value, [, args, env], variable) => {
+    const h = home();
+    const r = await runCli(args, { env: { ...h.env, ...env, [variable]: value } });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const err = jsonOf(r).error;
+    expect(err.code).toBe('E_USAGE');
+    expect(err.message.startsWith(`${variable} is not a proxy URL`)).toBe(true);
+    expect(err.details.variable).toBe(variable);
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+    // Refused before anything was created or sent.
+    expect(existsSync(h.configDir)).toBe(false);
+  });
+
+  it('the human form names the variable and says what to write', async () => {
+    const h = home();
+    const r = await runCli(['install', GIT_URL], { env: { ...h.env, HTTP_PROXY: `ftp://${CANARY}@p.example.test` } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: HTTP_PROXY is not a proxy URL yep-ext can use \("ftp:\/\/\[redacted\]@p\.example\.test"\): the ftp:\/\/ scheme/m);
+    expect(r.stderr).toMatch(/^hint: Fix or unset HTTP_PROXY/m);
+    expect(r.stderr).not.toContain(CANARY);
+  });
+});
