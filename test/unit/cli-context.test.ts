@@ -25,7 +25,8 @@ describe('the CLI Context', () => {
       new AbortController(),
     );
     expect(ctx.indexUrl).toBe('https://mirror.example/index/');
-    expect(ctx.env.YEP_EXT_GIT_MIRROR).toBe('https://mirror.example/git/');
+    expect(ctx.gitMirror).toBe('https://mirror.example/git/');
+    expect(ctx.env.YEP_EXT_GIT_MIRROR).toBeUndefined();
     expect(ctx.cooldown).toEqual({ minAge: '3d', allowFresh: true });
     expect(ctx.interactive).toBe(false);
     // Terminals on stdin and stderr, no --yes, no --json: it may prompt.
