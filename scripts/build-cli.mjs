@@ -95,7 +95,7 @@ const LIBS = {
   // with the parser's own modules (@oclif/core/parser, /flags, /args), bundled in cli.cjs.
   oclif: ['@oclif/core'],
   // The table engine for non-ASCII text (src/cli/table-engine.ts), only when such a table is drawn.
-  table: ['cli-table3', 'string-width'],
+  table: ['string-width'],
   // The MCP SDK's client (doctor's probes of the MCP servers a manifest declares: src/core/mcp/),
   // loaded only when a manifest declares one.
   mcp: [

@@ -8,6 +8,8 @@ import type { CommandDefinition } from './command.js';
 import cacheClean from '../commands/cache/clean.js';
 import cacheVerify from '../commands/cache/verify.js';
 import completion from '../commands/completion.js';
+import configSet from '../commands/config/set.js';
+import configShow from '../commands/config/show.js';
 import disable from '../commands/disable.js';
 import doctor from '../commands/doctor.js';
 import enable from '../commands/enable.js';
@@ -31,6 +33,8 @@ export const COMMANDS: Readonly<Record<string, CommandDefinition>> = {
   'cache:clean': cacheClean,
   'cache:verify': cacheVerify,
   completion,
+  'config:set': configSet,
+  'config:show': configShow,
   disable,
   doctor,
   enable,
@@ -59,7 +63,7 @@ export function findCommand(id: string): { id: string; def: CommandDefinition } 
 }
 
 /**
- * The topics: the first words of `topic:command` ids (`lock`, `cache`, `policy`).
+ * The topics: the first words of `topic:command` ids (`lock`, `cache`, `policy`, `config`).
  * What each holds is said in package.json (oclif.topics), which help reads.
  */
 export function topicNames(): string[] {

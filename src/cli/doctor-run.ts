@@ -12,6 +12,7 @@ import { dim } from './style.js';
 export interface DoctorFlags {
   timeout?: string | undefined;
   'no-config': boolean;
+  quiet?: boolean | undefined;
   call?: string | undefined;
   args?: string | undefined;
 }
@@ -38,7 +39,7 @@ export async function doctorCommand(io: CommandIo, { args, flags }: Parsed<Docto
       },
     });
     if (report.ok) {
-      if (!io.json) io.log(renderDoctorReport(report, stdout));
+      if (!io.json) io.log(renderDoctorReport(report, stdout, flags.quiet === true));
       return report;
     }
     if (io.json) {
@@ -46,7 +47,7 @@ export async function doctorCommand(io: CommandIo, { args, flags }: Parsed<Docto
       io.logJson(report);
       throw new ExitStatus(9);
     }
-    io.log(renderDoctorReport(report, stdout));
+    io.log(renderDoctorReport(report, stdout, flags.quiet === true));
     throw await doctorFailedError(report);
   } finally {
     // runDoctor has adopted or discarded them; not when it was never reached (a bad --timeout).

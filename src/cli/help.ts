@@ -22,7 +22,7 @@ import { unknownCommandError } from './unknown-command.js';
 /** The root help's groups of command ids, in order; a command no group names is listed under the last. */
 export const ROOT_GROUPS: Array<[title: string, ids: string[]]> = [
   ['INSTALL AND UPDATE', ['install', 'update', 'remove', 'list', 'info', 'outdated', 'search']],
-  ['CONFIGURE AND CHECK', ['enable', 'disable', 'set-secret', 'verify', 'doctor', 'policy:check']],
+  ['CONFIGURE AND CHECK', ['enable', 'disable', 'config:show', 'config:set', 'set-secret', 'verify', 'doctor', 'policy:check']],
   ['FLEETS AND CI', ['lock:export', 'mirror', 'policy:init', 'cache:verify', 'cache:clean']],
   ['MORE', ['new', 'completion', 'help']],
 ];

@@ -56,8 +56,9 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
       ...(flags.force ? { force: true } : {}),
       // Without a TTY and without --yes a replacement cannot be approved: refused before any download.
       refuseReplace: !flags.yes && !ctx.interactive,
+      // -q: the summary only when it is what consent is asked for (a widened grant: "the changes above").
       onPreview: (p) => {
-        if (!json) io.log(renderPreview(p));
+        if (!json && (!flags.quiet || p.diff?.widens === true)) io.log(renderPreview(p));
       },
       confirmWiden: async (p) => {
         if (flags.yes || accept.includes(p.grant.fingerprint)) return true;
@@ -81,7 +82,7 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   const enabled = await hostEnabledReader(ctx);
   const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome, enabled(r.outcome.name)));
   const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
-  if (!json) for (const r of results) if (r.ok) io.log(renderOutcome(r.outcome, enabled(r.outcome.name)));
+  if (!json) for (const r of results) if (r.ok) io.log(renderOutcome(r.outcome, enabled(r.outcome.name), flags.quiet));
   const stopped = interruptedRun(
     ctx.signal,
     'installed',

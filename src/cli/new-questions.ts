@@ -27,7 +27,12 @@ const LANGUAGE_LABELS: Record<Language, string> = {
 };
 
 /** What the user answered; empty when nothing was asked. */
-export async function askNewFacets(name: string, flags: NewFlags, io: PromptIo & { stderr: { isTTY: boolean } }, mayAsk: boolean): Promise<{ language?: Language; tools?: string[] }> {
+export async function askNewFacets(
+  name: string,
+  flags: NewFlags,
+  io: PromptIo & { stderr: { isTTY: boolean } },
+  mayAsk: boolean,
+): Promise<{ language?: Language; tools?: string[] }> {
   const asked = hasContribution({
     tools: flags.tool,
     hooks: flags.hook,

@@ -91,12 +91,7 @@ export function cliPrompter(io: PromptIo): FieldPrompter {
 }
 
 /** Pick one of `choices` (value, label); the default is preselected. */
-export async function askChoice<T extends string>(
-  io: PromptIo,
-  message: string,
-  choices: readonly { value: T; name: string }[],
-  defaultValue: T,
-): Promise<T> {
+export async function askChoice<T extends string>(io: PromptIo, message: string, choices: readonly { value: T; name: string }[], defaultValue: T): Promise<T> {
   const { default: select } = await import('@inquirer/select');
   return guarded(() => select({ message, choices: [...choices], default: defaultValue }, context(io)));
 }

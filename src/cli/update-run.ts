@@ -47,8 +47,11 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     accept,
     ignoreEngines: flags['ignore-engines'],
     // A failure is reported once, on stderr, after the run (as install reports its failures): not also here.
+    // -q: a plan line only where it says what consent is asked for, or why an update is held.
     onPlan: (item) => {
-      if (!json && item.status !== 'failed') io.log(renderPlanned(item, Boolean(flags['dry-run'])));
+      if (json || item.status === 'failed') return;
+      if (flags.quiet && !flags['dry-run'] && !item.consent_needed && item.status !== 'held') return;
+      io.log(renderPlanned(item, Boolean(flags['dry-run'])));
     },
     ...(ctx.interactive
       ? { confirm: (item: UpdateItem) => confirmOrCancel(io.io, `${item.name} asks for more than you approved (see above). Apply this update?`) }

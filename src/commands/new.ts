@@ -9,6 +9,8 @@ export default defineCommand({
 typescript (the default; -l ts) is src/server.ts, built by \`npm install && npm run build\` (tsc) and started by bin/<name>. python (-l py) is one executable file, bin/<name>: standard library only, no build. rust (-l rs) is a crate depending only on serde_json; build it into bin/ with the step the command prints.
 
 With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --skills, the package serves one sample tool named after it (on a terminal, new asks for the language and the tool's name first). The target directory must not exist or be empty. Details: docs/new.md.`,
+  // The host's verb (`yolop extensions scaffold`), for an agent that learned it.
+  aliases: ['scaffold'],
   examples: [
     '<%= config.bin %> new weather',
     '<%= config.bin %> new clock -l py --tool now --tool zones',

@@ -6,6 +6,8 @@ export default defineCommand({
   summary: 'Store (or remove) a secret config field of an extension.',
   description: `The value is read from a hidden prompt or, with --stdin, from standard input; never from the command line (argv is visible to other users and kept in shell history).
 Only fields the extension declares with "secret": true are accepted. Secrets go to connections.toml (mode 0600), the file yolop reads; --keychain stores in the OS keychain instead, which yolop does not read (see docs/secrets.md).`,
+  // The host's words (`yolop extensions secret set <name> <field>`), for an agent that learned them.
+  aliases: ['secret:set'],
   examples: [
     '<%= config.bin %> set-secret logfire token',
     'printf %s "$LOGFIRE_TOKEN" | <%= config.bin %> set-secret logfire token --stdin',

@@ -22,7 +22,7 @@ beforeAll(async () => {
   home = makeTempHome('yep-list-states-');
   // A store with something in every list column and problem kind:
   // a path install, one whose linked directory is gone, a non-ASCII source path
-  // (the table falls back to cli-table3), a crate entry with hash drift, a
+  // (the table measures it with string-width), a crate entry with hash drift, a
   // missing crate entry, and a directory placed by hand.
   const ok = writePackage(join(home.root, 'src', 'alpha'), { name: 'alpha', version: '1.2.3' });
   const gone = writePackage(join(home.root, 'src', 'gone'), { name: 'gone' });
