@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 
@@ -22,9 +22,40 @@ let files: string[];
 let prefix: string;
 let installed: string;
 let install: { status: number | null; stdout: string; stderr: string };
+let packStderr: string;
 let home: TempHome;
 
 const npm = (args: string[], cwd: string) => spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+
+/** Markdown prose without fenced code blocks and inline code spans, where a `](x)` is no link. */
+function prose(md: string): string {
+  return md.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/(`+)[^`][\s\S]*?\1/g, '');
+}
+
+/** The targets of inline links `[t](x)`, images, autolinks `<x>` and reference definitions `[r]: x`. */
+function markdownLinks(md: string): string[] {
+  const body = prose(md);
+  const inline = [...body.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!);
+  const refs = [...body.matchAll(/^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)].map((m) => m[1]!);
+  const auto = [...body.matchAll(/<([a-z][a-z0-9+.-]*:[^>\s]+)>/gi)].map((m) => m[1]!);
+  return [...inline, ...refs, ...auto];
+}
+
+/** The anchors a markdown renderer (GitHub's, npm's) gives the headings of a page. */
+function headingSlugs(md: string): Set<string> {
+  const seen = new Map<string, number>();
+  const slugs = new Set<string>();
+  for (const m of md.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const base = m[1]!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    slugs.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return slugs;
+}
 
 function du(path: string): number {
   const st = statSync(path, { throwIfNoEntry: false });
@@ -36,6 +67,7 @@ beforeAll(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'yep-pack-')));
   const pack = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT);
   expect(pack.status, pack.stderr).toBe(0);
+  packStderr = pack.stderr;
   const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(dir, info!.filename);
   files = info!.files.map((f) => f.path);
@@ -67,8 +99,50 @@ describe('the packed tarball', () => {
     ]) {
       expect(files, f).toContain(f);
     }
-    const unwanted = files.filter((f) => /\.map$|^src\/|^test\/|^scripts\/|^examples\/|^bin\/dev\.js$|tsbuildinfo|^dist\/(?!bundle\/).*\.js$/.test(f));
+    const unwanted = files.filter((f) => /\.map$|^src\/|^test\/|^scripts\/|^bin\/dev\.js$|tsbuildinfo|^dist\/(?!bundle\/).*\.js$/.test(f));
     expect(unwanted).toEqual([]);
+    // The examples the README runs ship, and nothing else of examples/ (no build output, no node_modules).
+    expect(files.filter((f) => f.startsWith('examples/')).sort()).toEqual([
+      'examples/echo-node/bin/echo-node',
+      'examples/echo-node/plugin.json',
+      'examples/echo-python/bin/echo-python',
+      'examples/echo-python/plugin.json',
+    ]);
+  });
+
+  it('packs without a warning, and says where its repository is', () => {
+    expect(packStderr).not.toMatch(/warn/i);
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/yolop/yep-ext.git' });
+    expect(pkg.homepage).toBe('https://github.com/yolop/yep-ext#readme');
+    expect(pkg.bugs).toEqual({ url: 'https://github.com/yolop/yep-ext/issues' });
+  });
+
+  it('every relative link of the README and the docs it ships names a file (and heading) it holds', () => {
+    // Wherever the README is read outside a checkout (the registry's page, the installed
+    // package), a relative link is only alive if the package holds its target. Links to
+    // anything else (sources, tests, CI) must be absolute, to the repository.
+    const held = new Set(files);
+    const pages = files.filter((f) => f === 'README.md' || /^docs\/[^/]+\.md$/.test(f));
+    expect(pages.length).toBeGreaterThan(10);
+    const text = new Map(pages.map((f) => [f, readFileSync(join(installed, f), 'utf8')]));
+    const dead: string[] = [];
+    for (const [page, body] of text) {
+      for (const target of markdownLinks(body)) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:: absolute
+        const [path = '', anchor] = target.split('#');
+        const file = path === '' ? page : posix.normalize(posix.join(posix.dirname(page), path));
+        const isDir = file.endsWith('/') || [...held].some((f) => f.startsWith(`${file}/`));
+        if (!held.has(file) && !isDir) {
+          dead.push(`${page}: ${target} (not in the package)`);
+          continue;
+        }
+        if (anchor && file.endsWith('.md') && text.has(file) && !headingSlugs(text.get(file)!).has(anchor)) {
+          dead.push(`${page}: ${target} (no such heading in ${file})`);
+        }
+      }
+    }
+    expect(dead).toEqual([]);
   });
 
   it('declares no runtime dependency but the optional keyring, and no install-time script', () => {
@@ -127,10 +201,11 @@ describe('npm install -g of the tarball', () => {
     expect(total).toBeLessThan(14 * 1024 * 1024);
   });
 
-  it('runs: --version, install ./examples/echo-node, list, doctor, a typo', async () => {
+  it('runs: --version, install the example it ships (./examples/echo-node), list, doctor, a typo', async () => {
     const bin = join(prefix, 'bin', 'yep-ext');
+    // From the installed package's directory: the README's example path is the package's own.
     const run = (args: string[]) =>
-      spawnSync(bin, args, { cwd: REPO_ROOT, env: { ...home.env, PATH: `${join(prefix, 'bin')}:${home.env.PATH}` }, encoding: 'utf8' });
+      spawnSync(bin, args, { cwd: installed, env: { ...home.env, PATH: `${join(prefix, 'bin')}:${home.env.PATH}` }, encoding: 'utf8' });
     expect(run(['--version']).stdout).toMatch(/^yep-ext\/0\.\d+\.\d+ linux-\w+ node-v\d+/);
     const inst = run(['install', './examples/echo-node', '--json']);
     expect(inst.status, inst.stderr).toBe(0);
