@@ -1,5 +1,5 @@
 /**
- * Crash recovery, run by the first holder of the installer lock in each process
+ * Crash recovery, run by the first holder of the installer lock in each command run
  * (install-lock.ts), so whichever command runs next after a crash recovers:
  *   1. finish or undo the transactions of dead processes (staging journals);
  *   2. remove package versions no store entry points at, of extensions still
