@@ -33,7 +33,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -181,11 +181,12 @@ const oclifLazy = {
         ]?.[args.path];
       if (!rule) return undefined;
       if (rule.to) return { path: join(OCLIF, rule.to) };
-      if (rule.lib !== undefined) return { path: `${args.importer}#${args.path}`, namespace: 'oclif-lazy', pluginData: { lib: rule.lib } };
+      if (rule.lib !== undefined) return { path: `${relative(ROOT, args.importer)}#${args.path}`, namespace: 'oclif-lazy', pluginData: { lib: rule.lib } };
       const target = args.path.startsWith('node:')
         ? args.path
         : (await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'plain' })).path;
-      return { path: `${args.importer}#${args.path}`, namespace: 'oclif-lazy', pluginData: { target, default: rule.default === true } };
+      // Named relative to the checkout: the name is a module id in the bundle, and the package must not carry the packager's paths.
+      return { path: `${relative(ROOT, args.importer)}#${args.path}`, namespace: 'oclif-lazy', pluginData: { target, default: rule.default === true } };
     });
     b.onResolve({ filter: /^\.\/lib\/oclif\.cjs$/ }, (args) => (args.namespace === 'oclif-lazy' ? { path: args.path, external: true } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'oclif-lazy' }, (args) => ({

@@ -221,6 +221,27 @@ describe('npm install -g of the tarball', () => {
     expect(run(['list']).stdout).toBe((await runCli(['list'], { env: home.env })).stdout);
   });
 
+  it("carries no path of the checkout it was packed from; a bug's stack names the installed files", () => {
+    // The V8 code cache keeps the script name it was made under: made under the checkout's path, every
+    // YEP_EXT_DEBUG cause and internal-error stack named files that are not on the user's machine.
+    const carrying = files.filter((f) => readFileSync(join(installed, f)).includes(REPO_ROOT));
+    expect(carrying).toEqual([]);
+    const preload = join(dir, 'bug.cjs');
+    writeFileSync(
+      preload,
+      "const sort = Array.prototype.sort;\nArray.prototype.sort = function (...a) { if (/listExtensions/.test(new Error().stack)) throw new TypeError('injected bug'); return sort.apply(this, a); };\n",
+    );
+    const r = spawnSync(join(prefix, 'bin', 'yep-ext'), ['list'], { env: { ...home.env, NODE_OPTIONS: `--require=${preload}` }, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(70);
+    const frames = r.stderr.split('\n').filter((l) => /^\s+at /.test(l));
+    expect(
+      frames.some((l) => l.includes(join(installed, 'dist', 'bundle', 'cli.cjs'))),
+      r.stderr,
+    ).toBe(true);
+    expect(r.stderr).not.toContain(REPO_ROOT);
+    expect(r.stderr).not.toContain('yep-ext-bundle:');
+  });
+
   it('serves the programmatic API (import from "yep-ext")', () => {
     const script = join(prefix, 'lib', 'api-check.mjs');
     writeFileSync(
