@@ -3,6 +3,7 @@
  * (src/commands/install.ts). Its own module: a warm frozen install evaluates none
  * of the plain install's code (install-run.ts).
  */
+import { resolve } from 'node:path';
 import type { CommandIo } from './command.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
@@ -19,7 +20,7 @@ export async function runFrozen(
   const ctx = io.context();
   const json = io.json;
   const items = await installFrozen(ctx, {
-    ...(lockfile ? { lockfile } : {}),
+    ...(lockfile ? { lockfile: resolve(io.io.cwd, lockfile) } : {}),
     onItem: (item) => {
       if (!json) io.logToStderr(frozenLine(item));
     },
