@@ -206,7 +206,7 @@ const rows = [];
  */
 const WHY = {
   'install-1mb':
-    "CPU-bound: loading the CLI bundle, the two requests, the unpack and the commit's fsyncs and signing walk on the main thread, the file creations and the inflate on the pool, in series. What would close part of it: no fsync for digest-checked index cache entries, signatures taken from the extractor's own descriptors (docs/performance.md, install-1mb)",
+    "CPU-bound: loading the CLI bundle, the requests, the unpack and the commit's fsyncs and signing walk on the main thread, the file creations and the inflate on the pool, in series. What would close part of it: no fsync for digest-checked index cache entries, signatures taken from the extractor's own descriptors (docs/performance.md, install-1mb)",
   'update-all':
     'loading the CLI bundle and Node start-up come before the first request; the requests themselves, 8 at a time, are a small part (docs/performance.md, update-all)',
   'frozen-warm':
