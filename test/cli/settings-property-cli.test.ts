@@ -1,5 +1,5 @@
 /**
- * Property test (issue 17, "host-exact settings"), through the built CLI: 24
+ * Property test ("host-exact settings"), through the built CLI: 24
  * generated multi-entry settings files (seeds apart from the in-process bulk in
  * test/integration/settings-property.test.ts, same generator and model), each
  * driven by real `yep-ext enable`, `enable --config k=v`, `disable`, `remove`
@@ -50,8 +50,8 @@ async function run(op: Op, settingsFile: string): Promise<unknown> {
 }
 
 describe('settings.toml: yep-ext reports what the host reads, over generated files (CLI)', () => {
-  // The suite's timeout (vitest.config.ts): a seed is 8-12 CLI runs one after another, and
-  // one took 55 s of the 60 it had here under ci29's load.
+  // The suite's timeout (vitest.config.ts): a seed is 8-12 CLI runs one after another, which
+  // a loaded CI machine stretches close to a shorter timeout.
   it.each(SEEDS)('seed %i', async (seed) => {
     const ctx = home.ctx();
     const pkg = writePackage(join(home.root, 'src', SUBJECT), { name: SUBJECT, yolop: { config_schema: SUBJECT_SCHEMA } });

@@ -1,5 +1,5 @@
 /**
- * Property test (issue 17, "host-exact settings"), in-process bulk: 240 generated
+ * Property test ("host-exact settings"), in-process bulk: 240 generated
  * multi-entry settings files (orders of enabled/disabled entries, `id` vs `ref`,
  * literal and escaped strings, comments, other tables and capabilities
  * interleaved, inline config of several types, CRLF, BOM). For each, a seeded

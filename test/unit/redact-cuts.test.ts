@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 1, the rule: redact the whole text before any cut, and mask
+ * The rule: redact the whole text before any cut, and mask
  * what a cut leaves of a secret (6 characters or more). The helper itself, then
  * every truncation site below the CLI that quotes text from a server, git, a
  * registry or a native library (the doctor and CLI sites are in

@@ -302,7 +302,7 @@ describe('golden edits', () => {
     expect(apply(d, { op: 'enable' }).text).toBe(t);
   });
 
-  it('a later enabled = false disables; enable unmarks it and the config comes back (observation 1)', () => {
+  it('a later enabled = false disables; enable unmarks it and the config comes back', () => {
     const t = '[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\nenabled = false\n';
     expect(read(t)).toEqual({ present: true, enabled: false, config: {}, kept: { endpoint: 'e' }, entries: 2 });
     const e = apply(t, { op: 'enable' });
@@ -310,7 +310,7 @@ describe('golden edits', () => {
     expect(read(e.text)).toEqual({ present: true, enabled: true, config: { endpoint: 'e' }, kept: {}, entries: 2 });
   });
 
-  it('a bare entry appended by the host enables without config; the kept config is reported and enable restores it (observation 2)', () => {
+  it('a bare entry appended by the host enables without config; the kept config is reported and enable restores it', () => {
     const t = '[[capabilities]]\nref = "ext:logfire"\nenabled = false # mine\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\n';
     expect(read(t)).toEqual({ present: true, enabled: true, config: {}, kept: { endpoint: 'e' }, entries: 2 });
     const e = apply(t, { op: 'enable' });

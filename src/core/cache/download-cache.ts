@@ -1,5 +1,5 @@
 /**
- * The download cache shared by every home of a user (issue 14, docs/fleet.md):
+ * The download cache shared by every home of a user (docs/fleet.md):
  * verified `.crate`s and prebuilt binary artifacts, content-addressed with
  * cacache + ssri at `Paths.sharedCacheDir` (YEP_EXT_CACHE_DIR, else the platform
  * cache dir).
@@ -16,12 +16,12 @@
  * degrades to "no cache": the cache can make an install faster, never fail it.
  * cacache writes through temp files and atomic moves, so several processes may share it.
  *
- * A verified file is put in with no second read of its bytes (issue 20, round six): a
+ * A verified file is put in with no second read of its bytes: a
  * `.crate` the caller is about to delete is hard-linked to its content path (else
  * copied by the kernel under a temp name and renamed), and its index line appended.
  * A cache read is a kernel copy from the content path. Both use cacache's on-disk
- * layout (content-v2, index-v5) directly, so an install never loads cacache (~260 KB
- * of bundle, ~20-40 ms) nor streams the file through it for a second SHA-256: the
+ * layout (content-v2, index-v5) directly, so an install never loads cacache (a large
+ * bundle of its own) nor streams the file through it for a second SHA-256: the
  * layout is pinned against cacache itself by test/integration/download-cache-layout.test.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -220,7 +220,7 @@ interface ServerPlan {
  * `spawn`, `handshake` and everything after it: two runs of the server (the second
  * stopped by EOF only). The two runs are independent, so the second starts once
  * the first has answered initialize and overlaps the first's probes and shutdown
- * instead of following them (issue 20: doctor paid two server starts in a row).
+ * instead of following them: two server starts in a row were most of doctor's time.
  * Not earlier, when doctor spawns them itself: the first handshake's timeout is the
  * host's, and a second server starting beside it on a loaded machine could make it
  * miss that. (`doctor <dir>`'s early start, doctor-early.ts, spawns both at once

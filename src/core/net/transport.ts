@@ -1,7 +1,7 @@
 /**
  * Where registry bytes come from: http(s) through the one HTTP client (http.ts),
- * or a `file://` URL for a mirror on a mounted disk or in the workspace (issue 14,
- * docs/fleet.md). A `file://` root is the same static tree nginx would serve, read
+ * or a `file://` URL for a mirror on a mounted disk or in the workspace
+ * (docs/fleet.md). A `file://` root is the same static tree nginx would serve, read
  * in place: the same caps apply, only regular files are read (a FIFO or device in
  * the tree is refused, never blocks), and a missing file answers 404 so callers
  * treat it exactly like a missing file on a server.

@@ -88,7 +88,7 @@ async function reportEngines(ctx: Context, items: FrozenItem[], manifests: Map<s
     if (!manifest) continue;
     // What checkAgainstAgent says of a manifest without `engines.yolop`, without loading
     // semver and the agent probe (child_process): as `list` does, a store without ranges
-    // pays nothing for them (a warm run's start-up, docs/performance.md round nine).
+    // pays nothing for them (a warm run is mostly start-up).
     if (!declaresEngines(manifest.engines)) {
       item.engines = { ...NO_ENGINES };
       continue;

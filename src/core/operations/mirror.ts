@@ -1,5 +1,5 @@
 /**
- * `yep-ext mirror <dir>` (issue 14, docs/fleet.md): write a static tree holding
+ * `yep-ext mirror <dir>` (docs/fleet.md): write a static tree holding
  * exactly what a lock pins, for a fleet to install from with `--index` /
  * YEP_EXT_INDEX (and `--git-mirror` for git sources). Each entry is mirrored by
  * its Source (`Source.mirror`): crates write the locked index lines and verified

@@ -63,7 +63,7 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   const name = assertValidName(manifest.name, 'manifest name');
   await options.accept?.(manifest, fetched);
   // The host hashes the unpacked tree before a prebuilt binary is added (host-compat §4).
-  // A crate's hash was computed while it was unpacked (issue 20); other kinds are hashed here.
+  // A crate's hash was computed while it was unpacked; other kinds are hashed here.
   const content_hash = fetched.content_hash ?? (await withStep(ctx.log, `Hashing ${name}`, () => contentHash(fetched.dir)));
   await checkpoint(ctx, 'install:after-fetch');
   const inspect = () => inspectServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
@@ -208,7 +208,7 @@ export async function commitPackage(
   stopIfInterrupted(ctx.signal);
   await finishPreparedBinary(ctx, p);
   const lock = current ?? (await loadLock(ctx.paths.lockFile));
-  // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).
+  // A rewritten entry keeps the keys yep-ext does not know (the host or a newer yep-ext may have written them).
   const entry = given ? withPlacedBinary(given, p) : carryUnknownKeys(lockEntryFor(p), findEntry(lock, p.name));
   let tree = p.fetched.dir;
   if (isLinked(p.fetched.source)) {

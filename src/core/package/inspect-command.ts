@@ -69,9 +69,8 @@ const inside = (root: string, p: string): boolean => {
  * formatProblem: each is one cheap syscall on a path already in the kernel's cache, and
  * an inspection makes a dozen or more of them (the package's bin/, the #! interpreter,
  * PATH's directories), one after the other. Through libuv's pool each cost a round trip
- * of two thread hand-offs: a warm `install --frozen` of 20 entries, which inspects every
- * server, was ~400 such round trips, most of its run spent idle (docs/performance.md,
- * round nine).
+ * of two thread hand-offs: a warm `install --frozen`, which inspects every server, would
+ * spend most of its run idle between them.
  */
 function executableProblem(file: string, shown: string): string | undefined {
   let l;

@@ -175,7 +175,7 @@ export function readSettingsFromText(text: string, name: string, file = 'setting
 /**
  * Parse settings text (and a profile's) once and answer readSettingsFromText for
  * any number of names: `list` asks for every installed extension, and re-parsing
- * the file per extension was most of its time with 50 installed (docs/performance.md).
+ * the file per extension would be most of its time with many installed.
  */
 export function settingsLookup(text: string, file = 'settings.toml', profile?: ProfileLayer): SettingsLookup {
   const base = entriesByRef(parseSettings(text, file).data);

@@ -1,5 +1,5 @@
 /**
- * Secret values never reach output (hardening E37, issue 19 item 1). Text from a
+ * Secret values never reach output (hardening E37). Text from a
  * server, git, a registry or a file passes through here before it is shown, and
  * the rule is: redact the WHOLE text first, cut it only after. A cut made the
  * other way round leaves the first or last characters of a secret that exact
