@@ -46,6 +46,8 @@ export async function runInProcess(args: string[], options: RunOptions = {}): Pr
   };
   const global = globalThis as Record<symbol, unknown>;
   const hasSeams = Object.keys(env).some((k) => k.startsWith('YEP_EXT_TEST_') && env[k] !== undefined);
+  // A preload (NODE_OPTIONS) acts only in a new Node process: without one it would silently not run.
+  if (env.NODE_OPTIONS) throw new Error(`yep-ext ${args.join(' ')}: NODE_OPTIONS asks for a process of its own; use runCliProcess`);
   if (seamedRunning || (hasSeams && running > 0)) {
     throw new Error(`yep-ext ${args.join(' ')}: in-process runs overlap and one has test seams, which every run in this process would see; use runCliProcess`);
   }
