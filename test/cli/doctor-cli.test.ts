@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listGroup } from '../../src/core/yep/process-group.js';
 import { makePackage } from '../helpers/ext-package.js';
-import { BIN, REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { BIN, REPO_ROOT, jsonOf, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { procAlive, procsWith } from '../helpers/proc.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
@@ -254,7 +254,7 @@ describe('yep-ext doctor and contributed MCP servers', () => {
     const seen = join(home.root, 'loaded.json');
     writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify(Object.keys(require.cache))));`);
     const loaded = async (dir: string): Promise<string[]> => {
-      const r = await runCli(['doctor', dir, '--json', '--timeout', '10'], { env: { ...home.env, NODE_OPTIONS: `--require ${preload}` } });
+      const r = await runCliProcess(['doctor', dir, '--json', '--timeout', '10'], { env: { ...home.env, NODE_OPTIONS: `--require ${preload}` } });
       expect(r.code, r.stderr).toBe(0);
       return (JSON.parse(readFileSync(seen, 'utf8')) as string[]).filter((f) => f.includes(join('dist', 'bundle', 'lib')));
     };

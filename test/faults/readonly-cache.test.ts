@@ -114,5 +114,17 @@ describeNeeding(
       expect(notes[0]).toMatch(/^debug: download cache not written \(EROFS: .* is read-only/);
       expect(tree(ro)).toEqual(before);
     });
+
+    it('each run finds out for itself: a later run into the same read-only cache tries, and notes it once again', async () => {
+      const before = tree(ro);
+      for (const run of ['first', 'second']) {
+        const h = home();
+        const r = await runCli(['install', 'hello@0.4.0'], { env: env(h, ro) });
+        expect(r.code, `${run}: ${r.stderr}`).toBe(0);
+        const notes = r.stderr.split('\n').filter((l) => /download cache not written/.test(l));
+        expect(notes, `${run}: ${r.stderr}`).toHaveLength(1);
+      }
+      expect(tree(ro)).toEqual(before);
+    });
   },
 );

@@ -103,7 +103,14 @@ function seamsFromEnv(env) {
   }
   if (Object.keys(waits).length > 0) seams.waits = waits;
   const keyring = env.YEP_EXT_TEST_KEYCHAIN_MODULE;
-  if (keyring) seams.keychain = { load: () => import(pathToFileURL(keyring).href) };
+  // A module exporting keyringFor gets the run's environment (test/fixtures/fake-keyring.mjs).
+  if (keyring)
+    seams.keychain = {
+      load: async () => {
+        const mod = await import(pathToFileURL(keyring).href);
+        return typeof mod.keyringFor === 'function' ? mod.keyringFor(env) : mod;
+      },
+    };
   return seams;
 }
 

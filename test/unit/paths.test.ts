@@ -8,6 +8,12 @@ describe('resolvePaths (host-compat §1)', () => {
     expect(resolvePaths({ XDG_CONFIG_HOME: '/x' }, 'linux', '/home/u').configDir).toBe('/x/yolop');
     expect(resolvePaths({ XDG_CONFIG_HOME: 'relative' }, 'linux', '/home/u').configDir).toBe('/home/u/.config/yolop');
   });
+  it("the home is the environment's HOME (USERPROFILE on Windows), not this process's: the config root of a library caller's or an in-process run's env", () => {
+    expect(resolvePaths({ HOME: '/hh' }, 'linux').configDir).toBe('/hh/.config/yolop');
+    expect(resolvePaths({ HOME: '/hh' }, 'linux').storeDir).toBe('/hh/.config/yolop/extensions');
+    expect(resolvePaths({ HOME: '/hh' }, 'darwin').configDir).toBe('/hh/Library/Application Support/yolop');
+    expect(resolvePaths({ USERPROFILE: '/up', HOME: '/hh' }, 'win32').configDir).toBe(join('/up', 'AppData', 'Roaming', 'yolop'));
+  });
   it('macOS and Windows', () => {
     expect(resolvePaths({}, 'darwin', '/Users/u').configDir).toBe('/Users/u/Library/Application Support/yolop');
     expect(resolvePaths({ APPDATA: '/appdata' }, 'win32', '/u').configDir).toContain('yolop');

@@ -52,7 +52,8 @@ export async function senderFor(ctx: Context, url: URL): Promise<{ send: Send; p
   const proxy = useProxy(url, ctx.env);
   const resolve = ctx.http.resolve ?? NO_OVERRIDES;
   const stallMs = ctx.http.limits.stallMs;
-  if (proxy === undefined && !ctx.http.request) return { send: nodeSender(stallMs, resolve) };
-  const send = await undiciSender({ stallMs, resolve, ...(proxy ? { proxy } : {}), ...(ctx.http.request ? { request: ctx.http.request } : {}) });
+  // Connections are kept alive within the run (its ctx.http, made once per Context), not across runs.
+  if (proxy === undefined && !ctx.http.request) return { send: nodeSender(stallMs, resolve, ctx.http) };
+  const send = await undiciSender({ stallMs, resolve, run: ctx.http, ...(proxy ? { proxy } : {}), ...(ctx.http.request ? { request: ctx.http.request } : {}) });
   return { send, ...(proxy ? { proxy } : {}) };
 }
