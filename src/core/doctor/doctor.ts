@@ -190,6 +190,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
         report: run.report,
         manifest,
         installed: source === 'installed',
+        packageDir: dir,
         workspaceRoot: options.workspaceRoot,
         timeoutMs: run.timeoutMs,
         probeMs: run.probeMs,
