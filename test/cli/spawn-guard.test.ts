@@ -34,8 +34,7 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
-  runInProcess(args, { env: { ...home.env, ...env }, cwd: workspace });
+const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runInProcess(args, { env: { ...home.env, ...env }, cwd: workspace });
 const systemPolicy = (doc: Record<string, unknown>) => writeFileSync(home.env.YEP_EXT_POLICY!, stringify(doc));
 const store = (name: string) => join(home.configDir, 'extensions', name);
 const lockFile = () => join(home.configDir, 'extensions', 'extensions.lock');
@@ -114,7 +113,9 @@ describe('a bare server command nothing provides', () => {
     const enable = await cli(['enable', 'nosrv']);
     expect(enable.code, enable.stdout + enable.stderr).toBe(0);
     expect(settingsText()).toContain('ext:nosrv');
-    expect(enable.stderr).toMatch(/nosrv's server cannot start yet: "yep-no-such-server-program" is neither in the package's bin\/ nor on PATH: ship the server/);
+    expect(enable.stderr).toMatch(
+      /nosrv's server cannot start yet: "yep-no-such-server-program" is neither in the package's bin\/ nor on PATH: ship the server/,
+    );
     const doctor = await cli(['doctor', 'nosrv', '--json']);
     expect(doctor.code).toBe(9);
     expect(check(doctor, 'command')?.detail).toContain('install the program that provides yep-no-such-server-program');
