@@ -6,6 +6,7 @@
  * then SIGKILL of its process group, and whatever it started is found, killed and
  * reported. The SDK is loaded only here, when a manifest declares an MCP server.
  */
+import type { RunPermit } from '../binary/cargo-build.js';
 import type { Clock } from '../clock.js';
 import type { Spawn } from '../context.js';
 import { proxyFor, proxySettings } from '../net/proxy.js';
@@ -23,6 +24,12 @@ export interface McpToolDef {
 export interface McpProbeOptions {
   /** The stdio server's cwd (the workspace root, as the host's). */
   workspaceRoot: string;
+  /**
+   * A stdio server's program, as the one resolver found it (package/inspect-command.ts),
+   * and the permit of the one guard in front of package code (policy/package-code.ts):
+   * a stdio server is never spawned without both.
+   */
+  stdio?: { program: string; permit: RunPermit };
   /** The environment the host would run with (the user's). */
   env: Record<string, string | undefined>;
   /** Connecting and the `initialize` answer. */
@@ -43,6 +50,8 @@ export interface McpProbe {
   failure?: string;
   /** How far it got. */
   reached: 'start' | 'connect' | 'list' | 'done';
+  /** Set when doctor did not start it (`failure` says why): the guard refused it, or the resolver found nothing that could start. */
+  notStarted?: 'refused' | 'cannot-start';
   tools: McpToolDef[];
   /** True when tools/list had more pages than doctor reads (MAX_PAGES). */
   truncated: boolean;
@@ -78,8 +87,12 @@ export async function probeMcpServer(launch: McpLaunch, o: McpProbeOptions): Pro
   try {
     let transport;
     if (launch.transport === 'stdio') {
+      if (o.stdio?.permit.kind !== 'server') {
+        out.failure = 'was not started: no permit from the guard in front of package code';
+        return out;
+      }
       stdio = new ProcessTransport(
-        { command: launch.command ?? '', args: launch.args, workspaceRoot: o.workspaceRoot, env: o.env, injectedEnv: launch.env },
+        { command: o.stdio.program, args: launch.args, workspaceRoot: o.workspaceRoot, env: o.env, injectedEnv: launch.env },
         { secrets: o.secrets, ...(o.spawn ? { spawn: o.spawn } : {}), ...(o.clock ? { clock: o.clock } : {}) },
       );
       transport = stdio;

@@ -27,6 +27,8 @@ import { enableExtension, readExtensionSettings } from '../settings/settings.js'
 import { profileFile } from '../settings/profiles.js';
 import { findEntry, loadLock } from '../store/lockfile.js';
 import { unbuiltServer, type UnbuiltServer } from '../package/server-build.js';
+import { inspectServerCommand } from '../package/inspect-command.js';
+import { packageDir } from '../paths.js';
 import { isLinked } from '../sources/index.js';
 import { policyError } from '../policy/evaluate.js';
 import { installedViolations, pinnedAsOnDisk, unlockedViolations, withPolicy } from './policy-gate.js';
@@ -322,6 +324,11 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
     };
     const build = await localBuildPending(ctx, name, manifest);
     if (build) ctx.log.warn(`${name}'s server is not built yet (${build.missing} is missing): yolop cannot start it until you run \`${build.command}\`.`);
+    else {
+      // Said here as install and doctor say it (the one resolver): enabled, but the agent cannot start it yet.
+      const command = await inspectServerCommand(packageDir(ctx.paths, name), manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
+      if (!command.ok) ctx.log.warn(`${name}'s server cannot start yet: ${command.detail}.`);
+    }
     for (const f of fields) {
       if (f.source === 'keychain')
         ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);

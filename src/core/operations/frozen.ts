@@ -271,7 +271,7 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
     // After Ctrl-C the fetches that ended are not the run's verdict: nothing is placed.
     stopIfInterrupted(ctx.signal);
     // The grant and server command are known once verified: checked before anything is placed.
-    for (const p of prepared) late.push(...applyPolicy(ctx, policy, preparedSubject(p), 'fetch'));
+    if (policy.files.length > 0) for (const p of prepared) late.push(...applyPolicy(ctx, policy, await preparedSubject(ctx, p), 'fetch'));
     if (failures.length === 0 && late.length > 0) throw policyError(late, policy);
     if (failures.length > 0) {
       // Listed in the lock's order, whatever order the concurrent fetches ended in, so that the

@@ -235,7 +235,7 @@ async function planSpec(
   if (!walk.prepared) throw enginesRefusal(spec.raw.trim(), walk);
   const prepared = walk.prepared;
   // The policy file (docs/policy.md) decides on the verified package, before any plan or placement.
-  admitPrepared(ctx, policy, prepared);
+  await admitPrepared(ctx, policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
   const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);

@@ -36,6 +36,12 @@ export interface HookDecl {
 
 export interface McpServerDecl {
   type: 'stdio' | 'http';
+  /**
+   * Set when plugin.json gives no `type` and `type` was taken from the keys (a `url` and no
+   * `command`: http). yolop's own plugin.json reader, as its source reads, defaults `type`
+   * to stdio and refuses such a server (docs/formats.md, "MCP servers").
+   */
+  typeInferred?: true;
   command?: string;
   args: string[];
   env: Record<string, string>;
@@ -151,9 +157,11 @@ function toManifest(value: Obj): Manifest {
         Object.entries(mcp).map(([name, s]) => {
           const command = opt<string>(s.command);
           const url = opt<string>(s.url);
-          const type = opt<'stdio' | 'http'>(s.type) ?? (url !== undefined && command === undefined ? 'http' : 'stdio');
+          const written = opt<'stdio' | 'http'>(s.type);
+          const type = written ?? (url !== undefined && command === undefined ? 'http' : 'stdio');
           const decl: McpServerDecl = {
             type,
+            ...(written === undefined && type === 'http' ? { typeInferred: true as const } : {}),
             ...optional('command', command),
             args: opt<string[]>(s.args) ?? [],
             env: { ...(opt<Record<string, string>>(s.env) ?? {}) },

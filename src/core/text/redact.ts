@@ -24,6 +24,16 @@ export const MIN_FRAGMENT = 6;
  */
 const URL_USERINFO_RE = /\b([a-z][a-z0-9+.-]*):\/\/([^\s/?#'"<>`\\]*)@/gi;
 
+/**
+ * What a cut can leave of a URL's userinfo when the cut is before it ends: at a start
+ * cut, text opening with the rest of an authority up to its `@` (`ave:PASS@proxy`,
+ * `//dave:PASS@proxy`, `tp://dave:PASS@proxy`); at an end cut, text closing with a
+ * scheme and part of an authority with no `@` yet (`http://dave:PA`). Either may be a
+ * credential that URL_USERINFO_RE no longer sees whole.
+ */
+const CUT_USERINFO_START_RE = /^(?:[a-z0-9+.-]*:)?\/{0,2}[^\s/?#'"<>`\\]*@/i;
+const CUT_USERINFO_END_RE = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#'"<>`\\@]+$/i;
+
 /** ssh transports: their user part is an account name (`git`), never a credential ssh reads. */
 const SSH_SCHEMES = new Set(['ssh', 'git+ssh', 'ssh+git']);
 const PLAIN_ACCOUNT_RE = /^[A-Za-z0-9._-]+$/;
@@ -78,8 +88,9 @@ export function redactValue<T>(value: T, secrets: readonly string[]): T {
 /**
  * Mask what a cut left of a secret: at an end cut, a prefix of a secret ending
  * the text; at a start cut, a suffix of a secret opening it (>= MIN_FRAGMENT
- * characters); with both, a text lying wholly inside a secret. Run it on text
- * that `redactText` already saw whole.
+ * characters); with both, a text lying wholly inside a secret. And what a cut left
+ * of a URL's userinfo, whoever's it is (CUT_USERINFO_*_RE). Run it on text that
+ * `redactText` already saw whole.
  */
 export function maskCut(text: string, secrets: readonly string[], cut: { start?: boolean; end?: boolean }): string {
   let out = text;
@@ -103,6 +114,8 @@ export function maskCut(text: string, secrets: readonly string[], cut: { start?:
       }
     }
   }
+  if (cut.start && !out.startsWith(`${REDACTED}@`)) out = out.replace(CUT_USERINFO_START_RE, `${REDACTED}@`);
+  if (cut.end) out = out.replace(CUT_USERINFO_END_RE, (_whole, scheme: string) => `${scheme}${REDACTED}`);
   return out;
 }
 
