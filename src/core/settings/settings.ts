@@ -79,16 +79,16 @@ interface SettingsDoc {
 }
 
 /** `--json` gets `details: {file, line, column}` (line/column null when the problem has no one place). */
-function corrupt(file: string, why: string, at?: TomlPosition): YepError {
-  return new YepError('E_STATE', `The settings file ${file} is unreadable: ${why}.`, {
+function corrupt(file: string, why: string, at?: TomlPosition, what = 'The settings file'): YepError {
+  return new YepError('E_STATE', `${what} ${file} is unreadable: ${why}.`, {
     hint: `yep-ext will not overwrite it. Fix it (yolop reads it too), or move it aside (mv "${file}" "${file}.bak") and run the command again.`,
     details: { file, line: at?.line ?? null, column: at?.column ?? null },
   });
 }
 
 /** Parse and index a settings document; throws E_STATE naming `file` when it is not valid TOML. */
-function parseSettings(text: string, file: string): SettingsDoc {
-  const parsed = parseEditableToml(text, file, (why, at) => corrupt(file, why, at));
+function parseSettings(text: string, file: string, what?: string): SettingsDoc {
+  const parsed = parseEditableToml(text, file, (why, at) => corrupt(file, why, at, what));
   const { data, lines } = parsed;
   const doc: SettingsDoc = { file, ...parsed, elements: [] };
   const caps = data.capabilities;
@@ -147,10 +147,12 @@ export interface ProfileLayer {
 }
 
 const REPLACING_MODES = new Set(['replace', 'only', 'exclusive']);
+/** How errors name a profile's file (they name its path too: the file the user should look at). */
+const PROFILE_FILE = 'The profile file';
 
 /** The profile's parsed document and whether it replaces the base file's entries. */
 function parseProfile(profile: ProfileLayer): { doc: SettingsDoc; replace: boolean } {
-  const doc = parseSettings(profile.text, profile.file);
+  const doc = parseSettings(profile.text, profile.file, PROFILE_FILE);
   const mode = doc.data.capabilities_mode;
   return { doc, replace: typeof mode === 'string' && REPLACING_MODES.has(mode) };
 }
@@ -456,7 +458,7 @@ export async function loadSettingsText(paths: Paths): Promise<string> {
 /** Read a profile's file (it exists: profiles.ts `profileFile` checked); E_STATE when unreadable. */
 export async function loadProfileLayer(paths: Paths, profile: string): Promise<ProfileLayer> {
   const file = profileFile(paths, profile);
-  return { name: profile, file, text: await loadEditableText(file, (why) => corrupt(file, why), 'The profile file') };
+  return { name: profile, file, text: await loadEditableText(file, (why) => corrupt(file, why, undefined, PROFILE_FILE), PROFILE_FILE) };
 }
 
 /** The file an edit writes (settings.toml, or the profile's), its text, and the entries the host applies before it. */
