@@ -13,8 +13,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
-import { generateFile, SUBJECT_SCHEMA } from '../helpers/settings-model.js';
-import { disagreements, hostEnable, opsFor, SUBJECT, type Op } from '../helpers/settings-property.js';
+import { generateFile, hostRuns, SUBJECT_SCHEMA } from '../helpers/settings-model.js';
+import { disagreements, hostEnable, opsFor, roundTripDisagreements, SUBJECT, type Op } from '../helpers/settings-property.js';
 import { installSpec } from '../../src/core/operations/install.js';
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => 50_000 + i * 7);
@@ -60,6 +60,13 @@ describe('settings.toml: yep-ext reports what the host reads, over generated fil
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(ctx.paths.settingsFile, file.text);
     const failures: string[] = [];
+    // A switch and its inverse give the file back; then the seeded commands start from the same file again.
+    const [first, second] = hostRuns(file.text, SUBJECT).enabled ? ['disable', 'enable'] : ['enable', 'disable'];
+    await cli([first as string, SUBJECT]);
+    const middle = readFileSync(ctx.paths.settingsFile, 'utf8');
+    await cli([second as string, SUBJECT]);
+    failures.push(...roundTripDisagreements(file.text, middle, readFileSync(ctx.paths.settingsFile, 'utf8')).map((d) => `round trip: ${d}`));
+    writeFileSync(ctx.paths.settingsFile, file.text);
     for (const op of opsFor(seed)) {
       const before = readFileSync(ctx.paths.settingsFile, 'utf8');
       const report = await run(op, ctx.paths.settingsFile);

@@ -7,7 +7,9 @@
  * is sent or created. Nothing here reaches the network: the hosts are `.test` names a
  * refused proxy on port 1 never resolves.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runInProcess } from '../helpers/in-process.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 
@@ -115,5 +117,34 @@ describe('an unusable proxy URL is a configuration error naming the variable (ex
     expect(r.stderr).toMatch(/^error: HTTP_PROXY is not a proxy URL yep-ext can use \("ftp:\/\/\[redacted\]@p\.example\.test"\): the ftp:\/\/ scheme/m);
     expect(r.stderr).toMatch(/^hint: Fix or unset HTTP_PROXY/m);
     expect(r.stderr).not.toContain(CANARY);
+  });
+});
+
+describe('a git source with credentials in its URL, wherever the lock shows it', () => {
+  it.each([
+    ['an ssh URL with a password', `ssh://deploy:${CANARY}@git.example.test/acme/ext.git`],
+    ["git's scp-like form with a password", `deploy:${CANARY}@git.example.test:acme/ext.git`],
+  ])('%s: list, info, verify and outdated (plain and --json) never show the secret', async (_what, url) => {
+    const h = home();
+    mkdirSync(join(h.configDir, 'extensions', 'ext'), { recursive: true });
+    writeFileSync(
+      join(h.configDir, 'extensions', 'ext', 'plugin.json'),
+      JSON.stringify({ name: 'ext', yolop: { capabilityServer: { command: 'x' }, status: true } }),
+    );
+    writeFileSync(
+      join(h.configDir, 'extensions', 'extensions.lock'),
+      `[[extensions]]\nname = "ext"\ncontent_hash = "sha256:${'0'.repeat(64)}"\n\n[extensions.source]\ntype = "git"\nurl = ${JSON.stringify(url)}\nrev = "${'a'.repeat(40)}"\n`,
+    );
+    let shown = 0;
+    for (const args of [['list'], ['info', 'ext'], ['verify'], ['outdated']]) {
+      for (const json of [[], ['--json']]) {
+        const r = await runInProcess([...args, ...json], { env: { ...h.env, ...HTTP_ENV, HTTPS_PROXY: 'http://127.0.0.1:1' } });
+        const out = r.stdout + r.stderr;
+        expect(out, `${args.join(' ')} ${json.join(' ')}`).not.toContain(CANARY);
+        if (out.includes('git.example.test')) shown++;
+      }
+    }
+    // The source was shown (host and path), only without its secret.
+    expect(shown).toBeGreaterThan(0);
   });
 });

@@ -17,7 +17,7 @@ import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type 
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
-import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, serializeLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
@@ -373,9 +373,8 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
   );
 }
 
-/** Write the store's lock to `dest` (for committing to a project repository). */
-export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number; local: string[] }> {
-  checkOutputFile(dest, 'yolop-extensions.lock', (file) => `yep-ext lock export ${file}`);
+/** The store's lock as `lock export` gives it (its warnings said), and the entries pinned to a directory of this machine. */
+async function lockToExport(ctx: Context): Promise<{ lock: Lockfile; local: LockEntry[] }> {
   const lock = await loadStoreLock(
     ctx,
     "`lock export` writes what the store's lock pins",
@@ -391,9 +390,26 @@ export async function exportLock(ctx: Context, dest: string): Promise<{ path: st
       `The exported lock pins ${local.map((e) => `${e.name} (${describeSource(e.source)})`).join(', ')} as a directory of this machine: \`install --frozen --lockfile\` installs ${local.length === 1 ? 'it' : 'them'} elsewhere only where the same directory exists. Publish ${local.length === 1 ? 'it' : 'them'} (a crate or a git repository) and install from there to share ${local.length === 1 ? 'it' : 'them'}.`,
     );
   }
-  await refuseNonLockTarget(dest);
+  return { lock, local };
+}
+
+/**
+ * Write the store's lock to `dest` (for committing to a project repository). An earlier
+ * export (yep-ext's header) is replaced; any other file is not: a lock yep-ext did not
+ * write (yolop's, one written by hand) only with `force`, anything that is no lock never.
+ */
+export async function exportLock(ctx: Context, dest: string, options: { force?: boolean } = {}): Promise<{ path: string; entries: number; local: string[] }> {
+  checkOutputFile(dest, 'yolop-extensions.lock', (file) => `yep-ext lock export ${file}`);
+  const { lock, local } = await lockToExport(ctx);
+  await refuseNonLockTarget(dest, options.force === true);
   await saveLock(dest, lock);
   return { path: dest, entries: lock.entries.length, local: local.map((e) => e.name) };
+}
+
+/** `lock export -`: the text `exportLock` would write, for stdout. */
+export async function exportLockText(ctx: Context): Promise<{ text: string; entries: number; local: string[] }> {
+  const { lock, local } = await lockToExport(ctx);
+  return { text: serializeLock(lock), entries: lock.entries.length, local: local.map((e) => e.name) };
 }
 
 /**
@@ -402,7 +418,7 @@ export async function exportLock(ctx: Context, dest: string): Promise<{ path: st
  * and said "Wrote 1 entry". A file is a lock when it reads as one with an `extensions` table,
  * or is empty, or is comments under yep-ext's own header (the export of an empty lock).
  */
-async function refuseNonLockTarget(dest: string): Promise<void> {
+async function refuseNonLockTarget(dest: string, force: boolean): Promise<void> {
   const st = await stat(dest).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(stateIoError('read', dest, e))));
   if (st === undefined || !st.isFile()) return; // absent: written; anything else the atomic writer refuses, naming it
   const text = readRegularFileSync(dest, 'The export target')?.toString('utf8') ?? '';
@@ -416,6 +432,13 @@ async function refuseNonLockTarget(dest: string): Promise<void> {
   if (!isLock) {
     throw new YepError('E_CONFLICT', `${dest} exists and is not a lockfile; nothing was written.`, {
       hint: 'Give `lock export` the path of a new file or of an earlier export (e.g. ./yolop-extensions.lock), or move that file aside.',
+      details: { file: dest },
+    });
+  }
+  if (!force) {
+    throw new YepError('E_CONFLICT', `${dest} is a lock yep-ext did not write (yolop's, or one written by hand); nothing was written.`, {
+      hint: 'Pass --force to replace it with the export, or give `lock export` another path (`lock export -` prints it).',
+      details: { file: dest },
     });
   }
 }

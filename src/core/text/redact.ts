@@ -34,6 +34,14 @@ const URL_USERINFO_RE = /\b([a-z][a-z0-9+.-]*):\/\/([^\s/?#'"<>`\\]*)@/gi;
 const CUT_USERINFO_START_RE = /^(?:[a-z0-9+.-]*:)?\/{0,2}[^\s/?#'"<>`\\]*@/i;
 const CUT_USERINFO_END_RE = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#'"<>`\\@]+$/i;
 
+/**
+ * git's scp-like form with a password, `user:secret@host:path`: no scheme to match, so it is
+ * found by its shape (a word, a colon, then up to an `@` and a host followed by a colon),
+ * where a URL or a word could begin. The plain `git@host:path` has no colon before the `@`
+ * and stays as written.
+ */
+const SCP_USERINFO_RE = /(^|[\s'"`(<\[=,;])([A-Za-z0-9._~%+-]+):([^\s@/'"`<>\\]+)@([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):/g;
+
 /** ssh transports: their user part is an account name (`git`), never a credential ssh reads. */
 const SSH_SCHEMES = new Set(['ssh', 'git+ssh', 'ssh+git']);
 const PLAIN_ACCOUNT_RE = /^[A-Za-z0-9._-]+$/;
@@ -44,14 +52,17 @@ const PLAIN_ACCOUNT_RE = /^[A-Za-z0-9._-]+$/;
  * in every form: a user alone (`http://TOKEN@proxy`, a token pasted as the user name),
  * `user:password`, percent-encoded, with an unencoded `@` in it. The one exception is an
  * ssh URL's plain account name (`ssh://git@host/…`): ssh takes no secret from a URL, and
- * the scp-like `git@host:path` has no scheme to match at all, so both stay as written
- * (an ssh URL with `user:password` is redacted like any other). docs/json.md.
+ * the scp-like `git@host:path` names an account the same way, so both stay as written
+ * (an ssh URL with `user:password`, and the scp-like `user:secret@host:path`, are
+ * redacted like any other). docs/json.md.
  */
 export function redactUrls(text: string): string {
-  if (!text.includes('://')) return text;
-  return text.replace(URL_USERINFO_RE, (whole, scheme: string, userinfo: string) =>
-    SSH_SCHEMES.has(scheme.toLowerCase()) && PLAIN_ACCOUNT_RE.test(userinfo) ? whole : `${scheme}://${REDACTED}@`,
-  );
+  if (!text.includes('@')) return text;
+  return text
+    .replace(URL_USERINFO_RE, (whole, scheme: string, userinfo: string) =>
+      SSH_SCHEMES.has(scheme.toLowerCase()) && PLAIN_ACCOUNT_RE.test(userinfo) ? whole : `${scheme}://${REDACTED}@`,
+    )
+    .replace(SCP_USERINFO_RE, (_whole, lead: string, _user: string, _secret: string, host: string) => `${lead}${REDACTED}@${host}:`);
 }
 
 /** The spellings of each secret that text may carry: as is, and escaped inside a JSON string. Longest first. */
