@@ -26,6 +26,24 @@ function home(): TempHome {
 }
 
 const GIT_URL = 'https://git.example.test/acme/ext.git';
+
+/** A package contributing an MCP server over HTTP: doctor's probe of it is a road that sends. */
+function mcpHttpPackage(): string {
+  const dir = join(home().root, 'mcp-http');
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  writeFileSync(join(dir, 'bin', 'srv'), '#!/bin/sh\nexec cat >/dev/null\n', { mode: 0o755 });
+  const manifest = {
+    name: 'mcp-http',
+    version: '0.1.0',
+    yolop: {
+      capabilityServer: { command: 'srv' },
+      tools: [{ name: 't', description: 'd' }],
+      mcpServers: { h: { type: 'http', url: 'https://mcp.example.test/mcp' } },
+    },
+  };
+  writeFileSync(join(dir, 'plugin.json'), JSON.stringify(manifest));
+  return dir;
+}
 const HTTP_ENV = { YEP_EXT_INDEX: 'https://index.example.test/', YEP_EXT_HTTP_RETRIES: '0' };
 
 /** Every way a run can show text: plain, --json, --verbose, and the debug cause. */
@@ -93,6 +111,7 @@ describe('an unusable proxy URL is a configuration error naming the variable (ex
     ['HTTP (install of a crate)', ['install', 'hello', '--json'], HTTP_ENV],
     ['HTTP (search)', ['search', 'hello', '--json'], HTTP_ENV],
     ['git (install of a repository)', ['install', GIT_URL, '--json'], {}],
+    ['HTTP (doctor probing an MCP server)', ['doctor', mcpHttpPackage(), '--json'], {}],
   ];
   // Every value on every road with either spelling of the variable is a unit table (test/unit/proxy.test.ts);
   // here each value once, the roads and spellings taken in turn.

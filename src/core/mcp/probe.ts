@@ -9,7 +9,7 @@
 import type { RunPermit } from '../binary/cargo-build.js';
 import type { Clock } from '../clock.js';
 import type { Spawn } from '../context.js';
-import { proxyFor, proxySettings } from '../net/proxy.js';
+import { useProxy } from '../net/proxy.js';
 import { redactText, truncateRedacted } from '../text/redact.js';
 import type { StopReport } from '../yep/server-process.js';
 import type { McpLaunch } from './mcp-launch.js';
@@ -207,9 +207,13 @@ function capped(base: Fetch): Fetch {
   };
 }
 
-/** The fetch for `url`: through the proxy the environment names for it (undici), else Node's own. */
+/**
+ * The fetch for `url`: through the proxy the environment names for it (undici), else Node's own.
+ * The proxy is chosen and checked by the one proxy guard: an unusable value is a configuration
+ * error naming its variable, before anything is sent.
+ */
 async function fetchFor(url: URL, env: Record<string, string | undefined>): Promise<Fetch> {
-  const proxy = proxyFor(url, proxySettings(env));
+  const proxy = useProxy(url, env);
   if (proxy === undefined) return (u, init) => fetch(u, init);
   const undici = await import('undici');
   const dispatcher = new undici.ProxyAgent(proxy);
