@@ -64,3 +64,23 @@ describe('lock export -', () => {
     expect(r.stdout).toBe(readFileSync(out, 'utf8'));
   });
 });
+
+describe('a credential in a source URL of the store lock (a lock the host wrote)', () => {
+  const TOKEN = 'ghp_SECRETTOKENexport42';
+  it.each([
+    ['a git URL with a token as user', `https://${TOKEN}@github.com/acme/gx.git`],
+    ['a git URL with user:password', `https://me:${TOKEN}@github.com/acme/gx.git`],
+    ['an ssh URL with a password', `ssh://git:${TOKEN}@github.com/acme/gx.git`],
+  ])('%s: not exported to a file or to stdout, and not shown', async (_what, url) => {
+    const lockFile = join(home.configDir, 'extensions', 'extensions.lock');
+    const hostEntry = `\n[[extensions]]\nname = "gx"\nversion = "0.1.0"\ncontent_hash = "sha256:${'b'.repeat(64)}"\n\n[extensions.source]\ntype = "git"\nurl = "${url}"\nrev = "${'c'.repeat(40)}"\n`;
+    writeFileSync(lockFile, readFileSync(lockFile, 'utf8') + hostEntry);
+    const r = await exportTo(out);
+    expect(r.code, r.stdout).toBe(7);
+    expect(jsonOf(r).error).toMatchObject({ code: 'E_STATE', details: { names: ['gx'] } });
+    expect(existsSync(out)).toBe(false);
+    const printed = await runInProcess(['lock', 'export', '-'], { env: home.env });
+    expect(printed.code).toBe(7);
+    for (const t of [r.stdout, r.stderr, printed.stdout, printed.stderr]) expect(t).not.toContain(TOKEN);
+  });
+});

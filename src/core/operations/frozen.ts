@@ -18,6 +18,7 @@ import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
 import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, serializeLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { splitGitUrl } from '../sources/git-url.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
@@ -374,6 +375,32 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
 }
 
 /** The store's lock as `lock export` gives it (its warnings said), and the entries pinned to a directory of this machine. */
+/** A URL of a lock source that carries a credential: a password, or an http(s) user name (a pasted token). */
+function carriesCredential(url: string): boolean {
+  const git = splitGitUrl(url);
+  if (git?.userinfo !== undefined) return git.userinfo.includes(':') || git.scheme === 'https' || git.scheme === 'http';
+  try {
+    const parsed = new URL(url);
+    return parsed.password !== '' || (parsed.username !== '' && /^https?:$/.test(parsed.protocol));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An export is a file to commit: a credential in a source URL (a lock the host wrote from a URL
+ * yep-ext itself refuses, `https://TOKEN@host/…`) must not be copied into it, nor printed.
+ */
+function refuseCredentials(lock: Lockfile): void {
+  const holding = lock.entries.filter((e) => ['url', 'index'].some((k) => typeof e.source[k] === 'string' && carriesCredential(e.source[k] as string)));
+  if (holding.length === 0) return;
+  const names = holding.map((e) => e.name).join(', ');
+  throw new YepError('E_STATE', `extensions.lock pins ${names} from a URL with a credential in it; it is not exported (the export is a file to commit).`, {
+    hint: `Install ${holding.length === 1 ? 'it' : 'them'} again from the URL without the credential (a git credential helper or the registry's token supplies it: docs/git.md), then export.`,
+    details: { names: holding.map((e) => e.name) },
+  });
+}
+
 async function lockToExport(ctx: Context): Promise<{ lock: Lockfile; local: LockEntry[] }> {
   const lock = await loadStoreLock(
     ctx,
@@ -381,6 +408,7 @@ async function lockToExport(ctx: Context): Promise<{ lock: Lockfile; local: Lock
     'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.',
   );
   if (lock.entries.length === 0) ctx.log.warn(`${ctx.paths.lockFile} pins no extensions: the exported lock installs nothing.`);
+  refuseCredentials(lock);
   await warnUnlockedBeyond(ctx, lock, 'The exported lock');
   // A linked entry is pinned as an absolute directory of this machine (the host's lock format):
   // exported for another machine, it installs there only where that directory exists.
