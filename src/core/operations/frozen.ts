@@ -19,7 +19,7 @@ import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
 import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
-import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
+import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from '../store/entry-check.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { noteCreated } from '../store/created-dirs.js';

@@ -30,7 +30,7 @@ import { saveCustody } from '../store/custody.js';
 import { versionLabel, warnVerdict } from './agent-walk.js';
 import type { InstallOutcome } from './install.js';
 import { installedViolations } from './policy-gate.js';
-import { checkEntry, needsRefetch } from './verify.js';
+import { checkEntry, needsRefetch } from '../store/entry-check.js';
 
 /** The registry checksum a record pins (crates: the index's `cksum`); undefined for a record without one. */
 function checksum(rec: LockSource): string | undefined {

@@ -176,7 +176,7 @@ async function pathExists(p: string): Promise<boolean> {
  */
 async function installedIntact(ctx: Context, entry: LockEntry | undefined, target: string): Promise<boolean> {
   if (!entry) return pathExists(target);
-  const { checkEntry, needsRefetch } = await import('./verify.js');
+  const { checkEntry, needsRefetch } = await import('../store/entry-check.js');
   const check = await checkEntry(ctx, entry, { mode: 'cheap' });
   return !needsRefetch(entry, check.result);
 }

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { checkEntry } from './verify.js';
+import { checkEntry } from '../store/entry-check.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';

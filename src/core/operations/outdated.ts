@@ -28,7 +28,16 @@ import type { EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
 import { installedEngines } from './list.js';
 import { packageDir } from '../paths.js';
-import { checkEntry, editedInPlace, misdirectedProblem, missingProblem, needsRefetch, repairCommand, repairHint, type VerifyProblem } from './verify.js';
+import {
+  checkEntry,
+  editedInPlace,
+  misdirectedProblem,
+  missingProblem,
+  needsRefetch,
+  repairCommand,
+  repairHint,
+  type VerifyProblem,
+} from '../store/entry-check.js';
 import { fetchBudget, walkNewer, type NewerEngines } from './outdated-engines.js';
 import { newerOutside, upstreamOf, type NewerOutside } from './offer.js';
 import { withPolicy } from './policy-gate.js';

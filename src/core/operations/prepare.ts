@@ -219,7 +219,7 @@ export async function commitPackage(
   // The approved grant is saved by the transaction, after the lock commit.
   const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock, intent);
   // The stat signature of the tree just placed (verified in staging): later checks skip the re-hash.
-  const { recordPlacedState } = await import('./verify.js');
+  const { recordPlacedState } = await import('../store/entry-check.js');
   await recordPlacedState(ctx, entry);
   return written;
 }

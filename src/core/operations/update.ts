@@ -24,7 +24,7 @@ import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage 
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { admit, admitPrepared, withPolicy } from './policy-gate.js';
-import { checkEntry, editedInPlace, needsRefetch, repairHint } from './verify.js';
+import { checkEntry, editedInPlace, needsRefetch, repairHint } from '../store/entry-check.js';
 import type { Policy } from '../policy/policy-file.js';
 import { installedBeforeText, judgeGrant, recordApproval } from './grant-approval.js';
 
