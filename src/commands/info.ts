@@ -26,7 +26,11 @@ For a crate that is not installed (\`info crates.io:<crate>\`, or a bare name): 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Info);
     checkMinAge(flags['min-age']);
-    const ctx = this.makeContext({ index: flags.index, timeout: flags.timeout, ...(flags['min-age'] !== undefined ? { cooldown: { minAge: flags['min-age'] } } : {}) });
+    const ctx = this.makeContext({
+      index: flags.index,
+      timeout: flags.timeout,
+      ...(flags['min-age'] !== undefined ? { cooldown: { minAge: flags['min-age'] } } : {}),
+    });
     const info = await extensionInfo(ctx, args.target, process.cwd(), flags.profile !== undefined ? { profile: flags.profile } : {});
     if (!this.jsonEnabled()) this.log(renderInfo(info));
     return infoJson(info);

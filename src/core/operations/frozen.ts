@@ -17,7 +17,7 @@ import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type 
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
-import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { LOCK_HEADER, findEntry, loadStoreLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from '../store/entry-check.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
@@ -151,9 +151,9 @@ export const WITH_LOCKFILE_HINT =
  * not green with nothing installed, mirrored or exported. A lock that exists and pins
  * nothing (what `remove` of the last extension leaves) is returned: the caller says so.
  */
-export async function loadStoreLock(ctx: Context, doing: string, hint: string): Promise<Lockfile> {
+export async function requireStoreLock(ctx: Context, doing: string, hint: string): Promise<Lockfile> {
   const file = ctx.paths.lockFile;
-  const lock = await loadLock(file);
+  const lock = await loadStoreLock(ctx.paths);
   if (lock.entries.length > 0) return lock;
   const exists = await lstat(file).then(
     () => true,
@@ -208,12 +208,12 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
 async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[]> {
   const given = options.lockfile ? await loadGivenLockfile(options.lockfile) : undefined;
   // No store lock at all is refused before the installer lock, whose file would create the store just to say so.
-  if (!given && !existsSync(ctx.paths.lockFile)) await loadStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
+  if (!given && !existsSync(ctx.paths.lockFile)) await requireStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
   // The store's lock, read once (after recovery); it is the target unless --lockfile names one.
   const current = await withInstallLock(ctx, async () => {
     await sweepStaging(ctx);
     // With --lockfile the store's lock may be absent (an empty home being provisioned).
-    return given ? loadLock(ctx.paths.lockFile) : loadStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
+    return given ? loadStoreLock(ctx.paths) : requireStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
   });
   const target = given ?? current;
   if (target.entries.length === 0) ctx.log.warn(`${options.lockfile ?? ctx.paths.lockFile} pins no extensions: nothing to install.`);
@@ -378,7 +378,7 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
 /** Write the store's lock to `dest` (for committing to a project repository). */
 export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number; local: string[] }> {
   checkOutputFile(dest, 'yolop-extensions.lock', (file) => `yep-ext lock export ${file}`);
-  const lock = await loadStoreLock(
+  const lock = await requireStoreLock(
     ctx,
     "`lock export` writes what the store's lock pins",
     'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.',

@@ -14,7 +14,7 @@ import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError, stopIfInterrupted } from '../errors.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
-import { findEntry, loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
+import { findEntry, loadStoreLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import type { Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
@@ -185,7 +185,7 @@ async function installedIntact(ctx: Context, entry: LockEntry | undefined, targe
 async function installedPinOf(ctx: Context, spec: ValidSpec): Promise<LockSource[]> {
   const source = sourceFor(spec.kind);
   if (!source.installedPin) return [];
-  const rec = await source.installedPin(ctx, spec, (await loadLock(ctx.paths.lockFile)).entries);
+  const rec = await source.installedPin(ctx, spec, (await loadStoreLock(ctx.paths)).entries);
   return rec ? [rec] : [];
 }
 
@@ -227,7 +227,7 @@ async function planSpec(
   // too (apply reads it again under the installer lock).
   let lock: Lockfile | undefined = known.lock;
   if (refuseReplace && records.length > 0) {
-    lock ??= await loadLock(ctx.paths.lockFile);
+    lock ??= await loadStoreLock(ctx.paths);
     const early = certainReplacement(lock.entries, records.slice(0, ENGINES_WALK_CAP));
     if (early) throw replaceRefusal(early.previous.name, packageDir(ctx.paths, early.previous.name), early.previous, early.why, early.via);
   }
@@ -238,7 +238,7 @@ async function planSpec(
   admitPrepared(ctx, policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
-  const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);
+  const before = findEntry(lock ?? (await loadStoreLock(ctx.paths)), name);
   const target = packageDir(ctx.paths, name);
   const judged = await judgeGrant(ctx, name, before, { grant: grant.grant, content_hash: prepared.content_hash });
   const diff = judged.diff;
@@ -294,7 +294,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
   const { prepared, plan } = planned;
   const { name, manifest, grant, fetched } = prepared;
   return withInstallLock(ctx, async () => {
-    const lock = await loadLock(ctx.paths.lockFile);
+    const lock = await loadStoreLock(ctx.paths);
     const previous = findEntry(lock, name);
     const target = packageDir(ctx.paths, name);
     // The tree was checked when planning (checkEntry once per install): the verdict stands while the

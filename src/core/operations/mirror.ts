@@ -24,7 +24,7 @@ import { manifestBytes, readManifest, type MirrorManifest } from '../sources/mir
 import { MIRROR_MANIFEST, dlTemplate, mirrorBase, sha256Hex } from '../sources/mirror/mirror-tree.js';
 import { checkSourceUrl } from '../net/transport.js';
 import { serializeLock } from '../store/lockfile.js';
-import { loadGivenLockfile, loadStoreLock, warnUnlockedBeyond } from './frozen.js';
+import { loadGivenLockfile, requireStoreLock, warnUnlockedBeyond } from './frozen.js';
 import type { LockEntry } from '../store/lockfile.js';
 import { admitAll, withPolicy } from './policy-gate.js';
 
@@ -126,7 +126,7 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   const lockPath = options.lockfile ? resolve(options.lockfile) : ctx.paths.lockFile;
   const lock = options.lockfile
     ? await loadGivenLockfile(lockPath)
-    : await loadStoreLock(
+    : await requireStoreLock(
         ctx,
         '`mirror` holds what a lock pins',
         'Name the lock to mirror with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed).',

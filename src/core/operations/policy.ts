@@ -16,8 +16,8 @@ import { originFacts } from '../sources/index.js';
 import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
 import { checkOutputFile } from '../fs/output-file.js';
 import { dirname } from 'node:path';
-import { loadLock, type Lockfile } from '../store/lockfile.js';
-import { loadGivenLockfile, loadStoreLock } from './frozen.js';
+import { loadLock, loadStoreLock, type Lockfile } from '../store/lockfile.js';
+import { loadGivenLockfile, requireStoreLock } from './frozen.js';
 import { installedViolations, pinnedAsOnDisk, unlockedViolations, withPolicy } from './policy-gate.js';
 import { unlockedSince } from '../store/unlocked-packages.js';
 
@@ -31,7 +31,7 @@ export interface PolicyCheckResult {
 /** Evaluate the store. Throws E_POLICY (details: the whole result) when anything breaks the policy. */
 export async function checkPolicy(ctx: Context): Promise<PolicyCheckResult> {
   const { policy } = withPolicy(ctx);
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   const violations: PolicyViolation[] = [];
   for (const entry of lock.entries) violations.push(...(await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry))));
   // The host loads every <store>/<name>/plugin.json, pinned or not: those no lock entry pins are checked too.
@@ -97,7 +97,7 @@ export async function initPolicyFromLock(ctx: Context, options: { output?: strin
   const lockFile = options.lockfile ?? ctx.paths.lockFile;
   const lock = options.lockfile
     ? await loadGivenLockfile(options.lockfile)
-    : await loadStoreLock(
+    : await requireStoreLock(
         ctx,
         '`policy init --from-lock` admits what a lock pins',
         'Name the lock to admit with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or run it where they are installed.',

@@ -15,7 +15,7 @@ import { grantOf, type Grant, type GrantDiff } from '../package/grants.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
-import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { findEntry, loadStoreLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { unlockedPackages } from '../store/unlocked-packages.js';
 import { sourceFor } from '../sources/index.js';
 import { newerOutside, updateCandidates, upstreamOf, type NewerOutside } from './offer.js';
@@ -218,7 +218,7 @@ async function unchangedGrant(ctx: Context, entry: LockEntry): Promise<Pick<Plan
 /** Record the grant of an unchanged entry (host-written, or named by a format-1 fingerprint): one lock write, unless the entry moved meanwhile. */
 async function recordGrant(ctx: Context, entry: LockEntry, grant: Grant): Promise<void> {
   await withInstallLock(ctx, async () => {
-    await recordApproval(ctx, await loadLock(ctx.paths.lockFile), entry, grant);
+    await recordApproval(ctx, await loadStoreLock(ctx.paths), entry, grant);
   });
 }
 
@@ -226,7 +226,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
   const { ctx, policy } = withPolicy(runCtx);
   // Crash recovery writes; a dry run only reads.
   if (!options.dryRun) await recoverIfStore(ctx);
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   // No names: every locked extension, within its recorded requirement (npm's and cargo's `update`).
   const entries =
     options.all || options.names.length === 0
@@ -282,7 +282,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
         }
       }
       await withInstallLock(ctx, async () => {
-        const lock = await loadLock(ctx.paths.lockFile);
+        const lock = await loadStoreLock(ctx.paths);
         const current = findEntry(lock, item.name);
         if (!current || current.content_hash !== item.from.content_hash) {
           throw new YepError('E_CONFLICT', `${item.name} changed while this update was being prepared.`, { hint: 'Run the update again.' });

@@ -8,7 +8,7 @@ import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { contentHash } from '../package/content-hash.js';
 import { packageDir } from '../paths.js';
-import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { findEntry, loadStoreLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unlockedPackages, unlockedSince } from '../store/unlocked-packages.js';
 import { interruptedChanges, type InterruptedChange } from '../store/interrupted-changes.js';
 import { custodyOf, custodyReport, type CustodyReport } from '../store/custody.js';
@@ -176,7 +176,7 @@ function custodyProblem(ctx: Context, entry: LockEntry): VerifyProblem | undefin
 
 export async function verifyExtensions(ctx: Context, names: string[] = []): Promise<VerifyReport> {
   const custody = await restoreLostKeys(ctx);
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   // A named package the store holds but no entry pins is reported as unlocked (yolop finds it), not "not installed".
   const unlockedNamed: string[] = [];
   const entries =

@@ -22,7 +22,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { inspectRegularFile } from '../fs/read-regular-file.js';
 import { sweepUnreferencedVersions } from './package-versions.js';
-import { loadLock } from './lockfile.js';
+import { loadStoreLock } from './lockfile.js';
 import { storeCustody } from '../paths.js';
 import { sweepStaging } from './staging.js';
 import { describeRestored, restoreCustody } from './custody.js';
@@ -36,7 +36,7 @@ export async function recoverHome(ctx: Context): Promise<string[]> {
   // What a yolop lock write dropped from entries whose content is still the one recorded (custody.ts).
   recovered.push(...describeRestored(await restoreCustody(ctx)));
   // A lock that cannot be read names nothing installed: then nothing is swept (the command reports the lock).
-  const lock = await loadLock(ctx.paths.lockFile).catch(() => undefined);
+  const lock = await loadStoreLock(ctx.paths).catch(() => undefined);
   if (lock) await sweepUnreferencedVersions(ctx.paths, new Set(lock.entries.map((e) => e.name)));
   await sweepStateTemps(ctx);
   try {
