@@ -11,12 +11,12 @@
  * the symlink rename is the switch of an install, and a remove disables first.
  * This module is the only writer of the store's extensions.lock.
  */
-import { lstat, open, readlink, rename, symlink } from 'node:fs/promises';
+import { lstat, readlink, rename, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeOwnedDir, removeOwned, type Custody } from '../fs/custody.js';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted } from '../errors.js';
-import { assertReplaceable, fsyncDir } from '../fs/fs-atomic.js';
+import { assertReplaceable, fsyncDir, writeFileAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
 import { saveCustody } from './custody.js';
@@ -76,23 +76,17 @@ async function exists(p: string): Promise<boolean> {
 /**
  * The journal must be on disk before the first rename it describes: after a power
  * loss, a journal whose bytes never made it would let the sweep delete a moved-out
- * entry as junk. (writeFile alone does not fsync the file's data.)
+ * entry as junk. Written through the one atomic writer (fsync, rename, directory
+ * fsync): a journal is whole or absent, never torn.
  */
 async function writeJournal(stage: string, journal: Journal): Promise<void> {
   const file = join(stage, JOURNAL);
   try {
-    const fh = await open(file, 'w', 0o600);
-    try {
-      await fh.writeFile(JSON.stringify(journal));
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await writeFileAtomic(file, JSON.stringify(journal), { mode: 0o600, what: 'The transaction journal' });
   } catch (e) {
     // Nothing has been moved yet (a full disk, typically): a plain state error.
-    throw stateIoError('write the transaction journal', file, e);
+    throw stateIoError('write the transaction journal', file, isYepError(e) && e.cause !== undefined ? e.cause : e);
   }
-  await fsyncDir(stage);
 }
 
 /** Key-order-independent JSON, to compare a lock entry read back with the one written. */

@@ -102,18 +102,10 @@ export async function holdsPinnedFile(root: string, rel: string, sha256: string,
 export async function copyPinnedFile(root: string, rel: string, source: string, sha256: string, what: string): Promise<void> {
   const target = join(root, rel);
   await ensureDir(dirname(target));
-  const hash = createHash('sha256');
-  async function* hashed(): AsyncGenerator<Buffer> {
-    for await (const chunk of createReadStream(source, { highWaterMark: 1 << 20 })) {
-      hash.update(chunk as Buffer);
-      yield chunk as Buffer;
-    }
-  }
-  await writeStreamAtomic(target, hashed(), {
+  await writeStreamAtomic(target, createReadStream(source, { highWaterMark: 1 << 20 }), {
     mode: 0o644,
     what: 'The mirror file',
-    check: () => {
-      const got = hash.digest('hex');
+    check: ({ sha256: got }) => {
       if (got !== sha256)
         throw new YepError(
           'E_INTEGRITY',
