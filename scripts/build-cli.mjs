@@ -14,7 +14,7 @@
  *                     linked and evaluated one by one (docs/performance.md,
  *                     round three);
  *   lib/*.cjs         the large libraries only some commands use (undici, zod,
- *                     ajv, simple-git, cacache, tar, the @inquirer prompts), each a
+ *                     ajv, simple-git, cacache, the @inquirer prompts), each a
  *                     self-contained CommonJS file that cli.cjs requires where
  *                     the source imports it: V8 parses every byte of a script it
  *                     loads (~20-30 ms per MB here), evaluated or not;
@@ -183,7 +183,6 @@ const LIBS = {
   ajv: ['ajv'],
   'simple-git': ['simple-git'],
   cacache: ['cacache'],
-  tar: ['tar'],
   // The four prompts we use, not the @inquirer/prompts barrel: it bundles every prompt, the
   // editor's with iconv-lite's encoding tables (660 -> ~90 KB; docs/performance.md, round nine).
   prompts: ['@inquirer/confirm', '@inquirer/input', '@inquirer/password', '@inquirer/select'],

@@ -231,7 +231,7 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
     const checks = verified as Extract<Verified, { ok: true }>;
 
     await mkdir(binDir, { recursive: true, mode: 0o755 });
-    const why = await extractArtifact(partial, fmt, plan.pick, dest, tmp, maxBinaryBytes(ctx.env));
+    const why = await extractArtifact(partial, fmt, plan.pick, dest, tmp, maxBinaryBytes(ctx.env), ctx.signal);
     if (why) return { url, note: `no prebuilt binary installed: ${url}: ${why}` };
     await chmod(dest, 0o755);
     const fileSha = fmt === 'bin' ? got.sha256 : await sha256File(dest);
