@@ -90,6 +90,11 @@ function newJson(r: NewResult) {
     ...r,
     build: r.build ?? null,
     buildNeeds: r.buildNeeds ?? null,
-    spec: { ...r.spec, prompt: r.spec.prompt ?? null, config: r.spec.config.map((c) => ({ ...c, env: c.env ?? null, envDerived: c.envDerived === true })) },
+    spec: {
+      ...r.spec,
+      prompt: r.spec.prompt ?? null,
+      sampleTool: r.spec.sampleTool === true,
+      config: r.spec.config.map((c) => ({ ...c, env: c.env ?? null, envDerived: c.envDerived === true })),
+    },
   };
 }

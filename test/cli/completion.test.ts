@@ -80,8 +80,8 @@ describe('__complete', () => {
     ['doctor: names and directories', ['doctor', ''], (o) => expect(o).toEqual(['logfire', 'lsp', 'lsp-extra', ':dirs'])],
     ['install: paths', ['install', './'], (o) => expect(o).toEqual([':files'])],
     ['flags', ['list', '--'], (o) => expect(o).toEqual(['--json', '--quiet', '--verbose', '--profile', '--verify', '--no-verify', '--help'])],
-    ['flag choices', ['new', 'x', '--language', ''], (o) => expect(o).toEqual(['typescript', 'python', 'rust'])],
-    ['flag choices after a short flag', ['new', 'x', '-l', ''], (o) => expect(o).toEqual(['typescript', 'python', 'rust'])],
+    ['flag choices', ['new', 'x', '--language', ''], (o) => expect(o).toEqual(['typescript', 'python', 'rust', 'ts', 'py', 'rs'])],
+    ['flag choices after a short flag', ['new', 'x', '-l', ''], (o) => expect(o).toEqual(['typescript', 'python', 'rust', 'ts', 'py', 'rs'])],
     ['a path flag', ['install', '--frozen', '--lockfile', ''], (o) => expect(o).toEqual([':files'])],
     ['after a flag value, arguments again', ['enable', '--config', 'a=b', ''], (o) => expect(o).toEqual(['logfire', 'lsp', 'lsp-extra'])],
     ['help: command names', ['help', 'lo'], (o) => expect(o).toContain('lock')],
@@ -139,7 +139,7 @@ describe('bash', () => {
   it('completes a secret field', () => expect(bash('yep-ext set-secret logfire t')).toEqual(['token']));
   it('completes flags and their values', () => {
     expect(bash('yep-ext list --no')).toEqual(['--no-verify']);
-    expect(bash('yep-ext new x --language p')).toEqual(['python']);
+    expect(bash('yep-ext new x --language p')).toEqual(['python', 'py']);
   });
   it('completes paths where a command takes one', () => {
     expect(bash('yep-ext install --frozen --lockfile te')).toEqual(['team.lock']);
@@ -205,7 +205,7 @@ describe.skipIf(missing('fish'))('fish', () => {
   });
   it('completes flags, values and paths', () => {
     expect(fish('yep-ext list --j')).toEqual(['--json\tFormat output as json.']);
-    expect(fish('yep-ext new x -l r')).toEqual(['rust']);
+    expect(fish('yep-ext new x -l r')).toEqual(['rs', 'rust']);
     expect(fish('yep-ext install --frozen --lockfile te')).toEqual(['team.lock']);
   });
 });

@@ -95,7 +95,9 @@ describe("after yolop's remove, yep-ext's files of the package", () => {
     writeFileSync(join(store(), '.yep-grants', 'lay.txt'), 'mine too\n');
 
     hostRemove('lay');
-    const expectedBytes = du(versionDir) + du(grant) + (existsSync(join(store(), '.yep-state', 'lay.json')) ? du(join(store(), '.yep-state', 'lay.json')) : 0);
+    const custody = join(store(), '.yep-grants', 'lay.lock.json');
+    const state = join(store(), '.yep-state', 'lay.json');
+    const expectedBytes = du(versionDir) + du(grant) + du(custody) + (existsSync(state) ? du(state) : 0);
 
     const list = jsonOf(await ok(['list', '--json']));
     const row = list.extensions.find((e: { name: string }) => e.name === 'lay');
@@ -138,10 +140,11 @@ describe("after yolop's remove, yep-ext's files of the package", () => {
     const pkgBefore = readFileSync(join(pkg, 'plugin.json'));
     hostRemove('demo');
     const row = jsonOf(await ok(['list', '--json'])).extensions.find((e: { name: string }) => e.name === 'demo');
-    expect(row.leftovers.paths).toEqual([join(store(), '.yep-grants', 'demo.json')]);
+    expect(row.leftovers.paths).toEqual([join(store(), '.yep-grants', 'demo.json'), join(store(), '.yep-grants', 'demo.lock.json')]);
     const r = await ok(['remove', 'demo']);
     expect(r.stdout).toMatch(/Removed the files \(\d+ bytes\) demo left behind \(it was not installed\)/);
     expect(existsSync(join(store(), '.yep-grants', 'demo.json'))).toBe(false);
+    expect(existsSync(join(store(), '.yep-grants', 'demo.lock.json'))).toBe(false);
     expect(readFileSync(join(pkg, 'plugin.json')).equals(pkgBefore)).toBe(true);
   });
 

@@ -242,7 +242,7 @@ describe('hostile git sources leave store, lock, settings and secrets unchanged'
   it('the git wrapper does log real runs (control for the test above)', async () => {
     writeFileSync(gitLog, '');
     const r = await install([`${repo.url}@v1.0.0`], { PATH: `${fakebin}:${process.env.PATH}` });
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(readFileSync(gitLog, 'utf8')).toMatch(/ ls-remote /);
     await remove('gitext');
   });

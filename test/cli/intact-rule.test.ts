@@ -155,12 +155,12 @@ const table: Array<[string, boolean, () => void]> = [
   ['an extra file', true, () => writeFileSync(join(pkg(), 'src', 'extra.txt'), 'x\n')],
   ['the server chmod -x', true, () => chmodSync(join(pkg(), SERVER), 0o644)],
   ['the server binary gone', true, () => rmSync(join(pkg(), SERVER))],
-  ['the signature file missing', false, () => rmSync(treeStateFile({ storeDir: store() } as never, 'binny'))],
+  ['the signature file missing', false, () => rmSync(treeStateFile({ storeDir: store(), stateDir: join(store(), '.yep-state') } as never, 'binny'))],
   [
     'the signature file missing and a file modified',
     true,
     () => {
-      rmSync(treeStateFile({ storeDir: store() } as never, 'binny'));
+      rmSync(treeStateFile({ storeDir: store(), stateDir: join(store(), '.yep-state') } as never, 'binny'));
       appendFileSync(join(pkg(), 'src', 'lib.txt'), 'more\n');
     },
   ],
@@ -176,7 +176,7 @@ describeNeeding(
       const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
       const pristine = snapshot(pkg());
       const baseline: string[] = jsonOf(await runCli(['list', '--json'], { env: env() })).extensions[0].problems;
-      expect(existsSync(treeStateFile({ storeDir: store() } as never, 'binny'))).toBe(true);
+      expect(existsSync(treeStateFile({ storeDir: store(), stateDir: join(store(), '.yep-state') } as never, 'binny'))).toBe(true);
       change();
       const before = snapshot(pkg());
 

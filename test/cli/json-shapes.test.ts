@@ -280,6 +280,7 @@ export const SCHEMAS = {
     server: z.string(),
     handlers: z.array(z.string()),
     build: nullable(z.string()),
+    buildNeeds: nullable(z.string()),
     next: z.array(z.string()),
     notes: z.array(z.string()),
     spec: z.strictObject({
@@ -292,6 +293,7 @@ export const SCHEMAS = {
       dynamicPrompt: z.boolean(),
       status: z.boolean(),
       skills: z.boolean(),
+      sampleTool: z.boolean(),
       config: z.array(z.strictObject({ key: z.string(), secret: z.boolean(), env: nullable(z.string()), envDerived: z.boolean() })),
     }),
   }),
@@ -475,8 +477,8 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
 
   it('new, set-secret (the value never in the JSON), doctor, lock export, policy init/check, mirror, cache verify/clean', async () => {
     mkdirSync(join(home.root, 'exts'));
-    const created = await json(['new', 'vault', '--tool', 'fetch', '--config', 'token:secret', '--dir', join(home.root, 'exts')], 'new');
-    expect(created).toMatchObject({ build: null, spec: { prompt: null, config: [{ key: 'token', env: 'VAULT_TOKEN', envDerived: true }] } });
+    const created = await json(['new', 'vault', '-l', 'py', '--tool', 'fetch', '--config', 'token:secret', '--dir', join(home.root, 'exts')], 'new');
+    expect(created).toMatchObject({ build: null, buildNeeds: null, spec: { prompt: null, config: [{ key: 'token', env: 'VAULT_TOKEN', envDerived: true }] } });
     const rust = await json(['new', 'guard', '-l', 'rust', '--prompt', 'Be careful.', '--config', 'level', '--dir', join(home.root, 'exts')], 'new');
     expect(rust).toMatchObject({ build: expect.any(String), spec: { prompt: 'Be careful.', config: [{ key: 'level', env: null, envDerived: false }] } });
 

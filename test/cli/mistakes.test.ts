@@ -165,7 +165,7 @@ const mistakes: Mistake[] = [
     what: 'a value outside the choices',
     argv: ['new', 'x', '--tool', 't', '--language', 'go'],
     exit: 2,
-    message: /^--language must be one of typescript, python, rust \(got "go"\)\.$/,
+    message: /^--language must be one of typescript, python, rust, ts, py, rs \(got "go"\)\.$/,
     hint: /--language typescript/,
   },
   {

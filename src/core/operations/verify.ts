@@ -142,12 +142,15 @@ async function notInstalledReports(ctx: Context, lock: Lockfile): Promise<Verifi
  * written back when the content is still the one recorded (store/custody.ts; the
  * installer lock's recovery does it), so the check below holds the entries to
  * everything yep-ext pinned, not to what the host left. On a store that cannot be
- * locked or written, nothing is restored and the reduced entries are reported.
+ * locked or written, or with an interrupted change pending, nothing is restored and
+ * the reduced entries are reported.
  */
 async function restoreLostKeys(ctx: Context): Promise<CustodyReport> {
   // Lazily: `list` shares this module and its fast path keeps the installer lock out.
   const { storeExists, withInstallLock } = await import('../store/install-lock.js');
-  if (!storeExists(ctx)) return { restored: [], replaced: [] };
+  // An interrupted change is the next lock-taking command's to finish (list, verify and info
+  // only report it): taking the lock here would run that recovery too, so nothing is restored.
+  if (!storeExists(ctx) || interruptedChanges(ctx).size > 0) return { restored: [], replaced: [] };
   try {
     await withInstallLock(ctx, async () => undefined);
   } catch (e) {

@@ -52,7 +52,7 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   linked: false,
   buildable: false,
 
-  recordKeys: ['url', 'rev', 'requested_ref'],
+  recordKeys: ['url', 'rev', 'requested_ref', 'ref_kind'],
   parseRecord(t) {
     return typeof t.url === 'string' && typeof t.rev === 'string' ? { record: t as GitRecord } : { problem: 'git source without `url`/`rev`' };
   },

@@ -100,7 +100,7 @@ export function versionName(id: string): string {
 
 /**
  * Remove version directories no store entry points at whose extension is still
- * installed (`installed`: the lock's names): a replaced package whose process died
+ * installed (`installedNames`: the lock's names, or a function reading them only when needed): a replaced package whose process died
  * before its clean-up. The versions of a name that neither the lock nor the store
  * has any more (the host's `remove` deletes `<store>/<name>` only) are not crash
  * leftovers: `list` and `verify` report them with their size and `yep-ext remove
@@ -109,7 +109,10 @@ export function versionName(id: string): string {
  * transaction that adds a version directory holds it from the move until its link
  * is in place (or rolled back).
  */
-export async function sweepUnreferencedVersions(paths: Paths, installed: ReadonlySet<string>): Promise<string[]> {
+export async function sweepUnreferencedVersions(
+  paths: Paths,
+  installedNames: ReadonlySet<string> | (() => Promise<ReadonlySet<string> | undefined>),
+): Promise<string[]> {
   let ids: string[];
   try {
     ids = await readdir(paths.packagesDir);
@@ -118,10 +121,15 @@ export async function sweepUnreferencedVersions(paths: Paths, installed: Readonl
   }
   if (ids.length === 0) return [];
   const used = await referencedVersions(paths);
+  const unused = ids.filter((id) => !used.has(id));
+  if (unused.length === 0) return [];
+  // The lock's names, read only when some version is unreferenced (most recoveries have none).
+  const installed = typeof installedNames === 'function' ? await installedNames() : installedNames;
+  if (!installed) return [];
   const custody = storeCustody(paths, 'packages');
   const gone: string[] = [];
-  for (const id of ids) {
-    if (used.has(id) || !installed.has(versionName(id))) continue;
+  for (const id of unused) {
+    if (!installed.has(versionName(id))) continue;
     if (await removeOwned(custody, id)) gone.push(id);
   }
   return gone;

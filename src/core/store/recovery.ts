@@ -36,8 +36,10 @@ export async function recoverHome(ctx: Context): Promise<string[]> {
   // What a yolop lock write dropped from entries whose content is still the one recorded (custody.ts).
   recovered.push(...describeRestored(await restoreCustody(ctx)));
   // A lock that cannot be read names nothing installed: then nothing is swept (the command reports the lock).
-  const lock = await loadStoreLock(ctx.paths).catch(() => undefined);
-  if (lock) await sweepUnreferencedVersions(ctx.paths, new Set(lock.entries.map((e) => e.name)));
+  await sweepUnreferencedVersions(ctx.paths, async () => {
+    const lock = await loadStoreLock(ctx.paths).catch(() => undefined);
+    return lock ? new Set(lock.entries.map((e) => e.name)) : undefined;
+  });
   await sweepStateTemps(ctx);
   try {
     await dropShadowedKeychainEntries(ctx.paths);
