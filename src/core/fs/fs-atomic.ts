@@ -12,9 +12,9 @@
  * dotfile setup), because the write would replace the link's target.
  */
 import { constants } from 'node:fs';
-import { copyFile, mkdir, open, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
+import { copyFile, open, realpath, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { YepError, stateIoError } from '../errors.js';
 import { tempNameFor, sweepDeadTemps } from './temp-files.js';
 import { writeHashed, type HashedWrite } from './hashed-write.js';
 import { removeOwned } from './custody.js';
@@ -156,43 +156,9 @@ export async function writeStreamAtomic(
   }
 }
 
-/**
- * `mkdir -p` with an explicit mode (never left to the umask), and no system call
- * that changes nothing when the directory is there: a stat first. (A failing
- * mkdir is harmless, but every command made several, and each is one more
- * point the crash-point suite must kill at.)
- */
-export async function ensureDir(dir: string, mode = 0o755): Promise<void> {
-  try {
-    if ((await stat(dir)).isDirectory()) return;
-  } catch {
-    // missing (or unreadable): mkdir says which
-  }
-  await mkdir(dir, { recursive: true, mode });
-}
-
-/**
- * `mkdir -p` that says why it failed: Node's recursive mkdir reports ENOENT where a
- * level cannot be made on a read-only mount (EROFS), which would hide a lasting reason.
- * Each level it makes gets `mode` (as `mkdir -p -m` would not, and recursive mkdir does).
- */
-export async function makeDirs(dir: string, mode = 0o777): Promise<void> {
-  try {
-    await mkdir(dir, { mode });
-  } catch (e) {
-    const code = errnoCode(e);
-    if (code === 'EEXIST') return;
-    if (code !== 'ENOENT' || dirname(dir) === dir) throw e;
-    await makeDirs(dirname(dir), mode);
-    await mkdir(dir, { mode }).catch((again: unknown) => {
-      if (errnoCode(again) !== 'EEXIST') throw again;
-    });
-  }
-}
-
 /** fsync a directory so a rename inside it survives power loss (best effort off Linux). */
 export async function fsyncDir(dir: string): Promise<void> {
-  let fh;
+  let fh: FileHandle | undefined;
   try {
     fh = await open(dir, 'r');
     await fh.sync();

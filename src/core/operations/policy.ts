@@ -13,7 +13,8 @@ import { policyError, type PolicyViolation } from '../policy/evaluate.js';
 import { parsePolicy } from '../policy/policy-file.js';
 import { policyPaths } from '../policy/load-policy.js';
 import { originFacts } from '../sources/index.js';
-import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
+import { makeDirs } from '../fs/custody.js';
 import { checkOutputFile } from '../fs/output-file.js';
 import { dirname } from 'node:path';
 import { loadLock, loadStoreLock, type Lockfile } from '../store/lockfile.js';
@@ -106,7 +107,7 @@ export async function initPolicyFromLock(ctx: Context, options: { output?: strin
   const { text, entries } = await policyFromLock(lockFile, lock);
   parsePolicy(text, path); // what we write must read back
   // The default place is in the config dir, which a store moved by YOLOP_EXTENSIONS_DIR does not create.
-  if (options.output === undefined) await ensureDir(dirname(path));
+  if (options.output === undefined) await makeDirs(dirname(path));
   await writeFileAtomic(path, text, { what: 'The policy file' });
   return { path, entries, text };
 }

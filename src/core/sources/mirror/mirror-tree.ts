@@ -16,7 +16,8 @@ import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { YepError } from '../../errors.js';
-import { ensureDir, writeFileAtomic, writeStreamAtomic } from '../../fs/fs-atomic.js';
+import { writeFileAtomic, writeStreamAtomic } from '../../fs/fs-atomic.js';
+import { makeDirs } from '../../fs/custody.js';
 import { sha256File } from '../../fs/file-digest.js';
 import { inspectRegularFile, readRegularFileSync } from '../../fs/read-regular-file.js';
 import { assertCrateName, indexPath } from '../crates-io/index-path.js';
@@ -73,7 +74,7 @@ export async function writeOnce(root: string, rel: string, data: Uint8Array, wha
       },
     );
   }
-  await ensureDir(dirname(join(root, rel)));
+  await makeDirs(dirname(join(root, rel)));
   await writeFileAtomic(join(root, rel), data, { mode: 0o644, what: 'The mirror file' });
   return true;
 }
@@ -101,7 +102,7 @@ export async function holdsPinnedFile(root: string, rel: string, sha256: string,
  */
 export async function copyPinnedFile(root: string, rel: string, source: string, sha256: string, what: string): Promise<void> {
   const target = join(root, rel);
-  await ensureDir(dirname(target));
+  await makeDirs(dirname(target));
   await writeStreamAtomic(target, createReadStream(source, { highWaterMark: 1 << 20 }), {
     mode: 0o644,
     what: 'The mirror file',
