@@ -3,18 +3,12 @@
 // - this file is CommonJS (bin/package.json): an ES module entry costs the ESM
 //   loader, and `import` of node:fs evaluates all of fs's lazy getters;
 // - `--version` is answered here;
-// - `list` runs without oclif when its arguments are plain, and so does
-//   `__complete` (shell completion) (dist/bundle/fast-path.cjs; it declines
-//   anything else, doing nothing), and so do the plain shapes of `install`
-//   and `update` (dist/bundle/fast-net.cjs, the same way) and plain
-//   `doctor <target>` (dist/bundle/fast-doctor.cjs), and the plain shapes of
-//   enable, disable, remove, set-secret and verify (dist/bundle/fast-cmd.cjs
-//   decides, from the commands' own definitions); on Node 20 each runner but
-//   the warm `install --frozen` one compiles from a V8 code cache, as cli.cjs does
-//   (requireWithCodeCache; Node 22+ has its own compile cache);
-// - everything else runs oclif from the esbuild bundle dist/bundle/cli.cjs
-//   (scripts/build-cli.mjs; CommonJS: require is far cheaper than the ESM
-//   loader), through src/cli/oclif-main.ts (our error reports instead of oclif's).
+// - everything else runs the dispatcher (src/cli/dispatch.ts: the command table,
+//   oclif's parser, the command's handler) from the esbuild bundle
+//   dist/bundle/cli.cjs (scripts/build-cli.mjs; CommonJS: require is far cheaper
+//   than the ESM loader), compiled from its V8 code cache on Node 20
+//   (requireWithCodeCache; Node 22+ has its own compile cache). It returns the
+//   exit status; a failure exits at once with it, a success lets the event loop end.
 // The published package ships the bundle. A source checkout builds it with
 // `npm run build` (npm test does); `npx yep-ext` right after `npm ci` builds it
 // once, here, since the package has no install-time script to do it.
@@ -71,6 +65,21 @@ async function loadBundle(load) {
  * module lands in require.cache like any other, so oclif's own require of the
  * bundle (package.json oclif: explicit strategy) gets this same instance.
  */
+const CACHED_SCRIPT_NAME = 'yep-ext-bundle:cli.cjs';
+
+/** Stack traces say `file` where V8 knows the script as `name` (frames formatted as V8 formats them). */
+function nameInStacks(name, file) {
+  Error.prepareStackTrace = (error, frames) => {
+    let head;
+    try {
+      head = String(error);
+    } catch {
+      head = 'Error';
+    }
+    return [head, ...frames.map((f) => `    at ${String(f).split(name).join(file)}`)].join('\n');
+  };
+}
+
 function requireWithCodeCache(file, { write } = {}) {
   const Module = require('node:module');
   if (Module.enableCompileCache && !write) return require(file);
@@ -79,7 +88,8 @@ function requireWithCodeCache(file, { write } = {}) {
   let source;
   try {
     cached = write ? undefined : fs.readFileSync(`${file}.v8cache`);
-    source = fs.readFileSync(file, 'utf8');
+    // The build makes the bundle ASCII (scripts/build-cli.mjs): latin1 is the same text, decoded faster.
+    source = fs.readFileSync(file, 'latin1');
   } catch {
     return require(file);
   }
@@ -89,11 +99,14 @@ function requireWithCodeCache(file, { write } = {}) {
   const tag = `${id} ${process.version} ${process.arch}\n`;
   if (!write && (!id || cached.subarray(0, tag.length).toString('latin1') !== tag)) return require(file);
   const vm = require('node:vm');
+  // V8 keeps the script name a cache was made under, whatever name it is later read under: the
+  // build makes it under a neutral name, and stack traces name the installed file instead.
   const script = new vm.Script(Module.wrap(source), {
-    filename: file,
+    filename: write ? CACHED_SCRIPT_NAME : file,
     ...(cached ? { cachedData: cached.subarray(tag.length) } : {}),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
+  if (cached && !script.cachedDataRejected) nameInStacks(CACHED_SCRIPT_NAME, file);
   const mod = new Module(file, module);
   mod.filename = file;
   mod.paths = Module._nodeModulePaths(require('node:path').dirname(file));
@@ -110,42 +123,42 @@ function requireWithCodeCache(file, { write } = {}) {
 }
 
 /**
- * The V8 set-up of a command that may download (the oclif path and the oclif-free
- * install/update runner), made so that V8's flags are as Node started them whenever a
- * module is compiled. Node's built-in modules (http, zlib, crypto, worker_threads,
- * streams...) and our bundles' code caches are accepted by V8 only under the flags they
- * were made with: setting --liftoff-only before loading made every built-in compile from
- * source, ~11 ms of CPU (~14 ms with --expose-gc too), docs/performance.md round nine. So:
+ * The V8 set-up of a command that downloads, made so that V8's flags are as Node
+ * started them whenever a module is compiled: Node's built-in modules and the
+ * bundle's code cache are accepted by V8 only under the flags they were made with.
+ * Both hooks act on first use, long after the bundle is loaded:
  * - --liftoff-only, which matters only to undici's wasm HTTP parser (undici is loaded
  *   lazily: src/core/net/undici-send.ts), is set by a hook that module calls just before
  *   it loads undici. undici parses HTTP with llhttp compiled to WebAssembly; V8 tiers hot
  *   wasm functions up with TurboFan on a background thread, and Node's exit joins that
- *   thread: ~200 ms of every network command went to waiting for a compile nobody would
- *   use. Baseline (Liftoff) code is plenty for headers and body bytes, and this process
- *   runs no other wasm. Set in the CLI only: the library (src/index.ts) finds no hook and
- *   changes nothing process-wide (issue 13);
+ *   thread: most of a small network command's time went to waiting for a compile nobody
+ *   would use. Baseline (Liftoff) code is plenty for headers and body bytes, and this
+ *   process runs no other wasm. Set in the CLI only: the library (src/index.ts) finds no
+ *   hook and changes nothing process-wide;
  * - V8's gc, for the core to collect buffer garbage during long transfers
- *   (src/core/fs/buffer-garbage.ts: ~25 MiB less peak RSS for a 68 MB download), is
+ *   (src/core/fs/buffer-garbage.ts: a lower peak RSS for a large download), is
  *   exposed in a new context (where an exposed gc appears; this one's globals stay as
- *   they are) and the flag is unset again before `load`: the function keeps working, the
- *   flags are back to Node's own.
+ *   they are) on the first collection, and the flag is unset again at once.
  */
-function loadForNetwork(load) {
-  const v8 = require('node:v8');
-  v8.setFlagsFromString('--expose-gc');
-  globalThis[Symbol.for('yep-ext.collect-garbage')] = require('node:vm').runInNewContext('gc');
-  v8.setFlagsFromString('--no-expose-gc');
-  globalThis[Symbol.for('yep-ext.before-wasm')] = () => v8.setFlagsFromString('--liftoff-only');
-  return load();
+function setUpV8Hooks() {
+  let gc;
+  globalThis[Symbol.for('yep-ext.collect-garbage')] = (options) => {
+    if (!gc) {
+      const v8 = require('node:v8');
+      v8.setFlagsFromString('--expose-gc');
+      gc = require('node:vm').runInNewContext('gc');
+      v8.setFlagsFromString('--no-expose-gc');
+    }
+    return gc(options);
+  };
+  globalThis[Symbol.for('yep-ext.before-wasm')] = () => require('node:v8').setFlagsFromString('--liftoff-only');
 }
-
-/** dist/bundle/fast-net-run.cjs, the oclif-free install/update runner, compiled from its code cache (Node 20; scripts/build-cli.mjs). */
-const loadFastNetRun = () => loadForNetwork(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-net-run.cjs')));
 
 if (require.main !== module) {
   // scripts/build-cli.mjs writes the code cache through this file's loader.
   module.exports = { requireWithCodeCache };
-} else if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+} else if (argv[0] === '--version' || argv[0] === '-v') {
+  // The same line as the dispatcher's versionLine() (src/cli/dispatch.ts).
   const pkg = JSON.parse(require('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));
   process.stdout.write(`yep-ext/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`);
 } else {
@@ -154,44 +167,9 @@ if (require.main !== module) {
     // <tmp>/node-compile-cache, as tsc does; NODE_COMPILE_CACHE moves it and
     // NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such call: skipped.
     require('node:module').enableCompileCache?.();
-    if (
-      (argv[0] === 'list' || argv[0] === '__complete') &&
-      (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-path.cjs')))).runFastPath(argv))
-    )
-      return;
-    // The plain shapes of install and update run without oclif too (dist/bundle/fast-net.cjs
-    // decides; it declines anything else, doing nothing).
-    // A warm `install --frozen` tries dist/bundle/fast-frozen.cjs first (no fetching code; no V8
-    // set-up, as it runs no wasm and downloads nothing), which hands over to fast-net-run.cjs
-    // when an entry must be fetched (src/cli/fast-frozen.ts).
-    if (
-      (argv[0] === 'install' || argv[0] === 'update') &&
-      (await (await loadBundle(() => require('../dist/bundle/fast-net.cjs'))).runFastNet(argv, loadFastNetRun, () => require('../dist/bundle/fast-frozen.cjs')))
-    )
-      return;
-    // Plain `doctor <target>` too (src/cli/fast-doctor.ts; it declines the rest). The
-    // server is started first (src/cli/doctor-early.ts), so that its start-up overlaps
-    // the load of doctor's code; doctor adopts it only if it is exactly its own spawn,
-    // and kills and reaps it otherwise (as here, when the runner declines).
-    if (argv[0] === 'doctor') {
-      const early = await (await loadBundle(() => require('../dist/bundle/doctor-early.cjs'))).startEarlyDoctorServer(argv);
-      if (await (await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-doctor.cjs')))).runFastDoctor(argv, early)) return;
-      await early?.discard();
-      // A Ctrl-C that the early servers' handler took: end as it would have ended this process.
-      if (early?.interrupted) process.kill(process.pid, 'SIGINT');
-    }
-    // The plain shapes of the commands with a shared body (enable, disable, remove, set-secret,
-    // verify: src/cli/command-bodies.ts) run without oclif too: dist/bundle/fast-cmd.cjs parses
-    // them with each command's own definitions and declines anything else, doing nothing. No V8
-    // set-up: they download nothing and run no wasm. The runner has a code cache like fast-doctor.cjs's.
-    if (
-      await (await loadBundle(() => require('../dist/bundle/fast-cmd.cjs'))).runFastCommand(argv, () =>
-        requireWithCodeCache(join(root, 'dist', 'bundle', 'fast-cmd-run.cjs')),
-      )
-    )
-      return;
-    const { main } = await loadForNetwork(() => loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'cli.cjs'))));
-    // The package root, not this directory: bin/package.json would pass for it.
-    await main(root);
+    setUpV8Hooks();
+    const { main } = await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'cli.cjs')));
+    const code = await main(argv);
+    if (code !== 0) process.exit(code);
   })();
 }

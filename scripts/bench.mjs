@@ -6,10 +6,12 @@
  *   npm run bench -- --quick           every row, fewer runs and a shorter RSS curve (a few minutes;
  *                                      also YEP_EXT_BENCH_QUICK=1)
  *   node --import tsx scripts/bench.mjs [--quick] [--runs N] [--startup-runs N] [--only a,b] [--keep]
- *                                       [--bin DIR] [--suite]
+ *                                       [--bin DIR] [--cpu] [--suite]
  *
  * `--bin DIR` measures the built CLI of another checkout (DIR/bin/run.js) with this
- * bench, for before/after figures; `--suite` also times one `npx vitest run`.
+ * bench, for before/after figures; `--cpu` also records each run's CPU time (user + system, its children
+ * included, from bash's `times`), which a busy machine disturbs far less than wall
+ * time; `--suite` also times one `npx vitest run`.
  *
  * Builds its own fixtures in a temp dir and starts the loopback test registry
  * (test/helpers/registry.ts, loaded through tsx), then prints ONE table of
@@ -48,6 +50,7 @@ const RSS_MB = QUICK ? [1, 200] : [1, 50, 200, 500];
 const RSS_FILES = QUICK ? [100, 20_000] : [100, 1_000, 5_000, 20_000];
 const RSS_RUNS = QUICK ? 1 : 2;
 const ONLY = opt('--only', '').split(',').filter(Boolean);
+const CPU = argv.includes('--cpu');
 const KEEP = argv.includes('--keep');
 const wanted = (id) => ONLY.length === 0 || ONLY.some((o) => id.startsWith(o));
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
@@ -60,16 +63,25 @@ const baseEnv = Object.fromEntries(
   ),
 );
 
+/** bash's `times` line for its children (`0m0.123s 0m0.045s`: user, system) as milliseconds. */
+function childCpuMs(text) {
+  const line = text.trim().split('\n')[1] ?? '';
+  return [...line.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + (Number(m[1]) * 60 + Number(m[2])) * 1000, 0);
+}
+
 /**
  * Run a command to completion; wall time from spawn to exit. With `rss`, run it
- * under /usr/bin/time -f %M for its peak resident set (KiB).
+ * under /usr/bin/time -f %M for its peak resident set (KiB). With --cpu, under bash,
+ * whose `times` says the CPU time of the command (and its children).
  */
 function run(cmd, args, { env = {}, cwd = ROOT, rss = false, input } = {}) {
   return new Promise((resolvePromise, reject) => {
     const rssFile = rss ? join(tmpdir(), `yep-bench-rss-${process.pid}-${Math.random().toString(36).slice(2)}`) : undefined;
-    const [file, list] = rssFile ? [TIME, ['-v', '-o', rssFile, cmd, ...args]] : [cmd, args];
+    const cpuFile = CPU ? join(tmpdir(), `yep-bench-cpu-${process.pid}-${Math.random().toString(36).slice(2)}`) : undefined;
+    let [file, list] = rssFile ? [TIME, ['-v', '-o', rssFile, cmd, ...args]] : [cmd, args];
+    if (cpuFile) [file, list] = ['bash', ['-c', '"$@"; s=$?; times > "$YEP_BENCH_TIMES"; exit $s', 'bench', file, ...list]];
     const t0 = process.hrtime.bigint();
-    const child = spawn(file, list, { cwd, env: { ...baseEnv, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(file, list, { cwd, env: { ...baseEnv, ...env, ...(cpuFile ? { YEP_BENCH_TIMES: cpuFile } : {}) }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -82,7 +94,12 @@ function run(cmd, args, { env = {}, cwd = ROOT, rss = false, input } = {}) {
         rssKiB = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(rssFile, 'utf8'))?.[1]);
         rmSync(rssFile, { force: true });
       }
-      resolvePromise({ ms, code, stdout, stderr, rssKiB });
+      let cpuMs;
+      if (cpuFile) {
+        cpuMs = existsSync(cpuFile) ? childCpuMs(readFileSync(cpuFile, 'utf8')) : undefined;
+        rmSync(cpuFile, { force: true });
+      }
+      resolvePromise({ ms, code, stdout, stderr, rssKiB, cpuMs });
     });
     child.stdin.end(input ?? '');
   });
@@ -94,6 +111,12 @@ function must(r, what) {
 }
 
 const yep = (args, env, extra = {}) => run(process.execPath, [BIN, ...args], { env, ...extra });
+/** A row's CPU figures (--cpu): the medians of both sides and their ratio. */
+const cpuFigures = (got) => {
+  if (!CPU) return {};
+  const cpu = (side) => median(got[side].map((r) => r.cpuMs ?? Number.NaN));
+  return { cpu: { yep_ms: cpu('a'), baseline_ms: cpu('b'), ratio: cpu('a') / cpu('b') } };
+};
 
 // ---------------------------------------------------------------- statistics
 
@@ -182,13 +205,12 @@ const rows = [];
  */
 const WHY = {
   'install-1mb':
-    'the main thread alone uses ~110 ms of CPU (~20-25 loading the oclif-free runner, fast-net-run.cjs, 635 KB, from its code cache since round nine, ~12 ms less; ~30 the unpack; ~10 the requests; ~10 the commit and signing walk) and the pool ~80 ms (100 file creations, the inflate, 14 fsyncs, serial in the commit): a runner with only the crate path, no fsync for digest-checked index cache entries and signatures from the extractor would close part of it (docs/performance.md, round nine)',
-  'update-all':
-    'loading the update runner (oclif-free, fast-net-run.cjs, ~600 KB from its code cache) comes before the first request; the 20 requests themselves take ~30 ms',
+    'the main thread alone uses ~110 ms of CPU (~20-25 loading the CLI bundle, cli.cjs, from its code cache; ~30 the unpack; ~10 the requests; ~10 the commit and signing walk) and the pool ~80 ms (100 file creations, the inflate, 14 fsyncs, serial in the commit): a runner with only the crate path, no fsync for digest-checked index cache entries and signatures from the extractor would close part of it (docs/performance.md, round nine)',
+  'update-all': 'loading the CLI bundle (cli.cjs, ~1 MB, from its code cache) comes before the first request; the 20 requests themselves take ~30 ms',
   'frozen-warm':
-    "nothing is fetched: the time is loading the warm frozen runner (oclif-free, fast-frozen.cjs, no fetching code) with the Node built-ins it needs, and checking the 20 trees' stat signatures, manifests and server commands (synchronous since round nine: -20 to -27% CPU); a loaded machine moves this ratio by more than that",
+    "nothing is fetched: the time is loading the CLI bundle (cli.cjs; the fetching code is never evaluated) with the Node built-ins it needs, and checking the 20 trees' stat signatures, manifests and server commands (synchronous since round nine: -20 to -27% CPU); a loaded machine moves this ratio by more than that",
   doctor:
-    "on 2 cores this row is CPU-bound, and 2x is below the floor of any doctor that keeps its two stop checks: a Node process that only spawns echo-node twice (detached, pipes, as doctor does), one initialize round trip each, then EOF, is already 2.57x the baseline's wall and 2.99x its CPU (one server: 1.95x, 1.91x; round nine, 15 interleaved, load 4-6). Two runs are required: the `shutdown` check stops a run with a shutdown request and `stdin_eof` stops one with EOF alone, and a process can be stopped only once (test/integration/doctor.test.ts: a server that exits on shutdown but ignores EOF). Past that floor doctor's own CPU (~75-85 ms against node -e 0's ~20) is fast-doctor.cjs's evaluation (~12 ms, zod ~8 of it), the checks (~30 ms: message validation, probes, stops) and /proc tracking (~9 ms, 13 looks). What would close it: more cores (the two server start-ups and doctor's load would then run side by side, ~2x), or a protocol validator without zod",
+    "on 2 cores this row is CPU-bound, and 2x is below the floor of any doctor that keeps its two stop checks: a Node process that only spawns echo-node twice (detached, pipes, as doctor does), one initialize round trip each, then EOF, is already 2.57x the baseline's wall and 2.99x its CPU (one server: 1.95x, 1.91x; round nine, 15 interleaved, load 4-6). Two runs are required: the `shutdown` check stops a run with a shutdown request and `stdin_eof` stops one with EOF alone, and a process can be stopped only once (test/integration/doctor.test.ts: a server that exits on shutdown but ignores EOF). Past that floor doctor's own CPU (~75-85 ms against node -e 0's ~20) is loading its code (zod ~8 ms of it), the checks (~30 ms: message validation, probes, stops) and /proc tracking (~9 ms, 13 looks). What would close it: more cores (the two server start-ups and doctor's load would then run side by side, ~2x), or a protocol validator without zod",
   'install-small':
     "a crate of 2 MiB or more has its small files created on one worker thread in batches with sync calls (archive/worker-writer.ts, round eight: main-thread CPU of the in-process unpack 3.6 -> 0.46 s), so file creation overlaps the parse, the policy and the 60 MB content hash on the main thread and the inflate on the pool; the verified .crate is hard-linked into the download cache. What is left is serial where the pipeline overlaps it: node's start-up and module load, the download before the unpack (the spec: verified before any byte is unpacked) and the signing walk; the file creation itself is one thread, as tar's is (docs/performance.md, Round eight: unpack8)",
   'install-big':
@@ -218,6 +240,7 @@ async function vsNode(id, title, target, args, env, { runs = RUNS, setup, cleanu
     met: a / b <= target,
     runs,
     ...extra,
+    ...cpuFigures(got),
     samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
   });
 }
@@ -273,6 +296,7 @@ async function startupCases(base, reg) {
       target: `<= ${c.target}x`,
       met: a / b <= c.target,
       runs: STARTUP_RUNS,
+      ...cpuFigures(got),
       samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
     });
   }
@@ -501,6 +525,7 @@ async function doctorCase() {
     met: a / b <= 2,
     runs: RUNS * 2,
     doctor_checks_ms: checksMs,
+    ...cpuFigures(got),
     samples: { yep: got.a.map((r) => r.ms), baseline: got.b.map((r) => r.ms) },
   });
 }
@@ -680,6 +705,7 @@ function printTable() {
         ? `requests: ${r.requests.index_files} index + ${r.requests.config_json} config.json + ${r.requests.other} other, within ${r.requests.first_to_last_ms} ms (first at ${r.timeline.first_request_ms} ms)`
         : '',
       r.doctor_checks_ms !== undefined ? `checks ${Math.round(r.doctor_checks_ms)} ms of it` : '',
+      r.cpu ? `CPU ${Math.round(r.cpu.yep_ms)} vs ${Math.round(r.cpu.baseline_ms)} ms, ${r.cpu.ratio.toFixed(2)}x` : '',
       r.note ?? '',
       !r.met && r.why ? `why: ${r.why}` : '',
     ]
@@ -809,7 +835,7 @@ function gitCommit() {
 }
 
 async function main() {
-  if (!existsSync(join(BIN_ROOT, 'dist', 'bundle', 'fast-path.cjs')))
+  if (!existsSync(join(BIN_ROOT, 'dist', 'bundle', 'cli.cjs')))
     throw new Error('dist/ is not built: run `npm run build` (or `npm run bench`, which builds first).');
   const started = new Date();
   const loadBefore = loadavg();

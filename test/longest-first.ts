@@ -17,17 +17,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /**
  * Slowest first: the ten slowest files of the last clean-clone CI runs on 2 cores (Node 20
  * and 24, 217-239 s), then the rest of the files over ~10 s in an instrumented whole run
- * (docs/performance.md, "Round nine: suite9"). Before that round fast-cmd, fast-doctor,
- * feedback-pty and a dozen files of 10-20 s were missing and started after every file
- * named here, i.e. near the end of a clean-clone run.
+ * (docs/performance.md, "Round nine: suite9"). A file missing here starts after every file
+ * named, i.e. near the end of a clean-clone run.
  */
 export const SLOW = [
-  'test/cli/fast-net.test.ts',
   'test/faults/crash-points.test.ts',
-  'test/cli/fast-path.test.ts',
+  'test/cli/doctor-early.test.ts',
   'test/cli/settings-property-cli.test.ts',
-  'test/cli/fast-cmd.test.ts',
-  'test/cli/fast-doctor.test.ts',
+  'test/cli/list-states.test.ts',
   'test/cli/new.test.ts',
   'test/cli/feedback-pty.test.ts',
   'test/cli/mistakes.test.ts',

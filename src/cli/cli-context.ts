@@ -1,84 +1,88 @@
 /**
- * The Context a CLI run gets. Shared by BaseCommand and the oclif-free fast path
- * (src/cli/fast-path.ts) so both build exactly the same one.
+ * The Context of a CLI run, built once from the command's parsed flags and the
+ * run's io (the environment, the terminals): the dispatcher hands it to the
+ * handler through CommandIo.context(), and nothing changes it afterwards. A flag
+ * that reaches core travels here: a command that declares --index, --yes,
+ * --quiet/--verbose, --git-mirror, --min-age, --allow-fresh, --timeout, --build
+ * or --allow-build gets it in its Context, without a line of its own.
  */
-import { isatty } from 'node:tty';
 import { createContext, type Context } from '../core/context.js';
-import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 import { ERROR_CODES, YepError } from '../core/errors.js';
-import { parseTimeout } from '../core/text/duration.js';
+import { parseDuration, parseTimeout } from '../core/text/duration.js';
+import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
+import type { CliIo } from './cli-io.js';
 import { stderrLogger } from './stderr-logger.js';
 import { seamOptions, testSeams } from './test-seams.js';
 
-export interface CliContextOptions {
+/** The parsed flags the Context is made of (each present only for the commands that declare it). */
+export interface ContextFlags {
+  json?: boolean | undefined;
   index?: string | undefined;
-  /** --yes: never prompt. */
-  yes?: boolean;
-  /** --json: never prompt (stdout is for the JSON document). */
-  json: boolean;
-  /** Aborted on the first Ctrl-C. */
-  abort: AbortController;
-  /** --quiet: no progress, no info lines (warnings and errors only). */
-  quiet?: boolean;
-  /** --verbose: request-level detail (and line-per-step logs without a terminal). */
-  verbose?: boolean;
-  /** --git-mirror (wins over YEP_EXT_GIT_MIRROR, which createContext reads). */
-  gitMirror?: string | undefined;
-  /** --build (true) / --no-build (false) / neither. */
-  build?: boolean | undefined;
-  /** --allow-build: consent to building a crate from source in this run. */
-  allowBuild?: boolean | undefined;
-  /** The yes/no question a build from source is asked with at a terminal (prompts.ts `confirm`, passed by the commands that may build). */
-  confirm?: ((question: string) => Promise<boolean>) | undefined;
-  /** --min-age / --allow-fresh of the commands that resolve versions. */
-  cooldown?: CooldownOptions | undefined;
-  /** --timeout as typed: the total a network command waits on a server (docs/configuration.md). */
+  yes?: boolean | undefined;
+  quiet?: boolean | undefined;
+  verbose?: boolean | undefined;
+  'git-mirror'?: string | undefined;
+  'min-age'?: string | undefined;
+  'allow-fresh'?: boolean | undefined;
+  /** A duration as typed: the total a network command waits on a server (docs/configuration.md). */
   timeout?: string | undefined;
+  build?: boolean | undefined;
+  'allow-build'?: boolean | undefined;
+  /** install --frozen: builds only with the explicit opt-in, never asked at the terminal. */
+  frozen?: boolean | undefined;
+}
+
+/** --min-age and --allow-fresh as the run's cooldown, or undefined when the command has neither. */
+function cooldownOf(flags: ContextFlags): CooldownOptions | undefined {
+  if (flags['min-age'] === undefined && flags['allow-fresh'] === undefined) return undefined;
+  return { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), ...(flags['allow-fresh'] ? { allowFresh: true } : {}) };
 }
 
 /**
- * Prompts need stdin and stderr TTYs, and neither --yes nor --json. Asked with
- * isatty(): the same answer as process.stdin.isTTY / process.stderr.isTTY
- * without building those streams (Node's net and stream stack, several ms of
- * every command's start-up).
+ * The Context for these flags, frozen: what a run needs is set here, and a command
+ * that tried to change it afterwards would fail at once (an operation that needs
+ * another view derives a copy, as policy-gate.ts does for the policy's cooldown).
+ * Prompts need stdin and stderr terminals, and neither --yes nor --json (stdout is
+ * then for the JSON document). The first Ctrl-C aborts `abort` (its handler is this
+ * run's: io.onInterrupt).
  */
-export function makeCliContext(options: CliContextOptions): Context {
-  const interactive = !options.yes && isatty(0) && isatty(2) && !options.json;
-  // A bad --timeout is a usage error before anything is read or sent.
-  const totalMs = options.timeout !== undefined ? parseTimeout(options.timeout) : undefined;
+export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortController): Context {
+  // A bad --min-age or --timeout is a usage error before anything is read or sent
+  // (resolution reads --min-age only when a crate is resolved: a typo beside a path would pass).
+  if (flags['min-age'] !== undefined) parseDuration(flags['min-age'], '--min-age');
+  const totalMs = flags.timeout !== undefined ? parseTimeout(flags.timeout) : undefined;
+  const cooldown = cooldownOf(flags);
+  const interactive = !flags.yes && !flags.json && io.stdin.isTTY && io.stderr.isTTY;
   const seams = seamOptions();
   const ctx = createContext({
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
     ...seams,
     ...(totalMs !== undefined ? { http: { ...seams.http, limits: { ...seams.http?.limits, totalMs } } } : {}),
-    env: process.env,
-    log: stderrLogger({ debug: Boolean(process.env.YEP_EXT_DEBUG), quiet: Boolean(options.quiet), verbose: Boolean(options.verbose) }),
+    env: io.env,
+    log: stderrLogger({ debug: Boolean(io.env.YEP_EXT_DEBUG), quiet: Boolean(flags.quiet), verbose: Boolean(flags.verbose), out: io.stderr }),
     interactive,
-    ...(options.index ? { indexUrl: options.index } : {}),
-    signal: options.abort.signal,
-    ...(options.gitMirror !== undefined ? { gitMirror: options.gitMirror } : {}),
+    ...(flags.index ? { indexUrl: flags.index } : {}),
+    signal: abort.signal,
+    ...(flags['git-mirror'] !== undefined ? { gitMirror: flags['git-mirror'] } : {}),
     packageCode: {
-      build: options.build === undefined ? 'auto' : options.build ? 'force' : 'never',
+      build: flags.build === undefined ? 'auto' : flags.build ? 'force' : 'never',
       // --build asks for a build by name: that is the opt-in. --yes is not (docs/binaries.md).
-      allowBuild: options.allowBuild === true || options.build === true,
-      ...(interactive && options.confirm ? { confirm: options.confirm } : {}),
+      allowBuild: flags['allow-build'] === true || flags.build === true,
+      ...(interactive && !flags.frozen ? { confirm: async (question: string) => (await import('./prompts.js')).confirm(io, question) } : {}),
     },
-    ...(options.cooldown ? { cooldown: options.cooldown } : {}),
+    ...(cooldown ? { cooldown } : {}),
   });
-  onCtrlC(options.abort);
-  return ctx;
+  onCtrlC(io, abort);
+  return Object.freeze(ctx);
 }
 
 /**
- * Ctrl-C: the first stops the run (its signal aborts: nothing new starts, what is in flight
- * rolls back, exit 130); a second quits at once (exit 130; an interrupted change is finished
- * or undone by the next command, docs/reliability.md). A lasting listener, not `once`:
- * signal-exit (proper-lockfile's, registered when the installer lock is taken) re-raises a
- * SIGINT when it finds itself the only listener, and a `once` listener registered before it
- * has removed itself by then: the process died of the signal instead of stopping.
+ * Ctrl-C: the first stops the run (its signal aborts: nothing new starts, what is in
+ * flight rolls back, exit 130); a second quits at once (exit 130; an interrupted change
+ * is finished or undone by the next command, docs/reliability.md).
  */
-function onCtrlC(abort: AbortController): void {
-  process.on('SIGINT', () => {
+function onCtrlC(io: CliIo, abort: AbortController): void {
+  io.onInterrupt(() => {
     if (abort.signal.aborted) process.exit(ERROR_CODES.E_INTERRUPTED);
     abort.abort(new YepError('E_INTERRUPTED', 'Interrupted.'));
   });

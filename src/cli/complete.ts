@@ -7,11 +7,11 @@
  * (completion-scripts.ts) call it and filter by the typed prefix.
  *
  * Pure apart from two lookups it is given (installed names, an extension's
- * secret fields); the command list comes from oclif's manifest
- * (oclif.manifest.json, also accepting oclif's config.commands, which repeats a
- * command under each alias), so a new command or flag completes with no change
- * here. What a positional argument holds (an installed name, a path, a
- * command) is the one thing the manifest does not say: ARG_KINDS below.
+ * secret fields); the command list comes from the command table (complete-run.ts;
+ * also accepting oclif's config.commands, which repeats a command under each
+ * alias), so a new command or flag completes with no change here. What a
+ * positional argument holds (an installed name, a path, a command) is the one
+ * thing the definitions do not say: ARG_KINDS below.
  */
 
 export interface CompletionFlag {

@@ -1,8 +1,4 @@
-/**
- * What `yep-ext doctor` does around runDoctor, shared by the oclif command
- * (src/commands/doctor.ts) and its oclif-free runner (src/cli/fast-doctor.ts)
- * so both accept the same --timeout and fail with the same error.
- */
+/** What `yep-ext doctor` does around runDoctor (doctor-run.ts): its --timeout, and the error a failed report ends with. */
 import type { DoctorReport } from '../core/doctor/doctor.js';
 import { YepError } from '../core/errors.js';
 import { loadManifest } from '../core/package/manifest.js';

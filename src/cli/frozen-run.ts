@@ -1,28 +1,22 @@
 /**
- * The body of `yep-ext install --frozen`, after its arguments are parsed: called by
- * install-run.ts (the oclif command and the oclif-free runner of install) and by
- * the oclif-free runner of a warm `install --frozen` (fast-frozen.ts), so all of
- * them print, return and fail identically. Its own module so that the last one
- * does not load the plain install (install-run.ts's other imports).
+ * The body of `yep-ext install --frozen`, after its arguments are parsed
+ * (src/commands/install.ts). Its own module: a warm frozen install evaluates none
+ * of the plain install's code (install-run.ts).
  */
-import type { CommandIo } from './command-io.js';
-import type { Feedback } from './install-run.js';
+import type { CommandIo } from './command.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { installFrozen, type FrozenItem } from '../core/operations/frozen.js';
-import type { ContextRequest } from './command-io.js';
 
 /** `install --frozen [--lockfile <file>] [--enable]`: the lock's entries as pinned, told one line each; the --json document returned. */
 export async function runFrozen(
   io: CommandIo,
-  lockfile: string | undefined,
-  index: string | undefined,
-  enable: boolean,
-  ignoreEngines: boolean,
-  feedback: Feedback,
-  fetching: Pick<ContextRequest, 'gitMirror' | 'build' | 'allowBuild'> = {},
+  { lockfile, enable, 'ignore-engines': ignoreEngines }: { lockfile?: string | undefined; enable: boolean; 'ignore-engines': boolean },
+  specs: string[],
 ): Promise<unknown> {
-  const ctx = io.makeContext({ index, ...feedback, ...fetching });
+  if (specs.length > 0)
+    throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
+  const ctx = io.context();
   const json = io.json;
   const items = await installFrozen(ctx, {
     ...(lockfile ? { lockfile } : {}),

@@ -1,46 +1,106 @@
 /**
- * The help class (package.json oclif.helpClass): oclif's own rendering, plus an
- * ENVIRONMENT section on the root help (the variables docs/configuration.md
- * lists), and unknown subjects (`yep-ext help instal`, `yep-ext instal --help`) reported like any unknown command instead of oclif's
- * "Command instal not found.".
+ * Help: oclif's rendering of each command's definition (usage, arguments, flags,
+ * description, examples), loaded only when help is asked for (`help`, `--help`,
+ * `-h`, no arguments, a bare topic). Ours on top of it:
+ * - the root help fits one screen: usage, the commands grouped by what they are
+ *   for, a few examples, and where the rest is (environment variables:
+ *   docs/configuration.md);
+ * - text wraps at the terminal's width (terminal.ts helpWidth), also when stdout
+ *   is piped into a pager on that terminal;
+ * - a command's examples are one per line, so they fit a screen;
+ * - an unknown subject (`yep-ext help instal`, `yep-ext instal --help`) is reported
+ *   like any unknown command instead of oclif's "Command instal not found.".
  */
-import { Help, type Command } from '@oclif/core';
-import { failUnknownCommand } from './unknown-command.js';
+import { fileURLToPath } from 'node:url';
+import { Config, Help, CommandHelp, type Command, type Interfaces } from '@oclif/core';
+import type { CliIo } from './cli-io.js';
+import { COMMANDS } from './command-table.js';
+import { writeError } from './report-error.js';
+import { helpWidth } from './terminal.js';
+import { unknownCommandError } from './unknown-command.js';
 
-/** The root help's ENVIRONMENT section: every variable of docs/configuration.md's table (test/unit/env-doc.test.ts). */
-export const ENVIRONMENT: Array<[string, string]> = [
-  ['YOLOP_CONFIG_DIR', "yolop's config root (default $XDG_CONFIG_HOME/yolop or ~/.config/yolop): settings.toml, connections.toml, the store."],
-  ['YOLOP_EXTENSIONS_DIR', 'The store of installed packages and extensions.lock (default <config>/extensions).'],
-  ['YEP_EXT_INDEX', 'Sparse index root to use instead of crates.io (like --index).'],
-  [
-    'YEP_EXT_GIT_MIRROR',
-    'Fetch git sources and resolve their refs from this mirror instead of the origin (install, update, --frozen; like install --git-mirror).',
-  ],
-  ['YEP_EXT_CACHE_DIR', 'The shared download cache directory (off: no cache).'],
-  ['YEP_EXT_MIN_AGE', 'Skip versions published less than this long ago (90m, 36h, 3d, 1w; like --min-age).'],
-  ['YEP_EXT_POLICY', 'The system policy file (default /etc/yolop/yep-ext-policy.toml).'],
-  ['YEP_EXT_SECRET_STORE', 'Where new secrets go: file (connections.toml, the default) or keychain.'],
-  ['YEP_EXT_KEYCHAIN_TIMEOUT_MS', 'Give up on an OS keychain call after this long (default 5000).'],
-  ['YEP_EXT_HTTP_TIMEOUT_MS', 'Deadline of one attempt at an index file or API page (default 60000).'],
-  ['YEP_EXT_HTTP_DOWNLOAD_TIMEOUT_MS', 'Deadline of one attempt at a download (default 900000).'],
-  ['YEP_EXT_HTTP_STALL_MS', 'Longest silence from a server (default 30000).'],
-  ['YEP_EXT_HTTP_MIN_RATE', 'Slowest transfer accepted, bytes/s (default 1024; 0: no floor).'],
-  ['YEP_EXT_HTTP_RETRIES', 'Retries after a failed request (default 3).'],
-  ['YEP_EXT_MAX_CRATE_BYTES', 'Largest .crate accepted (default 512 MiB).'],
-  ['YEP_EXT_MAX_BINARY_BYTES', 'Largest prebuilt binary accepted (default 512 MiB).'],
-  ['YEP_EXT_BUILD_TIMEOUT_MS', 'Kill a cargo build from source after this long (default 1200000).'],
-  ['YEP_EXT_AGENT_TIMEOUT_MS', 'Give up on `yolop --version` after this long (default 3000).'],
-  ['YEP_EXT_LOCK_WAIT_MS', 'Wait this long for another yep-ext holding the store lock (default 300000).'],
-  ['YEP_EXT_NO_FAST_PATH', 'Set to run every command through the full command framework (none of the lighter paths).'],
-  ['NO_COLOR', 'Set to turn colours off (so does FORCE_COLOR=0).'],
-  ['YEP_EXT_DEBUG', 'Set to print the causes of errors.'],
+/** The root help's groups of command ids, in order; a command no group names is listed under the last. */
+export const ROOT_GROUPS: Array<[title: string, ids: string[]]> = [
+  ['INSTALL AND UPDATE', ['install', 'update', 'remove', 'list', 'info', 'outdated', 'search']],
+  ['CONFIGURE AND CHECK', ['enable', 'disable', 'config:show', 'config:set', 'set-secret', 'verify', 'doctor', 'policy:check']],
+  ['FLEETS AND CI', ['lock:export', 'mirror', 'policy:init', 'cache:verify', 'cache:clean']],
+  ['MORE', ['new', 'completion', 'help']],
 ];
 
-export default class YepHelp extends Help {
+/** The root help's examples: the first hour of a new user. */
+const ROOT_EXAMPLES = [
+  '<%= config.bin %> install lsp',
+  '<%= config.bin %> enable lsp',
+  '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
+];
+
+/** A command's help, with its examples one per line when each is a one-line command. */
+class YepCommandHelp extends CommandHelp {
+  /**
+   * oclif wraps the text of a list's rows (flags, arguments) for the list's own
+   * indentation, then indents the list once more as a section: reserve those two
+   * columns, so that no line of a list is wider than the terminal.
+   */
+  private inList = 0;
+
+  override renderList(input: (string | undefined)[][], opts: Parameters<CommandHelp['renderList']>[1]): string {
+    this.inList++;
+    try {
+      return super.renderList(input, opts);
+    } finally {
+      this.inList--;
+    }
+  }
+
+  override wrap(input: string, spacing?: number): string {
+    return super.wrap(input, (spacing ?? this.indentSpacing) + (this.inList > 0 ? 2 : 0));
+  }
+
+  protected override examples(examples: Command.Example[] | undefined | string): string | undefined {
+    const body = super.examples(examples);
+    const list = typeof examples === 'string' ? [examples] : (examples ?? []);
+    const oneLine = list.every((e) => typeof e === 'string' && !e.includes('\n'));
+    return oneLine && body ? body.replace(/\n\n/g, '\n') : body;
+  }
+}
+
+export class YepHelp extends Help {
+  protected override CommandHelpClass = YepCommandHelp;
+
+  constructor(
+    config: Interfaces.Config,
+    options: Partial<Interfaces.HelpOptions>,
+    private readonly out: Pick<CliIo, 'stdout'>,
+  ) {
+    super(config, options);
+  }
+
+  protected override log(...args: string[]): void {
+    this.out.stdout.write(`${args.join(' ')}\n`);
+  }
+
   protected override async showRootHelp(): Promise<void> {
-    await super.showRootHelp();
-    this.log(this.section('ENVIRONMENT', this.renderList(ENVIRONMENT, { indentation: 2, multiline: false, stripAnsi: this.opts.stripAnsi })));
-    this.log('');
+    const bin = this.config.bin;
+    const ids = Object.keys(COMMANDS);
+    const width = Math.max(...ids.map((id) => id.length));
+    const listed = new Set(ROOT_GROUPS.flatMap(([, g]) => g));
+    const groups = ROOT_GROUPS.map(([title, g], i) => [title, i === ROOT_GROUPS.length - 1 ? [...g, ...ids.filter((id) => !listed.has(id))] : g] as const);
+    const sections = [
+      this.wrap(this.config.pjson.description ?? ''),
+      this.section('USAGE', `$ ${bin} <command> [arguments] [flags]`),
+      ...groups.map(([title, g]) =>
+        this.section(
+          title,
+          this.renderList(
+            g.filter((id) => COMMANDS[id]).map((id): [string, string] => [id.split(':').join(' ').padEnd(width), COMMANDS[id]!.summary]),
+            { indentation: 2, spacer: '\n', stripAnsi: this.opts.stripAnsi },
+          ),
+        ),
+      ),
+      this.section('EXAMPLES', ROOT_EXAMPLES.map((e) => `$ ${this.render(e)}`).join('\n')),
+      this.wrap(`Flags and examples: ${bin} help <command>. Environment: docs/configuration.md`),
+    ];
+    this.log(sections.join('\n\n'));
   }
 
   /**
@@ -56,14 +116,25 @@ export default class YepHelp extends Help {
     const fixed = usage[2]!.replace(/ +\]/g, ']');
     return text.slice(0, usage.index) + usage[1] + fixed + usage[3] + text.slice(usage.index + usage[0].length);
   }
+}
 
-  override async showHelp(argv: string[]): Promise<void> {
-    try {
-      await super.showHelp(argv);
-    } catch (e) {
-      const m = /^Command (.+) not found\.$/.exec((e as Error)?.message ?? '');
-      if (!m) throw e;
-      failUnknownCommand(this.config, m[1]!, process.argv.slice(2));
-    }
+/** The package root (package.json, oclif.manifest.json): two levels up from this file, in src/cli and in dist/bundle. */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Show the help `argv` asks for (the whole command line for --help / -h, or the
+ * words after `help`); the exit status. An unknown subject is a usage error,
+ * printed as JSON with `json`.
+ */
+export async function showHelp(io: CliIo, argv: readonly string[], json: boolean): Promise<number> {
+  const config = await Config.load(ROOT);
+  const help = new YepHelp(config, { ...config.pjson.oclif.helpOptions, maxWidth: helpWidth(io) }, io);
+  try {
+    await help.showHelp([...argv]);
+    return 0;
+  } catch (e) {
+    const m = /^Command (.+) not found\.$/.exec((e as Error)?.message ?? '');
+    if (!m) throw e;
+    return writeError(unknownCommandError(m[1]!), json, io);
   }
 }

@@ -1,30 +1,18 @@
 /**
- * The body of `yep-ext install`, after its arguments are parsed: shared by the
- * oclif command (src/commands/install.ts) and the oclif-free runner
- * (fast-net-run.ts), so both print, return and fail identically. Output goes
- * through a CommandIo; the returned value is the --json document.
+ * The body of `yep-ext install` (src/commands/install.ts), after its arguments are
+ * parsed. Output goes through a CommandIo; the returned value is the --json document.
  */
-import { confirm, confirmOrCancel } from './prompts.js';
+import { confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
-import { checkMinAge } from './min-age.js';
 import { renderOutcome, renderPlan, renderPreview } from './render-install.js';
-import type { CommandIo } from './command-io.js';
+import type { CommandIo } from './command.js';
 import { interruptedRun } from './interrupted.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { installMany, planMany, readSpec, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { runFrozen } from './frozen-run.js';
 import { loadSettingsText, settingsLookup } from '../core/settings/settings.js';
-import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
-
-/** --quiet / --verbose and --timeout, handed to the context. */
-export interface Feedback {
-  quiet: boolean;
-  verbose: boolean;
-  timeout?: string | undefined;
-}
 
 /** The parsed flags of `install` (src/commands/install.ts declares them). */
 export interface InstallFlags {
@@ -47,67 +35,54 @@ export interface InstallFlags {
   timeout?: string | undefined;
 }
 
+/** `install` without --frozen (src/commands/install.ts sends --frozen to frozen-run.ts). */
 export async function runInstall(io: CommandIo, flags: InstallFlags, specs: string[]): Promise<unknown> {
-  const feedback: Feedback = { quiet: flags.quiet, verbose: flags.verbose, timeout: flags.timeout };
-  if (flags.frozen) {
-    if (specs.length > 0)
-      throw new YepError('E_USAGE', '--frozen installs what the lockfile pins; it takes no sources.', { hint: 'Drop the sources, or drop --frozen.' });
-    return runFrozen(io, flags.lockfile, flags.index, flags.enable, flags['ignore-engines'], feedback, {
-      gitMirror: flags['git-mirror'],
-      build: flags.build,
-      allowBuild: flags['allow-build'],
-    });
-  }
   if (specs.length === 0)
     throw new YepError('E_USAGE', 'Nothing to install.', { hint: 'Give a source, e.g. `yep-ext install lsp` or `yep-ext install ./my-ext`.' });
   // A source whose text cannot be read is a usage mistake of the whole command (as cargo and
   // npm treat it): refused before anything of the others is fetched or installed. (--force
   // takes installed names too, which need not be crate names: its own path reads them.)
-  if (!flags.force) for (const spec of specs) readSpec(spec);
+  const { cwd } = io.io;
+  if (!flags.force) for (const spec of specs) readSpec(spec, cwd);
   const accept = parseAccept(flags.accept);
-  checkMinAge(flags['min-age']);
-  const cooldown = { ...(flags['min-age'] !== undefined ? { minAge: flags['min-age'] } : {}), allowFresh: flags['allow-fresh'] };
-  if (flags['dry-run']) return runDryRun(io, specs, flags.index, cooldown, flags['ignore-engines'], feedback, flags['git-mirror']);
-  const ctx = io.makeContext({
-    index: flags.index,
-    yes: flags.yes,
-    cooldown,
-    ...feedback,
-    gitMirror: flags['git-mirror'],
-    build: flags.build,
-    allowBuild: flags['allow-build'],
-    confirm,
-  });
+  if (flags['dry-run']) return runDryRun(io, specs, flags['ignore-engines']);
+  const ctx = io.context();
   const json = io.json;
-  const results = await installMany(ctx, specs, {
-    ignoreEngines: flags['ignore-engines'],
-    ...(flags.force ? { force: true } : {}),
-    // Without a TTY and without --yes a replacement cannot be approved: refused before any download.
-    refuseReplace: !flags.yes && !ctx.interactive,
-    onPreview: (p) => {
-      if (!json) io.log(renderPreview(p));
+  const results = await installMany(
+    ctx,
+    specs,
+    {
+      ignoreEngines: flags['ignore-engines'],
+      ...(flags.force ? { force: true } : {}),
+      // Without a TTY and without --yes a replacement cannot be approved: refused before any download.
+      refuseReplace: !flags.yes && !ctx.interactive,
+      // -q: the summary only when it is what consent is asked for (a widened grant: "the changes above").
+      onPreview: (p) => {
+        if (!json && (!flags.quiet || p.diff?.widens === true)) io.log(renderPreview(p));
+      },
+      confirmWiden: async (p) => {
+        if (flags.yes || accept.includes(p.grant.fingerprint)) return true;
+        const mismatch = acceptMismatch(accept, p.grant.fingerprint);
+        if (mismatch) {
+          throw new YepError('E_CONSENT_REQUIRED', `${p.manifest.name}: ${mismatch}; nothing was changed.`, {
+            hint: `Review the changes above, then re-run with --accept ${p.grant.fingerprint} (exactly this grant) or --yes.`,
+          });
+        }
+        if (!ctx.interactive) return false;
+        return confirmOrCancel(io.io, `${p.manifest.name} asks for more than you approved (see the changes above). Install it?`);
+      },
+      confirmReplace: async (_p, why) => {
+        if (flags.yes) return true;
+        if (!ctx.interactive) return false;
+        return confirmOrCancel(io.io, `${why}. Replace it?`);
+      },
     },
-    confirmWiden: async (p) => {
-      if (flags.yes || accept.includes(p.grant.fingerprint)) return true;
-      const mismatch = acceptMismatch(accept, p.grant.fingerprint);
-      if (mismatch) {
-        throw new YepError('E_CONSENT_REQUIRED', `${p.manifest.name}: ${mismatch}; nothing was changed.`, {
-          hint: `Review the changes above, then re-run with --accept ${p.grant.fingerprint} (exactly this grant) or --yes.`,
-        });
-      }
-      if (!ctx.interactive) return false;
-      return confirmOrCancel(`${p.manifest.name} asks for more than you approved (see the changes above). Install it?`);
-    },
-    confirmReplace: async (_p, why) => {
-      if (flags.yes) return true;
-      if (!ctx.interactive) return false;
-      return confirmOrCancel(`${why}. Replace it?`);
-    },
-  });
+    cwd,
+  );
   const enabled = await hostEnabledReader(ctx);
   const installed = results.filter((r) => r.ok).map((r) => summarize(r.outcome, enabled(r.outcome.name)));
   const failed = results.flatMap((r) => (r.ok ? [] : [{ spec: r.spec, error: r.error.toJSON() }]));
-  if (!json) for (const r of results) if (r.ok) io.log(renderOutcome(r.outcome, enabled(r.outcome.name)));
+  if (!json) for (const r of results) if (r.ok) io.log(renderOutcome(r.outcome, enabled(r.outcome.name), flags.quiet));
   const stopped = interruptedRun(
     ctx.signal,
     'installed',
@@ -130,23 +105,20 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
 }
 
 /** `--dry-run`: the same fetch, verification and decision as an install, printed; nothing changes. */
-async function runDryRun(
-  io: CommandIo,
-  specs: string[],
-  index: string | undefined,
-  cooldown: CooldownOptions,
-  ignoreEngines: boolean,
-  feedback: Feedback,
-  gitMirror: string | undefined,
-): Promise<unknown> {
-  const ctx = io.makeContext({ index, cooldown, ...feedback, gitMirror });
+async function runDryRun(io: CommandIo, specs: string[], ignoreEngines: boolean): Promise<unknown> {
+  const ctx = io.context();
   const json = io.json;
-  const results = await planMany(ctx, specs, {
-    ignoreEngines,
-    onPreview: (p) => {
-      if (!json) io.log(renderPreview(p));
+  const results = await planMany(
+    ctx,
+    specs,
+    {
+      ignoreEngines,
+      onPreview: (p) => {
+        if (!json) io.log(renderPreview(p));
+      },
     },
-  });
+    io.io.cwd,
+  );
   const plan = results.flatMap((r) => (r.ok ? [planJson(r.plan)] : []));
   if (ctx.signal.aborted)
     throw interruptedRun(

@@ -4,10 +4,9 @@
  * (or with any facet flag) nothing is asked and the request stands as given: the
  * sample tool is the scaffold's own default (scaffold/request.ts).
  */
-import { isatty } from 'node:tty';
 import { isValidName } from '../core/package/names.js';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language, hasContribution, languageOf, sampleToolName } from '../scaffold/request.js';
-import { askChoice, askText } from './prompts.js';
+import { askChoice, askText, type PromptIo } from './prompts.js';
 
 /** The facet flags of `new`, as parsed. */
 interface NewFlags {
@@ -28,7 +27,12 @@ const LANGUAGE_LABELS: Record<Language, string> = {
 };
 
 /** What the user answered; empty when nothing was asked. */
-export async function askNewFacets(name: string, flags: NewFlags, mayAsk: boolean): Promise<{ language?: Language; tools?: string[] }> {
+export async function askNewFacets(
+  name: string,
+  flags: NewFlags,
+  io: PromptIo & { stderr: { isTTY: boolean } },
+  mayAsk: boolean,
+): Promise<{ language?: Language; tools?: string[] }> {
   const asked = hasContribution({
     tools: flags.tool,
     hooks: flags.hook,
@@ -38,17 +42,18 @@ export async function askNewFacets(name: string, flags: NewFlags, mayAsk: boolea
     status: flags.status,
     skills: flags.skills,
   });
-  if (asked || !mayAsk || !isatty(0) || !isatty(2)) return {};
+  if (asked || !mayAsk || !io.stdin.isTTY || !io.stderr.isTTY) return {};
   const language =
     flags.language !== undefined
       ? languageOf(flags.language)
       : await askChoice(
+          io,
           'Language of the server',
           LANGUAGES.map((value) => ({ value, name: LANGUAGE_LABELS[value] })),
           DEFAULT_LANGUAGE,
         );
   const suggested = isValidName(sampleToolName(name)) ? sampleToolName(name) : 'hello';
-  const tool = await askText('Name of its first tool (more with --tool later)', suggested, (v) =>
+  const tool = await askText(io, 'Name of its first tool (more with --tool later)', suggested, (v) =>
     isValidName(v.trim()) ? true : 'Use letters, digits, _ and - (the host rule).',
   );
   return { ...(language ? { language } : {}), tools: [tool.trim()] };

@@ -9,14 +9,20 @@ import type { FieldPrompter, PromptValidator } from '../core/operations/enable.j
 import { sanitize } from '../core/text/sanitize.js';
 import { Secret } from '../core/settings/secret-value.js';
 import { withStatusSuspended } from './status-area.js';
+import type { CliIo } from './cli-io.js';
 
-function assertTty(): void {
-  if (!process.stdin.isTTY)
+/** Where a prompt reads and draws: the run's terminals. */
+export type PromptIo = Pick<CliIo, 'stdin' | 'ttyStreams'>;
+
+/** The streams a prompt uses (stdin for keys, stderr to draw), or E_USAGE without a terminal to prompt on. */
+function terminal(io: PromptIo): { input: NodeJS.ReadStream; output: NodeJS.WriteStream } {
+  const streams = io.stdin.isTTY ? io.ttyStreams?.() : undefined;
+  if (!streams)
     throw new YepError('E_USAGE', 'Cannot prompt: standard input is not a terminal.', { hint: 'Pass the value another way (--stdin or --config).' });
+  return { input: streams.stdin, output: streams.stderr };
 }
 
 async function guarded<T>(ask: () => Promise<T>): Promise<T> {
-  assertTty();
   try {
     return await withStatusSuspended(ask);
   } catch (e) {
@@ -25,7 +31,7 @@ async function guarded<T>(ask: () => Promise<T>): Promise<T> {
   }
 }
 
-const context = () => ({ output: process.stderr, clearPromptOnDone: false });
+const context = (io: PromptIo) => ({ ...terminal(io), clearPromptOnDone: false });
 
 function label(field: ConfigField, extension: string): string {
   const desc = field.description ? ` - ${sanitize(field.description, { max: 200 })}` : '';
@@ -33,9 +39,10 @@ function label(field: ConfigField, extension: string): string {
 }
 
 /** Yes/no question. Callers check ctx.interactive first: never prompt without a TTY. */
-export async function confirm(message: string, defaultValue = false): Promise<boolean> {
+export async function confirm(io: PromptIo, message: string, defaultValue = false): Promise<boolean> {
+  const streams = terminal(io);
   const { default: ask } = await import('@inquirer/confirm');
-  return guarded(() => ask({ message, default: defaultValue }, { output: process.stderr }));
+  return guarded(() => ask({ message, default: defaultValue }, streams));
 }
 
 /**
@@ -43,29 +50,30 @@ export async function confirm(message: string, defaultValue = false): Promise<bo
  * Ctrl-C at the prompt does (docs/exit-codes.md). Nothing that was still to be
  * done after the question is done.
  */
-export async function confirmOrCancel(message: string): Promise<true> {
-  if (await confirm(message)) return true;
+export async function confirmOrCancel(io: PromptIo, message: string): Promise<true> {
+  if (await confirm(io, message)) return true;
   throw new YepError('E_INTERRUPTED', 'Cancelled.');
 }
 
 /** Hidden entry of a secret; the typed text never echoes. */
-export async function promptSecret(message: string, validate?: PromptValidator): Promise<Secret> {
+export async function promptSecret(io: PromptIo, message: string, validate?: PromptValidator): Promise<Secret> {
+  const streams = context(io);
   const { default: password } = await import('@inquirer/password');
-  const value = await guarded(() => password({ message, mask: '*', ...(validate ? { validate } : {}) }, context()));
+  const value = await guarded(() => password({ message, mask: '*', ...(validate ? { validate } : {}) }, streams));
   return new Secret(value);
 }
 
 /** The prompter `enable` uses for setup. */
-export function cliPrompter(): FieldPrompter {
+export function cliPrompter(io: PromptIo): FieldPrompter {
   return {
-    secret: (field, extension, validate) => promptSecret(`${label(field, extension)} (hidden)`, validate),
+    secret: (field, extension, validate) => promptSecret(io, `${label(field, extension)} (hidden)`, validate),
     async select(field, extension, choices) {
+      const streams = context(io);
       const { default: select } = await import('@inquirer/select');
-      return guarded(() =>
-        select({ message: label(field, extension), choices: choices.map((c) => ({ name: sanitize(c, { max: 200 }), value: c })) }, context()),
-      );
+      return guarded(() => select({ message: label(field, extension), choices: choices.map((c) => ({ name: sanitize(c, { max: 200 }), value: c })) }, streams));
     },
     async text(field, extension, validate) {
+      const streams = context(io);
       const { default: input } = await import('@inquirer/input');
       const def = field.default;
       return guarded(() =>
@@ -75,7 +83,7 @@ export function cliPrompter(): FieldPrompter {
             validate,
             ...(def !== undefined && def !== null ? { default: typeof def === 'string' ? def : JSON.stringify(def) } : {}),
           },
-          context(),
+          streams,
         ),
       );
     },
@@ -83,13 +91,13 @@ export function cliPrompter(): FieldPrompter {
 }
 
 /** Pick one of `choices` (value, label); the default is preselected. */
-export async function askChoice<T extends string>(message: string, choices: readonly { value: T; name: string }[], defaultValue: T): Promise<T> {
+export async function askChoice<T extends string>(io: PromptIo, message: string, choices: readonly { value: T; name: string }[], defaultValue: T): Promise<T> {
   const { default: select } = await import('@inquirer/select');
-  return guarded(() => select({ message, choices: [...choices], default: defaultValue }, context()));
+  return guarded(() => select({ message, choices: [...choices], default: defaultValue }, context(io)));
 }
 
 /** A line of text, with a default taken on Enter. */
-export async function askText(message: string, defaultValue: string, validate?: PromptValidator): Promise<string> {
+export async function askText(io: PromptIo, message: string, defaultValue: string, validate?: PromptValidator): Promise<string> {
   const { default: input } = await import('@inquirer/input');
-  return guarded(() => input({ message, default: defaultValue, ...(validate ? { validate } : {}) }, context()));
+  return guarded(() => input({ message, default: defaultValue, ...(validate ? { validate } : {}) }, context(io)));
 }

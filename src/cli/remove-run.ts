@@ -1,6 +1,5 @@
-/** The body of `yep-ext remove` (src/commands/remove.ts), shared with the oclif-free runner (command-bodies.ts). */
-import type { CommandIo } from './command-io.js';
-import type { ParsedCommand } from './command-bodies.js';
+/** The body of `yep-ext remove` (src/commands/remove.ts) */
+import type { CommandIo, Parsed } from './command.js';
 import { green } from './style.js';
 import { describeLeftovers, removeExtension, type RemoveOutcome } from '../core/operations/remove.js';
 
@@ -12,10 +11,10 @@ function removedLine(o: RemoveOutcome): string {
 
 export async function removeCommand(
   io: CommandIo,
-  { args }: ParsedCommand,
+  { args }: Parsed<unknown, { name: string }>,
 ): Promise<Omit<RemoveOutcome, 'leftovers'> & { leftovers: RemoveOutcome['leftovers'] | null }> {
-  const ctx = io.makeContext({});
-  const outcome = await removeExtension(ctx, args.name as string);
+  const ctx = io.context();
+  const outcome = await removeExtension(ctx, args.name);
   if (!io.json) io.log(`${green('✔')} ${removedLine(outcome)}`);
   return { ...outcome, leftovers: outcome.leftovers ?? null };
 }

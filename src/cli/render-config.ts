@@ -1,8 +1,10 @@
-/** Human text for enable / disable / set-secret results (pure: data in, text out). */
+/** Human text for enable / disable / set-secret / config results (pure: data in, text out). */
 import type { FieldStatus } from '../core/settings/config-status.js';
 import type { DisableResult } from '../core/operations/disable.js';
 import type { EnableResult } from '../core/operations/enable.js';
 import type { SetSecretResult } from '../core/operations/set-secret.js';
+import type { ConfigSetResult, ConfigShowResult } from '../core/operations/config.js';
+import { sanitize } from '../core/text/sanitize.js';
 import { keychainAccount, KEYCHAIN_SERVICE } from '../core/settings/keychain.js';
 
 /** A field's state, worded alike by enable and info (the file it is set in, never the value). */
@@ -59,4 +61,35 @@ export function renderSetSecret(r: SetSecretResult): string {
   const when = r.enabled === true ? '' : r.enabled === false ? ` once ${r.name} is enabled (\`yep-ext enable ${r.name}\`)` : ` while ${r.name} is enabled`;
   const env = r.env ? `; yolop passes it to the server as ${r.env}${when}` : '';
   return r.changed ? `Stored ${id} in ${r.file} (mode 0600)${env}.` : `${id} already holds that value; nothing changed.`;
+}
+
+/** `config show`: one line per field, a non-secret's value in effect, a secret's state only. */
+export function renderConfigShow(r: ConfigShowResult): string {
+  const where = r.profile === null ? '' : ` (profile ${r.profile})`;
+  const head = `${r.name}${where}: ${r.enabled ? 'enabled' : 'not enabled'}`;
+  if (r.fields.length === 0) return `${head}; it declares no config.`;
+  const width = Math.max(...r.fields.map((f) => f.key.length), 3);
+  const lines = r.fields.map((f) => {
+    const state = f.secret
+      ? SOURCE_TEXT[f.source]
+      : f.source === 'settings'
+        ? `= ${sanitize(JSON.stringify(f.value), { max: 200 })}`
+        : f.source === 'default'
+          ? `unset (default ${sanitize(JSON.stringify(f.default), { max: 200 })})`
+          : 'unset';
+    const env = f.env ? `  -> $${f.env}` : '';
+    const kept = f.kept ? `; ${sanitize(JSON.stringify(f.kept_value), { max: 200 })} kept for \`yep-ext enable\`` : '';
+    return `  ${f.key.padEnd(width)}  ${(f.secret ? 'secret' : 'config').padEnd(6)}  ${f.required ? 'required' : 'optional'}  ${state}${kept}${env}`;
+  });
+  const missing = r.missing.length > 0 ? [`Missing required: ${r.missing.join(', ')}.`] : [];
+  return [head, ...lines, ...missing].join('\n');
+}
+
+/** `config set`: what was written, then the config as it now stands. */
+export function renderConfigSet(r: ConfigSetResult): string {
+  const file = r.profile === null ? 'settings.toml' : `profile ${r.profile}`;
+  const first = r.changed
+    ? `Saved ${r.config_set.join(', ')} for ${r.name} in ${file}.`
+    : `${r.name}: ${r.config_set.join(', ')} already set so; nothing changed.`;
+  return [first, renderConfigShow(r)].join('\n');
 }

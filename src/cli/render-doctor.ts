@@ -1,7 +1,7 @@
 /** Human rendering of a doctor report (pure: data in, text out). Server-controlled text is sanitised. */
 import type { DoctorReport } from '../core/doctor/doctor.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { bold, dim, green, red, yellow } from './style.js';
+import { bold, dim, green, red, yellow, type StyleTarget } from './style.js';
 
 const TAIL_LINES = 20;
 
@@ -43,12 +43,19 @@ export function checkLabel(name: string): string {
   return LABELS[name] ?? name;
 }
 
-export function renderDoctorReport(r: DoctorReport, stream?: NodeJS.WriteStream): string {
+/**
+ * The report as text. `quiet` (-q): only the checks that warn or fail, then the one
+ * result line, as cargo's -q keeps warnings and errors and drops the rest.
+ */
+export function renderDoctorReport(r: DoctorReport, stream?: StyleTarget, quiet = false): string {
   const mark = { pass: green('pass', stream), warn: yellow('warn', stream), fail: red('fail', stream) } as const;
   const labels = r.checks.map((c) => sanitize(checkLabel(c.name)));
   const width = Math.max(...labels.map((l) => l.length), 8);
-  const lines = [`${bold(`doctor ${sanitize(r.name)}`, stream)} ${dim(`(${sanitize(r.package_dir)})`, stream)}`];
-  for (const [i, c] of r.checks.entries()) lines.push(`  ${mark[c.status]}  ${(labels[i] ?? c.name).padEnd(width)}  ${sanitize(c.detail, { max: 600 })}`);
+  const lines = quiet ? [] : [`${bold(`doctor ${sanitize(r.name)}`, stream)} ${dim(`(${sanitize(r.package_dir)})`, stream)}`];
+  for (const [i, c] of r.checks.entries()) {
+    if (quiet && c.status === 'pass') continue;
+    lines.push(`  ${mark[c.status]}  ${(labels[i] ?? c.name).padEnd(width)}  ${sanitize(c.detail, { max: 600 })}`);
+  }
   if (r.call) {
     lines.push('', `call ${sanitize(r.call.tool)}:`);
     for (const u of r.call.updates.slice(0, 50)) lines.push(`  update  ${sanitize(u, { max: 300 })}`);
@@ -69,9 +76,8 @@ export function renderDoctorReport(r: DoctorReport, stream?: NodeJS.WriteStream)
   const count = (s: string): number => r.checks.filter((c) => c.status === s).length;
   const fails = count('fail');
   const warns = count('warn');
-  lines.push(
-    '',
-    `${fails ? red(`${fails} failed`, stream) : green('no failures', stream)}, ${warns} warning${warns === 1 ? '' : 's'}, ${count('pass')} passed in ${(r.duration_ms / 1000).toFixed(1)} s`,
-  );
+  const result = `${fails ? red(`${fails} failed`, stream) : green('no failures', stream)}, ${warns} warning${warns === 1 ? '' : 's'}, ${count('pass')} passed in ${(r.duration_ms / 1000).toFixed(1)} s`;
+  if (quiet) return [...lines, `doctor ${sanitize(r.name)}: ${result}`].join('\n');
+  lines.push('', result);
   return lines.join('\n');
 }

@@ -24,11 +24,11 @@ import {
 import { textDiff } from './text-diff.js';
 import type { Manifest } from '../core/package/manifest.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { bold, dim, red, yellow } from './style.js';
+import { bold, dim, red, yellow, type StyleTarget } from './style.js';
 
 /** Where the lines will be written: colour is decided per stream (TTY, NO_COLOR). */
 export interface RenderGrantOptions {
-  stream?: NodeJS.WriteStream;
+  stream?: StyleTarget;
   /**
    * The summary's closing `grant <fingerprint>` line (default on). Off where the fingerprint
    * is printed elsewhere in the same output (a refusal's `--accept` hint, `info`'s grant line):
@@ -55,8 +55,7 @@ const argv = (command: string, args: readonly string[]): string => [command, ...
 
 const forwards = (refs: readonly string[]): string => (refs.length > 0 ? ` (forwards your ${refs.map((r) => `$${clean(r)}`).join(', ')})` : '');
 
-function stylers(stream: NodeJS.WriteStream | undefined) {
-  const s = stream ?? process.stdout;
+function stylers(s: StyleTarget | undefined) {
   return { bold: (t: string) => bold(t, s), dim: (t: string) => dim(t, s), red: (t: string) => red(t, s), yellow: (t: string) => yellow(t, s) };
 }
 

@@ -24,13 +24,17 @@ export function renderPreview(p: InstallPreview): string {
   return lines.join('\n');
 }
 
-/** `enabled`: whether settings.toml turns the name on now (yolop loads it); null when it could not be read. */
-export function renderOutcome(o: InstallOutcome, enabled: boolean | null = false): string {
+/**
+ * `enabled`: whether settings.toml turns the name on now (yolop loads it); null when it could not be read.
+ * `quiet` (-q): the result line and its notes (what was not done), not the next-step hint.
+ */
+export function renderOutcome(o: InstallOutcome, enabled: boolean | null = false, quiet = false): string {
   const what = sanitize(`${o.name}${o.version ? ` ${o.version}` : ''}`);
   const verb = { installed: 'Installed', replaced: 'Replaced', repinned: 'Re-pinned', unchanged: 'Already installed:', reinstalled: 'Reinstalled' }[o.status];
   const lines = [`${green('✔')} ${verb} ${what} (${sanitize(sourceLabel(o.source))})`];
   if (!o.command.found) lines.push(`  ${yellow('note')}: the server command cannot be found yet: ${sanitize(o.command.detail)}`);
   for (const n of o.notes) lines.push(`  ${yellow('note')}: ${sanitize(n)}`);
+  if (quiet) return lines.join('\n');
   if (o.status === 'installed' && enabled === true) {
     // Install never enables; an entry already in settings.toml does, and yolop loads the package now.
     lines.push(`  ${yellow('Enabled')}: settings.toml already turns ${o.name} on, so yolop loads it now. Run \`yep-ext disable ${o.name}\` to turn it off.`);

@@ -1,6 +1,6 @@
 /** Human text for `new` (pure: data in, text out). */
 import type { NewResult } from '../scaffold/run-new.js';
-import { bold } from './style.js';
+import { bold, type StyleTarget } from './style.js';
 
 const LANGUAGE_TEXT = {
   typescript: 'TypeScript (compiled by tsc, no runtime dependencies)',
@@ -36,7 +36,7 @@ function describe(r: NewResult, path: string): string {
   return '';
 }
 
-export function renderNew(r: NewResult, stream: NodeJS.WriteStream = process.stdout): string {
+export function renderNew(r: NewResult, stream?: StyleTarget): string {
   const width = Math.max(...r.files.map((f) => f.path.length));
   const lines = [
     `Created ${r.path}: ${r.name}, ${LANGUAGE_TEXT[r.language]}`,

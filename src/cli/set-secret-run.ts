@@ -1,13 +1,15 @@
-/** The body of `yep-ext set-secret` (src/commands/set-secret.ts), shared with the oclif-free runner (command-bodies.ts). */
-import type { CommandIo } from './command-io.js';
-import type { ParsedCommand } from './command-bodies.js';
+/** The body of `yep-ext set-secret` (src/commands/set-secret.ts) */
+import type { CommandIo, Parsed } from './command.js';
 import { promptSecret } from './prompts.js';
 import { renderSetSecret } from './render-config.js';
 import { readSecretFromStdin } from './stdin.js';
 import { YepError } from '../core/errors.js';
 import { runSetSecret, type SetSecretResult } from '../core/operations/set-secret.js';
 
-export async function setSecretCommand(io: CommandIo, { args, flags }: ParsedCommand): Promise<SetSecretResult> {
+export async function setSecretCommand(
+  io: CommandIo,
+  { args, flags }: Parsed<{ stdin: boolean; unset: boolean; keychain: boolean }, { name: string; field: string; value?: string | undefined }>,
+): Promise<SetSecretResult> {
   if (args.value !== undefined) {
     throw new YepError(
       'E_USAGE',
@@ -17,18 +19,18 @@ export async function setSecretCommand(io: CommandIo, { args, flags }: ParsedCom
       },
     );
   }
-  const ctx = io.makeContext({});
-  const result = await runSetSecret(ctx, args.name as string, args.field as string, {
-    unset: flags.unset as boolean | undefined,
-    keychain: flags.keychain as boolean | undefined,
+  const ctx = io.context();
+  const result = await runSetSecret(ctx, args.name, args.field, {
+    unset: flags.unset,
+    keychain: flags.keychain,
     readValue: async (field, extension, validate) => {
-      if (flags.stdin) return readSecretFromStdin(process.stdin, `${extension} ${field.key}`);
+      if (flags.stdin) return readSecretFromStdin(io.io.stdin, `${extension} ${field.key}`);
       if (!ctx.interactive) {
         throw new YepError('E_USAGE', 'No terminal to prompt on and no --stdin: nothing was stored.', {
           hint: `Pipe the value: printf %s "$VALUE" | yep-ext set-secret ${extension} ${field.key} --stdin`,
         });
       }
-      return promptSecret(`${extension}.${field.key} (hidden)`, validate);
+      return promptSecret(io.io, `${extension}.${field.key} (hidden)`, validate);
     },
   });
   io.log(renderSetSecret(result));

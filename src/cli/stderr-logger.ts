@@ -9,6 +9,7 @@ import { redactUrls } from '../core/text/redact.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { formatBytes, formatDuration, stderrStatus } from './status-area.js';
 import { dim, yellow } from './style.js';
+import type { OutStream } from './cli-io.js';
 
 export interface StderrLoggerOptions {
   /** YEP_EXT_DEBUG: developer detail. */
@@ -17,45 +18,44 @@ export interface StderrLoggerOptions {
   quiet?: boolean;
   /** --verbose: request-level detail, and line-per-step logs when stderr is not a terminal. */
   verbose?: boolean;
-  /** Override for tests; default: process.stderr.isTTY. */
-  tty?: boolean;
+  /** The run's stderr (cli-io.ts). */
+  out: OutStream;
 }
 
 const noStep: Step = { update() {}, note() {}, end() {} };
 
-export function stderrLogger(options: StderrLoggerOptions = {}): Logger {
-  // process.stderr is a lazy getter that loads Node's stream stack (~5 ms): only
-  // touch it when something is actually written.
-  const tty = (): boolean => options.tty ?? Boolean(process.stderr.isTTY);
+export function stderrLogger(options: StderrLoggerOptions): Logger {
+  const { out } = options;
+  const tty = (): boolean => out.isTTY;
   // Every line, whoever wrote it (info, warnings, debug detail, step labels), shows URLs one way.
   const write = (text: string): void => {
     const line = redactUrls(text);
     if (tty()) stderrStatus().print(line);
-    else process.stderr.write(`${line}\n`);
+    else out.write(`${line}\n`);
   };
   const detailed = Boolean(options.verbose || options.debug) && !options.quiet;
   return {
     info: (m) => {
       if (!options.quiet) write(m);
     },
-    warn: (m) => write(`${yellow('warning', process.stderr)}: ${m}`),
+    warn: (m) => write(`${yellow('warning', out)}: ${m}`),
     debug: (m) => {
-      if (options.debug) write(dim(`debug: ${m}`, process.stderr));
+      if (options.debug) write(dim(`debug: ${m}`, out));
     },
     verbose: (m) => {
-      if (detailed) write(dim(sanitize(m), process.stderr));
+      if (detailed) write(dim(sanitize(m), out));
     },
     step(label: string, state: StepState = {}): Step {
       if (options.quiet) return noStep;
       const shown = sanitize(label, { max: 300 });
-      if (tty()) return liveStep(shown, state);
+      if (tty()) return liveStep(shown, state, out);
       return options.verbose ? plainStep(shown, state, write) : noStep;
     },
   };
 }
 
 /** A step drawn in the live display. */
-function liveStep(label: string, state: StepState): Step {
+function liveStep(label: string, state: StepState, out: OutStream): Step {
   const area = stderrStatus();
   const live = area.add(label, state);
   let ended = false;
@@ -64,7 +64,7 @@ function liveStep(label: string, state: StepState): Step {
       if (!ended) area.update(live, s);
     },
     note: (m) => {
-      if (!ended) area.print(`  ${yellow('↻', process.stderr)} ${sanitize(m, { max: 500 })}`);
+      if (!ended) area.print(`  ${yellow('↻', out)} ${sanitize(m, { max: 500 })}`);
     },
     end: () => {
       if (ended) return;

@@ -2,12 +2,13 @@
 import { YepError } from '../core/errors.js';
 import { SECRET_MAX_BYTES } from '../core/settings/secrets.js';
 import { Secret } from '../core/settings/secret-value.js';
+import type { InStream } from './cli-io.js';
 
 /**
  * The whole of stdin as one secret, minus one trailing newline (`echo` adds it).
  * Refuses a terminal (typing there would echo the value) and oversize input.
  */
-export async function readSecretFromStdin(stdin: NodeJS.ReadStream = process.stdin, target = '<name> <field>'): Promise<Secret> {
+export async function readSecretFromStdin(stdin: InStream, target = '<name> <field>'): Promise<Secret> {
   // The command to type names the extension and field being set (`target`), as the other set-secret hints do.
   const pipe = `printf %s "$VALUE" | yep-ext set-secret ${target} --stdin`;
   if (stdin.isTTY) {

@@ -1,15 +1,14 @@
 /**
  * Tables for lists (`list`, `search`), shaped by where stdout goes:
- * - a terminal: compact box borders, no colour, fitted to the terminal's width:
- *   the widest columns are narrowed first and their lines cut with `…`, so a row
- *   never wraps into fragments (a cell may still hold several lines, by design);
- * - anything else (a pipe, a file): tab-separated lines under a header line, no
- *   borders, nothing cut, one line per row (as gh does), for cut/awk/grep.
- * Printable-ASCII boxes are drawn here in well under a millisecond; anything else
- * (wide characters, emoji, tabs) goes to cli-table3, whose width rules we do not
- * re-implement (it and string-width are loaded only then: table-engine.ts). cli-table3 costs
- * ~35 ms for 50 rows plus its load time, which dominated `list`.
- * test/unit/table.test.ts checks the two produce identical output, fitted or not.
+ * - a terminal: borderless columns two spaces apart under a header line (as gh and
+ *   cargo print lists: borders cost a third of an 80-column terminal), fitted to
+ *   the terminal's width: the widest columns are narrowed first and their lines cut
+ *   with `…`, so a row never wraps into fragments (a cell may still hold several
+ *   lines, by design);
+ * - anything else (a pipe, a file): tab-separated lines under a header line,
+ *   nothing cut, one line per row (as gh does), for cut/awk/grep.
+ * Widths are display columns: printable ASCII is measured by length; anything else
+ * (wide characters, emoji) by string-width, loaded only then (table-engine.ts).
  */
 import type { OutputShape } from './terminal.js';
 
@@ -20,18 +19,20 @@ const PLAIN = /^[\x20-\x7e\n]*$/;
 const MIN_COLUMN = 3;
 /** The first column (the name people act on) is kept whole up to this width while anything else can give. */
 const KEY_COLUMN = 32;
+/** Between two columns. */
+const GAP = '  ';
 
 /**
- * Column content widths that fit `width` terminal columns (borders and padding
- * included), given each column's natural width and header width: columns are
- * capped at one common width, as high as fits (water-filling), so narrow columns
- * stay whole and only the widest are cut. What gives last: first the first
+ * Column content widths that fit `width` terminal columns (the gaps between
+ * columns included), given each column's natural width and header width: columns
+ * are capped at one common width, as high as fits (water-filling), so narrow
+ * columns stay whole and only the widest are cut. What gives last: first the first
  * column (names), then whole headers. When even that cannot fit (a very narrow
  * terminal) the columns go down to MIN_COLUMN and the table is as narrow as it
  * can be.
  */
 export function fitColumns(natural: number[], headers: number[], width: number): number[] {
-  const available = width - (3 * natural.length + 1);
+  const available = width - GAP.length * Math.max(0, natural.length - 1);
   const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
   if (width <= 0 || sum(natural) <= available) return natural;
   const key = (i: number, rest: number): number => (i === 0 ? Math.min(natural[0] as number, Math.max(KEY_COLUMN, rest)) : rest);
@@ -60,51 +61,62 @@ export function fitColumns(natural: number[], headers: number[], width: number):
   return out;
 }
 
-/** The cli-table3 rendering (the reference; used for non-ASCII text). `width` 0: no fitting. */
-export async function renderTableWithCliTable3(head: string[], rows: string[][], width = 0): Promise<string> {
-  const { Table, stringWidth } = await import('./table-engine.js');
-  const all = head.length ? [head, ...rows] : rows;
-  const columns = all.reduce((n, r) => Math.max(n, r.length), 0);
-  const measure = (cell: string | undefined): number => Math.max(0, ...(cell ?? '').split('\n').map((l) => stringWidth(l)));
-  const natural = Array.from({ length: columns }, (_, i) => Math.max(0, ...all.map((r) => measure(r[i]))));
-  const fitted = fitColumns(
-    natural,
-    Array.from({ length: columns }, (_, i) => measure(head[i])),
-    width,
-  );
-  const cut = fitted.some((w, i) => w < (natural[i] as number));
-  const table = new Table({
-    head,
-    style: { head: [], border: [], compact: true },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-    // Fitted: fixed widths and lines cut with … (wrapping would make rows taller instead).
-    ...(cut ? { colWidths: fitted.map((w) => w + 2), wordWrap: false } : { wordWrap: true }),
-  });
-  table.push(...rows);
-  return table.toString();
+/** How text is measured and cut in display columns. */
+interface Measure {
+  width(text: string): number;
+  /** The longest start of `text` at most `columns` wide. */
+  head(text: string, columns: number): string;
 }
 
-/** A box table, fitted to `width` terminal columns (0: as wide as the content). */
+const ASCII: Measure = { width: (t) => t.length, head: (t, n) => t.slice(0, n) };
+
+/** Display widths of any text (string-width's rules), cutting between whole characters. */
+async function displayMeasure(): Promise<Measure> {
+  const { stringWidth } = await import('./table-engine.js');
+  return {
+    width: (t) => stringWidth(t),
+    head(t, n) {
+      let out = '';
+      let used = 0;
+      for (const ch of t) {
+        const w = stringWidth(ch);
+        if (used + w > n) break;
+        out += ch;
+        used += w;
+      }
+      return out;
+    },
+  };
+}
+
+/** Borderless columns under a header line, fitted to `width` terminal columns (0: as wide as the content). */
 export async function renderTable(head: string[], rows: string[][], width = 0): Promise<string> {
-  const all = head.length ? [head, ...rows] : rows;
+  // A tab would jump to the terminal's next tab stop: it is a space here.
+  const all = (head.length ? [head, ...rows] : rows).map((r) => r.map((c) => c.replace(/\t/g, ' ')));
   const columns = all.reduce((n, r) => Math.max(n, r.length), 0);
-  if (columns === 0 || !all.every((r) => r.length === columns && r.every((c) => PLAIN.test(c)))) {
-    return renderTableWithCliTable3(head, rows, width);
-  }
-  const cells = all.map((r) => r.map((c) => c.split('\n')));
-  const natural = Array.from({ length: columns }, (_, i) => cells.reduce((w, r) => Math.max(w, ...(r[i] as string[]).map((l) => l.length)), 0));
+  if (columns === 0) return '';
+  const m = all.every((r) => r.every((c) => PLAIN.test(c))) ? ASCII : await displayMeasure();
+  const cells = all.map((r) => Array.from({ length: columns }, (_, i) => (r[i] ?? '').split('\n')));
+  const natural = Array.from({ length: columns }, (_, i) => cells.reduce((w, r) => Math.max(w, ...(r[i] as string[]).map((l) => m.width(l))), 0));
   const widths = fitColumns(
     natural,
-    head.map((h) => Math.max(...h.split('\n').map((l) => l.length))),
+    Array.from({ length: columns }, (_, i) => Math.max(0, ...(head[i] ?? '').split('\n').map((l) => m.width(l)))),
     width,
   );
-  const fit = (line: string, w: number): string => (line.length > w ? `${line.slice(0, Math.max(0, w - 1))}…` : line).padEnd(w);
-  const rule = (left: string, mid: string, right: string): string => left + widths.map((w) => '─'.repeat(w + 2)).join(mid) + right;
+  const fitCell = (line: string, w: number): string => {
+    const cut = m.width(line) > w ? `${m.head(line, Math.max(0, w - 1))}…` : line;
+    return cut + ' '.repeat(Math.max(0, w - m.width(cut)));
+  };
   const lines = (r: string[][]): string[] => {
     const height = Math.max(...r.map((c) => c.length));
-    return Array.from({ length: height }, (_, k) => `│${r.map((c, i) => ` ${fit(c[k] ?? '', widths[i] as number)} `).join('│')}│`);
+    return Array.from({ length: height }, (_, k) =>
+      r
+        .map((c, i) => fitCell(c[k] ?? '', widths[i] as number))
+        .join(GAP)
+        .trimEnd(),
+    );
   };
-  return [rule('┌', '┬', '┐'), ...cells.flatMap(lines), rule('└', '┴', '┘')].join('\n');
+  return cells.flatMap(lines).join('\n');
 }
 
 /** Tab-separated rows under a header: tabs and newlines inside a cell become spaces and ", ". */
@@ -146,7 +158,7 @@ function wrapCell(text: string, width: number): string {
 }
 
 /**
- * The table for this stdout: fitted boxes on a terminal, tab-separated lines otherwise.
+ * The table for this stdout: fitted columns on a terminal, tab-separated lines otherwise.
  * `wrap`: the column whose cells are folded onto more lines when the terminal is too
  * narrow for them, instead of being cut with `…` (a status that names a command must
  * be read whole).

@@ -1,12 +1,9 @@
 /**
- * Where stdout goes, for the table renderers: a terminal (and how wide), or not.
- * Shared by the commands and the oclif-free `list` fast path, so both decide
- * alike. Cheap when stdout is a pipe or a file (the common case for scripts and
- * the one the start-up benchmark measures): one fstat, since only a character
- * device can be a terminal; `process.stdout` (which loads Node's tty and stream
- * modules) is touched only for a character device.
+ * Where stdout goes, for the table renderers and help: a terminal (and how wide),
+ * or not. Read from the run's io (cli-io.ts): isatty() decided the TTY-ness without
+ * building process.stdout, which is touched for its width only on a terminal.
  */
-import { fstatSync } from 'node:fs';
+import { columnsFromEnv, type CliIo } from './cli-io.js';
 
 export interface OutputShape {
   tty: boolean;
@@ -14,19 +11,16 @@ export interface OutputShape {
   width: number;
 }
 
-/** COLUMNS, when set to a positive integer: the user's (or the shell's) word on the width. */
-function columnsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const n = Number(env.COLUMNS);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
+export function stdoutShape(io: Pick<CliIo, 'stdout' | 'env'>): OutputShape {
+  if (!io.stdout.isTTY) return { tty: false, width: 0 };
+  return { tty: true, width: columnsFromEnv(io.env) ?? (io.stdout.columns || 80) };
 }
 
-export function stdoutShape(env: NodeJS.ProcessEnv = process.env): OutputShape {
-  let charDevice = false;
-  try {
-    charDevice = fstatSync(1).isCharacterDevice();
-  } catch {
-    // stdout closed: not a terminal.
-  }
-  if (!charDevice || !process.stdout.isTTY) return { tty: false, width: 0 };
-  return { tty: true, width: columnsFromEnv(env) ?? (process.stdout.columns || 80) };
+/**
+ * The width help text wraps at: COLUMNS when set, else the terminal stdout is, else
+ * the terminal stderr is (`yep-ext --help | less` shows on that same terminal), else 80.
+ */
+export function helpWidth(io: Pick<CliIo, 'stdout' | 'stderr' | 'env'>): number {
+  const width = columnsFromEnv(io.env) ?? (io.stdout.isTTY ? io.stdout.columns : io.stderr.isTTY ? io.stderr.columns : 0);
+  return width > 0 ? width : 80;
 }

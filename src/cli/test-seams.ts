@@ -23,8 +23,8 @@ export interface TestSeams {
   clock?: ContextOptions['clock'];
   spawn?: ContextOptions['spawn'];
   git?: ContextOptions['git'];
-  /** Called with the command's id when an oclif-free runner answers (`list`, `__complete`, `doctor`, `install`, `update`, and fast-cmd.ts's: `enable`, `remove`…): the differential tests' proof. */
-  fastPath?: (which: string) => void;
+  /** Shorter waits on other processes (the installer lock, `yolop --version`). */
+  waits?: ContextOptions['waits'];
   /** Called with the pids of the servers doctor started before loading its code (doctor-early.ts). */
   earlyServer?: (pids: (number | undefined)[]) => void;
 }
@@ -45,5 +45,6 @@ export function seamOptions(): Partial<ContextOptions> {
   if (seams.clock) out.clock = seams.clock;
   if (seams.spawn) out.spawn = seams.spawn;
   if (seams.git) out.git = seams.git;
+  if (seams.waits) out.waits = seams.waits;
   return out;
 }

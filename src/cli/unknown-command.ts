@@ -1,37 +1,37 @@
 /**
  * What `yep-ext instal lsp`, `yep-ext lock exprt` and `yep-ext help instal` say:
- * the word as typed (oclif hands over `instal:lsp`, its internal id, which is
- * never shown), the nearest command if one is within a typo's reach, and where
- * the list of commands is. Shared by the command_not_found hook and the help
- * class, which then print it like any other error (`--json` included) and exit 2.
+ * the word as typed (the dispatcher hands over `instal:lsp`, the words it could
+ * not place joined as an id, which is never shown), the nearest command if one
+ * is within a typo's reach, and where the list of commands is. Used by the
+ * dispatcher and by help for an unknown subject, which then print it like any
+ * other error (`--json` included) and exit 2.
  */
-import { Errors, type Interfaces } from '@oclif/core';
-
-type Config = Interfaces.Config;
 import { YepError } from '../core/errors.js';
 import { closestMatches } from '../core/text/closest.js';
-import { writeError } from './report-error.js';
+import { COMMANDS, findCommand, topicNames as topicIds } from './command-table.js';
 
 /** Visible command names and aliases as typed (`lock export`, `rm`). */
-export function commandNames(config: Config): string[] {
-  return [...new Set(config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...(c.aliases ?? [])].map((id) => id.split(':').join(' '))))];
+function commandNames(): string[] {
+  return [...new Set(Object.entries(COMMANDS).flatMap(([id, d]) => [id, ...(d.aliases ?? [])].map((n) => n.split(':').join(' '))))];
 }
 
 /** Visible topics as typed (`lock`, `policy`, `cache`): `yep-ext cach` means one of them. */
-function topicNames(config: Config): string[] {
-  return config.topics.filter((t) => !t.hidden).map((t) => t.name.split(':').join(' '));
+function topicNames(): string[] {
+  return topicIds();
 }
+
+const isTopic = (word: string): boolean => topicIds().includes(word);
 
 /**
  * `polcy check`, `cach verify`, `lok export`: a typo of a topic followed by a word
  * is the topic's command of that word (or the nearest one), not whichever command
  * happens to start like the first word.
  */
-function topicTypoGuess(config: Config, words: string[]): string | undefined {
-  if (words.length < 2 || config.findTopic(words[0]!)) return undefined;
-  const [topic] = closestMatches(words[0]!, topicNames(config));
+function topicTypoGuess(words: string[]): string | undefined {
+  if (words.length < 2 || isTopic(words[0]!)) return undefined;
+  const [topic] = closestMatches(words[0]!, topicNames());
   if (!topic) return undefined;
-  const names = commandNames(config);
+  const names = commandNames();
   const meant = `${topic} ${words[1]}`;
   return names.includes(meant)
     ? meant
@@ -41,19 +41,18 @@ function topicTypoGuess(config: Config, words: string[]): string | undefined {
       )[0] ?? topic);
 }
 
-/** The E_USAGE error for an unknown command id (oclif's colon-joined words). */
-export function unknownCommandError(config: Config, id: string): YepError {
+/** The E_USAGE error for an unknown command id (the typed words joined with colons). */
+export function unknownCommandError(id: string): YepError {
   if (id.startsWith('-')) {
     return new YepError('E_USAGE', `${id.split(':')[0]} is not a flag of yep-ext itself: flags go after a command.`, {
       hint: 'For example `yep-ext list --json`; `yep-ext help` lists every command.',
     });
   }
   const words = id.split(/[: ]/).filter(Boolean);
-  // oclif joins the words after a command that takes no arguments into one id
+  // Words after a command that takes no arguments are joined into the id
   // (`list x` → list:x): that is an unexpected argument, not an unknown command.
   for (let k = words.length - 1; k >= 1; k--) {
-    const known = config.findCommand(words.slice(0, k).join(':'));
-    if (known && !known.hidden) {
+    if (findCommand(words.slice(0, k).join(':'))) {
       const name = words.slice(0, k).join(' ');
       const extra = words.slice(k).map((w) => JSON.stringify(w.length > 60 ? `${w.slice(0, 60)}…` : w));
       return new YepError('E_USAGE', `\`yep-ext ${name}\` takes no arguments; unexpected: ${extra.join(', ')}.`, {
@@ -62,24 +61,17 @@ export function unknownCommandError(config: Config, id: string): YepError {
     }
   }
   // `lock exprt`: a known topic followed by an unknown word is the command the user meant to name.
-  const typed = words.length > 1 && config.findTopic(words[0]!) ? `${words[0]} ${words[1]}` : (words[0] ?? id);
+  const typed = words.length > 1 && isTopic(words[0]!) ? `${words[0]} ${words[1]}` : (words[0] ?? id);
   const list = '`yep-ext help` lists every command.';
   // cargo and gh have a version command; here it is the flag.
   if (typed === 'version')
     return new YepError('E_USAGE', '"version" is not a yep-ext command.', { hint: `\`yep-ext --version\` prints yep-ext's version. ${list}` });
-  const guess = topicTypoGuess(config, words) ?? closestMatches(typed, [...commandNames(config), ...topicNames(config)])[0];
+  const guess = topicTypoGuess(words) ?? closestMatches(typed, [...commandNames(), ...topicNames()])[0];
   return new YepError('E_USAGE', `"${typed}" is not a yep-ext command.`, { hint: guess ? `Did you mean \`yep-ext ${guess}\`? ${list}` : list });
 }
 
 /** True when --json comes before any `--` in argv (as oclif's own jsonEnabled decides). */
-export function jsonRequested(argv: string[]): boolean {
+export function jsonRequested(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
-}
-
-/** Report an unknown command and stop with its exit status (oclif's silent exit). */
-export function failUnknownCommand(config: Config, id: string, argv: string[]): never {
-  const err = unknownCommandError(config, id);
-  process.exitCode = writeError(err, jsonRequested(argv));
-  return Errors.exit(err.exitCode);
 }

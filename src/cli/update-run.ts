@@ -1,14 +1,9 @@
-/**
- * The body of `yep-ext update`, after its arguments are parsed: shared by the
- * oclif command (src/commands/update.ts) and the oclif-free runner
- * (fast-net-run.ts), so both print, return and fail identically.
- */
+/** The body of `yep-ext update` (src/commands/update.ts), after its arguments are parsed. */
 import { unlockedPackages } from '../core/store/unlocked-packages.js';
-import { confirm, confirmOrCancel } from './prompts.js';
+import { confirmOrCancel } from './prompts.js';
 import { acceptMismatch, parseAccept } from './accept-flag.js';
-import { checkMinAge } from './min-age.js';
 import { renderPlanned, renderUpdated } from './render-update.js';
-import type { CommandIo } from './command-io.js';
+import type { CommandIo } from './command.js';
 import { interruptedRun } from './interrupted.js';
 import { YepError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
@@ -33,7 +28,6 @@ export interface UpdateFlags {
 
 export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[]): Promise<unknown> {
   const accept = parseAccept(flags.accept);
-  checkMinAge(flags['min-age']);
   if (flags.all && argv.length > 0) {
     throw new YepError(
       'E_USAGE',
@@ -43,18 +37,7 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
       },
     );
   }
-  const ctx = io.makeContext({
-    index: flags.index,
-    yes: flags.yes,
-    quiet: flags.quiet,
-    verbose: flags.verbose,
-    gitMirror: flags['git-mirror'],
-    build: flags.build,
-    allowBuild: flags['allow-build'],
-    confirm,
-    timeout: flags.timeout,
-    ...(flags['min-age'] !== undefined ? { cooldown: { minAge: flags['min-age'] } } : {}),
-  });
+  const ctx = io.context();
   const json = io.json;
   const items = await updateExtensions(ctx, {
     names: argv,
@@ -64,11 +47,14 @@ export async function runUpdate(io: CommandIo, flags: UpdateFlags, argv: string[
     accept,
     ignoreEngines: flags['ignore-engines'],
     // A failure is reported once, on stderr, after the run (as install reports its failures): not also here.
+    // -q: a plan line only where it says what consent is asked for, or why an update is held.
     onPlan: (item) => {
-      if (!json && item.status !== 'failed') io.log(renderPlanned(item, Boolean(flags['dry-run'])));
+      if (json || item.status === 'failed') return;
+      if (flags.quiet && !flags['dry-run'] && !item.consent_needed && item.status !== 'held') return;
+      io.log(renderPlanned(item, Boolean(flags['dry-run'])));
     },
     ...(ctx.interactive
-      ? { confirm: (item: UpdateItem) => confirmOrCancel(`${item.name} asks for more than you approved (see above). Apply this update?`) }
+      ? { confirm: (item: UpdateItem) => confirmOrCancel(io.io, `${item.name} asks for more than you approved (see above). Apply this update?`) }
       : {}),
   });
   if (!json) for (const item of items) if (item.status === 'updated') io.log(renderUpdated(item));

@@ -249,3 +249,12 @@ export function translateParseError(err: Error & { flags?: unknown; args?: unkno
   if (m) return unknownFlag(shape, m[1]!);
   return undefined;
 }
+
+/** A parse error none of the above recognises: its first lines, as an E_USAGE error. */
+export function genericUsageError(err: Error, id: string): YepError {
+  const lines = err.message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('See more help'));
+  return new YepError('E_USAGE', lines.slice(0, 3).join(' ') || err.message, { hint: `\`${BIN} ${id} --help\` shows its usage.` });
+}

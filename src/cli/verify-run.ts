@@ -1,13 +1,12 @@
-/** The body of `yep-ext verify` (src/commands/verify.ts), shared with the oclif-free runner (command-bodies.ts). */
-import type { CommandIo } from './command-io.js';
-import type { ParsedCommand } from './command-bodies.js';
+/** The body of `yep-ext verify` (src/commands/verify.ts) */
+import type { CommandIo, Parsed } from './command.js';
 import { green, yellow } from './style.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { verifyExtensions } from '../core/operations/verify.js';
 import { leftoverMessage } from '../core/store/leftovers.js';
 
-export async function verifyCommand(io: CommandIo, { argv }: ParsedCommand): Promise<unknown> {
-  const ctx = io.makeContext({});
+export async function verifyCommand(io: CommandIo, { argv }: Parsed): Promise<unknown> {
+  const ctx = io.context();
   const report = await verifyExtensions(ctx, argv);
   if (!io.json) {
     for (const e of report.extensions) {

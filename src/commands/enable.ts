@@ -1,29 +1,23 @@
-import { Args, Flags } from '@oclif/core';
-import { BaseCommand, profileFlag } from '../cli/base-command.js';
-import { enableCommand } from '../cli/enable-run.js';
-import type { EnableResult } from '../core/operations/enable.js';
+import { profileFlag } from '../cli/common-flags.js';
+import { defineCommand } from '../cli/command.js';
+import { Args, Flags } from '../cli/flags.js';
 
-export default class Enable extends BaseCommand {
-  static override summary = 'Enable an installed extension for yolop, setting up required config it still lacks.';
-
-  static override description =
-    `Adds (or switches back on) the extension's [[capabilities]] table in settings.toml, keeping everything else in the file byte for byte.
+export default defineCommand({
+  summary: 'Enable an extension, asking for config it still lacks.',
+  description: `Adds (or switches back on) the extension's [[capabilities]] table in settings.toml, keeping everything else in the file byte for byte.
 On a terminal, each required field that is unset is asked for: secrets with hidden input (stored in connections.toml), choices with a selector, other values as text typed by the field's schema.
 Without a terminal nothing is asked: pass non-secret values with --config and secrets with \`yep-ext set-secret\`. If required fields are still unset the extension is enabled anyway, the values given are saved, and the command exits 10 (setup_incomplete) listing the commands that finish the setup.
-An extension whose engines.yolop excludes the installed yolop (\`yolop --version\`) is not enabled: exit 4, settings.toml untouched, unless --ignore-engines.`;
-
-  static override examples = [
+An extension whose engines.yolop excludes the installed yolop (\`yolop --version\`) is not enabled: exit 4, settings.toml untouched, unless --ignore-engines.`,
+  examples: [
     '<%= config.bin %> enable logfire',
     '<%= config.bin %> enable logfire --config endpoint=https://logfire.example --config sample_rate=0.5',
     '<%= config.bin %> enable yolop-extension-logfire --json',
     '<%= config.bin %> enable logfire --profile work',
-  ];
-
-  static override args = {
+  ],
+  args: {
     name: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
-  };
-
-  static override flags = {
+  },
+  flags: {
     ...profileFlag,
     config: Flags.string({
       char: 'c',
@@ -34,10 +28,8 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
     'ignore-engines': Flags.boolean({
       description: 'Enable it even when its engines.yolop excludes the installed yolop (by default that is refused with exit 4: yolop could not run it).',
     }),
-  };
-
-  async run(): Promise<EnableResult> {
-    const { args, flags, argv } = await this.parse(Enable);
-    return enableCommand(this.io(), { args, flags, argv: argv as string[] });
-  }
-}
+  },
+  async run(io, parsed) {
+    return (await import('../cli/enable-run.js')).enableCommand(io, parsed);
+  },
+});

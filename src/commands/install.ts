@@ -1,11 +1,10 @@
-import { Args, Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, indexFlag, timeoutFlag, minAgeFlag } from '../cli/base-command.js';
-import { runInstall } from '../cli/install-run.js';
+import { allowBuildFlag, buildFlag, feedbackFlags, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
+import { defineCommand } from '../cli/command.js';
+import { Args, Flags } from '../cli/flags.js';
 
-export default class Install extends BaseCommand {
-  static override summary = 'Install extensions from crates.io, git or a local directory.';
-  static override description =
-    `Prints each package's contribution summary (server command, tools, hooks, MCP servers, prompt, commands) before placing it, verifies every download, and pins the result in extensions.lock. Install never enables: run \`yep-ext enable <name>\` afterwards (if settings.toml already turns the name on, yolop loads it at once, and install says so).
+export default defineCommand({
+  summary: 'Install extensions from crates.io, git or a local directory.',
+  description: `Prints each package's contribution summary (server command, tools, hooks, MCP servers, prompt, commands) before placing it, verifies every download, and pins the result in extensions.lock. Install never enables: run \`yep-ext enable <name>\` afterwards (if settings.toml already turns the name on, yolop loads it at once, and install says so).
 
 Over an installed extension of the same name: a newer version that \`update\` would reach too (a newer lsp over one that follows the newest) is installed without a question unless its grant widens; a downgrade, another requirement or ref, or another source asks first (without a TTY it needs --yes, or exits 7).
 
@@ -14,9 +13,8 @@ Sources:
   lsp@0.3.1 / 'lsp@^0.3'          exact version / cargo requirement
   crates.io:<crate>[@req]         any crate name
   https://host/org/repo.git[@rev] git, pinned to the resolved commit (#ref for refs with "/")
-  ./dir, ../dir, /abs, ~/dir      a local package, referenced in place`;
-
-  static override examples = [
+  ./dir, ../dir, /abs, ~/dir      a local package, referenced in place`,
+  examples: [
     '<%= config.bin %> install lsp',
     "<%= config.bin %> install 'lsp@^0.3' crates.io:yolop-extension-logfire@1.2.0",
     '<%= config.bin %> install lsp --allow-build',
@@ -28,14 +26,12 @@ Sources:
     '<%= config.bin %> install --force lsp',
     '<%= config.bin %> install lsp@0.5.0 --ignore-engines',
     '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock --enable',
-  ];
-
-  static override strict = false;
-  static override args = {
+  ],
+  strict: false,
+  args: {
     sources: Args.string({ ignoreStdin: true, description: 'What to install (repeatable): a name, crates.io:<crate>[@req], a git URL, or a path.' }),
-  };
-
-  static override flags = {
+  },
+  flags: {
     ...indexFlag,
     ...feedbackFlags,
     ...minAgeFlag,
@@ -71,25 +67,18 @@ Sources:
       description:
         'Install the newest version even when its engines.yolop excludes the installed yolop (also enables such packages with --frozen --enable). Without it, install picks the newest version your yolop can run, and refuses an exact version it cannot.',
     }),
-    build: Flags.boolean({
-      allowNo: true,
-      description:
-        'Build the server binary from the crate with cargo even when a prebuilt one exists (--build, which is consent to run the build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host, cargo is on PATH and you consent (--allow-build, or yes at the prompt). See docs/binaries.md.',
-    }),
-    'allow-build': Flags.boolean({
-      description:
-        "Consent to building a crate's server from source with cargo when no prebuilt binary fits this host: its build scripts and compiler plugins run on this machine. --yes does not give this consent; without it (and without a terminal to ask) the package is installed without its server. The policy file can forbid builds ([binaries] build_from_source = false).",
-    }),
+    ...buildFlag,
+    ...allowBuildFlag,
     'dry-run': Flags.boolean({
       description:
         'Fetch and verify, then print the plan (new, unchanged, re-pinned or replaced; the grant diff; whether consent is needed) without changing anything.',
       exclusive: ['frozen'],
     }),
     ...timeoutFlag,
-  };
-
-  async run(): Promise<unknown> {
-    const { argv, flags } = await this.parse(Install);
-    return runInstall(this.io(), flags, argv as string[]);
-  }
-}
+  },
+  async run(io, { flags, argv }) {
+    // --frozen has a body of its own: a warm frozen install loads none of the resolving code.
+    if (flags.frozen) return (await import('../cli/frozen-run.js')).runFrozen(io, flags, argv);
+    return (await import('../cli/install-run.js')).runInstall(io, flags, argv);
+  },
+});

@@ -1,27 +1,24 @@
-import { Flags } from '@oclif/core';
-import { BaseCommand, feedbackFlags, profileFlag } from '../cli/base-command.js';
-import { listJson, renderList } from '../cli/list-view.js';
-import { stdoutShape } from '../cli/terminal.js';
-import { listExtensions } from '../core/operations/list.js';
+import { feedbackFlags, profileFlag } from '../cli/common-flags.js';
+import { defineCommand } from '../cli/command.js';
+import { Flags } from '../cli/flags.js';
 
-// `list` also has an oclif-free fast path (src/cli/fast-path.ts) for its common
-// argument shapes: keep its flags and output in step with this class (the
-// differential test in test/cli/fast-path.test.ts fails when they drift).
-export default class List extends BaseCommand {
-  static override summary = 'List installed extensions with their version, state, source and problems.';
-  static override aliases = ['ls'];
-  static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --json', '<%= config.bin %> list --no-verify'];
-  static override flags = {
+export default defineCommand({
+  summary: 'List installed extensions: version, state, source, problems.',
+  aliases: ['ls'],
+  examples: ['<%= config.bin %> list', '<%= config.bin %> list --json', '<%= config.bin %> list --no-verify'],
+  flags: {
     ...feedbackFlags,
     ...profileFlag,
     verify: Flags.boolean({ default: true, allowNo: true, description: 'Re-hash crate and git packages to detect files changed since install.' }),
-  };
-
-  async run(): Promise<unknown> {
-    const { flags } = await this.parse(List);
-    const ctx = this.makeContext({ quiet: flags.quiet, verbose: flags.verbose });
-    const items = await listExtensions(ctx, { verify: flags.verify, ...(flags.profile !== undefined ? { profile: flags.profile } : {}) });
-    if (!this.jsonEnabled()) this.log(await renderList(items, stdoutShape()));
+  },
+  async run(io, { flags }) {
+    const [{ listExtensions }, { listJson, renderList }, { stdoutShape }] = await Promise.all([
+      import('../core/operations/list.js'),
+      import('../cli/list-view.js'),
+      import('../cli/terminal.js'),
+    ]);
+    const items = await listExtensions(io.context(), { verify: flags.verify, ...(flags.profile !== undefined ? { profile: flags.profile } : {}) });
+    if (!io.json) io.log(await renderList(items, stdoutShape(io.io)));
     return listJson(items);
-  }
-}
+  },
+});

@@ -1,38 +1,31 @@
-import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base-command.js';
-import { cliCheckpoint } from '../cli/cli-context.js';
-import { renderNew } from '../cli/render-new.js';
-import { runNew, type NewResult } from '../scaffold/run-new.js';
-import { askNewFacets } from '../cli/new-questions.js';
-import { DEFAULT_LANGUAGE, LANGUAGE_CHOICES } from '../scaffold/request.js';
+import { defineCommand } from '../cli/command.js';
+import { Args, Flags } from '../cli/flags.js';
+import { DEFAULT_LANGUAGE, LANGUAGE_CHOICES } from '../scaffold/languages.js';
 
-export default class New extends BaseCommand {
-  static override summary = 'Scaffold a new extension package that passes doctor before any logic is written.';
-
-  static override description =
-    `Writes <dir>/<name>/ with a plugin.json declaring exactly the facets you ask for, a capability server whose only parts to edit are its handler functions (handle_tool / handleTool, hook, prompt, command), and a README saying what to edit and how to test.
+export default defineCommand({
+  summary: 'Scaffold an extension package that passes doctor as written.',
+  description: `Writes <dir>/<name>/ with a plugin.json declaring exactly the facets you ask for, a capability server whose only parts to edit are its handler functions (handle_tool / handleTool, hook, prompt, command), and a README saying what to edit and how to test.
 
 typescript (the default; -l ts) is src/server.ts, built by \`npm install && npm run build\` (tsc) and started by bin/<name>. python (-l py) is one executable file, bin/<name>: standard library only, no build. rust (-l rs) is a crate depending only on serde_json; build it into bin/ with the step the command prints.
 
-With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --skills, the package serves one sample tool named after it (on a terminal, new asks for the language and the tool's name first). The target directory must not exist or be empty. Details: docs/new.md.`;
-
-  static override examples = [
+With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --skills, the package serves one sample tool named after it (on a terminal, new asks for the language and the tool's name first). The target directory must not exist or be empty. Details: docs/new.md.`,
+  // The host's verb (`yolop extensions scaffold`), for an agent that learned it.
+  aliases: ['scaffold'],
+  examples: [
     '<%= config.bin %> new weather',
     '<%= config.bin %> new clock -l py --tool now --tool zones',
     '<%= config.bin %> new guard --language python --hook pre_tool_use:bash',
     "<%= config.bin %> new deploy --command ship --prompt 'Use /deploy:ship to release.' --status",
     '<%= config.bin %> new tracker --language rust --tool issues --config endpoint --config token:secret:env=TRACKER_TOKEN --dir ~',
-  ];
-
-  static override args = {
+  ],
+  args: {
     name: Args.string({
       ignoreStdin: true,
       required: true,
       description: 'Extension name (letters, digits, _ and -); also the directory and the server command.',
     }),
-  };
-
-  static override flags = {
+  },
+  flags: {
     language: Flags.string({ char: 'l', options: [...LANGUAGE_CHOICES], description: `Language of the server (default ${DEFAULT_LANGUAGE}).` }),
     tool: Flags.string({ char: 't', multiple: true, multipleNonGreedy: true, description: 'A tool the server serves (repeatable).' }),
     hook: Flags.string({
@@ -52,13 +45,17 @@ With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --ski
       description: 'A config field: FIELD[:secret][:env=NAME] (repeatable). A secret without env= gets <NAME>_<FIELD>.',
     }),
     dir: Flags.string({ char: 'd', description: 'Parent directory for the package (default: the current directory).' }),
-  };
-
-  async run(): Promise<ReturnType<typeof newJson>> {
-    const { args, flags } = await this.parse(New);
+  },
+  async run(io, { args, flags }) {
+    const [{ runNew }, { renderNew }, { cliCheckpoint }, { askNewFacets }] = await Promise.all([
+      import('../scaffold/run-new.js'),
+      import('../cli/render-new.js'),
+      import('../cli/cli-context.js'),
+      import('../cli/new-questions.js'),
+    ]);
     // `new` needs no Context (it touches no store): only its crash-test pause point.
     const checkpoint = cliCheckpoint();
-    const asked = await askNewFacets(args.name, flags, !this.jsonEnabled());
+    const asked = await askNewFacets(args.name, flags, io.io, !io.json);
     const result = await runNew(
       {
         name: args.name,
@@ -73,28 +70,24 @@ With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --ski
         config: flags.config ?? [],
       },
       {
-        cwd: process.cwd(),
+        cwd: io.io.cwd,
         ...(flags.dir !== undefined ? { dir: flags.dir } : {}),
-        ...(process.env.HOME ? { home: process.env.HOME } : {}),
+        ...(io.io.env.HOME ? { home: io.io.env.HOME } : {}),
         ...(checkpoint ? { checkpoint } : {}),
       },
     );
-    this.log(renderNew(result));
-    return newJson(result);
-  }
-}
-
-/** The result for --json: every key present, null (or false) when it does not apply (docs/json.md). */
-function newJson(r: NewResult) {
-  return {
-    ...r,
-    build: r.build ?? null,
-    buildNeeds: r.buildNeeds ?? null,
-    spec: {
-      ...r.spec,
-      prompt: r.spec.prompt ?? null,
-      sampleTool: r.spec.sampleTool === true,
-      config: r.spec.config.map((c) => ({ ...c, env: c.env ?? null, envDerived: c.envDerived === true })),
-    },
-  };
-}
+    io.log(renderNew(result));
+    // For --json: every key present, null (or false) when it does not apply (docs/json.md).
+    return {
+      ...result,
+      build: result.build ?? null,
+      buildNeeds: result.buildNeeds ?? null,
+      spec: {
+        ...result.spec,
+        prompt: result.spec.prompt ?? null,
+        sampleTool: result.spec.sampleTool === true,
+        config: result.spec.config.map((c) => ({ ...c, env: c.env ?? null, envDerived: c.envDerived === true })),
+      },
+    };
+  },
+});

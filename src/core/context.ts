@@ -23,6 +23,16 @@ export type { HttpSettings } from './net/http-settings.js';
 import type { CooldownOptions } from './sources/crates-io/cooldown-options.js';
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
+
+/** How long yep-ext waits on other processes before it gives up. */
+export interface WaitLimits {
+  /** For another yep-ext holding the installer lock (a dead holder's lock is taken over after 5 s anyway). */
+  lockMs: number;
+  /** For `yolop --version`, when yep-ext asks which agent is installed (engines checks). */
+  agentVersionMs: number;
+}
+
+const DEFAULT_WAITS: WaitLimits = { lockMs: 300_000, agentVersionMs: 3000 };
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
 
 /** Starts a process: node's `child_process.spawn` (always called with an options object). */
@@ -120,6 +130,8 @@ export interface Context {
    * never assigned afterwards: an operation that adds the policy's floor derives a new context.
    */
   readonly cooldown?: CooldownOptions;
+  /** How long to wait on other processes (the installer lock, the agent's `--version`). */
+  waits: WaitLimits;
 }
 
 export interface ContextOptions {
@@ -140,6 +152,7 @@ export interface ContextOptions {
   packageCode?: PackageCodeConsent;
   /** The run's release-age cooldown flags (`Context.cooldown`). */
   cooldown?: CooldownOptions;
+  waits?: Partial<WaitLimits>;
 }
 
 /** Normalise a sparse index root: strip `sparse+`, ensure the trailing slash. */
@@ -179,5 +192,6 @@ export function createContext(options: ContextOptions = {}): Context {
     ...(gitMirror ? { gitMirror } : {}),
     packageCode: options.packageCode ?? { build: 'auto', allowBuild: false },
     ...(options.cooldown ? { cooldown: options.cooldown } : {}),
+    waits: { ...DEFAULT_WAITS, ...options.waits },
   };
 }

@@ -7,27 +7,9 @@
 import { YepError } from '../core/errors.js';
 import { HOOK_EVENTS, type HookEvent } from '../core/package/manifest.js';
 import { CRATE_PREFIX, assertValidName, isValidName } from '../core/package/names.js';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language, languageOf } from './languages.js';
 
-export const LANGUAGES = ['typescript', 'python', 'rust'] as const;
-export type Language = (typeof LANGUAGES)[number];
-/**
- * TypeScript (plain Node.js) is the default: yep-ext itself runs on Node, so the
- * interpreter is there on every machine that can run `new`; python3 may not be,
- * and rust needs a toolchain and a build.
- */
-export const DEFAULT_LANGUAGE: Language = 'typescript';
-
-/** The short names people type (`-l ts`), as the language's usual file extension. */
-const LANGUAGE_ALIASES: Record<string, Language> = { ts: 'typescript', py: 'python', rs: 'rust' };
-
-/** What --language accepts: the full names and their short forms. */
-export const LANGUAGE_CHOICES = [...LANGUAGES, ...Object.keys(LANGUAGE_ALIASES)] as const;
-
-/** `ts` -> `typescript`; a full name as it is; anything else undefined. */
-export function languageOf(text: string): Language | undefined {
-  const lower = text.trim().toLowerCase();
-  return (LANGUAGES as readonly string[]).includes(lower) ? (lower as Language) : LANGUAGE_ALIASES[lower];
-}
+export { DEFAULT_LANGUAGE, LANGUAGES, type Language, languageOf };
 
 /**
  * The tool a package gets when nothing else was asked for (`yep-ext new weather`): one

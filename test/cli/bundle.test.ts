@@ -1,8 +1,8 @@
 /**
  * The CLI runs from an esbuild bundle (scripts/build-cli.mjs): every command file
- * in src/commands must reach the bundle (dist/bundle/cli.cjs's COMMANDS, oclif's
- * explicit command strategy), the manifest and `--help`, and each bundled command
- * must load and run on its own.
+ * in src/commands must be in the command table, reach the bundle (dist/bundle/cli.cjs's
+ * COMMANDS, the table as oclif classes for oclif's explicit command strategy), the
+ * manifest and `--help`, and each command must load and print its own help.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -31,7 +31,9 @@ function commandIds(): string[] {
 describe('the bundled CLI', () => {
   const ids = commandIds();
 
-  it('has every command of src/commands in oclif.manifest.json, bundled', () => {
+  it('has every command of src/commands in the command table, oclif.manifest.json and the bundle', async () => {
+    const { COMMANDS } = await import('../../src/cli/command-table.js');
+    expect(Object.keys(COMMANDS).sort()).toEqual(ids);
     const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, unknown> };
     expect(Object.keys(manifest.commands).sort()).toEqual(ids);
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
@@ -48,59 +50,54 @@ describe('the bundled CLI', () => {
       { encoding: 'utf8' },
     );
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual(ids.map((id) => [id, 'function', null]));
+    expect(JSON.parse(r.stdout)).toEqual(ids.map((id) => [id, 'function', id]));
   });
 
-  it('loads only what a command uses: the big libraries are files of their own (dist/bundle/lib)', () => {
+  /** The files of dist/bundle a run of `args` loaded (a preload lists the CommonJS modules loaded by the exit). */
+  function bundleFilesLoaded(args: string[], env: Record<string, string>, root: string): { status: number | null; stderr: string; files: string[] } {
+    const preload = join(root, 'loaded.cjs');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(root, 'loaded.json'))}, JSON.stringify(Object.keys(require.cache))));`,
+    );
+    const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), ...args], { env, encoding: 'utf8' });
+    const files = (JSON.parse(readFileSync(join(root, 'loaded.json'), 'utf8')) as string[])
+      .filter((f) => f.includes(join('dist', 'bundle')))
+      .map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f));
+    return { status: r.status, stderr: r.stderr, files };
+  }
+
+  it('loads only what a command uses: the big libraries, oclif help and the table engine are files of their own (dist/bundle/lib)', () => {
     const cli = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'), 'utf8');
-    for (const lib of ['undici', 'zod', 'ajv', 'simple-git', 'cacache', 'prompts']) {
+    for (const lib of ['undici', 'zod', 'ajv', 'simple-git', 'cacache', 'prompts', 'oclif', 'table']) {
       expect(existsSync(join(REPO_ROOT, 'dist', 'bundle', 'lib', `${lib}.cjs`)), lib).toBe(true);
       expect(cli).toContain(`require("./lib/${lib}.cjs")`);
     }
-    expect(cli.match(/"node_modules\/(undici|zod|ajv|simple-git|cacache|tar|@inquirer)\//)?.[0]).toBeUndefined();
-    // `disable` through oclif loads cli.cjs (after the small decider of the oclif-free runner,
-    // fast-cmd.cjs) and none of the libraries (a preload lists the CommonJS modules loaded by the exit).
+    expect(cli.match(/"node_modules\/(undici|zod|ajv|simple-git|cacache|tar|@inquirer|cli-table3|ejs|cli-spinners)\//)?.[0]).toBeUndefined();
     const home = makeTempHome();
     try {
-      const preload = join(home.root, 'loaded.cjs');
-      writeFileSync(
-        preload,
-        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'loaded.json'))}, JSON.stringify(Object.keys(require.cache))));`,
-      );
-      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], {
-        env: { ...home.env, YEP_EXT_NO_FAST_PATH: '1' },
-        encoding: 'utf8',
-      });
-      expect(r.status, r.stderr).toBe(3);
-      const loaded = (JSON.parse(readFileSync(join(home.root, 'loaded.json'), 'utf8')) as string[])
-        .filter((f) => f.includes(join('dist', 'bundle')))
-        .map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f));
-      expect(loaded).toEqual(['fast-cmd.cjs', 'cli.cjs']);
+      // A plain command loads cli.cjs and none of the libraries, oclif's help among them.
+      const disable = bundleFilesLoaded(['disable', 'nosuch'], home.env, home.root);
+      expect(disable.status, disable.stderr).toBe(3);
+      expect(disable.files).toEqual(['cli.cjs']);
+      const list = bundleFilesLoaded(['list'], home.env, home.root);
+      expect(list.status, list.stderr).toBe(0);
+      expect(list.files).toEqual(['cli.cjs']);
+      // Help loads oclif's help and config, from lib/oclif.cjs.
+      const help = bundleFilesLoaded(['list', '--help'], home.env, home.root);
+      expect(help.status, help.stderr).toBe(0);
+      expect(help.files).toEqual(['cli.cjs', 'lib/oclif.cjs']);
     } finally {
       home.cleanup();
     }
   });
 
-  it("keeps the table engine out of the list fast path's bundle (it is required from table-engine.cjs only when a table is drawn)", () => {
-    const fast = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'fast-path.cjs'), 'utf8');
-    expect(fast).not.toMatch(/require_cli_table3/);
-    expect(fast).toContain('./table-engine.cjs');
+  it('is ASCII (bin/run.js reads it as latin1)', () => {
+    const bytes = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'));
+    expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
   });
 
-  it('keeps the fetching code out of the warm `install --frozen` runner (fast-frozen.cjs), which hands over to fast-net-run.cjs instead', () => {
-    const small = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'fast-frozen.cjs'), 'utf8');
-    const full = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'fast-net-run.cjs'), 'utf8');
-    for (const fn of ['prepareExactly', 'commitPackage', 'placePackage']) {
-      expect(full, fn).toContain(`function ${fn}(`);
-      expect(small, fn).not.toContain(`function ${fn}(`);
-    }
-    for (const lib of ['undici', 'simple-git', 'cacache', 'tar', 'prompts', 'ajv', 'zod']) expect(small, lib).not.toContain(`require("./lib/${lib}.cjs")`);
-    // The stand-in for frozen-fetch.ts (scripts/build-cli.mjs) throws the key src/cli/fast-frozen.ts looks for.
-    expect(small).toContain('[Symbol.for("yep-ext.frozen-hand-over")]:!0');
-    expect(small.length).toBeLessThan(full.length * 0.6);
-  });
-
-  it('compiles cli.cjs and fast-path.cjs from the code caches the build wrote (Node 20; Node 22+ uses its own compile cache)', () => {
+  it('compiles cli.cjs from the code cache the build wrote, for every command (Node 20; Node 22+ uses its own compile cache)', () => {
     const home = makeTempHome();
     try {
       // A preload that sees every vm.Script given cached data and whether V8 took it.
@@ -111,52 +108,17 @@ describe('the bundled CLI', () => {
 vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
 process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'seen.json'))}, JSON.stringify(seen)));`,
       );
-      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'disable', 'nosuch'], {
-        env: { ...home.env, YEP_EXT_NO_FAST_PATH: '1' },
-        encoding: 'utf8',
-      });
-      expect(r.status, r.stderr).toBe(3);
-      expect(r.stderr).toContain('is not installed');
-      const seen = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as Array<{ file: string; rejected: boolean }>;
       const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
-      expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file: join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'), rejected: false }]);
-      // `list` without oclif compiles fast-path.cjs from its own cache (round nine), and nothing else.
-      const list = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'list'], { env: home.env, encoding: 'utf8' });
-      expect(list.status, list.stderr).toBe(0);
-      const listSeen = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as Array<{ file: string; rejected: boolean }>;
-      expect(listSeen).toEqual(nodeHasCompileCache ? [] : [{ file: join(REPO_ROOT, 'dist', 'bundle', 'fast-path.cjs'), rejected: false }]);
-    } finally {
-      home.cleanup();
-    }
-  });
-
-  it('runs plain `doctor` from doctor-early.cjs (the early server start) and fast-doctor.cjs alone, the latter compiled from its own code cache (Node 20), and never loads cli.cjs', () => {
-    const home = makeTempHome();
-    try {
-      const preload = join(home.root, 'seen.cjs');
-      writeFileSync(
-        preload,
-        `const vm = require('node:vm'); const S = vm.Script; const seen = [];
-vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(home.root, 'seen.json'))}, JSON.stringify({ seen, loaded: Object.keys(require.cache) })));`,
-      );
-      const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), 'doctor', join(home.root, 'nosuch-dir'), '--json'], {
-        env: home.env,
-        encoding: 'utf8',
-      });
-      expect(r.status, r.stderr).toBe(3);
-      expect(JSON.parse(r.stdout).error.code).toBe('E_NOT_FOUND');
-      const { seen, loaded } = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as {
-        seen: Array<{ file: string; rejected: boolean }>;
-        loaded: string[];
-      };
-      const file = join(REPO_ROOT, 'dist', 'bundle', 'fast-doctor.cjs');
-      const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
-      expect(seen).toEqual(nodeHasCompileCache ? [] : [{ file, rejected: false }]);
-      expect(loaded.filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f))).toEqual([
-        'doctor-early.cjs',
-        'fast-doctor.cjs',
-      ]);
+      for (const [args, status] of [
+        [['disable', 'nosuch'], 3],
+        [['list'], 0],
+        [['doctor', join(home.root, 'nosuch-dir'), '--json'], 3],
+      ] as const) {
+        const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), ...args], { env: home.env, encoding: 'utf8' });
+        expect(r.status, r.stderr).toBe(status);
+        const seen = JSON.parse(readFileSync(join(home.root, 'seen.json'), 'utf8')) as Array<{ file: string; rejected: boolean }>;
+        expect(seen, args.join(' ')).toEqual(nodeHasCompileCache ? [] : [{ file: join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'), rejected: false }]);
+      }
     } finally {
       home.cleanup();
     }

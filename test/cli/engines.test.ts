@@ -686,7 +686,7 @@ describe('a broken agent is "unknown", never a hang or a crash', () => {
     const agent = fakeAgentScript(join(home.root, 'hang'), `sleep 300 &\necho $! >> '${pids}'\necho $$ >> '${pids}'\nexec sleep 300`);
     const t0 = Date.now();
     const r = await runCli(['install', 'hello', '--json'], {
-      env: { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}`, YEP_EXT_AGENT_TIMEOUT_MS: '700' },
+      env: { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}`, YEP_EXT_TEST_AGENT_TIMEOUT_MS: '700' },
       timeoutMs: 30_000,
     });
     expect(r.code, r.stderr).toBe(0);

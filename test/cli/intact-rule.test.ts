@@ -1,7 +1,7 @@
 /**
  * One "is the tree intact" rule (verify.ts `needsRefetch`): for each kind of
  * damage to an installed crate, the three commands that judge it agree:
- * `list` names the problem in its row (no stderr note: list's stderr stays empty, test/cli/fast-path), `install --frozen` fetches it again,
+ * `list` names the problem in its row (no stderr note: list's stderr stays empty), `install --frozen` fetches it again,
  * and a plain `install <same spec>` reinstalls it (status 'reinstalled', not
  * "already installed"). After each repair the disk is exactly the locked tree:
  * every file's bytes and exec bit as right after the install, the content hash

@@ -75,6 +75,13 @@ const updateItem = z.strictObject({
   error: nullable(errorBody),
 });
 const violation = z.strictObject({ rule: z.string(), item: z.string(), message: z.string(), file: z.string() });
+const configShow = {
+  name: z.string(),
+  enabled: z.boolean(),
+  profile: nullable(z.string()),
+  fields: z.array(field.extend({ value: z.unknown(), default: z.unknown(), kept_value: z.unknown() })),
+  missing: z.array(z.string()),
+};
 
 export const SCHEMAS = {
   error: z.strictObject({ error: errorBody }),
@@ -331,6 +338,8 @@ export const SCHEMAS = {
     files: z.number(),
   }),
   'lock export': z.strictObject({ path: z.string(), entries: z.number(), local: z.array(z.string()) }),
+  'config show': z.strictObject(configShow),
+  'config set': z.strictObject({ ...configShow, changed: z.boolean(), config_set: z.array(z.string()) }),
   'policy init': z.strictObject({ path: z.string(), entries: z.number() }),
   'policy check': z.strictObject({ files: z.array(z.string()), checked: z.number(), violations: z.array(violation) }),
   'cache verify': z.strictObject({
@@ -477,8 +486,21 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
 
   it('new, set-secret (the value never in the JSON), doctor, lock export, policy init/check, mirror, cache verify/clean', async () => {
     mkdirSync(join(home.root, 'exts'));
-    const created = await json(['new', 'vault', '-l', 'py', '--tool', 'fetch', '--config', 'token:secret', '--dir', join(home.root, 'exts')], 'new');
-    expect(created).toMatchObject({ build: null, buildNeeds: null, spec: { prompt: null, config: [{ key: 'token', env: 'VAULT_TOKEN', envDerived: true }] } });
+    const created = await json(
+      ['new', 'vault', '-l', 'py', '--tool', 'fetch', '--config', 'token:secret', '--config', 'region', '--dir', join(home.root, 'exts')],
+      'new',
+    );
+    expect(created).toMatchObject({
+      build: null,
+      buildNeeds: null,
+      spec: {
+        prompt: null,
+        config: [
+          { key: 'token', env: 'VAULT_TOKEN', envDerived: true },
+          { key: 'region', env: null, envDerived: false },
+        ],
+      },
+    });
     const rust = await json(['new', 'guard', '-l', 'rust', '--prompt', 'Be careful.', '--config', 'level', '--dir', join(home.root, 'exts')], 'new');
     expect(rust).toMatchObject({ build: expect.any(String), spec: { prompt: 'Be careful.', config: [{ key: 'level', env: null, envDerived: false }] } });
 
@@ -492,6 +514,16 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET.slice(4, 16));
     // It is stored where yolop reads it.
     expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).toContain(SECRET);
+    const shown = await json(['config', 'show', 'vault'], 'config show');
+    expect(shown.fields).toEqual([
+      expect.objectContaining({ key: 'token', secret: true, set: true, value: null }),
+      expect.objectContaining({ key: 'region', secret: false, set: false, value: null }),
+    ]);
+    const set = await json(['config', 'set', 'vault', 'region=eu'], 'config set');
+    expect(set).toMatchObject({ changed: true, config_set: ['region'], enabled: false });
+    expect(set.fields[1]).toMatchObject({ key: 'region', kept: true, kept_value: 'eu' });
+    expect(JSON.stringify(shown)).not.toContain(SECRET);
+    await json(['config', 'set', 'vault', 'token=x'], 'error', 2);
     const unset = await json(['set-secret', 'vault', 'token', '--unset'], 'set-secret');
     expect(unset).toMatchObject({ action: 'unset', changed: true, env: null });
     expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).not.toContain(SECRET);

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 
@@ -22,9 +22,40 @@ let files: string[];
 let prefix: string;
 let installed: string;
 let install: { status: number | null; stdout: string; stderr: string };
+let packStderr: string;
 let home: TempHome;
 
 const npm = (args: string[], cwd: string) => spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+
+/** Markdown prose without fenced code blocks and inline code spans, where a `](x)` is no link. */
+function prose(md: string): string {
+  return md.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/(`+)[^`][\s\S]*?\1/g, '');
+}
+
+/** The targets of inline links `[t](x)`, images, autolinks `<x>` and reference definitions `[r]: x`. */
+function markdownLinks(md: string): string[] {
+  const body = prose(md);
+  const inline = [...body.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!);
+  const refs = [...body.matchAll(/^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)].map((m) => m[1]!);
+  const auto = [...body.matchAll(/<([a-z][a-z0-9+.-]*:[^>\s]+)>/gi)].map((m) => m[1]!);
+  return [...inline, ...refs, ...auto];
+}
+
+/** The anchors a markdown renderer (GitHub's, npm's) gives the headings of a page. */
+function headingSlugs(md: string): Set<string> {
+  const seen = new Map<string, number>();
+  const slugs = new Set<string>();
+  for (const m of md.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    const base = m[1]!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    slugs.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return slugs;
+}
 
 function du(path: string): number {
   const st = statSync(path, { throwIfNoEntry: false });
@@ -36,6 +67,7 @@ beforeAll(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'yep-pack-')));
   const pack = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT);
   expect(pack.status, pack.stderr).toBe(0);
+  packStderr = pack.stderr;
   const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(dir, info!.filename);
   files = info!.files.map((f) => f.path);
@@ -56,7 +88,7 @@ describe('the packed tarball', () => {
       'bin/package.json',
       'dist/bundle/cli.cjs',
       'dist/bundle/lib/undici.cjs',
-      'dist/bundle/fast-path.cjs',
+      'dist/bundle/lib/oclif.cjs',
       'dist/bundle/index.js',
       'dist/index.d.ts',
       'oclif.manifest.json',
@@ -67,8 +99,50 @@ describe('the packed tarball', () => {
     ]) {
       expect(files, f).toContain(f);
     }
-    const unwanted = files.filter((f) => /\.map$|^src\/|^test\/|^scripts\/|^examples\/|^bin\/dev\.js$|tsbuildinfo|^dist\/(?!bundle\/).*\.js$/.test(f));
+    const unwanted = files.filter((f) => /\.map$|^src\/|^test\/|^scripts\/|^bin\/dev\.js$|tsbuildinfo|^dist\/(?!bundle\/).*\.js$/.test(f));
     expect(unwanted).toEqual([]);
+    // The examples the README runs ship, and nothing else of examples/ (no build output, no node_modules).
+    expect(files.filter((f) => f.startsWith('examples/')).sort()).toEqual([
+      'examples/echo-node/bin/echo-node',
+      'examples/echo-node/plugin.json',
+      'examples/echo-python/bin/echo-python',
+      'examples/echo-python/plugin.json',
+    ]);
+  });
+
+  it('packs without a warning, and says where its repository is', () => {
+    expect(packStderr).not.toMatch(/warn/i);
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/yolop/yep-ext.git' });
+    expect(pkg.homepage).toBe('https://github.com/yolop/yep-ext#readme');
+    expect(pkg.bugs).toEqual({ url: 'https://github.com/yolop/yep-ext/issues' });
+  });
+
+  it('every relative link of the README and the docs it ships names a file (and heading) it holds', () => {
+    // Wherever the README is read outside a checkout (the registry's page, the installed
+    // package), a relative link is only alive if the package holds its target. Links to
+    // anything else (sources, tests, CI) must be absolute, to the repository.
+    const held = new Set(files);
+    const pages = files.filter((f) => f === 'README.md' || /^docs\/[^/]+\.md$/.test(f));
+    expect(pages.length).toBeGreaterThan(10);
+    const text = new Map(pages.map((f) => [f, readFileSync(join(installed, f), 'utf8')]));
+    const dead: string[] = [];
+    for (const [page, body] of text) {
+      for (const target of markdownLinks(body)) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:: absolute
+        const [path = '', anchor] = target.split('#');
+        const file = path === '' ? page : posix.normalize(posix.join(posix.dirname(page), path));
+        const isDir = file.endsWith('/') || [...held].some((f) => f.startsWith(`${file}/`));
+        if (!held.has(file) && !isDir) {
+          dead.push(`${page}: ${target} (not in the package)`);
+          continue;
+        }
+        if (anchor && file.endsWith('.md') && text.has(file) && !headingSlugs(text.get(file)!).has(anchor)) {
+          dead.push(`${page}: ${target} (no such heading in ${file})`);
+        }
+      }
+    }
+    expect(dead).toEqual([]);
   });
 
   it('declares no runtime dependency but the optional keyring, and no install-time script', () => {
@@ -83,13 +157,7 @@ describe('the packed tarball', () => {
     // node_modules there but the keyring's): an import of a package that is not bundled fails.
     const { build } = await import('esbuild');
     const bundle = join(installed, 'dist', 'bundle');
-    const entries = [
-      join(bundle, 'cli.cjs'),
-      join(bundle, 'fast-path.cjs'),
-      join(bundle, 'fast-doctor.cjs'),
-      join(bundle, 'index.js'),
-      ...readdirSync(join(bundle, 'lib')).map((f) => join(bundle, 'lib', f)),
-    ];
+    const entries = [join(bundle, 'cli.cjs'), join(bundle, 'index.js'), ...readdirSync(join(bundle, 'lib')).map((f) => join(bundle, 'lib', f))];
     const result = await build({
       entryPoints: entries,
       bundle: true,
@@ -126,20 +194,18 @@ describe('npm install -g of the tarball', () => {
     const total = du(installed);
     const keyring = du(join(installed, 'node_modules'));
     // Recorded in docs/performance.md. The old shape (runtime dependencies installed) was 36 MB.
-    // 9 MiB: built by Node 20 it is ~8.9 MiB (2026-12-02, round eight), 1.2 MiB of it the V8
-    // code caches only Node 20 reads (a Node with its own compile cache builds none); each
-    // oclif-free runner (list, install/update, doctor and its early start, enable/disable/
-    // remove/set-secret/verify) is a bundle of its own. 9.5 MiB since doctor probes the MCP servers
-    // a manifest declares with the official MCP SDK: its client is lib/mcp.cjs (0.3 MiB, sharing
-    // lib/zod.cjs and leaving out ajv; docs/performance.md, "The MCP SDK's client").
-    expect(total - keyring).toBeLessThan(9.5 * 1024 * 1024);
+    // Built by Node 20 it holds the V8 code cache of cli.cjs, which only Node 20 reads (a Node
+    // with its own compile cache builds none); the MCP SDK's client is lib/mcp.cjs (sharing
+    // lib/zod.cjs and leaving out ajv; docs/performance.md).
+    expect(total - keyring).toBeLessThan(7 * 1024 * 1024);
     expect(total).toBeLessThan(14 * 1024 * 1024);
   });
 
-  it('runs: --version, install ./examples/echo-node, list, doctor, a typo', async () => {
+  it('runs: --version, install the example it ships (./examples/echo-node), list, doctor, a typo', async () => {
     const bin = join(prefix, 'bin', 'yep-ext');
+    // From the installed package's directory: the README's example path is the package's own.
     const run = (args: string[]) =>
-      spawnSync(bin, args, { cwd: REPO_ROOT, env: { ...home.env, PATH: `${join(prefix, 'bin')}:${home.env.PATH}` }, encoding: 'utf8' });
+      spawnSync(bin, args, { cwd: installed, env: { ...home.env, PATH: `${join(prefix, 'bin')}:${home.env.PATH}` }, encoding: 'utf8' });
     expect(run(['--version']).stdout).toMatch(/^yep-ext\/0\.\d+\.\d+ linux-\w+ node-v\d+/);
     const inst = run(['install', './examples/echo-node', '--json']);
     expect(inst.status, inst.stderr).toBe(0);
@@ -153,6 +219,27 @@ describe('npm install -g of the tarball', () => {
     expect(typo.stderr).toMatch(/Did you mean `yep-ext install`/);
     // The same answers as the checkout's own CLI.
     expect(run(['list']).stdout).toBe((await runCli(['list'], { env: home.env })).stdout);
+  });
+
+  it("carries no path of the checkout it was packed from; a bug's stack names the installed files", () => {
+    // The V8 code cache keeps the script name it was made under: made under the checkout's path, every
+    // YEP_EXT_DEBUG cause and internal-error stack named files that are not on the user's machine.
+    const carrying = files.filter((f) => readFileSync(join(installed, f)).includes(REPO_ROOT));
+    expect(carrying).toEqual([]);
+    const preload = join(dir, 'bug.cjs');
+    writeFileSync(
+      preload,
+      "const sort = Array.prototype.sort;\nArray.prototype.sort = function (...a) { if (/listExtensions/.test(new Error().stack)) throw new TypeError('injected bug'); return sort.apply(this, a); };\n",
+    );
+    const r = spawnSync(join(prefix, 'bin', 'yep-ext'), ['list'], { env: { ...home.env, NODE_OPTIONS: `--require=${preload}` }, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(70);
+    const frames = r.stderr.split('\n').filter((l) => /^\s+at /.test(l));
+    expect(
+      frames.some((l) => l.includes(join(installed, 'dist', 'bundle', 'cli.cjs'))),
+      r.stderr,
+    ).toBe(true);
+    expect(r.stderr).not.toContain(REPO_ROOT);
+    expect(r.stderr).not.toContain('yep-ext-bundle:');
   });
 
   it('serves the programmatic API (import from "yep-ext")', () => {

@@ -18,6 +18,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { buildCrate, fixtureCrate, readTree } from '../helpers/crates.js';
 import { makePackage } from '../helpers/ext-package.js';
 import { GIT_TEST_ENV, fixtureFiles, git, makeRepo } from '../helpers/git-repo.js';
+import { startGitHttpServer } from '../helpers/git-http-server.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -104,6 +105,36 @@ describe('sources.git_hosts rules the git mirror as well as the origin', () => {
       expect(existsSync(join(ci.configDir, 'extensions', 'gitext'))).toBe(false);
     } finally {
       ci.cleanup();
+    }
+  });
+});
+
+describe("sources.git_hosts rules where the user's git config sends git (url.<base>.insteadOf)", () => {
+  it("an insteadOf in ~/.gitconfig redirecting an admitted host to another: refused, nothing installed; without a policy the rewrite is the user's to make", async () => {
+    // Two repositories on one loopback server: the one asked for, and the one the rewrite leads to.
+    const root = join(home.root, 'served');
+    makeRepo(root, { name: 'gitext', files: fixtureFiles('gitext') }).commit();
+    const other = makeRepo(join(root, 'other'), { name: 'gitext', files: { ...fixtureFiles('gitext'), 'MARKER-other-host': 'x' } });
+    other.commit();
+    const server = await startGitHttpServer({ root });
+    try {
+      const asked = server.url('gitext.git');
+      const port = new URL(server.base).port;
+      mkdirSync(home.env.HOME!, { recursive: true });
+      writeFileSync(join(home.env.HOME!, '.gitconfig'), `[url "http://localhost:${port}/other/"]\n\tinsteadOf = http://127.0.0.1:${port}/\n`);
+      const gitEnv = env({ HOME: home.env.HOME! });
+      systemPolicy({ sources: { git_hosts: ['127.0.0.1'] } });
+      expectRefused(await runCli(['install', asked, '--json'], { env: gitEnv }), 'sources.git_hosts', 'localhost', 'gitext');
+      expect(existsSync(lockFile())).toBe(false);
+      expect(settingsText()).toBe('');
+      // With no rule on git hosts the user's rewrite applies (a CI token, a company mirror).
+      systemPolicy({ sources: { kinds: ['git'] } });
+      const r = await runCli(['install', asked, '--json'], { env: gitEnv });
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(join(store('gitext'), 'MARKER-other-host'))).toBe(true);
+      expect(lockEntries()[0]?.source.url).toBe(asked);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -6,7 +6,7 @@
  * never takes the package away while settings.toml still enables it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -178,15 +178,15 @@ describe('recovery sweeps crash leftovers, and only those', () => {
       [join(cfg, `.connections.toml.yep-${dead}-0.tmp`)]: false, // may hold a secret
       [join(cfg, `.settings.toml.yep-${dead}-3.tmp`)]: false,
       [join(cfg, `.settings.toml.yep-${live}-0.tmp`)]: true, // its writer is alive
-      [join(cfg, 'settings.toml.12345')]: false, // an older yep-ext's temp, under the installer lock
-      [join(cfg, 'connections.toml.987')]: false,
+      [join(cfg, 'settings.toml.12345')]: true, // a user's backup: no pid, not a name yep-ext writes
+      [join(cfg, 'connections.toml.987')]: true,
       [join(cfg, 'notes.txt.123')]: true, // not ours
       [join(cfg, 'settings.toml.bak')]: true,
       [join(store(), `.extensions.lock.yep-${dead}-1.tmp`)]: false,
-      [join(store(), 'extensions.lock.4242')]: false,
+      [join(store(), 'extensions.lock.4242')]: true,
       [join(store(), `..yep-keychain.json.yep-${dead}-2.tmp`)]: false,
       [join(store(), '.yep-grants', `.alpha.json.yep-${dead}-0.tmp`)]: false,
-      [join(store(), '.yep-grants', 'alpha.json.777')]: false,
+      [join(store(), '.yep-grants', 'alpha.json.777')]: true,
       [join(store(), '.yep-cache', 'index', 'ab', `.abcd.json.yep-${dead}-0.tmp`)]: false,
       [join(store(), '.yep-cache', 'index', 'ab', `.abcd.json.yep-${live}-0.tmp`)]: true,
     };
@@ -198,6 +198,35 @@ describe('recovery sweeps crash leftovers, and only those', () => {
     const r = await runCli(['remove', 'not-installed'], { env: env() });
     expect(r.code, r.stderr).toBe(3);
     for (const [f, survives] of Object.entries(files)) expect(existsSync(f), f).toBe(survives);
+  });
+
+  it("a user's numbered backups beside the state files (and beside a symlinked settings target) survive recovery byte-identical", async () => {
+    const pkg = writePackage(join(home.root, 'src', 'alpha'), { name: 'alpha' });
+    await ok(['install', pkg]);
+    // settings.toml is a dotfiles-manager symlink: its target's directory holds the user's own copies too.
+    const dots = join(home.root, 'dotfiles');
+    mkdirSync(dots, { recursive: true });
+    writeFileSync(join(dots, 'settings.toml'), '# mine\n');
+    rmSync(settingsFile(), { force: true });
+    symlinkSync(join(dots, 'settings.toml'), settingsFile());
+    const backups = [
+      join(home.configDir, 'settings.toml.1'),
+      join(home.configDir, 'connections.toml.1'),
+      join(store(), 'extensions.lock.2'),
+      join(store(), '.yep-keychain.json.3'),
+      join(store(), '.yep-grants', 'alpha.json.1'),
+      join(dots, 'settings.toml.1'),
+      join(dots, 'settings.toml.20261207'),
+    ];
+    const bytes = (f: string) => `[[capabilities]]\nref = "ext:keep" # ${f}\n`;
+    for (const f of backups) writeFileSync(f, bytes(f));
+    const r = await runCli(['remove', 'not-installed'], { env: env() });
+    expect(r.code, r.stderr).toBe(3);
+    for (const f of backups) expect(isThere(f) ? readFileSync(f, 'utf8') : 'gone', f).toBe(bytes(f));
+    // Settings edits (enable, disable) sweep beside the file they write: the backups stay there too.
+    expect((await runCli(['enable', 'alpha'], { env: env() })).code).toBe(0);
+    expect((await runCli(['disable', 'alpha'], { env: env() })).code).toBe(0);
+    for (const f of backups) expect(isThere(f) ? readFileSync(f, 'utf8') : 'gone', f).toBe(bytes(f));
   });
 
   it('list does not sweep (it takes no lock)', async () => {

@@ -79,7 +79,14 @@ describe('an unusable proxy URL is a configuration error naming the variable (ex
     ['a broken IPv6 literal', `http://${CANARY}@[::1`],
     ['an unencoded @ in the password', `http://me:${CANARY}@x@proxy.example.test:3128`],
     ['no scheme and a bad port', `${CANARY}@proxy.example.test:0`],
+    ['a path after the port', `http://me:${CANARY}@proxy.example.test:3128/corp`],
+    ['a query', `http://${CANARY}@proxy.example.test:3128?x=1`],
+    ['a fragment', `http://me:${CANARY}@proxy.example.test:3128#top`],
+    ['a broken percent escape in the user name', `http://me%zz:${CANARY}@proxy.example.test:3128`],
+    ['a lone % in the password', `http://me:${CANARY}%@proxy.example.test:3128`],
   ];
+  // ALL_PROXY is the fallback curl (so git) uses when a scheme has no variable of its own: yep-ext reads it the same way.
+  const VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy'];
   const ROADS: Array<[string, string[], Record<string, string>]> = [
     ['HTTP (install of a crate)', ['install', 'hello', '--json'], HTTP_ENV],
     ['HTTP (search)', ['search', 'hello', '--json'], HTTP_ENV],
@@ -87,7 +94,7 @@ describe('an unusable proxy URL is a configuration error naming the variable (ex
   ];
   // Every value on every road with either spelling of the variable is a unit table (test/unit/proxy.test.ts);
   // here each value once, the roads and spellings taken in turn.
-  const CASES = VALUES.map(([what, value], i) => [what, value, ROADS[i % ROADS.length]!, i % 2 ? 'https_proxy' : 'HTTPS_PROXY'] as const);
+  const CASES = VALUES.map(([what, value], i) => [what, value, ROADS[i % ROADS.length]!, VARIABLES[i % VARIABLES.length]!] as const);
   it.each(CASES)('%s (case %#)', async (_what, value, [, args, env], variable) => {
     const h = home();
     const r = await runCli(args, { env: { ...h.env, ...env, [variable]: value } });

@@ -38,7 +38,7 @@ export function makeTempHome(prefix = 'yep-home-'): TempHome {
       const log = memoryLogger();
       const all = { ...env, ...extra };
       // YEP_EXT_TEST_* variables become seams here, as the CLI gets them from the preload (./seams.mjs).
-      const { fastPath: _fastPath, ...seams } = seamsFromEnv(all);
+      const seams = seamsFromEnv(all);
       return Object.assign(createContext({ ...seams, env: all, log }), { log });
     },
     cleanup() {

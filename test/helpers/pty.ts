@@ -21,10 +21,12 @@ const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  */
 export function runCliInPty(
   args: string[],
-  options: { env: Record<string, string>; cols: number; rows?: number; cwd?: string },
+  options: { env: Record<string, string>; cols: number; rows?: number; cwd?: string; pipeTo?: string },
 ): Promise<{ code: number | null; output: string }> {
   if (!HAS_SCRIPT) return Promise.reject(new Error('util-linux `script` is needed for the terminal tests (apt-get install util-linux)'));
-  const cmd = `stty cols ${options.cols} rows ${options.rows ?? 50} && exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  const run = [process.execPath, BIN, ...args].map(quote).join(' ');
+  // pipeTo: stdout into that command (a pager, `cat`), stderr still the terminal.
+  const cmd = `stty cols ${options.cols} rows ${options.rows ?? 50} && ${options.pipeTo ? `${run} | ${options.pipeTo}` : `exec ${run}`}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', cmd, '/dev/null'], {
       cwd: options.cwd ?? REPO_ROOT,

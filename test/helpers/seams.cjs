@@ -12,16 +12,17 @@
  *
  * CommonJS, and the preload loaded with --require, not --import: an ES module
  * preload starts Node's ESM loader in every child, about 40 ms of CPU per spawn
- * on Node 20 (`list`: 160 -> 200 ms), and the fast-path tests spawn hundreds
+ * on Node 20, and the suite spawns thousands
  * (docs/performance.md, "Round five: suite5").
  *
  *   YEP_EXT_TEST_PAUSE_AT=<point>     stop at checkpoint(ctx, <point>) forever (a crash test kills it)
  *   YEP_EXT_TEST_PAUSE_FILE=<file>    ... after writing the pid there
  *   YEP_EXT_TEST_PAUSE_RESUME=<file>  ... until that file exists, then go on (a Ctrl-C test signals, then resumes)
- *   YEP_EXT_TEST_FAST_PATH_MARK=<f>   the oclif-free fast path writes `list` or `__complete` there
  *   YEP_EXT_TEST_EARLY_SERVER_MARK=<f> doctor's early start appends the pids it spawned there
  *   YEP_EXT_TEST_RESOLVE=n=a[,n=a]    answer these host names without DNS (like curl --resolve)
  *   YEP_EXT_TEST_KEYCHAIN_MODULE=<f>  load this module instead of @napi-rs/keyring
+ *   YEP_EXT_TEST_LOCK_WAIT_MS=<ms>    wait this long for another process holding the installer lock
+ *   YEP_EXT_TEST_AGENT_TIMEOUT_MS=<ms> give `yolop --version` this long
  *   YEP_EXT_TEST_HTTP_RATE_WINDOW_MS, _RETRY_BASE_MS, _RETRY_MAX_MS, _RETRY_AFTER_MAX_MS,
  *   _MAX_REDIRECTS                    HTTP limits that are not user-facing variables
  */
@@ -81,8 +82,6 @@ function seamsFromEnv(env) {
       });
     };
   }
-  const mark = env.YEP_EXT_TEST_FAST_PATH_MARK;
-  if (mark) seams.fastPath = (which) => writeFileSync(mark, `${which}\n`);
   // The pids doctor's early start spawned (src/cli/doctor-early.ts), one line per start.
   const early = env.YEP_EXT_TEST_EARLY_SERVER_MARK;
   if (early) seams.earlyServer = (pids) => appendFileSync(early, `${pids.join(' ')}\n`);
@@ -95,6 +94,15 @@ function seamsFromEnv(env) {
   }
   if (Object.keys(limits).length > 0) http.limits = limits;
   if (Object.keys(http).length > 0) seams.http = http;
+  const waits = {};
+  for (const [key, name] of [
+    ['lockMs', 'YEP_EXT_TEST_LOCK_WAIT_MS'],
+    ['agentVersionMs', 'YEP_EXT_TEST_AGENT_TIMEOUT_MS'],
+  ]) {
+    const n = Number(env[name]);
+    if (env[name] !== undefined && Number.isFinite(n) && n > 0) waits[key] = n;
+  }
+  if (Object.keys(waits).length > 0) seams.waits = waits;
   const keyring = env.YEP_EXT_TEST_KEYCHAIN_MODULE;
   if (keyring) seams.keychain = { load: () => import(pathToFileURL(keyring).href) };
   return seams;

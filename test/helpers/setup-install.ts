@@ -13,7 +13,7 @@
  * saves ~0.4 s of CPU (Node 20, measured: a CLI install of two small crates ~0.55 s, this
  * ~0.1-0.2 s), but the core modules load once per test file: ~2 s of CPU for a file run
  * alone (vitest's transform, shared by every file of a whole run, plus ~1 s of import in
- * the worker). So it pays where a file needs many set-up installs (fast-net: 24), not
+ * the worker). So it pays where a file needs many set-up installs, not
  * for two or three. engines has 12 (three with `ignoreEngines`, as `--ignore-engines`):
  * -2.1 s of CPU (median of three side-by-side pairs, -5%) for the file run alone (suite7).
  */
@@ -29,7 +29,7 @@ import { seamsFromEnv } from './seams.mjs';
  */
 export async function setupInstall(env: Record<string, string>, specs: string[], options: { cwd?: string; ignoreEngines?: boolean } = {}): Promise<string[]> {
   const { installMany } = await import('../../src/core/operations/install.js');
-  const { fastPath: _fastPath, ...seams } = seamsFromEnv(env);
+  const seams = seamsFromEnv(env);
   const ctx = createContext({ ...seams, env, log: memoryLogger(), interactive: false, cooldown: { allowFresh: false } });
   const results = await installMany(
     ctx,

@@ -40,9 +40,9 @@ afterEach(() => {
 });
 
 /** A context with production limits (no FAST_HTTP_ENV) on a manual clock. */
-function clocked(): { clock: ManualClock; ctx: ReturnType<TempHome['ctx']> } {
+function clocked(env: Record<string, string> = {}): { clock: ManualClock; ctx: ReturnType<TempHome['ctx']> } {
   const clock = new ManualClock();
-  return { clock, ctx: Object.assign(home.ctx(), { clock }) };
+  return { clock, ctx: Object.assign(home.ctx(env), { clock }) };
 }
 const url = () => reg.downloadUrl('fixture', '1.0.0');
 const opts = { what: 'the test file', maxBytes: 1 << 20 };
@@ -188,9 +188,8 @@ describe('keychain on ctx.clock', () => {
 });
 
 describe('installer lock on ctx.clock', () => {
-  it('a wait set in milliseconds is said as waited (YEP_EXT_LOCK_WAIT_MS=1500: over 1.5 s, not 2)', async () => {
-    const { clock, ctx } = clocked();
-    ctx.env = { ...ctx.env, YEP_EXT_LOCK_WAIT_MS: '1500' };
+  it('a wait set in milliseconds is said as waited (ctx.waits.lockMs = 1500: over 1.5 s, not 2)', async () => {
+    const { clock, ctx } = clocked({ YEP_EXT_TEST_LOCK_WAIT_MS: '1500' });
     mkdirSync(ctx.paths.storeDir, { recursive: true });
     const release = await lockfile.lock(ctx.paths.storeDir, { lockfilePath: ctx.paths.installLockFile, realpath: false, stale: 5_000, update: 1_000 });
     try {

@@ -68,17 +68,23 @@ describe('no process-wide side effects from the library API (issue 13)', () => {
     expect(readFileSync(log, 'utf8')).toBe('');
   });
 
-  // The control for the test above: the CLI does set V8 flags. Round nine (docs/performance.md):
-  // a V8 flag set before Node's built-ins or our code-cached bundle load makes V8 refuse their
-  // code caches (~11-14 ms of CPU per command), so the oclif path, like the install runner
-  // below, exposes gc and unsets the flag again, and sets --liftoff-only only when undici loads.
-  it('the oclif path leaves the V8 flags as Node set them, unless undici loads (control for the test above)', async () => {
+  // The control for the test above: the CLI does set V8 flags, each only when it needs it.
+  // A V8 flag set before Node's built-ins or the code-cached bundle load makes V8 refuse their
+  // code caches (docs/performance.md), so bin/run.js sets none at start: --liftoff-only just
+  // before undici loads, and --expose-gc (unset again at once) on the first buffer collection.
+  it('the CLI sets no V8 flag until it needs one (control for the test above)', async () => {
     const env = { PATH: process.env.PATH, HOME: work, YOLOP_CONFIG_DIR: join(work, 'cfg'), YEP_EXT_NO_UPDATE_CHECK: '1', YEP_EXT_HTTP_RETRIES: '0' };
     const log = join(work, 'cli.log');
     writeFileSync(log, '');
     const r = await node(['--require', flagRecorder(log), BIN, 'search', 'x', '--json'], { ...env, YEP_EXT_INDEX: url });
     expect(r.stdout).toContain('E_UNSUPPORTED'); // the request went out (direct: node:http) and failed cleanly
-    expect(readFileSync(log, 'utf8')).toBe('--expose-gc\n--no-expose-gc\n');
+    expect(readFileSync(log, 'utf8')).toBe('');
+    const install = join(work, 'install.log');
+    writeFileSync(install, '');
+    const i = await node(['--require', flagRecorder(install), BIN, 'install', 'nothing-here'], { ...env, YEP_EXT_INDEX: `${url}index/` });
+    expect(i.status, i.stderr).not.toBe(0); // the request went out (direct: node:http) and failed cleanly
+    expect(readFileSync(install, 'utf8')).toBe('');
+    // Through a proxy undici makes the request: --liftoff-only is set just before it loads.
     const proxied = join(work, 'cli-proxy.log');
     writeFileSync(proxied, '');
     const p = await node(['--require', flagRecorder(proxied), BIN, 'search', 'x', '--json'], {
@@ -87,28 +93,17 @@ describe('no process-wide side effects from the library API (issue 13)', () => {
       HTTPS_PROXY: 'http://127.0.0.1:9',
     });
     expect(p.stdout).toContain('http://127.0.0.1:9');
-    expect(readFileSync(proxied, 'utf8')).toBe('--expose-gc\n--no-expose-gc\n--liftoff-only\n');
-  });
-
-  // Round nine (docs/performance.md): a V8 flag set before Node's built-ins load makes V8
-  // refuse their code cache (~11-14 ms of CPU per install), so the oclif-free install/update
-  // runner exposes gc and unsets the flag again, and sets --liftoff-only only when undici loads.
-  it('the oclif-free install runner leaves the V8 flags as Node set them, unless undici loads', async () => {
-    const env = { PATH: process.env.PATH, HOME: work, YOLOP_CONFIG_DIR: join(work, 'cfg-fast'), YEP_EXT_NO_UPDATE_CHECK: '1', YEP_EXT_HTTP_RETRIES: '0' };
-    const direct = join(work, 'fast-direct.log');
-    writeFileSync(direct, '');
-    const r = await node(['--require', flagRecorder(direct), BIN, 'install', 'nothing-here'], { ...env, YEP_EXT_INDEX: `${url}index/` });
-    expect(r.status, r.stderr).not.toBe(0); // the request went out (direct: node:http) and failed cleanly
-    expect(readFileSync(direct, 'utf8')).toBe('--expose-gc\n--no-expose-gc\n');
-    // Through a proxy undici makes the request: --liftoff-only is set just before it loads.
-    const proxied = join(work, 'fast-proxy.log');
-    writeFileSync(proxied, '');
-    const p = await node(['--require', flagRecorder(proxied), BIN, 'install', 'nothing-here'], {
-      ...env,
-      YEP_EXT_INDEX: 'https://registry.example/index/',
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-    });
-    expect(p.stderr).toContain('http://127.0.0.1:9');
-    expect(readFileSync(proxied, 'utf8')).toBe('--expose-gc\n--no-expose-gc\n--liftoff-only\n');
+    expect(readFileSync(proxied, 'utf8')).toBe('--liftoff-only\n');
+    // The collector the core calls during a long transfer: gc exposed on its first call, the flag unset again.
+    const collected = join(work, 'collect.log');
+    writeFileSync(collected, '');
+    const collector = join(work, 'collect-at-exit.cjs');
+    writeFileSync(
+      collector,
+      `process.on('exit', () => { const c = globalThis[Symbol.for('yep-ext.collect-garbage')]; c({ type: 'minor' }); c({ type: 'minor' }); require('node:fs').appendFileSync(${JSON.stringify(collected)}, 'collected\\n'); });`,
+    );
+    const l = await node(['--require', flagRecorder(collected), '--require', collector, BIN, 'list'], env);
+    expect(l.status, l.stderr).toBe(0);
+    expect(readFileSync(collected, 'utf8')).toBe('--expose-gc\n--no-expose-gc\ncollected\n');
   });
 });

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatBytes, formatDuration, formatStepLine, type LiveStep } from '../../src/cli/status-area.js';
 import { stderrLogger } from '../../src/cli/stderr-logger.js';
+import type { OutStream } from '../../src/cli/cli-io.js';
 
 const live = (state: LiveStep['state'], started = 0, samples: LiveStep['samples'] = []): LiveStep => ({
   label: 'Downloading greet 0.1.0',
@@ -42,23 +43,20 @@ describe('formatStepLine', () => {
 
 describe('stderrLogger', () => {
   afterEach(() => vi.restoreAllMocks());
-  const capture = (): string[] => {
+  /** A stderr that is no terminal, recording what is written. */
+  const capture = (): { out: string[]; stream: OutStream } => {
     const out: string[] = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-      out.push(String(s));
-      return true;
-    });
-    return out;
+    return { out, stream: { write: (s) => out.push(s), isTTY: false, columns: 0, color: false } };
   };
 
   it('is silent about steps without a terminal unless --verbose asks for a line per step', () => {
-    const out = capture();
-    const quiet = stderrLogger({ tty: false });
+    const { out, stream } = capture();
+    const quiet = stderrLogger({ out: stream });
     const s = quiet.step!('Fetching the index');
     s.note('503; attempt 2/3 in 1s');
     s.end();
     expect(out).toEqual([]);
-    const verbose = stderrLogger({ tty: false, verbose: true });
+    const verbose = stderrLogger({ out: stream, verbose: true });
     const v = verbose.step!('Fetching the index');
     v.note('503; attempt 2/3 in 1s');
     v.end();
@@ -66,8 +64,8 @@ describe('stderrLogger', () => {
   });
 
   it('--quiet keeps warnings and drops info, steps and verbose lines', () => {
-    const out = capture();
-    const log = stderrLogger({ tty: false, quiet: true, verbose: false });
+    const { out, stream } = capture();
+    const log = stderrLogger({ out: stream, quiet: true, verbose: false });
     log.info('note');
     log.verbose!('GET x');
     log.step!('x').end();

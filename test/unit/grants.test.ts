@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { colorAllowed } from '../../src/cli/cli-io.js';
 import { renderDiff, renderSummary } from '../../src/cli/render-grant.js';
 import {
   canonicalJson,
@@ -613,46 +614,25 @@ describe('renderSummary', () => {
   });
 
   it('no colour on a terminal with FORCE_COLOR=0 (as node, npm and chalk read it), nor with NO_COLOR', () => {
-    const saved = { NO_COLOR: process.env.NO_COLOR, TERM: process.env.TERM, FORCE_COLOR: process.env.FORCE_COLOR };
-    process.env.TERM = 'xterm-256color';
-    try {
-      const tty = { isTTY: true } as NodeJS.WriteStream;
-      const render = () => text(renderSummary(hostile(), { stream: tty }));
-      for (const [key, value] of [
-        ['FORCE_COLOR', '0'],
-        ['FORCE_COLOR', 'false'],
-        ['NO_COLOR', '1'],
-      ] as const) {
-        delete process.env.NO_COLOR;
-        delete process.env.FORCE_COLOR;
-        expect(render()).toContain('\u001b[1m');
-        process.env[key] = value;
-        expect(render(), `${key}=${value}`).not.toMatch(/\u001b\[\d+m/);
-      }
-    } finally {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
+    // A terminal's stream takes colour as the run's environment allows it (src/cli/cli-io.ts).
+    const render = (env: Record<string, string>) => text(renderSummary(hostile(), { stream: { color: colorAllowed({ TERM: 'xterm-256color', ...env }) } }));
+    expect(render({})).toContain('\u001b[1m');
+    for (const [key, value] of [
+      ['FORCE_COLOR', '0'],
+      ['FORCE_COLOR', 'false'],
+      ['NO_COLOR', '1'],
+    ] as const) {
+      expect(render({ [key]: value }), `${key}=${value}`).not.toMatch(/\u001b\[\d+m/);
     }
+    expect(render({ TERM: 'dumb' })).not.toMatch(/\u001b\[\d+m/);
   });
 
   it('adds only colour sequences of its own when colour is on', () => {
-    const saved = process.env.NO_COLOR;
-    const savedTerm = process.env.TERM;
-    delete process.env.NO_COLOR;
-    process.env.TERM = 'xterm-256color';
-    try {
-      const tty = { isTTY: true } as NodeJS.WriteStream;
-      const out = text([...renderSummary(hostile(), { stream: tty }), ...renderDiff(diffGrants(base(), grantOf(hostile())), { stream: tty })]);
-      expect(out).toContain('\u001b[1m');
-      // Strip our own SGR sequences: nothing controlling may remain.
-      expect(out.replace(/\u001b\[\d+m/g, '')).not.toMatch(RAW_CONTROL);
-    } finally {
-      if (saved !== undefined) process.env.NO_COLOR = saved;
-      if (savedTerm !== undefined) process.env.TERM = savedTerm;
-      else delete process.env.TERM;
-    }
+    const tty = { color: true };
+    const out = text([...renderSummary(hostile(), { stream: tty }), ...renderDiff(diffGrants(base(), grantOf(hostile())), { stream: tty })]);
+    expect(out).toContain('\u001b[1m');
+    // Strip our own SGR sequences: nothing controlling may remain.
+    expect(out.replace(/\u001b\[\d+m/g, '')).not.toMatch(RAW_CONTROL);
   });
 });
 

@@ -16,6 +16,18 @@ describe('proxy selection (issue 14)', () => {
       from: { httpProxy: 'HTTP_PROXY', httpsProxy: '' },
     });
   });
+  it("ALL_PROXY is a scheme's proxy when its own variable is unset (curl's rule, which git follows); an own variable, even empty, wins", () => {
+    const https = u('https://index.crates.io/x');
+    const http = u('http://example.test/x');
+    expect(proxyFor(https, proxySettings({ ALL_PROXY: 'http://a:1' }))).toBe('http://a:1');
+    expect(proxyFor(http, proxySettings({ all_proxy: 'http://b:2', ALL_PROXY: 'http://a:1' }))).toBe('http://b:2');
+    expect(proxyFor(https, proxySettings({ ALL_PROXY: 'http://a:1', HTTPS_PROXY: 'http://s:3' }))).toBe('http://s:3');
+    expect(proxyFor(https, proxySettings({ ALL_PROXY: 'http://a:1', HTTP_PROXY: 'http://h:4' }))).toBe('http://a:1');
+    expect(proxyFor(http, proxySettings({ ALL_PROXY: 'http://a:1', HTTP_PROXY: 'http://h:4' }))).toBe('http://h:4');
+    expect(proxyFor(http, proxySettings({ ALL_PROXY: 'http://a:1', http_proxy: '' }))).toBeUndefined();
+    expect(proxyFor(https, proxySettings({ ALL_PROXY: 'http://a:1', NO_PROXY: 'crates.io' }))).toBeUndefined();
+    expect(proxySettings({ ALL_PROXY: 'http://a:1' })?.from).toEqual({ httpProxy: 'ALL_PROXY', httpsProxy: 'ALL_PROXY' });
+  });
   it('https falls back to HTTP_PROXY; loopback is never proxied', () => {
     const s = proxySettings({ HTTP_PROXY: 'http://p:1' });
     expect(proxyFor(u('https://index.crates.io/x'), s)).toBe('http://p:1');
@@ -82,8 +94,14 @@ describe('useProxy: an unusable proxy value is a configuration error naming its 
     [`${CANARY}@proxy:99999`, /port 99999/],
     [`http://${CANARY} @proxy:1`, /white space/],
     [`http://${CANARY}@:8080`, /not a valid URL|no host/],
+    [`http://me:${CANARY}@proxy:3128/path`, /has a path/],
+    [`http://${CANARY}@proxy:3128/?q`, /query or fragment/],
+    [`http://${CANARY}@proxy:3128?`, /query or fragment/],
+    [`http://me:${CANARY}@proxy:3128#f`, /query or fragment/],
+    [`http://me%zz:${CANARY}@proxy:3128`, /broken percent escape/],
+    [`http://me:${CANARY}%@proxy:3128`, /broken percent escape/],
   ];
-  for (const variable of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) {
+  for (const variable of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy']) {
     it.each(BAD)(`${variable}=%s`, (value, why) => {
       let thrown: unknown;
       try {

@@ -2,7 +2,7 @@
  * Ask an agent binary its version: `<bin> --version`, bounded. The binary is
  * whatever is on PATH, so it may hang, print megabytes, print garbage or start a
  * daemon: it runs in its own process group with stdin closed, output capped at
- * 4 KiB per stream and a deadline (3 s, YEP_EXT_AGENT_TIMEOUT_MS), and on either
+ * 4 KiB per stream and a deadline (ctx.waits.agentVersionMs, 3 s), and on either
  * limit the whole group is killed and the answer is "unknown", never an error.
  */
 import { spawn } from 'node:child_process';
@@ -13,7 +13,6 @@ import { signalGroup } from '../yep/process-group.js';
 export type ProbeResult = { ok: true; version: string } | { ok: false; reason: string; transient?: boolean };
 
 export const PROBE_MAX_OUTPUT = 4096;
-export const DEFAULT_PROBE_TIMEOUT_MS = 3000;
 
 // eslint-disable-next-line no-control-regex
 const ANSI_RE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
@@ -34,16 +33,10 @@ export function parseAgentVersion(output: string): string | undefined {
   return undefined;
 }
 
-function timeoutMsFrom(env: Record<string, string | undefined>): number {
-  const n = Number(env.YEP_EXT_AGENT_TIMEOUT_MS);
-  return Number.isFinite(n) && n > 0 ? Math.min(n, 60_000) : DEFAULT_PROBE_TIMEOUT_MS;
-}
-
 const seconds = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s` : `${ms} ms`);
 
 /** Run `<file> --version` within the limits above. Never throws. */
-export function probeAgentVersion(file: string, env: Record<string, string | undefined>): Promise<ProbeResult> {
-  const timeoutMs = timeoutMsFrom(env);
+export function probeAgentVersion(file: string, env: Record<string, string | undefined>, timeoutMs: number): Promise<ProbeResult> {
   const group = process.platform !== 'win32';
   return new Promise((resolve) => {
     let settled = false;

@@ -36,6 +36,7 @@ import { checkUiAsk, probeServer, runCall, type ProbeContext } from './check-pro
 import { checkMessages, checkProcesses, stopAndGrade } from './check-stop.js';
 import { Report, describeExit, describeFailure, ms, type DoctorCallReport, type DoctorReport } from './report.js';
 import { withStep } from '../log.js';
+import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from './defaults.js';
 import type { DoctorMcpServer } from './check-mcp.js';
 
 export type { CheckStatus, DoctorCheck, DoctorCallReport, DoctorReport } from './report.js';
@@ -80,8 +81,6 @@ export interface DoctorOptions {
    */
   earlyServer?: EarlyServers;
 }
-
-export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 20_000;
 
 async function resolveTarget(ctx: Context, target: DoctorTarget): Promise<{ dir: string; source: 'installed' | 'path'; wanted?: string }> {
   if (target.kind === 'installed') {

@@ -169,11 +169,7 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/**
- * Remove temp files that killed writers left beside `file`: yep-ext's own whose
- * writer is dead, and an older yep-ext's `<base>.<digits>` (callers hold the
- * installer lock, under which no other yep-ext writes these files).
- */
+/** Remove the temp files that killed writers left beside `file` (only yep-ext's own names, temp-files.ts). */
 export async function sweepAtomicTemps(file: string): Promise<void> {
-  await sweepDeadTemps(dirname(file), { base: basename(file), legacy: true });
+  await sweepDeadTemps(dirname(file), { base: basename(file) });
 }

@@ -7,10 +7,9 @@
  * writer's leftover from a live writer's file: only the first is removed) and a
  * per-process counter (two writes in one process never share a name).
  *
- * Temp files of an older yep-ext (write-file-atomic's `<base>.<digits>`) name no
- * writer; they are swept only for files whose every writer holds the installer
- * lock (lock, settings, secrets, grants, keychain index), and only by the holder
- * of that lock, which no other yep-ext can be writing under.
+ * Only names of this exact form are ever swept. A `<base>.<digits>` file beside a
+ * state file (`settings.toml.1`, `extensions.lock.2`) is what users and backup tools
+ * name their copies: it is never taken for a temp, whoever wrote it.
  */
 import { readdir } from 'node:fs/promises';
 import { custodyDir, removeOwned, type Custody } from './custody.js';
@@ -43,18 +42,9 @@ function tempWriter(name: string, base?: string): number | undefined {
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 export interface SweepOptions {
   /** Only temps of this file name (default: any yep-ext temp in the directory). */
   base?: string;
-  /**
-   * Also remove an older yep-ext's temps (write-file-atomic's `<base>.<digits>`): of
-   * `base` when true, or names matching the pattern. Caller holds the installer lock.
-   */
-  legacy?: boolean | RegExp;
 }
 
 /** Where temps are swept: a directory of the user's (the config dir, the store), or one of yep-ext's own (fs/custody.ts). */
@@ -74,16 +64,9 @@ export async function sweepDeadTemps(place: SweepPlace, options: SweepOptions = 
   } catch {
     return [];
   }
-  const legacy =
-    options.legacy instanceof RegExp
-      ? options.legacy
-      : options.legacy && options.base !== undefined
-        ? new RegExp(`^${escape(options.base)}\\.\\d+$`)
-        : undefined;
   const dead = names.filter((n) => {
     const pid = tempWriter(n, options.base);
-    if (pid !== undefined) return !isProcessAlive(pid);
-    return legacy?.test(n) ?? false;
+    return pid !== undefined && !isProcessAlive(pid);
   });
   const custody: Custody = { ...where, names: { test: (n) => dead.includes(n) } };
   const removed: string[] = [];

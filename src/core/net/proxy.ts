@@ -1,7 +1,9 @@
 /**
  * Which undici dispatcher carries a request: direct, or through the proxy the
- * environment names (HTTPS_PROXY / HTTP_PROXY / NO_PROXY, lower-case first, as
- * curl and undici read them). The proxying itself is undici's own `ProxyAgent`
+ * environment names (HTTPS_PROXY / HTTP_PROXY / ALL_PROXY / NO_PROXY, lower-case
+ * first, as curl and undici read them). ALL_PROXY is curl's (so git's) fallback for
+ * a scheme whose own variable is unset; undici ignores it, but git would go through
+ * it while yep-ext's own requests went direct, so yep-ext reads it as curl does. The proxying itself is undici's own `ProxyAgent`
  * (CONNECT tunnels for https); this module decides, per URL, whether and which
  * proxy, with undici's NO_PROXY rules (a copy of EnvHttpProxyAgent's matcher:
  * comma/space lists, `*`, suffixes, a leading `.` or `*.`, `host:port`), reading
@@ -53,10 +55,19 @@ function pick(env: Env, ...names: string[]): [string, string] {
   return ['', ''];
 }
 
-/** The proxy variables of `env`, or undefined when no proxy is configured at all. */
+/**
+ * The proxy variables of `env`, or undefined when no proxy is configured at all. A
+ * scheme whose own variable is unset takes ALL_PROXY (curl's rule); https then still
+ * falls back to the http proxy (undici's rule).
+ */
 export function proxySettings(env: Env): ProxySettings | undefined {
-  const [httpProxy, httpFrom] = pick(env, 'http_proxy', 'HTTP_PROXY');
-  const [httpsProxy, httpsFrom] = pick(env, 'https_proxy', 'HTTPS_PROXY');
+  const all = pick(env, 'all_proxy', 'ALL_PROXY');
+  const own = (lower: string, upper: string): [string, string] => {
+    const picked = pick(env, lower, upper);
+    return picked[1] === '' ? all : picked;
+  };
+  const [httpProxy, httpFrom] = own('http_proxy', 'HTTP_PROXY');
+  const [httpsProxy, httpsFrom] = own('https_proxy', 'HTTPS_PROXY');
   if (httpProxy === '' && httpsProxy === '') return undefined;
   return { httpProxy, httpsProxy, noProxy: pick(env, 'no_proxy', 'NO_PROXY')[0], from: { httpProxy: httpFrom, httpsProxy: httpsFrom } };
 }
@@ -165,6 +176,17 @@ export function checkProxyUrl(text: string): { url: string } | { problem: string
   }
   if (url.hostname === '') return { problem: 'it names no host', shown };
   if (url.port === '0') return { problem: 'its port 0 is out of range (1-65535)', shown };
+  // A proxy is a scheme, a host and a port: undici refuses anything after them, curl drops it.
+  if (url.pathname !== '/' && url.pathname !== '') return { problem: 'it has a path after the host and port (a proxy URL has none)', shown };
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(withScheme.slice(withScheme.indexOf('://') + 3)))
+    return { problem: 'it has a query or fragment after the host and port (a proxy URL has none)', shown };
+  for (const part of [url.username, url.password]) {
+    try {
+      decodeURIComponent(part);
+    } catch {
+      return { problem: 'its user name or password holds a broken percent escape (write "%" itself as %25)', shown };
+    }
+  }
   return { url: url.href };
 }
 

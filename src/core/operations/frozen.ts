@@ -235,9 +235,7 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
       items.push({ name: entry.name, status: 'skipped', reason: 'already installed with the locked hash' });
     } else todo.push(entry);
   }
-  // The fetch and commit code, only when something must be fetched (frozen-fetch.ts). Loaded
-  // before the skipped entries are told: up to here nothing was written but what taking the
-  // installer lock recovers, so the warm runner (src/cli/fast-frozen.ts) can hand over here.
+  // The fetch and commit code, only when something must be fetched (frozen-fetch.ts).
   // What is fetched is ruled on every place its bytes come from (a git mirror, the run's index), before any request.
   admitAll(
     ctx,

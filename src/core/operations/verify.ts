@@ -74,7 +74,7 @@ function integrityHint(ctx: Context, bad: VerifiedExtension[], entries: LockEntr
       ? `install ${gone.join(' ')} again from where ${gone.length === 1 ? 'its local directory is' : 'their local directories are'} now (\`${INSTALL_MOVED_DIR}\`) or drop ${gone.length === 1 ? 'it' : 'them'} (\`yep-ext remove ${gone.join(' ')}\`)`
       : '',
     edited.length
-      ? `review the edits to the local ${edited.length === 1 ? 'directory' : 'directories'} and re-pin with \`yep-ext update ${edited.join(' ')}\``
+      ? `re-pin the edited or rebuilt local ${edited.length === 1 ? 'directory' : 'directories'} with \`yep-ext update ${edited.join(' ')}\` (it shows what the new files ask for)`
       : '',
     unlocked.length ? `remove what no lock entry pins (\`yep-ext remove ${unlocked.join(' ')}\`) or install it from its source to pin it` : '',
     absent.length ? `remove the settings of what is enabled but not installed (\`yep-ext remove ${absent.join(' ')}\`) or install it` : '',

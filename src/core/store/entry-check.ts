@@ -261,7 +261,7 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
           editedInPlace(ctx, entry)
             ? {
                 kind: 'content',
-                message: `changed since it was pinned${which}: run \`yep-ext update ${entry.name}\` to review the changes and re-pin`,
+                message: `changed since it was pinned (edited or rebuilt)${which}: re-pin with \`yep-ext update ${entry.name}\`, which shows what the new files ask for`,
                 files: files.length ? files : null,
               }
             : {

@@ -2,7 +2,7 @@
  * One installer lock around every read-modify-write of the store and state
  * files. A second process waits (saying so once); a lock left by a killed
  * process goes stale after STALE_MS without a heartbeat and is taken over.
- * The wait is timed on ctx.clock (YEP_EXT_LOCK_WAIT_MS, default 5 min); the
+ * The wait is timed on ctx.clock (ctx.waits.lockMs, default 5 min); the
  * heartbeat and staleness are proper-lockfile's own timers.
  */
 import lockfile from 'proper-lockfile';
@@ -32,13 +32,18 @@ async function ensureStore(ctx: Context): Promise<void> {
 // Concurrent operations inside one process (install a b c) queue here first, so the
 // file lock only ever arbitrates between processes, and "waiting" means another process.
 let inProcess: Promise<unknown> = Promise.resolve();
-const recovered = new Set<string>();
+/**
+ * The runs that have recovered: a Context's paths object is made once per Context and
+ * shared by the copies an operation derives from it, so this is once per command run
+ * (a CLI process runs one; in-process tests run many in one process).
+ */
+const recovered = new WeakSet<Context['paths']>();
 
 /** Whether the store's directory exists (a home where nothing was ever installed has none). */
 export const storeExists = (ctx: Context): boolean => existsSync(ctx.paths.storeDir);
 
 /**
- * Crash recovery before a command's own work (the first lock holder of the process runs
+ * Crash recovery before a command's own work (the first lock holder of the run runs
  * it), but only where there is a store: everything a crashed yep-ext can leave behind was
  * written under this lock, whose file is in the store, so a home without one has nothing
  * to recover, and a command that then changes nothing (`update --all` with nothing
@@ -111,7 +116,7 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   // On a read-only mount this passes when the store is there (mkdir of an existing directory is EEXIST).
   await ensureStore(ctx);
   assertStoreCustody(ctx.paths);
-  const waitMs = Number(ctx.env.YEP_EXT_LOCK_WAIT_MS ?? 300_000);
+  const waitMs = ctx.waits.lockMs;
   const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };
   let release: () => Promise<void>;
   try {
@@ -132,7 +137,7 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
       } catch (err) {
         if (errnoCode(err) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, err);
         if (ctx.clock.now() - started > waitMs) {
-          // YEP_EXT_LOCK_WAIT_MS=1500 waited 1.5 s, not "over 2 s".
+          // A wait of 1500 ms waited 1.5 s, not "over 2 s".
           const waited = waitMs % 1000 === 0 ? String(waitMs / 1000) : (waitMs / 1000).toFixed(1);
           throw new YepError('E_LOCKED', `Another yep-ext process has held ${ctx.paths.installLockFile} for over ${waited} s.`, {
             hint: 'Wait for it to finish. A lock left by a killed process is taken over automatically after 5 s.',
@@ -145,12 +150,12 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
     }
   }
   try {
-    // The first holder in a process finishes or undoes the transactions of dead
+    // The first holder in a run finishes or undoes the transactions of dead
     // processes (kill -9, power loss) and sweeps their leftovers (recovery.ts), so
     // whichever command runs next after a crash recovers, not only install,
     // update and remove.
-    if (!recovered.has(ctx.paths.stagingDir)) {
-      recovered.add(ctx.paths.stagingDir);
+    if (!recovered.has(ctx.paths)) {
+      recovered.add(ctx.paths);
       for (const m of await recoverHome(ctx)) ctx.log.info(`Recovered: ${m}.`);
     }
     return await fn();

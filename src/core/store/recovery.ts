@@ -1,5 +1,5 @@
 /**
- * Crash recovery, run by the first holder of the installer lock in each process
+ * Crash recovery, run by the first holder of the installer lock in each command run
  * (install-lock.ts), so whichever command runs next after a crash recovers:
  *   1. finish or undo the transactions of dead processes (staging journals);
  *   2. remove package versions no store entry points at, of extensions still
@@ -9,8 +9,8 @@
  *      keychain index, approved grants and index cache entries in the store, and
  *      settings.toml and connections.toml in the config directory (a temp of
  *      connections.toml may hold a secret). Only yep-ext's own temp names whose
- *      writer is dead are touched (temp-files.ts), plus an older yep-ext's
- *      `<base>.<digits>` temps of the files written under this lock;
+ *      writer is dead are touched (temp-files.ts): a `<base>.<digits>` file is a
+ *      user's backup, never a temp;
  *   4. reconcile set-secret's two files: a field both connections.toml and the
  *      keychain index name is the file's, so the index stops naming it;
  *   5. write back the keys of lock entries that a yolop lock write dropped while
@@ -65,17 +65,17 @@ async function writtenFile(file: string): Promise<{ dir: string; base: string }>
 
 async function sweepStateTemps(ctx: Context): Promise<void> {
   const { paths } = ctx;
-  // The store: the lock and the keychain index (legacy temps of those two), and any dead yep-ext temp.
-  await sweepDeadTemps(paths.storeDir, { legacy: /^(extensions\.lock|\.yep-keychain\.json)\.\d+$/ });
-  await sweepDeadTemps(storeCustody(paths, 'grants'), { legacy: /^[A-Za-z0-9_-]+\.json\.\d+$/ });
+  // The store: any dead yep-ext temp (the lock's, the keychain index's).
+  await sweepDeadTemps(paths.storeDir);
+  await sweepDeadTemps(storeCustody(paths, 'grants'));
   // Stat signatures (tree-state.ts): a cache, but its temps are a dead writer's leftovers all the same.
   await sweepDeadTemps(storeCustody(paths, 'state'));
   // What doctor last saw contributed MCP servers offer (mcp-record.ts).
   await sweepDeadTemps(storeCustody(paths, 'mcp'));
   // The config directory: settings.toml and connections.toml (and the file a symlinked settings.toml points at).
-  await sweepDeadTemps(paths.configDir, { legacy: /^(settings\.toml|connections\.toml)\.\d+$/ });
+  await sweepDeadTemps(paths.configDir);
   const settings = await writtenFile(paths.settingsFile);
-  if (settings.dir !== paths.configDir) await sweepDeadTemps(settings.dir, { base: settings.base, legacy: true });
+  if (settings.dir !== paths.configDir) await sweepDeadTemps(settings.dir, { base: settings.base });
   // Index cache entries (written outside the lock, so only temps whose writer is dead).
   const index = join(paths.cacheDir, 'index');
   let shards: string[] = [];

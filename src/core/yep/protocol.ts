@@ -106,7 +106,7 @@ export const CapabilityParams = def(
     prompt: PromptParams.nullable().optional(),
     tools: doc(
       z.array(ServedTool).optional(),
-      'Tool names the server actually serves this run. The definitions (description/schema/policy) live in the package manifest; the handshake may only narrow that set (the D4 manifest clamp).',
+      'Tool names the server actually serves this run. The definitions (description/schema/policy) live in the package manifest; the handshake may only narrow that set (the manifest is the ceiling).',
     ),
   }),
 );

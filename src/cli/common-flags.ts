@@ -1,0 +1,88 @@
+/**
+ * Flags several commands share, defined once. Each also feeds the run's Context
+ * (cli-context.ts) when a command declares it.
+ */
+import { DEFAULT_TOTAL_MS } from '../core/net/http-settings.js';
+import { formatTimeout } from '../core/text/duration.js';
+import { Flags } from './flags.js';
+
+/**
+ * --index, for the commands that talk to a registry (install, update, search,
+ * outdated, info, mirror) and only those: a flag a command ignores is a flag that lies.
+ */
+export const indexFlag = {
+  index: Flags.string({
+    description: 'Sparse index root to use instead of crates.io (also YEP_EXT_INDEX). Accepts a sparse+ prefix.',
+    helpValue: '<url>',
+  }),
+};
+
+/**
+ * --quiet and --verbose, for the commands that wait on the network, git, a
+ * spawned process or a large hash (install, update, search, doctor, list): what
+ * is shown while they wait is docs/feedback.md.
+ */
+export const feedbackFlags = {
+  quiet: Flags.boolean({
+    char: 'q',
+    description: 'Show no progress and no notes while working: only warnings, errors and the result.',
+    exclusive: ['verbose'],
+  }),
+  verbose: Flags.boolean({
+    description: 'Show each request, retry and git command; without a terminal, also one line per step (for CI logs).',
+    exclusive: ['quiet'],
+  }),
+};
+
+/** The release-age cooldown flag of install and update (docs/policy.md). */
+export const minAgeFlag = {
+  'min-age': Flags.string({
+    description: 'Skip versions published less than this long ago (90m, 36h, 3d, 1w; also YEP_EXT_MIN_AGE). The policy file may set a floor.',
+    helpValue: '<duration>',
+  }),
+};
+
+// Every argument is declared with `ignoreStdin: true`: oclif otherwise fills a
+// missing argument from piped standard input (`printf lsp | yep-ext disable`
+// would disable lsp, and set-secret's piped secret would land in an argument).
+
+/**
+ * --profile, for the commands that read or write what settings.toml enables
+ * (enable, disable, list, info): yolop's `--profile <name>`, whose entries live in
+ * `<config>/profiles/<name>.toml` (docs/configuration.md, "Profiles").
+ */
+export const profileFlag = {
+  profile: Flags.string({
+    description:
+      "Read and write yolop's profile <name> (<config>/profiles/<name>.toml, as `yolop --profile <name>` applies it) instead of settings.toml alone.",
+    helpValue: '<name>',
+  }),
+};
+
+/**
+ * --timeout, for the commands that wait on a registry or a git host (install, update,
+ * outdated, info, search, mirror): the total for a server that does not answer.
+ */
+export const timeoutFlag = {
+  timeout: Flags.string({
+    description: `Give up on a server that does not answer after this long, every retry included (default ${formatTimeout(DEFAULT_TOTAL_MS)}; 30s, 5m, 1h).`,
+    helpValue: '<duration>',
+  }),
+};
+
+/** --build / --no-build, for the commands that may provision a crate's server (install, update). */
+export const buildFlag = {
+  build: Flags.boolean({
+    allowNo: true,
+    description:
+      'Build the server binary from the crate with cargo even when a prebuilt one exists (--build, which is consent to run the build), or never build it (--no-build: package only). Default: build only when no prebuilt binary fits this host, cargo is on PATH and you consent (--allow-build, or yes at the prompt). See docs/binaries.md.',
+  }),
+};
+
+/** --allow-build: this run's consent to run a crate's build (docs/binaries.md). */
+export const allowBuildFlag = {
+  'allow-build': Flags.boolean({
+    description:
+      "Consent to building a crate's server from source with cargo when no prebuilt binary fits this host: its build scripts and compiler plugins run on this machine. --yes does not give this consent; without it (and without a terminal to ask) the package is installed without its server. The policy file can forbid builds ([binaries] build_from_source = false).",
+  }),
+};

@@ -1,0 +1,166 @@
+/**
+ * The one road from argv to a command: `runCli(argv, io)` finds the command in
+ * the table (command-table.ts: ids, aliases, `topic command` words), parses its
+ * arguments with oclif's own parser and the command's own definitions, builds
+ * its Context on first use (cli-context.ts), loads and runs its handler, prints
+ * the --json document, and reports a failure as every yep-ext error is reported
+ * (report-error.ts). It returns the exit status and never exits the process:
+ * bin/run.js does that, and tests call it in-process (test/helpers/in-process.ts).
+ *
+ * Help (`help`, `--help`, `-h`, no arguments, a bare topic) is oclif's, loaded
+ * only then (help.ts); so is everything about an unknown command (unknown-command.ts).
+ */
+import { parse } from '@oclif/core/parser';
+import type { Interfaces } from '@oclif/core';
+import type { Context } from '../core/context.js';
+import { isYepError, type YepError } from '../core/errors.js';
+import { redactUrls, redactValue } from '../core/text/redact.js';
+import { VERSION } from '../core/version.js';
+import { OUTPUT_FAILED, type CliIo } from './cli-io.js';
+import { ExitStatus, type CommandDefinition, type CommandIo, type Parsed } from './command.js';
+import { callableIds, findCommand, topicNames } from './command-table.js';
+import { makeCliContext } from './cli-context.js';
+import { Flags } from './flags.js';
+import { writeError } from './report-error.js';
+import { clearStatus } from './status-area.js';
+import { setStdoutStyle } from './style.js';
+import { jsonRequested } from './unknown-command.js';
+
+/** oclif's --json flag (Command.enableJsonFlag), which every yep-ext command has. */
+const jsonFlag = Flags.boolean({ description: 'Format output as json.', helpGroup: 'GLOBAL' });
+
+/** `yep-ext --version`'s line (bin/run.js answers the plain `--version` itself, with the same words). */
+function versionLine(): string {
+  return `yep-ext/${VERSION} ${process.platform}-${process.arch} node-${process.version}`;
+}
+
+/** Help is asked for: no arguments, or --help / -h before any `--` (oclif's rule). */
+function wantsHelp(argv: readonly string[]): boolean {
+  if (argv.length === 0) return true;
+  for (const a of argv) {
+    if (a === '--help' || a === '-h') return true;
+    if (a === '--') return false;
+  }
+  return false;
+}
+
+/**
+ * The command id in argv and the arguments after it, as oclif reads `topic command`
+ * words: each word that extends a known id (or the start of one) is taken; a flag,
+ * a `key=value`, or any word after a command that takes arguments ends the id; an
+ * unknown word is taken too (`instal lsp` → `instal:lsp`, which is then unknown).
+ */
+function splitCommand(argv: readonly string[]): [id: string, rest: string[]] {
+  if (argv.length === 0) return ['', []];
+  if (argv.length === 1 || argv[0]!.includes(':')) return [argv[0]!, argv.slice(1)];
+  const usable = new Set(callableIds().flatMap((id) => id.split(':').map((_, i, a) => a.slice(0, i + 1).join(':'))));
+  const words: string[] = [];
+  const join = (extra?: string): string => (extra === undefined ? words : [...words, extra]).join(':');
+  const takesArgs = (): boolean => {
+    const found = words.length > 0 ? findCommand(join()) : undefined;
+    return Boolean(found && (found.def.strict === false || Object.keys(found.def.args ?? {}).length > 0));
+  };
+  for (const a of argv) {
+    if (usable.has(join(a))) words.push(a);
+    else if (a.includes('=') || a.startsWith('-') || takesArgs()) break;
+    else words.push(a);
+  }
+  if (words.length === 0) return [argv[0]!, argv.slice(1)];
+  return [join(), argv.slice(words.length)];
+}
+
+/** oclif's jsonEnabled: --json before any `--` in the command's arguments. */
+const jsonEnabled = jsonRequested;
+
+/** Run the yep-ext command line `argv` (without the program); the exit status. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  setStdoutStyle(io.stdout);
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    io.stdout.write(`${versionLine()}\n`);
+    return 0;
+  }
+  try {
+    if (argv[0] === '__complete') {
+      const text = await (await import('./complete-run.js')).completionOutput(argv.slice(1), io.env);
+      if (text) io.stdout.write(`${text}\n`);
+      return 0;
+    }
+    if (wantsHelp(argv)) return await (await import('./help.js')).showHelp(io, argv, jsonRequested(argv));
+    const [id, rest] = splitCommand(argv);
+    const found = findCommand(id);
+    if (!found) {
+      if (topicNames().includes(id)) return await (await import('./help.js')).showHelp(io, [id], false);
+      const { unknownCommandError } = await import('./unknown-command.js');
+      return writeError(unknownCommandError(id), jsonRequested(argv), io);
+    }
+    return await runCommand(found.id, found.def, rest, io);
+  } catch (e) {
+    if ((e as Record<symbol, unknown>)?.[OUTPUT_FAILED]) throw e;
+    return writeError(e, jsonRequested(argv), io);
+  }
+}
+
+async function runCommand(id: string, def: CommandDefinition, argv: string[], io: CliIo): Promise<number> {
+  const json = jsonEnabled(argv);
+  let parsed: Parsed;
+  try {
+    const out = await parse(argv, {
+      flags: { json: jsonFlag, ...(def.flags ?? {}) } as Interfaces.FlagInput,
+      args: (def.args ?? {}) as Interfaces.ArgInput,
+      strict: def.strict !== false,
+    });
+    parsed = { flags: out.flags, args: out.args, argv: out.argv as string[] };
+  } catch (e) {
+    if (!isParseError(e)) throw e;
+    return writeError(await usageError(id, def, argv, e as Error), json, io);
+  }
+  const abort = new AbortController();
+  let ctx: Context | undefined;
+  // Every line and document shows URLs one way (text/redact.ts: no userinfo, whoever wrote the lock).
+  const line = (stream: CliIo['stdout']) => (message: string) => {
+    if (json) return;
+    clearStatus();
+    stream.write(`${redactUrls(message)}\n`);
+  };
+  const commandIo: CommandIo = {
+    json,
+    log: line(io.stdout),
+    logToStderr: line(io.stderr),
+    logJson: (value) => io.stdout.write(`${JSON.stringify(redactValue(value, []), null, 2)}\n`),
+    context: () => {
+      ctx ??= makeCliContext(io, parsed.flags, abort);
+      return ctx;
+    },
+    io,
+  };
+  try {
+    const result = await def.run(commandIo, parsed as never);
+    if (result && json) commandIo.logJson(result);
+    return 0;
+  } catch (e) {
+    if (e instanceof ExitStatus) return e.code;
+    if ((e as Record<symbol, unknown>)?.[OUTPUT_FAILED]) throw e;
+    return writeError(await withSuggestion(e, argv, io), json, io);
+  }
+}
+
+/** oclif's parse and validation errors carry oclif's usage exit status (2). */
+function isParseError(e: unknown): boolean {
+  return (e as { oclif?: { exit?: number } })?.oclif?.exit !== undefined && !isYepError(e);
+}
+
+/** A parse error in our words (usage-errors.ts), or the command's own (set-secret's). */
+async function usageError(id: string, def: CommandDefinition, argv: string[], err: Error): Promise<YepError> {
+  const own = def.parseError?.(err);
+  if (own) return own;
+  const usage = await import('./usage-errors.js');
+  const shape = (await import('./command-shape.js')).commandShape(id, def, argv);
+  return usage.translateParseError(err, shape) ?? usage.genericUsageError(err, shape.id);
+}
+
+/** "Did you mean `lsp`?" on a not-installed name (name-suggestion.ts). */
+async function withSuggestion(e: unknown, argv: string[], io: CliIo): Promise<unknown> {
+  if (!isYepError(e)) return e;
+  const { mayHaveNameSuggestion, withNameSuggestion } = await import('./name-suggestion.js');
+  return mayHaveNameSuggestion(e) ? withNameSuggestion(e, argv, io) : e;
+}

@@ -1,0 +1,55 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { makeTempHome, REPO_ROOT, type TempHome } from '../helpers/home.js';
+import { runInProcess } from '../helpers/in-process.js';
+import { writePackage } from '../helpers/packages.js';
+
+// -q as cargo's: at most the one result line on success; warnings, errors and what consent is asked for still shown.
+let home: TempHome;
+const run = (args: string[]) => runInProcess(args, { env: home.env, cwd: home.root });
+const ECHO = join(REPO_ROOT, 'examples', 'echo-node');
+const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
+
+beforeEach(() => {
+  home = makeTempHome();
+});
+afterEach(() => home.cleanup());
+
+describe('-q', () => {
+  it('install -q prints the one result line (no contribution summary, no next-step hint); without -q the summary is there', async () => {
+    const quiet = await run(['install', '-q', ECHO]);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(lines(quiet.stdout)).toEqual([expect.stringMatching(/^✔ Installed echo-node 0\.1\.0 \(/)]);
+    expect(quiet.stderr).toBe('');
+    const again = await run(['install', '--quiet', ECHO]);
+    expect(lines(again.stdout)).toEqual([expect.stringMatching(/^✔ Already installed: echo-node/)]);
+    await run(['remove', 'echo-node']);
+    const loud = await run(['install', ECHO]);
+    expect(loud.stdout).toContain('echo-node contributes:');
+    expect(loud.stdout).toContain('Run `yep-ext enable echo-node`');
+  });
+
+  it('install -q still shows what a widened grant asks consent for, and the refusal', async () => {
+    const dir = writePackage(join(home.root, 'src', 'widen'), { name: 'widen', yolop: { tools: [{ name: 'a' }] } });
+    expect((await run(['install', '-q', dir])).code).toBe(0);
+    writePackage(dir, { name: 'widen', version: '0.2.0', yolop: { tools: [{ name: 'a' }, { name: 'b' }] } });
+    const r = await run(['install', '-q', dir]);
+    expect(r.code).toBe(8);
+    expect(r.stdout).toContain('widen contributes:');
+    expect(r.stderr).toMatch(/error: /);
+  });
+
+  it('doctor -q: one line when every check passes; the failing checks and the line when one fails', async () => {
+    const ok = await run(['doctor', '-q', ECHO]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(lines(ok.stdout)).toEqual([expect.stringMatching(/^doctor echo-node: no failures, 0 warnings, \d+ passed in /)]);
+    const dir = writePackage(join(home.root, 'src', 'broken'), { name: 'broken' });
+    // Its server reads stdin and never answers: the handshake fails.
+    const bad = await run(['doctor', '-q', '--timeout', '1', dir]);
+    expect(bad.code).toBe(9);
+    const out = lines(bad.stdout);
+    expect(out.every((l) => !/^\s+pass\s/.test(l))).toBe(true);
+    expect(out.some((l) => /^\s+fail\s/.test(l))).toBe(true);
+    expect(out.at(-1)).toMatch(/^doctor broken: \d+ failed/);
+  });
+});

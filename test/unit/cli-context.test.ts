@@ -1,0 +1,48 @@
+/**
+ * The CLI's Context is built once, from the command's parsed flags and the run's
+ * io, and nothing changes it afterwards (src/cli/cli-context.ts): the flags that
+ * reach core are in it from the start, and a write to it fails.
+ */
+import { describe, expect, it } from 'vitest';
+import { makeCliContext } from '../../src/cli/cli-context.js';
+import type { CliIo, OutStream } from '../../src/cli/cli-io.js';
+
+const out: OutStream = { write: () => {}, isTTY: false, columns: 0, color: false };
+const io = (env: Record<string, string> = {}): CliIo => ({
+  env: { HOME: '/nonexistent-home', YOLOP_CONFIG_DIR: '/nonexistent-config', ...env },
+  cwd: '/',
+  stdin: { isTTY: true, async *[Symbol.asyncIterator]() {} },
+  stdout: out,
+  stderr: { ...out, isTTY: true },
+  onInterrupt: () => () => {},
+});
+
+describe('the CLI Context', () => {
+  it('carries the flags that reach core from the start', () => {
+    const ctx = makeCliContext(
+      io(),
+      { index: 'sparse+https://mirror.example/index', 'git-mirror': 'https://mirror.example/git/', 'min-age': '3d', 'allow-fresh': true, yes: true },
+      new AbortController(),
+    );
+    expect(ctx.indexUrl).toBe('https://mirror.example/index/');
+    expect(ctx.gitMirror).toBe('https://mirror.example/git/');
+    expect(ctx.env.YEP_EXT_GIT_MIRROR).toBeUndefined();
+    expect(ctx.cooldown).toEqual({ minAge: '3d', allowFresh: true });
+    expect(ctx.interactive).toBe(false);
+    // Terminals on stdin and stderr, no --yes, no --json: it may prompt.
+    expect(makeCliContext(io(), {}, new AbortController()).interactive).toBe(true);
+    expect(makeCliContext(io(), { json: true }, new AbortController()).interactive).toBe(false);
+  });
+
+  it('is not changed after it is built: a write fails', () => {
+    const ctx = makeCliContext(io(), { 'min-age': '1d' }, new AbortController());
+    expect(Object.isFrozen(ctx)).toBe(true);
+    expect(() => {
+      (ctx as { cooldown?: unknown }).cooldown = { minAge: '0' };
+    }).toThrow(TypeError);
+    expect(() => {
+      (ctx as { env: unknown }).env = {};
+    }).toThrow(TypeError);
+    expect(ctx.cooldown).toEqual({ minAge: '1d' });
+  });
+});
