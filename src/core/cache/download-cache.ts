@@ -304,8 +304,14 @@ function kind(st: Stats): string {
   return st.isSymbolicLink() ? 'a symbolic link' : describeFileKind(st);
 }
 
+interface Entry {
+  name: string;
+  path: string;
+  st: Stats;
+}
+
 /** The entries of `dir` with their lstat (none when it cannot be read). */
-function entriesOf(dir: string): Array<{ name: string; path: string; st: Stats }> {
+function entriesOf(dir: string): Entry[] {
   let names: string[];
   try {
     names = readdirSync(dir).sort();
@@ -336,35 +342,9 @@ function walkCache(dir: string): Walked {
     }
     return { path, st };
   };
-  const content = top('content-v2');
-  if (content) {
-    for (const a of entriesOf(content.path)) {
-      const len = HEX_LENGTH[a.name];
-      if (len === undefined || !a.st.isDirectory()) {
-        foreign(a);
-        continue;
-      }
-      for (const h1 of entriesOf(a.path)) {
-        if (!HH.test(h1.name) || !h1.st.isDirectory()) {
-          foreign(h1);
-          continue;
-        }
-        for (const h2 of entriesOf(h1.path)) {
-          if (!HH.test(h2.name) || !h2.st.isDirectory()) {
-            foreign(h2);
-            continue;
-          }
-          for (const f of entriesOf(h2.path)) {
-            if (!new RegExp(`^[0-9a-f]{${len - 4}}$`).test(f.name) || !f.st.isFile()) foreign(f);
-            else out.content.set(f.path, { algo: a.name, hex: `${h1.name}${h2.name}${f.name}`, size: f.st.size });
-          }
-        }
-      }
-    }
-  }
-  const index = top('index-v5');
-  if (index) {
-    for (const h1 of entriesOf(index.path)) {
+  /** The files two `<hh>` levels below `path` (cacache's fan-out), with their `<hh><hh>` prefix; anything else on the way is foreign. */
+  const shards = (path: string, leaf: (f: Entry, prefix: string) => void): void => {
+    for (const h1 of entriesOf(path)) {
       if (!HH.test(h1.name) || !h1.st.isDirectory()) {
         foreign(h1);
         continue;
@@ -374,14 +354,33 @@ function walkCache(dir: string): Walked {
           foreign(h2);
           continue;
         }
-        for (const f of entriesOf(h2.path)) {
-          // A temp of an interrupted bucket rewrite (fs/temp-files.ts) is the cache's own, not a bucket.
-          if (/^\..+\.yep-\d+-\d+\.tmp$/.test(f.name) && f.st.isFile()) continue;
-          if (!/^[0-9a-f]{60}$/.test(f.name) || !f.st.isFile()) foreign(f);
-          else out.buckets.push(f.path);
-        }
+        for (const f of entriesOf(h2.path)) leaf(f, `${h1.name}${h2.name}`);
       }
     }
+  };
+  const content = top('content-v2');
+  if (content) {
+    for (const a of entriesOf(content.path)) {
+      const len = HEX_LENGTH[a.name];
+      if (len === undefined || !a.st.isDirectory()) {
+        foreign(a);
+        continue;
+      }
+      const rest = new RegExp(`^[0-9a-f]{${len - 4}}$`);
+      shards(a.path, (f, prefix) => {
+        if (!rest.test(f.name) || !f.st.isFile()) foreign(f);
+        else out.content.set(f.path, { algo: a.name, hex: `${prefix}${f.name}`, size: f.st.size });
+      });
+    }
+  }
+  const index = top('index-v5');
+  if (index) {
+    shards(index.path, (f) => {
+      // A temp of an interrupted bucket rewrite (fs/temp-files.ts) is the cache's own, not a bucket.
+      if (/^\..+\.yep-\d+-\d+\.tmp$/.test(f.name) && f.st.isFile()) return;
+      if (!/^[0-9a-f]{60}$/.test(f.name) || !f.st.isFile()) foreign(f);
+      else out.buckets.push(f.path);
+    });
   }
   return out;
 }
