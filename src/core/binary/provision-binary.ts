@@ -17,8 +17,8 @@
  * artifact downloaded); a verified download is put in it.
  * Only Ctrl-C propagates.
  */
-import { removeWork } from '../fs/custody.js';
-import { chmod, lstat, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { removeWork, makeDirs } from '../fs/custody.js';
+import { chmod, lstat, mkdtemp, readFile } from 'node:fs/promises';
 import { sha256File } from '../fs/file-digest.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
@@ -230,7 +230,7 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
     const { got, url, fmt } = found;
     const checks = verified as Extract<Verified, { ok: true }>;
 
-    await mkdir(binDir, { recursive: true, mode: 0o755 });
+    await makeDirs(binDir, 0o755);
     const why = await extractArtifact(partial, fmt, plan.pick, dest, tmp, maxBinaryBytes(ctx.env), ctx.signal);
     if (why) return { url, note: `no prebuilt binary installed: ${url}: ${why}` };
     await chmod(dest, 0o755);
