@@ -13,7 +13,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { YepError } from '../../errors.js';
-import { ANY_NAME, checkCustody, makeOwnedDir } from '../../fs/custody.js';
+import { ANY_NAME, checkCustody, makeOwnedDir, type Custody } from '../../fs/custody.js';
 import { writeFileAtomic } from '../../fs/fs-atomic.js';
 import { sanitize } from '../../text/sanitize.js';
 import { copyPinnedFile, readMirrorFile, sha256Hex } from './mirror-tree.js';
@@ -76,7 +76,7 @@ export class MirrorPlan {
 
   /** The custody guard for the directories on the way to `rel` (each absent or a real directory). */
   checkDirsOf(rel: string): void {
-    checkCustody({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
+    checkCustody(this.dirsCustody(rel));
   }
 
   /** Whether the git repository at `rel` is one this mirror made; one it did not make is refused. */
@@ -99,7 +99,7 @@ export class MirrorPlan {
         order,
         run: async () => {
           const bytes = this.staged.get(rel)!;
-          await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
+          await this.makeDirsOf(rel);
           await writeFileAtomic(join(this.root, rel), bytes, { mode: 0o644, what: 'The mirror file' });
         },
       });
@@ -114,7 +114,7 @@ export class MirrorPlan {
     this.steps.push({
       order: 1,
       run: async () => {
-        await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
+        await this.makeDirsOf(rel);
         await copyPinnedFile(this.root, rel, source, sha256, label);
       },
     });
@@ -122,7 +122,11 @@ export class MirrorPlan {
 
   /** Make the directories of `rel` in the mirror (through the custody guard), for a step of its own. */
   async makeDirsOf(rel: string): Promise<void> {
-    await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
+    await makeOwnedDir(this.dirsCustody(rel));
+  }
+
+  private dirsCustody(rel: string): Custody {
+    return { base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true };
   }
 
   /** Stage a step of its own (a git repository moved or fetched into place), once per `key`. */
