@@ -137,7 +137,11 @@ function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): Ye
  */
 async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: boolean): Promise<SpecCandidates> {
   const source = sourceFor(spec.kind);
-  if (!source.candidates) return { fetches: [(into) => source.fetch(ctx, spec, into)], records: [], notes: [] };
+  if (!source.candidates) {
+    const { fetch } = source;
+    if (!fetch) throw new YepError('E_INTERNAL', `The ${spec.kind} source has neither candidates nor fetch.`);
+    return { fetches: [(into) => fetch.call(source, ctx, spec, into)], records: [], notes: [] };
+  }
   const { records, notes } = await source.candidates(ctx, spec);
   const chosen = ignoreEngines ? records.slice(0, 1) : records;
   return {

@@ -128,7 +128,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   admit(ctx, policy, { name: entry.name, source: entry.source }, 'fetch');
   // The one answer outdated and info read too (offer.ts), so the three agree.
   const up = await upstreamOf(ctx, entry);
-  const all = await updateCandidates(ctx, entry, up);
+  const all = updateCandidates(entry, up);
   const candidates = ignoreEngines ? all.slice(0, 1) : all;
   const outside = newerOutside(entry, up);
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(outside ? { newer_outside: outside } : {}) };

@@ -23,7 +23,7 @@ import { makeOwnedDir } from '../fs/custody.js';
 import { storeCustody, type Paths } from '../paths.js';
 import { isValidName } from '../package/names.js';
 import { arrayTableLine, formatPosition, tomlErrorAt, type TomlPosition } from '../text/toml-position.js';
-import { checkRecord, isKind, sourceFor, type LockSource } from '../sources/index.js';
+import { checkRecord, type LockSource } from '../sources/index.js';
 import { recordTable } from '../sources/source.js';
 
 export type { LockSource };
@@ -124,7 +124,7 @@ export function serializeLock(lock: Lockfile): string {
         ...(version !== undefined ? { version } : {}),
         ...dropUndefined(rest),
         // A library caller may hand us a kind we do not know: keep its keys as they are.
-        source: isKind(source.type) ? sourceFor(source.type).writeRecord(source) : recordTable(source),
+        source: recordTable(source),
       };
     });
   const body = stringifyToml({ ...lock.extra, extensions: entries });
