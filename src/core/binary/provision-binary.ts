@@ -30,6 +30,7 @@ import { decideArtifact, type ArtifactPlan } from './artifact-source.js';
 import type { CargoFacts, PkgFmt } from './binstall-meta.js';
 import type { BinaryRecord, DigestSource } from './binary-record.js';
 import { extractArtifact } from './extract-artifact.js';
+import { verifiedWith } from './binary-describe.js';
 import { LEGACY_MAX_BYTES, MinisignError, parsePublicKey, parseSignature, verifyFile } from './minisign.js';
 import { hostTarget } from './target.js';
 import { inspectServerCommand } from '../package/inspect-command.js';
@@ -243,14 +244,8 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
       ...(plan.signing ? { binary_signature: 'minisign' as const } : {}),
       binary_target: target,
     };
-    const how =
-      checks.source === 'crate'
-        ? "the crate's digest"
-        : checks.source === 'signature'
-          ? "the crate's minisign key"
-          : "the release host's .sha256 (weaker: same host as the binary)";
     ctx.log.info(
-      `Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…, verified with ${how}${plan.signing && checks.source === 'crate' ? ' and its minisign key' : ''}).`,
+      `Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…, verified with ${verifiedWith(checks.source)}${plan.signing && checks.source === 'crate' ? ' and its minisign key' : ''}).`,
     );
     return { sha256: got.sha256, path: dest, url, record, ...(checks.trustedComment !== undefined ? { trustedComment: checks.trustedComment } : {}) };
   } catch (e) {
