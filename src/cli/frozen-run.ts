@@ -19,7 +19,7 @@ export async function runFrozen(
   const ctx = io.context();
   const json = io.json;
   const items = await installFrozen(ctx, {
-    ...(lockfile ? { lockfile } : {}),
+    ...(lockfile ? { lockfile, cwd: io.io.cwd } : {}),
     onItem: (item) => {
       if (!json) io.logToStderr(frozenLine(item));
     },

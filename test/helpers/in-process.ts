@@ -12,6 +12,9 @@ import { seamsFromEnv } from './seams.mjs';
 import { runCli } from '../../src/cli/dispatch.js';
 import type { CliIo, OutStream } from '../../src/cli/cli-io.js';
 
+/** Variables Node reads once, at start-up. */
+const NODE_START_VARIABLES = ['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS'];
+
 function capture(): { stream: OutStream; text: () => string } {
   const chunks: string[] = [];
   return { stream: { write: (t) => void chunks.push(t), isTTY: false, columns: 0, color: false }, text: () => chunks.join('') };
@@ -19,8 +22,11 @@ function capture(): { stream: OutStream; text: () => string } {
 
 export async function runInProcess(args: string[], options: RunOptions = {}): Promise<RunResult> {
   const env = { ...(options.env ?? {}) };
-  // A preload (NODE_OPTIONS) acts only in a new Node process: without one it would silently not run.
-  if (env.NODE_OPTIONS) throw new Error(`yep-ext ${args.join(' ')}: NODE_OPTIONS asks for a process of its own; use runCliProcess`);
+  // What Node reads only as it starts (a preload, the extra CA certificates) needs a new process:
+  // in this one it would silently not apply.
+  for (const name of NODE_START_VARIABLES) {
+    if (env[name]) throw new Error(`yep-ext ${args.join(' ')}: ${name} asks for a process of its own; use runCliProcess`);
+  }
   const stdout = capture();
   const stderr = capture();
   const input = options.input ?? '';
