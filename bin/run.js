@@ -56,8 +56,8 @@ async function loadBundle(load) {
 /**
  * `require(file)` for dist/bundle/cli.cjs, compiled with the V8 code cache that
  * `npm run build` writes beside it (<file>.v8cache; scripts/build-cli.mjs).
- * Compiling the 1.3 MB bundle and the functions a command runs costs ~50-60 ms
- * of CPU per run on Node 20; deserialising the cache ~15 ms. Node 22.1+ has its
+ * Compiling the bundle and the functions a command runs costs Node 20 several
+ * times what deserialising the cache does, on every run. Node 22.1+ has its
  * own cache (enableCompileCache above, which `require` uses), so there and
  * whenever the cache is missing, stale or rejected (another Node or V8 flags)
  * this is a plain `require`. The cache names the build it was made from (the
@@ -65,6 +65,21 @@ async function loadBundle(load) {
  * module lands in require.cache like any other, so oclif's own require of the
  * bundle (package.json oclif: explicit strategy) gets this same instance.
  */
+const CACHED_SCRIPT_NAME = 'yep-ext-bundle:cli.cjs';
+
+/** Stack traces say `file` where V8 knows the script as `name` (frames formatted as V8 formats them). */
+function nameInStacks(name, file) {
+  Error.prepareStackTrace = (error, frames) => {
+    let head;
+    try {
+      head = String(error);
+    } catch {
+      head = 'Error';
+    }
+    return [head, ...frames.map((f) => `    at ${String(f).split(name).join(file)}`)].join('\n');
+  };
+}
+
 function requireWithCodeCache(file, { write } = {}) {
   const Module = require('node:module');
   if (Module.enableCompileCache && !write) return require(file);
@@ -84,11 +99,14 @@ function requireWithCodeCache(file, { write } = {}) {
   const tag = `${id} ${process.version} ${process.arch}\n`;
   if (!write && (!id || cached.subarray(0, tag.length).toString('latin1') !== tag)) return require(file);
   const vm = require('node:vm');
+  // V8 keeps the script name a cache was made under, whatever name it is later read under: the
+  // build makes it under a neutral name, and stack traces name the installed file instead.
   const script = new vm.Script(Module.wrap(source), {
-    filename: file,
+    filename: write ? CACHED_SCRIPT_NAME : file,
     ...(cached ? { cachedData: cached.subarray(tag.length) } : {}),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
+  if (cached && !script.cachedDataRejected) nameInStacks(CACHED_SCRIPT_NAME, file);
   const mod = new Module(file, module);
   mod.filename = file;
   mod.paths = Module._nodeModulePaths(require('node:path').dirname(file));

@@ -28,7 +28,7 @@ export const ROOT_GROUPS: Array<[title: string, ids: string[]]> = [
 ];
 
 /** The root help's examples: the first hour of a new user. */
-const ROOT_EXAMPLES = [
+export const ROOT_EXAMPLES = [
   '<%= config.bin %> install lsp',
   '<%= config.bin %> enable lsp',
   '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',

@@ -9,8 +9,8 @@
  * inside this process can set. Whoever can pass `--import` (or NODE_OPTIONS) to
  * node already runs code of their choosing in the process, so honouring what
  * such code installs grants nothing new; an environment variable naming a
- * module to import (the keychain seam before issue 13) did, to anyone who could
- * set a variable. The same goes for a CliIo: only code in this process builds one.
+ * module to import would, to anyone who could set a variable. The same goes for
+ * a CliIo: only code in this process builds one.
  */
 import type { ContextOptions } from '../core/context.js';
 

@@ -113,7 +113,7 @@ describe('yep-ext doctor', () => {
     expect(listGroup(serverPid)).toEqual([]);
   });
 
-  it('issue 19: a secret across the cut of a long non-JSON line never shows, human or --json', async () => {
+  it('a secret across the cut of a long non-JSON line never shows, human or --json', async () => {
     const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41-Hd3L-Yc8U';
     const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'FIXTURE_TOKEN' } }, required: ['token'] } };
     const dir = makePackage(join(home.root, 'pkgs'), 'leaky', {
@@ -185,7 +185,7 @@ describe('yep-ext doctor', () => {
     expect(after.status, after.detail).toBe('pass');
   });
 
-  it('issue 19: a server that leaves a daemon in another session fails `processes` naming it, and the daemon is dead', async () => {
+  it('a server that leaves a daemon in another session fails `processes` naming it, and the daemon is dead', async () => {
     const pidFile = join(home.root, 'daemon.pid');
     const dir = makePackage(join(home.root, 'pkgs'), 'daemon', {
       server: 'daemonize.mjs',
@@ -220,7 +220,7 @@ describe('yep-ext doctor and contributed MCP servers', () => {
     const secret = 'mcp-cli-canary-7Hq2Lx9Vw3';
     const dir = withMcp('mcpcli', marker, '--need-env', 'FIXTURE_MCP_TOKEN');
     const env = { ...home.env, MCP_CLI_TOKEN: secret };
-    // The plain shape (the oclif-free runner) and one with --call (oclif's).
+    // The plain shape and one with --call.
     const human = await runCli(['doctor', dir, '--timeout', '10'], { env });
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/pass\s+MCP server docs\s+started `.*stdio-server\.mjs.*` and listed 1 tool \(search\)/);

@@ -193,10 +193,10 @@ describe('npm install -g of the tarball', () => {
   it('is small: the bundle, not a node_modules tree', () => {
     const total = du(installed);
     const keyring = du(join(installed, 'node_modules'));
-    // Recorded in docs/performance.md. The old shape (runtime dependencies installed) was 36 MB.
-    // Built by Node 20 it holds the V8 code cache of cli.cjs, which only Node 20 reads (a Node
-    // with its own compile cache builds none); the MCP SDK's client is lib/mcp.cjs (sharing
-    // lib/zod.cjs and leaving out ajv; docs/performance.md).
+    // The bound docs/performance.md states ("Installing yep-ext itself"): the bundle, not a
+    // node_modules tree. Built by Node 20 it holds the V8 code cache of cli.cjs, which only
+    // Node 20 reads (a Node with its own compile cache builds none); the MCP SDK's client is
+    // lib/mcp.cjs (sharing lib/zod.cjs and leaving out ajv).
     expect(total - keyring).toBeLessThan(7 * 1024 * 1024);
     expect(total).toBeLessThan(14 * 1024 * 1024);
   });
@@ -219,6 +219,27 @@ describe('npm install -g of the tarball', () => {
     expect(typo.stderr).toMatch(/Did you mean `yep-ext install`/);
     // The same answers as the checkout's own CLI.
     expect(run(['list']).stdout).toBe((await runCli(['list'], { env: home.env })).stdout);
+  });
+
+  it("carries no path of the checkout it was packed from; a bug's stack names the installed files", () => {
+    // The V8 code cache keeps the script name it was made under: made under the checkout's path, every
+    // YEP_EXT_DEBUG cause and internal-error stack named files that are not on the user's machine.
+    const carrying = files.filter((f) => readFileSync(join(installed, f)).includes(REPO_ROOT));
+    expect(carrying).toEqual([]);
+    const preload = join(dir, 'bug.cjs');
+    writeFileSync(
+      preload,
+      "const sort = Array.prototype.sort;\nArray.prototype.sort = function (...a) { if (/listExtensions/.test(new Error().stack)) throw new TypeError('injected bug'); return sort.apply(this, a); };\n",
+    );
+    const r = spawnSync(join(prefix, 'bin', 'yep-ext'), ['list'], { env: { ...home.env, NODE_OPTIONS: `--require=${preload}` }, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(70);
+    const frames = r.stderr.split('\n').filter((l) => /^\s+at /.test(l));
+    expect(
+      frames.some((l) => l.includes(join(installed, 'dist', 'bundle', 'cli.cjs'))),
+      r.stderr,
+    ).toBe(true);
+    expect(r.stderr).not.toContain(REPO_ROOT);
+    expect(r.stderr).not.toContain('yep-ext-bundle:');
   });
 
   it('serves the programmatic API (import from "yep-ext")', () => {

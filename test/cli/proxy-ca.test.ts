@@ -1,5 +1,5 @@
 /**
- * Proxies and private CAs (issue 14), end to end through the built CLI:
+ * Proxies and private CAs, end to end through the built CLI:
  * - an HTTPS registry on loopback whose certificate is signed by a CA made in the
  *   test (openssl), under a real name (`registry.yep.test`) that does not resolve:
  *   only the proxy (the npm `proxy` package, counting CONNECTs) can reach it, so a

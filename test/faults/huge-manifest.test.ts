@@ -1,5 +1,5 @@
 /**
- * Hostile manifest sizes (hardening D28, issue 19): a 10 MB plugin.json, and lists
+ * Hostile manifest sizes (hardening D28): a 10 MB plugin.json, and lists
  * and maps of 100,000 entries inside the 1 MiB cap, from a path package and from a
  * crate. Each is refused with a clean E_MANIFEST (exit 4) naming the limit, in
  * bounded time and memory (the child's own peak RSS and CPU time, reported by a

@@ -1,5 +1,5 @@
 /**
- * The shared download cache on a read-only mount (issue 14: a cache baked into an
+ * The shared download cache on a read-only mount (a cache baked into an
  * image or shared read-only between containers). The tests run as root, which file
  * modes do not stop, so the cache is a real read-only bind mount (`mount --bind`,
  * then `mount -o remount,bind,ro`: needs root; without it the suite is skipped,

@@ -1,6 +1,6 @@
 /**
  * Test seams for the CLI, described by YEP_EXT_TEST_* variables that only test
- * code reads (production code reads none of them: issue 13).
+ * code reads (production code reads none of them).
  *
  * A test that runs the built CLI puts the variables in the child's environment
  * and passes the env through withSeams(), which adds
@@ -11,9 +11,8 @@
  * home.ts's ctx() for a Context, through ./seams.mjs).
  *
  * CommonJS, and the preload loaded with --require, not --import: an ES module
- * preload starts Node's ESM loader in every child, about 40 ms of CPU per spawn
- * on Node 20, and the suite spawns thousands
- * (docs/performance.md, "Round five: suite5").
+ * preload starts Node's ESM loader in every child (CPU on every spawn on Node 20),
+ * and the suite spawns thousands.
  *
  *   YEP_EXT_TEST_PAUSE_AT=<point>     stop at checkpoint(ctx, <point>) forever (a crash test kills it)
  *   YEP_EXT_TEST_PAUSE_FILE=<file>    ... after writing the pid there

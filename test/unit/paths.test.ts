@@ -33,7 +33,7 @@ describe('resolvePaths (host-compat §1)', () => {
     });
     expect(resolvePaths({ YOLOP_CONFIG_DIR: '/c', YOLOP_EXTENSIONS_DIR: '/s' }, 'linux', '/h').lockFile).toBe('/s/extensions.lock');
   });
-  it('the shared download cache: YEP_EXT_CACHE_DIR, else the platform cache directory (issue 14)', () => {
+  it('the shared download cache: YEP_EXT_CACHE_DIR, else the platform cache directory', () => {
     expect(resolvePaths({}, 'linux', '/home/u').sharedCacheDir).toBe('/home/u/.cache/yep-ext');
     expect(resolvePaths({ XDG_CACHE_HOME: '/xc' }, 'linux', '/home/u').sharedCacheDir).toBe('/xc/yep-ext');
     expect(resolvePaths({ XDG_CACHE_HOME: 'relative' }, 'linux', '/home/u').sharedCacheDir).toBe('/home/u/.cache/yep-ext');

@@ -1,32 +1,35 @@
 /**
- * Safe unpacking of a `.crate` (gzip around a tar) into a fresh directory, under
- * the policy in docs/unpack.md: regular files and directories only, every entry
- * under `{name}-{version}/` (stripped), no path tricks or collisions, capped size,
- * count, depth, path length and time, normalised modes. The first violation rejects
- * the whole archive and removes everything written so far.
+ * The one strict archive reader: a `.crate` (gzip around a tar) or a prebuilt binary's
+ * tar (gzip'd or plain) unpacked into a fresh directory, under the policy in
+ * docs/unpack.md: regular files and directories only, no path tricks or collisions,
+ * capped size, count, depth, path length and time, normalised modes; a crate's entries
+ * all under `{name}-{version}/` (stripped), a binary archive's anywhere (its root rule is
+ * the one parameter, unpack-policy.ts). The first violation rejects the whole archive
+ * and removes everything written so far.
  *
- * Shape, chosen by measurement (scripts/bench-unpack.mjs, docs/performance.md):
+ * Shape, chosen by measurement (scripts/bench-unpack.mjs, `npm run bench`):
  * node:zlib inflates on the thread pool while this module parses each chunk
  * synchronously; files up to 256 KiB are created, for a crate of 2 MiB or more, on
  * one worker thread in batches (archive/worker-writer.ts), otherwise on the pool a
  * few at a time (archive/file-writer.ts, callbacks, bounded queue); directories and
  * bigger files with sync calls on the main thread.
  * node-tar's default async extraction pays a promise/stream round trip per file
- * and was 8-10x slower than GNU tar on 5,000 small files.
+ * and is several times slower than GNU tar on 5,000 small files.
  */
 import { removeWork } from '../fs/custody.js';
 import { mkdirSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { checkpoint, type CheckpointHost } from '../fs/checkpoint.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { ContentHashStream } from '../package/content-hash-stream.js';
 import { sanitize } from '../text/sanitize.js';
-import { TarExtractor, showPath, type ExtractLimits } from './tar-extract.js';
+import { TarExtractor, showPath, type ExtractLimits, type KeepFile, type OtherKinds } from './tar-extract.js';
 import { BusyMeter } from './busy-meter.js';
 import { TarFormatError } from './tar-header.js';
 import { PolicyViolation } from './unpack-policy.js';
+import { ZipError, unzipInto } from './zip-read.js';
 
 export interface UnpackLimits extends ExtractLimits {
   /** Overall deadline for the whole unpack (one node-tar extraction in ~300 hung forever). */
@@ -43,7 +46,7 @@ const WORKER_SLICE = 64 * 1024;
 /**
  * Crates from this size (compressed) have their small files created on one worker thread
  * (archive/worker-writer.ts); smaller ones on the thread pool, where the worker's start-up
- * (~30 ms of CPU) would cost more than it saves.
+ * (a Node isolate of its own) would cost more than it saves.
  */
 const WORKER_MIN_CRATE = 2 * MiB;
 
@@ -75,6 +78,21 @@ export interface UnpackOptions {
   checkpoint?: CheckpointHost['checkpoint'];
 }
 
+export interface ArchiveOptions extends Omit<UnpackOptions, 'crateName' | 'version'> {
+  /** What is unpacked, for messages: `demo@1.0.0`. */
+  label: string;
+  /** The directory every entry must be under (stripped): a crate's `{name}-{version}`; '' for none (a binary's archive). */
+  root: string;
+  /** gzip around a tar (a `.crate`, a `.tar.gz`), a plain tar, or a zip (read whole: a binary's archive, capped by its download). */
+  format: 'tar.gz' | 'tar' | 'zip';
+  /** Which files are written (all when absent); the others are checked all the same, then read past. */
+  keep?: KeepFile;
+  /** Links, devices and FIFOs: refused (the default), or read past and never written (unpack-policy.ts). */
+  otherKinds?: OtherKinds;
+  /** The hint of a refusal: what the reader accepts, and whom to tell. */
+  hint: string;
+}
+
 /**
  * Create `into` (it must not exist; its parent must) and extract the crate archive
  * into it with the `{crateName}-{version}/` prefix stripped. Throws
@@ -84,8 +102,27 @@ export interface UnpackOptions {
  * Returns the content hash of the files written, fed as they were written: a
  * caller that adds a file to the tree names it (`addFile`) before `digest(into)`.
  */
-export async function unpackCrate(archiveFile: string, into: string, opts: UnpackOptions): Promise<ContentHashStream> {
-  const label = `${opts.crateName}@${opts.version}`;
+export function unpackCrate(archiveFile: string, into: string, opts: UnpackOptions): Promise<ContentHashStream> {
+  const { crateName, version, ...rest } = opts;
+  const root = `${crateName}-${version}`;
+  return unpackArchive(archiveFile, into, {
+    ...rest,
+    label: `${crateName}@${version}`,
+    root,
+    format: 'tar.gz',
+    hint: `yep-ext installs only archives whose entries are plain files and directories under ${root}/ (see docs/unpack.md). Nothing was installed; report the problem to the crate's authors.`,
+  });
+}
+
+/**
+ * Create `into` (it must not exist; its parent must) and extract the archive into it
+ * under the one policy, the root rule as `opts.root` says. Throws
+ * YepError('E_UNSAFE_PACKAGE') on the first policy violation or malformed byte, after
+ * removing `into`; nothing is ever written outside `into`. Returns the content hash of
+ * the files written.
+ */
+export async function unpackArchive(archiveFile: string, into: string, opts: ArchiveOptions): Promise<ContentHashStream> {
+  const label = opts.label;
   const limits = unpackLimits(opts.compressedSize, opts.limits);
   if (opts.signal?.aborted) throw interrupted(label, opts.signal.reason);
 
@@ -104,7 +141,7 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
     throw stateIoError(`unpack ${label} into`, target, e);
   }
 
-  const root = `${opts.crateName}-${opts.version}`;
+  const root = opts.root;
   let extractor: TarExtractor | undefined;
   const hasher = new ContentHashStream();
   let failure: unknown;
@@ -114,12 +151,19 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
   const onAbort = (): void => controller.abort(interrupted(label, opts.signal?.reason));
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const tar = (extractor = new TarExtractor(target, root, limits, hasher));
+    if (opts.format === 'zip') {
+      const buf = await readFile(archiveFile);
+      if (unzipInto(buf, target, root, limits, { ...(opts.keep ? { keep: opts.keep } : {}), hasher, otherKinds: opts.otherKinds ?? 'refuse' }) === 0)
+        throw new TarFormatError('no-content', 'no installable content: the archive has no regular file');
+      return hasher;
+    }
+    const tar = (extractor = new TarExtractor(target, root, limits, hasher, opts.keep, opts.otherKinds));
     // On Node 24 an aborted read settles only once a read stuck in the thread
     // pool returns (a FIFO, a hung network file system): stop waiting at the abort.
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     aborted.catch(() => undefined);
-    const work = inflateInto(archiveFile, tar, opts, controller.signal, (e) => (failure = e));
+    const work =
+      opts.format === 'tar.gz' ? inflateInto(archiveFile, tar, opts, controller.signal, (e) => (failure = e)) : readInto(archiveFile, tar, controller.signal);
     work.catch(() => undefined);
     await Promise.race([work, aborted]);
     await Promise.race([tar.drain(), aborted]);
@@ -134,10 +178,30 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
     // caller abort, then whatever the streams reported (zlib, read errors).
     const own = failure !== undefined && (failure as Error)?.name !== 'AbortError';
     const cause = own ? failure : controller.signal.aborted ? controller.signal.reason : e;
-    throw toYepError(cause, { label, root, where: extractor?.where() ?? '', archiveFile, target, limits });
+    throw toYepError(cause, { label, hint: opts.hint, where: extractor?.where() ?? '', archiveFile, target, limits });
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Read a plain (not gzip'd) tar into `tar`, 1 MiB at a time into one reused buffer:
+ * its files are written with sync calls (the default of TarExtractor), so each chunk
+ * is consumed before the next read.
+ */
+async function readInto(archiveFile: string, tar: TarExtractor, signal: AbortSignal): Promise<void> {
+  const fh = await open(archiveFile, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
+      if (bytesRead === 0) return;
+      tar.write(buf.subarray(0, bytesRead));
+    }
+  } finally {
+    await fh.close();
   }
 }
 
@@ -146,10 +210,10 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
  * the file is read into two reused 1 MiB buffers (one is read while zlib inflates
  * the other on the thread pool) and zlib's output goes to one reused 1 MiB buffer
  * that the extractor consumes synchronously. Allocating a fresh buffer per chunk
- * (what fs streams and zlib do) left tens of MiB of garbage between collections:
- * the peak RSS of a 200 MB install was ~110 MiB (docs/performance.md).
+ * (what fs streams and zlib do) leaves tens of MiB of garbage between collections,
+ * which the peak RSS of a large install would carry.
  */
-async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackOptions, signal: AbortSignal, onFailure: (e: unknown) => void): Promise<void> {
+async function inflateInto(archiveFile: string, tar: TarExtractor, opts: ArchiveOptions, signal: AbortSignal, onFailure: (e: unknown) => void): Promise<void> {
   const gunzip = createGunzip({ chunkSize: CHUNK });
   // Settles at the end of the inflated data (after zlib's own end-of-stream checks:
   // 'finish' comes before a truncated stream's error) or at the first error.
@@ -213,11 +277,11 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
       // Fed to zlib in slices, each only once the thread pool's queue of files has
       // room: what one slice inflates to is what can pile up (memory stays bounded).
       // Inside a big file (written with sync calls) the rest of the read goes at once:
-      // 2,000 slices of a 68 MB crate cost ~0.3 s of CPU for nothing. Inside a small
+      // thousands of slices of a large crate would cost CPU for nothing. Inside a small
       // file written synchronously because the queue was full, it goes at once too
       // on a quiet machine (most of the rest is then written with sync calls, the
       // fastest way there), but not on a busy one, where it would flood the queue
-      // again and again and leave the pool's threads idle (issue 20, round seven).
+      // again and again and leave the pool's threads idle.
       for (let off = 0, end = 0; off < bytesRead && !signal.aborted && !failed; off = end) {
         await Promise.race([tar.room(), done]);
         // With the worker, a small file written here (it was not ready yet, or behind) never
@@ -281,7 +345,7 @@ function interrupted(label: string, reason: unknown): YepError {
 
 interface ErrorContext {
   label: string;
-  root: string;
+  hint: string;
   where: string;
   archiveFile: string;
   target: string;
@@ -290,12 +354,15 @@ interface ErrorContext {
 
 function toYepError(e: unknown, c: ErrorContext): YepError {
   if (e instanceof YepError) return e;
-  const hint = `yep-ext installs only archives whose entries are plain files and directories under ${c.root}/ (see docs/unpack.md). Nothing was installed; report the problem to the crate's authors.`;
+  const hint = c.hint;
   if (e instanceof PolicyViolation) {
     return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${c.label}: entry ${showPath(e.entry)} is not allowed: ${e.message}.`, {
       hint,
       details: { rule: e.rule, entry: sanitize(e.entry, { max: 200 }) },
     });
+  }
+  if (e instanceof ZipError) {
+    return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${c.label}: ${e.message}.`, { hint, details: { rule: 'zip' } });
   }
   if (e instanceof TarFormatError) {
     return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${c.label}: ${e.message}${c.where}.`, {

@@ -8,8 +8,8 @@
  *   request function in `ctx.http.request`. It is what an install, an update or a
  *   search uses on a network without a proxy, and it keeps undici out of the
  *   process: undici (and Node's own copy, which undici's cookie module loads
- *   through `globalThis.Headers`) is ~14 MiB of peak RSS and ~0.25 s of CPU to
- *   load (docs/performance.md, "Round four: mem4").
+ *   through `globalThis.Headers`) costs a large share of a small install's peak
+ *   RSS and CPU just to load.
  * - undici (undici-send.ts) when a proxy applies (its `ProxyAgent` tunnels) or
  *   `ctx.http.request` is set.
  *

@@ -17,11 +17,10 @@ let undiciPromise: Promise<Undici> | undefined;
 const pools = new WeakMap<object, Map<string, unknown>>();
 
 /**
- * Where bin/run.js (loadForNetwork) leaves the setting of V8's --liftoff-only for undici's
+ * Where bin/run.js (setUpV8Hooks) leaves the setting of V8's --liftoff-only for undici's
  * wasm parser, so that it is set only when undici is about to load (a flag set earlier makes
- * V8 refuse the code cache of every Node built-in loaded after it: docs/performance.md,
- * round nine); the oclif path and the install runner leave the same hook. A library embedder
- * has none and keeps its own V8 flags (issue 13: no process-wide side effects).
+ * V8 refuse the code cache of every Node built-in loaded after it: docs/performance.md).
+ * A library embedder has none and keeps its own V8 flags (no process-wide side effects).
  */
 const BEFORE_WASM_KEY = Symbol.for('yep-ext.before-wasm');
 

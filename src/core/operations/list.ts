@@ -3,15 +3,15 @@
  * way (missing package, broken manifest, hash drift, unmanaged directories).
  * A broken package is reported, never fatal. File-system checks are synchronous:
  * `list` runs at the start of host sessions and scripts, and a thread-pool round
- * trip per stat costs more than the stat (docs/performance.md).
+ * trip per stat costs more than the stat.
  */
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
-import { checkEntry } from './verify.js';
+import { checkEntry } from '../store/entry-check.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
-import { loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { loadStoreLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, interruptedPinnedMessage, unlockedSince } from '../store/unlocked-packages.js';
 import { interruptedChanges } from '../store/interrupted-changes.js';
 import { findLeftovers, leftoverMessage } from '../store/leftovers.js';
@@ -99,7 +99,7 @@ export async function installedEngines(
 
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
   const verify = options.verify ?? true;
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   // settings.toml is read once; a broken one makes `enabled` unknown, not the listing fatal.
   let settingsText: string | undefined;
   let settingsProblem: string | undefined;

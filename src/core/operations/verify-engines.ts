@@ -1,5 +1,5 @@
 /**
- * `verify`'s `engines` finding (issue 16): an installed extension whose
+ * `verify`'s `engines` finding: an installed extension whose
  * `engines.yolop` excludes the installed agent. verify's job is integrity (the
  * store is what the lock pins), and a range is not integrity, so:
  * - enabled (as the host reads settings.toml): a problem of kind `engines`, since
@@ -16,7 +16,7 @@ import { checkAgainstAgent } from '../agent/agent-version.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
-import type { VerifyProblem } from './verify.js';
+import type { VerifyProblem } from '../store/entry-check.js';
 
 export interface EnginesFinding {
   /** The installed version's verdict; null when its manifest could not be read. */

@@ -11,12 +11,13 @@
  * about content (ctime cannot be set back by a user, so an edit that restores
  * size and mtime is still seen).
  */
-import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { lstatSync, type BigIntStats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { storeCustody, type Paths } from '../paths.js';
 import { makeOwnedDir, removeOwned } from '../fs/custody.js';
 import { assertValidName } from '../package/names.js';
 import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
+import { walkHashedFiles } from '../package/content-hash.js';
 import { writeFileAtomic, writeStreamAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 
@@ -43,25 +44,17 @@ export function treeStateFile(paths: Paths, name: string): string {
 /**
  * Walk the regular files under `root` (`.git` skipped, links not followed) as the
  * content hash walks, handing each relative path (`/`) and its lstat to `visit`.
- * The BigIntStats objects (a dozen BigInts each, ~1 KB) are garbage as soon as
+ * The BigIntStats objects (a dozen BigInts each) are garbage as soon as
  * they are read; on a 20,000-file tree they piled up to several MiB of young
  * generation, so a young collection runs every 2,000 files where the CLI exposed
- * V8's collector (fs/buffer-garbage.ts; docs/performance.md, "Round four: mem4").
+ * V8's collector (fs/buffer-garbage.ts).
  */
 function walkSignatures(root: string, visit: (relPath: string, st: BigIntStats) => void): void {
   const garbage = bufferGarbageMeter();
-  const walk = (dir: string, rel: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        if (e.name !== '.git') walk(`${dir}${sep}${e.name}`, relPath);
-      } else if (e.isFile()) {
-        visit(relPath, lstatSync(`${dir}${sep}${e.name}`, { bigint: true }));
-        garbage(STAT_GARBAGE);
-      }
-    }
-  };
-  walk(root, '');
+  walkHashedFiles(root, (relPath, dir, name) => {
+    visit(relPath, lstatSync(`${dir}${sep}${name}`, { bigint: true }));
+    garbage(STAT_GARBAGE);
+  });
 }
 
 /** What one BigIntStats counts for in the collector's 4 MiB budget: a collection every 2,000 files. */
@@ -76,7 +69,7 @@ export function signTree(root: string): Record<string, FileSignature> {
   return out;
 }
 
-/** The size of the blocks signTreeJsonChunks fills (a 20,000-file tree's signatures are ~1.8 MB). */
+/** The size of the blocks signTreeJsonChunks fills (a 20,000-file tree's signatures run to megabytes). */
 export const SIGNATURE_CHUNK = 64 * 1024;
 
 /**
@@ -84,11 +77,11 @@ export const SIGNATURE_CHUNK = 64 * 1024;
  * `JSON.stringify` of signTree's record gives, keys in walk order), written into
  * blocks of SIGNATURE_CHUNK bytes as the files are signed: for a tree just placed
  * nothing reads the signatures back, so the per-file arrays, their strings and the
- * 20,000-key object are never made (measured on 20,000 files: V8's heap grew by
- * 18 MiB for the record, ~1.8 MB of bytes here). Blocks, not one buffer: a buffer
- * grown by doubling, joined to the record's head and copied again by the atomic
- * writer allocated ~7 MB of array buffers for those 1.8 MB (docs/performance.md,
- * "Round five: mem5"); the blocks are written as they are (writeTreeStateText).
+ * 20,000-key object are never made (on V8's heap they take several times the
+ * record's bytes). Blocks, not one buffer: a buffer grown by doubling, joined to
+ * the record's head and copied again by the atomic writer allocates several times
+ * the record's size in array buffers; the blocks are written as they are
+ * (writeTreeStateText).
  * A block is cut before a file's text that does not fit, so each ends on a whole
  * record. JSON.parse of the blocks joined reads the same record as signTree's.
  */
