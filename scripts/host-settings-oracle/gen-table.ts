@@ -28,9 +28,9 @@ const cap = (...rows: string[]) => `[[capabilities]]\n${rows.join('\n')}\n`;
 const HAND: [string, string][] = [
   [
     'two plain entries merge into one instance, later keys win',
-    cap('ref = "ext:x"', 'endpoint = "a"', 'port = 1') + '\n' + cap('ref = "ext:x"', 'endpoint = "b"'),
+    `${cap('ref = "ext:x"', 'endpoint = "a"', 'port = 1')}\n${cap('ref = "ext:x"', 'endpoint = "b"')}`,
   ],
-  ['a bare entry changes nothing in an existing instance', cap('ref = "ext:x"', 'endpoint = "a"') + '\n' + cap('ref = "ext:x"')],
+  ['a bare entry changes nothing in an existing instance', `${cap('ref = "ext:x"', 'endpoint = "a"')}\n${cap('ref = "ext:x"')}`],
   [
     'enabled = false removes every instance seen so far',
     cap('ref = "ext:x"', 'endpoint = "a"') + cap('ref = "ext:x"', 'append = true', 'port = 2') + cap('ref = "ext:x"', 'enabled = false', 'port = 3'),
@@ -71,7 +71,7 @@ for (let seed = 1; seed <= 100; seed++) {
   }
 }
 const answers = JSON.parse(execFileSync(oracle, { input: JSON.stringify(rows.map((r) => r.text)), maxBuffer: 64 * 1024 * 1024 }).toString()) as unknown[];
-rows.forEach((r, i) => (r.oracle = answers[i]));
+for (const [i, r] of rows.entries()) r.oracle = answers[i];
 mkdirSync(dirname(OUT), { recursive: true });
 writeFileSync(
   OUT,

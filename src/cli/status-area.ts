@@ -84,7 +84,7 @@ export function formatStepLine(live: LiveStep, now: number): string {
 }
 
 /** Cut `text` to `width` columns (code points; status lines are sanitised, mostly ASCII). */
-function fit(text: string, width: number): string {
+function fitColumns(text: string, width: number): string {
   const chars = Array.from(text);
   return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
@@ -162,8 +162,8 @@ export class StatusArea {
     const now = this.now();
     const shown = [...this.live].filter((l) => now - l.started >= SHOW_AFTER_MS);
     const width = Math.max(20, (this.out.columns || 80) - 1);
-    const lines = shown.slice(0, MAX_LINES).map((l) => fit(`${FRAMES[this.frame]} ${formatStepLine(l, now)}`, width));
-    if (shown.length > MAX_LINES) lines[MAX_LINES - 1] = fit(`  … and ${shown.length - MAX_LINES + 1} more`, width);
+    const lines = shown.slice(0, MAX_LINES).map((l) => fitColumns(`${FRAMES[this.frame]} ${formatStepLine(l, now)}`, width));
+    if (shown.length > MAX_LINES) lines[MAX_LINES - 1] = fitColumns(`  … and ${shown.length - MAX_LINES + 1} more`, width);
     const erase = this.drawn > 0 ? `\r\u001b[2K${'\u001b[1A\u001b[2K'.repeat(this.drawn - 1)}` : '';
     if (lines.length === 0 && erase === '') return;
     this.out.write(`${erase}${lines.join('\n')}`);

@@ -114,7 +114,8 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
   const onAbort = (): void => controller.abort(interrupted(label, opts.signal?.reason));
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const tar = (extractor = new TarExtractor(target, root, limits, hasher));
+    const tar = new TarExtractor(target, root, limits, hasher);
+    extractor = tar;
     // On Node 24 an aborted read settles only once a read stuck in the thread
     // pool returns (a FIFO, a hung network file system): stop waiting at the abort.
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));

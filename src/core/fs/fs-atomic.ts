@@ -167,7 +167,7 @@ export async function makeDirs(dir: string, mode = 0o777): Promise<void> {
 
 /** fsync a directory so a rename inside it survives power loss (best effort off Linux). */
 export async function fsyncDir(dir: string): Promise<void> {
-  let fh;
+  let fh: FileHandle | undefined;
   try {
     fh = await open(dir, 'r');
     await fh.sync();

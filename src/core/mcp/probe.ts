@@ -6,6 +6,7 @@
  * then SIGKILL of its process group, and whatever it started is found, killed and
  * reported. The SDK is loaded only here, when a manifest declares an MCP server.
  */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Clock } from '../clock.js';
 import type { Spawn } from '../context.js';
 import { proxyFor, proxySettings } from '../net/proxy.js';
@@ -76,7 +77,7 @@ export async function probeMcpServer(launch: McpLaunch, o: McpProbeOptions): Pro
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    let transport;
+    let transport: Transport;
     if (launch.transport === 'stdio') {
       stdio = new ProcessTransport(
         { command: launch.command ?? '', args: launch.args, workspaceRoot: o.workspaceRoot, env: o.env, injectedEnv: launch.env },
@@ -121,7 +122,7 @@ export async function probeMcpServer(launch: McpLaunch, o: McpProbeOptions): Pro
         out.truncated = true;
         break;
       }
-      let r;
+      let r: Awaited<ReturnType<typeof client.listTools>>;
       try {
         r = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: o.probeMs, signal: abort.signal });
       } catch (e) {

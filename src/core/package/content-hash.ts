@@ -24,6 +24,11 @@ const YIELD_MS = 20;
 // hash.update that copies it, with no await in between.
 let shared: Buffer | undefined;
 
+function sharedChunk(): Buffer {
+  shared ??= Buffer.allocUnsafe(CHUNK);
+  return shared;
+}
+
 // A character that orders differently by UTF-16 code units than by UTF-8 bytes:
 // surrogates (astral characters) sort below U+E000..U+FFFF in UTF-16, above in UTF-8.
 const UTF16_ORDER_DIFFERS = /[\uD800-\uFFFF]/;
@@ -95,7 +100,7 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOL
 async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<void> {
   const fd = openSync(file, OPEN_FLAGS);
   try {
-    const buf = (shared ??= Buffer.allocUnsafe(CHUNK));
+    const buf = sharedChunk();
     const first = readSync(fd, buf, 0, buf.length, null);
     if (first < buf.length) {
       // The whole file in one read (a short read of a regular file is its end):
@@ -111,7 +116,7 @@ async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<voi
     let read = first;
     for (;;) {
       await yielder.maybe();
-      const chunk = (shared ??= Buffer.allocUnsafe(CHUNK));
+      const chunk = sharedChunk();
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       hash.update(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));

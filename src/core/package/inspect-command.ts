@@ -11,7 +11,7 @@
  * a directory, a dangling symlink, not executable, built for another machine, a
  * `#!` interpreter that is not there. Never runs anything.
  */
-import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { errnoCode } from '../errors.js';
 import { isFileKindRefusal, readRegularFileSync } from '../fs/read-regular-file.js';
@@ -74,13 +74,13 @@ const inside = (root: string, p: string): boolean => {
  * round nine).
  */
 function executableProblem(file: string, shown: string): string | undefined {
-  let l;
+  let l: Stats;
   try {
     l = lstatSync(file);
   } catch (e) {
     return errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? 'missing' : `cannot be read (${errnoCode(e) ?? String(e)})`;
   }
-  let s;
+  let s: Stats;
   try {
     s = statSync(file);
   } catch {
