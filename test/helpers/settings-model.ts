@@ -283,7 +283,7 @@ export function generateFile(seed: number, name: string): GeneratedFile {
     const j = g.int(0, i);
     [kinds[i], kinds[j]] = [kinds[j] as boolean, kinds[i] as boolean];
   }
-  kinds.forEach((subject, n) => blocks.push({ text: line(subject ? subjectEntry(g, name, n) : otherBlock(g, name, n)), subject }));
+  for (const [n, subject] of kinds.entries()) blocks.push({ text: line(subject ? subjectEntry(g, name, n) : otherBlock(g, name, n)), subject });
   let text = '';
   for (const [i, b] of blocks.entries()) {
     if (i > 0) text += eol.repeat(g.int(0, 2));

@@ -93,7 +93,10 @@ describe('parseLockTomlFast', () => {
 
   it('never disagrees with smol-toml on random near-TOML text (declining is always allowed)', () => {
     let seed = 7;
-    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed % n;
+    };
     const pieces = [
       '[[extensions]]',
       '[extensions.source]',
