@@ -11,7 +11,7 @@
 import type { StepState } from '../core/log.js';
 
 /** A wait shorter than this is never drawn (no flicker for fast requests). */
-export const SHOW_AFTER_MS = 300;
+const SHOW_AFTER_MS = 300;
 const TICK_MS = 100;
 const MAX_LINES = 4;
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -44,7 +44,7 @@ export function formatDuration(ms: number): string {
 }
 
 /** Bytes per second over the recent samples, or undefined before there is a span to measure. */
-export function rateOf(live: LiveStep, now: number): number | undefined {
+function rateOf(live: LiveStep, now: number): number | undefined {
   const recent = live.samples.filter((s) => now - s.t <= RATE_WINDOW_MS);
   const first = recent[0] ?? live.samples.at(-1);
   const last = live.samples.at(-1);

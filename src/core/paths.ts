@@ -47,7 +47,7 @@ function nonEmpty(v: string | undefined): string | undefined {
 }
 
 /** The config root the host would use on this platform (§1). */
-export function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
   const override = nonEmpty(env.YOLOP_CONFIG_DIR);
   if (override) return resolve(override);
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'yolop');
@@ -62,7 +62,7 @@ export function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platfo
  * directory (`$XDG_CACHE_HOME/yep-ext` or `~/.cache/yep-ext`, macOS
  * `~/Library/Caches/yep-ext`, Windows `%LOCALAPPDATA%\yep-ext\Cache`).
  */
-export function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = nonEmpty(env.HOME) ?? homedir()): string {
+function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = nonEmpty(env.HOME) ?? homedir()): string {
   const override = nonEmpty(env.YEP_EXT_CACHE_DIR);
   if (override) return resolve(override);
   if (platform === 'darwin') return join(home, 'Library', 'Caches', 'yep-ext');

@@ -14,7 +14,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { indexPath } from '../../src/core/sources/crates-io/index-path.js';
 
-export interface LoggedRequest {
+interface LoggedRequest {
   method: string;
   /** Raw request target (path and query, undecoded). */
   url: string;
@@ -25,7 +25,7 @@ export interface LoggedRequest {
   status?: number;
 }
 
-export type Fault =
+type Fault =
   /** Answer this status (with an optional body and headers) instead. */
   | { kind: 'status'; status: number; headers?: Record<string, string>; body?: string }
   /** A captive-portal style HTML page with status 200. */
@@ -48,7 +48,7 @@ export type Fault =
   /** Any body (e.g. an API answer with `errors` and status 200). */
   | { kind: 'body'; body: string | Buffer; status?: number; contentType?: string };
 
-export interface PublishOptions {
+interface PublishOptions {
   name: string;
   vers: string;
   data: Buffer;

@@ -48,7 +48,7 @@ export class Gen {
 
 const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 /** yolop's `entry.get("ref").or_else(|| entry.get("id")).and_then(as_str)`: a present `ref` that is not a string names nothing. */
-export const refOfEntry = (t: Table): string | undefined => {
+const refOfEntry = (t: Table): string | undefined => {
   const raw = 'ref' in t ? t.ref : t.id;
   return typeof raw === 'string' ? raw : undefined;
 };

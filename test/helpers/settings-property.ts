@@ -150,7 +150,7 @@ export function disagreements(file: GeneratedFile, op: Op, before: string, after
 }
 
 /** `list --json`'s item for the subject against the in-order reading of `text`. */
-export function listDisagreements(text: string, item: any): string[] {
+function listDisagreements(text: string, item: any): string[] {
   const out: string[] = [];
   if (!item) return ['the subject is missing from list --json'];
   const runs = hostRuns(text, SUBJECT);

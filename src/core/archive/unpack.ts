@@ -47,7 +47,7 @@ const WORKER_SLICE = 64 * 1024;
  */
 const WORKER_MIN_CRATE = 2 * MiB;
 
-export const DEFAULT_UNPACK_LIMITS: Readonly<Omit<UnpackLimits, 'maxTotalBytes'>> = {
+const DEFAULT_UNPACK_LIMITS: Readonly<Omit<UnpackLimits, 'maxTotalBytes'>> = {
   maxEntries: 100_000,
   maxDepth: 64,
   maxPathBytes: 1024,

@@ -9,7 +9,7 @@
  */
 import { crc32, inflateRawSync } from 'node:zlib';
 
-export class ZipError extends Error {}
+class ZipError extends Error {}
 
 const EOCD_SIG = 0x06054b50;
 const CEN_SIG = 0x02014b50;

@@ -39,9 +39,8 @@ import { withStep } from '../log.js';
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from './defaults.js';
 import type { DoctorMcpServer } from './check-mcp.js';
 
-export type { CheckStatus, DoctorCheck, DoctorCallReport, DoctorReport } from './report.js';
+export type { DoctorCheck, DoctorReport } from './report.js';
 
-export type { DoctorTarget } from './target.js';
 export { parseDoctorTarget } from './target.js';
 
 /**

@@ -25,7 +25,7 @@
 type Collect = (options?: { type?: 'minor' | 'major' }) => void;
 
 /** Where bin/run.js puts V8's `gc` (Symbol.for: the bundle and the entry share no module). */
-export const COLLECTOR_KEY = Symbol.for('yep-ext.collect-garbage');
+const COLLECTOR_KEY = Symbol.for('yep-ext.collect-garbage');
 
 /** Collect after this many bytes of transient buffers (measured: 4 MiB keeps a 68 MB download flat). */
 const EVERY = 4 * 1024 * 1024;

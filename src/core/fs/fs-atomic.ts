@@ -13,7 +13,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { YepError, stateIoError } from '../errors.js';
 import { tempNameFor, sweepDeadTemps } from './temp-files.js';
 import { removeOwned } from './custody.js';
 import { inspectRegularFile, isFileKindRefusal, readRegularFileSync, type RegularFileInfo } from './read-regular-file.js';
@@ -144,25 +144,6 @@ export async function ensureDir(dir: string, mode = 0o755): Promise<void> {
     // missing (or unreadable): mkdir says which
   }
   await mkdir(dir, { recursive: true, mode });
-}
-
-/**
- * `mkdir -p` that says why it failed: Node's recursive mkdir reports ENOENT where a
- * level cannot be made on a read-only mount (EROFS), which would hide a lasting reason.
- * Each level it makes gets `mode` (as `mkdir -p -m` would not, and recursive mkdir does).
- */
-export async function makeDirs(dir: string, mode = 0o777): Promise<void> {
-  try {
-    await mkdir(dir, { mode });
-  } catch (e) {
-    const code = errnoCode(e);
-    if (code === 'EEXIST') return;
-    if (code !== 'ENOENT' || dirname(dir) === dir) throw e;
-    await makeDirs(dirname(dir), mode);
-    await mkdir(dir, { mode }).catch((again: unknown) => {
-      if (errnoCode(again) !== 'EEXIST') throw again;
-    });
-  }
 }
 
 /** fsync a directory so a rename inside it survives power loss (best effort off Linux). */

@@ -27,13 +27,9 @@ import { showProxy } from './proxy.js';
 import { RequestReport } from './request-report.js';
 import { senderFor, type AnswerBody } from './send.js';
 
-// Tunables: ctx.http.limits (defaults and the user-facing variables: http-settings.ts).
-export { httpSettings, type HttpSettings } from './http-settings.js';
-
 // ---------------------------------------------------------------- URL policy
 
 // The address rules, on every spelling of an address: address.ts. After DNS: guarded-connect.ts.
-export { isLoopbackHost };
 
 /**
  * Parse and police a URL before anything is sent to it: https, or http to a
@@ -214,13 +210,13 @@ function networkHint(e: unknown, proxy: string | undefined): string | undefined 
 }
 
 /** Jittered exponential backoff ("equal jitter": half fixed, half random). */
-export function backoffMs(attempt: number, settings: Pick<HttpSettings, 'retryBaseMs' | 'retryMaxMs'>, random = Math.random): number {
+function backoffMs(attempt: number, settings: Pick<HttpSettings, 'retryBaseMs' | 'retryMaxMs'>, random = Math.random): number {
   const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** attempt);
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
 /** Retry-After as milliseconds (delta-seconds or an HTTP date); undefined when absent/unreadable. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined) return undefined;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;

@@ -140,7 +140,7 @@ export async function loadGivenLockfile(file: string): Promise<Lockfile> {
 }
 
 /** For commands that take --lockfile. */
-export const WITH_LOCKFILE_HINT =
+const WITH_LOCKFILE_HINT =
   'Name the lock your project keeps with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or install extensions without --frozen.';
 
 /**

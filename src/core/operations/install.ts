@@ -36,7 +36,7 @@ import { commandFinding } from '../package/inspect-command.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
-export type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged' | 'reinstalled';
+type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged' | 'reinstalled';
 
 export interface InstallOutcome {
   name: string;

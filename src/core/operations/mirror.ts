@@ -80,7 +80,7 @@ function binaryOutside(entry: LockEntry): MirrorResult['not_mirrored'][number] |
 }
 
 /** The file that says a directory is a mirror yep-ext made (docs/fleet.md). */
-export const MIRROR_MARKER = '.yep-mirror';
+const MIRROR_MARKER = '.yep-mirror';
 const MARKER_TEXT = `${JSON.stringify({ made_by: 'yep-ext mirror', format: 1 })}\n`;
 
 interface Claim {
@@ -214,5 +214,3 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
 function scratchCustody(root: string): Custody {
   return { base: root, owned: [], names: /^\.yep-mirror-[A-Za-z0-9]{6}$/, what: 'The mirror directory', shared: true };
 }
-
-export { MIRROR_MANIFEST };

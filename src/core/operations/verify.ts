@@ -42,17 +42,7 @@ import type { EnginesVerdict } from '../agent/engines.js';
  * anyway; not-installed: settings.toml enables a name that neither the lock nor the
  * store has, so the host is told to load nothing (both: `verify` without names only).
  */
-export type VerifyProblemKind =
-  | 'missing'
-  | 'manifest'
-  | 'content'
-  | 'binary'
-  | 'not-executable'
-  | 'command'
-  | 'engines'
-  | 'unlocked'
-  | 'not-installed'
-  | 'custody';
+type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines' | 'unlocked' | 'not-installed' | 'custody';
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
@@ -99,7 +89,7 @@ export interface EntryCheck {
  * directory that is gone cannot be re-read by `install --force` or `--frozen` (its recorded
  * source is that very directory): it is installed again from where it is now.
  */
-export function linkedState(ctx: Context, entry: LockEntry): { pinned: string; pinnedThere: boolean; leadsTo: string | undefined } | undefined {
+function linkedState(ctx: Context, entry: LockEntry): { pinned: string; pinnedThere: boolean; leadsTo: string | undefined } | undefined {
   if (!isLinked(entry.source) || typeof entry.source.path !== 'string') return undefined;
   const pinned = entry.source.path;
   return { pinned, pinnedThere: existsSync(join(pinned, 'plugin.json')), leadsTo: resolveInstalledDir(ctx.paths, entry.name) };
@@ -383,7 +373,7 @@ export async function recordPlacedState(ctx: Context, entry: LockEntry): Promise
 }
 
 /** What `verify` reports per extension: the check, plus the `engines.yolop` finding. */
-export interface VerifiedExtension extends EntryVerification {
+interface VerifiedExtension extends EntryVerification {
   /** The installed version's verdict (null: the manifest could not be read). */
   engines: EnginesVerdict | null;
   /** Listed, not failing: the range of an extension that is not enabled excludes the agent. */

@@ -21,7 +21,7 @@ import { isFileKindRefusal, readRegularFileSync } from '../fs/read-regular-file.
  * relative one that climbs out (`../../bin/sh`), reached through a symlink in the
  * package that leads out, or found on PATH (a bare name the package's bin/ lacks).
  */
-export interface OutsidePackage {
+interface OutsidePackage {
   via: 'absolute' | 'climbs' | 'symlink' | 'PATH';
   /** The program that would run (its real path for a symlink). */
   target: string;

@@ -64,7 +64,7 @@ export function refOf(table: TomlTable): string | undefined {
 }
 
 /** An entry's inline config: every key but the reserved ones. */
-export function configOf(table: TomlTable): Record<string, unknown> {
+function configOf(table: TomlTable): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(table)) if (!RESERVED_KEYS.includes(k)) out[k] = v;
   return out;
@@ -73,7 +73,7 @@ export function configOf(table: TomlTable): Record<string, unknown> {
 /** The entry removes every instance of its ref (`enabled = false`, the boolean). */
 export const isRemoveEntry = (t: TomlTable): boolean => t.enabled === false;
 /** The entry adds an instance of its own (`append = true`, the boolean), unless it removes. */
-export const isAppendEntry = (t: TomlTable): boolean => t.enabled !== false && t.append === true;
+const isAppendEntry = (t: TomlTable): boolean => t.enabled !== false && t.append === true;
 
 /** The host's walk over one ref's entries, in file order (see the module comment). */
 export function applyEntries(entries: readonly TomlTable[]): HostInstance[] {
@@ -97,7 +97,7 @@ export function applyEntries(entries: readonly TomlTable[]): HostInstance[] {
  * under it, a profile's base) stops saying `enabled = false`, so config the user
  * kept comes back; when the host would still run nothing, a bare entry is added.
  */
-export function enableEntries(entries: readonly TomlTable[], layerStart: number, ref: string): TomlTable[] {
+function enableEntries(entries: readonly TomlTable[], layerStart: number, ref: string): TomlTable[] {
   const out = entries.map((t, i) => {
     if (i < layerStart || !isRemoveEntry(t)) return t;
     const { enabled: _dropped, ...rest } = t;

@@ -28,7 +28,7 @@ function toJson(v: unknown): unknown {
 }
 
 /** The plugin.json object a Cargo.toml declares, or undefined when it declares none. */
-export function manifestFromCargoToml(text: string, crateName: string): Obj | undefined {
+function manifestFromCargoToml(text: string, crateName: string): Obj | undefined {
   let doc: Obj;
   try {
     doc = parseToml(text) as Obj;

@@ -172,7 +172,7 @@ export function parseCargoVersion(text: string): CargoVersion | undefined {
 
 type Op = '=' | '>' | '>=' | '<' | '<=' | '~' | '^' | '*';
 
-export interface CargoComparator {
+interface CargoComparator {
   /** `*` is cargo's Op::Wildcard: an operator-less `1.*` or `1.2.*`. */
   op: Op;
   major: bigint;
@@ -396,7 +396,7 @@ export function parseCargoRequirement(text: string): CargoRequirement {
 // ---------------------------------------------------------------- matching (eval.rs)
 
 /** Pre-release precedence (SemVer 11.4): '' (a release) ranks above any pre-release. */
-export function comparePrerelease(a: string, b: string): number {
+function comparePrerelease(a: string, b: string): number {
   if (a === b) return 0;
   if (a === '') return 1;
   if (b === '') return -1;

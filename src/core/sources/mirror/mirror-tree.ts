@@ -16,7 +16,7 @@ import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { YepError } from '../../errors.js';
-import { ensureDir, writeFileAtomic, writeStreamAtomic } from '../../fs/fs-atomic.js';
+import { ensureDir, writeStreamAtomic } from '../../fs/fs-atomic.js';
 import { sha256File } from '../../fs/file-digest.js';
 import { inspectRegularFile, readRegularFileSync } from '../../fs/read-regular-file.js';
 import { assertCrateName, indexPath } from '../crates-io/index-path.js';
@@ -54,28 +54,6 @@ export function mirrorBase(dir: string, baseUrl?: string): string {
 /** The bytes of a mirror file, or undefined when missing (anything but a regular file is refused). */
 export function readMirrorFile(root: string, rel: string, maxBytes = 1024 * 1024 * 1024): Buffer | undefined {
   return readRegularFileSync(join(root, rel), 'The mirror file', { followSymlinks: false, maxBytes, code: 'E_STATE' });
-}
-
-/**
- * Write `data` at `rel` under the mirror once: kept when the same bytes are there,
- * refused (E_INTEGRITY) when other bytes are. Returns whether it was written.
- */
-export async function writeOnce(root: string, rel: string, data: Uint8Array, what: string): Promise<boolean> {
-  const have = readMirrorFile(root, rel);
-  if (have !== undefined) {
-    if (Buffer.compare(have, Buffer.from(data)) === 0) return false;
-    throw new YepError(
-      'E_INTEGRITY',
-      `${what}: the mirror already holds ${rel} with other bytes (sha256 ${sha256Hex(have).slice(0, 16)}…, now ${sha256Hex(data).slice(0, 16)}…); a pinned file is never rewritten.`,
-      {
-        hint: 'Either the origin changed a published file or the mirror was altered. Find out which before trusting either; to start over, build the mirror into an empty directory.',
-        details: { file: rel, have: sha256Hex(have), now: sha256Hex(data) },
-      },
-    );
-  }
-  await ensureDir(dirname(join(root, rel)));
-  await writeFileAtomic(join(root, rel), data, { mode: 0o644, what: 'The mirror file' });
-  return true;
 }
 
 /**
