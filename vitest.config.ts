@@ -6,23 +6,23 @@ import LongestFirst from './test/longest-first.js';
 // CLI, git, servers), which run outside the worker. vitest's default of one worker fewer than
 // the cores (one worker on the 2-core CI machine) left a core idle for most of the run: one
 // worker more than the cores keeps both busy. YEP_EXT_TEST_WORKERS overrides it (e.g. 1 to
-// run the files one at a time). docs/performance.md, "Test suite", has the measurements.
+// run the files one at a time).
 const workers = Number(process.env.YEP_EXT_TEST_WORKERS) || availableParallelism() + 1;
 
 // vitest starts every worker with this process's environment. NODE_EXTRA_CA_CERTS (set on
 // machines with a corporate or sandbox CA) makes Node 20 read and parse that bundle at start,
-// ~50 ms of CPU in every process that inherits it (Node 24 reads it lazily); the tests never
+// CPU in every process that inherits it (Node 24 reads it lazily); the tests never
 // reach the internet, and the one that needs a CA (test/cli/proxy-ca.test.ts) passes its own.
 // The CLI children already get a hermetic env (test/helpers/home.ts); this covers the workers
-// and what they start with process.env. docs/performance.md, "Round five: suite5".
+// and what they start with process.env.
 delete process.env.NODE_EXTRA_CA_CERTS;
 
 /** What every file gets, in either project below. */
 const common = {
   // CLI tests spawn real processes (servers, git, registries): give them room on a 2-core box.
-  // A timeout here only catches a hang (no test measures speed with it). At 60 s, a loaded
-  // clean-clone CI (ci29: three workers on 2 cores beside other jobs) ran a dozen sequential
-  // multi-spawn tests at 40-60 s and failed one that took 60.2 s, so: 120 s.
+  // A timeout here only catches a hang (no test measures speed with it): on a loaded
+  // clean-clone CI (three workers on 2 cores beside other jobs) a test that spawns the CLI
+  // many times in a row can take a minute, so twice that.
   testTimeout: 120_000,
   hookTimeout: 120_000,
   pool: 'forks',
@@ -50,10 +50,10 @@ const OWN_PROCESS = [
 export default defineConfig({
   test: {
     // Two projects, one suite. Every other file shares its worker's process and module cache
-    // with the files that ran in it before (isolate: false): a fresh process per file cost
-    // ~0.5 s of CPU each (Node's start, vitest's worker, the helpers and src imported again),
-    // ~0.3 s of it even in files that spawn the CLI dozens of times (docs/performance.md,
-    // "Round ten: suite10"). The files in OWN_PROCESS keep a process of their own, as before.
+    // with the files that ran in it before (isolate: false): a fresh process per file costs
+    // CPU for each (Node's start, vitest's worker, the helpers and src imported again), even
+    // in files that spawn the CLI dozens of times. The files in OWN_PROCESS keep a process
+    // of their own.
     // One shared project for unit and CLI files alike, so a finished worker takes the next
     // file whatever its directory (vitest reuses a shared worker only within one project).
     projects: [
@@ -64,7 +64,7 @@ export default defineConfig({
     // The longest files first, so the run does not end on one long file (test/longest-first.ts).
     sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/summary-reporter.ts'],
-    // After the whole suite, nothing it started may be alive: a leftover fails the run (issue 19).
+    // After the whole suite, nothing it started may be alive: a leftover fails the run.
     globalSetup: ['./test/global-leftovers.ts'],
   },
 });

@@ -56,8 +56,8 @@ async function loadBundle(load) {
 /**
  * `require(file)` for dist/bundle/cli.cjs, compiled with the V8 code cache that
  * `npm run build` writes beside it (<file>.v8cache; scripts/build-cli.mjs).
- * Compiling the 1.3 MB bundle and the functions a command runs costs ~50-60 ms
- * of CPU per run on Node 20; deserialising the cache ~15 ms. Node 22.1+ has its
+ * Compiling the bundle and the functions a command runs costs Node 20 several
+ * times what deserialising the cache does, on every run. Node 22.1+ has its
  * own cache (enableCompileCache above, which `require` uses), so there and
  * whenever the cache is missing, stale or rejected (another Node or V8 flags)
  * this is a plain `require`. The cache names the build it was made from (the

@@ -12,8 +12,8 @@
  * CLI pays it once per command, not per crate). `--node-tar` adds node-tar's
  * extraction (sync with 1 MiB reads, and default async) for comparison.
  *
- * File creation dominates on slow filesystems (about 1 ms per create on this
- * machine's ext4): `--dir /dev/shm` shows the extractor's own overhead.
+ * File creation dominates on slow filesystems (each create is kernel time on
+ * ext4): `--dir /dev/shm` shows the extractor's own overhead.
  *
  * Reusable: `import { benchUnpack } from './bench-unpack.mjs'` returns the rows.
  */

@@ -2,7 +2,7 @@
 /**
  * `npm run bench`: yep-ext against plain baselines, measured in the same run.
  *
- *   npm run bench                      build, then every case (about 10 minutes here)
+ *   npm run bench                      build, then every case (minutes; docs/performance.md)
  *   npm run bench -- --quick           every row, fewer runs and a shorter RSS curve (a few minutes;
  *                                      also YEP_EXT_BENCH_QUICK=1)
  *   node --import tsx scripts/bench.mjs [--quick] [--runs N] [--startup-runs N] [--only a,b] [--keep]
@@ -17,12 +17,13 @@
  * (test/helpers/registry.ts, loaded through tsx), then prints ONE table of
  * median wall times: each yep-ext figure next to a baseline run interleaved with
  * it (the machine is noisy: only the ratio means something, and only within one
- * run), the ratio, and the goal from issues 8 and 20, met or missed; a missed row
+ * run), the ratio, and the row's goal, met or missed; a missed row
  * says why and what would close it (WHY below). The same data goes to
  * bench-results/<timestamp>.json. docs/performance.md explains how to read both.
  *
- * Every child runs without NODE_EXTRA_CA_CERTS (it adds ~40 ms to each Node 20
- * process here), in a fresh temp home, with stdout and stderr captured.
+ * Every child runs without NODE_EXTRA_CA_CERTS (Node 20 reads and parses that file
+ * at every start, which would drown the start-up rows), in a fresh temp home, with
+ * stdout and stderr captured.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -45,7 +46,7 @@ const QUICK = argv.includes('--quick') || process.env.YEP_EXT_BENCH_QUICK === '1
 const RUNS = Number(opt('--runs', QUICK ? 3 : 5));
 const STARTUP_RUNS = Number(opt('--startup-runs', QUICK ? 9 : 21));
 const SUITE = argv.includes('--suite');
-// The peak-RSS curve (issue 20): one-file crates of these sizes, many-file crates of these counts.
+// The peak-RSS curve: one-file crates of these sizes, many-file crates of these counts.
 const RSS_MB = QUICK ? [1, 200] : [1, 50, 200, 500];
 const RSS_FILES = QUICK ? [100, 20_000] : [100, 1_000, 5_000, 20_000];
 const RSS_RUNS = QUICK ? 1 : 2;
@@ -129,9 +130,9 @@ const median = (xs) => {
 /**
  * Write back every dirty page before a timed run (untimed). yep-ext fsyncs its journal,
  * and on ext4 (data=ordered) that fsync also writes whatever the previous runs left dirty:
- * the last run's 3.5 MB tree and its deletion. Without this, each install paid ~0-100 ms
- * for its predecessor's pages while the baseline (which never fsyncs) paid nothing, and the
- * install-1mb row read 4.3x on a rested disk and 5.5-11x back to back (round ten).
+ * the last run's tree and its deletion. Without this, each install would pay for its
+ * predecessor's pages while the baseline (which never fsyncs) paid nothing, and the
+ * install-1mb row would read far worse back to back than on a rested disk.
  */
 function settleDisk() {
   spawnSync('sync', [], { stdio: 'ignore' });
@@ -200,30 +201,31 @@ const rows = [];
 
 /**
  * Why a row misses its goal and what would close it: the best current
- * explanation (profiles and measurements behind it are in docs/performance.md).
+ * explanation (docs/performance.md, "What bounds each row", says more).
  * Printed only for a missed row.
  */
 const WHY = {
   'install-1mb':
-    'the main thread alone uses ~110 ms of CPU (~20-25 loading the CLI bundle, cli.cjs, from its code cache; ~30 the unpack; ~10 the requests; ~10 the commit and signing walk) and the pool ~80 ms (100 file creations, the inflate, 14 fsyncs, serial in the commit): a runner with only the crate path, no fsync for digest-checked index cache entries and signatures from the extractor would close part of it (docs/performance.md, round nine)',
-  'update-all': 'loading the CLI bundle (cli.cjs, ~1 MB, from its code cache) comes before the first request; the 20 requests themselves take ~30 ms',
+    "CPU-bound: loading the CLI bundle, the requests, the unpack and the commit's fsyncs and signing walk on the main thread, the file creations and the inflate on the pool, in series. What would close part of it: no fsync for digest-checked index cache entries, signatures taken from the extractor's own descriptors (docs/performance.md, install-1mb)",
+  'update-all':
+    'loading the CLI bundle and Node start-up come before the first request; the requests themselves, 8 at a time, are a small part (docs/performance.md, update-all)',
   'frozen-warm':
-    "nothing is fetched: the time is loading the CLI bundle (cli.cjs; the fetching code is never evaluated) with the Node built-ins it needs, and checking the 20 trees' stat signatures, manifests and server commands (synchronous since round nine: -20 to -27% CPU); a loaded machine moves this ratio by more than that",
+    "nothing is fetched: the time is loading the CLI bundle with the Node built-ins it needs and checking the 20 trees' stat signatures, manifests and server commands; a loaded machine moves this ratio more than the code does (docs/performance.md, frozen-warm)",
   doctor:
-    "on 2 cores this row is CPU-bound, and 2x is below the floor of any doctor that keeps its two stop checks: a Node process that only spawns echo-node twice (detached, pipes, as doctor does), one initialize round trip each, then EOF, is already 2.57x the baseline's wall and 2.99x its CPU (one server: 1.95x, 1.91x; round nine, 15 interleaved, load 4-6). Two runs are required: the `shutdown` check stops a run with a shutdown request and `stdin_eof` stops one with EOF alone, and a process can be stopped only once (test/integration/doctor.test.ts: a server that exits on shutdown but ignores EOF). Past that floor doctor's own CPU (~75-85 ms against node -e 0's ~20) is loading its code (zod ~8 ms of it), the checks (~30 ms: message validation, probes, stops) and /proc tracking (~9 ms, 13 looks). What would close it: more cores (the two server start-ups and doctor's load would then run side by side, ~2x), or a protocol validator without zod",
+    'below the floor on 2 cores: doctor starts the server twice (the `shutdown` check stops one run with a shutdown request, `stdin_eof` another with EOF alone, and a process can be stopped only once), so three Node processes share two cores; a program that only spawns echo-node twice and does one initialize round trip each is already past 2x. More cores would close it (docs/performance.md, doctor)',
   'install-small':
-    "a crate of 2 MiB or more has its small files created on one worker thread in batches with sync calls (archive/worker-writer.ts, round eight: main-thread CPU of the in-process unpack 3.6 -> 0.46 s), so file creation overlaps the parse, the policy and the 60 MB content hash on the main thread and the inflate on the pool; the verified .crate is hard-linked into the download cache. What is left is serial where the pipeline overlaps it: node's start-up and module load, the download before the unpack (the spec: verified before any byte is unpacked) and the signing walk; the file creation itself is one thread, as tar's is (docs/performance.md, Round eight: unpack8)",
+    "the download is verified before any byte is unpacked (the pipeline streams straight into tar), and node's start-up, the module load and the signing walk are serial where the pipeline overlaps them; file creation is one thread, as tar's is. The row moves with the disk's state and the load (docs/performance.md, install-small)",
   'install-big':
-    'the download goes to a .partial file and is verified before unpacking (the spec; the pipeline streams straight into tar); the big file is then written with sync calls between inflates (serial with zlib). The download cache is a hard link now, no second read and hash (round six)',
+    'the download goes to a .partial file and is verified before unpacking (the spec; the pipeline streams straight into tar); the big file is then written with sync calls between inflates (docs/performance.md, install-big)',
   'rss-200mb':
-    'the 1 MB install itself is ~54 MiB on Node 20 and ~65 on Node 24 (node -e 0 39 / 42 MiB; Node 24 touches ~6 MiB more of its own binary), and the transfer adds ~10 MiB (glibc heap grown by socket reads between young collections, every 1 MiB since round eleven: Node 24 80-82 -> 69 MiB)',
+    "Node's own resident pages plus the install's code, plus socket reads freed between young collections during the download; Node 24's binary is heavier than Node 20's (docs/performance.md, peak RSS)",
   'rss-files':
-    "under 100 MiB, and flat from 5,000 to 20,000 files, but 1.3-1.5x the 100-file install: the step is between 1,000 and 5,000 files and is not per entry: the writer thread a crate of 2 MiB or more starts (~10 MiB: its isolate, batch buffers, malloc arena; round eight), V8 optimising the per-entry code (TurboFan, ~6-10 MiB: 71 MiB with --no-concurrent-recompilation, 69 with --no-opt), the young generation grown in the unpack (4 -> 8 MiB; on Node 20 --semi-space-growth-factor=1 does not stop it) and socket buffers of a multi-MB download (docs/performance.md, Round five: mem5, Round six: net6). The 100-file install got lighter in round six (cacache no longer loaded), which raised the ratio. On Node 24 the 20,000-file install is 103-105 MiB: the writer thread's bootstrap touches ~8.5 MiB more of the Node 24 binary; --semi-space-growth-factor=1 set when the writer starts takes it to ~98 but costs the worker ~35 ms of CPU (its built-ins then compile without their code cache), set once it is ready only to 99-100 (round eleven)",
+    'flat from 5,000 files up, but a step between 1,000 and 5,000 files that is not per entry: the writer thread a crate of 2 MiB or more starts (its own isolate and batch buffers), V8 optimising the per-entry code, the young generation growing during the unpack, the socket buffers of a multi-MB download (docs/performance.md, peak RSS)',
   suite:
-    'the suite starts the CLI through runCli 2,003 times, plus kill, trace and PTY runs (0.1-0.4 s of CPU each on Node 20, 0.1 s of it Node itself starting): its children use ~980 s of its ~1,250 s of CPU, above the ~360 s that 180 s on 2 cores allows (docs/performance.md, Round seven: suite7)',
+    "the suite's CPU is mostly the CLI processes it starts (Node's start-up and the command, per run): fewer spawned runs, not faster tests, would close it (docs/performance.md, the test suite)",
 };
 
-/** A yep-ext command against `node -e 0`, interleaved: the start-up-bound rows of issue 20. */
+/** A yep-ext command against `node -e 0`, interleaved: the start-up-bound rows. */
 async function vsNode(id, title, target, args, env, { runs = RUNS, setup, cleanup, extra = {} } = {}) {
   const nodeE0 = () => run(process.execPath, ['-e', '0']);
   const got = await pair(runs, (ctx) => yep(args(ctx), env(ctx)).then((r) => must(r, title)), nodeE0, { setup, cleanup, warmup: 1 });
@@ -319,7 +321,7 @@ function smallExtensionCrate(base, name, config) {
   return data;
 }
 
-/** `curl -s URL | tee >(sha256sum) | tar xz` into a fresh directory (the issue's reference pipeline). */
+/** `curl -s URL | tee >(sha256sum) | tar xz` into a fresh directory (the reference pipeline: what a shell script would do). */
 function shellInstall(url, into) {
   return run('bash', ['-c', 'mkdir -p "$2" && curl -s "$1" | tee >(sha256sum >/dev/null) | tar xz -C "$2"', 'bench', url, into]);
 }
@@ -417,8 +419,8 @@ async function peakOfInstall(base, reg, crate) {
 
 /**
  * Peak RSS (`/usr/bin/time -v`) of installs across crate sizes (one file of
- * 1 .. 500 MB) and file counts (100 .. 20,000 files of ~2 KB): the two rows of
- * issue 20 plus the whole curve (`rss_curve` in the JSON, a table on stdout).
+ * 1 .. 500 MB) and file counts (100 .. 20,000 files of ~2 KB): the two peak-RSS rows
+ * plus the whole curve (`rss_curve` in the JSON, a table on stdout).
  */
 async function rssCurve(base, reg) {
   if (!existsSync(TIME)) {
@@ -594,8 +596,8 @@ async function suiteCase() {
 
 /**
  * A warm `install --frozen` over 20 unchanged entries (a CI cache hit): no network,
- * and no re-hash while the stat signatures recorded at install still match
- * (issue 17). Baseline: `list --no-verify` on the same home (start-up, lock and
+ * and no re-hash while the stat signatures recorded at install still match.
+ * Baseline: `list --no-verify` on the same home (start-up, lock and
  * manifests read, nothing checked), so the ratio is what checking costs.
  */
 async function frozenWarmCase(base, reg, names) {
@@ -622,7 +624,7 @@ async function frozenWarmCase(base, reg, names) {
     baseline: 'list --no-verify (same home)',
     baseline_ms: b,
     ratio: a / b,
-    target: '0 requests; <= 1.5x the pre-signature cost (docs/performance.md)',
+    target: '0 requests (the ratio: what checking costs)',
     met: requests === 0,
     runs: RUNS,
     note: `${requests} requests`,
@@ -740,7 +742,7 @@ function printTable() {
 }
 
 /**
- * Fleet (issue 14, docs/fleet.md): N runners (N = 1, 8, 32) each `install --frozen`
+ * Fleet (docs/fleet.md): N runners (N = 1, 8, 32) each `install --frozen`
  * the same lock of 3 crates concurrently, into their own empty homes, from one
  * nginx-served `yep-ext mirror`. Per runner: wall time (median and max), requests
  * and bytes nginx served (from its access log); the origin registry must see none.

@@ -9,9 +9,9 @@
  *                     or imported, so a command runs only its own code. It also
  *                     exports COMMANDS (the table as oclif classes: package.json
  *                     oclif.commands, explicit strategy, for `oclif manifest`),
- *                     as a getter. CommonJS because the ESM loader cost ~45 ms
- *                     per command for the ~40 chunk files it resolved, linked
- *                     and evaluated one by one (docs/performance.md);
+ *                     as a getter. CommonJS because the ESM loader resolves,
+ *                     links and evaluates a code-split bundle's chunk files
+ *                     one by one, on every command (docs/performance.md);
  *   lib/*.cjs         the large libraries only some commands use (undici, zod,
  *                     ajv, simple-git, cacache, tar, the @inquirer prompts, the
  *                     table engine, and oclif's help and config), each a
@@ -89,7 +89,7 @@ const LIBS = {
   cacache: ['cacache'],
   tar: ['tar'],
   // The four prompts we use, not the @inquirer/prompts barrel: it bundles every prompt, the
-  // editor's with iconv-lite's encoding tables (660 -> ~90 KB).
+  // editor's with iconv-lite's encoding tables, several times the four we use.
   prompts: ['@inquirer/confirm', '@inquirer/input', '@inquirer/password', '@inquirer/select'],
   // oclif's help and config (and the rest of its index), for help only: every run parses
   // with the parser's own modules (@oclif/core/parser, /flags, /args), bundled in cli.cjs.
@@ -127,8 +127,8 @@ const libsApart = {
     b.onResolve({ filter: /^\.\/lib\/[^/]+\.cjs$/ }, (args) => (args.namespace === 'yep-lib' ? { path: args.path, external: true } : undefined));
   },
 };
-// zod's classic and mini APIs export every locale (z.locales and z.core.locales, ~400 KB of the
-// ~770 KB of lib/zod.cjs) though English, the default, is imported on its own (zod's
+// zod's classic and mini APIs export every locale (z.locales and z.core.locales, about half of
+// lib/zod.cjs) though English, the default, is imported on its own (zod's
 // classic/schemas.js); nothing of ours reads either, and the library (api.cjs) exposes no
 // zod. In lib/zod.cjs those namespaces are empty: less for V8 to compile on every command
 // that validates (doctor checks every message it receives).

@@ -1,6 +1,6 @@
 /**
  * vitest globalSetup: after the whole suite, nothing the suite started may still
- * be alive (issue 19 acceptance). The main vitest process tracks its process
+ * be alive. The main vitest process tracks its process
  * tree through /proc with the tracker doctor uses (src/core/yep/process-tree.ts):
  * the parent chain, snapshotted every 500 ms while the suite runs, plus a tag in
  * the environment every worker (and every process started with the inherited

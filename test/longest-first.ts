@@ -15,10 +15,9 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Slowest first: the ten slowest files of the last clean-clone CI runs on 2 cores (Node 20
- * and 24, 217-239 s), then the rest of the files over ~10 s in an instrumented whole run
- * (docs/performance.md, "Round nine: suite9"). A file missing here starts after every file
- * named, i.e. near the end of a clean-clone run.
+ * Slowest first: the slowest files of the last clean-clone CI runs on 2 cores (Node 20
+ * and 24; `npm test` prints them at its end), then the rest of the long files. A file
+ * missing here starts after every file named, i.e. near the end of a clean-clone run.
  */
 export const SLOW = [
   'test/faults/crash-points.test.ts',

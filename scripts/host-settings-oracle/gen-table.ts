@@ -50,6 +50,14 @@ const HAND: [string, string][] = [
   ['enabled = true is a plain entry', cap('ref = "ext:x"', 'enabled = true', 'a = 1') + cap('ref = "ext:x"', 'enabled = true', 'a = 2')],
   ['config on a removing entry is ignored', cap('ref = "ext:x"', 'enabled = false', 'a = 1')],
   ['capabilities that is not an array reads as no entries', '[capabilities]\nref = "ext:x"\n'],
+  [
+    'a hand-written enabled = false before an entry with config of its own',
+    `${cap('ref = "ext:x"', 'enabled = false # paused', 'endpoint = "old"')}\n${cap('ref = "ext:x"', 'port = 1')}`,
+  ],
+  [
+    'a disabled entry followed by a bare one (the host enabled it again)',
+    `${cap('ref = "ext:x"', 'endpoint = "e"', 'enabled = false')}\n${cap('ref = "ext:x"')}`,
+  ],
 ];
 
 interface Row {
@@ -67,7 +75,12 @@ for (let seed = 1; seed <= 100; seed++) {
   rows.push({ label: `generated file, seed ${seed}`, text: file.text });
   for (const op of EDITS) {
     const written = applySettingsEdit(file.text, 'alpha', op);
-    if (written.changed) rows.push({ label: `yep-ext ${op.op}${'values' in op ? ' --config' : ''} over seed ${seed}`, text: written.text, from, op });
+    if (!written.changed) continue;
+    rows.push({ label: `yep-ext ${op.op}${'values' in op ? ' --config' : ''} over seed ${seed}`, text: written.text, from, op });
+    if (op.op !== 'disable') continue;
+    // The round trip: enable over what disable wrote (the test compares its reading with the original's).
+    const back = applySettingsEdit(written.text, 'alpha', { op: 'enable' });
+    rows.push({ label: `yep-ext enable after disable over seed ${seed}`, text: back.text, from: rows.length - 1, op: { op: 'enable' } });
   }
 }
 const answers = JSON.parse(execFileSync(oracle, { input: JSON.stringify(rows.map((r) => r.text)), maxBuffer: 64 * 1024 * 1024 }).toString()) as unknown[];

@@ -12,7 +12,8 @@
  * it declines (returns undefined, having started nothing) when the answer is
  * probably "no spawn" or "another spawn": --call (a third exchange), an installed
  * name (its directory needs the store), a bad --timeout, a
- * plugin.json that does not parse or names no command, a command that does not
+ * plugin.json that does not parse, names no command, has a name the host refuses or
+ * contributes nothing (doctor starts nothing for a manifest it rejects), a command that does not
  * resolve, a test's spawn seam, and config that may be injected (an env-mapped
  * field while settings.toml, connections.toml or the keychain index names the
  * extension).
@@ -22,6 +23,8 @@ import { join } from 'node:path';
 import { readRegularFileSync, readRegularTextSync } from '../core/fs/read-regular-file.js';
 import { parseDoctorTarget } from '../core/doctor/target.js';
 import { inspectServerCommand } from '../core/package/inspect-command.js';
+import { contributes } from '../core/package/manifest-rules.js';
+import { isValidName } from '../core/package/names.js';
 import { resolvePaths } from '../core/paths.js';
 import { EarlyServerSet } from '../core/yep/early-server.js';
 import type { CliIo } from './cli-io.js';
@@ -66,6 +69,9 @@ export async function startEarlyDoctorServer(io: CliIo, { args, flags }: Parsed<
     if (text === undefined) return undefined;
     const raw: unknown = JSON.parse(text);
     const y = isObj(raw) && isObj(raw.yolop) ? raw.yolop : undefined;
+    // A manifest doctor (and the host) rejects starts nothing: its name and that it contributes
+    // something are checked here as the manifest rules check them; doctor's own check is the rest.
+    if (!isObj(raw) || typeof raw.name !== 'string' || !isValidName(raw.name) || !y || !contributes(y)) return undefined;
     const server = y && isObj(y.capabilityServer) ? y.capabilityServer : undefined;
     const serverArgs = server?.args ?? [];
     if (!server || typeof server.command !== 'string' || !Array.isArray(serverArgs) || !serverArgs.every((x) => typeof x === 'string')) return undefined;

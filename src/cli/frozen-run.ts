@@ -58,7 +58,7 @@ async function enableAll(
   ignoreEngines: boolean,
 ): Promise<Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }>> {
   const out: Array<{ name: string; ok: true } | { name: string; ok: false; error: YepError }> = [];
-  // Loaded here, not at the top: enable brings ajv (~260 KB), which a plain install never needs.
+  // Loaded here, not at the top: enable brings ajv, which a plain install never needs.
   const { runEnable } = await import('../core/operations/enable.js');
   for (const name of names) {
     try {

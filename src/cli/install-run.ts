@@ -10,6 +10,7 @@ import { interruptedRun } from './interrupted.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { installMany, planMany, readSpec, type InstallOutcome, type InstallPlan } from '../core/operations/install.js';
+import { homeDir } from '../core/paths.js';
 import { grantOf } from '../core/package/grants.js';
 import { sanitize } from '../core/text/sanitize.js';
 import { loadSettingsText, settingsLookup } from '../core/settings/settings.js';
@@ -42,8 +43,8 @@ export async function runInstall(io: CommandIo, flags: InstallFlags, specs: stri
   // A source whose text cannot be read is a usage mistake of the whole command (as cargo and
   // npm treat it): refused before anything of the others is fetched or installed. (--force
   // takes installed names too, which need not be crate names: its own path reads them.)
-  const { cwd } = io.io;
-  if (!flags.force) for (const spec of specs) readSpec(spec, cwd);
+  const { cwd, env } = io.io;
+  if (!flags.force) for (const spec of specs) readSpec(spec, cwd, homeDir(env));
   const accept = parseAccept(flags.accept);
   if (flags['dry-run']) return runDryRun(io, specs, flags['ignore-engines']);
   const ctx = io.context();

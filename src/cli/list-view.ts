@@ -1,4 +1,4 @@
-/** What `list` prints: the table for people and the document for --json (shared with the fast path). */
+/** What `list` prints: the table for people and the document for --json. */
 import { sourceLabel } from '../core/sources/index.js';
 import type { ListedExtension } from '../core/operations/list.js';
 import { sanitize } from '../core/text/sanitize.js';

@@ -1,6 +1,9 @@
 /**
  * The only place yep-ext prompts. Prompts draw on stderr (stdout carries
  * results), run only when stdin is a TTY, and Ctrl-C becomes E_INTERRUPTED.
+ * Every text a prompt draws (question, choices, default, a validator's answer)
+ * goes through `shown`: it quotes package- and lock-supplied text, and a
+ * terminal must not get an escape sequence from it.
  * The @inquirer prompts are imported lazily: most runs never prompt.
  */
 import { YepError } from '../core/errors.js';
@@ -33,6 +36,22 @@ async function guarded<T>(ask: () => Promise<T>): Promise<T> {
 
 const context = (io: PromptIo) => ({ ...terminal(io), clearPromptOnDone: false });
 
+/** Text as a prompt may draw it: escape sequences and control characters neutralised. */
+function shown(text: string): string {
+  return sanitize(text, { keepNewlines: true, max: 4000 });
+}
+
+/** A validator whose refusal text is drawn as `shown` text. */
+function shownValidator(validate: PromptValidator | undefined): { validate?: PromptValidator } {
+  if (!validate) return {};
+  return {
+    validate: (value: string) => {
+      const verdict = validate(value);
+      return typeof verdict === 'string' ? shown(verdict) : verdict;
+    },
+  };
+}
+
 function label(field: ConfigField, extension: string): string {
   const desc = field.description ? ` - ${sanitize(field.description, { max: 200 })}` : '';
   return `${extension}.${field.key}${desc}`;
@@ -42,7 +61,7 @@ function label(field: ConfigField, extension: string): string {
 export async function confirm(io: PromptIo, message: string, defaultValue = false): Promise<boolean> {
   const streams = terminal(io);
   const { default: ask } = await import('@inquirer/confirm');
-  return guarded(() => ask({ message, default: defaultValue }, streams));
+  return guarded(() => ask({ message: shown(message), default: defaultValue }, streams));
 }
 
 /**
@@ -59,7 +78,7 @@ export async function confirmOrCancel(io: PromptIo, message: string): Promise<tr
 export async function promptSecret(io: PromptIo, message: string, validate?: PromptValidator): Promise<Secret> {
   const streams = context(io);
   const { default: password } = await import('@inquirer/password');
-  const value = await guarded(() => password({ message, mask: '*', ...(validate ? { validate } : {}) }, streams));
+  const value = await guarded(() => password({ message: shown(message), mask: '*', ...shownValidator(validate) }, streams));
   return new Secret(value);
 }
 
@@ -70,7 +89,9 @@ export function cliPrompter(io: PromptIo): FieldPrompter {
     async select(field, extension, choices) {
       const streams = context(io);
       const { default: select } = await import('@inquirer/select');
-      return guarded(() => select({ message: label(field, extension), choices: choices.map((c) => ({ name: sanitize(c, { max: 200 }), value: c })) }, streams));
+      return guarded(() =>
+        select({ message: shown(label(field, extension)), choices: choices.map((c) => ({ name: sanitize(c, { max: 200 }), value: c })) }, streams),
+      );
     },
     async text(field, extension, validate) {
       const streams = context(io);
@@ -79,9 +100,9 @@ export function cliPrompter(io: PromptIo): FieldPrompter {
       return guarded(() =>
         input(
           {
-            message: `${label(field, extension)}${field.type ? ` (${field.type})` : ''}`,
-            validate,
-            ...(def !== undefined && def !== null ? { default: typeof def === 'string' ? def : JSON.stringify(def) } : {}),
+            message: shown(`${label(field, extension)}${field.type ? ` (${field.type})` : ''}`),
+            ...shownValidator(validate),
+            ...(def !== undefined && def !== null ? { default: shown(typeof def === 'string' ? def : JSON.stringify(def)) } : {}),
           },
           streams,
         ),
@@ -93,11 +114,11 @@ export function cliPrompter(io: PromptIo): FieldPrompter {
 /** Pick one of `choices` (value, label); the default is preselected. */
 export async function askChoice<T extends string>(io: PromptIo, message: string, choices: readonly { value: T; name: string }[], defaultValue: T): Promise<T> {
   const { default: select } = await import('@inquirer/select');
-  return guarded(() => select({ message, choices: [...choices], default: defaultValue }, context(io)));
+  return guarded(() => select({ message: shown(message), choices: choices.map((c) => ({ ...c, name: shown(c.name) })), default: defaultValue }, context(io)));
 }
 
 /** A line of text, with a default taken on Enter. */
 export async function askText(io: PromptIo, message: string, defaultValue: string, validate?: PromptValidator): Promise<string> {
   const { default: input } = await import('@inquirer/input');
-  return guarded(() => input({ message, default: defaultValue, ...(validate ? { validate } : {}) }, context(io)));
+  return guarded(() => input({ message: shown(message), default: shown(defaultValue), ...shownValidator(validate) }, context(io)));
 }

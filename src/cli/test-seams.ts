@@ -2,14 +2,13 @@
  * The CLI's one test-only entry: seams a test preload installs before the CLI
  * starts (`node --require test/helpers/seams-preload.cjs bin/run.js …`), read here,
  * in the CLI layer, and only when the Context is built. Core never looks for them
- * and reads no test-only environment variable (issue 13).
+ * and reads no test-only environment variable.
  *
  * Why this is safe: the seams live on a global symbol that only code running
  * inside this process can set. Whoever can pass `--import` (or NODE_OPTIONS) to
  * node already runs code of their choosing in the process, so honouring what
  * such code installs grants nothing new; an environment variable naming a
- * module to import (the keychain seam before issue 13) did, to anyone who could
- * set a variable.
+ * module to import would, to anyone who could set a variable.
  */
 import type { ContextOptions } from '../core/context.js';
 

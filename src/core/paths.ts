@@ -46,8 +46,17 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v !== undefined && v !== '' ? v : undefined;
 }
 
+/**
+ * The home directory `env` names, as os.homedir() reads it from this process's own
+ * environment (HOME, USERPROFILE on Windows), else the account's. From the run's
+ * environment, not the process's: a library caller or an in-process test passes its own.
+ */
+export function homeDir(env: Env, platform: NodeJS.Platform = process.platform): string {
+  return nonEmpty(platform === 'win32' ? env.USERPROFILE : env.HOME) ?? homedir();
+}
+
 /** The config root the host would use on this platform (§1). */
-function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homeDir(env, platform)): string {
   const override = nonEmpty(env.YOLOP_CONFIG_DIR);
   if (override) return resolve(override);
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'yolop');
@@ -62,7 +71,7 @@ function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platform = pr
  * directory (`$XDG_CACHE_HOME/yep-ext` or `~/.cache/yep-ext`, macOS
  * `~/Library/Caches/yep-ext`, Windows `%LOCALAPPDATA%\yep-ext\Cache`).
  */
-function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = nonEmpty(env.HOME) ?? homedir()): string {
+function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homeDir(env, platform)): string {
   const override = nonEmpty(env.YEP_EXT_CACHE_DIR);
   if (override) return resolve(override);
   if (platform === 'darwin') return join(home, 'Library', 'Caches', 'yep-ext');
@@ -72,7 +81,7 @@ function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform
 }
 
 export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform = process.platform, homeArg?: string): Paths {
-  const home = homeArg ?? homedir();
+  const home = homeArg ?? homeDir(env, platform);
   const configDir = defaultConfigDir(env, platform, home);
   const storeOverride = nonEmpty(env.YOLOP_EXTENSIONS_DIR);
   const storeDir = storeOverride ? resolve(storeOverride) : join(configDir, 'extensions');
@@ -85,8 +94,7 @@ export function resolvePaths(env: Env = process.env, platform: NodeJS.Platform =
     installLockFile: join(storeDir, '.yep-ext.lock'),
     stagingDir: join(storeDir, '.yep-staging'),
     cacheDir: join(storeDir, '.yep-cache'),
-    // The context's HOME (a library caller's or a test's env), not only this process's.
-    sharedCacheDir: defaultSharedCacheDir(env, platform, homeArg ?? nonEmpty(env.HOME) ?? home),
+    sharedCacheDir: defaultSharedCacheDir(env, platform, home),
     packagesDir: join(storeDir, '.yep-packages'),
     grantsDir: join(storeDir, '.yep-grants'),
     stateDir: join(storeDir, '.yep-state'),

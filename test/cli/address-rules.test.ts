@@ -1,5 +1,5 @@
 /**
- * Link-local in every spelling, through the CLI (issue 19, item 5): as an index
+ * Link-local in every spelling, through the CLI: as an index
  * (--index), as a config.json `dl`, as a redirect target, and as the DNS answer
  * for an ordinary name (through the YEP_EXT_TEST_RESOLVE seam: no DNS, no
  * /etc/hosts). Every refusal happens before a connection is attempted: nothing

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, makeTempHome, runCli } from '../helpers/home.js';
+import { REPO_ROOT, makeTempHome, runCliProcess } from '../helpers/home.js';
 
 const require = createRequire(import.meta.url);
 
@@ -127,7 +127,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
   it('lists every command in --help', async () => {
     const home = makeTempHome();
     try {
-      const help = await runCli(['--help'], { env: home.env });
+      const help = await runCliProcess(['--help'], { env: home.env });
       expect(help.code).toBe(0);
       // Root help shows topics (lock) rather than their commands (lock export).
       for (const id of ids) expect(help.stdout).toContain(id.split(':')[0]);
@@ -136,12 +136,12 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
     }
   });
 
-  // One test per command: 22 CLI runs in one test overran its 60 s on a loaded 2-core CI
-  // machine (ci29, Node 20); each now has the whole timeout, and a failure names its command.
+  // One test per command: every command's run in one test could overrun a test's timeout on
+  // a loaded 2-core CI machine; each has the whole timeout, and a failure names its command.
   it.each(ids)('%s loads and prints its own help', async (id) => {
     const home = makeTempHome();
     try {
-      const r = await runCli([...id.split(':'), '--help'], { env: home.env });
+      const r = await runCliProcess([...id.split(':'), '--help'], { env: home.env });
       expect(r.code, `${id}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toContain('USAGE');
     } finally {

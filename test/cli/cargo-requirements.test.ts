@@ -1,5 +1,5 @@
 /**
- * Cargo's requirement grammar through the CLI (issue 19, item 8): text cargo
+ * Cargo's requirement grammar through the CLI: text cargo
  * refuses is refused (exit 2, before any request, even beside other sources:
  * nothing installed), and numbers above 2^53 that are valid u64 resolve as cargo resolves
  * them. The full grammar is table-tested in test/unit/cargo-semver.test.ts.

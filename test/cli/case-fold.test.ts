@@ -1,5 +1,5 @@
 /**
- * Case-fold collisions through the CLI (issue 19, item 6): crates whose paths are
+ * Case-fold collisions through the CLI: crates whose paths are
  * one name on macOS or Windows under full Unicode case folding (`bin/server` and
  * `bin/ſerver`, `σ.txt` and `ς.txt`, `β.txt` and `ϐ.txt`) are refused as unsafe
  * (exit 4, rule `collision`) and leave no trace: no store entry, no lock, nothing

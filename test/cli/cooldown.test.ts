@@ -1,5 +1,5 @@
 /**
- * Release-age cooldown through the CLI (issue 15): versions published 1 h and
+ * Release-age cooldown through the CLI: versions published 1 h and
  * 10 d ago, `--min-age 3d` (or YEP_EXT_MIN_AGE) installs the older and names the
  * younger; `update` likewise; an exact young version is refused (E_POLICY, exit
  * 13, nothing placed) unless --allow-fresh; entries without pubtime count as old.

@@ -196,7 +196,7 @@ describe('hostile registry: rejected, home unchanged', () => {
     expect(r.code, r.stderr).toBe(0);
   });
 
-  // hello@0.3.0 replaces the installed 0.1.0: --yes, or the replacement is refused before any download (issue 18).
+  // hello@0.3.0 replaces the installed 0.1.0: --yes, or the replacement is refused before any download.
   const cases: [string, string[], number, RegExp, (() => void)?][] = [
     ['a checksum mismatch (B10)', ['install', 'corrupt'], 5, /does not match the registry checksum/],
     [

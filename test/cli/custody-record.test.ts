@@ -85,6 +85,15 @@ describe('a yolop lock write drops yep-ext keys from every entry', () => {
     expect(entries()).toEqual(before);
   });
 
+  it('each run reports what it restored itself: the next verify in the same store, with nothing left to restore, reports none', async () => {
+    hostRewrite();
+    expect(jsonOf(await runCli(['verify', '--json'], { env: env() })).custody_restored).toHaveLength(2);
+    const again = await runCli(['verify', '--json'], { env: env() });
+    expect(again.code, again.stderr).toBe(0);
+    expect(jsonOf(again).custody_restored).toEqual([]);
+    expect(again.stderr).not.toContain('Recovered');
+  });
+
   it('install --frozen restores them too before it compares, and the lock it leaves is the full one', async () => {
     const before = entries();
     hostRewrite();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listGroup } from '../../src/core/yep/process-group.js';
 import { makePackage } from '../helpers/ext-package.js';
-import { BIN, REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { BIN, REPO_ROOT, jsonOf, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { procAlive, procsWith } from '../helpers/proc.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
@@ -113,7 +113,7 @@ describe('yep-ext doctor', () => {
     expect(listGroup(serverPid)).toEqual([]);
   });
 
-  it('issue 19: a secret across the cut of a long non-JSON line never shows, human or --json', async () => {
+  it('a secret across the cut of a long non-JSON line never shows, human or --json', async () => {
     const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41-Hd3L-Yc8U';
     const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'FIXTURE_TOKEN' } }, required: ['token'] } };
     const dir = makePackage(join(home.root, 'pkgs'), 'leaky', {
@@ -185,7 +185,7 @@ describe('yep-ext doctor', () => {
     expect(after.status, after.detail).toBe('pass');
   });
 
-  it('issue 19: a server that leaves a daemon in another session fails `processes` naming it, and the daemon is dead', async () => {
+  it('a server that leaves a daemon in another session fails `processes` naming it, and the daemon is dead', async () => {
     const pidFile = join(home.root, 'daemon.pid');
     const dir = makePackage(join(home.root, 'pkgs'), 'daemon', {
       server: 'daemonize.mjs',
@@ -220,7 +220,7 @@ describe('yep-ext doctor and contributed MCP servers', () => {
     const secret = 'mcp-cli-canary-7Hq2Lx9Vw3';
     const dir = withMcp('mcpcli', marker, '--need-env', 'FIXTURE_MCP_TOKEN');
     const env = { ...home.env, MCP_CLI_TOKEN: secret };
-    // The plain shape (the oclif-free runner) and one with --call (oclif's).
+    // The plain shape and one with --call.
     const human = await runCli(['doctor', dir, '--timeout', '10'], { env });
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/pass\s+MCP server docs\s+started `.*stdio-server\.mjs.*` and listed 1 tool \(search\)/);
@@ -254,7 +254,7 @@ describe('yep-ext doctor and contributed MCP servers', () => {
     const seen = join(home.root, 'loaded.json');
     writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify(Object.keys(require.cache))));`);
     const loaded = async (dir: string): Promise<string[]> => {
-      const r = await runCli(['doctor', dir, '--json', '--timeout', '10'], { env: { ...home.env, NODE_OPTIONS: `--require ${preload}` } });
+      const r = await runCliProcess(['doctor', dir, '--json', '--timeout', '10'], { env: { ...home.env, NODE_OPTIONS: `--require ${preload}` } });
       expect(r.code, r.stderr).toBe(0);
       return (JSON.parse(readFileSync(seen, 'utf8')) as string[]).filter((f) => f.includes(join('dist', 'bundle', 'lib')));
     };

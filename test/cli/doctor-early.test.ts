@@ -128,7 +128,7 @@ describe('doctor: the server started before doctor loads', () => {
       9,
       0,
     ],
-    ['a manifest that is JSON but not valid, human', () => ['doctor', recorder('invalid-manifest-h', { tools: 'none' })], 9, 0],
+    ['a manifest that is JSON but not valid, human', () => ['doctor', recorder('invalid-manifest-h', { tools: [{ name: 'no description' }] })], 9, 0],
     [
       'a handshake that fails: the second run is not adopted',
       () => ['doctor', makePackage(pkgs, 'silent-early', { server: 'silent.mjs' }), '--json', '--timeout', '1'],
@@ -155,7 +155,7 @@ describe('doctor: the server started before doctor loads', () => {
     const cases: [string, Record<string, unknown>, number][] = [
       ['daemon-adopted', {}, 9],
       // A manifest that fails its checks: both early servers are discarded, never adopted.
-      ['daemon-discarded', { tools: 'none' }, 9],
+      ['daemon-discarded', { tools: [{ name: 'no description' }] }, 9],
     ];
     // Every process still running (not a zombie) whose environment names this pid file: the
     // daemons, and the shell between, whether or not it got as far as recording the pid.
@@ -229,6 +229,21 @@ describe('doctor: the server started before doctor loads', () => {
     for (const [args, env] of none) {
       const r = await run(args, env);
       expect(r.early, args.join(' ')).toEqual([]);
+    }
+    // A manifest doctor rejects (a name the host refuses, nothing contributed): no code of it runs at all.
+    const rejected: Array<[string, (m: Record<string, any>) => void]> = [
+      ['badname-early', (m) => (m.name = 'Wrong Name!')],
+      ['empty-early', (m) => (m.yolop = { capabilityServer: m.yolop.capabilityServer })],
+    ];
+    for (const [name, change] of rejected) {
+      const pkg = recorder(name);
+      const manifest = JSON.parse(readFileSync(join(pkg, 'plugin.json'), 'utf8'));
+      change(manifest);
+      writeFileSync(join(pkg, 'plugin.json'), JSON.stringify(manifest));
+      const r = await run(['doctor', pkg, '--json']);
+      expect(r.code, name).toBe(9);
+      expect(r.early, name).toEqual([]);
+      expect(records(pkg), name).toEqual([]);
     }
     // Config the host would inject: a secret on record for it (connections.toml names it).
     writeFileSync(join(home.configDir, 'connections.toml'), '["ext:configured"]\ntoken = "s3cret"\n', { mode: 0o600 });

@@ -1,5 +1,5 @@
 /**
- * The shared download cache (issue 14): two homes, one cache -> the second install
+ * The shared download cache: two homes, one cache -> the second install
  * downloads nothing and places the same bytes; a flipped byte in the cache is
  * detected on read, fetched again and never installed; `cache verify` finds a bad
  * entry, `cache clean` empties it; YEP_EXT_CACHE_DIR=off turns it off. Prebuilt

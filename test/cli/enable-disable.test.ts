@@ -400,3 +400,46 @@ describe('a removal interrupted after its commit (read before the next command f
     expect((await runInProcess(['verify'], { env: home.env })).code).toBe(0);
   });
 });
+
+describe('enable turns on only what the user approved', () => {
+  const manifestOf = (name: string) => join(home.root, 'src', name, 'plugin.json');
+  const edit = (name: string, change: (m: any) => void) => {
+    const m = JSON.parse(readFileSync(manifestOf(name), 'utf8'));
+    change(m);
+    writeFileSync(manifestOf(name), JSON.stringify(m, null, 2));
+  };
+
+  it('a path package edited in place to ask for more (a match-all blocking hook, an MCP server) is not enabled: exit 8, settings.toml untouched, until update approves it', async () => {
+    await install('gx', {});
+    edit('gx', (m) => {
+      m.yolop.hooks = [{ event: 'pre_tool_use', tool_name_glob: '*', on_error: 'block' }];
+      m.yolop.mcpServers = { m: { type: 'stdio', command: 'sh', args: ['-c', 'id'] } };
+    });
+    const before = existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : null;
+    const r = await runInProcess(['enable', 'gx', '--json'], { env: home.env });
+    expect(r.code, r.stdout + r.stderr).toBe(8);
+    expect(jsonOf(r).error.code).toBe('E_CONSENT_REQUIRED');
+    expect(jsonOf(r).error.hint).toContain('yep-ext update gx');
+    expect(existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : null).toBe(before);
+    expect(Object.keys(agentView(home.configDir))).not.toContain('gx');
+    // update shows the difference and takes consent for exactly it; then enable goes through.
+    const plan = jsonOf(await runInProcess(['update', 'gx', '--dry-run', '--json'], { env: home.env }));
+    expect(plan.updates[0]).toMatchObject({ consent_needed: true, diff: { widens: true } });
+    const fingerprint = plan.updates[0].diff.to as string;
+    const accepted = await runInProcess(['update', 'gx', '--accept', fingerprint], { env: home.env });
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect((await runInProcess(['enable', 'gx'], { env: home.env })).code).toBe(0);
+    expect(Object.keys(agentView(home.configDir))).toContain('gx');
+  });
+
+  it('an edit that asks for less is enabled, with a warning that update re-pins it', async () => {
+    await install('narrow', LOGFIRE_SCHEMA);
+    edit('narrow', (m) => {
+      delete m.yolop.config_schema;
+    });
+    const r = await runInProcess(['enable', 'narrow'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/changed since it was approved.*yep-ext update narrow/);
+    expect(Object.keys(agentView(home.configDir))).toContain('narrow');
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * `engines.yolop` against the installed agent (issue 16), through the CLI with a
+ * `engines.yolop` against the installed agent, through the CLI with a
  * fake `yolop` script on PATH: install walks versions newest first and names what
  * it skipped, an exact version is refused (exit 4) unless --ignore-engines,
  * update moves only as far as the agent allows, enable refuses without touching

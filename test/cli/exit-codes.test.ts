@@ -11,7 +11,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/core/errors.js';
-import { DOCUMENTED_EXIT_STATUSES, REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { DOCUMENTED_EXIT_STATUSES, REPO_ROOT, jsonOf, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const DOC = readFileSync(join(REPO_ROOT, 'docs', 'exit-codes.md'), 'utf8');
@@ -81,10 +81,10 @@ describe('the statuses no other test produces', () => {
     );
     await runCli(['install', join(REPO_ROOT, 'examples', 'echo-node')], { env: home.env });
     const env = { ...home.env, NODE_OPTIONS: `--require=${JSON.stringify(preload)}` };
-    const json = await runCli(['list', '--json'], { env });
+    const json = await runCliProcess(['list', '--json'], { env });
     expect(json.code, json.stderr).toBe(70);
     expect(jsonOf(json).error).toMatchObject({ code: 'E_INTERNAL', message: 'injected bug' });
-    const human = await runCli(['list'], { env });
+    const human = await runCliProcess(['list'], { env });
     expect(human.code).toBe(70);
     expect(human.stderr).toMatch(/^internal error: injected bug\n[\s\S]*This is a bug in yep-ext/);
     expect(human.stdout).toBe('');

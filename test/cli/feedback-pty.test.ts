@@ -35,8 +35,8 @@ const crate = fixtureCrate(HELLO, '0.1.0');
 
 /**
  * Each test has its own registry (its faults are its own) and its own home, so the tests
- * run at once: they mostly wait (a drip, a stall, a slow git host, a silent server), ~22 s
- * one after the other, ~6 s together (docs/performance.md, "Round nine: suite9").
+ * run at once: they mostly wait (a drip, a stall, a slow git host, a silent server), and
+ * waits side by side cost the longest of them, not their sum.
  */
 interface Setup {
   reg: TestRegistry;

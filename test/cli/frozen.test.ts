@@ -1,5 +1,5 @@
 /**
- * install --frozen (issue 9): a lock with crate, git and path entries restores
+ * install --frozen: a lock with crate, git and path entries restores
  * into an empty home byte-identically; every kind of divergence fails the whole
  * run naming the culprit and leaves the home unchanged; a second run is offline.
  */

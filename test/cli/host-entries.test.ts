@@ -1,5 +1,5 @@
 /**
- * Issue 17, observations 3-5: `update` over lock entries the host wrote (no
+ * `update` over lock entries the host wrote (no
  * `grant` key), unknown entry keys surviving every rewrite, and `install
  * --frozen` strict about the lockfile it is given. State is checked on disk.
  */

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
-import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { moduleLog, undiciIn } from '../helpers/module-log.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -32,7 +32,7 @@ it.each([['install', 'dist/bundle/cli.cjs']] as const)(
   async (_label, bundle) => {
     const log = moduleLog(h.root, 'install');
     const before = reg.requestsTo('/crates/').length;
-    const r = await runCli(['install', 'hello@^0.3'], { env: { ...h.env, ...log.env, YEP_EXT_INDEX: reg.indexUrl } });
+    const r = await runCliProcess(['install', 'hello@^0.3'], { env: { ...h.env, ...log.env, YEP_EXT_INDEX: reg.indexUrl } });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(h.configDir, 'extensions', 'extensions.lock'), 'utf8')).toContain('version = "0.3.0"');
     expect(existsSync(join(h.configDir, 'extensions', 'hello', 'plugin.json'))).toBe(true);

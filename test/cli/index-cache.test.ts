@@ -1,6 +1,6 @@
 /**
- * The local index cache is not trusted on the server's word alone (issue 19,
- * item 7). A 304 says the server's copy is unchanged, not that ours is what the
+ * The local index cache is not trusted on the server's word alone. A 304 says
+ * the server's copy is unchanged, not that ours is what the
  * server sent: an entry whose own SHA-256 does not match (edited on disk, torn,
  * an older format) is a miss, fetched again in full without If-None-Match, and
  * rewritten (through the atomic writer) with a good digest.
@@ -23,7 +23,7 @@ let cksum: string;
 
 function cacheFile(): string {
   const root = join(home.configDir, 'extensions', '.yep-cache', 'index');
-  // The crate's index file, not config.json's entry (cached beside it with its ETag since issue 20).
+  // The crate's index file, not config.json's entry (cached beside it with its ETag).
   const files = readdirSync(root, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.json'))
     .filter((f) => String((JSON.parse(readFileSync(join(root, f), 'utf8')) as { url?: unknown }).url).endsWith(INDEX_PATH));

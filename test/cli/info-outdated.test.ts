@@ -1,5 +1,5 @@
 /**
- * `info` and `outdated` end to end (issue 18), through the built CLI against the
+ * `info` and `outdated` end to end, through the built CLI against the
  * loopback registry and a real git repository whose branch moved: the JSON shape
  * (every key present), the exit codes (0; 14 only with --exit-code; a failed
  * lookup's code), the wanted/latest logic within and outside the recorded
@@ -178,7 +178,7 @@ describe('outdated', () => {
 
     expect(lockText()).toBe(lock);
     expect(storeSnapshot()).toBe(snapshot);
-    // Downloads only for the newer versions' engines.yolop (issue 16): 0.1.1, the newest the
+    // Downloads only for the newer versions' engines.yolop: 0.1.1, the newest the
     // requirement selects (what update tries first), then 0.4.0, the newest outside it, each
     // once: the later runs used the download cache.
     expect(
@@ -364,7 +364,7 @@ describe('info', () => {
       version: '0.1.0',
       description: 'says hello',
       source: { type: 'crate', crate_name: HELLO, version: '0.1.0', requirement: '^0.1' },
-      // The loopback index is not crates.io: the source names its host (issue 18).
+      // The loopback index is not crates.io: the source names its host.
       source_text: `${new URL(reg.indexUrl).host}:${HELLO}@0.1.0`,
       pin: '0.1.0',
       content_hash: hash,

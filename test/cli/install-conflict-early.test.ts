@@ -1,5 +1,5 @@
 /**
- * Conflicts are decided before any download or summary (issue 18): without a TTY
+ * Conflicts are decided before any download or summary: without a TTY
  * and without --yes, installing another version of an installed crate is refused
  * from the lock and the index alone (the loopback registry sees no .crate request,
  * stdout shows no contribution summary, nothing on disk changes), and "already

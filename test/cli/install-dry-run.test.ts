@@ -1,5 +1,5 @@
 /**
- * install --dry-run (issue 13): the same fetch, verification and decision as an
+ * install --dry-run: the same fetch, verification and decision as an
  * install, printed as a plan (new / unchanged / repinned / replaced, the grant
  * diff, whether consent is needed) and nothing changed: every file of the config
  * directory byte-identical (the download cache aside), no staging, no lock taken.

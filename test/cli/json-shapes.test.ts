@@ -1,5 +1,5 @@
 /**
- * Stable `--json` shapes (issue 18, docs/json.md): every command's document has a
+ * Stable `--json` shapes (docs/json.md): every command's document has a
  * fixed set of keys, a missing value is `null` (never an absent key). Each command
  * runs in a real temp home against the built CLI; zod strict schemas check the keys
  * (a key that goes missing, or an unlisted one that appears, fails). Errors have one

@@ -16,6 +16,8 @@ import { buildCrate } from '../helpers/crates.js';
 import { homePool } from '../helpers/home-pool.js';
 import { jsonOf, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { killAt } from '../helpers/faults.js';
+import { runInProcess } from '../helpers/in-process.js';
 
 const HELLO = 'yolop-extension-hello';
 const OTHER = 'yolop-extension-other';
@@ -219,5 +221,82 @@ describe('every line is checked before anything is placed', () => {
     }
     expect(tree(dir)).toEqual(before);
     expect(existsSync(join(dir, 'crates', ALPHA))).toBe(false);
+  });
+});
+
+describe('the completion record is written last', () => {
+  /** The lock pinning hello alone (a mirror of it, then updated with lockBoth). */
+  const lockHello = (): string => {
+    const lock = parse(readFileSync(lockBoth, 'utf8')) as { extensions: Array<Record<string, unknown>> };
+    const file = join(homes.make().root, 'hello.lock');
+    writeFileSync(file, stringify({ extensions: lock.extensions.filter((e) => e.name === 'hello') }));
+    return file;
+  };
+  const record = (dir: string) => ({ marker: existsSync(join(dir, '.yep-mirror')), manifest: existsSync(join(dir, 'mirror.json')) });
+
+  it.each(['mirror:after-first-file', 'mirror:before-record'])(
+    'a new mirror killed at %s does not look complete; the next run (no --force) finishes it and writes the record last',
+    async (point) => {
+      const root = homes.make().root;
+      const dir = join(root, 'mirror');
+      await killAt(point, ['mirror', dir, '--lockfile', lockBoth], env(), join(root, 'paused'));
+      expect(record(dir)).toEqual({ marker: false, manifest: false });
+      // What it placed is named in its journal, so the next run takes the directory as its own.
+      expect(existsSync(join(dir, '.yep-mirror.journal'))).toBe(true);
+      const r = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
+      expect(r.code, r.stderr).toBe(0);
+      expect(record(dir)).toEqual({ marker: true, manifest: true });
+      expect(existsSync(join(dir, '.yep-mirror.journal'))).toBe(false);
+      const marker = JSON.parse(readFileSync(join(dir, '.yep-mirror'), 'utf8'));
+      expect(marker.manifest_sha256).toBe(
+        createHash('sha256')
+          .update(readFileSync(join(dir, 'mirror.json')))
+          .digest('hex'),
+      );
+      // Every file the record names is there with the bytes it records.
+      const manifest = JSON.parse(readFileSync(join(dir, 'mirror.json'), 'utf8')) as { files: Record<string, string> };
+      for (const [rel, sha] of Object.entries(manifest.files)) expect(tree(dir)[rel], rel).toBe(sha);
+    },
+  );
+
+  it('an update of a complete mirror killed before its record takes the old record away (it no longer describes the tree)', async () => {
+    const root = homes.make().root;
+    const dir = join(root, 'mirror');
+    const first = await runInProcess(['mirror', dir, '--lockfile', lockHello(), '--json'], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    expect(record(dir).marker).toBe(true);
+    await killAt('mirror:before-record', ['mirror', dir, '--lockfile', lockBoth], env(), join(root, 'paused'));
+    expect(record(dir).marker).toBe(false);
+    const r = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(record(dir).marker).toBe(true);
+    expect(existsSync(join(dir, 'crates', OTHER, `${OTHER}-0.3.0.crate`))).toBe(true);
+  });
+});
+
+describe('a file of its own that the user edited since', () => {
+  it.each([
+    ['index/config.json', () => '{"dl": "https://cdn.example/crates/{crate}/{version}/download"}\n'],
+    ['mirror.json', (old: string) => `${JSON.stringify({ ...JSON.parse(old), note: 'served from the CDN' }, null, 2)}\n`],
+  ])('%s: refused without --force (exit 7, the tree byte-identical); --force writes its own and deletes nothing', async (rel, editOf) => {
+    const root = homes.make().root;
+    const dir = join(root, 'mirror');
+    const first = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    const edit = editOf(readFileSync(join(dir, rel), 'utf8'));
+    writeFileSync(join(dir, rel), edit);
+    writeFileSync(join(dir, 'README.txt'), 'served by our nginx\n');
+    const before = tree(dir);
+    const r = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(7);
+    expect(jsonOf(r).error).toMatchObject({ code: 'E_CONFLICT', details: { file: rel } });
+    expect(jsonOf(r).error.hint).toContain('--force');
+    expect(tree(dir)).toEqual(before);
+    const forced = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--force', '--json'], { env: env() });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(join(dir, rel), 'utf8')).not.toBe(edit);
+    expect(readFileSync(join(dir, 'README.txt'), 'utf8')).toBe('served by our nginx\n');
+    // Nothing that was there is gone.
+    expect(Object.keys(tree(dir))).toEqual(expect.arrayContaining(Object.keys(before)));
   });
 });

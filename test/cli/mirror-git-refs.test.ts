@@ -1,6 +1,6 @@
 /**
- * `--git-mirror` / YEP_EXT_GIT_MIRROR for non-exact git fetches (issue 14,
- * docs/fleet.md "Git in the mirror"): the mirror names the ref each lock followed
+ * `--git-mirror` / YEP_EXT_GIT_MIRROR for non-exact git fetches
+ * (docs/fleet.md "Git in the mirror"): the mirror names the ref each lock followed
  * (the default branch as HEAD, a tag or branch by its name), so `install <url>`
  * with no ref or a tag, and `update` of a git entry, resolve and fetch from the
  * mirror, from a file:// root and by dumb HTTP from a static server, with the

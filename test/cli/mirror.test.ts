@@ -1,5 +1,5 @@
 /**
- * `yep-ext mirror` and installs from a mirror (issue 14 acceptance):
+ * `yep-ext mirror` and installs from a mirror:
  * lock (crate + path entries) -> mirror -> install --frozen into an empty home
  * from a file:// root and from a real nginx serving the tree: the lock bytes and
  * the store's content hashes equal the origin install's, and the origin registry

@@ -26,7 +26,7 @@ import {
 
 let home: TempHome;
 let work: string;
-/** python3 from /usr/bin (a pyenv shim costs ~95 ms a start); the shebang stays `/usr/bin/env python3`. */
+/** python3 from /usr/bin (a pyenv shim is a shell script run on every start); the shebang stays `/usr/bin/env python3`. */
 let env: Record<string, string>;
 beforeEach(() => {
   home = makeTempHome('yep-new-cli-');

@@ -193,10 +193,10 @@ describe('npm install -g of the tarball', () => {
   it('is small: the bundle, not a node_modules tree', () => {
     const total = du(installed);
     const keyring = du(join(installed, 'node_modules'));
-    // Recorded in docs/performance.md. The old shape (runtime dependencies installed) was 36 MB.
-    // Built by Node 20 it holds the V8 code cache of cli.cjs, which only Node 20 reads (a Node
-    // with its own compile cache builds none); the MCP SDK's client is lib/mcp.cjs (sharing
-    // lib/zod.cjs and leaving out ajv; docs/performance.md).
+    // The bound docs/performance.md states ("Installing yep-ext itself"): the bundle, not a
+    // node_modules tree. Built by Node 20 it holds the V8 code cache of cli.cjs, which only
+    // Node 20 reads (a Node with its own compile cache builds none); the MCP SDK's client is
+    // lib/mcp.cjs (sharing lib/zod.cjs and leaving out ajv).
     expect(total - keyring).toBeLessThan(7 * 1024 * 1024);
     expect(total).toBeLessThan(14 * 1024 * 1024);
   });

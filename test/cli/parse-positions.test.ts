@@ -1,5 +1,5 @@
 /**
- * Lock and settings parse errors point at the spot (issue 18): the message names
+ * Lock and settings parse errors point at the spot: the message names
  * `file:line:column` (and says "line L, column C"), `--json` carries
  * `error.details: {file, line, column}`, the exit is 7 (E_STATE, docs/exit-codes.md),
  * and nothing is written: the broken file keeps its bytes, nothing is placed.

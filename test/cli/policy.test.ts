@@ -1,5 +1,5 @@
 /**
- * The administrator's policy file through the CLI (issue 15): each rule refuses
+ * The administrator's policy file through the CLI: each rule refuses
  * (exit 13, E_POLICY, rule and item in --json, nothing placed) and admits; the
  * user's file cannot loosen the system one; a malformed file names file and line;
  * `policy check` evaluates the store, `enable` and `install --frozen` refuse;

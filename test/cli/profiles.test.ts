@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { writePackage } from '../helpers/packages.js';
 import { hostRuns, subjectEntries } from '../helpers/settings-model.js';
 
@@ -63,6 +64,30 @@ describe('a profile that does not exist', () => {
   it('a name that is no file name is exit 2, nothing read outside the profiles directory', async () => {
     const r = await runCli(['enable', 'x', '--profile', '../settings', '--json'], { env: home.env });
     expect(r.code).toBe(2);
+    expect(base()).toBe(BASE);
+    // The hint names the directory the user should look in, not a placeholder.
+    expect(jsonOf(r).error.hint).toContain(join(home.configDir, 'profiles', '<name>.toml'));
+  });
+});
+
+describe('a profile that is there but unusable', () => {
+  it.each([
+    ['not valid TOML', () => writeFileSync(profileFile(), 'capabilities = [\n'), /^The profile file (\S+) is unreadable: not valid TOML at line 2/],
+    ['a directory', () => mkdirSync(profileFile()), /^The profile file (\S+) is a directory, not a regular file/],
+  ])('%s: exit 7 naming the profile file (the path the user should open), nothing written', async (_what, make, message) => {
+    make();
+    for (const args of [
+      ['enable', 'x'],
+      ['disable', 'x'],
+      ['enable', 'x', '--config', 'port=1'],
+    ]) {
+      const r = await runInProcess([...args, '--profile', 'work', '--json'], { env: home.env });
+      expect(r.code, args.join(' ')).toBe(7);
+      const error = jsonOf(r).error;
+      expect(error.message).toMatch(message);
+      expect(error.message.match(message)?.[1]).toBe(profileFile());
+      expect(error.details.file).toBe(profileFile());
+    }
     expect(base()).toBe(BASE);
   });
 });

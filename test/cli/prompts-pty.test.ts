@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { BIN, makeTempHome, type TempHome } from '../helpers/home.js';
@@ -97,6 +97,25 @@ describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsduti
     const settings = parse(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')) as any;
     expect(settings.capabilities).toEqual([{ ref: 'ext:logfire', endpoint: 'https://logfire.example', mode: 'slow' }]);
     expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).toBe(`["ext:logfire"]\ntoken = "${CANARY}"\n`);
+  });
+
+  it('a prompt draws no escape sequence from what it quotes (a source path in a host-written lock)', async () => {
+    // The replace question quotes where the installed package came from. yep-ext refuses such a
+    // path itself, but the host's lock may hold one: an OSC sequence (a window title here; OSC 52
+    // would write the clipboard).
+    const src = join(home.root, 'src');
+    const a = writeExtension(join(src, 'a'), 'twin', null);
+    const b = writeExtension(join(src, 'b'), 'twin', null);
+    const first = spawnSync(process.execPath, [BIN, 'install', a], { env: home.env, encoding: 'utf8' });
+    expect(first.status, first.stderr).toBe(0);
+    const lock = join(home.configDir, 'extensions', 'extensions.lock');
+    writeFileSync(lock, readFileSync(lock, 'utf8').replace(`path = "${a}"`, `path = "${a}\\u001b]0;PWN\\u0007x"`));
+    expect(readFileSync(lock, 'utf8')).toContain('\\u001b]0;PWN');
+    const r = await inPty(['install', b], [[/Replace it\?/, 'n\r']]);
+    expect(r.code, r.output).toBe(130);
+    expect(r.output).toMatch(/already installed from/);
+    expect(r.output).not.toContain('\u001b]0;PWN');
+    expect(r.output).not.toContain('\u0007');
   });
 
   it('No at the replace prompt is "Cancelled", exit 130 as for Ctrl-C, and nothing changes', async () => {

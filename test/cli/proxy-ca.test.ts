@@ -1,5 +1,5 @@
 /**
- * Proxies and private CAs (issue 14), end to end through the built CLI:
+ * Proxies and private CAs, end to end through the built CLI:
  * - an HTTPS registry on loopback whose certificate is signed by a CA made in the
  *   test (openssl), under a real name (`registry.yep.test`) that does not resolve:
  *   only the proxy (the npm `proxy` package, counting CONNECTs) can reach it, so a
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { startProxy, type TestProxy } from '../helpers/http-proxy.js';
-import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { jsonOf, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { moduleLog, undiciIn } from '../helpers/module-log.js';
 import { describeNeeding } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -121,7 +121,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     const proxied = home();
     const viaProxy = moduleLog(proxied.root, 'proxied');
     proxy.seen.length = 0;
-    const r1 = await runCli(['install', 'hello@0.3.0'], { env: env(proxied, viaProxy.env) });
+    const r1 = await runCliProcess(['install', 'hello@0.3.0'], { env: env(proxied, viaProxy.env) });
     expect(r1.code, r1.stderr).toBe(0);
     expect(proxy.connects().length).toBeGreaterThan(0);
     expect(undiciIn(viaProxy.read()).some((m) => m.endsWith('lib/undici.cjs'))).toBe(true);
@@ -130,7 +130,9 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     const straight = moduleLog(direct.root, 'direct');
     proxy.seen.length = 0;
     reg.requests.length = 0;
-    const r2 = await runCli(['install', 'hello@0.3.0'], { env: env(direct, { ...straight.env, NO_PROXY: NAME, YEP_EXT_TEST_RESOLVE: `${NAME}=127.0.0.1` }) });
+    const r2 = await runCliProcess(['install', 'hello@0.3.0'], {
+      env: env(direct, { ...straight.env, NO_PROXY: NAME, YEP_EXT_TEST_RESOLVE: `${NAME}=127.0.0.1` }),
+    });
     expect(r2.code, r2.stderr).toBe(0);
     expect(lockText(direct)).toContain('version = "0.3.0"');
     expect(proxy.seen).toEqual([]);

@@ -64,7 +64,7 @@ describe('README commands table', () => {
   };
   const commands = Object.entries(manifest.commands)
     .filter(([, c]) => !c.hidden)
-    .map(([id, c]) => ({ id: id.split(':').join(' '), aliases: c.aliases ?? [] }));
+    .map(([id, c]) => ({ id: id.split(':').join(' '), aliases: (c.aliases ?? []).map((a) => a.split(':').join(' ')) }));
 
   it('has a row for every command, with its aliases', () => {
     expect(rows.length).toBeGreaterThanOrEqual(commands.length);

@@ -1,5 +1,5 @@
 /**
- * Issue 20, repeated I/O: each state file a command needs is read once. Counted
+ * Repeated I/O: each state file a command needs is read once. Counted
  * under strace (every openat of the exact path, by every thread), so a second
  * parse or check cannot come back unnoticed:
  * - an install parses the store's lock twice (the plan, then under the installer

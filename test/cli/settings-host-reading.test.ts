@@ -42,7 +42,7 @@ const doctorValues = async () => {
 };
 const field = (item: any, key: string) => item.config.find((f: { key: string }) => f.key === key);
 
-describe('observation 1: enable after a later `enabled = false` entry', () => {
+describe('enable after a later `enabled = false` entry', () => {
   it('disable then enable leaves the host loading the extension, with its config', async () => {
     mkdirSync(home.configDir, { recursive: true });
     // What the host's own enable and disable leave: the first entry with config, a later one disabling it.
@@ -68,7 +68,7 @@ describe('observation 1: enable after a later `enabled = false` entry', () => {
   });
 });
 
-describe('observation 2: config on a disabled entry after the host appends a bare one', () => {
+describe('config on a disabled entry after the host appends a bare one', () => {
   it('list --json reports the config as kept, not set; enable brings it back', async () => {
     await ok(['enable', 'x', '--config', 'endpoint=https://e.example', '--config', 'port=8080']);
     await ok(['disable', 'x']);

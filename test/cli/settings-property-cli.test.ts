@@ -1,5 +1,5 @@
 /**
- * Property test (issue 17, "host-exact settings"), through the built CLI: 24
+ * Property test ("host-exact settings"), through the built CLI: 24
  * generated multi-entry settings files (seeds apart from the in-process bulk in
  * test/integration/settings-property.test.ts, same generator and model), each
  * driven by real `yep-ext enable`, `enable --config k=v`, `disable`, `remove`
@@ -13,8 +13,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
-import { generateFile, SUBJECT_SCHEMA } from '../helpers/settings-model.js';
-import { disagreements, hostEnable, opsFor, SUBJECT, type Op } from '../helpers/settings-property.js';
+import { generateFile, hostRuns, SUBJECT_SCHEMA } from '../helpers/settings-model.js';
+import { disagreements, hostEnable, opsFor, roundTripDisagreements, SUBJECT, type Op } from '../helpers/settings-property.js';
 import { installSpec } from '../../src/core/operations/install.js';
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => 50_000 + i * 7);
@@ -50,8 +50,8 @@ async function run(op: Op, settingsFile: string): Promise<unknown> {
 }
 
 describe('settings.toml: yep-ext reports what the host reads, over generated files (CLI)', () => {
-  // The suite's timeout (vitest.config.ts): a seed is 8-12 CLI runs one after another, and
-  // one took 55 s of the 60 it had here under ci29's load.
+  // The suite's timeout (vitest.config.ts): a seed is 8-12 CLI runs one after another, which
+  // a loaded CI machine stretches close to a shorter timeout.
   it.each(SEEDS)('seed %i', async (seed) => {
     const ctx = home.ctx();
     const pkg = writePackage(join(home.root, 'src', SUBJECT), { name: SUBJECT, yolop: { config_schema: SUBJECT_SCHEMA } });
@@ -60,6 +60,13 @@ describe('settings.toml: yep-ext reports what the host reads, over generated fil
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(ctx.paths.settingsFile, file.text);
     const failures: string[] = [];
+    // A switch and its inverse give the file back; then the seeded commands start from the same file again.
+    const [first, second] = hostRuns(file.text, SUBJECT).enabled ? ['disable', 'enable'] : ['enable', 'disable'];
+    await cli([first as string, SUBJECT]);
+    const middle = readFileSync(ctx.paths.settingsFile, 'utf8');
+    await cli([second as string, SUBJECT]);
+    failures.push(...roundTripDisagreements(file.text, middle, readFileSync(ctx.paths.settingsFile, 'utf8')).map((d) => `round trip: ${d}`));
+    writeFileSync(ctx.paths.settingsFile, file.text);
     for (const op of opsFor(seed)) {
       const before = readFileSync(ctx.paths.settingsFile, 'utf8');
       const report = await run(op, ctx.paths.settingsFile);

@@ -1,6 +1,6 @@
 /**
  * `list`'s source column and `info` name the index a crate came from when it is
- * not crates.io (issue 18): a mirror (`--index`, YEP_EXT_INDEX) install shows the
+ * not crates.io: a mirror (`--index`, YEP_EXT_INDEX) install shows the
  * index host, never `crates.io:`. A crate from the default index keeps `crates.io:`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Special files never hang the CLI (issue 19, item 3). Each state file a command
+ * Special files never hang the CLI. Each state file a command
  * reads (the lock, settings.toml, connections.toml, the keychain index, an approved
  * grant, an installed plugin.json, a path package's plugin.json, an index cache
  * entry) is replaced in turn by a FIFO, a socket, a directory, a symlink to
@@ -347,7 +347,7 @@ describe('an index cache entry as a special file', () => {
 
   const cacheFiles = (): string[] => {
     const root = join(t.configDir, 'extensions', '.yep-cache', 'index');
-    // The crate's own index entry: config.json's (cached beside it with its ETag since issue 20)
+    // The crate's own index entry: config.json's (cached beside it with its ETag)
     // is not read by `update`, so making it special would test nothing there.
     return readdirSync(root, { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.json'))

@@ -1,5 +1,5 @@
 /**
- * State files are never written through a symlink (issue 19, item 4), except
+ * State files are never written through a symlink, except
  * settings.toml, whose write-through is documented for dotfile setups. When the
  * lock, an approved grant or the keychain index is a link (to a file outside the
  * store, or to one inside it), every writer refuses with exit 7 naming the link and

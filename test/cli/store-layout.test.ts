@@ -1,5 +1,5 @@
 /**
- * The store layout and recovery's sweeps (issue 17, docs/formats.md "The store",
+ * The store layout and recovery's sweeps (docs/formats.md "The store",
  * docs/reliability.md): owned packages in immutable version directories behind a
  * relative symlink; crash leftovers (unreferenced versions, temp files of dead
  * writers) removed by the next lock-taking command and nothing else; `remove`

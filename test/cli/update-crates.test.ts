@@ -1,5 +1,5 @@
 /**
- * update against the loopback registry (issue 5 acceptance): same grant -> silent,
+ * update against the loopback registry: same grant -> silent,
  * a new hook -> refused without a TTY / --yes / --accept, a removed tool -> narrowing
  * applied, --dry-run writes nothing, a failing download keeps the old version working.
  */

@@ -7,7 +7,9 @@
  * is sent or created. Nothing here reaches the network: the hosts are `.test` names a
  * refused proxy on port 1 never resolves.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runInProcess } from '../helpers/in-process.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 
@@ -24,6 +26,24 @@ function home(): TempHome {
 }
 
 const GIT_URL = 'https://git.example.test/acme/ext.git';
+
+/** A package contributing an MCP server over HTTP: doctor's probe of it is a road that sends. */
+function mcpHttpPackage(): string {
+  const dir = join(home().root, 'mcp-http');
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  writeFileSync(join(dir, 'bin', 'srv'), '#!/bin/sh\nexec cat >/dev/null\n', { mode: 0o755 });
+  const manifest = {
+    name: 'mcp-http',
+    version: '0.1.0',
+    yolop: {
+      capabilityServer: { command: 'srv' },
+      tools: [{ name: 't', description: 'd' }],
+      mcpServers: { h: { type: 'http', url: 'https://mcp.example.test/mcp' } },
+    },
+  };
+  writeFileSync(join(dir, 'plugin.json'), JSON.stringify(manifest));
+  return dir;
+}
 const HTTP_ENV = { YEP_EXT_INDEX: 'https://index.example.test/', YEP_EXT_HTTP_RETRIES: '0' };
 
 /** Every way a run can show text: plain, --json, --verbose, and the debug cause. */
@@ -91,6 +111,7 @@ describe('an unusable proxy URL is a configuration error naming the variable (ex
     ['HTTP (install of a crate)', ['install', 'hello', '--json'], HTTP_ENV],
     ['HTTP (search)', ['search', 'hello', '--json'], HTTP_ENV],
     ['git (install of a repository)', ['install', GIT_URL, '--json'], {}],
+    ['HTTP (doctor probing an MCP server)', ['doctor', mcpHttpPackage(), '--json'], {}],
   ];
   // Every value on every road with either spelling of the variable is a unit table (test/unit/proxy.test.ts);
   // here each value once, the roads and spellings taken in turn.
@@ -115,5 +136,34 @@ describe('an unusable proxy URL is a configuration error naming the variable (ex
     expect(r.stderr).toMatch(/^error: HTTP_PROXY is not a proxy URL yep-ext can use \("ftp:\/\/\[redacted\]@p\.example\.test"\): the ftp:\/\/ scheme/m);
     expect(r.stderr).toMatch(/^hint: Fix or unset HTTP_PROXY/m);
     expect(r.stderr).not.toContain(CANARY);
+  });
+});
+
+describe('a git source with credentials in its URL, wherever the lock shows it', () => {
+  it.each([
+    ['an ssh URL with a password', `ssh://deploy:${CANARY}@git.example.test/acme/ext.git`],
+    ["git's scp-like form with a password", `deploy:${CANARY}@git.example.test:acme/ext.git`],
+  ])('%s: list, info, verify and outdated (plain and --json) never show the secret', async (_what, url) => {
+    const h = home();
+    mkdirSync(join(h.configDir, 'extensions', 'ext'), { recursive: true });
+    writeFileSync(
+      join(h.configDir, 'extensions', 'ext', 'plugin.json'),
+      JSON.stringify({ name: 'ext', yolop: { capabilityServer: { command: 'x' }, status: true } }),
+    );
+    writeFileSync(
+      join(h.configDir, 'extensions', 'extensions.lock'),
+      `[[extensions]]\nname = "ext"\ncontent_hash = "sha256:${'0'.repeat(64)}"\n\n[extensions.source]\ntype = "git"\nurl = ${JSON.stringify(url)}\nrev = "${'a'.repeat(40)}"\n`,
+    );
+    let shown = 0;
+    for (const args of [['list'], ['info', 'ext'], ['verify'], ['outdated']]) {
+      for (const json of [[], ['--json']]) {
+        const r = await runInProcess([...args, ...json], { env: { ...h.env, ...HTTP_ENV, HTTPS_PROXY: 'http://127.0.0.1:1' } });
+        const out = r.stdout + r.stderr;
+        expect(out, `${args.join(' ')} ${json.join(' ')}`).not.toContain(CANARY);
+        if (out.includes('git.example.test')) shown++;
+      }
+    }
+    // The source was shown (host and path), only without its secret.
+    expect(shown).toBeGreaterThan(0);
   });
 });

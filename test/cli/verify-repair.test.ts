@@ -1,5 +1,5 @@
 /**
- * Issue 17, observations 6-8 and the verify/repair acceptance: `yep-ext verify`
+ * Verify and repair: `yep-ext verify`
  * re-hashes every entry (files, provisioned binary, manifest, server command)
  * and exits 5 naming each problem; `list` reports the same problems cheaply;
  * `install --force <name>` and `install --frozen` fetch the locked bytes again
@@ -270,7 +270,7 @@ describeNeeding(
       expect((await verify()).code).toBe(0);
     });
 
-    it('observation 7: a wiped store and a release host serving another binary with a matching .sha256: --frozen refuses (exit 5), nothing placed', async () => {
+    it('a wiped store and a release host serving another binary with a matching .sha256: --frozen refuses (exit 5), nothing placed', async () => {
       const lockBefore = lockText();
       rmSync(pkg(), { recursive: true, force: true });
       serveBinary(OTHER);

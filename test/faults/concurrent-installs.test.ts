@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultCrate, stagingLeft } from '../helpers/faults.js';
-import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { jsonOf, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const NAMES = Array.from({ length: 8 }, (_, i) => `c${i}`);
@@ -30,7 +30,7 @@ describe('concurrent installs into one home', () => {
   it('eight processes at once: all succeed, all are pinned, nothing is lost', async () => {
     const env = { ...home.env, YEP_EXT_INDEX: reg.indexUrl };
     expect((await runCli(['install', 'base'], { env })).code).toBe(0);
-    const results = await Promise.all(NAMES.map((n) => runCli(['install', n], { env, timeoutMs: 120_000 })));
+    const results = await Promise.all(NAMES.map((n) => runCliProcess(['install', n], { env, timeoutMs: 120_000 })));
     for (const [i, r] of results.entries()) expect(r.code, `${NAMES[i]}: ${r.stderr}`).toBe(0);
 
     const lock = parse(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')) as { extensions: Array<{ name: string }> };

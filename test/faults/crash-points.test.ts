@@ -1,5 +1,5 @@
 /**
- * Crash points enumerated, not sampled (issue 17). Each state-changing command is
+ * Crash points enumerated, not sampled. Each state-changing command is
  * killed (SIGKILL, injected by strace) at every state-changing system call in
  * turn: its 1st rename, 2nd rename, …, 1st fsync, … (test/helpers/syscall-kill.ts),
  * each time on a fresh copy of the same home. After every kill:

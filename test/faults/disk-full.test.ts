@@ -18,6 +18,7 @@ import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js'
 import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 
 // 2 MiB: room for a few small extensions and state files, not for a 3 MiB crate.
 const mountTmpfs = (at: string) => spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0755', 'tmpfs', at], { encoding: 'utf8' });
@@ -37,6 +38,7 @@ let filler: string;
 
 let reg: TestRegistry;
 let repo: TestRepo;
+let gitServer: GitHttpServer;
 let cacheDir: string;
 let home: TempHome;
 let pkgs: string;
@@ -93,6 +95,7 @@ beforeAll(async () => {
   // A repository larger than the free space left on the disk (incompressible data).
   repo = makeRepo(join(home.root, 'repos'), { name: 'bulky', files: { ...fixtureFiles('bulky'), 'data/blob.bin': randomBytes(3 * 1024 * 1024) } });
   repo.commit();
+  gitServer = await startGitHttpServer({ root: join(home.root, 'repos') });
   const a = writePackage(join(pkgs, 'alpha'), {
     name: 'alpha',
     yolop: { config_schema: { type: 'object', properties: { level: { type: 'string' }, token: { type: 'string', secret: true, env: 'ALPHA_TOKEN' } } } },
@@ -111,6 +114,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!mounted) return;
   await reg.close();
+  await gitServer.close();
   home.cleanup();
   spawnSync('umount', [mnt]);
   rmSync(base, { recursive: true, force: true });
@@ -181,6 +185,7 @@ describeNeeding(need(mounted, `root and a mountable tmpfs (mount -t tmpfs said: 
   it.each([
     ['a crate download', () => ['install', 'big', '--json']],
     ['a git fetch', () => ['install', `${repo.url}`, '--json']],
+    ['a git fetch over smart HTTP', () => ['install', gitServer.url('bulky.git'), '--json']],
   ] as const)('%s that fills the disk exits 7 naming the store, and leaves nothing partial', async (_what, args) => {
     const { truncateSync, statSync } = await import('node:fs');
     truncateSync(filler, statSync(filler).size - 512 * 1024);

@@ -1,5 +1,5 @@
 /**
- * Hostile manifest sizes (hardening D28, issue 19): a 10 MB plugin.json, and lists
+ * Hostile manifest sizes (hardening D28): a 10 MB plugin.json, and lists
  * and maps of 100,000 entries inside the 1 MiB cap, from a path package and from a
  * crate. Each is refused with a clean E_MANIFEST (exit 4) naming the limit, in
  * bounded time and memory (the child's own peak RSS and CPU time, reported by a
@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildCrate } from '../helpers/crates.js';
-import { REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { REPO_ROOT, jsonOf, makeTempHome, runCliProcess, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const PRELOAD = join(REPO_ROOT, 'test/fixtures/report-usage.cjs');
@@ -54,7 +54,7 @@ const CASES: Array<[string, string, RegExp]> = [
 
 async function expectCleanRefusal(args: string[], env: Record<string, string>, message: RegExp): Promise<Record<string, any>> {
   rmSync(usageFile(), { force: true });
-  const r = await runCli(args, { env: { ...env, NODE_OPTIONS: `--require ${PRELOAD}`, YEP_TEST_USAGE_FILE: usageFile() } });
+  const r = await runCliProcess(args, { env: { ...env, NODE_OPTIONS: `--require ${PRELOAD}`, YEP_TEST_USAGE_FILE: usageFile() } });
   expect(r.code, r.stderr).toBe(4);
   const body = jsonOf<{ error: { code: string; message: string; details?: { problems?: string[]; problem_count?: number } } }>(r);
   expect(body.error.code).toBe('E_MANIFEST');
@@ -117,7 +117,7 @@ describe('a huge manifest is refused cleanly, in bounded time and memory', () =>
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'plugin.json'), CASES[2]![1]);
     rmSync(usageFile(), { force: true });
-    const r = await runCli(['doctor', dir, '--json'], { env: { ...home.env, NODE_OPTIONS: `--require ${PRELOAD}`, YEP_TEST_USAGE_FILE: usageFile() } });
+    const r = await runCliProcess(['doctor', dir, '--json'], { env: { ...home.env, NODE_OPTIONS: `--require ${PRELOAD}`, YEP_TEST_USAGE_FILE: usageFile() } });
     expect(r.stdout).toMatch(/yolop\.capabilityServer\.args holds more than 10000 entries/);
     expect(r.stdout.length).toBeLessThan(MAX_OUTPUT);
     const usage = JSON.parse(readFileSync(usageFile(), 'utf8')) as { maxRssKiB: number; cpuMs: number };

@@ -1,5 +1,5 @@
 /**
- * `enable --config` is all-or-nothing (issue 17, observation 9): the switch and
+ * `enable --config` is all-or-nothing: the switch and
  * the config reach settings.toml in one atomic write. Crash points are
  * enumerated, not sampled: strace kills the command (SIGKILL) at its 1st, 2nd, …
  * call of each state-changing system call in turn until a run completes, and

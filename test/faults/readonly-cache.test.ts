@@ -1,5 +1,5 @@
 /**
- * The shared download cache on a read-only mount (issue 14: a cache baked into an
+ * The shared download cache on a read-only mount (a cache baked into an
  * image or shared read-only between containers). The tests run as root, which file
  * modes do not stop, so the cache is a real read-only bind mount (`mount --bind`,
  * then `mount -o remount,bind,ro`: needs root; without it the suite is skipped,
@@ -112,6 +112,18 @@ describeNeeding(
       // YEP_EXT_DEBUG is on: the one note is there, a debug line, never a warning.
       expect(notes, r.stderr).toHaveLength(1);
       expect(notes[0]).toMatch(/^debug: download cache not written \(EROFS: .* is read-only/);
+      expect(tree(ro)).toEqual(before);
+    });
+
+    it('each run finds out for itself: a later run into the same read-only cache tries, and notes it once again', async () => {
+      const before = tree(ro);
+      for (const run of ['first', 'second']) {
+        const h = home();
+        const r = await runCli(['install', 'hello@0.4.0'], { env: env(h, ro) });
+        expect(r.code, `${run}: ${r.stderr}`).toBe(0);
+        const notes = r.stderr.split('\n').filter((l) => /download cache not written/.test(l));
+        expect(notes, `${run}: ${r.stderr}`).toHaveLength(1);
+      }
       expect(tree(ro)).toEqual(before);
     });
   },

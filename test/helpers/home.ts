@@ -63,11 +63,29 @@ export const DOCUMENTED_EXIT_STATUSES: ReadonlySet<number> = new Set(
   [...readFileSync(join(REPO_ROOT, 'docs', 'exit-codes.md'), 'utf8').matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1])),
 );
 
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  input?: string;
+  /** A hang's limit: a child process is killed then (its result has the signal); an in-process run fails then. */
+  timeoutMs?: number;
+}
+
+/**
+ * Run a yep-ext command line in this process, through the one dispatcher (./in-process.ts:
+ * the env, directory and stdin given, stdout and stderr captured, neither a terminal). What
+ * most tests want: the command's behaviour on real homes, registries, git and servers,
+ * without the ~0.2 s of CPU a Node start-up costs. Where the process itself is under test
+ * (its exit by a signal, a kill, a TTY, what reaches its stdout and stderr as a process, its
+ * start-up, the bundle bin/run.js loads, a lock held by another process), use runCliProcess.
+ */
+export async function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const { runInProcess } = await import('./in-process.js');
+  return runInProcess(args, options);
+}
+
 /** Run the built CLI (bin/run.js) as a real child process (with the test preload when the env asks for seams: ./seams.mjs). */
-export function runCli(
-  args: string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; timeoutMs?: number } = {},
-): Promise<RunResult> {
+export function runCliProcess(args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,

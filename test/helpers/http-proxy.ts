@@ -1,5 +1,5 @@
 /**
- * A real HTTP proxy on loopback: the npm `proxy` package (issue 14), which tunnels
+ * A real HTTP proxy on loopback: the npm `proxy` package, which tunnels
  * CONNECT requests itself. Its `authenticate` hook sees every request first; we use
  * it to log each one and to play the proxy's DNS: `routes` maps a `host:port` the
  * client asked for to the loopback address that serves it, so a test registry can
@@ -30,7 +30,7 @@ export async function startProxy(routes: Record<string, string> = {}): Promise<T
   // not see them), and a tunnel both of whose ends were half-closed can linger
   // after the client process has exited: close() destroys every socket the proxy
   // accepted, as a proxy shutting down drops its tunnels, instead of waiting on them
-  // (under load that wait outlasted the 60 s hook timeout, stop 24's CI).
+  // (under load that wait outlasted the hook timeout in CI).
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

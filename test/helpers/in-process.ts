@@ -7,10 +7,11 @@
  * the process loads).
  *
  * Test seams (YEP_EXT_TEST_* in env) are installed on the global the CLI reads them
- * from for the run and removed after it, so in-process runs with seams must not
- * overlap (a file's tests run one after another unless it asks for concurrency).
+ * from for the run and removed after it, so a run with seams must not overlap any
+ * other in-process run (which would see them too): such an overlap throws, naming
+ * runCliProcess, which gives each run a process of its own.
  */
-import { DOCUMENTED_EXIT_STATUSES, REPO_ROOT, type RunResult } from './home.js';
+import { DOCUMENTED_EXIT_STATUSES, REPO_ROOT, type RunOptions, type RunResult } from './home.js';
 import { seamsFromEnv } from './seams.mjs';
 import { runCli } from '../../src/cli/dispatch.js';
 import type { CliIo, OutStream } from '../../src/cli/cli-io.js';
@@ -21,10 +22,11 @@ function capture(): { stream: OutStream; text: () => string } {
   return { stream: { write: (t) => void chunks.push(t), isTTY: false, columns: 0, color: false }, text: () => chunks.join('') };
 }
 
-export async function runInProcess(
-  args: string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string } = {},
-): Promise<RunResult> {
+/** In-process runs under way, and whether one of them installed seams. */
+let running = 0;
+let seamedRunning = false;
+
+export async function runInProcess(args: string[], options: RunOptions = {}): Promise<RunResult> {
   const env = { ...(options.env ?? {}) };
   const stdout = capture();
   const stderr = capture();
@@ -44,13 +46,32 @@ export async function runInProcess(
   };
   const global = globalThis as Record<symbol, unknown>;
   const hasSeams = Object.keys(env).some((k) => k.startsWith('YEP_EXT_TEST_') && env[k] !== undefined);
+  // A preload (NODE_OPTIONS) acts only in a new Node process: without one it would silently not run.
+  if (env.NODE_OPTIONS) throw new Error(`yep-ext ${args.join(' ')}: NODE_OPTIONS asks for a process of its own; use runCliProcess`);
+  if (seamedRunning || (hasSeams && running > 0)) {
+    throw new Error(`yep-ext ${args.join(' ')}: in-process runs overlap and one has test seams, which every run in this process would see; use runCliProcess`);
+  }
   const before = global[TEST_SEAMS_KEY];
   if (hasSeams) global[TEST_SEAMS_KEY] = seamsFromEnv(env);
+  running++;
+  seamedRunning = hasSeams;
   let code: number;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    code = await runCli(args, io);
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`yep-ext ${args.join(' ')} did not finish in ${options.timeoutMs} ms (in-process)`)),
+        options.timeoutMs ?? 2 ** 31 - 1,
+      );
+    });
+    code = await Promise.race([runCli(args, io), limit]);
   } finally {
-    if (hasSeams) global[TEST_SEAMS_KEY] = before;
+    clearTimeout(timer);
+    running--;
+    if (hasSeams) {
+      seamedRunning = false;
+      global[TEST_SEAMS_KEY] = before;
+    }
   }
   if (!DOCUMENTED_EXIT_STATUSES.has(code)) {
     throw new Error(

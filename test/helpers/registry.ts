@@ -238,7 +238,7 @@ async function listen(
   // Every TCP socket accepted, to destroy at close: closeAllConnections sees only the
   // connections the HTTP layer took over, not a TLS socket whose handshake never finished
   // (a client that refused the certificate, through a proxy's tunnel), and server.close
-  // would wait for that one past the test's hook timeout (stop 24's CI, proxy-ca).
+  // would wait for that one past the test's hook timeout (seen in CI, proxy-ca).
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (socket: import('node:net').Socket) => {
     sockets.add(socket);

@@ -221,7 +221,7 @@ export function prepareRustRoot(root: string, build: RustBuild): void {
  * Build a generated TypeScript package the fast way: TypeScript's transpiler, in this
  * process, writes dist/server.js (no type check). The real build (`npm run build`,
  * tsc --strict) runs in its own tests: transpiling stands in for it where a test is
- * about the server's behaviour, not the build (a tsc process per package costs ~2 s).
+ * about the server's behaviour, not the build (a tsc process per package costs seconds).
  */
 export async function transpileTypescriptPackage(dir: string): Promise<void> {
   const ts = (await import('typescript')).default;

@@ -1,6 +1,6 @@
 /**
  * Test seams for the CLI, described by YEP_EXT_TEST_* variables that only test
- * code reads (production code reads none of them: issue 13).
+ * code reads (production code reads none of them).
  *
  * A test that runs the built CLI puts the variables in the child's environment
  * and passes the env through withSeams(), which adds
@@ -11,9 +11,8 @@
  * through ./seams.mjs).
  *
  * CommonJS, and the preload loaded with --require, not --import: an ES module
- * preload starts Node's ESM loader in every child, about 40 ms of CPU per spawn
- * on Node 20, and the suite spawns thousands
- * (docs/performance.md, "Round five: suite5").
+ * preload starts Node's ESM loader in every child (CPU on every spawn on Node 20),
+ * and the suite spawns thousands.
  *
  *   YEP_EXT_TEST_PAUSE_AT=<point>     stop at checkpoint(ctx, <point>) forever (a crash test kills it)
  *   YEP_EXT_TEST_PAUSE_FILE=<file>    ... after writing the pid there
@@ -104,7 +103,14 @@ function seamsFromEnv(env) {
   }
   if (Object.keys(waits).length > 0) seams.waits = waits;
   const keyring = env.YEP_EXT_TEST_KEYCHAIN_MODULE;
-  if (keyring) seams.keychain = { load: () => import(pathToFileURL(keyring).href) };
+  // A module exporting keyringFor gets the run's environment (test/fixtures/fake-keyring.mjs).
+  if (keyring)
+    seams.keychain = {
+      load: async () => {
+        const mod = await import(pathToFileURL(keyring).href);
+        return typeof mod.keyringFor === 'function' ? mod.keyringFor(env) : mod;
+      },
+    };
   return seams;
 }
 

@@ -1,4 +1,4 @@
-/** Leak detection for redaction tests (issue 19 item 1): a secret leaks when any 6-character piece of it is shown. */
+/** Leak detection for redaction tests: a secret leaks when any 6-character piece of it is shown. */
 
 /** Every 6-character piece of `secret` found in `text` (a secret leaks if any is). */
 export function secretFragments(text: string, secret: string, min = 6): string[] {

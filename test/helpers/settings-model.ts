@@ -113,22 +113,49 @@ export function hostRuns(text: string, name: string, profile?: string): { enable
 }
 
 /**
- * The config `yep-ext enable` gives (docs/configuration.md): every entry of the file
- * it writes (the profile's when one is given; the base file's stay as they are)
- * stops saying `enabled = false`, and a bare entry is added when the host would
- * still run nothing.
+ * The config `yep-ext enable` gives (docs/configuration.md, "Several tables for one
+ * extension"), over the entries of the file it writes (the profile's when one is
+ * given; the base file's are read, never switched):
+ * - disabled: the file's last entry for it, when it is the one that says
+ *   `enabled = false` (the one disable marked), is switched back on, nothing else; with
+ *   no such entry, a bare entry is added;
+ * - enabled: entries saying `enabled = false` are switched back on, the last first, for
+ *   as long as only bare entries (no config, no `append = true`) follow them; and only
+ *   when that changes the config.
  */
 export function configWhenEnabled(text: string, name: string, profile?: string): Table {
   const ref = `ext:${name}`;
-  let entries = layeredEntries(text, profile, (own) =>
-    own.map((e) => {
-      if (refOfEntry(e) !== ref || e.enabled !== false) return e;
-      const { enabled: _e, ...rest } = e;
-      return rest;
-    }),
-  );
-  if (!applyAll(entries).some((i) => i.ref === ref)) entries = [...entries, { ref }];
-  return applyAll(entries).find((i) => i.ref === ref)?.config ?? {};
+  const base = profile === undefined ? [] : replacesBase(profile) ? [] : capabilityEntries(text);
+  const own = capabilityEntries(profile ?? text);
+  const mine = (e: Table) => refOfEntry(e) === ref;
+  const on = (e: Table): Table => {
+    const { enabled: _e, ...rest } = e;
+    return rest;
+  };
+  const runs = (entries: Table[]) => applyAll([...base, ...entries]).find((i) => i.ref === ref);
+  let entries = own;
+  if (!runs(own)) {
+    const lastMine = own.map(mine).lastIndexOf(true);
+    if (lastMine >= 0 && own[lastMine]?.enabled === false) entries = own.map((e, i) => (i === lastMine ? on(e) : e));
+    else entries = [...own, { ref }];
+  } else {
+    const bare = (e: Table) => !(e.append === true && e.enabled !== false) && Object.keys(inlineConfig(e)).length === 0;
+    let next = own;
+    for (;;) {
+      const r = next.findLastIndex((e) => mine(e) && e.enabled === false);
+      if (
+        r < 0 ||
+        !next
+          .slice(r + 1)
+          .filter(mine)
+          .every(bare)
+      )
+        break;
+      next = next.map((e, i) => (i === r ? on(e) : e));
+    }
+    if (JSON.stringify(sortKeys(runs(next)?.config)) !== JSON.stringify(sortKeys(runs(own)?.config))) entries = next;
+  }
+  return runs(entries)?.config ?? {};
 }
 
 /** Config the file keeps that the host does not apply now and enable would bring back (keys enable adds or changes). */

@@ -7,6 +7,7 @@
 import {
   Gen,
   configWhenEnabled,
+  hostInstances,
   hostRuns,
   keptConfig,
   othersUntouched,
@@ -131,8 +132,11 @@ export function disagreements(file: GeneratedFile, op: Op, before: string, after
       } else {
         if (runs.enabled) out.push('host reads it enabled after disable');
         out.push(...lostKeys(before, after, []));
-        if (!same(configWhenEnabled(after, SUBJECT), configWhenEnabled(before, SUBJECT)))
-          out.push(`disable changed what enable brings back: ${show(configWhenEnabled(before, SUBJECT))} -> ${show(configWhenEnabled(after, SUBJECT))}`);
+        // Enable after it gives back what the host ran before it (the round trip), not more.
+        if (!same(configWhenEnabled(after, SUBJECT), hostRuns(before, SUBJECT).config))
+          out.push(
+            `enable after disable would bring back ${show(configWhenEnabled(after, SUBJECT))}, the host ran ${show(hostRuns(before, SUBJECT).config)} before`,
+          );
       }
       if (report?.enabled !== false) out.push(`disable reported enabled=${report?.enabled}`);
       break;
@@ -145,6 +149,40 @@ export function disagreements(file: GeneratedFile, op: Op, before: string, after
       break;
     case 'host-enable':
       break;
+  }
+  return out;
+}
+
+/**
+ * A switch and its inverse (disable then enable from an enabled extension, enable then
+ * disable from a disabled one) give the file back: byte for byte, except that an
+ * `enabled` line the user wrote on the entry the first command switched may come back
+ * as yep-ext writes it (its value `true`/`false`, or gone where it said `true`), and
+ * except an entry the first command had to add. Whatever the bytes, the host's reading
+ * (every instance and its config) is the one before, and no key of the subject's
+ * entries is lost. `middle` and `after` are the texts after each command.
+ */
+export function roundTripDisagreements(before: string, middle: string, after: string): string[] {
+  const out: string[] = [];
+  const wasEnabled = hostRuns(before, SUBJECT).enabled;
+  const first = wasEnabled ? 'disable' : 'enable';
+  if (hostRuns(middle, SUBJECT).enabled === wasEnabled) out.push(`${first} did not switch it`);
+  if (!same(hostInstances(after, SUBJECT), hostInstances(before, SUBJECT)))
+    out.push(`the host reads ${show(hostInstances(after, SUBJECT))} after the round trip, ${show(hostInstances(before, SUBJECT))} before`);
+  out.push(...lostKeys(before, after, []));
+  const entries = subjectEntries(before, SUBJECT);
+  const last = entries[entries.length - 1];
+  // Byte for byte when the switched entry said nothing of `enabled` (disable) or said `enabled = false` (enable).
+  const exact = wasEnabled ? last !== undefined && !('enabled' in last) : last?.enabled === false;
+  if (exact && after !== before) out.push(`the round trip changed the bytes: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+  if (!exact && wasEnabled) {
+    // Line by line, the only difference allowed is the switched entry's `enabled` line.
+    const a = before.split('\n');
+    const b = after.split('\n');
+    const diff = a.filter((l) => !b.includes(l));
+    const added = b.filter((l) => !a.includes(l));
+    if (diff.length > 1 || !diff.every((l) => /^\s*enabled\s*=/.test(l)) || !added.every((l) => /^\s*enabled\s*=\s*true\b/.test(l)))
+      out.push(`the round trip changed more than the enabled line: -${show(diff)} +${show(added)}`);
   }
   return out;
 }

@@ -1,21 +1,17 @@
 /**
  * Set-up installs without a CLI process. Many tests need a home where something is
  * already installed before they run the command they are about: spawning
- * `yep-ext install --yes <specs>` for that costs ~0.5 s of CPU on Node 20 (Node's
- * start and the bundle's load, docs/performance.md "Round five: suite5"), and a
- * differential test pays it twice (one home per side). This runs the same core call
+ * `yep-ext install --yes <specs>` for that costs a whole CLI process (Node's start
+ * and the bundle's load) for each set-up. This runs the same core call
  * `install --yes` makes (src/cli/install-run.ts: installMany with --yes's hooks,
  * no TTY) in the test's own process, on the home's environment. The state it leaves
  * is the core's own: lock, store, grants and tree-state signatures of the real
- * files (unlike a copied home, whose signatures name other inodes and paths: suite5).
+ * files (unlike a copied home, whose signatures name other inodes and paths).
  *
- * Only for set-up: a test about `install` itself spawns the CLI. Each set-up install
- * saves ~0.4 s of CPU (Node 20, measured: a CLI install of two small crates ~0.55 s, this
- * ~0.1-0.2 s), but the core modules load once per test file: ~2 s of CPU for a file run
- * alone (vitest's transform, shared by every file of a whole run, plus ~1 s of import in
- * the worker). So it pays where a file needs many set-up installs, not
- * for two or three. engines has 12 (three with `ignoreEngines`, as `--ignore-engines`):
- * -2.1 s of CPU (median of three side-by-side pairs, -5%) for the file run alone (suite7).
+ * Only for set-up: a test about `install` itself runs the command. Each set-up install
+ * saves most of a CLI process's CPU, but the core modules load once per test file
+ * (vitest's transform, shared by every file of a whole run, plus the import in the
+ * worker). So it pays where a file needs many set-up installs, not for two or three.
  */
 import { createContext } from '../../src/core/context.js';
 import { memoryLogger } from '../../src/core/log.js';

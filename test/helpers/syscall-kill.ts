@@ -15,8 +15,8 @@
  * The kill runs themselves do not need ptrace: where the kernel has seccomp user
  * notifications (x86_64, Linux 5.5+, a C compiler), test/helpers/seccomp-kill.c kills at the same
  * call with the same per-thread count, and only that one syscall leaves the kernel;
- * strace stops the tracee at every call of every thread (crash-points, interleaved:
- * 0.515 -> 0.367 s of CPU a kill run; a plain run of the CLI is about the latter). `strace --seccomp-bpf` is no way out: its `signal=KILL` never fires
+ * strace stops the tracee at every call of every thread (a kill run under strace costs
+ * far more CPU than a plain run of the CLI; under seccomp, about the same). `strace --seccomp-bpf` is no way out: its `signal=KILL` never fires
  * (a signal passed when restarting from a seccomp event stop is dropped by the kernel).
  * YEP_EXT_KILL_WITH=strace kills with strace as before. Either way the run reports the
  * call it killed at (`killed`), for the caller to check against its plan.

@@ -1,5 +1,5 @@
 /**
- * A private CA made in the test with the machine's `openssl` (issue 14): a root
+ * A private CA made in the test with the machine's `openssl`: a root
  * CA and one server certificate it signs for the given DNS names (and 127.0.0.1),
  * written to a temp directory. Used to test NODE_EXTRA_CA_CERTS against a loopback
  * HTTPS registry: nothing here is trusted by Node unless a test hands it the CA file.

@@ -168,7 +168,7 @@ describe('fetchCrate', () => {
     }
   });
 
-  it('asks for config.json while the index file is still arriving, not after it (issue 20)', async () => {
+  it('asks for config.json while the index file is still arriving, not after it', async () => {
     // The index file dripped over >= 2 s: fetched one after the other, config.json
     // would be requested only once it is complete.
     const indexFile = `/index/yo/lo/${HELLO}`;
@@ -193,7 +193,7 @@ describe('fetchCrate', () => {
   });
 });
 
-describe('config.json cache (issue 20)', () => {
+describe('config.json cache', () => {
   it('a warm fetch revalidates config.json with If-None-Match and gets a 304, not the file again', async () => {
     await fetchCrate(ctx(), spec(HELLO, '0.1.0'), into());
     reg.requests.length = 0;

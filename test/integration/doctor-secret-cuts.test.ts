@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 1 through doctor: a server holding a secret shows it where
+ * Redaction before every cut, through doctor: a server holding a secret shows it where
  * each of doctor's cuts falls (the not-JSON snippet, the stderr tail, the
  * unknown-method excerpt, an unterminated last line, a long error message,
  * a descendant's command line). Neither the report (`--json`) nor its human

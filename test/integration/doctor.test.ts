@@ -372,7 +372,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
     expect(r.status.processes).toBe('pass');
   });
 
-  // Why doctor starts the server twice (docs/performance.md, round nine): each run can be stopped
+  // Why doctor starts the server twice (docs/performance.md, doctor): each run can be stopped
   // only once, and these two servers differ only in which stop they obey. One process cannot
   // grade both `shutdown` (shutdown request, then exit) and `stdin_eof` (EOF alone, no shutdown).
   it('exits on shutdown but not on EOF: shutdown passes, stdin_eof fails (graded on a run of its own)', async () => {

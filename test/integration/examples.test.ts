@@ -8,7 +8,7 @@ import { REPO_ROOT, makeTempHome } from '../helpers/home.js';
 const home = makeTempHome('yep-examples-');
 afterAll(() => home.cleanup());
 // The Python example's `#!/usr/bin/env python3` must find the system interpreter (/usr/bin/python3),
-// not a pyenv shim that costs ~95 ms per start.
+// not a pyenv shim, a shell script run on every start.
 const env = { PATH: `/usr/bin:${home.env.PATH}` };
 
 describe.each([

@@ -28,7 +28,8 @@ describe('inspectServerCommand: the host\'s resolution (docs/formats.md "The ser
     ['linked', true, 'outside', 'symlink', 'bin/linked'],
     ['on-path', true, 'outside', 'PATH', 'found on PATH'],
     ['needs-env-prog', false, undefined, undefined, "not on the server's PATH"],
-    ['tool.sh', false, undefined, undefined, 'neither in the package'],
+    // A bare name the package's bin/ lacks is outside it, found on PATH or not: the host looks it up there when it starts the server.
+    ['tool.sh', false, undefined, 'PATH', 'neither in the package'],
     // A path is the file itself, relative to the package directory, `..` allowed (as the host allows it).
     ['./tool.sh', true, 'package', undefined, 'tool.sh in the package'],
     ['bin/../../elsewhere/on-path', true, 'outside', 'climbs', 'climbs out of the package'],

@@ -1,7 +1,7 @@
 /**
  * withInstallLock within one process: callers queue in order instead of polling
- * the file lock against each other (which slept 100-250 ms per attempt and told
- * the user it was waiting for "another yep-ext process").
+ * the file lock against each other (a poll sleeps between attempts and tells
+ * the user it is waiting for "another yep-ext process").
  */
 import { existsSync, rmSync } from 'node:fs';
 import lockfile from 'proper-lockfile';

@@ -1,5 +1,5 @@
 /**
- * Issue 13: the library API changes nothing process-wide. Importing yep-ext
+ * The library API changes nothing process-wide. Importing yep-ext
  * (dist/index.js) and making a network request through it must not set V8
  * flags; the CLI (bin/run.js) still sets --liftoff-only for undici's wasm, just
  * before undici loads (docs/performance.md). Observed by wrapping v8.setFlagsFromString in the
@@ -53,7 +53,7 @@ function flagRecorder(log: string): string {
   return file;
 }
 
-describe('no process-wide side effects from the library API (issue 13)', () => {
+describe('no process-wide side effects from the library API', () => {
   it('importing yep-ext and searching a registry sets no V8 flag', async () => {
     const log = join(work, 'library.log');
     writeFileSync(log, '');

@@ -27,7 +27,7 @@ import {
 
 const home = makeTempHome('yep-scaffold-');
 afterAll(() => home.cleanup());
-// `#!/usr/bin/env python3` must find /usr/bin/python3, not a pyenv shim (~95 ms a start).
+// `#!/usr/bin/env python3` must find /usr/bin/python3, not a pyenv shim (a shell script run on every start).
 const env = { ...home.env, PATH: `/usr/bin:${home.env.PATH}` };
 /** Quotes, backslashes, newlines, tabs, Latin-1, CJK and an astral character: the literal encoders must carry them all. */
 const NASTY_PROMPT = 'Say "hi" \\ don\'t\n\tÜñï 中文 😀 ${x} %s {} #{y}';

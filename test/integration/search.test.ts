@@ -17,7 +17,7 @@ const FAST = { YEP_EXT_HTTP_RETRIES: '1', YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '10',
 /**
  * Each test has its own registry (its faults, config and request log are its own) and its
  * own home, so the tests run at once: each search waits out the one-request-a-second pace
- * between its API requests (1-2 s a test, ~15 s one after the other), which costs no CPU.
+ * between its API requests (seconds a test, which would add up one after the other), which costs no CPU.
  */
 interface Fixture {
   reg: TestRegistry;
@@ -144,7 +144,7 @@ describe.concurrent('searchExtensions', () => {
     expect(e.message).toMatch(/answered with an error: the search backend is down/);
   });
 
-  it('an error body is redacted before its 300-character cut (issue 19 item 1: a URL credential across the cut)', async () => {
+  it('an error body is redacted before its 300-character cut (a URL credential across the cut)', async () => {
     const { reg, ctx } = await fixture();
     const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41';
     reg.fault('/api/v1/crates', {

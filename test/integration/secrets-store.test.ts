@@ -121,7 +121,7 @@ describe('keychain backend (fake module)', () => {
     expect(await getSecrets(paths, 'logfire')).toEqual({ token: 't' });
   });
 
-  it('a keychain error quoting the value is redacted before its cut (issue 19 item 1)', async () => {
+  it('a keychain error quoting the value is redacted before its cut', async () => {
     process.env.FAKE_KEYRING_MODE = 'echo';
     const value = 'Kc7-qz41Wm93-Jx58-Rt27-vB90';
     const r = await setSecret(paths, 'logfire', 'token', new Secret(value), { store: 'keychain', keychain });

@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 2: a server that starts a process meant to outlive it (a daemon
+ * A server that starts a process meant to outlive it (a daemon
  * in another session, a double fork keeping the pipes, a child with no
  * environment) never gets past doctor or the client: every descendant is found
  * through /proc, killed, and (doctor) reported as a failed `processes` check
@@ -48,7 +48,7 @@ function readPid(file: string): number {
 const detail = (r: DoctorReport, name: string): string => r.checks.find((c) => c.name === name)?.detail ?? '(no such check)';
 const statusOf = (r: DoctorReport, name: string): string | undefined => r.checks.find((c) => c.name === name)?.status;
 
-describe('doctor: nothing the server started survives (issue 19 item 2)', () => {
+describe('doctor: nothing the server started survives', () => {
   for (const mode of ['setsid', 'quiet-setsid', 'env-cleared', 'chain-only', 'double-fork']) {
     it(`${mode}: the escape is a failed check naming pid and command, and it is dead afterwards`, async () => {
       const { dir, pidFile } = daemonPackage(mode);
@@ -118,7 +118,7 @@ describe('YepClient: stop() and kill() end every descendant', () => {
     expect(r.status, r.stderr).toBe(0);
     const pid = readPid(pidFile);
     // The exit hook's SIGKILL was sent before the program exited; on a loaded machine the
-    // daemon may take a moment to die (round nine's whole run saw it alive at once). It
+    // daemon may take a moment to die (a whole loaded run saw it alive at once). It
     // sleeps 500 s if not killed, so a bounded wait still fails an exit hook that killed nothing.
     expect(await waitGone(pid, 10_000), `pid ${pid} outlived the program`).toBe(true);
   });

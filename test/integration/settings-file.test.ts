@@ -44,10 +44,13 @@ describe('settings.toml on disk', () => {
     expect(readFileSync(paths.settingsFile).equals(bytes)).toBe(true);
   });
 
-  it('sweeps a temp file left by a killed write', async () => {
+  it("sweeps a temp file left by a killed write (yep-ext's own name, a dead writer), never a user's numbered copy", async () => {
     mkdirSync(home.configDir, { recursive: true });
-    writeFileSync(`${paths.settingsFile}.123456`, 'half-written');
+    // A pid above Linux's largest (2^22): no process has it.
+    writeFileSync(join(home.configDir, '.settings.toml.yep-4194305-0.tmp'), 'half-written');
+    writeFileSync(`${paths.settingsFile}.123456`, 'a backup the user made');
     await enableExtension(paths, 'logfire');
-    expect(readdirSync(home.configDir)).toEqual(['settings.toml']);
+    expect(readdirSync(home.configDir).sort()).toEqual(['settings.toml', 'settings.toml.123456']);
+    expect(readFileSync(`${paths.settingsFile}.123456`, 'utf8')).toBe('a backup the user made');
   });
 });

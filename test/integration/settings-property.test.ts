@@ -1,5 +1,5 @@
 /**
- * Property test (issue 17, "host-exact settings"), in-process bulk: 240 generated
+ * Property test ("host-exact settings"), in-process bulk: 240 generated
  * multi-entry settings files (orders of enabled/disabled entries, `id` vs `ref`,
  * literal and escaped strings, comments, other tables and capabilities
  * interleaved, inline config of several types, CRLF, BOM). For each, a seeded
@@ -15,8 +15,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
-import { generateFile, SUBJECT_SCHEMA } from '../helpers/settings-model.js';
-import { disagreements, hostEnable, opsFor, SUBJECT, type Op } from '../helpers/settings-property.js';
+import { generateFile, hostRuns, SUBJECT_SCHEMA } from '../helpers/settings-model.js';
+import { disagreements, hostEnable, opsFor, roundTripDisagreements, SUBJECT, type Op } from '../helpers/settings-property.js';
 import { installSpec } from '../../src/core/operations/install.js';
 import { runEnable } from '../../src/core/operations/enable.js';
 import { runDisable } from '../../src/core/operations/disable.js';
@@ -65,6 +65,18 @@ describe('settings.toml: yep-ext reports what the host reads, over generated fil
       await installSpec(ctx, pkg);
       const file = generateFile(seed, SUBJECT);
       mkdirSync(home.configDir, { recursive: true });
+      writeFileSync(ctx.paths.settingsFile, file.text);
+      // A switch and its inverse give the file back; then the seeded commands start from the same file again.
+      const wasOn = hostRuns(file.text, SUBJECT).enabled;
+      try {
+        await (wasOn ? runDisable : runEnable)(ctx, SUBJECT);
+        const middle = readFileSync(ctx.paths.settingsFile, 'utf8');
+        await (wasOn ? runEnable : runDisable)(ctx, SUBJECT);
+        for (const d of roundTripDisagreements(file.text, middle, readFileSync(ctx.paths.settingsFile, 'utf8')))
+          failures.push(`seed ${seed}, round trip: ${d}`);
+      } catch (e) {
+        failures.push(`seed ${seed}, round trip: threw ${(e as Error).message}`);
+      }
       writeFileSync(ctx.paths.settingsFile, file.text);
       for (const op of opsFor(seed)) {
         const before = readFileSync(ctx.paths.settingsFile, 'utf8');

@@ -37,7 +37,7 @@ function nestedSuite(mode: string): Promise<{ code: number | null; output: strin
   });
 }
 
-describe('the suite fails when it leaves a process running (issue 19 acceptance)', () => {
+describe('the suite fails when it leaves a process running', () => {
   for (const mode of ['daemon', 'chain']) {
     it(`${mode}: exit code 1, the leftover named, and killed`, async () => {
       const r = await nestedSuite(mode);

@@ -39,10 +39,10 @@ it('a FIFO is refused at once (never blocks); a missing file is E_NOT_FOUND; the
   const fifo = join(home.root, 'fifo.crate');
   expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
   const dest = join(home.root, 'out.partial');
-  expect(await codeOf(downloadUrl(home.ctx(), pathToFileURL(fifo).href, dest, opts()))).toMatch(/^E_NETWORK: .*FIFO/);
+  expect(await codeOf(downloadUrl(home.ctx(), pathToFileURL(fifo).href, dest, opts()))).toMatch(/^E_STATE: .*FIFO/);
   expect(await codeOf(downloadUrl(home.ctx(), pathToFileURL(join(home.root, 'gone.crate')).href, dest, opts()))).toMatch(/^E_NOT_FOUND: /);
   const small = join(home.root, 'small.crate');
   writeFileSync(small, Buffer.alloc(2048, 1));
-  expect(await codeOf(downloadUrl(home.ctx(), pathToFileURL(small).href, dest, opts(1024)))).toMatch(/^E_NETWORK: .*larger than 1024 bytes/);
+  expect(await codeOf(downloadUrl(home.ctx(), pathToFileURL(small).href, dest, opts(1024)))).toMatch(/^E_STATE: .*larger than 1024 bytes/);
   expect(existsSync(dest)).toBe(false);
 });

@@ -1,6 +1,6 @@
 /**
- * unpackCrate creates small files on libuv's thread pool (archive/file-writer.ts,
- * issue 20 wall5): a failure in the middle of concurrent writes is reported as the
+ * unpackCrate creates small files on libuv's thread pool (archive/file-writer.ts):
+ * a failure in the middle of concurrent writes is reported as the
  * sync path reported it and leaves nothing behind, and the number of open
  * descriptors stays bounded whatever the file count. `node:fs`'s callback `open`
  * and `close` are wrapped (everything else is the real module) to inject a failure
@@ -189,10 +189,10 @@ describe('unpacking on the thread pool', () => {
   // and the rest of the slice being inflated is written synchronously. The last of those
   // files usually runs past the slice's end. On a busy machine that must not count as
   // "inside a big file", where the rest of the 1 MiB read is inflated at once: that
-  // flooded the queue again and again, and ~2,800 of these 3,000 files were created on
-  // the main thread (~950 now), which under load left the pool's threads idle. On a quiet
-  // machine it must: the synchronous path is the faster one there (round six measured the
-  // flood fix at 1.71-1.84x against 1.34x quiet; docs/performance.md, Round seven: unpack7).
+  // flooded the queue again and again, and most of these 3,000 files were created on
+  // the main thread, which under load left the pool's threads idle. On a quiet
+  // machine it must: the synchronous path is the faster one there (docs/performance.md,
+  // install-small).
   it.each([
     ['on a busy machine, small files past a full queue are written synchronously one slice at a time, not the rest of the read', true],
     ['on a quiet machine, the rest of such a read is written synchronously (the faster path there), with the same tree', false],

@@ -1,6 +1,6 @@
 /**
  * Crates of 2 MiB and more have their small files created on one worker thread
- * (archive/worker-writer.ts, issue 20 round eight): the tree, modes and streamed
+ * (archive/worker-writer.ts): the tree, modes and streamed
  * content hash are the archive's, a failure inside the worker (a real ENOSPC, on a
  * small tmpfs) is reported as the sync path reports it and leaves nothing, and a
  * policy violation parsed while the worker still holds files waits for it before

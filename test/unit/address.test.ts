@@ -1,5 +1,5 @@
 /**
- * The address rules on every spelling (issue 19, item 5): link-local is refused
+ * The address rules on every spelling: link-local is refused
  * however it is written, as a URL (index, config.json `dl`, redirect target: all
  * go through checkFetchUrl), as a DNS answer and as a connected peer; loopback is
  * recognised in its real spellings only. Pure: nothing here touches the network.

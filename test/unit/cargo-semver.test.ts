@@ -1,5 +1,5 @@
 /**
- * Cargo's requirement grammar exactly (issue 19, item 8). Every row of
+ * Cargo's requirement grammar exactly. Every row of
  * test/fixtures/cargo-semver/table.json is the verdict of cargo's own `semver`
  * crate (VersionReq::parse and ::matches, Version::parse; see
  * scripts/cargo-semver-oracle/README.md): each requirement must be accepted
@@ -82,7 +82,7 @@ describe('versions (index `vers`), as Version::parse reads them', () => {
   });
 });
 
-describe('the table covers each rule of issue 19 item 8', () => {
+describe('the table covers each rule of the requirement grammar', () => {
   it.each([
     ['whitespace other than U+0020', ['1.2\t', '1.2\u00a0', '1.2\ufeff', '1.2\u3000', '\t1.2']],
     ['a wildcard beside other comparators', ['>1, x', '*, <2']],

@@ -1,4 +1,4 @@
-// The content hash computed by the extractor while it writes (issue 20) against the
+// The content hash computed by the extractor while it writes against the
 // plain definition (contentHash's walk), on random trees: nested and empty
 // directories, exec bits, `.git` directories and a file named `.git`, symlinks in
 // the source tree (never hashed; a crate cannot carry them), names whose UTF-16

@@ -1,6 +1,6 @@
 /**
  * Every environment variable yep-ext's code names is documented, and none is a
- * test switch (issue 13): a YEP_EXT_* name in src/ must appear in the
+ * test switch: a YEP_EXT_* name in src/ must appear in the
  * "Environment variables" section of docs/configuration.md (which the root help
  * points to: test/cli/help.test.ts), and no YEP_EXT_TEST_* name (nor the old
  * keychain-module switch) is left in src/.

@@ -1,7 +1,7 @@
 /**
  * The folders of src/core form a layered graph: no folder imports (even a type) from a
  * folder that imports it back, directly or through others. A cycle is how "one concern
- * per folder" decays (issue 13), so this test computes the graph from the import
+ * per folder" decays, so this test computes the graph from the import
  * statements themselves (static, type-only, re-exports and dynamic `import()`), and on a
  * cycle prints the folders and the file-level edges that close it. Files at the root of
  * src/core (context, errors, paths, log, clock, spawn, version) are the shared base and

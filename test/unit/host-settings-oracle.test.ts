@@ -45,7 +45,7 @@ const extRefs = (row: Row, more: readonly string[]) =>
 
 describe("settings.toml: yep-ext's reading is yolop's (the host's own code as oracle)", () => {
   it(`${table.rows.length} rows: every ext: ref, every instance, every config key`, () => {
-    expect(table.rows.length).toBeGreaterThan(300);
+    expect(table.rows.length).toBeGreaterThan(370);
     const failures: string[] = [];
     for (const row of table.rows) {
       const lookup = settingsLookup(row.text);
@@ -84,6 +84,16 @@ describe("settings.toml: yep-ext's reading is yolop's (the host's own code as or
         expect(runs.length, row.label).toBeGreaterThan(0);
         if (row.op?.op === 'enable' && row.op.values) expect((runs[0] as Record<string, unknown>).endpoint, row.label).toBe('https://set.example');
       }
+    }
+  });
+
+  it("disable then enable: yolop's code runs exactly what it ran before the round trip", () => {
+    const back = table.rows.filter((r) => r.label.startsWith('yep-ext enable after disable'));
+    expect(back.length).toBeGreaterThan(40);
+    for (const row of back) {
+      const disabled = table.rows[row.from as number] as Row;
+      const original = table.rows[disabled.from as number] as Row;
+      expect(sorted(oracleFor(row, 'ext:alpha')), row.label).toBe(sorted(oracleFor(original, 'ext:alpha')));
     }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * "The table is the only place a kind is named" (issue 13, docs/architecture.md):
+ * "The table is the only place a kind is named" (docs/architecture.md):
  * outside src/core/sources/ (the table, the kinds' modules and the spec parser),
  * no code tests a source kind by its literal (`src.type === 'crate'`,
  * `spec.kind === 'git'`, `case 'path':`); it asks the Source from

@@ -8,6 +8,12 @@ describe('resolvePaths (host-compat §1)', () => {
     expect(resolvePaths({ XDG_CONFIG_HOME: '/x' }, 'linux', '/home/u').configDir).toBe('/x/yolop');
     expect(resolvePaths({ XDG_CONFIG_HOME: 'relative' }, 'linux', '/home/u').configDir).toBe('/home/u/.config/yolop');
   });
+  it("the home is the environment's HOME (USERPROFILE on Windows), not this process's: the config root of a library caller's or an in-process run's env", () => {
+    expect(resolvePaths({ HOME: '/hh' }, 'linux').configDir).toBe('/hh/.config/yolop');
+    expect(resolvePaths({ HOME: '/hh' }, 'linux').storeDir).toBe('/hh/.config/yolop/extensions');
+    expect(resolvePaths({ HOME: '/hh' }, 'darwin').configDir).toBe('/hh/Library/Application Support/yolop');
+    expect(resolvePaths({ USERPROFILE: '/up', HOME: '/hh' }, 'win32').configDir).toBe(join('/up', 'AppData', 'Roaming', 'yolop'));
+  });
   it('macOS and Windows', () => {
     expect(resolvePaths({}, 'darwin', '/Users/u').configDir).toBe('/Users/u/Library/Application Support/yolop');
     expect(resolvePaths({ APPDATA: '/appdata' }, 'win32', '/u').configDir).toContain('yolop');
@@ -27,7 +33,7 @@ describe('resolvePaths (host-compat §1)', () => {
     });
     expect(resolvePaths({ YOLOP_CONFIG_DIR: '/c', YOLOP_EXTENSIONS_DIR: '/s' }, 'linux', '/h').lockFile).toBe('/s/extensions.lock');
   });
-  it('the shared download cache: YEP_EXT_CACHE_DIR, else the platform cache directory (issue 14)', () => {
+  it('the shared download cache: YEP_EXT_CACHE_DIR, else the platform cache directory', () => {
     expect(resolvePaths({}, 'linux', '/home/u').sharedCacheDir).toBe('/home/u/.cache/yep-ext');
     expect(resolvePaths({ XDG_CACHE_HOME: '/xc' }, 'linux', '/home/u').sharedCacheDir).toBe('/xc/yep-ext');
     expect(resolvePaths({ XDG_CACHE_HOME: 'relative' }, 'linux', '/home/u').sharedCacheDir).toBe('/home/u/.cache/yep-ext');

@@ -4,7 +4,7 @@ import { checkProxyUrl, noProxyMatches, proxyFor, proxySettings, showProxy, useP
 
 const u = (s: string) => new URL(s);
 
-describe('proxy selection (issue 14)', () => {
+describe('proxy selection', () => {
   it('reads the variables lower-case first; an empty lower-case value turns proxying off', () => {
     expect(proxySettings({})).toBeUndefined();
     expect(proxySettings({ HTTPS_PROXY: 'http://p:1', https_proxy: 'http://q:2' })?.httpsProxy).toBe('http://q:2');

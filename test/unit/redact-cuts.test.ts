@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 1, the rule: redact the whole text before any cut, and mask
+ * The rule: redact the whole text before any cut, and mask
  * what a cut leaves of a secret (6 characters or more). The helper itself, then
  * every truncation site below the CLI that quotes text from a server, git, a
  * registry or a native library (the doctor and CLI sites are in
@@ -106,5 +106,28 @@ describe('each truncation site below the CLI', () => {
     expect(secretFragments(gitOutputTail(stderr), SECRET)).toEqual([]);
     const e = gitFailure(stderr, 'fetch', 'https://example.com/x.git');
     expect(secretFragments(`${e.message}\n${JSON.stringify(e.details)}`, SECRET)).toEqual([]);
+  });
+});
+
+describe('a URL cut inside its userinfo (a credential nobody passed as a secret)', () => {
+  const URL = 'http://dave:Fk2Wq9Lp@10.0.0.1:8080/path';
+  const pieces = (out: string) => ['Fk2W', 'k2Wq', '2Wq9', 'Wq9L', 'q9Lp'].filter((p) => out.includes(p));
+  it('masks what a cut the caller made leaves of it, at the start or at the end', () => {
+    for (let at = 1; at < URL.indexOf('@'); at++) {
+      const start = truncateRedacted(`${URL.slice(at)} rest`, 200, [], { alreadyCut: { start: true } });
+      expect(pieces(start), `cut at ${at}: ${start}`).toEqual([]);
+      expect(start).toContain('@10.0.0.1:8080/path rest');
+    }
+    for (let at = URL.indexOf('//') + 3; at < URL.indexOf('@'); at++) {
+      const end = truncateRedacted(`text ${URL.slice(0, at)}`, 200, [], { alreadyCut: { end: true } });
+      expect(pieces(end), `cut at ${at}: ${end}`).toEqual([]);
+    }
+  });
+  it('masks what a stream tail (stderr, cut before anything could redact it whole) leaves of it', () => {
+    for (let at = 1; at < URL.indexOf('@'); at++) {
+      const tail = new ByteTail(`${URL}\n`.length - at);
+      tail.push(Buffer.from(`earlier line\n${URL}\n`));
+      expect(pieces(tail.text()), tail.text()).toEqual([]);
+    }
   });
 });

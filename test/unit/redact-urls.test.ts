@@ -38,6 +38,13 @@ const HIDDEN: Array<[string, string, string]> = [
     `proxy "http://${REDACTED}@a:1" and <https://${REDACTED}@b/x> done`,
   ],
   ['a URL right after other text', `url=https://${TOKEN}@h/`, `url=https://${REDACTED}@h/`],
+  ["git's scp-like form with a password", `deploy:${TOKEN}@github.com:acme/x.git`, `${REDACTED}@github.com:acme/x.git`],
+  [
+    "the scp-like form quoted in git's message",
+    `fatal: '${TOKEN}:x@[::1]:acme/x.git' does not appear`,
+    `fatal: '${REDACTED}@[::1]:acme/x.git' does not appear`,
+  ],
+  ['the scp-like form after a key', `url=me:${TOKEN}@host.example:x.git`, `url=${REDACTED}@host.example:x.git`],
   ['across a newline', `one\nhttp://${TOKEN}@h:1\ntwo`, `one\nhttp://${REDACTED}@h:1\ntwo`],
 ];
 

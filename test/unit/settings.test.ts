@@ -302,7 +302,7 @@ describe('golden edits', () => {
     expect(apply(d, { op: 'enable' }).text).toBe(t);
   });
 
-  it('a later enabled = false disables; enable unmarks it and the config comes back (observation 1)', () => {
+  it('a later enabled = false disables; enable unmarks it and the config comes back', () => {
     const t = '[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\nenabled = false\n';
     expect(read(t)).toEqual({ present: true, enabled: false, config: {}, kept: { endpoint: 'e' }, entries: 2 });
     const e = apply(t, { op: 'enable' });
@@ -310,15 +310,22 @@ describe('golden edits', () => {
     expect(read(e.text)).toEqual({ present: true, enabled: true, config: { endpoint: 'e' }, kept: {}, entries: 2 });
   });
 
-  it('a bare entry appended by the host enables without config; the kept config is reported and enable restores it (observation 2)', () => {
+  it('a bare entry appended by the host enables without config; the kept config is reported and enable restores it', () => {
     const t = '[[capabilities]]\nref = "ext:logfire"\nenabled = false # mine\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\n';
     expect(read(t)).toEqual({ present: true, enabled: true, config: {}, kept: { endpoint: 'e' }, entries: 2 });
     const e = apply(t, { op: 'enable' });
-    expect(e).toEqual({ text: '[[capabilities]]\nref = "ext:logfire"\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\n', changed: true });
-    // Config set while such a pair is on file lands in the entry the host merges last, still enabled; the kept config stays kept.
+    // The user's own `enabled = false` line keeps its place and comment: only its value turns.
+    expect(e).toEqual({
+      text: '[[capabilities]]\nref = "ext:logfire"\nenabled = true # mine\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\n',
+      changed: true,
+    });
+    expect(read(e.text)).toMatchObject({ enabled: true, config: { endpoint: 'e' }, kept: {} });
+    // Config set while such a pair is on file lands in the entry the host merges last, still enabled. That
+    // entry now names config of its own, so enable leaves the earlier `enabled = false` alone: nothing is kept.
     const s = apply(t, { op: 'set', values: { port: 1 } }).text;
     expect(s).toBe('[[capabilities]]\nref = "ext:logfire"\nenabled = false # mine\nendpoint = "e"\n\n[[capabilities]]\nref = "ext:logfire"\nport = 1\n');
-    expect(read(s)).toMatchObject({ enabled: true, config: { port: 1 }, kept: { endpoint: 'e' } });
+    expect(read(s)).toMatchObject({ enabled: true, config: { port: 1 }, kept: {} });
+    expect(apply(s, { op: 'enable' }).changed).toBe(false);
   });
 
   it('what enable brings back: every key of the file, later keys winning', () => {
@@ -329,7 +336,10 @@ describe('golden edits', () => {
     expect(of('a = 1\n', 'b = 2\n', '')).toMatchObject({ enabled: true, config: { a: 1, b: 2 }, kept: {} });
     expect(of('a = 1\n', 'enabled = true\nb = 2\n')).toMatchObject({ enabled: true, config: { a: 1, b: 2 }, kept: {} });
     expect(of('', 'enabled = false\n')).toMatchObject({ enabled: false, config: {}, kept: {} });
-    expect(of('a = 1\n', 'enabled = false\n', 'b = 2\n')).toMatchObject({ enabled: true, config: { b: 2 }, kept: { a: 1 } });
+    // Config set after the disabling entry is what is in effect: enable leaves that file alone.
+    expect(of('a = 1\n', 'enabled = false\n', 'b = 2\n')).toMatchObject({ enabled: true, config: { b: 2 }, kept: {} });
+    // Only bare entries after it (the host's enable): enable switches the disabling entry back on.
+    expect(of('a = 1\n', 'enabled = false\n', '')).toMatchObject({ enabled: true, config: {}, kept: { a: 1 } });
     // Non-boolean switches are ignored, as the host ignores them; a present non-string ref names nothing.
     expect(of('enabled = "no"\na = 1\n')).toMatchObject({ enabled: true, config: { a: 1 } });
     expect(read('[[capabilities]]\nref = 5\nid = "ext:logfire"\na = 1\n')).toMatchObject({ present: false, enabled: false });

@@ -78,7 +78,7 @@ describe('tree-state', () => {
     expect(Object.keys(withNumbers)).toEqual(expect.arrayContaining(['2', '10']));
   });
   it('signs a large tree into blocks of at most 64 KiB (no buffer grown and copied whole) and writes them as the same file as one buffer', async () => {
-    // ~1,200 files: ~130 KB of signatures, so three blocks (issue 20: the 20,000-file install's peak RSS).
+    // ~1,200 files: ~130 KB of signatures, so three blocks (the 20,000-file install's peak RSS).
     for (let d = 0; d < 12; d++) {
       mkdirSync(join(dir, 'src', `module-${d}`), { recursive: true });
       for (let f = 0; f < 100; f++) writeFileSync(join(dir, 'src', `module-${d}`, `a-rather-long-file-name-${f}-\u00e9.rs`), `${d}/${f}`);

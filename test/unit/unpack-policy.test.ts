@@ -147,7 +147,7 @@ describe('TreeIndex', () => {
     expect(t.size).toBe(3);
   });
 
-  it('holds one map entry per path and, for a lower-case path, no string of its own (issue 20: flat peak RSS)', () => {
+  it('holds one map entry per path and, for a lower-case path, no string of its own (flat peak RSS)', () => {
     // What each entry keeps is what survives V8's young collections and grows its young
     // generation on a 20,000-file crate: one number per lower-case path, the caller's string as key.
     const t = new TreeIndex(ROOT);
@@ -243,7 +243,7 @@ describe('PAX records and GNU long names', () => {
   });
 });
 
-describe('collision key: full Unicode case folding after normalisation (issue 19, item 6)', () => {
+describe('collision key: full Unicode case folding after normalisation', () => {
   // Pairs one file system or another treats as one name; the key must join each.
   it.each([
     ['server', 'ſerver', 'long s (U+017F) folds to s'],

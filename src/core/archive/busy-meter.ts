@@ -1,11 +1,10 @@
 /**
  * Is another process competing with the unpack for the CPUs? The unpack loop asks
- * this to choose how small files are written (issue 20, round seven): on a quiet
+ * this to choose how small files are written: on a quiet
  * machine the synchronous path is fastest (each pooled file costs the main thread
  * its callbacks, and the kernel work they move off it does not finish sooner on two
  * cores), while on a loaded one the pool's threads win CPU time the main thread
- * alone does not get (round six measured the same change 2.89x -> 1.43x under load
- * and 1.34x -> 1.71-1.84x quiet). docs/performance.md, "Round seven: unpack7".
+ * alone does not get (the pool is far faster under load, and slower when quiet).
  *
  * Others' share = (CPU time the whole machine spent, from /proc/stat) minus (this
  * process's own, all threads, from getrusage), over the machine's capacity, per

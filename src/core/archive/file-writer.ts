@@ -1,8 +1,8 @@
 /**
  * Creates the extractor's small files on libuv's thread pool, a few at a time,
  * while the main thread goes on parsing and hashing and zlib inflates the next
- * chunk (issue 20, wall5). Creating a file (open with O_CREAT|O_EXCL) is the
- * disk's cost, ~0.3 ms of kernel time each on ext4 here: 5,000 of them on the main
+ * chunk. Creating a file (open with O_CREAT|O_EXCL) is the
+ * disk's cost, kernel time for each: 5,000 of them on the main
  * thread, one after the other, were most of a 5,000-file install. GNU tar pays it
  * too, but in a process of its own beside gzip; here up to MAX_ACTIVE files are
  * open/write/close chains on the pool at once (2 cores, 4 pool threads, one of
@@ -21,7 +21,7 @@ import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { WakeList } from './wake-list.js';
 
 const MAX_ACTIVE = 3;
-/** Enough to keep three creators busy; small, because every byte queued is resident (measured: a 2 MiB / 256-file queue added 5-8 MiB to the 5,000-file install's peak RSS, 512 KiB 3-4; 128 files: what a 32 KiB slice of small files inflates to fits in the half left free). */
+/** Enough to keep three creators busy; small, because every byte queued is resident (a longer queue adds its size, several times over, to the 5,000-file install's peak RSS; 128 files: what a 32 KiB slice of small files inflates to fits in the half left free). */
 const MAX_QUEUED_BYTES = 512 * 1024;
 const MAX_QUEUED_FILES = 128;
 

@@ -5,7 +5,7 @@
  * synchronous calls, and (with `asyncWrites(true)`, as unpackCrate does) files up
  * to 256 KiB gathered into one buffer each and created on the thread pool by a
  * FileWriter (bounded queue and descriptors; callbacks, not one promise per file,
- * which is what makes node-tar's async extraction 8-10x slower than GNU tar), or
+ * which is what makes node-tar's async extraction several times slower than GNU tar), or
  * (`asyncWrites(true, true)`) on one worker thread by a WorkerWriter, in batches.
  * Directories are always made here, before any file under them is handed over, so
  * a file written here (a big one, or the writer's queue was full) never waits for

@@ -71,7 +71,7 @@ export function normalizeMode(mode: number, isDir: boolean): number {
 /** How names compare on case-insensitive or normalising filesystems (macOS, Windows): fold-name.ts. */
 export { foldName };
 
-/** What the index knows of a path, as a small integer (no object per path: issue 20's memory rows). */
+/** What the index knows of a path, as a small integer (no object per path: the peak RSS of many-file crates). */
 const FILE = 1;
 const DIR = 2;
 /** The directory had an entry of its own (not only created for a file inside it). */
@@ -90,8 +90,8 @@ const KIND_DIGIT = 48; // '0'
  * foldName returns the same string), else one string, the kind's digit followed by
  * the path. So a path costs one map entry and, in the common case, no string beyond
  * the one the caller already holds: what survives a young collection per entry is
- * what grows V8's young generation on a 20,000-file crate (docs/performance.md,
- * "Round five: mem5"). One lookup answers both "is this path known" and "does a
+ * what grows V8's young generation on a 20,000-file crate. One lookup answers both
+ * "is this path known" and "does a
  * different name fold onto it".
  */
 export class TreeIndex {

@@ -5,14 +5,14 @@
  * count, depth, path length and time, normalised modes. The first violation rejects
  * the whole archive and removes everything written so far.
  *
- * Shape, chosen by measurement (scripts/bench-unpack.mjs, docs/performance.md):
+ * Shape, chosen by measurement (scripts/bench-unpack.mjs, `npm run bench`):
  * node:zlib inflates on the thread pool while this module parses each chunk
  * synchronously; files up to 256 KiB are created, for a crate of 2 MiB or more, on
  * one worker thread in batches (archive/worker-writer.ts), otherwise on the pool a
  * few at a time (archive/file-writer.ts, callbacks, bounded queue); directories and
  * bigger files with sync calls on the main thread.
  * node-tar's default async extraction pays a promise/stream round trip per file
- * and was 8-10x slower than GNU tar on 5,000 small files.
+ * and is several times slower than GNU tar on 5,000 small files.
  */
 import { removeWork } from '../fs/custody.js';
 import { mkdirSync } from 'node:fs';
@@ -43,7 +43,7 @@ const WORKER_SLICE = 64 * 1024;
 /**
  * Crates from this size (compressed) have their small files created on one worker thread
  * (archive/worker-writer.ts); smaller ones on the thread pool, where the worker's start-up
- * (~30 ms of CPU) would cost more than it saves.
+ * (a Node isolate of its own) would cost more than it saves.
  */
 const WORKER_MIN_CRATE = 2 * MiB;
 
@@ -147,8 +147,8 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
  * the file is read into two reused 1 MiB buffers (one is read while zlib inflates
  * the other on the thread pool) and zlib's output goes to one reused 1 MiB buffer
  * that the extractor consumes synchronously. Allocating a fresh buffer per chunk
- * (what fs streams and zlib do) left tens of MiB of garbage between collections:
- * the peak RSS of a 200 MB install was ~110 MiB (docs/performance.md).
+ * (what fs streams and zlib do) leaves tens of MiB of garbage between collections,
+ * which the peak RSS of a large install would carry.
  */
 async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackOptions, signal: AbortSignal, onFailure: (e: unknown) => void): Promise<void> {
   const gunzip = createGunzip({ chunkSize: CHUNK });
@@ -214,11 +214,11 @@ async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackO
       // Fed to zlib in slices, each only once the thread pool's queue of files has
       // room: what one slice inflates to is what can pile up (memory stays bounded).
       // Inside a big file (written with sync calls) the rest of the read goes at once:
-      // 2,000 slices of a 68 MB crate cost ~0.3 s of CPU for nothing. Inside a small
+      // thousands of slices of a large crate would cost CPU for nothing. Inside a small
       // file written synchronously because the queue was full, it goes at once too
       // on a quiet machine (most of the rest is then written with sync calls, the
       // fastest way there), but not on a busy one, where it would flood the queue
-      // again and again and leave the pool's threads idle (issue 20, round seven).
+      // again and again and leave the pool's threads idle.
       for (let off = 0, end = 0; off < bytesRead && !signal.aborted && !failed; off = end) {
         await Promise.race([tar.room(), done]);
         // With the worker, a small file written here (it was not ready yet, or behind) never

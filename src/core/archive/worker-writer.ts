@@ -1,14 +1,14 @@
 /**
  * Creates the extractor's small files on ONE worker thread (node:worker_threads)
- * with synchronous calls, in batches (issue 20, round eight: unpack8). The main
+ * with synchronous calls, in batches. The main
  * thread keeps every decision (parse, policy, directories, big files, the content
  * hash, in archive order); the worker only runs open(O_EXCL)/fchmod/write/close
  * for files the extractor has already accepted, whose bytes the extractor copies
  * straight into a 256 KiB batch buffer. A batch (up to BATCH_FILES files or
  * BATCH_FLUSH bytes) is posted with its buffer transferred, not copied; the worker
  * acknowledges it and transfers the buffer back for reuse. No callback per file:
- * round six measured that libuv's pool with a callback per file loses on a quiet
- * machine.
+ * libuv's pool with a callback per file loses on a quiet machine (each callback
+ * costs the main thread more than the kernel work it moves off it).
  *
  * Same contract as FileWriter (the extractor uses either): bounded (at most
  * MAX_INFLIGHT bytes posted and not yet written; past that the caller writes the
@@ -18,7 +18,7 @@
  * thrown, and `settle()` returns only once the worker has stopped touching the tree.
  *
  * The worker is started at the archive's 16th small file (a crate of one big file
- * never pays for it: ~5 MiB of RSS and ~30 ms of CPU); its start-up overlaps the
+ * never pays for it: an isolate's RSS and start-up CPU); its start-up overlaps the
  * next files, written on the main thread until it says it is ready. It is kept,
  * unreferenced, for the next unpack of the process.
  */
@@ -188,7 +188,7 @@ export class WorkerWriter {
     const t = this.t;
     if (t === undefined) {
       // Started only once the archive shows many small files: a crate of one big file
-      // never pays its start-up or its ~5 MiB (the 200 MB install's peak RSS row).
+      // never pays its start-up or its memory (the 200 MB install's peak RSS row).
       if (++this.offered === START_AFTER) {
         try {
           this.start();

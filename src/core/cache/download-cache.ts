@@ -1,5 +1,5 @@
 /**
- * The download cache shared by every home of a user (issue 14, docs/fleet.md):
+ * The download cache shared by every home of a user (docs/fleet.md):
  * verified `.crate`s and prebuilt binary artifacts, content-addressed with
  * cacache + ssri at `Paths.sharedCacheDir` (YEP_EXT_CACHE_DIR, else the platform
  * cache dir).
@@ -16,12 +16,12 @@
  * degrades to "no cache": the cache can make an install faster, never fail it.
  * cacache writes through temp files and atomic moves, so several processes may share it.
  *
- * A verified file is put in with no second read of its bytes (issue 20, round six): a
+ * A verified file is put in with no second read of its bytes: a
  * `.crate` the caller is about to delete is hard-linked to its content path (else
  * copied by the kernel under a temp name and renamed), and its index line appended.
  * A cache read is a kernel copy from the content path. Both use cacache's on-disk
- * layout (content-v2, index-v5) directly, so an install never loads cacache (~260 KB
- * of bundle, ~20-40 ms) nor streams the file through it for a second SHA-256: the
+ * layout (content-v2, index-v5) directly, so an install never loads cacache (a large
+ * bundle of its own) nor streams the file through it for a second SHA-256: the
  * layout is pinned against cacache itself by test/integration/download-cache-layout.test.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -114,8 +114,13 @@ export async function cachedDigestOf(ctx: Context, key: string): Promise<string 
   }
 }
 
-/** Cache dirs a write already failed on for a lasting reason in this process: not tried again. */
-const unwritable = new Set<string>();
+/**
+ * The runs whose cache a write already failed on for a lasting reason: not tried again in
+ * that run. Keyed by the run's paths object (one per Context, shared by the contexts an
+ * operation derives from it), so a later run in the same process (a library caller's,
+ * in-process tests') tries again and notes it again.
+ */
+const unwritable = new WeakSet<Context['paths']>();
 const LASTING = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
 
 /**
@@ -206,7 +211,7 @@ async function placeContent(dir: string, sha256Hex: string, file: string, linkab
  * pinned one). `how: 'link'` when the caller only reads and then deletes `file`
  * (a `.crate` before its unpack): a hard link then. Any failure is only a debug note;
  * a lasting one (read-only mount, no permission, full disk) is noted once and the
- * cache is then only read by this process: one note per run, not one per file.
+ * cache is then only read by this run: one note per run, not one per file.
  */
 export async function storeInCache(
   ctx: Context,
@@ -217,7 +222,7 @@ export async function storeInCache(
 ): Promise<void> {
   if (!cacheEnabled(ctx.env)) return;
   const dir = ctx.paths.sharedCacheDir;
-  if (unwritable.has(dir)) return;
+  if (unwritable.has(ctx.paths)) return;
   try {
     const { size } = await stat(file);
     await placeContent(dir, sha256Hex, file, how === 'link');
@@ -226,8 +231,8 @@ export async function storeInCache(
     const code = (e as { code?: string }).code ?? '';
     if (LASTING.has(code)) {
       // Downloads run in parallel: only the first of the writes that fail together says so.
-      if (unwritable.has(dir)) return;
-      unwritable.add(dir);
+      if (unwritable.has(ctx.paths)) return;
+      unwritable.add(ctx.paths);
       ctx.log.debug(`download cache not written (${code}: ${dir} is read-only, not writable or full); reading it only`);
     } else ctx.log.debug(`download cache not written (${(e as Error).message})`);
   }

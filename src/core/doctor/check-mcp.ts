@@ -15,6 +15,9 @@ import { sanitize } from '../text/sanitize.js';
 import { redactValue, truncateRedacted } from '../text/redact.js';
 import { planMcpLaunch, type McpLaunch } from '../mcp/mcp-launch.js';
 import type { McpProbe } from '../mcp/probe.js';
+import type { RunPermit } from '../binary/cargo-build.js';
+import { inspectServerCommand } from '../package/inspect-command.js';
+import { mayRunPackageCode } from '../policy/package-code.js';
 import { declarationDigest, diffTools, noChanges, normalizeTools, type McpToolChanges } from '../mcp/tool-changes.js';
 import { ms, type CheckStatus, type Report } from './report.js';
 
@@ -41,6 +44,8 @@ export interface McpCheckInput {
   manifest: Manifest;
   /** Installed extensions get a record; a package directory does not. */
   installed: boolean;
+  /** The package directory (what a stdio server's command is judged against). */
+  packageDir: string;
   workspaceRoot: string;
   timeoutMs: number;
   probeMs: number;
@@ -57,10 +62,15 @@ export async function checkMcpServers(input: McpCheckInput): Promise<DoctorMcpSe
   const { ctx, report, manifest } = input;
   const launches = Object.entries(manifest.yolop.mcpServers).map(([server, decl]) => ({ decl, launch: planMcpLaunch(manifest.name, server, decl, ctx.env) }));
   for (const { launch } of launches) input.secrets.push(...launch.secrets);
+  // Each stdio server through the one resolver and the one guard before anything starts.
+  const starts = await Promise.all(launches.map(({ launch }) => (launch.transport === 'stdio' ? mayStartStdio(input, launch) : undefined)));
   const { probeMcpServer } = await import('../mcp/probe.js');
   const probes = await Promise.all(
-    launches.map(({ launch }) =>
-      probeMcpServer(launch, {
+    launches.map(({ launch }, i) => {
+      const start = starts[i];
+      if (start && 'why' in start) return notStarted(start);
+      return probeMcpServer(launch, {
+        ...(start ? { stdio: start } : {}),
         workspaceRoot: input.workspaceRoot,
         env: ctx.env,
         timeoutMs: input.timeoutMs,
@@ -70,8 +80,8 @@ export async function checkMcpServers(input: McpCheckInput): Promise<DoctorMcpSe
         signal: ctx.signal,
         spawn: ctx.spawn,
         clock: ctx.clock,
-      }),
-    ),
+      });
+    }),
   );
   const previous = input.installed ? loadMcpRecord(ctx.paths, manifest.name) : undefined;
   const next: McpRecord = { format: 1, name: manifest.name, servers: {} };
@@ -114,6 +124,40 @@ export async function checkMcpServers(input: McpCheckInput): Promise<DoctorMcpSe
   return out;
 }
 
+/**
+ * May doctor start this stdio server, and which program: the one resolver with the host's
+ * launch rule for MCP servers (from the workspace, the user's PATH, no package bin/), then
+ * the one guard in front of package code (the policy's `server_outside_package`).
+ */
+async function mayStartStdio(input: McpCheckInput, launch: McpLaunch): Promise<{ program: string; permit: RunPermit } | { why: string; refused: boolean }> {
+  const { ctx, manifest } = input;
+  const command = launch.command ?? '';
+  const resolved = await inspectServerCommand(input.packageDir, command, launch.env.PATH ?? ctx.env.PATH ?? '', {
+    kind: 'mcp',
+    server: launch.server,
+    cwd: input.workspaceRoot,
+  });
+  const declared = manifest.yolop.mcpServers[launch.server]?.command ?? command;
+  const verdict = await mayRunPackageCode(ctx, { kind: 'server', name: manifest.name, mcpServer: launch.server, command: declared, resolved }, 'run');
+  if (verdict.run && resolved.ok) return { program: resolved.path, permit: verdict.permit };
+  if (!verdict.run && verdict.ask) return { why: `${resolved.detail}; not started`, refused: true };
+  // Refused by the policy, or a program that cannot start (the resolver says why and what to do).
+  return { why: verdict.run ? resolved.detail : verdict.why, refused: !verdict.run && verdict.violation !== undefined };
+}
+
+/** The probe of a server that was not started: refused by the guard, or nothing that could start. */
+function notStarted(start: { why: string; refused: boolean }): McpProbe {
+  return {
+    failure: start.why,
+    notStarted: start.refused ? 'refused' : 'cannot-start',
+    reached: 'start',
+    tools: [],
+    truncated: false,
+    badLines: { count: 0, first: [] },
+    durationMs: 0,
+  };
+}
+
 function gradeServer(report: Report, launch: McpLaunch, p: McpProbe, secrets: readonly string[]): void {
   const name = `mcp:${launch.server}`;
   const where = launch.transport === 'stdio' ? `\`${launch.declared}\`` : launch.declared;
@@ -134,6 +178,8 @@ function gradeServer(report: Report, launch: McpLaunch, p: McpProbe, secrets: re
   if (p.failure !== undefined) {
     status = 'fail';
     if (launch.transport === 'http') head = p.reached === 'start' ? `cannot connect to ${where}: ${p.failure}` : `the server at ${where} ${p.failure}`;
+    else if (p.notStarted === 'refused') head = `did not start ${where}: ${p.failure.replace(/^not started: /, '')}`;
+    else if (p.notStarted === 'cannot-start') head = `could not start ${where}: ${p.failure}`;
     else if (p.pid === undefined) {
       head = `could not start ${where}: ${spawnFailure(p.failure)}`;
       problems.push("check the command in plugin.json: yolop runs it from your workspace with your PATH, not the package's bin/");

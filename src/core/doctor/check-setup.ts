@@ -110,13 +110,9 @@ export async function checkCommand(
 ): Promise<Extract<CommandInspection, { ok: true }> | undefined> {
   const command = manifest.yolop.capabilityServer.command;
   const resolved = await inspectServerCommand(dir, command, ctx.env.PATH ?? '');
-  if (!resolved.ok) {
-    report.add('command', 'fail', resolved.detail);
-    return undefined;
-  }
   const verdict = await mayRunPackageCode(ctx, { kind: 'server', name: manifest.name, command, resolved }, 'run');
-  if (!verdict.run) {
-    report.add('command', 'fail', verdict.ask ? `${resolved.detail}; not started` : verdict.why);
+  if (!verdict.run || !resolved.ok) {
+    report.add('command', 'fail', verdict.run ? resolved.detail : verdict.ask ? `${resolved.detail}; not started` : verdict.why);
     return undefined;
   }
   report.add('command', resolved.warning ? 'warn' : 'pass', resolved.warning ? `${resolved.detail}; ${resolved.warning}` : resolved.detail);

@@ -2,7 +2,7 @@
  * The check groups at the end of a run: `shutdown` and `stdin_eof` (how each
  * run stopped), `messages` (every message of every run against the schema) and
  * `processes` (nothing the server started is left: its process group, and on
- * Linux every descendant, other sessions and groups included; issue 19 item 2).
+ * Linux every descendant, other sessions and groups included).
  */
 import { truncateRedacted } from '../text/redact.js';
 import type { LeftoverProcess, StopReport, YepClient } from '../yep/client.js';

@@ -23,6 +23,7 @@ import { YepError } from '../errors.js';
 import type { Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { notInstalled, notInstalledHere } from '../store/installed-manifest.js';
+import { proxyCredentials } from '../net/proxy.js';
 import { redactValue } from '../text/redact.js';
 import type { ServerConfig, ConfigInjection } from '../settings/server-config.js';
 import type { CommandInspection } from '../package/inspect-command.js';
@@ -177,7 +178,8 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   if (engines) run.report.add(engines.name, engines.status, engines.detail);
   const loaded = options.noConfig || !options.loadConfig ? undefined : await options.loadConfig(manifest.name, manifest);
   const injection = checkConfig(run.report, manifest, loaded, options.noConfig === true);
-  run.secrets = options.noConfig ? [] : [...injection.secretValues];
+  // What the server is handed and may echo: its config secrets, and the proxy credentials in the environment it inherits.
+  run.secrets = [...(options.noConfig ? [] : injection.secretValues), ...proxyCredentials(ctx.env)];
   const command = await checkCommand(ctx, run.report, dir, manifest);
   try {
     if (command) call = await runServer(run, { dir, manifest, injection, command });
@@ -189,6 +191,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
         report: run.report,
         manifest,
         installed: source === 'installed',
+        packageDir: dir,
         workspaceRoot: options.workspaceRoot,
         timeoutMs: run.timeoutMs,
         probeMs: run.probeMs,
@@ -219,7 +222,7 @@ interface ServerPlan {
  * `spawn`, `handshake` and everything after it: two runs of the server (the second
  * stopped by EOF only). The two runs are independent, so the second starts once
  * the first has answered initialize and overlaps the first's probes and shutdown
- * instead of following them (issue 20: doctor paid two server starts in a row).
+ * instead of following them: two server starts in a row were most of doctor's time.
  * Not earlier, when doctor spawns them itself: the first handshake's timeout is the
  * host's, and a second server starting beside it on a loaded machine could make it
  * miss that. (`doctor <dir>`'s early start, doctor-early.ts, spawns both at once

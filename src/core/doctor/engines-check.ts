@@ -7,7 +7,7 @@
  *
  * The check's code (semver, the agent probe) is loaded only for a manifest that
  * declares a range, as `list` does: evaluating semver's module set-up was a
- * measurable part of loading doctor's bundle (issue 20), for a check most
+ * measurable part of loading doctor's code, for a check most
  * extensions do not have. declaresEngines is the test checkAgainstAgent itself
  * starts with (engines.ts: enginesRequirement), so the answer is the same.
  */

@@ -1,25 +1,22 @@
 /**
  * Prompt collection of buffer garbage during a long transfer. Every socket read
  * (undici) and every stream chunk is a fresh buffer outside V8's heap, and V8
- * collects such buffers only once ~32 MiB of them have piled up: that pile was
- * most of the growth of the peak RSS during a download and while copying it
- * into the download cache (docs/performance.md, "Round three: memory"). A
- * young-generation collection every 4 MiB frees them at a cost of well under a
- * millisecond each (a full one cost ~1 s of CPU over a 200 MB install).
+ * collects such buffers only once tens of MiB of them have piled up: that pile
+ * is most of the growth of the peak RSS during a long transfer. A
+ * young-generation collection every few MiB frees them cheaply (a full
+ * collection would cost far more CPU over a large install).
  *
  * 4 MiB by default. A download collects every 1 MiB (DOWNLOAD_EVERY): its socket
  * reads are all it makes, and nothing holds them once copied into the hash batch,
- * so a shorter period frees them sooner at no measurable cost; 4 MiB let ~20 MiB
- * of freed-but-unswept reads build up, which put the 200 MB install at 80-82 MiB
- * on Node 24 (68-69 with 1 MiB; Node 20 66-69 -> 63-64; docs/performance.md,
- * "Round eleven"). Round three's case against short periods was a stream that
- * still held its buffers (cacache's writer queue: held buffers survive two young
- * collections, are promoted, and wait for a full one); no such stream is left on
- * the download path since round six.
+ * so a shorter period frees them sooner at no measurable cost, where 4 MiB lets
+ * freed-but-unswept reads pile up (the 200 MB install's peak RSS, on Node 24
+ * above all). A shorter period hurts only a stream that still holds its buffers
+ * (held buffers survive two young collections, are promoted and wait for a full
+ * one); keep such streams off the download path.
  *
  * The collector is V8's `gc`, which exists only when the host process exposed
  * it: the CLI entry (bin/run.js) does, under the well-known symbol below. The
- * library never sets a V8 flag (issue 13), so an embedder's process without it
+ * library never sets a V8 flag, so an embedder's process without it
  * simply collects on V8's own schedule.
  */
 type Collect = (options?: { type?: 'minor' | 'major' }) => void;
@@ -27,7 +24,7 @@ type Collect = (options?: { type?: 'minor' | 'major' }) => void;
 /** Where bin/run.js puts V8's `gc` (Symbol.for: the bundle and the entry share no module). */
 const COLLECTOR_KEY = Symbol.for('yep-ext.collect-garbage');
 
-/** Collect after this many bytes of transient buffers (measured: 4 MiB keeps a 68 MB download flat). */
+/** Collect after this many bytes of transient buffers (enough to keep a long transfer's peak RSS flat). */
 const EVERY = 4 * 1024 * 1024;
 
 /** The period for a download's socket reads (see above). */

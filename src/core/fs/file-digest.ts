@@ -1,7 +1,7 @@
 /**
  * SHA-256 of a file, read in 1 MiB chunks into one reused buffer (crates and
  * binaries can be large; a fresh buffer per chunk is garbage that raises the peak
- * RSS, docs/performance.md): the one file hasher of the download cache, the
+ * RSS): the one file hasher of the download cache, the
  * binary step and `verify`. Light on purpose: `list` imports it.
  */
 import { createHash } from 'node:crypto';

@@ -7,9 +7,10 @@
  * reported. The SDK is loaded only here, when a manifest declares an MCP server.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RunPermit } from '../binary/cargo-build.js';
 import type { Clock } from '../clock.js';
 import type { Spawn } from '../context.js';
-import { proxyFor, proxySettings } from '../net/proxy.js';
+import { useProxy } from '../net/proxy.js';
 import { redactText, truncateRedacted } from '../text/redact.js';
 import type { StopReport } from '../yep/server-process.js';
 import type { McpLaunch } from './mcp-launch.js';
@@ -24,6 +25,12 @@ export interface McpToolDef {
 export interface McpProbeOptions {
   /** The stdio server's cwd (the workspace root, as the host's). */
   workspaceRoot: string;
+  /**
+   * A stdio server's program, as the one resolver found it (package/inspect-command.ts),
+   * and the permit of the one guard in front of package code (policy/package-code.ts):
+   * a stdio server is never spawned without both.
+   */
+  stdio?: { program: string; permit: RunPermit };
   /** The environment the host would run with (the user's). */
   env: Record<string, string | undefined>;
   /** Connecting and the `initialize` answer. */
@@ -44,6 +51,8 @@ export interface McpProbe {
   failure?: string;
   /** How far it got. */
   reached: 'start' | 'connect' | 'list' | 'done';
+  /** Set when doctor did not start it (`failure` says why): the guard refused it, or the resolver found nothing that could start. */
+  notStarted?: 'refused' | 'cannot-start';
   tools: McpToolDef[];
   /** True when tools/list had more pages than doctor reads (MAX_PAGES). */
   truncated: boolean;
@@ -79,8 +88,12 @@ export async function probeMcpServer(launch: McpLaunch, o: McpProbeOptions): Pro
   try {
     let transport: Transport;
     if (launch.transport === 'stdio') {
+      if (o.stdio?.permit.kind !== 'server') {
+        out.failure = 'was not started: no permit from the guard in front of package code';
+        return out;
+      }
       stdio = new ProcessTransport(
-        { command: launch.command ?? '', args: launch.args, workspaceRoot: o.workspaceRoot, env: o.env, injectedEnv: launch.env },
+        { command: o.stdio.program, args: launch.args, workspaceRoot: o.workspaceRoot, env: o.env, injectedEnv: launch.env },
         { secrets: o.secrets, ...(o.spawn ? { spawn: o.spawn } : {}), ...(o.clock ? { clock: o.clock } : {}) },
       );
       transport = stdio;
@@ -195,9 +208,13 @@ function capped(base: Fetch): Fetch {
   };
 }
 
-/** The fetch for `url`: through the proxy the environment names for it (undici), else Node's own. */
+/**
+ * The fetch for `url`: through the proxy the environment names for it (undici), else Node's own.
+ * The proxy is chosen and checked by the one proxy guard: an unusable value is a configuration
+ * error naming its variable, before anything is sent.
+ */
 async function fetchFor(url: URL, env: Record<string, string | undefined>): Promise<Fetch> {
-  const proxy = proxyFor(url, proxySettings(env));
+  const proxy = useProxy(url, env);
   if (proxy === undefined) return (u, init) => fetch(u, init);
   const undici = await import('undici');
   const dispatcher = new undici.ProxyAgent(proxy);

@@ -624,9 +624,9 @@ export async function httpDownload(ctx: Context, url: string, file: string, opti
     const { declaredLength } = info;
     const hash = createHash('sha256');
     const fd = local(() => openSync(file, 'w', 0o600));
-    // Hash and write in 1 MiB batches (64 KiB updates cost ~3x, hardening "Hashing"),
-    // gathered in one reused buffer: a fresh batch per MiB was garbage V8 collects
-    // only after ~32 MiB of it (docs/performance.md, "Round three").
+    // Hash and write in 1 MiB batches (64 KiB updates cost several times more, hardening "Hashing"),
+    // gathered in one reused buffer: a fresh batch per MiB would be garbage that V8
+    // collects only after tens of MiB of it have piled up, raising the peak RSS.
     const batch = Buffer.allocUnsafe(HASH_CHUNK);
     // Socket reads are fresh buffers still: collect them as they pile up.
     const garbage = bufferGarbageMeter(DOWNLOAD_EVERY);

@@ -39,9 +39,19 @@ function moduleFor(protocol: string): HttpModule {
   return createRequire(process.execPath)(protocol === 'https:' ? 'node:https' : 'node:http') as HttpModule;
 }
 
-const agents = new Map<string, Agent>();
+/**
+ * The keep-alive agents of each run, keyed by its `ctx.http` (send.ts): a run reuses its own
+ * connections, never one an earlier run in this process left idle, which the server may be
+ * closing just then (a library caller's or an in-process test's runs share one process).
+ */
+const pools = new WeakMap<object, Map<string, Agent>>();
 
-function agentFor(mod: HttpModule, protocol: string, resolve: ReadonlyMap<string, string>): Agent {
+function agentFor(mod: HttpModule, protocol: string, resolve: ReadonlyMap<string, string>, run: object): Agent {
+  let agents = pools.get(run);
+  if (!agents) {
+    agents = new Map();
+    pools.set(run, agents);
+  }
   // The pool is keyed by host and port only, so sockets found through other resolve answers live in another agent.
   const key = `${protocol}\n${[...resolve].join(',')}`;
   let agent = agents.get(key);
@@ -69,7 +79,7 @@ function coded(message: string, code: string): Error {
 /** Sockets whose connection (and TLS handshake) completed and whose peer passed the address rule. */
 const ready = new WeakSet<Socket>();
 
-export function nodeSender(stallMs: number, resolve: ReadonlyMap<string, string>): Send {
+export function nodeSender(stallMs: number, resolve: ReadonlyMap<string, string>, run: object): Send {
   const lookup = guardedLookup(resolve);
   return async (url, init) => {
     const mod = moduleFor(url.protocol);
@@ -105,7 +115,7 @@ export function nodeSender(stallMs: number, resolve: ReadonlyMap<string, string>
       const req: ClientRequest = mod.request(url, {
         method: 'GET',
         headers: init.headers,
-        agent: agentFor(mod, url.protocol, resolve),
+        agent: agentFor(mod, url.protocol, resolve, run),
         lookup,
       });
       init.signal.addEventListener('abort', onAbort, { once: true });

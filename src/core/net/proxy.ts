@@ -30,7 +30,7 @@
  * link-local refusal (guarded-connect.ts) cannot run for proxied requests.
  */
 import { YepError } from '../errors.js';
-import { REDACTED, redactUrls } from '../text/redact.js';
+import { MIN_FRAGMENT, REDACTED, redactUrls } from '../text/redact.js';
 import { isLoopbackHost } from './address.js';
 
 export interface ProxySettings {
@@ -132,6 +132,40 @@ export function useProxy(url: URL, env: Env): string | undefined {
 function splitProxy(withScheme: string): { scheme: string; authority: string } {
   const m = /^([^:]*):\/\/([^/?#]*)/.exec(withScheme);
   return { scheme: m?.[1] ?? '', authority: m?.[2] ?? '' };
+}
+
+/** Every variable a proxy URL is read from (by yep-ext, curl, git or a server that inherits them). */
+const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY'] as const;
+
+/**
+ * The credentials in the proxy variables of `env`, in each spelling text may show them:
+ * the userinfo as written, the password (or, with none, the user: a token written as the
+ * user name), each as written and percent-decoded. A process that inherits `env` (a
+ * server doctor starts) may echo them in any of these forms, without a URL around them,
+ * so they are secrets to redact (text/redact.ts), like the config secrets doctor hands
+ * it. Pieces shorter than MIN_FRAGMENT are left out: they would mask ordinary words.
+ */
+export function proxyCredentials(env: Env): string[] {
+  const out = new Set<string>();
+  for (const name of PROXY_VARIABLES) {
+    const value = env[name]?.trim();
+    if (!value) continue;
+    const { authority } = splitProxy(value.includes('://') ? value : `http://${value}`);
+    const at = authority.lastIndexOf('@');
+    if (at <= 0) continue;
+    const userinfo = authority.slice(0, at);
+    const colon = userinfo.indexOf(':');
+    const secret = colon === -1 ? userinfo : userinfo.slice(colon + 1);
+    for (const piece of [userinfo, secret]) {
+      out.add(piece);
+      try {
+        out.add(decodeURIComponent(piece));
+      } catch {
+        // A broken escape: only the written form can appear.
+      }
+    }
+  }
+  return [...out].filter((p) => p.length >= MIN_FRAGMENT);
 }
 
 /** How a proxy value is shown in a message: its scheme and host as written, any userinfo redacted (through text/redact.ts). */

@@ -8,8 +8,8 @@
  *   request function in `ctx.http.request`. It is what an install, an update or a
  *   search uses on a network without a proxy, and it keeps undici out of the
  *   process: undici (and Node's own copy, which undici's cookie module loads
- *   through `globalThis.Headers`) is ~14 MiB of peak RSS and ~0.25 s of CPU to
- *   load (docs/performance.md, "Round four: mem4").
+ *   through `globalThis.Headers`) costs a large share of a small install's peak
+ *   RSS and CPU just to load.
  * - undici (undici-send.ts) when a proxy applies (its `ProxyAgent` tunnels) or
  *   `ctx.http.request` is set.
  *
@@ -52,7 +52,8 @@ export async function senderFor(ctx: Context, url: URL): Promise<{ send: Send; p
   const proxy = useProxy(url, ctx.env);
   const resolve = ctx.http.resolve ?? NO_OVERRIDES;
   const stallMs = ctx.http.limits.stallMs;
-  if (proxy === undefined && !ctx.http.request) return { send: nodeSender(stallMs, resolve) };
-  const send = await undiciSender({ stallMs, resolve, ...(proxy ? { proxy } : {}), ...(ctx.http.request ? { request: ctx.http.request } : {}) });
+  // Connections are kept alive within the run (its ctx.http, made once per Context), not across runs.
+  if (proxy === undefined && !ctx.http.request) return { send: nodeSender(stallMs, resolve, ctx.http) };
+  const send = await undiciSender({ stallMs, resolve, run: ctx.http, ...(proxy ? { proxy } : {}), ...(ctx.http.request ? { request: ctx.http.request } : {}) });
   return { send, ...(proxy ? { proxy } : {}) };
 }

@@ -1,7 +1,7 @@
 /**
  * Where registry bytes come from: http(s) through the one HTTP client (http.ts),
- * or a `file://` URL for a mirror on a mounted disk or in the workspace (issue 14,
- * docs/fleet.md). A `file://` root is the same static tree nginx would serve, read
+ * or a `file://` URL for a mirror on a mounted disk or in the workspace
+ * (docs/fleet.md). A `file://` root is the same static tree nginx would serve, read
  * in place: the same caps apply, only regular files are read (a FIFO or device in
  * the tree is refused, never blocks), and a missing file answers 404 so callers
  * treat it exactly like a missing file on a server.
@@ -54,8 +54,13 @@ function localPath(url: string): string {
 
 const MIRROR_FILE_HINT = 'Check the mirror: every file in it must be a regular file.';
 
+/**
+ * A mirror on disk is local state: a file in it that is not a regular file (a FIFO would
+ * block the read) is the regular-file guard's own refusal (E_STATE, exit 7), as for every
+ * file yep-ext reads from a disk, never a network failure.
+ */
 function readLocal(url: string, what: string, maxBytes: number): Buffer | undefined {
-  return readRegularFileSync(localPath(url), what, { maxBytes, code: 'E_NETWORK', hint: MIRROR_FILE_HINT });
+  return readRegularFileSync(localPath(url), what, { maxBytes, hint: MIRROR_FILE_HINT });
 }
 
 /** GET `url`: a file:// URL reads the file (404 when missing), anything else goes through http.ts. */
@@ -79,8 +84,8 @@ export async function getUrl(ctx: Context, url: string, options: RequestOptions)
  */
 async function copyLocal(url: string, file: string, what: string, maxBytes: number): Promise<{ size: number; sha256: string } | undefined> {
   const path = localPath(url);
-  const refuse = (why: string): YepError => new YepError('E_NETWORK', `${what} ${path} ${why}; refused.`, { hint: MIRROR_FILE_HINT, details: { file: path } });
-  const opened = await openRegularFile(path, what, { code: 'E_NETWORK', hint: MIRROR_FILE_HINT, maxBytes });
+  const refuse = (why: string): YepError => new YepError('E_STATE', `${what} ${path} ${why}; refused.`, { hint: MIRROR_FILE_HINT, details: { file: path } });
+  const opened = await openRegularFile(path, what, { hint: MIRROR_FILE_HINT, maxBytes });
   if (!opened) return undefined;
   const fh = opened.handle;
   const hash = createHash('sha256');

@@ -6,21 +6,21 @@
  * The dispatcher is a direct agent whose connector applies the address rules
  * after DNS (guarded-connect.ts), or undici's own ProxyAgent when the environment
  * names a proxy for the URL (proxy.ts says which, and why loopback never is).
- * One per settings, reused across requests (keep-alive).
+ * One per settings and run, reused across the run's requests (keep-alive; node-send.ts
+ * says why not across runs).
  */
 import type { Send } from './send.js';
 import { guardedConnector } from './guarded-connect.js';
 
 type Undici = typeof import('undici');
 let undiciPromise: Promise<Undici> | undefined;
-const agents = new Map<string, unknown>();
+const pools = new WeakMap<object, Map<string, unknown>>();
 
 /**
- * Where bin/run.js (loadForNetwork) leaves the setting of V8's --liftoff-only for undici's
+ * Where bin/run.js (setUpV8Hooks) leaves the setting of V8's --liftoff-only for undici's
  * wasm parser, so that it is set only when undici is about to load (a flag set earlier makes
- * V8 refuse the code cache of every Node built-in loaded after it: docs/performance.md,
- * round nine); the oclif path and the install runner leave the same hook. A library embedder
- * has none and keeps its own V8 flags (issue 13: no process-wide side effects).
+ * V8 refuse the code cache of every Node built-in loaded after it: docs/performance.md).
+ * A library embedder has none and keeps its own V8 flags (no process-wide side effects).
  */
 const BEFORE_WASM_KEY = Symbol.for('yep-ext.before-wasm');
 
@@ -42,11 +42,18 @@ export interface UndiciSendOptions {
   proxy?: string;
   /** A request function in place of undici's (ctx.http.request). */
   request?: Undici['request'];
+  /** Whose connections these are: the run's `ctx.http`. */
+  run: object;
 }
 
 export async function undiciSender(options: UndiciSendOptions): Promise<Send> {
   const undici = await loadUndici();
   const { stallMs, resolve, proxy } = options;
+  let agents = pools.get(options.run);
+  if (!agents) {
+    agents = new Map();
+    pools.set(options.run, agents);
+  }
   const key = `${stallMs}\n${[...resolve].join(',')}\n${proxy ?? ''}`;
   let dispatcher = agents.get(key) as import('undici').Dispatcher | undefined;
   if (!dispatcher) {

@@ -27,9 +27,14 @@ import { enableExtension, readExtensionSettings } from '../settings/settings.js'
 import { profileFile } from '../settings/profiles.js';
 import { findEntry, loadLock } from '../store/lockfile.js';
 import { unbuiltServer, type UnbuiltServer } from '../package/server-build.js';
+import { inspectServerCommand } from '../package/inspect-command.js';
+import { packageDir } from '../paths.js';
 import { isLinked } from '../sources/index.js';
 import { policyError } from '../policy/evaluate.js';
 import { installedViolations, pinnedAsOnDisk, unlockedViolations, withPolicy } from './policy-gate.js';
+import { installedGrantJudgement } from './grant-approval.js';
+import { grantOf } from '../package/grants.js';
+import { sanitize } from '../text/sanitize.js';
 
 /** Validation callback for prompts: true when fine, else the message to show. */
 export type PromptValidator = (raw: string) => true | string;
@@ -212,6 +217,36 @@ async function localBuildPending(ctx: Context, name: string, manifest: Manifest)
   return unbuiltServer(entry.source.path, manifest.yolop.capabilityServer.command);
 }
 
+/**
+ * What is installed asks for no more than the user approved (the lock's grant): an extension
+ * whose tree now asks for more (a path package edited in place, a hand-changed store tree) is
+ * not switched on here. `update` shows the difference and asks, and re-pins what it approves.
+ */
+async function assertGrantApproved(ctx: Context, name: string, manifest: Manifest, enabledNow: () => Promise<boolean>): Promise<void> {
+  const entry = findEntry(await loadLock(ctx.paths.lockFile), name);
+  if (!entry) return;
+  const judged = await installedGrantJudgement(ctx, entry, grantOf(manifest));
+  if (!judged || judged.approved) return;
+  const lines = judged.diff
+    ? judged.diff.changes
+        .filter((c) => c.effect === 'widening')
+        .map((c) => `  + ${c.facet} ${c.kind}: ${sanitize(c.key, { max: 200 })} (${sanitize(c.reason, { max: 200 })})`)
+    : [];
+  if (!judged.widens) {
+    ctx.log.warn(`${name} changed since it was approved, asking for no more than before; \`yep-ext update ${name}\` re-pins it.`);
+    return;
+  }
+  const error = new YepError(
+    'E_CONSENT_REQUIRED',
+    `${name} now asks for more than was approved when it was installed${lines.length ? `:\n${lines.join('\n')}` : ' (the approved grant cannot be proved)'}`,
+    {
+      hint: `Review and approve it with \`yep-ext update ${name}\` (it shows the whole difference and asks), then enable it.`,
+      details: { name, grant: judged.diff?.to ?? null },
+    },
+  );
+  throw stillEnabled(error, name, await enabledNow());
+}
+
 /** Enable an installed extension, setting config and asking for missing required fields. */
 export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
   const name = resolveExtensionName(ctx.paths, input);
@@ -237,6 +272,7 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
     const violations = await unlockedViolations(ctx, policy, name, manifest);
     if (violations.length > 0) throw stillEnabled(policyError(violations, policy), name, await enabledNow());
   }
+  await assertGrantApproved(ctx, name, manifest, enabledNow);
   // Enabling is what would break the agent: refuse before anything is asked or written.
   const engines = await checkAgainstAgent(ctx, manifest);
   assertAgentCanRun(
@@ -288,6 +324,11 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
     };
     const build = await localBuildPending(ctx, name, manifest);
     if (build) ctx.log.warn(`${name}'s server is not built yet (${build.missing} is missing): yolop cannot start it until you run \`${build.command}\`.`);
+    else {
+      // Said here as install and doctor say it (the one resolver): enabled, but the agent cannot start it yet.
+      const command = await inspectServerCommand(packageDir(ctx.paths, name), manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
+      if (!command.ok) ctx.log.warn(`${name}'s server cannot start yet: ${command.detail}.`);
+    }
     for (const f of fields) {
       if (f.source === 'keychain')
         ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);

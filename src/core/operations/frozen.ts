@@ -17,7 +17,8 @@ import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type 
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
-import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, serializeLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { splitGitUrl } from '../sources/git-url.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
@@ -89,7 +90,7 @@ async function reportEngines(ctx: Context, items: FrozenItem[], manifests: Map<s
     if (!manifest) continue;
     // What checkAgainstAgent says of a manifest without `engines.yolop`, without loading
     // semver and the agent probe (child_process): as `list` does, a store without ranges
-    // pays nothing for them (a warm run's start-up, docs/performance.md round nine).
+    // pays nothing for them (a warm run is mostly start-up).
     if (!declaresEngines(manifest.engines)) {
       item.engines = { ...NO_ENGINES };
       continue;
@@ -239,7 +240,7 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
     // After Ctrl-C the fetches that ended are not the run's verdict: nothing is placed.
     stopIfInterrupted(ctx.signal);
     // The grant and server command are known once verified: checked before anything is placed.
-    for (const p of prepared) late.push(...applyPolicy(ctx, policy, preparedSubject(p), 'fetch'));
+    if (policy.files.length > 0) for (const p of prepared) late.push(...applyPolicy(ctx, policy, await preparedSubject(ctx, p), 'fetch'));
     if (failures.length === 0 && late.length > 0) throw policyError(late, policy);
     if (failures.length > 0) throw unreproduced(todo, failures);
     await commitAll(ctx, options, { target, todo, prepared, fetcher, items, manifests, rehashed });
@@ -420,15 +421,41 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
   );
 }
 
-/** Write the store's lock to `dest` (for committing to a project repository). */
-export async function exportLock(ctx: Context, dest: string): Promise<{ path: string; entries: number; local: string[] }> {
-  checkOutputFile(dest, 'yolop-extensions.lock', (file) => `yep-ext lock export ${file}`);
+/** The store's lock as `lock export` gives it (its warnings said), and the entries pinned to a directory of this machine. */
+/** A URL of a lock source that carries a credential: a password, or an http(s) user name (a pasted token). */
+function carriesCredential(url: string): boolean {
+  const git = splitGitUrl(url);
+  if (git?.userinfo !== undefined) return git.userinfo.includes(':') || git.scheme === 'https' || git.scheme === 'http';
+  try {
+    const parsed = new URL(url);
+    return parsed.password !== '' || (parsed.username !== '' && /^https?:$/.test(parsed.protocol));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An export is a file to commit: a credential in a source URL (a lock the host wrote from a URL
+ * yep-ext itself refuses, `https://TOKEN@host/…`) must not be copied into it, nor printed.
+ */
+function refuseCredentials(lock: Lockfile): void {
+  const holding = lock.entries.filter((e) => ['url', 'index'].some((k) => typeof e.source[k] === 'string' && carriesCredential(e.source[k] as string)));
+  if (holding.length === 0) return;
+  const names = holding.map((e) => e.name).join(', ');
+  throw new YepError('E_STATE', `extensions.lock pins ${names} from a URL with a credential in it; it is not exported (the export is a file to commit).`, {
+    hint: `Install ${holding.length === 1 ? 'it' : 'them'} again from the URL without the credential (a git credential helper or the registry's token supplies it: docs/git.md), then export.`,
+    details: { names: holding.map((e) => e.name) },
+  });
+}
+
+async function lockToExport(ctx: Context): Promise<{ lock: Lockfile; local: LockEntry[] }> {
   const lock = await loadStoreLock(
     ctx,
     "`lock export` writes what the store's lock pins",
     'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.',
   );
   if (lock.entries.length === 0) ctx.log.warn(`${ctx.paths.lockFile} pins no extensions: the exported lock installs nothing.`);
+  refuseCredentials(lock);
   await warnUnlockedBeyond(ctx, lock, 'The exported lock');
   // A linked entry is pinned as an absolute directory of this machine (the host's lock format):
   // exported for another machine, it installs there only where that directory exists.
@@ -438,9 +465,26 @@ export async function exportLock(ctx: Context, dest: string): Promise<{ path: st
       `The exported lock pins ${local.map((e) => `${e.name} (${describeSource(e.source)})`).join(', ')} as a directory of this machine: \`install --frozen --lockfile\` installs ${local.length === 1 ? 'it' : 'them'} elsewhere only where the same directory exists. Publish ${local.length === 1 ? 'it' : 'them'} (a crate or a git repository) and install from there to share ${local.length === 1 ? 'it' : 'them'}.`,
     );
   }
-  await refuseNonLockTarget(dest);
+  return { lock, local };
+}
+
+/**
+ * Write the store's lock to `dest` (for committing to a project repository). An earlier
+ * export (yep-ext's header) is replaced; any other file is not: a lock yep-ext did not
+ * write (yolop's, one written by hand) only with `force`, anything that is no lock never.
+ */
+export async function exportLock(ctx: Context, dest: string, options: { force?: boolean } = {}): Promise<{ path: string; entries: number; local: string[] }> {
+  checkOutputFile(dest, 'yolop-extensions.lock', (file) => `yep-ext lock export ${file}`);
+  const { lock, local } = await lockToExport(ctx);
+  await refuseNonLockTarget(dest, options.force === true);
   await saveLock(dest, lock);
   return { path: dest, entries: lock.entries.length, local: local.map((e) => e.name) };
+}
+
+/** `lock export -`: the text `exportLock` would write, for stdout. */
+export async function exportLockText(ctx: Context): Promise<{ text: string; entries: number; local: string[] }> {
+  const { lock, local } = await lockToExport(ctx);
+  return { text: serializeLock(lock), entries: lock.entries.length, local: local.map((e) => e.name) };
 }
 
 /**
@@ -449,7 +493,7 @@ export async function exportLock(ctx: Context, dest: string): Promise<{ path: st
  * and said "Wrote 1 entry". A file is a lock when it reads as one with an `extensions` table,
  * or is empty, or is comments under yep-ext's own header (the export of an empty lock).
  */
-async function refuseNonLockTarget(dest: string): Promise<void> {
+async function refuseNonLockTarget(dest: string, force: boolean): Promise<void> {
   const st = await stat(dest).catch((e: unknown) => (errnoCode(e) === 'ENOENT' ? undefined : Promise.reject(stateIoError('read', dest, e))));
   if (st === undefined || !st.isFile()) return; // absent: written; anything else the atomic writer refuses, naming it
   const text = readRegularFileSync(dest, 'The export target')?.toString('utf8') ?? '';
@@ -463,6 +507,13 @@ async function refuseNonLockTarget(dest: string): Promise<void> {
   if (!isLock) {
     throw new YepError('E_CONFLICT', `${dest} exists and is not a lockfile; nothing was written.`, {
       hint: 'Give `lock export` the path of a new file or of an earlier export (e.g. ./yolop-extensions.lock), or move that file aside.',
+      details: { file: dest },
+    });
+  }
+  if (!force) {
+    throw new YepError('E_CONFLICT', `${dest} is a lock yep-ext did not write (yolop's, or one written by hand); nothing was written.`, {
+      hint: 'Pass --force to replace it with the export, or give `lock export` another path (`lock export -` prints it).',
+      details: { file: dest },
     });
   }
 }

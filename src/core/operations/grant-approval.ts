@@ -119,3 +119,15 @@ export async function recordApproval(ctx: Context, lock: Lockfile, checked: Lock
   await saveApprovedGrant(ctx, checked.name, grant);
   return true;
 }
+
+/**
+ * For the road that turns on what is already installed (`enable`): the grant of the installed
+ * manifest against the one approved for `entry`. A package edited in place (a path install) or
+ * a tree changed by hand may ask for more than the user saw; `enable` must not switch that on
+ * unasked. Undefined when the lock records no approval to compare with (an entry the host
+ * wrote: the host asked; a package no lock pins: verify reports it).
+ */
+export async function installedGrantJudgement(ctx: Context, entry: LockEntry, installed: Grant): Promise<GrantJudgement | undefined> {
+  if (typeof entry.grant !== 'string') return undefined;
+  return judgeGrant(ctx, entry.name, entry, { grant: installed, content_hash: entry.content_hash });
+}

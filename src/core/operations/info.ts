@@ -16,7 +16,7 @@ import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { configFields, loadManifest } from '../package/manifest.js';
-import { packageDir } from '../paths.js';
+import { homeDir, packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
 import { readExtensionSettings } from '../settings/settings.js';
 import { profileFile } from '../settings/profiles.js';
@@ -255,7 +255,7 @@ export async function extensionInfo(runCtx: Context, input: string, cwd: string 
   // In the store but pinned by no lock entry: yolop finds it, so it is installed, not a registry question.
   if (name !== undefined && unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name))
     return unlockedInfo(ctx, name, options.profile);
-  const spec = parseSpec(input, cwd);
+  const spec = parseSpec(input, cwd, homeDir(ctx.env));
   if (spec.kind === 'invalid') {
     throw new YepError('E_NOT_INSTALLED', `"${input}" is not installed, and not a source yep-ext can read: ${spec.reason}.`, {
       hint: '`yep-ext list` shows what is installed; `yep-ext info <crate>` shows what crates.io lists.',

@@ -1,5 +1,5 @@
 /**
- * "Already installed", decided before any download (issue 18). `install X` where
+ * "Already installed", decided before any download. `install X` where
  * the lock and an intact store tree already hold what X resolves to would fetch
  * X, verify it and then report `unchanged`; when the candidates' records alone
  * prove that outcome, it is reported from the lock and the store and nothing is

@@ -28,7 +28,7 @@ import { describeBinaryStep } from '../binary/binary-describe.js';
 import { certainReplacement, decideInstall, replaceRefusal, type InstallDecision, type InstallPlan, type ReplaceVia } from './install-plan.js';
 import { ENGINES_WALK_CAP, enginesRefusal, prepareForAgent, type CandidateFetch, type EnginesReport } from './agent-walk.js';
 import { lstat } from 'node:fs/promises';
-import { packageDir } from '../paths.js';
+import { homeDir, packageDir } from '../paths.js';
 import { admit, admitPrepared, specSubject, withPolicy } from './policy-gate.js';
 import type { Policy } from '../policy/policy-file.js';
 import { alreadyInstalled, type AlreadyCheck } from './install-already.js';
@@ -107,8 +107,8 @@ export interface InstallHooks {
  * nothing, or a crate requirement cargo refuses (`lsp@^^1`). Said before any request,
  * so an unreachable registry never turns a typo into a network error.
  */
-export function readSpec(input: string | Spec, cwd: string = process.cwd()): ValidSpec {
-  const spec = typeof input === 'string' ? parseSpec(input, cwd) : input;
+export function readSpec(input: string | Spec, cwd: string = process.cwd(), home?: string): ValidSpec {
+  const spec = typeof input === 'string' ? parseSpec(input, cwd, home) : input;
   if (spec.kind === 'invalid') throw invalidSpec(spec, cwd);
   sourceFor(spec.kind).checkSpec?.(spec);
   return spec;
@@ -235,7 +235,7 @@ async function planSpec(
   if (!walk.prepared) throw enginesRefusal(spec.raw.trim(), walk);
   const prepared = walk.prepared;
   // The policy file (docs/policy.md) decides on the verified package, before any plan or placement.
-  admitPrepared(ctx, policy, prepared);
+  await admitPrepared(ctx, policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
   const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);
@@ -365,7 +365,7 @@ async function withPlan<T>(
   use: (planned: Planned) => Promise<T>,
   already?: (outcome: InstallOutcome) => T,
 ): Promise<T> {
-  const spec = readSpec(input, cwd);
+  const spec = readSpec(input, cwd, homeDir(runCtx.env));
   const { ctx, policy } = withPolicy(runCtx);
   // Where it would come from (its kind, origin, and a mirror this run uses) is ruled before anything is fetched.
   admit(ctx, policy, specSubject(ctx, spec), 'fetch');

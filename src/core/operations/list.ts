@@ -3,7 +3,7 @@
  * way (missing package, broken manifest, hash drift, unmanaged directories).
  * A broken package is reported, never fatal. File-system checks are synchronous:
  * `list` runs at the start of host sessions and scripts, and a thread-pool round
- * trip per stat costs more than the stat (docs/performance.md).
+ * trip per stat costs more than the stat.
  */
 import { join } from 'node:path';
 import pMap from 'p-map';

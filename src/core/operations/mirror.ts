@@ -1,5 +1,5 @@
 /**
- * `yep-ext mirror <dir>` (issue 14, docs/fleet.md): write a static tree holding
+ * `yep-ext mirror <dir>` (docs/fleet.md): write a static tree holding
  * exactly what a lock pins, for a fleet to install from with `--index` /
  * YEP_EXT_INDEX (and `--git-mirror` for git sources). Each entry is mirrored by
  * its Source (`Source.mirror`): crates write the locked index lines and verified
@@ -21,7 +21,8 @@ import type { MirroredCrate } from '../sources/mirror/mirror-crates.js';
 import type { MirroredGit } from '../sources/mirror/mirror-git.js';
 import { sourceFor } from '../sources/index.js';
 import { manifestBytes, readManifest, type MirrorManifest } from '../sources/mirror/mirror-manifest.js';
-import { MIRROR_MANIFEST, dlTemplate, mirrorBase, sha256Hex } from '../sources/mirror/mirror-tree.js';
+import { MIRROR_MANIFEST, dlTemplate, mirrorBase, readMirrorFile, sha256Hex } from '../sources/mirror/mirror-tree.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { checkSourceUrl } from '../net/transport.js';
 import { serializeLock } from '../store/lockfile.js';
 import { loadGivenLockfile, loadStoreLock, warnUnlockedBeyond } from './frozen.js';
@@ -79,16 +80,66 @@ function binaryOutside(entry: LockEntry): MirrorResult['not_mirrored'][number] |
   };
 }
 
-/** The file that says a directory is a mirror yep-ext made (docs/fleet.md). */
+/**
+ * The completion record (docs/fleet.md): the file that says a directory is a mirror
+ * yep-ext made and that its last run finished. Written last, after every `.crate`,
+ * repository, index line, config.json and mirror.json, with the SHA-256 of the
+ * mirror.json it completes (so an edit of mirror.json is seen too); taken away while
+ * a run places files, so a mirror a run left part-way never looks complete.
+ */
 const MIRROR_MARKER = '.yep-mirror';
-const MARKER_TEXT = `${JSON.stringify({ made_by: 'yep-ext mirror', format: 1 })}\n`;
+/**
+ * The journal of a run that is placing files: every file it is about to write (path ->
+ * sha256) and every repository, written before the first of them. A run that stops
+ * part-way (killed, a full disk) leaves it, and the next run knows those files as its
+ * own; a finished run deletes it after the completion record.
+ */
+const MIRROR_JOURNAL = '.yep-mirror.journal';
+
+const markerBytes = (manifestSha256: string): Buffer =>
+  Buffer.from(`${JSON.stringify({ made_by: 'yep-ext mirror', format: 1, manifest_sha256: manifestSha256 })}\n`);
+
+interface Journal {
+  /** Path -> the digests the file may have while the run is under way (what was recorded before it, what it writes). */
+  files: Record<string, string[]>;
+  git: string[];
+}
 
 interface Claim {
   /** The directory is not there yet: this run makes it (its parent exists). */
   missing: boolean;
-  /** Empty, or made by `yep-ext mirror` (its marker, or an older yep-ext's mirror.json). */
+  /** Empty, or made by `yep-ext mirror` (its marker, its journal, or an older yep-ext's mirror.json). */
   owned: boolean;
   previous?: MirrorManifest;
+  /** What earlier runs wrote, path -> the digests recorded (mirror.json, an unfinished run's journal, the marker). */
+  written: Record<string, string[]>;
+  /** Repositories earlier runs made. */
+  repos: Set<string>;
+  /** The completion record of the last finished run is there. */
+  marked: boolean;
+}
+
+/** A JSON file of the mirror's own (marker, journal), or undefined when absent or unreadable as such. */
+function readOwnJson(root: string, rel: string): Record<string, unknown> | undefined {
+  const bytes = readMirrorFile(root, rel, 64 * 1024 * 1024);
+  if (bytes === undefined) return undefined;
+  try {
+    const v = JSON.parse(bytes.toString('utf8')) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readJournal(root: string): Journal | undefined {
+  const j = readOwnJson(root, MIRROR_JOURNAL);
+  if (j === undefined || typeof j.files !== 'object' || j.files === null) return undefined;
+  const files = Object.fromEntries(
+    Object.entries(j.files as Record<string, unknown>)
+      .filter((e): e is [string, unknown[]] => Array.isArray(e[1]))
+      .map(([rel, shas]) => [rel, shas.filter((x): x is string => typeof x === 'string')]),
+  );
+  return { files, git: Array.isArray(j.git) ? j.git.filter((g): g is string => typeof g === 'string') : [] };
 }
 
 /**
@@ -98,11 +149,12 @@ interface Claim {
  * (E_CONFLICT, exit 7) unless `force`, and even then none of its files is replaced.
  */
 function claimMirrorDir(root: string, force: boolean): Claim {
-  if (checkOutputDir(root) === 'missing') return { missing: true, owned: true };
+  if (checkOutputDir(root) === 'missing') return { missing: true, owned: true, written: {}, repos: new Set(), marked: false };
   const previous = readManifest(root);
+  const journal = readJournal(root);
   const entries = readdirSync(root);
   const marked = lstatSync(join(root, MIRROR_MARKER), { throwIfNoEntry: false })?.isFile() === true;
-  const owned = entries.length === 0 || marked || previous !== undefined;
+  const owned = entries.length === 0 || marked || previous !== undefined || journal !== undefined;
   if (!owned && !force) {
     const shown = entries
       .slice(0, 3)
@@ -117,7 +169,21 @@ function claimMirrorDir(root: string, force: boolean): Claim {
       },
     );
   }
-  return { missing: false, owned, ...(previous ? { previous } : {}) };
+  const written: Record<string, string[]> = {};
+  const add = (rel: string, shas: readonly string[]): void => {
+    written[rel] = [...(written[rel] ?? []), ...shas];
+  };
+  for (const [rel, sha] of Object.entries(previous?.files ?? {})) add(rel, [sha]);
+  for (const [rel, shas] of Object.entries(journal?.files ?? {})) add(rel, shas);
+  if (marked || previous || journal) {
+    // Its own manifest, as the completion record recorded it; an older yep-ext's marker recorded nothing (any bytes).
+    const manifestSha = readOwnJson(root, MIRROR_MARKER)?.manifest_sha256;
+    if (typeof manifestSha === 'string') add(MIRROR_MANIFEST, [manifestSha]);
+    else if (!journal) written[MIRROR_MANIFEST] = [];
+    written[MIRROR_MARKER] = [];
+  }
+  const repos = new Set([...(previous?.git ?? []).map((g) => g.path), ...(journal?.git ?? [])]);
+  return { missing: false, owned, written, repos, marked, ...(previous ? { previous } : {}) };
 }
 
 export async function buildMirror(ctx: Context, dirArg: string, options: MirrorOptions = {}): Promise<MirrorResult> {
@@ -162,10 +228,9 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   const crates: MirroredCrate[] = [];
   const gits: MirroredGit[] = [];
   const outside: MirrorResult['not_mirrored'] = [];
+  let journaled = false;
   try {
-    // Its own marker and manifest are files this mirror wrote, whatever mirror.json lists.
-    const written = { ...manifest.files, ...(claim.owned && previous ? { [MIRROR_MANIFEST]: 'mirror.json', [MIRROR_MARKER]: 'marker' } : {}) };
-    const plan = new MirrorPlan(root, scratch, written, new Set(manifest.git.map((g) => g.path)));
+    const plan = new MirrorPlan(root, scratch, claim.written, claim.repos, options.force === true);
     // config.json names where the .crates are: the one file that depends on the base URL.
     manifest.files['index/config.json'] = plan.stageFile('index/config.json', Buffer.from(`${JSON.stringify({ dl: dlTemplate(base) })}\n`));
     // Phase one: every entry fetched and checked, nothing written into the mirror (mirror-plan.ts).
@@ -185,15 +250,29 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
       if (!items.some(out.same)) items.push(out.record);
       Object.assign(manifest.files, out.files);
     }
-    // Phase two: the marker, then mirror.json naming every file before it is written (a run
-    // killed part-way leaves files the next run knows as its own), then the files.
-    plan.stageFile(MIRROR_MARKER, Buffer.from(MARKER_TEXT), 0);
-    plan.stageFile(MIRROR_MANIFEST, manifestBytes(manifest), 0);
-    await plan.place();
+    // Phase two. mirror.json and then the completion record come last, after every file they
+    // name; before the first file, the journal names them all (a run stopped part-way leaves
+    // files the next run knows as its own) and the completion record of the last run goes.
+    const manifestData = manifestBytes(manifest);
+    plan.stageFile(MIRROR_MANIFEST, manifestData, 3);
+    plan.stageFile(MIRROR_MARKER, markerBytes(sha256Hex(manifestData)), 4);
+    for (const rel of plan.replacedEdits) ctx.log.warn(`${join(root, rel)} was edited since yep-ext wrote it; --force replaces it with the mirror's own.`);
+    const planned = Object.entries(plan.plannedFiles());
+    if (planned.length > 0) {
+      const journal: Journal = {
+        files: Object.fromEntries(planned.map(([rel, sha]) => [rel, [...(claim.written[rel] ?? []), sha]])),
+        git: [...new Set([...claim.repos, ...gits.map((g) => g.path)])],
+      };
+      await writeFileAtomic(join(root, MIRROR_JOURNAL), `${JSON.stringify(journal)}\n`, { mode: 0o644, what: 'The mirror journal' });
+      journaled = true;
+      if (claim.marked && planned.some(([rel]) => rel === MIRROR_MARKER)) await removeOwned(markerCustody(root), MIRROR_MARKER);
+    }
+    await plan.place(ctx);
+    if (journaled) await removeOwned(markerCustody(root), MIRROR_JOURNAL);
   } catch (e) {
     await removeOwned(scratchCustody(root), basename(scratch)).catch(() => undefined);
     // A directory this run made goes with it when nothing was placed (rmdir: only while empty).
-    if (claim.missing) await rmdir(root).catch(() => undefined);
+    if (claim.missing && !journaled) await rmdir(root).catch(() => undefined);
     throw e;
   }
   await removeOwned(scratchCustody(root), basename(scratch));
@@ -208,6 +287,11 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
     not_mirrored: outside,
     files: Object.keys(manifest.files).length + 1,
   };
+}
+
+/** The mirror's own files at its root that a run deletes: the completion record (before placing) and the journal (after). */
+function markerCustody(root: string): Custody {
+  return { base: root, owned: [], names: /^\.yep-mirror(?:\.journal)?$/, what: 'The mirror directory', shared: true };
 }
 
 /** The run's scratch directory in the mirror (`.yep-mirror-XXXXXX`, mkdtemp's name). */

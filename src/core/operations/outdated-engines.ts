@@ -1,5 +1,5 @@
 /**
- * `outdated`'s "newer, but needs a newer yolop" (issue 16): a newer version's
+ * `outdated`'s "newer, but needs a newer yolop": a newer version's
  * `engines.yolop` is in its manifest, known only after its download. So, for an
  * entry with newer versions, the newest ones are fetched exactly as install
  * fetches them (`Source.fetchExactly`: the registry cksum verified, the shared

@@ -14,7 +14,8 @@ import { grantOf } from '../package/grants.js';
 import { contentHash } from '../package/content-hash.js';
 import type { Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
-import { policyError, policyViolations, type PolicySubject, type PolicyViolation } from '../policy/evaluate.js';
+import { planMcpLaunch } from '../mcp/mcp-launch.js';
+import { policyError, policyViolations, type PolicySubject, type PolicyViolation, type ServerOutside } from '../policy/evaluate.js';
 import { loadPolicy } from '../policy/load-policy.js';
 import type { Policy } from '../policy/policy-file.js';
 import { loadInstalledManifest } from '../store/installed-manifest.js';
@@ -70,29 +71,51 @@ export function specSubject(ctx: Context, spec: ValidSpec): PolicySubject {
   return { name: spec.raw.trim(), spec: { kind: spec.kind, origin }, via };
 }
 
-/** Where the server command leads out of the package, as the host resolves it (the one resolver, package/inspect-command.ts). */
-function outside(command: CommandInspection, manifest: Manifest): PolicySubject['serverOutside'] {
-  return command.outside ? { command: manifest.yolop.capabilityServer.command, how: command.outside.how } : undefined;
+/**
+ * Every server command of `manifest` (the capability server's, then each stdio MCP
+ * server's) whose program is outside the package at `dir`, as the host resolves it: the
+ * one resolver (package/inspect-command.ts) with each server's launch rule. `capability`:
+ * the capability server's inspection when the caller has it. `buildPending`: a build from
+ * source is planned that places `bin/<command>`, so a bare command missing now is not outside.
+ */
+async function serversOutside(ctx: Context, dir: string, manifest: Manifest, capability?: CommandInspection, buildPending = false): Promise<ServerOutside[]> {
+  const out: ServerOutside[] = [];
+  const command = manifest.yolop.capabilityServer.command;
+  const cap = capability ?? (await inspectServerCommand(dir, command, ctx.env.PATH ?? ''));
+  if (cap.outside && !(buildPending && !cap.ok && cap.outside.target === '')) out.push({ command, how: cap.outside.how });
+  for (const [server, decl] of Object.entries(manifest.yolop.mcpServers)) {
+    if (decl.type !== 'stdio') continue;
+    const launch = planMcpLaunch(manifest.name, server, decl, ctx.env);
+    const found = await inspectServerCommand(dir, launch.command ?? '', launch.env.PATH ?? ctx.env.PATH ?? '', { kind: 'mcp', server });
+    if (found.outside) out.push({ command: decl.command ?? '', how: found.outside.how, mcpServer: server });
+  }
+  return out;
 }
 
 /** What the policy sees of a fetched, verified package. */
-export function preparedSubject(p: PreparedPackage): PolicySubject {
-  const serverOutside = outside(p.command, p.manifest);
-  return { name: p.name, source: p.fetched.source, content_hash: p.content_hash, grant: p.grant.grant, ...(serverOutside ? { serverOutside } : {}) };
+export async function preparedSubject(ctx: Context, p: PreparedPackage): Promise<PolicySubject> {
+  const outside = await serversOutside(ctx, p.fetched.dir, p.manifest, p.command, p.binary?.build !== undefined);
+  return { name: p.name, source: p.fetched.source, content_hash: p.content_hash, grant: p.grant.grant, ...(outside.length ? { serversOutside: outside } : {}) };
 }
 
 /** Refuse (E_POLICY) a fetched package the policy does not admit, or whose bytes came from a place it does not. */
-export function admitPrepared(ctx: Context, policy: Policy, p: PreparedPackage): void {
-  admit(ctx, policy, preparedSubject(p), 'fetch');
+export async function admitPrepared(ctx: Context, policy: Policy, p: PreparedPackage): Promise<void> {
+  if (policy.files.length === 0) return;
+  admit(ctx, policy, await preparedSubject(ctx, p), 'fetch');
 }
 
 /** What the policy sees of an installed package: its lock entry, manifest and where its command resolves. */
 async function installedSubject(ctx: Context, entry: LockEntry, manifest?: Manifest): Promise<PolicySubject> {
   const m = manifest ?? (await loadInstalledManifest(ctx.paths, entry.name).catch(() => undefined));
   if (!m) return { name: entry.name, source: entry.source, content_hash: entry.content_hash };
-  const command = await inspectServerCommand(packageDir(ctx.paths, entry.name), m.yolop.capabilityServer.command, ctx.env.PATH ?? '');
-  const serverOutside = outside(command, m);
-  return { name: entry.name, source: entry.source, content_hash: entry.content_hash, grant: grantOf(m), ...(serverOutside ? { serverOutside } : {}) };
+  const outside = await serversOutside(ctx, packageDir(ctx.paths, entry.name), m);
+  return {
+    name: entry.name,
+    source: entry.source,
+    content_hash: entry.content_hash,
+    grant: grantOf(m),
+    ...(outside.length ? { serversOutside: outside } : {}),
+  };
 }
 
 /**
@@ -128,9 +151,8 @@ export async function unlockedViolations(ctx: Context, policy: Policy, name: str
   const m = manifest ?? (await loadInstalledManifest(ctx.paths, name).catch(() => undefined));
   const subject: PolicySubject = { name, ...hashed };
   if (m) {
-    const command = await inspectServerCommand(dir, m.yolop.capabilityServer.command, ctx.env.PATH ?? '');
-    const serverOutside = outside(command, m);
-    Object.assign(subject, { grant: grantOf(m), ...(serverOutside ? { serverOutside } : {}) });
+    const outside = await serversOutside(ctx, dir, m);
+    Object.assign(subject, { grant: grantOf(m), ...(outside.length ? { serversOutside: outside } : {}) });
   }
   return applyPolicy(ctx, policy, subject, 'installed');
 }

@@ -52,6 +52,16 @@ export interface PrepareOptions {
   accept?: (manifest: Manifest, fetched: FetchResult) => Promise<void>;
 }
 
+/**
+ * An MCP server with a `url` and no `type`: read as http here (as MCP clients and yolop's
+ * `.mcp.json` read it), but yolop's plugin.json reader, as its source reads, defaults `type`
+ * to stdio and skips a package whose stdio server has no `command`.
+ */
+function untypedMcpNote(servers: string[]): string {
+  const which = servers.map((s) => `mcpServers.${s}`).join(', ');
+  return `${which} ${servers.length === 1 ? 'has' : 'have'} a "url" and no "type": yep-ext reads ${servers.length === 1 ? 'it' : 'them'} as http, but a yolop whose plugin.json reader defaults "type" to "stdio" skips this package; add "type": "http" to plugin.json so every yolop reads it the same`;
+}
+
 /** The build of `name` from `source`, as the guard in front of package code sees it. */
 function buildCode(name: string, source: LockSource): PackageCode {
   return { kind: 'build', name, what: describeSource(source), later: buildLaterCommand(name) };
@@ -62,8 +72,10 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   const manifest = await loadManifest(fetched.dir);
   const name = assertValidName(manifest.name, 'manifest name');
   await options.accept?.(manifest, fetched);
+  const untyped = Object.entries(manifest.yolop.mcpServers).filter(([, d]) => d.typeInferred);
+  if (untyped.length > 0) fetched.notes = [...(fetched.notes ?? []), untypedMcpNote(untyped.map(([server]) => server))];
   // The host hashes the unpacked tree before a prebuilt binary is added (host-compat §4).
-  // A crate's hash was computed while it was unpacked (issue 20); other kinds are hashed here.
+  // A crate's hash was computed while it was unpacked; other kinds are hashed here.
   const content_hash = fetched.content_hash ?? (await withStep(ctx.log, `Hashing ${name}`, () => contentHash(fetched.dir)));
   await checkpoint(ctx, 'install:after-fetch');
   const inspect = () => inspectServerCommand(fetched.dir, manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
@@ -208,7 +220,7 @@ export async function commitPackage(
   stopIfInterrupted(ctx.signal);
   await finishPreparedBinary(ctx, p);
   const lock = current ?? (await loadLock(ctx.paths.lockFile));
-  // A rewritten entry keeps the keys yep-ext does not know (issue 17: update dropped them).
+  // A rewritten entry keeps the keys yep-ext does not know (the host or a newer yep-ext may have written them).
   const entry = given ? withPlacedBinary(given, p) : carryUnknownKeys(lockEntryFor(p), findEntry(lock, p.name));
   let tree = p.fetched.dir;
   if (isLinked(p.fetched.source)) {

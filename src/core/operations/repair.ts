@@ -47,7 +47,7 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
       throw e;
     });
     // The policy file rules a repair as it rules install and --frozen: refused before anything is placed.
-    admitPrepared(ctx, policy, prepared);
+    await admitPrepared(ctx, policy, prepared);
     await withInstallLock(ctx, async () => {
       const lock = await loadLock(ctx.paths.lockFile);
       const now = findEntry(lock, entry.name);

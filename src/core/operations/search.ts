@@ -62,7 +62,7 @@ async function paced<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   }
   // Counted from the end of the previous request, not its start: the registry's clock must see
   // a second between arrivals, and a first request that took long to arrive (a new connection,
-  // a busy machine) would otherwise leave less than that before the next (986 ms, seen in CI).
+  // a busy machine) would otherwise leave less than that before the next (seen in CI).
   try {
     return await fn();
   } finally {

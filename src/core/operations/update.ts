@@ -157,7 +157,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
       });
     }
     // The policy file decides on the verified new version before anything is planned.
-    admitPrepared(ctx, policy, prepared);
+    await admitPrepared(ctx, policy, prepared);
     // Same pin, same bytes (a republished crate): the kind decides.
     source.checkRepin(entry, { content_hash: prepared.content_hash, source: prepared.fetched.source }, entry.name);
     // The host writes no `grant`: unchanged bytes are up to date, and the grant is recorded silently

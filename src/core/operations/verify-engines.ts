@@ -1,5 +1,5 @@
 /**
- * `verify`'s `engines` finding (issue 16): an installed extension whose
+ * `verify`'s `engines` finding: an installed extension whose
  * `engines.yolop` excludes the installed agent. verify's job is integrity (the
  * store is what the lock pins), and a range is not integrity, so:
  * - enabled (as the host reads settings.toml): a problem of kind `engines`, since

@@ -499,7 +499,7 @@ async function notInstalledReports(ctx: Context, lock: Lockfile): Promise<Verifi
  * the reduced entries are reported.
  */
 async function restoreLostKeys(ctx: Context): Promise<CustodyReport> {
-  // Lazily: `list` shares this module and its fast path keeps the installer lock out.
+  // Lazily: `list` shares this module, and its start-up keeps the installer lock out.
   const { storeExists, withInstallLock } = await import('../store/install-lock.js');
   // An interrupted change is the next lock-taking command's to finish (list, verify and info
   // only report it): taking the lock here would run that recovery too, so nothing is restored.
@@ -551,7 +551,7 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
         });
   const { default: pMap } = await import('p-map');
   const checks = await pMap(entries, (e) => checkEntry(ctx, e, { mode: 'full' }), { concurrency: 4 });
-  // Lazily: `list` shares this module, and its fast path keeps the agent modules out.
+  // Lazily: `list` shares this module, and its start-up keeps the agent modules out.
   const { enginesFindings } = await import('./verify-engines.js');
   const findings = await enginesFindings(
     ctx,

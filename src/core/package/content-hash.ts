@@ -37,7 +37,7 @@ const UTF16_ORDER_DIFFERS = /[\uD800-\uFFFF]/;
  * Sort relative paths by their UTF-8 bytes. Without surrogates or U+E000..U+FFFF
  * (the usual case) JS string order is code point order, which is UTF-8 byte
  * order: the strings sort as they are, with no Buffer per path (at 20,000
- * files the Buffers cost ~10 MiB of peak memory, issue 20).
+ * files the Buffers would be a visible share of the peak memory).
  */
 /** Compare two relative paths by their UTF-8 bytes (the hash order). */
 export function compareUtf8(a: string, b: string): number {
@@ -74,7 +74,7 @@ export async function listHashedFiles(root: string): Promise<string[]> {
   return walkSync(root);
 }
 
-// Date.now, not performance.now: the `performance` global loads perf_hooks (~2 ms at start-up).
+// Date.now, not performance.now: the `performance` global loads perf_hooks at start-up.
 class Yielder {
   private last = Date.now();
   async maybe(): Promise<void> {

@@ -1,15 +1,27 @@
 /**
- * The one resolver of `capabilityServer.command`, used by install (to say when
- * the server cannot start yet, and whether to fetch a prebuilt binary), verify,
- * the policy file's `server_outside_package` rule and doctor's spawn. It finds
- * the program the host would start (host-compat §7, docs/formats.md "The server
- * command"): a command with a `/` is that file, absolute or relative to the
- * package directory (`..` allowed, as the host allows it); a bare name is
- * `<package>/bin/<name>`, else the first directory of the inherited PATH that
- * holds a file of that name. Then it says where that program is (in the
- * package, or outside it and how), and clearly why it would not start: missing,
- * a directory, a dangling symlink, not executable, built for another machine, a
- * `#!` interpreter that is not there. Never runs anything.
+ * The one resolver of a server command a package names: `capabilityServer.command`
+ * (the capability server) and the `command` of each stdio server in `mcpServers`.
+ * Used by install (to say when the server cannot start yet, and whether to fetch a
+ * prebuilt binary), verify, enable, the policy file's `server_outside_package` rule
+ * and doctor's spawns (the capability server and each MCP server: doctor starts the
+ * path resolved here, nothing else). It finds the program the host would start:
+ *
+ * - a capability server (host-compat §7, docs/formats.md "The server command"): a
+ *   command with a `/` is that file, absolute or relative to the package directory
+ *   (`..` allowed, as the host allows it); a bare name is `<package>/bin/<name>`, else
+ *   the first directory of the inherited PATH that holds a file of that name;
+ * - an MCP server the package contributes (host-compat §2, `contributed_mcp_servers`):
+ *   the host hands it to its MCP client as declared, which spawns it from the workspace
+ *   with the user's PATH (the server's own `env` PATH when it sets one) and no
+ *   `<package>/bin`: an absolute command is that file, a relative one with a `/` is
+ *   relative to the workspace, and a bare name is looked up on that PATH only.
+ *
+ * Then it says where that program is (in the package, or outside it and how), and
+ * clearly why it would not start and what to do: missing, a directory, a dangling
+ * symlink, not executable, built for another machine, a `#!` line naming an
+ * interpreter that is not there (or a relative one). A bare name the package's `bin/`
+ * lacks is outside the package whether or not PATH has it now: the host looks it up
+ * on PATH when it starts the server. Never runs anything.
  */
 import { accessSync, constants, lstatSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
@@ -22,7 +34,8 @@ import { isFileKindRefusal, readRegularFileSync } from '../fs/read-regular-file.
  * package that leads out, or found on PATH (a bare name the package's bin/ lacks).
  */
 interface OutsidePackage {
-  via: 'absolute' | 'climbs' | 'symlink' | 'PATH';
+  /** `workspace`: an MCP server's relative command, which the host runs relative to the workspace. */
+  via: 'absolute' | 'climbs' | 'symlink' | 'PATH' | 'workspace';
   /** The program that would run (its real path for a symlink). */
   target: string;
   /** The same in words, for messages ("a symlink bin/srv -> /usr/bin/sh out of the package"). */
@@ -69,9 +82,8 @@ const inside = (root: string, p: string): boolean => {
  * formatProblem: each is one cheap syscall on a path already in the kernel's cache, and
  * an inspection makes a dozen or more of them (the package's bin/, the #! interpreter,
  * PATH's directories), one after the other. Through libuv's pool each cost a round trip
- * of two thread hand-offs: a warm `install --frozen` of 20 entries, which inspects every
- * server, was ~400 such round trips, most of its run spent idle (docs/performance.md,
- * round nine).
+ * of two thread hand-offs: a warm `install --frozen`, which inspects every server, would
+ * spend most of its run idle between them.
  */
 function executableProblem(file: string, shown: string): string | undefined {
   let l: Stats;
@@ -141,19 +153,44 @@ function formatProblem(file: string, shown: string, searchPath: string[]): { pro
   if (head.length >= 2 && head.toString('latin1', 0, 2) === 'MZ' && process.platform !== 'win32') {
     return { problem: `${shown} is a Windows executable; this is ${process.platform}` };
   }
-  if (head.toString('latin1', 0, 2) === '#!') {
-    const line = head.toString('utf8').split('\n')[0]!.slice(2).trim();
-    const [interp, ...rest] = line.split(/\s+/);
-    if (!interp) return { problem: `${shown} has an empty #! line` };
-    if (executableProblem(interp, interp) !== undefined) return { problem: `${shown} needs the interpreter ${interp}, which is not there or not executable` };
-    if (interp.endsWith('/env')) {
-      const prog = rest.find((a) => !a.startsWith('-'));
-      if (prog && !prog.includes('=') && !findOnPath(prog, searchPath))
-        return { problem: `${shown} runs \`${prog}\` (#!${line}), which is not on the server's PATH` };
-    }
-    return {};
-  }
+  if (head.toString('latin1', 0, 2) === '#!') return { ...shebangProblem(head, shown, searchPath) };
   return { warning: `${shown} has no #! line and is not a known binary format: it would run as a /bin/sh script` };
+}
+
+/**
+ * What keeps a script's `#!` line from starting it, in words that say what is missing and
+ * what to do. The kernel reads the line as written: the interpreter path is taken as is
+ * (a relative one against the directory the server starts in, which is the workspace,
+ * not the package), up to the end of the line (a Windows carriage return included).
+ */
+function shebangProblem(head: Buffer, shown: string, searchPath: string[]): { problem?: string } {
+  const raw = head.toString('utf8').split('\n')[0]!.slice(2);
+  const line = raw.trim();
+  const [interp, ...rest] = line.split(/\s+/);
+  if (!interp) return { problem: `${shown} has an empty #! line: make its first line name the interpreter, such as #!/usr/bin/env node` };
+  const name = interp.split('/').pop() || interp;
+  if (raw.endsWith('\r'))
+    return {
+      problem: `${shown}'s #! line ends with a carriage return (Windows line endings), so the system looks for an interpreter whose name ends in "\\r": save ${shown} with LF line endings`,
+    };
+  if (!isAbsolute(interp))
+    return {
+      problem: `${shown} starts with #!${line}, a relative interpreter path: the system looks for ${interp} from the directory the server starts in (the workspace), not from the package; name it by its absolute path or through env (#!/usr/bin/env ${name})`,
+    };
+  const interpProblem = executableProblem(interp, interp);
+  if (interpProblem === 'missing')
+    return {
+      problem: `${shown} needs the interpreter ${interp} (its #! line), which is not on this machine: install ${name}, or start the script with #!/usr/bin/env ${name} so it is found on PATH`,
+    };
+  if (interpProblem !== undefined) return { problem: `${shown} needs the interpreter ${interp} (its #! line), but ${interpProblem}` };
+  if (name === 'env') {
+    const prog = rest.find((a) => !a.startsWith('-'));
+    if (prog && !prog.includes('=') && !findOnPath(prog, searchPath))
+      return {
+        problem: `${shown} runs \`${prog}\` (#!${line}), which is not on the server's PATH: install ${prog}, or put the directory that holds it on PATH before yolop starts`,
+      };
+  }
+  return {};
 }
 
 /**
@@ -197,12 +234,27 @@ function startProblem(file: string, shown: string, searchPath: string[]): { prob
 }
 
 /**
- * Resolve `command` for a package at `packageDir` as the host does, with
- * `inheritedPath` the PATH the server inherits (before `<package>/bin` is prepended).
+ * Which server the command starts, so which of the host's launch rules applies: the
+ * capability server (the default), or a stdio MCP server the package contributes,
+ * started from `cwd` (the workspace; unknown at install and enable, where a relative
+ * command is judged by its shape alone).
  */
-export async function inspectServerCommand(packageDir: string, command: string, inheritedPath: string): Promise<CommandInspection> {
-  if (command.trim() === '') return { ok: false, detail: 'capabilityServer.command is empty' };
-  if (command.includes('\0')) return { ok: false, detail: 'capabilityServer.command contains a NUL byte' };
+export type LaunchRule = { kind: 'capability' } | { kind: 'mcp'; server: string; cwd?: string };
+
+/**
+ * Resolve `command` for a package at `packageDir` as the host does, with
+ * `inheritedPath` the PATH the server inherits (before `<package>/bin` is prepended,
+ * for a capability server; as it is, for an MCP server).
+ */
+export async function inspectServerCommand(
+  packageDir: string,
+  command: string,
+  inheritedPath: string,
+  rule: LaunchRule = { kind: 'capability' },
+): Promise<CommandInspection> {
+  const key = rule.kind === 'mcp' ? `mcpServers.${rule.server}.command` : 'capabilityServer.command';
+  if (command.trim() === '') return { ok: false, detail: `${key} is empty` };
+  if (command.includes('\0')) return { ok: false, detail: `${key} contains a NUL byte` };
   let pkgReal: string;
   try {
     // The native realpath(3), as fs/promises' realpath is (not the JS walk of realpathSync).
@@ -212,7 +264,9 @@ export async function inspectServerCommand(packageDir: string, command: string, 
   }
   const bin = join(pkgReal, 'bin');
   // Empty PATH entries mean "the current directory" to execvp: never search those.
-  const searchPath = [bin, ...inheritedPath.split(delimiter).filter((d) => d !== '' && isAbsolute(d))];
+  const pathDirs = inheritedPath.split(delimiter).filter((d) => d !== '' && isAbsolute(d));
+  if (rule.kind === 'mcp') return inspectMcpCommand(pkgReal, packageDir, command, pathDirs, rule.cwd);
+  const searchPath = [bin, ...pathDirs];
   const shownCmd = JSON.stringify(command);
 
   if (command.includes('/')) {
@@ -285,7 +339,12 @@ export async function inspectServerCommand(packageDir: string, command: string, 
     .slice(1)
     .map((d) => join(d, command))
     .find(isFile);
-  if (!found) return { ok: false, detail: `${shownCmd} is neither in the package's bin/ nor on PATH` };
+  if (!found)
+    return {
+      ok: false,
+      detail: `${shownCmd} is neither in the package's bin/ nor on PATH: ship the server as bin/${command} in the package (executable), or install the program that provides ${command} so PATH finds it`,
+      outside: notOnPath(`${command} is not in the package's bin/`),
+    };
   const outside: OutsidePackage = { via: 'PATH', target: found, how: `${found}, found on PATH` };
   const { problem, warning } = startProblem(found, found, searchPath);
   if (problem) return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside };
@@ -297,4 +356,67 @@ export async function inspectServerCommand(packageDir: string, command: string, 
     detail: `${command} found on PATH at ${found} (not shipped in the package)`,
     ...(warning ? { warning } : {}),
   };
+}
+
+/**
+ * A bare name nothing provides yet: the host looks it up on PATH when it starts the
+ * server, so whatever runs then is outside the package (the policy's
+ * `server_outside_package` refuses it, found or not).
+ */
+function notOnPath(why: string): OutsidePackage {
+  return { via: 'PATH', target: '', how: `whatever PATH holds under that name when yolop starts it (${why}, and no directory on PATH has it now)` };
+}
+
+/**
+ * An MCP server's command as the host's MCP client starts it: argv[0] from the workspace
+ * with the server's PATH, no `<package>/bin` (module comment). Such a program is outside
+ * the package unless an absolute path names a file in it.
+ */
+function inspectMcpCommand(pkgReal: string, packageDir: string, command: string, pathDirs: string[], cwd: string | undefined): CommandInspection {
+  const shownCmd = JSON.stringify(command);
+  if (command.includes('/')) {
+    if (isAbsolute(command)) {
+      const file = normalize(command);
+      const named = inside(pkgReal, file) || inside(resolve(packageDir), file);
+      const outside: OutsidePackage | undefined = named ? undefined : { via: 'absolute', target: file, how: `the absolute path ${file}, outside the package` };
+      const { problem, warning } = startProblem(file, file, pathDirs);
+      if (problem) return { ok: false, detail: problem, ...(outside ? { outside } : {}) };
+      const real = named ? leavesPackage(pkgReal, file) : undefined;
+      const link: OutsidePackage | undefined = real ? { via: 'symlink', target: real, how: `a symlink ${file} -> ${real} out of the package` } : undefined;
+      const out = outside ?? link;
+      return {
+        ok: true,
+        path: file,
+        where: out ? 'outside' : 'package',
+        ...(out ? { outside: out } : {}),
+        detail: out ? `${shownCmd} runs ${out.how} (not shipped in the package, not covered by its content hash)` : `${file} in the package`,
+        ...(warning ? { warning } : {}),
+      };
+    }
+    // Relative to wherever yolop runs: the workspace, never the package.
+    const file = cwd === undefined ? command : resolve(cwd, command);
+    const outside: OutsidePackage = {
+      via: 'workspace',
+      target: file,
+      how: `${command} relative to the workspace yolop runs in${cwd === undefined ? '' : ` (here ${file})`}, outside the package`,
+    };
+    if (cwd === undefined)
+      return { ok: false, detail: `${shownCmd} names a file relative to the workspace yolop runs in, not a program in the package`, outside };
+    const { problem, warning } = startProblem(file, file, pathDirs);
+    if (problem) return { ok: false, detail: `${shownCmd} is relative to the workspace (${cwd}), and ${problem}`, outside };
+    return { ok: true, path: file, where: 'outside', outside, detail: `${shownCmd} runs ${outside.how}`, ...(warning ? { warning } : {}) };
+  }
+  // execvp's search: the first executable file of that name, else (to say why it cannot start) the first file.
+  const candidates = pathDirs.map((d) => join(d, command));
+  const found = candidates.find((f) => executableProblem(f, f) === undefined) ?? candidates.find(isFile);
+  if (!found)
+    return {
+      ok: false,
+      detail: `the program was not found (ENOENT: yolop starts an MCP server with your PATH, without the package's bin/, and ${shownCmd} is not on it): install the program that provides ${command}, or put its directory on PATH before yolop starts`,
+      outside: notOnPath('an MCP server is not looked up in the package'),
+    };
+  const outside: OutsidePackage = { via: 'PATH', target: found, how: `${found}, found on PATH` };
+  const { problem, warning } = startProblem(found, found, pathDirs);
+  if (problem) return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside };
+  return { ok: true, path: found, where: 'outside', outside, detail: `${command} found on PATH at ${found}`, ...(warning ? { warning } : {}) };
 }

@@ -36,6 +36,12 @@ export interface HookDecl {
 
 export interface McpServerDecl {
   type: 'stdio' | 'http';
+  /**
+   * Set when plugin.json gives no `type` and `type` was taken from the keys (a `url` and no
+   * `command`: http). yolop's own plugin.json reader, as its source reads, defaults `type`
+   * to stdio and refuses such a server (docs/formats.md, "MCP servers").
+   */
+  typeInferred?: true;
   command?: string;
   args: string[];
   env: Record<string, string>;
@@ -151,9 +157,11 @@ function toManifest(value: Obj): Manifest {
         Object.entries(mcp).map(([name, s]) => {
           const command = opt<string>(s.command);
           const url = opt<string>(s.url);
-          const type = opt<'stdio' | 'http'>(s.type) ?? (url !== undefined && command === undefined ? 'http' : 'stdio');
+          const written = opt<'stdio' | 'http'>(s.type);
+          const type = written ?? (url !== undefined && command === undefined ? 'http' : 'stdio');
           const decl: McpServerDecl = {
             type,
+            ...(written === undefined && type === 'http' ? { typeInferred: true as const } : {}),
             ...optional('command', command),
             args: opt<string[]>(s.args) ?? [],
             env: { ...(opt<Record<string, string>>(s.env) ?? {}) },
@@ -255,7 +263,7 @@ export function manifestValue(text: string, where: string): unknown {
 /**
  * Read and validate `<dir>/plugin.json`. Synchronous reads on purpose: a manifest
  * is small (capped), and `list` reads one per installed extension, where
- * thread-pool round trips cost more than the reads (docs/performance.md). A valid
+ * thread-pool round trips cost more than the reads. A valid
  * manifest is judged by the generated check alone; only a rejected one loads the
  * zod schemas (manifest-validate.ts), for the verdict in full and the messages.
  */
@@ -272,8 +280,8 @@ export async function loadManifest(dir: string): Promise<Manifest> {
   if (text === undefined) throw new YepError('E_MANIFEST', `No plugin.json in ${dir}.`);
   const value = manifestValue(text, dir);
   if (quickAccept(value)) return toManifest(value);
-  // The zod schemas only (manifest-validate.ts's verdict, inlined): in the list fast
-  // path's CommonJS bundle this import is a file of its own (scripts/build-cli.mjs).
+  // The zod schemas only (manifest-validate.ts's verdict, inlined), loaded for a rejected
+  // manifest alone: zod is a file of its own in the bundle (lib/zod.cjs, scripts/build-cli.mjs).
   const { manifestProblems } = await import('./manifest-schema.js');
   const { problems, total } = manifestProblems(value);
   if (total > 0) throw manifestError(dir, problems, total);

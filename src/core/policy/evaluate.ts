@@ -40,11 +40,21 @@ export interface PolicySubject {
   /** Checked against `[grant]` when known. */
   grant?: Grant;
   /**
-   * The server command resolves outside the package, as the host resolves it
-   * (package/inspect-command.ts): an absolute path, a relative one climbing out, a
-   * symlink in the package leading out, or a bare name found on PATH; `how` says which.
+   * Each server command (the capability server's, each stdio MCP server's) that resolves
+   * outside the package, as the host resolves it (package/inspect-command.ts): an absolute
+   * path, a relative one climbing out (or, for an MCP server, any relative one: the host
+   * runs it from the workspace), a symlink in the package leading out, or a bare name the
+   * package's bin/ lacks (looked up on PATH); `how` says which.
    */
-  serverOutside?: { command: string; how: string };
+  serversOutside?: ServerOutside[];
+}
+
+/** One server command of a package whose program is outside the package. */
+export interface ServerOutside {
+  command: string;
+  how: string;
+  /** The key in `mcpServers` for an MCP server; absent for the capability server. */
+  mcpServer?: string;
 }
 
 export interface PolicyViolation {
@@ -120,8 +130,10 @@ export function policyViolations(policy: Policy, s: PolicySubject): PolicyViolat
     }
   }
   if (s.grant) grantViolations(policy, s.grant, add);
-  const outside = s.serverOutside && serverOutsideViolation(policy, s.serverOutside);
-  if (outside) add(outside.rule, outside.item, outside.message);
+  for (const server of s.serversOutside ?? []) {
+    const outside = serverOutsideViolation(policy, server);
+    if (outside) add(outside.rule, outside.item, outside.message);
+  }
   return out;
 }
 
@@ -147,17 +159,20 @@ function sourcePlaceViolations(policy: Policy, origin: OriginFacts, via: FetchPl
 }
 
 /**
- * `grant.server_outside_package`: the server command resolves to a program outside the
- * package (host's resolution, package/inspect-command.ts). The one statement of the rule:
- * install, update, --frozen, enable and policy check reach it through policyViolations,
- * doctor's spawn through policy/package-code.ts.
+ * `grant.server_outside_package`: a server command (the capability server's, or a stdio
+ * MCP server's) resolves to a program outside the package (host's resolution,
+ * package/inspect-command.ts). The one statement of the rule: install, update, --frozen,
+ * enable and policy check reach it through policyViolations, doctor's spawns through
+ * policy/package-code.ts.
  */
-export function serverOutsideViolation(policy: Policy, outside: { command: string; how: string }): PolicyViolation | undefined {
+export function serverOutsideViolation(policy: Policy, outside: ServerOutside): PolicyViolation | undefined {
   if (policy.files.length === 0 || policy.max_grant.switches.server_outside_package) return undefined;
+  const whose = outside.mcpServer === undefined ? 'its server command' : `its MCP server ${outside.mcpServer} (command`;
+  const close = outside.mcpServer === undefined ? '' : ')';
   return {
     rule: 'grant.server_outside_package',
     item: outside.command,
-    message: `its server command ${outside.command} runs ${outside.how}, which is not shipped in the package; the policy requires the server inside the package`,
+    message: `${whose} ${outside.command}${close} runs ${outside.how}, which is not shipped in the package; the policy requires every server inside the package`,
     file: policy.files.join(' + '),
   };
 }

@@ -11,8 +11,14 @@
  * --build) or a yes from the person at the terminal to a question that says the
  * crate's code will run. `--yes` is not that consent (scripts pass it to approve
  * replacements and grants). The policy file can forbid builds outright. A server
- * runs when doctor is asked to run it, unless the program is not the package's
- * (the policy's `server_outside_package`, and never one named by a path outside it).
+ * (the capability server, or a stdio MCP server the package contributes) runs
+ * when doctor is asked to run it, resolved by the one resolver
+ * (package/inspect-command.ts) to the program doctor then starts, unless that
+ * program is not the package's and the policy's `server_outside_package` forbids
+ * that. A capability server named by a path outside the package is never started
+ * either: the host starts it from the package, so such a path is the package
+ * reaching out. An MCP server is started by the host from the user's environment by
+ * design (`npx`, `uvx`, an absolute interpreter), so there only the policy refuses.
  */
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
@@ -35,10 +41,12 @@ export type PackageCode =
   | {
       kind: 'server';
       name: string;
-      /** `capabilityServer.command` as written. */
+      /** The key in `mcpServers` for a stdio MCP server; absent for the capability server. */
+      mcpServer?: string;
+      /** The command as written (`capabilityServer.command`, or the MCP server's). */
       command: string;
-      /** Where it resolves (inspect-command.ts, the one resolver). */
-      resolved: Extract<CommandInspection, { ok: true }>;
+      /** Where it resolves (inspect-command.ts, the one resolver); a command that cannot start is never run. */
+      resolved: CommandInspection;
     };
 
 export type CodeVerdict =
@@ -71,11 +79,14 @@ function buildRefusal(policy: Policy): PolicyViolation | undefined {
 export async function mayRunPackageCode(ctx: Context, code: PackageCode, phase: CodePhase, policy: Policy = loadPolicy(ctx)): Promise<CodeVerdict> {
   if (code.kind === 'server') {
     const outside = code.resolved.outside;
-    // Hardening: a program named by a path outside the package is reported, never started by yep-ext.
-    if (outside && (outside.via === 'absolute' || outside.via === 'climbs'))
+    // Hardening: a capability server named by a path outside the package is reported, never started by yep-ext.
+    if (code.mcpServer === undefined && outside && (outside.via === 'absolute' || outside.via === 'climbs'))
       return { run: false, why: `${code.resolved.detail}; yep-ext does not start a program named by a path outside the package` };
-    const violation = outside && serverOutsideViolation(policy, { command: code.command, how: outside.how });
+    const violation =
+      outside &&
+      serverOutsideViolation(policy, { command: code.command, how: outside.how, ...(code.mcpServer !== undefined ? { mcpServer: code.mcpServer } : {}) });
     if (violation) return { run: false, why: `not started: refused by the policy in ${violation.file} (${violation.rule}): ${violation.message}`, violation };
+    if (!code.resolved.ok) return { run: false, why: code.resolved.detail };
     return { run: true, permit: { kind: 'server', reason: 'doctor was asked to run it' } };
   }
   const consent = ctx.packageCode;

@@ -17,7 +17,7 @@
  * an entry without a string ref, or that is not a table, is skipped. Non-boolean
  * `enabled`/`append` values are ignored.
  *
- * What yep-ext's `enable` does to the entries (`enableEntries`) is defined here
+ * What yep-ext's `enable` does to the entries (`enableChoice`) is defined here
  * too, because "kept" config (in the file, not in effect) is exactly what enable
  * would bring back: the two can never disagree.
  */
@@ -71,7 +71,7 @@ function configOf(table: TomlTable): Record<string, unknown> {
 }
 
 /** The entry removes every instance of its ref (`enabled = false`, the boolean). */
-export const isRemoveEntry = (t: TomlTable): boolean => t.enabled === false;
+const isRemoveEntry = (t: TomlTable): boolean => t.enabled === false;
 /** The entry adds an instance of its own (`append = true`, the boolean), unless it removes. */
 const isAppendEntry = (t: TomlTable): boolean => t.enabled !== false && t.append === true;
 
@@ -91,19 +91,62 @@ export function applyEntries(entries: readonly TomlTable[]): HostInstance[] {
   return instances;
 }
 
+/** An entry as `yep-ext enable` leaves it when it switches it back on: no longer a removing entry. */
+const switchedOn = (t: TomlTable): TomlTable => {
+  const { enabled: _dropped, ...rest } = t;
+  return rest;
+};
+
+/** The entry names config or adds an instance of its own: it is not a bare `{ ref }`. */
+const carriesConfig = (t: TomlTable): boolean => isAppendEntry(t) || Object.keys(configOf(t)).length > 0;
+
 /**
- * What `yep-ext enable` makes of the entries: every entry at or after `layerStart`
- * (the entries of the file being written; those before it belong to a file read
- * under it, a profile's base) stops saying `enabled = false`, so config the user
- * kept comes back; when the host would still run nothing, a bare entry is added.
+ * Which entries `yep-ext enable` switches back on (`flip`: indexes, each at or after
+ * `layerStart`; the entries before it belong to a file read under the one written, a
+ * profile's base) and whether it adds a bare `{ ref }` entry (`add`). The least change
+ * that does what enable promises, so that disable-then-enable gives the file back:
+ * - disabled: the last entry is a removing one (that is what disabled means in the
+ *   host's walk); enable switches that one entry back on, and nothing else. A disable
+ *   marked exactly that entry, so the pair is an exact round trip, and an
+ *   `enabled = false` the user wrote on an earlier entry stays where it is. With no
+ *   such entry in the written file, a bare entry is added;
+ * - enabled, with config the file keeps but the host does not apply (a disable
+ *   followed by the host's own enable, which appends a bare entry): the removing
+ *   entries that cancel it are switched back on, the last first, for as long as what
+ *   follows them is only bare entries; an entry that names config of its own is what
+ *   the user set since, so the walk stops there. Nothing is switched when that
+ *   brings no config back.
  */
+export function enableChoice(entries: readonly TomlTable[], layerStart: number): { flip: number[]; add: boolean } {
+  if (applyEntries(entries).length === 0) {
+    const last = entries.length - 1;
+    const lastEntry = entries[last];
+    return last >= layerStart && lastEntry !== undefined && isRemoveEntry(lastEntry) ? { flip: [last], add: false } : { flip: [], add: true };
+  }
+  const flip = new Set<number>();
+  const now = (): TomlTable[] => entries.map((t, i) => (flip.has(i) ? switchedOn(t) : t));
+  for (;;) {
+    let r = entries.length - 1;
+    while (r >= 0 && (flip.has(r) || !isRemoveEntry(entries[r] as TomlTable))) r--;
+    if (
+      r < 0 ||
+      r < layerStart ||
+      now()
+        .slice(r + 1)
+        .some(carriesConfig)
+    )
+      break;
+    flip.add(r);
+  }
+  if (flip.size === 0 || same(applyEntries(entries)[0]?.config, applyEntries(now())[0]?.config)) return { flip: [], add: false };
+  return { flip: [...flip].sort((a, b) => a - b), add: false };
+}
+
+/** The entries as `yep-ext enable` leaves them (enableChoice applied), read for what enable would bring back. */
 function enableEntries(entries: readonly TomlTable[], layerStart: number, ref: string): TomlTable[] {
-  const out = entries.map((t, i) => {
-    if (i < layerStart || !isRemoveEntry(t)) return t;
-    const { enabled: _dropped, ...rest } = t;
-    return rest;
-  });
-  return applyEntries(out).length > 0 ? out : [...out, { ref }];
+  const { flip, add } = enableChoice(entries, layerStart);
+  const out = entries.map((t, i) => (flip.includes(i) ? switchedOn(t) : t));
+  return add ? [...out, { ref }] : out;
 }
 
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);

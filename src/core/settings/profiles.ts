@@ -37,7 +37,8 @@ function listProfiles(paths: Paths): string[] {
 export function profileFile(paths: Paths, name: string): string {
   if (!isValidName(name)) {
     throw new YepError('E_NAME', `Invalid profile name ${JSON.stringify(name.slice(0, 80))}: profile names match ^[A-Za-z0-9_-]+$.`, {
-      hint: 'A profile is <config>/profiles/<name>.toml; pass its <name>.',
+      hint: `A profile is ${join(profilesDir(paths), '<name>.toml')}; pass its <name>.`,
+      details: { profile: name.slice(0, 80), dir: profilesDir(paths) },
     });
   }
   const file = join(profilesDir(paths), `${name}.toml`);
@@ -46,7 +47,7 @@ export function profileFile(paths: Paths, name: string): string {
     throw new YepError('E_NOT_FOUND', `There is no profile "${name}": ${file} does not exist.`, {
       hint:
         existing.length > 0
-          ? `Profiles here: ${existing.join(', ')}. yolop reads a profile only from <config>/profiles/<name>.toml.`
+          ? `Profiles here: ${existing.join(', ')}. yolop reads a profile only from ${join(profilesDir(paths), '<name>.toml')}.`
           : `No profile exists in ${profilesDir(paths)}. Create ${file} (yolop reads it with \`yolop --profile ${name}\`), then run the command again.`,
       details: { profile: name, file, profiles: existing },
     });

@@ -34,7 +34,7 @@ import {
   type TomlTable,
 } from './toml-edit.js';
 
-import { RESERVED_KEYS, applyEntries, entriesFor, extRef, hostReading, isRemoveEntry, isTable, refOf, type ExtensionSettings } from './host-reading.js';
+import { RESERVED_KEYS, applyEntries, enableChoice, entriesFor, extRef, hostReading, isTable, refOf, type ExtensionSettings } from './host-reading.js';
 import { profileFile } from './profiles.js';
 
 export { hostReading, type ExtensionSettings };
@@ -79,16 +79,16 @@ interface SettingsDoc {
 }
 
 /** `--json` gets `details: {file, line, column}` (line/column null when the problem has no one place). */
-function corrupt(file: string, why: string, at?: TomlPosition): YepError {
-  return new YepError('E_STATE', `The settings file ${file} is unreadable: ${why}.`, {
+function corrupt(file: string, why: string, at?: TomlPosition, what = 'The settings file'): YepError {
+  return new YepError('E_STATE', `${what} ${file} is unreadable: ${why}.`, {
     hint: `yep-ext will not overwrite it. Fix it (yolop reads it too), or move it aside (mv "${file}" "${file}.bak") and run the command again.`,
     details: { file, line: at?.line ?? null, column: at?.column ?? null },
   });
 }
 
 /** Parse and index a settings document; throws E_STATE naming `file` when it is not valid TOML. */
-function parseSettings(text: string, file: string): SettingsDoc {
-  const parsed = parseEditableToml(text, file, (why, at) => corrupt(file, why, at));
+function parseSettings(text: string, file: string, what?: string): SettingsDoc {
+  const parsed = parseEditableToml(text, file, (why, at) => corrupt(file, why, at, what));
   const { data, lines } = parsed;
   const doc: SettingsDoc = { file, ...parsed, elements: [] };
   const caps = data.capabilities;
@@ -147,10 +147,12 @@ export interface ProfileLayer {
 }
 
 const REPLACING_MODES = new Set(['replace', 'only', 'exclusive']);
+/** How errors name a profile's file (they name its path too: the file the user should look at). */
+const PROFILE_FILE = 'The profile file';
 
 /** The profile's parsed document and whether it replaces the base file's entries. */
 function parseProfile(profile: ProfileLayer): { doc: SettingsDoc; replace: boolean } {
-  const doc = parseSettings(profile.text, profile.file);
+  const doc = parseSettings(profile.text, profile.file, PROFILE_FILE);
   const mode = doc.data.capabilities_mode;
   return { doc, replace: typeof mode === 'string' && REPLACING_MODES.has(mode) };
 }
@@ -175,7 +177,7 @@ export function readSettingsFromText(text: string, name: string, file = 'setting
 /**
  * Parse settings text (and a profile's) once and answer readSettingsFromText for
  * any number of names: `list` asks for every installed extension, and re-parsing
- * the file per extension was most of its time with 50 installed (docs/performance.md).
+ * the file per extension would be most of its time with many installed.
  */
 export function settingsLookup(text: string, file = 'settings.toml', profile?: ProfileLayer): SettingsLookup {
   const base = entriesByRef(parseSettings(text, file).data);
@@ -291,18 +293,43 @@ function configSplices(doc: SettingsDoc, el: Element, values: [string, unknown][
   return { splices, table };
 }
 
-/** Splices that make `el` say `enabled = false` (or drop that line), and the resulting table. */
+/** The line that holds `el`'s ref as the host reads it (`ref`, else `id`): where disable puts its `enabled = false`. */
+function refLineOf(doc: SettingsDoc, el: Element): number | undefined {
+  return el.directKvs.find((i) => {
+    const l = doc.lines[i] as TomlLine;
+    return l.path.length === 1 && (l.path[0] === 'ref' || l.path[0] === 'id');
+  });
+}
+
+/**
+ * The `enabled = false` line is the one disable writes: the statement right after the
+ * ref line, at its indentation, `enabled = false` and nothing else (no comment). Such a
+ * line is taken out again; any other is the user's, and keeps its place, spelling and
+ * comment (only its value turns to `true`).
+ */
+function isDisableLine(doc: SettingsDoc, el: Element, line: TomlLine): boolean {
+  const refAt = refLineOf(doc, el);
+  if (refAt === undefined || doc.lines[refAt + 1] !== line) return false;
+  const text = doc.text.slice(line.start, line.end).replace(/\r?\n$/, '');
+  return text === `${(doc.lines[refAt] as TomlLine).indent}enabled = false`;
+}
+
+/** Splices that make `el` say `enabled = false`, or stop saying it, and the resulting table. */
 function switchSplices(doc: SettingsDoc, el: Element, base: TomlTable, enabled: boolean): { splices: Splice[]; table: TomlTable } {
   const wasEnabled = base.enabled !== false;
   if (enabled === wasEnabled) return { splices: [], table: { ...base } };
+  const existing = directKeyLines(doc, el, 'enabled')[0];
   if (enabled) {
-    const { enabled: _dropped, ...rest } = base;
-    return { splices: directKeyLines(doc, el, 'enabled').map((l): Splice => ({ start: l.start, end: l.end, text: '' })), table: rest };
+    if (existing && isDisableLine(doc, el, existing)) {
+      const { enabled: _dropped, ...rest } = base;
+      return { splices: [{ start: existing.start, end: existing.end, text: '' }], table: rest };
+    }
+    return { splices: existing ? [{ start: existing.valueStart, end: existing.valueEnd, text: 'true' }] : [], table: { ...base, enabled: true } };
   }
   const table = { ...base, enabled: false };
-  const existing = directKeyLines(doc, el, 'enabled')[0];
   if (existing) return { splices: [{ start: existing.valueStart, end: existing.valueEnd, text: 'false' }], table };
-  const refLine = el.directKvs.map((i) => doc.lines[i] as TomlLine).find((l) => l.path.length === 1 && (l.path[0] === 'ref' || l.path[0] === 'id'));
+  const refAt = refLineOf(doc, el);
+  const refLine = refAt === undefined ? undefined : (doc.lines[refAt] as TomlLine);
   const at = refLine ?? (doc.lines[el.first] as TomlLine);
   return { splices: [linesAt(doc, at.end, [`${refLine?.indent ?? ''}enabled = false`])], table };
 }
@@ -311,9 +338,10 @@ function switchSplices(doc: SettingsDoc, el: Element, base: TomlTable, enabled: 
  * The edit as splices, and the entries it must leave for `name`. No entry is
  * deleted and no config key the user wrote is dropped (only `remove`, and a key
  * set to `undefined`, take anything away):
- * - enable: every entry for `name` stops saying `enabled = false` (kept config
- *   comes back, host-reading.ts `enableEntries`); a bare entry is added when the
- *   host would still run nothing (no entry, or a profile whose base disables it);
+ * - enable: the entries host-reading.ts `enableChoice` names stop saying
+ *   `enabled = false` (a disabled extension: its last entry, the one disable
+ *   marked; an enabled one: the entries that cancel config it keeps); a bare
+ *   entry is added when the host would still run nothing otherwise;
  * - disable: the last entry says `enabled = false` (one line), or, with no entry
  *   in this file, a new `{ ref, enabled = false }` entry does;
  * - values go into the last entry whose config reaches the first instance (later
@@ -341,8 +369,9 @@ function plan(doc: SettingsDoc, name: string, edit: SettingsEdit, prefix: readon
   };
 
   if (edit.op === 'enable') {
-    for (const el of els) if (isRemoveEntry(tables.get(el) as TomlTable)) flip(el, true);
-    if (applyEntries(current()).length === 0) added = { ref };
+    const choice = enableChoice(current(), prefix.length);
+    for (const i of choice.flip) flip(els[i - prefix.length] as Element, true);
+    if (choice.add) added = { ref };
   } else if (edit.op === 'disable' && applyEntries(current()).length > 0) {
     const last = els[els.length - 1];
     if (last) flip(last, false);
@@ -429,7 +458,7 @@ export async function loadSettingsText(paths: Paths): Promise<string> {
 /** Read a profile's file (it exists: profiles.ts `profileFile` checked); E_STATE when unreadable. */
 export async function loadProfileLayer(paths: Paths, profile: string): Promise<ProfileLayer> {
   const file = profileFile(paths, profile);
-  return { name: profile, file, text: await loadEditableText(file, (why) => corrupt(file, why), 'The profile file') };
+  return { name: profile, file, text: await loadEditableText(file, (why) => corrupt(file, why, undefined, PROFILE_FILE), PROFILE_FILE) };
 }
 
 /** The file an edit writes (settings.toml, or the profile's), its text, and the entries the host applies before it. */

@@ -181,7 +181,7 @@ async function fetchVerified(
     hashed.addFile(MANIFEST_FILE);
     ctx.log.info(`${crate.name} declares its manifest in Cargo.toml [package.metadata.yolop]; wrote the equivalent plugin.json.`);
   }
-  // Hashed as it was unpacked (issue 20: no second read of the tree); plugin.json written above is read back.
+  // Hashed as it was unpacked (no second read of the tree); plugin.json written above is read back.
   return hashed.digest(into);
 }
 

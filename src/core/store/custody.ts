@@ -112,12 +112,17 @@ export interface CustodyReport {
   replaced: { name: string; recorded_hash: string; content_hash: string }[];
 }
 
-/** What restoreCustody did in this process, per store (verify and `install --frozen` report it in --json). */
-const reports = new Map<string, CustodyReport>();
+/**
+ * What restoreCustody did in this run (verify and `install --frozen` report it in --json).
+ * Keyed by the run's paths object, which a Context makes once and the contexts an operation
+ * derives from it share: one command run, however many runs one process holds (a library
+ * caller's, in-process tests'), so a run never reports what an earlier one restored.
+ */
+const reports = new WeakMap<Context['paths'], CustodyReport>();
 
-/** Custody restored or found replaced by this process in this store so far. */
+/** Custody restored or found replaced in this store by this run so far. */
 export function custodyReport(ctx: Context): CustodyReport {
-  return reports.get(ctx.paths.storeDir) ?? { restored: [], replaced: [] };
+  return reports.get(ctx.paths) ?? { restored: [], replaced: [] };
 }
 
 /**
@@ -147,7 +152,7 @@ export async function restoreCustody(ctx: Context): Promise<CustodyReport> {
   });
   if (changed) await saveLock(ctx.paths.lockFile, { ...lock, entries });
   const all = custodyReport(ctx);
-  reports.set(ctx.paths.storeDir, { restored: [...all.restored, ...report.restored], replaced: report.replaced });
+  reports.set(ctx.paths, { restored: [...all.restored, ...report.restored], replaced: report.replaced });
   return report;
 }
 

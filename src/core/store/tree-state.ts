@@ -43,10 +43,10 @@ export function treeStateFile(paths: Paths, name: string): string {
 /**
  * Walk the regular files under `root` (`.git` skipped, links not followed) as the
  * content hash walks, handing each relative path (`/`) and its lstat to `visit`.
- * The BigIntStats objects (a dozen BigInts each, ~1 KB) are garbage as soon as
+ * The BigIntStats objects (a dozen BigInts each) are garbage as soon as
  * they are read; on a 20,000-file tree they piled up to several MiB of young
  * generation, so a young collection runs every 2,000 files where the CLI exposed
- * V8's collector (fs/buffer-garbage.ts; docs/performance.md, "Round four: mem4").
+ * V8's collector (fs/buffer-garbage.ts).
  */
 function walkSignatures(root: string, visit: (relPath: string, st: BigIntStats) => void): void {
   const garbage = bufferGarbageMeter();
@@ -76,7 +76,7 @@ export function signTree(root: string): Record<string, FileSignature> {
   return out;
 }
 
-/** The size of the blocks signTreeJsonChunks fills (a 20,000-file tree's signatures are ~1.8 MB). */
+/** The size of the blocks signTreeJsonChunks fills (a 20,000-file tree's signatures run to megabytes). */
 export const SIGNATURE_CHUNK = 64 * 1024;
 
 /**
@@ -84,11 +84,11 @@ export const SIGNATURE_CHUNK = 64 * 1024;
  * `JSON.stringify` of signTree's record gives, keys in walk order), written into
  * blocks of SIGNATURE_CHUNK bytes as the files are signed: for a tree just placed
  * nothing reads the signatures back, so the per-file arrays, their strings and the
- * 20,000-key object are never made (measured on 20,000 files: V8's heap grew by
- * 18 MiB for the record, ~1.8 MB of bytes here). Blocks, not one buffer: a buffer
- * grown by doubling, joined to the record's head and copied again by the atomic
- * writer allocated ~7 MB of array buffers for those 1.8 MB (docs/performance.md,
- * "Round five: mem5"); the blocks are written as they are (writeTreeStateText).
+ * 20,000-key object are never made (on V8's heap they take several times the
+ * record's bytes). Blocks, not one buffer: a buffer grown by doubling, joined to
+ * the record's head and copied again by the atomic writer allocates several times
+ * the record's size in array buffers; the blocks are written as they are
+ * (writeTreeStateText).
  * A block is cut before a file's text that does not fit, so each ends on a whole
  * record. JSON.parse of the blocks joined reads the same record as signTree's.
  */

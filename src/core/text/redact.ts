@@ -1,5 +1,5 @@
 /**
- * Secret values never reach output (hardening E37, issue 19 item 1). Text from a
+ * Secret values never reach output (hardening E37). Text from a
  * server, git, a registry or a file passes through here before it is shown, and
  * the rule is: redact the WHOLE text first, cut it only after. A cut made the
  * other way round leaves the first or last characters of a secret that exact
@@ -24,6 +24,24 @@ export const MIN_FRAGMENT = 6;
  */
 const URL_USERINFO_RE = /\b([a-z][a-z0-9+.-]*):\/\/([^\s/?#'"<>`\\]*)@/gi;
 
+/**
+ * What a cut can leave of a URL's userinfo when the cut is before it ends: at a start
+ * cut, text opening with the rest of an authority up to its `@` (`ave:PASS@proxy`,
+ * `//dave:PASS@proxy`, `tp://dave:PASS@proxy`); at an end cut, text closing with a
+ * scheme and part of an authority with no `@` yet (`http://dave:PA`). Either may be a
+ * credential that URL_USERINFO_RE no longer sees whole.
+ */
+const CUT_USERINFO_START_RE = /^(?:[a-z0-9+.-]*:)?\/{0,2}[^\s/?#'"<>`\\]*@/i;
+const CUT_USERINFO_END_RE = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#'"<>`\\@]+$/i;
+
+/**
+ * git's scp-like form with a password, `user:secret@host:path`: no scheme to match, so it is
+ * found by its shape (a word, a colon, then up to an `@` and a host followed by a colon),
+ * where a URL or a word could begin. The plain `git@host:path` has no colon before the `@`
+ * and stays as written.
+ */
+const SCP_USERINFO_RE = /(^|[\s'"`(<[=,;])([A-Za-z0-9._~%+-]+):([^\s@/'"`<>\\]+)@([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):/g;
+
 /** ssh transports: their user part is an account name (`git`), never a credential ssh reads. */
 const SSH_SCHEMES = new Set(['ssh', 'git+ssh', 'ssh+git']);
 const PLAIN_ACCOUNT_RE = /^[A-Za-z0-9._-]+$/;
@@ -34,14 +52,17 @@ const PLAIN_ACCOUNT_RE = /^[A-Za-z0-9._-]+$/;
  * in every form: a user alone (`http://TOKEN@proxy`, a token pasted as the user name),
  * `user:password`, percent-encoded, with an unencoded `@` in it. The one exception is an
  * ssh URL's plain account name (`ssh://git@host/…`): ssh takes no secret from a URL, and
- * the scp-like `git@host:path` has no scheme to match at all, so both stay as written
- * (an ssh URL with `user:password` is redacted like any other). docs/json.md.
+ * the scp-like `git@host:path` names an account the same way, so both stay as written
+ * (an ssh URL with `user:password`, and the scp-like `user:secret@host:path`, are
+ * redacted like any other). docs/json.md.
  */
 export function redactUrls(text: string): string {
-  if (!text.includes('://')) return text;
-  return text.replace(URL_USERINFO_RE, (whole, scheme: string, userinfo: string) =>
-    SSH_SCHEMES.has(scheme.toLowerCase()) && PLAIN_ACCOUNT_RE.test(userinfo) ? whole : `${scheme}://${REDACTED}@`,
-  );
+  if (!text.includes('@')) return text;
+  return text
+    .replace(URL_USERINFO_RE, (whole, scheme: string, userinfo: string) =>
+      SSH_SCHEMES.has(scheme.toLowerCase()) && PLAIN_ACCOUNT_RE.test(userinfo) ? whole : `${scheme}://${REDACTED}@`,
+    )
+    .replace(SCP_USERINFO_RE, (_whole, lead: string, _user: string, _secret: string, host: string) => `${lead}${REDACTED}@${host}:`);
 }
 
 /** The spellings of each secret that text may carry: as is, and escaped inside a JSON string. Longest first. */
@@ -78,8 +99,9 @@ export function redactValue<T>(value: T, secrets: readonly string[]): T {
 /**
  * Mask what a cut left of a secret: at an end cut, a prefix of a secret ending
  * the text; at a start cut, a suffix of a secret opening it (>= MIN_FRAGMENT
- * characters); with both, a text lying wholly inside a secret. Run it on text
- * that `redactText` already saw whole.
+ * characters); with both, a text lying wholly inside a secret. And what a cut left
+ * of a URL's userinfo, whoever's it is (CUT_USERINFO_*_RE). Run it on text that
+ * `redactText` already saw whole.
  */
 export function maskCut(text: string, secrets: readonly string[], cut: { start?: boolean; end?: boolean }): string {
   let out = text;
@@ -103,6 +125,8 @@ export function maskCut(text: string, secrets: readonly string[], cut: { start?:
       }
     }
   }
+  if (cut.start && !out.startsWith(`${REDACTED}@`)) out = out.replace(CUT_USERINFO_START_RE, `${REDACTED}@`);
+  if (cut.end) out = out.replace(CUT_USERINFO_END_RE, (_whole, scheme: string) => `${scheme}${REDACTED}`);
   return out;
 }
 

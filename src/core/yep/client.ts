@@ -7,7 +7,7 @@
  *   - rpc-session.ts, the RPC session: framing, ids, multiplexing, timeouts,
  *     the server's own requests, tool/update streams, message records.
  *
- * What it guarantees, whatever the server does (hardening F39-F46, issue 19):
+ * What it guarantees, whatever the server does (hardening F39-F46):
  * no unhandled 'error' event; bounded memory; every request settles; nothing
  * the server started is left running after stop(), kill(), an abort, or when
  * this process exits; `secrets` never appear in what it reports.

@@ -1,5 +1,5 @@
 /**
- * A server started ahead of the code that will drive it (issue 20: `doctor` paid
+ * A server started ahead of the code that will drive it (otherwise `doctor` pays
  * two Node start-ups in series, its own and then the server's). The CLI starts
  * it from a small bundle before it loads doctor's code, so the two start-ups
  * overlap; the first ServerProcess doctor makes then adopts it, but only when the
@@ -82,11 +82,9 @@ function unwatch(): void {
 }
 
 /**
- * Doctor's two runs of one launch, both spawned at once (measured against
- * spawning the second once the first is adopted, after doctor's `initialize`
- * is written: 1.69 vs 1.91 s and 2.05 vs 2.19 s, medians of 9 interleaved
- * runs at a load average of 15; the second server's start-up is then off the
- * path to the end). Each is adopted at most once, in order.
+ * Doctor's two runs of one launch, both spawned at once: faster than spawning
+ * the second once the first is adopted, since the second server's start-up is
+ * then off the path to the end. Each is adopted at most once, in order.
  */
 export class EarlyServerSet implements EarlyServers {
   private constructor(private readonly servers: readonly EarlyServer[]) {}

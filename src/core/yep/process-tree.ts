@@ -1,6 +1,6 @@
 /**
- * Every process a server started, not only the ones left in its process group
- * (issue 19 item 2). A server can leave its group (`setsid sleep 300 &`), and a
+ * Every process a server started, not only the ones left in its process group.
+ * A server can leave its group (`setsid sleep 300 &`), and a
  * double fork hands the grandchild to init, which cuts the parent chain. On
  * Linux the tracker reads /proc and claims a process for the server when any of
  * these holds:

@@ -4,7 +4,7 @@
  * it, with everything it started. The protocol half is rpc-session.ts;
  * client.ts joins the two.
  *
- * What it guarantees, whatever the server does (hardening F39-F46, issue 19):
+ * What it guarantees, whatever the server does (hardening F39-F46):
  * - no unhandled 'error' event (spawn failures, EPIPE on stdin);
  * - bounded memory (a byte tail of stderr; stdout goes to the caller as it comes);
  * - the stop sequence (shutdown -> EOF -> SIGTERM -> SIGKILL) acts on the whole

@@ -28,7 +28,7 @@ function toJson(v: unknown): unknown {
 }
 
 /** The plugin.json object a Cargo.toml declares, or undefined when it declares none. */
-function manifestFromCargoToml(text: string, crateName: string): Obj | undefined {
+export function manifestFromCargoToml(text: string, crateName: string): Obj | undefined {
   let doc: Obj;
   try {
     doc = parseToml(text) as Obj;
@@ -42,6 +42,11 @@ function manifestFromCargoToml(text: string, crateName: string): Obj | undefined
   if (!isObj(yolop)) throw new YepError('E_MANIFEST', "The crate's [package.metadata.yolop] must be a table.");
   const facet: Obj = {};
   for (const [k, v] of Object.entries(yolop)) if (!(TOP_LEVEL_KEYS as readonly string[]).includes(k)) facet[k] = toJson(v);
+  // Written for the host: an MCP server with a url and no type gets its type spelled out,
+  // since yolop's plugin.json reader defaults "type" to "stdio" (docs/formats.md, "MCP servers").
+  if (isObj(facet.mcpServers))
+    for (const server of Object.values(facet.mcpServers))
+      if (isObj(server) && server.type === undefined && server.url !== undefined && server.command === undefined) server.type = 'http';
   const shortName = crateName.startsWith(CRATE_PREFIX) ? crateName.slice(CRATE_PREFIX.length) : crateName;
   // description and version default from [package]; the name is the extension name, not the crate's.
   const pick = (key: 'description' | 'version'): unknown => (yolop[key] !== undefined ? yolop[key] : pkg?.[key]);

@@ -83,8 +83,8 @@ async function writeCache(ctx: Context, file: string, rec: CacheRecord): Promise
 }
 
 /**
- * The validated-response cache for another small file of the index (config.json,
- * issue 20: a warm install revalidates it with a 304 instead of a full GET). Same
+ * The validated-response cache for another small file of the index (config.json:
+ * a warm install revalidates it with a 304 instead of a full GET). Same
  * entries, same rules: used only after a 304, keyed by URL, digest-checked.
  */
 export async function readCachedResponse(ctx: Context, url: string): Promise<CacheRecord | undefined> {

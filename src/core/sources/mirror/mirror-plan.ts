@@ -7,16 +7,23 @@
  *
  * It is also the mirror's custody (fs/custody.ts): a file is written only where
  * nothing is, where the same bytes are, or where a file this mirror wrote before is
- * (named in its `mirror.json`); a directory on the way must be a real directory. A
- * file yep-ext did not write is never replaced or deleted, even with `--force`.
+ * (named in its `mirror.json`, or in the journal of a run that did not finish) and
+ * still holds the bytes yep-ext recorded writing; a directory on the way must be a
+ * real directory. A file of yep-ext's that the user edited since is replaced only
+ * with `--force`; a file yep-ext did not write is never replaced or deleted, even
+ * with `--force`.
  */
 import { lstatSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { YepError } from '../../errors.js';
 import { ANY_NAME, checkCustody, makeOwnedDir } from '../../fs/custody.js';
 import { writeFileAtomic } from '../../fs/fs-atomic.js';
+import { checkpoint, type CheckpointHost } from '../../fs/checkpoint.js';
 import { sanitize } from '../../text/sanitize.js';
 import { copyPinnedFile, readMirrorFile, sha256Hex } from './mirror-tree.js';
+
+/** A file an earlier run wrote: the SHA-256 digests its bytes may have (empty: not recorded, an older yep-ext's own file). */
+export type WrittenFiles = Readonly<Record<string, readonly string[]>>;
 
 /** What the place phase does for one staged item. */
 type Step = () => Promise<void>;
@@ -40,11 +47,21 @@ export class MirrorPlan {
     readonly root: string,
     /** Scratch space inside the root, removed after the run. */
     readonly scratch: string,
-    /** `mirror.json`'s `files`: what earlier runs wrote, path -> sha256. */
-    private readonly written: Readonly<Record<string, string>>,
+    /** What earlier runs wrote (mirror.json's `files`, an unfinished run's journal): path -> the digests recorded. */
+    private readonly written: WrittenFiles,
     /** `mirror.json`'s git repositories (paths). */
     private readonly repos: ReadonlySet<string>,
+    /** `--force`: a file of yep-ext's that the user edited may be replaced. */
+    private readonly force = false,
   ) {}
+
+  /** Files of yep-ext's that the user had edited and `--force` let this run replace. */
+  readonly replacedEdits: string[] = [];
+
+  /** Every file this run will write, path -> sha256 (the journal the place phase writes first). */
+  plannedFiles(): Record<string, string> {
+    return Object.fromEntries([...this.staged].filter(([rel]) => this.fileSteps.has(rel)).map(([rel, data]) => [rel, sha256Hex(data)]));
+  }
 
   /** The bytes at `rel` as this run will leave them: a staged write, else the mirror's file (undefined: none). */
   read(rel: string, maxBytes?: number): Buffer | undefined {
@@ -62,8 +79,25 @@ export class MirrorPlan {
     const path = join(this.root, rel);
     const st = lstatSync(path, { throwIfNoEntry: false });
     if (st === undefined) return 'write';
-    if (st.isFile() && data !== undefined && readFileSync(path).equals(data)) return 'same';
-    if (st.isFile() && this.written[rel] !== undefined) return 'write';
+    const have = st.isFile() && data !== undefined ? readFileSync(path) : undefined;
+    if (have?.equals(data as Buffer)) return 'same';
+    const recorded = this.written[rel];
+    if (st.isFile() && recorded !== undefined) {
+      // A pinned .crate (no `data`) is checked against its cksum where it is copied (E_INTEGRITY).
+      if (have === undefined || recorded.length === 0 || recorded.includes(sha256Hex(have))) return 'write';
+      if (this.force) {
+        this.replacedEdits.push(rel);
+        return 'write';
+      }
+      throw new YepError(
+        'E_CONFLICT',
+        `The mirror would replace ${sanitize(path)}, which yep-ext wrote but someone edited since (its bytes are not what mirror.json records). Nothing was written.`,
+        {
+          hint: 'Keep your edit elsewhere and pass --force to let the mirror write its own version, or build the mirror into a new or empty directory.',
+          details: { file: rel, recorded: recorded[recorded.length - 1], got: sha256Hex(have) },
+        },
+      );
+    }
     throw new YepError(
       'E_CONFLICT',
       `The mirror would replace ${sanitize(path)}, which yep-ext did not write (mirror.json does not name it); it is never replaced or deleted. Nothing was written.`,
@@ -132,8 +166,20 @@ export class MirrorPlan {
     this.steps.push({ order, run });
   }
 
-  /** The place phase: the .crates and repositories first, then the index files that name them. */
-  async place(): Promise<void> {
-    for (const s of [...this.steps].sort((a, b) => a.order - b.order)) await s.run();
+  /**
+   * The place phase: the .crates and repositories first, then the index files that name
+   * them, then (order 3 and up) mirror.json and the completion record. `host`'s pause
+   * points (crash tests) sit after the first file and before the records.
+   */
+  async place(host: CheckpointHost = {}): Promise<void> {
+    let placed = 0;
+    for (const s of [...this.steps].sort((a, b) => a.order - b.order)) {
+      if (s.order >= 3 && placed >= 0) {
+        await checkpoint(host, 'mirror:before-record');
+        placed = -1;
+      }
+      await s.run();
+      if (placed >= 0 && ++placed === 1) await checkpoint(host, 'mirror:after-first-file');
+    }
   }
 }

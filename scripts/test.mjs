@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * `npm test` after the build: `vitest run` with the arguments given, then what the run cost
+ * in a figure that does not depend on the machine: the CPU seconds of the whole run (vitest,
+ * its workers and every process they waited for: the CLI, git, servers, registries) divided
+ * by the CPU seconds of one `node -e 0` measured in the same run, before and after the suite
+ * (a busy machine makes both dearer, so their ratio moves less than either).
+ *
+ * Both figures are the children's CPU time of this process (Linux /proc/self/stat, cutime and
+ * cstime), which the kernel adds up as each process is reaped by its parent: vitest reaps its
+ * workers, the workers reap what they start. A process reaped by init instead (a double-forked
+ * daemon that outlived its parent) is not counted; the suite's leftover check (test/global-
+ * leftovers.ts) makes sure none outlives the run. Without /proc the figure is not printed.
+ *
+ * The exit status is vitest's; the reporter's closing lines (test/summary-reporter.ts) come
+ * before this one.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** Linux reports these times in USER_HZ, which is 100 on every architecture. */
+const TICKS_PER_SECOND = 100;
+/** `node -e 0` runs per measurement: one run is a few ticks, so one alone would round badly. */
+const BASELINE_RUNS = 10;
+
+/** CPU seconds of this process's reaped children (user + system), or undefined without /proc. */
+function childrenCpu() {
+  if (!existsSync('/proc/self/stat')) return undefined;
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  // Fields after the command name, which is in parentheses and may hold spaces: state is field 3.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+}
+
+/**
+ * The CPU seconds of `node -e 0`, in the environment the suite's processes get: vitest.config.ts
+ * drops NODE_EXTRA_CA_CERTS from the workers and the CLI children get a hermetic one, and on
+ * Node 20 that variable alone costs every process that inherits it a parse of the CA bundle.
+ */
+function nodeStartCpu() {
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  const before = childrenCpu();
+  for (let i = 0; i < BASELINE_RUNS; i++) spawnSync(process.execPath, ['-e', '0'], { env, stdio: 'ignore' });
+  return (childrenCpu() - before) / BASELINE_RUNS;
+}
+
+const measured = childrenCpu() !== undefined;
+const startBefore = measured ? nodeStartCpu() : 0;
+const suiteBefore = childrenCpu();
+const vitestPkg = createRequire(import.meta.url).resolve('vitest/package.json');
+const vitest = join(dirname(vitestPkg), JSON.parse(readFileSync(vitestPkg, 'utf8')).bin.vitest);
+const child = spawn(process.execPath, [vitest, 'run', ...process.argv.slice(2)], { stdio: 'inherit' });
+// Ctrl-C reaches vitest through the terminal's process group; this process waits for its report.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => child.kill('SIGTERM'));
+child.on('close', (code, signal) => {
+  if (measured) {
+    const suite = childrenCpu() - suiteBefore;
+    const start = (startBefore + nodeStartCpu()) / 2;
+    const ratio = start > 0 ? Math.round(suite / start) : 0;
+    process.stdout.write(
+      `suite CPU: ${suite.toFixed(1)} s, ${ratio} times one \`node -e 0\` (${(start * 1000).toFixed(0)} ms of CPU on ${process.version}, measured in this run)\n`,
+    );
+  }
+  process.exitCode = code ?? (signal ? 1 : 0);
+});
