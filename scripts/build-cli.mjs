@@ -13,7 +13,7 @@
  *                     links and evaluates a code-split bundle's chunk files
  *                     one by one, on every command (docs/performance.md);
  *   lib/*.cjs         the large libraries only some commands use (undici, zod,
- *                     ajv, simple-git, cacache, tar, the @inquirer prompts, the
+ *                     ajv, simple-git, cacache, the @inquirer prompts, the
  *                     table engine, and oclif's help and config), each a
  *                     self-contained CommonJS file that cli.cjs requires where
  *                     the source imports it: V8 parses every byte of a script it
@@ -87,7 +87,6 @@ const LIBS = {
   ajv: ['ajv'],
   'simple-git': ['simple-git'],
   cacache: ['cacache'],
-  tar: ['tar'],
   // The four prompts we use, not the @inquirer/prompts barrel: it bundles every prompt, the
   // editor's with iconv-lite's encoding tables, several times the four we use.
   prompts: ['@inquirer/confirm', '@inquirer/input', '@inquirer/password', '@inquirer/select'],

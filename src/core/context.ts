@@ -20,6 +20,7 @@ import { systemSpawn } from './spawn.js';
 
 export type { HttpSettings } from './net/http-settings.js';
 import type { CooldownOptions } from './sources/crates-io/cooldown-options.js';
+import type { GitUrl } from './sources/git-url.js';
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
 
@@ -131,6 +132,11 @@ export interface Context {
   readonly cooldown?: CooldownOptions;
   /** How long to wait on other processes (the installer lock, the agent's `--version`). */
   waits: WaitLimits;
+  /**
+   * The policy's say on the URL git will really fetch from (policy/git-remote-gate.ts), for
+   * the git runner, which sits below the policy code; throws E_POLICY to refuse.
+   */
+  admitGitRemote: (ctx: Context, remote: GitUrl, effectiveUrl: () => Promise<string>) => Promise<void>;
 }
 
 export interface ContextOptions {
@@ -192,5 +198,6 @@ export function createContext(options: ContextOptions = {}): Context {
     packageCode: options.packageCode ?? { build: 'auto', allowBuild: false },
     ...(options.cooldown ? { cooldown: options.cooldown } : {}),
     waits: { ...DEFAULT_WAITS, ...options.waits },
+    admitGitRemote: async (ctx, remote, effectiveUrl) => (await import('./policy/git-remote-gate.js')).admitRewrittenRemote(ctx, remote, effectiveUrl),
   };
 }

@@ -9,7 +9,7 @@ import type { Stats } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkpoint, type CheckpointHost } from '../core/fs/checkpoint.js';
-import { removeOwned, type Custody } from '../core/fs/custody.js';
+import { removeOwned, type Custody, makeDirs } from '../core/fs/custody.js';
 import { YepError, errnoCode, stateIoError } from '../core/errors.js';
 import { sanitize } from '../core/text/sanitize.js';
 import type { ScaffoldFiles } from './render.js';
@@ -124,7 +124,8 @@ export async function writeScaffold(target: string, files: ScaffoldFiles, option
     for (const rel of paths) {
       const file = files[rel]!;
       const abs = join(temp, ...rel.split('/'));
-      await mkdir(dirname(abs), { recursive: true });
+      // 0o777 as mkdir's default: the umask gives the package's directories their usual mode.
+      await makeDirs(dirname(abs), 0o777);
       await writeFile(abs, file.content, { flag: 'wx', mode: file.mode });
       // writeFile's mode is narrowed by the umask; the package's modes are part of what it is (bin/ must be 0755).
       await chmod(abs, file.mode);

@@ -102,8 +102,9 @@ describe('install over an installed version, without a TTY', () => {
     // (what `update` follows) changes, and it is said.
     rmSync(downloadCache(), { recursive: true, force: true });
     const lockText = readFileSync(lockFile(), 'utf8');
-    // The lock and its custody record (store/custody.ts) are written by each re-pin; nothing else.
-    const rewritten = ['.yep-cache', 'extensions.lock', '.yep-grants/hello.lock.json'];
+    // The lock, its memo (written with it: store/lockfile.ts) and its custody record (store/custody.ts)
+    // are written by each re-pin; nothing else.
+    const rewritten = ['.yep-cache', 'extensions.lock', '.yep-state/extensions.lock.json', '.yep-grants/hello.lock.json'];
     const times = mtimesUnder(join(home.configDir, 'extensions'), rewritten);
     const crates = downloads();
     for (const [spec, status, requirement] of [

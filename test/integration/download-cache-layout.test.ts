@@ -6,13 +6,14 @@
  * through `verify`; what cacache puts, we read. A cacache upgrade that moves either
  * file fails here, not in a user's cache.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import cacache from 'cacache';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cacheKey, contentPath, integrityOf, readCachedInto, storeInCache } from '../../src/core/cache/download-cache.js';
+import { cacheKey, contentPath, integrityOf, readCachedInto, storeInCache, verifyCache } from '../../src/core/cache/download-cache.js';
 import { createContext, type Context } from '../../src/core/context.js';
 
 const base = mkdtempSync(join(tmpdir(), 'yep-cache-layout-'));
@@ -146,6 +147,24 @@ describe('download cache layout (cacache 20: content-v2, index-v5)', () => {
       expect(notes).toEqual([expect.stringMatching(/^download cache not written \(EACCES/)]);
       chmodSync(dir, 0o700);
     }
+  });
+
+  it("verify sweeps a dead writer's temps from cacache's tmp (the atomic writer's names and the older ones), never a live writer's or cacache's own", async () => {
+    const { ctx, dir, work } = setup();
+    const f = file(work, 'pkg.crate', Buffer.from('copied through the atomic writer\n'.repeat(50)));
+    await storeInCache(ctx, f.sha, f.path, cacheKey(f.sha), 'copy');
+    const dead = spawnSync('true').pid!;
+    const tmp = join(dir, 'tmp');
+    const names = {
+      deadAtomic: `.${f.sha.slice(4)}.yep-${dead}-0.tmp`,
+      deadOld: `yep-${dead}-0123456789ab`,
+      liveAtomic: `.${f.sha.slice(4)}.yep-${process.pid}-7.tmp`,
+      cacaches: 'a1b2c3d4',
+    };
+    for (const name of Object.values(names)) writeFileSync(join(tmp, name), 'partial');
+    await verifyCache(ctx);
+    expect(readdirSync(tmp).sort()).toEqual([names.liveAtomic, names.cacaches].sort());
+    expect(readFileSync(contentPath(dir, f.sha)).equals(readFileSync(f.path))).toBe(true);
   });
 
   it('refuses a digest that is not 64 hex digits (no path is built from it)', () => {

@@ -4,7 +4,7 @@
  * refusal is a note and leaves no file behind.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -80,6 +80,33 @@ describe('provisionBinary', () => {
     expect(statSync(join(pkg, 'bin', 'demo-server')).mode & 0o777).toBe(0o755);
     expect(execFileSync(join(pkg, 'bin', 'demo-server')).toString()).toBe('prebuilt-ok\n');
     expect(readdirSync(join(pkg, 'bin'))).toEqual(['demo-server']);
+  });
+
+  it("reads a binary archive under the crate rules: links are read past, a './' root is the archive's own", async () => {
+    const archive = buildTar([
+      { path: './bin/demo-server', type: 'symlink', linkpath: '/etc/passwd' },
+      { path: './bin/dev', type: 'fifo' },
+      { path: './other/demo-server', content: SCRIPT },
+    ]);
+    const out = await provisionBinary(ctx(), pkg, manifest(publish(`/links/demo-${target}.tar`, archive).replace(target, '{target}')));
+    expect(out.note).toBeUndefined();
+    const bin = join(pkg, 'bin', 'demo-server');
+    expect(lstatSync(bin).isFile()).toBe(true);
+    expect(readFileSync(bin)).toEqual(SCRIPT);
+    expect(readdirSync(join(pkg, 'bin'))).toEqual(['demo-server']);
+  });
+
+  it('refuses a binary archive that breaks a crate rule (a .. path, two paths that are one name), placing nothing', async () => {
+    const outside = join(home.root, 'escape');
+    const hostile = [[{ path: '../escape/demo-server', content: 'owned' }], [{ path: 'demo/bin/DEMO-server', content: 'other' }]];
+    for (const [i, first] of hostile.entries()) {
+      const archive = gzipSync(buildTar([...first, { path: 'demo/bin/demo-server', content: SCRIPT }]));
+      const out = await provisionBinary(ctx(), pkg, manifest(publish(`/hostile${i}/demo-${target}.tar.gz`, archive).replace(target, '{target}')));
+      expect(out.sha256).toBeUndefined();
+      expect(out.note).toMatch(/no prebuilt binary installed: .*Refusing to unpack the prebuilt binary archive: entry/);
+      expect(existsSync(join(pkg, 'bin')) ? readdirSync(join(pkg, 'bin')) : []).toEqual([]);
+      expect(existsSync(outside)).toBe(false);
+    }
   });
 
   it('refuses a binary whose .sha256 is missing, malformed or different, leaving nothing behind', async () => {

@@ -9,7 +9,7 @@ import { binaryTrust, describeBinaryTrust, weakBinaryProblem, withBinaryRecord }
 import { binstallFor, cargoFacts, evalCfg } from '../../src/core/binary/binstall-meta.js';
 import { targetInfo } from '../../src/core/binary/target.js';
 import { parseTemplate, renderTemplate } from '../../src/core/binary/template.js';
-import { zipEntries, zipRead } from '../../src/core/binary/zip-pick.js';
+import { zipEntries, zipRead } from '../../src/core/archive/zip-read.js';
 import { parseManifest, validateManifest } from '../../src/core/package/manifest-validate.js';
 import { buildZip } from '../helpers/zip-builder.js';
 
@@ -160,16 +160,16 @@ describe('strict zip reader', () => {
       { name: 'dir/b', content: 'deflated '.repeat(50) },
     ]);
     const entries = zipEntries(zip);
-    expect(entries.map((e) => [e.name, e.regular])).toEqual([
-      ['dir/', false],
-      ['dir/a', true],
-      ['dir/b', true],
+    expect(entries.map((e) => [e.name, e.kind])).toEqual([
+      ['dir/', 'dir'],
+      ['dir/a', 'file'],
+      ['dir/b', 'file'],
     ]);
     expect(zipRead(zip, entries[1]!, 1000).toString()).toBe('stored!');
     expect(zipRead(zip, entries[2]!, 1000).toString()).toBe('deflated '.repeat(50));
   });
-  it('marks links as not regular, and refuses lies, encryption, oversize and non-zips', () => {
-    expect(zipEntries(buildZip([{ name: 'l', content: '/etc/passwd', mode: 0o120777 }]))[0]!.regular).toBe(false);
+  it('marks links as links, and refuses lies, encryption, oversize and non-zips', () => {
+    expect(zipEntries(buildZip([{ name: 'l', content: '/etc/passwd', mode: 0o120777 }]))[0]!.kind).toBe('link');
     const liar = buildZip([{ name: 'x', content: 'abc', declaredSize: 2 }]);
     expect(() => zipRead(liar, zipEntries(liar)[0]!, 100)).toThrow(/inflate|not the recorded/);
     const enc = buildZip([{ name: 'x', content: 'abc', encrypted: true }]);

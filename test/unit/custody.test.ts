@@ -7,7 +7,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkCustody, makeOwnedDir, removeOwned, type Custody } from '../../src/core/fs/custody.js';
+import { checkCustody, makeDirs, makeOwnedDir, removeOwned, type Custody } from '../../src/core/fs/custody.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
@@ -80,5 +80,23 @@ describe('removeOwned', () => {
     expect(readdirSync(mine).sort()).toEqual(['docs', 'thesis.tex', 'v.abcd']);
     expect(existsSync(base)).toBe(true);
     expect(lstatSync(dir).isDirectory()).toBe(true);
+  });
+});
+
+describe('makeDirs (the one mkdir -p)', () => {
+  it('makes every missing level with the mode asked, not only the last', async () => {
+    const deep = join(home.root, 'a', 'b', 'c');
+    await makeDirs(deep, 0o700);
+    for (const dir of [join(home.root, 'a'), join(home.root, 'a', 'b'), deep]) expect(lstatSync(dir).mode & 0o777).toBe(0o700);
+    await makeDirs(deep, 0o700);
+    expect(readdirSync(deep)).toEqual([]);
+  });
+
+  it('a file where a directory must be is refused, not taken for done, and left as it was', async () => {
+    const file = join(home.root, 'settings-dir');
+    writeFileSync(file, 'the user\n');
+    await expect(makeDirs(file)).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(makeDirs(join(file, 'sub'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+    expect(readFileSync(file, 'utf8')).toBe('the user\n');
   });
 });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadLock, parseLock, saveLock, serializeLock, type Lockfile } from '../../src/core/store/lockfile.js';
+import { resolvePaths } from '../../src/core/paths.js';
+import { loadLock, loadStoreLock, parseLock, saveLock, saveStoreLock, serializeLock, type Lockfile } from '../../src/core/store/lockfile.js';
 
 // Temp dirs made here, removed after the file.
 const dirs: string[] = [];
@@ -108,5 +109,52 @@ describe('lockfile', () => {
     expect(await saveLock(file, lock)).toBe(false);
     expect((await loadLock(file)).entries).toHaveLength(3);
     writeFileSync(file, readFileSync(file, 'utf8'));
+  });
+
+  describe("the store lock's memo", () => {
+    const store = () => {
+      const paths = resolvePaths({ YOLOP_CONFIG_DIR: tempDir() });
+      mkdirSync(paths.storeDir);
+      return paths;
+    };
+    /** Every table and array with its prototype, so a memo read back must equal smol-toml's own result down to that. */
+    const shape = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(shape) : v !== null && typeof v === 'object' ? [Object.getPrototypeOf(v), Object.entries(v).map(([k, x]) => [k, shape(x)])] : v;
+
+    it('reads back exactly what parsing the lock gives (values and null-prototype tables)', async () => {
+      const paths = store();
+      const withExtras: Lockfile = {
+        extra: { tool: { note: 'kept', n: 3 } },
+        entries: lock.entries.map((e, i) => (i === 0 ? { ...e, __proto__x: 'y', host: { nested: [1, 2], flag: true } } : e)),
+      };
+      await saveStoreLock(paths, withExtras);
+      const text = readFileSync(paths.lockFile, 'utf8');
+      expect(JSON.parse(readFileSync(join(paths.stateDir, 'extensions.lock.json'), 'utf8')).text).toBe(text);
+      const read = await loadStoreLock(paths);
+      const parsed = parseLock(text, paths.lockFile);
+      expect(read).toStrictEqual(parsed);
+      expect(shape(read)).toEqual(shape(parsed));
+    });
+
+    it('is used only for the text it was made from: a lock the host rewrote is parsed', async () => {
+      const paths = store();
+      await saveStoreLock(paths, lock);
+      // The host (or a hand edit) rewrites the lock: other text, same memo.
+      writeFileSync(paths.lockFile, readFileSync(paths.lockFile, 'utf8').replace('version = "0.3.0"\n', 'version = "0.4.0"\n'));
+      const read = await loadStoreLock(paths);
+      expect(read.entries.find((e) => e.name === 'alpha')?.version).toBe('0.4.0');
+      // And a memo whose document was altered is never trusted for another text either.
+      expect(read).toStrictEqual(parseLock(readFileSync(paths.lockFile, 'utf8'), paths.lockFile));
+    });
+
+    it('is not made for what JSON cannot carry exactly: a date keeps its type through a rewrite', async () => {
+      const paths = store();
+      writeFileSync(paths.lockFile, `${serializeLock(lock)}\n[tool]\nwhen = 1979-05-27T07:32:00Z\n`);
+      await saveStoreLock(paths, await loadStoreLock(paths));
+      const read = await loadStoreLock(paths);
+      expect(read.extra.tool).toStrictEqual(parse(readFileSync(paths.lockFile, 'utf8')).tool);
+      expect((read.extra.tool as { when: unknown }).when).toBeInstanceOf(Date);
+      expect(() => readFileSync(join(paths.stateDir, 'extensions.lock.json'))).toThrow(/ENOENT/);
+    });
   });
 });

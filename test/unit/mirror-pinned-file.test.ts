@@ -5,7 +5,7 @@
  * a copy already there is kept when it matches and refused when it does not.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -20,6 +20,8 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'yep-mirror-pin-'));
   src = join(root, 'scratch.crate');
   writeFileSync(src, bytes);
+  // The mirror's custody makes the directories before the copy (MirrorPlan.makeDirsOf).
+  mkdirSync(join(root, 'crates', 'x'), { recursive: true });
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 

@@ -1,6 +1,7 @@
 /**
- * The tar state machine behind unpackCrate: fed inflated chunks in order (any sizes),
- * it decodes headers strictly, applies the per-entry policy and writes regular files
+ * The tar state machine behind unpackArchive: fed inflated chunks in order (any sizes),
+ * it decodes headers strictly, applies the per-entry policy (unpack-policy's EntryRules,
+ * which every archive format shares) and writes regular files
  * and directories under `into` as it goes: directories and big files with
  * synchronous calls, and (with `asyncWrites(true)`, as unpackCrate does) files up
  * to 256 KiB gathered into one buffer each and created on the thread pool by a
@@ -31,18 +32,15 @@ import {
   parsePaxSize,
   type TarHeader,
 } from './tar-header.js';
-import { PolicyViolation, TreeIndex, entryComponents, normalizeMode } from './unpack-policy.js';
+import { EntryRules, PolicyViolation, normalizeMode, type ExtractLimits, type OtherKinds } from './unpack-policy.js';
 
-export interface ExtractLimits {
-  /** Sum of the sizes of all files. */
-  maxTotalBytes: number;
-  /** Files and directories created (implicit directories included), `.cargo-ok` counted. */
-  maxEntries: number;
-  /** Path components below the crate root (a file at the root is 1). */
-  maxDepth: number;
-  /** UTF-8 bytes of an entry's full path inside the archive. */
-  maxPathBytes: number;
-}
+export type { ExtractLimits, OtherKinds };
+
+/** Hard and symbolic links, character and block devices, FIFOs: a header and no data of their own. */
+const BODYLESS = new Set(['1', '2', '3', '4', '6']);
+
+/** Which files of the archive are written (all when absent): the others are checked like them, then read past. */
+export type KeepFile = (rel: string, size: number) => boolean;
 
 const MiB = 1024 * 1024;
 /** A PAX header carries a path and a few numbers; anything bigger is not for us. */
@@ -102,12 +100,9 @@ export class TarExtractor {
   private paxPath: Buffer | undefined;
   private paxSize: number | undefined;
   private longName: Buffer | undefined;
-  private entries = 0;
-  private files = 0;
-  private totalBytes = 0;
   private trailing = 0;
   private sawBlock = false;
-  private readonly tree: TreeIndex;
+  private readonly rules: EntryRules;
   /** chmod after create only when the umask would strip bits we want. */
   private readonly chmodFiles: boolean;
   private readonly chmodDirs: boolean;
@@ -117,12 +112,15 @@ export class TarExtractor {
 
   constructor(
     private readonly into: string,
+    /** The directory every entry must be under (stripped), or '' for none (unpack-policy.ts). */
     private readonly root: string,
     private readonly limits: ExtractLimits,
     /** Fed every regular file as it is written: the content hash without a second read of the tree. */
     private readonly hasher?: ContentHashStream,
+    private readonly keep?: KeepFile,
+    otherKinds: OtherKinds = 'refuse',
   ) {
-    this.tree = new TreeIndex(root);
+    this.rules = new EntryRules(root, limits, otherKinds);
     const umask = readUmask();
     this.chmodFiles = (umask & 0o755) !== 0;
     this.chmodDirs = this.chmodFiles;
@@ -258,8 +256,8 @@ export class TarExtractor {
         between ? 'the archive is truncated (no end-of-archive marker)' : 'the archive is truncated in the middle of an entry',
       );
     }
-    if (this.files === 0) {
-      throw new TarFormatError('no-content', `no installable content: the archive has no regular file under ${this.root}/`);
+    if (this.rules.files === 0) {
+      throw new TarFormatError('no-content', `no installable content: the archive has no regular file${this.root === '' ? '' : ` under ${this.root}/`}`);
     }
   }
 
@@ -322,37 +320,31 @@ export class TarExtractor {
 
     const isDir = h.type === '5';
     if (!isDir && h.type !== '0') {
-      throw new PolicyViolation('entry-type', path, `it is a ${describeType(h.type)}; only regular files and directories are allowed`);
+      this.rules.otherKind(path, `a ${describeType(h.type)}`, BODYLESS.has(h.type));
+      this.skip = size + ((BLOCK - (size % BLOCK)) % BLOCK);
+      this.state = this.skip > 0 ? State.Skip : State.Header;
+      return;
     }
     if (h.linkname.length > 0) throw new PolicyViolation('link-target', path, 'it carries a link target, which only links have');
-    const comps = entryComponents(path, isDir, this.root, this.limits);
 
     if (isDir) {
       // Directory entries have no body; a size would make readers disagree on where the next header is.
       if (size !== 0) throw new PolicyViolation('dir-size', path, `it is a directory with ${size} bytes of data`);
-      for (const rel of this.tree.addDir(comps, path)) this.makeDir(rel, path);
+      for (const rel of this.rules.directory(path)) this.makeDir(rel);
       return;
     }
 
-    if (comps.length === 0) throw new PolicyViolation('root', path, 'it is a file in place of the root directory');
-    this.totalBytes += size;
-    if (this.totalBytes > this.limits.maxTotalBytes) {
-      throw new PolicyViolation('total-size', path, `the unpacked files would exceed ${formatBytes(this.limits.maxTotalBytes)}`);
-    }
-    this.countEntry(path);
+    const placed = this.rules.file(path, size);
     const pad = (BLOCK - (size % BLOCK)) % BLOCK;
-    if (comps.length === 1 && comps[0] === '.cargo-ok') {
-      // cargo's own "unpacked completely" marker: never trusted from an archive.
+    if (placed) for (const dir of placed.dirs) this.makeDir(dir);
+    if (!placed || (this.keep !== undefined && !this.keep(placed.rel, size))) {
       this.skip = size + pad;
       this.state = this.skip > 0 ? State.Skip : State.Header;
       return;
     }
-    // One string per file, shared by the tree index and the content hash's path list.
-    const rel = comps.join('/');
-    for (const dir of this.tree.addFile(comps, path, rel)) this.makeDir(dir, path);
+    const rel = placed.rel;
     const mode = normalizeMode(h.mode, false);
     if (this.pooled && size <= POOLED_FILE_MAX && !this.writer!.full()) {
-      this.files++;
       this.hasher?.beginFile(rel, size);
       if (size === 0) {
         this.writer!.add(`${this.into}/${rel}`, OPEN_FLAGS, mode, EMPTY);
@@ -377,7 +369,6 @@ export class TarExtractor {
         throw e;
       }
     }
-    this.files++;
     this.hasher?.beginFile(rel, size);
     if (size === 0) {
       closeSync(fd);
@@ -391,18 +382,7 @@ export class TarExtractor {
     this.state = State.FileData;
   }
 
-  /**
-   * Files and directories (implicit ones too: one deep path can create 64 of them)
-   * count towards the entry cap, so inodes are bounded as well as bytes.
-   */
-  private countEntry(path: string): void {
-    if (++this.entries > this.limits.maxEntries) {
-      throw new PolicyViolation('entry-count', path, `the archive would create more than ${this.limits.maxEntries} files and directories`);
-    }
-  }
-
-  private makeDir(rel: string, path: string): void {
-    this.countEntry(path);
+  private makeDir(rel: string): void {
     const dir = `${this.into}/${rel}`;
     mkdirSync(dir, { mode: 0o755 });
     if (this.chmodDirs) chmodSync(dir, 0o755);
@@ -450,8 +430,4 @@ export class TarExtractor {
       // Everything else (mtime, uid, uname, comment, xattrs...) is not applied.
     }
   }
-}
-
-function formatBytes(n: number): string {
-  return n >= MiB ? `${Math.round((n / MiB) * 10) / 10} MiB` : `${n} bytes`;
 }

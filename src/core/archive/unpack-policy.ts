@@ -1,9 +1,25 @@
 /**
- * The per-entry rules of the crate unpack policy (docs/unpack.md), kept free of I/O
- * so each rule is testable on its own: path shape, the `{name}-{version}/` root,
- * depth and length caps, collisions, and mode normalisation.
+ * The per-entry rules of the unpack policy (docs/unpack.md), kept free of I/O so each
+ * rule is testable on its own and every archive format passes the same ones (tar for
+ * crates and prebuilt binaries, zip for prebuilt binaries): entry types, path shape,
+ * the root, depth, length, count and size caps, collisions, and mode normalisation.
+ *
+ * The root is the one parameter: a crate's entries must all be under its
+ * `{name}-{version}/` directory (stripped); a prebuilt binary's archive has no such
+ * rule (`''`: entries anywhere, a leading `./` being the archive's own root).
  */
 import { foldName } from './fold-name.js';
+
+export interface ExtractLimits {
+  /** Sum of the sizes of all files. */
+  maxTotalBytes: number;
+  /** Files and directories created (implicit directories included), `.cargo-ok` counted. */
+  maxEntries: number;
+  /** Path components below the root (a file at the root is 1). */
+  maxDepth: number;
+  /** UTF-8 bytes of an entry's full path inside the archive. */
+  maxPathBytes: number;
+}
 
 /** A rule the archive broke; `entry` is the path as found in the archive. */
 export class PolicyViolation extends Error {
@@ -29,8 +45,9 @@ const DRIVE = /^[A-Za-z]:/;
 const MAX_NAME_BYTES = 255;
 
 /**
- * Validate one entry path and return its components below the crate root (empty for
- * the root directory itself). A single trailing `/` is allowed on directories only.
+ * Validate one entry path and return its components below the root (empty for the root
+ * directory itself). A single trailing `/` is allowed on directories only. `root`: the
+ * directory every entry must be under (a crate's `{name}-{version}`), or `''` for none.
  */
 export function entryComponents(path: string, isDir: boolean, root: string, limits: PathLimits): string[] {
   const fail = (rule: string, what: string): never => {
@@ -47,6 +64,11 @@ export function entryComponents(path: string, isDir: boolean, root: string, limi
     if (!isDir) fail('trailing-slash', 'it is a regular file whose path ends with "/"');
     body = body.slice(0, -1);
   }
+  // An archive with no root rule may name its own root `.` (what `tar -C dir .` writes): `./bin/x` is `bin/x`.
+  if (root === '' && (body === '.' || body.startsWith('./'))) {
+    body = body.slice(2);
+    if (body === '') return [];
+  }
   const comps = body.split('/');
   for (const c of comps) {
     if (c === '') fail('empty-component', 'its path has an empty component ("//")');
@@ -55,6 +77,10 @@ export function entryComponents(path: string, isDir: boolean, root: string, limi
     if (DRIVE.test(c)) fail('drive-letter', 'its path contains a Windows drive letter');
     // Filesystems cap a name at 255 bytes; failing later would look like a disk error.
     if (c.length > 85 && Buffer.byteLength(c, 'utf8') > MAX_NAME_BYTES) fail('name-length', `a component of its path is longer than ${MAX_NAME_BYTES} bytes`);
+  }
+  if (root === '') {
+    if (comps.length > limits.maxDepth) fail('depth', `it is ${comps.length} levels below the root (the limit is ${limits.maxDepth})`);
+    return comps;
   }
   if (comps[0] !== root) fail('root', `it is not under the crate's root directory "${root}/" (every entry must be)`);
   const depth = comps.length - 1;
@@ -106,7 +132,7 @@ export class TreeIndex {
   }
 
   private full(rel: string): string {
-    return `${this.root}/${rel}`;
+    return this.root === '' ? rel : `${this.root}/${rel}`;
   }
 
   /**
@@ -194,4 +220,97 @@ export class TreeIndex {
     out.push(rel);
     return out;
   }
+}
+
+/** What an archive's links, devices and FIFOs do: reject it, or be read past (EntryRules). */
+export type OtherKinds = 'refuse' | 'skip';
+
+/** A file entry's place: its path below the root, and the directories to create first (parents first). */
+export interface PlacedFile {
+  rel: string;
+  dirs: string[];
+}
+
+/**
+ * The rules every entry of one archive passes, in archive order, whatever the format:
+ * the kinds of entry, the path rules, the tree (collisions), and the caps on entries
+ * and bytes. A reader decodes its format and asks this before it writes anything;
+ * the first violation throws a PolicyViolation and rejects the whole archive.
+ */
+export class EntryRules {
+  private readonly tree: TreeIndex;
+  private entries = 0;
+  private totalBytes = 0;
+  /** Regular files accepted so far (a crate's `.cargo-ok` aside). */
+  files = 0;
+
+  constructor(
+    private readonly root: string,
+    private readonly limits: ExtractLimits,
+    /**
+     * What becomes of a link, a device or a FIFO: `refuse` rejects the archive (a crate,
+     * whose whole tree is installed); `skip` reads past it, never written, its path still
+     * checked (a prebuilt binary's archive, of which one regular file is taken).
+     */
+    private readonly otherKinds: OtherKinds = 'refuse',
+  ) {
+    this.tree = new TreeIndex(root);
+  }
+
+  /**
+   * Anything but a regular file or a directory. `skippable`: the entry has no data but its
+   * body (a link, a device, a FIFO), so a reader can read past it; anything else (a sparse
+   * file, a volume label, an unknown type) is refused whatever `otherKinds` says.
+   */
+  otherKind(path: string, what: string, skippable: boolean): void {
+    if (this.otherKinds === 'refuse' || !skippable) {
+      throw new PolicyViolation('entry-type', path, `it is ${what}; only regular files and directories are allowed`);
+    }
+    entryComponents(path, false, this.root, this.limits);
+  }
+
+  /** A directory entry: the directories to create, parents first, itself last (none for the root itself). */
+  directory(path: string): string[] {
+    const dirs = this.tree.addDir(entryComponents(path, true, this.root, this.limits), path);
+    for (let i = 0; i < dirs.length; i++) this.countEntry(path);
+    return dirs;
+  }
+
+  /**
+   * A regular file of `size` bytes: where it goes, or undefined for an entry that is
+   * read past and never written (cargo's own `.cargo-ok` marker at a crate's root).
+   */
+  file(path: string, size: number): PlacedFile | undefined {
+    const comps = entryComponents(path, false, this.root, this.limits);
+    if (comps.length === 0) throw new PolicyViolation('root', path, 'it is a file in place of the root directory');
+    this.totalBytes += size;
+    if (this.totalBytes > this.limits.maxTotalBytes) {
+      throw new PolicyViolation('total-size', path, `the unpacked files would exceed ${formatBytes(this.limits.maxTotalBytes)}`);
+    }
+    this.countEntry(path);
+    // cargo's own "unpacked completely" marker: never trusted from an archive.
+    if (this.root !== '' && comps.length === 1 && comps[0] === '.cargo-ok') return undefined;
+    this.files++;
+    // One string per file, shared by the tree index and the content hash's path list.
+    const rel = comps.join('/');
+    const dirs = this.tree.addFile(comps, path, rel);
+    for (let i = 0; i < dirs.length; i++) this.countEntry(path);
+    return { rel, dirs };
+  }
+
+  /**
+   * Files and directories (implicit ones too: one deep path can create 64 of them)
+   * count towards the entry cap, so inodes are bounded as well as bytes.
+   */
+  private countEntry(path: string): void {
+    if (++this.entries > this.limits.maxEntries) {
+      throw new PolicyViolation('entry-count', path, `the archive would create more than ${this.limits.maxEntries} files and directories`);
+    }
+  }
+}
+
+const MiB = 1024 * 1024;
+
+function formatBytes(n: number): string {
+  return n >= MiB ? `${Math.round((n / MiB) * 10) / 10} MiB` : `${n} bytes`;
 }

@@ -1,9 +1,11 @@
 /**
- * Safe unpacking of a `.crate` (gzip around a tar) into a fresh directory, under
- * the policy in docs/unpack.md: regular files and directories only, every entry
- * under `{name}-{version}/` (stripped), no path tricks or collisions, capped size,
- * count, depth, path length and time, normalised modes. The first violation rejects
- * the whole archive and removes everything written so far.
+ * The one strict archive reader: a `.crate` (gzip around a tar) or a prebuilt binary's
+ * tar (gzip'd or plain) unpacked into a fresh directory, under the policy in
+ * docs/unpack.md: regular files and directories only, no path tricks or collisions,
+ * capped size, count, depth, path length and time, normalised modes; a crate's entries
+ * all under `{name}-{version}/` (stripped), a binary archive's anywhere (its root rule is
+ * the one parameter, unpack-policy.ts). The first violation rejects the whole archive
+ * and removes everything written so far.
  *
  * Shape, chosen by measurement (scripts/bench-unpack.mjs, `npm run bench`):
  * node:zlib inflates on the thread pool while this module parses each chunk
@@ -16,17 +18,18 @@
  */
 import { removeWork } from '../fs/custody.js';
 import { mkdirSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { checkpoint, type CheckpointHost } from '../fs/checkpoint.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { ContentHashStream } from '../package/content-hash-stream.js';
 import { sanitize } from '../text/sanitize.js';
-import { TarExtractor, showPath, type ExtractLimits } from './tar-extract.js';
+import { TarExtractor, showPath, type ExtractLimits, type KeepFile, type OtherKinds } from './tar-extract.js';
 import { BusyMeter } from './busy-meter.js';
 import { TarFormatError } from './tar-header.js';
 import { PolicyViolation } from './unpack-policy.js';
+import { ZipError, unzipInto } from './zip-read.js';
 
 export interface UnpackLimits extends ExtractLimits {
   /** Overall deadline for the whole unpack (one node-tar extraction in ~300 hung forever). */
@@ -75,6 +78,21 @@ export interface UnpackOptions {
   checkpoint?: CheckpointHost['checkpoint'];
 }
 
+export interface ArchiveOptions extends Omit<UnpackOptions, 'crateName' | 'version'> {
+  /** What is unpacked, for messages: `demo@1.0.0`. */
+  label: string;
+  /** The directory every entry must be under (stripped): a crate's `{name}-{version}`; '' for none (a binary's archive). */
+  root: string;
+  /** gzip around a tar (a `.crate`, a `.tar.gz`), a plain tar, or a zip (read whole: a binary's archive, capped by its download). */
+  format: 'tar.gz' | 'tar' | 'zip';
+  /** Which files are written (all when absent); the others are checked all the same, then read past. */
+  keep?: KeepFile;
+  /** Links, devices and FIFOs: refused (the default), or read past and never written (unpack-policy.ts). */
+  otherKinds?: OtherKinds;
+  /** The hint of a refusal: what the reader accepts, and whom to tell. */
+  hint: string;
+}
+
 /**
  * Create `into` (it must not exist; its parent must) and extract the crate archive
  * into it with the `{crateName}-{version}/` prefix stripped. Throws
@@ -84,8 +102,27 @@ export interface UnpackOptions {
  * Returns the content hash of the files written, fed as they were written: a
  * caller that adds a file to the tree names it (`addFile`) before `digest(into)`.
  */
-export async function unpackCrate(archiveFile: string, into: string, opts: UnpackOptions): Promise<ContentHashStream> {
-  const label = `${opts.crateName}@${opts.version}`;
+export function unpackCrate(archiveFile: string, into: string, opts: UnpackOptions): Promise<ContentHashStream> {
+  const { crateName, version, ...rest } = opts;
+  const root = `${crateName}-${version}`;
+  return unpackArchive(archiveFile, into, {
+    ...rest,
+    label: `${crateName}@${version}`,
+    root,
+    format: 'tar.gz',
+    hint: `yep-ext installs only archives whose entries are plain files and directories under ${root}/ (see docs/unpack.md). Nothing was installed; report the problem to the crate's authors.`,
+  });
+}
+
+/**
+ * Create `into` (it must not exist; its parent must) and extract the archive into it
+ * under the one policy, the root rule as `opts.root` says. Throws
+ * YepError('E_UNSAFE_PACKAGE') on the first policy violation or malformed byte, after
+ * removing `into`; nothing is ever written outside `into`. Returns the content hash of
+ * the files written.
+ */
+export async function unpackArchive(archiveFile: string, into: string, opts: ArchiveOptions): Promise<ContentHashStream> {
+  const label = opts.label;
   const limits = unpackLimits(opts.compressedSize, opts.limits);
   if (opts.signal?.aborted) throw interrupted(label, opts.signal.reason);
 
@@ -104,7 +141,7 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
     throw stateIoError(`unpack ${label} into`, target, e);
   }
 
-  const root = `${opts.crateName}-${opts.version}`;
+  const root = opts.root;
   let extractor: TarExtractor | undefined;
   const hasher = new ContentHashStream();
   let failure: unknown;
@@ -114,13 +151,20 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
   const onAbort = (): void => controller.abort(interrupted(label, opts.signal?.reason));
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const tar = new TarExtractor(target, root, limits, hasher);
+    if (opts.format === 'zip') {
+      const buf = await readFile(archiveFile);
+      if (unzipInto(buf, target, root, limits, { ...(opts.keep ? { keep: opts.keep } : {}), hasher, otherKinds: opts.otherKinds ?? 'refuse' }) === 0)
+        throw new TarFormatError('no-content', 'no installable content: the archive has no regular file');
+      return hasher;
+    }
+    const tar = new TarExtractor(target, root, limits, hasher, opts.keep, opts.otherKinds);
     extractor = tar;
     // On Node 24 an aborted read settles only once a read stuck in the thread
     // pool returns (a FIFO, a hung network file system): stop waiting at the abort.
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
     aborted.catch(() => undefined);
-    const work = inflateInto(archiveFile, tar, opts, controller.signal, (e) => (failure = e));
+    const work =
+      opts.format === 'tar.gz' ? inflateInto(archiveFile, tar, opts, controller.signal, (e) => (failure = e)) : readInto(archiveFile, tar, controller.signal);
     work.catch(() => undefined);
     await Promise.race([work, aborted]);
     await Promise.race([tar.drain(), aborted]);
@@ -135,10 +179,30 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
     // caller abort, then whatever the streams reported (zlib, read errors).
     const own = failure !== undefined && (failure as Error)?.name !== 'AbortError';
     const cause = own ? failure : controller.signal.aborted ? controller.signal.reason : e;
-    throw toYepError(cause, { label, root, where: extractor?.where() ?? '', archiveFile, target, limits });
+    throw toYepError(cause, { label, hint: opts.hint, where: extractor?.where() ?? '', archiveFile, target, limits });
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Read a plain (not gzip'd) tar into `tar`, 1 MiB at a time into one reused buffer:
+ * its files are written with sync calls (the default of TarExtractor), so each chunk
+ * is consumed before the next read.
+ */
+async function readInto(archiveFile: string, tar: TarExtractor, signal: AbortSignal): Promise<void> {
+  const fh = await open(archiveFile, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
+      if (bytesRead === 0) return;
+      tar.write(buf.subarray(0, bytesRead));
+    }
+  } finally {
+    await fh.close();
   }
 }
 
@@ -150,7 +214,7 @@ export async function unpackCrate(archiveFile: string, into: string, opts: Unpac
  * (what fs streams and zlib do) leaves tens of MiB of garbage between collections,
  * which the peak RSS of a large install would carry.
  */
-async function inflateInto(archiveFile: string, tar: TarExtractor, opts: UnpackOptions, signal: AbortSignal, onFailure: (e: unknown) => void): Promise<void> {
+async function inflateInto(archiveFile: string, tar: TarExtractor, opts: ArchiveOptions, signal: AbortSignal, onFailure: (e: unknown) => void): Promise<void> {
   const gunzip = createGunzip({ chunkSize: CHUNK });
   // Settles at the end of the inflated data (after zlib's own end-of-stream checks:
   // 'finish' comes before a truncated stream's error) or at the first error.
@@ -282,7 +346,7 @@ function interrupted(label: string, reason: unknown): YepError {
 
 interface ErrorContext {
   label: string;
-  root: string;
+  hint: string;
   where: string;
   archiveFile: string;
   target: string;
@@ -291,12 +355,15 @@ interface ErrorContext {
 
 function toYepError(e: unknown, c: ErrorContext): YepError {
   if (e instanceof YepError) return e;
-  const hint = `yep-ext installs only archives whose entries are plain files and directories under ${c.root}/ (see docs/unpack.md). Nothing was installed; report the problem to the crate's authors.`;
+  const hint = c.hint;
   if (e instanceof PolicyViolation) {
     return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${c.label}: entry ${showPath(e.entry)} is not allowed: ${e.message}.`, {
       hint,
       details: { rule: e.rule, entry: sanitize(e.entry, { max: 200 }) },
     });
+  }
+  if (e instanceof ZipError) {
+    return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${c.label}: ${e.message}.`, { hint, details: { rule: 'zip' } });
   }
   if (e instanceof TarFormatError) {
     return new YepError('E_UNSAFE_PACKAGE', `Refusing to unpack ${c.label}: ${e.message}${c.where}.`, {

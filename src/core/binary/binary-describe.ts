@@ -1,9 +1,17 @@
 /**
  * The contribution-summary line about a package's server binary. Apart from
  * binary-step.ts (which re-exports it) so install and update planning do not
- * load the binary provisioner and its tar extractor to print one line.
+ * load the binary provisioner and its archive reader to print one line.
  */
+import type { DigestSource } from './binary-record.js';
 import type { BinaryStep } from './binary-step.js';
+
+/** What a prebuilt binary's digest was checked against, for people (the summary and the install's line say it alike). */
+export function verifiedWith(source: DigestSource | undefined): string {
+  if (source === 'crate') return 'a digest inside the crate';
+  if (source === 'signature') return "the crate's minisign key";
+  return "the release host's .sha256 only (weaker: same host as the binary)";
+}
 
 /** The contribution-summary line about the server binary, if there is one to say. */
 export function describeBinaryStep(step: BinaryStep | undefined): string | undefined {
@@ -14,11 +22,5 @@ export function describeBinaryStep(step: BinaryStep | undefined): string | undef
     return `server binary: no prebuilt fits this machine; building it from source runs the crate's build scripts and proc-macros here, so you will be asked first (--allow-build consents, --no-build skips it)`;
   const r = step.outcome?.record;
   if (!r) return undefined;
-  const how =
-    r.binary_digest_source === 'crate'
-      ? 'a digest inside the crate'
-      : r.binary_digest_source === 'signature'
-        ? "the crate's minisign key"
-        : "the release host's .sha256 only (weaker)";
-  return `server binary: prebuilt ${r.binary_target ?? ''} from ${step.outcome?.url ?? '?'}, verified with ${how}${r.binary_signature && r.binary_digest_source === 'crate' ? ' and a minisign signature' : ''}`;
+  return `server binary: prebuilt ${r.binary_target ?? ''} from ${step.outcome?.url ?? '?'}, verified with ${verifiedWith(r.binary_digest_source)}${r.binary_signature && r.binary_digest_source === 'crate' ? ' and a minisign signature' : ''}`;
 }

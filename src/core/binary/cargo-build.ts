@@ -12,8 +12,9 @@
  * Environment: YEP_EXT_BUILD_TIMEOUT_MS (default 20 min); cargo's own
  * variables pass through (CARGO_NET_OFFLINE=true builds offline).
  */
+import { makeDirs } from '../fs/custody.js';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { chmod, cp, mkdir, rename } from 'node:fs/promises';
+import { chmod, cp, rename } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
@@ -135,7 +136,7 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
   if (permit.kind !== 'build') throw new Error('runCargoBuild needs a build permit from mayRunPackageCode');
   const src = join(workDir, 'src');
   const root = join(workDir, 'root');
-  await mkdir(workDir, { recursive: true });
+  await makeDirs(workDir);
   await cp(plan.crateDir, src, { recursive: true, verbatimSymlinks: true });
   const args = ['install', '--locked', '--no-track', '--root', root, '--path', src, '--bin', plan.command, '--target-dir', join(workDir, 'target')];
   ctx.log.info(`Building ${plan.command} from source (${permit.reason}): cargo ${args.join(' ')}`);
@@ -193,7 +194,7 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
   const built = join(root, 'bin', plan.command);
   if (!existsSync(built)) return { note: `cargo finished but did not produce bin/${plan.command}` };
   const binDir = join(pkgDir, 'bin');
-  await mkdir(binDir, { recursive: true, mode: 0o755 });
+  await makeDirs(binDir, 0o755);
   const dest = join(binDir, plan.command);
   await rename(built, dest);
   await chmod(dest, 0o755);

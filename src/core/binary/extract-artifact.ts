@@ -1,18 +1,18 @@
 /**
- * Take the server binary out of a verified artifact: the file itself (`bin`),
- * one regular file from a tar (plain or gzip'd) or from a zip. The rules of the
- * crate unpacker, reduced to one file: exactly one regular file is picked (by
- * its path inside the archive when the metadata names one, else by its file
- * name), never a link, device or `..` path, never larger than the cap.
+ * Take the server binary out of a verified artifact: the file itself (`bin`), or one
+ * regular file of a tar (plain or gzip'd) or a zip, read by the one strict archive
+ * reader (archive/unpack.ts) under the crate rules (the path rules, collisions, the caps)
+ * with a binary archive's two differences: no `{name}-{version}/` root (entries anywhere),
+ * and links, devices and FIFOs read past, never written, rather than refused. Exactly one file is written: the first,
+ * in archive order, at the path the metadata names, else with the command's file name;
+ * never larger than the cap.
  */
 import { removeWork } from '../fs/custody.js';
-import { mkdtemp, readFile, rename, stat } from 'node:fs/promises';
-import { writeFileSync } from 'node:fs';
+import { lstat, mkdtemp, rename, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import * as tar from 'tar';
+import { unpackArchive } from '../archive/unpack.js';
 import type { PkgFmt } from './binstall-meta.js';
-import { safeEntryName, zipEntries, zipRead } from './zip-pick.js';
-import { DISK_FULL_CODES, errnoCode, stateIoError } from '../errors.js';
+import { DISK_FULL_CODES, errnoCode, isYepError } from '../errors.js';
 
 export type Pick = { path: string } | { fileName: string };
 
@@ -20,14 +20,15 @@ function normalize(p: string): string {
   return p.replace(/^(\.\/)+/, '').replace(/\/{2,}/g, '/');
 }
 
-function matches(entryPath: string, pick: Pick): boolean {
-  const p = normalize(entryPath);
-  return 'path' in pick ? p === normalize(pick.path) : basename(p) === pick.fileName;
+function matches(rel: string, pick: Pick): boolean {
+  return 'path' in pick ? rel === normalize(pick.path) : basename(rel) === pick.fileName;
 }
 
 function describe(pick: Pick): string {
   return 'path' in pick ? `the path ${pick.path}` : `a file named ${pick.fileName}`;
 }
+
+const FORMATS = { tgz: 'tar.gz', tar: 'tar', zip: 'zip' } as const;
 
 /**
  * Put the picked file of `artifact` at `dest`. Returns undefined on success,
@@ -40,52 +41,47 @@ export async function extractArtifact(
   dest: string,
   tmpParent: string,
   maxBytes: number,
+  signal?: AbortSignal,
 ): Promise<string | undefined> {
-  switch (fmt) {
-    case 'bin':
-      await rename(artifact, dest);
-      return undefined;
-    case 'tgz':
-    case 'tar':
-      return extractFromTar(artifact, pick, dest, tmpParent, maxBytes);
-    case 'zip':
-      return extractFromZip(artifact, pick, dest, maxBytes);
-    default:
-      return `the artifact format ${fmt} is not one yep-ext unpacks (use tgz, tar, zip or bin)`;
+  if (fmt === 'bin') {
+    await rename(artifact, dest);
+    return undefined;
   }
-}
-
-async function extractFromTar(archive: string, pick: Pick, dest: string, tmpParent: string, maxBytes: number): Promise<string | undefined> {
+  const format = fmt in FORMATS ? FORMATS[fmt as keyof typeof FORMATS] : undefined;
+  if (!format) return `the artifact format ${fmt} is not one yep-ext unpacks (use tgz, tar, zip or bin)`;
   const tmp = await mkdtemp(join(tmpParent, '.yep-binary-'));
   try {
     let picked: string | undefined;
     let tooBig = false;
+    const tree = join(tmp, 'tree');
     try {
-      tar.x({
-        file: archive,
-        cwd: tmp,
-        sync: true,
-        strict: true,
-        maxReadSize: 1 << 20,
-        filter: (p, entry) => {
-          const e = entry as { type?: string; size?: number };
-          if (picked !== undefined || e.type !== 'File' || !safeEntryName(p) || !matches(p, pick)) return false;
-          if ((e.size ?? 0) > maxBytes) {
+      await unpackArchive(artifact, tree, {
+        label: 'the prebuilt binary archive',
+        root: '',
+        format,
+        // One file is taken: a link or a device beside it is read past, as it always was.
+        otherKinds: 'skip',
+        compressedSize: (await stat(artifact)).size,
+        ...(signal ? { signal } : {}),
+        keep: (rel, size) => {
+          if (picked !== undefined || !matches(rel, pick)) return false;
+          if (size > maxBytes) {
             tooBig = true;
             return false;
           }
-          picked = p;
+          picked = rel;
           return true;
         },
+        hint: 'yep-ext takes a prebuilt binary only from an archive whose entries are plain files and directories (see docs/binaries.md).',
       });
     } catch (e) {
-      diskFullFails(e, dest);
-      return `the archive does not unpack (${(e as Error).message})`;
+      if (!isYepError(e) || e.code !== 'E_UNSAFE_PACKAGE') diskFullOrInterrupted(e);
+      return (e as Error).message.replace(/\.$/, '');
     }
     if (tooBig) return `${describe(pick)} in the archive is larger than the ${maxBytes}-byte limit`;
     if (picked === undefined) return `the archive holds no regular file at ${describe(pick)}`;
-    const file = join(tmp, picked);
-    if (!(await stat(file)).isFile()) return `the archive holds no regular file at ${describe(pick)}`;
+    const file = join(tree, picked);
+    if (!(await lstat(file)).isFile()) return `the archive holds no regular file at ${describe(pick)}`;
     await rename(file, dest);
     return undefined;
   } finally {
@@ -93,21 +89,12 @@ async function extractFromTar(archive: string, pick: Pick, dest: string, tmpPare
   }
 }
 
-async function extractFromZip(archive: string, pick: Pick, dest: string, maxBytes: number): Promise<string | undefined> {
-  try {
-    const buf = await readFile(archive);
-    const entry = zipEntries(buf).find((e) => e.regular && safeEntryName(e.name) && matches(e.name, pick));
-    if (!entry) return `the zip archive holds no regular file at ${describe(pick)}`;
-    writeFileSync(dest, zipRead(buf, entry, maxBytes), { mode: 0o600 });
-    return undefined;
-  } catch (e) {
-    diskFullFails(e, dest);
-    return `the zip archive is unusable: ${(e as Error).message}`;
-  }
-}
-
-/** A full disk while extracting is the disk's state, not an unusable archive: the one I/O mapping (exit 7). */
-function diskFullFails(e: unknown, dest: string): void {
-  const code = errnoCode(e);
-  if (code !== undefined && DISK_FULL_CODES.has(code)) throw stateIoError('extract the server binary into', dest, e);
+/**
+ * What fails the install rather than becoming a note: the disk's state (a full disk, the one
+ * I/O mapping, exit 7) and Ctrl-C. Anything else the reader could not do is a note.
+ */
+function diskFullOrInterrupted(e: unknown): void {
+  if (isYepError(e) && e.code === 'E_INTERRUPTED') throw e;
+  const code = errnoCode(isYepError(e) ? e.cause : e);
+  if (code !== undefined && DISK_FULL_CODES.has(code)) throw e;
 }

@@ -17,8 +17,8 @@
  * artifact downloaded); a verified download is put in it.
  * Only Ctrl-C propagates.
  */
-import { removeWork } from '../fs/custody.js';
-import { chmod, lstat, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { removeWork, makeDirs } from '../fs/custody.js';
+import { chmod, lstat, mkdtemp, readFile } from 'node:fs/promises';
 import { sha256File } from '../fs/file-digest.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
@@ -30,6 +30,7 @@ import { decideArtifact, type ArtifactPlan } from './artifact-source.js';
 import type { CargoFacts, PkgFmt } from './binstall-meta.js';
 import type { BinaryRecord, DigestSource } from './binary-record.js';
 import { extractArtifact } from './extract-artifact.js';
+import { verifiedWith } from './binary-describe.js';
 import { LEGACY_MAX_BYTES, MinisignError, parsePublicKey, parseSignature, verifyFile } from './minisign.js';
 import { hostTarget } from './target.js';
 import { inspectServerCommand } from '../package/inspect-command.js';
@@ -230,8 +231,8 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
     const { got, url, fmt } = found;
     const checks = verified as Extract<Verified, { ok: true }>;
 
-    await mkdir(binDir, { recursive: true, mode: 0o755 });
-    const why = await extractArtifact(partial, fmt, plan.pick, dest, tmp, maxBinaryBytes(ctx.env));
+    await makeDirs(binDir, 0o755);
+    const why = await extractArtifact(partial, fmt, plan.pick, dest, tmp, maxBinaryBytes(ctx.env), ctx.signal);
     if (why) return { url, note: `no prebuilt binary installed: ${url}: ${why}` };
     await chmod(dest, 0o755);
     const fileSha = fmt === 'bin' ? got.sha256 : await sha256File(dest);
@@ -243,14 +244,8 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
       ...(plan.signing ? { binary_signature: 'minisign' as const } : {}),
       binary_target: target,
     };
-    const how =
-      checks.source === 'crate'
-        ? "the crate's digest"
-        : checks.source === 'signature'
-          ? "the crate's minisign key"
-          : "the release host's .sha256 (weaker: same host as the binary)";
     ctx.log.info(
-      `Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…, verified with ${how}${plan.signing && checks.source === 'crate' ? ' and its minisign key' : ''}).`,
+      `Installed the prebuilt ${target} server binary bin/${command} (sha256 ${got.sha256.slice(0, 12)}…, verified with ${verifiedWith(checks.source)}${plan.signing && checks.source === 'crate' ? ' and its minisign key' : ''}).`,
     );
     return { sha256: got.sha256, path: dest, url, record, ...(checks.trustedComment !== undefined ? { trustedComment: checks.trustedComment } : {}) };
   } catch (e) {

@@ -24,16 +24,15 @@
  * bundle of its own) nor streams the file through it for a second SHA-256: the
  * layout is pinned against cacache itself by test/integration/download-cache-layout.test.ts.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
-import { appendFile, chmod, copyFile, link, rename, rmdir, stat } from 'node:fs/promises';
+import { appendFile, chmod, copyFile, link, rmdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { describeFileKind } from '../fs/read-regular-file.js';
 import { fileDigest, sha256FileWithSize } from '../fs/file-digest.js';
-import { writeFileAtomic } from '../fs/fs-atomic.js';
+import { copyFileAtomic, writeFileAtomic } from '../fs/fs-atomic.js';
 import { makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
 import { isProcessAlive } from '../fs/temp-files.js';
 
@@ -162,8 +161,8 @@ const CONTENT_MODE = 0o666 & ~process.umask();
  * Make `file`'s bytes the content for `sha256Hex`. `linkable`: the caller never
  * changes `file` (it only reads and then deletes it), so a hard link is as good as
  * a copy and costs no byte. Otherwise (or where links fail: another file system, a
- * file system without them) a kernel copy under a temp name in cacache's tmp dir,
- * renamed into place, so the content path never shows part of a file. Content
+ * file system without them) a kernel copy through the one atomic writer (fs-atomic.ts),
+ * its temp in cacache's tmp dir, so the content path never shows part of a file. Content
  * already there is kept (same digest, same bytes; a corrupted one is caught on read).
  */
 async function placeContent(dir: string, sha256Hex: string, file: string, linkable: boolean): Promise<void> {
@@ -193,15 +192,8 @@ async function placeContent(dir: string, sha256Hex: string, file: string, linkab
     )
   )
     return;
-  const tmp = join(dir, 'tmp', `yep-${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    await makeOwnedDir(tmpCustody(dir), 0o777);
-    await copyFile(file, tmp, constants.COPYFILE_FICLONE);
-    await chmod(tmp, CONTENT_MODE);
-    await rename(tmp, dest);
-  } finally {
-    await removeOwned(tmpCustody(dir), basename(tmp)).catch(() => undefined);
-  }
+  // The one atomic writer, its temp in cacache's tmp (never a partial file under content-v2).
+  await copyFileAtomic(file, dest, { mode: CONTENT_MODE, tempDir: await makeOwnedDir(tmpCustody(dir), 0o777), what: 'The download cache content' });
 }
 
 /**
@@ -228,7 +220,7 @@ export async function storeInCache(
     await placeContent(dir, sha256Hex, file, how === 'link');
     await insertIndexEntry(dir, key, sha256Hex, size);
   } catch (e) {
-    const code = (e as { code?: string }).code ?? '';
+    const code = errnoCode(e) ?? '';
     if (LASTING.has(code)) {
       // Downloads run in parallel: only the first of the writes that fail together says so.
       if (unwritable.has(ctx.paths)) return;
@@ -270,7 +262,8 @@ export interface ForeignEntry {
  */
 const HEX_LENGTH: Record<string, number> = { sha1: 40, sha256: 64, sha384: 96, sha512: 128 };
 const HH = /^[0-9a-f]{2}$/;
-const OUR_TMP = /^yep-(\d+)-[0-9a-f]{12}$/;
+/** yep-ext's temps in cacache's tmp: fs-atomic's (`.<name>.yep-<pid>-<n>.tmp`), and an older yep-ext's `yep-<pid>-<12 hex>`. */
+const OUR_TMP = /^(?:\.[0-9a-f]+\.yep-(\d+)-\d+\.tmp|yep-(\d+)-[0-9a-f]{12})$/;
 
 /** The custody of a content file (`content-v2/<algo>/<hh>/<hh>/<rest>`). */
 function contentCustody(dir: string, file: string): Custody {
@@ -316,8 +309,14 @@ function kind(st: Stats): string {
   return st.isSymbolicLink() ? 'a symbolic link' : describeFileKind(st);
 }
 
+interface Entry {
+  name: string;
+  path: string;
+  st: Stats;
+}
+
 /** The entries of `dir` with their lstat (none when it cannot be read). */
-function entriesOf(dir: string): Array<{ name: string; path: string; st: Stats }> {
+function entriesOf(dir: string): Entry[] {
   let names: string[];
   try {
     names = readdirSync(dir).sort();
@@ -348,35 +347,9 @@ function walkCache(dir: string): Walked {
     }
     return { path, st };
   };
-  const content = top('content-v2');
-  if (content) {
-    for (const a of entriesOf(content.path)) {
-      const len = HEX_LENGTH[a.name];
-      if (len === undefined || !a.st.isDirectory()) {
-        foreign(a);
-        continue;
-      }
-      for (const h1 of entriesOf(a.path)) {
-        if (!HH.test(h1.name) || !h1.st.isDirectory()) {
-          foreign(h1);
-          continue;
-        }
-        for (const h2 of entriesOf(h1.path)) {
-          if (!HH.test(h2.name) || !h2.st.isDirectory()) {
-            foreign(h2);
-            continue;
-          }
-          for (const f of entriesOf(h2.path)) {
-            if (!new RegExp(`^[0-9a-f]{${len - 4}}$`).test(f.name) || !f.st.isFile()) foreign(f);
-            else out.content.set(f.path, { algo: a.name, hex: `${h1.name}${h2.name}${f.name}`, size: f.st.size });
-          }
-        }
-      }
-    }
-  }
-  const index = top('index-v5');
-  if (index) {
-    for (const h1 of entriesOf(index.path)) {
+  /** The files two `<hh>` levels below `path` (cacache's fan-out), with their `<hh><hh>` prefix; anything else on the way is foreign. */
+  const shards = (path: string, leaf: (f: Entry, prefix: string) => void): void => {
+    for (const h1 of entriesOf(path)) {
       if (!HH.test(h1.name) || !h1.st.isDirectory()) {
         foreign(h1);
         continue;
@@ -386,14 +359,33 @@ function walkCache(dir: string): Walked {
           foreign(h2);
           continue;
         }
-        for (const f of entriesOf(h2.path)) {
-          // A temp of an interrupted bucket rewrite (fs/temp-files.ts) is the cache's own, not a bucket.
-          if (/^\..+\.yep-\d+-\d+\.tmp$/.test(f.name) && f.st.isFile()) continue;
-          if (!/^[0-9a-f]{60}$/.test(f.name) || !f.st.isFile()) foreign(f);
-          else out.buckets.push(f.path);
-        }
+        for (const f of entriesOf(h2.path)) leaf(f, `${h1.name}${h2.name}`);
       }
     }
+  };
+  const content = top('content-v2');
+  if (content) {
+    for (const a of entriesOf(content.path)) {
+      const len = HEX_LENGTH[a.name];
+      if (len === undefined || !a.st.isDirectory()) {
+        foreign(a);
+        continue;
+      }
+      const rest = new RegExp(`^[0-9a-f]{${len - 4}}$`);
+      shards(a.path, (f, prefix) => {
+        if (!rest.test(f.name) || !f.st.isFile()) foreign(f);
+        else out.content.set(f.path, { algo: a.name, hex: `${prefix}${f.name}`, size: f.st.size });
+      });
+    }
+  }
+  const index = top('index-v5');
+  if (index) {
+    shards(index.path, (f) => {
+      // A temp of an interrupted bucket rewrite (fs/temp-files.ts) is the cache's own, not a bucket.
+      if (/^\..+\.yep-\d+-\d+\.tmp$/.test(f.name) && f.st.isFile()) return;
+      if (!/^[0-9a-f]{60}$/.test(f.name) || !f.st.isFile()) foreign(f);
+      else out.buckets.push(f.path);
+    });
   }
   return out;
 }
@@ -452,7 +444,8 @@ function serializeBucket(entries: CacheEntry[]): string {
 /** Remove yep-ext's temp files whose writer is gone from cacache's tmp (cacache's own are its to manage). */
 async function sweepOurTmp(dir: string): Promise<void> {
   for (const e of entriesOf(join(dir, 'tmp'))) {
-    const pid = Number(OUR_TMP.exec(e.name)?.[1]);
+    const m = OUR_TMP.exec(e.name);
+    const pid = Number(m?.[1] ?? m?.[2]);
     if (pid && !isProcessAlive(pid)) await removeOwned(tmpCustody(dir), e.name, { keep: (st) => !st.isFile() });
   }
 }

@@ -19,8 +19,8 @@
  * A directory that fails the guard is refused (E_STATE, exit 7) and nothing is
  * touched; an entry whose name is not one of yep-ext's is foreign and left alone.
  */
-import { lstatSync, readlinkSync, type Stats } from 'node:fs';
-import { lstat, mkdir, rm } from 'node:fs/promises';
+import { lstatSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { lstat, mkdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
@@ -160,7 +160,7 @@ export async function removeWork(path: string): Promise<boolean> {
 export async function makeOwnedDir(c: Custody, mode = 0o755): Promise<string> {
   if (checkCustody(c) === 'ours') return custodyDir(c);
   // Only the levels that are missing are made: a mkdir that changes nothing is still a system call (a crash point).
-  if (!lstatSync(c.base, { throwIfNoEntry: false })) await makeLevels(c.base, mode);
+  if (!lstatSync(c.base, { throwIfNoEntry: false })) await makeDirs(c.base, mode);
   let dir = c.base;
   for (const part of c.owned) {
     dir = join(dir, part);
@@ -174,17 +174,29 @@ export async function makeOwnedDir(c: Custody, mode = 0o755): Promise<string> {
   return dir;
 }
 
-/** `mkdir -p`, level by level: a recursive mkdir says ENOENT where a read-only mount refuses (EROFS). */
+/**
+ * The one `mkdir -p`: each level it makes gets `mode` (never left to the umask), and it
+ * says why it failed, level by level, where a recursive mkdir says ENOENT for a read-only
+ * mount (EROFS) and hides a lasting reason. A directory already there costs one stat and
+ * no mkdir (a mkdir that changes nothing is still a system call: a crash point); something
+ * else by that name is refused (EEXIST), never taken for done.
+ */
+export async function makeDirs(dir: string, mode = 0o755): Promise<void> {
+  const st = await stat(dir).catch(() => undefined);
+  if (st?.isDirectory()) return;
+  await makeLevels(dir, mode);
+}
+
 async function makeLevels(dir: string, mode: number): Promise<void> {
+  const made = (e: unknown): boolean => errnoCode(e) === 'EEXIST' && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
   try {
     await mkdir(dir, { mode });
   } catch (e) {
-    const code = errnoCode(e);
-    if (code === 'EEXIST') return;
-    if (code !== 'ENOENT' || dirname(dir) === dir) throw e;
+    if (made(e)) return;
+    if (errnoCode(e) !== 'ENOENT' || dirname(dir) === dir) throw e;
     await makeLevels(dirname(dir), mode);
     await mkdir(dir, { mode }).catch((again: unknown) => {
-      if (errnoCode(again) !== 'EEXIST') throw again;
+      if (!made(again)) throw again;
     });
   }
 }

@@ -1,5 +1,6 @@
 /**
- * The only writer of state files (lock, settings, secrets, generated manifests).
+ * The only atomic writer (state files: lock, settings, secrets, generated manifests;
+ * the mirror's files; the download cache's content).
  * Temp file in the same directory created with the final mode, fsync, rename,
  * fsync the directory: a crash leaves the old file or the new one, never a torn
  * or NUL-filled file (cargo#2836). The temp file names its writer's pid
@@ -11,10 +12,11 @@
  * dotfile setup), because the write would replace the link's target.
  */
 import { constants } from 'node:fs';
-import { mkdir, open, realpath, rename, stat, type FileHandle } from 'node:fs/promises';
+import { copyFile, open, realpath, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
 import { tempNameFor, sweepDeadTemps } from './temp-files.js';
+import { writeHashed, type HashedWrite } from './hashed-write.js';
 import { removeOwned } from './custody.js';
 import { inspectRegularFile, isFileKindRefusal, readRegularFileSync, type RegularFileInfo } from './read-regular-file.js';
 
@@ -77,19 +79,25 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
 }
 
 /**
- * Temp file beside `target` (temp-files.ts names it after this process), created
- * exclusively with the final mode (fchmod: never left to the umask), written,
- * fsynced, renamed over `target`, and the directory fsynced. On failure the temp
- * file is removed; after a kill it is left for the sweep of dead writers' temps.
+ * Temp file beside `target` (temp-files.ts names it after this process; in `tempDir`
+ * instead when the caller names one on the same file system), created exclusively
+ * with the final mode, written, given the final mode (fchmod: never left to the umask),
+ * fsynced, renamed over `target`, and the directory fsynced. On failure the temp file
+ * is removed; after a kill it is left for the sweep of dead writers' temps.
  */
-async function replaceFile(target: string, mode: number, write: (fh: FileHandle) => Promise<void>, check?: () => void): Promise<void> {
-  const dir = dirname(target);
-  const temp = join(dir, tempNameFor(basename(target)));
+async function replaceFile(
+  target: string,
+  mode: number,
+  write: (fh: FileHandle, temp: string) => Promise<void>,
+  check?: () => void,
+  tempDir: string = dirname(target),
+): Promise<void> {
+  const temp = join(tempDir, tempNameFor(basename(target)));
   let fh: FileHandle | undefined;
   try {
     fh = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    await write(fh, temp);
     await fh.chmod(mode);
-    await write(fh);
     await fh.sync();
     await fh.close();
     fh = undefined;
@@ -98,52 +106,54 @@ async function replaceFile(target: string, mode: number, write: (fh: FileHandle)
   } catch (e) {
     await fh?.close().catch(() => {});
     // Only the temp this call created (O_EXCL), through the one delete guard.
-    await removeOwned({ base: dir, owned: [], names: { test: (n) => n === basename(temp) }, what: 'The directory' }, basename(temp)).catch(() => {});
+    await removeOwned({ base: tempDir, owned: [], names: { test: (n) => n === basename(temp) }, what: 'The directory' }, basename(temp)).catch(() => {});
     throw e;
   }
-  await fsyncDir(dir);
+  await fsyncDir(dirname(target));
+}
+
+/**
+ * Copy `source` to `file` atomically: the kernel's copy (a clone where the file system
+ * can) into the same temp-fsync-rename as `writeFileAtomic`, with no comparison against
+ * what is there (callers decide that first). `tempDir`: where the temp is made, on the
+ * same file system (the download cache keeps temps out of its content directories).
+ * Errors are the file system's own (the download cache tells lasting ones by errno).
+ */
+export async function copyFileAtomic(
+  source: string,
+  file: string,
+  options: Pick<AtomicWriteOptions, 'mode' | 'what'> & { tempDir?: string } = {},
+): Promise<void> {
+  const info = assertReplaceable(file, options);
+  const mode = options.mode ?? (info ? info.stat.mode & 0o777 : DEFAULT_MODE);
+  // copyFile reopens the temp by name (same inode, truncated) and gives it the source's mode: the chmod comes after.
+  await replaceFile(file, mode, (_fh, temp) => copyFile(source, temp, constants.COPYFILE_FICLONE), undefined, options.tempDir);
 }
 
 /**
  * Write what `chunks` yields to `file` atomically, never holding it whole in memory
  * (a mirrored `.crate` can be large): the same temp-fsync-rename as
  * `writeFileAtomic`, with no comparison against what is there (callers decide
- * that first). `check` runs after the last byte and before the rename; a throw
+ * that first). The bytes are hashed as they are written (fs/hashed-write.ts): `check`
+ * gets their size and SHA-256 after the last byte and before the rename; a throw
  * abandons the write and leaves `file` as it was.
  */
 export async function writeStreamAtomic(
   file: string,
   chunks: AsyncIterable<Uint8Array>,
-  options: AtomicWriteOptions & { check?: () => void } = {},
+  options: AtomicWriteOptions & { check?: (written: HashedWrite) => void } = {},
 ): Promise<void> {
   const info = assertReplaceable(file, options);
   const mode = options.mode ?? (info ? info.stat.mode & 0o777 : DEFAULT_MODE);
+  let written: HashedWrite | undefined;
   const write = async (fh: FileHandle): Promise<void> => {
-    for await (const chunk of chunks) {
-      // A regular file takes the whole buffer in one write, but nothing promises it: loop.
-      for (let off = 0; off < chunk.byteLength; ) off += (await fh.write(chunk, off, chunk.byteLength - off)).bytesWritten;
-    }
+    written = await writeHashed(fh.fd, chunks);
   };
   try {
-    await replaceFile(file, mode, write, options.check);
+    await replaceFile(file, mode, write, options.check ? () => options.check?.(written as HashedWrite) : undefined);
   } catch (e) {
     throw e instanceof YepError ? e : stateIoError('write', file, e);
   }
-}
-
-/**
- * `mkdir -p` with an explicit mode (never left to the umask), and no system call
- * that changes nothing when the directory is there: a stat first. (A failing
- * mkdir is harmless, but every command made several, and each is one more
- * point the crash-point suite must kill at.)
- */
-export async function ensureDir(dir: string, mode = 0o755): Promise<void> {
-  try {
-    if ((await stat(dir)).isDirectory()) return;
-  } catch {
-    // missing (or unreadable): mkdir says which
-  }
-  await mkdir(dir, { recursive: true, mode });
 }
 
 /** fsync a directory so a rename inside it survives power loss (best effort off Linux). */

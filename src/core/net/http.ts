@@ -9,13 +9,12 @@
  * jittered backoff on 5xx/429/connection failures, an overall deadline per attempt
  * plus a minimum-throughput rule (the transports' body timeout is per chunk, so a
  * slow-drip server would never trip it), and byte caps that do not trust
- * Content-Length. Downloads go to a file while hashing in 1 MiB chunks: a fast
+ * Content-Length. Downloads go to a file while hashing (fs/hashed-write.ts): a fast
  * consumer is what keeps undici's `assert(!this.paused)` crash away (nodejs/undici#5360).
  */
-import { createHash } from 'node:crypto';
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { DOWNLOAD_EVERY, bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { checkpoint } from '../fs/checkpoint.js';
+import { writeHashedFile } from '../fs/hashed-write.js';
 import type { Context } from '../context.js';
 import { YepError, stateIoError, type ErrorCode } from '../errors.js';
 import { knownDirOf } from '../paths.js';
@@ -604,69 +603,29 @@ export interface DownloadResult {
   sha256: string;
 }
 
-const HASH_CHUNK = 1 << 20;
+const PAUSE_AT = 1 << 20;
 
 /**
  * Stream a body into `file` (created or truncated on each attempt) while hashing
- * it. The caller compares the digest and only then uses the file.
+ * it (fs/hashed-write.ts). The caller compares the digest and only then uses the file.
  */
 export async function httpDownload(ctx: Context, url: string, file: string, options: DownloadOptions): Promise<DownloadResult> {
   // A failing write is the disk's state (a full disk, a read-only mount), not the network's:
   // the one I/O mapping (stateIoError, exit 7) names the store or cache that filled.
-  const local = <T>(io: () => T): T => {
-    try {
-      return io();
-    } catch (e) {
-      throw stateIoError('write the download to', file, e, knownDirOf(ctx.paths, file));
-    }
-  };
+  const local = (e: unknown): YepError => stateIoError('write the download to', file, e, knownDirOf(ctx.paths, file));
   const out = await perform(ctx, url, { ...options, download: true, ...(options.progressLabel ? { step: options.progressLabel } : {}) }, async (info) => {
-    const { declaredLength } = info;
-    const hash = createHash('sha256');
-    const fd = local(() => openSync(file, 'w', 0o600));
-    // Hash and write in 1 MiB batches (64 KiB updates cost several times more, hardening "Hashing"),
-    // gathered in one reused buffer: a fresh batch per MiB would be garbage that V8
-    // collects only after tens of MiB of it have piled up, raising the peak RSS.
-    const batch = Buffer.allocUnsafe(HASH_CHUNK);
     // Socket reads are fresh buffers still: collect them as they pile up.
     const garbage = bufferGarbageMeter(DOWNLOAD_EVERY);
-    let fill = 0;
-    let total = 0;
-    const flush = (buf: Buffer, n: number): void => {
-      if (n === 0) return;
-      const view = n === buf.length ? buf : buf.subarray(0, n);
-      hash.update(view);
-      let off = 0;
-      while (off < n) off += local(() => writeSync(fd, view, off, n - off));
-    };
-    try {
-      for await (const chunk of cappedBody(info, options, url)) {
-        total += chunk.length;
-        garbage(chunk.length);
-        if (fill === 0 && chunk.length >= HASH_CHUNK) {
-          flush(chunk, chunk.length);
-        } else {
-          let pos = 0;
-          while (pos < chunk.length) {
-            const n = Math.min(HASH_CHUNK - fill, chunk.length - pos);
-            chunk.copy(batch, fill, pos, pos + n);
-            fill += n;
-            pos += n;
-            if (fill === HASH_CHUNK) {
-              flush(batch, fill);
-              fill = 0;
-            }
-          }
-        }
-        // Crash tests: the .partial file holds part of the body.
-        if (total >= HASH_CHUNK && total - chunk.length < HASH_CHUNK) await checkpoint(ctx, 'download:mid');
-      }
-      flush(batch, fill);
-    } finally {
-      local(() => closeSync(fd));
-    }
-    checkDeclaredLength('download', total, declaredLength);
-    return { size: total, sha256: hash.digest('hex') };
+    const written = await writeHashedFile(file, cappedBody(info, options, url), {
+      writeError: local,
+      onChunk: async (total, length) => {
+        garbage(length);
+        // Crash tests: the .partial file holds part of the body (its first MiB).
+        if (total >= PAUSE_AT && total - length < PAUSE_AT) await checkpoint(ctx, 'download:mid');
+      },
+    });
+    checkDeclaredLength('download', written.size, info.declaredLength);
+    return written;
   });
   return { url: out.url, size: out.value!.size, sha256: out.value!.sha256 };
 }

@@ -10,14 +10,12 @@
  * YEP_EXT_INDEX, and a `dl` in a config.json that itself came from a `file://`
  * root. A remote index can never send us to the local disk.
  */
-import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, stateIoError, type ErrorCode } from '../errors.js';
 import { knownDirOf } from '../paths.js';
 import { openRegularFile, readRegularFileSync } from '../fs/read-regular-file.js';
+import { writeHashedFile, type HashedWrite } from '../fs/hashed-write.js';
 import { checkFetchUrl, httpDownload, httpGet, type DownloadOptions, type DownloadResult, type HttpResult, type RequestOptions } from './http.js';
 
 export function isFileUrl(text: string): boolean {
@@ -76,44 +74,37 @@ export async function getUrl(ctx: Context, url: string, options: RequestOptions)
 }
 
 /**
- * Copy the local file of `url` into `file` while hashing it, streamed (a large
- * `.crate` is never held in memory), opened through the regular-file guard
- * (openRegularFile: a regular file only, never blocking on a FIFO, the size cap
- * before reading), the cap again while reading.
- * Undefined when the file does not exist.
+ * Copy the local file of `url` into `file` while hashing it (fs/hashed-write.ts, the same
+ * verify-while-writing as httpDownload: a large `.crate` is never held in memory), opened
+ * through the regular-file guard (openRegularFile: a regular file only, never blocking on a
+ * FIFO, the size cap before reading), the cap again while reading. A failed write is the
+ * disk's state (`writeError`), a failed read the mirror's. Undefined when the file does not exist.
  */
-async function copyLocal(url: string, file: string, what: string, maxBytes: number): Promise<{ size: number; sha256: string } | undefined> {
+async function copyLocal(ctx: Context, url: string, file: string, what: string, maxBytes: number): Promise<HashedWrite | undefined> {
   const path = localPath(url);
   const refuse = (why: string): YepError => new YepError('E_STATE', `${what} ${path} ${why}; refused.`, { hint: MIRROR_FILE_HINT, details: { file: path } });
   const opened = await openRegularFile(path, what, { hint: MIRROR_FILE_HINT, maxBytes });
   if (!opened) return undefined;
   const fh = opened.handle;
-  const hash = createHash('sha256');
-  let size = 0;
-  // The same verify-while-writing as httpDownload: the digest is of exactly the bytes written.
-  await pipeline(
-    fh.createReadStream({ highWaterMark: 1 << 20 }),
-    async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        size += chunk.length;
-        if (size > maxBytes) throw refuse(`is larger than ${maxBytes} bytes`);
-        hash.update(chunk);
-        yield chunk;
-      }
-    },
-    createWriteStream(file, { mode: 0o600 }),
-  );
-  return { size, sha256: hash.digest('hex') };
+  const writeError = (e: unknown): YepError => stateIoError('write the download to', file, e, knownDirOf(ctx.paths, file));
+  try {
+    return await writeHashedFile(file, fh.createReadStream({ highWaterMark: 1 << 20, autoClose: false }), {
+      maxBytes,
+      tooBig: () => refuse(`is larger than ${maxBytes} bytes`),
+      writeError,
+    });
+  } finally {
+    await fh.close();
+  }
 }
 
 /** Download `url` into `file` while hashing it; file:// copies the local file, streamed (same caps, same digest). */
 export async function downloadUrl(ctx: Context, url: string, file: string, options: DownloadOptions): Promise<DownloadResult> {
   if (!isFileUrl(url)) return httpDownload(ctx, url, file, options);
-  const got = await copyLocal(url, file, options.what, options.maxBytes).catch((e: unknown) => {
+  const got = await copyLocal(ctx, url, file, options.what, options.maxBytes).catch((e: unknown) => {
     if (e instanceof YepError || errnoCode(e) === undefined) throw e;
-    // A local copy fails on a disk: the one I/O mapping, naming the side that failed.
-    const writing = (e as NodeJS.ErrnoException).path === file;
-    throw writing ? stateIoError('write the download to', file, e, knownDirOf(ctx.paths, file)) : stateIoError('read', localPath(url), e);
+    // A write failure was mapped where it happened: what is left is the mirror's side.
+    throw stateIoError('read', localPath(url), e);
   });
   if (got === undefined) {
     throw new YepError('E_NOT_FOUND', `${options.what}: ${localPath(url)} does not exist.`, {

@@ -25,7 +25,7 @@ import type { Secret } from '../settings/secret-value.js';
 import { chooseSecretStore, setSecret, type SecretStoreKind } from '../settings/secrets.js';
 import { enableExtension, readExtensionSettings } from '../settings/settings.js';
 import { profileFile } from '../settings/profiles.js';
-import { findEntry, loadLock } from '../store/lockfile.js';
+import { findEntry, loadStoreLock } from '../store/lockfile.js';
 import { unbuiltServer, type UnbuiltServer } from '../package/server-build.js';
 import { inspectServerCommand } from '../package/inspect-command.js';
 import { packageDir } from '../paths.js';
@@ -212,7 +212,7 @@ function assertAgentCanRun(ctx: Context, manifest: Manifest, engines: EnginesVer
 /** A local (in-place) package whose server is not built yet: the build it needs, in the user's directory. */
 async function localBuildPending(ctx: Context, name: string, manifest: Manifest): Promise<UnbuiltServer | undefined> {
   // Only a local directory is built by its author: a fetched crate without its server is a package-only install.
-  const entry = findEntry(await loadLock(ctx.paths.lockFile), name);
+  const entry = findEntry(await loadStoreLock(ctx.paths), name);
   if (!entry || !isLinked(entry.source) || typeof entry.source.path !== 'string') return undefined;
   return unbuiltServer(entry.source.path, manifest.yolop.capabilityServer.command);
 }
@@ -223,7 +223,7 @@ async function localBuildPending(ctx: Context, name: string, manifest: Manifest)
  * not switched on here. `update` shows the difference and asks, and re-pins what it approves.
  */
 async function assertGrantApproved(ctx: Context, name: string, manifest: Manifest, enabledNow: () => Promise<boolean>): Promise<void> {
-  const entry = findEntry(await loadLock(ctx.paths.lockFile), name);
+  const entry = findEntry(await loadStoreLock(ctx.paths), name);
   if (!entry) return;
   const judged = await installedGrantJudgement(ctx, entry, grantOf(manifest));
   if (!judged || judged.approved) return;
@@ -257,7 +257,7 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
   const manifest = await loadInstalledManifest(ctx.paths, name);
   // The policy file may forbid what is already installed: it is never switched on (docs/policy.md).
   const { policy } = withPolicy(ctx);
-  const entry = policy.files.length > 0 ? findEntry(await loadLock(ctx.paths.lockFile), name) : undefined;
+  const entry = policy.files.length > 0 ? findEntry(await loadStoreLock(ctx.paths), name) : undefined;
   // A refusal below writes nothing; when settings.toml already turns the extension on, it must say it stays on.
   const enabledNow = async (): Promise<boolean> =>
     readSettings().then(

@@ -17,10 +17,10 @@ import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type 
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
-import { LOCK_HEADER, findEntry, loadLock, parseLock, saveLock, serializeLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { LOCK_HEADER, findEntry, loadStoreLock, parseLock, saveLock, serializeLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { splitGitUrl } from '../sources/git-url.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
-import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from './verify.js';
+import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from '../store/entry-check.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { noteCreated } from '../store/created-dirs.js';
@@ -153,9 +153,9 @@ const WITH_LOCKFILE_HINT =
  * not green with nothing installed, mirrored or exported. A lock that exists and pins
  * nothing (what `remove` of the last extension leaves) is returned: the caller says so.
  */
-export async function loadStoreLock(ctx: Context, doing: string, hint: string): Promise<Lockfile> {
+export async function requireStoreLock(ctx: Context, doing: string, hint: string): Promise<Lockfile> {
   const file = ctx.paths.lockFile;
-  const lock = await loadLock(file);
+  const lock = await loadStoreLock(ctx.paths);
   if (lock.entries.length > 0) return lock;
   const exists = await lstat(file).then(
     () => true,
@@ -210,12 +210,12 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
 async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[]> {
   const given = options.lockfile ? await loadGivenLockfile(options.lockfile) : undefined;
   // No store lock at all is refused before the installer lock, whose file would create the store just to say so.
-  if (!given && !existsSync(ctx.paths.lockFile)) await loadStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
+  if (!given && !existsSync(ctx.paths.lockFile)) await requireStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
   // The store's lock, read once (after recovery); it is the target unless --lockfile names one.
   const current = await withInstallLock(ctx, async () => {
     await sweepStaging(ctx);
     // With --lockfile the store's lock may be absent (an empty home being provisioned).
-    return given ? loadLock(ctx.paths.lockFile) : loadStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
+    return given ? loadStoreLock(ctx.paths) : requireStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
   });
   const target = given ?? current;
   if (target.entries.length === 0) ctx.log.warn(`${options.lockfile ?? ctx.paths.lockFile} pins no extensions: nothing to install.`);
@@ -421,7 +421,6 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
   );
 }
 
-/** The store's lock as `lock export` gives it (its warnings said), and the entries pinned to a directory of this machine. */
 /** A URL of a lock source that carries a credential: a password, or an http(s) user name (a pasted token). */
 function carriesCredential(url: string): boolean {
   const git = splitGitUrl(url);
@@ -448,8 +447,9 @@ function refuseCredentials(lock: Lockfile): void {
   });
 }
 
+/** The store's lock as `lock export` gives it (its warnings said), and the entries pinned to a directory of this machine. */
 async function lockToExport(ctx: Context): Promise<{ lock: Lockfile; local: LockEntry[] }> {
-  const lock = await loadStoreLock(
+  const lock = await requireStoreLock(
     ctx,
     "`lock export` writes what the store's lock pins",
     'Nothing was ever installed in this store (YOLOP_CONFIG_DIR picks it): install extensions first, or run it where they are installed.',

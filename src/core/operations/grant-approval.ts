@@ -44,7 +44,7 @@ export interface GrantJudgement {
 
 /** Same bytes as the entry pins: the store tree passes the one intact rule (verify.ts `needsRefetch`). */
 async function treeIntact(ctx: Context, entry: LockEntry): Promise<boolean> {
-  const { checkEntry, needsRefetch } = await import('./verify.js');
+  const { checkEntry, needsRefetch } = await import('../store/entry-check.js');
   const check = await checkEntry(ctx, entry, { mode: 'cheap' });
   return !needsRefetch(entry, check.result);
 }

@@ -11,7 +11,7 @@
  */
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { findEntry, loadStoreLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
 import { resolveExtensionName } from '../store/installed-name.js';
@@ -243,7 +243,7 @@ export async function extensionInfo(runCtx: Context, input: string, cwd: string 
   if (options.profile !== undefined) profileFile(runCtx.paths, options.profile);
   // The policy's min_age is a floor of the cooldown, as for install, update and outdated.
   const { ctx } = withPolicy(runCtx);
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   let name: string | undefined;
   try {
     name = resolveExtensionName(ctx.paths, input);

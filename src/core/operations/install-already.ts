@@ -25,12 +25,12 @@ import { recordApproval } from './grant-approval.js';
 import type { Policy } from '../policy/policy-file.js';
 import { followNote, pinnedCommit, samePin, samePinAndFollow, withFollows } from '../sources/index.js';
 import { withInstallLock } from '../store/install-lock.js';
-import { loadLock, saveLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
+import { loadStoreLock, saveStoreLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import { saveCustody } from '../store/custody.js';
 import { versionLabel, warnVerdict } from './agent-walk.js';
 import type { InstallOutcome } from './install.js';
 import { installedViolations } from './policy-gate.js';
-import { checkEntry, needsRefetch } from './verify.js';
+import { checkEntry, needsRefetch } from '../store/entry-check.js';
 
 /** The registry checksum a record pins (crates: the index's `cksum`); undefined for a record without one. */
 function checksum(rec: LockSource): string | undefined {
@@ -79,7 +79,7 @@ export async function alreadyInstalled(
   // halfway through placing this entry); the checks that may spawn the agent run after it,
   // so a slow `yolop --version` never holds up other installs.
   const seen = await withInstallLock(ctx, async () => {
-    const lock = await loadLock(ctx.paths.lockFile);
+    const lock = await loadStoreLock(ctx.paths);
     const entry = lock.entries.find((e) => e.source.type === first.type && samePin(e.source, first));
     if (!entry || !sameBytes(entry.source, first) || typeof entry.grant !== 'string') return { lock };
     return { lock, entry, check: await checkEntry(ctx, entry, { mode: 'cheap' }) };
@@ -130,14 +130,14 @@ export async function alreadyInstalled(
  */
 async function relock(ctx: Context, checked: LockEntry, source: LockSource, grant?: Grant): Promise<boolean> {
   return withInstallLock(ctx, async () => {
-    const lock = await loadLock(ctx.paths.lockFile);
+    const lock = await loadStoreLock(ctx.paths);
     const current = lock.entries.find((e) => e.name === checked.name);
     if (!current || JSON.stringify(current) !== JSON.stringify(checked)) return false;
     if (source !== checked.source) {
-      await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.map((e) => (e === current ? { ...e, source } : e)) });
+      await saveStoreLock(ctx.paths, { ...lock, entries: lock.entries.map((e) => (e === current ? { ...e, source } : e)) });
       await saveCustody(ctx, { ...current, source });
     }
     // recordApproval writes through pinEntries, which records custody too.
-    return grant ? recordApproval(ctx, await loadLock(ctx.paths.lockFile), { ...current, source }, grant) : true;
+    return grant ? recordApproval(ctx, await loadStoreLock(ctx.paths), { ...current, source }, grant) : true;
   });
 }

@@ -14,7 +14,7 @@ import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError, stopIfInterrupted } from '../errors.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
-import { findEntry, loadLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
+import { findEntry, loadStoreLock, type LockEntry, type LockSource, type Lockfile } from '../store/lockfile.js';
 import type { Manifest } from '../package/manifest.js';
 import { parseSpec, stageLabel, type Spec } from '../sources/spec.js';
 import { followNote, samePinAndFollow, sourceFor, type ValidSpec } from '../sources/index.js';
@@ -137,7 +137,11 @@ function invalidSpec(spec: Extract<Spec, { kind: 'invalid' }>, cwd?: string): Ye
  */
 async function specCandidates(ctx: Context, spec: ValidSpec, ignoreEngines: boolean): Promise<SpecCandidates> {
   const source = sourceFor(spec.kind);
-  if (!source.candidates) return { fetches: [(into) => source.fetch(ctx, spec, into)], records: [], notes: [] };
+  if (!source.candidates) {
+    const { fetch } = source;
+    if (!fetch) throw new YepError('E_INTERNAL', `The ${spec.kind} source has neither candidates nor fetch.`);
+    return { fetches: [(into) => fetch.call(source, ctx, spec, into)], records: [], notes: [] };
+  }
   const { records, notes } = await source.candidates(ctx, spec);
   const chosen = ignoreEngines ? records.slice(0, 1) : records;
   return {
@@ -176,7 +180,7 @@ async function pathExists(p: string): Promise<boolean> {
  */
 async function installedIntact(ctx: Context, entry: LockEntry | undefined, target: string): Promise<boolean> {
   if (!entry) return pathExists(target);
-  const { checkEntry, needsRefetch } = await import('./verify.js');
+  const { checkEntry, needsRefetch } = await import('../store/entry-check.js');
   const check = await checkEntry(ctx, entry, { mode: 'cheap' });
   return !needsRefetch(entry, check.result);
 }
@@ -185,7 +189,7 @@ async function installedIntact(ctx: Context, entry: LockEntry | undefined, targe
 async function installedPinOf(ctx: Context, spec: ValidSpec): Promise<LockSource[]> {
   const source = sourceFor(spec.kind);
   if (!source.installedPin) return [];
-  const rec = await source.installedPin(ctx, spec, (await loadLock(ctx.paths.lockFile)).entries);
+  const rec = await source.installedPin(ctx, spec, (await loadStoreLock(ctx.paths)).entries);
   return rec ? [rec] : [];
 }
 
@@ -227,7 +231,7 @@ async function planSpec(
   // too (apply reads it again under the installer lock).
   let lock: Lockfile | undefined = known.lock;
   if (refuseReplace && records.length > 0) {
-    lock ??= await loadLock(ctx.paths.lockFile);
+    lock ??= await loadStoreLock(ctx.paths);
     const early = certainReplacement(lock.entries, records.slice(0, ENGINES_WALK_CAP));
     if (early) throw replaceRefusal(early.previous.name, packageDir(ctx.paths, early.previous.name), early.previous, early.why, early.via);
   }
@@ -238,7 +242,7 @@ async function planSpec(
   await admitPrepared(ctx, policy, prepared);
   const binaryLine = describeBinaryStep(prepared.binary);
   const { fetched, manifest, name, grant } = prepared;
-  const before = findEntry(lock ?? (await loadLock(ctx.paths.lockFile)), name);
+  const before = findEntry(lock ?? (await loadStoreLock(ctx.paths)), name);
   const target = packageDir(ctx.paths, name);
   const judged = await judgeGrant(ctx, name, before, { grant: grant.grant, content_hash: prepared.content_hash });
   const diff = judged.diff;
@@ -294,7 +298,7 @@ async function applyPlanned(ctx: Context, planned: Planned, hooks: InstallHooks)
   const { prepared, plan } = planned;
   const { name, manifest, grant, fetched } = prepared;
   return withInstallLock(ctx, async () => {
-    const lock = await loadLock(ctx.paths.lockFile);
+    const lock = await loadStoreLock(ctx.paths);
     const previous = findEntry(lock, name);
     const target = packageDir(ctx.paths, name);
     // The tree was checked when planning (checkEntry once per install): the verdict stands while the

@@ -25,7 +25,7 @@ import { MIRROR_MANIFEST, dlTemplate, mirrorBase, readMirrorFile, sha256Hex } fr
 import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { checkSourceUrl } from '../net/transport.js';
 import { serializeLock } from '../store/lockfile.js';
-import { loadGivenLockfile, loadStoreLock, warnUnlockedBeyond } from './frozen.js';
+import { loadGivenLockfile, requireStoreLock, warnUnlockedBeyond } from './frozen.js';
 import type { LockEntry, Lockfile } from '../store/lockfile.js';
 import { admitAll, withPolicy } from './policy-gate.js';
 
@@ -192,7 +192,7 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   const lockPath = options.lockfile ? resolve(options.lockfile) : ctx.paths.lockFile;
   const lock = options.lockfile
     ? await loadGivenLockfile(lockPath)
-    : await loadStoreLock(
+    : await requireStoreLock(
         ctx,
         '`mirror` holds what a lock pins',
         'Name the lock to mirror with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed).',

@@ -32,11 +32,13 @@ export async function upstreamOf(ctx: Context, entry: LockEntry): Promise<Upstre
   return up;
 }
 
-/** The records `update` would fetch for `entry`, best first (empty: nothing to move to), from the same answer. */
-export async function updateCandidates(ctx: Context, entry: LockEntry, up: Upstream<LockSource> | undefined): Promise<LockSource[]> {
-  if (up) return up.candidates;
-  const next = await sourceFor(entry.source.type).findUpdate(ctx, entry.source);
-  return next ? [next] : [];
+/**
+ * The records `update` would fetch for `entry`, best first (empty: nothing to move to), from
+ * the same answer. A kind without an upstream (a linked directory) is re-read as recorded:
+ * its content hash decides whether anything changed.
+ */
+export function updateCandidates(entry: LockEntry, up: Upstream<LockSource> | undefined): LockSource[] {
+  return up ? up.candidates : [entry.source];
 }
 
 /**

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { loadStoreLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { unlockedSince } from '../store/unlocked-packages.js';
 import { INSTALL_MOVED_DIR } from '../store/installed-manifest.js';
 import { describeSource, isLinked, sourceFor, type Kind } from '../sources/index.js';
@@ -28,7 +28,16 @@ import type { EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
 import { installedEngines } from './list.js';
 import { packageDir } from '../paths.js';
-import { checkEntry, editedInPlace, misdirectedProblem, missingProblem, needsRefetch, repairCommand, repairHint, type VerifyProblem } from './verify.js';
+import {
+  checkEntry,
+  editedInPlace,
+  misdirectedProblem,
+  missingProblem,
+  needsRefetch,
+  repairCommand,
+  repairHint,
+  type VerifyProblem,
+} from '../store/entry-check.js';
 import { fetchBudget, walkNewer, type NewerEngines } from './outdated-engines.js';
 import { newerOutside, upstreamOf, type NewerOutside } from './offer.js';
 import { withPolicy } from './policy-gate.js';
@@ -183,7 +192,7 @@ export interface OutdatedReport {
 export async function outdatedReport(runCtx: Context): Promise<OutdatedReport> {
   // The policy's min_age is a floor of the cooldown, as for install and update.
   const { ctx } = withPolicy(runCtx);
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   const items = await outdatedRows(ctx, lock);
   return { items, unlocked: await unlockedSince(ctx.paths, lock) };
 }

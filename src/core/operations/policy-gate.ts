@@ -22,7 +22,7 @@ import { loadInstalledManifest } from '../store/installed-manifest.js';
 import type { LockEntry } from '../store/lockfile.js';
 import { fetchPlaces, specPlaces, type ValidSpec } from '../sources/index.js';
 import type { PreparedPackage } from './prepare.js';
-import { checkEntry } from './verify.js';
+import { checkEntry } from '../store/entry-check.js';
 
 /** The effective policy, and `ctx` with the policy's min_age as the cooldown floor. */
 export function withPolicy(ctx: Context): { ctx: Context; policy: Policy } {

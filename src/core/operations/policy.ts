@@ -13,11 +13,12 @@ import { policyError, type PolicyViolation } from '../policy/evaluate.js';
 import { parsePolicy } from '../policy/policy-file.js';
 import { policyPaths } from '../policy/load-policy.js';
 import { originFacts } from '../sources/index.js';
-import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
+import { makeDirs } from '../fs/custody.js';
 import { checkOutputFile } from '../fs/output-file.js';
 import { dirname } from 'node:path';
-import { loadLock, type Lockfile } from '../store/lockfile.js';
-import { loadGivenLockfile, loadStoreLock } from './frozen.js';
+import { loadLock, loadStoreLock, type Lockfile } from '../store/lockfile.js';
+import { loadGivenLockfile, requireStoreLock } from './frozen.js';
 import { installedViolations, pinnedAsOnDisk, unlockedViolations, withPolicy } from './policy-gate.js';
 import { unlockedSince } from '../store/unlocked-packages.js';
 
@@ -31,7 +32,7 @@ export interface PolicyCheckResult {
 /** Evaluate the store. Throws E_POLICY (details: the whole result) when anything breaks the policy. */
 export async function checkPolicy(ctx: Context): Promise<PolicyCheckResult> {
   const { policy } = withPolicy(ctx);
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   const violations: PolicyViolation[] = [];
   for (const entry of lock.entries) violations.push(...(await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry))));
   // The host loads every <store>/<name>/plugin.json, pinned or not: those no lock entry pins are checked too.
@@ -97,7 +98,7 @@ export async function initPolicyFromLock(ctx: Context, options: { output?: strin
   const lockFile = options.lockfile ?? ctx.paths.lockFile;
   const lock = options.lockfile
     ? await loadGivenLockfile(options.lockfile)
-    : await loadStoreLock(
+    : await requireStoreLock(
         ctx,
         '`policy init --from-lock` admits what a lock pins',
         'Name the lock to admit with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or run it where they are installed.',
@@ -106,7 +107,7 @@ export async function initPolicyFromLock(ctx: Context, options: { output?: strin
   const { text, entries } = await policyFromLock(lockFile, lock);
   parsePolicy(text, path); // what we write must read back
   // The default place is in the config dir, which a store moved by YOLOP_EXTENSIONS_DIR does not create.
-  if (options.output === undefined) await ensureDir(dirname(path));
+  if (options.output === undefined) await makeDirs(dirname(path));
   await writeFileAtomic(path, text, { what: 'The policy file' });
   return { path, entries, text };
 }

@@ -11,7 +11,7 @@ import { checkpoint } from '../fs/checkpoint.js';
 import { inspectServerCommand, type CommandInspection } from '../package/inspect-command.js';
 import { contentHash } from '../package/content-hash.js';
 import { approvalOf, grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
-import { findEntry, loadLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { findEntry, loadStoreLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { YepError, stopIfInterrupted } from '../errors.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { assertValidName } from '../package/names.js';
@@ -219,7 +219,7 @@ export async function commitPackage(
 ): Promise<Lockfile> {
   stopIfInterrupted(ctx.signal);
   await finishPreparedBinary(ctx, p);
-  const lock = current ?? (await loadLock(ctx.paths.lockFile));
+  const lock = current ?? (await loadStoreLock(ctx.paths));
   // A rewritten entry keeps the keys yep-ext does not know (the host or a newer yep-ext may have written them).
   const entry = given ? withPlacedBinary(given, p) : carryUnknownKeys(lockEntryFor(p), findEntry(lock, p.name));
   let tree = p.fetched.dir;
@@ -231,7 +231,7 @@ export async function commitPackage(
   // The approved grant is saved by the transaction, after the lock commit.
   const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock, intent);
   // The stat signature of the tree just placed (verified in staging): later checks skip the re-hash.
-  const { recordPlacedState } = await import('./verify.js');
+  const { recordPlacedState } = await import('../store/entry-check.js');
   await recordPlacedState(ctx, entry);
   return written;
 }

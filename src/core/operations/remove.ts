@@ -10,7 +10,7 @@ import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { storeExists, withInstallLock } from '../store/install-lock.js';
 import { notInstalled as notInstalledError } from '../store/installed-manifest.js';
-import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
+import { findEntry, loadStoreLock, type LockEntry } from '../store/lockfile.js';
 import { packageDir } from '../paths.js';
 import { makeStagingDir, removeDir, sweepStaging } from '../store/staging.js';
 import { removePackage } from '../store/transaction.js';
@@ -91,7 +91,7 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
     : undefined;
   return withInstallLock(ctx, async () => {
     for (const m of await sweepStaging(ctx)) ctx.log.info(`Recovered: ${m}.`);
-    const lock = await loadLock(ctx.paths.lockFile);
+    const lock = await loadStoreLock(ctx.paths);
     const entry = findEntry(lock, name);
     const inStore = await lstat(packageDir(ctx.paths, name)).then(
       () => true,

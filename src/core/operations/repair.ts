@@ -12,7 +12,7 @@ import { YepError } from '../errors.js';
 import { isLinked } from '../sources/index.js';
 import { isValidName } from '../package/names.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
-import { findEntry, loadLock, type LockEntry } from '../store/lockfile.js';
+import { findEntry, loadStoreLock, type LockEntry } from '../store/lockfile.js';
 import { resolveExtensionName } from '../store/installed-name.js';
 import { makeStagingDir, removeDir } from '../store/staging.js';
 import { commitPackage, prepareExactly } from './prepare.js';
@@ -26,7 +26,7 @@ import { approvalOf } from '../package/grants.js';
 async function lockedEntryNamed(ctx: Context, text: string): Promise<LockEntry | undefined> {
   if (text.includes('@') || text.includes(':') || text.includes('/') || !isValidName(text)) return undefined;
   const name = resolveExtensionName(ctx.paths, text);
-  return findEntry(await loadLock(ctx.paths.lockFile), name);
+  return findEntry(await loadStoreLock(ctx.paths), name);
 }
 
 export async function forceInstall(ctx: Context, text: string, hooks: InstallHooks = {}, cwd = process.cwd()): Promise<InstallOutcome> {
@@ -49,7 +49,7 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
     // The policy file rules a repair as it rules install and --frozen: refused before anything is placed.
     await admitPrepared(ctx, policy, prepared);
     await withInstallLock(ctx, async () => {
-      const lock = await loadLock(ctx.paths.lockFile);
+      const lock = await loadStoreLock(ctx.paths);
       const now = findEntry(lock, entry.name);
       if (!now || now.content_hash !== entry.content_hash)
         throw new YepError('E_CONFLICT', `${entry.name} changed while it was being fetched again.`, { hint: 'Run the command again.' });

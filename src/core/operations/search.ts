@@ -9,7 +9,7 @@
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { httpGet } from '../net/http.js';
-import { loadLock, type LockEntry } from '../store/lockfile.js';
+import { loadStoreLock, type LockEntry } from '../store/lockfile.js';
 import { CRATE_PREFIX } from '../package/names.js';
 import { loadRegistryConfig } from '../sources/crates-io/registry-config.js';
 import { asCrateRecord } from '../sources/crate-source.js';
@@ -172,7 +172,7 @@ const crateKey = (name: string): string => name.toLowerCase().replaceAll('_', '-
 async function installedCrates(ctx: Context): Promise<Map<string, LockEntry>> {
   const map = new Map<string, LockEntry>();
   try {
-    for (const e of (await loadLock(ctx.paths.lockFile)).entries) {
+    for (const e of (await loadStoreLock(ctx.paths)).entries) {
       const crate = asCrateRecord(e.source);
       if (crate && originFacts(crate).index_url === ctx.indexUrl) map.set(crateKey(crate.crate_name), e);
     }

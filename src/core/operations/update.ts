@@ -15,7 +15,7 @@ import { grantOf, type Grant, type GrantDiff } from '../package/grants.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
-import { findEntry, loadLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { findEntry, loadStoreLock, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { unlockedPackages } from '../store/unlocked-packages.js';
 import { sourceFor } from '../sources/index.js';
 import { newerOutside, updateCandidates, upstreamOf, type NewerOutside } from './offer.js';
@@ -24,7 +24,7 @@ import { commitPackage, lockEntryFor, type PrepareOptions, type PreparedPackage 
 import { prepareForAgent, type EnginesReport } from './agent-walk.js';
 import { describeBinaryStep } from '../binary/binary-describe.js';
 import { admit, admitPrepared, withPolicy } from './policy-gate.js';
-import { checkEntry, editedInPlace, needsRefetch, repairHint } from './verify.js';
+import { checkEntry, editedInPlace, needsRefetch, repairHint } from '../store/entry-check.js';
 import type { Policy } from '../policy/policy-file.js';
 import { installedBeforeText, judgeGrant, recordApproval } from './grant-approval.js';
 
@@ -128,7 +128,7 @@ async function planOne(ctx: Context, entry: LockEntry, policy: Policy, ignoreEng
   admit(ctx, policy, { name: entry.name, source: entry.source }, 'fetch');
   // The one answer outdated and info read too (offer.ts), so the three agree.
   const up = await upstreamOf(ctx, entry);
-  const all = await updateCandidates(ctx, entry, up);
+  const all = updateCandidates(entry, up);
   const candidates = ignoreEngines ? all.slice(0, 1) : all;
   const outside = newerOutside(entry, up);
   const base: UpdateItem = { name: entry.name, status: 'up-to-date', from, consent_needed: false, ...(outside ? { newer_outside: outside } : {}) };
@@ -218,7 +218,7 @@ async function unchangedGrant(ctx: Context, entry: LockEntry): Promise<Pick<Plan
 /** Record the grant of an unchanged entry (host-written, or named by a format-1 fingerprint): one lock write, unless the entry moved meanwhile. */
 async function recordGrant(ctx: Context, entry: LockEntry, grant: Grant): Promise<void> {
   await withInstallLock(ctx, async () => {
-    await recordApproval(ctx, await loadLock(ctx.paths.lockFile), entry, grant);
+    await recordApproval(ctx, await loadStoreLock(ctx.paths), entry, grant);
   });
 }
 
@@ -226,7 +226,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
   const { ctx, policy } = withPolicy(runCtx);
   // Crash recovery writes; a dry run only reads.
   if (!options.dryRun) await recoverIfStore(ctx);
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   // No names: every locked extension, within its recorded requirement (npm's and cargo's `update`).
   const entries =
     options.all || options.names.length === 0
@@ -282,7 +282,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
         }
       }
       await withInstallLock(ctx, async () => {
-        const lock = await loadLock(ctx.paths.lockFile);
+        const lock = await loadStoreLock(ctx.paths);
         const current = findEntry(lock, item.name);
         if (!current || current.content_hash !== item.from.content_hash) {
           throw new YepError('E_CONFLICT', `${item.name} changed while this update was being prepared.`, { hint: 'Run the update again.' });

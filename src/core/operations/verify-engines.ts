@@ -16,7 +16,7 @@ import { checkAgainstAgent } from '../agent/agent-version.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { Manifest } from '../package/manifest.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
-import type { VerifyProblem } from './verify.js';
+import type { VerifyProblem } from '../store/entry-check.js';
 
 export interface EnginesFinding {
   /** The installed version's verdict; null when its manifest could not be read. */

@@ -24,11 +24,6 @@ const YIELD_MS = 20;
 // hash.update that copies it, with no await in between.
 let shared: Buffer | undefined;
 
-function sharedChunk(): Buffer {
-  shared ??= Buffer.allocUnsafe(CHUNK);
-  return shared;
-}
-
 // A character that orders differently by UTF-16 code units than by UTF-8 bytes:
 // surrogates (astral characters) sort below U+E000..U+FFFF in UTF-16, above in UTF-8.
 const UTF16_ORDER_DIFFERS = /[\uD800-\uFFFF]/;
@@ -52,20 +47,31 @@ export function sortByUtf8(paths: string[]): string[] {
   return bytes.map((b) => b.toString('utf8'));
 }
 
-function walkSync(root: string): string[] {
-  const out: string[] = [];
+/**
+ * The one walk of the files the hash covers: the regular files under `root` (links and
+ * special files not followed, every `.git` directory skipped), in readdir order, each
+ * handed over as its relative path (`/`), its directory and its name. The store's stat
+ * signatures (store/tree-state.ts) walk with it, so they cover exactly the hashed files.
+ */
+export function walkHashedFiles(root: string, visit: (relPath: string, dir: string, name: string) => void): void {
   const walk = (dir: string, rel: string): void => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
       if (e.isDirectory()) {
-        if (e.name === '.git') continue;
-        walk(`${dir}${sep}${e.name}`, relPath);
+        if (e.name !== '.git') walk(`${dir}${sep}${e.name}`, relPath);
       } else if (e.isFile()) {
-        out.push(relPath);
+        visit(relPath, dir, e.name);
       }
     }
   };
   walk(root, '');
+}
+
+function walkSync(root: string): string[] {
+  const out: string[] = [];
+  walkHashedFiles(root, (relPath) => {
+    out.push(relPath);
+  });
   return sortByUtf8(out);
 }
 
@@ -100,7 +106,8 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOL
 async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<void> {
   const fd = openSync(file, OPEN_FLAGS);
   try {
-    const buf = sharedChunk();
+    shared ??= Buffer.allocUnsafe(CHUNK);
+    const buf = shared;
     const first = readSync(fd, buf, 0, buf.length, null);
     if (first < buf.length) {
       // The whole file in one read (a short read of a regular file is its end):
@@ -116,7 +123,8 @@ async function feedFile(hash: Hash, file: string, yielder: Yielder): Promise<voi
     let read = first;
     for (;;) {
       await yielder.maybe();
-      const chunk = sharedChunk();
+      shared ??= Buffer.allocUnsafe(CHUNK);
+      const chunk = shared;
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       hash.update(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));

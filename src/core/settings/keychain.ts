@@ -7,11 +7,11 @@
  * docs/secrets.md); a small index of which fields live there lets `list` report
  * them without touching the keychain.
  */
-import { removeOwned } from '../fs/custody.js';
+import { removeOwned, makeDirs } from '../fs/custody.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
-import { ensureDir, writeFileAtomic } from '../fs/fs-atomic.js';
+import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { rootCustody, type Paths } from '../paths.js';
 import { MIN_FRAGMENT, truncateRedacted } from '../text/redact.js';
 import { DEFAULT_KEYCHAIN_TIMEOUT_MS, type Context, type KeychainBackend, type KeyringModule } from '../context.js';
@@ -163,7 +163,7 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
     return;
   }
   try {
-    await ensureDir(paths.storeDir, 0o755);
+    await makeDirs(paths.storeDir, 0o755);
   } catch (e) {
     throw stateIoError('create', paths.storeDir, e);
   }

@@ -14,7 +14,8 @@ import { chmod } from 'node:fs/promises';
 import { YepError, stateIoError } from '../errors.js';
 import type { TomlPosition } from '../text/toml-position.js';
 import { inspectRegularFile } from '../fs/read-regular-file.js';
-import { assertReplaceable, ensureDir, sweepAtomicTemps, writeFileAtomic } from '../fs/fs-atomic.js';
+import { assertReplaceable, sweepAtomicTemps, writeFileAtomic } from '../fs/fs-atomic.js';
+import { makeDirs } from '../fs/custody.js';
 import {
   KeychainUnavailable,
   keychainDelete,
@@ -232,7 +233,7 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
   }
   if (info.insecure) warnings.push(loose);
   try {
-    await ensureDir(paths.configDir, 0o755);
+    await makeDirs(paths.configDir, 0o755);
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }

@@ -14,7 +14,8 @@
  */
 import { YepError, stateIoError } from '../errors.js';
 import type { TomlPosition } from '../text/toml-position.js';
-import { ensureDir, sweepAtomicTemps, writeFileAtomic } from '../fs/fs-atomic.js';
+import { sweepAtomicTemps, writeFileAtomic } from '../fs/fs-atomic.js';
+import { makeDirs } from '../fs/custody.js';
 import { assertValidName, isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
 import { dirname } from 'node:path';
@@ -475,7 +476,7 @@ async function editSettings(paths: Paths, name: string, edit: SettingsEdit, prof
   const result = applySettingsEdit(target.text, name, edit, target.file, target.prefix);
   if (!result.changed) return { changed: false };
   try {
-    await ensureDir(target.dir, 0o755);
+    await makeDirs(target.dir, 0o755);
   } catch (e) {
     throw stateIoError('create', target.dir, e);
   }

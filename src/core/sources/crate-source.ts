@@ -1,7 +1,7 @@
 /**
  * The crate kind: a crate in a sparse cargo index (crates.io by default), pinned
- * by version and the index's cksum. `fetch` resolves the requirement the user
- * typed, `findUpdate` the recorded one, `fetchExactly` downloads the locked version
+ * by version and the index's cksum. `candidates` resolves the requirement the user
+ * typed, `upstream` the recorded one, `fetchExactly` downloads the locked version
  * and verifies it against the locked cksum. The heavy half (http, the .crate
  * unpacker) lives in ./crates-io.ts and loads only on a fetch.
  */
@@ -11,7 +11,7 @@ import { YepError } from '../errors.js';
 import { DEFAULT_INDEX_URL, normalizeIndexUrl } from '../context.js';
 import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateRecord } from './crates-io.js';
-import { recordTable, type Source } from './source.js';
+import type { Source } from './source.js';
 import type { CrateSpec } from './spec.js';
 import { compareVersions, parseCargoRequirement, parseCargoVersion } from './crates-io/cargo-version.js';
 import { indexFor } from './crates-io/index-for.js';
@@ -34,13 +34,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   linked: false,
   buildable: true,
 
-  recordKeys: ['crate_name', 'version', 'cksum', 'requirement', 'index'],
-  parseRecord(t) {
-    return typeof t.crate_name === 'string' && typeof t.version === 'string'
-      ? { record: t as CrateRecord }
-      : { problem: 'crate source without `crate_name`/`version`' };
-  },
-  writeRecord: recordTable,
+  recordKeys: { required: ['crate_name', 'version'], optional: ['cksum', 'requirement', 'index'] },
 
   describe: (rec) => `crates.io:${rec.crate_name}@${rec.version}`,
   label(rec) {
@@ -124,8 +118,6 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
       // No such directory: nothing to say.
     }
   },
-  fetch: async (ctx, spec, into) => (await crates()).fetchCrate(ctx, spec, into),
-  findUpdate: async (ctx, rec) => (await (await crates()).crateUpstream(ctx, rec)).candidates[0],
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
   candidates: async (ctx, spec) => (await crates()).crateCandidates(ctx, spec),
   upstream: async (ctx, rec) => (await crates()).crateUpstream(ctx, rec),

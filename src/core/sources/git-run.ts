@@ -15,12 +15,8 @@
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
 import { useProxy } from '../net/proxy.js';
-import { policyError, policyViolations } from '../policy/evaluate.js';
-import { loadPolicy } from '../policy/load-policy.js';
-import { redactUrls } from '../text/redact.js';
-import { sanitize } from '../text/sanitize.js';
 import { killTagged } from '../yep/process-tree.js';
-import { gitUrlHost, type GitUrl } from './git-url.js';
+import type { GitUrl } from './git-url.js';
 
 /** Variables a user's git legitimately needs (proxies, CA bundles, ssh-agent, its own config). */
 const PASSTHROUGH_ENV = [
@@ -141,7 +137,7 @@ export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
   // Before git runs anything for this remote: where the user's git config sends it is admitted too.
   let admitted: Promise<void> | undefined;
   const swept = async (...args: unknown[]): Promise<string> => {
-    admitted ??= admitRewrittenRemote(ctx, options.remote, () => raw(['ls-remote', '--get-url', '--', options.remote.url]));
+    admitted ??= ctx.admitGitRemote(ctx, options.remote, () => raw(['ls-remote', '--get-url', '--', options.remote.url]));
     await admitted;
     return raw(...args).catch((e: unknown) => {
       killTagged(tag);
@@ -149,30 +145,6 @@ export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
     });
   };
   return Object.assign(git, { raw: swept as SimpleGit['raw'] });
-}
-
-/**
- * The user's and the system's git config stay in force (credential helpers, `http.*`
- * settings, and `url.<base>.insteadOf`, which CI uses to add a token, as cargo's git
- * does), so git may fetch from another URL than the one yep-ext validated. When the
- * policy restricts git hosts, the URL git will really use (`ls-remote --get-url`
- * applies every rewrite, includes and all) is a place the bytes come from and must
- * be admitted like the origin and a git mirror; the lock keeps the origin.
- */
-async function admitRewrittenRemote(ctx: Context, remote: GitUrl, effectiveUrl: () => Promise<string>): Promise<void> {
-  const policy = loadPolicy(ctx);
-  if (policy.files.length === 0 || !policy.git_hosts) return;
-  const effective = (await effectiveUrl()).trim();
-  if (effective === '' || effective === remote.url) return;
-  const shown = sanitize(redactUrls(effective), { max: 200 });
-  const origin = gitUrlHost(remote.url);
-  const violations = policyViolations(policy, {
-    name: sanitize(redactUrls(remote.url), { max: 200 }),
-    spec: { kind: 'git', origin: { git_host: origin } },
-    // A rewrite to a local path names no host: it is read in place, like a `file://` mirror.
-    via: [{ git_host: gitUrlHost(effective) || 'file', through: `${shown} (your git config's url.<base>.insteadOf rewrites the URL to it)` }],
-  }).filter((v) => v.rule === 'sources.git_hosts');
-  if (violations.length > 0) throw policyError(violations, policy);
 }
 
 function createPlainGit(ctx: Context, options: GitRunOptions, tag: string): SimpleGit {

@@ -1,6 +1,6 @@
 /**
  * The git kind: a repository pinned by commit. `fetch` resolves the ref the user
- * typed, `findUpdate` moves the recorded ref (a bare commit never moves) and
+ * typed, `upstream` moves the recorded ref (a bare commit never moves) and
  * `fetchExactly` fetches the locked commit and nothing else. The heavy half
  * (simple-git, the checkout policy) lives in ./git.ts and loads only on a fetch.
  */
@@ -10,7 +10,7 @@ import type { GitRecord } from './git.js';
 import { checkGitUrl, gitUrlHost, isFullSha } from './git-url.js';
 import { gitMirrorHost } from './mirror/git-mirror-url.js';
 import type { FetchPlace } from './source.js';
-import { recordTable, type Source } from './source.js';
+import type { Source } from './source.js';
 import type { GitSpec } from './spec.js';
 
 export type { GitRecord };
@@ -52,11 +52,7 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   linked: false,
   buildable: false,
 
-  recordKeys: ['url', 'rev', 'requested_ref', 'ref_kind'],
-  parseRecord(t) {
-    return typeof t.url === 'string' && typeof t.rev === 'string' ? { record: t as GitRecord } : { problem: 'git source without `url`/`rev`' };
-  },
-  writeRecord: recordTable,
+  recordKeys: { required: ['url', 'rev'], optional: ['requested_ref', 'ref_kind'] },
 
   describe: (rec) => `${rec.url}#${rec.rev.slice(0, 12)}`,
   // A tag is read as the tag (`…/ext.git@v1.2.0`): it names that commit for good; a branch moves, so its commit is shown.
@@ -66,7 +62,6 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
   fetchPlaces: (ctx, rec) => throughMirror(ctx.gitMirror, rec.url),
   specPlaces: (ctx, spec) => ({ origin: { git_host: gitUrlHost(spec.url) }, via: throughMirror(ctx.gitMirror, spec.url) }),
   pin: (rec) => rec.rev,
-  commit: (rec) => rec.rev,
   // A full commit as the requested ref resolves to itself: `update` keeps it there.
   pinnedExactly: (rec) => rec.requested_ref !== undefined && isFullSha(rec.requested_ref),
   follows: (rec) => rec.requested_ref ?? '',
@@ -110,7 +105,6 @@ export const gitSource: Source<'git', GitSpec, GitRecord> = {
       ...(tag ? { tag } : {}),
     };
   },
-  findUpdate: async (ctx, rec) => (await gitSource.upstream!(ctx, rec)).candidates[0],
   fetchExactly: async (ctx, rec, into) => (await git()).fetchGitCommit(ctx, rec, into),
   async mirror(ctx, target, name, rec) {
     // A bare repository holding the locked commit, servable by dumb HTTP (mirror/mirror-git.ts).

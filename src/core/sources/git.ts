@@ -9,7 +9,8 @@
  * then the git dir is deleted and the tree lstat-scanned before plugin.json is read.
  */
 import { removeWork } from '../fs/custody.js';
-import { mkdir, readdir, lstat } from 'node:fs/promises';
+import { treeBytes } from '../fs/tree-bytes.js';
+import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -220,34 +221,14 @@ function fetchTooBig(url: string, max: number): YepError {
   });
 }
 
-/** Bytes under `dir` (lstat sizes; missing entries are skipped: git renames as we look). */
-async function dirBytes(dir: string): Promise<number> {
-  let total = 0;
-  let entries: string[];
-  try {
-    entries = await readdir(dir);
-  } catch {
-    return 0;
-  }
-  for (const name of entries) {
-    const p = join(dir, name);
-    try {
-      const st = await lstat(p);
-      total += st.isDirectory() ? await dirBytes(p) : st.size;
-    } catch {
-      // vanished between readdir and lstat
-    }
-  }
-  return total;
-}
-
 /** Poll the size of `dir` while git writes into it; abort the scope above `max`. */
 function watchSize(dir: string, max: number, scope: Scope): { stop(): Promise<number> } {
   let busy: Promise<number> = Promise.resolve(0);
   let last = 0;
   const tick = (): void => {
     busy = busy.then(async () => {
-      last = await dirBytes(dir);
+      // Entries git renames while the walk looks are skipped.
+      last = treeBytes(dir);
       if (last > max) scope.abortForSize();
       return last;
     });

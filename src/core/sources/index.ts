@@ -6,6 +6,7 @@
  */
 import { crateSource } from './crate-source.js';
 import { gitSource } from './git-source.js';
+import { isFullSha } from './git-url.js';
 import { pathSource } from './path-source.js';
 import type { Context } from '../context.js';
 import { BINARY_RECORD_KEYS, type FetchPlace, type OriginFacts, type RecordBase, type RecordCheck, type Source } from './source.js';
@@ -43,12 +44,17 @@ export function sourceFor(kind: Kind): AnySource {
   return SOURCES[kind];
 }
 
-/** Validate a lock's [extensions.source] table: a known kind with that kind's keys. */
+/**
+ * Validate a lock's [extensions.source] table: a known kind with that kind's required
+ * keys, each a string. Every key is kept as read (unknown ones round-trip).
+ */
 export function checkRecord(table: unknown): RecordCheck<LockSource> {
   if (typeof table !== 'object' || table === null || Array.isArray(table)) return { problem: 'missing [extensions.source]' };
-  const type = (table as Record<string, unknown>).type;
-  if (!isKind(type)) return { problem: `unknown source type ${JSON.stringify(type)}` };
-  return sourceFor(type).parseRecord(table as Record<string, unknown>);
+  const t = table as Record<string, unknown>;
+  if (!isKind(t.type)) return { problem: `unknown source type ${JSON.stringify(t.type)}` };
+  const { required } = sourceFor(t.type).recordKeys;
+  if (required.some((k) => typeof t[k] !== 'string')) return { problem: `${t.type} source without ${required.map((k) => `\`${k}\``).join('/')}` };
+  return { record: t as LockSource };
 }
 
 /** One line for people: where a locked package comes from. */
@@ -95,9 +101,14 @@ export function followNote(previous: LockSource | undefined, next: LockSource): 
   return [`\`yep-ext update\` now follows ${label(next)} (it followed ${label(previous)}).`];
 }
 
-/** The commit a record is pinned to, for the kinds pinned to one (git); undefined otherwise. */
+/**
+ * The commit a record is pinned to, for the kinds pinned to one (git): updates show
+ * `e76da27 → e87d0a2`. A pin that is a full commit id is one; no other kind's pin (a
+ * version, a directory's "") can be 40 hex digits.
+ */
 export function pinnedCommit(rec: LockSource): string | undefined {
-  return sourceFor(rec.type).commit?.(rec);
+  const pin = sourceFor(rec.type).pin(rec);
+  return isFullSha(pin) ? pin : undefined;
 }
 
 /** True when the store entry for this record links to the user's directory. */
@@ -123,7 +134,8 @@ export function originFacts(rec: LockSource): OriginFacts {
  */
 export function withUnknownRecordKeys(next: LockSource, previous: LockSource | undefined): LockSource {
   if (!previous || previous.type !== next.type) return next;
-  const known = new Set<string>(['type', ...sourceFor(next.type).recordKeys, ...BINARY_RECORD_KEYS]);
+  const { required, optional } = sourceFor(next.type).recordKeys;
+  const known = new Set<string>(['type', ...required, ...optional, ...BINARY_RECORD_KEYS]);
   const carried = Object.entries(previous).filter(([k]) => !known.has(k) && !Object.hasOwn(next, k));
   return carried.length === 0 ? next : ({ ...next, ...Object.fromEntries(carried) } as LockSource);
 }

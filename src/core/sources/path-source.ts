@@ -5,7 +5,7 @@
  */
 import type { Context } from '../context.js';
 import { canonicalDir, fetchPath, type PathRecord } from './local-path.js';
-import { recordTable, type Source } from './source.js';
+import type { Source } from './source.js';
 import type { PathSpec } from './spec.js';
 
 export type { PathRecord };
@@ -16,11 +16,7 @@ export const pathSource: Source<'path', PathSpec, PathRecord> = {
   linked: true,
   buildable: false,
 
-  recordKeys: ['path'],
-  parseRecord(t) {
-    return typeof t.path === 'string' ? { record: t as PathRecord } : { problem: 'path source without `path`' };
-  },
-  writeRecord: recordTable,
+  recordKeys: { required: ['path'], optional: [] },
 
   describe: (rec) => rec.path,
   sameOrigin: (a, b) => a.path === b.path,
@@ -35,8 +31,6 @@ export const pathSource: Source<'path', PathSpec, PathRecord> = {
   checkRepin() {},
 
   fetch: (ctx: Context, spec) => fetchPath(spec, ctx.paths.storeDir),
-  // The directory is re-read every time: its content hash decides whether anything changed.
-  findUpdate: async (_ctx, rec) => rec,
   fetchExactly: (ctx, rec) => fetchPath({ kind: 'path', raw: rec.path, path: rec.path }, ctx.paths.storeDir),
   mirror: async () => ({ skipped: 'a path source is local by definition; install it from its directory' }),
 };

@@ -80,15 +80,13 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
 
   /**
    * The record keys yep-ext writes for this kind (besides `type` and the binary
-   * record's keys): any other key under [extensions.source] is a newer tool's or
-   * the host's, and every rewrite of the entry keeps it (sources/index.ts,
-   * `withUnknownRecordKeys`).
+   * record's keys). A lock table of this kind without one of `required` (each a
+   * string) is unusable (sources/index.ts, `checkRecord`); every key is written as a
+   * plain TOML value (`recordTable`). Any other key under [extensions.source] is a
+   * newer tool's or the host's, and every rewrite of the entry keeps it
+   * (`withUnknownRecordKeys`).
    */
-  readonly recordKeys: readonly string[];
-  /** Validate a lock table whose `type` is this kind. Keep unknown keys (they round-trip). */
-  parseRecord(table: Readonly<Record<string, unknown>>): RecordCheck<R>;
-  /** The table written under [extensions.source]: `type` first, then the record's keys, undefined dropped. */
-  writeRecord(rec: R): Record<string, unknown>;
+  readonly recordKeys: { readonly required: readonly string[]; readonly optional: readonly string[] };
 
   /** One line for people: `crates.io:yolop-extension-lsp@0.3.1`, `https://h/r.git#abc123…`, `/home/me/ext`. */
   describe(rec: R): string;
@@ -98,11 +96,9 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * shows that index's host, not `crates.io:`). Without it, `describe`.
    */
   label?(rec: R): string;
-  /** The commit a record pins, for kinds pinned to one (git): updates show `e76da27 → e87d0a2`. */
-  commit?(rec: R): string;
   /** Same place, ignoring the pin: reinstalling from another origin asks first. */
   sameOrigin(a: R, b: R): boolean;
-  /** What the record pins within its origin (version, commit; "" when nothing is pinned). */
+  /** What the record pins within its origin (version, commit; "" when nothing is pinned). A full commit id is read as a commit (`pinnedCommit`). */
   pin(rec: R): string;
   /** The user asked for exactly this pin, so `update` will not move it. */
   pinnedExactly(rec: R): boolean;
@@ -154,16 +150,12 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
    * place; `info crates.io:<crate>` of that installed crate). Kinds without it never match.
    */
   namesInstalled?(spec: S, rec: R): boolean;
-  /** Install: resolve `spec` and fetch it into `into` (which must not exist; its parent does). */
-  fetch(ctx: Context, spec: S, into: string): Promise<Fetched<R>>;
   /**
-   * Update: the record that the user's recorded intent (requirement, ref) selects
-   * now, or undefined when `rec` is already that. The result keeps the intent, so
-   * `fetchExactly` of it is the update. A linked kind returns `rec` (re-read; the
-   * content hash decides). A kind with `upstream` answers from it (`candidates[0]`):
-   * `update` asks `upstream`, so that `outdated`, `info` and `update` read one answer.
+   * Install, for a kind without `candidates` (it resolves by fetching: a git ref, a
+   * directory): resolve `spec` and fetch it into `into` (which must not exist; its
+   * parent does). A kind with `candidates` is installed as `fetchExactly` of them.
    */
-  findUpdate(ctx: Context, rec: R): Promise<R | undefined>;
+  fetch?(ctx: Context, spec: S, into: string): Promise<Fetched<R>>;
   /**
    * Fetch exactly what `rec` pins into `into`, never resolving anything newer:
    * `install --frozen`, and the base of reinstall, verify/repair and mirroring.
@@ -176,7 +168,7 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
   /**
    * Kinds with several versions to choose from (crates): every record `spec` could
    * install, best first, from the kind's one set of resolve rules; `fetchExactly`
-   * of the first is what `fetch` does, and what --ignore-engines takes. The
+   * of the first is the install, and what --ignore-engines takes. The
    * `engines.yolop` walk (operations/agent-walk) tries them in turn, since a
    * version's agent requirement is known only after its download. `notes` belong
    * to the install's outcome whichever candidate is kept (a cooldown's skip). A
@@ -207,8 +199,9 @@ export interface Source<K extends string, S extends { kind: K }, R extends Recor
   /**
    * `update`, `outdated` and `info`: what the origin offers now, read without
    * downloading a package (one index read, one ls-remote), as the kind's one set of
-   * resolve rules decides it (crates: crates-io/pick-version.ts). A linked kind has
-   * none (`local`): `update` re-reads it with `findUpdate`.
+   * resolve rules decides it (crates: crates-io/pick-version.ts); `update` fetches its
+   * `candidates`. A kind without it (a linked directory) has nothing to ask: `update`
+   * re-reads the recorded pin, and the content hash decides whether anything changed.
    */
   upstream?(ctx: Context, rec: R): Promise<Upstream<R>>;
 }
@@ -305,7 +298,7 @@ export interface FetchPlace extends OriginFacts {
   through: string;
 }
 
-/** `writeRecord` for kinds whose keys are plain TOML values: `type` first, undefined dropped, order kept. */
+/** The lock table of a record: `type` first, then its keys as plain TOML values, undefined dropped, order kept. */
 export function recordTable(rec: RecordBase): Record<string, unknown> {
   const { type, ...rest } = rec;
   return { type, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) };

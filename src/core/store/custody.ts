@@ -22,7 +22,7 @@ import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { assertValidName } from '../package/names.js';
 import { join } from 'node:path';
 import { storeCustody } from '../paths.js';
-import { loadLock, saveLock, type LockEntry } from './lockfile.js';
+import { loadStoreLock, saveStoreLock, type LockEntry } from './lockfile.js';
 
 /** `<store>/.yep-grants/<name>.lock.json` (a name never holds a dot, so it cannot be a grant file's name). */
 function custodyFile(ctx: Context, name: string): string {
@@ -133,9 +133,9 @@ export function custodyReport(ctx: Context): CustodyReport {
 export async function restoreCustody(ctx: Context): Promise<CustodyReport> {
   const report: CustodyReport = { restored: [], replaced: [] };
   if (!lockWrittenSinceRecords(ctx)) return report;
-  let lock: Awaited<ReturnType<typeof loadLock>>;
+  let lock: Awaited<ReturnType<typeof loadStoreLock>>;
   try {
-    lock = await loadLock(ctx.paths.lockFile);
+    lock = await loadStoreLock(ctx.paths);
   } catch {
     return report; // an unreadable lock is the command's to report
   }
@@ -150,7 +150,7 @@ export async function restoreCustody(ctx: Context): Promise<CustodyReport> {
     if (c.state === 'replaced') report.replaced.push({ name: entry.name, recorded_hash: c.record.content_hash, content_hash: entry.content_hash });
     return entry;
   });
-  if (changed) await saveLock(ctx.paths.lockFile, { ...lock, entries });
+  if (changed) await saveStoreLock(ctx.paths, { ...lock, entries });
   const all = custodyReport(ctx);
   reports.set(ctx.paths, { restored: [...all.restored, ...report.restored], replaced: report.replaced });
   return report;

@@ -5,7 +5,6 @@
  * The wait is timed on ctx.clock (ctx.waits.lockMs, default 5 min); the
  * heartbeat and staleness are proper-lockfile's own timers.
  */
-import { ensureDir } from '../fs/fs-atomic.js';
 import lockfile from 'proper-lockfile';
 import { YepError, errnoCode, stateIoError, stopIfInterrupted } from '../errors.js';
 import type { Context } from '../context.js';
@@ -13,7 +12,7 @@ import { recoverHome } from './recovery.js';
 import { sweepStaging } from './staging.js';
 import { existsSync, lstatSync } from 'node:fs';
 import { interruptedChanges } from './interrupted-changes.js';
-import { checkCustody } from '../fs/custody.js';
+import { checkCustody, makeDirs } from '../fs/custody.js';
 import { STORE_AREAS, storeCustody, type Paths } from '../paths.js';
 
 // A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
@@ -24,7 +23,7 @@ const UPDATE_MS = 1_000;
 async function ensureStore(ctx: Context): Promise<void> {
   try {
     // Explicit modes: under umask 000 the store must still not be writable by others (it holds code yolop runs).
-    await ensureDir(ctx.paths.storeDir, 0o755);
+    await makeDirs(ctx.paths.storeDir, 0o755);
   } catch (e) {
     throw stateIoError('create the extension store at', ctx.paths.storeDir, e);
   }

@@ -42,8 +42,8 @@ export async function isInstalled(paths: Paths, name: string): Promise<boolean> 
  */
 export async function notInstalledHere(paths: Paths, name: string, unpinned: () => YepError = () => notInstalled(name)): Promise<YepError> {
   // Lazily: only this error path reads the lock here.
-  const { findEntry, loadLock } = await import('./lockfile.js');
-  const entry = await loadLock(paths.lockFile).then(
+  const { findEntry, loadStoreLock } = await import('./lockfile.js');
+  const entry = await loadStoreLock(paths).then(
     (lock) => findEntry(lock, name),
     () => undefined,
   );

@@ -13,6 +13,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkCustody, custodyDir, removeOwned } from '../fs/custody.js';
+import { treeBytes } from '../fs/tree-bytes.js';
 import { isValidName } from '../package/names.js';
 import { storeCustody, type Paths, type StoreArea } from '../paths.js';
 import { versionName } from './package-versions.js';
@@ -33,16 +34,6 @@ const PLACES: Array<{ area: StoreArea; nameOf: (entry: string) => string | undef
   { area: 'state', nameOf: (e) => /^([A-Za-z0-9_-]+)\.json$/.exec(e)?.[1] },
   { area: 'mcp', nameOf: (e) => /^([A-Za-z0-9_-]+)\.json$/.exec(e)?.[1] },
 ];
-
-/** Bytes under `path` (a file, or a directory walked without following links). */
-function sizeOf(path: string): number {
-  const st = lstatSync(path, { throwIfNoEntry: false });
-  if (!st) return 0;
-  if (!st.isDirectory()) return st.size;
-  let total = 0;
-  for (const e of readdirSync(path)) total += sizeOf(join(path, e));
-  return total;
-}
 
 /** yep-ext's entries in its store directories, by extension name (a directory refused by the guard is skipped: the lock-taking commands report it). */
 function entriesByName(paths: Paths, only?: string): Map<string, string[]> {
@@ -78,7 +69,7 @@ export function findLeftovers(paths: Paths, installed: ReadonlySet<string>, only
   for (const [name, entries] of entriesByName(paths, only)) {
     if (installed.has(name) || inStore(paths, name)) continue;
     const sorted = entries.sort();
-    out.push({ name, paths: sorted, bytes: sorted.reduce((n, p) => n + sizeOf(p), 0) });
+    out.push({ name, paths: sorted, bytes: sorted.reduce((n, p) => n + treeBytes(p), 0) });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

@@ -22,7 +22,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { inspectRegularFile } from '../fs/read-regular-file.js';
 import { sweepUnreferencedVersions } from './package-versions.js';
-import { loadLock } from './lockfile.js';
+import { loadStoreLock } from './lockfile.js';
 import { storeCustody } from '../paths.js';
 import { sweepStaging } from './staging.js';
 import { describeRestored, restoreCustody } from './custody.js';
@@ -37,7 +37,7 @@ export async function recoverHome(ctx: Context): Promise<string[]> {
   recovered.push(...describeRestored(await restoreCustody(ctx)));
   // A lock that cannot be read names nothing installed: then nothing is swept (the command reports the lock).
   await sweepUnreferencedVersions(ctx.paths, async () => {
-    const lock = await loadLock(ctx.paths.lockFile).catch(() => undefined);
+    const lock = await loadStoreLock(ctx.paths).catch(() => undefined);
     return lock ? new Set(lock.entries.map((e) => e.name)) : undefined;
   });
   await sweepStateTemps(ctx);

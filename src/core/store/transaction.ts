@@ -11,17 +11,17 @@
  * the symlink rename is the switch of an install, and a remove disables first.
  * This module is the only writer of the store's extensions.lock.
  */
-import { lstat, open, readlink, rename, symlink } from 'node:fs/promises';
+import { lstat, readlink, rename, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeOwnedDir, removeOwned, type Custody } from '../fs/custody.js';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted } from '../errors.js';
-import { assertReplaceable, fsyncDir } from '../fs/fs-atomic.js';
+import { assertReplaceable, fsyncDir, writeFileAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
 import { saveCustody } from './custody.js';
 import type { Grant } from '../package/grants.js';
-import { loadLock, saveLock, findEntry, upsertEntry, type LockEntry, type Lockfile } from './lockfile.js';
+import { loadStoreLock, saveStoreLock, findEntry, upsertEntry, type LockEntry, type Lockfile } from './lockfile.js';
 import { packageDir, rootCustody, storeCustody, type Paths } from '../paths.js';
 import { stageCustody } from './staging.js';
 import { checkpoint } from '../fs/checkpoint.js';
@@ -76,23 +76,17 @@ async function exists(p: string): Promise<boolean> {
 /**
  * The journal must be on disk before the first rename it describes: after a power
  * loss, a journal whose bytes never made it would let the sweep delete a moved-out
- * entry as junk. (writeFile alone does not fsync the file's data.)
+ * entry as junk. Written through the one atomic writer (fsync, rename, directory
+ * fsync): a journal is whole or absent, never torn.
  */
 async function writeJournal(stage: string, journal: Journal): Promise<void> {
   const file = join(stage, JOURNAL);
   try {
-    const fh = await open(file, 'w', 0o600);
-    try {
-      await fh.writeFile(JSON.stringify(journal));
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await writeFileAtomic(file, JSON.stringify(journal), { mode: 0o600, what: 'The transaction journal' });
   } catch (e) {
     // Nothing has been moved yet (a full disk, typically): a plain state error.
-    throw stateIoError('write the transaction journal', file, e);
+    throw stateIoError('write the transaction journal', file, isYepError(e) && e.cause !== undefined ? e.cause : e);
   }
-  await fsyncDir(stage);
 }
 
 /** Key-order-independent JSON, to compare a lock entry read back with the one written. */
@@ -174,7 +168,7 @@ export async function placePackage(
   const name = entry.name;
   const target = packageDir(paths, name);
   stopIfInterrupted(ctx.signal);
-  const lock = withChanges(current ?? (await loadLock(paths.lockFile)), changes); // fail on a corrupt lock before touching anything
+  const lock = withChanges(current ?? (await loadStoreLock(paths)), changes); // fail on a corrupt lock before touching anything
   // ...and on a lock or grant that cannot be replaced (a symlink out of the store): refused before any move.
   assertReplaceable(paths.lockFile, { what: 'The lockfile' });
   if (grant) assertReplaceable(approvedGrantFile(ctx, name), { what: 'The approved grant' });
@@ -212,7 +206,7 @@ export async function placePackage(
     await fsyncDir(paths.storeDir);
     await checkpoint(ctx, 'place:before-lock');
     written = upsertEntry(lock, entry);
-    await saveLock(paths.lockFile, written);
+    await saveStoreLock(paths, written);
   } catch (e) {
     // Roll back in-process: the old entry back where it was.
     await rollbackPlace(ctx, stage, journal).catch(() => {});
@@ -243,8 +237,8 @@ async function dropReplaced(ctx: Context, stage: string, journal: Journal): Prom
  * journal. Caller holds the installer lock.
  */
 export async function pinEntries(ctx: Context, changes: LockChanges): Promise<void> {
-  const written = withChanges(await loadLock(ctx.paths.lockFile), changes);
-  await saveLock(ctx.paths.lockFile, written);
+  const written = withChanges(await loadStoreLock(ctx.paths), changes);
+  await saveStoreLock(ctx.paths, written);
   for (const e of changes.pin ?? []) await saveCustody(ctx, findEntry(written, e.name) ?? e);
 }
 
@@ -277,13 +271,13 @@ async function rollbackPlace(ctx: Context, stage: string, journal: Journal): Pro
  * entry, then grant and secrets (state-cleanup.ts says why in that order).
  */
 export async function removePackage(ctx: Context, stage: string, name: string): Promise<void> {
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   assertReplaceable(ctx.paths.lockFile, { what: 'The lockfile' });
   await preflightRemoval(ctx, name);
   const before = await readStoreEntry(ctx.paths, name);
   await writeJournal(stage, { op: 'remove', name, pid: process.pid, ...(before.kind === 'link' ? { previous: { link: before.text } } : {}) });
   await checkpoint(ctx, 'remove:before-lock');
-  if (findEntry(lock, name)) await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
+  if (findEntry(lock, name)) await saveStoreLock(ctx.paths, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
   await checkpoint(ctx, 'remove:after-lock');
   try {
     await finishRemove(ctx, stage, name, before.kind === 'link' ? before.text : undefined);
@@ -329,11 +323,11 @@ export async function recoverStage(ctx: Context, stage: string): Promise<string 
   } catch {
     return undefined;
   }
-  const lock = await loadLock(ctx.paths.lockFile);
+  const lock = await loadStoreLock(ctx.paths);
   const entry = findEntry(lock, journal.name);
   if (journal.op === 'remove') {
     // A removal is always completed, from wherever it stopped.
-    if (entry) await saveLock(ctx.paths.lockFile, { ...lock, entries: lock.entries.filter((e) => e.name !== journal.name) });
+    if (entry) await saveStoreLock(ctx.paths, { ...lock, entries: lock.entries.filter((e) => e.name !== journal.name) });
     try {
       await finishRemove(ctx, stage, journal.name, journal.previous && 'link' in journal.previous ? journal.previous.link : undefined);
     } catch (e) {

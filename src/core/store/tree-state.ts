@@ -11,12 +11,13 @@
  * about content (ctime cannot be set back by a user, so an edit that restores
  * size and mtime is still seen).
  */
-import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { lstatSync, type BigIntStats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { storeCustody, type Paths } from '../paths.js';
 import { makeOwnedDir, removeOwned } from '../fs/custody.js';
 import { assertValidName } from '../package/names.js';
 import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
+import { walkHashedFiles } from '../package/content-hash.js';
 import { writeFileAtomic, writeStreamAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 
@@ -50,18 +51,10 @@ export function treeStateFile(paths: Paths, name: string): string {
  */
 function walkSignatures(root: string, visit: (relPath: string, st: BigIntStats) => void): void {
   const garbage = bufferGarbageMeter();
-  const walk = (dir: string, rel: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        if (e.name !== '.git') walk(`${dir}${sep}${e.name}`, relPath);
-      } else if (e.isFile()) {
-        visit(relPath, lstatSync(`${dir}${sep}${e.name}`, { bigint: true }));
-        garbage(STAT_GARBAGE);
-      }
-    }
-  };
-  walk(root, '');
+  walkHashedFiles(root, (relPath, dir, name) => {
+    visit(relPath, lstatSync(`${dir}${sep}${name}`, { bigint: true }));
+    garbage(STAT_GARBAGE);
+  });
 }
 
 /** What one BigIntStats counts for in the collector's 4 MiB budget: a collection every 2,000 files. */

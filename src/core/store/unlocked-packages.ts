@@ -9,7 +9,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
-import { loadLock, type Lockfile } from './lockfile.js';
+import { loadStoreLock, type Lockfile } from './lockfile.js';
 import { loadSettingsText, settingsLookup, type SettingsLookup } from '../settings/settings.js';
 import { isYepError } from '../errors.js';
 import type { InterruptedChange } from './interrupted-changes.js';
@@ -43,7 +43,7 @@ export function unlockedPackages(paths: Paths, known: ReadonlySet<string>): stri
 export async function unlockedSince(paths: Paths, lock: Lockfile): Promise<string[]> {
   const candidates = unlockedPackages(paths, new Set(lock.entries.map((e) => e.name)));
   if (candidates.length === 0) return candidates;
-  const now = await loadLock(paths.lockFile).catch(() => lock);
+  const now = await loadStoreLock(paths).catch(() => lock);
   const pinned = new Set(now.entries.map((e) => e.name));
   return candidates.filter((n) => !pinned.has(n));
 }

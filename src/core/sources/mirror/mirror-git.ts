@@ -13,7 +13,8 @@
  * tarball would have to reproduce git's checkout (modes, symlinks, attributes).
  * Git objects are content-addressed, so the commit id verifies what is fetched.
  */
-import { mkdir, rename, stat } from 'node:fs/promises';
+import { makeDirs } from '../../fs/custody.js';
+import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import type { Context } from '../../context.js';
@@ -127,7 +128,7 @@ async function fetchIntoScratch(
     ))
   ) {
     try {
-      await mkdir(scratchDir, { recursive: true });
+      await makeDirs(scratchDir);
       await scratch.raw(['init', '--bare', '--quiet', '--template=']);
     } catch (e) {
       throw fail('prepare a repository for', e);

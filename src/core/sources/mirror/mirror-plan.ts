@@ -16,7 +16,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { YepError } from '../../errors.js';
-import { ANY_NAME, checkCustody, makeOwnedDir } from '../../fs/custody.js';
+import { ANY_NAME, checkCustody, makeOwnedDir, type Custody } from '../../fs/custody.js';
 import { writeFileAtomic } from '../../fs/fs-atomic.js';
 import { checkpoint, type CheckpointHost } from '../../fs/checkpoint.js';
 import { sanitize } from '../../text/sanitize.js';
@@ -110,7 +110,7 @@ export class MirrorPlan {
 
   /** The custody guard for the directories on the way to `rel` (each absent or a real directory). */
   checkDirsOf(rel: string): void {
-    checkCustody({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
+    checkCustody(this.dirsCustody(rel));
   }
 
   /** Whether the git repository at `rel` is one this mirror made; one it did not make is refused. */
@@ -133,7 +133,7 @@ export class MirrorPlan {
         order,
         run: async () => {
           const bytes = this.staged.get(rel)!;
-          await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
+          await this.makeDirsOf(rel);
           await writeFileAtomic(join(this.root, rel), bytes, { mode: 0o644, what: 'The mirror file' });
         },
       });
@@ -148,7 +148,7 @@ export class MirrorPlan {
     this.steps.push({
       order: 1,
       run: async () => {
-        await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
+        await this.makeDirsOf(rel);
         await copyPinnedFile(this.root, rel, source, sha256, label);
       },
     });
@@ -156,7 +156,11 @@ export class MirrorPlan {
 
   /** Make the directories of `rel` in the mirror (through the custody guard), for a step of its own. */
   async makeDirsOf(rel: string): Promise<void> {
-    await makeOwnedDir({ base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true });
+    await makeOwnedDir(this.dirsCustody(rel));
+  }
+
+  private dirsCustody(rel: string): Custody {
+    return { base: this.root, owned: dirsOf(rel), names: ANY_NAME, what: 'The mirror directory', shared: true };
   }
 
   /** Stage a step of its own (a git repository moved or fetched into place), once per `key`. */

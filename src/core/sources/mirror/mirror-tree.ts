@@ -13,10 +13,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { YepError } from '../../errors.js';
-import { ensureDir, writeStreamAtomic } from '../../fs/fs-atomic.js';
+import { writeStreamAtomic } from '../../fs/fs-atomic.js';
 import { sha256File } from '../../fs/file-digest.js';
 import { inspectRegularFile, readRegularFileSync } from '../../fs/read-regular-file.js';
 import { assertCrateName, indexPath } from '../crates-io/index-path.js';
@@ -57,8 +57,7 @@ export function readMirrorFile(root: string, rel: string, maxBytes = 1024 * 1024
 }
 
 /**
- * `writeOnce` for a large pinned file (a `.crate`), streamed, in two halves.
- * Whether the mirror holds `rel` already: true when its bytes hash (1 MiB reads) to
+ * Whether the mirror holds the pinned file `rel` (a `.crate`) already: true when its bytes hash (1 MiB reads) to
  * `sha256`, false when absent, E_INTEGRITY when they are other bytes.
  */
 export async function holdsPinnedFile(root: string, rel: string, sha256: string, what: string): Promise<boolean> {
@@ -73,25 +72,17 @@ export async function holdsPinnedFile(root: string, rel: string, sha256: string,
 }
 
 /**
- * Copy `source` (a download verified in scratch) to `rel`, hashing while copying: it
+ * Copy `source` (a download verified in scratch) to `rel` (its directories made by the
+ * mirror's custody, MirrorPlan.makeDirsOf), hashing while copying: it
  * is renamed into place only when the copy hashes to `sha256`, so what was verified
  * is what lands, and the file is never held whole in memory.
  */
 export async function copyPinnedFile(root: string, rel: string, source: string, sha256: string, what: string): Promise<void> {
   const target = join(root, rel);
-  await ensureDir(dirname(target));
-  const hash = createHash('sha256');
-  async function* hashed(): AsyncGenerator<Buffer> {
-    for await (const chunk of createReadStream(source, { highWaterMark: 1 << 20 })) {
-      hash.update(chunk as Buffer);
-      yield chunk as Buffer;
-    }
-  }
-  await writeStreamAtomic(target, hashed(), {
+  await writeStreamAtomic(target, createReadStream(source, { highWaterMark: 1 << 20 }), {
     mode: 0o644,
     what: 'The mirror file',
-    check: () => {
-      const got = hash.digest('hex');
+    check: ({ sha256: got }) => {
       if (got !== sha256)
         throw new YepError(
           'E_INTEGRITY',

@@ -1,21 +1,27 @@
 /**
- * A strict, minimal zip reader that takes ONE regular file out of an archive
- * held in memory: end-of-central-directory, central directory, the picked
- * entry's local header, then stored or deflate data (node:zlib inflateRaw,
- * output capped) checked against the recorded size and CRC-32. Refused: zip64,
- * multi-disk, encryption, other methods, links and non-regular entries, names
- * with `..` or an absolute path, sizes over the cap. Only archives that already
- * passed their digest or signature check reach it.
+ * The zip format for the one archive reader (unpack.ts): a strict, minimal decoder of
+ * an archive held in memory (end-of-central-directory, central directory, each kept
+ * entry's local header, then stored or deflate data through node:zlib inflateRaw,
+ * output capped, checked against the recorded size and CRC-32), whose entries pass the
+ * same rules as a tar's (unpack-policy's EntryRules: regular files and directories
+ * only, the path rules, collisions, the caps) before a byte is written. Refused besides:
+ * zip64, multi-disk, encryption, other methods. Only prebuilt binaries' archives that
+ * already passed their digest or signature check reach it.
  */
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { crc32, inflateRawSync } from 'node:zlib';
+import type { ContentHashStream } from '../package/content-hash-stream.js';
+import { EntryRules, normalizeMode, type ExtractLimits, type OtherKinds } from './unpack-policy.js';
 
-class ZipError extends Error {}
+export class ZipError extends Error {}
 
 const EOCD_SIG = 0x06054b50;
 const CEN_SIG = 0x02014b50;
 const LOC_SIG = 0x04034b50;
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
+const S_IFDIR = 0o040000;
+const S_IFLNK = 0o120000;
 
 export interface ZipEntryInfo {
   name: string;
@@ -25,7 +31,10 @@ export interface ZipEntryInfo {
   compressedSize: number;
   size: number;
   localOffset: number;
-  regular: boolean;
+  /** What the entry is, from its name and (for an archive made on Unix) its mode. */
+  kind: 'file' | 'dir' | 'link' | 'other';
+  /** The Unix mode bits, when the archive records them (0 otherwise). */
+  mode: number;
 }
 
 function findEocd(buf: Buffer): number {
@@ -64,17 +73,19 @@ export function zipEntries(buf: Buffer): ZipEntryInfo[] {
     if (p + 46 + nameLen > eocd) throw new ZipError('damaged central directory');
     const name = buf.subarray(p + 46, p + 46 + nameLen).toString(flags & 0x800 ? 'utf8' : 'latin1');
     const unixMode = madeBy === 3 ? external >>> 16 : 0;
-    const isDir = name.endsWith('/') || (external & 0x10) !== 0;
-    const regular = !isDir && (unixMode === 0 || (unixMode & S_IFMT) === S_IFREG);
-    out.push({ name, method, flags, crc, compressedSize, size, localOffset, regular });
+    const type = unixMode & S_IFMT;
+    const kind =
+      type === S_IFLNK
+        ? 'link'
+        : name.endsWith('/') || (external & 0x10) !== 0 || type === S_IFDIR
+          ? 'dir'
+          : unixMode === 0 || type === S_IFREG
+            ? 'file'
+            : 'other';
+    out.push({ name, method, flags, crc, compressedSize, size, localOffset, kind, mode: unixMode & 0o7777 });
     p += 46 + nameLen + extraLen + commentLen;
   }
   return out;
-}
-
-export function safeEntryName(name: string): boolean {
-  if (name.includes('\0') || name.includes('\\') || name.startsWith('/') || /^[A-Za-z]:/.test(name)) return false;
-  return !name.split('/').includes('..');
 }
 
 /** The bytes of `entry`, verified. */
@@ -99,4 +110,51 @@ export function zipRead(buf: Buffer, entry: ZipEntryInfo, maxBytes: number): Buf
   if (data.length !== entry.size) throw new ZipError(`${entry.name} is ${data.length} bytes, not the recorded ${entry.size}`);
   if (crc32(data) >>> 0 !== entry.crc >>> 0) throw new ZipError(`${entry.name} fails its CRC-32 check`);
   return data;
+}
+
+/**
+ * Unpack the zip archive `buf` into the existing empty directory `into`, entry by entry
+ * in central-directory order, under the same rules as a tar (`root` as unpack.ts passes
+ * it): every entry is checked before the archive's first byte is written, then the
+ * directories are made and the kept files written (created exclusively, never through
+ * a link, modes normalised). Returns how many regular files the archive holds.
+ */
+export function unzipInto(
+  buf: Buffer,
+  into: string,
+  root: string,
+  limits: ExtractLimits,
+  options: { keep?: (rel: string, size: number) => boolean; hasher?: ContentHashStream; otherKinds?: OtherKinds } = {},
+): number {
+  const { keep, hasher } = options;
+  const rules = new EntryRules(root, limits, options.otherKinds);
+  const dirs: string[] = [];
+  const files: { entry: ZipEntryInfo; rel: string }[] = [];
+  for (const entry of zipEntries(buf)) {
+    if (entry.kind === 'dir') {
+      dirs.push(...rules.directory(entry.name));
+      continue;
+    }
+    if (entry.kind !== 'file') {
+      rules.otherKind(entry.name, entry.kind === 'link' ? 'a symbolic link' : 'a special file (a device, FIFO or socket)', true);
+      continue;
+    }
+    const placed = rules.file(entry.name, entry.size);
+    if (!placed) continue;
+    dirs.push(...placed.dirs);
+    if (keep === undefined || keep(placed.rel, entry.size)) files.push({ entry, rel: placed.rel });
+  }
+  for (const rel of dirs) {
+    mkdirSync(`${into}/${rel}`, { mode: 0o755 });
+    chmodSync(`${into}/${rel}`, 0o755);
+  }
+  for (const { entry, rel } of files) {
+    const data = zipRead(buf, entry, entry.size);
+    const mode = normalizeMode(entry.mode, false);
+    hasher?.beginFile(rel, data.length);
+    hasher?.data(data, 0, data.length);
+    writeFileSync(`${into}/${rel}`, data, { mode, flag: 'wx' });
+    chmodSync(`${into}/${rel}`, mode);
+  }
+  return rules.files;
 }

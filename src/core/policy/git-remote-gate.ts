@@ -1,0 +1,32 @@
+/**
+ * The git hosts policy on the URL git will really use. The user's and the system's git
+ * config stay in force (credential helpers, `http.*` settings, and `url.<base>.insteadOf`,
+ * which CI uses to add a token, as cargo's git does), so git may fetch from another URL
+ * than the one yep-ext validated. When the policy restricts git hosts, that URL
+ * (`ls-remote --get-url` applies every rewrite, includes and all) is a place the bytes
+ * come from and must be admitted like the origin and a git mirror; the lock keeps the
+ * origin. The git runner (sources/git-run.ts) reaches this through the Context
+ * (`admitGitRemote`): sources sit below policy.
+ */
+import type { Context } from '../context.js';
+import { gitUrlHost, type GitUrl } from '../sources/git-url.js';
+import { redactUrls } from '../text/redact.js';
+import { sanitize } from '../text/sanitize.js';
+import { policyError, policyViolations } from './evaluate.js';
+import { loadPolicy } from './load-policy.js';
+
+export async function admitRewrittenRemote(ctx: Context, remote: GitUrl, effectiveUrl: () => Promise<string>): Promise<void> {
+  const policy = loadPolicy(ctx);
+  if (policy.files.length === 0 || !policy.git_hosts) return;
+  const effective = (await effectiveUrl()).trim();
+  if (effective === '' || effective === remote.url) return;
+  const shown = sanitize(redactUrls(effective), { max: 200 });
+  const origin = gitUrlHost(remote.url);
+  const violations = policyViolations(policy, {
+    name: sanitize(redactUrls(remote.url), { max: 200 }),
+    spec: { kind: 'git', origin: { git_host: origin } },
+    // A rewrite to a local path names no host: it is read in place, like a `file://` mirror.
+    via: [{ git_host: gitUrlHost(effective) || 'file', through: `${shown} (your git config's url.<base>.insteadOf rewrites the URL to it)` }],
+  }).filter((v) => v.rule === 'sources.git_hosts');
+  if (violations.length > 0) throw policyError(violations, policy);
+}
