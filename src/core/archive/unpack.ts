@@ -207,6 +207,23 @@ async function readInto(archiveFile: string, tar: TarExtractor, signal: AbortSig
 }
 
 /**
+ * A gunzip stream, and `done`, which settles at the end of the inflated data (when `ended`
+ * is called, after zlib's own end-of-stream checks: 'finish' comes before a truncated
+ * stream's error) or at the stream's first error.
+ */
+function inflater(): { gunzip: Gunzip; ended: () => void; done: Promise<void> } {
+  const gunzip = createGunzip({ chunkSize: CHUNK });
+  let ended!: () => void;
+  const done = new Promise<void>((resolvePromise, reject) => {
+    ended = resolvePromise;
+    gunzip.once('error', reject);
+    gunzip.once('close', () => reject(gunzip.errored ?? new Error('the inflate stream was closed early')));
+  });
+  done.catch(() => undefined);
+  return { gunzip, ended, done };
+}
+
+/**
  * Read `archiveFile` and inflate it into `tar` with no buffer allocated per chunk:
  * the file is read into two reused 1 MiB buffers (one is read while zlib inflates
  * the other on the thread pool) and zlib's output goes to one reused 1 MiB buffer
@@ -215,16 +232,7 @@ async function readInto(archiveFile: string, tar: TarExtractor, signal: AbortSig
  * which the peak RSS of a large install would carry.
  */
 async function inflateInto(archiveFile: string, tar: TarExtractor, opts: ArchiveOptions, signal: AbortSignal, onFailure: (e: unknown) => void): Promise<void> {
-  const gunzip = createGunzip({ chunkSize: CHUNK });
-  // Settles at the end of the inflated data (after zlib's own end-of-stream checks:
-  // 'finish' comes before a truncated stream's error) or at the first error.
-  let ended!: () => void;
-  const done = new Promise<void>((resolvePromise, reject) => {
-    ended = resolvePromise;
-    gunzip.once('error', reject);
-    gunzip.once('close', () => reject(gunzip.errored ?? new Error('the inflate stream was closed early')));
-  });
-  done.catch(() => undefined);
+  const { gunzip, ended, done } = inflater();
   // Small files are created on the thread pool while zlib inflates (FileWriter). Under a
   // crash-test checkpoint the first chunk's files are written synchronously, so that
   // `unpack:mid` finds them on disk, and the rest on the pool.
