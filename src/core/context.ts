@@ -18,7 +18,6 @@ import { systemClock, type Clock } from './clock.js';
 import { httpSettings, type HttpSettings } from './net/http-settings.js';
 import { systemSpawn } from './spawn.js';
 
-export type { Clock } from './clock.js';
 export type { HttpSettings } from './net/http-settings.js';
 import type { CooldownOptions } from './sources/crates-io/cooldown-options.js';
 import type { GitUrl } from './sources/git-url.js';
@@ -27,7 +26,7 @@ import type { OriginFacts } from './sources/source.js';
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
 
 /** How long yep-ext waits on other processes before it gives up. */
-export interface WaitLimits {
+interface WaitLimits {
   /** For another yep-ext holding the installer lock (a dead holder's lock is taken over after 5 s anyway). */
   lockMs: number;
   /** For `yolop --version`, when yep-ext asks which agent is installed (engines checks). */
@@ -81,7 +80,7 @@ export interface HttpSeam {
  * build scripts and compiler plugins: that needs this run's consent, which `--yes`
  * (said for other reasons in scripts) is not.
  */
-export interface PackageCodeConsent {
+interface PackageCodeConsent {
   /** 'force': --build (build even over a prebuilt); 'never': --no-build; 'auto': build only when no prebuilt fits. */
   build: 'auto' | 'never' | 'force';
   /** An explicit opt-in for this run (--allow-build, or --build). */

@@ -22,7 +22,6 @@ import { limiter, parseCalls, straceNeed, tracedRun } from '../helpers/syscall-k
 import { describeNeeding } from '../helpers/needs.js';
 
 const strace = straceNeed();
-const hasStrace = strace.ok;
 
 /** Every system call that changes what is on disk on the way to settings.toml. */
 const SYSCALLS = ['fsync', 'fdatasync', 'rename', 'renameat', 'renameat2', 'unlink', 'unlinkat', 'mkdir', 'rmdir'];

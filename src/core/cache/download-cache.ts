@@ -140,7 +140,7 @@ export function contentPath(dir: string, sha256Hex: string): string {
 }
 
 /** The index bucket of `key` (cacache's entry-index.js for index version 5: the key's SHA-256 in segments). */
-export function indexBucketPath(dir: string, key: string): string {
+function indexBucketPath(dir: string, key: string): string {
   const h = createHash('sha256').update(key).digest('hex');
   return join(dir, 'index-v5', h.slice(0, 2), h.slice(2, 4), h.slice(4));
 }

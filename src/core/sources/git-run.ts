@@ -63,7 +63,7 @@ export interface GitRunOptions {
 }
 
 /** The environment git runs with: a fixed allow-list plus our hardening variables. */
-export function buildGitEnv(ctx: Context, options: Pick<GitRunOptions, 'allowedProtocols' | 'gitDir' | 'workTree' | 'idleTimeoutMs'>): Record<string, string> {
+function buildGitEnv(ctx: Context, options: Pick<GitRunOptions, 'allowedProtocols' | 'gitDir' | 'workTree' | 'idleTimeoutMs'>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of PASSTHROUGH_ENV) {
     const value = ctx.env[key];
@@ -93,7 +93,7 @@ export function buildGitEnv(ctx: Context, options: Pick<GitRunOptions, 'allowedP
 }
 
 /** The `-c` settings every git command gets. */
-export function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs' | 'noRedirects'>): string[] {
+function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs' | 'noRedirects'>): string[] {
   const idleSeconds = Math.max(1, Math.ceil(options.idleTimeoutMs / 1000));
   return [
     'core.hooksPath=/dev/null',
