@@ -158,9 +158,11 @@ export async function restoreCustody(ctx: Context): Promise<CustodyReport> {
 
 /**
  * Whether anything may have rewritten the lock since yep-ext last recorded an entry:
- * yep-ext writes each record right after its lock write, so a lock no newer than the
+ * yep-ext writes each record right after its lock write, so a lock older than the
  * newest record was written by yep-ext, and the lock is not read again (every command
- * that takes the installer lock runs this; stat calls only).
+ * that takes the installer lock runs this; stat calls only). A lock with the same mtime
+ * as the record may still be a later write: file times move in clock ticks, and a host
+ * write in the same tick must not go unnoticed, so the tie is read and compared.
  */
 function lockWrittenSinceRecords(ctx: Context): boolean {
   const lock = statSync(ctx.paths.lockFile, { bigint: true, throwIfNoEntry: false });
@@ -176,7 +178,7 @@ function lockWrittenSinceRecords(ctx: Context): boolean {
     const st = lstatSync(join(ctx.paths.grantsDir, n), { bigint: true, throwIfNoEntry: false });
     if (st?.isFile() && st.mtimeNs > newest) newest = st.mtimeNs;
   }
-  return newest >= 0n && lock.mtimeNs > newest;
+  return newest >= 0n && lock.mtimeNs >= newest;
 }
 
 /** One line per restored entry, for `Recovered: …`. */
