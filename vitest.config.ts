@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/longest-first.js';
 
-// Most of a test file's time is spent waiting for the child processes it spawns (the built
-// CLI, git, servers), which run outside the worker. vitest's default of one worker fewer than
+// Much of a test file's time is spent waiting: for git, servers and registries, and for the
+// built CLI where a test spawns it, which run outside the worker. vitest's default of one worker fewer than
 // the cores (one worker on the 2-core CI machine) left a core idle for most of the run: one
 // worker more than the cores keeps both busy. YEP_EXT_TEST_WORKERS overrides it (e.g. 1 to
 // run the files one at a time).

@@ -53,7 +53,7 @@ export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortContr
   const totalMs = flags.timeout !== undefined ? parseTimeout(flags.timeout) : undefined;
   const cooldown = cooldownOf(flags);
   const interactive = !flags.yes && !flags.json && io.stdin.isTTY && io.stderr.isTTY;
-  const seams = seamOptions();
+  const seams = seamOptions(io);
   const ctx = createContext({
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
     ...seams,
@@ -89,6 +89,6 @@ function onCtrlC(io: CliIo, abort: AbortController): void {
 }
 
 /** The crash-test pause point hook, for a command that builds no Context (`new`). */
-export function cliCheckpoint(): Context['checkpoint'] {
-  return testSeams()?.checkpoint;
+export function cliCheckpoint(io: CliIo): Context['checkpoint'] {
+  return testSeams(io)?.checkpoint;
 }

@@ -7,6 +7,7 @@
  */
 import { fstatSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { installedSeams, type TestSeams } from './test-seams.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -39,6 +40,8 @@ export interface CliIo {
   ttyStreams?: () => { stdin: NodeJS.ReadStream; stderr: NodeJS.WriteStream };
   /** Call `listener` on each Ctrl-C (SIGINT) of this run; returns how to stop listening. */
   onInterrupt(listener: () => void): () => void;
+  /** Test seams (test-seams.ts): a test preload's, or an in-process test's; never in production. */
+  testSeams?: TestSeams;
 }
 
 /** Colour on a terminal unless the environment turns it off (node, npm and chalk read the same variables). */
@@ -111,7 +114,9 @@ function fdStream(fd: 1 | 2, env: Env): OutStream {
 export function processIo(): CliIo {
   const env = process.env;
   const stdinTty = isTerminal(0);
+  const seams = installedSeams();
   return {
+    ...(seams ? { testSeams: seams } : {}),
     env,
     cwd: process.cwd(),
     stdin: {

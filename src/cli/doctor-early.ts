@@ -58,7 +58,7 @@ function configOnRecord(env: CliIo['env'], name: string): boolean {
 export async function startEarlyDoctorServer(io: CliIo, { args, flags }: Parsed<DoctorFlags, { target: string }>): Promise<EarlyServerSet | undefined> {
   try {
     const { env, cwd } = io;
-    if (flags.call !== undefined || testSeams()?.spawn) return undefined;
+    if (flags.call !== undefined || testSeams(io)?.spawn) return undefined;
     parseDoctorTimeout(flags.timeout);
     const target = parseDoctorTarget(args.target, cwd, env.HOME);
     // A directory target (doctor's own kind, not a source kind), told by its shape.
@@ -93,7 +93,7 @@ export async function startEarlyDoctorServer(io: CliIo, { args, flags }: Parsed<
       2,
     );
     // Test-only (a preload's seam): lets the tests find these processes.
-    testSeams()?.earlyServer?.(early.pids);
+    testSeams(io)?.earlyServer?.(early.pids);
     return early;
   } catch {
     return undefined;

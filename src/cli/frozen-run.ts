@@ -3,7 +3,6 @@
  * (src/commands/install.ts). Its own module: a warm frozen install evaluates none
  * of the plain install's code (install-run.ts).
  */
-import { resolve } from 'node:path';
 import type { CommandIo } from './command.js';
 import { YepError, isYepError } from '../core/errors.js';
 import type { Context } from '../core/context.js';
@@ -20,7 +19,7 @@ export async function runFrozen(
   const ctx = io.context();
   const json = io.json;
   const items = await installFrozen(ctx, {
-    ...(lockfile ? { lockfile: resolve(io.io.cwd, lockfile) } : {}),
+    ...(lockfile ? { lockfile, cwd: io.io.cwd } : {}),
     onItem: (item) => {
       if (!json) io.logToStderr(frozenLine(item));
     },

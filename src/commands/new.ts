@@ -54,7 +54,7 @@ With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --ski
       import('../cli/new-questions.js'),
     ]);
     // `new` needs no Context (it touches no store): only its crash-test pause point.
-    const checkpoint = cliCheckpoint();
+    const checkpoint = cliCheckpoint(io.io);
     const asked = await askNewFacets(args.name, flags, io.io, !io.json);
     const result = await runNew(
       {

@@ -21,6 +21,7 @@ import { systemSpawn } from './spawn.js';
 export type { HttpSettings } from './net/http-settings.js';
 import type { CooldownOptions } from './sources/crates-io/cooldown-options.js';
 import type { GitUrl } from './sources/git-url.js';
+import type { OriginFacts } from './sources/source.js';
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
 
@@ -136,7 +137,7 @@ export interface Context {
    * The policy's say on the URL git will really fetch from (policy/git-remote-gate.ts), for
    * the git runner, which sits below the policy code; throws E_POLICY to refuse.
    */
-  admitGitRemote: (ctx: Context, remote: GitUrl, effectiveUrl: () => Promise<string>) => Promise<void>;
+  admitGitRemote: (ctx: Context, remote: GitUrl, spec: { kind: string; origin: OriginFacts }, effectiveUrl: () => Promise<string>) => Promise<void>;
 }
 
 export interface ContextOptions {
@@ -198,6 +199,7 @@ export function createContext(options: ContextOptions = {}): Context {
     packageCode: options.packageCode ?? { build: 'auto', allowBuild: false },
     ...(options.cooldown ? { cooldown: options.cooldown } : {}),
     waits: { ...DEFAULT_WAITS, ...options.waits },
-    admitGitRemote: async (ctx, remote, effectiveUrl) => (await import('./policy/git-remote-gate.js')).admitRewrittenRemote(ctx, remote, effectiveUrl),
+    admitGitRemote: async (ctx, remote, spec, effectiveUrl) =>
+      (await import('./policy/git-remote-gate.js')).admitRewrittenRemote(ctx, remote, spec, effectiveUrl),
   };
 }

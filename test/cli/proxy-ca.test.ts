@@ -64,7 +64,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     const h = home();
     proxy.seen.length = 0;
     reg.requests.length = 0;
-    const install = await runCli(['install', 'hello@^0.3'], { env: env(h) });
+    const install = await runCliProcess(['install', 'hello@^0.3'], { env: env(h) });
     expect(install.code, install.stderr).toBe(0);
     expect(lockText(h)).toContain('version = "0.3.0"');
     // Every connection to the registry was a tunnel the proxy opened (the name resolves nowhere else).
@@ -73,14 +73,14 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     expect(reg.requestsTo('/crates/').length).toBe(1);
 
     const before = proxy.connects().length;
-    const search = await runCli(['search', 'hello', '--json'], { env: env(h) });
+    const search = await runCliProcess(['search', 'hello', '--json'], { env: env(h) });
     expect(search.code, search.stderr).toBe(0);
     expect(jsonOf(search).hits.map((x: { crate: string }) => x.crate)).toEqual([HELLO]);
     expect(proxy.connects().length).toBeGreaterThan(before);
 
     reg.publish({ name: HELLO, vers: '0.3.1', data: fixtureCrate(HELLO, '0.3.1') });
     const mid = proxy.connects().length;
-    const update = await runCli(['update', 'hello', '--json'], { env: env(h) });
+    const update = await runCliProcess(['update', 'hello', '--json'], { env: env(h) });
     expect(update.code, update.stderr).toBe(0);
     expect(lockText(h)).toContain('version = "0.3.1"');
     expect(proxy.connects().length).toBeGreaterThan(mid);
@@ -89,7 +89,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     const fresh = home();
     const last = proxy.connects().length;
     reg.requests.length = 0;
-    const frozen = await runCli(['install', '--frozen', '--lockfile', lockFile], { env: env(fresh) });
+    const frozen = await runCliProcess(['install', '--frozen', '--lockfile', lockFile], { env: env(fresh) });
     expect(frozen.code, frozen.stderr).toBe(0);
     expect(lockText(fresh)).toBe(lockText(h));
     expect(reg.requestsTo('/crates/').length).toBe(1);
@@ -100,7 +100,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
   it('lower-case https_proxy wins over HTTPS_PROXY, as curl reads them', async () => {
     const h = home();
     proxy.seen.length = 0;
-    const r = await runCli(['install', 'hello@0.3.0'], { env: env(h, { HTTPS_PROXY: 'http://127.0.0.1:9', https_proxy: proxy.url }) });
+    const r = await runCliProcess(['install', 'hello@0.3.0'], { env: env(h, { HTTPS_PROXY: 'http://127.0.0.1:9', https_proxy: proxy.url }) });
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.connects().length).toBeGreaterThan(0);
   });
@@ -110,7 +110,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
       const h = home();
       proxy.seen.length = 0;
       reg.requests.length = 0;
-      const r = await runCli(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: noProxy, YEP_EXT_TEST_RESOLVE: `${NAME}=127.0.0.1` }) });
+      const r = await runCliProcess(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: noProxy, YEP_EXT_TEST_RESOLVE: `${NAME}=127.0.0.1` }) });
       expect(r.code, `${noProxy}: ${r.stderr}`).toBe(0);
       expect(proxy.seen, noProxy).toEqual([]);
       expect(reg.requestsTo('/crates/').length).toBe(1);
@@ -159,7 +159,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
   it('NO_PROXY for another port of the host does not bypass the proxy', async () => {
     const h = home();
     proxy.seen.length = 0;
-    const r = await runCli(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: `${NAME}:1` }) });
+    const r = await runCliProcess(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: `${NAME}:1` }) });
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.connects().length).toBeGreaterThan(0);
   });
@@ -179,7 +179,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
   it('a proxy that refuses the tunnel: a network error naming the proxy (without its credentials)', async () => {
     const h = home();
     reg.requests.length = 0;
-    const r = await runCli(['install', 'hello@0.3.0', '--json'], { env: env(h, { HTTPS_PROXY: `http://user:s3cret@127.0.0.1:9` }) });
+    const r = await runCliProcess(['install', 'hello@0.3.0', '--json'], { env: env(h, { HTTPS_PROXY: `http://user:s3cret@127.0.0.1:9` }) });
     expect(r.code).toBe(6);
     expect(r.stdout + r.stderr).not.toContain('s3cret');
     expect(jsonOf(r).error.message + jsonOf(r).error.hint).toContain('http://127.0.0.1:9');

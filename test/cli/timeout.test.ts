@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { fixtureFiles, makeRepo } from '../helpers/git-repo.js';
 import { fixtureCrate } from '../helpers/crates.js';
-import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { jsonOf, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
@@ -44,7 +44,7 @@ describe('--timeout is the total a command waits', () => {
     reg.requests.length = 0;
     reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'hang' });
     const started = Date.now();
-    const r = await runCli(['install', 'hello', '--timeout', '2500ms', '--json'], { env: { ...h.env, ...SLOW, YEP_EXT_INDEX: reg.indexUrl } });
+    const r = await runCliProcess(['install', 'hello', '--timeout', '2500ms', '--json'], { env: { ...h.env, ...SLOW, YEP_EXT_INDEX: reg.indexUrl } });
     const took = Date.now() - started;
     expect(r.code, r.stdout + r.stderr).toBe(6);
     const err = jsonOf(r).error;

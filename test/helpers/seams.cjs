@@ -6,9 +6,9 @@
  * and passes the env through withSeams(), which adds
  * NODE_OPTIONS=--require=test/helpers/seams-preload.cjs when any is set; the
  * preload turns them into seams on globalThis[Symbol.for('yep-ext.test-seams')],
- * and src/cli/test-seams.ts hands those to createContext. In-process tests get
- * the same seams from seamsFromEnv() (test/helpers/home.ts does it in ctx(),
- * through ./seams.mjs).
+ * which processIo() hands to the run (src/cli/test-seams.ts). In-process tests get
+ * the same seams from seamsFromEnv() (./in-process.ts as the run's io.testSeams;
+ * home.ts's ctx() for a Context, through ./seams.mjs).
  *
  * CommonJS, and the preload loaded with --require, not --import: an ES module
  * preload starts Node's ESM loader in every child (CPU on every spawn on Node 20),

@@ -42,6 +42,22 @@ describe('withInstallLock in one process', () => {
     expect(Date.now() - started).toBeLessThan(700);
   });
 
+  it('the queue is per store: a run on another home takes its own lock while the first still holds its one', async () => {
+    const other = makeTempHome();
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const first = withInstallLock(home.ctx(), () => held);
+      const second = withInstallLock(other.ctx(), async () => 'ran');
+      const answer = await Promise.race([second, new Promise((r) => setTimeout(() => r('waited for the other store'), 5_000))]);
+      release();
+      await first;
+      expect(answer).toBe('ran');
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it('a failing caller releases the queue for the next one', async () => {
     const ctx = home.ctx();
     const first = withInstallLock(ctx, async () => {

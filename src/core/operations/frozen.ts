@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type ErrorCode } from '../errors.js';
@@ -46,6 +46,8 @@ export interface FrozenItem {
 export interface FrozenOptions {
   /** A lockfile to install from; default: the store's own extensions.lock. */
   lockfile?: string;
+  /** Where a relative `lockfile` is (the run's working directory); default: this process's. */
+  cwd?: string;
   concurrency?: number;
   /** Told as each entry is verified (plain per-extension lines off a TTY); those already in place, once all are checked. */
   onItem?: (item: FrozenItem) => void;
@@ -110,9 +112,11 @@ async function reportEngines(ctx: Context, items: FrozenItem[], manifests: Map<s
  * The lockfile given with --lockfile: it must be a file. (The store's own lock
  * may be absent, meaning nothing is installed; a lockfile named on the command
  * line that is absent is a mistyped path, and a directory is not a lockfile.)
+ * A relative `file` is read from `cwd` and named as given.
  */
-export async function loadGivenLockfile(file: string): Promise<Lockfile> {
-  const st = await stat(file).catch((e: unknown) => {
+export async function loadGivenLockfile(file: string, cwd: string = process.cwd()): Promise<Lockfile> {
+  const path = resolve(cwd, file);
+  const st = await stat(path).catch((e: unknown) => {
     if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR')
       throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}.`, {
         hint: 'Check the path given to --lockfile (write one with `yep-ext lock export <path>`).',
@@ -124,7 +128,7 @@ export async function loadGivenLockfile(file: string): Promise<Lockfile> {
       hint: `Give the lock file itself, e.g. --lockfile ${join(file, 'yolop-extensions.lock')}.`,
     });
   }
-  const bytes = readRegularFileSync(file, 'The lockfile', {
+  const bytes = readRegularFileSync(path, 'The lockfile', {
     hint: `Give --lockfile a lockfile written by \`yep-ext lock export\` (or the store's extensions.lock).`,
   });
   if (bytes === undefined) throw new YepError('E_NOT_FOUND', `There is no lockfile at ${file}.`, { hint: 'Check the path given to --lockfile.' });
@@ -208,7 +212,7 @@ export async function installFrozen(ctx: Context, options: FrozenOptions = {}): 
 }
 
 async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[]> {
-  const given = options.lockfile ? await loadGivenLockfile(options.lockfile) : undefined;
+  const given = options.lockfile ? await loadGivenLockfile(options.lockfile, options.cwd) : undefined;
   // No store lock at all is refused before the installer lock, whose file would create the store just to say so.
   if (!given && !existsSync(ctx.paths.lockFile)) await requireStoreLock(ctx, '`install --frozen` installs what a lock pins', WITH_LOCKFILE_HINT);
   // The store's lock, read once (after recovery); it is the target unless --lockfile names one.

@@ -16,7 +16,7 @@ import { simpleGit, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
 import { useProxy } from '../net/proxy.js';
 import { killTagged } from '../yep/process-tree.js';
-import type { GitUrl } from './git-url.js';
+import { gitUrlHost, type GitUrl } from './git-url.js';
 
 /** Variables a user's git legitimately needs (proxies, CA bundles, ssh-agent, its own config). */
 const PASSTHROUGH_ENV = [
@@ -137,7 +137,9 @@ export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
   // Before git runs anything for this remote: where the user's git config sends it is admitted too.
   let admitted: Promise<void> | undefined;
   const swept = async (...args: unknown[]): Promise<string> => {
-    admitted ??= ctx.admitGitRemote(ctx, options.remote, () => raw(['ls-remote', '--get-url', '--', options.remote.url]));
+    admitted ??= ctx.admitGitRemote(ctx, options.remote, { kind: 'git', origin: { git_host: gitUrlHost(options.remote.url) } }, () =>
+      raw(['ls-remote', '--get-url', '--', options.remote.url]),
+    );
     await admitted;
     return raw(...args).catch((e: unknown) => {
       killTagged(tag);

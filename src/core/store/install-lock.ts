@@ -29,9 +29,11 @@ async function ensureStore(ctx: Context): Promise<void> {
   }
 }
 
-// Concurrent operations inside one process (install a b c) queue here first, so the
-// file lock only ever arbitrates between processes, and "waiting" means another process.
-let inProcess: Promise<unknown> = Promise.resolve();
+// Concurrent operations inside one process on one store (install a b c) queue here first, so
+// the file lock only ever arbitrates between processes, and "waiting" means another process.
+// One queue per lock file: runs on other stores (a library caller's, in-process tests') never
+// wait for each other.
+const queues = new Map<string, Promise<unknown>>();
 /**
  * The runs that have recovered: a Context's paths object is made once per Context and
  * shared by the copies an operation derives from it, so this is once per command run
@@ -57,8 +59,13 @@ export async function recoverIfStore(ctx: Context): Promise<string[]> {
 
 /** Run `fn` holding the installer lock. */
 export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
-  const run = inProcess.then(() => withFileLock(ctx, fn));
-  inProcess = run.catch(() => undefined);
+  const key = ctx.paths.installLockFile;
+  const run = (queues.get(key) ?? Promise.resolve()).then(() => withFileLock(ctx, fn));
+  const tail = run.catch(() => undefined);
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
   return run;
 }
 
