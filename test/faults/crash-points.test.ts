@@ -123,6 +123,69 @@ interface Scenario {
 const points: Record<string, string> = {};
 const unreached: Record<string, number> = {};
 
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+const oneOf = (x: unknown, a: unknown, b: unknown): boolean => same(x, a) || same(x, b);
+
+/** What every kill of one scenario is judged against, and where its failures go. */
+interface KillRun {
+  s: Scenario;
+  template: string;
+  agentBefore: ReturnType<typeof agentView>;
+  agentAfter: ReturnType<typeof agentView>;
+  stateBefore: ReturnType<typeof homeState>;
+  stateAfter: ReturnType<typeof homeState>;
+  /** What the agent sees inside the documented window (the scenario has one). */
+  gapState: object | undefined;
+  failures: string[];
+}
+
+/** Kill at `point` on a fresh copy of the template; what the test judges of the result. */
+async function killAtPoint(run: KillRun, point: KillPoint) {
+  const { s, template, agentBefore, agentAfter, stateBefore, stateAfter, gapState, failures } = run;
+  const { syscall, n, call } = point;
+  const h = copyHome(template);
+  const where = `${s.title}: killed at ${syscall} #${n}`;
+  const r = await tracedRun(s.args(), {
+    env: envFor(h.configDir, s.env),
+    traceFile: join(h.root, 'trace'),
+    kill: { syscall, n },
+    ...(s.input ? { input: s.input } : {}),
+  });
+  if (r.signal !== 'SIGKILL') {
+    failures.push(`${where}: not reached (exit ${r.status}; the command's calls differ between runs)\n${r.stderr}`);
+    rmSync(h.root, { recursive: true, force: true });
+    return undefined;
+  }
+  const killedAt = call.line;
+  // The run died at the planned call: the same syscall, per-thread number and paths.
+  const elsewhere = killedElsewhere(point, r.killed);
+  if (elsewhere !== null) failures.push(`${where} (${killedAt}): ${elsewhere}`);
+  const agent = agentView(h.configDir);
+  // The disk as the kill left it, names only (temp and staging names carry pids and clocks).
+  const killed = homeState(h.configDir).files.map((l) => maskVolatile(l.split(' ')[0] ?? ''));
+  const gap = gapState !== undefined && same(agent, gapState);
+  if (gap) {
+    // Counted below, per point.
+  } else if (!oneOf(agent, agentBefore, agentAfter)) {
+    failures.push(
+      `${where} (${killedAt}): the agent would load neither the before nor the after state:\n${JSON.stringify({ agent, before: agentBefore, after: agentAfter }, null, 1)}`,
+    );
+  }
+  await recover(h.configDir);
+  const state = homeState(h.configDir);
+  if (!oneOf(state.files, stateBefore.files, stateAfter.files)) {
+    const extra = (l: string[], o: string[]) => l.filter((x) => !o.includes(x));
+    const near = extra(state.files, stateBefore.files).length <= extra(state.files, stateAfter.files).length ? stateBefore : stateAfter;
+    failures.push(
+      `${where} (${killedAt}): after recovery the home is neither before nor after:\n  unexpected: ${extra(state.files, near.files).join('\n    ')}\n  missing: ${extra(near.files, state.files).join('\n    ')}`,
+    );
+  }
+  const stray = strayFiles(state);
+  if (stray.length > 0) failures.push(`${where} (${killedAt}): stray files after recovery: ${stray.join(', ')}`);
+  rmSync(h.root, { recursive: true, force: true });
+  return { agent, killed, recovered: state.files, gap };
+}
+
 /** Kill `s` at every state-changing call; returns how many kill points there were. */
 async function enumerate(s: Scenario): Promise<number> {
   const template = s.template();
@@ -149,54 +212,8 @@ async function enumerate(s: Scenario): Promise<number> {
 
   const failures: string[] = [];
   const gapState = s.window ? { ...agentBefore, [s.window]: { ...agentBefore[s.window], package: null } } : undefined;
-  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-  const oneOf = (x: unknown, a: unknown, b: unknown): boolean => same(x, a) || same(x, b);
-  /** Kill at `point` on a fresh copy of the template; what the test judges of the result. */
-  const killAt = (point: KillPoint) =>
-    slot(async () => {
-      const { syscall, n, call } = point;
-      const h = copyHome(template);
-      const where = `${s.title}: killed at ${syscall} #${n}`;
-      const r = await tracedRun(s.args(), {
-        env: envFor(h.configDir, s.env),
-        traceFile: join(h.root, 'trace'),
-        kill: { syscall, n },
-        ...(s.input ? { input: s.input } : {}),
-      });
-      if (r.signal !== 'SIGKILL') {
-        failures.push(`${where}: not reached (exit ${r.status}; the command's calls differ between runs)\n${r.stderr}`);
-        rmSync(h.root, { recursive: true, force: true });
-        return undefined;
-      }
-      const killedAt = call.line;
-      // The run died at the planned call: the same syscall, per-thread number and paths.
-      const elsewhere = killedElsewhere(point, r.killed);
-      if (elsewhere !== null) failures.push(`${where} (${killedAt}): ${elsewhere}`);
-      const agent = agentView(h.configDir);
-      // The disk as the kill left it, names only (temp and staging names carry pids and clocks).
-      const killed = homeState(h.configDir).files.map((l) => maskVolatile(l.split(' ')[0] ?? ''));
-      const gap = gapState !== undefined && same(agent, gapState);
-      if (gap) {
-        // Counted below, per point.
-      } else if (!oneOf(agent, agentBefore, agentAfter)) {
-        failures.push(
-          `${where} (${killedAt}): the agent would load neither the before nor the after state:\n${JSON.stringify({ agent, before: agentBefore, after: agentAfter }, null, 1)}`,
-        );
-      }
-      await recover(h.configDir);
-      const state = homeState(h.configDir);
-      if (!oneOf(state.files, stateBefore.files, stateAfter.files)) {
-        const extra = (l: string[], o: string[]) => l.filter((x) => !o.includes(x));
-        const near = extra(state.files, stateBefore.files).length <= extra(state.files, stateAfter.files).length ? stateBefore : stateAfter;
-        failures.push(
-          `${where} (${killedAt}): after recovery the home is neither before nor after:\n  unexpected: ${extra(state.files, near.files).join('\n    ')}\n  missing: ${extra(near.files, state.files).join('\n    ')}`,
-        );
-      }
-      const stray = strayFiles(state);
-      if (stray.length > 0) failures.push(`${where} (${killedAt}): stray files after recovery: ${stray.join(', ')}`);
-      rmSync(h.root, { recursive: true, force: true });
-      return { agent, killed, recovered: state.files, gap };
-    });
+  const run: KillRun = { s, template, agentBefore, agentAfter, stateBefore, stateAfter, gapState, failures };
+  const killAt = (point: KillPoint) => slot(() => killAtPoint(run, point));
   // Points with only inert calls between them leave the same disk (test/helpers/kill-equivalence.ts),
   // calls that change only files in HOME (the shared download cache) counted as inert:
   // each group is killed at once. The first merged point of every scenario (all of them with
