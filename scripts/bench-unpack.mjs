@@ -31,7 +31,10 @@ const TAR_MODULE = pathToFileURL(resolve(HERE, '../node_modules/tar/dist/esm/ind
 function makeTextPool(bytes) {
   const words = [];
   let seed = 12345;
-  const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+  const rnd = () => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
   for (let i = 0; i < 4000; i++) {
     let w = '';
     const n = 2 + Math.floor(rnd() * 9);

@@ -279,7 +279,6 @@ if (metaIndex > 0) {
 {
   const file = join(DIST, 'bundle', 'cli.cjs');
   const text = readFileSync(file, 'utf8');
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is every non-ASCII character.
   const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (ascii !== text) writeFileSync(file, ascii);
 }

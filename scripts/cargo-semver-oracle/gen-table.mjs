@@ -94,7 +94,9 @@ const WS = {
 
 /** [rule, requirement] */
 const REQS = [];
-const add = (rule, ...reqs) => reqs.forEach((r) => REQS.push([rule, r]));
+const add = (rule, ...reqs) => {
+  for (const r of reqs) REQS.push([rule, r]);
+};
 
 add(
   'basic',

@@ -28,9 +28,9 @@ const cap = (...rows: string[]) => `[[capabilities]]\n${rows.join('\n')}\n`;
 const HAND: [string, string][] = [
   [
     'two plain entries merge into one instance, later keys win',
-    cap('ref = "ext:x"', 'endpoint = "a"', 'port = 1') + '\n' + cap('ref = "ext:x"', 'endpoint = "b"'),
+    `${cap('ref = "ext:x"', 'endpoint = "a"', 'port = 1')}\n${cap('ref = "ext:x"', 'endpoint = "b"')}`,
   ],
-  ['a bare entry changes nothing in an existing instance', cap('ref = "ext:x"', 'endpoint = "a"') + '\n' + cap('ref = "ext:x"')],
+  ['a bare entry changes nothing in an existing instance', `${cap('ref = "ext:x"', 'endpoint = "a"')}\n${cap('ref = "ext:x"')}`],
   [
     'enabled = false removes every instance seen so far',
     cap('ref = "ext:x"', 'endpoint = "a"') + cap('ref = "ext:x"', 'append = true', 'port = 2') + cap('ref = "ext:x"', 'enabled = false', 'port = 3'),
@@ -52,11 +52,11 @@ const HAND: [string, string][] = [
   ['capabilities that is not an array reads as no entries', '[capabilities]\nref = "ext:x"\n'],
   [
     'a hand-written enabled = false before an entry with config of its own',
-    cap('ref = "ext:x"', 'enabled = false # paused', 'endpoint = "old"') + '\n' + cap('ref = "ext:x"', 'port = 1'),
+    `${cap('ref = "ext:x"', 'enabled = false # paused', 'endpoint = "old"')}\n${cap('ref = "ext:x"', 'port = 1')}`,
   ],
   [
     'a disabled entry followed by a bare one (the host enabled it again)',
-    cap('ref = "ext:x"', 'endpoint = "e"', 'enabled = false') + '\n' + cap('ref = "ext:x"'),
+    `${cap('ref = "ext:x"', 'endpoint = "e"', 'enabled = false')}\n${cap('ref = "ext:x"')}`,
   ],
 ];
 
@@ -84,7 +84,7 @@ for (let seed = 1; seed <= 100; seed++) {
   }
 }
 const answers = JSON.parse(execFileSync(oracle, { input: JSON.stringify(rows.map((r) => r.text)), maxBuffer: 64 * 1024 * 1024 }).toString()) as unknown[];
-rows.forEach((r, i) => (r.oracle = answers[i]));
+for (const [i, r] of rows.entries()) r.oracle = answers[i];
 mkdirSync(dirname(OUT), { recursive: true });
 writeFileSync(
   OUT,

@@ -20,7 +20,7 @@ export const SOURCE_TEXT: Record<FieldStatus['source'], string> = {
 const KEPT_TEXT = '; kept in settings.toml, not in effect';
 
 /** One line per field: key, kind, status. Never a value. */
-export function renderFields(fields: FieldStatus[]): string[] {
+function renderFields(fields: FieldStatus[]): string[] {
   const width = Math.max(...fields.map((f) => f.key.length), 3);
   return fields.map(
     (f) =>

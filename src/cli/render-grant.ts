@@ -101,7 +101,7 @@ function optInTexts(g: Grant): string[] {
 }
 
 function section(lines: string[], label: string, items: string[]): void {
-  items.forEach((item, i) => lines.push(`  ${(i === 0 ? label : '').padEnd(LABEL_WIDTH)}${item}`));
+  for (const [i, item] of items.entries()) lines.push(`  ${(i === 0 ? label : '').padEnd(LABEL_WIDTH)}${item}`);
 }
 
 /**

@@ -20,7 +20,7 @@ function commitOf(source: LockSource | undefined): string | undefined {
 }
 
 /** `0.1.0 → 0.2.0`, `0.1.0 (e76da27 → e87d0a2)`, `0.1.0 → 0.2.0 (e76da27 → e87d0a2)`. */
-export function describeMove(item: Pick<UpdateItem, 'from' | 'to'>): string {
+function describeMove(item: Pick<UpdateItem, 'from' | 'to'>): string {
   const from = item.from.version ?? describeSource(item.from.source);
   const to = item.to?.version ?? (item.to ? describeSource(item.to.source) : '?');
   const [a, b] = [commitOf(item.from.source), commitOf(item.to?.source)];

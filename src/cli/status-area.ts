@@ -11,7 +11,7 @@
 import type { StepState } from '../core/log.js';
 
 /** A wait shorter than this is never drawn (no flicker for fast requests). */
-export const SHOW_AFTER_MS = 300;
+const SHOW_AFTER_MS = 300;
 const TICK_MS = 100;
 const MAX_LINES = 4;
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -44,7 +44,7 @@ export function formatDuration(ms: number): string {
 }
 
 /** Bytes per second over the recent samples, or undefined before there is a span to measure. */
-export function rateOf(live: LiveStep, now: number): number | undefined {
+function rateOf(live: LiveStep, now: number): number | undefined {
   const recent = live.samples.filter((s) => now - s.t <= RATE_WINDOW_MS);
   const first = recent[0] ?? live.samples.at(-1);
   const last = live.samples.at(-1);
@@ -84,7 +84,7 @@ export function formatStepLine(live: LiveStep, now: number): string {
 }
 
 /** Cut `text` to `width` columns (code points; status lines are sanitised, mostly ASCII). */
-function fit(text: string, width: number): string {
+function fitColumns(text: string, width: number): string {
   const chars = Array.from(text);
   return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
@@ -162,8 +162,8 @@ export class StatusArea {
     const now = this.now();
     const shown = [...this.live].filter((l) => now - l.started >= SHOW_AFTER_MS);
     const width = Math.max(20, (this.out.columns || 80) - 1);
-    const lines = shown.slice(0, MAX_LINES).map((l) => fit(`${FRAMES[this.frame]} ${formatStepLine(l, now)}`, width));
-    if (shown.length > MAX_LINES) lines[MAX_LINES - 1] = fit(`  … and ${shown.length - MAX_LINES + 1} more`, width);
+    const lines = shown.slice(0, MAX_LINES).map((l) => fitColumns(`${FRAMES[this.frame]} ${formatStepLine(l, now)}`, width));
+    if (shown.length > MAX_LINES) lines[MAX_LINES - 1] = fitColumns(`  … and ${shown.length - MAX_LINES + 1} more`, width);
     const erase = this.drawn > 0 ? `\r\u001b[2K${'\u001b[1A\u001b[2K'.repeat(this.drawn - 1)}` : '';
     if (lines.length === 0 && erase === '') return;
     this.out.write(`${erase}${lines.join('\n')}`);

@@ -14,7 +14,7 @@
  */
 import type { ContextOptions } from '../core/context.js';
 
-export const TEST_SEAMS_KEY = Symbol.for('yep-ext.test-seams');
+const TEST_SEAMS_KEY = Symbol.for('yep-ext.test-seams');
 
 export interface TestSeams {
   /** Crash-test pause points (ctx.checkpoint). */

@@ -15,7 +15,7 @@
 import { YepError } from '../core/errors.js';
 import { closestMatches } from '../core/text/closest.js';
 
-export const BIN = 'yep-ext';
+const BIN = 'yep-ext';
 
 export interface FlagShape {
   name: string;
@@ -28,7 +28,7 @@ export interface FlagShape {
   hidden?: boolean | undefined;
 }
 
-export interface ArgShape {
+interface ArgShape {
   name: string;
   description?: string | undefined;
   required?: boolean | undefined;

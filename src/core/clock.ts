@@ -47,7 +47,7 @@ export const systemClock: Clock = {
 };
 
 /** `sleep` built on a clock's `timeout`: what a Clock implementation can use for its own. */
-export function sleepOn(clock: Pick<Clock, 'timeout'>, ms: number, signal?: AbortSignal): Promise<void> {
+function sleepOn(clock: Pick<Clock, 'timeout'>, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = (): void => {

@@ -18,15 +18,15 @@ import { systemClock, type Clock } from './clock.js';
 import { httpSettings, type HttpSettings } from './net/http-settings.js';
 import { systemSpawn } from './spawn.js';
 
-export type { Clock } from './clock.js';
 export type { HttpSettings } from './net/http-settings.js';
 import type { CooldownOptions } from './sources/crates-io/cooldown-options.js';
 import type { GitUrl } from './sources/git-url.js';
+import type { OriginFacts } from './sources/source.js';
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
 
 /** How long yep-ext waits on other processes before it gives up. */
-export interface WaitLimits {
+interface WaitLimits {
   /** For another yep-ext holding the installer lock (a dead holder's lock is taken over after 5 s anyway). */
   lockMs: number;
   /** For `yolop --version`, when yep-ext asks which agent is installed (engines checks). */
@@ -80,7 +80,7 @@ export interface HttpSeam {
  * build scripts and compiler plugins: that needs this run's consent, which `--yes`
  * (said for other reasons in scripts) is not.
  */
-export interface PackageCodeConsent {
+interface PackageCodeConsent {
   /** 'force': --build (build even over a prebuilt); 'never': --no-build; 'auto': build only when no prebuilt fits. */
   build: 'auto' | 'never' | 'force';
   /** An explicit opt-in for this run (--allow-build, or --build). */
@@ -137,7 +137,7 @@ export interface Context {
    * The policy's say on the URL git will really fetch from (policy/git-remote-gate.ts), for
    * the git runner, which sits below the policy code; throws E_POLICY to refuse.
    */
-  admitGitRemote: (ctx: Context, remote: GitUrl, effectiveUrl: () => Promise<string>) => Promise<void>;
+  admitGitRemote: (ctx: Context, remote: GitUrl, spec: { kind: string; origin: OriginFacts }, effectiveUrl: () => Promise<string>) => Promise<void>;
 }
 
 export interface ContextOptions {
@@ -199,6 +199,7 @@ export function createContext(options: ContextOptions = {}): Context {
     packageCode: options.packageCode ?? { build: 'auto', allowBuild: false },
     ...(options.cooldown ? { cooldown: options.cooldown } : {}),
     waits: { ...DEFAULT_WAITS, ...options.waits },
-    admitGitRemote: async (ctx, remote, effectiveUrl) => (await import('./policy/git-remote-gate.js')).admitRewrittenRemote(ctx, remote, effectiveUrl),
+    admitGitRemote: async (ctx, remote, spec, effectiveUrl) =>
+      (await import('./policy/git-remote-gate.js')).admitRewrittenRemote(ctx, remote, spec, effectiveUrl),
   };
 }

@@ -70,7 +70,7 @@ export function isYepError(e: unknown): e is YepError {
 }
 
 /** What a run stopped by its signal (Ctrl-C) ends with: the signal's reason when it is a YepError, else E_INTERRUPTED. */
-export function interruptedError(signal: AbortSignal): YepError {
+function interruptedError(signal: AbortSignal): YepError {
   return signal.reason instanceof YepError ? signal.reason : new YepError('E_INTERRUPTED', 'Interrupted.');
 }
 

@@ -56,7 +56,7 @@ export function homeDir(env: Env, platform: NodeJS.Platform = process.platform):
 }
 
 /** The config root the host would use on this platform (§1). */
-export function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homeDir(env, platform)): string {
+function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homeDir(env, platform)): string {
   const override = nonEmpty(env.YOLOP_CONFIG_DIR);
   if (override) return resolve(override);
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'yolop');
@@ -71,7 +71,7 @@ export function defaultConfigDir(env: Env = process.env, platform: NodeJS.Platfo
  * directory (`$XDG_CACHE_HOME/yep-ext` or `~/.cache/yep-ext`, macOS
  * `~/Library/Caches/yep-ext`, Windows `%LOCALAPPDATA%\yep-ext\Cache`).
  */
-export function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homeDir(env, platform)): string {
+function defaultSharedCacheDir(env: Env = process.env, platform: NodeJS.Platform = process.platform, home = homeDir(env, platform)): string {
   const override = nonEmpty(env.YEP_EXT_CACHE_DIR);
   if (override) return resolve(override);
   if (platform === 'darwin') return join(home, 'Library', 'Caches', 'yep-ext');

@@ -19,8 +19,8 @@ export interface ScaffoldFile {
 /** Relative path (with `/`) -> file. Directories are implied by the paths. */
 export type ScaffoldFiles = Record<string, ScaffoldFile>;
 
-export const EXECUTABLE_MODE = 0o755;
-export const FILE_MODE = 0o644;
+const EXECUTABLE_MODE = 0o755;
+const FILE_MODE = 0o644;
 
 const file = (content: string): ScaffoldFile => ({ content, mode: FILE_MODE });
 

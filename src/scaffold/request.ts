@@ -65,7 +65,7 @@ export interface ScaffoldInput {
 }
 
 /** The flags that make a contribution, for the "nothing requested" message. */
-export const CONTRIBUTION_FLAGS = [
+const CONTRIBUTION_FLAGS = [
   '--tool NAME',
   '--hook pre_tool_use|post_tool_use[:GLOB]',
   '--command NAME',
@@ -79,7 +79,7 @@ const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Tool-name globs: the host knows only `*` as a wildcard, anchored and case-sensitive. */
 const GLOB_RE = /^[A-Za-z0-9_.:*-]+$/;
 const GLOB_MAX = 128;
-export const PROMPT_MAX = 64 * 1024;
+const PROMPT_MAX = 64 * 1024;
 /** Control characters other than tab and newline: a prompt has no use for them and a terminal would act on them. */
 // eslint-disable-next-line no-control-regex
 const PROMPT_CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f]/;

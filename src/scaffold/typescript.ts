@@ -19,7 +19,7 @@ const RULE = `// ${'='.repeat(76)}`;
 export const TYPESCRIPT_BUILD_STEP = NPM_BUILD_STEP;
 
 /** Where tsc writes the compiled server (package.json "main"; the launcher loads it). */
-export const TYPESCRIPT_MAIN = 'dist/server.js';
+const TYPESCRIPT_MAIN = 'dist/server.js';
 
 /** The versions the template builds with: TypeScript 5.9 and Node 20's types (the oldest Node yolop users run). */
 const DEV_DEPENDENCIES = { '@types/node': '^20.19.0', typescript: '~5.9.3' };

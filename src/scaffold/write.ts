@@ -5,6 +5,7 @@
  * at any point leaves either no package or the whole package, never half of one.
  */
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, rename, rmdir, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkpoint, type CheckpointHost } from '../core/fs/checkpoint.js';
@@ -51,7 +52,7 @@ function writeFailure(parent: string, e: unknown): YepError {
  * Throws E_CONFLICT for anything else.
  */
 async function checkTarget(target: string): Promise<'absent' | 'empty-dir'> {
-  let st;
+  let st: Stats;
   try {
     st = await lstat(target);
   } catch (e) {

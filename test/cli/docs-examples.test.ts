@@ -12,7 +12,7 @@
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/command-table.js';
 import { ROOT_EXAMPLES } from '../../src/cli/help.js';
@@ -223,7 +223,7 @@ describe('the examples of --help and the README', () => {
       const expected = EXPECTED[ex!.text]?.code ?? 0;
       expect(r.code, `yep-ext ${ex!.text}\n${r.stdout}\n${r.stderr}`).toBe(expected);
       if (ex!.stdoutTo) {
-        const to = words(ex!.stdoutTo, e)[0]!;
+        const to = resolve(runIn, words(ex!.stdoutTo, e)[0]!);
         mkdirSync(join(to, '..'), { recursive: true });
         writeFileSync(to, r.stdout);
         expect(r.stdout.length).toBeGreaterThan(0);

@@ -6,6 +6,7 @@
  * binaries go through the same cache: the second home makes no artifact download
  * (counted on the loopback release host), a corrupted entry is re-fetched.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,6 +98,19 @@ describe('the shared download cache', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(downloads()).toBe(1);
     expect(lockOf(b)).toBe(lockOf(a));
+    expect(await contentHash(join(b.configDir, 'extensions', 'hello'))).toBe(await contentHash(join(a.configDir, 'extensions', 'hello')));
+  });
+
+  it('a FIFO planted at a content path (the cache is shareable between users) is a miss: fetched again at once, never waited on', async () => {
+    const [a, b] = [home(), home()];
+    expect((await runCli(['install', 'hello@0.3.0'], { env: env(a) })).code).toBe(0);
+    const [file] = contentFiles(cacheDir);
+    rmSync(file!);
+    execFileSync('mkfifo', [file!]);
+    reg.requests.length = 0;
+    const r = await runCli(['install', 'hello@0.3.0'], { env: env(b), timeoutMs: 20_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(downloads()).toBe(1);
     expect(await contentHash(join(b.configDir, 'extensions', 'hello'))).toBe(await contentHash(join(a.configDir, 'extensions', 'hello')));
   });
 

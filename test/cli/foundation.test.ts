@@ -123,24 +123,43 @@ describe('bad inputs leave store, lock, settings and secrets unchanged', () => {
 
   const cases: Array<[string, () => string[], number, RegExp]> = [
     ['missing path', () => ['install', join(home.root, 'nope')], 3, /No such directory/],
-    ['no plugin.json', () => (mkdirSync(join(home.root, 'empty'), { recursive: true }), ['install', join(home.root, 'empty')]), 4, /No plugin\.json/],
+    [
+      'no plugin.json',
+      () => {
+        mkdirSync(join(home.root, 'empty'), { recursive: true });
+        return ['install', join(home.root, 'empty')];
+      },
+      4,
+      /No plugin\.json/,
+    ],
     [
       'invalid JSON',
-      () => (
-        mkdirSync(join(home.root, 'bad'), { recursive: true }),
-        writeFileSync(join(home.root, 'bad', 'plugin.json'), '{nope'),
-        ['install', join(home.root, 'bad')]
-      ),
+      () => {
+        mkdirSync(join(home.root, 'bad'), { recursive: true });
+        writeFileSync(join(home.root, 'bad', 'plugin.json'), '{nope');
+        return ['install', join(home.root, 'bad')];
+      },
       4,
       /invalid JSON/,
     ],
     [
       'no contributions',
-      () => (writePackage(join(home.root, 'nc'), { name: 'nc', yolop: { tools: [] } }), ['install', join(home.root, 'nc')]),
+      () => {
+        writePackage(join(home.root, 'nc'), { name: 'nc', yolop: { tools: [] } });
+        return ['install', join(home.root, 'nc')];
+      },
       4,
       /contributes nothing/,
     ],
-    ['bad manifest name', () => (writePackage(join(home.root, 'bn'), { name: '../x' }), ['install', join(home.root, 'bn')]), 4, /must match/],
+    [
+      'bad manifest name',
+      () => {
+        writePackage(join(home.root, 'bn'), { name: '../x' });
+        return ['install', join(home.root, 'bn')];
+      },
+      4,
+      /must match/,
+    ],
     ['remove ../x', () => ['remove', '../x'], 2, /Invalid extension name/],
     ['remove unknown', () => ['remove', 'ghost'], 3, /"ghost" is not installed/],
     ['empty spec', () => ['install', ''], 2, /empty source/],

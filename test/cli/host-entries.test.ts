@@ -333,16 +333,21 @@ describe('install --frozen is strict about --lockfile', () => {
       expect(jsonOf(r).error.message).toContain(dest);
       expect(readFileSync(dest, 'utf8'), file).toBe(text);
     }
-    // An earlier export (even one of an empty store lock, comments only), an empty file and a
-    // host-written lock are locks: replaced, and read back as the store's lock.
+    // An earlier export (even one of an empty store lock, comments only) and an empty file are
+    // replaced, and read back as the store's lock; a host-written lock only with --force.
     const earlier = join(home.root, 'project.lock');
-    for (const before of [
-      '',
-      '# extensions.lock: what is installed, pinned by content hash.\n',
-      `[[extensions]]\nname = "old"\ncontent_hash = "sha256:${'0'.repeat(64)}"\n[extensions.source]\ntype = "path"\npath = "/gone"\n`,
-    ]) {
+    const hostLock = `[[extensions]]\nname = "old"\ncontent_hash = "sha256:${'0'.repeat(64)}"\n[extensions.source]\ntype = "path"\npath = "/gone"\n`;
+    for (const [before, force] of [
+      ['', []],
+      ['# extensions.lock: what is installed, pinned by content hash.\n', []],
+      [hostLock, ['--force']],
+    ] as const) {
       writeFileSync(earlier, before);
-      const r = await runCli(['lock', 'export', earlier], { env: home.env });
+      if (force.length > 0) {
+        expect((await runCli(['lock', 'export', earlier], { env: home.env })).code).toBe(7);
+        expect(readFileSync(earlier, 'utf8')).toBe(before);
+      }
+      const r = await runCli(['lock', 'export', earlier, ...force], { env: home.env });
       expect(r.code, r.stderr).toBe(0);
       expect((parse(readFileSync(earlier, 'utf8')) as { extensions: { name: string }[] }).extensions.map((e) => e.name)).toEqual(['echo']);
     }

@@ -83,7 +83,7 @@ const configShow = {
   missing: z.array(z.string()),
 };
 
-export const SCHEMAS = {
+const SCHEMAS = {
   error: z.strictObject({ error: errorBody }),
   install: z.strictObject({
     installed: z.array(

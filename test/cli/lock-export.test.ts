@@ -22,7 +22,7 @@ beforeEach(async () => {
 afterEach(() => home.cleanup());
 
 const exportTo = (path: string, ...extra: string[]) => runInProcess(['lock', 'export', path, '--json', ...extra], { env: home.env });
-const HOST_LOCK = '[[extensions]]\nname = "mine"\ncontent_hash = "sha256:' + 'a'.repeat(64) + '"\n\n[extensions.source]\ntype = "path"\npath = "/srv/mine"\n';
+const HOST_LOCK = `[[extensions]]\nname = "mine"\ncontent_hash = "sha256:${'a'.repeat(64)}"\n\n[extensions.source]\ntype = "path"\npath = "/srv/mine"\n`;
 
 describe('lock export FILE', () => {
   it('replaces its own earlier export', async () => {

@@ -9,7 +9,7 @@ import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { buildCrate } from './crates.js';
 import type { TestRegistry } from './registry.js';
 
-export const BINNY_CRATE = 'yolop-extension-binny';
+const BINNY_CRATE = 'yolop-extension-binny';
 /** The binary as published, and another one (a swapped binary). */
 export const BINNY_BINARY = '#!/bin/sh\nexec cat\n';
 export const BINNY_OTHER = '#!/bin/sh\necho swapped\nexec cat\n';

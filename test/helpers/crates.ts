@@ -12,9 +12,9 @@ import { REPO_ROOT } from './home.js';
 import { buildTar, crateEntries, type CrateFile, type TarEntry } from './tar-builder.js';
 
 export const FIXTURE_CRATES = join(REPO_ROOT, 'test', 'fixtures', 'crates');
-export const PACKAGED_CRATES = join(REPO_ROOT, 'test', 'fixtures', 'packaged');
+const PACKAGED_CRATES = join(REPO_ROOT, 'test', 'fixtures', 'packaged');
 
-export type FileSpec = string | Uint8Array | CrateFile;
+type FileSpec = string | Uint8Array | CrateFile;
 
 export interface CrateOptions {
   name: string;

@@ -29,7 +29,7 @@ export function git(args: string[], cwd: string, env: Record<string, string> = {
   return execFileSync('git', args, { cwd, env: { ...GIT_TEST_ENV, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
-export type FileSpec = string | Buffer | { content: string | Buffer; mode?: number } | { symlink: string } | null;
+type FileSpec = string | Buffer | { content: string | Buffer; mode?: number } | { symlink: string } | null;
 /** Relative path -> content; `null` deletes the path. */
 export type FileMap = Record<string, FileSpec>;
 
@@ -46,7 +46,7 @@ export function fixtureFiles(name = 'gitext', version = '1.0.0'): FileMap {
   };
 }
 
-export function writeFiles(dir: string, files: FileMap): void {
+function writeFiles(dir: string, files: FileMap): void {
   for (const [rel, spec] of Object.entries(files)) {
     const abs = join(dir, ...rel.split('/'));
     rmSync(abs, { recursive: true, force: true });

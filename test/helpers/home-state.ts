@@ -21,7 +21,7 @@ const CACHE = 'extensions/.yep-cache';
  */
 const STATE_CACHE = 'extensions/.yep-state';
 /** Temp and partial files of any writer (yep-ext's, write-file-atomic's, downloads). */
-export const STRAY = /(\.yep-\d+-\d+\.tmp|\.partial|^(settings\.toml|connections\.toml|extensions\.lock|[^/]+\.json)\.\d+)$/;
+const STRAY = /(\.yep-\d+-\d+\.tmp|\.partial|^(settings\.toml|connections\.toml|extensions\.lock|[^/]+\.json)\.\d+)$/;
 
 function walk(dir: string, rel: string, out: string[], cache: string[]): void {
   for (const n of readdirSync(dir).sort()) {

@@ -22,28 +22,5 @@ export function moduleLog(dir: string, name: string): { env: Record<string, stri
   };
 }
 
-export interface LoadRecord {
-  /** Every file in require.cache at exit. */
-  modules: string[];
-  /** Each vm.Script given a code cache, and whether V8 rejected it. */
-  seen: Array<{ file: string; rejected: boolean }>;
-}
-
-/**
- * A preload for runCli (`env`, through NODE_OPTIONS) that records, at exit, the modules a
- * run loaded and the code caches it offered to V8; `read()` gives the last run's record.
- */
-export function loadRecorder(dir: string): { env: Record<string, string>; read(): LoadRecord } {
-  const preload = join(dir, 'loaded.cjs');
-  const out = join(dir, 'loaded.json');
-  writeFileSync(
-    preload,
-    `const vm = require('node:vm'); const S = vm.Script; const seen = [];
-vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) seen.push({ file: o.filename, rejected: this.cachedDataRejected }); } };
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ modules: Object.keys(require.cache), seen })));`,
-  );
-  return { env: { NODE_OPTIONS: `--require ${preload}` }, read: () => JSON.parse(readFileSync(out, 'utf8')) as LoadRecord };
-}
-
 /** The lines naming undici: our bundle's lib/undici.cjs, the package, or Node's own bundled copy. */
 export const undiciIn = (modules: string[]): string[] => modules.filter((m) => /undici/i.test(m));

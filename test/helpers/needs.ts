@@ -17,7 +17,7 @@ export interface Need {
   missing: string;
 }
 
-export const REQUIRE_ALL = process.env.YEP_EXT_REQUIRE_ALL === '1';
+const REQUIRE_ALL = process.env.YEP_EXT_REQUIRE_ALL === '1';
 
 export const need = (ok: boolean, missing: string): Need => ({ ok, missing });
 

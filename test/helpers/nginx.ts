@@ -20,10 +20,10 @@ function findNginx(): string | undefined {
   return undefined;
 }
 
-export const NGINX = findNginx();
+const NGINX = findNginx();
 export const NEEDS_NGINX: Need = need(NGINX !== undefined, '`nginx` (Debian package nginx; .ci/run installs it)');
 
-export interface AccessLogLine {
+interface AccessLogLine {
   method: string;
   path: string;
   status: number;

@@ -46,7 +46,7 @@ export function procsWith(marker: string): number[] {
  * started, and what those started in turn (git's transport helpers, cargo, servers),
  * since each inherits the run's environment, whoever its parent is now. Linux only.
  */
-export function procsWithEnv(entry: string): { pid: number; command: string }[] {
+function procsWithEnv(entry: string): { pid: number; command: string }[] {
   const out: { pid: number; command: string }[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;

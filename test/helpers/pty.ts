@@ -78,7 +78,8 @@ export function screenOf(output: string): string {
       col = 0;
       continue;
     }
-    const line = (lines[row] ??= []);
+    const line = lines[row] ?? [];
+    lines[row] = line;
     line[col++] = c;
   }
   // Erased rows at the bottom (a display cleared for good) are gone.

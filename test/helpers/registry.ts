@@ -14,7 +14,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { indexPath } from '../../src/core/sources/crates-io/index-path.js';
 
-export interface LoggedRequest {
+interface LoggedRequest {
   method: string;
   /** Raw request target (path and query, undecoded). */
   url: string;
@@ -25,7 +25,7 @@ export interface LoggedRequest {
   status?: number;
 }
 
-export type Fault =
+type Fault =
   /** Answer this status (with an optional body and headers) instead. */
   | { kind: 'status'; status: number; headers?: Record<string, string>; body?: string }
   /** A captive-portal style HTML page with status 200. */
@@ -48,7 +48,7 @@ export type Fault =
   /** Any body (e.g. an API answer with `errors` and status 200). */
   | { kind: 'body'; body: string | Buffer; status?: number; contentType?: string };
 
-export interface PublishOptions {
+interface PublishOptions {
   name: string;
   vers: string;
   data: Buffer;
@@ -149,216 +149,88 @@ export interface RegistryOptions {
   host?: string;
 }
 
+/** What a registry serves and has seen: its handler and its methods share it. */
+interface RegistryState {
+  /** Lower-case name -> index lines. */
+  indexLines: Map<string, string[]>;
+  /** Lower-case name -> versions. */
+  crates: Map<string, CrateVersion[]>;
+  requests: LoggedRequest[];
+  statics: Map<string, Buffer>;
+  faults: FaultRule[];
+  config: Record<string, unknown> | string | undefined;
+  missingStatus: number;
+  base: string;
+}
+
 /** Start a registry on 127.0.0.1 (ephemeral port). Close it in afterEach/afterAll. */
 export async function startRegistry(options: RegistryOptions = {}): Promise<TestRegistry> {
-  const indexLines = new Map<string, string[]>(); // lower name -> lines
-  const crates = new Map<string, CrateVersion[]>(); // lower name -> versions
-  const requests: LoggedRequest[] = [];
-  const statics = new Map<string, Buffer>();
-  let faults: FaultRule[] = [];
-  let config: Record<string, unknown> | string | undefined;
-  let missingStatus = 404;
-  let base = '';
-
-  const route = (req: IncomingMessage): Reply => {
-    const url = new URL(req.url ?? '/', base);
-    const path = url.pathname;
-    const fixed = statics.get(decodeURIComponent(path));
-    if (fixed) return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: fixed };
-    if (path === '/index/config.json') {
-      const body =
-        config === undefined
-          ? JSON.stringify({ dl: `${base}crates`, api: base.replace(/\/$/, '') })
-          : typeof config === 'string'
-            ? config
-            : JSON.stringify(config);
-      // Revalidated like an index file (crates.io's CDN gives config.json an ETag too).
-      const etag = `"${sha256Hex(Buffer.from(body)).slice(0, 20)}"`;
-      if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag }, body: Buffer.alloc(0) };
-      return { status: 200, headers: { 'content-type': 'application/json', etag }, body: Buffer.from(body) };
-    }
-    if (path.startsWith('/index/')) {
-      const rel = path.slice('/index/'.length);
-      const name = rel.split('/').pop() ?? '';
-      const lines = indexLines.get(name.toLowerCase());
-      let expected: string | undefined;
-      try {
-        expected = indexPath(name);
-      } catch {
-        expected = undefined;
-      }
-      if (!lines || expected !== rel) return { status: missingStatus, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found\n') };
-      const body = Buffer.from(lines.map((l) => `${l}\n`).join(''));
-      const etag = `"${sha256Hex(body).slice(0, 20)}"`;
-      if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag }, body: Buffer.alloc(0) };
-      return { status: 200, headers: { 'content-type': 'text/plain', etag, 'cache-control': 'public,max-age=600' }, body };
-    }
-    const dl = /^\/crates\/([^/]+)\/(?:([^/]+)\/download|([^/]+)\.crate)$/.exec(path);
-    if (dl) {
-      const name = decodeURIComponent(dl[1]!);
-      let vers: string | undefined;
-      if (dl[2] !== undefined) vers = decodeURIComponent(dl[2]);
-      else {
-        const file = decodeURIComponent(dl[3]!);
-        if (file.startsWith(`${name}-`)) vers = file.slice(name.length + 1);
-      }
-      const found = crates.get(name.toLowerCase())?.find((c) => c.vers === vers);
-      if (!found) return { status: 404, headers: { 'content-type': 'text/plain' }, body: Buffer.from('no such crate version\n') };
-      return { status: 200, headers: { 'content-type': 'application/gzip' }, body: found.data };
-    }
-    if (path === '/api/v1/crates') return search(url);
-    const one = /^\/api\/v1\/crates\/([^/]+)$/.exec(path);
-    if (one) {
-      const key = decodeURIComponent(one[1]!).toLowerCase().replaceAll('_', '-');
-      const hit = [...crates.entries()].find(([k]) => k.replaceAll('_', '-') === key);
-      if (!hit) return json(404, { errors: [{ detail: 'Not Found' }] });
-      return json(200, { crate: summary(hit[1]), versions: hit[1].map((c) => ({ num: c.vers, yanked: c.yanked })), keywords: [] });
-    }
-    return { status: 404, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found\n') };
+  const s: RegistryState = {
+    indexLines: new Map(),
+    crates: new Map(),
+    requests: [],
+    statics: new Map(),
+    faults: [],
+    config: undefined,
+    missingStatus: 404,
+    base: '',
   };
-
-  const summary = (versions: CrateVersion[]): Record<string, unknown> => {
-    const live = versions.filter((v) => !v.yanked);
-    const newest = versions[versions.length - 1]!;
-    const stable = live.filter((v) => !v.vers.includes('-'));
-    const max =
-      (stable.length ? stable : live)
-        .map((v) => v.vers)
-        .sort(compareLoose)
-        .pop() ?? null;
-    return {
-      name: newest.name,
-      description: newest.description ?? null,
-      max_version: max,
-      max_stable_version:
-        stable
-          .map((v) => v.vers)
-          .sort(compareLoose)
-          .pop() ?? null,
-      newest_version: newest.vers,
-      downloads: versions.reduce((n, v) => n + v.downloads, 0),
-      recent_downloads: 0,
-      updated_at: '2026-11-01T00:00:00.000000+00:00',
-      keywords: null,
-      versions: null,
-      categories: null,
-      repository: null,
-      homepage: null,
-    };
+  const { server, sockets } = await listen(s, options);
+  const { base, requests } = s;
+  return {
+    url: base,
+    indexUrl: `${base}index/`,
+    requests,
+    publish: (o) => publish(s, o),
+    addIndexLine(name, line) {
+      const key = name.toLowerCase();
+      s.indexLines.set(key, [...(s.indexLines.get(key) ?? []), line]);
+    },
+    setConfig(c) {
+      s.config = c;
+    },
+    setMissingStatus(status) {
+      s.missingStatus = status;
+    },
+    fault(match, fault, times = Infinity) {
+      const test = typeof match === 'string' ? (u: string) => u.startsWith(match) : (u: string) => match.test(u);
+      s.faults.push({ match: test, fault, remaining: times });
+    },
+    clearFaults() {
+      s.faults = [];
+    },
+    requestsTo(prefix = '/') {
+      return requests.filter((r) => r.url.startsWith(prefix));
+    },
+    serve(path, body) {
+      s.statics.set(path, Buffer.from(body));
+    },
+    downloadUrl(name, vers) {
+      return `${base}crates/${name}/${vers}/download`;
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      });
+    },
   };
+}
 
-  const search = (url: URL): Reply => {
-    const perPage = Number(url.searchParams.get('per_page') ?? '10');
-    const page = Number(url.searchParams.get('page') ?? '1');
-    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100) return json(400, { errors: [{ detail: 'invalid per_page' }] });
-    if (!Number.isInteger(page) || page < 1) return json(400, { errors: [{ detail: 'invalid page' }] });
-    const keyword = url.searchParams.get('keyword');
-    const words = (url.searchParams.get('q') ?? '').toLowerCase().split(/[\s]+/).filter(Boolean);
-    const all = [...crates.values()].filter((versions) => {
-      const newest = versions[versions.length - 1]!;
-      if (keyword && !newest.keywords.includes(keyword)) return false;
-      const hay = `${newest.name.replaceAll(/[-_]/g, ' ')} ${newest.name} ${newest.description ?? ''}`.toLowerCase();
-      return words.every((w) => hay.includes(w.replaceAll(/[-_]/g, ' ')) || hay.includes(w));
-    });
-    all.sort((a, b) => b.reduce((n, v) => n + v.downloads, 0) - a.reduce((n, v) => n + v.downloads, 0));
-    const slice = all.slice((page - 1) * perPage, page * perPage);
-    const params = new URLSearchParams(url.searchParams);
-    params.set('page', String(page + 1));
-    const next = page * perPage < all.length ? `?${params.toString()}` : null;
-    params.set('page', String(page - 1));
-    return json(200, { crates: slice.map(summary), meta: { total: all.length, next_page: next, prev_page: page > 1 ? `?${params.toString()}` : null } });
-  };
-
-  const send = (req: IncomingMessage, res: ServerResponse, reply: Reply, fault: Fault | undefined): void => {
-    if (!fault) {
-      res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
-      res.end(reply.body);
-      return;
-    }
-    switch (fault.kind) {
-      case 'status':
-        res.writeHead(fault.status, { 'content-type': 'text/plain', ...fault.headers });
-        res.end(fault.body ?? `status ${fault.status}\n`);
-        return;
-      case 'html':
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(HTML_PAGE)) });
-        res.end(HTML_PAGE);
-        return;
-      case 'redirect':
-        res.writeHead(fault.status ?? 302, { location: fault.location, 'content-length': '0' });
-        res.end();
-        return;
-      case 'body': {
-        const body = Buffer.from(fault.body);
-        res.writeHead(fault.status ?? 200, { 'content-type': fault.contentType ?? 'application/json', 'content-length': String(body.length) });
-        res.end(body);
-        return;
-      }
-      case 'corrupt': {
-        const body = Buffer.from(reply.body);
-        if (body.length > 0) body[body.length >> 1] = (body[body.length >> 1] ?? 0) ^ 0xff;
-        res.writeHead(reply.status, { ...reply.headers, 'content-length': String(body.length) });
-        res.end(body);
-        return;
-      }
-      case 'lying-length':
-        // Write through the socket: node:http would refuse a body longer than the header.
-        res.socket?.end(
-          Buffer.concat([
-            Buffer.from(
-              `HTTP/1.1 ${reply.status} OK\r\ncontent-type: ${reply.headers['content-type'] ?? 'application/octet-stream'}\r\ncontent-length: ${fault.declared}\r\nconnection: close\r\n\r\n`,
-            ),
-            reply.body,
-          ]),
-        );
-        return;
-      case 'truncate':
-        res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
-        res.write(reply.body.subarray(0, fault.afterBytes), () => setTimeout(() => res.socket?.destroy(), 20));
-        return;
-      case 'reset':
-        req.socket.destroy();
-        return;
-      case 'hang':
-        return;
-      case 'endless': {
-        res.writeHead(200, { 'content-type': reply.headers['content-type'] ?? 'application/octet-stream' });
-        const chunk = Buffer.alloc(fault.chunkBytes ?? 64 * 1024, 0x61);
-        const pump = (): void => {
-          while (!res.destroyed && res.write(chunk));
-          if (!res.destroyed) res.once('drain', pump);
-        };
-        res.on('close', () => res.removeAllListeners('drain'));
-        pump();
-        return;
-      }
-      case 'slow-drip': {
-        res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
-        const step = fault.chunk ?? 1;
-        let off = 0;
-        const timer = setInterval(() => {
-          if (res.destroyed || off >= reply.body.length) {
-            clearInterval(timer);
-            if (!res.destroyed) res.end();
-            return;
-          }
-          res.write(reply.body.subarray(off, off + step));
-          off += step;
-        }, fault.intervalMs);
-        res.on('close', () => clearInterval(timer));
-        return;
-      }
-    }
-  };
-
+/** The server, listening, with every socket it accepted (to destroy at close); sets `s.base` to its URL. */
+async function listen(
+  s: RegistryState,
+  options: RegistryOptions,
+): Promise<{ server: Server | import('node:https').Server; sockets: Set<import('node:net').Socket> }> {
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const logged: LoggedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: { ...req.headers }, at: Date.now() };
-    requests.push(logged);
-    const rule = faults.find((f) => f.remaining > 0 && f.match(req.url ?? '/'));
+    s.requests.push(logged);
+    const rule = s.faults.find((f) => f.remaining > 0 && f.match(req.url ?? '/'));
     if (rule) rule.remaining--;
-    const reply = route(req);
+    const reply = route(s, req);
     logged.status = reply.status;
-    send(req, res, reply, rule?.fault);
+    sendReply(req, res, reply, rule?.fault);
   };
   const server: Server | import('node:https').Server = options.tls
     ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler)
@@ -374,75 +246,247 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  base = `${options.tls ? 'https' : 'http'}://${options.host ?? '127.0.0.1'}:${port}/`;
+  s.base = `${options.tls ? 'https' : 'http'}://${options.host ?? '127.0.0.1'}:${port}/`;
+  return { server, sockets };
+}
 
-  return {
-    url: base,
-    indexUrl: `${base}index/`,
-    requests,
-    publish(o) {
-      const key = o.name.toLowerCase();
-      const cksum = sha256Hex(o.data);
-      const line: Record<string, unknown> = {
-        name: o.name,
-        vers: o.vers,
-        deps: [],
-        ...(o.cksum === null ? {} : { cksum: o.cksum ?? cksum }),
-        features: {},
-        yanked: o.yanked ?? false,
-        ...(o.v !== undefined ? { v: o.v } : {}),
-        ...o.extra,
-      };
-      const text = JSON.stringify(line);
-      indexLines.set(key, [...(indexLines.get(key) ?? []), text]);
-      crates.set(key, [
-        ...(crates.get(key) ?? []),
-        {
-          name: o.name,
-          vers: o.vers,
-          data: o.data,
-          yanked: o.yanked ?? false,
-          ...(o.description !== undefined ? { description: o.description } : {}),
-          keywords: o.keywords ?? [],
-          downloads: o.downloads ?? 0,
-        },
-      ]);
-      return cksum;
-    },
-    addIndexLine(name, line) {
-      const key = name.toLowerCase();
-      indexLines.set(key, [...(indexLines.get(key) ?? []), line]);
-    },
-    setConfig(c) {
-      config = c;
-    },
-    setMissingStatus(status) {
-      missingStatus = status;
-    },
-    fault(match, fault, times = Infinity) {
-      const test = typeof match === 'string' ? (u: string) => u.startsWith(match) : (u: string) => match.test(u);
-      faults.push({ match: test, fault, remaining: times });
-    },
-    clearFaults() {
-      faults = [];
-    },
-    requestsTo(prefix = '/') {
-      return requests.filter((r) => r.url.startsWith(prefix));
-    },
-    serve(path, body) {
-      statics.set(path, Buffer.from(body));
-    },
-    downloadUrl(name, vers) {
-      return `${base}crates/${name}/${vers}/download`;
-    },
-    close() {
-      return new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      });
-    },
+/** Publish a version: its index line and its .crate; returns the .crate's SHA-256. */
+function publish(s: RegistryState, o: PublishOptions): string {
+  const key = o.name.toLowerCase();
+  const cksum = sha256Hex(o.data);
+  const line: Record<string, unknown> = {
+    name: o.name,
+    vers: o.vers,
+    deps: [],
+    ...(o.cksum === null ? {} : { cksum: o.cksum ?? cksum }),
+    features: {},
+    yanked: o.yanked ?? false,
+    ...(o.v !== undefined ? { v: o.v } : {}),
+    ...o.extra,
   };
+  const text = JSON.stringify(line);
+  s.indexLines.set(key, [...(s.indexLines.get(key) ?? []), text]);
+  s.crates.set(key, [
+    ...(s.crates.get(key) ?? []),
+    {
+      name: o.name,
+      vers: o.vers,
+      data: o.data,
+      yanked: o.yanked ?? false,
+      ...(o.description !== undefined ? { description: o.description } : {}),
+      keywords: o.keywords ?? [],
+      downloads: o.downloads ?? 0,
+    },
+  ]);
+  return cksum;
+}
+
+/** The answer to a request, before any fault. */
+function route(s: RegistryState, req: IncomingMessage): Reply {
+  const url = new URL(req.url ?? '/', s.base);
+  const path = url.pathname;
+  const fixed = s.statics.get(decodeURIComponent(path));
+  if (fixed) return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: fixed };
+  if (path === '/index/config.json') {
+    const body =
+      s.config === undefined
+        ? JSON.stringify({ dl: `${s.base}crates`, api: s.base.replace(/\/$/, '') })
+        : typeof s.config === 'string'
+          ? s.config
+          : JSON.stringify(s.config);
+    // Revalidated like an index file (crates.io's CDN gives config.json an ETag too).
+    const etag = `"${sha256Hex(Buffer.from(body)).slice(0, 20)}"`;
+    if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag }, body: Buffer.alloc(0) };
+    return { status: 200, headers: { 'content-type': 'application/json', etag }, body: Buffer.from(body) };
+  }
+  if (path.startsWith('/index/')) {
+    const rel = path.slice('/index/'.length);
+    const name = rel.split('/').pop() ?? '';
+    const lines = s.indexLines.get(name.toLowerCase());
+    let expected: string | undefined;
+    try {
+      expected = indexPath(name);
+    } catch {
+      expected = undefined;
+    }
+    if (!lines || expected !== rel) return { status: s.missingStatus, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found\n') };
+    const body = Buffer.from(lines.map((l) => `${l}\n`).join(''));
+    const etag = `"${sha256Hex(body).slice(0, 20)}"`;
+    if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag }, body: Buffer.alloc(0) };
+    return { status: 200, headers: { 'content-type': 'text/plain', etag, 'cache-control': 'public,max-age=600' }, body };
+  }
+  const dl = /^\/crates\/([^/]+)\/(?:([^/]+)\/download|([^/]+)\.crate)$/.exec(path);
+  if (dl) {
+    const name = decodeURIComponent(dl[1]!);
+    let vers: string | undefined;
+    if (dl[2] !== undefined) vers = decodeURIComponent(dl[2]);
+    else {
+      const file = decodeURIComponent(dl[3]!);
+      if (file.startsWith(`${name}-`)) vers = file.slice(name.length + 1);
+    }
+    const found = s.crates.get(name.toLowerCase())?.find((c) => c.vers === vers);
+    if (!found) return { status: 404, headers: { 'content-type': 'text/plain' }, body: Buffer.from('no such crate version\n') };
+    return { status: 200, headers: { 'content-type': 'application/gzip' }, body: found.data };
+  }
+  if (path === '/api/v1/crates') return search(s.crates, url);
+  const one = /^\/api\/v1\/crates\/([^/]+)$/.exec(path);
+  if (one) {
+    const key = decodeURIComponent(one[1]!).toLowerCase().replaceAll('_', '-');
+    const hit = [...s.crates.entries()].find(([k]) => k.replaceAll('_', '-') === key);
+    if (!hit) return json(404, { errors: [{ detail: 'Not Found' }] });
+    return json(200, { crate: crateSummary(hit[1]), versions: hit[1].map((c) => ({ num: c.vers, yanked: c.yanked })), keywords: [] });
+  }
+  return { status: 404, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found\n') };
+}
+
+/** The API's summary of a crate (its newest version's name and description, max versions, downloads). */
+function crateSummary(versions: CrateVersion[]): Record<string, unknown> {
+  const live = versions.filter((v) => !v.yanked);
+  const newest = versions[versions.length - 1]!;
+  const stable = live.filter((v) => !v.vers.includes('-'));
+  const max =
+    (stable.length ? stable : live)
+      .map((v) => v.vers)
+      .sort(compareLoose)
+      .pop() ?? null;
+  return {
+    name: newest.name,
+    description: newest.description ?? null,
+    max_version: max,
+    max_stable_version:
+      stable
+        .map((v) => v.vers)
+        .sort(compareLoose)
+        .pop() ?? null,
+    newest_version: newest.vers,
+    downloads: versions.reduce((n, v) => n + v.downloads, 0),
+    recent_downloads: 0,
+    updated_at: '2026-11-01T00:00:00.000000+00:00',
+    keywords: null,
+    versions: null,
+    categories: null,
+    repository: null,
+    homepage: null,
+  };
+}
+
+/** crates.io's search API (`q`, `keyword`, `per_page`, `page`), most downloads first. */
+function search(crates: Map<string, CrateVersion[]>, url: URL): Reply {
+  const perPage = Number(url.searchParams.get('per_page') ?? '10');
+  const page = Number(url.searchParams.get('page') ?? '1');
+  if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100) return json(400, { errors: [{ detail: 'invalid per_page' }] });
+  if (!Number.isInteger(page) || page < 1) return json(400, { errors: [{ detail: 'invalid page' }] });
+  const keyword = url.searchParams.get('keyword');
+  const words = (url.searchParams.get('q') ?? '').toLowerCase().split(/[\s]+/).filter(Boolean);
+  const all = [...crates.values()].filter((versions) => {
+    const newest = versions[versions.length - 1]!;
+    if (keyword && !newest.keywords.includes(keyword)) return false;
+    const hay = `${newest.name.replaceAll(/[-_]/g, ' ')} ${newest.name} ${newest.description ?? ''}`.toLowerCase();
+    return words.every((w) => hay.includes(w.replaceAll(/[-_]/g, ' ')) || hay.includes(w));
+  });
+  all.sort((a, b) => b.reduce((n, v) => n + v.downloads, 0) - a.reduce((n, v) => n + v.downloads, 0));
+  const slice = all.slice((page - 1) * perPage, page * perPage);
+  const params = new URLSearchParams(url.searchParams);
+  params.set('page', String(page + 1));
+  const next = page * perPage < all.length ? `?${params.toString()}` : null;
+  params.set('page', String(page - 1));
+  return json(200, { crates: slice.map(crateSummary), meta: { total: all.length, next_page: next, prev_page: page > 1 ? `?${params.toString()}` : null } });
+}
+
+/** Send `reply`, or what `fault` does instead. */
+function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, fault: Fault | undefined): void {
+  if (!fault) {
+    res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
+    res.end(reply.body);
+    return;
+  }
+  switch (fault.kind) {
+    case 'status':
+      res.writeHead(fault.status, { 'content-type': 'text/plain', ...fault.headers });
+      res.end(fault.body ?? `status ${fault.status}\n`);
+      return;
+    case 'html':
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(HTML_PAGE)) });
+      res.end(HTML_PAGE);
+      return;
+    case 'redirect':
+      res.writeHead(fault.status ?? 302, { location: fault.location, 'content-length': '0' });
+      res.end();
+      return;
+    case 'body': {
+      const body = Buffer.from(fault.body);
+      res.writeHead(fault.status ?? 200, { 'content-type': fault.contentType ?? 'application/json', 'content-length': String(body.length) });
+      res.end(body);
+      return;
+    }
+    case 'corrupt': {
+      const body = Buffer.from(reply.body);
+      if (body.length > 0) body[body.length >> 1] = (body[body.length >> 1] ?? 0) ^ 0xff;
+      res.writeHead(reply.status, { ...reply.headers, 'content-length': String(body.length) });
+      res.end(body);
+      return;
+    }
+    case 'lying-length':
+      sendLyingLength(res, reply, fault.declared);
+      return;
+    case 'truncate':
+      res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
+      res.write(reply.body.subarray(0, fault.afterBytes), () => setTimeout(() => res.socket?.destroy(), 20));
+      return;
+    case 'reset':
+      req.socket.destroy();
+      return;
+    case 'hang':
+      return;
+    case 'endless':
+      sendEndless(res, reply, fault.chunkBytes);
+      return;
+    case 'slow-drip':
+      sendSlowDrip(res, reply, fault);
+      return;
+  }
+}
+
+/** A chunked body that never ends. */
+function sendEndless(res: ServerResponse, reply: Reply, chunkBytes: number | undefined): void {
+  res.writeHead(200, { 'content-type': reply.headers['content-type'] ?? 'application/octet-stream' });
+  const chunk = Buffer.alloc(chunkBytes ?? 64 * 1024, 0x61);
+  const pump = (): void => {
+    while (!res.destroyed && res.write(chunk));
+    if (!res.destroyed) res.once('drain', pump);
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  pump();
+}
+
+/** The real body, `chunk` bytes every `intervalMs`. */
+function sendSlowDrip(res: ServerResponse, reply: Reply, fault: { intervalMs: number; chunk?: number }): void {
+  res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
+  const step = fault.chunk ?? 1;
+  let off = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed || off >= reply.body.length) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end();
+      return;
+    }
+    res.write(reply.body.subarray(off, off + step));
+    off += step;
+  }, fault.intervalMs);
+  res.on('close', () => clearInterval(timer));
+}
+
+/** The real body under a false Content-Length. */
+function sendLyingLength(res: ServerResponse, reply: Reply, declared: number): void {
+  // Write through the socket: node:http would refuse a body longer than the header.
+  res.socket?.end(
+    Buffer.concat([
+      Buffer.from(
+        `HTTP/1.1 ${reply.status} OK\r\ncontent-type: ${reply.headers['content-type'] ?? 'application/octet-stream'}\r\ncontent-length: ${declared}\r\nconnection: close\r\n\r\n`,
+      ),
+      reply.body,
+    ]),
+  );
 }
 
 /** Plain numeric-ish ordering for the fake API's max_version (fixtures use simple versions). */

@@ -7,4 +7,4 @@ import { createRequire } from 'node:module';
 
 const seams = createRequire(import.meta.url)('./seams.cjs');
 
-export const { PRELOAD, parseResolve, seamsFromEnv, withSeams } = seams;
+export const { seamsFromEnv, withSeams } = seams;

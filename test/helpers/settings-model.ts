@@ -48,7 +48,7 @@ export class Gen {
 
 const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 /** yolop's `entry.get("ref").or_else(|| entry.get("id")).and_then(as_str)`: a present `ref` that is not a string names nothing. */
-export const refOfEntry = (t: Table): string | undefined => {
+const refOfEntry = (t: Table): string | undefined => {
   const raw = 'ref' in t ? t.ref : t.id;
   return typeof raw === 'string' ? raw : undefined;
 };
@@ -310,7 +310,7 @@ export function generateFile(seed: number, name: string): GeneratedFile {
     const j = g.int(0, i);
     [kinds[i], kinds[j]] = [kinds[j] as boolean, kinds[i] as boolean];
   }
-  kinds.forEach((subject, n) => blocks.push({ text: line(subject ? subjectEntry(g, name, n) : otherBlock(g, name, n)), subject }));
+  for (const [n, subject] of kinds.entries()) blocks.push({ text: line(subject ? subjectEntry(g, name, n) : otherBlock(g, name, n)), subject });
   let text = '';
   for (const [i, b] of blocks.entries()) {
     if (i > 0) text += eol.repeat(g.int(0, 2));

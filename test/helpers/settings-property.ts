@@ -188,7 +188,7 @@ export function roundTripDisagreements(before: string, middle: string, after: st
 }
 
 /** `list --json`'s item for the subject against the in-order reading of `text`. */
-export function listDisagreements(text: string, item: any): string[] {
+function listDisagreements(text: string, item: any): string[] {
   const out: string[] = [];
   if (!item) return ['the subject is missing from list --json'];
   const runs = hostRuns(text, SUBJECT);

@@ -99,7 +99,7 @@ function seccompKillBin(): string | null {
   return seccompKill;
 }
 /** What kills the kill runs here: seccomp-kill (test/helpers/seccomp-kill.c), or strace where it cannot. */
-export function killer(): 'seccomp' | 'strace' {
+function killer(): 'seccomp' | 'strace' {
   return seccompKillBin() === null ? 'strace' : 'seccomp';
 }
 

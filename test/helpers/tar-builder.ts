@@ -10,11 +10,11 @@
  * (typeflag, size field, checksum, PAX records), tarHeader/paxRecord build raw
  * blocks, and TarOptions.trailing appends arbitrary bytes.
  */
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-export type TarEntryType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo' | 'contiguous' | 'sparse';
+type TarEntryType = 'file' | 'dir' | 'symlink' | 'hardlink' | 'char' | 'block' | 'fifo' | 'contiguous' | 'sparse';
 
 const TYPE_FLAGS: Record<TarEntryType, string> = {
   file: '0',
@@ -141,7 +141,7 @@ function metaEntry(typeflag: string, name: string, body: Buffer, format: 'gnu' |
 }
 
 /** The blocks of one entry (with any GNU long-name or PAX header in front). */
-export function tarEntry(e: TarEntry, defaults: TarOptions = {}): Buffer {
+function tarEntry(e: TarEntry, defaults: TarOptions = {}): Buffer {
   const format = e.format ?? defaults.format ?? 'gnu';
   const type = e.type ?? 'file';
   const typeflag = e.typeflag ?? TYPE_FLAGS[type];
@@ -195,12 +195,6 @@ export function buildTar(entries: TarEntry[], options: TarOptions = {}): Buffer 
 /** A gzip'd tar, as a `.crate` is. */
 export function buildCrate(entries: TarEntry[], options: TarOptions = {}): Buffer {
   return gzipSync(buildTar(entries, options));
-}
-
-export function writeCrate(file: string, entries: TarEntry[], options: TarOptions = {}): Buffer {
-  const data = buildCrate(entries, options);
-  writeFileSync(file, data);
-  return data;
 }
 
 /** Entries for the files of crate `name@version` under `{name}-{version}/`, files only (as cargo writes them). */

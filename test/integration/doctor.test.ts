@@ -227,7 +227,11 @@ describe('doctor: config injection (the seam)', () => {
   it('--no-config injects nothing even when config exists', async () => {
     const dir = pkg('needs-secret3', { ...secretManifest, args: ['--name', 'needs-secret3', '--need-env', 'FIXTURE_TOKEN'] });
     let asked = false;
-    const r = await doctor(dir, { noConfig: true, loadConfig: async () => ((asked = true), { values: {}, secrets: { token: 'x' } }) });
+    const loadConfig = async () => {
+      asked = true;
+      return { values: {}, secrets: { token: 'x' } };
+    };
+    const r = await doctor(dir, { noConfig: true, loadConfig });
     expect(asked).toBe(false);
     expect(detail(r, 'config')).toContain('--no-config');
     expect(r.status.handshake).toBe('fail');

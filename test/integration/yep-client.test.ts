@@ -32,7 +32,11 @@ describe('YepClient against a real server process', () => {
     const slow = c.callTool('sleep', { ms: 150, text: 'slow' });
     const fast = c.callTool('sleep', { ms: 10, text: 'fast' });
     const order: string[] = [];
-    const both = await Promise.all([slow.result.then((r) => (order.push('slow'), r)), fast.result.then((r) => (order.push('fast'), r))]);
+    const noted = <T>(name: string, r: T): T => {
+      order.push(name);
+      return r;
+    };
+    const both = await Promise.all([slow.result.then((r) => noted('slow', r)), fast.result.then((r) => noted('fast', r))]);
     expect(both).toEqual([{ text: 'slow' }, { text: 'fast' }]);
     expect(order).toEqual(['fast', 'slow']);
     // Ids are integers from 1 per direction: initialize=1, then the two calls.
@@ -67,7 +71,12 @@ describe('YepClient against a real server process', () => {
 
   it('answers a reverse ui/ask with the handler, and `cancelled` without one', async () => {
     const asked: unknown[] = [];
-    const c = start('multi.mjs', { onAsk: (p) => (asked.push(p), { answer: `hello ${p.prompt}` }) });
+    const c = start('multi.mjs', {
+      onAsk: (p) => {
+        asked.push(p);
+        return { answer: `hello ${p.prompt}` };
+      },
+    });
     await c.initialize();
     expect(await c.callTool('ask', { prompt: 'name?' }).result).toEqual({ answer: 'hello name?', cancelled: false });
     expect(asked).toEqual([{ prompt: 'name?', secret: true }]);
@@ -128,7 +137,13 @@ describe('YepClient against a real server process', () => {
     const logs: unknown[] = [];
     let closed!: () => void;
     const stdinClosed = new Promise<void>((r) => (closed = r));
-    const c = start('closes-stdin.mjs', { requestTimeoutMs: 300, onNotification: (m, p) => (logs.push([m, p]), closed()) });
+    const c = start('closes-stdin.mjs', {
+      requestTimeoutMs: 300,
+      onNotification: (m, p) => {
+        logs.push([m, p]);
+        closed();
+      },
+    });
     await stdinClosed; // the server says so after closing fd 0
     const results: string[] = [];
     for (let i = 0; i < 3; i++)

@@ -92,7 +92,10 @@ describe('contentHash (host-compat §4 vectors)', () => {
     // Names from ASCII, Latin-1, U+E000..U+FFFF and astral letters, nested up to 3 deep.
     const alphabet = ['a', 'B', '.', '-', 'é', 'ä', '\uE000', '\uFF21', '\u{1F600}', '\u{10000}', '0'];
     let seed = 7;
-    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed % n;
+    };
     for (let t = 0; t < 20; t++) {
       const files: Record<string, string> = {};
       for (let f = 0; f < 15; f++) {

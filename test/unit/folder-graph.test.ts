@@ -35,7 +35,7 @@ interface Edge {
   target: string;
 }
 
-export function folderEdges(): Edge[] {
+function folderEdges(): Edge[] {
   const edges: Edge[] = [];
   for (const file of tsFiles(CORE)) {
     const from = folderOf(file);
@@ -52,7 +52,7 @@ export function folderEdges(): Edge[] {
 }
 
 /** Strongly connected components with more than one folder (Tarjan). */
-export function folderCycles(edges: Edge[]): string[][] {
+function folderCycles(edges: Edge[]): string[][] {
   const graph = new Map<string, Set<string>>();
   for (const e of edges) {
     if (!graph.has(e.from)) graph.set(e.from, new Set());

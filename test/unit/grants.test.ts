@@ -256,7 +256,11 @@ describe('diffGrants: every facet', () => {
   it('only narrowing changes do not widen', () => {
     const diff = diffGrants(
       base(),
-      grantWith((y) => ((y.hooks = []), (y.tools as Y[]).pop(), (y.prompt = false))),
+      grantWith((y) => {
+        y.hooks = [];
+        (y.tools as Y[]).pop();
+        y.prompt = false;
+      }),
     );
     expect(diff.changes.map((c) => c.effect)).toEqual(['narrowing', 'narrowing', 'narrowing']);
     expect(diff.widens).toBe(false);
@@ -533,7 +537,10 @@ describe('warnings', () => {
   });
 
   it('lists match-all hooks and the overflow as data', () => {
-    const g = grantWith((y) => ((y.tools = tools(9)), (y.hooks as Y[]).push({ event: 'post_tool_use' })));
+    const g = grantWith((y) => {
+      y.tools = tools(9);
+      (y.hooks as Y[]).push({ event: 'post_tool_use' });
+    });
     expect(grantWarnings(g).map((w) => w.code)).toEqual(['never_defer_overflow', 'match_all_hook']);
     expect(summarizeGrant(g)).toEqual({ fingerprint: grantFingerprint(g), grant: g, warnings: grantWarnings(g) });
   });

@@ -26,7 +26,11 @@ function undiciRoute(url: string, noProxy: string): string {
   expect(symbols.map((s) => s.description).sort(), 'undici internals changed: update this test').toEqual(Object.keys(routes).sort());
   const real = symbols.map((s) => (agent as unknown as Record<symbol, Dispatcher>)[s]!);
   for (const s of symbols) {
-    (agent as unknown as Record<symbol, unknown>)[s] = { dispatch: () => (picked.push(routes[s.description!]!), true) };
+    const dispatch = () => {
+      picked.push(routes[s.description!]!);
+      return true;
+    };
+    (agent as unknown as Record<symbol, unknown>)[s] = { dispatch };
   }
   const handler = { onError: (e: Error) => picked.push(`error: ${e.message}`) } as unknown as Dispatcher.DispatchHandler;
   agent.dispatch({ origin: new URL(url).origin, path: '/', method: 'GET' }, handler);

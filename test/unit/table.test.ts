@@ -4,7 +4,10 @@ import { fitColumns, renderRows, renderTable, renderTsv } from '../../src/cli/ta
 /** Deterministic pseudo-random cells: printable ASCII and newlines, including runs of spaces, empty lines and empty cells. */
 function cells(seed: number, count: number): string[] {
   let s = seed;
-  const rnd = (n: number) => (s = (s * 1103515245 + 12345) >>> 0) % n;
+  const rnd = (n: number) => {
+    s = (s * 1103515245 + 12345) >>> 0;
+    return s % n;
+  };
   return Array.from({ length: count }, () => {
     const len = rnd(4) === 0 ? 0 : rnd(30);
     return Array.from({ length: len }, () => (rnd(5) === 0 ? ' ' : rnd(12) === 0 ? '\n' : String.fromCharCode(0x20 + rnd(95)))).join('');

@@ -74,7 +74,7 @@ function typesOf(schema: { $defs: Record<string, Node> }, node: Node): Set<strin
     for (const alt of n.anyOf as Node[]) {
       const t = typesOf(schema, alt);
       if (t === 'any') return 'any';
-      t.forEach((x) => out.add(x));
+      for (const x of t) out.add(x);
     }
     return out;
   }
@@ -108,10 +108,10 @@ function incompatibilities(path: string, hostNode: Node, ourNode: Node): string[
   }
   if (h.items !== undefined && o.items !== undefined) out.push(...incompatibilities(`${path}[]`, h.items as Node, o.items as Node));
   // anyOf with a $ref alternative (CapabilityParams.prompt): compare the object alternatives.
-  const objAlt = (s: { $defs: Record<string, Node> }, n: Node): Node | undefined =>
+  const objAlt = (n: Node): Node | undefined =>
     typeof n === 'object' && Array.isArray(n.anyOf) ? (n.anyOf as Node[]).find((a) => typeof a === 'object' && typeof a.$ref === 'string') : undefined;
-  const ha = objAlt(host.schema, h);
-  const oa = objAlt(ours.schema, o);
+  const ha = objAlt(h);
+  const oa = objAlt(o);
   if (ha && oa) out.push(...incompatibilities(`${path}(object)`, ha, oa));
   return out;
 }

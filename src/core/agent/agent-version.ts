@@ -23,7 +23,7 @@ import { probeAgentVersion, type ProbeResult } from './version-probe.js';
 
 export type { AgentVersion } from './engines.js';
 
-export const AGENT_CACHE_FILE = 'agent-version.json';
+const AGENT_CACHE_FILE = 'agent-version.json';
 const CACHE_MAX_BYTES = 64 * 1024;
 const MAX_ENTRIES = 8;
 const DAY_MS = 24 * 3600 * 1000;

@@ -15,8 +15,6 @@ import validRange from 'semver/ranges/valid.js';
 import { sanitize } from '../text/sanitize.js';
 import { NO_ENGINES, declaresEngines } from './engines-declared.js';
 
-export { NO_ENGINES, declaresEngines };
-
 /** What is known of the installed agent (agent-version.ts finds it). */
 export type AgentVersion = { known: true; version: string; path: string } | { known: false; reason: string; path?: string };
 
@@ -117,9 +115,4 @@ export function checkEngines(manifest: { engines?: unknown }, agent: AgentVersio
 /** "hello 0.5.0 needs yolop >=0.13; you have 0.12.1": the verdict about one package, for messages. */
 export function describeVerdict(what: string, verdict: EnginesVerdict): string {
   return verdict.status === 'malformed' ? `${what}: ${verdict.detail}` : `${what} ${verdict.detail}`;
-}
-
-/** True when the verdict keeps a package off this agent (the only refusal). */
-export function excludes(verdict: EnginesVerdict): boolean {
-  return verdict.status === 'excludes';
 }

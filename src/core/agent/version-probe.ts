@@ -12,7 +12,7 @@ import { signalGroup } from '../yep/process-group.js';
 /** What one probe found: a version, or why not (`transient`: worth asking again soon). */
 export type ProbeResult = { ok: true; version: string } | { ok: false; reason: string; transient?: boolean };
 
-export const PROBE_MAX_OUTPUT = 4096;
+const PROBE_MAX_OUTPUT = 4096;
 
 // eslint-disable-next-line no-control-regex
 const ANSI_RE = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;

@@ -77,7 +77,10 @@ export class BusyMeter {
   busyNow(): boolean {
     if (this.now() - this.last.at < WINDOW_MS) return this.busy;
     const s = this.sample();
-    if (s === undefined) return (this.busy = false);
+    if (s === undefined) {
+      this.busy = false;
+      return false;
+    }
     const others = s.machine - this.last.machine - (s.own - this.last.own);
     this.busy = others > (s.at - this.last.at) * this.cpus * (this.busy ? QUIET_BELOW : BUSY_ABOVE);
     this.last = s;

@@ -120,7 +120,10 @@ export class FileWriter {
   }
 
   private writeAll(job: Job, fd: number, from: number): void {
-    if (from >= job.data.length || this.stopped) return this.done(null, fd);
+    if (from >= job.data.length || this.stopped) {
+      this.done(null, fd);
+      return;
+    }
     write(fd, job.data, from, job.data.length - from, null, (e, n) => (e ? this.done(e, fd) : this.writeAll(job, fd, from + n)));
   }
 
@@ -135,7 +138,10 @@ export class FileWriter {
       this.pump();
       this.wakes.wakeAll();
     };
-    if (fd === -1) return finish();
+    if (fd === -1) {
+      finish();
+      return;
+    }
     close(fd, (e) => {
       if (e && !this.failure) {
         this.failure = { error: e };

@@ -301,22 +301,7 @@ export class TarExtractor {
       return;
     }
 
-    const nameBytes = this.paxPath ?? this.longName ?? h.name;
-    if (this.paxPath && this.longName && !this.paxPath.equals(this.longName)) {
-      throw new TarFormatError('name-conflict', 'a PAX path and a GNU long name give the entry two different names');
-    }
-    const path = decodePath(nameBytes);
-    this.current = path;
-    let size = h.size;
-    if (this.paxSize !== undefined) {
-      // Readers disagree on which size wins; a real writer never makes them differ.
-      if (h.size !== 0 && h.size !== this.paxSize) throw new TarFormatError('size-conflict', 'the PAX size and the header size differ');
-      size = this.paxSize;
-    }
-    this.paxPath = undefined;
-    this.paxSize = undefined;
-    this.longName = undefined;
-    this.metaCount = 0;
+    const { path, size } = this.takeEntry(h);
 
     const isDir = h.type === '5';
     if (!isDir && h.type !== '0') {
@@ -342,8 +327,32 @@ export class TarExtractor {
       this.state = this.skip > 0 ? State.Skip : State.Header;
       return;
     }
-    const rel = placed.rel;
-    const mode = normalizeMode(h.mode, false);
+    this.startFile(placed.rel, size, pad, normalizeMode(h.mode, false));
+  }
+
+  /** The entry's path and size, from its header and the extended headers before it (which it uses up). */
+  private takeEntry(h: TarHeader): { path: string; size: number } {
+    const nameBytes = this.paxPath ?? this.longName ?? h.name;
+    if (this.paxPath && this.longName && !this.paxPath.equals(this.longName)) {
+      throw new TarFormatError('name-conflict', 'a PAX path and a GNU long name give the entry two different names');
+    }
+    const path = decodePath(nameBytes);
+    this.current = path;
+    let size = h.size;
+    if (this.paxSize !== undefined) {
+      // Readers disagree on which size wins; a real writer never makes them differ.
+      if (h.size !== 0 && h.size !== this.paxSize) throw new TarFormatError('size-conflict', 'the PAX size and the header size differ');
+      size = this.paxSize;
+    }
+    this.paxPath = undefined;
+    this.paxSize = undefined;
+    this.longName = undefined;
+    this.metaCount = 0;
+    return { path, size };
+  }
+
+  /** Create the regular file `rel` and get ready for its body: on the pool when it is small and there is room, else with sync calls. */
+  private startFile(rel: string, size: number, pad: number, mode: number): void {
     if (this.pooled && size <= POOLED_FILE_MAX && !this.writer!.full()) {
       this.hasher?.beginFile(rel, size);
       if (size === 0) {

@@ -22,7 +22,7 @@ export class TarFormatError extends Error {
   }
 }
 
-export type HeaderFormat = 'ustar' | 'gnu';
+type HeaderFormat = 'ustar' | 'gnu';
 
 export interface TarHeader {
   /** Path bytes as stored (ustar prefix joined), before any PAX/GNU override. */
@@ -37,7 +37,7 @@ export interface TarHeader {
 }
 
 /** Human names for the entry types the policy refuses (so messages say what was found). */
-export const TYPE_NAMES: Readonly<Record<string, string>> = {
+const TYPE_NAMES: Readonly<Record<string, string>> = {
   '0': 'regular file',
   '1': 'hard link',
   '2': 'symbolic link',

@@ -50,7 +50,7 @@ const WORKER_SLICE = 64 * 1024;
  */
 const WORKER_MIN_CRATE = 2 * MiB;
 
-export const DEFAULT_UNPACK_LIMITS: Readonly<Omit<UnpackLimits, 'maxTotalBytes'>> = {
+const DEFAULT_UNPACK_LIMITS: Readonly<Omit<UnpackLimits, 'maxTotalBytes'>> = {
   maxEntries: 100_000,
   maxDepth: 64,
   maxPathBytes: 1024,
@@ -157,7 +157,8 @@ export async function unpackArchive(archiveFile: string, into: string, opts: Arc
         throw new TarFormatError('no-content', 'no installable content: the archive has no regular file');
       return hasher;
     }
-    const tar = (extractor = new TarExtractor(target, root, limits, hasher, opts.keep, opts.otherKinds));
+    const tar = new TarExtractor(target, root, limits, hasher, opts.keep, opts.otherKinds);
+    extractor = tar;
     // On Node 24 an aborted read settles only once a read stuck in the thread
     // pool returns (a FIFO, a hung network file system): stop waiting at the abort.
     const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
@@ -206,6 +207,23 @@ async function readInto(archiveFile: string, tar: TarExtractor, signal: AbortSig
 }
 
 /**
+ * A gunzip stream, and `done`, which settles at the end of the inflated data (when `ended`
+ * is called, after zlib's own end-of-stream checks: 'finish' comes before a truncated
+ * stream's error) or at the stream's first error.
+ */
+function inflater(): { gunzip: Gunzip; ended: () => void; done: Promise<void> } {
+  const gunzip = createGunzip({ chunkSize: CHUNK });
+  let ended!: () => void;
+  const done = new Promise<void>((resolvePromise, reject) => {
+    ended = resolvePromise;
+    gunzip.once('error', reject);
+    gunzip.once('close', () => reject(gunzip.errored ?? new Error('the inflate stream was closed early')));
+  });
+  done.catch(() => undefined);
+  return { gunzip, ended, done };
+}
+
+/**
  * Read `archiveFile` and inflate it into `tar` with no buffer allocated per chunk:
  * the file is read into two reused 1 MiB buffers (one is read while zlib inflates
  * the other on the thread pool) and zlib's output goes to one reused 1 MiB buffer
@@ -214,16 +232,7 @@ async function readInto(archiveFile: string, tar: TarExtractor, signal: AbortSig
  * which the peak RSS of a large install would carry.
  */
 async function inflateInto(archiveFile: string, tar: TarExtractor, opts: ArchiveOptions, signal: AbortSignal, onFailure: (e: unknown) => void): Promise<void> {
-  const gunzip = createGunzip({ chunkSize: CHUNK });
-  // Settles at the end of the inflated data (after zlib's own end-of-stream checks:
-  // 'finish' comes before a truncated stream's error) or at the first error.
-  let ended!: () => void;
-  const done = new Promise<void>((resolvePromise, reject) => {
-    ended = resolvePromise;
-    gunzip.once('error', reject);
-    gunzip.once('close', () => reject(gunzip.errored ?? new Error('the inflate stream was closed early')));
-  });
-  done.catch(() => undefined);
+  const { gunzip, ended, done } = inflater();
   // Small files are created on the thread pool while zlib inflates (FileWriter). Under a
   // crash-test checkpoint the first chunk's files are written synchronously, so that
   // `unpack:mid` finds them on disk, and the rest on the pool.

@@ -18,7 +18,7 @@ import { BINARY_RECORD_KEYS } from '../sources/source.js';
 import type { LockSource } from '../store/lockfile.js';
 
 export type DigestSource = 'crate' | 'release-host' | 'signature';
-export type BinarySource = 'prebuilt' | 'cargo';
+type BinarySource = 'prebuilt' | 'cargo';
 
 export interface BinaryRecord {
   binary_sha256: string;

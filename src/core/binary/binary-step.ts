@@ -19,7 +19,7 @@ import { buildLaterCommand, decideBuild, hasBinTarget, runCargoBuild, type Build
 import { provisionBinary, type BinaryOutcome } from './provision-binary.js';
 import { hostTarget } from './target.js';
 
-export type { BuildMode, RunPermit } from './cargo-build.js';
+export type { RunPermit } from './cargo-build.js';
 
 export interface BinaryStep {
   /** The prebuilt attempt (undefined when none was made). `refused` marks integrity failures. */
@@ -37,7 +37,7 @@ export interface BinaryStep {
 const CARGO_TOML_MAX_BYTES = 1024 * 1024;
 
 /** Facts from `<dir>/Cargo.toml`, or undefined when there is none (or it is not a small regular file). */
-export async function readCargoFacts(dir: string): Promise<CargoFacts | undefined> {
+async function readCargoFacts(dir: string): Promise<CargoFacts | undefined> {
   const file = join(dir, 'Cargo.toml');
   let text: string | undefined;
   try {

@@ -155,8 +155,7 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     const lines = (chunk: Buffer, rest: { s: string }): void => {
       rest.s += chunk.toString('utf8');
-      let i: number;
-      while ((i = rest.s.indexOf('\n')) !== -1) {
+      for (let i = rest.s.indexOf('\n'); i !== -1; i = rest.s.indexOf('\n')) {
         const line = rest.s.slice(0, i).trimEnd();
         rest.s = rest.s.slice(i + 1);
         // cargo's "add <root>/bin to your PATH" is about its temporary root: not for the user.

@@ -41,7 +41,7 @@ export { hostTarget } from './target.js';
 export { binaryUrl } from './artifact-source.js';
 
 /** Why a binary that was there to take was refused (an integrity failure, not a gap). */
-export type BinaryRefusal = 'digest-mismatch' | 'signature-invalid' | 'unverifiable';
+type BinaryRefusal = 'digest-mismatch' | 'signature-invalid' | 'unverifiable';
 
 export interface BinaryOutcome {
   /** SHA-256 of the verified download, when a binary was placed (the lock's binary_sha256). */

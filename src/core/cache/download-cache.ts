@@ -26,13 +26,13 @@
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
-import { appendFile, chmod, copyFile, link, rmdir, stat } from 'node:fs/promises';
+import { appendFile, chmod, link, open, rmdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
 import { describeFileKind } from '../fs/read-regular-file.js';
 import { fileDigest, sha256FileWithSize } from '../fs/file-digest.js';
-import { copyFileAtomic, writeFileAtomic } from '../fs/fs-atomic.js';
+import { copyFileAtomic, copyRegularInto, writeFileAtomic } from '../fs/fs-atomic.js';
 import { makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
 import { isProcessAlive } from '../fs/temp-files.js';
 
@@ -81,8 +81,16 @@ async function dropCorrupted(ctx: Context, sha256Hex: string, dest: string): Pro
 export async function readCachedInto(ctx: Context, sha256Hex: string, dest: string): Promise<number | undefined> {
   if (!cacheEnabled(ctx.env)) return undefined;
   try {
-    // What cacache.get.copy.byDigest does for one sha256 integrity: copyFile from the content path.
-    await copyFile(contentPath(ctx.paths.sharedCacheDir, sha256Hex), dest);
+    // What cacache.get.copy.byDigest does for one sha256 integrity, through the regular-file guard:
+    // the cache may be shared between users, and a FIFO planted at a content path must not hang an install.
+    const out = await open(dest, 'w', 0o600);
+    let found: boolean;
+    try {
+      found = await copyRegularInto(contentPath(ctx.paths.sharedCacheDir, sha256Hex), out, 'The download cache content');
+    } finally {
+      await out.close();
+    }
+    if (!found) throw Object.assign(new Error('not cached'), { code: 'ENOENT' });
   } catch (e) {
     await removeWork(dest);
     if ((e as { code?: string }).code !== 'ENOENT') ctx.log.debug(`download cache not read (${(e as Error).message})`);
@@ -132,7 +140,7 @@ export function contentPath(dir: string, sha256Hex: string): string {
 }
 
 /** The index bucket of `key` (cacache's entry-index.js for index version 5: the key's SHA-256 in segments). */
-export function indexBucketPath(dir: string, key: string): string {
+function indexBucketPath(dir: string, key: string): string {
   const h = createHash('sha256').update(key).digest('hex');
   return join(dir, 'index-v5', h.slice(0, 2), h.slice(2, 4), h.slice(4));
 }

@@ -15,7 +15,7 @@ import { cacheEnabled, loadCacache } from './download-cache.js';
 
 const MAX_MEMO_BYTES = 64 * 1024;
 
-export function enginesMemoKey(cksum: string): string {
+function enginesMemoKey(cksum: string): string {
   return `yep-ext:engines:${cksum}`;
 }
 

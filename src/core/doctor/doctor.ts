@@ -14,7 +14,7 @@
  * processes). Secrets injected into the server are redacted from the whole
  * report, and from every excerpt before it is cut (text/redact.ts).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, type Stats, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { DoctorTarget } from './target.js';
 import { resolveExtensionName } from '../store/installed-name.js';
@@ -40,9 +40,8 @@ import { withStep } from '../log.js';
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from './defaults.js';
 import type { DoctorMcpServer } from './check-mcp.js';
 
-export type { CheckStatus, DoctorCheck, DoctorCallReport, DoctorReport } from './report.js';
+export type { DoctorCheck, DoctorReport } from './report.js';
 
-export type { DoctorTarget } from './target.js';
 export { parseDoctorTarget } from './target.js';
 
 /**
@@ -96,7 +95,7 @@ async function resolveTarget(ctx: Context, target: DoctorTarget): Promise<{ dir:
     }
     return { dir, source: 'installed', wanted: target.name };
   }
-  let st;
+  let st: Stats;
   try {
     st = statSync(target.dir);
   } catch {

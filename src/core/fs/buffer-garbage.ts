@@ -22,7 +22,7 @@
 type Collect = (options?: { type?: 'minor' | 'major' }) => void;
 
 /** Where bin/run.js puts V8's `gc` (Symbol.for: the bundle and the entry share no module). */
-export const COLLECTOR_KEY = Symbol.for('yep-ext.collect-garbage');
+const COLLECTOR_KEY = Symbol.for('yep-ext.collect-garbage');
 
 /** Collect after this many bytes of transient buffers (enough to keep a long transfer's peak RSS flat). */
 const EVERY = 4 * 1024 * 1024;

@@ -44,7 +44,7 @@ export interface Custody {
 }
 
 /** A RegExp, or any test of one name. */
-export interface NameRule {
+interface NameRule {
   test(name: string): boolean;
 }
 
@@ -64,7 +64,7 @@ const STAGE_NAMES = /^\d+-[0-9a-z]+-\d+-[A-Za-z0-9_-]*(?:\.pending)?$/;
  * directory (`yep-ext-plan-*`), or anything inside such a directory (which must then be a
  * real directory: a download, an unpacked tree, a scratch checkout).
  */
-export function workCustody(path: string): Custody {
+function workCustody(path: string): Custody {
   const parent = dirname(path);
   const name = basename(path);
   if (basename(parent) === '.yep-staging') return { base: dirname(parent), owned: [basename(parent)], names: STAGE_NAMES, what: 'The staging directory' };
@@ -199,10 +199,4 @@ async function makeLevels(dir: string, mode: number): Promise<void> {
       if (!made(again)) throw again;
     });
   }
-}
-
-/** The path of `name` in `c`'s directory for a write, after the guard (a foreign name is a bug of the caller). */
-export function ownedPath(c: Custody, name: string): string {
-  if (checkCustody(c, name) === 'foreign') throw new YepError('E_INTERNAL', `${name} is not a name yep-ext writes in ${custodyDir(c)}.`);
-  return join(custodyDir(c), name);
 }

@@ -12,13 +12,13 @@
  * dotfile setup), because the write would replace the link's target.
  */
 import { constants } from 'node:fs';
-import { copyFile, open, realpath, rename, type FileHandle } from 'node:fs/promises';
+import { open, realpath, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
 import { tempNameFor, sweepDeadTemps } from './temp-files.js';
 import { writeHashed, type HashedWrite } from './hashed-write.js';
 import { removeOwned } from './custody.js';
-import { inspectRegularFile, isFileKindRefusal, readRegularFileSync, type RegularFileInfo } from './read-regular-file.js';
+import { inspectRegularFile, isFileKindRefusal, openRegularFile, readRegularFileSync, type RegularFileInfo } from './read-regular-file.js';
 
 export interface AtomicWriteOptions {
   /** File mode to write; default: an existing file's mode, else 0644 (never left to the umask). */
@@ -113,21 +113,50 @@ async function replaceFile(
 }
 
 /**
- * Copy `source` to `file` atomically: the kernel's copy (a clone where the file system
- * can) into the same temp-fsync-rename as `writeFileAtomic`, with no comparison against
- * what is there (callers decide that first). `tempDir`: where the temp is made, on the
- * same file system (the download cache keeps temps out of its content directories).
- * Errors are the file system's own (the download cache tells lasting ones by errno).
+ * Copy `source` to `file` atomically, into the same temp-fsync-rename as `writeFileAtomic`,
+ * with no comparison against what is there (callers decide that first). `source` is read
+ * through the descriptor the regular-file guard checked (copyRegularInto): a FIFO, device
+ * or symlink swapped in for it is refused, never waited on. `tempDir`: where the temp is
+ * made, on the same file system as `file` (default: beside it).
  */
 export async function copyFileAtomic(
   source: string,
   file: string,
-  options: Pick<AtomicWriteOptions, 'mode' | 'what'> & { tempDir?: string } = {},
+  options: Pick<AtomicWriteOptions, 'mode' | 'what'> & { tempDir?: string; sourceWhat?: string } = {},
 ): Promise<void> {
   const info = assertReplaceable(file, options);
   const mode = options.mode ?? (info ? info.stat.mode & 0o777 : DEFAULT_MODE);
-  // copyFile reopens the temp by name (same inode, truncated) and gives it the source's mode: the chmod comes after.
-  await replaceFile(file, mode, (_fh, temp) => copyFile(source, temp, constants.COPYFILE_FICLONE), undefined, options.tempDir);
+  await replaceFile(
+    file,
+    mode,
+    async (fh) => {
+      if (!(await copyRegularInto(source, fh, options.sourceWhat ?? 'The file to copy')))
+        throw stateIoError('read', source, Object.assign(new Error('no such file'), { code: 'ENOENT' }));
+    },
+    undefined,
+    options.tempDir,
+  );
+}
+
+/**
+ * Copy the regular file `source` into the open `to`, reading through the descriptor the one
+ * regular-file guard opened and checked (read-regular-file.ts: lstat, O_NONBLOCK, fstat):
+ * false when `source` is absent; a FIFO, device or directory is refused (exit 7).
+ */
+export async function copyRegularInto(source: string, to: FileHandle, what: string): Promise<boolean> {
+  const opened = await openRegularFile(source, what);
+  if (!opened) return false;
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      const { bytesRead } = await opened.handle.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) return true;
+      let done = 0;
+      while (done < bytesRead) done += (await to.write(buf, done, bytesRead - done)).bytesWritten;
+    }
+  } finally {
+    await opened.handle.close();
+  }
 }
 
 /**

@@ -43,7 +43,7 @@ function kindOf(p: string): 'dir' | 'other' | 'missing' {
 }
 
 /** The directory `path` would be made in exists (E_NOT_FOUND, exit 3, otherwise: yep-ext makes no directory above what it is asked to write). */
-export function assertParentExists(path: string): void {
+function assertParentExists(path: string): void {
   const parent = dirname(path);
   if (kindOf(parent) !== 'dir') {
     throw new YepError('E_NOT_FOUND', `The directory ${sanitize(parent)} does not exist.`, {

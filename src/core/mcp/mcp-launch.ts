@@ -43,7 +43,7 @@ export interface McpLaunch {
 }
 
 /** The host's expansion of `${NAME}` (unset: left as written; no closing brace: the rest verbatim). */
-export function expandEnvRefs(text: string, env: Env): { text: string; used: string[]; unset: string[] } {
+function expandEnvRefs(text: string, env: Env): { text: string; used: string[]; unset: string[] } {
   let out = '';
   let rest = text;
   const used: string[] = [];

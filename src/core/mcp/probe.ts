@@ -6,6 +6,7 @@
  * then SIGKILL of its process group, and whatever it started is found, killed and
  * reported. The SDK is loaded only here, when a manifest declares an MCP server.
  */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RunPermit } from '../binary/cargo-build.js';
 import type { Clock } from '../clock.js';
 import type { Spawn } from '../context.js';
@@ -85,7 +86,7 @@ export async function probeMcpServer(launch: McpLaunch, o: McpProbeOptions): Pro
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    let transport;
+    let transport: Transport;
     if (launch.transport === 'stdio') {
       if (o.stdio?.permit.kind !== 'server') {
         out.failure = 'was not started: no permit from the guard in front of package code';
@@ -134,7 +135,7 @@ export async function probeMcpServer(launch: McpLaunch, o: McpProbeOptions): Pro
         out.truncated = true;
         break;
       }
-      let r;
+      let r: Awaited<ReturnType<typeof client.listTools>>;
       try {
         r = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: o.probeMs, signal: abort.signal });
       } catch (e) {

@@ -45,13 +45,13 @@ type LookupOptions = { family?: number | string; all?: boolean; hints?: number; 
 export function guardedLookup(overrides: ReadonlyMap<string, string>) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     const answer = (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]): void => {
-      if (err) return callback(err, options.all ? [] : '');
-      const bad = addresses.find((a) => isLinkLocalAddress(a.address));
-      if (bad) return callback(linkLocalRefusal(hostname, bad.address) as unknown as NodeJS.ErrnoException, options.all ? [] : '');
-      if (options.all) return callback(null, addresses);
+      const bad = err ? undefined : addresses.find((a) => isLinkLocalAddress(a.address));
       const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '');
-      callback(null, first.address, first.family);
+      if (err) callback(err, options.all ? [] : '');
+      else if (bad) callback(linkLocalRefusal(hostname, bad.address) as unknown as NodeJS.ErrnoException, options.all ? [] : '');
+      else if (options.all) callback(null, addresses);
+      else if (!first) callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '');
+      else callback(null, first.address, first.family);
     };
     const fixed = overrides.get(hostname.toLowerCase());
     if (fixed !== undefined) {

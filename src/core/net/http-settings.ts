@@ -38,7 +38,7 @@ export interface HttpSettings {
 /** `--timeout`'s default: what four 30 s stalls and their backoff came to, now said and kept. */
 export const DEFAULT_TOTAL_MS = 120_000;
 
-export const DEFAULT_HTTP_SETTINGS: Readonly<HttpSettings> = Object.freeze({
+const DEFAULT_HTTP_SETTINGS: Readonly<HttpSettings> = Object.freeze({
   totalMs: DEFAULT_TOTAL_MS,
   timeoutMs: 60_000,
   downloadTimeoutMs: 15 * 60_000,
@@ -53,7 +53,7 @@ export const DEFAULT_HTTP_SETTINGS: Readonly<HttpSettings> = Object.freeze({
 });
 
 /** The user-facing variables (documented in docs/configuration.md). */
-export const HTTP_ENV_KEYS: Readonly<Partial<Record<keyof HttpSettings, string>>> = Object.freeze({
+const HTTP_ENV_KEYS: Readonly<Partial<Record<keyof HttpSettings, string>>> = Object.freeze({
   timeoutMs: 'YEP_EXT_HTTP_TIMEOUT_MS',
   downloadTimeoutMs: 'YEP_EXT_HTTP_DOWNLOAD_TIMEOUT_MS',
   stallMs: 'YEP_EXT_HTTP_STALL_MS',

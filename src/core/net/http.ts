@@ -26,13 +26,9 @@ import { showProxy } from './proxy.js';
 import { RequestReport } from './request-report.js';
 import { senderFor, type AnswerBody } from './send.js';
 
-// Tunables: ctx.http.limits (defaults and the user-facing variables: http-settings.ts).
-export { httpSettings, type HttpSettings } from './http-settings.js';
-
 // ---------------------------------------------------------------- URL policy
 
 // The address rules, on every spelling of an address: address.ts. After DNS: guarded-connect.ts.
-export { isLoopbackHost };
 
 /**
  * Parse and police a URL before anything is sent to it: https, or http to a
@@ -213,13 +209,13 @@ function networkHint(e: unknown, proxy: string | undefined): string | undefined 
 }
 
 /** Jittered exponential backoff ("equal jitter": half fixed, half random). */
-export function backoffMs(attempt: number, settings: Pick<HttpSettings, 'retryBaseMs' | 'retryMaxMs'>, random = Math.random): number {
+function backoffMs(attempt: number, settings: Pick<HttpSettings, 'retryBaseMs' | 'retryMaxMs'>, random = Math.random): number {
   const ceiling = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** attempt);
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
 /** Retry-After as milliseconds (delta-seconds or an HTTP date); undefined when absent/unreadable. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined) return undefined;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
@@ -370,7 +366,7 @@ async function performAttempts<T>(
   for (;;) {
     if (ctx.signal.aborted) throw interrupted(ctx.signal);
     const guard = new AttemptGuard(ctx.signal, deadlineMs, totalAt, settings, ctx.clock);
-    let retry: { why: string; delay?: number; cause?: unknown } | undefined;
+    let retry: Retry | undefined;
     let flowing = false;
     try {
       ctx.log.debug(`GET ${url.href}${via}`);
@@ -390,18 +386,7 @@ async function performAttempts<T>(
       }
       if (status === 429 || (status >= 500 && status <= 599)) {
         await dump();
-        const after = parseRetryAfter(headers['retry-after'], ctx.clock.now());
-        if (after !== undefined && after > settings.retryAfterMaxMs) {
-          throw new YepError(
-            'E_NETWORK',
-            `${what}: the server answered ${status} and asks to retry after ${seconds(after)}, longer than yep-ext waits (${seconds(settings.retryAfterMaxMs)}).`,
-            {
-              hint: 'Try again later.',
-              details: { url: url.href, status },
-            },
-          );
-        }
-        retry = { why: `the server answered ${status}`, ...(after !== undefined ? { delay: after } : {}) };
+        retry = serverBusy(ctx, what, url, status, headers);
       } else if (status >= 200 && status <= 299) {
         const lengthHeader = headers['content-length'];
         const declared = lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
@@ -420,44 +405,10 @@ async function performAttempts<T>(
         return { status, headers, url: url.href };
       } else {
         await dump();
-        throw new YepError(
-          NO_RETRY_NOT_FOUND.has(status) ? 'E_NOT_FOUND' : 'E_NETWORK',
-          `${what}: the server answered ${status}${status === 401 || status === 403 ? ' (the registry wants authentication, which yep-ext does not support)' : ''}.`,
-          {
-            details: { url: url.href, status },
-          },
-        );
+        throw refusedStatus(what, url, status);
       }
     } catch (e) {
-      if (guard.reason === 'interrupted' || ctx.signal.aborted) throw interrupted(ctx.signal);
-      if (guard.reason === 'total') throw outOfTime(undefined);
-      if (guard.reason === 'deadline') {
-        throw new YepError('E_NETWORK', `${what}: no complete answer within ${seconds(guard.deadlineMs)}; gave up.`, {
-          hint: `The server at ${url.host} is too slow or not answering. Try again later.`,
-          details: { url: url.href },
-        });
-      }
-      if (guard.reason === 'slow') {
-        throw new YepError(
-          'E_NETWORK',
-          `${what}: the transfer was slower than ${formatBytes(settings.minRate)}/s for ${seconds(settings.rateWindowMs)}; gave up.`,
-          {
-            hint: `The server at ${url.host} is too slow. Try again later.`,
-            details: { url: url.href },
-          },
-        );
-      }
-      if (e instanceof YepError) throw e;
-      if (e instanceof Transient) {
-        retry = { why: e.message, cause: e };
-      } else {
-        const code = errCode(e);
-        if (code && RETRYABLE_CODES.has(code)) retry = { why: describeNetError(e), cause: e };
-        else {
-          const hint = networkHint(e, proxy);
-          throw new YepError('E_NETWORK', `${what}: ${describeNetError(e)}${via}.`, { cause: e, ...(hint ? { hint } : {}), details: { url: url.href } });
-        }
-      }
+      retry = failedAttempt(ctx, e, guard, { what, url, proxy, via, outOfTime });
     } finally {
       guard.dispose();
     }
@@ -465,6 +416,79 @@ async function performAttempts<T>(
     if (flowing && totalMs > 0) totalAt = ctx.clock.now() + totalMs;
     await retryOrThrow(retry.why, retry.delay, retry.cause);
   }
+}
+
+/** Why an attempt is tried again, after how long (else the backoff), and what made it fail. */
+interface Retry {
+  why: string;
+  delay?: number;
+  cause?: unknown;
+}
+
+/** A 429 or 5xx: tried again, after the server's Retry-After if it gives one; refused when that is longer than yep-ext waits. */
+function serverBusy(ctx: Context, what: string, url: URL, status: number, headers: Record<string, string>): Retry {
+  const settings = ctx.http.limits;
+  const after = parseRetryAfter(headers['retry-after'], ctx.clock.now());
+  if (after !== undefined && after > settings.retryAfterMaxMs) {
+    throw new YepError(
+      'E_NETWORK',
+      `${what}: the server answered ${status} and asks to retry after ${seconds(after)}, longer than yep-ext waits (${seconds(settings.retryAfterMaxMs)}).`,
+      {
+        hint: 'Try again later.',
+        details: { url: url.href, status },
+      },
+    );
+  }
+  return { why: `the server answered ${status}`, ...(after !== undefined ? { delay: after } : {}) };
+}
+
+/** Any other status that is neither an answer nor a redirect: never retried. */
+function refusedStatus(what: string, url: URL, status: number): YepError {
+  return new YepError(
+    NO_RETRY_NOT_FOUND.has(status) ? 'E_NOT_FOUND' : 'E_NETWORK',
+    `${what}: the server answered ${status}${status === 401 || status === 403 ? ' (the registry wants authentication, which yep-ext does not support)' : ''}.`,
+    {
+      details: { url: url.href, status },
+    },
+  );
+}
+
+/**
+ * What an attempt that threw means: an error to throw now (an interrupt, a deadline or rate
+ * the guard enforced, a refusal, a network error that is not transient), or a retry.
+ */
+function failedAttempt(
+  ctx: Context,
+  e: unknown,
+  guard: AttemptGuard,
+  at: { what: string; url: URL; proxy: string | undefined; via: string; outOfTime: (why: undefined) => YepError },
+): Retry {
+  const { what, url } = at;
+  const settings = ctx.http.limits;
+  if (guard.reason === 'interrupted' || ctx.signal.aborted) throw interrupted(ctx.signal);
+  if (guard.reason === 'total') throw at.outOfTime(undefined);
+  if (guard.reason === 'deadline') {
+    throw new YepError('E_NETWORK', `${what}: no complete answer within ${seconds(guard.deadlineMs)}; gave up.`, {
+      hint: `The server at ${url.host} is too slow or not answering. Try again later.`,
+      details: { url: url.href },
+    });
+  }
+  if (guard.reason === 'slow') {
+    throw new YepError(
+      'E_NETWORK',
+      `${what}: the transfer was slower than ${formatBytes(settings.minRate)}/s for ${seconds(settings.rateWindowMs)}; gave up.`,
+      {
+        hint: `The server at ${url.host} is too slow. Try again later.`,
+        details: { url: url.href },
+      },
+    );
+  }
+  if (e instanceof YepError) throw e;
+  if (e instanceof Transient) return { why: e.message, cause: e };
+  const code = errCode(e);
+  if (code && RETRYABLE_CODES.has(code)) return { why: describeNetError(e), cause: e };
+  const hint = networkHint(e, at.proxy);
+  throw new YepError('E_NETWORK', `${what}: ${describeNetError(e)}${at.via}.`, { cause: e, ...(hint ? { hint } : {}), details: { url: url.href } });
 }
 
 /** Destroy a body we will not read, without leaving its abort error unhandled. */

@@ -17,7 +17,7 @@ import { assertStillInstalled, loadInstalledManifest } from '../store/installed-
 import { parseConfigAssignments } from './enable.js';
 
 /** One declared field: its state, and for a non-secret field the value in effect (or its default). */
-export interface ConfigShowField extends FieldStatus {
+interface ConfigShowField extends FieldStatus {
   /** The value the host gives the server; null for a secret, or when unset with no default. */
   value: unknown;
   /** The manifest's default for a non-secret field; null when none. */

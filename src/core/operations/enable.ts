@@ -62,7 +62,7 @@ export interface EnableOptions {
   profile?: string;
 }
 
-export interface MissingField {
+interface MissingField {
   key: string;
   secret: boolean;
   /** The command that sets it. */
@@ -91,7 +91,7 @@ function placeholder(field: ConfigField): string {
 }
 
 /** The exact commands that set each missing field. */
-export function fixCommands(name: string, missing: { key: string; secret: boolean }[], manifest: Manifest): MissingField[] {
+function fixCommands(name: string, missing: { key: string; secret: boolean }[], manifest: Manifest): MissingField[] {
   const byKey = new Map(configFields(manifest).map((f) => [f.key, f]));
   return missing.map((m) => {
     const field = byKey.get(m.key);

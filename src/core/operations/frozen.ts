@@ -33,6 +33,7 @@ import type { Manifest } from '../package/manifest.js';
 import { approvalOf, grantOf, type Grant } from '../package/grants.js';
 import { admitAll, applyPolicy, installedViolations, preparedSubject, withPolicy } from './policy-gate.js';
 import { policyError, type PolicyViolation } from '../policy/evaluate.js';
+import type { Policy } from '../policy/policy-file.js';
 
 export interface FrozenItem {
   name: string;
@@ -145,7 +146,7 @@ export async function loadGivenLockfile(file: string, cwd: string = process.cwd(
 }
 
 /** For commands that take --lockfile. */
-export const WITH_LOCKFILE_HINT =
+const WITH_LOCKFILE_HINT =
   'Name the lock your project keeps with --lockfile <path> (write one with `yep-ext lock export <path>` where the extensions are installed), or install extensions without --frozen.';
 
 /**
@@ -226,6 +227,39 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
   const { policy } = withPolicy(ctx);
   const early = target.entries.flatMap((e) => applyPolicy(ctx, policy, { name: e.name, source: e.source, content_hash: e.content_hash }, 'installed'));
   if (early.length > 0) throw policyError(early, policy);
+  const { items, todo, rehashed, late, manifests } = await sortByInstalled(ctx, policy, current, target);
+  // The fetch and commit code, only when something must be fetched (frozen-fetch.ts).
+  // What is fetched is ruled on every place its bytes come from (a git mirror, the run's index), before any request.
+  admitAll(
+    ctx,
+    policy,
+    todo.map((e) => ({ name: e.name, source: e.source })),
+  );
+  const fetcher = todo.length > 0 ? await import('./frozen-fetch.js') : undefined;
+  for (const item of items) options.onItem?.(item);
+
+  const prepared: PreparedPackage[] = [];
+  try {
+    const failures = await fetchAll(ctx, options, todo, fetcher, prepared);
+    // After Ctrl-C the fetches that ended are not the run's verdict: nothing is placed.
+    stopIfInterrupted(ctx.signal);
+    // The grant and server command are known once verified: checked before anything is placed.
+    if (policy.files.length > 0) for (const p of prepared) late.push(...applyPolicy(ctx, policy, await preparedSubject(ctx, p), 'fetch'));
+    if (failures.length === 0 && late.length > 0) throw policyError(late, policy);
+    if (failures.length > 0) throw unreproduced(todo, failures);
+    await commitAll(ctx, options, { target, todo, prepared, fetcher, items, manifests, rehashed });
+    await reportEngines(ctx, items, manifests);
+    if (options.lockfile) warnOthersKept(ctx, options.lockfile, target, current);
+    await warnUnpinned(ctx, current);
+    await warnEnabledButAbsent(ctx, target);
+    return items.sort((a, b) => (a.name < b.name ? -1 : 1));
+  } finally {
+    for (const p of prepared) await removeDir(p.stage);
+  }
+}
+
+/** What a frozen run starts from: the entries installed as locked (skipped), and those to fetch. */
+async function sortByInstalled(ctx: Context, policy: Policy, current: Lockfile, target: Lockfile) {
   const items: FrozenItem[] = [];
   const todo: LockEntry[] = [];
   const rehashed: Array<[LockEntry, EntryCheck]> = [];
@@ -240,106 +274,119 @@ async function frozen(ctx: Context, options: FrozenOptions): Promise<FrozenItem[
       items.push({ name: entry.name, status: 'skipped', reason: 'already installed with the locked hash' });
     } else todo.push(entry);
   }
-  // The fetch and commit code, only when something must be fetched (frozen-fetch.ts).
-  // What is fetched is ruled on every place its bytes come from (a git mirror, the run's index), before any request.
-  admitAll(
-    ctx,
-    policy,
-    todo.map((e) => ({ name: e.name, source: e.source })),
-  );
-  const fetcher = todo.length > 0 ? await import('./frozen-fetch.js') : undefined;
-  for (const item of items) options.onItem?.(item);
+  return { items, todo, rehashed, late, manifests };
+}
 
-  const prepared: PreparedPackage[] = [];
-  const failures: FrozenItem[] = [];
-  // Each failure's own code: a network or a missing directory is not a hash that failed to match.
-  const failureCodes: ErrorCode[] = [];
-  try {
-    await pMap(
-      todo,
-      async (entry) => {
-        const stage = await makeStagingDir(ctx, `frozen-${entry.name}`);
-        try {
-          prepared.push(await fetcher!.prepareExactly(ctx, entry, stage));
-          options.onItem?.({ name: entry.name, status: 'installed' });
-        } catch (e) {
-          await removeDir(stage);
-          if (!isYepError(e)) throw e;
-          const item: FrozenItem = { name: entry.name, status: 'failed', reason: e.message };
-          failures.push(item);
-          failureCodes.push(e.code);
-          options.onItem?.(item);
-        }
-      },
-      { concurrency: options.concurrency ?? 4 },
+type Fetcher = typeof import('./frozen-fetch.js');
+
+/**
+ * Fetch and verify every entry of `todo` into its own staging directory (added to `prepared`);
+ * the entries that failed, each with its own code (a network or a missing directory is not a
+ * hash that failed to match).
+ */
+async function fetchAll(
+  ctx: Context,
+  options: FrozenOptions,
+  todo: LockEntry[],
+  fetcher: Fetcher | undefined,
+  prepared: PreparedPackage[],
+): Promise<Array<{ item: FrozenItem; code: ErrorCode }>> {
+  const failures: Array<{ item: FrozenItem; code: ErrorCode }> = [];
+  await pMap(
+    todo,
+    async (entry) => {
+      const stage = await makeStagingDir(ctx, `frozen-${entry.name}`);
+      try {
+        prepared.push(await fetcher!.prepareExactly(ctx, entry, stage));
+        options.onItem?.({ name: entry.name, status: 'installed' });
+      } catch (e) {
+        await removeDir(stage);
+        if (!isYepError(e)) throw e;
+        const item: FrozenItem = { name: entry.name, status: 'failed', reason: e.message };
+        failures.push({ item, code: e.code });
+        options.onItem?.(item);
+      }
+    },
+    { concurrency: options.concurrency ?? 4 },
+  );
+  return failures;
+}
+
+/** The error of a run some entries of which could not be fetched as locked: nothing is installed. */
+function unreproduced(todo: LockEntry[], failures: Array<{ item: FrozenItem; code: ErrorCode }>): YepError {
+  // Listed in the lock's order, whatever order the concurrent fetches ended in, so that the
+  // message and the exit are the same from run to run.
+  const order = new Map(todo.map((e, i) => [e.name, i]));
+  const byLock = [...failures].sort((a, b) => order.get(a.item.name)! - order.get(b.item.name)!);
+  // The exit says what went wrong: integrity when any bytes differ from the lock, else the
+  // first failed entry's own code (a network error is worth a retry; exit 5 says "do not
+  // retry blindly").
+  const differ = byLock.filter((f) => f.code === 'E_INTEGRITY').map((f) => f.item.name);
+  const code: ErrorCode = differ.length > 0 ? 'E_INTEGRITY' : byLock[0]!.code;
+  const others = byLock.length - differ.length;
+  const fixOthers =
+    'Fix what the other listed extensions failed on (the network, a directory or repository that is not there on this machine) and run it again.';
+  return new YepError(
+    code,
+    `The lockfile could not be reproduced; nothing was installed:\n${byLock.map((f) => `  - ${f.item.name}: ${f.item.reason}`).join('\n')}`,
+    {
+      hint:
+        differ.length === 0
+          ? fixOthers.replace('the other listed extensions', 'each listed extension')
+          : `${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'} from what the lock pins. If the change is expected, run \`yep-ext update <name>\` where the lock is maintained and commit the new lock.${others > 0 ? ` ${fixOthers}` : ''}`,
+      details: { failed: byLock.map(({ item: f }) => ({ name: f.name, status: f.status, reason: f.reason ?? null, engines: null })) },
+    },
+  );
+}
+
+/** Place every prepared package and write the lock, under the installer lock. */
+async function commitAll(
+  ctx: Context,
+  options: FrozenOptions,
+  run: {
+    target: Lockfile;
+    todo: LockEntry[];
+    prepared: PreparedPackage[];
+    fetcher: Fetcher | undefined;
+    items: FrozenItem[];
+    manifests: Map<string, Manifest>;
+    rehashed: Array<[LockEntry, EntryCheck]>;
+  },
+): Promise<void> {
+  const { target, todo, prepared, fetcher, items, manifests, rehashed } = run;
+  // The store's lock ends up carrying exactly the target's entries for its names, and
+  // its top-level keys. Each placed package commits its exact locked entry; what moves
+  // no files (the entries already in place, the top-level keys) rides on the first
+  // commit's single lock write, or is one write of its own when nothing is placed.
+  const installedNames = new Set(todo.map((e) => e.name));
+  const changes: LockChanges = options.lockfile ? { pin: target.entries.filter((e) => !installedNames.has(e.name)), extra: target.extra } : {};
+  await withInstallLock(ctx, async () => {
+    // Read by the first commit, then carried: each commit starts from the lock the previous one wrote.
+    let lock: Lockfile | undefined;
+    for (const [i, p] of prepared.entries()) {
+      const locked = target.entries.find((e) => e.name === p.name) as LockEntry;
+      lock = await fetcher!.commitPackage(ctx, p, locked, i === 0 ? changes : {}, lock);
+      manifests.set(p.name, p.manifest);
+      items.push({ name: p.name, status: 'installed' });
+    }
+    if (prepared.length === 0 && options.lockfile) await pinEntries(ctx, changes);
+    // Trees re-hashed clean (no signature yet, or a touched file): record it, so the next run is stat-only.
+    for (const [entry, check] of rehashed) await recordCleanState(ctx, entry, check);
+  });
+}
+
+/**
+ * --lockfile installs what it pins and leaves the store's other extensions (and their
+ * lock entries, so `verify` passes) in place: say so, or "as locked" claims a store
+ * the given lock does not describe (an extension the project dropped still loads).
+ */
+function warnOthersKept(ctx: Context, lockfile: string, target: Lockfile, current: Lockfile): void {
+  const pinned = new Set(target.entries.map((e) => e.name));
+  const others = current.entries.map((e) => e.name).filter((n) => !pinned.has(n));
+  if (others.length > 0) {
+    ctx.log.warn(
+      `The store also holds ${others.join(', ')}, which ${lockfile} does not pin: left installed (and enabled if ${others.length === 1 ? 'it was' : 'they were'}). Run \`yep-ext remove <name>\` for each the project dropped.`,
     );
-    // After Ctrl-C the fetches that ended are not the run's verdict: nothing is placed.
-    stopIfInterrupted(ctx.signal);
-    // The grant and server command are known once verified: checked before anything is placed.
-    if (policy.files.length > 0) for (const p of prepared) late.push(...applyPolicy(ctx, policy, await preparedSubject(ctx, p), 'fetch'));
-    if (failures.length === 0 && late.length > 0) throw policyError(late, policy);
-    if (failures.length > 0) {
-      // Listed in the lock's order, whatever order the concurrent fetches ended in, so that the
-      // message and the exit are the same from run to run.
-      const order = new Map(todo.map((e, i) => [e.name, i]));
-      const byLock = failures.map((f, i) => ({ item: f, code: failureCodes[i]! })).sort((a, b) => order.get(a.item.name)! - order.get(b.item.name)!);
-      // The exit says what went wrong: integrity when any bytes differ from the lock, else the
-      // first failed entry's own code (a network error is worth a retry; exit 5 says "do not
-      // retry blindly").
-      const differ = byLock.filter((f) => f.code === 'E_INTEGRITY').map((f) => f.item.name);
-      const code: ErrorCode = differ.length > 0 ? 'E_INTEGRITY' : byLock[0]!.code;
-      const others = byLock.length - differ.length;
-      const fixOthers =
-        'Fix what the other listed extensions failed on (the network, a directory or repository that is not there on this machine) and run it again.';
-      throw new YepError(
-        code,
-        `The lockfile could not be reproduced; nothing was installed:\n${byLock.map((f) => `  - ${f.item.name}: ${f.item.reason}`).join('\n')}`,
-        {
-          hint:
-            differ.length === 0
-              ? fixOthers.replace('the other listed extensions', 'each listed extension')
-              : `${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'} from what the lock pins. If the change is expected, run \`yep-ext update <name>\` where the lock is maintained and commit the new lock.${others > 0 ? ` ${fixOthers}` : ''}`,
-          details: { failed: byLock.map(({ item: f }) => ({ name: f.name, status: f.status, reason: f.reason ?? null, engines: null })) },
-        },
-      );
-    }
-    // The store's lock ends up carrying exactly the target's entries for its names, and
-    // its top-level keys. Each placed package commits its exact locked entry; what moves
-    // no files (the entries already in place, the top-level keys) rides on the first
-    // commit's single lock write, or is one write of its own when nothing is placed.
-    const installedNames = new Set(todo.map((e) => e.name));
-    const changes: LockChanges = options.lockfile ? { pin: target.entries.filter((e) => !installedNames.has(e.name)), extra: target.extra } : {};
-    await withInstallLock(ctx, async () => {
-      // Read by the first commit, then carried: each commit starts from the lock the previous one wrote.
-      let lock: Lockfile | undefined;
-      for (const [i, p] of prepared.entries()) {
-        const locked = target.entries.find((e) => e.name === p.name) as LockEntry;
-        lock = await fetcher!.commitPackage(ctx, p, locked, i === 0 ? changes : {}, lock);
-        manifests.set(p.name, p.manifest);
-        items.push({ name: p.name, status: 'installed' });
-      }
-      if (prepared.length === 0 && options.lockfile) await pinEntries(ctx, changes);
-      // Trees re-hashed clean (no signature yet, or a touched file): record it, so the next run is stat-only.
-      for (const [entry, check] of rehashed) await recordCleanState(ctx, entry, check);
-    });
-    await reportEngines(ctx, items, manifests);
-    // --lockfile installs what it pins and leaves the store's other extensions (and their
-    // lock entries, so `verify` passes) in place: say so, or "as locked" claims a store
-    // the given lock does not describe (an extension the project dropped still loads).
-    if (options.lockfile) {
-      const pinned = new Set(target.entries.map((e) => e.name));
-      const others = current.entries.map((e) => e.name).filter((n) => !pinned.has(n));
-      if (others.length > 0) {
-        ctx.log.warn(
-          `The store also holds ${others.join(', ')}, which ${options.lockfile} does not pin: left installed (and enabled if ${others.length === 1 ? 'it was' : 'they were'}). Run \`yep-ext remove <name>\` for each the project dropped.`,
-        );
-      }
-    }
-    await warnUnpinned(ctx, current);
-    await warnEnabledButAbsent(ctx, target);
-    return items.sort((a, b) => (a.name < b.name ? -1 : 1));
-  } finally {
-    for (const p of prepared) await removeDir(p.stage);
   }
 }
 

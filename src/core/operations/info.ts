@@ -33,7 +33,7 @@ import { damageOf, outdatedRow, type OutdatedStatus } from './outdated.js';
 import { upstreamOf, type NewerOutside } from './offer.js';
 import { withPolicy } from './policy-gate.js';
 
-export interface InfoConfigField {
+interface InfoConfigField {
   key: string;
   secret: boolean;
   required: boolean;
@@ -45,7 +45,7 @@ export interface InfoConfigField {
   default: unknown;
 }
 
-export interface VerifyStatus {
+interface VerifyStatus {
   ok: boolean;
   problems: string[];
   /** What ran: `list` (lock, store, manifest, settings, content hash); `verify` will replace it. */
@@ -53,7 +53,7 @@ export interface VerifyStatus {
 }
 
 /** What the origin offers, as `outdated`'s row and `update` read it (offer.ts): one answer. */
-export interface InfoUpstream {
+interface InfoUpstream {
   wanted: string | null;
   latest: string | null;
   update: boolean;
@@ -72,7 +72,7 @@ export interface InfoUpstream {
   tag: string | null;
 }
 
-export type RegistryInfo = RegistryListing;
+type RegistryInfo = RegistryListing;
 
 export interface InfoResult {
   name: string;

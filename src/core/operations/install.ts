@@ -36,7 +36,7 @@ import { commandFinding } from '../package/inspect-command.js';
 
 export type { InstallAction, InstallPlan } from './install-plan.js';
 
-export type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged' | 'reinstalled';
+type InstallStatus = 'installed' | 'replaced' | 'repinned' | 'unchanged' | 'reinstalled';
 
 export interface InstallOutcome {
   name: string;
@@ -380,7 +380,7 @@ async function withPlan<T>(
   let placed = false;
   let stage: string | undefined;
   try {
-    if (!dryRun) await recoverIfStore(ctx).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+    if (!dryRun) for (const m of await recoverIfStore(ctx)) ctx.log.info(`Recovered: ${m}.`);
     const candidates = await specCandidates(ctx, spec, hooks.ignoreEngines === true);
     // Exactly this already installed and intact: said from the lock and the store, before any download or summary.
     let known: AlreadyCheck = {};

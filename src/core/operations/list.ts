@@ -11,9 +11,9 @@ import type { Context } from '../context.js';
 import { checkEntry } from '../store/entry-check.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
-import { loadStoreLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { loadStoreLock, type LockEntry, type Lockfile, type LockSource } from '../store/lockfile.js';
 import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, interruptedPinnedMessage, unlockedSince } from '../store/unlocked-packages.js';
-import { interruptedChanges } from '../store/interrupted-changes.js';
+import { interruptedChanges, type InterruptedChange } from '../store/interrupted-changes.js';
 import { findLeftovers, leftoverMessage } from '../store/leftovers.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
@@ -100,18 +100,35 @@ export async function installedEngines(
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
   const verify = options.verify ?? true;
   const lock = await loadStoreLock(ctx.paths);
-  // settings.toml is read once; a broken one makes `enabled` unknown, not the listing fatal.
+  const { settingsOf, settingsProblem } = await readSettingsOnce(ctx, options.profile);
+  const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
+  // A killed install or update leaves the new version in the store under the old lock entry: said as such, not as drift.
+  const interrupted = interruptedChanges(ctx);
+  // Damage is judged by verify.ts's checkEntry, the check behind `verify`, `install --frozen` and a
+  // plain `install` (their `needsRefetch` is true exactly when this row shows a tree problem:
+  // test/cli/intact-rule.test.ts holds the table).
+  const listed = await pMap(entries, (entry) => listEntry(ctx, entry, { settingsOf, settingsProblem, interrupted, verify }), { concurrency: 8 });
+  await addEngines(ctx, listed);
+  if (options.only) return listed;
+  await addUnlistedRows(ctx, lock, listed, settingsOf, interrupted);
+  return listed.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/**
+ * settings.toml, read and parsed once for every row (a parse per extension dominated `list`
+ * with 50); a broken one makes `enabled` unknown, not the listing fatal.
+ */
+async function readSettingsOnce(ctx: Context, profileName: string | undefined): Promise<{ settingsOf?: SettingsLookup; settingsProblem?: string }> {
   let settingsText: string | undefined;
   let settingsProblem: string | undefined;
   // A profile that does not exist is an error of the command line, not a problem of each row.
-  const profile = options.profile === undefined ? undefined : await loadProfileLayer(ctx.paths, options.profile);
+  const profile = profileName === undefined ? undefined : await loadProfileLayer(ctx.paths, profileName);
   try {
     settingsText = await loadSettingsText(ctx.paths);
   } catch (e) {
     if (!isYepError(e)) throw e;
     settingsProblem = e.message;
   }
-  // Parsed once for all extensions (a parse per extension dominated `list` with 50).
   let settingsOf: SettingsLookup | undefined;
   if (settingsText !== undefined) {
     try {
@@ -121,68 +138,77 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       settingsProblem = e.message;
     }
   }
-  const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
-  // A killed install or update leaves the new version in the store under the old lock entry: said as such, not as drift.
-  const interrupted = interruptedChanges(ctx);
-  // Damage is judged by verify.ts's checkEntry, the check behind `verify`, `install --frozen` and a
-  // plain `install` (their `needsRefetch` is true exactly when this row shows a tree problem:
-  // test/cli/intact-rule.test.ts holds the table).
-  const listed = await pMap(
-    entries,
-    async (entry): Promise<ListedExtension> => {
-      const dir = packageDir(ctx.paths, entry.name);
-      const item: ListedExtension = {
-        name: entry.name,
-        ...(entry.version !== undefined ? { version: entry.version } : {}),
-        source: entry.source,
-        content_hash: entry.content_hash,
-        ...(typeof entry.grant === 'string' ? { grant: entry.grant } : {}),
-        dir,
-        problems: settingsProblem ? [`enabled state unknown: ${settingsProblem}`] : [],
-      };
-      // Enabled and config exactly as the host reads them (host-reading.ts).
-      const settings = settingsOf?.(entry.name);
-      if (settings) {
-        item.enabled = settings.enabled;
-        const kept = Object.keys(settings.kept);
-        if (settings.enabled && kept.length > 0) {
-          item.problems.push(
-            `config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later \`enabled = false\` entry for ext:${entry.name} cancels it); run \`yep-ext enable ${entry.name}\` to apply it`,
-          );
-        }
-      }
-      // The one check shared with `verify` (operations/verify.ts), cheap: an unchanged stat
-      // signature stands for the hash; only a changed tree is re-hashed.
-      const check = await checkEntry(ctx, entry, { mode: 'cheap', skipHashes: !verify });
-      if (check.manifest) {
-        item.manifest = check.manifest;
-        if (item.manifest.description) item.description = item.manifest.description;
-        const config = await configStatus(ctx.paths, item.manifest, settingsOf?.(item.manifest.name)).catch(() => undefined);
-        if (config && config.length > 0) {
-          item.config = config;
-          const missing = missingFields(config);
-          if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
-        }
-      }
-      const halfDone = interrupted.get(entry.name);
-      if (halfDone && halfDone !== 'remove' && check.result.problems.length > 0) {
-        item.problems.push(interruptedPinnedMessage(entry.name, halfDone));
-        return item;
-      }
-      // An unresolvable command of a fetched package is doctor's and verify's to report (a
-      // package-only install is normal); a server file in the package that cannot run is a
-      // problem everywhere, and so is a local package whose server is not built yet.
-      const linked = isLinked(entry.source);
-      for (const p of check.result.problems) if (p.kind !== 'command' || linked) item.problems.push(p.message);
-      if (check.result.problems.some((p) => p.kind === 'missing')) return item;
-      const weak = weakBinaryProblem(entry.source);
-      if (weak) item.problems.push(weak);
-      return item;
-    },
-    { concurrency: 8 },
-  );
-  await addEngines(ctx, listed);
-  if (options.only) return listed;
+  return { ...(settingsOf ? { settingsOf } : {}), ...(settingsProblem !== undefined ? { settingsProblem } : {}) };
+}
+
+/** One locked entry's row: what the lock pins, its settings, and the problems its check finds. */
+async function listEntry(
+  ctx: Context,
+  entry: LockEntry,
+  run: { settingsOf?: SettingsLookup | undefined; settingsProblem?: string | undefined; interrupted: Map<string, InterruptedChange>; verify: boolean },
+): Promise<ListedExtension> {
+  const { settingsOf, settingsProblem, interrupted, verify } = run;
+  const dir = packageDir(ctx.paths, entry.name);
+  const item: ListedExtension = {
+    name: entry.name,
+    ...(entry.version !== undefined ? { version: entry.version } : {}),
+    source: entry.source,
+    content_hash: entry.content_hash,
+    ...(typeof entry.grant === 'string' ? { grant: entry.grant } : {}),
+    dir,
+    problems: settingsProblem ? [`enabled state unknown: ${settingsProblem}`] : [],
+  };
+  // Enabled and config exactly as the host reads them (host-reading.ts).
+  const settings = settingsOf?.(entry.name);
+  if (settings) {
+    item.enabled = settings.enabled;
+    const kept = Object.keys(settings.kept);
+    if (settings.enabled && kept.length > 0) {
+      item.problems.push(
+        `config not in effect: settings.toml keeps ${kept.join(', ')} on an entry yolop ignores (a later \`enabled = false\` entry for ext:${entry.name} cancels it); run \`yep-ext enable ${entry.name}\` to apply it`,
+      );
+    }
+  }
+  // The one check shared with `verify` (operations/verify.ts), cheap: an unchanged stat
+  // signature stands for the hash; only a changed tree is re-hashed.
+  const check = await checkEntry(ctx, entry, { mode: 'cheap', skipHashes: !verify });
+  if (check.manifest) {
+    item.manifest = check.manifest;
+    if (item.manifest.description) item.description = item.manifest.description;
+    const config = await configStatus(ctx.paths, item.manifest, settingsOf?.(item.manifest.name)).catch(() => undefined);
+    if (config && config.length > 0) {
+      item.config = config;
+      const missing = missingFields(config);
+      if (missing.length > 0 && item.enabled) item.problems.push(`setup incomplete: ${missing.map((f) => f.key).join(', ')} unset`);
+    }
+  }
+  const halfDone = interrupted.get(entry.name);
+  if (halfDone && halfDone !== 'remove' && check.result.problems.length > 0) {
+    item.problems.push(interruptedPinnedMessage(entry.name, halfDone));
+    return item;
+  }
+  // An unresolvable command of a fetched package is doctor's and verify's to report (a
+  // package-only install is normal); a server file in the package that cannot run is a
+  // problem everywhere, and so is a local package whose server is not built yet.
+  const linked = isLinked(entry.source);
+  for (const p of check.result.problems) if (p.kind !== 'command' || linked) item.problems.push(p.message);
+  if (check.result.problems.some((p) => p.kind === 'missing')) return item;
+  const weak = weakBinaryProblem(entry.source);
+  if (weak) item.problems.push(weak);
+  return item;
+}
+
+/**
+ * The rows of what the lock does not pin: store directories it does not know, names
+ * settings.toml enables with nothing installed, and yep-ext's files left of a removed one.
+ */
+async function addUnlistedRows(
+  ctx: Context,
+  lock: Lockfile,
+  listed: ListedExtension[],
+  settingsOf: SettingsLookup | undefined,
+  interrupted: Map<string, InterruptedChange>,
+): Promise<void> {
   // Directories in the store the lock does not know (placed by hand, or by an older tool).
   // The host loads them all the same: whether it does (settings.toml) is known, not "?".
   const unlocked = await unlockedSince(ctx.paths, lock);
@@ -218,5 +244,4 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
       });
     }
   }
-  return listed.sort((a, b) => (a.name < b.name ? -1 : 1));
 }

@@ -26,7 +26,7 @@ import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { checkSourceUrl } from '../net/transport.js';
 import { serializeLock } from '../store/lockfile.js';
 import { loadGivenLockfile, requireStoreLock, warnUnlockedBeyond } from './frozen.js';
-import type { LockEntry } from '../store/lockfile.js';
+import type { LockEntry, Lockfile } from '../store/lockfile.js';
 import { admitAll, withPolicy } from './policy-gate.js';
 
 export interface MirrorOptions {
@@ -87,14 +87,14 @@ function binaryOutside(entry: LockEntry): MirrorResult['not_mirrored'][number] |
  * mirror.json it completes (so an edit of mirror.json is seen too); taken away while
  * a run places files, so a mirror a run left part-way never looks complete.
  */
-export const MIRROR_MARKER = '.yep-mirror';
+const MIRROR_MARKER = '.yep-mirror';
 /**
  * The journal of a run that is placing files: every file it is about to write (path ->
  * sha256) and every repository, written before the first of them. A run that stops
  * part-way (killed, a full disk) leaves it, and the next run knows those files as its
  * own; a finished run deletes it after the completion record.
  */
-export const MIRROR_JOURNAL = '.yep-mirror.journal';
+const MIRROR_JOURNAL = '.yep-mirror.journal';
 
 const markerBytes = (manifestSha256: string): Buffer =>
   Buffer.from(`${JSON.stringify({ made_by: 'yep-ext mirror', format: 1, manifest_sha256: manifestSha256 })}\n`);
@@ -233,23 +233,7 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
     const plan = new MirrorPlan(root, scratch, claim.written, claim.repos, options.force === true);
     // config.json names where the .crates are: the one file that depends on the base URL.
     manifest.files['index/config.json'] = plan.stageFile('index/config.json', Buffer.from(`${JSON.stringify({ dl: dlTemplate(base) })}\n`));
-    // Phase one: every entry fetched and checked, nothing written into the mirror (mirror-plan.ts).
-    const reports: Record<string, object[]> = { crates, git: gits };
-    const listed = manifest as unknown as Record<string, Record<string, unknown>[]>;
-    for (const entry of lock.entries) {
-      const source = sourceFor(entry.source.type);
-      const out = source.mirror ? await source.mirror(ctx, plan, entry.name, entry.source) : { skipped: `a ${source.noun} cannot be mirrored` };
-      if ('skipped' in out) {
-        manifest.skipped.push({ name: entry.name, reason: out.skipped });
-        continue;
-      }
-      reports[out.section]!.push(out.report);
-      const binary = binaryOutside(entry);
-      if (binary) outside.push(binary);
-      const items = listed[out.section]!;
-      if (!items.some(out.same)) items.push(out.record);
-      Object.assign(manifest.files, out.files);
-    }
+    await stageEntries(ctx, plan, lock, manifest, { crates, gits, outside });
     // Phase two. mirror.json and then the completion record come last, after every file they
     // name; before the first file, the journal names them all (a run stopped part-way leaves
     // files the next run knows as its own) and the completion record of the last run goes.
@@ -289,6 +273,35 @@ export async function buildMirror(ctx: Context, dirArg: string, options: MirrorO
   };
 }
 
+/**
+ * Phase one: every entry fetched and checked, nothing written into the mirror (mirror-plan.ts);
+ * each one's report and record added, and a binary fetched from outside the mirror noted.
+ */
+async function stageEntries(
+  ctx: Context,
+  plan: MirrorPlan,
+  lock: Lockfile,
+  manifest: MirrorManifest,
+  out: { crates: MirroredCrate[]; gits: MirroredGit[]; outside: MirrorResult['not_mirrored'] },
+): Promise<void> {
+  const reports: Record<string, object[]> = { crates: out.crates, git: out.gits };
+  const listed = manifest as unknown as Record<string, Record<string, unknown>[]>;
+  for (const entry of lock.entries) {
+    const source = sourceFor(entry.source.type);
+    const staged = source.mirror ? await source.mirror(ctx, plan, entry.name, entry.source) : { skipped: `a ${source.noun} cannot be mirrored` };
+    if ('skipped' in staged) {
+      manifest.skipped.push({ name: entry.name, reason: staged.skipped });
+      continue;
+    }
+    reports[staged.section]!.push(staged.report);
+    const binary = binaryOutside(entry);
+    if (binary) out.outside.push(binary);
+    const items = listed[staged.section]!;
+    if (!items.some(staged.same)) items.push(staged.record);
+    Object.assign(manifest.files, staged.files);
+  }
+}
+
 /** The mirror's own files at its root that a run deletes: the completion record (before placing) and the journal (after). */
 function markerCustody(root: string): Custody {
   return { base: root, owned: [], names: /^\.yep-mirror(?:\.journal)?$/, what: 'The mirror directory', shared: true };
@@ -298,5 +311,3 @@ function markerCustody(root: string): Custody {
 function scratchCustody(root: string): Custody {
   return { base: root, owned: [], names: /^\.yep-mirror-[A-Za-z0-9]{6}$/, what: 'The mirror directory', shared: true };
 }
-
-export { MIRROR_MANIFEST };

@@ -35,7 +35,7 @@ import { logVerbose } from '../log.js';
  * checked (the agent's version is unknown; nothing downloaded); failed: the walk
  * stopped on an error (`detail`), the row keeps what the index says.
  */
-export type NewerEnginesStatus = 'checked' | 'unknown-agent' | 'failed';
+type NewerEnginesStatus = 'checked' | 'unknown-agent' | 'failed';
 
 /** `newer_engines` of an `outdated` row (`--json`). */
 export interface NewerEngines {
@@ -61,7 +61,7 @@ export interface NewerEngines {
  * A walk that would need more stops as `failed` (its row keeps the index's answer);
  * what it read is remembered, so the next run goes on from there.
  */
-export const OUTDATED_FETCH_BUDGET = 4 * ENGINES_WALK_CAP;
+const OUTDATED_FETCH_BUDGET = 4 * ENGINES_WALK_CAP;
 
 /** The run's fetch budget, shared by every walk of one `outdated`: each walk reserves what it may need, and gives back what it did not use. */
 export interface FetchBudget {

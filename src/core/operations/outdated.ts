@@ -45,7 +45,7 @@ import { withPolicy } from './policy-gate.js';
 export type { NewerEngines } from './outdated-engines.js';
 
 /** Lookups at once: each is a request or a `git ls-remote` child. */
-export const OUTDATED_CONCURRENCY = 4;
+const OUTDATED_CONCURRENCY = 4;
 
 /**
  * up-to-date; update: `yep-ext update <name>` moves it (within the recorded

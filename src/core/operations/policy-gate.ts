@@ -78,13 +78,7 @@ export function specSubject(ctx: Context, spec: ValidSpec): PolicySubject {
  * the capability server's inspection when the caller has it. `buildPending`: a build from
  * source is planned that places `bin/<command>`, so a bare command missing now is not outside.
  */
-export async function serversOutside(
-  ctx: Context,
-  dir: string,
-  manifest: Manifest,
-  capability?: CommandInspection,
-  buildPending = false,
-): Promise<ServerOutside[]> {
+async function serversOutside(ctx: Context, dir: string, manifest: Manifest, capability?: CommandInspection, buildPending = false): Promise<ServerOutside[]> {
   const out: ServerOutside[] = [];
   const command = manifest.yolop.capabilityServer.command;
   const cap = capability ?? (await inspectServerCommand(dir, command, ctx.env.PATH ?? ''));

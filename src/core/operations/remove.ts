@@ -90,7 +90,7 @@ export async function removeExtension(ctx: Context, input: string): Promise<Remo
       }
     : undefined;
   return withInstallLock(ctx, async () => {
-    (await sweepStaging(ctx)).forEach((m) => ctx.log.info(`Recovered: ${m}.`));
+    for (const m of await sweepStaging(ctx)) ctx.log.info(`Recovered: ${m}.`);
     const lock = await loadStoreLock(ctx.paths);
     const entry = findEntry(lock, name);
     const inStore = await lstat(packageDir(ctx.paths, name)).then(

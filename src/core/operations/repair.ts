@@ -33,7 +33,7 @@ export async function forceInstall(ctx: Context, text: string, hooks: InstallHoo
   const entry = await lockedEntryNamed(ctx, text);
   if (!entry) return installSpec(ctx, text, { ...hooks, force: true }, cwd);
   if (isLinked(entry.source)) return installSpec(ctx, String(entry.source.path), { ...hooks, force: true }, cwd);
-  await recoverIfStore(ctx).then((done) => done.forEach((m) => ctx.log.info(`Recovered: ${m}.`)));
+  for (const m of await recoverIfStore(ctx)) ctx.log.info(`Recovered: ${m}.`);
   const { policy } = withPolicy(ctx);
   // Where it would be fetched from is ruled before any request.
   admit(ctx, policy, { name: entry.name, source: entry.source }, 'fetch');

@@ -31,7 +31,7 @@ export interface SearchOptions {
   limit?: number;
 }
 
-export interface SearchHit {
+interface SearchHit {
   crate: string;
   /** What to type after `yep-ext install` (the short name, or crates.io:<crate>). */
   install: string;

@@ -29,7 +29,7 @@ import type { Policy } from '../policy/policy-file.js';
 import { installedBeforeText, judgeGrant, recordApproval } from './grant-approval.js';
 
 /** held: newer versions exist, but each one tried needs a newer yolop (`engines.skipped` says which). */
-export type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'held' | 'refused' | 'failed';
+type UpdateStatus = 'up-to-date' | 'updated' | 'would-update' | 'held' | 'refused' | 'failed';
 
 export interface UpdateItem {
   name: string;

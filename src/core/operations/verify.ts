@@ -20,7 +20,7 @@ import { checkEntry, editedInPlace, repairCommand, type EntryVerification, type 
 import type { EnginesVerdict } from '../agent/engines.js';
 
 /** What `verify` reports per extension: the check, plus the `engines.yolop` finding. */
-export interface VerifiedExtension extends EntryVerification {
+interface VerifiedExtension extends EntryVerification {
   /** The installed version's verdict (null: the manifest could not be read). */
   engines: EnginesVerdict | null;
   /** Listed, not failing: the range of an extension that is not enabled excludes the agent. */

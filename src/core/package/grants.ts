@@ -18,7 +18,7 @@ const NEVER_DEFER_LIMIT = 8;
 const GLOB_WORK_LIMIT = 1_000_000;
 
 /** The capability server as the host spawns it (argv, no shell). */
-export interface GrantServer {
+interface GrantServer {
   command: string;
   args: string[];
   /** URL template of a prebuilt server binary, when the manifest names one. */
@@ -26,7 +26,7 @@ export interface GrantServer {
 }
 
 /** A JSON object as written in the manifest (a tool's argument schema). */
-export type JsonObject = Record<string, unknown>;
+type JsonObject = Record<string, unknown>;
 
 /**
  * A declared tool, with the words the model reads to choose it and fill its arguments:
@@ -56,7 +56,7 @@ export interface GrantHook {
  * changed value still changes the grant, and `refs` names the `${VAR}` references: which
  * of the user's environment variables the value forwards to the server.
  */
-export interface GrantOpaqueValue {
+interface GrantOpaqueValue {
   name: string;
   /** `sha256:` of the literal value as written in the manifest. */
   value_digest: string;
@@ -65,7 +65,7 @@ export interface GrantOpaqueValue {
 }
 
 /** A local MCP server the extension provides (spawned by the host). */
-export interface GrantStdioMcpServer {
+interface GrantStdioMcpServer {
   name: string;
   transport: 'stdio';
   command: string;
@@ -74,7 +74,7 @@ export interface GrantStdioMcpServer {
 }
 
 /** A remote MCP server the extension provides (the host connects to it). */
-export interface GrantHttpMcpServer {
+interface GrantHttpMcpServer {
   name: string;
   transport: 'http';
   url: string;
@@ -85,7 +85,7 @@ export interface GrantHttpMcpServer {
 export type GrantMcpServer = GrantStdioMcpServer | GrantHttpMcpServer;
 
 /** A command argument; `description` is omitted when the manifest gives none. */
-export interface GrantCommandArg {
+interface GrantCommandArg {
   name: string;
   required: boolean;
   description?: string;
@@ -108,13 +108,13 @@ export interface GrantConfigField {
 }
 
 /** What the server may add to the system prompt; the static text itself arrives at start, not in the manifest. */
-export interface GrantPrompt {
+interface GrantPrompt {
   static: boolean;
   dynamic: boolean;
 }
 
 /** The opt-in facets (spec D4). */
-export interface GrantOptIns {
+interface GrantOptIns {
   status: boolean;
   ui_ask: boolean;
   trace: boolean;
@@ -151,10 +151,10 @@ export interface LegacyGrant extends Omit<Grant, 'format' | 'tools' | 'commands'
  * but the facet of its changes to the words the model reads (tool and command text).
  */
 const GRANT_FACETS = ['server', 'tools', 'text', 'hooks', 'mcp_servers', 'prompt', 'commands', 'opt_ins', 'config'] as const;
-export type GrantFacet = (typeof GRANT_FACETS)[number];
+type GrantFacet = (typeof GRANT_FACETS)[number];
 
 /** Whether a change gives the extension more reach (consent needed), less, or neither. */
-export type GrantEffect = 'widening' | 'narrowing' | 'neutral';
+type GrantEffect = 'widening' | 'narrowing' | 'neutral';
 
 /** A value on either side of a change: a whole item, a scalar, or an argv. */
 export type GrantChangeValue = boolean | string | string[] | GrantTool | GrantHook | GrantMcpServer | GrantOpaqueValue | GrantCommand | GrantConfigField;
@@ -604,12 +604,12 @@ function diffTools(a: readonly AnyTool[], b: readonly GrantTool[]): GrantChange[
 }
 
 /** A tool's schema as text: canonical key order, indented, so a diff shows the lines that changed. */
-export function schemaText(schema: JsonObject): string {
+function schemaText(schema: JsonObject): string {
   return JSON.stringify(sortedJson(schema), null, 2);
 }
 
 /** A command's arguments as text: one line each, `<name>` required or `[name]` optional, then its description. */
-export function commandArgsText(args: readonly GrantCommandArg[]): string {
+function commandArgsText(args: readonly GrantCommandArg[]): string {
   return args.map((a) => `${a.required ? `<${a.name}>` : `[${a.name}]`}${a.description !== undefined ? `: ${a.description}` : ''}`).join('\n');
 }
 

@@ -23,7 +23,7 @@
  * lacks is outside the package whether or not PATH has it now: the host looks it up
  * on PATH when it starts the server. Never runs anything.
  */
-import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { errnoCode } from '../errors.js';
 import { isFileKindRefusal, readRegularFileSync } from '../fs/read-regular-file.js';
@@ -33,7 +33,7 @@ import { isFileKindRefusal, readRegularFileSync } from '../fs/read-regular-file.
  * relative one that climbs out (`../../bin/sh`), reached through a symlink in the
  * package that leads out, or found on PATH (a bare name the package's bin/ lacks).
  */
-export interface OutsidePackage {
+interface OutsidePackage {
   /** `workspace`: an MCP server's relative command, which the host runs relative to the workspace. */
   via: 'absolute' | 'climbs' | 'symlink' | 'PATH' | 'workspace';
   /** The program that would run (its real path for a symlink). */
@@ -86,13 +86,13 @@ const inside = (root: string, p: string): boolean => {
  * spend most of its run idle between them.
  */
 function executableProblem(file: string, shown: string): string | undefined {
-  let l;
+  let l: Stats;
   try {
     l = lstatSync(file);
   } catch (e) {
     return errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? 'missing' : `cannot be read (${errnoCode(e) ?? String(e)})`;
   }
-  let s;
+  let s: Stats;
   try {
     s = statSync(file);
   } catch {
@@ -267,54 +267,62 @@ export async function inspectServerCommand(
   const pathDirs = inheritedPath.split(delimiter).filter((d) => d !== '' && isAbsolute(d));
   if (rule.kind === 'mcp') return inspectMcpCommand(pkgReal, packageDir, command, pathDirs, rule.cwd);
   const searchPath = [bin, ...pathDirs];
+  if (command.includes('/')) return inspectCommandPath(pkgReal, packageDir, command, searchPath);
+  return inspectBareName(pkgReal, command, searchPath);
+}
+
+/** A command with a "/": the file itself, absolute or relative to the package directory. */
+function inspectCommandPath(pkgReal: string, packageDir: string, command: string, searchPath: string[]): CommandInspection {
   const shownCmd = JSON.stringify(command);
-
-  if (command.includes('/')) {
-    // The host's rule: the file itself, absolute or relative to the package directory (no containment check).
-    const file = isAbsolute(command) ? normalize(command) : resolve(pkgReal, command);
-    // Inside the package as named or as resolved (an owned store entry is a symlink to its version directory).
-    const named = inside(pkgReal, file) || inside(resolve(packageDir), file);
-    const outside: OutsidePackage | undefined = named
-      ? undefined
-      : isAbsolute(command)
-        ? { via: 'absolute', target: file, how: `the absolute path ${file}, outside the package` }
-        : { via: 'climbs', target: file, how: `${command} climbs out of the package to ${file}` };
-    const shown = named ? relative(pkgReal, file) || file : file;
-    const { problem, warning } = startProblem(file, shown, searchPath);
-    if (problem) {
-      const detail = outside ? `command ${shownCmd} names ${outside.how}, and ${problem.replace(`${shown} `, 'it ')}` : problem;
-      return { ok: false, detail, ...(outside ? { outside } : {}) };
-    }
-    if (outside)
-      return {
-        ok: true,
-        path: file,
-        where: 'outside',
-        outside,
-        detail: `command ${shownCmd} runs ${outside.how} (not shipped in the package, not covered by its content hash)`,
-        warning: [warning, 'ship the server in bin/ and name it without a path'].filter(Boolean).join('; '),
-      };
-    const real = leavesPackage(pkgReal, file);
-    if (real) {
-      const link: OutsidePackage = { via: 'symlink', target: real, how: `a symlink ${shown} -> ${real} out of the package` };
-      return {
-        ok: true,
-        path: file,
-        where: 'outside',
-        outside: link,
-        detail: `${shown} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`,
-        ...(warning ? { warning } : {}),
-      };
-    }
-    // Hosts that resolve the command before spawning (resolve_server_command) start this file;
-    // older ones, and the host's own doctor, run argv[0] relative to the workspace, where it is not.
-    const relativeNote = isAbsolute(command)
-      ? undefined
-      : `a command with "/" starts only on hosts that resolve it from the package; name it \`${command.split('/').pop()}\` and keep it in bin/ to start everywhere`;
-    const warnings = [warning, relativeNote].filter((w): w is string => w !== undefined);
-    return { ok: true, path: file, where: 'package', detail: `${shown} in the package`, ...(warnings.length ? { warning: warnings.join('; ') } : {}) };
+  // The host's rule: the file itself, absolute or relative to the package directory (no containment check).
+  const file = isAbsolute(command) ? normalize(command) : resolve(pkgReal, command);
+  // Inside the package as named or as resolved (an owned store entry is a symlink to its version directory).
+  const named = inside(pkgReal, file) || inside(resolve(packageDir), file);
+  const outside: OutsidePackage | undefined = named
+    ? undefined
+    : isAbsolute(command)
+      ? { via: 'absolute', target: file, how: `the absolute path ${file}, outside the package` }
+      : { via: 'climbs', target: file, how: `${command} climbs out of the package to ${file}` };
+  const shown = named ? relative(pkgReal, file) || file : file;
+  const { problem, warning } = startProblem(file, shown, searchPath);
+  if (problem) {
+    const detail = outside ? `command ${shownCmd} names ${outside.how}, and ${problem.replace(`${shown} `, 'it ')}` : problem;
+    return { ok: false, detail, ...(outside ? { outside } : {}) };
   }
+  if (outside)
+    return {
+      ok: true,
+      path: file,
+      where: 'outside',
+      outside,
+      detail: `command ${shownCmd} runs ${outside.how} (not shipped in the package, not covered by its content hash)`,
+      warning: [warning, 'ship the server in bin/ and name it without a path'].filter(Boolean).join('; '),
+    };
+  const real = leavesPackage(pkgReal, file);
+  if (real) {
+    const link: OutsidePackage = { via: 'symlink', target: real, how: `a symlink ${shown} -> ${real} out of the package` };
+    return {
+      ok: true,
+      path: file,
+      where: 'outside',
+      outside: link,
+      detail: `${shown} is a symlink to ${real}, outside the package (not shipped in it, not covered by its content hash)`,
+      ...(warning ? { warning } : {}),
+    };
+  }
+  // Hosts that resolve the command before spawning (resolve_server_command) start this file;
+  // older ones, and the host's own doctor, run argv[0] relative to the workspace, where it is not.
+  const relativeNote = isAbsolute(command)
+    ? undefined
+    : `a command with "/" starts only on hosts that resolve it from the package; name it \`${command.split('/').pop()}\` and keep it in bin/ to start everywhere`;
+  const warnings = [warning, relativeNote].filter((w): w is string => w !== undefined);
+  return { ok: true, path: file, where: 'package', detail: `${shown} in the package`, ...(warnings.length ? { warning: warnings.join('; ') } : {}) };
+}
 
+/** A bare command name: the package's bin/ first (where the host puts it on PATH), then PATH. */
+function inspectBareName(pkgReal: string, command: string, searchPath: string[]): CommandInspection {
+  const bin = join(pkgReal, 'bin');
+  const shownCmd = JSON.stringify(command);
   const inBin = join(bin, command);
   const binProblem = executableProblem(inBin, `bin/${command}`);
   if (binProblem === undefined) {

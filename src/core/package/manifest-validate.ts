@@ -17,7 +17,7 @@ export function validateManifest(value: unknown): { manifest: Manifest } | { pro
 }
 
 /** The manifest of a parsed value, or E_MANIFEST listing every problem. `where` names the package. */
-export function manifestFromValue(value: unknown, where: string): Manifest {
+function manifestFromValue(value: unknown, where: string): Manifest {
   const result = validateManifest(value);
   if ('problems' in result) throw manifestError(where, result.problems, result.total);
   return result.manifest;

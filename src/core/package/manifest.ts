@@ -10,17 +10,17 @@ import { inspectRegularFile, readRegularTextSync } from '../fs/read-regular-file
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
 import { parseStrictJson, StrictJsonError } from './json-strict.js';
-import { HOOK_EVENTS, HOST_PROTOCOL_MAJOR, rulesHold } from './manifest-rules.js';
+import { HOOK_EVENTS, rulesHold } from './manifest-rules.js';
 import { checkPluginJson } from './plugin-check.generated.js';
 
-export { HOOK_EVENTS, HOST_PROTOCOL_MAJOR };
+export { HOOK_EVENTS };
 
 export const MANIFEST_FILE = 'plugin.json';
 /** A manifest larger than this is refused before parsing (hardening D28). */
 const MANIFEST_MAX_BYTES = 1024 * 1024;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-export interface ToolDecl {
+interface ToolDecl {
   name: string;
   description?: string;
   schema: Record<string, unknown>;
@@ -49,13 +49,13 @@ export interface McpServerDecl {
   headers: Record<string, string>;
 }
 
-export interface CommandArgDecl {
+interface CommandArgDecl {
   name: string;
   description?: string;
   required: boolean;
 }
 
-export interface CommandDecl {
+interface CommandDecl {
   name: string;
   description?: string;
   args: CommandArgDecl[];
@@ -74,7 +74,7 @@ export interface ConfigField {
   schema: Record<string, unknown>;
 }
 
-export interface CapabilityServer {
+interface CapabilityServer {
   command: string;
   args: string[];
   binaries?: string;
@@ -86,7 +86,7 @@ export interface CapabilityServer {
   binary_sha256?: Record<string, string>;
 }
 
-export interface YolopFacet {
+interface YolopFacet {
   protocol_version?: string;
   capabilityServer: CapabilityServer;
   config_schema?: Record<string, unknown>;

@@ -70,7 +70,7 @@ export interface PolicyViolation {
 const ADMITTED_TRUST = new Set(['crate-digest', 'crate-key', 'local-build']);
 
 /** Only the source kind (before anything is fetched). */
-export function kindViolation(policy: Policy, kind: string, what: string): PolicyViolation | undefined {
+function kindViolation(policy: Policy, kind: string, what: string): PolicyViolation | undefined {
   if (!policy.kinds || policy.kinds.includes(kind)) return undefined;
   return {
     rule: 'sources.kinds',

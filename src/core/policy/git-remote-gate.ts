@@ -10,21 +10,27 @@
  */
 import type { Context } from '../context.js';
 import { gitUrlHost, type GitUrl } from '../sources/git-url.js';
+import type { OriginFacts } from '../sources/source.js';
 import { redactUrls } from '../text/redact.js';
 import { sanitize } from '../text/sanitize.js';
 import { policyError, policyViolations } from './evaluate.js';
 import { loadPolicy } from './load-policy.js';
 
-export async function admitRewrittenRemote(ctx: Context, remote: GitUrl, effectiveUrl: () => Promise<string>): Promise<void> {
+/** `spec`: the remote as the policy reads a spec (its kind and origin), from the git runner. */
+export async function admitRewrittenRemote(
+  ctx: Context,
+  remote: GitUrl,
+  spec: { kind: string; origin: OriginFacts },
+  effectiveUrl: () => Promise<string>,
+): Promise<void> {
   const policy = loadPolicy(ctx);
   if (policy.files.length === 0 || !policy.git_hosts) return;
   const effective = (await effectiveUrl()).trim();
   if (effective === '' || effective === remote.url) return;
   const shown = sanitize(redactUrls(effective), { max: 200 });
-  const origin = gitUrlHost(remote.url);
   const violations = policyViolations(policy, {
     name: sanitize(redactUrls(remote.url), { max: 200 }),
-    spec: { kind: 'git', origin: { git_host: origin } },
+    spec,
     // A rewrite to a local path names no host: it is read in place, like a `file://` mirror.
     via: [{ git_host: gitUrlHost(effective) || 'file', through: `${shown} (your git config's url.<base>.insteadOf rewrites the URL to it)` }],
   }).filter((v) => v.rule === 'sources.git_hosts');

@@ -14,14 +14,14 @@ import { KINDS } from '../sources/index.js';
 import { durationMs } from '../text/duration.js';
 
 /** How far hooks may go: none at all, scoped only (no match-all glob), or any. */
-export type HookLevel = 'none' | 'scoped' | 'any';
+type HookLevel = 'none' | 'scoped' | 'any';
 const HOOK_LEVELS: readonly HookLevel[] = ['none', 'scoped', 'any'];
 
 /** The facets of the maximum grant that are plain allow/deny switches. */
 const GRANT_SWITCHES = ['mcp_servers', 'prompts', 'dynamic_prompts', 'commands', 'secrets', 'server_outside_package'] as const;
-export type GrantSwitch = (typeof GRANT_SWITCHES)[number];
+type GrantSwitch = (typeof GRANT_SWITCHES)[number];
 
-export interface MaxGrant {
+interface MaxGrant {
   hooks: HookLevel;
   /** true = allowed. */
   switches: Record<GrantSwitch, boolean>;

@@ -37,7 +37,7 @@ export interface FieldStatus {
  * config in effect (what the host gives the server), `kept` the config the file
  * keeps that is not in effect (ExtensionSettings).
  */
-export function fieldStatus(
+function fieldStatus(
   field: ConfigField,
   config: Record<string, unknown>,
   fileSecrets: string[],

@@ -59,7 +59,7 @@ function describeError(key: string, e: ErrorObject): string {
 }
 
 /** Problems with `value` for `field` (empty = valid). Secret values are never quoted. */
-export function checkConfigValue(field: ConfigField, value: unknown, extension: string): string[] {
+function checkConfigValue(field: ConfigField, value: unknown, extension: string): string[] {
   const fn = validatorFor(field, extension);
   if (fn(value)) return [];
   return (fn.errors ?? []).map((e) => describeError(field.key, e));
@@ -76,7 +76,7 @@ export function assertConfigValue(field: ConfigField, value: unknown, extension:
 }
 
 /** What a field accepts, for hints and prompts. */
-export function fieldHint(field: ConfigField): string {
+function fieldHint(field: ConfigField): string {
   const parts: string[] = [];
   if (field.enum) parts.push(`one of ${field.enum.join(', ')}`);
   else if (field.type) parts.push(`a${/^[aeiou]/.test(field.type) ? 'n' : ''} ${field.type}`);

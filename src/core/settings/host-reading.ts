@@ -64,16 +64,16 @@ export function refOf(table: TomlTable): string | undefined {
 }
 
 /** An entry's inline config: every key but the reserved ones. */
-export function configOf(table: TomlTable): Record<string, unknown> {
+function configOf(table: TomlTable): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(table)) if (!RESERVED_KEYS.includes(k)) out[k] = v;
   return out;
 }
 
 /** The entry removes every instance of its ref (`enabled = false`, the boolean). */
-export const isRemoveEntry = (t: TomlTable): boolean => t.enabled === false;
+const isRemoveEntry = (t: TomlTable): boolean => t.enabled === false;
 /** The entry adds an instance of its own (`append = true`, the boolean), unless it removes. */
-export const isAppendEntry = (t: TomlTable): boolean => t.enabled !== false && t.append === true;
+const isAppendEntry = (t: TomlTable): boolean => t.enabled !== false && t.append === true;
 
 /** The host's walk over one ref's entries, in file order (see the module comment). */
 export function applyEntries(entries: readonly TomlTable[]): HostInstance[] {
@@ -143,7 +143,7 @@ export function enableChoice(entries: readonly TomlTable[], layerStart: number):
 }
 
 /** The entries as `yep-ext enable` leaves them (enableChoice applied), read for what enable would bring back. */
-export function enableEntries(entries: readonly TomlTable[], layerStart: number, ref: string): TomlTable[] {
+function enableEntries(entries: readonly TomlTable[], layerStart: number, ref: string): TomlTable[] {
   const { flip, add } = enableChoice(entries, layerStart);
   const out = entries.map((t, i) => (flip.includes(i) ? switchedOn(t) : t));
   return add ? [...out, { ref }] : out;

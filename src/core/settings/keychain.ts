@@ -18,7 +18,6 @@ import { DEFAULT_KEYCHAIN_TIMEOUT_MS, type Context, type KeychainBackend, type K
 import { systemClock, type Clock } from '../clock.js';
 
 export const KEYCHAIN_SERVICE = 'yolop';
-export { DEFAULT_KEYCHAIN_TIMEOUT_MS } from '../context.js';
 
 /**
  * Which backend and how long to wait: ctx.keychain (createContext fills the

@@ -14,10 +14,10 @@ import { isValidName } from '../package/names.js';
 import type { Paths } from '../paths.js';
 
 /** `<config>/profiles`. */
-export const profilesDir = (paths: Paths): string => join(paths.configDir, 'profiles');
+const profilesDir = (paths: Paths): string => join(paths.configDir, 'profiles');
 
 /** The profiles that exist (`<name>.toml` files), sorted. */
-export function listProfiles(paths: Paths): string[] {
+function listProfiles(paths: Paths): string[] {
   try {
     return readdirSync(profilesDir(paths), { withFileTypes: true })
       .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.toml') && isValidName(e.name.slice(0, -'.toml'.length)))

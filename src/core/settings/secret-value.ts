@@ -4,7 +4,7 @@
  * written (the secret store) or injected (a server's environment).
  */
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 export class Secret {
   readonly #value: string;

@@ -45,7 +45,7 @@ import {
   type TomlTable,
 } from './toml-edit.js';
 
-export const SECRETS_MODE = 0o600;
+const SECRETS_MODE = 0o600;
 /** Values larger than this are refused: a credential, not a file. */
 export const SECRET_MAX_BYTES = 64 * 1024;
 
@@ -180,7 +180,7 @@ function unsafeEdit(file: string, key: string): YepError {
   });
 }
 
-export interface SecretsFileInfo {
+interface SecretsFileInfo {
   file: string;
   exists: boolean;
   symlink: boolean;
@@ -190,7 +190,7 @@ export interface SecretsFileInfo {
   insecure: boolean;
 }
 
-export async function inspectSecretsFile(paths: Paths): Promise<SecretsFileInfo> {
+async function inspectSecretsFile(paths: Paths): Promise<SecretsFileInfo> {
   const file = paths.secretsFile;
   const info = inspectRegularFile(file, 'The secrets file', { hint: 'Move it aside; yolop keeps secrets in a plain file there.' });
   if (!info) return { file, exists: false, symlink: false, insecure: false };

@@ -20,7 +20,7 @@ export interface ServerConfig {
   keychain?: string[];
 }
 
-export interface FieldStatus {
+interface FieldStatus {
   key: string;
   secret: boolean;
   env?: string;

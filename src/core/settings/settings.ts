@@ -38,7 +38,7 @@ import {
 import { RESERVED_KEYS, applyEntries, enableChoice, entriesFor, extRef, hostReading, isTable, refOf, type ExtensionSettings } from './host-reading.js';
 import { profileFile } from './profiles.js';
 
-export { RESERVED_KEYS, extRef, hostReading, type ExtensionSettings };
+export { hostReading, type ExtensionSettings };
 
 export type SettingsEdit =
   /** Enabled, kept config back in effect; `values` (`undefined` removes a key) are set on the way, in the same write. */

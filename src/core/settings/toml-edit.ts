@@ -35,7 +35,7 @@ export function parseTomlText(text: string): TomlTable {
 }
 
 /** The line ending a document mostly uses, so inserted lines match. */
-export function detectEol(text: string): '\n' | '\r\n' {
+function detectEol(text: string): '\n' | '\r\n' {
   const crlf = text.split('\r\n').length - 1;
   const lf = text.split('\n').length - 1 - crlf;
   return crlf > lf ? '\r\n' : '\n';

@@ -6,7 +6,7 @@
 import { YepError, stateIoError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
 
-export const CREDENTIALS_HINT =
+const CREDENTIALS_HINT =
   'If the repository is private, let git authenticate without a prompt: for git@host:... or ssh:// URLs load your key into ssh-agent (ssh-add) or name it in ~/.ssh/config; for https:// URLs configure a git credential helper (git config --global credential.helper ...). Putting a token in the URL is not recommended: the URL is saved in extensions.lock.';
 
 const AUTH_RE =

@@ -16,7 +16,7 @@ import { simpleGit, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
 import { useProxy } from '../net/proxy.js';
 import { killTagged } from '../yep/process-tree.js';
-import type { GitUrl } from './git-url.js';
+import { gitUrlHost, type GitUrl } from './git-url.js';
 
 /** Variables a user's git legitimately needs (proxies, CA bundles, ssh-agent, its own config). */
 const PASSTHROUGH_ENV = [
@@ -63,7 +63,7 @@ export interface GitRunOptions {
 }
 
 /** The environment git runs with: a fixed allow-list plus our hardening variables. */
-export function buildGitEnv(ctx: Context, options: Pick<GitRunOptions, 'allowedProtocols' | 'gitDir' | 'workTree' | 'idleTimeoutMs'>): Record<string, string> {
+function buildGitEnv(ctx: Context, options: Pick<GitRunOptions, 'allowedProtocols' | 'gitDir' | 'workTree' | 'idleTimeoutMs'>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of PASSTHROUGH_ENV) {
     const value = ctx.env[key];
@@ -93,7 +93,7 @@ export function buildGitEnv(ctx: Context, options: Pick<GitRunOptions, 'allowedP
 }
 
 /** The `-c` settings every git command gets. */
-export function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs' | 'noRedirects'>): string[] {
+function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs' | 'noRedirects'>): string[] {
   const idleSeconds = Math.max(1, Math.ceil(options.idleTimeoutMs / 1000));
   return [
     'core.hooksPath=/dev/null',
@@ -137,7 +137,9 @@ export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
   // Before git runs anything for this remote: where the user's git config sends it is admitted too.
   let admitted: Promise<void> | undefined;
   const swept = async (...args: unknown[]): Promise<string> => {
-    admitted ??= ctx.admitGitRemote(ctx, options.remote, () => raw(['ls-remote', '--get-url', '--', options.remote.url]));
+    admitted ??= ctx.admitGitRemote(ctx, options.remote, { kind: 'git', origin: { git_host: gitUrlHost(options.remote.url) } }, () =>
+      raw(['ls-remote', '--get-url', '--', options.remote.url]),
+    );
     await admitted;
     return raw(...args).catch((e: unknown) => {
       killTagged(tag);

@@ -15,7 +15,7 @@
 import { YepError } from '../errors.js';
 import { sanitize } from '../text/sanitize.js';
 
-export type GitTransport = 'https' | 'http' | 'ssh' | 'file';
+type GitTransport = 'https' | 'http' | 'ssh' | 'file';
 
 export interface GitUrl {
   /** The URL exactly as it will be given to git (and written to the lock). */
@@ -25,8 +25,8 @@ export interface GitUrl {
   allowedProtocols: readonly string[];
 }
 
-export const GIT_URL_MAX = 2048;
-export const GIT_REF_MAX = 255;
+const GIT_URL_MAX = 2048;
+const GIT_REF_MAX = 255;
 
 const FULL_SHA_RE = /^[0-9a-fA-F]{40}$/;
 const USER_RE = /^[A-Za-z0-9._~%+][A-Za-z0-9._~%+-]*$/;

@@ -422,23 +422,25 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
     created = true;
     await run(rc, git, ['init', '--bare', '--quiet', '--template='], 'prepare a repository for');
     const watcher = watchSize(gitDir, rc.limits.maxFetchBytes, rc.scope);
-    let commitPresent: boolean;
-    try {
-      commitPresent = await fetchCommitWithFallback(git, {
-        url,
-        rev,
-        ...(refName !== undefined ? { refName } : {}),
-        shallow: true,
-        progress: true,
-        refPrefix: 'refs/yep',
-        signal: rc.scope.signal,
-        log: rc.ctx.log,
-        fail: (e, action) => toYepError(rc, e, action),
-      });
-    } finally {
-      const size = await watcher.stop();
-      if (size > rc.limits.maxFetchBytes) throw fetchTooBig(url, rc.limits.maxFetchBytes);
-    }
+    const fetched = await fetchCommitWithFallback(git, {
+      url,
+      rev,
+      ...(refName !== undefined ? { refName } : {}),
+      shallow: true,
+      progress: true,
+      refPrefix: 'refs/yep',
+      signal: rc.scope.signal,
+      log: rc.ctx.log,
+      fail: (e, action) => toYepError(rc, e, action),
+    }).then(
+      (present) => ({ present }),
+      (error: unknown) => ({ error }),
+    );
+    // Past the size limit, that is the error, whatever the fetch did: the watcher aborts a fetch that grows past it.
+    const size = await watcher.stop();
+    if (size > rc.limits.maxFetchBytes) throw fetchTooBig(url, rc.limits.maxFetchBytes);
+    if ('error' in fetched) throw fetched.error;
+    const commitPresent = fetched.present;
     if (!commitPresent) {
       throw new YepError('E_NOT_FOUND', `Commit ${rev} is not on ${shown} (any more).`, {
         hint: 'The branch was probably force-pushed or the commit deleted. Install a current ref (yep-ext install <url>@<ref>) or ask the author to restore the commit.',

@@ -53,7 +53,7 @@ export function withNotes<R extends RecordBase>(fetched: Fetched<R>, notes: read
 export type RecordCheck<R> = { record: R } | { problem: string };
 
 /** The two things "same pin, same bytes" compares. */
-export interface PinnedEntry<R> {
+interface PinnedEntry<R> {
   content_hash: string;
   source: R;
 }
@@ -256,7 +256,7 @@ export interface RegistryListing {
  * Where `Source.mirror` stages what it mirrors (sources/mirror/mirror-plan.ts): checked
  * and fetched into scratch now, placed in the mirror only after every entry passed.
  */
-export type MirrorTarget = MirrorPlan;
+type MirrorTarget = MirrorPlan;
 
 /**
  * What mirroring one lock entry did: skipped (why), or added under `section` of
@@ -265,7 +265,7 @@ export type MirrorTarget = MirrorPlan;
  * once (`same` says an existing item is it); `files` are the mirror files written,
  * by path in the mirror, with their sha256 (manifest.json `files`).
  */
-export type MirrorOutcome =
+type MirrorOutcome =
   | { skipped: string }
   | {
       section: string;

@@ -37,7 +37,7 @@ export interface PathSpec {
   path: string;
 }
 
-export interface InvalidSpec {
+interface InvalidSpec {
   kind: 'invalid';
   raw: string;
   reason: string;

@@ -25,7 +25,7 @@ import { storeCustody } from '../paths.js';
 import { loadStoreLock, saveStoreLock, storeLockIsOwnWrite, type LockEntry } from './lockfile.js';
 
 /** `<store>/.yep-grants/<name>.lock.json` (a name never holds a dot, so it cannot be a grant file's name). */
-export function custodyFile(ctx: Context, name: string): string {
+function custodyFile(ctx: Context, name: string): string {
   return join(ctx.paths.grantsDir, `${assertValidName(name)}.lock.json`);
 }
 
@@ -50,7 +50,7 @@ export async function removeCustody(ctx: Context, name: string): Promise<void> {
 }
 
 /** The recorded entry for `name`, or undefined (none, unreadable, or naming another entry). */
-export function loadCustody(ctx: Context, name: string): LockEntry | undefined {
+function loadCustody(ctx: Context, name: string): LockEntry | undefined {
   let text: string | undefined;
   try {
     text = readRegularTextSync(custodyFile(ctx, name), 'The custody record');

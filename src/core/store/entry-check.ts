@@ -34,17 +34,7 @@ import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeS
  * anyway; not-installed: settings.toml enables a name that neither the lock nor the
  * store has, so the host is told to load nothing (both: `verify` without names only).
  */
-export type VerifyProblemKind =
-  | 'missing'
-  | 'manifest'
-  | 'content'
-  | 'binary'
-  | 'not-executable'
-  | 'command'
-  | 'engines'
-  | 'unlocked'
-  | 'not-installed'
-  | 'custody';
+type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines' | 'unlocked' | 'not-installed' | 'custody';
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
@@ -91,7 +81,7 @@ export interface EntryCheck {
  * directory that is gone cannot be re-read by `install --force` or `--frozen` (its recorded
  * source is that very directory): it is installed again from where it is now.
  */
-export function linkedState(ctx: Context, entry: LockEntry): { pinned: string; pinnedThere: boolean; leadsTo: string | undefined } | undefined {
+function linkedState(ctx: Context, entry: LockEntry): { pinned: string; pinnedThere: boolean; leadsTo: string | undefined } | undefined {
   if (!isLinked(entry.source) || typeof entry.source.path !== 'string') return undefined;
   const pinned = entry.source.path;
   return { pinned, pinnedThere: existsSync(join(pinned, 'plugin.json')), leadsTo: resolveInstalledDir(ctx.paths, entry.name) };
@@ -208,112 +198,141 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
   // suggested `update` re-reads the pinned directory and finds nothing to do).
   const misdirected = misdirectedProblem(ctx, entry);
   if (misdirected) result.problems.push(misdirected);
-  let manifest: Manifest | undefined;
+  const manifest = await readEntryManifest(dir, entry, result);
+  const linked = isLinked(entry.source);
+  const command = manifest?.yolop.capabilityServer.command;
+  const binRel = command !== undefined && !command.includes('/') ? `bin/${command}` : undefined;
+  const fileSha = typeof entry.source.binary_file_sha256 === 'string' && !linked ? entry.source.binary_file_sha256 : undefined;
+  if (fileSha && binRel) result.binary = { path: binRel, expected: fileSha, actual: null };
+  const clean = !options.skipHashes && !misdirected ? await checkHashes(ctx, entry, dir, options, { result, binRel, fileSha, linked }) : undefined;
+
+  if (manifest && command !== undefined) await checkCommand(ctx, entry, dir, command, { result, binRel, linked });
+  return done(clean ? { ...(manifest ? { manifest } : {}), clean } : manifest ? { manifest } : {});
+}
+
+/** The entry's manifest, or undefined with the problem noted when it cannot be read or names another extension. */
+async function readEntryManifest(dir: string, entry: LockEntry, result: EntryVerification): Promise<Manifest | undefined> {
   try {
-    manifest = await loadManifest(dir);
+    const manifest = await loadManifest(dir);
     if (manifest.name !== entry.name)
       result.problems.push({
         kind: 'manifest',
         message: `manifest name is "${manifest.name}", not "${entry.name}" (the host skips it)`,
         files: ['plugin.json'],
       });
+    return manifest;
   } catch (e) {
     if (!isYepError(e)) throw e;
     result.problems.push({ kind: 'manifest', message: `broken manifest: ${e.message.split('\n').join(' ')}`, files: ['plugin.json'] });
+    return undefined;
   }
-  const linked = isLinked(entry.source);
-  const command = manifest?.yolop.capabilityServer.command;
-  const binRel = command !== undefined && !command.includes('/') ? `bin/${command}` : undefined;
-  const fileSha = typeof entry.source.binary_file_sha256 === 'string' && !linked ? entry.source.binary_file_sha256 : undefined;
-  if (fileSha && binRel) result.binary = { path: binRel, expected: fileSha, actual: null };
-  let clean: Record<string, FileSignature> | undefined;
+}
 
-  if (!options.skipHashes && !misdirected) {
-    let sigs: Record<string, FileSignature> | undefined;
-    try {
-      sigs = signTree(dir);
-    } catch {
-      sigs = undefined;
-    }
-    const state = readTreeState(ctx.paths, entry.name);
-    const sameEntry = state !== undefined && state.dir === dir && state.content_hash === entry.content_hash && state.binary_file_sha256 === (fileSha ?? null);
-    const diff = sameEntry && sigs ? diffSignatures(state.files, sigs) : undefined;
-    const unchanged = diff !== undefined && diff.changed.length + diff.deleted.length + diff.added.length + diff.modeOnly.length === 0;
-    if (options.mode === 'cheap' && unchanged) {
-      result.content_hash = { expected: entry.content_hash, actual: entry.content_hash, checked: 'signature' };
-      if (result.binary) result.binary.actual = fileSha ?? null;
-    } else {
-      // A provisioned binary was added after hashing: leave it out, as the host does.
-      const exclude = new Set(typeof entry.source.binary_sha256 === 'string' && binRel && !linked ? [binRel] : []);
-      const actual = await contentHash(dir, exclude).catch(() => null);
-      result.content_hash = { expected: entry.content_hash, actual, checked: 'hashed' };
-      if (actual !== entry.content_hash) {
-        const named = diff
-          ? {
-              changed: diff.changed.filter((f) => !exclude.has(f)),
-              deleted: diff.deleted.filter((f) => !exclude.has(f)),
-              added: diff.added.filter((f) => !exclude.has(f)),
-            }
-          : undefined;
-        const files = named ? [...named.changed, ...named.deleted, ...named.added].sort() : [];
-        const which = named ? describeFiles(named) : '';
-        result.problems.push(
-          editedInPlace(ctx, entry)
-            ? {
-                kind: 'content',
-                message: `changed since it was pinned (edited or rebuilt)${which}: re-pin with \`yep-ext update ${entry.name}\`, which shows what the new files ask for`,
-                files: files.length ? files : null,
-              }
-            : {
-                kind: 'content',
-                message: `hash drift: the files changed since install${which} (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`,
-                files: files.length ? files : null,
-              },
-        );
-      }
-      if (result.binary && binRel) {
-        const got = await sha256File(join(dir, binRel)).catch(() => undefined);
-        result.binary.actual = got ?? null;
-        if (got !== fileSha) {
-          result.problems.push({
-            kind: 'binary',
-            message:
-              got === undefined
-                ? `binary missing: ${binRel} is gone (reinstall it)`
-                : `binary drift: ${binRel} changed since install (expected sha256 ${fileSha?.slice(0, 12)}…, found ${got.slice(0, 12)}…)`,
-            files: [binRel],
-          });
-        }
-      }
-      if (sigs && result.problems.every((p) => p.kind !== 'content' && p.kind !== 'binary')) clean = sigs;
-    }
+/**
+ * The tree's content hash (cheap mode: trusted when the stat signatures are unchanged) and the
+ * provisioned binary's digest, problems noted in `run.result`; the fresh signatures when the
+ * tree was re-hashed and everything matched.
+ */
+async function checkHashes(
+  ctx: Context,
+  entry: LockEntry,
+  dir: string,
+  options: VerifyEntryOptions,
+  run: { result: EntryVerification; binRel: string | undefined; fileSha: string | undefined; linked: boolean },
+): Promise<Record<string, FileSignature> | undefined> {
+  const { result, binRel, fileSha, linked } = run;
+  let sigs: Record<string, FileSignature> | undefined;
+  try {
+    sigs = signTree(dir);
+  } catch {
+    sigs = undefined;
   }
-
-  if (manifest && command !== undefined) {
-    const inspected = await inspectServerCommand(dir, command, ctx.env.PATH ?? '');
-    result.command = { ok: inspected.ok, detail: inspected.ok ? inspected.detail : inspected.detail };
-    if (!inspected.ok) {
-      let inPackage = false;
-      try {
-        inPackage = binRel !== undefined && lstatSync(join(dir, binRel)) !== undefined;
-      } catch {
-        inPackage = false;
-      }
-      const build = linked && !inPackage ? unbuiltServer(localDir(entry, dir), command) : undefined;
+  const state = readTreeState(ctx.paths, entry.name);
+  const sameEntry = state !== undefined && state.dir === dir && state.content_hash === entry.content_hash && state.binary_file_sha256 === (fileSha ?? null);
+  const diff = sameEntry && sigs ? diffSignatures(state.files, sigs) : undefined;
+  const unchanged = diff !== undefined && diff.changed.length + diff.deleted.length + diff.added.length + diff.modeOnly.length === 0;
+  if (options.mode === 'cheap' && unchanged) {
+    result.content_hash = { expected: entry.content_hash, actual: entry.content_hash, checked: 'signature' };
+    if (result.binary) result.binary.actual = fileSha ?? null;
+  } else {
+    // A provisioned binary was added after hashing: leave it out, as the host does.
+    const exclude = new Set(typeof entry.source.binary_sha256 === 'string' && binRel && !linked ? [binRel] : []);
+    const actual = await contentHash(dir, exclude).catch(() => null);
+    result.content_hash = { expected: entry.content_hash, actual, checked: 'hashed' };
+    if (actual !== entry.content_hash) {
+      const named = diff
+        ? {
+            changed: diff.changed.filter((f) => !exclude.has(f)),
+            deleted: diff.deleted.filter((f) => !exclude.has(f)),
+            added: diff.added.filter((f) => !exclude.has(f)),
+          }
+        : undefined;
+      const files = named ? [...named.changed, ...named.deleted, ...named.added].sort() : [];
+      const which = named ? describeFiles(named) : '';
       result.problems.push(
-        inPackage
-          ? { kind: 'not-executable', message: `server will not start: ${inspected.detail}`, files: [binRel as string] }
-          : build
-            ? { kind: 'command', message: unbuiltMessage(build), files: null }
-            : { kind: 'command', message: `server command does not resolve: ${inspected.detail}`, files: null },
+        editedInPlace(ctx, entry)
+          ? {
+              kind: 'content',
+              message: `changed since it was pinned (edited or rebuilt)${which}: re-pin with \`yep-ext update ${entry.name}\`, which shows what the new files ask for`,
+              files: files.length ? files : null,
+            }
+          : {
+              kind: 'content',
+              message: `hash drift: the files changed since install${which} (expected ${entry.content_hash.slice(0, 19)}…, found ${actual?.slice(0, 19) ?? 'unreadable'}…)`,
+              files: files.length ? files : null,
+            },
       );
-    } else if (linked) {
-      // The command is there but what it starts is not (a launcher before the first build).
-      const build = unbuiltServer(localDir(entry, dir), command);
-      if (build) result.problems.push({ kind: 'command', message: unbuiltMessage(build), files: null });
     }
+    if (result.binary && binRel) {
+      const got = await sha256File(join(dir, binRel)).catch(() => undefined);
+      result.binary.actual = got ?? null;
+      if (got !== fileSha) {
+        result.problems.push({
+          kind: 'binary',
+          message:
+            got === undefined
+              ? `binary missing: ${binRel} is gone (reinstall it)`
+              : `binary drift: ${binRel} changed since install (expected sha256 ${fileSha?.slice(0, 12)}…, found ${got.slice(0, 12)}…)`,
+          files: [binRel],
+        });
+      }
+    }
+    if (sigs && result.problems.every((p) => p.kind !== 'content' && p.kind !== 'binary')) return sigs;
   }
-  return done(clean ? { ...(manifest ? { manifest } : {}), clean } : manifest ? { manifest } : {});
+  return undefined;
+}
+
+/** Where the server command resolves, as the host resolves it; a server in the package that cannot run, or an unbuilt local one, noted. */
+async function checkCommand(
+  ctx: Context,
+  entry: LockEntry,
+  dir: string,
+  command: string,
+  run: { result: EntryVerification; binRel: string | undefined; linked: boolean },
+): Promise<void> {
+  const { result, binRel, linked } = run;
+  const inspected = await inspectServerCommand(dir, command, ctx.env.PATH ?? '');
+  result.command = { ok: inspected.ok, detail: inspected.ok ? inspected.detail : inspected.detail };
+  if (!inspected.ok) {
+    let inPackage = false;
+    try {
+      inPackage = binRel !== undefined && lstatSync(join(dir, binRel)) !== undefined;
+    } catch {
+      inPackage = false;
+    }
+    const build = linked && !inPackage ? unbuiltServer(localDir(entry, dir), command) : undefined;
+    result.problems.push(
+      inPackage
+        ? { kind: 'not-executable', message: `server will not start: ${inspected.detail}`, files: [binRel as string] }
+        : build
+          ? { kind: 'command', message: unbuiltMessage(build), files: null }
+          : { kind: 'command', message: `server command does not resolve: ${inspected.detail}`, files: null },
+    );
+  } else if (linked) {
+    // The command is there but what it starts is not (a launcher before the first build).
+    const build = unbuiltServer(localDir(entry, dir), command);
+    if (build) result.problems.push({ kind: 'command', message: unbuiltMessage(build), files: null });
+  }
 }
 
 /**

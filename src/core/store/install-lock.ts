@@ -113,7 +113,7 @@ async function withoutLockOnReadOnlyStore<T>(ctx: Context, e: unknown, fn: () =>
  * dotfiles manager's symlink there (to a directory of the user's) is refused (E_STATE, exit
  * 7) with nothing touched, rather than swept or written through.
  */
-export function assertStoreCustody(paths: Paths): void {
+function assertStoreCustody(paths: Paths): void {
   for (const area of STORE_AREAS) checkCustody(storeCustody(paths, area));
   checkCustody(storeCustody(paths, 'cache', { owned: ['index'], names: /$^/ }));
 }

@@ -16,7 +16,7 @@ import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { assertValidName } from '../package/names.js';
 
-export interface McpRecordedTool {
+interface McpRecordedTool {
   name: string;
   description: string;
   input_schema: unknown;

@@ -16,6 +16,7 @@
  * link points (inside `.yep-packages`), never by the entry being a symlink or a
  * directory; what the lock's Source says is for reports (`isLinked`).
  */
+import type { Stats } from 'node:fs';
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode } from '../errors.js';
@@ -38,7 +39,7 @@ export function versionOfLink(paths: Paths, text: string): string | undefined {
 
 export async function readStoreEntry(paths: Paths, name: string): Promise<StoreEntry> {
   const p = packageDir(paths, name);
-  let st;
+  let st: Stats;
   try {
     st = await lstat(p);
   } catch (e) {

@@ -28,7 +28,7 @@ import { checkpoint } from '../fs/checkpoint.js';
 import { disableForRemoval, preflightRemoval, removeGrantAndSecrets } from './state-cleanup.js';
 import { dropVersionIfUnused, freeVersionId, readStoreEntry, versionLinkText, versionOfLink } from './package-versions.js';
 
-export interface Journal {
+interface Journal {
   op: 'place' | 'remove';
   name: string;
   /**

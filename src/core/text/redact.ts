@@ -40,7 +40,7 @@ const CUT_USERINFO_END_RE = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#'"<>`\\@]+$/i;
  * where a URL or a word could begin. The plain `git@host:path` has no colon before the `@`
  * and stays as written.
  */
-const SCP_USERINFO_RE = /(^|[\s'"`(<\[=,;])([A-Za-z0-9._~%+-]+):([^\s@/'"`<>\\]+)@([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):/g;
+const SCP_USERINFO_RE = /(^|[\s'"`(<[=,;])([A-Za-z0-9._~%+-]+):([^\s@/'"`<>\\]+)@([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):/g;
 
 /** ssh transports: their user part is an account name (`git`), never a credential ssh reads. */
 const SSH_SCHEMES = new Set(['ssh', 'git+ssh', 'ssh+git']);

@@ -63,9 +63,9 @@ export function serverSpawnArgs(
 }
 
 /** The host's retry of a spawn refused with ETXTBSY (src/extensions/manager.rs, host 0.18): this many tries in all. */
-export const ETXTBSY_ATTEMPTS = 10;
+const ETXTBSY_ATTEMPTS = 10;
 /** ... sleeping this long times the attempt number between them. */
-export const ETXTBSY_STEP_MS = 20;
+const ETXTBSY_STEP_MS = 20;
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 

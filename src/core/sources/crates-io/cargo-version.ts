@@ -134,13 +134,10 @@ function identifier(input: string, pos: 'pre-release' | 'build metadata'): [stri
 
 function parseVersionStrict(text: string): { major: bigint; minor: bigint; patch: bigint; pre: string; build: string } {
   if (text === '') throw new SemverError('empty', 'empty string, expected a semver version');
-  let [major, rest] = numericIdentifier(text, 'major');
-  rest = dot(rest, 'major');
-  let minor: bigint;
-  [minor, rest] = numericIdentifier(rest, 'minor');
-  rest = dot(rest, 'minor');
-  let patch: bigint;
-  [patch, rest] = numericIdentifier(rest, 'patch');
+  const [major, afterMajor] = numericIdentifier(text, 'major');
+  const [minor, afterMinor] = numericIdentifier(dot(afterMajor, 'major'), 'minor');
+  const [patch, afterPatch] = numericIdentifier(dot(afterMinor, 'minor'), 'patch');
+  let rest = afterPatch;
   let pos: Position = 'patch';
   let pre = '';
   let build = '';
@@ -160,7 +157,7 @@ function parseVersionStrict(text: string): { major: bigint; minor: bigint; patch
 
 /** Parse a version the way cargo does; undefined when cargo would reject it. */
 export function parseCargoVersion(text: string): CargoVersion | undefined {
-  let v;
+  let v: ReturnType<typeof parseVersionStrict>;
   try {
     v = parseVersionStrict(text);
   } catch (e) {
@@ -175,7 +172,7 @@ export function parseCargoVersion(text: string): CargoVersion | undefined {
 
 type Op = '=' | '>' | '>=' | '<' | '<=' | '~' | '^' | '*';
 
-export interface CargoComparator {
+interface CargoComparator {
   /** `*` is cargo's Op::Wildcard: an operator-less `1.*` or `1.2.*`. */
   op: Op;
   major: bigint;
@@ -215,8 +212,8 @@ function comparatorOf(input: string): [CargoComparator, Position, string] {
   let op: Op = written ?? '^';
   let text = trimSpaces(afterOp);
   let pos: Position = 'major';
-  let major: bigint;
-  [major, text] = numericIdentifier(text, pos);
+  const [major, afterMajor] = numericIdentifier(text, pos);
+  text = afterMajor;
   let minor: bigint | undefined;
   let patch: bigint | undefined;
   let hasWildcard = false;
@@ -399,7 +396,7 @@ export function parseCargoRequirement(text: string): CargoRequirement {
 // ---------------------------------------------------------------- matching (eval.rs)
 
 /** Pre-release precedence (SemVer 11.4): '' (a release) ranks above any pre-release. */
-export function comparePrerelease(a: string, b: string): number {
+function comparePrerelease(a: string, b: string): number {
   if (a === b) return 0;
   if (a === '') return 1;
   if (b === '') return -1;

@@ -14,7 +14,7 @@ export interface DownloadTarget {
   cksum: string;
 }
 
-export function hasDlMarkers(dl: string): boolean {
+function hasDlMarkers(dl: string): boolean {
   return MARKERS.some((m) => dl.includes(m));
 }
 

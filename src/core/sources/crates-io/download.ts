@@ -15,7 +15,7 @@ import { isInstallableCksum } from './index-lines.js';
 import type { RegistryConfig } from './registry-config.js';
 
 /** crates.io caps uploads at 10 MiB; mirrors may hold bigger crates, but not this big. */
-export const DEFAULT_MAX_CRATE_BYTES = 512 * 1024 * 1024;
+const DEFAULT_MAX_CRATE_BYTES = 512 * 1024 * 1024;
 
 export interface VerifiedCrate {
   file: string;

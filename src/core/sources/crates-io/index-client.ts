@@ -19,7 +19,7 @@ import { indexPath } from './index-path.js';
 import { htmlPageError, parseIndexFile, type ParsedIndex } from './index-lines.js';
 
 /** Index files are small (serde's, ~300 versions, is ~250 KiB); anything near this is hostile. */
-export const INDEX_MAX_BYTES = 20 * 1024 * 1024;
+const INDEX_MAX_BYTES = 20 * 1024 * 1024;
 
 interface CacheRecord {
   url: string;
@@ -40,7 +40,7 @@ function cacheFile(ctx: Context, url: string): string {
 }
 
 /** The digest of every field the cache relies on (JSON of a fixed-order array: unambiguous). */
-export function cacheRecordDigest(rec: CacheRecord): string {
+function cacheRecordDigest(rec: CacheRecord): string {
   return createHash('sha256')
     .update(JSON.stringify([rec.url, rec.etag ?? null, rec.lastModified ?? null, rec.body]))
     .digest('hex');

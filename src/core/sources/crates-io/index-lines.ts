@@ -12,7 +12,7 @@ export const CKSUM_RE = /^[0-9a-f]{64}$/;
 /** The index's `pubtime` form (RFC 3339 in UTC, seconds optional fractions). */
 const PUBTIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /** The highest index schema version yep-ext understands (cargo's too). */
-export const MAX_INDEX_SCHEMA = 2;
+const MAX_INDEX_SCHEMA = 2;
 
 export interface IndexEntry {
   /** The name as published (its case may differ from what the user typed). */

@@ -43,7 +43,10 @@ export function checkIndexUrl(indexUrl: string): URL {
 /** Fetch and validate `<index>/config.json` (memoised per context). */
 export function loadRegistryConfig(ctx: Context, indexUrl: string): Promise<RegistryConfig> {
   let perCtx = memo.get(ctx);
-  if (!perCtx) memo.set(ctx, (perCtx = new Map()));
+  if (!perCtx) {
+    perCtx = new Map();
+    memo.set(ctx, perCtx);
+  }
   let p = perCtx.get(indexUrl);
   if (!p) {
     p = fetchRegistryConfig(ctx, indexUrl);

@@ -86,43 +86,7 @@ export async function mirrorGit(ctx: Context, plan: MirrorPlan, entryName: strin
   // A bare repository in scratch for this origin (several locked commits of one repository share it).
   const scratchDir = join(plan.scratch, rel);
   if (!(inMirror && (await has(gitAt(gitDir, origin.allowedProtocols))))) {
-    const scratch = gitAt(scratchDir, origin.allowedProtocols);
-    if (
-      !(await stat(join(scratchDir, 'HEAD')).then(
-        () => true,
-        () => false,
-      ))
-    ) {
-      try {
-        await makeDirs(scratchDir);
-        await scratch.raw(['init', '--bare', '--quiet', '--template=']);
-      } catch (e) {
-        throw fail('prepare a repository for', e);
-      }
-    }
-    if (!(await has(scratch))) {
-      ctx.log.info(`Mirroring ${shown} at ${rev.slice(0, 12)}`);
-      // Full history (a dumb-HTTP client walks parents), with the source's fallbacks.
-      await fetchCommitWithFallback(scratch, {
-        url: origin.url,
-        rev,
-        shallow: false,
-        refPrefix: 'refs/yep-fetch',
-        signal: ctx.signal,
-        log: ctx.log,
-        fail: (e) => (e instanceof YepError ? e : fail('fetch', e)),
-      });
-      if (!(await has(scratch))) {
-        throw new YepError('E_NOT_FOUND', `${entryName}: commit ${rev} is not on ${shown} (any more); it cannot be mirrored.`, {
-          details: { url: shown, rev },
-        });
-      }
-    }
-    try {
-      await scratch.raw(['update-ref', `refs/tags/yep/${rev}`, rev]);
-    } catch (e) {
-      throw fail('index', e);
-    }
+    await fetchIntoScratch(ctx, gitAt(scratchDir, origin.allowedProtocols), scratchDir, { entryName, url: origin.url, rev, shown, fail });
     added = true;
     if (!inMirror) {
       // A new repository: moved into the mirror whole (scratch is inside the mirror's root, one file system).
@@ -140,15 +104,71 @@ export async function mirrorGit(ctx: Context, plan: MirrorPlan, entryName: strin
       });
     }
   }
-  // Then the refs a resolve against the mirror looks for, and the files dumb HTTP serves.
+  stageRefs(ctx, plan, () => gitAt(gitDir, origin.allowedProtocols), { rec: { ...rec, url: origin.url }, rel, rev, fail });
+  return { name: entryName, url: origin.url, commit: rev, path: rel, added };
+}
+
+type Fail = (what: string, e: unknown) => YepError;
+
+/**
+ * Have `rev` in the scratch repository (made first if absent), fetched with its full history
+ * (a dumb-HTTP client walks parents) with the source's fallbacks, and named refs/tags/yep/<rev>.
+ */
+async function fetchIntoScratch(
+  ctx: Context,
+  scratch: SimpleGit,
+  scratchDir: string,
+  job: { entryName: string; url: string; rev: string; shown: string; fail: Fail },
+): Promise<void> {
+  const { entryName, rev, shown, fail } = job;
+  if (
+    !(await stat(join(scratchDir, 'HEAD')).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    try {
+      await makeDirs(scratchDir);
+      await scratch.raw(['init', '--bare', '--quiet', '--template=']);
+    } catch (e) {
+      throw fail('prepare a repository for', e);
+    }
+  }
+  if (!(await hasCommit(scratch, rev))) {
+    ctx.log.info(`Mirroring ${shown} at ${rev.slice(0, 12)}`);
+    await fetchCommitWithFallback(scratch, {
+      url: job.url,
+      rev,
+      shallow: false,
+      refPrefix: 'refs/yep-fetch',
+      signal: ctx.signal,
+      log: ctx.log,
+      fail: (e) => (e instanceof YepError ? e : fail('fetch', e)),
+    });
+    if (!(await hasCommit(scratch, rev))) {
+      throw new YepError('E_NOT_FOUND', `${entryName}: commit ${rev} is not on ${shown} (any more); it cannot be mirrored.`, {
+        details: { url: shown, rev },
+      });
+    }
+  }
+  try {
+    await scratch.raw(['update-ref', `refs/tags/yep/${rev}`, rev]);
+  } catch (e) {
+    throw fail('index', e);
+  }
+}
+
+/** Then the refs a resolve against the mirror looks for, and the files dumb HTTP serves: a step of the place phase. */
+function stageRefs(ctx: Context, plan: MirrorPlan, mirrorGit: () => SimpleGit, job: { rec: GitRecord; rel: string; rev: string; fail: Fail }): void {
+  const { rec, rel, rev, fail } = job;
   plan.stageStep(
     `git:${rel}:${rev}:refs`,
     async () => {
-      const git = gitAt(gitDir, origin.allowedProtocols);
+      const git = mirrorGit();
       try {
         await git.raw(['update-ref', `refs/tags/yep/${rev}`, rev]);
         // The ref the lock followed, so a non-exact resolve against the mirror finds it (mirror-git-refs.ts).
-        await nameLockedRef(ctx, git, { ...rec, url: origin.url }, rev);
+        await nameLockedRef(ctx, git, rec, rev);
         // Only the pinned commits are named: drop the refs a fallback fetch brought.
         const extra = (await git.raw(['for-each-ref', '--format=%(refname)', 'refs/yep-fetch/'])).split('\n').filter(Boolean);
         for (const ref of extra) await git.raw(['update-ref', '-d', ref]);
@@ -159,5 +179,4 @@ export async function mirrorGit(ctx: Context, plan: MirrorPlan, entryName: strin
     },
     2,
   );
-  return { name: entryName, url: origin.url, commit: rev, path: rel, added };
 }
