@@ -7,7 +7,7 @@
  * (`Recovered: …`, verify's `custody_restored`), and reports an entry the host
  * replaced instead of calling it ok. State is read as the host reads it. Needs a build.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,26 @@ describe('a yolop lock write drops yep-ext keys from every entry', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(jsonOf(again).custody_restored).toEqual([]);
     expect(again.stderr).not.toContain('Recovered');
+  });
+
+  it("a host rewrite in the records' own clock tick (the same file time) is noticed too; yep-ext's own lock at that time is left alone", async () => {
+    const grants = join(store(), '.yep-grants');
+    const sameTime = (): void => {
+      const t = new Date();
+      utimesSync(lockFile(), t, t);
+      for (const n of readdirSync(grants)) utimesSync(join(grants, n), t, t);
+    };
+    const before = entries();
+    sameTime();
+    const own = await runCli(['verify', '--json'], { env: env() });
+    expect(own.code, own.stderr).toBe(0);
+    expect(jsonOf(own).custody_restored).toEqual([]);
+    hostRewrite();
+    sameTime();
+    const r = await runCli(['verify', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r).custody_restored.map((e: { name: string }) => e.name)).toEqual(['hello', 'local']);
+    expect(entries()).toEqual(before);
   });
 
   it('install --frozen restores them too before it compares, and the lock it leaves is the full one', async () => {

@@ -22,7 +22,7 @@ import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { assertValidName } from '../package/names.js';
 import { join } from 'node:path';
 import { storeCustody } from '../paths.js';
-import { loadStoreLock, saveStoreLock, type LockEntry } from './lockfile.js';
+import { loadStoreLock, saveStoreLock, storeLockIsOwnWrite, type LockEntry } from './lockfile.js';
 
 /** `<store>/.yep-grants/<name>.lock.json` (a name never holds a dot, so it cannot be a grant file's name). */
 function custodyFile(ctx: Context, name: string): string {
@@ -160,9 +160,10 @@ export async function restoreCustody(ctx: Context): Promise<CustodyReport> {
  * Whether anything may have rewritten the lock since yep-ext last recorded an entry:
  * yep-ext writes each record right after its lock write, so a lock older than the
  * newest record was written by yep-ext, and the lock is not read again (every command
- * that takes the installer lock runs this; stat calls only). A lock with the same mtime
- * as the record may still be a later write: file times move in clock ticks, and a host
- * write in the same tick must not go unnoticed, so the tie is read and compared.
+ * that takes the installer lock runs this; stat calls only). File times are as coarse
+ * as the kernel's clock tick, so a lock written just after a record (by yolop, or a
+ * second yep-ext run) may carry the record's very time: then the lock is yep-ext's own
+ * only if it holds the text yep-ext wrote (its memo, lockfile.ts).
  */
 function lockWrittenSinceRecords(ctx: Context): boolean {
   const lock = statSync(ctx.paths.lockFile, { bigint: true, throwIfNoEntry: false });
@@ -178,7 +179,9 @@ function lockWrittenSinceRecords(ctx: Context): boolean {
     const st = lstatSync(join(ctx.paths.grantsDir, n), { bigint: true, throwIfNoEntry: false });
     if (st?.isFile() && st.mtimeNs > newest) newest = st.mtimeNs;
   }
-  return newest >= 0n && lock.mtimeNs >= newest;
+  if (newest < 0n) return false;
+  if (lock.mtimeNs !== newest) return lock.mtimeNs > newest;
+  return !storeLockIsOwnWrite(ctx.paths);
 }
 
 /** One line per restored entry, for `Recovered: …`. */

@@ -173,6 +173,15 @@ export async function saveStoreLock(paths: Paths, lock: Lockfile): Promise<boole
   return written;
 }
 
+/**
+ * Whether the store's lock holds exactly the text yep-ext last wrote there (its memo's); false
+ * when that cannot be told (no lock, no memo): the caller then treats the lock as another's.
+ */
+export function storeLockIsOwnWrite(paths: Paths): boolean {
+  const text = readLockText(paths.lockFile);
+  return text !== undefined && readMemo(paths, text) !== undefined;
+}
+
 const MEMO_FORMAT = 1;
 const memoFile = (paths: Paths): string => join(paths.stateDir, 'extensions.lock.json');
 
