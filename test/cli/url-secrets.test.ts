@@ -31,7 +31,8 @@ const GIT_URL = 'https://git.example.test/acme/ext.git';
 function mcpHttpPackage(): string {
   const dir = join(home().root, 'mcp-http');
   mkdirSync(join(dir, 'bin'), { recursive: true });
-  writeFileSync(join(dir, 'bin', 'srv'), '#!/bin/sh\nexec cat >/dev/null\n', { mode: 0o755 });
+  // It leaves a mark once it is sent anything (doctor's initialize): a refusal must come before that.
+  writeFileSync(join(dir, 'bin', 'srv'), '#!/bin/sh\nread line\ntouch "$0.spoken"\nexec cat >/dev/null\n', { mode: 0o755 });
   const manifest = {
     name: 'mcp-http',
     version: '0.1.0',
@@ -125,8 +126,9 @@ describe('an unusable proxy URL is a configuration error naming the variable (ex
     expect(err.message.startsWith(`${variable} is not a proxy URL`)).toBe(true);
     expect(err.details.variable).toBe(variable);
     expect(r.stdout + r.stderr).not.toContain(CANARY);
-    // Refused before anything was created or sent.
+    // Refused before anything was created or sent (doctor: nothing sent to the capability server either).
     expect(existsSync(h.configDir)).toBe(false);
+    if (args[0] === 'doctor') expect(existsSync(join(args[1]!, 'bin', 'srv.spoken'))).toBe(false);
   });
 
   it('the human form names the variable and says what to write', async () => {

@@ -14,6 +14,7 @@ import { loadMcpRecord, saveMcpRecord, type McpRecord, type McpServerRecord } fr
 import { sanitize } from '../text/sanitize.js';
 import { redactValue, truncateRedacted } from '../text/redact.js';
 import { planMcpLaunch, type McpLaunch } from '../mcp/mcp-launch.js';
+import { useProxy } from '../net/proxy.js';
 import type { McpProbe } from '../mcp/probe.js';
 import type { RunPermit } from '../binary/cargo-build.js';
 import { inspectServerCommand } from '../package/inspect-command.js';
@@ -56,6 +57,20 @@ export interface McpCheckInput {
 
 /** Tool names by MCP's naming rule (SEP-986): what MCP clients can rely on. */
 const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * The proxy each HTTP server would be reached through, through the one proxy guard, before
+ * anything is started: an unusable value is a configuration error naming its variable (exit 2)
+ * at once, not after the capability server's checks have run their course.
+ */
+export function refuseUnusableMcpProxies(ctx: Context, manifest: Manifest): void {
+  for (const [server, decl] of Object.entries(manifest.yolop.mcpServers)) {
+    if (decl.type !== 'http') continue;
+    const { url } = planMcpLaunch(manifest.name, server, decl, ctx.env);
+    // A URL that does not parse is the probe's to report, as a failed check of that server.
+    if (url !== undefined && URL.canParse(url)) useProxy(new URL(url), ctx.env);
+  }
+}
 
 /** Every declared server: probe, grade, compare, record. Returns the servers for the JSON report. */
 export async function checkMcpServers(input: McpCheckInput): Promise<DoctorMcpServer[]> {

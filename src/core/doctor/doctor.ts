@@ -180,13 +180,14 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   const injection = checkConfig(run.report, manifest, loaded, options.noConfig === true);
   // What the server is handed and may echo: its config secrets, and the proxy credentials in the environment it inherits.
   run.secrets = [...(options.noConfig ? [] : injection.secretValues), ...proxyCredentials(ctx.env)];
+  const mcpCheck = Object.keys(manifest.yolop.mcpServers).length > 0 ? await import('./check-mcp.js') : undefined;
+  mcpCheck?.refuseUnusableMcpProxies(ctx, manifest);
   const command = await checkCommand(ctx, run.report, dir, manifest);
   try {
     if (command) call = await runServer(run, { dir, manifest, injection, command });
     // The MCP servers do not depend on the capability server: the host starts them on their own.
-    if (Object.keys(manifest.yolop.mcpServers).length > 0) {
-      const { checkMcpServers } = await import('./check-mcp.js');
-      mcp = await checkMcpServers({
+    if (mcpCheck) {
+      mcp = await mcpCheck.checkMcpServers({
         ctx,
         report: run.report,
         manifest,
