@@ -187,21 +187,23 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
     if (command) call = await runServer(run, { dir, manifest, injection, command });
     // The MCP servers do not depend on the capability server: the host starts them on their own.
     if (mcpCheck) {
-      mcp = await mcpCheck.checkMcpServers({
-        ctx,
-        report: run.report,
-        manifest,
-        installed: source === 'installed',
-        packageDir: dir,
-        workspaceRoot: options.workspaceRoot,
-        timeoutMs: run.timeoutMs,
-        probeMs: run.probeMs,
-        graceMs: run.graceMs,
-        secrets: run.secrets,
-      }).catch((e: unknown) => {
-        interruptedIfAborted(run);
-        throw e;
-      });
+      mcp = await mcpCheck
+        .checkMcpServers({
+          ctx,
+          report: run.report,
+          manifest,
+          installed: source === 'installed',
+          packageDir: dir,
+          workspaceRoot: options.workspaceRoot,
+          timeoutMs: run.timeoutMs,
+          probeMs: run.probeMs,
+          graceMs: run.graceMs,
+          secrets: run.secrets,
+        })
+        .catch((e: unknown) => {
+          interruptedIfAborted(run);
+          throw e;
+        });
       interruptedIfAborted(run);
     }
     return finish();
