@@ -99,16 +99,21 @@ describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsduti
     expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).toBe(`["ext:logfire"]\ntoken = "${CANARY}"\n`);
   });
 
-  it('a prompt draws no escape sequence from what it quotes (a source path in a host-written lock)', async () => {
-    // The replace question quotes where the installed package came from. yep-ext refuses such a
-    // path itself, but the host's lock may hold one: an OSC sequence (a window title here; OSC 52
-    // would write the clipboard).
+  /** Two path packages with one name, the first installed: installing the second asks to replace it. */
+  function installFirstTwin(): { a: string; b: string; lock: string } {
     const src = join(home.root, 'src');
     const a = writeExtension(join(src, 'a'), 'twin', null);
     const b = writeExtension(join(src, 'b'), 'twin', null);
     const first = spawnSync(process.execPath, [BIN, 'install', a], { env: home.env, encoding: 'utf8' });
     expect(first.status, first.stderr).toBe(0);
-    const lock = join(home.configDir, 'extensions', 'extensions.lock');
+    return { a, b, lock: join(home.configDir, 'extensions', 'extensions.lock') };
+  }
+
+  it('a prompt draws no escape sequence from what it quotes (a source path in a host-written lock)', async () => {
+    // The replace question quotes where the installed package came from. yep-ext refuses such a
+    // path itself, but the host's lock may hold one: an OSC sequence (a window title here; OSC 52
+    // would write the clipboard).
+    const { a, b, lock } = installFirstTwin();
     writeFileSync(lock, readFileSync(lock, 'utf8').replace(`path = "${a}"`, `path = "${a}\\u001b]0;PWN\\u0007x"`));
     expect(readFileSync(lock, 'utf8')).toContain('\\u001b]0;PWN');
     const r = await inPty(['install', b], [[/Replace it\?/, 'n\r']]);
@@ -119,12 +124,7 @@ describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsduti
   });
 
   it('No at the replace prompt is "Cancelled", exit 130 as for Ctrl-C, and nothing changes', async () => {
-    const src = join(home.root, 'src');
-    const a = writeExtension(join(src, 'a'), 'twin', null);
-    const b = writeExtension(join(src, 'b'), 'twin', null);
-    const first = spawnSync(process.execPath, [BIN, 'install', a], { env: home.env, encoding: 'utf8' });
-    expect(first.status, first.stderr).toBe(0);
-    const lock = join(home.configDir, 'extensions', 'extensions.lock');
+    const { b, lock } = installFirstTwin();
     const before = readFileSync(lock, 'utf8');
     const r = await inPty(['install', b], [[/Replace it\?/, 'n\r']]);
     expect(r.code, r.output).toBe(130);
