@@ -13,6 +13,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
+import { loadLockAsRecorded } from '../store/custody.js';
 import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type ErrorCode } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
@@ -159,7 +160,7 @@ const WITH_LOCKFILE_HINT =
  */
 export async function requireStoreLock(ctx: Context, doing: string, hint: string): Promise<Lockfile> {
   const file = ctx.paths.lockFile;
-  const lock = await loadStoreLock(ctx.paths);
+  const lock = await loadLockAsRecorded(ctx);
   if (lock.entries.length > 0) return lock;
   const exists = await lstat(file).then(
     () => true,
