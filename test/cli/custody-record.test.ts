@@ -139,6 +139,9 @@ describe('a yolop lock write drops yep-ext keys from every entry', () => {
       ['info', 'hello', '--json'],
     ])
       expect((await runCli(args, { env: env() })).code).toBe(0);
+    // list notices it: the keys the lock lost, and what writes them back.
+    const listed = await runCli(['list'], { env: env() });
+    expect(listed.stderr).toContain("a yolop lock write dropped hello's grant, source.cksum, source.requirement, source.index");
     expect(readFileSync(lockFile()).equals(reduced), 'no reading command wrote the lock').toBe(true);
     // The next command that writes restores the lock itself, and update keeps to the requirement.
     const up = await runCli(['update', 'hello', '--yes'], { env: env() });

@@ -100,7 +100,7 @@ export async function installedEngines(
 
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
   const verify = options.verify ?? true;
-  const lock = await loadLockAsRecorded(ctx);
+  const lock = await loadLockAsRecorded(ctx, { notice: options.only === undefined });
   const { settingsOf, settingsProblem } = await readSettingsOnce(ctx, options.profile);
   const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
   // A killed install or update leaves the new version in the store under the old lock entry: said as such, not as drift.

@@ -147,9 +147,20 @@ function asRecorded(ctx: Context, lock: Lockfile, seen: (entry: LockEntry, c: Cu
  * the registry the package came from), not from a four-field entry whose origin defaults to
  * crates.io. Nothing is written: the next command that takes the installer lock restores it.
  */
-export async function loadLockAsRecorded(ctx: Context): Promise<Lockfile> {
+export async function loadLockAsRecorded(ctx: Context, options: { notice?: boolean } = {}): Promise<Lockfile> {
   const lock = await loadStoreLock(ctx.paths);
-  return lockWrittenSinceRecords(ctx) ? asRecorded(ctx, lock) : lock;
+  if (!lockWrittenSinceRecords(ctx)) return lock;
+  const reduced: { name: string; keys: string[] }[] = [];
+  const recorded = asRecorded(ctx, lock, (entry, c) => {
+    if (c.state === 'reduced') reduced.push({ name: entry.name, keys: c.keys });
+  });
+  // `list` says what it read that the lock no longer holds, and what puts it back.
+  if (options.notice && reduced.length > 0) {
+    ctx.log.warn(
+      `a yolop lock write dropped ${reduced.map((r) => `${r.name}'s ${r.keys.join(', ')}`).join('; ')} from extensions.lock; shown as yep-ext recorded them (the content is the one recorded). \`yep-ext verify\` writes them back.`,
+    );
+  }
+  return recorded;
 }
 
 /**
