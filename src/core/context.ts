@@ -22,6 +22,10 @@ export type { HttpSettings } from './net/http-settings.js';
 import type { CooldownOptions } from './sources/crates-io/cooldown-options.js';
 import type { GitUrl } from './sources/git-url.js';
 import type { OriginFacts } from './sources/source.js';
+import type { YepError } from './errors.js';
+
+/** What the git runner may do for a remote the policy admitted; `redirected` is the refusal of a redirect git met. */
+export type GitRemoteAdmission = { followRedirects: true } | { followRedirects: false; redirected: (status: string) => YepError };
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
 
@@ -135,9 +139,15 @@ export interface Context {
   waits: WaitLimits;
   /**
    * The policy's say on the URL git will really fetch from (policy/git-remote-gate.ts), for
-   * the git runner, which sits below the policy code; throws E_POLICY to refuse.
+   * the git runner, which sits below the policy code; throws E_POLICY to refuse. Says whether
+   * git may follow an HTTP redirect (not where the policy restricts git hosts).
    */
-  admitGitRemote: (ctx: Context, remote: GitUrl, spec: { kind: string; origin: OriginFacts }, effectiveUrl: () => Promise<string>) => Promise<void>;
+  admitGitRemote: (
+    ctx: Context,
+    remote: GitUrl,
+    spec: { kind: string; origin: OriginFacts },
+    effectiveUrl: () => Promise<string>,
+  ) => Promise<GitRemoteAdmission>;
 }
 
 export interface ContextOptions {

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { assertValidName } from './package/names.js';
-import type { Custody } from './fs/custody.js';
+import { ANY_NAME, type Custody } from './fs/custody.js';
 
 export interface Paths {
   /** The yolop config directory itself (…/yolop). */
@@ -162,6 +162,11 @@ export function storeCustody(paths: Paths, area: StoreArea, sub: { owned: string
     what: a.what,
     ...(MOVED_HINT[area] ? { hint: MOVED_HINT[area] } : {}),
   };
+}
+
+/** The custody of one stage (`.yep-staging/<stage>`): a real directory of yep-ext's, every entry in it its own. */
+export function oneStageCustody(paths: Paths, stage: string): Custody {
+  return storeCustody(paths, 'staging', { owned: [stage], names: ANY_NAME });
 }
 
 /** Every directory of the store that yep-ext deletes from or writes into. */

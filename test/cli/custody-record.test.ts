@@ -114,6 +114,41 @@ describe('a yolop lock write drops yep-ext keys from every entry', () => {
     expect(entries()).toEqual(before);
   });
 
+  it('commands that only read the lock read a reduced entry with the keys it lost, and write nothing: outdated offers what update takes, lock export and policy check keep the recorded index', async () => {
+    // A major release the entry's requirement (^1, which the host's writer dropped) does not take.
+    const manifest = JSON.stringify({ name: 'hello', version: '2.0.0', yolop: { capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] } });
+    reg.publish({ name: HELLO, vers: '2.0.0', data: fixtureCrate(HELLO, '2.0.0', { files: { 'plugin.json': manifest } }) });
+    const before = entries();
+    hostRewrite();
+    const reduced = readFileSync(lockFile());
+    const outdated = await runCli(['outdated', '--json'], { env: env() });
+    expect(outdated.code, outdated.stderr).toBe(0);
+    const row = jsonOf(outdated).outdated.find((o: { name: string }) => o.name === 'hello');
+    expect(row).toMatchObject({ requirement: '^1', wanted: '1.0.0', latest: '2.0.0' });
+    const exported = join(home.root, 'yolop-extensions.lock');
+    const ex = await runCli(['lock', 'export', exported], { env: env() });
+    expect(ex.code, ex.stderr).toBe(0);
+    // The export is what yep-ext pinned: the registry hello came from, its cksum, requirement and grant.
+    expect((parse(readFileSync(exported, 'utf8')) as { extensions: unknown[] }).extensions).toEqual(before);
+    // A policy admitting only the registry hello came from: hello is admitted (its origin is not taken for crates.io).
+    writeFileSync(home.env.YEP_EXT_POLICY!, stringify({ sources: { index_urls: [reg.indexUrl] } }));
+    const check = await runCli(['policy', 'check', '--json'], { env: env() });
+    expect(check.code, check.stdout).toBe(0);
+    for (const args of [
+      ['list', '--json'],
+      ['info', 'hello', '--json'],
+    ])
+      expect((await runCli(args, { env: env() })).code).toBe(0);
+    // list notices it: the keys the lock lost, and what writes them back.
+    const listed = await runCli(['list'], { env: env() });
+    expect(listed.stderr).toContain("a yolop lock write dropped hello's grant, source.cksum, source.requirement, source.index");
+    expect(readFileSync(lockFile()).equals(reduced), 'no reading command wrote the lock').toBe(true);
+    // The next command that writes restores the lock itself, and update keeps to the requirement.
+    const up = await runCli(['update', 'hello', '--yes'], { env: env() });
+    expect(up.code, up.stderr).toBe(0);
+    expect(entries()).toEqual(before);
+  });
+
   it('install --frozen restores them too before it compares, and the lock it leaves is the full one', async () => {
     const before = entries();
     hostRewrite();

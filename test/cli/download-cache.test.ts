@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/target.js';
@@ -203,6 +204,51 @@ describe('the shared download cache', () => {
     expect(existsSync(file!)).toBe(false);
     expect(snapshot()).toEqual(before);
     expect(readFileSync(mine, 'utf8')).toBe('three years of work\n');
+  });
+
+  it("the cache's tmp, a FIFO, a socket and a stray directory among its entries: reported as foreign by verify and clean (exit 0), none followed or removed; the user's file named like a dead temp stays", async () => {
+    const a = home();
+    expect((await runCli(['install', 'hello@0.3.0'], { env: env(a) })).code).toBe(0);
+    const [file] = contentFiles(cacheDir);
+    const shard = join(file!, '..');
+    // A dotfiles manager linked the cache's tmp to the user's directory, which holds a file named like a temp of a dead yep-ext.
+    const mine = join(a.root, 'mine');
+    mkdirSync(mine);
+    const lookalike = join(mine, '.0123abcd.yep-999999-1.tmp');
+    writeFileSync(lookalike, 'three years of work\n');
+    rmSync(join(cacheDir, 'tmp'), { recursive: true, force: true });
+    symlinkSync(mine, join(cacheDir, 'tmp'));
+    execFileSync('mkfifo', [join(shard, 'f'.repeat(60))]);
+    mkdirSync(join(shard, 'e'.repeat(60)));
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(join(cacheDir, 'index-v5', 'sock'), r));
+    const rel = [
+      'tmp',
+      `${shard.slice(cacheDir.length + 1)}/${'e'.repeat(60)}`,
+      `${shard.slice(cacheDir.length + 1)}/${'f'.repeat(60)}`,
+      'index-v5/sock',
+    ].sort();
+    try {
+      for (const args of [
+        ['cache', 'verify', '--json'],
+        ['cache', 'clean', '--json'],
+      ]) {
+        const r = await runCli(args, { env: env(a), timeoutMs: 20_000 });
+        expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0);
+        expect(
+          jsonOf(r)
+            .foreign.map((f: { path: string }) => f.path)
+            .sort(),
+        ).toEqual(rel);
+      }
+      expect(readFileSync(lookalike, 'utf8')).toBe('three years of work\n');
+      expect(lstatSync(join(cacheDir, 'tmp')).isSymbolicLink()).toBe(true);
+      expect(lstatSync(join(shard, 'f'.repeat(60))).isFIFO()).toBe(true);
+      expect(lstatSync(join(shard, 'e'.repeat(60))).isDirectory()).toBe(true);
+      expect(existsSync(file!), 'its own entry was cleaned').toBe(false);
+    } finally {
+      server.close();
+    }
   });
 
   it('YEP_EXT_CACHE_DIR=off: nothing cached, every home downloads', async () => {

@@ -71,6 +71,8 @@ describe('a credential in a source URL of the store lock (a lock the host wrote)
     ['a git URL with a token as user', `https://${TOKEN}@github.com/acme/gx.git`],
     ['a git URL with user:password', `https://me:${TOKEN}@github.com/acme/gx.git`],
     ['an ssh URL with a password', `ssh://git:${TOKEN}@github.com/acme/gx.git`],
+    ['a git+https URL with a token as user', `git+https://${TOKEN}@github.com/acme/gx.git`],
+    ["git's scp-like form with a password", `deploy:${TOKEN}@github.com:acme/gx.git`],
   ])('%s: not exported to a file or to stdout, and not shown', async (_what, url) => {
     const lockFile = join(home.configDir, 'extensions', 'extensions.lock');
     const hostEntry = `\n[[extensions]]\nname = "gx"\nversion = "0.1.0"\ncontent_hash = "sha256:${'b'.repeat(64)}"\n\n[extensions.source]\ntype = "git"\nurl = "${url}"\nrev = "${'c'.repeat(40)}"\n`;

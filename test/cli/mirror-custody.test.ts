@@ -204,6 +204,21 @@ describe('every line is checked before anything is placed', () => {
     });
   }
 
+  it('an origin index listing the locked version twice with different lines (the first the genuine one): exit 5, no mirror directory', async () => {
+    const genuine = (await (await fetch(`${reg.indexUrl}yo/lo/${HELLO}`)).text()).split('\n').find((l) => l.includes('"0.3.0"'))!;
+    const forged = JSON.stringify({ ...JSON.parse(genuine), cksum: 'f'.repeat(64) });
+    reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'body', body: `${genuine}\n${forged}\n` });
+    try {
+      const dir = join(homes.make().root, 'new-mirror');
+      const r = await mirror(dir, lockHostWritten);
+      expect(r.code, r.stderr).toBe(5);
+      expect(jsonOf(r).error).toMatchObject({ code: 'E_INTEGRITY', details: { lines: 2 } });
+      expect(existsSync(dir), 'no partial mirror').toBe(false);
+    } finally {
+      reg.clearFaults();
+    }
+  });
+
   it('the same refusal on an existing mirror leaves it byte-identical (alpha, checked before hello, is not placed either)', async () => {
     const dir = join(homes.make().root, 'mirror');
     const onlyOther = join(source.root, 'other.lock');

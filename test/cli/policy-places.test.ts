@@ -11,6 +11,9 @@
  *   absent), early start included.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse, stringify } from 'smol-toml';
@@ -21,6 +24,8 @@ import { GIT_TEST_ENV, fixtureFiles, git, makeRepo } from '../helpers/git-repo.j
 import { startGitHttpServer } from '../helpers/git-http-server.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { describeNeeding } from '../helpers/needs.js';
+import { NEEDS_OPENSSL, makeTestCa } from '../helpers/tls-ca.js';
 
 const ORIGIN = 'https://github.com/acme/gitext';
 let reg: TestRegistry;
@@ -135,6 +140,52 @@ describe("sources.git_hosts rules where the user's git config sends git (url.<ba
       expect(lockEntries()[0]?.source.url).toBe(asked);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describeNeeding(NEEDS_OPENSSL, 'sources.git_hosts rules where an HTTP redirect would send git', () => {
+  it('an admitted https host that redirects to a host the policy does not list: refused (exit 13), nothing fetched from there, nothing installed; without a rule on git hosts git follows it', async () => {
+    // The repository is served (TLS) only on `localhost`; `127.0.0.1` answers every request with a 301 there.
+    const root = join(home.root, 'served');
+    makeRepo(root, { name: 'gitext', files: { ...fixtureFiles('gitext'), 'MARKER-redirected-host': 'x' } }).commit();
+    const server = await startGitHttpServer({ root });
+    const ca = makeTestCa(['localhost']);
+    const upstream = new URL(server.base);
+    const reached: string[] = [];
+    const target = createHttpsServer({ key: ca.key, cert: ca.cert }, (req, res) => {
+      reached.push(req.url ?? '');
+      const up = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    const targetPort = (target.address() as AddressInfo).port;
+    const redirector = createHttpsServer({ key: ca.key, cert: ca.cert }, (req, res) => {
+      res.writeHead(301, { location: `https://localhost:${targetPort}${req.url}` });
+      res.end();
+    });
+    await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', r));
+    try {
+      const asked = `https://127.0.0.1:${(redirector.address() as AddressInfo).port}/gitext.git`;
+      const gitEnv = env({ GIT_SSL_CAINFO: ca.caFile });
+      systemPolicy({ sources: { git_hosts: ['127.0.0.1'] } });
+      expectRefused(await runCli(['install', asked, '--json'], { env: gitEnv }), 'sources.git_hosts', 'redirect', 'gitext');
+      expectRefused(await runCli(['install', asked, '--dry-run', '--json'], { env: gitEnv }), 'sources.git_hosts', 'redirect', 'gitext');
+      expect(reached, 'git never reached the host the redirect named').toEqual([]);
+      expect(existsSync(lockFile())).toBe(false);
+      // With no rule on git hosts, git follows the redirect as it does for the user.
+      systemPolicy({ sources: { kinds: ['git'] } });
+      const r = await runCli(['install', asked, '--json'], { env: gitEnv });
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(join(store('gitext'), 'MARKER-redirected-host'))).toBe(true);
+    } finally {
+      redirector.close();
+      target.close();
+      await server.close();
+      ca.cleanup();
     }
   });
 });

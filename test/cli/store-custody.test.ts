@@ -227,6 +227,25 @@ describe('in directories of its own, a sweep deletes only what yep-ext names', (
     expect(readFileSync(join(st, 'my-stuff', 'keep.txt'), 'utf8')).toBe('keep\n');
   });
 
+  it(".yep-staging: a dead stage that is a link to the user's directory is never read through: its journal moves nothing; the link goes", async () => {
+    await ok(['install', 'lay@=1.0.0']);
+    // The user's directory looks like a stage of a killed install of `ghost`, with a set-aside tree: a recovery
+    // that read the journal through the link would move `old` into the store as <store>/ghost.
+    const target = userDir('stage-like');
+    writeFileSync(join(target, 'journal.json'), JSON.stringify({ op: 'place', name: 'ghost', link: 'x', previous: { aside: true }, pid: 999999999 }));
+    mkdirSync(join(target, 'old'));
+    writeFileSync(join(target, 'old', 'plugin.json'), '{"name": "ghost"}\n');
+    const stage = join(store(), '.yep-staging', '999999999-abc-0-install-ghost');
+    symlinkSync(target, stage);
+    const before = tree(target);
+    const listed = await cli(['list', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    await ok(['disable', 'lay']);
+    expect(tree(target)).toEqual(before);
+    expect(lstatSync(join(store(), 'ghost'), { throwIfNoEntry: false }), 'nothing moved into the store').toBeUndefined();
+    expect(lstatSync(stage, { throwIfNoEntry: false }), 'the link itself is removed').toBeUndefined();
+  });
+
   it('the store root may be a symlink (a config directory on another disk): install, update and remove work through it', async () => {
     const real = join(home.root, 'disk2', 'extensions');
     mkdirSync(real, { recursive: true });

@@ -83,6 +83,13 @@ describe('a canary token in a URL never reaches stdout, stderr or --json', () =>
     ['a git mirror URL with a user', ['install', GIT_URL, '--json'], { YEP_EXT_GIT_MIRROR: `https://${CANARY}@mirror.example.test/git/` }],
     ['a git URL with a user', ['install', `https://${CANARY}@git.example.test/acme/ext.git`, '--json'], {}],
     ['a git URL with a percent-encoded password', ['install', `https://me:${CANARY}%40x@git.example.test/acme/ext.git`, '--json'], {}],
+    [
+      "git's scp-like form with a password (read as a name: the name is not quoted)",
+      ['install', `deploy:${CANARY}@git.example.test:acme/ext.git`, '--json'],
+      {},
+    ],
+    ['an https URL without its slashes', ['install', `https:${CANARY}@git.example.test/acme/ext.git`, '--json'], {}],
+    ['an index URL without its slashes', ['install', 'hello', '--index', `https:${CANARY}@index.example.test/`, '--json'], {}],
   ] as const)('%s: refused without the token', async (_what, args, extra) => {
     const h = home();
     const r = await runCli([...args], { env: { ...h.env, YEP_EXT_HTTP_RETRIES: '0', ...extra } });
@@ -145,6 +152,7 @@ describe('a git source with credentials in its URL, wherever the lock shows it',
   it.each([
     ['an ssh URL with a password', `ssh://deploy:${CANARY}@git.example.test/acme/ext.git`],
     ["git's scp-like form with a password", `deploy:${CANARY}@git.example.test:acme/ext.git`],
+    ['an https URL without its slashes', `https:${CANARY}@git.example.test/acme/ext.git`],
   ])('%s: list, info, verify and outdated (plain and --json) never show the secret', async (_what, url) => {
     const h = home();
     mkdirSync(join(h.configDir, 'extensions', 'ext'), { recursive: true });

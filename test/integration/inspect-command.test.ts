@@ -37,6 +37,9 @@ describe('inspectServerCommand: the host\'s resolution (docs/formats.md "The ser
     [join(other, 'not-there'), false, undefined, 'absolute', 'does not exist'],
     ['../../nowhere/srv', false, undefined, 'climbs', 'does not exist'],
     ['', false, undefined, undefined, 'empty'],
+    // A trailing "/" names a directory: the host's is_file fails, nothing starts (found as a file by name alone before).
+    ['bin/srv/', false, undefined, undefined, 'ends with "/"'],
+    ['/bin/sh/', false, undefined, 'absolute', 'ends with "/"'],
   ])('%j -> ok=%s, %s %s', async (command, ok, where, via, text) => {
     const r = await inspectServerCommand(pkg, command, `${other}:/usr/bin:/bin`);
     expect(r.ok).toBe(ok);

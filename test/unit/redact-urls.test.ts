@@ -46,6 +46,12 @@ const HIDDEN: Array<[string, string, string]> = [
   ],
   ['the scp-like form after a key', `url=me:${TOKEN}@host.example:x.git`, `url=${REDACTED}@host.example:x.git`],
   ['across a newline', `one\nhttp://${TOKEN}@h:1\ntwo`, `one\nhttp://${REDACTED}@h:1\ntwo`],
+  ['git+https with a token as user', `git+https://${TOKEN}@github.com/a/b`, `git+https://${REDACTED}@github.com/a/b`],
+  // The WHATWG parser takes an authority after any run of / and \ for its special schemes: each is a user name.
+  ['https without its slashes', `https:${TOKEN}@host/x`, `https:${REDACTED}@host/x`],
+  ['https with one slash', `https:/${TOKEN}@host/x`, `https:/${REDACTED}@host/x`],
+  ['https with backslashes', `https:\\\\${TOKEN}@host/x`, `https:\\\\${REDACTED}@host/x`],
+  ['http, upper case, no slashes, in a sentence', `proxy HTTP:${TOKEN}@p/x refused`, `proxy HTTP:${REDACTED}@p/x refused`],
 ];
 
 const KEPT: Array<[string, string]> = [
@@ -57,6 +63,7 @@ const KEPT: Array<[string, string]> = [
   ['an @ in the query', 'https://h/p?mail=a@b.example'],
   ['an e-mail address', 'write to me@example.com'],
   ['no URL at all', 'plain text: a@b c:d'],
+  ['a scheme word before an e-mail address across a space', 'https: me@example.com'],
 ];
 
 describe('redactUrls: the one way a URL is shown', () => {

@@ -29,11 +29,11 @@ import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { appendFile, chmod, link, open, rmdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Context } from '../context.js';
-import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { describeFileKind } from '../fs/read-regular-file.js';
 import { fileDigest, sha256FileWithSize } from '../fs/file-digest.js';
 import { copyFileAtomic, copyRegularInto, writeFileAtomic } from '../fs/fs-atomic.js';
-import { makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
+import { checkCustody, makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
 import { isProcessAlive } from '../fs/temp-files.js';
 
 type Cacache = typeof import('cacache');
@@ -338,7 +338,17 @@ function entriesOf(dir: string): Entry[] {
   });
 }
 
-/** Walk content-v2 and index-v5 with lstat (never following a link): the cache's own files, and everything else as foreign. */
+/** Whether the cache's `tmp` passes the custody guard (a real directory, or none yet). */
+function tmpIsOurs(dir: string): boolean {
+  try {
+    return checkCustody(tmpCustody(dir)) !== 'foreign';
+  } catch (e) {
+    if (isYepError(e)) return false;
+    throw e;
+  }
+}
+
+/** Walk content-v2 and index-v5 with lstat (never following a link): the cache's own files, and everything else as foreign; a `tmp` that is no real directory too. */
 function walkCache(dir: string): Walked {
   const out: Walked = { content: new Map(), buckets: [], foreign: [] };
   const rel = (p: string): string => p.slice(dir.length + 1);
@@ -371,6 +381,11 @@ function walkCache(dir: string): Walked {
       }
     }
   };
+  if (!tmpIsOurs(dir)) {
+    const path = join(dir, 'tmp');
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (st) foreign({ path, st });
+  }
   const content = top('content-v2');
   if (content) {
     for (const a of entriesOf(content.path)) {
@@ -451,6 +466,8 @@ function serializeBucket(entries: CacheEntry[]): string {
 
 /** Remove yep-ext's temp files whose writer is gone from cacache's tmp (cacache's own are its to manage). */
 async function sweepOurTmp(dir: string): Promise<void> {
+  // A tmp that fails the guard (a link to the user's directory, a file) is not the cache's: the walk reports it, nothing in it is read.
+  if (!tmpIsOurs(dir)) return;
   for (const e of entriesOf(join(dir, 'tmp'))) {
     const m = OUR_TMP.exec(e.name);
     const pid = Number(m?.[1] ?? m?.[2]);

@@ -126,6 +126,20 @@ export function checkCustody(c: Custody, name?: string): 'ours' | 'foreign' | 'm
 }
 
 /**
+ * Whether every directory of `c.owned` is a real directory of yep-ext's (the guard passes), for a
+ * reader that must not look through one that is not (a stage linked to the user's directory): a
+ * refusal is `false` here, not thrown; nothing there yet is `false` too.
+ */
+export function isOwnedDir(c: Custody): boolean {
+  try {
+    return checkCustody(c) === 'ours';
+  } catch (e) {
+    if (e instanceof YepError) return false;
+    throw e;
+  }
+}
+
+/**
  * Delete `name` from `c`'s directory when the guard says it is yep-ext's: a directory
  * recursively (a symlink inside it is removed, never followed), a symlink as a link.
  * `keep` may veto what is there (a caller that deletes only directories, say). Returns

@@ -13,12 +13,13 @@ import { lstat, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
+import { loadLockAsRecorded } from '../store/custody.js';
 import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type ErrorCode } from '../errors.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
 import { LOCK_HEADER, findEntry, loadStoreLock, parseLock, saveLock, serializeLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
-import { splitGitUrl } from '../sources/git-url.js';
+import { hasUrlCredential } from '../text/redact.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from '../store/entry-check.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
@@ -159,7 +160,7 @@ const WITH_LOCKFILE_HINT =
  */
 export async function requireStoreLock(ctx: Context, doing: string, hint: string): Promise<Lockfile> {
   const file = ctx.paths.lockFile;
-  const lock = await loadStoreLock(ctx.paths);
+  const lock = await loadLockAsRecorded(ctx);
   if (lock.entries.length > 0) return lock;
   const exists = await lstat(file).then(
     () => true,
@@ -425,24 +426,13 @@ async function warnEnabledButAbsent(ctx: Context, lock: Lockfile): Promise<void>
   );
 }
 
-/** A URL of a lock source that carries a credential: a password, or an http(s) user name (a pasted token). */
-function carriesCredential(url: string): boolean {
-  const git = splitGitUrl(url);
-  if (git?.userinfo !== undefined) return git.userinfo.includes(':') || git.scheme === 'https' || git.scheme === 'http';
-  try {
-    const parsed = new URL(url);
-    return parsed.password !== '' || (parsed.username !== '' && /^https?:$/.test(parsed.protocol));
-  } catch {
-    return false;
-  }
-}
-
 /**
  * An export is a file to commit: a credential in a source URL (a lock the host wrote from a URL
  * yep-ext itself refuses, `https://TOKEN@host/…`) must not be copied into it, nor printed.
  */
 function refuseCredentials(lock: Lockfile): void {
-  const holding = lock.entries.filter((e) => ['url', 'index'].some((k) => typeof e.source[k] === 'string' && carriesCredential(e.source[k] as string)));
+  // Every string of the record is copied into the export (unknown keys too): each is checked, as the output redacts it.
+  const holding = lock.entries.filter((e) => Object.values(e.source).some((v) => typeof v === 'string' && hasUrlCredential(v)));
   if (holding.length === 0) return;
   const names = holding.map((e) => e.name).join(', ');
   throw new YepError('E_STATE', `extensions.lock pins ${names} from a URL with a credential in it; it is not exported (the export is a file to commit).`, {

@@ -10,8 +10,9 @@
  * `install --dry-run`, which fetches and verifies without changing anything.
  */
 import type { Context } from '../context.js';
+import { loadLockAsRecorded } from '../store/custody.js';
 import { YepError, isYepError } from '../errors.js';
-import { findEntry, loadStoreLock, type LockEntry, type LockSource } from '../store/lockfile.js';
+import { findEntry, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
 import { resolveExtensionName } from '../store/installed-name.js';
@@ -243,7 +244,7 @@ export async function extensionInfo(runCtx: Context, input: string, cwd: string 
   if (options.profile !== undefined) profileFile(runCtx.paths, options.profile);
   // The policy's min_age is a floor of the cooldown, as for install, update and outdated.
   const { ctx } = withPolicy(runCtx);
-  const lock = await loadStoreLock(ctx.paths);
+  const lock = await loadLockAsRecorded(ctx);
   let name: string | undefined;
   try {
     name = resolveExtensionName(ctx.paths, input);

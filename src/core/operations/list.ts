@@ -8,10 +8,11 @@
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
+import { loadLockAsRecorded } from '../store/custody.js';
 import { checkEntry } from '../store/entry-check.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
-import { loadStoreLock, type LockEntry, type Lockfile, type LockSource } from '../store/lockfile.js';
+import type { LockEntry, Lockfile, LockSource } from '../store/lockfile.js';
 import { enabledButAbsent, enabledButAbsentMessage, interruptedMessage, interruptedPinnedMessage, unlockedSince } from '../store/unlocked-packages.js';
 import { interruptedChanges, type InterruptedChange } from '../store/interrupted-changes.js';
 import { findLeftovers, leftoverMessage } from '../store/leftovers.js';
@@ -99,7 +100,7 @@ export async function installedEngines(
 
 export async function listExtensions(ctx: Context, options: ListOptions = {}): Promise<ListedExtension[]> {
   const verify = options.verify ?? true;
-  const lock = await loadStoreLock(ctx.paths);
+  const lock = await loadLockAsRecorded(ctx, { notice: options.only === undefined });
   const { settingsOf, settingsProblem } = await readSettingsOnce(ctx, options.profile);
   const entries = options.only ? lock.entries.filter((e) => options.only!.includes(e.name)) : lock.entries;
   // A killed install or update leaves the new version in the store under the old lock entry: said as such, not as drift.

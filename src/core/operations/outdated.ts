@@ -18,8 +18,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import type { Context } from '../context.js';
+import { loadLockAsRecorded } from '../store/custody.js';
 import { YepError, isYepError } from '../errors.js';
-import { loadStoreLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import type { LockEntry, Lockfile } from '../store/lockfile.js';
 import { unlockedSince } from '../store/unlocked-packages.js';
 import { INSTALL_MOVED_DIR } from '../store/installed-manifest.js';
 import { describeSource, isLinked, sourceFor, type Kind } from '../sources/index.js';
@@ -192,7 +193,7 @@ export interface OutdatedReport {
 export async function outdatedReport(runCtx: Context): Promise<OutdatedReport> {
   // The policy's min_age is a floor of the cooldown, as for install and update.
   const { ctx } = withPolicy(runCtx);
-  const lock = await loadStoreLock(ctx.paths);
+  const lock = await loadLockAsRecorded(ctx);
   const items = await outdatedRows(ctx, lock);
   return { items, unlocked: await unlockedSince(ctx.paths, lock) };
 }

@@ -8,6 +8,7 @@
 import { lstatSync } from 'node:fs';
 import { stringify as stringifyToml } from 'smol-toml';
 import type { Context } from '../context.js';
+import { loadLockAsRecorded } from '../store/custody.js';
 import { YepError } from '../errors.js';
 import { policyError, type PolicyViolation } from '../policy/evaluate.js';
 import { parsePolicy } from '../policy/policy-file.js';
@@ -17,7 +18,7 @@ import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { makeDirs } from '../fs/custody.js';
 import { checkOutputFile } from '../fs/output-file.js';
 import { dirname } from 'node:path';
-import { loadLock, loadStoreLock, type Lockfile } from '../store/lockfile.js';
+import { loadLock, type Lockfile } from '../store/lockfile.js';
 import { loadGivenLockfile, requireStoreLock } from './frozen.js';
 import { installedViolations, pinnedAsOnDisk, unlockedViolations, withPolicy } from './policy-gate.js';
 import { unlockedSince } from '../store/unlocked-packages.js';
@@ -32,7 +33,7 @@ export interface PolicyCheckResult {
 /** Evaluate the store. Throws E_POLICY (details: the whole result) when anything breaks the policy. */
 export async function checkPolicy(ctx: Context): Promise<PolicyCheckResult> {
   const { policy } = withPolicy(ctx);
-  const lock = await loadStoreLock(ctx.paths);
+  const lock = await loadLockAsRecorded(ctx);
   const violations: PolicyViolation[] = [];
   for (const entry of lock.entries) violations.push(...(await installedViolations(ctx, policy, await pinnedAsOnDisk(ctx, policy, entry))));
   // The host loads every <store>/<name>/plugin.json, pinned or not: those no lock entry pins are checked too.

@@ -267,6 +267,15 @@ export async function inspectServerCommand(
   const pathDirs = inheritedPath.split(delimiter).filter((d) => d !== '' && isAbsolute(d));
   if (rule.kind === 'mcp') return inspectMcpCommand(pkgReal, packageDir, command, pathDirs, rule.cwd);
   const searchPath = [bin, ...pathDirs];
+  if (command.endsWith('/')) {
+    // A trailing "/" asks for a directory: the host's is_file of `bin/srv/` fails (ENOTDIR) and it starts nothing.
+    const named = inspectCommandPath(pkgReal, packageDir, command, searchPath);
+    return {
+      ok: false,
+      detail: `${key} ${JSON.stringify(command)} ends with "/": it names a directory, not a program to start`,
+      ...(named.outside ? { outside: named.outside } : {}),
+    };
+  }
   if (command.includes('/')) return inspectCommandPath(pkgReal, packageDir, command, searchPath);
   return inspectBareName(pkgReal, command, searchPath);
 }

@@ -8,7 +8,7 @@
  * origin. The git runner (sources/git-run.ts) reaches this through the Context
  * (`admitGitRemote`): sources sit below policy.
  */
-import type { Context } from '../context.js';
+import type { Context, GitRemoteAdmission } from '../context.js';
 import { gitUrlHost, type GitUrl } from '../sources/git-url.js';
 import type { OriginFacts } from '../sources/source.js';
 import { redactUrls } from '../text/redact.js';
@@ -16,17 +16,40 @@ import { sanitize } from '../text/sanitize.js';
 import { policyError, policyViolations } from './evaluate.js';
 import { loadPolicy } from './load-policy.js';
 
-/** `spec`: the remote as the policy reads a spec (its kind and origin), from the git runner. */
+/**
+ * `spec`: the remote as the policy reads a spec (its kind and origin), from the git runner.
+ * Returns whether git may follow an HTTP redirect: git follows one to any host (its
+ * `http.followRedirects=initial`), so where the policy restricts git hosts the host a
+ * redirect names would be a place the bytes come from that nothing ruled. yep-ext's own
+ * HTTP client follows redirects within one host only; git cannot be told that, so under
+ * `git_hosts` it follows none (the runner says so when a server answers with one).
+ */
 export async function admitRewrittenRemote(
   ctx: Context,
   remote: GitUrl,
   spec: { kind: string; origin: OriginFacts },
   effectiveUrl: () => Promise<string>,
-): Promise<void> {
+): Promise<GitRemoteAdmission> {
   const policy = loadPolicy(ctx);
-  if (policy.files.length === 0 || !policy.git_hosts) return;
+  if (policy.files.length === 0 || !policy.git_hosts) return { followRedirects: true };
+  const shownRemote = sanitize(redactUrls(remote.url), { max: 200 });
+  const pinned: GitRemoteAdmission = {
+    followRedirects: false,
+    redirected: (status) =>
+      policyError(
+        [
+          {
+            rule: 'sources.git_hosts',
+            item: 'redirect',
+            message: `${shownRemote} answered with a redirect (HTTP ${status}), which git does not follow while the policy restricts git hosts: where it leads is a place the bytes would come from that the policy never saw`,
+            file: policy.files.join(' + '),
+          },
+        ],
+        policy,
+      ),
+  };
   const effective = (await effectiveUrl()).trim();
-  if (effective === '' || effective === remote.url) return;
+  if (effective === '' || effective === remote.url) return pinned;
   const shown = sanitize(redactUrls(effective), { max: 200 });
   const violations = policyViolations(policy, {
     name: sanitize(redactUrls(remote.url), { max: 200 }),
@@ -35,4 +58,5 @@ export async function admitRewrittenRemote(
     via: [{ git_host: gitUrlHost(effective) || 'file', through: `${shown} (your git config's url.<base>.insteadOf rewrites the URL to it)` }],
   }).filter((v) => v.rule === 'sources.git_hosts');
   if (violations.length > 0) throw policyError(violations, policy);
+  return pinned;
 }

@@ -13,7 +13,7 @@
  * user's URL and ref reach git only after git-url.ts validated them, after `--`.
  */
 import { simpleGit, type SimpleGit } from 'simple-git';
-import type { Context } from '../context.js';
+import type { Context, GitRemoteAdmission } from '../context.js';
 import { useProxy } from '../net/proxy.js';
 import { killTagged } from '../yep/process-tree.js';
 import { gitUrlHost, type GitUrl } from './git-url.js';
@@ -135,15 +135,19 @@ export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
   const git = createPlainGit(ctx, options, tag);
   const raw = git.raw.bind(git) as (...args: unknown[]) => Promise<string>;
   // Before git runs anything for this remote: where the user's git config sends it is admitted too.
-  let admitted: Promise<void> | undefined;
+  let admitted: Promise<GitRemoteAdmission> | undefined;
   const swept = async (...args: unknown[]): Promise<string> => {
     admitted ??= ctx.admitGitRemote(ctx, options.remote, { kind: 'git', origin: { git_host: gitUrlHost(options.remote.url) } }, () =>
       raw(['ls-remote', '--get-url', '--', options.remote.url]),
     );
-    await admitted;
-    return raw(...args).catch((e: unknown) => {
+    // Where the policy restricts git hosts, a redirect to another host would fetch from a place nothing ruled.
+    const admission = await admitted;
+    const argv = (Array.isArray(args[0]) ? args[0] : args) as string[];
+    return raw(admission.followRedirects ? argv : ['-c', 'http.followRedirects=false', ...argv]).catch((e: unknown) => {
       killTagged(tag);
-      throw e;
+      if (admission.followRedirects) throw e;
+      const status = /returned error: (30[12378])\b/.exec(String((e as Error)?.message ?? e))?.[1];
+      throw status === undefined ? e : admission.redirected(status);
     });
   };
   return Object.assign(git, { raw: swept as SimpleGit['raw'] });

@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { CRATE_PREFIX } from '../package/names.js';
 import { sanitize } from '../text/sanitize.js';
+import { hasUrlCredential } from '../text/redact.js';
 import { gitRefProblem, gitUrlProblem } from './git-url.js';
 
 export interface CrateSpec {
@@ -71,7 +72,9 @@ function parseCrate(raw: string, body: string, expandShorthand: boolean): Spec {
   const name = at === -1 ? body : body.slice(0, at);
   const requirement = at === -1 ? undefined : trimSpaces(body.slice(at + 1));
   if (!CRATE_NAME_RE.test(name)) {
-    return { kind: 'invalid', raw, reason: `${JSON.stringify(name)} is not a valid crate or extension name` };
+    // Not quoted when it is a piece of a URL credential (`user:TOKEN@host:path`): a piece the redaction no longer sees whole.
+    const shown = hasUrlCredential(raw) ? 'it' : JSON.stringify(name);
+    return { kind: 'invalid', raw, reason: `${shown} is not a valid crate or extension name` };
   }
   if (requirement !== undefined && requirement === '') {
     return { kind: 'invalid', raw, reason: 'nothing after "@": give a version (1.2.3) or a requirement (^1.2)' };

@@ -22,7 +22,7 @@ import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { assertValidName } from '../package/names.js';
 import { join } from 'node:path';
 import { storeCustody } from '../paths.js';
-import { loadStoreLock, saveStoreLock, storeLockIsOwnWrite, type LockEntry } from './lockfile.js';
+import { loadStoreLock, saveStoreLock, storeLockIsOwnWrite, type LockEntry, type Lockfile } from './lockfile.js';
 
 /** `<store>/.yep-grants/<name>.lock.json` (a name never holds a dot, so it cannot be a grant file's name). */
 function custodyFile(ctx: Context, name: string): string {
@@ -125,6 +125,44 @@ export function custodyReport(ctx: Context): CustodyReport {
   return reports.get(ctx.paths) ?? { restored: [], replaced: [] };
 }
 
+/** `lock` with each reduced entry replaced by its record (the same object when none is reduced); `seen` hears every entry's state. */
+function asRecorded(ctx: Context, lock: Lockfile, seen: (entry: LockEntry, c: CustodyState) => void = () => {}): Lockfile {
+  let changed = false;
+  const entries = lock.entries.map((entry) => {
+    const c = custodyOf(ctx, entry);
+    seen(entry, c);
+    if (c.state !== 'reduced') return entry;
+    changed = true;
+    return c.record;
+  });
+  return changed ? { ...lock, entries } : lock;
+}
+
+/**
+ * The store's lock as yep-ext's records say it, for a command that reads it and writes
+ * nothing (list, info, outdated, `policy check`, `lock export`, `mirror`): an entry the host's
+ * writer reduced is read with the keys it lost (the index it came from, the requirement it
+ * follows, its cksum and grant), so such a command decides as `restoreCustody` will have
+ * the next writer decide (outdated offers what update would take; an export or a mirror keeps
+ * the registry the package came from), not from a four-field entry whose origin defaults to
+ * crates.io. Nothing is written: the next command that takes the installer lock restores it.
+ */
+export async function loadLockAsRecorded(ctx: Context, options: { notice?: boolean } = {}): Promise<Lockfile> {
+  const lock = await loadStoreLock(ctx.paths);
+  if (!lockWrittenSinceRecords(ctx)) return lock;
+  const reduced: { name: string; keys: string[] }[] = [];
+  const recorded = asRecorded(ctx, lock, (entry, c) => {
+    if (c.state === 'reduced') reduced.push({ name: entry.name, keys: c.keys });
+  });
+  // `list` says what it read that the lock no longer holds, and what puts it back.
+  if (options.notice && reduced.length > 0) {
+    ctx.log.warn(
+      `a yolop lock write dropped ${reduced.map((r) => `${r.name}'s ${r.keys.join(', ')}`).join('; ')} from extensions.lock; shown as yep-ext recorded them (the content is the one recorded). \`yep-ext verify\` writes them back.`,
+    );
+  }
+  return recorded;
+}
+
 /**
  * Write back the keys the host's lock writer dropped from entries whose content is
  * still the one recorded (one lock write), and name the entries it replaced.
@@ -139,18 +177,11 @@ export async function restoreCustody(ctx: Context): Promise<CustodyReport> {
   } catch {
     return report; // an unreadable lock is the command's to report
   }
-  let changed = false;
-  const entries = lock.entries.map((entry) => {
-    const c = custodyOf(ctx, entry);
-    if (c.state === 'reduced') {
-      changed = true;
-      report.restored.push({ name: entry.name, keys: c.keys });
-      return c.record;
-    }
+  const recorded = asRecorded(ctx, lock, (entry, c) => {
+    if (c.state === 'reduced') report.restored.push({ name: entry.name, keys: c.keys });
     if (c.state === 'replaced') report.replaced.push({ name: entry.name, recorded_hash: c.record.content_hash, content_hash: entry.content_hash });
-    return entry;
   });
-  if (changed) await saveStoreLock(ctx.paths, { ...lock, entries });
+  if (recorded !== lock) await saveStoreLock(ctx.paths, recorded);
   const all = custodyReport(ctx);
   reports.set(ctx.paths, { restored: [...all.restored, ...report.restored], replaced: report.replaced });
   return report;

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { isProcessAlive } from '../fs/temp-files.js';
+import { isOwnedDir } from '../fs/custody.js';
+import { oneStageCustody } from '../paths.js';
 
 /** transaction.ts's journal file name in each staging directory. */
 const JOURNAL = 'journal.json';
@@ -37,6 +39,8 @@ export function interruptedChanges(ctx: Context): Map<string, InterruptedChange>
   for (const e of stages) {
     const pid = Number(/^(\d+)-/.exec(e)?.[1]);
     if (!pid || isProcessAlive(pid)) continue;
+    // A stage that is a link (to the user's directory) holds no journal of ours: recovery removes the link.
+    if (!isOwnedDir(oneStageCustody(ctx.paths, e))) continue;
     try {
       const text = readRegularTextSync(join(ctx.paths.stagingDir, e, JOURNAL), 'The transaction journal', { followSymlinks: false });
       const journal = text === undefined ? undefined : (JSON.parse(text) as { op?: unknown; name?: unknown; intent?: unknown });

@@ -10,9 +10,9 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isYepError, stateIoError } from '../errors.js';
 import { isProcessAlive } from '../fs/temp-files.js';
-import { ANY_NAME, makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
+import { ANY_NAME, isOwnedDir, makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
 import type { Context } from '../context.js';
-import { storeCustody } from '../paths.js';
+import { oneStageCustody, storeCustody } from '../paths.js';
 import { recoverStage } from './transaction.js';
 
 /**
@@ -33,6 +33,12 @@ export async function sweepStaging(ctx: Context): Promise<string[]> {
     if (!/^\d+-/.test(e) || !custody.names.test(e)) continue;
     const pid = Number(/^(\d+)-/.exec(e)?.[1]);
     if (pid && isProcessAlive(pid)) continue;
+    // A stage that is not a real directory (a link to the user's directory) is never read through: its
+    // journal would move what it names. The link itself goes, as a link.
+    if (!isOwnedDir(oneStageCustody(ctx.paths, e))) {
+      await removeOwned(custody, e);
+      continue;
+    }
     let recovered: string | undefined;
     try {
       recovered = await recoverStage(ctx, join(ctx.paths.stagingDir, e));

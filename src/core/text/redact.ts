@@ -25,6 +25,13 @@ export const MIN_FRAGMENT = 6;
 const URL_USERINFO_RE = /\b([a-z][a-z0-9+.-]*):\/\/([^\s/?#'"<>`\\]*)@/gi;
 
 /**
+ * The schemes the WHATWG parser calls special (http, https, ws, wss, ftp) take an authority
+ * after any run of `/` and `\`, none included: `https:TOKEN@host`, `https:/TOKEN@host` and
+ * `https:\\TOKEN@host` all parse as `https://TOKEN@host`, a user name that is a credential.
+ */
+const SPECIAL_USERINFO_RE = /\b(https?|wss?|ftp):([/\\]*)([^\s/?#'"<>`\\]*)@/gi;
+
+/**
  * What a cut can leave of a URL's userinfo when the cut is before it ends: at a start
  * cut, text opening with the rest of an authority up to its `@` (`ave:PASS@proxy`,
  * `//dave:PASS@proxy`, `tp://dave:PASS@proxy`); at an end cut, text closing with a
@@ -62,7 +69,17 @@ export function redactUrls(text: string): string {
     .replace(URL_USERINFO_RE, (whole, scheme: string, userinfo: string) =>
       SSH_SCHEMES.has(scheme.toLowerCase()) && PLAIN_ACCOUNT_RE.test(userinfo) ? whole : `${scheme}://${REDACTED}@`,
     )
+    .replace(SPECIAL_USERINFO_RE, (_whole, scheme: string, slashes: string) => `${scheme}:${slashes}${REDACTED}@`)
     .replace(SCP_USERINFO_RE, (_whole, lead: string, _user: string, _secret: string, host: string) => `${lead}${REDACTED}@${host}:`);
+}
+
+/**
+ * Whether `text` holds a URL credential: exactly what `redactUrls` would hide (so an ssh
+ * account name, `git@host:path`, is none). The one test of "does this URL carry a secret",
+ * for a caller that must refuse such a URL rather than show it redacted (`lock export`).
+ */
+export function hasUrlCredential(text: string): boolean {
+  return redactUrls(text) !== text;
 }
 
 /** The spellings of each secret that text may carry: as is, and escaped inside a JSON string. Longest first. */

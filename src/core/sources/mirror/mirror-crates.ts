@@ -104,7 +104,8 @@ export async function mirrorCrate(ctx: Context, plan: MirrorPlan, entryName: str
   const origin = indexFor(ctx, rec.index);
   const label = `${entryName} (${rec.crate_name} ${rec.version})`;
   const fetched = await fetchIndexText(ctx, origin, rec.crate_name);
-  const line = fetched ? splitLines(fetched.body).find((l) => l.vers === rec.version) : undefined;
+  const lines = fetched ? splitLines(fetched.body).filter((l) => l.vers === rec.version) : [];
+  const line = lines[0];
   if (!line) {
     throw new YepError('E_NOT_FOUND', `${label}: the origin index ${origin} has no line for the locked version.`, {
       details: { crate: rec.crate_name, version: rec.version, index: origin },
@@ -119,6 +120,17 @@ export async function mirrorCrate(ctx: Context, plan: MirrorPlan, entryName: str
       {
         hint: 'Do not trust this index: a registry never lists one crate under another name. Check the registry or the mirror you mirror from.',
         details: { crate: rec.crate_name, version: rec.version, line_name: line.name, index: origin },
+      },
+    );
+  }
+  // Two different lines for one version: which one is the published crate cannot be told, and a mirror copies one line byte for byte.
+  if (lines.some((l) => l.text !== line.text)) {
+    throw new YepError(
+      'E_INTEGRITY',
+      `${label}: the origin index lists ${rec.crate_name} ${rec.version} more than once, with different lines; a published version has one. Nothing was written to the mirror.`,
+      {
+        hint: 'Do not trust this index: a registry never publishes a version twice. Check the registry or the mirror you mirror from.',
+        details: { crate: rec.crate_name, version: rec.version, lines: lines.length, index: origin },
       },
     );
   }
