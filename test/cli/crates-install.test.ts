@@ -40,6 +40,14 @@ beforeAll(async () => {
     description: 'Made by cargo',
     downloads: 7,
   });
+  // One version published twice with other bytes: which is the published crate cannot be told.
+  for (const note of ['first', 'second']) {
+    reg.publish({
+      name: 'yolop-extension-twice',
+      vers: '1.0.0',
+      data: fixtureCrate(HELLO, '1.0.0', { publishAs: 'yolop-extension-twice', files: { NOTE: note } }),
+    });
+  }
   reg.publish({ name: 'yolop-extension-corrupt', vers: '1.0.0', data: fixtureCrate(HELLO, '1.0.0'), cksum: 'e'.repeat(64) });
   reg.publish({
     name: 'yolop-extension-evil',
@@ -216,6 +224,7 @@ describe('hostile registry: rejected, home unchanged', () => {
     ],
     ['a server that keeps failing (B17)', ['install', 'hello@0.3.0', '--yes'], 6, /answered 503/, () => reg.fault('/crates/', { kind: 'status', status: 503 })],
     ['a symlink in the archive (A2)', ['install', 'evil'], 4, /symlink|SymbolicLink|not allowed/i],
+    ['one version listed twice with two checksums', ['install', 'twice'], 5, /twice 1\.0\.0 more than once, with different checksums/],
   ];
   it.each(cases)('%s', async (_label, args, code, message, setup) => {
     const before = snapshot();

@@ -76,20 +76,34 @@ export function parseIndexFile(body: string, crateName: string, where: string): 
   if (looksLikeHtml(body)) throw htmlPageError(where);
   const lower = crateName.toLowerCase();
   const entries: IndexEntry[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, IndexEntry>();
   let skipped = 0;
   for (const rawLine of body.split('\n')) {
     const line = rawLine.trim();
     if (line === '') continue;
     const entry = parseLine(line, lower);
-    if (!entry || seen.has(entry.vers)) {
+    const earlier = entry && seen.get(entry.vers);
+    if (earlier && entry && earlier.cksum !== entry.cksum) throw twoChecksumsError(where, entry);
+    if (!entry || earlier) {
       skipped++;
       continue;
     }
-    seen.add(entry.vers);
+    seen.set(entry.vers, entry);
     entries.push(entry);
   }
   return { entries, skipped };
+}
+
+/**
+ * One version listed twice with two checksums: a registry publishes a version once, so which
+ * bytes are the published ones cannot be told, whichever line a reader takes (the mirror
+ * refuses the same index: mirror-crates.ts).
+ */
+function twoChecksumsError(where: string, entry: IndexEntry): YepError {
+  return new YepError('E_INTEGRITY', `${where} lists ${entry.name} ${entry.vers} more than once, with different checksums; a published version has one.`, {
+    hint: 'Do not trust this index: check the registry (--index / YEP_EXT_INDEX) or the mirror in front of it.',
+    details: { crate: entry.name, version: entry.vers, index: where },
+  });
 }
 
 export function isInstallableCksum(cksum: string): boolean {
