@@ -19,7 +19,7 @@ import { VERSION } from '../core/version.js';
 import { OUTPUT_FAILED, type CliIo } from './cli-io.js';
 import { ExitStatus, type CommandDefinition, type CommandIo, type Parsed } from './command.js';
 import { callableIds, findCommand, topicNames } from './command-table.js';
-import { makeCliContext } from './cli-context.js';
+import { contextFlagsOf, makeCliContext } from './cli-context.js';
 import { Flags } from './flags.js';
 import { writeError } from './report-error.js';
 import { clearStatus } from './status-area.js';
@@ -128,7 +128,7 @@ async function runCommand(id: string, def: CommandDefinition, argv: string[], io
     logToStderr: line(io.stderr),
     logJson: (value) => io.stdout.write(`${JSON.stringify(redactValue(value, []), null, 2)}\n`),
     context: () => {
-      ctx ??= makeCliContext(io, parsed.flags, abort);
+      ctx ??= makeCliContext(io, contextFlagsOf(def.flags, parsed.flags), abort);
       return ctx;
     },
     io,
