@@ -25,7 +25,7 @@ import { interruptedChanges } from '../store/interrupted-changes.js';
 import { noteCreated } from '../store/created-dirs.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
-import type { FieldSource, FieldStatus } from '../settings/config-status.js';
+import type { FieldStatus } from '../settings/config-status.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { RegistryListing, Upstream } from '../sources/source.js';
 import { listExtensions } from './list.js';
@@ -33,14 +33,8 @@ import { damageOf, outdatedRow, type OutdatedStatus } from './outdated.js';
 import { upstreamOf, type NewerOutside } from './offer.js';
 import { withPolicy } from './policy-gate.js';
 
-interface InfoConfigField {
-  key: string;
-  secret: boolean;
-  required: boolean;
-  set: boolean;
-  /** settings, secrets, keychain, default (unset, with a default), unset. */
-  source: FieldSource;
-  env: string | null;
+/** A field's status as config-status.ts gives it (without `kept`), and its default. */
+interface InfoConfigField extends Omit<FieldStatus, 'kept'> {
   /** The manifest's default, for a non-secret field that has one; never a configured value. */
   default: unknown;
 }
