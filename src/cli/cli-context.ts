@@ -88,7 +88,7 @@ export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortContr
     ...(cooldown ? { cooldown: Object.freeze(cooldown) } : {}),
   });
   onCtrlC(io, abort);
-  Object.freeze(ctx.packageCode);
+  for (const part of [ctx.packageCode, ctx.http.limits, ctx.http, ctx.waits, ctx.keychain]) Object.freeze(part);
   return Object.freeze(ctx);
 }
 

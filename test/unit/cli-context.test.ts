@@ -47,7 +47,7 @@ describe('the CLI Context', () => {
     expect(ctx.cooldown).toEqual({ minAge: '1d' });
   });
 
-  it('nor are its parts: the environment, the cooldown and the consent to run package code', () => {
+  it('nor are its parts: the environment, the cooldown, the consent to run package code, the network limits', () => {
     const env = { YEP_EXT_INDEX: 'https://index.example/' };
     const ctx = makeCliContext(io(env), { 'min-age': '1d' }, new AbortController());
     expect(() => {
@@ -58,6 +58,9 @@ describe('the CLI Context', () => {
     }).toThrow(TypeError);
     expect(() => {
       (ctx.packageCode as { allowBuild: boolean }).allowBuild = true;
+    }).toThrow(TypeError);
+    expect(() => {
+      (ctx.http.limits as { totalMs: number }).totalMs = 1;
     }).toThrow(TypeError);
     expect(ctx.env.YEP_EXT_GIT_MIRROR).toBeUndefined();
     expect(ctx.cooldown).toEqual({ minAge: '1d' });
