@@ -5,7 +5,7 @@
  *
  * vitest's own sequencer orders by the durations of the last run, which it keeps
  * in node_modules/.vite; a clean clone (CI) has none and gets the files in
- * directory order, which started crash-points (about 200 s) near the end. So:
+ * directory order, which started crash-points (the longest file) near the end. So:
  * when the last run's durations cover every file, they decide (BaseSequencer);
  * otherwise the files named in SLOW start first, in that order, then the rest.
  * SLOW comes from the slowest files that `npm test` prints at its end

@@ -4,13 +4,17 @@
  * handler through CommandIo.context(), and nothing changes it afterwards. A flag
  * that reaches core travels here: a command that declares --index, --yes,
  * --quiet/--verbose, --git-mirror, --min-age, --allow-fresh, --timeout, --build
- * or --allow-build gets it in its Context, without a line of its own.
+ * or --allow-build gets it in its Context, without a line of its own. Only the
+ * shared definitions (common-flags.ts CONTEXT_FLAGS) do: a command's own flag of
+ * the same name (doctor's --timeout) is its own business (contextFlagsOf).
  */
+import type { Interfaces } from '@oclif/core';
 import { createContext, type Context } from '../core/context.js';
 import { ERROR_CODES, YepError } from '../core/errors.js';
 import { parseDuration, parseTimeout } from '../core/text/duration.js';
 import type { CooldownOptions } from '../core/sources/crates-io/cooldown-options.js';
 import type { CliIo } from './cli-io.js';
+import { CONTEXT_FLAGS } from './common-flags.js';
 import { stderrLogger } from './stderr-logger.js';
 import { seamOptions, testSeams } from './test-seams.js';
 
@@ -28,8 +32,17 @@ export interface ContextFlags {
   timeout?: string | undefined;
   build?: boolean | undefined;
   'allow-build'?: boolean | undefined;
-  /** install --frozen: builds only with the explicit opt-in, never asked at the terminal. */
-  frozen?: boolean | undefined;
+}
+
+/**
+ * The parsed flags that feed the Context: --json and --yes, and each flag of CONTEXT_FLAGS
+ * that the command declares with that very definition (not merely under that name).
+ */
+export function contextFlagsOf(defs: Interfaces.FlagInput | undefined, flags: Record<string, unknown>): ContextFlags {
+  const out: Record<string, unknown> = {};
+  for (const name of ['json', 'yes'] as const) if (flags[name] !== undefined) out[name] = flags[name];
+  for (const [name, def] of Object.entries(CONTEXT_FLAGS)) if (defs?.[name] === def && flags[name] !== undefined) out[name] = flags[name];
+  return out as ContextFlags;
 }
 
 /** --min-age and --allow-fresh as the run's cooldown, or undefined when the command has neither. */
@@ -58,7 +71,8 @@ export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortContr
     // Test seams first: nothing below can be replaced by them (src/cli/test-seams.ts).
     ...seams,
     ...(totalMs !== undefined ? { http: { ...seams.http, limits: { ...seams.http?.limits, totalMs } } } : {}),
-    env: io.env,
+    // A frozen copy: a command cannot carry a flag to core by writing a variable (the process's own environment stays as it is).
+    env: Object.freeze({ ...io.env }),
     log: stderrLogger({ debug: Boolean(io.env.YEP_EXT_DEBUG), quiet: Boolean(flags.quiet), verbose: Boolean(flags.verbose), out: io.stderr }),
     interactive,
     ...(flags.index ? { indexUrl: flags.index } : {}),
@@ -68,11 +82,13 @@ export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortContr
       build: flags.build === undefined ? 'auto' : flags.build ? 'force' : 'never',
       // --build asks for a build by name: that is the opt-in. --yes is not (docs/binaries.md).
       allowBuild: flags['allow-build'] === true || flags.build === true,
-      ...(interactive && !flags.frozen ? { confirm: async (question: string) => (await import('./prompts.js')).confirm(io, question) } : {}),
+      // install --frozen never asks (operations/frozen.ts drops the question: it holds for library callers too).
+      ...(interactive ? { confirm: async (question: string) => (await import('./prompts.js')).confirm(io, question) } : {}),
     },
-    ...(cooldown ? { cooldown } : {}),
+    ...(cooldown ? { cooldown: Object.freeze(cooldown) } : {}),
   });
   onCtrlC(io, abort);
+  for (const part of [ctx.packageCode, ctx.http.limits, ctx.http, ctx.waits, ctx.keychain]) Object.freeze(part);
   return Object.freeze(ctx);
 }
 

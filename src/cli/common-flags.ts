@@ -34,11 +34,27 @@ export const feedbackFlags = {
   }),
 };
 
-/** The release-age cooldown flag of install and update (docs/policy.md). */
+/** The release-age cooldown flag of install, update, outdated and info (docs/policy.md). */
 export const minAgeFlag = {
   'min-age': Flags.string({
     description: 'Skip versions published less than this long ago (90m, 36h, 3d, 1w; also YEP_EXT_MIN_AGE). The policy file may set a floor.',
     helpValue: '<duration>',
+  }),
+};
+
+/** --allow-fresh: install an exactly named version younger than the cooldown (install only). */
+export const allowFreshFlag = {
+  'allow-fresh': Flags.boolean({
+    description: "Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file's min_age).",
+  }),
+};
+
+/** --git-mirror, for the commands that fetch git sources (install, update). */
+export const gitMirrorFlag = {
+  'git-mirror': Flags.string({
+    description:
+      'Fetch git sources (and resolve their branches and tags) from this mirror instead of their origin: the git/ root of a `yep-ext mirror` tree or any server laid out the same way (also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
+    helpValue: '<url>',
   }),
 };
 
@@ -85,4 +101,20 @@ export const allowBuildFlag = {
     description:
       "Consent to building a crate's server from source with cargo when no prebuilt binary fits this host: its build scripts and compiler plugins run on this machine. --yes does not give this consent; without it (and without a terminal to ask) the package is installed without its server. The policy file can forbid builds ([binaries] build_from_source = false).",
   }),
+};
+
+/**
+ * The one definition of each flag that feeds the Context (cli-context.ts). A command's
+ * own flag that only shares a name (doctor's --timeout, in seconds, for the handshake)
+ * is that command's, and never reaches the Context.
+ */
+export const CONTEXT_FLAGS = {
+  ...indexFlag,
+  ...feedbackFlags,
+  ...minAgeFlag,
+  ...allowFreshFlag,
+  ...gitMirrorFlag,
+  ...timeoutFlag,
+  ...buildFlag,
+  ...allowBuildFlag,
 };

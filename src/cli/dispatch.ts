@@ -19,7 +19,7 @@ import { VERSION } from '../core/version.js';
 import { OUTPUT_FAILED, type CliIo } from './cli-io.js';
 import { ExitStatus, type CommandDefinition, type CommandIo, type Parsed } from './command.js';
 import { callableIds, findCommand, topicNames } from './command-table.js';
-import { makeCliContext } from './cli-context.js';
+import { contextFlagsOf, makeCliContext } from './cli-context.js';
 import { Flags } from './flags.js';
 import { writeError } from './report-error.js';
 import { clearStatus } from './status-area.js';
@@ -69,9 +69,6 @@ function splitCommand(argv: readonly string[]): [id: string, rest: string[]] {
   return [join(), argv.slice(words.length)];
 }
 
-/** oclif's jsonEnabled: --json before any `--` in the command's arguments. */
-const jsonEnabled = jsonRequested;
-
 /** Run the yep-ext command line `argv` (without the program); the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   setStdoutStyle(io.stdout);
@@ -101,7 +98,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 async function runCommand(id: string, def: CommandDefinition, argv: string[], io: CliIo): Promise<number> {
-  const json = jsonEnabled(argv);
   let parsed: Parsed;
   try {
     const out = await parse(argv, {
@@ -112,8 +108,10 @@ async function runCommand(id: string, def: CommandDefinition, argv: string[], io
     parsed = { flags: out.flags, args: out.args, argv: out.argv as string[] };
   } catch (e) {
     if (!isParseError(e)) throw e;
-    return writeError(await usageError(id, def, argv, e as Error), json, io);
+    // Nothing parsed: --json is read as oclif reads it for its own errors (before any `--`).
+    return writeError(await usageError(id, def, argv, e as Error), jsonRequested(argv), io);
   }
+  const json = parsed.flags.json === true;
   const abort = new AbortController();
   let ctx: Context | undefined;
   // Every line and document shows URLs one way (text/redact.ts: no userinfo, whoever wrote the lock).
@@ -128,7 +126,7 @@ async function runCommand(id: string, def: CommandDefinition, argv: string[], io
     logToStderr: line(io.stderr),
     logJson: (value) => io.stdout.write(`${JSON.stringify(redactValue(value, []), null, 2)}\n`),
     context: () => {
-      ctx ??= makeCliContext(io, parsed.flags, abort);
+      ctx ??= makeCliContext(io, contextFlagsOf(def.flags, parsed.flags), abort);
       return ctx;
     },
     io,

@@ -22,7 +22,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegularFileSync, readRegularTextSync } from '../core/fs/read-regular-file.js';
 import { parseDoctorTarget } from '../core/doctor/target.js';
-import { inspectServerCommand } from '../core/package/inspect-command.js';
+import { inspectServerCommand, runsInsidePackage } from '../core/package/inspect-command.js';
 import { contributes } from '../core/package/manifest-rules.js';
 import { isValidName } from '../core/package/names.js';
 import { resolvePaths } from '../core/paths.js';
@@ -84,9 +84,9 @@ export async function startEarlyDoctorServer(io: CliIo, { args, flags }: Parsed<
     )
       return undefined;
     const command = await inspectServerCommand(target.dir, server.command, env.PATH ?? '');
-    // A program outside the package may be refused (the policy file, or never started: package-code.ts):
-    // only doctor itself, after that guard, starts it.
-    if (!command.ok || command.where === 'outside') return undefined;
+    // Only what the one guard (policy/package-code.ts) runs whatever the policy says: the package's own
+    // program. Anything else (outside the package, not startable) waits for doctor, after that guard.
+    if (!runsInsidePackage(command) || !command.ok) return undefined;
     // Both of doctor's runs (the second, stopped by EOF only, is started once the first is adopted).
     const early = EarlyServerSet.start(
       { command: command.path, args: serverArgs as string[], packageDir: target.dir, workspaceRoot: cwd, env, injectedEnv: {} },

@@ -1,4 +1,4 @@
-import { allowBuildFlag, buildFlag, feedbackFlags, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
+import { allowBuildFlag, allowFreshFlag, buildFlag, feedbackFlags, gitMirrorFlag, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 
@@ -35,9 +35,7 @@ Sources:
     ...indexFlag,
     ...feedbackFlags,
     ...minAgeFlag,
-    'allow-fresh': Flags.boolean({
-      description: "Install an exactly named version even when it is younger than --min-age / YEP_EXT_MIN_AGE (never below the policy file's min_age).",
-    }),
+    ...allowFreshFlag,
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),
     accept: Flags.string({
       multiple: true,
@@ -58,11 +56,7 @@ Sources:
       description: "With --frozen: the lockfile to install from (default: the store's own extensions.lock; with neither, --frozen fails, exit 3).",
       dependsOn: ['frozen'],
     }),
-    'git-mirror': Flags.string({
-      description:
-        'Fetch git sources (and resolve their branches and tags) from this mirror instead of their origin: the git/ root of a `yep-ext mirror` tree or any server laid out the same way (also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
-      helpValue: '<url>',
-    }),
+    ...gitMirrorFlag,
     'ignore-engines': Flags.boolean({
       description:
         'Install the newest version even when its engines.yolop excludes the installed yolop (also enables such packages with --frozen --enable). Without it, install picks the newest version your yolop can run, and refuses an exact version it cannot.',

@@ -1,4 +1,4 @@
-import { allowBuildFlag, buildFlag, feedbackFlags, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
+import { allowBuildFlag, buildFlag, feedbackFlags, gitMirrorFlag, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 
@@ -36,11 +36,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
       description:
         'Move to the newest version even when its engines.yolop excludes the installed yolop (by default update moves to the newest your yolop can run).',
     }),
-    'git-mirror': Flags.string({
-      description:
-        'Resolve and fetch git sources from this mirror instead of their origin (the git/ root of a `yep-ext mirror` tree or any server laid out the same way; also YEP_EXT_GIT_MIRROR). The lock keeps the origin URLs. See docs/fleet.md.',
-      helpValue: '<url>',
-    }),
+    ...gitMirrorFlag,
     ...buildFlag,
     ...allowBuildFlag,
     ...timeoutFlag,

@@ -9,15 +9,15 @@
  * yes at the terminal prompt run the build: the marker is there, and the lock
  * describes the built binary (verify passes). A no at the prompt builds nothing.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildCrate, FIXTURE_CRATES, readTree } from '../helpers/crates.js';
-import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
-import { withSeams } from '../helpers/seams.mjs';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { driveCliInPty } from '../helpers/pty.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const cargoPath = spawnSync('sh', ['-c', 'command -v cargo'], { encoding: 'utf8' }).stdout.trim();
@@ -189,30 +189,10 @@ describe.skipIf(!hasCargo)("a build from source runs only with this run's consen
   });
 });
 
-/** Run the CLI in a PTY (util-linux `script`), answering the first line matching `question` with `answer`. */
+/** Run the CLI in a terminal (helpers/pty.ts), answering the first line matching `question` with `answer`. */
 function inPty(args: string[], runEnv: Record<string, string>, question: RegExp, answer: string): Promise<{ code: number | null; output: string }> {
   // A wide terminal: the question is one line to match.
-  const cmd = `stty cols 400 rows 50 && exec ${[process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')}`;
-  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: withSeams({ ...runEnv, TERM: 'xterm' }), stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  let answered = false;
-  const onData = (d: Buffer) => {
-    output += d.toString();
-    if (!answered && question.test(output)) {
-      answered = true;
-      child.stdin.write(answer);
-    }
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const timer = setTimeout(() => child.kill('SIGKILL'), BUILD_TIMEOUT);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      child.stdin.end();
-      resolve({ code, output });
-    }),
-  );
+  return driveCliInPty(args, [[question, answer]], { env: runEnv, cols: 400, timeoutMs: BUILD_TIMEOUT });
 }
 
 describe.skipIf(!hasCargo || !hasScript)('at a terminal, the question says the code will run, and the answer decides', () => {

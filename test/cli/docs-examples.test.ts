@@ -17,8 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/command-table.js';
 import { ROOT_EXAMPLES } from '../../src/cli/help.js';
 import { buildCrate, FIXTURE_CRATES, readTree } from '../helpers/crates.js';
-import { REPO_ROOT, makeTempHome, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { makeTempHome, REPO_ROOT, runCli, type TempHome } from '../helpers/home.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 /** Examples that may end otherwise than 0 here, and why. */
@@ -94,7 +93,7 @@ beforeAll(async () => {
     ['install', './my-ext'],
     ['lock', 'export', './yolop-extensions.lock'],
   ]) {
-    const r = await runInProcess(args, { env: env(home.root), cwd });
+    const r = await runCli(args, { env: env(home.root), cwd });
     expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
   }
 }, 60_000);
@@ -211,7 +210,7 @@ describe('the examples of --help and the README', () => {
       const inCopy = (t: string) => t.replace(/(^| |file:\/\/)\/mnt\//g, `$1${root}/mnt/`);
       const e = { ...env(root), ...Object.fromEntries(Object.entries(ex!.vars).map(([k, v]) => [k, inCopy(v)])) };
       for (const before of BEFORE[ex!.text] ?? []) {
-        const b = await runInProcess(words(inCopy(before), e), { env: env(root), cwd: runIn });
+        const b = await runCli(words(inCopy(before), e), { env: env(root), cwd: runIn });
         expect(b.code, `yep-ext ${before}: ${b.stderr}`).toBe(0);
       }
       // An install (not a repair, not --frozen, not of the shipped examples) is shown from a store without it; `new` where the name is free.
@@ -219,7 +218,7 @@ describe('the examples of --help and the README', () => {
       if (/^new my-ext\b/.test(ex!.text)) rmSync(join(runIn, 'my-ext'), { recursive: true, force: true });
       const argv = words(inCopy(ex!.text), e);
       const input = ex!.input !== undefined ? e[ex!.input.slice(1)] : undefined;
-      const r = await runInProcess(argv, { env: e, cwd: runIn, ...(input !== undefined ? { input } : {}) });
+      const r = await runCli(argv, { env: e, cwd: runIn, ...(input !== undefined ? { input } : {}) });
       const expected = EXPECTED[ex!.text]?.code ?? 0;
       expect(r.code, `yep-ext ${ex!.text}\n${r.stdout}\n${r.stderr}`).toBe(expected);
       if (ex!.stdoutTo) {

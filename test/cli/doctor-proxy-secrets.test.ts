@@ -10,8 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePackage } from '../helpers/ext-package.js';
-import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 
 // Each canary is a credential in one form; no piece of 4 characters or more may be shown.
 const USER_ONLY = 'Zq7UoTk4Vx';
@@ -78,7 +77,7 @@ describe('doctor never shows the proxy credentials a server echoes', () => {
     ['--json', ['--json']],
     ['--verbose', ['--verbose']],
   ])('%s: the stderr tail, the MCP check and every detail are redacted', async (_mode, flags) => {
-    const r = await runInProcess(['doctor', dir, ...flags], { env: { ...home.env, ...PROXY_ENV }, cwd: join(home.root, 'ws') });
+    const r = await runCli(['doctor', dir, ...flags], { env: { ...home.env, ...PROXY_ENV }, cwd: join(home.root, 'ws') });
     expect(r.code, r.stdout + r.stderr).toBe(9);
     const shown = r.stdout + r.stderr;
     // The server did echo them (the report shows where they were), and nothing of them is left.

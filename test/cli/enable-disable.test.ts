@@ -2,8 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
-import { jsonOf, makeTempHome, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { LOGFIRE_SCHEMA } from '../helpers/extension-fixture.js';
 import { writePackage } from '../helpers/packages.js';
 import { agentView } from '../helpers/agent-view.js';
@@ -16,7 +15,7 @@ let settingsFile: string;
 /** A real path install, as a user would do it. */
 async function install(name: string, configSchema: Record<string, unknown>): Promise<void> {
   const pkg = writePackage(join(home.root, 'src', name), { name, yolop: { config_schema: configSchema } });
-  const r = await runInProcess(['install', pkg], { env: home.env });
+  const r = await runCli(['install', pkg], { env: home.env });
   expect(r.code, r.stderr).toBe(0);
 }
 
@@ -48,7 +47,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
       ['enable', 'logfire', '--json'],
       ['set-secret', 'logfire', 'token', '--stdin', '--json'],
     ]) {
-      const r = await runInProcess(args, { env: home.env, input: 'x' });
+      const r = await runCli(args, { env: home.env, input: 'x' });
       expect(r.code, r.stdout).toBe(3);
       const err = jsonOf(r).error;
       expect(err.code).toBe('E_NOT_INSTALLED');
@@ -68,7 +67,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
     );
     expect(asGit).not.toBe(lockBefore);
     writeFileSync(lockPath, asGit);
-    const git = await runInProcess(['enable', 'logfire', '--json'], { env: home.env });
+    const git = await runCli(['enable', 'logfire', '--json'], { env: home.env });
     expect(git.code, git.stdout).toBe(3);
     expect(jsonOf(git).error.message).toContain('extensions.lock pins it, but its package is missing from the store');
     expect(jsonOf(git).error.hint).toContain('yep-ext install --force logfire');
@@ -76,7 +75,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
     expect(existsSync(settingsFile)).toBe(false);
     expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
     // A name nobody pinned keeps the plain hint.
-    const other = await runInProcess(['enable', 'nosuch', '--json'], { env: home.env });
+    const other = await runCli(['enable', 'nosuch', '--json'], { env: home.env });
     expect(other.code).toBe(3);
     expect(jsonOf(other).error.hint).toContain('yep-ext install nosuch');
   });
@@ -90,7 +89,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
       ['enable', 'logfire', '--json'],
       ['set-secret', 'logfire', 'token', '--stdin', '--json'],
     ]) {
-      const r = await runInProcess(args, { env: home.env, input: 'x' });
+      const r = await runCli(args, { env: home.env, input: 'x' });
       expect(r.code, r.stdout).toBe(3);
       const err = jsonOf(r).error;
       expect(err.code).toBe('E_NOT_INSTALLED');
@@ -101,15 +100,15 @@ describe('yep-ext enable / disable (no TTY)', () => {
     }
     expect(existsSync(settingsFile)).toBe(false);
     // The hint, followed: the store entry links to the directory again and enable turns it on.
-    expect((await runInProcess(['install', '--force', 'logfire'], { env: home.env })).code).toBe(0);
+    expect((await runCli(['install', '--force', 'logfire'], { env: home.env })).code).toBe(0);
     expect(realpathSync(link)).toBe(realpathSync(dir));
-    expect((await runInProcess(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).not.toBe(3);
+    expect((await runCli(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).not.toBe(3);
     expect(parse(readFileSync(settingsFile, 'utf8'))).toMatchObject({ capabilities: [{ ref: 'ext:logfire' }] });
   });
 
   it('a removal killed after its commit, finished by the recovery of the next enable or set-secret: they say not installed (exit 3), not "Enabled" or "Stored", and yolop is told to load nothing', async () => {
     await interruptedRemoval('paused-1');
-    const r = await runInProcess(['enable', 'plain'], { env: home.env });
+    const r = await runCli(['enable', 'plain'], { env: home.env });
     expect(r.stderr).toContain('Recovered: completed an interrupted removal of plain');
     expect(r.code, r.stdout).toBe(3);
     expect(r.stdout).not.toContain('Enabled');
@@ -119,10 +118,10 @@ describe('yep-ext enable / disable (no TTY)', () => {
     expect(existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : '').not.toContain('ext:plain');
 
     // set-secret: the same window, the same answer, and no secret stored for what was removed.
-    expect((await runInProcess(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).toBe(10);
+    expect((await runCli(['enable', 'logfire', '--config', 'mode=fast', '--config', 'endpoint=https://x.example'], { env: home.env })).code).toBe(10);
     await killAt('remove:after-lock', ['remove', 'logfire'], home.env, join(home.root, 'paused-2'));
     staleLock(home);
-    const s = await runInProcess(['set-secret', 'logfire', 'token', '--stdin', '--json'], { env: home.env, input: 'tok-canary-1234' });
+    const s = await runCli(['set-secret', 'logfire', 'token', '--stdin', '--json'], { env: home.env, input: 'tok-canary-1234' });
     expect(s.code, s.stdout).toBe(3);
     expect(jsonOf(s).error.code).toBe('E_NOT_INSTALLED');
     const secretsFile = join(home.configDir, 'connections.toml');
@@ -131,7 +130,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
   });
 
   it('missing required fields -> setup_incomplete, exit 10, enabled anyway, exact fix commands', async () => {
-    const r = await runInProcess(['enable', 'logfire', '--config', 'mode=fast'], { env: home.env });
+    const r = await runCli(['enable', 'logfire', '--config', 'mode=fast'], { env: home.env });
     expect(r.code).toBe(10);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('logfire is enabled but not configured');
@@ -140,7 +139,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
     const settings = parse(readFileSync(settingsFile, 'utf8')) as any;
     expect(settings.capabilities).toEqual([{ ref: 'ext:logfire', mode: 'fast' }]);
 
-    const j = await runInProcess(['enable', 'logfire', '--json'], { env: home.env });
+    const j = await runCli(['enable', 'logfire', '--json'], { env: home.env });
     expect(j.code).toBe(10);
     const out = jsonOf(j);
     expect(out.error.code).toBe('E_SETUP_INCOMPLETE');
@@ -156,7 +155,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
   });
 
   it('several missing non-secret fields: the hint is one enable with every --config (not one enable per field), then set-secret', async () => {
-    const r = await runInProcess(['enable', 'logfire'], { env: home.env });
+    const r = await runCli(['enable', 'logfire'], { env: home.env });
     expect(r.code).toBe(10);
     expect(r.stderr).toContain(
       'hint: Run:\n  yep-ext set-secret logfire token\n  yep-ext enable logfire --config endpoint=<string> --config mode=<fast|slow>\n',
@@ -167,7 +166,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
   it('--config sets typed values; everything else in settings.toml survives byte for byte', async () => {
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, USER_SETTINGS);
-    const r = await runInProcess(
+    const r = await runCli(
       [
         'enable',
         'yolop-extension-logfire',
@@ -201,7 +200,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, USER_SETTINGS);
     for (const bad of ['port=0', 'port=http', 'mode=medium', 'endpoint=not-a-uri', 'ratio=2']) {
-      const r = await runInProcess(['enable', 'logfire', '--config', bad, '--json'], { env: home.env });
+      const r = await runCli(['enable', 'logfire', '--config', bad, '--json'], { env: home.env });
       expect(r.code, bad).toBe(2);
       expect(jsonOf(r).error).toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('Invalid value for logfire.') });
     }
@@ -210,7 +209,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
 
   it('the hint of a refused value quotes the field description as one sentence (a description ending in "." does not end the hint with "..")', async () => {
     await install('described', { type: 'object', properties: { endpoint: { type: 'string', format: 'uri', description: 'Where traces go.' } } });
-    const r = await runInProcess(['enable', 'described', '--config', 'endpoint=nope'], { env: home.env });
+    const r = await runCli(['enable', 'described', '--config', 'endpoint=nope'], { env: home.env });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('hint: endpoint expects a string - Where traces go.\n');
     expect(r.stderr).not.toContain('..');
@@ -219,28 +218,28 @@ describe('yep-ext enable / disable (no TTY)', () => {
   it('enable / disable / enable keeps inline config and the rest of the file', async () => {
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, USER_SETTINGS);
-    await runInProcess(['enable', 'logfire', '-c', 'endpoint=https://e.example', '-c', 'mode=fast'], { env: home.env });
+    await runCli(['enable', 'logfire', '-c', 'endpoint=https://e.example', '-c', 'mode=fast'], { env: home.env });
     const enabled = readFileSync(settingsFile, 'utf8');
-    const d = await runInProcess(['disable', 'logfire', '--json'], { env: home.env });
+    const d = await runCli(['disable', 'logfire', '--json'], { env: home.env });
     expect(d.code).toBe(0);
     expect(jsonOf(d)).toEqual({ name: 'logfire', enabled: false, changed: true, installed: true });
     const disabled = readFileSync(settingsFile, 'utf8');
     expect((parse(disabled) as any).capabilities[1]).toEqual({ ref: 'ext:logfire', enabled: false, endpoint: 'https://e.example', mode: 'fast' });
-    const d2 = await runInProcess(['disable', 'logfire'], { env: home.env });
+    const d2 = await runCli(['disable', 'logfire'], { env: home.env });
     expect(d2.stdout).toContain('already disabled; nothing changed');
-    await runInProcess(['enable', 'logfire'], { env: home.env });
+    await runCli(['enable', 'logfire'], { env: home.env });
     expect(readFileSync(settingsFile, 'utf8')).toBe(enabled);
   });
 
   it('not installed -> exit 3 with an install hint; bad names -> exit 2; corrupt settings -> exit 7, file kept', async () => {
-    const r = await runInProcess(['enable', 'nothere'], { env: home.env });
+    const r = await runCli(['enable', 'nothere'], { env: home.env });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('yep-ext install nothere');
-    expect((await runInProcess(['enable', '../etc'], { env: home.env })).code).toBe(2);
-    expect((await runInProcess(['disable', 'a/b'], { env: home.env })).code).toBe(2);
+    expect((await runCli(['enable', '../etc'], { env: home.env })).code).toBe(2);
+    expect((await runCli(['disable', 'a/b'], { env: home.env })).code).toBe(2);
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, Buffer.alloc(32));
-    const c = await runInProcess(['enable', 'logfire', '--config', 'mode=fast'], { env: home.env });
+    const c = await runCli(['enable', 'logfire', '--config', 'mode=fast'], { env: home.env });
     expect(c.code).toBe(7);
     expect(c.stderr).toContain(settingsFile);
     expect(readFileSync(settingsFile).equals(Buffer.alloc(32))).toBe(true);
@@ -248,7 +247,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
 
   it('a fully configured extension enables with exit 0 and reports field status', async () => {
     await install('simple', { type: 'object', required: ['level'], properties: { level: { type: 'integer' } } });
-    const r = await runInProcess(['enable', 'simple', '--config', 'level=3', '--json'], { env: home.env });
+    const r = await runCli(['enable', 'simple', '--config', 'level=3', '--json'], { env: home.env });
     expect(r.code).toBe(0);
     expect(jsonOf(r)).toMatchObject({
       name: 'simple',
@@ -257,7 +256,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
       config_set: ['level'],
       fields: [{ key: 'level', set: true, source: 'settings' }],
     });
-    const again = await runInProcess(['enable', 'simple'], { env: home.env });
+    const again = await runCli(['enable', 'simple'], { env: home.env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('already enabled; nothing changed');
     expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
@@ -269,7 +268,7 @@ describe('install and the enabled state the host reads', () => {
     const text = `${USER_SETTINGS}\n[[capabilities]]\nref = "ext:vault"\n`;
     writeFileSync(settingsFile, text);
     const pkg = writePackage(join(home.root, 'src', 'vault'), { name: 'vault' });
-    const r = await runInProcess(['install', pkg], { env: home.env });
+    const r = await runCli(['install', pkg], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('Not enabled');
     expect(r.stdout).toContain('Enabled: settings.toml already turns vault on, so yolop loads it now. Run `yep-ext disable vault` to turn it off.');
@@ -279,20 +278,20 @@ describe('install and the enabled state the host reads', () => {
       (c) => c.ref === 'ext:vault',
     );
     expect(caps.at(-1)?.enabled).not.toBe(false);
-    const json = await runInProcess(['install', pkg, '--force', '--json'], { env: home.env });
+    const json = await runCli(['install', pkg, '--force', '--json'], { env: home.env });
     expect(jsonOf(json).installed[0]).toMatchObject({ name: 'vault', enabled: true });
-    const list = jsonOf(await runInProcess(['list', '--json'], { env: home.env }));
+    const list = jsonOf(await runCli(['list', '--json'], { env: home.env }));
     expect(list.extensions.find((e: { name: string }) => e.name === 'vault')).toMatchObject({ enabled: true });
 
     // The last entry says enabled = false: "Not enabled", and `enabled: false`.
-    expect((await runInProcess(['remove', 'vault'], { env: home.env })).code).toBe(0);
+    expect((await runCli(['remove', 'vault'], { env: home.env })).code).toBe(0);
     const off = `${text}\n[[capabilities]]\nref = "ext:vault"\nenabled = false\n`;
     writeFileSync(settingsFile, off);
-    const again = await runInProcess(['install', pkg], { env: home.env });
+    const again = await runCli(['install', pkg], { env: home.env });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('Not enabled. Run `yep-ext enable vault` to turn it on.');
     expect(readFileSync(settingsFile, 'utf8')).toBe(off);
-    const forced = await runInProcess(['install', pkg, '--force', '--json'], { env: home.env });
+    const forced = await runCli(['install', pkg, '--force', '--json'], { env: home.env });
     expect(jsonOf(forced).installed[0]).toMatchObject({ name: 'vault', enabled: false });
   });
 });
@@ -303,8 +302,8 @@ describe('concurrent enables', () => {
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, USER_SETTINGS);
     const [a, b] = await Promise.all([
-      runInProcess(['enable', 'logfire', '-c', 'mode=fast'], { env: home.env }),
-      runInProcess(['enable', 'other', '-c', 'level=2'], { env: home.env }),
+      runCli(['enable', 'logfire', '-c', 'mode=fast'], { env: home.env }),
+      runCli(['enable', 'other', '-c', 'level=2'], { env: home.env }),
     ]);
     expect([a.code, b.code].sort()).toEqual([0, 10]);
     const text = readFileSync(settingsFile, 'utf8');
@@ -315,9 +314,9 @@ describe('concurrent enables', () => {
   it('remove of a name with no store or lock entry but its settings table and secrets left: both removed from the files, the rest of settings.toml kept; then exit 3', async () => {
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, USER_SETTINGS);
-    const en = await runInProcess(['enable', 'logfire', '-c', 'endpoint=https://e.example', '-c', 'mode=fast'], { env: home.env });
+    const en = await runCli(['enable', 'logfire', '-c', 'endpoint=https://e.example', '-c', 'mode=fast'], { env: home.env });
     expect(en.code === 0 || en.code === 10, en.stderr).toBe(true);
-    const sec = await runInProcess(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input: 'tok-12345' });
+    const sec = await runCli(['set-secret', 'logfire', 'token', '--stdin'], { env: home.env, input: 'tok-12345' });
     expect(sec.code, sec.stderr).toBe(0);
     const secretsFile = join(home.configDir, 'connections.toml');
     expect(readFileSync(secretsFile, 'utf8')).toContain('tok-12345');
@@ -328,7 +327,7 @@ describe('concurrent enables', () => {
     const lockPath = join(home.configDir, 'extensions', 'extensions.lock');
     writeFileSync(lockPath, 'version = 1\n');
 
-    const r = await runInProcess(['remove', 'logfire', '--json'], { env: home.env });
+    const r = await runCli(['remove', 'logfire', '--json'], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonOf(r)).toMatchObject({ name: 'logfire', removed: { store: false, lock: false, settings: true, secrets: true } });
     const settings = parse(readFileSync(settingsFile, 'utf8')) as any;
@@ -338,7 +337,7 @@ describe('concurrent enables', () => {
     expect(readFileSync(secretsFile, 'utf8')).not.toContain('tok-12345');
     expect(readFileSync(secretsFile, 'utf8')).not.toContain('ext:logfire');
 
-    const again = await runInProcess(['remove', 'logfire'], { env: home.env });
+    const again = await runCli(['remove', 'logfire'], { env: home.env });
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('"logfire" is not installed');
   });
@@ -350,7 +349,7 @@ describe('concurrent enables', () => {
  */
 async function interruptedRemoval(pauseName: string): Promise<void> {
   await install('plain', { type: 'object', properties: {} });
-  expect((await runInProcess(['enable', 'plain'], { env: home.env })).code).toBe(0);
+  expect((await runCli(['enable', 'plain'], { env: home.env })).code).toBe(0);
   await killAt('remove:after-lock', ['remove', 'plain'], home.env, join(home.root, pauseName));
   staleLock(home);
   expect(agentView(home.configDir)).toHaveProperty('plain');
@@ -360,28 +359,28 @@ describe('a removal interrupted after its commit (read before the next command f
   it('list, verify and info say the removal was interrupted (not "placed by hand?: reinstall it"), and the `yep-ext remove` they name exits 0 having finished it, instead of "not installed" (exit 3)', async () => {
     await interruptedRemoval('paused');
 
-    const listed = jsonOf(await runInProcess(['list', '--json'], { env: home.env })).extensions.find((e: { name: string }) => e.name === 'plain');
+    const listed = jsonOf(await runCli(['list', '--json'], { env: home.env })).extensions.find((e: { name: string }) => e.name === 'plain');
     expect(listed.problems).toEqual([expect.stringContaining('its removal was interrupted')]);
     expect(listed.problems.join()).not.toContain('placed by hand');
-    const v = await runInProcess(['verify', '--json'], { env: home.env });
+    const v = await runCli(['verify', '--json'], { env: home.env });
     expect(v.code).toBe(5);
     const report = jsonOf(v).error.details.extensions.find((e: { name: string }) => e.name === 'plain');
     expect(report.problems).toEqual([expect.objectContaining({ kind: 'unlocked', message: expect.stringContaining('yep-ext remove plain') })]);
-    expect(jsonOf(await runInProcess(['info', 'plain', '--json'], { env: home.env })).verify.problems).toEqual([
+    expect(jsonOf(await runCli(['info', 'plain', '--json'], { env: home.env })).verify.problems).toEqual([
       expect.stringContaining('its removal was interrupted'),
     ]);
     // Read-only: nothing of that finished the removal.
     expect(agentView(home.configDir)).toHaveProperty('plain');
 
     // The command they name: its recovery finishes the removal, and that is a success, said as one.
-    const r = await runInProcess(['remove', 'plain', '--json'], { env: home.env });
+    const r = await runCli(['remove', 'plain', '--json'], { env: home.env });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(jsonOf(r)).toEqual({ name: 'plain', removed: { store: true, lock: false, settings: true, secrets: false, files: false }, leftovers: null });
     expect(agentView(home.configDir)).toEqual({});
     expect(existsSync(join(home.configDir, 'extensions', 'plain'))).toBe(false);
-    expect((await runInProcess(['verify'], { env: home.env })).code).toBe(0);
+    expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
     // Once done, it is not installed: a second remove says so.
-    expect((await runInProcess(['remove', 'plain'], { env: home.env })).code).toBe(3);
+    expect((await runCli(['remove', 'plain'], { env: home.env })).code).toBe(3);
   });
 
   it('an install killed before the lock pinned it: list says the install was interrupted, and `yep-ext remove` exits 0 when the recovery it runs rolls the install back', async () => {
@@ -389,15 +388,15 @@ describe('a removal interrupted after its commit (read before the next command f
     await killAt('place:before-lock', ['install', pkg], home.env, join(home.root, 'paused'));
     staleLock(home);
     expect(existsSync(join(home.configDir, 'extensions', 'fresh', 'plugin.json')), 'switched in, not pinned').toBe(true);
-    const listed = jsonOf(await runInProcess(['list', '--json'], { env: home.env })).extensions.find((e: { name: string }) => e.name === 'fresh');
+    const listed = jsonOf(await runCli(['list', '--json'], { env: home.env })).extensions.find((e: { name: string }) => e.name === 'fresh');
     expect(listed.problems).toEqual([expect.stringContaining('its install was interrupted before the lock pinned it')]);
-    const r = await runInProcess(['remove', 'fresh'], { env: home.env });
+    const r = await runCli(['remove', 'fresh'], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('Recovered: rolled back an interrupted install of fresh');
     expect(r.stdout).toContain('Removed fresh.');
     expect(existsSync(join(home.configDir, 'extensions', 'fresh'))).toBe(false);
     expect(existsSync(join(pkg, 'plugin.json')), 'the directory itself is never touched').toBe(true);
-    expect((await runInProcess(['verify'], { env: home.env })).code).toBe(0);
+    expect((await runCli(['verify'], { env: home.env })).code).toBe(0);
   });
 });
 
@@ -416,19 +415,19 @@ describe('enable turns on only what the user approved', () => {
       m.yolop.mcpServers = { m: { type: 'stdio', command: 'sh', args: ['-c', 'id'] } };
     });
     const before = existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : null;
-    const r = await runInProcess(['enable', 'gx', '--json'], { env: home.env });
+    const r = await runCli(['enable', 'gx', '--json'], { env: home.env });
     expect(r.code, r.stdout + r.stderr).toBe(8);
     expect(jsonOf(r).error.code).toBe('E_CONSENT_REQUIRED');
     expect(jsonOf(r).error.hint).toContain('yep-ext update gx');
     expect(existsSync(settingsFile) ? readFileSync(settingsFile, 'utf8') : null).toBe(before);
     expect(Object.keys(agentView(home.configDir))).not.toContain('gx');
     // update shows the difference and takes consent for exactly it; then enable goes through.
-    const plan = jsonOf(await runInProcess(['update', 'gx', '--dry-run', '--json'], { env: home.env }));
+    const plan = jsonOf(await runCli(['update', 'gx', '--dry-run', '--json'], { env: home.env }));
     expect(plan.updates[0]).toMatchObject({ consent_needed: true, diff: { widens: true } });
     const fingerprint = plan.updates[0].diff.to as string;
-    const accepted = await runInProcess(['update', 'gx', '--accept', fingerprint], { env: home.env });
+    const accepted = await runCli(['update', 'gx', '--accept', fingerprint], { env: home.env });
     expect(accepted.code, accepted.stderr).toBe(0);
-    expect((await runInProcess(['enable', 'gx'], { env: home.env })).code).toBe(0);
+    expect((await runCli(['enable', 'gx'], { env: home.env })).code).toBe(0);
     expect(Object.keys(agentView(home.configDir))).toContain('gx');
   });
 
@@ -437,7 +436,7 @@ describe('enable turns on only what the user approved', () => {
     edit('narrow', (m) => {
       delete m.yolop.config_schema;
     });
-    const r = await runInProcess(['enable', 'narrow'], { env: home.env });
+    const r = await runCli(['enable', 'narrow'], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/changed since it was approved.*yep-ext update narrow/);
     expect(Object.keys(agentView(home.configDir))).toContain('narrow');

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jsonOf, makeTempHome, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { LOGFIRE_SCHEMA } from '../helpers/extension-fixture.js';
 import { writePackage } from '../helpers/packages.js';
 import { agentView } from '../helpers/agent-view.js';
@@ -12,7 +11,7 @@ import { hostRuns } from '../helpers/settings-model.js';
 // config show|set | uninstall`), as an agent that learned them runs them: no TTY, --json.
 let home: TempHome;
 let settingsFile: string;
-const run = (args: string[], input?: string) => runInProcess(args, { env: home.env, ...(input !== undefined ? { input } : {}) });
+const run = (args: string[], input?: string) => runCli(args, { env: home.env, ...(input !== undefined ? { input } : {}) });
 
 beforeEach(async () => {
   home = makeTempHome();

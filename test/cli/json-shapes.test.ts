@@ -482,7 +482,7 @@ describe('every command --json has its documented shape (docs/json.md)', () => {
     ]);
     await json(['remove', 'alpha'], 'remove');
     await json(['remove', 'beta'], 'remove');
-  }, 180_000); // a dozen CLI runs each: under the full suite's load on 2 cores they took over 60 s
+  }, 180_000); // a dozen CLI runs each: under the full suite's load on 2 cores they may pass the default 60 s
 
   it('new, set-secret (the value never in the JSON), doctor, lock export, policy init/check, mirror, cache verify/clean', async () => {
     mkdirSync(join(home.root, 'exts'));

@@ -7,8 +7,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jsonOf, makeTempHome, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 
 let home: TempHome;
@@ -16,12 +15,12 @@ let out: string;
 beforeEach(async () => {
   home = makeTempHome();
   const pkg = writePackage(join(home.root, 'src', 'x'), { name: 'x' });
-  expect((await runInProcess(['install', pkg], { env: home.env })).code).toBe(0);
+  expect((await runCli(['install', pkg], { env: home.env })).code).toBe(0);
   out = join(home.root, 'yolop-extensions.lock');
 });
 afterEach(() => home.cleanup());
 
-const exportTo = (path: string, ...extra: string[]) => runInProcess(['lock', 'export', path, '--json', ...extra], { env: home.env });
+const exportTo = (path: string, ...extra: string[]) => runCli(['lock', 'export', path, '--json', ...extra], { env: home.env });
 const HOST_LOCK = `[[extensions]]\nname = "mine"\ncontent_hash = "sha256:${'a'.repeat(64)}"\n\n[extensions.source]\ntype = "path"\npath = "/srv/mine"\n`;
 
 describe('lock export FILE', () => {
@@ -56,7 +55,7 @@ describe('lock export FILE', () => {
 describe('lock export -', () => {
   it('prints the lock on stdout (what a file export holds) and writes no file', async () => {
     const before = readdirSync(home.root).sort();
-    const r = await runInProcess(['lock', 'export', '-'], { env: home.env, cwd: home.root });
+    const r = await runCli(['lock', 'export', '-'], { env: home.env, cwd: home.root });
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(home.root).sort()).toEqual(before);
     expect(existsSync(join(home.root, '-'))).toBe(false);
@@ -81,7 +80,7 @@ describe('a credential in a source URL of the store lock (a lock the host wrote)
     expect(r.code, r.stdout).toBe(7);
     expect(jsonOf(r).error).toMatchObject({ code: 'E_STATE', details: { names: ['gx'] } });
     expect(existsSync(out)).toBe(false);
-    const printed = await runInProcess(['lock', 'export', '-'], { env: home.env });
+    const printed = await runCli(['lock', 'export', '-'], { env: home.env });
     expect(printed.code).toBe(7);
     for (const t of [r.stdout, r.stderr, printed.stdout, printed.stderr]) expect(t).not.toContain(TOKEN);
   });

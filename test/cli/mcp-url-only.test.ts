@@ -12,8 +12,7 @@ import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manifestFromCargoToml } from '../../src/core/sources/crates-io/cargo-manifest.js';
 import { makePackage } from '../helpers/ext-package.js';
-import { jsonOf, makeTempHome, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 // @ts-expect-error: a JavaScript fixture
 import { startHttpMcp } from '../fixtures/mcp/http-server.mjs';
 
@@ -32,7 +31,7 @@ afterAll(async () => {
 describe('an MCP server with a url and no type', () => {
   it('installs as an http server, with a note on the type; doctor connects over http and lists its tools', async () => {
     const dir = makePackage(join(home.root, 'src'), 'urlonly', { yolop: { mcpServers: { web: { url: web.url } } } });
-    const install = await runInProcess(['install', dir], { env: home.env });
+    const install = await runCli(['install', dir], { env: home.env });
     expect(install.code, install.stdout + install.stderr).toBe(0);
     const lock = parse(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')) as { extensions: { name: string }[] };
     expect(lock.extensions.map((e) => e.name)).toContain('urlonly');
@@ -40,7 +39,7 @@ describe('an MCP server with a url and no type', () => {
     expect(install.stdout).toContain('web (http, remote)');
     expect(install.stdout).toContain('add "type": "http" to plugin.json');
 
-    const doctor = await runInProcess(['doctor', 'urlonly', '--json'], { env: home.env });
+    const doctor = await runCli(['doctor', 'urlonly', '--json'], { env: home.env });
     const servers = jsonOf(doctor).mcp_servers as { server: string; transport: string; ok: boolean; tools: { name: string }[] }[];
     expect(servers).toEqual([expect.objectContaining({ server: 'web', transport: 'http', ok: true, tools: [expect.objectContaining({ name: 'lookup' })] })]);
   });

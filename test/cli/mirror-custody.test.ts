@@ -17,7 +17,6 @@ import { homePool } from '../helpers/home-pool.js';
 import { jsonOf, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { killAt } from '../helpers/faults.js';
-import { runInProcess } from '../helpers/in-process.js';
 
 const HELLO = 'yolop-extension-hello';
 const OTHER = 'yolop-extension-other';
@@ -259,7 +258,7 @@ describe('the completion record is written last', () => {
       expect(record(dir)).toEqual({ marker: false, manifest: false });
       // What it placed is named in its journal, so the next run takes the directory as its own.
       expect(existsSync(join(dir, '.yep-mirror.journal'))).toBe(true);
-      const r = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
+      const r = await runCli(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
       expect(r.code, r.stderr).toBe(0);
       expect(record(dir)).toEqual({ marker: true, manifest: true });
       expect(existsSync(join(dir, '.yep-mirror.journal'))).toBe(false);
@@ -278,12 +277,12 @@ describe('the completion record is written last', () => {
   it('an update of a complete mirror killed before its record takes the old record away (it no longer describes the tree)', async () => {
     const root = homes.make().root;
     const dir = join(root, 'mirror');
-    const first = await runInProcess(['mirror', dir, '--lockfile', lockHello(), '--json'], { env: env() });
+    const first = await runCli(['mirror', dir, '--lockfile', lockHello(), '--json'], { env: env() });
     expect(first.code, first.stderr).toBe(0);
     expect(record(dir).marker).toBe(true);
     await killAt('mirror:before-record', ['mirror', dir, '--lockfile', lockBoth], env(), join(root, 'paused'));
     expect(record(dir).marker).toBe(false);
-    const r = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
+    const r = await runCli(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(record(dir).marker).toBe(true);
     expect(existsSync(join(dir, 'crates', OTHER, `${OTHER}-0.3.0.crate`))).toBe(true);
@@ -297,18 +296,18 @@ describe('a file of its own that the user edited since', () => {
   ])('%s: refused without --force (exit 7, the tree byte-identical); --force writes its own and deletes nothing', async (rel, editOf) => {
     const root = homes.make().root;
     const dir = join(root, 'mirror');
-    const first = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
+    const first = await runCli(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
     expect(first.code, first.stderr).toBe(0);
     const edit = editOf(readFileSync(join(dir, rel), 'utf8'));
     writeFileSync(join(dir, rel), edit);
     writeFileSync(join(dir, 'README.txt'), 'served by our nginx\n');
     const before = tree(dir);
-    const r = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
+    const r = await runCli(['mirror', dir, '--lockfile', lockBoth, '--json'], { env: env() });
     expect(r.code, r.stderr).toBe(7);
     expect(jsonOf(r).error).toMatchObject({ code: 'E_CONFLICT', details: { file: rel } });
     expect(jsonOf(r).error.hint).toContain('--force');
     expect(tree(dir)).toEqual(before);
-    const forced = await runInProcess(['mirror', dir, '--lockfile', lockBoth, '--force', '--json'], { env: env() });
+    const forced = await runCli(['mirror', dir, '--lockfile', lockBoth, '--force', '--json'], { env: env() });
     expect(forced.code, forced.stderr).toBe(0);
     expect(readFileSync(join(dir, rel), 'utf8')).not.toBe(edit);
     expect(readFileSync(join(dir, 'README.txt'), 'utf8')).toBe('served by our nginx\n');

@@ -8,8 +8,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { jsonOf, makeTempHome, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
 let index: string;
@@ -49,7 +48,7 @@ it.each([
         ['info', 'hello'],
       ];
   for (const args of runs) {
-    const r = await runInProcess([...args, '--json'], { env: { ...home.env, YEP_EXT_INDEX: `${pathToFileURL(index).href}/` } });
+    const r = await runCli([...args, '--json'], { env: { ...home.env, YEP_EXT_INDEX: `${pathToFileURL(index).href}/` } });
     expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(7);
     expect(jsonOf(r).error).toMatchObject({ code: 'E_STATE', details: { file: fifo, is: 'a FIFO (named pipe)' } });
   }

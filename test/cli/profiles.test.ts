@@ -10,7 +10,6 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
 import { writePackage } from '../helpers/packages.js';
 import { hostRuns, subjectEntries } from '../helpers/settings-model.js';
 
@@ -81,7 +80,7 @@ describe('a profile that is there but unusable', () => {
       ['disable', 'x'],
       ['enable', 'x', '--config', 'port=1'],
     ]) {
-      const r = await runInProcess([...args, '--profile', 'work', '--json'], { env: home.env });
+      const r = await runCli([...args, '--profile', 'work', '--json'], { env: home.env });
       expect(r.code, args.join(' ')).toBe(7);
       const error = jsonOf(r).error;
       expect(error.message).toMatch(message);

@@ -1,15 +1,14 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
-import { BIN, makeTempHome, type TempHome } from '../helpers/home.js';
+import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writeExtension } from '../helpers/extension-fixture.js';
 import { describeNeeding, need } from '../helpers/needs.js';
+import { HAS_SCRIPT, driveCliInPty } from '../helpers/pty.js';
 
 // Real terminal sessions through util-linux `script` (a PTY): the prompts only
 // appear when stdin is a TTY, and a masked prompt must never echo the value.
-const hasScript = spawnSync('script', ['--version']).status === 0;
 const CANARY = 'CANARYpty42';
 
 let home: TempHome;
@@ -19,43 +18,12 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-/** Drive a CLI run in a PTY: each step waits for a pattern in the output, then types. */
-async function inPty(args: string[], steps: [RegExp, string][], cwd?: string): Promise<{ code: number | null; output: string }> {
-  const cmd = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ');
-  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: { ...home.env, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
-  let output = '';
-  const waiters: { re: RegExp; from: number; resolve: () => void }[] = [];
-  const check = () => {
-    for (const w of [...waiters]) {
-      if (w.re.test(output.slice(w.from))) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
-      }
-    }
-  };
-  child.stdout.on('data', (d: Buffer) => {
-    output += d.toString();
-    check();
-  });
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const done = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  let from = 0;
-  for (const [re, keys] of steps) {
-    await new Promise<void>((resolve) => {
-      waiters.push({ re, from, resolve });
-      check();
-    });
-    from = output.length;
-    child.stdin.write(keys);
-  }
-  const code = await done;
-  clearTimeout(timer);
-  child.stdin.end();
-  return { code, output };
+/** Drive a CLI run in a terminal (helpers/pty.ts): each step waits for a pattern in the output, then types. */
+function inPty(args: string[], steps: [RegExp, string][], cwd?: string): Promise<{ code: number | null; output: string }> {
+  return driveCliInPty(args, steps, { env: home.env, ...(cwd ? { cwd } : {}) });
 }
 
-describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsdutils)'), 'prompts on a terminal', () => {
+describeNeeding(need(HAS_SCRIPT, '`script` from util-linux (Debian package bsdutils)'), 'prompts on a terminal', () => {
   it('set-secret asks with hidden input and never echoes the value', async () => {
     const r = await inPty(['set-secret', 'logfire', 'token'], [[/logfire\.token \(hidden\)/, `${CANARY}\r`]]);
     expect(r.code, r.output).toBe(0);
@@ -100,12 +68,12 @@ describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsduti
   });
 
   /** Two path packages with one name, the first installed: installing the second asks to replace it. */
-  function installFirstTwin(): { a: string; b: string; lock: string } {
+  async function installFirstTwin(): Promise<{ a: string; b: string; lock: string }> {
     const src = join(home.root, 'src');
     const a = writeExtension(join(src, 'a'), 'twin', null);
     const b = writeExtension(join(src, 'b'), 'twin', null);
-    const first = spawnSync(process.execPath, [BIN, 'install', a], { env: home.env, encoding: 'utf8' });
-    expect(first.status, first.stderr).toBe(0);
+    const first = await runCli(['install', a], { env: home.env });
+    expect(first.code, first.stderr).toBe(0);
     return { a, b, lock: join(home.configDir, 'extensions', 'extensions.lock') };
   }
 
@@ -113,7 +81,7 @@ describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsduti
     // The replace question quotes where the installed package came from. yep-ext refuses such a
     // path itself, but the host's lock may hold one: an OSC sequence (a window title here; OSC 52
     // would write the clipboard).
-    const { a, b, lock } = installFirstTwin();
+    const { a, b, lock } = await installFirstTwin();
     writeFileSync(lock, readFileSync(lock, 'utf8').replace(`path = "${a}"`, `path = "${a}\\u001b]0;PWN\\u0007x"`));
     expect(readFileSync(lock, 'utf8')).toContain('\\u001b]0;PWN');
     const r = await inPty(['install', b], [[/Replace it\?/, 'n\r']]);
@@ -124,7 +92,7 @@ describeNeeding(need(hasScript, '`script` from util-linux (Debian package bsduti
   });
 
   it('No at the replace prompt is "Cancelled", exit 130 as for Ctrl-C, and nothing changes', async () => {
-    const { b, lock } = installFirstTwin();
+    const { b, lock } = await installFirstTwin();
     const before = readFileSync(lock, 'utf8');
     const r = await inPty(['install', b], [[/Replace it\?/, 'n\r']]);
     expect(r.code, r.output).toBe(130);

@@ -95,7 +95,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     expect(reg.requestsTo('/crates/').length).toBe(1);
     expect(proxy.connects().length).toBeGreaterThan(last);
     expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${NAME}:${port}`]));
-  }, 180_000); // five CLI runs: under load on 2 cores they took over 60 s
+  }, 180_000); // five CLI processes: under load on 2 cores they may pass the default 60 s
 
   it('lower-case https_proxy wins over HTTPS_PROXY, as curl reads them', async () => {
     const h = home();

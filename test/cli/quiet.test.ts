@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { makeTempHome, REPO_ROOT, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { makeTempHome, REPO_ROOT, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 
 // -q as cargo's: at most the one result line on success; warnings, errors and what consent is asked for still shown.
 let home: TempHome;
-const run = (args: string[]) => runInProcess(args, { env: home.env, cwd: home.root });
+const run = (args: string[]) => runCli(args, { env: home.env, cwd: home.root });
 const ECHO = join(REPO_ROOT, 'examples', 'echo-node');
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 

@@ -10,8 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { hostInstances, hostRuns } from '../helpers/settings-model.js';
 
@@ -25,14 +24,14 @@ const profileFile = () => join(home.configDir, 'profiles', 'work.toml');
 beforeEach(async () => {
   home = makeTempHome();
   const pkg = writePackage(join(home.root, 'src', 'x'), { name: 'x', yolop: { config_schema: SCHEMA } });
-  const r = await runInProcess(['install', pkg], { env: home.env });
+  const r = await runCli(['install', pkg], { env: home.env });
   expect(r.code, r.stderr).toBe(0);
   mkdirSync(join(home.configDir, 'profiles'), { recursive: true });
 });
 afterEach(() => home.cleanup());
 
 async function ok(...args: string[]): Promise<void> {
-  const r = await runInProcess([...args, '--json'], { env: home.env });
+  const r = await runCli([...args, '--json'], { env: home.env });
   expect(r.code, `${args.join(' ')}: ${r.stderr}${r.stdout}`).toBe(0);
 }
 

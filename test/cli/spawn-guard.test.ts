@@ -20,8 +20,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makePackage } from '../helpers/ext-package.js';
-import { jsonOf, makeTempHome, type RunResult, type TempHome } from '../helpers/home.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { jsonOf, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
 let workspace: string;
@@ -34,7 +33,7 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runInProcess(args, { env: { ...home.env, ...env }, cwd: workspace });
+const cli = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runCli(args, { env: { ...home.env, ...env }, cwd: workspace });
 const systemPolicy = (doc: Record<string, unknown>) => writeFileSync(home.env.YEP_EXT_POLICY!, stringify(doc));
 const store = (name: string) => join(home.configDir, 'extensions', name);
 const lockFile = () => join(home.configDir, 'extensions', 'extensions.lock');

@@ -9,7 +9,6 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runInProcess } from '../helpers/in-process.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 
@@ -167,7 +166,7 @@ describe('a git source with credentials in its URL, wherever the lock shows it',
     let shown = 0;
     for (const args of [['list'], ['info', 'ext'], ['verify'], ['outdated']]) {
       for (const json of [[], ['--json']]) {
-        const r = await runInProcess([...args, ...json], { env: { ...h.env, ...HTTP_ENV, HTTPS_PROXY: 'http://127.0.0.1:1' } });
+        const r = await runCli([...args, ...json], { env: { ...h.env, ...HTTP_ENV, HTTPS_PROXY: 'http://127.0.0.1:1' } });
         const out = r.stdout + r.stderr;
         expect(out, `${args.join(' ')} ${json.join(' ')}`).not.toContain(CANARY);
         if (out.includes('git.example.test')) shown++;

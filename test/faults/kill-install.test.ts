@@ -124,7 +124,7 @@ for (const s of scenarios) {
     });
 
     // Concurrent: each test is half a dozen CLI runs (the stale lock is set back, not waited for).
-    // Seven at once on 2 cores take 30-45 s each under load, near the config's 60 s: give them room.
+    // Seven at once on 2 cores come near the config's 60 s each under load: give them room.
     it.concurrent.each(s.points)(
       'at %s: recovered to before or after, and the install then completes',
       async (point) => {

@@ -75,7 +75,7 @@ export interface RunOptions {
  * Run a yep-ext command line in this process, through the one dispatcher (./in-process.ts:
  * the env, directory and stdin given, stdout and stderr captured, neither a terminal). What
  * most tests want: the command's behaviour on real homes, registries, git and servers,
- * without the ~0.2 s of CPU a Node start-up costs. Where the process itself is under test
+ * without the CPU a Node start-up costs. Where the process itself is under test
  * (its exit by a signal, a kill, a TTY, what reaches its stdout and stderr as a process, its
  * start-up, the bundle bin/run.js loads, a lock held by another process), use runCliProcess.
  */

@@ -95,7 +95,7 @@ export function screenOf(output: string): string {
 export async function driveCliInPty(
   args: string[],
   steps: [RegExp, string][],
-  options: { env: Record<string, string>; cols?: number; cwd?: string },
+  options: { env: Record<string, string>; cols?: number; cwd?: string; timeoutMs?: number },
 ): Promise<{ code: number | null; output: string }> {
   if (!HAS_SCRIPT) throw new Error('util-linux `script` is needed for the terminal tests (apt-get install util-linux)');
   const cmd = `stty cols ${options.cols ?? 120} rows 50 && exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
@@ -119,7 +119,7 @@ export async function driveCliInPty(
   });
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
   let from = 0;
   for (const [re, keys] of steps) {
     await Promise.race([

@@ -7,4 +7,4 @@ import { createRequire } from 'node:module';
 
 const seams = createRequire(import.meta.url)('./seams.cjs');
 
-export const { seamsFromEnv, withSeams } = seams;
+export const { parseResolve, seamsFromEnv, withSeams } = seams;

@@ -17,21 +17,10 @@
  * entries, so a test can prove every one of them survives a command unchanged.
  */
 import { parse } from 'smol-toml';
+import { prng } from './prng.js';
 
 type Table = Record<string, unknown>;
 const RESERVED = new Set(['ref', 'id', 'enabled', 'append']);
-
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class Gen {
   constructor(readonly next: () => number) {}

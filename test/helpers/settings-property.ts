@@ -11,13 +11,13 @@ import {
   hostRuns,
   keptConfig,
   othersUntouched,
-  prng,
   sortKeys,
   subjectEntries,
   withoutSubject,
   DECLARED_KEYS,
   type GeneratedFile,
 } from './settings-model.js';
+import { prng } from './prng.js';
 
 export const SUBJECT = 'alpha';
 

@@ -6,9 +6,10 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { embeddedIpv4, isLinkLocalAddress, isLoopbackHost, normalizeHost, parseIpLiteral } from '../../src/core/net/address.js';
-import { guardedConnector, guardedLookup, parseResolveOverrides } from '../../src/core/net/guarded-connect.js';
+import { guardedConnector, guardedLookup } from '../../src/core/net/guarded-connect.js';
 import { checkFetchUrl } from '../../src/core/net/http.js';
 import { parseRegistryConfig } from '../../src/core/sources/crates-io/registry-config.js';
+import { parseResolve } from '../helpers/seams.mjs';
 
 /** Link-local, in every spelling we know of: [host as typed in a URL, what it is]. */
 const LINK_LOCAL: [string, string][] = [
@@ -126,7 +127,7 @@ describe('loopback (the plain-http exception)', () => {
 });
 
 describe('after DNS: the guarded lookup', () => {
-  const lookupOf = (overrides: string) => guardedLookup(parseResolveOverrides(overrides));
+  const lookupOf = (overrides: string) => guardedLookup(parseResolve(overrides));
   const resolve = (overrides: string, host: string, all: boolean): Promise<{ err: any; address: unknown }> =>
     new Promise((done) => lookupOf(overrides)(host, { all }, (err, address) => done({ err, address })));
 
@@ -147,7 +148,7 @@ describe('after DNS: the guarded lookup', () => {
   });
 
   it('parses the test seam strictly (name=IP pairs only)', () => {
-    expect([...parseResolveOverrides('a.test=1.2.3.4, B.test = ::1,bad,c.test=not-an-ip,=1.1.1.1')]).toEqual([
+    expect([...parseResolve('a.test=1.2.3.4, B.test = ::1,bad,c.test=not-an-ip,=1.1.1.1')]).toEqual([
       ['a.test', '1.2.3.4'],
       ['b.test', '::1'],
     ]);

@@ -4,7 +4,8 @@
  * reach core are in it from the start, and a write to it fails.
  */
 import { describe, expect, it } from 'vitest';
-import { makeCliContext } from '../../src/cli/cli-context.js';
+import { contextFlagsOf, makeCliContext } from '../../src/cli/cli-context.js';
+import { COMMANDS } from '../../src/cli/command-table.js';
 import type { CliIo, OutStream } from '../../src/cli/cli-io.js';
 
 const out: OutStream = { write: () => {}, isTTY: false, columns: 0, color: false };
@@ -44,5 +45,41 @@ describe('the CLI Context', () => {
       (ctx as { env: unknown }).env = {};
     }).toThrow(TypeError);
     expect(ctx.cooldown).toEqual({ minAge: '1d' });
+  });
+
+  it('nor are its parts: the environment, the cooldown, the consent to run package code, the network limits', () => {
+    const env = { YEP_EXT_INDEX: 'https://index.example/' };
+    const ctx = makeCliContext(io(env), { 'min-age': '1d' }, new AbortController());
+    expect(() => {
+      (ctx.env as Record<string, string>).YEP_EXT_GIT_MIRROR = 'https://mirror.example/git/';
+    }).toThrow(TypeError);
+    expect(() => {
+      (ctx.cooldown as { allowFresh?: boolean }).allowFresh = true;
+    }).toThrow(TypeError);
+    expect(() => {
+      (ctx.packageCode as { allowBuild: boolean }).allowBuild = true;
+    }).toThrow(TypeError);
+    expect(() => {
+      (ctx.http.limits as { totalMs: number }).totalMs = 1;
+    }).toThrow(TypeError);
+    expect(ctx.env.YEP_EXT_GIT_MIRROR).toBeUndefined();
+    expect(ctx.cooldown).toEqual({ minAge: '1d' });
+    expect(ctx.packageCode.allowBuild).toBe(false);
+  });
+});
+
+describe('the flags that feed the Context', () => {
+  const defs = (id: string) => COMMANDS[id]!.flags;
+
+  it("are the shared definitions only: doctor's --timeout (handshake seconds) never becomes the network total", () => {
+    expect(contextFlagsOf(defs('doctor'), { timeout: '5', quiet: true, json: true })).toEqual({ quiet: true, json: true });
+    expect(makeCliContext(io(), contextFlagsOf(defs('doctor'), { timeout: '0.0004' }), new AbortController()).http.limits.totalMs).toBeGreaterThan(1000);
+    expect(contextFlagsOf(defs('install'), { timeout: '5', 'git-mirror': 'https://m.example/git/', 'allow-fresh': true, yes: true })).toEqual({
+      timeout: '5',
+      'git-mirror': 'https://m.example/git/',
+      'allow-fresh': true,
+      yes: true,
+    });
+    expect(contextFlagsOf(defs('update'), { 'git-mirror': 'https://m.example/git/' })).toEqual({ 'git-mirror': 'https://m.example/git/' });
   });
 });

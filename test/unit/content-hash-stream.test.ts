@@ -12,22 +12,11 @@ import { unpackCrate } from '../../src/core/archive/unpack.js';
 import { foldName } from '../../src/core/archive/fold-name.js';
 import type { ContentHashStream } from '../../src/core/package/content-hash-stream.js';
 import { contentHash, sortByUtf8 } from '../../src/core/package/content-hash.js';
+import { prng } from '../helpers/prng.js';
 import { buildCrate, crateEntriesFromDir, type TarEntry } from '../helpers/tar-builder.js';
 
 const work = mkdtempSync(join(tmpdir(), 'hash-stream-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-// A small seeded PRNG (mulberry32): a failure is reproducible from its seed.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // "a-b" and "a.b" sort before "a/…" by bytes but after it component-wise (cargo's order).
 const NAMES = ['a', 'a-b', 'a.b', 'b', 'src', 'src.rs', 'Z', 'é', 'Ω', '日本', '😀', '\uE000x', '\uFFFDy', 'x y', 'lib.rs', '.git', '.hidden', 'zz'];
@@ -38,7 +27,7 @@ interface Built {
 }
 
 function randomTree(seed: number, big = false): Built {
-  const r = rng(seed);
+  const r = prng(seed);
   const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
   const src = mkdtempSync(join(work, `src-${seed}-`));
   const folded = new Set<string>();
@@ -114,7 +103,7 @@ describe('content hash from the extractor = content hash of a walk', () => {
     it(`on 25 random trees, archive order ${how}`, async () => {
       for (let seed = 1; seed <= 25; seed++) {
         const { src, entries } = randomTree(seed * 7919, seed === 3);
-        const { into, hashed } = await unpackHashed(ordered(entries, how, rng(seed)));
+        const { into, hashed } = await unpackHashed(ordered(entries, how, prng(seed)));
         const expected = await contentHash(src);
         expect(await hashed.digest(into), `seed ${seed * 7919}, ${how}`).toBe(expected);
         expect(await contentHash(into)).toBe(expected);

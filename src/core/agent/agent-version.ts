@@ -117,7 +117,7 @@ async function detect(ctx: Context): Promise<AgentVersion> {
     ctx.log.debug(`agent version from cache: ${hit.version ?? hit.reason} (${bin.path})`);
     return toAgent(bin.path, hit);
   }
-  const probed: ProbeResult = await probeAgentVersion(bin.path, ctx.env, ctx.waits.agentVersionMs);
+  const probed: ProbeResult = await probeAgentVersion(bin.path, ctx.env, ctx.waits.agentVersionMs, ctx.spawn);
   const entry: CacheEntry = {
     ...id,
     version: probed.ok ? probed.version : null,

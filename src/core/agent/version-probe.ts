@@ -4,8 +4,11 @@
  * daemon: it runs in its own process group with stdin closed, output capped at
  * 4 KiB per stream and a deadline (ctx.waits.agentVersionMs, 3 s), and on either
  * limit the whole group is killed and the answer is "unknown", never an error.
+ * Started by the run's spawner (ctx.spawn), like every process yep-ext starts.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import type { Spawn } from '../context.js';
+import { systemSpawn } from '../spawn.js';
 import parse from 'semver/functions/parse.js';
 import { signalGroup } from '../yep/process-group.js';
 
@@ -36,7 +39,7 @@ export function parseAgentVersion(output: string): string | undefined {
 const seconds = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s` : `${ms} ms`);
 
 /** Run `<file> --version` within the limits above. Never throws. */
-export function probeAgentVersion(file: string, env: Record<string, string | undefined>, timeoutMs: number): Promise<ProbeResult> {
+export function probeAgentVersion(file: string, env: Record<string, string | undefined>, timeoutMs: number, spawn: Spawn = systemSpawn): Promise<ProbeResult> {
   const group = process.platform !== 'win32';
   return new Promise((resolve) => {
     let settled = false;
@@ -44,11 +47,16 @@ export function probeAgentVersion(file: string, env: Record<string, string | und
     const err: Buffer[] = [];
     const size = { out: 0, err: 0 };
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let child: ReturnType<typeof spawn>;
+    let child: ChildProcess;
     let timer: NodeJS.Timeout | undefined;
     let grace: NodeJS.Timeout | undefined;
     try {
-      child = spawn(file, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'], detached: group, env: { ...env, NO_COLOR: '1' }, windowsHide: true });
+      child = spawn(file, ['--version'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: group,
+        env: { ...env, NO_COLOR: '1' } as NodeJS.ProcessEnv,
+        windowsHide: true,
+      });
     } catch (e) {
       resolve({ ok: false, reason: `could not run ${file}: ${(e as Error).message}` });
       return;

@@ -9,10 +9,9 @@
  *                  planned build.
  * Order (docs/binaries.md): prebuilt artifact -> cargo build -> package-only.
  */
-import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { isYepError } from '../errors.js';
-import { readRegularTextSync } from '../fs/read-regular-file.js';
+import { readCargoToml } from '../sources/crates-io/cargo-manifest.js';
 import type { Manifest } from '../package/manifest.js';
 import { cargoFacts, type CargoFacts } from './binstall-meta.js';
 import { buildLaterCommand, decideBuild, hasBinTarget, runCargoBuild, type BuildPlan, type RunPermit } from './cargo-build.js';
@@ -34,14 +33,11 @@ export interface BinaryStep {
   notes: string[];
 }
 
-const CARGO_TOML_MAX_BYTES = 1024 * 1024;
-
 /** Facts from `<dir>/Cargo.toml`, or undefined when there is none (or it is not a small regular file). */
 async function readCargoFacts(dir: string): Promise<CargoFacts | undefined> {
-  const file = join(dir, 'Cargo.toml');
   let text: string | undefined;
   try {
-    text = readRegularTextSync(file, "The crate's Cargo.toml", { followSymlinks: false, maxBytes: CARGO_TOML_MAX_BYTES });
+    text = readCargoToml(dir);
   } catch (e) {
     // Not a small regular file (a FIFO, a link, too big): no facts, as for a missing one.
     if (isYepError(e)) return undefined;

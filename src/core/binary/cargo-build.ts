@@ -137,6 +137,7 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
   const src = join(workDir, 'src');
   const root = join(workDir, 'root');
   await makeDirs(workDir);
+  // Into the fresh work directory this run made in staging: nothing there to replace or follow.
   await cp(plan.crateDir, src, { recursive: true, verbatimSymlinks: true });
   const args = ['install', '--locked', '--no-track', '--root', root, '--path', src, '--bin', plan.command, '--target-dir', join(workDir, 'target')];
   ctx.log.info(`Building ${plan.command} from source (${permit.reason}): cargo ${args.join(' ')}`);
@@ -196,6 +197,7 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
   const binDir = join(pkgDir, 'bin');
   await makeDirs(binDir, 0o755);
   const dest = join(binDir, plan.command);
+  // Into the staged package tree (fetched, checked link-free; never a user's path install: prepare.ts).
   await rename(built, dest);
   await chmod(dest, 0o755);
   const sha = await sha256File(dest);

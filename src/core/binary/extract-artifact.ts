@@ -43,6 +43,7 @@ export async function extractArtifact(
   maxBytes: number,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
+  // `dest` is in the staged package tree and absent (provision-binary.ts checks before it downloads).
   if (fmt === 'bin') {
     await rename(artifact, dest);
     return undefined;

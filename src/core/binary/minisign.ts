@@ -6,8 +6,8 @@
  * The key id in the signature must be the key's: a signature by another key is
  * refused as such. Formats: https://jedisct1.github.io/minisign/ ("Signature format").
  */
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { fileDigest } from '../fs/file-digest.js';
 
 export interface MinisignKey {
   keyId: Buffer;
@@ -66,10 +66,9 @@ export function parseSignature(text: string): MinisignSignature {
   return { algorithm, keyId: sig.subarray(2, 10), signature: sig.subarray(10), trustedComment: tc.slice('trusted comment: '.length), globalSignature };
 }
 
+/** The pre-hash of an `ED` signature, by the one file hasher (fs/file-digest.ts). */
 async function blake2b512File(file: string): Promise<Buffer> {
-  const hash = createHash('blake2b512');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest();
+  return Buffer.from(await fileDigest(file, 'blake2b512'), 'hex');
 }
 
 /** Largest file a legacy (not pre-hashed) signature is checked for: Ed25519 needs it whole in memory. */

@@ -162,6 +162,7 @@ async function checkSignature(ctx: Context, plan: ArtifactPlan, url: string, fil
     if (res.status !== 200)
       return { ok: false, refused: 'signature-invalid', why: `the crate declares a minisign key but ${sigUrl} is missing (status ${res.status})` };
     const trustedComment = await verifyFile(key, parseSignature(res.body.toString('utf8')), file, async (f) => {
+      // The artifact this run downloaded into its own fresh temp directory (never a user's file), already size-capped.
       const buf = await readFile(f);
       if (buf.length > LEGACY_MAX_BYTES) throw new MinisignError(`legacy (not pre-hashed) signatures are checked only up to ${LEGACY_MAX_BYTES} bytes`);
       return buf;

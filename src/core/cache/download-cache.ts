@@ -25,12 +25,12 @@
  * layout is pinned against cacache itself by test/integration/download-cache-layout.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import { appendFile, chmod, link, open, rmdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
-import { describeFileKind } from '../fs/read-regular-file.js';
+import { describeFileKind, readRegularTextSync } from '../fs/read-regular-file.js';
 import { fileDigest, sha256FileWithSize } from '../fs/file-digest.js';
 import { copyFileAtomic, copyRegularInto, writeFileAtomic } from '../fs/fs-atomic.js';
 import { checkCustody, makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
@@ -415,12 +415,14 @@ function walkCache(dir: string): Walked {
 
 /** A bucket's valid entries, in order (cacache's: `\n<sha1 of the JSON>\t<JSON>` lines; a line that fails its sha1 is skipped). */
 function bucketEntries(bucket: string): CacheEntry[] {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(bucket, 'utf8');
+    // The cache may be shared between users: a FIFO swapped in for a bucket must not hang `cache verify`.
+    text = readRegularTextSync(bucket, 'The download cache index', { followSymlinks: false });
   } catch {
     return [];
   }
+  if (text === undefined) return [];
   const out: CacheEntry[] = [];
   for (const line of text.split('\n')) {
     const tab = line.indexOf('\t');
@@ -578,7 +580,8 @@ export async function verifyCache(ctx: Context): Promise<CacheVerifyResult> {
     entries += kept.length;
     const text = serializeBucket(kept);
     if (kept.length === 0) await removeOwned(bucketCustody(dir, b.path), basename(b.path));
-    else if (text !== readFileSync(b.path, 'utf8')) await writeFileAtomic(b.path, text, { what: 'The download cache index' });
+    else if (text !== readRegularTextSync(b.path, 'The download cache index', { followSymlinks: false }))
+      await writeFileAtomic(b.path, text, { what: 'The download cache index' });
   }
   await sweepOurTmp(dir);
   return { dir, entries, verified, reclaimed, bad, missing, bytes, foreign: walked.foreign };

@@ -6,8 +6,8 @@
  * (net/http.ts), a copy from a `file://` mirror (net/transport.ts), and a verified
  * `.crate` copied into a mirror (fs-atomic's stream writer, checked before its rename).
  *
- * Bytes are hashed and written in 1 MiB batches (64 KiB hash updates cost about 3x,
- * hardening "Hashing"), gathered in one reused buffer: a fresh batch per MiB is garbage
+ * Bytes are hashed and written in 1 MiB batches (small hash updates cost several
+ * times more, hardening "Hashing"), gathered in one reused buffer: a fresh batch per MiB is garbage
  * V8 collects only after ~32 MiB of it. A chunk of 1 MiB or more that arrives with the
  * batch empty is hashed and written as it is. Writes are synchronous: the consumer is
  * fast (what keeps undici's `assert(!this.paused)` crash away, nodejs/undici#5360).

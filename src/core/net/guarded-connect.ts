@@ -17,19 +17,6 @@ import type { buildConnector } from 'undici';
 import { YepError } from '../errors.js';
 import { isLinkLocalAddress, normalizeHost } from './address.js';
 
-/** `name=address,…` -> Map(lower-case name -> address); malformed pairs are ignored. */
-export function parseResolveOverrides(text: string | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const pair of (text ?? '').split(',')) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) continue;
-    const name = pair.slice(0, eq).trim().toLowerCase();
-    const address = pair.slice(eq + 1).trim();
-    if (name !== '' && isIP(address) !== 0) out.set(name, address);
-  }
-  return out;
-}
-
 export function linkLocalRefusal(host: string, address: string): YepError {
   const addr = normalizeHost(address);
   return new YepError('E_NETWORK', `refusing to connect to ${host}: it resolves to the link-local address ${addr}.`, {

@@ -18,7 +18,7 @@ import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted, type 
 import { withInstallLock } from '../store/install-lock.js';
 import { describeSource, sourceFor } from '../sources/index.js';
 import { checkOutputFile } from '../fs/output-file.js';
-import { LOCK_HEADER, findEntry, loadStoreLock, parseLock, saveLock, serializeLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
+import { LOCK_HEADER, findEntry, holdsLock, loadStoreLock, parseLock, saveLock, serializeLock, type LockEntry, type Lockfile } from '../store/lockfile.js';
 import { hasUrlCredential } from '../text/redact.js';
 import { loadSettingsText, settingsLookup } from '../settings/settings.js';
 import { checkEntry, needsRefetch, recordCleanState, type EntryCheck } from '../store/entry-check.js';
@@ -138,7 +138,7 @@ export async function loadGivenLockfile(file: string, cwd: string = process.cwd(
   // A TOML file that is not a lock (a Cargo.toml given by mistake) parses to no entries: refuse
   // it rather than "install" nothing. A lock always has `extensions` unless it is comments only.
   const hasContent = text.split('\n').some((l) => l.trim() !== '' && !l.trim().startsWith('#'));
-  if (lock.entries.length === 0 && hasContent && !/^\s*(\[\[\s*extensions\s*\]\]|extensions\s*=)/m.test(text)) {
+  if (hasContent && !holdsLock(text, lock)) {
     throw new YepError('E_STATE', `${file} is not a lockfile: it has no \`extensions\` table.`, {
       hint: "Give --lockfile a lockfile written by `yep-ext lock export` (or the store's extensions.lock).",
     });
@@ -494,7 +494,7 @@ async function refuseNonLockTarget(dest: string, force: boolean): Promise<void> 
   if (text.trim() === '' || text.startsWith(LOCK_HEADER.split('\n')[0]!)) return;
   let isLock = false;
   try {
-    isLock = parseLock(text, dest).entries.length > 0 || /^\s*(\[\[\s*extensions\s*\]\]|extensions\s*=)/m.test(text);
+    isLock = holdsLock(text, parseLock(text, dest));
   } catch {
     isLock = false; // not TOML, or TOML that is no lock
   }

@@ -16,7 +16,7 @@ import { findEntry, type LockEntry, type LockSource } from '../store/lockfile.js
 import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
 import { resolveExtensionName } from '../store/installed-name.js';
-import { configFields, loadManifest } from '../package/manifest.js';
+import { configFields, loadManifest, type Manifest } from '../package/manifest.js';
 import { homeDir, packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
 import { readExtensionSettings } from '../settings/settings.js';
@@ -26,7 +26,7 @@ import { interruptedChanges } from '../store/interrupted-changes.js';
 import { noteCreated } from '../store/created-dirs.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { grantOf, summarizeGrant, type GrantSummary } from '../package/grants.js';
-import type { FieldSource } from '../settings/config-status.js';
+import type { FieldStatus } from '../settings/config-status.js';
 import type { EnginesVerdict } from '../agent/engines.js';
 import type { RegistryListing, Upstream } from '../sources/source.js';
 import { listExtensions } from './list.js';
@@ -34,14 +34,8 @@ import { damageOf, outdatedRow, type OutdatedStatus } from './outdated.js';
 import { upstreamOf, type NewerOutside } from './offer.js';
 import { withPolicy } from './policy-gate.js';
 
-interface InfoConfigField {
-  key: string;
-  secret: boolean;
-  required: boolean;
-  set: boolean;
-  /** settings, secrets, keychain, default (unset, with a default), unset. */
-  source: FieldSource;
-  env: string | null;
+/** A field's status as config-status.ts gives it (without `kept`), and its default. */
+interface InfoConfigField extends Omit<FieldStatus, 'kept'> {
   /** The manifest's default, for a non-secret field that has one; never a configured value. */
   default: unknown;
 }
@@ -130,11 +124,10 @@ async function verifyStatus(ctx: Context, name: string, profile?: string) {
   return item;
 }
 
-async function installedInfo(ctx: Context, entry: LockEntry, profile?: string): Promise<InfoResult> {
-  const item = await verifyStatus(ctx, entry.name, profile);
-  const manifest = item?.manifest;
+/** Each config field as `info` shows it: its status, and the manifest's default for a non-secret one (never a value). */
+function infoConfig(manifest: Manifest | undefined, fields: readonly FieldStatus[]): InfoConfigField[] {
   const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
-  const config: InfoConfigField[] = (item?.config ?? []).map((f) => {
+  return fields.map((f) => {
     const field = defaults.get(f.key);
     return {
       key: f.key,
@@ -146,6 +139,12 @@ async function installedInfo(ctx: Context, entry: LockEntry, profile?: string): 
       default: !f.secret && field?.default !== undefined ? field.default : null,
     };
   });
+}
+
+async function installedInfo(ctx: Context, entry: LockEntry, profile?: string): Promise<InfoResult> {
+  const item = await verifyStatus(ctx, entry.name, profile);
+  const manifest = item?.manifest;
+  const config = infoConfig(manifest, item?.config ?? []);
   let upstream: InfoUpstream | null = null;
   let upstreamError: InfoResult['upstream_error'] = null;
   try {
@@ -205,7 +204,6 @@ async function unlockedInfo(ctx: Context, name: string, profile?: string): Promi
   const manifest = await loadManifest(dir).catch(() => undefined);
   const settings = await readExtensionSettings(ctx.paths, name, profile).catch(() => undefined);
   const fields = manifest ? await configStatus(ctx.paths, manifest, settings).catch(() => []) : [];
-  const defaults = new Map(manifest ? configFields(manifest).map((f) => [f.key, f]) : []);
   // One read of the staging journals (it was read twice for the message).
   const interrupted = interruptedChanges(ctx).get(name);
   return {
@@ -217,15 +215,7 @@ async function unlockedInfo(ctx: Context, name: string, profile?: string): Promi
     enabled: settings?.enabled ?? null,
     dir,
     grant: manifest ? summarizeGrant(grantOf(manifest)) : null,
-    config: fields.map((f) => ({
-      key: f.key,
-      secret: f.secret,
-      required: f.required,
-      set: f.set,
-      source: f.source,
-      env: f.env ?? null,
-      default: !f.secret && defaults.get(f.key)?.default !== undefined ? defaults.get(f.key)!.default : null,
-    })),
+    config: infoConfig(manifest, fields),
     verify: {
       ok: false,
       problems: [

@@ -125,6 +125,7 @@ async function finishPreparedBinary(ctx: Context, p: PreparedPackage): Promise<v
   }
   const { finishBinary } = await import('../binary/binary-step.js');
   const before = p.binary.notes.length;
+  // The build's work directory: fresh, inside this run's own stage.
   const outcome = await finishBinary(ctx, p.binary, p.fetched.dir, await mkdtemp(join(p.stage, 'build-')), verdict.permit);
   if (outcome?.record) p.fetched.source = withBinaryRecord(p.fetched.source, outcome.record);
   const added = p.binary.notes.slice(before);

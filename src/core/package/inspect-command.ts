@@ -63,6 +63,15 @@ export type CommandInspection =
     };
 
 /**
+ * The program is the package's own (in it, as named and as resolved) and can start: the one
+ * guard in front of package code (policy/package-code.ts) runs such a server whatever the
+ * policy says, and doctor's early start (cli/doctor-early.ts) starts nothing else.
+ */
+export function runsInsidePackage(c: CommandInspection): boolean {
+  return c.ok && c.where !== 'outside' && c.outside === undefined;
+}
+
+/**
  * What install, repair and "already installed" report about the server command: where it
  * was found, in the package's own terms (`bin/echo-node (executable)`) and never as an
  * absolute path, which for a fresh install would name the staging directory it was

@@ -23,7 +23,7 @@
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
 import type { RunPermit } from '../binary/cargo-build.js';
-import type { CommandInspection } from '../package/inspect-command.js';
+import { runsInsidePackage, type CommandInspection } from '../package/inspect-command.js';
 import { policyError, serverOutsideViolation, type PolicyViolation } from './evaluate.js';
 import { loadPolicy } from './load-policy.js';
 import type { Policy } from './policy-file.js';
@@ -57,6 +57,8 @@ export type CodeVerdict =
   /** Not run: why, in words for a note or a failed check. */
   | { run: false; ask?: false; why: string; violation?: PolicyViolation };
 
+const SERVER_PERMIT: RunPermit = { kind: 'server', reason: 'doctor was asked to run it' };
+
 /** The phase of the question: `plan` never prompts (it says what will happen); `run` may prompt. */
 export type CodePhase = 'plan' | 'run';
 
@@ -78,6 +80,8 @@ function buildRefusal(policy: Policy): PolicyViolation | undefined {
  */
 export async function mayRunPackageCode(ctx: Context, code: PackageCode, phase: CodePhase, policy: Policy = loadPolicy(ctx)): Promise<CodeVerdict> {
   if (code.kind === 'server') {
+    // The package's own program: no rule below refuses it (doctor's early start relies on this).
+    if (runsInsidePackage(code.resolved)) return { run: true, permit: SERVER_PERMIT };
     const outside = code.resolved.outside;
     // Hardening: a capability server named by a path outside the package is reported, never started by yep-ext.
     if (code.mcpServer === undefined && outside && (outside.via === 'absolute' || outside.via === 'climbs'))
@@ -87,7 +91,7 @@ export async function mayRunPackageCode(ctx: Context, code: PackageCode, phase: 
       serverOutsideViolation(policy, { command: code.command, how: outside.how, ...(code.mcpServer !== undefined ? { mcpServer: code.mcpServer } : {}) });
     if (violation) return { run: false, why: `not started: refused by the policy in ${violation.file} (${violation.rule}): ${violation.message}`, violation };
     if (!code.resolved.ok) return { run: false, why: code.resolved.detail };
-    return { run: true, permit: { kind: 'server', reason: 'doctor was asked to run it' } };
+    return { run: true, permit: SERVER_PERMIT };
   }
   const consent = ctx.packageCode;
   const violation = buildRefusal(policy);

@@ -27,7 +27,7 @@ import { gitFailure } from './git-errors.js';
 import { fetchCommitWithFallback } from './git-fetch-commit.js';
 import { gitMirrorUrl } from './mirror/git-mirror-url.js';
 import { createGit } from './git-run.js';
-import { scanPackageTree, type TreeStats } from './tree-scan.js';
+import { scanPackageTree, symlinkRefusal, tooManyBytesRefusal, tooManyFilesRefusal, type TreeStats } from './tree-scan.js';
 import type { Fetched } from './source.js';
 
 /** The lock record of a git install (host-compat §4). */
@@ -360,16 +360,7 @@ export function inspectTree(entries: TreeEntry[], limits: Pick<GitLimits, 'maxFi
   let files = 0;
   let bytes = 0;
   for (const e of entries) {
-    if (e.mode === '120000') {
-      throw new YepError(
-        'E_UNSAFE_PACKAGE',
-        `Refusing the package: "${sanitize(e.path)}" is a symbolic link${e.path === 'plugin.json' ? ' (the manifest itself)' : ''}.`,
-        {
-          hint: 'yep-ext installs only regular files and directories. Ask the extension author to replace links with real files.',
-          details: { path: sanitize(e.path, { max: 300 }) },
-        },
-      );
-    }
+    if (e.mode === '120000') throw symlinkRefusal(e.path);
     if (e.mode === '160000') {
       notes.push(`Submodule "${sanitize(e.path)}" was not fetched (yep-ext never fetches submodules); it is an empty directory.`);
       continue;
@@ -378,12 +369,8 @@ export function inspectTree(entries: TreeEntry[], limits: Pick<GitLimits, 'maxFi
     files++;
     bytes += e.size ?? 0;
   }
-  if (files > limits.maxFiles) {
-    throw new YepError('E_UNSAFE_PACKAGE', `Refusing the package: it has ${files} files (more than ${limits.maxFiles}).`);
-  }
-  if (bytes > limits.maxTreeBytes) {
-    throw new YepError('E_UNSAFE_PACKAGE', `Refusing the package: its files add up to ${bytes} bytes (more than ${limits.maxTreeBytes}).`);
-  }
+  if (files > limits.maxFiles) throw tooManyFilesRefusal(limits.maxFiles, '.', files);
+  if (bytes > limits.maxTreeBytes) throw tooManyBytesRefusal(limits.maxTreeBytes, '.', bytes);
   return { notes };
 }
 

@@ -26,11 +26,35 @@ export interface TreeStats {
   bytes: number;
 }
 
-function unsafe(message: string, rel: string): YepError {
-  return new YepError('E_UNSAFE_PACKAGE', message, {
-    hint: 'yep-ext installs only regular files and directories. Ask the extension author to replace links with real files.',
-    details: { path: sanitize(rel, { max: 300 }) },
-  });
+const ONLY_FILES_HINT = 'yep-ext installs only regular files and directories. Ask the extension author to replace links with real files.';
+
+function unsafe(message: string, rel: string, hint?: string): YepError {
+  return new YepError('E_UNSAFE_PACKAGE', message, { ...(hint ? { hint } : {}), details: { path: sanitize(rel, { max: 300 }) } });
+}
+
+/**
+ * The package rules' refusals, one statement each for both places that check them: this scan
+ * of the tree on disk, and git's own listing of a commit before anything is checked out
+ * (git.ts inspectTree). `target`: how the link reads on disk (` -> "…"`, or '' when unreadable).
+ */
+export function symlinkRefusal(rel: string, target?: string): YepError {
+  const manifest = rel === MANIFEST_FILE;
+  // On disk the link's target is shown; git's listing (before checkout) names no target.
+  const what =
+    target === undefined
+      ? `"${sanitize(rel)}" is a symbolic link${manifest ? ' (the manifest itself)' : ''}`
+      : `${manifest ? `the manifest ${MANIFEST_FILE}` : `"${sanitize(rel)}"`} is a symbolic link${target}`;
+  return unsafe(`Refusing the package: ${what}.`, rel, ONLY_FILES_HINT);
+}
+
+/** More regular files than the cap (`count`: how many, when known). */
+export function tooManyFilesRefusal(max: number, rel: string, count?: number): YepError {
+  return unsafe(`Refusing the package: it has ${count !== undefined ? `${count} files (more than ${max})` : `more than ${max} files`}.`, rel);
+}
+
+/** More bytes than the cap (`total`: how many, when known). */
+export function tooManyBytesRefusal(max: number, rel: string, total?: number): YepError {
+  return unsafe(`Refusing the package: its files add up to ${total !== undefined ? `${total} bytes (more than ${max})` : `more than ${max} bytes`}.`, rel);
 }
 
 async function describeLink(path: string): Promise<string> {
@@ -53,29 +77,22 @@ export async function scanPackageTree(root: string, limits: TreeLimits): Promise
       const abs = join(dir, name);
       const relPath = rel === '' ? name : `${rel}/${name}`;
       const st = await lstat(abs);
-      if (st.isSymbolicLink()) {
-        const what = relPath === MANIFEST_FILE ? `the manifest ${MANIFEST_FILE} is a symbolic link` : `"${sanitize(relPath)}" is a symbolic link`;
-        throw unsafe(`Refusing the package: ${what}${await describeLink(abs)}.`, relPath);
-      }
+      if (st.isSymbolicLink()) throw symlinkRefusal(relPath, await describeLink(abs));
       if (st.isDirectory()) {
         stats.dirs++;
         await walk(abs, relPath);
       } else if (st.isFile()) {
         stats.files++;
         stats.bytes += st.size;
-        if (stats.files > limits.maxFiles) {
-          throw unsafe(`Refusing the package: it has more than ${limits.maxFiles} files.`, relPath);
-        }
-        if (stats.bytes > limits.maxBytes) {
-          throw unsafe(`Refusing the package: its files add up to more than ${limits.maxBytes} bytes.`, relPath);
-        }
+        if (stats.files > limits.maxFiles) throw tooManyFilesRefusal(limits.maxFiles, relPath);
+        if (stats.bytes > limits.maxBytes) throw tooManyBytesRefusal(limits.maxBytes, relPath);
       } else {
-        throw unsafe(`Refusing the package: "${sanitize(relPath)}" is a special file (fifo, socket or device).`, relPath);
+        throw unsafe(`Refusing the package: "${sanitize(relPath)}" is a special file (fifo, socket or device).`, relPath, ONLY_FILES_HINT);
       }
     }
   }
   const top = await lstat(root);
-  if (!top.isDirectory()) throw unsafe('Refusing the package: its root is not a directory.', '.');
+  if (!top.isDirectory()) throw unsafe('Refusing the package: its root is not a directory.', '.', ONLY_FILES_HINT);
   await walk(root, '');
   return stats;
 }

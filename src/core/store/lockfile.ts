@@ -63,6 +63,15 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Whether parsed lock text is a lock at all: it pins something, or has an `extensions`
+ * table or key. Any TOML parses (a Cargo.toml given by mistake parses to no entries):
+ * `install --frozen --lockfile` and `lock export` refuse what is not one.
+ */
+export function holdsLock(text: string, lock: Lockfile): boolean {
+  return lock.entries.length > 0 || /^\s*(\[\[\s*extensions\s*\]\]|extensions\s*=)/m.test(text);
+}
+
 /** Parse lock text. Throws E_STATE (naming `file`) on anything unreadable. */
 export function parseLock(text: string, file = 'extensions.lock'): Lockfile {
   return checkLock(text, file, parseDocument(text, file));

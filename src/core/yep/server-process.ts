@@ -13,7 +13,7 @@
  *   started is left: its process group, and on Linux every descendant found
  *   through /proc (process-tree.ts), other sessions and groups included.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import type { Spawn } from '../context.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -194,7 +194,7 @@ export class ServerProcess {
     if (adopted) this.child = adopted.child;
     else {
       try {
-        this.child = spawnServer(options.spawn ?? spawn, serverSpawnArgs(launch, tag));
+        this.child = spawnServer(options.spawn ?? systemSpawn, serverSpawnArgs(launch, tag));
       } catch (e) {
         // Invalid argv/env (a NUL byte from a manifest or a config value) throws synchronously:
         // report it like any other failure to start.

@@ -61,6 +61,20 @@ export function manifestFromCargoToml(text: string, crateName: string): Obj | un
 }
 
 /**
+ * The text of `<dir>/Cargo.toml`, the one read of it (the manifest here, the binary step's
+ * facts): a plain file (never a link, FIFO or device), at most 1 MiB (E_MANIFEST beyond);
+ * undefined when there is none.
+ */
+export function readCargoToml(dir: string): string | undefined {
+  const cargoToml = join(dir, 'Cargo.toml');
+  const regular = { followSymlinks: false };
+  const info = inspectRegularFile(cargoToml, "The crate's Cargo.toml", regular);
+  if (info === undefined) return undefined;
+  if (info.stat.size > CARGO_TOML_MAX_BYTES) throw new YepError('E_MANIFEST', `The crate's Cargo.toml is larger than ${CARGO_TOML_MAX_BYTES} bytes; refused.`);
+  return readRegularTextSync(cargoToml, "The crate's Cargo.toml", { ...regular, maxBytes: CARGO_TOML_MAX_BYTES });
+}
+
+/**
  * If `dir` has no plugin.json but its Cargo.toml declares [package.metadata.yolop],
  * write the equivalent plugin.json. Returns true when one was written.
  */
@@ -68,11 +82,7 @@ export async function writeManifestFromCargo(dir: string, crateName: string): Pr
   // Package files are never opened before an lstat says regular file (a FIFO would block the read).
   const regular = { followSymlinks: false };
   if (inspectRegularFile(join(dir, MANIFEST_FILE), 'The manifest', regular) !== undefined) return false;
-  const cargoToml = join(dir, 'Cargo.toml');
-  const info = inspectRegularFile(cargoToml, "The crate's Cargo.toml", regular);
-  if (info === undefined) return false;
-  if (info.stat.size > CARGO_TOML_MAX_BYTES) throw new YepError('E_MANIFEST', `The crate's Cargo.toml is larger than ${CARGO_TOML_MAX_BYTES} bytes; refused.`);
-  const text = readRegularTextSync(cargoToml, "The crate's Cargo.toml", { ...regular, maxBytes: CARGO_TOML_MAX_BYTES });
+  const text = readCargoToml(dir);
   if (text === undefined) return false;
   const manifest = manifestFromCargoToml(text, crateName);
   if (!manifest) return false;

@@ -64,6 +64,7 @@ export async function downloadVerifiedCrate(ctx: Context, config: RegistryConfig
         details: { crate: crate.name, version: crate.vers, url: got.url, wanted: crate.cksum, got: got.sha256, size: got.size },
       });
     }
+    // Both in this run's own stage: the verified download takes its final name.
     await rename(partial, file);
     // Linked, not copied: the .crate is only read (unpacked) and then deleted.
     await storeInCache(ctx, crate.cksum, file, cacheKey(crate.cksum), 'link');

@@ -92,6 +92,7 @@ export async function mirrorGit(ctx: Context, plan: MirrorPlan, entryName: strin
       // A new repository: moved into the mirror whole (scratch is inside the mirror's root, one file system).
       plan.stageStep(`git:${rel}`, async () => {
         await plan.makeDirsOf(rel);
+        // ownsRepo found nothing there (a repository the mirror did not make is refused): a new one moves in whole.
         await rename(scratchDir, gitDir);
       });
     } else {

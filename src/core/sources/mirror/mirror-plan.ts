@@ -13,7 +13,7 @@
  * with `--force`; a file yep-ext did not write is never replaced or deleted, even
  * with `--force`.
  */
-import { lstatSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { YepError } from '../../errors.js';
 import { ANY_NAME, checkCustody, makeOwnedDir, type Custody } from '../../fs/custody.js';
@@ -79,7 +79,7 @@ export class MirrorPlan {
     const path = join(this.root, rel);
     const st = lstatSync(path, { throwIfNoEntry: false });
     if (st === undefined) return 'write';
-    const have = st.isFile() && data !== undefined ? readFileSync(path) : undefined;
+    const have = st.isFile() && data !== undefined ? readMirrorFile(this.root, rel) : undefined;
     if (have?.equals(data as Buffer)) return 'same';
     const recorded = this.written[rel];
     if (st.isFile() && recorded !== undefined) {
