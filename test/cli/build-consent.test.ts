@@ -10,7 +10,7 @@
  * describes the built binary (verify passes). A no at the prompt builds nothing.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
@@ -37,7 +37,7 @@ let home: TempHome;
 let marks: string;
 let marker: string;
 
-function publishMarked(version: string): void {
+function publishMarked(version: string, extra: Record<string, { content: string; mode: number }> = {}, crate = CRATE): void {
   const tree = readTree(SOURCE);
   const text = (rel: string) =>
     Buffer.from(tree[rel]!.content).toString('utf8').replaceAll('yolop-extension-built', CRATE).replaceAll('version = "0.1.0"', `version = "${version}"`);
@@ -50,8 +50,9 @@ function publishMarked(version: string): void {
     'Cargo.lock': text('Cargo.lock'),
     'plugin.json': JSON.stringify(plugin, null, 2),
     'build.rs': BUILD_RS,
+    ...extra,
   };
-  reg.publish({ name: CRATE, vers: version, data: buildCrate({ name: CRATE, version, files }) });
+  reg.publish({ name: crate, vers: version, data: buildCrate({ name: crate, version, files }) });
 }
 
 beforeAll(async () => {
@@ -171,6 +172,19 @@ describe.skipIf(!hasCargo)("a build from source runs only with this run's consen
     expect(entry()?.version).toBe('0.2.0');
     expectPackageOnly();
     expect(r.stdout).toContain('`yep-ext install --force --allow-build marked`');
+  });
+
+  it('a package that ships a bin/<command> that is not executable: --allow-build builds nothing and the shipped file stays as published', async () => {
+    const shipped = { content: '#!/bin/sh\n# placeholder the author forgot to mark executable\n', mode: 0o644 };
+    publishMarked('0.1.0', { 'bin/built-server': shipped }, 'yolop-extension-shipsbin');
+    const r = await runCli(['install', 'shipsbin', '--allow-build', '--json'], { env: env(), timeoutMs: BUILD_TIMEOUT });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(marker), 'the build script ran').toBe(false);
+    const file = join(home.configDir, 'extensions', 'marked', 'bin', 'built-server');
+    expect(readFileSync(file, 'utf8')).toBe(shipped.content);
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+    expect(entry()?.source.binary_source).toBeUndefined();
+    expect(jsonOf(r).installed[0].notes.join('\n')).toMatch(/ships bin\/built-server, which is not an executable file/);
   });
 
   it('the policy file forbids builds: --allow-build is refused (exit 13, nothing placed); without it the package is installed package-only', async () => {

@@ -18,7 +18,7 @@
  * Only Ctrl-C propagates.
  */
 import { removeWork, makeDirs } from '../fs/custody.js';
-import { chmod, lstat, mkdtemp, readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile } from 'node:fs/promises';
 import { sha256File } from '../fs/file-digest.js';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
@@ -75,13 +75,6 @@ const SHA_LINE_RE = /^([0-9a-f]{64})(?:\s|$)/;
 function maxBinaryBytes(env: Record<string, string | undefined>): number {
   const n = Number(env.YEP_EXT_MAX_BINARY_BYTES);
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : DEFAULT_MAX_BINARY_BYTES;
-}
-
-async function exists(p: string): Promise<boolean> {
-  return lstat(p).then(
-    () => true,
-    () => false,
-  );
 }
 
 interface Found {
@@ -209,7 +202,6 @@ export async function provisionBinary(ctx: Context, pkgDir: string, manifest: Ma
   const plan = decision.plan;
   const binDir = join(pkgDir, 'bin');
   const dest = join(binDir, command);
-  if (await exists(dest)) return { note: `bin/${command} exists but is not executable; not replacing it with a download` };
 
   // Downloads land beside the package (in staging), never inside it until verified.
   const tmp = await mkdtemp(join(dirname(pkgDir), '.yep-artifact-'));
