@@ -533,19 +533,31 @@ describe('forgiveness that succeeds', () => {
     }
   });
 
-  it('aliases: uninstall and rm remove, ls lists, upgrade updates', async () => {
+  it('aliases npm, pnpm, cargo and gh users type: uninstall, rm and un remove, i and add install, ls lists, upgrade and up update, view and show are info', async () => {
     const ls = await run(['ls', '--json']);
     expect(jsonOf(ls).extensions.map((e: { name: string }) => e.name)).toEqual(['echo-node']);
-    const up = await run(['upgrade', 'echo-node', '--json']);
-    expect(up.code, up.stderr).toBe(0);
-    expect(jsonOf(up).updates[0]).toMatchObject({ name: 'echo-node' });
-    for (const alias of ['uninstall', 'rm']) {
+    for (const alias of ['upgrade', 'up']) {
+      const up = await run([alias, 'echo-node', '--json']);
+      expect(up.code, up.stderr).toBe(0);
+      expect(jsonOf(up).updates[0]).toMatchObject({ name: 'echo-node' });
+    }
+    for (const alias of ['view', 'show']) {
+      const r = await run([alias, 'echo-node', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(jsonOf(r)).toMatchObject({ name: 'echo-node' });
+    }
+    const lock = join(home.configDir, 'extensions', 'extensions.lock');
+    const installs = ['i', 'add'];
+    for (const alias of ['uninstall', 'rm', 'un']) {
       const r = await run([alias, 'echo-node', '--json']);
       expect(r.code, r.stderr).toBe(0);
       expect(readdirSync(join(home.configDir, 'extensions'))).not.toContain('echo-node');
-      expect(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')).not.toContain('echo-node');
-      expect((await run(['install', './examples/echo-node'])).code).toBe(0);
+      expect(readFileSync(lock, 'utf8')).not.toContain('echo-node');
+      const again = await run([installs.shift() ?? 'install', './examples/echo-node']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(readFileSync(lock, 'utf8')).toContain('name = "echo-node"');
     }
+    expect(installs).toEqual([]);
   });
 
   it('root help lists commands once (no alias rows) and points to the environment variables', async () => {
