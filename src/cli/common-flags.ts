@@ -29,6 +29,7 @@ export const feedbackFlags = {
     exclusive: ['verbose'],
   }),
   verbose: Flags.boolean({
+    char: 'v',
     description: 'Show each request, retry and git command; without a terminal, also one line per step (for CI logs).',
     exclusive: ['quiet'],
   }),

@@ -75,7 +75,8 @@ const jsonEnabled = jsonRequested;
 /** Run the yep-ext command line `argv` (without the program); the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   setStdoutStyle(io.stdout);
-  if (argv[0] === '--version' || argv[0] === '-v') {
+  // -v as npm spells it, -V as cargo does (after a command, -v is --verbose, as in cargo).
+  if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === '-V') {
     io.stdout.write(`${versionLine()}\n`);
     return 0;
   }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { makeTempHome, REPO_ROOT, type TempHome } from '../helpers/home.js';
+import { makeTempHome, REPO_ROOT, runCliProcess, type TempHome } from '../helpers/home.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { writePackage } from '../helpers/packages.js';
 
@@ -51,5 +51,25 @@ describe('-q', () => {
     expect(out.every((l) => !/^\s+pass\s/.test(l))).toBe(true);
     expect(out.some((l) => /^\s+fail\s/.test(l))).toBe(true);
     expect(out.at(-1)).toMatch(/^doctor broken: \d+ failed/);
+  });
+});
+
+describe('-v and -V', () => {
+  it('-v after a command is --verbose (as in cargo): the same step lines on stderr; before one, -v and -V print the version', async () => {
+    const verbose = await run(['install', '-v', ECHO]);
+    expect(verbose.code, verbose.stderr).toBe(0);
+    expect(lines(verbose.stderr).length).toBeGreaterThan(0);
+    await run(['remove', 'echo-node']);
+    const long = await run(['install', '--verbose', ECHO]);
+    const steps = (text: string) => lines(text).map((l) => l.replace(/\d+(\.\d+)?\s*m?s\b/g, 'T'));
+    expect(steps(verbose.stderr)).toEqual(steps(long.stderr));
+    await run(['remove', 'echo-node']);
+    expect((await run(['install', ECHO])).stderr).toBe('');
+    for (const flag of ['-v', '-V', '--version']) {
+      const r = await runCliProcess([flag], { env: home.env });
+      expect(r.code, flag).toBe(0);
+      expect(r.stdout, flag).toMatch(/^yep-ext\/\d+\.\d+\.\d+ /);
+      expect((await run([flag])).stdout, flag).toBe(r.stdout);
+    }
   });
 });
