@@ -106,16 +106,38 @@ export class YepHelp extends Help {
   /**
    * oclif renders a flag that depends on one already shown in an exclusive group
    * (install's --enable and --lockfile need --frozen, itself in [--force | --frozen |
-   * --dry-run]) as "[--enable ]": the dependency's text is gone, its space is not.
+   * --dry-run]) as "[--enable ]": the dependency's text is gone, its space is not, and
+   * oclif may have wrapped the line there. The usage is folded again, only between
+   * bracketed groups, so `[--index <url>]` is never split across two lines.
    */
   protected override formatCommand(command: Command.Loadable): string {
     const text = super.formatCommand(command);
     // The header may be bold on a terminal (USAGE between escape sequences).
     const usage = /(USAGE(?:\u001b\[[0-9;]*m)?\n)([\s\S]*?)(\n\n|$)/.exec(text);
     if (!usage) return text;
-    const fixed = usage[2]!.replace(/ +\]/g, ']');
+    const fixed = usage[2]!
+      .split(/\n(?= {2}\$ )/)
+      .map((u) => foldUsage(u.replace(/\s+/g, ' ').replace(/ \]/g, ']').trim(), this.opts.maxWidth))
+      .join('\n');
     return text.slice(0, usage.index) + usage[1] + fixed + usage[3] + text.slice(usage.index + usage[0].length);
   }
+}
+
+/** One usage line (`$ yep-ext install [A] [B <b>]…`) folded at `width`, breaking only before a `[` group; continued lines indented 4. */
+function foldUsage(line: string, width: number): string {
+  const visible = (t: string): number => t.replace(/\u001b\[[0-9;]*m/g, '').length;
+  const lines: string[] = [];
+  let current = '  ';
+  for (const part of line.split(/ (?=\[)/)) {
+    const candidate = current.trim() === '' ? `${current}${part}` : `${current} ${part}`;
+    if (visible(candidate) <= width || current.trim() === '') current = candidate;
+    else {
+      lines.push(current);
+      current = `    ${part}`;
+    }
+  }
+  lines.push(current);
+  return lines.join('\n');
 }
 
 /** The package root (package.json, oclif.manifest.json): two levels up from this file, in src/cli and in dist/bundle. */

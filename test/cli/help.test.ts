@@ -45,6 +45,23 @@ describe("a command's help", () => {
 });
 
 describe('wrapping', () => {
+  it("every command's USAGE fits the width and breaks only between bracketed groups ([--index <url>] is never split)", async () => {
+    for (const columns of [60, 80, 200]) {
+      for (const id of Object.keys(COMMANDS)) {
+        const r = await runCli([...id.split(':'), '--help'], { env: { ...home.env, COLUMNS: String(columns) } });
+        const usage = /USAGE\n([\s\S]*?)\n\n/.exec(r.stdout)?.[1] ?? '';
+        const [first = '', ...rest] = usage.split('\n');
+        expect(first, `${id} at ${columns}`).toMatch(/^ {2}\$ yep-ext /);
+        for (const line of [first, ...rest]) {
+          expect(line.length, `${id} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+          // Each bracketed group opens and closes on the same line.
+          expect((line.match(/\[/g) ?? []).length, `${id} at ${columns}: ${line}`).toBe((line.match(/\]/g) ?? []).length);
+        }
+        for (const line of rest) expect(line, `${id} at ${columns}`).toMatch(/^ {4}\[/);
+      }
+    }
+  });
+
   it('COLUMNS sets the width when stdout is not a terminal', async () => {
     const wide = await runCli(['install', '--help'], { env: { ...home.env, COLUMNS: '150' } });
     expect(longest(wide.stdout)).toBeGreaterThan(120);

@@ -268,7 +268,7 @@ const mistakes: Mistake[] = [
     what: 'a missing name',
     argv: ['disable'],
     exit: 2,
-    message: /^`yep-ext disable` needs NAME \(Extension name/,
+    message: /^`yep-ext disable` needs NAME: extension name \(the crate spelling[^()]*\)\.$/,
     hint: /^For example: yep-ext disable logfire$/,
   },
   {
@@ -283,7 +283,7 @@ const mistakes: Mistake[] = [
     what: 'a missing path in a topic command',
     argv: ['lock', 'export'],
     exit: 2,
-    message: /^`yep-ext lock export` needs PATH/,
+    message: /^`yep-ext lock export` needs PATH: where to write the lock \(/,
     hint: /yep-ext lock export \.\/yolop-extensions\.lock/,
   },
   {
