@@ -219,11 +219,14 @@ describe('update with no names', () => {
 });
 
 describe.skipIf(SKIP_PTY)('outdated on an 80-column terminal', () => {
-  it('the status cell is folded, never cut: each command is there whole', async () => {
+  it('the status cell is folded, never cut: each command is there whole, on one line where the column holds it', async () => {
     publish('0.1.0', { name: 'language-server-protocol' });
     expect((await cli(['install', 'language-server-protocol@^0.1', '--yes'])).code).toBe(0);
     publish('0.1.1', { name: 'language-server-protocol' });
     publish('0.2.0', { name: 'language-server-protocol' });
+    publish('0.1.0');
+    expect((await cli(['install', 'hello@^0.1', '--yes'])).code).toBe(0);
+    publish('0.2.0');
     const r = await runCliInPty(['outdated'], { env: env(), cols: 80 });
     const screen = screenOf(r.output);
     const lines = screen.split('\n');
@@ -241,6 +244,10 @@ describe.skipIf(SKIP_PTY)('outdated on an 80-column terminal', () => {
     const squeezed = (t: string) => t.replace(/\s+/g, '');
     expect(squeezed(status)).toContain(squeezed('update: `yep-ext update language-server-protocol`'));
     expect(squeezed(status)).toContain(squeezed('0.2.0 exists outside ^0.1: `yep-ext install language-server-protocol@^0.2`'));
+    // hello's command fits the column: it is on one line, to copy as it is (not `yep-ext / install hello@^0.2`).
+    const column = table.slice(1).map((l) => l.slice(at).trimEnd());
+    expect(Math.max(...column.map((l) => l.length))).toBeGreaterThanOrEqual('`yep-ext install hello@^0.2`'.length);
+    expect(column.some((l) => l.includes('`yep-ext install hello@^0.2`'))).toBe(true);
   });
 });
 
