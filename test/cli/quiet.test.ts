@@ -73,3 +73,23 @@ describe('-v and -V', () => {
     }
   });
 });
+
+describe('verify -q', () => {
+  it('prints only the result line when everything holds (no line per extension); a problem is still reported, exit 5', async () => {
+    const dir = writePackage(join(home.root, 'src', 'other'), { name: 'other' });
+    expect((await run(['install', ECHO])).code).toBe(0);
+    expect((await run(['install', dir])).code).toBe(0);
+    const loud = await run(['verify']);
+    expect(loud.code, loud.stderr).toBe(0);
+    expect(lines(loud.stdout)).toEqual(['✔ echo-node', '✔ other', '2 verified.']);
+    const quiet = await run(['verify', '-q']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(lines(quiet.stdout)).toEqual(['2 verified.']);
+    expect(lines((await run(['verify', 'other', '--quiet'])).stdout)).toEqual(['1 verified.']);
+    writePackage(dir, { name: 'other', version: '0.2.0' });
+    const bad = await run(['verify', '-q']);
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toMatch(/^error: 1 of 2 extensions do not match/m);
+    expect(bad.stderr).toContain('other');
+  });
+});
