@@ -103,6 +103,16 @@ describe('outdated, info, update and install agree', () => {
     expect(locked()).toBe('0.2.0');
   });
 
+  it('an exact pin (hello@0.1.0) reads as =0.1.0 in all three: a bare 0.1.0 is ^0.1.0 to a cargo user, which 0.1.1 would be within', async () => {
+    publish('0.1.0');
+    expect((await cli(['install', 'hello@0.1.0', '--yes'])).code).toBe(0);
+    publish('0.1.1');
+    publish('0.2.0');
+    const [o, i, u] = await Promise.all([cli(['outdated']), cli(['info', 'hello']), cli(['update'])]);
+    for (const r of [o, i, u]) expect(r.stdout, r.stderr).toContain('0.2.0 exists outside =0.1.0: `yep-ext install hello@^0.2`');
+    expect(locked()).toBe('0.1.0');
+  });
+
   it('the release-age cooldown (YEP_EXT_MIN_AGE, --min-age): a young version is no update in any of them', async () => {
     publish('0.1.0', { age: 30 * DAY });
     expect((await cli(['install', 'hello@^0.1', '--yes'])).code).toBe(0);
