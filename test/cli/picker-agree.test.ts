@@ -218,6 +218,23 @@ describe('update with no names', () => {
     expect(jsonOf(again).updates.map((i: { status: string }) => i.status)).toEqual(['up-to-date', 'up-to-date']);
   });
 
+  it('outdated NAME… checks only those (npm outdated <pkg>): its rows alone, --exit-code judged on them, a typo exit 3 with the nearest name', async () => {
+    publish('0.1.0');
+    publish('0.1.0', { name: 'other' });
+    expect((await cli(['install', 'hello@^0.1', 'other@^0.1', '--yes'])).code).toBe(0);
+    publish('0.1.1');
+    const one = await cli(['outdated', 'hello', '--json']);
+    expect(one.code, one.stderr).toBe(0);
+    expect(jsonOf(one).outdated.map((r: { name: string }) => r.name)).toEqual(['hello']);
+    expect((await cli(['outdated', 'yolop-extension-other', '--exit-code'])).code).toBe(0);
+    expect((await cli(['outdated', 'other', 'hello', '--exit-code'])).code).toBe(14);
+    const both = await cli(['outdated', 'other', 'hello', '--json']);
+    expect(jsonOf(both).outdated.map((r: { name: string }) => r.name)).toEqual(['hello', 'other']);
+    const typo = await cli(['outdated', 'helo']);
+    expect(typo.code).toBe(3);
+    expect(typo.stderr).toContain('Did you mean `hello`?');
+  });
+
   it('nothing installed: says so, exit 0, an empty list in --json', async () => {
     const r = await cli(['update']);
     expect(r.code, r.stderr).toBe(0);
