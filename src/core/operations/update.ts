@@ -9,7 +9,6 @@
 import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { notInstalled } from '../store/installed-manifest.js';
 import { grantOf, type Grant, type GrantDiff } from '../package/grants.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
