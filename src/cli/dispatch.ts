@@ -75,8 +75,26 @@ function noColorRequested(argv: readonly string[]): boolean {
 /** oclif's jsonEnabled: --json before any `--` in the command's arguments. */
 const jsonEnabled = jsonRequested;
 
+/**
+ * Flags that mean the same to every command that has them, typed before the command as
+ * cargo (`cargo -q build`) and npm (`npm --json ls`) take them: moved after it (before
+ * any `--`), so `yep-ext --json list` is `yep-ext list --json`. `-v` first stays the
+ * version (npm's), and a flag the command lacks is its usual unknown-flag error.
+ */
+const BEFORE_COMMAND = new Set(['--json', '--no-color', '-q', '--quiet', '--verbose']);
+
+function withLeadingFlagsMoved(argv: readonly string[]): readonly string[] {
+  let n = 0;
+  while (n < argv.length && BEFORE_COMMAND.has(argv[n]!)) n++;
+  if (n === 0 || n === argv.length || argv[n]!.startsWith('-')) return argv;
+  const rest = argv.slice(n);
+  const end = rest.indexOf('--');
+  return end === -1 ? [...rest, ...argv.slice(0, n)] : [...rest.slice(0, end), ...argv.slice(0, n), ...rest.slice(end)];
+}
+
 /** Run the yep-ext command line `argv` (without the program); the exit status. */
-export async function runCli(argv: readonly string[], given: CliIo): Promise<number> {
+export async function runCli(typed: readonly string[], given: CliIo): Promise<number> {
+  const argv = withLeadingFlagsMoved(typed);
   const io = noColorRequested(argv) ? colorOff(given) : given;
   setStdoutStyle(io.stdout);
   // -v as npm spells it, -V as cargo does (after a command, -v is --verbose, as in cargo).

@@ -6,7 +6,7 @@
  * (`instal:lsp`, `lock:export`), "The following error occurred", " ›   Error:".
  * The state checks at the end: a mistake changes nothing on disk.
  */
-import { mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOf, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
@@ -558,6 +558,25 @@ describe('forgiveness that succeeds', () => {
       expect(readFileSync(lock, 'utf8')).toContain('name = "echo-node"');
     }
     expect(installs).toEqual([]);
+  });
+
+  it('--json, --no-color, -q, --quiet and --verbose before the command mean what they mean after it (cargo -q build, npm --json ls)', async () => {
+    const after = await run(['list', '--json']);
+    const before = await run(['--json', 'list']);
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout).toBe(after.stdout);
+    expect(jsonOf(before).extensions.map((e: { name: string }) => e.name)).toEqual(['echo-node']);
+    const quiet = await run(['-q', '--no-color', 'verify', 'echo-node']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toBe('1 verified.\n');
+    // A flag the command does not have is its own unknown flag, not "not a flag of yep-ext itself".
+    const settings = join(home.configDir, 'settings.toml');
+    const read = () => (existsSync(settings) ? readFileSync(settings, 'utf8') : null);
+    const was = read();
+    const enable = await run(['-q', 'enable', 'echo-node']);
+    expect(enable.code).toBe(2);
+    expect(enable.stderr).toContain('Unknown flag -q for `yep-ext enable`.');
+    expect(read()).toBe(was);
   });
 
   it('root help lists commands once (no alias rows) and points to the environment variables', async () => {
