@@ -157,7 +157,7 @@ function setUpV8Hooks() {
 if (require.main !== module) {
   // scripts/build-cli.mjs writes the code cache through this file's loader.
   module.exports = { requireWithCodeCache };
-} else if (argv[0] === '--version' || argv[0] === '-v') {
+} else if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === '-V') {
   // The same line as the dispatcher's versionLine() (src/cli/dispatch.ts).
   const pkg = JSON.parse(require('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));
   process.stdout.write(`yep-ext/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`);

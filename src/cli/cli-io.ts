@@ -18,7 +18,7 @@ export interface OutStream {
   readonly isTTY: boolean;
   /** Its width when it is a terminal (0 otherwise or unknown). */
   readonly columns: number;
-  /** Colour on this stream: a terminal, and NO_COLOR / TERM=dumb / FORCE_COLOR=0 not set. */
+  /** Colour on this stream: a terminal (or FORCE_COLOR), and NO_COLOR / TERM=dumb / FORCE_COLOR=0 / --no-color not set. */
   readonly color: boolean;
 }
 
@@ -47,6 +47,20 @@ export interface CliIo {
 /** Colour on a terminal unless the environment turns it off (node, npm and chalk read the same variables). */
 export function colorAllowed(env: Env): boolean {
   return !('NO_COLOR' in env && env.NO_COLOR !== '') && env.TERM !== 'dumb' && !['0', 'false'].includes(env.FORCE_COLOR ?? '');
+}
+
+/**
+ * FORCE_COLOR set to anything but 0 or false: colour even where the stream is no
+ * terminal (a pager, a CI log), as node, npm and chalk read it; NO_COLOR still wins.
+ */
+function colorForced(env: Env): boolean {
+  return env.FORCE_COLOR !== undefined && !['0', 'false'].includes(env.FORCE_COLOR);
+}
+
+/** `io` with no colour on stdout and stderr (`--no-color`); everything else as it was. */
+export function colorOff(io: CliIo): CliIo {
+  const plain = (s: OutStream): OutStream => Object.create(s, { color: { value: false } }) as OutStream;
+  return { ...io, stdout: plain(io.stdout), stderr: plain(io.stderr) };
 }
 
 /** COLUMNS, when set to a positive integer: the user's (or the shell's) word on the width. */
@@ -98,7 +112,7 @@ function isTerminal(fd: number): boolean {
 /** stdout or stderr of this process (no Node stream is built to ask). */
 function fdStream(fd: 1 | 2, env: Env): OutStream {
   const tty = isTerminal(fd);
-  const color = tty && colorAllowed(env);
+  const color = (tty || colorForced(env)) && colorAllowed(env);
   return {
     write: (text) => writeFd(fd, text),
     isTTY: tty,

@@ -3,6 +3,7 @@
  * usage-errors.ts wants them to word a parse error. Loaded only for an error.
  */
 import type { CommandDefinition } from './command.js';
+import { globalFlags } from './common-flags.js';
 import { COMMANDS } from './command-table.js';
 import { displayId, exampleLines, type CommandShape, type FlagShape } from './usage-errors.js';
 
@@ -27,8 +28,7 @@ function toShape(flags: Record<string, FlagLike> | undefined): Record<string, Fl
 }
 
 export function commandShape(id: string, def: CommandDefinition, argv: string[]): CommandShape {
-  const flags = toShape(def.flags as Record<string, FlagLike> | undefined);
-  flags.json = { name: 'json', type: 'boolean', description: 'Format output as json.' };
+  const flags = toShape({ ...globalFlags, ...def.flags } as Record<string, FlagLike>);
   const args = Object.fromEntries(
     Object.entries((def.args ?? {}) as Record<string, { description?: string; required?: boolean; options?: string[]; hidden?: boolean }>)
       .filter(([, a]) => !a.hidden)
@@ -36,6 +36,6 @@ export function commandShape(id: string, def: CommandDefinition, argv: string[])
   );
   const others = Object.entries(COMMANDS)
     .filter(([other]) => other !== id)
-    .map(([other, d]) => ({ id: displayId(other), flags: ['json', ...Object.keys(d.flags ?? {})] }));
+    .map(([other, d]) => ({ id: displayId(other), flags: [...Object.keys(globalFlags), ...Object.keys(d.flags ?? {})] }));
   return { id: displayId(id), flags, args, examples: exampleLines(def.examples), others, argv };
 }

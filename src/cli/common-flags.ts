@@ -7,6 +7,18 @@ import { formatTimeout } from '../core/text/duration.js';
 import { Flags } from './flags.js';
 
 /**
+ * The flags every command has, in every place that lists a command's flags: the
+ * parser (dispatch.ts), help (oclif-commands.ts), usage errors (command-shape.ts) and
+ * shell completion (complete-run.ts). `--json` is oclif's own (Command.enableJsonFlag);
+ * `--no-color` as npm spells it (and as oclif's help reads it): no colour on either
+ * stream, whatever the terminal or FORCE_COLOR says (cli-io.ts colorOff).
+ */
+export const globalFlags = {
+  json: Flags.boolean({ description: 'Format output as json.', helpGroup: 'GLOBAL' }),
+  'no-color': Flags.boolean({ description: 'No colours (also NO_COLOR).', helpGroup: 'GLOBAL' }),
+};
+
+/**
  * --index, for the commands that talk to a registry (install, update, search,
  * outdated, info, mirror) and only those: a flag a command ignores is a flag that lies.
  */
@@ -29,6 +41,7 @@ export const feedbackFlags = {
     exclusive: ['verbose'],
   }),
   verbose: Flags.boolean({
+    char: 'v',
     description: 'Show each request, retry and git command; without a terminal, also one line per step (for CI logs).',
     exclusive: ['quiet'],
   }),

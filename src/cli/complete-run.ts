@@ -11,13 +11,13 @@ import { loadInstalledManifest } from '../core/store/installed-manifest.js';
 import { installedNames } from '../core/store/installed-name.js';
 import type { Env } from './cli-io.js';
 import { COMMANDS } from './command-table.js';
+import { globalFlags } from './common-flags.js';
 import { completeWords, type CompletionCommand, type CompletionFlag } from './complete.js';
 
 type FlagDef = Omit<CompletionFlag, 'name'>;
 
-/** The table as complete.ts reads commands: each flag named, --json first (as oclif adds it). */
+/** The table as complete.ts reads commands: each flag named, the global ones first (as oclif adds --json). */
 export function completionCommands(): CompletionCommand[] {
-  const json: FlagDef = { type: 'boolean', description: 'Format output as json.' };
   return Object.entries(COMMANDS).map(([id, def]) => ({
     id,
     aliases: def.aliases ?? [],
@@ -25,7 +25,7 @@ export function completionCommands(): CompletionCommand[] {
     description: def.description,
     strict: def.strict !== false,
     flags: Object.fromEntries(
-      Object.entries({ json, ...(def.flags as Record<string, FlagDef> | undefined) }).map(([name, f]) => [
+      Object.entries({ ...globalFlags, ...def.flags } as Record<string, FlagDef>).map(([name, f]) => [
         name,
         { name, type: f.type, char: f.char, options: f.options, allowNo: f.allowNo, hidden: f.hidden, description: f.description, summary: f.summary },
       ]),

@@ -16,18 +16,15 @@ import type { Context } from '../core/context.js';
 import { isYepError, type YepError } from '../core/errors.js';
 import { redactUrls, redactValue } from '../core/text/redact.js';
 import { VERSION } from '../core/version.js';
-import { OUTPUT_FAILED, type CliIo } from './cli-io.js';
+import { colorOff, OUTPUT_FAILED, type CliIo } from './cli-io.js';
 import { ExitStatus, type CommandDefinition, type CommandIo, type Parsed } from './command.js';
 import { callableIds, findCommand, topicNames } from './command-table.js';
 import { contextFlagsOf, makeCliContext } from './cli-context.js';
-import { Flags } from './flags.js';
+import { globalFlags } from './common-flags.js';
 import { writeError } from './report-error.js';
 import { clearStatus } from './status-area.js';
 import { setStdoutStyle } from './style.js';
 import { jsonRequested } from './unknown-command.js';
-
-/** oclif's --json flag (Command.enableJsonFlag), which every yep-ext command has. */
-const jsonFlag = Flags.boolean({ description: 'Format output as json.', helpGroup: 'GLOBAL' });
 
 /** `yep-ext --version`'s line (bin/run.js answers the plain `--version` itself, with the same words). */
 function versionLine(): string {
@@ -69,10 +66,36 @@ function splitCommand(argv: readonly string[]): [id: string, rest: string[]] {
   return [join(), argv.slice(words.length)];
 }
 
+/** --no-color before any `--`: taken before parsing, so an error of the parse itself is plain too. */
+function noColorRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--no-color');
+}
+
+/**
+ * Flags that mean the same to every command that has them, typed before the command as
+ * cargo (`cargo -q build`) and npm (`npm --json ls`) take them: moved after it (before
+ * any `--`), so `yep-ext --json list` is `yep-ext list --json`. `-v` first stays the
+ * version (npm's), and a flag the command lacks is its usual unknown-flag error.
+ */
+const BEFORE_COMMAND = new Set(['--json', '--no-color', '-q', '--quiet', '--verbose']);
+
+function withLeadingFlagsMoved(argv: readonly string[]): readonly string[] {
+  let n = 0;
+  while (n < argv.length && BEFORE_COMMAND.has(argv[n]!)) n++;
+  if (n === 0 || n === argv.length || argv[n]!.startsWith('-')) return argv;
+  const rest = argv.slice(n);
+  const end = rest.indexOf('--');
+  return end === -1 ? [...rest, ...argv.slice(0, n)] : [...rest.slice(0, end), ...argv.slice(0, n), ...rest.slice(end)];
+}
+
 /** Run the yep-ext command line `argv` (without the program); the exit status. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(typed: readonly string[], given: CliIo): Promise<number> {
+  const argv = withLeadingFlagsMoved(typed);
+  const io = noColorRequested(argv) ? colorOff(given) : given;
   setStdoutStyle(io.stdout);
-  if (argv[0] === '--version' || argv[0] === '-v') {
+  // -v as npm spells it, -V as cargo does (after a command, -v is --verbose, as in cargo).
+  if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === '-V') {
     io.stdout.write(`${versionLine()}\n`);
     return 0;
   }
@@ -101,7 +124,7 @@ async function runCommand(id: string, def: CommandDefinition, argv: string[], io
   let parsed: Parsed;
   try {
     const out = await parse(argv, {
-      flags: { json: jsonFlag, ...(def.flags ?? {}) } as Interfaces.FlagInput,
+      flags: { ...globalFlags, ...(def.flags ?? {}) } as Interfaces.FlagInput,
       args: (def.args ?? {}) as Interfaces.ArgInput,
       strict: def.strict !== false,
     });

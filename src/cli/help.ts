@@ -34,7 +34,34 @@ export const ROOT_EXAMPLES = [
   '<%= config.bin %> install --frozen --lockfile ./yolop-extensions.lock',
 ];
 
-/** A command's help, with its examples one per line when each is a one-line command. */
+/** How many examples `-h` shows (`--help` shows them all). */
+const SHORT_EXAMPLES = 3;
+
+/** The help options, plus `short`: `-h` asked (clap's and cargo's convention: -h a summary, --help everything). */
+type YepHelpOptions = Partial<Interfaces.HelpOptions> & { short?: boolean };
+
+/**
+ * A flag's text as `-h` shows it, on one line of `width`: its first sentence without
+ * what is in parentheses ("Fetch and verify, then print the plan (new, …) without
+ * changing anything." -> "Fetch and verify, then print the plan without changing
+ * anything"), cut with … when still too long.
+ */
+function oneLineOf(text: string, width: number): string {
+  let plain = text.split('\n')[0]!;
+  for (let prev = ''; prev !== plain; ) {
+    prev = plain;
+    plain = plain.replace(/ ?\([^()]*\)/g, '');
+  }
+  const end = /(\.(\s|$)|;\s)/.exec(plain);
+  const first = (end ? plain.slice(0, end.index) : plain).trim();
+  return first.length <= width ? first : `${first.slice(0, Math.max(1, width - 1)).trimEnd()}…`;
+}
+
+/**
+ * A command's help, with its examples one per line when each is a one-line command, and
+ * no second copy of the summary above its description. With `-h` (short): each flag's
+ * first clause on its line, no description, the first few examples.
+ */
 class YepCommandHelp extends CommandHelp {
   /**
    * oclif wraps the text of a list's rows (flags, arguments) for the list's own
@@ -56,7 +83,42 @@ class YepCommandHelp extends CommandHelp {
     return super.wrap(input, (spacing ?? this.indentSpacing) + (this.inList > 0 ? 2 : 0));
   }
 
+  private get short(): boolean {
+    return (this.opts as YepHelpOptions).short === true;
+  }
+
+  protected override sections(): ReturnType<CommandHelp['sections']> {
+    return this.short ? super.sections().filter((s) => s.header !== 'DESCRIPTION' && s.header !== 'ALIASES') : super.sections();
+  }
+
+  protected override description(): string | undefined {
+    // The summary is the page's first line already.
+    return this.command.description ? this.wrap(this.command.description) : undefined;
+  }
+
+  protected override flags(flags: Command.Flag.Any[]): [string, string | undefined][] | undefined {
+    return this.short ? this.oneLine(super.flags(flags)) : super.flags(flags);
+  }
+
+  protected override args(args: Command.Arg.Any[]): [string, string | undefined][] | undefined {
+    return this.short ? this.oneLine(super.args(args)) : super.args(args);
+  }
+
+  /** `-h`'s rows: each text on the one line the list leaves it (section indent, the labels, the gap). */
+  private oneLine(rows: [string, string | undefined][] | undefined): [string, string | undefined][] | undefined {
+    if (!rows) return rows;
+    const label = Math.max(...rows.map(([left]) => left.replace(/\u001b\[[0-9;]*m/g, '').length));
+    const width = this.opts.maxWidth - 2 - 2 - label - 2;
+    return rows.map(([left, right]) => [left, right === undefined ? right : oneLineOf(right.replace(/\u001b\[[0-9;]*m/g, ''), width)]);
+  }
+
+  protected override defaultUsage(): string {
+    // -h: the command and its arguments; its flags are listed below.
+    return this.short ? `${super.defaultUsage()} [FLAGS]` : super.defaultUsage();
+  }
+
   protected override examples(examples: Command.Example[] | undefined | string): string | undefined {
+    if (this.short && Array.isArray(examples)) examples = examples.slice(0, SHORT_EXAMPLES);
     const body = super.examples(examples);
     const list = typeof examples === 'string' ? [examples] : (examples ?? []);
     const oneLine = list.every((e) => typeof e === 'string' && !e.includes('\n'));
@@ -69,7 +131,7 @@ export class YepHelp extends Help {
 
   constructor(
     config: Interfaces.Config,
-    options: Partial<Interfaces.HelpOptions>,
+    options: YepHelpOptions,
     private readonly out: Pick<CliIo, 'stdout'>,
   ) {
     super(config, options);
@@ -106,16 +168,45 @@ export class YepHelp extends Help {
   /**
    * oclif renders a flag that depends on one already shown in an exclusive group
    * (install's --enable and --lockfile need --frozen, itself in [--force | --frozen |
-   * --dry-run]) as "[--enable ]": the dependency's text is gone, its space is not.
+   * --dry-run]) as "[--enable ]": the dependency's text is gone, its space is not, and
+   * oclif may have wrapped the line there. The usage is folded again, only between
+   * bracketed groups, so `[--index <url>]` is never split across two lines.
    */
   protected override formatCommand(command: Command.Loadable): string {
-    const text = super.formatCommand(command);
+    const text = this.withUsageFolded(super.formatCommand(command));
+    if (!(this.opts as YepHelpOptions).short) return text;
+    const words = command.id.split(':').join(' ');
+    // Not wrapped: a command to copy stays on one line.
+    return `${text}\n\nEvery flag in full and all examples: ${this.config.bin} ${words} --help`;
+  }
+
+  private withUsageFolded(text: string): string {
     // The header may be bold on a terminal (USAGE between escape sequences).
     const usage = /(USAGE(?:\u001b\[[0-9;]*m)?\n)([\s\S]*?)(\n\n|$)/.exec(text);
     if (!usage) return text;
-    const fixed = usage[2]!.replace(/ +\]/g, ']');
+    const fixed = usage[2]!
+      .split(/\n(?= {2}\$ )/)
+      .map((u) => foldUsage(u.replace(/\s+/g, ' ').replace(/ \]/g, ']').trim(), this.opts.maxWidth))
+      .join('\n');
     return text.slice(0, usage.index) + usage[1] + fixed + usage[3] + text.slice(usage.index + usage[0].length);
   }
+}
+
+/** One usage line (`$ yep-ext install [A] [B <b>]…`) folded at `width`, breaking only before a `[` group; continued lines indented 4. */
+function foldUsage(line: string, width: number): string {
+  const visible = (t: string): number => t.replace(/\u001b\[[0-9;]*m/g, '').length;
+  const lines: string[] = [];
+  let current = '  ';
+  for (const part of line.split(/ (?=\[)/)) {
+    const candidate = current.trim() === '' ? `${current}${part}` : `${current} ${part}`;
+    if (visible(candidate) <= width || current.trim() === '') current = candidate;
+    else {
+      lines.push(current);
+      current = `    ${part}`;
+    }
+  }
+  lines.push(current);
+  return lines.join('\n');
 }
 
 /** The package root (package.json, oclif.manifest.json): two levels up from this file, in src/cli and in dist/bundle. */
@@ -128,7 +219,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  */
 export async function showHelp(io: CliIo, argv: readonly string[], json: boolean): Promise<number> {
   const config = await Config.load(ROOT);
-  const help = new YepHelp(config, { ...config.pjson.oclif.helpOptions, maxWidth: helpWidth(io) }, io);
+  const end = argv.indexOf('--');
+  const words = end === -1 ? argv : argv.slice(0, end);
+  // `-h` is the page that fits a screen; `--help` and `help <command>` the whole one.
+  const short = words.includes('-h') && !words.includes('--help') && argv[0] !== 'help';
+  const options: YepHelpOptions = { ...config.pjson.oclif.helpOptions, maxWidth: helpWidth(io), short, ...(short ? { docopts: false } : {}) };
+  const help = new YepHelp(config, options, io);
   try {
     await help.showHelp([...argv]);
     return 0;

@@ -2,7 +2,7 @@
 import { sourceLabel } from '../core/sources/index.js';
 import type { ListedExtension } from '../core/operations/list.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { renderRows } from './table.js';
+import { renderRows, wrapCell } from './table.js';
 import type { OutputShape } from './terminal.js';
 
 export function listJson(items: ListedExtension[]) {
@@ -32,7 +32,7 @@ function toJson(e: ListedExtension) {
 /** The table (fitted boxes on a terminal, tab-separated lines otherwise; see table.ts). */
 export async function renderList(items: ListedExtension[], out: OutputShape): Promise<string> {
   if (items.length === 0) return 'No extensions installed. Try `yep-ext search` or `yep-ext install <source>`.';
-  return renderRows(
+  const table = await renderRows(
     ['name', 'version', 'enabled', 'source', 'config', 'problems'],
     items.map((e) => [
       sanitize(e.name),
@@ -49,4 +49,10 @@ export async function renderList(items: ListedExtension[], out: OutputShape): Pr
     ]),
     out,
   );
+  // On a terminal a row stays one line and a long problem is cut there; each problem names
+  // the command that fixes it, so it is said whole under the table (piped rows hold it whole).
+  // Folded at the terminal's width, continued lines indented under the name.
+  const fold = (text: string): string => (out.width > 4 ? wrapCell(text, out.width - 2).replace(/\n/g, '\n  ') : text);
+  const said = out.tty ? items.flatMap((e) => e.problems.map((p) => fold(`${sanitize(e.name)}: ${sanitize(p)}`))) : [];
+  return said.length > 0 ? `${table}\n\n${said.join('\n')}` : table;
 }

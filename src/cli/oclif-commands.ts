@@ -9,6 +9,7 @@
 import { Command } from '@oclif/core';
 import type { CommandDefinition } from './command.js';
 import { COMMANDS } from './command-table.js';
+import { globalFlags } from './common-flags.js';
 
 function classOf(id: string, def: CommandDefinition): Command.Class {
   return class extends Command {
@@ -19,7 +20,8 @@ function classOf(id: string, def: CommandDefinition): Command.Class {
     static override aliases = def.aliases ?? [];
     static override strict = def.strict !== false;
     static override args = def.args ?? {};
-    static override flags = def.flags ?? {};
+    // --json is oclif's own (enableJsonFlag); the other global flags are listed with it.
+    static override flags = { 'no-color': globalFlags['no-color'], ...def.flags };
     static override enableJsonFlag = true;
 
     async run(): Promise<never> {

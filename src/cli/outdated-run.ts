@@ -5,9 +5,9 @@ import { ExitStatus, type CommandIo, type Parsed } from './command.js';
 import { outdatedJson, renderOutdated } from './render-outdated.js';
 import { stdoutShape } from './terminal.js';
 
-export async function outdatedCommand(io: CommandIo, { flags }: Parsed<{ 'exit-code': boolean }>): Promise<unknown> {
+export async function outdatedCommand(io: CommandIo, { flags, argv }: Parsed<{ 'exit-code': boolean }>): Promise<unknown> {
   const ctx = io.context();
-  const { items, unlocked } = await outdatedReport(ctx);
+  const { items, unlocked } = await outdatedReport(ctx, argv);
   const json = io.json;
   const doc = outdatedJson(items, unlocked);
   // The host loads them too, and no lock entry says where they came from: nothing to compare, but not "nothing installed".

@@ -5,7 +5,7 @@
  */
 import type { OutdatedItem } from '../core/operations/outdated.js';
 import { sanitize } from '../core/text/sanitize.js';
-import { renderRows } from './table.js';
+import { renderRows, wrapCell } from './table.js';
 import type { OutputShape } from './terminal.js';
 import { outsideText, updateCommand } from './render-moves.js';
 
@@ -97,5 +97,5 @@ export async function renderOutdated(items: OutdatedItem[], out: OutputShape, un
   );
   const summary = summaryLine(items, unlocked) || 'Everything is up to date.';
   // The summary line only for people at a terminal: piped output stays a plain table.
-  return out.tty ? `${table}\n${summary}` : table;
+  return out.tty ? `${table}\n${out.width > 0 ? wrapCell(summary, out.width) : summary}` : table;
 }

@@ -21,14 +21,17 @@ export async function readSecretFromStdin(stdin: InStream, target = '<name> <fie
   for await (const chunk of stdin) {
     const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += b.length;
-    if (size > SECRET_MAX_BYTES) throw new YepError('E_USAGE', `Standard input holds more than ${SECRET_MAX_BYTES} bytes; a secret is expected.`);
+    if (size > SECRET_MAX_BYTES)
+      throw new YepError('E_USAGE', `Standard input holds more than ${SECRET_MAX_BYTES} bytes; a secret is expected.`, {
+        hint: `Pipe the secret alone, e.g. ${pipe}`,
+      });
     chunks.push(b);
   }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
   } catch {
-    throw new YepError('E_USAGE', 'The value on standard input is not UTF-8 text.');
+    throw new YepError('E_USAGE', 'The value on standard input is not UTF-8 text.', { hint: `Pipe the value as text, e.g. ${pipe}` });
   }
   text = text.replace(/\r?\n$/, '');
   if (text.length === 0) throw new YepError('E_USAGE', 'Standard input was empty; no secret was stored.', { hint: `Pipe the value in, e.g. ${pipe}` });

@@ -119,24 +119,33 @@ export async function renderTable(head: string[], rows: string[][], width = 0): 
   return cells.flatMap(lines).join('\n');
 }
 
-/** Tab-separated rows under a header: tabs and newlines inside a cell become spaces and ", ". */
+/** Tab-separated rows under a header: tabs and newlines inside a cell become spaces and ", " (a space before a line in parentheses, which is a note on the one before). */
 export function renderTsv(head: string[], rows: string[][]): string {
   const cell = (c: string): string =>
     c
       .replace(/\t/g, ' ')
       .split('\n')
       .filter((l) => l !== '')
-      .join(', ');
+      .map((l, i) => (i === 0 ? l : l.startsWith('(') ? ` ${l}` : `, ${l}`))
+      .join('');
   return [head, ...rows].map((r) => r.map(cell).join('\t')).join('\n');
 }
 
+/**
+ * The words of a cell's line: a `quoted command` (with what sticks to it, a comma) is
+ * one word when it fits `w`, so a command to copy is not folded in two; else its own words.
+ */
+function cellWords(line: string, w: number): string[] {
+  return line.split(/ (?=(?:[^`]*`[^`]*`)*[^`]*$)/).flatMap((word) => (word.length > w && word.includes(' ') ? word.split(' ') : [word]));
+}
+
 /** `text` folded at spaces into lines of at most `width` columns (a longer word is split, after a `-` when it can); its own newlines kept. */
-function wrapCell(text: string, width: number): string {
+export function wrapCell(text: string, width: number): string {
   const w = Math.max(1, width);
   const out: string[] = [];
   for (const line of text.split('\n')) {
     let current = '';
-    for (const word of line.split(' ')) {
+    for (const word of cellWords(line, w)) {
       let rest = word;
       if (current !== '' && current.length + 1 + rest.length <= w) {
         current += ` ${rest}`;

@@ -5,11 +5,13 @@ import { sanitize } from '../core/text/sanitize.js';
 import { verifyExtensions } from '../core/operations/verify.js';
 import { leftoverMessage } from '../core/store/leftovers.js';
 
-export async function verifyCommand(io: CommandIo, { argv }: Parsed): Promise<unknown> {
+/** -q as cargo's: no line per intact extension, only warnings, problems and the one result line. */
+export async function verifyCommand(io: CommandIo, { argv, flags }: Parsed<{ quiet?: boolean | undefined }>): Promise<unknown> {
   const ctx = io.context();
   const report = await verifyExtensions(ctx, argv);
   if (!io.json) {
     for (const e of report.extensions) {
+      if (flags.quiet && e.warnings.length === 0) continue;
       io.log(`${green('✔')} ${sanitize(e.name)}`);
       for (const w of e.warnings) io.log(`  ${yellow('warning')}: ${sanitize(w.message)}`);
     }

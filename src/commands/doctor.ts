@@ -5,7 +5,7 @@ import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from '../core/doctor/defaults.js';
 
 export default defineCommand({
   summary: "Start an extension's server and check it speaks YEP v1.",
-  description: `Works on an installed extension (by name) or on a package directory (a path: the authoring loop). Spawns the server the way yolop does, with the extension's configured secrets and env-mapped config, runs the handshake and a set of probes, stops it, and grades each step pass/warn/fail.
+  description: `Works on an installed extension (by name) or on a package directory (a path: the authoring loop; with no TARGET, the package you are in). Spawns the server the way yolop does, with the extension's configured secrets and env-mapped config, runs the handshake and a set of probes, stops it, and grades each step pass/warn/fail.
 
 Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes: docs/doctor.md.`,
   examples: [
@@ -15,7 +15,10 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
     '<%= config.bin %> doctor lsp --json',
   ],
   args: {
-    target: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name, or a package directory (./dir, /abs/dir).' }),
+    target: Args.string({
+      ignoreStdin: true,
+      description: 'Installed extension name, or a package directory (./dir, /abs/dir); default: the directory you are in, when it holds plugin.json.',
+    }),
   },
   flags: {
     ...feedbackFlags,
@@ -24,7 +27,9 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
     call: Flags.string({ description: 'After the checks, call this tool once and show its streamed updates.' }),
     args: Flags.string({ description: 'JSON arguments for --call (default {}).', dependsOn: ['call'] }),
   },
-  async run(io, parsed) {
+  async run(io, given) {
+    const target = given.args.target ?? (await import('../core/doctor/target.js')).defaultDoctorTarget(io.io.cwd);
+    const parsed = { ...given, args: { ...given.args, target } };
     // The server starts first, so that its start-up overlaps the load of doctor's code
     // (doctor-early.ts); doctor adopts it only if it is exactly its own spawn.
     const early = await (await import('../cli/doctor-early.js')).startEarlyDoctorServer(io.io, parsed);

@@ -4,6 +4,7 @@ import { Args, Flags } from '../cli/flags.js';
 
 export default defineCommand({
   summary: 'Install extensions from crates.io, git or a local directory.',
+  aliases: ['i', 'add'],
   description: `Prints each package's contribution summary (server command, tools, hooks, MCP servers, prompt, commands) before placing it, verifies every download, and pins the result in extensions.lock. Install never enables: run \`yep-ext enable <name>\` afterwards (if settings.toml already turns the name on, yolop loads it at once, and install says so).
 
 Over an installed extension of the same name: a newer version that \`update\` would reach too (a newer lsp over one that follows the newest) is installed without a question unless its grant widens; a downgrade, another requirement or ref, or another source asks first (without a TTY it needs --yes, or exits 7).

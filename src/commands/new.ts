@@ -21,8 +21,7 @@ With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --ski
   args: {
     name: Args.string({
       ignoreStdin: true,
-      required: true,
-      description: 'Extension name (letters, digits, _ and -); also the directory and the server command.',
+      description: 'Extension name (letters, digits, _ and -); also the directory and the server command. Asked for on a terminal when left out.',
     }),
   },
   flags: {
@@ -46,8 +45,8 @@ With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --ski
     }),
     dir: Flags.string({ char: 'd', description: 'Parent directory for the package (default: the current directory).' }),
   },
-  async run(io, { args, flags }) {
-    const [{ runNew }, { renderNew }, { cliCheckpoint }, { askNewFacets }] = await Promise.all([
+  async run(io, { args: given, flags }) {
+    const [{ runNew }, { renderNew }, { cliCheckpoint }, { askNewFacets, askNewName }] = await Promise.all([
       import('../scaffold/run-new.js'),
       import('../cli/render-new.js'),
       import('../cli/cli-context.js'),
@@ -55,6 +54,7 @@ With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --ski
     ]);
     // `new` needs no Context (it touches no store): only its crash-test pause point.
     const checkpoint = cliCheckpoint(io.io);
+    const args = { name: given.name ?? (await askNewName(io.io, !io.json)) };
     const asked = await askNewFacets(args.name, flags, io.io, !io.json);
     const result = await runNew(
       {

@@ -1,6 +1,6 @@
 import { feedbackFlags, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
-import { Flags } from '../cli/flags.js';
+import { Args, Flags } from '../cli/flags.js';
 
 export default defineCommand({
   summary: 'Show newer versions, and the command that moves each one.',
@@ -13,11 +13,14 @@ A row whose installed tree does not match its lock entry (gone from the store, e
 Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated (update or beyond; held is not: an update yolop cannot run is not one to take), 5 when a row is damaged. A failed lookup exits with its error's code (11 when others succeeded).`,
   examples: [
     '<%= config.bin %> outdated',
+    '<%= config.bin %> outdated lsp',
     '<%= config.bin %> outdated --json',
     '<%= config.bin %> outdated --exit-code',
     '<%= config.bin %> outdated --verbose',
     '<%= config.bin %> outdated --min-age 3d',
   ],
+  strict: false,
+  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to check (default: every installed one).' }) },
   flags: {
     ...indexFlag,
     ...feedbackFlags,

@@ -4,7 +4,7 @@ import { Args } from '../cli/flags.js';
 export default defineCommand({
   summary: 'Remove an extension, its lock entry, settings and secrets.',
   description: 'For an extension installed from a local path only the store link is removed; your directory is never touched.',
-  aliases: ['uninstall', 'rm'],
+  aliases: ['uninstall', 'rm', 'un'],
   examples: ['<%= config.bin %> remove lsp', '<%= config.bin %> remove yolop-extension-lsp --json'],
   args: {
     name: Args.string({ ignoreStdin: true, required: true, description: 'Extension name (the crate spelling yolop-extension-<name> is accepted).' }),

@@ -9,7 +9,7 @@ export default defineCommand({
 Crates move to the highest version matching the requirement you installed with whose engines.yolop admits the installed yolop (newer ones that need a newer yolop are named and skipped; --ignore-engines takes the newest anyway); git installs move the ref you asked for to its new commit; path installs are re-read and re-pinned in place.
 
 A hash-identical update is silent. An update that only narrows what the extension may do is applied and its diff shown. An update that widens the grant (new tools, hooks, MCP servers, commands, prompt, secrets, a changed server command) shows the contribution diff and asks; without a TTY it is refused with exit status 8 and nothing changes, unless --yes, or --accept with the exact fingerprint of the new grant (what a CI pipeline approves after review).`,
-  aliases: ['upgrade'],
+  aliases: ['upgrade', 'up'],
   examples: [
     '<%= config.bin %> update',
     '<%= config.bin %> update lsp',

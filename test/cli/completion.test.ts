@@ -79,7 +79,7 @@ describe('__complete', () => {
     ['set-secret: nothing after the field', ['set-secret', 'logfire', 'token', ''], (o) => expect(o).toEqual([])],
     ['doctor: names and directories', ['doctor', ''], (o) => expect(o).toEqual(['logfire', 'lsp', 'lsp-extra', ':dirs'])],
     ['install: paths', ['install', './'], (o) => expect(o).toEqual([':files'])],
-    ['flags', ['list', '--'], (o) => expect(o).toEqual(['--json', '--quiet', '--verbose', '--profile', '--verify', '--no-verify', '--help'])],
+    ['flags', ['list', '--'], (o) => expect(o).toEqual(['--json', '--no-color', '--quiet', '--verbose', '--profile', '--verify', '--no-verify', '--help'])],
     ['flag choices', ['new', 'x', '--language', ''], (o) => expect(o).toEqual(['typescript', 'python', 'rust', 'ts', 'py', 'rs'])],
     ['flag choices after a short flag', ['new', 'x', '-l', ''], (o) => expect(o).toEqual(['typescript', 'python', 'rust', 'ts', 'py', 'rs'])],
     ['a path flag', ['install', '--frozen', '--lockfile', ''], (o) => expect(o).toEqual([':files'])],
@@ -135,7 +135,7 @@ describe('bash', () => {
   it('completes installed names', () => expect(bash('yep-ext enable ls')).toEqual(['lsp', 'lsp-extra']));
   it('completes a secret field', () => expect(bash('yep-ext set-secret logfire t')).toEqual(['token']));
   it('completes flags and their values', () => {
-    expect(bash('yep-ext list --no')).toEqual(['--no-verify']);
+    expect(bash('yep-ext list --no')).toEqual(['--no-color', '--no-verify']);
     expect(bash('yep-ext new x --language p')).toEqual(['python', 'py']);
   });
   it('completes paths where a command takes one', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listGroup } from '../../src/core/yep/process-group.js';
 import { makePackage } from '../helpers/ext-package.js';
-import { BIN, REPO_ROOT, jsonOf, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
+import { BIN, REPO_ROOT, jsonOf, makeTempHome, runCli, runCliProcess, type RunResult, type TempHome } from '../helpers/home.js';
 import { procAlive, procsWith } from '../helpers/proc.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
@@ -24,6 +24,22 @@ describe('yep-ext doctor', () => {
     expect(report).toMatchObject({ name: 'echo-node', ok: true });
     for (const c of report.checks) expect(Object.keys(c)).toEqual(['name', 'status', 'detail']);
     expect(report.checks.map((c: { status: string }) => c.status)).not.toContain('fail');
+  });
+
+  it('with no TARGET checks the package it is run in (`cd my-ext && yep-ext doctor`); elsewhere exit 2 naming what to give', async () => {
+    const echo = join(REPO_ROOT, 'examples/echo-node');
+    const here = await runCli(['doctor', '--json'], { env: home.env, cwd: echo });
+    expect(here.code, here.stderr).toBe(0);
+    const grades = (r: RunResult) => {
+      const doc = jsonOf(r);
+      return { name: doc.name, ok: doc.ok, checks: doc.checks.map((c: { name: string; status: string }) => [c.name, c.status]) };
+    };
+    expect(grades(here)).toEqual(grades(await runCli(['doctor', '.', '--json'], { env: home.env, cwd: echo })));
+    expect(grades(here).checks.length).toBeGreaterThan(5);
+    const elsewhere = await runCli(['doctor'], { env: home.env, cwd: home.root });
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain('no plugin.json here');
+    expect(elsewhere.stderr).toContain('hint: For example: yep-ext doctor lsp');
   });
 
   it('exits 9 with the whole report on stdout when a check fails (--json)', async () => {

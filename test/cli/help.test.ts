@@ -44,7 +44,57 @@ describe("a command's help", () => {
   });
 });
 
+describe("a command's -h (clap's and cargo's short help)", () => {
+  it('fits one screen at 80 columns for every command, lists every flag --help does, one line each, and points to --help', async () => {
+    // The flag rows of the FLAGS sections (a description's wrapped line may start with a flag too).
+    const flagLabels = (text: string): string[] => {
+      let inFlags = false;
+      const labels: string[] = [];
+      for (const line of text.split('\n')) {
+        if (/^[A-Z][A-Z ]*$/.test(line)) inFlags = /^(GLOBAL )?FLAGS$/.test(line);
+        const m = inFlags ? /^ {2}(?:-\w, )?(?: {4})?(--[\w[\]-]+)/.exec(line) : null;
+        if (m) labels.push(m[1]!);
+      }
+      return labels.sort();
+    };
+    // `help -h` is the root help (one screen, checked above).
+    for (const id of Object.keys(COMMANDS).filter((c) => c !== 'help')) {
+      const words = id.split(':');
+      const short = await runCli([...words, '-h'], { env: { ...home.env, COLUMNS: '80' } });
+      expect(short.code, id).toBe(0);
+      const lines = short.stdout.trimEnd().split('\n');
+      expect(lines.length, `${id}:\n${short.stdout}`).toBeLessThanOrEqual(42);
+      // An example is never folded (it is to copy); every other line fits.
+      const examples = short.stdout.slice(short.stdout.indexOf('EXAMPLES\n')).split('\n\n')[0]!.split('\n');
+      expect(longest(lines.filter((l) => !examples.includes(l)).join('\n')), id).toBeLessThanOrEqual(80);
+      const full = await runCli([...words, '--help'], { env: { ...home.env, COLUMNS: '80' } });
+      expect(flagLabels(short.stdout), id).toEqual(flagLabels(full.stdout));
+      expect(lines.at(-1), id).toBe(`Every flag in full and all examples: yep-ext ${words.join(' ')} --help`);
+      // --help and `help <command>` are the whole page.
+      expect((await runCli(['help', ...words], { env: { ...home.env, COLUMNS: '80' } })).stdout, id).toBe(full.stdout);
+      expect(full.stdout, id).not.toContain('Every flag in full and all examples');
+    }
+  });
+});
+
 describe('wrapping', () => {
+  it("every command's USAGE fits the width and breaks only between bracketed groups ([--index <url>] is never split)", async () => {
+    for (const columns of [60, 80, 200]) {
+      for (const id of Object.keys(COMMANDS)) {
+        const r = await runCli([...id.split(':'), '--help'], { env: { ...home.env, COLUMNS: String(columns) } });
+        const usage = /USAGE\n([\s\S]*?)\n\n/.exec(r.stdout)?.[1] ?? '';
+        const [first = '', ...rest] = usage.split('\n');
+        expect(first, `${id} at ${columns}`).toMatch(/^ {2}\$ yep-ext /);
+        for (const line of [first, ...rest]) {
+          expect(line.length, `${id} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+          // Each bracketed group opens and closes on the same line.
+          expect((line.match(/\[/g) ?? []).length, `${id} at ${columns}: ${line}`).toBe((line.match(/\]/g) ?? []).length);
+        }
+        for (const line of rest) expect(line, `${id} at ${columns}`).toMatch(/^ {4}\[/);
+      }
+    }
+  });
+
   it('COLUMNS sets the width when stdout is not a terminal', async () => {
     const wide = await runCli(['install', '--help'], { env: { ...home.env, COLUMNS: '150' } });
     expect(longest(wide.stdout)).toBeGreaterThan(120);

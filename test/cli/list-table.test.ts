@@ -48,22 +48,36 @@ beforeAll(async () => {
 afterAll(() => home.cleanup());
 
 describe.skipIf(SKIP_PTY)('list in a terminal', () => {
-  it.each([60, 80, 200])('at %i columns: no line wider than the terminal, one line per row, names whole', async (cols) => {
-    const r = screened(await runCliInPty(['list'], { env: home.env, cols }));
-    expect(r.code, r.output).toBe(0);
-    const lines = r.output.replace(/\n$/, '').split('\n');
-    for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(cols);
-    // Borderless columns under a header (as gh prints lists): no box characters.
-    expect(r.output).not.toMatch(BOX);
-    expect(lines[0]).toMatch(/^name +version +enabled +source/);
-    // Header + 4 rows (echo-node's config cell is one field: one line): nothing wrapped.
-    expect(lines).toHaveLength(5);
-    for (const name of ['deep', 'echo-node', 'gone', 'wide']) expect(r.output).toMatch(new RegExp(`^${name} +\\S`, 'm'));
-    // The sources and problems here are ~100 characters: cut even at 200.
-    expect(r.output).toContain('…');
-    // The problem is still said, even when cut.
-    expect(r.output).toMatch(/^gone .* miss/m);
-  });
+  it.each([60, 80, 200])(
+    'at %i columns: no line of the table wider than the terminal, one line per row, names whole; each problem said whole under it',
+    async (cols) => {
+      const r = screened(await runCliInPty(['list'], { env: home.env, cols }));
+      expect(r.code, r.output).toBe(0);
+      const [tablePart = '', notes = ''] = r.output.replace(/\n$/, '').split('\n\n');
+      const lines = tablePart.split('\n');
+      for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(cols);
+      // The problem cut in its cell is said whole below, with what to do about it (as the piped row has it).
+      const piped = (await runCli(['list'], { env: home.env })).stdout
+        .split('\n')
+        .find((l) => l.startsWith('gone\t'))!
+        .split('\t')[5]!;
+      expect(piped.length).toBeGreaterThan(40);
+      for (const line of notes.split('\n')) expect(displayWidth(line), line).toBeLessThanOrEqual(cols);
+      // Every character, in order (a path longer than the line is split inside).
+      expect(notes.replace(/\s+/g, '')).toBe(`gone: ${piped}`.replace(/\s+/g, ''));
+      expect(notes.startsWith('gone: missing:')).toBe(true);
+      // Borderless columns under a header (as gh prints lists): no box characters.
+      expect(r.output).not.toMatch(BOX);
+      expect(lines[0]).toMatch(/^name +version +enabled +source/);
+      // Header + 4 rows (echo-node's config cell is one field: one line): nothing wrapped.
+      expect(lines).toHaveLength(5);
+      for (const name of ['deep', 'echo-node', 'gone', 'wide']) expect(r.output).toMatch(new RegExp(`^${name} +\\S`, 'm'));
+      // The sources and problems here are ~100 characters: cut even at 200.
+      expect(r.output).toContain('…');
+      // The problem is still said, even when cut.
+      expect(r.output).toMatch(/^gone .* miss/m);
+    },
+  );
 
   it('wider than the content (400 columns): nothing is cut', async () => {
     const r = screened(await runCliInPty(['list'], { env: home.env, cols: 400 }));

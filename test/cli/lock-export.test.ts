@@ -62,6 +62,14 @@ describe('lock export -', () => {
     expect((await exportTo(out)).code).toBe(0);
     expect(r.stdout).toBe(readFileSync(out, 'utf8'));
   });
+
+  it('with --json: exit 2, writing nothing, and the hint says which of the two to drop', async () => {
+    const before = readdirSync(home.root).sort();
+    const r = await runCli(['lock', 'export', '-', '--json'], { env: home.env, cwd: home.root });
+    expect(r.code).toBe(2);
+    expect(jsonOf(r).error).toMatchObject({ code: 'E_USAGE', hint: expect.stringMatching(/^Drop --json to print the lock, or give a path/) });
+    expect(readdirSync(home.root).sort()).toEqual(before);
+  });
 });
 
 describe('a credential in a source URL of the store lock (a lock the host wrote)', () => {

@@ -6,7 +6,7 @@
  * (`instal:lsp`, `lock:export`), "The following error occurred", " ›   Error:".
  * The state checks at the end: a mistake changes nothing on disk.
  */
-import { mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOf, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
@@ -268,7 +268,7 @@ const mistakes: Mistake[] = [
     what: 'a missing name',
     argv: ['disable'],
     exit: 2,
-    message: /^`yep-ext disable` needs NAME \(Extension name/,
+    message: /^`yep-ext disable` needs NAME: extension name \(the crate spelling[^()]*\)\.$/,
     hint: /^For example: yep-ext disable logfire$/,
   },
   {
@@ -283,7 +283,7 @@ const mistakes: Mistake[] = [
     what: 'a missing path in a topic command',
     argv: ['lock', 'export'],
     exit: 2,
-    message: /^`yep-ext lock export` needs PATH/,
+    message: /^`yep-ext lock export` needs PATH: where to write the lock \(/,
     hint: /yep-ext lock export \.\/yolop-extensions\.lock/,
   },
   {
@@ -533,19 +533,50 @@ describe('forgiveness that succeeds', () => {
     }
   });
 
-  it('aliases: uninstall and rm remove, ls lists, upgrade updates', async () => {
+  it('aliases npm, pnpm, cargo and gh users type: uninstall, rm and un remove, i and add install, ls lists, upgrade and up update, view and show are info', async () => {
     const ls = await run(['ls', '--json']);
     expect(jsonOf(ls).extensions.map((e: { name: string }) => e.name)).toEqual(['echo-node']);
-    const up = await run(['upgrade', 'echo-node', '--json']);
-    expect(up.code, up.stderr).toBe(0);
-    expect(jsonOf(up).updates[0]).toMatchObject({ name: 'echo-node' });
-    for (const alias of ['uninstall', 'rm']) {
+    for (const alias of ['upgrade', 'up']) {
+      const up = await run([alias, 'echo-node', '--json']);
+      expect(up.code, up.stderr).toBe(0);
+      expect(jsonOf(up).updates[0]).toMatchObject({ name: 'echo-node' });
+    }
+    for (const alias of ['view', 'show']) {
+      const r = await run([alias, 'echo-node', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(jsonOf(r)).toMatchObject({ name: 'echo-node' });
+    }
+    const lock = join(home.configDir, 'extensions', 'extensions.lock');
+    const installs = ['i', 'add'];
+    for (const alias of ['uninstall', 'rm', 'un']) {
       const r = await run([alias, 'echo-node', '--json']);
       expect(r.code, r.stderr).toBe(0);
       expect(readdirSync(join(home.configDir, 'extensions'))).not.toContain('echo-node');
-      expect(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')).not.toContain('echo-node');
-      expect((await run(['install', './examples/echo-node'])).code).toBe(0);
+      expect(readFileSync(lock, 'utf8')).not.toContain('echo-node');
+      const again = await run([installs.shift() ?? 'install', './examples/echo-node']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(readFileSync(lock, 'utf8')).toContain('name = "echo-node"');
     }
+    expect(installs).toEqual([]);
+  });
+
+  it('--json, --no-color, -q, --quiet and --verbose before the command mean what they mean after it (cargo -q build, npm --json ls)', async () => {
+    const after = await run(['list', '--json']);
+    const before = await run(['--json', 'list']);
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout).toBe(after.stdout);
+    expect(jsonOf(before).extensions.map((e: { name: string }) => e.name)).toEqual(['echo-node']);
+    const quiet = await run(['-q', '--no-color', 'verify', 'echo-node']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toBe('1 verified.\n');
+    // A flag the command does not have is its own unknown flag, not "not a flag of yep-ext itself".
+    const settings = join(home.configDir, 'settings.toml');
+    const read = () => (existsSync(settings) ? readFileSync(settings, 'utf8') : null);
+    const was = read();
+    const enable = await run(['-q', 'enable', 'echo-node']);
+    expect(enable.code).toBe(2);
+    expect(enable.stderr).toContain('Unknown flag -q for `yep-ext enable`.');
+    expect(read()).toBe(was);
   });
 
   it('root help lists commands once (no alias rows) and points to the environment variables', async () => {

@@ -103,6 +103,16 @@ describe('outdated, info, update and install agree', () => {
     expect(locked()).toBe('0.2.0');
   });
 
+  it('an exact pin (hello@0.1.0) reads as =0.1.0 in all three: a bare 0.1.0 is ^0.1.0 to a cargo user, which 0.1.1 would be within', async () => {
+    publish('0.1.0');
+    expect((await cli(['install', 'hello@0.1.0', '--yes'])).code).toBe(0);
+    publish('0.1.1');
+    publish('0.2.0');
+    const [o, i, u] = await Promise.all([cli(['outdated']), cli(['info', 'hello']), cli(['update'])]);
+    for (const r of [o, i, u]) expect(r.stdout, r.stderr).toContain('0.2.0 exists outside =0.1.0: `yep-ext install hello@^0.2`');
+    expect(locked()).toBe('0.1.0');
+  });
+
   it('the release-age cooldown (YEP_EXT_MIN_AGE, --min-age): a young version is no update in any of them', async () => {
     publish('0.1.0', { age: 30 * DAY });
     expect((await cli(['install', 'hello@^0.1', '--yes'])).code).toBe(0);
@@ -208,6 +218,23 @@ describe('update with no names', () => {
     expect(jsonOf(again).updates.map((i: { status: string }) => i.status)).toEqual(['up-to-date', 'up-to-date']);
   });
 
+  it('outdated NAME… checks only those (npm outdated <pkg>): its rows alone, --exit-code judged on them, a typo exit 3 with the nearest name', async () => {
+    publish('0.1.0');
+    publish('0.1.0', { name: 'other' });
+    expect((await cli(['install', 'hello@^0.1', 'other@^0.1', '--yes'])).code).toBe(0);
+    publish('0.1.1');
+    const one = await cli(['outdated', 'hello', '--json']);
+    expect(one.code, one.stderr).toBe(0);
+    expect(jsonOf(one).outdated.map((r: { name: string }) => r.name)).toEqual(['hello']);
+    expect((await cli(['outdated', 'yolop-extension-other', '--exit-code'])).code).toBe(0);
+    expect((await cli(['outdated', 'other', 'hello', '--exit-code'])).code).toBe(14);
+    const both = await cli(['outdated', 'other', 'hello', '--json']);
+    expect(jsonOf(both).outdated.map((r: { name: string }) => r.name)).toEqual(['hello', 'other']);
+    const typo = await cli(['outdated', 'helo']);
+    expect(typo.code).toBe(3);
+    expect(typo.stderr).toContain('Did you mean `hello`?');
+  });
+
   it('nothing installed: says so, exit 0, an empty list in --json', async () => {
     const r = await cli(['update']);
     expect(r.code, r.stderr).toBe(0);
@@ -219,11 +246,14 @@ describe('update with no names', () => {
 });
 
 describe.skipIf(SKIP_PTY)('outdated on an 80-column terminal', () => {
-  it('the status cell is folded, never cut: each command is there whole', async () => {
+  it('the status cell is folded, never cut: each command is there whole, on one line where the column holds it', async () => {
     publish('0.1.0', { name: 'language-server-protocol' });
     expect((await cli(['install', 'language-server-protocol@^0.1', '--yes'])).code).toBe(0);
     publish('0.1.1', { name: 'language-server-protocol' });
     publish('0.2.0', { name: 'language-server-protocol' });
+    publish('0.1.0');
+    expect((await cli(['install', 'hello@^0.1', '--yes'])).code).toBe(0);
+    publish('0.2.0');
     const r = await runCliInPty(['outdated'], { env: env(), cols: 80 });
     const screen = screenOf(r.output);
     const lines = screen.split('\n');
@@ -241,6 +271,10 @@ describe.skipIf(SKIP_PTY)('outdated on an 80-column terminal', () => {
     const squeezed = (t: string) => t.replace(/\s+/g, '');
     expect(squeezed(status)).toContain(squeezed('update: `yep-ext update language-server-protocol`'));
     expect(squeezed(status)).toContain(squeezed('0.2.0 exists outside ^0.1: `yep-ext install language-server-protocol@^0.2`'));
+    // hello's command fits the column: it is on one line, to copy as it is (not `yep-ext / install hello@^0.2`).
+    const column = table.slice(1).map((l) => l.slice(at).trimEnd());
+    expect(Math.max(...column.map((l) => l.length))).toBeGreaterThanOrEqual('`yep-ext install hello@^0.2`'.length);
+    expect(column.some((l) => l.includes('`yep-ext install hello@^0.2`'))).toBe(true);
   });
 });
 

@@ -361,6 +361,16 @@ describe('policy init --from-lock', () => {
     expect((await runCli(['policy', 'init', '--from-lock'], { env: env() })).code).toBe(7);
   });
 
+  it('policy init with no flag is --from-lock, its only mode: the same file, byte for byte', async () => {
+    expect((await install([pkg('alpha')])).code).toBe(0);
+    const bare = await runCli(['policy', 'init', '--output', join(home.root, 'bare.toml')], { env: env() });
+    expect(bare.code, bare.stderr).toBe(0);
+    const flagged = await runCli(['policy', 'init', '--from-lock', '--output', join(home.root, 'flagged.toml')], { env: env() });
+    expect(flagged.code, flagged.stderr).toBe(0);
+    expect(readFileSync(join(home.root, 'bare.toml'), 'utf8')).toBe(readFileSync(join(home.root, 'flagged.toml'), 'utf8'));
+    expect(readFileSync(join(home.root, 'bare.toml'), 'utf8')).toMatch(/^\[pins\]$/m);
+  });
+
   it('policy check grades pins on the bytes the host would load: an edited path install or a store tree changed by hand is a violation, not "admitted"', async () => {
     const a = pkg('alpha');
     expect((await install([a])).code).toBe(0);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -47,6 +47,26 @@ describeNeeding(need(HAS_SCRIPT, '`script` from util-linux (Debian package bsdut
     const manifest = JSON.parse(readFileSync(join(home.root, 'weather', 'plugin.json'), 'utf8'));
     expect(manifest.yolop.tools.map((t: { name: string }) => t.name)).toEqual(['forecast']);
     expect(readFileSync(join(home.root, 'weather', 'bin', 'weather'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env python3');
+  });
+
+  it('new alone asks for the name first (as npm init does); piped, it is the usage error naming NAME, and nothing is written', async () => {
+    const r = await inPty(
+      ['new'],
+      [
+        [/Name of the extension/, 'bad name\r'],
+        [/Use letters, digits, _ and -/, '\u0015clock\r'],
+        [/Language of the server/, '\r'],
+        [/Name of its first tool/, '\r'],
+      ],
+      home.root,
+    );
+    expect(r.code, r.output).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(home.root, 'clock', 'plugin.json'), 'utf8'));
+    expect(manifest).toMatchObject({ name: 'clock', yolop: { tools: [{ name: 'clock' }] } });
+    const piped = await runCli(['new'], { env: home.env, cwd: join(home.root, 'clock') });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain('error: `yep-ext new` needs NAME: extension name');
+    expect(readdirSync(join(home.root, 'clock')).sort()).toEqual(['.gitignore', 'README.md', 'bin', 'package.json', 'plugin.json', 'src', 'tsconfig.json']);
   });
 
   it('enable asks for each missing required field by kind', async () => {

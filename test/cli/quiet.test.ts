@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { makeTempHome, REPO_ROOT, runCli, type TempHome } from '../helpers/home.js';
+import { makeTempHome, REPO_ROOT, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 
 // -q as cargo's: at most the one result line on success; warnings, errors and what consent is asked for still shown.
@@ -50,5 +50,45 @@ describe('-q', () => {
     expect(out.every((l) => !/^\s+pass\s/.test(l))).toBe(true);
     expect(out.some((l) => /^\s+fail\s/.test(l))).toBe(true);
     expect(out.at(-1)).toMatch(/^doctor broken: \d+ failed/);
+  });
+});
+
+describe('-v and -V', () => {
+  it('-v after a command is --verbose (as in cargo): the same step lines on stderr; before one, -v and -V print the version', async () => {
+    const verbose = await run(['install', '-v', ECHO]);
+    expect(verbose.code, verbose.stderr).toBe(0);
+    expect(lines(verbose.stderr).length).toBeGreaterThan(0);
+    await run(['remove', 'echo-node']);
+    const long = await run(['install', '--verbose', ECHO]);
+    const steps = (text: string) => lines(text).map((l) => l.replace(/\d+(\.\d+)?\s*m?s\b/g, 'T'));
+    expect(steps(verbose.stderr)).toEqual(steps(long.stderr));
+    await run(['remove', 'echo-node']);
+    expect((await run(['install', ECHO])).stderr).toBe('');
+    for (const flag of ['-v', '-V', '--version']) {
+      const r = await runCliProcess([flag], { env: home.env });
+      expect(r.code, flag).toBe(0);
+      expect(r.stdout, flag).toMatch(/^yep-ext\/\d+\.\d+\.\d+ /);
+      expect((await run([flag])).stdout, flag).toBe(r.stdout);
+    }
+  });
+});
+
+describe('verify -q', () => {
+  it('prints only the result line when everything holds (no line per extension); a problem is still reported, exit 5', async () => {
+    const dir = writePackage(join(home.root, 'src', 'other'), { name: 'other' });
+    expect((await run(['install', ECHO])).code).toBe(0);
+    expect((await run(['install', dir])).code).toBe(0);
+    const loud = await run(['verify']);
+    expect(loud.code, loud.stderr).toBe(0);
+    expect(lines(loud.stdout)).toEqual(['✔ echo-node', '✔ other', '2 verified.']);
+    const quiet = await run(['verify', '-q']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(lines(quiet.stdout)).toEqual(['2 verified.']);
+    expect(lines((await run(['verify', 'other', '--quiet'])).stdout)).toEqual(['1 verified.']);
+    writePackage(dir, { name: 'other', version: '0.2.0' });
+    const bad = await run(['verify', '-q']);
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toMatch(/^error: 1 of 2 extensions do not match/m);
+    expect(bad.stderr).toContain('other');
   });
 });

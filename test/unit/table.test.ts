@@ -163,6 +163,10 @@ describe('not a terminal: tab-separated with a header', () => {
     );
     expect(out).toBe('name\tconfig\na\tx: set, y (secret): unset\nb\t\nc\thas tab');
     expect(renderTsv(['n'], [['x'.repeat(500)]])).toContain('x'.repeat(500));
+    // A line in parentheses is a note on the one before: joined with a space, not ", (".
+    expect(renderTsv(['s'], [['0.2.0 exists outside ^0.1: `yep-ext install hello@^0.2`\n(newer versions not checked)']])).toBe(
+      's\n0.2.0 exists outside ^0.1: `yep-ext install hello@^0.2` (newer versions not checked)',
+    );
   });
 
   it('a terminal gets aligned columns, a pipe gets tabs', async () => {

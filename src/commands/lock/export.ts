@@ -21,7 +21,10 @@ export default defineCommand({
     const { exportLock, exportLockText } = await import('../../core/operations/frozen.js');
     if (args.path === '-') {
       const { YepError } = await import('../../core/errors.js');
-      if (io.json) throw new YepError('E_USAGE', '`lock export -` prints the lock itself on stdout; it cannot be combined with --json.');
+      if (io.json)
+        throw new YepError('E_USAGE', '`lock export -` prints the lock itself on stdout; it cannot be combined with --json.', {
+          hint: 'Drop --json to print the lock, or give a path (`yep-ext lock export ./yolop-extensions.lock --json`) for the JSON summary.',
+        });
       const result = await exportLockText(io.context());
       io.io.stdout.write(result.text);
       return { path: '-', entries: result.entries, local: result.local };

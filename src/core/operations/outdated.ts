@@ -20,7 +20,8 @@ import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { loadLockAsRecorded } from '../store/custody.js';
 import { YepError, isYepError } from '../errors.js';
-import type { LockEntry, Lockfile } from '../store/lockfile.js';
+import type { LockEntry } from '../store/lockfile.js';
+import { lockEntriesNamed } from '../store/locked-entries.js';
 import { unlockedSince } from '../store/unlocked-packages.js';
 import { INSTALL_MOVED_DIR } from '../store/installed-manifest.js';
 import { describeSource, isLinked, sourceFor, type Kind } from '../sources/index.js';
@@ -190,23 +191,25 @@ export interface OutdatedReport {
   unlocked: string[];
 }
 
-export async function outdatedReport(runCtx: Context): Promise<OutdatedReport> {
+/** `names`: only those extensions' rows (npm's `outdated <pkg>`); none: every lock entry, and the store's unlocked packages. */
+export async function outdatedReport(runCtx: Context, names: readonly string[] = []): Promise<OutdatedReport> {
   // The policy's min_age is a floor of the cooldown, as for install and update.
   const { ctx } = withPolicy(runCtx);
   const lock = await loadLockAsRecorded(ctx);
-  const items = await outdatedRows(ctx, lock);
-  return { items, unlocked: await unlockedSince(ctx.paths, lock) };
+  const entries = lockEntriesNamed(ctx.paths, lock, names);
+  const items = await outdatedRows(ctx, entries);
+  return { items, unlocked: names.length === 0 ? await unlockedSince(ctx.paths, lock) : [] };
 }
 
-async function outdatedRows(ctx: Context, lock: Lockfile): Promise<OutdatedItem[]> {
+async function outdatedRows(ctx: Context, entries: LockEntry[]): Promise<OutdatedItem[]> {
   // The installed versions' engines verdicts, as list computes them (a manifest read each, nothing more).
   // Each owned tree checked once (cheap: the stat signature stands for the hash), its manifest reused for engines.
-  const checks = new Map(await pMap(lock.entries, async (entry) => [entry.name, await treeCheck(ctx, entry)] as const, { concurrency: 8 }));
+  const checks = new Map(await pMap(entries, async (entry) => [entry.name, await treeCheck(ctx, entry)] as const, { concurrency: 8 }));
   const known = new Map([...checks].filter(([, c]) => c !== undefined).map(([name, c]) => [name, c!.manifest]));
-  const enginesOf = await installedEngines(ctx, lock.entries, known);
+  const enginesOf = await installedEngines(ctx, entries, known);
   const budget = fetchBudget();
   const items = await pMap(
-    lock.entries,
+    entries,
     async (entry): Promise<OutdatedItem> => {
       const engines = enginesOf.get(entry.name) ?? null;
       // Known before any request: what a failed lookup below must not hide.

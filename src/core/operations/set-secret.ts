@@ -80,7 +80,10 @@ export async function runSetSecret(ctx: Context, input: string, key: string, opt
   const manifest = await loadInstalledManifest(ctx.paths, name);
   const field = secretField(manifest, key);
   const store = chooseSecretStore(ctx.env, options.keychain);
-  if (!options.readValue) throw new YepError('E_USAGE', 'No value source: give --stdin or run in a terminal.');
+  if (!options.readValue)
+    throw new YepError('E_USAGE', 'No value source: give --stdin or run in a terminal.', {
+      hint: `Pipe the value: printf %s "$VALUE" | yep-ext set-secret ${name} ${key} --stdin`,
+    });
   const value = await options.readValue(field, name, (raw) => checkTypedText(field, raw, name));
   assertConfigValue(field, value.reveal(), name);
   const r = await withInstallLock(ctx, async () => {

@@ -7,16 +7,14 @@
  * tree is fully fetched, verified and unpacked before the old one is swapped out.
  */
 import pMap from 'p-map';
-import { resolveExtensionName } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
-import { notInstalled } from '../store/installed-manifest.js';
 import { grantOf, type Grant, type GrantDiff } from '../package/grants.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { recoverIfStore, withInstallLock } from '../store/install-lock.js';
 import { findEntry, loadStoreLock, type LockEntry, type LockSource } from '../store/lockfile.js';
-import { unlockedPackages } from '../store/unlocked-packages.js';
+import { lockEntriesNamed } from '../store/locked-entries.js';
 import { sourceFor } from '../sources/index.js';
 import { newerOutside, updateCandidates, upstreamOf, type NewerOutside } from './offer.js';
 import { makePlanningDir, removeDir } from '../store/staging.js';
@@ -228,27 +226,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
   if (!options.dryRun) await recoverIfStore(ctx);
   const lock = await loadStoreLock(ctx.paths);
   // No names: every locked extension, within its recorded requirement (npm's and cargo's `update`).
-  const entries =
-    options.all || options.names.length === 0
-      ? lock.entries
-      : options.names.map((n) => {
-          const name = resolveExtensionName(ctx.paths, n);
-          const entry = findEntry(lock, name);
-          if (!entry) {
-            // In the store but pinned by nothing: installed for yolop, and `install <name>` would look up another package (the crate).
-            if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {
-              throw new YepError(
-                'E_NOT_INSTALLED',
-                `${name} is in the store (yolop finds it) but no lock entry pins it: nothing records where it came from, so there is nothing to update it from.`,
-                {
-                  hint: `Install it from its source to pin it (\`yep-ext install <its source>\`), or remove it (\`yep-ext remove ${name}\`).`,
-                },
-              );
-            }
-            throw notInstalled(name, `Run \`yep-ext list\` to see what is installed (\`yep-ext install ${name}\` installs it).`);
-          }
-          return entry;
-        });
+  const entries = options.all ? lock.entries : lockEntriesNamed(ctx.paths, lock, options.names);
 
   // Plan concurrently (each is mostly one index request or one ls-remote).
   const planned = await pMap(
