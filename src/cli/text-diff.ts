@@ -53,12 +53,17 @@ function editScript(a: string[], b: string[]): Op[] {
   return [...a.slice(0, head).map((line): Op => ({ sign: ' ', line })), ...middle, ...b.slice(b.length - tail).map((line): Op => ({ sign: ' ', line }))];
 }
 
-/** `line` cut to `width` characters from `start`, with `…` where text was left out. */
+/**
+ * `line` cut to `width` characters from `start`, with `…` where text was left out and, after
+ * the cut, how many characters follow: a line padded out of sight (blanks, then more words)
+ * still says that it goes on.
+ */
 function cut(line: string, start: number, width: number): string {
   const chars = [...line];
   const from = Math.max(0, Math.min(start, chars.length - width));
   const shown = chars.slice(from, from + width).join('');
-  return `${from > 0 ? '…' : ''}${shown}${from + width < chars.length ? '…' : ''}`;
+  const rest = chars.length - from - width;
+  return `${from > 0 ? '…' : ''}${shown}${rest > 0 ? `…(+${rest} characters)` : ''}`;
 }
 
 /** Where two lines first differ (in characters). */
