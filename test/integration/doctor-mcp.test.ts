@@ -195,6 +195,24 @@ describe('doctor probes contributed MCP servers', () => {
   });
 });
 
+describe('an http MCP server whose URL carries a user and password', () => {
+  it('is connected to with Basic authorization, as the host sends it, and neither the password nor the header is shown', async () => {
+    const password = `pw-${randomUUID()}`;
+    const basic = `Basic ${Buffer.from(`alice:${password}`).toString('base64')}`;
+    const web = await http({
+      header: ['authorization', basic],
+      tools: () => [{ name: 'lookup', description: 'Look a word up.', inputSchema: { type: 'object' } }],
+    });
+    const url = web.url.replace('http://', `http://alice:${encodeURIComponent(password)}@`);
+    const r = await doctor(atPath(pkg('mcp-userinfo', { web: { type: 'http', url } })));
+    expect(r.status['mcp:web'], r.detail['mcp:web']).toBe('pass');
+    expect(web.seen.some((s) => s.headers.authorization === basic)).toBe(true);
+    const text = JSON.stringify(r);
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(basic.slice(6));
+  });
+});
+
 describe('doctor records what an installed extension’s MCP servers offer', () => {
   it('records the tools, reports each change on the next run, and keeps the record when a run fails', async () => {
     const marker = `mcp-rug-${randomUUID()}`;
