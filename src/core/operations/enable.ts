@@ -75,7 +75,9 @@ export interface EnableResult {
   /** Anything written (settings or secrets). */
   changed: boolean;
   was_enabled: boolean;
-  /** Non-secret keys written to settings.toml. */
+  /** The profile written (`--profile`), or null for settings.toml. */
+  profile: string | null;
+  /** Non-secret keys written to settings.toml (or the profile). */
   config_set: string[];
   /** Secret keys stored, and where. */
   secrets_set: { key: string; store: SecretStoreKind }[];
@@ -317,6 +319,7 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
       enabled: true,
       changed,
       was_enabled: wasEnabled,
+      profile: options.profile ?? null,
       config_set: Object.keys(config),
       secrets_set: secretsSet,
       fields,
