@@ -99,6 +99,24 @@ describe("the host's other verbs", () => {
     expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).not.toContain('sk-typed-SECRET');
   });
 
+  it('reload (yep-ext has no session) is list: what yolop loads next, nothing written', async () => {
+    await run(['set-secret', 'logfire', 'token', '--stdin'], 'tok-12345');
+    // Enabled even while a required field is unset (exit 10): yolop loads it.
+    expect((await run(['enable', 'logfire', '--config', 'endpoint=https://a.example'])).code).toBe(10);
+    const files = () =>
+      [settingsFile, join(home.configDir, 'extensions', 'extensions.lock'), join(home.configDir, 'connections.toml')].map((f) => readFileSync(f, 'utf8'));
+    const before = files();
+    const r = await run(['reload', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r)).toEqual(jsonOf(await run(['list', '--json'])));
+    expect(jsonOf(r).extensions).toEqual([expect.objectContaining({ name: 'logfire', enabled: true })]);
+    expect(r.stdout).not.toContain('tok-12345');
+    expect(files()).toEqual(before);
+    expect((await run(['disable', 'logfire'])).code).toBe(0);
+    expect(jsonOf(await run(['reload', '--json'])).extensions).toEqual([expect.objectContaining({ name: 'logfire', enabled: false })]);
+    expect(agentView(home.configDir)).toEqual({});
+  });
+
   it('scaffold is new, and uninstall is remove', async () => {
     const s = await run(['scaffold', 'weather', '--dir', home.root, '-l', 'py', '--json']);
     expect(s.code, s.stderr).toBe(0);
