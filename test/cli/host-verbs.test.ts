@@ -75,6 +75,28 @@ describe('config set / config show', () => {
     expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
   });
 
+  it('a secret put where a name, a field or a key=value belongs is refused without being repeated, and nothing is stored', async () => {
+    writeFileSync(settingsFile, 'theme = "dark"\n');
+    const SECRET = 'sk-live-ARGV-0123456789';
+    for (const args of [
+      ['secret', 'set', 'logfire', `token=${SECRET}`],
+      ['set-secret', 'logfire', SECRET],
+      ['set-secret', 'logfire', `token=${SECRET}`, '--unset'],
+      ['config', 'set', 'logfire', SECRET],
+      ['enable', 'logfire', '--config', 'token', `=${SECRET}`],
+      ['enable', 'logfire', `--config=token=${SECRET}`],
+      ['config', 'show', 'logfire', `token=${SECRET}`],
+    ]) {
+      for (const json of [false, true]) {
+        const r = await run([...args, ...(json ? ['--json'] : [])]);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stdout + r.stderr, args.join(' ')).not.toContain(SECRET.slice(0, 12));
+      }
+    }
+    expect(readFileSync(settingsFile, 'utf8')).toBe('theme = "dark"\n');
+    expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
+  });
+
   it('--profile writes the profile file the host reads under --profile, and a missing profile is refused', async () => {
     const missing = await run(['config', 'set', 'logfire', 'endpoint=https://p.example', '--profile', 'work']);
     expect(missing.code).toBe(3);
