@@ -8,7 +8,7 @@ import { readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { grantFingerprint, withoutSkillFiles, type Grant } from '../../src/core/package/grants.js';
+import { grantFingerprint, withoutLaterText, type Grant } from '../../src/core/package/grants.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
@@ -101,7 +101,7 @@ describe('a skills package approved before the files were recorded', () => {
   /** The lock and .yep-grants as the previous yep-ext wrote them: the same grant, without the files. */
   function asBeforeSkills(): string {
     const stored = JSON.parse(readFileSync(grantFile(), 'utf8')) as Grant;
-    const old = withoutSkillFiles(stored);
+    const old = withoutLaterText(stored);
     writeFileSync(join(store(), 'extensions.lock'), lockText().replace(`grant = "${grantFingerprint(stored)}"`, `grant = "${grantFingerprint(old)}"`));
     writeFileSync(grantFile(), `${JSON.stringify(old, null, 2)}\n`);
     expect(lockEntry()?.grant).toBe(grantFingerprint(old));

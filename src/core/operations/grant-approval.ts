@@ -14,7 +14,17 @@
  * asked about.
  */
 import type { Context } from '../context.js';
-import { approvalOf, diffGrants, grantFingerprint, grantOf, legacyGrantOf, type Grant, type GrantDiff, type LegacyGrant } from '../package/grants.js';
+import {
+  approvalOf,
+  diffGrants,
+  grantFingerprint,
+  grantOf,
+  legacyGrantOf,
+  recordsLaterText,
+  type Grant,
+  type GrantDiff,
+  type LegacyGrant,
+} from '../package/grants.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { loadApprovedGrant, saveApprovedGrant } from '../store/approved-grants.js';
@@ -61,8 +71,8 @@ async function treeIntact(ctx: Context, entry: LockEntry): Promise<boolean> {
 async function approvedGrant(ctx: Context, name: string, entry: LockEntry | undefined): Promise<Grant | LegacyGrant | undefined> {
   const fingerprint = typeof entry?.grant === 'string' ? entry.grant : undefined;
   const stored = await loadApprovedGrant(ctx, name, fingerprint);
-  // A stored grant of a package with skills, approved before their files were recorded, knows its words but not those files.
-  if (stored?.format === 2 && (stored.skills !== undefined || !stored.opt_ins.skills)) return stored;
+  // A stored grant approved before the package's description and skill files were recorded knows the other words, not those.
+  if (stored !== undefined && recordsLaterText(stored)) return stored;
   const installed = await loadManifest(packageDir(ctx.paths, name)).then(
     (m) => grantOf(m),
     () => undefined,

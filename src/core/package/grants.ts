@@ -147,6 +147,13 @@ export interface Grant {
    * derived from a manifest parsed from text alone.
    */
   skills?: GrantSkillFile[];
+  /**
+   * The package's own words: its `description` (shown beside it wherever the agent's model
+   * lists extensions, `yolop extensions list --json`). Always present in a grant derived
+   * now (`{}` when the manifest gives none); absent in one approved before it was recorded
+   * (and so were `skills`): `approvalOf` knows that fingerprint.
+   */
+  package?: { description?: string };
 }
 
 /**
@@ -154,7 +161,7 @@ export interface Grant {
  * and `.yep-grants` files): tools carry only a digest of their schema, commands no text.
  * Everything else is as in Grant.
  */
-export interface LegacyGrant extends Omit<Grant, 'format' | 'tools' | 'commands' | 'skills'> {
+export interface LegacyGrant extends Omit<Grant, 'format' | 'tools' | 'commands' | 'skills' | 'package'> {
   format: typeof LEGACY_FORMAT;
   tools: { name: string; never_defer: boolean; schema_digest: string }[];
   commands: { name: string; args: { name: string; required: boolean }[] }[];
@@ -272,24 +279,30 @@ export function legacyFingerprint(grant: Grant): string {
 /**
  * How a recorded fingerprint (a lock entry's `grant`) approves `grant`: `exact` when it is
  * that grant's fingerprint; `before-text` when it is the fingerprint of the same grant in
- * format 1, which held no text, so the words the model reads were never part of it (the
- * caller decides whether the content proves them: same bytes, same words); otherwise
- * undefined.
+ * format 1, which held no text, or in format 2 before the package's description and skill
+ * files were recorded, so those words were never part of it (the caller decides whether
+ * the content proves them: same bytes, same words); otherwise undefined.
  */
 export function approvalOf(fingerprint: string | undefined, grant: Grant): 'exact' | 'before-text' | undefined {
   if (fingerprint === undefined) return undefined;
   if (fingerprint === grantFingerprint(grant)) return 'exact';
-  if (grant.skills !== undefined && fingerprint === grantFingerprint(withoutSkillFiles(grant))) return 'before-text';
+  if (fingerprint === grantFingerprint(withoutLaterText(grant))) return 'before-text';
   return fingerprint === legacyFingerprint(grant) ? 'before-text' : undefined;
 }
 
 /**
- * `grant` as it was approved before the files of `skills/` were recorded (the same format,
- * no `skills`): what a lock entry's fingerprint names for a package approved then.
+ * `grant` as it was approved before the package's description and the files of `skills/`
+ * were recorded (the same format, neither `package` nor `skills`): what a lock entry's
+ * fingerprint names for a package approved then.
  */
-export function withoutSkillFiles(grant: Grant): Grant {
-  const { skills: _files, ...rest } = normalizeGrant(grant);
+export function withoutLaterText(grant: Grant): Grant {
+  const { skills: _files, package: _words, ...rest } = normalizeGrant(grant);
   return rest;
+}
+
+/** Whether `grant` recorded the package's description and its skill files (approved since they were). */
+export function recordsLaterText(grant: Grant | LegacyGrant): grant is Grant {
+  return grant.format === GRANT_FORMAT && grant.package !== undefined;
 }
 
 /**
@@ -379,6 +392,7 @@ export function grantOf(manifest: Manifest): Grant {
     opt_ins: { status: y.status, ui_ask: y.ui_ask, trace: y.trace, skills: y.skills },
     config: configFields(manifest).map((f) => ({ key: f.key, secret: f.secret, ...(f.env !== undefined ? { env: f.env } : {}), required: f.required })),
     ...(y.skills && manifest.skill_files !== undefined ? { skills: manifest.skill_files } : {}),
+    package: textOf(manifest.description),
   });
 }
 
@@ -438,6 +452,7 @@ export function normalizeGrant(grant: Grant): Grant {
       required: f.required,
     })),
     ...(grant.skills !== undefined ? { skills: sortBy(grant.skills, (f) => f.path).map(skillFileOf) } : {}),
+    ...(grant.package !== undefined ? { package: textOf(grant.package.description) } : {}),
   };
 }
 
@@ -449,7 +464,7 @@ function skillFileOf(f: GrantSkillFile): GrantSkillFile {
 
 /** The format-1 form of a grant: tools by schema digest, commands without text. */
 export function legacyGrantOf(grant: Grant): LegacyGrant {
-  const g = withoutSkillFiles(grant);
+  const g = withoutLaterText(grant);
   return {
     ...g,
     format: LEGACY_FORMAT,
@@ -461,7 +476,7 @@ export function legacyGrantOf(grant: Grant): LegacyGrant {
 /** normalizeGrant for a format-1 grant: the fields it had, sorted as they were. */
 function normalizeLegacyGrant(grant: LegacyGrant): LegacyGrant {
   // The facets both formats share are normalised by the one function; tools and commands by their old shape.
-  const shared = withoutSkillFiles({ ...grant, format: GRANT_FORMAT, tools: [], commands: [] });
+  const shared = withoutLaterText({ ...grant, format: GRANT_FORMAT, tools: [], commands: [] });
   return {
     ...shared,
     format: LEGACY_FORMAT,
@@ -690,6 +705,10 @@ function diffText(a: Grant | LegacyGrant, b: Grant): GrantChange[] {
     if (known) out.push(...textChange(`command ${y.name} args`, commandArgsText((x as GrantCommand).args), after, true));
     else if (!sameShape || y.args.some((p) => p.description !== undefined)) out.push(...textChange(`command ${y.name} args`, undefined, after, false));
   }
+  if (b.package !== undefined) {
+    const known = recordsLaterText(a);
+    out.push(...textChange('package description', known ? a.package?.description : undefined, b.package.description ?? '', known));
+  }
   return [...out, ...diffSkillFiles(a, b)];
 }
 
@@ -707,7 +726,7 @@ function skillFileText(f: GrantSkillFile): string {
  */
 function diffSkillFiles(a: Grant | LegacyGrant, b: Grant): GrantChange[] {
   if (b.skills === undefined) return [];
-  const recorded = a.format === GRANT_FORMAT ? a.skills : undefined;
+  const recorded = recordsLaterText(a) ? (a.skills ?? []) : undefined;
   const known = recorded !== undefined || !a.opt_ins.skills;
   const old = new Map((recorded ?? []).map((f) => [f.path, f]));
   const out: GrantChange[] = [];
