@@ -195,6 +195,25 @@ describe('doctor probes contributed MCP servers', () => {
   });
 });
 
+describe('a policy that admits no MCP servers', () => {
+  it('starts no stdio server and connects to no http one: each is a failed check naming the rule, nothing left running', async () => {
+    const marker = `mcp-policy-${randomUUID()}`;
+    const web = await http({ tools: () => [{ name: 'lookup', description: 'x', inputSchema: { type: 'object' } }] });
+    const dir = pkg('mcp-policy', { local: stdio(marker, '--tools', 'search'), web: { type: 'http', url: web.url } });
+    const policyFile = join(home.root, 'no-mcp-policy.toml');
+    writeFileSync(policyFile, '[grant]\nmcp_servers = false\n');
+    const report = await runDoctor(home.ctx({ YEP_EXT_POLICY: policyFile }), { target: atPath(dir), workspaceRoot: home.root, ...FAST });
+    const check = (n: string) => report.checks.find((c) => c.name === n);
+    for (const n of ['mcp:local', 'mcp:web']) {
+      expect(check(n)?.status, n).toBe('fail');
+      expect(check(n)?.detail).toContain('grant.mcp_servers');
+    }
+    expect(web.seen).toEqual([]);
+    expect(procsWith(marker)).toEqual([]);
+    expect(report.mcp_servers?.every((s) => !s.ok)).toBe(true);
+  });
+});
+
 describe('an http MCP server whose URL carries a user and password', () => {
   it('is connected to with Basic authorization, as the host sends it, and neither the password nor the header is shown', async () => {
     const password = `pw-${randomUUID()}`;
