@@ -126,7 +126,7 @@ interface GrantOptIns {
  * A file of the package's `skills/` directory (the host mounts it for the model): a regular
  * file by digest, with its text when it is small UTF-8; a symlink by target.
  */
-export type GrantSkillFile = SkillFile;
+type GrantSkillFile = SkillFile;
 
 /** The normalised grant of one extension: plain JSON, every order-free list sorted. */
 export interface Grant {
