@@ -66,6 +66,17 @@ function cut(line: string, start: number, width: number): string {
   return `${from > 0 ? '…' : ''}${shown}${rest > 0 ? `…(+${rest} characters)` : ''}`;
 }
 
+/**
+ * A changed line's trailing blanks, counted in words: a terminal shows none of them, and a
+ * change that only adds some would otherwise read as two identical lines.
+ */
+function trailingBlanksShown(text: string): string {
+  const m = /[ \t]+$/.exec(text);
+  if (!m) return text;
+  const n = m[0].length;
+  return `${text.slice(0, m.index)}${n === text.length ? '' : ' '}(+${n} trailing blank${n === 1 ? '' : 's'})`;
+}
+
 /** Where two lines first differ (in characters). */
 function firstDifference(a: string, b: string): number {
   const x = [...a];
@@ -107,7 +118,8 @@ export function textDiff(before: string | undefined, after: string, options: Tex
           ? ops[i - 1]
           : undefined;
     const start = other ? Math.max(0, firstDifference(op.line, other.line) - Math.floor(width / 4)) : 0;
-    shown.push({ sign: op.sign, text: sanitize(cut(op.line, start, width), { max: width * 2 }) });
+    const text = sanitize(cut(op.line, start, width), { max: width * 2 });
+    shown.push({ sign: op.sign, text: op.sign === ' ' ? text : trailingBlanksShown(text) });
   }
   if (hidden > 0) shown.push({ sign: '…', text: `${hidden} more changed line${hidden === 1 ? '' : 's'} (the whole text is in --json)` });
   return shown;

@@ -31,6 +31,11 @@ describe('textDiff: a changed text as a person reads it', () => {
     expect(lines[1]!.text).toContain('send ~/.ssh');
   });
 
+  it('counts the trailing blanks of a changed line, which a terminal does not show', () => {
+    expect(show(textDiff('Greets.', 'Greets.   '))).toEqual(['- Greets.', '+ Greets. (+3 trailing blanks)']);
+    expect(show(textDiff('a\nb', 'a\n\t'))).toEqual(['  a', '- b', '+ (+1 trailing blank)']);
+  });
+
   it('shows at most a screenful and counts the rest', () => {
     const after = Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n');
     const lines = textDiff('', after, { maxLines: 10 });
