@@ -99,7 +99,8 @@ export async function checkMcpServers(input: McpCheckInput): Promise<DoctorMcpSe
     }),
   );
   const previous = input.installed ? loadMcpRecord(ctx.paths, manifest.name) : undefined;
-  const next: McpRecord = { format: 1, name: manifest.name, servers: {} };
+  // The static prompt's record is the prompt check's (check-prompt-record.ts): kept as it is.
+  const next: McpRecord = { format: 1, name: manifest.name, servers: {}, ...(previous?.prompt ? { prompt: previous.prompt } : {}) };
   const now = new Date(ctx.clock.now()).toISOString();
   const out: DoctorMcpServer[] = [];
   for (const [i, { decl, launch }] of launches.entries()) {
