@@ -35,7 +35,7 @@ export interface McpServerRecord {
 }
 
 /** The static prompt the capability server sent in its handshake (plugin.json says only `"prompt": true`). */
-export interface PromptRecord {
+interface PromptRecord {
   seen_at: string;
   version: string | null;
   /** The text, secrets redacted. */
