@@ -19,12 +19,16 @@ export const SOURCE_TEXT: Record<FieldStatus['source'], string> = {
 /** A value settings.toml keeps on an entry the host ignores. */
 const KEPT_TEXT = '; kept in settings.toml, not in effect';
 
-/** One line per field: key, kind, status. Never a value. */
-function renderFields(fields: FieldStatus[]): string[] {
+/** The settings file a command wrote: settings.toml, or the profile yolop reads over it. */
+const settingsName = (profile: string | null): string => (profile === null ? 'settings.toml' : `profile ${profile}`);
+
+/** One line per field: key, kind, status. Never a value. Under a profile a value may sit in either file. */
+function renderFields(fields: FieldStatus[], profile: string | null): string[] {
   const width = Math.max(...fields.map((f) => f.key.length), 3);
+  const source = (f: FieldStatus) => (f.source === 'settings' && profile !== null ? `set (settings.toml or profile ${profile})` : SOURCE_TEXT[f.source]);
   return fields.map(
     (f) =>
-      `  ${f.key.padEnd(width)}  ${(f.secret ? 'secret' : 'config').padEnd(6)}  ${f.required ? 'required' : 'optional'}  ${SOURCE_TEXT[f.source]}${f.kept ? KEPT_TEXT : ''}`,
+      `  ${f.key.padEnd(width)}  ${(f.secret ? 'secret' : 'config').padEnd(6)}  ${f.required ? 'required' : 'optional'}  ${source(f)}${f.kept ? KEPT_TEXT : ''}`,
   );
 }
 
@@ -34,18 +38,19 @@ export function renderEnable(r: EnableResult): string {
       ? r.changed
         ? `${r.name} was already enabled; configuration updated.`
         : `${r.name} is already enabled; nothing changed.`
-      : `Enabled ${r.name}.`,
+      : `Enabled ${r.name}${r.profile === null ? '' : ` in profile ${r.profile}`}.`,
   ];
-  if (r.config_set.length > 0) lines.push(`Saved ${r.config_set.join(', ')} in settings.toml.`);
+  if (r.config_set.length > 0) lines.push(`Saved ${r.config_set.join(', ')} in ${settingsName(r.profile)}.`);
   for (const s of r.secrets_set) lines.push(`Stored secret ${s.key} in ${s.store === 'file' ? 'connections.toml (mode 0600)' : 'the OS keychain'}.`);
-  if (r.fields.length > 0) lines.push('Configuration:', ...renderFields(r.fields));
+  if (r.fields.length > 0) lines.push('Configuration:', ...renderFields(r.fields, r.profile));
   return lines.join('\n');
 }
 
 export function renderDisable(r: DisableResult): string {
+  const where = r.profile === null ? '' : ` in profile ${r.profile}`;
   return r.changed
-    ? `Disabled ${r.name}; its configuration is kept for the next \`yep-ext enable ${r.name}\`.`
-    : `${r.name} is already disabled; nothing changed.`;
+    ? `Disabled ${r.name}${where}; its configuration is kept for the next \`yep-ext enable ${r.name}\`.`
+    : `${r.name} is already disabled${where}; nothing changed.`;
 }
 
 export function renderSetSecret(r: SetSecretResult): string {
@@ -87,7 +92,7 @@ export function renderConfigShow(r: ConfigShowResult): string {
 
 /** `config set`: what was written, then the config as it now stands. */
 export function renderConfigSet(r: ConfigSetResult): string {
-  const file = r.profile === null ? 'settings.toml' : `profile ${r.profile}`;
+  const file = settingsName(r.profile);
   const first = r.changed
     ? `Saved ${r.config_set.join(', ')} for ${r.name} in ${file}.`
     : `${r.name}: ${r.config_set.join(', ')} already set so; nothing changed.`;

@@ -53,12 +53,28 @@ function editScript(a: string[], b: string[]): Op[] {
   return [...a.slice(0, head).map((line): Op => ({ sign: ' ', line })), ...middle, ...b.slice(b.length - tail).map((line): Op => ({ sign: ' ', line }))];
 }
 
-/** `line` cut to `width` characters from `start`, with `…` where text was left out. */
+/**
+ * `line` cut to `width` characters from `start`, with `…` where text was left out and, after
+ * the cut, how many characters follow: a line padded out of sight (blanks, then more words)
+ * still says that it goes on.
+ */
 function cut(line: string, start: number, width: number): string {
   const chars = [...line];
   const from = Math.max(0, Math.min(start, chars.length - width));
   const shown = chars.slice(from, from + width).join('');
-  return `${from > 0 ? '…' : ''}${shown}${from + width < chars.length ? '…' : ''}`;
+  const rest = chars.length - from - width;
+  return `${from > 0 ? '…' : ''}${shown}${rest > 0 ? `…(+${rest} characters)` : ''}`;
+}
+
+/**
+ * A changed line's trailing blanks, counted in words: a terminal shows none of them, and a
+ * change that only adds some would otherwise read as two identical lines.
+ */
+function trailingBlanksShown(text: string): string {
+  const m = /[ \t]+$/.exec(text);
+  if (!m) return text;
+  const n = m[0].length;
+  return `${text.slice(0, m.index)}${n === text.length ? '' : ' '}(+${n} trailing blank${n === 1 ? '' : 's'})`;
 }
 
 /** Where two lines first differ (in characters). */
@@ -102,7 +118,8 @@ export function textDiff(before: string | undefined, after: string, options: Tex
           ? ops[i - 1]
           : undefined;
     const start = other ? Math.max(0, firstDifference(op.line, other.line) - Math.floor(width / 4)) : 0;
-    shown.push({ sign: op.sign, text: sanitize(cut(op.line, start, width), { max: width * 2 }) });
+    const text = sanitize(cut(op.line, start, width), { max: width * 2 });
+    shown.push({ sign: op.sign, text: op.sign === ' ' ? text : trailingBlanksShown(text) });
   }
   if (hidden > 0) shown.push({ sign: '…', text: `${hidden} more changed line${hidden === 1 ? '' : 's'} (the whole text is in --json)` });
   return shown;

@@ -14,6 +14,7 @@
  */
 import { YepError } from '../core/errors.js';
 import { closestMatches } from '../core/text/closest.js';
+import { shownArgument } from '../core/text/redact.js';
 
 const BIN = 'yep-ext';
 
@@ -138,7 +139,7 @@ function unexpectedArgs(shape: CommandShape, extra: string[]): YepError {
     declared.length === 0
       ? 'takes no arguments'
       : `takes ${declared.length === 1 ? 'one argument' : `${declared.length} arguments`} (${argNames(declared.map((a) => a.name))})`;
-  const shown = extra.map((a) => JSON.stringify(a.length > 60 ? `${a.slice(0, 60)}…` : a)).join(', ');
+  const shown = extra.map(shownArgument).join(', ');
   return new YepError('E_USAGE', `\`${BIN} ${shape.id}\` ${takes}; unexpected: ${shown}.`, { hint: usageHint(shape) });
 }
 

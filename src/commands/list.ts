@@ -4,7 +4,9 @@ import { Flags } from '../cli/flags.js';
 
 export default defineCommand({
   summary: 'List installed extensions: version, state, source, problems.',
-  aliases: ['ls'],
+  // `reload` is the host's verb (`yolop extensions reload`): yep-ext has no running session to
+  // restart, so an agent that runs it is shown what yolop loads on its next start or reload.
+  aliases: ['ls', 'reload'],
   examples: ['<%= config.bin %> list', '<%= config.bin %> list --json', '<%= config.bin %> list --no-verify'],
   flags: {
     ...feedbackFlags,

@@ -1,5 +1,5 @@
 /**
- * Every example `--help` and the README show runs as written: each in its own copy of
+ * Every example `--help`, the README and docs/agents.md show runs as written: each in its own copy of
  * a home that holds what the examples name (the crates lsp and logfire on a loopback
  * registry, installed; a lock exported to ./yolop-extensions.lock; a profile `work`),
  * from a directory where ./examples is the repository's. An example exits 0 unless the
@@ -36,6 +36,7 @@ const BEFORE: Record<string, string[]> = {
 
 /** README text that names yep-ext but is no command to run here, and why. */
 const NOT_RUN: Record<string, string> = {
+  'install --force --allow-build <name>': 'a placeholder in docs/agents.md prose',
   install: 'the README quotes the suggestion a typo gets, not a command',
   'remove <name>': 'a placeholder in prose',
   'doctor "$(npm root -g)/yep-ext/examples/echo-node"': 'names a global install; `doctor ./examples/echo-node` is the same from a checkout',
@@ -182,19 +183,24 @@ function helpExamples(): string[] {
   return out;
 }
 
-function readmeExamples(): string[] {
-  const md = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+/** The command lines of a page: its `sh` blocks and the inline spans that name yep-ext. */
+function readmeExamples(page = 'README.md'): string[] {
+  const md = readFileSync(join(REPO_ROOT, page), 'utf8');
   const fenced = [...md.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((m) => m[1]!.split('\n'));
   const spans = [...md.replace(/^```[\s\S]*?^```$/gm, '').matchAll(/`([^`\n]*yep-ext [^`\n]*)`/g)].map((m) => m[1]!);
   return [...fenced, ...spans].map((l) => l.trim()).filter((l) => /(^|[ |(])yep-ext /.test(l) && !l.startsWith('#'));
 }
 
-const ALL = [...new Set([...helpExamples(), ...readmeExamples()])];
+/** The page an agent reads: every command it shows is one an agent may copy. */
+const agentExamples = (): string[] => readmeExamples('docs/agents.md');
+
+const ALL = [...new Set([...helpExamples(), ...readmeExamples(), ...agentExamples()])];
 
 describe('the examples of --help and the README', () => {
   it('are found (the extraction works)', () => {
     expect(helpExamples().length).toBeGreaterThan(60);
     expect(readmeExamples().length).toBeGreaterThan(20);
+    expect(agentExamples().length).toBeGreaterThan(12);
   });
 
   it.each(ALL)('%s', async (shown) => {

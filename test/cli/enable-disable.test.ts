@@ -222,7 +222,7 @@ describe('yep-ext enable / disable (no TTY)', () => {
     const enabled = readFileSync(settingsFile, 'utf8');
     const d = await runCli(['disable', 'logfire', '--json'], { env: home.env });
     expect(d.code).toBe(0);
-    expect(jsonOf(d)).toEqual({ name: 'logfire', enabled: false, changed: true, installed: true });
+    expect(jsonOf(d)).toEqual({ name: 'logfire', enabled: false, changed: true, installed: true, profile: null });
     const disabled = readFileSync(settingsFile, 'utf8');
     expect((parse(disabled) as any).capabilities[1]).toEqual({ ref: 'ext:logfire', enabled: false, endpoint: 'https://e.example', mode: 'fast' });
     const d2 = await runCli(['disable', 'logfire'], { env: home.env });

@@ -74,6 +74,28 @@ describe('config set / config show', () => {
     expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
   });
 
+  it('a secret put where a name, a field or a key=value belongs is refused without being repeated, and nothing is stored', async () => {
+    writeFileSync(settingsFile, 'theme = "dark"\n');
+    const SECRET = 'sk-live-ARGV-0123456789';
+    for (const args of [
+      ['secret', 'set', 'logfire', `token=${SECRET}`],
+      ['set-secret', 'logfire', SECRET],
+      ['set-secret', 'logfire', `token=${SECRET}`, '--unset'],
+      ['config', 'set', 'logfire', SECRET],
+      ['enable', 'logfire', '--config', 'token', `=${SECRET}`],
+      ['enable', 'logfire', `--config=token=${SECRET}`],
+      ['config', 'show', 'logfire', `token=${SECRET}`],
+    ]) {
+      for (const json of [false, true]) {
+        const r = await run([...args, ...(json ? ['--json'] : [])]);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stdout + r.stderr, args.join(' ')).not.toContain(SECRET.slice(0, 12));
+      }
+    }
+    expect(readFileSync(settingsFile, 'utf8')).toBe('theme = "dark"\n');
+    expect(existsSync(join(home.configDir, 'connections.toml'))).toBe(false);
+  });
+
   it('--profile writes the profile file the host reads under --profile, and a missing profile is refused', async () => {
     const missing = await run(['config', 'set', 'logfire', 'endpoint=https://p.example', '--profile', 'work']);
     expect(missing.code).toBe(3);
@@ -96,6 +118,24 @@ describe("the host's other verbs", () => {
     expect(bad.code).toBe(2);
     expect(bad.stdout + bad.stderr).not.toContain('sk-typed-SECRET');
     expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).not.toContain('sk-typed-SECRET');
+  });
+
+  it('reload (yep-ext has no session) is list: what yolop loads next, nothing written', async () => {
+    await run(['set-secret', 'logfire', 'token', '--stdin'], 'tok-12345');
+    // Enabled even while a required field is unset (exit 10): yolop loads it.
+    expect((await run(['enable', 'logfire', '--config', 'endpoint=https://a.example'])).code).toBe(10);
+    const files = () =>
+      [settingsFile, join(home.configDir, 'extensions', 'extensions.lock'), join(home.configDir, 'connections.toml')].map((f) => readFileSync(f, 'utf8'));
+    const before = files();
+    const r = await run(['reload', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonOf(r)).toEqual(jsonOf(await run(['list', '--json'])));
+    expect(jsonOf(r).extensions).toEqual([expect.objectContaining({ name: 'logfire', enabled: true })]);
+    expect(r.stdout).not.toContain('tok-12345');
+    expect(files()).toEqual(before);
+    expect((await run(['disable', 'logfire'])).code).toBe(0);
+    expect(jsonOf(await run(['reload', '--json'])).extensions).toEqual([expect.objectContaining({ name: 'logfire', enabled: false })]);
+    expect(agentView(home.configDir)).toEqual({});
   });
 
   it('scaffold is new, and uninstall is remove', async () => {

@@ -148,12 +148,13 @@ const SCHEMAS = {
     enabled: z.literal(true),
     changed: z.boolean(),
     was_enabled: z.boolean(),
+    profile: nullable(z.string()),
     config_set: z.array(z.unknown()),
     secrets_set: z.array(z.unknown()),
     fields: z.array(field),
     engines,
   }),
-  disable: z.strictObject({ name: z.string(), enabled: z.literal(false), changed: z.boolean(), installed: z.boolean() }),
+  disable: z.strictObject({ name: z.string(), enabled: z.literal(false), changed: z.boolean(), installed: z.boolean(), profile: nullable(z.string()) }),
   verify: z.strictObject({
     ok: z.boolean(),
     extensions: z.array(

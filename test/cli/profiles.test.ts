@@ -136,6 +136,21 @@ describe('a profile layered over settings.toml (the default mode)', () => {
   });
 });
 
+describe('what enable and disable say they wrote', () => {
+  it('name the profile they wrote, in --json and in words, never settings.toml', async () => {
+    writeFileSync(profileFile(), 'model = "big"\n');
+    const e = await runCli(['enable', 'x', '--profile', 'work', '--config', 'port=7'], { env: home.env });
+    expect(e.code, e.stderr).toBe(0);
+    expect(profile()).toContain('port = 7');
+    expect(base()).toBe(BASE);
+    expect(e.stdout).toContain('Saved port in profile work.');
+    expect(e.stdout).not.toContain('settings.toml.');
+    await ok(['disable', 'x', '--profile', 'work']).then((d) => expect(d.profile).toBe('work'));
+    expect((await ok(['enable', 'x', '--profile', 'work'])).profile).toBe('work');
+    expect((await ok(['enable', 'x'])).profile).toBeNull();
+  });
+});
+
 describe('capabilities_mode = "replace": the base file is not read', () => {
   it('list and info report the profile alone; enable --config writes the profile', async () => {
     writeFileSync(profileFile(), 'capabilities_mode = "replace"\n\n[[capabilities]]\nref = "ext:x"\nport = 3\n');

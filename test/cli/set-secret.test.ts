@@ -76,8 +76,8 @@ describe('yep-ext set-secret', () => {
     expect(r.code).toBe(2);
     expect(jsonOf(r).error).toMatchObject({
       code: 'E_USAGE',
-      message: expect.stringContaining('declares no config field "tokne"'),
-      hint: 'Secret fields of logfire: token.',
+      message: 'logfire declares no config field by the name given (not repeated here: it may be a value).',
+      hint: 'Did you mean token? Secret fields of logfire: token.',
     });
     const n = await runCli(['set-secret', 'logfire', 'endpoint', '--stdin'], { env: home.env, input: CANARY });
     expect(n.code).toBe(2);

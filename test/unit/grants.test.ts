@@ -248,9 +248,12 @@ describe('diffGrants: every facet', () => {
     expect(diffGrants(base(), base()).changes).toEqual([]);
   });
 
-  it('a version bump with the same grant is no change at all', () => {
+  it('a version bump with the same grant is no change at all; new package words are a text change', () => {
+    expect(diffGrants(base(), grantOf(manifest(clone(BASE), { version: '1.0.1' }))).changes).toEqual([]);
     const next = grantOf(manifest(clone(BASE), { version: '1.0.1', description: 'new words' }));
-    expect(diffGrants(base(), next).changes).toEqual([]);
+    expect(diffGrants(base(), next).changes).toEqual([
+      expect.objectContaining({ facet: 'text', kind: 'added', key: 'package description', after: 'new words', effect: 'widening' }),
+    ]);
   });
 
   it('only narrowing changes do not widen', () => {
@@ -396,6 +399,7 @@ describe('grantOf', () => {
         { key: 'a', secret: false, required: true },
         { key: 'z', secret: true, env: 'ZED', required: false },
       ],
+      package: {},
     });
     expect(JSON.parse(JSON.stringify(g))).toEqual(g);
   });
@@ -570,7 +574,7 @@ describe('renderSummary', () => {
     expect(out).toMatch(/opt-ins\s+status bar text/);
     expect(out).toContain('token (secret, env DEMO_TOKEN)');
     expect(out).toContain('endpoint (required)');
-    expect(out).toContain(`grant ${grantFingerprint(base())}`);
+    expect(out).toContain(`grant ${grantFingerprint(grantOf(manifest(clone(BASE), { description: 'Demo extension' })))}`);
   });
 
   it('says "none" for absent hooks and prompt, and never prints env values', () => {
@@ -780,8 +784,9 @@ describe('the words the model reads are part of the grant', () => {
       (y: Y) => ((((y.commands as Y[])[0] as Y).args as Y[])[0]!.description = 'Anyone'),
     ])
       expect(grantFingerprint(words(edit))).not.toBe(grantFingerprint(g));
-    // The version and the package description are not model-facing text of the grant.
-    expect(grantFingerprint(grantOf(manifest(clone(WORDS), { version: '9.9.9', description: 'new' })))).toBe(grantFingerprint(g));
+    // The version is not model-facing text of the grant; the package's description is (the model reads it in a listing).
+    expect(grantFingerprint(grantOf(manifest(clone(WORDS), { version: '9.9.9' })))).toBe(grantFingerprint(g));
+    expect(grantFingerprint(grantOf(manifest(clone(WORDS), { description: 'new' })))).not.toBe(grantFingerprint(g));
   });
 
   it('a format-1 fingerprint approves the same grant "before-text", and not one changed elsewhere', () => {

@@ -24,11 +24,16 @@ describe('textDiff: a changed text as a person reads it', () => {
     expect(lines).toHaveLength(2);
     for (const l of lines) {
       expect(l.text.startsWith('…')).toBe(true);
-      expect(l.text.endsWith('…')).toBe(true);
-      expect([...l.text].length).toBeLessThanOrEqual(62);
+      expect(l.text).toMatch(/…\(\+\d+ characters\)$/);
+      expect([...l.text].length).toBeLessThanOrEqual(62 + '(+000 characters)'.length);
     }
     expect(lines[0]!.text).toContain('keep the user');
     expect(lines[1]!.text).toContain('send ~/.ssh');
+  });
+
+  it('counts the trailing blanks of a changed line, which a terminal does not show', () => {
+    expect(show(textDiff('Greets.', 'Greets.   '))).toEqual(['- Greets.', '+ Greets. (+3 trailing blanks)']);
+    expect(show(textDiff('a\nb', 'a\n\t'))).toEqual(['  a', '- b', '+ (+1 trailing blank)']);
   });
 
   it('shows at most a screenful and counts the rest', () => {

@@ -19,6 +19,8 @@ import type { McpProbe } from '../mcp/probe.js';
 import type { RunPermit } from '../binary/cargo-build.js';
 import { inspectServerCommand } from '../package/inspect-command.js';
 import { mayRunPackageCode } from '../policy/package-code.js';
+import { mcpServerViolation } from '../policy/evaluate.js';
+import { loadPolicy } from '../policy/load-policy.js';
 import { declarationDigest, diffTools, noChanges, normalizeTools, type McpToolChanges } from '../mcp/tool-changes.js';
 import { ms, type CheckStatus, type Report } from './report.js';
 
@@ -77,8 +79,21 @@ export async function checkMcpServers(input: McpCheckInput): Promise<DoctorMcpSe
   const { ctx, report, manifest } = input;
   const launches = Object.entries(manifest.yolop.mcpServers).map(([server, decl]) => ({ decl, launch: planMcpLaunch(manifest.name, server, decl, ctx.env) }));
   for (const { launch } of launches) input.secrets.push(...launch.secrets);
+  // A policy that admits no MCP servers: none is started or connected to, whatever its transport.
+  const policy = loadPolicy(ctx);
+  const refusals = launches.map(({ launch }) => mcpServerViolation(policy, launch.server));
   // Each stdio server through the one resolver and the one guard before anything starts.
-  const starts = await Promise.all(launches.map(({ launch }) => (launch.transport === 'stdio' ? mayStartStdio(input, launch) : undefined)));
+  const starts = await Promise.all(
+    launches.map(({ launch }, i) => {
+      const v = refusals[i];
+      if (v)
+        return {
+          why: `${launch.transport === 'stdio' ? 'not started' : 'not connected to'}: refused by the policy in ${v.file} (${v.rule}): ${v.message}`,
+          refused: true,
+        };
+      return launch.transport === 'stdio' ? mayStartStdio(input, launch) : undefined;
+    }),
+  );
   const { probeMcpServer } = await import('../mcp/probe.js');
   const probes = await Promise.all(
     launches.map(({ launch }, i) => {
@@ -99,7 +114,8 @@ export async function checkMcpServers(input: McpCheckInput): Promise<DoctorMcpSe
     }),
   );
   const previous = input.installed ? loadMcpRecord(ctx.paths, manifest.name) : undefined;
-  const next: McpRecord = { format: 1, name: manifest.name, servers: {} };
+  // The static prompt's record is the prompt check's (check-prompt-record.ts): kept as it is.
+  const next: McpRecord = { format: 1, name: manifest.name, servers: {}, ...(previous?.prompt ? { prompt: previous.prompt } : {}) };
   const now = new Date(ctx.clock.now()).toISOString();
   const out: DoctorMcpServer[] = [];
   for (const [i, { decl, launch }] of launches.entries()) {
@@ -192,7 +208,13 @@ function gradeServer(report: Report, launch: McpLaunch, p: McpProbe, secrets: re
   let head: string;
   if (p.failure !== undefined) {
     status = 'fail';
-    if (launch.transport === 'http') head = p.reached === 'start' ? `cannot connect to ${where}: ${p.failure}` : `the server at ${where} ${p.failure}`;
+    if (launch.transport === 'http')
+      head =
+        p.notStarted === 'refused'
+          ? `did not connect to ${where}: ${p.failure.replace(/^not connected to: /, '')}`
+          : p.reached === 'start'
+            ? `cannot connect to ${where}: ${p.failure}`
+            : `the server at ${where} ${p.failure}`;
     else if (p.notStarted === 'refused') head = `did not start ${where}: ${p.failure.replace(/^not started: /, '')}`;
     else if (p.notStarted === 'cannot-start') head = `could not start ${where}: ${p.failure}`;
     else if (p.pid === undefined) {

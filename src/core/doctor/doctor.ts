@@ -115,6 +115,8 @@ interface Run {
   secrets: string[];
   /** The prompts of the `ui/ask` requests the server sent, in every run. */
   asks: unknown[];
+  /** The static prompt text the server sent in its handshake ('' for none); undefined when it never answered. */
+  staticPrompt?: string;
   timeoutMs: number;
   probeMs: number;
   graceMs: number;
@@ -185,6 +187,8 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   const command = await checkCommand(ctx, run.report, dir, manifest);
   try {
     if (command) call = await runServer(run, { dir, manifest, injection, command });
+    if (source === 'installed' && run.staticPrompt !== undefined && (manifest.yolop.prompt || run.staticPrompt !== ''))
+      await (await import('./check-prompt-record.js')).checkPromptRecord(ctx, run.report, manifest, run.staticPrompt, run.secrets);
     // The MCP servers do not depend on the capability server: the host starts them on their own.
     if (mcpCheck) {
       mcp = await mcpCheck
@@ -248,6 +252,7 @@ async function runServer(run: Run, plan: ServerPlan): Promise<DoctorCallReport |
   report.add('spawn', 'pass', `started as pid ${client.pid} (${[y.capabilityServer.command, ...y.capabilityServer.args].join(' ')})`);
 
   const init = await checkHandshake(run, client, initParams, plan.injection);
+  if (init) run.staticPrompt = typeof init.capability_params?.prompt?.static === 'string' ? init.capability_params.prompt.static : '';
   if (init) {
     const eofReport = new Report();
     const second = startClient(run, plan);

@@ -71,6 +71,26 @@ function expandEnvRefs(text: string, env: Env): { text: string; used: string[]; 
   return { text: out + rest, used, unset };
 }
 
+/**
+ * A user and password in an http server's URL, as the host's HTTP client (reqwest) sends
+ * them: as Basic authorization (unless a header already gives one), the URL without them.
+ * fetch refuses a URL that carries credentials, so doctor would fail a server that works.
+ */
+function withUrlCredentials(text: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { url: text, headers };
+  }
+  if (url.username === '' && url.password === '') return { url: text, headers };
+  const userinfo = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  if (Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) return { url: url.href, headers };
+  return { url: url.href, headers: { Authorization: `Basic ${Buffer.from(userinfo, 'utf8').toString('base64')}`, ...headers } };
+}
+
 /** The launch of one declared MCP server for extension `ext`, expanded against `env`. */
 export function planMcpLaunch(ext: string, server: string, decl: McpServerDecl, env: Env): McpLaunch {
   const used: string[] = [];
@@ -85,7 +105,8 @@ export function planMcpLaunch(ext: string, server: string, decl: McpServerDecl, 
   const base = { server, hostName: `${ext}__${server}`, transport: decl.type };
   let launch: Omit<McpLaunch, 'unset' | 'secrets'>;
   if (decl.type === 'http') {
-    launch = { ...base, url: expand(decl.url ?? ''), args: [], env: {}, headers: expandMap(decl.headers), declared: decl.url ?? '' };
+    const { url, headers } = withUrlCredentials(expand(decl.url ?? ''), expandMap(decl.headers));
+    launch = { ...base, url, args: [], env: {}, headers, declared: decl.url ?? '' };
   } else {
     launch = {
       ...base,

@@ -16,6 +16,8 @@ export interface DisableResult {
   enabled: false;
   changed: boolean;
   installed: boolean;
+  /** The profile written (`--profile`), or null for settings.toml. */
+  profile: string | null;
 }
 
 export async function runDisable(ctx: Context, input: string, options: { profile?: string } = {}): Promise<DisableResult> {
@@ -30,6 +32,6 @@ export async function runDisable(ctx: Context, input: string, options: { profile
     const installed = await isInstalled(ctx.paths, name);
     if (!installed && !(await present())) throw unknown();
     const { changed } = await disableExtension(ctx.paths, name, { profile: options.profile });
-    return { name, enabled: false, changed, installed };
+    return { name, enabled: false, changed, installed, profile: options.profile ?? null };
   });
 }

@@ -75,7 +75,9 @@ export interface EnableResult {
   /** Anything written (settings or secrets). */
   changed: boolean;
   was_enabled: boolean;
-  /** Non-secret keys written to settings.toml. */
+  /** The profile written (`--profile`), or null for settings.toml. */
+  profile: string | null;
+  /** Non-secret keys written to settings.toml (or the profile). */
   config_set: string[];
   /** Secret keys stored, and where. */
   secrets_set: { key: string; store: SecretStoreKind }[];
@@ -247,6 +249,21 @@ async function assertGrantApproved(ctx: Context, name: string, manifest: Manifes
   throw stillEnabled(error, name, await enabledNow());
 }
 
+/** What keeps an enabled extension from working in yolop yet: a server not built or not found, a secret yolop cannot read. */
+async function warnNotReady(ctx: Context, name: string, manifest: Manifest, fields: FieldStatus[]): Promise<void> {
+  const build = await localBuildPending(ctx, name, manifest);
+  if (build) ctx.log.warn(`${name}'s server is not built yet (${build.missing} is missing): yolop cannot start it until you run \`${build.command}\`.`);
+  else {
+    // Said here as install and doctor say it (the one resolver): enabled, but the agent cannot start it yet.
+    const command = await inspectServerCommand(packageDir(ctx.paths, name), manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
+    if (!command.ok) ctx.log.warn(`${name}'s server cannot start yet: ${command.detail}.`);
+  }
+  for (const f of fields) {
+    if (f.source === 'keychain')
+      ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);
+  }
+}
+
 /** Enable an installed extension, setting config and asking for missing required fields. */
 export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
   const name = resolveExtensionName(ctx.paths, input);
@@ -317,22 +334,13 @@ export async function runEnable(ctx: Context, input: string, options: EnableOpti
       enabled: true,
       changed,
       was_enabled: wasEnabled,
+      profile: options.profile ?? null,
       config_set: Object.keys(config),
       secrets_set: secretsSet,
       fields,
       engines,
     };
-    const build = await localBuildPending(ctx, name, manifest);
-    if (build) ctx.log.warn(`${name}'s server is not built yet (${build.missing} is missing): yolop cannot start it until you run \`${build.command}\`.`);
-    else {
-      // Said here as install and doctor say it (the one resolver): enabled, but the agent cannot start it yet.
-      const command = await inspectServerCommand(packageDir(ctx.paths, name), manifest.yolop.capabilityServer.command, ctx.env.PATH ?? '');
-      if (!command.ok) ctx.log.warn(`${name}'s server cannot start yet: ${command.detail}.`);
-    }
-    for (const f of fields) {
-      if (f.source === 'keychain')
-        ctx.log.warn(`${name}.${f.key} is in the OS keychain, which yolop does not read: the agent will start ${name} without it (see docs/secrets.md).`);
-    }
+    await warnNotReady(ctx, name, manifest, fields);
     const missing = missingFields(fields);
     if (missing.length > 0) throw setupIncomplete(name, manifest, result, missing);
     return result;

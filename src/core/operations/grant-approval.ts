@@ -14,7 +14,17 @@
  * asked about.
  */
 import type { Context } from '../context.js';
-import { approvalOf, diffGrants, grantFingerprint, grantOf, legacyGrantOf, type Grant, type GrantDiff, type LegacyGrant } from '../package/grants.js';
+import {
+  approvalOf,
+  diffGrants,
+  grantFingerprint,
+  grantOf,
+  legacyGrantOf,
+  recordsLaterText,
+  type Grant,
+  type GrantDiff,
+  type LegacyGrant,
+} from '../package/grants.js';
 import { loadManifest } from '../package/manifest.js';
 import { packageDir } from '../paths.js';
 import { loadApprovedGrant, saveApprovedGrant } from '../store/approved-grants.js';
@@ -51,16 +61,18 @@ async function treeIntact(ctx: Context, entry: LockEntry): Promise<boolean> {
 
 /**
  * The grant approved for `name` under `entry`, as precisely as it can be known: the stored
- * copy; else the installed manifest's grant when the lock's fingerprint names it (a format-1
- * fingerprint only over an intact tree, whose words are then the approved ones; over a
- * changed tree its format-1 form, words unknown). With no fingerprint on record (an entry
+ * copy; else the installed manifest's grant when the lock's fingerprint names it (a fingerprint
+ * from before the words or the skill files were recorded only over an intact tree, whose words
+ * and files are then the approved ones; over a changed tree the stored copy or the format-1
+ * form, what it did not record unknown). With no fingerprint on record (an entry
  * the host wrote, or a directory the lock does not know) the installed manifest's grant is
  * what there is to compare with. Undefined when nothing can be proved.
  */
 async function approvedGrant(ctx: Context, name: string, entry: LockEntry | undefined): Promise<Grant | LegacyGrant | undefined> {
   const fingerprint = typeof entry?.grant === 'string' ? entry.grant : undefined;
   const stored = await loadApprovedGrant(ctx, name, fingerprint);
-  if (stored?.format === 2) return stored;
+  // A stored grant approved before the package's description and skill files were recorded knows the other words, not those.
+  if (stored !== undefined && recordsLaterText(stored)) return stored;
   const installed = await loadManifest(packageDir(ctx.paths, name)).then(
     (m) => grantOf(m),
     () => undefined,
@@ -68,7 +80,7 @@ async function approvedGrant(ctx: Context, name: string, entry: LockEntry | unde
   if (!entry || fingerprint === undefined) return installed;
   const how = installed ? approvalOf(fingerprint, installed) : undefined;
   if (installed && how === 'exact') return installed;
-  if (installed && how === 'before-text') return (await treeIntact(ctx, entry)) ? installed : legacyGrantOf(installed);
+  if (installed && how === 'before-text') return (await treeIntact(ctx, entry)) ? installed : (stored ?? legacyGrantOf(installed));
   return stored;
 }
 

@@ -9,6 +9,8 @@ import type { Context } from '../context.js';
 import { assertConfigValue, checkTypedText } from '../settings/config-values.js';
 import type { PromptValidator } from './enable.js';
 import { YepError } from '../errors.js';
+import { shownArgument } from '../text/redact.js';
+import { closestMatches } from '../text/closest.js';
 import { withInstallLock } from '../store/install-lock.js';
 import { assertStillInstalled, loadInstalledManifest, isInstalled } from '../store/installed-manifest.js';
 import { keychainOptions } from '../settings/keychain.js';
@@ -51,10 +53,14 @@ function secretField(manifest: Manifest, key: string): ConfigField {
   const fields = configFields(manifest);
   const secrets = fields.filter((f) => f.secret).map((f) => f.key);
   const field = fields.find((f) => f.key === key);
-  const shown = JSON.stringify(key.slice(0, 60));
   if (!field) {
-    throw new YepError('E_USAGE', `${manifest.name} declares no config field ${shown}.`, {
-      hint: secrets.length > 0 ? `Secret fields of ${manifest.name}: ${secrets.join(', ')}.` : `${manifest.name} declares no secret fields.`,
+    // The word is not repeated: where a field name belongs, an agent may have put the secret itself (`token=sk-…`, or the value alone).
+    const given = key.includes('=')
+      ? ` ${shownArgument(key)}: the value is never taken on the command line (a hidden prompt, or --stdin)`
+      : ' by the name given (not repeated here: it may be a value)';
+    const [near] = closestMatches(key.split('=')[0] ?? '', secrets);
+    throw new YepError('E_USAGE', `${manifest.name} declares no config field${given}.`, {
+      hint: `${near !== undefined ? `Did you mean ${near}? ` : ''}${secrets.length > 0 ? `Secret fields of ${manifest.name}: ${secrets.join(', ')}.` : `${manifest.name} declares no secret fields.`}`,
     });
   }
   if (!field.secret) {
@@ -72,7 +78,7 @@ export async function runSetSecret(ctx: Context, input: string, key: string, opt
   if (options.unset) {
     // Removing needs no manifest: a leftover secret of an uninstalled extension can go too.
     if (await isInstalled(ctx.paths, name)) secretField(await loadInstalledManifest(ctx.paths, name), key);
-    else if (!isValidName(key)) throw new YepError('E_USAGE', `Invalid field name ${JSON.stringify(key.slice(0, 60))}.`);
+    else if (!isValidName(key)) throw new YepError('E_USAGE', `Invalid field name ${shownArgument(key)}.`);
     const r = await withInstallLock(ctx, () => unsetSecret(ctx.paths, name, key, { keychain }));
     for (const w of r.warnings) ctx.log.warn(w);
     return { ...base, action: 'unset', changed: r.changed, store: 'file', host_visible: true, env: null, enabled: null };

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { configFields, type HookEvent, type Manifest } from './manifest.js';
+import type { SkillFile } from './skill-files.js';
 
 /** Bumped when the grant shape changes, so an old fingerprint can never match a new shape. */
 const GRANT_FORMAT = 2 as const;
@@ -121,6 +122,12 @@ interface GrantOptIns {
   skills: boolean;
 }
 
+/**
+ * A file of the package's `skills/` directory (the host mounts it for the model): a regular
+ * file by digest, with its text when it is small UTF-8; a symlink by target.
+ */
+type GrantSkillFile = SkillFile;
+
 /** The normalised grant of one extension: plain JSON, every order-free list sorted. */
 export interface Grant {
   format: typeof GRANT_FORMAT;
@@ -133,6 +140,20 @@ export interface Grant {
   commands: GrantCommand[];
   opt_ins: GrantOptIns;
   config: GrantConfigField[];
+  /**
+   * Present when `opt_ins.skills` is on and the package tree was read: every file of its
+   * `skills/`, sorted by path. Absent in a grant approved before the skills were recorded
+   * (its fingerprint is the one this grant has without them: `approvalOf`), and in one
+   * derived from a manifest parsed from text alone.
+   */
+  skills?: GrantSkillFile[];
+  /**
+   * The package's own words: its `description` (shown beside it wherever the agent's model
+   * lists extensions, `yolop extensions list --json`). Always present in a grant derived
+   * now (`{}` when the manifest gives none); absent in one approved before it was recorded
+   * (and so were `skills`): `approvalOf` knows that fingerprint.
+   */
+  package?: { description?: string };
 }
 
 /**
@@ -140,7 +161,7 @@ export interface Grant {
  * and `.yep-grants` files): tools carry only a digest of their schema, commands no text.
  * Everything else is as in Grant.
  */
-export interface LegacyGrant extends Omit<Grant, 'format' | 'tools' | 'commands'> {
+export interface LegacyGrant extends Omit<Grant, 'format' | 'tools' | 'commands' | 'skills' | 'package'> {
   format: typeof LEGACY_FORMAT;
   tools: { name: string; never_defer: boolean; schema_digest: string }[];
   commands: { name: string; args: { name: string; required: boolean }[] }[];
@@ -258,14 +279,30 @@ export function legacyFingerprint(grant: Grant): string {
 /**
  * How a recorded fingerprint (a lock entry's `grant`) approves `grant`: `exact` when it is
  * that grant's fingerprint; `before-text` when it is the fingerprint of the same grant in
- * format 1, which held no text, so the words the model reads were never part of it (the
- * caller decides whether the content proves them: same bytes, same words); otherwise
- * undefined.
+ * format 1, which held no text, or in format 2 before the package's description and skill
+ * files were recorded, so those words were never part of it (the caller decides whether
+ * the content proves them: same bytes, same words); otherwise undefined.
  */
 export function approvalOf(fingerprint: string | undefined, grant: Grant): 'exact' | 'before-text' | undefined {
   if (fingerprint === undefined) return undefined;
   if (fingerprint === grantFingerprint(grant)) return 'exact';
+  if (fingerprint === grantFingerprint(withoutLaterText(grant))) return 'before-text';
   return fingerprint === legacyFingerprint(grant) ? 'before-text' : undefined;
+}
+
+/**
+ * `grant` as it was approved before the package's description and the files of `skills/`
+ * were recorded (the same format, neither `package` nor `skills`): what a lock entry's
+ * fingerprint names for a package approved then.
+ */
+export function withoutLaterText(grant: Grant): Grant {
+  const { skills: _files, package: _words, ...rest } = normalizeGrant(grant);
+  return rest;
+}
+
+/** Whether `grant` recorded the package's description and its skill files (approved since they were). */
+export function recordsLaterText(grant: Grant | LegacyGrant): grant is Grant {
+  return grant.format === GRANT_FORMAT && grant.package !== undefined;
 }
 
 /**
@@ -354,6 +391,8 @@ export function grantOf(manifest: Manifest): Grant {
     })),
     opt_ins: { status: y.status, ui_ask: y.ui_ask, trace: y.trace, skills: y.skills },
     config: configFields(manifest).map((f) => ({ key: f.key, secret: f.secret, ...(f.env !== undefined ? { env: f.env } : {}), required: f.required })),
+    ...(y.skills && manifest.skill_files !== undefined ? { skills: manifest.skill_files } : {}),
+    package: textOf(manifest.description),
   });
 }
 
@@ -412,12 +451,20 @@ export function normalizeGrant(grant: Grant): Grant {
       ...(f.env !== undefined ? { env: f.env } : {}),
       required: f.required,
     })),
+    ...(grant.skills !== undefined ? { skills: sortBy(grant.skills, (f) => f.path).map(skillFileOf) } : {}),
+    ...(grant.package !== undefined ? { package: textOf(grant.package.description) } : {}),
   };
+}
+
+/** A skill file with only its fields (a stored grant read back may carry others). */
+function skillFileOf(f: GrantSkillFile): GrantSkillFile {
+  if ('link' in f) return { path: f.path, link: f.link };
+  return { path: f.path, digest: f.digest, ...(f.text !== undefined ? { text: f.text } : {}) };
 }
 
 /** The format-1 form of a grant: tools by schema digest, commands without text. */
 export function legacyGrantOf(grant: Grant): LegacyGrant {
-  const g = normalizeGrant(grant);
+  const g = withoutLaterText(grant);
   return {
     ...g,
     format: LEGACY_FORMAT,
@@ -429,7 +476,7 @@ export function legacyGrantOf(grant: Grant): LegacyGrant {
 /** normalizeGrant for a format-1 grant: the fields it had, sorted as they were. */
 function normalizeLegacyGrant(grant: LegacyGrant): LegacyGrant {
   // The facets both formats share are normalised by the one function; tools and commands by their old shape.
-  const shared = normalizeGrant({ ...grant, format: GRANT_FORMAT, tools: [], commands: [] });
+  const shared = withoutLaterText({ ...grant, format: GRANT_FORMAT, tools: [], commands: [] });
   return {
     ...shared,
     format: LEGACY_FORMAT,
@@ -658,7 +705,56 @@ function diffText(a: Grant | LegacyGrant, b: Grant): GrantChange[] {
     if (known) out.push(...textChange(`command ${y.name} args`, commandArgsText((x as GrantCommand).args), after, true));
     else if (!sameShape || y.args.some((p) => p.description !== undefined)) out.push(...textChange(`command ${y.name} args`, undefined, after, false));
   }
-  return out;
+  if (b.package !== undefined) {
+    const known = recordsLaterText(a);
+    out.push(...textChange('package description', known ? a.package?.description : undefined, b.package.description ?? '', known));
+  }
+  return [...out, ...diffSkillFiles(a, b)];
+}
+
+/** What a skill file shows in a diff: its text; a file that is not text by its digest; a link by its target. */
+function skillFileText(f: GrantSkillFile): string {
+  if ('link' in f) return `(symlink to ${f.link})`;
+  return f.text ?? `(not text: ${f.digest})`;
+}
+
+/**
+ * The files of `skills/` (the host mounts them for the model), by path: a new, changed or
+ * removed file is a text change (`skill <path>`). Known on the approved side when it
+ * recorded them, or when it did not declare skills (nothing was mounted); otherwise (a
+ * grant approved before the files were recorded) each new file is shown whole.
+ */
+function diffSkillFiles(a: Grant | LegacyGrant, b: Grant): GrantChange[] {
+  if (b.skills === undefined) return [];
+  const recorded = recordsLaterText(a) ? (a.skills ?? []) : undefined;
+  const known = recorded !== undefined || !a.opt_ins.skills;
+  const old = new Map((recorded ?? []).map((f) => [f.path, f]));
+  const out: GrantChange[] = [];
+  for (const y of b.skills) {
+    const x = old.get(y.path);
+    old.delete(y.path);
+    if (x !== undefined && same(x, y)) continue;
+    const key = `skill ${y.path}`;
+    const change = textChange(key, x === undefined ? undefined : skillFileText(x), skillFileText(y), known);
+    // Other bytes that read the same (an empty new file) are still a change: the digests decide, the text only shows it.
+    const kind: GrantChange['kind'] = x === undefined ? 'added' : 'changed';
+    out.push(
+      ...(change.length > 0 || !known
+        ? change
+        : [
+            {
+              facet: 'text' as const,
+              kind,
+              key,
+              ...(x !== undefined ? { before: skillFileText(x) } : {}),
+              after: skillFileText(y),
+              ...widening('new or changed file the model can read'),
+            },
+          ]),
+    );
+  }
+  for (const x of old.values()) out.push(...textChange(`skill ${x.path}`, skillFileText(x), '', true));
+  return out.sort((p, q) => byCodeUnits(p.key, q.key));
 }
 
 function hookVerdicts(a: GrantHook, b: GrantHook): Verdict[] {

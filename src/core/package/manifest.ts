@@ -12,6 +12,7 @@ import { YepError } from '../errors.js';
 import { parseStrictJson, StrictJsonError } from './json-strict.js';
 import { HOOK_EVENTS, rulesHold } from './manifest-rules.js';
 import { checkPluginJson } from './plugin-check.generated.js';
+import { readSkillFiles, type SkillFile } from './skill-files.js';
 
 export { HOOK_EVENTS };
 
@@ -113,6 +114,12 @@ export interface Manifest {
    */
   engines?: unknown;
   yolop: YolopFacet;
+  /**
+   * Not a plugin.json key: the files of the package's `skills/` directory, read beside the
+   * manifest by loadManifest when `yolop.skills` is on (skill-files.ts). The grant pins them:
+   * the host mounts them for the model. Absent when the manifest was parsed from text alone.
+   */
+  skill_files?: SkillFile[];
 }
 
 type Obj = Record<string, unknown>;
@@ -279,11 +286,16 @@ export async function loadManifest(dir: string): Promise<Manifest> {
   const text = readRegularTextSync(file, 'The manifest', { ...regular, maxBytes: MANIFEST_MAX_BYTES });
   if (text === undefined) throw new YepError('E_MANIFEST', `No plugin.json in ${dir}.`);
   const value = manifestValue(text, dir);
-  if (quickAccept(value)) return toManifest(value);
+  if (quickAccept(value)) return withSkillFiles(toManifest(value), dir);
   // The zod schemas only (manifest-validate.ts's verdict, inlined), loaded for a rejected
   // manifest alone: zod is a file of its own in the bundle (lib/zod.cjs, scripts/build-cli.mjs).
   const { manifestProblems } = await import('./manifest-schema.js');
   const { problems, total } = manifestProblems(value);
   if (total > 0) throw manifestError(dir, problems, total);
-  return manifestOf(value);
+  return withSkillFiles(manifestOf(value), dir);
+}
+
+/** A manifest that declares `skills`, with the files the host would mount from `<dir>/skills` (the grant pins them). */
+function withSkillFiles(manifest: Manifest, dir: string): Manifest {
+  return manifest.yolop.skills ? { ...manifest, skill_files: readSkillFiles(dir) } : manifest;
 }

@@ -177,6 +177,16 @@ export function serverOutsideViolation(policy: Policy, outside: ServerOutside): 
   };
 }
 
+/**
+ * `grant.mcp_servers = false`: the extension provides an MCP server. The one statement of
+ * the rule: install, update, --frozen, enable and policy check reach it through
+ * policyViolations, doctor's probes (a stdio start, an http connection) through check-mcp.ts.
+ */
+export function mcpServerViolation(policy: Policy, server: string): PolicyViolation | undefined {
+  if (policy.files.length === 0 || policy.max_grant.switches.mcp_servers) return undefined;
+  return { rule: 'grant.mcp_servers', item: server, message: `it provides the MCP server ${server}; the policy admits none`, file: policy.files.join(' + ') };
+}
+
 function grantViolations(policy: Policy, g: Grant, add: (rule: string, item: string, message: string) => void): void {
   const max = policy.max_grant;
   if (max.hooks === 'none')
@@ -186,7 +196,10 @@ function grantViolations(policy: Policy, g: Grant, add: (rule: string, item: str
     for (const h of g.hooks.filter((x) => x.match_all))
       add('grant.hooks', `${h.event}:${h.glob}`, `its hook ${h.event} on ${JSON.stringify(h.glob)} sees every tool call; the policy admits only scoped hooks`);
   const sw = max.switches;
-  if (!sw.mcp_servers) for (const m of g.mcp_servers) add('grant.mcp_servers', m.name, `it provides the MCP server ${m.name}; the policy admits none`);
+  for (const m of g.mcp_servers) {
+    const v = mcpServerViolation(policy, m.name);
+    if (v) add(v.rule, v.item, v.message);
+  }
   if (!sw.prompts && g.prompt.static) add('grant.prompts', 'prompt', 'it adds to the system prompt; the policy admits no prompts');
   if (!sw.dynamic_prompts && g.prompt.dynamic) add('grant.dynamic_prompts', 'dynamic prompt', 'it adds a dynamic prompt; the policy admits none');
   if (!sw.commands) for (const c of g.commands) add('grant.commands', c.name, `it provides the command ${c.name}; the policy admits no commands`);

@@ -166,7 +166,8 @@ export function coerceConfigValue(field: ConfigField, raw: string, extension: st
 export function parseAssignment(text: string): { key: string; raw: string } {
   const i = text.indexOf('=');
   if (i <= 0) {
-    throw new YepError('E_USAGE', `--config expects key=value, got ${JSON.stringify(text.slice(0, 80))}.`, {
+    // Not repeated: a word without `key=` may be the value alone (a secret typed where a setting belongs).
+    throw new YepError('E_USAGE', `--config expects key=value; got a word without a key (not repeated here: it may be a value).`, {
       hint: 'For example: --config endpoint=https://example.com --config port=8080',
     });
   }

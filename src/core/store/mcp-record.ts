@@ -1,6 +1,7 @@
 /**
  * What `doctor` last saw each contributed MCP server of an installed extension
- * offer the model: its tools' names, descriptions and input schemas, kept in
+ * offer the model: its tools' names, descriptions and input schemas, and the static
+ * prompt text the capability server sent in its handshake, kept in
  * `<store>/.yep-mcp/<name>.json` (a dot-directory: the host ignores it;
  * docs/formats.md). The manifest's grant cannot cover these words (they come
  * from the running server, not from plugin.json), so this record is how a
@@ -33,11 +34,21 @@ export interface McpServerRecord {
   tools: McpRecordedTool[];
 }
 
+/** The static prompt the capability server sent in its handshake (plugin.json says only `"prompt": true`). */
+interface PromptRecord {
+  seen_at: string;
+  version: string | null;
+  /** The text, secrets redacted. */
+  text: string;
+}
+
 export interface McpRecord {
   format: 1;
   name: string;
   /** By the key in plugin.json's `mcpServers`. */
   servers: Record<string, McpServerRecord>;
+  /** What doctor last saw the capability server put in the system prompt (absent: never recorded). */
+  prompt?: PromptRecord;
 }
 
 /** `<store>/.yep-mcp/<name>.json`. */

@@ -16,6 +16,17 @@ export const REDACTED = '[redacted]';
 export const MIN_FRAGMENT = 6;
 
 /**
+ * A word of the command line, quoted for an error that names it. A `key=value` word is shown
+ * as `key=…`: an agent that puts a value on the command line (a secret where a name or a
+ * `--config` belongs) must not have it repeated into output, logs or a transcript.
+ */
+export function shownArgument(text: string): string {
+  const i = text.indexOf('=');
+  const shown = i >= 0 ? `${text.slice(0, i)}=…` : text;
+  return JSON.stringify(shown.length > 60 ? `${shown.slice(0, 60)}…` : shown);
+}
+
+/**
  * `scheme://<userinfo>@`: the user part of a URL's authority, whoever printed it (a proxy
  * URL in an error, a git remote line, curl's "Password for 'http://TOKEN@proxy'"). The
  * authority runs to the first `/`, `?`, `#`, white space, quote or bracket-like

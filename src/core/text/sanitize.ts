@@ -1,17 +1,39 @@
 /**
  * Strings from packages and servers reach a terminal only through here: control
- * characters (ANSI escapes, BEL, backspace, bidi overrides, zero-width characters) are shown as visible
- * escapes so a manifest cannot repaint or hide what the user approves (hardening D29).
+ * characters (ANSI escapes, BEL, backspace, bidi overrides, zero-width and other invisible
+ * characters) are shown as visible escapes, and so are look-alike letters inside a Latin
+ * word, so a manifest cannot repaint, hide or disguise what the user approves (hardening D29).
  * Its cut is the one of text/redact.ts: `secrets` and credentials in URLs are
  * redacted from the whole text first, and what the cut leaves of a secret is masked.
  */
 import { redactText, truncateRedacted } from './redact.js';
 
-const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g;
+/**
+ * What a terminal does not show as itself: controls (but tab and newline), format characters
+ * (bidi overrides and marks, zero-width joiners), every default-ignorable code point (soft
+ * hyphen, Hangul fillers, variation selectors, the tag characters U+E0000-E007F that spell
+ * ASCII only a model reads), line and paragraph separators, private-use, unassigned and lone
+ * surrogate code points.
+ */
+const CONTROL_RE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Co}\p{Cs}\p{Cn}]/gu;
+
+/** A run of letters, marks, digits: a word whose scripts are judged together. */
+const WORD_RE = /[\p{L}\p{M}\p{N}]+/gu;
+/** Scripts with letters that look like Latin ones (UTS #39 confusables): `Grееts` with Cyrillic е. */
+const LOOKALIKE_RE = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}\p{Script=Coptic}\p{Script=Lisu}]/gu;
+const LATIN_RE = /\p{Script=Latin}/u;
+
+const escapeChar = (c: string): string => {
+  const cp = c.codePointAt(0) as number;
+  return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+};
+
+/** In a word that mixes Latin letters with look-alike letters of another script, the look-alikes are shown escaped. */
+const unmask = (word: string): string => (LATIN_RE.test(word) && word.search(LOOKALIKE_RE) >= 0 ? word.replace(LOOKALIKE_RE, escapeChar) : word);
 
 export function sanitize(text: string, options: { keepNewlines?: boolean; max?: number; secrets?: readonly string[] } = {}): string {
   const secrets = options.secrets ?? [];
-  let s = redactText(text, secrets).replace(CONTROL_RE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  let s = redactText(text, secrets).replace(CONTROL_RE, escapeChar).replace(WORD_RE, unmask);
   if (!options.keepNewlines) s = s.replace(/\n/g, '\\n');
   return truncateRedacted(s, options.max ?? 2000, secrets, { marker: (total, kept) => `…(${total - kept} more)` });
 }
