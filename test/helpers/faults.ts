@@ -120,7 +120,7 @@ export function faultCrate(name: string, version: string, options: { tools?: str
   const manifest = {
     name,
     version,
-    description: `fault-test extension ${name} ${version}`,
+    description: `fault-test extension ${name}`,
     yolop: {
       capabilityServer: { command: `${name}-server` },
       tools: (options.tools ?? ['one']).map((t) => ({ name: t })),
