@@ -10,7 +10,7 @@
  *   start a server whose command runs a program from PATH (a marker it would write stays
  *   absent), early start included.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -176,6 +176,13 @@ describeNeeding(NEEDS_OPENSSL, 'sources.git_hosts rules where an HTTP redirect w
       expectRefused(await runCli(['install', asked, '--dry-run', '--json'], { env: gitEnv }), 'sources.git_hosts', 'redirect', 'gitext');
       expect(reached, 'git never reached the host the redirect named').toEqual([]);
       expect(existsSync(lockFile())).toBe(false);
+      // A URL-specific setting in the user's git config outranks a generic one whatever its source: it must not reopen the redirect.
+      mkdirSync(home.env.HOME!, { recursive: true });
+      writeFileSync(join(home.env.HOME!, '.gitconfig'), `[http "${asked}"]\n\tfollowRedirects = true\n[http "https://127.0.0.1"]\n\tfollowRedirects = true\n`);
+      expectRefused(await runCli(['install', asked, '--json'], { env: { ...gitEnv, HOME: home.env.HOME! } }), 'sources.git_hosts', 'redirect', 'gitext');
+      expect(reached, 'git never reached the host the redirect named').toEqual([]);
+      expect(existsSync(lockFile())).toBe(false);
+      rmSync(join(home.env.HOME!, '.gitconfig'));
       // With no rule on git hosts, git follows the redirect as it does for the user.
       systemPolicy({ sources: { kinds: ['git'] } });
       const r = await runCli(['install', asked, '--json'], { env: gitEnv });

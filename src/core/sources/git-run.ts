@@ -124,6 +124,19 @@ function gitRunTag(): string {
 }
 
 /**
+ * The `-c` settings that stop git following a redirect for `url`. git applies the
+ * `http.<url>.*` setting whose URL matches best, whatever file it is in, so a user's
+ * `[http "https://host/"] followRedirects = true` outranks a plain `http.followRedirects`
+ * given here: the setting is given for the very URL git uses too (no key matches it
+ * better, and the command line is read last). A URL with `=` cannot be a `-c` key (git
+ * splits at the first `=`); only the plain setting is given for it.
+ */
+function noRedirectArgs(url: string): string[] {
+  const specific = /[=\s]/.test(url) ? [] : ['-c', `http.${url}.followRedirects=false`];
+  return ['-c', 'http.followRedirects=false', ...specific];
+}
+
+/**
  * A simple-git instance bound to one hardened environment, from ctx.git (default simple-git
  * itself). simple-git stops git (Ctrl-C, the deadline, the wait without progress) with a
  * SIGINT to git alone, which leaves its transport helper (`git-remote-http`, ssh) running,
@@ -143,7 +156,7 @@ export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
     // Where the policy restricts git hosts, a redirect to another host would fetch from a place nothing ruled.
     const admission = await admitted;
     const argv = (Array.isArray(args[0]) ? args[0] : args) as string[];
-    return raw(admission.followRedirects ? argv : ['-c', 'http.followRedirects=false', ...argv]).catch((e: unknown) => {
+    return raw(admission.followRedirects ? argv : [...noRedirectArgs(admission.url), ...argv]).catch((e: unknown) => {
       killTagged(tag);
       if (admission.followRedirects) throw e;
       const status = /returned error: (30[12378])\b/.exec(String((e as Error)?.message ?? e))?.[1];
