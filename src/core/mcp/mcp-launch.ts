@@ -10,6 +10,7 @@
  * `mcp_config::expand_env`, read in its v0.3.0 source: `${NAME}` is replaced
  * when NAME is set and left as written when it is not; nothing else is special).
  */
+import { percentDecoded } from '../text/percent-decode.js';
 import type { McpServerDecl } from '../package/manifest.js';
 import { MIN_FRAGMENT } from '../text/redact.js';
 
@@ -71,29 +72,6 @@ function expandEnvRefs(text: string, env: Env): { text: string; used: string[]; 
   return { text: out + rest, used, unset };
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * A URL's user or password as reqwest decodes it (`percent_decode`, then UTF-8): each valid
- * `%XX` is its byte, an invalid escape (`%zz`, a trailing `%`) stays as written; undefined
- * when the bytes are not UTF-8. decodeURIComponent would throw on the invalid escape.
- */
-function percentDecoded(text: string): string | undefined {
-  const bytes: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const hex = text.slice(i + 1, i + 3);
-    if (text[i] === '%' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
-      bytes.push(Number.parseInt(hex, 16));
-      i += 2;
-    } else bytes.push(...Buffer.from(text[i]!, 'utf8'));
-  }
-  try {
-    return utf8.decode(Uint8Array.from(bytes));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * A user and password in an http server's URL, as the host's HTTP client (reqwest) sends
  * them: as Basic authorization (unless a header already gives one), the URL without them.
@@ -107,6 +85,7 @@ function withUrlCredentials(text: string, headers: Record<string, string>): { ur
     return { url: text, headers };
   }
   if (url.username === '' && url.password === '') return { url: text, headers };
+  // As reqwest decodes them (percent_decode, then UTF-8).
   const user = percentDecoded(url.username);
   const password = percentDecoded(url.password) ?? '';
   url.username = '';
