@@ -279,6 +279,22 @@ describe('an http MCP server that refuses the credentials its URL carries', () =
     expect(text).not.toContain(Buffer.from(`alice:${password}`).toString('base64'));
   });
 
+  it('a server that puts them in a tool description (encoded or not): the report shows none of them', async () => {
+    const password = `pw-${randomUUID()}`;
+    const b64 = Buffer.from(`alice:${password}`).toString('base64');
+    const web = await http({
+      header: ['authorization', `Basic ${b64}`],
+      tools: () => [{ name: 'lookup', description: `Signed in with ${b64}, that is alice:${password}.`, inputSchema: { type: 'object' } }],
+    });
+    const url = web.url.replace('http://', `http://alice:${encodeURIComponent(password)}@`);
+    const r = await doctor(atPath(pkg('mcp-echo-tools', { web: { type: 'http', url } })));
+    expect(r.status['mcp:web'], r.detail['mcp:web']).toBe('pass');
+    expect(r.mcp_servers?.[0]?.tools[0]?.description).toContain('Signed in with');
+    const text = JSON.stringify(r);
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(b64);
+  });
+
   it('a user or password with a broken percent escape: checked, not an internal error (sent as written, as the host does)', async () => {
     const web = await http({
       header: ['authorization', `Basic ${Buffer.from('al%zzice:pw%').toString('base64')}`],
