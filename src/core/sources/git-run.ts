@@ -127,13 +127,25 @@ function gitRunTag(): string {
  * The `-c` settings that stop git following a redirect for `url`. git applies the
  * `http.<url>.*` setting whose URL matches best, whatever file it is in, so a user's
  * `[http "https://host/"] followRedirects = true` outranks a plain `http.followRedirects`
- * given here: the setting is given for the very URL git uses too (no key matches it
- * better, and the command line is read last). A URL with `=` cannot be a `-c` key (git
- * splits at the first `=`); only the plain setting is given for it.
+ * given here: the setting is given for the URL git uses too (its whole host and path: no
+ * key matches better, and the command line is read last). Without its user and password:
+ * git's command line is readable by every local user, and the URL a rewrite leads to may
+ * carry a token. A URL with `=` or white space cannot be a `-c` key (git splits at the
+ * first `=`); only the plain setting is given for it.
  */
 function noRedirectArgs(url: string): string[] {
-  const specific = /[=\s]/.test(url) ? [] : ['-c', `http.${url}.followRedirects=false`];
-  return ['-c', 'http.followRedirects=false', ...specific];
+  const plain = ['-c', 'http.followRedirects=false'];
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return plain;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return plain;
+  parsed.username = '';
+  parsed.password = '';
+  const key = parsed.href;
+  return /[=\s]/.test(key) ? plain : [...plain, '-c', `http.${key}.followRedirects=false`];
 }
 
 /**
