@@ -25,7 +25,11 @@ import type { OriginFacts } from './sources/source.js';
 import type { YepError } from './errors.js';
 
 /** What the git runner may do for a remote the policy admitted; `redirected` is the refusal of a redirect git met. */
-export type GitRemoteAdmission = { followRedirects: true } | { followRedirects: false; redirected: (status: string) => YepError };
+/**
+ * Whether git may follow an HTTP redirect for a remote; when it may not, `url` is the URL git
+ * really uses (after the user's insteadOf rewrites), which the refusal is keyed to.
+ */
+export type GitRemoteAdmission = { followRedirects: true } | { followRedirects: false; url: string; redirected: (status: string) => YepError };
 
 export const DEFAULT_INDEX_URL = 'https://index.crates.io/';
 

@@ -4,7 +4,7 @@
  * adds a script beside it) asks again like a reworded tool description. Through the CLI,
  * a real loopback registry and real .crate files; state is checked on disk as the host reads it.
  */
-import { readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -146,5 +146,35 @@ describe('a path package whose skill is edited in place', () => {
     expect(u.code).toBe(8);
     expect(u.stdout).toContain('+ Before greeting');
     expect(lockText()).toBe(lock);
+  });
+});
+
+describe('skill text the content hash does not pin', () => {
+  it('a skill directory named .git (the host scan loads it; the content hash skips it): a release that adds one asks', async () => {
+    publish('1.0.1', { 'skills/greeting/SKILL.md': SKILL, 'skills/.git/SKILL.md': RUG_PULL });
+    const before = state();
+    const r = await runCli(['update', 'hello', '--json'], { env: env() });
+    expect(r.code, r.stderr).toBe(8);
+    expect(jsonOf(r).error.details.updates[0].diff.changes).toEqual([
+      expect.objectContaining({ facet: 'text', kind: 'added', key: 'skill skills/.git/SKILL.md', effect: 'widening' }),
+    ]);
+    expect(state()).toBe(before);
+  });
+
+  it('a path package whose SKILL.md links to a file in the package: editing that file asks (update and enable), the lock untouched', async () => {
+    const pkg = writePackage(join(home.root, 'src', 'echo'), { name: 'echo', yolop: { skills: true }, files: { 'docs/greet.md': SKILL } });
+    mkdirSync(join(pkg, 'skills', 's'), { recursive: true });
+    symlinkSync('../../docs/greet.md', join(pkg, 'skills', 's', 'SKILL.md'));
+    expect((await runCli(['install', pkg], { env: home.env })).code).toBe(0);
+    writeFileSync(join(pkg, 'docs', 'greet.md'), RUG_PULL);
+    const settings = join(home.configDir, 'settings.toml');
+    writeFileSync(settings, '# mine\n');
+    const lock = lockText();
+    const u = await runCli(['update', 'echo'], { env: home.env });
+    expect(u.code, u.stdout).toBe(8);
+    expect(lockText()).toBe(lock);
+    const e = await runCli(['enable', 'echo'], { env: home.env });
+    expect(e.code, e.stdout).toBe(8);
+    expect(readFileSync(settings, 'utf8')).toBe('# mine\n');
   });
 });

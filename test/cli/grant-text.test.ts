@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { grantFingerprint, grantOf, legacyFingerprint, legacyGrantOf, withoutLaterText } from '../../src/core/package/grants.js';
+import { loadManifest } from '../../src/core/package/manifest.js';
 import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -389,4 +390,54 @@ describeNeeding(need(HAS_SCRIPT, '`script` from util-linux (Debian package bsdut
     expect(lockEntry()).toMatchObject({ version: '1.0.1', grant: grantFingerprint(installedGrant()) });
     expect(installedGrant().tools[0]?.description).toBe(RUG_PULL);
   });
+});
+
+describe('enable of a tree edited after a lock written before the description and skill files were recorded', () => {
+  // The migration approves the installed words only over the locked bytes: an edit in place (a path
+  // package, a hand-changed store) cannot ride it into the model's view by being enabled.
+  const settings = () => join(home.configDir, 'settings.toml');
+  const settingsText = () => (existsSync(settings()) ? readFileSync(settings(), 'utf8') : null);
+  async function installedBeforeLaterText(): Promise<string> {
+    const pkg = writePackage(join(home.root, 'src', 'echo'), {
+      name: 'echo',
+      yolop: { skills: true },
+      files: { 'skills/greet/SKILL.md': '# greet\nSays hello.\n' },
+    });
+    expect((await runCli(['install', pkg], { env: home.env })).code).toBe(0);
+    const g = grantOf(await loadManifest(pkg));
+    expect(g.skills?.length).toBe(1);
+    writeFileSync(lockFile(), lockText().replace(`grant = "${grantFingerprint(g)}"`, `grant = "${grantFingerprint(withoutLaterText(g))}"`));
+    writeFileSync(join(store(), '.yep-grants', 'echo.json'), `${JSON.stringify(withoutLaterText(g), null, 2)}\n`);
+    return pkg;
+  }
+
+  it('unedited: enabled as approved', async () => {
+    await installedBeforeLaterText();
+    const r = await runCli(['enable', 'echo'], { env: home.env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(settingsText()).toContain('echo');
+  });
+
+  for (const [what, edit] of [
+    ['a skill file', (pkg: string) => writeFileSync(join(pkg, 'skills', 'greet', 'SKILL.md'), `# greet\n${RUG_PULL}\n`)],
+    [
+      'the package description',
+      (pkg: string) => {
+        const m = JSON.parse(readFileSync(join(pkg, 'plugin.json'), 'utf8'));
+        m.description = RUG_PULL;
+        writeFileSync(join(pkg, 'plugin.json'), JSON.stringify(m));
+      },
+    ],
+  ] as const) {
+    it(`${what} reworded in place: exit 8, settings.toml and the lock untouched`, async () => {
+      const pkg = await installedBeforeLaterText();
+      const settingsBefore = settingsText();
+      const lockBefore = lockText();
+      edit(pkg);
+      const r = await runCli(['enable', 'echo'], { env: home.env });
+      expect(r.code, r.stderr).toBe(8);
+      expect(settingsText()).toBe(settingsBefore);
+      expect(lockText()).toBe(lockBefore);
+    });
+  }
 });

@@ -10,7 +10,8 @@
  *   start a server whose command runs a program from PATH (a marker it would write stays
  *   absent), early start included.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +28,7 @@ import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { describeNeeding } from '../helpers/needs.js';
 import { NEEDS_OPENSSL, makeTestCa } from '../helpers/tls-ca.js';
 
+const GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
 const ORIGIN = 'https://github.com/acme/gitext';
 let reg: TestRegistry;
 let home: TempHome;
@@ -176,6 +178,26 @@ describeNeeding(NEEDS_OPENSSL, 'sources.git_hosts rules where an HTTP redirect w
       expectRefused(await runCli(['install', asked, '--dry-run', '--json'], { env: gitEnv }), 'sources.git_hosts', 'redirect', 'gitext');
       expect(reached, 'git never reached the host the redirect named').toEqual([]);
       expect(existsSync(lockFile())).toBe(false);
+      // A URL-specific setting in the user's git config outranks a generic one whatever its source: it must not reopen the redirect.
+      mkdirSync(home.env.HOME!, { recursive: true });
+      writeFileSync(join(home.env.HOME!, '.gitconfig'), `[http "${asked}"]\n\tfollowRedirects = true\n[http "https://127.0.0.1"]\n\tfollowRedirects = true\n`);
+      expectRefused(await runCli(['install', asked, '--json'], { env: { ...gitEnv, HOME: home.env.HOME! } }), 'sources.git_hosts', 'redirect', 'gitext');
+      expect(reached, 'git never reached the host the redirect named').toEqual([]);
+      expect(existsSync(lockFile())).toBe(false);
+      // A rewrite that adds a token (as CI does) keeps the host: the refusal keyed to that URL never puts the token on git's command line.
+      const token = `tok-${Date.now()}secret`;
+      const shim = join(home.root, 'shim');
+      mkdirSync(shim, { recursive: true });
+      const argvLog = join(home.root, 'git-argv.log');
+      writeFileSync(join(shim, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${GIT}' "$@"\n`);
+      chmodSync(join(shim, 'git'), 0o755);
+      const origin = new URL(asked).origin;
+      writeFileSync(join(home.env.HOME!, '.gitconfig'), `[url "${origin.replace('://', `://${token}@`)}/"]\n\tinsteadOf = ${origin}/\n`);
+      const shimmed = { ...gitEnv, HOME: home.env.HOME!, PATH: `${shim}:${home.env.PATH ?? process.env.PATH}` };
+      expectRefused(await runCli(['install', asked, '--json'], { env: shimmed }), 'sources.git_hosts', 'redirect', 'gitext');
+      expect(readFileSync(argvLog, 'utf8')).toContain('followRedirects=false');
+      expect(readFileSync(argvLog, 'utf8')).not.toContain(token);
+      rmSync(join(home.env.HOME!, '.gitconfig'));
       // With no rule on git hosts, git follows the redirect as it does for the user.
       systemPolicy({ sources: { kinds: ['git'] } });
       const r = await runCli(['install', asked, '--json'], { env: gitEnv });

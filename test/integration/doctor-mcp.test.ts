@@ -6,6 +6,8 @@
  * reports what changed since the last run.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -256,6 +258,51 @@ describe('an http MCP server whose URL carries a user and password', () => {
     const text = JSON.stringify(r);
     expect(text).not.toContain(password);
     expect(text).not.toContain(basic.slice(6));
+  });
+});
+
+describe('an http MCP server that refuses the credentials its URL carries', () => {
+  it('echoing them back in its answer: neither the password, the user:password pair nor the Basic value is shown', async () => {
+    const password = `pw-${randomUUID()}`;
+    const echo = createServer((req, res) => {
+      const auth = String(req.headers.authorization ?? '');
+      const decoded = Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString('utf8');
+      res.writeHead(401, { 'content-type': 'text/plain' }).end(`denied ${auth} for ${decoded} (password ${decoded.split(':')[1]})`);
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise<void>((r) => echo.close(() => r())));
+    const url = `http://alice:${encodeURIComponent(password)}@127.0.0.1:${(echo.address() as AddressInfo).port}/mcp`;
+    const r = await doctor(atPath(pkg('mcp-echo', { web: { type: 'http', url } })));
+    expect(r.status['mcp:web']).toBe('fail');
+    const text = JSON.stringify(r);
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(Buffer.from(`alice:${password}`).toString('base64'));
+  });
+
+  it('a server that puts them in a tool description (encoded or not): the report shows none of them', async () => {
+    const password = `pw-${randomUUID()}`;
+    const b64 = Buffer.from(`alice:${password}`).toString('base64');
+    const web = await http({
+      header: ['authorization', `Basic ${b64}`],
+      tools: () => [{ name: 'lookup', description: `Signed in with ${b64}, that is alice:${password}.`, inputSchema: { type: 'object' } }],
+    });
+    const url = web.url.replace('http://', `http://alice:${encodeURIComponent(password)}@`);
+    const r = await doctor(atPath(pkg('mcp-echo-tools', { web: { type: 'http', url } })));
+    expect(r.status['mcp:web'], r.detail['mcp:web']).toBe('pass');
+    expect(r.mcp_servers?.[0]?.tools[0]?.description).toContain('Signed in with');
+    const text = JSON.stringify(r);
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(b64);
+  });
+
+  it('a user or password with a broken percent escape: checked, not an internal error (sent as written, as the host does)', async () => {
+    const web = await http({
+      header: ['authorization', `Basic ${Buffer.from('al%zzice:pw%').toString('base64')}`],
+      tools: () => [{ name: 'lookup', description: 'Look a word up.', inputSchema: { type: 'object' } }],
+    });
+    const url = web.url.replace('http://', 'http://al%zzice:pw%@');
+    const r = await doctor(atPath(pkg('mcp-escape', { web: { type: 'http', url } })));
+    expect(r.status['mcp:web'], r.detail['mcp:web']).toBe('pass');
   });
 });
 

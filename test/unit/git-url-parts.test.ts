@@ -96,6 +96,12 @@ describe('one git URL parser: parts, policy host, mirror path', () => {
     expect(gitMirrorPath('git@host:org/ext.git')).toBe(gitMirrorPath('ssh://git@host/org/ext.git'));
   });
 
+  test('a broken percent escape stays as written (as git reads the path), never an internal error; a path that is not UTF-8 is a usage error', () => {
+    expect(gitMirrorPath('https://example.com/a/b%zz.git')).toBe('example.com/a/b%zz.git');
+    expect(gitMirrorPath('https://example.com/a/b%41%.git')).toBe('example.com/a/bA%.git');
+    expect(() => gitMirrorPath('https://example.com/a/b%ff.git')).toThrow(expect.objectContaining({ code: 'E_USAGE' }));
+  });
+
   test('neither form: no parts, no host', () => {
     for (const url of ['host:path', 'relative/dir', '']) {
       expect(splitGitUrl(url)).toBeUndefined();

@@ -10,6 +10,7 @@
  * `mcp_config::expand_env`, read in its v0.3.0 source: `${NAME}` is replaced
  * when NAME is set and left as written when it is not; nothing else is special).
  */
+import { percentDecoded } from '../text/percent-decode.js';
 import type { McpServerDecl } from '../package/manifest.js';
 import { MIN_FRAGMENT } from '../text/redact.js';
 
@@ -76,19 +77,26 @@ function expandEnvRefs(text: string, env: Env): { text: string; used: string[]; 
  * them: as Basic authorization (unless a header already gives one), the URL without them.
  * fetch refuses a URL that carries credentials, so doctor would fail a server that works.
  */
-function withUrlCredentials(text: string, headers: Record<string, string>): { url: string; headers: Record<string, string> } {
+function withUrlCredentials(text: string, headers: Record<string, string>): { url: string; headers: Record<string, string>; credentials: string[] } {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return { url: text, headers };
+    return { url: text, headers, credentials: [] };
   }
-  if (url.username === '' && url.password === '') return { url: text, headers };
-  const userinfo = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  if (url.username === '' && url.password === '') return { url: text, headers, credentials: [] };
+  // What a server could echo back: the user and password as written and decoded, the pair, and its Basic encoding.
+  const credentials = [url.password, percentDecoded(url.password) ?? '', url.username, percentDecoded(url.username) ?? ''];
+  // As reqwest decodes them (percent_decode, then UTF-8).
+  const user = percentDecoded(url.username);
+  const password = percentDecoded(url.password) ?? '';
   url.username = '';
   url.password = '';
-  if (Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) return { url: url.href, headers };
-  return { url: url.href, headers: { Authorization: `Basic ${Buffer.from(userinfo, 'utf8').toString('base64')}`, ...headers } };
+  // A user name that is not UTF-8 once decoded: reqwest sends no authorization for it.
+  if (user === undefined || Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) return { url: url.href, headers, credentials };
+  const userinfo = `${user}:${password}`;
+  const basic = Buffer.from(userinfo, 'utf8').toString('base64');
+  return { url: url.href, headers: { Authorization: `Basic ${basic}`, ...headers }, credentials: [...credentials, userinfo, basic] };
 }
 
 /** The launch of one declared MCP server for extension `ext`, expanded against `env`. */
@@ -104,8 +112,10 @@ export function planMcpLaunch(ext: string, server: string, decl: McpServerDecl, 
   const expandMap = (m: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, expand(v)]));
   const base = { server, hostName: `${ext}__${server}`, transport: decl.type };
   let launch: Omit<McpLaunch, 'unset' | 'secrets'>;
+  const credentials: string[] = [];
   if (decl.type === 'http') {
-    const { url, headers } = withUrlCredentials(expand(decl.url ?? ''), expandMap(decl.headers));
+    const { url, headers, credentials: given } = withUrlCredentials(expand(decl.url ?? ''), expandMap(decl.headers));
+    credentials.push(...given);
     launch = { ...base, url, args: [], env: {}, headers, declared: decl.url ?? '' };
   } else {
     launch = {
@@ -117,6 +127,6 @@ export function planMcpLaunch(ext: string, server: string, decl: McpServerDecl, 
       declared: [decl.command ?? '', ...decl.args].join(' '),
     };
   }
-  const secrets = [...used, ...Object.values(launch.env), ...Object.values(launch.headers)].filter((v) => v.length >= MIN_FRAGMENT);
+  const secrets = [...used, ...credentials, ...Object.values(launch.env), ...Object.values(launch.headers)].filter((v) => v.length >= MIN_FRAGMENT);
   return { ...launch, unset: [...unset].sort(), secrets: [...new Set(secrets)] };
 }

@@ -141,5 +141,12 @@ export async function recordApproval(ctx: Context, lock: Lockfile, checked: Lock
  */
 export async function installedGrantJudgement(ctx: Context, entry: LockEntry, installed: Grant): Promise<GrantJudgement | undefined> {
   if (typeof entry.grant !== 'string') return undefined;
-  return judgeGrant(ctx, entry.name, entry, { grant: installed, content_hash: entry.content_hash });
+  // A fingerprint from before the description and skill files were recorded approves the installed
+  // words only over the locked bytes: a tree edited since (a path package, a hand-changed store) is
+  // judged as a new candidate, not waved through as the migration.
+  const lockedBytes = approvalOf(entry.grant, installed) !== 'before-text' || (await treeIntact(ctx, entry));
+  return judgeGrant(ctx, entry.name, entry, { grant: installed, content_hash: lockedBytes ? entry.content_hash : EDITED_TREE });
 }
+
+/** The content hash of an installed tree that no longer holds the locked bytes: matches no lock's. */
+const EDITED_TREE = 'edited-since-locked';

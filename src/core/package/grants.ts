@@ -124,7 +124,8 @@ interface GrantOptIns {
 
 /**
  * A file of the package's `skills/` directory (the host mounts it for the model): a regular
- * file by digest, with its text when it is small UTF-8; a symlink by target.
+ * file by digest, with its text when it is small UTF-8; a symlink by target, and by the
+ * digest and text of the file it reaches inside the package.
  */
 type GrantSkillFile = SkillFile;
 
@@ -458,8 +459,9 @@ export function normalizeGrant(grant: Grant): Grant {
 
 /** A skill file with only its fields (a stored grant read back may carry others). */
 function skillFileOf(f: GrantSkillFile): GrantSkillFile {
-  if ('link' in f) return { path: f.path, link: f.link };
-  return { path: f.path, digest: f.digest, ...(f.text !== undefined ? { text: f.text } : {}) };
+  const content = { ...(f.digest !== undefined ? { digest: f.digest } : {}), ...(f.text !== undefined ? { text: f.text } : {}) };
+  if ('link' in f) return { path: f.path, link: f.link, ...content };
+  return { path: f.path, digest: f.digest, ...content };
 }
 
 /** The format-1 form of a grant: tools by schema digest, commands without text. */
@@ -714,8 +716,9 @@ function diffText(a: Grant | LegacyGrant, b: Grant): GrantChange[] {
 
 /** What a skill file shows in a diff: its text; a file that is not text by its digest; a link by its target. */
 function skillFileText(f: GrantSkillFile): string {
-  if ('link' in f) return `(symlink to ${f.link})`;
-  return f.text ?? `(not text: ${f.digest})`;
+  const content = f.text ?? (f.digest !== undefined ? `(not text: ${f.digest})` : undefined);
+  if ('link' in f) return content === undefined ? `(symlink to ${f.link})` : `(symlink to ${f.link})\n${content}`;
+  return content as string;
 }
 
 /**

@@ -3,13 +3,21 @@
  * declares `skills` has its `skills/` tree mounted read-only into the agent's skill scan
  * (spec "Skills"): every SKILL.md is text the model reads, and the files beside it are
  * what a skill tells the model to read or run. So the grant holds each file's digest, and
- * the text of each small UTF-8 file so a changed word can be shown as a diff. A symlink is
- * recorded as its target (the host's scan follows links; the content hash does not).
+ * the text of each small UTF-8 file so a changed word can be shown as a diff.
+ *
+ * Nothing under `skills/` is left out: the content hash skips every `.git` directory and
+ * every symlink, but the host's scan loads a skill directory named `.git` and reads a
+ * SKILL.md through a link, so those bytes are pinned here or nowhere. A symlink is recorded
+ * by its target and, when it leads to a file or directory inside the package (a path
+ * package may hold links; fetched packages are refused them), by what it reaches: editing
+ * the linked file is a change like editing the file itself. A link that leaves the package
+ * is recorded by its target alone (yep-ext does not read the user's disk into a grant).
  * Synchronous like loadManifest, its only caller: skills trees are small, and only
  * packages that declare `skills` are read.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { compareUtf8 } from './content-hash.js';
 
@@ -18,8 +26,8 @@ const SKILLS_DIR = 'skills';
 /** Files up to this size that are UTF-8 without NUL are kept as text (shown in a diff); larger ones by digest only. */
 const TEXT_MAX_BYTES = 64 * 1024;
 
-/** One entry under `skills/`: a regular file by digest (and text), or a symlink by target. */
-export type SkillFile = { path: string; digest: string; text?: string } | { path: string; link: string };
+/** One entry under `skills/`: a regular file by digest (and text), or a symlink by target (and the file it reaches inside the package). */
+export type SkillFile = { path: string; digest: string; text?: string } | { path: string; link: string; digest?: string; text?: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -32,35 +40,62 @@ function textOf(bytes: Buffer): string | undefined {
   }
 }
 
-function fileEntry(file: string, rel: string): SkillFile | undefined {
+function contentOf(file: string, followSymlinks: boolean): { digest: string; text?: string } | undefined {
   const bytes = readRegularFileSync(file, 'A skill file', {
-    followSymlinks: false,
+    followSymlinks,
     hint: 'The skills/ directory of a package holds plain files and directories.',
   });
   if (bytes === undefined) return undefined;
   const text = textOf(bytes);
-  return { path: rel, digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, ...(text !== undefined ? { text } : {}) };
+  return { digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, ...(text !== undefined ? { text } : {}) };
 }
+
+const realOf = (path: string): string | undefined => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
+const insideOf = (root: string, real: string): boolean => {
+  const rel = relative(root, real);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
 
 /**
  * Every regular file and symlink under `<dir>/skills` (paths relative to the package root,
- * with `/`, sorted by UTF-8 bytes as the content hash sorts), `.git` skipped; a `skills`
- * that is itself a link is one entry. Empty when the package has no `skills/`. Special
- * files (FIFOs, sockets, devices) are not read and not listed: the host's scan reads
- * SKILL.md files, which such a file cannot be.
+ * with `/`, sorted by UTF-8 bytes as the content hash sorts), `.git` included; a link to a
+ * directory inside the package is walked through (each directory once), a link to a file
+ * inside it carries that file's digest and text. Empty when the package has no `skills/`.
+ * Special files (FIFOs, sockets, devices) are not read and not listed: the host's scan
+ * reads SKILL.md files, which such a file cannot be.
  */
 export function readSkillFiles(dir: string): SkillFile[] {
   const out: SkillFile[] = [];
+  const root = realOf(dir) ?? dir;
+  // Directories already walked (by real path): a link back up the tree is recorded, not followed again.
+  const walked = new Set<string>();
+  const walk = (abs: string, rel: string): void => {
+    const real = realOf(abs);
+    if (real === undefined || walked.has(real)) return;
+    walked.add(real);
+    for (const name of readdirSync(abs)) visit(`${abs}/${name}`, `${rel}/${name}`);
+  };
   const visit = (abs: string, rel: string): void => {
     const st = lstatSync(abs, { throwIfNoEntry: false });
     if (!st) return;
-    if (st.isSymbolicLink()) out.push({ path: rel, link: readlinkSync(abs) });
-    else if (st.isFile()) {
-      const entry = fileEntry(abs, rel);
-      if (entry) out.push(entry);
-    } else if (st.isDirectory()) {
-      for (const name of readdirSync(abs)) if (name !== '.git') visit(`${abs}/${name}`, `${rel}/${name}`);
-    }
+    if (st.isSymbolicLink()) {
+      const link = readlinkSync(abs);
+      const real = realOf(abs);
+      const target = real !== undefined && insideOf(root, real) ? statSync(real, { throwIfNoEntry: false }) : undefined;
+      const content = target?.isFile() ? contentOf(abs, true) : undefined;
+      out.push({ path: rel, link, ...content });
+      if (target?.isDirectory()) walk(abs, rel);
+    } else if (st.isFile()) {
+      const content = contentOf(abs, false);
+      if (content) out.push({ path: rel, ...content });
+    } else if (st.isDirectory()) walk(abs, rel);
   };
   visit(`${dir}/${SKILLS_DIR}`, SKILLS_DIR);
   return out.sort((a, b) => compareUtf8(a.path, b.path));

@@ -33,8 +33,10 @@ export async function admitRewrittenRemote(
   const policy = loadPolicy(ctx);
   if (policy.files.length === 0 || !policy.git_hosts) return { followRedirects: true };
   const shownRemote = sanitize(redactUrls(remote.url), { max: 200 });
+  const effective = (await effectiveUrl()).trim();
   const pinned: GitRemoteAdmission = {
     followRedirects: false,
+    url: effective === '' ? remote.url : effective,
     redirected: (status) =>
       policyError(
         [
@@ -48,7 +50,6 @@ export async function admitRewrittenRemote(
         policy,
       ),
   };
-  const effective = (await effectiveUrl()).trim();
   if (effective === '' || effective === remote.url) return pinned;
   const shown = sanitize(redactUrls(effective), { max: 200 });
   const violations = policyViolations(policy, {

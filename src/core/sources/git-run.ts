@@ -124,6 +124,31 @@ function gitRunTag(): string {
 }
 
 /**
+ * The `-c` settings that stop git following a redirect for `url`. git applies the
+ * `http.<url>.*` setting whose URL matches best, whatever file it is in, so a user's
+ * `[http "https://host/"] followRedirects = true` outranks a plain `http.followRedirects`
+ * given here: the setting is given for the URL git uses too (its whole host and path: no
+ * key matches better, and the command line is read last). Without its user and password:
+ * git's command line is readable by every local user, and the URL a rewrite leads to may
+ * carry a token. A URL with `=` or white space cannot be a `-c` key (git splits at the
+ * first `=`); only the plain setting is given for it.
+ */
+function noRedirectArgs(url: string): string[] {
+  const plain = ['-c', 'http.followRedirects=false'];
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return plain;
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return plain;
+  parsed.username = '';
+  parsed.password = '';
+  const key = parsed.href;
+  return /[=\s]/.test(key) ? plain : [...plain, '-c', `http.${key}.followRedirects=false`];
+}
+
+/**
  * A simple-git instance bound to one hardened environment, from ctx.git (default simple-git
  * itself). simple-git stops git (Ctrl-C, the deadline, the wait without progress) with a
  * SIGINT to git alone, which leaves its transport helper (`git-remote-http`, ssh) running,
@@ -143,7 +168,7 @@ export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
     // Where the policy restricts git hosts, a redirect to another host would fetch from a place nothing ruled.
     const admission = await admitted;
     const argv = (Array.isArray(args[0]) ? args[0] : args) as string[];
-    return raw(admission.followRedirects ? argv : ['-c', 'http.followRedirects=false', ...argv]).catch((e: unknown) => {
+    return raw(admission.followRedirects ? argv : [...noRedirectArgs(admission.url), ...argv]).catch((e: unknown) => {
       killTagged(tag);
       if (admission.followRedirects) throw e;
       const status = /returned error: (30[12378])\b/.exec(String((e as Error)?.message ?? e))?.[1];

@@ -14,6 +14,7 @@
  * `/` or `.git` dropped and `.git` added. The lock keeps the origin URL: the mirror
  * is a transport, and the commit id pins the bytes wherever they come from.
  */
+import { percentDecoded } from '../../text/percent-decode.js';
 import { YepError } from '../../errors.js';
 import { gitUrlHost, splitGitUrl } from '../git-url.js';
 
@@ -32,7 +33,10 @@ export function gitMirrorPath(url: string): string {
   if (!parts) throw new YepError('E_USAGE', `The git URL ${JSON.stringify(url)} cannot be mapped into a mirror.`);
   if (parts.form === 'scp') return `${mirrorHost(parts.host ?? '')}/${clean(parts.path)}`;
   // The path as a URL reads it (dot segments resolved, percent-escapes decoded).
-  const path = clean(decodeURIComponent(new URL(url).pathname));
+  const decoded = percentDecoded(new URL(url).pathname);
+  if (decoded === undefined)
+    throw new YepError('E_USAGE', `The git URL ${JSON.stringify(url)} cannot be mapped into a mirror (its path is not UTF-8 once decoded).`);
+  const path = clean(decoded);
   if (parts.scheme === 'file') return `file/${path}`;
   const port = parts.port === undefined ? undefined : Number(parts.port);
   const shownPort = port === undefined || port === DEFAULT_PORTS[parts.scheme] ? '' : `_${port}`;
