@@ -73,6 +73,7 @@ export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortContr
     ...(totalMs !== undefined ? { http: { ...seams.http, limits: { ...seams.http?.limits, totalMs } } } : {}),
     // A frozen copy: a command cannot carry a flag to core by writing a variable (the process's own environment stays as it is).
     env: Object.freeze({ ...io.env }),
+    cwd: io.cwd,
     log: stderrLogger({ debug: Boolean(io.env.YEP_EXT_DEBUG), quiet: Boolean(flags.quiet), verbose: Boolean(flags.verbose), out: io.stderr }),
     interactive,
     ...(flags.index ? { indexUrl: flags.index } : {}),

@@ -296,11 +296,12 @@ const mistakes: Mistake[] = [
   { what: 'nothing to install', argv: ['install'], exit: 2, message: /^Nothing to install\.$/, hint: /yep-ext install lsp/ },
   // Wrong kinds of paths and names.
   {
-    what: 'a directory without ./',
-    argv: ['install', 'examples/echo-node'],
+    // A package directory is read as one without ./ (test/cli/install-path-words.test.ts); a directory that holds no package is not.
+    what: 'a directory without ./ that holds no plugin.json',
+    argv: ['install', 'examples/echo-node/bin'],
     exit: 2,
     message: /not a valid crate or extension name/,
-    hint: /yep-ext install \.\/examples\/echo-node/,
+    hint: /yep-ext install \.\/examples\/echo-node\/bin/,
   },
   {
     what: 'a path that does not exist',
@@ -417,27 +418,13 @@ const mistakes: Mistake[] = [
     message: /"nosuch" is not installed/,
     hint: /^Run `yep-ext list` to see what is installed; to check a package directory, pass a path such as \.\/nosuch\.$/,
   },
-  // The directory of a path install where its name is asked for: the hint gives the name.
-  {
-    what: 'the directory of a path install given to remove',
-    argv: ['remove', './examples/echo-node'],
-    exit: 2,
-    message: /^Invalid extension name "\.\/examples\/echo-node"/,
-    hint: /^"\.\/examples\/echo-node" is the directory echo-node is installed from: give its name, `echo-node`, instead\.$/,
-  },
-  {
-    what: 'the directory of a path install given to enable, by its absolute path',
-    argv: ['enable', `${REPO_ROOT}/examples/echo-node/`],
-    exit: 2,
-    message: /^Invalid extension name/,
-    hint: /is the directory echo-node is installed from: give its name, `echo-node`, instead\.$/,
-  },
+  // A directory is read as the source it names (test/cli/name-by-directory.test.ts: the one installed from it).
   {
     what: 'a directory nothing is installed from',
     argv: ['disable', './lock-dir'],
-    exit: 2,
-    message: /^Invalid extension name/,
-    hint: /^Use the extension name as `yep-ext list` shows it/,
+    exit: 3,
+    message: /^No installed extension comes from the directory \.\/lock-dir:/,
+    hint: /^`yep-ext install \.\/lock-dir` installs it/,
   },
   {
     what: 'an aliased command with a typo of a name',
