@@ -19,7 +19,7 @@ export default defineCommand({
   async run(io, { args, flags, argv }) {
     const [{ setConfig }, { renderConfigSet }] = await Promise.all([import('../../core/operations/config.js'), import('../../cli/render-config.js')]);
     const result = await setConfig(io.context(), args.name, argv.slice(1), flags.profile !== undefined ? { profile: flags.profile } : {});
-    if (!io.json) io.log(renderConfigSet(result));
+    if (!io.json) io.log(renderConfigSet(result, flags.quiet === true));
     return result;
   },
 });

@@ -46,12 +46,12 @@ export function lookUpInstalled(ctx: Pick<Context, 'paths' | 'env' | 'cwd'>, loc
   if (isValidName(exact)) return { name: resolveExtensionName(ctx.paths, input) };
   const spec = parseSpec(input, cwd ?? ctx.cwd ?? process.cwd(), homeDir(ctx.env));
   if (spec.kind === 'invalid') return { spec };
-  if (spec.kind === 'path') {
+  const source = sourceFor(spec.kind);
+  if (source.linked && 'path' in spec) {
     // A package's own directory in the store (`cd ~/.config/yolop/extensions/lsp && yep-ext info .`).
     const dir = canonicalDir(spec.path);
     if (dirname(dir) === canonicalDir(ctx.paths.storeDir) && isValidName(basename(dir))) return { name: basename(dir) };
   }
-  const source = sourceFor(spec.kind);
   const entry = lock.entries.find((e) => e.source.type === spec.kind && source.namesInstalled?.(spec, e.source) === true);
   return entry ? { name: entry.name } : { spec };
 }
@@ -74,7 +74,7 @@ export function installedNameIn(ctx: Pick<Context, 'paths' | 'env' | 'cwd'>, loc
   // Neither a name nor a source: the name rule's own error.
   if (spec.kind === 'invalid') return normalizeExtensionName(input);
   const shown = input.trim();
-  const what = spec.kind === 'path' ? `the directory ${shown}` : shown;
+  const what = `the ${sourceFor(spec.kind).noun} ${shown}`;
   throw new YepError('E_NOT_INSTALLED', `No installed extension comes from ${what}: no entry of extensions.lock records it as its source.`, {
     hint: `\`yep-ext install ${shown}\` installs it; \`yep-ext list\` shows what is installed (and where each comes from).`,
   });
