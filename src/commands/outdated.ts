@@ -20,7 +20,7 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
     '<%= config.bin %> outdated --min-age 3d',
   ],
   strict: false,
-  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to check (default: every installed one).' }) },
+  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to check, by name or source directory (default: every installed one).' }) },
   flags: {
     ...indexFlag,
     ...minAgeFlag,

@@ -19,7 +19,7 @@ A hash-identical update is silent. An update that only narrows what the extensio
     '<%= config.bin %> update lsp --accept sha256:3f1c…',
   ],
   strict: false,
-  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (none: every installed one).' }) },
+  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to update, by name or source directory (none: every installed one).' }) },
   flags: {
     ...indexFlag,
     ...minAgeFlag,

@@ -9,7 +9,7 @@ engines.yolop against the installed agent (yolop --version): an enabled extensio
   examples: ['<%= config.bin %> verify', '<%= config.bin %> verify lsp logfire', '<%= config.bin %> verify -q', '<%= config.bin %> verify --json'],
   flags: {},
   strict: false,
-  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to verify (default: every installed one).' }) },
+  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to verify, by name or source directory (default: every installed one).' }) },
   async run(io, parsed) {
     return (await import('../cli/verify-run.js')).verifyCommand(io, parsed);
   },

@@ -12,7 +12,11 @@ export default defineCommand({
   ],
   strict: false,
   args: {
-    name: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
+    name: Args.string({
+      ignoreStdin: true,
+      required: true,
+      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
+    }),
     values: Args.string({ ignoreStdin: true, required: true, description: 'KEY=VALUE pairs (one or more).' }),
   },
   flags: { ...profileFlag },
