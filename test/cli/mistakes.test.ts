@@ -6,7 +6,7 @@
  * (`instal:lsp`, `lock:export`), "The following error occurred", " ›   Error:".
  * The state checks at the end: a mistake changes nothing on disk.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOf, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
