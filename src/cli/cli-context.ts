@@ -35,12 +35,13 @@ export interface ContextFlags {
 }
 
 /**
- * The parsed flags that feed the Context: --json and --yes, and each flag of CONTEXT_FLAGS
+ * The parsed flags that feed the Context: the global ones (--json, -q, -v), --yes, and each flag of CONTEXT_FLAGS
  * that the command declares with that very definition (not merely under that name).
  */
 export function contextFlagsOf(defs: Interfaces.FlagInput | undefined, flags: Record<string, unknown>): ContextFlags {
   const out: Record<string, unknown> = {};
-  for (const name of ['json', 'yes'] as const) if (flags[name] !== undefined) out[name] = flags[name];
+  // The global flags (every command has them) and --yes, by name.
+  for (const name of ['json', 'quiet', 'verbose', 'yes'] as const) if (flags[name] !== undefined) out[name] = flags[name];
   for (const [name, def] of Object.entries(CONTEXT_FLAGS)) if (defs?.[name] === def && flags[name] !== undefined) out[name] = flags[name];
   return out as ContextFlags;
 }
@@ -73,6 +74,7 @@ export function makeCliContext(io: CliIo, flags: ContextFlags, abort: AbortContr
     ...(totalMs !== undefined ? { http: { ...seams.http, limits: { ...seams.http?.limits, totalMs } } } : {}),
     // A frozen copy: a command cannot carry a flag to core by writing a variable (the process's own environment stays as it is).
     env: Object.freeze({ ...io.env }),
+    cwd: io.cwd,
     log: stderrLogger({ debug: Boolean(io.env.YEP_EXT_DEBUG), quiet: Boolean(flags.quiet), verbose: Boolean(flags.verbose), out: io.stderr }),
     interactive,
     ...(flags.index ? { indexUrl: flags.index } : {}),

@@ -15,7 +15,8 @@ import type { CliIo } from './cli-io.js';
 
 /** The parsed arguments a handler gets: what oclif's parser returned for this command's definition. */
 export interface Parsed<F = Record<string, unknown>, A = Record<string, string | undefined>> {
-  flags: F & { json: boolean | undefined };
+  /** The command's own flags and the global ones (common-flags.ts globalFlags), which every command has. */
+  flags: F & { json: boolean | undefined; quiet: boolean | undefined; verbose: boolean | undefined };
   args: A;
   /** The arguments in their order on the command line (for commands that take a list: strict false). */
   argv: string[];

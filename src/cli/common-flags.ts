@@ -11,11 +11,25 @@ import { Flags } from './flags.js';
  * parser (dispatch.ts), help (oclif-commands.ts), usage errors (command-shape.ts) and
  * shell completion (complete-run.ts). `--json` is oclif's own (Command.enableJsonFlag);
  * `--no-color` as npm spells it (and as oclif's help reads it): no colour on either
- * stream, whatever the terminal or FORCE_COLOR says (cli-io.ts colorOff).
+ * stream, whatever the terminal or FORCE_COLOR says (cli-io.ts colorOff); `-q`/`-v`
+ * as cargo has them on every command.
  */
 export const globalFlags = {
   json: Flags.boolean({ description: 'Format output as json.', helpGroup: 'GLOBAL' }),
   'no-color': Flags.boolean({ description: 'No colours (also NO_COLOR).', helpGroup: 'GLOBAL' }),
+  // As cargo's -q and -v: every command takes them (what is shown while a command waits: docs/feedback.md).
+  quiet: Flags.boolean({
+    char: 'q',
+    description: 'Print at most the result line: no progress, notes or next steps (warnings and errors still show).',
+    exclusive: ['verbose'],
+    helpGroup: 'GLOBAL',
+  }),
+  verbose: Flags.boolean({
+    char: 'v',
+    description: 'Show each request, retry and git command; without a terminal, also one line per step (for CI logs).',
+    exclusive: ['quiet'],
+    helpGroup: 'GLOBAL',
+  }),
 };
 
 /**
@@ -26,24 +40,6 @@ export const indexFlag = {
   index: Flags.string({
     description: 'Sparse index root to use instead of crates.io (also YEP_EXT_INDEX). Accepts a sparse+ prefix.',
     helpValue: '<url>',
-  }),
-};
-
-/**
- * --quiet and --verbose, for the commands that wait on the network, git, a
- * spawned process or a large hash (install, update, search, doctor, list): what
- * is shown while they wait is docs/feedback.md.
- */
-export const feedbackFlags = {
-  quiet: Flags.boolean({
-    char: 'q',
-    description: 'Show no progress and no notes while working: only warnings, errors and the result.',
-    exclusive: ['verbose'],
-  }),
-  verbose: Flags.boolean({
-    char: 'v',
-    description: 'Show each request, retry and git command; without a terminal, also one line per step (for CI logs).',
-    exclusive: ['quiet'],
   }),
 };
 
@@ -123,7 +119,6 @@ export const allowBuildFlag = {
  */
 export const CONTEXT_FLAGS = {
   ...indexFlag,
-  ...feedbackFlags,
   ...minAgeFlag,
   ...allowFreshFlag,
   ...gitMirrorFlag,

@@ -128,7 +128,7 @@ async function runCommand(id: string, def: CommandDefinition, argv: string[], io
       args: (def.args ?? {}) as Interfaces.ArgInput,
       strict: def.strict !== false,
     });
-    parsed = { flags: out.flags, args: out.args, argv: out.argv as string[] };
+    parsed = { flags: out.flags as Parsed['flags'], args: out.args, argv: out.argv as string[] };
   } catch (e) {
     if (!isParseError(e)) throw e;
     // Nothing parsed: --json is read as oclif reads it for its own errors (before any `--`).

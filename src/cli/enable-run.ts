@@ -15,6 +15,6 @@ export async function enableCommand(
     ignoreEngines: flags['ignore-engines'],
     ...(flags.profile !== undefined ? { profile: flags.profile } : {}),
   });
-  io.log(renderEnable(result));
+  io.log(renderEnable(result, flags.quiet === true));
   return result;
 }

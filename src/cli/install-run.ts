@@ -18,8 +18,8 @@ import { loadSettingsText, settingsLookup } from '../core/settings/settings.js';
 /** The parsed flags of `install` (src/commands/install.ts declares them). */
 export interface InstallFlags {
   index?: string | undefined;
-  quiet: boolean;
-  verbose: boolean;
+  quiet?: boolean | undefined;
+  verbose?: boolean | undefined;
   'min-age'?: string | undefined;
   'allow-fresh': boolean;
   yes: boolean;

@@ -11,6 +11,8 @@ import type { CommandDefinition } from './command.js';
 import { COMMANDS } from './command-table.js';
 import { globalFlags } from './common-flags.js';
 
+const { json: _json, ...flagsBesideJson } = globalFlags;
+
 function classOf(id: string, def: CommandDefinition): Command.Class {
   return class extends Command {
     static override id = id;
@@ -21,7 +23,7 @@ function classOf(id: string, def: CommandDefinition): Command.Class {
     static override strict = def.strict !== false;
     static override args = def.args ?? {};
     // --json is oclif's own (enableJsonFlag); the other global flags are listed with it.
-    static override flags = { 'no-color': globalFlags['no-color'], ...def.flags };
+    static override flags = { ...flagsBesideJson, ...def.flags };
     static override enableJsonFlag = true;
 
     async run(): Promise<never> {

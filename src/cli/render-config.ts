@@ -32,7 +32,8 @@ function renderFields(fields: FieldStatus[], profile: string | null): string[] {
   );
 }
 
-export function renderEnable(r: EnableResult): string {
+/** `quiet` (-q): the result line only (the setup still missing is an error, shown anyway). */
+export function renderEnable(r: EnableResult, quiet = false): string {
   const lines = [
     r.was_enabled
       ? r.changed
@@ -40,6 +41,7 @@ export function renderEnable(r: EnableResult): string {
         : `${r.name} is already enabled; nothing changed.`
       : `Enabled ${r.name}${r.profile === null ? '' : ` in profile ${r.profile}`}.`,
   ];
+  if (quiet) return lines[0]!;
   if (r.config_set.length > 0) lines.push(`Saved ${r.config_set.join(', ')} in ${settingsName(r.profile)}.`);
   for (const s of r.secrets_set) lines.push(`Stored secret ${s.key} in ${s.store === 'file' ? 'connections.toml (mode 0600)' : 'the OS keychain'}.`);
   if (r.fields.length > 0) lines.push('Configuration:', ...renderFields(r.fields, r.profile));
@@ -91,10 +93,11 @@ export function renderConfigShow(r: ConfigShowResult): string {
 }
 
 /** `config set`: what was written, then the config as it now stands. */
-export function renderConfigSet(r: ConfigSetResult): string {
+/** `quiet` (-q): the result line only, without the config table. */
+export function renderConfigSet(r: ConfigSetResult, quiet = false): string {
   const file = settingsName(r.profile);
   const first = r.changed
     ? `Saved ${r.config_set.join(', ')} for ${r.name} in ${file}.`
     : `${r.name}: ${r.config_set.join(', ')} already set so; nothing changed.`;
-  return [first, renderConfigShow(r)].join('\n');
+  return quiet ? first : [first, renderConfigShow(r)].join('\n');
 }

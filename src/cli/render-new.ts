@@ -36,7 +36,9 @@ function describe(r: NewResult, path: string): string {
   return '';
 }
 
-export function renderNew(r: NewResult, stream?: StyleTarget): string {
+export function renderNew(r: NewResult, stream?: StyleTarget, quiet = false): string {
+  // -q: the result line only (no file list, notes or next steps), as cargo -q.
+  if (quiet) return `Created ${r.path}: ${r.name}, ${LANGUAGE_TEXT[r.language]}`;
   const width = Math.max(...r.files.map((f) => f.path.length));
   const lines = [
     `Created ${r.path}: ${r.name}, ${LANGUAGE_TEXT[r.language]}`,

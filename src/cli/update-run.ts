@@ -12,8 +12,8 @@ import { updateExtensions, type UpdateItem } from '../core/operations/update.js'
 /** The parsed flags of `update` (src/commands/update.ts declares them). */
 export interface UpdateFlags {
   index?: string | undefined;
-  quiet: boolean;
-  verbose: boolean;
+  quiet?: boolean | undefined;
+  verbose?: boolean | undefined;
   'min-age'?: string | undefined;
   all: boolean;
   'dry-run': boolean;

@@ -6,7 +6,7 @@ import { verifyExtensions } from '../core/operations/verify.js';
 import { leftoverMessage } from '../core/store/leftovers.js';
 
 /** -q as cargo's: no line per intact extension, only warnings, problems and the one result line. */
-export async function verifyCommand(io: CommandIo, { argv, flags }: Parsed<{ quiet?: boolean | undefined }>): Promise<unknown> {
+export async function verifyCommand(io: CommandIo, { argv, flags }: Parsed): Promise<unknown> {
   const ctx = io.context();
   const report = await verifyExtensions(ctx, argv);
   if (!io.json) {

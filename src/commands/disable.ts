@@ -9,7 +9,11 @@ export default defineCommand({
   examples: ['<%= config.bin %> disable logfire', '<%= config.bin %> disable logfire --profile work'],
   flags: { ...profileFlag },
   args: {
-    name: Args.string({ ignoreStdin: true, required: true, description: 'Extension name (the crate spelling yolop-extension-<name> works too).' }),
+    name: Args.string({
+      ignoreStdin: true,
+      required: true,
+      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
+    }),
   },
   async run(io, parsed) {
     return (await import('../cli/disable-run.js')).disableCommand(io, parsed);

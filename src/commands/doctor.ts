@@ -1,4 +1,3 @@
-import { feedbackFlags } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 import { DEFAULT_HANDSHAKE_TIMEOUT_MS } from '../core/doctor/defaults.js';
@@ -21,7 +20,6 @@ Exits 9 when any check fails (yolop's own doctor exits 0). Check names and fixes
     }),
   },
   flags: {
-    ...feedbackFlags,
     timeout: Flags.string({ description: `Seconds to wait for the handshake (default ${DEFAULT_HANDSHAKE_TIMEOUT_MS / 1000}, like yolop).` }),
     'no-config': Flags.boolean({ description: 'Do not inject configured secrets and config (see what the server does without them).' }),
     call: Flags.string({ description: 'After the checks, call this tool once and show its streamed updates.' }),

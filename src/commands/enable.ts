@@ -15,7 +15,11 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
     '<%= config.bin %> enable logfire --profile work',
   ],
   args: {
-    name: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
+    name: Args.string({
+      ignoreStdin: true,
+      required: true,
+      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
+    }),
   },
   flags: {
     ...profileFlag,

@@ -13,7 +13,8 @@ For a crate that is not installed (\`info crates.io:<crate>\`, or a bare name): 
     target: Args.string({
       ignoreStdin: true,
       required: true,
-      description: 'Installed extension name, or a crate spec (crates.io:<crate>) to look up in the registry.',
+      description:
+        'Installed extension name or the directory a path install came from (`.` inside it), or a crate spec (crates.io:<crate>) to look up in the registry.',
     }),
   },
   flags: { ...indexFlag, ...minAgeFlag, ...profileFlag, ...timeoutFlag },

@@ -1,4 +1,4 @@
-import { allowBuildFlag, allowFreshFlag, buildFlag, feedbackFlags, gitMirrorFlag, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
+import { allowBuildFlag, allowFreshFlag, buildFlag, gitMirrorFlag, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 
@@ -34,7 +34,6 @@ Sources:
   },
   flags: {
     ...indexFlag,
-    ...feedbackFlags,
     ...minAgeFlag,
     ...allowFreshFlag,
     yes: Flags.boolean({ char: 'y', description: 'Replace an installed extension of the same name, and accept a wider grant, without asking.' }),

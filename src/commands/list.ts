@@ -1,4 +1,4 @@
-import { feedbackFlags, profileFlag } from '../cli/common-flags.js';
+import { profileFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Flags } from '../cli/flags.js';
 
@@ -9,7 +9,6 @@ export default defineCommand({
   aliases: ['ls', 'reload'],
   examples: ['<%= config.bin %> list', '<%= config.bin %> list --json', '<%= config.bin %> list --no-verify'],
   flags: {
-    ...feedbackFlags,
     ...profileFlag,
     verify: Flags.boolean({ default: true, allowNo: true, description: 'Re-hash crate and git packages to detect files changed since install.' }),
   },

@@ -31,9 +31,12 @@ export default defineCommand({
       ...(flags.force ? { force: true } : {}),
     });
     if (!io.json) {
-      for (const c of result.crates) io.log(`${c.added ? '+' : '='} ${c.name}: ${c.crate} ${c.version}`);
-      for (const g of result.git) io.log(`${g.added ? '+' : '='} ${g.name}: ${g.url} ${g.commit.slice(0, 12)}`);
-      for (const s of result.skipped) io.logToStderr(`- ${s.name}: skipped (${s.reason})`);
+      // -q: what was not mirrored (a warning) and the result line only.
+      if (!flags.quiet) {
+        for (const c of result.crates) io.log(`${c.added ? '+' : '='} ${c.name}: ${c.crate} ${c.version}`);
+        for (const g of result.git) io.log(`${g.added ? '+' : '='} ${g.name}: ${g.url} ${g.commit.slice(0, 12)}`);
+        for (const s of result.skipped) io.logToStderr(`- ${s.name}: skipped (${s.reason})`);
+      }
       for (const n of result.not_mirrored) io.logToStderr(`! ${n.name}: its ${sanitize(n.what)} is not in the mirror: ${n.reason}`);
       io.log(
         `Mirror at ${result.dir}: ${result.crates.length} crate${result.crates.length === 1 ? '' : 's'}, ${result.git.length} git repositor${result.git.length === 1 ? 'y' : 'ies'}. Install from it with YEP_EXT_INDEX=${result.index_url}${result.git.length ? ` YEP_EXT_GIT_MIRROR=${result.git_mirror_url}` : ''}`,

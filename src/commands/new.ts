@@ -76,7 +76,7 @@ With no --tool, --hook, --command, --prompt, --dynamic-prompt, --status or --ski
         ...(checkpoint ? { checkpoint } : {}),
       },
     );
-    io.log(renderNew(result));
+    io.log(renderNew(result, undefined, flags.quiet === true));
     // For --json: every key present, null (or false) when it does not apply (docs/json.md).
     return {
       ...result,

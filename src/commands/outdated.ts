@@ -1,4 +1,4 @@
-import { feedbackFlags, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
+import { indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 
@@ -20,10 +20,9 @@ Exits 0 whatever it finds; with --exit-code, exits 14 when something is outdated
     '<%= config.bin %> outdated --min-age 3d',
   ],
   strict: false,
-  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to check (default: every installed one).' }) },
+  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to check, by name or source directory (default: every installed one).' }) },
   flags: {
     ...indexFlag,
-    ...feedbackFlags,
     ...minAgeFlag,
     'exit-code': Flags.boolean({
       description:

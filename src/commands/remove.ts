@@ -7,7 +7,11 @@ export default defineCommand({
   aliases: ['uninstall', 'rm', 'un'],
   examples: ['<%= config.bin %> remove lsp', '<%= config.bin %> remove yolop-extension-lsp --json'],
   args: {
-    name: Args.string({ ignoreStdin: true, required: true, description: 'Extension name (the crate spelling yolop-extension-<name> is accepted).' }),
+    name: Args.string({
+      ignoreStdin: true,
+      required: true,
+      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
+    }),
   },
   async run(io, parsed) {
     return (await import('../cli/remove-run.js')).removeCommand(io, parsed);

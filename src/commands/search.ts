@@ -1,4 +1,4 @@
-import { feedbackFlags, indexFlag, timeoutFlag } from '../cli/common-flags.js';
+import { indexFlag, timeoutFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 
@@ -12,7 +12,6 @@ export default defineCommand({
   },
   flags: {
     ...indexFlag,
-    ...feedbackFlags,
     limit: Flags.integer({ default: 20, min: 1, max: 1000, description: 'Show at most this many results.' }),
     ...timeoutFlag,
   },

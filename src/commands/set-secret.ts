@@ -14,7 +14,11 @@ Only fields the extension declares with "secret": true are accepted. Secrets go 
     '<%= config.bin %> set-secret logfire token --unset',
   ],
   args: {
-    name: Args.string({ ignoreStdin: true, required: true, description: 'Extension name (the crate spelling works too).' }),
+    name: Args.string({
+      ignoreStdin: true,
+      required: true,
+      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
+    }),
     field: Args.string({ ignoreStdin: true, required: true, description: 'A config field declared "secret": true.' }),
     // A value typed as a third argument must reach the handler to be refused with a
     // clear message and without being echoed (oclif's own "unexpected argument"

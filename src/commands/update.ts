@@ -1,4 +1,4 @@
-import { allowBuildFlag, buildFlag, feedbackFlags, gitMirrorFlag, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
+import { allowBuildFlag, buildFlag, gitMirrorFlag, indexFlag, minAgeFlag, timeoutFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 
@@ -19,10 +19,9 @@ A hash-identical update is silent. An update that only narrows what the extensio
     '<%= config.bin %> update lsp --accept sha256:3f1c…',
   ],
   strict: false,
-  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to update (none: every installed one).' }) },
+  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to update, by name or source directory (none: every installed one).' }) },
   flags: {
     ...indexFlag,
-    ...feedbackFlags,
     ...minAgeFlag,
     all: Flags.boolean({ description: 'Update every installed extension (the same as naming none).' }),
     'dry-run': Flags.boolean({ description: 'Print the plan (from -> to, the diff, whether consent is needed) without writing.' }),

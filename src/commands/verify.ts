@@ -1,4 +1,3 @@
-import { feedbackFlags } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args } from '../cli/flags.js';
 
@@ -8,9 +7,9 @@ export default defineCommand({
 
 engines.yolop against the installed agent (yolop --version): an enabled extension whose range excludes the agent is a problem of kind engines (exit 4 when it is the only kind of problem, else 5); one that is not enabled is listed as a warning (exit unchanged). An unknown agent lists nothing.`,
   examples: ['<%= config.bin %> verify', '<%= config.bin %> verify lsp logfire', '<%= config.bin %> verify -q', '<%= config.bin %> verify --json'],
-  flags: { ...feedbackFlags },
+  flags: {},
   strict: false,
-  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to verify (default: every installed one).' }) },
+  args: { names: Args.string({ ignoreStdin: true, description: 'Extensions to verify, by name or source directory (default: every installed one).' }) },
   async run(io, parsed) {
     return (await import('../cli/verify-run.js')).verifyCommand(io, parsed);
   },

@@ -100,6 +100,8 @@ interface PackageCodeConsent {
 export interface Context {
   paths: Paths;
   env: Record<string, string | undefined>;
+  /** The directory a relative path the user typed is read against (`enable .`); default: the process's. */
+  cwd?: string;
   log: Logger;
   /** True when we may prompt (stdin and stderr are TTYs and not --yes/CI). */
   interactive: boolean;
@@ -156,6 +158,7 @@ export interface Context {
 
 export interface ContextOptions {
   env?: Record<string, string | undefined>;
+  cwd?: string;
   log?: Logger;
   interactive?: boolean;
   indexUrl?: string;
@@ -194,6 +197,7 @@ export function createContext(options: ContextOptions = {}): Context {
   return {
     paths: resolvePaths(env),
     env,
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     log: options.log ?? silentLogger,
     interactive: options.interactive ?? false,
     indexUrl: normalizeIndexUrl(options.indexUrl ?? (env.YEP_EXT_INDEX || DEFAULT_INDEX_URL)),

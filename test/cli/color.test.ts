@@ -61,7 +61,7 @@ describe('piped', () => {
     expect(list.code, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout)).toMatchObject({ extensions: [] });
     const help = await runCli(['doctor', '--help'], { env: home.env });
-    expect(help.stdout).toMatch(/GLOBAL FLAGS\n {2}--json +Format output as json\.\n {2}--no-color +No colours/);
+    expect(help.stdout).toMatch(/GLOBAL FLAGS\n[\s\S]*? {2,}--json +Format output as json\.\n {2,}--no-color +No colours/);
     const tab = await runCli(['__complete', 'remove', '--no-'], { env: home.env });
     expect(tab.stdout).toContain('--no-color');
   });

@@ -235,7 +235,8 @@ describe('yep-ext enable / disable (no TTY)', () => {
     const r = await runCli(['enable', 'nothere'], { env: home.env });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('yep-ext install nothere');
-    expect((await runCli(['enable', '../etc'], { env: home.env })).code).toBe(2);
+    // A path is read as the directory an extension may be installed from: none is.
+    expect((await runCli(['enable', '../etc'], { env: home.env })).code).toBe(3);
     expect((await runCli(['disable', 'a/b'], { env: home.env })).code).toBe(2);
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(settingsFile, Buffer.alloc(32));

@@ -160,7 +160,9 @@ describe('bad inputs leave store, lock, settings and secrets unchanged', () => {
       4,
       /must match/,
     ],
-    ['remove ../x', () => ['remove', '../x'], 2, /Invalid extension name/],
+    // A path is read as the directory an extension came from (never joined onto the store): none did.
+    ['remove ../x', () => ['remove', '../x'], 3, /No installed extension comes from the directory \.\.\/x/],
+    ['remove a:b', () => ['remove', 'a:b'], 2, /Invalid extension name/],
     ['remove unknown', () => ['remove', 'ghost'], 3, /"ghost" is not installed/],
     ['empty spec', () => ['install', ''], 2, /empty source/],
   ];

@@ -87,6 +87,42 @@ describeNeeding(need(HAS_SCRIPT, '`script` from util-linux (Debian package bsdut
     expect(readFileSync(join(home.configDir, 'connections.toml'), 'utf8')).toBe(`["ext:logfire"]\ntoken = "${CANARY}"\n`);
   });
 
+  it('--no-color: the prompts draw no SGR sequence, as the rest of the output; on a colour terminal without it they are coloured', async () => {
+    const SGR = /\u001b\[[0-9;]*m/;
+    const { NO_COLOR: _, ...colourEnv } = home.env;
+    const steps: [RegExp, string][] = [
+      [/logfire\.token - API token \(hidden\)/, `${CANARY}\r`],
+      [/logfire\.endpoint - Where traces go \(string\)/, 'nope\r'],
+      [/must match format "uri"/, '\u0015https://logfire.example\r'],
+      [/logfire\.mode/, '\u001b[B\r'],
+    ];
+    const plain = await driveCliInPty(['enable', 'logfire', '--no-color'], steps, { env: colourEnv });
+    expect(plain.code, plain.output).toBe(0);
+    expect(plain.output).toContain('logfire.mode');
+    expect(plain.output).not.toMatch(SGR);
+    // The run it is compared with: the same terminal and environment, colour allowed.
+    await runCli(['disable', 'logfire'], { env: home.env });
+    await runCli(['set-secret', 'logfire', 'token', '--unset'], { env: home.env });
+    const coloured = await driveCliInPty(['enable', 'logfire'], steps, { env: colourEnv });
+    expect(coloured.code, coloured.output).toBe(0);
+    expect(coloured.output).toMatch(SGR);
+    // A yes/no question (confirm) and `new`'s questions (select, text) follow the same decision.
+    const { b } = await installFirstTwin();
+    const asked = await driveCliInPty(['install', b, '--no-color'], [[/Replace it\?/, 'n\r']], { env: colourEnv });
+    expect(asked.code, asked.output).toBe(130);
+    expect(asked.output).not.toMatch(SGR);
+    const made = await driveCliInPty(
+      ['new', 'clock', '--no-color'],
+      [
+        [/Language of the server/, '\r'],
+        [/Name of its first tool/, '\r'],
+      ],
+      { env: colourEnv, cwd: home.root },
+    );
+    expect(made.code, made.output).toBe(0);
+    expect(made.output).not.toMatch(SGR);
+  });
+
   /** Two path packages with one name, the first installed: installing the second asks to replace it. */
   async function installFirstTwin(): Promise<{ a: string; b: string; lock: string }> {
     const src = join(home.root, 'src');

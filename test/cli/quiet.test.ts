@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempHome, REPO_ROOT, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
+import { agentView } from '../helpers/agent-view.js';
 
 // -q as cargo's: at most the one result line on success; warnings, errors and what consent is asked for still shown.
 let home: TempHome;
@@ -50,6 +52,60 @@ describe('-q', () => {
     expect(out.every((l) => !/^\s+pass\s/.test(l))).toBe(true);
     expect(out.some((l) => /^\s+fail\s/.test(l))).toBe(true);
     expect(out.at(-1)).toMatch(/^doctor broken: \d+ failed/);
+  });
+});
+
+describe('-q and -v on every command', () => {
+  it('every command in the table takes -q, --quiet, -v and --verbose, lists them in its help under GLOBAL FLAGS and completes them after Tab', async () => {
+    const { COMMANDS } = await import('../../src/cli/command-table.js');
+    for (const id of Object.keys(COMMANDS)) {
+      const words = id.split(':');
+      // `help --help` is the root help, which lists no flags.
+      if (id !== 'help') {
+        const help = await run([...words, '--help']);
+        expect(help.code, id).toBe(0);
+        const global = help.stdout.slice(help.stdout.indexOf('GLOBAL FLAGS'));
+        expect(global, id).toMatch(/-q, --quiet +Print at most the result line/);
+        expect(global, id).toMatch(/-v, --verbose +Show each request/);
+      }
+      // Parsed by every command: a usage error would be exit 2.
+      expect((await run([...words, '-q', '--help'])).code, id).toBe(0);
+      const tab = await run(['__complete', ...words, '--']);
+      expect(tab.stdout, id).toContain('--quiet');
+      expect(tab.stdout, id).toContain('--verbose');
+    }
+  });
+
+  it('new -q, enable -q, config set -q, disable -q, remove -q: the one result line each, and the state they promise', async () => {
+    const made = await run(['new', 'qq', '-q']);
+    expect(made.code, made.stderr).toBe(0);
+    expect(lines(made.stdout)).toEqual([expect.stringMatching(/^Created \.\/qq: qq, /)]);
+    expect(existsSync(join(home.root, 'qq', 'plugin.json'))).toBe(true);
+    const dir = writePackage(join(home.root, 'src', 'cfg'), {
+      name: 'cfg',
+      yolop: { config_schema: { type: 'object', properties: { mode: { type: 'string' } } } },
+    });
+    expect((await run(['install', '-q', dir])).code).toBe(0);
+    const enable = await run(['enable', 'cfg', '-q', '--config', 'mode=fast']);
+    expect(enable.code, enable.stderr).toBe(0);
+    expect(lines(enable.stdout)).toEqual(['Enabled cfg.']);
+    expect(agentView(home.configDir).cfg?.config).toEqual({ mode: 'fast' });
+    const set = await run(['config', 'set', 'cfg', 'mode=slow', '--quiet']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(lines(set.stdout)).toEqual([expect.stringMatching(/^Saved mode for cfg in settings\.toml\.$/)]);
+    expect(agentView(home.configDir).cfg?.config).toEqual({ mode: 'slow' });
+    const disable = await run(['disable', 'cfg', '-q']);
+    expect(disable.code, disable.stderr).toBe(0);
+    expect(lines(disable.stdout)).toHaveLength(1);
+    expect(agentView(home.configDir).cfg).toBeUndefined();
+    const remove = await run(['remove', '-q', 'cfg']);
+    expect(remove.code, remove.stderr).toBe(0);
+    expect(lines(remove.stdout)).toHaveLength(1);
+    expect(existsSync(join(home.configDir, 'extensions', 'cfg'))).toBe(false);
+    // An error is still shown under -q.
+    const missing = await run(['enable', 'cfg', '-q']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/^error: /);
   });
 });
 

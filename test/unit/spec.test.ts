@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseSpec } from '../../src/core/sources/spec.js';
 
@@ -30,6 +33,9 @@ describe('parseSpec', () => {
     ['/abs/ext', { kind: 'path', path: '/abs/ext' }],
     ['~/ext', { kind: 'path', path: '/home/u/ext' }],
     ['.', { kind: 'path', path: '/work/here' }],
+    // What shell completion types: no crate name or git URL ends in `/`.
+    ['my-ext/', { kind: 'path', path: '/work/here/my-ext' }],
+    ['sub/my-ext/', { kind: 'path', path: '/work/here/sub/my-ext' }],
   ])('%s', (text, expected) => {
     expect(parseSpec(text, cwd, home)).toMatchObject(expected);
   });
@@ -49,6 +55,22 @@ describe('parseSpec', () => {
     const s = parseSpec(text, cwd, home);
     expect(s.kind).toBe('invalid');
     expect(s.kind === 'invalid' && s.reason).toContain(reason);
+  });
+
+  it('reads a word that is no crate name as the package directory it names here, and a crate name as a crate even then', () => {
+    const here = mkdtempSync(join(tmpdir(), 'spec-'));
+    try {
+      for (const d of ['examples/echo', 'lsp', 'plain/dir']) mkdirSync(join(here, d), { recursive: true });
+      writeFileSync(join(here, 'examples/echo/plugin.json'), '{}');
+      writeFileSync(join(here, 'lsp/plugin.json'), '{}');
+      expect(parseSpec('examples/echo', here, home)).toMatchObject({ kind: 'path', path: join(here, 'examples/echo') });
+      // npm's rule: a bare valid name is the registry's, even beside a same-named folder.
+      expect(parseSpec('lsp', here, home)).toMatchObject({ kind: 'crate', crate: 'yolop-extension-lsp' });
+      // A directory without plugin.json is no package: still the crate-name error.
+      expect(parseSpec('plain/dir', here, home).kind).toBe('invalid');
+    } finally {
+      rmSync(here, { recursive: true, force: true });
+    }
   });
 
   it('is total: never throws on arbitrary text', () => {

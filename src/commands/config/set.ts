@@ -12,14 +12,18 @@ export default defineCommand({
   ],
   strict: false,
   args: {
-    name: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
+    name: Args.string({
+      ignoreStdin: true,
+      required: true,
+      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
+    }),
     values: Args.string({ ignoreStdin: true, required: true, description: 'KEY=VALUE pairs (one or more).' }),
   },
   flags: { ...profileFlag },
   async run(io, { args, flags, argv }) {
     const [{ setConfig }, { renderConfigSet }] = await Promise.all([import('../../core/operations/config.js'), import('../../cli/render-config.js')]);
     const result = await setConfig(io.context(), args.name, argv.slice(1), flags.profile !== undefined ? { profile: flags.profile } : {});
-    if (!io.json) io.log(renderConfigSet(result));
+    if (!io.json) io.log(renderConfigSet(result, flags.quiet === true));
     return result;
   },
 });

@@ -7,7 +7,11 @@ export default defineCommand({
   description: `Each field the extension declares: its value in effect (settings.toml, or the profile over it; else the manifest's default), whether it is required, and the variable yolop passes it as. A secret is only ever "set" or "unset": its value is never shown. The host's \`yolop extensions config show\`.`,
   examples: ['<%= config.bin %> config show logfire', '<%= config.bin %> config show logfire --json', '<%= config.bin %> config show logfire --profile work'],
   args: {
-    name: Args.string({ ignoreStdin: true, required: true, description: 'Installed extension name (the crate spelling yolop-extension-<name> works too).' }),
+    name: Args.string({
+      ignoreStdin: true,
+      required: true,
+      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
+    }),
   },
   flags: { ...profileFlag },
   async run(io, { args, flags }) {

@@ -12,7 +12,7 @@ import { configStatus, missingFields, type FieldStatus } from '../settings/confi
 import { profileFile } from '../settings/profiles.js';
 import { readExtensionSettings, setExtensionConfig } from '../settings/settings.js';
 import { withInstallLock } from '../store/install-lock.js';
-import { resolveExtensionName } from '../store/installed-name.js';
+import { resolveInstalled } from '../store/installed-name.js';
 import { assertStillInstalled, loadInstalledManifest } from '../store/installed-manifest.js';
 import { parseConfigAssignments } from './enable.js';
 
@@ -63,7 +63,7 @@ async function showFor(ctx: Context, name: string, scope: ConfigScope): Promise<
 
 /** The config of an installed extension as the host would hand it to the server. */
 export async function showConfig(ctx: Context, input: string, scope: ConfigScope = {}): Promise<ConfigShowResult> {
-  const name = resolveExtensionName(ctx.paths, input);
+  const name = await resolveInstalled(ctx, input);
   if (scope.profile !== undefined) profileFile(ctx.paths, scope.profile);
   return showFor(ctx, name, scope);
 }
@@ -74,7 +74,7 @@ export async function showConfig(ctx: Context, input: string, scope: ConfigScope
  * `enable` brings them back (settings.ts `setExtensionConfig`).
  */
 export async function setConfig(ctx: Context, input: string, assignments: string[], scope: ConfigScope = {}): Promise<ConfigSetResult> {
-  const name = resolveExtensionName(ctx.paths, input);
+  const name = await resolveInstalled(ctx, input);
   if (scope.profile !== undefined) profileFile(ctx.paths, scope.profile);
   const manifest = await loadInstalledManifest(ctx.paths, name);
   // Refused before the lock is taken: an unknown field, a secret, a value of the wrong type.

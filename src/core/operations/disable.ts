@@ -4,7 +4,7 @@
  * Works for a name that is no longer installed but still has a table, so a
  * leftover entry can always be switched off.
  */
-import { resolveExtensionName } from '../store/installed-name.js';
+import { resolveInstalled } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { storeExists, withInstallLock } from '../store/install-lock.js';
 import { isInstalled, notInstalled } from '../store/installed-manifest.js';
@@ -21,7 +21,7 @@ export interface DisableResult {
 }
 
 export async function runDisable(ctx: Context, input: string, options: { profile?: string } = {}): Promise<DisableResult> {
-  const name = resolveExtensionName(ctx.paths, input);
+  const name = await resolveInstalled(ctx, input);
   const unknown = () => notInstalled(name, 'Run `yep-ext list` to see what is installed.');
   // A profile that does not exist is refused first (E_NOT_FOUND naming the ones there are).
   if (options.profile !== undefined) profileFile(ctx.paths, options.profile);

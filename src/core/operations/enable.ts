@@ -11,7 +11,7 @@
  * E_SETUP_INCOMPLETE (exit 10) listing the exact commands that finish the setup.
  */
 import { configFields, type ConfigField, type Manifest } from '../package/manifest.js';
-import { resolveExtensionName } from '../store/installed-name.js';
+import { resolveInstalled } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { checkAgainstAgent } from '../agent/agent-version.js';
 import { describeVerdict, type EnginesVerdict } from '../agent/engines.js';
@@ -266,7 +266,7 @@ async function warnNotReady(ctx: Context, name: string, manifest: Manifest, fiel
 
 /** Enable an installed extension, setting config and asking for missing required fields. */
 export async function runEnable(ctx: Context, input: string, options: EnableOptions = {}): Promise<EnableResult> {
-  const name = resolveExtensionName(ctx.paths, input);
+  const name = await resolveInstalled(ctx, input);
   // A profile that does not exist is refused before anything is read or asked.
   if (options.profile !== undefined) profileFile(ctx.paths, options.profile);
   const scope = { profile: options.profile };

@@ -15,7 +15,7 @@ import { YepError, isYepError } from '../errors.js';
 import { findEntry, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
-import { resolveExtensionName } from '../store/installed-name.js';
+import { lookUpInstalled } from '../store/installed-name.js';
 import { configFields, loadManifest, type Manifest } from '../package/manifest.js';
 import { homeDir, packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
@@ -229,33 +229,35 @@ async function unlockedInfo(ctx: Context, name: string, profile?: string): Promi
   };
 }
 
-export async function extensionInfo(runCtx: Context, input: string, cwd: string = process.cwd(), options: { profile?: string } = {}): Promise<InfoResult> {
+export async function extensionInfo(
+  runCtx: Context,
+  input: string,
+  cwd: string = runCtx.cwd ?? process.cwd(),
+  options: { profile?: string } = {},
+): Promise<InfoResult> {
   // A profile that does not exist is refused before anything else.
   if (options.profile !== undefined) profileFile(runCtx.paths, options.profile);
   // The policy's min_age is a floor of the cooldown, as for install, update and outdated.
   const { ctx } = withPolicy(runCtx);
   const lock = await loadLockAsRecorded(ctx);
-  let name: string | undefined;
-  try {
-    name = resolveExtensionName(ctx.paths, input);
-  } catch {
-    name = undefined; // not a name: maybe a spec
-  }
+  // The resolver every command naming an installed extension uses: a name, or a source it was installed from.
+  const found = lookUpInstalled(ctx, lock, input, cwd);
+  const name = found.name;
   const entry = name !== undefined ? findEntry(lock, name) : undefined;
   if (entry) return installedInfo(ctx, entry, options.profile);
   // In the store but pinned by no lock entry: yolop finds it, so it is installed, not a registry question.
   if (name !== undefined && unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name))
     return unlockedInfo(ctx, name, options.profile);
-  const spec = parseSpec(input, cwd, homeDir(ctx.env));
+  const spec = found.spec ?? parseSpec(input, cwd, homeDir(ctx.env));
   if (spec.kind === 'invalid') {
     throw new YepError('E_NOT_INSTALLED', `"${input}" is not installed, and not a source yep-ext can read: ${spec.reason}.`, {
       hint: '`yep-ext list` shows what is installed; `yep-ext info <crate>` shows what crates.io lists.',
     });
   }
-  // A directory installed in place (`yep-ext info .` in the package being written), or a crate
-  // installed under its own name (`info crates.io:yolop-extension-x`): that installed extension.
+  // A bare word that names no installed extension may still be the crate one was installed
+  // from under another name (a source typed as one was matched by lookUpInstalled already).
   const source = sourceFor(spec.kind);
-  const same = lock.entries.find((e) => e.source.type === spec.kind && source.namesInstalled?.(spec, e.source) === true);
+  const same = found.spec === undefined ? lock.entries.find((e) => e.source.type === spec.kind && source.namesInstalled?.(spec, e.source) === true) : undefined;
   if (same) return installedInfo(ctx, same, options.profile);
   // settings.toml enables it, but nothing installs it: yolop is told to load what is not there
   // (list and verify name it so); info said only what the registry lists, or "No crate named".

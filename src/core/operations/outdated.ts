@@ -196,7 +196,7 @@ export async function outdatedReport(runCtx: Context, names: readonly string[] =
   // The policy's min_age is a floor of the cooldown, as for install and update.
   const { ctx } = withPolicy(runCtx);
   const lock = await loadLockAsRecorded(ctx);
-  const entries = lockEntriesNamed(ctx.paths, lock, names);
+  const entries = lockEntriesNamed(ctx, lock, names);
   const items = await outdatedRows(ctx, entries);
   return { items, unlocked: names.length === 0 ? await unlockedSince(ctx.paths, lock) : [] };
 }

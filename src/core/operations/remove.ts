@@ -5,7 +5,7 @@
  * deleted by hand; a crash of an older version) is cleaned up too: the host still reads that
  * table, and no other command would remove them (store/leftovers.ts).
  */
-import { resolveExtensionName } from '../store/installed-name.js';
+import { resolveInstalled } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { storeExists, withInstallLock } from '../store/install-lock.js';
@@ -70,7 +70,7 @@ export function describeLeftovers(l: { settings: boolean; secrets: boolean; file
 const notInstalled = (name: string): YepError => notInstalledError(name, 'Run `yep-ext list` to see what is installed.');
 
 export async function removeExtension(ctx: Context, input: string): Promise<RemoveOutcome> {
-  const name = resolveExtensionName(ctx.paths, input);
+  const name = await resolveInstalled(ctx, input);
   // No store and nothing left behind: refused without creating the store for its lock.
   if (!storeExists(ctx)) {
     const left = await leftoversOf(ctx, name);

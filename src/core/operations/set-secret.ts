@@ -4,7 +4,7 @@
  * read by the CLI only after the field is known to be valid, so nobody types a
  * credential for a field that will be refused.
  */
-import { resolveExtensionName } from '../store/installed-name.js';
+import { resolveInstalled } from '../store/installed-name.js';
 import type { Context } from '../context.js';
 import { assertConfigValue, checkTypedText } from '../settings/config-values.js';
 import type { PromptValidator } from './enable.js';
@@ -72,7 +72,7 @@ function secretField(manifest: Manifest, key: string): ConfigField {
 }
 
 export async function runSetSecret(ctx: Context, input: string, key: string, options: SetSecretOptions = {}): Promise<SetSecretResult> {
-  const name = resolveExtensionName(ctx.paths, input);
+  const name = await resolveInstalled(ctx, input);
   const keychain = keychainOptions(ctx);
   const base = { name, field: key, file: ctx.paths.secretsFile };
   if (options.unset) {

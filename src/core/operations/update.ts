@@ -226,7 +226,7 @@ export async function updateExtensions(runCtx: Context, options: UpdateOptions):
   if (!options.dryRun) await recoverIfStore(ctx);
   const lock = await loadStoreLock(ctx.paths);
   // No names: every locked extension, within its recorded requirement (npm's and cargo's `update`).
-  const entries = options.all ? lock.entries : lockEntriesNamed(ctx.paths, lock, options.names);
+  const entries = options.all ? lock.entries : lockEntriesNamed(ctx, lock, options.names);
 
   // Plan concurrently (each is mostly one index request or one ls-remote).
   const planned = await pMap(

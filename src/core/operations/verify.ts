@@ -13,7 +13,7 @@ import { enabledButAbsentMessage, enabledButAbsentNow, interruptedMessage, unloc
 import { interruptedChanges, type InterruptedChange } from '../store/interrupted-changes.js';
 import { custodyOf, custodyReport, type CustodyReport } from '../store/custody.js';
 import { findLeftovers, leftoverMessage, type Leftover } from '../store/leftovers.js';
-import { resolveExtensionName } from '../store/installed-name.js';
+import { installedNameIn } from '../store/installed-name.js';
 import { resolveInstalledDir } from '../store/installed-dir.js';
 import { INSTALL_MOVED_DIR, notInstalled } from '../store/installed-manifest.js';
 import { checkEntry, editedInPlace, repairCommand, type EntryVerification, type VerifyProblem } from '../store/entry-check.js';
@@ -186,7 +186,7 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
     names.length === 0
       ? lock.entries
       : names.flatMap((n) => {
-          const name = resolveExtensionName(ctx.paths, n);
+          const name = installedNameIn(ctx, lock, n);
           const entry = findEntry(lock, name);
           if (entry) return [entry];
           if (unlockedPackages(ctx.paths, new Set(lock.entries.map((e) => e.name))).includes(name)) {

@@ -1,13 +1,18 @@
 /**
  * parseSpec: the one pure, total parser from what a user typed to what to fetch
  * (the npm-package-arg pattern). Host grammar (host-compat §3) with its flaws fixed:
- * - a bare word is always a crate, even when a same-named directory exists; paths
- *   must be explicit (`./x`, `../x`, `/x`, `~/x`, `.`);
+ * - a bare word that is a valid crate name is always a crate, even when a same-named
+ *   directory exists (npm reads a bare name as a registry name too); paths are explicit
+ *   (`./x`, `../x`, `/x`, `~/x`, `.`), or a word no crate name or git URL can be: one
+ *   ending in `/` (what shell completion types: `my-ext/`), or one that names a
+ *   directory holding plugin.json here (`examples/echo-node`), as npm reads a spec
+ *   with a slash as a folder;
  * - crate versions accept cargo requirement syntax (resolution lives in the crates source);
  * - git refs may contain `/` through the `#ref` form (`url#feature/x`), as npm does.
  */
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { CRATE_PREFIX } from '../package/names.js';
 import { sanitize } from '../text/sanitize.js';
 import { hasUrlCredential } from '../text/redact.js';
@@ -112,7 +117,8 @@ function parseGit(raw: string, text: string): Spec {
 }
 
 /**
- * Parse spec text. `cwd` and `home` resolve relative and `~` paths. Never throws:
+ * Parse spec text. `cwd` and `home` resolve relative and `~` paths; the only file
+ * read is a plugin.json's existence, for a word that is no crate name. Never throws:
  * bad text yields `{kind: "invalid", reason}`.
  */
 export function parseSpec(input: string, cwd: string = process.cwd(), home: string = homedir()): Spec {
@@ -131,7 +137,20 @@ export function parseSpec(input: string, cwd: string = process.cwd(), home: stri
     return { kind: 'path', raw, path: expanded };
   }
   if (text.startsWith('-')) return { kind: 'invalid', raw, reason: 'a source cannot start with "-"' };
-  return parseCrate(raw, text, true);
+  // No crate name holds a `/` and a git URL has `://` or `git@`: a word ending in `/` is a directory.
+  if (text.endsWith('/')) return { kind: 'path', raw, path: resolve(cwd, text) };
+  const crate = parseCrate(raw, text, true);
+  // Not a crate name, and a package directory here: the directory, not an error telling to write ./ before it.
+  if (crate.kind === 'invalid' && holdsManifest(resolve(cwd, text))) return { kind: 'path', raw, path: resolve(cwd, text) };
+  return crate;
+}
+
+function holdsManifest(dir: string): boolean {
+  try {
+    return statSync(join(dir, 'plugin.json')).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Short human label for a spec (used in progress lines and errors). */
