@@ -95,12 +95,15 @@ const inside = (root: string, p: string): boolean => {
  * spend most of its run idle between them.
  */
 function executableProblem(file: string, shown: string): string | undefined {
-  let l: Stats;
+  let l: Stats | undefined;
   try {
-    l = lstatSync(file);
+    // A missing file is the common answer (each PATH directory without the program): told
+    // without an exception, whose construction costs more than the lstat.
+    l = lstatSync(file, { throwIfNoEntry: false });
   } catch (e) {
     return errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? 'missing' : `cannot be read (${errnoCode(e) ?? String(e)})`;
   }
+  if (!l) return 'missing';
   let s: Stats;
   try {
     s = statSync(file);
@@ -229,7 +232,7 @@ function findOnPath(name: string, dirs: string[]): string | undefined {
 /** A regular file (symlinks followed), as the host's `is_file` asks. */
 function isFile(p: string): boolean {
   try {
-    return statSync(p).isFile();
+    return statSync(p, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
     return false;
   }
