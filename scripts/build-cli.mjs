@@ -30,7 +30,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -289,18 +289,34 @@ if (metaIndex > 0) {
 // reads it (bin/run.js requires the bundle plainly there), and a cache only fits the V8 that
 // made it: built by such a Node it would be dead weight in the package.
 // The cache holds what was compiled when it was made: the top level, and what these runs
-// compiled in an empty home: the dispatcher, the parser, `list` (the hottest command: host
-// integrations and scripts run it on every start), a usage error, and the start of the
-// commands CI and the authoring loop repeat (a frozen install, doctor).
+// compiled: the dispatcher, the parser, `list` (the hottest command: host integrations and
+// scripts run it on every start), a usage error, and the start of the commands CI and the
+// authoring loop repeat (a frozen install, doctor). They run in a home holding one enabled
+// extension (examples/echo-node, installed from a copy by other processes, so that the
+// install's own code stays out of the cache): what every installed entry costs `list` (its
+// manifest checked against the schema, its tree and server command checked, settings.toml
+// parsed) is then in the cache, not compiled again on every run.
 const WARM_RUNS = [['list', '--json'], ['list'], ['list', '--no-such-flag'], ['install', '--frozen', '--json'], ['doctor', './no-such-package', '--json']];
 if (!(await import('node:module')).default.enableCompileCache) {
   const file = join(DIST, 'bundle', 'cli.cjs');
   const home = mkdtempSync(join(tmpdir(), 'yep-code-cache-'));
-  const made = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      `const file = ${JSON.stringify(file)};
+  const env = { ...process.env, NODE_ENV: 'production', HOME: home, YOLOP_CONFIG_DIR: join(home, 'config'), YEP_EXT_CACHE_DIR: 'off' };
+  let made;
+  try {
+    const example = join(home, 'echo-node');
+    cpSync(join(ROOT, 'examples', 'echo-node'), example, { recursive: true });
+    for (const argv of [
+      ['install', example],
+      ['enable', 'echo-node'],
+    ]) {
+      const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'run.js'), ...argv], { stdio: ['ignore', 'ignore', 'inherit'], env });
+      if (r.status !== 0) throw new Error(`preparing the code cache's home: ${argv.join(' ')} failed (status ${r.status})`);
+    }
+    made = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const file = ${JSON.stringify(file)};
 const WARM_RUNS = ${JSON.stringify(WARM_RUNS)};
 let make;
 const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
@@ -310,13 +326,12 @@ const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, async 
   for (const argv of WARM_RUNS) await cli.runCli(argv, io);
   require('node:fs').writeFileSync(file + '.v8cache', make());
 })();`,
-    ],
-    {
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, NODE_ENV: 'production', HOME: home, YOLOP_CONFIG_DIR: join(home, 'config'), YEP_EXT_CACHE_DIR: 'off' },
-    },
-  );
-  rmSync(home, { recursive: true, force: true });
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'], env },
+    );
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
   if (made.status !== 0) throw new Error(`writing the code cache of cli.cjs failed (status ${made.status})`);
 }
 writeFileSync(
