@@ -206,6 +206,10 @@ module.exports = new Proxy({}, {
     }));
   },
 };
+// The head of cli.cjs's text (see where it is written, below): the module function, which
+// a module load calls and a script run returns.
+const CLI_MODULE_FUNCTION_HEAD =
+  '(function (f) { return this === globalThis ? f : f(exports, require, module, __filename, __dirname); }).call(this, function (exports, require, module, __filename, __dirname) {';
 // cli.cjs's entry: getters, so that loading the file evaluates nothing but them.
 const cliEntry = [
   'module.exports = Object.defineProperties({}, {',
@@ -276,11 +280,19 @@ if (metaIndex > 0) {
 // The bundle is ASCII (esbuild escapes the rest; the few characters it leaves raw, in
 // regular expression literals, are escaped here), so bin/run.js reads it as latin1,
 // which decodes faster than UTF-8 and is the same text.
+// Its text is also the module function itself, so that bin/run.js compiles the file's text
+// as it is read: wrapping it there (Module.wrap) made V8 copy the whole text once more
+// into one flat string, on every run. Required as a module (Node 22+, oclif's manifest),
+// the same text calls that function with the module's own bindings; run as a script
+// (bin/run.js: vm.Script, where `this` is the global object) it is the function. The build
+// id stays the last line (bin/run.js: requireWithCodeCache).
 {
   const file = join(DIST, 'bundle', 'cli.cjs');
   const text = readFileSync(file, 'utf8');
   const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  if (ascii !== text) writeFileSync(file, ascii);
+  const footer = /\n(\/\/ yep-build [0-9a-f]+)\n?$/.exec(ascii);
+  if (!footer) throw new Error('cli.cjs has no build id on its last line');
+  writeFileSync(file, `${CLI_MODULE_FUNCTION_HEAD}${ascii.slice(0, footer.index)}\n});\n${footer[1]}\n`);
 }
 // cli.cjs's V8 code cache (dist/bundle/cli.cjs.v8cache), for Node 20, which has no compile
 // cache of its own: made by this Node in a fresh process with no V8 flags set, as bin/run.js
