@@ -22,6 +22,7 @@ const WORD_RE = /[\p{L}\p{M}\p{N}]+/gu;
 /** Scripts with letters that look like Latin ones (UTS #39 confusables): `Grееts` with Cyrillic е. */
 const LOOKALIKE_RE = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}\p{Script=Coptic}\p{Script=Lisu}]/gu;
 const LATIN_RE = /\p{Script=Latin}/u;
+const PRINTABLE_ASCII_RE = /^[\t\n\x20-\x7e]*$/;
 
 const escapeChar = (c: string): string => {
   const cp = c.codePointAt(0) as number;
@@ -33,7 +34,10 @@ const unmask = (word: string): string => (LATIN_RE.test(word) && word.search(LOO
 
 export function sanitize(text: string, options: { keepNewlines?: boolean; max?: number; secrets?: readonly string[] } = {}): string {
   const secrets = options.secrets ?? [];
-  let s = redactText(text, secrets).replace(CONTROL_RE, escapeChar).replace(WORD_RE, unmask);
+  let s = redactText(text, secrets);
+  // Printable ASCII holds no character either pass changes (a control is below 0x20 or 0x7f, a
+  // look-alike letter is not ASCII): most text skips them, and their Unicode tables are built only for the rest.
+  if (!PRINTABLE_ASCII_RE.test(s)) s = s.replace(CONTROL_RE, escapeChar).replace(WORD_RE, unmask);
   if (!options.keepNewlines) s = s.replace(/\n/g, '\\n');
   return truncateRedacted(s, options.max ?? 2000, secrets, { marker: (total, kept) => `…(${total - kept} more)` });
 }
