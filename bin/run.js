@@ -101,7 +101,8 @@ function requireWithCodeCache(file, { write } = {}) {
   const vm = require('node:vm');
   // V8 keeps the script name a cache was made under, whatever name it is later read under: the
   // build makes it under a neutral name, and stack traces name the installed file instead.
-  const script = new vm.Script(Module.wrap(source), {
+  // The file's text is the module function (scripts/build-cli.mjs): compiled as read, never copied into a wrapper.
+  const script = new vm.Script(source, {
     filename: write ? CACHED_SCRIPT_NAME : file,
     ...(cached ? { cachedData: cached.subarray(tag.length) } : {}),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

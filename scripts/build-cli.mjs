@@ -30,7 +30,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -206,6 +206,10 @@ module.exports = new Proxy({}, {
     }));
   },
 };
+// The head of cli.cjs's text (see where it is written, below): the module function, which
+// a module load calls and a script run returns.
+const CLI_MODULE_FUNCTION_HEAD =
+  '(function (f) { return this === globalThis ? f : f(exports, require, module, __filename, __dirname); }).call(this, function (exports, require, module, __filename, __dirname) {';
 // cli.cjs's entry: getters, so that loading the file evaluates nothing but them.
 const cliEntry = [
   'module.exports = Object.defineProperties({}, {',
@@ -276,11 +280,19 @@ if (metaIndex > 0) {
 // The bundle is ASCII (esbuild escapes the rest; the few characters it leaves raw, in
 // regular expression literals, are escaped here), so bin/run.js reads it as latin1,
 // which decodes faster than UTF-8 and is the same text.
+// Its text is also the module function itself, so that bin/run.js compiles the file's text
+// as it is read: wrapping it there (Module.wrap) made V8 copy the whole text once more
+// into one flat string, on every run. Required as a module (Node 22+, oclif's manifest),
+// the same text calls that function with the module's own bindings; run as a script
+// (bin/run.js: vm.Script, where `this` is the global object) it is the function. The build
+// id stays the last line (bin/run.js: requireWithCodeCache).
 {
   const file = join(DIST, 'bundle', 'cli.cjs');
   const text = readFileSync(file, 'utf8');
   const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  if (ascii !== text) writeFileSync(file, ascii);
+  const footer = /\n(\/\/ yep-build [0-9a-f]+)\n?$/.exec(ascii);
+  if (!footer) throw new Error('cli.cjs has no build id on its last line');
+  writeFileSync(file, `${CLI_MODULE_FUNCTION_HEAD}${ascii.slice(0, footer.index)}\n});\n${footer[1]}\n`);
 }
 // cli.cjs's V8 code cache (dist/bundle/cli.cjs.v8cache), for Node 20, which has no compile
 // cache of its own: made by this Node in a fresh process with no V8 flags set, as bin/run.js
@@ -288,19 +300,36 @@ if (metaIndex > 0) {
 // compiles as usual: requireWithCodeCache). A Node with its own compile cache (22.1+) never
 // reads it (bin/run.js requires the bundle plainly there), and a cache only fits the V8 that
 // made it: built by such a Node it would be dead weight in the package.
-// The cache holds what was compiled when it was made: the top level, and what these runs
-// compiled in an empty home: the dispatcher, the parser, `list` (the hottest command: host
-// integrations and scripts run it on every start), a usage error, and the start of the
-// commands CI and the authoring loop repeat (a frozen install, doctor).
-const WARM_RUNS = [['list', '--json'], ['list'], ['list', '--no-such-flag'], ['install', '--frozen', '--json'], ['doctor', './no-such-package', '--json']];
+// The cache holds what was compiled when it was made: the top level, and what `list` compiled
+// (the hottest command: host integrations and scripts run it on every start; the dispatcher
+// and the parser with it) in a home holding one enabled extension (examples/echo-node,
+// installed from a copy by other processes, so that the install's own code stays out of the
+// cache): what every installed entry costs `list` (its manifest checked against the schema,
+// its tree and server command checked, settings.toml parsed) is then in the cache, not
+// compiled again on every run. Every command reads the whole cache, so it holds nothing
+// else: warming a frozen install, doctor and a usage error as well made the cache a third
+// larger, `list` dearer, and those three no cheaper (docs/performance.md).
+const WARM_RUNS = [['list', '--json'], ['list']];
 if (!(await import('node:module')).default.enableCompileCache) {
   const file = join(DIST, 'bundle', 'cli.cjs');
   const home = mkdtempSync(join(tmpdir(), 'yep-code-cache-'));
-  const made = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      `const file = ${JSON.stringify(file)};
+  const env = { ...process.env, NODE_ENV: 'production', HOME: home, YOLOP_CONFIG_DIR: join(home, 'config'), YEP_EXT_CACHE_DIR: 'off' };
+  let made;
+  try {
+    const example = join(home, 'echo-node');
+    cpSync(join(ROOT, 'examples', 'echo-node'), example, { recursive: true });
+    for (const argv of [
+      ['install', example],
+      ['enable', 'echo-node'],
+    ]) {
+      const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'run.js'), ...argv], { stdio: ['ignore', 'ignore', 'inherit'], env });
+      if (r.status !== 0) throw new Error(`preparing the code cache's home: ${argv.join(' ')} failed (status ${r.status})`);
+    }
+    made = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const file = ${JSON.stringify(file)};
 const WARM_RUNS = ${JSON.stringify(WARM_RUNS)};
 let make;
 const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
@@ -310,13 +339,12 @@ const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, async 
   for (const argv of WARM_RUNS) await cli.runCli(argv, io);
   require('node:fs').writeFileSync(file + '.v8cache', make());
 })();`,
-    ],
-    {
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, NODE_ENV: 'production', HOME: home, YOLOP_CONFIG_DIR: join(home, 'config'), YEP_EXT_CACHE_DIR: 'off' },
-    },
-  );
-  rmSync(home, { recursive: true, force: true });
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'], env },
+    );
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
   if (made.status !== 0) throw new Error(`writing the code cache of cli.cjs failed (status ${made.status})`);
 }
 writeFileSync(

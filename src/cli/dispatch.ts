@@ -24,7 +24,6 @@ import { globalFlags } from './common-flags.js';
 import { writeError } from './report-error.js';
 import { clearStatus } from './status-area.js';
 import { setStdoutStyle } from './style.js';
-import { jsonRequested } from './unknown-command.js';
 
 /** `yep-ext --version`'s line (bin/run.js answers the plain `--version` itself, with the same words). */
 function versionLine(): string {
@@ -64,6 +63,16 @@ function splitCommand(argv: readonly string[]): [id: string, rest: string[]] {
   }
   if (words.length === 0) return [argv[0]!, argv.slice(1)];
   return [join(), argv.slice(words.length)];
+}
+
+/**
+ * True when --json comes before any `--` in argv (as oclif's own jsonEnabled decides). Here, not
+ * beside the unknown-command error, so that a command that runs does not load that module and the
+ * edit-distance library it uses.
+ */
+function jsonRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
 /** --no-color before any `--`: taken before parsing, so an error of the parse itself is plain too. */

@@ -69,9 +69,3 @@ export function unknownCommandError(id: string): YepError {
   const guess = topicTypoGuess(words) ?? closestMatches(typed, [...commandNames(), ...topicNames()])[0];
   return new YepError('E_USAGE', `"${typed}" is not a yep-ext command.`, { hint: guess ? `Did you mean \`yep-ext ${guess}\`? ${list}` : list });
 }
-
-/** True when --json comes before any `--` in argv (as oclif's own jsonEnabled decides). */
-export function jsonRequested(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
-}

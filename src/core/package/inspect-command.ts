@@ -95,12 +95,15 @@ const inside = (root: string, p: string): boolean => {
  * spend most of its run idle between them.
  */
 function executableProblem(file: string, shown: string): string | undefined {
-  let l: Stats;
+  let l: Stats | undefined;
   try {
-    l = lstatSync(file);
+    // A missing file is the common answer (each PATH directory without the program): told
+    // without an exception, whose construction costs more than the lstat.
+    l = lstatSync(file, { throwIfNoEntry: false });
   } catch (e) {
     return errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? 'missing' : `cannot be read (${errnoCode(e) ?? String(e)})`;
   }
+  if (!l) return 'missing';
   let s: Stats;
   try {
     s = statSync(file);
@@ -137,7 +140,7 @@ const ELF_MACHINES: Record<number, string> = {
 };
 
 /** Problems visible in the first bytes: wrong architecture, foreign format, a missing interpreter. */
-function formatProblem(file: string, shown: string, searchPath: string[]): { problem?: string; warning?: string } {
+function formatProblem(file: string, shown: string, searchPath: string[], check: ProgramCheck): { problem?: string; warning?: string } {
   let head: Buffer;
   try {
     // Through the regular-file guard: a FIFO swapped in after executableProblem's stat is refused, never read.
@@ -162,7 +165,7 @@ function formatProblem(file: string, shown: string, searchPath: string[]): { pro
   if (head.length >= 2 && head.toString('latin1', 0, 2) === 'MZ' && process.platform !== 'win32') {
     return { problem: `${shown} is a Windows executable; this is ${process.platform}` };
   }
-  if (head.toString('latin1', 0, 2) === '#!') return { ...shebangProblem(head, shown, searchPath) };
+  if (head.toString('latin1', 0, 2) === '#!') return { ...shebangProblem(head, shown, searchPath, check) };
   return { warning: `${shown} has no #! line and is not a known binary format: it would run as a /bin/sh script` };
 }
 
@@ -172,7 +175,7 @@ function formatProblem(file: string, shown: string, searchPath: string[]): { pro
  * (a relative one against the directory the server starts in, which is the workspace,
  * not the package), up to the end of the line (a Windows carriage return included).
  */
-function shebangProblem(head: Buffer, shown: string, searchPath: string[]): { problem?: string } {
+function shebangProblem(head: Buffer, shown: string, searchPath: string[], check: ProgramCheck): { problem?: string } {
   const raw = head.toString('utf8').split('\n')[0]!.slice(2);
   const line = raw.trim();
   const [interp, ...rest] = line.split(/\s+/);
@@ -186,7 +189,7 @@ function shebangProblem(head: Buffer, shown: string, searchPath: string[]): { pr
     return {
       problem: `${shown} starts with #!${line}, a relative interpreter path: the system looks for ${interp} from the directory the server starts in (the workspace), not from the package; name it by its absolute path or through env (#!/usr/bin/env ${name})`,
     };
-  const interpProblem = executableProblem(interp, interp);
+  const interpProblem = check(interp);
   if (interpProblem === 'missing')
     return {
       problem: `${shown} needs the interpreter ${interp} (its #! line), which is not on this machine: install ${name}, or start the script with #!/usr/bin/env ${name} so it is found on PATH`,
@@ -194,7 +197,7 @@ function shebangProblem(head: Buffer, shown: string, searchPath: string[]): { pr
   if (interpProblem !== undefined) return { problem: `${shown} needs the interpreter ${interp} (its #! line), but ${interpProblem}` };
   if (name === 'env') {
     const prog = rest.find((a) => !a.startsWith('-'));
-    if (prog && !prog.includes('=') && !findOnPath(prog, searchPath))
+    if (prog && !prog.includes('=') && !findOnPath(prog, searchPath, check))
       return {
         problem: `${shown} runs \`${prog}\` (#!${line}), which is not on the server's PATH: install ${prog}, or put the directory that holds it on PATH before yolop starts`,
       };
@@ -218,28 +221,48 @@ function leavesPackage(pkgReal: string, file: string): string | undefined {
   return inside(pkgReal, real) ? undefined : real;
 }
 
-function findOnPath(name: string, dirs: string[]): string | undefined {
+function findOnPath(name: string, dirs: string[], check: ProgramCheck): string | undefined {
   for (const dir of dirs) {
     const candidate = join(dir, name);
-    if (executableProblem(candidate, candidate) === undefined) return candidate;
+    if (check(candidate) === undefined) return candidate;
   }
   return undefined;
+}
+
+/** executableProblem of a file named by its own path (a #! interpreter, a PATH candidate). */
+type ProgramCheck = (file: string) => string | undefined;
+
+/**
+ * The answers of executableProblem for files named by their own path, kept by a caller that
+ * inspects many packages in one run (`list`, `verify`, a frozen install): fifty scripts that
+ * start with `#!/usr/bin/env node` would otherwise check /usr/bin/env and every PATH
+ * directory for `node` fifty times over.
+ */
+export type ProgramChecks = Map<string, string | undefined>;
+
+/** Files in the package are checked afresh each time: only what lies outside it is shared between packages. */
+function programCheck(pkgReal: string, known: ProgramChecks | undefined): ProgramCheck {
+  return (file) => {
+    if (!known || inside(pkgReal, file)) return executableProblem(file, file);
+    if (!known.has(file)) known.set(file, executableProblem(file, file));
+    return known.get(file);
+  };
 }
 
 /** A regular file (symlinks followed), as the host's `is_file` asks. */
 function isFile(p: string): boolean {
   try {
-    return statSync(p).isFile();
+    return statSync(p, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
     return false;
   }
 }
 
 /** Problems of a resolved program that would keep it from starting, or its warning. */
-function startProblem(file: string, shown: string, searchPath: string[]): { problem?: string; warning?: string } {
+function startProblem(file: string, shown: string, searchPath: string[], check: ProgramCheck): { problem?: string; warning?: string } {
   const problem = executableProblem(file, shown);
   if (problem) return { problem: problem === 'missing' ? `${shown} does not exist` : problem };
-  return formatProblem(file, shown, searchPath);
+  return formatProblem(file, shown, searchPath, check);
 }
 
 /**
@@ -260,6 +283,7 @@ export async function inspectServerCommand(
   command: string,
   inheritedPath: string,
   rule: LaunchRule = { kind: 'capability' },
+  known?: ProgramChecks,
 ): Promise<CommandInspection> {
   const key = rule.kind === 'mcp' ? `mcpServers.${rule.server}.command` : 'capabilityServer.command';
   if (command.trim() === '') return { ok: false, detail: `${key} is empty` };
@@ -271,26 +295,27 @@ export async function inspectServerCommand(
   } catch {
     pkgReal = resolve(packageDir);
   }
+  const check = programCheck(pkgReal, known);
   const bin = join(pkgReal, 'bin');
   // Empty PATH entries mean "the current directory" to execvp: never search those.
   const pathDirs = inheritedPath.split(delimiter).filter((d) => d !== '' && isAbsolute(d));
-  if (rule.kind === 'mcp') return inspectMcpCommand(pkgReal, packageDir, command, pathDirs, rule.cwd);
+  if (rule.kind === 'mcp') return inspectMcpCommand(pkgReal, packageDir, command, pathDirs, rule.cwd, check);
   const searchPath = [bin, ...pathDirs];
   if (command.endsWith('/')) {
     // A trailing "/" asks for a directory: the host's is_file of `bin/srv/` fails (ENOTDIR) and it starts nothing.
-    const named = inspectCommandPath(pkgReal, packageDir, command, searchPath);
+    const named = inspectCommandPath(pkgReal, packageDir, command, searchPath, check);
     return {
       ok: false,
       detail: `${key} ${JSON.stringify(command)} ends with "/": it names a directory, not a program to start`,
       ...(named.outside ? { outside: named.outside } : {}),
     };
   }
-  if (command.includes('/')) return inspectCommandPath(pkgReal, packageDir, command, searchPath);
-  return inspectBareName(pkgReal, command, searchPath);
+  if (command.includes('/')) return inspectCommandPath(pkgReal, packageDir, command, searchPath, check);
+  return inspectBareName(pkgReal, command, searchPath, check);
 }
 
 /** A command with a "/": the file itself, absolute or relative to the package directory. */
-function inspectCommandPath(pkgReal: string, packageDir: string, command: string, searchPath: string[]): CommandInspection {
+function inspectCommandPath(pkgReal: string, packageDir: string, command: string, searchPath: string[], check: ProgramCheck): CommandInspection {
   const shownCmd = JSON.stringify(command);
   // The host's rule: the file itself, absolute or relative to the package directory (no containment check).
   const file = isAbsolute(command) ? normalize(command) : resolve(pkgReal, command);
@@ -302,7 +327,7 @@ function inspectCommandPath(pkgReal: string, packageDir: string, command: string
       ? { via: 'absolute', target: file, how: `the absolute path ${file}, outside the package` }
       : { via: 'climbs', target: file, how: `${command} climbs out of the package to ${file}` };
   const shown = named ? relative(pkgReal, file) || file : file;
-  const { problem, warning } = startProblem(file, shown, searchPath);
+  const { problem, warning } = startProblem(file, shown, searchPath, check);
   if (problem) {
     const detail = outside ? `command ${shownCmd} names ${outside.how}, and ${problem.replace(`${shown} `, 'it ')}` : problem;
     return { ok: false, detail, ...(outside ? { outside } : {}) };
@@ -338,13 +363,13 @@ function inspectCommandPath(pkgReal: string, packageDir: string, command: string
 }
 
 /** A bare command name: the package's bin/ first (where the host puts it on PATH), then PATH. */
-function inspectBareName(pkgReal: string, command: string, searchPath: string[]): CommandInspection {
+function inspectBareName(pkgReal: string, command: string, searchPath: string[], check: ProgramCheck): CommandInspection {
   const bin = join(pkgReal, 'bin');
   const shownCmd = JSON.stringify(command);
   const inBin = join(bin, command);
   const binProblem = executableProblem(inBin, `bin/${command}`);
   if (binProblem === undefined) {
-    const fmt = formatProblem(inBin, `bin/${command}`, searchPath);
+    const fmt = formatProblem(inBin, `bin/${command}`, searchPath, check);
     if (fmt.problem) return { ok: false, detail: fmt.problem };
     const real = leavesPackage(pkgReal, inBin);
     if (real)
@@ -372,7 +397,7 @@ function inspectBareName(pkgReal: string, command: string, searchPath: string[])
       outside: notOnPath(`${command} is not in the package's bin/`),
     };
   const outside: OutsidePackage = { via: 'PATH', target: found, how: `${found}, found on PATH` };
-  const { problem, warning } = startProblem(found, found, searchPath);
+  const { problem, warning } = startProblem(found, found, searchPath, check);
   if (problem) return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside };
   return {
     ok: true,
@@ -398,14 +423,21 @@ function notOnPath(why: string): OutsidePackage {
  * with the server's PATH, no `<package>/bin` (module comment). Such a program is outside
  * the package unless an absolute path names a file in it.
  */
-function inspectMcpCommand(pkgReal: string, packageDir: string, command: string, pathDirs: string[], cwd: string | undefined): CommandInspection {
+function inspectMcpCommand(
+  pkgReal: string,
+  packageDir: string,
+  command: string,
+  pathDirs: string[],
+  cwd: string | undefined,
+  check: ProgramCheck,
+): CommandInspection {
   const shownCmd = JSON.stringify(command);
   if (command.includes('/')) {
     if (isAbsolute(command)) {
       const file = normalize(command);
       const named = inside(pkgReal, file) || inside(resolve(packageDir), file);
       const outside: OutsidePackage | undefined = named ? undefined : { via: 'absolute', target: file, how: `the absolute path ${file}, outside the package` };
-      const { problem, warning } = startProblem(file, file, pathDirs);
+      const { problem, warning } = startProblem(file, file, pathDirs, check);
       if (problem) return { ok: false, detail: problem, ...(outside ? { outside } : {}) };
       const real = named ? leavesPackage(pkgReal, file) : undefined;
       const link: OutsidePackage | undefined = real ? { via: 'symlink', target: real, how: `a symlink ${file} -> ${real} out of the package` } : undefined;
@@ -428,7 +460,7 @@ function inspectMcpCommand(pkgReal: string, packageDir: string, command: string,
     };
     if (cwd === undefined)
       return { ok: false, detail: `${shownCmd} names a file relative to the workspace yolop runs in, not a program in the package`, outside };
-    const { problem, warning } = startProblem(file, file, pathDirs);
+    const { problem, warning } = startProblem(file, file, pathDirs, check);
     if (problem) return { ok: false, detail: `${shownCmd} is relative to the workspace (${cwd}), and ${problem}`, outside };
     return { ok: true, path: file, where: 'outside', outside, detail: `${shownCmd} runs ${outside.how}`, ...(warning ? { warning } : {}) };
   }
@@ -442,7 +474,7 @@ function inspectMcpCommand(pkgReal: string, packageDir: string, command: string,
       outside: notOnPath('an MCP server is not looked up in the package'),
     };
   const outside: OutsidePackage = { via: 'PATH', target: found, how: `${found}, found on PATH` };
-  const { problem, warning } = startProblem(found, found, pathDirs);
+  const { problem, warning } = startProblem(found, found, pathDirs, check);
   if (problem) return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside };
   return { ok: true, path: found, where: 'outside', outside, detail: `${command} found on PATH at ${found}`, ...(warning ? { warning } : {}) };
 }

@@ -15,7 +15,7 @@ import type { Context } from '../context.js';
 import { isYepError } from '../errors.js';
 import { contentHash } from '../package/content-hash.js';
 import { sha256File } from '../fs/file-digest.js';
-import { inspectServerCommand } from '../package/inspect-command.js';
+import { inspectServerCommand, type ProgramChecks } from '../package/inspect-command.js';
 import { unbuiltServer, type UnbuiltServer } from '../package/server-build.js';
 import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
@@ -302,6 +302,9 @@ async function checkHashes(
   return undefined;
 }
 
+/** The checks of programs outside the packages (a #! interpreter, PATH's directories), shared by the entries of one command. */
+const programChecks = new WeakMap<Context, ProgramChecks>();
+
 /** Where the server command resolves, as the host resolves it; a server in the package that cannot run, or an unbuilt local one, noted. */
 async function checkCommand(
   ctx: Context,
@@ -311,7 +314,9 @@ async function checkCommand(
   run: { result: EntryVerification; binRel: string | undefined; linked: boolean },
 ): Promise<void> {
   const { result, binRel, linked } = run;
-  const inspected = await inspectServerCommand(dir, command, ctx.env.PATH ?? '');
+  const known = programChecks.get(ctx) ?? new Map<string, string | undefined>();
+  programChecks.set(ctx, known);
+  const inspected = await inspectServerCommand(dir, command, ctx.env.PATH ?? '', undefined, known);
   result.command = { ok: inspected.ok, detail: inspected.ok ? inspected.detail : inspected.detail };
   if (!inspected.ok) {
     let inPackage = false;

@@ -9,19 +9,28 @@
 import { redactText, truncateRedacted } from './redact.js';
 
 /**
- * What a terminal does not show as itself: controls (but tab and newline), format characters
- * (bidi overrides and marks, zero-width joiners), every default-ignorable code point (soft
- * hyphen, Hangul fillers, variation selectors, the tag characters U+E0000-E007F that spell
- * ASCII only a model reads), line and paragraph separators, private-use, unassigned and lone
- * surrogate code points.
+ * The Unicode expressions, built on first use (building one of property classes this large
+ * costs more than most runs spend on printable ASCII, which never needs them):
+ * - control: what a terminal does not show as itself: controls (but tab and newline), format
+ *   characters (bidi overrides and marks, zero-width joiners), every default-ignorable code
+ *   point (soft hyphen, Hangul fillers, variation selectors, the tag characters U+E0000-E007F
+ *   that spell ASCII only a model reads), line and paragraph separators, private-use,
+ *   unassigned and lone surrogate code points;
+ * - word: a run of letters, marks, digits: a word whose scripts are judged together;
+ * - lookalike: scripts with letters that look like Latin ones (UTS #39 confusables): `Grееts`
+ *   with Cyrillic е.
  */
-const CONTROL_RE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Co}\p{Cs}\p{Cn}]/gu;
-
-/** A run of letters, marks, digits: a word whose scripts are judged together. */
-const WORD_RE = /[\p{L}\p{M}\p{N}]+/gu;
-/** Scripts with letters that look like Latin ones (UTS #39 confusables): `Grееts` with Cyrillic е. */
-const LOOKALIKE_RE = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}\p{Script=Coptic}\p{Script=Lisu}]/gu;
-const LATIN_RE = /\p{Script=Latin}/u;
+let unicode: { control: RegExp; word: RegExp; lookalike: RegExp; latin: RegExp } | undefined;
+function unicodeExpressions(): NonNullable<typeof unicode> {
+  unicode ??= {
+    control: /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Co}\p{Cs}\p{Cn}]/gu,
+    word: /[\p{L}\p{M}\p{N}]+/gu,
+    lookalike: /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}\p{Script=Coptic}\p{Script=Lisu}]/gu,
+    latin: /\p{Script=Latin}/u,
+  };
+  return unicode;
+}
+const PRINTABLE_ASCII_RE = /^[\t\n\x20-\x7e]*$/;
 
 const escapeChar = (c: string): string => {
   const cp = c.codePointAt(0) as number;
@@ -29,11 +38,17 @@ const escapeChar = (c: string): string => {
 };
 
 /** In a word that mixes Latin letters with look-alike letters of another script, the look-alikes are shown escaped. */
-const unmask = (word: string): string => (LATIN_RE.test(word) && word.search(LOOKALIKE_RE) >= 0 ? word.replace(LOOKALIKE_RE, escapeChar) : word);
+const unmask = (word: string): string => {
+  const { latin, lookalike } = unicodeExpressions();
+  return latin.test(word) && word.search(lookalike) >= 0 ? word.replace(lookalike, escapeChar) : word;
+};
 
 export function sanitize(text: string, options: { keepNewlines?: boolean; max?: number; secrets?: readonly string[] } = {}): string {
   const secrets = options.secrets ?? [];
-  let s = redactText(text, secrets).replace(CONTROL_RE, escapeChar).replace(WORD_RE, unmask);
+  let s = redactText(text, secrets);
+  // Printable ASCII holds no character either pass changes (a control is below 0x20 or 0x7f, a
+  // look-alike letter is not ASCII): most text skips them, and their Unicode tables are built only for the rest.
+  if (!PRINTABLE_ASCII_RE.test(s)) s = s.replace(unicodeExpressions().control, escapeChar).replace(unicodeExpressions().word, unmask);
   if (!options.keepNewlines) s = s.replace(/\n/g, '\\n');
   return truncateRedacted(s, options.max ?? 2000, secrets, { marker: (total, kept) => `…(${total - kept} more)` });
 }
