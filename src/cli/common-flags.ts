@@ -4,7 +4,7 @@
  */
 import { DEFAULT_TOTAL_MS } from '../core/net/http-settings.js';
 import { formatTimeout } from '../core/text/duration.js';
-import { Flags } from './flags.js';
+import { Args, Flags } from './flags.js';
 
 /**
  * The flags every command has, in every place that lists a command's flags: the
@@ -126,3 +126,10 @@ export const CONTEXT_FLAGS = {
   ...buildFlag,
   ...allowBuildFlag,
 };
+
+/** The argument of every command that acts on one installed extension, resolved by the one resolver (store/installed-name.ts). */
+export const installedNameArg = Args.string({
+  ignoreStdin: true,
+  required: true,
+  description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
+});

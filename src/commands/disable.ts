@@ -1,6 +1,5 @@
-import { profileFlag } from '../cli/common-flags.js';
+import { installedNameArg, profileFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
-import { Args } from '../cli/flags.js';
 
 export default defineCommand({
   summary: 'Disable an extension, keeping its configuration.',
@@ -9,11 +8,7 @@ export default defineCommand({
   examples: ['<%= config.bin %> disable logfire', '<%= config.bin %> disable logfire --profile work'],
   flags: { ...profileFlag },
   args: {
-    name: Args.string({
-      ignoreStdin: true,
-      required: true,
-      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
-    }),
+    name: installedNameArg,
   },
   async run(io, parsed) {
     return (await import('../cli/disable-run.js')).disableCommand(io, parsed);

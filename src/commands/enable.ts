@@ -1,6 +1,6 @@
-import { profileFlag } from '../cli/common-flags.js';
+import { installedNameArg, profileFlag } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
-import { Args, Flags } from '../cli/flags.js';
+import { Flags } from '../cli/flags.js';
 
 export default defineCommand({
   summary: 'Enable an extension, asking for config it still lacks.',
@@ -15,11 +15,7 @@ An extension whose engines.yolop excludes the installed yolop (\`yolop --version
     '<%= config.bin %> enable logfire --profile work',
   ],
   args: {
-    name: Args.string({
-      ignoreStdin: true,
-      required: true,
-      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
-    }),
+    name: installedNameArg,
   },
   flags: {
     ...profileFlag,

@@ -1,3 +1,4 @@
+import { installedNameArg } from '../cli/common-flags.js';
 import { defineCommand } from '../cli/command.js';
 import { Args, Flags } from '../cli/flags.js';
 import { YepError } from '../core/errors.js';
@@ -14,11 +15,7 @@ Only fields the extension declares with "secret": true are accepted. Secrets go 
     '<%= config.bin %> set-secret logfire token --unset',
   ],
   args: {
-    name: Args.string({
-      ignoreStdin: true,
-      required: true,
-      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
-    }),
+    name: installedNameArg,
     field: Args.string({ ignoreStdin: true, required: true, description: 'A config field declared "secret": true.' }),
     // A value typed as a third argument must reach the handler to be refused with a
     // clear message and without being echoed (oclif's own "unexpected argument"

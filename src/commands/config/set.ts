@@ -1,4 +1,4 @@
-import { profileFlag } from '../../cli/common-flags.js';
+import { installedNameArg, profileFlag } from '../../cli/common-flags.js';
 import { defineCommand } from '../../cli/command.js';
 import { Args } from '../../cli/flags.js';
 
@@ -12,11 +12,7 @@ export default defineCommand({
   ],
   strict: false,
   args: {
-    name: Args.string({
-      ignoreStdin: true,
-      required: true,
-      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
-    }),
+    name: installedNameArg,
     values: Args.string({ ignoreStdin: true, required: true, description: 'KEY=VALUE pairs (one or more).' }),
   },
   flags: { ...profileFlag },

@@ -1,17 +1,12 @@
-import { profileFlag } from '../../cli/common-flags.js';
+import { installedNameArg, profileFlag } from '../../cli/common-flags.js';
 import { defineCommand } from '../../cli/command.js';
-import { Args } from '../../cli/flags.js';
 
 export default defineCommand({
   summary: "Show an extension's config as yolop would give it to the server.",
   description: `Each field the extension declares: its value in effect (settings.toml, or the profile over it; else the manifest's default), whether it is required, and the variable yolop passes it as. A secret is only ever "set" or "unset": its value is never shown. The host's \`yolop extensions config show\`.`,
   examples: ['<%= config.bin %> config show logfire', '<%= config.bin %> config show logfire --json', '<%= config.bin %> config show logfire --profile work'],
   args: {
-    name: Args.string({
-      ignoreStdin: true,
-      required: true,
-      description: 'Installed extension name (yolop-extension-<name> works too), or the directory a path install came from (`.` inside it).',
-    }),
+    name: installedNameArg,
   },
   flags: { ...profileFlag },
   async run(io, { args, flags }) {
