@@ -117,7 +117,7 @@ function argNames(names: string[]): string {
 function missingArgs(shape: CommandShape, names: string[]): YepError {
   // "needs NAME: extension name (…)": the argument's description as the rest of the sentence.
   const text = names.length === 1 ? oneLine(shape.args[names[0]!]?.description).replace(/\.$/, '') : '';
-  const about = text ? `: ${/^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text}` : '';
+  const about = text ? `: ${/^[A-Z](?![A-Z])/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text}` : '';
   return new YepError('E_USAGE', `\`${BIN} ${shape.id}\` needs ${argNames(names)}${about}.`, { hint: usageHint(shape) });
 }
 
