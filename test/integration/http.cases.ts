@@ -7,10 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkFetchUrl, httpDownload, httpGet, type RequestOptions } from '../../src/core/net/http.js';
-import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { FAST_HTTP_ENV, sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
+import type { TempHome } from '../helpers/home.js';
+import { fixtureRegistryForFile } from '../helpers/per-test-fixtures.js';
+import { FAST_HTTP_ENV, sha256Hex, type TestRegistry } from '../helpers/registry.js';
 import { memoryLogger } from '../../src/core/log.js';
 
 export type Transport = 'node:http' | 'undici';
@@ -27,18 +28,9 @@ export function httpCases(transport: Transport): () => Transport {
   const DATA = Buffer.from('x'.repeat(5000));
   const opts = (extra: Partial<RequestOptions> = {}): RequestOptions => ({ what: 'the test file', maxBytes: 1 << 20, ...extra });
 
-  beforeAll(async () => {
-    reg = await startRegistry();
-    reg.publish({ name: 'fixture', vers: '1.0.0', data: DATA });
-    home = makeTempHome();
-  });
-  afterAll(async () => {
-    await reg.close();
-    home.cleanup();
-  });
-  afterEach(() => {
-    reg.clearFaults();
-    reg.requests.length = 0;
+  fixtureRegistryForFile(DATA, (r, h) => {
+    reg = r;
+    home = h;
   });
 
   /** undici's request function when the cases run through undici (loaded only then). */

@@ -10,14 +10,15 @@ import { existsSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { httpDownload, httpGet } from '../../src/core/net/http.js';
 import { keychainGet } from '../../src/core/settings/keychain.js';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { YepClient } from '../../src/core/yep/client.js';
 import { ManualClock } from '../helpers/manual-clock.js';
-import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import type { TempHome } from '../helpers/home.js';
+import { fixtureRegistryForFile } from '../helpers/per-test-fixtures.js';
+import type { TestRegistry } from '../helpers/registry.js';
 
 const FAKE = resolve(import.meta.dirname, '../fixtures/fake-keyring.mjs');
 const DATA = Buffer.from('y'.repeat(4000));
@@ -25,18 +26,9 @@ const DATA = Buffer.from('y'.repeat(4000));
 let reg: TestRegistry;
 let home: TempHome;
 
-beforeAll(async () => {
-  reg = await startRegistry();
-  reg.publish({ name: 'fixture', vers: '1.0.0', data: DATA });
-  home = makeTempHome();
-});
-afterAll(async () => {
-  await reg.close();
-  home.cleanup();
-});
-afterEach(() => {
-  reg.clearFaults();
-  reg.requests.length = 0;
+fixtureRegistryForFile(DATA, (r, h) => {
+  reg = r;
+  home = h;
 });
 
 /** A context with production limits (no FAST_HTTP_ENV) on a manual clock. */
