@@ -279,7 +279,13 @@ const mistakes: Mistake[] = [
     message: /^`yep-ext set-secret` needs NAME and FIELD\.$/,
     hint: /yep-ext set-secret logfire token/,
   },
-  { what: 'one of two arguments missing', argv: ['set-secret', 'echo-node'], exit: 2, message: /needs FIELD: a config field declared "secret": true\./, hint: /yep-ext set-secret logfire token/ },
+  {
+    what: 'one of two arguments missing',
+    argv: ['set-secret', 'echo-node'],
+    exit: 2,
+    message: /needs FIELD: a config field declared "secret": true\./,
+    hint: /yep-ext set-secret logfire token/,
+  },
   {
     what: 'a missing path in a topic command',
     argv: ['lock', 'export'],
