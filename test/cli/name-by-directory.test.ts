@@ -67,6 +67,11 @@ describe('a path install named by its directory', () => {
       expect(remove.code, remove.stderr).toBe(0);
       expect(lockNames()).not.toContain('demo');
       expect(existsSync(join(home.configDir, 'extensions', 'demo'))).toBe(false);
+      // Removed by the name the directory resolved to: its settings table, secrets and grant went too.
+      const secrets = join(home.configDir, 'connections.toml');
+      expect(existsSync(secrets) ? (parse(readFileSync(secrets, 'utf8')) as Record<string, unknown>)['ext:demo'] : undefined).toBeUndefined();
+      expect(readFileSync(join(home.configDir, 'settings.toml'), 'utf8')).not.toContain('ext:demo');
+      expect(existsSync(join(home.configDir, 'extensions', '.yep-grants', 'demo.json'))).toBe(false);
       // The user's directory is untouched: only the link in the store went.
       expect(lstatSync(join(pkg, 'plugin.json')).isFile()).toBe(true);
     });
