@@ -4,9 +4,10 @@
  * YOLOP_CONFIG_DIR / YOLOP_EXTENSIONS_DIR and never touch the real home.
  */
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { assertValidName } from './package/names.js';
 import { ANY_NAME, type Custody } from './fs/custody.js';
+import { isInside } from './fs/path-inside.js';
 
 export interface Paths {
   /** The yolop config directory itself (…/yolop). */
@@ -114,8 +115,7 @@ export function packageDir(paths: Paths, name: string): string {
  */
 export function knownDirOf(paths: Paths, path: string): string {
   for (const dir of [paths.storeDir, paths.sharedCacheDir, paths.configDir]) {
-    const rel = relative(dir, path);
-    if (rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))) return dir;
+    if (isInside(dir, path)) return dir;
   }
   return dirname(path);
 }

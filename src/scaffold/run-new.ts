@@ -3,7 +3,7 @@
  * refused request (bad name, no contribution, bad flag syntax, target in the
  * way) throws before anything touches the disk.
  */
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { CRATE_PREFIX } from '../core/package/names.js';
 import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldSpec } from './request.js';
 import { serverSourcePath } from './readme.js';
@@ -11,6 +11,7 @@ import { buildStep } from './build-step.js';
 import { renderScaffold } from './render.js';
 import { writeScaffold } from './write.js';
 import type { CheckpointHost } from '../core/fs/checkpoint.js';
+import { isInside } from '../core/fs/path-inside.js';
 
 export interface NewOptions {
   /** Resolves a relative --dir and is where the printed commands are meant to run. */
@@ -54,7 +55,7 @@ function shellWord(text: string): string {
 /** ./rel inside cwd (a bare word would be read as a crate name), absolute otherwise. */
 function displayPath(cwd: string, dir: string): string {
   const rel = relative(cwd, dir);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return dir;
+  if (rel === '' || !isInside(cwd, dir)) return dir;
   return `.${sep}${rel}`;
 }
 

@@ -40,3 +40,12 @@ it('a .git skill, a link inside the package (file and directory), a link outside
   expect(byPath.get('skills/s/up')).toEqual({ path: 'skills/s/up', link: '..' });
   expect(files.filter((f) => f.path.startsWith('skills/s/up/'))).toEqual([]);
 });
+
+it('a link to a file inside the package whose name only starts with two dots is read, not taken for outside', () => {
+  const pkg = join(root, 'pkg');
+  mkdirSync(join(pkg, 'skills', 's'), { recursive: true });
+  writeFileSync(join(pkg, '..notes.md'), 'words in a dot-dot file');
+  symlinkSync('../../..notes.md', join(pkg, 'skills', 's', 'SKILL.md'));
+  const file = readSkillFiles(pkg).find((f) => f.path === 'skills/s/SKILL.md');
+  expect(file).toMatchObject({ link: '../../..notes.md', text: 'words in a dot-dot file' });
+});

@@ -24,9 +24,10 @@
  * on PATH when it starts the server. Never runs anything.
  */
 import { accessSync, constants, lstatSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { delimiter, isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import { errnoCode } from '../errors.js';
 import { isFileKindRefusal, readRegularFileSync } from '../fs/read-regular-file.js';
+import { isInside as inside } from '../fs/path-inside.js';
 
 /**
  * How a resolved program lies outside the package: named by an absolute path, by a
@@ -80,11 +81,6 @@ export function runsInsidePackage(c: CommandInspection): boolean {
 export function commandFinding(c: CommandInspection): { found: boolean; detail: string } {
   return c.ok ? { found: true, detail: c.warning ? `${c.detail} (${c.warning})` : c.detail } : { found: false, detail: c.detail };
 }
-
-const inside = (root: string, p: string): boolean => {
-  const rel = relative(root, p);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-};
 
 /**
  * Why `file` cannot be executed, or undefined when it can. Synchronous calls, as in

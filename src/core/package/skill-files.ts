@@ -17,9 +17,9 @@
  */
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { compareUtf8 } from './content-hash.js';
+import { isInside } from '../fs/path-inside.js';
 
 /** The directory the host mounts for a package that declares `skills`. */
 const SKILLS_DIR = 'skills';
@@ -58,11 +58,6 @@ const realOf = (path: string): string | undefined => {
   }
 };
 
-const insideOf = (root: string, real: string): boolean => {
-  const rel = relative(root, real);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-};
-
 /**
  * Every regular file and symlink under `<dir>/skills` (paths relative to the package root,
  * with `/`, sorted by UTF-8 bytes as the content hash sorts), `.git` included; a link to a
@@ -88,7 +83,7 @@ export function readSkillFiles(dir: string): SkillFile[] {
     if (st.isSymbolicLink()) {
       const link = readlinkSync(abs);
       const real = realOf(abs);
-      const target = real !== undefined && insideOf(root, real) ? statSync(real, { throwIfNoEntry: false }) : undefined;
+      const target = real !== undefined && isInside(root, real) ? statSync(real, { throwIfNoEntry: false }) : undefined;
       const content = target?.isFile() ? contentOf(abs, true) : undefined;
       out.push({ path: rel, link, ...content });
       if (target?.isDirectory()) walk(abs, rel);

@@ -5,10 +5,11 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { YepError, errnoCode } from '../errors.js';
 import type { PathSpec } from './spec.js';
 import type { Fetched } from './source.js';
+import { isInside } from '../fs/path-inside.js';
 
 /** The lock record of a path install (host-compat §4). */
 /** A directory as the lock records a path install's (through symlinks when it exists). */
@@ -46,8 +47,7 @@ export async function fetchPath(spec: PathSpec, storeDir?: string): Promise<Fetc
   }
   if (storeDir) {
     const store = await realpath(storeDir).catch(() => storeDir);
-    const rel = relative(store, dir);
-    if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) {
+    if (isInside(store, dir)) {
       throw new YepError('E_USAGE', `${spec.path} is inside the extension store (${store}); it cannot be installed from there.`, {
         hint: 'Move the package out of the store (e.g. to ~/src/<name>) and install it from there; path installs are linked in place.',
       });
