@@ -93,7 +93,7 @@ function buildGitEnv(ctx: Context, options: Pick<GitRunOptions, 'allowedProtocol
 }
 
 /** The `-c` settings every git command gets. */
-function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs' | 'noRedirects'>): string[] {
+function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs'>): string[] {
   const idleSeconds = Math.max(1, Math.ceil(options.idleTimeoutMs / 1000));
   return [
     'core.hooksPath=/dev/null',
@@ -114,7 +114,6 @@ function gitConfigArgs(options: Pick<GitRunOptions, 'idleTimeoutMs' | 'noRedirec
     // does not outlive us for long when git is killed.
     'http.lowSpeedLimit=1',
     `http.lowSpeedTime=${idleSeconds}`,
-    ...(options.noRedirects ? ['http.followRedirects=false'] : []),
   ];
 }
 
@@ -168,7 +167,9 @@ export function createGit(ctx: Context, options: GitRunOptions): SimpleGit {
     // Where the policy restricts git hosts, a redirect to another host would fetch from a place nothing ruled.
     const admission = await admitted;
     const argv = (Array.isArray(args[0]) ? args[0] : args) as string[];
-    return raw(admission.followRedirects ? argv : [...noRedirectArgs(admission.url), ...argv]).catch((e: unknown) => {
+    // One refusal of redirects, the policy's and loopback http's alike (a user's URL-specific setting cannot reopen either).
+    const follow = admission.followRedirects && options.noRedirects !== true;
+    return raw(follow ? argv : [...noRedirectArgs(admission.followRedirects ? options.remote.url : admission.url), ...argv]).catch((e: unknown) => {
       killTagged(tag);
       if (admission.followRedirects) throw e;
       const status = /returned error: (30[12378])\b/.exec(String((e as Error)?.message ?? e))?.[1];
