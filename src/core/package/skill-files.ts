@@ -20,6 +20,8 @@ import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'no
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { compareUtf8 } from './content-hash.js';
 import { isInside } from '../fs/path-inside.js';
+import { isYepError, stateIoError } from '../errors.js';
+import { join } from 'node:path';
 
 /** The directory the host mounts for a package that declares `skills`. */
 const SKILLS_DIR = 'skills';
@@ -92,6 +94,12 @@ export function readSkillFiles(dir: string): SkillFile[] {
       if (content) out.push({ path: rel, ...content });
     } else if (st.isDirectory()) walk(abs, rel);
   };
-  visit(`${dir}/${SKILLS_DIR}`, SKILLS_DIR);
+  try {
+    visit(`${dir}/${SKILLS_DIR}`, SKILLS_DIR);
+  } catch (e) {
+    // An unreadable directory or link is the package's problem to report (E_STATE), not an internal error.
+    if (isYepError(e)) throw e;
+    throw stateIoError('read the skill files of', join(dir, SKILLS_DIR), e);
+  }
   return out.sort((a, b) => compareUtf8(a.path, b.path));
 }
