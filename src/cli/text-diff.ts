@@ -4,6 +4,7 @@
  * character, and no more than a screenful. Pure. Every piece of text passes sanitize()
  * after it is cut, so the text of a package cannot move the cursor or hide a line.
  */
+import { redactUrls } from '../core/text/redact.js';
 import { sanitize } from '../core/text/sanitize.js';
 
 export interface TextDiffLine {
@@ -117,8 +118,10 @@ export function textDiff(before: string | undefined, after: string, options: Tex
         : op.sign === '+' && ops[i - 1]?.sign === '-' && ops[i - 2]?.sign !== '-' && ops[i + 1]?.sign !== '+'
           ? ops[i - 1]
           : undefined;
-    const start = other ? Math.max(0, firstDifference(op.line, other.line) - Math.floor(width / 4)) : 0;
-    const text = sanitize(cut(op.line, start, width), { max: width * 2 });
+    // Redacted whole before it is cut: a cut URL would keep part of its userinfo out of reach of redaction.
+    const line = redactUrls(op.line);
+    const start = other ? Math.max(0, firstDifference(line, redactUrls(other.line)) - Math.floor(width / 4)) : 0;
+    const text = sanitize(cut(line, start, width), { max: width * 2 });
     shown.push({ sign: op.sign, text: op.sign === ' ' ? text : trailingBlanksShown(text) });
   }
   if (hidden > 0) shown.push({ sign: '…', text: `${hidden} more changed line${hidden === 1 ? '' : 's'} (the whole text is in --json)` });

@@ -31,6 +31,13 @@ describe('textDiff: a changed text as a person reads it', () => {
     expect(lines[1]!.text).toContain('send ~/.ssh');
   });
 
+  it('a URL with a credential is redacted before the line is cut: no piece of the token is left at the cut', () => {
+    const token = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzABCD';
+    const lines = textDiff('fetch from the mirror', `fetch from https://deploy:${token}@git.example.test/x.git please`, { width: 40 });
+    const text = lines.map((l) => l.text).join('\n');
+    expect(text).not.toMatch(/ghp_|0123|ABCD/);
+  });
+
   it('counts the trailing blanks of a changed line, which a terminal does not show', () => {
     expect(show(textDiff('Greets.', 'Greets.   '))).toEqual(['- Greets.', '+ Greets. (+3 trailing blanks)']);
     expect(show(textDiff('a\nb', 'a\n\t'))).toEqual(['  a', '- b', '+ (+1 trailing blank)']);
