@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { YepError } from '../../src/core/errors.js';
-import { checkProxyUrl, noProxyMatches, proxyFor, proxySettings, showProxy, useProxy } from '../../src/core/net/proxy.js';
+import { checkProxyUrl, noProxyMatches, proxyCredentials, proxyFor, proxySettings, showProxy, useProxy } from '../../src/core/net/proxy.js';
 
 const u = (s: string) => new URL(s);
 
@@ -131,5 +131,13 @@ describe('useProxy: an unusable proxy value is a configuration error naming its 
     const env = { HTTPS_PROXY: 'ftp://p', NO_PROXY: 'index.example' };
     expect(useProxy(u('http://127.0.0.1:9/x'), env)).toBeUndefined();
     expect(useProxy(target, env)).toBeUndefined();
+  });
+});
+
+describe('proxyCredentials: what a server may echo of the proxy credentials it inherits', () => {
+  it('the written and the decoded forms; a broken escape beside a valid one still decodes the valid one, as curl does', () => {
+    const got = proxyCredentials({ HTTPS_PROXY: 'http://me:s3cr%40t-pass%zz@proxy.example.test:3128' });
+    expect(got).toContain('s3cr%40t-pass%zz');
+    expect(got).toContain('s3cr@t-pass%zz');
   });
 });

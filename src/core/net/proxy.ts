@@ -32,6 +32,7 @@
 import { YepError } from '../errors.js';
 import { MIN_FRAGMENT, REDACTED, redactUrls } from '../text/redact.js';
 import { isLoopbackHost } from './address.js';
+import { percentDecoded } from '../text/percent-decode.js';
 
 export interface ProxySettings {
   /** Proxy for http: URLs ('' = none). */
@@ -158,11 +159,9 @@ export function proxyCredentials(env: Env): string[] {
     const secret = colon === -1 ? userinfo : userinfo.slice(colon + 1);
     for (const piece of [userinfo, secret]) {
       out.add(piece);
-      try {
-        out.add(decodeURIComponent(piece));
-      } catch {
-        // A broken escape: only the written form can appear.
-      }
+      // Decoded as curl decodes it (a broken escape kept as written), which is what a server may echo.
+      const decoded = percentDecoded(piece);
+      if (decoded !== undefined) out.add(decoded);
     }
   }
   return [...out].filter((p) => p.length >= MIN_FRAGMENT);
