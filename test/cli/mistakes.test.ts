@@ -6,7 +6,7 @@
  * (`instal:lsp`, `lock:export`), "The following error occurred", " ›   Error:".
  * The state checks at the end: a mistake changes nothing on disk.
  */
-import { mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOf, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
@@ -476,7 +476,10 @@ describe(`${mistakes.length} mistakes a user makes`, () => {
   });
 
   it.each(mistakes.map((m) => [m.what, m] as const))('%s', async (_what, m) => {
-    const before = readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8');
+    // What a mistake must not change: the lock, the settings and the secrets, as files.
+    const stateFiles = [join(home.configDir, 'extensions', 'extensions.lock'), join(home.configDir, 'settings.toml'), join(home.configDir, 'connections.toml')];
+    const readState = () => stateFiles.map((f) => (existsSync(f) ? readFileSync(f, 'utf8') : null));
+    const before = readState();
 
     const human = await run(m.argv);
     expect(human.code, `${m.argv.join(' ')}\n${human.stderr}`).toBe(m.exit);
@@ -499,7 +502,7 @@ describe(`${mistakes.length} mistakes a user makes`, () => {
     expect(leaks(json.stdout, jsonArgv)).toEqual([]);
 
     // A mistake changes nothing.
-    expect(readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8')).toBe(before);
+    expect(readState()).toEqual(before);
   });
 });
 
