@@ -228,7 +228,14 @@ describe('a policy that admits no MCP servers', () => {
   it('starts no stdio server and connects to no http one: each is a failed check naming the rule, nothing left running', async () => {
     const marker = `mcp-policy-${randomUUID()}`;
     const web = await http({ tools: () => [{ name: 'lookup', description: 'x', inputSchema: { type: 'object' } }] });
-    const dir = pkg('mcp-policy', { local: stdio(marker, '--tools', 'search'), web: { type: 'http', url: web.url } });
+    // The stdio server leaves a file the moment it starts: a server started and then killed would show here.
+    const started = join(home.root, `${marker}.started`);
+    const local = {
+      type: 'stdio',
+      command: '/bin/sh',
+      args: ['-c', 'touch "$0"; shift; exec "$@"', started, process.execPath, STDIO, '--tools', 'search', '--marker', marker],
+    };
+    const dir = pkg('mcp-policy', { local, web: { type: 'http', url: web.url } });
     const policyFile = join(home.root, 'no-mcp-policy.toml');
     writeFileSync(policyFile, '[grant]\nmcp_servers = false\n');
     const report = await runDoctor(home.ctx({ YEP_EXT_POLICY: policyFile }), { target: atPath(dir), workspaceRoot: home.root, ...FAST });
@@ -238,8 +245,13 @@ describe('a policy that admits no MCP servers', () => {
       expect(check(n)?.detail).toContain('grant.mcp_servers');
     }
     expect(web.seen).toEqual([]);
+    expect(existsSync(started), 'the stdio server was started').toBe(false);
     expect(procsWith(marker)).toEqual([]);
     expect(report.mcp_servers?.every((s) => !s.ok)).toBe(true);
+    // Control: without the rule the same server starts (so the file above can appear).
+    await runDoctor(home.ctx(), { target: atPath(dir), workspaceRoot: home.root, ...FAST });
+    expect(existsSync(started), 'the control did not start the server').toBe(true);
+    expect(procsWith(marker)).toEqual([]);
   });
 });
 
