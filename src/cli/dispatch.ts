@@ -65,29 +65,30 @@ function splitCommand(argv: readonly string[]): [id: string, rest: string[]] {
   return [join(), argv.slice(words.length)];
 }
 
-/**
- * True when --json comes before any `--` in argv (as oclif's own jsonEnabled decides). Here, not
- * beside the unknown-command error, so that a command that runs does not load that module and the
- * edit-distance library it uses.
- */
-function jsonRequested(argv: readonly string[]): boolean {
+/** True when `flag` comes before any `--` in argv (as oclif's own jsonEnabled decides for --json). */
+function flagBeforeDashDash(argv: readonly string[], flag: string): boolean {
   const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+  return (end === -1 ? argv : argv.slice(0, end)).includes(flag);
 }
+
+/**
+ * --json read before parsing: here, not beside the unknown-command error, so that a command that
+ * runs does not load that module and the edit-distance library it uses.
+ */
+const jsonRequested = (argv: readonly string[]): boolean => flagBeforeDashDash(argv, '--json');
 
 /** --no-color before any `--`: taken before parsing, so an error of the parse itself is plain too. */
-function noColorRequested(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).includes('--no-color');
-}
+const noColorRequested = (argv: readonly string[]): boolean => flagBeforeDashDash(argv, '--no-color');
 
 /**
- * Flags that mean the same to every command that has them, typed before the command as
- * cargo (`cargo -q build`) and npm (`npm --json ls`) take them: moved after it (before
- * any `--`), so `yep-ext --json list` is `yep-ext list --json`. `-v` first stays the
- * version (npm's), and a flag the command lacks is its usual unknown-flag error.
+ * The global flags (common-flags.ts), typed before the command as cargo (`cargo -q build`)
+ * and npm (`npm --json ls`) take them: moved after it (before any `--`), so `yep-ext --json
+ * list` is `yep-ext list --json`. `-v` first stays the version (npm's), so only the long
+ * spellings and the other short ones move.
  */
-const BEFORE_COMMAND = new Set(['--json', '--no-color', '-q', '--quiet', '--verbose']);
+const BEFORE_COMMAND = new Set(
+  Object.entries(globalFlags).flatMap(([name, f]) => [`--${name}`, ...('char' in f && f.char && f.char !== 'v' ? [`-${f.char}`] : [])]),
+);
 
 function withLeadingFlagsMoved(argv: readonly string[]): readonly string[] {
   let n = 0;
