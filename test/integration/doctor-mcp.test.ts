@@ -255,6 +255,18 @@ describe('a policy that admits no MCP servers', () => {
   });
 });
 
+describe('a proxy value no client can use', () => {
+  it('does not stop doctor for an http server the policy refuses (never connected to); it does for one it admits', async () => {
+    const dir = pkg('mcp-policy-proxy', { web: { type: 'http', url: 'https://mcp.example.test/mcp' } });
+    const policyFile = join(home.root, 'no-mcp-policy-proxy.toml');
+    writeFileSync(policyFile, '[grant]\nmcp_servers = false\n');
+    const env = { HTTPS_PROXY: 'ftp://proxy.example.test:8080', HTTP_PROXY: 'ftp://proxy.example.test:8080' };
+    const report = await runDoctor(home.ctx({ ...env, YEP_EXT_POLICY: policyFile }), { target: atPath(dir), workspaceRoot: home.root, ...FAST });
+    expect(report.checks.find((c) => c.name === 'mcp:web')?.detail).toContain('grant.mcp_servers');
+    await expect(runDoctor(home.ctx(env), { target: atPath(dir), workspaceRoot: home.root, ...FAST })).rejects.toMatchObject({ code: 'E_USAGE' });
+  });
+});
+
 describe('an http MCP server whose URL carries a user and password', () => {
   it('is connected to with Basic authorization, as the host sends it, and neither the password nor the header is shown', async () => {
     const password = `pw-${randomUUID()}`;

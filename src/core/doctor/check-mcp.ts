@@ -66,8 +66,10 @@ const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
  * at once, not after the capability server's checks have run their course.
  */
 export function refuseUnusableMcpProxies(ctx: Context, manifest: Manifest): void {
+  const policy = loadPolicy(ctx);
   for (const [server, decl] of Object.entries(manifest.yolop.mcpServers)) {
-    if (decl.type !== 'http') continue;
+    // A server the policy refuses is never connected to: its proxy is not this run's to judge.
+    if (decl.type !== 'http' || mcpServerViolation(policy, server)) continue;
     const { url } = planMcpLaunch(manifest.name, server, decl, ctx.env);
     // A URL that does not parse is the probe's to report, as a failed check of that server.
     if (url !== undefined && URL.canParse(url)) useProxy(new URL(url), ctx.env);
