@@ -15,7 +15,7 @@ import { YepError, isYepError } from '../errors.js';
 import { findEntry, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
-import { lookUpInstalled } from '../store/installed-name.js';
+import { entryInstalledFrom, lookUpInstalled } from '../store/installed-name.js';
 import { configFields, loadManifest, type Manifest } from '../package/manifest.js';
 import { homeDir, packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
@@ -257,7 +257,7 @@ export async function extensionInfo(
   // A bare word that names no installed extension may still be the crate one was installed
   // from under another name (a source typed as one was matched by lookUpInstalled already).
   const source = sourceFor(spec.kind);
-  const same = found.spec === undefined ? lock.entries.find((e) => e.source.type === spec.kind && source.namesInstalled?.(spec, e.source) === true) : undefined;
+  const same = found.spec === undefined ? entryInstalledFrom(lock, spec) : undefined;
   if (same) return installedInfo(ctx, same, options.profile);
   // settings.toml enables it, but nothing installs it: yolop is told to load what is not there
   // (list and verify name it so); info said only what the registry lists, or "No crate named".

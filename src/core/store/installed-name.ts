@@ -20,7 +20,7 @@ import { homeDir, packageDir, type Paths } from '../paths.js';
 import { sourceFor } from '../sources/index.js';
 import { canonicalDir } from '../sources/local-path.js';
 import { parseSpec, type Spec } from '../sources/spec.js';
-import { loadStoreLock, type Lockfile } from './lockfile.js';
+import { loadStoreLock, type LockEntry, type Lockfile } from './lockfile.js';
 
 export function resolveExtensionName(paths: Paths, input: string): string {
   const exact = input.trim();
@@ -52,8 +52,14 @@ export function lookUpInstalled(ctx: Pick<Context, 'paths' | 'env' | 'cwd'>, loc
     const dir = canonicalDir(spec.path);
     if (dirname(dir) === canonicalDir(ctx.paths.storeDir) && isValidName(basename(dir))) return { name: basename(dir) };
   }
-  const entry = lock.entries.find((e) => e.source.type === spec.kind && source.namesInstalled?.(spec, e.source) === true);
+  const entry = entryInstalledFrom(lock, spec);
   return entry ? { name: entry.name } : { spec };
+}
+
+/** The lock entry installed from the source `spec` names, by that source kind's own rule. */
+export function entryInstalledFrom(lock: Lockfile, spec: Exclude<Spec, { kind: 'invalid' }>): LockEntry | undefined {
+  const source = sourceFor(spec.kind);
+  return lock.entries.find((e) => e.source.type === spec.kind && source.namesInstalled?.(spec, e.source) === true);
 }
 
 /**
