@@ -20,6 +20,7 @@ import { describeNeeding, need } from '../helpers/needs.js';
 import { writePackage } from '../helpers/packages.js';
 import { driveCliInPty, HAS_SCRIPT } from '../helpers/pty.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import { agentView } from '../helpers/agent-view.js';
 
 const HELLO = 'yolop-extension-hello';
 const GREETS = 'Greets someone by name.';
@@ -415,7 +416,7 @@ describe('enable of a tree edited after a lock written before the description an
     await installedBeforeLaterText();
     const r = await runCli(['enable', 'echo'], { env: home.env });
     expect(r.code, r.stderr).toBe(0);
-    expect(settingsText()).toContain('echo');
+    expect(Object.keys(agentView(home.configDir))).toEqual(['echo']);
   });
 
   for (const [what, edit] of [

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOf, makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
+import { agentView } from '../helpers/agent-view.js';
 
 let home: TempHome;
 /** The working directory of every run: ./examples (a link to the repository's) and ./lock-dir. */
@@ -567,12 +568,12 @@ describe('forgiveness that succeeds', () => {
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stdout).toBe('1 verified.\n');
     // Every command has them (common-flags.ts globalFlags): `-q enable` is `enable -q`.
-    const settings = join(home.configDir, 'settings.toml');
     const enable = await run(['-q', 'enable', 'echo-node']);
     expect(enable.code, enable.stderr).toBe(0);
     expect(enable.stdout).toBe('Enabled echo-node.\n');
-    expect(readFileSync(settings, 'utf8')).toContain('ext:echo-node');
+    expect(Object.keys(agentView(home.configDir))).toContain('echo-node');
     expect((await run(['disable', 'echo-node'])).code).toBe(0);
+    expect(Object.keys(agentView(home.configDir))).not.toContain('echo-node');
   });
 
   it('root help lists commands once (no alias rows) and points to the environment variables', async () => {
