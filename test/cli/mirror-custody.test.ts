@@ -219,6 +219,40 @@ describe('every line is checked before anything is placed', () => {
     }
   });
 
+  /** hello's genuine index line for the locked version, as the origin serves it. */
+  async function genuineHelloLine(): Promise<string> {
+    return (await (await fetch(`${reg.indexUrl}yo/lo/${HELLO}`)).text()).split('\n').find((l) => l.includes('"0.3.0"'))!;
+  }
+
+  it('an origin index for hello that also lists another crate, at another version: exit 5, no mirror directory (install reads the file the same way)', async () => {
+    const genuine = await genuineHelloLine();
+    const stranger = JSON.stringify({ ...JSON.parse(genuine), name: OTHER, vers: '9.9.9' });
+    reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'body', body: `${genuine}\n${stranger}\n` });
+    try {
+      const dir = join(homes.make().root, 'new-mirror');
+      const r = await mirror(dir, lockHostWritten);
+      expect(r.code, r.stderr).toBe(5);
+      expect(jsonOf(r).error).toMatchObject({ code: 'E_INTEGRITY', details: { line_name: OTHER } });
+      expect(existsSync(dir), 'no partial mirror').toBe(false);
+    } finally {
+      reg.clearFaults();
+    }
+  });
+
+  it('a locked line in a newer index schema (v 3), which install does not read, is not copied: exit 3, no mirror directory', async () => {
+    const genuine = await genuineHelloLine();
+    reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'body', body: `${JSON.stringify({ ...JSON.parse(genuine), v: 3 })}\n` });
+    try {
+      const dir = join(homes.make().root, 'new-mirror');
+      const r = await mirror(dir, lockHostWritten);
+      expect(r.code, r.stderr).toBe(3);
+      expect(jsonOf(r).error).toMatchObject({ code: 'E_NOT_FOUND', details: { version: '0.3.0' } });
+      expect(existsSync(dir), 'no partial mirror').toBe(false);
+    } finally {
+      reg.clearFaults();
+    }
+  });
+
   it('the same refusal on an existing mirror leaves it byte-identical (alpha, checked before hello, is not placed either)', async () => {
     const dir = join(homes.make().root, 'mirror');
     const onlyOther = join(source.root, 'other.lock');

@@ -108,50 +108,29 @@ export async function writeCachedResponse(ctx: Context, url: string, headers: Re
 }
 
 /**
- * The parsed index file for `crate`, or undefined when the registry says there
- * is no such crate (404, 410 and 451 all mean that, as in cargo).
+ * The parsed index file for `crate` (each entry keeps its line, for a mirror to copy
+ * byte for byte), or undefined when the registry says there is no such crate (404, 410
+ * and 451 all mean that, as in cargo).
  */
 export async function fetchIndexFile(ctx: Context, indexUrl: string, crate: string): Promise<ParsedIndex | undefined> {
-  return (await fetchIndexText(ctx, indexUrl, crate))?.parsed;
-}
-
-/**
- * The index file for `crate` as the registry served it (the exact text, for a
- * mirror to copy byte-for-byte) and parsed, or undefined when there is no such crate.
- */
-export async function fetchIndexText(ctx: Context, indexUrl: string, crate: string): Promise<{ url: string; body: string; parsed: ParsedIndex } | undefined> {
   const url = new URL(indexPath(crate), indexUrl).href;
-  const file = cacheFile(ctx, url);
   // A mirror on disk (file://) is read in place: no conditional request, nothing to cache.
-  const cached = isFileUrl(url) ? undefined : await readCache(ctx, file, url);
+  const cached = await readCachedResponse(ctx, url);
   const res = await getUrl(ctx, url, {
     what: `The index file for ${crate}`,
     maxBytes: INDEX_MAX_BYTES,
-    headers: {
-      accept: 'text/plain',
-      'cargo-protocol': 'version=1',
-      ...(cached?.etag ? { 'if-none-match': cached.etag } : cached?.lastModified ? { 'if-modified-since': cached.lastModified } : {}),
-    },
+    headers: { accept: 'text/plain', 'cargo-protocol': 'version=1', ...conditionalHeaders(cached) },
     passStatuses: cached ? [304, 404, 410, 451] : [404, 410, 451],
   });
   if (res.status === 404 || res.status === 410 || res.status === 451) return undefined;
-  let body: string;
   if (res.status === 304 && cached) {
     ctx.log.debug(`index cache hit for ${crate}`);
-    body = cached.body;
-  } else {
-    if (/\bhtml\b/i.test(res.headers['content-type'] ?? '')) throw htmlPageError(url);
-    body = res.body.toString('utf8');
-    const parsed = parseIndexFile(body, crate, url);
-    if (res.headers.etag || res.headers['last-modified']) {
-      await writeCache(ctx, file, {
-        url,
-        ...(res.headers.etag ? { etag: res.headers.etag } : {}),
-        ...(res.headers['last-modified'] ? { lastModified: res.headers['last-modified'] } : {}),
-        body,
-      });
-    }
-    return { url, body, parsed };
+    return parseIndexFile(cached.body, crate, url);
   }
-  return { url, body, parsed: parseIndexFile(body, crate, url) };
+  if (/\bhtml\b/i.test(res.headers['content-type'] ?? '')) throw htmlPageError(url);
+  const body = res.body.toString('utf8');
+  // Parsed before it is kept: a body that is refused is not cached.
+  const parsed = parseIndexFile(body, crate, url);
+  await writeCachedResponse(ctx, url, res.headers, body);
+  return parsed;
 }

@@ -25,12 +25,20 @@ export interface IndexEntry {
   yanked: boolean;
   /** Publication time (`pubtime`, ms since the epoch); undefined when the index gives none or an unreadable one. */
   pubtime?: number;
+  /** The line as the index gave it (surrounding whitespace aside): what a mirror copies, byte for byte. */
+  line: string;
 }
 
 export interface ParsedIndex {
   entries: IndexEntry[];
-  /** Lines that failed to parse or used a newer schema. */
+  /** Lines that failed to parse, used a newer schema, or named another crate. */
   skipped: number;
+  /**
+   * The name on the first line that names another crate. A registry keeps each crate in a file
+   * of its own, so such a line means an altered index or mirror: a reader that only picks
+   * versions may skip it, a mirror that copies the file must refuse it.
+   */
+  foreign?: string;
 }
 
 /** True when a body looks like an HTML page rather than JSON lines. */
@@ -46,7 +54,8 @@ export function htmlPageError(where: string): YepError {
   });
 }
 
-function parseLine(line: string, lowerName: string): IndexEntry | undefined {
+/** One line: this crate's entry, the name of another crate the line names, or undefined when it cannot be read. */
+function parseLine(line: string, lowerName: string): IndexEntry | { foreign: string } | undefined {
   let obj: unknown;
   try {
     obj = JSON.parse(line);
@@ -55,7 +64,8 @@ function parseLine(line: string, lowerName: string): IndexEntry | undefined {
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return undefined;
   const o = obj as Record<string, unknown>;
-  if (typeof o.name !== 'string' || o.name.toLowerCase() !== lowerName) return undefined;
+  if (typeof o.name !== 'string') return undefined;
+  if (o.name.toLowerCase() !== lowerName) return { foreign: o.name };
   if (typeof o.vers !== 'string') return undefined;
   const version = parseCargoVersion(o.vers);
   if (!version) return undefined;
@@ -68,7 +78,7 @@ function parseLine(line: string, lowerName: string): IndexEntry | undefined {
   // `pubtime` (YYYY-MM-DDTHH:MM:SSZ) feeds the release-age cooldown; a missing or
   // unreadable one counts as old (crates-io.md), so it never hides a version.
   const pubtime = typeof o.pubtime === 'string' && PUBTIME_RE.test(o.pubtime) ? Date.parse(o.pubtime) : Number.NaN;
-  return { name: o.name, vers: o.vers, version, cksum, yanked: o.yanked === true, ...(Number.isFinite(pubtime) ? { pubtime } : {}) };
+  return { name: o.name, vers: o.vers, version, cksum, yanked: o.yanked === true, ...(Number.isFinite(pubtime) ? { pubtime } : {}), line };
 }
 
 /** Parse an index file for `crateName` (lines for other names are ignored). */
@@ -78,10 +88,13 @@ export function parseIndexFile(body: string, crateName: string, where: string): 
   const entries: IndexEntry[] = [];
   const seen = new Map<string, IndexEntry>();
   let skipped = 0;
+  let foreign: string | undefined;
   for (const rawLine of body.split('\n')) {
     const line = rawLine.trim();
     if (line === '') continue;
-    const entry = parseLine(line, lower);
+    const read = parseLine(line, lower);
+    if (read && 'foreign' in read) foreign ??= read.foreign;
+    const entry = read && 'vers' in read ? read : undefined;
     const earlier = entry && seen.get(entry.vers);
     if (earlier && entry && earlier.cksum !== entry.cksum) throw twoChecksumsError(where, entry);
     if (!entry || earlier) {
@@ -91,7 +104,7 @@ export function parseIndexFile(body: string, crateName: string, where: string): 
     seen.set(entry.vers, entry);
     entries.push(entry);
   }
-  return { entries, skipped };
+  return { entries, skipped, ...(foreign === undefined ? {} : { foreign }) };
 }
 
 /**
