@@ -105,6 +105,14 @@ beforeAll(async () => {
   });
   reg.serve(`/repo/k/keyless-server-${t}`, GOOD);
   reg.serve(`/repo/k/keyless-server-${t}.sha256`, `${sha(GOOD)}\n`);
+  // 5. A prebuilt declared (and served), but the crate ships something at bin/<command> that cannot start.
+  for (const [name, shipped] of [
+    ['shipsdir', { 'bin/shipsdir-server/README': 'a directory where the program should be\n' }],
+    ['shipstext', { 'bin/shipstext-server': { content: '#!/bin/sh\nexec cat\n', mode: 0o644 } }],
+  ] as const) {
+    publish(name, { 'plugin.json': pluginJson(name, { binaries: `${reg.url}rel/{name}-{target}`, binary_sha256: { [t]: sha(GOOD) } }), ...shipped });
+    reg.serve(`/rel/${name}-${t}`, GOOD);
+  }
 });
 afterAll(() => reg.close());
 beforeEach(() => {
@@ -139,6 +147,24 @@ async function expectRefused(name: string, r: { code: number | null; stdout: str
   const source = lockSource(name);
   for (const k of ['binary_sha256', 'binary_file_sha256', 'binary_source', 'binary_digest_source', 'binary_signature']) expect(source[k], k).toBeUndefined();
 }
+
+describe.skipIf(!TARGET)('what the package ships in bin/ is its own', () => {
+  for (const [name, why, kept] of [
+    ['shipsdir', /bin\/shipsdir-server is a directory, not a program: not replacing the package's own file/, 'README'],
+    ['shipstext', /bin\/shipstext-server is not executable .*: not replacing the package's own file/, undefined],
+  ] as const) {
+    it(`${name}: a declared prebuilt is not downloaded over what the package holds at bin/<command>, which stays as published`, async () => {
+      const r = await runCli(['install', name, '--json'], { env: env() });
+      expect(r.code, r.stderr).toBe(0);
+      expect(jsonOf(r).installed[0].notes.join('\n')).toMatch(why);
+      expect(requested(`/rel/${name}-${TARGET}`)).toEqual([]);
+      const shipped = join(pkgDir(name), 'bin', `${name}-server`);
+      if (kept) expect(readdirSync(shipped)).toEqual([kept]);
+      else expect(statSync(shipped).mode & 0o777).toBe(0o644);
+      expect(lockSource(name).binary_source).toBeUndefined();
+    });
+  }
+});
 
 describe.skipIf(!TARGET)('digests inside the crate', () => {
   it('verify the artifact without fetching any .sha256, and list calls it the strong kind', async () => {

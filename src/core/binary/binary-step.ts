@@ -9,8 +9,6 @@
  *                  planned build.
  * Order (docs/binaries.md): prebuilt artifact -> cargo build -> package-only.
  */
-import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { isYepError } from '../errors.js';
 import { readCargoToml } from '../sources/crates-io/cargo-manifest.js';
@@ -19,7 +17,7 @@ import { cargoFacts, type CargoFacts } from './binstall-meta.js';
 import { buildLaterCommand, decideBuild, hasBinTarget, runCargoBuild, type BuildPlan, type RunPermit } from './cargo-build.js';
 import { provisionBinary, type BinaryOutcome } from './provision-binary.js';
 import { hostTarget } from './target.js';
-import { COMMAND_RE } from './command-name.js';
+import type { CommandInspection } from '../package/inspect-command.js';
 
 export type { RunPermit } from './cargo-build.js';
 
@@ -50,29 +48,27 @@ async function readCargoFacts(dir: string): Promise<CargoFacts | undefined> {
 }
 
 /**
- * The package ships a file at bin/<command> that does not start (not executable, or not a
- * file): neither a download nor a build replaces what the package itself holds, whichever
- * would provide the server. A note saying so, or undefined when there is no such file.
- */
-function shippedServerFile(dir: string, command: string): string | undefined {
-  if (!COMMAND_RE.test(command)) return undefined;
-  try {
-    lstatSync(join(dir, 'bin', command));
-  } catch {
-    return undefined;
-  }
-  return `the package ships bin/${command}, which is not an executable file: not replacing it with a download or a build (its author can make it executable, or drop it so yep-ext provides the server)`;
-}
-
-/**
  * Called when the server command does not resolve in a fetched (crate or git)
- * tree. `buildable` (the source kind's say: crates) decides whether a build is possible.
+ * tree (`command`: the resolver's finding). `buildable` (the source kind's say:
+ * crates) decides whether a build is possible.
  */
-export async function prepareBinary(ctx: Context, dir: string, manifest: Manifest, buildable: boolean): Promise<BinaryStep> {
+export async function prepareBinary(
+  ctx: Context,
+  dir: string,
+  manifest: Manifest,
+  command: CommandInspection & { ok: false },
+  buildable: boolean,
+): Promise<BinaryStep> {
   const mode = ctx.packageCode.build;
   const server = manifest.yolop.capabilityServer;
-  const shipped = shippedServerFile(dir, server.command);
-  if (shipped) return { notes: [shipped] };
+  // What the package itself holds in bin/ is never replaced by a download or a build, whichever would provide the server.
+  if (command.shipped) {
+    return {
+      notes: [
+        `${command.detail}: not replacing the package's own file with a download or a build (its author can fix it, or drop it so yep-ext provides the server)`,
+      ],
+    };
+  }
   const facts = await readCargoFacts(dir);
   const notes: string[] = [];
   let outcome: BinaryOutcome | undefined;

@@ -84,7 +84,7 @@ export async function preparePackage(ctx: Context, stage: string, fetch: () => P
   let binary: BinaryStep | undefined;
   if (!command.ok && !isLinked(fetched.source)) {
     const { prepareBinary } = await import('../binary/binary-step.js');
-    binary = await prepareBinary(ctx, fetched.dir, manifest, isBuildable(fetched.source));
+    binary = await prepareBinary(ctx, fetched.dir, manifest, command, isBuildable(fetched.source));
     if (binary.outcome?.record) fetched.source = withBinaryRecord(fetched.source, binary.outcome.record);
     if (binary.build) {
       // Said before the summary: a build with consent, one to ask about, or none (and why).

@@ -61,6 +61,11 @@ export type CommandInspection =
       detail: string;
       /** The command names a place outside the package (a path), even though nothing runs there now. */
       outside?: OutsidePackage;
+      /**
+       * The package's own bin/ holds a file of the command's name that cannot start: the
+       * author's, which a prebuilt download or a build must not replace (binary/binary-step.ts).
+       */
+      shipped?: true;
     };
 
 /**
@@ -366,7 +371,7 @@ function inspectBareName(pkgReal: string, command: string, searchPath: string[],
   const binProblem = executableProblem(inBin, `bin/${command}`);
   if (binProblem === undefined) {
     const fmt = formatProblem(inBin, `bin/${command}`, searchPath, check);
-    if (fmt.problem) return { ok: false, detail: fmt.problem };
+    if (fmt.problem) return { ok: false, detail: fmt.problem, shipped: true };
     const real = leavesPackage(pkgReal, inBin);
     if (real)
       return {
@@ -380,7 +385,7 @@ function inspectBareName(pkgReal: string, command: string, searchPath: string[],
     return { ok: true, path: inBin, where: 'package-bin', detail: `bin/${command} (executable)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
   }
   // Something named like the command in bin/ that cannot run is the author's bug, even if PATH has another.
-  if (binProblem !== 'missing') return { ok: false, detail: binProblem };
+  if (binProblem !== 'missing') return { ok: false, detail: binProblem, shipped: true };
   // The host takes the first PATH directory holding a file of that name, executable or not.
   const found = searchPath
     .slice(1)
