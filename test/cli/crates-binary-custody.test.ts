@@ -32,7 +32,7 @@ let home: TempHome;
 let key: TestKey;
 let otherKey: TestKey;
 
-function publish(name: string, files: Record<string, string>): void {
+function publish(name: string, files: Record<string, NonNullable<Parameters<typeof buildCrate>[0]['files']>[string]>): void {
   const crate = `yolop-extension-${name}`;
   reg.publish({
     name: crate,

@@ -547,13 +547,17 @@ describe('info', () => {
     expect(human.stdout).toContain('Install it with `yep-ext install ghost`');
   });
 
-  it('not installed and not in the registry: exit 3; a directory that is not installed: exit 2 pointing at install --dry-run', async () => {
+  it('not installed and not in the registry: exit 3; a directory that is not installed: exit 3 as on every command, pointing at install --dry-run', async () => {
     const missing = await runCli(['info', 'nosuch', '--json'], { env: env() });
     expect(missing.code).toBe(3);
     expect(jsonOf(missing).error.code).toBe('E_NOT_FOUND');
     const dir = writePackage(join(home.root, 'other-dir'), { name: 'otherdir' });
     const path = await runCli(['info', dir, '--json'], { env: env() });
-    expect(path.code).toBe(2);
+    expect(path.code).toBe(3);
+    expect(jsonOf(path).error.code).toBe('E_NOT_INSTALLED');
     expect(jsonOf(path).error.hint).toContain(`yep-ext install ${dir} --dry-run`);
+    // The same answer as the commands that act on an installed extension give for that directory.
+    const remove = await runCli(['remove', dir, '--json'], { env: env() });
+    expect([remove.code, jsonOf(remove).error.code, jsonOf(remove).error.message]).toEqual([3, 'E_NOT_INSTALLED', jsonOf(path).error.message]);
   });
 });

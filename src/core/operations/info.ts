@@ -15,7 +15,7 @@ import { YepError, isYepError } from '../errors.js';
 import { findEntry, type LockEntry, type LockSource } from '../store/lockfile.js';
 import { sourceFor, sourceLabel } from '../sources/index.js';
 import { parseSpec } from '../sources/spec.js';
-import { entryInstalledFrom, lookUpInstalled } from '../store/installed-name.js';
+import { entryInstalledFrom, lookUpInstalled, notInstalledFrom } from '../store/installed-name.js';
 import { configFields, loadManifest, type Manifest } from '../package/manifest.js';
 import { homeDir, packageDir } from '../paths.js';
 import { configStatus } from '../settings/config-status.js';
@@ -280,7 +280,10 @@ export async function extensionInfo(
       await done(false);
     }
   }
-  throw new YepError('E_USAGE', `That ${source.noun} is not installed; info reads the registry only for crates.`, {
-    hint: `To see what it would install without changing anything: \`yep-ext install ${input} --dry-run\`.`,
-  });
+  // Only a crate has a registry to read; any other source is described by installing it, dry.
+  throw notInstalledFrom(
+    spec.kind,
+    input,
+    `To see what it would install without changing anything: \`yep-ext install ${input} --dry-run\`; \`yep-ext list\` shows what is installed.`,
+  );
 }

@@ -79,11 +79,22 @@ export function installedNameIn(ctx: Pick<Context, 'paths' | 'env' | 'cwd'>, loc
   const { spec } = found;
   // Neither a name nor a source: the name rule's own error.
   if (spec.kind === 'invalid') return normalizeExtensionName(input);
-  const shown = input.trim();
-  const what = `the ${sourceFor(spec.kind).noun} ${shown}`;
-  throw new YepError('E_NOT_INSTALLED', `No installed extension comes from ${what}: no entry of extensions.lock records it as its source.`, {
-    hint: `\`yep-ext install ${shown}\` installs it; \`yep-ext list\` shows what is installed (and where each comes from).`,
-  });
+  throw notInstalledFrom(
+    spec.kind,
+    input.trim(),
+    `\`yep-ext install ${input.trim()}\` installs it; \`yep-ext list\` shows what is installed (and where each comes from).`,
+  );
+}
+
+/** The error for a source (a directory, a git URL) no installed extension comes from: exit 3 on every command. */
+export function notInstalledFrom(kind: Exclude<Spec, { kind: 'invalid' }>['kind'], shown: string, hint: string): YepError {
+  return new YepError(
+    'E_NOT_INSTALLED',
+    `No installed extension comes from the ${sourceFor(kind).noun} ${shown}: no entry of extensions.lock records it as its source.`,
+    {
+      hint,
+    },
+  );
 }
 
 /** Names of the packages in the store (for "did you mean"); [] when the store cannot be read. */
