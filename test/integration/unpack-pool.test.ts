@@ -118,7 +118,8 @@ function wordsOf(i: number): string {
 /** ~1-1.5 KB of hex that deflates about 2:1, like real files (not 100:1: the pool's queue cap would send most to the sync path). */
 const contents: string[] = [];
 function contentOf(i: number): string {
-  return (contents[i] ??= hexOf(i));
+  contents[i] ??= hexOf(i);
+  return contents[i];
 }
 function hexOf(i: number): string {
   let out = '';
