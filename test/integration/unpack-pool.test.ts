@@ -116,11 +116,19 @@ function wordsOf(i: number): string {
   return out;
 }
 /** ~1-1.5 KB of hex that deflates about 2:1, like real files (not 100:1: the pool's queue cap would send most to the sync path). */
+const contents: string[] = [];
 function contentOf(i: number): string {
+  contents[i] ??= hexOf(i);
+  return contents[i];
+}
+function hexOf(i: number): string {
   let out = '';
   for (let j = 0; j < 16 + (i % 8); j++) out += createHash('sha256').update(`${i}/${j}`).digest('hex');
   return out;
 }
+/** The crate of 3,000 files of words, built once: both machine-load cases below unpack it. */
+let wordsCrate: Buffer | undefined;
+const wordsCrateOnce = (): Buffer => (wordsCrate ??= buildCrate(manyFiles(3000, wordsOf)));
 // Declared under 2 MiB: bigger crates create their small files on a worker thread instead (unpack-worker.test.ts).
 const unpack = () => unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: Math.min(MiB, statSync(crateFile).size) });
 
@@ -199,7 +207,7 @@ describe('unpacking on the thread pool', () => {
   ] as const)(
     '%s',
     async (_name, busy) => {
-      writeFileSync(crateFile, buildCrate(manyFiles(3000, wordsOf)));
+      writeFileSync(crateFile, wordsCrateOnce());
       probe.slowOn = /\/f\/0000[0-2]$/;
       probe.busy = busy;
       const hashed = await unpack();

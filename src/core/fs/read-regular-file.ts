@@ -133,16 +133,25 @@ export function readRegularFileSync(file: string, what: string, options: Regular
     if (max !== undefined && st.size > max) throw tooBig(file, what, max, options);
     const chunks: Buffer[] = [];
     let total = 0;
-    // Read to EOF rather than trusting st.size: the file may grow while we read.
+    // Read to EOF rather than trusting st.size: the file may grow while we read. A buffer is
+    // filled before the next is made, so the read that finds the end of a file read whole goes
+    // into the first buffer's spare room: no second buffer per file (state files are read many
+    // times a command, and each fresh 64 KiB buffer is memory the collector must reclaim).
     let buf = Buffer.allocUnsafe(Math.max(st.size + 1, 4096));
+    let used = 0;
     for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
+      if (used === buf.length) {
+        chunks.push(buf);
+        buf = Buffer.allocUnsafe(64 * 1024);
+        used = 0;
+      }
+      const n = readSync(fd, buf, used, buf.length - used, null);
       if (n === 0) break;
+      used += n;
       total += n;
       if (max !== undefined && total > max) throw tooBig(file, what, max, options);
-      chunks.push(buf.subarray(0, n));
-      buf = Buffer.allocUnsafe(64 * 1024);
     }
+    if (used > 0 || chunks.length === 0) chunks.push(buf.subarray(0, used));
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   } catch (e) {
     if (e instanceof YepError) throw e;
