@@ -39,9 +39,11 @@ interface WaitLimits {
   lockMs: number;
   /** For `yolop --version`, when yep-ext asks which agent is installed (engines checks). */
   agentVersionMs: number;
+  /** Doctor's, for each step of stopping a server: its answer to shutdown, its exit once stdin closes, once sent SIGTERM. */
+  doctorGraceMs: number;
 }
 
-const DEFAULT_WAITS: WaitLimits = { lockMs: 300_000, agentVersionMs: 3000 };
+const DEFAULT_WAITS: WaitLimits = { lockMs: 300_000, agentVersionMs: 3000, doctorGraceMs: 2000 };
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 5000;
 
 /** Starts a process: node's `child_process.spawn` (always called with an options object). */

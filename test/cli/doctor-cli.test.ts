@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listGroup } from '../../src/core/yep/process-group.js';
 import { makePackage } from '../helpers/ext-package.js';
 import { BIN, REPO_ROOT, jsonOf, makeTempHome, runCli, runCliProcess, type RunResult, type TempHome } from '../helpers/home.js';
+import { mcpStdioServer } from '../helpers/mcp-fixture.js';
 import { procAlive, procsWith } from '../helpers/proc.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
@@ -222,7 +223,8 @@ describe('yep-ext doctor', () => {
 });
 
 describe('yep-ext doctor and contributed MCP servers', () => {
-  const STDIO = join(REPO_ROOT, 'test/fixtures/mcp/stdio-server.mjs');
+  /** The SDK-built stdio fixture server, bundled into one file (it starts for a fraction of the CPU). */
+  const STDIO = mcpStdioServer();
   const withMcp = (name: string, marker: string, ...flags: string[]) =>
     makePackage(join(home.root, 'pkgs'), name, {
       args: ['--name', name],

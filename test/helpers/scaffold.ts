@@ -5,7 +5,9 @@
  * the question of whether a Rust crate can be built offline here.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
@@ -215,6 +217,68 @@ export function prepareRustRoot(root: string, build: RustBuild): void {
   mkdirSync(join(root, '.cargo'), { recursive: true });
   const debian = build.how === 'debian' ? `[source.crates-io]\nreplace-with = "debian"\n\n[source.debian]\ndirectory = "${DEBIAN_REGISTRY}"\n\n` : '';
   writeFileSync(join(root, '.cargo', 'config.toml'), `${debian}[net]\noffline = true\n`);
+}
+
+/** The config prepareRustRoot writes: where crates come from, and offline. */
+function rustRootConfig(root: string): string {
+  const file = join(root, '.cargo', 'config.toml');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+}
+
+/**
+ * Where the compiled dependencies of a generated crate are kept between runs, named by
+ * everything that decides them: the toolchain, the crate's Cargo.toml, the cargo config
+ * above it (the source crates come from), and the crates that source holds.
+ */
+function rustDepsCache(crateDir: string, root: string, build: RustBuild & { ok: true }): string {
+  const toolchain = ['cargo', 'rustc'].map((tool) => spawnSync(tool, ['-vV'], { encoding: 'utf8' }).stdout).join('\n');
+  const source = build.how === 'debian' ? readdirSync(DEBIAN_REGISTRY).sort().join('\n') : build.how;
+  const key = createHash('sha256')
+    .update([toolchain, readFileSync(join(crateDir, 'Cargo.toml'), 'utf8'), rustRootConfig(root), source].join('\0'))
+    .digest('hex')
+    .slice(0, 24);
+  return join(tmpdir(), 'yep-ext-test-cargo-deps', key);
+}
+
+/** What in target/ belongs to the crate itself (its package and bin names), not to its dependencies. */
+function ownArtifacts(crateDir: string): RegExp {
+  const toml = readFileSync(join(crateDir, 'Cargo.toml'), 'utf8');
+  const names = [...toml.matchAll(/^name = "([^"]+)"$/gm)].flatMap((m) => [m[1]!, m[1]!.replace(/-/g, '_')]);
+  return new RegExp(`^(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})([-.]|$)`);
+}
+
+/**
+ * Seed a generated crate's target/ with its dependencies as an earlier run compiled them
+ * (none on the first run), so its build step compiles the crate itself only, as a second
+ * build on an author's machine does. Nothing of the crate is seeded, and cargo's own
+ * fingerprints decide what of the seed it uses: a dependency they do not match is rebuilt.
+ * Returns the function that keeps the dependencies of a finished build for the next run.
+ */
+export function seedRustDependencies(crateDir: string, root: string, build: RustBuild): () => void {
+  if (!build.ok) return () => {};
+  const cache = rustDepsCache(crateDir, root, build);
+  const target = join(crateDir, 'target');
+  if (existsSync(cache)) cpSync(cache, target, { recursive: true, preserveTimestamps: true });
+  return () => {
+    if (existsSync(cache) || !existsSync(target)) return;
+    const own = ownArtifacts(crateDir);
+    const staging = `${cache}.${process.pid}-${Date.now()}`;
+    cpSync(target, staging, {
+      recursive: true,
+      preserveTimestamps: true,
+      filter: (src) => {
+        const parts = src.slice(target.length + 1).split('/');
+        // target/<profile>/<name> and target/<profile>/{deps,build,.fingerprint}/<name>; incremental state is the crate's own.
+        return !parts.includes('incremental') && !parts.slice(1, 3).some((p) => own.test(p));
+      },
+    });
+    try {
+      renameSync(staging, cache);
+    } catch {
+      // Another run kept the same dependencies first.
+      rmSync(staging, { recursive: true, force: true });
+    }
+  };
 }
 
 /**

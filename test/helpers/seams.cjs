@@ -22,6 +22,7 @@
  *   YEP_EXT_TEST_KEYCHAIN_MODULE=<f>  load this module instead of @napi-rs/keyring
  *   YEP_EXT_TEST_LOCK_WAIT_MS=<ms>    wait this long for another process holding the installer lock
  *   YEP_EXT_TEST_AGENT_TIMEOUT_MS=<ms> give `yolop --version` this long
+ *   YEP_EXT_TEST_DOCTOR_GRACE_MS=<ms> doctor's grace for each step of a server's stop
  *   YEP_EXT_TEST_HTTP_RATE_WINDOW_MS, _RETRY_BASE_MS, _RETRY_MAX_MS, _RETRY_AFTER_MAX_MS,
  *   _MAX_REDIRECTS                    HTTP limits that are not user-facing variables
  */
@@ -97,6 +98,7 @@ function seamsFromEnv(env) {
   for (const [key, name] of [
     ['lockMs', 'YEP_EXT_TEST_LOCK_WAIT_MS'],
     ['agentVersionMs', 'YEP_EXT_TEST_AGENT_TIMEOUT_MS'],
+    ['doctorGraceMs', 'YEP_EXT_TEST_DOCTOR_GRACE_MS'],
   ]) {
     const n = Number(env[name]);
     if (env[name] !== undefined && Number.isFinite(n) && n > 0) waits[key] = n;

@@ -9,19 +9,21 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor, type DoctorOptions, type DoctorReport } from '../../src/core/doctor/doctor.js';
 import { mcpRecordFile } from '../../src/core/store/mcp-record.js';
 import { listGroup } from '../../src/core/yep/process-group.js';
 import { makePackage } from '../helpers/ext-package.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
+import { mcpStdioServer } from '../helpers/mcp-fixture.js';
 import { procsWith } from '../helpers/proc.js';
 import { setupInstall } from '../helpers/setup-install.js';
 // @ts-expect-error: a JavaScript fixture
 import { startHttpMcp } from '../fixtures/mcp/http-server.mjs';
 
-const STDIO = resolve(import.meta.dirname, '../fixtures/mcp/stdio-server.mjs');
+/** The SDK-built stdio fixture server, bundled into one file (it starts for a fraction of the CPU). */
+const STDIO = mcpStdioServer();
 const FAST = { timeoutMs: 4000, probeTimeoutMs: 2000, graceMs: 1000 };
 
 let home: TempHome;

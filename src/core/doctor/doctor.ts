@@ -59,7 +59,7 @@ export interface DoctorOptions {
   timeoutMs?: number;
   /** Timeout for each probe request (default min(5 s, timeoutMs)). */
   probeTimeoutMs?: number;
-  /** Grace period for each stop step (default 2 s). */
+  /** Grace period for each stop step (default ctx.waits.doctorGraceMs, 2 s). */
   graceMs?: number;
   /** Loads configured values and secrets; omitted = nothing injected. */
   loadConfig?: DoctorConfigLoader;
@@ -145,7 +145,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
     asks: [],
     timeoutMs,
     probeMs: options.probeTimeoutMs ?? Math.min(5000, timeoutMs),
-    graceMs: options.graceMs ?? 2000,
+    graceMs: options.graceMs ?? ctx.waits.doctorGraceMs,
   };
   let name = wanted ?? basename(dir);
   let call: DoctorCallReport | undefined;
