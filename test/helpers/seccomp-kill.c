@@ -32,9 +32,9 @@
  * --snapshot: the disk a kill at each of several points would leave, from one run that is
  * not killed. A kill at the entry of a call leaves every change of the calls before it and
  * none after (test/helpers/kill-equivalence.ts); here, at the Nth call (per thread, as above)
- * of syscall <nr>, the caller is held before the call runs while `cp -a <dir> <copy>` copies
- * the home, then let through. The filter hands this supervisor every call that can change a
- * file (the state syscalls, opens, writes, truncation, modes, links, times, copies, new
+ * of syscall <nr>, the caller is held before the call runs while the home <dir> is copied to
+ * <copy> (as `cp -a` copies it), then let through. The filter hands this supervisor every
+ * call that can change a file (the state syscalls, opens, writes, truncation, modes, links, times, copies, new
  * threads and processes) and it answers them one at a time, so while it copies, no thread of
  * the command changes a file: the copy is the disk of a kill at that instant. The log: the
  * counted calls of the points' syscalls as above (<mask> says which arguments are paths),
@@ -55,6 +55,10 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <limits.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,16 +185,59 @@ static long bump2(pid_t tid, int nr) {
   return -1;
 }
 
+/* Copy the tree at `from` to `to` as `cp -a` would (modes, times; symlinks as links; no
+ * hardlinks kept: the one place yep-ext makes them is its download cache, only listed here),
+ * in this process: no cp to start at every point. */
 static int copy_tree(const char *from, const char *to) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    execlp("cp", "cp", "-a", "--", from, to, (char *)NULL);
-    _exit(127);
+  struct stat st;
+  if (lstat(from, &st) != 0) return -1;
+  int rc = 0;
+  if (S_ISLNK(st.st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = readlink(from, target, sizeof target - 1);
+    if (n < 0) return -1;
+    target[n] = 0;
+    if (symlink(target, to) != 0) return -1;
+    struct timespec times[2] = { st.st_atim, st.st_mtim };
+    utimensat(AT_FDCWD, to, times, AT_SYMLINK_NOFOLLOW);
+    return 0;
   }
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+  if (S_ISDIR(st.st_mode)) {
+    if (mkdir(to, 0700) != 0) return -1;
+    DIR *d = opendir(from);
+    if (!d) return -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+      char a[PATH_MAX], b[PATH_MAX];
+      snprintf(a, sizeof a, "%s/%s", from, e->d_name);
+      snprintf(b, sizeof b, "%s/%s", to, e->d_name);
+      if (copy_tree(a, b) != 0) rc = -1;
+    }
+    closedir(d);
+  } else if (S_ISREG(st.st_mode)) {
+    int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (in < 0 || out < 0) {
+      if (in >= 0) close(in);
+      return -1;
+    }
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(in, buf, sizeof buf)) > 0)
+      if (write(out, buf, (size_t)n) != n) {
+        rc = -1;
+        break;
+      }
+    if (n < 0) rc = -1;
+    close(in);
+    close(out);
+  } else
+    return -1; /* a fifo, socket or device: no home holds one */
+  if (chmod(to, st.st_mode & 07777) != 0) rc = -1;
+  struct timespec times[2] = { st.st_atim, st.st_mtim };
+  if (utimensat(AT_FDCWD, to, times, 0) != 0) rc = -1;
+  return rc;
 }
 
 /* Fork `cmd` with the filter (install_filter(nr), or the freeze filter when nr < 0) installed just

@@ -123,7 +123,7 @@ export interface SnapshotRun {
 /**
  * Run `yep-ext args` to completion under seccomp-kill's --snapshot mode: at each point's
  * call (the same call a kill run at it dies at: the Nth of its thread) the caller is held
- * while `cp -a` copies `dir` to the point's `copy`, with every call of the command that can
+ * while `dir` is copied to the point's `copy`, with every call of the command that can
  * change a file held meanwhile: each copy is the disk a kill at that point leaves
  * (test/helpers/seccomp-kill.c). One start of the CLI for every point. Only where `canSnapshot()`.
  */
