@@ -129,7 +129,14 @@ export interface SnapshotRun {
  */
 export function snapshotRun(
   args: string[],
-  options: { env: Record<string, string>; dir: string; points: Array<{ point: KillPoint; copy: string }>; log: string; input?: string; timeoutMs?: number },
+  options: {
+    env: Record<string, string>;
+    dir: string;
+    points: Array<{ point: Pick<KillPoint, 'syscall' | 'n'>; copy: string }>;
+    log: string;
+    input?: string;
+    timeoutMs?: number;
+  },
 ): Promise<SnapshotRun> {
   const bin = seccompKillBin();
   if (bin === null) throw new Error('snapshotRun needs seccomp-kill (canSnapshot())');
