@@ -1,8 +1,8 @@
 /**
  * Crash points enumerated, not sampled. Each state-changing command is
- * killed (SIGKILL, injected by strace) at every state-changing system call in
- * turn: its 1st rename, 2nd rename, …, 1st fsync, … (test/helpers/syscall-kill.ts),
- * each time on a fresh copy of the same home. After every kill:
+ * killed at every state-changing system call in turn: its 1st rename, 2nd
+ * rename, …, 1st fsync, … (test/helpers/syscall-kill.ts), each time from the same
+ * home. After every kill:
  *   (a) what the agent would load (test/helpers/agent-view.ts: the enabled
  *       extensions, read as the host reads them, with their package files, config
  *       and secrets) equals the state before the command or after it, with NO
@@ -16,12 +16,33 @@
  * Kill points that leave the same disk are killed at once: the completed run is traced
  * with every call, and points with only calls between them that change no file the
  * checks or recovery read (test/helpers/kill-equivalence.ts: fsyncs, failed calls,
- * reads, the download cache in HOME) are one state. The first merged point of each
- * command is killed too and must end exactly as the point it was merged into (the
- * agent's view, the disk's names as killed, the disk after recovery);
- * CRASH_POINTS_VERIFY=1 kills at every merged point and checks them all.
+ * reads, the download cache in HOME) are one state.
+ *
+ * A kill at a call's entry leaves every change made before it and none after, so the
+ * distinct points of a command are all visited in one run of it: held at each point's
+ * call while its home is copied, with every call that could change a file held too
+ * (seccomp-kill.c's --snapshot), each copy then judged as the kill's home. Where seccomp
+ * cannot do that, each point is one SIGKILLed run. Real SIGKILLs check both shortcuts
+ * every run: the first merged point of each command is killed and must end exactly as
+ * its group's point did (the agent's view, the disk's names as killed, the disk after
+ * recovery); CRASH_POINTS_VERIFY=1 kills at every point, merged or not, and checks
+ * each against its group's.
  */
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  appendFileSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -33,7 +54,19 @@ import { homeState, strayFiles } from '../helpers/home-state.js';
 import { REPO_ROOT, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { killPlan, killedElsewhere, limiter, maskVolatile, parseCalls, straceNeed, tracedRun, type KillPoint } from '../helpers/syscall-kill.js';
+import {
+  canSnapshot,
+  killPlan,
+  killedElsewhere,
+  limiter,
+  maskVolatile,
+  parseCalls,
+  snapshotRun,
+  straceNeed,
+  tracedRun,
+  type KillPoint,
+  type TracedRun,
+} from '../helpers/syscall-kill.js';
 import { equivalentPoints } from '../helpers/kill-equivalence.js';
 import { describeNeeding } from '../helpers/needs.js';
 
@@ -83,9 +116,24 @@ function envFor(configDir: string, extra: Record<string, string> = {}): Record<s
   };
 }
 
+/**
+ * Where every home a command runs in (and the held run's copies) goes: memory (tmpfs) where
+ * there is one. A held run copies a home at every point and every run fsyncs as it goes:
+ * on a journaled disk the kernel's part of that is most of the cost. What is checked (names,
+ * modes, bytes, what recovery makes of them after a process dies) is the same on either.
+ */
+const memoryDir = ((): string => {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return statSync('/dev/shm').isDirectory() ? '/dev/shm' : tmpdir();
+  } catch {
+    return tmpdir();
+  }
+})();
+
 /** A fresh directory holding a copy of `template` (a config dir); returns its config dir. */
 function copyHome(template: string): { root: string; configDir: string } {
-  const root = mkdtempSync(join(tmpdir(), 'yep-crash-'));
+  const root = mkdtempSync(join(memoryDir, 'yep-crash-'));
   scratch.push(root);
   const configDir = join(root, 'yolop');
   cpSync(template, configDir, { recursive: true, verbatimSymlinks: true });
@@ -139,30 +187,20 @@ interface KillRun {
   failures: string[];
 }
 
-/** Kill at `point` on a fresh copy of the template; what the test judges of the result. */
-async function killAtPoint(run: KillRun, point: KillPoint) {
-  const { s, template, agentBefore, agentAfter, stateBefore, stateAfter, gapState, failures } = run;
-  const { syscall, n, call } = point;
-  const h = copyHome(template);
-  const where = `${s.title}: killed at ${syscall} #${n}`;
-  const r = await tracedRun(s.args(), {
-    env: envFor(h.configDir, s.env),
-    traceFile: join(h.root, 'trace'),
-    kill: { syscall, n },
-    ...(s.input ? { input: s.input } : {}),
-  });
-  if (r.signal !== 'SIGKILL') {
-    failures.push(`${where}: not reached (exit ${r.status}; the command's calls differ between runs)\n${r.stderr}`);
-    rmSync(h.root, { recursive: true, force: true });
-    return undefined;
-  }
-  const killedAt = call.line;
+/** What the test judges of a home as a kill at a point left it. */
+type Outcome = { agent: ReturnType<typeof agentView>; killed: string[]; recovered: string[]; gap: boolean };
+
+/** Judge the home at `configDir` (where the command ran) as the kill at `point` left it; `killed`: the call it was killed at. */
+async function judge(run: KillRun, point: KillPoint, configDir: string, killed: TracedRun['killed'], how: string): Promise<Outcome> {
+  const { s, agentBefore, agentAfter, stateBefore, stateAfter, gapState, failures } = run;
+  const where = `${s.title}: ${how} at ${point.syscall} #${point.n}`;
+  const killedAt = point.call.line;
   // The run died at the planned call: the same syscall, per-thread number and paths.
-  const elsewhere = killedElsewhere(point, r.killed);
+  const elsewhere = killedElsewhere(point, killed);
   if (elsewhere !== null) failures.push(`${where} (${killedAt}): ${elsewhere}`);
-  const agent = agentView(h.configDir);
+  const agent = agentView(configDir);
   // The disk as the kill left it, names only (temp and staging names carry pids and clocks).
-  const killed = homeState(h.configDir).files.map((l) => maskVolatile(l.split(' ')[0] ?? ''));
+  const names = homeState(configDir).files.map((l) => maskVolatile(l.split(' ')[0] ?? ''));
   const gap = gapState !== undefined && same(agent, gapState);
   if (gap) {
     // Counted below, per point.
@@ -171,8 +209,8 @@ async function killAtPoint(run: KillRun, point: KillPoint) {
       `${where} (${killedAt}): the agent would load neither the before nor the after state:\n${JSON.stringify({ agent, before: agentBefore, after: agentAfter }, null, 1)}`,
     );
   }
-  await recover(h.configDir);
-  const state = homeState(h.configDir);
+  await recover(configDir);
+  const state = homeState(configDir);
   if (!oneOf(state.files, stateBefore.files, stateAfter.files)) {
     const extra = (l: string[], o: string[]) => l.filter((x) => !o.includes(x));
     const near = extra(state.files, stateBefore.files).length <= extra(state.files, stateAfter.files).length ? stateBefore : stateAfter;
@@ -182,8 +220,66 @@ async function killAtPoint(run: KillRun, point: KillPoint) {
   }
   const stray = strayFiles(state);
   if (stray.length > 0) failures.push(`${where} (${killedAt}): stray files after recovery: ${stray.join(', ')}`);
-  rmSync(h.root, { recursive: true, force: true });
-  return { agent, killed, recovered: state.files, gap };
+  return { agent, killed: names, recovered: state.files, gap };
+}
+
+/** Kill at `point` (SIGKILL) on a fresh copy of the template; what the test judges of the result. */
+async function killAtPoint(run: KillRun, point: KillPoint): Promise<Outcome | undefined> {
+  const { s, template, failures } = run;
+  const h = copyHome(template);
+  try {
+    const r = await tracedRun(s.args(), {
+      env: envFor(h.configDir, s.env),
+      traceFile: join(h.root, 'trace'),
+      kill: { syscall: point.syscall, n: point.n },
+      ...(s.input ? { input: s.input } : {}),
+    });
+    if (r.signal !== 'SIGKILL') {
+      failures.push(`${s.title}: killed at ${point.syscall} #${point.n}: not reached (exit ${r.status}; the command's calls differ between runs)\n${r.stderr}`);
+      return undefined;
+    }
+    return await judge(run, point, h.configDir, r.killed, 'killed');
+  } finally {
+    rmSync(h.root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The disk a kill at each of `points` leaves, from one run of the command on a fresh copy of
+ * the template, copied at each point's call while the command is held there
+ * (syscall-kill.ts's snapshotRun). Each copy is judged in turn where the command ran (the
+ * home's own path: recovery finds what the run named), once the run has ended.
+ */
+async function snapshotPoints(run: KillRun, points: KillPoint[]): Promise<Map<KillPoint, Outcome | undefined>> {
+  const { s, template, stateAfter, failures } = run;
+  const h = copyHome(template);
+  const copies = points.map((point, i) => ({ point, copy: join(h.root, `at-${i}`) }));
+  const out = new Map<KillPoint, Outcome | undefined>();
+  try {
+    const r = await snapshotRun(s.args(), {
+      env: envFor(h.configDir, s.env),
+      dir: h.configDir,
+      points: copies,
+      log: join(h.root, 'log'),
+      ...(s.input ? { input: s.input } : {}),
+    });
+    if (r.status !== 0) failures.push(`${s.title}: the run held at each kill point did not complete (exit ${r.status ?? r.signal})\n${r.stderr}`);
+    else if (!same(homeState(h.configDir), stateAfter)) failures.push(`${s.title}: the run held at each kill point ended elsewhere than the completed run`);
+    for (const [i, { point, copy }] of copies.entries()) {
+      const paths = r.taken[i];
+      if (paths === undefined) {
+        failures.push(`${s.title}: held at ${point.syscall} #${point.n}: not reached (the command's calls differ between runs)`);
+        out.set(point, undefined);
+        continue;
+      }
+      rmSync(h.configDir, { recursive: true, force: true });
+      renameSync(copy, h.configDir);
+      out.set(point, await judge(run, point, h.configDir, { syscall: point.syscall, n: point.n, paths }, 'killed (held and copied)'));
+    }
+  } finally {
+    rmSync(h.root, { recursive: true, force: true });
+  }
+  return out;
 }
 
 /** Kill `s` at every state-changing call; returns how many kill points there were. */
@@ -213,22 +309,26 @@ async function enumerate(s: Scenario): Promise<number> {
   const failures: string[] = [];
   const gapState = s.window ? { ...agentBefore, [s.window]: { ...agentBefore[s.window], package: null } } : undefined;
   const run: KillRun = { s, template, agentBefore, agentAfter, stateBefore, stateAfter, gapState, failures };
-  const killAt = (point: KillPoint) => slot(() => killAtPoint(run, point));
   // Points with only inert calls between them leave the same disk (test/helpers/kill-equivalence.ts),
   // calls that change only files in HOME (the shared download cache) counted as inert:
-  // each group is killed at once. The first merged point of every scenario (all of them with
-  // CRASH_POINTS_VERIFY=1) is killed too, and must end exactly as the point it was merged into.
-  // HOME holds only the shared download cache (cacache's): nothing here reads it, recovery neither.
+  // each group is killed once. HOME holds only the shared download cache (cacache's):
+  // nothing here reads it, recovery neither.
   const { kill, same: merged } = equivalentPoints(done.trace, plan.points, [join(full.root, 'home')]);
-  const verify = process.env.CRASH_POINTS_VERIFY === '1' ? merged : merged.slice(0, 1);
-  const outcomes = new Map<KillPoint, Awaited<ReturnType<typeof killAt>>>();
-  await Promise.all(kill.map(async (p) => outcomes.set(p, await killAt(p))));
+  // Every group's point is killed in one run held at each of them in turn, the disk copied
+  // there (what a kill there leaves), where seccomp allows; else in one SIGKILLed run each.
+  const outcomes = canSnapshot()
+    ? await slot(() => snapshotPoints(run, kill))
+    : new Map(await Promise.all(kill.map(async (p) => [p, await slot(() => killAtPoint(run, p))] as const)));
+  // Real SIGKILLs, at the first merged point of every scenario (at every point, groups' own
+  // included, with CRASH_POINTS_VERIFY=1): each must end exactly as its group's point did,
+  // so the merge holds, and a held-and-copied point is what a kill there leaves.
+  const verify = process.env.CRASH_POINTS_VERIFY === '1' ? [...merged, ...kill.map((p) => ({ point: p, as: p }))] : merged.slice(0, 1);
   await Promise.all(
     verify.map(async ({ point, as }) => {
-      const o = await killAt(point);
+      const o = await slot(() => killAtPoint(run, point));
       if (o && !same(o, outcomes.get(as)))
         failures.push(
-          `${s.title}: killed at ${point.syscall} #${point.n} (${point.call.line}) is not the same as at ${as.syscall} #${as.n} (${as.call.line}), into which it was merged:\n${JSON.stringify({ merged: o, as: outcomes.get(as) }, null, 1)}`,
+          `${s.title}: killed at ${point.syscall} #${point.n} (${point.call.line}) is not the same as at ${as.syscall} #${as.n} (${as.call.line}), its group's point:\n${JSON.stringify({ killed: o, group: outcomes.get(as) }, null, 1)}`,
         );
     }),
   );
@@ -238,7 +338,7 @@ async function enumerate(s: Scenario): Promise<number> {
   if (s.window) expect(gaps, 'the migration window is one rename wide').toHaveLength(1);
   else expect(gaps).toEqual([]);
   rmSync(full.root, { recursive: true, force: true });
-  points[s.title] = `${plan.points.length} (${kill.length} distinct, ${verify.length} merged ones checked)`;
+  points[s.title] = `${plan.points.length} (${kill.length} distinct, ${verify.length} killed to check)`;
   if (plan.unreachable.length > 0) unreached[s.title] = plan.unreachable.length;
   return plan.points.length;
 }

@@ -1,10 +1,11 @@
 /**
  * `enable --config` is all-or-nothing: the switch and
  * the config reach settings.toml in one atomic write. Crash points are
- * enumerated, not sampled: strace kills the command (SIGKILL) at its 1st, 2nd, …
- * call of each state-changing system call in turn until a run completes, and
- * after every kill settings.toml must be byte for byte the text before or the
- * text after, and read by the host (in order, test/helpers/settings-model.ts) as
+ * enumerated, not sampled: the command is killed at its 1st, 2nd, … call of each
+ * state-changing system call in turn until a run completes (one run held at each
+ * point while its home is copied, where seccomp allows: test/helpers/syscall-kill.ts's
+ * snapshotRun; else strace's SIGKILL, a run per point), and after every kill
+ * settings.toml must be byte for byte the text before or the text after, and read by the host (in order, test/helpers/settings-model.ts) as
  * before or after. A completed run renames onto settings.toml exactly once.
  * (test/faults/crash-points.test.ts does the same for every command and the whole home.)
  *
@@ -18,7 +19,7 @@ import { join } from 'node:path';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { hostRuns, sortKeys } from '../helpers/settings-model.js';
-import { limiter, parseCalls, straceNeed, tracedRun } from '../helpers/syscall-kill.js';
+import { canSnapshot, limiter, parseCalls, snapshotRun, straceNeed, tracedRun } from '../helpers/syscall-kill.js';
 import { describeNeeding } from '../helpers/needs.js';
 
 const strace = straceNeed();
@@ -78,33 +79,56 @@ async function enumerateKills(args: string[], start: string | null): Promise<{ a
     const after = readSettings(full.configDir);
     expect(after).not.toBe(start);
 
-    const runs: Array<Promise<number>> = [];
     for (const syscall of SYSCALLS) {
       const mine = calls.filter((c) => c.syscall === syscall);
       expect(new Set(mine.map((c) => c.tid)).size, `${syscall} called from several threads: when=N would not enumerate`).toBeLessThanOrEqual(1);
-      for (let n = 1; n <= mine.length + 1; n++) {
-        runs.push(
-          slot(async () => {
-            const h = copy();
-            const r = await tracedRun(args, { env: h.env, traceFile: join(h.root, 'trace'), syscalls: [syscall], kill: { syscall, n } });
-            const now = readSettings(h.configDir);
-            expect([start, after], `killed at ${syscall} #${n}: settings.toml is neither before nor after:\n${now}`).toContain(now);
-            expect([hostState(start), hostState(after)]).toContain(hostState(now));
-            if (n <= mine.length) {
-              expect(r.signal, `${syscall} #${n} of ${mine.length} was not reached`).toBe('SIGKILL');
-              return 1;
-            }
-            expect(r.status, `no ${syscall} #${n}, so the run completes`).toBe(0);
-            return 0;
-          }),
-        );
-      }
     }
-    // Every run finishes before any failure is reported (and before the copies are removed).
-    const settled = await Promise.allSettled(runs);
-    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason;
-    const kills = settled.reduce((a, r) => a + (r.status === 'fulfilled' ? r.value : 0), 0);
+    // Each syscall's 1st, 2nd, … call, and one more than the completed run made (none: the run completes).
+    const points = SYSCALLS.flatMap((syscall) => {
+      const count = calls.filter((c) => c.syscall === syscall).length;
+      return Array.from({ length: count + 1 }, (_, i) => ({ syscall, n: i + 1, count }));
+    });
+    /** What a kill at `p` left in settings.toml, judged; 1 when it was a kill. */
+    const judge = (p: (typeof points)[number], now: string | null, reached: boolean): number => {
+      expect([start, after], `killed at ${p.syscall} #${p.n}: settings.toml is neither before nor after:\n${now}`).toContain(now);
+      expect([hostState(start), hostState(after)]).toContain(hostState(now));
+      if (p.n <= p.count) {
+        expect(reached, `${p.syscall} #${p.n} of ${p.count} was not reached`).toBe(true);
+        return 1;
+      }
+      expect(reached, `no ${p.syscall} #${p.n}, so the run completes`).toBe(false);
+      return 0;
+    };
+    let kills = 0;
+    if (canSnapshot()) {
+      // One run, held at every point while its home is copied (syscall-kill.ts's snapshotRun):
+      // each copy is what a kill there leaves. A point past the last call is never reached.
+      const h = copy();
+      const copies = points.map((point, i) => ({ point, copy: join(h.root, `at-${i}`) }));
+      const r = await slot(() => snapshotRun(args, { env: h.env, dir: h.configDir, points: copies, log: join(h.root, 'log') }));
+      expect(r.status, r.stderr).toBe(0);
+      expect(readSettings(h.configDir), 'the held run ends as the completed run').toBe(after);
+      // A point never reached leaves what the completed run does.
+      for (const [i, { point, copy: dir }] of copies.entries()) {
+        const reached = r.taken[i] !== undefined;
+        kills += judge(point, readSettings(reached ? dir : h.configDir), reached);
+      }
+    } else {
+      const runs = points.map((p) =>
+        slot(async () => {
+          const h = copy();
+          const r = await tracedRun(args, { env: h.env, traceFile: join(h.root, 'trace'), syscalls: [p.syscall], kill: { syscall: p.syscall, n: p.n } });
+          const reached = r.signal === 'SIGKILL';
+          if (!reached) expect(r.status, `${p.syscall} #${p.n}: neither killed nor completed`).toBe(0);
+          return judge(p, readSettings(h.configDir), reached);
+        }),
+      );
+      // Every run finishes before any failure is reported (and before the copies are removed).
+      const settled = await Promise.allSettled(runs);
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      kills = settled.reduce((a, r) => a + (r.status === 'fulfilled' ? r.value : 0), 0);
+    }
     const afterDir = join(home.root, 'after');
     cpSync(full.configDir, afterDir, { recursive: true, verbatimSymlinks: true });
     return { after, kills, afterDir };

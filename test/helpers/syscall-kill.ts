@@ -20,6 +20,10 @@
  * (a signal passed when restarting from a seccomp event stop is dropped by the kernel).
  * YEP_EXT_KILL_WITH=strace kills with strace as before. Either way the run reports the
  * call it killed at (`killed`), for the caller to check against its plan.
+ *
+ * `snapshotRun` visits many kill points in one run that is not killed: held at each
+ * point's call while the home is copied (seccomp-kill.c's --snapshot), each copy is the
+ * disk a kill there leaves. Seccomp only, like the kill runs.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -101,6 +105,72 @@ function seccompKillBin(): string | null {
 /** What kills the kill runs here: seccomp-kill (test/helpers/seccomp-kill.c), or strace where it cannot. */
 function killer(): 'seccomp' | 'strace' {
   return seccompKillBin() === null ? 'strace' : 'seccomp';
+}
+
+/** Whether `snapshotRun` works here (seccomp-kill runs on this kernel and arch). */
+export function canSnapshot(): boolean {
+  return killer() === 'seccomp';
+}
+
+export interface SnapshotRun {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  /** Per point (by index): the paths of the call it was taken at, or undefined when no call reached it or the copy failed. */
+  taken: Array<string[] | undefined>;
+}
+
+/**
+ * Run `yep-ext args` to completion under seccomp-kill's --snapshot mode: at each point's
+ * call (the same call a kill run at it dies at: the Nth of its thread) the caller is held
+ * while `dir` is copied to the point's `copy`, with every call of the command that can
+ * change a file held meanwhile: each copy is the disk a kill at that point leaves
+ * (test/helpers/seccomp-kill.c). One start of the CLI for every point. Only where `canSnapshot()`.
+ */
+export function snapshotRun(
+  args: string[],
+  options: {
+    env: Record<string, string>;
+    dir: string;
+    points: Array<{ point: Pick<KillPoint, 'syscall' | 'n'>; copy: string }>;
+    log: string;
+    input?: string;
+    timeoutMs?: number;
+  },
+): Promise<SnapshotRun> {
+  const bin = seccompKillBin();
+  if (bin === null) throw new Error('snapshotRun needs seccomp-kill (canSnapshot())');
+  const specs = options.points.map(({ point, copy }) => {
+    const [nr, mask] = SECCOMP_CALLS[point.syscall] ?? [];
+    if (nr === undefined) throw new Error(`no seccomp number for ${point.syscall}`);
+    return `${nr}:${point.n}:${mask}:${copy}`;
+  });
+  rmSync(options.log, { force: true });
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['--snapshot', options.dir, options.log, ...specs, '--', process.execPath, BIN, ...args], {
+      cwd: REPO_ROOT,
+      env: withSeams({ ...options.env, UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1' }),
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const log = existsSync(options.log) ? readFileSync(options.log, 'utf8').split('\n') : [];
+      // `<tid> <nr> #<k> "<path>"... SNAPSHOT`: the first call of that syscall numbered k.
+      const taken = options.points.map(({ point }) => {
+        const line = log.find(
+          (l) => l.endsWith(' SNAPSHOT') && l.split(' ')[1] === String(SECCOMP_CALLS[point.syscall]?.[0]) && l.split(' ')[2] === `#${point.n}`,
+        );
+        return line === undefined ? undefined : quoted(line);
+      });
+      resolve({ status: code, signal, stderr, taken });
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.input ?? '');
+  });
 }
 
 /** The quoted strings of a call's text (strace's escapes left as they are). */
