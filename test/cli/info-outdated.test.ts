@@ -124,10 +124,8 @@ beforeEach(async () => {
     repo.git(['reset', '--quiet', '--hard', oldRev]);
   }
   pkgDir = writePackage(join(home.root, 'local-ext'), { name: 'localext' });
-  for (const spec of ['hello@^0.1', `${repo.url}@main`, pkgDir]) {
-    const r = await runCli(['install', spec, '--yes'], { env: env() });
-    expect(r.code, `${spec}: ${r.stderr}`).toBe(0);
-  }
+  const r = await runCli(['install', 'hello@^0.1', `${repo.url}@main`, pkgDir, '--yes'], { env: env() });
+  expect(r.code, r.stderr).toBe(0);
 });
 afterEach(async () => {
   await reg.close();
