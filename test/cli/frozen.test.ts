@@ -34,17 +34,30 @@ function homeState(h: TempHome): string {
   return JSON.stringify({ entries, lock: existsSync(lockOf(h)) ? readFileSync(lockOf(h), 'utf8') : null });
 }
 
+let repos: TempHome;
+/** Set by a test that rewrites the origin's history: the next test gets a new one. */
+let repoRewritten = true;
+
 beforeAll(async () => {
   reg = await startRegistry();
   reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0') });
+  repos = makeTempHome('yep-frozen-repos-');
 });
-afterAll(() => reg.close());
+afterAll(async () => {
+  await reg.close();
+  repos.cleanup();
+});
 
 beforeEach(async () => {
   source = makeTempHome();
   fresh = makeTempHome();
-  repo = makeRepo(join(source.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
-  repo.tag('v1.0.0');
+  // One git origin for the file (no test but the rewrite changes it), made again after a rewrite.
+  if (repoRewritten) {
+    rmSync(join(repos.root, 'repos'), { recursive: true, force: true });
+    repo = makeRepo(join(repos.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
+    repo.tag('v1.0.0');
+    repoRewritten = false;
+  }
   pathPkg = writePackage(join(source.root, 'pkgs', 'local'), { name: 'local' });
   const r = await runCli(['install', 'hello@0.3.0', `${repo.url}@v1.0.0`, pathPkg], { env: env(source) });
   expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -89,6 +102,7 @@ describe('install --frozen', () => {
       'a force-moved git tag (history rewritten, the locked commit gone)',
       'gitext',
       () => {
+        repoRewritten = true;
         repo.git(['commit', '--quiet', '--amend', '-m', 'rewritten']);
         const moved = repo.git(['rev-parse', 'HEAD']);
         repo.git(['tag', '-f', '-a', '-m', 'moved', 'v1.0.0', moved]);

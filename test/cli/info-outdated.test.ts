@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
 import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
@@ -103,19 +103,29 @@ function storeSnapshot(): string {
 
 let oldRev: string;
 let pkgDir: string;
+let repos: TempHome;
+
+// One git origin for the file: every test installs its main at oldRev, and a test that moves
+// main (a commit) has it put back before the next one.
+beforeAll(() => {
+  repos = makeTempHome('yep-info-repos-');
+  repo = makeRepo(repos.root, { files: fixtureFiles('gitext', '1.0.0') });
+  oldRev = repo.rev('main');
+});
+afterAll(() => repos.cleanup());
 
 beforeEach(async () => {
   reg = await startRegistry();
   home = makeTempHome('yep-info-');
   publish('0.1.0');
   publish('0.4.0');
-  repo = makeRepo(join(home.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
-  oldRev = repo.rev('main');
-  pkgDir = writePackage(join(home.root, 'local-ext'), { name: 'localext' });
-  for (const spec of ['hello@^0.1', `${repo.url}@main`, pkgDir]) {
-    const r = await runCli(['install', spec, '--yes'], { env: env() });
-    expect(r.code, `${spec}: ${r.stderr}`).toBe(0);
+  if (repo.rev('main') !== oldRev) {
+    repo.forcePush('main', oldRev);
+    repo.git(['reset', '--quiet', '--hard', oldRev]);
   }
+  pkgDir = writePackage(join(home.root, 'local-ext'), { name: 'localext' });
+  const r = await runCli(['install', 'hello@^0.1', `${repo.url}@main`, pkgDir, '--yes'], { env: env() });
+  expect(r.code, r.stderr).toBe(0);
 });
 afterEach(async () => {
   await reg.close();

@@ -18,8 +18,14 @@ export function fakeAgentScript(dir: string, body: string): FakeAgent {
   mkdirSync(dir, { recursive: true });
   const bin = join(dir, 'yolop');
   const runs = join(dir, 'runs');
-  writeFileSync(bin, `#!/bin/sh\necho run >> '${runs}'\n${body}\n`);
-  chmodSync(bin, 0o755);
+  const script = `#!/bin/sh\necho run >> '${runs}'\n${body}\n`;
+  // The same script again is left as it is: a rewrite would give it a new mtime and ctime, and
+  // the CLI, which caches the agent's version by them, would ask the agent again (a spawn)
+  // where a test only meant to name the same agent.
+  if (!existsSync(bin) || readFileSync(bin, 'utf8') !== script) {
+    writeFileSync(bin, script);
+    chmodSync(bin, 0o755);
+  }
   return { dir, bin, runs: () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean).length : 0) };
 }
 
