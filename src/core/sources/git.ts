@@ -10,7 +10,7 @@
  */
 import { removeWork } from '../fs/custody.js';
 import { treeBytes } from '../fs/tree-bytes.js';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -383,6 +383,20 @@ async function makeDir(dir: string, mode: number): Promise<void> {
 }
 
 /**
+ * How much history the fetch brought, from the shallow boundary git recorded (`<gitDir>/shallow`,
+ * read rather than asking git to count: no process for a debug line): a boundary of `rev`
+ * alone is that one commit; none is the whole history (a server that needed the fallback).
+ */
+async function fetchedHistory(gitDir: string, rev: string): Promise<string> {
+  const shallow = await readFile(join(gitDir, 'shallow'), 'utf8').then(
+    (text) => text.split('\n').filter(Boolean),
+    () => [],
+  );
+  if (shallow.length === 0) return 'the whole history';
+  return shallow.length === 1 && shallow[0] === rev ? '1 commit(s)' : `a shallow history with ${shallow.length} boundary commit(s)`;
+}
+
+/**
  * Fetch commit `rev` of `url` into a new directory `into` (work tree only).
  * Shallow fetch of the exact commit, with the fallbacks of git-fetch-commit.ts
  * (`refName` shallowly, then every branch and tag) for servers that refuse it.
@@ -446,8 +460,7 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
         details: { wanted: rev, got: sanitize(head, { max: 80 }) },
       });
     }
-    const depth = (await run(rc, git, ['rev-list', '--count', rev], 'inspect')).trim();
-    rc.ctx.log.debug(`git: fetched ${depth} commit(s) of ${shown}, checked out ${rev}`);
+    rc.ctx.log.debug(`git: fetched ${await fetchedHistory(gitDir, rev)} of ${shown}, checked out ${rev}`);
     await removeWork(gitDir);
     created = false;
     const stats = await scanPackageTree(into, { maxFiles: rc.limits.maxFiles, maxBytes: rc.limits.maxTreeBytes });
