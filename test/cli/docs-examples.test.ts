@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/command-table.js';
 import { ROOT_EXAMPLES } from '../../src/cli/help.js';
 import { buildCrate, FIXTURE_CRATES, readTree } from '../helpers/crates.js';
-import { makeTempHome, REPO_ROOT, runCli, SCRATCH_DIR, type TempHome } from '../helpers/home.js';
+import { makeTempHome, REPO_ROOT, runCli, type TempHome } from '../helpers/home.js';
+import { SCRATCH_DIR } from '../helpers/scratch.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 /** Examples that may end otherwise than 0 here, and why. */

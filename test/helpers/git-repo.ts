@@ -121,7 +121,8 @@ export function makeRepo(root: string, options: { name?: string; branch?: string
   appendFileSync(join(bare, 'config'), QUIET_CONFIG);
   appendFileSync(join(work, '.git', 'config'), QUIET_CONFIG);
   // A path git would quote in its config is left to git to write.
-  if (/^[^\s"\\;#]+$/.test(bare)) appendFileSync(join(work, '.git', 'config'), `[remote "origin"]\n\turl = ${bare}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`);
+  if (/^[^\s"\\;#]+$/.test(bare))
+    appendFileSync(join(work, '.git', 'config'), `[remote "origin"]\n\turl = ${bare}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`);
   else git(['remote', 'add', 'origin', bare], work);
   const repo: TestRepo = {
     bare,

@@ -1,6 +1,6 @@
 /** Temp homes and a CLI runner: every test gets its own YOLOP_CONFIG_DIR, never the real one. */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createContext, type Context } from '../../src/core/context.js';
@@ -9,24 +9,6 @@ import { seamsFromEnv, withSeams } from './seams.mjs';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO_ROOT, 'bin', 'run.js');
-
-/**
- * Where a file makes many short-lived copies of a tree (a home per example): a memory
- * filesystem where the machine has one (Linux's /dev/shm), else the temp dir. Creating and
- * removing files and directories there costs the kernel a small part of what it costs on a
- * disk filesystem, whose journal every mkdir, unlink and rmdir goes through.
- */
-export const SCRATCH_DIR: string = (() => {
-  try {
-    if (statSync('/dev/shm').isDirectory()) {
-      accessSync('/dev/shm', constants.W_OK);
-      return '/dev/shm';
-    }
-  } catch {
-    // no /dev/shm (not Linux, or a container without it): the temp dir
-  }
-  return tmpdir();
-})();
 
 export interface TempHome {
   root: string;
