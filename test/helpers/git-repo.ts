@@ -4,7 +4,7 @@
  * come from the environment, never from the machine's global git config.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -63,6 +63,29 @@ function writeFiles(dir: string, files: FileMap): void {
   }
 }
 
+/**
+ * Config both repositories get: no automatic gc or maintenance after a commit or a push (a
+ * fixture never holds the thousands of loose objects that would trigger one, yet each commit
+ * and push still starts the check as processes of their own), and, for the work repo, the
+ * `origin` remote `git remote add` would write. Appended to the config file git init wrote,
+ * in the form git itself writes it: a process fewer per repository.
+ */
+const QUIET_CONFIG = '[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n[receive]\n\tautogc = false\n';
+
+/** HEAD's commit in a work repository, read from its files as git keeps them (a loose ref after a commit), else asked of git. */
+function headOf(work: string): string {
+  const dotGit = join(work, '.git');
+  const head = readFileSync(join(dotGit, 'HEAD'), 'utf8').trim();
+  if (/^[0-9a-f]{40}$/.test(head)) return head;
+  const ref = /^ref: (refs\/\S+)$/.exec(head)?.[1];
+  const loose = ref !== undefined ? join(dotGit, ...ref.split('/')) : undefined;
+  if (loose !== undefined && existsSync(loose)) {
+    const rev = readFileSync(loose, 'utf8').trim();
+    if (/^[0-9a-f]{40}$/.test(rev)) return rev;
+  }
+  return git(['rev-parse', 'HEAD'], work);
+}
+
 export interface TestRepo {
   /** The bare repository tests fetch from. */
   bare: string;
@@ -95,7 +118,12 @@ export function makeRepo(root: string, options: { name?: string; branch?: string
   mkdirSync(root, { recursive: true });
   git(['init', '--quiet', '--bare', `--initial-branch=${branch}`, bare], root);
   git(['init', '--quiet', `--initial-branch=${branch}`, work], root);
-  git(['remote', 'add', 'origin', bare], work);
+  appendFileSync(join(bare, 'config'), QUIET_CONFIG);
+  appendFileSync(join(work, '.git', 'config'), QUIET_CONFIG);
+  // A path git would quote in its config is left to git to write.
+  if (/^[^\s"\\;#]+$/.test(bare))
+    appendFileSync(join(work, '.git', 'config'), `[remote "origin"]\n\turl = ${bare}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`);
+  else git(['remote', 'add', 'origin', bare], work);
   const repo: TestRepo = {
     bare,
     work,
@@ -105,7 +133,7 @@ export function makeRepo(root: string, options: { name?: string; branch?: string
       git(['add', '--all'], work);
       git(['commit', '--quiet', '--allow-empty', '-m', message], work);
       git(['push', '--quiet', '--force', 'origin', 'HEAD'], work);
-      return git(['rev-parse', 'HEAD'], work);
+      return headOf(work);
     },
     switchTo(b, from) {
       const exists = git(['branch', '--list', b], work) !== '';

@@ -18,8 +18,9 @@ export interface TempHome {
   cleanup(): void;
 }
 
-export function makeTempHome(prefix = 'yep-home-'): TempHome {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+/** A temp home under `base` (the temp dir; ./scratch.ts's SCRATCH_DIR for a file that makes many files in its homes). */
+export function makeTempHome(prefix = 'yep-home-', base: string = tmpdir()): TempHome {
+  const root = realpathSync(mkdtempSync(join(base, prefix)));
   const configDir = join(root, 'config', 'yolop');
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -10,7 +10,6 @@
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { YepError } from '../../src/core/errors.js';
@@ -19,6 +18,7 @@ import { warmUnpackWorker, workerFilesHandedOver } from '../../src/core/archive/
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, type TarEntry } from '../helpers/tar-builder.js';
 import { itNeeding, need } from '../helpers/needs.js';
+import { SCRATCH_DIR } from '../helpers/scratch.js';
 
 const NAME = 'demo';
 const VERSION = '1.0.0';
@@ -30,7 +30,8 @@ let into: string;
 let crateFile: string;
 
 beforeEach(async () => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'yep-unpack-worker-')));
+  // Thousands of files a test: where creating and removing them is cheap (../helpers/scratch.ts).
+  base = realpathSync(mkdtempSync(join(SCRATCH_DIR, 'yep-unpack-worker-')));
   stage = join(base, 'stage');
   mkdirSync(stage);
   into = join(stage, 'pkg');
@@ -68,7 +69,7 @@ async function nothingComesBack(): Promise<void> {
 }
 
 const tmpfs = ((): { ok: boolean; missing: string } => {
-  const at = mkdtempSync(join(tmpdir(), 'yep-unpack-worker-probe-'));
+  const at = mkdtempSync(join(SCRATCH_DIR, 'yep-unpack-worker-probe-'));
   const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', at], { encoding: 'utf8' });
   if (r.status === 0) spawnSync('umount', [at]);
   rmSync(at, { recursive: true, force: true });
