@@ -10,6 +10,7 @@
  * (a `printf … |` into stdin, `> file`, `&& git add`, `$(…)` around the command, `~`)
  * are read here, and nothing else.
  */
+import { tmpdir } from 'node:os';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,6 @@ import { COMMANDS } from '../../src/cli/command-table.js';
 import { ROOT_EXAMPLES } from '../../src/cli/help.js';
 import { buildCrate, FIXTURE_CRATES, readTree } from '../helpers/crates.js';
 import { makeTempHome, REPO_ROOT, runCli, type TempHome } from '../helpers/home.js';
-import { SCRATCH_DIR } from '../helpers/scratch.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 /** Examples that may end otherwise than 0 here, and why. */
@@ -208,7 +208,7 @@ describe('the examples of --help and the README', () => {
     const key = ex?.text ?? shown;
     if (NOT_RUN[key] !== undefined || NOT_RUN[shown] !== undefined) return;
     expect(ex, `a README line naming yep-ext that is not a command this test can run: add it to NOT_RUN with why`).toBeDefined();
-    const root = mkdtempSync(join(SCRATCH_DIR, 'yep-docs-example-'));
+    const root = mkdtempSync(join(tmpdir(), 'yep-docs-example-'));
     try {
       cpSync(home.root, root, { recursive: true, verbatimSymlinks: true });
       const runIn = join(root, 'work');

@@ -28,21 +28,7 @@
  * recovery); CRASH_POINTS_VERIFY=1 kills at every point, merged or not, and checks
  * each against its group's.
  */
-import {
-  accessSync,
-  appendFileSync,
-  constants,
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -116,24 +102,9 @@ function envFor(configDir: string, extra: Record<string, string> = {}): Record<s
   };
 }
 
-/**
- * Where every home a command runs in (and the held run's copies) goes: memory (tmpfs) where
- * there is one. A held run copies a home at every point and every run fsyncs as it goes:
- * on a journaled disk the kernel's part of that is most of the cost. What is checked (names,
- * modes, bytes, what recovery makes of them after a process dies) is the same on either.
- */
-const memoryDir = ((): string => {
-  try {
-    accessSync('/dev/shm', constants.W_OK);
-    return statSync('/dev/shm').isDirectory() ? '/dev/shm' : tmpdir();
-  } catch {
-    return tmpdir();
-  }
-})();
-
 /** A fresh directory holding a copy of `template` (a config dir); returns its config dir. */
 function copyHome(template: string): { root: string; configDir: string } {
-  const root = mkdtempSync(join(memoryDir, 'yep-crash-'));
+  const root = mkdtempSync(join(tmpdir(), 'yep-crash-'));
   scratch.push(root);
   const configDir = join(root, 'yolop');
   cpSync(template, configDir, { recursive: true, verbatimSymlinks: true });

@@ -18,8 +18,9 @@ export interface TempHome {
   cleanup(): void;
 }
 
-/** A temp home under `base` (the temp dir; ./scratch.ts's SCRATCH_DIR for a file that makes many files in its homes). */
-export function makeTempHome(prefix = 'yep-home-', base: string = tmpdir()): TempHome {
+/** A temp home under the temp dir (scripts/test.mjs puts it on a memory file system where it can). */
+export function makeTempHome(prefix = 'yep-home-'): TempHome {
+  const base = tmpdir();
   const root = realpathSync(mkdtempSync(join(base, prefix)));
   const configDir = join(root, 'config', 'yolop');
   const env: Record<string, string> = {
@@ -28,6 +29,8 @@ export function makeTempHome(prefix = 'yep-home-', base: string = tmpdir()): Tem
     YOLOP_CONFIG_DIR: configDir,
     NO_COLOR: '1',
     LANG: 'C.UTF-8',
+    // The CLI's temp dir is the suite's (dry runs, scratch), as in an in-process run of this worker.
+    TMPDIR: base,
     // The system policy file: absent unless a test writes it (never the real /etc/yolop).
     YEP_EXT_POLICY: join(root, 'system-policy.toml'),
   };

@@ -18,7 +18,6 @@ import { makeStagingDir } from '../../src/core/store/staging.js';
 import { fixtureFiles, git, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { startGitHttpServer, startSilentServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
-import { SCRATCH_DIR } from '../helpers/scratch.js';
 
 let home: TempHome;
 let repo: TestRepo;
@@ -80,7 +79,7 @@ async function rejection(p: Promise<unknown>): Promise<YepError> {
 
 beforeAll(() => {
   // Its git repositories, fetches and staged trees are many small files: on a memory filesystem (../helpers/scratch.ts).
-  home = makeTempHome('yep-git-hostile-', SCRATCH_DIR);
+  home = makeTempHome('yep-git-hostile-');
   repo = makeRepo(join(home.root, 'repos'), { files: fixtureFiles() });
   repo.tag('v1');
   fakebin = join(home.root, 'fakebin');

@@ -7,6 +7,7 @@
  * the tree is removed. The worker's `node:fs` cannot be mocked, so the faults are
  * real ones. `compressedSize` is what decides the path: the tests declare 4 MiB.
  */
+import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,6 @@ import { warmUnpackWorker, workerFilesHandedOver } from '../../src/core/archive/
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, type TarEntry } from '../helpers/tar-builder.js';
 import { itNeeding, need } from '../helpers/needs.js';
-import { SCRATCH_DIR } from '../helpers/scratch.js';
 
 const NAME = 'demo';
 const VERSION = '1.0.0';
@@ -31,7 +31,7 @@ let crateFile: string;
 
 beforeEach(async () => {
   // Thousands of files a test: where creating and removing them is cheap (../helpers/scratch.ts).
-  base = realpathSync(mkdtempSync(join(SCRATCH_DIR, 'yep-unpack-worker-')));
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'yep-unpack-worker-')));
   stage = join(base, 'stage');
   mkdirSync(stage);
   into = join(stage, 'pkg');
@@ -69,7 +69,7 @@ async function nothingComesBack(): Promise<void> {
 }
 
 const tmpfs = ((): { ok: boolean; missing: string } => {
-  const at = mkdtempSync(join(SCRATCH_DIR, 'yep-unpack-worker-probe-'));
+  const at = mkdtempSync(join(tmpdir(), 'yep-unpack-worker-probe-'));
   const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', at], { encoding: 'utf8' });
   if (r.status === 0) spawnSync('umount', [at]);
   rmSync(at, { recursive: true, force: true });
