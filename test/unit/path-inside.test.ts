@@ -18,6 +18,24 @@ it('answers as path.relative does for any shape of path, normal or not', () => {
     const rel = relative(root, p);
     return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
   };
-  const shapes = ['/', '/p', '/p/', '/p/pkg', '/p/pkg/', '/p/pkg/bin', '/p/pkg-other/x', '/p/pkg/../pkg/x', '/p/./pkg/x', '//p/pkg/x', '/p/pkg/..', '/p/pkg/.x', '/p/pkg/..x/y', '/p/pkgx', 'p/pkg', '.', ''];
+  const shapes = [
+    '/',
+    '/p',
+    '/p/',
+    '/p/pkg',
+    '/p/pkg/',
+    '/p/pkg/bin',
+    '/p/pkg-other/x',
+    '/p/pkg/../pkg/x',
+    '/p/./pkg/x',
+    '//p/pkg/x',
+    '/p/pkg/..',
+    '/p/pkg/.x',
+    '/p/pkg/..x/y',
+    '/p/pkgx',
+    'p/pkg',
+    '.',
+    '',
+  ];
   for (const root of shapes) for (const p of shapes) expect([root, p, isInside(root, p)]).toEqual([root, p, viaRelative(root, p)]);
 });
