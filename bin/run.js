@@ -14,7 +14,7 @@
 // once, here, since the package has no install-time script to do it.
 // See docs/performance.md.
 'use strict';
-const { join } = require('node:path');
+const { join, relative, sep } = require('node:path');
 
 const root = join(__dirname, '..');
 const argv = process.argv.slice(2);
@@ -54,21 +54,30 @@ async function loadBundle(load) {
 }
 
 /**
- * `require(file)` for dist/bundle/cli.cjs, compiled with the V8 code cache that
- * `npm run build` writes beside it (<file>.v8cache; scripts/build-cli.mjs).
- * Compiling the bundle and the functions a command runs costs Node 20 several
- * times what deserialising the cache does, on every run. Node 22.1+ has its
- * own cache (enableCompileCache above, which `require` uses), so there and
- * whenever the cache is missing, stale or rejected (another Node or V8 flags)
- * this is a plain `require`. The cache names the build it was made from (the
- * bundle's last line), since V8 itself checks only the source's length. The
- * module lands in require.cache like any other, so oclif's own require of the
- * bundle (package.json oclif: explicit strategy) gets this same instance.
+ * `require(file)` for dist/bundle/cli.cjs and the lib/*.cjs files it loads, each compiled
+ * with the V8 code cache that `npm run build` writes beside it (<file>.v8cache;
+ * scripts/build-cli.mjs). Compiling a bundle and the functions a command runs costs
+ * Node 20 several times what deserialising the cache does, on every run. Node 22.1+
+ * has its own cache (enableCompileCache above, which `require` uses), so there and
+ * whenever the cache is missing, stale or rejected (another Node or V8 flags) this is a
+ * plain `require`. The cache names the build it was made from (the file's last line),
+ * since V8 itself checks only the source's length. The module lands in require.cache
+ * like any other, so oclif's own require of the bundle (package.json oclif: explicit
+ * strategy) gets this same instance.
  */
-const CACHED_SCRIPT_NAME = 'yep-ext-bundle:cli.cjs';
+const BUNDLE_DIR = join(root, 'dist', 'bundle');
 
-/** Stack traces say `file` where V8 knows the script as `name` (frames formatted as V8 formats them). */
+/**
+ * The name V8 knows a cached file by: V8 keeps the script name a cache was made under,
+ * whatever name it is later read under, so the build makes it under this neutral name
+ * and stack traces name the installed file instead (nameInStacks).
+ */
+const cachedScriptName = (file) => `yep-ext-bundle:${relative(BUNDLE_DIR, file).split(sep).join('/')}`;
+
+/** Stack traces say the installed file where V8 knows a script by its cached name (frames formatted as V8 formats them). */
+const namesInStacks = new Map();
 function nameInStacks(name, file) {
+  namesInStacks.set(name, file);
   Error.prepareStackTrace = (error, frames) => {
     let head;
     try {
@@ -76,13 +85,21 @@ function nameInStacks(name, file) {
     } catch {
       head = 'Error';
     }
-    return [head, ...frames.map((f) => `    at ${String(f).split(name).join(file)}`)].join('\n');
+    return [
+      head,
+      ...frames.map((f) => {
+        let line = String(f);
+        for (const [cached, installed] of namesInStacks) line = line.split(cached).join(installed);
+        return `    at ${line}`;
+      }),
+    ].join('\n');
   };
 }
 
 function requireWithCodeCache(file, { write } = {}) {
   const Module = require('node:module');
   if (Module.enableCompileCache && !write) return require(file);
+  if (Module._cache[file]) return Module._cache[file].exports;
   const fs = require('node:fs');
   let cached;
   let source;
@@ -99,15 +116,14 @@ function requireWithCodeCache(file, { write } = {}) {
   const tag = `${id} ${process.version} ${process.arch}\n`;
   if (!write && (!id || cached.subarray(0, tag.length).toString('latin1') !== tag)) return require(file);
   const vm = require('node:vm');
-  // V8 keeps the script name a cache was made under, whatever name it is later read under: the
-  // build makes it under a neutral name, and stack traces name the installed file instead.
+  const name = cachedScriptName(file);
   // The file's text is the module function (scripts/build-cli.mjs): compiled as read, never copied into a wrapper.
   const script = new vm.Script(source, {
-    filename: write ? CACHED_SCRIPT_NAME : file,
+    filename: write ? name : file,
     ...(cached ? { cachedData: cached.subarray(tag.length) } : {}),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-  if (cached && !script.cachedDataRejected) nameInStacks(CACHED_SCRIPT_NAME, file);
+  if (cached && !script.cachedDataRejected) nameInStacks(name, file);
   const mod = new Module(file, module);
   mod.filename = file;
   mod.paths = Module._nodeModulePaths(require('node:path').dirname(file));
@@ -122,6 +138,13 @@ function requireWithCodeCache(file, { write } = {}) {
   if (write) write(() => Buffer.concat([Buffer.from(tag, 'latin1'), script.createCachedData()]));
   return mod.exports;
 }
+
+/**
+ * How cli.cjs loads its lib/*.cjs files (scripts/build-cli.mjs: each library's stub calls
+ * this hook when it is set, and plain `require` when not, as in the library or in tests):
+ * through requireWithCodeCache, so that a library a command uses compiles from its cache too.
+ */
+const REQUIRE_BUNDLED = Symbol.for('yep-ext.require-bundled');
 
 /**
  * The V8 set-up of a command that downloads, made so that V8's flags are as Node
@@ -157,7 +180,7 @@ function setUpV8Hooks() {
 
 if (require.main !== module) {
   // scripts/build-cli.mjs writes the code cache through this file's loader.
-  module.exports = { requireWithCodeCache };
+  module.exports = { requireWithCodeCache, REQUIRE_BUNDLED };
 } else if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === '-V') {
   // The same line as the dispatcher's versionLine() (src/cli/dispatch.ts).
   const pkg = JSON.parse(require('node:fs').readFileSync(join(root, 'package.json'), 'utf8'));
@@ -169,7 +192,8 @@ if (require.main !== module) {
     // NODE_DISABLE_COMPILE_CACHE=1 turns it off). Node 20 has no such call: skipped.
     require('node:module').enableCompileCache?.();
     setUpV8Hooks();
-    const { main } = await loadBundle(() => requireWithCodeCache(join(root, 'dist', 'bundle', 'cli.cjs')));
+    globalThis[REQUIRE_BUNDLED] = (file) => requireWithCodeCache(file);
+    const { main } = await loadBundle(() => requireWithCodeCache(join(BUNDLE_DIR, 'cli.cjs')));
     const code = await main(argv);
     if (code !== 0) process.exit(code);
   })();

@@ -119,8 +119,11 @@ const libsApart = {
     b.onResolve({ filter: /^[@a-z]/ }, (args) =>
       libOf.has(args.path) && !/[\\/]node_modules[\\/]/.test(args.importer) ? { path: args.path, namespace: 'yep-lib' } : undefined,
     );
+    // Through bin/run.js's hook when it is set (the CLI: the library's code cache, on Node 20),
+    // a plain require when not (the programmatic API, tests that run the CLI in-process).
     b.onLoad({ filter: /.*/, namespace: 'yep-lib' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(`./lib/${libOf.get(args.path)}.cjs`)})[${JSON.stringify(args.path)}];`,
+      contents: `const load = globalThis[Symbol.for('yep-ext.require-bundled')];
+module.exports = (load ? load(require('node:path').join(__dirname, ${JSON.stringify(`lib/${libOf.get(args.path)}.cjs`)})) : require(${JSON.stringify(`./lib/${libOf.get(args.path)}.cjs`)}))[${JSON.stringify(args.path)}];`,
       loader: 'js',
     }));
     b.onResolve({ filter: /^\.\/lib\/[^/]+\.cjs$/ }, (args) => (args.namespace === 'yep-lib' ? { path: args.path, external: true } : undefined));
@@ -266,6 +269,7 @@ const [main, cli] = await Promise.all([
         loader: 'js',
       },
       outfile: join(DIST, 'bundle', 'lib', `${file}.cjs`),
+      footer: { js: `// yep-build ${randomBytes(8).toString('hex')}` },
       ...(file === 'zod' ? { plugins: [noZodLocales] } : {}),
       ...(file === 'mcp' ? { plugins: [mcpShared] } : {}),
     }),
@@ -277,39 +281,39 @@ if (metaIndex > 0) {
     JSON.stringify({ inputs: { ...main.metafile.inputs, ...cli.metafile.inputs }, outputs: { ...main.metafile.outputs, ...cli.metafile.outputs } }),
   );
 }
-// The bundle is ASCII (esbuild escapes the rest; the few characters it leaves raw, in
-// regular expression literals, are escaped here), so bin/run.js reads it as latin1,
-// which decodes faster than UTF-8 and is the same text.
-// Its text is also the module function itself, so that bin/run.js compiles the file's text
-// as it is read: wrapping it there (Module.wrap) made V8 copy the whole text once more
-// into one flat string, on every run. Required as a module (Node 22+, oclif's manifest),
-// the same text calls that function with the module's own bindings; run as a script
-// (bin/run.js: vm.Script, where `this` is the global object) it is the function. The build
-// id stays the last line (bin/run.js: requireWithCodeCache).
-{
-  const file = join(DIST, 'bundle', 'cli.cjs');
+// The bundles bin/run.js compiles with a code cache (cli.cjs and lib/*.cjs) are ASCII
+// (esbuild escapes the rest; the few characters it leaves raw, in regular expression
+// literals, are escaped here), so bin/run.js reads them as latin1, which decodes faster
+// than UTF-8 and is the same text.
+// Each one's text is also the module function itself, so that bin/run.js compiles the file's
+// text as it is read: wrapping it there (Module.wrap) made V8 copy the whole text once more
+// into one flat string, on every run. Required as a module (Node 22+, oclif's manifest, the
+// programmatic API), the same text calls that function with the module's own bindings; run
+// as a script (bin/run.js: vm.Script, where `this` is the global object) it is the function.
+// The build id stays the last line (bin/run.js: requireWithCodeCache).
+const CACHED_FILES = [join(DIST, 'bundle', 'cli.cjs'), ...Object.keys(LIBS).map((file) => join(DIST, 'bundle', 'lib', `${file}.cjs`))];
+for (const file of CACHED_FILES) {
   const text = readFileSync(file, 'utf8');
   const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const footer = /\n(\/\/ yep-build [0-9a-f]+)\n?$/.exec(ascii);
-  if (!footer) throw new Error('cli.cjs has no build id on its last line');
+  if (!footer) throw new Error(`${relative(ROOT, file)} has no build id on its last line`);
   writeFileSync(file, `${CLI_MODULE_FUNCTION_HEAD}${ascii.slice(0, footer.index)}\n});\n${footer[1]}\n`);
 }
-// cli.cjs's V8 code cache (dist/bundle/cli.cjs.v8cache), for Node 20, which has no compile
-// cache of its own: made by this Node in a fresh process with no V8 flags set, as bin/run.js
-// loads it (V8 rejects a cache made under other flags or by another V8, and bin/run.js then
-// compiles as usual: requireWithCodeCache). A Node with its own compile cache (22.1+) never
-// reads it (bin/run.js requires the bundle plainly there), and a cache only fits the V8 that
-// made it: built by such a Node it would be dead weight in the package.
-// The cache holds what was compiled when it was made: the top level, and what `list` compiled
-// (the hottest command: host integrations and scripts run it on every start; the dispatcher
-// and the parser with it) in a home holding one enabled extension (examples/echo-node,
-// installed from a copy by other processes, so that the install's own code stays out of the
-// cache): what every installed entry costs `list` (its manifest checked against the schema,
-// its tree and server command checked, settings.toml parsed) is then in the cache, not
-// compiled again on every run. Every command reads the whole cache, so it holds nothing
-// else: warming a frozen install, doctor and a usage error as well made the cache a third
-// larger, `list` dearer, and those three no cheaper (docs/performance.md).
-const WARM_RUNS = [['list', '--json'], ['list']];
+// The V8 code caches (<file>.v8cache) of cli.cjs and of each lib/*.cjs a warm run loads, for
+// Node 20, which has no compile cache of its own: made by this Node in a fresh process with no
+// V8 flags set, as bin/run.js loads them (V8 rejects a cache made under other flags or by
+// another V8, and bin/run.js then compiles as usual: requireWithCodeCache). A Node with its own
+// compile cache (22.1+) never reads them (bin/run.js requires the bundle plainly there), and a
+// cache only fits the V8 that made it: built by such a Node they would be dead weight in the package.
+// A cache holds what was compiled when it was made: the top level, and what these runs
+// compiled in a home holding one enabled extension (examples/echo-node, installed from a copy by
+// other processes, so that the install's own code stays out of the cache): `list` (the hottest
+// command: host integrations and scripts run it on every start; the dispatcher and the parser
+// with it; what every installed entry costs it, its manifest checked against the schema, its
+// tree and server command checked, settings.toml parsed) and `doctor` on that extension (its
+// checks and probes, and lib/zod.cjs, which it validates every message with: compiled from
+// source, those cost doctor more than the whole cache costs `list` to read).
+const WARM_RUNS = (example) => [['list', '--json'], ['list'], ['doctor', example, '--json']];
 if (!(await import('node:module')).default.enableCompileCache) {
   const file = join(DIST, 'bundle', 'cli.cjs');
   const home = mkdtempSync(join(tmpdir(), 'yep-code-cache-'));
@@ -330,14 +334,17 @@ if (!(await import('node:module')).default.enableCompileCache) {
       [
         '-e',
         `const file = ${JSON.stringify(file)};
-const WARM_RUNS = ${JSON.stringify(WARM_RUNS)};
-let make;
-const cli = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))}).requireWithCodeCache(file, { write: (m) => { make = m; } });
+const WARM_RUNS = ${JSON.stringify(WARM_RUNS(example))};
+const { requireWithCodeCache, REQUIRE_BUNDLED } = require(${JSON.stringify(join(ROOT, 'bin', 'run.js'))});
+const makers = new Map();
+const load = (f) => requireWithCodeCache(f, { write: (m) => makers.set(f, m) });
+globalThis[REQUIRE_BUNDLED] = load;
+const cli = load(file);
 const out = { write() {}, isTTY: false, columns: 0, color: false };
 const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, async *[Symbol.asyncIterator]() {} }, stdout: out, stderr: out, onInterrupt: () => () => {} };
 (async () => {
   for (const argv of WARM_RUNS) await cli.runCli(argv, io);
-  require('node:fs').writeFileSync(file + '.v8cache', make());
+  for (const [f, make] of makers) require('node:fs').writeFileSync(f + '.v8cache', make());
 })();`,
       ],
       { stdio: ['ignore', 'inherit', 'inherit'], env },
@@ -345,7 +352,7 @@ const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, async 
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
-  if (made.status !== 0) throw new Error(`writing the code cache of cli.cjs failed (status ${made.status})`);
+  if (made.status !== 0) throw new Error(`writing the code caches failed (status ${made.status})`);
 }
 writeFileSync(
   join(DIST, 'bundle', 'index.js'),
