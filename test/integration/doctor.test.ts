@@ -288,7 +288,9 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   it('F39 / D27: a command leaving the package is reported, never run', async () => {
     // The host resolves both (a path is the file, relative to the package, `..` allowed): doctor names
     // where they lead, fails the check and starts nothing.
-    const a = pkg('escape', { command: '../../../../bin/sh' });
+    // As many `..` as lead from the package to / (the suite's temp dir may be deeper than /tmp), then bin/sh.
+    const depth = join(home.root, 'pkgs', 'escape').split('/').length - 1;
+    const a = pkg('escape', { command: `${'../'.repeat(depth)}bin/sh` });
     const ra = await doctor(a);
     expect(ra.status.command).toBe('fail');
     expect(detail(ra, 'command')).toContain('climbs out of the package to /bin/sh');
