@@ -87,24 +87,8 @@ function corrupt(file: string, why: string, at?: TomlPosition, what = 'The setti
   });
 }
 
-/**
- * The last document parsed, by its text: one command reads the same settings text several
- * times (enable reads it before the lock, under it, to edit it, and list reads it after), and
- * each parse is most of what reading it costs. Nothing changes a SettingsDoc once made (edits
- * copy the tables they change), so handing the same one out again is the same reading.
- */
-let lastParsed: { text: string; file: string; what: string | undefined; doc: SettingsDoc } | undefined;
-
 /** Parse and index a settings document; throws E_STATE naming `file` when it is not valid TOML. */
 function parseSettings(text: string, file: string, what?: string): SettingsDoc {
-  const last = lastParsed;
-  if (last !== undefined && last.text === text && last.file === file && last.what === what) return last.doc;
-  const doc = parseSettingsDoc(text, file, what);
-  lastParsed = { text, file, what, doc };
-  return doc;
-}
-
-function parseSettingsDoc(text: string, file: string, what?: string): SettingsDoc {
   const parsed = parseEditableToml(text, file, (why, at) => corrupt(file, why, at, what));
   const { data, lines } = parsed;
   const doc: SettingsDoc = { file, ...parsed, elements: [] };
