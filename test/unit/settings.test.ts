@@ -397,3 +397,17 @@ describe('files yep-ext refuses to touch', () => {
     expect(() => applySettingsEdit('', '../x', { op: 'enable' })).toThrow(/Invalid extension name/);
   });
 });
+
+describe('every reading is the reader’s own', () => {
+  it('a reading changed in place (the library hands out nested tables) changes no later reading of the same text, and an edit from it is written', () => {
+    const text = '[[capabilities]]\nref = "ext:a"\nheaders = { x = "1" }\nlist = [1, 2]\n';
+    const first = readSettingsFromText(text, 'a');
+    const list = first.config.list as number[];
+    (first.config.headers as Record<string, string>).x = 'changed';
+    list.push(3);
+    expect(readSettingsFromText(text, 'a').config).toEqual({ headers: { x: '1' }, list: [1, 2] });
+    const edited = applySettingsEdit(text, 'a', { op: 'set', values: { list } });
+    expect(edited.changed).toBe(true);
+    expect(parse(edited.text)).toMatchObject({ capabilities: [{ ref: 'ext:a', list: [1, 2, 3] }] });
+  });
+});
