@@ -3,16 +3,16 @@
  * official SDK) as the file tests start: the same source, bundled by esbuild with the
  * SDK it imports into one ES module. Node then reads one file instead of resolving
  * and linking the SDK's and zod's modules one by one at every start, which cost more
- * CPU than everything the server then does in a test. Kept under the OS temp dir,
- * named by what decides it: the fixture's sources, the locked dependency versions
+ * CPU than everything the server then does in a test. Kept in the suite's cache
+ * (./test-cache.ts), named by what decides it: the fixture's sources, the locked dependency versions
  * (package-lock.json), esbuild's and Node's.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync, version as esbuildVersion } from 'esbuild';
 import { REPO_ROOT } from './home.js';
+import { testCacheDir } from './test-cache.js';
 
 const FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'mcp');
 const ENTRY = join(FIXTURES, 'stdio-server.mjs');
@@ -32,7 +32,7 @@ export function mcpStdioServer(): string {
     .digest('hex')
     .slice(0, 24);
   // The file keeps the fixture's name: reports show the command it was started with.
-  const dir = join(tmpdir(), 'yep-ext-test-mcp-fixture', key);
+  const dir = testCacheDir('mcp-fixture', key);
   const out = join(dir, 'stdio-server.mjs');
   if (!existsSync(out)) {
     mkdirSync(dir, { recursive: true });

@@ -7,13 +7,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 import { YepClient, YepRequestError, type MessageRecord } from '../../src/core/yep/client.js';
 import type { Language } from '../../src/scaffold/request.js';
 import { REPO_ROOT } from './home.js';
+import { testCacheDir } from './test-cache.js';
 
 type Validator = ((value: unknown) => boolean) & { errors?: unknown };
 const schema = JSON.parse(readFileSync(join(REPO_ROOT, 'schema/yep/v1/schema.json'), 'utf8')) as {
@@ -237,7 +237,7 @@ function rustDepsCache(crateDir: string, root: string, build: RustBuild & { ok: 
     .update([toolchain, readFileSync(join(crateDir, 'Cargo.toml'), 'utf8'), rustRootConfig(root), source].join('\0'))
     .digest('hex')
     .slice(0, 24);
-  return join(tmpdir(), 'yep-ext-test-cargo-deps', key);
+  return testCacheDir('cargo-deps', key);
 }
 
 /** What in target/ belongs to the crate itself (its package and bin names), not to its dependencies. */
