@@ -117,7 +117,9 @@ describeNeeding(need(mounted, `root and a mountable tmpfs (mount -t tmpfs -o noe
     // A plain install of the same pin agrees: already installed, nothing placed.
     const again = await runCli(['install', url, '--yes', '--json'], { env });
     expect(again.code, again.stderr).toBe(0);
-    expect(jsonOf(again).installed).toMatchObject([{ name: 'keep', status: 'unchanged', command: { found: false, detail: expect.stringContaining('mounted noexec') } }]);
+    expect(jsonOf(again).installed).toMatchObject([
+      { name: 'keep', status: 'unchanged', command: { found: false, detail: expect.stringContaining('mounted noexec') } },
+    ]);
     expect(storeState(store())).toEqual(before);
   });
 

@@ -414,7 +414,8 @@ function inspectBareName(pkgReal: string, command: string, searchPath: string[],
     };
   const outside: OutsidePackage = { via: 'PATH', target: found, how: `${found}, found on PATH` };
   const { problem, warning, refused } = startProblem(found, found, searchPath, check);
-  if (problem) return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside, ...(refused ? { refused } : {}) };
+  if (problem)
+    return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside, ...(refused ? { refused } : {}) };
   return {
     ok: true,
     path: found,
@@ -491,6 +492,7 @@ function inspectMcpCommand(
     };
   const outside: OutsidePackage = { via: 'PATH', target: found, how: `${found}, found on PATH` };
   const { problem, warning, refused } = startProblem(found, found, pathDirs, check);
-  if (problem) return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside, ...(refused ? { refused } : {}) };
+  if (problem)
+    return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside, ...(refused ? { refused } : {}) };
   return { ok: true, path: found, where: 'outside', outside, detail: `${command} found on PATH at ${found}`, ...(warning ? { warning } : {}) };
 }

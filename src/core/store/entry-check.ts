@@ -36,7 +36,18 @@ import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeS
  * anyway; not-installed: settings.toml enables a name that neither the lock nor the
  * store has, so the host is told to load nothing (both: `verify` without names only).
  */
-type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'exec-refused' | 'command' | 'engines' | 'unlocked' | 'not-installed' | 'custody';
+type VerifyProblemKind =
+  | 'missing'
+  | 'manifest'
+  | 'content'
+  | 'binary'
+  | 'not-executable'
+  | 'exec-refused'
+  | 'command'
+  | 'engines'
+  | 'unlocked'
+  | 'not-installed'
+  | 'custody';
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
