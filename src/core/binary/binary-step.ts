@@ -61,6 +61,9 @@ export async function prepareBinary(
 ): Promise<BinaryStep> {
   const mode = ctx.packageCode.build;
   const server = manifest.yolop.capabilityServer;
+  // A file the system refuses to run where it lies (a noexec mount): a download or a build would
+  // land on the same mount, and the resolver's detail already says why and what to do.
+  if (command.refused) return { notes: [] };
   // What the package itself holds in bin/ is never replaced by a download or a build, whichever would provide the server.
   if (command.shipped) {
     return {

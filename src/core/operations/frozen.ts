@@ -273,6 +273,8 @@ async function sortByInstalled(ctx: Context, policy: Policy, current: Lockfile, 
       if (check.manifest) manifests.set(entry.name, check.manifest);
       late.push(...(await installedViolations(ctx, policy, entry, check.manifest)));
       items.push({ name: entry.name, status: 'skipped', reason: 'already installed with the locked hash' });
+      // Intact, so left alone (placing it again lands on the same mount); said, since yolop cannot start it.
+      for (const p of check.result.problems) if (p.kind === 'exec-refused') ctx.log.warn(`${entry.name}: ${p.message}.`);
     } else todo.push(entry);
   }
   return { items, todo, rehashed, late, manifests };

@@ -62,11 +62,24 @@ function integrityHint(ctx: Context, bad: VerifiedExtension[], entries: LockEntr
   const unbuilt = bad
     .filter((e) => linked.has(e.name) && !gone.includes(e.name) && e.problems.length > 0 && e.problems.every((p) => p.kind === 'command'))
     .map((e) => e.name);
+  // Intact servers the system refuses to run (a noexec mount): no reinstall changes that, the mount does.
+  const refused = bad.filter((e) => e.problems.length > 0 && e.problems.every((p) => p.kind === 'exec-refused')).map((e) => e.name);
   const rest = bad
-    .filter((e) => !edited.includes(e.name) && !unlocked.includes(e.name) && !absent.includes(e.name) && !gone.includes(e.name) && !unbuilt.includes(e.name))
+    .filter(
+      (e) =>
+        !edited.includes(e.name) &&
+        !unlocked.includes(e.name) &&
+        !absent.includes(e.name) &&
+        !gone.includes(e.name) &&
+        !unbuilt.includes(e.name) &&
+        !refused.includes(e.name),
+    )
     .map((e) => e.name);
   const parts = [
     rest.length ? `repair with \`yep-ext install --force ${rest.join(' ')}\` (or \`yep-ext install --frozen\`)` : '',
+    refused.length
+      ? `let the server${refused.length === 1 ? '' : 's'} of ${refused.join(', ')} run where ${refused.length === 1 ? 'it is' : 'they are'} installed: remount that file system without noexec (or lift the policy that forbids it), or keep the yolop config directory (YOLOP_CONFIG_DIR) on one that allows running programs; reinstalling places the same files on the same mount`
+      : '',
     unbuilt.length
       ? `build or restore the server command in the local ${unbuilt.length === 1 ? 'directory' : 'directories'} of ${unbuilt.join(', ')} (reinstalling finds the same directory; \`yep-ext doctor ${String(entries.find((x) => x.name === unbuilt[0])?.source.path ?? unbuilt[0])}\` shows what is missing and the build step it knows)`
       : '',
@@ -236,9 +249,11 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
         },
       );
     }
+    // Installed as locked, but not startable here: said so, not as a mismatch with the lock.
+    const onlyRefused = bad.every((e) => e.problems.every((p) => p.kind === 'exec-refused'));
     throw new YepError(
       'E_INTEGRITY',
-      `${bad.length} of ${report.extensions.length} extensions do not match their lock entry:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`,
+      `${bad.length} of ${report.extensions.length} extensions ${onlyRefused ? 'match their lock entry but cannot start their server here' : 'do not match their lock entry'}:\n${bad.flatMap((e) => e.problems.map((p) => `  - ${e.name}: ${p.message}`)).join('\n')}`,
       {
         hint: integrityHint(ctx, bad, entries),
         details: report as unknown as Record<string, unknown>,

@@ -26,6 +26,7 @@
 import { accessSync, constants, lstatSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import { errnoCode } from '../errors.js';
+import { describeRefusal, execRefusal, type ExecRefusal } from '../fs/exec-refused.js';
 import { isFileKindRefusal, readRegularFileSync } from '../fs/read-regular-file.js';
 import { isInside as inside } from '../fs/path-inside.js';
 
@@ -66,6 +67,11 @@ export type CommandInspection =
        * author's, which a prebuilt download or a build must not replace (binary/binary-step.ts).
        */
       shipped?: true;
+      /**
+       * The program's mode lets it run but the system refuses to (a noexec mount): the file is
+       * intact, so fetching or placing it again cannot help (store/entry-check.ts needsRefetch).
+       */
+      refused?: ExecRefusal;
     };
 
 /**
@@ -96,15 +102,21 @@ export function commandFinding(c: CommandInspection): { found: boolean; detail: 
  * spend most of its run idle between them.
  */
 function executableProblem(file: string, shown: string): string | undefined {
+  return execCheck(file, shown)?.problem;
+}
+
+/** executableProblem, and when the mode lets the file run but the system refuses to, that refusal (fs/exec-refused.ts). */
+function execCheck(file: string, shown: string): { problem: string; refused?: ExecRefusal } | undefined {
+  const problem = (text: string) => ({ problem: text });
   let l: Stats | undefined;
   try {
     // A missing file is the common answer (each PATH directory without the program): told
     // without an exception, whose construction costs more than the lstat.
     l = lstatSync(file, { throwIfNoEntry: false });
   } catch (e) {
-    return errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? 'missing' : `cannot be read (${errnoCode(e) ?? String(e)})`;
+    return problem(errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR' ? 'missing' : `cannot be read (${errnoCode(e) ?? String(e)})`);
   }
-  if (!l) return 'missing';
+  if (!l) return problem('missing');
   let s: Stats;
   try {
     s = statSync(file);
@@ -117,14 +129,17 @@ function executableProblem(file: string, shown: string): string | undefined {
         target = '?';
       }
     }
-    return `${shown} is a dangling symlink (-> ${target})`;
+    return problem(`${shown} is a dangling symlink (-> ${target})`);
   }
-  if (s.isDirectory()) return `${shown} is a directory, not a program`;
-  if (!s.isFile()) return `${shown} is not a regular file`;
+  if (s.isDirectory()) return problem(`${shown} is a directory, not a program`);
+  if (!s.isFile()) return problem(`${shown} is not a regular file`);
   try {
     accessSync(file, constants.X_OK);
-  } catch {
-    return `${shown} is not executable (run \`chmod +x ${shown}\`)`;
+  } catch (e) {
+    // The execute bits are there and the system still says no (a noexec mount): chmod is not the fix.
+    const refused = execRefusal(file, s, errnoCode(e));
+    if (refused) return { problem: describeRefusal(shown, refused), refused };
+    return problem(`${shown} is not executable (run \`chmod +x ${shown}\`)`);
   }
   return undefined;
 }
@@ -260,9 +275,9 @@ function isFile(p: string): boolean {
 }
 
 /** Problems of a resolved program that would keep it from starting, or its warning. */
-function startProblem(file: string, shown: string, searchPath: string[], check: ProgramCheck): { problem?: string; warning?: string } {
-  const problem = executableProblem(file, shown);
-  if (problem) return { problem: problem === 'missing' ? `${shown} does not exist` : problem };
+function startProblem(file: string, shown: string, searchPath: string[], check: ProgramCheck): { problem?: string; warning?: string; refused?: ExecRefusal } {
+  const found = execCheck(file, shown);
+  if (found) return found.problem === 'missing' ? { problem: `${shown} does not exist` } : found;
   return formatProblem(file, shown, searchPath, check);
 }
 
@@ -328,10 +343,10 @@ function inspectCommandPath(pkgReal: string, packageDir: string, command: string
       ? { via: 'absolute', target: file, how: `the absolute path ${file}, outside the package` }
       : { via: 'climbs', target: file, how: `${command} climbs out of the package to ${file}` };
   const shown = named ? relative(pkgReal, file) || file : file;
-  const { problem, warning } = startProblem(file, shown, searchPath, check);
+  const { problem, warning, refused } = startProblem(file, shown, searchPath, check);
   if (problem) {
     const detail = outside ? `command ${shownCmd} names ${outside.how}, and ${problem.replace(`${shown} `, 'it ')}` : problem;
-    return { ok: false, detail, ...(outside ? { outside } : {}) };
+    return { ok: false, detail, ...(outside ? { outside } : {}), ...(refused ? { refused } : {}) };
   }
   if (outside)
     return {
@@ -368,8 +383,8 @@ function inspectBareName(pkgReal: string, command: string, searchPath: string[],
   const bin = join(pkgReal, 'bin');
   const shownCmd = JSON.stringify(command);
   const inBin = join(bin, command);
-  const binProblem = executableProblem(inBin, `bin/${command}`);
-  if (binProblem === undefined) {
+  const binCheck = execCheck(inBin, `bin/${command}`);
+  if (binCheck === undefined) {
     const fmt = formatProblem(inBin, `bin/${command}`, searchPath, check);
     if (fmt.problem) return { ok: false, detail: fmt.problem, shipped: true };
     const real = leavesPackage(pkgReal, inBin);
@@ -385,7 +400,7 @@ function inspectBareName(pkgReal: string, command: string, searchPath: string[],
     return { ok: true, path: inBin, where: 'package-bin', detail: `bin/${command} (executable)`, ...(fmt.warning ? { warning: fmt.warning } : {}) };
   }
   // Something named like the command in bin/ that cannot run is the author's bug, even if PATH has another.
-  if (binProblem !== 'missing') return { ok: false, detail: binProblem, shipped: true };
+  if (binCheck.problem !== 'missing') return { ok: false, detail: binCheck.problem, shipped: true, ...(binCheck.refused ? { refused: binCheck.refused } : {}) };
   // The host takes the first PATH directory holding a file of that name, executable or not.
   const found = searchPath
     .slice(1)
@@ -398,8 +413,9 @@ function inspectBareName(pkgReal: string, command: string, searchPath: string[],
       outside: notOnPath(`${command} is not in the package's bin/`),
     };
   const outside: OutsidePackage = { via: 'PATH', target: found, how: `${found}, found on PATH` };
-  const { problem, warning } = startProblem(found, found, searchPath, check);
-  if (problem) return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside };
+  const { problem, warning, refused } = startProblem(found, found, searchPath, check);
+  if (problem)
+    return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside, ...(refused ? { refused } : {}) };
   return {
     ok: true,
     path: found,
@@ -438,8 +454,8 @@ function inspectMcpCommand(
       const file = normalize(command);
       const named = inside(pkgReal, file) || inside(resolve(packageDir), file);
       const outside: OutsidePackage | undefined = named ? undefined : { via: 'absolute', target: file, how: `the absolute path ${file}, outside the package` };
-      const { problem, warning } = startProblem(file, file, pathDirs, check);
-      if (problem) return { ok: false, detail: problem, ...(outside ? { outside } : {}) };
+      const { problem, warning, refused } = startProblem(file, file, pathDirs, check);
+      if (problem) return { ok: false, detail: problem, ...(outside ? { outside } : {}), ...(refused ? { refused } : {}) };
       const real = named ? leavesPackage(pkgReal, file) : undefined;
       const link: OutsidePackage | undefined = real ? { via: 'symlink', target: real, how: `a symlink ${file} -> ${real} out of the package` } : undefined;
       const out = outside ?? link;
@@ -461,8 +477,8 @@ function inspectMcpCommand(
     };
     if (cwd === undefined)
       return { ok: false, detail: `${shownCmd} names a file relative to the workspace yolop runs in, not a program in the package`, outside };
-    const { problem, warning } = startProblem(file, file, pathDirs, check);
-    if (problem) return { ok: false, detail: `${shownCmd} is relative to the workspace (${cwd}), and ${problem}`, outside };
+    const { problem, warning, refused } = startProblem(file, file, pathDirs, check);
+    if (problem) return { ok: false, detail: `${shownCmd} is relative to the workspace (${cwd}), and ${problem}`, outside, ...(refused ? { refused } : {}) };
     return { ok: true, path: file, where: 'outside', outside, detail: `${shownCmd} runs ${outside.how}`, ...(warning ? { warning } : {}) };
   }
   // execvp's search: the first executable file of that name, else (to say why it cannot start) the first file.
@@ -475,7 +491,8 @@ function inspectMcpCommand(
       outside: notOnPath('an MCP server is not looked up in the package'),
     };
   const outside: OutsidePackage = { via: 'PATH', target: found, how: `${found}, found on PATH` };
-  const { problem, warning } = startProblem(found, found, pathDirs, check);
-  if (problem) return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside };
+  const { problem, warning, refused } = startProblem(found, found, pathDirs, check);
+  if (problem)
+    return { ok: false, detail: `${command} resolves on PATH to ${found}, which cannot start: ${problem}`, outside, ...(refused ? { refused } : {}) };
   return { ok: true, path: found, where: 'outside', outside, detail: `${command} found on PATH at ${found}`, ...(warning ? { warning } : {}) };
 }

@@ -28,13 +28,26 @@ import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeS
  * missing: no store entry; manifest: plugin.json unreadable or naming another
  * extension; content: the tree's hash differs; binary: the provisioned binary
  * differs or is gone; not-executable: the server file is in the package but
- * cannot run; command: the server command resolves nowhere; engines: its
+ * cannot run; exec-refused: the server file in the package is intact and its mode lets it
+ * run, but the system refuses to (a file system mounted noexec, or a security policy), which
+ * no fetch repairs; command: the server command resolves nowhere; engines: its
  * `engines.yolop` excludes the installed agent (`verify` only: verify-engines.ts);
  * unlocked: a package in the store that no lock entry pins, which the host loads
  * anyway; not-installed: settings.toml enables a name that neither the lock nor the
  * store has, so the host is told to load nothing (both: `verify` without names only).
  */
-type VerifyProblemKind = 'missing' | 'manifest' | 'content' | 'binary' | 'not-executable' | 'command' | 'engines' | 'unlocked' | 'not-installed' | 'custody';
+type VerifyProblemKind =
+  | 'missing'
+  | 'manifest'
+  | 'content'
+  | 'binary'
+  | 'not-executable'
+  | 'exec-refused'
+  | 'command'
+  | 'engines'
+  | 'unlocked'
+  | 'not-installed'
+  | 'custody';
 
 export interface VerifyProblem {
   kind: VerifyProblemKind;
@@ -328,7 +341,7 @@ async function checkCommand(
     const build = linked && !inPackage ? unbuiltServer(localDir(entry, dir), command) : undefined;
     result.problems.push(
       inPackage
-        ? { kind: 'not-executable', message: `server will not start: ${inspected.detail}`, files: [binRel as string] }
+        ? { kind: inspected.refused ? 'exec-refused' : 'not-executable', message: `server will not start: ${inspected.detail}`, files: [binRel as string] }
         : build
           ? { kind: 'command', message: unbuiltMessage(build), files: null }
           : { kind: 'command', message: `server command does not resolve: ${inspected.detail}`, files: null },
@@ -347,8 +360,11 @@ async function checkCommand(
  * locked bytes again puts right? A missing entry, a broken manifest, drifted
  * files or binary, and a server file in the package that cannot run all are;
  * a command that resolves nowhere (a package-only install, a PATH command) and
- * an engines verdict are not. A linked (path) entry is the user's directory: a
- * fetch re-links the same files, so its non-executable server is theirs to fix.
+ * an engines verdict are not, and neither is an intact server the system refuses
+ * to run (`exec-refused`: a noexec mount; a copy lands on the same mount, so
+ * placing it again would change the disk on every run and start nothing). A linked
+ * (path) entry is the user's directory: a fetch re-links the same files, so its
+ * non-executable server is theirs to fix.
  */
 export function needsRefetch(entry: LockEntry, result: EntryVerification): boolean {
   const linked = isLinked(entry.source);
