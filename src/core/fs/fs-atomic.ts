@@ -11,13 +11,13 @@
  * to replace); a symlink is refused unless the caller opts in (settings.toml in a
  * dotfile setup), because the write would replace the link's target.
  */
-import { constants } from 'node:fs';
-import { open, realpath, rename, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fchmodSync, fsyncSync, openSync, realpathSync, renameSync, writeSync } from 'node:fs';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
 import { tempNameFor, sweepDeadTemps } from './temp-files.js';
 import { writeHashed, type HashedWrite } from './hashed-write.js';
-import { removeOwned } from './custody.js';
+import { removeOwned, removeOwnedSync } from './custody.js';
 import { inspectRegularFile, isFileKindRefusal, openRegularFile, readRegularFileSync, type RegularFileInfo } from './read-regular-file.js';
 
 export interface AtomicWriteOptions {
@@ -70,12 +70,48 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   mode ??= DEFAULT_MODE;
   try {
     // A followed symlink (settings.toml in a dotfile setup): replace the file it points at, keep the link.
-    const target = info?.symlinkTarget !== undefined ? await realpath(file) : file;
-    await replaceFile(target, mode, (fh) => fh.writeFile(bytes));
+    const target = info?.symlinkTarget !== undefined ? realpathSync(file) : file;
+    replaceFileSync(target, mode, bytes);
   } catch (e) {
     throw stateIoError('write', file, e);
   }
   return true;
+}
+
+/**
+ * `replaceFile` for bytes in memory (every state file): the same calls in the same order, made
+ * synchronously. A state write is a handful of short calls, and a round trip through libuv's
+ * thread pool for each costs more than the calls themselves.
+ */
+function replaceFileSync(target: string, mode: number, bytes: Buffer): void {
+  const dir = dirname(target);
+  const temp = join(dir, tempNameFor(basename(target)));
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+    fchmodSync(fd, mode);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temp, target);
+  } catch (e) {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already failing: the first error is the one to report
+      }
+    }
+    // Only the temp this call created (O_EXCL), through the one delete guard.
+    try {
+      removeOwnedSync({ base: dir, owned: [], names: { test: (n) => n === basename(temp) }, what: 'The directory' }, basename(temp));
+    } catch {
+      // left for the sweep of dead writers' temps
+    }
+    throw e;
+  }
+  fsyncDirSync(dir);
 }
 
 /**
@@ -187,14 +223,18 @@ export async function writeStreamAtomic(
 
 /** fsync a directory so a rename inside it survives power loss (best effort off Linux). */
 export async function fsyncDir(dir: string): Promise<void> {
-  let fh: FileHandle | undefined;
+  fsyncDirSync(dir);
+}
+
+function fsyncDirSync(dir: string): void {
+  let fd: number | undefined;
   try {
-    fh = await open(dir, 'r');
-    await fh.sync();
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
   } catch {
     // Some platforms (Windows) cannot open directories; the rename is still atomic.
   } finally {
-    await fh?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
