@@ -19,7 +19,7 @@
  * A directory that fails the guard is refused (E_STATE, exit 7) and nothing is
  * touched; an entry whose name is not one of yep-ext's is foreign and left alone.
  */
-import { lstatSync, mkdirSync, readlinkSync, rmSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readlinkSync, rmdirSync, rmSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
@@ -163,8 +163,31 @@ export function removeOwnedSync(c: Custody, name: string, options: { keep?: (st:
     throw e;
   }
   if (options.keep?.(st)) return false;
-  rmSync(path, { recursive: st.isDirectory(), force: true, maxRetries: 2 });
+  if (st.isDirectory()) removeTree(path);
+  else rmSync(path, { force: true, maxRetries: 2 });
   return true;
+}
+
+/**
+ * Delete the directory `dir` and everything in it, never following a symlink (a link is
+ * unlinked). The kind each entry has in its directory listing says how to remove it, so a
+ * stage (a journal, a link, an unpacked tree) costs one listing per directory and one call per
+ * entry, where rmSync tries rmdir first and lstat's every entry. Anything unexpected
+ * (a file system whose listings carry no kinds, a busy file) goes to rmSync, which finishes
+ * the job with its retries.
+ */
+function removeTree(dir: string): void {
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) removeTree(p);
+      else if (e.isFile() || e.isSymbolicLink()) unlinkSync(p);
+      else rmSync(p, { recursive: true, force: true, maxRetries: 2 });
+    }
+    rmdirSync(dir);
+  } catch {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  }
 }
 
 /** `removeOwned` of something a run made for its own work (`workCustody`): a download, an unpacked tree, a stage. */
