@@ -184,7 +184,9 @@ describe.skipIf(!hasCargo)("a build from source runs only with this run's consen
     expect(readFileSync(file, 'utf8')).toBe(shipped.content);
     expect(statSync(file).mode & 0o777).toBe(0o644);
     expect(entry()?.source.binary_source).toBeUndefined();
-    expect(jsonOf(r).installed[0].notes.join('\n')).toMatch(/bin\/built-server is not executable .*: not replacing the package's own file with a download or a build/);
+    expect(jsonOf(r).installed[0].notes.join('\n')).toMatch(
+      /bin\/built-server is not executable .*: not replacing the package's own file with a download or a build/,
+    );
   });
 
   it('the policy file forbids builds: --allow-build is refused (exit 13, nothing placed); without it the package is installed package-only', async () => {
