@@ -5,8 +5,8 @@
  * of them in turn visits every point where the disk can change.
  *
  * strace counts calls per thread, so a syscall made from two threads could not be
- * enumerated this way: libuv's pool is held to one thread (UV_THREADPOOL_SIZE=1;
- * yep-ext's state writes all go through fs/promises, i.e. that thread), and
+ * enumerated this way: yep-ext makes every state-changing call synchronously on the main
+ * thread (libuv's pool is held to one thread all the same, UV_THREADPOOL_SIZE=1), and
  * `countCalls` fails when a syscall comes from more than one thread.
  *
  * Needs strace (ptrace): suites declare it with `straceNeed()` and `describeNeeding`

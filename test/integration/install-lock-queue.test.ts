@@ -72,9 +72,9 @@ describe('withInstallLock in one process', () => {
 describe('withInstallLock when the store goes before the lock is taken', () => {
   it('makes the store again and takes the lock (another process that placed nothing removed the new store it found missing)', async () => {
     const ctx = home.ctx();
-    const lock = lockfile.lock.bind(lockfile);
+    const lock = lockfile.lockSync.bind(lockfile);
     let calls = 0;
-    vi.spyOn(lockfile, 'lock').mockImplementation(async (file, options) => {
+    vi.spyOn(lockfile, 'lockSync').mockImplementation((file, options) => {
       // The other process's prune, between ensureStore and the first lock attempt.
       if (calls++ === 0) rmSync(ctx.paths.storeDir, { recursive: true, force: true });
       return lock(file, options);

@@ -13,8 +13,8 @@
  * variables pass through (CARGO_NET_OFFLINE=true builds offline).
  */
 import { makeDirs } from '../fs/custody.js';
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { chmod, cp, rename } from 'node:fs/promises';
+import { accessSync, constants, existsSync, renameSync, statSync } from 'node:fs';
+import { chmod, cp } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError } from '../errors.js';
@@ -198,7 +198,7 @@ export async function runCargoBuild(ctx: Context, plan: BuildPlan, pkgDir: strin
   await makeDirs(binDir, 0o755);
   const dest = join(binDir, plan.command);
   // Into the staged package tree (fetched, checked link-free; never a user's path install: prepare.ts).
-  await rename(built, dest);
+  renameSync(built, dest);
   await chmod(dest, 0o755);
   const sha = await sha256File(dest);
   const record: BinaryRecord = { binary_sha256: sha, binary_file_sha256: sha, binary_source: 'cargo', ...(plan.target ? { binary_target: plan.target } : {}) };

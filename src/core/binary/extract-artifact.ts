@@ -8,7 +8,8 @@
  * never larger than the cap.
  */
 import { removeWork } from '../fs/custody.js';
-import { lstat, mkdtemp, rename, stat } from 'node:fs/promises';
+import { renameSync } from 'node:fs';
+import { lstat, mkdtemp, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { unpackArchive } from '../archive/unpack.js';
 import type { PkgFmt } from './binstall-meta.js';
@@ -45,7 +46,7 @@ export async function extractArtifact(
 ): Promise<string | undefined> {
   // `dest` is in the staged package tree and absent (provision-binary.ts checks before it downloads).
   if (fmt === 'bin') {
-    await rename(artifact, dest);
+    renameSync(artifact, dest);
     return undefined;
   }
   const format = fmt in FORMATS ? FORMATS[fmt as keyof typeof FORMATS] : undefined;
@@ -83,7 +84,7 @@ export async function extractArtifact(
     if (picked === undefined) return `the archive holds no regular file at ${describe(pick)}`;
     const file = join(tree, picked);
     if (!(await lstat(file)).isFile()) return `the archive holds no regular file at ${describe(pick)}`;
-    await rename(file, dest);
+    renameSync(file, dest);
     return undefined;
   } finally {
     await removeWork(tmp);

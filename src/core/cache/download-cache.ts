@@ -25,8 +25,8 @@
  * layout is pinned against cacache itself by test/integration/download-cache-layout.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
-import { appendFile, chmod, link, open, rmdir, stat } from 'node:fs/promises';
+import { lstatSync, readdirSync, rmdirSync, type Stats } from 'node:fs';
+import { appendFile, chmod, link, open, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
@@ -485,7 +485,11 @@ async function pruneEmptyDirs(dir: string): Promise<void> {
     for (const e of entriesOf(path)) {
       if (!e.st.isDirectory() || !here.test(e.name)) continue;
       await visit(e.path, below);
-      await rmdir(e.path).catch(() => undefined);
+      try {
+        rmdirSync(e.path);
+      } catch {
+        // not empty, or gone: it stays as it is
+      }
     }
   };
   await visit(dir, [/^content-v2$/, new RegExp(`^(?:${Object.keys(HEX_LENGTH).join('|')})$`), HH, HH]);

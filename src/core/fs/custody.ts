@@ -19,8 +19,7 @@
  * A directory that fails the guard is refused (E_STATE, exit 7) and nothing is
  * touched; an entry whose name is not one of yep-ext's is foreign and left alone.
  */
-import { lstatSync, readlinkSync, statSync, type Stats } from 'node:fs';
-import { lstat, mkdir, rm, stat } from 'node:fs/promises';
+import { lstatSync, mkdirSync, readdirSync, readlinkSync, rmdirSync, rmSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
@@ -146,19 +145,49 @@ export function isOwnedDir(c: Custody): boolean {
  * whether something was removed; a foreign name, or nothing there, removes nothing.
  */
 export async function removeOwned(c: Custody, name: string, options: { keep?: (st: Stats) => boolean } = {}): Promise<boolean> {
+  return removeOwnedSync(c, name, options);
+}
+
+/** `removeOwned`, for a caller that is itself synchronous. */
+export function removeOwnedSync(c: Custody, name: string, options: { keep?: (st: Stats) => boolean } = {}): boolean {
   if (name.includes('/') || name.includes('\\') || name === '' || name === '.' || name === '..') return false;
   if (checkCustody(c, name) !== 'ours') return false;
   const path = join(custodyDir(c), name);
+  // Synchronous calls throughout this module: each is short, and a round trip through libuv's
+  // thread pool per call costs more than the call itself (every command makes and removes these).
   let st: Stats;
   try {
-    st = await lstat(path);
+    st = lstatSync(path);
   } catch (e) {
     if (errnoCode(e) === 'ENOENT') return false;
     throw e;
   }
   if (options.keep?.(st)) return false;
-  await rm(path, { recursive: st.isDirectory(), force: true, maxRetries: 2 });
+  if (st.isDirectory()) removeTree(path);
+  else rmSync(path, { force: true, maxRetries: 2 });
   return true;
+}
+
+/**
+ * Delete the directory `dir` and everything in it, never following a symlink (a link is
+ * unlinked). The kind each entry has in its directory listing says how to remove it, so a
+ * stage (a journal, a link, an unpacked tree) costs one listing per directory and one call per
+ * entry, where rmSync tries rmdir first and lstat's every entry. Anything unexpected
+ * (a file system whose listings carry no kinds, a busy file) goes to rmSync, which finishes
+ * the job with its retries.
+ */
+function removeTree(dir: string): void {
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) removeTree(p);
+      else if (e.isFile() || e.isSymbolicLink()) unlinkSync(p);
+      else rmSync(p, { recursive: true, force: true, maxRetries: 2 });
+    }
+    rmdirSync(dir);
+  } catch {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  }
 }
 
 /** `removeOwned` of something a run made for its own work (`workCustody`): a download, an unpacked tree, a stage. */
@@ -179,9 +208,11 @@ export async function makeOwnedDir(c: Custody, mode = 0o755): Promise<string> {
   for (const part of c.owned) {
     dir = join(dir, part);
     if (lstatSync(dir, { throwIfNoEntry: false })) continue;
-    await mkdir(dir, { mode }).catch((e: unknown) => {
+    try {
+      mkdirSync(dir, { mode });
+    } catch (e) {
       if (errnoCode(e) !== 'EEXIST') throw e;
-    });
+    }
   }
   // Checked again: a level made meanwhile by someone else is lstat'ed as the guard does (a link is refused).
   checkCustody(c);
@@ -196,21 +227,28 @@ export async function makeOwnedDir(c: Custody, mode = 0o755): Promise<string> {
  * else by that name is refused (EEXIST), never taken for done.
  */
 export async function makeDirs(dir: string, mode = 0o755): Promise<void> {
-  const st = await stat(dir).catch(() => undefined);
+  let st: Stats | undefined;
+  try {
+    st = statSync(dir, { throwIfNoEntry: false });
+  } catch {
+    st = undefined;
+  }
   if (st?.isDirectory()) return;
-  await makeLevels(dir, mode);
+  makeLevels(dir, mode);
 }
 
-async function makeLevels(dir: string, mode: number): Promise<void> {
+function makeLevels(dir: string, mode: number): void {
   const made = (e: unknown): boolean => errnoCode(e) === 'EEXIST' && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
   try {
-    await mkdir(dir, { mode });
+    mkdirSync(dir, { mode });
   } catch (e) {
     if (made(e)) return;
     if (errnoCode(e) !== 'ENOENT' || dirname(dir) === dir) throw e;
-    await makeLevels(dirname(dir), mode);
-    await mkdir(dir, { mode }).catch((again: unknown) => {
+    makeLevels(dirname(dir), mode);
+    try {
+      mkdirSync(dir, { mode });
+    } catch (again) {
       if (!made(again)) throw again;
-    });
+    }
   }
 }

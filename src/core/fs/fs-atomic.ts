@@ -11,13 +11,13 @@
  * to replace); a symlink is refused unless the caller opts in (settings.toml in a
  * dotfile setup), because the write would replace the link's target.
  */
-import { constants } from 'node:fs';
-import { open, realpath, rename, type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fchmodSync, fsyncSync, openSync, realpathSync, renameSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
 import { tempNameFor, sweepDeadTemps } from './temp-files.js';
 import { writeHashed, type HashedWrite } from './hashed-write.js';
-import { removeOwned } from './custody.js';
+import { removeOwned, removeOwnedSync } from './custody.js';
 import { inspectRegularFile, isFileKindRefusal, openRegularFile, readRegularFileSync, type RegularFileInfo } from './read-regular-file.js';
 
 export interface AtomicWriteOptions {
@@ -30,6 +30,13 @@ export interface AtomicWriteOptions {
   symlinks?: 'refuse' | 'follow';
   /** How messages name the file: "The lockfile", "The settings file". */
   what?: string;
+  /**
+   * Default true: the file and its directory are fsynced, so the write survives power loss.
+   * False only for a cache that checks itself when read (the lock's memo, a stat signature):
+   * after power loss it may be the old file, or unreadable, and its reader then does the work
+   * it saves; the rename is still atomic, and a temp left behind is swept as a dead writer's.
+   */
+  durable?: boolean;
 }
 
 const DEFAULT_MODE = 0o644;
@@ -70,12 +77,48 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   mode ??= DEFAULT_MODE;
   try {
     // A followed symlink (settings.toml in a dotfile setup): replace the file it points at, keep the link.
-    const target = info?.symlinkTarget !== undefined ? await realpath(file) : file;
-    await replaceFile(target, mode, (fh) => fh.writeFile(bytes));
+    const target = info?.symlinkTarget !== undefined ? realpathSync(file) : file;
+    replaceFileSync(target, mode, bytes, options.durable !== false);
   } catch (e) {
     throw stateIoError('write', file, e);
   }
   return true;
+}
+
+/**
+ * `replaceFile` for bytes in memory (every state file): the same calls in the same order, made
+ * synchronously. A state write is a handful of short calls, and a round trip through libuv's
+ * thread pool for each costs more than the calls themselves.
+ */
+function replaceFileSync(target: string, mode: number, bytes: Buffer, durable: boolean): void {
+  const dir = dirname(target);
+  const temp = join(dir, tempNameFor(basename(target)));
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+    fchmodSync(fd, mode);
+    if (durable) fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temp, target);
+  } catch (e) {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already failing: the first error is the one to report
+      }
+    }
+    // Only the temp this call created (O_EXCL), through the one delete guard.
+    try {
+      removeOwnedSync({ base: dir, owned: [], names: { test: (n) => n === basename(temp) }, what: 'The directory' }, basename(temp));
+    } catch {
+      // left for the sweep of dead writers' temps
+    }
+    throw e;
+  }
+  if (durable) fsyncDirSync(dir);
 }
 
 /**
@@ -97,19 +140,21 @@ async function replaceFile(
   try {
     fh = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     await write(fh, temp);
-    await fh.chmod(mode);
-    await fh.sync();
+    // The calls that change the disk on the main thread, as every other state write's
+    // (replaceFileSync): the crash-point suite counts them per thread.
+    fchmodSync(fh.fd, mode);
+    fsyncSync(fh.fd);
     await fh.close();
     fh = undefined;
     check?.();
-    await rename(temp, target);
+    renameSync(temp, target);
   } catch (e) {
     await fh?.close().catch(() => {});
     // Only the temp this call created (O_EXCL), through the one delete guard.
     await removeOwned({ base: tempDir, owned: [], names: { test: (n) => n === basename(temp) }, what: 'The directory' }, basename(temp)).catch(() => {});
     throw e;
   }
-  await fsyncDir(dirname(target));
+  fsyncDirSync(dirname(target));
 }
 
 /**
@@ -187,14 +232,18 @@ export async function writeStreamAtomic(
 
 /** fsync a directory so a rename inside it survives power loss (best effort off Linux). */
 export async function fsyncDir(dir: string): Promise<void> {
-  let fh: FileHandle | undefined;
+  fsyncDirSync(dir);
+}
+
+function fsyncDirSync(dir: string): void {
+  let fd: number | undefined;
   try {
-    fh = await open(dir, 'r');
-    await fh.sync();
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
   } catch {
     // Some platforms (Windows) cannot open directories; the rename is still atomic.
   } finally {
-    await fh?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -11,7 +11,7 @@
  * state file (`settings.toml.1`, `extensions.lock.2`) is what users and backup tools
  * name their copies: it is never taken for a temp, whoever wrote it.
  */
-import { readdir } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import { custodyDir, removeOwned, type Custody } from './custody.js';
 
 const TEMP = /^\.(.+)\.yep-(\d+)-(\d+)\.tmp$/;
@@ -60,7 +60,7 @@ export async function sweepDeadTemps(place: SweepPlace, options: SweepOptions = 
   const dir = custodyDir({ ...where, names: /$^/ });
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = readdirSync(dir);
   } catch {
     return [];
   }

@@ -4,7 +4,8 @@
  * hash, grant), and a PreparedPackage is committed to the store and lock by the
  * crash-safe transaction. Only this module turns fetched bytes into store state.
  */
-import { mkdtemp, symlink } from 'node:fs/promises';
+import { symlinkSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { checkpoint } from '../fs/checkpoint.js';
@@ -227,7 +228,7 @@ export async function commitPackage(
   if (isLinked(p.fetched.source)) {
     // The store entry is a link to the user's directory, swapped in like a tree.
     tree = join(p.stage, 'link');
-    await symlink(p.fetched.dir, tree, 'dir');
+    symlinkSync(p.fetched.dir, tree, 'dir');
   }
   // The approved grant is saved by the transaction, after the lock commit.
   const written = await placePackage(ctx, p.stage, entry, tree, p.grant.grant, changes, lock, intent);

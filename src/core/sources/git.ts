@@ -10,9 +10,9 @@
  */
 import { removeWork } from '../fs/custody.js';
 import { treeBytes } from '../fs/tree-bytes.js';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { GitError, GitPluginError, type SimpleGit } from 'simple-git';
 import type { Context } from '../context.js';
@@ -376,7 +376,7 @@ export function inspectTree(entries: TreeEntry[], limits: Pick<GitLimits, 'maxFi
 
 async function makeDir(dir: string, mode: number): Promise<void> {
   try {
-    await mkdir(dir, { mode });
+    mkdirSync(dir, { mode });
   } catch (e) {
     throw stateIoError('create', dir, e);
   }

@@ -4,8 +4,7 @@
  * written into a store it created). Noted before anything is read, taken away after.
  * Small on purpose: read-only commands (info, search) load it.
  */
-import { existsSync } from 'node:fs';
-import { readdir, rmdir } from 'node:fs/promises';
+import { existsSync, readdirSync, rmdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Context } from '../context.js';
 import { errnoCode } from '../errors.js';
@@ -72,11 +71,11 @@ export function noteCreated(ctx: Context): (placed: boolean) => Promise<void> {
 export async function pruneCreated(ctx: Context, created: string[]): Promise<void> {
   // Caches only while the store holds nothing else (a package committed meanwhile keeps the store, and its caches).
   // Through the custody guard: only a real .yep-cache goes (a link is removed as a link, never followed).
-  if (created.includes(ctx.paths.storeDir) && (await storeHoldsOnlyCaches(ctx)))
+  if (created.includes(ctx.paths.storeDir) && storeHoldsOnlyCaches(ctx))
     await removeOwned(rootCustody(ctx.paths.storeDir, /^\.yep-cache$/, 'The extension store'), basename(ctx.paths.cacheDir)).catch(() => undefined);
   for (const dir of created) {
     try {
-      await rmdir(dir);
+      rmdirSync(dir);
     } catch (e) {
       if (errnoCode(e) === 'ENOENT') continue; // never made (a dry run stages elsewhere)
       return; // not empty: it and its ancestors stay
@@ -89,9 +88,16 @@ export async function pruneCreated(ctx: Context, created: string[]): Promise<voi
  * .yep-staging is another run at work in this same new store (a fleet script's parallel first
  * installs): the caches it is writing stay, as its packages will.
  */
-async function storeHoldsOnlyCaches(ctx: Context): Promise<boolean> {
-  const names = await readdir(ctx.paths.storeDir).catch(() => [] as string[]);
+function storeHoldsOnlyCaches(ctx: Context): boolean {
   const scratch = new Set([basename(ctx.paths.cacheDir), basename(ctx.paths.stagingDir)]);
-  if (!names.every((n) => scratch.has(n))) return false;
-  return (await readdir(ctx.paths.stagingDir).catch(() => [] as string[])).length === 0;
+  if (!namesIn(ctx.paths.storeDir).every((n) => scratch.has(n))) return false;
+  return namesIn(ctx.paths.stagingDir).length === 0;
+}
+
+function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }

@@ -10,7 +10,7 @@ import { YepError, errnoCode, stateIoError, stopIfInterrupted } from '../errors.
 import type { Context } from '../context.js';
 import { recoverHome } from './recovery.js';
 import { sweepStaging } from './staging.js';
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { interruptedChanges } from './interrupted-changes.js';
 import { checkCustody, makeDirs } from '../fs/custody.js';
 import { STORE_AREAS, storeCustody, type Paths } from '../paths.js';
@@ -19,6 +19,12 @@ import { STORE_AREAS, storeCustody, type Paths } from '../paths.js';
 // belongs to a dead process (kill -9) and is taken over.
 const STALE_MS = 5_000;
 const UPDATE_MS = 1_000;
+
+/**
+ * The calls proper-lockfile makes (its sync API wraps each `<name>Sync`), and nothing else:
+ * by default it copies every property of graceful-fs for each lock. Constant, never written.
+ */
+const LOCK_FS = Object.freeze({ mkdirSync, realpathSync, statSync, rmdirSync, utimesSync });
 
 async function ensureStore(ctx: Context): Promise<void> {
   try {
@@ -54,11 +60,17 @@ export const storeExists = (ctx: Context): boolean => existsSync(ctx.paths.store
  */
 export async function recoverIfStore(ctx: Context): Promise<string[]> {
   if (!storeExists(ctx)) return [];
-  return withInstallLock(ctx, () => sweepStaging(ctx));
+  // A holder that has just run the whole recovery (recoverHome) has swept the staging directory.
+  return withFileLockQueued(ctx, async (recoveredNow) => (recoveredNow ? [] : sweepStaging(ctx)));
 }
 
 /** Run `fn` holding the installer lock. */
 export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+  return withFileLockQueued(ctx, () => fn());
+}
+
+/** `withInstallLock`, telling `fn` whether this holder has just run the run's recovery. */
+async function withFileLockQueued<T>(ctx: Context, fn: (recoveredNow: boolean) => Promise<T>): Promise<T> {
   const key = ctx.paths.installLockFile;
   const run = (queues.get(key) ?? Promise.resolve()).then(() => withFileLock(ctx, fn));
   const tail = run.catch(() => undefined);
@@ -78,7 +90,10 @@ export async function withInstallLock<T>(ctx: Context, fn: () => Promise<T>): Pr
 async function lockStore(ctx: Context, options: Parameters<typeof lockfile.lock>[1]): Promise<() => Promise<void>> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await lockfile.lock(ctx.paths.storeDir, { ...options, retries: 0 });
+      // The sync API: the same mkdir, stat and rmdir (and the same heartbeat timer), without a
+      // round trip through libuv's thread pool for each, which costs more than the calls themselves.
+      const release = lockfile.lockSync(ctx.paths.storeDir, { ...options, retries: 0, fs: LOCK_FS });
+      return async () => release();
     } catch (e) {
       if (errnoCode(e) !== 'ENOENT' || attempt >= 3) throw e;
       await ensureStore(ctx);
@@ -118,7 +133,7 @@ function assertStoreCustody(paths: Paths): void {
   checkCustody(storeCustody(paths, 'cache', { owned: ['index'], names: /$^/ }));
 }
 
-async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
+async function withFileLock<T>(ctx: Context, fn: (recoveredNow: boolean) => Promise<T>): Promise<T> {
   stopIfInterrupted(ctx.signal);
   // On a read-only mount this passes when the store is there (mkdir of an existing directory is EEXIST).
   await ensureStore(ctx);
@@ -129,7 +144,7 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
   try {
     release = await lockStore(ctx, options);
   } catch (e) {
-    if (errnoCode(e) === 'EROFS') return withoutLockOnReadOnlyStore(ctx, e, fn);
+    if (errnoCode(e) === 'EROFS') return withoutLockOnReadOnlyStore(ctx, e, () => fn(false));
     if (errnoCode(e) !== 'ELOCKED') throw stateIoError('lock', ctx.paths.installLockFile, e);
     // proper-lockfile's lock is a directory: a file there is no process to wait for (it fails, ENOTDIR, once "stale").
     if (lstatSync(ctx.paths.installLockFile, { throwIfNoEntry: false })?.isDirectory() === false) {
@@ -161,11 +176,12 @@ async function withFileLock<T>(ctx: Context, fn: () => Promise<T>): Promise<T> {
     // processes (kill -9, power loss) and sweeps their leftovers (recovery.ts), so
     // whichever command runs next after a crash recovers, not only install,
     // update and remove.
-    if (!recovered.has(ctx.paths)) {
+    const recoveredNow = !recovered.has(ctx.paths);
+    if (recoveredNow) {
       recovered.add(ctx.paths);
       for (const m of await recoverHome(ctx)) ctx.log.info(`Recovered: ${m}.`);
     }
-    return await fn();
+    return await fn(recoveredNow);
   } finally {
     await release().catch(() => {});
   }

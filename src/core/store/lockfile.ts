@@ -216,7 +216,11 @@ async function writeMemo(paths: Paths, text: string): Promise<void> {
     const doc = parseToml(text) as Record<string, unknown>;
     if (!jsonExact(doc)) return;
     await makeOwnedDir(storeCustody(paths, 'state'), 0o700);
-    await writeFileAtomic(memoFile(paths), `${JSON.stringify({ format: MEMO_FORMAT, text, doc })}\n`, { what: 'The lockfile memo', mode: 0o600 });
+    await writeFileAtomic(memoFile(paths), `${JSON.stringify({ format: MEMO_FORMAT, text, doc })}\n`, {
+      what: 'The lockfile memo',
+      mode: 0o600,
+      durable: false,
+    });
   } catch {
     // Next time costs a parse; nothing else depends on it.
   }

@@ -16,8 +16,7 @@
  * link points (inside `.yep-packages`), never by the entry being a symlink or a
  * directory; what the lock's Source says is for reports (`isLinked`).
  */
-import type { Stats } from 'node:fs';
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode } from '../errors.js';
 import { removeOwned } from '../fs/custody.js';
@@ -41,33 +40,35 @@ export async function readStoreEntry(paths: Paths, name: string): Promise<StoreE
   const p = packageDir(paths, name);
   let st: Stats;
   try {
-    st = await lstat(p);
+    st = lstatSync(p);
   } catch (e) {
     if (errnoCode(e) === 'ENOENT') return { kind: 'none' };
     throw e;
   }
   if (st.isSymbolicLink()) {
-    const text = await readlink(p);
+    const text = readlinkSync(p);
     const version = versionOfLink(paths, text);
     return { kind: 'link', text, ...(version !== undefined ? { version } : {}) };
   }
   return st.isDirectory() ? { kind: 'dir' } : { kind: 'other' };
 }
 
-async function exists(p: string): Promise<boolean> {
-  return lstat(p).then(
-    () => true,
-    () => false,
-  );
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A version directory name for `name` with `contentHash` that does not exist yet. */
 export async function freeVersionId(paths: Paths, name: string, contentHash: string): Promise<string> {
   const hex = (/^sha256:([0-9a-f]{16})/.exec(contentHash)?.[1] ?? 'x').slice(0, 16);
   const base = `${name}.${hex}`;
-  if (!(await exists(join(paths.packagesDir, base)))) return base;
+  if (!exists(join(paths.packagesDir, base))) return base;
   for (let n = 2; ; n++) {
-    if (!(await exists(join(paths.packagesDir, `${base}.${n}`)))) return `${base}.${n}`;
+    if (!exists(join(paths.packagesDir, `${base}.${n}`))) return `${base}.${n}`;
   }
 }
 
@@ -76,7 +77,7 @@ async function referencedVersions(paths: Paths): Promise<Set<string>> {
   const used = new Set<string>();
   let names: string[];
   try {
-    names = await readdir(paths.storeDir);
+    names = readdirSync(paths.storeDir);
   } catch {
     return used;
   }
@@ -84,8 +85,8 @@ async function referencedVersions(paths: Paths): Promise<Set<string>> {
     if (n.startsWith('.')) continue;
     const p = join(paths.storeDir, n);
     try {
-      if (!(await lstat(p)).isSymbolicLink()) continue;
-      const v = versionOfLink(paths, await readlink(p));
+      if (!lstatSync(p).isSymbolicLink()) continue;
+      const v = versionOfLink(paths, readlinkSync(p));
       if (v !== undefined) used.add(v);
     } catch {
       // vanished or unreadable: references nothing
@@ -116,7 +117,7 @@ export async function sweepUnreferencedVersions(
 ): Promise<string[]> {
   let ids: string[];
   try {
-    ids = await readdir(paths.packagesDir);
+    ids = readdirSync(paths.packagesDir);
   } catch {
     return [];
   }

@@ -16,8 +16,7 @@
  *   5. write back the keys of lock entries that a yolop lock write dropped while
  *      the content is still the one yep-ext recorded (custody.ts).
  */
-import { lstatSync } from 'node:fs';
-import { readdir, realpath } from 'node:fs/promises';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import { inspectRegularFile } from '../fs/read-regular-file.js';
@@ -54,7 +53,7 @@ export async function recoverHome(ctx: Context): Promise<string[]> {
 async function writtenFile(file: string): Promise<{ dir: string; base: string }> {
   try {
     if (inspectRegularFile(file, 'The settings file')?.symlinkTarget !== undefined) {
-      const real = await realpath(file);
+      const real = realpathSync(file);
       return { dir: dirname(real), base: basename(real) };
     }
   } catch {
@@ -80,7 +79,7 @@ async function sweepStateTemps(ctx: Context): Promise<void> {
   const index = join(paths.cacheDir, 'index');
   let shards: string[] = [];
   try {
-    shards = await readdir(index);
+    shards = readdirSync(index);
   } catch {
     shards = [];
   }

@@ -4,9 +4,9 @@
  * Each run gets its own directory named after its pid; directories of dead
  * processes are swept at the next start.
  */
-import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isYepError, stateIoError } from '../errors.js';
 import { isProcessAlive } from '../fs/temp-files.js';
@@ -22,7 +22,7 @@ import { recoverStage } from './transaction.js';
 export async function sweepStaging(ctx: Context): Promise<string[]> {
   let entries: string[];
   try {
-    entries = await readdir(ctx.paths.stagingDir);
+    entries = readdirSync(ctx.paths.stagingDir);
   } catch {
     return [];
   }
@@ -63,7 +63,7 @@ export async function makeStagingDir(ctx: Context, label: string): Promise<strin
   try {
     // Level by level, each checked by the custody guard (a linked .yep-staging is refused).
     await makeOwnedDir(storeCustody(ctx.paths, 'staging'), 0o700);
-    await mkdir(dir, { mode: 0o700 });
+    mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
     if (isYepError(e)) throw e;
     // The first write of a home (the store does not exist yet): name what could not be made.

@@ -11,7 +11,7 @@
  * the symlink rename is the switch of an install, and a remove disables first.
  * This module is the only writer of the store's extensions.lock.
  */
-import { lstat, readlink, rename, symlink } from 'node:fs/promises';
+import { lstatSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeOwnedDir, removeOwned, type Custody } from '../fs/custody.js';
 import type { Context } from '../context.js';
@@ -65,7 +65,7 @@ const JOURNAL = 'journal.json';
 
 async function exists(p: string): Promise<boolean> {
   try {
-    await lstat(p);
+    lstatSync(p);
     return true;
   } catch (e) {
     if (errnoCode(e) === 'ENOENT') return false;
@@ -126,13 +126,13 @@ const entryCustody = (paths: Paths): Custody => rootCustody(paths.storeDir, /^[A
 async function swapLink(stage: string, target: string, text: string, label: string): Promise<void> {
   const temp = join(stage, label);
   await removeOwned(stageCustody(stage), label);
-  await symlink(text, temp, 'dir');
-  await rename(temp, target);
+  symlinkSync(text, temp, 'dir');
+  renameSync(temp, target);
 }
 
 async function linkTextAt(target: string): Promise<string | undefined> {
   try {
-    return await readlink(target);
+    return readlinkSync(target);
   } catch {
     return undefined;
   }
@@ -172,9 +172,9 @@ export async function placePackage(
   // ...and on a lock or grant that cannot be replaced (a symlink out of the store): refused before any move.
   assertReplaceable(paths.lockFile, { what: 'The lockfile' });
   if (grant) assertReplaceable(approvedGrantFile(ctx, name), { what: 'The approved grant' });
-  const owned = !(await lstat(tree)).isSymbolicLink();
+  const owned = !lstatSync(tree).isSymbolicLink();
   const version = owned ? await freeVersionId(paths, name, entry.content_hash) : undefined;
-  const link = version !== undefined ? versionLinkText(paths, version) : await readlink(tree);
+  const link = version !== undefined ? versionLinkText(paths, version) : readlinkSync(tree);
   const before = await readStoreEntry(paths, name);
   const previous: Journal['previous'] = before.kind === 'link' ? { link: before.text } : before.kind === 'none' ? undefined : { aside: true };
   const journal: Journal = {
@@ -195,14 +195,14 @@ export async function placePackage(
     let newLink = tree;
     if (version !== undefined) {
       await makeOwnedDir(storeCustody(paths, 'packages'), 0o755);
-      await rename(tree, join(paths.packagesDir, version));
+      renameSync(tree, join(paths.packagesDir, version));
       await fsyncDir(paths.packagesDir);
       newLink = join(stage, 'link');
-      await symlink(link, newLink, 'dir');
+      symlinkSync(link, newLink, 'dir');
     }
-    if (previous && 'aside' in previous) await rename(target, asideOf(stage));
+    if (previous && 'aside' in previous) renameSync(target, asideOf(stage));
     await checkpoint(ctx, 'place:after-move-old');
-    await rename(newLink, target);
+    renameSync(newLink, target);
     await fsyncDir(paths.storeDir);
     await checkpoint(ctx, 'place:before-lock');
     written = upsertEntry(lock, entry);
@@ -255,7 +255,7 @@ async function rollbackPlace(ctx: Context, stage: string, journal: Journal): Pro
   } else if (previous && 'aside' in previous) {
     if (await exists(asideOf(stage))) {
       if (ours) await removeOwned(entryCustody(paths), journal.name);
-      if (ours || absent) await rename(asideOf(stage), target);
+      if (ours || absent) renameSync(asideOf(stage), target);
     }
   } else if (ours) {
     await removeOwned(entryCustody(paths), journal.name);
@@ -284,7 +284,11 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
   } catch (e) {
     // Committed but not finished (settings.toml could not be written, so the
     // package stays): keep the journal for the next command to finish.
-    await rename(stage, `${stage}.pending`).catch(() => {});
+    try {
+      renameSync(stage, `${stage}.pending`);
+    } catch {
+      // left as it is: the next command's recovery finds it
+    }
     throw e;
   }
 }
@@ -299,7 +303,7 @@ async function finishRemove(ctx: Context, stage: string, name: string, previousL
   const target = packageDir(ctx.paths, name);
   const was = await readStoreEntry(ctx.paths, name);
   if (was.kind !== 'none' && !(await exists(asideOf(stage)))) {
-    await rename(target, asideOf(stage));
+    renameSync(target, asideOf(stage));
     await fsyncDir(ctx.paths.storeDir);
   }
   await removeGrantAndSecrets(ctx, name);
@@ -366,9 +370,9 @@ async function recoverOlderPlace(ctx: Context, stage: string, journal: Journal, 
   }
   if (treeMovedIn) {
     await removeOwned(entryCustody(ctx.paths), journal.name);
-    if (await exists(old)) await rename(old, target);
+    if (await exists(old)) renameSync(old, target);
   } else if ((await exists(old)) && !(await exists(target))) {
-    await rename(old, target);
+    renameSync(old, target);
   }
   await fsyncDir(ctx.paths.storeDir);
   return `rolled back an interrupted install of ${journal.name}`;

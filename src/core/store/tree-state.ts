@@ -191,10 +191,10 @@ export async function writeTreeStateText(paths: Paths, head: Omit<TreeState, 'fi
     await makeOwnedDir(storeCustody(paths, 'state'), 0o700);
     if (files.length === 1) {
       // One block (any tree of up to ~700 files): one buffer, one write, as always.
-      await writeFileAtomic(file, Buffer.concat([open, files[0]!, close]), { what: 'The stat signature', mode: 0o600 });
+      await writeFileAtomic(file, Buffer.concat([open, files[0]!, close]), { what: 'The stat signature', mode: 0o600, durable: false });
     } else {
       // The blocks as they are: no joined copy of a large tree's signatures.
-      await writeStreamAtomic(file, blocks([open, ...files, close]), { what: 'The stat signature', mode: 0o600 });
+      await writeStreamAtomic(file, blocks([open, ...files, close]), { what: 'The stat signature', mode: 0o600, durable: false });
     }
   } catch {
     // Next time costs a re-hash; nothing else depends on it.
@@ -206,9 +206,9 @@ async function* blocks(list: Buffer[]): AsyncGenerator<Buffer> {
 }
 
 /**
- * Forget the state of a removed extension. Asynchronous on purpose: every other
- * unlink of a removal runs in libuv's pool, and one on the main thread would be a
- * call the crash-point suite cannot reach (strace counts calls per thread).
+ * Forget the state of a removed extension. Through removeOwned, as every other unlink of a
+ * removal: all on the main thread, so the crash-point suite reaches each one (strace counts
+ * calls per thread).
  */
 export async function removeTreeState(paths: Paths, name: string): Promise<void> {
   await removeOwned(storeCustody(paths, 'state'), `${assertValidName(name)}.json`);

@@ -5,7 +5,7 @@
  * Nothing is ever unpacked from a stream (hardening B10 and "Runtime traps").
  */
 import { removeWork } from '../../fs/custody.js';
-import { rename } from 'node:fs/promises';
+import { renameSync } from 'node:fs';
 import { cacheKey, readCachedInto, storeInCache } from '../../cache/download-cache.js';
 import type { Context } from '../../context.js';
 import { YepError } from '../../errors.js';
@@ -65,7 +65,7 @@ export async function downloadVerifiedCrate(ctx: Context, config: RegistryConfig
       });
     }
     // Both in this run's own stage: the verified download takes its final name.
-    await rename(partial, file);
+    renameSync(partial, file);
     // Linked, not copied: the .crate is only read (unpacked) and then deleted.
     await storeInCache(ctx, crate.cksum, file, cacheKey(crate.cksum), 'link');
     return { file, size: got.size, url: got.url };

@@ -14,7 +14,8 @@
  * Git objects are content-addressed, so the commit id verifies what is fetched.
  */
 import { makeDirs } from '../../fs/custody.js';
-import { rename, stat } from 'node:fs/promises';
+import { renameSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import type { Context } from '../../context.js';
@@ -93,7 +94,7 @@ export async function mirrorGit(ctx: Context, plan: MirrorPlan, entryName: strin
       plan.stageStep(`git:${rel}`, async () => {
         await plan.makeDirsOf(rel);
         // ownsRepo found nothing there (a repository the mirror did not make is refused): a new one moves in whole.
-        await rename(scratchDir, gitDir);
+        renameSync(scratchDir, gitDir);
       });
     } else {
       plan.stageStep(`git:${rel}:${rev}`, async () => {
