@@ -2,7 +2,13 @@
  * Crash points enumerated, not sampled. Each state-changing command is
  * killed at every state-changing system call in turn: its 1st rename, 2nd
  * rename, …, 1st fsync, … (test/helpers/syscall-kill.ts), each time from the same
- * home. After every kill:
+ * home; and at every call where a change of a file of the home in place can start or
+ * go on (syscall-kill.ts's IN_PLACE_SYSCALLS, `inPlaceCall`): an open that may truncate
+ * or write a file already there (O_TRUNC, or O_CREAT without O_EXCL), a truncation, and
+ * every write to a file the command did not create O_EXCL for itself (its temp files are
+ * exempt until renamed). A kill at the write after an O_TRUNC open is the one that finds
+ * a state file empty: without those points a state file rewritten in place would pass.
+ * After every kill:
  *   (a) what the agent would load (test/helpers/agent-view.ts: the enabled
  *       extensions, read as the host reads them, with their package files, config
  *       and secrets) equals the state before the command or after it, with NO
@@ -22,11 +28,13 @@
  * distinct points of a command are all visited in one run of it: held at each point's
  * call while its home is copied, with every call that could change a file held too
  * (seccomp-kill.c's --snapshot), each copy then judged as the kill's home. Where seccomp
- * cannot do that, each point is one SIGKILLed run. Real SIGKILLs check both shortcuts
- * every run: the first merged point of each command is killed and must end exactly as
- * its group's point did (the agent's view, the disk's names as killed, the disk after
- * recovery); CRASH_POINTS_VERIFY=1 kills at every point, merged or not, and checks
- * each against its group's.
+ * cannot do that, each point is one SIGKILLed run (strace's, which counts every call of a
+ * syscall: the in-place points, counted only where they can change a file, are seccomp's
+ * alone and left out there). Real SIGKILLs check both shortcuts every run: the first merged
+ * point of each command (its first point when none merged) is killed and must end exactly
+ * as its group's point did (the agent's view, the disk's names as killed, the disk after
+ * recovery); CRASH_POINTS_VERIFY=1 kills at every point, merged or not, and checks each
+ * against its group's. A recovery that refuses a killed home fails its point.
  */
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,18 +50,21 @@ import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import {
   canSnapshot,
+  IN_PLACE_SYSCALLS,
+  inPlaceCall,
   killPlan,
   killedElsewhere,
   limiter,
   maskVolatile,
   parseCalls,
   snapshotRun,
+  STATE_SYSCALLS,
   straceNeed,
   tracedRun,
   type KillPoint,
   type TracedRun,
 } from '../helpers/syscall-kill.js';
-import { equivalentPoints } from '../helpers/kill-equivalence.js';
+import { equivalentPoints, freshFiles } from '../helpers/kill-equivalence.js';
 import { describeNeeding } from '../helpers/needs.js';
 
 const strace = straceNeed();
@@ -180,7 +191,12 @@ async function judge(run: KillRun, point: KillPoint, configDir: string, killed: 
       `${where} (${killedAt}): the agent would load neither the before nor the after state:\n${JSON.stringify({ agent, before: agentBefore, after: agentAfter }, null, 1)}`,
     );
   }
-  await recover(configDir);
+  try {
+    await recover(configDir);
+  } catch (e) {
+    // Recovery refusing the home (a state file torn in place) is this kill point's failure.
+    failures.push(`${where} (${killedAt}): recovery failed: ${(e as Error).message}`);
+  }
   const state = homeState(configDir);
   if (!oneOf(state.files, stateBefore.files, stateAfter.files)) {
     const extra = (l: string[], o: string[]) => l.filter((x) => !o.includes(x));
@@ -239,7 +255,12 @@ async function snapshotPoints(run: KillRun, points: KillPoint[]): Promise<Map<Ki
     for (const [i, { point, copy }] of copies.entries()) {
       const paths = r.taken[i];
       if (paths === undefined) {
-        failures.push(`${s.title}: held at ${point.syscall} #${point.n}: not reached (the command's calls differ between runs)`);
+        const failed = r.failed[i];
+        failures.push(
+          failed !== undefined
+            ? `${s.title}: held at ${point.syscall} #${point.n}: the home could not be copied there (${failed})`
+            : `${s.title}: held at ${point.syscall} #${point.n}: not reached (the command's calls differ between runs)`,
+        );
         out.set(point, undefined);
         continue;
       }
@@ -264,7 +285,13 @@ async function enumerate(s: Scenario): Promise<number> {
     tracedRun(s.args(), { env: envFor(full.configDir, s.env), everything: true, traceFile: join(full.root, 'trace'), ...(s.input ? { input: s.input } : {}) }),
   );
   expect(done.status, done.stderr).toBe(0);
-  const plan = killPlan(parseCalls(done.trace));
+  // The state syscalls, and (where seccomp-kill can count them) the calls where a change in
+  // place can start, kept where they would find a file of the home in the middle of one.
+  const inPlace = canSnapshot() ? IN_PLACE_SYSCALLS : [];
+  const all = killPlan(parseCalls(done.trace, [...STATE_SYSCALLS, ...inPlace]));
+  const fresh = freshFiles(done.trace);
+  const kept = (c: KillPoint['call']) => !inPlace.includes(c.syscall) || inPlaceCall(c, full.configDir, fresh);
+  const plan = { points: all.points.filter((p) => kept(p.call)), unreachable: all.unreachable.filter(kept) };
   if (process.env.CRASH_POINTS_DUMP) writeFileSync(join(process.env.CRASH_POINTS_DUMP, s.title.replace(/[^a-z0-9]+/gi, '_')), done.trace);
   // A call no when=N reaches (another thread's call of the same syscall came first) may only be
   // the unpacker writing into private staging: a stage without a journal, swept whole by recovery.
@@ -293,10 +320,14 @@ async function enumerate(s: Scenario): Promise<number> {
   // Real SIGKILLs, at the first merged point of every scenario (at every point, groups' own
   // included, with CRASH_POINTS_VERIFY=1): each must end exactly as its group's point did,
   // so the merge holds, and a held-and-copied point is what a kill there leaves.
-  const verify = process.env.CRASH_POINTS_VERIFY === '1' ? [...merged, ...kill.map((p) => ({ point: p, as: p }))] : merged.slice(0, 1);
+  // A command whose every point is distinct has its first point killed for real instead.
+  const own = kill.map((p) => ({ point: p, as: p }));
+  const verify = process.env.CRASH_POINTS_VERIFY === '1' ? [...merged, ...own] : merged.length > 0 ? merged.slice(0, 1) : own.slice(0, 1);
+  let crossChecked = 0;
   await Promise.all(
     verify.map(async ({ point, as }) => {
       const o = await slot(() => killAtPoint(run, point));
+      if (o) crossChecked++;
       if (o && !same(o, outcomes.get(as)))
         failures.push(
           `${s.title}: killed at ${point.syscall} #${point.n} (${point.call.line}) is not the same as at ${as.syscall} #${as.n} (${as.call.line}), its group's point:\n${JSON.stringify({ killed: o, group: outcomes.get(as) }, null, 1)}`,
@@ -304,6 +335,7 @@ async function enumerate(s: Scenario): Promise<number> {
     }),
   );
   expect(failures, failures.slice(0, 5).join('\n\n')).toEqual([]);
+  expect(crossChecked, 'at least one real SIGKILL checks the held points').toBeGreaterThanOrEqual(1);
   // Kill points in the window: a killed group's point and every point merged into it.
   const gaps = plan.points.filter((p) => outcomes.get(merged.find((m) => m.point === p)?.as ?? p)?.gap).map((p) => `${p.syscall} #${p.n} (${p.call.line})`);
   if (s.window) expect(gaps, 'the migration window is one rename wide').toHaveLength(1);

@@ -107,6 +107,10 @@ async function enumerateKills(args: string[], start: string | null): Promise<{ a
       const copies = points.map((point, i) => ({ point, copy: join(h.root, `at-${i}`) }));
       const r = await slot(() => snapshotRun(args, { env: h.env, dir: h.configDir, points: copies, log: join(h.root, 'log') }));
       expect(r.status, r.stderr).toBe(0);
+      expect(
+        r.failed.filter((f) => f !== undefined),
+        'copies that failed',
+      ).toEqual([]);
       expect(readSettings(h.configDir), 'the held run ends as the completed run').toBe(after);
       // A point never reached leaves what the completed run does.
       for (const [i, { point, copy: dir }] of copies.entries()) {

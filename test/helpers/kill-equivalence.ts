@@ -14,7 +14,7 @@
  * kill), counts as a change. The record is one completed run traced with every call
  * and file descriptors decoded (`tracedRun(..., { everything: true })`).
  */
-import { ENTRY, STATE_SYSCALLS, type KillPoint } from './syscall-kill.js';
+import { callArgs, ENTRY, STATE_SYSCALLS, type KillPoint } from './syscall-kill.js';
 
 export interface Entry {
   tid: string;
@@ -154,4 +154,30 @@ export function equivalentPoints(trace: string, points: KillPoint[], unobserved:
     for (const p of group.slice(0, -1)) same.push({ point: p, as: rep });
   }
   return { kill, same };
+}
+
+/**
+ * For every call of a trace (by its place): the files this run created with O_CREAT|O_EXCL
+ * (temp files, its own until renamed) and has not opened for writing since, nor renamed.
+ */
+export function freshFiles(trace: string): (seq: number) => Set<string> {
+  const at: Array<Set<string>> = [];
+  let fresh = new Set<string>();
+  for (const e of parseEntries(trace)) {
+    at.push(fresh);
+    if (e.failed) continue;
+    const args = callArgs(e.text);
+    const paths = args.flatMap((a) => [...a.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1] as string));
+    if (e.syscall === 'open' || e.syscall === 'openat' || e.syscall === 'creat') {
+      const path = paths[0];
+      const flags = args[e.syscall === 'open' ? 1 : 2] ?? '';
+      if (path === undefined) continue;
+      fresh = new Set(fresh);
+      if (e.syscall !== 'creat' && /\bO_CREAT\b/.test(flags) && /\bO_EXCL\b/.test(flags)) fresh.add(path);
+      else if (e.syscall === 'creat' || /\bO_(WRONLY|RDWR)\b/.test(flags)) fresh.delete(path);
+    } else if (e.syscall.startsWith('rename') && paths.some((p) => fresh.has(p))) {
+      fresh = new Set([...fresh].filter((p) => !paths.includes(p)));
+    }
+  }
+  return (seq) => at[seq] ?? new Set();
 }

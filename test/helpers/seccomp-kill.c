@@ -3,9 +3,17 @@
  * `-e inject=<call>:signal=KILL:when=N` does, without ptrace (test/helpers/syscall-kill.ts
  * builds it with cc and uses it for crash tests' kill runs; strace where it cannot).
  *
- *   seccomp-kill <syscall-number> <n> <log> -- <command> [args...]
- *   seccomp-kill --snapshot <dir> <log> <nr>:<n>:<mask>:<copy>... -- <command> [args...]
+ *   seccomp-kill <call> <n> <log> -- <command> [args...]
+ *   seccomp-kill --snapshot <dir> <log> <call>:<n>:<mask>:<copy>... -- <command> [args...]
  *   seccomp-kill --probe        exit 0 when this kernel can do it
+ *
+ * <call>: a syscall number, every call of it counted; or <nr>/<kind>, only the calls of it
+ * that may change a file in place counted (the others let through uncounted):
+ *   <nr>/1   an open that may write a file already there: O_TRUNC, or O_CREAT without
+ *            O_EXCL (the flags of open, argument 1; of openat, argument 2; creat: every call);
+ *   <nr>/1i  (i a digit: 10 + i) a call whose descriptor argument i is open on a file (its
+ *            /proc link an absolute path outside /dev): a write, not one to a pipe, socket,
+ *            eventfd or terminal (those are timing's: libuv's wake-ups).
  *
  * A seccomp filter, installed in the child just before it execs the command and
  * inherited by every thread and process it starts, hands only that one syscall to
@@ -23,7 +31,7 @@
  *
  * The log: one line per call of the syscall, `<tid> #<k> "<path>"...` (the path
  * arguments read from the caller's memory, a descriptor argument as its /proc link),
- * the killed one ending in ` KILLED`, then `+++ killed by SIGKILL +++` or
+ * counted calls only, the killed one ending in ` KILLED`, then `+++ killed by SIGKILL +++` or
  * `+++ exited with <n> +++`. The exit status is the command's (128 + signal if killed).
  * The caller says which arguments are paths (mask bit i: argument i is a path;
  * bit 8+i: argument i is a descriptor) with the environment variable SECCOMP_KILL_ARGS.
@@ -37,8 +45,10 @@
  * call that can change a file (the state syscalls, opens, writes, truncation, modes, links, times, copies, new
  * threads and processes) and it answers them one at a time, so while it copies, no thread of
  * the command changes a file: the copy is the disk of a kill at that instant. The log: the
- * counted calls of the points' syscalls as above (<mask> says which arguments are paths),
- * a snapshot's line ending in ` SNAPSHOT`; then how the command ended.
+ * counted calls of the points' calls as `<tid> <call> #<k> "<path>"...` (<mask> says which
+ * arguments are paths), a snapshot's line ending in ` SNAPSHOT`, or in
+ * ` SNAPSHOT FAILED <errno name> <path>` when the copy failed (the first failure); then how
+ * the command ended.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -123,6 +133,33 @@ static pid_t tgid_of(pid_t tid) {
   return tgid;
 }
 
+/* Whether the call `req` of syscall `nr` is counted by `kind` (see the header). */
+static int counted_by(const struct seccomp_notif *req, int kind) {
+  if (kind == 0) return 1;
+  if (kind == 1) {
+    if (req->data.nr == __NR_creat) return 1;
+    unsigned long long flags = req->data.nr == __NR_open ? req->data.args[1] : req->data.args[2];
+    return (flags & O_TRUNC) || ((flags & O_CREAT) && !(flags & O_EXCL));
+  }
+  if (kind >= 10 && kind < 16) {
+    char path[64], buf[16];
+    snprintf(path, sizeof path, "/proc/%d/fd/%llu", (int)req->pid, req->data.args[kind - 10]);
+    ssize_t n = readlink(path, buf, sizeof buf - 1);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    return buf[0] == '/' && strncmp(buf, "/dev/", 5) != 0;
+  }
+  return 0;
+}
+
+/* `<nr>` or `<nr>/<kind>` at `s`; the end of it in *end. */
+static int parse_call(const char *s, int *kind, char **end) {
+  int nr = (int)strtol(s, end, 10);
+  *kind = 0;
+  if (**end == '/') *kind = (int)strtol(*end + 1, end, 10);
+  return nr;
+}
+
 /* Per-thread counts (tids are not reused within a run: a few thousand at most). */
 static struct { pid_t tid; long count; } counts[65536];
 static long bump(pid_t tid) {
@@ -169,9 +206,9 @@ static int install_freeze_filter(void) {
   return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &fprog);
 }
 
-struct point { int nr; long n; unsigned mask; const char *copy; int done; };
+struct point { int nr; int kind; long n; unsigned mask; const char *copy; int done; };
 
-/* Per-thread, per-syscall counts. */
+/* Per-thread, per-call counts (`nr` here: the syscall number * 100 + the kind). */
 static struct { pid_t tid; int nr; long count; } counts2[65536];
 static long bump2(pid_t tid, int nr) {
   for (size_t i = 0; i < sizeof counts2 / sizeof counts2[0]; i++) {
@@ -188,24 +225,34 @@ static long bump2(pid_t tid, int nr) {
 /* Copy the tree at `from` to `to` as `cp -a` would (modes, times; symlinks as links; no
  * hardlinks kept: the one place yep-ext makes them is its download cache, only listed here),
  * in this process: no cp to start at every point. */
+static int copy_errno;
+static char copy_err_path[PATH_MAX];
+/* The first failure of a copy: its errno and the path it was at. */
+static int copy_failed(const char *path) {
+  if (copy_errno == 0) {
+    copy_errno = errno ? errno : EIO;
+    snprintf(copy_err_path, sizeof copy_err_path, "%s", path);
+  }
+  return -1;
+}
 static int copy_tree(const char *from, const char *to) {
   struct stat st;
-  if (lstat(from, &st) != 0) return -1;
+  if (lstat(from, &st) != 0) return copy_failed(from);
   int rc = 0;
   if (S_ISLNK(st.st_mode)) {
     char target[PATH_MAX];
     ssize_t n = readlink(from, target, sizeof target - 1);
-    if (n < 0) return -1;
+    if (n < 0) return copy_failed(from);
     target[n] = 0;
-    if (symlink(target, to) != 0) return -1;
+    if (symlink(target, to) != 0) return copy_failed(to);
     struct timespec times[2] = { st.st_atim, st.st_mtim };
     utimensat(AT_FDCWD, to, times, AT_SYMLINK_NOFOLLOW);
     return 0;
   }
   if (S_ISDIR(st.st_mode)) {
-    if (mkdir(to, 0700) != 0) return -1;
+    if (mkdir(to, 0700) != 0) return copy_failed(to);
     DIR *d = opendir(from);
-    if (!d) return -1;
+    if (!d) return copy_failed(from);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
       if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
@@ -220,23 +267,23 @@ static int copy_tree(const char *from, const char *to) {
     int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (in < 0 || out < 0) {
       if (in >= 0) close(in);
-      return -1;
+      return copy_failed(in < 0 ? from : to);
     }
     char buf[65536];
     ssize_t n;
     while ((n = read(in, buf, sizeof buf)) > 0)
       if (write(out, buf, (size_t)n) != n) {
-        rc = -1;
+        rc = copy_failed(to);
         break;
       }
-    if (n < 0) rc = -1;
+    if (n < 0) rc = copy_failed(from);
     close(in);
     close(out);
   } else
-    return -1; /* a fifo, socket or device: no home holds one */
-  if (chmod(to, st.st_mode & 07777) != 0) rc = -1;
+    { errno = EINVAL; return copy_failed(from); } /* a fifo, socket or device: no home holds one */
+  if (chmod(to, st.st_mode & 07777) != 0) rc = copy_failed(to);
   struct timespec times[2] = { st.st_atim, st.st_mtim };
-  if (utimensat(AT_FDCWD, to, times, 0) != 0) rc = -1;
+  if (utimensat(AT_FDCWD, to, times, 0) != 0) rc = copy_failed(to);
   return rc;
 }
 
@@ -298,10 +345,12 @@ int main(int argc, char **argv) {
   }
   if (argc >= 2 && strcmp(argv[1], "--snapshot") == 0) return snapshot_main(argc, argv);
   if (argc < 6 || strcmp(argv[4], "--") != 0) {
-    fprintf(stderr, "usage: seccomp-kill <syscall-number> <n> <log> -- <command> [args...]\n");
+    fprintf(stderr, "usage: seccomp-kill <call> <n> <log> -- <command> [args...]\n");
     return 2;
   }
-  int nr = atoi(argv[1]);
+  int kind;
+  char *end;
+  int nr = parse_call(argv[1], &kind, &end);
   long n = atol(argv[2]);
   const char *mask_env = getenv("SECCOMP_KILL_ARGS");
   unsigned mask = mask_env ? (unsigned)strtoul(mask_env, NULL, 0) : 0;
@@ -324,6 +373,11 @@ int main(int argc, char **argv) {
     struct seccomp_notif req;
     memset(&req, 0, sizeof req);
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) continue; /* the caller died meanwhile */
+    if (!counted_by(&req, kind)) {
+      struct seccomp_notif_resp pass = { req.id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+      ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &pass);
+      continue;
+    }
     long k = bump((pid_t)req.pid);
     fprintf(log, "%d #%ld", req.pid, k);
     for (int i = 0; i < 6; i++) {
@@ -363,14 +417,14 @@ static int snapshot_main(int argc, char **argv) {
       break;
     }
   if (argc < 6 || dash < 0 || dash + 1 >= argc) {
-    fprintf(stderr, "usage: seccomp-kill --snapshot <dir> <log> <nr>:<n>:<mask>:<copy>... -- <command> [args...]\n");
+    fprintf(stderr, "usage: seccomp-kill --snapshot <dir> <log> <call>:<n>:<mask>:<copy>... -- <command> [args...]\n");
     return 2;
   }
   const char *dir = argv[2];
   for (int i = 4; i < dash && npoints < 4096; i++) {
     char *end;
     struct point *p = &points[npoints++];
-    p->nr = (int)strtol(argv[i], &end, 10);
+    p->nr = parse_call(argv[i], &p->kind, &end);
     p->n = strtol(end + 1, &end, 10);
     p->mask = (unsigned)strtoul(end + 1, &end, 10);
     p->copy = end + 1;
@@ -394,29 +448,44 @@ static int snapshot_main(int argc, char **argv) {
     struct seccomp_notif req;
     memset(&req, 0, sizeof req);
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) continue;
-    int counted = 0;
-    for (int i = 0; i < npoints && !counted; i++) counted = points[i].nr == req.data.nr;
-    if (counted) {
-      pid_t tid = (pid_t)req.pid;
-      long k = bump2(tid, req.data.nr);
+    /* Each kind of this syscall that a point counts (a call may be counted by none, or by one). */
+    pid_t tid = (pid_t)req.pid;
+    int kinds_seen[8], nkinds = 0;
+    for (int i = 0; i < npoints; i++) {
+      if (points[i].nr != (int)req.data.nr) continue;
+      int seen = 0;
+      for (int j = 0; j < nkinds; j++) seen |= kinds_seen[j] == points[i].kind;
+      if (!seen && nkinds < 8) kinds_seen[nkinds++] = points[i].kind;
+    }
+    for (int j = 0; j < nkinds; j++) {
+      int kind = kinds_seen[j];
+      if (!counted_by(&req, kind)) continue;
+      long k = bump2(tid, req.data.nr * 100 + kind);
       struct point *hit = NULL;
       unsigned mask = 0;
       for (int i = 0; i < npoints; i++) {
-        if (points[i].nr != req.data.nr) continue;
+        if (points[i].nr != (int)req.data.nr || points[i].kind != kind) continue;
         mask = points[i].mask;
         if (points[i].n == k && !points[i].done) hit = &points[i];
       }
-      fprintf(log, "%d %d #%ld", tid, req.data.nr, k);
+      if (kind == 0)
+        fprintf(log, "%d %d #%ld", tid, req.data.nr, k);
+      else
+        fprintf(log, "%d %d/%d #%ld", tid, req.data.nr, kind, k);
       for (int i = 0; i < 6; i++) {
         if (mask & (1u << i)) put_string(log, tid, req.data.args[i]);
         if (mask & (1u << (8 + i))) put_fd(log, tid, req.data.args[i]);
       }
       if (hit) {
         hit->done = 1;
-        fputs(copy_tree(dir, hit->copy) == 0 ? " SNAPSHOT\n" : " SNAPSHOT FAILED\n", log);
-        /* Every point at this call (the same nr and n) is this one copy's. */
+        copy_errno = 0;
+        if (copy_tree(dir, hit->copy) == 0)
+          fputs(" SNAPSHOT\n", log);
+        else
+          fprintf(log, " SNAPSHOT FAILED %s %s\n", strerrorname_np(copy_errno) ? strerrorname_np(copy_errno) : "?", copy_err_path);
+        /* Every point at this call (the same call and n) is this one copy's. */
         for (int i = 0; i < npoints; i++)
-          if (points[i].nr == hit->nr && points[i].n == hit->n) points[i].done = 1;
+          if (points[i].nr == hit->nr && points[i].kind == hit->kind && points[i].n == hit->n) points[i].done = 1;
       } else
         fputc('\n', log);
       fflush(log);

@@ -67,9 +67,39 @@ export interface TracedRun {
   killed?: { syscall: string; n: number; paths: string[] };
 }
 
+/**
+ * The calls where a change of a file in place can start (test/faults/crash-points.test.ts's
+ * kill points beside the state syscalls): an open that may truncate or write a file already
+ * there, truncation, and writes. Each is counted, per thread, only where it can change a
+ * file (`inPlaceKind`): the opens with O_TRUNC, or O_CREAT without O_EXCL; the writes to a
+ * descriptor open on a file (libuv's wake-ups write to an eventfd as timing has it, and
+ * would make a count of every write differ between runs). Killed and held by seccomp-kill
+ * only: strace's when=N counts every call.
+ */
+export const IN_PLACE_SYSCALLS = [
+  'open',
+  'openat',
+  'creat',
+  'truncate',
+  'ftruncate',
+  'fallocate',
+  'write',
+  'pwrite64',
+  'writev',
+  'pwritev',
+  'pwritev2',
+  'sendfile',
+  'copy_file_range',
+];
+
 const SECCOMP_KILL_SRC = join(REPO_ROOT, 'test', 'helpers', 'seccomp-kill.c');
-/** x86_64 numbers of the state syscalls, and which arguments are paths (bit i) or descriptors (bit 8 + i). */
-const SECCOMP_CALLS: Record<string, [number, number]> = {
+/**
+ * x86_64 numbers of the state syscalls and the in-place ones, which arguments are paths (bit
+ * i) or descriptors (bit 8 + i), and which of their calls are counted (seccomp-kill.c's
+ * kinds: 0 every call; 1 an open that may write a file already there; 10 + i the calls whose
+ * descriptor argument i is open on a file).
+ */
+const SECCOMP_CALLS: Record<string, [number, number, number?]> = {
   rename: [82, 0b11],
   mkdir: [83, 0b1],
   rmdir: [84, 0b1],
@@ -82,7 +112,94 @@ const SECCOMP_CALLS: Record<string, [number, number]> = {
   renameat: [264, 0b1010],
   symlinkat: [266, 0b101],
   renameat2: [316, 0b1010],
+  open: [2, 0b1, 1],
+  openat: [257, 0b10, 1],
+  creat: [85, 0b1],
+  truncate: [76, 0b1],
+  ftruncate: [77, 0x100],
+  fallocate: [285, 0x100],
+  write: [1, 0x100, 10],
+  pwrite64: [18, 0x100, 10],
+  writev: [20, 0x100, 10],
+  pwritev: [296, 0x100, 10],
+  pwritev2: [328, 0x100, 10],
+  sendfile: [40, 0x100, 10],
+  copy_file_range: [326, 0x400, 12],
 };
+/** How seccomp-kill names a call to count: its number, with its kind when not every call counts. */
+function callId(syscall: string): string {
+  const [nr, , kind] = SECCOMP_CALLS[syscall] ?? [];
+  if (nr === undefined) throw new Error(`no seccomp number for ${syscall}`);
+  return kind ? `${nr}/${kind}` : String(nr);
+}
+
+/**
+ * The top-level arguments of a call as strace writes it (`name(a, "b, c", [d, e]) = 3`):
+ * quoted strings, brackets and strace's `<...>` decodes kept whole.
+ */
+export function callArgs(line: string): string[] {
+  const start = line.indexOf('(');
+  const args: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (let i = start + 1; i < line.length; i++) {
+    const c = line[i] as string;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < line.length && line[j] !== '"') j += line[j] === '\\' ? 2 : 1;
+      cur += line.slice(i, j + 1);
+      i = j;
+    } else if (c === '<') {
+      const j = line.indexOf('>', i);
+      cur += line.slice(i, j + 1);
+      i = j < 0 ? line.length : j;
+    } else if (c === '(' || c === '[' || c === '{') {
+      depth++;
+      cur += c;
+    } else if (c === ')' && depth === 0) {
+      break;
+    } else if (c === ')' || c === ']' || c === '}') {
+      depth--;
+      cur += c;
+    } else if (c === ',' && depth === 0) {
+      args.push(cur.trim());
+      cur = '';
+    } else cur += c;
+  }
+  if (cur.trim() !== '') args.push(cur.trim());
+  return args;
+}
+
+/** A descriptor argument as `strace -y` decodes it (`3</a/file>`): the path, or null. */
+const fdPath = (arg: string | undefined): string | null => /^\d+<([^>]*)>$/.exec(arg ?? '')?.[1] ?? null;
+
+/**
+ * Whether seccomp-kill counts this call of an in-place syscall (its kind, as `strace -y`
+ * shows the call): the same calls in the same order per thread, so the Nth is the same call.
+ */
+function inPlaceKind(syscall: string, line: string): boolean {
+  const [, , kind] = SECCOMP_CALLS[syscall] ?? [];
+  if (!kind) return true;
+  const args = callArgs(line);
+  if (kind === 1) {
+    const flags = args[syscall === 'open' ? 1 : 2] ?? '';
+    return /\bO_TRUNC\b/.test(flags) || (/\bO_CREAT\b/.test(flags) && !/\bO_EXCL\b/.test(flags));
+  }
+  const path = fdPath(args[kind - 10]);
+  return path?.startsWith('/') === true && !path.startsWith('/dev/');
+}
+
+/** The paths a call names, as seccomp-kill logs them for its mask (paths as quoted, descriptors as decoded). */
+function targetsOf(syscall: string, line: string): string[] {
+  const [, mask = 0] = SECCOMP_CALLS[syscall] ?? [];
+  const args = callArgs(line);
+  const out: string[] = [];
+  for (let i = 0; i < 6; i++) {
+    if (mask & (1 << i)) out.push(...quoted(args[i] ?? ''));
+    if (mask & (1 << (8 + i))) out.push(fdPath(args[i]) ?? '?');
+  }
+  return out;
+}
 let seccompKill: string | null | undefined;
 /**
  * The seccomp-kill binary (built once per source with cc into the temp dir), or null
@@ -118,6 +235,8 @@ export interface SnapshotRun {
   stderr: string;
   /** Per point (by index): the paths of the call it was taken at, or undefined when no call reached it or the copy failed. */
   taken: Array<string[] | undefined>;
+  /** Per point: why its copy failed (`<errno name> <path>`, seccomp-kill's first failure), when it did. */
+  failed: Array<string | undefined>;
 }
 
 /**
@@ -140,16 +259,12 @@ export function snapshotRun(
 ): Promise<SnapshotRun> {
   const bin = seccompKillBin();
   if (bin === null) throw new Error('snapshotRun needs seccomp-kill (canSnapshot())');
-  const specs = options.points.map(({ point, copy }) => {
-    const [nr, mask] = SECCOMP_CALLS[point.syscall] ?? [];
-    if (nr === undefined) throw new Error(`no seccomp number for ${point.syscall}`);
-    return `${nr}:${point.n}:${mask}:${copy}`;
-  });
+  const specs = options.points.map(({ point, copy }) => `${callId(point.syscall)}:${point.n}:${SECCOMP_CALLS[point.syscall]?.[1]}:${copy}`);
   rmSync(options.log, { force: true });
   return new Promise((resolve, reject) => {
     const child = spawn(bin, ['--snapshot', options.dir, options.log, ...specs, '--', process.execPath, BIN, ...args], {
       cwd: REPO_ROOT,
-      env: withSeams({ ...options.env, UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1' }),
+      env: withSeams({ ...options.env, ...HELD_ENV }),
       stdio: ['pipe', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -159,14 +274,15 @@ export function snapshotRun(
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const log = existsSync(options.log) ? readFileSync(options.log, 'utf8').split('\n') : [];
-      // `<tid> <nr> #<k> "<path>"... SNAPSHOT`: the first call of that syscall numbered k.
+      // `<tid> <call> #<k> "<path>"... SNAPSHOT` (or `SNAPSHOT FAILED <errno> <path>`): the call numbered k.
+      const at = (point: Pick<KillPoint, 'syscall' | 'n'>, how: RegExp) =>
+        log.find((l) => how.test(l) && l.split(' ')[1] === callId(point.syscall) && l.split(' ')[2] === `#${point.n}`);
       const taken = options.points.map(({ point }) => {
-        const line = log.find(
-          (l) => l.endsWith(' SNAPSHOT') && l.split(' ')[1] === String(SECCOMP_CALLS[point.syscall]?.[0]) && l.split(' ')[2] === `#${point.n}`,
-        );
+        const line = at(point, / SNAPSHOT$/);
         return line === undefined ? undefined : quoted(line);
       });
-      resolve({ status: code, signal, stderr, taken });
+      const failed = options.points.map(({ point }) => at(point, / SNAPSHOT FAILED /)?.replace(/^.* SNAPSHOT FAILED /, ''));
+      resolve({ status: code, signal, stderr, taken, failed });
     });
     child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
@@ -208,6 +324,17 @@ export interface TraceOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The environment of every traced, killed or held run. UV_THREADPOOL_SIZE=1: one pool thread
+ * (see the header). NODE_DISABLE_COMPILE_CACHE: on Node 22.1+ bin/run.js turns V8's compile
+ * cache on, whose directory is made by a mkdir on the main thread; strace counts calls per
+ * thread, so that one would make the installer lock's mkdir (in the pool) unreachable by
+ * when=N. The cache is not state; the kill points are the same with it off.
+ * UV_USE_IO_URING=0: a libuv that submits file operations through io_uring makes no system
+ * call per operation, and neither strace nor the seccomp filter would see them.
+ */
+const HELD_ENV = { UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1', UV_USE_IO_URING: '0' };
+
 /** Run `yep-ext args` under strace (asynchronously: a test's own servers keep answering). */
 export function tracedRun(args: string[], options: TraceOptions): Promise<TracedRun> {
   // A killed run needs to stop only at the call it kills at (strace decodes and logs less).
@@ -216,22 +343,19 @@ export function tracedRun(args: string[], options: TraceOptions): Promise<Traced
   const inject = options.kill ? ['-e', `inject=${options.kill.syscall}:signal=KILL:when=${options.kill.n}`] : [];
   rmSync(options.traceFile, { force: true });
   const how = options.kill && SECCOMP_CALLS[options.kill.syscall] !== undefined ? killer() : 'strace';
+  if (options.kill && how === 'strace' && IN_PLACE_SYSCALLS.includes(options.kill.syscall))
+    throw new Error(`a kill at ${options.kill.syscall} needs seccomp-kill (canSnapshot()): strace's when=N counts every call of it`);
   const command =
     options.kill && how === 'seccomp'
-      ? [seccompKillBin(), [String(SECCOMP_CALLS[options.kill.syscall]?.[0]), String(options.kill.n), options.traceFile, '--', process.execPath, BIN, ...args]]
+      ? [seccompKillBin(), [callId(options.kill.syscall), String(options.kill.n), options.traceFile, '--', process.execPath, BIN, ...args]]
       : // (No --seccomp-bpf: with it strace 6.1 never delivers signal=KILL; see the header.) -y: the killed fsync's file.
         ['strace', ['-f', '-qq', '-o', options.traceFile, ...(options.kill ? ['-y'] : []), ...filter, ...inject, process.execPath, BIN, ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(command[0] as string, command[1] as string[], {
       cwd: options.cwd ?? REPO_ROOT,
-      // NODE_DISABLE_COMPILE_CACHE: on Node 22.1+ bin/run.js turns V8's compile cache on, whose
-      // directory is made by a mkdir on the main thread; strace counts calls per thread, so that
-      // one would make the installer lock's mkdir (in the pool) unreachable by when=N. The cache
-      // is not state; the kill points are the same with it off.
       env: withSeams({
         ...options.env,
-        UV_THREADPOOL_SIZE: '1',
-        NODE_DISABLE_COMPILE_CACHE: '1',
+        ...HELD_ENV,
         ...(how === 'seccomp' && options.kill ? { SECCOMP_KILL_ARGS: String(SECCOMP_CALLS[options.kill.syscall]?.[1]) } : {}),
       }),
       stdio: ['pipe', 'ignore', 'pipe'],
@@ -264,17 +388,35 @@ export interface Call {
 /** A call's entry line: `<tid> <syscall>(`. Resumed halves (`<tid> <... x resumed>`), signals and exits do not match. */
 export const ENTRY = /^(\d+)\s+(\w+)\(/;
 
-/** The traced calls of `syscalls` in a trace, in order. */
+/**
+ * The traced calls of `syscalls` in a trace, in order; of an in-place syscall, only the calls
+ * seccomp-kill counts (`inPlaceKind`).
+ */
 export function parseCalls(trace: string, syscalls: string[] = STATE_SYSCALLS): Call[] {
   const calls: Call[] = [];
   let seq = 0;
   for (const l of trace.split('\n')) {
     const m = ENTRY.exec(l);
     if (m === null) continue;
-    if (syscalls.includes(m[2] as string)) calls.push({ tid: m[1] as string, syscall: m[2] as string, line: l, seq });
+    if (syscalls.includes(m[2] as string) && inPlaceKind(m[2] as string, l)) calls.push({ tid: m[1] as string, syscall: m[2] as string, line: l, seq });
     seq++;
   }
   return calls;
+}
+
+/**
+ * Whether a kill at `call` (an in-place syscall's) can find a file in the middle of a change
+ * in place, in `dir`: an open that may truncate or write a file there, a truncation of one,
+ * or a write to one that this run did not create for itself (O_CREAT|O_EXCL: a temp file,
+ * nothing reads it until it is renamed into place). A write through a temp's descriptor
+ * after the rename is in place: the rename ends the temp's freshness. `fresh`: the paths
+ * opened O_EXCL before the call (kill-equivalence.ts's `freshFiles`).
+ */
+export function inPlaceCall(call: Call, dir: string, fresh: (seq: number) => Set<string>): boolean {
+  const [target] = targetsOf(call.syscall, call.line);
+  if (target === undefined || !(target === dir || target.startsWith(`${dir}/`))) return false;
+  if (call.syscall === 'open' || call.syscall === 'openat' || call.syscall === 'creat' || call.syscall === 'truncate') return true;
+  return !fresh(call.seq).has(target);
 }
 
 export interface KillPoint {
@@ -362,7 +504,9 @@ function sameComponent(a: string, b: string): boolean {
 export function killedElsewhere(point: KillPoint, killed: TracedRun['killed']): string | null {
   if (killed === undefined) return 'no call was killed';
   if (killed.syscall !== point.syscall || killed.n !== point.n) return `killed at ${killed.syscall} #${killed.n}`;
-  const planned = [...quoted(point.call.line), ...[...point.call.line.matchAll(/\(\d+<([^>]*)>/g)].map((m) => m[1] as string)];
+  const planned = IN_PLACE_SYSCALLS.includes(point.syscall)
+    ? targetsOf(point.syscall, point.call.line)
+    : [...quoted(point.call.line), ...[...point.call.line.matchAll(/\(\d+<([^>]*)>/g)].map((m) => m[1] as string)];
   const same = (a: string, b: string) => {
     const x = a.split('/');
     const y = b.split('/');

@@ -4,8 +4,8 @@
  * file, judged on a trace written the way strace writes one (`-f -y`, threads interleaved).
  */
 import { describe, expect, it } from 'vitest';
-import { equivalentPoints, mutation, parseEntries } from '../helpers/kill-equivalence.js';
-import { killPlan, parseCalls } from '../helpers/syscall-kill.js';
+import { equivalentPoints, freshFiles, mutation, parseEntries } from '../helpers/kill-equivalence.js';
+import { IN_PLACE_SYSCALLS, inPlaceCall, killPlan, parseCalls, STATE_SYSCALLS } from '../helpers/syscall-kill.js';
 
 const plan = (trace: string) => {
   const { points } = killPlan(parseCalls(trace));
@@ -122,5 +122,29 @@ describe('crash points with the same disk', () => {
         call,
       ).toEqual(call.includes('write') ? ['fsync', 'rmdir'] : [call.split(' ')[1]?.split('(')[0], 'rmdir'].sort());
     }
+  });
+
+  it('in-place points: a truncating open and the writes after it in the home; no write to a fresh temp, a pipe or an eventfd', () => {
+    const trace = [
+      '10 openat(AT_FDCWD</w>, "/h/.s.tmp", O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC, 0644) = 18</h/.s.tmp>',
+      '10 write(18</h/.s.tmp>, "a, b", 4) = 4',
+      '10 write(7<anon_inode:[eventfd]>, "\\1\\0\\0\\0\\0\\0\\0\\0", 8) = 8',
+      '10 rename("/h/.s.tmp", "/h/s") = 0',
+      '10 write(18</h/s>, "late", 4) = 4',
+      '10 openat(AT_FDCWD</w>, "/h/settings.toml", O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0644) = 19</h/settings.toml>',
+      '10 write(1<pipe:[77]>, "ok\\n", 3) = 3',
+      '10 write(19</h/settings.toml>, "[x]\\n", 4) = 4',
+      '10 openat(AT_FDCWD</w>, "/elsewhere/f", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 20</elsewhere/f>',
+      '10 write(20</elsewhere/f>, "y", 1) = 1',
+      '10 ftruncate(19</h/settings.toml>, 0) = 0',
+    ].join('\n');
+    const { points } = killPlan(parseCalls(trace, [...STATE_SYSCALLS, ...IN_PLACE_SYSCALLS]));
+    const fresh = freshFiles(trace);
+    const kept = points.filter((p) => !IN_PLACE_SYSCALLS.includes(p.syscall) || inPlaceCall(p.call, '/h', fresh));
+    // Counted as seccomp-kill counts: the opens that may write a file there, the writes to files (not the eventfd, not the pipe).
+    expect(points.map((p) => `${p.syscall}#${p.n}`)).toEqual(['write#1', 'write#2', 'write#3', 'write#4', 'rename#1', 'openat#1', 'openat#2', 'ftruncate#1']);
+    // By place in the trace: the write through the temp's descriptor after its rename, the write after the
+    // truncating open, the rename, that open, the ftruncate; not the temp's own write, nor anything outside /h.
+    expect(kept.map((p) => p.call.seq)).toEqual([4, 7, 3, 5, 10]);
   });
 });
