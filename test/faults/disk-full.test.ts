@@ -19,18 +19,11 @@ import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { mountTmpfs, tmpfsMountable } from '../helpers/tmpfs-mount.js';
 
 // 2 MiB: room for a few small extensions and state files, not for a 3 MiB crate.
-const mountTmpfs = (at: string) => spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0755', 'tmpfs', at], { encoding: 'utf8' });
-// Probe now (the skip decision is made while collecting), mount for real in beforeAll:
-// a file whose tests are all filtered out (vitest -t) runs no hooks and must leave nothing.
-const mountable = ((): { ok: boolean; why: string } => {
-  const at = mkdtempSync(join(tmpdir(), 'yep-diskfull-probe-'));
-  const probe = mountTmpfs(at);
-  if (probe.status === 0) spawnSync('umount', [at]);
-  rmSync(at, { recursive: true, force: true });
-  return { ok: probe.status === 0, why: (probe.stderr || probe.error?.message || '').trim() };
-})();
+const TMPFS = 'size=2m,mode=0755';
+const mountable = tmpfsMountable(TMPFS);
 const mounted = mountable.ok;
 let base: string;
 let mnt: string;
@@ -84,7 +77,7 @@ beforeAll(async () => {
   mnt = join(base, 'mnt');
   filler = join(mnt, 'filler');
   mkdirSync(mnt);
-  const m = mountTmpfs(mnt);
+  const m = mountTmpfs(mnt, TMPFS);
   expect(m.status, m.stderr).toBe(0);
   reg = await startRegistry();
   reg.publish({ name: 'yolop-extension-big', vers: '1.0.0', data: faultCrate('big', '1.0.0') });

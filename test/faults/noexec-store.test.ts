@@ -17,17 +17,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
+import { mountTmpfs, tmpfsMountable } from '../helpers/tmpfs-mount.js';
 
-const mountNoexec = (at: string) => spawnSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=16m,mode=0755', 'tmpfs', at], { encoding: 'utf8' });
-// Probe now (the skip decision is made while collecting), mount for real in beforeAll:
-// a file whose tests are all filtered out (vitest -t) runs no hooks and must leave nothing.
-const mountable = ((): { ok: boolean; why: string } => {
-  const at = mkdtempSync(join(tmpdir(), 'yep-noexec-probe-'));
-  const probe = mountNoexec(at);
-  if (probe.status === 0) spawnSync('umount', [at]);
-  rmSync(at, { recursive: true, force: true });
-  return { ok: probe.status === 0, why: (probe.stderr || probe.error?.message || '').trim() };
-})();
+const NOEXEC = 'noexec,size=16m,mode=0755';
+const mountable = tmpfsMountable(NOEXEC);
 const mounted = mountable.ok;
 
 let base: string;
@@ -62,7 +55,7 @@ beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'yep-noexec-'));
   mnt = join(base, 'mnt');
   mkdirSync(mnt);
-  const m = mountNoexec(mnt);
+  const m = mountTmpfs(mnt, NOEXEC);
   expect(m.status, m.stderr).toBe(0);
   home = makeTempHome('yep-noexec-home-');
   env = { ...home.env, YOLOP_CONFIG_DIR: join(mnt, 'config') };
