@@ -8,7 +8,8 @@
  * on disk: no bin/ file, no digest in the lock.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parse } from 'smol-toml';
@@ -16,6 +17,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { describeBinaryTrust } from '../../src/core/binary/binary-record.js';
 import { hostTarget } from '../../src/core/binary/target.js';
 import { buildCrate } from '../helpers/crates.js';
+import { describeNeeding, need } from '../helpers/needs.js';
+import { mountTmpfs, tmpfsMountable } from '../helpers/tmpfs-mount.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { makeKey, signData, type TestKey } from '../helpers/minisign.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -147,6 +150,23 @@ async function expectRefused(name: string, r: { code: number | null; stdout: str
   const source = lockSource(name);
   for (const k of ['binary_sha256', 'binary_file_sha256', 'binary_source', 'binary_digest_source', 'binary_signature']) expect(source[k], k).toBeUndefined();
 }
+
+const NOEXEC = 'noexec,size=1m,mode=0755';
+const noexecMountable = tmpfsMountable(NOEXEC);
+describeNeeding(need(noexecMountable.ok, `root and a mountable tmpfs (mount said: ${noexecMountable.why})`), 'a program on a noexec mount elsewhere', () => {
+  it.skipIf(!TARGET)('a same-named program on PATH that the system refuses to run does not stop the declared prebuilt going into bin/', async () => {
+    const pathDir = mkdtempSync(join(home.root, 'noexec-path-'));
+    expect(mountTmpfs(pathDir, NOEXEC).status).toBe(0);
+    try {
+      writeFileSync(join(pathDir, 'digested-server'), GOOD, { mode: 0o755 });
+      const r = await runCli(['install', 'digested'], { env: { ...env(), PATH: `${pathDir}:${home.env.PATH}` } });
+      expect(r.code, r.stderr).toBe(0);
+      await expectInstalledWith('digested', { binary_sha256: sha(GOOD), binary_digest_source: 'crate' });
+    } finally {
+      spawnSync('umount', [pathDir]);
+    }
+  });
+});
 
 describe.skipIf(!TARGET)('what the package ships in bin/ is its own', () => {
   for (const [name, why, kept] of [

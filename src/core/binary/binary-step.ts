@@ -61,11 +61,12 @@ export async function prepareBinary(
 ): Promise<BinaryStep> {
   const mode = ctx.packageCode.build;
   const server = manifest.yolop.capabilityServer;
-  // A file the system refuses to run where it lies (a noexec mount): a download or a build would
-  // land on the same mount, and the resolver's detail already says why and what to do.
-  if (command.refused) return { notes: [] };
   // What the package itself holds in bin/ is never replaced by a download or a build, whichever would provide the server.
   if (command.shipped) {
+    // One the system refuses to run where it lies (a noexec mount): a download or a build would land on the same
+    // mount, and the resolver's detail already says why and what to do. A refused program elsewhere (on PATH)
+    // does not stop yep-ext from providing the package's own.
+    if (command.refused) return { notes: [] };
     return {
       notes: [
         `${command.detail}: not replacing the package's own file with a download or a build (its author can fix it, or drop it so yep-ext provides the server)`,

@@ -74,6 +74,6 @@ export function execRefusal(file: string, s: Stats, code: string | undefined): E
 /** The words for a refusal of `shown`: the mount named when it is noexec, and why copying it again would not help. */
 export function describeRefusal(shown: string, refusal: ExecRefusal): string {
   if (refusal.noexecMount !== undefined)
-    return `${shown} cannot start: the file system at ${refusal.noexecMount} is mounted noexec, which forbids running programs from it (the file is intact and executable; installing it again lands on the same mount). Remount it without noexec, or keep the yolop config directory (YOLOP_CONFIG_DIR) on a file system that allows running programs`;
-  return `${shown} cannot start: its mode lets it run, but the system refuses to (EACCES: a file system mounted noexec, or a security policy such as SELinux, AppArmor or an ACL, forbids it; installing it again would not change that)`;
+    return `${shown} cannot start: the file system at ${refusal.noexecMount} is mounted noexec, which forbids running programs from it (its mode lets it run, and a copy on the same mount would not either). Remount it without noexec, or keep the program on a file system that allows running programs (for installed extensions: the yolop config directory, YOLOP_CONFIG_DIR)`;
+  return `${shown} cannot start: its mode lets it run, but the system refuses to (EACCES: a file system mounted noexec, or a security policy such as SELinux, AppArmor or an ACL, forbids it; a copy in the same place would not run either)`;
 }
