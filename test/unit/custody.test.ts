@@ -100,3 +100,24 @@ describe('makeDirs (the one mkdir -p)', () => {
     expect(readFileSync(file, 'utf8')).toBe('the user\n');
   });
 });
+
+describe('removeOwned of a large tree', () => {
+  it('gives the event loop turns while it works (the installer lock’s heartbeat is a timer), and still removes a link inside as a link', async () => {
+    const tree = join(base, '.own', 'v.abcd');
+    for (let d = 0; d < 20; d++) {
+      mkdirSync(join(tree, `d${d}`), { recursive: true });
+      for (let f = 0; f < 50; f++) writeFileSync(join(tree, `d${d}`, `f${f}`), 'x');
+    }
+    symlinkSync(mine, join(tree, 'd0', 'to-mine'));
+    let turns = 0;
+    const timer = setInterval(() => turns++, 0);
+    try {
+      expect(await removeOwned(area(), 'v.abcd')).toBe(true);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(turns, 'timers ran while the 1,000 files were removed').toBeGreaterThan(2);
+    expect(existsSync(tree)).toBe(false);
+    expect(readFileSync(join(mine, 'thesis.tex'), 'utf8')).toBe('mine\n');
+  });
+});

@@ -145,13 +145,25 @@ export function isOwnedDir(c: Custody): boolean {
  * whether something was removed; a foreign name, or nothing there, removes nothing.
  */
 export async function removeOwned(c: Custody, name: string, options: { keep?: (st: Stats) => boolean } = {}): Promise<boolean> {
-  return removeOwnedSync(c, name, options);
+  const target = ownedTarget(c, name, options);
+  if (!target) return false;
+  if (target.st.isDirectory()) await removeTree(target.path);
+  else rmSync(target.path, { force: true, maxRetries: 2 });
+  return true;
 }
 
-/** `removeOwned`, for a caller that is itself synchronous. */
+/** `removeOwned`, for a caller that is itself synchronous and removes a file (a temp): no tree to pace. */
 export function removeOwnedSync(c: Custody, name: string, options: { keep?: (st: Stats) => boolean } = {}): boolean {
-  if (name.includes('/') || name.includes('\\') || name === '' || name === '.' || name === '..') return false;
-  if (checkCustody(c, name) !== 'ours') return false;
+  const target = ownedTarget(c, name, options);
+  if (!target) return false;
+  rmSync(target.path, { recursive: true, force: true, maxRetries: 2 });
+  return true;
+}
+
+/** What `removeOwned` may remove: `name` in `c`'s directory when the guard says it is ours, and not kept. */
+function ownedTarget(c: Custody, name: string, options: { keep?: (st: Stats) => boolean }): { path: string; st: Stats } | undefined {
+  if (name.includes('/') || name.includes('\\') || name === '' || name === '.' || name === '..') return undefined;
+  if (checkCustody(c, name) !== 'ours') return undefined;
   const path = join(custodyDir(c), name);
   // Synchronous calls throughout this module: each is short, and a round trip through libuv's
   // thread pool per call costs more than the call itself (every command makes and removes these).
@@ -159,14 +171,14 @@ export function removeOwnedSync(c: Custody, name: string, options: { keep?: (st:
   try {
     st = lstatSync(path);
   } catch (e) {
-    if (errnoCode(e) === 'ENOENT') return false;
+    if (errnoCode(e) === 'ENOENT') return undefined;
     throw e;
   }
-  if (options.keep?.(st)) return false;
-  if (st.isDirectory()) removeTree(path);
-  else rmSync(path, { force: true, maxRetries: 2 });
-  return true;
+  return options.keep?.(st) ? undefined : { path, st };
 }
+
+/** Entries removed between turns of the event loop (removeTree). */
+const ENTRIES_PER_TURN = 64;
 
 /**
  * Delete the directory `dir` and everything in it, never following a symlink (a link is
@@ -174,13 +186,19 @@ export function removeOwnedSync(c: Custody, name: string, options: { keep?: (st:
  * stage (a journal, a link, an unpacked tree) costs one listing per directory and one call per
  * entry, where rmSync tries rmdir first and lstat's every entry. Anything unexpected
  * (a file system whose listings carry no kinds, a busy file) goes to rmSync, which finishes
- * the job with its retries.
+ * the job with its retries. Every ENTRIES_PER_TURN entries the event loop gets a turn: a
+ * large tree is removed under the installer lock, whose heartbeat is a timer, and a lock not
+ * refreshed for a few seconds is taken over by a waiting process as a dead one's.
  */
-function removeTree(dir: string): void {
+async function removeTree(dir: string, turn = { left: ENTRIES_PER_TURN }): Promise<void> {
   try {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (--turn.left <= 0) {
+        turn.left = ENTRIES_PER_TURN;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       const p = join(dir, e.name);
-      if (e.isDirectory()) removeTree(p);
+      if (e.isDirectory()) await removeTree(p, turn);
       else if (e.isFile() || e.isSymbolicLink()) unlinkSync(p);
       else rmSync(p, { recursive: true, force: true, maxRetries: 2 });
     }
