@@ -133,7 +133,7 @@ async function replaceFile(
   mode: number,
   write: (fh: FileHandle, temp: string) => Promise<void>,
   check?: () => void,
-  tempDir: string = dirname(target),
+  { tempDir = dirname(target), durable = true }: { tempDir?: string | undefined; durable?: boolean } = {},
 ): Promise<void> {
   const temp = join(tempDir, tempNameFor(basename(target)));
   let fh: FileHandle | undefined;
@@ -143,7 +143,7 @@ async function replaceFile(
     // The calls that change the disk on the main thread, as every other state write's
     // (replaceFileSync): the crash-point suite counts them per thread.
     fchmodSync(fh.fd, mode);
-    fsyncSync(fh.fd);
+    if (durable) fsyncSync(fh.fd);
     await fh.close();
     fh = undefined;
     check?.();
@@ -154,7 +154,7 @@ async function replaceFile(
     await removeOwned({ base: tempDir, owned: [], names: { test: (n) => n === basename(temp) }, what: 'The directory' }, basename(temp)).catch(() => {});
     throw e;
   }
-  fsyncDirSync(dirname(target));
+  if (durable) fsyncDirSync(dirname(target));
 }
 
 /**
@@ -179,7 +179,7 @@ export async function copyFileAtomic(
         throw stateIoError('read', source, Object.assign(new Error('no such file'), { code: 'ENOENT' }));
     },
     undefined,
-    options.tempDir,
+    { tempDir: options.tempDir },
   );
 }
 
@@ -224,7 +224,7 @@ export async function writeStreamAtomic(
     written = await writeHashed(fh.fd, chunks);
   };
   try {
-    await replaceFile(file, mode, write, options.check ? () => options.check?.(written as HashedWrite) : undefined);
+    await replaceFile(file, mode, write, options.check ? () => options.check?.(written as HashedWrite) : undefined, { durable: options.durable !== false });
   } catch (e) {
     throw e instanceof YepError ? e : stateIoError('write', file, e);
   }
