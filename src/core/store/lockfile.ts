@@ -222,7 +222,7 @@ async function writeMemo(paths: Paths, text: string): Promise<void> {
       durable: false,
     });
   } catch {
-    // Next time costs a parse; nothing else depends on it.
+    // Next time costs a parse, and the lock is not taken for yep-ext's own write (its entries are checked once more).
   }
 }
 
