@@ -569,5 +569,12 @@ describe('info', () => {
     // The same answer as the commands that act on an installed extension give for that directory.
     const remove = await runCli(['remove', dir, '--json'], { env: env() });
     expect([remove.code, jsonOf(remove).error.code, jsonOf(remove).error.message]).toEqual([3, 'E_NOT_INSTALLED', jsonOf(path).error.message]);
+    // A directory that is not there: the same exit, and a hint to check the path, not to dry-run it; nothing made.
+    const gone = join(home.root, 'no-such-dir');
+    const missing2 = await runCli(['info', gone, '--json'], { env: env() });
+    expect([missing2.code, jsonOf(missing2).error.code]).toEqual([3, 'E_NOT_INSTALLED']);
+    expect(jsonOf(missing2).error.hint).toContain(`There is no directory at ${gone}`);
+    expect(jsonOf(missing2).error.hint).not.toContain('--dry-run');
+    expect(existsSync(gone)).toBe(false);
   });
 });

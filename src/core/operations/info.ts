@@ -9,6 +9,7 @@
  * installing. A git URL or a path that is not installed: E_USAGE pointing at
  * `install --dry-run`, which fetches and verifies without changing anything.
  */
+import { existsSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { loadLockAsRecorded } from '../store/custody.js';
 import { YepError, isYepError } from '../errors.js';
@@ -280,10 +281,14 @@ export async function extensionInfo(
       await done(false);
     }
   }
-  // Only a crate has a registry to read; any other source is described by installing it, dry.
+  // Only a crate has a registry to read; any other source is described by installing it, dry
+  // (a directory that is not there has nothing to describe: the hint says so instead).
+  const missingDir = spec.kind === 'path' && !existsSync(spec.path);
   throw notInstalledFrom(
     spec.kind,
     input,
-    `To see what it would install without changing anything: \`yep-ext install ${input} --dry-run\`; \`yep-ext list\` shows what is installed.`,
+    missingDir
+      ? `There is no directory at ${spec.path}: check the path. \`yep-ext list\` shows what is installed (and where each comes from).`
+      : `To see what it would install without changing anything: \`yep-ext install ${input} --dry-run\`; \`yep-ext list\` shows what is installed.`,
   );
 }
