@@ -246,7 +246,7 @@ export interface SnapshotRun {
  * change a file held meanwhile: each copy is the disk a kill at that point leaves
  * (test/helpers/seccomp-kill.c). One start of the CLI for every point. Only where `canSnapshot()`.
  */
-export function snapshotRun(
+export async function snapshotRun(
   args: string[],
   options: {
     env: Record<string, string>;
@@ -261,28 +261,43 @@ export function snapshotRun(
   if (bin === null) throw new Error('snapshotRun needs seccomp-kill (canSnapshot())');
   const specs = options.points.map(({ point, copy }) => `${callId(point.syscall)}:${point.n}:${SECCOMP_CALLS[point.syscall]?.[1]}:${copy}`);
   rmSync(options.log, { force: true });
+  const run = await runSupervised(bin, ['--snapshot', options.dir, options.log, ...specs, '--', process.execPath, BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: withSeams({ ...options.env, ...HELD_ENV }),
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  const log = existsSync(options.log) ? readFileSync(options.log, 'utf8').split('\n') : [];
+  // `<tid> <call> #<k> "<path>"... SNAPSHOT` (or `SNAPSHOT FAILED <errno> <path>`): the call numbered k.
+  const at = (point: Pick<KillPoint, 'syscall' | 'n'>, how: RegExp) =>
+    log.find((l) => how.test(l) && l.split(' ')[1] === callId(point.syscall) && l.split(' ')[2] === `#${point.n}`);
+  const taken = options.points.map(({ point }) => {
+    const line = at(point, / SNAPSHOT$/);
+    return line === undefined ? undefined : quoted(line);
+  });
+  const failed = options.points.map(({ point }) => at(point, / SNAPSHOT FAILED /)?.replace(/^.* SNAPSHOT FAILED /, ''));
+  return { status: run.code, signal: run.signal, stderr: run.stderr, taken, failed };
+}
+
+/**
+ * Run a supervisor (seccomp-kill, strace) over the CLI: stdin given then closed, stdout
+ * dropped, stderr kept; killed after `timeoutMs` (a hang's limit). A killed CLI closes its
+ * pipe, so EPIPE on stdin is expected.
+ */
+function runSupervised(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; input?: string; timeoutMs?: number },
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['--snapshot', options.dir, options.log, ...specs, '--', process.execPath, BIN, ...args], {
-      cwd: REPO_ROOT,
-      env: withSeams({ ...options.env, ...HELD_ENV }),
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const log = existsSync(options.log) ? readFileSync(options.log, 'utf8').split('\n') : [];
-      // `<tid> <call> #<k> "<path>"... SNAPSHOT` (or `SNAPSHOT FAILED <errno> <path>`): the call numbered k.
-      const at = (point: Pick<KillPoint, 'syscall' | 'n'>, how: RegExp) =>
-        log.find((l) => how.test(l) && l.split(' ')[1] === callId(point.syscall) && l.split(' ')[2] === `#${point.n}`);
-      const taken = options.points.map(({ point }) => {
-        const line = at(point, / SNAPSHOT$/);
-        return line === undefined ? undefined : quoted(line);
-      });
-      const failed = options.points.map(({ point }) => at(point, / SNAPSHOT FAILED /)?.replace(/^.* SNAPSHOT FAILED /, ''));
-      resolve({ status: code, signal, stderr, taken, failed });
+      resolve({ code, signal, stderr });
     });
     child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
@@ -336,7 +351,7 @@ export interface TraceOptions {
 const HELD_ENV = { UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1', UV_USE_IO_URING: '0' };
 
 /** Run `yep-ext args` under strace (asynchronously: a test's own servers keep answering). */
-export function tracedRun(args: string[], options: TraceOptions): Promise<TracedRun> {
+export async function tracedRun(args: string[], options: TraceOptions): Promise<TracedRun> {
   // A killed run needs to stop only at the call it kills at (strace decodes and logs less).
   const syscalls = options.syscalls ?? (options.kill ? [options.kill.syscall] : STATE_SYSCALLS);
   const filter = options.everything ? ['-y'] : ['-e', `trace=${syscalls.join(',')}`];
@@ -350,31 +365,21 @@ export function tracedRun(args: string[], options: TraceOptions): Promise<Traced
       ? [seccompKillBin(), [callId(options.kill.syscall), String(options.kill.n), options.traceFile, '--', process.execPath, BIN, ...args]]
       : // (No --seccomp-bpf: with it strace 6.1 never delivers signal=KILL; see the header.) -y: the killed fsync's file.
         ['strace', ['-f', '-qq', '-o', options.traceFile, ...(options.kill ? ['-y'] : []), ...filter, ...inject, process.execPath, BIN, ...args]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command[0] as string, command[1] as string[], {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: withSeams({
-        ...options.env,
-        ...HELD_ENV,
-        ...(how === 'seccomp' && options.kill ? { SECCOMP_KILL_ARGS: String(SECCOMP_CALLS[options.kill.syscall]?.[1]) } : {}),
-      }),
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const trace = existsSync(options.traceFile) ? readFileSync(options.traceFile, 'utf8') : '';
-      // strace exits with the tracee's status; a tracee killed by a signal is reported as 128+n by strace itself.
-      const killed = /\+\+\+ killed by (SIG\w+)/.exec(trace)?.[1] as NodeJS.Signals | undefined;
-      const at = options.kill ? killedCall(trace, options.kill, how) : undefined;
-      resolve({ status: killed ? null : code, signal: killed ?? signal, stderr, trace, ...(at ? { killed: at } : {}) });
-    });
-    child.stdin.on('error', () => {}); // a killed CLI closes the pipe: EPIPE is expected (home.ts runCli)
-    child.stdin.end(options.input ?? '');
+  const run = await runSupervised(command[0] as string, command[1] as string[], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: withSeams({
+      ...options.env,
+      ...HELD_ENV,
+      ...(how === 'seccomp' && options.kill ? { SECCOMP_KILL_ARGS: String(SECCOMP_CALLS[options.kill.syscall]?.[1]) } : {}),
+    }),
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
+  const trace = existsSync(options.traceFile) ? readFileSync(options.traceFile, 'utf8') : '';
+  // strace exits with the tracee's status; a tracee killed by a signal is reported as 128+n by strace itself.
+  const killed = /\+\+\+ killed by (SIG\w+)/.exec(trace)?.[1] as NodeJS.Signals | undefined;
+  const at = options.kill ? killedCall(trace, options.kill, how) : undefined;
+  return { status: killed ? null : run.code, signal: killed ?? run.signal, stderr: run.stderr, trace, ...(at ? { killed: at } : {}) };
 }
 
 export interface Call {
