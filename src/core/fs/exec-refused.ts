@@ -8,6 +8,7 @@
  * the refusal is still told apart from a missing execute bit.
  */
 import { readFileSync, realpathSync, type Stats } from 'node:fs';
+import { isInside } from './path-inside.js';
 
 export interface ExecRefusal {
   /** The mount point of the file system that holds the file, when it is mounted noexec. */
@@ -27,10 +28,6 @@ function modeLetsRun(s: Stats): boolean {
 /** A mountinfo path field: spaces, tabs, newlines and backslashes come as octal escapes. */
 function unescapeMountPath(field: string): string {
   return field.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
-}
-
-function covers(mountPoint: string, path: string): boolean {
-  return mountPoint === '/' || path === mountPoint || path.startsWith(`${mountPoint}/`);
 }
 
 /**
@@ -54,7 +51,7 @@ function mountOf(file: string): { point: string; noexec: boolean } | undefined {
     const fields = line.split(' ');
     if (fields.length < 6) continue;
     const point = unescapeMountPath(fields[4]!);
-    if (!covers(point, real)) continue;
+    if (!isInside(point, real)) continue;
     if (best && point.length < best.point.length) continue;
     best = { point, noexec: fields[5]!.split(',').includes('noexec') };
   }
