@@ -179,8 +179,13 @@ describe.skipIf(!TARGET)('what the package ships in bin/ is its own', () => {
       expect(jsonOf(r).installed[0].notes.join('\n')).toMatch(why);
       expect(requested(`/rel/${name}-${TARGET}`)).toEqual([]);
       const shipped = join(pkgDir(name), 'bin', `${name}-server`);
-      if (kept) expect(readdirSync(shipped)).toEqual([kept]);
-      else expect(statSync(shipped).mode & 0o777).toBe(0o644);
+      if (kept) {
+        expect(readdirSync(shipped)).toEqual([kept]);
+        expect(readFileSync(join(shipped, kept), 'utf8')).toBe('a directory where the program should be\n');
+      } else {
+        expect(statSync(shipped).mode & 0o777).toBe(0o644);
+        expect(readFileSync(shipped, 'utf8')).toBe('#!/bin/sh\nexec cat\n');
+      }
       expect(lockSource(name).binary_source).toBeUndefined();
     });
   }

@@ -14,6 +14,8 @@ import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
 import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
+import { homeState } from '../helpers/home-state.js';
+import { treeBytes } from '../helpers/file-walk.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
@@ -562,6 +564,7 @@ describe('info', () => {
     expect(missing.code).toBe(3);
     expect(jsonOf(missing).error.code).toBe('E_NOT_FOUND');
     const dir = writePackage(join(home.root, 'other-dir'), { name: 'otherdir' });
+    const before = { home: homeState(home.configDir), dir: treeBytes(dir) };
     const path = await runCli(['info', dir, '--json'], { env: env() });
     expect(path.code).toBe(3);
     expect(jsonOf(path).error.code).toBe('E_NOT_INSTALLED');
@@ -576,5 +579,7 @@ describe('info', () => {
     expect(jsonOf(missing2).error.hint).toContain(`There is no directory at ${gone}`);
     expect(jsonOf(missing2).error.hint).not.toContain('--dry-run');
     expect(existsSync(gone)).toBe(false);
+    // Neither info nor remove changed the home (store, lock, settings, secrets) or the directory.
+    expect({ home: homeState(home.configDir), dir: treeBytes(dir) }).toEqual(before);
   });
 });

@@ -140,6 +140,7 @@ describeNeeding(need(mounted, `root and a mountable tmpfs (mount -t tmpfs -o noe
 
   it('a server whose execute bits are gone is still damage: chmod is named and install --frozen puts the file back', async () => {
     const server = join(store(), 'keep', SERVER);
+    const serverBytes = readFileSync(server);
     chmodSync(server, 0o644);
     const verify = await runCli(['verify', '--json'], { env });
     expect(verify.code).toBe(5);
@@ -148,5 +149,8 @@ describeNeeding(need(mounted, `root and a mountable tmpfs (mount -t tmpfs -o noe
     expect(r.code, r.stderr).toBe(0);
     expect(jsonOf(r).frozen[0].status).not.toBe('skipped');
     expect(lstatSync(join(store(), 'keep', SERVER)).mode & 0o111).not.toBe(0);
+    // Put back as the lock pins it: the server's bytes are the package's, the lock is the one given.
+    expect(readFileSync(join(store(), 'keep', SERVER)).equals(serverBytes)).toBe(true);
+    expect(readFileSync(join(store(), 'extensions.lock'), 'utf8')).toBe(readFileSync(lockCopy, 'utf8'));
   });
 });

@@ -118,6 +118,9 @@ describe('removeOwned of a large tree', () => {
     }
     expect(turns, 'timers ran while the 1,000 files were removed').toBeGreaterThan(2);
     expect(existsSync(tree)).toBe(false);
+    // The linked directory of the user's, whole: nothing in it followed into or removed.
+    expect(readdirSync(mine, { recursive: true }).sort()).toEqual(['docs', 'thesis.tex', 'v.abcd']);
     expect(readFileSync(join(mine, 'thesis.tex'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(join(mine, 'v.abcd'), 'utf8')).toBe('named like ours\n');
   });
 });

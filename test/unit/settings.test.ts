@@ -408,6 +408,8 @@ describe('every reading is the reader’s own', () => {
     expect(readSettingsFromText(text, 'a').config).toEqual({ headers: { x: '1' }, list: [1, 2] });
     const edited = applySettingsEdit(text, 'a', { op: 'set', values: { list } });
     expect(edited.changed).toBe(true);
-    expect(parse(edited.text)).toMatchObject({ capabilities: [{ ref: 'ext:a', list: [1, 2, 3] }] });
+    // The edit writes the list asked for and nothing of the other change made to the reading.
+    expect(parse(edited.text)).toEqual({ capabilities: [{ ref: 'ext:a', headers: { x: '1' }, list: [1, 2, 3] }] });
+    expect(edited.text).toContain('headers = { x = "1" }\n');
   });
 });
