@@ -20,7 +20,7 @@ import type { RunPermit } from '../binary/cargo-build.js';
 import { inspectServerCommand } from '../package/inspect-command.js';
 import { mayRunPackageCode } from '../policy/package-code.js';
 import { mcpServerViolation } from '../policy/evaluate.js';
-import { loadPolicy } from '../policy/load-policy.js';
+import type { Policy } from '../policy/policy-file.js';
 import { declarationDigest, diffTools, noChanges, normalizeTools, type McpToolChanges } from '../mcp/tool-changes.js';
 import { ms, type CheckStatus, type Report } from './report.js';
 
@@ -55,6 +55,8 @@ export interface McpCheckInput {
   graceMs: number;
   /** The run's secrets; the servers' own are added to it. */
   secrets: string[];
+  /** The policy, read once for the run (doctor.ts). */
+  policy: Policy;
 }
 
 /** Tool names by MCP's naming rule (SEP-986): what MCP clients can rely on. */
@@ -65,8 +67,7 @@ const TOOL_NAME = /^[A-Za-z0-9._-]{1,128}$/;
  * anything is started: an unusable value is a configuration error naming its variable (exit 2)
  * at once, not after the capability server's checks have run their course.
  */
-export function refuseUnusableMcpProxies(ctx: Context, manifest: Manifest): void {
-  const policy = loadPolicy(ctx);
+export function refuseUnusableMcpProxies(ctx: Context, manifest: Manifest, policy: Policy): void {
   for (const [server, decl] of Object.entries(manifest.yolop.mcpServers)) {
     // A server the policy refuses is never connected to: its proxy is not this run's to judge.
     if (decl.type !== 'http' || mcpServerViolation(policy, server)) continue;
@@ -82,8 +83,7 @@ export async function checkMcpServers(input: McpCheckInput): Promise<DoctorMcpSe
   const launches = Object.entries(manifest.yolop.mcpServers).map(([server, decl]) => ({ decl, launch: planMcpLaunch(manifest.name, server, decl, ctx.env) }));
   for (const { launch } of launches) input.secrets.push(...launch.secrets);
   // A policy that admits no MCP servers: none is started or connected to, whatever its transport.
-  const policy = loadPolicy(ctx);
-  const refusals = launches.map(({ launch }) => mcpServerViolation(policy, launch.server));
+  const refusals = launches.map(({ launch }) => mcpServerViolation(input.policy, launch.server));
   // Each stdio server through the one resolver and the one guard before anything starts.
   const starts = await Promise.all(
     launches.map(({ launch }, i) => {
@@ -171,7 +171,12 @@ async function mayStartStdio(input: McpCheckInput, launch: McpLaunch): Promise<{
     cwd: input.workspaceRoot,
   });
   const declared = manifest.yolop.mcpServers[launch.server]?.command ?? command;
-  const verdict = await mayRunPackageCode(ctx, { kind: 'server', name: manifest.name, mcpServer: launch.server, command: declared, resolved }, 'run');
+  const verdict = await mayRunPackageCode(
+    ctx,
+    { kind: 'server', name: manifest.name, mcpServer: launch.server, command: declared, resolved },
+    'run',
+    input.policy,
+  );
   if (verdict.run && resolved.ok) return { program: resolved.path, permit: verdict.permit };
   if (!verdict.run && verdict.ask) return { why: `${resolved.detail}; not started`, refused: true };
   // Refused by the policy, or a program that cannot start (the resolver says why and what to do).

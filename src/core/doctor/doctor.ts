@@ -14,6 +14,7 @@
  * processes). Secrets injected into the server are redacted from the whole
  * report, and from every excerpt before it is cut (text/redact.ts).
  */
+import { loadPolicy } from '../policy/load-policy.js';
 import { existsSync, type Stats, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { DoctorTarget } from './target.js';
@@ -183,14 +184,16 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
   // What the server is handed and may echo: its config secrets, and the proxy credentials in the environment it inherits.
   run.secrets = [...(options.noConfig ? [] : injection.secretValues), ...proxyCredentials(ctx.env)];
   const mcpCheck = Object.keys(manifest.yolop.mcpServers).length > 0 ? await import('./check-mcp.js') : undefined;
-  mcpCheck?.refuseUnusableMcpProxies(ctx, manifest);
+  // Read once for the run: every MCP server is judged by the same policy.
+  const policy = mcpCheck ? loadPolicy(ctx) : undefined;
+  if (mcpCheck && policy) mcpCheck.refuseUnusableMcpProxies(ctx, manifest, policy);
   const command = await checkCommand(ctx, run.report, dir, manifest);
   try {
     if (command) call = await runServer(run, { dir, manifest, injection, command });
     if (source === 'installed' && run.staticPrompt !== undefined && (manifest.yolop.prompt || run.staticPrompt !== ''))
       await (await import('./check-prompt-record.js')).checkPromptRecord(ctx, run.report, manifest, run.staticPrompt, run.secrets);
     // The MCP servers do not depend on the capability server: the host starts them on their own.
-    if (mcpCheck) {
+    if (mcpCheck && policy) {
       mcp = await mcpCheck
         .checkMcpServers({
           ctx,
@@ -203,6 +206,7 @@ async function doctorRun(ctx: Context, options: DoctorOptions): Promise<DoctorRe
           probeMs: run.probeMs,
           graceMs: run.graceMs,
           secrets: run.secrets,
+          policy,
         })
         .catch((e: unknown) => {
           interruptedIfAborted(run);

@@ -78,10 +78,13 @@ function buildRefusal(policy: Policy): PolicyViolation | undefined {
  * policy forbids (--build, --allow-build); otherwise a refusal is a verdict, and the
  * caller carries on without running it.
  */
-export async function mayRunPackageCode(ctx: Context, code: PackageCode, phase: CodePhase, policy: Policy = loadPolicy(ctx)): Promise<CodeVerdict> {
+export async function mayRunPackageCode(ctx: Context, code: PackageCode, phase: CodePhase, given?: Policy): Promise<CodeVerdict> {
   if (code.kind === 'server') {
-    // The package's own program: no rule below refuses it (doctor's early start relies on this).
+    // The package's own program: no rule below refuses it (doctor's early start relies on this), so no policy file is read for it.
     if (runsInsidePackage(code.resolved)) return { run: true, permit: SERVER_PERMIT };
+  }
+  const policy = given ?? loadPolicy(ctx);
+  if (code.kind === 'server') {
     const outside = code.resolved.outside;
     // Hardening: a capability server named by a path outside the package is reported, never started by yep-ext.
     if (code.mcpServer === undefined && outside && (outside.via === 'absolute' || outside.via === 'climbs'))
