@@ -283,7 +283,7 @@ export async function extensionInfo(
   }
   // Only a crate has a registry to read; any other source is described by installing it, dry
   // (a directory that is not there has nothing to describe: the hint says so instead).
-  const missingDir = spec.kind === 'path' && !existsSync(spec.path);
+  const missingDir = 'path' in spec && !existsSync(spec.path);
   throw notInstalledFrom(
     spec.kind,
     input,
