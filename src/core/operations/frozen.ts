@@ -8,6 +8,7 @@
  * Every write of the store's lock goes through the
  * transaction (store/transaction.ts), the lock's only writer.
  */
+import type { ProgramChecks } from '../package/inspect-command.js';
 import { existsSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -60,7 +61,7 @@ export interface FrozenOptions {
  * hash, anything else is re-hashed. What verify.ts's `needsRefetch` says a fetch
  * repairs is fetched again, the same rule plain `install` and `list` follow.
  */
-async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEntry): Promise<EntryCheck | undefined> {
+async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEntry, programs: ProgramChecks): Promise<EntryCheck | undefined> {
   const have = findEntry(current, entry.name);
   if (!have || have.content_hash !== entry.content_hash) return undefined;
   const otherGrant = typeof entry.grant === 'string' && have.grant !== entry.grant;
@@ -68,7 +69,7 @@ async function installedAsLocked(ctx: Context, current: Lockfile, entry: LockEnt
   // A binary built here with cargo is this machine's (builds are not byte-reproducible): its file is
   // checked against the store's own record below, not against another machine's digest in the lock.
   if (have.source.binary_source !== 'cargo' && have.source.binary_file_sha256 !== entry.source.binary_file_sha256) return undefined;
-  const check = await checkEntry(ctx, have, { mode: 'cheap' });
+  const check = await checkEntry(ctx, have, { mode: 'cheap', programs });
   if (needsRefetch(have, check.result)) return undefined;
   // Two fingerprints of one grant: a lock written before the grant held the words the model
   // reads names it by its format-1 fingerprint. The intact tree holds the locked bytes, so
@@ -266,8 +267,9 @@ async function sortByInstalled(ctx: Context, policy: Policy, current: Lockfile, 
   const rehashed: Array<[LockEntry, EntryCheck]> = [];
   const late: PolicyViolation[] = [];
   const manifests = new Map<string, Manifest>();
+  const programs: ProgramChecks = new Map();
   for (const entry of target.entries) {
-    const check = await installedAsLocked(ctx, current, entry);
+    const check = await installedAsLocked(ctx, current, entry, programs);
     if (check) {
       if (check.clean) rehashed.push([entry, check]);
       if (check.manifest) manifests.set(entry.name, check.manifest);

@@ -10,6 +10,7 @@ import pMap from 'p-map';
 import type { Context } from '../context.js';
 import { loadLockAsRecorded } from '../store/custody.js';
 import { checkEntry } from '../store/entry-check.js';
+import type { ProgramChecks } from '../package/inspect-command.js';
 import { weakBinaryProblem } from '../binary/binary-record.js';
 import { isYepError } from '../errors.js';
 import type { LockEntry, Lockfile, LockSource } from '../store/lockfile.js';
@@ -108,7 +109,9 @@ export async function listExtensions(ctx: Context, options: ListOptions = {}): P
   // Damage is judged by verify.ts's checkEntry, the check behind `verify`, `install --frozen` and a
   // plain `install` (their `needsRefetch` is true exactly when this row shows a tree problem:
   // test/cli/intact-rule.test.ts holds the table).
-  const listed = await pMap(entries, (entry) => listEntry(ctx, entry, { settingsOf, settingsProblem, interrupted, verify }), { concurrency: 8 });
+  // One look at each program outside the packages (an interpreter, PATH's directories) for all the rows.
+  const programs: ProgramChecks = new Map();
+  const listed = await pMap(entries, (entry) => listEntry(ctx, entry, { settingsOf, settingsProblem, interrupted, verify, programs }), { concurrency: 8 });
   await addEngines(ctx, listed);
   if (options.only) return listed;
   await addUnlistedRows(ctx, lock, listed, settingsOf, interrupted);
@@ -146,9 +149,15 @@ async function readSettingsOnce(ctx: Context, profileName: string | undefined): 
 async function listEntry(
   ctx: Context,
   entry: LockEntry,
-  run: { settingsOf?: SettingsLookup | undefined; settingsProblem?: string | undefined; interrupted: Map<string, InterruptedChange>; verify: boolean },
+  run: {
+    settingsOf?: SettingsLookup | undefined;
+    settingsProblem?: string | undefined;
+    interrupted: Map<string, InterruptedChange>;
+    verify: boolean;
+    programs: ProgramChecks;
+  },
 ): Promise<ListedExtension> {
-  const { settingsOf, settingsProblem, interrupted, verify } = run;
+  const { settingsOf, settingsProblem, interrupted, verify, programs } = run;
   const dir = packageDir(ctx.paths, entry.name);
   const item: ListedExtension = {
     name: entry.name,
@@ -172,7 +181,7 @@ async function listEntry(
   }
   // The one check shared with `verify` (operations/verify.ts), cheap: an unchanged stat
   // signature stands for the hash; only a changed tree is re-hashed.
-  const check = await checkEntry(ctx, entry, { mode: 'cheap', skipHashes: !verify });
+  const check = await checkEntry(ctx, entry, { mode: 'cheap', skipHashes: !verify, programs });
   if (check.manifest) {
     item.manifest = check.manifest;
     if (item.manifest.description) item.description = item.manifest.description;

@@ -4,6 +4,7 @@
  * the `engines.yolop` finding (verify-engines.ts), the packages no entry pins, the names
  * settings.toml enables that nothing installs, and the leftovers.
  */
+import type { ProgramChecks } from '../package/inspect-command.js';
 import type { Context } from '../context.js';
 import { YepError, isYepError } from '../errors.js';
 import { contentHash } from '../package/content-hash.js';
@@ -210,7 +211,8 @@ export async function verifyExtensions(ctx: Context, names: string[] = []): Prom
           throw notInstalled(name, left ? `${name} is ${leftoverMessage(left)}.` : 'Run `yep-ext list` to see what is installed.');
         });
   const { default: pMap } = await import('p-map');
-  const checks = await pMap(entries, (e) => checkEntry(ctx, e, { mode: 'full' }), { concurrency: 4 });
+  const programs: ProgramChecks = new Map();
+  const checks = await pMap(entries, (e) => checkEntry(ctx, e, { mode: 'full', programs }), { concurrency: 4 });
   // Lazily: `list` shares this module, and its start-up keeps the agent modules out.
   const { enginesFindings } = await import('./verify-engines.js');
   const findings = await enginesFindings(

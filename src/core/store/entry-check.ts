@@ -75,6 +75,11 @@ export interface VerifyEntryOptions {
   mode: 'full' | 'cheap';
   /** Skip the content and binary checks (`list --no-verify`). */
   skipHashes?: boolean;
+  /**
+   * The checks of programs outside the packages (a #! interpreter, PATH's directories), for a
+   * command that checks many entries to share: made by that command, so none outlives it.
+   */
+  programs?: ProgramChecks;
 }
 
 /** The result with what a caller may need besides the JSON: the parsed manifest and the fresh signatures. */
@@ -219,7 +224,7 @@ export async function checkEntry(ctx: Context, entry: LockEntry, options: Verify
   if (fileSha && binRel) result.binary = { path: binRel, expected: fileSha, actual: null };
   const clean = !options.skipHashes && !misdirected ? await checkHashes(ctx, entry, dir, options, { result, binRel, fileSha, linked }) : undefined;
 
-  if (manifest && command !== undefined) await checkCommand(ctx, entry, dir, command, { result, binRel, linked });
+  if (manifest && command !== undefined) await checkCommand(ctx, entry, dir, command, { result, binRel, linked, programs: options.programs });
   return done(clean ? { ...(manifest ? { manifest } : {}), clean } : manifest ? { manifest } : {});
 }
 
@@ -315,22 +320,17 @@ async function checkHashes(
   return undefined;
 }
 
-/** The checks of programs outside the packages (a #! interpreter, PATH's directories), shared by the entries of one command. */
-const programChecks = new WeakMap<Context, ProgramChecks>();
-
 /** Where the server command resolves, as the host resolves it; a server in the package that cannot run, or an unbuilt local one, noted. */
 async function checkCommand(
   ctx: Context,
   entry: LockEntry,
   dir: string,
   command: string,
-  run: { result: EntryVerification; binRel: string | undefined; linked: boolean },
+  run: { result: EntryVerification; binRel: string | undefined; linked: boolean; programs: ProgramChecks | undefined },
 ): Promise<void> {
   const { result, binRel, linked } = run;
-  const known = programChecks.get(ctx) ?? new Map<string, string | undefined>();
-  programChecks.set(ctx, known);
-  const inspected = await inspectServerCommand(dir, command, ctx.env.PATH ?? '', undefined, known);
-  result.command = { ok: inspected.ok, detail: inspected.ok ? inspected.detail : inspected.detail };
+  const inspected = await inspectServerCommand(dir, command, ctx.env.PATH ?? '', undefined, run.programs);
+  result.command = { ok: inspected.ok, detail: inspected.detail };
   if (!inspected.ok) {
     let inPackage = false;
     try {
