@@ -253,6 +253,25 @@ describe('every line is checked before anything is placed', () => {
     }
   });
 
+  it("an origin index holding another crate's line at another version, over an existing mirror: exit 5, the mirror byte-identical", async () => {
+    const dir = join(homes.make().root, 'mirror');
+    const onlyOther = join(source.root, 'other-only.lock');
+    const lock = parse(readFileSync(lockBoth, 'utf8')) as { extensions: Array<{ name: string }> };
+    writeFileSync(onlyOther, stringify({ extensions: lock.extensions.filter((e) => e.name === 'other') }));
+    expect((await mirror(dir, onlyOther)).code).toBe(0);
+    const before = tree(dir);
+    const genuine = await genuineHelloLine();
+    reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'body', body: `${genuine}\n${JSON.stringify({ ...JSON.parse(genuine), name: OTHER, vers: '9.9.9' })}\n` });
+    try {
+      const r = await mirror(dir, lockHostWritten);
+      expect(r.code, r.stderr).toBe(5);
+      expect(jsonOf(r).error).toMatchObject({ code: 'E_INTEGRITY', details: { line_name: OTHER } });
+    } finally {
+      reg.clearFaults();
+    }
+    expect(tree(dir)).toEqual(before);
+  });
+
   it('the same refusal on an existing mirror leaves it byte-identical (alpha, checked before hello, is not placed either)', async () => {
     const dir = join(homes.make().root, 'mirror');
     const onlyOther = join(source.root, 'other.lock');
