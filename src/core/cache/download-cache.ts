@@ -25,13 +25,14 @@
  * layout is pinned against cacache itself by test/integration/download-cache-layout.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, rmdirSync, type Stats } from 'node:fs';
-import { appendFile, chmod, link, open, stat } from 'node:fs/promises';
+import { closeSync, lstatSync, openSync, readdirSync, rmdirSync, type Stats } from 'node:fs';
+import { appendFile, chmod, link, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError } from '../errors.js';
 import { describeFileKind, readRegularTextSync } from '../fs/read-regular-file.js';
-import { fileDigest, sha256FileWithSize } from '../fs/file-digest.js';
+import { fileDigest } from '../fs/file-digest.js';
+import type { HashedWrite } from '../fs/hashed-write.js';
 import { copyFileAtomic, copyRegularInto, writeFileAtomic } from '../fs/fs-atomic.js';
 import { checkCustody, makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
 import { isProcessAlive } from '../fs/temp-files.js';
@@ -80,27 +81,26 @@ async function dropCorrupted(ctx: Context, sha256Hex: string, dest: string): Pro
  */
 export async function readCachedInto(ctx: Context, sha256Hex: string, dest: string): Promise<number | undefined> {
   if (!cacheEnabled(ctx.env)) return undefined;
+  let copied: HashedWrite | undefined;
   try {
     // What cacache.get.copy.byDigest does for one sha256 integrity, through the regular-file guard:
     // the cache may be shared between users, and a FIFO planted at a content path must not hang an install.
-    const out = await open(dest, 'w', 0o600);
-    let found: boolean;
+    // Hashed as it is copied: these bytes are about to be installed, and cacache's copy does not re-verify.
+    const out = openSync(dest, 'w', 0o600);
     try {
-      found = await copyRegularInto(contentPath(ctx.paths.sharedCacheDir, sha256Hex), out, 'The download cache content');
+      copied = await copyRegularInto(contentPath(ctx.paths.sharedCacheDir, sha256Hex), out, 'The download cache content');
     } finally {
-      await out.close();
+      closeSync(out);
     }
-    if (!found) throw Object.assign(new Error('not cached'), { code: 'ENOENT' });
+    if (!copied) throw Object.assign(new Error('not cached'), { code: 'ENOENT' });
   } catch (e) {
     await removeWork(dest);
     if ((e as { code?: string }).code !== 'ENOENT') ctx.log.debug(`download cache not read (${(e as Error).message})`);
     return undefined;
   }
-  // cacache's copy does not re-verify, and these bytes are about to be installed: hash them.
-  const got = await sha256FileWithSize(dest).catch(() => undefined);
-  if (got?.sha256 !== sha256Hex) return dropCorrupted(ctx, sha256Hex, dest);
+  if (copied.sha256 !== sha256Hex) return dropCorrupted(ctx, sha256Hex, dest);
   ctx.log.debug(`download cache hit for sha256 ${sha256Hex.slice(0, 16)}…`);
-  return got.size;
+  return copied.size;
 }
 
 /**

@@ -12,12 +12,11 @@
  * dotfile setup), because the write would replace the link's target.
  */
 import { closeSync, constants, fchmodSync, fsyncSync, openSync, realpathSync, renameSync, writeSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { YepError, stateIoError } from '../errors.js';
 import { tempNameFor, sweepDeadTemps } from './temp-files.js';
 import { writeHashed, type HashedWrite } from './hashed-write.js';
-import { removeOwned, removeOwnedSync } from './custody.js';
+import { removeOwnedSync } from './custody.js';
 import { inspectRegularFile, isFileKindRefusal, openRegularFile, readRegularFileSync, type RegularFileInfo } from './read-regular-file.js';
 
 export interface AtomicWriteOptions {
@@ -85,76 +84,89 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   return true;
 }
 
-/**
- * `replaceFile` for bytes in memory (every state file): the same calls in the same order, made
- * synchronously. A state write is a handful of short calls, and a round trip through libuv's
- * thread pool for each costs more than the calls themselves.
- */
-function replaceFileSync(target: string, mode: number, bytes: Buffer, durable: boolean): void {
-  const dir = dirname(target);
-  const temp = join(dir, tempNameFor(basename(target)));
-  let fd: number | undefined;
-  try {
-    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
-    fchmodSync(fd, mode);
-    if (durable) fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(temp, target);
-  } catch (e) {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already failing: the first error is the one to report
-      }
-    }
-    // Only the temp this call created (O_EXCL), through the one delete guard.
-    try {
-      removeOwnedSync({ base: dir, owned: [], names: { test: (n) => n === basename(temp) }, what: 'The directory' }, basename(temp));
-    } catch {
-      // left for the sweep of dead writers' temps
-    }
-    throw e;
-  }
-  if (durable) fsyncDirSync(dir);
+/** A temp file beside its target (or in a `tempDir` on the same file system), open for writing. */
+interface Temp {
+  fd: number | undefined;
+  path: string;
+  dir: string;
 }
 
 /**
- * Temp file beside `target` (temp-files.ts names it after this process; in `tempDir`
- * instead when the caller names one on the same file system), created exclusively
- * with the final mode, written, given the final mode (fchmod: never left to the umask),
- * fsynced, renamed over `target`, and the directory fsynced. On failure the temp file
- * is removed; after a kill it is left for the sweep of dead writers' temps.
+ * Create the temp for `target` exclusively (O_EXCL: never someone else's file; O_NOFOLLOW: never
+ * through a link), with the final mode; temp-files.ts names it after this process.
+ */
+function openTemp(target: string, mode: number, dir: string): Temp {
+  const path = join(dir, tempNameFor(basename(target)));
+  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  return { fd, path, dir };
+}
+
+/**
+ * The temp's bytes are written: give it the final mode (fchmod: never left to the umask), fsync
+ * it, close it, let `check` refuse it, rename it over `target` and fsync the directory. Every call
+ * that changes the disk is made synchronously on the main thread: a state write is a handful of
+ * short calls, and a round trip through libuv's thread pool for each costs more than the call
+ * (the crash-point suite counts them per thread).
+ */
+function sealTemp(temp: Temp, target: string, mode: number, durable: boolean, check?: () => void): void {
+  const fd = temp.fd as number;
+  fchmodSync(fd, mode);
+  if (durable) fsyncSync(fd);
+  temp.fd = undefined;
+  closeSync(fd);
+  check?.();
+  renameSync(temp.path, target);
+  if (durable) fsyncDirSync(dirname(target));
+}
+
+/** After a failure: close the temp and remove it (only it, through the one delete guard); a kill leaves it for the sweep of dead writers' temps. */
+function discardTemp(temp: Temp): void {
+  if (temp.fd !== undefined) {
+    try {
+      closeSync(temp.fd);
+    } catch {
+      // already failing: the first error is the one to report
+    }
+  }
+  const name = basename(temp.path);
+  try {
+    removeOwnedSync({ base: temp.dir, owned: [], names: { test: (n) => n === name }, what: 'The directory' }, name);
+  } catch {
+    // left for the sweep of dead writers' temps
+  }
+}
+
+/** Replace `target` with `bytes` in memory (every state file): temp, write, seal. */
+function replaceFileSync(target: string, mode: number, bytes: Buffer, durable: boolean): void {
+  const temp = openTemp(target, mode, dirname(target));
+  try {
+    const fd = temp.fd as number;
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+    sealTemp(temp, target, mode, durable);
+  } catch (e) {
+    discardTemp(temp);
+    throw e;
+  }
+}
+
+/**
+ * Replace `target` with what `write` puts into the temp's descriptor (a stream, a copy): the same
+ * temp and seal as `replaceFileSync`, with `check` last before the rename.
  */
 async function replaceFile(
   target: string,
   mode: number,
-  write: (fh: FileHandle, temp: string) => Promise<void>,
-  check?: () => void,
-  { tempDir = dirname(target), durable = true }: { tempDir?: string | undefined; durable?: boolean } = {},
+  write: (fd: number) => Promise<void>,
+  { tempDir = dirname(target), durable = true, check }: { tempDir?: string | undefined; durable?: boolean; check?: () => void } = {},
 ): Promise<void> {
-  const temp = join(tempDir, tempNameFor(basename(target)));
-  let fh: FileHandle | undefined;
+  const temp = openTemp(target, mode, tempDir);
   try {
-    fh = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    await write(fh, temp);
-    // The calls that change the disk on the main thread, as every other state write's
-    // (replaceFileSync): the crash-point suite counts them per thread.
-    fchmodSync(fh.fd, mode);
-    if (durable) fsyncSync(fh.fd);
-    await fh.close();
-    fh = undefined;
-    check?.();
-    renameSync(temp, target);
+    await write(temp.fd as number);
+    sealTemp(temp, target, mode, durable, check);
   } catch (e) {
-    await fh?.close().catch(() => {});
-    // Only the temp this call created (O_EXCL), through the one delete guard.
-    await removeOwned({ base: tempDir, owned: [], names: { test: (n) => n === basename(temp) }, what: 'The directory' }, basename(temp)).catch(() => {});
+    discardTemp(temp);
     throw e;
   }
-  if (durable) fsyncDirSync(dirname(target));
 }
 
 /**
@@ -174,33 +186,38 @@ export async function copyFileAtomic(
   await replaceFile(
     file,
     mode,
-    async (fh) => {
-      if (!(await copyRegularInto(source, fh, options.sourceWhat ?? 'The file to copy')))
+    async (fd) => {
+      if (!(await copyRegularInto(source, fd, options.sourceWhat ?? 'The file to copy')))
         throw stateIoError('read', source, Object.assign(new Error('no such file'), { code: 'ENOENT' }));
     },
-    undefined,
     { tempDir: options.tempDir },
   );
 }
 
 /**
- * Copy the regular file `source` into the open `to`, reading through the descriptor the one
- * regular-file guard opened and checked (read-regular-file.ts: lstat, O_NONBLOCK, fstat):
- * false when `source` is absent; a FIFO, device or directory is refused (exit 7).
+ * Copy the regular file `source` into the open file `fd`, reading through the descriptor the one
+ * regular-file guard opened and checked (read-regular-file.ts: lstat, O_NONBLOCK, fstat), and
+ * hashing the bytes as they are written (the one hash-while-writing stream, hashed-write.ts):
+ * their size and SHA-256, or undefined when `source` is absent; a FIFO, device or directory is
+ * refused (exit 7).
  */
-export async function copyRegularInto(source: string, to: FileHandle, what: string): Promise<boolean> {
+export async function copyRegularInto(source: string, fd: number, what: string): Promise<HashedWrite | undefined> {
   const opened = await openRegularFile(source, what);
-  if (!opened) return false;
-  try {
+  if (!opened) return undefined;
+  const { handle } = opened;
+  // One buffer, reused: writeHashed takes each chunk in before it asks for the next.
+  async function* chunks(): AsyncGenerator<Uint8Array> {
     const buf = Buffer.allocUnsafe(1 << 20);
     for (;;) {
-      const { bytesRead } = await opened.handle.read(buf, 0, buf.length, null);
-      if (bytesRead === 0) return true;
-      let done = 0;
-      while (done < bytesRead) done += (await to.write(buf, done, bytesRead - done)).bytesWritten;
+      const { bytesRead } = await handle.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) return;
+      yield buf.subarray(0, bytesRead);
     }
+  }
+  try {
+    return await writeHashed(fd, chunks());
   } finally {
-    await opened.handle.close();
+    await handle.close();
   }
 }
 
@@ -220,11 +237,12 @@ export async function writeStreamAtomic(
   const info = assertReplaceable(file, options);
   const mode = options.mode ?? (info ? info.stat.mode & 0o777 : DEFAULT_MODE);
   let written: HashedWrite | undefined;
-  const write = async (fh: FileHandle): Promise<void> => {
-    written = await writeHashed(fh.fd, chunks);
+  const write = async (fd: number): Promise<void> => {
+    written = await writeHashed(fd, chunks);
   };
+  const check = options.check ? () => options.check?.(written as HashedWrite) : undefined;
   try {
-    await replaceFile(file, mode, write, options.check ? () => options.check?.(written as HashedWrite) : undefined, { durable: options.durable !== false });
+    await replaceFile(file, mode, write, { durable: options.durable !== false, check });
   } catch (e) {
     throw e instanceof YepError ? e : stateIoError('write', file, e);
   }
