@@ -1,19 +1,9 @@
 /**
  * Read-only, without the installer lock: which transactions a dead process left half done
- * (transaction.ts writes the journals and recoverStage finishes them). Kept out of
- * transaction.ts so that `list` reads it without loading the writers.
+ * (transaction.ts writes the journals and recoverStage finishes them).
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Context } from '../context.js';
-import { readRegularTextSync } from '../fs/read-regular-file.js';
-import { isProcessAlive } from '../fs/temp-files.js';
-import { isOwnedDir } from '../fs/custody.js';
-import { oneStageCustody } from '../paths.js';
-
-/** transaction.ts's journal file name in each staging directory. */
-const JOURNAL = 'journal.json';
-
+import { deadStages, readStageJournal } from './stage-journal.js';
 /** What a dead process was doing to a name: a removal, or placing a package for an install or an update. */
 export type InterruptedChange = 'remove' | 'install' | 'update';
 
@@ -30,20 +20,10 @@ export type InterruptedChange = 'remove' | 'install' | 'update';
  */
 export function interruptedChanges(ctx: Context): Map<string, InterruptedChange> {
   const names = new Map<string, InterruptedChange>();
-  let stages: string[];
-  try {
-    stages = readdirSync(ctx.paths.stagingDir);
-  } catch {
-    return names;
-  }
-  for (const e of stages) {
-    const pid = Number(/^(\d+)-/.exec(e)?.[1]);
-    if (!pid || isProcessAlive(pid)) continue;
-    // A stage that is a link (to the user's directory) holds no journal of ours: recovery removes the link.
-    if (!isOwnedDir(oneStageCustody(ctx.paths, e))) continue;
+  for (const stage of deadStages(ctx)) {
+    if (!stage.owned) continue;
     try {
-      const text = readRegularTextSync(join(ctx.paths.stagingDir, e, JOURNAL), 'The transaction journal', { followSymlinks: false });
-      const journal = text === undefined ? undefined : (JSON.parse(text) as { op?: unknown; name?: unknown; intent?: unknown });
+      const journal = readStageJournal(stage) as { op?: unknown; name?: unknown; intent?: unknown } | undefined;
       if (typeof journal?.name !== 'string') continue;
       if (journal.op === 'remove') names.set(journal.name, 'remove');
       else if (journal.op === 'place') names.set(journal.name, journal.intent === 'update' ? 'update' : 'install');

@@ -6,13 +6,13 @@
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isYepError, stateIoError } from '../errors.js';
-import { isProcessAlive } from '../fs/temp-files.js';
-import { ANY_NAME, isOwnedDir, makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
+import { ANY_NAME, makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
 import type { Context } from '../context.js';
-import { oneStageCustody, storeCustody } from '../paths.js';
+import { storeCustody } from '../paths.js';
+import { deadStages } from './stage-journal.js';
 import { recoverStage } from './transaction.js';
 
 /**
@@ -20,28 +20,18 @@ import { recoverStage } from './transaction.js';
  * (crash recovery; caller holds the installer lock). Returns what was done.
  */
 export async function sweepStaging(ctx: Context): Promise<string[]> {
-  let entries: string[];
-  try {
-    entries = readdirSync(ctx.paths.stagingDir);
-  } catch {
-    return [];
-  }
   const swept: string[] = [];
   const custody = storeCustody(ctx.paths, 'staging');
-  for (const e of entries) {
-    // Only what yep-ext names its stages (fs/custody.ts refuses a linked .yep-staging before any of it).
-    if (!/^\d+-/.test(e) || !custody.names.test(e)) continue;
-    const pid = Number(/^(\d+)-/.exec(e)?.[1]);
-    if (pid && isProcessAlive(pid)) continue;
+  for (const stage of deadStages(ctx)) {
     // A stage that is not a real directory (a link to the user's directory) is never read through: its
     // journal would move what it names. The link itself goes, as a link.
-    if (!isOwnedDir(oneStageCustody(ctx.paths, e))) {
-      await removeOwned(custody, e);
+    if (!stage.owned) {
+      await removeOwned(custody, stage.name);
       continue;
     }
     let recovered: string | undefined;
     try {
-      recovered = await recoverStage(ctx, join(ctx.paths.stagingDir, e));
+      recovered = await recoverStage(ctx, stage);
     } catch (err) {
       // Not finishable now (settings.toml cannot be written while it still enables
       // a removed extension): keep the journal for the next command, and go on.
@@ -50,7 +40,7 @@ export async function sweepStaging(ctx: Context): Promise<string[]> {
       continue;
     }
     if (recovered) swept.push(recovered);
-    await removeOwned(custody, e);
+    await removeOwned(custody, stage.name);
   }
   return swept;
 }

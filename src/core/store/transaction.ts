@@ -17,7 +17,7 @@ import { makeOwnedDir, removeOwned, type Custody } from '../fs/custody.js';
 import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted } from '../errors.js';
 import { assertReplaceable, fsyncDir, writeFileAtomic } from '../fs/fs-atomic.js';
-import { readRegularTextSync } from '../fs/read-regular-file.js';
+import { JOURNAL_FILE, readStageJournal, type DeadStage } from './stage-journal.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
 import { saveCustody } from './custody.js';
 import type { Grant } from '../package/grants.js';
@@ -61,8 +61,6 @@ interface Journal {
 /** What a place is part of: an install (new, reinstall, repair, frozen) or an update. */
 export type PlaceIntent = 'install' | 'update';
 
-const JOURNAL = 'journal.json';
-
 async function exists(p: string): Promise<boolean> {
   try {
     lstatSync(p);
@@ -80,7 +78,7 @@ async function exists(p: string): Promise<boolean> {
  * fsync): a journal is whole or absent, never torn.
  */
 async function writeJournal(stage: string, journal: Journal): Promise<void> {
-  const file = join(stage, JOURNAL);
+  const file = join(stage, JOURNAL_FILE);
   try {
     await writeFileAtomic(file, JSON.stringify(journal), { mode: 0o600, what: 'The transaction journal' });
   } catch (e) {
@@ -317,16 +315,10 @@ async function finishRemove(ctx: Context, stage: string, name: string, previousL
  * Finish or undo the transaction recorded in a dead process's staging dir.
  * Returns a one-line description of what was done, or undefined if there was no journal.
  */
-export async function recoverStage(ctx: Context, stage: string): Promise<string | undefined> {
-  let journal: Journal;
-  // A journal that is not a regular file is refused (E_STATE) rather than read: a FIFO would block.
-  const text = readRegularTextSync(join(stage, JOURNAL), 'The transaction journal', { followSymlinks: false });
-  if (text === undefined) return undefined;
-  try {
-    journal = JSON.parse(text) as Journal;
-  } catch {
-    return undefined;
-  }
+export async function recoverStage(ctx: Context, dead: DeadStage): Promise<string | undefined> {
+  const journal = readStageJournal(dead) as Journal | undefined;
+  if (journal === undefined) return undefined;
+  const stage = dead.path;
   const lock = await loadStoreLock(ctx.paths);
   const entry = findEntry(lock, journal.name);
   if (journal.op === 'remove') {
