@@ -33,3 +33,52 @@ export function configLines(spec: ScaffoldSpec, read: (key: string) => string, r
     return `${f.key}: ${read(f.key)}${f.env !== undefined ? ` (also in $${f.env})` : ''}`;
   });
 }
+
+/** What a language gives the one layout of a generated server source. */
+export interface ServerTemplate {
+  /** The full-width comment line that frames each section's title. */
+  rule: string;
+  /** The line-comment marker: `//` or `#`. */
+  comment: string;
+  /** Between parts and between handlers (Python's style wants two blank lines). */
+  separator: string;
+  /** The handlers: each rendered only for a facet the spec declares. */
+  handlers: {
+    tools: (spec: ScaffoldSpec) => string;
+    hook: string;
+    prompt: string;
+    commands: (spec: ScaffoldSpec) => string;
+  };
+  /** The file's opening, the helpers for the handlers, and the protocol that should need no change. */
+  parts: Record<'header' | 'helpers' | 'protocol', (spec: ScaffoldSpec) => string>;
+}
+
+/**
+ * A server source in the layout every template shares: the header, then the handlers the
+ * author edits, the helpers for them, and the protocol that should need no change, each
+ * section under a framed title.
+ */
+export function renderServerSource(spec: ScaffoldSpec, t: ServerTemplate): string {
+  const handlers = joinParts(
+    [
+      spec.tools.length > 0 && t.handlers.tools(spec),
+      spec.hooks.length > 0 && t.handlers.hook,
+      spec.dynamicPrompt && t.handlers.prompt,
+      spec.commands.length > 0 && t.handlers.commands(spec),
+    ],
+    t.separator,
+  );
+  const section = (title: string): string => `${t.rule}\n${t.comment} ${title}\n${t.rule}`;
+  return `${joinParts(
+    [
+      t.parts.header(spec),
+      section('YOUR CODE: the handlers below are the parts to edit.'),
+      handlers || `${t.comment} This extension declares no server-side facet (tools, hooks, prompt, commands): nothing to handle.`,
+      section('Helpers for your code.'),
+      t.parts.helpers(spec),
+      section('The protocol (YEP v1). Nothing below should need changes.'),
+      t.parts.protocol(spec),
+    ],
+    t.separator,
+  )}\n`;
+}

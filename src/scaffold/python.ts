@@ -3,7 +3,7 @@
  * no build. The author edits the handle_* functions; the protocol code below them
  * answers every YEP v1 request the host can send.
  */
-import { capabilityTokens, configLines, joinParts } from './facets.js';
+import { capabilityTokens, configLines, joinParts, type ServerTemplate } from './facets.js';
 import { pyString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import type { ScaffoldSpec } from './request.js';
@@ -280,27 +280,11 @@ ${requestBranches(spec)}`,
   );
 }
 
-/** bin/<name> for `--language python`. */
-export function renderPythonServer(spec: ScaffoldSpec): string {
-  const handlers = joinParts(
-    [
-      spec.tools.length > 0 && toolHandler(spec),
-      spec.hooks.length > 0 && HOOK_HANDLER,
-      spec.dynamicPrompt && PROMPT_HANDLER,
-      spec.commands.length > 0 && commandHandler(spec),
-    ],
-    '\n\n\n',
-  );
-  return `${joinParts(
-    [
-      header(spec),
-      `${RULE}\n# YOUR CODE: the handlers below are the parts to edit.\n${RULE}`,
-      handlers || '# This extension declares no server-side facet (tools, hooks, prompt, commands): nothing to handle.',
-      `${RULE}\n# Helpers for your code.\n${RULE}`,
-      helpers(spec),
-      `${RULE}\n# The protocol (YEP v1). Nothing below should need changes.\n${RULE}`,
-      protocol(spec),
-    ],
-    '\n\n\n',
-  )}\n`;
-}
+/** bin/<name> for `--language python`: the language's parts of the shared layout. */
+export const PYTHON_SERVER: ServerTemplate = {
+  rule: RULE,
+  comment: '#',
+  separator: '\n\n\n',
+  handlers: { tools: toolHandler, hook: HOOK_HANDLER, prompt: PROMPT_HANDLER, commands: commandHandler },
+  parts: { header, helpers, protocol },
+};

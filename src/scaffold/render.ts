@@ -4,10 +4,11 @@
  * both rely on it).
  */
 import { renderManifestText } from './manifest.js';
-import { renderPythonServer } from './python.js';
+import { renderServerSource } from './facets.js';
+import { PYTHON_SERVER } from './python.js';
 import { renderReadme, renderSkill } from './readme.js';
-import { renderCargoToml, renderRustServer } from './rust.js';
-import { renderPackageJson, renderTsconfig, renderTypescriptLauncher, renderTypescriptServer } from './typescript.js';
+import { RUST_SERVER, renderCargoToml } from './rust.js';
+import { TYPESCRIPT_SERVER, renderPackageJson, renderTsconfig, renderTypescriptLauncher } from './typescript.js';
 import type { ScaffoldSpec } from './request.js';
 
 export interface ScaffoldFile {
@@ -32,18 +33,18 @@ export function renderScaffold(spec: ScaffoldSpec): ScaffoldFiles {
   };
   if (spec.language === 'rust') {
     files['Cargo.toml'] = file(renderCargoToml(spec));
-    files['src/main.rs'] = file(renderRustServer(spec));
+    files['src/main.rs'] = file(renderServerSource(spec, RUST_SERVER));
     files['.gitignore'] = file('/target\n');
     // bin/ must exist for the build step's `cp … bin/`; the binary itself is built, not generated.
     files['bin/.gitkeep'] = file('');
   } else if (spec.language === 'typescript') {
     files['package.json'] = file(renderPackageJson(spec));
     files['tsconfig.json'] = file(renderTsconfig());
-    files['src/server.ts'] = file(renderTypescriptServer(spec));
+    files['src/server.ts'] = file(renderServerSource(spec, TYPESCRIPT_SERVER));
     files['.gitignore'] = file('node_modules/\ndist/\n');
     files[`bin/${spec.name}`] = { content: renderTypescriptLauncher(spec), mode: EXECUTABLE_MODE };
   } else {
-    files[`bin/${spec.name}`] = { content: renderPythonServer(spec), mode: EXECUTABLE_MODE };
+    files[`bin/${spec.name}`] = { content: renderServerSource(spec, PYTHON_SERVER), mode: EXECUTABLE_MODE };
   }
   if (spec.skills) files[`skills/${spec.name}/SKILL.md`] = file(renderSkill(spec));
   return files;

@@ -3,7 +3,7 @@
  * crate that depends on serde_json only. The binary must be built into bin/
  * before install (RUST_BUILD_STEP), unlike the zero-build templates.
  */
-import { capabilityTokens, configLines, joinParts } from './facets.js';
+import { capabilityTokens, configLines, joinParts, type ServerTemplate } from './facets.js';
 import { rustString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import { CRATE_PREFIX } from '../core/package/names.js';
@@ -367,27 +367,11 @@ fn on_notification(method: &str, params: &Value) {
   );
 }
 
-/** src/main.rs for `--language rust`. */
-export function renderRustServer(spec: ScaffoldSpec): string {
-  const handlers = joinParts(
-    [
-      spec.tools.length > 0 && toolHandler(spec),
-      spec.hooks.length > 0 && HOOK_HANDLER,
-      spec.dynamicPrompt && PROMPT_HANDLER,
-      spec.commands.length > 0 && commandHandler(spec),
-    ],
-    '\n\n',
-  );
-  return `${joinParts(
-    [
-      header(spec),
-      `${RULE}\n// YOUR CODE: the handlers below are the parts to edit.\n${RULE}`,
-      handlers || '// This extension declares no server-side facet (tools, hooks, prompt, commands): nothing to handle.',
-      `${RULE}\n// Helpers for your code.\n${RULE}`,
-      helpers(spec),
-      `${RULE}\n// The protocol (YEP v1). Nothing below should need changes.\n${RULE}`,
-      protocol(spec),
-    ],
-    '\n\n',
-  )}\n`;
-}
+/** src/main.rs for `--language rust`: the language's parts of the shared layout. */
+export const RUST_SERVER: ServerTemplate = {
+  rule: RULE,
+  comment: '//',
+  separator: '\n\n',
+  handlers: { tools: toolHandler, hook: HOOK_HANDLER, prompt: PROMPT_HANDLER, commands: commandHandler },
+  parts: { header, helpers, protocol },
+};

@@ -6,7 +6,7 @@
  * failing with a module error. The package's own package.json has no "type", so
  * tsc emits CommonJS and Node loads it the same inside any outer tree.
  */
-import { capabilityTokens, configLines, joinParts } from './facets.js';
+import { capabilityTokens, configLines, joinParts, type ServerTemplate } from './facets.js';
 import { jsString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import { CRATE_PREFIX } from '../core/package/names.js';
@@ -397,27 +397,11 @@ export {};`,
   );
 }
 
-/** src/server.ts for `--language typescript`. */
-export function renderTypescriptServer(spec: ScaffoldSpec): string {
-  const handlers = joinParts(
-    [
-      spec.tools.length > 0 && toolHandler(spec),
-      spec.hooks.length > 0 && HOOK_HANDLER,
-      spec.dynamicPrompt && PROMPT_HANDLER,
-      spec.commands.length > 0 && commandHandler(spec),
-    ],
-    '\n\n',
-  );
-  return `${joinParts(
-    [
-      header(spec),
-      `${RULE}\n// YOUR CODE: the handlers below are the parts to edit.\n${RULE}`,
-      handlers || '// This extension declares no server-side facet (tools, hooks, prompt, commands): nothing to handle.',
-      `${RULE}\n// Helpers for your code.\n${RULE}`,
-      helpers(spec),
-      `${RULE}\n// The protocol (YEP v1). Nothing below should need changes.\n${RULE}`,
-      protocol(spec),
-    ],
-    '\n\n',
-  )}\n`;
-}
+/** src/server.ts for `--language typescript`: the language's parts of the shared layout. */
+export const TYPESCRIPT_SERVER: ServerTemplate = {
+  rule: RULE,
+  comment: '//',
+  separator: '\n\n',
+  handlers: { tools: toolHandler, hook: HOOK_HANDLER, prompt: PROMPT_HANDLER, commands: commandHandler },
+  parts: { header, helpers, protocol },
+};
