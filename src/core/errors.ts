@@ -18,7 +18,7 @@ export const ERROR_CODES = {
   E_NETWORK: 6, // HTTP failures, timeouts, caps, refused redirects
   E_GIT: 6, // git failed (clone, fetch, auth)
   E_STATE: 7, // a state file (lock/settings/secrets) is corrupt or unwritable
-  E_LOCKED: 7, // another yep-ext holds the installer lock for too long
+  E_LOCKED: 7, // another yep-ext holds the installer lock for too long, or took it over while this one held it
   E_CONFLICT: 7, // the store holds something else under that name
   E_CONSENT_REQUIRED: 8, // a grant widens and nobody approved it
   E_DOCTOR_FAILED: 9, // at least one doctor check failed

@@ -3,10 +3,11 @@
  * the file lock against each other (a poll sleeps between attempts and tells
  * the user it is waiting for "another yep-ext process").
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import lockfile from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
+import { isYepError } from '../../src/core/errors.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
@@ -19,6 +20,30 @@ afterEach(() => {
 });
 
 describe('withInstallLock in one process', () => {
+  it('a lock taken away while held (its directory gone, as a takeover as stale does) ends the holder with E_LOCKED, not an uncaught exception; the next holder takes it', async () => {
+    const ctx = home.ctx();
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown): void => {
+      uncaught.push(e);
+    };
+    process.on('uncaughtException', onUncaught);
+    try {
+      const err = await withInstallLock(ctx, async () => {
+        rmdirSync(ctx.paths.installLockFile);
+        // The heartbeat (every 1 s) finds the lock gone.
+        await new Promise((r) => setTimeout(r, 1_500));
+        return 'done';
+      }).catch((e: unknown) => e);
+      expect(uncaught).toEqual([]);
+      expect(isYepError(err) && err.code).toBe('E_LOCKED');
+      expect((err as Error).message).toContain(ctx.paths.installLockFile);
+      expect(await withInstallLock(ctx, async () => existsSync(ctx.paths.installLockFile))).toBe(true);
+      expect(existsSync(ctx.paths.installLockFile)).toBe(false);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
+
   it('runs concurrent callers one at a time, in call order, without waiting messages', async () => {
     const ctx = home.ctx();
     const events: string[] = [];

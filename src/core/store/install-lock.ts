@@ -139,7 +139,13 @@ async function withFileLock<T>(ctx: Context, fn: (recoveredNow: boolean) => Prom
   await ensureStore(ctx);
   assertStoreCustody(ctx.paths);
   const waitMs = ctx.waits.lockMs;
-  const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false };
+  // proper-lockfile's default throws from its heartbeat timer: an uncaught exception that would end
+  // the process in the middle of a transaction. Kept instead, and told when the holder is done.
+  let lost: unknown;
+  const onCompromised = (e: unknown): void => {
+    lost ??= e;
+  };
+  const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false, onCompromised };
   let release: () => Promise<void>;
   try {
     release = await lockStore(ctx, options);
@@ -171,6 +177,7 @@ async function withFileLock<T>(ctx: Context, fn: (recoveredNow: boolean) => Prom
       }
     }
   }
+  let result: T;
   try {
     // The first holder in a run finishes or undoes the transactions of dead
     // processes (kill -9, power loss) and sweeps their leftovers (recovery.ts), so
@@ -181,8 +188,24 @@ async function withFileLock<T>(ctx: Context, fn: (recoveredNow: boolean) => Prom
       recovered.add(ctx.paths);
       for (const m of await recoverHome(ctx)) ctx.log.info(`Recovered: ${m}.`);
     }
-    return await fn(recoveredNow);
+    result = await fn(recoveredNow);
   } finally {
     await release().catch(() => {});
   }
+  if (lost !== undefined) throw lockLost(ctx, lost);
+  return result;
+}
+
+/**
+ * The lock was lost while held: its directory went, or its heartbeat stopped for longer than
+ * STALE_MS (a machine that slept, a process stopped with SIGSTOP) and another process took it
+ * over as a dead one's. Each change was a journaled transaction, so the store is whole, but
+ * another command may have changed it meanwhile: say so, and how to check.
+ */
+function lockLost(ctx: Context, e: unknown): YepError {
+  return new YepError('E_LOCKED', `The installer lock ${ctx.paths.installLockFile} was lost while this command held it (${(e as Error).message}).`, {
+    cause: e,
+    hint: 'Another yep-ext process may have taken it over and changed the store meanwhile; each change is whole, but run `yep-ext verify` to check the store, then run this command again if its work is not there.',
+    details: { file: ctx.paths.installLockFile },
+  });
 }
