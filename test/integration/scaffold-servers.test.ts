@@ -15,12 +15,11 @@ import { capabilityTokens } from '../../src/scaffold/facets.js';
 import { parseScaffoldRequest, type Language, type ScaffoldInput } from '../../src/scaffold/request.js';
 import { makeTempHome } from '../helpers/home.js';
 import {
+  buildTypescriptPackages,
   fillHookHandler,
   inboundProblems,
-  linkTypescriptToolchain,
   remoteError,
   runScriptedSession,
-  runShell,
   startServer,
   transpileTypescriptPackage,
 } from '../helpers/scaffold.js';
@@ -212,11 +211,10 @@ describe('typescript template', () => {
       const before = spawnSync(join(dir, 'bin', dir.endsWith('full') ? 'ts-build-full' : 'ts-build-bare'), [], { input: '', env, encoding: 'utf8' });
       expect(before.status).toBe(1);
       expect(before.stderr).toContain('is not built yet: run `npm install && npm run build` in ');
-      linkTypescriptToolchain(dir);
-      const build = runShell('npm run build --silent', dir, env);
-      expect(build.output).toBe('');
-      expect(build.code).toBe(0);
     }
+    const build = buildTypescriptPackages([full, bare]);
+    expect(build.output).toBe('');
+    expect(build.code).toBe(0);
     // Inside a "type": "module" tree the package's own package.json (no "type") keeps it CommonJS.
     writeFileSync(join(home.root, 'package.json'), '{"type": "module"}\n');
     const run = spawnSync(join(full, 'bin', 'ts-build-full'), [], {
