@@ -44,6 +44,9 @@ export function renderTsconfig(): string {
   const config = {
     compilerOptions: {
       target: 'ES2022',
+      // A server runs on Node, not in a browser: without the DOM's typings (the default with a
+      // target alone) every build reads a few MiB less.
+      lib: ['ES2022'],
       module: 'nodenext',
       moduleResolution: 'nodenext',
       strict: true,
