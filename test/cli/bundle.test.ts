@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, makeTempHome, runCliProcess } from '../helpers/home.js';
+import { BIN, REPO_ROOT, makeTempHome, runCliProcess } from '../helpers/home.js';
 
 const require = createRequire(import.meta.url);
 
@@ -138,16 +138,47 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
     }
   });
 
-  // One test per command: every command's run in one test could overrun a test's timeout on
-  // a loaded 2-core CI machine; each has the whole timeout, and a failure names its command.
-  it.each(ids)('%s loads and prints its own help', async (id) => {
-    const home = makeTempHome();
-    try {
-      const r = await runCliProcess([...id.split(':'), '--help'], { env: home.env });
-      expect(r.code, `${id}: ${r.stderr}`).toBe(0);
-      expect(r.stdout).toContain('USAGE');
-    } finally {
-      home.cleanup();
+  /**
+   * Every command's `--help`, run through the bundle as bin/run.js loads it (its code caches,
+   * the lib/*.cjs hook), one command after another in one child process: what each command
+   * loads and prints is the subject here, not a process's start, which the tests above cover.
+   * Each command gets an io of its own (stdout and stderr captured, no terminal).
+   */
+  function bundleHelps(env: Record<string, string>): Map<string, { code: number; stdout: string; stderr: string }> {
+    const script = `
+const { requireWithCodeCache, REQUIRE_BUNDLED } = require(${JSON.stringify(BIN)});
+globalThis[REQUIRE_BUNDLED] = (file) => requireWithCodeCache(file);
+const { runCli } = requireWithCodeCache(${JSON.stringify(join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'))});
+const out = (chunks) => ({ write: (t) => void chunks.push(t), isTTY: false, columns: 0, color: false });
+(async () => {
+  const results = [];
+  for (const id of ${JSON.stringify(ids)}) {
+    const stdout = [];
+    const stderr = [];
+    const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, async *[Symbol.asyncIterator]() {} }, stdout: out(stdout), stderr: out(stderr), onInterrupt: () => () => {} };
+    const code = await runCli([...id.split(':'), '--help'], io);
+    results.push([id, { code, stdout: stdout.join(''), stderr: stderr.join('') }]);
+  }
+  require('node:fs').writeSync(1, JSON.stringify(results));
+})();`;
+    const r = spawnSync(process.execPath, ['-e', script], { env, cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    expect(r.status, r.stderr).toBe(0);
+    return new Map(JSON.parse(r.stdout) as Array<[string, { code: number; stdout: string; stderr: string }]>);
+  }
+
+  let helps: Map<string, { code: number; stdout: string; stderr: string }> | undefined;
+  // One test per command: a failure names its command.
+  it.each(ids)('%s loads and prints its own help', (id) => {
+    if (!helps) {
+      const home = makeTempHome();
+      try {
+        helps = bundleHelps(home.env);
+      } finally {
+        home.cleanup();
+      }
     }
+    const r = helps.get(id)!;
+    expect(r.code, `${id}: ${r.stderr}`).toBe(0);
+    expect(r.stdout).toContain('USAGE');
   });
 });

@@ -23,6 +23,8 @@ const needs = (shell: string): void => {
 let home: TempHome;
 let env: Record<string, string>;
 let work: string;
+/** The file holding `yep-ext completion <shell>`'s script, by shell. */
+const scripts: Record<string, string> = {};
 
 beforeAll(async () => {
   home = makeTempHome('yep-complete-');
@@ -49,6 +51,15 @@ beforeAll(async () => {
   work = join(home.root, 'work');
   mkdirSync(join(work, 'locks'), { recursive: true });
   writeFileSync(join(work, 'team.lock'), '');
+  // Each shell's script, printed once and sourced by every completion below: the shells' own
+  // calls of `yep-ext __complete` are the processes under test; `eval "$(yep-ext completion
+  // bash)"` as the user writes it is checked once (is registered for the yep-ext command).
+  for (const shell of ['bash', 'zsh', 'fish']) {
+    const r = await runCli(['completion', shell], { env });
+    expect(r.code, r.stderr).toBe(0);
+    scripts[shell] = join(home.root, `completion.${shell}`);
+    writeFileSync(scripts[shell], r.stdout);
+  }
 });
 afterAll(() => home.cleanup());
 
@@ -126,7 +137,7 @@ describe('yep-ext completion', () => {
 describe('bash', () => {
   /** Complete `line` in bash with the script loaded; the COMPREPLY entries. */
   function bash(line: string): string[] {
-    const script = `eval "$(yep-ext completion bash)"; COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}; _yep_ext_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const script = `source ${scripts.bash}; COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}; _yep_ext_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const r = spawnSync('bash', ['--norc', '-c', script], { env, cwd: work, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     return r.stdout.split('\n').filter(Boolean);
@@ -157,7 +168,7 @@ describe.skipIf(missing('zsh'))('zsh', () => {
       'compdef() { :; }',
       '_describe() { print -rl -- "${(@P)4}"; }',
       '_files() { print -r -- "FILES $*"; }',
-      'eval "$(yep-ext completion zsh)"',
+      `source ${scripts.zsh}`,
       `words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}`,
       '_yep_ext',
     ].join('\n');
@@ -181,13 +192,10 @@ describe.skipIf(missing('zsh'))('zsh', () => {
 });
 
 describe.skipIf(missing('fish'))('fish', () => {
-  /** fish's own completion of `line` (complete -C), with the script installed as fish would load it. */
+  /** fish's own completion of `line` (complete -C), with the script sourced. */
   function fish(line: string): string[] {
     needs('fish');
-    const dir = join(home.root, 'fish', 'completions');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'yep-ext.fish'), spawnSync('yep-ext', ['completion', 'fish'], { env, encoding: 'utf8' }).stdout);
-    const r = spawnSync('fish', ['--no-config', '-c', `source ${dir}/yep-ext.fish; complete -C${JSON.stringify(line)}`], {
+    const r = spawnSync('fish', ['--no-config', '-c', `source ${scripts.fish}; complete -C${JSON.stringify(line)}`], {
       env: { ...env, HOME: join(home.root, 'home') },
       cwd: work,
       encoding: 'utf8',

@@ -37,36 +37,52 @@ function homeState(h: TempHome): string {
 let repos: TempHome;
 /** Set by a test that rewrites the origin's history: the next test gets a new one. */
 let repoRewritten = true;
+/**
+ * The source home as the install and `lock export` left it, copied back to the same path
+ * before each test (every path the store and the lock hold stays as it was written); made
+ * again with the origin.
+ */
+let sourceSnapshot: string;
 
 beforeAll(async () => {
   reg = await startRegistry();
   reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0') });
   repos = makeTempHome('yep-frozen-repos-');
+  source = makeTempHome();
+  sourceSnapshot = join(repos.root, 'source-snapshot');
 });
 afterAll(async () => {
   await reg.close();
   repos.cleanup();
+  source.cleanup();
 });
 
+const copyTree = (from: string, to: string) => cpSync(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+
 beforeEach(async () => {
-  source = makeTempHome();
   fresh = makeTempHome();
+  pathPkg = join(source.root, 'pkgs', 'local');
+  lockCopy = join(source.root, 'project.lock');
+  rmSync(source.root, { recursive: true, force: true });
   // One git origin for the file (no test but the rewrite changes it), made again after a rewrite.
   if (repoRewritten) {
     rmSync(join(repos.root, 'repos'), { recursive: true, force: true });
     repo = makeRepo(join(repos.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
     repo.tag('v1.0.0');
     repoRewritten = false;
+    mkdirSync(source.root);
+    writePackage(pathPkg, { name: 'local' });
+    const r = await runCli(['install', 'hello@0.3.0', `${repo.url}@v1.0.0`, pathPkg], { env: env(source) });
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect((await runCli(['lock', 'export', lockCopy], { env: env(source) })).code).toBe(0);
+    rmSync(sourceSnapshot, { recursive: true, force: true });
+    copyTree(source.root, sourceSnapshot);
+  } else {
+    copyTree(sourceSnapshot, source.root);
   }
-  pathPkg = writePackage(join(source.root, 'pkgs', 'local'), { name: 'local' });
-  const r = await runCli(['install', 'hello@0.3.0', `${repo.url}@v1.0.0`, pathPkg], { env: env(source) });
-  expect(r.code, r.stderr + r.stdout).toBe(0);
-  lockCopy = join(source.root, 'project.lock');
-  expect((await runCli(['lock', 'export', lockCopy], { env: env(source) })).code).toBe(0);
 });
 afterEach(() => {
   reg.clearFaults();
-  source.cleanup();
   fresh.cleanup();
 });
 

@@ -15,17 +15,15 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { packedInstall } from '../helpers/packed-install.js';
 
 let dir: string;
-let tarball: string;
 let files: string[];
 let prefix: string;
 let installed: string;
 let install: { status: number | null; stdout: string; stderr: string };
 let packStderr: string;
 let home: TempHome;
-
-const npm = (args: string[], cwd: string) => spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
 
 /** Markdown prose without fenced code blocks and inline code spans, where a `](x)` is no link. */
 function prose(md: string): string {
@@ -65,15 +63,7 @@ function du(path: string): number {
 
 beforeAll(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'yep-pack-')));
-  const pack = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT);
-  expect(pack.status, pack.stderr).toBe(0);
-  packStderr = pack.stderr;
-  const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  tarball = join(dir, info!.filename);
-  files = info!.files.map((f) => f.path);
-  prefix = join(dir, 'prefix');
-  install = npm(['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], dir);
-  installed = join(prefix, 'lib', 'node_modules', 'yep-ext');
+  ({ files, packStderr, prefix, installed, install } = packedInstall(dir));
   home = makeTempHome('yep-pack-home-');
 }, 180_000);
 afterAll(() => {
