@@ -43,10 +43,23 @@ const refOfEntry = (t: Table): string | undefined => {
 };
 const inlineConfig = (t: Table): Table => Object.fromEntries(Object.entries(t).filter(([k]) => !RESERVED.has(k)));
 
+/**
+ * The last texts' entries: one command's checks read the same before and after texts
+ * a dozen times. Nothing in this module changes an entry it is given, so they are shared.
+ */
+const recentEntries = new Map<string, readonly Table[]>();
+const RECENT_TEXTS = 8;
+
 /** The capability entries of a document, as the host keeps them (tables with a string ref), in file order. */
 function capabilityEntries(text: string): Table[] {
-  const caps = (parse(text) as Table).capabilities;
-  return Array.isArray(caps) ? caps.filter((c): c is Table => isTable(c) && refOfEntry(c) !== undefined) : [];
+  let entries = recentEntries.get(text);
+  if (entries === undefined) {
+    const caps = (parse(text) as Table).capabilities;
+    entries = Array.isArray(caps) ? caps.filter((c): c is Table => isTable(c) && refOfEntry(c) !== undefined) : [];
+    if (recentEntries.size >= RECENT_TEXTS) recentEntries.delete(recentEntries.keys().next().value as string);
+    recentEntries.set(text, entries);
+  }
+  return [...entries];
 }
 
 /** Every `[[capabilities]]` entry naming `ext:<name>`, in file order. */

@@ -9,9 +9,14 @@
  * (test/helpers/settings-model.ts), with every byte outside ext:alpha's entries
  * unchanged. test/cli/settings-property-cli.test.ts runs a subset through the CLI.
  * A failure names its seed: `SETTINGS_SEED=<n> npx vitest run <this file>` replays it.
+ *
+ * Each file starts from the config directory a fresh install of ext:alpha leaves: the
+ * install runs once, and every seed gets its entries back (dirs, files with their bytes and
+ * modes, the store link) instead of installing again; the first seed checks the restored
+ * directory against the install's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
@@ -28,12 +33,46 @@ const FILES = 240;
 const seeds = process.env.SETTINGS_SEED ? [Number(process.env.SETTINGS_SEED)] : Array.from({ length: FILES }, (_, i) => 1000 + i);
 
 let home: TempHome;
-let pkg: string;
-beforeAll(() => {
+let installed: ConfigEntry[];
+beforeAll(async () => {
   home = makeTempHome();
-  pkg = writePackage(join(home.root, 'src', SUBJECT), { name: SUBJECT, yolop: { config_schema: SUBJECT_SCHEMA } });
+  const pkg = writePackage(join(home.root, 'src', SUBJECT), { name: SUBJECT, yolop: { config_schema: SUBJECT_SCHEMA } });
+  await installSpec(home.ctx(), pkg);
+  installed = configEntries(home.configDir);
 });
 afterAll(() => home.cleanup());
+
+/** One entry of the config directory: its path, mode, and bytes or link text. */
+type ConfigEntry = { rel: string; mode: number } & ({ kind: 'dir' } | { kind: 'file'; bytes: Buffer } | { kind: 'link'; target: string });
+
+/** Every entry under `dir`, parents before children. */
+function configEntries(dir: string, rel = ''): ConfigEntry[] {
+  return readdirSync(join(dir, rel))
+    .sort()
+    .flatMap((name): ConfigEntry[] => {
+      const r = join(rel, name);
+      const p = join(dir, r);
+      const st = lstatSync(p);
+      const mode = st.mode & 0o7777;
+      if (st.isSymbolicLink()) return [{ rel: r, mode, kind: 'link', target: readlinkSync(p) }];
+      if (st.isDirectory()) return [{ rel: r, mode, kind: 'dir' }, ...configEntries(dir, r)];
+      if (st.isFile()) return [{ rel: r, mode, kind: 'file', bytes: readFileSync(p) }];
+      throw new Error(`${p}: neither a directory, a file nor a link`);
+    });
+}
+
+/** The config directory exactly as the install left it: whatever the last seed did is gone. */
+function restoreInstalled(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const e of installed) {
+    const p = join(dir, e.rel);
+    if (e.kind === 'dir') mkdirSync(p);
+    else if (e.kind === 'file') writeFileSync(p, e.bytes);
+    else symlinkSync(e.target, p);
+    if (e.kind !== 'link') chmodSync(p, e.mode);
+  }
+}
 
 async function run(op: Op, settingsFile: string): Promise<unknown> {
   const ctx = home.ctx();
@@ -60,11 +99,11 @@ describe('settings.toml: yep-ext reports what the host reads, over generated fil
   it(`${seeds.length} files, every command agrees with the in-order reading`, async () => {
     const failures: string[] = [];
     let commands = 0;
-    for (const seed of seeds) {
+    for (const [i, seed] of seeds.entries()) {
       const ctx = home.ctx();
-      await installSpec(ctx, pkg);
+      restoreInstalled(home.configDir);
+      if (i === 0) expect(configEntries(home.configDir), 'the restored config directory is the one the install left').toEqual(installed);
       const file = generateFile(seed, SUBJECT);
-      mkdirSync(home.configDir, { recursive: true });
       writeFileSync(ctx.paths.settingsFile, file.text);
       // A switch and its inverse give the file back; then the seeded commands start from the same file again.
       const wasOn = hostRuns(file.text, SUBJECT).enabled;

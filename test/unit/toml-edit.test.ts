@@ -12,6 +12,7 @@ const DOCS: Record<string, string> = {
   'inline table across lines (TOML 1.1)': 'a = { x = 1,\n  y = [1,\n 2] }\nb = true\n',
   'dates with a space': 'd = 1979-05-27 07:32:00Z # when\nt = 07:32:00\n',
   'dotted and quoted keys': 'a.b."c d" = 1\n"e=f" = 2\n\'g#h\' = 3\n',
+  'bare dotted keys with spaces': '[ t .\tu ]\nx . y-z = 1\n__proto__ = 2\n1.2 = 3\n',
   CRLF: 'a = 1\r\n\r\n[t]\r\nb = "x"\r\n# c\r\n',
   'no trailing newline': '[t]\nx = [1,\n2]',
   'comments and blanks': '# one\n\n   # indented\n\t\na = 1 # tail\n',
@@ -38,6 +39,7 @@ describe('scanTomlLines', () => {
       [[']'], false],
     ]);
     expect(scanTomlLines(DOCS['dotted and quoted keys']!).map((l) => l.path)).toEqual([['a', 'b', 'c d'], ['e=f'], ['g#h']]);
+    expect(scanTomlLines(DOCS['bare dotted keys with spaces']!).map((l) => l.path)).toEqual([['t', 'u'], ['x', 'y-z'], ['__proto__'], ['1', '2']]);
   });
 
   it('value spans exclude surrounding whitespace and comments', () => {

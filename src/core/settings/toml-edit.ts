@@ -41,8 +41,15 @@ function detectEol(text: string): '\n' | '\r\n' {
   return crlf > lf ? '\r\n' : '\n';
 }
 
-/** Resolve key text (`a."b c".d`) to its path by letting the real parser read it. */
+/** Bare keys joined by dots (`a.b-c . d`): no quotes, no escapes, nothing for a parser to resolve. */
+const BARE_DOTTED_KEY_RE = /^[A-Za-z0-9_-]+(?:[ \t]*\.[ \t]*[A-Za-z0-9_-]+)*$/;
+
+/**
+ * Resolve key text (`a."b c".d`) to its path. Bare dotted keys, nearly every key of a
+ * settings file, are their parts; anything quoted is read by the real parser.
+ */
 function keyPath(keyText: string): string[] {
+  if (BARE_DOTTED_KEY_RE.test(keyText)) return keyText.split('.').map((part) => part.trim());
   let node: unknown = parseToml(`${keyText} = 0`);
   const path: string[] = [];
   while (typeof node === 'object' && node !== null) {
@@ -171,6 +178,23 @@ class Scanner {
 }
 
 /**
+ * One statement, built as one literal: spreading a shared base and overriding its fields
+ * made each statement a slow object copy, the bulk of a scan.
+ */
+function tomlLine(
+  kind: TomlLine['kind'],
+  start: number,
+  end: number,
+  indent: string,
+  path: string[] = [],
+  array = false,
+  valueStart = -1,
+  valueEnd = -1,
+): TomlLine {
+  return { start, path, array, valueStart, valueEnd, indent, kind, end };
+}
+
+/**
  * Split a valid TOML document into statements. Call only on text that smol-toml
  * parsed: the scanner trusts the grammar and throws on anything it cannot follow.
  */
@@ -183,20 +207,19 @@ export function scanTomlLines(text: string): TomlLine[] {
     if (start === 0 && text.charCodeAt(0) === 0xfeff) s.pos = 1;
     s.skipSpaces();
     const indent = text.slice(start, s.pos);
-    const base = { start, path: [] as string[], array: false, valueStart: -1, valueEnd: -1, indent };
     const c = s.ch;
     if (c === '\n' || (c === '\r' && text[s.pos + 1] === '\n') || c === '') {
       s.skipLine();
-      out.push({ ...base, kind: 'blank', end: s.pos });
+      out.push(tomlLine('blank', start, s.pos, indent));
     } else if (c === '#') {
       s.skipLine();
-      out.push({ ...base, kind: 'comment', end: s.pos });
+      out.push(tomlLine('comment', start, s.pos, indent));
     } else if (c === '[') {
       const array = text[s.pos + 1] === '[';
       s.pos += array ? 2 : 1;
       const keyText = s.readKeyUntil(']');
       s.skipLine();
-      out.push({ ...base, kind: 'header', end: s.pos, path: keyPath(keyText.trim()), array });
+      out.push(tomlLine('header', start, s.pos, indent, keyPath(keyText.trim()), array));
     } else {
       const keyText = s.readKeyUntil('=');
       s.pos++; // '='
@@ -204,7 +227,7 @@ export function scanTomlLines(text: string): TomlLine[] {
       const valueStart = s.pos;
       const valueEnd = s.skipValue();
       s.skipLine();
-      out.push({ ...base, kind: 'kv', end: s.pos, path: keyPath(keyText.trim()), valueStart, valueEnd });
+      out.push(tomlLine('kv', start, s.pos, indent, keyPath(keyText.trim()), false, valueStart, valueEnd));
     }
   }
   return out;
