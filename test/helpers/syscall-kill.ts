@@ -332,6 +332,12 @@ export interface TraceOptions {
    * record `equivalentPoints` needs to tell which kill points leave the same disk.
    */
   everything?: boolean;
+  /**
+   * With `everything`: calls left out of the record, which no kill point is and which can
+   * change no file (kill-equivalence.ts's INERT_SYSCALLS). The tracee is not stopped at them
+   * at all, where every other call of a traced run costs it a stop.
+   */
+  omit?: readonly string[];
   /** Kill at the `n`th call of `syscall` (1-based). */
   kill?: { syscall: string; n: number };
   input?: string;
@@ -354,7 +360,10 @@ const HELD_ENV = { UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1', UV_
 export async function tracedRun(args: string[], options: TraceOptions): Promise<TracedRun> {
   // A killed run needs to stop only at the call it kills at (strace decodes and logs less).
   const syscalls = options.syscalls ?? (options.kill ? [options.kill.syscall] : STATE_SYSCALLS);
-  const filter = options.everything ? ['-y'] : ['-e', `trace=${syscalls.join(',')}`];
+  // `?`: a name this strace or arch does not know is no error (it is not called then either).
+  const filter = options.everything
+    ? ['-y', ...(options.omit?.length ? ['-e', `trace=!${options.omit.map((c) => `?${c}`).join(',')}`] : [])]
+    : ['-e', `trace=${syscalls.join(',')}`];
   const inject = options.kill ? ['-e', `inject=${options.kill.syscall}:signal=KILL:when=${options.kill.n}`] : [];
   rmSync(options.traceFile, { force: true });
   const how = options.kill && SECCOMP_CALLS[options.kill.syscall] !== undefined ? killer() : 'strace';
@@ -363,8 +372,13 @@ export async function tracedRun(args: string[], options: TraceOptions): Promise<
   const command =
     options.kill && how === 'seccomp'
       ? [seccompKillBin(), [callId(options.kill.syscall), String(options.kill.n), options.traceFile, '--', process.execPath, BIN, ...args]]
-      : // (No --seccomp-bpf: with it strace 6.1 never delivers signal=KILL; see the header.) -y: the killed fsync's file.
-        ['strace', ['-f', '-qq', '-o', options.traceFile, ...(options.kill ? ['-y'] : []), ...filter, ...inject, process.execPath, BIN, ...args]];
+      : // --seccomp-bpf: the tracee stops only at the calls traced (a seccomp filter hands the kernel's
+        // decision to strace for those alone), not at every call of every thread. Not for a kill: with it
+        // strace 6.1 never delivers signal=KILL (see the header). -y: the killed fsync's file.
+        [
+          'strace',
+          ['-f', '-qq', ...(options.kill ? ['-y'] : ['--seccomp-bpf']), '-o', options.traceFile, ...filter, ...inject, process.execPath, BIN, ...args],
+        ];
   const run = await runSupervised(command[0] as string, command[1] as string[], {
     cwd: options.cwd ?? REPO_ROOT,
     env: withSeams({
