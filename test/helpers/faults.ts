@@ -139,9 +139,12 @@ export function stagingLeft(home: TempHome): string[] {
 
 /**
  * A `.crate` for an extension whose body is large enough to cross the 1 MiB
- * marks of the download and unpack pause points (incompressible data).
+ * marks of the download and unpack pause points (incompressible data): by default
+ * half a MiB past them, so a kill there finds part of the crate still to come. Every
+ * state snapshot, home copy and install reads it whole: no larger than that unless
+ * the size is the point (`blobBytes`).
  */
-export function faultCrate(name: string, version: string, options: { tools?: string[]; config?: boolean } = {}): Buffer {
+export function faultCrate(name: string, version: string, options: { tools?: string[]; config?: boolean; blobBytes?: number } = {}): Buffer {
   const manifest = {
     name,
     version,
@@ -162,7 +165,7 @@ export function faultCrate(name: string, version: string, options: { tools?: str
       'Cargo.toml': `[package]\nname = "yolop-extension-${name}"\nversion = "${version}"\n`,
       'plugin.json': JSON.stringify(manifest, null, 2),
       [`bin/${name}-server`]: { content: Buffer.from('#!/bin/sh\nexec cat >/dev/null\n'), mode: 0o755 },
-      'data/blob.bin': randomBytes(3 * 1024 * 1024),
+      'data/blob.bin': randomBytes(options.blobBytes ?? 1.5 * 1024 * 1024),
     },
     // Random bytes do not compress: deflate at any level emits them as stored blocks, which
     // level 0 writes without searching them for matches first.
