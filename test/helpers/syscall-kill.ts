@@ -27,12 +27,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { BIN, REPO_ROOT } from './home.js';
 import { withSeams } from './seams.mjs';
 import { need, type Need } from './needs.js';
+import { testCacheDir } from './test-cache.js';
 
 /** Every system call by which a command changes what is on disk. */
 export const STATE_SYSCALLS = [
@@ -202,16 +202,17 @@ function targetsOf(syscall: string, line: string): string[] {
 }
 let seccompKill: string | null | undefined;
 /**
- * The seccomp-kill binary (built once per source with cc into the temp dir), or null
- * when it cannot be built or this kernel or arch cannot run it: kill runs then use strace.
+ * The seccomp-kill binary (built with cc once per source, kept in the suite's cache: test-cache.ts),
+ * or null when it cannot be built or this kernel or arch cannot run it: kill runs then use strace.
  */
 function seccompKillBin(): string | null {
   if (seccompKill !== undefined) return seccompKill;
   seccompKill = null;
   if (process.env.YEP_EXT_KILL_WITH === 'strace' || process.arch !== 'x64' || process.platform !== 'linux') return null;
   const src = readFileSync(SECCOMP_KILL_SRC);
-  const bin = join(tmpdir(), `yep-seccomp-kill-${createHash('sha256').update(src).digest('hex').slice(0, 12)}`);
+  const bin = testCacheDir(`seccomp-kill-${process.arch}-${createHash('sha256').update(src).digest('hex').slice(0, 12)}`);
   if (!existsSync(bin)) {
+    mkdirSync(dirname(bin), { recursive: true });
     const tmp = `${bin}.${process.pid}.tmp`;
     if (spawnSync('cc', ['-O2', '-o', tmp, SECCOMP_KILL_SRC], { stdio: 'ignore' }).status !== 0) return null;
     renameSync(tmp, bin);
