@@ -80,7 +80,8 @@ beforeAll(async () => {
   const m = mountTmpfs(mnt, TMPFS);
   expect(m.status, m.stderr).toBe(0);
   reg = await startRegistry();
-  reg.publish({ name: 'yolop-extension-big', vers: '1.0.0', data: faultCrate('big', '1.0.0') });
+  // Larger than the whole disk (incompressible data).
+  reg.publish({ name: 'yolop-extension-big', vers: '1.0.0', data: faultCrate('big', '1.0.0', { blobBytes: 3 * 1024 * 1024 }) });
   home = makeTempHome('yep-diskfull-home-');
   pkgs = join(home.root, 'pkgs');
   cacheDir = join(home.root, 'cache');

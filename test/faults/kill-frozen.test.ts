@@ -10,12 +10,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
+import { copyHome, faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 let reg: TestRegistry;
 let target: string;
+/** The home that made the target lock: keep and fx 1.0.0 installed. */
+let maker: TempHome;
 const homes: TempHome[] = [];
 
 function newHome(): TempHome {
@@ -28,14 +30,12 @@ async function ok(h: TempHome, args: string[]): Promise<void> {
   const r = await runCli(args, { env: envOf(h) });
   expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
 }
-/** The machine being provisioned already has `keep` (same bytes as the target pins). */
-const setup = (h: TempHome) => ok(h, ['install', 'keep']);
 
 beforeAll(async () => {
   reg = await startRegistry();
   reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
   reg.publish({ name: 'yolop-extension-fx', vers: '1.0.0', data: faultCrate('fx', '1.0.0') });
-  const maker = newHome();
+  maker = newHome();
   await ok(maker, ['install', 'keep', 'fx@=1.0.0']);
   target = join(maker.root, 'project.lock');
   await ok(maker, ['lock', 'export', target]);
@@ -53,10 +53,14 @@ describe('kill -9 during install --frozen --lockfile', () => {
   const op = () => ['install', '--frozen', '--lockfile', target];
   let before: StateSnapshot;
   let after: StateSnapshot;
+  /** The machine being provisioned already has `keep` (same bytes as the target pins): each point's home starts as a copy. */
+  let prepared: TempHome;
 
   beforeAll(async () => {
     const twin = newHome();
-    await setup(twin);
+    await ok(twin, ['install', 'keep']);
+    prepared = newHome();
+    copyHome(twin, prepared);
     before = snapshot(twin);
     await ok(twin, op());
     after = snapshot(twin);
@@ -70,7 +74,7 @@ describe('kill -9 during install --frozen --lockfile', () => {
     'at %s: recovered to before or after, and the run then completes',
     async (point) => {
       const h = newHome();
-      await setup(h);
+      copyHome(prepared, h);
       expect(snapshot(h)).toEqual(before);
       await killAt(point, op(), envOf(h), join(h.root, 'paused'));
 
@@ -92,7 +96,7 @@ describe('kill -9 during install --frozen --lockfile', () => {
 describe('install --frozen --lockfile with nothing to place', () => {
   it("still takes the target lock's top-level table and entry keys (a lock-only transaction commit)", async () => {
     const h = newHome();
-    await ok(h, ['install', 'keep', 'fx@=1.0.0']);
+    copyHome(maker, h);
     const r = await runCli(['install', '--frozen', '--lockfile', target, '--json'], { env: envOf(h) });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonOf(r).frozen.map((i: { status: string }) => i.status)).toEqual(['skipped', 'skipped']);

@@ -11,7 +11,7 @@
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultCrate, killAt, snapshot, stagingLeft, staleLock, type StateSnapshot } from '../helpers/faults.js';
+import { copyHome, faultCrate, killAt, snapshot, stagingLeft, staleLock, type StateSnapshot } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -33,18 +33,6 @@ afterAll(async () => {
   for (const h of homes) h.cleanup();
   pkgRoot.cleanup();
 });
-
-/**
- * `to` made a copy of `from`'s config dir and HOME (the download cache), as a setup run there
- * would leave it: the setup's CLI runs are made once per scenario, in the twin, not per point.
- * (Stat signatures under `.yep-state` name the old home's paths and inodes, so the copy re-hashes
- * once where the twin would not; they are a cache, outside the compared state.)
- */
-function copyHome(from: TempHome, to: TempHome): void {
-  for (const dir of [from.configDir, from.env.HOME as string]) {
-    if (existsSync(dir)) cpSync(dir, dir === from.configDir ? to.configDir : (to.env.HOME as string), { recursive: true, verbatimSymlinks: true });
-  }
-}
 
 function newHome(): TempHome {
   const h = makeTempHome('yep-fault-');

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
+import { copyHome, faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -73,12 +73,14 @@ const CONCURRENT_TIMEOUT = 180_000;
 const UPDATE_POINTS = ['download:mid', 'unpack:mid', 'install:after-fetch', 'place:after-move-old', 'place:before-lock', 'place:after-lock'];
 
 describe('kill -9 during update --all (1.0.0 -> 1.1.0 with the same grant)', () => {
-  // One registry and one twin for every point: each point's home installs 1.0.0 here, before
-  // 1.1.0 is published; the test then checks that its home starts in the twin's "before" state.
+  // One registry and one twin for every point: the twin installs 1.0.0 before 1.1.0 is published,
+  // each point's home starts as a copy of it (config dir and HOME), and the test checks that its
+  // home starts in the twin's "before" state.
   let reg: TestRegistry;
   let before: StateSnapshot;
   let after: StateSnapshot;
-  const homeOf = new Map<string, TempHome>();
+  /** The twin's home as its set-up left it. */
+  let prepared: TempHome;
 
   beforeAll(async () => {
     reg = await startRegistry();
@@ -86,13 +88,10 @@ describe('kill -9 during update --all (1.0.0 -> 1.1.0 with the same grant)', () 
     reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
     reg.publish({ name: 'yolop-extension-up', vers: '1.0.0', data: faultCrate('up', '1.0.0', { config: true }) });
     const twin = newHome();
-    for (const point of UPDATE_POINTS) homeOf.set(point, newHome());
-    await Promise.all(
-      [twin, ...homeOf.values()].map(async (home) => {
-        await ok(home, reg, ['install', 'keep', 'up']);
-        await ok(home, reg, ['enable', 'up', '--config', 'level=debug']);
-      }),
-    );
+    await ok(twin, reg, ['install', 'keep', 'up']);
+    await ok(twin, reg, ['enable', 'up', '--config', 'level=debug']);
+    prepared = newHome();
+    copyHome(twin, prepared);
     reg.publish({ name: 'yolop-extension-up', vers: '1.1.0', data: faultCrate('up', '1.1.0', { config: true }) });
     before = snapshot(twin);
     await ok(twin, reg, ['update', '--all']);
@@ -103,7 +102,9 @@ describe('kill -9 during update --all (1.0.0 -> 1.1.0 with the same grant)', () 
   it.concurrent.each(UPDATE_POINTS)(
     'at %s',
     async (point) => {
-      await crashAndRecover(homeOf.get(point) as TempHome, reg, ['update', '--all'], point, before, after);
+      const h = newHome();
+      copyHome(prepared, h);
+      await crashAndRecover(h, reg, ['update', '--all'], point, before, after);
     },
     CONCURRENT_TIMEOUT,
   );
@@ -113,10 +114,12 @@ describe('kill -9 during remove (package, lock, approved grant, settings and sec
   let reg: TestRegistry;
   let before: StateSnapshot;
   let after: StateSnapshot;
-  const setup = async (h: TempHome): Promise<void> => {
-    await ok(h, reg, ['install', 'keep', 'fx']);
-    await ok(h, reg, ['enable', 'fx', '--config', 'level=debug']);
-    await ok(h, reg, ['set-secret', 'fx', 'token', '--stdin'], 's3cret-value\n');
+  /** The twin's home as its set-up left it: each test's home starts as a copy. */
+  let prepared: TempHome;
+  const setUp = (): TempHome => {
+    const h = newHome();
+    copyHome(prepared, h);
+    return h;
   };
 
   beforeAll(async () => {
@@ -125,7 +128,11 @@ describe('kill -9 during remove (package, lock, approved grant, settings and sec
     reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
     reg.publish({ name: 'yolop-extension-fx', vers: '1.0.0', data: faultCrate('fx', '1.0.0', { config: true }) });
     const twin = newHome();
-    await setup(twin);
+    await ok(twin, reg, ['install', 'keep', 'fx']);
+    await ok(twin, reg, ['enable', 'fx', '--config', 'level=debug']);
+    await ok(twin, reg, ['set-secret', 'fx', 'token', '--stdin'], 's3cret-value\n');
+    prepared = newHome();
+    copyHome(twin, prepared);
     before = snapshot(twin);
     expect(before.settings).toContain('ext:fx');
     expect(before.secrets).toContain('s3cret-value');
@@ -138,16 +145,13 @@ describe('kill -9 during remove (package, lock, approved grant, settings and sec
   it.concurrent.each(['remove:before-lock', 'remove:after-lock', 'remove:between-settings-and-secrets'])(
     'at %s',
     async (point) => {
-      const h = newHome();
-      await setup(h);
-      await crashAndRecover(h, reg, ['remove', 'fx'], point, before, after);
+      await crashAndRecover(setUp(), reg, ['remove', 'fx'], point, before, after);
     },
     CONCURRENT_TIMEOUT,
   );
 
   it('the next command may be any that takes the installer lock: disable recovers too', async () => {
-    const h = newHome();
-    await setup(h);
+    const h = setUp();
     // `disable keep` changes nothing (keep was never enabled), so the state is still comparable.
     await crashAndRecover(h, reg, ['remove', 'fx'], 'remove:before-lock', before, after, { args: ['disable', 'keep'], codes: [0] });
   });

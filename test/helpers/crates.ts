@@ -27,6 +27,8 @@ export interface CrateOptions {
   entries?: TarEntry[];
   /** Cut the uncompressed tar to this many bytes before gzip. */
   truncateTarAt?: number;
+  /** zlib's level (default 6); 0 stores the tar in gzip's stored blocks. */
+  gzipLevel?: number;
 }
 
 /** The file map of a source tree: relative path -> {content, mode}. */
@@ -54,7 +56,7 @@ export function buildCrate(o: CrateOptions): Buffer {
   );
   let tar = buildTar([...crateEntries(o.name, o.version, sorted), ...(o.entries ?? [])]);
   if (o.truncateTarAt !== undefined) tar = tar.subarray(0, o.truncateTarAt);
-  return gzipSync(tar);
+  return gzipSync(tar, o.gzipLevel === undefined ? {} : { level: o.gzipLevel });
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, utimesSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, lstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, type TempHome } from './home.js';
 import { buildCrate } from './crates.js';
@@ -55,8 +55,18 @@ export function staleLock(home: TempHome): void {
   if (existsSync(lock)) utimesSync(lock, then, then);
 }
 
-function digest(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+/** One buffer for every file `digest` reads: the fault crates' blobs are read again at every snapshot. */
+const chunk = Buffer.allocUnsafe(1 << 20);
+
+function digest(path: string): string {
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'r');
+  try {
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) hash.update(chunk.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex').slice(0, 16);
 }
 
 /** Every entry under `dir` as `path: kind mode digest` lines (symlinks by target). */
@@ -69,7 +79,7 @@ function tree(dir: string, rel = ''): string[] {
     const st = lstatSync(p);
     if (st.isSymbolicLink()) out.push(`${r}: link -> ${readlinkSync(p)}`);
     else if (st.isDirectory()) out.push(`${r}/`, ...tree(p, r));
-    else out.push(`${r}: ${(st.mode & 0o777).toString(8)} ${digest(readFileSync(p))}`);
+    else out.push(`${r}: ${(st.mode & 0o777).toString(8)} ${digest(p)}`);
   }
   return out;
 }
@@ -106,6 +116,21 @@ export function snapshot(home: TempHome): StateSnapshot {
   };
 }
 
+/**
+ * `to` made a copy of `from`'s config dir and HOME (the download cache), as the set-up runs that
+ * made `from` would leave it: a test's set-up made once and copied per kill point. (Stat
+ * signatures under `.yep-state` name the old home's paths and inodes, so the copy re-hashes once
+ * where `from` would not; they are a cache, outside the compared state.)
+ */
+export function copyHome(from: TempHome, to: TempHome): void {
+  for (const [src, dest] of [
+    [from.configDir, to.configDir],
+    [from.env.HOME as string, to.env.HOME as string],
+  ] as const) {
+    if (existsSync(src)) cpSync(src, dest, { recursive: true, verbatimSymlinks: true });
+  }
+}
+
 /** Staging directories left in a home (crash leftovers until the next command sweeps them). */
 export function stagingLeft(home: TempHome): string[] {
   const dir = join(home.configDir, 'extensions', '.yep-staging');
@@ -114,9 +139,12 @@ export function stagingLeft(home: TempHome): string[] {
 
 /**
  * A `.crate` for an extension whose body is large enough to cross the 1 MiB
- * marks of the download and unpack pause points (incompressible data).
+ * marks of the download and unpack pause points (incompressible data): by default
+ * half a MiB past them, so a kill there finds part of the crate still to come. Every
+ * state snapshot, home copy and install reads it whole: no larger than that unless
+ * the size is the point (`blobBytes`).
  */
-export function faultCrate(name: string, version: string, options: { tools?: string[]; config?: boolean } = {}): Buffer {
+export function faultCrate(name: string, version: string, options: { tools?: string[]; config?: boolean; blobBytes?: number } = {}): Buffer {
   const manifest = {
     name,
     version,
@@ -137,7 +165,10 @@ export function faultCrate(name: string, version: string, options: { tools?: str
       'Cargo.toml': `[package]\nname = "yolop-extension-${name}"\nversion = "${version}"\n`,
       'plugin.json': JSON.stringify(manifest, null, 2),
       [`bin/${name}-server`]: { content: Buffer.from('#!/bin/sh\nexec cat >/dev/null\n'), mode: 0o755 },
-      'data/blob.bin': randomBytes(3 * 1024 * 1024),
+      'data/blob.bin': randomBytes(options.blobBytes ?? 1.5 * 1024 * 1024),
     },
+    // Random bytes do not compress: deflate at any level emits them as stored blocks, which
+    // level 0 writes without searching them for matches first.
+    gzipLevel: 0,
   });
 }

@@ -53,8 +53,11 @@ export function parseEntries(trace: string): Entry[] {
   return entries;
 }
 
-/** Calls that change no file whatever their arguments (process-local state, reads, waits). */
-const INERT = new Set(
+/**
+ * Calls that change no file whatever their arguments (process-local state, reads, waits): a
+ * record may leave them out (syscall-kill.ts's `omit`), as they count as no change either way.
+ */
+export const INERT_SYSCALLS: readonly string[] =
   `read pread64 readv preadv preadv2 close close_range fstat newfstatat stat lstat statx statfs fstatfs lseek access faccessat faccessat2
   readlink readlinkat getdents getdents64 getcwd chdir fchdir umask getxattr lgetxattr fgetxattr listxattr llistxattr flistxattr
   futex epoll_create epoll_create1 epoll_ctl epoll_wait epoll_pwait epoll_pwait2 poll ppoll select pselect6 eventfd2 timerfd_create timerfd_settime
@@ -64,8 +67,8 @@ const INERT = new Set(
   clock_gettime clock_getres clock_nanosleep nanosleep gettimeofday sched_yield sched_getaffinity sched_setaffinity sched_getparam sched_getscheduler
   prlimit64 getrlimit getrusage times uname sysinfo personality getrandom arch_prctl prctl set_robust_list get_robust_list rseq set_tid_address
   fcntl flock dup dup2 dup3 pipe pipe2 socket socketpair connect listen accept accept4 shutdown sendto recvfrom sendmsg recvmsg sendmmsg recvmmsg
-  getsockopt setsockopt getsockname getpeername wait4 waitid exit exit_group getitimer setitimer inotify_init1 inotify_add_watch inotify_rm_watch`.split(/\s+/),
-);
+  getsockopt setsockopt getsockname getpeername wait4 waitid exit exit_group getitimer setitimer inotify_init1 inotify_add_watch inotify_rm_watch`.split(/\s+/);
+const INERT = new Set(INERT_SYSCALLS);
 const NO_SYNC = new Set(['fsync', 'fdatasync']);
 /** ioctl requests on terminals and descriptors' own flags. */
 const INERT_IOCTL = /^ioctl\(\d+(<[^>]*>)?, (TCGETS|TIOCGWINSZ|FIONBIO|FIOCLEX|FIONCLEX|FIONREAD|TIOCGPGRP)\b/;

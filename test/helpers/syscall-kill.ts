@@ -27,12 +27,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { BIN, REPO_ROOT } from './home.js';
 import { withSeams } from './seams.mjs';
 import { need, type Need } from './needs.js';
+import { testCacheDir } from './test-cache.js';
 
 /** Every system call by which a command changes what is on disk. */
 export const STATE_SYSCALLS = [
@@ -202,16 +202,17 @@ function targetsOf(syscall: string, line: string): string[] {
 }
 let seccompKill: string | null | undefined;
 /**
- * The seccomp-kill binary (built once per source with cc into the temp dir), or null
- * when it cannot be built or this kernel or arch cannot run it: kill runs then use strace.
+ * The seccomp-kill binary (built with cc once per source, kept in the suite's cache: test-cache.ts),
+ * or null when it cannot be built or this kernel or arch cannot run it: kill runs then use strace.
  */
 function seccompKillBin(): string | null {
   if (seccompKill !== undefined) return seccompKill;
   seccompKill = null;
   if (process.env.YEP_EXT_KILL_WITH === 'strace' || process.arch !== 'x64' || process.platform !== 'linux') return null;
   const src = readFileSync(SECCOMP_KILL_SRC);
-  const bin = join(tmpdir(), `yep-seccomp-kill-${createHash('sha256').update(src).digest('hex').slice(0, 12)}`);
+  const bin = testCacheDir(`seccomp-kill-${process.arch}-${createHash('sha256').update(src).digest('hex').slice(0, 12)}`);
   if (!existsSync(bin)) {
+    mkdirSync(dirname(bin), { recursive: true });
     const tmp = `${bin}.${process.pid}.tmp`;
     if (spawnSync('cc', ['-O2', '-o', tmp, SECCOMP_KILL_SRC], { stdio: 'ignore' }).status !== 0) return null;
     renameSync(tmp, bin);
@@ -332,6 +333,12 @@ export interface TraceOptions {
    * record `equivalentPoints` needs to tell which kill points leave the same disk.
    */
   everything?: boolean;
+  /**
+   * With `everything`: calls left out of the record, which no kill point is and which can
+   * change no file (kill-equivalence.ts's INERT_SYSCALLS). The tracee is not stopped at them
+   * at all, where every other call of a traced run costs it a stop.
+   */
+  omit?: readonly string[];
   /** Kill at the `n`th call of `syscall` (1-based). */
   kill?: { syscall: string; n: number };
   input?: string;
@@ -354,7 +361,10 @@ const HELD_ENV = { UV_THREADPOOL_SIZE: '1', NODE_DISABLE_COMPILE_CACHE: '1', UV_
 export async function tracedRun(args: string[], options: TraceOptions): Promise<TracedRun> {
   // A killed run needs to stop only at the call it kills at (strace decodes and logs less).
   const syscalls = options.syscalls ?? (options.kill ? [options.kill.syscall] : STATE_SYSCALLS);
-  const filter = options.everything ? ['-y'] : ['-e', `trace=${syscalls.join(',')}`];
+  // `?`: a name this strace or arch does not know is no error (it is not called then either).
+  const filter = options.everything
+    ? ['-y', ...(options.omit?.length ? ['-e', `trace=!${options.omit.map((c) => `?${c}`).join(',')}`] : [])]
+    : ['-e', `trace=${syscalls.join(',')}`];
   const inject = options.kill ? ['-e', `inject=${options.kill.syscall}:signal=KILL:when=${options.kill.n}`] : [];
   rmSync(options.traceFile, { force: true });
   const how = options.kill && SECCOMP_CALLS[options.kill.syscall] !== undefined ? killer() : 'strace';
@@ -363,8 +373,13 @@ export async function tracedRun(args: string[], options: TraceOptions): Promise<
   const command =
     options.kill && how === 'seccomp'
       ? [seccompKillBin(), [callId(options.kill.syscall), String(options.kill.n), options.traceFile, '--', process.execPath, BIN, ...args]]
-      : // (No --seccomp-bpf: with it strace 6.1 never delivers signal=KILL; see the header.) -y: the killed fsync's file.
-        ['strace', ['-f', '-qq', '-o', options.traceFile, ...(options.kill ? ['-y'] : []), ...filter, ...inject, process.execPath, BIN, ...args]];
+      : // --seccomp-bpf: the tracee stops only at the calls traced (a seccomp filter hands the kernel's
+        // decision to strace for those alone), not at every call of every thread. Not for a kill: with it
+        // strace 6.1 never delivers signal=KILL (see the header). -y: the killed fsync's file.
+        [
+          'strace',
+          ['-f', '-qq', ...(options.kill ? ['-y'] : ['--seccomp-bpf']), '-o', options.traceFile, ...filter, ...inject, process.execPath, BIN, ...args],
+        ];
   const run = await runSupervised(command[0] as string, command[1] as string[], {
     cwd: options.cwd ?? REPO_ROOT,
     env: withSeams({
