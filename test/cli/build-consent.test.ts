@@ -11,10 +11,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CARGO_TEST_ENV } from '../helpers/cargo-env.js';
 import { buildCrate, FIXTURE_CRATES, readTree } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { driveCliInPty } from '../helpers/pty.js';
@@ -75,10 +76,7 @@ const env = (h: TempHome = home, extra: Record<string, string> = {}) => ({
   ...h.env,
   ...FAST_HTTP_ENV,
   YEP_EXT_INDEX: reg.indexUrl,
-  // The toolchain lives under the real home (rustup); the temp HOME must not hide it.
-  RUSTUP_HOME: process.env.RUSTUP_HOME ?? join(homedir(), '.rustup'),
-  CARGO_HOME: process.env.CARGO_HOME ?? join(homedir(), '.cargo'),
-  CARGO_NET_OFFLINE: 'true',
+  ...CARGO_TEST_ENV,
   YEP_TEST_BUILD_MARKER: marker,
   ...extra,
 });

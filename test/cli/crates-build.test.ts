@@ -10,11 +10,12 @@
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/target.js';
+import { CARGO_TEST_ENV } from '../helpers/cargo-env.js';
 import { buildCrate, FIXTURE_CRATES, readTree } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -77,10 +78,7 @@ const env = (extra: Record<string, string> = {}) => ({
   ...home.env,
   ...FAST_HTTP_ENV,
   YEP_EXT_INDEX: reg.indexUrl,
-  // The toolchain lives under the real home (rustup); the temp HOME must not hide it.
-  RUSTUP_HOME: process.env.RUSTUP_HOME ?? join(homedir(), '.rustup'),
-  CARGO_HOME: process.env.CARGO_HOME ?? join(homedir(), '.cargo'),
-  CARGO_NET_OFFLINE: 'true',
+  ...CARGO_TEST_ENV,
   ...extra,
 });
 const pkgDir = (name: string) => join(home.configDir, 'extensions', name);

@@ -1,12 +1,12 @@
 /** Extension packages on disk for doctor tests: plugin.json + bin/<command> running a fixture server. */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const SERVER_FIXTURES = resolve(import.meta.dirname, '../fixtures/servers');
 
 export interface PackageOptions {
-  /** Fixture under test/fixtures/servers (default good.mjs). */
+  /** Fixture under test/fixtures/servers (default good.mjs); a `.sh` one is bin/<name> itself, no Node. */
   server?: string;
   args?: string[];
   /** Merged into the `yolop` block. */
@@ -19,9 +19,10 @@ export interface PackageOptions {
 export function makePackage(root: string, name: string, options: PackageOptions = {}): string {
   const dir = join(root, name);
   mkdirSync(join(dir, 'bin'), { recursive: true });
-  const server = pathToFileURL(join(SERVER_FIXTURES, options.server ?? 'good.mjs')).href;
+  const fixture = join(SERVER_FIXTURES, options.server ?? 'good.mjs');
+  if (fixture.endsWith('.sh')) copyFileSync(fixture, join(dir, 'bin', name));
   // An absolute interpreter keeps PATH lookups out of the timing; the fixture gets the manifest args.
-  writeFileSync(join(dir, 'bin', name), `#!${process.execPath}\nimport(${JSON.stringify(server)});\n`);
+  else writeFileSync(join(dir, 'bin', name), `#!${process.execPath}\nimport(${JSON.stringify(pathToFileURL(fixture).href)});\n`);
   chmodSync(join(dir, 'bin', name), 0o755);
   const manifest = {
     name,

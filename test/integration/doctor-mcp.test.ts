@@ -48,8 +48,12 @@ async function http(options: Record<string, unknown>): Promise<Http> {
 /** A stdio MCP server declaration running the fixture, tagged with `marker` for the /proc scan. */
 const stdio = (marker: string, ...flags: string[]) => ({ type: 'stdio', command: process.execPath, args: [STDIO, ...flags, '--marker', marker] });
 
+/**
+ * A package contributing `mcpServers`. Its capability server (doctor starts it twice per run,
+ * beside the MCP servers under test) is the sh fixture: real, and graded pass on every check.
+ */
 function pkg(name: string, mcpServers: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  return makePackage(join(home.root, 'pkgs'), name, { args: ['--name', name], yolop: { mcpServers, ...extra } });
+  return makePackage(join(home.root, 'pkgs'), name, { server: 'plain.sh', args: ['--name', name], yolop: { mcpServers, ...extra } });
 }
 
 type Graded = DoctorReport & { status: Record<string, string>; detail: Record<string, string> };
