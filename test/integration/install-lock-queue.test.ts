@@ -3,11 +3,12 @@
  * the file lock against each other (a poll sleeps between attempts and tells
  * the user it is waiting for "another yep-ext process").
  */
-import { existsSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import lockfile from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { isYepError } from '../../src/core/errors.js';
+import { saveStoreLock } from '../../src/core/store/lockfile.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
@@ -20,7 +21,7 @@ afterEach(() => {
 });
 
 describe('withInstallLock in one process', () => {
-  it('a lock taken away while held (its directory gone, as a takeover as stale does) ends the holder with E_LOCKED, not an uncaught exception; the next holder takes it', async () => {
+  it('a lock taken away while held (its directory gone, as a takeover as stale does): the next write of shared state by the holder is refused and it ends with E_LOCKED, not an uncaught exception; the next holder takes it', async () => {
     const ctx = home.ctx();
     const uncaught: unknown[] = [];
     const onUncaught = (e: unknown): void => {
@@ -28,13 +29,19 @@ describe('withInstallLock in one process', () => {
     };
     process.on('uncaughtException', onUncaught);
     try {
+      let refused: unknown;
       const err = await withInstallLock(ctx, async () => {
+        writeFileSync(ctx.paths.lockFile, 'version = 1\n');
         rmdirSync(ctx.paths.installLockFile);
         // The heartbeat (every 1 s) finds the lock gone.
         await new Promise((r) => setTimeout(r, 1_500));
+        // Another process may hold the lock now: this run's next write of shared state is refused.
+        refused = await saveStoreLock(ctx.paths, { entries: [], extra: {} }).catch((e: unknown) => e);
         return 'done';
       }).catch((e: unknown) => e);
       expect(uncaught).toEqual([]);
+      expect(isYepError(refused) && refused.code).toBe('E_LOCKED');
+      expect(readFileSync(ctx.paths.lockFile, 'utf8')).toBe('version = 1\n');
       expect(isYepError(err) && err.code).toBe('E_LOCKED');
       expect((err as Error).message).toContain(ctx.paths.installLockFile);
       expect(await withInstallLock(ctx, async () => existsSync(ctx.paths.installLockFile))).toBe(true);

@@ -44,6 +44,7 @@ import {
   type TomlLine,
   type TomlTable,
 } from './toml-edit.js';
+import { assertLockKept } from '../fs/lock-hold.js';
 
 const SECRETS_MODE = 0o600;
 /** Values larger than this are refused: a credential, not a file. */
@@ -237,6 +238,7 @@ async function editSecretsFile(paths: Paths, name: string, edit: SecretsEdit): P
   } catch (e) {
     throw stateIoError('create', paths.configDir, e);
   }
+  assertLockKept(paths);
   // A temp file left by a killed run holds secrets: sweep it before writing.
   await sweepAtomicTemps(file);
   await writeFileAtomic(file, result.text, { mode: SECRETS_MODE, what: 'The secrets file' });

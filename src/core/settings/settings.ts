@@ -37,6 +37,7 @@ import {
 
 import { RESERVED_KEYS, applyEntries, enableChoice, entriesFor, extRef, hostReading, isTable, refOf, type ExtensionSettings } from './host-reading.js';
 import { profileFile } from './profiles.js';
+import { assertLockKept } from '../fs/lock-hold.js';
 
 export { hostReading, type ExtensionSettings };
 
@@ -480,6 +481,7 @@ async function editSettings(paths: Paths, name: string, edit: SettingsEdit, prof
   } catch (e) {
     throw stateIoError('create', target.dir, e);
   }
+  assertLockKept(paths);
   await sweepAtomicTemps(target.file);
   await writeFileAtomic(target.file, result.text, { symlinks: 'follow', what: profile === undefined ? 'The settings file' : 'The profile file' });
   return { changed: true };

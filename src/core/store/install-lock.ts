@@ -14,6 +14,7 @@ import { existsSync, lstatSync, mkdirSync, realpathSync, rmdirSync, statSync, ut
 import { interruptedChanges } from './interrupted-changes.js';
 import { checkCustody, makeDirs } from '../fs/custody.js';
 import { STORE_AREAS, storeCustody, type Paths } from '../paths.js';
+import { endLockHold, lockLostError, markLockLost } from '../fs/lock-hold.js';
 
 // A holder refreshes the lock every UPDATE_MS; one not refreshed for STALE_MS
 // belongs to a dead process (kill -9) and is taken over.
@@ -140,11 +141,9 @@ async function withFileLock<T>(ctx: Context, fn: (recoveredNow: boolean) => Prom
   assertStoreCustody(ctx.paths);
   const waitMs = ctx.waits.lockMs;
   // proper-lockfile's default throws from its heartbeat timer: an uncaught exception that would end
-  // the process in the middle of a transaction. Kept instead, and told when the holder is done.
-  let lost: unknown;
-  const onCompromised = (e: unknown): void => {
-    lost ??= e;
-  };
+  // the process (or a library caller's) at a random point. Marked instead: every write of shared
+  // state refuses to run from then on (fs/lock-hold.ts), so the command stops before its next change.
+  const onCompromised = (e: unknown): void => markLockLost(ctx.paths, e);
   const options = { lockfilePath: ctx.paths.installLockFile, stale: STALE_MS, update: UPDATE_MS, realpath: false, onCompromised };
   let release: () => Promise<void>;
   try {
@@ -189,23 +188,15 @@ async function withFileLock<T>(ctx: Context, fn: (recoveredNow: boolean) => Prom
       for (const m of await recoverHome(ctx)) ctx.log.info(`Recovered: ${m}.`);
     }
     result = await fn(recoveredNow);
+  } catch (e) {
+    // A write the loss refused, or any failure after it: the loss is what the user must hear.
+    const why = endLockHold(ctx.paths);
+    if (why !== undefined) throw lockLostError(ctx.paths, why);
+    throw e;
   } finally {
     await release().catch(() => {});
   }
-  if (lost !== undefined) throw lockLost(ctx, lost);
+  const why = endLockHold(ctx.paths);
+  if (why !== undefined) throw lockLostError(ctx.paths, why);
   return result;
-}
-
-/**
- * The lock was lost while held: its directory went, or its heartbeat stopped for longer than
- * STALE_MS (a machine that slept, a process stopped with SIGSTOP) and another process took it
- * over as a dead one's. Each change was a journaled transaction, so the store is whole, but
- * another command may have changed it meanwhile: say so, and how to check.
- */
-function lockLost(ctx: Context, e: unknown): YepError {
-  return new YepError('E_LOCKED', `The installer lock ${ctx.paths.installLockFile} was lost while this command held it (${(e as Error).message}).`, {
-    cause: e,
-    hint: 'Another yep-ext process may have taken it over and changed the store meanwhile; each change is whole, but run `yep-ext verify` to check the store, then run this command again if its work is not there.',
-    details: { file: ctx.paths.installLockFile },
-  });
 }

@@ -25,6 +25,7 @@ import { isValidName } from '../package/names.js';
 import { arrayTableLine, formatPosition, tomlErrorAt, type TomlPosition } from '../text/toml-position.js';
 import { checkRecord, type LockSource } from '../sources/index.js';
 import { recordTable } from '../sources/source.js';
+import { assertLockKept } from '../fs/lock-hold.js';
 
 export type { LockSource };
 
@@ -176,6 +177,8 @@ export async function saveLock(file: string, lock: Lockfile): Promise<boolean> {
 
 /** Write the store's lock (`paths.lockFile`) as `saveLock` does, and its memo. */
 export async function saveStoreLock(paths: Paths, lock: Lockfile): Promise<boolean> {
+  // Only while this run still holds the store's lock (fs/lock-hold.ts).
+  assertLockKept(paths);
   const text = serializeLock(lock);
   const written = await writeFileAtomic(paths.lockFile, text, { what: 'The lockfile' });
   if (written) await writeMemo(paths, text);

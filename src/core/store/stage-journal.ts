@@ -38,8 +38,11 @@ export function deadStages(ctx: Context): DeadStage[] {
   const names = storeCustody(ctx.paths, 'staging').names;
   const dead: DeadStage[] = [];
   for (const name of entries) {
-    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (!pid || !names.test(name) || isProcessAlive(pid)) continue;
+    const digits = /^(\d+)-/.exec(name)?.[1];
+    if (digits === undefined || !names.test(name)) continue;
+    // No process has pid 0 (kill(0) would ask about this process group): such a stage is a dead one's.
+    const pid = Number(digits);
+    if (pid > 0 && isProcessAlive(pid)) continue;
     dead.push({ name, path: join(ctx.paths.stagingDir, name), owned: isOwnedDir(oneStageCustody(ctx.paths, name)) });
   }
   return dead;

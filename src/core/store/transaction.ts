@@ -18,6 +18,7 @@ import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted } from '../errors.js';
 import { assertReplaceable, fsyncDir, writeFileAtomic } from '../fs/fs-atomic.js';
 import { JOURNAL_FILE, readStageJournal, type DeadStage } from './stage-journal.js';
+import { assertLockKept } from '../fs/lock-hold.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
 import { saveCustody } from './custody.js';
 import type { Grant } from '../package/grants.js';
@@ -77,7 +78,9 @@ async function exists(p: string): Promise<boolean> {
  * entry as junk. Written through the one atomic writer (fsync, rename, directory
  * fsync): a journal is whole or absent, never torn.
  */
-async function writeJournal(stage: string, journal: Journal): Promise<void> {
+async function writeJournal(paths: Paths, stage: string, journal: Journal): Promise<void> {
+  // A transaction starts only while this run still holds the store's lock (fs/lock-hold.ts).
+  assertLockKept(paths);
   const file = join(stage, JOURNAL_FILE);
   try {
     await writeFileAtomic(file, JSON.stringify(journal), { mode: 0o600, what: 'The transaction journal' });
@@ -187,7 +190,7 @@ export async function placePackage(
     ...(intent !== 'install' ? { intent } : {}),
     pid: process.pid,
   };
-  await writeJournal(stage, journal);
+  await writeJournal(paths, stage, journal);
   let written: Lockfile;
   try {
     let newLink = tree;
@@ -273,7 +276,7 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
   assertReplaceable(ctx.paths.lockFile, { what: 'The lockfile' });
   await preflightRemoval(ctx, name);
   const before = await readStoreEntry(ctx.paths, name);
-  await writeJournal(stage, { op: 'remove', name, pid: process.pid, ...(before.kind === 'link' ? { previous: { link: before.text } } : {}) });
+  await writeJournal(ctx.paths, stage, { op: 'remove', name, pid: process.pid, ...(before.kind === 'link' ? { previous: { link: before.text } } : {}) });
   await checkpoint(ctx, 'remove:before-lock');
   if (findEntry(lock, name)) await saveStoreLock(ctx.paths, { ...lock, entries: lock.entries.filter((e) => e.name !== name) });
   await checkpoint(ctx, 'remove:after-lock');
