@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { REPO_ROOT } from './home.js';
 import { testCacheDir } from './test-cache.js';
 
@@ -88,7 +88,20 @@ function packAndInstall(dir: string, cached: string): Recorded {
     // Another worker put the same result in place first.
     rmSync(staging, { recursive: true, force: true });
   }
+  dropOtherKeys(cached);
   return recorded;
+}
+
+/**
+ * Only the newest checkout's result is kept: each edit of what npm packs makes a new key of
+ * some megabytes, and an older one is never asked for again. A staging directory of another
+ * worker (`<key>.<pid>-<time>`) is left to it.
+ */
+function dropOtherKeys(kept: string): void {
+  const dir = dirname(kept);
+  for (const name of readdirSync(dir)) {
+    if (name !== basename(kept) && !name.includes('.')) rmSync(join(dir, name), { recursive: true, force: true });
+  }
 }
 
 /** bin/yep-ext is a relative link into lib/node_modules: copied as written. */

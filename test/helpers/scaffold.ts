@@ -281,8 +281,9 @@ export function seedRustDependencies(crateDir: string, root: string, build: Rust
   };
 }
 
-/** What decides a transpiled server: the compiler's version and the options below (with the source). */
-const TRANSPILE_SETTINGS = `typescript ${JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', 'typescript', 'package.json'), 'utf8')).version}; module CommonJS; target ES2022`;
+const TYPESCRIPT_VERSION: string = JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', 'typescript', 'package.json'), 'utf8')).version;
+/** The transpiler's options, by name: the cache key is made from this very object, so the two cannot drift apart. */
+const TRANSPILE_OPTIONS = { module: 'commonjs', target: 'es2022' } as const;
 
 /**
  * Build a generated TypeScript package the fast way: TypeScript's transpiler, in this
@@ -294,11 +295,15 @@ const TRANSPILE_SETTINGS = `typescript ${JSON.parse(readFileSync(join(REPO_ROOT,
  */
 export async function transpileTypescriptPackage(dir: string): Promise<void> {
   const source = readFileSync(join(dir, 'src', 'server.ts'), 'utf8');
-  const key = createHash('sha256').update(`${TRANSPILE_SETTINGS}\0${source}`).digest('hex').slice(0, 24);
+  const key = createHash('sha256')
+    .update(`typescript ${TYPESCRIPT_VERSION}\0${JSON.stringify(TRANSPILE_OPTIONS)}\0${source}`)
+    .digest('hex')
+    .slice(0, 24);
   const cached = testCacheDir('ts-transpile', `${key}.js`);
   if (!existsSync(cached)) {
     const ts = (await import('typescript')).default;
-    const out = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
+    const { options } = ts.convertCompilerOptionsFromJson(TRANSPILE_OPTIONS, dir);
+    const out = ts.transpileModule(source, { compilerOptions: options });
     mkdirSync(dirname(cached), { recursive: true });
     const staging = `${cached}.${process.pid}-${Date.now()}`;
     writeFileSync(staging, out.outputText);
