@@ -335,6 +335,21 @@ static int spawn_supervised(char **cmd, int nr, pid_t *out) {
 
 static int snapshot_main(int argc, char **argv);
 
+/* Wait for the traced child, log how it ended (as strace does), close the log; the exit status to pass on. */
+static int reap_and_log(pid_t child, FILE *log) {
+  int status;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    fprintf(log, "+++ killed by %s +++\n", WTERMSIG(status) == SIGKILL ? "SIGKILL" : "another signal");
+    fclose(log);
+    return 128 + WTERMSIG(status);
+  }
+  fprintf(log, "+++ exited with %d +++\n", WEXITSTATUS(status));
+  fclose(log);
+  return WEXITSTATUS(status);
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) {
     pid_t pid = fork();
@@ -395,17 +410,7 @@ int main(int argc, char **argv) {
     struct seccomp_notif_resp resp = { req.id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE };
     ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
   }
-  int status;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(status)) {
-    fprintf(log, "+++ killed by %s +++\n", WTERMSIG(status) == SIGKILL ? "SIGKILL" : "another signal");
-    fclose(log);
-    return 128 + WTERMSIG(status);
-  }
-  fprintf(log, "+++ exited with %d +++\n", WEXITSTATUS(status));
-  fclose(log);
-  return WEXITSTATUS(status);
+  return reap_and_log(child, log);
 }
 
 static int snapshot_main(int argc, char **argv) {
@@ -493,15 +498,5 @@ static int snapshot_main(int argc, char **argv) {
     struct seccomp_notif_resp resp = { req.id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE };
     ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
   }
-  int status;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(status)) {
-    fprintf(log, "+++ killed by %s +++\n", WTERMSIG(status) == SIGKILL ? "SIGKILL" : "another signal");
-    fclose(log);
-    return 128 + WTERMSIG(status);
-  }
-  fprintf(log, "+++ exited with %d +++\n", WEXITSTATUS(status));
-  fclose(log);
-  return WEXITSTATUS(status);
+  return reap_and_log(child, log);
 }
