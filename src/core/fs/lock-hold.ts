@@ -1,7 +1,7 @@
 /**
  * Whether this process still holds the installer lock of a store it took: the check every
  * write of shared state makes before it changes the disk (the lock, a transaction's journal,
- * settings.toml, connections.toml). A holder loses its lock when the lock's directory is
+ * settings.toml, connections.toml, the keychain index, approved grants, custody and MCP records). A holder loses its lock when the lock's directory is
  * removed, or when its heartbeat stalled past the stale limit (a machine that slept, a process
  * stopped with SIGSTOP) and another process took the lock over as a dead one's; from then on
  * the other process may be writing the same files, so this one must stop before its next

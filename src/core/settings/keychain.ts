@@ -16,6 +16,7 @@ import { rootCustody, type Paths } from '../paths.js';
 import { MIN_FRAGMENT, truncateRedacted } from '../text/redact.js';
 import { DEFAULT_KEYCHAIN_TIMEOUT_MS, type Context, type KeychainBackend, type KeyringModule } from '../context.js';
 import { systemClock, type Clock } from '../clock.js';
+import { assertLockKept } from '../fs/lock-hold.js';
 
 export const KEYCHAIN_SERVICE = 'yolop';
 
@@ -162,6 +163,7 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
     }
     return;
   }
+  assertLockKept(paths);
   try {
     await makeDirs(paths.storeDir, 0o755);
   } catch (e) {

@@ -14,6 +14,7 @@ import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { grantFingerprint, legacyFingerprint, readStoredGrant, type Grant, type LegacyGrant } from '../package/grants.js';
 import { assertValidName } from '../package/names.js';
 import { storeCustody } from '../paths.js';
+import { assertLockKept } from '../fs/lock-hold.js';
 
 /** `<store>/.yep-grants/<name>.json`. */
 export function approvedGrantFile(ctx: Context, name: string): string {
@@ -21,6 +22,7 @@ export function approvedGrantFile(ctx: Context, name: string): string {
 }
 
 export async function saveApprovedGrant(ctx: Context, name: string, grant: Grant): Promise<void> {
+  assertLockKept(ctx.paths);
   const file = approvedGrantFile(ctx, name);
   await makeOwnedDir(storeCustody(ctx.paths, 'grants'), 0o755);
   await writeFileAtomic(file, `${JSON.stringify(grant, null, 2)}\n`, { what: 'The approved grant' });

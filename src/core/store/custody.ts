@@ -23,6 +23,7 @@ import { assertValidName } from '../package/names.js';
 import { join } from 'node:path';
 import { storeCustody } from '../paths.js';
 import { loadStoreLock, saveStoreLock, storeLockIsOwnWrite, type LockEntry, type Lockfile } from './lockfile.js';
+import { assertLockKept } from '../fs/lock-hold.js';
 
 /** `<store>/.yep-grants/<name>.lock.json` (a name never holds a dot, so it cannot be a grant file's name). */
 function custodyFile(ctx: Context, name: string): string {
@@ -36,6 +37,7 @@ interface CustodyRecord {
 
 /** Record `entry` as yep-ext wrote it to the lock. Best effort after the lock commit: a missing record costs only the restore. */
 export async function saveCustody(ctx: Context, entry: LockEntry): Promise<void> {
+  assertLockKept(ctx.paths);
   const record: CustodyRecord = { format: 1, entry };
   try {
     await makeOwnedDir(storeCustody(ctx.paths, 'grants'), 0o755);

@@ -16,6 +16,7 @@ import { makeOwnedDir, removeOwned } from '../fs/custody.js';
 import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
 import { assertValidName } from '../package/names.js';
+import { assertLockKept } from '../fs/lock-hold.js';
 
 interface McpRecordedTool {
   name: string;
@@ -71,6 +72,7 @@ export function loadMcpRecord(paths: Paths, name: string): McpRecord | undefined
 
 /** Write the record (atomic, mode 0600: descriptions may quote what a server was given). */
 export async function saveMcpRecord(paths: Paths, record: McpRecord): Promise<void> {
+  assertLockKept(paths);
   await makeOwnedDir(storeCustody(paths, 'mcp'), 0o700);
   await writeFileAtomic(mcpRecordFile(paths, record.name), `${JSON.stringify(record, null, 2)}\n`, { what: 'The MCP tool record', mode: 0o600 });
 }
