@@ -198,8 +198,10 @@ async function removeTree(dir: string, turn = { left: ENTRIES_PER_TURN }): Promi
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       const p = join(dir, e.name);
-      if (e.isDirectory()) await removeTree(p, turn);
-      else if (e.isFile() || e.isSymbolicLink()) unlinkSync(p);
+      // Asked again right before descending (one lstat per directory, not per file): a directory
+      // swapped for a link since the listing is unlinked as a link, never listed through.
+      if (e.isDirectory() && lstatSync(p).isDirectory()) await removeTree(p, turn);
+      else if (e.isFile() || e.isSymbolicLink() || e.isDirectory()) unlinkSync(p);
       else rmSync(p, { recursive: true, force: true, maxRetries: 2 });
     }
     rmdirSync(dir);
