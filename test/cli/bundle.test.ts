@@ -142,9 +142,11 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
    * Every command's `--help`, run through the bundle as bin/run.js loads it (its code caches,
    * the lib/*.cjs hook), one command after another in one child process: what each command
    * loads and prints is the subject here, not a process's start, which the tests above cover.
-   * Each command gets an io of its own (stdout and stderr captured, no terminal).
+   * Each command gets an io of its own (stdout and stderr captured, no terminal). Run in both
+   * orders, each in a process of its own: a help that works only because a command before it
+   * loaded something fails in the other order.
    */
-  function bundleHelps(env: Record<string, string>): Map<string, { code: number; stdout: string; stderr: string }> {
+  function bundleHelps(env: Record<string, string>, order: readonly string[]): Map<string, { code: number; stdout: string; stderr: string }> {
     const script = `
 const { requireWithCodeCache, REQUIRE_BUNDLED } = require(${JSON.stringify(BIN)});
 globalThis[REQUIRE_BUNDLED] = (file) => requireWithCodeCache(file);
@@ -152,7 +154,7 @@ const { runCli } = requireWithCodeCache(${JSON.stringify(join(REPO_ROOT, 'dist',
 const out = (chunks) => ({ write: (t) => void chunks.push(t), isTTY: false, columns: 0, color: false });
 (async () => {
   const results = [];
-  for (const id of ${JSON.stringify(ids)}) {
+  for (const id of ${JSON.stringify(order)}) {
     const stdout = [];
     const stderr = [];
     const io = { env: process.env, cwd: process.cwd(), stdin: { isTTY: false, async *[Symbol.asyncIterator]() {} }, stdout: out(stdout), stderr: out(stderr), onInterrupt: () => () => {} };
@@ -166,19 +168,21 @@ const out = (chunks) => ({ write: (t) => void chunks.push(t), isTTY: false, colu
     return new Map(JSON.parse(r.stdout) as Array<[string, { code: number; stdout: string; stderr: string }]>);
   }
 
-  let helps: Map<string, { code: number; stdout: string; stderr: string }> | undefined;
+  let helps: Array<Map<string, { code: number; stdout: string; stderr: string }>> | undefined;
   // One test per command: a failure names its command.
   it.each(ids)('%s loads and prints its own help', (id) => {
     if (!helps) {
       const home = makeTempHome();
       try {
-        helps = bundleHelps(home.env);
+        helps = [bundleHelps(home.env, ids), bundleHelps(home.env, [...ids].reverse())];
       } finally {
         home.cleanup();
       }
     }
-    const r = helps.get(id)!;
-    expect(r.code, `${id}: ${r.stderr}`).toBe(0);
-    expect(r.stdout).toContain('USAGE');
+    const [forward, backward] = helps.map((h) => h.get(id)!);
+    expect(forward!.code, `${id}: ${forward!.stderr}`).toBe(0);
+    expect(forward!.stdout).toContain('USAGE');
+    // The same help whichever commands ran before it in the process.
+    expect(backward).toEqual(forward);
   });
 });
