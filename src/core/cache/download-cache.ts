@@ -24,7 +24,6 @@
  * bundle of its own) nor streams the file through it for a second SHA-256: the
  * layout is pinned against cacache itself by test/integration/download-cache-layout.test.ts.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, lstatSync, openSync, readdirSync, rmdirSync, type Stats } from 'node:fs';
 import { appendFile, chmod, link, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -36,6 +35,7 @@ import type { HashedWrite } from '../fs/hashed-write.js';
 import { copyFileAtomic, copyRegularInto, writeFileAtomic } from '../fs/fs-atomic.js';
 import { checkCustody, makeOwnedDir, removeOwned, removeWork, type Custody } from '../fs/custody.js';
 import { isProcessAlive } from '../fs/temp-files.js';
+import { newHash } from '../fs/hash.js';
 
 type Cacache = typeof import('cacache');
 let cacachePromise: Promise<Cacache> | undefined;
@@ -141,7 +141,7 @@ export function contentPath(dir: string, sha256Hex: string): string {
 
 /** The index bucket of `key` (cacache's entry-index.js for index version 5: the key's SHA-256 in segments). */
 function indexBucketPath(dir: string, key: string): string {
-  const h = createHash('sha256').update(key).digest('hex');
+  const h = newHash('sha256').update(key).digest('hex');
   return join(dir, 'index-v5', h.slice(0, 2), h.slice(2, 4), h.slice(4));
 }
 
@@ -155,7 +155,7 @@ async function insertIndexEntry(dir: string, key: string, sha256Hex: string, siz
   await makeOwnedDir(bucketCustody(dir, bucket), 0o777);
   if (lstatSync(bucket, { throwIfNoEntry: false })?.isFile() === false) throw new Error(`${bucket} is not a regular file`);
   const json = JSON.stringify({ key, integrity: integrityOf(sha256Hex), time: Date.now(), size });
-  await appendFile(bucket, `\n${createHash('sha1').update(json).digest('hex')}\t${json}`);
+  await appendFile(bucket, `\n${newHash('sha1').update(json).digest('hex')}\t${json}`);
 }
 
 /** The errors after which a hard link into a cache dir is not tried again by this process: it copies instead. */
@@ -428,7 +428,7 @@ function bucketEntries(bucket: string): CacheEntry[] {
     const tab = line.indexOf('\t');
     if (tab < 0) continue;
     const json = line.slice(tab + 1);
-    if (createHash('sha1').update(json).digest('hex') !== line.slice(0, tab)) continue;
+    if (newHash('sha1').update(json).digest('hex') !== line.slice(0, tab)) continue;
     try {
       const e = JSON.parse(json) as CacheEntry;
       if (e && typeof e.key === 'string') out.push(e);
@@ -461,7 +461,7 @@ function serializeBucket(entries: CacheEntry[]): string {
   return entries
     .map((e) => {
       const json = JSON.stringify(e);
-      return `\n${createHash('sha1').update(json).digest('hex')}\t${json}`;
+      return `\n${newHash('sha1').update(json).digest('hex')}\t${json}`;
     })
     .join('');
 }

@@ -4,8 +4,8 @@
  * RSS): the one file hasher of the download cache, the
  * binary step and `verify`. Light on purpose: `list` imports it.
  */
-import { createHash } from 'node:crypto';
 import { openRegularFile } from './read-regular-file.js';
+import { newHash } from './hash.js';
 
 const CHUNK = 1 << 20;
 
@@ -25,7 +25,7 @@ export async function fileDigest(file: string, algorithm: string): Promise<strin
 }
 
 async function digestFileWithSize(file: string, algorithm: string): Promise<{ hex: string; size: number }> {
-  const hash = createHash(algorithm);
+  const hash = newHash(algorithm);
   let size = 0;
   const opened = await openRegularFile(file, 'The file');
   if (!opened) throw Object.assign(new Error(`ENOENT: no such file, open '${file}'`), { code: 'ENOENT', path: file });

@@ -14,8 +14,8 @@
  * batch empty is hashed and written as it is. Writes are synchronous: the consumer is
  * fast (what keeps undici's `assert(!this.paused)` crash away, nodejs/undici#5360).
  */
-import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { newHash } from './hash.js';
 
 const BATCH = 1 << 20;
 
@@ -37,7 +37,7 @@ export interface HashedWriteOptions {
 
 /** Write everything `chunks` yields to the open file `fd` while hashing it. */
 export async function writeHashed(fd: number, chunks: AsyncIterable<Uint8Array>, options: HashedWriteOptions = {}): Promise<HashedWrite> {
-  const hash = createHash('sha256');
+  const hash = newHash('sha256');
   const batch = Buffer.allocUnsafe(BATCH);
   let fill = 0;
   let total = 0;

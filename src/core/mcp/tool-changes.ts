@@ -3,10 +3,10 @@
  * (pure). Every word of a tool reaches the model, so any difference in a name,
  * a description or an input schema is a change worth reading.
  */
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../package/grants.js';
 import type { McpServerDecl } from '../package/manifest.js';
 import type { McpToolDef } from './probe.js';
+import { sha256Hex } from '../fs/hash.js';
 
 export interface McpToolChanges {
   added: string[];
@@ -62,5 +62,5 @@ export function declarationDigest(decl: McpServerDecl): string {
     decl.type === 'http'
       ? { type: 'http', url: decl.url ?? '', headers: decl.headers }
       : { type: 'stdio', command: decl.command ?? '', args: decl.args, env: decl.env };
-  return `sha256:${createHash('sha256').update(canonical(shape), 'utf8').digest('hex')}`;
+  return `sha256:${sha256Hex(canonical(shape))}`;
 }

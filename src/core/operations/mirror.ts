@@ -21,13 +21,14 @@ import type { MirroredCrate } from '../sources/mirror/mirror-crates.js';
 import type { MirroredGit } from '../sources/mirror/mirror-git.js';
 import { sourceFor } from '../sources/index.js';
 import { manifestBytes, readManifest, type MirrorManifest } from '../sources/mirror/mirror-manifest.js';
-import { MIRROR_MANIFEST, dlTemplate, mirrorBase, readMirrorFile, sha256Hex } from '../sources/mirror/mirror-tree.js';
+import { MIRROR_MANIFEST, dlTemplate, mirrorBase, readMirrorFile } from '../sources/mirror/mirror-tree.js';
 import { writeFileAtomic } from '../fs/fs-atomic.js';
 import { checkSourceUrl } from '../net/transport.js';
 import { serializeLock } from '../store/lockfile.js';
 import { loadGivenLockfile, requireStoreLock, warnUnlockedBeyond } from './frozen.js';
 import type { LockEntry, Lockfile } from '../store/lockfile.js';
 import { admitAll, withPolicy } from './policy-gate.js';
+import { sha256Hex } from '../fs/hash.js';
 
 export interface MirrorOptions {
   /** The lock to mirror (default: the store's own extensions.lock). */

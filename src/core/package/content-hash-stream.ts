@@ -16,8 +16,9 @@
  * What is kept per file is its path string (already allocated by the extractor)
  * in one array: no per-file objects.
  */
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { ZERO, compareUtf8, finishHash, lengthPrefix, sortByUtf8 } from './content-hash.js';
+import { newHash } from '../fs/hash.js';
 
 const SNAPSHOT_EVERY = 64;
 
@@ -27,7 +28,7 @@ function insideGit(rel: string): boolean {
 }
 
 export class ContentHashStream {
-  private readonly hash: Hash = createHash('sha256');
+  private readonly hash: Hash = newHash('sha256');
   /** Paths fed so far, in hash order. */
   private readonly streamed: string[] = [];
   /** snapshots[k]: the hash state before streamed[k * SNAPSHOT_EVERY]. */

@@ -11,11 +11,12 @@
  * The event loop is handed back at least every YIELD_MS so signals, progress
  * output and concurrent callers still get their turn.
  */
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync, readdirSync } from 'node:fs';
 // Paths are joined by hand: entry names come from readdir (no `..`, no separators)
 // and path.join's normalisation was a measurable part of hashing many small files.
 import { sep } from 'node:path';
+import { newHash } from '../fs/hash.js';
 
 const CHUNK = 1024 * 1024;
 const YIELD_MS = 20;
@@ -149,7 +150,7 @@ function nativePath(root: string, rel: string): string {
  */
 export async function contentHash(root: string, exclude: ReadonlySet<string> = new Set()): Promise<string> {
   const files = walkSync(root).filter((f) => !exclude.has(f));
-  return finishHash(createHash('sha256'), root, files);
+  return finishHash(newHash('sha256'), root, files);
 }
 
 /**

@@ -5,9 +5,9 @@
  * the approval boundary, so consent is decided on this data (never on rendered text).
  * Pure: no I/O, no printing. Rules: docs/grants.md.
  */
-import { createHash } from 'node:crypto';
 import { configFields, type HookEvent, type Manifest } from './manifest.js';
 import type { SkillFile } from './skill-files.js';
+import { sha256Hex } from '../fs/hash.js';
 
 /** Bumped when the grant shape changes, so an old fingerprint can never match a new shape. */
 const GRANT_FORMAT = 2 as const;
@@ -261,7 +261,7 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-const digestOf = (text: string): string => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+const digestOf = (text: string): string => `sha256:${sha256Hex(text)}`;
 
 /**
  * `sha256:<hex>` of the canonical JSON of the normalised grant: equal exactly when the grants

@@ -15,13 +15,13 @@
  * Synchronous like loadManifest, its only caller: skills trees are small, and only
  * packages that declare `skills` are read.
  */
-import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { compareUtf8 } from './content-hash.js';
 import { isInside } from '../fs/path-inside.js';
 import { isYepError, stateIoError } from '../errors.js';
 import { join } from 'node:path';
+import { sha256Hex } from '../fs/hash.js';
 
 /** The directory the host mounts for a package that declares `skills`. */
 const SKILLS_DIR = 'skills';
@@ -49,7 +49,7 @@ function contentOf(file: string, followSymlinks: boolean): { digest: string; tex
   });
   if (bytes === undefined) return undefined;
   const text = textOf(bytes);
-  return { digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, ...(text !== undefined ? { text } : {}) };
+  return { digest: `sha256:${sha256Hex(bytes)}`, ...(text !== undefined ? { text } : {}) };
 }
 
 const realOf = (path: string): string | undefined => {

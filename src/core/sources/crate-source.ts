@@ -16,6 +16,7 @@ import type { CrateSpec } from './spec.js';
 import { compareVersions, parseCargoRequirement, parseCargoVersion } from './crates-io/cargo-version.js';
 import { indexFor } from './crates-io/index-for.js';
 import { requirementSelects } from './crates-io/pick-version.js';
+import { sha256Hex } from '../fs/hash.js';
 
 export type { CrateRecord };
 
@@ -124,7 +125,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
   registryInfo: async (ctx, spec) => ({ name: spec.crate, registry: await (await crates()).crateRegistryInfo(ctx, spec.crate) }),
   async mirror(ctx, target, name, rec) {
     // The locked index line byte-for-byte and the verified .crate (mirror/mirror-crates.ts).
-    const [{ mirrorCrate }, { sha256Hex }] = await Promise.all([import('./mirror/mirror-crates.js'), import('./mirror/mirror-tree.js')]);
+    const { mirrorCrate } = await import('./mirror/mirror-crates.js');
     const m = await mirrorCrate(ctx, target, name, rec);
     return {
       section: 'crates',

@@ -7,7 +7,6 @@
  * SHA-256 of its own fields, and an entry that does not match (tampered, torn,
  * an older format) is a miss, fetched again without If-None-Match.
  */
-import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { makeOwnedDir } from '../../fs/custody.js';
@@ -17,6 +16,7 @@ import { writeFileAtomic } from '../../fs/fs-atomic.js';
 import { readRegularTextSync } from '../../fs/read-regular-file.js';
 import { indexPath } from './index-path.js';
 import { htmlPageError, parseIndexFile, type ParsedIndex } from './index-lines.js';
+import { sha256Hex } from '../../fs/hash.js';
 
 /** Index files are small (serde's, ~300 versions, is ~250 KiB); anything near this is hostile. */
 const INDEX_MAX_BYTES = 20 * 1024 * 1024;
@@ -35,15 +35,13 @@ interface StoredCacheRecord extends CacheRecord {
 }
 
 function cacheFile(ctx: Context, url: string): string {
-  const key = createHash('sha256').update(url).digest('hex').slice(0, 32);
+  const key = sha256Hex(url).slice(0, 32);
   return join(ctx.paths.cacheDir, 'index', key.slice(0, 2), `${key}.json`);
 }
 
 /** The digest of every field the cache relies on (JSON of a fixed-order array: unambiguous). */
 function cacheRecordDigest(rec: CacheRecord): string {
-  return createHash('sha256')
-    .update(JSON.stringify([rec.url, rec.etag ?? null, rec.lastModified ?? null, rec.body]))
-    .digest('hex');
+  return sha256Hex(JSON.stringify([rec.url, rec.etag ?? null, rec.lastModified ?? null, rec.body]));
 }
 
 async function readCache(ctx: Context, file: string, url: string): Promise<CacheRecord | undefined> {

@@ -20,7 +20,8 @@ import { ANY_NAME, checkCustody, makeOwnedDir, type Custody } from '../../fs/cus
 import { writeFileAtomic } from '../../fs/fs-atomic.js';
 import { checkpoint, type CheckpointHost } from '../../fs/checkpoint.js';
 import { sanitize } from '../../text/sanitize.js';
-import { copyPinnedFile, readMirrorFile, sha256Hex } from './mirror-tree.js';
+import { copyPinnedFile, readMirrorFile } from './mirror-tree.js';
+import { sha256Hex } from '../../fs/hash.js';
 
 /** A file an earlier run wrote: the SHA-256 digests its bytes may have (empty: not recorded, an older yep-ext's own file). */
 export type WrittenFiles = Readonly<Record<string, readonly string[]>>;

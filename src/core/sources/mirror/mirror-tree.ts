@@ -11,7 +11,6 @@
  * tampered mirror: E_INTEGRITY). Writes are atomic (fs-atomic.ts), so a crash
  * or a concurrent reader never sees a torn file.
  */
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,10 +21,6 @@ import { inspectRegularFile, readRegularFileSync } from '../../fs/read-regular-f
 import { assertCrateName, indexPath } from '../crates-io/index-path.js';
 
 export const MIRROR_MANIFEST = 'mirror.json';
-
-export function sha256Hex(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
 
 /** `index/yo/lo/yolop-extension-lsp` */
 export function indexFileRel(crate: string): string {
