@@ -5,7 +5,7 @@
  * `process.*`, so a test can run a command in-process with its own (test/helpers/
  * in-process.ts); processIo() below is the real process's, which bin/run.js passes.
  */
-import { fstatSync, writeSync } from 'node:fs';
+import { fstatSync, type Stats, statSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { installedSeams, type TestSeams } from './test-seams.js';
 
@@ -97,16 +97,25 @@ export const OUTPUT_FAILED = Symbol.for('yep-ext.output-failed');
 /**
  * Whether a file descriptor is a terminal. Only a character device can be one, which
  * one fstat tells; node:tty (which loads Node's net and stream modules) is loaded
- * only for a character device: a pipe or a file, what scripts and CI give, never loads it.
+ * only for a character device other than /dev/null: a pipe, a file or /dev/null (what
+ * scripts, CI and service managers give; `< /dev/null` is the usual way to say "no input")
+ * never loads it.
  */
 function isTerminal(fd: number): boolean {
   try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
+    const info = fstatSync(fd);
+    if (!info.isCharacterDevice() || isDevNull(info)) return false;
   } catch {
     return false;
   }
   // Any absolute path resolves a builtin; this one works in the ESM sources and the CommonJS bundle alike.
   return (createRequire(process.execPath)('node:tty') as typeof import('node:tty')).isatty(fd);
+}
+
+/** Whether a character device is the null device (the same device number as /dev/null). */
+function isDevNull(info: Stats): boolean {
+  const devNull = statSync('/dev/null', { throwIfNoEntry: false });
+  return devNull?.isCharacterDevice() === true && devNull.rdev === info.rdev;
 }
 
 /** stdout or stderr of this process (no Node stream is built to ask). */

@@ -9,7 +9,10 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, REPO_ROOT, makeTempHome, runCliProcess } from '../helpers/home.js';
+import { buildCrate } from '../helpers/crates.js';
+import { BIN, REPO_ROOT, makeTempHome, runCli, runCliProcess } from '../helpers/home.js';
+import { writePackage } from '../helpers/packages.js';
+import { startRegistry } from '../helpers/registry.js';
 
 const require = createRequire(import.meta.url);
 
@@ -53,19 +56,53 @@ describe('the bundled CLI', () => {
     expect(JSON.parse(r.stdout)).toEqual(ids.map((id) => [id, 'function', id]));
   });
 
-  /** The files of dist/bundle a run of `args` loaded (a preload lists the CommonJS modules loaded by the exit). */
-  function bundleFilesLoaded(args: string[], env: Record<string, string>, root: string): { status: number | null; stderr: string; files: string[] } {
+  /**
+   * The files of dist/bundle a run of `args` loaded (a preload lists the CommonJS modules loaded by the exit),
+   * and the public Node modules it loaded (process.moduleLoadList). stdin is /dev/null, as a script's often is.
+   */
+  function bundleFilesLoaded(
+    args: string[],
+    env: Record<string, string>,
+    root: string,
+  ): { status: number | null; stdout: string; stderr: string; files: string[]; builtins: string[] } {
     const preload = join(root, 'loaded.cjs');
     writeFileSync(
       preload,
-      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(root, 'loaded.json'))}, JSON.stringify(Object.keys(require.cache))));`,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(root, 'loaded.json'))}, JSON.stringify([Object.keys(require.cache), process.moduleLoadList])));`,
     );
-    const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), ...args], { env, encoding: 'utf8' });
-    const files = (JSON.parse(readFileSync(join(root, 'loaded.json'), 'utf8')) as string[])
-      .filter((f) => f.includes(join('dist', 'bundle')))
-      .map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f));
-    return { status: r.status, stderr: r.stderr, files };
+    const r = spawnSync(process.execPath, ['--require', preload, join(REPO_ROOT, 'bin', 'run.js'), ...args], {
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const [cache, loadList] = JSON.parse(readFileSync(join(root, 'loaded.json'), 'utf8')) as [string[], string[]];
+    const files = cache.filter((f) => f.includes(join('dist', 'bundle'))).map((f) => relative(join(REPO_ROOT, 'dist', 'bundle'), f));
+    const builtins = loadList.filter((m) => m.startsWith('NativeModule ') && !m.includes('internal/')).map((m) => m.slice('NativeModule '.length));
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr, files, builtins };
   }
+
+  it('starts `list` without node:tty or node:crypto when no stream is a terminal and no installed tree changed', async () => {
+    const home = makeTempHome();
+    const reg = await startRegistry();
+    try {
+      const pkg = writePackage(join(home.root, 'src', 'quiet'), { name: 'quiet', version: '1.0.0' });
+      reg.publish({ name: 'yolop-extension-quiet', vers: '1.0.0', data: buildCrate({ name: 'yolop-extension-quiet', version: '1.0.0', dir: pkg }) });
+      const env = { ...home.env, YEP_EXT_INDEX: reg.indexUrl };
+      const install = await runCli(['install', 'quiet', '--yes'], { env });
+      expect(install.code, install.stderr).toBe(0);
+      // stdin is /dev/null (a character device, but no terminal), stdout and stderr pipes; the
+      // tree's stat signatures are unchanged since the install, so nothing is hashed.
+      const list = bundleFilesLoaded(['list', '--json'], env, home.root);
+      expect(list.status, list.stderr).toBe(0);
+      const rows = JSON.parse(list.stdout).extensions as Array<{ name: string; problems: unknown[] }>;
+      expect(rows.map((e) => [e.name, e.problems])).toEqual([['quiet', []]]);
+      expect(list.builtins).toContain('fs');
+      expect(list.builtins.filter((m) => ['tty', 'net', 'crypto', 'stream'].includes(m))).toEqual([]);
+    } finally {
+      await reg.close();
+      home.cleanup();
+    }
+  });
 
   it('loads only what a command uses: the big libraries, oclif help and the table engine are files of their own (dist/bundle/lib)', () => {
     const cli = readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'cli.cjs'), 'utf8');

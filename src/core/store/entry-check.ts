@@ -126,7 +126,7 @@ function isSymlink(path: string): boolean {
 /** The real directory `pinned` names, or undefined when it is gone. */
 function realDir(pinned: string): string | undefined {
   try {
-    return realpathSync(pinned);
+    return realpathSync.native(pinned);
   } catch {
     return undefined;
   }

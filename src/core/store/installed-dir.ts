@@ -11,7 +11,9 @@ import { packageDir } from '../paths.js';
 
 export function resolveInstalledDir(paths: Paths, name: string): string | undefined {
   try {
-    return realpathSync(packageDir(paths, name));
+    // realpath(3) in one call: fs's JavaScript realpathSync lstats every component of the
+    // path, for every entry a `list` or `verify` checks.
+    return realpathSync.native(packageDir(paths, name));
   } catch {
     return undefined;
   }
