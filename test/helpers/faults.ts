@@ -172,6 +172,13 @@ export function stagingLeft(home: TempHome): string[] {
 }
 
 /**
+ * The blob of an extension a kill test installs before the command and never fetches at a
+ * kill point: nothing of it needs to cross the 1 MiB marks, and every snapshot and home copy
+ * reads it whole.
+ */
+export const BYSTANDER = { blobBytes: 1024 } as const;
+
+/**
  * A `.crate` for an extension whose body is large enough to cross the 1 MiB
  * marks of the download and unpack pause points (incompressible data): by default
  * half a MiB past them, so a kill there finds part of the crate still to come. Every
