@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultCrate, stagingLeft } from '../helpers/faults.js';
+import { BYSTANDER, faultCrate, stagingLeft } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -18,7 +18,9 @@ let home: TempHome;
 
 beforeAll(async () => {
   reg = await startRegistry();
-  for (const n of [...NAMES, 'base']) reg.publish({ name: `yolop-extension-${n}`, vers: '1.0.0', data: faultCrate(n, '1.0.0') });
+  // The eight download at once, each large enough to take a while; base is installed before them.
+  for (const n of NAMES) reg.publish({ name: `yolop-extension-${n}`, vers: '1.0.0', data: faultCrate(n, '1.0.0') });
+  reg.publish({ name: 'yolop-extension-base', vers: '1.0.0', data: faultCrate('base', '1.0.0', BYSTANDER) });
   home = makeTempHome('yep-fault-concurrent-');
 });
 afterAll(async () => {

@@ -182,7 +182,7 @@ async function judge(run: KillRun, point: KillPoint, configDir: string, killed: 
   if (elsewhere !== null) failures.push(`${where} (${killedAt}): ${elsewhere}`);
   const agent = agentView(configDir);
   // The disk as the kill left it, names only (temp and staging names carry pids and clocks).
-  const names = homeState(configDir).files.map((l) => maskVolatile(l.split(' ')[0] ?? ''));
+  const names = homeState(configDir, { digests: false }).files.map((l) => maskVolatile(l.split(' ')[0] ?? ''));
   const gap = gapState !== undefined && same(agent, gapState);
   if (gap) {
     // Counted below, per point.

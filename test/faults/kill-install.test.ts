@@ -11,7 +11,7 @@
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyHome, faultCrate, killAt, snapshot, stagingLeft, staleLock, type StateSnapshot } from '../helpers/faults.js';
+import { BYSTANDER, copyHome, faultCrate, killAt, snapshot, stagingLeft, staleLock, type StateSnapshot } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -23,7 +23,7 @@ const homes: TempHome[] = [];
 
 beforeAll(async () => {
   reg = await startRegistry();
-  reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
+  reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0', BYSTANDER) });
   reg.publish({ name: 'yolop-extension-fx', vers: '1.0.0', data: faultCrate('fx', '1.0.0') });
   reg.publish({ name: 'yolop-extension-fx', vers: '2.0.0', data: faultCrate('fx', '2.0.0', { tools: ['one', 'two'] }) });
   pkgRoot = makeTempHome('yep-fault-pkgs-');

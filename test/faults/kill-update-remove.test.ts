@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyHome, faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
+import { BYSTANDER, copyHome, faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -85,8 +85,8 @@ describe('kill -9 during update --all (1.0.0 -> 1.1.0 with the same grant)', () 
   beforeAll(async () => {
     reg = await startRegistry();
     registries.push(reg);
-    reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
-    reg.publish({ name: 'yolop-extension-up', vers: '1.0.0', data: faultCrate('up', '1.0.0', { config: true }) });
+    reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0', BYSTANDER) });
+    reg.publish({ name: 'yolop-extension-up', vers: '1.0.0', data: faultCrate('up', '1.0.0', { config: true, ...BYSTANDER }) });
     const twin = newHome();
     await ok(twin, reg, ['install', 'keep', 'up']);
     await ok(twin, reg, ['enable', 'up', '--config', 'level=debug']);
@@ -125,8 +125,9 @@ describe('kill -9 during remove (package, lock, approved grant, settings and sec
   beforeAll(async () => {
     reg = await startRegistry();
     registries.push(reg);
-    reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0') });
-    reg.publish({ name: 'yolop-extension-fx', vers: '1.0.0', data: faultCrate('fx', '1.0.0', { config: true }) });
+    reg.publish({ name: 'yolop-extension-keep', vers: '1.0.0', data: faultCrate('keep', '1.0.0', BYSTANDER) });
+    // Only removed: never fetched at a kill point.
+    reg.publish({ name: 'yolop-extension-fx', vers: '1.0.0', data: faultCrate('fx', '1.0.0', { config: true, ...BYSTANDER }) });
     const twin = newHome();
     await ok(twin, reg, ['install', 'keep', 'fx']);
     await ok(twin, reg, ['enable', 'fx', '--config', 'level=debug']);

@@ -6,8 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, cpSync, existsSync, lstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, utimesSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, cpSync, existsSync, lstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { resolvePaths } from '../../src/core/paths.js';
+import { resolveInstalledDir } from '../../src/core/store/installed-dir.js';
+import { diffSignatures, readTreeState, signTree, treeStateFile } from '../../src/core/store/tree-state.js';
 import { BIN, type TempHome } from './home.js';
 import { buildCrate } from './crates.js';
 import { withSeams } from './seams.mjs';
@@ -118,9 +121,10 @@ export function snapshot(home: TempHome): StateSnapshot {
 
 /**
  * `to` made a copy of `from`'s config dir and HOME (the download cache), as the set-up runs that
- * made `from` would leave it: a test's set-up made once and copied per kill point. (Stat
- * signatures under `.yep-state` name the old home's paths and inodes, so the copy re-hashes once
- * where `from` would not; they are a cache, outside the compared state.)
+ * made `from` would leave it: a test's set-up made once and copied per kill point. The stat
+ * signatures under `.yep-state` are then recorded again for the copy (`resignCopy`): a copied
+ * file has another inode and ctime, and the records name `from`'s directories, so without that
+ * every command in the copy would re-hash trees a user's home never re-hashes.
  */
 export function copyHome(from: TempHome, to: TempHome): void {
   for (const [src, dest] of [
@@ -129,6 +133,36 @@ export function copyHome(from: TempHome, to: TempHome): void {
   ] as const) {
     if (existsSync(src)) cpSync(src, dest, { recursive: true, verbatimSymlinks: true });
   }
+  resignCopy(from, to);
+}
+
+/**
+ * For each installed tree whose signature `from` itself trusts (the record names its real
+ * directory and every file's size, times, inode and mode are as recorded), record the
+ * signature of `to`'s copy of that tree, as the product records a tree whose bytes it knows
+ * (entry-check.ts recordPlacedState): the copy holds the same bytes (cpSync, and each test
+ * compares the copy's snapshot, every file hashed, with the twin's). A record `from` would
+ * not trust is left as it was copied: the copy re-hashes there, as `from` would. Trees outside
+ * the config dir (a path package's directory) are the user's and keep no signature of theirs.
+ */
+function resignCopy(from: TempHome, to: TempHome): void {
+  const fromPaths = resolvePaths(from.env);
+  const toPaths = resolvePaths(to.env);
+  if (!existsSync(fromPaths.stateDir)) return;
+  for (const file of readdirSync(fromPaths.stateDir)) {
+    const name = /^(.+)\.json$/.exec(file)?.[1];
+    if (name === undefined || name === 'extensions.lock') continue;
+    const state = readTreeState(fromPaths, name);
+    const dir = resolveInstalledDir(fromPaths, name);
+    if (!state || dir === undefined || state.dir !== dir || !dir.startsWith(`${from.configDir}/`)) continue;
+    const diff = diffSignatures(state.files, signTree(dir));
+    if (diff.changed.length + diff.deleted.length + diff.added.length + diff.modeOnly.length > 0) continue;
+    const copy = resolveInstalledDir(toPaths, name);
+    if (copy !== join(to.configDir, relative(from.configDir, dir))) throw new Error(`${name}: the copy of ${dir} is not at the same place in ${to.configDir}`);
+    writeFileSync(treeStateFile(toPaths, name), JSON.stringify({ ...state, dir: copy, files: signTree(copy) }), { mode: 0o600 });
+    // Read back as the product reads it: a record it would refuse fails here, not as a silent re-hash.
+    if (readTreeState(toPaths, name)?.dir !== copy) throw new Error(`${name}: the copy's stat signature does not read back`);
+  }
 }
 
 /** Staging directories left in a home (crash leftovers until the next command sweeps them). */
@@ -136,6 +170,13 @@ export function stagingLeft(home: TempHome): string[] {
   const dir = join(home.configDir, 'extensions', '.yep-staging');
   return existsSync(dir) ? readdirSync(dir) : [];
 }
+
+/**
+ * The blob of an extension a kill test installs before the command and never fetches at a
+ * kill point: nothing of it needs to cross the 1 MiB marks, and every snapshot and home copy
+ * reads it whole.
+ */
+export const BYSTANDER = { blobBytes: 1024 } as const;
 
 /**
  * A `.crate` for an extension whose body is large enough to cross the 1 MiB

@@ -23,22 +23,23 @@ const STATE_CACHE = 'extensions/.yep-state';
 /** Temp and partial files of any writer (yep-ext's, write-file-atomic's, downloads). */
 const STRAY = /(\.yep-\d+-\d+\.tmp|\.partial|^(settings\.toml|connections\.toml|extensions\.lock|[^/]+\.json)\.\d+)$/;
 
-function walk(dir: string, rel: string, out: string[], cache: string[]): void {
+function walk(dir: string, rel: string, out: string[], cache: string[], digests: boolean): void {
   for (const n of readdirSync(dir).sort()) {
     const p = join(dir, n);
     const r = rel ? `${rel}/${n}` : n;
     const st = lstatSync(p);
     if (r === CACHE || r.startsWith(`${CACHE}/`) || r === STATE_CACHE || r.startsWith(`${STATE_CACHE}/`)) {
-      if (st.isDirectory()) walk(p, r, out, cache);
+      if (st.isDirectory()) walk(p, r, out, cache, digests);
       else cache.push(r);
       continue;
     }
     if (st.isSymbolicLink()) out.push(`${r} -> ${readlinkSync(p)}`);
     else if (st.isDirectory()) {
       const inner: string[] = [];
-      walk(p, r, inner, cache);
+      walk(p, r, inner, cache, digests);
       if (inner.length > 0 || !n.startsWith('.yep-')) out.push(`${r}/`, ...inner);
-    } else out.push(`${r} ${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`);
+    } else if (!digests) out.push(`${r} ${(st.mode & 0o777).toString(8)}`);
+    else out.push(`${r} ${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`);
   }
 }
 
@@ -49,10 +50,14 @@ export interface HomeState {
   cache: string[];
 }
 
-export function homeState(configDir: string): HomeState {
+/**
+ * The home's state; with `digests: false`, its files' lines without their contents' digest
+ * (`path mode`), for a caller that compares names only: no file is read.
+ */
+export function homeState(configDir: string, { digests = true }: { digests?: boolean } = {}): HomeState {
   const files: string[] = [];
   const cache: string[] = [];
-  if (existsSync(configDir)) walk(configDir, '', files, cache);
+  if (existsSync(configDir)) walk(configDir, '', files, cache, digests);
   return { files, cache };
 }
 
