@@ -31,21 +31,17 @@ const common = {
 } as const;
 
 /**
- * Files that need a fresh process each (vitest's `isolate`), because they change what every
- * file after them in a worker would share, or measure the worker's process itself: a module
- * mock (unpack-pool), the process's umask for a test (unpack, scaffold-write, secrets-store),
- * process.env for a test (secrets-store, injected-clock), the unpack worker thread's
- * process-wide counters (unpack-worker), the worker's RSS (doctor).
+ * Files that need a fresh process each (vitest's `isolate`). With isolate off vitest resets
+ * neither the module cache nor its mocker between files, so a `vi.mock` of a module (here
+ * `node:fs`, which src imports everywhere) would miss the modules an earlier file loaded and
+ * stay in force for every file after it: unpack-pool mocks `node:fs` to inject a failure
+ * inside the callback `open` and to count descriptors, and src offers no seam for that.
+ *
+ * Files that change process-wide state share a worker when they put it back themselves: a
+ * umask only around the call under test (try/finally), FAKE_KEYRING_MODE restored after each
+ * test; the unpack worker thread's counter and the worker's RSS are read as deltas.
  */
-const OWN_PROCESS = [
-  'test/integration/unpack-pool.test.ts',
-  'test/integration/unpack.test.ts',
-  'test/integration/unpack-worker.test.ts',
-  'test/integration/scaffold-write.test.ts',
-  'test/integration/secrets-store.test.ts',
-  'test/integration/injected-clock.test.ts',
-  'test/integration/doctor.test.ts',
-];
+const OWN_PROCESS = ['test/integration/unpack-pool.test.ts'];
 
 export default defineConfig({
   test: {
