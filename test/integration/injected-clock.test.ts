@@ -162,8 +162,11 @@ describe('the total (--timeout) on ctx.clock', () => {
 });
 
 describe('keychain on ctx.clock', () => {
+  // The fake keyring reads its mode from this process's environment, which the worker's later files share: put back as found.
+  const priorMode = process.env.FAKE_KEYRING_MODE;
   afterEach(() => {
-    delete process.env.FAKE_KEYRING_MODE;
+    if (priorMode === undefined) delete process.env.FAKE_KEYRING_MODE;
+    else process.env.FAKE_KEYRING_MODE = priorMode;
   });
 
   it('abandons a keychain that never answers after 5 s of the clock', async () => {

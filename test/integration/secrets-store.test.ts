@@ -14,6 +14,8 @@ const OTHER = '# yolop connectors\n[github]\ntoken = "ghp_keep"\n';
 
 let home: TempHome;
 let paths: Paths;
+// The fake keyring reads its mode from this process's environment, which the worker's later files share: put back as found.
+const priorMode = process.env.FAKE_KEYRING_MODE;
 beforeEach(() => {
   home = makeTempHome();
   paths = home.ctx().paths;
@@ -21,7 +23,8 @@ beforeEach(() => {
 });
 afterEach(() => {
   home.cleanup();
-  delete process.env.FAKE_KEYRING_MODE;
+  if (priorMode === undefined) delete process.env.FAKE_KEYRING_MODE;
+  else process.env.FAKE_KEYRING_MODE = priorMode;
 });
 
 const mode = (f: string) => statSync(f).mode & 0o777;

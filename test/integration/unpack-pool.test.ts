@@ -3,20 +3,22 @@
  * a failure in the middle of concurrent writes is reported as the
  * sync path reported it and leaves nothing behind, and the number of open
  * descriptors stays bounded whatever the file count. `node:fs`'s callback `open`
- * and `close` are wrapped (everything else is the real module) to inject a failure
- * and to count what is open.
+ * and `close` and its `openSync` are wrapped during each test (everything else is the
+ * real module) to inject a failure and to count what is open.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BusyMeter } from '../../src/core/archive/busy-meter.js';
 import { YepError } from '../../src/core/errors.js';
 import { unpackCrate } from '../../src/core/archive/unpack.js';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, type TarEntry } from '../helpers/tar-builder.js';
 
-const probe = vi.hoisted(() => ({
+const probe = {
   failOn: undefined as RegExp | undefined,
   /** Files whose open answers late (after the failure): still open when the failure is seen. */
   slowOn: undefined as RegExp | undefined,
@@ -29,45 +31,51 @@ const probe = vi.hoisted(() => ({
   /** What the busy meter says (undefined: no meter, as where /proc does not tell). */
   busy: undefined as boolean | undefined,
   countFds: undefined as (() => number) | undefined,
-}));
+};
 
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
-  type Cb = (e: NodeJS.ErrnoException | null, fd: number) => void;
-  const open = (path: string, flags: number, mode: number, cb: Cb): void => {
-    if (probe.failOn?.test(String(path))) {
-      const e = Object.assign(new Error(`ENOSPC: no space left on device, open '${path}'`), { code: 'ENOSPC', errno: -28, syscall: 'open', path });
-      setImmediate(() => cb(e, -1));
-      return;
+// The real node:fs module object, whose functions src's `import { open } from 'node:fs'` reads
+// after syncBuiltinESMExports(): patched for each test and put back after it, so the files
+// that share this worker never see the wrappers.
+const realFs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+const original = { open: realFs.open, close: realFs.close, openSync: realFs.openSync };
+
+type OpenCb = (e: NodeJS.ErrnoException | null, fd: number) => void;
+function open(path: string, flags: number, mode: number, cb: OpenCb): void {
+  if (probe.failOn?.test(String(path))) {
+    const e = Object.assign(new Error(`ENOSPC: no space left on device, open '${path}'`), { code: 'ENOSPC', errno: -28, syscall: 'open', path });
+    setImmediate(() => cb(e, -1));
+    return;
+  }
+  original.open(path, flags, mode, (e, fd) => {
+    if (!e) {
+      probe.opened++;
+      probe.maxOpen = Math.max(probe.maxOpen, ++probe.open);
+      if (probe.countFds) probe.maxProcFds = Math.max(probe.maxProcFds, probe.countFds());
     }
-    fs.open(path, flags, mode, (e, fd) => {
-      if (!e) {
-        probe.opened++;
-        probe.maxOpen = Math.max(probe.maxOpen, ++probe.open);
-        if (probe.countFds) probe.maxProcFds = Math.max(probe.maxProcFds, probe.countFds());
-      }
-      if (probe.slowOn?.test(String(path))) setTimeout(() => cb(e, fd), 150);
-      else cb(e, fd);
-    });
-  };
-  const close = (fd: number, cb: (e: NodeJS.ErrnoException | null) => void): void => {
-    fs.close(fd, (e) => {
-      probe.open--;
-      cb(e);
-    });
-  };
-  const openSync = (path: string, flags: number, mode: number): number => {
-    const fd = fs.openSync(path, flags, mode);
-    if (/\/f\/\d+$/.test(String(path))) probe.openedSync++;
-    return fd;
-  };
-  return { ...fs, default: { ...fs, open, close, openSync }, open, close, openSync };
-});
+    if (probe.slowOn?.test(String(path))) setTimeout(() => cb(e, fd), 150);
+    else cb(e, fd);
+  });
+}
+function close(fd: number, cb: (e: NodeJS.ErrnoException | null) => void): void {
+  original.close(fd, (e) => {
+    probe.open--;
+    cb(e);
+  });
+}
+function openSync(path: string, flags: number, mode: number): number {
+  const fd = original.openSync(path, flags, mode);
+  if (/\/f\/\d+$/.test(String(path))) probe.openedSync++;
+  return fd;
+}
 
-// Whether the machine is busy decides how small files past a full queue are written (unpack.ts).
-vi.mock('../../src/core/archive/busy-meter.js', () => ({
-  BusyMeter: { open: () => (probe.busy === undefined ? undefined : { busyNow: () => probe.busy, close: () => undefined }) },
-}));
+function patchFs(): void {
+  Object.assign(realFs, { open, close, openSync });
+  syncBuiltinESMExports();
+}
+function restoreFs(): void {
+  Object.assign(realFs, original);
+  syncBuiltinESMExports();
+}
 
 const MiB = 1024 * 1024;
 const NAME = 'demo';
@@ -95,9 +103,16 @@ beforeEach(() => {
     busy: undefined,
     countFds: undefined,
   });
+  patchFs();
+  // Whether the machine is busy decides how small files past a full queue are written (unpack.ts).
+  vi.spyOn(BusyMeter, 'open').mockImplementation(() =>
+    probe.busy === undefined ? undefined : ({ busyNow: () => probe.busy, close: () => undefined } as unknown as BusyMeter),
+  );
 });
 
 afterEach(() => {
+  restoreFs();
+  vi.restoreAllMocks();
   rmSync(base, { recursive: true, force: true });
 });
 
