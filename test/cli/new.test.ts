@@ -7,7 +7,7 @@
  * Refusals: clear messages, documented exit codes, nothing written.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -457,6 +457,10 @@ describe('rust template', () => {
       );
 
       fillHookHandler(join(dir, 'src', 'main.rs'), 'rust');
+      // The printed step's release build was checked above; this one is for the filled-in
+      // handler's behaviour, which does not depend on optimization: the crate itself (its
+      // dependencies stay as built) is compiled unoptimized, most of a release build's work.
+      appendFileSync(join(home.root, '.cargo', 'config.toml'), '\n[profile.release.package.yolop-extension-rusty]\nopt-level = 0\n');
       const rebuilt = runShell(build, dir, cargoEnv);
       expect(rebuilt.code, rebuilt.output).toBe(0);
       const client = startServer(dir, 'rusty', home.root, env);
