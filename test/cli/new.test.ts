@@ -74,7 +74,7 @@ async function buildTypescript(name: string, build: 'real' | 'transpile'): Promi
   expect(before.code).toBe(9);
   const hint = /hint: .*server is not built yet \(dist\/server\.js is missing\): run `(\(cd [^`]+\))`/.exec(before.stderr);
   expect(hint?.[1], before.stderr).toBe(`(cd ${dir} && npm run build)`);
-  const built = await realTypescriptBuild(name, join(work, name));
+  const built = await realTypescriptBuild(name, dir);
   expect(built.code, built.output).toBe(0);
 }
 
