@@ -41,7 +41,8 @@ export default defineConfig({
     // The longest files first, so the run does not end on one long file (test/longest-first.ts).
     sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/summary-reporter.ts'],
-    // After the whole suite, nothing it started may be alive: a leftover fails the run.
-    globalSetup: ['./test/global-leftovers.ts'],
+    // After the whole suite, nothing it started may be alive: a leftover fails the run. What the
+    // files of a run share lives in a directory of the run's own (test/global-scratch.ts).
+    globalSetup: ['./test/global-leftovers.ts', './test/global-scratch.ts'],
   },
 });

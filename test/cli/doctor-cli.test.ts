@@ -10,6 +10,13 @@ import { mcpStdioServer } from '../helpers/mcp-fixture.js';
 import { procAlive, procsWith } from '../helpers/proc.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
+/**
+ * The capability server of the packages whose subject is doctor itself (its target, its config
+ * check, the MCP servers beside it): the sh fixture, graded pass on every check, starts for a
+ * sliver of a Node fixture's CPU (doctor starts it twice per run).
+ */
+const PLAIN = 'plain.sh';
+
 let home: TempHome;
 beforeEach(() => {
   home = makeTempHome('yep-doctor-cli-');
@@ -28,14 +35,14 @@ describe('yep-ext doctor', () => {
   });
 
   it('with no TARGET checks the package it is run in (`cd my-ext && yep-ext doctor`); elsewhere exit 2 naming what to give', async () => {
-    const echo = join(REPO_ROOT, 'examples/echo-node');
-    const here = await runCli(['doctor', '--json'], { env: home.env, cwd: echo });
+    const mine = makePackage(join(home.root, 'pkgs'), 'here', { server: PLAIN, args: ['--name', 'here'] });
+    const here = await runCli(['doctor', '--json'], { env: home.env, cwd: mine });
     expect(here.code, here.stderr).toBe(0);
     const grades = (r: RunResult) => {
       const doc = jsonOf(r);
       return { name: doc.name, ok: doc.ok, checks: doc.checks.map((c: { name: string; status: string }) => [c.name, c.status]) };
     };
-    expect(grades(here)).toEqual(grades(await runCli(['doctor', '.', '--json'], { env: home.env, cwd: echo })));
+    expect(grades(here)).toEqual(grades(await runCli(['doctor', '.', '--json'], { env: home.env, cwd: mine })));
     expect(grades(here).checks.length).toBeGreaterThan(5);
     const elsewhere = await runCli(['doctor'], { env: home.env, cwd: home.root });
     expect(elsewhere.code).toBe(2);
@@ -80,7 +87,7 @@ describe('yep-ext doctor', () => {
   });
 
   it('checks an installed extension by name, and refuses bad names and unknown ones', async () => {
-    makePackage(join(home.configDir, 'extensions'), 'inst', { args: ['--name', 'inst'] });
+    makePackage(join(home.configDir, 'extensions'), 'inst', { server: PLAIN, args: ['--name', 'inst'] });
     expect((await runCli(['doctor', 'inst'], { env: home.env })).code).toBe(0);
     expect((await runCli(['doctor', 'yolop-extension-inst', '--json'], { env: home.env })).code).toBe(0);
     const bad = await runCli(['doctor', 'bad name!'], { env: home.env });
@@ -158,7 +165,7 @@ describe('yep-ext doctor', () => {
         required: ['token', 'endpoint'],
       },
     };
-    const dir = makePackage(join(home.root, 'pkgs'), 'cfgx', { yolop: schema });
+    const dir = makePackage(join(home.root, 'pkgs'), 'cfgx', { server: PLAIN, args: ['--name', 'cfgx'], yolop: schema });
     expect((await runCli(['install', dir, '--yes'], { env: home.env })).code).toBe(0);
     const configCheck = async () =>
       jsonOf(await runCli(['doctor', 'cfgx', '--json', '--timeout', '5'], { env: home.env })).checks.find((c: { name: string }) => c.name === 'config');
@@ -175,7 +182,7 @@ describe('yep-ext doctor', () => {
 
   it('a secret held in the OS keychain: the config check warns that yolop will not pass it (doctor does); moved to connections.toml, it passes', async () => {
     const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'KC_TOKEN' } }, required: ['token'] } };
-    const dir = makePackage(join(home.root, 'pkgs'), 'kcx', { yolop: schema });
+    const dir = makePackage(join(home.root, 'pkgs'), 'kcx', { server: PLAIN, args: ['--name', 'kcx'], yolop: schema });
     // A keychain that outlives each process, as a real one does.
     const env = {
       ...home.env,
@@ -225,8 +232,10 @@ describe('yep-ext doctor', () => {
 describe('yep-ext doctor and contributed MCP servers', () => {
   /** The SDK-built stdio fixture server, bundled into one file (it starts for a fraction of the CPU). */
   const STDIO = mcpStdioServer();
-  const withMcp = (name: string, marker: string, ...flags: string[]) =>
+  /** `server`: the Node fixture where doctor calls a tool (plain.sh serves no call). */
+  const withMcp = (name: string, marker: string, flags: string[], server = PLAIN) =>
     makePackage(join(home.root, 'pkgs'), name, {
+      server,
       args: ['--name', name],
       yolop: {
         mcpServers: { docs: { command: process.execPath, args: [STDIO, ...flags, '--marker', marker], env: { FIXTURE_MCP_TOKEN: '${MCP_CLI_TOKEN}' } } },
@@ -236,7 +245,7 @@ describe('yep-ext doctor and contributed MCP servers', () => {
   it('reports each MCP server in the human report and in --json (both ways of running doctor), secrets never shown, nothing left running', async () => {
     const marker = `cli-mcp-${process.pid}-${Date.now()}`;
     const secret = 'mcp-cli-canary-7Hq2Lx9Vw3';
-    const dir = withMcp('mcpcli', marker, '--need-env', 'FIXTURE_MCP_TOKEN');
+    const dir = withMcp('mcpcli', marker, ['--need-env', 'FIXTURE_MCP_TOKEN'], 'good.mjs');
     const env = { ...home.env, MCP_CLI_TOKEN: secret };
     // The plain shape and one with --call.
     const human = await runCli(['doctor', dir, '--timeout', '10'], { env });
@@ -276,17 +285,17 @@ describe('yep-ext doctor and contributed MCP servers', () => {
       expect(r.code, r.stderr).toBe(0);
       return (JSON.parse(readFileSync(seen, 'utf8')) as string[]).filter((f) => f.includes(join('dist', 'bundle', 'lib')));
     };
-    const plain = makePackage(join(home.root, 'pkgs'), 'nomcp', { args: ['--name', 'nomcp'] });
+    const plain = makePackage(join(home.root, 'pkgs'), 'nomcp', { server: PLAIN, args: ['--name', 'nomcp'] });
     const report = await loaded(plain);
     expect(report.some((f) => f.endsWith('mcp.cjs'))).toBe(false);
     const marker = `cli-mcp-lazy-${process.pid}-${Date.now()}`;
-    expect((await loaded(withMcp('lazymcp', marker))).some((f) => f.endsWith(join('lib', 'mcp.cjs')))).toBe(true);
+    expect((await loaded(withMcp('lazymcp', marker, []))).some((f) => f.endsWith(join('lib', 'mcp.cjs')))).toBe(true);
     expect(procsWith(marker)).toEqual([]);
   });
 
   it('exits 9 naming the MCP server that never answers, and Ctrl-C during its probe kills it', async () => {
     const marker = `cli-mcp-hang-${process.pid}-${Date.now()}`;
-    const dir = withMcp('mcphang', marker, '--hang');
+    const dir = withMcp('mcphang', marker, ['--hang']);
     const r = await runCli(['doctor', dir, '--timeout', '2'], { env: home.env });
     expect(r.code).toBe(9);
     expect(r.stdout).toMatch(/fail\s+MCP server docs\s+started .*, but the server did not answer MCP's first request \(initialize\) within 2\.0 s/);

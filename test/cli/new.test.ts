@@ -7,14 +7,14 @@
  * Refusals: clear messages, documented exit codes, nothing written.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { withSeams } from '../helpers/seams.mjs';
 import { itNeeding, need } from '../helpers/needs.js';
+import { NEW_FULL_FLAGS, realTypescriptBuild } from '../helpers/ts-builds.js';
 import {
-  buildTypescriptPackages,
   detectRustBuild,
   fillHookHandler,
   linkTypescriptToolchain,
@@ -62,9 +62,9 @@ async function expectDoctorClean(target: string): Promise<Check[]> {
 /**
  * A TypeScript package's build, as its author runs it: doctor before the build fails
  * and names the command; `build: 'real'` builds the package with tsc --strict (the
- * toolchain linked in instead of downloaded): the build the file's shared tsc process
- * made of an identical package (realBuild); `'transpile'` stands in for it where the
- * build itself is covered elsewhere.
+ * toolchain linked in instead of downloaded): the build the run's shared tsc process
+ * made of an identical package (../helpers/ts-builds.ts); `'transpile'` stands in for it
+ * where the build itself is covered elsewhere.
  */
 async function buildTypescript(name: string, build: 'real' | 'transpile'): Promise<void> {
   const dir = join(work, name);
@@ -74,52 +74,8 @@ async function buildTypescript(name: string, build: 'real' | 'transpile'): Promi
   expect(before.code).toBe(9);
   const hint = /hint: .*server is not built yet \(dist\/server\.js is missing\): run `(\(cd [^`]+\))`/.exec(before.stderr);
   expect(hint?.[1], before.stderr).toBe(`(cd ${dir} && npm run build)`);
-  const built = await realBuild(name);
+  const built = await realTypescriptBuild(name, dir);
   expect(built.code, built.output).toBe(0);
-}
-
-/**
- * The packages of REAL_BUILDS, generated as their tests generate them and built by one tsc
- * process the first time one is asked for (a tsc process reads the standard library and
- * @types/node first, most of its work, so one for all costs little more than one for each).
- */
-function buildAllOnce(): Promise<{ work: string; result: { code: number | null; output: string } }> {
-  realBuilds ??= (async () => {
-    const buildsWork = join(buildsHome.root, 'work');
-    mkdirSync(buildsWork);
-    for (const [name, flags] of Object.entries(REAL_BUILDS)) {
-      const r = await runCli(['new', name, ...flags], { env: buildsHome.env, cwd: buildsWork });
-      expect(r.code, r.stderr).toBe(0);
-    }
-    return { work: buildsWork, result: buildTypescriptPackages(Object.keys(REAL_BUILDS).map((name) => join(buildsWork, name))) };
-  })();
-  return realBuilds;
-}
-
-/** Every file of a generated package but what the build and the toolchain link add, by path. */
-function sources(dir: string, sub = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of readdirSync(join(dir, sub), { withFileTypes: true })) {
-    const rel = join(sub, entry.name);
-    if (['node_modules', 'dist', 'tsconfig.tsbuildinfo'].includes(rel)) continue;
-    if (entry.isDirectory()) Object.assign(out, sources(dir, rel));
-    else out[rel] = readFileSync(join(dir, rel), 'utf8');
-  }
-  return out;
-}
-
-/**
- * The real build of ./<name> in this test's work dir: the shared build of an identical
- * package (every source byte-equal, so tsc's answer is this package's), its dist/ copied in.
- */
-async function realBuild(name: string): Promise<{ code: number | null; output: string }> {
-  expect(Object.keys(REAL_BUILDS), 'a package this file builds for real').toContain(name);
-  const { work: buildsWork, result } = await buildAllOnce();
-  const dir = join(work, name);
-  const built = join(buildsWork, name);
-  expect(sources(dir)).toEqual(sources(built));
-  if (existsSync(join(built, 'dist'))) cpSync(join(built, 'dist'), join(dir, 'dist'), { recursive: true });
-  return result;
 }
 
 /** new -> (build) -> doctor ./dir (clean) -> install -> enable -> doctor name (clean). */
@@ -140,41 +96,13 @@ async function fullFlow(name: string, flags: string[], build: 'real' | 'transpil
   await expectDoctorClean(name);
 }
 
-const FULL = [
-  '--tool',
-  'search',
-  '--tool',
-  'fetch-page',
-  '--hook',
-  'pre_tool_use',
-  '--hook',
-  'post_tool_use:git_*',
-  '--command',
-  'deploy',
-  '--prompt',
-  'Use "search" first.\nÜñï 😀',
-  '--dynamic-prompt',
-  '--status',
-  '--skills',
-  '--config',
-  'endpoint',
-  '--config',
-  'token:secret:env=FULL_TOKEN',
-  '--config',
-  'region:env=FULL_REGION',
-];
+const FULL = NEW_FULL_FLAGS;
 const MATRIX: [string, string[]][] = [
   ['every facet', FULL],
   ['tools only', ['--tool', 'only']],
   ['hooks, a command and a derived-env secret', ['--hook', 'pre_tool_use:bash', '--command', 'go', '--config', 'token:secret']],
   ['skills only (a server with nothing to handle)', ['--skills']],
 ];
-
-/** The packages this file builds for real, by name: the `new` arguments their tests generate them with. */
-const REAL_BUILDS: Record<string, string[]> = { 'x-every': FULL, weather: [] };
-let realBuilds: Promise<{ work: string; result: { code: number | null; output: string } }> | undefined;
-const buildsHome = makeTempHome('yep-new-builds-');
-afterAll(() => buildsHome.cleanup());
 
 describe.each([
   ['typescript (the default)', [], true],
@@ -457,6 +385,10 @@ describe('rust template', () => {
       );
 
       fillHookHandler(join(dir, 'src', 'main.rs'), 'rust');
+      // The printed step's release build was checked above; this one is for the filled-in
+      // handler's behaviour, which does not depend on optimization: the crate itself (its
+      // dependencies stay as built) is compiled unoptimized, most of a release build's work.
+      appendFileSync(join(home.root, '.cargo', 'config.toml'), '\n[profile.release.package.yolop-extension-rusty]\nopt-level = 0\n');
       const rebuilt = runShell(build, dir, cargoEnv);
       expect(rebuilt.code, rebuilt.output).toBe(0);
       const client = startServer(dir, 'rusty', home.root, env);

@@ -383,7 +383,8 @@ describe('caps and timeouts', () => {
   const small = (over: Partial<GitLimits>): Partial<GitLimits> => over;
 
   test('fetched objects above the cap: E_UNSAFE_PACKAGE, nothing left', async () => {
-    const r = makeRepo(join(home.root, 'big-pack'), { files: { ...fixtureFiles(), 'blob.bin': randomBytes(3 * 1024 * 1024) } });
+    // Incompressible, four times the cap: well over it, and every byte more is zlib work for git's add, push and fetch.
+    const r = makeRepo(join(home.root, 'big-pack'), { files: { ...fixtureFiles(), 'blob.bin': randomBytes(1024 * 1024) } });
     const into = await newInto();
     const e = await rejection(fetchGit(home.ctx(), spec(r.url), into, small({ maxFetchBytes: 256 * 1024 })));
     expect(e.code).toBe('E_UNSAFE_PACKAGE');
@@ -392,7 +393,8 @@ describe('caps and timeouts', () => {
   });
 
   test('a small pack that would expand into a huge tree: refused before checkout', async () => {
-    const r = makeRepo(join(home.root, 'zip-bomb'), { files: { ...fixtureFiles(), 'zeros.bin': Buffer.alloc(8 * 1024 * 1024) } });
+    // Twice the cap once checked out, a few kilobytes packed (git still deflates every byte of it on add and push).
+    const r = makeRepo(join(home.root, 'zip-bomb'), { files: { ...fixtureFiles(), 'zeros.bin': Buffer.alloc(2 * 1024 * 1024) } });
     const into = await newInto();
     const e = await rejection(fetchGit(home.ctx(), spec(r.url), into, small({ maxTreeBytes: 1024 * 1024 })));
     expect(e.code).toBe('E_UNSAFE_PACKAGE');

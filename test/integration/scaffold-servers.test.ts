@@ -14,33 +14,15 @@ import { runNew } from '../../src/scaffold/run-new.js';
 import { capabilityTokens } from '../../src/scaffold/facets.js';
 import { parseScaffoldRequest, type Language, type ScaffoldInput } from '../../src/scaffold/request.js';
 import { makeTempHome } from '../helpers/home.js';
-import {
-  buildTypescriptPackages,
-  fillHookHandler,
-  inboundProblems,
-  remoteError,
-  runScriptedSession,
-  startServer,
-  transpileTypescriptPackage,
-} from '../helpers/scaffold.js';
+import { SCAFFOLD_FULL, realTypescriptBuild } from '../helpers/ts-builds.js';
+import { fillHookHandler, inboundProblems, remoteError, runScriptedSession, startServer, transpileTypescriptPackage } from '../helpers/scaffold.js';
 
 const home = makeTempHome('yep-scaffold-');
 afterAll(() => home.cleanup());
 // `#!/usr/bin/env python3` must find /usr/bin/python3, not a pyenv shim (a shell script run on every start).
 const env = { ...home.env, PATH: `/usr/bin:${home.env.PATH}` };
-/** Quotes, backslashes, newlines, tabs, Latin-1, CJK and an astral character: the literal encoders must carry them all. */
-const NASTY_PROMPT = 'Say "hi" \\ don\'t\n\tÜñï 中文 😀 ${x} %s {} #{y}';
-
-const FULL: Omit<ScaffoldInput, 'name' | 'language'> = {
-  tools: ['search', 'fetch-page'],
-  hooks: ['pre_tool_use', 'post_tool_use:git_*'],
-  commands: ['deploy'],
-  prompt: NASTY_PROMPT,
-  dynamicPrompt: true,
-  status: true,
-  skills: true,
-  config: ['endpoint:env=FULL_ENDPOINT', 'token:secret'],
-};
+/** Every facet, with a prompt the literal encoders must carry (the package ts-build-full is built from it). */
+const FULL = SCAFFOLD_FULL;
 
 const MATRIX: [string, Omit<ScaffoldInput, 'name' | 'language'>][] = [
   ['every facet', FULL],
@@ -212,9 +194,11 @@ describe('typescript template', () => {
       expect(before.status).toBe(1);
       expect(before.stderr).toContain('is not built yet: run `npm install && npm run build` in ');
     }
-    const build = buildTypescriptPackages([full, bare]);
-    expect(build.output).toBe('');
-    expect(build.code).toBe(0);
+    // tsc --build of both (with the run's other real builds: ../helpers/ts-builds.ts).
+    for (const build of [await realTypescriptBuild('ts-build-full', full), await realTypescriptBuild('ts-build-bare', bare)]) {
+      expect(build.output).toBe('');
+      expect(build.code).toBe(0);
+    }
     // Inside a "type": "module" tree the package's own package.json (no "type") keeps it CommonJS.
     writeFileSync(join(home.root, 'package.json'), '{"type": "module"}\n');
     const run = spawnSync(join(full, 'bin', 'ts-build-full'), [], {
