@@ -126,6 +126,12 @@ function hexOf(i: number): string {
   for (let j = 0; j < 16 + (i % 8); j++) out += createHash('sha256').update(`${i}/${j}`).digest('hex');
   return out;
 }
+/**
+ * The crate of 5,000 files of hex, built once: the failure in the middle (at the 1,501st file)
+ * and the bounded descriptors over all of them unpack the same archive.
+ */
+let hexCrate: Buffer | undefined;
+const hexCrateOnce = (): Buffer => (hexCrate ??= buildCrate(manyFiles(5000)));
 /** The crate of 3,000 files of words, built once: both machine-load cases below unpack it. */
 let wordsCrate: Buffer | undefined;
 const wordsCrateOnce = (): Buffer => (wordsCrate ??= buildCrate(manyFiles(3000, wordsOf)));
@@ -134,7 +140,7 @@ const unpack = () => unpackCrate(crateFile, into, { crateName: NAME, version: VE
 
 describe('unpacking on the thread pool', () => {
   it('a write that fails in the middle is reported with its errno, and nothing is left or comes back', async () => {
-    writeFileSync(crateFile, buildCrate(manyFiles(3000)));
+    writeFileSync(crateFile, hexCrateOnce());
     probe.failOn = /\/f\/01500$/;
     probe.slowOn = /\/f\/01(49[89]|50[1-9])$/;
     const err = await unpack().catch((e: unknown) => e);
@@ -172,8 +178,7 @@ describe('unpacking on the thread pool', () => {
   });
 
   it('keeps the open descriptors bounded over 5,000 files and gives the tree and hash of the archive', async () => {
-    const entries = manyFiles(5000);
-    writeFileSync(crateFile, buildCrate(entries));
+    writeFileSync(crateFile, hexCrateOnce());
     const fdDir = '/proc/self/fd';
     const hasProc = existsSync(fdDir);
     const before = hasProc ? readdirSync(fdDir).length : 0;
