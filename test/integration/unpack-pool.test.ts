@@ -6,7 +6,7 @@
  * and `close` are wrapped (everything else is the real module) to inject a failure
  * and to count what is open.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,7 +111,7 @@ const WORDS = ['const', 'return', 'function', 'value', 'buffer', 'length', 'impo
 function wordsOf(i: number): string {
   let out = '';
   for (let j = 0; out.length < 3000; j++) {
-    for (const b of createHash('sha256').update(`${i}/${j}`).digest()) out += `${WORDS[b & 7]} `;
+    for (const b of hash('sha256', `${i}/${j}`, 'buffer')) out += `${WORDS[b & 7]} `;
   }
   return out;
 }
@@ -123,7 +123,7 @@ function contentOf(i: number): string {
 }
 function hexOf(i: number): string {
   let out = '';
-  for (let j = 0; j < 16 + (i % 8); j++) out += createHash('sha256').update(`${i}/${j}`).digest('hex');
+  for (let j = 0; j < 16 + (i % 8); j++) out += hash('sha256', `${i}/${j}`, 'hex');
   return out;
 }
 /**
