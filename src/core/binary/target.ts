@@ -4,10 +4,20 @@
  * vendor, family). Pure except for the musl probe, which is injectable.
  */
 
+/**
+ * The libc this Node runs on, asked once per process: it cannot change while the process
+ * runs, and the report that tells it gathers the whole process's state (its handles, heap
+ * and libraries) each time, for every package an install provisions.
+ */
+let musl: boolean | undefined;
+
 function isMusl(): boolean {
-  // glibcVersionRuntime is absent on musl (Alpine) builds of Node.
-  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
-  return header !== undefined && header.glibcVersionRuntime === undefined;
+  if (musl === undefined) {
+    // glibcVersionRuntime is absent on musl (Alpine) builds of Node.
+    const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+    musl = header !== undefined && header.glibcVersionRuntime === undefined;
+  }
+  return musl;
 }
 
 /** This host as a Rust target triple, or undefined when no prebuilt binary can fit it. */

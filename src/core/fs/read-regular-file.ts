@@ -72,13 +72,16 @@ export interface RegularFileInfo {
  * to one). Undefined when nothing is there; a refusal for anything else.
  */
 export function inspectRegularFile(file: string, what: string, options: RegularFileOptions = {}): RegularFileInfo | undefined {
-  let l: Stats;
+  let l: Stats | undefined;
   try {
-    l = lstatSync(file);
+    // Many of the files read this way are often absent (a policy file, the user's settings, a
+    // memo): told without an exception, whose construction costs more than the lstat.
+    l = lstatSync(file, { throwIfNoEntry: false });
   } catch (e) {
     if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return undefined;
     throw stateIoError('read', file, e);
   }
+  if (l === undefined) return undefined;
   if (!l.isSymbolicLink()) {
     if (!l.isFile()) throw refusal(file, what, describeFileKind(l), options);
     return { stat: l };

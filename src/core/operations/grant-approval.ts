@@ -93,7 +93,18 @@ async function approvedGrant(ctx: Context, name: string, entry: LockEntry | unde
  */
 export async function judgeGrant(ctx: Context, name: string, entry: LockEntry | undefined, candidate: GrantCandidate): Promise<GrantJudgement> {
   const fingerprint = typeof entry?.grant === 'string' ? entry.grant : undefined;
-  const how = approvalOf(fingerprint, candidate.grant);
+  return judgeAs(ctx, name, entry, candidate, approvalOf(fingerprint, candidate.grant));
+}
+
+/** judgeGrant with `how` the lock's fingerprint approves the candidate's grant already known (approvalOf hashes the grant). */
+async function judgeAs(
+  ctx: Context,
+  name: string,
+  entry: LockEntry | undefined,
+  candidate: GrantCandidate,
+  how: ReturnType<typeof approvalOf>,
+): Promise<GrantJudgement> {
+  const fingerprint = typeof entry?.grant === 'string' ? entry.grant : undefined;
   if (how === 'exact' || (how === 'before-text' && candidate.content_hash === entry?.content_hash)) {
     const unchanged: GrantDiff = { ...diffGrants(candidate.grant, candidate.grant), from: fingerprint as string };
     return { approved: true, record: how === 'before-text', diff: unchanged, widens: false };
@@ -144,8 +155,9 @@ export async function installedGrantJudgement(ctx: Context, entry: LockEntry, in
   // A fingerprint from before the description and skill files were recorded approves the installed
   // words only over the locked bytes: a tree edited since (a path package, a hand-changed store) is
   // judged as a new candidate, not waved through as the migration.
-  const lockedBytes = approvalOf(entry.grant, installed) !== 'before-text' || (await treeIntact(ctx, entry));
-  return judgeGrant(ctx, entry.name, entry, { grant: installed, content_hash: lockedBytes ? entry.content_hash : EDITED_TREE });
+  const how = approvalOf(entry.grant, installed);
+  const lockedBytes = how !== 'before-text' || (await treeIntact(ctx, entry));
+  return judgeAs(ctx, entry.name, entry, { grant: installed, content_hash: lockedBytes ? entry.content_hash : EDITED_TREE }, how);
 }
 
 /** The content hash of an installed tree that no longer holds the locked bytes: matches no lock's. */

@@ -88,8 +88,72 @@ function corrupt(file: string, why: string, at?: TomlPosition, what = 'The setti
   });
 }
 
+/**
+ * The last document parseSettings made of each file, never handed out itself. One command
+ * reads settings.toml several times (enable: before the installer lock, under it, for the
+ * edit, and after the write), mostly the same text, and parsing it is most of each read. A
+ * document depends on its text and file alone (`what` only words an error, and errors are
+ * not kept). Each caller gets a copy of its tables, since a reading hands nested tables to
+ * library callers that may change them; the statement map and the element bounds are only
+ * read, so they are shared.
+ */
+const parsedDocs = new Map<string, SettingsDoc>();
+/** Files whose last document is kept: settings.toml and the profiles a run reads. */
+const PARSED_DOCS_MAX = 8;
+
 /** Parse and index a settings document; throws E_STATE naming `file` when it is not valid TOML. */
 function parseSettings(text: string, file: string, what?: string): SettingsDoc {
+  const known = parsedDocs.get(file);
+  if (known?.text === text) return copyOfDoc(known) ?? parseSettingsDoc(text, file, what);
+  const doc = parseSettingsDoc(text, file, what);
+  const copy = copyOfDoc(doc);
+  if (copy === undefined) return doc;
+  if (parsedDocs.size >= PARSED_DOCS_MAX) parsedDocs.clear();
+  parsedDocs.set(file, doc);
+  return copy;
+}
+
+/** `doc` with tables of its own; undefined when its data holds what copyOfTable cannot copy. */
+function copyOfDoc(doc: SettingsDoc): SettingsDoc | undefined {
+  const data = copyOfTable(doc.data);
+  if (data === undefined) return undefined;
+  const caps = data.capabilities as TomlTable[];
+  return { ...doc, data, elements: doc.elements.map((el) => ({ ...el, table: caps[el.index] as TomlTable })) };
+}
+
+/**
+ * A copy of a parsed table as the parser makes them: tables without a prototype, arrays, and
+ * primitive values. Undefined for anything else (a date is an object of its own class): such a
+ * document is parsed afresh each time instead.
+ */
+function copyOfTable(table: TomlTable): TomlTable | undefined {
+  const out = Object.create(null) as TomlTable;
+  for (const key of Object.keys(table)) {
+    const value = copyOfValue(table[key]);
+    if (value === NOT_COPIED) return undefined;
+    out[key] = value;
+  }
+  return out;
+}
+
+const NOT_COPIED = Symbol('not copied');
+
+function copyOfValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) {
+      const copied = copyOfValue(item);
+      if (copied === NOT_COPIED) return NOT_COPIED;
+      out.push(copied);
+    }
+    return out;
+  }
+  if (Object.getPrototypeOf(value) !== null) return NOT_COPIED;
+  return copyOfTable(value as TomlTable) ?? NOT_COPIED;
+}
+
+function parseSettingsDoc(text: string, file: string, what?: string): SettingsDoc {
   const parsed = parseEditableToml(text, file, (why, at) => corrupt(file, why, at, what));
   const { data, lines } = parsed;
   const doc: SettingsDoc = { file, ...parsed, elements: [] };
