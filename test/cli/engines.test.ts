@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { fakeAgent, fakeAgentScript, pathWithoutAgent } from '../helpers/fake-agent.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { waitGone } from '../helpers/proc.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { hostRuns } from '../helpers/settings-model.js';
@@ -671,24 +672,14 @@ describe('install --frozen, list and doctor report it', () => {
 });
 
 describe('a broken agent is "unknown", never a hang or a crash', () => {
-  /** Live (non-zombie) processes whose pid is in `pids`. */
-  const alive = (pids: number[]) =>
-    pids.filter((pid) => {
-      try {
-        return !/^\d+ \(.*\) [ZX]/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      } catch {
-        return false;
-      }
-    });
   /**
-   * `alive(pids)` once the kill has had time to land: a SIGKILLed process is gone when the
-   * kernel next schedules it, which on a loaded machine can be after the command returned.
-   * One that was never signalled sleeps for 300 s, far past this wait.
+   * The processes of `pids` still alive once the kill has had time to land: a SIGKILLed
+   * process is gone when the kernel next schedules it, which on a loaded machine can be after
+   * the command returned. One that was never signalled sleeps for 300 s, far past the wait.
    */
   const aliveAfterKill = async (pids: number[]): Promise<number[]> => {
-    const deadline = Date.now() + 5000;
-    while (alive(pids).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    return alive(pids);
+    const gone = await Promise.all(pids.map((pid) => waitGone(pid, 5000)));
+    return pids.filter((_, i) => !gone[i]);
   };
 
   it('a hanging agent (and the child it forked) is killed after the timeout; install goes on', async () => {
