@@ -396,9 +396,15 @@ describe('caps and timeouts', () => {
     // Twice the cap once checked out, a few kilobytes packed (git still deflates every byte of it on add and push).
     const r = makeRepo(join(home.root, 'zip-bomb'), { files: { ...fixtureFiles(), 'zeros.bin': Buffer.alloc(2 * 1024 * 1024) } });
     const into = await newInto();
-    const e = await rejection(fetchGit(home.ctx(), spec(r.url), into, small({ maxTreeBytes: 1024 * 1024 })));
+    const ctx = home.ctx();
+    const e = await rejection(fetchGit(ctx, spec(r.url), into, small({ maxTreeBytes: 1024 * 1024 })));
     expect(e.code).toBe('E_UNSAFE_PACKAGE');
     expect(e.message).toMatch(/more than 1048576/);
+    // Judged from the commit's tree listing: git never wrote a byte of it out (the scan after a
+    // checkout would refuse it too, but only once the bytes were on disk).
+    const gitRan = ctx.log.lines.filter((l) => l.message.startsWith('git ')).map((l) => l.message.split(' ')[1]);
+    expect(gitRan).toContain('ls-tree');
+    expect(gitRan).not.toContain('checkout');
     expectNothingLeft(into);
   });
 
