@@ -3,7 +3,7 @@
  * against the mandatory `<url>.sha256`, written as bin/<command> mode 0755; every
  * refusal is a note and leaves no file behind.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -148,6 +148,19 @@ describe('hostTarget and binaryUrl', () => {
     ['linux', 'ia32', false, undefined],
   ] as const)('%s/%s (musl %s) -> %s', (platform, arch, musl, want) => {
     expect(hostTarget(platform as NodeJS.Platform, arch, () => musl)).toBe(want);
+  });
+  it("this machine's own libc, as the default probe tells it, is what the dynamic loader says", () => {
+    if (process.platform !== 'linux') {
+      expect(hostTarget()).not.toMatch(/-linux-/);
+      return;
+    }
+    // ldd names its C library in its version line: "GNU libc"/"GLIBC" on glibc; musl's ldd
+    // prints "musl libc" on stderr and exits 1.
+    const r = spawnSync('ldd', ['--version'], { encoding: 'utf8' });
+    const ldd = `${r.stdout}${r.stderr}`.split('\n')[0] ?? '';
+    const musl = /musl/i.test(ldd);
+    expect(musl || /glibc|gnu libc/i.test(ldd), ldd).toBe(true);
+    expect(hostTarget()).toBe(`${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-unknown-linux-${musl ? 'musl' : 'gnu'}`);
   });
   it('fills the markers', () => {
     expect(binaryUrl('https://x/{name}/v{version}/{name}-{target}.tar.gz', { name: 'lsp', version: '0.3.1', target: 'x86_64-unknown-linux-gnu' })).toBe(
