@@ -10,6 +10,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildCrate } from '../helpers/crates.js';
+import { makePackage } from '../helpers/ext-package.js';
 import { BIN, REPO_ROOT, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { startRegistry } from '../helpers/registry.js';
@@ -160,6 +161,9 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
     expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
   });
 
+  /** A package whose server answers doctor: the sh fixture, as its start is no subject here. */
+  const answering = (): string => makePackage(join(freshHome().root, 'pkgs'), 'answers', { server: 'plain.sh', args: ['--name', 'answers'] });
+
   it('compiles cli.cjs and the libraries a warm run loads from the code caches the build wrote, for every command (Node 20; Node 22+ uses its own compile cache)', () => {
     const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
     // doctor validates every message it receives with zod: lib/zod.cjs has a cache of its own.
@@ -167,7 +171,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
       [['disable', 'nosuch'], 3, ['cli.cjs']],
       [['list'], 0, ['cli.cjs']],
       [['doctor', join(freshHome().root, 'nosuch-dir'), '--json'], 3, ['cli.cjs', 'lib/zod.cjs']],
-      [['doctor', join(REPO_ROOT, 'examples', 'echo-node'), '--json'], 0, ['cli.cjs', 'lib/zod.cjs']],
+      [['doctor', answering(), '--json'], 0, ['cli.cjs', 'lib/zod.cjs']],
     ] as const) {
       const r = inFreshHome([...args]);
       expect(r.status, r.stderr).toBe(status);
