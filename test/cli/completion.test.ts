@@ -13,7 +13,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 
-const has = (shell: string): boolean => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+/** Whether `shell` runs here, asked once per shell: every zsh and fish test asks. */
+const found = new Map<string, boolean>();
+const has = (shell: string): boolean => {
+  let ok = found.get(shell);
+  if (ok === undefined) {
+    ok = spawnSync(shell, ['-c', 'exit 0']).status === 0;
+    found.set(shell, ok);
+  }
+  return ok;
+};
 /** describe.skipIf: skip without the shell unless every test is required (then the test fails, saying why). */
 const missing = (shell: string): boolean => !has(shell) && process.env.YEP_EXT_REQUIRE_ALL !== '1';
 const needs = (shell: string): void => {

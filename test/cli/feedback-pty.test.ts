@@ -118,7 +118,7 @@ describe.concurrent('feedback on waits', () => {
 
     it.concurrent('a server slow to answer: doctor shows the spawn wait with its pid and deadline', async () => {
       const { home, env } = await setup();
-      const dir = makePackage(home.root, 'mute', { server: 'silent.mjs' });
+      const dir = makePackage(home.root, 'mute', { server: 'silent.sh' });
       const r = await runCliInPty(['doctor', dir, '--timeout', '2'], { env: env(), cols: 160 });
       expect(r.code, r.output).toBe(9);
       expect(r.output).toMatch(SPINNER);

@@ -60,7 +60,11 @@ describe('a stdio MCP server a package contributes goes through the same guard a
     ['a bare name found on PATH', 'sh'],
   ])('%s: refused at install, enable, policy check and doctor, and never started under server_outside_package = false', async (_what, command) => {
     const marker = join(home.root, 'mcp-server-ran');
-    const dir = makePackage(join(home.root, 'src'), 'mcpout', { yolop: { mcpServers: { tool: { type: 'stdio', command, args: ['-c', `: > ${marker}`] } } } });
+    // The capability server (doctor starts it at each run) is not the subject here: the sh fixture serves it.
+    const dir = makePackage(join(home.root, 'src'), 'mcpout', {
+      server: 'plain.sh',
+      yolop: { mcpServers: { tool: { type: 'stdio', command, args: ['-c', `: > ${marker}`] } } },
+    });
     systemPolicy({ grant: { server_outside_package: false } });
 
     expectRefused(await cli(['install', dir, '--json']), command);
