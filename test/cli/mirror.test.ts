@@ -225,7 +225,7 @@ describeNeeding(NEEDS_NGINX, 'install --frozen from a mirror served by nginx', (
   let dir: string;
   beforeAll(async () => {
     dir = join(home().root, 'mirror');
-    await buildMirror(dir);
+    // nginx serves whatever is at its root when asked: started first, it gives the URL the one mirror run names.
     nginx = await startNginx(dir);
     await buildMirror(dir, ['--base-url', nginx.url]);
   });
