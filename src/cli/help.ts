@@ -213,12 +213,27 @@ function foldUsage(line: string, width: number): string {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
+ * oclif's reading of the package (package.json, the command manifest, the plugin it makes of
+ * them), which help only reads: one per process, as a run of the CLI reads it once anyway; runs
+ * in one process (the dispatcher's in-process callers) would otherwise read and build it again
+ * for each page. A failed read is not kept.
+ */
+let packageConfigLoad: Promise<Config> | undefined;
+function packageConfig(): Promise<Config> {
+  packageConfigLoad ??= Config.load(ROOT).catch((e: unknown) => {
+    packageConfigLoad = undefined;
+    throw e;
+  });
+  return packageConfigLoad;
+}
+
+/**
  * Show the help `argv` asks for (the whole command line for --help / -h, or the
  * words after `help`); the exit status. An unknown subject is a usage error,
  * printed as JSON with `json`.
  */
 export async function showHelp(io: CliIo, argv: readonly string[], json: boolean): Promise<number> {
-  const config = await Config.load(ROOT);
+  const config = await packageConfig();
   const end = argv.indexOf('--');
   const words = end === -1 ? argv : argv.slice(0, end);
   // `-h` is the page that fits a screen; `--help` and `help <command>` the whole one.

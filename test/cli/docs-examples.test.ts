@@ -11,12 +11,13 @@
  * are read here, and nothing else.
  */
 import { tmpdir } from 'node:os';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, rmdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/command-table.js';
 import { ROOT_EXAMPLES } from '../../src/cli/help.js';
 import { buildCrate, FIXTURE_CRATES, readTree } from '../helpers/crates.js';
+import { copyTree, removeTree } from '../helpers/file-walk.js';
 import { makeTempHome, REPO_ROOT, runCli, type TempHome } from '../helpers/home.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
 
@@ -210,7 +211,9 @@ describe('the examples of --help and the README', () => {
     expect(ex, `a README line naming yep-ext that is not a command this test can run: add it to NOT_RUN with why`).toBeDefined();
     const root = mkdtempSync(join(tmpdir(), 'yep-docs-example-'));
     try {
-      cpSync(home.root, root, { recursive: true, verbatimSymlinks: true });
+      // The copy takes the fresh name's place.
+      rmdirSync(root);
+      copyTree(home.root, root);
       const runIn = join(root, 'work');
       // Absolute paths of the examples' own (a mounted share) land in this copy.
       const inCopy = (t: string) => t.replace(/(^| |file:\/\/)\/mnt\//g, `$1${root}/mnt/`);
@@ -234,7 +237,7 @@ describe('the examples of --help and the README', () => {
         expect(r.stdout.length).toBeGreaterThan(0);
       }
     } finally {
-      rmSync(root, { recursive: true, force: true });
+      removeTree(root);
     }
   });
 });

@@ -10,13 +10,15 @@
 import { existsSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { grantFingerprint, grantOf, legacyFingerprint, legacyGrantOf, withoutLaterText } from '../../src/core/package/grants.js';
 import { loadManifest } from '../../src/core/package/manifest.js';
 import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
+import { copyTree, removeTree } from '../helpers/file-walk.js';
+import { resignInPlace, trustedTrees } from '../helpers/faults.js';
 import { writePackage } from '../helpers/packages.js';
 import { driveCliInPty, HAS_SCRIPT } from '../helpers/pty.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -77,17 +79,42 @@ function asBeforeText(): void {
   expect(lockEntry()?.grant).toBe(legacyFingerprint(g));
 }
 
-beforeEach(async () => {
-  reg = await startRegistry();
+/** The file's registry (a test may open another as `reg`), what it served after set-up, and the home as the install left it. */
+let fileReg: TestRegistry;
+let restoreRegistry: () => void;
+let installed: TempHome;
+let signed: string[];
+
+// One registry and one install for the file: every test gets a copy of the home the install of
+// hello@^1 (1.0.0) left, at the same path, against the registry as it served 1.0.0 only.
+beforeAll(async () => {
+  reg = fileReg = await startRegistry();
   home = makeTempHome();
   publish('1.0.0', GREETS);
+  restoreRegistry = reg.checkpoint();
   const r = await runCli(['install', 'hello@^1'], { env: env() });
   expect(r.code, r.stderr).toBe(0);
   expect(lockEntry()?.grant).toBe(grantFingerprint(installedGrant()));
+  signed = trustedTrees(home).map((t) => t.name);
+  expect(signed).toEqual(['hello']);
+  installed = makeTempHome();
+  removeTree(installed.root);
+  copyTree(home.root, installed.root);
+});
+afterAll(async () => {
+  await fileReg.close();
+  home.cleanup();
+  installed.cleanup();
+});
+beforeEach(() => {
+  removeTree(home.root);
+  copyTree(installed.root, home.root);
+  resignInPlace(home, signed);
 });
 afterEach(async () => {
-  await reg.close();
-  home.cleanup();
+  if (reg !== fileReg) await reg.close();
+  reg = fileReg;
+  restoreRegistry();
 });
 
 describe('a reworded tool description is a widening', () => {
@@ -173,7 +200,6 @@ describe('a reworded tool description is a widening', () => {
     expect(r.stdout).toContain('-       "description": "Whom to greet",');
     expect(r.stdout).toContain('+       "description": "Paste the private key here",');
     expect(state()).toBe(before);
-    await reg.close();
     reg = await startRegistry();
     publish('1.0.0', GREETS);
     publish('1.0.1', GREETS, { commands: [{ name: 'wave', description: 'Waves.' }] });

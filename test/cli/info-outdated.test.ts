@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
+import { resignInPlace, trustedTrees } from '../helpers/faults.js';
 import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { homeState } from '../helpers/home-state.js';
-import { treeBytes } from '../helpers/file-walk.js';
+import { copyTree, removeTree, treeBytes } from '../helpers/file-walk.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
@@ -106,33 +107,50 @@ function storeSnapshot(): string {
 let oldRev: string;
 let pkgDir: string;
 let repos: TempHome;
+/** The home as the installs left it, copied back to home.root before each test. */
+let installed: string;
+let restoreRegistry: () => void;
+/** The trees whose stat signatures the install recorded (see resignInPlace). */
+let signed: string[];
 
-// One git origin for the file: every test installs its main at oldRev, and a test that moves
-// main (a commit) has it put back before the next one.
-beforeAll(() => {
+// One git origin, one registry and one installed home for the file: every test gets the home
+// the install of hello@^0.1, gitext@main (at oldRev) and ./local-ext left, at the same path
+// (the lock and the store name it), against a registry serving 0.1.0 and 0.4.0 only; a test
+// that moves main (a commit) has it put back, and what a test published or broke on the
+// registry is undone, before the next one.
+beforeAll(async () => {
   repos = makeTempHome('yep-info-repos-');
   repo = makeRepo(repos.root, { files: fixtureFiles('gitext', '1.0.0') });
   oldRev = repo.rev('main');
-});
-afterAll(() => repos.cleanup());
-
-beforeEach(async () => {
   reg = await startRegistry();
-  home = makeTempHome('yep-info-');
   publish('0.1.0');
   publish('0.4.0');
+  restoreRegistry = reg.checkpoint();
+  home = makeTempHome('yep-info-');
+  pkgDir = writePackage(join(home.root, 'local-ext'), { name: 'localext' });
+  const r = await runCli(['install', 'hello@^0.1', `${repo.url}@main`, pkgDir, '--yes'], { env: env() });
+  expect(r.code, r.stderr).toBe(0);
+  installed = join(repos.root, 'installed-home');
+  signed = trustedTrees(home).map((t) => t.name);
+  expect(signed.sort()).toEqual(['gitext', 'hello']);
+  copyTree(home.root, installed);
+});
+afterAll(async () => {
+  await reg.close();
+  home.cleanup();
+  repos.cleanup();
+});
+
+beforeEach(() => {
   if (repo.rev('main') !== oldRev) {
     repo.forcePush('main', oldRev);
     repo.git(['reset', '--quiet', '--hard', oldRev]);
   }
-  pkgDir = writePackage(join(home.root, 'local-ext'), { name: 'localext' });
-  const r = await runCli(['install', 'hello@^0.1', `${repo.url}@main`, pkgDir, '--yes'], { env: env() });
-  expect(r.code, r.stderr).toBe(0);
+  removeTree(home.root);
+  copyTree(installed, home.root);
+  resignInPlace(home, signed);
 });
-afterEach(async () => {
-  await reg.close();
-  home.cleanup();
-});
+afterEach(() => restoreRegistry());
 
 describe('outdated', () => {
   it('current, wanted, latest for crate and git entries; path = local; exit 0, or 14 with --exit-code; nothing written', async () => {

@@ -17,6 +17,7 @@ import serveHandler from 'serve-handler';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { fixtureCrate } from '../helpers/crates.js';
+import { copyTree, removeTree } from '../helpers/file-walk.js';
 import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { jsonOf, runCli, type TempHome } from '../helpers/home.js';
 import { homePool } from '../helpers/home-pool.js';
@@ -58,11 +59,28 @@ beforeAll(async () => {
   expect(r.code, r.stderr + r.stdout).toBe(0);
   lockCopy = join(source.root, 'project.lock');
   expect((await runCli(['lock', 'export', lockCopy], { env: originEnv(source) })).code).toBe(0);
+  builtMirror = join(home().root, 'mirror');
+  await buildMirror(builtMirror);
+  mirrorAsBuilt = join(home().root, 'mirror-as-built');
+  copyTree(builtMirror, mirrorAsBuilt);
 });
 afterAll(async () => {
   await reg.close();
   homes.cleanup();
 });
+
+/**
+ * The mirror `buildMirror` makes of lockCopy, made once and copied back to the path it was made
+ * at (its config.json names that path) for each test that only needs one: a test that checks
+ * what `mirror` itself writes runs it.
+ */
+let builtMirror: string;
+let mirrorAsBuilt: string;
+function freshMirror(): string {
+  removeTree(builtMirror);
+  copyTree(mirrorAsBuilt, builtMirror);
+  return builtMirror;
+}
 
 async function buildMirror(dir: string, extra: string[] = []) {
   const r = await runCli(['mirror', dir, '--lockfile', lockCopy, '--json', ...extra], { env: originEnv(source) });
@@ -135,8 +153,7 @@ describe('yep-ext mirror', () => {
   });
 
   it('a mirrored file with other bytes is never rewritten: exit 5 naming it', async () => {
-    const dir = join(home().root, 'mirror');
-    await buildMirror(dir);
+    const dir = freshMirror();
     const file = join(dir, 'crates', HELLO, `${HELLO}-0.3.0.crate`);
     const bytes = readFileSync(file);
     bytes[bytes.length >> 1]! ^= 0xff;
@@ -150,8 +167,7 @@ describe('yep-ext mirror', () => {
 
 describe('install --frozen from a file:// mirror (no server at all)', () => {
   it('reproduces the origin install with zero origin requests', async () => {
-    const dir = join(home().root, 'mirror');
-    await buildMirror(dir);
+    const dir = freshMirror();
     const fresh = home();
     reg.requests.length = 0;
     const r = await withoutGitOrigin(() =>
@@ -165,8 +181,7 @@ describe('install --frozen from a file:// mirror (no server at all)', () => {
   });
 
   it('a tampered .crate in the mirror is refused (exit 5), nothing placed', async () => {
-    const dir = join(home().root, 'mirror');
-    await buildMirror(dir);
+    const dir = freshMirror();
     const file = join(dir, 'crates', HELLO, `${HELLO}-0.3.0.crate`);
     const bytes = readFileSync(file);
     bytes[bytes.length >> 1]! ^= 0xff;
@@ -182,8 +197,7 @@ describe('install --frozen from a file:// mirror (no server at all)', () => {
   });
 
   it('a plain install resolves from the mirror index too', async () => {
-    const dir = join(home().root, 'mirror');
-    await buildMirror(dir);
+    const dir = freshMirror();
     const fresh = home();
     reg.requests.length = 0;
     const r = await runCli(['install', 'hello', '--json'], { env: mirrorEnv(fresh, pathToFileURL(join(dir, 'index')).href) });
@@ -211,7 +225,7 @@ describeNeeding(NEEDS_NGINX, 'install --frozen from a mirror served by nginx', (
   let dir: string;
   beforeAll(async () => {
     dir = join(home().root, 'mirror');
-    await buildMirror(dir);
+    // nginx serves whatever is at its root when asked: started first, it gives the URL the one mirror run names.
     nginx = await startNginx(dir);
     await buildMirror(dir, ['--base-url', nginx.url]);
   });

@@ -146,23 +146,50 @@ export function copyHome(from: TempHome, to: TempHome): void {
  * the config dir (a path package's directory) are the user's and keep no signature of theirs.
  */
 function resignCopy(from: TempHome, to: TempHome): void {
-  const fromPaths = resolvePaths(from.env);
   const toPaths = resolvePaths(to.env);
-  if (!existsSync(fromPaths.stateDir)) return;
-  for (const file of readdirSync(fromPaths.stateDir)) {
-    const name = /^(.+)\.json$/.exec(file)?.[1];
-    if (name === undefined || name === 'extensions.lock') continue;
-    const state = readTreeState(fromPaths, name);
-    const dir = resolveInstalledDir(fromPaths, name);
-    if (!state || dir === undefined || state.dir !== dir || !dir.startsWith(`${from.configDir}/`)) continue;
-    const diff = diffSignatures(state.files, signTree(dir));
-    if (diff.changed.length + diff.deleted.length + diff.added.length + diff.modeOnly.length > 0) continue;
+  for (const { name, state, dir } of trustedTrees(from)) {
     const copy = resolveInstalledDir(toPaths, name);
     if (copy !== join(to.configDir, relative(from.configDir, dir))) throw new Error(`${name}: the copy of ${dir} is not at the same place in ${to.configDir}`);
     writeFileSync(treeStateFile(toPaths, name), JSON.stringify({ ...state, dir: copy, files: signTree(copy) }), { mode: 0o600 });
     // Read back as the product reads it: a record it would refuse fails here, not as a silent re-hash.
     if (readTreeState(toPaths, name)?.dir !== copy) throw new Error(`${name}: the copy's stat signature does not read back`);
   }
+}
+
+/**
+ * The installed trees in `home`'s config dir whose signature `home` itself trusts (the record
+ * names its real directory and every file's size, times, inode and mode are as recorded).
+ */
+export function trustedTrees(home: TempHome): { name: string; state: NonNullable<ReturnType<typeof readTreeState>>; dir: string }[] {
+  const paths = resolvePaths(home.env);
+  if (!existsSync(paths.stateDir)) return [];
+  const out: { name: string; state: NonNullable<ReturnType<typeof readTreeState>>; dir: string }[] = [];
+  for (const file of readdirSync(paths.stateDir)) {
+    const name = /^(.+)\.json$/.exec(file)?.[1];
+    if (name === undefined || name === 'extensions.lock') continue;
+    const state = readTreeState(paths, name);
+    const dir = resolveInstalledDir(paths, name);
+    if (!state || dir === undefined || state.dir !== dir || !dir.startsWith(`${home.configDir}/`)) continue;
+    const diff = diffSignatures(state.files, signTree(dir));
+    if (diff.changed.length + diff.deleted.length + diff.added.length + diff.modeOnly.length === 0) out.push({ name, state, dir });
+  }
+  return out;
+}
+
+/**
+ * A copy of `home` put back at its own path: the signatures of `names` (trees the original
+ * trusted, `trustedTrees`) recorded again for the copy's inodes and ctimes, as copyHome does
+ * for a copy elsewhere, so commands take the fast path the original's commands took.
+ */
+export function resignInPlace(home: TempHome, names: readonly string[]): void {
+  const paths = resolvePaths(home.env);
+  for (const name of names) {
+    const state = readTreeState(paths, name);
+    if (!state) throw new Error(`${name}: no stat signature in the copy`);
+    writeFileSync(treeStateFile(paths, name), JSON.stringify({ ...state, files: signTree(state.dir) }), { mode: 0o600 });
+  }
+  const kept = trustedTrees(home).map((t) => t.name);
+  if (names.some((n) => !kept.includes(n))) throw new Error(`the copy's stat signatures do not read back as trusted: ${names.join(', ')}`);
 }
 
 /** Staging directories left in a home (crash leftovers until the next command sweeps them). */

@@ -102,6 +102,11 @@ export interface TestRegistry {
   /** Apply `fault` to requests whose URL matches, `times` times (default: always). */
   fault(match: string | RegExp, fault: Fault, times?: number): void;
   clearFaults(): void;
+  /**
+   * What it serves now (crates, index lines, config.json, the missing status, served files);
+   * the function returned serves exactly that again, with no fault and no request logged.
+   */
+  checkpoint(): () => void;
   /** Requests whose raw URL starts with `prefix` (or all). */
   requestsTo(prefix?: string): LoggedRequest[];
   /** Serve `body` at `path` (e.g. prebuilt binaries and their .sha256 files). */
@@ -198,6 +203,19 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
     },
     clearFaults() {
       s.faults = [];
+    },
+    checkpoint() {
+      // publish, addIndexLine and serve replace a map's value, never change it in place.
+      const kept = { indexLines: new Map(s.indexLines), crates: new Map(s.crates), statics: new Map(s.statics), config: s.config, missing: s.missingStatus };
+      return () => {
+        s.indexLines = new Map(kept.indexLines);
+        s.crates = new Map(kept.crates);
+        s.statics = new Map(kept.statics);
+        s.config = kept.config;
+        s.missingStatus = kept.missing;
+        s.faults = [];
+        requests.length = 0;
+      };
     },
     requestsTo(prefix = '/') {
       return requests.filter((r) => r.url.startsWith(prefix));
