@@ -33,7 +33,7 @@ beforeAll(() => {
   home = makeTempHome('yep-doctor-early-');
   pkgs = join(home.root, 'pkgs');
   mkdirSync(pkgs);
-  makePackage(join(home.configDir, 'extensions'), 'inst', { args: ['--name', 'inst'] });
+  makePackage(join(home.configDir, 'extensions'), 'inst', { server: 'good.sh', args: ['--name', 'inst'] });
 });
 afterAll(() => home.cleanup());
 
