@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePackage } from '../helpers/ext-package.js';
+import { makePackage, SERVER_FIXTURES } from '../helpers/ext-package.js';
 import { makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
 
 // A server that leaves a daemon in a session of its own (stdio on /dev/null: only the
@@ -33,7 +33,7 @@ beforeAll(() => {
   home = makeTempHome('yep-doctor-early-');
   pkgs = join(home.root, 'pkgs');
   mkdirSync(pkgs);
-  makePackage(join(home.configDir, 'extensions'), 'inst', { args: ['--name', 'inst'] });
+  makePackage(join(home.configDir, 'extensions'), 'inst', { server: 'good.sh', args: ['--name', 'inst'] });
 });
 afterAll(() => home.cleanup());
 
@@ -43,15 +43,15 @@ describe('doctor: the server started before doctor loads', () => {
     earlyMark = join(home.root, 'early-servers');
   });
 
-  /** A package whose server appends how it was started to <dir>/record.jsonl, then serves as good.mjs does. */
+  /** A package whose server appends how it was started to <dir>/record.jsonl, then serves as good.sh does. */
   function recorder(name: string, yolop: Record<string, unknown> = {}): string {
-    return makePackage(pkgs, name, { server: 'record-spawn.mjs', args: ['--name', name, '--record', join(pkgs, name, 'record.jsonl'), 'an arg', ''], yolop });
+    const args = ['--name', name, '--record', join(pkgs, name, 'record.jsonl'), 'an arg', '', '--serve', join(SERVER_FIXTURES, 'good.sh')];
+    return makePackage(pkgs, name, { server: 'record-spawn.sh', args, yolop });
   }
 
   interface Record_ {
     pid: number;
     argv: string[];
-    execArgv: string[];
     cwd: string;
     env: Record<string, string>;
     ppid: number;

@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureFiles, makeRepo, manifestFor, type TestRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
 let repo: TestRepo;
+/** The home (repository and installed store) as the install left it, copied back before each test. */
+let installed: string;
 const lockText = () => readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8');
 const withHook = () => {
   const m = JSON.parse(manifestFor('gitext', '1.1.0'));
@@ -13,13 +16,25 @@ const withHook = () => {
   return `${JSON.stringify(m, null, 2)}\n`;
 };
 
-beforeEach(async () => {
+// The repository and the install every test starts from are made once: each test gets a copy
+// of them at the same paths (the lock names the repository's path, the store links inside the
+// home are relative and kept as they are), so what it commits, removes or updates is its own.
+beforeAll(async () => {
   home = makeTempHome();
   repo = makeRepo(join(home.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
   const r = await runCli(['install', `${repo.url}@main`], { env: home.env });
   expect(r.code, r.stderr).toBe(0);
+  installed = mkdtempSync(join(tmpdir(), 'yep-update-git-installed-'));
+  cpSync(home.root, installed, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
 });
-afterEach(() => home.cleanup());
+beforeEach(() => {
+  rmSync(home.root, { recursive: true, force: true });
+  cpSync(installed, home.root, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+});
+afterAll(() => {
+  home.cleanup();
+  rmSync(installed, { recursive: true, force: true });
+});
 
 describe('update (git: the recorded ref moves to its new commit)', () => {
   it('no new commit: up to date, lock untouched', async () => {

@@ -34,7 +34,10 @@ async function doctor(dir: string, options: Partial<DoctorOptions> = {}, deadlin
 }
 
 const detail = (r: DoctorReport, name: string): string => r.checks.find((c) => c.name === name)?.detail ?? '(no such check)';
-const pkg = (name: string, options: Parameters<typeof makePackage>[2] = {}): string => makePackage(join(home.root, 'pkgs'), name, options);
+// The well-behaved server is good.mjs's sh twin (good.sh): doctor grades what a server does, and
+// starts it twice per run; the hostile fixtures name their own Node server.
+const pkg = (name: string, options: Parameters<typeof makePackage>[2] = {}): string =>
+  makePackage(join(home.root, 'pkgs'), name, { server: 'good.sh', ...options });
 
 describe('doctor: the grading rules', () => {
   it('passes a clean server on every check', async () => {
@@ -406,7 +409,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
 describe('doctor: targets', () => {
   it('reads an installed extension by name and refuses bad names before touching paths', async () => {
     const ctx = home.ctx();
-    makePackage(ctx.paths.storeDir, 'installed-one', { args: ['--name', 'installed-one'] });
+    makePackage(ctx.paths.storeDir, 'installed-one', { server: 'good.sh', args: ['--name', 'installed-one'] });
     const r = await runDoctor(ctx, { target: { kind: 'installed', name: 'installed-one' }, workspaceRoot: home.root, ...FAST });
     expect(r).toMatchObject({ name: 'installed-one', ok: true, source: 'installed' });
     await expect(runDoctor(ctx, { target: { kind: 'installed', name: 'not-there' }, workspaceRoot: home.root })).rejects.toMatchObject({

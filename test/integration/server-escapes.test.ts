@@ -34,7 +34,7 @@ const FAST = { timeoutMs: 3000, probeTimeoutMs: 1000, graceMs: 300 };
 function daemonPackage(mode: string): { dir: string; pidFile: string } {
   const name = `daemon-${mode}-${++n}`;
   const pidFile = join(home.root, `${name}.pid`);
-  const dir = makePackage(join(home.root, 'pkgs'), name, { server: 'daemonize.mjs', args: ['--mode', mode, '--pid-file', pidFile, '--sleep', `${300 + n}`] });
+  const dir = makePackage(join(home.root, 'pkgs'), name, { server: 'daemonize.sh', args: ['--mode', mode, '--pid-file', pidFile, '--sleep', `${300 + n}`] });
   return { dir, pidFile };
 }
 
@@ -66,7 +66,7 @@ describe('doctor: nothing the server started survives', () => {
   }
 
   it('a clean server still passes `processes`', async () => {
-    const dir = makePackage(join(home.root, 'pkgs'), `clean-${++n}`, { args: ['--name', `clean-${n}`] });
+    const dir = makePackage(join(home.root, 'pkgs'), `clean-${++n}`, { server: 'good.sh', args: ['--name', `clean-${n}`] });
     const r = await runDoctor(home.ctx(), { target: { kind: 'path', dir }, workspaceRoot: home.root, ...FAST });
     expect(statusOf(r, 'processes')).toBe('pass');
   });
@@ -76,8 +76,8 @@ describe('YepClient: stop() and kill() end every descendant', () => {
   const start = (mode: string): { client: YepClient; pidFile: string } => {
     const pidFile = join(home.root, `client-${mode}-${++n}.pid`);
     const client = YepClient.start({
-      command: process.execPath,
-      args: [join(SERVER_FIXTURES, 'daemonize.mjs'), '--mode', mode, '--pid-file', pidFile, '--sleep', `${400 + n}`],
+      command: '/bin/sh',
+      args: [join(SERVER_FIXTURES, 'daemonize.sh'), '--mode', mode, '--pid-file', pidFile, '--sleep', `${400 + n}`],
       packageDir: home.root,
       workspaceRoot: home.root,
     });
@@ -111,7 +111,7 @@ describe('YepClient: stop() and kill() end every descendant', () => {
     const pidFile = join(home.root, `exit-hook-${++n}.pid`);
     const script = `
       const { YepClient } = await import(${JSON.stringify(join(REPO_ROOT, 'dist/index.js'))});
-      const c = YepClient.start({ command: process.execPath, args: [${JSON.stringify(join(SERVER_FIXTURES, 'daemonize.mjs'))}, '--mode', 'setsid', '--pid-file', ${JSON.stringify(pidFile)}, '--sleep', '${500 + n}'], packageDir: '/', workspaceRoot: '/' });
+      const c = YepClient.start({ command: '/bin/sh', args: [${JSON.stringify(join(SERVER_FIXTURES, 'daemonize.sh'))}, '--mode', 'setsid', '--pid-file', ${JSON.stringify(pidFile)}, '--sleep', '${500 + n}'], packageDir: '/', workspaceRoot: '/' });
       await c.initialize();
       process.exit(0);`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
