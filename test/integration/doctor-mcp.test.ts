@@ -53,7 +53,7 @@ const stdio = (marker: string, ...flags: string[]) => ({ type: 'stdio', command:
  * beside the MCP servers under test) is the sh fixture: real, and graded pass on every check.
  */
 function pkg(name: string, mcpServers: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  return makePackage(join(home.root, 'pkgs'), name, { server: 'plain.sh', args: ['--name', name], yolop: { mcpServers, ...extra } });
+  return makePackage(join(home.root, 'pkgs'), name, { server: 'good.sh', args: ['--name', name], yolop: { mcpServers, ...extra } });
 }
 
 type Graded = DoctorReport & { status: Record<string, string>; detail: Record<string, string> };
@@ -211,7 +211,7 @@ describe('doctor records the static prompt an installed extension’s server sen
     offer('Use lookup for words.\nBe brief.');
     const web = await http({ tools: () => [{ name: 'lookup', description: 'Look a word up.', inputSchema: { type: 'object' } }] });
     const dir = makePackage(join(home.root, 'pkgs'), 'promptful', {
-      server: 'plain.sh',
+      server: 'good.sh',
       args: ['--name', 'promptful', '--prompt-json', promptFile],
       yolop: { prompt: true, mcpServers: { web: { type: 'http', url: web.url } } },
     });
