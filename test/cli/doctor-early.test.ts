@@ -7,11 +7,12 @@
  * early and not adopted must be gone (killed and reaped) when doctor exits. Needs
  * `npm run build`.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePackage, SERVER_FIXTURES } from '../helpers/ext-package.js';
 import { makeTempHome, runCli, type RunResult, type TempHome } from '../helpers/home.js';
+import { waitNoneWithEnv } from '../helpers/proc.js';
 
 // A server that leaves a daemon in a session of its own (stdio on /dev/null: only the
 // environment's run tag ties it to the server) and exits at once, before answering anything.
@@ -159,22 +160,6 @@ describe('doctor: the server started before doctor loads', () => {
       // A manifest that fails its checks: both early servers are discarded, never adopted.
       ['daemon-discarded', { tools: [{ name: 'no description' }] }, 9],
     ];
-    // Every process still running (not a zombie) whose environment names this pid file: the
-    // daemons, and the shell between, whether or not it got as far as recording the pid.
-    const leftBehind = (pidFile: string): number[] => {
-      const tag = Buffer.from(`PID_FILE=${pidFile}\0`);
-      const found: number[] = [];
-      for (const e of readdirSync('/proc')) {
-        if (!/^\d+$/.test(e)) continue;
-        try {
-          if (!readFileSync(`/proc/${e}/environ`).includes(tag)) continue;
-          if (!/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${e}/stat`, 'utf8'))) found.push(Number(e));
-        } catch {
-          // gone, or not ours to read
-        }
-      }
-      return found;
-    };
     for (const [name, yolop, code] of cases) {
       const pidFile = join(pkgs, `${name}.pids`);
       const dir = makePackage(pkgs, name, { args: ['--pid-file', pidFile, '--sleep', '97'], yolop });
@@ -191,9 +176,10 @@ describe('doctor: the server started before doctor loads', () => {
         try {
           expect(r.early, `${name}: both runs were started early`).toHaveLength(2);
           expect(r.code, `${name}: ${r.stdout}`).toBe(code);
-          // Whatever got started, recorded or not, is gone once doctor has exited.
-          await new Promise((done) => setTimeout(done, 100));
-          expect(leftBehind(pidFile), `${name}: processes outlived doctor`).toEqual([]);
+          // Whatever got started, recorded or not (the daemons, and the shell between: each
+          // inherits PID_FILE), is killed by the time doctor exits: on a loaded machine a killed
+          // process may take a moment to go, one never signalled sleeps for 97 s.
+          expect(await waitNoneWithEnv(`PID_FILE=${pidFile}`), `${name}: processes outlived doctor`).toEqual([]);
           daemons = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').split(/\s+/).filter(Boolean).map(Number) : [];
           if (name === 'daemon-adopted') {
             // The adopted run waits for the server, so its daemon exists and is reported.
@@ -205,7 +191,7 @@ describe('doctor: the server started before doctor loads', () => {
             expect(processes.detail).toContain('sleep 97');
           }
         } finally {
-          for (const pid of leftBehind(pidFile))
+          for (const { pid } of await waitNoneWithEnv(`PID_FILE=${pidFile}`, 0))
             try {
               process.kill(pid, 'SIGKILL');
             } catch {
