@@ -1,5 +1,5 @@
 /** Extension packages on disk for doctor tests: plugin.json + bin/<command> running a fixture server. */
-import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -16,12 +16,17 @@ export interface PackageOptions {
 }
 
 /** Write a package at <root>/<name> and return its directory. */
+/** `s` as one sh word. */
+const shellQuote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+
 export function makePackage(root: string, name: string, options: PackageOptions = {}): string {
   const dir = join(root, name);
   mkdirSync(join(dir, 'bin'), { recursive: true });
   const fixture = join(SERVER_FIXTURES, options.server ?? 'good.mjs');
-  if (fixture.endsWith('.sh')) copyFileSync(fixture, join(dir, 'bin', name));
-  // An absolute interpreter keeps PATH lookups out of the timing; the fixture gets the manifest args.
+  // The fixture runs from where it is (an sh fixture sources its siblings), under the pid the
+  // CLI started (exec); an absolute interpreter keeps PATH lookups out of the timing; the
+  // fixture gets the manifest args.
+  if (fixture.endsWith('.sh')) writeFileSync(join(dir, 'bin', name), `#!/bin/sh\nexec /bin/sh ${shellQuote(fixture)} "$@"\n`);
   else writeFileSync(join(dir, 'bin', name), `#!${process.execPath}\nimport(${JSON.stringify(pathToFileURL(fixture).href)});\n`);
   chmodSync(join(dir, 'bin', name), 0o755);
   const manifest = {
