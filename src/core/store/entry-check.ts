@@ -9,7 +9,7 @@
  * unchanged stat signature (tree-state.ts) instead of re-hashing, `mode: 'full'`
  * always re-hashes. Problems are data (a kind, a message, the files when known).
  */
-import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { isYepError } from '../errors.js';
@@ -21,7 +21,7 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import type { LockEntry } from './lockfile.js';
-import { resolveInstalledDir } from './installed-dir.js';
+import { realPathSync, resolveInstalledDir } from './installed-dir.js';
 import { INSTALL_MOVED_DIR } from './installed-manifest.js';
 import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from './tree-state.js';
 /**
@@ -126,7 +126,7 @@ function isSymlink(path: string): boolean {
 /** The real directory `pinned` names, or undefined when it is gone. */
 function realDir(pinned: string): string | undefined {
   try {
-    return realpathSync.native(pinned);
+    return realPathSync(pinned);
   } catch {
     return undefined;
   }

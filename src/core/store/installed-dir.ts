@@ -11,10 +11,16 @@ import { packageDir } from '../paths.js';
 
 export function resolveInstalledDir(paths: Paths, name: string): string | undefined {
   try {
-    // realpath(3) in one call: fs's JavaScript realpathSync lstats every component of the
-    // path, for every entry a `list` or `verify` checks.
-    return realpathSync.native(packageDir(paths, name));
+    return realPathSync(packageDir(paths, name));
   } catch {
     return undefined;
   }
 }
+
+/**
+ * The real path of `path`, as fs's realpathSync gives it. On Linux that is realpath(3) in one
+ * call, where the JavaScript walk lstats every component, for every entry a `list` or `verify`
+ * checks; elsewhere the walk: realpath(3) differs there (the volume's case on macOS, a mapped
+ * drive's target and RAM disks' EISDIR on Windows).
+ */
+export const realPathSync: (path: string) => string = process.platform === 'linux' ? realpathSync.native : realpathSync;
