@@ -152,6 +152,20 @@ describe('yep-ext mirror', () => {
     expect(reg.requestsTo('/crates/')).toEqual([]);
   });
 
+  it('a second run with --base-url moves a mirror to where it will be served: config.json names the new URL, the mirrored files stay as they are', async () => {
+    const dir = freshMirror();
+    const crate = join(dir, 'crates', HELLO, `${HELLO}-0.3.0.crate`);
+    const bytes = readFileSync(crate);
+    const j = await buildMirror(dir, ['--base-url', 'https://mirror.example/yolop/']);
+    expect(j.crates[0].added).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, 'index', 'config.json'), 'utf8'))).toEqual({
+      dl: 'https://mirror.example/yolop/crates/{crate}/{crate}-{version}.crate',
+    });
+    const manifest = JSON.parse(readFileSync(join(dir, 'mirror.json'), 'utf8'));
+    expect(manifest.files['index/config.json']).toBe(sha(readFileSync(join(dir, 'index', 'config.json'))));
+    expect(readFileSync(crate)).toEqual(bytes);
+  });
+
   it('a mirrored file with other bytes is never rewritten: exit 5 naming it', async () => {
     const dir = freshMirror();
     const file = join(dir, 'crates', HELLO, `${HELLO}-0.3.0.crate`);

@@ -15,10 +15,10 @@ export interface PackageOptions {
   command?: string;
 }
 
-/** Write a package at <root>/<name> and return its directory. */
 /** `s` as one sh word. */
 const shellQuote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
+/** Write a package at <root>/<name> and return its directory. */
 export function makePackage(root: string, name: string, options: PackageOptions = {}): string {
   const dir = join(root, name);
   mkdirSync(join(dir, 'bin'), { recursive: true });

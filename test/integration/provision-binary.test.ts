@@ -12,6 +12,7 @@ import type { Manifest } from '../../src/core/package/manifest.js';
 import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { binaryUrl, hostTarget, provisionBinary } from '../../src/core/binary/provision-binary.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
+import { itNeeding, need } from '../helpers/needs.js';
 import { sha256Hex, startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { buildTar } from '../helpers/tar-builder.js';
 
@@ -149,19 +150,19 @@ describe('hostTarget and binaryUrl', () => {
   ] as const)('%s/%s (musl %s) -> %s', (platform, arch, musl, want) => {
     expect(hostTarget(platform as NodeJS.Platform, arch, () => musl)).toBe(want);
   });
-  it("this machine's own libc, as the default probe tells it, is what the dynamic loader says", () => {
-    if (process.platform !== 'linux') {
-      expect(hostTarget()).not.toMatch(/-linux-/);
-      return;
-    }
-    // ldd names its C library in its version line: "GNU libc"/"GLIBC" on glibc; musl's ldd
-    // prints "musl libc" on stderr and exits 1.
-    const r = spawnSync('ldd', ['--version'], { encoding: 'utf8' });
-    const ldd = `${r.stdout}${r.stderr}`.split('\n')[0] ?? '';
-    const musl = /musl/i.test(ldd);
-    expect(musl || /glibc|gnu libc/i.test(ldd), ldd).toBe(true);
-    expect(hostTarget()).toBe(`${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-unknown-linux-${musl ? 'musl' : 'gnu'}`);
-  });
+  // ldd names its C library in its version line: "GNU libc"/"GLIBC" on glibc; musl's ldd
+  // prints "musl libc" on stderr and exits 1.
+  const ldd = process.platform === 'linux' ? spawnSync('ldd', ['--version'], { encoding: 'utf8' }) : undefined;
+  const lddLine = ldd && !ldd.error ? (`${ldd.stdout}${ldd.stderr}`.split('\n')[0] ?? '') : undefined;
+  itNeeding(
+    need(lddLine !== undefined && (process.arch === 'x64' || process.arch === 'arm64'), '`ldd` (Debian package libc-bin) on x64 or arm64 Linux'),
+    "this machine's own libc, as the default probe tells it, is what the dynamic loader says",
+    () => {
+      const musl = /musl/i.test(lddLine!);
+      expect(musl || /glibc|gnu libc/i.test(lddLine!), lddLine).toBe(true);
+      expect(hostTarget()).toBe(`${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-unknown-linux-${musl ? 'musl' : 'gnu'}`);
+    },
+  );
   it('fills the markers', () => {
     expect(binaryUrl('https://x/{name}/v{version}/{name}-{target}.tar.gz', { name: 'lsp', version: '0.3.1', target: 'x86_64-unknown-linux-gnu' })).toBe(
       'https://x/lsp/v0.3.1/lsp-x86_64-unknown-linux-gnu.tar.gz',
