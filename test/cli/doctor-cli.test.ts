@@ -117,7 +117,7 @@ describe('yep-ext doctor', () => {
 
   it("F46: Ctrl-C kills the server's process group before yep-ext exits", async () => {
     const pidFile = join(home.root, 'server.pid');
-    const dir = makePackage(join(home.root, 'pkgs'), 'hangs', { server: 'silent.mjs', args: ['--pid-file', pidFile] });
+    const dir = makePackage(join(home.root, 'pkgs'), 'hangs', { server: 'silent.sh', args: ['--pid-file', pidFile] });
     const cli = spawn(process.execPath, [BIN, 'doctor', dir], { env: home.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     cli.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -212,7 +212,7 @@ describe('yep-ext doctor', () => {
   it('a server that leaves a daemon in another session fails `processes` naming it, and the daemon is dead', async () => {
     const pidFile = join(home.root, 'daemon.pid');
     const dir = makePackage(join(home.root, 'pkgs'), 'daemon', {
-      server: 'daemonize.mjs',
+      server: 'daemonize.sh',
       args: ['--mode', 'setsid', '--pid-file', pidFile, '--sleep', '377'],
     });
     const r = await runCli(['doctor', dir, '--json', '--timeout', '5'], { env: home.env });

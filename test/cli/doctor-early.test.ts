@@ -132,7 +132,7 @@ describe('doctor: the server started before doctor loads', () => {
     ['a manifest that is JSON but not valid, human', () => ['doctor', recorder('invalid-manifest-h', { tools: [{ name: 'no description' }] })], 9, 0],
     [
       'a handshake that fails: the second run is not adopted',
-      () => ['doctor', makePackage(pkgs, 'silent-early', { server: 'silent.mjs' }), '--json', '--timeout', '1'],
+      () => ['doctor', makePackage(pkgs, 'silent-early', { server: 'silent.sh' }), '--json', '--timeout', '1'],
       9,
       1,
     ],

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 export const SERVER_FIXTURES = resolve(import.meta.dirname, '../fixtures/servers');
 
 export interface PackageOptions {
-  /** Fixture under test/fixtures/servers (default good.mjs); a `.sh` one is bin/<name> itself, no Node. */
+  /** Fixture under test/fixtures/servers (default good.mjs); bin/<name> runs it from there (a `.sh` one with /bin/sh, no Node). */
   server?: string;
   args?: string[];
   /** Merged into the `yolop` block. */

@@ -317,7 +317,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   });
 
   it('F40: a server that never answers initialize: timeout, group killed', async () => {
-    const r = await doctor(pkg('silent', { server: 'silent.mjs' }), { timeoutMs: 800 }, 5000);
+    const r = await doctor(pkg('silent', { server: 'silent.sh' }), { timeoutMs: 800 }, 5000);
     expect(r.status.handshake).toBe('fail');
     expect(detail(r, 'handshake')).toContain('no answer');
     expect(r.status.processes).toBe('pass');
