@@ -217,7 +217,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * them), which help only reads: one per process, as a run of the CLI reads it once anyway; runs
  * in one process (the dispatcher's in-process callers) would otherwise read and build it again
  * for each page. What oclif reads of process.env and of its theme file at load (the config
- * directory, YEP_EXT_DISABLE_THEME) is therefore read once per process too, as in a CLI run.
+ * directory, its theme switch) is therefore read once per process too, as in a CLI run.
  * A failed read is not kept.
  */
 let packageConfigLoad: Promise<Config> | undefined;
