@@ -95,6 +95,8 @@ export function hasUrlCredential(text: string): boolean {
 
 /** The spellings of each secret that text may carry: as is, and escaped inside a JSON string. Longest first. */
 function spellings(secrets: readonly string[]): string[] {
+  // The common call (every string of a --json document, no secret known): nothing to build.
+  if (secrets.length === 0) return [];
   const out = new Set<string>();
   for (const s of secrets) {
     if (typeof s !== 'string' || s.length === 0) continue;
@@ -107,18 +109,24 @@ function spellings(secrets: readonly string[]): string[] {
 
 /** Replace every occurrence of each secret value in `text`, and every credential in a URL. Longest first, so a secret containing another is fully hidden. */
 export function redactText(text: string, secrets: readonly string[]): string {
+  return redactSpelled(text, spellings(secrets));
+}
+
+/** redactText with the secrets' spellings worked out once by the caller. */
+function redactSpelled(text: string, spelled: readonly string[]): string {
   let out = text;
-  for (const s of spellings(secrets)) out = out.split(s).join(REDACTED);
+  for (const s of spelled) out = out.split(s).join(REDACTED);
   return redactUrls(out);
 }
 
 /** Deep copy of a JSON-like value with every string redacted. */
 export function redactValue<T>(value: T, secrets: readonly string[]): T {
+  const spelled = spellings(secrets);
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redactText(v, secrets);
+    if (typeof v === 'string') return redactSpelled(v, spelled);
     if (Array.isArray(v)) return v.map(walk);
     // fromEntries defines own properties: a `__proto__` key stays a plain key.
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redactText(k, secrets), walk(x)]));
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redactSpelled(k, spelled), walk(x)]));
     return v;
   };
   return walk(value) as T;
