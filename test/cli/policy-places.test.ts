@@ -283,11 +283,8 @@ describe('grant.server_outside_package rules the command as the host resolves it
     const pathDir = join(home.root, 'on-path');
     mkdirSync(pathDir, { recursive: true });
     const marker = join(home.root, 'server-ran');
-    const good = pathToFileURL(join(import.meta.dirname, '../fixtures/servers/good.mjs')).href;
-    writeFileSync(
-      join(pathDir, 'probe-srv'),
-      `#!${process.execPath}\nrequire('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\nimport(${JSON.stringify(good)});\n`,
-    );
+    const good = join(import.meta.dirname, '../fixtures/servers/good.sh');
+    writeFileSync(join(pathDir, 'probe-srv'), `#!/bin/sh\necho ran > '${marker}'\nexec /bin/sh '${good}' "$@"\n`);
     chmodSync(join(pathDir, 'probe-srv'), 0o755);
     const dir = makePackage(join(home.root, 'src'), 'probe', { command: 'probe-srv' });
     const withPath = env({ PATH: `${pathDir}:${process.env.PATH}` });

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 export const SERVER_FIXTURES = resolve(import.meta.dirname, '../fixtures/servers');
 
 export interface PackageOptions {
-  /** Fixture under test/fixtures/servers (default good.mjs); bin/<name> runs it from there (a `.sh` one with /bin/sh, no Node). */
+  /** Fixture under test/fixtures/servers (default good.sh); bin/<name> runs it from there (a `.sh` one with /bin/sh, no Node). */
   server?: string;
   args?: string[];
   /** Merged into the `yolop` block. */
@@ -22,7 +22,7 @@ const shellQuote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 export function makePackage(root: string, name: string, options: PackageOptions = {}): string {
   const dir = join(root, name);
   mkdirSync(join(dir, 'bin'), { recursive: true });
-  const fixture = join(SERVER_FIXTURES, options.server ?? 'good.mjs');
+  const fixture = join(SERVER_FIXTURES, options.server ?? 'good.sh');
   // The fixture runs from where it is (an sh fixture sources its siblings), under the pid the
   // CLI started (exec); an absolute interpreter keeps PATH lookups out of the timing; the
   // fixture gets the manifest args.

@@ -34,10 +34,8 @@ async function doctor(dir: string, options: Partial<DoctorOptions> = {}, deadlin
 }
 
 const detail = (r: DoctorReport, name: string): string => r.checks.find((c) => c.name === name)?.detail ?? '(no such check)';
-// The well-behaved server is good.mjs's sh twin (good.sh): doctor grades what a server does, and
-// starts it twice per run; the hostile fixtures name their own Node server.
-const pkg = (name: string, options: Parameters<typeof makePackage>[2] = {}): string =>
-  makePackage(join(home.root, 'pkgs'), name, { server: 'good.sh', ...options });
+// The well-behaved server is makePackage's sh fixture (good.sh); the hostile fixtures name their own Node server.
+const pkg = (name: string, options: Parameters<typeof makePackage>[2] = {}): string => makePackage(join(home.root, 'pkgs'), name, options);
 
 describe('doctor: the grading rules', () => {
   it('passes a clean server on every check', async () => {
