@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { fakeAgent, fakeAgentScript, pathWithoutAgent } from '../helpers/fake-agent.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -30,8 +30,14 @@ function manifest(version: string, engines: unknown): string {
     yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] },
   });
 }
-const publish = (version: string, range?: unknown, engines: unknown = range === undefined ? undefined : { yolop: range }) =>
-  reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version, engines) } }) });
+/** The crates built so far, by version and manifest: every test publishes the same few, so each is built once per file. */
+const crates = new Map<string, Buffer>();
+const publish = (version: string, range?: unknown, engines: unknown = range === undefined ? undefined : { yolop: range }) => {
+  const text = manifest(version, engines);
+  const key = `${version}\n${text}`;
+  if (!crates.has(key)) crates.set(key, fixtureCrate(HELLO, version, { files: { 'plugin.json': text } }));
+  return reg.publish({ name: HELLO, vers: version, data: crates.get(key)! });
+};
 
 const NO_AGENT_PATH = pathWithoutAgent();
 const base = (): Record<string, string> => ({ ...home.env, PATH: NO_AGENT_PATH, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
@@ -51,15 +57,22 @@ const hostLoads = (name: string) => {
 };
 const downloads = () => reg.requestsTo('/crates/').map((r) => /\/crates\/[^/]+\/([^/]+)\/download/.exec(r.url)?.[1]);
 
-beforeEach(async () => {
+/** Back to the three versions every test starts from (with no fault and no request logged). */
+let restoreRegistry: () => void;
+// One registry for the file, put back before each test: what a test publishes or faults is gone for the next.
+beforeAll(async () => {
   reg = await startRegistry();
-  home = makeTempHome('yep-engines-');
   publish('0.3.0', '>=0.10');
   publish('0.4.0', '>=0.12');
   publish('0.5.0', '>=0.13');
+  restoreRegistry = reg.checkpoint();
 });
-afterEach(async () => {
-  await reg.close();
+afterAll(() => reg.close());
+beforeEach(() => {
+  restoreRegistry();
+  home = makeTempHome('yep-engines-');
+});
+afterEach(() => {
   home.cleanup();
 });
 

@@ -8,7 +8,7 @@
  * real ones. `compressedSize` is what decides the path: the tests declare 4 MiB.
  */
 import { tmpdir } from 'node:os';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,15 +50,27 @@ const file = (rel: string, content: string | Uint8Array, mode?: number): TarEntr
   content,
   ...(mode !== undefined ? { mode } : {}),
 });
+/** ~1-1.5 KB of hex per file, made once per index: several tests unpack the same files. */
+const contents: string[] = [];
 function contentOf(i: number): string {
+  contents[i] ??= hexOf(i);
+  return contents[i];
+}
+function hexOf(i: number): string {
   let out = '';
-  for (let j = 0; j < 16 + (i % 8); j++) out += createHash('sha256').update(`${i}/${j}`).digest('hex');
+  for (let j = 0; j < 16 + (i % 8); j++) out += hash('sha256', `${i}/${j}`, 'hex');
   return out;
 }
 const manyFiles = (n: number): TarEntry[] => [
   file('Cargo.toml', '[package]\n'),
   ...Array.from({ length: n }, (_, i) => file(`d${i % 7}/f${String(i).padStart(5, '0')}`, contentOf(i), i % 5 === 0 ? 0o775 : 0o664)),
 ];
+/**
+ * The crate of 4,000 files, built once: the tree-and-hash case and the abort case unpack the
+ * same archive.
+ */
+let crate4000: Buffer | undefined;
+const crate4000Once = (): Buffer => (crate4000 ??= buildCrate(manyFiles(4000)));
 const unpack = () => unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: Math.max(4 * MiB, statSync(crateFile).size) });
 
 async function nothingComesBack(): Promise<void> {
@@ -78,7 +90,7 @@ const tmpfs = ((): { ok: boolean; missing: string } => {
 
 describe('unpacking with the worker thread', () => {
   it('creates the archive tree with its modes and the streamed hash of a fresh walk', async () => {
-    writeFileSync(crateFile, buildCrate(manyFiles(4000)));
+    writeFileSync(crateFile, crate4000Once());
     const before = workerFilesHandedOver();
     const hashed = await unpack();
     // Most files went to the worker (past its in-flight cap a file is written on the main thread).
@@ -120,7 +132,7 @@ describe('unpacking with the worker thread', () => {
   });
 
   it('an abort while the worker holds files is E_INTERRUPTED and leaves nothing', async () => {
-    writeFileSync(crateFile, buildCrate(manyFiles(4000)));
+    writeFileSync(crateFile, crate4000Once());
     const ac = new AbortController();
     const before = workerFilesHandedOver();
     const watch = setInterval(() => {
