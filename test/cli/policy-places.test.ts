@@ -42,7 +42,6 @@ beforeAll(async () => {
   shared = makeTempHome();
   // A mirror laid out as `yep-ext mirror` writes it: the origin github.com is never reached.
   const repo = makeRepo(join(shared.root, 'repos'), { files: fixtureFiles('gitext') });
-  repo.commit();
   const root = join(shared.root, 'mirror', 'git');
   mkdirSync(join(root, 'github.com', 'acme'), { recursive: true });
   git(['clone', '--bare', '--quiet', repo.bare, join(root, 'github.com', 'acme', 'gitext.git')], shared.root);
@@ -120,9 +119,8 @@ describe("sources.git_hosts rules where the user's git config sends git (url.<ba
   it("an insteadOf in ~/.gitconfig redirecting an admitted host to another: refused, nothing installed; without a policy the rewrite is the user's to make", async () => {
     // Two repositories on one loopback server: the one asked for, and the one the rewrite leads to.
     const root = join(home.root, 'served');
-    makeRepo(root, { name: 'gitext', files: fixtureFiles('gitext') }).commit();
-    const other = makeRepo(join(root, 'other'), { name: 'gitext', files: { ...fixtureFiles('gitext'), 'MARKER-other-host': 'x' } });
-    other.commit();
+    makeRepo(root, { name: 'gitext', files: fixtureFiles('gitext') });
+    makeRepo(join(root, 'other'), { name: 'gitext', files: { ...fixtureFiles('gitext'), 'MARKER-other-host': 'x' } });
     const server = await startGitHttpServer({ root });
     try {
       const asked = server.url('gitext.git');
@@ -150,7 +148,7 @@ describeNeeding(NEEDS_OPENSSL, 'sources.git_hosts rules where an HTTP redirect w
   it('an admitted https host that redirects to a host the policy does not list: refused (exit 13), nothing fetched from there, nothing installed; without a rule on git hosts git follows it', async () => {
     // The repository is served (TLS) only on `localhost`; `127.0.0.1` answers every request with a 301 there.
     const root = join(home.root, 'served');
-    makeRepo(root, { name: 'gitext', files: { ...fixtureFiles('gitext'), 'MARKER-redirected-host': 'x' } }).commit();
+    makeRepo(root, { name: 'gitext', files: { ...fixtureFiles('gitext'), 'MARKER-redirected-host': 'x' } });
     const server = await startGitHttpServer({ root });
     const ca = makeTestCa(['localhost']);
     const upstream = new URL(server.base);
