@@ -3,14 +3,18 @@
  * module that can hash is loaded. Loading it (and node:stream, which it loads) costs every
  * start-up some milliseconds, and the commands that start most often hash nothing: `list`
  * and `verify` on unchanged trees trust their stat signatures, `--help` reads no package.
- * process.getBuiltinModule is Node 20.16+ (package.json engines: 20.18.1), and works the same
- * in the ES module sources and the CommonJS bundle.
+ * Loaded as the other lazily loaded built-ins are (spawn.ts, net/node-send.ts): a require made
+ * from any absolute path resolves a built-in, in the ES module sources and the CommonJS bundle alike.
  */
 import type { Hash } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+let crypto: typeof import('node:crypto') | undefined;
 
 /** A fresh hash object of `algorithm` (what node:crypto's createHash makes). */
 export function newHash(algorithm: string): Hash {
-  return process.getBuiltinModule('node:crypto').createHash(algorithm);
+  crypto ??= createRequire(process.execPath)('node:crypto') as typeof import('node:crypto');
+  return crypto.createHash(algorithm);
 }
 
 /** Lowercase hex SHA-256 of `data` (a string is hashed as UTF-8). */
