@@ -62,19 +62,29 @@ const onTerminate = (signal: NodeJS.Signals): void => {
   unwatch();
   if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
 };
+let listening = false;
+/**
+ * The handlers, installed before a server is spawned: Node takes over a signal from the
+ * system's default only while a listener is installed, so a Ctrl-C between the spawn and
+ * `watch` ended this process at once and left the server, in a session of its own, running.
+ */
+function listen(): void {
+  if (listening) return;
+  listening = true;
+  process.on('exit', killPending);
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onTerminate);
+  process.on('SIGHUP', onTerminate);
+}
+/** A server that started: pending from now on (a Ctrl-C met while it was spawned is handled once this tick ends, and finds it). */
 function watch(s: EarlyServer): void {
-  if (pending.size === 0) {
-    process.on('exit', killPending);
-    process.on('SIGINT', onInterrupt);
-    process.on('SIGTERM', onTerminate);
-    process.on('SIGHUP', onTerminate);
-  }
   pending.add(s);
 }
 function settle(s: EarlyServer): void {
   if (pending.delete(s) && pending.size === 0) unwatch();
 }
 function unwatch(): void {
+  listening = false;
   process.removeListener('exit', killPending);
   process.removeListener('SIGINT', onInterrupt);
   process.removeListener('SIGTERM', onTerminate);
@@ -136,7 +146,14 @@ export class EarlyServer implements EarlyServers {
     const tag = PROC_TRACKING ? serverRunTag() : undefined;
     const s = serverSpawnArgs(launch, tag);
     this.key = spawnKey(s);
-    const child: ChildProcess = systemSpawn(s.command, s.args, s.options);
+    listen();
+    let child: ChildProcess;
+    try {
+      child = systemSpawn(s.command, s.args, s.options);
+    } catch (e) {
+      if (pending.size === 0) unwatch();
+      throw e;
+    }
     const state: AdoptedChild = { child, tag, startedAt: Date.now(), spawned: false, release: () => out };
     this.state = state;
     // Tracked from its spawn, as a ServerProcess's own child is: the tracker reads the
@@ -187,6 +204,7 @@ export class EarlyServer implements EarlyServers {
       return out;
     };
     if (child.pid !== undefined) watch(this);
+    else if (pending.size === 0) unwatch();
   }
 
   /** SIGKILL its process group now, unless it is known gone (then its pid may be another's). Synchronous. */
