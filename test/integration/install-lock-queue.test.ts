@@ -3,12 +3,16 @@
  * the file lock against each other (a poll sleeps between attempts and tells
  * the user it is waiting for "another yep-ext process").
  */
-import { existsSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import lockfile from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { isYepError } from '../../src/core/errors.js';
 import { saveStoreLock } from '../../src/core/store/lockfile.js';
+import { approvedGrantFile, removeApprovedGrant } from '../../src/core/store/approved-grants.js';
+import { keychainIndexFile, writeKeychainIndex } from '../../src/core/settings/keychain.js';
+import { makeOwnedDir } from '../../src/core/fs/custody.js';
+import { storeCustody } from '../../src/core/paths.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 
 let home: TempHome;
@@ -49,6 +53,32 @@ describe('withInstallLock in one process', () => {
     } finally {
       process.off('uncaughtException', onUncaught);
     }
+  });
+
+  it('a lost lock stops deletes and moves in the store too, not only writes: an approved grant, the keychain index and a staged entry stay as they were', async () => {
+    const ctx = home.ctx();
+    mkdirSync(ctx.paths.grantsDir, { recursive: true });
+    const grant = approvedGrantFile(ctx, 'kept');
+    writeFileSync(grant, '{"kept":true}\n');
+    writeFileSync(keychainIndexFile(ctx.paths), '{"version":1,"entries":{"kept":["token"]}}\n');
+    const tried: Record<string, unknown> = {};
+    const err = await withInstallLock(ctx, async () => {
+      rmdirSync(ctx.paths.installLockFile);
+      await new Promise((r) => setTimeout(r, 1_500));
+      const code = (e: unknown) => (isYepError(e) ? e.code : String(e));
+      tried.grant = await removeApprovedGrant(ctx, 'kept').then(() => 'removed', code);
+      tried.keychain = await writeKeychainIndex(ctx.paths, {}).then(() => 'written', code);
+      tried.dir = await makeOwnedDir(storeCustody(ctx.paths, 'packages')).then(() => 'made', code);
+      return 'done';
+    }).catch((e: unknown) => e);
+    expect(isYepError(err) && err.code).toBe('E_LOCKED');
+    expect(tried).toEqual({ grant: 'E_LOCKED', keychain: 'E_LOCKED', dir: 'E_LOCKED' });
+    expect(readFileSync(grant, 'utf8')).toBe('{"kept":true}\n');
+    expect(readFileSync(keychainIndexFile(ctx.paths), 'utf8')).toBe('{"version":1,"entries":{"kept":["token"]}}\n');
+    expect(existsSync(ctx.paths.packagesDir)).toBe(false);
+    // Once the hold is over, the same process deletes in that store again (the next holder's work).
+    await withInstallLock(ctx, () => removeApprovedGrant(ctx, 'kept'));
+    expect(existsSync(grant)).toBe(false);
   });
 
   it('runs concurrent callers one at a time, in call order, without waiting messages', async () => {

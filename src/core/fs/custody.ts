@@ -23,6 +23,7 @@ import { lstatSync, mkdirSync, readdirSync, readlinkSync, rmdirSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { YepError, errnoCode, stateIoError } from '../errors.js';
+import { assertLockKeptUnder } from './lock-hold.js';
 
 export interface Custody {
   /** A directory the user or the platform names; followed when it is a symlink. */
@@ -167,6 +168,8 @@ function ownedTarget(c: Custody, name: string, options: { keep?: (st: Stats) => 
   if (name.includes('/') || name.includes('\\') || name === '' || name === '.' || name === '..') return undefined;
   if (checkCustody(c, name) !== 'ours') return undefined;
   const path = join(custodyDir(c), name);
+  // A store whose installer lock this process lost may be another's now: nothing in it is deleted.
+  assertLockKeptUnder(path);
   // Synchronous calls throughout this module: each is short, and a round trip through libuv's
   // thread pool per call costs more than the call itself (every command makes and removes these).
   let st: Stats;
@@ -224,6 +227,7 @@ export async function removeWork(path: string): Promise<boolean> {
  */
 export async function makeOwnedDir(c: Custody, mode = 0o755): Promise<string> {
   if (checkCustody(c) === 'ours') return custodyDir(c);
+  assertLockKeptUnder(custodyDir(c));
   // Only the levels that are missing are made: a mkdir that changes nothing is still a system call (a crash point).
   if (!lstatSync(c.base, { throwIfNoEntry: false })) await makeDirs(c.base, mode);
   let dir = c.base;

@@ -152,6 +152,7 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
     const fields = [...new Set(index[k])].sort();
     if (fields.length > 0) entries[k] = fields;
   }
+  assertLockKept(paths);
   if (Object.keys(entries).length === 0) {
     // The index exists only while it names a field: empty, it is what it was before the first keychain secret.
     try {
@@ -163,7 +164,6 @@ export async function writeKeychainIndex(paths: Paths, index: KeychainIndex): Pr
     }
     return;
   }
-  assertLockKept(paths);
   try {
     await makeDirs(paths.storeDir, 0o755);
   } catch (e) {

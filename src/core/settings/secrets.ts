@@ -298,6 +298,8 @@ async function dropKeychainCopy(
   const fields = index[name] ?? [];
   const gone = field === undefined ? fields : fields.filter((f) => f === field);
   if (gone.length === 0) return { changed: false, warnings: [] };
+  // The keychain's entries are shared state as the index is: none is deleted after a lost hold.
+  assertLockKept(paths);
   const warnings: string[] = [];
   for (const f of gone) {
     try {
@@ -335,6 +337,7 @@ export async function setSecret(
   await preflightKeychainIndex(paths);
   const warnings: string[] = [];
   if (options.store === 'keychain') {
+    assertLockKept(paths);
     try {
       await keychainSet(name, field, plain, options.keychain);
       const index = await readKeychainIndex(paths);

@@ -194,6 +194,7 @@ export async function placePackage(
   let written: Lockfile;
   try {
     let newLink = tree;
+    assertLockKept(paths);
     if (version !== undefined) {
       await makeOwnedDir(storeCustody(paths, 'packages'), 0o755);
       renameSync(tree, join(paths.packagesDir, version));
@@ -203,6 +204,7 @@ export async function placePackage(
     }
     if (previous && 'aside' in previous) renameSync(target, asideOf(stage));
     await checkpoint(ctx, 'place:after-move-old');
+    assertLockKept(paths);
     renameSync(newLink, target);
     await fsyncDir(paths.storeDir);
     await checkpoint(ctx, 'place:before-lock');
@@ -246,6 +248,8 @@ export async function pinEntries(ctx: Context, changes: LockChanges): Promise<vo
 /** Undo a place whose lock write did not happen: the previous entry back (a symlink in one rename), the new version gone. */
 async function rollbackPlace(ctx: Context, stage: string, journal: Journal): Promise<void> {
   const { paths } = ctx;
+  // With the lock lost, the journal is left for the next holder's recovery: nothing is moved back here.
+  assertLockKept(paths);
   const target = packageDir(paths, journal.name);
   const now = await linkTextAt(target);
   const ours = now !== undefined && now === journal.link;
@@ -300,6 +304,7 @@ export async function removePackage(ctx: Context, stage: string, name: string): 
  * a removal killed after the entry was set aside still deletes the version directory.
  */
 async function finishRemove(ctx: Context, stage: string, name: string, previousLink?: string): Promise<void> {
+  assertLockKept(ctx.paths);
   await disableForRemoval(ctx, name);
   const target = packageDir(ctx.paths, name);
   const was = await readStoreEntry(ctx.paths, name);

@@ -20,6 +20,7 @@ import { bufferGarbageMeter } from '../fs/buffer-garbage.js';
 import { walkHashedFiles } from '../package/content-hash.js';
 import { writeFileAtomic, writeStreamAtomic } from '../fs/fs-atomic.js';
 import { readRegularTextSync } from '../fs/read-regular-file.js';
+import { assertLockKept } from '../fs/lock-hold.js';
 
 /** [size, mtime ns, ctime ns, inode, mode] */
 export type FileSignature = [number, string, string, number, number];
@@ -179,6 +180,7 @@ export async function writeTreeState(paths: Paths, state: TreeState): Promise<vo
  * parse the file, so the order does not matter.
  */
 export async function writeTreeStateText(paths: Paths, head: Omit<TreeState, 'files'>, filesJson: string | Buffer | Buffer[]): Promise<void> {
+  assertLockKept(paths);
   const file = treeStateFile(paths, head.name);
   // The keys in TreeState's order, `files` last, as JSON.stringify(state) writes them.
   const open = Buffer.from(
