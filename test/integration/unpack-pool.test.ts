@@ -48,6 +48,7 @@ function open(path: string, flags: number, mode: number, cb: OpenCb): void {
   }
   original.open(path, flags, mode, (e, fd) => {
     if (!e) {
+      ours.add(fd);
       probe.opened++;
       probe.maxOpen = Math.max(probe.maxOpen, ++probe.open);
       if (probe.countFds) probe.maxProcFds = Math.max(probe.maxProcFds, probe.countFds());
@@ -56,9 +57,12 @@ function open(path: string, flags: number, mode: number, cb: OpenCb): void {
     else cb(e, fd);
   });
 }
+/** Descriptors opened through the wrapper: a close of another (the worker's own streams) is not counted. */
+const ours = new Set<number>();
 function close(fd: number, cb: (e: NodeJS.ErrnoException | null) => void): void {
+  const counted = ours.delete(fd);
   original.close(fd, (e) => {
-    probe.open--;
+    if (counted) probe.open--;
     cb(e);
   });
 }
