@@ -60,4 +60,12 @@ describe('install: a directory without ./', () => {
     expect(lockSources()).toEqual({});
     expect(existsSync(join(store(), 'demo'))).toBe(false);
   });
+
+  it('a bare crate name beside a directory that is no package (it holds packages, say) does not suggest installing that directory', async () => {
+    const noBackoff = { YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '20', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '80' };
+    const r = await runCli(['install', 'nested'], { env: { ...home.env, ...noBackoff, YEP_EXT_INDEX: 'http://127.0.0.1:9/' }, cwd: src });
+    expect(r.code).toBe(6);
+    expect(r.stderr).not.toContain('yep-ext install ./nested');
+    expect(lockSources()).toEqual({});
+  });
 });

@@ -5,7 +5,7 @@
  * and verifies it against the locked cksum. The heavy half (http, the .crate
  * unpacker) lives in ./crates-io.ts and loads only on a fetch.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
 import { DEFAULT_INDEX_URL, normalizeIndexUrl } from '../context.js';
@@ -110,7 +110,8 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     if (text.startsWith('crates.io:')) return;
     const word = text.split('@')[0] ?? text;
     try {
-      if (statSync(join(cwd, word)).isDirectory()) {
+      // Only a directory that is a package is offered as one: `./examples` holding packages is not.
+      if (statSync(join(cwd, word)).isDirectory() && existsSync(join(cwd, word, 'plugin.json'))) {
         ctx.log.warn(
           `"${word}" means the crate ${word.startsWith(CRATE_PREFIX) ? word : `${CRATE_PREFIX}${word}`}, not the directory ./${word}. To install the directory, run \`yep-ext install ./${word}\`.`,
         );
