@@ -15,7 +15,8 @@
  * Synchronous like loadManifest, its only caller: skills trees are small, and only
  * packages that declare `skills` are read.
  */
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { realPathOf } from '../fs/real-path.js';
 import { readRegularFileSync } from '../fs/read-regular-file.js';
 import { compareUtf8 } from './content-hash.js';
 import { isInside } from '../fs/path-inside.js';
@@ -52,14 +53,6 @@ function contentOf(file: string, followSymlinks: boolean): { digest: string; tex
   return { digest: `sha256:${sha256Hex(bytes)}`, ...(text !== undefined ? { text } : {}) };
 }
 
-const realOf = (path: string): string | undefined => {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-};
-
 /**
  * Every regular file and symlink under `<dir>/skills` (paths relative to the package root,
  * with `/`, sorted by UTF-8 bytes as the content hash sorts), `.git` included; a link to a
@@ -70,11 +63,11 @@ const realOf = (path: string): string | undefined => {
  */
 export function readSkillFiles(dir: string): SkillFile[] {
   const out: SkillFile[] = [];
-  const root = realOf(dir) ?? dir;
+  const root = realPathOf(dir) ?? dir;
   // Directories already walked (by real path): a link back up the tree is recorded, not followed again.
   const walked = new Set<string>();
   const walk = (abs: string, rel: string): void => {
-    const real = realOf(abs);
+    const real = realPathOf(abs);
     if (real === undefined || walked.has(real)) return;
     walked.add(real);
     for (const name of readdirSync(abs)) visit(`${abs}/${name}`, `${rel}/${name}`);
@@ -84,7 +77,7 @@ export function readSkillFiles(dir: string): SkillFile[] {
     if (!st) return;
     if (st.isSymbolicLink()) {
       const link = readlinkSync(abs);
-      const real = realOf(abs);
+      const real = realPathOf(abs);
       const target = real !== undefined && isInside(root, real) ? statSync(real, { throwIfNoEntry: false }) : undefined;
       const content = target?.isFile() ? contentOf(abs, true) : undefined;
       out.push({ path: rel, link, ...content });

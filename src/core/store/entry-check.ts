@@ -21,7 +21,8 @@ import { loadManifest, type Manifest } from '../package/manifest.js';
 import { isLinked } from '../sources/index.js';
 import { packageDir } from '../paths.js';
 import type { LockEntry } from './lockfile.js';
-import { realPathSync, resolveInstalledDir } from './installed-dir.js';
+import { resolveInstalledDir } from './installed-dir.js';
+import { realPathOf } from '../fs/real-path.js';
 import { INSTALL_MOVED_DIR } from './installed-manifest.js';
 import { diffSignatures, readTreeState, signTree, signTreeJsonChunks, writeTreeState, writeTreeStateText, type FileSignature } from './tree-state.js';
 /**
@@ -123,22 +124,13 @@ function isSymlink(path: string): boolean {
   }
 }
 
-/** The real directory `pinned` names, or undefined when it is gone. */
-function realDir(pinned: string): string | undefined {
-  try {
-    return realPathSync(pinned);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The problem of a linked entry whose store link does not lead to the directory the lock pins
  * (undefined when it does, or when the entry is not linked): yolop loads what the link leads to.
  */
 export function misdirectedProblem(ctx: Context, entry: LockEntry): VerifyProblem | undefined {
   const state = linkedState(ctx, entry);
-  if (!state || state.leadsTo === undefined || state.leadsTo === realDir(state.pinned)) return undefined;
+  if (!state || state.leadsTo === undefined || state.leadsTo === realPathOf(state.pinned)) return undefined;
   // A real directory there is a copy (the host installs a path package so, host-compat §4):
   // installed state, judged by its content hash like any tree, not a link gone astray.
   if (!isSymlink(packageDir(ctx.paths, entry.name))) return undefined;
