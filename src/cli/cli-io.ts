@@ -6,7 +6,7 @@
  * in-process.ts); processIo() below is the real process's, which bin/run.js passes.
  */
 import { fstatSync, type Stats, statSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { builtin } from '../core/builtin.js';
 import { installedSeams, type TestSeams } from './test-seams.js';
 
 export type Env = Record<string, string | undefined>;
@@ -108,14 +108,19 @@ function isTerminal(fd: number): boolean {
   } catch {
     return false;
   }
-  // Any absolute path resolves a builtin; this one works in the ESM sources and the CommonJS bundle alike.
-  return (createRequire(process.execPath)('node:tty') as typeof import('node:tty')).isatty(fd);
+  return builtin<typeof import('node:tty')>('node:tty').isatty(fd);
 }
+
+/** /dev/null's device number, asked once (null where there is none). */
+let devNullRdev: number | null | undefined;
 
 /** Whether a character device is the null device (the same device number as /dev/null). */
 function isDevNull(info: Stats): boolean {
-  const devNull = statSync('/dev/null', { throwIfNoEntry: false });
-  return devNull?.isCharacterDevice() === true && devNull.rdev === info.rdev;
+  if (devNullRdev === undefined) {
+    const devNull = statSync('/dev/null', { throwIfNoEntry: false });
+    devNullRdev = devNull?.isCharacterDevice() ? devNull.rdev : null;
+  }
+  return devNullRdev === info.rdev;
 }
 
 /** stdout or stderr of this process (no Node stream is built to ask). */

@@ -107,7 +107,7 @@ export function checkCustody(c: Custody, name?: string): 'ours' | 'foreign' | 'm
       const code = errnoCode(e);
       // ENOTDIR: the base is under a file (each owned level above was checked a directory): nothing
       // of ours is there, and making it fails with the caller's own report ("Could not create the store").
-      if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
+      if (code === 'ENOTDIR') return 'missing';
       throw stateIoError('read', dir, e);
     }
     if (st === undefined) return 'missing';

@@ -3,17 +3,15 @@
  * module that can hash is loaded. Loading it (and node:stream, which it loads) costs every
  * start-up some milliseconds, and the commands that start most often hash nothing: `list`
  * and `verify` on unchanged trees trust their stat signatures, `--help` reads no package.
- * Loaded as the other lazily loaded built-ins are (spawn.ts, net/node-send.ts): a require made
- * from any absolute path resolves a built-in, in the ES module sources and the CommonJS bundle alike.
  */
 import type { Hash } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { builtin } from '../builtin.js';
 
 let crypto: typeof import('node:crypto') | undefined;
 
 /** A fresh hash object of `algorithm` (what node:crypto's createHash makes). */
 export function newHash(algorithm: string): Hash {
-  crypto ??= createRequire(process.execPath)('node:crypto') as typeof import('node:crypto');
+  crypto ??= builtin<typeof import('node:crypto')>('node:crypto');
   return crypto.createHash(algorithm);
 }
 

@@ -78,7 +78,8 @@ export function inspectRegularFile(file: string, what: string, options: RegularF
     // memo): told without an exception, whose construction costs more than the lstat.
     l = lstatSync(file, { throwIfNoEntry: false });
   } catch (e) {
-    if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return undefined;
+    // ENOTDIR: a component of the path is a file; nothing is there either.
+    if (errnoCode(e) === 'ENOTDIR') return undefined;
     throw stateIoError('read', file, e);
   }
   if (l === undefined) return undefined;

@@ -6,7 +6,7 @@
  */
 import { realpathSync } from 'node:fs';
 
-export const realPathSync: (path: string) => string = process.platform === 'linux' ? realpathSync.native : realpathSync;
+const realPathSync: (path: string) => string = process.platform === 'linux' ? realpathSync.native : realpathSync;
 
 /** realPathSync, or undefined when `path` is gone (or cannot be resolved). */
 export function realPathOf(path: string): string | undefined {

@@ -22,7 +22,7 @@
  * - no redirect followed, no content decoding, headers as received.
  */
 import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
-import { createRequire } from 'node:module';
+import { builtin } from '../builtin.js';
 import type { Socket } from 'node:net';
 import { isLinkLocalAddress } from './address.js';
 import { guardedLookup, linkLocalRefusal } from './guarded-connect.js';
@@ -30,13 +30,9 @@ import type { Answer, AnswerBody, Send } from './send.js';
 
 type HttpModule = typeof import('node:http');
 
-/**
- * Loaded on first use: `node:https` brings TLS, which a command that sends nothing
- * never needs. A require from any absolute path resolves a builtin, in the ESM
- * build and the CommonJS bundle alike (which compiles without a dynamic-import hook).
- */
+/** Loaded on first use: `node:https` brings TLS, which a command that sends nothing never needs. */
 function moduleFor(protocol: string): HttpModule {
-  return createRequire(process.execPath)(protocol === 'https:' ? 'node:https' : 'node:http') as HttpModule;
+  return builtin<HttpModule>(protocol === 'https:' ? 'node:https' : 'node:http');
 }
 
 /**
