@@ -87,6 +87,17 @@ describe('download cache layout (cacache 20: content-v2, index-v5)', () => {
     expect(((await cacache.verify(dir)) as Record<string, number>).verifiedContent).toBe(1);
   });
 
+  it('a copy whose bytes are not the digest it is stored under (the file changed after it was verified) never lands: no content, no index entry, no temp', async () => {
+    const { ctx, dir, work, notes } = setup();
+    const f = file(work, 'artifact', Buffer.from('the verified bytes\n'));
+    writeFileSync(f.path, 'changed after the verification\n');
+    await storeInCache(ctx, f.sha, f.path, 'yep-ext:binary:https://example.test/b.tar.gz');
+    expect(notes.join('\n')).toContain(f.sha);
+    expect(existsSync(contentPath(dir, f.sha))).toBe(false);
+    expect(existsSync(join(dir, 'index-v5'))).toBe(false);
+    expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
+  });
+
   it('a .crate on another file system than the cache (no hard link possible): copied instead, the same reads', async () => {
     // The suite's temp dir may itself be on /dev/shm (scripts/test.mjs): then the disk's /tmp is the other one.
     const other = ['/dev/shm', '/run', '/tmp', '/var/tmp'].find((d) => existsSync(d) && statSync(d).dev !== statSync(base).dev);

@@ -201,14 +201,22 @@ async function placeContent(dir: string, sha256Hex: string, file: string, linkab
   )
     return;
   // The one atomic writer, its temp in cacache's tmp (never a partial file under content-v2).
-  await copyFileAtomic(file, dest, { mode: CONTENT_MODE, tempDir: await makeOwnedDir(tmpCustody(dir), 0o777), what: 'The download cache content' });
+  await copyFileAtomic(file, dest, {
+    mode: CONTENT_MODE,
+    tempDir: await makeOwnedDir(tmpCustody(dir), 0o777),
+    what: 'The download cache content',
+    // The copy is hashed as it is written anyway: content that is not its name never lands.
+    check: (copied) => {
+      if (copied.sha256 !== sha256Hex) throw new Error(`the copy hashes to ${copied.sha256}, not ${sha256Hex}`);
+    },
+  });
 }
 
 /**
  * Put a verified file in the cache under `key` (default: its digest's key), with no
- * second read or hash of its bytes: `sha256Hex` must be the digest of exactly these
- * bytes (both callers computed it while downloading them and compared it with the
- * pinned one). `how: 'link'` when the caller only reads and then deletes `file`
+ * second read of its bytes: `sha256Hex` must be the digest of exactly these bytes (both
+ * callers computed it while downloading them and compared it with the pinned one); a copy
+ * is checked against it as it is written, a link needs no check. `how: 'link'` when the caller only reads and then deletes `file`
  * (a `.crate` before its unpack): a hard link then. Any failure is only a debug note;
  * a lasting one (read-only mount, no permission, full disk) is noted once and the
  * cache is then only read by this run: one note per run, not one per file.

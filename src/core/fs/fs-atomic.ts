@@ -173,13 +173,19 @@ async function replaceFile(
  * Copy `source` to `file` atomically, into the same temp-fsync-rename as `writeFileAtomic`,
  * with no comparison against what is there (callers decide that first). `source` is read
  * through the descriptor the regular-file guard checked (copyRegularInto): a FIFO, device
- * or symlink swapped in for it is refused, never waited on. `tempDir`: where the temp is
+ * or symlink swapped in for it is refused, never waited on. The copy is hashed as it is
+ * written; `check` judges its digest before the rename. `tempDir`: where the temp is
  * made, on the same file system as `file` (default: beside it).
  */
 export async function copyFileAtomic(
   source: string,
   file: string,
-  options: Pick<AtomicWriteOptions, 'mode' | 'what'> & { tempDir?: string; sourceWhat?: string } = {},
+  options: Pick<AtomicWriteOptions, 'mode' | 'what'> & {
+    tempDir?: string;
+    sourceWhat?: string;
+    /** Judges the copy's size and SHA-256 before it is renamed into place; a throw leaves `file` as it was. */
+    check?: (written: HashedWrite) => void;
+  } = {},
 ): Promise<void> {
   const info = assertReplaceable(file, options);
   const mode = options.mode ?? (info ? info.stat.mode & 0o777 : DEFAULT_MODE);
@@ -187,8 +193,9 @@ export async function copyFileAtomic(
     file,
     mode,
     async (fd) => {
-      if (!(await copyRegularInto(source, fd, options.sourceWhat ?? 'The file to copy')))
-        throw stateIoError('read', source, Object.assign(new Error('no such file'), { code: 'ENOENT' }));
+      const copied = await copyRegularInto(source, fd, options.sourceWhat ?? 'The file to copy');
+      if (!copied) throw stateIoError('read', source, Object.assign(new Error('no such file'), { code: 'ENOENT' }));
+      options.check?.(copied);
     },
     { tempDir: options.tempDir },
   );

@@ -11,11 +11,10 @@
  * tampered mirror: E_INTEGRITY). Writes are atomic (fs-atomic.ts), so a crash
  * or a concurrent reader never sees a torn file.
  */
-import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { YepError } from '../../errors.js';
-import { writeStreamAtomic } from '../../fs/fs-atomic.js';
+import { copyFileAtomic } from '../../fs/fs-atomic.js';
 import { sha256File } from '../../fs/file-digest.js';
 import { inspectRegularFile, readRegularFileSync } from '../../fs/read-regular-file.js';
 import { assertCrateName, indexPath } from '../crates-io/index-path.js';
@@ -74,9 +73,10 @@ export async function holdsPinnedFile(root: string, rel: string, sha256: string,
  */
 export async function copyPinnedFile(root: string, rel: string, source: string, sha256: string, what: string): Promise<void> {
   const target = join(root, rel);
-  await writeStreamAtomic(target, createReadStream(source, { highWaterMark: 1 << 20 }), {
+  await copyFileAtomic(source, target, {
     mode: 0o644,
     what: 'The mirror file',
+    sourceWhat: what,
     check: ({ sha256: got }) => {
       if (got !== sha256)
         throw new YepError(
