@@ -3,10 +3,10 @@
  * file and hashed, so the digest is of exactly the bytes on disk. Its callers never
  * use what they wrote before comparing that digest (hardening.md: download to a
  * `.partial` while hashing, compare, only then unpack or rename): a download
- * (net/http.ts), a copy from a `file://` mirror (net/transport.ts), a verified `.crate`
- * copied into a mirror (fs-atomic's stream writer, checked before its rename), and a copy
- * of a regular file (fs-atomic's copyRegularInto: the download cache's bytes, checked before
- * they are unpacked).
+ * (net/http.ts), a copy from a `file://` mirror (net/transport.ts), and a copy of a regular
+ * file (fs-atomic's copyRegularInto): the download cache's bytes, checked before they are
+ * unpacked, and copyFileAtomic's copies (a verified `.crate` into a mirror, a download into
+ * the cache), checked before their rename.
  *
  * Bytes are hashed and written in 1 MiB batches (small hash updates cost several
  * times more, hardening "Hashing"), gathered in one reused buffer: a fresh batch per MiB is garbage
