@@ -21,6 +21,22 @@ export function capabilityTokens(spec: ScaffoldSpec): string[] {
   return tokens;
 }
 
+/** A server-side facet whose handler the author fills in. */
+export type HandlerFacet = 'tool' | 'hook' | 'prompt' | 'command';
+
+/**
+ * The handlers a spec's server has, in the order every template renders them: the one
+ * reading of "which facets need a handler" for the source, the README and `new`'s report.
+ */
+export function declaredHandlers(spec: ScaffoldSpec): HandlerFacet[] {
+  const out: HandlerFacet[] = [];
+  if (spec.tools.length > 0) out.push('tool');
+  if (spec.hooks.length > 0) out.push('hook');
+  if (spec.dynamicPrompt) out.push('prompt');
+  if (spec.commands.length > 0) out.push('command');
+  return out;
+}
+
 /** Join template parts, dropping the ones a facet switched off (`false`/`undefined`; `''` stays: a blank line). */
 export function joinParts(parts: readonly (string | false | undefined)[], separator = '\n'): string {
   return parts.filter((p): p is string => typeof p === 'string').join(separator);
@@ -59,15 +75,15 @@ export interface ServerTemplate {
  * section under a framed title.
  */
 export function renderServerSource(spec: ScaffoldSpec, t: ServerTemplate): string {
-  const handlers = joinParts(
-    [
-      spec.tools.length > 0 && t.handlers.tools(spec),
-      spec.hooks.length > 0 && t.handlers.hook,
-      spec.dynamicPrompt && t.handlers.prompt,
-      spec.commands.length > 0 && t.handlers.commands(spec),
-    ],
-    t.separator,
-  );
+  const render: Record<HandlerFacet, () => string> = {
+    tool: () => t.handlers.tools(spec),
+    hook: () => t.handlers.hook,
+    prompt: () => t.handlers.prompt,
+    command: () => t.handlers.commands(spec),
+  };
+  const handlers = declaredHandlers(spec)
+    .map((f) => render[f]())
+    .join(t.separator);
   const section = (title: string): string => `${t.rule}\n${t.comment} ${title}\n${t.rule}`;
   return `${joinParts(
     [

@@ -32,7 +32,8 @@ interface Names {
   log: string;
 }
 
-function handlerNames(language: Language): Names {
+/** What the generated source of `language` calls its handlers and helpers. */
+export function sourceNames(language: Language): Names {
   if (language === 'typescript') {
     return {
       tool: 'handleTool',
@@ -100,7 +101,7 @@ function testCommands(spec: ScaffoldSpec): string[] {
 }
 
 export function renderReadme(spec: ScaffoldSpec): string {
-  const n = handlerNames(spec.language);
+  const n = sourceNames(spec.language);
   const source = serverSourcePath(spec);
   const files = readmeFiles(spec);
   const edits = readmeEdits(spec);
@@ -153,7 +154,7 @@ function readmeFiles(spec: ScaffoldSpec): string {
 
 /** The README's list of what to edit, one item per contribution the package makes. */
 function readmeEdits(spec: ScaffoldSpec): string {
-  const n = handlerNames(spec.language);
+  const n = sourceNames(spec.language);
   const source = serverSourcePath(spec);
   const rust = spec.language === 'rust';
   const secrets = spec.config.filter((f) => f.secret);

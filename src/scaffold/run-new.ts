@@ -6,7 +6,8 @@
 import { join, relative, resolve, sep } from 'node:path';
 import { CRATE_PREFIX } from '../core/package/names.js';
 import { parseScaffoldRequest, type Language, type ScaffoldInput, type ScaffoldSpec } from './request.js';
-import { serverSourcePath } from './readme.js';
+import { serverSourcePath, sourceNames } from './readme.js';
+import { declaredHandlers } from './facets.js';
 import { buildStep } from './build-step.js';
 import { renderScaffold } from './render.js';
 import { writeScaffold } from './write.js';
@@ -60,13 +61,8 @@ function displayPath(cwd: string, dir: string): string {
 }
 
 function handlerNames(spec: ScaffoldSpec): string[] {
-  const ts = spec.language === 'typescript';
-  const out: string[] = [];
-  if (spec.tools.length) out.push(ts ? 'handleTool' : 'handle_tool');
-  if (spec.hooks.length) out.push(ts ? 'handleHook' : 'handle_hook');
-  if (spec.dynamicPrompt) out.push(ts ? 'handlePrompt' : 'handle_prompt');
-  if (spec.commands.length) out.push(ts ? 'handleCommand' : 'handle_command');
-  return out;
+  const names = sourceNames(spec.language);
+  return declaredHandlers(spec).map((f) => names[f]);
 }
 
 export async function runNew(input: ScaffoldInput, options: NewOptions): Promise<NewResult> {
