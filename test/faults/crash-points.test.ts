@@ -43,6 +43,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createContext } from '../../src/core/context.js';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { agentView } from '../helpers/agent-view.js';
+import { copyTree, removeTree } from '../helpers/faults.js';
 import { buildCrate } from '../helpers/crates.js';
 import { homeState, strayFiles } from '../helpers/home-state.js';
 import { REPO_ROOT, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -118,7 +119,7 @@ function copyHome(template: string): { root: string; configDir: string } {
   const root = mkdtempSync(join(tmpdir(), 'yep-crash-'));
   scratch.push(root);
   const configDir = join(root, 'yolop');
-  cpSync(template, configDir, { recursive: true, verbatimSymlinks: true });
+  copyTree(template, configDir);
   return { root, configDir };
 }
 
@@ -264,7 +265,7 @@ async function snapshotPoints(run: KillRun, points: KillPoint[]): Promise<Map<Ki
         out.set(point, undefined);
         continue;
       }
-      rmSync(h.configDir, { recursive: true, force: true });
+      removeTree(h.configDir);
       renameSync(copy, h.configDir);
       out.set(point, await judge(run, point, h.configDir, { syscall: point.syscall, n: point.n, paths }, 'killed (held and copied)'));
     }

@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -86,9 +86,12 @@ beforeAll(async () => {
   pkgs = join(home.root, 'pkgs');
   cacheDir = join(home.root, 'cache');
   env = { ...home.env, YOLOP_CONFIG_DIR: join(mnt, 'config'), YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0', YEP_EXT_CACHE_DIR: cacheDir };
-  // A repository larger than the free space left on the disk (incompressible data).
-  repo = makeRepo(join(home.root, 'repos'), { name: 'bulky', files: { ...fixtureFiles('bulky'), 'data/blob.bin': randomBytes(3 * 1024 * 1024) } });
-  repo.commit();
+  // A repository larger than the free space left on the disk (incompressible data). Its objects
+  // are stored, not deflated: random bytes do not compress, and git would otherwise deflate the
+  // blob at every add, push and fetch (the bare repository's config is upload-pack's).
+  repo = makeRepo(join(home.root, 'repos'), { name: 'bulky' });
+  for (const config of [join(repo.bare, 'config'), join(repo.work, '.git', 'config')]) appendFileSync(config, '[core]\n\tcompression = 0\n');
+  repo.commit({ ...fixtureFiles('bulky'), 'data/blob.bin': randomBytes(3 * 1024 * 1024) }, 'initial');
   gitServer = await startGitHttpServer({ root: join(home.root, 'repos') });
   const a = writePackage(join(pkgs, 'alpha'), {
     name: 'alpha',

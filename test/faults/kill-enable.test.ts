@@ -13,9 +13,10 @@
  * or fails when YEP_EXT_REQUIRE_ALL=1 (CI).
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { copyTree } from '../helpers/faults.js';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { hostRuns, sortKeys } from '../helpers/settings-model.js';
@@ -62,7 +63,7 @@ async function enumerateKills(args: string[], start: string | null): Promise<{ a
     const root = mkdtempSync(join(tmpdir(), 'yep-kill-enable-'));
     copies.push(root);
     const configDir = join(root, 'yolop');
-    cpSync(template, configDir, { recursive: true, verbatimSymlinks: true });
+    copyTree(template, configDir);
     return { root, configDir, env: { ...home.env, YOLOP_CONFIG_DIR: configDir } };
   };
   try {
@@ -134,7 +135,7 @@ async function enumerateKills(args: string[], start: string | null): Promise<{ a
       kills = settled.reduce((a, r) => a + (r.status === 'fulfilled' ? r.value : 0), 0);
     }
     const afterDir = join(home.root, 'after');
-    cpSync(full.configDir, afterDir, { recursive: true, verbatimSymlinks: true });
+    copyTree(full.configDir, afterDir);
     return { after, kills, afterDir };
   } finally {
     for (const c of copies) rmSync(c, { recursive: true, force: true });

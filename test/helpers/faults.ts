@@ -6,8 +6,26 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, cpSync, existsSync, lstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  readlinkSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { resolvePaths } from '../../src/core/paths.js';
 import { resolveInstalledDir } from '../../src/core/store/installed-dir.js';
 import { diffSignatures, readTreeState, signTree, treeStateFile } from '../../src/core/store/tree-state.js';
@@ -58,18 +76,37 @@ export function staleLock(home: TempHome): void {
   if (existsSync(lock)) utimesSync(lock, then, then);
 }
 
-/** One buffer for every file `digest` reads: the fault crates' blobs are read again at every snapshot. */
+/** One buffer for every small file `digest` reads. */
 const chunk = Buffer.allocUnsafe(1 << 20);
 
+/**
+ * The large files `digest` has hashed, with their bytes: the fault crates' blobs are read
+ * again at every snapshot of every home that holds them, and a file whose bytes equal one
+ * of these (compared whole) has its digest without hashing it again. A few only: a run
+ * holds a handful of distinct blobs at a time.
+ */
+const hashed: { bytes: Buffer; digest: string }[] = [];
+const KEPT = 6;
+
 function digest(path: string): string {
-  const hash = createHash('sha256');
   const fd = openSync(path, 'r');
   try {
-    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) hash.update(chunk.subarray(0, n));
+    const size = fstatSync(fd).size;
+    if (size < chunk.length) {
+      const hash = createHash('sha256');
+      for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) hash.update(chunk.subarray(0, n));
+      return hash.digest('hex').slice(0, 16);
+    }
+    const bytes = readFileSync(fd);
+    const known = hashed.find((h) => h.bytes.equals(bytes));
+    if (known) return known.digest;
+    const d = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+    hashed.unshift({ bytes, digest: d });
+    hashed.length = Math.min(hashed.length, KEPT);
+    return d;
   } finally {
     closeSync(fd);
   }
-  return hash.digest('hex').slice(0, 16);
 }
 
 /** Every entry under `dir` as `path: kind mode digest` lines (symlinks by target). */
@@ -131,16 +168,51 @@ export function copyHome(from: TempHome, to: TempHome): void {
     [from.configDir, to.configDir],
     [from.env.HOME as string, to.env.HOME as string],
   ] as const) {
-    if (existsSync(src)) cpSync(src, dest, { recursive: true, verbatimSymlinks: true });
+    if (existsSync(src)) copyTree(src, dest);
   }
   resignCopy(from, to);
+}
+
+/**
+ * `to` made a copy of the tree `from` (a home's config dir), as `cpSync(from, to, { recursive:
+ * true, verbatimSymlinks: true })` makes it: directories and files with their modes, symlinks
+ * with their text, the parents of `to` made. Node 20's cpSync stats every entry of both trees
+ * more than once in JavaScript; this reads each directory once, its entries' types with it.
+ */
+export function copyTree(from: string, to: string): void {
+  mkdirSync(dirname(to), { recursive: true });
+  copyInto(from, to);
+}
+
+function copyInto(from: string, to: string): void {
+  mkdirSync(to);
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    const src = join(from, e.name);
+    const dest = join(to, e.name);
+    if (e.isDirectory()) copyInto(src, dest);
+    else if (e.isSymbolicLink()) symlinkSync(readlinkSync(src), dest);
+    // copyFileSync gives the copy the file's mode.
+    else if (e.isFile()) copyFileSync(src, dest);
+    else throw new Error(`${src}: neither a file, a directory nor a symlink`);
+  }
+  chmodSync(to, lstatSync(from).mode & 0o7777); // as cpSync: after the entries, so a read-only directory is filled first
+}
+
+/** Remove the tree at `dir` (which exists), as `rmSync(dir, { recursive: true })` does, each directory read once with its entries' types. */
+export function removeTree(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) removeTree(p);
+    else unlinkSync(p);
+  }
+  rmdirSync(dir);
 }
 
 /**
  * For each installed tree whose signature `from` itself trusts (the record names its real
  * directory and every file's size, times, inode and mode are as recorded), record the
  * signature of `to`'s copy of that tree, as the product records a tree whose bytes it knows
- * (entry-check.ts recordPlacedState): the copy holds the same bytes (cpSync, and each test
+ * (entry-check.ts recordPlacedState): the copy holds the same bytes (copyTree, and each test
  * compares the copy's snapshot, every file hashed, with the twin's). A record `from` would
  * not trust is left as it was copied: the copy re-hashes there, as `from` would. Trees outside
  * the config dir (a path package's directory) are the user's and keep no signature of theirs.
