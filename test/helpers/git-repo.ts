@@ -9,8 +9,8 @@
  * product fetching from the repository, not the making of it, and the add, commit and push
  * each step took were processes of their own (a push alone starts several). The objects are
  * the ones git writes for the same files, message, identity and date (the same ids). A test
- * that wants to run git in the work repository itself (`repo.git`, `repo.work`) gets one, a
- * clone of that history, and from then on every step goes through git as before.
+ * that wants to run git in the work repository itself (`repo.git`, `repo.work`) gets one
+ * holding that history, and from then on every step goes through git as before.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
