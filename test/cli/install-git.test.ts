@@ -4,13 +4,13 @@
  * reinstall reproducibility, and hardening C20-C25 with the state left untouched.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { mtimesUnder } from '../helpers/file-walk.js';
-import { fixtureFiles, git, makeRepo, manifestFor, type TestRepo } from '../helpers/git-repo.js';
+import { fixtureFiles, makeRepo, manifestFor, type TestRepo } from '../helpers/git-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 
@@ -79,8 +79,7 @@ beforeAll(async () => {
   revs.feature = repo.commit({ 'plugin.json': manifestFor('gitext', '2.0.0') }, 'feature');
   repo.switchTo('main');
   server = await startGitHttpServer({ root: join(home.root, 'repos'), privatePrefix: '/private/' });
-  mkdirSync(join(home.root, 'repos/private'));
-  git(['clone', '--quiet', '--bare', repo.bare, join(home.root, 'repos/private/gitext.git')], home.root);
+  cpSync(repo.bare, join(home.root, 'repos/private/gitext.git'), { recursive: true });
 });
 
 afterAll(async () => {
@@ -252,7 +251,7 @@ describe('hostile git sources leave store, lock, settings and secrets unchanged'
     expect((await install([`${r.url}@main`])).code).toBe(0);
     const locked = readLock().extensions!.find((e) => e.name === 'forced')!.source.rev!;
     await remove('forced');
-    r.git(['checkout', '--quiet', '--orphan', 'rewrite']);
+    r.orphan('rewrite');
     r.forcePush('main', r.commit(fixtureFiles('forced', '9.9.9'), 'rewritten'));
     r.prune();
     const before = snapshot();
@@ -271,11 +270,7 @@ describe('hostile git sources leave store, lock, settings and secrets unchanged'
       name: 'payload',
       files: { ...fixtureFiles('payload'), 'hooks/post-checkout': { content: `#!/bin/sh\n${hook}\n`, mode: 0o755 } },
     });
-    writeFileSync(join(r.work, '.gitmodules'), `[submodule "evil"]\n\tpath = evil\n\turl = ext::sh -c touch% ${marker}\n`);
-    r.git(['update-index', '--add', '--cacheinfo', `160000,${r.rev('main')},evil`]);
-    r.git(['add', '.gitmodules']);
-    r.git(['commit', '--quiet', '-m', 'payload']);
-    r.git(['push', '--quiet', 'origin', 'HEAD']);
+    r.commit({ '.gitmodules': `[submodule "evil"]\n\tpath = evil\n\turl = ext::sh -c touch% ${marker}\n`, evil: { gitlink: r.rev('main') } }, 'payload');
     const userHome = join(home.root, 'cli-user-home');
     mkdirSync(userHome, { recursive: true });
     writeFileSync(

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createContext } from '../../src/core/context.js';
@@ -159,7 +159,7 @@ describe('C22: a branch force-pushed after locking', () => {
     const r = makeRepo(join(home.root, 'force'), { files: fixtureFiles() });
     const locked = (await fetchGit(home.ctx(), spec(r.url, 'main'), await newInto())).source.rev;
     // rewrite history: main now points at an unrelated commit
-    r.git(['checkout', '--quiet', '--orphan', 'rewrite']);
+    r.orphan('rewrite');
     const rewritten = r.commit({ 'README.md': 'rewritten\n' }, 'rewrite');
     r.forcePush('main', rewritten);
     r.prune();
@@ -176,7 +176,7 @@ describe('C22: a branch force-pushed after locking', () => {
   test('a v0 server that still stores the commit but no longer advertises it: rejected too', async () => {
     const r = makeRepo(join(home.root, 'force-v0'), { files: fixtureFiles() });
     const locked = r.rev('main');
-    r.git(['checkout', '--quiet', '--orphan', 'rewrite']);
+    r.orphan('rewrite');
     r.forcePush('main', r.commit({ 'README.md': 'rewritten\n' }, 'rewrite'));
     const into = await newInto();
     const ctx = ctxWithHome('force-v0', '[protocol]\n\tversion = 0\n');
@@ -190,17 +190,16 @@ describe('C23: nothing from the repository executes; nothing beyond the one comm
     const marker = join(home.root, 'submodule-ran');
     const sub = makeRepo(join(home.root, 'sub'), { name: 'sub', files: { 'SECRET.txt': 'from the submodule\n' } });
     const r = makeRepo(join(home.root, 'with-submodules'), { files: fixtureFiles() });
-    writeFileSync(
-      join(r.work, '.gitmodules'),
-      `[submodule "vendor/lib"]\n\tpath = vendor/lib\n\turl = ${sub.url}\n[submodule "evil"]\n\tpath = evil\n\turl = ext::sh -c touch% ${marker}\n`,
-    );
     const subRev = sub.rev('main');
-    r.git(['update-index', '--add', '--cacheinfo', `160000,${subRev},vendor/lib`]);
-    r.git(['update-index', '--add', '--cacheinfo', `160000,${subRev},evil`]);
-    r.git(['add', '.gitmodules']);
-    r.git(['commit', '--quiet', '-m', 'add submodules']);
-    r.git(['push', '--quiet', 'origin', 'HEAD']);
-    expect(r.git(['ls-tree', 'HEAD', 'evil'])).toMatch(/^160000 commit/);
+    r.commit(
+      {
+        '.gitmodules': `[submodule "vendor/lib"]\n\tpath = vendor/lib\n\turl = ${sub.url}\n[submodule "evil"]\n\tpath = evil\n\turl = ext::sh -c touch% ${marker}\n`,
+        'vendor/lib': { gitlink: subRev },
+        evil: { gitlink: subRev },
+      },
+      'add submodules',
+    );
+    expect(git(['ls-tree', 'HEAD', 'evil'], r.bare)).toMatch(/^160000 commit/);
     const gitconfig =
       '[submodule]\n\trecurse = true\n\tactive = .\n[protocol "ext"]\n\tallow = always\n[protocol "file"]\n\tallow = always\n[fetch]\n\trecurseSubmodules = true\n';
 
@@ -329,7 +328,7 @@ describe('C25: a private repository without credentials fails fast, never prompt
 
   beforeAll(async () => {
     mkdirSync(join(home.root, 'served/private'), { recursive: true });
-    git(['clone', '--quiet', '--bare', repo.bare, join(home.root, 'served/private/gitext.git')], home.root);
+    cpSync(repo.bare, join(home.root, 'served/private/gitext.git'), { recursive: true });
     server = await startGitHttpServer({ root: join(home.root, 'served'), privatePrefix: '/private/', credentials: { user: 'user', password: 'secret' } });
     askpassMarker = join(home.root, 'askpass-ran');
     askpass = script(join(home.root, 'bin/askpass'), `touch '${askpassMarker}'\necho secret`);

@@ -4,9 +4,12 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { simpleGit } from 'simple-git';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createContext } from '../../src/core/context.js';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { YepError } from '../../src/core/errors.js';
+import { memoryLogger } from '../../src/core/log.js';
 import { fetchGit, fetchGitCommit, resolveGitRef } from '../../src/core/sources/git.js';
 import type { GitSpec } from '../../src/core/sources/spec.js';
 import { makeStagingDir } from '../../src/core/store/staging.js';
@@ -218,5 +221,45 @@ describe('fetchGitCommit', () => {
 
   test('errors are YepErrors', async () => {
     await expect(fetchGitCommit(home.ctx(), { url: `${repo.url}-nope`, rev: revs.first }, await newInto())).rejects.toBeInstanceOf(YepError);
+  });
+});
+
+describe('the checkout is checked against the commit', () => {
+  test('HEAD is read from the git dir, where the detached checkout wrote the commit: no git process asks for it', async () => {
+    const ctx = home.ctx();
+    await fetchGit(ctx, spec(repo.url, 'v1.0.0'), await newInto(ctx));
+    const ran = ctx.log.lines.filter((l) => l.message.startsWith('git ')).map((l) => l.message);
+    expect(ran.some((m) => m.startsWith('git checkout '))).toBe(true);
+    expect(ran.filter((m) => m.startsWith('git rev-parse --verify HEAD'))).toEqual([]);
+  });
+
+  test('a HEAD that is not the commit after the checkout (here its tree) is judged by git and refused: E_INTEGRITY, nothing left', async () => {
+    let gitDir = '';
+    const twisted = createContext({
+      env: home.env,
+      log: memoryLogger(),
+      git: (options) => {
+        const g = simpleGit(options);
+        const env = g.env.bind(g);
+        const raw = g.raw.bind(g) as (args: string[]) => Promise<string>;
+        return Object.assign(g, {
+          env: (vars: Record<string, string>) => {
+            gitDir = vars.GIT_DIR ?? gitDir;
+            return env(vars);
+          },
+          raw: async (args: string[]) => {
+            const out = await raw(args);
+            if (args.includes('checkout')) writeFileSync(join(gitDir, 'HEAD'), `${(await raw(['rev-parse', `${revs.first}^{tree}`])).trim()}\n`);
+            return out;
+          },
+        }) as typeof g;
+      },
+    });
+    const into = await newInto();
+    await expect(fetchGit(twisted, spec(repo.url, 'v1.0.0'), into)).rejects.toMatchObject({
+      code: 'E_INTEGRITY',
+      message: /After checkout HEAD is [0-9a-f]{40}, not the commit/,
+    });
+    expect(readdirSync(join(into, '..'))).toEqual([]);
   });
 });

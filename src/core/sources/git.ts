@@ -397,6 +397,20 @@ async function fetchedHistory(gitDir: string, rev: string): Promise<string> {
 }
 
 /**
+ * HEAD after the detached checkout of `rev`, read from the git dir's HEAD file, where git writes
+ * a detached HEAD's commit: no process for the usual answer. Whatever else the file holds (a
+ * symbolic ref, another commit, a ref storage that keeps HEAD elsewhere) is asked of git, so a
+ * HEAD that is not `rev` is judged as git resolves it.
+ */
+async function headAfterCheckout(rc: RunContext, git: SimpleGit, gitDir: string, rev: string): Promise<string> {
+  const written = await readFile(join(gitDir, 'HEAD'), 'utf8').then(
+    (text) => text.trim(),
+    () => undefined,
+  );
+  return written === rev ? rev : (await run(rc, git, ['rev-parse', '--verify', 'HEAD'], 'check out')).trim();
+}
+
+/**
  * Fetch commit `rev` of `url` into a new directory `into` (work tree only).
  * Shallow fetch of the exact commit, with the fallbacks of git-fetch-commit.ts
  * (`refName` shallowly, then every branch and tag) for servers that refuse it.
@@ -454,7 +468,7 @@ async function fetchCommitInto(rc: RunContext, rev: string, into: string, refNam
     intoCreated = true;
     const worktreeGit = createGit(rc.ctx, { ...base, workTree: into });
     await run(rc, worktreeGit, ['checkout', '--quiet', '--force', '--no-recurse-submodules', '--detach', rev], 'check out');
-    const head = (await run(rc, worktreeGit, ['rev-parse', '--verify', 'HEAD'], 'check out')).trim();
+    const head = await headAfterCheckout(rc, worktreeGit, gitDir, rev);
     if (head !== rev) {
       throw new YepError('E_INTEGRITY', `After checkout HEAD is ${sanitize(head, { max: 80 })}, not the commit ${rev} that was asked for; refusing ${shown}.`, {
         details: { wanted: rev, got: sanitize(head, { max: 80 }) },
