@@ -17,8 +17,9 @@
  * directory against the install's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { configEntries, restoreConfig, type ConfigEntry } from '../helpers/config-copy.js';
 import { makeTempHome, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { generateFile, hostRuns, SUBJECT_SCHEMA } from '../helpers/settings-model.js';
@@ -42,38 +43,6 @@ beforeAll(async () => {
   installed = configEntries(home.configDir);
 });
 afterAll(() => home.cleanup());
-
-/** One entry of the config directory: its path, mode, and bytes or link text. */
-type ConfigEntry = { rel: string; mode: number } & ({ kind: 'dir' } | { kind: 'file'; bytes: Buffer } | { kind: 'link'; target: string });
-
-/** Every entry under `dir`, parents before children. */
-function configEntries(dir: string, rel = ''): ConfigEntry[] {
-  return readdirSync(join(dir, rel))
-    .sort()
-    .flatMap((name): ConfigEntry[] => {
-      const r = join(rel, name);
-      const p = join(dir, r);
-      const st = lstatSync(p);
-      const mode = st.mode & 0o7777;
-      if (st.isSymbolicLink()) return [{ rel: r, mode, kind: 'link', target: readlinkSync(p) }];
-      if (st.isDirectory()) return [{ rel: r, mode, kind: 'dir' }, ...configEntries(dir, r)];
-      if (st.isFile()) return [{ rel: r, mode, kind: 'file', bytes: readFileSync(p) }];
-      throw new Error(`${p}: neither a directory, a file nor a link`);
-    });
-}
-
-/** The config directory exactly as the install left it: whatever the last seed did is gone. */
-function restoreInstalled(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const e of installed) {
-    const p = join(dir, e.rel);
-    if (e.kind === 'dir') mkdirSync(p);
-    else if (e.kind === 'file') writeFileSync(p, e.bytes);
-    else symlinkSync(e.target, p);
-    if (e.kind !== 'link') chmodSync(p, e.mode);
-  }
-}
 
 async function run(op: Op, settingsFile: string): Promise<unknown> {
   const ctx = home.ctx();
@@ -102,7 +71,8 @@ describe('settings.toml: yep-ext reports what the host reads, over generated fil
     let commands = 0;
     for (const [i, seed] of seeds.entries()) {
       const ctx = home.ctx();
-      restoreInstalled(home.configDir);
+      // The config directory exactly as the install left it: whatever the last seed did is gone.
+      restoreConfig(home.configDir, installed);
       if (i === 0) expect(configEntries(home.configDir), 'the restored config directory is the one the install left').toEqual(installed);
       const file = generateFile(seed, SUBJECT);
       writeFileSync(ctx.paths.settingsFile, file.text);
