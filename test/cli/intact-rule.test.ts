@@ -7,9 +7,11 @@
  * every file's bytes and exec bit as right after the install, the content hash
  * recomputed here (the host's algorithm, written independently of src/) equal
  * to the lock's, the provisioned binary's sha256 equal to `binary_file_sha256`.
- * Each test starts from `install binny` made in this process (test/helpers/setup-install.ts:
- * the core call `yep-ext install --yes` makes, its tree signatures those of the real files),
- * not a CLI process: the install is the set-up here, the judges after it are the subject.
+ * Each test starts from a copy of a home where `install binny` was made once in this process
+ * (test/helpers/setup-install.ts: the core call `yep-ext install --yes` makes, not a CLI
+ * process), copied with faults.ts copyHome, which records the copy's tree signatures as the
+ * product records a tree it placed: the install is the set-up here, the judges after it are
+ * the subject (what the install itself records: test/cli/verify-repair.test.ts).
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { parseLock } from '../../src/core/store/lockfile.js';
 import { treeStateFile } from '../../src/core/store/tree-state.js';
 import { BINNY_BINARY, BINNY_OTHER, BINNY_SERVER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
+import { copyHome } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -33,7 +36,8 @@ const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex')
 const store = () => join(home.configDir, 'extensions');
 const pkg = () => join(store(), 'binny');
 const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
-const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+const envOf = (h: TempHome) => ({ ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+const env = () => envOf(home);
 
 /** Every regular file under `dir` (no .git), relative with `/`, sorted by UTF-8 bytes. */
 function files(dir: string, rel = ''): string[] {
@@ -69,14 +73,22 @@ function snapshot(dir: string): Record<string, string> {
   return Object.fromEntries(files(dir).map((rel) => [rel, `${sha(readFileSync(join(dir, rel)))} ${lstatSync(join(dir, rel)).mode & 0o111 ? 'x' : '-'}`]));
 }
 
+/** The home `install binny` was made in, once: every test starts from a copy of it. */
+let installed: TempHome;
 beforeAll(async () => {
   reg = await startRegistry();
   publishBinny(reg);
   serveBinnyBinary(reg, BINARY);
+  installed = makeTempHome();
+  expect(await setupInstall(envOf(installed), ['binny'])).toEqual(['binny']);
 });
-afterAll(() => reg.close());
+afterAll(() => {
+  installed.cleanup();
+  reg.close();
+});
 beforeEach(() => {
   home = makeTempHome();
+  copyHome(installed, home);
 });
 afterEach(() => home.cleanup());
 
@@ -94,7 +106,6 @@ describeNeeding(
   'one intact rule for list, install --frozen and install',
   () => {
     it.each(damage)('%s: list names it, --frozen repairs it, a plain install reinstalls it; the disk is the locked tree after each', async (_what, breakIt) => {
-      expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
       const lockBefore = lockText();
       const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
       const pristine = snapshot(pkg());
@@ -171,7 +182,6 @@ describeNeeding(
   'list, verify and install --frozen judge a tree alike',
   () => {
     it.each(table)('%s (damage: %s)', async (_what, damaged, change) => {
-      expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
       const lockBefore = lockText();
       const locked = parseLock(lockBefore, 'extensions.lock').entries[0]!;
       const pristine = snapshot(pkg());

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { BINNY_BINARY, BINNY_OTHER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
+import { copyHome } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { setupInstall } from '../helpers/setup-install.js';
 import { writePackage } from '../helpers/packages.js';
@@ -26,26 +27,47 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const store = () => join(home.configDir, 'extensions');
 const pkg = () => join(store(), 'binny');
 const lockText = () => readFileSync(join(store(), 'extensions.lock'), 'utf8');
-const env = () => ({ ...home.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+const envOf = (h: TempHome) => ({ ...h.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });
+const env = () => envOf(home);
 
 const serveBinary = (content: string): void => serveBinnyBinary(reg, content);
 
+/**
+ * The set-up install, made once in this process (test/helpers/setup-install.ts: the core call
+ * `yep-ext install` makes, signatures of the real files) in a home of its own: each test starts
+ * from a copy of that home (faults.ts copyHome: config dir and download cache, each copied
+ * tree's stat signature recorded again for the copy as the product records a tree it placed).
+ * The judges after it are the subject. A test about what the install itself recorded makes its
+ * own install instead (freshInstall).
+ */
+let installed: TempHome;
 beforeAll(async () => {
   reg = await startRegistry();
   publishBinny(reg);
+  serveBinary(BINARY);
+  installed = makeTempHome();
+  expect(await setupInstall(envOf(installed), ['binny'])).toEqual(['binny']);
 });
-afterAll(() => reg.close());
-beforeEach(async () => {
+afterAll(() => {
+  installed.cleanup();
+  reg.close();
+});
+beforeEach(() => {
   home = makeTempHome();
   serveBinary(BINARY);
-  // The set-up install, made in this process (test/helpers/setup-install.ts: the core call
-  // `yep-ext install` makes, signatures of the real files): the judges after it are the subject.
-  expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
+  copyHome(installed, home);
 });
 afterEach(() => {
   reg.clearFaults();
   home.cleanup();
 });
+
+/** This test's home made by the set-up install itself, not copied: for what the install recorded. */
+async function freshInstall(): Promise<void> {
+  home.cleanup();
+  home = makeTempHome();
+  expect(await setupInstall(env(), ['binny'])).toEqual(['binny']);
+}
 
 interface Problem {
   kind: string;
@@ -77,6 +99,7 @@ describeNeeding(
     });
 
     it('a clean home verifies (exit 0) with every key of the report present', async () => {
+      await freshInstall();
       const v = await verify();
       expect(v.code).toBe(0);
       expect(v.report).toEqual({
@@ -247,6 +270,7 @@ describeNeeding(
     });
 
     it('an unchanged store: --frozen makes no request and re-hashes nothing it has a signature for', async () => {
+      await freshInstall();
       reg.requests.length = 0;
       const r = await runCli(['install', '--frozen', '--json'], { env: env() });
       expect(r.code, r.stderr).toBe(0);

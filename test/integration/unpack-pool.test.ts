@@ -6,7 +6,7 @@
  * and `close` and its `openSync` are wrapped during each test (everything else is the
  * real module) to inject a failure and to count what is open.
  */
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
@@ -17,6 +17,7 @@ import { YepError } from '../../src/core/errors.js';
 import { unpackCrate } from '../../src/core/archive/unpack.js';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, type TarEntry } from '../helpers/tar-builder.js';
+import { cachedCrate } from '../helpers/crate-cache.js';
 
 const probe = {
   failOn: undefined as RegExp | undefined,
@@ -126,11 +127,15 @@ const manyFiles = (n: number, content: (i: number) => string = contentOf): TarEn
   ...Array.from({ length: n }, (_, i) => file(`f/${String(i).padStart(5, '0')}`, content(i))),
 ];
 const WORDS = ['const', 'return', 'function', 'value', 'buffer', 'length', 'import', 'export'];
+/** Deterministic pseudo-random bytes for file `i` of a kind: one SHAKE256 output, not a hash call per 32 bytes. */
+const bytesOf = (kind: string, i: number, length: number): Buffer => createHash('shake256', { outputLength: length }).update(`${kind}/${i}`).digest();
 /** ~3 KB of source-like words that deflate ~10:1: a 32 KiB slice inflates to more files than half the pool's queue. */
 function wordsOf(i: number): string {
   let out = '';
-  for (let j = 0; out.length < 3000; j++) {
-    for (const b of hash('sha256', `${i}/${j}`, 'buffer')) out += `${WORDS[b & 7]} `;
+  // Every word is at least 5 letters and a space: 512 bytes always give 3,000 characters.
+  for (const b of bytesOf('words', i, 512)) {
+    out += `${WORDS[b & 7]} `;
+    if (out.length >= 3000) break;
   }
   return out;
 }
@@ -141,19 +146,18 @@ function contentOf(i: number): string {
   return contents[i];
 }
 function hexOf(i: number): string {
-  let out = '';
-  for (let j = 0; j < 16 + (i % 8); j++) out += hash('sha256', `${i}/${j}`, 'hex');
-  return out;
+  return bytesOf('hex', i, 32 * (16 + (i % 8))).toString('hex');
 }
 /**
- * The crate of 5,000 files of hex, built once: the failure in the middle (at the 1,501st file)
- * and the bounded descriptors over all of them unpack the same archive.
+ * The crate of 5,000 files of hex, built once (and deflated once across runs, crate-cache.ts):
+ * the failure in the middle (at the 1,501st file) and the bounded descriptors over all of them
+ * unpack the same archive.
  */
 let hexCrate: Buffer | undefined;
-const hexCrateOnce = (): Buffer => (hexCrate ??= buildCrate(manyFiles(5000)));
+const hexCrateOnce = (): Buffer => (hexCrate ??= cachedCrate(manyFiles(5000)));
 /** The crate of 3,000 files of words, built once: both machine-load cases below unpack it. */
 let wordsCrate: Buffer | undefined;
-const wordsCrateOnce = (): Buffer => (wordsCrate ??= buildCrate(manyFiles(3000, wordsOf)));
+const wordsCrateOnce = (): Buffer => (wordsCrate ??= cachedCrate(manyFiles(3000, wordsOf)));
 // Declared under 2 MiB: bigger crates create their small files on a worker thread instead (unpack-worker.test.ts).
 const unpack = () => unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: Math.min(MiB, statSync(crateFile).size) });
 

@@ -8,7 +8,7 @@
  * real ones. `compressedSize` is what decides the path: the tests declare 4 MiB.
  */
 import { tmpdir } from 'node:os';
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +17,8 @@ import { YepError } from '../../src/core/errors.js';
 import { unpackCrate } from '../../src/core/archive/unpack.js';
 import { warmUnpackWorker, workerFilesHandedOver } from '../../src/core/archive/worker-writer.js';
 import { contentHash } from '../../src/core/package/content-hash.js';
-import { buildCrate, type TarEntry } from '../helpers/tar-builder.js';
+import type { TarEntry } from '../helpers/tar-builder.js';
+import { cachedCrate } from '../helpers/crate-cache.js';
 import { itNeeding, need } from '../helpers/needs.js';
 
 const NAME = 'demo';
@@ -56,10 +57,11 @@ function contentOf(i: number): string {
   contents[i] ??= hexOf(i);
   return contents[i];
 }
+/** Deterministic pseudo-random hex: one SHAKE256 output per file, not a hash call per 64 characters. */
 function hexOf(i: number): string {
-  let out = '';
-  for (let j = 0; j < 16 + (i % 8); j++) out += hash('sha256', `${i}/${j}`, 'hex');
-  return out;
+  return createHash('shake256', { outputLength: 32 * (16 + (i % 8)) })
+    .update(`hex/${i}`)
+    .digest('hex');
 }
 const manyFiles = (n: number): TarEntry[] => [
   file('Cargo.toml', '[package]\n'),
@@ -67,10 +69,10 @@ const manyFiles = (n: number): TarEntry[] => [
 ];
 /**
  * The crate of 4,000 files, built once: the tree-and-hash case and the abort case unpack the
- * same archive.
+ * same archive. These crates are deflated once across runs (crate-cache.ts): the same bytes.
  */
 let crate4000: Buffer | undefined;
-const crate4000Once = (): Buffer => (crate4000 ??= buildCrate(manyFiles(4000)));
+const crate4000Once = (): Buffer => (crate4000 ??= cachedCrate(manyFiles(4000)));
 const unpack = () => unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: Math.max(4 * MiB, statSync(crateFile).size) });
 
 async function nothingComesBack(): Promise<void> {
@@ -107,7 +109,7 @@ describe('unpacking with the worker thread', () => {
 
   itNeeding(need(tmpfs.ok, tmpfs.missing), 'a full disk inside the worker is E_STATE with its errno, and nothing is left or comes back', async () => {
     expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stage]).status).toBe(0);
-    writeFileSync(crateFile, buildCrate(manyFiles(3000)));
+    writeFileSync(crateFile, cachedCrate(manyFiles(3000)));
     const before = workerFilesHandedOver();
     const err = await unpack().catch((e: unknown) => e);
     expect(workerFilesHandedOver() - before).toBeGreaterThan(0);
@@ -123,7 +125,7 @@ describe('unpacking with the worker thread', () => {
   });
 
   it('a policy violation while the worker still holds files waits for it before removing the tree', async () => {
-    writeFileSync(crateFile, buildCrate([...manyFiles(1500), { path: `${ROOT}/zz-link`, type: 'symlink', linkpath: '/etc/passwd' }]));
+    writeFileSync(crateFile, cachedCrate([...manyFiles(1500), { path: `${ROOT}/zz-link`, type: 'symlink', linkpath: '/etc/passwd' }]));
     const err = await unpack().catch((e: unknown) => e);
     expect((err as YepError).code).toBe('E_UNSAFE_PACKAGE');
     expect((err as YepError).message).toMatch(/zz-link/);

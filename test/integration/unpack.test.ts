@@ -4,7 +4,7 @@
  * and the modes, caps and deadline rules of docs/unpack.md.
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -29,6 +29,7 @@ import { TarExtractor } from '../../src/core/archive/tar-extract.js';
 import { unpackCrate, unpackLimits, type UnpackLimits } from '../../src/core/archive/unpack.js';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, buildTar, crateEntries, crateEntriesFromDir, paxRecord, type TarEntry } from '../helpers/tar-builder.js';
+import { cachedCrate } from '../helpers/crate-cache.js';
 import { itNeeding, need } from '../helpers/needs.js';
 
 const NAME = 'demo';
@@ -70,8 +71,16 @@ function mode(path: string): number {
   return statSync(path).mode & 0o7777;
 }
 
+/**
+ * `length` bytes that do not deflate, the same in every run: the MiB-sized archives made of
+ * them are then deflated once across runs (crate-cache.ts), not in each.
+ */
+function noise(label: string, length: number): Buffer {
+  return createHash('shake256', { outputLength: length }).update(label).digest();
+}
+
 function unpack(archive: Buffer | TarEntry[], limits?: Partial<UnpackLimits>, extra: { crateName?: string; version?: string; signal?: AbortSignal } = {}) {
-  const data = Buffer.isBuffer(archive) ? archive : buildCrate(archive);
+  const data = Buffer.isBuffer(archive) ? archive : cachedCrate(archive);
   writeFileSync(crateFile, data);
   return unpackCrate(crateFile, into, {
     crateName: extra.crateName ?? NAME,
@@ -106,7 +115,7 @@ const good = file('Cargo.toml', '[package]\n');
 
 describe('accepted archives', () => {
   it('unpacks a cargo-shaped crate with the root stripped, nested directories and contents intact', async () => {
-    const big = randomBytes(3 * 1024 * 1024 + 123); // spans several 1 MiB chunks
+    const big = noise('big', 3 * 1024 * 1024 + 123); // spans several 1 MiB chunks
     await unpack(
       crateEntries(NAME, VERSION, {
         'Cargo.toml': '[package]\nname = "demo"\n',
@@ -144,7 +153,7 @@ describe('accepted archives', () => {
     // 16 KiB random blocks, each stamped with its index: deflate shrinks the 12 MiB
     // file to a few hundred KiB, so one 1 MiB read comes out as a dozen 1 MiB
     // buffers in a row, and a stale or overwritten buffer shows as a wrong stamp.
-    const block = randomBytes(16 * 1024);
+    const block = noise('block', 16 * 1024);
     const big = Buffer.alloc(12 * 1024 * 1024);
     for (let i = 0; i < big.length / block.length; i++) {
       block.copy(big, i * block.length);
@@ -450,7 +459,7 @@ describe('A6: caps', () => {
     // 3,000 files of 2 KB deflate into one read of the .crate but ~9 chunks of 1 MiB of tar:
     // the abort lands after the first chunk's files exist, with the rest still to inflate.
     const entries = [good, ...Array.from({ length: 3000 }, (_, i) => file(`f/${String(i).padStart(5, '0')}`, `${i}`.repeat(700)))];
-    writeFileSync(crateFile, buildCrate(entries));
+    writeFileSync(crateFile, cachedCrate(entries));
     const writes = vi.spyOn(TarExtractor.prototype, 'write');
     try {
       const ac = new AbortController();
