@@ -54,6 +54,8 @@ const answer = (reply) => require('node:fs').writeSync(3, JSON.stringify(reply) 
       answer({ id, error: String(e && e.stack || e), stdout: stdout.join(''), stderr: stderr.join('') });
     }
   }
+  // Input closed: done, whatever keep-alive connection the runs left open.
+  process.exit(0);
 })();`;
 
 interface Reply {
