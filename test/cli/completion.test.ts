@@ -1,13 +1,21 @@
 /**
  * Shell completion end to end: `yep-ext completion bash|zsh|fish` scripts run in
- * the real shells (a `yep-ext` on PATH that is this checkout's bin/run.js) and
- * complete commands, topics, flags, flag values, installed extension names,
- * secret field names and paths; `__complete` (answered by the dispatcher from
- * the command table) is checked directly. zsh and fish are needed (apt-get install zsh fish);
- * without them their tests skip, unless YEP_EXT_REQUIRE_ALL=1 (then they fail).
+ * the real shells and complete commands, topics, flags, flag values, installed
+ * extension names, secret field names and paths; `__complete` (answered by the
+ * dispatcher from the command table) is checked directly. zsh and fish are needed
+ * (apt-get install zsh fish); without them their tests skip, unless
+ * YEP_EXT_REQUIRE_ALL=1 (then they fail).
+ *
+ * The shells' scripts are the subject: what they run and how they read its answer. The
+ * `yep-ext` they find on PATH is a bash shim that hands its directory and words to this
+ * process, which runs them through the dispatcher (runCli) and hands back the status and
+ * stdout, and records every call (each must have come from the shell, exited 0 and said
+ * nothing on stderr). One completion per shell has this checkout's bin/run.js as the
+ * `yep-ext` on PATH instead, end to end through the built CLI.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
@@ -30,8 +38,15 @@ const needs = (shell: string): void => {
 };
 
 let home: TempHome;
+/** The shells' environment: the shim first on PATH. */
 let env: Record<string, string>;
+/** The same with the built CLI first on PATH instead. */
+let realEnv: Record<string, string>;
 let work: string;
+/** Serves the shim's calls (see the header). */
+let server: Server;
+/** Every command line the shim was given, with how its run ended. */
+const calls: { args: string[]; code: number | null; stderr: string }[] = [];
 /** The file holding `yep-ext completion <shell>`'s script, by shell. */
 const scripts: Record<string, string> = {};
 
@@ -56,7 +71,41 @@ beforeAll(async () => {
   mkdirSync(bin);
   writeFileSync(join(bin, 'yep-ext'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(bin, 'yep-ext'), 0o755);
-  env = { ...home.env, PATH: `${bin}:${home.env.PATH}` };
+  realEnv = { ...home.env, PATH: `${bin}:${home.env.PATH}` };
+  server = createServer((socket) => {
+    let received = Buffer.alloc(0);
+    let started = false;
+    socket.on('error', () => {});
+    socket.on('data', (d: Buffer) => {
+      received = Buffer.concat([received, d]);
+      // The shim sends its directory, the number of words and the words, each NUL-terminated.
+      const fields = received.toString('utf8').split('\0');
+      if (started || fields.length < 3 || fields.length < Number(fields[1]) + 3) return;
+      started = true;
+      const [cwd, count, ...words] = fields;
+      const args = words.slice(0, Number(count));
+      void runCli(args, { env, cwd }).then(
+        (r) => {
+          calls.push({ args, code: r.code, stderr: r.stderr });
+          socket.end(`${r.code}\n${r.stdout}`);
+        },
+        (e: unknown) => {
+          calls.push({ args, code: null, stderr: String(e) });
+          socket.end('70\n');
+        },
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  const shim = join(home.root, 'shim');
+  mkdirSync(shim);
+  writeFileSync(
+    join(shim, 'yep-ext'),
+    `#!/bin/bash\nexec 3<>/dev/tcp/127.0.0.1/${port} || exit 70\nprintf '%s\\0' "$PWD" "$#" "$@" >&3\nIFS= read -r code <&3\ncat <&3\nexit "$code"\n`,
+  );
+  chmodSync(join(shim, 'yep-ext'), 0o755);
+  env = { ...home.env, PATH: `${shim}:${home.env.PATH}` };
   work = join(home.root, 'work');
   mkdirSync(join(work, 'locks'), { recursive: true });
   writeFileSync(join(work, 'team.lock'), '');
@@ -70,7 +119,31 @@ beforeAll(async () => {
     writeFileSync(scripts[shell], r.stdout);
   }
 });
-afterAll(() => home.cleanup());
+afterAll(async () => {
+  await new Promise((r) => server?.close(r));
+  home.cleanup();
+});
+
+/**
+ * Run a shell (asynchronously: this process answers the shim meanwhile); its stdout lines.
+ * Through the shim, every call it made must have exited 0 without a word on stderr, and
+ * there must have been one.
+ */
+async function inShell(shell: string, args: string[], real: boolean): Promise<string[]> {
+  const before = calls.length;
+  const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(shell, args, { env: real ? realEnv : env, cwd: work, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    );
+  });
+  expect(r.code, r.stderr).toBe(0);
+  if (!real) {
+    const made = calls.slice(before);
+    expect(made.length, `${shell} never ran yep-ext`).toBeGreaterThan(0);
+    for (const call of made) expect(call, JSON.stringify(call.args)).toMatchObject({ code: 0, stderr: '' });
+  }
+  return r.stdout.split('\n').filter(Boolean);
+}
 
 /** `__complete` output lines, values only. */
 async function complete(words: string[], extra: Record<string, string> = {}): Promise<string[]> {
@@ -145,32 +218,30 @@ describe('yep-ext completion', () => {
 
 describe('bash', () => {
   /** Complete `line` in bash with the script loaded; the COMPREPLY entries. */
-  function bash(line: string): string[] {
+  function bash(line: string, real = false): Promise<string[]> {
     const script = `source ${scripts.bash}; COMP_LINE=${JSON.stringify(line)}; COMP_POINT=\${#COMP_LINE}; _yep_ext_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const r = spawnSync('bash', ['--norc', '-c', script], { env, cwd: work, encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    return r.stdout.split('\n').filter(Boolean);
+    return inShell('bash', ['--norc', '-c', script], real);
   }
-  it('completes a command', () => expect(bash('yep-ext dis')).toEqual(['disable']));
-  it('completes installed names', () => expect(bash('yep-ext enable ls')).toEqual(['lsp', 'lsp-extra']));
-  it('completes a secret field', () => expect(bash('yep-ext set-secret logfire t')).toEqual(['token']));
-  it('completes flags and their values', () => {
-    expect(bash('yep-ext list --no')).toEqual(['--no-color', '--no-verify']);
-    expect(bash('yep-ext new x --language p')).toEqual(['python', 'py']);
+  it('completes a command', async () => expect(await bash('yep-ext dis')).toEqual(['disable']));
+  it('completes installed names (through the built CLI)', async () => expect(await bash('yep-ext enable ls', true)).toEqual(['lsp', 'lsp-extra']));
+  it('completes a secret field', async () => expect(await bash('yep-ext set-secret logfire t')).toEqual(['token']));
+  it('completes flags and their values', async () => {
+    expect(await bash('yep-ext list --no')).toEqual(['--no-color', '--no-verify']);
+    expect(await bash('yep-ext new x --language p')).toEqual(['python', 'py']);
   });
-  it('completes paths where a command takes one', () => {
-    expect(bash('yep-ext install --frozen --lockfile te')).toEqual(['team.lock']);
-    expect(bash('yep-ext doctor lo').sort()).toEqual(['locks', 'logfire']);
+  it('completes paths where a command takes one', async () => {
+    expect(await bash('yep-ext install --frozen --lockfile te')).toEqual(['team.lock']);
+    expect((await bash('yep-ext doctor lo')).sort()).toEqual(['locks', 'logfire']);
   });
-  it('is registered for the yep-ext command', () => {
-    const r = spawnSync('bash', ['--norc', '-c', 'eval "$(yep-ext completion bash)"; complete -p yep-ext'], { env, encoding: 'utf8' });
-    expect(r.stdout).toContain('-F _yep_ext_complete yep-ext');
+  it('is registered for the yep-ext command', async () => {
+    const out = await inShell('bash', ['--norc', '-c', 'eval "$(yep-ext completion bash)"; complete -p yep-ext'], false);
+    expect(out.join('\n')).toContain('-F _yep_ext_complete yep-ext');
   });
 });
 
 describe.skipIf(missing('zsh'))('zsh', () => {
   /** Run the zsh completion function for `words` (CURRENT = the last), with the completion system's output functions recorded. */
-  function zsh(words: string[]): string[] {
+  function zsh(words: string[], real = false): Promise<string[]> {
     needs('zsh');
     const script = [
       // Stand-ins for the completion system (only available inside a completion widget): they print what they are given.
@@ -181,45 +252,38 @@ describe.skipIf(missing('zsh'))('zsh', () => {
       `words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}`,
       '_yep_ext',
     ].join('\n');
-    const r = spawnSync('zsh', ['-f', '-c', script], { env, cwd: work, encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    return r.stdout.split('\n').filter(Boolean);
+    return inShell('zsh', ['-f', '-c', script], real);
   }
-  it('offers commands with their descriptions', () => {
-    const out = zsh(['yep-ext', 'dis']);
+  it('offers commands with their descriptions', async () => {
+    const out = await zsh(['yep-ext', 'dis']);
     expect(out).toContain('disable:Disable an extension, keeping its configuration.');
     expect(out).toContain('lock');
   });
-  it('offers installed names and secret fields', () => {
-    expect(zsh(['yep-ext', 'disable', ''])).toEqual(['logfire', 'lsp', 'lsp-extra']);
-    expect(zsh(['yep-ext', 'set-secret', 'logfire', ''])).toEqual(['api_key', 'token']);
+  it('offers installed names (through the built CLI) and secret fields', async () => {
+    expect(await zsh(['yep-ext', 'disable', ''], true)).toEqual(['logfire', 'lsp', 'lsp-extra']);
+    expect(await zsh(['yep-ext', 'set-secret', 'logfire', ''])).toEqual(['api_key', 'token']);
   });
-  it('hands paths to _files', () => {
-    expect(zsh(['yep-ext', 'install', ''])).toEqual(['FILES ']);
-    expect(zsh(['yep-ext', 'new', 'x', '--dir', ''])).toEqual(['FILES -/']);
+  it('hands paths to _files', async () => {
+    expect(await zsh(['yep-ext', 'install', ''])).toEqual(['FILES ']);
+    expect(await zsh(['yep-ext', 'new', 'x', '--dir', ''])).toEqual(['FILES -/']);
   });
 });
 
 describe.skipIf(missing('fish'))('fish', () => {
   /** fish's own completion of `line` (complete -C), with the script sourced. */
-  function fish(line: string): string[] {
+  function fish(line: string, real = false): Promise<string[]> {
     needs('fish');
-    const r = spawnSync('fish', ['--no-config', '-c', `source ${scripts.fish}; complete -C${JSON.stringify(line)}`], {
-      env: { ...env, HOME: join(home.root, 'home') },
-      cwd: work,
-      encoding: 'utf8',
-    });
-    expect(r.status, r.stderr).toBe(0);
-    return r.stdout.split('\n').filter(Boolean);
+    return inShell('fish', ['--no-config', '-c', `source ${scripts.fish}; complete -C${JSON.stringify(line)}`], real);
   }
-  it('completes commands with descriptions', () => expect(fish('yep-ext dis')).toEqual(['disable\tDisable an extension, keeping its configuration.']));
-  it('completes installed names and secret fields', () => {
-    expect(fish('yep-ext remove ls')).toEqual(['lsp', 'lsp-extra']);
-    expect(fish('yep-ext set-secret logfire ')).toEqual(['api_key', 'token']);
+  it('completes commands with descriptions', async () =>
+    expect(await fish('yep-ext dis')).toEqual(['disable\tDisable an extension, keeping its configuration.']));
+  it('completes installed names (through the built CLI) and secret fields', async () => {
+    expect(await fish('yep-ext remove ls', true)).toEqual(['lsp', 'lsp-extra']);
+    expect(await fish('yep-ext set-secret logfire ')).toEqual(['api_key', 'token']);
   });
-  it('completes flags, values and paths', () => {
-    expect(fish('yep-ext list --j')).toEqual(['--json\tFormat output as json.']);
-    expect(fish('yep-ext new x -l r')).toEqual(['rs', 'rust']);
-    expect(fish('yep-ext install --frozen --lockfile te')).toEqual(['team.lock']);
+  it('completes flags, values and paths', async () => {
+    expect(await fish('yep-ext list --j')).toEqual(['--json\tFormat output as json.']);
+    expect(await fish('yep-ext new x -l r')).toEqual(['rs', 'rust']);
+    expect(await fish('yep-ext install --frozen --lockfile te')).toEqual(['team.lock']);
   });
 });

@@ -6,7 +6,7 @@
  * with the reason in its name, and the generated files are still checked).
  * Refusals: clear messages, documented exit codes, nothing written.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,6 +39,24 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 const cli = (args: string[]) => runCli(args, { env, cwd: work });
+
+/**
+ * The words `sh` reads each command line (the text after `yep-ext`) into, as a user's shell
+ * would hand them to yep-ext: quotes removed, `~` expanded with env's HOME. One sh for all lines.
+ */
+function shellWords(lines: string[], cwd: string, shellEnv: Record<string, string>): string[][] {
+  const script = lines.map((l) => `set -- ${l}\nprintf '%s\\0' "$#" "$@"`).join('\n');
+  const r = spawnSync('sh', ['-c', script], { cwd, env: shellEnv, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  const fields = r.stdout.split('\0');
+  const out: string[][] = [];
+  for (let i = 0; i < fields.length - 1; ) {
+    const n = Number(fields[i]);
+    out.push(fields.slice(i + 1, i + 1 + n));
+    i += 1 + n;
+  }
+  return out;
+}
 
 interface Check {
   name: string;
@@ -175,10 +193,17 @@ describe('yep-ext new --help', () => {
       .split('\n')
       .filter((l) => l.startsWith('  $ yep-ext new '));
     expect(examples.length).toBeGreaterThanOrEqual(4);
-    for (const line of examples) {
-      const shell = line.replace(/^ {2}\$ yep-ext /, `'${process.execPath}' '${BIN}' `);
-      const r = runShell(shell, work, withSeams({ ...env }) as Record<string, string>);
-      expect(r.code, `${line}\n${r.output}`).toBe(0);
+    // The shell reads each line (its quotes, `~`) into the words yep-ext would get: one sh for
+    // all of them, each line's words printed as a count and NUL-terminated words. The command
+    // those words make runs in this process: the shell's reading is the subject here, not
+    // the start of a yep-ext process (test/cli/bundle.test.ts covers that).
+    const lines = examples.map((line) => line.replace(/^ {2}\$ yep-ext /, ''));
+    const words = shellWords(lines, work, env);
+    expect(words).toHaveLength(examples.length);
+    for (const [i, line] of examples.entries()) {
+      expect(words[i]![0], line).toBe('new');
+      const r = await cli(words[i]!);
+      expect(r.code, `${line}\n${r.stdout}${r.stderr}`).toBe(0);
     }
   });
 });
@@ -229,8 +254,15 @@ describe('yep-ext new output', () => {
   });
 
   it('bin/ server is 0755 and plugin.json 0644 whatever the umask', async () => {
-    const child = spawn('sh', ['-c', `umask 077 && exec "${process.execPath}" "${BIN}" new masked --tool t`], { cwd: work, env, stdio: 'ignore' });
-    expect(await new Promise((r) => child.on('exit', r))).toBe(0);
+    // This process's umask, put back at once: `new` writes through it as a process of its own would.
+    const umask = process.umask(0o077);
+    let r: Awaited<ReturnType<typeof cli>>;
+    try {
+      r = await cli(['new', 'masked', '--tool', 't']);
+    } finally {
+      process.umask(umask);
+    }
+    expect(r.code, r.stderr).toBe(0);
     expect(statSync(join(work, 'masked', 'bin', 'masked')).mode & 0o777).toBe(0o755);
     expect(statSync(join(work, 'masked', 'plugin.json')).mode & 0o777).toBe(0o644);
   });

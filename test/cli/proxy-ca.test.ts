@@ -9,11 +9,16 @@
  * - NO_PROXY naming the host: no CONNECT at all (the name is answered by the
  *   client's test resolver instead);
  * - without the CA: a certificate error whose hint names NODE_EXTRA_CA_CERTS.
+ * Node reads NODE_EXTRA_CA_CERTS only as it starts: the runs that trust the CA run in one
+ * process started with it (../helpers/cli-host.ts), each with its own environment (the
+ * proxy variables, NO_PROXY, its home); which network module a run loads is a process's
+ * own, so those two runs are CLI processes of their own.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
+import { startCliHost, type CliHost } from '../helpers/cli-host.js';
 import { startProxy, type TestProxy } from '../helpers/http-proxy.js';
 import { jsonOf, makeTempHome, runCli, runCliProcess, type TempHome } from '../helpers/home.js';
 import { moduleLog, undiciIn } from '../helpers/module-log.js';
@@ -27,6 +32,8 @@ let ca: TestCa;
 let reg: TestRegistry;
 let proxy: TestProxy;
 let port: number;
+/** The process that trusts the private CA (NODE_EXTRA_CA_CERTS at its start). */
+let host: CliHost;
 const homes: TempHome[] = [];
 
 const home = (): TempHome => {
@@ -43,8 +50,10 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     port = Number(new URL(reg.url).port);
     reg.publish({ name: HELLO, vers: '0.3.0', data: fixtureCrate(HELLO, '0.3.0'), description: 'Says hello' });
     proxy = await startProxy({ [`${NAME}:${port}`]: `127.0.0.1:${port}` });
+    host = startCliHost({ NODE_EXTRA_CA_CERTS: ca.caFile });
   });
   afterAll(async () => {
+    await host?.close();
     await proxy?.close();
     await reg?.close();
     ca?.cleanup();
@@ -64,7 +73,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     const h = home();
     proxy.seen.length = 0;
     reg.requests.length = 0;
-    const install = await runCliProcess(['install', 'hello@^0.3'], { env: env(h) });
+    const install = await host.run(['install', 'hello@^0.3'], { env: env(h) });
     expect(install.code, install.stderr).toBe(0);
     expect(lockText(h)).toContain('version = "0.3.0"');
     // Every connection to the registry was a tunnel the proxy opened (the name resolves nowhere else).
@@ -73,14 +82,14 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     expect(reg.requestsTo('/crates/').length).toBe(1);
 
     const before = proxy.connects().length;
-    const search = await runCliProcess(['search', 'hello', '--json'], { env: env(h) });
+    const search = await host.run(['search', 'hello', '--json'], { env: env(h) });
     expect(search.code, search.stderr).toBe(0);
     expect(jsonOf(search).hits.map((x: { crate: string }) => x.crate)).toEqual([HELLO]);
     expect(proxy.connects().length).toBeGreaterThan(before);
 
     reg.publish({ name: HELLO, vers: '0.3.1', data: fixtureCrate(HELLO, '0.3.1') });
     const mid = proxy.connects().length;
-    const update = await runCliProcess(['update', 'hello', '--json'], { env: env(h) });
+    const update = await host.run(['update', 'hello', '--json'], { env: env(h) });
     expect(update.code, update.stderr).toBe(0);
     expect(lockText(h)).toContain('version = "0.3.1"');
     expect(proxy.connects().length).toBeGreaterThan(mid);
@@ -89,18 +98,18 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
     const fresh = home();
     const last = proxy.connects().length;
     reg.requests.length = 0;
-    const frozen = await runCliProcess(['install', '--frozen', '--lockfile', lockFile], { env: env(fresh) });
+    const frozen = await host.run(['install', '--frozen', '--lockfile', lockFile], { env: env(fresh) });
     expect(frozen.code, frozen.stderr).toBe(0);
     expect(lockText(fresh)).toBe(lockText(h));
     expect(reg.requestsTo('/crates/').length).toBe(1);
     expect(proxy.connects().length).toBeGreaterThan(last);
     expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${NAME}:${port}`]));
-  }, 180_000); // five CLI processes: under load on 2 cores they may pass the default 60 s
+  });
 
   it('lower-case https_proxy wins over HTTPS_PROXY, as curl reads them', async () => {
     const h = home();
     proxy.seen.length = 0;
-    const r = await runCliProcess(['install', 'hello@0.3.0'], { env: env(h, { HTTPS_PROXY: 'http://127.0.0.1:9', https_proxy: proxy.url }) });
+    const r = await host.run(['install', 'hello@0.3.0'], { env: env(h, { HTTPS_PROXY: 'http://127.0.0.1:9', https_proxy: proxy.url }) });
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.connects().length).toBeGreaterThan(0);
   });
@@ -110,7 +119,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
       const h = home();
       proxy.seen.length = 0;
       reg.requests.length = 0;
-      const r = await runCliProcess(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: noProxy, YEP_EXT_TEST_RESOLVE: `${NAME}=127.0.0.1` }) });
+      const r = await host.run(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: noProxy, YEP_EXT_TEST_RESOLVE: `${NAME}=127.0.0.1` }) });
       expect(r.code, `${noProxy}: ${r.stderr}`).toBe(0);
       expect(proxy.seen, noProxy).toEqual([]);
       expect(reg.requestsTo('/crates/').length).toBe(1);
@@ -159,7 +168,7 @@ describeNeeding(NEEDS_OPENSSL, 'proxies and NODE_EXTRA_CA_CERTS', () => {
   it('NO_PROXY for another port of the host does not bypass the proxy', async () => {
     const h = home();
     proxy.seen.length = 0;
-    const r = await runCliProcess(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: `${NAME}:1` }) });
+    const r = await host.run(['install', 'hello@0.3.0'], { env: env(h, { NO_PROXY: `${NAME}:1` }) });
     expect(r.code, r.stderr).toBe(0);
     expect(proxy.connects().length).toBeGreaterThan(0);
   });

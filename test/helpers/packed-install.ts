@@ -8,6 +8,11 @@
  * npm keeps), every file at the checkout's top (package.json, the lock, README, .gitignore,
  * which npm reads for what to leave out), with its mode, and npm's and Node's versions. A
  * caller gets its own copy of the installed prefix.
+ *
+ * npm packs a copy of exactly those inputs, not the checkout itself: in the checkout `npm
+ * pack` also loads the whole node_modules tree (npm's Arborist reads every package in it,
+ * for bundled dependencies), a second of CPU that cannot change the tarball of a package
+ * that bundles none (asserted). The tarball is the same byte for byte.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -55,19 +60,30 @@ function hashTree(hash: ReturnType<typeof createHash>, rel: string): void {
   else if (st.isFile()) hash.update(readFileSync(abs));
 }
 
-function inputsKey(): string {
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { files: string[] };
-  const hash = createHash('sha256').update(`${npmVersion()}\0${process.version}\0`);
+/** Every path at the checkout's top that npm reads when it packs (see the header), sorted. */
+function packInputs(): string[] {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { files: string[]; [key: string]: unknown };
+  // A bundled dependency would be packed from node_modules, which the staged copy leaves out.
+  if (pkg.bundleDependencies !== undefined || pkg.bundledDependencies !== undefined)
+    throw new Error('package.json bundles dependencies: pack the checkout itself');
   const tops = readdirSync(REPO_ROOT).filter((e) => lstatSync(join(REPO_ROOT, e)).isFile());
-  // `dist/**/*.d.ts` and `bin/run.js` name their first path segment: the whole directory is hashed.
+  // `dist/**/*.d.ts` and `bin/run.js` name their first path segment: the whole directory is taken.
   const named = pkg.files.map((f) => f.split('/')[0]!);
-  for (const rel of [...new Set([...tops, ...named])].sort()) hashTree(hash, rel);
+  return [...new Set([...tops, ...named])].sort();
+}
+
+function inputsKey(inputs: string[]): string {
+  const hash = createHash('sha256').update(`${npmVersion()}\0${process.version}\0`);
+  for (const rel of inputs) hashTree(hash, rel);
   return hash.digest('hex').slice(0, 24);
 }
 
-/** Pack and install into `dir` (where the caller gets it), and keep a copy in `cached` when it installed. */
-function packAndInstall(dir: string, cached: string): Recorded {
-  const pack = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], REPO_ROOT);
+/** Pack (a copy of `inputs`) and install into `dir` (where the caller gets it), and keep a copy in `cached` when it installed. */
+function packAndInstall(dir: string, cached: string, inputs: string[]): Recorded {
+  const staged = join(dir, 'checkout');
+  for (const rel of inputs) if (existsSync(join(REPO_ROOT, rel))) cpSync(join(REPO_ROOT, rel), join(staged, rel), { recursive: true, verbatimSymlinks: true });
+  const pack = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], staged);
+  rmSync(staged, { recursive: true, force: true });
   if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
   const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const install = npm(['install', '-g', '--prefix', join(dir, 'prefix'), '--offline', '--no-audit', '--no-fund', join(dir, info!.filename)], dir);
@@ -109,13 +125,14 @@ const copyPrefix = (from: string, to: string) => cpSync(from, to, { recursive: t
 
 /** The checkout packed and installed into `dir` (the prefix `dir/prefix`). */
 export function packedInstall(dir: string): PackedInstall {
-  const cached = testCacheDir('npm-pack', inputsKey());
+  const inputs = packInputs();
+  const cached = testCacheDir('npm-pack', inputsKey(inputs));
   let recorded: Recorded;
   if (existsSync(join(cached, 'recorded.json'))) {
     recorded = JSON.parse(readFileSync(join(cached, 'recorded.json'), 'utf8')) as Recorded;
     copyPrefix(join(cached, 'prefix'), join(dir, 'prefix'));
   } else {
-    recorded = packAndInstall(dir, cached);
+    recorded = packAndInstall(dir, cached, inputs);
   }
   const prefix = join(dir, 'prefix');
   return {

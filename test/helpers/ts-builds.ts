@@ -6,7 +6,8 @@
  * its work, so one for all costs little more than one for each). The files asking run in
  * different workers, maybe at once: the first one to make the shared directory builds, the
  * others wait for its result. The run's scratch directory (test/global-scratch.ts) holds it,
- * so each run builds afresh.
+ * so no run reads another's packages; tsc's answer for sources it built before comes from the
+ * suite's cache (./ts-build-cache.ts).
  *
  * A test gets the build of its own package: the shared package's sources must equal its own
  * byte for byte (so tsc's answer is its package's), and the dist/ tsc wrote is copied in.
@@ -17,7 +18,7 @@ import { expect } from 'vitest';
 import { runNew } from '../../src/scaffold/run-new.js';
 import type { ScaffoldInput } from '../../src/scaffold/request.js';
 import { makeTempHome, runCli } from './home.js';
-import { buildTypescriptPackages } from './scaffold.js';
+import { cachedTypescriptBuild } from './ts-build-cache.js';
 
 /** `yep-ext new --tool ... --config ...` with every facet (test/cli/new.test.ts). */
 export const NEW_FULL_FLAGS = [
@@ -101,7 +102,8 @@ async function buildAll(work: string): Promise<BuildResult> {
   } finally {
     home.cleanup();
   }
-  return buildTypescriptPackages(Object.keys(REAL_BUILDS).map((name) => join(work, name)));
+  // One tsc for all, or its result for these very sources from an earlier run (./ts-build-cache.ts).
+  return cachedTypescriptBuild(Object.keys(REAL_BUILDS).map((name) => join(work, name)));
 }
 
 /** Build (the first caller of the run) or wait for the build of another file. */

@@ -1,6 +1,7 @@
 /**
- * The library API changes nothing process-wide. Importing yep-ext
- * (dist/index.js) and making a network request through it must not set V8
+ * The library API changes nothing process-wide. Importing yep-ext (what
+ * `import 'yep-ext'` loads: package.json's exports, dist/bundle/index.js and the
+ * api.cjs bundle) and making a network request through it must not set V8
  * flags; the CLI (bin/run.js) still sets --liftoff-only for undici's wasm, just
  * before undici loads (docs/performance.md). Observed by wrapping v8.setFlagsFromString in the
  * child before anything else runs. Needs `npm run build`.
@@ -41,6 +42,12 @@ function node(args: string[], env?: Record<string, string | undefined>): Promise
   });
 }
 
+/** The file `import 'yep-ext'` loads (package.json's exports), relative to the checkout. */
+function packageEntry(): string {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { exports: { '.': { default: string } } };
+  return pkg.exports['.'].default;
+}
+
 /** A preload that records every V8 flag set in the process into `log`. */
 function flagRecorder(log: string): string {
   const file = join(work, 'record-v8-flags.cjs');
@@ -58,7 +65,7 @@ describe('no process-wide side effects from the library API', () => {
     const log = join(work, 'library.log');
     writeFileSync(log, '');
     const script = `
-      const { createContext, searchExtensions, silentLogger } = await import(${JSON.stringify(join(REPO_ROOT, 'dist/index.js'))});
+      const { createContext, searchExtensions, silentLogger } = await import(${JSON.stringify(join(REPO_ROOT, packageEntry()))});
       const ctx = createContext({ env: { YEP_EXT_INDEX: ${JSON.stringify(url)}, YOLOP_CONFIG_DIR: ${JSON.stringify(join(work, 'cfg'))} }, log: silentLogger });
       const e = await searchExtensions(ctx, { term: 'x' }).catch((x) => x);
       console.log(e.code);`;
