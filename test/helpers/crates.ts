@@ -65,7 +65,46 @@ export function buildCrate(o: CrateOptions): Buffer {
  * versions (and, with `publishAs`, under another crate name).
  */
 export function fixtureCrate(crate: string, version: string, extra: Omit<CrateOptions, 'name' | 'version' | 'dir'> & { publishAs?: string } = {}): Buffer {
-  const tree: Record<string, FileSpec> = readTree(join(FIXTURE_CRATES, crate));
+  // The same arguments make the same bytes (the tar's times and owners are fixed, gzip is
+  // deterministic), and the files of a run's worker ask for the same few crates again and
+  // again: each is read, packed and compressed once per worker. A copy is handed out, so a
+  // caller that changes its crate's bytes changes no other caller's.
+  const key = cacheKey(crate, version, extra);
+  let built = key === undefined ? undefined : builtCrates.get(key);
+  if (built === undefined) {
+    built = packFixture(crate, version, extra);
+    if (key !== undefined) builtCrates.set(key, built);
+  }
+  return Buffer.from(built);
+}
+
+/** fixtureCrate's crates by their arguments (see there). */
+const builtCrates = new Map<string, Buffer>();
+/** The fixture trees by directory, read once per worker: test/fixtures/crates/ is never written by a test. */
+const fixtureTrees = new Map<string, Record<string, CrateFile>>();
+
+/**
+ * The arguments of a fixtureCrate call as a string, or undefined when they hold what a string
+ * would not tell apart (raw tar entries, whose fields a test may build from objects of its own).
+ */
+function cacheKey(crate: string, version: string, extra: Omit<CrateOptions, 'name' | 'version' | 'dir'> & { publishAs?: string }): string | undefined {
+  if (extra.entries !== undefined) return undefined;
+  const files = Object.entries(extra.files ?? {}).map(([rel, f]) => {
+    const file = typeof f === 'string' || f instanceof Uint8Array ? { content: f } : f;
+    const content = typeof file.content === 'string' ? `s${file.content}` : `b${Buffer.from(file.content).toString('base64')}`;
+    return [rel, file.mode ?? null, content];
+  });
+  return JSON.stringify([crate, version, extra.publishAs ?? null, extra.truncateTarAt ?? null, extra.gzipLevel ?? null, files]);
+}
+
+function packFixture(crate: string, version: string, extra: Omit<CrateOptions, 'name' | 'version' | 'dir'> & { publishAs?: string }): Buffer {
+  const dir = join(FIXTURE_CRATES, crate);
+  let read = fixtureTrees.get(dir);
+  if (read === undefined) {
+    read = readTree(dir);
+    fixtureTrees.set(dir, read);
+  }
+  const tree: Record<string, FileSpec> = { ...read };
   const patch = (rel: string, edit: (text: string) => string): void => {
     const f = tree[rel] as CrateFile | undefined;
     if (f) tree[rel] = { content: edit(Buffer.from(f.content).toString('utf8')), mode: f.mode ?? 0o644 };
