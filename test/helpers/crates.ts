@@ -5,6 +5,7 @@
  * test/fixtures/crates/ or an in-memory file map. `entries` appends raw tar
  * entries (links, devices, `..`, bad checksums) for hostile-archive tests.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -83,17 +84,23 @@ const builtCrates = new Map<string, Buffer>();
 /** The fixture trees by directory, read once per worker: test/fixtures/crates/ is never written by a test. */
 const fixtureTrees = new Map<string, Record<string, CrateFile>>();
 
+/** The size of one file above which a crate is not kept: such a file is a test's own blob (random data), built once. */
+const KEPT_FILE_BYTES = 64 * 1024;
+
 /**
- * The arguments of a fixtureCrate call as a string, or undefined when they hold what a string
- * would not tell apart (raw tar entries, whose fields a test may build from objects of its own).
+ * The arguments of a fixtureCrate call as a string, or undefined for a crate not kept: one
+ * with raw tar entries (whose fields a test may build from objects of its own), or with a
+ * large file of bytes (a blob no other call repeats, which would stay in memory for nothing).
  */
 function cacheKey(crate: string, version: string, extra: Omit<CrateOptions, 'name' | 'version' | 'dir'> & { publishAs?: string }): string | undefined {
   if (extra.entries !== undefined) return undefined;
-  const files = Object.entries(extra.files ?? {}).map(([rel, f]) => {
+  const files: unknown[] = [];
+  for (const [rel, f] of Object.entries(extra.files ?? {})) {
     const file = typeof f === 'string' || f instanceof Uint8Array ? { content: f } : f;
-    const content = typeof file.content === 'string' ? `s${file.content}` : `b${Buffer.from(file.content).toString('base64')}`;
-    return [rel, file.mode ?? null, content];
-  });
+    if ((typeof file.content === 'string' ? file.content.length : file.content.byteLength) > KEPT_FILE_BYTES) return undefined;
+    const content = typeof file.content === 'string' ? `s${file.content}` : `b${createHash('sha256').update(file.content).digest('hex')}`;
+    files.push([rel, file.mode ?? null, content]);
+  }
   return JSON.stringify([crate, version, extra.publishAs ?? null, extra.truncateTarAt ?? null, extra.gzipLevel ?? null, files]);
 }
 
