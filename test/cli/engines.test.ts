@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { fakeAgent, fakeAgentScript, pathWithoutAgent } from '../helpers/fake-agent.js';
+import { copyHome } from '../helpers/faults.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { waitGone } from '../helpers/proc.js';
 import { writePackage } from '../helpers/packages.js';
@@ -67,7 +68,34 @@ beforeAll(async () => {
   publish('0.5.0', '>=0.13');
   restoreRegistry = reg.checkpoint();
 });
-afterAll(() => reg.close());
+afterAll(async () => {
+  await reg.close();
+  for (const h of prepared.values()) h.cleanup();
+});
+/** Homes as a set-up install left them (by agent and specs), each made once for the file. */
+const prepared = new Map<string, TempHome>();
+/**
+ * The test's home as `setupInstall(withAgent(agent), specs, options)` leaves it, against the
+ * registry every test starts from: installed once in a home of its own for the file, and
+ * copied into each test's home that asks for it (copyHome: the stat signatures recorded for
+ * the copy, as for the install's own trees).
+ */
+async function installedWith(agent: string | null, specs: string[], options: { ignoreEngines?: boolean } = {}): Promise<void> {
+  const key = JSON.stringify([agent, specs, options.ignoreEngines ?? false]);
+  let from = prepared.get(key);
+  if (from === undefined) {
+    const test = home;
+    home = makeTempHome('yep-engines-prepared-');
+    try {
+      await setupInstall(withAgent(agent), specs, options);
+    } finally {
+      from = home;
+      home = test;
+    }
+    prepared.set(key, from);
+  }
+  copyHome(from, home);
+}
 beforeEach(() => {
   restoreRegistry();
   home = makeTempHome('yep-engines-');
@@ -208,7 +236,7 @@ describe('git and path sources have one candidate', () => {
 
 describe('update moves only as far as the agent allows', () => {
   it('0.3.0 -> 0.4.0 with agent 0.12.1 (0.5.0 skipped), held there, then 0.5.0 with agent 0.13.0', async () => {
-    await setupInstall(withAgent('0.10.0'), ['hello']);
+    await installedWith('0.10.0', ['hello']);
     expect(installedVersion()).toBe('0.3.0');
 
     const up = await runCli(['update', 'hello', '--json'], { env: withAgent('0.12.1') });
@@ -242,7 +270,7 @@ describe('update moves only as far as the agent allows', () => {
   });
 
   it('update --ignore-engines takes the newest', async () => {
-    await setupInstall(withAgent('0.12.1'), ['hello']);
+    await installedWith('0.12.1', ['hello']);
     const r = await runCli(['update', 'hello', '--ignore-engines', '--json'], { env: withAgent('0.12.1') });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonOf(r).updates[0]).toMatchObject({ status: 'updated', to: { version: '0.5.0' }, engines: { status: 'excludes', ignored: true } });
@@ -253,7 +281,7 @@ describe('update moves only as far as the agent allows', () => {
 
 describe('outdated: newer, but needs a newer yolop', () => {
   it('agent 0.12.1 at 0.3.0: 0.4.0 is the newest runnable, 0.5.0 needs a newer yolop; downloads verified and cached; held does not fail --exit-code', async () => {
-    await setupInstall(withAgent('0.10.0'), ['hello']);
+    await installedWith('0.10.0', ['hello']);
     const lock = lockText();
     // A download cache of its own: the install above put 0.4.0 and 0.5.0 in the default one.
     const env = { ...withAgent('0.12.1'), YEP_EXT_CACHE_DIR: join(home.root, 'dl-cache') };
@@ -324,7 +352,7 @@ describe('outdated: newer, but needs a newer yolop', () => {
   });
 
   it('no agent: nothing downloaded, the row says the agent version is unknown, and the index decides', async () => {
-    await setupInstall(withAgent(null), ['hello@0.3.0']);
+    await installedWith(null, ['hello@0.3.0']);
     const before = downloads().length;
     const r = await runCli(['outdated', '--json', '--exit-code'], { env: withAgent(null) });
     expect(r.code, r.stderr).toBe(14);
@@ -344,7 +372,7 @@ describe('outdated: newer, but needs a newer yolop', () => {
   });
 
   it('a download that does not match the registry checksum is refused: nothing is read from it, the row keeps the index answer and says why', async () => {
-    await setupInstall(withAgent('0.12.1'), ['hello@0.3.0']);
+    await installedWith('0.12.1', ['hello@0.3.0']);
     reg.fault(/\/0\.5\.0\/download/, { kind: 'corrupt' });
     const r = await runCli(['outdated', '--json'], { env: withAgent('0.12.1') });
     expect(r.code, r.stderr).toBe(0);
@@ -357,7 +385,7 @@ describe('outdated: newer, but needs a newer yolop', () => {
   });
 
   it('a range read once is remembered by the registry cksum: a later run fetches nothing (not even from the download cache), the first says what it fetched, a corrupted memo is a miss', async () => {
-    await setupInstall(withAgent('0.10.0'), ['hello@0.3.0']);
+    await installedWith('0.10.0', ['hello@0.3.0']);
     const cacheDir = join(home.root, 'dl-cache');
     const env = { ...withAgent('0.12.1'), YEP_EXT_CACHE_DIR: cacheDir };
     const expected = { status: 'checked', runnable: '0.4.0', needs_newer_agent: [{ version: '0.5.0', requires: '>=0.13' }], tried: 2, candidates: 2 };
@@ -442,7 +470,7 @@ describe('outdated: newer, but needs a newer yolop', () => {
   });
 
   it('the walk is capped at 5 downloads and says so', async () => {
-    await setupInstall(withAgent('0.12.1'), ['hello@0.3.0']);
+    await installedWith('0.12.1', ['hello@0.3.0']);
     for (const v of ['0.6.0', '0.7.0', '0.8.0', '0.9.0', '0.10.0']) publish(v, '>=9');
     const before = downloads().length;
     const r = await runCli(['outdated', '--json', '--exit-code'], { env: withAgent('0.12.1') });
@@ -462,7 +490,7 @@ describe('verify lists an engines mismatch', () => {
   };
 
   it('not enabled: a warning (exit 0); enabled: a problem (exit 4, E_ENGINES); with damage too: exit 5; a newer or unknown agent: nothing', async () => {
-    await setupInstall(withAgent('0.12.1'), ['hello@0.5.0'], { ignoreEngines: true });
+    await installedWith('0.12.1', ['hello@0.5.0'], { ignoreEngines: true });
     const env = withAgent('0.12.1');
     const reason = 'engines: 0.5.0 needs yolop >=0.13; you have 0.12.1';
 
@@ -518,7 +546,7 @@ describe('verify lists an engines mismatch', () => {
 
 describe('enable refused over an extension settings.toml already turns on', () => {
   it('the engines refusal does not say "it was not enabled": it stays enabled, and disable is named', async () => {
-    await setupInstall(withAgent('0.12.1'), ['hello@0.5.0'], { ignoreEngines: true });
+    await installedWith('0.12.1', ['hello@0.5.0'], { ignoreEngines: true });
     const settings = join(home.configDir, 'settings.toml');
     const text = '[[capabilities]]\nref = "ext:hello"\n';
     writeFileSync(settings, text);
@@ -539,7 +567,7 @@ describe('enable refused over an extension settings.toml already turns on', () =
 
 describe('enable refuses what the agent cannot run', () => {
   it('exit 4 and settings.toml byte-identical; --ignore-engines enables; a newer agent enables', async () => {
-    await setupInstall(withAgent('0.12.1'), ['hello@0.5.0'], { ignoreEngines: true });
+    await installedWith('0.12.1', ['hello@0.5.0'], { ignoreEngines: true });
     const settings = join(home.configDir, 'settings.toml');
     const text = '# mine\n[[capabilities]]\nref = "ext:other"\n\n[[capabilities]]\nref = "ext:hello"\nenabled = false\n';
     writeFileSync(settings, text);
@@ -583,7 +611,7 @@ describe('enable refuses what the agent cannot run', () => {
   });
 
   it('an unknown agent does not block enable', async () => {
-    await setupInstall(withAgent(null), ['hello']);
+    await installedWith(null, ['hello']);
     const r = await runCli(['enable', 'hello'], { env: withAgent(null) });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("the installed yolop's version is unknown");
@@ -594,7 +622,7 @@ describe('enable refuses what the agent cannot run', () => {
 
 describe('install --frozen, list and doctor report it', () => {
   it('--frozen installs what the lock pins and warns; list shows the exclusion', async () => {
-    await setupInstall(withAgent('0.12.1'), ['hello@0.5.0'], { ignoreEngines: true });
+    await installedWith('0.12.1', ['hello@0.5.0'], { ignoreEngines: true });
     const lockfile = join(home.root, 'project.lock');
     writeFileSync(lockfile, lockText());
     const fresh = makeTempHome('yep-engines-frozen-');
@@ -642,7 +670,7 @@ describe('install --frozen, list and doctor report it', () => {
   });
 
   it('list asks the agent once per binary (cached by path and mtime), and again after it changes', async () => {
-    await setupInstall(withAgent(null), ['hello']);
+    await installedWith(null, ['hello']);
     const agent = fakeAgent(join(home.root, 'cached'), '0.12.1');
     const env = { ...base(), PATH: `${agent.dir}:${NO_AGENT_PATH}` };
     for (let i = 0; i < 3; i++) {

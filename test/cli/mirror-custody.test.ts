@@ -204,7 +204,7 @@ describe('every line is checked before anything is placed', () => {
   }
 
   it('an origin index listing the locked version twice with different lines (the first the genuine one): exit 5, no mirror directory', async () => {
-    const genuine = (await (await fetch(`${reg.indexUrl}yo/lo/${HELLO}`)).text()).split('\n').find((l) => l.includes('"0.3.0"'))!;
+    const genuine = genuineHelloLine();
     const forged = JSON.stringify({ ...JSON.parse(genuine), cksum: 'f'.repeat(64) });
     reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'body', body: `${genuine}\n${forged}\n` });
     try {
@@ -220,12 +220,12 @@ describe('every line is checked before anything is placed', () => {
   });
 
   /** hello's genuine index line for the locked version, as the origin serves it. */
-  async function genuineHelloLine(): Promise<string> {
-    return (await (await fetch(`${reg.indexUrl}yo/lo/${HELLO}`)).text()).split('\n').find((l) => l.includes('"0.3.0"'))!;
+  function genuineHelloLine(): string {
+    return (reg.indexFile(HELLO) ?? '').split('\n').find((l) => l.includes('"0.3.0"'))!;
   }
 
   it('an origin index for hello that also lists another crate, at another version: exit 5, no mirror directory (install reads the file the same way)', async () => {
-    const genuine = await genuineHelloLine();
+    const genuine = genuineHelloLine();
     const stranger = JSON.stringify({ ...JSON.parse(genuine), name: OTHER, vers: '9.9.9' });
     reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'body', body: `${genuine}\n${stranger}\n` });
     try {
@@ -240,7 +240,7 @@ describe('every line is checked before anything is placed', () => {
   });
 
   it('a locked line in a newer index schema (v 3), which install does not read, is not copied: exit 3, no mirror directory', async () => {
-    const genuine = await genuineHelloLine();
+    const genuine = genuineHelloLine();
     reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'body', body: `${JSON.stringify({ ...JSON.parse(genuine), v: 3 })}\n` });
     try {
       const dir = join(homes.make().root, 'new-mirror');
@@ -260,7 +260,7 @@ describe('every line is checked before anything is placed', () => {
     writeFileSync(onlyOther, stringify({ extensions: lock.extensions.filter((e) => e.name === 'other') }));
     expect((await mirror(dir, onlyOther)).code).toBe(0);
     const before = tree(dir);
-    const genuine = await genuineHelloLine();
+    const genuine = genuineHelloLine();
     reg.fault(`/index/yo/lo/${HELLO}`, { kind: 'body', body: `${genuine}\n${JSON.stringify({ ...JSON.parse(genuine), name: OTHER, vers: '9.9.9' })}\n` });
     try {
       const r = await mirror(dir, lockHostWritten);

@@ -129,7 +129,7 @@ describe('yep-ext mirror', () => {
     const base = `${pathToFileURL(dir).href}/`;
     expect(JSON.parse(readFileSync(join(dir, 'index', 'config.json'), 'utf8'))).toEqual({ dl: `${base}crates/{crate}/{crate}-{version}.crate` });
     // Only the locked version's line, exactly as the origin served it.
-    const originLines = (await (await fetch(`${reg.indexUrl}yo/lo/${HELLO}`)).text()).split('\n').filter(Boolean);
+    const originLines = (reg.indexFile(HELLO) ?? '').split('\n').filter(Boolean);
     expect(readFileSync(join(dir, 'index', 'yo', 'lo', HELLO), 'utf8')).toBe(`${originLines[0]}\n`);
     const crate = readFileSync(join(dir, 'crates', HELLO, `${HELLO}-0.3.0.crate`));
     expect(sha(crate)).toBe(JSON.parse(originLines[0]!).cksum);

@@ -5,6 +5,7 @@
  * test/fixtures/crates/ or an in-memory file map. `entries` appends raw tar
  * entries (links, devices, `..`, bad checksums) for hostile-archive tests.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -65,7 +66,52 @@ export function buildCrate(o: CrateOptions): Buffer {
  * versions (and, with `publishAs`, under another crate name).
  */
 export function fixtureCrate(crate: string, version: string, extra: Omit<CrateOptions, 'name' | 'version' | 'dir'> & { publishAs?: string } = {}): Buffer {
-  const tree: Record<string, FileSpec> = readTree(join(FIXTURE_CRATES, crate));
+  // The same arguments make the same bytes (the tar's times and owners are fixed, gzip is
+  // deterministic), and the files of a run's worker ask for the same few crates again and
+  // again: each is read, packed and compressed once per worker. A copy is handed out, so a
+  // caller that changes its crate's bytes changes no other caller's.
+  const key = cacheKey(crate, version, extra);
+  let built = key === undefined ? undefined : builtCrates.get(key);
+  if (built === undefined) {
+    built = packFixture(crate, version, extra);
+    if (key !== undefined) builtCrates.set(key, built);
+  }
+  return Buffer.from(built);
+}
+
+/** fixtureCrate's crates by their arguments (see there). */
+const builtCrates = new Map<string, Buffer>();
+/** The fixture trees by directory, read once per worker: test/fixtures/crates/ is never written by a test. */
+const fixtureTrees = new Map<string, Record<string, CrateFile>>();
+
+/** The size of one file above which a crate is not kept: such a file is a test's own blob (random data), built once. */
+const KEPT_FILE_BYTES = 64 * 1024;
+
+/**
+ * The arguments of a fixtureCrate call as a string, or undefined for a crate not kept: one
+ * with raw tar entries (whose fields a test may build from objects of its own), or with a
+ * large file of bytes (a blob no other call repeats, which would stay in memory for nothing).
+ */
+function cacheKey(crate: string, version: string, extra: Omit<CrateOptions, 'name' | 'version' | 'dir'> & { publishAs?: string }): string | undefined {
+  if (extra.entries !== undefined) return undefined;
+  const files: unknown[] = [];
+  for (const [rel, f] of Object.entries(extra.files ?? {})) {
+    const file = typeof f === 'string' || f instanceof Uint8Array ? { content: f } : f;
+    if ((typeof file.content === 'string' ? file.content.length : file.content.byteLength) > KEPT_FILE_BYTES) return undefined;
+    const content = typeof file.content === 'string' ? `s${file.content}` : `b${createHash('sha256').update(file.content).digest('hex')}`;
+    files.push([rel, file.mode ?? null, content]);
+  }
+  return JSON.stringify([crate, version, extra.publishAs ?? null, extra.truncateTarAt ?? null, extra.gzipLevel ?? null, files]);
+}
+
+function packFixture(crate: string, version: string, extra: Omit<CrateOptions, 'name' | 'version' | 'dir'> & { publishAs?: string }): Buffer {
+  const dir = join(FIXTURE_CRATES, crate);
+  let read = fixtureTrees.get(dir);
+  if (read === undefined) {
+    read = readTree(dir);
+    fixtureTrees.set(dir, read);
+  }
+  const tree: Record<string, FileSpec> = { ...read };
   const patch = (rel: string, edit: (text: string) => string): void => {
     const f = tree[rel] as CrateFile | undefined;
     if (f) tree[rel] = { content: edit(Buffer.from(f.content).toString('utf8')), mode: f.mode ?? 0o644 };

@@ -107,6 +107,12 @@ export interface TestRegistry {
    * the function returned serves exactly that again, with no fault and no request logged.
    */
   checkpoint(): () => void;
+  /**
+   * The index file it serves for `name` now, byte for byte (no fault applied, no request
+   * logged), or undefined where it answers the missing status: for a test that compares what
+   * a command wrote with what the origin serves, without an HTTP client of its own.
+   */
+  indexFile(name: string): string | undefined;
   /** Requests whose raw URL starts with `prefix` (or all). */
   requestsTo(prefix?: string): LoggedRequest[];
   /** Serve `body` at `path` (e.g. prebuilt binaries and their .sha256 files). */
@@ -217,6 +223,9 @@ export async function startRegistry(options: RegistryOptions = {}): Promise<Test
         requests.length = 0;
       };
     },
+    indexFile(name) {
+      return indexBody(s, name)?.toString('utf8');
+    },
     requestsTo(prefix = '/') {
       return requests.filter((r) => r.url.startsWith(prefix));
     },
@@ -299,6 +308,12 @@ function publish(s: RegistryState, o: PublishOptions): string {
   return cksum;
 }
 
+/** The index file of `name` (its lines, each ended by a newline), or undefined for a crate with none. */
+function indexBody(s: RegistryState, name: string): Buffer | undefined {
+  const lines = s.indexLines.get(name.toLowerCase());
+  return lines ? Buffer.from(lines.map((l) => `${l}\n`).join('')) : undefined;
+}
+
 /** The answer to a request, before any fault. */
 function route(s: RegistryState, req: IncomingMessage): Reply {
   const url = new URL(req.url ?? '/', s.base);
@@ -320,15 +335,14 @@ function route(s: RegistryState, req: IncomingMessage): Reply {
   if (path.startsWith('/index/')) {
     const rel = path.slice('/index/'.length);
     const name = rel.split('/').pop() ?? '';
-    const lines = s.indexLines.get(name.toLowerCase());
     let expected: string | undefined;
     try {
       expected = indexPath(name);
     } catch {
       expected = undefined;
     }
-    if (!lines || expected !== rel) return { status: s.missingStatus, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found\n') };
-    const body = Buffer.from(lines.map((l) => `${l}\n`).join(''));
+    const body = expected === rel ? indexBody(s, name) : undefined;
+    if (!body) return { status: s.missingStatus, headers: { 'content-type': 'text/plain' }, body: Buffer.from('not found\n') };
     const etag = `"${sha256Hex(body).slice(0, 20)}"`;
     if (req.headers['if-none-match'] === etag) return { status: 304, headers: { etag }, body: Buffer.alloc(0) };
     return { status: 200, headers: { 'content-type': 'text/plain', etag, 'cache-control': 'public,max-age=600' }, body };
