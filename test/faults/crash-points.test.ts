@@ -43,7 +43,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createContext } from '../../src/core/context.js';
 import { withInstallLock } from '../../src/core/store/install-lock.js';
 import { agentView } from '../helpers/agent-view.js';
-import { copyTree, removeTree } from '../helpers/faults.js';
+import { copyTree, removeTree } from '../helpers/file-walk.js';
 import { buildCrate } from '../helpers/crates.js';
 import { homeState, strayFiles } from '../helpers/home-state.js';
 import { REPO_ROOT, makeTempHome, runCli, type TempHome } from '../helpers/home.js';

@@ -16,7 +16,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { copyTree } from '../helpers/faults.js';
+import { copyTree } from '../helpers/file-walk.js';
 import { makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { hostRuns, sortKeys } from '../helpers/settings-model.js';

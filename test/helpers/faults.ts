@@ -7,9 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  chmodSync,
   closeSync,
-  copyFileSync,
   existsSync,
   fstatSync,
   lstatSync,
@@ -19,9 +17,6 @@ import {
   readSync,
   readdirSync,
   readlinkSync,
-  rmdirSync,
-  symlinkSync,
-  unlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -32,6 +27,7 @@ import { diffSignatures, readTreeState, signTree, treeStateFile } from '../../sr
 import { BIN, type TempHome } from './home.js';
 import { buildCrate } from './crates.js';
 import { withSeams } from './seams.mjs';
+import { copyTree } from './file-walk.js';
 
 export interface Killed {
   /** stderr of the killed process (for failure messages). */
@@ -168,44 +164,11 @@ export function copyHome(from: TempHome, to: TempHome): void {
     [from.configDir, to.configDir],
     [from.env.HOME as string, to.env.HOME as string],
   ] as const) {
-    if (existsSync(src)) copyTree(src, dest);
+    if (!existsSync(src)) continue;
+    mkdirSync(dirname(dest), { recursive: true });
+    copyTree(src, dest);
   }
   resignCopy(from, to);
-}
-
-/**
- * `to` made a copy of the tree `from` (a home's config dir), as `cpSync(from, to, { recursive:
- * true, verbatimSymlinks: true })` makes it: directories and files with their modes, symlinks
- * with their text, the parents of `to` made. Node 20's cpSync stats every entry of both trees
- * more than once in JavaScript; this reads each directory once, its entries' types with it.
- */
-export function copyTree(from: string, to: string): void {
-  mkdirSync(dirname(to), { recursive: true });
-  copyInto(from, to);
-}
-
-function copyInto(from: string, to: string): void {
-  mkdirSync(to);
-  for (const e of readdirSync(from, { withFileTypes: true })) {
-    const src = join(from, e.name);
-    const dest = join(to, e.name);
-    if (e.isDirectory()) copyInto(src, dest);
-    else if (e.isSymbolicLink()) symlinkSync(readlinkSync(src), dest);
-    // copyFileSync gives the copy the file's mode.
-    else if (e.isFile()) copyFileSync(src, dest);
-    else throw new Error(`${src}: neither a file, a directory nor a symlink`);
-  }
-  chmodSync(to, lstatSync(from).mode & 0o7777); // as cpSync: after the entries, so a read-only directory is filled first
-}
-
-/** Remove the tree at `dir` (which exists), as `rmSync(dir, { recursive: true })` does, each directory read once with its entries' types. */
-export function removeTree(dir: string): void {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) removeTree(p);
-    else unlinkSync(p);
-  }
-  rmdirSync(dir);
 }
 
 /**
