@@ -60,7 +60,7 @@ describe('yep-ext doctor', () => {
   });
 
   it('exits 9 with a readable report and an error line when a check fails', async () => {
-    const dir = makePackage(join(home.root, 'pkgs'), 'crashes', { server: 'exit-at-once.mjs' });
+    const dir = makePackage(join(home.root, 'pkgs'), 'crashes', { server: 'exit-at-once.sh' });
     const r = await runCli(['doctor', dir], { env: home.env });
     expect(r.code).toBe(9);
     expect(r.stdout).toMatch(/fail\s+server answers\s+no answer to yolop's first request \(initialize\): the server exited with code 3/);
@@ -141,7 +141,7 @@ describe('yep-ext doctor', () => {
     const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41-Hd3L-Yc8U';
     const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'FIXTURE_TOKEN' } }, required: ['token'] } };
     const dir = makePackage(join(home.root, 'pkgs'), 'leaky', {
-      server: 'leaky.mjs',
+      server: 'leaky.sh',
       args: ['--stdout-banner', '--stderr-cut', String(4096 - 12)],
       yolop: schema,
     });
