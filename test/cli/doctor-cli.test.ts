@@ -230,7 +230,7 @@ describe('yep-ext doctor', () => {
 });
 
 describe('yep-ext doctor and contributed MCP servers', () => {
-  /** The SDK-built stdio fixture server, bundled into one file (it starts for a fraction of the CPU). */
+  /** The arguments that start the SDK-built stdio fixture server (from a snapshot: it starts for a fraction of the CPU). */
   const STDIO = mcpStdioServer();
   /** Packages whose MCP servers doctor probes; their capability server is the sh fixture. */
   const withMcp = (name: string, marker: string, flags: string[]) =>
@@ -238,7 +238,7 @@ describe('yep-ext doctor and contributed MCP servers', () => {
       server: SH_SERVER,
       args: ['--name', name],
       yolop: {
-        mcpServers: { docs: { command: process.execPath, args: [STDIO, ...flags, '--marker', marker], env: { FIXTURE_MCP_TOKEN: '${MCP_CLI_TOKEN}' } } },
+        mcpServers: { docs: { command: process.execPath, args: [...STDIO, ...flags, '--marker', marker], env: { FIXTURE_MCP_TOKEN: '${MCP_CLI_TOKEN}' } } },
       },
     });
 
