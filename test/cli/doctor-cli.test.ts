@@ -306,9 +306,11 @@ describe('yep-ext doctor and contributed MCP servers', () => {
     let stderr = '';
     cli.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const deadline = Date.now() + 20_000;
+    // Each look reads every process's command line: a few looks while the CLI starts and runs
+    // doctor up to the MCP probe, not one every event-loop turn or two.
     while (procsWith(marker).length === 0) {
       if (Date.now() > deadline) throw new Error(`the MCP server never started: ${stderr}`);
-      await new Promise((res) => setTimeout(res, 20));
+      await new Promise((res) => setTimeout(res, 100));
     }
     cli.kill('SIGINT');
     const code = await new Promise<number | null>((res) => cli.on('exit', (c) => res(c)));
