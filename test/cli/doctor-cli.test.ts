@@ -60,7 +60,7 @@ describe('yep-ext doctor', () => {
   });
 
   it('exits 9 with a readable report and an error line when a check fails', async () => {
-    const dir = makePackage(join(home.root, 'pkgs'), 'crashes', { server: 'exit-at-once.mjs' });
+    const dir = makePackage(join(home.root, 'pkgs'), 'crashes', { server: 'exit-at-once.sh' });
     const r = await runCli(['doctor', dir], { env: home.env });
     expect(r.code).toBe(9);
     expect(r.stdout).toMatch(/fail\s+server answers\s+no answer to yolop's first request \(initialize\): the server exited with code 3/);
@@ -141,7 +141,7 @@ describe('yep-ext doctor', () => {
     const secret = 'Zq7-Kx93-Jw5R-Vb28-Tn6Q-Pm41-Hd3L-Yc8U';
     const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'FIXTURE_TOKEN' } }, required: ['token'] } };
     const dir = makePackage(join(home.root, 'pkgs'), 'leaky', {
-      server: 'leaky.mjs',
+      server: 'leaky.sh',
       args: ['--stdout-banner', '--stderr-cut', String(4096 - 12)],
       yolop: schema,
     });
@@ -230,7 +230,7 @@ describe('yep-ext doctor', () => {
 });
 
 describe('yep-ext doctor and contributed MCP servers', () => {
-  /** The SDK-built stdio fixture server, bundled into one file (it starts for a fraction of the CPU). */
+  /** The arguments that start the SDK-built stdio fixture server (from a snapshot: it starts for a fraction of the CPU). */
   const STDIO = mcpStdioServer();
   /** Packages whose MCP servers doctor probes; their capability server is the sh fixture. */
   const withMcp = (name: string, marker: string, flags: string[]) =>
@@ -238,7 +238,7 @@ describe('yep-ext doctor and contributed MCP servers', () => {
       server: SH_SERVER,
       args: ['--name', name],
       yolop: {
-        mcpServers: { docs: { command: process.execPath, args: [STDIO, ...flags, '--marker', marker], env: { FIXTURE_MCP_TOKEN: '${MCP_CLI_TOKEN}' } } },
+        mcpServers: { docs: { command: process.execPath, args: [...STDIO, ...flags, '--marker', marker], env: { FIXTURE_MCP_TOKEN: '${MCP_CLI_TOKEN}' } } },
       },
     });
 
@@ -306,9 +306,11 @@ describe('yep-ext doctor and contributed MCP servers', () => {
     let stderr = '';
     cli.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const deadline = Date.now() + 20_000;
+    // Each look reads every process's command line: a few looks while the CLI starts and runs
+    // doctor up to the MCP probe, not one every event-loop turn or two.
     while (procsWith(marker).length === 0) {
       if (Date.now() > deadline) throw new Error(`the MCP server never started: ${stderr}`);
-      await new Promise((res) => setTimeout(res, 20));
+      await new Promise((res) => setTimeout(res, 100));
     }
     cli.kill('SIGINT');
     const code = await new Promise<number | null>((res) => cli.on('exit', (c) => res(c)));

@@ -22,7 +22,7 @@ import { setupInstall } from '../helpers/setup-install.js';
 // @ts-expect-error: a JavaScript fixture
 import { startHttpMcp } from '../fixtures/mcp/http-server.mjs';
 
-/** The SDK-built stdio fixture server, bundled into one file (it starts for a fraction of the CPU). */
+/** The arguments that start the SDK-built stdio fixture server (from a snapshot: it starts for a fraction of the CPU). */
 const STDIO = mcpStdioServer();
 const FAST = { timeoutMs: 4000, probeTimeoutMs: 2000, graceMs: 1000 };
 
@@ -46,7 +46,7 @@ async function http(options: Record<string, unknown>): Promise<Http> {
 }
 
 /** A stdio MCP server declaration running the fixture, tagged with `marker` for the /proc scan. */
-const stdio = (marker: string, ...flags: string[]) => ({ type: 'stdio', command: process.execPath, args: [STDIO, ...flags, '--marker', marker] });
+const stdio = (marker: string, ...flags: string[]) => ({ type: 'stdio', command: process.execPath, args: [...STDIO, ...flags, '--marker', marker] });
 
 /**
  * A package contributing `mcpServers`. Its capability server (doctor starts it twice per run,
@@ -242,7 +242,7 @@ describe('a policy that admits no MCP servers', () => {
     const local = {
       type: 'stdio',
       command: '/bin/sh',
-      args: ['-c', 'touch "$0"; shift; exec "$@"', started, process.execPath, STDIO, '--tools', 'search', '--marker', marker],
+      args: ['-c', 'touch "$0"; shift; exec "$@"', started, process.execPath, ...STDIO, '--tools', 'search', '--marker', marker],
     };
     const dir = pkg('mcp-policy', { local, web: { type: 'http', url: web.url } });
     const policyFile = join(home.root, 'no-mcp-policy.toml');

@@ -28,7 +28,7 @@ beforeAll(() => {
 afterAll(() => home.cleanup());
 
 async function doctorOf(args: string[], options: Partial<DoctorOptions> = {}): Promise<{ report: DoctorReport; shown: string }> {
-  const dir = makePackage(join(home.root, 'pkgs'), `leaky-${++n}`, { server: 'leaky.mjs', args, yolop: CONFIG });
+  const dir = makePackage(join(home.root, 'pkgs'), `leaky-${++n}`, { server: 'leaky.sh', args, yolop: CONFIG });
   const report = await runDoctor(home.ctx(), {
     target: { kind: 'path', dir },
     workspaceRoot: home.root,
@@ -86,8 +86,8 @@ describe('doctor never shows a piece of a secret at a cut', () => {
   it('the client alone: problems and the stderr tail it reports hold no piece of its secrets', async () => {
     const c = YepClient.start(
       {
-        command: process.execPath,
-        args: [join(SERVER_FIXTURES, 'leaky.mjs'), '--stdout-banner', '--stderr-cut', '500'],
+        command: '/bin/sh',
+        args: [join(SERVER_FIXTURES, 'leaky.sh'), '--stdout-banner', '--stderr-cut', '500'],
         packageDir: home.root,
         workspaceRoot: home.root,
         injectedEnv: { FIXTURE_TOKEN: SECRET },

@@ -34,7 +34,7 @@ async function doctor(dir: string, options: Partial<DoctorOptions> = {}, deadlin
 }
 
 const detail = (r: DoctorReport, name: string): string => r.checks.find((c) => c.name === name)?.detail ?? '(no such check)';
-// The well-behaved server is makePackage's sh fixture (good.sh); the hostile fixtures name their own Node server.
+// The well-behaved server is makePackage's sh fixture (good.sh); the hostile fixtures name their own (sh too: what is graded is what a server does, not its language).
 const pkg = (name: string, options: Parameters<typeof makePackage>[2] = {}): string => makePackage(join(home.root, 'pkgs'), name, options);
 
 describe('doctor: the grading rules', () => {
@@ -323,7 +323,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
 
   it('F41: 1 GB with no newline: line cap hit, killed, memory bounded', async () => {
     const before = process.memoryUsage().rss;
-    const r = await doctor(pkg('flood-out', { server: 'flood-stdout.mjs' }), { maxLineBytes: 1 << 20 }, 8000);
+    const r = await doctor(pkg('flood-out', { server: 'flood-stdout.sh' }), { maxLineBytes: 1 << 20 }, 8000);
     expect(r.status.handshake).toBe('fail');
     expect(detail(r, 'handshake')).toContain('longer than 1048576 bytes');
     expect(detail(r, 'messages')).toContain('cap');
@@ -331,7 +331,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   });
 
   it('F42: banner, partial JSON, invalid UTF-8, wrong ids, __proto__: reported, no crash, no pollution', async () => {
-    const r = await doctor(pkg('garbage', { server: 'garbage.mjs' }));
+    const r = await doctor(pkg('garbage', { server: 'garbage.sh' }));
     expect(r.status.handshake).toBe('pass');
     expect(r.status.messages).toBe('fail');
     const all = r.problems.join('\n');
@@ -345,7 +345,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   });
 
   it('F43: a stderr flood with stdout idle: no deadlock, only a bounded tail kept', async () => {
-    const r = await doctor(pkg('flood-err', { server: 'flood-stderr.mjs' }), { stderrTailBytes: 2048, call: { tool: 'nope', args: {} } }, 15000);
+    const r = await doctor(pkg('flood-err', { server: 'flood-stderr.sh' }), { stderrTailBytes: 2048, call: { tool: 'nope', args: {} } }, 15000);
     expect(r.status.handshake).toBe('pass');
     expect(r.ok).toBe(false); // the bad --call makes the tail appear in the report
     expect(r.stderr_tail).toContain('stderr flood done');
@@ -353,14 +353,14 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   });
 
   it('F44: a server that exits at once: exit code and stderr tail reported', async () => {
-    const r = await doctor(pkg('exits', { server: 'exit-at-once.mjs' }));
+    const r = await doctor(pkg('exits', { server: 'exit-at-once.sh' }));
     expect(r.status.handshake).toBe('fail');
     expect(detail(r, 'handshake')).toContain('exited with code 3');
     expect(r.stderr_tail).toContain('cannot open ~/.fixture/config');
   });
 
   it('F44: a server that dies mid-response: signal, the partial line and the stderr tail reported', async () => {
-    const r = await doctor(pkg('dies', { server: 'die-mid-response.mjs' }));
+    const r = await doctor(pkg('dies', { server: 'die-mid-response.sh' }));
     expect(r.status.handshake).toBe('fail');
     expect(detail(r, 'handshake')).toContain('killed by SIGKILL');
     expect(r.problems.join()).toContain('incomplete line');
@@ -368,7 +368,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   });
 
   it('F45: ignores shutdown and EOF, traps SIGTERM, a child holds stdout: finishes in time, group killed', async () => {
-    const r = await doctor(pkg('stubborn', { server: 'stubborn.mjs' }), {}, 8000);
+    const r = await doctor(pkg('stubborn', { server: 'stubborn.sh' }), {}, 8000);
     expect(r.status.shutdown).toBe('fail');
     expect(detail(r, 'shutdown')).toContain('SIGKILL');
     expect(r.status.stdin_eof).toBe('fail');
@@ -397,7 +397,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
   });
 
   it('F45: a server that exits but leaves a child in its group: reported and killed', async () => {
-    const r = await doctor(pkg('orphan', { server: 'orphan.mjs' }));
+    const r = await doctor(pkg('orphan', { server: 'orphan.sh' }));
     expect(r.status.shutdown).toBe('pass');
     expect(r.status.processes).toBe('fail');
     expect(detail(r, 'processes')).toContain('left');

@@ -107,10 +107,11 @@ describe('YepClient: stop() and kill() end every descendant', () => {
     await client.stop({ graceMs: 0 });
   });
 
-  it('a program exiting with a live client takes the daemons with it (exit hook, built dist/)', async () => {
+  it('a program exiting with a live client takes the daemons with it (exit hook, the published bundle)', async () => {
     const pidFile = join(home.root, `exit-hook-${++n}.pid`);
+    // The package's entry (package.json "main", dist/bundle/), as a program that imports yep-ext loads it.
     const script = `
-      const { YepClient } = await import(${JSON.stringify(join(REPO_ROOT, 'dist/index.js'))});
+      const { YepClient } = await import(${JSON.stringify(join(REPO_ROOT, 'dist/bundle/index.js'))});
       const c = YepClient.start({ command: '/bin/sh', args: [${JSON.stringify(join(SERVER_FIXTURES, 'daemonize.sh'))}, '--mode', 'setsid', '--pid-file', ${JSON.stringify(pidFile)}, '--sleep', '${500 + n}'], packageDir: '/', workspaceRoot: '/' });
       await c.initialize();
       process.exit(0);`;

@@ -9,8 +9,9 @@ const FIXTURES = resolve(import.meta.dirname, '../fixtures/servers');
 const work = mkdtempSync(join(tmpdir(), 'yep-client-'));
 const started: YepClient[] = [];
 
+/** The client against an sh fixture server: what is tested is the client, and an sh server starts for a sliver of a Node one's CPU. */
 function start(script: string, options: Parameters<typeof YepClient.start>[1] = {}, extraArgs: string[] = []): YepClient {
-  const c = YepClient.start({ command: process.execPath, args: [join(FIXTURES, script), ...extraArgs], packageDir: work, workspaceRoot: work }, options);
+  const c = YepClient.start({ command: '/bin/sh', args: [join(FIXTURES, script), ...extraArgs], packageDir: work, workspaceRoot: work }, options);
   started.push(c);
   return c;
 }
@@ -25,7 +26,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('YepClient against a real server process', () => {
   it('handshakes, multiplexes requests and matches out-of-order answers by id', async () => {
-    const c = start('multi.mjs');
+    const c = start('multi.sh');
     const init = await c.initialize({ session_id: 't' });
     expect(init.name).toBe('multi');
     expect(init.capability_params?.tools?.map((t) => t.name)).toContain('sleep');
@@ -45,7 +46,7 @@ describe('YepClient against a real server process', () => {
   });
 
   it('streams tool/update notifications to the call they belong to', async () => {
-    const c = start('multi.mjs');
+    const c = start('multi.sh');
     await c.initialize();
     const a: string[] = [];
     const b: string[] = [];
@@ -58,7 +59,7 @@ describe('YepClient against a real server process', () => {
   });
 
   it('cancels an in-flight call: cancel answers true and the call fails with `cancelled`', async () => {
-    const c = start('multi.mjs');
+    const c = start('multi.sh');
     await c.initialize();
     const call = c.callTool('wait_cancel', {});
     await new Promise((r) => setTimeout(r, 50));
@@ -71,7 +72,7 @@ describe('YepClient against a real server process', () => {
 
   it('answers a reverse ui/ask with the handler, and `cancelled` without one', async () => {
     const asked: unknown[] = [];
-    const c = start('multi.mjs', {
+    const c = start('multi.sh', {
       onAsk: (p) => {
         asked.push(p);
         return { answer: `hello ${p.prompt}` };
@@ -81,13 +82,13 @@ describe('YepClient against a real server process', () => {
     expect(await c.callTool('ask', { prompt: 'name?' }).result).toEqual({ answer: 'hello name?', cancelled: false });
     expect(asked).toEqual([{ prompt: 'name?', secret: true }]);
 
-    const bare = start('multi.mjs');
+    const bare = start('multi.sh');
     await bare.initialize();
     expect(await bare.callTool('ask', { prompt: 'x' }).result).toEqual({ answer: '', cancelled: true });
   });
 
   it('answers an unknown reverse request with -32601', async () => {
-    const c = start('multi.mjs');
+    const c = start('multi.sh');
     await c.initialize();
     const r = (await c.callTool('reverse_unknown', {}).result) as { got: { error: { code: number } } };
     expect(r.got.error.code).toBe(-32601);
@@ -95,7 +96,7 @@ describe('YepClient against a real server process', () => {
   });
 
   it('times a request out, keeps the connection, and treats a late answer as late', async () => {
-    const c = start('multi.mjs');
+    const c = start('multi.sh');
     await c.initialize();
     const err = await c.request('tool/call', { name: 'sleep', args: { ms: 300, text: 'late' } }, { timeoutMs: 50 }).catch((e: unknown) => e);
     expect((err as YepRequestError).kind).toBe('timeout');
@@ -117,7 +118,7 @@ describe('YepClient against a real server process', () => {
   });
 
   it('fails every in-flight request when the server dies mid-request, with exit code and stderr', async () => {
-    const c = start('multi.mjs');
+    const c = start('multi.sh');
     await c.initialize();
     const pending = c.callTool('hang', {});
     const dying = c.callTool('die', { code: 3 });
@@ -137,7 +138,7 @@ describe('YepClient against a real server process', () => {
     const logs: unknown[] = [];
     let closed!: () => void;
     const stdinClosed = new Promise<void>((r) => (closed = r));
-    const c = start('closes-stdin.mjs', {
+    const c = start('closes-stdin.sh', {
       requestTimeoutMs: 300,
       onNotification: (m, p) => {
         logs.push([m, p]);
@@ -171,7 +172,7 @@ describe('YepClient against a real server process', () => {
   });
 
   it('stops gracefully: shutdown is answered and the server exits', async () => {
-    const c = start('multi.mjs');
+    const c = start('multi.sh');
     await c.initialize();
     const r = await c.stop({ graceMs: 1000 });
     expect(r).toMatchObject({ shutdown: 'answered', endedBy: 'shutdown', leftovers: [], groupGone: true });
@@ -180,7 +181,7 @@ describe('YepClient against a real server process', () => {
 
   it('kills the process group when its abort signal fires (Ctrl-C forwarding)', async () => {
     const ac = new AbortController();
-    const c = start('multi.mjs', { signal: ac.signal });
+    const c = start('multi.sh', { signal: ac.signal });
     await c.initialize();
     const call = c.callTool('hang', {});
     ac.abort();

@@ -29,12 +29,16 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
  */
 export function listGroup(pgid: number): number[] {
   if (!(pgid > 1)) return [];
+  // No process in the group at all, not even a zombie: /proc has none to list either, and
+  // one kill(2) costs far less than reading every process's stat.
+  const probed = probeGroup(pgid);
+  if (probed.length === 0) return probed;
   if (process.platform === 'linux') {
     let entries: string[];
     try {
       entries = readdirSync('/proc');
     } catch {
-      return probeGroup(pgid);
+      return probed;
     }
     const pids: number[] = [];
     for (const entry of entries) {
@@ -45,7 +49,7 @@ export function listGroup(pgid: number): number[] {
     }
     return pids;
   }
-  return probeGroup(pgid);
+  return probed;
 }
 
 function probeGroup(pgid: number): number[] {

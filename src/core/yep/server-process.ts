@@ -21,7 +21,7 @@ import { systemSpawn } from '../spawn.js';
 import { serverSpawnArgs, spawnServer, type ServerLaunch } from './server-launch.js';
 import { ByteTail } from './stderr-tail.js';
 import { listGroup, signalGroup, waitGroupGone } from './process-group.js';
-import { PROC_TRACKING, ProcessTracker, serverRunTag, type LiveDescendant } from './process-tree.js';
+import { listPids, PROC_TRACKING, ProcessTracker, serverRunTag, type LiveDescendant } from './process-tree.js';
 
 export interface ExitInfo {
   code: number | null;
@@ -191,8 +191,12 @@ export class ServerProcess {
     installExitHook();
     const tag = adopted ? adopted.tag : PROC_TRACKING ? serverRunTag() : undefined;
     let syncError: NodeJS.ErrnoException | undefined;
+    // The pids alive before the spawn are older than the server: its tracker's first look need
+    // not read their stat files (TrackerOptions.olderPids, as an early server's does).
+    let olderPids: number[] | undefined;
     if (adopted) this.child = adopted.child;
     else {
+      if (tag) olderPids = listPids();
       try {
         this.child = spawnServer(options.spawn ?? systemSpawn, serverSpawnArgs(launch, tag));
       } catch (e) {
@@ -203,7 +207,8 @@ export class ServerProcess {
       }
     }
     if (adopted?.tracker) this.tracker = adopted.tracker;
-    else if (this.child.pid !== undefined && tag) this.tracker = new ProcessTracker(this.child.pid, { tag: `${tag.name}=${tag.value}` });
+    else if (this.child.pid !== undefined && tag)
+      this.tracker = new ProcessTracker(this.child.pid, { tag: `${tag.name}=${tag.value}`, ...(olderPids ? { olderPids } : {}) });
     this.earlyStartedAt = adopted?.startedAt;
     live.add(this);
     this.spawned = new Promise((resolve) => {
