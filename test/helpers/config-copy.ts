@@ -4,8 +4,9 @@
  * test. Every entry is put back as it was: directories, files with their bytes and
  * modes, symlinks with their link text (the store link of a path install).
  */
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { removeTree } from './file-walk.js';
 
 /** One entry of a config directory: its path, mode, and bytes or link text. */
 export type ConfigEntry = { rel: string; mode: number } & ({ kind: 'dir' } | { kind: 'file'; bytes: Buffer } | { kind: 'link'; target: string });
@@ -28,7 +29,7 @@ export function configEntries(dir: string, rel = ''): ConfigEntry[] {
 
 /** `dir` made exactly `entries` again: whatever was done in it since is gone. */
 export function restoreConfig(dir: string, entries: readonly ConfigEntry[]): void {
-  rmSync(dir, { recursive: true, force: true });
+  removeTree(dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (const e of entries) {
     const p = join(dir, e.rel);

@@ -1,11 +1,12 @@
 /** Temp homes and a CLI runner: every test gets its own YOLOP_CONFIG_DIR, never the real one. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createContext, type Context } from '../../src/core/context.js';
 import { memoryLogger } from '../../src/core/log.js';
 import { seamsFromEnv, withSeams } from './seams.mjs';
+import { removeTree } from './file-walk.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO_ROOT, 'bin', 'run.js');
@@ -46,7 +47,7 @@ export function makeTempHome(prefix = 'yep-home-'): TempHome {
       return Object.assign(createContext({ ...seams, env: all, log }), { log });
     },
     cleanup() {
-      rmSync(root, { recursive: true, force: true });
+      removeTree(root);
     },
   };
 }
