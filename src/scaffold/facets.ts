@@ -26,7 +26,7 @@ export type HandlerFacet = 'tool' | 'hook' | 'prompt' | 'command';
 
 /**
  * The handlers a spec's server has, in the order every template renders them: the one
- * reading of "which facets need a handler" for the source, the README and `new`'s report.
+ * reading of "which facets need a handler" for the generated source and `new`'s report.
  */
 export function declaredHandlers(spec: ScaffoldSpec): HandlerFacet[] {
   const out: HandlerFacet[] = [];
