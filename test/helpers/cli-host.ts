@@ -15,7 +15,8 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { BIN, DOCUMENTED_EXIT_STATUSES, REPO_ROOT, type RunOptions, type RunResult } from './home.js';
+import { BIN, documentedResult, REPO_ROOT, type RunOptions, type RunResult } from './home.js';
+import { NODE_START_VARIABLES } from './in-process.js';
 
 export interface CliHost {
   /** Run `yep-ext args…` in the host (options.env is the command's whole environment, as for runCli). */
@@ -106,17 +107,18 @@ export function startCliHost(processEnv: Record<string, string>): CliHost {
       if (ended) throw ended;
       const id = ++next;
       const env = Object.fromEntries(Object.entries(options.env ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
+      // What Node reads as it starts is the host's: a run asking for other values would silently not get them.
+      for (const name of NODE_START_VARIABLES) {
+        if (env[name] !== undefined && env[name] !== processEnv[name]) {
+          throw new Error(`yep-ext ${args.join(' ')}: ${name} differs from the CLI host's, which Node read as the host started; start a host with it`);
+        }
+      }
       const reply = await new Promise<Reply>((resolve, reject) => {
         pending.set(id, { resolve, reject });
         stdin.write(`${JSON.stringify({ id, args, env, cwd: options.cwd ?? REPO_ROOT, input: options.input ?? '' })}\n`);
       });
       if (reply.error !== undefined) throw new Error(`yep-ext ${args.join(' ')} threw in the CLI host: ${reply.error}\nstderr:\n${reply.stderr}`);
-      if (!DOCUMENTED_EXIT_STATUSES.has(reply.code!)) {
-        throw new Error(
-          `yep-ext ${args.join(' ')} exited ${reply.code}, a status docs/exit-codes.md does not document\nstdout:\n${reply.stdout}\nstderr:\n${reply.stderr}`,
-        );
-      }
-      return { code: reply.code!, signal: null, stdout: reply.stdout, stderr: reply.stderr };
+      return documentedResult(args, reply.code!, reply.stdout, reply.stderr);
     },
     async close() {
       stdin.end();

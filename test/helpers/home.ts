@@ -68,6 +68,14 @@ export const DOCUMENTED_EXIT_STATUSES: ReadonlySet<number> = new Set(
   [...readFileSync(join(REPO_ROOT, 'docs', 'exit-codes.md'), 'utf8').matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1])),
 );
 
+/** A run's result, or an error naming a status docs/exit-codes.md does not document (every way of running the CLI checks it). */
+export function documentedResult(args: readonly string[], code: number, stdout: string, stderr: string): RunResult {
+  if (!DOCUMENTED_EXIT_STATUSES.has(code)) {
+    throw new Error(`yep-ext ${args.join(' ')} exited ${code}, a status docs/exit-codes.md does not document\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  }
+  return { code, signal: null, stdout, stderr };
+}
+
 export interface RunOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
@@ -105,11 +113,11 @@ export function runCliProcess(args: string[], options: RunOptions = {}): Promise
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (code !== null && !DOCUMENTED_EXIT_STATUSES.has(code)) {
-        reject(new Error(`yep-ext ${args.join(' ')} exited ${code}, a status docs/exit-codes.md does not document\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-        return;
+      try {
+        resolvePromise(code === null ? { code, signal, stdout, stderr } : documentedResult(args, code, stdout, stderr));
+      } catch (e) {
+        reject(e);
       }
-      resolvePromise({ code, signal, stdout, stderr });
     });
     // A CLI that exits before reading its input (a usage error) closes the pipe: the write's
     // EPIPE is not the test's subject, and unheard it is an unhandled error of the whole run.
