@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { fakeAgent, fakeAgentScript, pathWithoutAgent } from '../helpers/fake-agent.js';
-import { copyHome } from '../helpers/faults.js';
+import { copyHome } from '../helpers/prepared-home.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { waitGone } from '../helpers/proc.js';
 import { writePackage } from '../helpers/packages.js';

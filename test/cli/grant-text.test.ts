@@ -17,8 +17,7 @@ import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
-import { copyTree, removeTree } from '../helpers/file-walk.js';
-import { resignInPlace, trustedTrees } from '../helpers/faults.js';
+import { copyHome, trustedTrees } from '../helpers/prepared-home.js';
 import { writePackage } from '../helpers/packages.js';
 import { driveCliInPty, HAS_SCRIPT } from '../helpers/pty.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
@@ -83,35 +82,29 @@ function asBeforeText(): void {
 let fileReg: TestRegistry;
 let restoreRegistry: () => void;
 let installed: TempHome;
-let signed: string[];
 
 // One registry and one install for the file: every test gets a copy of the home the install of
-// hello@^1 (1.0.0) left, at the same path, against the registry as it served 1.0.0 only.
+// hello@^1 (1.0.0) left (prepared-home.ts copyHome), against the registry as it served 1.0.0 only.
 beforeAll(async () => {
   reg = fileReg = await startRegistry();
-  home = makeTempHome();
+  installed = home = makeTempHome();
   publish('1.0.0', GREETS);
   restoreRegistry = reg.checkpoint();
   const r = await runCli(['install', 'hello@^1'], { env: env() });
   expect(r.code, r.stderr).toBe(0);
   expect(lockEntry()?.grant).toBe(grantFingerprint(installedGrant()));
-  signed = trustedTrees(home).map((t) => t.name);
-  expect(signed).toEqual(['hello']);
-  installed = makeTempHome();
-  removeTree(installed.root);
-  copyTree(home.root, installed.root);
+  expect(trustedTrees(installed).map((t) => t.name)).toEqual(['hello']);
 });
 afterAll(async () => {
   await fileReg.close();
-  home.cleanup();
   installed.cleanup();
 });
 beforeEach(() => {
-  removeTree(home.root);
-  copyTree(installed.root, home.root);
-  resignInPlace(home, signed);
+  home = makeTempHome();
+  copyHome(installed, home);
 });
 afterEach(async () => {
+  home.cleanup();
   if (reg !== fileReg) await reg.close();
   reg = fileReg;
   restoreRegistry();

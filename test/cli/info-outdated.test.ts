@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureCrate } from '../helpers/crates.js';
 import { fakeAgent, pathWithoutAgent } from '../helpers/fake-agent.js';
-import { resignInPlace, trustedTrees } from '../helpers/faults.js';
+import { keepHome, type KeptHome } from '../helpers/prepared-home.js';
 import { fixtureFiles, makeRepo, type TestRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { writePackage } from '../helpers/packages.js';
 import { homeState } from '../helpers/home-state.js';
-import { copyTree, removeTree, treeBytes } from '../helpers/file-walk.js';
+import { treeBytes } from '../helpers/file-walk.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 
 const HELLO = 'yolop-extension-hello';
@@ -107,11 +107,9 @@ function storeSnapshot(): string {
 let oldRev: string;
 let pkgDir: string;
 let repos: TempHome;
-/** The home as the installs left it, copied back to home.root before each test. */
-let installed: string;
+/** The home as the installs left it, put back at home.root before each test (prepared-home.ts keepHome). */
+let installed: KeptHome;
 let restoreRegistry: () => void;
-/** The trees whose stat signatures the install recorded (see resignInPlace). */
-let signed: string[];
 
 // One git origin, one registry and one installed home for the file: every test gets the home
 // the install of hello@^0.1, gitext@main (at oldRev) and ./local-ext left, at the same path
@@ -130,14 +128,13 @@ beforeAll(async () => {
   pkgDir = writePackage(join(home.root, 'local-ext'), { name: 'localext' });
   const r = await runCli(['install', 'hello@^0.1', `${repo.url}@main`, pkgDir, '--yes'], { env: env() });
   expect(r.code, r.stderr).toBe(0);
-  installed = join(repos.root, 'installed-home');
-  signed = trustedTrees(home).map((t) => t.name);
-  expect(signed.sort()).toEqual(['gitext', 'hello']);
-  copyTree(home.root, installed);
+  installed = keepHome(home);
+  expect([...installed.signed].sort()).toEqual(['gitext', 'hello']);
 });
 afterAll(async () => {
   await reg.close();
   home.cleanup();
+  installed.cleanup();
   repos.cleanup();
 });
 
@@ -146,9 +143,7 @@ beforeEach(() => {
     repo.forcePush('main', oldRev);
     repo.git(['reset', '--quiet', '--hard', oldRev]);
   }
-  removeTree(home.root);
-  copyTree(installed, home.root);
-  resignInPlace(home, signed);
+  installed.restore();
 });
 afterEach(() => restoreRegistry());
 

@@ -9,7 +9,7 @@
  * to the lock's, the provisioned binary's sha256 equal to `binary_file_sha256`.
  * Each test starts from a copy of a home where `install binny` was made once in this process
  * (test/helpers/setup-install.ts: the core call `yep-ext install --yes` makes, not a CLI
- * process), copied with faults.ts copyHome, which records the copy's tree signatures as the
+ * process), copied with prepared-home.ts copyHome, which records the copy's tree signatures as the
  * product records a tree it placed: the install is the set-up here, the judges after it are
  * the subject (what the install itself records: test/cli/verify-repair.test.ts).
  */
@@ -21,7 +21,7 @@ import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { parseLock } from '../../src/core/store/lockfile.js';
 import { treeStateFile } from '../../src/core/store/tree-state.js';
 import { BINNY_BINARY, BINNY_OTHER, BINNY_SERVER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
-import { copyHome } from '../helpers/faults.js';
+import { copyHome } from '../helpers/prepared-home.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';

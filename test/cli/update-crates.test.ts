@@ -7,13 +7,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { grantFingerprint, grantOf } from '../../src/core/package/grants.js';
 import { parseManifest } from '../../src/core/package/manifest-validate.js';
 import { fixtureCrate } from '../helpers/crates.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
-import { snapshotHome, type HomeSnapshot } from '../helpers/home-snapshot.js';
+import { copyHome, trustedTrees } from '../helpers/prepared-home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 import { killAt, staleLock } from '../helpers/faults.js';
 
@@ -50,29 +50,29 @@ const storeState = () =>
   });
 
 let restoreRegistry: () => void;
-let installed: HomeSnapshot;
+let installed: TempHome;
 // One registry and one install of hello@^1 (1.0.0) for the file: each test starts from a copy
-// of the home that install left, at the same path, against the registry as it served 1.0.0
-// alone (what a test publishes or faults is gone for the next).
+// of the home that install left (prepared-home.ts copyHome), against the registry as it served
+// 1.0.0 alone (what a test publishes or faults is gone for the next).
 beforeAll(async () => {
   reg = await startRegistry();
-  home = makeTempHome();
+  installed = home = makeTempHome();
   publish('1.0.0');
   restoreRegistry = reg.checkpoint();
   const r = await runCli(['install', 'hello@^1'], { env: env() });
   expect(r.code, r.stderr).toBe(0);
-  installed = snapshotHome(home);
-  expect(installed.signed).toEqual(['hello']);
+  expect(trustedTrees(installed).map((t) => t.name)).toEqual(['hello']);
 });
 afterAll(async () => {
   await reg.close();
-  home.cleanup();
   installed.cleanup();
 });
 beforeEach(() => {
   restoreRegistry();
-  installed.restore();
+  home = makeTempHome();
+  copyHome(installed, home);
 });
+afterEach(() => home.cleanup());
 
 describe('update from crates.io', () => {
   it('a patch release with the same grant updates silently', async () => {

@@ -1,17 +1,14 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { resignInPlace, trustedTrees } from '../helpers/faults.js';
 import { fixtureFiles, makeRepo, manifestFor, type TestRepo } from '../helpers/git-repo.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
+import { keepHome, type KeptHome } from '../helpers/prepared-home.js';
 
 let home: TempHome;
 let repo: TestRepo;
-/** The home (repository and installed store) as the install left it, copied back before each test. */
-let installed: string;
-/** The trees whose stat signatures the install recorded. */
-let signed: string[] = [];
+/** The home (repository and installed store) as the install left it, put back before each test. */
+let installed: KeptHome;
 const lockText = () => readFileSync(join(home.configDir, 'extensions', 'extensions.lock'), 'utf8');
 const withHook = () => {
   const m = JSON.parse(manifestFor('gitext', '1.1.0'));
@@ -27,20 +24,14 @@ beforeAll(async () => {
   repo = makeRepo(join(home.root, 'repos'), { files: fixtureFiles('gitext', '1.0.0') });
   const r = await runCli(['install', `${repo.url}@main`], { env: home.env });
   expect(r.code, r.stderr).toBe(0);
-  signed = trustedTrees(home).map((t) => t.name);
-  installed = mkdtempSync(join(tmpdir(), 'yep-update-git-installed-'));
-  cpSync(home.root, installed, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  // Kept whole and put back at its own path (prepared-home.ts keepHome), re-signed so each
+  // test's commands take the fast path a user's home takes.
+  installed = keepHome(home);
 });
-beforeEach(() => {
-  rmSync(home.root, { recursive: true, force: true });
-  cpSync(installed, home.root, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-  // A copied file has another inode and ctime: the trees the install signed are signed again,
-  // so each test's commands take the fast path a user's home takes (faults.ts resignInPlace).
-  resignInPlace(home, signed);
-});
+beforeEach(() => installed.restore());
 afterAll(() => {
   home.cleanup();
-  rmSync(installed, { recursive: true, force: true });
+  installed.cleanup();
 });
 
 describe('update (git: the recorded ref moves to its new commit)', () => {

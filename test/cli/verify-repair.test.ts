@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { BINNY_BINARY, BINNY_OTHER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
-import { copyHome } from '../helpers/faults.js';
+import { copyHome } from '../helpers/prepared-home.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { setupInstall } from '../helpers/setup-install.js';
 import { writePackage } from '../helpers/packages.js';
@@ -35,7 +35,7 @@ const serveBinary = (content: string): void => serveBinnyBinary(reg, content);
 /**
  * The set-up install, made once in this process (test/helpers/setup-install.ts: the core call
  * `yep-ext install` makes, signatures of the real files) in a home of its own: each test starts
- * from a copy of that home (faults.ts copyHome: config dir and download cache, each copied
+ * from a copy of that home (prepared-home.ts copyHome: config dir and download cache, each copied
  * tree's stat signature recorded again for the copy as the product records a tree it placed).
  * The judges after it are the subject. A test about what the install itself recorded makes its
  * own install instead (freshInstall).

@@ -114,8 +114,8 @@ function envFor(configDir: string, extra: Record<string, string> = {}): Record<s
   };
 }
 
-/** A fresh directory holding a copy of `template` (a config dir); returns its config dir. */
-function copyHome(template: string): { root: string; configDir: string } {
+/** A fresh scratch directory holding a copy of `template` (a config dir alone, nothing re-signed: not a prepared home, see prepared-home.ts); returns its config dir. */
+function scratchConfigFrom(template: string): { root: string; configDir: string } {
   const root = mkdtempSync(join(tmpdir(), 'yep-crash-'));
   scratch.push(root);
   const configDir = join(root, 'yolop');
@@ -214,7 +214,7 @@ async function judge(run: KillRun, point: KillPoint, configDir: string, killed: 
 /** Kill at `point` (SIGKILL) on a fresh copy of the template; what the test judges of the result. */
 async function killAtPoint(run: KillRun, point: KillPoint): Promise<Outcome | undefined> {
   const { s, template, failures } = run;
-  const h = copyHome(template);
+  const h = scratchConfigFrom(template);
   try {
     const r = await tracedRun(s.args(), {
       env: envFor(h.configDir, s.env),
@@ -240,7 +240,7 @@ async function killAtPoint(run: KillRun, point: KillPoint): Promise<Outcome | un
  */
 async function snapshotPoints(run: KillRun, points: KillPoint[]): Promise<Map<KillPoint, Outcome | undefined>> {
   const { s, template, stateAfter, failures } = run;
-  const h = copyHome(template);
+  const h = scratchConfigFrom(template);
   const copies = points.map((point, i) => ({ point, copy: join(h.root, `at-${i}`) }));
   const out = new Map<KillPoint, Outcome | undefined>();
   try {
@@ -281,7 +281,7 @@ async function enumerate(s: Scenario): Promise<number> {
   const agentBefore = agentView(template);
   const stateBefore = homeState(template);
   // The completed run: the "after" state, and how many calls of each syscall there are to kill at.
-  const full = copyHome(template);
+  const full = scratchConfigFrom(template);
   const done = await slot(() =>
     tracedRun(s.args(), {
       env: envFor(full.configDir, s.env),

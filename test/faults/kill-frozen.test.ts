@@ -10,7 +10,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BYSTANDER, copyHome, faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
+import { BYSTANDER, faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
+import { copyHome } from '../helpers/prepared-home.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { FAST_HTTP_ENV, startRegistry, type TestRegistry } from '../helpers/registry.js';
 

@@ -11,7 +11,8 @@
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BYSTANDER, copyHome, faultCrate, killAt, snapshot, stagingLeft, staleLock, type StateSnapshot } from '../helpers/faults.js';
+import { BYSTANDER, faultCrate, killAt, snapshot, stagingLeft, staleLock, type StateSnapshot } from '../helpers/faults.js';
+import { copyHome } from '../helpers/prepared-home.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 

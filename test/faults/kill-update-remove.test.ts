@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BYSTANDER, copyHome, faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
+import { BYSTANDER, faultCrate, killAt, snapshot, stagingLeft, type StateSnapshot, staleLock } from '../helpers/faults.js';
+import { copyHome } from '../helpers/prepared-home.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { startRegistry, type TestRegistry } from '../helpers/registry.js';
 

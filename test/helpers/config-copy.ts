@@ -3,6 +3,11 @@
  * the directory one set-up left (an install), made once, instead of making it again per
  * test. Every entry is put back as it was: directories, files with their bytes and
  * modes, symlinks with their link text (the store link of a path install).
+ *
+ * Not prepared-home.ts (a whole prepared home copied on disk and re-signed): the settings
+ * property tests put back the config dir alone, once per generated case (hundreds per file),
+ * so its bytes are held in memory instead of read again from a copy each time, and nothing is
+ * re-signed (the subject is settings, secrets and enablement, not the store's fast path).
  */
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,28 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  readdirSync,
-  readlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { resolvePaths } from '../../src/core/paths.js';
-import { resolveInstalledDir } from '../../src/core/store/installed-dir.js';
-import { diffSignatures, readTreeState, signTree, treeStateFile } from '../../src/core/store/tree-state.js';
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import { BIN, type TempHome } from './home.js';
 import { buildCrate } from './crates.js';
 import { withSeams } from './seams.mjs';
-import { copyTree } from './file-walk.js';
 
 export interface Killed {
   /** stderr of the killed process (for failure messages). */
@@ -150,81 +133,6 @@ export function snapshot(home: TempHome): StateSnapshot {
     settings: read(join(home.configDir, 'settings.toml')),
     secrets: read(join(home.configDir, 'connections.toml')),
   };
-}
-
-/**
- * `to` made a copy of `from`'s config dir and HOME (the download cache), as the set-up runs that
- * made `from` would leave it: a test's set-up made once and copied per kill point. The stat
- * signatures under `.yep-state` are then recorded again for the copy (`resignCopy`): a copied
- * file has another inode and ctime, and the records name `from`'s directories, so without that
- * every command in the copy would re-hash trees a user's home never re-hashes.
- */
-export function copyHome(from: TempHome, to: TempHome): void {
-  for (const [src, dest] of [
-    [from.configDir, to.configDir],
-    [from.env.HOME as string, to.env.HOME as string],
-  ] as const) {
-    if (!existsSync(src)) continue;
-    mkdirSync(dirname(dest), { recursive: true });
-    copyTree(src, dest);
-  }
-  resignCopy(from, to);
-}
-
-/**
- * For each installed tree whose signature `from` itself trusts (the record names its real
- * directory and every file's size, times, inode and mode are as recorded), record the
- * signature of `to`'s copy of that tree, as the product records a tree whose bytes it knows
- * (entry-check.ts recordPlacedState): the copy holds the same bytes (copyTree, and each test
- * compares the copy's snapshot, every file hashed, with the twin's). A record `from` would
- * not trust is left as it was copied: the copy re-hashes there, as `from` would. Trees outside
- * the config dir (a path package's directory) are the user's and keep no signature of theirs.
- */
-function resignCopy(from: TempHome, to: TempHome): void {
-  const toPaths = resolvePaths(to.env);
-  for (const { name, state, dir } of trustedTrees(from)) {
-    const copy = resolveInstalledDir(toPaths, name);
-    if (copy !== join(to.configDir, relative(from.configDir, dir))) throw new Error(`${name}: the copy of ${dir} is not at the same place in ${to.configDir}`);
-    writeFileSync(treeStateFile(toPaths, name), JSON.stringify({ ...state, dir: copy, files: signTree(copy) }), { mode: 0o600 });
-    // Read back as the product reads it: a record it would refuse fails here, not as a silent re-hash.
-    if (readTreeState(toPaths, name)?.dir !== copy) throw new Error(`${name}: the copy's stat signature does not read back`);
-  }
-}
-
-/**
- * The installed trees in `home`'s config dir whose signature `home` itself trusts (the record
- * names its real directory and every file's size, times, inode and mode are as recorded).
- */
-export function trustedTrees(home: TempHome): { name: string; state: NonNullable<ReturnType<typeof readTreeState>>; dir: string }[] {
-  const paths = resolvePaths(home.env);
-  if (!existsSync(paths.stateDir)) return [];
-  const out: { name: string; state: NonNullable<ReturnType<typeof readTreeState>>; dir: string }[] = [];
-  for (const file of readdirSync(paths.stateDir)) {
-    const name = /^(.+)\.json$/.exec(file)?.[1];
-    if (name === undefined || name === 'extensions.lock') continue;
-    const state = readTreeState(paths, name);
-    const dir = resolveInstalledDir(paths, name);
-    if (!state || dir === undefined || state.dir !== dir || !dir.startsWith(`${home.configDir}/`)) continue;
-    const diff = diffSignatures(state.files, signTree(dir));
-    if (diff.changed.length + diff.deleted.length + diff.added.length + diff.modeOnly.length === 0) out.push({ name, state, dir });
-  }
-  return out;
-}
-
-/**
- * A copy of `home` put back at its own path: the signatures of `names` (trees the original
- * trusted, `trustedTrees`) recorded again for the copy's inodes and ctimes, as copyHome does
- * for a copy elsewhere, so commands take the fast path the original's commands took.
- */
-export function resignInPlace(home: TempHome, names: readonly string[]): void {
-  const paths = resolvePaths(home.env);
-  for (const name of names) {
-    const state = readTreeState(paths, name);
-    if (!state) throw new Error(`${name}: no stat signature in the copy`);
-    writeFileSync(treeStateFile(paths, name), JSON.stringify({ ...state, files: signTree(state.dir) }), { mode: 0o600 });
-  }
-  const kept = trustedTrees(home).map((t) => t.name);
-  if (names.some((n) => !kept.includes(n))) throw new Error(`the copy's stat signatures do not read back as trusted: ${names.join(', ')}`);
 }
 
 /** Staging directories left in a home (crash leftovers until the next command sweeps them). */

@@ -6,7 +6,6 @@
  * and `close` and its `openSync` are wrapped during each test (everything else is the
  * real module) to inject a failure and to count what is open.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
@@ -16,8 +15,9 @@ import { BusyMeter } from '../../src/core/archive/busy-meter.js';
 import { YepError } from '../../src/core/errors.js';
 import { unpackCrate } from '../../src/core/archive/unpack.js';
 import { contentHash } from '../../src/core/package/content-hash.js';
-import { buildCrate, type TarEntry } from '../helpers/tar-builder.js';
+import { buildCrate } from '../helpers/tar-builder.js';
 import { cachedCrate } from '../helpers/crate-cache.js';
+import { hexContent, manyFiles, noise } from '../helpers/noise.js';
 
 const probe = {
   failOn: undefined as RegExp | undefined,
@@ -121,43 +121,31 @@ afterEach(() => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const file = (rel: string, content: string | Uint8Array): TarEntry => ({ path: `${ROOT}/${rel}`, content });
-const manyFiles = (n: number, content: (i: number) => string = contentOf): TarEntry[] => [
-  file('Cargo.toml', '[package]\n'),
-  ...Array.from({ length: n }, (_, i) => file(`f/${String(i).padStart(5, '0')}`, content(i))),
-];
+/** File `i` of a crate here is f/<i, five digits>: ~1-1.5 KB of hex unless said otherwise. */
+const FLAT = { path: (i: number) => `f/${String(i).padStart(5, '0')}` };
 const WORDS = ['const', 'return', 'function', 'value', 'buffer', 'length', 'import', 'export'];
-/** Deterministic pseudo-random bytes for file `i` of a kind: one SHAKE256 output, not a hash call per 32 bytes. */
-const bytesOf = (kind: string, i: number, length: number): Buffer => createHash('shake256', { outputLength: length }).update(`${kind}/${i}`).digest();
 /** ~3 KB of source-like words that deflate ~10:1: a 32 KiB slice inflates to more files than half the pool's queue. */
 function wordsOf(i: number): string {
   let out = '';
   // Every word is at least 5 letters and a space: 512 bytes always give 3,000 characters.
-  for (const b of bytesOf('words', i, 512)) {
+  for (const b of noise(`words/${i}`, 512)) {
     out += `${WORDS[b & 7]} `;
     if (out.length >= 3000) break;
   }
   return out;
 }
-/** ~1-1.5 KB of hex that deflates about 2:1, like real files (not 100:1: the pool's queue cap would send most to the sync path). */
-const contents: string[] = [];
-function contentOf(i: number): string {
-  contents[i] ??= hexOf(i);
-  return contents[i];
-}
-function hexOf(i: number): string {
-  return bytesOf('hex', i, 32 * (16 + (i % 8))).toString('hex');
-}
+// The hex files (noise.ts hexContent) deflate about 2:1, like real files (not 100:1: the pool's
+// queue cap would send most to the sync path).
 /**
  * The crate of 5,000 files of hex, built once (and deflated once across runs, crate-cache.ts):
  * the failure in the middle (at the 1,501st file) and the bounded descriptors over all of them
  * unpack the same archive.
  */
 let hexCrate: Buffer | undefined;
-const hexCrateOnce = (): Buffer => (hexCrate ??= cachedCrate(manyFiles(5000)));
+const hexCrateOnce = (): Buffer => (hexCrate ??= cachedCrate(manyFiles(ROOT, 5000, FLAT)));
 /** The crate of 3,000 files of words, built once: both machine-load cases below unpack it. */
 let wordsCrate: Buffer | undefined;
-const wordsCrateOnce = (): Buffer => (wordsCrate ??= cachedCrate(manyFiles(3000, wordsOf)));
+const wordsCrateOnce = (): Buffer => (wordsCrate ??= cachedCrate(manyFiles(ROOT, 3000, { ...FLAT, content: wordsOf })));
 // Declared under 2 MiB: bigger crates create their small files on a worker thread instead (unpack-worker.test.ts).
 const unpack = () => unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: Math.min(MiB, statSync(crateFile).size) });
 
@@ -186,7 +174,7 @@ describe('unpacking on the thread pool', () => {
   it('a policy violation while files are still being written waits for them before removing the tree', async () => {
     // The symlink is parsed while the pool is still creating the files before it
     // (30 files fit in the pool's queue: parsing never waits for room).
-    writeFileSync(crateFile, buildCrate([...manyFiles(30), { path: `${ROOT}/zz-link`, type: 'symlink', linkpath: '/etc/passwd' }]));
+    writeFileSync(crateFile, buildCrate([...manyFiles(ROOT, 30, FLAT), { path: `${ROOT}/zz-link`, type: 'symlink', linkpath: '/etc/passwd' }]));
     // The first files answer late: the pool is still holding them when the link is parsed.
     probe.slowOn = /\/f\/0000[0-5]$/;
     const err = await unpack().catch((e: unknown) => e);
@@ -216,7 +204,7 @@ describe('unpacking on the thread pool', () => {
     if (hasProc) expect(probe.maxProcFds - before).toBeLessThanOrEqual(8);
     expect(readdirSync(join(into, 'f'))).toHaveLength(5000);
     for (const i of [0, 1, 2499, 4999]) {
-      expect(readFileSync(join(into, 'f', String(i).padStart(5, '0')), 'utf8')).toBe(contentOf(i));
+      expect(readFileSync(join(into, 'f', String(i).padStart(5, '0')), 'utf8')).toBe(hexContent(i));
     }
     expect(await hashed.digest(into)).toBe(await contentHash(into));
   });

@@ -8,7 +8,6 @@
  * real ones. `compressedSize` is what decides the path: the tests declare 4 MiB.
  */
 import { tmpdir } from 'node:os';
-import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,8 +16,8 @@ import { YepError } from '../../src/core/errors.js';
 import { unpackCrate } from '../../src/core/archive/unpack.js';
 import { warmUnpackWorker, workerFilesHandedOver } from '../../src/core/archive/worker-writer.js';
 import { contentHash } from '../../src/core/package/content-hash.js';
-import type { TarEntry } from '../helpers/tar-builder.js';
 import { cachedCrate } from '../helpers/crate-cache.js';
+import { hexContent, manyFiles } from '../helpers/noise.js';
 import { itNeeding, need } from '../helpers/needs.js';
 
 const NAME = 'demo';
@@ -46,33 +45,14 @@ afterEach(() => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const file = (rel: string, content: string | Uint8Array, mode?: number): TarEntry => ({
-  path: `${ROOT}/${rel}`,
-  content,
-  ...(mode !== undefined ? { mode } : {}),
-});
-/** ~1-1.5 KB of hex per file, made once per index: several tests unpack the same files. */
-const contents: string[] = [];
-function contentOf(i: number): string {
-  contents[i] ??= hexOf(i);
-  return contents[i];
-}
-/** Deterministic pseudo-random hex: one SHAKE256 output per file, not a hash call per 64 characters. */
-function hexOf(i: number): string {
-  return createHash('shake256', { outputLength: 32 * (16 + (i % 8)) })
-    .update(`hex/${i}`)
-    .digest('hex');
-}
-const manyFiles = (n: number): TarEntry[] => [
-  file('Cargo.toml', '[package]\n'),
-  ...Array.from({ length: n }, (_, i) => file(`d${i % 7}/f${String(i).padStart(5, '0')}`, contentOf(i), i % 5 === 0 ? 0o775 : 0o664)),
-];
+/** File `i` of a crate here: ~1-1.5 KB of hex (noise.ts hexContent) in one of seven directories, group-writable, every fifth executable. */
+const SPREAD = { path: (i: number) => `d${i % 7}/f${String(i).padStart(5, '0')}`, mode: (i: number) => (i % 5 === 0 ? 0o775 : 0o664) };
 /**
  * The crate of 4,000 files, built once: the tree-and-hash case and the abort case unpack the
  * same archive. These crates are deflated once across runs (crate-cache.ts): the same bytes.
  */
 let crate4000: Buffer | undefined;
-const crate4000Once = (): Buffer => (crate4000 ??= cachedCrate(manyFiles(4000)));
+const crate4000Once = (): Buffer => (crate4000 ??= cachedCrate(manyFiles(ROOT, 4000, SPREAD)));
 const unpack = () => unpackCrate(crateFile, into, { crateName: NAME, version: VERSION, compressedSize: Math.max(4 * MiB, statSync(crateFile).size) });
 
 async function nothingComesBack(): Promise<void> {
@@ -100,7 +80,7 @@ describe('unpacking with the worker thread', () => {
     for (let d = 0; d < 7; d++) expect(statSync(join(into, `d${d}`)).mode & 0o7777).toBe(0o755);
     for (const i of [0, 1, 2, 1999, 3995, 3999]) {
       const p = join(into, `d${i % 7}`, `f${String(i).padStart(5, '0')}`);
-      expect(readFileSync(p, 'utf8')).toBe(contentOf(i));
+      expect(readFileSync(p, 'utf8')).toBe(hexContent(i));
       expect(statSync(p).mode & 0o7777).toBe(i % 5 === 0 ? 0o755 : 0o644);
     }
     expect(readdirSync(into).sort()).toEqual(['Cargo.toml', 'd0', 'd1', 'd2', 'd3', 'd4', 'd5', 'd6']);
@@ -109,7 +89,7 @@ describe('unpacking with the worker thread', () => {
 
   itNeeding(need(tmpfs.ok, tmpfs.missing), 'a full disk inside the worker is E_STATE with its errno, and nothing is left or comes back', async () => {
     expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', stage]).status).toBe(0);
-    writeFileSync(crateFile, cachedCrate(manyFiles(3000)));
+    writeFileSync(crateFile, cachedCrate(manyFiles(ROOT, 3000, SPREAD)));
     const before = workerFilesHandedOver();
     const err = await unpack().catch((e: unknown) => e);
     expect(workerFilesHandedOver() - before).toBeGreaterThan(0);
@@ -125,7 +105,7 @@ describe('unpacking with the worker thread', () => {
   });
 
   it('a policy violation while the worker still holds files waits for it before removing the tree', async () => {
-    writeFileSync(crateFile, cachedCrate([...manyFiles(1500), { path: `${ROOT}/zz-link`, type: 'symlink', linkpath: '/etc/passwd' }]));
+    writeFileSync(crateFile, cachedCrate([...manyFiles(ROOT, 1500, SPREAD), { path: `${ROOT}/zz-link`, type: 'symlink', linkpath: '/etc/passwd' }]));
     const err = await unpack().catch((e: unknown) => e);
     expect((err as YepError).code).toBe('E_UNSAFE_PACKAGE');
     expect((err as YepError).message).toMatch(/zz-link/);

@@ -4,7 +4,7 @@
  * and the modes, caps and deadline rules of docs/unpack.md.
  */
 import { spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -30,6 +30,7 @@ import { unpackCrate, unpackLimits, type UnpackLimits } from '../../src/core/arc
 import { contentHash } from '../../src/core/package/content-hash.js';
 import { buildCrate, buildTar, crateEntries, crateEntriesFromDir, paxRecord, type TarEntry } from '../helpers/tar-builder.js';
 import { cachedCrate } from '../helpers/crate-cache.js';
+import { noise } from '../helpers/noise.js';
 import { itNeeding, need } from '../helpers/needs.js';
 
 const NAME = 'demo';
@@ -69,14 +70,6 @@ function tree(dir: string): string[] {
 
 function mode(path: string): number {
   return statSync(path).mode & 0o7777;
-}
-
-/**
- * `length` bytes that do not deflate, the same in every run: the MiB-sized archives made of
- * them are then deflated once across runs (crate-cache.ts), not in each.
- */
-function noise(label: string, length: number): Buffer {
-  return createHash('shake256', { outputLength: length }).update(label).digest();
 }
 
 function unpack(archive: Buffer | TarEntry[], limits?: Partial<UnpackLimits>, extra: { crateName?: string; version?: string; signal?: AbortSignal } = {}) {
