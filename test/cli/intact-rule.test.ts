@@ -20,16 +20,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { parseLock } from '../../src/core/store/lockfile.js';
 import { treeStateFile } from '../../src/core/store/tree-state.js';
-import { BINNY_BINARY, BINNY_OTHER, BINNY_SERVER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
+import { BINNY_OTHER, BINNY_SERVER, binnyInstalledOnce } from '../helpers/binny.js';
 import { copyHome } from '../helpers/prepared-home.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { describeNeeding, need } from '../helpers/needs.js';
-import { startRegistry, type TestRegistry } from '../helpers/registry.js';
-import { setupInstall } from '../helpers/setup-install.js';
+import type { TestRegistry } from '../helpers/registry.js';
 
 let reg: TestRegistry;
 let home: TempHome;
-const BINARY = BINNY_BINARY;
 const OTHER = BINNY_OTHER;
 const SERVER = BINNY_SERVER;
 const sha = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
@@ -76,11 +74,7 @@ function snapshot(dir: string): Record<string, string> {
 /** The home `install binny` was made in, once: every test starts from a copy of it. */
 let installed: TempHome;
 beforeAll(async () => {
-  reg = await startRegistry();
-  publishBinny(reg);
-  serveBinnyBinary(reg, BINARY);
-  installed = makeTempHome();
-  expect(await setupInstall(envOf(installed), ['binny'])).toEqual(['binny']);
+  ({ reg, installed } = await binnyInstalledOnce());
 });
 afterAll(() => {
   installed.cleanup();

@@ -11,13 +11,13 @@ import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, realpat
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
-import { BINNY_BINARY, BINNY_OTHER, publishBinny, serveBinnyBinary } from '../helpers/binny.js';
+import { BINNY_BINARY, BINNY_OTHER, binnyInstalledOnce, serveBinnyBinary } from '../helpers/binny.js';
 import { copyHome } from '../helpers/prepared-home.js';
 import { jsonOf, makeTempHome, runCli, type TempHome } from '../helpers/home.js';
 import { setupInstall } from '../helpers/setup-install.js';
 import { writePackage } from '../helpers/packages.js';
 import { describeNeeding, need } from '../helpers/needs.js';
-import { startRegistry, type TestRegistry } from '../helpers/registry.js';
+import type { TestRegistry } from '../helpers/registry.js';
 
 let reg: TestRegistry;
 let home: TempHome;
@@ -42,11 +42,7 @@ const serveBinary = (content: string): void => serveBinnyBinary(reg, content);
  */
 let installed: TempHome;
 beforeAll(async () => {
-  reg = await startRegistry();
-  publishBinny(reg);
-  serveBinary(BINARY);
-  installed = makeTempHome();
-  expect(await setupInstall(envOf(installed), ['binny'])).toEqual(['binny']);
+  ({ reg, installed } = await binnyInstalledOnce());
 });
 afterAll(() => {
   installed.cleanup();

@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto';
 import { hostTarget } from '../../src/core/binary/provision-binary.js';
 import { buildCrate } from './crates.js';
-import type { TestRegistry } from './registry.js';
+import { makeTempHome, type TempHome } from './home.js';
+import { startRegistry, type TestRegistry } from './registry.js';
+import { setupInstall } from './setup-install.js';
 
 const BINNY_CRATE = 'yolop-extension-binny';
 /** The binary as published, and another one (a swapped binary). */
@@ -46,4 +48,19 @@ export function publishBinny(reg: TestRegistry): void {
 export function serveBinnyBinary(reg: TestRegistry, content: string): void {
   reg.serve(binPath(), content);
   reg.serve(`${binPath()}.sha256`, `${sha(content)}  binny-server\n`);
+}
+
+/**
+ * A registry serving binny, and a home where binny was installed once (setupInstall): the
+ * home the tests copy (prepared-home.ts copyHome) where the install is their set-up, not their
+ * subject. The caller closes both.
+ */
+export async function binnyInstalledOnce(): Promise<{ reg: TestRegistry; installed: TempHome }> {
+  const reg = await startRegistry();
+  publishBinny(reg);
+  serveBinnyBinary(reg, BINNY_BINARY);
+  const installed = makeTempHome();
+  const names = await setupInstall({ ...installed.env, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' }, ['binny']);
+  if (names.join() !== 'binny') throw new Error(`binny's set-up install installed ${names.join(', ')}`);
+  return { reg, installed };
 }
