@@ -1,12 +1,11 @@
 /** Extension packages on disk for doctor tests: plugin.json + bin/<command> running a fixture server. */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 export const SERVER_FIXTURES = resolve(import.meta.dirname, '../fixtures/servers');
 
 export interface PackageOptions {
-  /** Fixture under test/fixtures/servers (default good.sh); bin/<name> runs it from there (a `.sh` one with /bin/sh, no Node). */
+  /** sh fixture under test/fixtures/servers (default good.sh); bin/<name> runs it from there with /bin/sh. */
   server?: string;
   args?: string[];
   /** Merged into the `yolop` block. */
@@ -26,8 +25,7 @@ export function makePackage(root: string, name: string, options: PackageOptions 
   // The fixture runs from where it is (an sh fixture sources its siblings), under the pid the
   // CLI started (exec); an absolute interpreter keeps PATH lookups out of the timing; the
   // fixture gets the manifest args.
-  if (fixture.endsWith('.sh')) writeFileSync(join(dir, 'bin', name), `#!/bin/sh\nexec /bin/sh ${shellQuote(fixture)} "$@"\n`);
-  else writeFileSync(join(dir, 'bin', name), `#!${process.execPath}\nimport(${JSON.stringify(pathToFileURL(fixture).href)});\n`);
+  writeFileSync(join(dir, 'bin', name), `#!/bin/sh\nexec /bin/sh ${shellQuote(fixture)} "$@"\n`);
   chmodSync(join(dir, 'bin', name), 0o755);
   const manifest = {
     name,
