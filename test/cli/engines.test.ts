@@ -81,7 +81,10 @@ const prepared = new Map<string, TempHome>();
  * the copy, as for the install's own trees).
  */
 async function installedWith(agent: string | null, specs: string[], options: { ignoreEngines?: boolean } = {}): Promise<void> {
-  const key = JSON.stringify([agent, specs, options.ignoreEngines ?? false]);
+  // The index the install resolves against is part of the key: a test that published before
+  // asking gets a home installed against what it published, not another test's.
+  const index = specs.map((spec) => reg.indexFile(`yolop-extension-${spec.split('@')[0]}`));
+  const key = JSON.stringify([agent, specs, options.ignoreEngines ?? false, index]);
   let from = prepared.get(key);
   if (from === undefined) {
     const test = home;
