@@ -61,11 +61,15 @@ describe('install: a directory without ./', () => {
     expect(existsSync(join(store(), 'demo'))).toBe(false);
   });
 
-  it('a bare crate name beside a directory that is no package (it holds packages, say) does not suggest installing that directory', async () => {
+  it('a bare crate name beside a directory that is no package but holds packages suggests those, not the directory', async () => {
     const noBackoff = { YEP_EXT_TEST_HTTP_RETRY_BASE_MS: '20', YEP_EXT_TEST_HTTP_RETRY_MAX_MS: '80' };
     const r = await runCli(['install', 'nested'], { env: { ...home.env, ...noBackoff, YEP_EXT_INDEX: 'http://127.0.0.1:9/' }, cwd: src });
     expect(r.code).toBe(6);
-    expect(r.stderr).not.toContain('yep-ext install ./nested');
-    expect(lockSources()).toEqual({});
+    expect(r.stderr).not.toContain('yep-ext install ./nested`');
+    // What it holds is offered instead, by a path that installs.
+    expect(r.stderr).toContain('the directory ./nested holds packages: install one by its path, e.g. `yep-ext install ./nested/demo.v2`.');
+    const offered = await runCli(['install', './nested/demo.v2', '--yes'], { env: home.env, cwd: src });
+    expect(offered.code, offered.stderr).toBe(0);
+    expect(lockSources()).toEqual({ demo2: { type: 'path', path: join(src, 'nested', 'demo.v2') } });
   });
 });

@@ -5,7 +5,7 @@
  * and verifies it against the locked cksum. The heavy half (http, the .crate
  * unpacker) lives in ./crates-io.ts and loads only on a fetch.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
 import { DEFAULT_INDEX_URL, normalizeIndexUrl } from '../context.js';
@@ -109,15 +109,22 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     const text = spec.raw.trim();
     if (text.startsWith('crates.io:')) return;
     const word = text.split('@')[0] ?? text;
+    const crate = word.startsWith(CRATE_PREFIX) ? word : `${CRATE_PREFIX}${word}`;
     try {
-      // Only a directory that is a package is offered as one: `./examples` holding packages is not.
-      if (statSync(join(cwd, word)).isDirectory() && existsSync(join(cwd, word, 'plugin.json'))) {
+      if (!statSync(join(cwd, word)).isDirectory()) return;
+      // Only a directory that is a package is offered as one; one holding packages (`./examples`) offers those.
+      if (existsSync(join(cwd, word, 'plugin.json'))) {
+        ctx.log.warn(`"${word}" means the crate ${crate}, not the directory ./${word}. To install the directory, run \`yep-ext install ./${word}\`.`);
+        return;
+      }
+      const inside = packagesIn(join(cwd, word));
+      if (inside.length > 0) {
         ctx.log.warn(
-          `"${word}" means the crate ${word.startsWith(CRATE_PREFIX) ? word : `${CRATE_PREFIX}${word}`}, not the directory ./${word}. To install the directory, run \`yep-ext install ./${word}\`.`,
+          `"${word}" means the crate ${crate}; the directory ./${word} holds packages: install one by its path, e.g. ${inside.map((p) => `\`yep-ext install ./${word}/${p}\``).join(', ')}.`,
         );
       }
     } catch {
-      // No such directory: nothing to say.
+      // No such directory, or not readable: nothing to say.
     }
   },
   fetchExactly: async (ctx, rec, into) => (await crates()).fetchCrateExact(ctx, rec, into),
@@ -137,3 +144,12 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     };
   },
 };
+
+/** Up to three package directories (holding a plugin.json) directly inside `dir`, by name. */
+function packagesIn(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(join(dir, e.name, 'plugin.json')))
+    .map((e) => e.name)
+    .sort()
+    .slice(0, 3);
+}
