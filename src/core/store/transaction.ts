@@ -18,7 +18,7 @@ import type { Context } from '../context.js';
 import { YepError, errnoCode, isYepError, stateIoError, stopIfInterrupted } from '../errors.js';
 import { assertReplaceable, fsyncDir, writeFileAtomic } from '../fs/fs-atomic.js';
 import { JOURNAL_FILE, readStageJournal, type DeadStage } from './stage-journal.js';
-import { assertLockKept } from '../fs/lock-hold.js';
+import { assertLockKept, assertLockKeptUnder } from '../fs/lock-hold.js';
 import { approvedGrantFile, saveApprovedGrant } from './approved-grants.js';
 import { saveCustody } from './custody.js';
 import type { Grant } from '../package/grants.js';
@@ -127,6 +127,8 @@ const entryCustody = (paths: Paths): Custody => rootCustody(paths.storeDir, /^[A
 async function swapLink(stage: string, target: string, text: string, label: string): Promise<void> {
   const temp = join(stage, label);
   await removeOwned(stageCustody(stage), label);
+  // Every switch of an entry, a place's or a recovery's, is refused once the lock is lost.
+  assertLockKeptUnder(target);
   symlinkSync(text, temp, 'dir');
   renameSync(temp, target);
 }
@@ -202,6 +204,7 @@ export async function placePackage(
       newLink = join(stage, 'link');
       symlinkSync(link, newLink, 'dir');
     }
+    assertLockKept(paths);
     if (previous && 'aside' in previous) renameSync(target, asideOf(stage));
     await checkpoint(ctx, 'place:after-move-old');
     assertLockKept(paths);
@@ -361,6 +364,8 @@ export async function recoverStage(ctx: Context, dead: DeadStage): Promise<strin
 
 /** A journal of an older yep-ext (a tree renamed straight to <store>/<name>, no symlink swap). */
 async function recoverOlderPlace(ctx: Context, stage: string, journal: Journal, lockCommitted: boolean): Promise<string> {
+  // With the lock lost, the journal is left for the next holder: nothing is moved here.
+  assertLockKept(ctx.paths);
   const target = packageDir(ctx.paths, journal.name);
   const old = asideOf(stage);
   const treeMovedIn = journal.tree !== undefined && !(await exists(journal.tree));
