@@ -3,7 +3,7 @@
  * no build. The author edits the handle_* functions; the protocol code below them
  * answers every YEP v1 request the host can send.
  */
-import { capabilityTokens, configLines, joinParts, type ServerTemplate } from './facets.js';
+import { capabilityTokens, configLines, declaredHandlers, joinParts, type ServerTemplate } from './facets.js';
 import { pyString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import type { ScaffoldSpec } from './request.js';
@@ -201,8 +201,10 @@ function requestBranches(spec: ScaffoldSpec): string {
 }
 
 function protocol(spec: ScaffoldSpec): string {
-  const needsAnswer = spec.hooks.length > 0 || spec.dynamicPrompt || spec.commands.length > 0;
-  const needsRun = spec.tools.length > 0 || needsAnswer;
+  const handlers = declaredHandlers(spec);
+  // Every handler runs through _run; all but a tool's answer through _answer.
+  const needsRun = handlers.length > 0;
+  const needsAnswer = handlers.some((h) => h !== 'tool');
   return joinParts(
     [
       `def _send(message):

@@ -3,7 +3,7 @@
  * crate that depends on serde_json only. The binary must be built into bin/
  * before install (RUST_BUILD_STEP), unlike the zero-build templates.
  */
-import { capabilityTokens, configLines, joinParts, type ServerTemplate } from './facets.js';
+import { capabilityTokens, configLines, declaredHandlers, joinParts, type ServerTemplate } from './facets.js';
 import { rustString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import { CRATE_PREFIX } from '../core/package/names.js';
@@ -44,7 +44,7 @@ serde_json = "1"
 
 /** True when the server runs author code (and so needs the panic guard). */
 function hasHandlers(spec: ScaffoldSpec): boolean {
-  return spec.tools.length > 0 || spec.hooks.length > 0 || spec.dynamicPrompt || spec.commands.length > 0;
+  return declaredHandlers(spec).length > 0;
 }
 
 function header(spec: ScaffoldSpec): string {

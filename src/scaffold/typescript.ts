@@ -6,7 +6,7 @@
  * failing with a module error. The package's own package.json has no "type", so
  * tsc emits CommonJS and Node loads it the same inside any outer tree.
  */
-import { capabilityTokens, configLines, joinParts, type ServerTemplate } from './facets.js';
+import { capabilityTokens, configLines, declaredHandlers, joinParts, type ServerTemplate } from './facets.js';
 import { jsString } from './literals.js';
 import { TEMPLATE_PROTOCOL_VERSION } from './manifest.js';
 import { CRATE_PREFIX } from '../core/package/names.js';
@@ -278,8 +278,10 @@ function requestCases(spec: ScaffoldSpec): string {
 }
 
 function protocol(spec: ScaffoldSpec): string {
-  const needsAnswer = spec.hooks.length > 0 || spec.dynamicPrompt || spec.commands.length > 0;
-  const needsRun = spec.tools.length > 0 || needsAnswer;
+  const handlers = declaredHandlers(spec);
+  // Every handler runs through run(); all but a tool's answer through answer().
+  const needsRun = handlers.length > 0;
+  const needsAnswer = handlers.some((h) => h !== 'tool');
   return joinParts(
     [
       `function send(message: unknown): void {
