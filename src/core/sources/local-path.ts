@@ -4,21 +4,16 @@
  * a symlink to it, which the host's discovery follows.
  */
 import { realpath, stat } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { YepError, errnoCode } from '../errors.js';
 import type { PathSpec } from './spec.js';
 import type { Fetched } from './source.js';
 import { isInside } from '../fs/path-inside.js';
+import { realPathOf } from '../fs/real-path.js';
 
-/** The lock record of a path install (host-compat §4). */
 /** A directory as the lock records a path install's (through symlinks when it exists). */
 export function canonicalDir(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return resolve(dir);
-  }
+  return realPathOf(dir) ?? resolve(dir);
 }
 
 export interface PathRecord {
