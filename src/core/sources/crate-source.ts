@@ -5,14 +5,14 @@
  * and verifies it against the locked cksum. The heavy half (http, the .crate
  * unpacker) lives in ./crates-io.ts and loads only on a fetch.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { YepError } from '../errors.js';
 import { DEFAULT_INDEX_URL, normalizeIndexUrl } from '../context.js';
 import { CRATE_PREFIX } from '../package/names.js';
 import type { CrateRecord } from './crates-io.js';
 import type { Source } from './source.js';
-import type { CrateSpec } from './spec.js';
+import { holdsManifest, type CrateSpec } from './spec.js';
 import { compareVersions, parseCargoRequirement, parseCargoVersion } from './crates-io/cargo-version.js';
 import { indexFor } from './crates-io/index-for.js';
 import { requirementSelects } from './crates-io/pick-version.js';
@@ -113,7 +113,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
     try {
       if (!statSync(join(cwd, word)).isDirectory()) return;
       // Only a directory that is a package is offered as one; one holding packages (`./examples`) offers those.
-      if (existsSync(join(cwd, word, 'plugin.json'))) {
+      if (holdsManifest(join(cwd, word))) {
         ctx.log.warn(`"${word}" means the crate ${crate}, not the directory ./${word}. To install the directory, run \`yep-ext install ./${word}\`.`);
         return;
       }
@@ -148,7 +148,7 @@ export const crateSource: Source<'crate', CrateSpec, CrateRecord> = {
 /** Up to three package directories (holding a plugin.json) directly inside `dir`, by name. */
 function packagesIn(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && existsSync(join(dir, e.name, 'plugin.json')))
+    .filter((e) => e.isDirectory() && holdsManifest(join(dir, e.name)))
     .map((e) => e.name)
     .sort()
     .slice(0, 3);

@@ -145,7 +145,8 @@ export function parseSpec(input: string, cwd: string = process.cwd(), home: stri
   return crate;
 }
 
-function holdsManifest(dir: string): boolean {
+/** Whether `dir` holds a plugin.json file (what makes a directory a package). */
+export function holdsManifest(dir: string): boolean {
   try {
     return statSync(join(dir, 'plugin.json')).isFile();
   } catch {
