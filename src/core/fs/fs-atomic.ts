@@ -103,18 +103,17 @@ function openTemp(target: string, mode: number, dir: string): Temp {
 
 /**
  * The temp's bytes are written: give it the final mode (fchmod: never left to the umask), fsync
- * it, close it, let `check` refuse it, rename it over `target` and fsync the directory. Every call
+ * it, close it, rename it over `target` and fsync the directory. Every call
  * that changes the disk is made synchronously on the main thread: a state write is a handful of
  * short calls, and a round trip through libuv's thread pool for each costs more than the call
  * (the crash-point suite counts them per thread).
  */
-function sealTemp(temp: Temp, target: string, mode: number, durable: boolean, check?: () => void): void {
+function sealTemp(temp: Temp, target: string, mode: number, durable: boolean): void {
   const fd = temp.fd as number;
   fchmodSync(fd, mode);
   if (durable) fsyncSync(fd);
   temp.fd = undefined;
   closeSync(fd);
-  check?.();
   renameSync(temp.path, target);
   if (durable) fsyncDirSync(dirname(target));
 }
@@ -151,18 +150,18 @@ function replaceFileSync(target: string, mode: number, bytes: Buffer, durable: b
 
 /**
  * Replace `target` with what `write` puts into the temp's descriptor (a stream, a copy): the same
- * temp and seal as `replaceFileSync`, with `check` last before the rename.
+ * temp and seal as `replaceFileSync`; a throw from `write` (a copy's check) leaves `target` as it was.
  */
 async function replaceFile(
   target: string,
   mode: number,
   write: (fd: number) => Promise<void>,
-  { tempDir = dirname(target), durable = true, check }: { tempDir?: string | undefined; durable?: boolean; check?: () => void } = {},
+  { tempDir = dirname(target), durable = true }: { tempDir?: string | undefined; durable?: boolean } = {},
 ): Promise<void> {
   const temp = openTemp(target, mode, tempDir);
   try {
     await write(temp.fd as number);
-    sealTemp(temp, target, mode, durable, check);
+    sealTemp(temp, target, mode, durable);
   } catch (e) {
     discardTemp(temp);
     throw e;
@@ -232,24 +231,17 @@ export async function copyRegularInto(source: string, fd: number, what: string):
  * Write what `chunks` yields to `file` atomically, never holding it whole in memory
  * (a mirrored `.crate` can be large): the same temp-fsync-rename as
  * `writeFileAtomic`, with no comparison against what is there (callers decide
- * that first). The bytes are hashed as they are written (fs/hashed-write.ts): `check`
- * gets their size and SHA-256 after the last byte and before the rename; a throw
- * abandons the write and leaves `file` as it was.
+ * that first). The chunks are written in batches by the one hash-while-writing writer
+ * (fs/hashed-write.ts); a throw abandons the write and leaves `file` as it was.
  */
-export async function writeStreamAtomic(
-  file: string,
-  chunks: AsyncIterable<Uint8Array>,
-  options: AtomicWriteOptions & { check?: (written: HashedWrite) => void } = {},
-): Promise<void> {
+export async function writeStreamAtomic(file: string, chunks: AsyncIterable<Uint8Array>, options: AtomicWriteOptions = {}): Promise<void> {
   const info = assertReplaceable(file, options);
   const mode = options.mode ?? (info ? info.stat.mode & 0o777 : DEFAULT_MODE);
-  let written: HashedWrite | undefined;
   const write = async (fd: number): Promise<void> => {
-    written = await writeHashed(fd, chunks);
+    await writeHashed(fd, chunks);
   };
-  const check = options.check ? () => options.check?.(written as HashedWrite) : undefined;
   try {
-    await replaceFile(file, mode, write, { durable: options.durable !== false, check });
+    await replaceFile(file, mode, write, { durable: options.durable !== false });
   } catch (e) {
     throw e instanceof YepError ? e : stateIoError('write', file, e);
   }
