@@ -162,7 +162,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(
   });
 
   /** A package whose server answers doctor: the sh fixture, as its start is no subject here. */
-  const answering = (): string => makePackage(join(freshHome().root, 'pkgs'), 'answers', { server: 'good.sh', args: ['--name', 'answers'] });
+  const answering = (): string => makePackage(join(freshHome().root, 'pkgs'), 'answers', { args: ['--name', 'answers'] });
 
   it('compiles cli.cjs and the libraries a warm run loads from the code caches the build wrote, for every command (Node 20; Node 22+ uses its own compile cache)', () => {
     const nodeHasCompileCache = typeof (require('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';

@@ -10,13 +10,6 @@ import { mcpStdioServer } from '../helpers/mcp-fixture.js';
 import { procAlive, procsWith } from '../helpers/proc.js';
 import { secretFragments } from '../helpers/secret-fragments.js';
 
-/**
- * The capability server of the packages whose subject is doctor itself (its target, its config
- * check, the MCP servers beside it): the sh fixture, graded pass on every check, starts for a
- * sliver of a Node fixture's CPU (doctor starts it twice per run).
- */
-const SH_SERVER = 'good.sh';
-
 let home: TempHome;
 beforeEach(() => {
   home = makeTempHome('yep-doctor-cli-');
@@ -35,7 +28,7 @@ describe('yep-ext doctor', () => {
   });
 
   it('with no TARGET checks the package it is run in (`cd my-ext && yep-ext doctor`); elsewhere exit 2 naming what to give', async () => {
-    const mine = makePackage(join(home.root, 'pkgs'), 'here', { server: SH_SERVER, args: ['--name', 'here'] });
+    const mine = makePackage(join(home.root, 'pkgs'), 'here', { args: ['--name', 'here'] });
     const here = await runCli(['doctor', '--json'], { env: home.env, cwd: mine });
     expect(here.code, here.stderr).toBe(0);
     const grades = (r: RunResult) => {
@@ -87,7 +80,7 @@ describe('yep-ext doctor', () => {
   });
 
   it('checks an installed extension by name, and refuses bad names and unknown ones', async () => {
-    makePackage(join(home.configDir, 'extensions'), 'inst', { server: SH_SERVER, args: ['--name', 'inst'] });
+    makePackage(join(home.configDir, 'extensions'), 'inst', { args: ['--name', 'inst'] });
     expect((await runCli(['doctor', 'inst'], { env: home.env })).code).toBe(0);
     expect((await runCli(['doctor', 'yolop-extension-inst', '--json'], { env: home.env })).code).toBe(0);
     const bad = await runCli(['doctor', 'bad name!'], { env: home.env });
@@ -165,7 +158,7 @@ describe('yep-ext doctor', () => {
         required: ['token', 'endpoint'],
       },
     };
-    const dir = makePackage(join(home.root, 'pkgs'), 'cfgx', { server: SH_SERVER, args: ['--name', 'cfgx'], yolop: schema });
+    const dir = makePackage(join(home.root, 'pkgs'), 'cfgx', { args: ['--name', 'cfgx'], yolop: schema });
     expect((await runCli(['install', dir, '--yes'], { env: home.env })).code).toBe(0);
     const configCheck = async () =>
       jsonOf(await runCli(['doctor', 'cfgx', '--json', '--timeout', '5'], { env: home.env })).checks.find((c: { name: string }) => c.name === 'config');
@@ -182,7 +175,7 @@ describe('yep-ext doctor', () => {
 
   it('a secret held in the OS keychain: the config check warns that yolop will not pass it (doctor does); moved to connections.toml, it passes', async () => {
     const schema = { config_schema: { type: 'object', properties: { token: { type: 'string', secret: true, env: 'KC_TOKEN' } }, required: ['token'] } };
-    const dir = makePackage(join(home.root, 'pkgs'), 'kcx', { server: SH_SERVER, args: ['--name', 'kcx'], yolop: schema });
+    const dir = makePackage(join(home.root, 'pkgs'), 'kcx', { args: ['--name', 'kcx'], yolop: schema });
     // A keychain that outlives each process, as a real one does.
     const env = {
       ...home.env,
@@ -235,7 +228,6 @@ describe('yep-ext doctor and contributed MCP servers', () => {
   /** Packages whose MCP servers doctor probes; their capability server is the sh fixture. */
   const withMcp = (name: string, marker: string, flags: string[]) =>
     makePackage(join(home.root, 'pkgs'), name, {
-      server: SH_SERVER,
       args: ['--name', name],
       yolop: {
         mcpServers: { docs: { command: process.execPath, args: [...STDIO, ...flags, '--marker', marker], env: { FIXTURE_MCP_TOKEN: '${MCP_CLI_TOKEN}' } } },
@@ -285,7 +277,7 @@ describe('yep-ext doctor and contributed MCP servers', () => {
       expect(r.code, r.stderr).toBe(0);
       return (JSON.parse(readFileSync(seen, 'utf8')) as string[]).filter((f) => f.includes(join('dist', 'bundle', 'lib')));
     };
-    const plain = makePackage(join(home.root, 'pkgs'), 'nomcp', { server: SH_SERVER, args: ['--name', 'nomcp'] });
+    const plain = makePackage(join(home.root, 'pkgs'), 'nomcp', { args: ['--name', 'nomcp'] });
     const report = await loaded(plain);
     expect(report.some((f) => f.endsWith('mcp.cjs'))).toBe(false);
     const marker = `cli-mcp-lazy-${process.pid}-${Date.now()}`;

@@ -31,14 +31,9 @@ function manifest(version: string, engines: unknown): string {
     yolop: { protocol_version: '1.0', capabilityServer: { command: 'hello-server' }, tools: [{ name: 'greet' }] },
   });
 }
-/** The crates built so far, by version and manifest: every test publishes the same few, so each is built once per file. */
-const crates = new Map<string, Buffer>();
-const publish = (version: string, range?: unknown, engines: unknown = range === undefined ? undefined : { yolop: range }) => {
-  const text = manifest(version, engines);
-  const key = `${version}\n${text}`;
-  if (!crates.has(key)) crates.set(key, fixtureCrate(HELLO, version, { files: { 'plugin.json': text } }));
-  return reg.publish({ name: HELLO, vers: version, data: crates.get(key)! });
-};
+/** fixtureCrate builds each (version, manifest) once per worker: every test publishes the same few. */
+const publish = (version: string, range?: unknown, engines: unknown = range === undefined ? undefined : { yolop: range }) =>
+  reg.publish({ name: HELLO, vers: version, data: fixtureCrate(HELLO, version, { files: { 'plugin.json': manifest(version, engines) } }) });
 
 const NO_AGENT_PATH = pathWithoutAgent();
 const base = (): Record<string, string> => ({ ...home.env, PATH: NO_AGENT_PATH, YEP_EXT_INDEX: reg.indexUrl, YEP_EXT_HTTP_RETRIES: '0' });

@@ -62,7 +62,6 @@ describe('a stdio MCP server a package contributes goes through the same guard a
     const marker = join(home.root, 'mcp-server-ran');
     // The capability server (doctor starts it at each run) is not the subject here: the sh fixture serves it.
     const dir = makePackage(join(home.root, 'src'), 'mcpout', {
-      server: 'good.sh',
       yolop: { mcpServers: { tool: { type: 'stdio', command, args: ['-c', `: > ${marker}`] } } },
     });
     systemPolicy({ grant: { server_outside_package: false } });

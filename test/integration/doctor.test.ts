@@ -407,7 +407,7 @@ describe('doctor: hostile servers (hardening F39-F45)', () => {
 describe('doctor: targets', () => {
   it('reads an installed extension by name and refuses bad names before touching paths', async () => {
     const ctx = home.ctx();
-    makePackage(ctx.paths.storeDir, 'installed-one', { server: 'good.sh', args: ['--name', 'installed-one'] });
+    makePackage(ctx.paths.storeDir, 'installed-one', { args: ['--name', 'installed-one'] });
     const r = await runDoctor(ctx, { target: { kind: 'installed', name: 'installed-one' }, workspaceRoot: home.root, ...FAST });
     expect(r).toMatchObject({ name: 'installed-one', ok: true, source: 'installed' });
     await expect(runDoctor(ctx, { target: { kind: 'installed', name: 'not-there' }, workspaceRoot: home.root })).rejects.toMatchObject({

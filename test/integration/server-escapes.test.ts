@@ -66,7 +66,7 @@ describe('doctor: nothing the server started survives', () => {
   }
 
   it('a clean server still passes `processes`', async () => {
-    const dir = makePackage(join(home.root, 'pkgs'), `clean-${++n}`, { server: 'good.sh', args: ['--name', `clean-${n}`] });
+    const dir = makePackage(join(home.root, 'pkgs'), `clean-${++n}`, { args: ['--name', `clean-${n}`] });
     const r = await runDoctor(home.ctx(), { target: { kind: 'path', dir }, workspaceRoot: home.root, ...FAST });
     expect(statusOf(r, 'processes')).toBe('pass');
   });
