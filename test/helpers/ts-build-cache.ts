@@ -14,13 +14,14 @@ import { REPO_ROOT } from './home.js';
 import { buildTypescriptPackages } from './scaffold.js';
 import { testCacheDir } from './test-cache.js';
 
-interface BuildResult {
+/** tsc's exit status and what it printed. */
+export interface BuildResult {
   code: number | null;
   output: string;
 }
 
-/** A package's files by path, but what the build and the toolchain link add. */
-function sourceFiles(dir: string, sub = ''): [string, string][] {
+/** A generated package's files by path (sorted), but what the build and the toolchain link add. */
+export function sourceFiles(dir: string, sub = ''): [string, string][] {
   const out: [string, string][] = [];
   for (const entry of readdirSync(join(dir, sub), { withFileTypes: true })) {
     const rel = join(sub, entry.name);

@@ -12,13 +12,13 @@
  * A test gets the build of its own package: the shared package's sources must equal its own
  * byte for byte (so tsc's answer is its package's), and the dist/ tsc wrote is copied in.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { runNew } from '../../src/scaffold/run-new.js';
 import type { ScaffoldInput } from '../../src/scaffold/request.js';
 import { makeTempHome, runCli } from './home.js';
-import { cachedTypescriptBuild } from './ts-build-cache.js';
+import { type BuildResult, cachedTypescriptBuild, sourceFiles } from './ts-build-cache.js';
 
 /** `yep-ext new --tool ... --config ...` with every facet (test/cli/new.test.ts). */
 export const NEW_FULL_FLAGS = [
@@ -70,11 +70,6 @@ const REAL_BUILDS: Record<string, Recipe> = {
   'ts-build-full': { input: { language: 'typescript', ...SCAFFOLD_FULL } },
   'ts-build-bare': { input: { language: 'ts', status: true } },
 };
-
-interface BuildResult {
-  code: number | null;
-  output: string;
-}
 
 /** What the building file writes for the others: tsc's result, or why there is none. */
 type Shared = BuildResult | { error: string };
@@ -134,16 +129,7 @@ async function sharedBuild(dir: string): Promise<BuildResult> {
 }
 
 /** Every file of a generated package but what the build and the toolchain link add, by path. */
-function sources(dir: string, sub = ''): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of readdirSync(join(dir, sub), { withFileTypes: true })) {
-    const rel = join(sub, entry.name);
-    if (['node_modules', 'dist', 'tsconfig.tsbuildinfo'].includes(rel)) continue;
-    if (entry.isDirectory()) Object.assign(out, sources(dir, rel));
-    else out[rel] = readFileSync(join(dir, rel), 'utf8');
-  }
-  return out;
-}
+const sources = (dir: string): Record<string, string> => Object.fromEntries(sourceFiles(dir));
 
 /**
  * The real build of the package `name` a test generated in `dir`: the run's shared build of an
