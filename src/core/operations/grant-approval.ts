@@ -91,13 +91,21 @@ async function approvedGrant(ctx: Context, name: string, entry: LockEntry | unde
  * decides, and with none to diff against (a fingerprint on record that nothing proves)
  * consent is needed.
  */
-export async function judgeGrant(
+export function judgeGrant(ctx: Context, name: string, entry: LockEntry | undefined, candidate: GrantCandidate): Promise<GrantJudgement> {
+  return judgeAs(ctx, name, entry, candidate, approvalOf(typeof entry?.grant === 'string' ? entry.grant : undefined, candidate.grant));
+}
+
+/**
+ * judgeGrant with `how` the lock's fingerprint approves the candidate's grant already worked
+ * out (approvalOf hashes the grant): private, so no caller outside can hand in an approval it
+ * did not compute from the same entry and grant.
+ */
+async function judgeAs(
   ctx: Context,
   name: string,
   entry: LockEntry | undefined,
   candidate: GrantCandidate,
-  // How the lock's fingerprint approves the candidate's grant, when the caller asked already (approvalOf hashes the grant).
-  how: ReturnType<typeof approvalOf> = approvalOf(typeof entry?.grant === 'string' ? entry.grant : undefined, candidate.grant),
+  how: ReturnType<typeof approvalOf>,
 ): Promise<GrantJudgement> {
   const fingerprint = typeof entry?.grant === 'string' ? entry.grant : undefined;
   if (how === 'exact' || (how === 'before-text' && candidate.content_hash === entry?.content_hash)) {
@@ -152,7 +160,7 @@ export async function installedGrantJudgement(ctx: Context, entry: LockEntry, in
   // judged as a new candidate, not waved through as the migration.
   const how = approvalOf(entry.grant, installed);
   const lockedBytes = how !== 'before-text' || (await treeIntact(ctx, entry));
-  return judgeGrant(ctx, entry.name, entry, { grant: installed, content_hash: lockedBytes ? entry.content_hash : EDITED_TREE }, how);
+  return judgeAs(ctx, entry.name, entry, { grant: installed, content_hash: lockedBytes ? entry.content_hash : EDITED_TREE }, how);
 }
 
 /** The content hash of an installed tree that no longer holds the locked bytes: matches no lock's. */
